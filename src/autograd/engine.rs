@@ -1,0 +1,432 @@
+//! The backward engine: iterative graph discovery with dependency counting, a ready
+//! queue ordered by creation sequence, per-node input buffers, validation of what each
+//! node returns, leaf accumulation, and `grad()` over the part of the graph that matters.
+
+use crate::autograd::grad_mode::GradModeGuard;
+use crate::autograd::node::{Edge, NodeRef};
+use crate::error::{Error, Result};
+use crate::tensor::Tensor;
+use std::collections::{BinaryHeap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// Hasher for pointer keys: addresses are already well spread; mixing them once is enough.
+#[derive(Default)]
+struct PtrHasher(u64);
+impl Hasher for PtrHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, _: &[u8]) {
+        unreachable!("PtrHasher only hashes usize keys")
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.0 = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_right(29);
+    }
+}
+type PtrMap<V> = HashMap<usize, V, BuildHasherDefault<PtrHasher>>;
+
+/// Options of one backward pass.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BackwardOptions {
+    /// Keep saved tensors so the graph can be run again.
+    pub retain_graph: bool,
+    /// Run with grad mode on so the gradients get a graph of their own.
+    pub create_graph: bool,
+}
+
+struct NodeState {
+    node: NodeRef,
+    deps: usize,
+    buffer: Vec<Option<Tensor>>,
+    /// Some path from this node leads to a wanted gradient.
+    reaches: bool,
+    /// The node must run (a child edge reaches a wanted gradient).
+    execute: bool,
+}
+
+struct LeafState {
+    leaf: Tensor,
+    deps: usize,
+    buffer: Option<Tensor>,
+}
+
+/// What the pass is for: accumulating into leaves, or capturing given inputs.
+enum Targets {
+    /// `backward()`: every reachable leaf accumulates into `.grad`.
+    AllLeaves,
+    /// `grad()`: capture the gradient of each input; keyed by node id + slot or leaf id.
+    Inputs { nodes: PtrMap<Vec<(usize, usize)>>, leaves: PtrMap<Vec<usize>>, count: usize },
+}
+
+fn add_into(slot: &mut Option<Tensor>, g: Tensor) -> Result<()> {
+    *slot = Some(match slot.take() {
+        None => g,
+        Some(prev) => prev.add(&g)?,
+    });
+    Ok(())
+}
+
+/// Checks and fixes one gradient returned by `node` for its input `i` (shape via sum-to,
+/// dtype via cast); errors name the node.
+fn validate_grad(node: &NodeRef, i: usize, g: Tensor) -> Result<Tensor> {
+    let meta = &node.base().inputs[i];
+    let mut g = g;
+    if g.shape() != meta.shape.as_slice() {
+        let compatible = crate::layout::broadcast_shapes(g.shape(), &meta.shape, "")
+            .map(|s| s.as_slice() == g.shape())
+            .unwrap_or(false);
+        if !compatible {
+            return Err(Error::runtime(format!(
+                "{} returned an invalid gradient at index {i}: got shape {:?} but expected a \
+                 shape compatible with the input's shape {:?}",
+                node.name(),
+                g.shape(),
+                meta.shape.as_slice()
+            )));
+        }
+        g = g.sum_to(&meta.shape)?;
+    }
+    if g.dtype() != meta.dtype {
+        g = g.to_dtype(meta.dtype)?;
+    }
+    Ok(g)
+}
+
+fn run_hooks(hooks: &[crate::autograd::node::GradHook], mut g: Tensor) -> Result<Tensor> {
+    for h in hooks {
+        if let Some(replacement) = h(&g)? {
+            g = replacement;
+        }
+    }
+    Ok(g)
+}
+
+/// Stores `g` into `leaf.grad`: summed in place, or out of place under `create_graph`.
+fn accumulate_into_leaf(leaf: &Tensor, g: Tensor, create_graph: bool) -> Result<()> {
+    let prev = leaf.grad();
+    let new = match prev {
+        None => {
+            if create_graph {
+                g
+            } else if g.handle_count() == 1 && std::sync::Arc::strong_count(g.storage()) == 1 {
+                g.detach() // nothing else sees this buffer: steal it
+            } else {
+                g.detach().contiguous_copy()?
+            }
+        }
+        Some(prev) => {
+            if create_graph || prev.requires_grad() {
+                prev.add(&g)?
+            } else {
+                prev.add_inplace_raw(&g)?;
+                return Ok(());
+            }
+        }
+    };
+    leaf.meta().grad = Some(new);
+    Ok(())
+}
+
+/// Runs backward from `roots` with gradients `root_grads` (one per root).
+pub fn backward(roots: &[Tensor], root_grads: Vec<Tensor>, opts: BackwardOptions) -> Result<()> {
+    run(roots, root_grads, Targets::AllLeaves, opts).map(|_| ())
+}
+
+/// Returns the gradients of `roots` (weighted by `root_grads`) with respect to `inputs`,
+/// without touching any `.grad`. `None` marks an input that the graph does not reach.
+pub fn grad(
+    roots: &[Tensor],
+    root_grads: Vec<Tensor>,
+    inputs: &[Tensor],
+    opts: BackwardOptions,
+) -> Result<Vec<Option<Tensor>>> {
+    let mut nodes: PtrMap<Vec<(usize, usize)>> = PtrMap::default();
+    let mut leaves: PtrMap<Vec<usize>> = PtrMap::default();
+    for (k, t) in inputs.iter().enumerate() {
+        match t.gradient_edge() {
+            Edge::None => {
+                return Err(Error::runtime(format!(
+                    "grad(): input {k} does not require grad, so it has no gradient; set \
+                     requires_grad=True (stop_gradient=False) on it before computing the outputs"
+                )))
+            }
+            Edge::Leaf(l) => leaves.entry(l.id()).or_default().push(k),
+            Edge::Node { node, input_nr } => nodes.entry(node.id()).or_default().push((input_nr, k)),
+        }
+    }
+    run(roots, root_grads, Targets::Inputs { nodes, leaves, count: inputs.len() }, opts)
+}
+
+fn run(
+    roots: &[Tensor],
+    root_grads: Vec<Tensor>,
+    targets: Targets,
+    opts: BackwardOptions,
+) -> Result<Vec<Option<Tensor>>> {
+    let _mode = GradModeGuard::new(opts.create_graph);
+    let mut states: PtrMap<NodeState> = PtrMap::default();
+    let mut leaves: PtrMap<LeafState> = PtrMap::default();
+
+    // Root edges.
+    let mut root_edges = Vec::with_capacity(roots.len());
+    for (i, r) in roots.iter().enumerate() {
+        let e = r.gradient_edge();
+        if !e.is_some() {
+            return Err(Error::runtime(format!(
+                "element {i} of the tensors to differentiate does not require grad and has no \
+                 grad_fn: nothing that requires grad was used to compute it (set \
+                 requires_grad=True / stop_gradient=False on the inputs first)"
+            )));
+        }
+        root_edges.push(e);
+    }
+
+    // 1. Discover the graph iteratively; record a post-order (children before parents).
+    let mut post: Vec<usize> = Vec::new();
+    let mut stack: Vec<(NodeRef, usize)> = Vec::new(); // (node, next edge to visit)
+    for e in &root_edges {
+        if let Edge::Node { node, .. } = e {
+            if !states.contains_key(&node.id()) {
+                insert_state(&mut states, node);
+                stack.push((node.clone(), 0));
+            }
+        }
+        while let Some((node, next)) = stack.last_mut() {
+            let edges = &node.base().edges;
+            if *next < edges.len() {
+                let e = &edges[*next];
+                *next += 1;
+                match e {
+                    Edge::Node { node: child, .. } => {
+                        if !states.contains_key(&child.id()) {
+                            insert_state(&mut states, child);
+                            let child = child.clone();
+                            stack.push((child, 0));
+                        }
+                    }
+                    Edge::Leaf(l) => {
+                        leaves.entry(l.id()).or_insert_with(|| LeafState {
+                            leaf: l.clone(),
+                            deps: 0,
+                            buffer: None,
+                        });
+                    }
+                    Edge::None => {}
+                }
+            } else {
+                post.push(node.id());
+                stack.pop();
+            }
+        }
+    }
+    for e in &root_edges {
+        if let Edge::Leaf(l) = e {
+            leaves.entry(l.id()).or_insert_with(|| LeafState { leaf: l.clone(), deps: 0, buffer: None });
+        }
+    }
+
+    // 2. Which nodes matter, then dependency counts from the nodes that will run.
+    let leaf_wanted = |id: usize| match &targets {
+        Targets::AllLeaves => true,
+        Targets::Inputs { leaves, .. } => leaves.contains_key(&id),
+    };
+    for id in &post {
+        let node = states[id].node.clone();
+        let mut execute = false;
+        for e in node.base().edges.iter() {
+            match e {
+                Edge::Node { node: c, .. } => execute |= states[&c.id()].reaches,
+                Edge::Leaf(l) => execute |= leaf_wanted(l.id()),
+                Edge::None => {}
+            }
+        }
+        let is_target = matches!(&targets, Targets::Inputs { nodes, .. } if nodes.contains_key(id));
+        let st = states.get_mut(id).expect("discovered node");
+        st.execute = execute;
+        st.reaches = execute || is_target;
+    }
+    for id in &post {
+        if !states[id].execute {
+            continue;
+        }
+        let node = states[id].node.clone();
+        for e in node.base().edges.iter() {
+            match e {
+                Edge::Node { node: c, .. } => {
+                    let cs = states.get_mut(&c.id()).expect("discovered child");
+                    if cs.reaches {
+                        cs.deps += 1;
+                    }
+                }
+                Edge::Leaf(l) => {
+                    if let Some(ls) = leaves.get_mut(&l.id()) {
+                        ls.deps += 1;
+                    }
+                }
+                Edge::None => {}
+            }
+        }
+    }
+
+    // 3. Seed root gradients.
+    let mut ready: BinaryHeap<(u64, usize)> = BinaryHeap::new();
+    let mut ready_leaves: Vec<usize> = Vec::new();
+    for (e, g) in root_edges.iter().zip(root_grads) {
+        match e {
+            Edge::Node { node, input_nr } => {
+                let st = states.get_mut(&node.id()).expect("root node");
+                add_into(&mut st.buffer[*input_nr], g)?;
+            }
+            Edge::Leaf(l) => add_into(&mut leaves.get_mut(&l.id()).expect("root leaf").buffer, g)?,
+            Edge::None => {}
+        }
+    }
+    for e in &root_edges {
+        match e {
+            Edge::Node { node, .. } => {
+                let st = &states[&node.id()];
+                if st.deps == 0 && st.reaches && !ready.iter().any(|(_, id)| *id == node.id()) {
+                    ready.push((node.base().sequence_nr, node.id()));
+                }
+            }
+            Edge::Leaf(l) => {
+                if leaves[&l.id()].deps == 0 && !ready_leaves.contains(&l.id()) {
+                    ready_leaves.push(l.id());
+                }
+            }
+            Edge::None => {}
+        }
+    }
+
+    let mut captured: Vec<Option<Tensor>> = match &targets {
+        Targets::AllLeaves => Vec::new(),
+        Targets::Inputs { count, .. } => vec![None; *count],
+    };
+
+    // 4. Execute.
+    loop {
+        for lid in ready_leaves.drain(..) {
+            finish_leaf(&mut leaves, lid, &targets, &mut captured, opts.create_graph)?;
+        }
+        let Some((_, id)) = ready.pop() else { break };
+        let mut st = states.remove(&id).expect("ready node");
+        let node = st.node.clone();
+        // Tensor hooks registered on this node's outputs, then retain_grad.
+        let hooks: Vec<_> = node.base().pre_hooks.lock().clone();
+        for (slot, _, hook) in &hooks {
+            if let Some(g) = st.buffer[*slot].take() {
+                st.buffer[*slot] = Some(match hook(&g)? {
+                    Some(r) => r,
+                    None => g,
+                });
+            }
+        }
+        let retained: Vec<_> = node.base().retained.lock().clone();
+        for (slot, weak) in &retained {
+            if let (Some(g), Some(t)) = (&st.buffer[*slot], weak.upgrade()) {
+                let value = if opts.create_graph { g.clone() } else { g.detach() };
+                let mut m = t.meta();
+                m.grad = Some(match m.grad.take() {
+                    None => value,
+                    Some(prev) => prev.add(&value)?,
+                });
+            }
+        }
+        if let Targets::Inputs { nodes, .. } = &targets {
+            if let Some(list) = nodes.get(&id) {
+                for (slot, k) in list {
+                    captured[*k] = st.buffer[*slot].clone();
+                }
+            }
+        }
+        if !st.execute {
+            continue;
+        }
+        let inputs = std::mem::take(&mut st.buffer);
+        let outputs = node.apply(inputs)?;
+        if !opts.retain_graph {
+            node.release_saved();
+        }
+        let edges = &node.base().edges;
+        if outputs.len() != edges.len() {
+            return Err(Error::runtime(format!(
+                "{} returned an incorrect number of gradients (expected {}, got {})",
+                node.name(),
+                edges.len(),
+                outputs.len()
+            )));
+        }
+        for (i, (e, g)) in edges.iter().zip(outputs).enumerate() {
+            let g = match (e, g) {
+                (Edge::None, _) | (_, None) => None,
+                (_, Some(g)) => Some(validate_grad(&node, i, g)?),
+            };
+            match e {
+                Edge::Node { node: c, input_nr } => {
+                    let cid = c.id();
+                    let Some(cs) = states.get_mut(&cid) else { continue };
+                    if !cs.reaches {
+                        continue;
+                    }
+                    if let Some(g) = g {
+                        add_into(&mut cs.buffer[*input_nr], g)?;
+                    }
+                    cs.deps -= 1;
+                    if cs.deps == 0 {
+                        ready.push((c.base().sequence_nr, cid));
+                    }
+                }
+                Edge::Leaf(l) => {
+                    let lid = l.id();
+                    let Some(ls) = leaves.get_mut(&lid) else { continue };
+                    if let Some(g) = g {
+                        add_into(&mut ls.buffer, g)?;
+                    }
+                    ls.deps -= 1;
+                    if ls.deps == 0 {
+                        ready_leaves.push(lid);
+                    }
+                }
+                Edge::None => {}
+            }
+        }
+    }
+    Ok(captured)
+}
+
+fn insert_state(states: &mut PtrMap<NodeState>, node: &NodeRef) {
+    states.insert(
+        node.id(),
+        NodeState {
+            node: node.clone(),
+            deps: 0,
+            buffer: vec![None; node.num_outputs()],
+            reaches: false,
+            execute: false,
+        },
+    );
+}
+
+fn finish_leaf(
+    leaves: &mut PtrMap<LeafState>,
+    lid: usize,
+    targets: &Targets,
+    captured: &mut [Option<Tensor>],
+    create_graph: bool,
+) -> Result<()> {
+    let Some(ls) = leaves.remove(&lid) else { return Ok(()) };
+    let Some(g) = ls.buffer else { return Ok(()) };
+    let hooks: Vec<_> = ls.leaf.meta().hooks.iter().map(|(_, h)| h.clone()).collect();
+    let g = run_hooks(&hooks, g)?;
+    match targets {
+        Targets::AllLeaves => accumulate_into_leaf(&ls.leaf, g, create_graph),
+        Targets::Inputs { leaves: wanted, .. } => {
+            if let Some(ks) = wanted.get(&lid) {
+                for k in ks {
+                    captured[*k] = Some(g.clone());
+                }
+            }
+            Ok(())
+        }
+    }
+}

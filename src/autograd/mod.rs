@@ -1,0 +1,156 @@
+//! Reverse-mode autograd: grad mode, nodes, saved tensors, the engine, and the recorder
+//! that ops use to attach a backward formula to their output.
+
+pub mod alias;
+pub mod engine;
+pub mod grad_mode;
+pub mod node;
+pub mod ops;
+pub mod saved;
+
+pub use grad_mode::{is_grad_enabled, no_grad, set_grad_enabled, GradModeGuard};
+pub use node::{Edge, GradHook, InputMeta, Node, NodeBase, NodeRef};
+pub use saved::SavedTensor;
+
+use crate::error::Result;
+use crate::tensor::Tensor;
+use smallvec::SmallVec;
+use std::borrow::Cow;
+use std::sync::{Arc, Weak};
+
+/// Gradients returned by a backward formula, one per forward input.
+pub type Grads = SmallVec<[Option<Tensor>; 2]>;
+
+/// Signature of a backward formula: `(grad_output, saved, needs_input_grad)`.
+pub type BackwardFn = dyn Fn(&Tensor, &[Option<Tensor>], &[bool]) -> Result<Grads> + Send + Sync;
+
+enum SaveSpec {
+    Input(Tensor),
+    Output,
+    Nothing,
+}
+
+/// Collects what one op records: edges to its inputs and the tensors it saves.
+/// Exists only when grad mode is on and some input requires grad.
+pub struct Recorder {
+    base: NodeBase,
+    saves: SmallVec<[SaveSpec; 2]>,
+}
+
+impl Recorder {
+    /// Starts recording for an op over `inputs`; `None` when nothing needs a graph.
+    #[inline]
+    pub fn begin(inputs: &[&Tensor]) -> Option<Recorder> {
+        if !is_grad_enabled() || !inputs.iter().any(|t| t.requires_grad()) {
+            return None;
+        }
+        let edges = inputs.iter().map(|t| t.gradient_edge()).collect();
+        let metas =
+            inputs.iter().map(|t| InputMeta { shape: t.shape_vec(), dtype: t.dtype() }).collect();
+        Some(Recorder { base: NodeBase::new(edges, metas), saves: SmallVec::new() })
+    }
+
+    /// Whether input `i` needs a gradient.
+    #[inline]
+    pub fn needs(&self, i: usize) -> bool {
+        self.base.edges[i].is_some()
+    }
+
+    /// Saves input tensor `t` (becomes the next entry of `saved` in backward).
+    pub fn save(&mut self, t: &Tensor) {
+        self.saves.push(SaveSpec::Input(t.clone()));
+    }
+
+    /// Saves the op's output (rebuilt on unpack without a reference cycle).
+    pub fn save_output(&mut self) {
+        self.saves.push(SaveSpec::Output);
+    }
+
+    /// Saves nothing in this slot (backward sees `None`), keeping indices stable.
+    pub fn save_nothing(&mut self) {
+        self.saves.push(SaveSpec::Nothing);
+    }
+
+    /// Creates the node named `name` with formula `backward` and makes it `out`'s grad_fn.
+    pub fn finish<F>(self, name: &'static str, out: &Tensor, backward: F) -> Result<()>
+    where
+        F: Fn(&Tensor, &[Option<Tensor>], &[bool]) -> Result<Grads> + Send + Sync + 'static,
+    {
+        let Recorder { base, saves } = self;
+        // Pack inputs now (hooks may raise); outputs are packed inside new_cyclic below.
+        let mut slots: SmallVec<[Option<SavedTensor>; 2]> = SmallVec::new();
+        for s in &saves {
+            slots.push(match s {
+                SaveSpec::Input(t) => Some(SavedTensor::input(t)?),
+                _ => None,
+            });
+        }
+        let mut failure = None;
+        let out_meta = InputMeta { shape: out.shape_vec(), dtype: out.dtype() };
+        let node = Arc::new_cyclic(|weak: &Weak<FnNode>| {
+            let weak_dyn: Weak<dyn Node> = weak.clone();
+            let saved = saves
+                .iter()
+                .zip(slots)
+                .map(|(spec, slot)| match spec {
+                    SaveSpec::Output => match SavedTensor::output(out, &weak_dyn, 0) {
+                        Ok(s) => Some(s),
+                        Err(e) => {
+                            failure = Some(e);
+                            Some(SavedTensor::released())
+                        }
+                    },
+                    SaveSpec::Input(_) => slot,
+                    SaveSpec::Nothing => None,
+                })
+                .collect();
+            FnNode { base, name, saved, out_meta, backward: Box::new(backward) }
+        });
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        out.set_grad_fn(NodeRef::new(node), 0);
+        Ok(())
+    }
+}
+
+/// The node type of every built-in single-output op: a name, saved tensors and a formula.
+pub struct FnNode {
+    base: NodeBase,
+    name: &'static str,
+    saved: SmallVec<[Option<SavedTensor>; 2]>,
+    out_meta: InputMeta,
+    backward: Box<BackwardFn>,
+}
+
+impl Node for FnNode {
+    fn name(&self) -> Cow<'static, str> {
+        Cow::Borrowed(self.name)
+    }
+    fn base(&self) -> &NodeBase {
+        &self.base
+    }
+    fn apply(&self, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<Tensor>>> {
+        let grad = match grads.into_iter().next().flatten() {
+            Some(g) => g,
+            None => crate::tensor::zeros(&self.out_meta.shape, self.out_meta.dtype)?,
+        };
+        let mut saved: SmallVec<[Option<Tensor>; 2]> = SmallVec::new();
+        for s in &self.saved {
+            saved.push(match s {
+                Some(s) => Some(s.unpack(self.name)?),
+                None => None,
+            });
+        }
+        let needs: SmallVec<[bool; 2]> = self.base.edges.iter().map(|e| e.is_some()).collect();
+        Ok((self.backward)(&grad, &saved, &needs)?.into_vec())
+    }
+    fn release_saved(&self) {
+        for s in self.saved.iter().flatten() {
+            s.release();
+        }
+    }
+    fn output_meta(&self, i: usize) -> Option<InputMeta> {
+        (i == 0).then(|| self.out_meta.clone())
+    }
+}

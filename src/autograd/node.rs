@@ -1,0 +1,180 @@
+//! Backward nodes, the edges between them, and drop without recursion.
+//!
+//! A node is created by an op that recorded history; it holds one [`Edge`] per forward
+//! input (where that input's gradient goes) and whatever it saved. Every strong reference
+//! to a node is a [`NodeRef`], whose drop is deferred onto a thread-local work list, so
+//! that dropping a graph of a million nodes never recurses.
+
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::layout::Shape;
+use crate::tensor::Tensor;
+use parking_lot::Mutex;
+use smallvec::SmallVec;
+use std::borrow::Cow;
+use std::cell::{Cell, RefCell};
+use std::ops::Deref;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+static NEXT_SEQUENCE: AtomicU64 = AtomicU64::new(0);
+
+/// Next creation sequence number (the engine runs later-created nodes first).
+pub fn next_sequence_nr() -> u64 {
+    NEXT_SEQUENCE.fetch_add(1, Ordering::Relaxed)
+}
+
+/// A gradient hook: gets the gradient, returns a replacement or `None` to keep it.
+pub type GradHook = Arc<dyn Fn(&Tensor) -> Result<Option<Tensor>> + Send + Sync>;
+
+/// A backward function in the graph.
+pub trait Node: Send + Sync + 'static {
+    /// Readable name, e.g. `MulBackward`.
+    fn name(&self) -> Cow<'static, str>;
+    /// Edges, metadata and hooks shared by all nodes.
+    fn base(&self) -> &NodeBase;
+    /// Computes one gradient per forward input (`None` = no gradient) from one gradient
+    /// per forward output (`None` = not reached; see [`Node::materialize_grads`]).
+    fn apply(&self, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<Tensor>>>;
+    /// Frees saved tensors after a backward pass that does not retain the graph.
+    fn release_saved(&self) {}
+    /// Number of forward outputs, i.e. of gradients `apply` receives.
+    fn num_outputs(&self) -> usize {
+        1
+    }
+    /// When true (the default), missing output gradients reach `apply` as zeros.
+    fn materialize_grads(&self) -> bool {
+        true
+    }
+    /// Shape and dtype of forward output `i`, used to materialize zero gradients.
+    fn output_meta(&self, i: usize) -> Option<InputMeta> {
+        let _ = i;
+        None
+    }
+}
+
+/// Shape and dtype of a forward input, used to validate the gradient produced for it.
+#[derive(Clone, Debug)]
+pub struct InputMeta {
+    /// Shape of the forward input.
+    pub shape: Shape,
+    /// Dtype of the forward input.
+    pub dtype: DType,
+}
+
+/// State every node carries.
+pub struct NodeBase {
+    /// Creation order; larger runs earlier in backward.
+    pub sequence_nr: u64,
+    /// One per forward input.
+    pub edges: SmallVec<[Edge; 2]>,
+    /// One per forward input: what its gradient must look like.
+    pub inputs: SmallVec<[InputMeta; 2]>,
+    /// Hooks on this node's outputs: `(output_nr, id, hook)`, run before `apply`.
+    pub pre_hooks: Mutex<Vec<(usize, u64, GradHook)>>,
+    /// Non-leaf outputs that keep their gradient (`retain_grad()`): `(output_nr, tensor)`.
+    pub retained: Mutex<Vec<(usize, crate::tensor::WeakTensor)>>,
+}
+
+impl NodeBase {
+    /// A base with the given edges and input metadata and a fresh sequence number.
+    pub fn new(edges: SmallVec<[Edge; 2]>, inputs: SmallVec<[InputMeta; 2]>) -> Self {
+        NodeBase {
+            sequence_nr: next_sequence_nr(),
+            edges,
+            inputs,
+            pre_hooks: Mutex::new(Vec::new()),
+            retained: Mutex::new(Vec::new()),
+        }
+    }
+}
+
+/// Where a gradient goes: nowhere, into a node's input slot, or into a leaf's `.grad`.
+#[derive(Clone)]
+pub enum Edge {
+    /// The input needs no gradient.
+    None,
+    /// Input slot `input_nr` of `node` (the input was output `input_nr` of `node`).
+    Node {
+        /// The producing node.
+        node: NodeRef,
+        /// Which output of `node` the input was.
+        input_nr: usize,
+    },
+    /// A leaf tensor that requires grad: the gradient accumulates into its `.grad`.
+    Leaf(Tensor),
+}
+
+impl Edge {
+    /// True when a gradient flows along this edge.
+    pub fn is_some(&self) -> bool {
+        !matches!(self, Edge::None)
+    }
+}
+
+/// A strong reference to a node whose drop never recurses (see the module docs).
+pub struct NodeRef(Option<Arc<dyn Node>>);
+
+impl NodeRef {
+    /// Wraps a freshly created node.
+    pub fn new(node: Arc<dyn Node>) -> Self {
+        NodeRef(Some(node))
+    }
+    /// The shared pointer.
+    pub fn arc(&self) -> &Arc<dyn Node> {
+        self.0.as_ref().expect("NodeRef used after drop")
+    }
+    /// Address used as the node's identity in the engine.
+    pub fn id(&self) -> usize {
+        Arc::as_ptr(self.arc()) as *const () as usize
+    }
+    /// A weak reference.
+    pub fn downgrade(&self) -> std::sync::Weak<dyn Node> {
+        Arc::downgrade(self.arc())
+    }
+}
+
+impl Clone for NodeRef {
+    fn clone(&self) -> Self {
+        NodeRef(self.0.clone())
+    }
+}
+
+impl Deref for NodeRef {
+    type Target = dyn Node;
+    fn deref(&self) -> &dyn Node {
+        &**self.arc()
+    }
+}
+
+thread_local! {
+    static DRAINING: Cell<bool> = const { Cell::new(false) };
+    static PENDING: RefCell<Vec<Arc<dyn Node>>> = const { RefCell::new(Vec::new()) };
+}
+
+impl Drop for NodeRef {
+    fn drop(&mut self) {
+        let Some(arc) = self.0.take() else { return };
+        if Arc::strong_count(&arc) > 1 {
+            return; // not the last reference: plain decrement
+        }
+        // Last reference: dropping the node may drop more nodes. Queue them and drain
+        // in a loop so the stack depth stays constant.
+        let queued = PENDING.try_with(|p| p.borrow_mut().push(arc.clone())).is_ok();
+        drop(arc);
+        if !queued {
+            return; // thread is shutting down; fall back to a direct drop
+        }
+        if DRAINING.with(|d| d.replace(true)) {
+            return; // an outer frame is draining
+        }
+        loop {
+            let next = PENDING.with(|p| p.borrow_mut().pop());
+            match next {
+                Some(n) => drop(n),
+                None => break,
+            }
+        }
+        DRAINING.with(|d| d.set(false));
+    }
+}

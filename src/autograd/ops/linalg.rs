@@ -1,0 +1,87 @@
+//! Matrix products with their gradients.
+
+use super::saved;
+use crate::autograd::Recorder;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::layout::Layout;
+use crate::tensor::Tensor;
+use smallvec::smallvec;
+use std::sync::Arc;
+
+impl Tensor {
+    /// Raw matmul (NumPy semantics); half types are computed in float32.
+    pub fn matmul_raw(&self, other: &Tensor) -> Result<Tensor> {
+        let dtype = DType::promote(self.dtype(), other.dtype());
+        let compute = dtype.compute_dtype();
+        let (a, b) = (self.cast_raw(compute)?, other.cast_raw(compute)?);
+        let (s, shape) = crate::kernels::matmul::matmul_storage(a.storage(), a.layout(), b.storage(), b.layout())?;
+        Tensor::from_parts(Arc::new(s), Layout::contiguous(&shape)).cast_raw(dtype)
+    }
+
+    /// Matrix product with broadcasting batch dims (`@`).
+    pub fn matmul(&self, other: &Tensor) -> Result<Tensor> {
+        if self.ndim() == 0 || other.ndim() == 0 {
+            return Err(Error::value(format!(
+                "matmul: both operands need at least one dimension, got shapes {:?} and {:?}",
+                self.shape(),
+                other.shape()
+            )));
+        }
+        let out = self.matmul_raw(other)?;
+        let Some(mut rec) = Recorder::begin(&[self, other]) else { return Ok(out) };
+        rec.save(self);
+        rec.save(other);
+        rec.finish("MatmulBackward", &out, |g, s, n| {
+            let (a, b) = (saved(s, 0, "MatmulBackward")?, saved(s, 1, "MatmulBackward")?);
+            // lift 1-D operands to matrices so one formula covers every case
+            let a2 = if a.ndim() == 1 { a.unsqueeze(0)? } else { a.clone() };
+            let b2 = if b.ndim() == 1 { b.unsqueeze(-1)? } else { b.clone() };
+            let mut g2 = g.clone();
+            if a.ndim() == 1 {
+                g2 = g2.unsqueeze(if b.ndim() == 1 { 0 } else { -2 })?;
+            }
+            if b.ndim() == 1 {
+                g2 = g2.unsqueeze(-1)?;
+            }
+            let ga = if n[0] {
+                let r = g2.matmul(&b2.transpose(-1, -2)?)?;
+                Some(if a.ndim() == 1 { r.sum_to(&[1, a.shape()[0]])?.reshape(&[-1])? } else { r })
+            } else {
+                None
+            };
+            let gb = if n[1] {
+                let r = a2.transpose(-1, -2)?.matmul(&g2)?;
+                Some(if b.ndim() == 1 { r.sum_to(&[b.shape()[0], 1])?.reshape(&[-1])? } else { r })
+            } else {
+                None
+            };
+            Ok(smallvec![ga, gb])
+        })?;
+        Ok(out)
+    }
+
+    /// Inner product of two 1-D tensors.
+    pub fn dot(&self, other: &Tensor) -> Result<Tensor> {
+        if self.ndim() != 1 || other.ndim() != 1 || self.shape() != other.shape() {
+            return Err(Error::value(format!(
+                "dot: expects two 1-D tensors of the same length, got shapes {:?} and {:?}",
+                self.shape(),
+                other.shape()
+            )));
+        }
+        self.matmul(other)
+    }
+
+    /// Outer product of two 1-D tensors.
+    pub fn outer(&self, other: &Tensor) -> Result<Tensor> {
+        if self.ndim() != 1 || other.ndim() != 1 {
+            return Err(Error::value(format!(
+                "outer: expects two 1-D tensors, got shapes {:?} and {:?}",
+                self.shape(),
+                other.shape()
+            )));
+        }
+        self.unsqueeze(-1)?.mul(&other.unsqueeze(0)?)
+    }
+}

@@ -1,0 +1,20 @@
+//! Differentiable ops: each runs its raw kernel, then records a backward formula written
+//! with differentiable ops (so every formula can itself be differentiated). One file per
+//! op family. Broadcast gradients are reduced to input shapes by the engine (`sum_to`).
+
+mod binary;
+mod inplace;
+mod linalg;
+mod reduce;
+mod shape;
+mod unary;
+
+use crate::error::{Error, Result};
+use crate::tensor::Tensor;
+
+/// The saved tensor in slot `i` of a backward formula; an internal error if absent.
+pub(crate) fn saved<'a>(s: &'a [Option<Tensor>], i: usize, op: &str) -> Result<&'a Tensor> {
+    s.get(i)
+        .and_then(|t| t.as_ref())
+        .ok_or_else(|| Error::runtime(format!("internal: {op} is missing saved tensor {i}")))
+}

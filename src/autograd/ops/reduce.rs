@@ -1,0 +1,176 @@
+//! Reductions, softmax and friends with their gradients.
+
+use super::saved;
+use crate::autograd::Recorder;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::layout::Shape;
+use crate::tensor::reduce::{normalize_axes, reduced_shape};
+use crate::tensor::{BinaryOp, ReduceOp, Tensor};
+use smallvec::smallvec;
+
+/// Brings a reduced gradient back to `input_shape` (a broadcast view; no copy).
+fn unreduce(g: &Tensor, input_shape: &[usize], axes: &[usize], keepdim: bool) -> Result<Tensor> {
+    let kept = reduced_shape(input_shape, axes, true);
+    let g = if keepdim { g.clone() } else { g.reshape(&kept.iter().map(|&d| d as isize).collect::<Vec<_>>())? };
+    g.expand(input_shape)
+}
+
+impl Tensor {
+    /// Sum over `axes` (None = all).
+    pub fn sum(&self, axes: Option<&[isize]>, keepdim: bool) -> Result<Tensor> {
+        let ax = normalize_axes(axes, self.ndim(), "sum")?;
+        let out = self.reduce_raw(ReduceOp::Sum, &ax, keepdim)?;
+        if let Some(rec) = Recorder::begin(&[self]) {
+            let shape = self.shape_vec();
+            rec.finish("SumBackward", &out, move |g, _, _| Ok(smallvec![Some(unreduce(g, &shape, &ax, keepdim)?)]))?;
+        }
+        Ok(out)
+    }
+
+    /// Mean over `axes` (None = all); integer input gives the default float.
+    pub fn mean(&self, axes: Option<&[isize]>, keepdim: bool) -> Result<Tensor> {
+        let ax = normalize_axes(axes, self.ndim(), "mean")?;
+        let count: usize = ax.iter().map(|&a| self.shape()[a]).product();
+        let x = if self.dtype().is_differentiable() { self.clone() } else { self.to_dtype(DType::F32)? };
+        x.sum(axes, keepdim)?.div(&x.scalar_like(count as f64))
+    }
+
+    /// Reduces `self` to `shape` by summing broadcast dimensions (inverse of expand).
+    pub fn sum_to(&self, shape: &[usize]) -> Result<Tensor> {
+        if self.shape() == shape {
+            return Ok(self.clone());
+        }
+        let lead = self.ndim().checked_sub(shape.len()).ok_or_else(|| {
+            Error::value(format!("sum_to: cannot reduce shape {:?} to {shape:?}", self.shape()))
+        })?;
+        let mut axes: Vec<isize> = (0..lead as isize).collect();
+        for (i, &d) in shape.iter().enumerate() {
+            if d == 1 && self.shape()[lead + i] != 1 {
+                axes.push((lead + i) as isize);
+            }
+        }
+        let s = self.sum(Some(&axes), true)?;
+        s.reshape(&shape.iter().map(|&d| d as isize).collect::<Vec<_>>())
+    }
+
+    /// Product over `axes`; the gradient is exact also where inputs are zero.
+    pub fn prod(&self, axes: Option<&[isize]>, keepdim: bool) -> Result<Tensor> {
+        let ax = normalize_axes(axes, self.ndim(), "prod")?;
+        let out = self.reduce_raw(ReduceOp::Prod, &ax, keepdim)?;
+        if let Some(mut rec) = Recorder::begin(&[self]) {
+            rec.save(self);
+            rec.finish("ProdBackward", &out, move |g, s, _| {
+                let x = saved(s, 0, "ProdBackward")?;
+                let shape = x.shape_vec();
+                let ax_i: Vec<isize> = ax.iter().map(|&a| a as isize).collect();
+                let zero_mask = x.binary_raw(&x.scalar_like(0.0), BinaryOp::Eq)?;
+                let zeros = zero_mask.to_dtype(DType::I64)?.sum(Some(&ax_i), true)?;
+                let safe = Tensor::where_(&zero_mask, &x.ones_like()?, x)?;
+                let p_nonzero = safe.prod(Some(&ax_i), true)?.expand(&shape)?;
+                let zeros = zeros.expand(&shape)?;
+                // no zero: prod/x; one zero: prod of the others at that position; more: 0
+                let regular = p_nonzero.div(&safe)?;
+                let one_zero = zeros.binary_raw(&zeros.scalar_like(1.0), BinaryOp::Eq)?;
+                let at_zero = Tensor::where_(&one_zero, &p_nonzero, &p_nonzero.zeros_like()?)?;
+                let none_zero = zeros.binary_raw(&zeros.scalar_like(0.0), BinaryOp::Eq)?;
+                let local = Tensor::where_(&zero_mask, &at_zero, &Tensor::where_(&none_zero, &regular, &regular.zeros_like()?)?)?;
+                Ok(smallvec![Some(unreduce(g, &shape, &ax, keepdim)?.mul(&local)?)])
+            })?;
+        }
+        Ok(out)
+    }
+
+    /// Max (`is_max`) or min over `axes`; ties share the gradient evenly.
+    pub fn amax_amin(&self, axes: Option<&[isize]>, keepdim: bool, is_max: bool) -> Result<Tensor> {
+        let op = if is_max { ReduceOp::Max } else { ReduceOp::Min };
+        let name = if is_max { "MaxBackward" } else { "MinBackward" };
+        let ax = normalize_axes(axes, self.ndim(), if is_max { "max" } else { "min" })?;
+        let out = self.reduce_raw(op, &ax, keepdim)?;
+        if let Some(mut rec) = Recorder::begin(&[self]) {
+            rec.save(self);
+            rec.save_output();
+            rec.finish(name, &out, move |g, s, _| {
+                let (x, y) = (saved(s, 0, name)?, saved(s, 1, name)?);
+                let shape = x.shape_vec();
+                let ax_i: Vec<isize> = ax.iter().map(|&a| a as isize).collect();
+                let y_full = unreduce(&y.detach(), &shape, &ax, keepdim)?;
+                let mask = x.binary_raw(&y_full, BinaryOp::Eq)?.to_dtype(g.dtype())?;
+                let count = mask.sum(Some(&ax_i), true)?;
+                let gx = unreduce(g, &shape, &ax, keepdim)?.mul(&mask)?.div(&count)?;
+                Ok(smallvec![Some(gx)])
+            })?;
+        }
+        Ok(out)
+    }
+
+    /// Variance over `axes` with `correction` (1 = unbiased, like torch's default).
+    pub fn var(&self, axes: Option<&[isize]>, correction: f64, keepdim: bool) -> Result<Tensor> {
+        let ax = normalize_axes(axes, self.ndim(), "var")?;
+        let n: usize = ax.iter().map(|&a| self.shape()[a]).product();
+        let x = if self.dtype().is_differentiable() { self.clone() } else { self.to_dtype(DType::F32)? };
+        let centered = x.sub(&x.mean(axes, true)?)?;
+        let sq = centered.mul(&centered)?;
+        sq.sum(axes, keepdim)?.div(&x.scalar_like((n as f64 - correction).max(0.0)))
+    }
+
+    /// Standard deviation over `axes` with `correction`.
+    pub fn std(&self, axes: Option<&[isize]>, correction: f64, keepdim: bool) -> Result<Tensor> {
+        self.var(axes, correction, keepdim)?.unary(crate::tensor::UnaryOp::Sqrt)
+    }
+
+    /// `log(sum(exp(x)))` over `axes`, computed stably.
+    pub fn logsumexp(&self, axes: Option<&[isize]>, keepdim: bool) -> Result<Tensor> {
+        let x = if self.dtype().is_differentiable() { self.clone() } else { self.to_dtype(DType::F32)? };
+        let ax = normalize_axes(axes, x.ndim(), "logsumexp")?;
+        if x.numel() == 0 {
+            return x.exp()?.sum(axes, keepdim)?.log();
+        }
+        let m = x.detach().reduce_raw(ReduceOp::Max, &ax, true)?;
+        // rows that are all -inf keep m = 0 so the result is -inf rather than NaN
+        let finite = m.binary_raw(&m, BinaryOp::Eq)?.binary_raw(
+            &m.unary_raw(crate::tensor::UnaryOp::Abs)?.binary_raw(&m.scalar_like(f64::INFINITY), BinaryOp::Ne)?,
+            BinaryOp::LogicalAnd,
+        )?;
+        let m = Tensor::where_raw(&finite, &m, &m.zeros_like()?)?;
+        let s = x.sub(&m)?.exp()?.sum(axes, true)?.log()?.add(&m)?;
+        if keepdim {
+            Ok(s)
+        } else {
+            let shape = reduced_shape(x.shape(), &ax, false);
+            s.reshape(&shape.iter().map(|&d| d as isize).collect::<Vec<_>>())
+        }
+    }
+
+    /// Softmax along `axis`.
+    pub fn softmax(&self, axis: isize) -> Result<Tensor> {
+        let x = if self.dtype().is_differentiable() { self.clone() } else { self.to_dtype(DType::F32)? };
+        x.sub(&x.logsumexp(Some(&[axis]), true)?)?.exp()
+    }
+
+    /// Log-softmax along `axis`.
+    pub fn log_softmax(&self, axis: isize) -> Result<Tensor> {
+        let x = if self.dtype().is_differentiable() { self.clone() } else { self.to_dtype(DType::F32)? };
+        x.sub(&x.logsumexp(Some(&[axis]), true)?)
+    }
+
+    /// Index of the max / min along `axis` (None = flattened), int64.
+    pub fn argmax_argmin(&self, axis: Option<isize>, keepdim: bool, is_max: bool) -> Result<Tensor> {
+        let op = if is_max { ReduceOp::ArgMax } else { ReduceOp::ArgMin };
+        let ax = match axis {
+            Some(a) => Some(crate::layout::normalize_dim(a, self.ndim(), if is_max { "argmax" } else { "argmin" })?),
+            None => None,
+        };
+        let ax = if self.ndim() == 0 { None } else { ax };
+        self.arg_reduce_raw(op, ax, keepdim)
+    }
+
+    /// All / Any (`is_all`) over `axes`.
+    pub fn all_any(&self, axes: Option<&[isize]>, keepdim: bool, is_all: bool) -> Result<Tensor> {
+        let ax = normalize_axes(axes, self.ndim(), if is_all { "all" } else { "any" })?;
+        self.logical_reduce_raw(if is_all { ReduceOp::All } else { ReduceOp::Any }, &ax, keepdim)
+    }
+}
+
+#[allow(dead_code)]
+fn _shape(_: Shape) {}

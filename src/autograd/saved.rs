@@ -1,0 +1,233 @@
+//! Tensors saved for backward: version stamps, release after use, and the thread-local
+//! stack of pack/unpack hooks.
+//!
+//! A saved input keeps the input itself (its history is upstream, so no cycle). A saved
+//! output keeps only its data and a weak link to the node that produced it: the output is
+//! rebuilt on unpack, so an output never keeps its own node alive.
+
+use crate::autograd::node::{Node, NodeRef};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::layout::Shape;
+use crate::tensor::Tensor;
+use parking_lot::Mutex;
+use std::cell::RefCell;
+use std::sync::{Arc, Weak};
+
+/// What a pack hook produced; unpacking gives the tensor back.
+pub trait PackedTensor: Send + Sync {
+    /// Returns the saved tensor's data (shape and dtype are checked by the caller).
+    fn unpack(&self) -> Result<Tensor>;
+}
+
+/// A pair of pack/unpack hooks (one level of `saved_tensors_hooks`).
+pub trait SavedTensorHooks: Send + Sync {
+    /// Called once when a recorded node saves `tensor`.
+    fn pack(&self, tensor: &Tensor) -> Result<Box<dyn PackedTensor>>;
+}
+
+thread_local! {
+    static HOOK_STACK: RefCell<Vec<Arc<dyn SavedTensorHooks>>> = const { RefCell::new(Vec::new()) };
+    static HOOKS_DISABLED: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Pushes a hook pair onto this thread's stack (innermost wins); errors while disabled.
+pub fn push_saved_tensor_hooks(hooks: Arc<dyn SavedTensorHooks>) -> Result<()> {
+    if let Some(msg) = HOOKS_DISABLED.with(|d| d.borrow().clone()) {
+        return Err(Error::runtime(msg));
+    }
+    HOOK_STACK.with(|s| s.borrow_mut().push(hooks));
+    Ok(())
+}
+
+/// Pops the innermost hook pair of this thread.
+pub fn pop_saved_tensor_hooks() {
+    HOOK_STACK.with(|s| {
+        s.borrow_mut().pop();
+    });
+}
+
+/// Number of hook pairs active on this thread.
+pub fn saved_tensor_hooks_depth() -> usize {
+    HOOK_STACK.with(|s| s.borrow().len())
+}
+
+/// Disables (with `Some(message)`) or re-enables hooks on this thread; returns the old
+/// setting.
+pub fn set_saved_tensor_hooks_disabled(message: Option<String>) -> Option<String> {
+    HOOKS_DISABLED.with(|d| std::mem::replace(&mut *d.borrow_mut(), message))
+}
+
+fn current_hooks() -> Option<Arc<dyn SavedTensorHooks>> {
+    HOOK_STACK.with(|s| s.borrow().last().cloned())
+}
+
+/// How an unpacked tensor regains its place in the graph. Holds no tensor data, so that
+/// packed tensors really leave memory.
+enum Identity {
+    /// An input that does not require grad.
+    Constant,
+    /// An input that is a leaf requiring grad (kept: its gradient accumulates there).
+    Leaf(Tensor),
+    /// An input with history: output `output_nr` of `node`.
+    NonLeaf { node: NodeRef, output_nr: usize },
+    /// Output `output_nr` of the (weakly held) saving node.
+    Output { node: Weak<dyn Node>, output_nr: usize },
+}
+
+enum SavedState {
+    /// Saved as is, with the storage version at save time.
+    Live { data: Tensor, version: u64 },
+    /// Handed to a pack hook.
+    Packed { packed: Arc<dyn PackedTensor>, shape: Shape, dtype: DType },
+    /// Freed after a backward pass without `retain_graph`.
+    Released,
+}
+
+/// A tensor saved by a node for its backward formula.
+pub struct SavedTensor {
+    state: Mutex<SavedState>,
+    identity: Identity,
+}
+
+impl SavedTensor {
+    /// Saves a forward input of the node being recorded.
+    pub fn input(t: &Tensor) -> Result<SavedTensor> {
+        let identity = match t.gradient_edge() {
+            crate::autograd::node::Edge::None => Identity::Constant,
+            crate::autograd::node::Edge::Leaf(l) => Identity::Leaf(l),
+            crate::autograd::node::Edge::Node { node, input_nr } => {
+                Identity::NonLeaf { node, output_nr: input_nr }
+            }
+        };
+        Self::save(t, t.clone(), identity)
+    }
+
+    /// Saves forward output `output_nr` of `node` (the node under construction).
+    pub fn output(t: &Tensor, node: &Weak<dyn Node>, output_nr: usize) -> Result<SavedTensor> {
+        Self::save(t, t.detach(), Identity::Output { node: node.clone(), output_nr })
+    }
+
+    /// `keep` is what a live (unhooked) save holds: the input itself, or an output's data.
+    fn save(t: &Tensor, keep: Tensor, identity: Identity) -> Result<SavedTensor> {
+        let state = match current_hooks() {
+            None => SavedState::Live { data: keep, version: t.storage().version() },
+            Some(hooks) => {
+                let before = t.storage().version();
+                let packed = {
+                    let _g = crate::autograd::grad_mode::no_grad();
+                    hooks.pack(&t.detach())?
+                };
+                if t.storage().version() != before {
+                    return Err(Error::runtime(
+                        "a saved_tensors_hooks pack hook modified the tensor it was given in \
+                         place; pack hooks must not change their input (copy it instead)",
+                    ));
+                }
+                SavedState::Packed { packed: Arc::from(packed), shape: t.shape_vec(), dtype: t.dtype() }
+            }
+        };
+        Ok(SavedTensor { state: Mutex::new(state), identity })
+    }
+
+    /// Returns the saved tensor, rebuilt with its place in the graph. `op` names the node
+    /// for error messages.
+    pub fn unpack(&self, op: &str) -> Result<Tensor> {
+        let data = {
+            let st = self.state.lock();
+            match &*st {
+                SavedState::Released => return Err(freed_error(op)),
+                SavedState::Live { data, version } => {
+                    let now = data.storage().version();
+                    if now != *version {
+                        return Err(Error::runtime(format!(
+                            "one of the tensors needed for gradient computation by {op} has \
+                             been modified by an in-place operation: a {} tensor of shape {:?} \
+                             was saved at version {version} and is now at version {now}. Hint: \
+                             avoid the in-place op (use its out-of-place form), or clone the \
+                             tensor before modifying it",
+                            data.dtype(),
+                            data.shape()
+                        )));
+                    }
+                    let live = data.clone();
+                    drop(st);
+                    return Ok(match &self.identity {
+                        Identity::Output { .. } => self.rebuild(live),
+                        _ => live, // the input handle itself
+                    });
+                }
+                SavedState::Packed { packed, shape, dtype } => {
+                    let packed = packed.clone();
+                    let (shape, dtype) = (shape.clone(), *dtype);
+                    drop(st);
+                    let t = {
+                        let _g = crate::autograd::grad_mode::no_grad();
+                        packed.unpack()?
+                    };
+                    if t.shape() != shape.as_slice() || t.dtype() != dtype {
+                        return Err(Error::runtime(format!(
+                            "{op}: the unpack hook returned a {} tensor of shape {:?}, but a {} \
+                             tensor of shape {:?} was saved; unpack must return the packed \
+                             tensor's data unchanged in shape and dtype",
+                            t.dtype(),
+                            t.shape(),
+                            dtype,
+                            shape.as_slice()
+                        )));
+                    }
+                    t
+                }
+            }
+        };
+        Ok(self.rebuild(data))
+    }
+
+    fn rebuild(&self, data: Tensor) -> Tensor {
+        match &self.identity {
+            Identity::Constant => data,
+            Identity::Leaf(orig) => {
+                if crate::autograd::is_grad_enabled() {
+                    crate::autograd::alias::alias_of(&data, orig)
+                } else {
+                    data
+                }
+            }
+            Identity::NonLeaf { node, output_nr } => {
+                let t = data.detach();
+                t.set_grad_fn(node.clone(), *output_nr);
+                t
+            }
+            Identity::Output { node, output_nr } => {
+                if let Some(node) = node.upgrade() {
+                    let t = data.detach();
+                    t.set_grad_fn(NodeRef::new(node), *output_nr);
+                    t
+                } else {
+                    data
+                }
+            }
+        }
+    }
+
+    /// Frees the saved data; later unpacks raise the "backward a second time" error.
+    pub fn release(&self) {
+        *self.state.lock() = SavedState::Released;
+    }
+}
+
+fn freed_error(op: &str) -> Error {
+    Error::runtime(format!(
+        "Trying to backward through the graph a second time (or to read saved tensors after \
+         they were freed): {op} has already released what it saved. Saved values are freed by \
+         backward() and grad(); pass retain_graph=True to the first call if you need to run \
+         backward through the graph again"
+    ))
+}
+
+impl SavedTensor {
+    /// A slot that is already released (used when saving failed part-way).
+    pub(crate) fn released() -> SavedTensor {
+        SavedTensor { state: Mutex::new(SavedState::Released), identity: Identity::Constant }
+    }
+}

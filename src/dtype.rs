@@ -1,0 +1,392 @@
+//! Element types, their names, and type promotion.
+//!
+//! Promotion follows PyTorch (which agrees with NumPy 2 / NEP 50 for these cases):
+//!
+//! | category order | bool < integer < floating < complex |
+//! |---|---|
+//! | same category | the wider type wins (`int32+int64=int64`, `float16+float32=float32`) |
+//! | `float16` + `bfloat16` | `float32` |
+//! | integer + floating | the floating type (`int64+float32=float32`) |
+//! | floating + complex | complex wide enough for both (`float64+complex64=complex128`) |
+//! | tensor op Python scalar | the tensor's dtype unless the scalar's category is higher: then `int64` for an int, the default float (`float32`) for a float, `complex64` (or `complex128` for a float64 tensor) for a complex |
+//!
+//! True division and float-only unary ops on bool/integer tensors produce the default float.
+
+use crate::error::{Error, Result};
+use half::{bf16, f16};
+use num_complex::{Complex32, Complex64};
+use std::fmt;
+
+/// The element type of a tensor.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DType {
+    /// 1-byte boolean.
+    Bool,
+    /// 32-bit signed integer.
+    I32,
+    /// 64-bit signed integer.
+    I64,
+    /// IEEE half precision (computed in f32, stored narrow).
+    F16,
+    /// bfloat16 (computed in f32, stored narrow).
+    BF16,
+    /// 32-bit float, the default floating dtype.
+    F32,
+    /// 64-bit float.
+    F64,
+    /// Complex of two f32.
+    C64,
+    /// Complex of two f64.
+    C128,
+}
+
+/// Kind of a Python scalar, for weak (scalar) type promotion.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ScalarKind {
+    /// Python `bool`.
+    Bool,
+    /// Python `int`.
+    Int,
+    /// Python `float`.
+    Float,
+    /// Python `complex`.
+    Complex,
+}
+
+/// All dtypes, in declaration order.
+pub const ALL_DTYPES: [DType; 9] = [
+    DType::Bool,
+    DType::I32,
+    DType::I64,
+    DType::F16,
+    DType::BF16,
+    DType::F32,
+    DType::F64,
+    DType::C64,
+    DType::C128,
+];
+
+impl DType {
+    /// Canonical name (`"float32"`), as NumPy spells it (`"bfloat16"` for bf16).
+    pub fn name(self) -> &'static str {
+        match self {
+            DType::Bool => "bool",
+            DType::I32 => "int32",
+            DType::I64 => "int64",
+            DType::F16 => "float16",
+            DType::BF16 => "bfloat16",
+            DType::F32 => "float32",
+            DType::F64 => "float64",
+            DType::C64 => "complex64",
+            DType::C128 => "complex128",
+        }
+    }
+
+    /// Parses a dtype name; accepts NumPy, PyTorch and Paddle spellings.
+    pub fn from_name(name: &str) -> Result<DType> {
+        let n = name.trim().to_ascii_lowercase();
+        let n = n
+            .strip_prefix("torch.")
+            .or_else(|| n.strip_prefix("paddle."))
+            .or_else(|| n.strip_prefix("ferrograd."))
+            .unwrap_or(&n);
+        Ok(match n {
+            "bool" | "bool_" => DType::Bool,
+            "int32" | "int" | "i4" => DType::I32,
+            "int64" | "long" | "i8" => DType::I64,
+            "float16" | "half" | "f2" => DType::F16,
+            "bfloat16" | "bf16" => DType::BF16,
+            "float32" | "float" | "f4" => DType::F32,
+            "float64" | "double" | "f8" => DType::F64,
+            "complex64" | "cfloat" | "c8" => DType::C64,
+            "complex128" | "cdouble" | "c16" => DType::C128,
+            _ => {
+                return Err(Error::type_err(format!(
+                    "unknown dtype '{name}'; expected one of bool, int32, int64, float16, \
+                     bfloat16, float32, float64, complex64, complex128"
+                )))
+            }
+        })
+    }
+
+    /// Bytes per element.
+    pub fn size(self) -> usize {
+        match self {
+            DType::Bool => 1,
+            DType::F16 | DType::BF16 => 2,
+            DType::I32 | DType::F32 => 4,
+            DType::I64 | DType::F64 | DType::C64 => 8,
+            DType::C128 => 16,
+        }
+    }
+
+    /// True for float16, bfloat16, float32, float64.
+    pub fn is_float(self) -> bool {
+        matches!(self, DType::F16 | DType::BF16 | DType::F32 | DType::F64)
+    }
+
+    /// True for complex64 and complex128.
+    pub fn is_complex(self) -> bool {
+        matches!(self, DType::C64 | DType::C128)
+    }
+
+    /// True for int32 and int64.
+    pub fn is_int(self) -> bool {
+        matches!(self, DType::I32 | DType::I64)
+    }
+
+    /// Floating or complex: the dtypes that may require grad.
+    pub fn is_differentiable(self) -> bool {
+        self.is_float() || self.is_complex()
+    }
+
+    /// True for dtypes stored narrow and computed in f32.
+    pub fn is_half(self) -> bool {
+        matches!(self, DType::F16 | DType::BF16)
+    }
+
+    /// The dtype kernels compute in: f32 for the half types, itself otherwise.
+    pub fn compute_dtype(self) -> DType {
+        if self.is_half() {
+            DType::F32
+        } else {
+            self
+        }
+    }
+
+    /// Real counterpart of a complex dtype (`complex64 -> float32`); itself otherwise.
+    pub fn to_real(self) -> DType {
+        match self {
+            DType::C64 => DType::F32,
+            DType::C128 => DType::F64,
+            d => d,
+        }
+    }
+
+    /// Complex counterpart of a real floating dtype (`float64 -> complex128`).
+    pub fn to_complex(self) -> DType {
+        match self {
+            DType::F64 | DType::C128 => DType::C128,
+            _ => DType::C64,
+        }
+    }
+
+    /// The dtype float-only ops produce for this input: itself when floating or
+    /// complex, the default float for bool and integers.
+    pub fn to_floating(self) -> DType {
+        if self.is_differentiable() {
+            self
+        } else {
+            DType::F32
+        }
+    }
+
+    fn category(self) -> u8 {
+        match self {
+            DType::Bool => 0,
+            DType::I32 | DType::I64 => 1,
+            DType::F16 | DType::BF16 | DType::F32 | DType::F64 => 2,
+            DType::C64 | DType::C128 => 3,
+        }
+    }
+
+    /// Result dtype of a binary op between two tensors (see the module table).
+    pub fn promote(a: DType, b: DType) -> DType {
+        use DType::*;
+        if a == b {
+            return a;
+        }
+        let (ca, cb) = (a.category(), b.category());
+        if ca != cb {
+            let (hi, lo) = if ca > cb { (a, b) } else { (b, a) };
+            // complex must be wide enough for a float64 partner
+            if hi.is_complex() && lo == F64 {
+                return C128;
+            }
+            return hi;
+        }
+        match (a, b) {
+            (F16, BF16) | (BF16, F16) => F32,
+            _ => a.max(b),
+        }
+    }
+
+    /// Result dtype of a tensor of dtype `t` combined with a Python scalar of `kind`.
+    pub fn promote_scalar(t: DType, kind: ScalarKind) -> DType {
+        let tc = t.category();
+        let sc = match kind {
+            ScalarKind::Bool => 0,
+            ScalarKind::Int => 1,
+            ScalarKind::Float => 2,
+            ScalarKind::Complex => 3,
+        };
+        if sc <= tc {
+            return t;
+        }
+        match kind {
+            ScalarKind::Bool => t,
+            ScalarKind::Int => DType::I64,
+            ScalarKind::Float => DType::F32,
+            ScalarKind::Complex => {
+                if t == DType::F64 {
+                    DType::C128
+                } else {
+                    DType::C64
+                }
+            }
+        }
+    }
+}
+
+impl fmt::Display for DType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A Rust type that can be a tensor element.
+pub trait Element: Copy + Send + Sync + Default + PartialEq + fmt::Debug + 'static {
+    /// The dtype tag of this element type.
+    const DTYPE: DType;
+    /// Lossy conversion to f64 (real part for complex, 0/1 for bool).
+    fn to_f64(self) -> f64;
+    /// Lossy conversion from f64.
+    fn from_f64(v: f64) -> Self;
+    /// Conversion to complex128 (exact for every type).
+    fn to_c128(self) -> Complex64;
+    /// Conversion from complex128 (imaginary part dropped for real types).
+    fn from_c128(v: Complex64) -> Self;
+    /// Additive identity.
+    fn zero() -> Self;
+    /// Multiplicative identity.
+    fn one() -> Self;
+}
+
+macro_rules! impl_real_element {
+    ($t:ty, $d:expr, $to:expr, $from:expr, $z:expr, $o:expr) => {
+        impl Element for $t {
+            const DTYPE: DType = $d;
+            #[inline(always)]
+            fn to_f64(self) -> f64 {
+                ($to)(self)
+            }
+            #[inline(always)]
+            fn from_f64(v: f64) -> Self {
+                ($from)(v)
+            }
+            #[inline(always)]
+            fn to_c128(self) -> Complex64 {
+                Complex64::new(self.to_f64(), 0.0)
+            }
+            #[inline(always)]
+            fn from_c128(v: Complex64) -> Self {
+                Self::from_f64(v.re)
+            }
+            #[inline(always)]
+            fn zero() -> Self {
+                $z
+            }
+            #[inline(always)]
+            fn one() -> Self {
+                $o
+            }
+        }
+    };
+}
+
+impl_real_element!(bool, DType::Bool, |v: bool| v as u8 as f64, |v: f64| v != 0.0, false, true);
+impl_real_element!(i32, DType::I32, |v: i32| v as f64, |v: f64| v as i32, 0, 1);
+impl_real_element!(i64, DType::I64, |v: i64| v as f64, |v: f64| v as i64, 0, 1);
+impl_real_element!(f32, DType::F32, |v: f32| v as f64, |v: f64| v as f32, 0.0, 1.0);
+impl_real_element!(f64, DType::F64, |v: f64| v, |v: f64| v, 0.0, 1.0);
+impl_real_element!(f16, DType::F16, |v: f16| v.to_f64(), f16::from_f64, f16::ZERO, f16::ONE);
+impl_real_element!(bf16, DType::BF16, |v: bf16| v.to_f64(), bf16::from_f64, bf16::ZERO, bf16::ONE);
+
+macro_rules! impl_complex_element {
+    ($t:ty, $d:expr, $r:ty) => {
+        impl Element for $t {
+            const DTYPE: DType = $d;
+            #[inline(always)]
+            fn to_f64(self) -> f64 {
+                self.re as f64
+            }
+            #[inline(always)]
+            fn from_f64(v: f64) -> Self {
+                <$t>::new(v as $r, 0.0)
+            }
+            #[inline(always)]
+            fn to_c128(self) -> Complex64 {
+                Complex64::new(self.re as f64, self.im as f64)
+            }
+            #[inline(always)]
+            fn from_c128(v: Complex64) -> Self {
+                <$t>::new(v.re as $r, v.im as $r)
+            }
+            #[inline(always)]
+            fn zero() -> Self {
+                <$t>::new(0.0, 0.0)
+            }
+            #[inline(always)]
+            fn one() -> Self {
+                <$t>::new(1.0, 0.0)
+            }
+        }
+    };
+}
+impl_complex_element!(Complex32, DType::C64, f32);
+impl_complex_element!(Complex64, DType::C128, f64);
+
+/// Runs `$body` with `$T` bound to the Rust element type of `$dtype` (all nine dtypes).
+#[macro_export]
+macro_rules! with_dtype {
+    ($dtype:expr, $T:ident, $body:block) => {{
+        use $crate::dtype::DType as __D;
+        match $dtype {
+            __D::Bool => { type $T = bool; $body }
+            __D::I32 => { type $T = i32; $body }
+            __D::I64 => { type $T = i64; $body }
+            __D::F16 => { type $T = half::f16; $body }
+            __D::BF16 => { type $T = half::bf16; $body }
+            __D::F32 => { type $T = f32; $body }
+            __D::F64 => { type $T = f64; $body }
+            __D::C64 => { type $T = num_complex::Complex32; $body }
+            __D::C128 => { type $T = num_complex::Complex64; $body }
+        }
+    }};
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn promotion_table() {
+        use DType::*;
+        assert_eq!(DType::promote(I32, I64), I64);
+        assert_eq!(DType::promote(Bool, I32), I32);
+        assert_eq!(DType::promote(I64, F32), F32);
+        assert_eq!(DType::promote(F16, BF16), F32);
+        assert_eq!(DType::promote(F16, F32), F32);
+        assert_eq!(DType::promote(F64, C64), C128);
+        assert_eq!(DType::promote(F32, C64), C64);
+        assert_eq!(DType::promote(C64, C128), C128);
+    }
+
+    #[test]
+    fn scalar_promotion_is_weak() {
+        use DType::*;
+        assert_eq!(DType::promote_scalar(F16, ScalarKind::Float), F16);
+        assert_eq!(DType::promote_scalar(I32, ScalarKind::Int), I32);
+        assert_eq!(DType::promote_scalar(I32, ScalarKind::Float), F32);
+        assert_eq!(DType::promote_scalar(Bool, ScalarKind::Int), I64);
+        assert_eq!(DType::promote_scalar(F64, ScalarKind::Complex), C128);
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for d in ALL_DTYPES {
+            assert_eq!(DType::from_name(d.name()).unwrap(), d);
+        }
+        assert!(DType::from_name("float128").is_err());
+    }
+}

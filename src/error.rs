@@ -1,0 +1,83 @@
+//! The crate's one error type. Every fallible operation returns [`Result`]; the Python
+//! bindings map each variant onto the matching Python exception class.
+
+use std::fmt;
+
+/// Which Python exception class an [`Error`] becomes at the binding boundary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// Bad argument value: `ValueError`.
+    Value,
+    /// Wrong kind of object or dtype: `TypeError`.
+    Type,
+    /// Index out of range: `IndexError`.
+    Index,
+    /// State problem at run time (freed graph, version mismatch): `RuntimeError`.
+    Runtime,
+    /// An allocation that cannot fit: `MemoryError`.
+    Memory,
+    /// Not supported for this dtype/feature: `NotImplementedError`.
+    NotImplemented,
+}
+
+/// An error raised by the ferrograd core. The message is complete and user facing:
+/// it names the operation and what was wrong.
+#[derive(Debug, Clone, thiserror::Error)]
+pub struct Error {
+    /// Python exception class to raise.
+    pub kind: ErrorKind,
+    /// Full message, already naming the op and the offending values.
+    pub message: String,
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl Error {
+    /// Builds an error of `kind` with `message`.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Error { kind, message: message.into() }
+    }
+    /// `ValueError`.
+    pub fn value(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Value, message)
+    }
+    /// `TypeError`.
+    pub fn type_err(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Type, message)
+    }
+    /// `IndexError`.
+    pub fn index(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Index, message)
+    }
+    /// `RuntimeError`.
+    pub fn runtime(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Runtime, message)
+    }
+    /// `MemoryError`.
+    pub fn memory(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Memory, message)
+    }
+    /// `NotImplementedError`.
+    pub fn not_implemented(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::NotImplemented, message)
+    }
+}
+
+/// Result alias used across the crate.
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// Returns early with a `ValueError`-kind error built by `format!`.
+#[macro_export]
+macro_rules! bail_value {
+    ($($arg:tt)*) => { return Err($crate::error::Error::value(format!($($arg)*))) };
+}
+
+/// Returns early with a `TypeError`-kind error built by `format!`.
+#[macro_export]
+macro_rules! bail_type {
+    ($($arg:tt)*) => { return Err($crate::error::Error::type_err(format!($($arg)*))) };
+}

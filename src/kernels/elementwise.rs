@@ -1,0 +1,253 @@
+//! Generic elementwise maps over strided, broadcast layouts with contiguous output.
+
+use super::{PAR_CHUNK, PAR_THRESHOLD};
+use crate::error::Result;
+use crate::layout::Layout;
+use crate::storage::try_vec_with_capacity;
+use rayon::prelude::*;
+use smallvec::SmallVec;
+use std::mem::MaybeUninit;
+
+/// Fills a new `Vec<O>` of `n` elements by `fill(start, chunk)` over disjoint chunks,
+/// in parallel when large. Chunks are written before the length is set.
+fn build_output<O: Send + Copy>(
+    n: usize,
+    fill: impl Fn(usize, &mut [MaybeUninit<O>]) + Sync + Send,
+) -> Result<Vec<O>> {
+    let mut out = try_vec_with_capacity::<O>(n)?;
+    {
+        let spare = &mut out.spare_capacity_mut()[..n];
+        if n >= PAR_THRESHOLD && rayon::current_num_threads() > 1 {
+            spare.par_chunks_mut(PAR_CHUNK).enumerate().for_each(|(i, c)| fill(i * PAR_CHUNK, c));
+        } else {
+            fill(0, spare);
+        }
+    }
+    // SAFETY: every element of 0..n was written by `fill` above.
+    unsafe { out.set_len(n) };
+    Ok(out)
+}
+
+/// Visits rows `[row_lo, row_hi)` of `shape` (rows = all dims but the last), giving the
+/// base offset of each row in each of `layouts` (all already broadcast to `shape`).
+fn for_rows<const K: usize>(
+    shape: &[usize],
+    layouts: [&Layout; K],
+    row_lo: usize,
+    row_hi: usize,
+    mut f: impl FnMut([isize; K]),
+) {
+    let nd = shape.len();
+    if nd <= 1 {
+        if row_lo < row_hi {
+            f(layouts.map(|l| l.offset as isize));
+        }
+        return;
+    }
+    let outer = &shape[..nd - 1];
+    // multi-index of row_lo
+    let mut idx: SmallVec<[usize; 6]> = SmallVec::from_elem(0, nd - 1);
+    let mut rem = row_lo;
+    for d in (0..nd - 1).rev() {
+        idx[d] = rem % outer[d];
+        rem /= outer[d];
+    }
+    let mut base = layouts.map(|l| {
+        l.offset as isize + idx.iter().zip(&l.strides).map(|(&i, &s)| i as isize * s).sum::<isize>()
+    });
+    for _ in row_lo..row_hi {
+        f(base);
+        let mut d = nd - 1;
+        while d > 0 {
+            d -= 1;
+            idx[d] += 1;
+            for k in 0..K {
+                base[k] += layouts[k].strides[d];
+            }
+            if idx[d] < outer[d] {
+                break;
+            }
+            for k in 0..K {
+                base[k] -= layouts[k].strides[d] * outer[d] as isize;
+            }
+            idx[d] = 0;
+        }
+    }
+}
+
+/// Runs `fill_rows(row_lo, row_hi, out_chunk)` over whole rows, in parallel when large.
+fn build_by_rows<O: Send + Copy>(
+    shape: &[usize],
+    fill_rows: impl Fn(usize, usize, &mut [MaybeUninit<O>]) + Sync + Send,
+) -> Result<Vec<O>> {
+    let n: usize = shape.iter().product();
+    let inner = shape.last().copied().unwrap_or(1).max(1);
+    let rows = if n == 0 { 0 } else { n / inner };
+    let mut out = try_vec_with_capacity::<O>(n)?;
+    {
+        let spare = &mut out.spare_capacity_mut()[..n];
+        if n >= PAR_THRESHOLD && rows > 1 && rayon::current_num_threads() > 1 {
+            let rows_per = (PAR_CHUNK / inner).max(1);
+            spare.par_chunks_mut(rows_per * inner).enumerate().for_each(|(i, c)| {
+                let lo = i * rows_per;
+                fill_rows(lo, (lo + rows_per).min(rows), c)
+            });
+        } else {
+            fill_rows(0, rows, spare);
+        }
+    }
+    // SAFETY: all `rows * inner == n` elements were written.
+    unsafe { out.set_len(n) };
+    Ok(out)
+}
+
+/// `out = f(src)` elementwise over any layout; output contiguous in row-major order.
+pub fn map_unary<T: Copy + Sync, O: Copy + Send>(
+    src: &[T],
+    layout: &Layout,
+    f: impl Fn(T) -> O + Sync + Send,
+) -> Result<Vec<O>> {
+    let n = layout.numel();
+    if layout.is_contiguous() {
+        let s = &src[layout.offset..layout.offset + n];
+        return build_output(n, |start, c| {
+            let end = start + c.len();
+            for (o, &x) in c.iter_mut().zip(&s[start..end]) {
+                o.write(f(x));
+            }
+        });
+    }
+    let shape = layout.shape.clone();
+    let inner = shape.last().copied().unwrap_or(1);
+    let (is, _) = (layout.strides.last().copied().unwrap_or(1), ());
+    build_by_rows(&shape, |lo, hi, out| {
+        let mut pos = 0;
+        for_rows(&shape, [layout], lo, hi, |[b]| {
+            let row = &mut out[pos..pos + inner];
+            for (j, o) in row.iter_mut().enumerate() {
+                o.write(f(src[(b + j as isize * is) as usize]));
+            }
+            pos += inner;
+        });
+    })
+}
+
+/// `out = f(a, b)` elementwise with NumPy broadcasting to `out_shape`.
+pub fn map_binary<A: Copy + Sync, B: Copy + Sync, O: Copy + Send>(
+    a: &[A],
+    la: &Layout,
+    b: &[B],
+    lb: &Layout,
+    out_shape: &[usize],
+    f: impl Fn(A, B) -> O + Sync + Send,
+) -> Result<Vec<O>> {
+    let n: usize = out_shape.iter().product();
+    let a_full = la.numel() == n && la.shape.as_slice() == out_shape;
+    let b_full = lb.numel() == n && lb.shape.as_slice() == out_shape;
+    // Fast paths: both contiguous, or one side a single element.
+    if a_full && b_full && la.is_contiguous() && lb.is_contiguous() {
+        let (sa, sb) = (&a[la.offset..la.offset + n], &b[lb.offset..lb.offset + n]);
+        return build_output(n, |start, c| {
+            let end = start + c.len();
+            for ((o, &x), &y) in c.iter_mut().zip(&sa[start..end]).zip(&sb[start..end]) {
+                o.write(f(x, y));
+            }
+        });
+    }
+    if a_full && la.is_contiguous() && lb.numel() == 1 {
+        let (sa, y) = (&a[la.offset..la.offset + n], b[lb.offset]);
+        return build_output(n, |start, c| {
+            let end = start + c.len();
+            for (o, &x) in c.iter_mut().zip(&sa[start..end]) {
+                o.write(f(x, y));
+            }
+        });
+    }
+    if b_full && lb.is_contiguous() && la.numel() == 1 {
+        let (x, sb) = (a[la.offset], &b[lb.offset..lb.offset + n]);
+        return build_output(n, |start, c| {
+            let end = start + c.len();
+            for (o, &y) in c.iter_mut().zip(&sb[start..end]) {
+                o.write(f(x, y));
+            }
+        });
+    }
+    // General strided / broadcast path, row by row.
+    let ba = la.broadcast_to(out_shape, "broadcast")?;
+    let bb = lb.broadcast_to(out_shape, "broadcast")?;
+    let inner = out_shape.last().copied().unwrap_or(1);
+    let sa = ba.strides.last().copied().unwrap_or(1);
+    let sb = bb.strides.last().copied().unwrap_or(1);
+    build_by_rows(out_shape, |lo, hi, out| {
+        let mut pos = 0;
+        for_rows(out_shape, [&ba, &bb], lo, hi, |[oa, ob]| {
+            let row = &mut out[pos..pos + inner];
+            if sa == 1 && sb == 1 {
+                let (ra, rb) = (&a[oa as usize..oa as usize + inner], &b[ob as usize..ob as usize + inner]);
+                for ((o, &x), &y) in row.iter_mut().zip(ra).zip(rb) {
+                    o.write(f(x, y));
+                }
+            } else if sa == 1 && sb == 0 {
+                let (ra, y) = (&a[oa as usize..oa as usize + inner], b[ob as usize]);
+                for (o, &x) in row.iter_mut().zip(ra) {
+                    o.write(f(x, y));
+                }
+            } else if sa == 0 && sb == 1 {
+                let (x, rb) = (a[oa as usize], &b[ob as usize..ob as usize + inner]);
+                for (o, &y) in row.iter_mut().zip(rb) {
+                    o.write(f(x, y));
+                }
+            } else {
+                for (j, o) in row.iter_mut().enumerate() {
+                    let j = j as isize;
+                    o.write(f(a[(oa + j * sa) as usize], b[(ob + j * sb) as usize]));
+                }
+            }
+            pos += inner;
+        });
+    })
+}
+
+/// `dst[view] = f(dst[view], src)` in place, `src` broadcast to the view's shape.
+/// `dst` and `src` must not alias (callers copy `src` first when they share storage).
+pub fn zip_assign<T: Copy + Sync + Send, S: Copy + Sync>(
+    dst: &mut [T],
+    ld: &Layout,
+    src: &[S],
+    ls: &Layout,
+    f: impl Fn(T, S) -> T + Sync + Send,
+) -> Result<()> {
+    let shape = ld.shape.clone();
+    let bs = ls.broadcast_to(&shape, "assign")?;
+    let inner = shape.last().copied().unwrap_or(1);
+    let n = ld.numel();
+    if n == 0 {
+        return Ok(());
+    }
+    if ld.is_contiguous() && bs.is_contiguous() && bs.numel() == n {
+        let d = &mut dst[ld.offset..ld.offset + n];
+        let s = &src[bs.offset..bs.offset + n];
+        if n >= PAR_THRESHOLD {
+            d.par_chunks_mut(PAR_CHUNK).zip(s.par_chunks(PAR_CHUNK)).for_each(|(dc, sc)| {
+                for (o, &x) in dc.iter_mut().zip(sc) {
+                    *o = f(*o, x);
+                }
+            });
+        } else {
+            for (o, &x) in d.iter_mut().zip(s) {
+                *o = f(*o, x);
+            }
+        }
+        return Ok(());
+    }
+    let sd = ld.strides.last().copied().unwrap_or(1);
+    let ss = bs.strides.last().copied().unwrap_or(1);
+    let rows = n / inner.max(1);
+    for_rows(&shape, [ld, &bs], 0, rows, |[od, os]| {
+        for j in 0..inner as isize {
+            let di = (od + j * sd) as usize;
+            dst[di] = f(dst[di], src[(os + j * ss) as usize]);
+        }
+    });
+    Ok(())
+}

@@ -1,0 +1,635 @@
+//! Matrix product with NumPy/PyTorch `matmul` semantics over strided views.
+//!
+//! Operands are a storage slice plus a [`Layout`] (any strides, offsets and broadcast
+//! zero strides). Floating and complex types go through the `gemm` crate, which takes row
+//! and column strides directly, so transposed or sliced matrices need no copy as long as
+//! one of their two matrix dims has unit stride. Integers and bool use a row-wise
+//! i-k-j loop (integers wrap on overflow, bool is or-of-ands), as do tiny float matrices
+//! where gemm's dispatch costs more than the arithmetic. Batch dims broadcast; each batch
+//! reads its matrices through per-batch offsets, never through a materialised copy.
+
+use crate::dtype::Element;
+use crate::error::{Error, Result};
+use crate::layout::{broadcast_shapes, checked_numel, Layout, Shape, Strides};
+use crate::storage::{try_filled_vec, try_vec_with_capacity, Storage};
+use gemm::Parallelism;
+use num_complex::{Complex32, Complex64};
+use rayon::prelude::*;
+use smallvec::smallvec;
+use std::any::TypeId;
+use std::borrow::Cow;
+
+/// Per-matrix work (m*n*k) from which gemm may use several threads.
+const GEMM_PAR_WORK: usize = 128 * 128 * 128;
+/// Total work from which batches (or loop rows) are spread over rayon threads.
+const PAR_WORK: usize = 1 << 17;
+/// Per-matrix work up to which the plain loop beats gemm for float/complex types.
+const TINY_WORK: usize = 7 * 7 * 7;
+
+/// Output shape of matmul for operand shapes `a` and `b` with NumPy/PyTorch semantics:
+/// 1-D x 1-D -> [] (dot); 1-D a is promoted to [1,k] and the 1 removed after; 1-D b is
+/// [k,1] and the 1 removed; N-D: batch dims broadcast (NumPy rules), last two are
+/// [m,k] x [k,n] -> [m,n]. Errors (Error::value) name `matmul`, both shapes, and the
+/// mismatching inner sizes; 0-d operands are an error.
+pub fn matmul_shape(a: &[usize], b: &[usize]) -> Result<Shape> {
+    if a.is_empty() || b.is_empty() {
+        return Err(Error::value(format!(
+            "matmul: both operands need at least 1 dimension, got shapes {a:?} and {b:?}"
+        )));
+    }
+    let (na, nb) = (a.len(), b.len());
+    let ka = a[na - 1];
+    let (kb, kb_dim) = if nb == 1 {
+        (b[0], "only")
+    } else {
+        (b[nb - 2], "second-to-last")
+    };
+    if ka != kb {
+        return Err(Error::value(format!(
+            "matmul: shapes {a:?} and {b:?} are not aligned: the last dimension of the first \
+             operand has size {ka} but the {kb_dim} dimension of the second has size {kb}"
+        )));
+    }
+    let batch_a = &a[..na.saturating_sub(2)];
+    let batch_b = &b[..nb.saturating_sub(2)];
+    let mut out = broadcast_shapes(batch_a, batch_b, "matmul").map_err(|_| {
+        Error::value(format!(
+            "matmul: shapes {a:?} and {b:?} have batch dimensions {batch_a:?} and {batch_b:?} \
+             that cannot be broadcast together"
+        ))
+    })?;
+    if na >= 2 {
+        out.push(a[na - 2]);
+    }
+    if nb >= 2 {
+        out.push(b[nb - 1]);
+    }
+    checked_numel(&out)?;
+    Ok(out)
+}
+
+/// Matrix product of two tensors of the same element type T given as storage slice + layout
+/// (any strides, offsets, broadcast zero strides), returning a contiguous row-major Vec<T> of
+/// shape `matmul_shape(...)`.
+///
+/// Supports f32, f64, complex64, complex128 (through `gemm`), i32, i64 (wrapping) and bool
+/// (or of ands); half types are a `TypeError` (the caller computes them in f32).
+pub fn matmul<T: Element>(a: &[T], la: &Layout, b: &[T], lb: &Layout) -> Result<Vec<T>> {
+    let out_shape = matmul_shape(&la.shape, &lb.shape)?;
+    check_span(a.len(), la, "first")?;
+    check_span(b.len(), lb, "second")?;
+    let use_gemm = same::<T, f32>() || same::<T, f64>();
+    let use_gemm = use_gemm || same::<T, Complex32>() || same::<T, Complex64>();
+    if !(use_gemm || same::<T, i32>() || same::<T, i64>() || same::<T, bool>()) {
+        return Err(Error::type_err(format!(
+            "matmul: dtype {} is not supported here; cast float16/bfloat16 operands to float32",
+            T::DTYPE
+        )));
+    }
+    let mut out = try_filled_vec(checked_numel(&out_shape)?, T::zero())?;
+    // Operands as matrices: a 1-D `a` is a row [1,k], a 1-D `b` a column [k,1].
+    let (pa, pb) = (promote(la, true), promote(lb, false));
+    let (m, k) = (pa.shape[pa.ndim() - 2], pa.shape[pa.ndim() - 1]);
+    let n = pb.shape[pb.ndim() - 1];
+    if out.is_empty() || k == 0 {
+        return Ok(out); // nothing to compute: empty, or a sum over nothing (zeros)
+    }
+    let tiny = m.saturating_mul(n).saturating_mul(k) <= TINY_WORK;
+    let kernel_gemm = use_gemm && !tiny;
+    // gemm wants a unit stride in one matrix dim; the loop reads b along rows, which is
+    // only worth a copy when b is too big for the strided reads to stay in cache.
+    let gemm_copy = |rs: isize, cs: isize| kernel_gemm && rs.abs() != 1 && cs.abs() != 1;
+    let (a, pa) = contiguous_if(a, pa, gemm_copy)?;
+    let big_b = k.saturating_mul(n) > 4096;
+    let (b, pb) = contiguous_if(b, pb, |rs, cs| {
+        gemm_copy(rs, cs) || (!kernel_gemm && cs != 1 && big_b)
+    })?;
+    let plan = Plan::new(&pa, &pb, m, k, n);
+    if kernel_gemm {
+        run_gemm(&a, &b, &mut out, &plan);
+    } else {
+        // exactly one of these matches T (checked above)
+        let _ = loop_as::<T, i64>(&a, &b, &mut out, &plan)
+            || loop_as::<T, i32>(&a, &b, &mut out, &plan)
+            || loop_as::<T, bool>(&a, &b, &mut out, &plan)
+            || loop_as::<T, f32>(&a, &b, &mut out, &plan)
+            || loop_as::<T, f64>(&a, &b, &mut out, &plan)
+            || loop_as::<T, Complex32>(&a, &b, &mut out, &plan)
+            || loop_as::<T, Complex64>(&a, &b, &mut out, &plan);
+    }
+    Ok(out)
+}
+
+/// Runs `matmul` for a dtype chosen at run time over untyped storages: `with_dtype!`-style
+/// dispatch; returns a new Storage.
+///
+/// Both storages must share one dtype; half types must be cast to float32 first.
+pub fn matmul_storage(
+    a: &Storage,
+    la: &Layout,
+    b: &Storage,
+    lb: &Layout,
+) -> Result<(Storage, Shape)> {
+    let (da, db) = (a.dtype(), b.dtype());
+    if da != db {
+        return Err(Error::type_err(format!(
+            "matmul: both operands must have the same dtype, got {da} and {db}"
+        )));
+    }
+    // half dtypes reach `matmul`, which rejects them with a hint to cast to float32
+    let shape = matmul_shape(&la.shape, &lb.shape)?;
+    crate::with_dtype!(da, T, {
+        let (ra, rb) = (a.read::<T>(), b.read::<T>());
+        let v = matmul::<T>(&ra, la, &rb, lb)?;
+        Ok((Storage::from_vec(v), shape))
+    })
+}
+
+/// Errors when `l` reaches outside a storage of `len` elements (would be UB in gemm).
+fn check_span(len: usize, l: &Layout, which: &str) -> Result<()> {
+    let (lo, hi) = l.storage_span();
+    if l.numel() > 0 && (lo > hi || hi > len) {
+        return Err(Error::runtime(format!(
+            "matmul: the {which} operand's layout {l:?} reaches outside its storage of {len} \
+             elements"
+        )));
+    }
+    Ok(())
+}
+
+/// Views a 1-D operand as a matrix (`[1,k]` for a, `[k,1]` for b); then gives size-1
+/// matrix dims a stride that marks the other dim's layout (row-major when it has unit
+/// stride), so gemm takes its fast paths and no copy is made for a merely odd stride.
+fn promote(l: &Layout, is_a: bool) -> Layout {
+    let mut l = l.clone();
+    if l.ndim() == 1 {
+        let s = l.strides[0];
+        (l.shape, l.strides) = if is_a {
+            (smallvec![1, l.shape[0]], smallvec![0, s])
+        } else {
+            (smallvec![l.shape[0], 1], smallvec![s, 0])
+        };
+    }
+    let nd = l.ndim();
+    let (r, c) = (l.shape[nd - 2], l.shape[nd - 1]);
+    let fill = |s: isize, len: usize| if s == 1 { len as isize } else { 1 };
+    if r == 1 {
+        l.strides[nd - 2] = fill(l.strides[nd - 1], c);
+    }
+    if c == 1 {
+        l.strides[nd - 1] = fill(l.strides[nd - 2], r);
+    }
+    l
+}
+
+/// Returns the operand unchanged, or a contiguous copy of it when `need(rs, cs)` says its
+/// matrix strides suit the kernel badly.
+fn contiguous_if<'a, T: Copy>(
+    data: &'a [T],
+    l: Layout,
+    need: impl Fn(isize, isize) -> bool,
+) -> Result<(Cow<'a, [T]>, Layout)> {
+    let nd = l.ndim();
+    if !need(l.strides[nd - 2], l.strides[nd - 1]) {
+        return Ok((Cow::Borrowed(data), l));
+    }
+    let mut v = try_vec_with_capacity(l.numel())?;
+    l.for_each_row(|base, stride, len| {
+        v.extend((0..len as isize).map(|i| data[(base + i * stride) as usize]));
+    });
+    Ok((Cow::Owned(v), promote(&Layout::contiguous(&l.shape), true)))
+}
+
+/// True when `T` and `U` are the same type.
+fn same<T: 'static, U: 'static>() -> bool {
+    TypeId::of::<T>() == TypeId::of::<U>()
+}
+
+/// Runs the loop kernel with `T` viewed as `U`; false (doing nothing) when they differ.
+fn loop_as<T: 'static, U: MulAdd + 'static>(a: &[T], b: &[T], out: &mut [T], p: &Plan) -> bool {
+    if !same::<T, U>() {
+        return false;
+    }
+    // SAFETY: T and U are the same type.
+    let (a, b, out) = unsafe {
+        (
+            std::slice::from_raw_parts(a.as_ptr().cast::<U>(), a.len()),
+            std::slice::from_raw_parts(b.as_ptr().cast::<U>(), b.len()),
+            std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<U>(), out.len()),
+        )
+    };
+    run_loop(a, b, out, p);
+    true
+}
+
+/// Matrix sizes, matrix strides and broadcast batch strides of both operands.
+struct Plan {
+    m: usize,
+    k: usize,
+    n: usize,
+    /// Row and column strides of a's and b's matrices.
+    a_rs: isize,
+    a_cs: isize,
+    b_rs: isize,
+    b_cs: isize,
+    /// Broadcast batch shape and each operand's stride per batch dim (0 where broadcast).
+    batch: Shape,
+    a_bs: Strides,
+    b_bs: Strides,
+    a_off: isize,
+    b_off: isize,
+}
+
+impl Plan {
+    fn new(pa: &Layout, pb: &Layout, m: usize, k: usize, n: usize) -> Plan {
+        let (na, nb) = (pa.ndim() - 2, pb.ndim() - 2);
+        let nbatch = na.max(nb);
+        let mut batch: Shape = smallvec![1; nbatch];
+        let (mut a_bs, mut b_bs): (Strides, Strides) = (smallvec![0; nbatch], smallvec![0; nbatch]);
+        for (l, nd, bs) in [(pa, na, &mut a_bs), (pb, nb, &mut b_bs)] {
+            for i in 0..nd {
+                let j = nbatch - nd + i;
+                if l.shape[i] != 1 {
+                    batch[j] = l.shape[i]; // shapes were validated by matmul_shape
+                    bs[j] = l.strides[i];
+                }
+            }
+        }
+        Plan {
+            m,
+            k,
+            n,
+            a_rs: pa.strides[na],
+            a_cs: pa.strides[na + 1],
+            b_rs: pb.strides[nb],
+            b_cs: pb.strides[nb + 1],
+            batch,
+            a_bs,
+            b_bs,
+            a_off: pa.offset as isize,
+            b_off: pb.offset as isize,
+        }
+    }
+
+    /// Storage offsets of a's and b's matrices for flat batch index `idx`.
+    #[inline]
+    fn offsets(&self, mut idx: usize) -> (isize, isize) {
+        let (mut oa, mut ob) = (self.a_off, self.b_off);
+        for d in (0..self.batch.len()).rev() {
+            let i = (idx % self.batch[d]) as isize;
+            idx /= self.batch[d];
+            oa += i * self.a_bs[d];
+            ob += i * self.b_bs[d];
+        }
+        (oa, ob)
+    }
+}
+
+/// Computes every batch through `gemm` (T is f32, f64, Complex32 or Complex64).
+fn run_gemm<T: Element>(a: &[T], b: &[T], out: &mut [T], p: &Plan) {
+    let (m, k, n) = (p.m, p.k, p.n);
+    let work = m.saturating_mul(n).saturating_mul(k);
+    let one = |o: &mut [T], bi: usize, par: Parallelism| {
+        let (oa, ob) = p.offsets(bi);
+        // SAFETY: check_span proved every element of both views lies inside `a` and `b`,
+        // and `o` holds exactly the m*n row-major outputs of this batch.
+        unsafe {
+            gemm::gemm(
+                m,
+                n,
+                k,
+                o.as_mut_ptr(),
+                1,
+                n as isize,
+                false,
+                a.as_ptr().wrapping_offset(oa),
+                p.a_cs,
+                p.a_rs,
+                b.as_ptr().wrapping_offset(ob),
+                p.b_cs,
+                p.b_rs,
+                T::zero(),
+                T::one(),
+                false,
+                false,
+                false,
+                par,
+            )
+        }
+    };
+    let nbatch = out.len() / (m * n);
+    if nbatch > 1 && work < GEMM_PAR_WORK && work.saturating_mul(nbatch) >= PAR_WORK {
+        // many small matrices: one batch per rayon task, gemm itself single-threaded
+        out.par_chunks_mut(m * n)
+            .enumerate()
+            .for_each(|(bi, o)| one(o, bi, Parallelism::None));
+    } else {
+        let par = if work >= GEMM_PAR_WORK {
+            Parallelism::Rayon(0)
+        } else {
+            Parallelism::None
+        };
+        out.chunks_mut(m * n)
+            .enumerate()
+            .for_each(|(bi, o)| one(o, bi, par));
+    }
+}
+
+/// Scalar multiply-accumulate for the loop kernel.
+trait MulAdd: Copy + Send + Sync {
+    /// `acc + a * b` (wrapping for integers, `acc | (a & b)` for bool).
+    fn mul_add(acc: Self, a: Self, b: Self) -> Self;
+}
+
+macro_rules! impl_mul_add {
+    ($($t:ty => |$acc:ident, $a:ident, $b:ident| $e:expr;)*) => {$(
+        impl MulAdd for $t {
+            #[inline(always)]
+            fn mul_add($acc: Self, $a: Self, $b: Self) -> Self {
+                $e
+            }
+        }
+    )*};
+}
+
+impl_mul_add! {
+    i32 => |acc, a, b| acc.wrapping_add(a.wrapping_mul(b));
+    i64 => |acc, a, b| acc.wrapping_add(a.wrapping_mul(b));
+    bool => |acc, a, b| acc | (a & b);
+    f32 => |acc, a, b| acc + a * b;
+    f64 => |acc, a, b| acc + a * b;
+    Complex32 => |acc, a, b| acc + a * b;
+    Complex64 => |acc, a, b| acc + a * b;
+}
+
+/// Computes all output rows with an i-k-j loop, blocked over k so that the block of b
+/// rows in use stays in cache across a group of output rows; groups go to rayon when the
+/// work is large.
+fn run_loop<U: MulAdd>(a: &[U], b: &[U], out: &mut [U], p: &Plan) {
+    let (m, k, n) = (p.m, p.k, p.n);
+    let kb = ((64 << 10) / (n * std::mem::size_of::<U>()).max(1)).clamp(1, k);
+    let rows = |r0: usize, chunk: &mut [U]| {
+        for k0 in (0..k).step_by(kb) {
+            for (r, o) in (r0..).zip(chunk.chunks_mut(n)) {
+                let (oa, ob) = p.offsets(r / m);
+                let a_row = oa + (r % m) as isize * p.a_rs;
+                for kk in k0 as isize..(k0 + kb).min(k) as isize {
+                    let av = a[(a_row + kk * p.a_cs) as usize];
+                    let b_row = ob + kk * p.b_rs;
+                    if p.b_cs == 1 {
+                        // contiguous b row: a zip the compiler vectorises
+                        let br = &b[b_row as usize..b_row as usize + n];
+                        for (o, &bv) in o.iter_mut().zip(br) {
+                            *o = U::mul_add(*o, av, bv);
+                        }
+                    } else {
+                        for (j, o) in o.iter_mut().enumerate() {
+                            *o = U::mul_add(*o, av, b[(b_row + j as isize * p.b_cs) as usize]);
+                        }
+                    }
+                }
+            }
+        }
+    };
+    let total_rows = out.len() / n;
+    if out.len().saturating_mul(k) >= PAR_WORK && total_rows > 1 {
+        let group = (total_rows / (4 * rayon::current_num_threads())).clamp(1, 64);
+        let tasks = out.par_chunks_mut(group * n).enumerate();
+        tasks.for_each(|(g, chunk)| rows(g * group, chunk));
+    } else {
+        rows(0, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorKind;
+
+    /// Deterministic values in [-2, 2] in steps of 0.1.
+    fn data(n: usize, seed: u64) -> Vec<f64> {
+        let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut next = move || {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1);
+            ((s >> 33) % 41) as f64 / 10.0 - 2.0
+        };
+        (0..n).map(|_| next()).collect()
+    }
+
+    fn c(shape: &[usize]) -> Layout {
+        Layout::contiguous(shape)
+    }
+
+    fn lay(shape: &[usize], strides: &[isize], offset: usize) -> Layout {
+        let (shape, strides) = (shape.into(), strides.into());
+        Layout {
+            shape,
+            strides,
+            offset,
+        }
+    }
+
+    /// Naive f64 triple loop: promotes with `unsqueeze`, broadcasts with `broadcast_to`.
+    fn reference(a: &[f64], la: &Layout, b: &[f64], lb: &Layout) -> Vec<f64> {
+        let (pa, pb) = match (la.ndim(), lb.ndim()) {
+            (1, 1) => (la.unsqueeze(0), lb.unsqueeze(1)),
+            (1, _) => (la.unsqueeze(0), lb.clone()),
+            (_, 1) => (la.clone(), lb.unsqueeze(1)),
+            _ => (la.clone(), lb.clone()),
+        };
+        let (na, nb) = (pa.ndim() - 2, pb.ndim() - 2);
+        let (m, k, n) = (pa.shape[na], pa.shape[na + 1], pb.shape[nb + 1]);
+        let batch = broadcast_shapes(&pa.shape[..na], &pb.shape[..nb], "t").unwrap();
+        let full = |l: &Layout, r, c| {
+            let shape: Shape = batch.iter().copied().chain([r, c]).collect();
+            l.broadcast_to(&shape, "t").unwrap().offsets()
+        };
+        let (oa, ob) = (full(&pa, m, k), full(&pb, k, n));
+        let mut out = vec![0.0; batch.iter().product::<usize>() * m * n];
+        for (r, o) in out.iter_mut().enumerate() {
+            let (bi, i, j) = (r / (m * n), r / n % m, r % n);
+            for q in 0..k {
+                *o += a[oa[(bi * m + i) * k + q]] * b[ob[(bi * k + q) * n + j]];
+            }
+        }
+        out
+    }
+
+    /// Checks f64, f32 and i64 (values scaled by 10) results against the reference.
+    fn check(a: &[f64], la: &Layout, b: &[f64], lb: &Layout, shape: &[usize]) {
+        assert_eq!(
+            matmul_shape(&la.shape, &lb.shape).unwrap().as_slice(),
+            shape
+        );
+        let want = reference(a, la, b, lb);
+        let close = |got: Vec<f64>, scale: f64, tol: f64| {
+            assert_eq!(got.len(), want.len());
+            let bad = got
+                .iter()
+                .zip(&want)
+                .find(|(g, w)| (*g - *w * scale).abs() > tol);
+            assert!(bad.is_none(), "{bad:?} in {la:?} @ {lb:?}");
+        };
+        close(matmul(a, la, b, lb).unwrap(), 1.0, 1e-9);
+        let f = |v: &[f64]| v.iter().map(|&x| x as f32).collect::<Vec<_>>();
+        let got = matmul(&f(a), la, &f(b), lb).unwrap();
+        close(got.into_iter().map(f64::from).collect(), 1.0, 1e-3);
+        let i = |v: &[f64]| {
+            v.iter()
+                .map(|&x| (x * 10.0).round() as i64)
+                .collect::<Vec<_>>()
+        };
+        let got = matmul(&i(a), la, &i(b), lb).unwrap();
+        close(got.into_iter().map(|x| x as f64).collect(), 100.0, 1e-6);
+    }
+
+    #[test]
+    fn contiguous_and_broadcast_shapes() {
+        let cases: [(&[usize], &[usize], &[usize]); 10] = [
+            (&[3, 4], &[4, 5], &[3, 5]),
+            (&[128, 128], &[128, 130], &[128, 130]), // multi-threaded gemm
+            (&[64, 150], &[150, 80], &[64, 80]),     // k-blocked loop for i64
+            (&[7], &[7], &[]),
+            (&[4], &[4, 6], &[6]),
+            (&[20, 30], &[30], &[20]),
+            (&[2, 1, 3, 4], &[5, 4, 2], &[2, 5, 3, 2]),
+            (&[3, 30, 20], &[20], &[3, 30]),
+            (&[9], &[2, 9, 20], &[2, 20]),
+            (&[1, 1], &[1, 1], &[1, 1]),
+        ];
+        for (i, (sa, sb, so)) in cases.into_iter().enumerate() {
+            let (a, b) = (
+                data(c(sa).numel(), i as u64),
+                data(c(sb).numel(), 99 + i as u64),
+            );
+            check(&a, &c(sa), &b, &c(sb), so);
+        }
+    }
+
+    #[test]
+    fn strided_views() {
+        let (a, b) = (data(20000, 1), data(20000, 2));
+        for (m, k, n) in [(3, 4, 2), (30, 17, 25), (5, 70, 90)] {
+            let (ki, ni) = (k as isize, n as isize);
+            // transposed operands (strides swapped)
+            let (lat, lbt) = (c(&[k, m]).swap_dims(0, 1), c(&[n, k]).swap_dims(0, 1));
+            check(&a, &lat, &b, &lbt, &[m, n]);
+            // offsets and non-unit strides in both dims (a copy for gemm)
+            let las = lay(&[m, k], &[2 * ki + 1, 2], 5);
+            let lbs = lay(&[k, n], &[3, 3 * ki], 7);
+            check(&a, &las, &b, &lbs, &[m, n]);
+            // padded rows, and reversed columns (negative stride)
+            let lap = lay(&[m, k], &[ki + 3, 1], 2);
+            check(&a, &lap, &b, &lay(&[k, n], &[ni, -1], n - 1), &[m, n]);
+            // strided 1-D operands
+            check(&a, &lay(&[k], &[3], 1), &b, &lbs, &[n]);
+            check(&a, &las, &b, &lay(&[k], &[-2], 2 * k), &[m]);
+        }
+        // zero strides: an expanded batch dim and a matrix whose rows are all one row
+        let (la, lb) = (
+            lay(&[4, 9, 10], &[0, 10, 1], 0),
+            lay(&[4, 10, 12], &[12, 0, 1], 1),
+        );
+        check(&a, &la, &b, &lb, &[4, 9, 12]);
+        // many small batches (parallel batch path) with a transposed rhs
+        let lb = c(&[600, 8, 8]).swap_dims(1, 2);
+        let (a, b) = (data(600 * 48, 3), data(600 * 64, 4));
+        check(&a, &c(&[600, 6, 8]), &b, &lb, &[600, 6, 8]);
+    }
+
+    #[test]
+    fn zero_sizes() {
+        let v = data(10, 1);
+        let mm = |sa: &[usize], sb: &[usize]| matmul(&v, &c(sa), &v, &c(sb)).unwrap();
+        assert_eq!(mm(&[2, 0], &[0, 3]), vec![0.0; 6]);
+        assert_eq!(mm(&[0], &[0]), vec![0.0]);
+        assert!(mm(&[0, 4], &[4, 2]).is_empty());
+        assert!(mm(&[0, 2, 3], &[3, 1]).is_empty());
+        assert_eq!(
+            matmul_shape(&[0, 2, 3], &[3, 1]).unwrap().as_slice(),
+            &[0, 2, 1]
+        );
+    }
+
+    #[test]
+    fn integer_bool_and_complex() {
+        let a = [i32::MAX, 2, 3, 4];
+        let w = |x: i32, y: i32, z: i32, t: i32| x.wrapping_mul(y).wrapping_add(z.wrapping_mul(t));
+        let want = [
+            w(a[0], a[0], 2, 3),
+            w(a[0], 2, 2, 4),
+            w(3, a[0], 4, 3),
+            w(3, 2, 4, 4),
+        ];
+        assert_eq!(matmul(&a, &c(&[2, 2]), &a, &c(&[2, 2])).unwrap(), want);
+        let t = [true, false, false, false, true, true];
+        let f = [false, true, true, false, false, false];
+        let r = matmul(&t, &c(&[2, 3]), &f, &c(&[3, 2])).unwrap();
+        assert_eq!(r, [false, true, true, false]);
+        let (re, im) = (data(264, 5), data(264, 6));
+        let z = |(&r, &i): (&f64, &f64)| Complex32::new(r as f32, i as f32);
+        let v: Vec<Complex32> = re.iter().zip(&im).map(z).collect();
+        // [2,24] @ transposed [24,9] (gemm) and [2,2] @ [2,1] (loop)
+        for (m, k, n) in [(2, 24, 9), (2, 2, 1)] {
+            let lb = lay(&[k, n], &[1, k as isize], 48);
+            let got = matmul(&v, &c(&[m, k]), &v, &lb).unwrap();
+            for (r, g) in got.iter().enumerate() {
+                let (i, j) = (r / n, r % n);
+                let prod = |q: usize| v[i * k + q].to_c128() * v[48 + j * k + q].to_c128();
+                let w: Complex64 = (0..k).map(prod).sum();
+                assert!((g.to_c128() - w).norm() < 1e-3, "{g} vs {w}");
+            }
+        }
+    }
+
+    #[test]
+    fn storage_dispatch() {
+        let s = Storage::from_vec(vec![1i64, 2, 3, 4, 5, 6]);
+        let (out, shape) = matmul_storage(&s, &c(&[2, 3]), &s, &c(&[3, 2])).unwrap();
+        assert_eq!(shape.as_slice(), &[2, 2]);
+        assert_eq!(&*out.read::<i64>(), &[22, 28, 49, 64]);
+        let f = Storage::from_vec(vec![1.0f32; 6]);
+        let e = matmul_storage(&s, &c(&[6]), &f, &c(&[6])).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Type);
+        let h = Storage::from_vec(vec![half::f16::ONE; 6]);
+        let e = matmul_storage(&h, &c(&[6]), &h, &c(&[6])).unwrap_err();
+        assert!(e.message.contains("float32"));
+    }
+
+    #[test]
+    fn shape_errors() {
+        let e = matmul_shape(&[2, 3], &[4, 5]).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Value);
+        for part in ["matmul", "[2, 3]", "[4, 5]", "size 3", "size 4"] {
+            assert!(e.message.contains(part), "{}", e.message);
+        }
+        assert!(matmul_shape(&[], &[3]).is_err() && matmul_shape(&[3], &[4]).is_err());
+        let e = matmul_shape(&[2, 3, 4], &[5, 4, 2]).unwrap_err();
+        assert!(e.message.contains("[2, 3, 4]") && e.message.contains("broadcast"));
+        let e = matmul(&[1.0f32; 4], &c(&[3, 2]), &[1.0f32; 4], &c(&[2])).unwrap_err();
+        assert!(e.message.contains("outside"));
+    }
+
+    /// Release timing: `cargo test --release -- --ignored --nocapture timing`.
+    #[test]
+    #[ignore]
+    fn timing() {
+        fn time<T: Element>(s: &[usize], reps: usize) -> f64 {
+            let v: Vec<T> = data(c(s).numel(), 7).into_iter().map(T::from_f64).collect();
+            let t = std::time::Instant::now();
+            for _ in 0..reps {
+                std::hint::black_box(matmul(&v, &c(s), &v, &c(s)).unwrap());
+            }
+            t.elapsed().as_secs_f64() / reps as f64 * 1e6
+        }
+        for (s, reps) in [(&[1024, 1024][..], 5), (&[64, 64], 5000), (&[4, 4], 100000)] {
+            let (f, d) = (time::<f32>(s, reps), time::<f64>(s, reps));
+            println!("{s:?}: f32 {f:.2} us, f64 {d:.2} us");
+        }
+        let (b, i) = (
+            time::<f32>(&[4096, 8, 8], 200),
+            time::<i32>(&[1024, 1024], 2),
+        );
+        println!("[4096, 8, 8] f32: {b:.1} us; [1024, 1024] i32: {i:.1} us");
+    }
+}

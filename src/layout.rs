@@ -1,0 +1,381 @@
+//! Shape, strides and offset of a tensor view into its storage, and the shape algebra
+//! (broadcasting, permutation, reshaping, slicing) that views are built from.
+//!
+//! Strides are in elements and may be zero (broadcast) or negative (reversed slices).
+
+use crate::error::{Error, Result};
+use smallvec::SmallVec;
+
+/// Dimensions of a tensor; inline for up to 6 dims.
+pub type Shape = SmallVec<[usize; 6]>;
+/// Strides of a tensor in elements; inline for up to 6 dims.
+pub type Strides = SmallVec<[isize; 6]>;
+
+/// Where a tensor's elements sit inside its storage.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// Size of each dimension.
+    pub shape: Shape,
+    /// Element step of each dimension.
+    pub strides: Strides,
+    /// Index of the first element in the storage.
+    pub offset: usize,
+}
+
+/// Product of the dimensions; fails on overflow (huge shapes must not wrap around).
+pub fn checked_numel(shape: &[usize]) -> Result<usize> {
+    shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d)).ok_or_else(|| {
+        Error::memory(format!("shape {shape:?} has more elements than fit in memory"))
+    })
+}
+
+/// Row-major strides of a contiguous tensor of `shape`.
+pub fn contiguous_strides(shape: &[usize]) -> Strides {
+    let mut strides: Strides = SmallVec::from_elem(0, shape.len());
+    let mut acc = 1isize;
+    for i in (0..shape.len()).rev() {
+        strides[i] = acc;
+        acc *= shape[i].max(1) as isize;
+    }
+    strides
+}
+
+/// NumPy broadcasting of two shapes; names the op and both shapes on failure.
+pub fn broadcast_shapes(a: &[usize], b: &[usize], op: &str) -> Result<Shape> {
+    let n = a.len().max(b.len());
+    let mut out: Shape = SmallVec::from_elem(0, n);
+    for i in 0..n {
+        let da = if i + a.len() >= n { a[i + a.len() - n] } else { 1 };
+        let db = if i + b.len() >= n { b[i + b.len() - n] } else { 1 };
+        out[i] = if da == db || db == 1 {
+            da
+        } else if da == 1 {
+            db
+        } else {
+            return Err(Error::value(format!(
+                "{op}: shapes {a:?} and {b:?} cannot be broadcast together \
+                 (dimension {i} is {da} vs {db}; sizes must match or one must be 1)"
+            )));
+        };
+    }
+    Ok(out)
+}
+
+/// Normalises a possibly negative dimension index against `ndim`.
+pub fn normalize_dim(dim: isize, ndim: usize, op: &str) -> Result<usize> {
+    let n = ndim.max(1) as isize;
+    let d = if dim < 0 { dim + n } else { dim };
+    if d < 0 || d >= n {
+        return Err(Error::index(format!(
+            "{op}: dimension {dim} is out of range for a tensor with {ndim} dimension(s) \
+             (expected a value in [{}, {}])",
+            -n,
+            n - 1
+        )));
+    }
+    Ok(d as usize)
+}
+
+impl Layout {
+    /// Contiguous row-major layout of `shape` at offset 0.
+    pub fn contiguous(shape: &[usize]) -> Layout {
+        Layout { shape: SmallVec::from_slice(shape), strides: contiguous_strides(shape), offset: 0 }
+    }
+
+    /// Number of dimensions.
+    pub fn ndim(&self) -> usize {
+        self.shape.len()
+    }
+
+    /// Number of elements.
+    pub fn numel(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    /// True when elements are laid out row-major without gaps (offset may be non-zero).
+    pub fn is_contiguous(&self) -> bool {
+        let mut expected = 1isize;
+        for i in (0..self.shape.len()).rev() {
+            if self.shape[i] != 1 && self.strides[i] != expected {
+                return false;
+            }
+            expected *= self.shape[i] as isize;
+        }
+        true
+    }
+
+    /// Storage index range `[lo, hi)` this view can touch (empty views touch nothing).
+    pub fn storage_span(&self) -> (usize, usize) {
+        if self.numel() == 0 {
+            return (self.offset, self.offset);
+        }
+        let (mut lo, mut hi) = (self.offset as isize, self.offset as isize);
+        for (&d, &s) in self.shape.iter().zip(&self.strides) {
+            let ext = (d as isize - 1) * s;
+            if ext < 0 {
+                lo += ext;
+            } else {
+                hi += ext;
+            }
+        }
+        (lo as usize, hi as usize + 1)
+    }
+
+    /// View with dims reordered by `perm` (a permutation of `0..ndim`).
+    pub fn permute(&self, perm: &[usize]) -> Result<Layout> {
+        let n = self.ndim();
+        let mut seen = vec![false; n];
+        if perm.len() != n || perm.iter().any(|&p| p >= n || std::mem::replace(&mut seen[p], true)) {
+            return Err(Error::value(format!(
+                "permute: {perm:?} is not a permutation of the {n} dimensions of a tensor of \
+                 shape {:?}",
+                self.shape.as_slice()
+            )));
+        }
+        Ok(Layout {
+            shape: perm.iter().map(|&p| self.shape[p]).collect(),
+            strides: perm.iter().map(|&p| self.strides[p]).collect(),
+            offset: self.offset,
+        })
+    }
+
+    /// View with dims `a` and `b` swapped (already normalised).
+    pub fn swap_dims(&self, a: usize, b: usize) -> Layout {
+        let mut l = self.clone();
+        l.shape.swap(a, b);
+        l.strides.swap(a, b);
+        l
+    }
+
+    /// View broadcast to `shape` (stride 0 on expanded dims); errors name `op`.
+    pub fn broadcast_to(&self, shape: &[usize], op: &str) -> Result<Layout> {
+        let n = shape.len();
+        if n < self.ndim() {
+            return Err(Error::value(format!(
+                "{op}: cannot broadcast shape {:?} to {shape:?} (target has fewer dimensions)",
+                self.shape.as_slice()
+            )));
+        }
+        let lead = n - self.ndim();
+        let mut strides: Strides = SmallVec::from_elem(0, n);
+        for i in 0..n {
+            if i < lead {
+                continue;
+            }
+            let (d, s) = (self.shape[i - lead], self.strides[i - lead]);
+            if d == shape[i] {
+                strides[i] = s;
+            } else if d != 1 {
+                return Err(Error::value(format!(
+                    "{op}: cannot broadcast shape {:?} to {shape:?} (dimension {i}: {d} vs {}; \
+                     only size-1 dimensions can be expanded)",
+                    self.shape.as_slice(),
+                    shape[i]
+                )));
+            }
+        }
+        Ok(Layout { shape: SmallVec::from_slice(shape), strides, offset: self.offset })
+    }
+
+    /// View of a new shape with the same elements, when the strides allow it without a
+    /// copy; `None` when a copy is needed.
+    pub fn reshape_view(&self, new_shape: &[usize]) -> Option<Layout> {
+        if self.is_contiguous() {
+            return Some(Layout {
+                shape: SmallVec::from_slice(new_shape),
+                strides: contiguous_strides(new_shape),
+                offset: self.offset,
+            });
+        }
+        // Merge runs of old dims that are contiguous with each other, then split them.
+        let old: Vec<(usize, isize)> =
+            self.shape.iter().cloned().zip(self.strides.iter().cloned()).filter(|(d, _)| *d != 1).collect();
+        let mut new_strides: Strides = SmallVec::from_elem(0, new_shape.len());
+        let mut oi = 0;
+        let mut ni = 0;
+        while ni < new_shape.len() {
+            if new_shape[ni] == 1 {
+                new_strides[ni] = 1;
+                ni += 1;
+                continue;
+            }
+            if oi >= old.len() {
+                return None;
+            }
+            // take a chunk of old dims whose product equals a chunk of new dims
+            let (mut op, mut np) = (old[oi].0, new_shape[ni]);
+            let (o_start, n_start) = (oi, ni);
+            while op != np {
+                if op < np {
+                    oi += 1;
+                    if oi >= old.len() {
+                        return None;
+                    }
+                    op *= old[oi].0;
+                } else {
+                    ni += 1;
+                    if ni >= new_shape.len() {
+                        return None;
+                    }
+                    np *= new_shape[ni];
+                }
+            }
+            // old chunk must be contiguous within itself
+            for k in o_start..oi {
+                if old[k].1 != old[k + 1].1 * old[k + 1].0 as isize {
+                    return None;
+                }
+            }
+            let mut stride = old[oi].1;
+            for k in (n_start..=ni).rev() {
+                new_strides[k] = stride;
+                stride *= new_shape[k] as isize;
+            }
+            oi += 1;
+            ni += 1;
+        }
+        if oi != old.len() {
+            return None;
+        }
+        Some(Layout { shape: SmallVec::from_slice(new_shape), strides: new_strides, offset: self.offset })
+    }
+
+    /// View of `start..stop` by `step` along `dim` (bounds already clamped by the caller).
+    pub fn slice(&self, dim: usize, start: usize, len: usize, step: isize) -> Layout {
+        let mut l = self.clone();
+        let new_off = self.offset as isize + start as isize * self.strides[dim];
+        l.offset = if len == 0 { self.offset } else { new_off as usize };
+        l.shape[dim] = len;
+        l.strides[dim] = self.strides[dim] * step;
+        l
+    }
+
+    /// View with dimension `dim` fixed at `index` (dimension removed).
+    pub fn select(&self, dim: usize, index: usize) -> Layout {
+        let mut l = self.clone();
+        l.offset = (self.offset as isize + index as isize * self.strides[dim]) as usize;
+        l.shape.remove(dim);
+        l.strides.remove(dim);
+        l
+    }
+
+    /// View with a size-1 dimension inserted at `dim` (`0..=ndim`).
+    pub fn unsqueeze(&self, dim: usize) -> Layout {
+        let mut l = self.clone();
+        let stride = if dim < self.ndim() { self.strides[dim] * self.shape[dim] as isize } else { 1 };
+        l.shape.insert(dim, 1);
+        l.strides.insert(dim, stride);
+        l
+    }
+
+    /// View without dimension `dim`, which must have size 1.
+    pub fn squeeze_dim(&self, dim: usize) -> Layout {
+        let mut l = self.clone();
+        l.shape.remove(dim);
+        l.strides.remove(dim);
+        l
+    }
+
+    /// Calls `f(base_offset, inner_stride, inner_len)` for each innermost row, in
+    /// row-major order. The building block of every strided kernel.
+    #[inline]
+    pub fn for_each_row(&self, mut f: impl FnMut(isize, isize, usize)) {
+        let nd = self.ndim();
+        if nd == 0 {
+            f(self.offset as isize, 1, 1);
+            return;
+        }
+        if self.numel() == 0 {
+            return;
+        }
+        let inner_len = self.shape[nd - 1];
+        let inner_stride = self.strides[nd - 1];
+        let outer = &self.shape[..nd - 1];
+        let mut idx: SmallVec<[usize; 6]> = SmallVec::from_elem(0, nd - 1);
+        let mut base = self.offset as isize;
+        loop {
+            f(base, inner_stride, inner_len);
+            // increment the multi-index over the outer dims
+            let mut d = nd - 1;
+            loop {
+                if d == 0 {
+                    return;
+                }
+                d -= 1;
+                idx[d] += 1;
+                base += self.strides[d];
+                if idx[d] < outer[d] {
+                    break;
+                }
+                base -= self.strides[d] * outer[d] as isize;
+                idx[d] = 0;
+            }
+        }
+    }
+
+    /// Storage offsets of every element in row-major order (for small or general paths).
+    pub fn offsets(&self) -> Vec<usize> {
+        let mut out = Vec::with_capacity(self.numel());
+        self.for_each_row(|base, stride, len| {
+            for i in 0..len as isize {
+                out.push((base + i * stride) as usize);
+            }
+        });
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn broadcasting_rules() {
+        assert_eq!(broadcast_shapes(&[3, 1], &[4], "add").unwrap().as_slice(), &[3, 4]);
+        assert_eq!(broadcast_shapes(&[], &[2, 2], "add").unwrap().as_slice(), &[2, 2]);
+        let e = broadcast_shapes(&[3], &[4], "add").unwrap_err();
+        assert!(e.message.contains("add") && e.message.contains("[3]"));
+    }
+
+    #[test]
+    fn contiguity_and_transpose() {
+        let l = Layout::contiguous(&[2, 3]);
+        assert!(l.is_contiguous());
+        let t = l.swap_dims(0, 1);
+        assert!(!t.is_contiguous());
+        assert_eq!(t.offsets(), vec![0, 3, 1, 4, 2, 5]);
+    }
+
+    #[test]
+    fn reshape_view_merges_contiguous_runs() {
+        let l = Layout::contiguous(&[2, 3, 4]);
+        let p = l.permute(&[1, 0, 2]).unwrap(); // [3,2,4] strides [4,12,1]
+        assert!(p.reshape_view(&[3, 8]).is_none());
+        let v = p.reshape_view(&[3, 2, 2, 2]).unwrap();
+        assert_eq!(v.offsets(), p.offsets());
+        assert_eq!(l.reshape_view(&[6, 4]).unwrap().strides.as_slice(), &[4, 1]);
+    }
+
+    #[test]
+    fn slicing_with_negative_step() {
+        let l = Layout::contiguous(&[5]);
+        let s = l.slice(0, 4, 5, -1);
+        assert_eq!(s.offsets(), vec![4, 3, 2, 1, 0]);
+        assert_eq!(s.storage_span(), (0, 5));
+    }
+
+    #[test]
+    fn broadcast_to_uses_zero_strides() {
+        let l = Layout::contiguous(&[3, 1]);
+        let b = l.broadcast_to(&[2, 3, 4], "expand").unwrap();
+        assert_eq!(b.strides.as_slice(), &[0, 1, 0]);
+        assert_eq!(b.numel(), 24);
+        assert!(l.broadcast_to(&[3, 2], "expand").is_ok());
+        assert!(l.broadcast_to(&[2, 2], "expand").is_err());
+    }
+
+    #[test]
+    fn numel_overflow_is_an_error() {
+        assert!(checked_numel(&[usize::MAX, 2]).is_err());
+    }
+}

@@ -1,0 +1,231 @@
+//! Typed, reference-counted element buffers with a version counter.
+//!
+//! A [`Storage`] is shared by every view of a tensor (`Arc<Storage>`). Its memory is either
+//! owned by Rust (a `Vec<T>`) or borrowed from a foreign owner (a NumPy array) that is kept
+//! alive for as long as the storage lives. Access goes through a reader/writer lock so that
+//! kernels running with the GIL released never race with an in-place write. Every in-place
+//! write bumps the version counter, which saved tensors compare against at backward time.
+
+use crate::dtype::{DType, Element};
+use crate::error::{Error, Result};
+use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::any::Any;
+use std::ops::{Deref, DerefMut};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+enum Owner {
+    /// Memory of a `Vec<T>` with this capacity; rebuilt and dropped with the storage.
+    Rust { capacity: usize },
+    /// Memory owned by another object (e.g. a NumPy array) kept alive here.
+    Foreign(#[allow(dead_code)] Box<dyn Any + Send + Sync>),
+}
+
+/// A contiguous buffer of `len` elements of one dtype.
+pub struct Storage {
+    ptr: *mut u8,
+    len: usize,
+    dtype: DType,
+    owner: Owner,
+    writable: bool,
+    lock: RwLock<()>,
+    version: AtomicU64,
+}
+
+// SAFETY: the buffer is only reached through the lock-guarded accessors below, and the
+// foreign owner is itself Send + Sync.
+unsafe impl Send for Storage {}
+unsafe impl Sync for Storage {}
+
+/// Allocates a `Vec<T>` of `n` copies of `fill`, reporting an allocation that cannot fit
+/// as a `MemoryError` instead of aborting the process.
+pub fn try_filled_vec<T: Clone>(n: usize, fill: T) -> Result<Vec<T>> {
+    let mut v = try_vec_with_capacity::<T>(n)?;
+    v.resize(n, fill);
+    Ok(v)
+}
+
+/// Allocates an empty `Vec<T>` with room for `n` elements, or a `MemoryError`.
+pub fn try_vec_with_capacity<T>(n: usize) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| {
+        Error::memory(format!(
+            "cannot allocate {n} elements ({} bytes): not enough memory",
+            n.saturating_mul(std::mem::size_of::<T>())
+        ))
+    })?;
+    Ok(v)
+}
+
+impl Storage {
+    /// Takes ownership of `v`.
+    pub fn from_vec<T: Element>(v: Vec<T>) -> Storage {
+        let mut v = std::mem::ManuallyDrop::new(v);
+        Storage {
+            ptr: v.as_mut_ptr() as *mut u8,
+            len: v.len(),
+            dtype: T::DTYPE,
+            owner: Owner::Rust { capacity: v.capacity() },
+            writable: true,
+            lock: RwLock::new(()),
+            version: AtomicU64::new(0),
+        }
+    }
+
+    /// A zero-filled storage of `len` elements of `dtype`.
+    pub fn zeros(dtype: DType, len: usize) -> Result<Storage> {
+        crate::with_dtype!(dtype, T, { Ok(Storage::from_vec(try_filled_vec(len, T::zero())?)) })
+    }
+
+    /// Wraps memory owned by `owner`.
+    ///
+    /// # Safety
+    /// `ptr` must point to `len` initialised, properly aligned elements of `dtype` that
+    /// stay valid while `owner` lives; if `writable`, nothing else may alias them mutably.
+    pub unsafe fn from_foreign(
+        ptr: *mut u8,
+        len: usize,
+        dtype: DType,
+        owner: Box<dyn Any + Send + Sync>,
+        writable: bool,
+    ) -> Storage {
+        Storage {
+            ptr,
+            len,
+            dtype,
+            owner: Owner::Foreign(owner),
+            writable,
+            lock: RwLock::new(()),
+            version: AtomicU64::new(0),
+        }
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when the storage holds no element.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Element dtype.
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+
+    /// Address of the first element (for interop and identity checks).
+    pub fn data_ptr(&self) -> *mut u8 {
+        self.ptr
+    }
+
+    /// False for read-only foreign memory; in-place writes then raise.
+    pub fn is_writable(&self) -> bool {
+        self.writable
+    }
+
+    /// Current version: the number of in-place writes so far.
+    pub fn version(&self) -> u64 {
+        self.version.load(Ordering::Acquire)
+    }
+
+    /// Records one in-place write.
+    pub fn bump_version(&self) {
+        self.version.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// Shared access to the elements as `&[T]`; panics if `T` is not this dtype (a bug).
+    pub fn read<T: Element>(&self) -> ReadGuard<'_, T> {
+        assert_eq!(T::DTYPE, self.dtype, "storage read with the wrong element type");
+        let guard = self.lock.read_recursive();
+        // SAFETY: dtype checked; len elements valid while self lives; shared lock held.
+        let slice = unsafe { std::slice::from_raw_parts(self.ptr as *const T, self.len) };
+        ReadGuard { _guard: guard, slice }
+    }
+
+    /// Exclusive access to the elements; errors on read-only memory. Does not bump the
+    /// version: callers that write user-visible data call [`Storage::bump_version`].
+    pub fn write<T: Element>(&self) -> Result<WriteGuard<'_, T>> {
+        assert_eq!(T::DTYPE, self.dtype, "storage write with the wrong element type");
+        if !self.writable {
+            return Err(Error::value(
+                "cannot write into a tensor whose memory is read-only (it was created from a \
+                 read-only NumPy array); copy it first with .clone()",
+            ));
+        }
+        let guard = self.lock.write();
+        // SAFETY: dtype checked; exclusive lock held for the guard's lifetime.
+        let slice = unsafe { std::slice::from_raw_parts_mut(self.ptr as *mut T, self.len) };
+        Ok(WriteGuard { _guard: guard, slice })
+    }
+}
+
+impl Drop for Storage {
+    fn drop(&mut self) {
+        if let Owner::Rust { capacity } = self.owner {
+            crate::with_dtype!(self.dtype, T, {
+                // SAFETY: ptr/len/capacity came from a Vec<T> in from_vec.
+                drop(unsafe { Vec::from_raw_parts(self.ptr as *mut T, self.len, capacity) });
+            })
+        }
+    }
+}
+
+impl std::fmt::Debug for Storage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Storage({} x {}, version {})", self.len, self.dtype, self.version())
+    }
+}
+
+/// Shared view of a storage's elements, holding its read lock.
+pub struct ReadGuard<'a, T> {
+    _guard: RwLockReadGuard<'a, ()>,
+    slice: &'a [T],
+}
+
+impl<T> Deref for ReadGuard<'_, T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        self.slice
+    }
+}
+
+/// Exclusive view of a storage's elements, holding its write lock.
+pub struct WriteGuard<'a, T> {
+    _guard: RwLockWriteGuard<'a, ()>,
+    slice: &'a mut [T],
+}
+
+impl<T> Deref for WriteGuard<'_, T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        self.slice
+    }
+}
+
+impl<T> DerefMut for WriteGuard<'_, T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        self.slice
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vec_round_trip_and_version() {
+        let s = Storage::from_vec(vec![1.0f32, 2.0, 3.0]);
+        assert_eq!(&*s.read::<f32>(), &[1.0, 2.0, 3.0]);
+        s.write::<f32>().unwrap()[1] = 5.0;
+        s.bump_version();
+        assert_eq!(s.version(), 1);
+        assert_eq!(s.read::<f32>()[1], 5.0);
+    }
+
+    #[test]
+    fn impossible_allocation_is_an_error() {
+        let e = Storage::zeros(DType::F64, usize::MAX / 4).unwrap_err();
+        assert_eq!(e.kind, crate::error::ErrorKind::Memory);
+    }
+}

@@ -1,0 +1,68 @@
+//! Raw (non-recording) binary elementwise ops: dtype promotion, casting to the compute
+//! dtype, broadcasting, and narrowing half results back.
+
+use super::Tensor;
+pub use crate::kernels::binary::BinaryOp;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::layout::{broadcast_shapes, Layout};
+use std::sync::Arc;
+
+impl Tensor {
+    /// This tensor converted to `dtype` (a new contiguous tensor), or itself if already so.
+    pub fn cast_raw(&self, dtype: DType) -> Result<Tensor> {
+        if self.dtype() == dtype {
+            return Ok(self.clone());
+        }
+        let s = crate::kernels::cast::cast_storage(self.storage(), self.layout(), dtype)?;
+        Ok(Tensor::from_parts(Arc::new(s), Layout::contiguous(self.shape())))
+    }
+
+    /// The dtype `op` produces for `self op other`.
+    pub fn binary_result_dtype(op: BinaryOp, a: DType, b: DType) -> Result<DType> {
+        let common = DType::promote(a, b);
+        if op.returns_bool() {
+            return Ok(DType::Bool);
+        }
+        Ok(match (op, common) {
+            (BinaryOp::Div, d) if !d.is_differentiable() => DType::F32,
+            (BinaryOp::Sub, DType::Bool) => {
+                return Err(Error::type_err(
+                    "subtract: subtracting two bool tensors is not supported; use \
+                     logical_xor, or cast to an integer dtype first",
+                ))
+            }
+            (BinaryOp::FloorDiv | BinaryOp::Rem | BinaryOp::Pow, DType::Bool) => DType::I64,
+            (op, d) if d.is_complex() && op.is_ordering() => {
+                return Err(Error::type_err(format!("{}: not supported for complex tensors", op.name())))
+            }
+            (_, d) => d,
+        })
+    }
+
+    /// `self op other` with broadcasting and promotion; records nothing.
+    pub fn binary_raw(&self, other: &Tensor, op: BinaryOp) -> Result<Tensor> {
+        let out_dtype = Self::binary_result_dtype(op, self.dtype(), other.dtype())?;
+        let compute = if op.returns_bool() {
+            DType::promote(self.dtype(), other.dtype()).compute_dtype()
+        } else {
+            out_dtype.compute_dtype()
+        };
+        let shape = broadcast_shapes(self.shape(), other.shape(), op.name())?;
+        let a = self.cast_raw(compute)?;
+        let b = other.cast_raw(compute)?;
+        let s = crate::kernels::binary::binary_storage(
+            op,
+            a.storage(),
+            a.layout(),
+            b.storage(),
+            b.layout(),
+            &shape,
+        )?;
+        let out = Tensor::from_parts(Arc::new(s), Layout::contiguous(&shape));
+        if out.dtype() != out_dtype {
+            return out.cast_raw(out_dtype);
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,296 @@
+//! The [`Tensor`] handle: shared storage, a layout, and autograd metadata.
+//!
+//! Cloning a `Tensor` clones an `Arc`; two clones are the same tensor (same `.grad`, same
+//! `grad_fn`). Views are new tensors over the same [`Storage`].
+
+mod binary;
+mod creation;
+pub mod reduce;
+pub mod shape;
+mod unary;
+
+pub use binary::BinaryOp;
+pub use creation::*;
+pub use reduce::ReduceOp;
+pub use unary::UnaryOp;
+
+use crate::autograd::node::{Edge, GradHook, NodeRef};
+use crate::dtype::{DType, Element};
+use crate::error::{Error, Result};
+use crate::layout::{Layout, Shape};
+use crate::storage::Storage;
+use parking_lot::{Mutex, MutexGuard};
+use std::sync::Arc;
+
+/// Autograd state of one tensor.
+#[derive(Default)]
+pub struct AutogradMeta {
+    /// For leaves: whether gradients accumulate into `.grad`. Non-leaves: true.
+    pub requires_grad: bool,
+    /// The node that produced this tensor (`None` for leaves).
+    pub grad_fn: Option<NodeRef>,
+    /// Which output of `grad_fn` this tensor is.
+    pub output_nr: usize,
+    /// Accumulated gradient.
+    pub grad: Option<Tensor>,
+    /// Non-leaf that keeps its gradient in `.grad` (`retain_grad()`).
+    pub retains_grad: bool,
+    /// Hooks on a leaf's gradient `(id, hook)`; a non-leaf's live on its `grad_fn`.
+    pub hooks: Vec<(u64, GradHook)>,
+}
+
+/// Storage + layout + autograd metadata; always used through [`Tensor`].
+pub struct TensorImpl {
+    storage: Arc<Storage>,
+    layout: Layout,
+    meta: Mutex<AutogradMeta>,
+}
+
+/// A cheap, shared handle to a tensor.
+#[derive(Clone)]
+pub struct Tensor(Arc<TensorImpl>);
+
+/// A weak handle: does not keep the tensor alive.
+#[derive(Clone)]
+pub struct WeakTensor(std::sync::Weak<TensorImpl>);
+
+impl WeakTensor {
+    /// The tensor, if it is still alive.
+    pub fn upgrade(&self) -> Option<Tensor> {
+        self.0.upgrade().map(Tensor)
+    }
+}
+
+impl std::fmt::Debug for Tensor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Tensor(shape={:?}, dtype={})", self.shape(), self.dtype())
+    }
+}
+
+impl Tensor {
+    /// A tensor over `storage` seen through `layout`, with no autograd history.
+    pub fn from_parts(storage: Arc<Storage>, layout: Layout) -> Tensor {
+        debug_assert!(layout.numel() == 0 || layout.storage_span().1 <= storage.len());
+        Tensor(Arc::new(TensorImpl { storage, layout, meta: Mutex::new(AutogradMeta::default()) }))
+    }
+
+    /// A contiguous tensor owning `data` with `shape`; errors if the sizes differ.
+    pub fn from_vec<T: Element>(data: Vec<T>, shape: &[usize]) -> Result<Tensor> {
+        let n = crate::layout::checked_numel(shape)?;
+        if n != data.len() {
+            return Err(Error::value(format!(
+                "cannot make a tensor of shape {shape:?} ({n} elements) from {} values",
+                data.len()
+            )));
+        }
+        Ok(Tensor::from_parts(Arc::new(Storage::from_vec(data)), Layout::contiguous(shape)))
+    }
+
+    /// A 0-d tensor holding `value`.
+    pub fn scalar<T: Element>(value: T) -> Tensor {
+        Tensor::from_parts(Arc::new(Storage::from_vec(vec![value])), Layout::contiguous(&[]))
+    }
+
+    /// The shared storage.
+    pub fn storage(&self) -> &Arc<Storage> {
+        &self.0.storage
+    }
+
+    /// Shape, strides and offset.
+    pub fn layout(&self) -> &Layout {
+        &self.0.layout
+    }
+
+    /// Dimensions.
+    pub fn shape(&self) -> &[usize] {
+        &self.0.layout.shape
+    }
+
+    /// Dimensions as an owned small vector.
+    pub fn shape_vec(&self) -> Shape {
+        self.0.layout.shape.clone()
+    }
+
+    /// Element dtype.
+    pub fn dtype(&self) -> DType {
+        self.0.storage.dtype()
+    }
+
+    /// Number of dimensions.
+    pub fn ndim(&self) -> usize {
+        self.0.layout.ndim()
+    }
+
+    /// Number of elements.
+    pub fn numel(&self) -> usize {
+        self.0.layout.numel()
+    }
+
+    /// True when the elements are row-major without gaps.
+    pub fn is_contiguous(&self) -> bool {
+        self.0.layout.is_contiguous()
+    }
+
+    /// Identity of this tensor object (address of its shared state).
+    pub fn id(&self) -> usize {
+        Arc::as_ptr(&self.0) as usize
+    }
+
+    /// True when `self` and `other` are the same tensor object.
+    pub fn same(&self, other: &Tensor) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
+    /// A weak handle to this tensor object.
+    pub fn downgrade(&self) -> WeakTensor {
+        WeakTensor(Arc::downgrade(&self.0))
+    }
+
+    /// Number of live handles to this tensor object.
+    pub fn handle_count(&self) -> usize {
+        Arc::strong_count(&self.0)
+    }
+
+    /// Locks and returns the autograd metadata.
+    pub fn meta(&self) -> MutexGuard<'_, AutogradMeta> {
+        self.0.meta.lock()
+    }
+
+    /// True when gradients flow to or through this tensor.
+    #[inline]
+    pub fn requires_grad(&self) -> bool {
+        let m = self.0.meta.lock();
+        m.requires_grad || m.grad_fn.is_some()
+    }
+
+    /// True when the tensor has no `grad_fn` (created by the user, or not requiring grad).
+    pub fn is_leaf(&self) -> bool {
+        self.0.meta.lock().grad_fn.is_none()
+    }
+
+    /// The node that produced this tensor, if any.
+    pub fn grad_fn(&self) -> Option<NodeRef> {
+        self.0.meta.lock().grad_fn.clone()
+    }
+
+    /// Which output of its `grad_fn` this tensor is.
+    pub fn output_nr(&self) -> usize {
+        self.0.meta.lock().output_nr
+    }
+
+    /// Sets whether gradients are tracked. Only floating and complex tensors may require
+    /// grad. Setting `false` on a non-leaf detaches it from its graph (Paddle semantics).
+    pub fn set_requires_grad(&self, flag: bool) -> Result<()> {
+        if flag && !self.dtype().is_differentiable() {
+            return Err(Error::runtime(format!(
+                "only tensors of floating point or complex dtype can require gradients, but \
+                 this tensor is {}; convert it first, e.g. x.astype('float32')",
+                self.dtype()
+            )));
+        }
+        let mut m = self.0.meta.lock();
+        if !flag {
+            m.grad_fn = None;
+            m.output_nr = 0;
+        }
+        m.requires_grad = flag;
+        Ok(())
+    }
+
+    /// Attaches history: this tensor becomes output `output_nr` of `node`.
+    pub fn set_grad_fn(&self, node: NodeRef, output_nr: usize) {
+        let mut m = self.0.meta.lock();
+        m.grad_fn = Some(node);
+        m.output_nr = output_nr;
+        m.requires_grad = true;
+    }
+
+    /// The accumulated gradient.
+    pub fn grad(&self) -> Option<Tensor> {
+        self.0.meta.lock().grad.clone()
+    }
+
+    /// Replaces `.grad`; a gradient must have this tensor's shape.
+    pub fn set_grad(&self, grad: Option<Tensor>) -> Result<()> {
+        if let Some(g) = &grad {
+            if g.shape() != self.shape() {
+                return Err(Error::value(format!(
+                    "attempting to assign a gradient of shape {:?} to a tensor of shape {:?}; \
+                     the shapes must match",
+                    g.shape(),
+                    self.shape()
+                )));
+            }
+        }
+        self.0.meta.lock().grad = grad;
+        Ok(())
+    }
+
+    /// Where a gradient for this tensor goes in backward.
+    pub fn gradient_edge(&self) -> Edge {
+        let m = self.0.meta.lock();
+        match &m.grad_fn {
+            Some(node) => Edge::Node { node: node.clone(), input_nr: m.output_nr },
+            None if m.requires_grad => Edge::Leaf(self.clone()),
+            None => Edge::None,
+        }
+    }
+
+    /// A new tensor over the same storage with another layout and no history.
+    pub fn view_with(&self, layout: Layout) -> Tensor {
+        Tensor::from_parts(self.0.storage.clone(), layout)
+    }
+
+    /// Same data, no history, never requires grad (shares storage).
+    pub fn detach(&self) -> Tensor {
+        self.view_with(self.0.layout.clone())
+    }
+
+    /// Copies the elements out in row-major order as `Vec<T>`; `T` must match the dtype.
+    pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
+        if T::DTYPE != self.dtype() {
+            return Err(Error::type_err(format!(
+                "to_vec: tensor is {}, asked for {}",
+                self.dtype(),
+                T::DTYPE
+            )));
+        }
+        Ok(crate::kernels::copy::gather::<T>(&self.storage().read::<T>(), self.layout())?)
+    }
+
+    /// The single element as f64 (real part for complex); errors unless numel is 1.
+    pub fn item_f64(&self) -> Result<f64> {
+        if self.numel() != 1 {
+            return Err(Error::value(format!(
+                "only a tensor with one element can be converted to a Python scalar, but this \
+                 one has shape {:?} ({} elements)",
+                self.shape(),
+                self.numel()
+            )));
+        }
+        let off = self.layout().offset;
+        Ok(crate::with_dtype!(self.dtype(), T, { self.storage().read::<T>()[off].to_f64() }))
+    }
+
+    /// Errors if in-place modification is forbidden here: a leaf that requires grad while
+    /// grad mode is on. `op` names the in-place op.
+    pub fn check_inplace(&self, op: &str) -> Result<()> {
+        if crate::autograd::is_grad_enabled() {
+            let m = self.0.meta.lock();
+            if m.grad_fn.is_none() && m.requires_grad {
+                return Err(Error::runtime(format!(
+                    "{op}: a leaf tensor that requires grad cannot be modified in place; \
+                     modify a copy (x = x.{}(...) without the underscore), or do it under \
+                     no_grad() if you mean to change the parameter itself",
+                    op.trim_end_matches('_')
+                )));
+            }
+        }
+        if !self.storage().is_writable() {
+            return Err(Error::value(format!(
+                "{op}: the tensor's memory is read-only (created from a read-only NumPy array)"
+            )));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,45 @@
+//! Raw (non-recording) unary elementwise ops and clip.
+
+use super::Tensor;
+pub use crate::kernels::unary::UnaryOp;
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::layout::Layout;
+use std::sync::Arc;
+
+impl Tensor {
+    /// The dtype `op` produces for an input of `dtype`.
+    pub fn unary_result_dtype(op: UnaryOp, dtype: DType) -> DType {
+        match op {
+            UnaryOp::LogicalNot => DType::Bool,
+            UnaryOp::Abs if dtype.is_complex() => dtype.to_real(),
+            op if op.is_float_only() => dtype.to_floating(),
+            _ => dtype,
+        }
+    }
+
+    /// `op(self)`; records nothing.
+    pub fn unary_raw(&self, op: UnaryOp) -> Result<Tensor> {
+        let out_dtype = Self::unary_result_dtype(op, self.dtype());
+        let compute = if op == UnaryOp::LogicalNot || (op == UnaryOp::Abs && self.dtype().is_complex()) {
+            self.dtype().compute_dtype()
+        } else {
+            out_dtype.compute_dtype()
+        };
+        let x = self.cast_raw(compute)?;
+        let s = crate::kernels::unary::unary_storage(op, x.storage(), x.layout())?;
+        let out = Tensor::from_parts(Arc::new(s), Layout::contiguous(self.shape()));
+        if out.dtype() != out_dtype {
+            return out.cast_raw(out_dtype);
+        }
+        Ok(out)
+    }
+
+    /// `clip(self, min, max)`; records nothing.
+    pub fn clip_raw(&self, min: Option<f64>, max: Option<f64>) -> Result<Tensor> {
+        let d = self.dtype();
+        let x = self.cast_raw(d.compute_dtype())?;
+        let s = crate::kernels::unary::clip_storage(x.storage(), x.layout(), min, max)?;
+        Tensor::from_parts(Arc::new(s), Layout::contiguous(self.shape())).cast_raw(d)
+    }
+}

@@ -1,0 +1,177 @@
+//! Engine tests driven from Rust only: graphs of built-in ops, custom closure nodes,
+//! a million-op chain, retain_graph, grad(), hooks and version checks.
+
+use ferrograd::autograd::engine::{self, BackwardOptions};
+use ferrograd::autograd::{Node, NodeBase, NodeRef, Recorder};
+use ferrograd::tensor::{self, Tensor};
+use ferrograd::DType;
+use std::sync::Arc;
+
+fn leaf(v: &[f64]) -> Tensor {
+    let t = Tensor::from_vec(v.to_vec(), &[v.len()]).unwrap();
+    t.set_requires_grad(true).unwrap();
+    t
+}
+
+fn vals(t: &Tensor) -> Vec<f64> {
+    t.to_vec::<f64>().unwrap()
+}
+
+fn backward(t: &Tensor, retain: bool) -> ferrograd::Result<()> {
+    let g = t.ones_like()?;
+    engine::backward(&[t.clone()], vec![g], BackwardOptions { retain_graph: retain, create_graph: false })
+}
+
+#[test]
+fn mul_add_sum_gradients() {
+    let a = leaf(&[1.0, 2.0]);
+    let b = leaf(&[3.0, 4.0]);
+    let y = a.mul(&b).unwrap().add(&a).unwrap().sum(None, false).unwrap();
+    backward(&y, false).unwrap();
+    assert_eq!(vals(&a.grad().unwrap()), vec![4.0, 5.0]);
+    assert_eq!(vals(&b.grad().unwrap()), vec![1.0, 2.0]);
+    assert_eq!(y.grad_fn().unwrap().name(), "SumBackward");
+}
+
+#[test]
+fn broadcasting_is_summed_back() {
+    let a = leaf(&[1.0, 2.0, 3.0]);
+    let b = Tensor::from_vec(vec![1.0f64; 6], &[2, 3]).unwrap();
+    let y = a.mul(&b).unwrap().sum(None, false).unwrap();
+    backward(&y, false).unwrap();
+    assert_eq!(vals(&a.grad().unwrap()), vec![2.0, 2.0, 2.0]);
+}
+
+#[test]
+fn second_backward_needs_retain_graph() {
+    let a = leaf(&[1.0, 2.0]);
+    let y = a.mul(&a).unwrap().sum(None, false).unwrap();
+    backward(&y, false).unwrap();
+    let e = backward(&y, false).unwrap_err();
+    assert!(e.message.contains("retain_graph=True"), "{}", e.message);
+
+    let y = a.mul(&a).unwrap().sum(None, false).unwrap();
+    a.set_grad(None).unwrap();
+    backward(&y, true).unwrap();
+    backward(&y, false).unwrap();
+    assert_eq!(vals(&a.grad().unwrap()), vec![4.0, 8.0]); // accumulated twice
+}
+
+#[test]
+fn million_op_chain_runs_and_drops_without_recursion() {
+    let x = leaf(&[1.0]);
+    let mut y = x.clone();
+    for _ in 0..1_000_000 {
+        y = y.add_scalar(1.0).unwrap();
+    }
+    backward(&y, false).unwrap();
+    assert_eq!(vals(&x.grad().unwrap()), vec![1.0]);
+    drop(y); // would overflow the stack if drop recursed
+}
+
+#[test]
+fn graph_dropped_without_backward_is_freed_iteratively() {
+    let x = leaf(&[1.0]);
+    let mut y = x.clone();
+    for _ in 0..300_000 {
+        y = y.mul_scalar(1.0).unwrap();
+    }
+    drop(y);
+}
+
+#[test]
+fn grad_returns_only_requested_inputs_and_nonleaf_grads() {
+    let x = leaf(&[1.0, 2.0]);
+    let h = x.mul_scalar(2.0).unwrap();
+    let z = h.mul(&h).unwrap().sum(None, false).unwrap();
+    let one = z.ones_like().unwrap();
+    let g = engine::grad(&[z.clone()], vec![one], &[h.clone(), x.clone()], BackwardOptions::default()).unwrap();
+    assert_eq!(vals(g[0].as_ref().unwrap()), vec![4.0, 8.0]);
+    assert_eq!(vals(g[1].as_ref().unwrap()), vec![8.0, 16.0]);
+    assert!(x.grad().is_none());
+}
+
+#[test]
+fn second_order_through_create_graph() {
+    let x = leaf(&[1.0, 2.0]);
+    let y = x.mul(&x).unwrap().mul(&x).unwrap().sum(None, false).unwrap();
+    let opts = BackwardOptions { retain_graph: true, create_graph: true };
+    let g = engine::grad(&[y.clone()], vec![y.ones_like().unwrap()], &[x.clone()], opts).unwrap();
+    let g = g[0].clone().unwrap();
+    assert_eq!(vals(&g), vec![3.0, 12.0]);
+    let s = g.sum(None, false).unwrap();
+    let gg = engine::grad(&[s.clone()], vec![s.ones_like().unwrap()], &[x.clone()], opts).unwrap();
+    assert_eq!(vals(gg[0].as_ref().unwrap()), vec![6.0, 12.0]);
+}
+
+#[test]
+fn inplace_change_of_saved_tensor_is_detected() {
+    let x = leaf(&[1.0, 2.0]);
+    let h = x.mul_scalar(1.0).unwrap();
+    let y = h.mul(&h).unwrap().sum(None, false).unwrap();
+    {
+        let _g = ferrograd::autograd::no_grad();
+        h.add_inplace_raw(&h.ones_like().unwrap()).unwrap();
+    }
+    let e = backward(&y, false).unwrap_err();
+    assert!(e.message.contains("MulBackward") && e.message.contains("version"), "{}", e.message);
+}
+
+/// A custom node written as a closure-free struct: doubles its gradient.
+struct Double {
+    base: NodeBase,
+}
+impl Node for Double {
+    fn name(&self) -> std::borrow::Cow<'static, str> {
+        "DoubleBackward".into()
+    }
+    fn base(&self) -> &NodeBase {
+        &self.base
+    }
+    fn apply(&self, grads: Vec<Option<Tensor>>) -> ferrograd::Result<Vec<Option<Tensor>>> {
+        Ok(vec![Some(grads[0].clone().unwrap().mul_scalar(2.0)?)])
+    }
+}
+
+#[test]
+fn custom_node_and_closure_formula() {
+    let x = leaf(&[1.0, 2.0]);
+    let out = x.detach().mul_scalar(2.0).unwrap();
+    let edges = [x.gradient_edge()].into_iter().collect();
+    let metas = [ferrograd::autograd::InputMeta { shape: x.shape_vec(), dtype: DType::F64 }].into_iter().collect();
+    out.set_grad_fn(NodeRef::new(Arc::new(Double { base: NodeBase::new(edges, metas) })), 0);
+    // and a closure-recorded op on top
+    let y = {
+        let o = out.detach().mul_scalar(3.0).unwrap();
+        let rec = Recorder::begin(&[&out]).unwrap();
+        rec.finish("TripleBackward", &o, |g, _, _| Ok(smallvec::smallvec![Some(g.mul_scalar(3.0)?)])).unwrap();
+        o
+    };
+    backward(&y.sum(None, false).unwrap(), false).unwrap();
+    assert_eq!(vals(&x.grad().unwrap()), vec![6.0, 6.0]);
+}
+
+#[test]
+fn wrong_gradient_shape_from_a_node_names_it() {
+    struct Bad {
+        base: NodeBase,
+    }
+    impl Node for Bad {
+        fn name(&self) -> std::borrow::Cow<'static, str> {
+            "BadBackward".into()
+        }
+        fn base(&self) -> &NodeBase {
+            &self.base
+        }
+        fn apply(&self, _: Vec<Option<Tensor>>) -> ferrograd::Result<Vec<Option<Tensor>>> {
+            Ok(vec![Some(tensor::ones(&[5], DType::F64)?)])
+        }
+    }
+    let x = leaf(&[1.0, 2.0]);
+    let out = x.detach();
+    let edges = [x.gradient_edge()].into_iter().collect();
+    let metas = [ferrograd::autograd::InputMeta { shape: x.shape_vec(), dtype: DType::F64 }].into_iter().collect();
+    out.set_grad_fn(NodeRef::new(Arc::new(Bad { base: NodeBase::new(edges, metas) })), 0);
+    let e = backward(&out, false).unwrap_err();
+    assert!(e.message.contains("BadBackward") && e.message.contains("[5]"), "{}", e.message);
+}
