@@ -18,16 +18,27 @@ pub enum ErrorKind {
     Memory,
     /// Not supported for this dtype/feature: `NotImplementedError`.
     NotImplemented,
+    /// An exception raised by user code (a Python callback), carried unchanged in
+    /// [`Error::external`] and re-raised as itself.
+    External,
 }
 
 /// An error raised by the ferrograd core. The message is complete and user facing:
 /// it names the operation and what was wrong.
-#[derive(Debug, Clone, thiserror::Error)]
+#[derive(Clone, thiserror::Error)]
 pub struct Error {
     /// Python exception class to raise.
     pub kind: ErrorKind,
     /// Full message, already naming the op and the offending values.
     pub message: String,
+    /// The original exception object for [`ErrorKind::External`] (e.g. a `PyErr`).
+    pub external: Option<std::sync::Arc<dyn std::any::Any + Send + Sync>>,
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Error({:?}: {})", self.kind, self.message)
+    }
 }
 
 impl fmt::Display for Error {
@@ -39,7 +50,11 @@ impl fmt::Display for Error {
 impl Error {
     /// Builds an error of `kind` with `message`.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Error { kind, message: message.into() }
+        Error { kind, message: message.into(), external: None }
+    }
+    /// Wraps an exception raised by user code so it can cross the core unchanged.
+    pub fn external(message: impl Into<String>, payload: std::sync::Arc<dyn std::any::Any + Send + Sync>) -> Self {
+        Error { kind: ErrorKind::External, message: message.into(), external: Some(payload) }
     }
     /// `ValueError`.
     pub fn value(message: impl Into<String>) -> Self {

@@ -129,7 +129,7 @@ fn accumulate_into_leaf(leaf: &Tensor, g: Tensor, create_graph: bool) -> Result<
 
 /// Runs backward from `roots` with gradients `root_grads` (one per root).
 pub fn backward(roots: &[Tensor], root_grads: Vec<Tensor>, opts: BackwardOptions) -> Result<()> {
-    run(roots, root_grads, Targets::AllLeaves, opts).map(|_| ())
+    run(roots, root_grads, Targets::AllLeaves, &Blocked::default(), opts).map(|_| ())
 }
 
 /// Returns the gradients of `roots` (weighted by `root_grads`) with respect to `inputs`,
@@ -138,6 +138,48 @@ pub fn grad(
     roots: &[Tensor],
     root_grads: Vec<Tensor>,
     inputs: &[Tensor],
+    opts: BackwardOptions,
+) -> Result<Vec<Option<Tensor>>> {
+    grad_blocking(roots, root_grads, inputs, &[], opts)
+}
+
+/// Edges that gradients must not cross (Paddle's `no_grad_vars`): the tensors are treated
+/// as constants.
+#[derive(Default)]
+struct Blocked {
+    slots: PtrMap<Vec<usize>>,
+    leaves: PtrMap<()>,
+}
+
+impl Blocked {
+    fn new(tensors: &[Tensor]) -> Blocked {
+        let mut b = Blocked::default();
+        for t in tensors {
+            match t.gradient_edge() {
+                Edge::Node { node, input_nr } => b.slots.entry(node.id()).or_default().push(input_nr),
+                Edge::Leaf(l) => {
+                    b.leaves.insert(l.id(), ());
+                }
+                Edge::None => {}
+            }
+        }
+        b
+    }
+    fn blocks(&self, e: &Edge) -> bool {
+        match e {
+            Edge::Node { node, input_nr } => self.slots.get(&node.id()).is_some_and(|v| v.contains(input_nr)),
+            Edge::Leaf(l) => self.leaves.contains_key(&l.id()),
+            Edge::None => false,
+        }
+    }
+}
+
+/// [`grad`] treating the tensors in `blocked` as constants.
+pub fn grad_blocking(
+    roots: &[Tensor],
+    root_grads: Vec<Tensor>,
+    inputs: &[Tensor],
+    blocked: &[Tensor],
     opts: BackwardOptions,
 ) -> Result<Vec<Option<Tensor>>> {
     let mut nodes: PtrMap<Vec<(usize, usize)>> = PtrMap::default();
@@ -154,13 +196,14 @@ pub fn grad(
             Edge::Node { node, input_nr } => nodes.entry(node.id()).or_default().push((input_nr, k)),
         }
     }
-    run(roots, root_grads, Targets::Inputs { nodes, leaves, count: inputs.len() }, opts)
+    run(roots, root_grads, Targets::Inputs { nodes, leaves, count: inputs.len() }, &Blocked::new(blocked), opts)
 }
 
 fn run(
     roots: &[Tensor],
     root_grads: Vec<Tensor>,
     targets: Targets,
+    blocked: &Blocked,
     opts: BackwardOptions,
 ) -> Result<Vec<Option<Tensor>>> {
     let _mode = GradModeGuard::new(opts.create_graph);
@@ -233,7 +276,7 @@ fn run(
     for id in &post {
         let node = states[id].node.clone();
         let mut execute = false;
-        for e in node.base().edges.iter() {
+        for e in node.base().edges.iter().filter(|e| !blocked.blocks(e)) {
             match e {
                 Edge::Node { node: c, .. } => execute |= states[&c.id()].reaches,
                 Edge::Leaf(l) => execute |= leaf_wanted(l.id()),
@@ -250,7 +293,7 @@ fn run(
             continue;
         }
         let node = states[id].node.clone();
-        for e in node.base().edges.iter() {
+        for e in node.base().edges.iter().filter(|e| !blocked.blocks(e)) {
             match e {
                 Edge::Node { node: c, .. } => {
                     let cs = states.get_mut(&c.id()).expect("discovered child");
@@ -357,6 +400,9 @@ fn run(
             )));
         }
         for (i, (e, g)) in edges.iter().zip(outputs).enumerate() {
+            if blocked.blocks(e) {
+                continue;
+            }
             let g = match (e, g) {
                 (Edge::None, _) | (_, None) => None,
                 (_, Some(g)) => Some(validate_grad(&node, i, g)?),

@@ -1,34 +1,728 @@
-//! TEMPORARY naive stand-in until the real reduction kernels land (helper is writing them).
-use crate::dtype::Element;
-use crate::error::Result;
+//! Reductions (sum, prod, max, min, argmax, argmin, all, any) over axes of a strided tensor.
+//!
+//! The output is contiguous with the reduced axes removed. Each reduction first
+//! canonicalises the view: size-1 dims are dropped, reduced dims get non-negative strides and
+//! are ordered largest stride first, and neighbouring dims that walk memory as one are merged.
+//! Then one of two loops runs:
+//!
+//! * **inner**: each output element folds its own reduced sub-tensor; unit-stride rows go
+//!   through a blocked pairwise kernel (16 independent lanes, which the compiler vectorises),
+//!   split with `rayon::join` on long rows. Split points depend only on the row length, so
+//!   results are bit-identical whatever the thread count.
+//! * **outer**: when the last kept dim has the smallest stride (a sum over axis 0 of a
+//!   row-major matrix), a tile of output accumulators is updated by whole input row
+//!   segments, so memory is read sequentially instead of gathered per output element.
+//!
+//! f32 and complex64 sums and products accumulate in f64; integers wrap.
+
+use crate::dtype::{DType, Element};
+use crate::error::{Error, Result};
 use crate::layout::{Layout, Shape};
-use crate::storage::Storage;
+use crate::storage::{try_filled_vec, try_vec_with_capacity, Storage};
+use num_complex::{Complex32, Complex64};
+use rayon::prelude::*;
+use std::num::Wrapping;
+use std::ops::{Add, Mul};
+
 /// Which reduction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ReduceKind { Sum, Prod, Max, Min, ArgMax, ArgMin, All, Any }
-fn naive<T: Element>(kind: ReduceKind, src: &[T], layout: &Layout, axes: &[usize]) -> (Vec<T>, Shape) {
-    let shape: Shape = layout.shape.iter().enumerate().filter(|(i, _)| !axes.contains(i)).map(|(_, &d)| d).collect();
-    let n: usize = shape.iter().product();
-    let mut acc = vec![0f64; n];
-    if kind == ReduceKind::Prod { acc.iter_mut().for_each(|a| *a = 1.0); }
-    let nd = layout.shape.len();
-    let total = layout.numel();
-    for flat in 0..total {
-        let mut rem = flat; let mut off = layout.offset as isize; let mut o = 0usize; let mut ostride = 1usize;
-        let mut idx = vec![0usize; nd];
-        for d in (0..nd).rev() { idx[d] = rem % layout.shape[d]; rem /= layout.shape[d]; }
-        for d in 0..nd { off += idx[d] as isize * layout.strides[d]; }
-        for d in (0..nd).rev() { if !axes.contains(&d) { o += idx[d] * ostride; ostride *= layout.shape[d]; } }
-        let v = src[off as usize].to_f64();
-        match kind { ReduceKind::Prod => acc[o] *= v, _ => acc[o] += v }
+pub enum ReduceKind {
+    /// Sum (0 when empty).
+    Sum,
+    /// Product (1 when empty).
+    Prod,
+    /// Largest element; NaN propagates.
+    Max,
+    /// Smallest element; NaN propagates.
+    Min,
+    /// Index of the first largest element (NaN counts as largest).
+    ArgMax,
+    /// Index of the first smallest element (NaN counts as smallest).
+    ArgMin,
+    /// Every element is non-zero.
+    All,
+    /// Some element is non-zero.
+    Any,
+}
+
+impl ReduceKind {
+    /// Op name used in error messages (`"sum"`, `"argmax"`, ...).
+    pub fn name(self) -> &'static str {
+        [
+            "sum", "prod", "max", "min", "argmax", "argmin", "all", "any",
+        ][self as usize]
     }
-    (acc.into_iter().map(T::from_f64).collect(), shape)
 }
-/// placeholder
-pub fn reduce_storage(kind: ReduceKind, src: &Storage, layout: &Layout, axes: &[usize]) -> Result<(Storage, Shape)> {
-    crate::with_dtype!(src.dtype(), T, { let (v, s) = naive::<T>(kind, &src.read::<T>(), layout, axes); Ok((Storage::from_vec(v), s)) })
+
+/// Element types the arithmetic reductions run on: i32, i64, f32, f64, complex64, complex128.
+pub trait ReduceElem: Element {
+    /// Sum/product accumulator: f64 for f32, complex128 for complex64, wrapping integers.
+    type Acc: Copy + Send + Sync + Add<Output = Self::Acc> + Mul<Output = Self::Acc>;
+    /// What max/min compare: the value for real types, `()` for complex (unordered).
+    type Key: PartialOrd;
+    /// False for complex types: max/min/argmax/argmin refuse them.
+    const ORDERED: bool;
+    /// Widens an element into the accumulator.
+    fn to_acc(self) -> Self::Acc;
+    /// Narrows an accumulator back to the element type.
+    fn from_acc(a: Self::Acc) -> Self;
+    /// The comparison key; a key unequal to itself is a NaN.
+    fn key(self) -> Self::Key;
 }
-/// placeholder
-pub fn arg_reduce_storage(_k: ReduceKind, _src: &Storage, _l: &Layout, _a: Option<usize>) -> Result<(Storage, Shape)> { Err(crate::error::Error::not_implemented("argmax")) }
-/// placeholder
-pub fn logical_reduce_storage(_k: ReduceKind, _src: &Storage, _l: &Layout, _a: &[usize]) -> Result<(Storage, Shape)> { Err(crate::error::Error::not_implemented("all")) }
+
+macro_rules! reduce_elem {
+    ($t:ty, $acc:ty, $key:ty, $ord:expr, $to:expr, $from:expr, $keyf:expr) => {
+        impl ReduceElem for $t {
+            type Acc = $acc;
+            type Key = $key;
+            const ORDERED: bool = $ord;
+            fn to_acc(self) -> $acc {
+                ($to)(self)
+            }
+            fn from_acc(a: $acc) -> Self {
+                ($from)(a)
+            }
+            fn key(self) -> $key {
+                ($keyf)(self)
+            }
+        }
+    };
+}
+
+type C64 = Complex32;
+type C128 = Complex64;
+reduce_elem! { i32, Wrapping<i32>, i32, true, Wrapping, |a: Wrapping<i32>| a.0, |x| x }
+reduce_elem! { i64, Wrapping<i64>, i64, true, Wrapping, |a: Wrapping<i64>| a.0, |x| x }
+reduce_elem! { f32, f64, f32, true, |x: f32| x as f64, |a: f64| a as f32, |x| x }
+reduce_elem! { f64, f64, f64, true, |x| x, |a| a, |x| x }
+reduce_elem! {
+    C64, C128, (), false,
+    |x: C64| C128::new(x.re as f64, x.im as f64),
+    |a: C128| C64::new(a.re as f32, a.im as f32),
+    |_| ()
+}
+reduce_elem! { C128, C128, (), false, |x| x, |a| a, |_| () }
+
+#[inline(always)]
+#[allow(clippy::eq_op)]
+fn is_nan<T: ReduceElem>(x: T) -> bool {
+    x.key() != x.key()
+}
+
+/// `x > y` for a max, `x < y` for a min (false whenever a NaN is involved).
+#[inline(always)]
+fn beyond<T: ReduceElem>(max: bool, x: T, y: T) -> bool {
+    if max {
+        x.key() > y.key()
+    } else {
+        x.key() < y.key()
+    }
+}
+
+/// A reduction as a fold over lifted elements. The kernels are written once against this
+/// trait and monomorphised per (op, element type), so inner loops inline to plain arithmetic.
+trait Fold<T: Element> {
+    type A: Copy + Send + Sync;
+    type Out: Copy + Send + Sync + Default;
+    /// Folding an element twice changes nothing: broadcast reduced dims can be skipped.
+    const IDEMPOTENT: bool;
+    /// The fold of nothing; `None` when the op has no identity (max/min).
+    fn identity() -> Option<Self::A>;
+    fn lift(x: T) -> Self::A;
+    fn merge(a: Self::A, b: Self::A) -> Self::A;
+    fn finish(a: Self::A) -> Self::Out;
+    /// Accumulator start. `first` is an element of the reduction: starting there is right
+    /// for the ops without identity, which are all idempotent.
+    #[inline(always)]
+    fn start(first: T) -> Self::A {
+        Self::identity().unwrap_or_else(|| Self::lift(first))
+    }
+    #[inline(always)]
+    fn step(a: Self::A, x: T) -> Self::A {
+        Self::merge(a, Self::lift(x))
+    }
+}
+
+/// Sum, or product when `MUL`.
+struct Arith<const MUL: bool>;
+/// Max, or min when not `MAX`.
+struct Extremum<const MAX: bool>;
+/// All, or any when not `ALL`.
+struct Logical<const ALL: bool>;
+
+impl<T: ReduceElem, const MUL: bool> Fold<T> for Arith<MUL> {
+    type A = T::Acc;
+    type Out = T;
+    const IDEMPOTENT: bool = false;
+    fn identity() -> Option<T::Acc> {
+        Some(if MUL { T::one() } else { T::zero() }.to_acc())
+    }
+    fn lift(x: T) -> T::Acc {
+        x.to_acc()
+    }
+    fn merge(a: T::Acc, b: T::Acc) -> T::Acc {
+        if MUL {
+            a * b
+        } else {
+            a + b
+        }
+    }
+    fn finish(a: T::Acc) -> T {
+        T::from_acc(a)
+    }
+}
+
+impl<T: ReduceElem, const MAX: bool> Fold<T> for Extremum<MAX> {
+    type A = T;
+    type Out = T;
+    const IDEMPOTENT: bool = true;
+    fn identity() -> Option<T> {
+        None
+    }
+    fn lift(x: T) -> T {
+        x
+    }
+    // `b` wins when strictly beyond `a` or NaN, and nothing beats a NaN: NaN propagates.
+    fn merge(a: T, b: T) -> T {
+        let beyond = if MAX {
+            b.key() > a.key()
+        } else {
+            b.key() < a.key()
+        };
+        if beyond || is_nan(b) {
+            b
+        } else {
+            a
+        }
+    }
+    fn finish(a: T) -> T {
+        a
+    }
+}
+
+impl<T: Element, const ALL: bool> Fold<T> for Logical<ALL> {
+    type A = bool;
+    type Out = bool;
+    const IDEMPOTENT: bool = true;
+    fn identity() -> Option<bool> {
+        Some(ALL)
+    }
+    fn lift(x: T) -> bool {
+        x != T::zero()
+    }
+    // Non-short-circuit `&` / `|` keep the lane loop branch-free.
+    fn merge(a: bool, b: bool) -> bool {
+        if ALL {
+            a & b
+        } else {
+            a | b
+        }
+    }
+    fn finish(a: bool) -> bool {
+        a
+    }
+}
+
+/// Independent accumulators in the contiguous kernel (breaks the add dependency chain).
+const LANES: usize = 16;
+/// Leaf size of the pairwise tree.
+const BLOCK: usize = 4096;
+/// Elements read above which a reduction is split across rayon threads.
+const PAR_MIN: usize = 1 << 18;
+/// Output accumulators the outer kernel updates per input row segment.
+const TILE: usize = 4096;
+
+/// Output shape with `axes` removed (axes are already normalised, sorted, unique).
+pub fn reduced_shape(shape: &[usize], axes: &[usize]) -> Shape {
+    shape
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !axes.contains(i))
+        .map(|(_, &d)| d)
+        .collect()
+}
+
+/// Folds a non-empty contiguous run with `LANES` accumulators merged as a tree.
+fn lanes<T: Element, F: Fold<T>>(x: &[T]) -> F::A {
+    let mut acc = [F::start(x[0]); LANES];
+    let chunks = x.chunks_exact(LANES);
+    let tail = chunks.remainder();
+    for c in chunks {
+        for (a, &v) in acc.iter_mut().zip(c) {
+            *a = F::step(*a, v);
+        }
+    }
+    for (a, &v) in acc.iter_mut().zip(tail) {
+        *a = F::step(*a, v);
+    }
+    let mut w = LANES;
+    while w > 1 {
+        w /= 2;
+        let (lo, hi) = acc.split_at_mut(w);
+        for (a, &b) in lo.iter_mut().zip(hi.iter()) {
+            *a = F::merge(*a, b);
+        }
+    }
+    acc[0]
+}
+
+/// Pairwise fold of a non-empty contiguous run: rounding error grows with log(n), not n.
+fn pairwise<T: Element, F: Fold<T>>(x: &[T]) -> F::A {
+    if x.len() <= BLOCK {
+        return lanes::<T, F>(x);
+    }
+    // The split depends on the length alone, so the tree (and the rounding) is the same
+    // however many threads run it.
+    let (l, r) = x.split_at((x.len() / BLOCK).div_ceil(2) * BLOCK);
+    let (a, b) = if x.len() >= PAR_MIN {
+        rayon::join(|| pairwise::<T, F>(l), || pairwise::<T, F>(r))
+    } else {
+        (pairwise::<T, F>(l), pairwise::<T, F>(r))
+    };
+    F::merge(a, b)
+}
+
+/// Storage offset of row-major index `i` over `dims` (size, stride), relative to the view.
+fn unravel(dims: &[(usize, isize)], mut i: usize) -> isize {
+    let mut off = 0;
+    for &(n, s) in dims.iter().rev() {
+        off += (i % n) as isize * s;
+        i /= n;
+    }
+    off
+}
+
+/// Merges neighbouring (size, stride) dims that step through memory as one dim.
+fn merge_dims(dims: Vec<(usize, isize)>) -> Vec<(usize, isize)> {
+    let mut out: Vec<(usize, isize)> = Vec::with_capacity(dims.len());
+    for (n, s) in dims {
+        match out.last_mut() {
+            Some(last) if last.1 == s * n as isize => *last = (last.0 * n, s),
+            _ => out.push((n, s)),
+        }
+    }
+    out
+}
+
+/// Canonical form of a non-empty reduction.
+struct Plan {
+    /// Kept dims (size, stride) in output order.
+    kept: Vec<(usize, isize)>,
+    /// Reduced sub-tensor at offset 0: non-negative strides, largest first.
+    red: Layout,
+    /// Storage offset of element zero once reversed reduced dims are flipped.
+    offset: isize,
+    /// Elements read in total (decides on threading).
+    work: usize,
+}
+
+fn plan(layout: &Layout, axes: &[usize], idempotent: bool) -> Plan {
+    let mut offset = layout.offset as isize;
+    let (mut kept, mut red) = (Vec::new(), Vec::new());
+    for (d, (&n, &s)) in layout.shape.iter().zip(&layout.strides).enumerate() {
+        if n == 1 || (s == 0 && idempotent && axes.contains(&d)) {
+            continue; // contributes nothing new
+        } else if !axes.contains(&d) {
+            kept.push((n, s));
+        } else if s < 0 {
+            // Reduction order is free: walk reversed dims forwards.
+            offset += (n as isize - 1) * s;
+            red.push((n, -s));
+        } else {
+            red.push((n, s));
+        }
+    }
+    red.sort_by_key(|d| std::cmp::Reverse(d.1));
+    let red = merge_dims(red);
+    Plan {
+        kept: merge_dims(kept),
+        red: Layout {
+            shape: red.iter().map(|d| d.0).collect(),
+            strides: red.iter().map(|d| d.1).collect(),
+            offset: 0,
+        },
+        offset,
+        work: layout.numel(),
+    }
+}
+
+/// Runs `f(index, chunk)` over the `size`-element chunks of `out`, on rayon when `par`.
+/// Every chunk is computed by one call in a fixed order, so threading never changes results.
+fn chunked<O: Send>(out: &mut [O], size: usize, par: bool, f: impl Fn(usize, &mut [O]) + Sync) {
+    if par {
+        out.par_chunks_mut(size)
+            .enumerate()
+            .for_each(|(i, c)| f(i, c));
+    } else {
+        out.chunks_mut(size).enumerate().for_each(|(i, c)| f(i, c));
+    }
+}
+
+/// Inner kernel: each output element folds its own reduced sub-tensor.
+fn inner<T: Element, F: Fold<T>>(src: &[T], p: &Plan, out: &mut [F::Out]) {
+    let row = |acc: F::A, b: usize, s: isize, len: usize| {
+        if s == 1 && len >= 2 * LANES {
+            F::merge(acc, pairwise::<T, F>(&src[b..b + len]))
+        } else {
+            (0..len).fold(acc, |a, i| F::step(a, src[b + i * s as usize]))
+        }
+    };
+    let fold_at = |base: isize| {
+        let mut acc = F::start(src[base as usize]);
+        if let ([len], [s]) = (&p.red.shape[..], &p.red.strides[..]) {
+            acc = row(acc, base as usize, *s, *len); // one reduced dim: skip the row walker
+        } else {
+            p.red
+                .for_each_row(|b, s, len| acc = row(acc, (base + b) as usize, s, len));
+        }
+        F::finish(acc)
+    };
+    // Tasks of about 64K elements read.
+    let grain = ((1 << 16) / (p.work / out.len()).max(1)).max(1);
+    chunked(out, grain, p.work >= PAR_MIN, |c, chunk| {
+        for (k, o) in chunk.iter_mut().enumerate() {
+            *o = fold_at(p.offset + unravel(&p.kept, c * grain + k));
+        }
+    });
+}
+
+/// Folds the `acc.len()`-element input rows starting at `offs` (elements `sk` apart) into
+/// `acc`. Four unit-stride rows go in one pass, loading and storing `acc` once.
+#[inline]
+fn add_rows<T: Element, F: Fold<T>>(src: &[T], acc: &mut [F::A], offs: &[isize], sk: isize) {
+    let n = acc.len();
+    let seg = |off: isize| &src[off as usize..off as usize + n];
+    match *offs {
+        [r0, r1, r2, r3] if sk == 1 => {
+            let rows = acc.iter_mut().zip(seg(r0)).zip(seg(r1)).zip(seg(r2));
+            for ((((a, &x0), &x1), &x2), &x3) in rows.zip(seg(r3)) {
+                *a = F::step(F::step(F::step(F::step(*a, x0), x1), x2), x3);
+            }
+        }
+        _ if sk == 1 => {
+            for &off in offs {
+                acc.iter_mut()
+                    .zip(seg(off))
+                    .for_each(|(a, &v)| *a = F::step(*a, v));
+            }
+        }
+        _ => {
+            for &off in offs {
+                for (j, a) in acc.iter_mut().enumerate() {
+                    *a = F::step(*a, src[(off + j as isize * sk) as usize]);
+                }
+            }
+        }
+    }
+}
+
+/// Outer kernel: the last kept dim (length `m`, stride `sk`) has the smallest stride, so a
+/// tile of outputs is updated by whole input row segments, one reduced index at a time.
+/// Long rows are cut into tiles of `TILE`; very short rows are grouped into one task.
+fn outer<T: Element, F: Fold<T>>(src: &[T], p: &Plan, out: &mut [F::Out]) {
+    let (m, sk) = *p.kept.last().expect("outer kernel needs a kept dim");
+    let lead = &p.kept[..p.kept.len() - 1];
+    let job = |o: usize, t: usize, chunk: &mut [F::Out]| {
+        let n = chunk.len().min(m);
+        let tile = (t * TILE) as isize * sk;
+        let bases: Vec<isize> = (0..chunk.len() / n)
+            .map(|k| p.offset + unravel(lead, o + k) + tile)
+            .collect();
+        let row = |b: isize| (0..n).map(move |j| F::start(src[(b + j as isize * sk) as usize]));
+        let mut acc: Vec<F::A> = bases.iter().flat_map(|&b| row(b)).collect();
+        // Four rows per pass only pays on long segments; short ones stay one stream that
+        // the prefetcher can follow.
+        let batch = if bases.len() == 1 && n >= 1024 { 4 } else { 1 };
+        let (mut pend, mut np) = ([0isize; 4], 0);
+        p.red.for_each_row(|b, s, len| {
+            for r in (0..len as isize).map(|i| b + i * s) {
+                if bases.len() > 1 {
+                    for (a, &base) in acc.chunks_mut(n).zip(&bases) {
+                        add_rows::<T, F>(src, a, &[base + r], sk);
+                    }
+                    continue;
+                }
+                (pend[np], np) = (bases[0] + r, np + 1);
+                if np == batch {
+                    add_rows::<T, F>(src, &mut acc, &pend[..np], sk);
+                    np = 0;
+                }
+            }
+        });
+        add_rows::<T, F>(src, &mut acc, &pend[..np], sk);
+        chunk
+            .iter_mut()
+            .zip(&acc)
+            .for_each(|(o, &a)| *o = F::finish(a));
+    };
+    let par = p.work >= PAR_MIN;
+    if m > TILE {
+        chunked(out, m, par, |o, row| {
+            chunked(row, TILE, par, |t, c| job(o, t, c))
+        });
+    } else {
+        // Grouping saves per-row overhead on very short rows; longer rows stay one task
+        // each, so every task reads one sequential stream.
+        let group = if m < 64 { TILE / m } else { 1 };
+        chunked(out, group * m, par, |i, c| job(i * group, 0, c));
+    }
+}
+
+/// Checks that `axes` are sorted, unique and in range, and that `src` holds the whole view.
+fn check_args<T>(op: &str, src: &[T], layout: &Layout, axes: &[usize]) -> Result<()> {
+    let nd = layout.ndim();
+    if axes.windows(2).any(|w| w[0] >= w[1]) || axes.last().is_some_and(|&a| a >= nd) {
+        return Err(Error::index(format!(
+            "{op}: axes {axes:?} must be sorted, unique and below the tensor's {nd} dimension(s)"
+        )));
+    }
+    if layout.numel() > 0 && layout.storage_span().1 > src.len() {
+        return Err(Error::value(format!(
+            "{op}: a view of shape {:?} reaches past its storage of {} elements",
+            layout.shape.as_slice(),
+            src.len()
+        )));
+    }
+    Ok(())
+}
+
+fn empty_err(op: &str, layout: &Layout) -> Error {
+    Error::value(format!(
+        "{op}: cannot reduce over a zero-size dimension of a tensor of shape {:?} \
+         (the operation has no identity)",
+        layout.shape.as_slice()
+    ))
+}
+
+fn reduce_with<T: Element, F: Fold<T>>(
+    op: &str,
+    src: &[T],
+    layout: &Layout,
+    axes: &[usize],
+) -> Result<Vec<F::Out>> {
+    check_args(op, src, layout, axes)?;
+    let out_n: usize = reduced_shape(&layout.shape, axes).iter().product();
+    if out_n == 0 {
+        return Ok(Vec::new());
+    }
+    if axes.iter().any(|&a| layout.shape[a] == 0) {
+        // As numpy: an error only when some output would have to come from nothing.
+        let v = F::identity().ok_or_else(|| empty_err(op, layout))?;
+        return try_filled_vec(out_n, F::finish(v));
+    }
+    let p = plan(layout, axes, F::IDEMPOTENT);
+    let mut out = try_filled_vec(out_n, F::Out::default())?;
+    match p.kept.last() {
+        Some(&(_, sk)) if p.red.strides.last().is_none_or(|&r| sk.abs() < r) => {
+            outer::<T, F>(src, &p, &mut out)
+        }
+        _ => inner::<T, F>(src, &p, &mut out),
+    }
+    Ok(out)
+}
+
+fn unordered_err<T: Element>(op: &str) -> Error {
+    Error::type_err(format!(
+        "{op}: not supported for {} tensors (complex numbers are unordered)",
+        T::DTYPE
+    ))
+}
+
+/// Sum / Prod / Max / Min of `src` seen through `layout` over `axes` (normalised, sorted,
+/// unique; empty = no reduction; all axes = full reduction to a 0-d output). Output element
+/// type = input type T. Max/Min propagate NaN and fail on an empty reduction; Sum of empty
+/// is 0, Prod of empty is 1.
+pub fn reduce<T: ReduceElem>(
+    kind: ReduceKind,
+    src: &[T],
+    layout: &Layout,
+    axes: &[usize],
+) -> Result<Vec<T>> {
+    let op = kind.name();
+    match kind {
+        ReduceKind::Sum => reduce_with::<T, Arith<false>>(op, src, layout, axes),
+        ReduceKind::Prod => reduce_with::<T, Arith<true>>(op, src, layout, axes),
+        ReduceKind::Max | ReduceKind::Min if !T::ORDERED => Err(unordered_err::<T>(op)),
+        ReduceKind::Max => reduce_with::<T, Extremum<true>>(op, src, layout, axes),
+        ReduceKind::Min => reduce_with::<T, Extremum<false>>(op, src, layout, axes),
+        _ => Err(Error::value(format!(
+            "reduce: '{op}' is not a sum/prod/max/min reduction"
+        ))),
+    }
+}
+
+/// ArgMax/ArgMin over ONE axis (or over the flattened tensor when `axis` is None), returning
+/// i64 indices; the first occurrence wins on ties; NaN counts as the maximum (and minimum)
+/// like torch; an empty reduction is an error.
+pub fn arg_reduce<T: ReduceElem>(
+    kind: ReduceKind,
+    src: &[T],
+    layout: &Layout,
+    axis: Option<usize>,
+) -> Result<Vec<i64>> {
+    let (op, is_max) = (kind.name(), kind == ReduceKind::ArgMax);
+    if !matches!(kind, ReduceKind::ArgMax | ReduceKind::ArgMin) {
+        return Err(Error::value(format!(
+            "arg_reduce: '{op}' is not argmax/argmin"
+        )));
+    }
+    if !T::ORDERED {
+        return Err(unordered_err::<T>(op));
+    }
+    let axis = axis.filter(|_| layout.ndim() > 0); // dim 0 of a 0-d tensor: the flat form
+    check_args(op, src, layout, axis.as_slice())?;
+    // Strictly better only, so the first occurrence wins; a NaN beats every number.
+    let better = |x: T, b: T| beyond(is_max, x, b) || (is_nan(x) && !is_nan(b));
+    let Some(ax) = axis else {
+        if layout.numel() == 0 {
+            return Err(empty_err(op, layout));
+        }
+        let (mut best, mut idx, mut pos) = (src[layout.offset], 0, 0);
+        layout.for_each_row(|b, s, len| {
+            for v in (0..len as isize).map(|i| src[(b + i * s) as usize]) {
+                if better(v, best) {
+                    (best, idx) = (v, pos);
+                }
+                pos += 1;
+            }
+        });
+        return Ok(vec![idx]);
+    };
+    let out_n: usize = reduced_shape(&layout.shape, &[ax]).iter().product();
+    let (nd, n) = (layout.ndim(), layout.shape[ax]);
+    if out_n == 0 {
+        return Ok(Vec::new());
+    } else if n == 0 {
+        return Err(empty_err(op, layout));
+    }
+    let perm: Vec<usize> = (0..nd).filter(|&d| d != ax).chain([ax]).collect();
+    let moved = layout.permute(&perm)?;
+    let s = moved.strides[nd - 1];
+    let mut out = try_vec_with_capacity(out_n)?;
+    moved.select(nd - 1, 0).for_each_row(|b, ks, len| {
+        let at = |i: usize, j: usize| src[(b + i as isize * s + j as isize * ks) as usize];
+        let start = out.len();
+        out.resize(start + len, 0i64);
+        let idx = &mut out[start..];
+        if ks.abs() >= s.abs() {
+            for (j, o) in idx.iter_mut().enumerate() {
+                let mut best = at(0, j);
+                for i in 1..n {
+                    if better(at(i, j), best) {
+                        (best, *o) = (at(i, j), i as i64);
+                    }
+                }
+            }
+            return;
+        }
+        // The kept dim varies faster: walk the axis outermost to read memory row by row.
+        let mut best: Vec<T> = (0..len).map(|j| at(0, j)).collect();
+        for i in 1..n {
+            for (j, (bv, o)) in best.iter_mut().zip(idx.iter_mut()).enumerate() {
+                if better(at(i, j), *bv) {
+                    (*bv, *o) = (at(i, j), i as i64);
+                }
+            }
+        }
+    });
+    Ok(out)
+}
+
+/// All/Any over `axes` of any element type (truthiness: `!= zero`, so NaN is true),
+/// returning bool. All of nothing is true, Any of nothing is false.
+pub fn logical_reduce<T: Element>(
+    kind: ReduceKind,
+    src: &[T],
+    layout: &Layout,
+    axes: &[usize],
+) -> Result<Vec<bool>> {
+    match kind {
+        ReduceKind::All => reduce_with::<T, Logical<true>>("all", src, layout, axes),
+        ReduceKind::Any => reduce_with::<T, Logical<false>>("any", src, layout, axes),
+        k => Err(Error::value(format!(
+            "logical_reduce: '{}' is not all/any",
+            k.name()
+        ))),
+    }
+}
+
+/// Runs `$body` with `$T` bound to the [`ReduceElem`] type of `$dtype`, or evaluates
+/// `$other` for bool and the half types.
+macro_rules! with_reduce_elem {
+    ($dtype:expr, $T:ident, $body:block, $other:expr) => {
+        with_reduce_elem!(@ $dtype, $T, $body, $other,
+            I32 i32, I64 i64, F32 f32, F64 f64, C64 Complex32, C128 Complex64)
+    };
+    (@ $dtype:expr, $T:ident, $body:block, $other:expr, $($d:ident $t:ty),*) => {
+        match $dtype { $(DType::$d => { type $T = $t; $body })* _ => $other }
+    };
+}
+
+fn must_cast(kind: ReduceKind, dtype: DType) -> Error {
+    Error::type_err(format!(
+        "{}: {dtype} tensors must be cast before this kernel (bool to int64, float16/bfloat16 \
+         to float32)",
+        kind.name()
+    ))
+}
+
+/// Dispatches [`reduce`] on the storage's dtype; returns a new storage of the same dtype and
+/// the output shape. Max/Min of bool run directly (as any/all); other bool and half-type
+/// reductions are a type error: the caller casts first.
+pub fn reduce_storage(
+    kind: ReduceKind,
+    src: &Storage,
+    layout: &Layout,
+    axes: &[usize],
+) -> Result<(Storage, Shape)> {
+    let dtype = src.dtype();
+    let out = with_reduce_elem! { dtype, T, {
+        Storage::from_vec(reduce(kind, &src.read::<T>(), layout, axes)?)
+    }, {
+        let logical = match (dtype, kind) {
+            (DType::Bool, ReduceKind::Max) => ReduceKind::Any,
+            (DType::Bool, ReduceKind::Min) => ReduceKind::All,
+            _ => return Err(must_cast(kind, dtype)),
+        };
+        Storage::from_vec(logical_reduce(logical, &src.read::<bool>(), layout, axes)?)
+    }};
+    Ok((out, reduced_shape(&layout.shape, axes)))
+}
+
+/// Dispatches [`arg_reduce`] on the storage's dtype; returns an int64 storage and the output
+/// shape (`[]` for the flattened form). Bool and half types must be cast first.
+pub fn arg_reduce_storage(
+    kind: ReduceKind,
+    src: &Storage,
+    layout: &Layout,
+    axis: Option<usize>,
+) -> Result<(Storage, Shape)> {
+    let v = with_reduce_elem! { src.dtype(), T, {
+        arg_reduce(kind, &src.read::<T>(), layout, axis)?
+    }, {
+        return Err(must_cast(kind, src.dtype()));
+    }};
+    let shape = match axis.filter(|_| layout.ndim() > 0) {
+        Some(ax) => reduced_shape(&layout.shape, &[ax]),
+        None => Shape::new(),
+    };
+    Ok((Storage::from_vec(v), shape))
+}
+
+/// Dispatches [`logical_reduce`] on the storage's dtype (any of the nine); returns a bool
+/// storage and the output shape.
+pub fn logical_reduce_storage(
+    kind: ReduceKind,
+    src: &Storage,
+    layout: &Layout,
+    axes: &[usize],
+) -> Result<(Storage, Shape)> {
+    let v = crate::with_dtype!(src.dtype(), T, {
+        logical_reduce(kind, &src.read::<T>(), layout, axes)?
+    });
+    Ok((Storage::from_vec(v), reduced_shape(&layout.shape, axes)))
+}
+
+#[cfg(test)]
+#[path = "reduce_tests.rs"]
+mod tests;

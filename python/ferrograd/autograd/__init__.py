@@ -1,0 +1,25 @@
+"""``ferrograd.autograd``: gradients, grad mode, and (in later releases) custom layers.
+
+``backward`` and ``grad`` run the Rust engine with the GIL released; Python callbacks
+(tensor hooks) take it back only for their own call.
+"""
+
+from __future__ import annotations
+
+from .. import _core
+from ..grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+
+backward = _core.backward
+grad = _core.grad
+Node = _core.Node
+
+__all__ = [
+    "backward",
+    "grad",
+    "no_grad",
+    "enable_grad",
+    "set_grad_enabled",
+    "is_grad_enabled",
+    "inference_mode",
+    "Node",
+]

@@ -1,0 +1,382 @@
+//! Conversions between Python objects and tensors: scalars, nested sequences, NumPy
+//! arrays (copied, or shared by `from_numpy`), and tensors back to NumPy and Python.
+
+use super::errors::IntoPy;
+use super::tensor::PyTensor;
+use crate::dtype::{DType, Element, ScalarKind};
+use crate::error::Error;
+use crate::layout::{Layout, Strides};
+use crate::storage::Storage;
+use crate::tensor::Tensor;
+use half::{bf16, f16};
+use num_complex::{Complex32, Complex64};
+use numpy::{PyArray1, PyArrayDyn, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt, PyList, PySequence, PyTuple};
+use std::sync::Arc;
+
+/// The kind of a Python scalar, or None if `obj` is not one.
+pub fn scalar_kind(obj: &Bound<'_, PyAny>) -> Option<ScalarKind> {
+    if obj.is_instance_of::<PyBool>() {
+        Some(ScalarKind::Bool)
+    } else if obj.is_instance_of::<PyInt>() {
+        Some(ScalarKind::Int)
+    } else if obj.is_instance_of::<PyFloat>() {
+        Some(ScalarKind::Float)
+    } else if obj.is_instance_of::<PyComplex>() {
+        Some(ScalarKind::Complex)
+    } else {
+        None
+    }
+}
+
+/// A 0-d tensor of `dtype` holding the Python scalar `obj`.
+pub fn scalar_tensor(obj: &Bound<'_, PyAny>, dtype: DType) -> PyResult<Tensor> {
+    let v: Complex64 = if obj.is_instance_of::<PyComplex>() {
+        obj.extract::<Complex64>()?
+    } else if obj.is_instance_of::<PyInt>() && !obj.is_instance_of::<PyBool>() && dtype == DType::I64 {
+        // integers keep full 64-bit precision
+        return match obj.extract::<i64>() {
+            Ok(i) => Ok(Tensor::scalar(i)),
+            Err(_) => Err(PyValueError::new_err(format!(
+                "the integer {} does not fit in int64",
+                obj.str()?
+            ))),
+        };
+    } else {
+        Complex64::new(obj.extract::<f64>()?, 0.0)
+    };
+    Ok(crate::with_dtype!(dtype, T, { Tensor::scalar(T::from_c128(v)) }))
+}
+
+/// Turns the operand of a binary op into a tensor: tensors as is, Python scalars as 0-d
+/// tensors of the weakly promoted dtype, anything else through `to_tensor`.
+pub fn operand(other: &Bound<'_, PyAny>, like: DType) -> PyResult<Tensor> {
+    if let Ok(t) = other.cast::<PyTensor>() {
+        return Ok(t.get().inner.clone());
+    }
+    if let Some(kind) = scalar_kind(other) {
+        return scalar_tensor(other, DType::promote_scalar(like, kind));
+    }
+    to_tensor(other, None)
+}
+
+enum Leaves {
+    Bool(Vec<bool>),
+    Int(Vec<i64>),
+    Float(Vec<f64>),
+    Complex(Vec<Complex64>),
+}
+
+impl Leaves {
+    fn push(&mut self, obj: &Bound<'_, PyAny>) -> PyResult<()> {
+        let kind = scalar_kind(obj).ok_or_else(|| {
+            PyTypeError::new_err(format!(
+                "cannot make a tensor from a sequence containing {} (type {}); expected numbers, \
+                 bools, tensors or NumPy arrays",
+                obj.repr().map(|r| r.to_string()).unwrap_or_default(),
+                obj.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+            ))
+        })?;
+        // widen the buffer when a higher kind appears
+        match (&*self, kind) {
+            (Leaves::Bool(v), ScalarKind::Int | ScalarKind::Float | ScalarKind::Complex) => {
+                *self = Leaves::Int(v.iter().map(|&b| b as i64).collect());
+            }
+            _ => {}
+        }
+        match (&*self, kind) {
+            (Leaves::Int(v), ScalarKind::Float | ScalarKind::Complex) => {
+                *self = Leaves::Float(v.iter().map(|&i| i as f64).collect());
+            }
+            _ => {}
+        }
+        if let (Leaves::Float(v), ScalarKind::Complex) = (&*self, kind) {
+            *self = Leaves::Complex(v.iter().map(|&f| Complex64::new(f, 0.0)).collect());
+        }
+        match self {
+            Leaves::Bool(v) => v.push(obj.extract::<bool>()?),
+            Leaves::Int(v) => v.push(obj.extract::<i64>().map_err(|_| {
+                PyValueError::new_err(format!("the integer {} does not fit in int64", obj))
+            })?),
+            Leaves::Float(v) => v.push(obj.extract::<f64>()?),
+            Leaves::Complex(v) => v.push(obj.extract::<Complex64>()?),
+        }
+        Ok(())
+    }
+}
+
+const MAX_NESTING: usize = 64;
+
+fn walk(obj: &Bound<'_, PyAny>, depth: usize, shape: &mut Vec<usize>, leaves: &mut Leaves) -> PyResult<bool> {
+    if depth > MAX_NESTING {
+        return Err(PyValueError::new_err("the nested sequence is deeper than 64 levels"));
+    }
+    let is_seq = obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>();
+    if !is_seq {
+        if obj.cast::<PyTensor>().is_ok() || obj.cast::<PyUntypedArray>().is_ok() {
+            return Ok(false); // let NumPy assemble mixed content
+        }
+        if depth != shape.len() {
+            return Err(PyValueError::new_err(format!(
+                "the nested sequence is ragged: a scalar appears at depth {depth} where a \
+                 sequence of length {} was expected",
+                shape[depth]
+            )));
+        }
+        leaves.push(obj)?;
+        return Ok(true);
+    }
+    let seq = obj.cast::<PySequence>()?;
+    let n = seq.len()?;
+    if depth == shape.len() {
+        if depth > 0 && matches!(leaves_len(leaves), l if l > 0) {
+            return Err(PyValueError::new_err(format!(
+                "the nested sequence is ragged: a sequence appears at depth {depth} where scalars were found before"
+            )));
+        }
+        shape.push(n);
+    } else if shape[depth] != n {
+        return Err(PyValueError::new_err(format!(
+            "the nested sequence is ragged: expected length {} at depth {depth}, got {n}",
+            shape[depth]
+        )));
+    }
+    for i in 0..n {
+        if !walk(&seq.get_item(i)?, depth + 1, shape, leaves)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+fn leaves_len(l: &Leaves) -> usize {
+    match l {
+        Leaves::Bool(v) => v.len(),
+        Leaves::Int(v) => v.len(),
+        Leaves::Float(v) => v.len(),
+        Leaves::Complex(v) => v.len(),
+    }
+}
+
+/// Builds a tensor from `data` (tensor, NumPy array, scalar, nested sequence), copying.
+/// Without `dtype`: bool, int64, float32 or complex64 by content, NumPy's own dtype for
+/// arrays, the source dtype for tensors.
+pub fn to_tensor(data: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Tensor> {
+    if let Ok(t) = data.cast::<PyTensor>() {
+        let t = t.get().inner.detach();
+        let t = t.contiguous_copy().py()?;
+        return match dtype {
+            Some(d) => t.cast_raw(d).py(),
+            None => Ok(t),
+        };
+    }
+    if let Ok(arr) = data.cast::<PyUntypedArray>() {
+        let t = numpy_to_tensor(arr, false)?;
+        return match dtype {
+            Some(d) => t.cast_raw(d).py(),
+            None => Ok(t),
+        };
+    }
+    if let Some(kind) = scalar_kind(data) {
+        let d = dtype.unwrap_or(match kind {
+            ScalarKind::Bool => DType::Bool,
+            ScalarKind::Int => DType::I64,
+            ScalarKind::Float => DType::F32,
+            ScalarKind::Complex => DType::C64,
+        });
+        return scalar_tensor(data, d);
+    }
+    if data.is_instance_of::<PyList>() || data.is_instance_of::<PyTuple>() {
+        let mut shape = Vec::new();
+        let mut leaves = Leaves::Bool(Vec::new());
+        if walk(data, 0, &mut shape, &mut leaves)? {
+            let t = match leaves {
+                Leaves::Bool(v) => Tensor::from_vec(v, &shape),
+                Leaves::Int(v) => Tensor::from_vec(v, &shape),
+                Leaves::Float(v) => Tensor::from_vec(v, &shape).and_then(|t| t.cast_raw(dtype.unwrap_or(DType::F32))),
+                Leaves::Complex(v) => {
+                    Tensor::from_vec(v, &shape).and_then(|t| t.cast_raw(dtype.unwrap_or(DType::C64)))
+                }
+            }
+            .py()?;
+            return match dtype {
+                Some(d) => t.cast_raw(d).py(),
+                None => Ok(t),
+            };
+        }
+        // sequences of tensors / arrays: let NumPy assemble them through __array__
+        let np = data.py().import("numpy")?;
+        let arr = np.call_method1("asarray", (data,))?;
+        let t = numpy_to_tensor(arr.cast::<PyUntypedArray>()?, false)?;
+        let d = dtype.unwrap_or(if t.dtype() == DType::F64 { DType::F32 } else { t.dtype() });
+        return t.cast_raw(d).py();
+    }
+    if data.hasattr("__array__")? || data.hasattr("__array_interface__")? {
+        let np = data.py().import("numpy")?;
+        let arr = np.call_method1("asarray", (data,))?;
+        return to_tensor(&arr, dtype);
+    }
+    Err(PyTypeError::new_err(format!(
+        "cannot make a tensor from an object of type {}; expected a number, a nested \
+         list/tuple of numbers, a NumPy array or a Tensor",
+        data.get_type().name()?
+    )))
+}
+
+fn numpy_dtype(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Option<DType>> {
+    macro_rules! is {
+        ($t:ty) => {
+            arr.is_instance_of::<PyArrayDyn<$t>>()
+        };
+    }
+    Ok(if is!(bool) {
+        Some(DType::Bool)
+    } else if is!(i32) {
+        Some(DType::I32)
+    } else if is!(i64) {
+        Some(DType::I64)
+    } else if is!(f16) {
+        Some(DType::F16)
+    } else if is!(f32) {
+        Some(DType::F32)
+    } else if is!(f64) {
+        Some(DType::F64)
+    } else if is!(Complex32) {
+        Some(DType::C64)
+    } else if is!(Complex64) {
+        Some(DType::C128)
+    } else {
+        None
+    })
+}
+
+/// Converts a NumPy array. With `share`, the tensor uses the array's memory (kept alive by
+/// the storage) when its dtype is supported and its strides are element-aligned.
+pub fn numpy_to_tensor(arr: &Bound<'_, PyUntypedArray>, share: bool) -> PyResult<Tensor> {
+    let Some(dtype) = numpy_dtype(arr)? else {
+        // other NumPy dtypes (uint8, int16, float128, ...) convert to the nearest supported one
+        let kind: String = arr.dtype().getattr("kind")?.extract()?;
+        let target = match kind.as_str() {
+            "b" => "bool",
+            "i" | "u" => "int64",
+            "f" => "float64",
+            "c" => "complex128",
+            _ => {
+                return Err(PyTypeError::new_err(format!(
+                    "cannot make a tensor from a NumPy array of dtype {}",
+                    arr.dtype()
+                )))
+            }
+        };
+        if share {
+            return Err(PyTypeError::new_err(format!(
+                "from_numpy: dtype {} cannot share memory; supported: bool, int32, int64, \
+                 float16, float32, float64, complex64, complex128",
+                arr.dtype()
+            )));
+        }
+        let conv = arr.call_method1("astype", (target,))?;
+        return numpy_to_tensor(conv.cast::<PyUntypedArray>()?, false);
+    };
+    let shape: Vec<usize> = arr.shape().to_vec();
+    let itemsize = dtype.size() as isize;
+    let byte_strides: Vec<isize> = arr.strides().to_vec();
+    // SAFETY: reading the data pointer of a live array object
+    let data_ptr = unsafe { (*arr.as_array_ptr()).fields.data } as *mut u8;
+    let aligned = byte_strides.iter().all(|s| s % itemsize == 0) && (data_ptr as usize) % dtype.size() == 0;
+    if share {
+        if !aligned {
+            return Err(PyValueError::new_err(
+                "from_numpy: the array's strides are not multiples of its item size; pass \
+                 numpy.ascontiguousarray(a) instead",
+            ));
+        }
+        let strides: Strides = byte_strides.iter().map(|s| s / itemsize).collect();
+        let numel: usize = shape.iter().product();
+        // the lowest element index reachable (negative strides reach backwards)
+        let mut lo = 0isize;
+        let mut hi = 0isize;
+        for (&d, &s) in shape.iter().zip(&strides) {
+            if d > 0 {
+                let ext = (d as isize - 1) * s;
+                if ext < 0 {
+                    lo += ext
+                } else {
+                    hi += ext
+                }
+            }
+        }
+        let len = if numel == 0 { 0 } else { (hi - lo + 1) as usize };
+        let writable: bool = arr.getattr("flags")?.getattr("writeable")?.extract()?;
+        // SAFETY: the array owns `len` elements starting at data + lo, kept alive by `owner`.
+        let base = unsafe { data_ptr.offset(lo * itemsize) };
+        let owner: Py<PyAny> = arr.clone().unbind().into_any();
+        let storage = unsafe { Storage::from_foreign(base, len, dtype, Box::new(owner), writable) };
+        let layout = Layout { shape: shape.iter().cloned().collect(), strides, offset: (-lo) as usize };
+        return Ok(Tensor::from_parts(Arc::new(storage), layout));
+    }
+    let np = arr.py().import("numpy")?;
+    let c = np.call_method1("ascontiguousarray", (arr,))?;
+    crate::with_dtype!(dtype, T, { copy_contiguous::<T>(&c, &shape) })
+}
+
+fn copy_contiguous<T: Element + numpy::Element>(obj: &Bound<'_, PyAny>, shape: &[usize]) -> PyResult<Tensor> {
+    let arr = obj.cast::<PyArrayDyn<T>>()?;
+    let ro = arr.readonly();
+    let slice = ro.as_slice().map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let mut v = crate::storage::try_vec_with_capacity::<T>(slice.len()).py()?;
+    v.extend_from_slice(slice);
+    Tensor::from_vec(v, shape).py()
+}
+
+/// A new NumPy array holding a copy of the tensor's values (bfloat16 becomes float32,
+/// which NumPy lacks).
+pub fn tensor_to_numpy<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
+    let t = if t.dtype() == DType::BF16 { t.cast_raw(DType::F32).py()? } else { t.clone() };
+    let shape: Vec<usize> = t.shape().to_vec();
+    macro_rules! out {
+        ($T:ty) => {{
+            let v = t.to_vec::<$T>().py()?;
+            Ok(PyArray1::from_vec(py, v).reshape(shape)?.into_any())
+        }};
+    }
+    match t.dtype() {
+        DType::Bool => out!(bool),
+        DType::I32 => out!(i32),
+        DType::I64 => out!(i64),
+        DType::F16 => out!(f16),
+        DType::F32 => out!(f32),
+        DType::F64 => out!(f64),
+        DType::C64 => out!(Complex32),
+        DType::C128 => out!(Complex64),
+        DType::BF16 => Err(Error::runtime("unreachable: bf16 was converted")).py(),
+    }
+}
+
+/// The single element as a Python scalar of the matching type.
+pub fn tensor_item<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
+    if t.numel() != 1 {
+        return Err(PyValueError::new_err(format!(
+            "only a tensor with exactly one element can be converted to a Python scalar, but \
+             this one has shape {:?} ({} elements)",
+            t.shape(),
+            t.numel()
+        )));
+    }
+    let off = t.layout().offset;
+    Ok(match t.dtype() {
+        DType::Bool => PyBool::new(py, t.storage().read::<bool>()[off]).to_owned().into_any(),
+        DType::I32 => (t.storage().read::<i32>()[off] as i64).into_pyobject(py)?.into_any(),
+        DType::I64 => t.storage().read::<i64>()[off].into_pyobject(py)?.into_any(),
+        DType::C64 | DType::C128 => {
+            let c = crate::with_dtype!(t.dtype(), T, { t.storage().read::<T>()[off].to_c128() });
+            PyComplex::from_doubles(py, c.re, c.im).into_any()
+        }
+        _ => PyFloat::new(py, t.item_f64().py()?).into_any(),
+    })
+}
+
+#[allow(dead_code)]
+fn _types(_: f16, _: bf16) {}

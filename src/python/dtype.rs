@@ -1,0 +1,93 @@
+//! `ferrograd.float32` and friends: dtype objects that compare equal to their names.
+
+use crate::dtype::{DType, ALL_DTYPES};
+use pyo3::prelude::*;
+use pyo3::types::{PyString, PyType};
+
+/// A tensor element type as a Python object.
+#[pyclass(name = "dtype", module = "ferrograd", frozen, eq, hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PyDType {
+    pub(crate) d: DType,
+}
+
+#[pymethods]
+impl PyDType {
+    fn __repr__(&self) -> String {
+        format!("ferrograd.{}", self.d.name())
+    }
+    fn __str__(&self) -> String {
+        self.__repr__()
+    }
+    /// Canonical name, e.g. `"float32"`.
+    #[getter]
+    fn name(&self) -> &'static str {
+        self.d.name()
+    }
+    /// Bytes per element.
+    #[getter]
+    fn itemsize(&self) -> usize {
+        self.d.size()
+    }
+    /// True for float16, bfloat16, float32, float64.
+    #[getter]
+    fn is_floating_point(&self) -> bool {
+        self.d.is_float()
+    }
+    /// True for complex64 and complex128.
+    #[getter]
+    fn is_complex(&self) -> bool {
+        self.d.is_complex()
+    }
+    fn __reduce__(&self) -> (String, (String,)) {
+        ("ferrograd.dtype_from_name".into(), (self.d.name().to_string(),))
+    }
+}
+
+/// Reads a dtype argument: a `ferrograd.dtype`, a name, a NumPy dtype or scalar type,
+/// or one of Python's `bool`, `int`, `float`, `complex`.
+pub fn parse_dtype(obj: &Bound<'_, PyAny>) -> PyResult<DType> {
+    if let Ok(d) = obj.cast::<PyDType>() {
+        return Ok(d.get().d);
+    }
+    if let Ok(s) = obj.cast::<PyString>() {
+        return DType::from_name(&s.to_cow()?).map_err(super::errors::to_pyerr);
+    }
+    if let Ok(t) = obj.cast::<PyType>() {
+        let name = t.name()?.to_string();
+        match name.as_str() {
+            "bool" => return Ok(DType::Bool),
+            "int" => return Ok(DType::I64),
+            "float" => return Ok(DType::F64),
+            "complex" => return Ok(DType::C128),
+            _ => {}
+        }
+    }
+    // NumPy dtypes and scalar types, torch/paddle dtype objects: go by their name
+    let name = if let Ok(n) = obj.getattr("name") { n.str()?.to_string() } else { obj.str()?.to_string() };
+    DType::from_name(&name).map_err(|_| {
+        pyo3::exceptions::PyTypeError::new_err(format!(
+            "cannot interpret {} as a ferrograd dtype; use one of bool, int32, int64, float16, \
+             bfloat16, float32, float64, complex64, complex128",
+            obj.repr().map(|r| r.to_string()).unwrap_or_default()
+        ))
+    })
+}
+
+/// Optional dtype argument.
+pub fn parse_opt_dtype(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<DType>> {
+    match obj {
+        None => Ok(None),
+        Some(o) if o.is_none() => Ok(None),
+        Some(o) => parse_dtype(o).map(Some),
+    }
+}
+
+/// Registers the dtype class and one object per dtype on the module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyDType>()?;
+    for d in ALL_DTYPES {
+        m.add(d.name(), PyDType { d })?;
+    }
+    Ok(())
+}

@@ -1,0 +1,52 @@
+//! PyO3 bindings (feature `python`): the only code that touches the Python API. It holds
+//! no math: every method converts its arguments and calls the core.
+
+mod autograd;
+mod convert;
+mod dtype;
+mod errors;
+mod functions;
+mod node;
+mod repr;
+mod tensor;
+mod tensor_ops;
+mod tensor_shape;
+
+use pyo3::prelude::*;
+
+/// The `ferrograd._core` extension module.
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    dtype::register(m)?;
+    m.add_class::<tensor::PyTensor>()?;
+    m.add_class::<node::PyNode>()?;
+    m.add_class::<node::PyAccumulateGrad>()?;
+    m.add_class::<node::PyHookHandle>()?;
+    m.add_function(wrap_pyfunction!(tensor::_set_size_class, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::tensor_fn, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::to_tensor, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::from_numpy, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::zeros, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::ones, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::empty, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::full, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::zeros_like, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::ones_like, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::empty_like, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::full_like, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::arange, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::linspace, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::eye, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::rand, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::randn, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::randint, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::seed, m)?)?;
+    m.add_function(wrap_pyfunction!(autograd::backward, m)?)?;
+    m.add_function(wrap_pyfunction!(autograd::grad, m)?)?;
+    m.add_function(wrap_pyfunction!(autograd::is_grad_enabled, m)?)?;
+    m.add_function(wrap_pyfunction!(autograd::_set_grad_enabled, m)?)?;
+    m.add_function(wrap_pyfunction!(autograd::is_inference_mode_enabled, m)?)?;
+    m.add_function(wrap_pyfunction!(autograd::_set_inference_mode, m)?)?;
+    m.add_function(wrap_pyfunction!(autograd::_restore_inference_mode, m)?)?;
+    Ok(())
+}
