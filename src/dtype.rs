@@ -294,13 +294,41 @@ macro_rules! impl_real_element {
     };
 }
 
-impl_real_element!(bool, DType::Bool, |v: bool| v as u8 as f64, |v: f64| v != 0.0, false, true);
+impl_real_element!(
+    bool,
+    DType::Bool,
+    |v: bool| v as u8 as f64,
+    |v: f64| v != 0.0,
+    false,
+    true
+);
 impl_real_element!(i32, DType::I32, |v: i32| v as f64, |v: f64| v as i32, 0, 1);
 impl_real_element!(i64, DType::I64, |v: i64| v as f64, |v: f64| v as i64, 0, 1);
-impl_real_element!(f32, DType::F32, |v: f32| v as f64, |v: f64| v as f32, 0.0, 1.0);
+impl_real_element!(
+    f32,
+    DType::F32,
+    |v: f32| v as f64,
+    |v: f64| v as f32,
+    0.0,
+    1.0
+);
 impl_real_element!(f64, DType::F64, |v: f64| v, |v: f64| v, 0.0, 1.0);
-impl_real_element!(f16, DType::F16, |v: f16| v.to_f64(), f16::from_f64, f16::ZERO, f16::ONE);
-impl_real_element!(bf16, DType::BF16, |v: bf16| v.to_f64(), bf16::from_f64, bf16::ZERO, bf16::ONE);
+impl_real_element!(
+    f16,
+    DType::F16,
+    |v: f16| v.to_f64(),
+    f16::from_f64,
+    f16::ZERO,
+    f16::ONE
+);
+impl_real_element!(
+    bf16,
+    DType::BF16,
+    |v: bf16| v.to_f64(),
+    bf16::from_f64,
+    bf16::ZERO,
+    bf16::ONE
+);
 
 macro_rules! impl_complex_element {
     ($t:ty, $d:expr, $r:ty) => {
@@ -342,15 +370,42 @@ macro_rules! with_dtype {
     ($dtype:expr, $T:ident, $body:block) => {{
         use $crate::dtype::DType as __D;
         match $dtype {
-            __D::Bool => { type $T = bool; $body }
-            __D::I32 => { type $T = i32; $body }
-            __D::I64 => { type $T = i64; $body }
-            __D::F16 => { type $T = half::f16; $body }
-            __D::BF16 => { type $T = half::bf16; $body }
-            __D::F32 => { type $T = f32; $body }
-            __D::F64 => { type $T = f64; $body }
-            __D::C64 => { type $T = num_complex::Complex32; $body }
-            __D::C128 => { type $T = num_complex::Complex64; $body }
+            __D::Bool => {
+                type $T = bool;
+                $body
+            }
+            __D::I32 => {
+                type $T = i32;
+                $body
+            }
+            __D::I64 => {
+                type $T = i64;
+                $body
+            }
+            __D::F16 => {
+                type $T = half::f16;
+                $body
+            }
+            __D::BF16 => {
+                type $T = half::bf16;
+                $body
+            }
+            __D::F32 => {
+                type $T = f32;
+                $body
+            }
+            __D::F64 => {
+                type $T = f64;
+                $body
+            }
+            __D::C64 => {
+                type $T = num_complex::Complex32;
+                $body
+            }
+            __D::C128 => {
+                type $T = num_complex::Complex64;
+                $body
+            }
         }
     }};
 }

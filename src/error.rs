@@ -50,11 +50,22 @@ impl fmt::Display for Error {
 impl Error {
     /// Builds an error of `kind` with `message`.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Error { kind, message: message.into(), external: None }
+        Error {
+            kind,
+            message: message.into(),
+            external: None,
+        }
     }
     /// Wraps an exception raised by user code so it can cross the core unchanged.
-    pub fn external(message: impl Into<String>, payload: std::sync::Arc<dyn std::any::Any + Send + Sync>) -> Self {
-        Error { kind: ErrorKind::External, message: message.into(), external: Some(payload) }
+    pub fn external(
+        message: impl Into<String>,
+        payload: std::sync::Arc<dyn std::any::Any + Send + Sync>,
+    ) -> Self {
+        Error {
+            kind: ErrorKind::External,
+            message: message.into(),
+            external: Some(payload),
+        }
     }
     /// `ValueError`.
     pub fn value(message: impl Into<String>) -> Self {

@@ -24,9 +24,14 @@ pub struct Layout {
 
 /// Product of the dimensions; fails on overflow (huge shapes must not wrap around).
 pub fn checked_numel(shape: &[usize]) -> Result<usize> {
-    shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d)).ok_or_else(|| {
-        Error::memory(format!("shape {shape:?} has more elements than fit in memory"))
-    })
+    shape
+        .iter()
+        .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+        .ok_or_else(|| {
+            Error::memory(format!(
+                "shape {shape:?} has more elements than fit in memory"
+            ))
+        })
 }
 
 /// Row-major strides of a contiguous tensor of `shape`.
@@ -45,8 +50,16 @@ pub fn broadcast_shapes(a: &[usize], b: &[usize], op: &str) -> Result<Shape> {
     let n = a.len().max(b.len());
     let mut out: Shape = SmallVec::from_elem(0, n);
     for i in 0..n {
-        let da = if i + a.len() >= n { a[i + a.len() - n] } else { 1 };
-        let db = if i + b.len() >= n { b[i + b.len() - n] } else { 1 };
+        let da = if i + a.len() >= n {
+            a[i + a.len() - n]
+        } else {
+            1
+        };
+        let db = if i + b.len() >= n {
+            b[i + b.len() - n]
+        } else {
+            1
+        };
         out[i] = if da == db || db == 1 {
             da
         } else if da == 1 {
@@ -79,7 +92,11 @@ pub fn normalize_dim(dim: isize, ndim: usize, op: &str) -> Result<usize> {
 impl Layout {
     /// Contiguous row-major layout of `shape` at offset 0.
     pub fn contiguous(shape: &[usize]) -> Layout {
-        Layout { shape: SmallVec::from_slice(shape), strides: contiguous_strides(shape), offset: 0 }
+        Layout {
+            shape: SmallVec::from_slice(shape),
+            strides: contiguous_strides(shape),
+            offset: 0,
+        }
     }
 
     /// Number of dimensions.
@@ -125,7 +142,11 @@ impl Layout {
     pub fn permute(&self, perm: &[usize]) -> Result<Layout> {
         let n = self.ndim();
         let mut seen = vec![false; n];
-        if perm.len() != n || perm.iter().any(|&p| p >= n || std::mem::replace(&mut seen[p], true)) {
+        if perm.len() != n
+            || perm
+                .iter()
+                .any(|&p| p >= n || std::mem::replace(&mut seen[p], true))
+        {
             return Err(Error::value(format!(
                 "permute: {perm:?} is not a permutation of the {n} dimensions of a tensor of \
                  shape {:?}",
@@ -174,7 +195,11 @@ impl Layout {
                 )));
             }
         }
-        Ok(Layout { shape: SmallVec::from_slice(shape), strides, offset: self.offset })
+        Ok(Layout {
+            shape: SmallVec::from_slice(shape),
+            strides,
+            offset: self.offset,
+        })
     }
 
     /// View of a new shape with the same elements, when the strides allow it without a
@@ -188,8 +213,13 @@ impl Layout {
             });
         }
         // Merge runs of old dims that are contiguous with each other, then split them.
-        let old: Vec<(usize, isize)> =
-            self.shape.iter().cloned().zip(self.strides.iter().cloned()).filter(|(d, _)| *d != 1).collect();
+        let old: Vec<(usize, isize)> = self
+            .shape
+            .iter()
+            .cloned()
+            .zip(self.strides.iter().cloned())
+            .filter(|(d, _)| *d != 1)
+            .collect();
         let mut new_strides: Strides = SmallVec::from_elem(0, new_shape.len());
         let mut oi = 0;
         let mut ni = 0;
@@ -237,14 +267,22 @@ impl Layout {
         if oi != old.len() {
             return None;
         }
-        Some(Layout { shape: SmallVec::from_slice(new_shape), strides: new_strides, offset: self.offset })
+        Some(Layout {
+            shape: SmallVec::from_slice(new_shape),
+            strides: new_strides,
+            offset: self.offset,
+        })
     }
 
     /// View of `start..stop` by `step` along `dim` (bounds already clamped by the caller).
     pub fn slice(&self, dim: usize, start: usize, len: usize, step: isize) -> Layout {
         let mut l = self.clone();
         let new_off = self.offset as isize + start as isize * self.strides[dim];
-        l.offset = if len == 0 { self.offset } else { new_off as usize };
+        l.offset = if len == 0 {
+            self.offset
+        } else {
+            new_off as usize
+        };
         l.shape[dim] = len;
         l.strides[dim] = self.strides[dim] * step;
         l
@@ -262,7 +300,11 @@ impl Layout {
     /// View with a size-1 dimension inserted at `dim` (`0..=ndim`).
     pub fn unsqueeze(&self, dim: usize) -> Layout {
         let mut l = self.clone();
-        let stride = if dim < self.ndim() { self.strides[dim] * self.shape[dim] as isize } else { 1 };
+        let stride = if dim < self.ndim() {
+            self.strides[dim] * self.shape[dim] as isize
+        } else {
+            1
+        };
         l.shape.insert(dim, 1);
         l.strides.insert(dim, stride);
         l
@@ -331,8 +373,14 @@ mod tests {
 
     #[test]
     fn broadcasting_rules() {
-        assert_eq!(broadcast_shapes(&[3, 1], &[4], "add").unwrap().as_slice(), &[3, 4]);
-        assert_eq!(broadcast_shapes(&[], &[2, 2], "add").unwrap().as_slice(), &[2, 2]);
+        assert_eq!(
+            broadcast_shapes(&[3, 1], &[4], "add").unwrap().as_slice(),
+            &[3, 4]
+        );
+        assert_eq!(
+            broadcast_shapes(&[], &[2, 2], "add").unwrap().as_slice(),
+            &[2, 2]
+        );
         let e = broadcast_shapes(&[3], &[4], "add").unwrap_err();
         assert!(e.message.contains("add") && e.message.contains("[3]"));
     }

@@ -64,7 +64,9 @@ impl Storage {
             ptr: v.as_mut_ptr() as *mut u8,
             len: v.len(),
             dtype: T::DTYPE,
-            owner: Owner::Rust { capacity: v.capacity() },
+            owner: Owner::Rust {
+                capacity: v.capacity(),
+            },
             writable: true,
             lock: RwLock::new(()),
             version: AtomicU64::new(0),
@@ -73,7 +75,9 @@ impl Storage {
 
     /// A zero-filled storage of `len` elements of `dtype`.
     pub fn zeros(dtype: DType, len: usize) -> Result<Storage> {
-        crate::with_dtype!(dtype, T, { Ok(Storage::from_vec(try_filled_vec(len, T::zero())?)) })
+        crate::with_dtype!(dtype, T, {
+            Ok(Storage::from_vec(try_filled_vec(len, T::zero())?))
+        })
     }
 
     /// Wraps memory owned by `owner`.
@@ -136,17 +140,28 @@ impl Storage {
 
     /// Shared access to the elements as `&[T]`; panics if `T` is not this dtype (a bug).
     pub fn read<T: Element>(&self) -> ReadGuard<'_, T> {
-        assert_eq!(T::DTYPE, self.dtype, "storage read with the wrong element type");
+        assert_eq!(
+            T::DTYPE,
+            self.dtype,
+            "storage read with the wrong element type"
+        );
         let guard = self.lock.read_recursive();
         // SAFETY: dtype checked; len elements valid while self lives; shared lock held.
         let slice = unsafe { std::slice::from_raw_parts(self.ptr as *const T, self.len) };
-        ReadGuard { _guard: guard, slice }
+        ReadGuard {
+            _guard: guard,
+            slice,
+        }
     }
 
     /// Exclusive access to the elements; errors on read-only memory. Does not bump the
     /// version: callers that write user-visible data call [`Storage::bump_version`].
     pub fn write<T: Element>(&self) -> Result<WriteGuard<'_, T>> {
-        assert_eq!(T::DTYPE, self.dtype, "storage write with the wrong element type");
+        assert_eq!(
+            T::DTYPE,
+            self.dtype,
+            "storage write with the wrong element type"
+        );
         if !self.writable {
             return Err(Error::value(
                 "cannot write into a tensor whose memory is read-only (it was created from a \
@@ -156,7 +171,10 @@ impl Storage {
         let guard = self.lock.write();
         // SAFETY: dtype checked; exclusive lock held for the guard's lifetime.
         let slice = unsafe { std::slice::from_raw_parts_mut(self.ptr as *mut T, self.len) };
-        Ok(WriteGuard { _guard: guard, slice })
+        Ok(WriteGuard {
+            _guard: guard,
+            slice,
+        })
     }
 }
 
@@ -173,7 +191,13 @@ impl Drop for Storage {
 
 impl std::fmt::Debug for Storage {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Storage({} x {}, version {})", self.len, self.dtype, self.version())
+        write!(
+            f,
+            "Storage({} x {}, version {})",
+            self.len,
+            self.dtype,
+            self.version()
+        )
     }
 }
 

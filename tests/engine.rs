@@ -19,14 +19,27 @@ fn vals(t: &Tensor) -> Vec<f64> {
 
 fn backward(t: &Tensor, retain: bool) -> ferrograd::Result<()> {
     let g = t.ones_like()?;
-    engine::backward(&[t.clone()], vec![g], BackwardOptions { retain_graph: retain, create_graph: false })
+    engine::backward(
+        std::slice::from_ref(t),
+        vec![g],
+        BackwardOptions {
+            retain_graph: retain,
+            create_graph: false,
+        },
+    )
 }
 
 #[test]
 fn mul_add_sum_gradients() {
     let a = leaf(&[1.0, 2.0]);
     let b = leaf(&[3.0, 4.0]);
-    let y = a.mul(&b).unwrap().add(&a).unwrap().sum(None, false).unwrap();
+    let y = a
+        .mul(&b)
+        .unwrap()
+        .add(&a)
+        .unwrap()
+        .sum(None, false)
+        .unwrap();
     backward(&y, false).unwrap();
     assert_eq!(vals(&a.grad().unwrap()), vec![4.0, 5.0]);
     assert_eq!(vals(&b.grad().unwrap()), vec![1.0, 2.0]);
@@ -85,7 +98,13 @@ fn grad_returns_only_requested_inputs_and_nonleaf_grads() {
     let h = x.mul_scalar(2.0).unwrap();
     let z = h.mul(&h).unwrap().sum(None, false).unwrap();
     let one = z.ones_like().unwrap();
-    let g = engine::grad(&[z.clone()], vec![one], &[h.clone(), x.clone()], BackwardOptions::default()).unwrap();
+    let g = engine::grad(
+        std::slice::from_ref(&z),
+        vec![one],
+        &[h.clone(), x.clone()],
+        BackwardOptions::default(),
+    )
+    .unwrap();
     assert_eq!(vals(g[0].as_ref().unwrap()), vec![4.0, 8.0]);
     assert_eq!(vals(g[1].as_ref().unwrap()), vec![8.0, 16.0]);
     assert!(x.grad().is_none());
@@ -94,13 +113,34 @@ fn grad_returns_only_requested_inputs_and_nonleaf_grads() {
 #[test]
 fn second_order_through_create_graph() {
     let x = leaf(&[1.0, 2.0]);
-    let y = x.mul(&x).unwrap().mul(&x).unwrap().sum(None, false).unwrap();
-    let opts = BackwardOptions { retain_graph: true, create_graph: true };
-    let g = engine::grad(&[y.clone()], vec![y.ones_like().unwrap()], &[x.clone()], opts).unwrap();
+    let y = x
+        .mul(&x)
+        .unwrap()
+        .mul(&x)
+        .unwrap()
+        .sum(None, false)
+        .unwrap();
+    let opts = BackwardOptions {
+        retain_graph: true,
+        create_graph: true,
+    };
+    let g = engine::grad(
+        std::slice::from_ref(&y),
+        vec![y.ones_like().unwrap()],
+        std::slice::from_ref(&x),
+        opts,
+    )
+    .unwrap();
     let g = g[0].clone().unwrap();
     assert_eq!(vals(&g), vec![3.0, 12.0]);
     let s = g.sum(None, false).unwrap();
-    let gg = engine::grad(&[s.clone()], vec![s.ones_like().unwrap()], &[x.clone()], opts).unwrap();
+    let gg = engine::grad(
+        std::slice::from_ref(&s),
+        vec![s.ones_like().unwrap()],
+        std::slice::from_ref(&x),
+        opts,
+    )
+    .unwrap();
     assert_eq!(vals(gg[0].as_ref().unwrap()), vec![6.0, 12.0]);
 }
 
@@ -114,7 +154,11 @@ fn inplace_change_of_saved_tensor_is_detected() {
         h.add_inplace_raw(&h.ones_like().unwrap()).unwrap();
     }
     let e = backward(&y, false).unwrap_err();
-    assert!(e.message.contains("MulBackward") && e.message.contains("version"), "{}", e.message);
+    assert!(
+        e.message.contains("MulBackward") && e.message.contains("version"),
+        "{}",
+        e.message
+    );
 }
 
 /// A custom node written as a closure-free struct: doubles its gradient.
@@ -138,13 +182,26 @@ fn custom_node_and_closure_formula() {
     let x = leaf(&[1.0, 2.0]);
     let out = x.detach().mul_scalar(2.0).unwrap();
     let edges = [x.gradient_edge()].into_iter().collect();
-    let metas = [ferrograd::autograd::InputMeta { shape: x.shape_vec(), dtype: DType::F64 }].into_iter().collect();
-    out.set_grad_fn(NodeRef::new(Arc::new(Double { base: NodeBase::new(edges, metas) })), 0);
+    let metas = [ferrograd::autograd::InputMeta {
+        shape: x.shape_vec(),
+        dtype: DType::F64,
+    }]
+    .into_iter()
+    .collect();
+    out.set_grad_fn(
+        NodeRef::new(Arc::new(Double {
+            base: NodeBase::new(edges, metas),
+        })),
+        0,
+    );
     // and a closure-recorded op on top
     let y = {
         let o = out.detach().mul_scalar(3.0).unwrap();
         let rec = Recorder::begin(&[&out]).unwrap();
-        rec.finish("TripleBackward", &o, |g, _, _| Ok(smallvec::smallvec![Some(g.mul_scalar(3.0)?)])).unwrap();
+        rec.finish("TripleBackward", &o, |g, _, _| {
+            Ok(smallvec::smallvec![Some(g.mul_scalar(3.0)?)])
+        })
+        .unwrap();
         o
     };
     backward(&y.sum(None, false).unwrap(), false).unwrap();
@@ -170,8 +227,22 @@ fn wrong_gradient_shape_from_a_node_names_it() {
     let x = leaf(&[1.0, 2.0]);
     let out = x.detach();
     let edges = [x.gradient_edge()].into_iter().collect();
-    let metas = [ferrograd::autograd::InputMeta { shape: x.shape_vec(), dtype: DType::F64 }].into_iter().collect();
-    out.set_grad_fn(NodeRef::new(Arc::new(Bad { base: NodeBase::new(edges, metas) })), 0);
+    let metas = [ferrograd::autograd::InputMeta {
+        shape: x.shape_vec(),
+        dtype: DType::F64,
+    }]
+    .into_iter()
+    .collect();
+    out.set_grad_fn(
+        NodeRef::new(Arc::new(Bad {
+            base: NodeBase::new(edges, metas),
+        })),
+        0,
+    );
     let e = backward(&out, false).unwrap_err();
-    assert!(e.message.contains("BadBackward") && e.message.contains("[5]"), "{}", e.message);
+    assert!(
+        e.message.contains("BadBackward") && e.message.contains("[5]"),
+        "{}",
+        e.message
+    );
 }

@@ -9,7 +9,9 @@ pub fn alias_of(data: &Tensor, leaf: &Tensor) -> Tensor {
     let out = data.detach();
     if let Some(rec) = Recorder::begin(&[leaf]) {
         // An identity node cannot fail to build: it saves nothing.
-        let _ = rec.finish("AliasBackward", &out, |g, _, _| Ok(smallvec::smallvec![Some(g.clone())]));
+        let _ = rec.finish("AliasBackward", &out, |g, _, _| {
+            Ok(smallvec::smallvec![Some(g.clone())])
+        });
     }
     out
 }

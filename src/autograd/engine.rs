@@ -20,7 +20,9 @@ impl Hasher for PtrHasher {
         unreachable!("PtrHasher only hashes usize keys")
     }
     fn write_usize(&mut self, n: usize) {
-        self.0 = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_right(29);
+        self.0 = (n as u64)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .rotate_right(29);
     }
 }
 type PtrMap<V> = HashMap<usize, V, BuildHasherDefault<PtrHasher>>;
@@ -55,7 +57,11 @@ enum Targets {
     /// `backward()`: every reachable leaf accumulates into `.grad`.
     AllLeaves,
     /// `grad()`: capture the gradient of each input; keyed by node id + slot or leaf id.
-    Inputs { nodes: PtrMap<Vec<(usize, usize)>>, leaves: PtrMap<Vec<usize>>, count: usize },
+    Inputs {
+        nodes: PtrMap<Vec<(usize, usize)>>,
+        leaves: PtrMap<Vec<usize>>,
+        count: usize,
+    },
 }
 
 fn add_into(slot: &mut Option<Tensor>, g: Tensor) -> Result<()> {
@@ -101,21 +107,34 @@ fn run_hooks(hooks: &[crate::autograd::node::GradHook], mut g: Tensor) -> Result
     Ok(g)
 }
 
+/// True when `t` is the only view of a dense buffer nobody else holds, so it can be kept
+/// as `.grad` and summed into in place later.
+fn owns_dense_buffer(t: &Tensor) -> bool {
+    let l = t.layout();
+    t.handle_count() == 1
+        && std::sync::Arc::strong_count(t.storage()) == 1
+        && l.offset == 0
+        && l.is_contiguous()
+        && t.numel() == t.storage().len()
+}
+
+/// True when `.grad` may be updated in place: dense, no history, writable.
+fn dense_grad(t: &Tensor) -> bool {
+    let l = t.layout();
+    !t.requires_grad() && l.is_contiguous() && l.strides.iter().all(|&s| s != 0) && t.storage().is_writable()
+}
+
 /// Stores `g` into `leaf.grad`: summed in place, or out of place under `create_graph`.
+/// A kept gradient is always a dense buffer of its own (never a broadcast view), so
+/// later in-place accumulation and user edits of `.grad` are element-exact.
 fn accumulate_into_leaf(leaf: &Tensor, g: Tensor, create_graph: bool) -> Result<()> {
     let prev = leaf.grad();
     let new = match prev {
-        None => {
-            if create_graph {
-                g
-            } else if g.handle_count() == 1 && std::sync::Arc::strong_count(g.storage()) == 1 {
-                g.detach() // nothing else sees this buffer: steal it
-            } else {
-                g.detach().contiguous_copy()?
-            }
-        }
+        None if create_graph => g,
+        None if owns_dense_buffer(&g) => g.detach(),
+        None => g.detach().contiguous_copy()?,
         Some(prev) => {
-            if create_graph || prev.requires_grad() {
+            if create_graph || !dense_grad(&prev) {
                 prev.add(&g)?
             } else {
                 prev.add_inplace_raw(&g)?;
@@ -129,7 +148,14 @@ fn accumulate_into_leaf(leaf: &Tensor, g: Tensor, create_graph: bool) -> Result<
 
 /// Runs backward from `roots` with gradients `root_grads` (one per root).
 pub fn backward(roots: &[Tensor], root_grads: Vec<Tensor>, opts: BackwardOptions) -> Result<()> {
-    run(roots, root_grads, Targets::AllLeaves, &Blocked::default(), opts).map(|_| ())
+    run(
+        roots,
+        root_grads,
+        Targets::AllLeaves,
+        &Blocked::default(),
+        opts,
+    )
+    .map(|_| ())
 }
 
 /// Returns the gradients of `roots` (weighted by `root_grads`) with respect to `inputs`,
@@ -156,7 +182,9 @@ impl Blocked {
         let mut b = Blocked::default();
         for t in tensors {
             match t.gradient_edge() {
-                Edge::Node { node, input_nr } => b.slots.entry(node.id()).or_default().push(input_nr),
+                Edge::Node { node, input_nr } => {
+                    b.slots.entry(node.id()).or_default().push(input_nr)
+                }
                 Edge::Leaf(l) => {
                     b.leaves.insert(l.id(), ());
                 }
@@ -167,7 +195,10 @@ impl Blocked {
     }
     fn blocks(&self, e: &Edge) -> bool {
         match e {
-            Edge::Node { node, input_nr } => self.slots.get(&node.id()).is_some_and(|v| v.contains(input_nr)),
+            Edge::Node { node, input_nr } => self
+                .slots
+                .get(&node.id())
+                .is_some_and(|v| v.contains(input_nr)),
             Edge::Leaf(l) => self.leaves.contains_key(&l.id()),
             Edge::None => false,
         }
@@ -193,10 +224,22 @@ pub fn grad_blocking(
                 )))
             }
             Edge::Leaf(l) => leaves.entry(l.id()).or_default().push(k),
-            Edge::Node { node, input_nr } => nodes.entry(node.id()).or_default().push((input_nr, k)),
+            Edge::Node { node, input_nr } => {
+                nodes.entry(node.id()).or_default().push((input_nr, k))
+            }
         }
     }
-    run(roots, root_grads, Targets::Inputs { nodes, leaves, count: inputs.len() }, &Blocked::new(blocked), opts)
+    run(
+        roots,
+        root_grads,
+        Targets::Inputs {
+            nodes,
+            leaves,
+            count: inputs.len(),
+        },
+        &Blocked::new(blocked),
+        opts,
+    )
 }
 
 fn run(
@@ -239,6 +282,9 @@ fn run(
             if *next < edges.len() {
                 let e = &edges[*next];
                 *next += 1;
+                if blocked.blocks(e) {
+                    continue;
+                }
                 match e {
                     Edge::Node { node: child, .. } => {
                         if !states.contains_key(&child.id()) {
@@ -264,7 +310,11 @@ fn run(
     }
     for e in &root_edges {
         if let Edge::Leaf(l) = e {
-            leaves.entry(l.id()).or_insert_with(|| LeafState { leaf: l.clone(), deps: 0, buffer: None });
+            leaves.entry(l.id()).or_insert_with(|| LeafState {
+                leaf: l.clone(),
+                deps: 0,
+                buffer: None,
+            });
         }
     }
 
@@ -367,7 +417,11 @@ fn run(
         let retained: Vec<_> = node.base().retained.lock().clone();
         for (slot, weak) in &retained {
             if let (Some(g), Some(t)) = (&st.buffer[*slot], weak.upgrade()) {
-                let value = if opts.create_graph { g.clone() } else { g.detach() };
+                let value = if opts.create_graph {
+                    g.clone()
+                } else {
+                    g.detach()
+                };
                 let mut m = t.meta();
                 m.grad = Some(match m.grad.take() {
                     None => value,
@@ -410,7 +464,9 @@ fn run(
             match e {
                 Edge::Node { node: c, input_nr } => {
                     let cid = c.id();
-                    let Some(cs) = states.get_mut(&cid) else { continue };
+                    let Some(cs) = states.get_mut(&cid) else {
+                        continue;
+                    };
                     if !cs.reaches {
                         continue;
                     }
@@ -424,7 +480,9 @@ fn run(
                 }
                 Edge::Leaf(l) => {
                     let lid = l.id();
-                    let Some(ls) = leaves.get_mut(&lid) else { continue };
+                    let Some(ls) = leaves.get_mut(&lid) else {
+                        continue;
+                    };
                     if let Some(g) = g {
                         add_into(&mut ls.buffer, g)?;
                     }
@@ -460,10 +518,27 @@ fn finish_leaf(
     captured: &mut [Option<Tensor>],
     create_graph: bool,
 ) -> Result<()> {
-    let Some(ls) = leaves.remove(&lid) else { return Ok(()) };
+    let Some(ls) = leaves.remove(&lid) else {
+        return Ok(());
+    };
     let Some(g) = ls.buffer else { return Ok(()) };
-    let hooks: Vec<_> = ls.leaf.meta().hooks.iter().map(|(_, h)| h.clone()).collect();
+    let hooks: Vec<_> = ls
+        .leaf
+        .meta()
+        .hooks
+        .iter()
+        .map(|(_, h)| h.clone())
+        .collect();
     let g = run_hooks(&hooks, g)?;
+    if g.shape() != ls.leaf.shape() {
+        return Err(Error::runtime(format!(
+            "a gradient hook on a leaf returned a gradient of shape {:?} for a tensor of shape \
+             {:?}; hooks must return a gradient of the tensor's shape",
+            g.shape(),
+            ls.leaf.shape()
+        )));
+    }
+    let g = if g.dtype() != ls.leaf.dtype() { g.to_dtype(ls.leaf.dtype())? } else { g };
     match targets {
         Targets::AllLeaves => accumulate_into_leaf(&ls.leaf, g, create_graph),
         Targets::Inputs { leaves: wanted, .. } => {

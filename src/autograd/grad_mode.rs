@@ -30,7 +30,11 @@ pub fn is_inference_mode() -> bool {
 /// previous `(inference, grad)` pair.
 pub fn set_inference_mode(enabled: bool) -> (bool, bool) {
     let prev_inf = INFERENCE.with(|c| c.replace(enabled));
-    let prev_grad = if enabled { set_grad_enabled(false) } else { is_grad_enabled() };
+    let prev_grad = if enabled {
+        set_grad_enabled(false)
+    } else {
+        is_grad_enabled()
+    };
     (prev_inf, prev_grad)
 }
 
@@ -43,7 +47,9 @@ pub struct GradModeGuard {
 impl GradModeGuard {
     /// Enters grad mode `enabled`.
     pub fn new(enabled: bool) -> Self {
-        GradModeGuard { prev: set_grad_enabled(enabled) }
+        GradModeGuard {
+            prev: set_grad_enabled(enabled),
+        }
     }
 }
 
@@ -68,7 +74,9 @@ mod tests {
         {
             let _g = no_grad();
             assert!(!is_grad_enabled());
-            std::thread::spawn(|| assert!(is_grad_enabled())).join().unwrap();
+            std::thread::spawn(|| assert!(is_grad_enabled()))
+                .join()
+                .unwrap();
         }
         assert!(is_grad_enabled());
     }

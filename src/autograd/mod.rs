@@ -45,9 +45,17 @@ impl Recorder {
             return None;
         }
         let edges = inputs.iter().map(|t| t.gradient_edge()).collect();
-        let metas =
-            inputs.iter().map(|t| InputMeta { shape: t.shape_vec(), dtype: t.dtype() }).collect();
-        Some(Recorder { base: NodeBase::new(edges, metas), saves: SmallVec::new() })
+        let metas = inputs
+            .iter()
+            .map(|t| InputMeta {
+                shape: t.shape_vec(),
+                dtype: t.dtype(),
+            })
+            .collect();
+        Some(Recorder {
+            base: NodeBase::new(edges, metas),
+            saves: SmallVec::new(),
+        })
     }
 
     /// Whether input `i` needs a gradient.
@@ -86,7 +94,10 @@ impl Recorder {
             });
         }
         let mut failure = None;
-        let out_meta = InputMeta { shape: out.shape_vec(), dtype: out.dtype() };
+        let out_meta = InputMeta {
+            shape: out.shape_vec(),
+            dtype: out.dtype(),
+        };
         let node = Arc::new_cyclic(|weak: &Weak<FnNode>| {
             let weak_dyn: Weak<dyn Node> = weak.clone();
             let saved = saves
@@ -104,7 +115,13 @@ impl Recorder {
                     SaveSpec::Nothing => None,
                 })
                 .collect();
-            FnNode { base, name, saved, out_meta, backward: Box::new(backward) }
+            FnNode {
+                base,
+                name,
+                saved,
+                out_meta,
+                backward: Box::new(backward),
+            }
         });
         if let Some(e) = failure {
             return Err(e);

@@ -160,7 +160,9 @@ impl Drop for NodeRef {
         }
         // Last reference: dropping the node may drop more nodes. Queue them and drain
         // in a loop so the stack depth stays constant.
-        let queued = PENDING.try_with(|p| p.borrow_mut().push(arc.clone())).is_ok();
+        let queued = PENDING
+            .try_with(|p| p.borrow_mut().push(arc.clone()))
+            .is_ok();
         drop(arc);
         if !queued {
             return; // thread is shutting down; fall back to a direct drop

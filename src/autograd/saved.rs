@@ -72,14 +72,21 @@ enum Identity {
     /// An input with history: output `output_nr` of `node`.
     NonLeaf { node: NodeRef, output_nr: usize },
     /// Output `output_nr` of the (weakly held) saving node.
-    Output { node: Weak<dyn Node>, output_nr: usize },
+    Output {
+        node: Weak<dyn Node>,
+        output_nr: usize,
+    },
 }
 
 enum SavedState {
     /// Saved as is, with the storage version at save time.
     Live { data: Tensor, version: u64 },
     /// Handed to a pack hook.
-    Packed { packed: Arc<dyn PackedTensor>, shape: Shape, dtype: DType },
+    Packed {
+        packed: Arc<dyn PackedTensor>,
+        shape: Shape,
+        dtype: DType,
+    },
     /// Freed after a backward pass without `retain_graph`.
     Released,
 }
@@ -87,7 +94,7 @@ enum SavedState {
 /// A tensor saved by a node for its backward formula.
 pub struct SavedTensor {
     state: Mutex<SavedState>,
-    identity: Identity,
+    identity: Mutex<Identity>,
 }
 
 impl SavedTensor {
@@ -96,22 +103,33 @@ impl SavedTensor {
         let identity = match t.gradient_edge() {
             crate::autograd::node::Edge::None => Identity::Constant,
             crate::autograd::node::Edge::Leaf(l) => Identity::Leaf(l),
-            crate::autograd::node::Edge::Node { node, input_nr } => {
-                Identity::NonLeaf { node, output_nr: input_nr }
-            }
+            crate::autograd::node::Edge::Node { node, input_nr } => Identity::NonLeaf {
+                node,
+                output_nr: input_nr,
+            },
         };
         Self::save(t, t.clone(), identity)
     }
 
     /// Saves forward output `output_nr` of `node` (the node under construction).
     pub fn output(t: &Tensor, node: &Weak<dyn Node>, output_nr: usize) -> Result<SavedTensor> {
-        Self::save(t, t.detach(), Identity::Output { node: node.clone(), output_nr })
+        Self::save(
+            t,
+            t.detach(),
+            Identity::Output {
+                node: node.clone(),
+                output_nr,
+            },
+        )
     }
 
     /// `keep` is what a live (unhooked) save holds: the input itself, or an output's data.
     fn save(t: &Tensor, keep: Tensor, identity: Identity) -> Result<SavedTensor> {
         let state = match current_hooks() {
-            None => SavedState::Live { data: keep, version: t.storage().version() },
+            None => SavedState::Live {
+                data: keep,
+                version: t.storage().version(),
+            },
             Some(hooks) => {
                 let before = t.storage().version();
                 let packed = {
@@ -124,10 +142,17 @@ impl SavedTensor {
                          place; pack hooks must not change their input (copy it instead)",
                     ));
                 }
-                SavedState::Packed { packed: Arc::from(packed), shape: t.shape_vec(), dtype: t.dtype() }
+                SavedState::Packed {
+                    packed: Arc::from(packed),
+                    shape: t.shape_vec(),
+                    dtype: t.dtype(),
+                }
             }
         };
-        Ok(SavedTensor { state: Mutex::new(state), identity })
+        Ok(SavedTensor {
+            state: Mutex::new(state),
+            identity: Mutex::new(identity),
+        })
     }
 
     /// Returns the saved tensor, rebuilt with its place in the graph. `op` names the node
@@ -152,12 +177,17 @@ impl SavedTensor {
                     }
                     let live = data.clone();
                     drop(st);
-                    return Ok(match &self.identity {
-                        Identity::Output { .. } => self.rebuild(live),
-                        _ => live, // the input handle itself
+                    let is_output = matches!(&*self.identity.lock(), Identity::Output { .. });
+                    return Ok(match is_output {
+                        true => self.rebuild(live),
+                        false => live, // the input handle itself
                     });
                 }
-                SavedState::Packed { packed, shape, dtype } => {
+                SavedState::Packed {
+                    packed,
+                    shape,
+                    dtype,
+                } => {
                     let packed = packed.clone();
                     let (shape, dtype) = (shape.clone(), *dtype);
                     drop(st);
@@ -184,7 +214,7 @@ impl SavedTensor {
     }
 
     fn rebuild(&self, data: Tensor) -> Tensor {
-        match &self.identity {
+        match &*self.identity.lock() {
             Identity::Constant => data,
             Identity::Leaf(orig) => {
                 if crate::autograd::is_grad_enabled() {
@@ -210,6 +240,26 @@ impl SavedTensor {
         }
     }
 
+    /// Re-binds a tensor saved during a custom layer's forward as output `output_nr` of
+    /// `node`, once the outputs are known: the saved entry then holds only the data and a
+    /// weak link, so the output does not keep its own node (and ctx) alive.
+    pub fn rebind_as_output(&self, node: &Weak<dyn Node>, output_nr: usize) {
+        let mut st = self.state.lock();
+        if let SavedState::Live { data, .. } = &mut *st {
+            *data = data.detach();
+        }
+        *self.identity.lock() = Identity::Output { node: node.clone(), output_nr };
+    }
+
+    /// The saved tensor object itself when it was saved without hooks (to compare it
+    /// against a custom layer's outputs).
+    pub fn live_tensor(&self) -> Option<Tensor> {
+        match &*self.state.lock() {
+            SavedState::Live { data, .. } => Some(data.clone()),
+            _ => None,
+        }
+    }
+
     /// Frees the saved data; later unpacks raise the "backward a second time" error.
     pub fn release(&self) {
         *self.state.lock() = SavedState::Released;
@@ -228,6 +278,9 @@ fn freed_error(op: &str) -> Error {
 impl SavedTensor {
     /// A slot that is already released (used when saving failed part-way).
     pub(crate) fn released() -> SavedTensor {
-        SavedTensor { state: Mutex::new(SavedState::Released), identity: Identity::Constant }
+        SavedTensor {
+            state: Mutex::new(SavedState::Released),
+            identity: Mutex::new(Identity::Constant),
+        }
     }
 }

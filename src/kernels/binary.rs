@@ -50,6 +50,12 @@ pub enum BinaryOp {
     LogicalOr,
     /// Logical xor of truthiness.
     LogicalXor,
+    /// Bitwise and (integers; logical for bool).
+    BitAnd,
+    /// Bitwise or (integers; logical for bool).
+    BitOr,
+    /// Bitwise xor (integers; logical for bool).
+    BitXor,
 }
 
 impl BinaryOp {
@@ -75,13 +81,19 @@ impl BinaryOp {
             LogicalAnd => "logical_and",
             LogicalOr => "logical_or",
             LogicalXor => "logical_xor",
+            BitAnd => "bitwise_and",
+            BitOr => "bitwise_or",
+            BitXor => "bitwise_xor",
         }
     }
 
     /// True when the result is bool.
     pub fn returns_bool(self) -> bool {
         use BinaryOp::*;
-        matches!(self, Eq | Ne | Lt | Le | Gt | Ge | LogicalAnd | LogicalOr | LogicalXor)
+        matches!(
+            self,
+            Eq | Ne | Lt | Le | Gt | Ge | LogicalAnd | LogicalOr | LogicalXor
+        )
     }
 
     /// True for the ordering comparisons (undefined for complex).
@@ -95,7 +107,14 @@ fn unsupported(op: BinaryOp, dtype: DType) -> Error {
     Error::type_err(format!("{}: not supported for {dtype} tensors", op.name()))
 }
 
-fn logical<T: Element>(op: BinaryOp, a: &[T], la: &Layout, b: &[T], lb: &Layout, shape: &[usize]) -> Result<Vec<bool>> {
+fn logical<T: Element>(
+    op: BinaryOp,
+    a: &[T],
+    la: &Layout,
+    b: &[T],
+    lb: &Layout,
+    shape: &[usize],
+) -> Result<Vec<bool>> {
     let z = T::zero();
     match op {
         BinaryOp::LogicalAnd => map_binary(a, la, b, lb, shape, |x, y| x != z && y != z),
@@ -104,7 +123,14 @@ fn logical<T: Element>(op: BinaryOp, a: &[T], la: &Layout, b: &[T], lb: &Layout,
     }
 }
 
-fn real_op<T: Real>(op: BinaryOp, a: &[T], la: &Layout, b: &[T], lb: &Layout, shape: &[usize]) -> Result<Storage> {
+fn real_op<T: Real>(
+    op: BinaryOp,
+    a: &[T],
+    la: &Layout,
+    b: &[T],
+    lb: &Layout,
+    shape: &[usize],
+) -> Result<Storage> {
     use BinaryOp::*;
     Ok(match op {
         Add => Storage::from_vec(map_binary(a, la, b, lb, shape, T::add)?),
@@ -123,10 +149,18 @@ fn real_op<T: Real>(op: BinaryOp, a: &[T], la: &Layout, b: &[T], lb: &Layout, sh
         Gt => Storage::from_vec(map_binary(a, la, b, lb, shape, |x, y| x > y)?),
         Ge => Storage::from_vec(map_binary(a, la, b, lb, shape, |x, y| x >= y)?),
         LogicalAnd | LogicalOr | LogicalXor => Storage::from_vec(logical(op, a, la, b, lb, shape)?),
+        BitAnd | BitOr | BitXor => return Err(unsupported(op, T::DTYPE)),
     })
 }
 
-fn complex_op<T: Num>(op: BinaryOp, a: &[T], la: &Layout, b: &[T], lb: &Layout, shape: &[usize]) -> Result<Storage> {
+fn complex_op<T: Num>(
+    op: BinaryOp,
+    a: &[T],
+    la: &Layout,
+    b: &[T],
+    lb: &Layout,
+    shape: &[usize],
+) -> Result<Storage> {
     use BinaryOp::*;
     Ok(match op {
         Add => Storage::from_vec(map_binary(a, la, b, lb, shape, T::add)?),
@@ -141,12 +175,19 @@ fn complex_op<T: Num>(op: BinaryOp, a: &[T], la: &Layout, b: &[T], lb: &Layout, 
     })
 }
 
-fn bool_op(op: BinaryOp, a: &[bool], la: &Layout, b: &[bool], lb: &Layout, shape: &[usize]) -> Result<Storage> {
+fn bool_op(
+    op: BinaryOp,
+    a: &[bool],
+    la: &Layout,
+    b: &[bool],
+    lb: &Layout,
+    shape: &[usize],
+) -> Result<Storage> {
     use BinaryOp::*;
     Ok(Storage::from_vec(match op {
-        Add | Maximum | LogicalOr => map_binary(a, la, b, lb, shape, |x, y| x | y)?,
-        Mul | Minimum | LogicalAnd => map_binary(a, la, b, lb, shape, |x, y| x & y)?,
-        LogicalXor | Ne => map_binary(a, la, b, lb, shape, |x, y| x != y)?,
+        Add | Maximum | LogicalOr | BitOr => map_binary(a, la, b, lb, shape, |x, y| x | y)?,
+        Mul | Minimum | LogicalAnd | BitAnd => map_binary(a, la, b, lb, shape, |x, y| x & y)?,
+        LogicalXor | Ne | BitXor => map_binary(a, la, b, lb, shape, |x, y| x != y)?,
         Eq => map_binary(a, la, b, lb, shape, |x, y| x == y)?,
         Lt => map_binary(a, la, b, lb, shape, |x, y| !x & y)?,
         Le => map_binary(a, la, b, lb, shape, |x, y| x <= y)?,
@@ -166,6 +207,9 @@ pub fn binary_storage(
     shape: &[usize],
 ) -> Result<Storage> {
     debug_assert_eq!(a.dtype(), b.dtype());
+    if matches!(op, BinaryOp::BitAnd | BinaryOp::BitOr | BinaryOp::BitXor) {
+        return bitwise(op, a, la, b, lb, shape);
+    }
     match a.dtype() {
         DType::Bool => bool_op(op, &a.read(), la, &b.read(), lb, shape),
         DType::I32 => real_op::<i32>(op, &a.read(), la, &b.read(), lb, shape),
@@ -178,5 +222,24 @@ pub fn binary_storage(
             "internal: {} kernel called on {d}; half types are computed in float32",
             op.name()
         ))),
+    }
+}
+
+fn bitwise(op: BinaryOp, a: &Storage, la: &Layout, b: &Storage, lb: &Layout, shape: &[usize]) -> Result<Storage> {
+    macro_rules! ints {
+        ($t:ty) => {{
+            let (x, y) = (a.read::<$t>(), b.read::<$t>());
+            Ok(Storage::from_vec(match op {
+                BinaryOp::BitAnd => map_binary(&x, la, &y, lb, shape, |p, q| p & q)?,
+                BinaryOp::BitOr => map_binary(&x, la, &y, lb, shape, |p, q| p | q)?,
+                _ => map_binary(&x, la, &y, lb, shape, |p, q| p ^ q)?,
+            }))
+        }};
+    }
+    match a.dtype() {
+        DType::Bool => bool_op(op, &a.read(), la, &b.read(), lb, shape),
+        DType::I32 => ints!(i32),
+        DType::I64 => ints!(i64),
+        d => Err(unsupported(op, d)),
     }
 }

@@ -11,7 +11,9 @@ use crate::storage::Storage;
 pub fn cast_storage(src: &Storage, layout: &Layout, to: DType) -> Result<Storage> {
     crate::with_dtype!(src.dtype(), S, {
         let data = src.read::<S>();
-        crate::with_dtype!(to, D, { Ok(Storage::from_vec(cast_slice::<S, D>(&data, layout)?)) })
+        crate::with_dtype!(to, D, {
+            Ok(Storage::from_vec(cast_slice::<S, D>(&data, layout)?))
+        })
     })
 }
 
@@ -19,7 +21,9 @@ fn cast_slice<S: Element, D: Element>(src: &[S], layout: &Layout) -> Result<Vec<
     if S::DTYPE.is_complex() || D::DTYPE.is_complex() {
         map_unary(src, layout, |x: S| D::from_c128(x.to_c128()))
     } else if D::DTYPE == DType::Bool {
-        map_unary(src, layout, |x: S| D::from_f64(if x.to_f64() != 0.0 { 1.0 } else { 0.0 }))
+        map_unary(src, layout, |x: S| {
+            D::from_f64(if x.to_f64() != 0.0 { 1.0 } else { 0.0 })
+        })
     } else {
         map_unary(src, layout, |x: S| D::from_f64(x.to_f64()))
     }

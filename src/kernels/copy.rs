@@ -11,6 +11,11 @@ pub fn gather<T: Copy + Sync + Send>(src: &[T], layout: &Layout) -> Result<Vec<T
 }
 
 /// Writes `src` (broadcast to the destination view's shape) into `dst` at `ld`.
-pub fn assign<T: Copy + Sync + Send>(dst: &mut [T], ld: &Layout, src: &[T], ls: &Layout) -> Result<()> {
+pub fn assign<T: Copy + Sync + Send>(
+    dst: &mut [T],
+    ld: &Layout,
+    src: &[T],
+    ls: &Layout,
+) -> Result<()> {
     zip_assign(dst, ld, src, ls, |_, s| s)
 }

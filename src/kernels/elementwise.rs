@@ -18,7 +18,10 @@ fn build_output<O: Send + Copy>(
     {
         let spare = &mut out.spare_capacity_mut()[..n];
         if n >= PAR_THRESHOLD && rayon::current_num_threads() > 1 {
-            spare.par_chunks_mut(PAR_CHUNK).enumerate().for_each(|(i, c)| fill(i * PAR_CHUNK, c));
+            spare
+                .par_chunks_mut(PAR_CHUNK)
+                .enumerate()
+                .for_each(|(i, c)| fill(i * PAR_CHUNK, c));
         } else {
             fill(0, spare);
         }
@@ -38,6 +41,9 @@ fn for_rows<const K: usize>(
     mut f: impl FnMut([isize; K]),
 ) {
     let nd = shape.len();
+    if row_lo >= row_hi || shape.contains(&0) {
+        return;
+    }
     if nd <= 1 {
         if row_lo < row_hi {
             f(layouts.map(|l| l.offset as isize));
@@ -53,7 +59,12 @@ fn for_rows<const K: usize>(
         rem /= outer[d];
     }
     let mut base = layouts.map(|l| {
-        l.offset as isize + idx.iter().zip(&l.strides).map(|(&i, &s)| i as isize * s).sum::<isize>()
+        l.offset as isize
+            + idx
+                .iter()
+                .zip(&l.strides)
+                .map(|(&i, &s)| i as isize * s)
+                .sum::<isize>()
     });
     for _ in row_lo..row_hi {
         f(base);
@@ -88,10 +99,13 @@ fn build_by_rows<O: Send + Copy>(
         let spare = &mut out.spare_capacity_mut()[..n];
         if n >= PAR_THRESHOLD && rows > 1 && rayon::current_num_threads() > 1 {
             let rows_per = (PAR_CHUNK / inner).max(1);
-            spare.par_chunks_mut(rows_per * inner).enumerate().for_each(|(i, c)| {
-                let lo = i * rows_per;
-                fill_rows(lo, (lo + rows_per).min(rows), c)
-            });
+            spare
+                .par_chunks_mut(rows_per * inner)
+                .enumerate()
+                .for_each(|(i, c)| {
+                    let lo = i * rows_per;
+                    fill_rows(lo, (lo + rows_per).min(rows), c)
+                });
         } else {
             fill_rows(0, rows, spare);
         }
@@ -183,7 +197,10 @@ pub fn map_binary<A: Copy + Sync, B: Copy + Sync, O: Copy + Send>(
         for_rows(out_shape, [&ba, &bb], lo, hi, |[oa, ob]| {
             let row = &mut out[pos..pos + inner];
             if sa == 1 && sb == 1 {
-                let (ra, rb) = (&a[oa as usize..oa as usize + inner], &b[ob as usize..ob as usize + inner]);
+                let (ra, rb) = (
+                    &a[oa as usize..oa as usize + inner],
+                    &b[ob as usize..ob as usize + inner],
+                );
                 for ((o, &x), &y) in row.iter_mut().zip(ra).zip(rb) {
                     o.write(f(x, y));
                 }
@@ -228,11 +245,13 @@ pub fn zip_assign<T: Copy + Sync + Send, S: Copy + Sync>(
         let d = &mut dst[ld.offset..ld.offset + n];
         let s = &src[bs.offset..bs.offset + n];
         if n >= PAR_THRESHOLD {
-            d.par_chunks_mut(PAR_CHUNK).zip(s.par_chunks(PAR_CHUNK)).for_each(|(dc, sc)| {
-                for (o, &x) in dc.iter_mut().zip(sc) {
-                    *o = f(*o, x);
-                }
-            });
+            d.par_chunks_mut(PAR_CHUNK)
+                .zip(s.par_chunks(PAR_CHUNK))
+                .for_each(|(dc, sc)| {
+                    for (o, &x) in dc.iter_mut().zip(sc) {
+                        *o = f(*o, x);
+                    }
+                });
         } else {
             for (o, &x) in d.iter_mut().zip(s) {
                 *o = f(*o, x);

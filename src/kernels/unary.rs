@@ -75,7 +75,20 @@ impl UnaryOp {
         use UnaryOp::*;
         matches!(
             self,
-            Exp | Log | Log1p | Expm1 | Sqrt | Rsqrt | Reciprocal | Sin | Cos | Tan | Tanh | Sigmoid | Gelu | Softplus | Erf
+            Exp | Log
+                | Log1p
+                | Expm1
+                | Sqrt
+                | Rsqrt
+                | Reciprocal
+                | Sin
+                | Cos
+                | Tan
+                | Tanh
+                | Sigmoid
+                | Gelu
+                | Softplus
+                | Erf
         )
     }
 }
@@ -124,7 +137,9 @@ fn float_op<T: FloatMath>(op: UnaryOp, s: &[T], l: &Layout) -> Result<Storage> {
         Tanh => map_unary(s, l, |x: T| x.tanh())?,
         Sigmoid => map_unary(s, l, |x: T| one / (one + (-x).exp()))?,
         Relu => map_unary(s, l, |x: T| if x > zero { x } else { zero })?,
-        Gelu => map_unary(s, l, |x: T| half * x * (one + FloatMath::erf(x * frac_1_sqrt2)))?,
+        Gelu => map_unary(s, l, |x: T| {
+            half * x * (one + FloatMath::erf(x * frac_1_sqrt2))
+        })?,
         // log(1 + e^x), linear above the threshold like torch (beta = 1, threshold = 20)
         Softplus => map_unary(s, l, |x: T| if x > twenty { x } else { x.exp().ln_1p() })?,
         Erf => map_unary(s, l, |x: T| FloatMath::erf(x))?,
@@ -151,7 +166,11 @@ fn int_op<T: Real>(op: UnaryOp, s: &[T], l: &Layout) -> Result<Storage> {
         Abs => Storage::from_vec(map_unary(s, l, |x: T| Real::abs(x))?),
         Sign => Storage::from_vec(map_unary(s, l, |x: T| Real::sign(x))?),
         Square => Storage::from_vec(map_unary(s, l, |x: T| x.mul(x))?),
-        Relu => Storage::from_vec(map_unary(s, l, |x: T| if x > T::zero() { x } else { T::zero() })?),
+        Relu => Storage::from_vec(map_unary(
+            s,
+            l,
+            |x: T| if x > T::zero() { x } else { T::zero() },
+        )?),
         Floor | Ceil | Round => Storage::from_vec(map_unary(s, l, |x: T| x)?),
         LogicalNot => Storage::from_vec(map_unary(s, l, |x: T| x == T::zero())?),
         _ => return Err(unsupported(op, T::DTYPE)),
@@ -181,7 +200,9 @@ macro_rules! complex_op {
                 Tanh => map_unary(s, l, |x: $t| x.tanh())?,
                 Sigmoid => map_unary(s, l, |x: $t| one / (one + (-x).exp()))?,
                 LogicalNot => {
-                    return Ok(Storage::from_vec(map_unary(s, l, |x: $t| x == <$t>::new(0.0, 0.0))?))
+                    return Ok(Storage::from_vec(map_unary(s, l, |x: $t| {
+                        x == <$t>::new(0.0, 0.0)
+                    })?))
                 }
                 _ => return Err(unsupported(op, <$t as Element>::DTYPE)),
             };
@@ -197,10 +218,15 @@ complex_op!(complex128_op, Complex64, f64);
 pub fn unary_storage(op: UnaryOp, src: &Storage, l: &Layout) -> Result<Storage> {
     match src.dtype() {
         DType::Bool => match op {
-            UnaryOp::LogicalNot => Ok(Storage::from_vec(map_unary(&src.read::<bool>(), l, |x| !x)?)),
-            UnaryOp::Abs | UnaryOp::Relu | UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Round | UnaryOp::Sign => {
-                Ok(Storage::from_vec(map_unary(&src.read::<bool>(), l, |x| x)?))
-            }
+            UnaryOp::LogicalNot => Ok(Storage::from_vec(map_unary(&src.read::<bool>(), l, |x| {
+                !x
+            })?)),
+            UnaryOp::Abs
+            | UnaryOp::Relu
+            | UnaryOp::Floor
+            | UnaryOp::Ceil
+            | UnaryOp::Round
+            | UnaryOp::Sign => Ok(Storage::from_vec(map_unary(&src.read::<bool>(), l, |x| x)?)),
             _ => Err(unsupported(op, DType::Bool)),
         },
         DType::I32 => int_op::<i32>(op, &src.read(), l),
@@ -209,12 +235,20 @@ pub fn unary_storage(op: UnaryOp, src: &Storage, l: &Layout) -> Result<Storage> 
         DType::F64 => float_op::<f64>(op, &src.read(), l),
         DType::C64 => complex64_op(op, &src.read(), l),
         DType::C128 => complex128_op(op, &src.read(), l),
-        d => Err(Error::runtime(format!("internal: {} kernel called on {d}", op.name()))),
+        d => Err(Error::runtime(format!(
+            "internal: {} kernel called on {d}",
+            op.name()
+        ))),
     }
 }
 
 /// `clip(x, lo, hi)` for real dtypes; NaN stays NaN.
-pub fn clip_storage(src: &Storage, l: &Layout, lo: Option<f64>, hi: Option<f64>) -> Result<Storage> {
+pub fn clip_storage(
+    src: &Storage,
+    l: &Layout,
+    lo: Option<f64>,
+    hi: Option<f64>,
+) -> Result<Storage> {
     fn run<T: Real>(s: &[T], l: &Layout, lo: Option<f64>, hi: Option<f64>) -> Result<Storage> {
         let (lo, hi) = (lo.map(T::from_f64), hi.map(T::from_f64));
         Ok(Storage::from_vec(map_unary(s, l, |x: T| {
@@ -237,7 +271,9 @@ pub fn clip_storage(src: &Storage, l: &Layout, lo: Option<f64>, hi: Option<f64>)
         DType::I64 => run::<i64>(&src.read(), l, lo, hi),
         DType::F32 => run::<f32>(&src.read(), l, lo, hi),
         DType::F64 => run::<f64>(&src.read(), l, lo, hi),
-        d => Err(Error::type_err(format!("clip: not supported for {d} tensors"))),
+        d => Err(Error::type_err(format!(
+            "clip: not supported for {d} tensors"
+        ))),
     }
 }
 

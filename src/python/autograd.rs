@@ -40,12 +40,17 @@ fn tensor_list(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Tensor>> {
             .enumerate()
             .map(|(i, x)| {
                 let x = x?;
-                x.cast::<PyTensor>().map(|t| t.get().inner.clone()).map_err(|_| {
-                    PyTypeError::new_err(format!(
-                        "{what}[{i}] must be a Tensor, got {}",
-                        x.get_type().name().map(|n| n.to_string()).unwrap_or_default()
-                    ))
-                })
+                x.cast::<PyTensor>()
+                    .map(|t| t.get().inner.clone())
+                    .map_err(|_| {
+                        PyTypeError::new_err(format!(
+                            "{what}[{i}] must be a Tensor, got {}",
+                            x.get_type()
+                                .name()
+                                .map(|n| n.to_string())
+                                .unwrap_or_default()
+                        ))
+                    })
             })
             .collect();
     }
@@ -56,12 +61,19 @@ fn tensor_list(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Tensor>> {
 }
 
 /// Reads the optional per-root gradients.
-fn root_grads(py: Python<'_>, roots: &[Tensor], grads: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<Tensor>> {
+fn root_grads(
+    py: Python<'_>,
+    roots: &[Tensor],
+    grads: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Vec<Tensor>> {
     let items: Vec<Option<Bound<'_, PyAny>>> = match grads {
         None => vec![None; roots.len()],
         Some(g) if g.is_none() => vec![None; roots.len()],
         Some(g) if g.cast::<PyTensor>().is_ok() => vec![Some(g.clone())],
-        Some(g) => g.try_iter()?.map(|x| x.map(Some)).collect::<PyResult<_>>()?,
+        Some(g) => g
+            .try_iter()?
+            .map(|x| x.map(Some))
+            .collect::<PyResult<_>>()?,
     };
     if items.len() != roots.len() {
         return Err(PyValueError::new_err(format!(
@@ -71,7 +83,12 @@ fn root_grads(py: Python<'_>, roots: &[Tensor], grads: Option<&Bound<'_, PyAny>>
         )));
     }
     let _ = py;
-    roots.iter().zip(&items).enumerate().map(|(i, (r, g))| root_grad(r, g.as_ref(), i)).collect()
+    roots
+        .iter()
+        .zip(&items)
+        .enumerate()
+        .map(|(i, (r, g))| root_grad(r, g.as_ref(), i))
+        .collect()
 }
 
 /// Accumulates gradients of `tensors` into the leaves' `.grad`.
@@ -86,8 +103,12 @@ pub fn backward(
 ) -> PyResult<()> {
     let roots = tensor_list(tensors, "tensors")?;
     let grads = root_grads(py, &roots, grad_tensors)?;
-    let opts = BackwardOptions { retain_graph: retain_graph.unwrap_or(create_graph), create_graph };
-    py.detach(move || engine::backward(&roots, grads, opts)).py()
+    let opts = BackwardOptions {
+        retain_graph: retain_graph.unwrap_or(create_graph),
+        create_graph,
+    };
+    py.detach(move || engine::backward(&roots, grads, opts))
+        .py()
 }
 
 /// Gradients of `outputs` with respect to `inputs`, returned without touching `.grad`.
@@ -130,9 +151,14 @@ pub fn grad<'py>(
         _ => Vec::new(),
     };
     let grads = root_grads(py, &roots, grad_outputs)?;
-    let opts = BackwardOptions { retain_graph: retain_graph.unwrap_or(create_graph), create_graph };
+    let opts = BackwardOptions {
+        retain_graph: retain_graph.unwrap_or(create_graph),
+        create_graph,
+    };
     let ins2 = ins.clone();
-    let res = py.detach(move || engine::grad_blocking(&roots, grads, &ins2, &blocked, opts)).py()?;
+    let res = py
+        .detach(move || engine::grad_blocking(&roots, grads, &ins2, &blocked, opts))
+        .py()?;
     let mut out: Vec<Option<Py<PyTensor>>> = Vec::with_capacity(res.len());
     for (i, (g, x)) in res.into_iter().zip(&ins).enumerate() {
         match g {

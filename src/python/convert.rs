@@ -35,7 +35,10 @@ pub fn scalar_kind(obj: &Bound<'_, PyAny>) -> Option<ScalarKind> {
 pub fn scalar_tensor(obj: &Bound<'_, PyAny>, dtype: DType) -> PyResult<Tensor> {
     let v: Complex64 = if obj.is_instance_of::<PyComplex>() {
         obj.extract::<Complex64>()?
-    } else if obj.is_instance_of::<PyInt>() && !obj.is_instance_of::<PyBool>() && dtype == DType::I64 {
+    } else if obj.is_instance_of::<PyInt>()
+        && !obj.is_instance_of::<PyBool>()
+        && dtype == DType::I64
+    {
         // integers keep full 64-bit precision
         return match obj.extract::<i64>() {
             Ok(i) => Ok(Tensor::scalar(i)),
@@ -47,7 +50,15 @@ pub fn scalar_tensor(obj: &Bound<'_, PyAny>, dtype: DType) -> PyResult<Tensor> {
     } else {
         Complex64::new(obj.extract::<f64>()?, 0.0)
     };
-    Ok(crate::with_dtype!(dtype, T, { Tensor::scalar(T::from_c128(v)) }))
+    if dtype == DType::I32 && obj.is_instance_of::<PyInt>() && (v.re < i32::MIN as f64 || v.re > i32::MAX as f64) {
+        return Err(pyo3::exceptions::PyOverflowError::new_err(format!(
+            "Python integer {} out of bounds for int32",
+            obj.str()?
+        )));
+    }
+    Ok(crate::with_dtype!(dtype, T, {
+        Tensor::scalar(T::from_c128(v))
+    }))
 }
 
 /// Turns the operand of a binary op into a tensor: tensors as is, Python scalars as 0-d
@@ -71,26 +82,21 @@ enum Leaves {
 
 impl Leaves {
     fn push(&mut self, obj: &Bound<'_, PyAny>) -> PyResult<()> {
-        let kind = scalar_kind(obj).ok_or_else(|| {
-            PyTypeError::new_err(format!(
+        let kind =
+            scalar_kind(obj).ok_or_else(|| {
+                PyTypeError::new_err(format!(
                 "cannot make a tensor from a sequence containing {} (type {}); expected numbers, \
                  bools, tensors or NumPy arrays",
                 obj.repr().map(|r| r.to_string()).unwrap_or_default(),
                 obj.get_type().name().map(|n| n.to_string()).unwrap_or_default()
             ))
-        })?;
+            })?;
         // widen the buffer when a higher kind appears
-        match (&*self, kind) {
-            (Leaves::Bool(v), ScalarKind::Int | ScalarKind::Float | ScalarKind::Complex) => {
-                *self = Leaves::Int(v.iter().map(|&b| b as i64).collect());
-            }
-            _ => {}
+        if let (Leaves::Bool(v), ScalarKind::Int | ScalarKind::Float | ScalarKind::Complex) = (&*self, kind) {
+            *self = Leaves::Int(v.iter().map(|&b| b as i64).collect());
         }
-        match (&*self, kind) {
-            (Leaves::Int(v), ScalarKind::Float | ScalarKind::Complex) => {
-                *self = Leaves::Float(v.iter().map(|&i| i as f64).collect());
-            }
-            _ => {}
+        if let (Leaves::Int(v), ScalarKind::Float | ScalarKind::Complex) = (&*self, kind) {
+            *self = Leaves::Float(v.iter().map(|&i| i as f64).collect());
         }
         if let (Leaves::Float(v), ScalarKind::Complex) = (&*self, kind) {
             *self = Leaves::Complex(v.iter().map(|&f| Complex64::new(f, 0.0)).collect());
@@ -109,9 +115,16 @@ impl Leaves {
 
 const MAX_NESTING: usize = 64;
 
-fn walk(obj: &Bound<'_, PyAny>, depth: usize, shape: &mut Vec<usize>, leaves: &mut Leaves) -> PyResult<bool> {
+fn walk(
+    obj: &Bound<'_, PyAny>,
+    depth: usize,
+    shape: &mut Vec<usize>,
+    leaves: &mut Leaves,
+) -> PyResult<bool> {
     if depth > MAX_NESTING {
-        return Err(PyValueError::new_err("the nested sequence is deeper than 64 levels"));
+        return Err(PyValueError::new_err(
+            "the nested sequence is deeper than 64 levels",
+        ));
     }
     let is_seq = obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>();
     if !is_seq {
@@ -192,13 +205,17 @@ pub fn to_tensor(data: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Tens
         let mut shape = Vec::new();
         let mut leaves = Leaves::Bool(Vec::new());
         if walk(data, 0, &mut shape, &mut leaves)? {
+            if leaves_len(&leaves) == 0 {
+                // an empty list has no content to infer from: the default float
+                leaves = Leaves::Float(Vec::new());
+            }
             let t = match leaves {
                 Leaves::Bool(v) => Tensor::from_vec(v, &shape),
                 Leaves::Int(v) => Tensor::from_vec(v, &shape),
-                Leaves::Float(v) => Tensor::from_vec(v, &shape).and_then(|t| t.cast_raw(dtype.unwrap_or(DType::F32))),
-                Leaves::Complex(v) => {
-                    Tensor::from_vec(v, &shape).and_then(|t| t.cast_raw(dtype.unwrap_or(DType::C64)))
-                }
+                Leaves::Float(v) => Tensor::from_vec(v, &shape)
+                    .and_then(|t| t.cast_raw(dtype.unwrap_or(DType::F32))),
+                Leaves::Complex(v) => Tensor::from_vec(v, &shape)
+                    .and_then(|t| t.cast_raw(dtype.unwrap_or(DType::C64))),
             }
             .py()?;
             return match dtype {
@@ -210,7 +227,11 @@ pub fn to_tensor(data: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Tens
         let np = data.py().import("numpy")?;
         let arr = np.call_method1("asarray", (data,))?;
         let t = numpy_to_tensor(arr.cast::<PyUntypedArray>()?, false)?;
-        let d = dtype.unwrap_or(if t.dtype() == DType::F64 { DType::F32 } else { t.dtype() });
+        let d = dtype.unwrap_or(if t.dtype() == DType::F64 {
+            DType::F32
+        } else {
+            t.dtype()
+        });
         return t.cast_raw(d).py();
     }
     if data.hasattr("__array__")? || data.hasattr("__array_interface__")? {
@@ -285,7 +306,8 @@ pub fn numpy_to_tensor(arr: &Bound<'_, PyUntypedArray>, share: bool) -> PyResult
     let byte_strides: Vec<isize> = arr.strides().to_vec();
     // SAFETY: reading the data pointer of a live array object
     let data_ptr = unsafe { (*arr.as_array_ptr()).fields.data } as *mut u8;
-    let aligned = byte_strides.iter().all(|s| s % itemsize == 0) && (data_ptr as usize) % dtype.size() == 0;
+    let aligned =
+        byte_strides.iter().all(|s| s % itemsize == 0) && (data_ptr as usize) % dtype.size() == 0;
     if share {
         if !aligned {
             return Err(PyValueError::new_err(
@@ -308,13 +330,21 @@ pub fn numpy_to_tensor(arr: &Bound<'_, PyUntypedArray>, share: bool) -> PyResult
                 }
             }
         }
-        let len = if numel == 0 { 0 } else { (hi - lo + 1) as usize };
+        let len = if numel == 0 {
+            0
+        } else {
+            (hi - lo + 1) as usize
+        };
         let writable: bool = arr.getattr("flags")?.getattr("writeable")?.extract()?;
         // SAFETY: the array owns `len` elements starting at data + lo, kept alive by `owner`.
         let base = unsafe { data_ptr.offset(lo * itemsize) };
         let owner: Py<PyAny> = arr.clone().unbind().into_any();
         let storage = unsafe { Storage::from_foreign(base, len, dtype, Box::new(owner), writable) };
-        let layout = Layout { shape: shape.iter().cloned().collect(), strides, offset: (-lo) as usize };
+        let layout = Layout {
+            shape: shape.iter().cloned().collect(),
+            strides,
+            offset: (-lo) as usize,
+        };
         return Ok(Tensor::from_parts(Arc::new(storage), layout));
     }
     let np = arr.py().import("numpy")?;
@@ -322,10 +352,15 @@ pub fn numpy_to_tensor(arr: &Bound<'_, PyUntypedArray>, share: bool) -> PyResult
     crate::with_dtype!(dtype, T, { copy_contiguous::<T>(&c, &shape) })
 }
 
-fn copy_contiguous<T: Element + numpy::Element>(obj: &Bound<'_, PyAny>, shape: &[usize]) -> PyResult<Tensor> {
+fn copy_contiguous<T: Element + numpy::Element>(
+    obj: &Bound<'_, PyAny>,
+    shape: &[usize],
+) -> PyResult<Tensor> {
     let arr = obj.cast::<PyArrayDyn<T>>()?;
     let ro = arr.readonly();
-    let slice = ro.as_slice().map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let slice = ro
+        .as_slice()
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
     let mut v = crate::storage::try_vec_with_capacity::<T>(slice.len()).py()?;
     v.extend_from_slice(slice);
     Tensor::from_vec(v, shape).py()
@@ -334,7 +369,11 @@ fn copy_contiguous<T: Element + numpy::Element>(obj: &Bound<'_, PyAny>, shape: &
 /// A new NumPy array holding a copy of the tensor's values (bfloat16 becomes float32,
 /// which NumPy lacks).
 pub fn tensor_to_numpy<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
-    let t = if t.dtype() == DType::BF16 { t.cast_raw(DType::F32).py()? } else { t.clone() };
+    let t = if t.dtype() == DType::BF16 {
+        t.cast_raw(DType::F32).py()?
+    } else {
+        t.clone()
+    };
     let shape: Vec<usize> = t.shape().to_vec();
     macro_rules! out {
         ($T:ty) => {{
@@ -367,8 +406,12 @@ pub fn tensor_item<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAn
     }
     let off = t.layout().offset;
     Ok(match t.dtype() {
-        DType::Bool => PyBool::new(py, t.storage().read::<bool>()[off]).to_owned().into_any(),
-        DType::I32 => (t.storage().read::<i32>()[off] as i64).into_pyobject(py)?.into_any(),
+        DType::Bool => PyBool::new(py, t.storage().read::<bool>()[off])
+            .to_owned()
+            .into_any(),
+        DType::I32 => (t.storage().read::<i32>()[off] as i64)
+            .into_pyobject(py)?
+            .into_any(),
         DType::I64 => t.storage().read::<i64>()[off].into_pyobject(py)?.into_any(),
         DType::C64 | DType::C128 => {
             let c = crate::with_dtype!(t.dtype(), T, { t.storage().read::<T>()[off].to_c128() });

@@ -5,7 +5,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyString, PyType};
 
 /// A tensor element type as a Python object.
-#[pyclass(name = "dtype", module = "ferrograd", frozen, eq, hash)]
+#[pyclass(name = "dtype", module = "ferrograd", frozen)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct PyDType {
     pub(crate) d: DType,
@@ -39,8 +39,22 @@ impl PyDType {
     fn is_complex(&self) -> bool {
         self.d.is_complex()
     }
+    /// Equal to the same dtype, its name (`"float32"`), or a NumPy dtype of that name.
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        parse_dtype(other).map(|d| d == self.d).unwrap_or(false)
+    }
+    fn __ne__(&self, other: &Bound<'_, PyAny>) -> bool {
+        !self.__eq__(other)
+    }
+    /// Hash of the name, so that `dtype == name` implies equal hashes.
+    fn __hash__(&self, py: Python<'_>) -> PyResult<isize> {
+        PyString::new(py, self.d.name()).hash()
+    }
     fn __reduce__(&self) -> (String, (String,)) {
-        ("ferrograd.dtype_from_name".into(), (self.d.name().to_string(),))
+        (
+            "ferrograd.dtype_from_name".into(),
+            (self.d.name().to_string(),),
+        )
     }
 }
 
@@ -60,11 +74,20 @@ pub fn parse_dtype(obj: &Bound<'_, PyAny>) -> PyResult<DType> {
             "int" => return Ok(DType::I64),
             "float" => return Ok(DType::F64),
             "complex" => return Ok(DType::C128),
-            _ => {}
+            // NumPy scalar types (numpy.float32, ...)
+            other => {
+                if let Ok(d) = DType::from_name(other) {
+                    return Ok(d);
+                }
+            }
         }
     }
     // NumPy dtypes and scalar types, torch/paddle dtype objects: go by their name
-    let name = if let Ok(n) = obj.getattr("name") { n.str()?.to_string() } else { obj.str()?.to_string() };
+    let name = if let Ok(n) = obj.getattr("name") {
+        n.str()?.to_string()
+    } else {
+        obj.str()?.to_string()
+    };
     DType::from_name(&name).map_err(|_| {
         pyo3::exceptions::PyTypeError::new_err(format!(
             "cannot interpret {} as a ferrograd dtype; use one of bool, int32, int64, float16, \

@@ -1,11 +1,15 @@
 //! PyO3 bindings (feature `python`): the only code that touches the Python API. It holds
 //! no math: every method converts its arguments and calls the core.
 
+// Python signatures mirror Paddle's and PyTorch's, keyword arguments and all.
+#![allow(clippy::too_many_arguments)]
+
 mod autograd;
 mod convert;
 mod dtype;
 mod errors;
 mod functions;
+mod indexing;
 mod node;
 mod repr;
 mod tensor;
@@ -41,6 +45,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::randn, m)?)?;
     m.add_function(wrap_pyfunction!(functions::randint, m)?)?;
     m.add_function(wrap_pyfunction!(functions::seed, m)?)?;
+    m.add_function(wrap_pyfunction!(indexing::concat, m)?)?;
+    m.add_function(wrap_pyfunction!(indexing::stack, m)?)?;
+    m.add_function(wrap_pyfunction!(indexing::split, m)?)?;
+    m.add_function(wrap_pyfunction!(indexing::where_fn, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::backward, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::grad, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::is_grad_enabled, m)?)?;

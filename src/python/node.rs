@@ -35,11 +35,21 @@ impl PyNode {
                 Ok(match e {
                     Edge::None => (py.None(), 0usize).into_pyobject(py)?.into_any(),
                     Edge::Node { node, input_nr } => {
-                        (Py::new(py, PyNode { node: node.clone() })?, *input_nr).into_pyobject(py)?.into_any()
+                        (Py::new(py, PyNode { node: node.clone() })?, *input_nr)
+                            .into_pyobject(py)?
+                            .into_any()
                     }
-                    Edge::Leaf(t) => {
-                        (Py::new(py, PyAccumulateGrad { variable: t.clone() })?, 0usize).into_pyobject(py)?.into_any()
-                    }
+                    Edge::Leaf(t) => (
+                        Py::new(
+                            py,
+                            PyAccumulateGrad {
+                                variable: t.clone(),
+                            },
+                        )?,
+                        0usize,
+                    )
+                        .into_pyobject(py)?
+                        .into_any(),
                 })
             })
             .collect::<PyResult<_>>()?;
@@ -51,7 +61,10 @@ impl PyNode {
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other.cast::<PyNode>().map(|o| o.get().node.id() == self.node.id()).unwrap_or(false)
+        other
+            .cast::<PyNode>()
+            .map(|o| o.get().node.id() == self.node.id())
+            .unwrap_or(false)
     }
 
     fn __hash__(&self) -> u64 {
@@ -101,11 +114,17 @@ pub struct PyHookHandle {
 impl PyHookHandle {
     /// A handle for a hook on a node's output.
     pub fn on_node(node: NodeRef, id: u64) -> Self {
-        PyHookHandle { site: HookSite::Node(node), id }
+        PyHookHandle {
+            site: HookSite::Node(node),
+            id,
+        }
     }
     /// A handle for a hook on a leaf.
     pub fn on_leaf(t: Tensor, id: u64) -> Self {
-        PyHookHandle { site: HookSite::Leaf(t), id }
+        PyHookHandle {
+            site: HookSite::Leaf(t),
+            id,
+        }
     }
 }
 
@@ -114,7 +133,11 @@ impl PyHookHandle {
     /// Unregisters the hook (idempotent).
     fn remove(&self) {
         match &self.site {
-            HookSite::Node(n) => n.base().pre_hooks.lock().retain(|(_, id, _)| *id != self.id),
+            HookSite::Node(n) => n
+                .base()
+                .pre_hooks
+                .lock()
+                .retain(|(_, id, _)| *id != self.id),
             HookSite::Leaf(t) => t.meta().hooks.retain(|(id, _)| *id != self.id),
         }
     }
@@ -135,7 +158,10 @@ pub fn python_grad_hook(f: Py<PyAny>) -> GradHook {
                 Ok(t) => Ok(Some(t.get().inner.clone())),
                 Err(_) => Err(Error::type_err(format!(
                     "a tensor hook must return a Tensor or None, but returned {}",
-                    r.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+                    r.get_type()
+                        .name()
+                        .map(|n| n.to_string())
+                        .unwrap_or_default()
                 ))),
             }
         })

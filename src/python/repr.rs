@@ -14,7 +14,9 @@ pub fn tensor_repr(py: Python<'_>, t: &Tensor) -> PyResult<String> {
     kw.set_item("separator", ", ")?;
     kw.set_item("prefix", "tensor(")?;
     kw.set_item("threshold", 1000)?;
-    let body: String = np.call_method("array2string", (arr,), Some(&kw))?.extract()?;
+    let body: String = np
+        .call_method("array2string", (arr,), Some(&kw))?
+        .extract()?;
     let mut s = format!("tensor({body}");
     let default = matches!(t.dtype(), DType::F32 | DType::I64 | DType::Bool);
     if !default || t.numel() == 0 {

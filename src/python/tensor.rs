@@ -92,7 +92,9 @@ impl PyTensor {
     /// Element type.
     #[getter]
     fn dtype(&self) -> PyDType {
-        PyDType { d: self.inner.dtype() }
+        PyDType {
+            d: self.inner.dtype(),
+        }
     }
 
     /// Number of dimensions.
@@ -112,7 +114,11 @@ impl PyTensor {
     }
 
     fn __len__(&self) -> PyResult<usize> {
-        self.inner.shape().first().copied().ok_or_else(|| PyTypeError::new_err("len() of a 0-d tensor"))
+        self.inner
+            .shape()
+            .first()
+            .copied()
+            .ok_or_else(|| PyTypeError::new_err("len() of a 0-d tensor"))
     }
 
     /// Element strides.
@@ -227,9 +233,9 @@ impl PyTensor {
         self.inner.set_grad(g).py()
     }
 
-    /// Drops the accumulated gradient (Paddle's `clear_grad` sets it to zeros; pass
-    /// `set_to_zero=True` for that).
-    #[pyo3(signature = (set_to_zero=false))]
+    /// Clears the accumulated gradient: zeros it in place (Paddle's default), or drops it
+    /// (`set_to_zero=False`, like torch's `x.grad = None`).
+    #[pyo3(signature = (set_to_zero=true))]
     fn clear_grad(&self, set_to_zero: bool) -> PyResult<()> {
         if set_to_zero {
             if let Some(g) = self.inner.grad() {
@@ -242,7 +248,7 @@ impl PyTensor {
     }
 
     /// Same as `clear_grad`.
-    #[pyo3(signature = (set_to_zero=false))]
+    #[pyo3(signature = (set_to_zero=true))]
     fn clear_gradient(&self, set_to_zero: bool) -> PyResult<()> {
         self.clear_grad(set_to_zero)
     }
@@ -284,7 +290,10 @@ impl PyTensor {
             Some(node) => {
                 let slot = t.output_nr();
                 let mut r = node.base().retained.lock();
-                if !r.iter().any(|(s, w)| *s == slot && w.upgrade().is_some_and(|x| x.same(t))) {
+                if !r
+                    .iter()
+                    .any(|(s, w)| *s == slot && w.upgrade().is_some_and(|x| x.same(t)))
+                {
                     r.push((slot, t.downgrade()));
                 }
                 t.meta().retains_grad = true;
@@ -335,8 +344,12 @@ impl PyTensor {
     ) -> PyResult<()> {
         let g = super::autograd::root_grad(&self.inner, grad_tensor.or(gradient), 0)?;
         let root = self.inner.clone();
-        let opts = BackwardOptions { retain_graph: retain_graph.unwrap_or(create_graph), create_graph };
-        py.detach(move || engine::backward(&[root], vec![g], opts)).py()
+        let opts = BackwardOptions {
+            retain_graph: retain_graph.unwrap_or(create_graph),
+            create_graph,
+        };
+        py.detach(move || engine::backward(&[root], vec![g], opts))
+            .py()
     }
 
     // ---- conversions -----------------------------------------------------------------
@@ -390,7 +403,9 @@ impl PyTensor {
     fn __int__(&self) -> PyResult<i64> {
         let v = self.__float__()?;
         if !v.is_finite() {
-            return Err(PyValueError::new_err(format!("cannot convert {v} to an integer")));
+            return Err(PyValueError::new_err(format!(
+                "cannot convert {v} to an integer"
+            )));
         }
         if self.inner.dtype() == crate::DType::I64 {
             return Ok(self.inner.storage().read::<i64>()[self.inner.layout().offset]);
@@ -439,5 +454,7 @@ impl PyTensor {
 fn tensor_item_is_nonzero_complex(t: &Tensor) -> bool {
     use crate::dtype::Element;
     let off = t.layout().offset;
-    crate::with_dtype!(t.dtype(), T, { t.storage().read::<T>()[off].to_c128().im != 0.0 })
+    crate::with_dtype!(t.dtype(), T, {
+        t.storage().read::<T>()[off].to_c128().im != 0.0
+    })
 }

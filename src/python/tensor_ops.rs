@@ -16,16 +16,31 @@ type PyT = PyResult<Py<PyTensor>>;
 /// unsupported operands become Python's `NotImplemented` in the dunder wrappers.
 fn bin(py: Python<'_>, a: &Tensor, other: &Bound<'_, PyAny>, op: BinaryOp, reflected: bool) -> PyT {
     let b = operand(other, a.dtype())?;
-    let r = if reflected { b.binary(a, op) } else { a.binary(&b, op) };
+    let r = if reflected {
+        b.binary(a, op)
+    } else {
+        a.binary(&b, op)
+    };
     // the GIL is kept here: small ops are cheaper than a release/re-acquire
     wrap(py, r.py()?)
 }
 
-fn dunder(py: Python<'_>, a: &Tensor, other: &Bound<'_, PyAny>, op: BinaryOp, reflected: bool) -> PyResult<Py<PyAny>> {
+fn dunder(
+    py: Python<'_>,
+    a: &Tensor,
+    other: &Bound<'_, PyAny>,
+    op: BinaryOp,
+    reflected: bool,
+) -> PyResult<Py<PyAny>> {
     match bin(py, a, other, op, reflected) {
         Ok(t) => Ok(t.into_any()),
-        Err(e) if e.is_instance_of::<PyTypeError>(py) && super::convert::scalar_kind(other).is_none()
-            && other.cast::<PyTensor>().is_err() => Ok(py.NotImplemented()),
+        Err(e)
+            if e.is_instance_of::<PyTypeError>(py)
+                && super::convert::scalar_kind(other).is_none()
+                && other.cast::<PyTensor>().is_err() =>
+        {
+            Ok(py.NotImplemented())
+        }
         Err(e) => Err(e),
     }
 }
@@ -56,12 +71,12 @@ binary_dunders! {
     __rfloordiv__ => BinaryOp::FloorDiv, true;
     __mod__ => BinaryOp::Rem, false;
     __rmod__ => BinaryOp::Rem, true;
-    __and__ => BinaryOp::LogicalAnd, false;
-    __rand__ => BinaryOp::LogicalAnd, true;
-    __or__ => BinaryOp::LogicalOr, false;
-    __ror__ => BinaryOp::LogicalOr, true;
-    __xor__ => BinaryOp::LogicalXor, false;
-    __rxor__ => BinaryOp::LogicalXor, true;
+    __and__ => BinaryOp::BitAnd, false;
+    __rand__ => BinaryOp::BitAnd, true;
+    __or__ => BinaryOp::BitOr, false;
+    __ror__ => BinaryOp::BitOr, true;
+    __xor__ => BinaryOp::BitXor, false;
+    __rxor__ => BinaryOp::BitXor, true;
 }
 
 macro_rules! binary_methods {
@@ -108,6 +123,9 @@ binary_methods! {
     logical_and => BinaryOp::LogicalAnd;
     logical_or => BinaryOp::LogicalOr;
     logical_xor => BinaryOp::LogicalXor;
+    bitwise_and => BinaryOp::BitAnd;
+    bitwise_or => BinaryOp::BitOr;
+    bitwise_xor => BinaryOp::BitXor;
 }
 
 macro_rules! unary_methods {
@@ -163,7 +181,9 @@ pub fn parse_axes(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Vec<isize>>
                 Ok(Some(vec![i]))
             } else {
                 Ok(Some(o.extract::<Vec<isize>>().map_err(|_| {
-                    PyTypeError::new_err(format!("axis must be an int, a list of ints or None, got {o}"))
+                    PyTypeError::new_err(format!(
+                        "axis must be an int, a list of ints or None, got {o}"
+                    ))
                 })?))
             }
         }
@@ -171,7 +191,10 @@ pub fn parse_axes(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Vec<isize>>
 }
 
 /// `axis` (Paddle) or `dim` (torch), whichever was given.
-fn axis_or_dim<'a, 'py>(axis: Option<&'a Bound<'py, PyAny>>, dim: Option<&'a Bound<'py, PyAny>>) -> Option<&'a Bound<'py, PyAny>> {
+fn axis_or_dim<'a, 'py>(
+    axis: Option<&'a Bound<'py, PyAny>>,
+    dim: Option<&'a Bound<'py, PyAny>>,
+) -> Option<&'a Bound<'py, PyAny>> {
     match axis {
         Some(a) if !a.is_none() => Some(a),
         _ => dim,
@@ -188,11 +211,21 @@ impl PyTensor {
         let a = operand(other, self.inner.dtype())?;
         wrap(py, a.matmul(&self.inner).py()?)
     }
-    fn __pow__(&self, py: Python<'_>, other: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+    fn __pow__(
+        &self,
+        py: Python<'_>,
+        other: &Bound<'_, PyAny>,
+        modulo: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
         let _ = modulo;
         dunder(py, &self.inner, other, BinaryOp::Pow, false)
     }
-    fn __rpow__(&self, py: Python<'_>, other: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+    fn __rpow__(
+        &self,
+        py: Python<'_>,
+        other: &Bound<'_, PyAny>,
+        modulo: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
         let _ = modulo;
         dunder(py, &self.inner, other, BinaryOp::Pow, true)
     }
@@ -213,11 +246,18 @@ impl PyTensor {
     }
     fn __invert__(&self, py: Python<'_>) -> PyT {
         if self.inner.dtype() != crate::DType::Bool {
-            return Err(PyTypeError::new_err("~ is only supported for bool tensors (logical not)"));
+            return Err(PyTypeError::new_err(
+                "~ is only supported for bool tensors (logical not)",
+            ));
         }
         wrap(py, self.inner.unary(UnaryOp::LogicalNot).py()?)
     }
-    fn __richcmp__(&self, py: Python<'_>, other: &Bound<'_, PyAny>, op: CompareOp) -> PyResult<Py<PyAny>> {
+    fn __richcmp__(
+        &self,
+        py: Python<'_>,
+        other: &Bound<'_, PyAny>,
+        op: CompareOp,
+    ) -> PyResult<Py<PyAny>> {
         let bop = match op {
             CompareOp::Eq => BinaryOp::Eq,
             CompareOp::Ne => BinaryOp::Ne,
@@ -228,14 +268,24 @@ impl PyTensor {
         };
         if other.is_none() {
             // `t == None` is False (not an error), as for any Python object
-            return Ok(pyo3::types::PyBool::new(py, matches!(op, CompareOp::Ne)).to_owned().into_any().unbind());
+            return Ok(pyo3::types::PyBool::new(py, matches!(op, CompareOp::Ne))
+                .to_owned()
+                .into_any()
+                .unbind());
         }
         dunder(py, &self.inner, other, bop, false)
     }
 
     /// Matrix product.
     #[pyo3(signature = (y, transpose_x=false, transpose_y=false, name=None))]
-    fn matmul(&self, py: Python<'_>, y: &Bound<'_, PyAny>, transpose_x: bool, transpose_y: bool, name: Option<&Bound<'_, PyAny>>) -> PyT {
+    fn matmul(
+        &self,
+        py: Python<'_>,
+        y: &Bound<'_, PyAny>,
+        transpose_x: bool,
+        transpose_y: bool,
+        name: Option<&Bound<'_, PyAny>>,
+    ) -> PyT {
         let _ = name;
         let mut a = self.inner.clone();
         let mut b = operand(y, a.dtype())?;
@@ -268,7 +318,13 @@ impl PyTensor {
 
     /// Clamps values into `[min, max]` (either may be None).
     #[pyo3(signature = (min=None, max=None, name=None))]
-    fn clip(&self, py: Python<'_>, min: Option<f64>, max: Option<f64>, name: Option<&Bound<'_, PyAny>>) -> PyT {
+    fn clip(
+        &self,
+        py: Python<'_>,
+        min: Option<f64>,
+        max: Option<f64>,
+        name: Option<&Bound<'_, PyAny>>,
+    ) -> PyT {
         let _ = name;
         wrap(py, self.inner.clip(min, max).py()?)
     }
@@ -280,7 +336,15 @@ impl PyTensor {
 
     /// Sum over `axis`/`dim` (all by default).
     #[pyo3(signature = (axis=None, keepdim=false, dtype=None, name=None, *, dim=None))]
-    fn sum(&self, py: Python<'_>, axis: Option<&Bound<'_, PyAny>>, keepdim: bool, dtype: Option<&Bound<'_, PyAny>>, name: Option<&Bound<'_, PyAny>>, dim: Option<&Bound<'_, PyAny>>) -> PyT {
+    fn sum(
+        &self,
+        py: Python<'_>,
+        axis: Option<&Bound<'_, PyAny>>,
+        keepdim: bool,
+        dtype: Option<&Bound<'_, PyAny>>,
+        name: Option<&Bound<'_, PyAny>>,
+        dim: Option<&Bound<'_, PyAny>>,
+    ) -> PyT {
         let _ = name;
         let x = match super::dtype::parse_opt_dtype(dtype)? {
             Some(d) => self.inner.to_dtype(d).py()?,
@@ -291,7 +355,15 @@ impl PyTensor {
     }
     /// Mean over `axis`/`dim`.
     #[pyo3(signature = (axis=None, keepdim=false, name=None, *, dim=None, dtype=None))]
-    fn mean(&self, py: Python<'_>, axis: Option<&Bound<'_, PyAny>>, keepdim: bool, name: Option<&Bound<'_, PyAny>>, dim: Option<&Bound<'_, PyAny>>, dtype: Option<&Bound<'_, PyAny>>) -> PyT {
+    fn mean(
+        &self,
+        py: Python<'_>,
+        axis: Option<&Bound<'_, PyAny>>,
+        keepdim: bool,
+        name: Option<&Bound<'_, PyAny>>,
+        dim: Option<&Bound<'_, PyAny>>,
+        dtype: Option<&Bound<'_, PyAny>>,
+    ) -> PyT {
         let _ = name;
         let x = match super::dtype::parse_opt_dtype(dtype)? {
             Some(d) => self.inner.to_dtype(d).py()?,
@@ -302,50 +374,119 @@ impl PyTensor {
     }
     /// Product over `axis`/`dim`.
     #[pyo3(signature = (axis=None, keepdim=false, name=None, *, dim=None))]
-    fn prod(&self, py: Python<'_>, axis: Option<&Bound<'_, PyAny>>, keepdim: bool, name: Option<&Bound<'_, PyAny>>, dim: Option<&Bound<'_, PyAny>>) -> PyT {
+    fn prod(
+        &self,
+        py: Python<'_>,
+        axis: Option<&Bound<'_, PyAny>>,
+        keepdim: bool,
+        name: Option<&Bound<'_, PyAny>>,
+        dim: Option<&Bound<'_, PyAny>>,
+    ) -> PyT {
         let _ = name;
         let ax = parse_axes(axis_or_dim(axis, dim))?;
         wrap(py, self.inner.prod(ax.as_deref(), keepdim).py()?)
     }
     /// Maximum over `axis`/`dim` (values only; see `argmax` for indices).
     #[pyo3(signature = (axis=None, keepdim=false, name=None, *, dim=None))]
-    fn max(&self, py: Python<'_>, axis: Option<&Bound<'_, PyAny>>, keepdim: bool, name: Option<&Bound<'_, PyAny>>, dim: Option<&Bound<'_, PyAny>>) -> PyT {
+    fn max(
+        &self,
+        py: Python<'_>,
+        axis: Option<&Bound<'_, PyAny>>,
+        keepdim: bool,
+        name: Option<&Bound<'_, PyAny>>,
+        dim: Option<&Bound<'_, PyAny>>,
+    ) -> PyT {
         let _ = name;
         let ax = parse_axes(axis_or_dim(axis, dim))?;
         wrap(py, self.inner.amax_amin(ax.as_deref(), keepdim, true).py()?)
     }
     /// Minimum over `axis`/`dim`.
     #[pyo3(signature = (axis=None, keepdim=false, name=None, *, dim=None))]
-    fn min(&self, py: Python<'_>, axis: Option<&Bound<'_, PyAny>>, keepdim: bool, name: Option<&Bound<'_, PyAny>>, dim: Option<&Bound<'_, PyAny>>) -> PyT {
+    fn min(
+        &self,
+        py: Python<'_>,
+        axis: Option<&Bound<'_, PyAny>>,
+        keepdim: bool,
+        name: Option<&Bound<'_, PyAny>>,
+        dim: Option<&Bound<'_, PyAny>>,
+    ) -> PyT {
         let _ = name;
         let ax = parse_axes(axis_or_dim(axis, dim))?;
-        wrap(py, self.inner.amax_amin(ax.as_deref(), keepdim, false).py()?)
+        wrap(
+            py,
+            self.inner.amax_amin(ax.as_deref(), keepdim, false).py()?,
+        )
     }
     /// Same as `max`.
     #[pyo3(signature = (axis=None, keepdim=false, *, dim=None))]
-    fn amax(&self, py: Python<'_>, axis: Option<&Bound<'_, PyAny>>, keepdim: bool, dim: Option<&Bound<'_, PyAny>>) -> PyT {
+    fn amax(
+        &self,
+        py: Python<'_>,
+        axis: Option<&Bound<'_, PyAny>>,
+        keepdim: bool,
+        dim: Option<&Bound<'_, PyAny>>,
+    ) -> PyT {
         self.max(py, axis, keepdim, None, dim)
     }
     /// Same as `min`.
     #[pyo3(signature = (axis=None, keepdim=false, *, dim=None))]
-    fn amin(&self, py: Python<'_>, axis: Option<&Bound<'_, PyAny>>, keepdim: bool, dim: Option<&Bound<'_, PyAny>>) -> PyT {
+    fn amin(
+        &self,
+        py: Python<'_>,
+        axis: Option<&Bound<'_, PyAny>>,
+        keepdim: bool,
+        dim: Option<&Bound<'_, PyAny>>,
+    ) -> PyT {
         self.min(py, axis, keepdim, None, dim)
     }
     /// Index of the maximum along `axis` (flattened when None), int64.
     #[pyo3(signature = (axis=None, keepdim=false, dtype=None, name=None, *, dim=None))]
-    fn argmax(&self, py: Python<'_>, axis: Option<isize>, keepdim: bool, dtype: Option<&Bound<'_, PyAny>>, name: Option<&Bound<'_, PyAny>>, dim: Option<isize>) -> PyT {
+    fn argmax(
+        &self,
+        py: Python<'_>,
+        axis: Option<isize>,
+        keepdim: bool,
+        dtype: Option<&Bound<'_, PyAny>>,
+        name: Option<&Bound<'_, PyAny>>,
+        dim: Option<isize>,
+    ) -> PyT {
         let _ = (dtype, name);
-        wrap(py, self.inner.argmax_argmin(axis.or(dim), keepdim, true).py()?)
+        wrap(
+            py,
+            self.inner.argmax_argmin(axis.or(dim), keepdim, true).py()?,
+        )
     }
     /// Index of the minimum along `axis` (flattened when None), int64.
     #[pyo3(signature = (axis=None, keepdim=false, dtype=None, name=None, *, dim=None))]
-    fn argmin(&self, py: Python<'_>, axis: Option<isize>, keepdim: bool, dtype: Option<&Bound<'_, PyAny>>, name: Option<&Bound<'_, PyAny>>, dim: Option<isize>) -> PyT {
+    fn argmin(
+        &self,
+        py: Python<'_>,
+        axis: Option<isize>,
+        keepdim: bool,
+        dtype: Option<&Bound<'_, PyAny>>,
+        name: Option<&Bound<'_, PyAny>>,
+        dim: Option<isize>,
+    ) -> PyT {
         let _ = (dtype, name);
-        wrap(py, self.inner.argmax_argmin(axis.or(dim), keepdim, false).py()?)
+        wrap(
+            py,
+            self.inner
+                .argmax_argmin(axis.or(dim), keepdim, false)
+                .py()?,
+        )
     }
     /// Variance (`unbiased=True` divides by N-1; `correction` overrides).
     #[pyo3(signature = (axis=None, unbiased=true, keepdim=false, name=None, *, dim=None, correction=None))]
-    fn var(&self, py: Python<'_>, axis: Option<&Bound<'_, PyAny>>, unbiased: bool, keepdim: bool, name: Option<&Bound<'_, PyAny>>, dim: Option<&Bound<'_, PyAny>>, correction: Option<f64>) -> PyT {
+    fn var(
+        &self,
+        py: Python<'_>,
+        axis: Option<&Bound<'_, PyAny>>,
+        unbiased: bool,
+        keepdim: bool,
+        name: Option<&Bound<'_, PyAny>>,
+        dim: Option<&Bound<'_, PyAny>>,
+        correction: Option<f64>,
+    ) -> PyT {
         let _ = name;
         let ax = parse_axes(axis_or_dim(axis, dim))?;
         let c = correction.unwrap_or(if unbiased { 1.0 } else { 0.0 });
@@ -353,7 +494,16 @@ impl PyTensor {
     }
     /// Standard deviation.
     #[pyo3(signature = (axis=None, unbiased=true, keepdim=false, name=None, *, dim=None, correction=None))]
-    fn std(&self, py: Python<'_>, axis: Option<&Bound<'_, PyAny>>, unbiased: bool, keepdim: bool, name: Option<&Bound<'_, PyAny>>, dim: Option<&Bound<'_, PyAny>>, correction: Option<f64>) -> PyT {
+    fn std(
+        &self,
+        py: Python<'_>,
+        axis: Option<&Bound<'_, PyAny>>,
+        unbiased: bool,
+        keepdim: bool,
+        name: Option<&Bound<'_, PyAny>>,
+        dim: Option<&Bound<'_, PyAny>>,
+        correction: Option<f64>,
+    ) -> PyT {
         let _ = name;
         let ax = parse_axes(axis_or_dim(axis, dim))?;
         let c = correction.unwrap_or(if unbiased { 1.0 } else { 0.0 });
@@ -361,28 +511,56 @@ impl PyTensor {
     }
     /// `log(sum(exp(x)))`, stable.
     #[pyo3(signature = (axis=None, keepdim=false, name=None, *, dim=None))]
-    fn logsumexp(&self, py: Python<'_>, axis: Option<&Bound<'_, PyAny>>, keepdim: bool, name: Option<&Bound<'_, PyAny>>, dim: Option<&Bound<'_, PyAny>>) -> PyT {
+    fn logsumexp(
+        &self,
+        py: Python<'_>,
+        axis: Option<&Bound<'_, PyAny>>,
+        keepdim: bool,
+        name: Option<&Bound<'_, PyAny>>,
+        dim: Option<&Bound<'_, PyAny>>,
+    ) -> PyT {
         let _ = name;
         let ax = parse_axes(axis_or_dim(axis, dim))?;
         wrap(py, self.inner.logsumexp(ax.as_deref(), keepdim).py()?)
     }
     /// True where all elements along `axis` are non-zero.
     #[pyo3(signature = (axis=None, keepdim=false, name=None, *, dim=None))]
-    fn all(&self, py: Python<'_>, axis: Option<&Bound<'_, PyAny>>, keepdim: bool, name: Option<&Bound<'_, PyAny>>, dim: Option<&Bound<'_, PyAny>>) -> PyT {
+    fn all(
+        &self,
+        py: Python<'_>,
+        axis: Option<&Bound<'_, PyAny>>,
+        keepdim: bool,
+        name: Option<&Bound<'_, PyAny>>,
+        dim: Option<&Bound<'_, PyAny>>,
+    ) -> PyT {
         let _ = name;
         let ax = parse_axes(axis_or_dim(axis, dim))?;
         wrap(py, self.inner.all_any(ax.as_deref(), keepdim, true).py()?)
     }
     /// True where any element along `axis` is non-zero.
     #[pyo3(signature = (axis=None, keepdim=false, name=None, *, dim=None))]
-    fn any(&self, py: Python<'_>, axis: Option<&Bound<'_, PyAny>>, keepdim: bool, name: Option<&Bound<'_, PyAny>>, dim: Option<&Bound<'_, PyAny>>) -> PyT {
+    fn any(
+        &self,
+        py: Python<'_>,
+        axis: Option<&Bound<'_, PyAny>>,
+        keepdim: bool,
+        name: Option<&Bound<'_, PyAny>>,
+        dim: Option<&Bound<'_, PyAny>>,
+    ) -> PyT {
         let _ = name;
         let ax = parse_axes(axis_or_dim(axis, dim))?;
         wrap(py, self.inner.all_any(ax.as_deref(), keepdim, false).py()?)
     }
     /// Softmax along `axis` (default: last).
     #[pyo3(signature = (axis=-1, dtype=None, name=None, *, dim=None))]
-    fn softmax(&self, py: Python<'_>, axis: isize, dtype: Option<&Bound<'_, PyAny>>, name: Option<&Bound<'_, PyAny>>, dim: Option<isize>) -> PyT {
+    fn softmax(
+        &self,
+        py: Python<'_>,
+        axis: isize,
+        dtype: Option<&Bound<'_, PyAny>>,
+        name: Option<&Bound<'_, PyAny>>,
+        dim: Option<isize>,
+    ) -> PyT {
         let _ = name;
         let x = match super::dtype::parse_opt_dtype(dtype)? {
             Some(d) => self.inner.to_dtype(d).py()?,
@@ -392,7 +570,14 @@ impl PyTensor {
     }
     /// Log-softmax along `axis` (default: last).
     #[pyo3(signature = (axis=-1, dtype=None, name=None, *, dim=None))]
-    fn log_softmax(&self, py: Python<'_>, axis: isize, dtype: Option<&Bound<'_, PyAny>>, name: Option<&Bound<'_, PyAny>>, dim: Option<isize>) -> PyT {
+    fn log_softmax(
+        &self,
+        py: Python<'_>,
+        axis: isize,
+        dtype: Option<&Bound<'_, PyAny>>,
+        name: Option<&Bound<'_, PyAny>>,
+        dim: Option<isize>,
+    ) -> PyT {
         let _ = name;
         let x = match super::dtype::parse_opt_dtype(dtype)? {
             Some(d) => self.inner.to_dtype(d).py()?,

@@ -35,7 +35,10 @@ pub fn parse_shape(args: &Bound<'_, PyTuple>) -> PyResult<Vec<isize>> {
         .map(|x| {
             let x = x?;
             x.extract::<isize>().map_err(|_| {
-                PyTypeError::new_err(format!("shape entries must be integers, got {}", x.repr().map(|r| r.to_string()).unwrap_or_default()))
+                PyTypeError::new_err(format!(
+                    "shape entries must be integers, got {}",
+                    x.repr().map(|r| r.to_string()).unwrap_or_default()
+                ))
             })
         })
         .collect()
@@ -46,7 +49,9 @@ pub fn parse_dims(args: &Bound<'_, PyTuple>, op: &str) -> PyResult<Vec<usize>> {
     parse_shape(args)?
         .into_iter()
         .map(|d| {
-            usize::try_from(d).map_err(|_| PyValueError::new_err(format!("{op}: negative dimension {d} in shape")))
+            usize::try_from(d).map_err(|_| {
+                PyValueError::new_err(format!("{op}: negative dimension {d} in shape"))
+            })
         })
         .collect()
 }
@@ -63,7 +68,10 @@ impl PyTensor {
     fn view(&self, py: Python<'_>, shape: &Bound<'_, PyTuple>) -> PyT {
         if shape.len() == 1 {
             let a = shape.get_item(0)?;
-            if !a.is_instance_of::<PyList>() && !a.is_instance_of::<PyTuple>() && a.extract::<isize>().is_err() {
+            if !a.is_instance_of::<PyList>()
+                && !a.is_instance_of::<PyTuple>()
+                && a.extract::<isize>().is_err()
+            {
                 return wrap(py, self.inner.to_dtype(parse_dtype(&a)?).py()?);
             }
         }
@@ -71,20 +79,48 @@ impl PyTensor {
     }
     /// Flattens dims `start..=stop` (Paddle `start_axis/stop_axis`, torch `start_dim/end_dim`).
     #[pyo3(signature = (start_axis=0, stop_axis=-1, name=None, *, start_dim=None, end_dim=None))]
-    fn flatten(&self, py: Python<'_>, start_axis: isize, stop_axis: isize, name: Option<&Bound<'_, PyAny>>, start_dim: Option<isize>, end_dim: Option<isize>) -> PyT {
+    fn flatten(
+        &self,
+        py: Python<'_>,
+        start_axis: isize,
+        stop_axis: isize,
+        name: Option<&Bound<'_, PyAny>>,
+        start_dim: Option<isize>,
+        end_dim: Option<isize>,
+    ) -> PyT {
         let _ = name;
-        wrap(py, self.inner.flatten(start_dim.unwrap_or(start_axis), end_dim.unwrap_or(stop_axis)).py()?)
+        wrap(
+            py,
+            self.inner
+                .flatten(
+                    start_dim.unwrap_or(start_axis),
+                    end_dim.unwrap_or(stop_axis),
+                )
+                .py()?,
+        )
     }
     /// Removes size-1 dims (all, or those in `axis`).
     #[pyo3(signature = (axis=None, name=None, *, dim=None))]
-    fn squeeze(&self, py: Python<'_>, axis: Option<&Bound<'_, PyAny>>, name: Option<&Bound<'_, PyAny>>, dim: Option<&Bound<'_, PyAny>>) -> PyT {
+    fn squeeze(
+        &self,
+        py: Python<'_>,
+        axis: Option<&Bound<'_, PyAny>>,
+        name: Option<&Bound<'_, PyAny>>,
+        dim: Option<&Bound<'_, PyAny>>,
+    ) -> PyT {
         let _ = name;
         let ax = super::tensor_ops::parse_axes(axis.or(dim))?;
         wrap(py, self.inner.squeeze(ax.as_deref()).py()?)
     }
     /// Inserts size-1 dims at `axis` (an int or a list).
     #[pyo3(signature = (axis=None, name=None, *, dim=None))]
-    fn unsqueeze(&self, py: Python<'_>, axis: Option<&Bound<'_, PyAny>>, name: Option<&Bound<'_, PyAny>>, dim: Option<&Bound<'_, PyAny>>) -> PyT {
+    fn unsqueeze(
+        &self,
+        py: Python<'_>,
+        axis: Option<&Bound<'_, PyAny>>,
+        name: Option<&Bound<'_, PyAny>>,
+        dim: Option<&Bound<'_, PyAny>>,
+    ) -> PyT {
         let _ = name;
         let ax = super::tensor_ops::parse_axes(axis.or(dim))?
             .ok_or_else(|| PyTypeError::new_err("unsqueeze() needs an axis"))?;
@@ -121,7 +157,9 @@ impl PyTensor {
                 if d == -1 && i >= n - nd {
                     Ok(self.inner.shape()[i - (n - nd)])
                 } else {
-                    usize::try_from(d).map_err(|_| PyValueError::new_err(format!("expand: invalid size {d} in {req:?}")))
+                    usize::try_from(d).map_err(|_| {
+                        PyValueError::new_err(format!("expand: invalid size {d} in {req:?}"))
+                    })
                 }
             })
             .collect::<PyResult<_>>()?;
@@ -129,7 +167,12 @@ impl PyTensor {
     }
     /// Paddle spelling of `expand` taking one shape.
     #[pyo3(signature = (shape, name=None))]
-    fn broadcast_to(&self, py: Python<'_>, shape: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny>>) -> PyT {
+    fn broadcast_to(
+        &self,
+        py: Python<'_>,
+        shape: &Bound<'_, PyAny>,
+        name: Option<&Bound<'_, PyAny>>,
+    ) -> PyT {
         let _ = name;
         self.expand(py, &PyTuple::new(py, [shape])?)
     }
@@ -144,16 +187,24 @@ impl PyTensor {
     }
     /// `transpose(perm)` (Paddle: a full permutation) or `transpose(d0, d1)` (torch).
     #[pyo3(signature = (*args, name=None))]
-    fn transpose(&self, py: Python<'_>, args: &Bound<'_, PyTuple>, name: Option<&Bound<'_, PyAny>>) -> PyT {
+    fn transpose(
+        &self,
+        py: Python<'_>,
+        args: &Bound<'_, PyTuple>,
+        name: Option<&Bound<'_, PyAny>>,
+    ) -> PyT {
         let _ = name;
         if args.len() == 2 {
-            let (a, b): (isize, isize) = (args.get_item(0)?.extract()?, args.get_item(1)?.extract()?);
+            let (a, b): (isize, isize) =
+                (args.get_item(0)?.extract()?, args.get_item(1)?.extract()?);
             return wrap(py, self.inner.transpose(a, b).py()?);
         }
         if args.len() == 1 {
             return self.permute(py, args);
         }
-        Err(PyTypeError::new_err("transpose() takes a permutation (Paddle) or two dims (torch)"))
+        Err(PyTypeError::new_err(
+            "transpose() takes a permutation (Paddle) or two dims (torch)",
+        ))
     }
     /// Transpose of a matrix (0-d and 1-d unchanged).
     fn t(&self, py: Python<'_>) -> PyT {
@@ -161,7 +212,10 @@ impl PyTensor {
             return wrap(py, self.inner.clone());
         }
         if self.inner.ndim() > 2 {
-            return Err(PyValueError::new_err(format!("t() expects a tensor with <= 2 dimensions, got {}", self.inner.ndim())));
+            return Err(PyValueError::new_err(format!(
+                "t() expects a tensor with <= 2 dimensions, got {}",
+                self.inner.ndim()
+            )));
         }
         wrap(py, self.inner.transpose(0, 1).py()?)
     }
@@ -176,7 +230,9 @@ impl PyTensor {
     #[getter(mT)]
     fn matrix_transpose(&self, py: Python<'_>) -> PyT {
         if self.inner.ndim() < 2 {
-            return Err(PyValueError::new_err("mT needs a tensor with at least 2 dimensions"));
+            return Err(PyValueError::new_err(
+                "mT needs a tensor with at least 2 dimensions",
+            ));
         }
         wrap(py, self.inner.transpose(-1, -2).py()?)
     }
@@ -198,7 +254,12 @@ impl PyTensor {
     }
     /// `to(dtype)`; device strings `"cpu"` are accepted and ignored.
     #[pyo3(signature = (*args, dtype=None, **_kwargs))]
-    fn to(slf: &Bound<'_, Self>, args: &Bound<'_, PyTuple>, dtype: Option<&Bound<'_, PyAny>>, _kwargs: Option<&Bound<'_, pyo3::types::PyDict>>) -> PyResult<Py<PyAny>> {
+    fn to(
+        slf: &Bound<'_, Self>,
+        args: &Bound<'_, PyTuple>,
+        dtype: Option<&Bound<'_, PyAny>>,
+        _kwargs: Option<&Bound<'_, pyo3::types::PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
         let py = slf.py();
         let mut target = dtype.map(parse_dtype).transpose()?;
         for a in args.iter() {
@@ -208,7 +269,9 @@ impl PyTensor {
                     continue;
                 }
                 if DType::from_name(&s).is_err() {
-                    return Err(PyValueError::new_err(format!("to(): ferrograd runs on the CPU only; unknown device or dtype '{s}'")));
+                    return Err(PyValueError::new_err(format!(
+                        "to(): ferrograd runs on the CPU only; unknown device or dtype '{s}'"
+                    )));
                 }
             }
             if let Ok(t) = a.cast::<PyTensor>() {
@@ -295,7 +358,7 @@ impl PyTensor {
     }
     /// Fills with zeros in place.
     fn zero_(slf: Py<Self>) -> PyResult<Py<Self>> {
-        slf.get().inner.fill_(0.0).py()?;
+        slf.get().inner.fill_named(0.0, "zero_").py()?;
         Ok(slf)
     }
     /// Fills with `value` in place.
@@ -305,7 +368,12 @@ impl PyTensor {
     }
     /// Copies `src` into this tensor in place (broadcast, cast).
     #[pyo3(signature = (src, non_blocking=false))]
-    fn copy_(slf: Py<Self>, py: Python<'_>, src: &Bound<'_, PyAny>, non_blocking: bool) -> PyResult<Py<Self>> {
+    fn copy_(
+        slf: Py<Self>,
+        py: Python<'_>,
+        src: &Bound<'_, PyAny>,
+        non_blocking: bool,
+    ) -> PyResult<Py<Self>> {
         let _ = non_blocking;
         let s = operand(src, slf.get().inner.dtype())?;
         slf.get().inner.copy_(&s).py()?;
@@ -315,10 +383,7 @@ impl PyTensor {
     /// Clamps in place.
     #[pyo3(signature = (min=None, max=None))]
     fn clip_(slf: Py<Self>, min: Option<f64>, max: Option<f64>) -> PyResult<Py<Self>> {
-        let t = &slf.get().inner;
-        t.check_inplace("clip_").py()?;
-        let r = t.clip(min, max).py()?;
-        t.apply_inplace("clip_", &r).py()?;
+        slf.get().inner.clip_(min, max).py()?;
         Ok(slf)
     }
     /// Same as `clip_`.
@@ -328,10 +393,7 @@ impl PyTensor {
     }
     /// `e^x` in place.
     fn exp_(slf: Py<Self>) -> PyResult<Py<Self>> {
-        let t = &slf.get().inner;
-        t.check_inplace("exp_").py()?;
-        let r = t.exp().py()?;
-        t.apply_inplace("exp_", &r).py()?;
+        slf.get().inner.unary_(crate::tensor::UnaryOp::Exp, "exp_").py()?;
         Ok(slf)
     }
     /// `x = scale * x + bias` (or `scale * (x + bias)`) in place (Paddle).
@@ -345,13 +407,29 @@ impl PyTensor {
     }
     /// `scale * x + bias` (or `scale * (x + bias)`) (Paddle).
     #[pyo3(signature = (scale=1.0, bias=0.0, bias_after_scale=true, act=None, name=None))]
-    fn scale(&self, py: Python<'_>, scale: f64, bias: f64, bias_after_scale: bool, act: Option<&Bound<'_, PyAny>>, name: Option<&Bound<'_, PyAny>>) -> PyT {
+    fn scale(
+        &self,
+        py: Python<'_>,
+        scale: f64,
+        bias: f64,
+        bias_after_scale: bool,
+        act: Option<&Bound<'_, PyAny>>,
+        name: Option<&Bound<'_, PyAny>>,
+    ) -> PyT {
         let _ = (act, name);
-        wrap(py, scale_op(&self.inner, scale, bias, bias_after_scale).py()?)
+        wrap(
+            py,
+            scale_op(&self.inner, scale, bias, bias_after_scale).py()?,
+        )
     }
 }
 
-fn scale_op(t: &crate::tensor::Tensor, scale: f64, bias: f64, after: bool) -> crate::Result<crate::tensor::Tensor> {
+fn scale_op(
+    t: &crate::tensor::Tensor,
+    scale: f64,
+    bias: f64,
+    after: bool,
+) -> crate::Result<crate::tensor::Tensor> {
     if after {
         t.mul_scalar(scale)?.add_scalar(bias)
     } else {
@@ -359,7 +437,13 @@ fn scale_op(t: &crate::tensor::Tensor, scale: f64, bias: f64, after: bool) -> cr
     }
 }
 
-fn inplace(py: Python<'_>, slf: Py<PyTensor>, other: &Bound<'_, PyAny>, op: BinaryOp, name: &str) -> PyResult<Py<PyTensor>> {
+fn inplace(
+    py: Python<'_>,
+    slf: Py<PyTensor>,
+    other: &Bound<'_, PyAny>,
+    op: BinaryOp,
+    name: &str,
+) -> PyResult<Py<PyTensor>> {
     let t = slf.get().inner.clone();
     let o = operand(other, t.dtype())?;
     t.binary_(&o, op, name).py()?;

@@ -2,9 +2,9 @@
 //! dtype, broadcasting, and narrowing half results back.
 
 use super::Tensor;
-pub use crate::kernels::binary::BinaryOp;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+pub use crate::kernels::binary::BinaryOp;
 use crate::layout::{broadcast_shapes, Layout};
 use std::sync::Arc;
 
@@ -15,7 +15,10 @@ impl Tensor {
             return Ok(self.clone());
         }
         let s = crate::kernels::cast::cast_storage(self.storage(), self.layout(), dtype)?;
-        Ok(Tensor::from_parts(Arc::new(s), Layout::contiguous(self.shape())))
+        Ok(Tensor::from_parts(
+            Arc::new(s),
+            Layout::contiguous(self.shape()),
+        ))
     }
 
     /// The dtype `op` produces for `self op other`.
@@ -23,6 +26,12 @@ impl Tensor {
         let common = DType::promote(a, b);
         if op.returns_bool() {
             return Ok(DType::Bool);
+        }
+        if matches!(op, BinaryOp::BitAnd | BinaryOp::BitOr | BinaryOp::BitXor) && !(common.is_int() || common == DType::Bool) {
+            return Err(Error::type_err(format!(
+                "{}: only integer and bool tensors support bitwise operations, got {common}",
+                op.name()
+            )));
         }
         Ok(match (op, common) {
             (BinaryOp::Div, d) if !d.is_differentiable() => DType::F32,
@@ -34,7 +43,10 @@ impl Tensor {
             }
             (BinaryOp::FloorDiv | BinaryOp::Rem | BinaryOp::Pow, DType::Bool) => DType::I64,
             (op, d) if d.is_complex() && op.is_ordering() => {
-                return Err(Error::type_err(format!("{}: not supported for complex tensors", op.name())))
+                return Err(Error::type_err(format!(
+                    "{}: not supported for complex tensors",
+                    op.name()
+                )))
             }
             (_, d) => d,
         })

@@ -12,8 +12,13 @@ use std::sync::Arc;
 /// A tensor of `shape` filled with `value` (complex; real dtypes take the real part).
 pub fn full_complex(shape: &[usize], value: Complex64, dtype: DType) -> Result<Tensor> {
     let n = checked_numel(shape)?;
-    let storage = crate::with_dtype!(dtype, T, { Storage::from_vec(try_filled_vec(n, T::from_c128(value))?) });
-    Ok(Tensor::from_parts(Arc::new(storage), Layout::contiguous(shape)))
+    let storage = crate::with_dtype!(dtype, T, {
+        Storage::from_vec(try_filled_vec(n, T::from_c128(value))?)
+    });
+    Ok(Tensor::from_parts(
+        Arc::new(storage),
+        Layout::contiguous(shape),
+    ))
 }
 
 /// A tensor of `shape` filled with `value`.
@@ -24,7 +29,10 @@ pub fn full(shape: &[usize], value: f64, dtype: DType) -> Result<Tensor> {
 /// Zeros.
 pub fn zeros(shape: &[usize], dtype: DType) -> Result<Tensor> {
     let n = checked_numel(shape)?;
-    Ok(Tensor::from_parts(Arc::new(Storage::zeros(dtype, n)?), Layout::contiguous(shape)))
+    Ok(Tensor::from_parts(
+        Arc::new(Storage::zeros(dtype, n)?),
+        Layout::contiguous(shape),
+    ))
 }
 
 /// Ones.
@@ -42,23 +50,25 @@ pub fn arange(start: f64, end: f64, step: f64, dtype: DType) -> Result<Tensor> {
     }
     let n = ((end - start) / step).ceil().max(0.0);
     if n > (isize::MAX as f64) {
-        return Err(Error::memory(format!("arange: {n} elements do not fit in memory")));
+        return Err(Error::memory(format!(
+            "arange: {n} elements do not fit in memory"
+        )));
     }
     let n = n as usize;
-    let v: Vec<f64> = (0..n).map(|i| start + i as f64 * step).collect();
+    let mut v = crate::storage::try_vec_with_capacity::<f64>(n)?;
+    v.extend((0..n).map(|i| start + i as f64 * step));
     from_f64_vec(v, &[n], dtype)
 }
 
 /// `num` evenly spaced values from `start` to `end` inclusive.
 pub fn linspace(start: f64, end: f64, num: usize, dtype: DType) -> Result<Tensor> {
-    let v: Vec<f64> = match num {
-        0 => vec![],
-        1 => vec![start],
-        _ => {
-            let step = (end - start) / (num - 1) as f64;
-            (0..num).map(|i| if i == num - 1 { end } else { start + i as f64 * step }).collect()
-        }
-    };
+    let mut v = crate::storage::try_vec_with_capacity::<f64>(num)?;
+    if num == 1 {
+        v.push(start);
+    } else if num > 1 {
+        let step = (end - start) / (num - 1) as f64;
+        v.extend((0..num).map(|i| if i == num - 1 { end } else { start + i as f64 * step }));
+    }
     from_f64_vec(v, &[num], dtype)
 }
 
@@ -76,7 +86,9 @@ pub fn eye(n: usize, m: usize, dtype: DType) -> Result<Tensor> {
 
 /// Converts f64 values into a tensor of `dtype`.
 pub fn from_f64_vec(v: Vec<f64>, shape: &[usize], dtype: DType) -> Result<Tensor> {
-    crate::with_dtype!(dtype, T, { Tensor::from_vec(v.into_iter().map(T::from_f64).collect::<Vec<T>>(), shape) })
+    crate::with_dtype!(dtype, T, {
+        Tensor::from_vec(v.into_iter().map(T::from_f64).collect::<Vec<T>>(), shape)
+    })
 }
 
 /// xoshiro256** state behind `ferrograd.seed`.
@@ -152,7 +164,9 @@ pub fn randn(shape: &[usize], dtype: DType) -> Result<Tensor> {
 /// Integers uniform in `[low, high)`.
 pub fn randint(low: i64, high: i64, shape: &[usize], dtype: DType) -> Result<Tensor> {
     if high <= low {
-        return Err(Error::value(format!("randint: high ({high}) must be greater than low ({low})")));
+        return Err(Error::value(format!(
+            "randint: high ({high}) must be greater than low ({low})"
+        )));
     }
     let n = checked_numel(shape)?;
     let span = (high - low) as u64;

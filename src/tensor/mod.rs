@@ -37,6 +37,9 @@ pub struct AutogradMeta {
     pub retains_grad: bool,
     /// Hooks on a leaf's gradient `(id, hook)`; a non-leaf's live on its `grad_fn`.
     pub hooks: Vec<(u64, GradHook)>,
+    /// For a view made by a differentiable view op of a tensor that required grad: the
+    /// tensor whose memory it shares (in-place writes through it are refused).
+    pub view_base: Option<Tensor>,
 }
 
 /// Storage + layout + autograd metadata; always used through [`Tensor`].
@@ -63,7 +66,12 @@ impl WeakTensor {
 
 impl std::fmt::Debug for Tensor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Tensor(shape={:?}, dtype={})", self.shape(), self.dtype())
+        write!(
+            f,
+            "Tensor(shape={:?}, dtype={})",
+            self.shape(),
+            self.dtype()
+        )
     }
 }
 
@@ -71,7 +79,11 @@ impl Tensor {
     /// A tensor over `storage` seen through `layout`, with no autograd history.
     pub fn from_parts(storage: Arc<Storage>, layout: Layout) -> Tensor {
         debug_assert!(layout.numel() == 0 || layout.storage_span().1 <= storage.len());
-        Tensor(Arc::new(TensorImpl { storage, layout, meta: Mutex::new(AutogradMeta::default()) }))
+        Tensor(Arc::new(TensorImpl {
+            storage,
+            layout,
+            meta: Mutex::new(AutogradMeta::default()),
+        }))
     }
 
     /// A contiguous tensor owning `data` with `shape`; errors if the sizes differ.
@@ -83,12 +95,18 @@ impl Tensor {
                 data.len()
             )));
         }
-        Ok(Tensor::from_parts(Arc::new(Storage::from_vec(data)), Layout::contiguous(shape)))
+        Ok(Tensor::from_parts(
+            Arc::new(Storage::from_vec(data)),
+            Layout::contiguous(shape),
+        ))
     }
 
     /// A 0-d tensor holding `value`.
     pub fn scalar<T: Element>(value: T) -> Tensor {
-        Tensor::from_parts(Arc::new(Storage::from_vec(vec![value])), Layout::contiguous(&[]))
+        Tensor::from_parts(
+            Arc::new(Storage::from_vec(vec![value])),
+            Layout::contiguous(&[]),
+        )
     }
 
     /// The shared storage.
@@ -230,7 +248,10 @@ impl Tensor {
     pub fn gradient_edge(&self) -> Edge {
         let m = self.0.meta.lock();
         match &m.grad_fn {
-            Some(node) => Edge::Node { node: node.clone(), input_nr: m.output_nr },
+            Some(node) => Edge::Node {
+                node: node.clone(),
+                input_nr: m.output_nr,
+            },
             None if m.requires_grad => Edge::Leaf(self.clone()),
             None => Edge::None,
         }
@@ -255,7 +276,7 @@ impl Tensor {
                 T::DTYPE
             )));
         }
-        Ok(crate::kernels::copy::gather::<T>(&self.storage().read::<T>(), self.layout())?)
+        crate::kernels::copy::gather::<T>(&self.storage().read::<T>(), self.layout())
     }
 
     /// The single element as f64 (real part for complex); errors unless numel is 1.
@@ -269,13 +290,32 @@ impl Tensor {
             )));
         }
         let off = self.layout().offset;
-        Ok(crate::with_dtype!(self.dtype(), T, { self.storage().read::<T>()[off].to_f64() }))
+        Ok(crate::with_dtype!(self.dtype(), T, {
+            self.storage().read::<T>()[off].to_f64()
+        }))
     }
 
-    /// Errors if in-place modification is forbidden here: a leaf that requires grad while
-    /// grad mode is on. `op` names the in-place op.
+    /// Records that this tensor is a view sharing `base`'s memory (see `view_base`).
+    pub fn mark_view_of(&self, base: &Tensor) {
+        let root = base.0.meta.lock().view_base.clone().unwrap_or_else(|| base.clone());
+        self.0.meta.lock().view_base = Some(root);
+    }
+
+    /// Errors if in-place modification is forbidden here: a leaf that requires grad, or a
+    /// view of a tensor that requires grad, while grad mode is on. `op` names the op.
     pub fn check_inplace(&self, op: &str) -> Result<()> {
         if crate::autograd::is_grad_enabled() {
+            let base = self.0.meta.lock().view_base.clone();
+            if let Some(b) = base {
+                if b.requires_grad() {
+                    return Err(Error::runtime(format!(
+                        "{op}: this tensor is a view of a tensor that requires grad, and writing \
+                         through the view would make that tensor's gradient wrong; write into \
+                         the base tensor itself (e.g. x[idx] = value), or work on a copy \
+                         (.clone()), or modify it under no_grad()"
+                    )));
+                }
+            }
             let m = self.0.meta.lock();
             if m.grad_fn.is_none() && m.requires_grad {
                 return Err(Error::runtime(format!(

@@ -2,9 +2,9 @@
 //! around the reduction kernels.
 
 use super::Tensor;
-pub use crate::kernels::reduce::ReduceKind as ReduceOp;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+pub use crate::kernels::reduce::ReduceKind as ReduceOp;
 use crate::layout::{normalize_dim, Layout, Shape};
 use std::sync::Arc;
 
@@ -12,7 +12,10 @@ use std::sync::Arc;
 pub fn normalize_axes(axes: Option<&[isize]>, ndim: usize, op: &str) -> Result<Vec<usize>> {
     let mut out: Vec<usize> = match axes {
         None => (0..ndim).collect(),
-        Some(a) => a.iter().map(|&d| normalize_dim(d, ndim, op)).collect::<Result<_>>()?,
+        Some(a) => a
+            .iter()
+            .map(|&d| normalize_dim(d, ndim, op))
+            .collect::<Result<_>>()?,
     };
     if ndim == 0 {
         out.clear();
@@ -21,7 +24,9 @@ pub fn normalize_axes(axes: Option<&[isize]>, ndim: usize, op: &str) -> Result<V
     let n = out.len();
     out.dedup();
     if out.len() != n {
-        return Err(Error::value(format!("{op}: an axis appears more than once in {axes:?}")));
+        return Err(Error::value(format!(
+            "{op}: an axis appears more than once in {axes:?}"
+        )));
     }
     Ok(out)
 }
@@ -58,8 +63,17 @@ impl Tensor {
     }
 
     /// Indices of the max / min along `axis` (None = flattened); int64.
-    pub fn arg_reduce_raw(&self, op: ReduceOp, axis: Option<usize>, keepdim: bool) -> Result<Tensor> {
-        let x = self.cast_raw(if self.dtype() == DType::Bool { DType::I64 } else { self.dtype().compute_dtype() })?;
+    pub fn arg_reduce_raw(
+        &self,
+        op: ReduceOp,
+        axis: Option<usize>,
+        keepdim: bool,
+    ) -> Result<Tensor> {
+        let x = self.cast_raw(if self.dtype() == DType::Bool {
+            DType::I64
+        } else {
+            self.dtype().compute_dtype()
+        })?;
         let (s, _) = crate::kernels::reduce::arg_reduce_storage(op, x.storage(), x.layout(), axis)?;
         let shape: Shape = match axis {
             Some(a) => reduced_shape(self.shape(), &[a], keepdim),
@@ -70,9 +84,15 @@ impl Tensor {
     }
 
     /// All / Any over `axes`; bool.
-    pub fn logical_reduce_raw(&self, op: ReduceOp, axes: &[usize], keepdim: bool) -> Result<Tensor> {
+    pub fn logical_reduce_raw(
+        &self,
+        op: ReduceOp,
+        axes: &[usize],
+        keepdim: bool,
+    ) -> Result<Tensor> {
         let x = self.cast_raw(self.dtype().compute_dtype())?;
-        let (s, _) = crate::kernels::reduce::logical_reduce_storage(op, x.storage(), x.layout(), axes)?;
+        let (s, _) =
+            crate::kernels::reduce::logical_reduce_storage(op, x.storage(), x.layout(), axes)?;
         let shape = reduced_shape(self.shape(), axes, keepdim);
         Ok(Tensor::from_parts(Arc::new(s), Layout::contiguous(&shape)))
     }

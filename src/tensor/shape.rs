@@ -13,12 +13,18 @@ pub fn infer_shape(requested: &[isize], numel: usize, op: &str) -> Result<Shape>
     for (i, &d) in requested.iter().enumerate() {
         if d == -1 {
             if infer.replace(i).is_some() {
-                return Err(Error::value(format!("{op}: only one dimension can be -1, got {requested:?}")));
+                return Err(Error::value(format!(
+                    "{op}: only one dimension can be -1, got {requested:?}"
+                )));
             }
         } else if d < 0 {
-            return Err(Error::value(format!("{op}: invalid dimension {d} in {requested:?}")));
+            return Err(Error::value(format!(
+                "{op}: invalid dimension {d} in {requested:?}"
+            )));
         } else {
-            known = known.checked_mul(d as usize).ok_or_else(|| Error::value(format!("{op}: shape {requested:?} is too large")))?;
+            known = known
+                .checked_mul(d as usize)
+                .ok_or_else(|| Error::value(format!("{op}: shape {requested:?} is too large")))?;
         }
     }
     let mut out: Shape = requested.iter().map(|&d| d.max(0) as usize).collect();
@@ -47,7 +53,10 @@ impl Tensor {
                 self.layout(),
             )?)
         });
-        Ok(Tensor::from_parts(Arc::new(s), Layout::contiguous(self.shape())))
+        Ok(Tensor::from_parts(
+            Arc::new(s),
+            Layout::contiguous(self.shape()),
+        ))
     }
 
     /// Itself when contiguous, else a contiguous copy.

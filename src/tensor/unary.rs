@@ -1,9 +1,9 @@
 //! Raw (non-recording) unary elementwise ops and clip.
 
 use super::Tensor;
-pub use crate::kernels::unary::UnaryOp;
 use crate::dtype::DType;
 use crate::error::Result;
+pub use crate::kernels::unary::UnaryOp;
 use crate::layout::Layout;
 use std::sync::Arc;
 
@@ -21,11 +21,12 @@ impl Tensor {
     /// `op(self)`; records nothing.
     pub fn unary_raw(&self, op: UnaryOp) -> Result<Tensor> {
         let out_dtype = Self::unary_result_dtype(op, self.dtype());
-        let compute = if op == UnaryOp::LogicalNot || (op == UnaryOp::Abs && self.dtype().is_complex()) {
-            self.dtype().compute_dtype()
-        } else {
-            out_dtype.compute_dtype()
-        };
+        let compute =
+            if op == UnaryOp::LogicalNot || (op == UnaryOp::Abs && self.dtype().is_complex()) {
+                self.dtype().compute_dtype()
+            } else {
+                out_dtype.compute_dtype()
+            };
         let x = self.cast_raw(compute)?;
         let s = crate::kernels::unary::unary_storage(op, x.storage(), x.layout())?;
         let out = Tensor::from_parts(Arc::new(s), Layout::contiguous(self.shape()));

@@ -13,20 +13,35 @@ impl Tensor {
         if op.returns_bool() || !out.dtype().is_differentiable() || op == BinaryOp::FloorDiv {
             return Ok(out);
         }
-        let Some(mut rec) = Recorder::begin(&[self, other]) else { return Ok(out) };
+        let Some(mut rec) = Recorder::begin(&[self, other]) else {
+            return Ok(out);
+        };
         let (na, nb) = (rec.needs(0), rec.needs(1));
         let pass = |g: &Tensor, n: bool| n.then(|| g.clone());
         match op {
-            BinaryOp::Add => rec.finish("AddBackward", &out, move |g, _, n| Ok(smallvec![pass(g, n[0]), pass(g, n[1])]))?,
+            BinaryOp::Add => rec.finish("AddBackward", &out, move |g, _, n| {
+                Ok(smallvec![pass(g, n[0]), pass(g, n[1])])
+            })?,
             BinaryOp::Sub => rec.finish("SubBackward", &out, move |g, _, n| {
-                Ok(smallvec![pass(g, n[0]), if n[1] { Some(g.neg()?) } else { None }])
+                Ok(smallvec![
+                    pass(g, n[0]),
+                    if n[1] { Some(g.neg()?) } else { None }
+                ])
             })?,
             BinaryOp::Mul => {
                 save_if(&mut rec, nb, self);
                 save_if(&mut rec, na, other);
                 rec.finish("MulBackward", &out, |g, s, n| {
-                    let ga = if n[0] { Some(g.mul(saved(s, 1, "MulBackward")?)?) } else { None };
-                    let gb = if n[1] { Some(g.mul(saved(s, 0, "MulBackward")?)?) } else { None };
+                    let ga = if n[0] {
+                        Some(g.mul(saved(s, 1, "MulBackward")?)?)
+                    } else {
+                        None
+                    };
+                    let gb = if n[1] {
+                        Some(g.mul(saved(s, 0, "MulBackward")?)?)
+                    } else {
+                        None
+                    };
                     Ok(smallvec![ga, gb])
                 })?
             }
@@ -81,8 +96,16 @@ impl Tensor {
             BinaryOp::Maximum | BinaryOp::Minimum => {
                 rec.save(self);
                 rec.save(other);
-                let strict = if op == BinaryOp::Maximum { BinaryOp::Gt } else { BinaryOp::Lt };
-                let name = if op == BinaryOp::Maximum { "MaximumBackward" } else { "MinimumBackward" };
+                let strict = if op == BinaryOp::Maximum {
+                    BinaryOp::Gt
+                } else {
+                    BinaryOp::Lt
+                };
+                let name = if op == BinaryOp::Maximum {
+                    "MaximumBackward"
+                } else {
+                    "MinimumBackward"
+                };
                 rec.finish(name, &out, move |g, s, n| {
                     let (a, b) = (saved(s, 0, name)?, saved(s, 1, name)?);
                     // ties split the gradient evenly, as PyTorch does
@@ -90,7 +113,11 @@ impl Tensor {
                     let ties = a.binary_raw(b, BinaryOp::Eq)?.to_dtype(g.dtype())?;
                     let wa = wins.add(&ties.mul(&g.scalar_like(0.5))?)?;
                     let ga = if n[0] { Some(g.mul(&wa)?) } else { None };
-                    let gb = if n[1] { Some(g.mul(&wa.rsub_scalar(1.0)?)?) } else { None };
+                    let gb = if n[1] {
+                        Some(g.mul(&wa.rsub_scalar(1.0)?)?)
+                    } else {
+                        None
+                    };
                     Ok(smallvec![ga, gb])
                 })?
             }
@@ -100,7 +127,10 @@ impl Tensor {
                 rec.finish("RemainderBackward", &out, |g, s, n| {
                     let ga = n[0].then(|| g.clone());
                     let gb = if n[1] {
-                        let (a, b) = (saved(s, 0, "RemainderBackward")?, saved(s, 1, "RemainderBackward")?);
+                        let (a, b) = (
+                            saved(s, 0, "RemainderBackward")?,
+                            saved(s, 1, "RemainderBackward")?,
+                        );
                         Some(g.neg()?.mul(&a.binary_raw(b, BinaryOp::FloorDiv)?)?)
                     } else {
                         None
@@ -152,13 +182,23 @@ impl Tensor {
         if !out.dtype().is_differentiable() {
             return Ok(out);
         }
-        let Some(mut rec) = Recorder::begin(&[x, y]) else { return Ok(out) };
+        let Some(mut rec) = Recorder::begin(&[x, y]) else {
+            return Ok(out);
+        };
         rec.save(cond);
         rec.finish("WhereBackward", &out, |g, s, n| {
             let c = saved(s, 0, "WhereBackward")?;
             let z = g.zeros_like()?;
-            let gx = if n[0] { Some(Tensor::where_(c, g, &z)?) } else { None };
-            let gy = if n[1] { Some(Tensor::where_(c, &z, g)?) } else { None };
+            let gx = if n[0] {
+                Some(Tensor::where_(c, g, &z)?)
+            } else {
+                None
+            };
+            let gy = if n[1] {
+                Some(Tensor::where_(c, &z, g)?)
+            } else {
+                None
+            };
             Ok(smallvec![gx, gy] as Grads)
         })?;
         Ok(out)
@@ -169,8 +209,13 @@ impl Tensor {
         let dtype = crate::dtype::DType::promote(x.dtype(), y.dtype());
         let shape = crate::layout::broadcast_shapes(x.shape(), y.shape(), "where")?;
         let shape = crate::layout::broadcast_shapes(cond.shape(), &shape, "where")?;
-        let c = cond.cast_raw(crate::dtype::DType::Bool)?.expand_raw(&shape)?;
-        let (x, y) = (x.cast_raw(dtype)?.expand_raw(&shape)?, y.cast_raw(dtype)?.expand_raw(&shape)?);
+        let c = cond
+            .cast_raw(crate::dtype::DType::Bool)?
+            .expand_raw(&shape)?;
+        let (x, y) = (
+            x.cast_raw(dtype)?.expand_raw(&shape)?,
+            y.cast_raw(dtype)?.expand_raw(&shape)?,
+        );
         // out = y; out[c] = x   (two contiguous passes, no per-dtype branching)
         let out = y.contiguous_copy()?;
         crate::with_dtype!(dtype, T, {

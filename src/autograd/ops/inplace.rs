@@ -18,10 +18,38 @@ impl Tensor {
         Ok(())
     }
 
+    /// The operand an in-place op should read `self` through: a differentiable copy when
+    /// a node will be recorded that may save it (the write would make the saved value
+    /// stale), else `self`.
+    fn inplace_source(&self, saves_self: bool) -> Result<Tensor> {
+        if saves_self && crate::autograd::is_grad_enabled() && self.requires_grad() {
+            self.clone_tensor()
+        } else {
+            Ok(self.clone())
+        }
+    }
+
+    /// Errors unless a result of dtype `result` can be stored in this tensor without
+    /// losing its kind (e.g. float into int, complex into float).
+    fn check_inplace_cast(&self, result: crate::dtype::DType, op: &str) -> Result<()> {
+        if crate::dtype::DType::promote(self.dtype(), result) != self.dtype() {
+            return Err(crate::error::Error::type_err(format!(
+                "{op}: the result has dtype {result}, which cannot be stored in place in a {} \
+                 tensor without losing information; use the out-of-place op, or cast first",
+                self.dtype()
+            )));
+        }
+        Ok(())
+    }
+
     /// In-place binary op `self = self op other` (`op` names it, e.g. `add_`).
     pub fn binary_(&self, other: &Tensor, bop: crate::tensor::BinaryOp, op: &str) -> Result<()> {
+        use crate::tensor::BinaryOp as B;
         self.check_inplace(op)?;
-        let r = self.binary(other, bop)?;
+        let saves_self = !matches!(bop, B::Add | B::Sub) && (other.requires_grad() || !matches!(bop, B::Mul));
+        let src = self.inplace_source(saves_self)?;
+        let r = src.binary(other, bop)?;
+        self.check_inplace_cast(r.dtype(), op)?;
         if r.shape() != self.shape() {
             return Err(crate::error::Error::value(format!(
                 "{op}: the result has shape {:?}, which does not fit this tensor's shape {:?} \
@@ -30,7 +58,11 @@ impl Tensor {
                 self.shape()
             )));
         }
-        let r = if r.dtype() != self.dtype() { r.to_dtype(self.dtype())? } else { r };
+        let r = if r.dtype() != self.dtype() {
+            r.to_dtype(self.dtype())?
+        } else {
+            r
+        };
         self.apply_inplace(op, &r)
     }
 
@@ -42,16 +74,35 @@ impl Tensor {
         self.apply_inplace("copy_", &r)
     }
 
-    /// Fills with `value` (cuts the gradient to the old values).
-    pub fn fill_(&self, value: f64) -> Result<()> {
-        self.check_inplace("fill_")?;
+    /// Fills with `value`; the old values get a zero gradient (`op` names the caller,
+    /// e.g. `zero_`).
+    pub fn fill_named(&self, value: f64, op: &str) -> Result<()> {
+        self.check_inplace(op)?;
         let r = crate::tensor::full(self.shape(), value, self.dtype())?;
-        self.apply_inplace("fill_", &r)?;
-        if crate::autograd::is_grad_enabled() && !self.is_leaf() {
-            // the values no longer depend on anything: detach the history
-            self.set_requires_grad(false)?;
-            self.set_requires_grad(true)?;
+        if let Some(rec) = crate::autograd::Recorder::begin(&[self]) {
+            rec.finish("FillBackward", &r, |g, _, _| Ok(smallvec::smallvec![Some(g.zeros_like()?)]))?;
         }
-        Ok(())
+        self.apply_inplace(op, &r)
+    }
+
+    /// Fills with `value`.
+    pub fn fill_(&self, value: f64) -> Result<()> {
+        self.fill_named(value, "fill_")
+    }
+
+    /// In-place `clip`.
+    pub fn clip_(&self, min: Option<f64>, max: Option<f64>) -> Result<()> {
+        self.check_inplace("clip_")?;
+        let r = self.inplace_source(true)?.clip(min, max)?;
+        self.apply_inplace("clip_", &r)
+    }
+
+    /// In-place unary op (`exp_` and friends).
+    pub fn unary_(&self, uop: crate::tensor::UnaryOp, op: &str) -> Result<()> {
+        self.check_inplace(op)?;
+        let r = self.inplace_source(true)?.unary(uop)?;
+        self.check_inplace_cast(r.dtype(), op)?;
+        let r = if r.dtype() != self.dtype() { r.to_dtype(self.dtype())? } else { r };
+        self.apply_inplace(op, &r)
     }
 }

@@ -15,7 +15,12 @@ impl Tensor {
         let dtype = DType::promote(self.dtype(), other.dtype());
         let compute = dtype.compute_dtype();
         let (a, b) = (self.cast_raw(compute)?, other.cast_raw(compute)?);
-        let (s, shape) = crate::kernels::matmul::matmul_storage(a.storage(), a.layout(), b.storage(), b.layout())?;
+        let (s, shape) = crate::kernels::matmul::matmul_storage(
+            a.storage(),
+            a.layout(),
+            b.storage(),
+            b.layout(),
+        )?;
         Tensor::from_parts(Arc::new(s), Layout::contiguous(&shape)).cast_raw(dtype)
     }
 
@@ -29,14 +34,27 @@ impl Tensor {
             )));
         }
         let out = self.matmul_raw(other)?;
-        let Some(mut rec) = Recorder::begin(&[self, other]) else { return Ok(out) };
+        let Some(mut rec) = Recorder::begin(&[self, other]) else {
+            return Ok(out);
+        };
         rec.save(self);
         rec.save(other);
         rec.finish("MatmulBackward", &out, |g, s, n| {
-            let (a, b) = (saved(s, 0, "MatmulBackward")?, saved(s, 1, "MatmulBackward")?);
+            let (a, b) = (
+                saved(s, 0, "MatmulBackward")?,
+                saved(s, 1, "MatmulBackward")?,
+            );
             // lift 1-D operands to matrices so one formula covers every case
-            let a2 = if a.ndim() == 1 { a.unsqueeze(0)? } else { a.clone() };
-            let b2 = if b.ndim() == 1 { b.unsqueeze(-1)? } else { b.clone() };
+            let a2 = if a.ndim() == 1 {
+                a.unsqueeze(0)?
+            } else {
+                a.clone()
+            };
+            let b2 = if b.ndim() == 1 {
+                b.unsqueeze(-1)?
+            } else {
+                b.clone()
+            };
             let mut g2 = g.clone();
             if a.ndim() == 1 {
                 g2 = g2.unsqueeze(if b.ndim() == 1 { 0 } else { -2 })?;
@@ -46,13 +64,21 @@ impl Tensor {
             }
             let ga = if n[0] {
                 let r = g2.matmul(&b2.transpose(-1, -2)?)?;
-                Some(if a.ndim() == 1 { r.sum_to(&[1, a.shape()[0]])?.reshape(&[-1])? } else { r })
+                Some(if a.ndim() == 1 {
+                    r.sum_to(&[1, a.shape()[0]])?.reshape(&[-1])?
+                } else {
+                    r
+                })
             } else {
                 None
             };
             let gb = if n[1] {
                 let r = a2.transpose(-1, -2)?.matmul(&g2)?;
-                Some(if b.ndim() == 1 { r.sum_to(&[b.shape()[0], 1])?.reshape(&[-1])? } else { r })
+                Some(if b.ndim() == 1 {
+                    r.sum_to(&[b.shape()[0], 1])?.reshape(&[-1])?
+                } else {
+                    r
+                })
             } else {
                 None
             };

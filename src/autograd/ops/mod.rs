@@ -3,6 +3,9 @@
 //! op family. Broadcast gradients are reduced to input shapes by the engine (`sum_to`).
 
 mod binary;
+mod getitem;
+pub mod index;
+mod join;
 mod inplace;
 mod linalg;
 mod reduce;

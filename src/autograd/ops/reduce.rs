@@ -12,8 +12,35 @@ use smallvec::smallvec;
 /// Brings a reduced gradient back to `input_shape` (a broadcast view; no copy).
 fn unreduce(g: &Tensor, input_shape: &[usize], axes: &[usize], keepdim: bool) -> Result<Tensor> {
     let kept = reduced_shape(input_shape, axes, true);
-    let g = if keepdim { g.clone() } else { g.reshape(&kept.iter().map(|&d| d as isize).collect::<Vec<_>>())? };
+    let g = if keepdim {
+        g.clone()
+    } else {
+        g.reshape(&kept.iter().map(|&d| d as isize).collect::<Vec<_>>())?
+    };
     g.expand(input_shape)
+}
+
+/// For every element of `x`, the product over `axes` of all the other elements (exact at
+/// zeros and differentiable to any order): one row per element with that element replaced
+/// by 1, reduced by `prod`. Costs `n` times the memory of the reduced block.
+fn prod_of_others(x: &Tensor, axes: &[usize]) -> Result<Tensor> {
+    let nd = x.ndim();
+    let kept: Vec<usize> = (0..nd).filter(|d| !axes.contains(d)).collect();
+    let perm: Vec<isize> = kept.iter().chain(axes.iter()).map(|&d| d as isize).collect();
+    let n: usize = axes.iter().map(|&d| x.shape()[d]).product();
+    let mut flat: Vec<isize> = kept.iter().map(|&d| x.shape()[d] as isize).collect();
+    let mut permuted_shape = flat.clone();
+    permuted_shape.extend(axes.iter().map(|&d| x.shape()[d] as isize));
+    flat.push(n as isize);
+    let xf = x.permute(&perm)?.reshape(&flat)?; // [kept..., n]
+    let eye = crate::tensor::eye(n, n, DType::Bool)?;
+    let rows = Tensor::where_(&eye, &xf.scalar_like(1.0), &xf.unsqueeze(-2)?)?; // [kept..., n, n]
+    let others = rows.prod(Some(&[-1]), false)?.reshape(&permuted_shape)?;
+    let mut inv = vec![0isize; nd];
+    for (i, &p) in perm.iter().enumerate() {
+        inv[p as usize] = i as isize;
+    }
+    others.permute(&inv)
 }
 
 impl Tensor {
@@ -23,7 +50,9 @@ impl Tensor {
         let out = self.reduce_raw(ReduceOp::Sum, &ax, keepdim)?;
         if let Some(rec) = Recorder::begin(&[self]) {
             let shape = self.shape_vec();
-            rec.finish("SumBackward", &out, move |g, _, _| Ok(smallvec![Some(unreduce(g, &shape, &ax, keepdim)?)]))?;
+            rec.finish("SumBackward", &out, move |g, _, _| {
+                Ok(smallvec![Some(unreduce(g, &shape, &ax, keepdim)?)])
+            })?;
         }
         Ok(out)
     }
@@ -32,7 +61,11 @@ impl Tensor {
     pub fn mean(&self, axes: Option<&[isize]>, keepdim: bool) -> Result<Tensor> {
         let ax = normalize_axes(axes, self.ndim(), "mean")?;
         let count: usize = ax.iter().map(|&a| self.shape()[a]).product();
-        let x = if self.dtype().is_differentiable() { self.clone() } else { self.to_dtype(DType::F32)? };
+        let x = if self.dtype().is_differentiable() {
+            self.clone()
+        } else {
+            self.to_dtype(DType::F32)?
+        };
         x.sum(axes, keepdim)?.div(&x.scalar_like(count as f64))
     }
 
@@ -42,7 +75,10 @@ impl Tensor {
             return Ok(self.clone());
         }
         let lead = self.ndim().checked_sub(shape.len()).ok_or_else(|| {
-            Error::value(format!("sum_to: cannot reduce shape {:?} to {shape:?}", self.shape()))
+            Error::value(format!(
+                "sum_to: cannot reduce shape {:?} to {shape:?}",
+                self.shape()
+            ))
         })?;
         let mut axes: Vec<isize> = (0..lead as isize).collect();
         for (i, &d) in shape.iter().enumerate() {
@@ -65,6 +101,13 @@ impl Tensor {
                 let shape = x.shape_vec();
                 let ax_i: Vec<isize> = ax.iter().map(|&a| a as isize).collect();
                 let zero_mask = x.binary_raw(&x.scalar_like(0.0), BinaryOp::Eq)?;
+                let any_zero = zero_mask.all_any(None, false, false)?.item_f64()? != 0.0;
+                if any_zero && crate::autograd::is_grad_enabled() {
+                    // create_graph with zeros in the input: the product of the others,
+                    // built so that its own derivatives are exact too
+                    let local = prod_of_others(x, &ax)?;
+                    return Ok(smallvec![Some(unreduce(g, &shape, &ax, keepdim)?.mul(&local)?)]);
+                }
                 let zeros = zero_mask.to_dtype(DType::I64)?.sum(Some(&ax_i), true)?;
                 let safe = Tensor::where_(&zero_mask, &x.ones_like()?, x)?;
                 let p_nonzero = safe.prod(Some(&ax_i), true)?.expand(&shape)?;
@@ -74,8 +117,14 @@ impl Tensor {
                 let one_zero = zeros.binary_raw(&zeros.scalar_like(1.0), BinaryOp::Eq)?;
                 let at_zero = Tensor::where_(&one_zero, &p_nonzero, &p_nonzero.zeros_like()?)?;
                 let none_zero = zeros.binary_raw(&zeros.scalar_like(0.0), BinaryOp::Eq)?;
-                let local = Tensor::where_(&zero_mask, &at_zero, &Tensor::where_(&none_zero, &regular, &regular.zeros_like()?)?)?;
-                Ok(smallvec![Some(unreduce(g, &shape, &ax, keepdim)?.mul(&local)?)])
+                let local = Tensor::where_(
+                    &zero_mask,
+                    &at_zero,
+                    &Tensor::where_(&none_zero, &regular, &regular.zeros_like()?)?,
+                )?;
+                Ok(smallvec![Some(
+                    unreduce(g, &shape, &ax, keepdim)?.mul(&local)?
+                )])
             })?;
         }
         Ok(out)
@@ -108,20 +157,31 @@ impl Tensor {
     pub fn var(&self, axes: Option<&[isize]>, correction: f64, keepdim: bool) -> Result<Tensor> {
         let ax = normalize_axes(axes, self.ndim(), "var")?;
         let n: usize = ax.iter().map(|&a| self.shape()[a]).product();
-        let x = if self.dtype().is_differentiable() { self.clone() } else { self.to_dtype(DType::F32)? };
+        let x = if self.dtype().is_differentiable() {
+            self.clone()
+        } else {
+            self.to_dtype(DType::F32)?
+        };
         let centered = x.sub(&x.mean(axes, true)?)?;
         let sq = centered.mul(&centered)?;
-        sq.sum(axes, keepdim)?.div(&x.scalar_like((n as f64 - correction).max(0.0)))
+        sq.sum(axes, keepdim)?
+            .div(&x.scalar_like((n as f64 - correction).max(0.0)))
     }
 
     /// Standard deviation over `axes` with `correction`.
     pub fn std(&self, axes: Option<&[isize]>, correction: f64, keepdim: bool) -> Result<Tensor> {
-        self.var(axes, correction, keepdim)?.unary(crate::tensor::UnaryOp::Sqrt)
+        normalize_axes(axes, self.ndim(), "std")?;
+        self.var(axes, correction, keepdim)?
+            .unary(crate::tensor::UnaryOp::Sqrt)
     }
 
     /// `log(sum(exp(x)))` over `axes`, computed stably.
     pub fn logsumexp(&self, axes: Option<&[isize]>, keepdim: bool) -> Result<Tensor> {
-        let x = if self.dtype().is_differentiable() { self.clone() } else { self.to_dtype(DType::F32)? };
+        let x = if self.dtype().is_differentiable() {
+            self.clone()
+        } else {
+            self.to_dtype(DType::F32)?
+        };
         let ax = normalize_axes(axes, x.ndim(), "logsumexp")?;
         if x.numel() == 0 {
             return x.exp()?.sum(axes, keepdim)?.log();
@@ -129,7 +189,8 @@ impl Tensor {
         let m = x.detach().reduce_raw(ReduceOp::Max, &ax, true)?;
         // rows that are all -inf keep m = 0 so the result is -inf rather than NaN
         let finite = m.binary_raw(&m, BinaryOp::Eq)?.binary_raw(
-            &m.unary_raw(crate::tensor::UnaryOp::Abs)?.binary_raw(&m.scalar_like(f64::INFINITY), BinaryOp::Ne)?,
+            &m.unary_raw(crate::tensor::UnaryOp::Abs)?
+                .binary_raw(&m.scalar_like(f64::INFINITY), BinaryOp::Ne)?,
             BinaryOp::LogicalAnd,
         )?;
         let m = Tensor::where_raw(&finite, &m, &m.zeros_like()?)?;
@@ -144,21 +205,44 @@ impl Tensor {
 
     /// Softmax along `axis`.
     pub fn softmax(&self, axis: isize) -> Result<Tensor> {
-        let x = if self.dtype().is_differentiable() { self.clone() } else { self.to_dtype(DType::F32)? };
+        crate::layout::normalize_dim(axis, self.ndim(), "softmax")?;
+        let x = if self.dtype().is_differentiable() {
+            self.clone()
+        } else {
+            self.to_dtype(DType::F32)?
+        };
         x.sub(&x.logsumexp(Some(&[axis]), true)?)?.exp()
     }
 
     /// Log-softmax along `axis`.
     pub fn log_softmax(&self, axis: isize) -> Result<Tensor> {
-        let x = if self.dtype().is_differentiable() { self.clone() } else { self.to_dtype(DType::F32)? };
+        crate::layout::normalize_dim(axis, self.ndim(), "log_softmax")?;
+        let x = if self.dtype().is_differentiable() {
+            self.clone()
+        } else {
+            self.to_dtype(DType::F32)?
+        };
         x.sub(&x.logsumexp(Some(&[axis]), true)?)
     }
 
     /// Index of the max / min along `axis` (None = flattened), int64.
-    pub fn argmax_argmin(&self, axis: Option<isize>, keepdim: bool, is_max: bool) -> Result<Tensor> {
-        let op = if is_max { ReduceOp::ArgMax } else { ReduceOp::ArgMin };
+    pub fn argmax_argmin(
+        &self,
+        axis: Option<isize>,
+        keepdim: bool,
+        is_max: bool,
+    ) -> Result<Tensor> {
+        let op = if is_max {
+            ReduceOp::ArgMax
+        } else {
+            ReduceOp::ArgMin
+        };
         let ax = match axis {
-            Some(a) => Some(crate::layout::normalize_dim(a, self.ndim(), if is_max { "argmax" } else { "argmin" })?),
+            Some(a) => Some(crate::layout::normalize_dim(
+                a,
+                self.ndim(),
+                if is_max { "argmax" } else { "argmin" },
+            )?),
             None => None,
         };
         let ax = if self.ndim() == 0 { None } else { ax };
@@ -168,7 +252,11 @@ impl Tensor {
     /// All / Any (`is_all`) over `axes`.
     pub fn all_any(&self, axes: Option<&[isize]>, keepdim: bool, is_all: bool) -> Result<Tensor> {
         let ax = normalize_axes(axes, self.ndim(), if is_all { "all" } else { "any" })?;
-        self.logical_reduce_raw(if is_all { ReduceOp::All } else { ReduceOp::Any }, &ax, keepdim)
+        self.logical_reduce_raw(
+            if is_all { ReduceOp::All } else { ReduceOp::Any },
+            &ax,
+            keepdim,
+        )
     }
 }
 

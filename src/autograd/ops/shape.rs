@@ -7,6 +7,7 @@ use crate::layout::{normalize_dim, Shape};
 use crate::tensor::shape::infer_shape;
 use crate::tensor::Tensor;
 use smallvec::smallvec;
+use std::sync::Arc;
 
 fn as_isize(shape: &[usize]) -> Vec<isize> {
     shape.iter().map(|&d| d as isize).collect()
@@ -21,8 +22,13 @@ impl Tensor {
         }
         let out = self.reshape_raw(&target)?;
         if let Some(rec) = Recorder::begin(&[self]) {
+            if Arc::ptr_eq(out.storage(), self.storage()) {
+                out.mark_view_of(self);
+            }
             let back = as_isize(self.shape());
-            rec.finish("ReshapeBackward", &out, move |g, _, _| Ok(smallvec![Some(g.reshape(&back)?)]))?;
+            rec.finish("ReshapeBackward", &out, move |g, _, _| {
+                Ok(smallvec![Some(g.reshape(&back)?)])
+            })?;
         }
         Ok(out)
     }
@@ -31,6 +37,7 @@ impl Tensor {
     fn alias_view(&self, layout: crate::layout::Layout, name: &'static str) -> Tensor {
         let out = self.view_with(layout);
         if let Some(rec) = Recorder::begin(&[self]) {
+            out.mark_view_of(self);
             let _ = rec.finish(name, &out, |g, _, _| Ok(smallvec![Some(g.clone())]));
         }
         out
@@ -40,22 +47,31 @@ impl Tensor {
     pub fn expand(&self, shape: &[usize]) -> Result<Tensor> {
         let out = self.expand_raw(shape)?;
         if let Some(rec) = Recorder::begin(&[self]) {
+            out.mark_view_of(self);
             let back = self.shape_vec();
-            rec.finish("ExpandBackward", &out, move |g, _, _| Ok(smallvec![Some(g.sum_to(&back)?)]))?;
+            rec.finish("ExpandBackward", &out, move |g, _, _| {
+                Ok(smallvec![Some(g.sum_to(&back)?)])
+            })?;
         }
         Ok(out)
     }
 
     /// Dims reordered by `perm` (negative dims allowed).
     pub fn permute(&self, perm: &[isize]) -> Result<Tensor> {
-        let p: Vec<usize> = perm.iter().map(|&d| normalize_dim(d, self.ndim(), "permute")).collect::<Result<_>>()?;
+        let p: Vec<usize> = perm
+            .iter()
+            .map(|&d| normalize_dim(d, self.ndim(), "permute"))
+            .collect::<Result<_>>()?;
         let out = self.view_with(self.layout().permute(&p)?);
         if let Some(rec) = Recorder::begin(&[self]) {
+            out.mark_view_of(self);
             let mut inv = vec![0isize; p.len()];
             for (i, &d) in p.iter().enumerate() {
                 inv[d] = i as isize;
             }
-            rec.finish("PermuteBackward", &out, move |g, _, _| Ok(smallvec![Some(g.permute(&inv)?)]))?;
+            rec.finish("PermuteBackward", &out, move |g, _, _| {
+                Ok(smallvec![Some(g.permute(&inv)?)])
+            })?;
         }
         Ok(out)
     }
@@ -66,7 +82,10 @@ impl Tensor {
         if n < 2 && d0 == d1 {
             return Ok(self.alias_view(self.layout().clone(), "TransposeBackward"));
         }
-        let (a, b) = (normalize_dim(d0, n, "transpose")?, normalize_dim(d1, n, "transpose")?);
+        let (a, b) = (
+            normalize_dim(d0, n, "transpose")?,
+            normalize_dim(d1, n, "transpose")?,
+        );
         let mut perm: Vec<isize> = (0..n as isize).collect();
         perm.swap(a, b);
         self.permute(&perm)
@@ -77,8 +96,11 @@ impl Tensor {
         let d = normalize_dim(dim, self.ndim() + 1, "unsqueeze")?;
         let out = self.view_with(self.layout().unsqueeze(d));
         if let Some(rec) = Recorder::begin(&[self]) {
+            out.mark_view_of(self);
             let back = as_isize(self.shape());
-            rec.finish("UnsqueezeBackward", &out, move |g, _, _| Ok(smallvec![Some(g.reshape(&back)?)]))?;
+            rec.finish("UnsqueezeBackward", &out, move |g, _, _| {
+                Ok(smallvec![Some(g.reshape(&back)?)])
+            })?;
         }
         Ok(out)
     }
@@ -99,15 +121,21 @@ impl Tensor {
         };
         drop.sort_unstable();
         drop.dedup();
-        let target: Shape = (0..n).filter(|i| !drop.contains(i)).map(|i| self.shape()[i]).collect();
+        let target: Shape = (0..n)
+            .filter(|i| !drop.contains(i))
+            .map(|i| self.shape()[i])
+            .collect();
         let mut layout = self.layout().clone();
         for &d in drop.iter().rev() {
             layout = layout.squeeze_dim(d);
         }
         let out = self.view_with(layout);
         if let Some(rec) = Recorder::begin(&[self]) {
+            out.mark_view_of(self);
             let back = as_isize(self.shape());
-            rec.finish("SqueezeBackward", &out, move |g, _, _| Ok(smallvec![Some(g.reshape(&back)?)]))?;
+            rec.finish("SqueezeBackward", &out, move |g, _, _| {
+                Ok(smallvec![Some(g.reshape(&back)?)])
+            })?;
         }
         debug_assert_eq!(out.shape(), target.as_slice());
         Ok(out)
@@ -118,9 +146,14 @@ impl Tensor {
         if self.ndim() == 0 {
             return self.reshape(&[1]);
         }
-        let (s, e) = (normalize_dim(start, self.ndim(), "flatten")?, normalize_dim(end, self.ndim(), "flatten")?);
+        let (s, e) = (
+            normalize_dim(start, self.ndim(), "flatten")?,
+            normalize_dim(end, self.ndim(), "flatten")?,
+        );
         if s > e {
-            return Err(Error::value(format!("flatten: start dim {start} comes after end dim {end}")));
+            return Err(Error::value(format!(
+                "flatten: start dim {start} comes after end dim {end}"
+            )));
         }
         let mut shape: Vec<isize> = as_isize(&self.shape()[..s]);
         shape.push(self.shape()[s..=e].iter().product::<usize>() as isize);
@@ -132,7 +165,9 @@ impl Tensor {
     pub fn clone_tensor(&self) -> Result<Tensor> {
         let out = self.contiguous_copy()?;
         if let Some(rec) = Recorder::begin(&[self]) {
-            rec.finish("CloneBackward", &out, |g, _, _| Ok(smallvec![Some(g.clone())]))?;
+            rec.finish("CloneBackward", &out, |g, _, _| {
+                Ok(smallvec![Some(g.clone())])
+            })?;
         }
         Ok(out)
     }

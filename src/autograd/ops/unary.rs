@@ -10,7 +10,10 @@ use smallvec::smallvec;
 /// Whether `op`'s formula needs the input (`false`) or the output (`true`).
 fn saves_output(op: UnaryOp) -> bool {
     use UnaryOp::*;
-    matches!(op, Exp | Expm1 | Sqrt | Rsqrt | Reciprocal | Tan | Tanh | Sigmoid | Relu)
+    matches!(
+        op,
+        Exp | Expm1 | Sqrt | Rsqrt | Reciprocal | Tan | Tanh | Sigmoid | Relu
+    )
 }
 
 impl Tensor {
@@ -20,10 +23,14 @@ impl Tensor {
         if !out.dtype().is_differentiable() {
             return Ok(out);
         }
-        let Some(mut rec) = Recorder::begin(&[self]) else { return Ok(out) };
+        let Some(mut rec) = Recorder::begin(&[self]) else {
+            return Ok(out);
+        };
         use UnaryOp::*;
         if matches!(op, Sign | Floor | Ceil | Round) {
-            rec.finish("ZeroGradBackward", &out, |g, _, _| Ok(smallvec![Some(g.zeros_like()?)]))?;
+            rec.finish("ZeroGradBackward", &out, |g, _, _| {
+                Ok(smallvec![Some(g.zeros_like()?)])
+            })?;
             return Ok(out);
         }
         if op == Neg {
@@ -53,7 +60,10 @@ impl Tensor {
                 Tan => g.mul(&v.mul(v)?.add_scalar(1.0)?)?,
                 Tanh => g.mul(&v.mul(v)?.rsub_scalar(1.0)?)?,
                 Sigmoid => g.mul(&v.mul(&v.rsub_scalar(1.0)?)?)?,
-                Relu => g.mul(&v.binary_raw(&v.scalar_like(0.0), BinaryOp::Gt)?.to_dtype(g.dtype())?)?,
+                Relu => g.mul(
+                    &v.binary_raw(&v.scalar_like(0.0), BinaryOp::Gt)?
+                        .to_dtype(g.dtype())?,
+                )?,
                 Softplus => g.mul(&v.sigmoid()?)?,
                 Erf => {
                     let c = 2.0 / std::f64::consts::PI.sqrt();
@@ -61,8 +71,16 @@ impl Tensor {
                 }
                 Gelu => {
                     // d/dx x*Phi(x) = Phi(x) + x*phi(x)
-                    let cdf = v.mul_scalar(std::f64::consts::FRAC_1_SQRT_2)?.unary(Erf)?.add_scalar(1.0)?.mul_scalar(0.5)?;
-                    let pdf = v.mul(v)?.mul_scalar(-0.5)?.exp()?.mul_scalar(1.0 / (2.0 * std::f64::consts::PI).sqrt())?;
+                    let cdf = v
+                        .mul_scalar(std::f64::consts::FRAC_1_SQRT_2)?
+                        .unary(Erf)?
+                        .add_scalar(1.0)?
+                        .mul_scalar(0.5)?;
+                    let pdf = v
+                        .mul(v)?
+                        .mul_scalar(-0.5)?
+                        .exp()?
+                        .mul_scalar(1.0 / (2.0 * std::f64::consts::PI).sqrt())?;
                     g.mul(&cdf.add(&v.mul(&pdf)?)?)?
                 }
                 _ => unreachable!("ops without a formula return earlier"),
@@ -75,16 +93,24 @@ impl Tensor {
     /// `clip(self, min, max)`: gradient passes where `min <= x <= max`.
     pub fn clip(&self, min: Option<f64>, max: Option<f64>) -> Result<Tensor> {
         let out = self.clip_raw(min, max)?;
-        let Some(mut rec) = Recorder::begin(&[self]) else { return Ok(out) };
+        let Some(mut rec) = Recorder::begin(&[self]) else {
+            return Ok(out);
+        };
         rec.save(self);
         rec.finish("ClipBackward", &out, move |g, s, _| {
             let x = saved(s, 0, "ClipBackward")?;
-            let mut mask = x.binary_raw(&x, BinaryOp::Eq)?; // true except NaN
+            let mut mask = x.binary_raw(x, BinaryOp::Eq)?; // true except NaN
             if let Some(lo) = min {
-                mask = mask.binary_raw(&x.binary_raw(&x.scalar_like(lo), BinaryOp::Ge)?, BinaryOp::LogicalAnd)?;
+                mask = mask.binary_raw(
+                    &x.binary_raw(&x.scalar_like(lo), BinaryOp::Ge)?,
+                    BinaryOp::LogicalAnd,
+                )?;
             }
             if let Some(hi) = max {
-                mask = mask.binary_raw(&x.binary_raw(&x.scalar_like(hi), BinaryOp::Le)?, BinaryOp::LogicalAnd)?;
+                mask = mask.binary_raw(
+                    &x.binary_raw(&x.scalar_like(hi), BinaryOp::Le)?,
+                    BinaryOp::LogicalAnd,
+                )?;
             }
             Ok(smallvec![Some(g.mul(&mask.to_dtype(g.dtype())?)?)])
         })?;
@@ -102,7 +128,9 @@ impl Tensor {
         }
         if let Some(rec) = Recorder::begin(&[self]) {
             // the engine casts the gradient back to the input's dtype
-            rec.finish("CastBackward", &out, |g, _, _| Ok(smallvec![Some(g.clone())]))?;
+            rec.finish("CastBackward", &out, |g, _, _| {
+                Ok(smallvec![Some(g.clone())])
+            })?;
         }
         Ok(out)
     }

@@ -1,0 +1,210 @@
+//! Joining and splitting: `cat`, `stack` (copies, with slice / select gradients) and
+//! `split`, `split_size`, `chunk`, `unbind` (views built from `slice` / `select`).
+
+use crate::autograd::{Grads, Recorder};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::layout::{normalize_dim, Layout, Shape};
+use crate::tensor::{zeros, Tensor};
+
+/// Validates the list of a join op: non-empty, no 0-d tensor; returns the first one.
+fn first_of<'a>(tensors: &'a [Tensor], op: &str) -> Result<&'a Tensor> {
+    let first = tensors
+        .first()
+        .ok_or_else(|| Error::value(format!("{op}: expected a non-empty list of tensors")))?;
+    if op == "cat" {
+        if let Some(i) = tensors.iter().position(|t| t.ndim() == 0) {
+            return Err(Error::value(format!(
+                "cat: tensor {i} is zero-dimensional and cannot be concatenated; use stack, or \
+                 unsqueeze it first"
+            )));
+        }
+    }
+    Ok(first)
+}
+
+/// Allocates `shape` of the promoted dtype of `tensors` and copies tensor `i` into the
+/// view `place(out_layout, i)`.
+fn join_raw(
+    tensors: &[Tensor],
+    shape: &[usize],
+    place: impl Fn(&Layout, usize) -> Layout,
+) -> Result<Tensor> {
+    let dtype = tensors
+        .iter()
+        .skip(1)
+        .fold(tensors[0].dtype(), |d, t| DType::promote(d, t.dtype()));
+    let out = zeros(shape, dtype)?;
+    for (i, t) in tensors.iter().enumerate() {
+        out.view_with(place(out.layout(), i)).assign_raw(t)?;
+    }
+    Ok(out)
+}
+
+impl Tensor {
+    /// Concatenates `tensors` along `dim` (promoting dtypes); all other dims must match.
+    pub fn cat(tensors: &[Tensor], dim: isize) -> Result<Tensor> {
+        let first = first_of(tensors, "cat")?;
+        let d = normalize_dim(dim, first.ndim(), "cat")?;
+        let mut shape: Shape = first.shape_vec();
+        shape[d] = 0;
+        let mut spans = Vec::with_capacity(tensors.len());
+        for (i, t) in tensors.iter().enumerate() {
+            let fits = t.ndim() == first.ndim()
+                && (0..t.ndim()).all(|k| k == d || t.shape()[k] == first.shape()[k]);
+            if !fits {
+                return Err(Error::value(format!(
+                    "cat: tensor {i} has shape {:?}, which does not match tensor 0's shape {:?} \
+                     outside dimension {d}",
+                    t.shape(),
+                    first.shape()
+                )));
+            }
+            spans.push((shape[d], t.shape()[d]));
+            shape[d] = shape[d]
+                .checked_add(t.shape()[d])
+                .ok_or_else(|| Error::memory("cat: result is too large"))?;
+        }
+        let out = join_raw(tensors, &shape, |l, i| {
+            l.slice(d, spans[i].0, spans[i].1, 1)
+        })?;
+        if !out.dtype().is_differentiable() {
+            return Ok(out);
+        }
+        let refs: Vec<&Tensor> = tensors.iter().collect();
+        if let Some(rec) = Recorder::begin(&refs) {
+            rec.finish("CatBackward", &out, move |g, _, needs| {
+                spans
+                    .iter()
+                    .zip(needs)
+                    .map(|(&(start, len), &need)| {
+                        let (a, b) = (start as isize, (start + len) as isize);
+                        Ok(if need {
+                            Some(g.slice(d as isize, Some(a), Some(b), 1)?)
+                        } else {
+                            None
+                        })
+                    })
+                    .collect::<Result<Grads>>()
+            })?;
+        }
+        Ok(out)
+    }
+
+    /// Stacks equally shaped `tensors` along a new dimension `dim` (`-ndim-1 ..= ndim`).
+    pub fn stack(tensors: &[Tensor], dim: isize) -> Result<Tensor> {
+        let first = first_of(tensors, "stack")?;
+        let d = normalize_dim(dim, first.ndim() + 1, "stack")?;
+        if let Some((i, t)) = tensors
+            .iter()
+            .enumerate()
+            .find(|(_, t)| t.shape() != first.shape())
+        {
+            return Err(Error::value(format!(
+                "stack: tensor {i} has shape {:?}, but tensor 0 has shape {:?}; all tensors must \
+                 have the same shape",
+                t.shape(),
+                first.shape()
+            )));
+        }
+        let mut shape: Shape = first.shape_vec();
+        shape.insert(d, tensors.len());
+        let out = join_raw(tensors, &shape, |l, i| l.select(d, i))?;
+        if !out.dtype().is_differentiable() {
+            return Ok(out);
+        }
+        let refs: Vec<&Tensor> = tensors.iter().collect();
+        if let Some(rec) = Recorder::begin(&refs) {
+            rec.finish("StackBackward", &out, move |g, _, needs| {
+                needs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &need)| {
+                        Ok(if need {
+                            Some(g.select(d as isize, i as isize)?)
+                        } else {
+                            None
+                        })
+                    })
+                    .collect::<Result<Grads>>()
+            })?;
+        }
+        Ok(out)
+    }
+
+    /// Splits along `dim` into pieces of `sizes` (which must sum to the dim's size);
+    /// each piece is a view.
+    pub fn split(&self, sizes: &[usize], dim: isize) -> Result<Vec<Tensor>> {
+        let (d, n) = self.split_dim(dim, "split")?;
+        let total = sizes.iter().try_fold(0usize, |a, &s| a.checked_add(s));
+        if total != Some(n) {
+            return Err(Error::value(format!(
+                "split: sizes {sizes:?} must sum to the size of dimension {dim}, which is {n}"
+            )));
+        }
+        let mut start = 0usize;
+        sizes
+            .iter()
+            .map(|&len| {
+                let piece = self.slice(
+                    d as isize,
+                    Some(start as isize),
+                    Some((start + len) as isize),
+                    1,
+                );
+                start += len;
+                piece
+            })
+            .collect()
+    }
+
+    /// torch `split(int)`: pieces of `size` along `dim`, the last one smaller if needed.
+    pub fn split_size(&self, size: usize, dim: isize) -> Result<Vec<Tensor>> {
+        let (_, n) = self.split_dim(dim, "split_size")?;
+        if n == 0 {
+            return self.split(&[0], dim);
+        }
+        if size == 0 {
+            return Err(Error::value(format!(
+                "split_size: the split size must be positive for dimension {dim} of size {n}, got 0"
+            )));
+        }
+        let sizes: Vec<usize> = (0..n.div_ceil(size))
+            .map(|k| size.min(n - k * size))
+            .collect();
+        self.split(&sizes, dim)
+    }
+
+    /// torch `chunk`: at most `chunks` pieces of `ceil(n / chunks)` along `dim`.
+    pub fn chunk(&self, chunks: usize, dim: isize) -> Result<Vec<Tensor>> {
+        let (_, n) = self.split_dim(dim, "chunk")?;
+        if chunks == 0 {
+            return Err(Error::value(
+                "chunk: the number of chunks must be positive, got 0",
+            ));
+        }
+        if n == 0 {
+            return self.split(&vec![0; chunks], dim);
+        }
+        self.split_size(n.div_ceil(chunks), dim)
+    }
+
+    /// Every position along `dim` as a view without that dimension.
+    pub fn unbind(&self, dim: isize) -> Result<Vec<Tensor>> {
+        let (d, n) = self.split_dim(dim, "unbind")?;
+        (0..n)
+            .map(|i| self.select(d as isize, i as isize))
+            .collect()
+    }
+
+    /// Normalised `dim` and its size; a 0-d tensor cannot be split.
+    fn split_dim(&self, dim: isize, op: &str) -> Result<(usize, usize)> {
+        if self.ndim() == 0 {
+            return Err(Error::index(format!(
+                "{op}: a 0-d tensor has no dimension {dim} to split"
+            )));
+        }
+        let d = normalize_dim(dim, self.ndim(), op)?;
+        Ok((d, self.shape()[d]))
+    }
+}
