@@ -51,6 +51,10 @@ pub trait Node: Send + Sync + 'static {
         let _ = i;
         None
     }
+    /// The concrete node, for code that owns a node type (the bindings' PyLayer node).
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
+    }
 }
 
 /// Shape and dtype of a forward input, used to validate the gradient produced for it.

@@ -245,8 +245,10 @@ impl SavedTensor {
     /// weak link, so the output does not keep its own node (and ctx) alive.
     pub fn rebind_as_output(&self, node: &Weak<dyn Node>, output_nr: usize) {
         let mut st = self.state.lock();
-        if let SavedState::Live { data, .. } = &mut *st {
+        if let SavedState::Live { data, version } = &mut *st {
             *data = data.detach();
+            // the saved value is the output as it leaves forward (after mark_dirty's bump)
+            *version = data.storage().version();
         }
         *self.identity.lock() = Identity::Output { node: node.clone(), output_nr };
     }

@@ -6,11 +6,13 @@
 
 mod autograd;
 mod convert;
+mod ctx;
 mod dtype;
 mod errors;
 mod functions;
 mod indexing;
 mod node;
+mod pylayer;
 mod repr;
 mod tensor;
 mod tensor_ops;
@@ -49,6 +51,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(indexing::stack, m)?)?;
     m.add_function(wrap_pyfunction!(indexing::split, m)?)?;
     m.add_function(wrap_pyfunction!(indexing::where_fn, m)?)?;
+    m.add_class::<ctx::PyCtx>()?;
+    m.add_function(wrap_pyfunction!(pylayer::_apply_paddle, m)?)?;
+    m.add_function(wrap_pyfunction!(pylayer::_apply_torch, m)?)?;
+    m.add_function(wrap_pyfunction!(pylayer::_delayed_error, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::backward, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::grad, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::is_grad_enabled, m)?)?;

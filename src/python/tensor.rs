@@ -442,6 +442,25 @@ impl PyTensor {
         self.inner.id() as u64
     }
 
+    /// GC support: when this object is the only owner of its tensor and of the custom
+    /// layer node that produced it, the node's ctx is reachable only through us, so we
+    /// report it (cycles like `ctx.y = y` are then collectable). Shared owners report
+    /// nothing, which keeps the GC's reference arithmetic exact.
+    fn __traverse__(&self, visit: pyo3::PyVisit<'_>) -> Result<(), pyo3::PyTraverseError> {
+        if self.inner.handle_count() != 1 {
+            return Ok(());
+        }
+        let Some(meta) = self.inner.try_meta() else { return Ok(()) };
+        if let Some(node) = &meta.grad_fn {
+            if std::sync::Arc::strong_count(node.arc()) == 1 {
+                if let Some(layer) = node.as_any().and_then(|a| a.downcast_ref::<super::pylayer::PyLayerNode>()) {
+                    visit.call(&layer.ctx)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         super::repr::tensor_repr(py, &self.inner)
     }

@@ -174,6 +174,12 @@ impl Tensor {
         self.0.meta.lock()
     }
 
+    /// The autograd metadata if it is not locked right now (for GC traversal, which
+    /// must never block).
+    pub fn try_meta(&self) -> Option<MutexGuard<'_, AutogradMeta>> {
+        self.0.meta.try_lock()
+    }
+
     /// True when gradients flow to or through this tensor.
     #[inline]
     pub fn requires_grad(&self) -> bool {

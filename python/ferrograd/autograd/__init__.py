@@ -1,4 +1,4 @@
-"""``ferrograd.autograd``: gradients, grad mode, and (in later releases) custom layers.
+"""``ferrograd.autograd``: gradients, grad mode, and custom layers (``PyLayer``/``Function``).
 
 ``backward`` and ``grad`` run the Rust engine with the GIL released; Python callbacks
 (tensor hooks) take it back only for their own call.
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from .. import _core
 from ..grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .py_layer import Function, FunctionCtx, PyLayer, PyLayerContext, once_differentiable
 
 backward = _core.backward
 grad = _core.grad
@@ -22,4 +23,9 @@ __all__ = [
     "is_grad_enabled",
     "inference_mode",
     "Node",
+    "PyLayer",
+    "PyLayerContext",
+    "Function",
+    "FunctionCtx",
+    "once_differentiable",
 ]

@@ -1,0 +1,1116 @@
+"""Type stubs for ``ferrograd._core``, the Rust extension module (PyO3).
+
+The module defines names that shadow builtins (``bool`` is a dtype, ``Tensor`` has
+methods called ``float``, ``int`` and ``bool``), so every annotation here spells the
+builtin types through the ``_bool`` / ``_int`` / ``_float`` / ``_complex`` aliases.
+"""
+
+import builtins
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, ClassVar, Literal, SupportsIndex, final, overload
+
+import numpy as np
+from numpy.typing import DTypeLike, NDArray
+from typing_extensions import Self, TypeAlias, disjoint_base
+
+from ferrograd._size import Size
+
+__all__ = [
+    "dtype",
+    "bool",
+    "int32",
+    "int64",
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+    "Tensor",
+    "Node",
+    "AccumulateGrad",
+    "RemovableHandle",
+    "_set_size_class",
+    "tensor",
+    "to_tensor",
+    "from_numpy",
+    "zeros",
+    "ones",
+    "empty",
+    "full",
+    "zeros_like",
+    "ones_like",
+    "empty_like",
+    "full_like",
+    "arange",
+    "linspace",
+    "eye",
+    "rand",
+    "randn",
+    "randint",
+    "seed",
+    "concat",
+    "stack",
+    "split",
+    "where",
+    "backward",
+    "grad",
+    "is_grad_enabled",
+    "_set_grad_enabled",
+    "is_inference_mode_enabled",
+    "_set_inference_mode",
+    "_restore_inference_mode",
+]
+
+# ---- aliases ------------------------------------------------------------------------
+
+_bool: TypeAlias = builtins.bool
+_int: TypeAlias = builtins.int
+_float: TypeAlias = builtins.float
+_complex: TypeAlias = builtins.complex
+
+# A Python scalar accepted as an operand or fill value.
+_Scalar: TypeAlias = _bool | _int | _float | _complex
+# What ``item()`` gives (complex tensors give a ``complex``; see ``Tensor.item``).
+_Number: TypeAlias = _bool | _int | _float
+# A dtype argument: a ferrograd dtype, its name, a NumPy dtype or scalar type, or one of
+# Python's ``bool``, ``int``, ``float``, ``complex``.
+_DTypeLike: TypeAlias = dtype | str | type[Any] | np.dtype[Any]
+# Anything a binary op converts to a tensor.
+_Operand: TypeAlias = Tensor | _Scalar | NDArray[Any] | Sequence[Any]
+# A shape given as one sequence (entries: ints, NumPy ints or one-element tensors).
+_ShapeLike: TypeAlias = Sequence[SupportsIndex]
+# An ``axis``/``dim`` argument of a reduction: one axis, several, or all (None).
+_Axis: TypeAlias = _int | Sequence[_int] | None
+# An integer (or bool) index tensor, or something convertible to one.
+_IndexLike: TypeAlias = Tensor | Sequence[Any] | NDArray[Any]
+# One item of a ``t[...]`` key.
+_KeyItem: TypeAlias = (
+    SupportsIndex | slice | builtins.ellipsis | None | Tensor | Sequence[Any] | NDArray[Any]
+)
+_Key: TypeAlias = _KeyItem | tuple[_KeyItem, ...]
+
+# ---- dtypes -------------------------------------------------------------------------
+
+@final
+class dtype:
+    """A tensor element type as a Python object."""
+
+    @property
+    def name(self) -> str:
+        """Canonical name, e.g. ``"float32"``."""
+    @property
+    def itemsize(self) -> _int:
+        """Bytes per element."""
+    @property
+    def is_floating_point(self) -> _bool:
+        """True for float16, bfloat16, float32, float64."""
+    @property
+    def is_complex(self) -> _bool:
+        """True for complex64 and complex128."""
+    def __eq__(self, other: object, /) -> _bool:
+        """Equal to the same dtype, its name, or a NumPy dtype of that name."""
+    def __ne__(self, other: object, /) -> _bool: ...
+    def __hash__(self) -> _int:
+        """Hash of the name, so that ``dtype == name`` implies equal hashes."""
+    def __reduce__(self) -> tuple[str, tuple[str]]: ...
+
+_DType: TypeAlias = dtype
+
+bool: dtype
+int32: dtype
+int64: dtype
+float16: dtype
+bfloat16: dtype
+float32: dtype
+float64: dtype
+complex64: dtype
+complex128: dtype
+
+# ---- autograd graph objects ---------------------------------------------------------
+
+@final
+class Node:
+    """A node of the backward graph, as seen from Python (``tensor.grad_fn``)."""
+
+    def name(self) -> str:
+        """The node's name, e.g. ``MulBackward``."""
+    @property
+    def next_functions(self) -> tuple[tuple[Node | AccumulateGrad | None, _int], ...]:
+        """``((node_or_None, input_nr), ...)``, one per forward input."""
+    def __eq__(self, other: object, /) -> _bool: ...
+    def __hash__(self) -> _int: ...
+
+@final
+class AccumulateGrad:
+    """The sink a leaf's gradient flows into (appears in ``next_functions``)."""
+
+    def name(self) -> str:
+        """``"AccumulateGrad"``."""
+    @property
+    def variable(self) -> Tensor:
+        """The leaf tensor."""
+    @property
+    def next_functions(self) -> tuple[()]:
+        """No further nodes."""
+
+@final
+class RemovableHandle:
+    """Returned by ``register_hook``; ``remove()`` unregisters the hook."""
+
+    def remove(self) -> None:
+        """Unregisters the hook (idempotent)."""
+
+# ---- Tensor -------------------------------------------------------------------------
+
+@disjoint_base
+class Tensor:
+    """A multi-dimensional array with reverse-mode autograd."""
+
+    # Set by ``ferrograd._api``: NumPy defers to Tensor's reflected operators.
+    __array_priority__: ClassVar[_int]
+
+    def __new__(cls, data: _Operand | None = None, dtype: _DTypeLike | None = None) -> Self:
+        """A tensor of ``data`` (float32 unless ``dtype``); empty without ``data``."""
+
+    # -- properties --
+    @property
+    def shape(self) -> Size:
+        """Dimensions as a ``Size`` (equal to both a tuple and a list)."""
+    @property
+    def dtype(self) -> _DType:
+        """Element type."""
+    @property
+    def ndim(self) -> _int:
+        """Number of dimensions."""
+    @property
+    def place(self) -> str:
+        """Where the tensor lives (always the CPU)."""
+    @property
+    def device(self) -> str:
+        """Device (always the CPU)."""
+    @property
+    def T(self) -> Tensor:
+        """All dims reversed."""
+    @property
+    def mT(self) -> Tensor:
+        """Last two dims swapped."""
+    @property
+    def requires_grad(self) -> _bool:
+        """Whether gradients are tracked (the inverse of ``stop_gradient``)."""
+    @requires_grad.setter
+    def requires_grad(self, flag: _bool) -> None: ...
+    @property
+    def stop_gradient(self) -> _bool:
+        """Paddle's view of the same flag: ``stop_gradient == not requires_grad``."""
+    @stop_gradient.setter
+    def stop_gradient(self, flag: _bool) -> None: ...
+    @property
+    def is_leaf(self) -> _bool:
+        """True for tensors without a ``grad_fn``."""
+    @property
+    def grad_fn(self) -> Node | None:
+        """The node that produced this tensor (None for leaves)."""
+    @property
+    def grad(self) -> Tensor | None:
+        """Accumulated gradient (None until a backward pass reaches this tensor)."""
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None: ...
+    @property
+    def _version(self) -> _int:
+        """Number of in-place writes to this tensor's memory so far."""
+
+    # -- size and layout --
+    @overload
+    def size(self, dim: None = None) -> Size:
+        """``size()`` -> shape; ``size(dim)`` -> that dimension."""
+    @overload
+    def size(self, dim: _int) -> _int: ...
+    def dim(self) -> _int:
+        """Number of dimensions (torch spelling)."""
+    def numel(self) -> _int:
+        """Number of elements."""
+    @overload
+    def stride(self, dim: None = None) -> tuple[_int, ...]:
+        """Element strides (all, or of one dim)."""
+    @overload
+    def stride(self, dim: _int) -> _int: ...
+    def is_contiguous(self) -> _bool:
+        """True when elements are row-major without gaps."""
+    def data_ptr(self) -> _int:
+        """Address of the first element."""
+    def element_size(self) -> _int:
+        """Bytes per element."""
+    def cpu(self) -> Self:
+        """Itself (ferrograd tensors live on the CPU)."""
+    def __len__(self) -> _int: ...
+
+    # -- autograd --
+    def requires_grad_(self, requires_grad: _bool = True) -> Self:
+        """Sets ``requires_grad`` in place and returns the tensor."""
+    def clear_grad(self, set_to_zero: _bool = True) -> None:
+        """Zeros the accumulated gradient in place, or drops it (``set_to_zero=False``)."""
+    def clear_gradient(self, set_to_zero: _bool = True) -> None:
+        """Same as ``clear_grad``."""
+    def _inplace_version(self) -> _int:
+        """Paddle's spelling of ``_version``."""
+    def detach(self) -> Tensor:
+        """Same data, no history, never requires grad (shares storage)."""
+    def detach_(self) -> Self:
+        """Detaches this tensor from its graph in place."""
+    def retain_grad(self) -> None:
+        """Keeps the gradient of this non-leaf in ``.grad`` during backward."""
+    def retain_grads(self) -> None:
+        """Paddle spelling of ``retain_grad``."""
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
+        """Runs ``hook(grad)`` when this gradient is computed; a Tensor return replaces it."""
+    def backward(
+        self,
+        grad_tensor: _Operand | None = None,
+        retain_graph: _bool | None = None,
+        create_graph: _bool = False,
+        gradient: _Operand | None = None,
+    ) -> None:
+        """Runs backward from this tensor (seed: ones of its shape unless given)."""
+
+    # -- conversions --
+    def numpy(self) -> NDArray[Any]:
+        """A NumPy array holding a copy of the values."""
+    def __array__(self, dtype: DTypeLike | None = None, copy: _bool | None = None) -> NDArray[Any]:
+        """NumPy array protocol (``np.asarray(t)``); always a copy."""
+    def tolist(self) -> Any:
+        """Nested Python lists (a Python scalar for 0-d tensors)."""
+    def item(self) -> _Number:
+        """The single element as a Python scalar (a ``complex`` for complex dtypes)."""
+    def __float__(self) -> _float: ...
+    def __int__(self) -> _int: ...
+    def __index__(self) -> _int: ...
+    def __bool__(self) -> _bool: ...
+    def __complex__(self) -> _complex: ...
+    def __hash__(self) -> _int: ...
+
+    # -- indexing --
+    def __getitem__(self, key: _Key, /) -> Tensor: ...
+    def __setitem__(self, key: _Key, value: _Operand, /) -> None: ...
+    def __iter__(self) -> Iterator[Tensor]:
+        """The slices along dim 0 (at runtime via ``__len__``/``__getitem__``)."""
+    @overload
+    def index_select(
+        self,
+        index: _IndexLike,
+        axis: _int | None = None,
+        name: str | None = None,
+        *,
+        dim: _int | None = None,
+    ) -> Tensor:
+        """Slices along ``axis`` picked by a 1-D integer index (either dialect's order)."""
+    @overload
+    def index_select(self, dim: _int, index: _IndexLike, /) -> Tensor: ...
+    @overload
+    def gather(self, dim: _int, index: _IndexLike, /) -> Tensor:
+        """torch ``gather(dim, index)``, or Paddle ``gather(index, axis=None)``."""
+    @overload
+    def gather(self, *, dim: _int, index: _IndexLike) -> Tensor: ...
+    @overload
+    def gather(self, index: _IndexLike, axis: _int | None = None, /) -> Tensor: ...
+    @overload
+    def gather(self, index: _IndexLike, /, *, axis: _int | None = None) -> Tensor: ...
+    @overload
+    def gather(self, *, index: _IndexLike, axis: _int | None = None) -> Tensor: ...
+    def take_along_axis(self, indices: _IndexLike, axis: _int, broadcast: _bool = True) -> Tensor:
+        """Elementwise gather along ``axis`` (Paddle ``take_along_axis``, torch ``gather``)."""
+    @overload
+    def nonzero(self, as_tuple: Literal[False] = False) -> Tensor:
+        """Indices of non-zero elements: ``[n, ndim]`` int64, or a tuple of 1-D tensors."""
+    @overload
+    def nonzero(self, as_tuple: Literal[True]) -> tuple[Tensor, ...]: ...
+    @overload
+    def nonzero(self, as_tuple: _bool) -> Tensor | tuple[Tensor, ...]: ...
+    def masked_select(self, mask: _IndexLike) -> Tensor:
+        """1-D tensor of the elements where ``mask`` is true."""
+    def split(
+        self,
+        split_size_or_sections: _int | Sequence[_int] | None = None,
+        dim: _int | None = None,
+        *,
+        num_or_sections: _int | Sequence[_int] | None = None,
+        axis: _int | None = None,
+    ) -> list[Tensor]:
+        """torch ``split(size or sizes, dim)``, or Paddle ``num_or_sections=``/``axis=``."""
+    def chunk(
+        self, chunks: _int, axis: _int = 0, name: str | None = None, *, dim: _int | None = None
+    ) -> list[Tensor]:
+        """``chunks`` nearly equal pieces along ``axis``."""
+    def unbind(self, axis: _int = 0, *, dim: _int | None = None) -> list[Tensor]:
+        """The slices along ``axis``, as a list."""
+
+    # -- shape --
+    @overload
+    def reshape(self, *shape: SupportsIndex) -> Tensor:
+        """Same elements in a new shape (one dim may be -1)."""
+    @overload
+    def reshape(self, shape: _ShapeLike, /) -> Tensor: ...
+    @overload
+    def view(self, *shape: SupportsIndex) -> Tensor:
+        """Same as ``reshape``; ``view(dtype)`` converts to ``dtype``."""
+    @overload
+    def view(self, shape: _ShapeLike, /) -> Tensor: ...
+    @overload
+    def view(self, dtype: _DTypeLike, /) -> Tensor: ...
+    def flatten(
+        self,
+        start_axis: _int = 0,
+        stop_axis: _int = -1,
+        name: str | None = None,
+        *,
+        start_dim: _int | None = None,
+        end_dim: _int | None = None,
+    ) -> Tensor:
+        """Flattens dims ``start..=stop`` (``start_axis``/``stop_axis`` or ``*_dim``)."""
+    def squeeze(self, axis: _Axis = None, name: str | None = None, *, dim: _Axis = None) -> Tensor:
+        """Removes size-1 dims (all, or those in ``axis``)."""
+    def unsqueeze(
+        self, axis: _Axis = None, name: str | None = None, *, dim: _Axis = None
+    ) -> Tensor:
+        """Inserts size-1 dims at ``axis`` (an int or a list)."""
+    @overload
+    def expand(self, *shape: SupportsIndex) -> Tensor:
+        """Broadcast view; ``-1`` keeps a dimension."""
+    @overload
+    def expand(self, shape: _ShapeLike, /) -> Tensor: ...
+    def broadcast_to(self, shape: _ShapeLike | SupportsIndex, name: str | None = None) -> Tensor:
+        """Paddle spelling of ``expand`` taking one shape."""
+    def expand_as(self, other: Tensor) -> Tensor:
+        """Broadcast view to ``other``'s shape."""
+    @overload
+    def permute(self, *dims: SupportsIndex) -> Tensor:
+        """Reorders dims (``permute(1, 0)`` or ``permute([1, 0])``)."""
+    @overload
+    def permute(self, dims: _ShapeLike, /) -> Tensor: ...
+    @overload
+    def transpose(self, perm: Sequence[_int], /, *, name: str | None = None) -> Tensor:
+        """``transpose(perm)`` (Paddle) or ``transpose(dim0, dim1)`` (torch)."""
+    @overload
+    def transpose(self, dim0: _int, dim1: _int, /, *, name: str | None = None) -> Tensor: ...
+    def t(self) -> Tensor:
+        """Transpose of a matrix (0-d and 1-d unchanged)."""
+    def clone(self) -> Tensor:
+        """A copy with its own memory; differentiable."""
+    def contiguous(self) -> Tensor:
+        """Itself if contiguous, else a contiguous copy."""
+
+    # -- dtype conversion --
+    def astype(self, dtype: _DTypeLike) -> Tensor:
+        """Converts to ``dtype``."""
+    def cast(self, dtype: _DTypeLike) -> Tensor:
+        """Same as ``astype``."""
+    def to(
+        self, *args: _DTypeLike | Tensor, dtype: _DTypeLike | None = None, **kwargs: Any
+    ) -> Tensor:
+        """``to(dtype)`` / ``to(other)``; device ``"cpu"`` is accepted and ignored."""
+    def float(self) -> Tensor:
+        """Converts to float32."""
+    def double(self) -> Tensor:
+        """Converts to float64."""
+    def half(self) -> Tensor:
+        """Converts to float16."""
+    def bfloat16(self) -> Tensor:
+        """Converts to bfloat16."""
+    def int(self) -> Tensor:
+        """Converts to int32."""
+    def long(self) -> Tensor:
+        """Converts to int64."""
+    def bool(self) -> Tensor:
+        """Converts to bool."""
+    def is_floating_point(self) -> _bool:
+        """True for floating dtypes."""
+    def is_complex(self) -> _bool:
+        """True for complex dtypes."""
+
+    # -- operators --
+    def __add__(self, other: _Operand, /) -> Tensor: ...
+    def __radd__(self, other: _Operand, /) -> Tensor: ...
+    def __sub__(self, other: _Operand, /) -> Tensor: ...
+    def __rsub__(self, other: _Operand, /) -> Tensor: ...
+    def __mul__(self, other: _Operand, /) -> Tensor: ...
+    def __rmul__(self, other: _Operand, /) -> Tensor: ...
+    def __truediv__(self, other: _Operand, /) -> Tensor: ...
+    def __rtruediv__(self, other: _Operand, /) -> Tensor: ...
+    def __floordiv__(self, other: _Operand, /) -> Tensor: ...
+    def __rfloordiv__(self, other: _Operand, /) -> Tensor: ...
+    def __mod__(self, other: _Operand, /) -> Tensor: ...
+    def __rmod__(self, other: _Operand, /) -> Tensor: ...
+    def __pow__(self, other: _Operand, modulo: None = None, /) -> Tensor: ...
+    def __rpow__(self, other: _Operand, modulo: None = None, /) -> Tensor: ...
+    def __matmul__(self, other: _Operand, /) -> Tensor: ...
+    def __rmatmul__(self, other: _Operand, /) -> Tensor: ...
+    def __and__(self, other: _Operand, /) -> Tensor: ...
+    def __rand__(self, other: _Operand, /) -> Tensor: ...
+    def __or__(self, other: _Operand, /) -> Tensor: ...
+    def __ror__(self, other: _Operand, /) -> Tensor: ...
+    def __xor__(self, other: _Operand, /) -> Tensor: ...
+    def __rxor__(self, other: _Operand, /) -> Tensor: ...
+    def __iadd__(self, other: _Operand, /) -> Self: ...
+    def __isub__(self, other: _Operand, /) -> Self: ...
+    def __imul__(self, other: _Operand, /) -> Self: ...
+    def __itruediv__(self, other: _Operand, /) -> Self: ...
+    def __neg__(self) -> Tensor: ...
+    def __pos__(self) -> Self: ...
+    def __abs__(self) -> Tensor: ...
+    def __invert__(self) -> Tensor:
+        """Logical not (bool tensors only)."""
+    def __eq__(self, other: object, /) -> Tensor:  # type: ignore[override]
+        """Elementwise ``==`` (a bool tensor); ``t == None`` is ``False``."""
+    def __ne__(self, other: object, /) -> Tensor:  # type: ignore[override]
+        """Elementwise ``!=`` (a bool tensor); ``t != None`` is ``True``."""
+    def __lt__(self, other: _Operand, /) -> Tensor: ...
+    def __le__(self, other: _Operand, /) -> Tensor: ...
+    def __gt__(self, other: _Operand, /) -> Tensor: ...
+    def __ge__(self, other: _Operand, /) -> Tensor: ...
+
+    # -- binary ops (method and module-function forms) --
+    def add(self, other: _Operand, name: str | None = None) -> Tensor:
+        """Elementwise ``self + other`` (broadcasting)."""
+    def subtract(self, other: _Operand, name: str | None = None) -> Tensor:
+        """Elementwise ``self - other``."""
+    def sub(self, other: _Operand, name: str | None = None) -> Tensor:
+        """Elementwise ``self - other``."""
+    def multiply(self, other: _Operand, name: str | None = None) -> Tensor:
+        """Elementwise ``self * other``."""
+    def mul(self, other: _Operand, name: str | None = None) -> Tensor:
+        """Elementwise ``self * other``."""
+    def divide(self, other: _Operand, name: str | None = None) -> Tensor:
+        """Elementwise true division."""
+    def div(self, other: _Operand, name: str | None = None) -> Tensor:
+        """Elementwise true division."""
+    def true_divide(self, other: _Operand, name: str | None = None) -> Tensor:
+        """Elementwise true division."""
+    def floor_divide(self, other: _Operand, name: str | None = None) -> Tensor:
+        """Elementwise floor division."""
+    def remainder(self, other: _Operand, name: str | None = None) -> Tensor:
+        """Elementwise remainder (sign of the divisor, as Python's ``%``)."""
+    def mod(self, other: _Operand, name: str | None = None) -> Tensor:
+        """Same as ``remainder``."""
+    def maximum(self, other: _Operand, name: str | None = None) -> Tensor:
+        """Elementwise maximum."""
+    def minimum(self, other: _Operand, name: str | None = None) -> Tensor:
+        """Elementwise minimum."""
+    def equal(self, other: _Operand, name: str | None = None) -> Tensor:
+        """Elementwise ``==`` (bool)."""
+    def eq(self, other: _Operand, name: str | None = None) -> Tensor:
+        """Elementwise ``==`` (bool)."""
+    def not_equal(self, other: _Operand, name: str | None = None) -> Tensor:
+        """Elementwise ``!=`` (bool)."""
+    def ne(self, other: _Operand, name: str | None = None) -> Tensor:
+        """Elementwise ``!=`` (bool)."""
+    def less_than(self, other: _Operand, name: str | None = None) -> Tensor:
+        """Elementwise ``<`` (bool)."""
+    def lt(self, other: _Operand, name: str | None = None) -> Tensor:
+        """Elementwise ``<`` (bool)."""
+    def less_equal(self, other: _Operand, name: str | None = None) -> Tensor:
+        """Elementwise ``<=`` (bool)."""
+    def le(self, other: _Operand, name: str | None = None) -> Tensor:
+        """Elementwise ``<=`` (bool)."""
+    def greater_than(self, other: _Operand, name: str | None = None) -> Tensor:
+        """Elementwise ``>`` (bool)."""
+    def gt(self, other: _Operand, name: str | None = None) -> Tensor:
+        """Elementwise ``>`` (bool)."""
+    def greater_equal(self, other: _Operand, name: str | None = None) -> Tensor:
+        """Elementwise ``>=`` (bool)."""
+    def ge(self, other: _Operand, name: str | None = None) -> Tensor:
+        """Elementwise ``>=`` (bool)."""
+    def logical_and(self, other: _Operand, name: str | None = None) -> Tensor:
+        """Elementwise logical and (bool)."""
+    def logical_or(self, other: _Operand, name: str | None = None) -> Tensor:
+        """Elementwise logical or (bool)."""
+    def logical_xor(self, other: _Operand, name: str | None = None) -> Tensor:
+        """Elementwise logical xor (bool)."""
+    def bitwise_and(self, other: _Operand, name: str | None = None) -> Tensor:
+        """Elementwise bitwise and (bool and integer dtypes)."""
+    def bitwise_or(self, other: _Operand, name: str | None = None) -> Tensor:
+        """Elementwise bitwise or (bool and integer dtypes)."""
+    def bitwise_xor(self, other: _Operand, name: str | None = None) -> Tensor:
+        """Elementwise bitwise xor (bool and integer dtypes)."""
+    def pow(self, y: _Operand, name: str | None = None) -> Tensor:
+        """``self ** y``."""
+
+    # -- unary ops --
+    def neg(self, name: str | None = None) -> Tensor:
+        """``-x``."""
+    def negative(self, name: str | None = None) -> Tensor:
+        """``-x``."""
+    def abs(self, name: str | None = None) -> Tensor:
+        """``|x|``."""
+    def sign(self, name: str | None = None) -> Tensor:
+        """-1, 0 or 1 by the sign of ``x``."""
+    def exp(self, name: str | None = None) -> Tensor:
+        """``e ** x``."""
+    def log(self, name: str | None = None) -> Tensor:
+        """Natural logarithm."""
+    def log1p(self, name: str | None = None) -> Tensor:
+        """``log(1 + x)``, accurate near 0."""
+    def expm1(self, name: str | None = None) -> Tensor:
+        """``exp(x) - 1``, accurate near 0."""
+    def sqrt(self, name: str | None = None) -> Tensor:
+        """Square root."""
+    def rsqrt(self, name: str | None = None) -> Tensor:
+        """``1 / sqrt(x)``."""
+    def square(self, name: str | None = None) -> Tensor:
+        """``x * x``."""
+    def reciprocal(self, name: str | None = None) -> Tensor:
+        """``1 / x``."""
+    def sin(self, name: str | None = None) -> Tensor:
+        """Sine."""
+    def cos(self, name: str | None = None) -> Tensor:
+        """Cosine."""
+    def tan(self, name: str | None = None) -> Tensor:
+        """Tangent."""
+    def tanh(self, name: str | None = None) -> Tensor:
+        """Hyperbolic tangent."""
+    def sigmoid(self, name: str | None = None) -> Tensor:
+        """``1 / (1 + exp(-x))``."""
+    def relu(self, name: str | None = None) -> Tensor:
+        """``max(x, 0)``."""
+    def gelu(self, name: str | None = None) -> Tensor:
+        """Gaussian error linear unit (exact, erf-based)."""
+    def softplus(self, name: str | None = None) -> Tensor:
+        """``log(1 + exp(x))``."""
+    def erf(self, name: str | None = None) -> Tensor:
+        """Gauss error function."""
+    def floor(self, name: str | None = None) -> Tensor:
+        """Rounds down."""
+    def ceil(self, name: str | None = None) -> Tensor:
+        """Rounds up."""
+    def round(self, name: str | None = None) -> Tensor:
+        """Rounds to the nearest integer."""
+    def logical_not(self, name: str | None = None) -> Tensor:
+        """Elementwise logical not (bool)."""
+
+    # -- linear algebra and clipping --
+    def matmul(
+        self,
+        y: _Operand,
+        transpose_x: _bool = False,
+        transpose_y: _bool = False,
+        name: str | None = None,
+    ) -> Tensor:
+        """Matrix product (optionally transposing either operand's last two dims)."""
+    def mm(self, other: _Operand) -> Tensor:
+        """2-D matrix product (torch ``mm``)."""
+    def bmm(self, other: _Operand) -> Tensor:
+        """Batched matrix product (torch ``bmm``)."""
+    def dot(self, other: _Operand) -> Tensor:
+        """Inner product of 1-D tensors."""
+    def outer(self, other: _Operand) -> Tensor:
+        """Outer product of 1-D tensors."""
+    def clip(
+        self, min: _float | None = None, max: _float | None = None, name: str | None = None
+    ) -> Tensor:
+        """Clamps values into ``[min, max]`` (either may be None)."""
+    def clamp(self, min: _float | None = None, max: _float | None = None) -> Tensor:
+        """Same as ``clip``."""
+
+    # -- reductions --
+    def sum(
+        self,
+        axis: _Axis = None,
+        keepdim: _bool = False,
+        dtype: _DTypeLike | None = None,
+        name: str | None = None,
+        *,
+        dim: _Axis = None,
+    ) -> Tensor:
+        """Sum over ``axis``/``dim`` (all by default)."""
+    def mean(
+        self,
+        axis: _Axis = None,
+        keepdim: _bool = False,
+        name: str | None = None,
+        *,
+        dim: _Axis = None,
+        dtype: _DTypeLike | None = None,
+    ) -> Tensor:
+        """Mean over ``axis``/``dim``."""
+    def prod(
+        self,
+        axis: _Axis = None,
+        keepdim: _bool = False,
+        name: str | None = None,
+        *,
+        dim: _Axis = None,
+    ) -> Tensor:
+        """Product over ``axis``/``dim``."""
+    def max(
+        self,
+        axis: _Axis = None,
+        keepdim: _bool = False,
+        name: str | None = None,
+        *,
+        dim: _Axis = None,
+    ) -> Tensor:
+        """Maximum over ``axis``/``dim`` (values only; see ``argmax`` for indices)."""
+    def min(
+        self,
+        axis: _Axis = None,
+        keepdim: _bool = False,
+        name: str | None = None,
+        *,
+        dim: _Axis = None,
+    ) -> Tensor:
+        """Minimum over ``axis``/``dim``."""
+    def amax(self, axis: _Axis = None, keepdim: _bool = False, *, dim: _Axis = None) -> Tensor:
+        """Same as ``max``."""
+    def amin(self, axis: _Axis = None, keepdim: _bool = False, *, dim: _Axis = None) -> Tensor:
+        """Same as ``min``."""
+    def argmax(
+        self,
+        axis: _int | None = None,
+        keepdim: _bool = False,
+        dtype: _DTypeLike | None = None,
+        name: str | None = None,
+        *,
+        dim: _int | None = None,
+    ) -> Tensor:
+        """Index of the maximum along ``axis`` (flattened when None), int64."""
+    def argmin(
+        self,
+        axis: _int | None = None,
+        keepdim: _bool = False,
+        dtype: _DTypeLike | None = None,
+        name: str | None = None,
+        *,
+        dim: _int | None = None,
+    ) -> Tensor:
+        """Index of the minimum along ``axis`` (flattened when None), int64."""
+    def var(
+        self,
+        axis: _Axis = None,
+        unbiased: _bool = True,
+        keepdim: _bool = False,
+        name: str | None = None,
+        *,
+        dim: _Axis = None,
+        correction: _float | None = None,
+    ) -> Tensor:
+        """Variance (``unbiased=True`` divides by N-1; ``correction`` overrides)."""
+    def std(
+        self,
+        axis: _Axis = None,
+        unbiased: _bool = True,
+        keepdim: _bool = False,
+        name: str | None = None,
+        *,
+        dim: _Axis = None,
+        correction: _float | None = None,
+    ) -> Tensor:
+        """Standard deviation (same arguments as ``var``)."""
+    def logsumexp(
+        self,
+        axis: _Axis = None,
+        keepdim: _bool = False,
+        name: str | None = None,
+        *,
+        dim: _Axis = None,
+    ) -> Tensor:
+        """``log(sum(exp(x)))``, stable."""
+    def all(
+        self,
+        axis: _Axis = None,
+        keepdim: _bool = False,
+        name: str | None = None,
+        *,
+        dim: _Axis = None,
+    ) -> Tensor:
+        """True where all elements along ``axis`` are non-zero."""
+    def any(
+        self,
+        axis: _Axis = None,
+        keepdim: _bool = False,
+        name: str | None = None,
+        *,
+        dim: _Axis = None,
+    ) -> Tensor:
+        """True where any element along ``axis`` is non-zero."""
+    def softmax(
+        self,
+        axis: _int = -1,
+        dtype: _DTypeLike | None = None,
+        name: str | None = None,
+        *,
+        dim: _int | None = None,
+    ) -> Tensor:
+        """Softmax along ``axis`` (default: last)."""
+    def log_softmax(
+        self,
+        axis: _int = -1,
+        dtype: _DTypeLike | None = None,
+        name: str | None = None,
+        *,
+        dim: _int | None = None,
+    ) -> Tensor:
+        """Log-softmax along ``axis`` (default: last)."""
+
+    # -- in-place --
+    def add_(self, other: _Operand) -> Self:
+        """In-place ``+=``."""
+    def sub_(self, other: _Operand) -> Self:
+        """In-place ``-=``."""
+    def mul_(self, other: _Operand) -> Self:
+        """In-place ``*=``."""
+    def div_(self, other: _Operand) -> Self:
+        """In-place ``/=``."""
+    def zero_(self) -> Self:
+        """Fills with zeros in place."""
+    def fill_(self, value: _float) -> Self:
+        """Fills with ``value`` in place."""
+    def copy_(self, src: _Operand, non_blocking: _bool = False) -> Self:
+        """Copies ``src`` into this tensor in place (broadcast, cast)."""
+    def clip_(self, min: _float | None = None, max: _float | None = None) -> Self:
+        """Clamps in place."""
+    def clamp_(self, min: _float | None = None, max: _float | None = None) -> Self:
+        """Same as ``clip_``."""
+    def exp_(self) -> Self:
+        """``e ** x`` in place."""
+    def scale_(
+        self, scale: _float = 1.0, bias: _float = 0.0, bias_after_scale: _bool = True
+    ) -> Self:
+        """``x = scale * x + bias`` (or ``scale * (x + bias)``) in place (Paddle)."""
+    def scale(
+        self,
+        scale: _float = 1.0,
+        bias: _float = 0.0,
+        bias_after_scale: _bool = True,
+        act: str | None = None,
+        name: str | None = None,
+    ) -> Tensor:
+        """``scale * x + bias`` (or ``scale * (x + bias)``) (Paddle)."""
+
+    # -- aliases installed by ``ferrograd._api`` on import --
+    def absolute(self, name: str | None = None) -> Tensor:
+        """Same as ``abs``."""
+    def multiply_(self, other: _Operand) -> Self:
+        """Same as ``mul_``."""
+    def clamp_min(self, min: _float) -> Tensor:
+        """``clip(min=min)``."""
+    def clamp_max(self, max: _float) -> Tensor:
+        """``clip(max=max)``."""
+    def ravel(self) -> Tensor:
+        """``reshape(-1)``."""
+    def type_as(self, other: Tensor) -> Tensor:
+        """Converts to ``other``'s dtype."""
+    @overload
+    def new_zeros(self, *shape: SupportsIndex, dtype: _DTypeLike | None = None) -> Tensor:
+        """Zeros of ``shape`` with this tensor's dtype unless ``dtype``."""
+    @overload
+    def new_zeros(self, shape: _ShapeLike, /, *, dtype: _DTypeLike | None = None) -> Tensor: ...
+    @overload
+    def new_ones(self, *shape: SupportsIndex, dtype: _DTypeLike | None = None) -> Tensor:
+        """Ones of ``shape`` with this tensor's dtype unless ``dtype``."""
+    @overload
+    def new_ones(self, shape: _ShapeLike, /, *, dtype: _DTypeLike | None = None) -> Tensor: ...
+
+# ---- creation -----------------------------------------------------------------------
+
+def tensor(
+    data: _Operand,
+    dtype: _DTypeLike | None = None,
+    device: str | None = None,
+    requires_grad: _bool = False,
+    pin_memory: _bool = False,
+) -> Tensor:
+    """Builds a tensor from data (torch dialect), copying."""
+
+def to_tensor(
+    data: _Operand,
+    dtype: _DTypeLike | None = None,
+    place: object = None,
+    stop_gradient: _bool = True,
+) -> Tensor:
+    """Builds a tensor from data (Paddle dialect), copying; ``stop_gradient=True``."""
+
+def from_numpy(a: NDArray[Any]) -> Tensor:
+    """A tensor sharing memory with the NumPy array ``a`` (writes show on both sides)."""
+
+@overload
+def zeros(
+    *shape: SupportsIndex,
+    dtype: _DTypeLike | None = None,
+    requires_grad: _bool = False,
+    stop_gradient: _bool | None = None,
+    name: str | None = None,
+    device: str | None = None,
+) -> Tensor:
+    """Zeros of the given shape (float32 unless ``dtype``)."""
+
+@overload
+def zeros(
+    shape: _ShapeLike,
+    /,
+    *,
+    dtype: _DTypeLike | None = None,
+    requires_grad: _bool = False,
+    stop_gradient: _bool | None = None,
+    name: str | None = None,
+    device: str | None = None,
+) -> Tensor: ...
+@overload
+def ones(
+    *shape: SupportsIndex,
+    dtype: _DTypeLike | None = None,
+    requires_grad: _bool = False,
+    stop_gradient: _bool | None = None,
+    name: str | None = None,
+    device: str | None = None,
+) -> Tensor:
+    """Ones of the given shape (float32 unless ``dtype``)."""
+
+@overload
+def ones(
+    shape: _ShapeLike,
+    /,
+    *,
+    dtype: _DTypeLike | None = None,
+    requires_grad: _bool = False,
+    stop_gradient: _bool | None = None,
+    name: str | None = None,
+    device: str | None = None,
+) -> Tensor: ...
+@overload
+def empty(
+    *shape: SupportsIndex,
+    dtype: _DTypeLike | None = None,
+    requires_grad: _bool = False,
+    stop_gradient: _bool | None = None,
+    name: str | None = None,
+    device: str | None = None,
+) -> Tensor:
+    """An uninitialised tensor (ferrograd zero-fills it)."""
+
+@overload
+def empty(
+    shape: _ShapeLike,
+    /,
+    *,
+    dtype: _DTypeLike | None = None,
+    requires_grad: _bool = False,
+    stop_gradient: _bool | None = None,
+    name: str | None = None,
+    device: str | None = None,
+) -> Tensor: ...
+def full(
+    shape: _ShapeLike | SupportsIndex,
+    fill_value: _Scalar | Tensor,
+    dtype: _DTypeLike | None = None,
+    requires_grad: _bool = False,
+    stop_gradient: _bool | None = None,
+    name: str | None = None,
+) -> Tensor:
+    """A tensor of ``shape`` filled with ``fill_value`` (dtype inferred from the value)."""
+
+def zeros_like(
+    x: Tensor,
+    dtype: _DTypeLike | None = None,
+    requires_grad: _bool = False,
+    stop_gradient: _bool | None = None,
+    name: str | None = None,
+) -> Tensor:
+    """Zeros shaped like ``x``."""
+
+def ones_like(
+    x: Tensor,
+    dtype: _DTypeLike | None = None,
+    requires_grad: _bool = False,
+    stop_gradient: _bool | None = None,
+    name: str | None = None,
+) -> Tensor:
+    """Ones shaped like ``x``."""
+
+def empty_like(
+    x: Tensor,
+    dtype: _DTypeLike | None = None,
+    requires_grad: _bool = False,
+    stop_gradient: _bool | None = None,
+    name: str | None = None,
+) -> Tensor:
+    """A (zero-filled) tensor shaped like ``x``."""
+
+def full_like(
+    x: Tensor,
+    fill_value: _Scalar | Tensor,
+    dtype: _DTypeLike | None = None,
+    requires_grad: _bool = False,
+    stop_gradient: _bool | None = None,
+    name: str | None = None,
+) -> Tensor:
+    """A tensor shaped like ``x`` filled with ``fill_value``."""
+
+def arange(
+    start: _float | Tensor | None = None,
+    end: _float | Tensor | None = None,
+    step: _float | Tensor | None = None,
+    dtype: _DTypeLike | None = None,
+    requires_grad: _bool = False,
+    name: str | None = None,
+) -> Tensor:
+    """``arange(end)`` or ``arange(start, end, step)``; int64 for integer arguments."""
+
+def linspace(
+    start: _float,
+    stop: _float,
+    num: _int,
+    dtype: _DTypeLike | None = None,
+    requires_grad: _bool = False,
+    name: str | None = None,
+) -> Tensor:
+    """``num`` evenly spaced values from ``start`` to ``stop`` inclusive."""
+
+def eye(
+    num_rows: _int,
+    num_columns: _int | None = None,
+    dtype: _DTypeLike | None = None,
+    requires_grad: _bool = False,
+    name: str | None = None,
+) -> Tensor:
+    """Identity matrix ``num_rows x num_columns`` (square by default)."""
+
+@overload
+def rand(
+    *shape: SupportsIndex,
+    dtype: _DTypeLike | None = None,
+    requires_grad: _bool = False,
+    stop_gradient: _bool | None = None,
+    name: str | None = None,
+) -> Tensor:
+    """Uniform samples in [0, 1)."""
+
+@overload
+def rand(
+    shape: _ShapeLike,
+    /,
+    *,
+    dtype: _DTypeLike | None = None,
+    requires_grad: _bool = False,
+    stop_gradient: _bool | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+@overload
+def randn(
+    *shape: SupportsIndex,
+    dtype: _DTypeLike | None = None,
+    requires_grad: _bool = False,
+    stop_gradient: _bool | None = None,
+    name: str | None = None,
+) -> Tensor:
+    """Standard normal samples."""
+
+@overload
+def randn(
+    shape: _ShapeLike,
+    /,
+    *,
+    dtype: _DTypeLike | None = None,
+    requires_grad: _bool = False,
+    stop_gradient: _bool | None = None,
+    name: str | None = None,
+) -> Tensor: ...
+def randint(
+    low: _int = 0,
+    high: _int | _ShapeLike | None = None,
+    size: _ShapeLike | SupportsIndex | None = None,
+    dtype: _DTypeLike | None = None,
+    *,
+    shape: _ShapeLike | SupportsIndex | None = None,
+    requires_grad: _bool = False,
+) -> Tensor:
+    """Integers uniform in ``[low, high)``: ``randint(high, shape)`` or ``(low, high, shape)``."""
+
+def seed(s: _int) -> None:
+    """Seeds the random generator (``seed`` in Paddle, ``manual_seed`` in torch)."""
+
+# ---- joining, splitting, selecting --------------------------------------------------
+
+def concat(
+    x: Iterable[_Operand], axis: _int = 0, name: str | None = None, *, dim: _int | None = None
+) -> Tensor:
+    """Concatenates along an existing axis (``concat`` in Paddle, ``cat`` in torch)."""
+
+def stack(
+    x: Iterable[_Operand], axis: _int = 0, name: str | None = None, *, dim: _int | None = None
+) -> Tensor:
+    """Stacks along a new axis."""
+
+def split(
+    x: Tensor,
+    num_or_sections: _int | Sequence[_int] | None = None,
+    axis: _int = 0,
+    name: str | None = None,
+    *,
+    split_size_or_sections: _int | Sequence[_int] | None = None,
+    dim: _int | None = None,
+) -> list[Tensor]:
+    """Paddle ``split(x, num_or_sections, axis)``; torch's meaning with its keywords."""
+
+@overload
+def where(condition: _IndexLike, x: _Operand, y: _Operand, name: str | None = None) -> Tensor:
+    """``condition ? x : y`` elementwise; with only ``condition``, its non-zero indices."""
+
+@overload
+def where(
+    condition: _IndexLike, x: None = None, y: None = None, name: str | None = None
+) -> tuple[Tensor, ...]: ...
+
+# ---- autograd -----------------------------------------------------------------------
+
+def backward(
+    tensors: Tensor | Sequence[Tensor],
+    grad_tensors: Tensor | Sequence[_Operand | None] | None = None,
+    retain_graph: _bool | None = None,
+    create_graph: _bool = False,
+) -> None:
+    """Accumulates gradients of ``tensors`` into the leaves' ``.grad``."""
+
+@overload
+def grad(
+    outputs: Tensor | Sequence[Tensor],
+    inputs: Tensor | Sequence[Tensor],
+    grad_outputs: Tensor | Sequence[_Operand | None] | None = None,
+    retain_graph: _bool | None = None,
+    create_graph: _bool = False,
+    only_inputs: _bool = True,
+    allow_unused: Literal[False] | None = None,
+    no_grad_vars: Tensor | Sequence[Tensor] | None = None,
+    materialize_grads: _bool = False,
+    is_grads_batched: Literal[False] = False,
+) -> tuple[Tensor, ...]:
+    """Gradients of ``outputs`` w.r.t. ``inputs``, returned without touching ``.grad``."""
+
+@overload
+def grad(
+    outputs: Tensor | Sequence[Tensor],
+    inputs: Tensor | Sequence[Tensor],
+    grad_outputs: Tensor | Sequence[_Operand | None] | None = None,
+    retain_graph: _bool | None = None,
+    create_graph: _bool = False,
+    only_inputs: _bool = True,
+    allow_unused: _bool | None = None,
+    no_grad_vars: Tensor | Sequence[Tensor] | None = None,
+    materialize_grads: _bool = False,
+    is_grads_batched: Literal[False] = False,
+) -> tuple[Tensor | None, ...]: ...
+def is_grad_enabled() -> _bool:
+    """True when ops on this thread record history."""
+
+def is_inference_mode_enabled() -> _bool:
+    """True inside ``inference_mode()`` on this thread."""
+
+def _set_grad_enabled(mode: _bool) -> _bool:
+    """Sets this thread's grad mode; returns the previous mode."""
+
+def _set_inference_mode(mode: _bool) -> tuple[_bool, _bool]:
+    """Sets inference mode (grad mode off too); returns ``(prev_inference, prev_grad)``."""
+
+def _restore_inference_mode(prev_inference: _bool, prev_grad: _bool) -> None:
+    """Restores what ``_set_inference_mode`` returned."""
+
+def _set_size_class(cls: type[Size]) -> None:
+    """Installs the ``Size`` class used by ``.shape``."""

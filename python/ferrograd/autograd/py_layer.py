@@ -1,0 +1,109 @@
+"""Custom differentiable layers: ``PyLayer`` (Paddle dialect) and ``Function`` (PyTorch
+dialect).
+
+Subclasses define static ``forward(ctx, *args, **kwargs)`` and ``backward(ctx, *grads)``
+and call ``Layer.apply(*args, **kwargs)``. ``apply`` runs in Rust: it runs ``forward``
+without grad, records one node when an input needs grad, and the Rust backward engine
+calls ``backward`` with the GIL held only for that call. The two dialects differ only
+where ``SEMANTICS.md`` says so:
+
+* ``PyLayer.backward`` receives one gradient per *Tensor* output and returns one per
+  Tensor input (one per argument is accepted too); ``forward`` must return a Tensor.
+* ``Function.backward`` receives one gradient per output (``None`` for non-Tensors) and
+  returns one per argument (one per Tensor input is accepted too).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from .. import _core
+from ..grad_mode import is_grad_enabled, no_grad
+
+FunctionCtx = _core.FunctionCtx
+#: Paddle's name for the context class.
+PyLayerContext = _core.FunctionCtx
+
+__all__ = ["PyLayer", "Function", "FunctionCtx", "PyLayerContext", "once_differentiable"]
+
+
+class PyLayer:
+    """Base class of a custom layer in Paddle's dialect (see the module docs)."""
+
+    apply = classmethod(_core._apply_paddle)
+
+    @staticmethod
+    def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
+        """Computes the outputs; runs without grad."""
+        raise NotImplementedError("You must implement the forward function for PyLayer.")
+
+    @staticmethod
+    def backward(ctx: Any, *grads: Any) -> Any:
+        """Computes the gradients of the inputs from those of the outputs."""
+        raise NotImplementedError("You must implement the backward function for PyLayer.")
+
+
+class Function(PyLayer):
+    """Base class of a custom layer in PyTorch's dialect (see the module docs).
+
+    ``forward(*args)`` without ``ctx`` plus ``setup_context(ctx, inputs, output)`` is
+    supported too.
+    """
+
+    apply = classmethod(_core._apply_torch)
+    _fg_uses_setup_context = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._fg_uses_setup_context = cls.setup_context is not Function.setup_context
+
+    @staticmethod
+    def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
+        """Computes the outputs; runs without grad."""
+        raise NotImplementedError(
+            "You must implement the forward function for custom autograd.Function."
+        )
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple, output: Any) -> None:
+        """Saves what backward needs, for ``forward`` written without ``ctx``."""
+        raise NotImplementedError("setup_context is not defined for this Function")
+
+    @staticmethod
+    def backward(ctx: Any, *grads: Any) -> Any:
+        """Computes the gradients of the inputs from those of the outputs."""
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for your custom "
+            "autograd.Function to use it with backward mode AD."
+        )
+
+    vjp = backward
+
+
+def once_differentiable(backward):
+    """Decorates a ``backward`` that is not itself differentiable: it runs without grad,
+    and differentiating its result again (``create_graph=True``) raises a clear error
+    instead of silently giving a wrong higher-order gradient."""
+
+    @functools.wraps(backward)
+    def wrapper(ctx, *grads):
+        recording = is_grad_enabled()
+        with no_grad():
+            outputs = backward(ctx, *grads)
+        if not recording:
+            return outputs
+        needing = [g for g in grads if isinstance(g, _core.Tensor) and g.requires_grad]
+        if not needing:
+            return outputs
+        message = (
+            f"trying to differentiate twice a function that was marked with "
+            f"@once_differentiable ({getattr(backward, '__qualname__', 'backward')})"
+        )
+        single = not isinstance(outputs, (tuple, list))
+        wrapped = _core._delayed_error([outputs] if single else list(outputs), needing, message)
+        if single:
+            return wrapped[0]
+        return type(outputs)(wrapped) if isinstance(outputs, tuple) else wrapped
+
+    return wrapper
