@@ -45,6 +45,9 @@ pub(crate) struct CtxState {
 /// Context passed to a custom layer's `forward` and `backward`.
 #[pyclass(name = "FunctionCtx", module = "ferrograd.autograd", subclass, dict, weakref, frozen)]
 pub struct PyCtx {
+    /// False while the object is allocated but not yet initialised (see `PyTensor`):
+    /// the GC may traverse it then, and must see nothing.
+    ready: bool,
     pub(crate) state: Mutex<CtxState>,
 }
 
@@ -52,6 +55,7 @@ impl PyCtx {
     /// A fresh context for layer `name`.
     pub fn new(name: String, recording: bool) -> Self {
         PyCtx {
+            ready: true,
             state: Mutex::new(CtxState { recording, materialize_grads: true, name, in_forward: true, ..Default::default() }),
         }
     }
@@ -163,6 +167,10 @@ impl PyCtx {
     }
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        // SAFETY: volatile read of a plain bool that is false in zeroed memory.
+        if !unsafe { std::ptr::read_volatile(&self.ready) } {
+            return Ok(());
+        }
         // never block inside the GC: skip (conservatively) if the state is busy
         let Some(st) = self.state.try_lock() else { return Ok(()) };
         for s in &st.saved {

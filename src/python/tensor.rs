@@ -16,6 +16,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// A multi-dimensional array with reverse-mode autograd.
 #[pyclass(name = "Tensor", module = "ferrograd", subclass, weakref, dict, frozen)]
 pub struct PyTensor {
+    /// False only in the window between Python's allocation of the object (zeroed
+    /// memory) and PyO3 writing these fields. On CPython 3.11/3.12 that window contains an
+    /// allocation (the eager instance `__dict__`), which can run the GC; `__traverse__`
+    /// must then see nothing.
+    ready: bool,
     pub(crate) inner: Tensor,
 }
 
@@ -31,7 +36,7 @@ pub fn _set_size_class(py: Python<'_>, cls: Bound<'_, PyType>) -> PyResult<()> {
 
 /// Wraps a core tensor as a new Python object.
 pub fn wrap(py: Python<'_>, t: Tensor) -> PyResult<Py<PyTensor>> {
-    Py::new(py, PyTensor { inner: t })
+    Py::new(py, PyTensor::new(t))
 }
 
 /// A `Size` (or plain tuple before the package installed `Size`) of `dims`.
@@ -44,6 +49,11 @@ pub fn size_object<'py>(py: Python<'py>, dims: &[usize]) -> PyResult<Bound<'py, 
 }
 
 impl PyTensor {
+    /// Wraps a core tensor.
+    pub fn new(t: Tensor) -> Self {
+        PyTensor { ready: true, inner: t }
+    }
+
     /// The wrapped core tensor.
     pub fn tensor(&self) -> &Tensor {
         &self.inner
@@ -68,7 +78,7 @@ impl PyTensor {
                 }
             }
         };
-        Ok(PyTensor { inner: t })
+        Ok(PyTensor::new(t))
     }
 
     /// Dimensions as a `Size` (equal to both a tuple and a list).
@@ -447,6 +457,11 @@ impl PyTensor {
     /// report it (cycles like `ctx.y = y` are then collectable). Shared owners report
     /// nothing, which keeps the GC's reference arithmetic exact.
     fn __traverse__(&self, visit: pyo3::PyVisit<'_>) -> Result<(), pyo3::PyTraverseError> {
+        // SAFETY: a volatile read of a plain bool; zeroed (not yet initialised) memory
+        // reads as false, and then no other field is touched.
+        if !unsafe { std::ptr::read_volatile(&self.ready) } {
+            return Ok(());
+        }
         if self.inner.handle_count() != 1 {
             return Ok(());
         }
