@@ -53,7 +53,35 @@ pub fn try_vec_with_capacity<T>(n: usize) -> Result<Vec<T>> {
             n.saturating_mul(std::mem::size_of::<T>())
         ))
     })?;
+    advise_huge_pages(
+        v.as_mut_ptr() as *mut u8,
+        n.saturating_mul(std::mem::size_of::<T>()),
+    );
     Ok(v)
+}
+
+/// Asks the kernel to back a large fresh buffer with transparent huge pages (as NumPy
+/// does): filling 64 MB then takes ~30 page faults instead of ~16,000, which is most of
+/// the time of a large elementwise op on machines where THP is "madvise"-only.
+fn advise_huge_pages(ptr: *mut u8, bytes: usize) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        if bytes < 4 * HUGE {
+            return;
+        }
+        let start = (ptr as usize).div_ceil(HUGE) * HUGE;
+        let end = (ptr as usize + bytes) / HUGE * HUGE;
+        if end > start {
+            // SAFETY: the range lies inside memory this Vec owns; MADV_HUGEPAGE only
+            // changes how untouched pages get backed, never their contents.
+            unsafe {
+                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (ptr, bytes);
 }
 
 impl Storage {

@@ -5,54 +5,68 @@ PyTorch's (``tensor``, ``requires_grad``, ``autograd.Function``). Code written f
 runs with only its import line changed::
 
     import ferrograd as paddle        # or: import ferrograd as torch
+
+Every public name is re-exported explicitly (``from m import x as x``) and listed in
+``__all__``, so type checkers see the same namespace as the interpreter. Like NumPy's,
+that list holds names that shadow builtins (``bool``, ``int``, ``float``, ``sum``,
+``max``, ...): prefer ``import ferrograd as fg`` to ``from ferrograd import *``.
 """
 
 from __future__ import annotations
 
-from . import _core
-from ._api import export_functions, install_tensor_aliases
-from ._core import (
-    Tensor,
-    arange,
-    bfloat16,
-    complex64,
-    complex128,
-    empty,
-    empty_like,
-    eye,
-    float16,
-    float32,
-    float64,
-    from_numpy,
-    full,
-    full_like,
-    int32,
-    int64,
-    linspace,
-    ones,
-    ones_like,
-    rand,
-    randint,
-    randn,
-    seed,
-    tensor,
-    to_tensor,
-    zeros,
-    zeros_like,
-)
+import builtins
+
+from . import _api, _core
+from ._api import *  # noqa: F403  (the method-backed functions; listed in _api.__all__)
+from ._api import install_tensor_aliases
+from ._core import Tensor as Tensor
+from ._core import arange as arange
+from ._core import bfloat16 as bfloat16
 from ._core import bool as bool  # noqa: A004  (the dtype, as torch.bool / paddle.bool)
+from ._core import complex64 as complex64
+from ._core import complex128 as complex128
+from ._core import concat as concat
 from ._core import dtype as dtype
-from ._size import Size
-from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from ._core import empty as empty
+from ._core import empty_like as empty_like
+from ._core import eye as eye
+from ._core import float16 as float16
+from ._core import float32 as float32
+from ._core import float64 as float64
+from ._core import from_numpy as from_numpy
+from ._core import full as full
+from ._core import full_like as full_like
+from ._core import int32 as int32
+from ._core import int64 as int64
+from ._core import linspace as linspace
+from ._core import ones as ones
+from ._core import ones_like as ones_like
+from ._core import rand as rand
+from ._core import randint as randint
+from ._core import randn as randn
+from ._core import seed as seed
+from ._core import split as split
+from ._core import stack as stack
+from ._core import tensor as tensor
+from ._core import to_tensor as to_tensor
+from ._core import where as where
+from ._core import zeros as zeros
+from ._core import zeros_like as zeros_like
+from ._size import Size as Size
+from .grad_mode import enable_grad as enable_grad
+from .grad_mode import inference_mode as inference_mode
+from .grad_mode import is_grad_enabled as is_grad_enabled
+from .grad_mode import no_grad as no_grad
+from .grad_mode import set_grad_enabled as set_grad_enabled
 
 _core._set_size_class(Size)
 install_tensor_aliases()
-export_functions(globals())
 
-from . import autograd  # noqa: E402  (needs the names above)
+from . import autograd as autograd  # noqa: E402  (needs the names above)
 
 grad = autograd.grad
 manual_seed = seed
+cat = concat
 
 # PyTorch dtype spellings
 float = float32  # noqa: A001
@@ -66,7 +80,7 @@ cdouble = complex128
 __version__ = "0.1.0"
 
 
-def is_tensor(obj: object) -> bool:
+def is_tensor(obj: object) -> builtins.bool:
     """True when ``obj`` is a ferrograd Tensor."""
     return isinstance(obj, Tensor)
 
@@ -78,13 +92,81 @@ def get_default_dtype() -> dtype:
 
 def dtype_from_name(name: str) -> dtype:
     """The dtype object called ``name`` (used by pickling)."""
-    return getattr(_core, name)
+    d = getattr(_core, name, None)
+    if not isinstance(d, dtype):
+        raise ValueError(f"dtype_from_name: {name!r} is not a ferrograd dtype name")
+    return d
 
 
-def in_dynamic_mode() -> bool:
+def in_dynamic_mode() -> builtins.bool:
     """True: ferrograd runs eagerly (dynamic graph)."""
     return True
 
 
 def disable_static() -> None:
     """Paddle compatibility: dynamic mode is the default and only mode here."""
+
+
+__all__ = [
+    # the tensor type, dtypes and shapes
+    "Tensor",
+    "dtype",
+    "Size",
+    "bool",
+    "int32",
+    "int64",
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+    "float",
+    "double",
+    "half",
+    "int",
+    "long",
+    "cfloat",
+    "cdouble",
+    "get_default_dtype",
+    "dtype_from_name",
+    "is_tensor",
+    # creation
+    "tensor",
+    "to_tensor",
+    "from_numpy",
+    "zeros",
+    "ones",
+    "empty",
+    "full",
+    "zeros_like",
+    "ones_like",
+    "empty_like",
+    "full_like",
+    "arange",
+    "linspace",
+    "eye",
+    "rand",
+    "randn",
+    "randint",
+    "seed",
+    "manual_seed",
+    # joining, splitting and selecting
+    "concat",
+    "cat",
+    "stack",
+    "split",
+    "where",
+    # autograd and grad mode
+    "autograd",
+    "grad",
+    "no_grad",
+    "enable_grad",
+    "set_grad_enabled",
+    "is_grad_enabled",
+    "inference_mode",
+    # Paddle mode switches
+    "in_dynamic_mode",
+    "disable_static",
+]
+__all__ += _api.__all__

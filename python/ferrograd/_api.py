@@ -1,6 +1,11 @@
 """Dialect aliases: the same ops under Paddle's and PyTorch's names, as module functions
 (the unbound ``Tensor`` methods themselves, so calls cost no extra Python frame) and as
-extra ``Tensor`` method names."""
+extra ``Tensor`` method names.
+
+The module functions are plain assignments, one per name, so that type checkers see them
+(``ferrograd.add`` has the type of ``Tensor.add``); ``__all__`` lists them and the package
+re-exports exactly that list.
+"""
 
 from __future__ import annotations
 
@@ -9,28 +14,224 @@ from . import _core
 Tensor = _core.Tensor
 
 # Module functions that take the tensor first: the method descriptors themselves.
-_METHOD_FUNCTIONS = [
-    "add", "subtract", "sub", "multiply", "mul", "divide", "div", "true_divide",
-    "floor_divide", "remainder", "mod", "pow", "maximum", "minimum",
-    "equal", "eq", "not_equal", "ne", "less_than", "lt", "less_equal", "le",
-    "greater_than", "gt", "greater_equal", "ge",
-    "logical_and", "logical_or", "logical_xor", "logical_not",
-    "neg", "negative", "abs", "sign", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt",
-    "square", "reciprocal", "sin", "cos", "tan", "tanh", "sigmoid", "relu", "gelu",
-    "softplus", "erf", "floor", "ceil", "round", "clip", "clamp",
-    "sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "var", "std",
-    "logsumexp", "all", "any", "softmax", "log_softmax",
-    "matmul", "mm", "bmm", "dot", "outer",
-    "reshape", "view", "flatten", "squeeze", "unsqueeze", "expand", "broadcast_to",
-    "expand_as", "permute", "transpose", "t", "clone", "detach", "astype", "cast",
-    "numel", "scale",
+add = Tensor.add
+subtract = Tensor.subtract
+sub = Tensor.sub
+multiply = Tensor.multiply
+mul = Tensor.mul
+divide = Tensor.divide
+div = Tensor.div
+true_divide = Tensor.true_divide
+floor_divide = Tensor.floor_divide
+remainder = Tensor.remainder
+mod = Tensor.mod
+pow = Tensor.pow
+maximum = Tensor.maximum
+minimum = Tensor.minimum
+equal = Tensor.equal
+eq = Tensor.eq
+not_equal = Tensor.not_equal
+ne = Tensor.ne
+less_than = Tensor.less_than
+lt = Tensor.lt
+less_equal = Tensor.less_equal
+le = Tensor.le
+greater_than = Tensor.greater_than
+gt = Tensor.gt
+greater_equal = Tensor.greater_equal
+ge = Tensor.ge
+logical_and = Tensor.logical_and
+logical_or = Tensor.logical_or
+logical_xor = Tensor.logical_xor
+logical_not = Tensor.logical_not
+bitwise_and = Tensor.bitwise_and
+bitwise_or = Tensor.bitwise_or
+bitwise_xor = Tensor.bitwise_xor
+neg = Tensor.neg
+negative = Tensor.negative
+abs = Tensor.abs
+sign = Tensor.sign
+exp = Tensor.exp
+log = Tensor.log
+log1p = Tensor.log1p
+expm1 = Tensor.expm1
+sqrt = Tensor.sqrt
+rsqrt = Tensor.rsqrt
+square = Tensor.square
+reciprocal = Tensor.reciprocal
+sin = Tensor.sin
+cos = Tensor.cos
+tan = Tensor.tan
+tanh = Tensor.tanh
+sigmoid = Tensor.sigmoid
+relu = Tensor.relu
+gelu = Tensor.gelu
+softplus = Tensor.softplus
+erf = Tensor.erf
+floor = Tensor.floor
+ceil = Tensor.ceil
+round = Tensor.round
+clip = Tensor.clip
+clamp = Tensor.clamp
+sum = Tensor.sum
+mean = Tensor.mean
+prod = Tensor.prod
+max = Tensor.max
+min = Tensor.min
+amax = Tensor.amax
+amin = Tensor.amin
+argmax = Tensor.argmax
+argmin = Tensor.argmin
+var = Tensor.var
+std = Tensor.std
+logsumexp = Tensor.logsumexp
+all = Tensor.all
+any = Tensor.any
+softmax = Tensor.softmax
+log_softmax = Tensor.log_softmax
+matmul = Tensor.matmul
+mm = Tensor.mm
+bmm = Tensor.bmm
+dot = Tensor.dot
+outer = Tensor.outer
+reshape = Tensor.reshape
+view = Tensor.view
+flatten = Tensor.flatten
+squeeze = Tensor.squeeze
+unsqueeze = Tensor.unsqueeze
+expand = Tensor.expand
+broadcast_to = Tensor.broadcast_to
+expand_as = Tensor.expand_as
+permute = Tensor.permute
+transpose = Tensor.transpose
+t = Tensor.t
+clone = Tensor.clone
+detach = Tensor.detach
+astype = Tensor.astype
+cast = Tensor.cast
+numel = Tensor.numel
+scale = Tensor.scale
+gather = Tensor.gather
+index_select = Tensor.index_select
+take_along_axis = Tensor.take_along_axis
+nonzero = Tensor.nonzero
+masked_select = Tensor.masked_select
+chunk = Tensor.chunk
+unbind = Tensor.unbind
+
+__all__ = [
+    "add",
+    "subtract",
+    "sub",
+    "multiply",
+    "mul",
+    "divide",
+    "div",
+    "true_divide",
+    "floor_divide",
+    "remainder",
+    "mod",
+    "pow",
+    "maximum",
+    "minimum",
+    "equal",
+    "eq",
+    "not_equal",
+    "ne",
+    "less_than",
+    "lt",
+    "less_equal",
+    "le",
+    "greater_than",
+    "gt",
+    "greater_equal",
+    "ge",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+    "logical_not",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "neg",
+    "negative",
+    "abs",
+    "sign",
+    "exp",
+    "log",
+    "log1p",
+    "expm1",
+    "sqrt",
+    "rsqrt",
+    "square",
+    "reciprocal",
+    "sin",
+    "cos",
+    "tan",
+    "tanh",
+    "sigmoid",
+    "relu",
+    "gelu",
+    "softplus",
+    "erf",
+    "floor",
+    "ceil",
+    "round",
+    "clip",
+    "clamp",
+    "sum",
+    "mean",
+    "prod",
+    "max",
+    "min",
+    "amax",
+    "amin",
+    "argmax",
+    "argmin",
+    "var",
+    "std",
+    "logsumexp",
+    "all",
+    "any",
+    "softmax",
+    "log_softmax",
+    "matmul",
+    "mm",
+    "bmm",
+    "dot",
+    "outer",
+    "reshape",
+    "view",
+    "flatten",
+    "squeeze",
+    "unsqueeze",
+    "expand",
+    "broadcast_to",
+    "expand_as",
+    "permute",
+    "transpose",
+    "t",
+    "clone",
+    "detach",
+    "astype",
+    "cast",
+    "numel",
+    "scale",
+    "gather",
+    "index_select",
+    "take_along_axis",
+    "nonzero",
+    "masked_select",
+    "chunk",
+    "unbind",
 ]
 
 
 def export_functions(namespace: dict) -> None:
-    """Puts the method-backed module functions into ``namespace``."""
-    for name in _METHOD_FUNCTIONS:
-        namespace[name] = getattr(Tensor, name)
+    """Puts the method-backed module functions into ``namespace`` (the package itself
+    imports them by name instead, so that type checkers see them)."""
+    for name in __all__:
+        namespace[name] = globals()[name]
 
 
 def install_tensor_aliases() -> None:
@@ -43,5 +244,7 @@ def install_tensor_aliases() -> None:
     Tensor.clamp_max = lambda self, max: self.clip(max=max)
     Tensor.ravel = lambda self: self.reshape(-1)
     Tensor.type_as = lambda self, other: self.astype(other.dtype)
-    Tensor.new_zeros = lambda self, *shape, dtype=None: _core.zeros(*shape, dtype=dtype or self.dtype)
+    Tensor.new_zeros = lambda self, *shape, dtype=None: _core.zeros(
+        *shape, dtype=dtype or self.dtype
+    )
     Tensor.new_ones = lambda self, *shape, dtype=None: _core.ones(*shape, dtype=dtype or self.dtype)

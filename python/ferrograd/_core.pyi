@@ -80,6 +80,8 @@ _DTypeLike: TypeAlias = dtype | str | type[Any] | np.dtype[Any]
 _Operand: TypeAlias = Tensor | _Scalar | NDArray[Any] | Sequence[Any]
 # A shape given as one sequence (entries: ints, NumPy ints or one-element tensors).
 _ShapeLike: TypeAlias = Sequence[SupportsIndex]
+# A ``clip`` bound: a real number, a one-element tensor, or None for no bound.
+_Bound: TypeAlias = _float | Tensor | None
 # An ``axis``/``dim`` argument of a reduction: one axis, several, or all (None).
 _Axis: TypeAlias = _int | Sequence[_int] | None
 # An integer (or bool) index tensor, or something convertible to one.
@@ -113,7 +115,8 @@ class dtype:
     def __ne__(self, other: object, /) -> _bool: ...
     def __hash__(self) -> _int:
         """Hash of the name, so that ``dtype == name`` implies equal hashes."""
-    def __reduce__(self) -> tuple[str, tuple[str]]: ...
+    def __reduce__(self) -> tuple[Callable[[str], dtype], tuple[str]]:
+        """Pickle support: rebuilt by ``ferrograd.dtype_from_name(name)``."""
 
 _DType: TypeAlias = dtype
 
@@ -293,7 +296,7 @@ class Tensor:
     def __getitem__(self, key: _Key, /) -> Tensor: ...
     def __setitem__(self, key: _Key, value: _Operand, /) -> None: ...
     def __iter__(self) -> Iterator[Tensor]:
-        """The slices along dim 0 (at runtime via ``__len__``/``__getitem__``)."""
+        """Iterates over dim 0, yielding ``self[0]``, ``self[1]``, ...; TypeError for 0-d."""
     @overload
     def index_select(
         self,
@@ -405,9 +408,14 @@ class Tensor:
     def cast(self, dtype: _DTypeLike) -> Tensor:
         """Same as ``astype``."""
     def to(
-        self, *args: _DTypeLike | Tensor, dtype: _DTypeLike | None = None, **kwargs: Any
+        self,
+        *args: _DTypeLike | Tensor | _bool,
+        dtype: _DTypeLike | None = None,
+        device: object = None,
+        non_blocking: _bool = False,
+        copy: _bool = False,
     ) -> Tensor:
-        """``to(dtype)`` / ``to(other)``; device ``"cpu"`` is accepted and ignored."""
+        """``to(dtype)`` / ``to(other)`` / ``to("cpu", dtype)``; ``copy=True`` copies."""
     def float(self) -> Tensor:
         """Converts to float32."""
     def double(self) -> Tensor:
@@ -469,70 +477,139 @@ class Tensor:
     def __ge__(self, other: _Operand, /) -> Tensor: ...
 
     # -- binary ops (method and module-function forms) --
-    def add(self, other: _Operand, name: str | None = None) -> Tensor:
+    def add(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
         """Elementwise ``self + other`` (broadcasting)."""
-    def subtract(self, other: _Operand, name: str | None = None) -> Tensor:
+    def subtract(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
         """Elementwise ``self - other``."""
-    def sub(self, other: _Operand, name: str | None = None) -> Tensor:
+    def sub(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
         """Elementwise ``self - other``."""
-    def multiply(self, other: _Operand, name: str | None = None) -> Tensor:
+    def multiply(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
         """Elementwise ``self * other``."""
-    def mul(self, other: _Operand, name: str | None = None) -> Tensor:
+    def mul(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
         """Elementwise ``self * other``."""
-    def divide(self, other: _Operand, name: str | None = None) -> Tensor:
+    def divide(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
         """Elementwise true division."""
-    def div(self, other: _Operand, name: str | None = None) -> Tensor:
+    def div(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
         """Elementwise true division."""
-    def true_divide(self, other: _Operand, name: str | None = None) -> Tensor:
+    def true_divide(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
         """Elementwise true division."""
-    def floor_divide(self, other: _Operand, name: str | None = None) -> Tensor:
+    def floor_divide(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
         """Elementwise floor division."""
-    def remainder(self, other: _Operand, name: str | None = None) -> Tensor:
+    def remainder(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
         """Elementwise remainder (sign of the divisor, as Python's ``%``)."""
-    def mod(self, other: _Operand, name: str | None = None) -> Tensor:
+    def mod(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
         """Same as ``remainder``."""
-    def maximum(self, other: _Operand, name: str | None = None) -> Tensor:
+    def maximum(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
         """Elementwise maximum."""
-    def minimum(self, other: _Operand, name: str | None = None) -> Tensor:
+    def minimum(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
         """Elementwise minimum."""
-    def equal(self, other: _Operand, name: str | None = None) -> Tensor:
+    def equal(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
         """Elementwise ``==`` (bool)."""
-    def eq(self, other: _Operand, name: str | None = None) -> Tensor:
+    def eq(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
         """Elementwise ``==`` (bool)."""
-    def not_equal(self, other: _Operand, name: str | None = None) -> Tensor:
+    def not_equal(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
         """Elementwise ``!=`` (bool)."""
-    def ne(self, other: _Operand, name: str | None = None) -> Tensor:
+    def ne(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
         """Elementwise ``!=`` (bool)."""
-    def less_than(self, other: _Operand, name: str | None = None) -> Tensor:
+    def less_than(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
         """Elementwise ``<`` (bool)."""
-    def lt(self, other: _Operand, name: str | None = None) -> Tensor:
+    def lt(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
         """Elementwise ``<`` (bool)."""
-    def less_equal(self, other: _Operand, name: str | None = None) -> Tensor:
+    def less_equal(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
         """Elementwise ``<=`` (bool)."""
-    def le(self, other: _Operand, name: str | None = None) -> Tensor:
+    def le(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
         """Elementwise ``<=`` (bool)."""
-    def greater_than(self, other: _Operand, name: str | None = None) -> Tensor:
+    def greater_than(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
         """Elementwise ``>`` (bool)."""
-    def gt(self, other: _Operand, name: str | None = None) -> Tensor:
+    def gt(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
         """Elementwise ``>`` (bool)."""
-    def greater_equal(self, other: _Operand, name: str | None = None) -> Tensor:
+    def greater_equal(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
         """Elementwise ``>=`` (bool)."""
-    def ge(self, other: _Operand, name: str | None = None) -> Tensor:
+    def ge(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
         """Elementwise ``>=`` (bool)."""
-    def logical_and(self, other: _Operand, name: str | None = None) -> Tensor:
+    def logical_and(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
         """Elementwise logical and (bool)."""
-    def logical_or(self, other: _Operand, name: str | None = None) -> Tensor:
+    def logical_or(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
         """Elementwise logical or (bool)."""
-    def logical_xor(self, other: _Operand, name: str | None = None) -> Tensor:
+    def logical_xor(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
         """Elementwise logical xor (bool)."""
-    def bitwise_and(self, other: _Operand, name: str | None = None) -> Tensor:
+    def bitwise_and(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
         """Elementwise bitwise and (bool and integer dtypes)."""
-    def bitwise_or(self, other: _Operand, name: str | None = None) -> Tensor:
+    def bitwise_or(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
         """Elementwise bitwise or (bool and integer dtypes)."""
-    def bitwise_xor(self, other: _Operand, name: str | None = None) -> Tensor:
+    def bitwise_xor(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
         """Elementwise bitwise xor (bool and integer dtypes)."""
-    def pow(self, y: _Operand, name: str | None = None) -> Tensor:
-        """``self ** y``."""
+    def pow(
+        self,
+        other: _Operand | None = None,
+        name: str | None = None,
+        *,
+        exponent: _Operand | None = None,
+        y: _Operand | None = None,
+    ) -> Tensor:
+        """``self ** other`` (torch's ``exponent=`` and Paddle's ``y=`` also accepted)."""
 
     # -- unary ops --
     def neg(self, name: str | None = None) -> Tensor:
@@ -589,28 +666,37 @@ class Tensor:
     # -- linear algebra and clipping --
     def matmul(
         self,
-        y: _Operand,
+        other: _Operand | None = None,
         transpose_x: _bool = False,
         transpose_y: _bool = False,
         name: str | None = None,
+        *,
+        y: _Operand | None = None,
     ) -> Tensor:
         """Matrix product (optionally transposing either operand's last two dims)."""
-    def mm(self, other: _Operand) -> Tensor:
-        """2-D matrix product (torch ``mm``)."""
-    def bmm(self, other: _Operand) -> Tensor:
-        """Batched matrix product (torch ``bmm``)."""
-    def dot(self, other: _Operand) -> Tensor:
-        """Inner product of 1-D tensors."""
-    def outer(self, other: _Operand) -> Tensor:
-        """Outer product of 1-D tensors."""
-    def clip(
-        self, min: _float | None = None, max: _float | None = None, name: str | None = None
+    def mm(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
     ) -> Tensor:
-        """Clamps values into ``[min, max]`` (either may be None)."""
-    def clamp(self, min: _float | None = None, max: _float | None = None) -> Tensor:
+        """2-D matrix product (torch ``mm``)."""
+    def bmm(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
+        """Batched matrix product (torch ``bmm``)."""
+    def dot(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
+        """Inner product of 1-D tensors."""
+    def outer(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
+        """Outer product of 1-D tensors."""
+    def clip(self, min: _Bound = None, max: _Bound = None, name: str | None = None) -> Tensor:
+        """Clamps values into ``[min, max]`` (None, a number or a one-element tensor)."""
+    def clamp(self, min: _Bound = None, max: _Bound = None, name: str | None = None) -> Tensor:
         """Same as ``clip``."""
 
     # -- reductions --
+    @overload
     def sum(
         self,
         axis: _Axis = None,
@@ -620,7 +706,19 @@ class Tensor:
         *,
         dim: _Axis = None,
     ) -> Tensor:
-        """Sum over ``axis``/``dim`` (all by default)."""
+        """Sum over ``axis``/``dim`` (all by default); torch's ``sum(dim, keepdim, dtype)``
+        or Paddle's ``sum(axis, dtype, keepdim)`` positionally."""
+    @overload
+    def sum(
+        self,
+        axis: _Axis,
+        dtype: _DTypeLike | None,
+        keepdim: _bool = False,
+        /,
+        name: str | None = None,
+        *,
+        dim: _Axis = None,
+    ) -> Tensor: ...
     def mean(
         self,
         axis: _Axis = None,
@@ -658,9 +756,23 @@ class Tensor:
         dim: _Axis = None,
     ) -> Tensor:
         """Minimum over ``axis``/``dim``."""
-    def amax(self, axis: _Axis = None, keepdim: _bool = False, *, dim: _Axis = None) -> Tensor:
+    def amax(
+        self,
+        axis: _Axis = None,
+        keepdim: _bool = False,
+        name: str | None = None,
+        *,
+        dim: _Axis = None,
+    ) -> Tensor:
         """Same as ``max``."""
-    def amin(self, axis: _Axis = None, keepdim: _bool = False, *, dim: _Axis = None) -> Tensor:
+    def amin(
+        self,
+        axis: _Axis = None,
+        keepdim: _bool = False,
+        name: str | None = None,
+        *,
+        dim: _Axis = None,
+    ) -> Tensor:
         """Same as ``min``."""
     def argmax(
         self,
@@ -751,23 +863,23 @@ class Tensor:
         """Log-softmax along ``axis`` (default: last)."""
 
     # -- in-place --
-    def add_(self, other: _Operand) -> Self:
-        """In-place ``+=``."""
-    def sub_(self, other: _Operand) -> Self:
-        """In-place ``-=``."""
-    def mul_(self, other: _Operand) -> Self:
-        """In-place ``*=``."""
-    def div_(self, other: _Operand) -> Self:
-        """In-place ``/=``."""
+    def add_(self, other: _Operand | None = None, *, y: _Operand | None = None) -> Self:
+        """In-place ``self += other`` (Paddle's ``y=`` also accepted)."""
+    def sub_(self, other: _Operand | None = None, *, y: _Operand | None = None) -> Self:
+        """In-place ``self -= other`` (Paddle's ``y=`` also accepted)."""
+    def mul_(self, other: _Operand | None = None, *, y: _Operand | None = None) -> Self:
+        """In-place ``self *= other`` (Paddle's ``y=`` also accepted)."""
+    def div_(self, other: _Operand | None = None, *, y: _Operand | None = None) -> Self:
+        """In-place ``self /= other`` (Paddle's ``y=`` also accepted)."""
     def zero_(self) -> Self:
         """Fills with zeros in place."""
-    def fill_(self, value: _float) -> Self:
-        """Fills with ``value`` in place."""
+    def fill_(self, value: _Scalar | Tensor) -> Self:
+        """Fills with ``value`` in place (a number or a one-element tensor)."""
     def copy_(self, src: _Operand, non_blocking: _bool = False) -> Self:
         """Copies ``src`` into this tensor in place (broadcast, cast)."""
-    def clip_(self, min: _float | None = None, max: _float | None = None) -> Self:
+    def clip_(self, min: _Bound = None, max: _Bound = None, name: str | None = None) -> Self:
         """Clamps in place."""
-    def clamp_(self, min: _float | None = None, max: _float | None = None) -> Self:
+    def clamp_(self, min: _Bound = None, max: _Bound = None, name: str | None = None) -> Self:
         """Same as ``clip_``."""
     def exp_(self) -> Self:
         """``e ** x`` in place."""
@@ -788,11 +900,11 @@ class Tensor:
     # -- aliases installed by ``ferrograd._api`` on import --
     def absolute(self, name: str | None = None) -> Tensor:
         """Same as ``abs``."""
-    def multiply_(self, other: _Operand) -> Self:
+    def multiply_(self, other: _Operand | None = None, *, y: _Operand | None = None) -> Self:
         """Same as ``mul_``."""
-    def clamp_min(self, min: _float) -> Tensor:
+    def clamp_min(self, min: _float | Tensor) -> Tensor:
         """``clip(min=min)``."""
-    def clamp_max(self, max: _float) -> Tensor:
+    def clamp_max(self, max: _float | Tensor) -> Tensor:
         """``clip(max=max)``."""
     def ravel(self) -> Tensor:
         """``reshape(-1)``."""
@@ -814,9 +926,12 @@ class Tensor:
 def tensor(
     data: _Operand,
     dtype: _DTypeLike | None = None,
-    device: str | None = None,
+    device: object = None,
     requires_grad: _bool = False,
     pin_memory: _bool = False,
+    *,
+    stop_gradient: _bool | None = None,
+    name: str | None = None,
 ) -> Tensor:
     """Builds a tensor from data (torch dialect), copying."""
 
@@ -824,7 +939,11 @@ def to_tensor(
     data: _Operand,
     dtype: _DTypeLike | None = None,
     place: object = None,
-    stop_gradient: _bool = True,
+    stop_gradient: _bool | None = True,
+    *,
+    requires_grad: _bool = False,
+    device: object = None,
+    name: str | None = None,
 ) -> Tensor:
     """Builds a tensor from data (Paddle dialect), copying; ``stop_gradient=True``."""
 
@@ -838,20 +957,22 @@ def zeros(
     requires_grad: _bool = False,
     stop_gradient: _bool | None = None,
     name: str | None = None,
-    device: str | None = None,
+    device: object = None,
 ) -> Tensor:
     """Zeros of the given shape (float32 unless ``dtype``)."""
 
 @overload
 def zeros(
     shape: _ShapeLike,
+    paddle_dtype: _DTypeLike | None = None,
+    paddle_name: str | None = None,
     /,
     *,
     dtype: _DTypeLike | None = None,
     requires_grad: _bool = False,
     stop_gradient: _bool | None = None,
     name: str | None = None,
-    device: str | None = None,
+    device: object = None,
 ) -> Tensor: ...
 @overload
 def ones(
@@ -860,20 +981,22 @@ def ones(
     requires_grad: _bool = False,
     stop_gradient: _bool | None = None,
     name: str | None = None,
-    device: str | None = None,
+    device: object = None,
 ) -> Tensor:
     """Ones of the given shape (float32 unless ``dtype``)."""
 
 @overload
 def ones(
     shape: _ShapeLike,
+    paddle_dtype: _DTypeLike | None = None,
+    paddle_name: str | None = None,
     /,
     *,
     dtype: _DTypeLike | None = None,
     requires_grad: _bool = False,
     stop_gradient: _bool | None = None,
     name: str | None = None,
-    device: str | None = None,
+    device: object = None,
 ) -> Tensor: ...
 @overload
 def empty(
@@ -882,55 +1005,65 @@ def empty(
     requires_grad: _bool = False,
     stop_gradient: _bool | None = None,
     name: str | None = None,
-    device: str | None = None,
+    device: object = None,
 ) -> Tensor:
     """An uninitialised tensor (ferrograd zero-fills it)."""
 
 @overload
 def empty(
     shape: _ShapeLike,
+    paddle_dtype: _DTypeLike | None = None,
+    paddle_name: str | None = None,
     /,
     *,
     dtype: _DTypeLike | None = None,
     requires_grad: _bool = False,
     stop_gradient: _bool | None = None,
     name: str | None = None,
-    device: str | None = None,
+    device: object = None,
 ) -> Tensor: ...
 def full(
     shape: _ShapeLike | SupportsIndex,
     fill_value: _Scalar | Tensor,
     dtype: _DTypeLike | None = None,
+    name: str | None = None,
+    *,
     requires_grad: _bool = False,
     stop_gradient: _bool | None = None,
-    name: str | None = None,
+    device: object = None,
 ) -> Tensor:
     """A tensor of ``shape`` filled with ``fill_value`` (dtype inferred from the value)."""
 
 def zeros_like(
     x: Tensor,
     dtype: _DTypeLike | None = None,
+    name: str | None = None,
+    *,
     requires_grad: _bool = False,
     stop_gradient: _bool | None = None,
-    name: str | None = None,
+    device: object = None,
 ) -> Tensor:
     """Zeros shaped like ``x``."""
 
 def ones_like(
     x: Tensor,
     dtype: _DTypeLike | None = None,
+    name: str | None = None,
+    *,
     requires_grad: _bool = False,
     stop_gradient: _bool | None = None,
-    name: str | None = None,
+    device: object = None,
 ) -> Tensor:
     """Ones shaped like ``x``."""
 
 def empty_like(
     x: Tensor,
     dtype: _DTypeLike | None = None,
+    name: str | None = None,
+    *,
     requires_grad: _bool = False,
     stop_gradient: _bool | None = None,
-    name: str | None = None,
+    device: object = None,
 ) -> Tensor:
     """A (zero-filled) tensor shaped like ``x``."""
 
@@ -938,9 +1071,11 @@ def full_like(
     x: Tensor,
     fill_value: _Scalar | Tensor,
     dtype: _DTypeLike | None = None,
+    name: str | None = None,
+    *,
     requires_grad: _bool = False,
     stop_gradient: _bool | None = None,
-    name: str | None = None,
+    device: object = None,
 ) -> Tensor:
     """A tensor shaped like ``x`` filled with ``fill_value``."""
 
@@ -949,8 +1084,11 @@ def arange(
     end: _float | Tensor | None = None,
     step: _float | Tensor | None = None,
     dtype: _DTypeLike | None = None,
-    requires_grad: _bool = False,
     name: str | None = None,
+    *,
+    requires_grad: _bool = False,
+    stop_gradient: _bool | None = None,
+    device: object = None,
 ) -> Tensor:
     """``arange(end)`` or ``arange(start, end, step)``; int64 for integer arguments."""
 
@@ -959,8 +1097,11 @@ def linspace(
     stop: _float,
     num: _int,
     dtype: _DTypeLike | None = None,
-    requires_grad: _bool = False,
     name: str | None = None,
+    *,
+    requires_grad: _bool = False,
+    stop_gradient: _bool | None = None,
+    device: object = None,
 ) -> Tensor:
     """``num`` evenly spaced values from ``start`` to ``stop`` inclusive."""
 
@@ -968,8 +1109,11 @@ def eye(
     num_rows: _int,
     num_columns: _int | None = None,
     dtype: _DTypeLike | None = None,
-    requires_grad: _bool = False,
     name: str | None = None,
+    *,
+    requires_grad: _bool = False,
+    stop_gradient: _bool | None = None,
+    device: object = None,
 ) -> Tensor:
     """Identity matrix ``num_rows x num_columns`` (square by default)."""
 
@@ -980,18 +1124,22 @@ def rand(
     requires_grad: _bool = False,
     stop_gradient: _bool | None = None,
     name: str | None = None,
+    device: object = None,
 ) -> Tensor:
     """Uniform samples in [0, 1)."""
 
 @overload
 def rand(
     shape: _ShapeLike,
+    paddle_dtype: _DTypeLike | None = None,
+    paddle_name: str | None = None,
     /,
     *,
     dtype: _DTypeLike | None = None,
     requires_grad: _bool = False,
     stop_gradient: _bool | None = None,
     name: str | None = None,
+    device: object = None,
 ) -> Tensor: ...
 @overload
 def randn(
@@ -1000,31 +1148,38 @@ def randn(
     requires_grad: _bool = False,
     stop_gradient: _bool | None = None,
     name: str | None = None,
+    device: object = None,
 ) -> Tensor:
     """Standard normal samples."""
 
 @overload
 def randn(
     shape: _ShapeLike,
+    paddle_dtype: _DTypeLike | None = None,
+    paddle_name: str | None = None,
     /,
     *,
     dtype: _DTypeLike | None = None,
     requires_grad: _bool = False,
     stop_gradient: _bool | None = None,
     name: str | None = None,
+    device: object = None,
 ) -> Tensor: ...
 def randint(
     low: _int = 0,
     high: _int | _ShapeLike | None = None,
     size: _ShapeLike | SupportsIndex | None = None,
     dtype: _DTypeLike | None = None,
+    name: str | None = None,
     *,
     shape: _ShapeLike | SupportsIndex | None = None,
     requires_grad: _bool = False,
+    stop_gradient: _bool | None = None,
+    device: object = None,
 ) -> Tensor:
     """Integers uniform in ``[low, high)``: ``randint(high, shape)`` or ``(low, high, shape)``."""
 
-def seed(s: _int) -> None:
+def seed(seed: _int) -> None:
     """Seeds the random generator (``seed`` in Paddle, ``manual_seed`` in torch)."""
 
 # ---- joining, splitting, selecting --------------------------------------------------

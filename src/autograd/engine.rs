@@ -121,28 +121,40 @@ fn owns_dense_buffer(t: &Tensor) -> bool {
 /// True when `.grad` may be updated in place: dense, no history, writable.
 fn dense_grad(t: &Tensor) -> bool {
     let l = t.layout();
-    !t.requires_grad() && l.is_contiguous() && l.strides.iter().all(|&s| s != 0) && t.storage().is_writable()
+    !t.requires_grad()
+        && l.is_contiguous()
+        && l.strides.iter().all(|&s| s != 0)
+        && t.storage().is_writable()
 }
 
 /// Stores `g` into `leaf.grad`: summed in place, or out of place under `create_graph`.
 /// A kept gradient is always a dense buffer of its own (never a broadcast view), so
 /// later in-place accumulation and user edits of `.grad` are element-exact.
 fn accumulate_into_leaf(leaf: &Tensor, g: Tensor, create_graph: bool) -> Result<()> {
-    let prev = leaf.grad();
-    let new = match prev {
+    // The whole read-modify-write happens under the leaf's lock: backward passes run with
+    // the GIL released, and concurrent passes into one leaf must not lose an update.
+    let mut meta = leaf.meta();
+    let new = match meta.grad.take() {
         None if create_graph => g,
         None if owns_dense_buffer(&g) => g.detach(),
         None => g.detach().contiguous_copy()?,
         Some(prev) => {
             if create_graph || !dense_grad(&prev) {
-                prev.add(&g)?
+                match prev.add(&g) {
+                    Ok(sum) => sum,
+                    Err(e) => {
+                        meta.grad = Some(prev);
+                        return Err(e);
+                    }
+                }
             } else {
-                prev.add_inplace_raw(&g)?;
-                return Ok(());
+                let r = prev.add_inplace_raw(&g);
+                meta.grad = Some(prev);
+                return r;
             }
         }
     };
-    leaf.meta().grad = Some(new);
+    meta.grad = Some(new);
     Ok(())
 }
 
@@ -538,7 +550,11 @@ fn finish_leaf(
             ls.leaf.shape()
         )));
     }
-    let g = if g.dtype() != ls.leaf.dtype() { g.to_dtype(ls.leaf.dtype())? } else { g };
+    let g = if g.dtype() != ls.leaf.dtype() {
+        g.to_dtype(ls.leaf.dtype())?
+    } else {
+        g
+    };
     match targets {
         Targets::AllLeaves => accumulate_into_leaf(&ls.leaf, g, create_graph),
         Targets::Inputs { leaves: wanted, .. } => {

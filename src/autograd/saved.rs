@@ -86,6 +86,11 @@ enum SavedState {
         packed: Arc<dyn PackedTensor>,
         shape: Shape,
         dtype: DType,
+        /// The saved tensor's storage (weakly: packing is meant to let it go) and its
+        /// version, so an unpack that hands back that same memory after an in-place
+        /// change is caught like an unhooked save.
+        origin: std::sync::Weak<crate::storage::Storage>,
+        version: u64,
     },
     /// Freed after a backward pass without `retain_graph`.
     Released,
@@ -146,6 +151,8 @@ impl SavedTensor {
                     packed: Arc::from(packed),
                     shape: t.shape_vec(),
                     dtype: t.dtype(),
+                    origin: Arc::downgrade(t.storage()),
+                    version: before,
                 }
             }
         };
@@ -187,9 +194,12 @@ impl SavedTensor {
                     packed,
                     shape,
                     dtype,
+                    origin,
+                    version,
                 } => {
                     let packed = packed.clone();
-                    let (shape, dtype) = (shape.clone(), *dtype);
+                    let (shape, dtype, origin, version) =
+                        (shape.clone(), *dtype, origin.clone(), *version);
                     drop(st);
                     let t = {
                         let _g = crate::autograd::grad_mode::no_grad();
@@ -205,6 +215,18 @@ impl SavedTensor {
                             dtype,
                             shape.as_slice()
                         )));
+                    }
+                    if let Some(orig) = origin.upgrade() {
+                        let now = orig.version();
+                        if Arc::ptr_eq(&orig, t.storage()) && now != version {
+                            return Err(Error::runtime(format!(
+                                "one of the tensors needed for gradient computation by {op} has \
+                                 been modified by an in-place operation after it was packed: a \
+                                 {dtype} tensor of shape {:?} was saved at version {version} and \
+                                 is now at version {now}",
+                                shape.as_slice()
+                            )));
+                        }
                     }
                     t
                 }
@@ -250,7 +272,10 @@ impl SavedTensor {
             // the saved value is the output as it leaves forward (after mark_dirty's bump)
             *version = data.storage().version();
         }
-        *self.identity.lock() = Identity::Output { node: node.clone(), output_nr };
+        *self.identity.lock() = Identity::Output {
+            node: node.clone(),
+            output_nr,
+        };
     }
 
     /// The saved tensor object itself when it was saved without hooks (to compare it

@@ -225,7 +225,14 @@ pub fn binary_storage(
     }
 }
 
-fn bitwise(op: BinaryOp, a: &Storage, la: &Layout, b: &Storage, lb: &Layout, shape: &[usize]) -> Result<Storage> {
+fn bitwise(
+    op: BinaryOp,
+    a: &Storage,
+    la: &Layout,
+    b: &Storage,
+    lb: &Layout,
+    shape: &[usize],
+) -> Result<Storage> {
     macro_rules! ints {
         ($t:ty) => {{
             let (x, y) = (a.read::<$t>(), b.read::<$t>());

@@ -143,7 +143,6 @@ pub fn grad<'py>(
         ));
     }
     let allow_unused = allow_unused.unwrap_or(materialize_grads);
-    let single_input = inputs.cast::<PyTensor>().is_ok();
     let roots = tensor_list(outputs, "outputs")?;
     let ins = tensor_list(inputs, "inputs")?;
     let blocked = match no_grad_vars {
@@ -174,7 +173,6 @@ pub fn grad<'py>(
             }
         }
     }
-    let _ = single_input;
     Ok(PyTuple::new(py, out)?.into_any())
 }
 

@@ -50,7 +50,10 @@ pub fn scalar_tensor(obj: &Bound<'_, PyAny>, dtype: DType) -> PyResult<Tensor> {
     } else {
         Complex64::new(obj.extract::<f64>()?, 0.0)
     };
-    if dtype == DType::I32 && obj.is_instance_of::<PyInt>() && (v.re < i32::MIN as f64 || v.re > i32::MAX as f64) {
+    if dtype == DType::I32
+        && obj.is_instance_of::<PyInt>()
+        && (v.re < i32::MIN as f64 || v.re > i32::MAX as f64)
+    {
         return Err(pyo3::exceptions::PyOverflowError::new_err(format!(
             "Python integer {} out of bounds for int32",
             obj.str()?
@@ -92,7 +95,9 @@ impl Leaves {
             ))
             })?;
         // widen the buffer when a higher kind appears
-        if let (Leaves::Bool(v), ScalarKind::Int | ScalarKind::Float | ScalarKind::Complex) = (&*self, kind) {
+        if let (Leaves::Bool(v), ScalarKind::Int | ScalarKind::Float | ScalarKind::Complex) =
+            (&*self, kind)
+        {
             *self = Leaves::Int(v.iter().map(|&b| b as i64).collect());
         }
         if let (Leaves::Int(v), ScalarKind::Float | ScalarKind::Complex) = (&*self, kind) {

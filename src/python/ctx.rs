@@ -17,7 +17,10 @@ use pyo3::{PyTraverseError, PyVisit};
 pub(crate) enum SavedSlot {
     /// A tensor; `original` is the Python object saved, returned again when unpacking
     /// gives back the very same tensor (so `saved is x` holds for inputs).
-    Tensor { saved: std::sync::Arc<SavedTensor>, original: Option<Py<PyAny>> },
+    Tensor {
+        saved: std::sync::Arc<SavedTensor>,
+        original: Option<Py<PyAny>>,
+    },
     /// A tensor saved while no graph was being recorded: kept as is, never packed.
     Plain(Py<PyAny>),
     /// A non-tensor value (Paddle allows ints, strings, None).
@@ -43,7 +46,14 @@ pub(crate) struct CtxState {
 }
 
 /// Context passed to a custom layer's `forward` and `backward`.
-#[pyclass(name = "FunctionCtx", module = "ferrograd.autograd", subclass, dict, weakref, frozen)]
+#[pyclass(
+    name = "FunctionCtx",
+    module = "ferrograd.autograd",
+    subclass,
+    dict,
+    weakref,
+    frozen
+)]
 pub struct PyCtx {
     /// False while the object is allocated but not yet initialised (see `PyTensor`):
     /// the GC may traverse it then, and must see nothing.
@@ -56,7 +66,13 @@ impl PyCtx {
     pub fn new(name: String, recording: bool) -> Self {
         PyCtx {
             ready: true,
-            state: Mutex::new(CtxState { recording, materialize_grads: true, name, in_forward: true, ..Default::default() }),
+            state: Mutex::new(CtxState {
+                recording,
+                materialize_grads: true,
+                name,
+                in_forward: true,
+                ..Default::default()
+            }),
         }
     }
 }
@@ -65,9 +81,17 @@ fn tensors_of(args: &Bound<'_, PyTuple>, what: &str) -> PyResult<Vec<Tensor>> {
     args.iter()
         .enumerate()
         .map(|(i, a)| {
-            a.cast::<PyTensor>().map(|t| t.get().inner.clone()).map_err(|_| {
-                PyTypeError::new_err(format!("{what} takes Tensors, but argument {i} is {}", a.get_type().name().map(|n| n.to_string()).unwrap_or_default()))
-            })
+            a.cast::<PyTensor>()
+                .map(|t| t.get().inner.clone())
+                .map_err(|_| {
+                    PyTypeError::new_err(format!(
+                        "{what} takes Tensors, but argument {i} is {}",
+                        a.get_type()
+                            .name()
+                            .map(|n| n.to_string())
+                            .unwrap_or_default()
+                    ))
+                })
         })
         .collect()
 }
@@ -89,7 +113,10 @@ impl PyCtx {
             if let Ok(t) = obj.cast::<PyTensor>() {
                 if recording {
                     let saved = SavedTensor::input(&t.get().inner).py()?;
-                    slots.push(SavedSlot::Tensor { saved: std::sync::Arc::new(saved), original: Some(obj.clone().unbind()) });
+                    slots.push(SavedSlot::Tensor {
+                        saved: std::sync::Arc::new(saved),
+                        original: Some(obj.clone().unbind()),
+                    });
                 } else {
                     slots.push(SavedSlot::Plain(obj.clone().unbind()));
                 }
@@ -172,10 +199,14 @@ impl PyCtx {
             return Ok(());
         }
         // never block inside the GC: skip (conservatively) if the state is busy
-        let Some(st) = self.state.try_lock() else { return Ok(()) };
+        let Some(st) = self.state.try_lock() else {
+            return Ok(());
+        };
         for s in &st.saved {
             match s {
-                SavedSlot::Tensor { original: Some(o), .. } => visit.call(o)?,
+                SavedSlot::Tensor {
+                    original: Some(o), ..
+                } => visit.call(o)?,
                 SavedSlot::Plain(o) | SavedSlot::Object(o) => visit.call(o)?,
                 _ => {}
             }
@@ -236,7 +267,13 @@ impl PyCtx {
                 Item::Saved(saved, original) => {
                     let t = saved.unpack(&name).map_err(super::errors::to_pyerr)?;
                     match original {
-                        Some(o) if o.bind(py).cast::<PyTensor>().is_ok_and(|p| p.get().inner.same(&t)) => o,
+                        Some(o)
+                            if o.bind(py)
+                                .cast::<PyTensor>()
+                                .is_ok_and(|p| p.get().inner.same(&t)) =>
+                        {
+                            o
+                        }
                         _ => wrap(py, t)?.into_any(),
                     }
                 }

@@ -50,11 +50,12 @@ impl PyDType {
     fn __hash__(&self, py: Python<'_>) -> PyResult<isize> {
         PyString::new(py, self.d.name()).hash()
     }
-    fn __reduce__(&self) -> (String, (String,)) {
-        (
-            "ferrograd.dtype_from_name".into(),
-            (self.d.name().to_string(),),
-        )
+    /// Pickle support: rebuilt by `ferrograd.dtype_from_name(name)`, so unpickling gives
+    /// back the module's own dtype object.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (&'static str,))> {
+        // imported lazily: the package imports this module, not the other way round
+        let rebuild = py.import("ferrograd")?.getattr("dtype_from_name")?;
+        Ok((rebuild, (self.d.name(),)))
     }
 }
 

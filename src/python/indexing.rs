@@ -22,9 +22,13 @@ fn opt_isize(o: &Bound<'_, PyAny>) -> PyResult<Option<isize>> {
     if o.is_none() {
         Ok(None)
     } else {
-        Ok(Some(o.call_method0("__index__").and_then(|i| i.extract()).map_err(|_| {
-            PyTypeError::new_err(format!("slice indices must be integers or None, got {o}"))
-        })?))
+        Ok(Some(
+            o.call_method0("__index__")
+                .and_then(|i| i.extract())
+                .map_err(|_| {
+                    PyTypeError::new_err(format!("slice indices must be integers or None, got {o}"))
+                })?,
+        ))
     }
 }
 
@@ -37,7 +41,11 @@ fn index_item(o: &Bound<'_, PyAny>) -> PyResult<IndexItem> {
     }
     if let Ok(s) = o.cast::<PySlice>() {
         let step = opt_isize(&s.getattr("step")?)?.unwrap_or(1);
-        return Ok(IndexItem::Slice(opt_isize(&s.getattr("start")?)?, opt_isize(&s.getattr("stop")?)?, step));
+        return Ok(IndexItem::Slice(
+            opt_isize(&s.getattr("start")?)?,
+            opt_isize(&s.getattr("stop")?)?,
+            step,
+        ));
     }
     if o.is_instance_of::<PyBool>() {
         return Ok(IndexItem::Tensor(Tensor::scalar(o.extract::<bool>()?)));
@@ -88,13 +96,17 @@ fn tensor_seq(obj: &Bound<'_, PyAny>, op: &str) -> PyResult<Vec<Tensor>> {
         .iter()
         .enumerate()
         .map(|(i, x)| {
-            operand(x, like).map_err(|_| PyTypeError::new_err(format!("{op}: element {i} is not a Tensor")))
+            operand(x, like)
+                .map_err(|_| PyTypeError::new_err(format!("{op}: element {i} is not a Tensor")))
         })
         .collect()
 }
 
 fn wrap_list(py: Python<'_>, ts: Vec<Tensor>) -> PyResult<Py<PyList>> {
-    let items: Vec<Py<PyTensor>> = ts.into_iter().map(|t| wrap(py, t)).collect::<PyResult<_>>()?;
+    let items: Vec<Py<PyTensor>> = ts
+        .into_iter()
+        .map(|t| wrap(py, t))
+        .collect::<PyResult<_>>()?;
     Ok(PyList::new(py, items)?.unbind())
 }
 
@@ -105,13 +117,62 @@ fn index_tensor(o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
     }
 }
 
+/// The iterator `iter(t)` returns: `t[0]`, `t[1]`, ... along the first dimension, each
+/// made when it is reached (so it is recorded for autograd like `t[i]`).
+#[pyclass(name = "TensorIterator", module = "ferrograd")]
+pub struct PyTensorIterator {
+    t: Tensor,
+    next: usize,
+    len: usize,
+}
+
+#[pymethods]
+impl PyTensorIterator {
+    /// The iterator itself.
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    /// The next slice `t[i]`; StopIteration after the last.
+    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyTensor>>> {
+        if self.next >= self.len {
+            return Ok(None);
+        }
+        let i = self.next as isize;
+        self.next += 1;
+        Ok(Some(wrap(py, self.t.index(&[IndexItem::Int(i)]).py()?)?))
+    }
+
+    /// How many slices are left.
+    fn __length_hint__(&self) -> usize {
+        self.len - self.next
+    }
+}
+
 #[pymethods]
 impl PyTensor {
+    /// Iterates over the first dimension, yielding `self[0]`, `self[1]`, ...; a TypeError
+    /// for 0-d tensors.
+    fn __iter__(&self) -> PyResult<PyTensorIterator> {
+        let len = *self
+            .inner
+            .shape()
+            .first()
+            .ok_or_else(|| PyTypeError::new_err("iteration over a 0-d tensor"))?;
+        Ok(PyTensorIterator {
+            t: self.inner.clone(),
+            next: 0,
+            len,
+        })
+    }
+
+    /// `self[key]`: integers, slices, None, Ellipsis, bool/integer tensors and lists.
     fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyT {
         let items = parse_key(key)?;
         wrap(py, self.inner.index(&items).py()?)
     }
 
+    /// `self[key] = value` in place (value broadcast and cast to this tensor's dtype).
     fn __setitem__(&self, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let items = parse_key(key)?;
         let v = operand(value, self.inner.dtype())?;
@@ -121,11 +182,23 @@ impl PyTensor {
     /// Rows (or slices along `axis`) picked by a 1-D integer index (Paddle `index_select`;
     /// torch's `index_select(dim, index)` order is accepted too).
     #[pyo3(signature = (index, axis=None, name=None, *, dim=None))]
-    fn index_select(&self, py: Python<'_>, index: &Bound<'_, PyAny>, axis: Option<&Bound<'_, PyAny>>, name: Option<&Bound<'_, PyAny>>, dim: Option<isize>) -> PyT {
+    fn index_select(
+        &self,
+        py: Python<'_>,
+        index: &Bound<'_, PyAny>,
+        axis: Option<&Bound<'_, PyAny>>,
+        name: Option<&Bound<'_, PyAny>>,
+        dim: Option<isize>,
+    ) -> PyT {
         let _ = name;
         // torch order: index_select(dim, index)
         let (idx, ax) = match axis {
-            Some(a) if index.extract::<isize>().is_ok() && index.cast::<PyTensor>().is_err() && !a.is_none() && a.extract::<isize>().is_err() => {
+            Some(a)
+                if index.extract::<isize>().is_ok()
+                    && index.cast::<PyTensor>().is_err()
+                    && !a.is_none()
+                    && a.extract::<isize>().is_err() =>
+            {
                 (a.clone(), index.extract::<isize>()?)
             }
             Some(a) if !a.is_none() => (index.clone(), a.extract::<isize>()?),
@@ -136,28 +209,53 @@ impl PyTensor {
 
     /// torch `gather(dim, index)`, or Paddle `gather(index, axis=None)` (= index_select).
     #[pyo3(signature = (a, b=None, *, axis=None, dim=None, index=None))]
-    fn gather(&self, py: Python<'_>, a: Option<&Bound<'_, PyAny>>, b: Option<&Bound<'_, PyAny>>, axis: Option<isize>, dim: Option<isize>, index: Option<&Bound<'_, PyAny>>) -> PyT {
-        let a_is_dim = a.is_some_and(|a| a.extract::<isize>().is_ok() && a.cast::<PyTensor>().is_err());
+    fn gather(
+        &self,
+        py: Python<'_>,
+        a: Option<&Bound<'_, PyAny>>,
+        b: Option<&Bound<'_, PyAny>>,
+        axis: Option<isize>,
+        dim: Option<isize>,
+        index: Option<&Bound<'_, PyAny>>,
+    ) -> PyT {
+        let a_is_dim =
+            a.is_some_and(|a| a.extract::<isize>().is_ok() && a.cast::<PyTensor>().is_err());
         if a_is_dim || dim.is_some() {
-            let d = if a_is_dim { a.map(|a| a.extract::<isize>()).transpose()?.unwrap_or(0) } else { dim.unwrap_or(0) };
+            let d = if a_is_dim {
+                a.map(|a| a.extract::<isize>()).transpose()?.unwrap_or(0)
+            } else {
+                dim.unwrap_or(0)
+            };
             let idx = if a_is_dim { b.or(index) } else { a.or(index) };
             let idx = idx.ok_or_else(|| PyTypeError::new_err("gather() needs an index tensor"))?;
             return wrap(py, self.inner.gather(d, &index_tensor(idx)?).py()?);
         }
-        let idx = a.or(index).ok_or_else(|| PyTypeError::new_err("gather() needs an index tensor"))?;
+        let idx = a
+            .or(index)
+            .ok_or_else(|| PyTypeError::new_err("gather() needs an index tensor"))?;
         let ax = match (b, axis) {
             (Some(b), _) if !b.is_none() => b.extract::<isize>()?,
             (_, Some(ax)) => ax,
             _ => 0,
         };
         let it = index_tensor(idx)?;
-        let it = if it.ndim() == 0 { it.reshape(&[1]).py()? } else { it };
+        let it = if it.ndim() == 0 {
+            it.reshape(&[1]).py()?
+        } else {
+            it
+        };
         wrap(py, self.inner.index_select(ax, &it).py()?)
     }
 
     /// Elementwise gather along `axis` (Paddle `take_along_axis`, torch `gather`).
     #[pyo3(signature = (indices, axis, broadcast=true))]
-    fn take_along_axis(&self, py: Python<'_>, indices: &Bound<'_, PyAny>, axis: isize, broadcast: bool) -> PyT {
+    fn take_along_axis(
+        &self,
+        py: Python<'_>,
+        indices: &Bound<'_, PyAny>,
+        axis: isize,
+        broadcast: bool,
+    ) -> PyT {
         let _ = broadcast;
         wrap(py, self.inner.gather(axis, &index_tensor(indices)?).py()?)
     }
@@ -169,8 +267,14 @@ impl PyTensor {
         if !as_tuple {
             return Ok(wrap(py, nz)?.into_any());
         }
-        let cols: Vec<Tensor> = (0..self.inner.ndim() as isize).map(|d| nz.select(1, d)).collect::<crate::Result<_>>().py()?;
-        let items: Vec<Py<PyTensor>> = cols.into_iter().map(|t| wrap(py, t)).collect::<PyResult<_>>()?;
+        let cols: Vec<Tensor> = (0..self.inner.ndim() as isize)
+            .map(|d| nz.select(1, d))
+            .collect::<crate::Result<_>>()
+            .py()?;
+        let items: Vec<Py<PyTensor>> = cols
+            .into_iter()
+            .map(|t| wrap(py, t))
+            .collect::<PyResult<_>>()?;
         Ok(PyTuple::new(py, items)?.into_any().unbind())
     }
 
@@ -182,14 +286,28 @@ impl PyTensor {
     /// Splits along `dim`: torch `split(size)` / `split([sizes])`, or Paddle with
     /// `num_or_sections=` (an int means that many equal sections).
     #[pyo3(signature = (split_size_or_sections=None, dim=None, *, num_or_sections=None, axis=None))]
-    fn split(&self, py: Python<'_>, split_size_or_sections: Option<&Bound<'_, PyAny>>, dim: Option<isize>, num_or_sections: Option<&Bound<'_, PyAny>>, axis: Option<isize>) -> PyResult<Py<PyList>> {
+    fn split(
+        &self,
+        py: Python<'_>,
+        split_size_or_sections: Option<&Bound<'_, PyAny>>,
+        dim: Option<isize>,
+        num_or_sections: Option<&Bound<'_, PyAny>>,
+        axis: Option<isize>,
+    ) -> PyResult<Py<PyList>> {
         let d = dim.or(axis).unwrap_or(0);
         split_impl(py, &self.inner, split_size_or_sections, num_or_sections, d)
     }
 
     /// `chunks` nearly equal pieces along `axis`.
     #[pyo3(signature = (chunks, axis=0, name=None, *, dim=None))]
-    fn chunk(&self, py: Python<'_>, chunks: usize, axis: isize, name: Option<&Bound<'_, PyAny>>, dim: Option<isize>) -> PyResult<Py<PyList>> {
+    fn chunk(
+        &self,
+        py: Python<'_>,
+        chunks: usize,
+        axis: isize,
+        name: Option<&Bound<'_, PyAny>>,
+        dim: Option<isize>,
+    ) -> PyResult<Py<PyList>> {
         let _ = name;
         wrap_list(py, self.inner.chunk(chunks, dim.unwrap_or(axis)).py()?)
     }
@@ -201,10 +319,16 @@ impl PyTensor {
     }
 }
 
-fn sections_to_sizes(total: usize, obj: &Bound<'_, PyAny>, count_means_sections: bool) -> PyResult<Vec<usize>> {
+fn sections_to_sizes(
+    total: usize,
+    obj: &Bound<'_, PyAny>,
+    count_means_sections: bool,
+) -> PyResult<Vec<usize>> {
     if let Ok(n) = obj.extract::<i64>() {
         if n <= 0 {
-            return Err(PyValueError::new_err(format!("split: the number or size of sections must be positive, got {n}")));
+            return Err(PyValueError::new_err(format!(
+                "split: the number or size of sections must be positive, got {n}"
+            )));
         }
         let n = n as usize;
         if count_means_sections {
@@ -225,17 +349,34 @@ fn sections_to_sizes(total: usize, obj: &Bound<'_, PyAny>, count_means_sections:
     // Paddle allows one -1 section meaning "the rest"
     let known: i64 = raw.iter().filter(|&&s| s >= 0).sum();
     raw.iter()
-        .map(|&s| if s == -1 { Ok((total as i64 - known).max(0) as usize) } else { usize::try_from(s).map_err(|_| PyValueError::new_err(format!("split: invalid section size {s}"))) })
+        .map(|&s| {
+            if s == -1 {
+                Ok((total as i64 - known).max(0) as usize)
+            } else {
+                usize::try_from(s)
+                    .map_err(|_| PyValueError::new_err(format!("split: invalid section size {s}")))
+            }
+        })
         .collect()
 }
 
-fn split_impl(py: Python<'_>, t: &Tensor, torch_arg: Option<&Bound<'_, PyAny>>, paddle_arg: Option<&Bound<'_, PyAny>>, dim: isize) -> PyResult<Py<PyList>> {
+fn split_impl(
+    py: Python<'_>,
+    t: &Tensor,
+    torch_arg: Option<&Bound<'_, PyAny>>,
+    paddle_arg: Option<&Bound<'_, PyAny>>,
+    dim: isize,
+) -> PyResult<Py<PyList>> {
     let d = crate::layout::normalize_dim(dim, t.ndim(), "split").py()?;
     let total = t.shape()[d];
     let sizes = match (torch_arg, paddle_arg) {
         (_, Some(p)) => sections_to_sizes(total, p, true)?,
         (Some(s), None) => sections_to_sizes(total, s, false)?,
-        (None, None) => return Err(PyTypeError::new_err("split() needs a size or a list of sections")),
+        (None, None) => {
+            return Err(PyTypeError::new_err(
+                "split() needs a size or a list of sections",
+            ))
+        }
     };
     wrap_list(py, t.split(&sizes, dim).py()?)
 }
@@ -243,24 +384,50 @@ fn split_impl(py: Python<'_>, t: &Tensor, torch_arg: Option<&Bound<'_, PyAny>>, 
 /// Concatenates along an existing axis (`concat` in Paddle, `cat` in torch).
 #[pyfunction]
 #[pyo3(signature = (x, axis=0, name=None, *, dim=None))]
-pub fn concat(py: Python<'_>, x: &Bound<'_, PyAny>, axis: isize, name: Option<&Bound<'_, PyAny>>, dim: Option<isize>) -> PyT {
+pub fn concat(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    axis: isize,
+    name: Option<&Bound<'_, PyAny>>,
+    dim: Option<isize>,
+) -> PyT {
     let _ = name;
-    wrap(py, Tensor::cat(&tensor_seq(x, "concat")?, dim.unwrap_or(axis)).py()?)
+    wrap(
+        py,
+        Tensor::cat(&tensor_seq(x, "concat")?, dim.unwrap_or(axis)).py()?,
+    )
 }
 
 /// Stacks along a new axis.
 #[pyfunction]
 #[pyo3(signature = (x, axis=0, name=None, *, dim=None))]
-pub fn stack(py: Python<'_>, x: &Bound<'_, PyAny>, axis: isize, name: Option<&Bound<'_, PyAny>>, dim: Option<isize>) -> PyT {
+pub fn stack(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    axis: isize,
+    name: Option<&Bound<'_, PyAny>>,
+    dim: Option<isize>,
+) -> PyT {
     let _ = name;
-    wrap(py, Tensor::stack(&tensor_seq(x, "stack")?, dim.unwrap_or(axis)).py()?)
+    wrap(
+        py,
+        Tensor::stack(&tensor_seq(x, "stack")?, dim.unwrap_or(axis)).py()?,
+    )
 }
 
 /// Module-level split: `split(x, num_or_sections, axis)` (Paddle: an int is a section
 /// count) unless torch's `split_size_or_sections=` / `dim=` keywords are used.
 #[pyfunction]
 #[pyo3(signature = (x, num_or_sections=None, axis=0, name=None, *, split_size_or_sections=None, dim=None))]
-pub fn split(py: Python<'_>, x: &Bound<'_, PyTensor>, num_or_sections: Option<&Bound<'_, PyAny>>, axis: isize, name: Option<&Bound<'_, PyAny>>, split_size_or_sections: Option<&Bound<'_, PyAny>>, dim: Option<isize>) -> PyResult<Py<PyList>> {
+pub fn split(
+    py: Python<'_>,
+    x: &Bound<'_, PyTensor>,
+    num_or_sections: Option<&Bound<'_, PyAny>>,
+    axis: isize,
+    name: Option<&Bound<'_, PyAny>>,
+    split_size_or_sections: Option<&Bound<'_, PyAny>>,
+    dim: Option<isize>,
+) -> PyResult<Py<PyList>> {
     let _ = name;
     let t = &x.get().inner;
     let torch_style = split_size_or_sections.is_some() || dim.is_some();
@@ -275,21 +442,39 @@ pub fn split(py: Python<'_>, x: &Bound<'_, PyTensor>, num_or_sections: Option<&B
 /// `condition ? x : y` elementwise; with only `condition`, its non-zero indices.
 #[pyfunction]
 #[pyo3(name = "where", signature = (condition, x=None, y=None, name=None))]
-pub fn where_fn(py: Python<'_>, condition: &Bound<'_, PyAny>, x: Option<&Bound<'_, PyAny>>, y: Option<&Bound<'_, PyAny>>, name: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+pub fn where_fn(
+    py: Python<'_>,
+    condition: &Bound<'_, PyAny>,
+    x: Option<&Bound<'_, PyAny>>,
+    y: Option<&Bound<'_, PyAny>>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     let _ = name;
     let c = index_tensor(condition)?;
     match (x, y) {
         (Some(x), Some(y)) => {
-            let like = x.cast::<PyTensor>().map(|t| t.get().inner.dtype()).or_else(|_| y.cast::<PyTensor>().map(|t| t.get().inner.dtype())).unwrap_or(DType::F32);
+            let like = x
+                .cast::<PyTensor>()
+                .map(|t| t.get().inner.dtype())
+                .or_else(|_| y.cast::<PyTensor>().map(|t| t.get().inner.dtype()))
+                .unwrap_or(DType::F32);
             let (xt, yt) = (operand(x, like)?, operand(y, like)?);
             Ok(wrap(py, Tensor::where_(&c, &xt, &yt).py()?)?.into_any())
         }
         (None, None) => {
             let nz = c.nonzero().py()?;
-            let cols: Vec<Tensor> = (0..c.ndim() as isize).map(|d| nz.select(1, d)).collect::<crate::Result<_>>().py()?;
-            let items: Vec<Py<PyTensor>> = cols.into_iter().map(|t| wrap(py, t)).collect::<PyResult<_>>()?;
+            let cols: Vec<Tensor> = (0..c.ndim() as isize)
+                .map(|d| nz.select(1, d))
+                .collect::<crate::Result<_>>()
+                .py()?;
+            let items: Vec<Py<PyTensor>> = cols
+                .into_iter()
+                .map(|t| wrap(py, t))
+                .collect::<PyResult<_>>()?;
             Ok(PyTuple::new(py, items)?.into_any().unbind())
         }
-        _ => Err(PyTypeError::new_err("where() takes a condition and both x and y, or only a condition")),
+        _ => Err(PyTypeError::new_err(
+            "where() takes a condition and both x and y, or only a condition",
+        )),
     }
 }

@@ -10,6 +10,7 @@ mod ctx;
 mod dtype;
 mod errors;
 mod functions;
+mod hooks;
 mod indexing;
 mod node;
 mod pylayer;
@@ -55,6 +56,13 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pylayer::_apply_paddle, m)?)?;
     m.add_function(wrap_pyfunction!(pylayer::_apply_torch, m)?)?;
     m.add_function(wrap_pyfunction!(pylayer::_delayed_error, m)?)?;
+    m.add_function(wrap_pyfunction!(hooks::_push_saved_tensors_hooks, m)?)?;
+    m.add_function(wrap_pyfunction!(hooks::_pop_saved_tensors_hooks, m)?)?;
+    m.add_function(wrap_pyfunction!(hooks::_saved_tensors_hooks_depth, m)?)?;
+    m.add_function(wrap_pyfunction!(
+        hooks::_set_saved_tensors_hooks_disabled,
+        m
+    )?)?;
     m.add_function(wrap_pyfunction!(autograd::backward, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::grad, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::is_grad_enabled, m)?)?;

@@ -74,7 +74,11 @@ impl Node for PyLayerNode {
 }
 
 impl PyLayerNode {
-    fn call_backward(&self, py: Python<'_>, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<Tensor>>> {
+    fn call_backward(
+        &self,
+        py: Python<'_>,
+        grads: Vec<Option<Tensor>>,
+    ) -> Result<Vec<Option<Tensor>>> {
         let ctx = self.ctx.bind(py);
         let materialize = ctx.get().state.lock().materialize_grads;
         let grad_obj = |k: usize| -> Result<Py<PyAny>> {
@@ -109,12 +113,21 @@ impl PyLayerNode {
     /// Maps what backward returned onto the tensor inputs: one per tensor input, or one
     /// per forward argument (non-tensor positions must be None); extra trailing `None`s
     /// are ignored.
-    fn map_results(&self, _py: Python<'_>, result: &Bound<'_, PyAny>) -> Result<Vec<Option<Tensor>>> {
-        let items: Vec<Bound<'_, PyAny>> = if result.is_instance_of::<PyTuple>() || result.is_instance_of::<PyList>() {
-            result.try_iter().map_err(from_pyerr)?.collect::<PyResult<_>>().map_err(from_pyerr)?
-        } else {
-            vec![result.clone()]
-        };
+    fn map_results(
+        &self,
+        _py: Python<'_>,
+        result: &Bound<'_, PyAny>,
+    ) -> Result<Vec<Option<Tensor>>> {
+        let items: Vec<Bound<'_, PyAny>> =
+            if result.is_instance_of::<PyTuple>() || result.is_instance_of::<PyList>() {
+                result
+                    .try_iter()
+                    .map_err(from_pyerr)?
+                    .collect::<PyResult<_>>()
+                    .map_err(from_pyerr)?
+            } else {
+                vec![result.clone()]
+            };
         let n_t = self.tensor_arg_pos.len();
         let n_args = self.n_args;
         let mut r = items.len();
@@ -139,7 +152,11 @@ impl PyLayerNode {
             return Err(Error::runtime(format!(
                 "{} returned an incorrect number of gradients (expected {n_t}{}, got {})",
                 self.name,
-                if n_args != n_t { format!(" — one per Tensor input — or {n_args}, one per argument") } else { String::new() },
+                if n_args != n_t {
+                    format!(" — one per Tensor input — or {n_args}, one per argument")
+                } else {
+                    String::new()
+                },
                 items.len()
             )));
         };
@@ -152,15 +169,26 @@ impl PyLayerNode {
                 }
                 match it.cast::<PyTensor>() {
                     Ok(t) => Ok(Some(t.get().inner.clone())),
-                    Err(_) => Err(Error::type_err(format!(
+                    Err(_) => {
+                        Err(Error::type_err(format!(
                         "{}: backward must return Tensors or None, but returned {} at position {i}",
                         self.name,
                         it.get_type().name().map(|n| n.to_string()).unwrap_or_default()
-                    ))),
+                    )))
+                    }
                 }
             })
             .collect()
     }
+}
+
+static ORDER_ARGS: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
+
+/// True for a torch-style Function written as `forward(*args)` + `setup_context`.
+fn uses_setup_context(cls: &Bound<'_, PyAny>) -> bool {
+    cls.getattr("_fg_uses_setup_context")
+        .and_then(|v| v.is_truthy())
+        .unwrap_or(false)
 }
 
 enum Container {
@@ -172,24 +200,55 @@ enum Container {
 /// `Layer.apply(*args, **kwargs)` for the Paddle dialect (`PyLayer`).
 #[pyfunction]
 #[pyo3(signature = (cls, *args, **kwargs))]
-pub fn _apply_paddle(py: Python<'_>, cls: &Bound<'_, PyAny>, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
+pub fn _apply_paddle(
+    py: Python<'_>,
+    cls: &Bound<'_, PyAny>,
+    args: &Bound<'_, PyTuple>,
+    kwargs: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Py<PyAny>> {
     apply(py, cls, false, args, kwargs)
 }
 
 /// `Function.apply(*args, **kwargs)` for the torch dialect (`autograd.Function`).
 #[pyfunction]
 #[pyo3(signature = (cls, *args, **kwargs))]
-pub fn _apply_torch(py: Python<'_>, cls: &Bound<'_, PyAny>, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
+pub fn _apply_torch(
+    py: Python<'_>,
+    cls: &Bound<'_, PyAny>,
+    args: &Bound<'_, PyTuple>,
+    kwargs: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Py<PyAny>> {
     apply(py, cls, true, args, kwargs)
 }
 
-fn apply(py: Python<'_>, cls: &Bound<'_, PyAny>, torch_dialect: bool, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
+fn apply(
+    py: Python<'_>,
+    cls: &Bound<'_, PyAny>,
+    torch_dialect: bool,
+    args: &Bound<'_, PyTuple>,
+    kwargs: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Py<PyAny>> {
     let cls_name: String = cls.getattr("__name__")?.extract()?;
-    // forward arguments: positional, then keyword values (tensors passed by keyword are inputs)
-    let mut all_args: Vec<Bound<'_, PyAny>> = args.iter().collect();
-    if let Some(kw) = kwargs {
-        all_args.extend(kw.values().iter());
-    }
+    // forward arguments in forward's parameter order (tensors passed by keyword are inputs;
+    // binding to the signature keeps `apply(y=b, x=a)` from swapping gradients)
+    let all_args: Vec<Bound<'_, PyAny>> = match kwargs {
+        Some(kw) if !kw.is_empty() => {
+            let helper = ORDER_ARGS.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
+                Ok(py
+                    .import("ferrograd.autograd.py_layer")?
+                    .getattr("_ordered_arguments")?
+                    .unbind())
+            })?;
+            let ordered = helper.bind(py).call1((
+                cls,
+                args,
+                kw,
+                !torch_dialect || !uses_setup_context(cls),
+            ))?;
+            ordered.try_iter()?.collect::<PyResult<_>>()?
+        }
+        _ => args.iter().collect(),
+    };
     let mut tensor_arg_pos = Vec::new();
     let mut inputs: Vec<Tensor> = Vec::new();
     for (i, a) in all_args.iter().enumerate() {
@@ -205,18 +264,23 @@ fn apply(py: Python<'_>, cls: &Bound<'_, PyAny>, torch_dialect: bool, args: &Bou
     {
         let nig: Vec<bool> = all_args
             .iter()
-            .map(|a| grad_on && a.cast::<PyTensor>().is_ok_and(|t| t.get().inner.requires_grad()))
+            .map(|a| {
+                grad_on
+                    && a.cast::<PyTensor>()
+                        .is_ok_and(|t| t.get().inner.requires_grad())
+            })
             .collect();
         ctx.get().state.lock().needs_input_grad = Some(PyTuple::new(py, nig)?.unbind());
     }
     let forward = cls.getattr("forward")?;
     // torch's `forward(*args)` + `setup_context(ctx, inputs, output)` style
-    let setup_style = torch_dialect && cls.getattr("_fg_uses_setup_context").and_then(|v| v.is_truthy()).unwrap_or(false);
+    let setup_style = torch_dialect && uses_setup_context(cls);
     let out = {
         let _no_grad = GradModeGuard::new(false);
         if setup_style {
             forward.call(args, kwargs).and_then(|o| {
-                cls.getattr("setup_context")?.call1((ctx.clone(), args.clone(), o.clone()))?;
+                cls.getattr("setup_context")?
+                    .call1((ctx.clone(), args.clone(), o.clone()))?;
                 Ok(o)
             })
         } else {
@@ -229,13 +293,14 @@ fn apply(py: Python<'_>, cls: &Bound<'_, PyAny>, torch_dialect: bool, args: &Bou
     ctx.get().state.lock().in_forward = false;
     let out = out?;
 
-    let (container, mut items): (Container, Vec<Bound<'_, PyAny>>) = if let Ok(t) = out.cast::<PyTuple>() {
-        (Container::Tuple, t.iter().collect())
-    } else if let Ok(l) = out.cast::<PyList>() {
-        (Container::List, l.iter().collect())
-    } else {
-        (Container::Single, vec![out.clone()])
-    };
+    let (container, mut items): (Container, Vec<Bound<'_, PyAny>>) =
+        if let Ok(t) = out.cast::<PyTuple>() {
+            (Container::Tuple, t.iter().collect())
+        } else if let Ok(l) = out.cast::<PyList>() {
+            (Container::List, l.iter().collect())
+        } else {
+            (Container::Single, vec![out.clone()])
+        };
     let output_kinds: Vec<Option<usize>> = {
         let mut k = 0;
         items
@@ -258,10 +323,25 @@ fn apply(py: Python<'_>, cls: &Bound<'_, PyAny>, torch_dialect: bool, args: &Bou
         return Ok(out.unbind());
     }
 
-    let out_tensors: Vec<Tensor> = items.iter().filter_map(|it| it.cast::<PyTensor>().ok().map(|t| t.get().inner.clone())).collect();
-    let out_metas: Vec<InputMeta> = out_tensors.iter().map(|t| InputMeta { shape: t.shape_vec(), dtype: t.dtype() }).collect();
+    let out_tensors: Vec<Tensor> = items
+        .iter()
+        .filter_map(|it| it.cast::<PyTensor>().ok().map(|t| t.get().inner.clone()))
+        .collect();
+    let out_metas: Vec<InputMeta> = out_tensors
+        .iter()
+        .map(|t| InputMeta {
+            shape: t.shape_vec(),
+            dtype: t.dtype(),
+        })
+        .collect();
     let edges = inputs.iter().map(|t| t.gradient_edge()).collect();
-    let metas = inputs.iter().map(|t| InputMeta { shape: t.shape_vec(), dtype: t.dtype() }).collect();
+    let metas = inputs
+        .iter()
+        .map(|t| InputMeta {
+            shape: t.shape_vec(),
+            dtype: t.dtype(),
+        })
+        .collect();
     let backward = cls.getattr("backward")?.unbind();
     let node: Arc<PyLayerNode> = Arc::new(PyLayerNode {
         base: NodeBase::new(edges, metas),
@@ -287,7 +367,11 @@ fn apply(py: Python<'_>, cls: &Bound<'_, PyAny>, torch_dialect: bool, args: &Bou
     for (pos, kind) in output_kinds.iter().enumerate() {
         let Some(k) = *kind else { continue };
         let t = out_tensors[k].clone();
-        if non_diff.iter().any(|x| x.same(&t)) {
+        if non_diff.iter().any(|x| x.same(&t)) || !t.dtype().is_differentiable() {
+            // not differentiable: never requires grad (an input returned as is is detached)
+            if t.requires_grad() {
+                items[pos] = wrap(py, t.detach())?.into_bound(py).into_any();
+            }
             continue;
         }
         let is_input = inputs.iter().any(|x| x.same(&t));
@@ -322,7 +406,13 @@ fn apply(py: Python<'_>, cls: &Bound<'_, PyAny>, torch_dialect: bool, args: &Bou
 
 /// A saved tensor that is output `k` keeps only a weak link to the node, and the ctx
 /// drops its Python object (which now leads back to the node).
-fn rebind_saved(_py: Python<'_>, ctx: &Bound<'_, PyCtx>, t: &Tensor, weak: &Weak<dyn Node>, k: usize) {
+fn rebind_saved(
+    _py: Python<'_>,
+    ctx: &Bound<'_, PyCtx>,
+    t: &Tensor,
+    weak: &Weak<dyn Node>,
+    k: usize,
+) {
     let mut st = ctx.get().state.lock();
     for slot in st.saved.iter_mut() {
         if let SavedSlot::Tensor { saved, original } = slot {
@@ -337,18 +427,28 @@ fn rebind_saved(_py: Python<'_>, ctx: &Bound<'_, PyCtx>, t: &Tensor, weak: &Weak
 /// `once_differentiable` support: returns views of `outputs` whose backward raises
 /// `message` (so differentiating a once-differentiable backward again is a clear error).
 #[pyfunction]
-pub fn _delayed_error(py: Python<'_>, outputs: Vec<Py<PyAny>>, inputs: Vec<Bound<'_, PyTensor>>, message: String) -> PyResult<Vec<Py<PyAny>>> {
+pub fn _delayed_error(
+    py: Python<'_>,
+    outputs: Vec<Py<PyAny>>,
+    inputs: Vec<Bound<'_, PyTensor>>,
+    message: String,
+) -> PyResult<Vec<Py<PyAny>>> {
     let ins: Vec<Tensor> = inputs.iter().map(|t| t.get().inner.clone()).collect();
     let refs: Vec<&Tensor> = ins.iter().collect();
     outputs
         .into_iter()
         .map(|o| {
             let b = o.bind(py);
-            let Ok(t) = b.cast::<PyTensor>() else { return Ok(o) };
+            let Ok(t) = b.cast::<PyTensor>() else {
+                return Ok(o);
+            };
             let out = t.get().inner.detach();
             if let Some(rec) = Recorder::begin(&refs) {
                 let msg = message.clone();
-                rec.finish("DelayedError", &out, move |_, _, _| Err(Error::runtime(msg.clone()))).map_err(to_pyerr)?;
+                rec.finish("DelayedError", &out, move |_, _, _| {
+                    Err(Error::runtime(msg.clone()))
+                })
+                .map_err(to_pyerr)?;
             }
             Ok(wrap(py, out)?.into_any())
         })

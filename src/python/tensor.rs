@@ -51,7 +51,10 @@ pub fn size_object<'py>(py: Python<'py>, dims: &[usize]) -> PyResult<Bound<'py, 
 impl PyTensor {
     /// Wraps a core tensor.
     pub fn new(t: Tensor) -> Self {
-        PyTensor { ready: true, inner: t }
+        PyTensor {
+            ready: true,
+            inner: t,
+        }
     }
 
     /// The wrapped core tensor.
@@ -352,6 +355,17 @@ impl PyTensor {
         create_graph: bool,
         gradient: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
+        if !self.inner.requires_grad() {
+            // Paddle: a no-op (seed code relies on it); say so instead of failing silently
+            pyo3::PyErr::warn(
+                py,
+                &py.get_type::<pyo3::exceptions::PyUserWarning>(),
+                c"backward() was called on a tensor that does not require grad (nothing that \
+                  requires grad was used to compute it); no gradient was computed",
+                1,
+            )?;
+            return Ok(());
+        }
         let g = super::autograd::root_grad(&self.inner, grad_tensor.or(gradient), 0)?;
         let root = self.inner.clone();
         let opts = BackwardOptions {
@@ -444,6 +458,7 @@ impl PyTensor {
             || (self.inner.dtype().is_complex() && tensor_item_is_nonzero_complex(&self.inner)))
     }
 
+    /// `complex(t)`: the single element as a Python complex (one-element tensors only).
     fn __complex__(&self, py: Python<'_>) -> PyResult<num_complex::Complex64> {
         tensor_item(py, &self.inner)?.extract()
     }
@@ -465,10 +480,15 @@ impl PyTensor {
         if self.inner.handle_count() != 1 {
             return Ok(());
         }
-        let Some(meta) = self.inner.try_meta() else { return Ok(()) };
+        let Some(meta) = self.inner.try_meta() else {
+            return Ok(());
+        };
         if let Some(node) = &meta.grad_fn {
             if std::sync::Arc::strong_count(node.arc()) == 1 {
-                if let Some(layer) = node.as_any().and_then(|a| a.downcast_ref::<super::pylayer::PyLayerNode>()) {
+                if let Some(layer) = node
+                    .as_any()
+                    .and_then(|a| a.downcast_ref::<super::pylayer::PyLayerNode>())
+                {
                     visit.call(&layer.ctx)?;
                 }
             }

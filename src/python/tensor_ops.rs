@@ -1,16 +1,150 @@
 //! Arithmetic, comparison, unary and reduction methods of the Python `Tensor`.
 //! Each method extracts its arguments and calls one differentiable op of the core.
 
-use super::convert::operand;
+use super::convert::{operand, tensor_item};
+use super::dtype::{parse_dtype, parse_opt_dtype};
 use super::errors::IntoPy;
 use super::tensor::{wrap, PyTensor};
+use crate::dtype::DType;
 use crate::tensor::{BinaryOp, Tensor, UnaryOp};
+use num_complex::Complex64;
 use pyo3::basic::CompareOp;
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
+use pyo3::types::{PyBool, PyString};
 
 type PyT = PyResult<Py<PyTensor>>;
+
+/// The second operand of a binary method: `other` (torch) or one of the keyword
+/// `aliases` (Paddle's `y`; torch's `exponent` for `pow`). Exactly one must be given.
+pub(crate) fn operand_arg<'a, 'py>(
+    other: Option<&'a Bound<'py, PyAny>>,
+    aliases: &[(&str, Option<&'a Bound<'py, PyAny>>)],
+    op: &str,
+) -> PyResult<&'a Bound<'py, PyAny>> {
+    let op = op.trim_start_matches("r#");
+    let mut found = other.map(|o| ("other", o));
+    for &(alias, value) in aliases {
+        if let Some(v) = value {
+            if let Some((first, _)) = found {
+                return Err(PyTypeError::new_err(format!(
+                    "{op}() got the operand twice, as '{first}' and as '{alias}'"
+                )));
+            }
+            found = Some((alias, v));
+        }
+    }
+    let names: Vec<String> = aliases.iter().map(|(a, _)| format!("'{a}'")).collect();
+    found.map(|(_, v)| v).ok_or_else(|| {
+        PyTypeError::new_err(format!(
+            "{op}() missing 1 required argument: 'other' (or {})",
+            names.join(" or ")
+        ))
+    })
+}
+
+/// The type name of `o`, for error messages.
+fn type_name(o: &Bound<'_, PyAny>) -> String {
+    o.get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_default()
+}
+
+/// A scalar argument given as a number or as a one-element tensor (read with `.item()`);
+/// anything else is a TypeError naming `param` of `op`.
+pub(crate) fn scalar_arg(v: &Bound<'_, PyAny>, op: &str, param: &str) -> PyResult<Complex64> {
+    if let Ok(t) = v.cast::<PyTensor>() {
+        let t = &t.get().inner;
+        if t.numel() != 1 {
+            return Err(PyValueError::new_err(format!(
+                "{op}(): {param} must be a number or a one-element tensor, got a tensor of shape \
+                 {:?}",
+                t.shape()
+            )));
+        }
+        return tensor_item(v.py(), t)?.extract::<Complex64>();
+    }
+    if v.is_instance_of::<PyString>() {
+        return Err(PyTypeError::new_err(format!(
+            "{op}(): {param} must be a number or a one-element tensor, got str"
+        )));
+    }
+    v.extract::<Complex64>().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "{op}(): {param} must be a number or a one-element tensor, got {}",
+            type_name(v)
+        ))
+    })
+}
+
+/// A real, optional bound (`clip`'s `min`/`max`): None, a real number or a one-element
+/// real tensor.
+pub(crate) fn real_bound(
+    v: Option<&Bound<'_, PyAny>>,
+    op: &str,
+    param: &str,
+) -> PyResult<Option<f64>> {
+    let Some(v) = v else { return Ok(None) };
+    let c = scalar_arg(v, op, param)?;
+    if c.im != 0.0 {
+        return Err(PyTypeError::new_err(format!(
+            "{op}(): {param} must be real, got {}",
+            v.repr()?
+        )));
+    }
+    Ok(Some(c.re))
+}
+
+/// True for what can only be a dtype argument: a string, a ferrograd or NumPy dtype, a
+/// scalar type (`float`, `numpy.float64`).
+fn is_dtype_like(o: &Bound<'_, PyAny>) -> bool {
+    o.is_instance_of::<PyString>()
+        || (!o.is_none() && !o.is_instance_of::<PyBool>() && parse_dtype(o).is_ok())
+}
+
+/// A `keepdim` argument: a bool (None means False).
+fn keepdim_arg(o: Option<&Bound<'_, PyAny>>, op: &str) -> PyResult<bool> {
+    match o {
+        None => Ok(false),
+        Some(o) => o.extract::<bool>().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "{op}(): keepdim must be a bool, got {} ({})",
+                type_name(o),
+                o.repr().map(|r| r.to_string()).unwrap_or_default()
+            ))
+        }),
+    }
+}
+
+/// A reduction's optional `dtype` argument; errors name the parameter.
+fn dtype_arg(o: Option<&Bound<'_, PyAny>>, op: &str) -> PyResult<Option<DType>> {
+    match o {
+        None => Ok(None),
+        Some(o) => parse_opt_dtype(Some(o))
+            .map_err(|e| PyTypeError::new_err(format!("{op}(): dtype: {}", e.value(o.py())))),
+    }
+}
+
+/// `sum`'s two middle positional slots in the order they were meant: torch's
+/// `(keepdim, dtype)` or Paddle's `(dtype, keepdim)`. Paddle's order is recognised when
+/// the keepdim slot holds a dtype (a string, dtype object, NumPy dtype), or holds nothing
+/// while the dtype slot holds a bool; everything else is read in torch's order.
+fn keepdim_and_dtype<'a, 'py>(
+    slot_keepdim: Option<&'a Bound<'py, PyAny>>,
+    slot_dtype: Option<&'a Bound<'py, PyAny>>,
+) -> (Option<&'a Bound<'py, PyAny>>, Option<&'a Bound<'py, PyAny>>) {
+    let paddle = match (slot_keepdim, slot_dtype) {
+        (Some(k), _) => is_dtype_like(k),
+        (None, Some(d)) => d.extract::<bool>().is_ok(),
+        (None, None) => false,
+    };
+    if paddle {
+        (slot_dtype, slot_keepdim)
+    } else {
+        (slot_keepdim, slot_dtype)
+    }
+}
 
 /// Runs a binary op with `other` converted; NotImplemented-style TypeErrors for
 /// unsupported operands become Python's `NotImplemented` in the dunder wrappers.
@@ -46,10 +180,11 @@ fn dunder(
 }
 
 macro_rules! binary_dunders {
-    ($($name:ident => $op:expr, $refl:expr;)*) => {
+    ($($name:ident => $op:expr, $refl:expr, $doc:literal;)*) => {
         #[pymethods]
         impl PyTensor {
             $(
+                #[doc = $doc]
                 fn $name(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
                     dunder(py, &self.inner, other, $op, $refl)
                 }
@@ -59,35 +194,43 @@ macro_rules! binary_dunders {
 }
 
 binary_dunders! {
-    __add__ => BinaryOp::Add, false;
-    __radd__ => BinaryOp::Add, true;
-    __sub__ => BinaryOp::Sub, false;
-    __rsub__ => BinaryOp::Sub, true;
-    __mul__ => BinaryOp::Mul, false;
-    __rmul__ => BinaryOp::Mul, true;
-    __truediv__ => BinaryOp::Div, false;
-    __rtruediv__ => BinaryOp::Div, true;
-    __floordiv__ => BinaryOp::FloorDiv, false;
-    __rfloordiv__ => BinaryOp::FloorDiv, true;
-    __mod__ => BinaryOp::Rem, false;
-    __rmod__ => BinaryOp::Rem, true;
-    __and__ => BinaryOp::BitAnd, false;
-    __rand__ => BinaryOp::BitAnd, true;
-    __or__ => BinaryOp::BitOr, false;
-    __ror__ => BinaryOp::BitOr, true;
-    __xor__ => BinaryOp::BitXor, false;
-    __rxor__ => BinaryOp::BitXor, true;
+    __add__ => BinaryOp::Add, false, "`self + other`.";
+    __radd__ => BinaryOp::Add, true, "`other + self`.";
+    __sub__ => BinaryOp::Sub, false, "`self - other`.";
+    __rsub__ => BinaryOp::Sub, true, "`other - self`.";
+    __mul__ => BinaryOp::Mul, false, "`self * other`.";
+    __rmul__ => BinaryOp::Mul, true, "`other * self`.";
+    __truediv__ => BinaryOp::Div, false, "`self / other`.";
+    __rtruediv__ => BinaryOp::Div, true, "`other / self`.";
+    __floordiv__ => BinaryOp::FloorDiv, false, "`self // other`.";
+    __rfloordiv__ => BinaryOp::FloorDiv, true, "`other // self`.";
+    __mod__ => BinaryOp::Rem, false, "`self % other` (sign of the divisor, as Python).";
+    __rmod__ => BinaryOp::Rem, true, "`other % self` (sign of the divisor, as Python).";
+    __and__ => BinaryOp::BitAnd, false, "`self & other` (bitwise; logical for bool).";
+    __rand__ => BinaryOp::BitAnd, true, "`other & self` (bitwise; logical for bool).";
+    __or__ => BinaryOp::BitOr, false, "`self | other` (bitwise; logical for bool).";
+    __ror__ => BinaryOp::BitOr, true, "`other | self` (bitwise; logical for bool).";
+    __xor__ => BinaryOp::BitXor, false, "`self ^ other` (bitwise; logical for bool).";
+    __rxor__ => BinaryOp::BitXor, true, "`other ^ self` (bitwise; logical for bool).";
 }
 
 macro_rules! binary_methods {
-    ($($name:ident => $op:expr;)*) => {
+    ($($name:ident => $op:expr, $doc:literal;)*) => {
         #[pymethods]
         impl PyTensor {
             $(
-                #[pyo3(signature = (other, name=None))]
-                fn $name(&self, py: Python<'_>, other: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny>>) -> PyT {
+                #[doc = $doc]
+                #[pyo3(signature = (other=None, name=None, *, y=None))]
+                fn $name(
+                    &self,
+                    py: Python<'_>,
+                    other: Option<&Bound<'_, PyAny>>,
+                    name: Option<&Bound<'_, PyAny>>,
+                    y: Option<&Bound<'_, PyAny>>,
+                ) -> PyT {
                     let _ = name;
-                    bin(py, &self.inner, other, $op, false)
+                    let b = operand_arg(other, &[("y", y)], stringify!($name))?;
+                    bin(py, &self.inner, b, $op, false)
                 }
             )*
         }
@@ -95,44 +238,45 @@ macro_rules! binary_methods {
 }
 
 binary_methods! {
-    add => BinaryOp::Add;
-    subtract => BinaryOp::Sub;
-    sub => BinaryOp::Sub;
-    multiply => BinaryOp::Mul;
-    mul => BinaryOp::Mul;
-    divide => BinaryOp::Div;
-    div => BinaryOp::Div;
-    true_divide => BinaryOp::Div;
-    floor_divide => BinaryOp::FloorDiv;
-    remainder => BinaryOp::Rem;
-    r#mod => BinaryOp::Rem;
-    maximum => BinaryOp::Maximum;
-    minimum => BinaryOp::Minimum;
-    equal => BinaryOp::Eq;
-    eq => BinaryOp::Eq;
-    not_equal => BinaryOp::Ne;
-    ne => BinaryOp::Ne;
-    less_than => BinaryOp::Lt;
-    lt => BinaryOp::Lt;
-    less_equal => BinaryOp::Le;
-    le => BinaryOp::Le;
-    greater_than => BinaryOp::Gt;
-    gt => BinaryOp::Gt;
-    greater_equal => BinaryOp::Ge;
-    ge => BinaryOp::Ge;
-    logical_and => BinaryOp::LogicalAnd;
-    logical_or => BinaryOp::LogicalOr;
-    logical_xor => BinaryOp::LogicalXor;
-    bitwise_and => BinaryOp::BitAnd;
-    bitwise_or => BinaryOp::BitOr;
-    bitwise_xor => BinaryOp::BitXor;
+    add => BinaryOp::Add, "Elementwise `self + other` (broadcasting; Paddle's `y=` also accepted).";
+    subtract => BinaryOp::Sub, "Elementwise `self - other` (broadcasting; Paddle's `y=` also accepted).";
+    sub => BinaryOp::Sub, "Same as `subtract`: elementwise `self - other`.";
+    multiply => BinaryOp::Mul, "Elementwise `self * other` (broadcasting; Paddle's `y=` also accepted).";
+    mul => BinaryOp::Mul, "Same as `multiply`: elementwise `self * other`.";
+    divide => BinaryOp::Div, "Elementwise true division `self / other` (Paddle's `y=` also accepted).";
+    div => BinaryOp::Div, "Same as `divide`: elementwise `self / other`.";
+    true_divide => BinaryOp::Div, "Same as `divide`: elementwise `self / other`.";
+    floor_divide => BinaryOp::FloorDiv, "Elementwise `self // other` (rounding toward minus infinity).";
+    remainder => BinaryOp::Rem, "Elementwise `self % other`, with the sign of the divisor (Python's `%`).";
+    r#mod => BinaryOp::Rem, "Same as `remainder`: elementwise `self % other`.";
+    maximum => BinaryOp::Maximum, "Elementwise maximum of `self` and `other` (NaN propagates).";
+    minimum => BinaryOp::Minimum, "Elementwise minimum of `self` and `other` (NaN propagates).";
+    equal => BinaryOp::Eq, "Elementwise `self == other`, as a bool tensor.";
+    eq => BinaryOp::Eq, "Same as `equal`: elementwise `self == other`, as a bool tensor.";
+    not_equal => BinaryOp::Ne, "Elementwise `self != other`, as a bool tensor.";
+    ne => BinaryOp::Ne, "Same as `not_equal`: elementwise `self != other`, as a bool tensor.";
+    less_than => BinaryOp::Lt, "Elementwise `self < other`, as a bool tensor.";
+    lt => BinaryOp::Lt, "Same as `less_than`: elementwise `self < other`, as a bool tensor.";
+    less_equal => BinaryOp::Le, "Elementwise `self <= other`, as a bool tensor.";
+    le => BinaryOp::Le, "Same as `less_equal`: elementwise `self <= other`, as a bool tensor.";
+    greater_than => BinaryOp::Gt, "Elementwise `self > other`, as a bool tensor.";
+    gt => BinaryOp::Gt, "Same as `greater_than`: elementwise `self > other`, as a bool tensor.";
+    greater_equal => BinaryOp::Ge, "Elementwise `self >= other`, as a bool tensor.";
+    ge => BinaryOp::Ge, "Same as `greater_equal`: elementwise `self >= other`, as a bool tensor.";
+    logical_and => BinaryOp::LogicalAnd, "Elementwise logical AND of the truth values, as a bool tensor.";
+    logical_or => BinaryOp::LogicalOr, "Elementwise logical OR of the truth values, as a bool tensor.";
+    logical_xor => BinaryOp::LogicalXor, "Elementwise logical XOR of the truth values, as a bool tensor.";
+    bitwise_and => BinaryOp::BitAnd, "Elementwise bitwise AND of integer or bool tensors.";
+    bitwise_or => BinaryOp::BitOr, "Elementwise bitwise OR of integer or bool tensors.";
+    bitwise_xor => BinaryOp::BitXor, "Elementwise bitwise XOR of integer or bool tensors.";
 }
 
 macro_rules! unary_methods {
-    ($($name:ident => $op:expr;)*) => {
+    ($($name:ident => $op:expr, $doc:literal;)*) => {
         #[pymethods]
         impl PyTensor {
             $(
+                #[doc = $doc]
                 #[pyo3(signature = (name=None))]
                 fn $name(&self, py: Python<'_>, name: Option<&Bound<'_, PyAny>>) -> PyT {
                     let _ = name;
@@ -144,31 +288,31 @@ macro_rules! unary_methods {
 }
 
 unary_methods! {
-    neg => UnaryOp::Neg;
-    negative => UnaryOp::Neg;
-    abs => UnaryOp::Abs;
-    sign => UnaryOp::Sign;
-    exp => UnaryOp::Exp;
-    log => UnaryOp::Log;
-    log1p => UnaryOp::Log1p;
-    expm1 => UnaryOp::Expm1;
-    sqrt => UnaryOp::Sqrt;
-    rsqrt => UnaryOp::Rsqrt;
-    square => UnaryOp::Square;
-    reciprocal => UnaryOp::Reciprocal;
-    sin => UnaryOp::Sin;
-    cos => UnaryOp::Cos;
-    tan => UnaryOp::Tan;
-    tanh => UnaryOp::Tanh;
-    sigmoid => UnaryOp::Sigmoid;
-    relu => UnaryOp::Relu;
-    gelu => UnaryOp::Gelu;
-    softplus => UnaryOp::Softplus;
-    erf => UnaryOp::Erf;
-    floor => UnaryOp::Floor;
-    ceil => UnaryOp::Ceil;
-    round => UnaryOp::Round;
-    logical_not => UnaryOp::LogicalNot;
+    neg => UnaryOp::Neg, "Elementwise negation `-self`.";
+    negative => UnaryOp::Neg, "Same as `neg`: elementwise `-self`.";
+    abs => UnaryOp::Abs, "Elementwise absolute value (the modulus for complex tensors).";
+    sign => UnaryOp::Sign, "Elementwise sign: -1, 0 or 1.";
+    exp => UnaryOp::Exp, "Elementwise `e ** self`.";
+    log => UnaryOp::Log, "Elementwise natural logarithm.";
+    log1p => UnaryOp::Log1p, "Elementwise `log(1 + self)`, accurate near zero.";
+    expm1 => UnaryOp::Expm1, "Elementwise `exp(self) - 1`, accurate near zero.";
+    sqrt => UnaryOp::Sqrt, "Elementwise square root.";
+    rsqrt => UnaryOp::Rsqrt, "Elementwise reciprocal square root `1 / sqrt(self)`.";
+    square => UnaryOp::Square, "Elementwise `self * self`.";
+    reciprocal => UnaryOp::Reciprocal, "Elementwise `1 / self`.";
+    sin => UnaryOp::Sin, "Elementwise sine.";
+    cos => UnaryOp::Cos, "Elementwise cosine.";
+    tan => UnaryOp::Tan, "Elementwise tangent.";
+    tanh => UnaryOp::Tanh, "Elementwise hyperbolic tangent.";
+    sigmoid => UnaryOp::Sigmoid, "Elementwise logistic sigmoid `1 / (1 + exp(-self))`.";
+    relu => UnaryOp::Relu, "Elementwise `max(self, 0)`.";
+    gelu => UnaryOp::Gelu, "Elementwise GELU (the exact, erf-based form).";
+    softplus => UnaryOp::Softplus, "Elementwise `log(1 + exp(self))` (linear above 20, as torch).";
+    erf => UnaryOp::Erf, "Elementwise Gauss error function.";
+    floor => UnaryOp::Floor, "Elementwise rounding down.";
+    ceil => UnaryOp::Ceil, "Elementwise rounding up.";
+    round => UnaryOp::Round, "Elementwise rounding to the nearest integer (halves to even, as NumPy).";
+    logical_not => UnaryOp::LogicalNot, "Elementwise logical NOT of the truth values, as a bool tensor.";
 }
 
 /// Reads an axis argument: None, an int, or a sequence of ints.
@@ -203,14 +347,17 @@ fn axis_or_dim<'a, 'py>(
 
 #[pymethods]
 impl PyTensor {
+    /// `self @ other`.
     fn __matmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyT {
         let b = operand(other, self.inner.dtype())?;
         wrap(py, self.inner.matmul(&b).py()?)
     }
+    /// `other @ self`.
     fn __rmatmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyT {
         let a = operand(other, self.inner.dtype())?;
         wrap(py, a.matmul(&self.inner).py()?)
     }
+    /// `self ** other` (`modulo` is not supported and ignored).
     fn __pow__(
         &self,
         py: Python<'_>,
@@ -220,6 +367,7 @@ impl PyTensor {
         let _ = modulo;
         dunder(py, &self.inner, other, BinaryOp::Pow, false)
     }
+    /// `other ** self`.
     fn __rpow__(
         &self,
         py: Python<'_>,
@@ -229,21 +377,33 @@ impl PyTensor {
         let _ = modulo;
         dunder(py, &self.inner, other, BinaryOp::Pow, true)
     }
-    /// `self ** exponent`.
-    #[pyo3(signature = (y, name=None))]
-    fn pow(&self, py: Python<'_>, y: &Bound<'_, PyAny>, name: Option<&Bound<'_, PyAny>>) -> PyT {
+    /// Elementwise `self ** other` (torch's `exponent=` and Paddle's `y=` also accepted).
+    #[pyo3(signature = (other=None, name=None, *, exponent=None, y=None))]
+    fn pow(
+        &self,
+        py: Python<'_>,
+        other: Option<&Bound<'_, PyAny>>,
+        name: Option<&Bound<'_, PyAny>>,
+        exponent: Option<&Bound<'_, PyAny>>,
+        y: Option<&Bound<'_, PyAny>>,
+    ) -> PyT {
         let _ = name;
-        bin(py, &self.inner, y, BinaryOp::Pow, false)
+        let e = operand_arg(other, &[("exponent", exponent), ("y", y)], "pow")?;
+        bin(py, &self.inner, e, BinaryOp::Pow, false)
     }
+    /// `-self`.
     fn __neg__(&self, py: Python<'_>) -> PyT {
         wrap(py, self.inner.neg().py()?)
     }
+    /// `+self`: the tensor itself.
     fn __pos__(slf: Py<Self>) -> Py<Self> {
         slf
     }
+    /// `abs(self)`.
     fn __abs__(&self, py: Python<'_>) -> PyT {
         wrap(py, self.inner.unary(UnaryOp::Abs).py()?)
     }
+    /// `~self`: logical NOT (bool tensors only).
     fn __invert__(&self, py: Python<'_>) -> PyT {
         if self.inner.dtype() != crate::DType::Bool {
             return Err(PyTypeError::new_err(
@@ -252,6 +412,7 @@ impl PyTensor {
         }
         wrap(py, self.inner.unary(UnaryOp::LogicalNot).py()?)
     }
+    /// Elementwise comparisons `==`, `!=`, `<`, `<=`, `>`, `>=` (bool tensors).
     fn __richcmp__(
         &self,
         py: Python<'_>,
@@ -276,19 +437,21 @@ impl PyTensor {
         dunder(py, &self.inner, other, bop, false)
     }
 
-    /// Matrix product.
-    #[pyo3(signature = (y, transpose_x=false, transpose_y=false, name=None))]
+    /// Matrix product `self @ other` (Paddle's `y=` and `transpose_x/transpose_y` too).
+    #[pyo3(signature = (other=None, transpose_x=false, transpose_y=false, name=None, *, y=None))]
     fn matmul(
         &self,
         py: Python<'_>,
-        y: &Bound<'_, PyAny>,
+        other: Option<&Bound<'_, PyAny>>,
         transpose_x: bool,
         transpose_y: bool,
         name: Option<&Bound<'_, PyAny>>,
+        y: Option<&Bound<'_, PyAny>>,
     ) -> PyT {
         let _ = name;
+        let other = operand_arg(other, &[("y", y)], "matmul")?;
         let mut a = self.inner.clone();
-        let mut b = operand(y, a.dtype())?;
+        let mut b = operand(other, a.dtype())?;
         if transpose_x && a.ndim() >= 2 {
             a = a.transpose(-1, -2).py()?;
         }
@@ -297,75 +460,132 @@ impl PyTensor {
         }
         wrap(py, a.matmul(&b).py()?)
     }
-    /// 2-D matrix product (torch `mm`).
-    fn mm(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyT {
-        self.matmul(py, other, false, false, None)
+    /// 2-D matrix product (torch `mm`; Paddle's `y=` also accepted).
+    #[pyo3(signature = (other=None, name=None, *, y=None))]
+    fn mm(
+        &self,
+        py: Python<'_>,
+        other: Option<&Bound<'_, PyAny>>,
+        name: Option<&Bound<'_, PyAny>>,
+        y: Option<&Bound<'_, PyAny>>,
+    ) -> PyT {
+        let other = operand_arg(other, &[("y", y)], "mm")?;
+        self.matmul(py, Some(other), false, false, name, None)
     }
-    /// Batched matrix product (torch `bmm`).
-    fn bmm(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyT {
-        self.matmul(py, other, false, false, None)
+    /// Batched matrix product (torch `bmm`; Paddle's `y=` also accepted).
+    #[pyo3(signature = (other=None, name=None, *, y=None))]
+    fn bmm(
+        &self,
+        py: Python<'_>,
+        other: Option<&Bound<'_, PyAny>>,
+        name: Option<&Bound<'_, PyAny>>,
+        y: Option<&Bound<'_, PyAny>>,
+    ) -> PyT {
+        let other = operand_arg(other, &[("y", y)], "bmm")?;
+        self.matmul(py, Some(other), false, false, name, None)
     }
-    /// Inner product of 1-D tensors.
-    fn dot(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyT {
+    /// Inner product of 1-D tensors (Paddle's `y=` also accepted).
+    #[pyo3(signature = (other=None, name=None, *, y=None))]
+    fn dot(
+        &self,
+        py: Python<'_>,
+        other: Option<&Bound<'_, PyAny>>,
+        name: Option<&Bound<'_, PyAny>>,
+        y: Option<&Bound<'_, PyAny>>,
+    ) -> PyT {
+        let _ = name;
+        let other = operand_arg(other, &[("y", y)], "dot")?;
         let b = operand(other, self.inner.dtype())?;
         wrap(py, self.inner.dot(&b).py()?)
     }
-    /// Outer product of 1-D tensors.
-    fn outer(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyT {
+    /// Outer product of 1-D tensors (Paddle's `y=` also accepted).
+    #[pyo3(signature = (other=None, name=None, *, y=None))]
+    fn outer(
+        &self,
+        py: Python<'_>,
+        other: Option<&Bound<'_, PyAny>>,
+        name: Option<&Bound<'_, PyAny>>,
+        y: Option<&Bound<'_, PyAny>>,
+    ) -> PyT {
+        let _ = name;
+        let other = operand_arg(other, &[("y", y)], "outer")?;
         let b = operand(other, self.inner.dtype())?;
         wrap(py, self.inner.outer(&b).py()?)
     }
 
-    /// Clamps values into `[min, max]` (either may be None).
+    /// Clamps values into `[min, max]`; either bound may be None, a number or a
+    /// one-element tensor.
     #[pyo3(signature = (min=None, max=None, name=None))]
     fn clip(
         &self,
         py: Python<'_>,
-        min: Option<f64>,
-        max: Option<f64>,
+        min: Option<&Bound<'_, PyAny>>,
+        max: Option<&Bound<'_, PyAny>>,
         name: Option<&Bound<'_, PyAny>>,
     ) -> PyT {
         let _ = name;
-        wrap(py, self.inner.clip(min, max).py()?)
+        let lo = real_bound(min, "clip", "min")?;
+        let hi = real_bound(max, "clip", "max")?;
+        wrap(py, self.inner.clip(lo, hi).py()?)
     }
     /// Same as `clip`.
-    #[pyo3(signature = (min=None, max=None))]
-    fn clamp(&self, py: Python<'_>, min: Option<f64>, max: Option<f64>) -> PyT {
-        wrap(py, self.inner.clip(min, max).py()?)
+    #[pyo3(signature = (min=None, max=None, name=None))]
+    fn clamp(
+        &self,
+        py: Python<'_>,
+        min: Option<&Bound<'_, PyAny>>,
+        max: Option<&Bound<'_, PyAny>>,
+        name: Option<&Bound<'_, PyAny>>,
+    ) -> PyT {
+        let _ = name;
+        let lo = real_bound(min, "clamp", "min")?;
+        let hi = real_bound(max, "clamp", "max")?;
+        wrap(py, self.inner.clip(lo, hi).py()?)
     }
 
-    /// Sum over `axis`/`dim` (all by default).
-    #[pyo3(signature = (axis=None, keepdim=false, dtype=None, name=None, *, dim=None))]
+    /// Sum over `axis`/`dim` (all by default). Positionally both torch's
+    /// `sum(dim, keepdim, dtype)` and Paddle's `sum(axis, dtype, keepdim)` work: a dtype
+    /// in the second place (or a bool in the third) means Paddle's order.
+    #[pyo3(
+        signature = (axis=None, keepdim=None, dtype=None, name=None, *, dim=None),
+        text_signature = "($self, axis=None, keepdim=False, dtype=None, name=None, *, dim=None)"
+    )]
     fn sum(
         &self,
         py: Python<'_>,
         axis: Option<&Bound<'_, PyAny>>,
-        keepdim: bool,
+        keepdim: Option<&Bound<'_, PyAny>>,
         dtype: Option<&Bound<'_, PyAny>>,
         name: Option<&Bound<'_, PyAny>>,
         dim: Option<&Bound<'_, PyAny>>,
     ) -> PyT {
         let _ = name;
-        let x = match super::dtype::parse_opt_dtype(dtype)? {
+        let (keepdim, dtype) = keepdim_and_dtype(keepdim, dtype);
+        let keepdim = keepdim_arg(keepdim, "sum")?;
+        let x = match dtype_arg(dtype, "sum")? {
             Some(d) => self.inner.to_dtype(d).py()?,
             None => self.inner.clone(),
         };
         let ax = parse_axes(axis_or_dim(axis, dim))?;
         wrap(py, x.sum(ax.as_deref(), keepdim).py()?)
     }
-    /// Mean over `axis`/`dim`.
-    #[pyo3(signature = (axis=None, keepdim=false, name=None, *, dim=None, dtype=None))]
+    /// Mean over `axis`/`dim` (Paddle's `mean(axis, keepdim)` and torch's order agree).
+    #[pyo3(
+        signature = (axis=None, keepdim=None, name=None, *, dim=None, dtype=None),
+        text_signature = "($self, axis=None, keepdim=False, name=None, *, dim=None, dtype=None)"
+    )]
     fn mean(
         &self,
         py: Python<'_>,
         axis: Option<&Bound<'_, PyAny>>,
-        keepdim: bool,
+        keepdim: Option<&Bound<'_, PyAny>>,
         name: Option<&Bound<'_, PyAny>>,
         dim: Option<&Bound<'_, PyAny>>,
         dtype: Option<&Bound<'_, PyAny>>,
     ) -> PyT {
         let _ = name;
-        let x = match super::dtype::parse_opt_dtype(dtype)? {
+        let keepdim = keepdim_arg(keepdim, "mean")?;
+        let x = match dtype_arg(dtype, "mean")? {
             Some(d) => self.inner.to_dtype(d).py()?,
             None => self.inner.clone(),
         };
@@ -418,26 +638,28 @@ impl PyTensor {
         )
     }
     /// Same as `max`.
-    #[pyo3(signature = (axis=None, keepdim=false, *, dim=None))]
+    #[pyo3(signature = (axis=None, keepdim=false, name=None, *, dim=None))]
     fn amax(
         &self,
         py: Python<'_>,
         axis: Option<&Bound<'_, PyAny>>,
         keepdim: bool,
+        name: Option<&Bound<'_, PyAny>>,
         dim: Option<&Bound<'_, PyAny>>,
     ) -> PyT {
-        self.max(py, axis, keepdim, None, dim)
+        self.max(py, axis, keepdim, name, dim)
     }
     /// Same as `min`.
-    #[pyo3(signature = (axis=None, keepdim=false, *, dim=None))]
+    #[pyo3(signature = (axis=None, keepdim=false, name=None, *, dim=None))]
     fn amin(
         &self,
         py: Python<'_>,
         axis: Option<&Bound<'_, PyAny>>,
         keepdim: bool,
+        name: Option<&Bound<'_, PyAny>>,
         dim: Option<&Bound<'_, PyAny>>,
     ) -> PyT {
-        self.min(py, axis, keepdim, None, dim)
+        self.min(py, axis, keepdim, name, dim)
     }
     /// Index of the maximum along `axis` (flattened when None), int64.
     #[pyo3(signature = (axis=None, keepdim=false, dtype=None, name=None, *, dim=None))]
@@ -552,7 +774,10 @@ impl PyTensor {
         wrap(py, self.inner.all_any(ax.as_deref(), keepdim, false).py()?)
     }
     /// Softmax along `axis` (default: last).
-    #[pyo3(signature = (axis=-1, dtype=None, name=None, *, dim=None))]
+    #[pyo3(
+        signature = (axis=-1, dtype=None, name=None, *, dim=None),
+        text_signature = "($self, axis=-1, dtype=None, name=None, *, dim=None)"
+    )]
     fn softmax(
         &self,
         py: Python<'_>,
@@ -562,14 +787,17 @@ impl PyTensor {
         dim: Option<isize>,
     ) -> PyT {
         let _ = name;
-        let x = match super::dtype::parse_opt_dtype(dtype)? {
+        let x = match dtype_arg(dtype, "softmax")? {
             Some(d) => self.inner.to_dtype(d).py()?,
             None => self.inner.clone(),
         };
         wrap(py, x.softmax(dim.unwrap_or(axis)).py()?)
     }
     /// Log-softmax along `axis` (default: last).
-    #[pyo3(signature = (axis=-1, dtype=None, name=None, *, dim=None))]
+    #[pyo3(
+        signature = (axis=-1, dtype=None, name=None, *, dim=None),
+        text_signature = "($self, axis=-1, dtype=None, name=None, *, dim=None)"
+    )]
     fn log_softmax(
         &self,
         py: Python<'_>,
@@ -579,13 +807,10 @@ impl PyTensor {
         dim: Option<isize>,
     ) -> PyT {
         let _ = name;
-        let x = match super::dtype::parse_opt_dtype(dtype)? {
+        let x = match dtype_arg(dtype, "log_softmax")? {
             Some(d) => self.inner.to_dtype(d).py()?,
             None => self.inner.clone(),
         };
         wrap(py, x.log_softmax(dim.unwrap_or(axis)).py()?)
     }
 }
-
-#[allow(dead_code)]
-fn _tuple(_: &PyTuple) {}

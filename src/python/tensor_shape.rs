@@ -3,12 +3,15 @@
 use super::convert::operand;
 use super::dtype::parse_dtype;
 use super::errors::IntoPy;
+use super::functions::check_device;
 use super::tensor::{wrap, PyTensor};
+use super::tensor_ops::{operand_arg, real_bound, scalar_arg};
 use crate::dtype::DType;
 use crate::tensor::BinaryOp;
+use num_complex::Complex64;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyList, PyString, PyTuple};
 
 type PyT = PyResult<Py<PyTensor>>;
 
@@ -78,7 +81,10 @@ impl PyTensor {
         self.reshape(py, shape)
     }
     /// Flattens dims `start..=stop` (Paddle `start_axis/stop_axis`, torch `start_dim/end_dim`).
-    #[pyo3(signature = (start_axis=0, stop_axis=-1, name=None, *, start_dim=None, end_dim=None))]
+    #[pyo3(
+        signature = (start_axis=0, stop_axis=-1, name=None, *, start_dim=None, end_dim=None),
+        text_signature = "($self, start_axis=0, stop_axis=-1, name=None, *, start_dim=None, end_dim=None)"
+    )]
     fn flatten(
         &self,
         py: Python<'_>,
@@ -252,17 +258,28 @@ impl PyTensor {
     fn cast(&self, py: Python<'_>, dtype: &Bound<'_, PyAny>) -> PyT {
         self.astype(py, dtype)
     }
-    /// `to(dtype)`; device strings `"cpu"` are accepted and ignored.
-    #[pyo3(signature = (*args, dtype=None, **_kwargs))]
+    /// `to(dtype)`, `to(other)` (its dtype), `to(device, dtype)`: the device must be the
+    /// CPU. `copy=True` always returns new memory; `non_blocking` is accepted and ignored.
+    /// Either may also follow positionally (`to(dtype, non_blocking, copy)`, as torch).
+    #[pyo3(signature = (*args, dtype=None, device=None, non_blocking=false, copy=false))]
     fn to(
         slf: &Bound<'_, Self>,
         args: &Bound<'_, PyTuple>,
         dtype: Option<&Bound<'_, PyAny>>,
-        _kwargs: Option<&Bound<'_, pyo3::types::PyDict>>,
+        device: Option<&Bound<'_, PyAny>>,
+        non_blocking: bool,
+        copy: bool,
     ) -> PyResult<Py<PyAny>> {
         let py = slf.py();
+        let _ = non_blocking;
+        check_device(device, "to()")?;
         let mut target = dtype.map(parse_dtype).transpose()?;
+        let mut flags: Vec<bool> = Vec::new();
         for a in args.iter() {
+            if a.is_instance_of::<PyBool>() {
+                flags.push(a.extract()?);
+                continue;
+            }
             if let Ok(s) = a.cast::<PyString>() {
                 let s = s.to_cow()?;
                 if s == "cpu" || s.starts_with("cpu") {
@@ -280,9 +297,17 @@ impl PyTensor {
             }
             target = Some(parse_dtype(&a)?);
         }
+        if flags.len() > 2 {
+            return Err(PyTypeError::new_err(
+                "to() takes at most two positional flags: non_blocking and copy",
+            ));
+        }
+        let copy = copy || flags.get(1).copied().unwrap_or(false);
+        let t = &slf.get().inner;
         match target {
-            Some(d) => Ok(wrap(py, slf.get().inner.to_dtype(d).py()?)?.into_any()),
-            None => Ok(slf.clone().unbind().into_any()),
+            Some(d) if d != t.dtype() => Ok(wrap(py, t.to_dtype(d).py()?)?.into_any()),
+            _ if copy => Ok(wrap(py, t.clone_tensor().py()?)?.into_any()),
+            _ => Ok(slf.clone().unbind().into_any()),
         }
     }
     /// Converts to float32.
@@ -340,20 +365,48 @@ impl PyTensor {
         let o = operand(other, self.inner.dtype())?;
         self.inner.binary_(&o, BinaryOp::Div, "div_").py()
     }
-    /// In-place `+=`.
-    fn add_(slf: Py<Self>, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<Self>> {
+    /// In-place `self += other` (Paddle's `y=` also accepted).
+    #[pyo3(signature = (other=None, *, y=None))]
+    fn add_(
+        slf: Py<Self>,
+        py: Python<'_>,
+        other: Option<&Bound<'_, PyAny>>,
+        y: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<Self>> {
+        let other = operand_arg(other, &[("y", y)], "add_")?;
         inplace(py, slf, other, BinaryOp::Add, "add_")
     }
-    /// In-place `-=`.
-    fn sub_(slf: Py<Self>, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<Self>> {
+    /// In-place `self -= other` (Paddle's `y=` also accepted).
+    #[pyo3(signature = (other=None, *, y=None))]
+    fn sub_(
+        slf: Py<Self>,
+        py: Python<'_>,
+        other: Option<&Bound<'_, PyAny>>,
+        y: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<Self>> {
+        let other = operand_arg(other, &[("y", y)], "sub_")?;
         inplace(py, slf, other, BinaryOp::Sub, "sub_")
     }
-    /// In-place `*=`.
-    fn mul_(slf: Py<Self>, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<Self>> {
+    /// In-place `self *= other` (Paddle's `y=` also accepted).
+    #[pyo3(signature = (other=None, *, y=None))]
+    fn mul_(
+        slf: Py<Self>,
+        py: Python<'_>,
+        other: Option<&Bound<'_, PyAny>>,
+        y: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<Self>> {
+        let other = operand_arg(other, &[("y", y)], "mul_")?;
         inplace(py, slf, other, BinaryOp::Mul, "mul_")
     }
-    /// In-place `/=`.
-    fn div_(slf: Py<Self>, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<Self>> {
+    /// In-place `self /= other` (Paddle's `y=` also accepted).
+    #[pyo3(signature = (other=None, *, y=None))]
+    fn div_(
+        slf: Py<Self>,
+        py: Python<'_>,
+        other: Option<&Bound<'_, PyAny>>,
+        y: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<Self>> {
+        let other = operand_arg(other, &[("y", y)], "div_")?;
         inplace(py, slf, other, BinaryOp::Div, "div_")
     }
     /// Fills with zeros in place.
@@ -361,9 +414,25 @@ impl PyTensor {
         slf.get().inner.fill_named(0.0, "zero_").py()?;
         Ok(slf)
     }
-    /// Fills with `value` in place.
-    fn fill_(slf: Py<Self>, value: f64) -> PyResult<Py<Self>> {
-        slf.get().inner.fill_(value).py()?;
+    /// Fills with `value` in place: a number or a one-element tensor (complex values for
+    /// complex tensors).
+    fn fill_(slf: Py<Self>, value: &Bound<'_, PyAny>) -> PyResult<Py<Self>> {
+        let t = &slf.get().inner;
+        let v = scalar_arg(value, "fill_", "value")?;
+        if v.im != 0.0 && !t.dtype().is_complex() {
+            return Err(PyTypeError::new_err(format!(
+                "fill_(): cannot fill a {} tensor with the complex value {}",
+                t.dtype(),
+                value.repr()?
+            )));
+        }
+        // the real part through `fill_` (which records that the old values get no
+        // gradient), then the imaginary part added in place
+        t.fill_(v.re).py()?;
+        if v.im != 0.0 {
+            let im = crate::tensor::full_complex(&[], Complex64::new(0.0, v.im), t.dtype()).py()?;
+            t.binary_(&im, BinaryOp::Add, "fill_").py()?;
+        }
         Ok(slf)
     }
     /// Copies `src` into this tensor in place (broadcast, cast).
@@ -380,20 +449,36 @@ impl PyTensor {
         let _ = py;
         Ok(slf)
     }
-    /// Clamps in place.
-    #[pyo3(signature = (min=None, max=None))]
-    fn clip_(slf: Py<Self>, min: Option<f64>, max: Option<f64>) -> PyResult<Py<Self>> {
-        slf.get().inner.clip_(min, max).py()?;
+    /// Clamps in place; either bound may be None, a number or a one-element tensor.
+    #[pyo3(signature = (min=None, max=None, name=None))]
+    fn clip_(
+        slf: Py<Self>,
+        min: Option<&Bound<'_, PyAny>>,
+        max: Option<&Bound<'_, PyAny>>,
+        name: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<Self>> {
+        let _ = name;
+        let lo = real_bound(min, "clip_", "min")?;
+        let hi = real_bound(max, "clip_", "max")?;
+        slf.get().inner.clip_(lo, hi).py()?;
         Ok(slf)
     }
     /// Same as `clip_`.
-    #[pyo3(signature = (min=None, max=None))]
-    fn clamp_(slf: Py<Self>, min: Option<f64>, max: Option<f64>) -> PyResult<Py<Self>> {
-        Self::clip_(slf, min, max)
+    #[pyo3(signature = (min=None, max=None, name=None))]
+    fn clamp_(
+        slf: Py<Self>,
+        min: Option<&Bound<'_, PyAny>>,
+        max: Option<&Bound<'_, PyAny>>,
+        name: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<Self>> {
+        Self::clip_(slf, min, max, name)
     }
     /// `e^x` in place.
     fn exp_(slf: Py<Self>) -> PyResult<Py<Self>> {
-        slf.get().inner.unary_(crate::tensor::UnaryOp::Exp, "exp_").py()?;
+        slf.get()
+            .inner
+            .unary_(crate::tensor::UnaryOp::Exp, "exp_")
+            .py()?;
         Ok(slf)
     }
     /// `x = scale * x + bias` (or `scale * (x + bias)`) in place (Paddle).

@@ -27,7 +27,9 @@ impl Tensor {
         if op.returns_bool() {
             return Ok(DType::Bool);
         }
-        if matches!(op, BinaryOp::BitAnd | BinaryOp::BitOr | BinaryOp::BitXor) && !(common.is_int() || common == DType::Bool) {
+        if matches!(op, BinaryOp::BitAnd | BinaryOp::BitOr | BinaryOp::BitXor)
+            && !(common.is_int() || common == DType::Bool)
+        {
             return Err(Error::type_err(format!(
                 "{}: only integer and bool tensors support bitwise operations, got {common}",
                 op.name()

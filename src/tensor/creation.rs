@@ -67,7 +67,13 @@ pub fn linspace(start: f64, end: f64, num: usize, dtype: DType) -> Result<Tensor
         v.push(start);
     } else if num > 1 {
         let step = (end - start) / (num - 1) as f64;
-        v.extend((0..num).map(|i| if i == num - 1 { end } else { start + i as f64 * step }));
+        v.extend((0..num).map(|i| {
+            if i == num - 1 {
+                end
+            } else {
+                start + i as f64 * step
+            }
+        }));
     }
     from_f64_vec(v, &[num], dtype)
 }

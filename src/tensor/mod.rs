@@ -303,7 +303,13 @@ impl Tensor {
 
     /// Records that this tensor is a view sharing `base`'s memory (see `view_base`).
     pub fn mark_view_of(&self, base: &Tensor) {
-        let root = base.0.meta.lock().view_base.clone().unwrap_or_else(|| base.clone());
+        let root = base
+            .0
+            .meta
+            .lock()
+            .view_base
+            .clone()
+            .unwrap_or_else(|| base.clone());
         self.0.meta.lock().view_base = Some(root);
     }
 

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import ferrograd as fg
 import numpy as np
 import pytest
-
-import ferrograd as fg
 
 
 def numeric_grad(f, arrays, eps=1e-6):

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from .. import _core
 from ..grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from . import graph
+from .graph import disable_saved_tensors_hooks, saved_tensors_hooks
 from .py_layer import Function, FunctionCtx, PyLayer, PyLayerContext, once_differentiable
 
 backward = _core.backward
@@ -28,4 +30,7 @@ __all__ = [
     "Function",
     "FunctionCtx",
     "once_differentiable",
+    "saved_tensors_hooks",
+    "disable_saved_tensors_hooks",
+    "graph",
 ]

@@ -16,6 +16,7 @@ where ``SEMANTICS.md`` says so:
 from __future__ import annotations
 
 import functools
+import inspect
 from typing import Any
 
 from .. import _core
@@ -81,6 +82,31 @@ class Function(PyLayer):
     vjp = backward
 
 
+_SIGNATURES: dict = {}
+
+
+def _ordered_arguments(cls, args: tuple, kwargs: dict, with_ctx: bool) -> list:
+    """The forward arguments in ``forward``'s parameter order (called by ``apply`` when
+    keywords are used), with ``*args``/``**kwargs`` parameters flattened."""
+    forward = cls.forward
+    sig = _SIGNATURES.get(forward)
+    if sig is None:
+        sig = _SIGNATURES[forward] = inspect.signature(forward)
+    bound = sig.bind(None, *args, **kwargs) if with_ctx else sig.bind(*args, **kwargs)
+    values = []
+    for i, (name, value) in enumerate(bound.arguments.items()):
+        if with_ctx and i == 0:
+            continue
+        kind = sig.parameters[name].kind
+        if kind is inspect.Parameter.VAR_POSITIONAL:
+            values.extend(value)
+        elif kind is inspect.Parameter.VAR_KEYWORD:
+            values.extend(value.values())
+        else:
+            values.append(value)
+    return values
+
+
 def once_differentiable(backward):
     """Decorates a ``backward`` that is not itself differentiable: it runs without grad,
     and differentiating its result again (``create_graph=True``) raises a clear error
@@ -94,6 +120,8 @@ def once_differentiable(backward):
         if not recording:
             return outputs
         needing = [g for g in grads if isinstance(g, _core.Tensor) and g.requires_grad]
+        # the layer's saved inputs too, so differentiating w.r.t. them also hits the error
+        needing += [t for t in ctx.saved_tensors if isinstance(t, _core.Tensor) and t.requires_grad]
         if not needing:
             return outputs
         message = (

@@ -13,6 +13,18 @@ impl Tensor {
         if crate::autograd::is_grad_enabled() {
             if let Some(node) = result.grad_fn() {
                 self.set_grad_fn(node, result.output_nr());
+            } else if !self.is_leaf() {
+                // the new values do not depend on the old ones: the old history gets a
+                // zero gradient (keeping it would send gradients through stale values)
+                let cut = result.detach();
+                if let Some(rec) = crate::autograd::Recorder::begin(&[self]) {
+                    rec.finish("OverwriteBackward", &cut, |g, _, _| {
+                        Ok(smallvec::smallvec![Some(g.zeros_like()?)])
+                    })?;
+                }
+                if let Some(node) = cut.grad_fn() {
+                    self.set_grad_fn(node, 0);
+                }
             }
         }
         Ok(())
@@ -46,7 +58,8 @@ impl Tensor {
     pub fn binary_(&self, other: &Tensor, bop: crate::tensor::BinaryOp, op: &str) -> Result<()> {
         use crate::tensor::BinaryOp as B;
         self.check_inplace(op)?;
-        let saves_self = !matches!(bop, B::Add | B::Sub) && (other.requires_grad() || !matches!(bop, B::Mul));
+        let saves_self =
+            !matches!(bop, B::Add | B::Sub) && (other.requires_grad() || !matches!(bop, B::Mul));
         let src = self.inplace_source(saves_self)?;
         let r = src.binary(other, bop)?;
         self.check_inplace_cast(r.dtype(), op)?;
@@ -80,7 +93,9 @@ impl Tensor {
         self.check_inplace(op)?;
         let r = crate::tensor::full(self.shape(), value, self.dtype())?;
         if let Some(rec) = crate::autograd::Recorder::begin(&[self]) {
-            rec.finish("FillBackward", &r, |g, _, _| Ok(smallvec::smallvec![Some(g.zeros_like()?)]))?;
+            rec.finish("FillBackward", &r, |g, _, _| {
+                Ok(smallvec::smallvec![Some(g.zeros_like()?)])
+            })?;
         }
         self.apply_inplace(op, &r)
     }
@@ -102,7 +117,11 @@ impl Tensor {
         self.check_inplace(op)?;
         let r = self.inplace_source(true)?.unary(uop)?;
         self.check_inplace_cast(r.dtype(), op)?;
-        let r = if r.dtype() != self.dtype() { r.to_dtype(self.dtype())? } else { r };
+        let r = if r.dtype() != self.dtype() {
+            r.to_dtype(self.dtype())?
+        } else {
+            r
+        };
         self.apply_inplace(op, &r)
     }
 }

@@ -5,8 +5,8 @@
 mod binary;
 mod getitem;
 pub mod index;
-mod join;
 mod inplace;
+mod join;
 mod linalg;
 mod reduce;
 mod shape;

@@ -26,7 +26,11 @@ fn unreduce(g: &Tensor, input_shape: &[usize], axes: &[usize], keepdim: bool) ->
 fn prod_of_others(x: &Tensor, axes: &[usize]) -> Result<Tensor> {
     let nd = x.ndim();
     let kept: Vec<usize> = (0..nd).filter(|d| !axes.contains(d)).collect();
-    let perm: Vec<isize> = kept.iter().chain(axes.iter()).map(|&d| d as isize).collect();
+    let perm: Vec<isize> = kept
+        .iter()
+        .chain(axes.iter())
+        .map(|&d| d as isize)
+        .collect();
     let n: usize = axes.iter().map(|&d| x.shape()[d]).product();
     let mut flat: Vec<isize> = kept.iter().map(|&d| x.shape()[d] as isize).collect();
     let mut permuted_shape = flat.clone();
@@ -106,7 +110,9 @@ impl Tensor {
                     // create_graph with zeros in the input: the product of the others,
                     // built so that its own derivatives are exact too
                     let local = prod_of_others(x, &ax)?;
-                    return Ok(smallvec![Some(unreduce(g, &shape, &ax, keepdim)?.mul(&local)?)]);
+                    return Ok(smallvec![Some(
+                        unreduce(g, &shape, &ax, keepdim)?.mul(&local)?
+                    )]);
                 }
                 let zeros = zero_mask.to_dtype(DType::I64)?.sum(Some(&ax_i), true)?;
                 let safe = Tensor::where_(&zero_mask, &x.ones_like()?, x)?;
