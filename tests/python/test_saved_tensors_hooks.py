@@ -7,12 +7,9 @@ import gc
 import os
 import threading
 
+import ferrograd as paddle  # seed 002 runs with only this import changed
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-import ferrograd as paddle  # seed 002 runs with only this import changed
 from ferrograd.autograd import PyLayer
 from ferrograd.autograd.graph import (
     disable_saved_tensors_hooks,
@@ -20,6 +17,8 @@ from ferrograd.autograd.graph import (
     save_on_disk,
     saved_tensors_hooks,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 class Counter:
@@ -109,7 +108,7 @@ def test_nesting_innermost_wins_and_outer_is_restored_after_an_exception():
         with pytest.raises(ZeroDivisionError):
             with saved_tensors_hooks(inner.pack, inner.unpack):
                 a.exp()
-                1 / 0
+                raise ZeroDivisionError
         a.exp()
     assert len(inner.packed) == 1 and len(outer.packed) == 1
 
