@@ -148,14 +148,33 @@ fn keepdim_and_dtype<'a, 'py>(
 
 /// Runs a binary op with `other` converted; NotImplemented-style TypeErrors for
 /// unsupported operands become Python's `NotImplemented` in the dunder wrappers.
+/// Elements above which an op runs with the GIL released (other Python threads run
+/// meanwhile); below it the release/re-acquire would cost more than the op.
+pub(crate) const GIL_RELEASE_NUMEL: usize = 1 << 16;
+
+/// Runs `f` with the GIL released when `work` elements are involved and that is large.
+pub(crate) fn maybe_detach<R: Send>(
+    py: Python<'_>,
+    work: usize,
+    f: impl FnOnce() -> R + Send,
+) -> R {
+    if work >= GIL_RELEASE_NUMEL {
+        py.detach(f)
+    } else {
+        f()
+    }
+}
+
 fn bin(py: Python<'_>, a: &Tensor, other: &Bound<'_, PyAny>, op: BinaryOp, reflected: bool) -> PyT {
     let b = operand(other, a.dtype())?;
-    let r = if reflected {
-        b.binary(a, op)
-    } else {
-        a.binary(&b, op)
-    };
-    // the GIL is kept here: small ops are cheaper than a release/re-acquire
+    let work = a.numel().max(b.numel());
+    let r = maybe_detach(py, work, || {
+        if reflected {
+            b.binary(a, op)
+        } else {
+            a.binary(&b, op)
+        }
+    });
     wrap(py, r.py()?)
 }
 
@@ -280,7 +299,8 @@ macro_rules! unary_methods {
                 #[pyo3(signature = (name=None))]
                 fn $name(&self, py: Python<'_>, name: Option<&Bound<'_, PyAny>>) -> PyT {
                     let _ = name;
-                    wrap(py, self.inner.unary($op).py()?)
+                    let t = &self.inner;
+                    wrap(py, maybe_detach(py, t.numel(), || t.unary($op)).py()?)
                 }
             )*
         }
@@ -350,7 +370,11 @@ impl PyTensor {
     /// `self @ other`.
     fn __matmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyT {
         let b = operand(other, self.inner.dtype())?;
-        wrap(py, self.inner.matmul(&b).py()?)
+        let a = &self.inner;
+        wrap(
+            py,
+            maybe_detach(py, a.numel().max(b.numel()), || a.matmul(&b)).py()?,
+        )
     }
     /// `other @ self`.
     fn __rmatmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyT {
@@ -458,7 +482,8 @@ impl PyTensor {
         if transpose_y && b.ndim() >= 2 {
             b = b.transpose(-1, -2).py()?;
         }
-        wrap(py, a.matmul(&b).py()?)
+        let work = a.numel().max(b.numel());
+        wrap(py, maybe_detach(py, work, || a.matmul(&b)).py()?)
     }
     /// 2-D matrix product (torch `mm`; Paddle's `y=` also accepted).
     #[pyo3(signature = (other=None, name=None, *, y=None))]
@@ -567,7 +592,10 @@ impl PyTensor {
             None => self.inner.clone(),
         };
         let ax = parse_axes(axis_or_dim(axis, dim))?;
-        wrap(py, x.sum(ax.as_deref(), keepdim).py()?)
+        wrap(
+            py,
+            maybe_detach(py, x.numel(), || x.sum(ax.as_deref(), keepdim)).py()?,
+        )
     }
     /// Mean over `axis`/`dim` (Paddle's `mean(axis, keepdim)` and torch's order agree).
     #[pyo3(
@@ -590,7 +618,10 @@ impl PyTensor {
             None => self.inner.clone(),
         };
         let ax = parse_axes(axis_or_dim(axis, dim))?;
-        wrap(py, x.mean(ax.as_deref(), keepdim).py()?)
+        wrap(
+            py,
+            maybe_detach(py, x.numel(), || x.mean(ax.as_deref(), keepdim)).py()?,
+        )
     }
     /// Product over `axis`/`dim`.
     #[pyo3(signature = (axis=None, keepdim=false, name=None, *, dim=None))]
@@ -604,7 +635,13 @@ impl PyTensor {
     ) -> PyT {
         let _ = name;
         let ax = parse_axes(axis_or_dim(axis, dim))?;
-        wrap(py, self.inner.prod(ax.as_deref(), keepdim).py()?)
+        wrap(
+            py,
+            maybe_detach(py, self.inner.numel(), || {
+                self.inner.prod(ax.as_deref(), keepdim)
+            })
+            .py()?,
+        )
     }
     /// Maximum over `axis`/`dim` (values only; see `argmax` for indices).
     #[pyo3(signature = (axis=None, keepdim=false, name=None, *, dim=None))]
@@ -618,7 +655,13 @@ impl PyTensor {
     ) -> PyT {
         let _ = name;
         let ax = parse_axes(axis_or_dim(axis, dim))?;
-        wrap(py, self.inner.amax_amin(ax.as_deref(), keepdim, true).py()?)
+        wrap(
+            py,
+            maybe_detach(py, self.inner.numel(), || {
+                self.inner.amax_amin(ax.as_deref(), keepdim, true)
+            })
+            .py()?,
+        )
     }
     /// Minimum over `axis`/`dim`.
     #[pyo3(signature = (axis=None, keepdim=false, name=None, *, dim=None))]
@@ -712,7 +755,13 @@ impl PyTensor {
         let _ = name;
         let ax = parse_axes(axis_or_dim(axis, dim))?;
         let c = correction.unwrap_or(if unbiased { 1.0 } else { 0.0 });
-        wrap(py, self.inner.var(ax.as_deref(), c, keepdim).py()?)
+        wrap(
+            py,
+            maybe_detach(py, self.inner.numel(), || {
+                self.inner.var(ax.as_deref(), c, keepdim)
+            })
+            .py()?,
+        )
     }
     /// Standard deviation.
     #[pyo3(signature = (axis=None, unbiased=true, keepdim=false, name=None, *, dim=None, correction=None))]
@@ -729,7 +778,13 @@ impl PyTensor {
         let _ = name;
         let ax = parse_axes(axis_or_dim(axis, dim))?;
         let c = correction.unwrap_or(if unbiased { 1.0 } else { 0.0 });
-        wrap(py, self.inner.std(ax.as_deref(), c, keepdim).py()?)
+        wrap(
+            py,
+            maybe_detach(py, self.inner.numel(), || {
+                self.inner.std(ax.as_deref(), c, keepdim)
+            })
+            .py()?,
+        )
     }
     /// `log(sum(exp(x)))`, stable.
     #[pyo3(signature = (axis=None, keepdim=false, name=None, *, dim=None))]
@@ -743,7 +798,13 @@ impl PyTensor {
     ) -> PyT {
         let _ = name;
         let ax = parse_axes(axis_or_dim(axis, dim))?;
-        wrap(py, self.inner.logsumexp(ax.as_deref(), keepdim).py()?)
+        wrap(
+            py,
+            maybe_detach(py, self.inner.numel(), || {
+                self.inner.logsumexp(ax.as_deref(), keepdim)
+            })
+            .py()?,
+        )
     }
     /// True where all elements along `axis` are non-zero.
     #[pyo3(signature = (axis=None, keepdim=false, name=None, *, dim=None))]
@@ -757,7 +818,13 @@ impl PyTensor {
     ) -> PyT {
         let _ = name;
         let ax = parse_axes(axis_or_dim(axis, dim))?;
-        wrap(py, self.inner.all_any(ax.as_deref(), keepdim, true).py()?)
+        wrap(
+            py,
+            maybe_detach(py, self.inner.numel(), || {
+                self.inner.all_any(ax.as_deref(), keepdim, true)
+            })
+            .py()?,
+        )
     }
     /// True where any element along `axis` is non-zero.
     #[pyo3(signature = (axis=None, keepdim=false, name=None, *, dim=None))]
@@ -771,7 +838,13 @@ impl PyTensor {
     ) -> PyT {
         let _ = name;
         let ax = parse_axes(axis_or_dim(axis, dim))?;
-        wrap(py, self.inner.all_any(ax.as_deref(), keepdim, false).py()?)
+        wrap(
+            py,
+            maybe_detach(py, self.inner.numel(), || {
+                self.inner.all_any(ax.as_deref(), keepdim, false)
+            })
+            .py()?,
+        )
     }
     /// Softmax along `axis` (default: last).
     #[pyo3(
@@ -791,7 +864,10 @@ impl PyTensor {
             Some(d) => self.inner.to_dtype(d).py()?,
             None => self.inner.clone(),
         };
-        wrap(py, x.softmax(dim.unwrap_or(axis)).py()?)
+        wrap(
+            py,
+            maybe_detach(py, x.numel(), || x.softmax(dim.unwrap_or(axis))).py()?,
+        )
     }
     /// Log-softmax along `axis` (default: last).
     #[pyo3(
@@ -811,6 +887,9 @@ impl PyTensor {
             Some(d) => self.inner.to_dtype(d).py()?,
             None => self.inner.clone(),
         };
-        wrap(py, x.log_softmax(dim.unwrap_or(axis)).py()?)
+        wrap(
+            py,
+            maybe_detach(py, x.numel(), || x.log_softmax(dim.unwrap_or(axis))).py()?,
+        )
     }
 }
