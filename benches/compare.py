@@ -46,6 +46,9 @@ WORKLOADS = [
     "chain_10k_ms",
     "chain_1M_ms",
     "mlp_step_ms",
+    "custom_tanh_iter_us",
+    "builtin_tanh_iter_us",
+    "hooked_small_graph_iter_us",
 ]
 
 # Note prefix of NumPy's stand-ins for autograd workloads.
@@ -189,6 +192,9 @@ class Eager:
     no_grad: Callable  # context manager
     log_softmax: Callable  # (tensor, axis) -> tensor
     sgd: Callable  # (param, lr) -> None: in-place update, then drop the grad; under no_grad
+    layer_base: Any = None  # base class of custom layers (PyLayer / autograd.Function)
+    saved: Callable | None = None  # ctx -> tuple of saved tensors
+    hooks: Callable | None = None  # (pack, unpack) -> saved-tensor hooks context manager
 
 
 def common_cases(const: Callable, sync: Callable) -> Factories:
@@ -301,12 +307,65 @@ def eager_cases(np, e: Eager, s: Settings) -> Factories:
 
         return Case(run, "ms", note="forward, softmax cross-entropy, backward, SGD update")
 
+    def custom_tanh(data):
+        class Tanh(e.layer_base):
+            @staticmethod
+            def forward(ctx, x):
+                y = x.tanh()
+                ctx.save_for_backward(y)
+                return y
+
+            @staticmethod
+            def backward(ctx, dy):
+                (y,) = e.saved(ctx)
+                return dy * (1 - y * y)
+
+        x = e.leaf(data.normal(16))
+
+        def run(n):
+            for _ in range(n):
+                y = Tanh.apply(x).sum()
+                y.backward()
+            return y
+
+        return Case(run, "us", note="custom layer (saves its output): apply + sum().backward()")
+
+    def builtin_tanh(data):
+        x = e.leaf(data.normal(16))
+
+        def run(n):
+            for _ in range(n):
+                y = x.tanh().sum()
+                y.backward()
+            return y
+
+        return Case(run, "us", note="built-in tanh: forward + sum().backward(), 16 elements")
+
+    def hooked_small_graph(data):
+        a, b = e.leaf(data.normal(1)), e.leaf(data.normal(1))
+
+        def ident(t):
+            return t
+
+        def run(n):
+            for _ in range(n):
+                with e.hooks(ident, ident):
+                    y = (a * b + a).sum()
+                y.backward()
+            return y
+
+        return Case(run, "us", note="small_graph_iter_us under identity saved_tensors_hooks")
+
     cases.update(
         small_graph_iter_us=small_graph,
         chain_10k_ms=chain(10_000, False),
         chain_1M_ms=chain(1_000_000, True),
         mlp_step_ms=mlp,
     )
+    if e.layer_base is not None:
+        cases.update(custom_tanh_iter_us=custom_tanh, builtin_tanh_iter_us=builtin_tanh)
+    if e.hooks is not None:
+        cases.update(hooked_small_graph_iter_us=hooked_small_graph)
     return cases
 
 
@@ -360,6 +419,9 @@ def setup_ferrograd(np, s: Settings):
         no_grad=fg.no_grad,
         log_softmax=lambda t, axis: t.log_softmax(axis),
         sgd=sgd,
+        layer_base=fg.autograd.PyLayer,
+        saved=lambda ctx: ctx.saved_tensor(),
+        hooks=fg.autograd.saved_tensors_hooks,
     )
     threads = os.environ.get("RAYON_NUM_THREADS") or f"rayon default ({os.cpu_count()})"
     return fg.__version__, {"threads": threads}, eager_cases(np, e, s)
@@ -381,6 +443,9 @@ def setup_torch(np, s: Settings):
         no_grad=torch.no_grad,
         log_softmax=lambda t, axis: t.log_softmax(axis),
         sgd=sgd,
+        layer_base=torch.autograd.Function,
+        saved=lambda ctx: ctx.saved_tensors,
+        hooks=torch.autograd.graph.saved_tensors_hooks,
     )
     return torch.__version__, {"threads": torch.get_num_threads()}, eager_cases(np, e, s)
 
@@ -400,6 +465,9 @@ def setup_paddle(np, s: Settings):
         no_grad=paddle.no_grad,
         log_softmax=lambda t, axis: paddle.nn.functional.log_softmax(t, axis=axis),
         sgd=sgd,
+        layer_base=paddle.autograd.PyLayer,
+        saved=lambda ctx: ctx.saved_tensor(),
+        hooks=paddle.autograd.saved_tensors_hooks,
     )
     return paddle.__version__, {}, eager_cases(np, e, s)
 
