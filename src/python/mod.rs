@@ -17,6 +17,7 @@ mod pylayer;
 mod repr;
 mod tensor;
 mod tensor_ops;
+mod tensor_reduce;
 mod tensor_shape;
 
 use pyo3::prelude::*;

@@ -1,4 +1,5 @@
-//! Arithmetic, comparison, unary and reduction methods of the Python `Tensor`.
+//! Arithmetic, comparison, unary and matrix methods of the Python `Tensor` (reductions
+//! are in `tensor_reduce.rs`).
 //! Each method extracts its arguments and calls one differentiable op of the core.
 
 use super::convert::{operand, tensor_item};
@@ -104,7 +105,7 @@ fn is_dtype_like(o: &Bound<'_, PyAny>) -> bool {
 }
 
 /// A `keepdim` argument: a bool (None means False).
-fn keepdim_arg(o: Option<&Bound<'_, PyAny>>, op: &str) -> PyResult<bool> {
+pub(crate) fn keepdim_arg(o: Option<&Bound<'_, PyAny>>, op: &str) -> PyResult<bool> {
     match o {
         None => Ok(false),
         Some(o) => o.extract::<bool>().map_err(|_| {
@@ -118,7 +119,7 @@ fn keepdim_arg(o: Option<&Bound<'_, PyAny>>, op: &str) -> PyResult<bool> {
 }
 
 /// A reduction's optional `dtype` argument; errors name the parameter.
-fn dtype_arg(o: Option<&Bound<'_, PyAny>>, op: &str) -> PyResult<Option<DType>> {
+pub(crate) fn dtype_arg(o: Option<&Bound<'_, PyAny>>, op: &str) -> PyResult<Option<DType>> {
     match o {
         None => Ok(None),
         Some(o) => parse_opt_dtype(Some(o))
@@ -130,7 +131,7 @@ fn dtype_arg(o: Option<&Bound<'_, PyAny>>, op: &str) -> PyResult<Option<DType>> 
 /// `(keepdim, dtype)` or Paddle's `(dtype, keepdim)`. Paddle's order is recognised when
 /// the keepdim slot holds a dtype (a string, dtype object, NumPy dtype), or holds nothing
 /// while the dtype slot holds a bool; everything else is read in torch's order.
-fn keepdim_and_dtype<'a, 'py>(
+pub(crate) fn keepdim_and_dtype<'a, 'py>(
     slot_keepdim: Option<&'a Bound<'py, PyAny>>,
     slot_dtype: Option<&'a Bound<'py, PyAny>>,
 ) -> (Option<&'a Bound<'py, PyAny>>, Option<&'a Bound<'py, PyAny>>) {
@@ -355,7 +356,7 @@ pub fn parse_axes(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Vec<isize>>
 }
 
 /// `axis` (Paddle) or `dim` (torch), whichever was given.
-fn axis_or_dim<'a, 'py>(
+pub(crate) fn axis_or_dim<'a, 'py>(
     axis: Option<&'a Bound<'py, PyAny>>,
     dim: Option<&'a Bound<'py, PyAny>>,
 ) -> Option<&'a Bound<'py, PyAny>> {
@@ -566,330 +567,5 @@ impl PyTensor {
         let lo = real_bound(min, "clamp", "min")?;
         let hi = real_bound(max, "clamp", "max")?;
         wrap(py, self.inner.clip(lo, hi).py()?)
-    }
-
-    /// Sum over `axis`/`dim` (all by default). Positionally both torch's
-    /// `sum(dim, keepdim, dtype)` and Paddle's `sum(axis, dtype, keepdim)` work: a dtype
-    /// in the second place (or a bool in the third) means Paddle's order.
-    #[pyo3(
-        signature = (axis=None, keepdim=None, dtype=None, name=None, *, dim=None),
-        text_signature = "($self, axis=None, keepdim=False, dtype=None, name=None, *, dim=None)"
-    )]
-    fn sum(
-        &self,
-        py: Python<'_>,
-        axis: Option<&Bound<'_, PyAny>>,
-        keepdim: Option<&Bound<'_, PyAny>>,
-        dtype: Option<&Bound<'_, PyAny>>,
-        name: Option<&Bound<'_, PyAny>>,
-        dim: Option<&Bound<'_, PyAny>>,
-    ) -> PyT {
-        let _ = name;
-        let (keepdim, dtype) = keepdim_and_dtype(keepdim, dtype);
-        let keepdim = keepdim_arg(keepdim, "sum")?;
-        let x = match dtype_arg(dtype, "sum")? {
-            Some(d) => self.inner.to_dtype(d).py()?,
-            None => self.inner.clone(),
-        };
-        let ax = parse_axes(axis_or_dim(axis, dim))?;
-        wrap(
-            py,
-            maybe_detach(py, x.numel(), || x.sum(ax.as_deref(), keepdim)).py()?,
-        )
-    }
-    /// Mean over `axis`/`dim` (Paddle's `mean(axis, keepdim)` and torch's order agree).
-    #[pyo3(
-        signature = (axis=None, keepdim=None, name=None, *, dim=None, dtype=None),
-        text_signature = "($self, axis=None, keepdim=False, name=None, *, dim=None, dtype=None)"
-    )]
-    fn mean(
-        &self,
-        py: Python<'_>,
-        axis: Option<&Bound<'_, PyAny>>,
-        keepdim: Option<&Bound<'_, PyAny>>,
-        name: Option<&Bound<'_, PyAny>>,
-        dim: Option<&Bound<'_, PyAny>>,
-        dtype: Option<&Bound<'_, PyAny>>,
-    ) -> PyT {
-        let _ = name;
-        let keepdim = keepdim_arg(keepdim, "mean")?;
-        let x = match dtype_arg(dtype, "mean")? {
-            Some(d) => self.inner.to_dtype(d).py()?,
-            None => self.inner.clone(),
-        };
-        let ax = parse_axes(axis_or_dim(axis, dim))?;
-        wrap(
-            py,
-            maybe_detach(py, x.numel(), || x.mean(ax.as_deref(), keepdim)).py()?,
-        )
-    }
-    /// Product over `axis`/`dim`.
-    #[pyo3(signature = (axis=None, keepdim=false, name=None, *, dim=None))]
-    fn prod(
-        &self,
-        py: Python<'_>,
-        axis: Option<&Bound<'_, PyAny>>,
-        keepdim: bool,
-        name: Option<&Bound<'_, PyAny>>,
-        dim: Option<&Bound<'_, PyAny>>,
-    ) -> PyT {
-        let _ = name;
-        let ax = parse_axes(axis_or_dim(axis, dim))?;
-        wrap(
-            py,
-            maybe_detach(py, self.inner.numel(), || {
-                self.inner.prod(ax.as_deref(), keepdim)
-            })
-            .py()?,
-        )
-    }
-    /// Maximum over `axis`/`dim` (values only; see `argmax` for indices).
-    #[pyo3(signature = (axis=None, keepdim=false, name=None, *, dim=None))]
-    fn max(
-        &self,
-        py: Python<'_>,
-        axis: Option<&Bound<'_, PyAny>>,
-        keepdim: bool,
-        name: Option<&Bound<'_, PyAny>>,
-        dim: Option<&Bound<'_, PyAny>>,
-    ) -> PyT {
-        let _ = name;
-        let ax = parse_axes(axis_or_dim(axis, dim))?;
-        wrap(
-            py,
-            maybe_detach(py, self.inner.numel(), || {
-                self.inner.amax_amin(ax.as_deref(), keepdim, true)
-            })
-            .py()?,
-        )
-    }
-    /// Minimum over `axis`/`dim`.
-    #[pyo3(signature = (axis=None, keepdim=false, name=None, *, dim=None))]
-    fn min(
-        &self,
-        py: Python<'_>,
-        axis: Option<&Bound<'_, PyAny>>,
-        keepdim: bool,
-        name: Option<&Bound<'_, PyAny>>,
-        dim: Option<&Bound<'_, PyAny>>,
-    ) -> PyT {
-        let _ = name;
-        let ax = parse_axes(axis_or_dim(axis, dim))?;
-        wrap(
-            py,
-            self.inner.amax_amin(ax.as_deref(), keepdim, false).py()?,
-        )
-    }
-    /// Same as `max`.
-    #[pyo3(signature = (axis=None, keepdim=false, name=None, *, dim=None))]
-    fn amax(
-        &self,
-        py: Python<'_>,
-        axis: Option<&Bound<'_, PyAny>>,
-        keepdim: bool,
-        name: Option<&Bound<'_, PyAny>>,
-        dim: Option<&Bound<'_, PyAny>>,
-    ) -> PyT {
-        self.max(py, axis, keepdim, name, dim)
-    }
-    /// Same as `min`.
-    #[pyo3(signature = (axis=None, keepdim=false, name=None, *, dim=None))]
-    fn amin(
-        &self,
-        py: Python<'_>,
-        axis: Option<&Bound<'_, PyAny>>,
-        keepdim: bool,
-        name: Option<&Bound<'_, PyAny>>,
-        dim: Option<&Bound<'_, PyAny>>,
-    ) -> PyT {
-        self.min(py, axis, keepdim, name, dim)
-    }
-    /// Index of the maximum along `axis` (flattened when None), int64.
-    #[pyo3(signature = (axis=None, keepdim=false, dtype=None, name=None, *, dim=None))]
-    fn argmax(
-        &self,
-        py: Python<'_>,
-        axis: Option<isize>,
-        keepdim: bool,
-        dtype: Option<&Bound<'_, PyAny>>,
-        name: Option<&Bound<'_, PyAny>>,
-        dim: Option<isize>,
-    ) -> PyT {
-        let _ = (dtype, name);
-        wrap(
-            py,
-            self.inner.argmax_argmin(axis.or(dim), keepdim, true).py()?,
-        )
-    }
-    /// Index of the minimum along `axis` (flattened when None), int64.
-    #[pyo3(signature = (axis=None, keepdim=false, dtype=None, name=None, *, dim=None))]
-    fn argmin(
-        &self,
-        py: Python<'_>,
-        axis: Option<isize>,
-        keepdim: bool,
-        dtype: Option<&Bound<'_, PyAny>>,
-        name: Option<&Bound<'_, PyAny>>,
-        dim: Option<isize>,
-    ) -> PyT {
-        let _ = (dtype, name);
-        wrap(
-            py,
-            self.inner
-                .argmax_argmin(axis.or(dim), keepdim, false)
-                .py()?,
-        )
-    }
-    /// Variance (`unbiased=True` divides by N-1; `correction` overrides).
-    #[pyo3(signature = (axis=None, unbiased=true, keepdim=false, name=None, *, dim=None, correction=None))]
-    fn var(
-        &self,
-        py: Python<'_>,
-        axis: Option<&Bound<'_, PyAny>>,
-        unbiased: bool,
-        keepdim: bool,
-        name: Option<&Bound<'_, PyAny>>,
-        dim: Option<&Bound<'_, PyAny>>,
-        correction: Option<f64>,
-    ) -> PyT {
-        let _ = name;
-        let ax = parse_axes(axis_or_dim(axis, dim))?;
-        let c = correction.unwrap_or(if unbiased { 1.0 } else { 0.0 });
-        wrap(
-            py,
-            maybe_detach(py, self.inner.numel(), || {
-                self.inner.var(ax.as_deref(), c, keepdim)
-            })
-            .py()?,
-        )
-    }
-    /// Standard deviation.
-    #[pyo3(signature = (axis=None, unbiased=true, keepdim=false, name=None, *, dim=None, correction=None))]
-    fn std(
-        &self,
-        py: Python<'_>,
-        axis: Option<&Bound<'_, PyAny>>,
-        unbiased: bool,
-        keepdim: bool,
-        name: Option<&Bound<'_, PyAny>>,
-        dim: Option<&Bound<'_, PyAny>>,
-        correction: Option<f64>,
-    ) -> PyT {
-        let _ = name;
-        let ax = parse_axes(axis_or_dim(axis, dim))?;
-        let c = correction.unwrap_or(if unbiased { 1.0 } else { 0.0 });
-        wrap(
-            py,
-            maybe_detach(py, self.inner.numel(), || {
-                self.inner.std(ax.as_deref(), c, keepdim)
-            })
-            .py()?,
-        )
-    }
-    /// `log(sum(exp(x)))`, stable.
-    #[pyo3(signature = (axis=None, keepdim=false, name=None, *, dim=None))]
-    fn logsumexp(
-        &self,
-        py: Python<'_>,
-        axis: Option<&Bound<'_, PyAny>>,
-        keepdim: bool,
-        name: Option<&Bound<'_, PyAny>>,
-        dim: Option<&Bound<'_, PyAny>>,
-    ) -> PyT {
-        let _ = name;
-        let ax = parse_axes(axis_or_dim(axis, dim))?;
-        wrap(
-            py,
-            maybe_detach(py, self.inner.numel(), || {
-                self.inner.logsumexp(ax.as_deref(), keepdim)
-            })
-            .py()?,
-        )
-    }
-    /// True where all elements along `axis` are non-zero.
-    #[pyo3(signature = (axis=None, keepdim=false, name=None, *, dim=None))]
-    fn all(
-        &self,
-        py: Python<'_>,
-        axis: Option<&Bound<'_, PyAny>>,
-        keepdim: bool,
-        name: Option<&Bound<'_, PyAny>>,
-        dim: Option<&Bound<'_, PyAny>>,
-    ) -> PyT {
-        let _ = name;
-        let ax = parse_axes(axis_or_dim(axis, dim))?;
-        wrap(
-            py,
-            maybe_detach(py, self.inner.numel(), || {
-                self.inner.all_any(ax.as_deref(), keepdim, true)
-            })
-            .py()?,
-        )
-    }
-    /// True where any element along `axis` is non-zero.
-    #[pyo3(signature = (axis=None, keepdim=false, name=None, *, dim=None))]
-    fn any(
-        &self,
-        py: Python<'_>,
-        axis: Option<&Bound<'_, PyAny>>,
-        keepdim: bool,
-        name: Option<&Bound<'_, PyAny>>,
-        dim: Option<&Bound<'_, PyAny>>,
-    ) -> PyT {
-        let _ = name;
-        let ax = parse_axes(axis_or_dim(axis, dim))?;
-        wrap(
-            py,
-            maybe_detach(py, self.inner.numel(), || {
-                self.inner.all_any(ax.as_deref(), keepdim, false)
-            })
-            .py()?,
-        )
-    }
-    /// Softmax along `axis` (default: last).
-    #[pyo3(
-        signature = (axis=-1, dtype=None, name=None, *, dim=None),
-        text_signature = "($self, axis=-1, dtype=None, name=None, *, dim=None)"
-    )]
-    fn softmax(
-        &self,
-        py: Python<'_>,
-        axis: isize,
-        dtype: Option<&Bound<'_, PyAny>>,
-        name: Option<&Bound<'_, PyAny>>,
-        dim: Option<isize>,
-    ) -> PyT {
-        let _ = name;
-        let x = match dtype_arg(dtype, "softmax")? {
-            Some(d) => self.inner.to_dtype(d).py()?,
-            None => self.inner.clone(),
-        };
-        wrap(
-            py,
-            maybe_detach(py, x.numel(), || x.softmax(dim.unwrap_or(axis))).py()?,
-        )
-    }
-    /// Log-softmax along `axis` (default: last).
-    #[pyo3(
-        signature = (axis=-1, dtype=None, name=None, *, dim=None),
-        text_signature = "($self, axis=-1, dtype=None, name=None, *, dim=None)"
-    )]
-    fn log_softmax(
-        &self,
-        py: Python<'_>,
-        axis: isize,
-        dtype: Option<&Bound<'_, PyAny>>,
-        name: Option<&Bound<'_, PyAny>>,
-        dim: Option<isize>,
-    ) -> PyT {
-        let _ = name;
-        let x = match dtype_arg(dtype, "log_softmax")? {
-            Some(d) => self.inner.to_dtype(d).py()?,
-            None => self.inner.clone(),
-        };
-        wrap(
-            py,
-            maybe_detach(py, x.numel(), || x.log_softmax(dim.unwrap_or(axis))).py()?,
-        )
     }
 }
