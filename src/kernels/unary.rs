@@ -1,7 +1,7 @@
 //! Unary elementwise kernels, dispatched on dtype.
 
 use super::elementwise::map_unary;
-use super::scalar::{Num, Real};
+use super::scalar::Real;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::layout::Layout;
@@ -178,7 +178,7 @@ fn int_op<T: Real>(op: UnaryOp, s: &[T], l: &Layout) -> Result<Storage> {
 }
 
 macro_rules! complex_op {
-    ($name:ident, $t:ty, $r:ty) => {
+    ($name:ident, $t:ty) => {
         fn $name(op: UnaryOp, s: &[$t], l: &Layout) -> Result<Storage> {
             use UnaryOp::*;
             let one = <$t>::new(1.0, 0.0);
@@ -206,13 +206,12 @@ macro_rules! complex_op {
                 }
                 _ => return Err(unsupported(op, <$t as Element>::DTYPE)),
             };
-            let _: Option<$r> = None;
             Ok(Storage::from_vec(v))
         }
     };
 }
-complex_op!(complex64_op, Complex32, f32);
-complex_op!(complex128_op, Complex64, f64);
+complex_op!(complex64_op, Complex32);
+complex_op!(complex128_op, Complex64);
 
 /// Applies `op` to the view `l` of `src` (already in its compute dtype).
 pub fn unary_storage(op: UnaryOp, src: &Storage, l: &Layout) -> Result<Storage> {
@@ -276,6 +275,3 @@ pub fn clip_storage(
         ))),
     }
 }
-
-#[allow(dead_code)]
-fn _assert_num<T: Num>() {}

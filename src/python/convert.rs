@@ -8,7 +8,7 @@ use crate::error::Error;
 use crate::layout::{Layout, Strides};
 use crate::storage::Storage;
 use crate::tensor::Tensor;
-use half::{bf16, f16};
+use half::f16;
 use num_complex::{Complex32, Complex64};
 use numpy::{PyArray1, PyArrayDyn, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -425,6 +425,3 @@ pub fn tensor_item<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAn
         _ => PyFloat::new(py, t.item_f64().py()?).into_any(),
     })
 }
-
-#[allow(dead_code)]
-fn _types(_: f16, _: bf16) {}

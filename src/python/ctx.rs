@@ -3,7 +3,7 @@
 //! marks (`mark_dirty`, `mark_non_differentiable`, `mark_not_inplace`), and any attribute
 //! the user sets. Takes part in Python's GC so attribute cycles are collected.
 
-use super::errors::{from_pyerr, IntoPy};
+use super::errors::IntoPy;
 use super::tensor::{wrap, PyTensor};
 use crate::autograd::SavedTensor;
 use crate::tensor::Tensor;
@@ -281,9 +281,4 @@ impl PyCtx {
         }
         Ok(Some(out))
     }
-}
-
-#[allow(dead_code)]
-fn _bridge(e: PyErr) -> crate::Error {
-    from_pyerr(e)
 }

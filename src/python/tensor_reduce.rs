@@ -9,6 +9,25 @@ use pyo3::prelude::*;
 
 type PyT = PyResult<Py<PyTensor>>;
 
+impl PyTensor {
+    /// Parses `axis`, runs `f` (with the GIL released for large tensors) and wraps the
+    /// result: the shared body of the axis-taking reductions below.
+    fn reduce_with(
+        &self,
+        py: Python<'_>,
+        axis: Option<&Bound<'_, PyAny>>,
+        f: impl FnOnce(&crate::tensor::Tensor, Option<&[isize]>) -> crate::Result<crate::tensor::Tensor>
+            + Send,
+    ) -> PyT {
+        let ax = parse_axes(axis)?;
+        let t = &self.inner;
+        wrap(
+            py,
+            maybe_detach(py, t.numel(), || f(t, ax.as_deref())).py()?,
+        )
+    }
+}
+
 #[pymethods]
 impl PyTensor {
     /// Sum over `axis`/`dim` (all by default). Positionally both torch's
@@ -77,14 +96,7 @@ impl PyTensor {
         dim: Option<&Bound<'_, PyAny>>,
     ) -> PyT {
         let _ = name;
-        let ax = parse_axes(axis_or_dim(axis, dim))?;
-        wrap(
-            py,
-            maybe_detach(py, self.inner.numel(), || {
-                self.inner.prod(ax.as_deref(), keepdim)
-            })
-            .py()?,
-        )
+        self.reduce_with(py, axis_or_dim(axis, dim), |t, ax| t.prod(ax, keepdim))
     }
     /// Maximum over `axis`/`dim` (values only; see `argmax` for indices).
     #[pyo3(signature = (axis=None, keepdim=false, name=None, *, dim=None))]
@@ -97,14 +109,9 @@ impl PyTensor {
         dim: Option<&Bound<'_, PyAny>>,
     ) -> PyT {
         let _ = name;
-        let ax = parse_axes(axis_or_dim(axis, dim))?;
-        wrap(
-            py,
-            maybe_detach(py, self.inner.numel(), || {
-                self.inner.amax_amin(ax.as_deref(), keepdim, true)
-            })
-            .py()?,
-        )
+        self.reduce_with(py, axis_or_dim(axis, dim), |t, ax| {
+            t.amax_amin(ax, keepdim, true)
+        })
     }
     /// Minimum over `axis`/`dim`.
     #[pyo3(signature = (axis=None, keepdim=false, name=None, *, dim=None))]
@@ -196,15 +203,8 @@ impl PyTensor {
         correction: Option<f64>,
     ) -> PyT {
         let _ = name;
-        let ax = parse_axes(axis_or_dim(axis, dim))?;
         let c = correction.unwrap_or(if unbiased { 1.0 } else { 0.0 });
-        wrap(
-            py,
-            maybe_detach(py, self.inner.numel(), || {
-                self.inner.var(ax.as_deref(), c, keepdim)
-            })
-            .py()?,
-        )
+        self.reduce_with(py, axis_or_dim(axis, dim), |t, ax| t.var(ax, c, keepdim))
     }
     /// Standard deviation.
     #[pyo3(signature = (axis=None, unbiased=true, keepdim=false, name=None, *, dim=None, correction=None))]
@@ -219,15 +219,8 @@ impl PyTensor {
         correction: Option<f64>,
     ) -> PyT {
         let _ = name;
-        let ax = parse_axes(axis_or_dim(axis, dim))?;
         let c = correction.unwrap_or(if unbiased { 1.0 } else { 0.0 });
-        wrap(
-            py,
-            maybe_detach(py, self.inner.numel(), || {
-                self.inner.std(ax.as_deref(), c, keepdim)
-            })
-            .py()?,
-        )
+        self.reduce_with(py, axis_or_dim(axis, dim), |t, ax| t.std(ax, c, keepdim))
     }
     /// `log(sum(exp(x)))`, stable.
     #[pyo3(signature = (axis=None, keepdim=false, name=None, *, dim=None))]
@@ -240,14 +233,7 @@ impl PyTensor {
         dim: Option<&Bound<'_, PyAny>>,
     ) -> PyT {
         let _ = name;
-        let ax = parse_axes(axis_or_dim(axis, dim))?;
-        wrap(
-            py,
-            maybe_detach(py, self.inner.numel(), || {
-                self.inner.logsumexp(ax.as_deref(), keepdim)
-            })
-            .py()?,
-        )
+        self.reduce_with(py, axis_or_dim(axis, dim), |t, ax| t.logsumexp(ax, keepdim))
     }
     /// True where all elements along `axis` are non-zero.
     #[pyo3(signature = (axis=None, keepdim=false, name=None, *, dim=None))]
@@ -260,14 +246,9 @@ impl PyTensor {
         dim: Option<&Bound<'_, PyAny>>,
     ) -> PyT {
         let _ = name;
-        let ax = parse_axes(axis_or_dim(axis, dim))?;
-        wrap(
-            py,
-            maybe_detach(py, self.inner.numel(), || {
-                self.inner.all_any(ax.as_deref(), keepdim, true)
-            })
-            .py()?,
-        )
+        self.reduce_with(py, axis_or_dim(axis, dim), |t, ax| {
+            t.all_any(ax, keepdim, true)
+        })
     }
     /// True where any element along `axis` is non-zero.
     #[pyo3(signature = (axis=None, keepdim=false, name=None, *, dim=None))]
@@ -280,14 +261,9 @@ impl PyTensor {
         dim: Option<&Bound<'_, PyAny>>,
     ) -> PyT {
         let _ = name;
-        let ax = parse_axes(axis_or_dim(axis, dim))?;
-        wrap(
-            py,
-            maybe_detach(py, self.inner.numel(), || {
-                self.inner.all_any(ax.as_deref(), keepdim, false)
-            })
-            .py()?,
-        )
+        self.reduce_with(py, axis_or_dim(axis, dim), |t, ax| {
+            t.all_any(ax, keepdim, false)
+        })
     }
     /// Softmax along `axis` (default: last).
     #[pyo3(

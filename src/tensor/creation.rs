@@ -203,6 +203,3 @@ impl Tensor {
         crate::with_dtype!(self.dtype(), T, { Tensor::scalar(T::from_f64(v)) })
     }
 }
-
-#[allow(dead_code)]
-fn _elem<T: Element>() {}

@@ -4,7 +4,6 @@ use super::saved;
 use crate::autograd::Recorder;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::layout::Shape;
 use crate::tensor::reduce::{normalize_axes, reduced_shape};
 use crate::tensor::{BinaryOp, ReduceOp, Tensor};
 use smallvec::smallvec;
@@ -265,6 +264,3 @@ impl Tensor {
         )
     }
 }
-
-#[allow(dead_code)]
-fn _shape(_: Shape) {}
