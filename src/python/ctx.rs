@@ -43,6 +43,8 @@ pub(crate) struct CtxState {
     pub materialize_grads: bool,
     /// `ClassBackward`, for error messages.
     pub name: String,
+    /// Attributes that hold the layer's own outputs, kept without owning the node.
+    pub output_attrs: Vec<super::ctx_attrs::OutputAttribute>,
 }
 
 /// Context passed to a custom layer's `forward` and `backward`.

@@ -7,6 +7,7 @@
 mod autograd;
 mod convert;
 mod ctx;
+mod ctx_attrs;
 mod dtype;
 mod errors;
 mod functions;

@@ -7,7 +7,8 @@
 //! for exactly the call of the user's `backward`.
 
 use super::ctx::{PyCtx, SavedSlot};
-use super::errors::{from_pyerr, to_pyerr, IntoPy};
+use super::ctx_attrs::weaken_output_attributes;
+use super::errors::{from_pyerr, to_pyerr};
 use super::tensor::{wrap, PyTensor};
 use crate::autograd::grad_mode::GradModeGuard;
 use crate::autograd::node::{InputMeta, Node, NodeBase, NodeRef};
@@ -364,6 +365,7 @@ fn apply(
         let st = ctx.get().state.lock();
         (st.non_differentiable.clone(), st.dirty.clone())
     };
+    let mut bound_outputs: Vec<(Tensor, usize)> = Vec::new();
     for (pos, kind) in output_kinds.iter().enumerate() {
         let Some(k) = *kind else { continue };
         let t = out_tensors[k].clone();
@@ -386,6 +388,7 @@ fn apply(
             t.storage().bump_version();
             t.set_grad_fn(node_ref.clone(), k);
             rebind_saved(py, &ctx, &t, &weak, k);
+            bound_outputs.push((t, k));
         } else if is_input || t.grad_fn().is_some() || t.requires_grad() {
             // an input (or a tensor with history of its own) returned as is: a new tensor
             // over the same memory, produced by this layer, so its gradient reaches backward
@@ -395,8 +398,10 @@ fn apply(
         } else {
             t.set_grad_fn(node_ref.clone(), k);
             rebind_saved(py, &ctx, &t, &weak, k);
+            bound_outputs.push((t, k));
         }
     }
+    weaken_output_attributes(&ctx, &bound_outputs, &weak)?;
     Ok(match container {
         Container::Single => items.remove(0).unbind(),
         Container::Tuple => PyTuple::new(py, items)?.into_any().unbind(),
@@ -453,9 +458,4 @@ pub fn _delayed_error(
             Ok(wrap(py, out)?.into_any())
         })
         .collect()
-}
-
-#[allow(dead_code)]
-fn _unused(r: crate::Result<()>) -> PyResult<()> {
-    r.py()
 }

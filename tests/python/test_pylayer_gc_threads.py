@@ -135,15 +135,6 @@ def test_ctx_survives_while_the_output_is_alive(gc_enabled):
     assert not last_ctx_alive()
 
 
-CHAIN_BUG = pytest.mark.xfail(
-    strict=True,
-    reason="BUG: in a chain of layers whose ctx holds its output (ctx.y = y), one "
-    "gc.collect() frees only the last layer's cycle: a tensor whose node is also referenced "
-    "by the next node does not report the node's ctx to the GC, so each collection peels one "
-    "layer; under automatic GC memory grows without bound",
-)
-
-
 @pytest.mark.parametrize(
     "variant",
     [
@@ -152,8 +143,8 @@ CHAIN_BUG = pytest.mark.xfail(
         "save_output",
         "attr_input",
         "attr_self",
-        pytest.param("attr_output", marks=CHAIN_BUG),
-        pytest.param("everything", marks=CHAIN_BUG),
+        "attr_output",
+        "everything",
     ],
 )
 @pytest.mark.parametrize("run_backward", [True, False], ids=["backward", "no-backward"])
@@ -188,7 +179,6 @@ def test_ctx_of_a_chain_with_output_attributes_is_freed_eventually(gc_enabled):
     assert all(r() is None for r in refs)
 
 
-@CHAIN_BUG
 def test_rss_is_bounded_for_chains_with_output_attributes(gc_enabled):
     layer = make_layer(PyLayer, "attr_output")
     x = fg.ones([64, 1024])  # 256 KiB of float32
