@@ -1,0 +1,265 @@
+//! The loops behind the reductions of [`super`]: canonicalising a view into a [`Plan`]
+//! (merged dims, reduced dims largest stride first), the blocked pairwise fold of
+//! contiguous runs, and the inner and outer kernels that walk a plan.
+
+use super::Fold;
+use crate::dtype::Element;
+use crate::layout::{Layout, Shape};
+use rayon::prelude::*;
+/// Independent accumulators in the contiguous kernel (breaks the add dependency chain).
+pub(super) const LANES: usize = 16;
+/// Leaf size of the pairwise tree.
+pub(super) const BLOCK: usize = 4096;
+/// Elements read above which a reduction is split across rayon threads.
+pub(super) const PAR_MIN: usize = 1 << 18;
+/// Output accumulators the outer kernel updates per input row segment.
+pub(super) const TILE: usize = 4096;
+
+/// Output shape with `axes` removed (axes are already normalised, sorted, unique).
+pub fn reduced_shape(shape: &[usize], axes: &[usize]) -> Shape {
+    shape
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !axes.contains(i))
+        .map(|(_, &d)| d)
+        .collect()
+}
+
+/// Folds a non-empty contiguous run with `LANES` accumulators merged as a tree.
+pub(super) fn lanes<T: Element, F: Fold<T>>(x: &[T]) -> F::A {
+    let mut acc = [F::start(x[0]); LANES];
+    let chunks = x.chunks_exact(LANES);
+    let tail = chunks.remainder();
+    for c in chunks {
+        for (a, &v) in acc.iter_mut().zip(c) {
+            *a = F::step(*a, v);
+        }
+    }
+    for (a, &v) in acc.iter_mut().zip(tail) {
+        *a = F::step(*a, v);
+    }
+    let mut w = LANES;
+    while w > 1 {
+        w /= 2;
+        let (lo, hi) = acc.split_at_mut(w);
+        for (a, &b) in lo.iter_mut().zip(hi.iter()) {
+            *a = F::merge(*a, b);
+        }
+    }
+    acc[0]
+}
+
+/// Pairwise fold of a non-empty contiguous run: rounding error grows with log(n), not n.
+pub(super) fn pairwise<T: Element, F: Fold<T>>(x: &[T]) -> F::A {
+    if x.len() <= BLOCK {
+        return lanes::<T, F>(x);
+    }
+    // The split depends on the length alone, so the tree (and the rounding) is the same
+    // however many threads run it.
+    let (l, r) = x.split_at((x.len() / BLOCK).div_ceil(2) * BLOCK);
+    let (a, b) = if x.len() >= PAR_MIN {
+        rayon::join(|| pairwise::<T, F>(l), || pairwise::<T, F>(r))
+    } else {
+        (pairwise::<T, F>(l), pairwise::<T, F>(r))
+    };
+    F::merge(a, b)
+}
+
+/// Storage offset of row-major index `i` over `dims` (size, stride), relative to the view.
+pub(super) fn unravel(dims: &[(usize, isize)], mut i: usize) -> isize {
+    let mut off = 0;
+    for &(n, s) in dims.iter().rev() {
+        off += (i % n) as isize * s;
+        i /= n;
+    }
+    off
+}
+
+/// Merges neighbouring (size, stride) dims that step through memory as one dim.
+pub(super) fn merge_dims(dims: Vec<(usize, isize)>) -> Vec<(usize, isize)> {
+    let mut out: Vec<(usize, isize)> = Vec::with_capacity(dims.len());
+    for (n, s) in dims {
+        match out.last_mut() {
+            Some(last) if last.1 == s * n as isize => *last = (last.0 * n, s),
+            _ => out.push((n, s)),
+        }
+    }
+    out
+}
+
+/// Canonical form of a non-empty reduction.
+pub(super) struct Plan {
+    /// Kept dims (size, stride) in output order.
+    pub(super) kept: Vec<(usize, isize)>,
+    /// Reduced sub-tensor at offset 0: non-negative strides, largest first.
+    pub(super) red: Layout,
+    /// Storage offset of element zero once reversed reduced dims are flipped.
+    offset: isize,
+    /// Elements read in total (decides on threading).
+    work: usize,
+}
+
+/// Canonicalises a reduction of `layout` over `axes` into a [`Plan`]. `idempotent`
+/// (max/min/all/any) lets a broadcast (stride-0) reduced dim be dropped: folding the same
+/// value again changes nothing.
+pub(super) fn plan(layout: &Layout, axes: &[usize], idempotent: bool) -> Plan {
+    let mut offset = layout.offset as isize;
+    let (mut kept, mut red) = (Vec::new(), Vec::new());
+    for (d, (&n, &s)) in layout.shape.iter().zip(&layout.strides).enumerate() {
+        if n == 1 || (s == 0 && idempotent && axes.contains(&d)) {
+            continue; // contributes nothing new
+        } else if !axes.contains(&d) {
+            kept.push((n, s));
+        } else if s < 0 {
+            // Reduction order is free: walk reversed dims forwards.
+            offset += (n as isize - 1) * s;
+            red.push((n, -s));
+        } else {
+            red.push((n, s));
+        }
+    }
+    red.sort_by_key(|d| std::cmp::Reverse(d.1));
+    let red = merge_dims(red);
+    Plan {
+        kept: merge_dims(kept),
+        red: Layout {
+            shape: red.iter().map(|d| d.0).collect(),
+            strides: red.iter().map(|d| d.1).collect(),
+            offset: 0,
+        },
+        offset,
+        work: layout.numel(),
+    }
+}
+
+/// Runs `f(index, chunk)` over the `size`-element chunks of `out`, on rayon when `par`.
+/// Every chunk is computed by one call in a fixed order, so threading never changes results.
+pub(super) fn chunked<O: Send>(
+    out: &mut [O],
+    size: usize,
+    par: bool,
+    f: impl Fn(usize, &mut [O]) + Sync,
+) {
+    if par {
+        out.par_chunks_mut(size)
+            .enumerate()
+            .for_each(|(i, c)| f(i, c));
+    } else {
+        out.chunks_mut(size).enumerate().for_each(|(i, c)| f(i, c));
+    }
+}
+
+/// Inner kernel: each output element folds its own reduced sub-tensor.
+pub(super) fn inner<T: Element, F: Fold<T>>(src: &[T], p: &Plan, out: &mut [F::Out]) {
+    let row = |acc: F::A, b: usize, s: isize, len: usize| {
+        if s == 1 && len >= 2 * LANES {
+            F::merge(acc, pairwise::<T, F>(&src[b..b + len]))
+        } else {
+            (0..len).fold(acc, |a, i| F::step(a, src[b + i * s as usize]))
+        }
+    };
+    let fold_at = |base: isize| {
+        let mut acc = F::start(src[base as usize]);
+        if let ([len], [s]) = (&p.red.shape[..], &p.red.strides[..]) {
+            acc = row(acc, base as usize, *s, *len); // one reduced dim: skip the row walker
+        } else {
+            p.red
+                .for_each_row(|b, s, len| acc = row(acc, (base + b) as usize, s, len));
+        }
+        F::finish(acc)
+    };
+    // Tasks of about 64K elements read.
+    let grain = ((1 << 16) / (p.work / out.len()).max(1)).max(1);
+    chunked(out, grain, p.work >= PAR_MIN, |c, chunk| {
+        for (k, o) in chunk.iter_mut().enumerate() {
+            *o = fold_at(p.offset + unravel(&p.kept, c * grain + k));
+        }
+    });
+}
+
+/// Folds the `acc.len()`-element input rows starting at `offs` (elements `sk` apart) into
+/// `acc`. Four unit-stride rows go in one pass, loading and storing `acc` once.
+#[inline]
+pub(super) fn add_rows<T: Element, F: Fold<T>>(
+    src: &[T],
+    acc: &mut [F::A],
+    offs: &[isize],
+    sk: isize,
+) {
+    let n = acc.len();
+    let seg = |off: isize| &src[off as usize..off as usize + n];
+    match *offs {
+        [r0, r1, r2, r3] if sk == 1 => {
+            let rows = acc.iter_mut().zip(seg(r0)).zip(seg(r1)).zip(seg(r2));
+            for ((((a, &x0), &x1), &x2), &x3) in rows.zip(seg(r3)) {
+                *a = F::step(F::step(F::step(F::step(*a, x0), x1), x2), x3);
+            }
+        }
+        _ if sk == 1 => {
+            for &off in offs {
+                acc.iter_mut()
+                    .zip(seg(off))
+                    .for_each(|(a, &v)| *a = F::step(*a, v));
+            }
+        }
+        _ => {
+            for &off in offs {
+                for (j, a) in acc.iter_mut().enumerate() {
+                    *a = F::step(*a, src[(off + j as isize * sk) as usize]);
+                }
+            }
+        }
+    }
+}
+
+/// Outer kernel: the last kept dim (length `m`, stride `sk`) has the smallest stride, so a
+/// tile of outputs is updated by whole input row segments, one reduced index at a time.
+/// Long rows are cut into tiles of `TILE`; very short rows are grouped into one task.
+pub(super) fn outer<T: Element, F: Fold<T>>(src: &[T], p: &Plan, out: &mut [F::Out]) {
+    let (m, sk) = *p.kept.last().expect("outer kernel needs a kept dim");
+    let lead = &p.kept[..p.kept.len() - 1];
+    let job = |o: usize, t: usize, chunk: &mut [F::Out]| {
+        let n = chunk.len().min(m);
+        let tile = (t * TILE) as isize * sk;
+        let bases: Vec<isize> = (0..chunk.len() / n)
+            .map(|k| p.offset + unravel(lead, o + k) + tile)
+            .collect();
+        let row = |b: isize| (0..n).map(move |j| F::start(src[(b + j as isize * sk) as usize]));
+        let mut acc: Vec<F::A> = bases.iter().flat_map(|&b| row(b)).collect();
+        // Four rows per pass only pays on long segments; short ones stay one stream that
+        // the prefetcher can follow.
+        let batch = if bases.len() == 1 && n >= 1024 { 4 } else { 1 };
+        let (mut pend, mut np) = ([0isize; 4], 0);
+        p.red.for_each_row(|b, s, len| {
+            for r in (0..len as isize).map(|i| b + i * s) {
+                if bases.len() > 1 {
+                    for (a, &base) in acc.chunks_mut(n).zip(&bases) {
+                        add_rows::<T, F>(src, a, &[base + r], sk);
+                    }
+                    continue;
+                }
+                (pend[np], np) = (bases[0] + r, np + 1);
+                if np == batch {
+                    add_rows::<T, F>(src, &mut acc, &pend[..np], sk);
+                    np = 0;
+                }
+            }
+        });
+        add_rows::<T, F>(src, &mut acc, &pend[..np], sk);
+        chunk
+            .iter_mut()
+            .zip(&acc)
+            .for_each(|(o, &a)| *o = F::finish(a));
+    };
+    let par = p.work >= PAR_MIN;
+    if m > TILE {
+        chunked(out, m, par, |o, row| {
+            chunked(row, TILE, par, |t, c| job(o, t, c))
+        });
+    } else {
+        // Grouping saves per-row overhead on very short rows; longer rows stay one task
+        // each, so every task reads one sequential stream.
+        let group = if m < 64 { TILE / m } else { 1 };
+        chunked(out, group * m, par, |i, c| job(i * group, 0, c));
+    }
+}
