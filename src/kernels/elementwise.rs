@@ -146,6 +146,22 @@ pub fn map_unary<T: Copy + Sync, O: Copy + Send>(
     })
 }
 
+/// Like [`map_unary`], but contiguous runs go through `chunk` (a vectorised kernel over
+/// slices); strided views use `f`, which must compute the same function element by element.
+pub fn map_unary_chunked<T: Copy + Sync, O: Copy + Send>(
+    src: &[T],
+    layout: &Layout,
+    chunk: impl Fn(&[T], &mut [MaybeUninit<O>]) + Sync + Send,
+    f: impl Fn(T) -> O + Sync + Send,
+) -> Result<Vec<O>> {
+    if !layout.is_contiguous() {
+        return map_unary(src, layout, f);
+    }
+    let n = layout.numel();
+    let s = &src[layout.offset..layout.offset + n];
+    build_output(n, |start, c| chunk(&s[start..start + c.len()], c))
+}
+
 /// `out = f(a, b)` elementwise with NumPy broadcasting to `out_shape`.
 pub fn map_binary<A: Copy + Sync, B: Copy + Sync, O: Copy + Send>(
     a: &[A],

@@ -6,6 +6,7 @@ pub mod binary;
 pub mod cast;
 pub mod copy;
 pub mod elementwise;
+pub mod fastmath;
 pub mod index;
 pub mod matmul;
 pub mod reduce;

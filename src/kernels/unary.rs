@@ -1,6 +1,6 @@
 //! Unary elementwise kernels, dispatched on dtype.
 
-use super::elementwise::map_unary;
+use super::elementwise::{map_unary, map_unary_chunked};
 use super::scalar::Real;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
@@ -159,6 +159,18 @@ fn float_op<T: FloatMath>(op: UnaryOp, s: &[T], l: &Layout) -> Result<Storage> {
     Ok(Storage::from_vec(v))
 }
 
+/// float32 `exp`, `tanh` and `sigmoid` through the vectorised kernels of [`super::fastmath`].
+fn fast_f32_op(op: UnaryOp, s: &[f32], l: &Layout) -> Result<Storage> {
+    use super::fastmath::*;
+    let v = match op {
+        UnaryOp::Exp => map_unary_chunked(s, l, exp_f32_slice, exp_f32)?,
+        UnaryOp::Tanh => map_unary_chunked(s, l, tanh_f32_slice, tanh_f32)?,
+        UnaryOp::Sigmoid => map_unary_chunked(s, l, sigmoid_f32_slice, sigmoid_f32)?,
+        _ => return float_op::<f32>(op, s, l),
+    };
+    Ok(Storage::from_vec(v))
+}
+
 fn int_op<T: Real>(op: UnaryOp, s: &[T], l: &Layout) -> Result<Storage> {
     use UnaryOp::*;
     Ok(match op {
@@ -230,7 +242,10 @@ pub fn unary_storage(op: UnaryOp, src: &Storage, l: &Layout) -> Result<Storage> 
         },
         DType::I32 => int_op::<i32>(op, &src.read(), l),
         DType::I64 => int_op::<i64>(op, &src.read(), l),
-        DType::F32 => float_op::<f32>(op, &src.read(), l),
+        DType::F32 => match op {
+            UnaryOp::Exp | UnaryOp::Tanh | UnaryOp::Sigmoid => fast_f32_op(op, &src.read(), l),
+            _ => float_op::<f32>(op, &src.read(), l),
+        },
         DType::F64 => float_op::<f64>(op, &src.read(), l),
         DType::C64 => complex64_op(op, &src.read(), l),
         DType::C128 => complex128_op(op, &src.read(), l),
