@@ -8,6 +8,7 @@
 #![warn(missing_docs)]
 
 pub mod autograd;
+pub mod buffer_cache;
 pub mod dtype;
 pub mod error;
 pub mod kernels;

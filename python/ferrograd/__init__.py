@@ -21,6 +21,9 @@ from ._api import *  # noqa: F403  (the method-backed functions; listed in _api.
 from ._api import install_tensor_aliases
 from ._core import Tensor as Tensor
 from ._core import arange as arange
+from ._core import buffer_cache_info as buffer_cache_info
+from ._core import empty_buffer_cache as empty_buffer_cache
+from ._core import set_buffer_cache_limit as set_buffer_cache_limit
 from ._core import bfloat16 as bfloat16
 from ._core import bool as bool  # noqa: A004  (the dtype, as torch.bool / paddle.bool)
 from ._core import complex64 as complex64
@@ -168,5 +171,9 @@ __all__ = [
     # Paddle mode switches
     "in_dynamic_mode",
     "disable_static",
+    # memory
+    "set_buffer_cache_limit",
+    "empty_buffer_cache",
+    "buffer_cache_info",
 ]
 __all__ += _api.__all__

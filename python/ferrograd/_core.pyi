@@ -1269,3 +1269,15 @@ def _restore_inference_mode(prev_inference: _bool, prev_grad: _bool) -> None:
 
 def _set_size_class(cls: type[Size]) -> None:
     """Installs the ``Size`` class used by ``.shape``."""
+
+# ---- memory ---------------------------------------------------------------------------
+
+def set_buffer_cache_limit(nbytes: _int) -> _int:
+    """Sets the most bytes of freed large buffers kept for reuse (0 disables the cache);
+    returns the previous limit."""
+
+def empty_buffer_cache() -> None:
+    """Frees every buffer the cache holds (the limit stays)."""
+
+def buffer_cache_info() -> dict[str, _int]:
+    """``bytes``, ``buffers``, ``limit``, ``hits`` and ``misses`` of the buffer cache."""

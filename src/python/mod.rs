@@ -13,6 +13,7 @@ mod errors;
 mod functions;
 mod hooks;
 mod indexing;
+mod memory;
 mod node;
 mod pylayer;
 mod repr;
@@ -32,6 +33,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<node::PyAccumulateGrad>()?;
     m.add_class::<node::PyHookHandle>()?;
     m.add_function(wrap_pyfunction!(tensor::_set_size_class, m)?)?;
+    m.add_function(wrap_pyfunction!(memory::set_buffer_cache_limit, m)?)?;
+    m.add_function(wrap_pyfunction!(memory::empty_buffer_cache, m)?)?;
+    m.add_function(wrap_pyfunction!(memory::buffer_cache_info, m)?)?;
     m.add_function(wrap_pyfunction!(functions::tensor_fn, m)?)?;
     m.add_function(wrap_pyfunction!(functions::to_tensor, m)?)?;
     m.add_function(wrap_pyfunction!(functions::from_numpy, m)?)?;
