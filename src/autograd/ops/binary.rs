@@ -165,15 +165,15 @@ impl Tensor {
     }
     /// `self * v` for a real scalar `v` (in this tensor's dtype).
     pub fn mul_scalar(&self, v: f64) -> Result<Tensor> {
-        self.mul(&self.scalar_like(v))
+        self.binary_with_scalar(&self.scalar_like(v), BinaryOp::Mul, false)
     }
     /// `self + v`.
     pub fn add_scalar(&self, v: f64) -> Result<Tensor> {
-        self.add(&self.scalar_like(v))
+        self.binary_with_scalar(&self.scalar_like(v), BinaryOp::Add, false)
     }
     /// `v - self`.
     pub fn rsub_scalar(&self, v: f64) -> Result<Tensor> {
-        self.scalar_like(v).sub(self)
+        self.binary_with_scalar(&self.scalar_like(v), BinaryOp::Sub, true)
     }
 
     /// `cond ? x : y` elementwise with broadcasting; differentiable in `x` and `y`.

@@ -37,35 +37,36 @@ impl Tensor {
         let Some(mut rec) = Recorder::begin(&[self, other]) else {
             return Ok(out);
         };
-        rec.save(self);
-        rec.save(other);
-        rec.finish("MatmulBackward", &out, |g, s, n| {
-            let (a, b) = (
-                saved(s, 0, "MatmulBackward")?,
-                saved(s, 1, "MatmulBackward")?,
-            );
+        // each gradient needs only the *other* operand: save what a needed gradient uses
+        let (needs_a, needs_b) = (rec.needs(0), rec.needs(1));
+        if needs_b {
+            rec.save(self);
+        } else {
+            rec.save_nothing();
+        }
+        if needs_a {
+            rec.save(other);
+        } else {
+            rec.save_nothing();
+        }
+        let (a_shape, b_shape) = (self.shape_vec(), other.shape_vec());
+        rec.finish("MatmulBackward", &out, move |g, s, n| {
+            let (a_1d, b_1d) = (a_shape.len() == 1, b_shape.len() == 1);
             // lift 1-D operands to matrices so one formula covers every case
-            let a2 = if a.ndim() == 1 {
-                a.unsqueeze(0)?
-            } else {
-                a.clone()
-            };
-            let b2 = if b.ndim() == 1 {
-                b.unsqueeze(-1)?
-            } else {
-                b.clone()
-            };
+            let lift_a = |a: &Tensor| if a_1d { a.unsqueeze(0) } else { Ok(a.clone()) };
+            let lift_b = |b: &Tensor| if b_1d { b.unsqueeze(-1) } else { Ok(b.clone()) };
             let mut g2 = g.clone();
-            if a.ndim() == 1 {
-                g2 = g2.unsqueeze(if b.ndim() == 1 { 0 } else { -2 })?;
+            if a_1d {
+                g2 = g2.unsqueeze(if b_1d { 0 } else { -2 })?;
             }
-            if b.ndim() == 1 {
+            if b_1d {
                 g2 = g2.unsqueeze(-1)?;
             }
             let ga = if n[0] {
+                let b2 = lift_b(saved(s, 1, "MatmulBackward")?)?;
                 let r = g2.matmul(&b2.transpose(-1, -2)?)?;
-                Some(if a.ndim() == 1 {
-                    r.sum_to(&[1, a.shape()[0]])?.reshape(&[-1])?
+                Some(if a_1d {
+                    r.sum_to(&[1, a_shape[0]])?.reshape(&[-1])?
                 } else {
                     r
                 })
@@ -73,9 +74,10 @@ impl Tensor {
                 None
             };
             let gb = if n[1] {
+                let a2 = lift_a(saved(s, 0, "MatmulBackward")?)?;
                 let r = a2.transpose(-1, -2)?.matmul(&g2)?;
-                Some(if b.ndim() == 1 {
-                    r.sum_to(&[b.shape()[0], 1])?.reshape(&[-1])?
+                Some(if b_1d {
+                    r.sum_to(&[b_shape[0], 1])?.reshape(&[-1])?
                 } else {
                     r
                 })

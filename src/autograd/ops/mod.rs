@@ -3,13 +3,16 @@
 //! op family. Broadcast gradients are reduced to input shapes by the engine (`sum_to`).
 
 mod binary;
+mod fused_grad;
 mod getitem;
 pub mod index;
 mod inplace;
 mod join;
 mod linalg;
 mod reduce;
+mod scalar_binary;
 mod shape;
+mod softmax;
 mod unary;
 
 use crate::error::{Error, Result};

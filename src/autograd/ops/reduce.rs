@@ -69,7 +69,8 @@ impl Tensor {
         } else {
             self.to_dtype(DType::F32)?
         };
-        x.sum(axes, keepdim)?.div(&x.scalar_like(count as f64))
+        x.sum(axes, keepdim)?
+            .binary_with_scalar(&x.scalar_like(count as f64), BinaryOp::Div, false)
     }
 
     /// Reduces `self` to `shape` by summing broadcast dimensions (inverse of expand).
@@ -168,9 +169,11 @@ impl Tensor {
             self.to_dtype(DType::F32)?
         };
         let centered = x.sub(&x.mean(axes, true)?)?;
-        let sq = centered.mul(&centered)?;
+        // one saved tensor (square saves its input once; centered * centered saves it twice)
+        let sq = centered.unary(crate::tensor::UnaryOp::Square)?;
+        let divisor = x.scalar_like((n as f64 - correction).max(0.0));
         sq.sum(axes, keepdim)?
-            .div(&x.scalar_like((n as f64 - correction).max(0.0)))
+            .binary_with_scalar(&divisor, BinaryOp::Div, false)
     }
 
     /// Standard deviation over `axes` with `correction`.
@@ -178,56 +181,6 @@ impl Tensor {
         normalize_axes(axes, self.ndim(), "std")?;
         self.var(axes, correction, keepdim)?
             .unary(crate::tensor::UnaryOp::Sqrt)
-    }
-
-    /// `log(sum(exp(x)))` over `axes`, computed stably.
-    pub fn logsumexp(&self, axes: Option<&[isize]>, keepdim: bool) -> Result<Tensor> {
-        let x = if self.dtype().is_differentiable() {
-            self.clone()
-        } else {
-            self.to_dtype(DType::F32)?
-        };
-        let ax = normalize_axes(axes, x.ndim(), "logsumexp")?;
-        if x.numel() == 0 {
-            return x.exp()?.sum(axes, keepdim)?.log();
-        }
-        let m = x.detach().reduce_raw(ReduceOp::Max, &ax, true)?;
-        // rows that are all -inf keep m = 0 so the result is -inf rather than NaN
-        let finite = m.binary_raw(&m, BinaryOp::Eq)?.binary_raw(
-            &m.unary_raw(crate::tensor::UnaryOp::Abs)?
-                .binary_raw(&m.scalar_like(f64::INFINITY), BinaryOp::Ne)?,
-            BinaryOp::LogicalAnd,
-        )?;
-        let m = Tensor::where_raw(&finite, &m, &m.zeros_like()?)?;
-        let s = x.sub(&m)?.exp()?.sum(axes, true)?.log()?.add(&m)?;
-        if keepdim {
-            Ok(s)
-        } else {
-            let shape = reduced_shape(x.shape(), &ax, false);
-            s.reshape(&shape.iter().map(|&d| d as isize).collect::<Vec<_>>())
-        }
-    }
-
-    /// Softmax along `axis`.
-    pub fn softmax(&self, axis: isize) -> Result<Tensor> {
-        crate::layout::normalize_dim(axis, self.ndim(), "softmax")?;
-        let x = if self.dtype().is_differentiable() {
-            self.clone()
-        } else {
-            self.to_dtype(DType::F32)?
-        };
-        x.sub(&x.logsumexp(Some(&[axis]), true)?)?.exp()
-    }
-
-    /// Log-softmax along `axis`.
-    pub fn log_softmax(&self, axis: isize) -> Result<Tensor> {
-        crate::layout::normalize_dim(axis, self.ndim(), "log_softmax")?;
-        let x = if self.dtype().is_differentiable() {
-            self.clone()
-        } else {
-            self.to_dtype(DType::F32)?
-        };
-        x.sub(&x.logsumexp(Some(&[axis]), true)?)
     }
 
     /// Index of the max / min along `axis` (None = flattened), int64.

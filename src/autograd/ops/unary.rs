@@ -45,6 +45,9 @@ impl Tensor {
         let name = backward_name(op);
         rec.finish(name, &out, move |g, s, _| {
             let v = saved(s, 0, name)?; // x, or y = op(x) for ops that save their output
+            if let Some(grad) = super::fused_grad::activation_grad(op, g, v)? {
+                return Ok(smallvec![Some(grad)]);
+            }
             let grad = match op {
                 Abs => g.mul(&v.unary(Sign)?)?,
                 Exp => g.mul(v)?,

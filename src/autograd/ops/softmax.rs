@@ -1,0 +1,130 @@
+//! `logsumexp`, `softmax` and `log_softmax`, each recorded as ONE node.
+//!
+//! Composed of primitive ops (max, subtract, exp, sum, log), each of these would record
+//! five nodes and save three or four intermediate tensors for backward. As single nodes
+//! they save what PyTorch's do — the output (softmax, log_softmax) or the input and the
+//! output (logsumexp) — and their backward formulas are written with differentiable ops,
+//! so higher-order gradients still work.
+
+use super::saved;
+use crate::autograd::{GradModeGuard, Recorder};
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::tensor::reduce::{normalize_axes, reduced_shape};
+use crate::tensor::{BinaryOp, ReduceOp, Tensor};
+use smallvec::smallvec;
+
+/// `shape` as the `isize` list `reshape` takes.
+fn dims(shape: &[usize]) -> Vec<isize> {
+    shape.iter().map(|&d| d as isize).collect()
+}
+
+/// Integer and bool inputs compute in float32 (as PyTorch does).
+fn floating(t: &Tensor) -> Result<Tensor> {
+    if t.dtype().is_differentiable() {
+        Ok(t.clone())
+    } else {
+        t.to_dtype(DType::F32)
+    }
+}
+
+/// `log(sum(exp(x)))` over `axes` with the reduced dims kept, computed stably and without
+/// recording anything.
+fn logsumexp_keepdim_values(x: &Tensor, axes: &[usize]) -> Result<Tensor> {
+    let _no_grad = GradModeGuard::new(false);
+    let x = x.detach();
+    let m = x.reduce_raw(ReduceOp::Max, axes, true)?;
+    // rows that are all -inf (or hold inf/NaN) keep m = 0 so the result is -inf/inf/NaN
+    // as the plain formula gives, never NaN from inf - inf
+    let finite = m.binary_raw(&m, BinaryOp::Eq)?.binary_raw(
+        &m.unary_raw(crate::tensor::UnaryOp::Abs)?
+            .binary_raw(&m.scalar_like(f64::INFINITY), BinaryOp::Ne)?,
+        BinaryOp::LogicalAnd,
+    )?;
+    let m = Tensor::where_raw(&finite, &m, &m.zeros_like()?)?;
+    let ax: Vec<isize> = axes.iter().map(|&a| a as isize).collect();
+    x.sub(&m)?.exp()?.sum(Some(&ax), true)?.log()?.add(&m)
+}
+
+impl Tensor {
+    /// `log(sum(exp(x)))` over `axes`, computed stably.
+    pub fn logsumexp(&self, axes: Option<&[isize]>, keepdim: bool) -> Result<Tensor> {
+        let x = floating(self)?;
+        let ax = normalize_axes(axes, x.ndim(), "logsumexp")?;
+        if x.numel() == 0 {
+            return x.exp()?.sum(axes, keepdim)?.log();
+        }
+        let keep_shape = dims(&reduced_shape(x.shape(), &ax, true));
+        let kept = logsumexp_keepdim_values(&x, &ax)?;
+        let out = if keepdim {
+            kept
+        } else {
+            kept.reshape_raw(&reduced_shape(x.shape(), &ax, false))?
+        };
+        let Some(mut rec) = Recorder::begin(&[&x]) else {
+            return Ok(out);
+        };
+        rec.save(&x);
+        rec.save_output();
+        rec.finish("LogsumexpBackward", &out, move |g, s, _| {
+            let (x, y) = (
+                saved(s, 0, "LogsumexpBackward")?,
+                saved(s, 1, "LogsumexpBackward")?,
+            );
+            // d/dx log sum exp(x) = exp(x - y), broadcast over the reduced dims
+            let (g, y) = (g.reshape(&keep_shape)?, y.reshape(&keep_shape)?);
+            Ok(smallvec![Some(g.mul(&x.sub(&y)?.exp()?)?)])
+        })?;
+        Ok(out)
+    }
+
+    /// Log-softmax along `axis`.
+    pub fn log_softmax(&self, axis: isize) -> Result<Tensor> {
+        let d = crate::layout::normalize_dim(axis, self.ndim(), "log_softmax")?;
+        let x = floating(self)?;
+        let out = {
+            let _no_grad = GradModeGuard::new(false);
+            x.detach().sub(&logsumexp_keepdim_values(&x, &[d])?)?
+        };
+        if x.numel() == 0 {
+            return Ok(out);
+        }
+        let Some(mut rec) = Recorder::begin(&[&x]) else {
+            return Ok(out);
+        };
+        rec.save_output();
+        rec.finish("LogSoftmaxBackward", &out, move |g, s, _| {
+            let y = saved(s, 0, "LogSoftmaxBackward")?;
+            // g - softmax(x) * sum(g)
+            let total = g.sum(Some(&[d as isize]), true)?;
+            Ok(smallvec![Some(g.sub(&y.exp()?.mul(&total)?)?)])
+        })?;
+        Ok(out)
+    }
+
+    /// Softmax along `axis`.
+    pub fn softmax(&self, axis: isize) -> Result<Tensor> {
+        let d = crate::layout::normalize_dim(axis, self.ndim(), "softmax")?;
+        let x = floating(self)?;
+        let out = {
+            let _no_grad = GradModeGuard::new(false);
+            x.detach()
+                .sub(&logsumexp_keepdim_values(&x, &[d])?)?
+                .exp()?
+        };
+        if x.numel() == 0 {
+            return Ok(out);
+        }
+        let Some(mut rec) = Recorder::begin(&[&x]) else {
+            return Ok(out);
+        };
+        rec.save_output();
+        rec.finish("SoftmaxBackward", &out, move |g, s, _| {
+            let y = saved(s, 0, "SoftmaxBackward")?;
+            // y * (g - sum(g * y))
+            let dot = g.mul(y)?.sum(Some(&[d as isize]), true)?;
+            Ok(smallvec![Some(y.mul(&g.sub(&dot)?)?)])
+        })?;
+        Ok(out)
+    }
+}
