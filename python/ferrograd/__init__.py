@@ -21,16 +21,15 @@ from ._api import *  # noqa: F403  (the method-backed functions; listed in _api.
 from ._api import install_tensor_aliases
 from ._core import Tensor as Tensor
 from ._core import arange as arange
-from ._core import buffer_cache_info as buffer_cache_info
-from ._core import empty_buffer_cache as empty_buffer_cache
-from ._core import set_buffer_cache_limit as set_buffer_cache_limit
 from ._core import bfloat16 as bfloat16
 from ._core import bool as bool  # noqa: A004  (the dtype, as torch.bool / paddle.bool)
+from ._core import buffer_cache_info as buffer_cache_info
 from ._core import complex64 as complex64
 from ._core import complex128 as complex128
 from ._core import concat as concat
 from ._core import dtype as dtype
 from ._core import empty as empty
+from ._core import empty_buffer_cache as empty_buffer_cache
 from ._core import empty_like as empty_like
 from ._core import eye as eye
 from ._core import float16 as float16
@@ -48,6 +47,7 @@ from ._core import rand as rand
 from ._core import randint as randint
 from ._core import randn as randn
 from ._core import seed as seed
+from ._core import set_buffer_cache_limit as set_buffer_cache_limit
 from ._core import split as split
 from ._core import stack as stack
 from ._core import tensor as tensor

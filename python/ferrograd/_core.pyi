@@ -6,6 +6,7 @@ builtin types through the ``_bool`` / ``_int`` / ``_float`` / ``_complex`` alias
 """
 
 import builtins
+import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, ClassVar, Literal, SupportsIndex, final, overload
 
@@ -1281,3 +1282,6 @@ def empty_buffer_cache() -> None:
 
 def buffer_cache_info() -> dict[str, _int]:
     """``bytes``, ``buffers``, ``limit``, ``hits`` and ``misses`` of the buffer cache."""
+
+def _tofile(tensor: Tensor, path: str | os.PathLike[str]) -> None:
+    """Writes the elements row-major as raw native-endian bytes to ``path``."""

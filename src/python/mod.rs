@@ -21,6 +21,7 @@ mod tensor;
 mod tensor_ops;
 mod tensor_reduce;
 mod tensor_shape;
+mod tofile;
 
 use pyo3::prelude::*;
 
@@ -36,6 +37,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(memory::set_buffer_cache_limit, m)?)?;
     m.add_function(wrap_pyfunction!(memory::empty_buffer_cache, m)?)?;
     m.add_function(wrap_pyfunction!(memory::buffer_cache_info, m)?)?;
+    m.add_function(wrap_pyfunction!(tofile::_tofile, m)?)?;
     m.add_function(wrap_pyfunction!(functions::tensor_fn, m)?)?;
     m.add_function(wrap_pyfunction!(functions::to_tensor, m)?)?;
     m.add_function(wrap_pyfunction!(functions::from_numpy, m)?)?;

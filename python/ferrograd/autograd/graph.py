@@ -75,6 +75,12 @@ class save_on_cpu(saved_tensors_hooks):
         super().__init__(pack, unpack)
 
 
+# dtypes whose raw bytes NumPy reads back as the same type
+_NUMPY_NATIVE = frozenset(
+    ["bool", "int32", "int64", "float16", "float32", "float64", "complex64", "complex128"]
+)
+
+
 class _DiskTensor:
     """One tensor saved to a file; the file is removed when this handle is freed (when
     the graph that saved it is freed)."""
@@ -111,8 +117,11 @@ class save_on_disk(saved_tensors_hooks):
         directory_ = self.directory
 
         def pack(t):
-            array = t.numpy()
             path = os.path.join(directory_, f"saved-{os.getpid()}-{id(self):x}-{next(counter)}.bin")
+            if t.dtype.name in _NUMPY_NATIVE:
+                _core._tofile(t, path)  # straight from the tensor's memory: no copy in RAM
+                return _DiskTensor(path, tuple(t.shape), np.dtype(t.dtype.name), t.dtype)
+            array = t.numpy()  # bfloat16: NumPy has no such type; store its float32 values
             array.tofile(path)
             return _DiskTensor(path, array.shape, array.dtype, t.dtype)
 

@@ -10,7 +10,7 @@
 
 use crate::dtype::{DType, Element};
 use crate::error::Result;
-use crate::kernels::elementwise::map_binary;
+use crate::kernels::elementwise::{map_binary, zip_assign};
 use crate::layout::Layout;
 use crate::storage::Storage;
 use crate::tensor::{Tensor, UnaryOp};
@@ -40,17 +40,30 @@ fn run<T: Element + num_traits::Float + Send + Sync>(
     y: &Tensor,
 ) -> Result<Tensor> {
     let (one, zero) = (<T as Element>::one(), <T as Element>::zero());
+    let f = move |g: T, y: T| match op {
+        UnaryOp::Tanh => g * (one - y * y),
+        UnaryOp::Sigmoid => g * (y * (one - y)),
+        // the composed form multiplies by a 0/1 mask (so 0 * inf gives NaN there too)
+        _ => g * if y > zero { one } else { zero },
+    };
+    let (gl, yl, shape) = (g.layout(), y.layout(), g.shape());
+    // The incoming gradient is usually a buffer nobody else can see (the engine's own):
+    // then the result overwrites it, and backward holds one activation-sized buffer less.
+    let private = g.handle_count() == 1
+        && Arc::strong_count(g.storage()) == 1
+        && gl.is_contiguous()
+        && g.storage().len() == g.numel()
+        && g.storage().is_writable();
+    if private {
+        let ys = y.storage().read::<T>();
+        let mut gs = g.storage().write::<T>()?;
+        zip_assign(&mut gs, gl, &ys, yl, f)?;
+        drop(gs);
+        return Ok(g.clone());
+    }
     let gs = g.storage().read::<T>();
     let ys = y.storage().read::<T>();
-    let (gl, yl, shape) = (g.layout(), y.layout(), g.shape());
-    let v = match op {
-        UnaryOp::Tanh => map_binary(&gs, gl, &ys, yl, shape, |g, y| g * (one - y * y))?,
-        UnaryOp::Sigmoid => map_binary(&gs, gl, &ys, yl, shape, |g, y| g * (y * (one - y)))?,
-        // the composed form multiplies by a 0/1 mask (so 0 * inf gives NaN there too)
-        _ => map_binary(&gs, gl, &ys, yl, shape, |g, y| {
-            g * if y > zero { one } else { zero }
-        })?,
-    };
+    let v = map_binary(&gs, gl, &ys, yl, shape, f)?;
     Ok(Tensor::from_parts(
         Arc::new(Storage::from_vec(v)),
         Layout::contiguous(shape),

@@ -1,0 +1,35 @@
+//! Writing a tensor's elements straight from its storage to a file (used by
+//! `autograd.graph.save_on_disk`, so packing a saved activation makes no in-memory copy).
+
+use super::errors::IntoPy;
+use super::tensor::PyTensor;
+use pyo3::exceptions::PyOSError;
+use pyo3::prelude::*;
+use std::io::Write;
+
+/// Writes the elements of `tensor` in row-major order as raw native-endian bytes to
+/// `path` (created or truncated), without the GIL. A non-contiguous view is made
+/// contiguous first.
+#[pyfunction]
+pub fn _tofile(
+    py: Python<'_>,
+    tensor: &Bound<'_, PyTensor>,
+    path: std::path::PathBuf,
+) -> PyResult<()> {
+    let t = tensor.get().inner.contiguous_raw().py()?;
+    py.detach(|| -> PyResult<()> {
+        let bytes = t.numel() * t.dtype().size();
+        let storage = t.storage();
+        crate::with_dtype!(t.dtype(), T, {
+            let guard = storage.read::<T>();
+            let start = t.layout().offset;
+            let elems = &guard[start..start + t.numel()];
+            // SAFETY: every element type is plain old data; the slice covers `bytes` bytes.
+            let raw = unsafe { std::slice::from_raw_parts(elems.as_ptr() as *const u8, bytes) };
+            let mut f = std::fs::File::create(&path)
+                .map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))?;
+            f.write_all(raw)
+                .map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))
+        })
+    })
+}
