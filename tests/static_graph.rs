@@ -118,7 +118,7 @@ fn gradients_and_parameter_updates() {
         )
         .unwrap();
     let grads = main
-        .append_gradients(vec![loss], vec![w, x], vec![])
+        .append_gradients(vec![loss], vec![w, x], vec![], vec![])
         .unwrap();
     let gw = grads[0].unwrap();
     assert_eq!(main.vars[gw].name, "w@GRAD");
@@ -162,7 +162,9 @@ fn unreachable_gradients_are_none_at_build_time() {
     let z = p
         .append_op(OpKind::Binary(BinaryOp::Mul), vec![x, cf])
         .unwrap();
-    let g = p.append_gradients(vec![z], vec![x, y], vec![]).unwrap();
+    let g = p
+        .append_gradients(vec![z], vec![x, y], vec![], vec![])
+        .unwrap();
     assert!(g[0].is_some() && g[1].is_none());
 }
 
@@ -206,7 +208,10 @@ fn py_func_callbacks_run_forward_and_backward() {
         backward_calls: AtomicUsize::new(0),
     });
     p.append_py_func(cube.clone(), vec![x], vec![o]).unwrap();
-    let g = p.append_gradients(vec![o], vec![x], vec![]).unwrap()[0].unwrap();
+    let g = p
+        .append_gradients(vec![o], vec![x], vec![], vec![])
+        .unwrap()[0]
+        .unwrap();
     let exe = Executor::new();
     let out = exe
         .run(

@@ -1328,7 +1328,11 @@ class _Program:
     ) -> None:
         """Appends a ``py_func`` op."""
     def append_gradients(
-        self, targets: Sequence[int], wrt: Sequence[int], target_grads: Sequence[int] = ...
+        self,
+        targets: Sequence[int],
+        wrt: Sequence[int],
+        target_grads: Sequence[int] = ...,
+        blocked: Sequence[int] = ...,
     ) -> list[int | None]:
         """Appends the backward section; one gradient id (or None) per ``wrt``."""
     def describe(self) -> str:

@@ -212,39 +212,45 @@ impl PyProgram {
         outputs: Vec<usize>,
         skip: Vec<usize>,
     ) -> PyResult<()> {
-        let mut p = self.inner.lock();
         for &s in &skip {
             if !inputs.contains(&s) && !outputs.contains(&s) {
-                let name = p
-                    .var(s)
-                    .map(|v| v.name.clone())
-                    .unwrap_or_else(|_| s.to_string());
+                let name = {
+                    let p = self.inner.lock();
+                    p.var(s)
+                        .map(|v| v.name.clone())
+                        .unwrap_or_else(|_| s.to_string())
+                };
                 return Err(PyValueError::new_err(format!(
                     "py_func: skip_vars_in_backward_input variable '{name}' is not found in the \
                      forward inputs and outputs; only inputs and outputs can be skipped"
                 )));
             }
         }
+        // built before taking the program lock: it calls into Python (no Rust lock is held
+        // while Python runs)
         let callbacks = PyCallbacks::new(
             func,
             backward_func,
             inputs.iter().map(|i| skip.contains(i)).collect(),
             outputs.iter().map(|o| skip.contains(o)).collect(),
         );
+        let mut p = self.inner.lock();
         p.append_py_func(Arc::new(callbacks), inputs, outputs).py()
     }
 
-    /// Appends the backward section; returns one gradient variable id (or None) per `wrt`.
-    #[pyo3(signature = (targets, wrt, target_grads=Vec::new()))]
+    /// Appends the backward section (gradients do not flow through `blocked`); returns
+    /// one gradient variable id (or None) per `wrt`.
+    #[pyo3(signature = (targets, wrt, target_grads=Vec::new(), blocked=Vec::new()))]
     fn append_gradients(
         &self,
         targets: Vec<usize>,
         wrt: Vec<usize>,
         target_grads: Vec<usize>,
+        blocked: Vec<usize>,
     ) -> PyResult<Vec<Option<usize>>> {
         self.inner
             .lock()
-            .append_gradients(targets, wrt, target_grads)
+            .append_gradients(targets, wrt, target_grads, blocked)
             .py()
     }
 

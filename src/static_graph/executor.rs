@@ -4,7 +4,7 @@
 
 use super::op::OpKind;
 use super::program::{fmt_shape, Dim, Program, VarKind};
-use crate::autograd::engine::{grad, BackwardOptions};
+use crate::autograd::engine::{grad_blocking, BackwardOptions};
 use crate::autograd::GradModeGuard;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -264,11 +264,18 @@ impl Plan {
                     n_targets,
                     n_wrt,
                     has_target_grads,
-                } => run_gradients(&inputs, *n_targets, *n_wrt, *has_target_grads)?,
+                    n_blocked,
+                } => {
+                    let given = if *has_target_grads { *n_targets } else { 0 };
+                    let (head, blocked) = inputs.split_at(inputs.len() - n_blocked);
+                    debug_assert_eq!(head.len(), n_targets + n_wrt + given);
+                    run_gradients(head, *n_targets, *n_wrt, *has_target_grads, blocked)?
+                }
+                // only `Init` reads the declared shape and dtype (fully known for parameters)
                 kind => kind.run(
                     &inputs,
-                    &step.out_shapes[0..step.out_shapes.len().min(1)].concat(),
-                    *step.out_dtypes.first().unwrap_or(&DType::F32),
+                    step.out_shapes.first().map_or(&[][..], Vec::as_slice),
+                    step.out_dtypes.first().copied().unwrap_or(DType::F32),
                 )?,
             };
             for ((&slot, t), &src) in step.outputs.iter().zip(outs).zip(&step.grad_source) {
@@ -337,7 +344,13 @@ fn check_feed(f: &Feed, t: &Tensor) -> Result<()> {
 }
 
 /// The backward section: gradients of the targets with respect to the `wrt` inputs.
-fn run_gradients(inputs: &[Tensor], nt: usize, nw: usize, given: bool) -> Result<Vec<Tensor>> {
+fn run_gradients(
+    inputs: &[Tensor],
+    nt: usize,
+    nw: usize,
+    given: bool,
+    blocked: &[Tensor],
+) -> Result<Vec<Tensor>> {
     let targets = &inputs[..nt];
     let wrt = &inputs[nt..nt + nw];
     let mut roots = Vec::new();
@@ -357,10 +370,11 @@ fn run_gradients(inputs: &[Tensor], nt: usize, nw: usize, given: bool) -> Result
         vec![None; nw]
     } else {
         let _no_record = GradModeGuard::new(false);
-        grad(
+        grad_blocking(
             &roots,
             root_grads,
             wrt,
+            blocked,
             BackwardOptions {
                 retain_graph: true,
                 create_graph: false,

@@ -77,8 +77,9 @@ pub enum OpKind {
     Assign,
     /// A Python operator whose forward and backward are user callbacks.
     PyFunc(Arc<PyFuncOp>),
-    /// The backward section: inputs are `targets ++ wrt ++ target_grads`, outputs are the
-    /// gradients of the `wrt` variables.
+    /// The backward section: inputs are `targets ++ wrt ++ target_grads ++ blocked`,
+    /// outputs are the gradients of the `wrt` variables; gradients do not flow through
+    /// the `blocked` variables (Paddle's `no_grad_set`).
     Gradients {
         /// Number of target variables.
         n_targets: usize,
@@ -86,6 +87,8 @@ pub enum OpKind {
         n_wrt: usize,
         /// Whether gradients of the targets are given (else ones).
         has_target_grads: bool,
+        /// Number of variables gradients must not flow through.
+        n_blocked: usize,
     },
 }
 

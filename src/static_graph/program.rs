@@ -303,9 +303,9 @@ impl Program {
 
     /// For each variable, whether a gradient can flow from it to `target` through the ops
     /// recorded so far (differentiable ops over floating variables).
-    fn reaches(&self, wrt: usize, target: usize) -> bool {
+    fn reaches(&self, wrt: usize, target: usize, blocked: &[usize]) -> bool {
         let mut live = vec![false; self.vars.len()];
-        live[wrt] = true;
+        live[wrt] = !blocked.contains(&wrt);
         for op in &self.ops {
             let fed = op
                 .inputs
@@ -314,7 +314,7 @@ impl Program {
                 .any(|(i, &v)| live[v] && op.kind.passes_grad(i));
             if fed {
                 for &o in &op.outputs {
-                    if self.vars[o].dtype.is_differentiable() {
+                    if self.vars[o].dtype.is_differentiable() && !blocked.contains(&o) {
                         live[o] = true;
                     }
                 }
@@ -324,14 +324,17 @@ impl Program {
     }
 
     /// Appends the backward section computing d(sum of `targets`)/d(each of `wrt`),
-    /// weighted by `target_grads` (ones when empty). Returns one gradient variable per
-    /// `wrt`, or `None` where no gradient can reach it.
+    /// weighted by `target_grads` (ones when empty), treating the `blocked` variables as
+    /// constants. Returns one gradient variable per `wrt`, or `None` where no gradient
+    /// can reach it.
     pub fn append_gradients(
         &mut self,
         targets: Vec<usize>,
         wrt: Vec<usize>,
         target_grads: Vec<usize>,
+        blocked: Vec<usize>,
     ) -> Result<Vec<Option<usize>>> {
+        self.check_ids("gradients", &blocked)?;
         self.check_ids("gradients", &targets)?;
         self.check_ids("gradients", &wrt)?;
         self.check_ids("gradients", &target_grads)?;
@@ -372,7 +375,8 @@ impl Program {
         let mut grad_vars = Vec::new();
         for &w in &wrt {
             let v = self.vars[w].clone();
-            let reach = v.dtype.is_differentiable() && targets.iter().any(|&t| self.reaches(w, t));
+            let reach = v.dtype.is_differentiable()
+                && targets.iter().any(|&t| self.reaches(w, t, &blocked));
             if !reach {
                 result.push(None);
                 continue;
@@ -393,10 +397,12 @@ impl Program {
                 n_targets: targets.len(),
                 n_wrt: reached.len(),
                 has_target_grads: !target_grads.is_empty(),
+                n_blocked: blocked.len(),
             };
             let mut inputs = targets;
             inputs.extend(reached);
             inputs.extend(target_grads);
+            inputs.extend(blocked);
             self.push_op(kind, inputs, grad_vars);
         }
         Ok(result)

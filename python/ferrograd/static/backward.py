@@ -24,7 +24,8 @@ def gradients(
 ) -> list[Variable | None]:
     """Gradient variables of ``sum(targets)`` (weighted by ``target_gradients``) with
     respect to each of ``inputs``; ``None`` for an input no gradient can reach (through
-    ops without a gradient, or a ``py_func`` without ``backward_func``)."""
+    ops without a gradient, or a ``py_func`` without ``backward_func``). Gradients do not
+    flow through the variables (or names) in ``no_grad_set``."""
     ts = _as_list(targets, "targets")
     xs = _as_list(inputs, "inputs")
     gs = [] if target_gradients is None else _as_list(target_gradients, "target_gradients")
@@ -32,11 +33,11 @@ def gradients(
     for v in ts + xs + gs:
         if v.block is not block:
             raise ValueError(f"gradients: variable '{v.name}' belongs to another program")
-    blocked = {id(v) for v in (no_grad_set or ()) if isinstance(v, Variable)}
-    blocked_names = {v for v in (no_grad_set or ()) if isinstance(v, str)}
-    wanted = [x for x in xs if id(x) not in blocked and x.name not in blocked_names]
+    blocked = [v if isinstance(v, Variable) else block.var(v) for v in (no_grad_set or ())]
+    blocked_ids = {v.id for v in blocked}
+    wanted = [x for x in xs if x.id not in blocked_ids]
     ids = block.program._core.append_gradients(
-        [t.id for t in ts], [x.id for x in wanted], [g.id for g in gs]
+        [t.id for t in ts], [x.id for x in wanted], [g.id for g in gs], sorted(blocked_ids)
     )
     by_input = {id(x): (block._wrap(g) if g is not None else None) for x, g in zip(wanted, ids)}
     return [by_input.get(id(x)) for x in xs]
