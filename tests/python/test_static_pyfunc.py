@@ -7,9 +7,8 @@ from __future__ import annotations
 import ferrograd as fg
 import numpy as np
 import pytest
-from ferrograd import static
-
 from conftest import numeric_grad
+from ferrograd import static
 
 
 @pytest.fixture(autouse=True)
