@@ -47,7 +47,7 @@ fn infers_shapes_with_runtime_dims_and_rejects_mismatches() {
     let err = p.append_op(OpKind::Matmul, vec![h, w]).err().unwrap();
     assert!(err.message.contains("matmul"), "{}", err.message);
     let err = p
-        .append_op(OpKind::Binary(BinaryOp::Add), vec![h, w])
+        .append_op(OpKind::Binary(BinaryOp::Add), vec![h, x])
         .err()
         .unwrap();
     assert!(err.message.starts_with("add:"), "{}", err.message);
