@@ -393,10 +393,13 @@ fn run_gradients(
         .collect()
 }
 
+/// What a plan is cached under: program id, program version, fetched variable ids.
+type PlanKey = (u64, u64, Vec<usize>);
+
 /// Runs programs, caching one compiled [`Plan`] per (program, version, fetch list).
 #[derive(Default)]
 pub struct Executor {
-    plans: Mutex<HashMap<(u64, u64, Vec<usize>), Arc<Plan>>>,
+    plans: Mutex<HashMap<PlanKey, Arc<Plan>>>,
 }
 
 impl Executor {

@@ -122,17 +122,17 @@ impl OpKind {
         }
     }
 
-    /// Whether a gradient flows from the op's outputs back to input `i` (given that the
+    /// Whether a gradient flows from the op's outputs back to its inputs (given that the
     /// op's output dtype is floating).
-    pub fn passes_grad(&self, i: usize) -> bool {
+    pub fn passes_grad(&self) -> bool {
         match self {
             OpKind::Binary(op) => {
-                !op.returns_bool()
-                    && !matches!(
-                        op,
-                        BinaryOp::FloorDiv | BinaryOp::BitAnd | BinaryOp::BitOr | BinaryOp::BitXor
-                    )
-                    && !(matches!(op, BinaryOp::Rem) && i == 1)
+                // no gradient (as in eager): bool results and integer-valued ops
+                let integral = matches!(
+                    op,
+                    BinaryOp::FloorDiv | BinaryOp::BitAnd | BinaryOp::BitOr | BinaryOp::BitXor
+                );
+                !(op.returns_bool() || integral)
             }
             OpKind::Unary(op) => !matches!(
                 op,

@@ -307,11 +307,7 @@ impl Program {
         let mut live = vec![false; self.vars.len()];
         live[wrt] = !blocked.contains(&wrt);
         for op in &self.ops {
-            let fed = op
-                .inputs
-                .iter()
-                .enumerate()
-                .any(|(i, &v)| live[v] && op.kind.passes_grad(i));
+            let fed = op.kind.passes_grad() && op.inputs.iter().any(|&v| live[v]);
             if fed {
                 for &o in &op.outputs {
                     if self.vars[o].dtype.is_differentiable() && !blocked.contains(&o) {

@@ -201,6 +201,7 @@ OPS = {
         lambda x, y: (fg.concat([x, y.transpose([1, 0])], axis=0).max(axis=1) ** 2).sum(),
         [(2, 3), (3, 4)],
     ),
+    "remainder_both_sides": (lambda x, y: fg.remainder(x * 3.0, y.abs() + 0.5).sum(), [(4,), (4,)]),
     "pow_sqrt_clip": (
         lambda x, y: (fg.sqrt(x * x + 1.0) + fg.clip(y, -0.5, 0.5) ** 3).sum(),
         [(3,), (3,)],
