@@ -1281,6 +1281,7 @@ def empty_buffer_cache() -> None:
 
 def buffer_cache_info() -> dict[str, _int]:
     """``bytes``, ``buffers``, ``limit``, ``hits`` and ``misses`` of the buffer cache."""
+
 # --- static graphs (ferrograd.static) --------------------------------------------------
 
 @final
