@@ -46,6 +46,7 @@ WORKLOADS = [
     "chain_10k_ms",
     "chain_1M_ms",
     "mlp_step_ms",
+    "mlp_step_static_ms",
     "custom_tanh_iter_us",
     "builtin_tanh_iter_us",
     "hooked_small_graph_iter_us",
@@ -424,7 +425,53 @@ def setup_ferrograd(np, s: Settings):
         hooks=fg.autograd.saved_tensors_hooks,
     )
     threads = os.environ.get("RAYON_NUM_THREADS") or f"rayon default ({os.cpu_count()})"
-    return fg.__version__, {"threads": threads}, eager_cases(np, e, s)
+    cases = eager_cases(np, e, s)
+    cases["mlp_step_static_ms"] = lambda data: ferrograd_static_mlp(fg, data, s)
+    return fg.__version__, {"threads": threads}, cases
+
+
+def ferrograd_static_mlp(fg, data: Data, s: Settings) -> Case:
+    """mlp_step_ms as a static program: forward, loss, gradients and the SGD update are
+    recorded once; each step is one Executor.run (the whole step runs in Rust)."""
+    # the eager workload's inputs, so that mlp_static_loss0 must equal mlp_loss0
+    params_np, x_np, onehot_np = Data(data.np, "mlp_step_ms").mlp()
+    st = fg.static
+    main, startup, scope = st.Program(), st.Program(), st.Scope()
+    fg.enable_static()
+    try:
+        with st.program_guard(main, startup):
+            x = st.data("x", [-1, MLP_SIZES[0]], "float32")
+            onehot = st.data("onehot", [-1, MLP_SIZES[-1]], "float32")
+            params = [
+                st.create_parameter(
+                    list(p.shape), "float32", default_initializer=st.initializer.Assign(p)
+                )
+                for p in params_np
+            ]
+            w1, b1, w2, b2, w3, b3 = params
+            h = (x @ w1 + b1).tanh()
+            h = (h @ w2 + b2).tanh()
+            logits = h @ w3 + b3
+            loss = (onehot * logits.log_softmax(1)).sum() * (-1.0 / MLP_BATCH)
+            for p, g in zip(params, st.gradients([loss], params)):
+                st.assign(p - MLP_LR * g, output=p)
+    finally:
+        fg.disable_static()
+    exe = st.Executor()
+    exe.run(startup, scope=scope)
+    feed = {"x": x_np, "onehot": onehot_np}
+
+    def step():
+        return exe.run(main, feed=feed, fetch_list=[loss], scope=scope)[0]
+
+    s.extras["mlp_static_loss0"] = round(float(step()), 5)
+
+    def run(n):
+        for _ in range(n):
+            out = step()
+        return out
+
+    return Case(run, "ms", note="mlp_step_ms as one static-program Executor.run per step")
 
 
 def setup_torch(np, s: Settings):

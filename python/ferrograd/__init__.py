@@ -101,14 +101,10 @@ def dtype_from_name(name: str) -> dtype:
     return d
 
 
-def in_dynamic_mode() -> builtins.bool:
-    """True: ferrograd runs eagerly (dynamic graph)."""
-    return True
-
-
-def disable_static() -> None:
-    """Paddle compatibility: dynamic mode is the default and only mode here."""
-
+from . import static as static  # noqa: E402  (static graphs; needs the names above)
+from .static._mode import disable_static as disable_static  # noqa: E402
+from .static._mode import enable_static as enable_static  # noqa: E402
+from .static._mode import in_dynamic_mode as in_dynamic_mode  # noqa: E402
 
 __all__ = [
     # the tensor type, dtypes and shapes
@@ -171,6 +167,8 @@ __all__ = [
     # Paddle mode switches
     "in_dynamic_mode",
     "disable_static",
+    "enable_static",
+    "static",
     # memory
     "set_buffer_cache_limit",
     "empty_buffer_cache",

@@ -1285,3 +1285,101 @@ def buffer_cache_info() -> dict[str, _int]:
 
 def _tofile(tensor: Tensor, path: str | os.PathLike[str]) -> None:
     """Writes the elements row-major as raw native-endian bytes to ``path``."""
+
+# --- static graphs (ferrograd.static) --------------------------------------------------
+
+@final
+class _Program:
+    """The Rust side of a static program: variables and op records."""
+
+    def __new__(cls) -> Self: ...
+    def duplicate(self) -> _Program:
+        """A copy with its own identity."""
+    @property
+    def id(self) -> int:
+        """Process-unique id."""
+    @property
+    def version(self) -> int:
+        """Changes with every edit."""
+    def num_vars(self) -> int:
+        """Number of variables."""
+    def op_types(self) -> list[str]:
+        """Op names in execution order."""
+    def create_var(
+        self, name: str, dtype: _DTypeLike, shape: Sequence[int | None], kind: str
+    ) -> int:
+        """Declares a variable (kind: data, parameter, temp, declared, grad); returns its id."""
+    def var_info(self, id: int) -> tuple[str, str, list[int], str]:
+        """``(name, dtype name, shape with -1 for run-time dims, kind)``."""
+    def find_var(self, name: str) -> int | None:
+        """The id of the variable called ``name``."""
+    def append_op(self, op: str, inputs: Sequence[int], **attrs: Any) -> int:
+        """Appends an op; infers the output's shape and dtype; returns its id."""
+    def append_constant(self, value: Any, like: int | None = None) -> int:
+        """Appends a constant (Tensor, or scalar typed like variable ``like``)."""
+    def append_init(
+        self, param: int, kind: str, a: float = 0.0, b: float = 0.0, value: Tensor | None = None
+    ) -> None:
+        """Appends a parameter initialisation (constant, uniform, normal, value)."""
+    def append_assign(self, src: int, dst: int) -> None:
+        """Appends ``dst = src``."""
+    def append_py_func(
+        self,
+        func: Callable[..., Any],
+        backward_func: Callable[..., Any] | None,
+        inputs: Sequence[int],
+        outputs: Sequence[int],
+        skip: Sequence[int],
+    ) -> None:
+        """Appends a ``py_func`` op."""
+    def append_gradients(
+        self,
+        targets: Sequence[int],
+        wrt: Sequence[int],
+        target_grads: Sequence[int] = ...,
+        blocked: Sequence[int] = ...,
+    ) -> list[int | None]:
+        """Appends the backward section; one gradient id (or None) per ``wrt``."""
+    def describe(self) -> str:
+        """A readable listing."""
+
+@final
+class _Scope:
+    """Named parameter values."""
+
+    def __new__(cls) -> Self: ...
+    def get(self, name: str) -> Tensor | None:
+        """The value called ``name``."""
+    def set(self, name: str, value: Any) -> None:
+        """Sets ``name`` (copied)."""
+    def names(self) -> list[str]:
+        """Names held."""
+    def clear(self) -> None:
+        """Removes every value."""
+
+@final
+class _Executor:
+    """Runs programs with a plan cache."""
+
+    def __new__(cls) -> Self: ...
+    def cached_plans(self) -> int:
+        """Number of cached plans."""
+    def run(
+        self,
+        program: _Program,
+        feed: dict[str, Any] | None,
+        fetch: Sequence[int],
+        scope: _Scope,
+        return_numpy: _bool = True,
+    ) -> list[Any]:
+        """Runs ``program``; returns the fetched values."""
+
+def _py_func_eager(
+    func: Callable[..., Any],
+    backward_func: Callable[..., Any] | None,
+    inputs: Sequence[Tensor],
+    out_specs: Sequence[tuple[str, Any, Sequence[int]]],
+    skip_inputs: Sequence[_bool],
+    skip_outputs: Sequence[_bool],
+) -> list[Tensor]:
+    """Dynamic-mode ``py_func``: runs now and records a node."""

@@ -17,6 +17,10 @@ mod memory;
 mod node;
 mod pylayer;
 mod repr;
+mod static_exec;
+mod static_ops;
+mod static_program;
+mod static_pyfunc;
 mod tensor;
 mod tensor_ops;
 mod tensor_reduce;
@@ -78,5 +82,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(autograd::is_inference_mode_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_set_inference_mode, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_restore_inference_mode, m)?)?;
+    m.add_class::<static_program::PyProgram>()?;
+    m.add_class::<static_exec::PyScope>()?;
+    m.add_class::<static_exec::PyExecutor>()?;
+    m.add_function(wrap_pyfunction!(static_pyfunc::_py_func_eager, m)?)?;
     Ok(())
 }

@@ -1,0 +1,73 @@
+"""``Executor``: runs a static program in Rust with feeds and returns the fetched
+variables. A program is compiled into a plan once per fetch list and the plan is reused
+on later runs (recompiled only when the program changed)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .. import _core
+from . import program as _program
+from .variable import Variable
+
+
+class Executor:
+    """Runs programs. ``place`` is accepted for Paddle compatibility (CPU only)."""
+
+    def __init__(self, place: Any = None) -> None:
+        self.place = place
+        self._core = _core._Executor()
+
+    def run(
+        self,
+        program: _program.Program | None = None,
+        feed: dict[str, Any] | None = None,
+        fetch_list: Sequence[Any] | Any = None,
+        feed_var_name: str = "feed",
+        fetch_var_name: str = "fetch",
+        scope: _program.Scope | None = None,
+        return_numpy: bool = True,
+        use_program_cache: bool = True,
+    ) -> list[Any]:
+        """Runs ``program`` (default: the default main program) with ``feed``
+        ({data name: array}) and returns the values of ``fetch_list`` (Variables or
+        names) as NumPy arrays (Tensors if ``return_numpy=False``)."""
+        if program is None:
+            program = _program.default_main_program()
+        if not isinstance(program, _program.Program):
+            raise TypeError(
+                f"Executor.run: program must be a static Program, got {type(program).__name__}"
+            )
+        if fetch_list is None:
+            fetch_list = []
+        elif not isinstance(fetch_list, (list, tuple)):
+            fetch_list = [fetch_list]
+        ids = []
+        for f in fetch_list:
+            if isinstance(f, Variable):
+                if f.block.program is not program:
+                    f = f.name  # the same name in this program (e.g. a parameter)
+                else:
+                    ids.append(f.id)
+                    continue
+            if not isinstance(f, str):
+                raise TypeError(
+                    f"Executor.run: fetch_list holds Variables or names, got {type(f).__name__}"
+                )
+            var_id = program._core.find_var(f)
+            if var_id is None:
+                raise ValueError(f"Executor.run: the program has no variable named '{f}' to fetch")
+            ids.append(var_id)
+        if feed is not None and not isinstance(feed, dict):
+            raise TypeError(
+                f"Executor.run: feed must be a dict {{name: array}}, got {type(feed).__name__}"
+            )
+        s = scope if scope is not None else _program.global_scope()
+        return list(self._core.run(program._core, feed, ids, s._core, return_numpy))
+
+    def close(self) -> None:
+        """Nothing to release (kept for Paddle compatibility)."""
+
+
+__all__ = ["Executor"]

@@ -1,0 +1,465 @@
+"""``Variable``: a symbolic value of a static ``Program``.
+
+Operators and methods on a Variable record an op into its program instead of
+computing; the op's output shape and dtype are inferred (in Rust) right away, so a
+mismatch is an error while building, naming the op. The op names and their arguments
+are the eager ones (``x.sum(axis=1)``, ``x.reshape([-1, 4])``, ``x @ w``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from .. import _core
+
+if TYPE_CHECKING:
+    from .program import Block, Program
+
+
+def _dtype_object(name: str) -> Any:
+    return getattr(_core, name)
+
+
+class Variable:
+    """A variable of a static program: data (fed at run time), parameter (held in a
+    scope), or the result of an op. ``shape`` uses ``-1`` for dimensions known only at
+    run time."""
+
+    __slots__ = (
+        "block",
+        "id",
+        "name",
+        "_dtype_name",
+        "shape",
+        "kind",
+        "stop_gradient",
+        "trainable",
+    )
+
+    def __init__(self, block: Block, var_id: int) -> None:
+        name, dtype, shape, kind = block.program._core.var_info(var_id)
+        self.block = block
+        self.id: int = var_id
+        self.name: str = name
+        self._dtype_name: str = dtype
+        self.shape: list[int] = list(shape)
+        self.kind: str = kind
+        self.stop_gradient: bool = kind != "parameter"
+        self.trainable: bool = kind == "parameter"
+
+    # ----------------------------------------------------------------- properties
+    @property
+    def program(self) -> Program:
+        """The program this variable belongs to."""
+        return self.block.program
+
+    @property
+    def dtype(self) -> Any:
+        """The element type (a ferrograd dtype)."""
+        return _dtype_object(self._dtype_name)
+
+    @property
+    def ndim(self) -> int:
+        """Number of dimensions."""
+        return len(self.shape)
+
+    @property
+    def persistable(self) -> bool:
+        """Whether the value lives in the scope between runs (parameters)."""
+        return self.kind == "parameter"
+
+    def __repr__(self) -> str:
+        return f"Variable(name={self.name!r}, shape={self.shape}, dtype={self._dtype_name}, kind={self.kind})"
+
+    def __hash__(self) -> int:
+        return hash((id(self.block), self.id))
+
+    def __bool__(self) -> bool:
+        raise TypeError(
+            f"the truth value of static variable '{self.name}' is not known while the program is "
+            "being built; run it with an Executor to get values"
+        )
+
+    def __len__(self) -> int:
+        if not self.shape or self.shape[0] < 0:
+            raise TypeError(
+                f"len() of static variable '{self.name}' with shape {self.shape} is not known"
+            )
+        return self.shape[0]
+
+    def numpy(self) -> Any:
+        """Not available while building: values exist only when an Executor runs."""
+        raise TypeError(
+            f"static variable '{self.name}' has no value while the program is being built; fetch it "
+            "with Executor.run(..., fetch_list=[var])"
+        )
+
+    __array__ = numpy
+
+    # ----------------------------------------------------------------- recording
+    def _op(self, op: str, inputs: Sequence[Variable], **attrs: Any) -> Variable:
+        return self.block._append(op, inputs, attrs)
+
+    def _operand(self, other: Any) -> Variable:
+        return self.block._as_variable(other, like=self)
+
+    def _binary(self, op: str, other: Any) -> Variable:
+        return self._op(op, [self, self._operand(other)])
+
+    def _rbinary(self, op: str, other: Any) -> Variable:
+        return self._op(op, [self._operand(other), self])
+
+    # arithmetic and comparisons (eager names)
+    def add(self, y: Any, name: str | None = None) -> Variable:
+        """``self + y``."""
+        return self._binary("add", y)
+
+    def subtract(self, y: Any, name: str | None = None) -> Variable:
+        """``self - y``."""
+        return self._binary("subtract", y)
+
+    def multiply(self, y: Any, name: str | None = None) -> Variable:
+        """``self * y``."""
+        return self._binary("multiply", y)
+
+    def divide(self, y: Any, name: str | None = None) -> Variable:
+        """``self / y``."""
+        return self._binary("divide", y)
+
+    def floor_divide(self, y: Any, name: str | None = None) -> Variable:
+        """``self // y``."""
+        return self._binary("floor_divide", y)
+
+    def remainder(self, y: Any, name: str | None = None) -> Variable:
+        """``self % y``."""
+        return self._binary("remainder", y)
+
+    def pow(self, y: Any, name: str | None = None) -> Variable:
+        """``self ** y``."""
+        return self._binary("pow", y)
+
+    def maximum(self, y: Any, name: str | None = None) -> Variable:
+        """Elementwise maximum."""
+        return self._binary("maximum", y)
+
+    def minimum(self, y: Any, name: str | None = None) -> Variable:
+        """Elementwise minimum."""
+        return self._binary("minimum", y)
+
+    def equal(self, y: Any, name: str | None = None) -> Variable:
+        """``self == y`` (bool)."""
+        return self._binary("equal", y)
+
+    def not_equal(self, y: Any, name: str | None = None) -> Variable:
+        """``self != y`` (bool)."""
+        return self._binary("not_equal", y)
+
+    def less_than(self, y: Any, name: str | None = None) -> Variable:
+        """``self < y`` (bool)."""
+        return self._binary("less_than", y)
+
+    def less_equal(self, y: Any, name: str | None = None) -> Variable:
+        """``self <= y`` (bool)."""
+        return self._binary("less_equal", y)
+
+    def greater_than(self, y: Any, name: str | None = None) -> Variable:
+        """``self > y`` (bool)."""
+        return self._binary("greater_than", y)
+
+    def greater_equal(self, y: Any, name: str | None = None) -> Variable:
+        """``self >= y`` (bool)."""
+        return self._binary("greater_equal", y)
+
+    def logical_and(self, y: Any, name: str | None = None) -> Variable:
+        """Logical and."""
+        return self._binary("logical_and", y)
+
+    def logical_or(self, y: Any, name: str | None = None) -> Variable:
+        """Logical or."""
+        return self._binary("logical_or", y)
+
+    def logical_xor(self, y: Any, name: str | None = None) -> Variable:
+        """Logical xor."""
+        return self._binary("logical_xor", y)
+
+    def matmul(
+        self, y: Any, transpose_x: bool = False, transpose_y: bool = False, name: str | None = None
+    ) -> Variable:
+        """Matrix product (NumPy rules); Paddle's ``transpose_x/transpose_y`` swap the last two axes first."""
+        x = self.swapaxes(-1, -2) if transpose_x else self
+        yv = self._operand(y)
+        if transpose_y:
+            yv = yv.swapaxes(-1, -2)
+        return x._op("matmul", [x, yv])
+
+    sub = subtract
+    mul = multiply
+    div = divide
+    true_divide = divide
+    mod = remainder
+    eq = equal
+    ne = not_equal
+    lt = less_than
+    le = less_equal
+    gt = greater_than
+    ge = greater_equal
+    mm = matmul
+
+    def __add__(self, o: Any) -> Variable:
+        return self._binary("add", o)
+
+    def __radd__(self, o: Any) -> Variable:
+        return self._rbinary("add", o)
+
+    def __sub__(self, o: Any) -> Variable:
+        return self._binary("subtract", o)
+
+    def __rsub__(self, o: Any) -> Variable:
+        return self._rbinary("subtract", o)
+
+    def __mul__(self, o: Any) -> Variable:
+        return self._binary("multiply", o)
+
+    def __rmul__(self, o: Any) -> Variable:
+        return self._rbinary("multiply", o)
+
+    def __truediv__(self, o: Any) -> Variable:
+        return self._binary("divide", o)
+
+    def __rtruediv__(self, o: Any) -> Variable:
+        return self._rbinary("divide", o)
+
+    def __floordiv__(self, o: Any) -> Variable:
+        return self._binary("floor_divide", o)
+
+    def __mod__(self, o: Any) -> Variable:
+        return self._binary("remainder", o)
+
+    def __pow__(self, o: Any) -> Variable:
+        return self._binary("pow", o)
+
+    def __rpow__(self, o: Any) -> Variable:
+        return self._rbinary("pow", o)
+
+    def __matmul__(self, o: Any) -> Variable:
+        return self._binary("matmul", o)
+
+    def __rmatmul__(self, o: Any) -> Variable:
+        return self._rbinary("matmul", o)
+
+    def __neg__(self) -> Variable:
+        return self._op("neg", [self])
+
+    def __abs__(self) -> Variable:
+        return self._op("abs", [self])
+
+    def __eq__(self, o: Any) -> Variable:  # type: ignore[override]
+        return self._binary("equal", o)
+
+    def __ne__(self, o: Any) -> Variable:  # type: ignore[override]
+        return self._binary("not_equal", o)
+
+    def __lt__(self, o: Any) -> Variable:
+        return self._binary("less_than", o)
+
+    def __le__(self, o: Any) -> Variable:
+        return self._binary("less_equal", o)
+
+    def __gt__(self, o: Any) -> Variable:
+        return self._binary("greater_than", o)
+
+    def __ge__(self, o: Any) -> Variable:
+        return self._binary("greater_equal", o)
+
+    # unary math
+    def neg(self, name: str | None = None) -> Variable:
+        """``-self``."""
+        return self._op("neg", [self])
+
+    def abs(self, name: str | None = None) -> Variable:
+        """Absolute value."""
+        return self._op("abs", [self])
+
+    def sign(self, name: str | None = None) -> Variable:
+        """Sign (-1, 0, 1)."""
+        return self._op("sign", [self])
+
+    def exp(self, name: str | None = None) -> Variable:
+        """Exponential."""
+        return self._op("exp", [self])
+
+    def log(self, name: str | None = None) -> Variable:
+        """Natural logarithm."""
+        return self._op("log", [self])
+
+    def log1p(self, name: str | None = None) -> Variable:
+        """``log(1 + self)``."""
+        return self._op("log1p", [self])
+
+    def expm1(self, name: str | None = None) -> Variable:
+        """``exp(self) - 1``."""
+        return self._op("expm1", [self])
+
+    def sqrt(self, name: str | None = None) -> Variable:
+        """Square root."""
+        return self._op("sqrt", [self])
+
+    def rsqrt(self, name: str | None = None) -> Variable:
+        """``1 / sqrt(self)``."""
+        return self._op("rsqrt", [self])
+
+    def square(self, name: str | None = None) -> Variable:
+        """``self * self``."""
+        return self._op("square", [self])
+
+    def reciprocal(self, name: str | None = None) -> Variable:
+        """``1 / self``."""
+        return self._op("reciprocal", [self])
+
+    def sin(self, name: str | None = None) -> Variable:
+        """Sine."""
+        return self._op("sin", [self])
+
+    def cos(self, name: str | None = None) -> Variable:
+        """Cosine."""
+        return self._op("cos", [self])
+
+    def tan(self, name: str | None = None) -> Variable:
+        """Tangent."""
+        return self._op("tan", [self])
+
+    def tanh(self, name: str | None = None) -> Variable:
+        """Hyperbolic tangent."""
+        return self._op("tanh", [self])
+
+    def sigmoid(self, name: str | None = None) -> Variable:
+        """Logistic sigmoid."""
+        return self._op("sigmoid", [self])
+
+    def relu(self, name: str | None = None) -> Variable:
+        """``max(self, 0)``."""
+        return self._op("relu", [self])
+
+    def gelu(self, name: str | None = None) -> Variable:
+        """GELU (exact, erf form)."""
+        return self._op("gelu", [self])
+
+    def softplus(self, name: str | None = None) -> Variable:
+        """``log(1 + exp(self))``."""
+        return self._op("softplus", [self])
+
+    def erf(self, name: str | None = None) -> Variable:
+        """Error function."""
+        return self._op("erf", [self])
+
+    def floor(self, name: str | None = None) -> Variable:
+        """Floor."""
+        return self._op("floor", [self])
+
+    def ceil(self, name: str | None = None) -> Variable:
+        """Ceiling."""
+        return self._op("ceil", [self])
+
+    def round(self, name: str | None = None) -> Variable:
+        """Round half to even."""
+        return self._op("round", [self])
+
+    def logical_not(self, name: str | None = None) -> Variable:
+        """Logical not."""
+        return self._op("logical_not", [self])
+
+    negative = neg
+
+    def clip(
+        self, min: float | None = None, max: float | None = None, name: str | None = None
+    ) -> Variable:  # noqa: A002
+        """Clamps into ``[min, max]``."""
+        return self._op("clip", [self], min=min, max=max)
+
+    clamp = clip
+
+    def scale(
+        self,
+        scale: float = 1.0,
+        bias: float = 0.0,
+        bias_after_scale: bool = True,
+        name: str | None = None,
+    ) -> Variable:
+        """Paddle's ``scale``: ``scale * x + bias`` (or ``scale * (x + bias)``)."""
+        if bias_after_scale:
+            return self * scale + bias
+        return (self + bias) * scale
+
+    def astype(self, dtype: Any) -> Variable:
+        """Conversion to ``dtype``."""
+        return self._op("cast", [self], dtype=dtype)
+
+    cast = astype
+
+    # reductions and normalisations
+    def sum(
+        self, axis: Any = None, keepdim: bool = False, dtype: Any = None, name: str | None = None
+    ) -> Variable:
+        """Sum over ``axis`` (int, list, or None for all)."""
+        x = self.astype(dtype) if dtype is not None else self
+        return x._op("sum", [x], axis=axis, keepdim=keepdim)
+
+    def mean(self, axis: Any = None, keepdim: bool = False, name: str | None = None) -> Variable:
+        """Mean over ``axis`` (int, list, or None for all)."""
+        return self._op("mean", [self], axis=axis, keepdim=keepdim)
+
+    def max(self, axis: Any = None, keepdim: bool = False, name: str | None = None) -> Variable:
+        """Maximum over ``axis``."""
+        return self._op("max", [self], axis=axis, keepdim=keepdim)
+
+    def min(self, axis: Any = None, keepdim: bool = False, name: str | None = None) -> Variable:
+        """Minimum over ``axis``."""
+        return self._op("min", [self], axis=axis, keepdim=keepdim)
+
+    amax = max
+    amin = min
+
+    def softmax(self, axis: int = -1, dtype: Any = None, name: str | None = None) -> Variable:
+        """Softmax along ``axis``."""
+        x = self.astype(dtype) if dtype is not None else self
+        return x._op("softmax", [x], axis=axis)
+
+    def log_softmax(self, axis: int = -1, dtype: Any = None, name: str | None = None) -> Variable:
+        """Log-softmax along ``axis``."""
+        x = self.astype(dtype) if dtype is not None else self
+        return x._op("log_softmax", [x], axis=axis)
+
+    # shapes
+    def reshape(self, *shape: Any, name: str | None = None) -> Variable:
+        """Reshape; ``-1`` is inferred (``x.reshape([2, -1])`` or ``x.reshape(2, -1)``)."""
+        dims = shape[0] if len(shape) == 1 and isinstance(shape[0], (list, tuple)) else shape
+        return self._op("reshape", [self], shape=[int(d) for d in dims])
+
+    view = reshape
+
+    def permute(self, *perm: Any) -> Variable:
+        """Permutes the axes."""
+        dims = perm[0] if len(perm) == 1 and isinstance(perm[0], (list, tuple)) else perm
+        return self._op("permute", [self], perm=[int(d) for d in dims])
+
+    def transpose(self, *args: Any, perm: Any = None, name: str | None = None) -> Variable:
+        """Paddle form ``transpose(perm)`` or PyTorch form ``transpose(dim0, dim1)``."""
+        if perm is not None:
+            return self.permute(perm)
+        if len(args) == 2:
+            return self.swapaxes(int(args[0]), int(args[1]))
+        return self.permute(*args)
+
+    def swapaxes(self, dim0: int, dim1: int) -> Variable:
+        """Swaps two axes."""
+        return self._op("swapaxes", [self], dim0=dim0, dim1=dim1)
+
+    def t(self) -> Variable:
+        """Transpose of a matrix (1-D and 0-D unchanged)."""
+        return self if self.ndim < 2 else self.swapaxes(0, 1)
+
+    @property
+    def T(self) -> Variable:  # noqa: N802
+        """All axes reversed."""
+        return self.permute(list(range(self.ndim - 1, -1, -1)))
