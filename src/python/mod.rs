@@ -15,6 +15,7 @@ mod hooks;
 mod indexing;
 mod memory;
 mod node;
+mod optim;
 mod pylayer;
 mod repr;
 mod static_exec;
@@ -86,5 +87,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<static_exec::PyScope>()?;
     m.add_class::<static_exec::PyExecutor>()?;
     m.add_function(wrap_pyfunction!(static_pyfunc::_py_func_eager, m)?)?;
+    m.add_class::<optim::PyParamGroupState>()?;
     Ok(())
 }
