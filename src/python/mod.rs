@@ -23,6 +23,7 @@ mod static_ops;
 mod static_program;
 mod static_pyfunc;
 mod tensor;
+mod tensor_complex;
 mod tensor_ops;
 mod tensor_reduce;
 mod tensor_shape;
@@ -88,5 +89,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<static_exec::PyExecutor>()?;
     m.add_function(wrap_pyfunction!(static_pyfunc::_py_func_eager, m)?)?;
     m.add_class::<optim::PyParamGroupState>()?;
+    m.add_function(wrap_pyfunction!(tensor_complex::complex_fn, m)?)?;
     Ok(())
 }
