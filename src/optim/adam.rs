@@ -50,50 +50,96 @@ pub struct AdamUpdate {
     pub step: u64,
 }
 
+/// Per-step constants of the Adam update, in the arithmetic type.
+struct Consts<A> {
+    sign: A,
+    wd: A,
+    shrink: A,
+    b1: A,
+    b2: A,
+    k1: A,
+    k2: A,
+    eps: A,
+    step_size: A,
+    inv_bc2_sqrt: A,
+}
+
+/// The element loop, monomorphised on the options so that it has no branches (and
+/// vectorises for f32/f64).
+fn adam_loop<L: Lane, const L2: bool, const DECAY: bool, const AMS: bool>(
+    k: &Consts<L::A>,
+    p: &mut [L],
+    g: &[L],
+    m: &mut [L],
+    v: &mut [L],
+    vmax: &mut [L],
+) {
+    let n = p.len();
+    let (g, m, v) = (&g[..n], &mut m[..n], &mut v[..n]);
+    for i in 0..n {
+        let mut d = k.sign * g[i].load();
+        let mut w = p[i].load();
+        if L2 {
+            d = d + k.wd * w;
+        }
+        if DECAY {
+            w = w * k.shrink;
+        }
+        let mi = k.b1 * m[i].load() + k.k1 * d;
+        let vi = k.b2 * v[i].load() + k.k2 * d * d;
+        m[i] = L::store(mi);
+        v[i] = L::store(vi);
+        let mut denom_v = vi;
+        if AMS {
+            let prev = vmax[i].load();
+            if prev > denom_v {
+                denom_v = prev;
+            }
+            vmax[i] = L::store(denom_v);
+        }
+        let denom = denom_v.sqrt() * k.inv_bc2_sqrt + k.eps;
+        p[i] = L::store(w - k.step_size * mi / denom);
+    }
+}
+
 impl Update for AdamUpdate {
     fn apply<L: Lane>(&self, p: &mut [L], g: &[L], state: &mut [&mut [L]]) {
         let c = &self.cfg;
         let t = self.step.max(1) as i32;
         let bc1 = 1.0 - c.beta1.powi(t);
         let bc2_sqrt = (1.0 - c.beta2.powi(t)).sqrt();
-        let step_size = L::A::from_f64(c.lr / bc1);
-        let inv_bc2_sqrt = L::A::from_f64(1.0 / bc2_sqrt);
-        let (b1, b2) = (L::A::from_f64(c.beta1), L::A::from_f64(c.beta2));
-        let (k1, k2) = (L::A::from_f64(1.0 - c.beta1), L::A::from_f64(1.0 - c.beta2));
-        let eps = L::A::from_f64(c.eps);
-        let wd = L::A::from_f64(c.weight_decay);
-        let shrink = L::A::from_f64(1.0 - c.lr * c.weight_decay);
+        let a = L::A::from_f64;
+        let k = Consts {
+            sign: a(if c.maximize { -1.0 } else { 1.0 }),
+            wd: a(c.weight_decay),
+            shrink: a(1.0 - c.lr * c.weight_decay),
+            b1: a(c.beta1),
+            b2: a(c.beta2),
+            k1: a(1.0 - c.beta1),
+            k2: a(1.0 - c.beta2),
+            eps: a(c.eps),
+            step_size: a(c.lr / bc1),
+            inv_bc2_sqrt: a(1.0 / bc2_sqrt),
+        };
         let l2 = c.weight_decay != 0.0 && !c.decoupled;
         let decay = c.weight_decay != 0.0 && c.decoupled;
-        let (m, rest) = state.split_first_mut().expect("Adam needs exp_avg");
-        let (v, rest) = rest.split_first_mut().expect("Adam needs exp_avg_sq");
-        let mut vmax = rest.first_mut().filter(|_| c.amsgrad);
-        for i in 0..p.len() {
-            let mut d = g[i].load();
-            if c.maximize {
-                d = -d;
-            }
-            let mut w = p[i].load();
-            if l2 {
-                d = d + wd * w;
-            }
-            if decay {
-                w = w * shrink;
-            }
-            let mi = b1 * m[i].load() + k1 * d;
-            let vi = b2 * v[i].load() + k2 * d * d;
-            m[i] = L::store(mi);
-            v[i] = L::store(vi);
-            let mut denom_v = vi;
-            if let Some(vm) = vmax.as_deref_mut() {
-                let prev = vm[i].load();
-                if prev > denom_v {
-                    denom_v = prev;
-                }
-                vm[i] = L::store(denom_v);
-            }
-            let denom = denom_v.sqrt() * inv_bc2_sqrt + eps;
-            p[i] = L::store(w - step_size * mi / denom);
+        let [m, v, rest @ ..] = state else {
+            panic!("Adam needs exp_avg and exp_avg_sq buffers");
+        };
+        let mut none: [L; 0] = [];
+        let vmax: &mut [L] = match rest.first_mut() {
+            Some(vm) if c.amsgrad => vm,
+            _ => &mut none,
+        };
+        match (l2, decay, c.amsgrad) {
+            (false, false, false) => adam_loop::<L, false, false, false>(&k, p, g, m, v, vmax),
+            (true, false, false) => adam_loop::<L, true, false, false>(&k, p, g, m, v, vmax),
+            (false, true, false) => adam_loop::<L, false, true, false>(&k, p, g, m, v, vmax),
+            (true, true, false) => adam_loop::<L, true, true, false>(&k, p, g, m, v, vmax),
+            (false, false, true) => adam_loop::<L, false, false, true>(&k, p, g, m, v, vmax),
+            (true, false, true) => adam_loop::<L, true, false, true>(&k, p, g, m, v, vmax),
+            (false, true, true) => adam_loop::<L, false, true, true>(&k, p, g, m, v, vmax),
+            (true, true, true) => adam_loop::<L, true, true, true>(&k, p, g, m, v, vmax),
         }
     }
 }
@@ -180,7 +226,12 @@ mod tests {
         let u = AdamUpdate { cfg, step: 1 };
         let mut p = vec![half::f16::from_f32(1.0)];
         let (mut m, mut v) = (vec![half::f16::ZERO], vec![half::f16::ZERO]);
-        run_update(&u, &mut p, &[half::f16::from_f32(2.0)], &mut [&mut m, &mut v]);
+        run_update(
+            &u,
+            &mut p,
+            &[half::f16::from_f32(2.0)],
+            &mut [&mut m, &mut v],
+        );
         assert_eq!(p[0].to_f32(), 0.75);
         assert!((m[0].to_f32() - 0.2).abs() < 1e-3);
     }

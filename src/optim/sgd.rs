@@ -105,7 +105,12 @@ mod tests {
             weight_decay: 0.5,
             ..Default::default()
         };
-        run_update(&SgdUpdate { cfg, first: true }, &mut p, &[0.2, 0.4], &mut []);
+        run_update(
+            &SgdUpdate { cfg, first: true },
+            &mut p,
+            &[0.2, 0.4],
+            &mut [],
+        );
         // p - lr * (g + wd * p)
         close(&p, &[1.0 - 0.1 * (0.2 + 0.5), -2.0 - 0.1 * (0.4 - 1.0)]);
     }
@@ -120,10 +125,20 @@ mod tests {
             ..Default::default()
         };
         let (mut p, mut b) = (vec![1.0f64], vec![0.0f64]);
-        run_update(&SgdUpdate { cfg, first: true }, &mut p, &[2.0], &mut [&mut b]);
+        run_update(
+            &SgdUpdate { cfg, first: true },
+            &mut p,
+            &[2.0],
+            &mut [&mut b],
+        );
         close(&b, &[2.0]); // the first buffer is the gradient, undampened
         close(&p, &[1.0 - 0.2]);
-        run_update(&SgdUpdate { cfg, first: false }, &mut p, &[1.0], &mut [&mut b]);
+        run_update(
+            &SgdUpdate { cfg, first: false },
+            &mut p,
+            &[1.0],
+            &mut [&mut b],
+        );
         close(&b, &[0.9 * 2.0 + 0.5 * 1.0]);
         close(&p, &[0.8 - 0.1 * 2.3]);
 
@@ -133,7 +148,12 @@ mod tests {
             ..cfg
         };
         let (mut p, mut b) = (vec![1.0f64], vec![0.0f64]);
-        run_update(&SgdUpdate { cfg, first: true }, &mut p, &[2.0], &mut [&mut b]);
+        run_update(
+            &SgdUpdate { cfg, first: true },
+            &mut p,
+            &[2.0],
+            &mut [&mut b],
+        );
         close(&p, &[1.0 - 0.1 * (2.0 + 0.9 * 2.0)]);
     }
 

@@ -34,7 +34,12 @@ pub fn sgd_step(params: &mut [ParamState], cfg: &SgdConfig) -> Result<usize> {
         };
         let first = ps.buffers.len() < nbuf;
         prepare(ps, &grad, nbuf, "SGD")?;
-        update_one(&ps.param, &grad, &ps.buffers, &SgdUpdate { cfg: *cfg, first })?;
+        update_one(
+            &ps.param,
+            &grad,
+            &ps.buffers,
+            &SgdUpdate { cfg: *cfg, first },
+        )?;
         ps.step += 1;
         updated += 1;
     }
@@ -110,7 +115,9 @@ fn update_one<U: Update>(p: &Tensor, grad: &Tensor, bufs: &[Tensor], u: &U) -> R
     let g = if grad.dtype() != p.dtype()
         || !grad.is_contiguous()
         || Arc::ptr_eq(grad.storage(), p.storage())
-        || bufs.iter().any(|b| Arc::ptr_eq(b.storage(), grad.storage()))
+        || bufs
+            .iter()
+            .any(|b| Arc::ptr_eq(b.storage(), grad.storage()))
     {
         grad.cast_raw(p.dtype())?.contiguous_copy()?
     } else {

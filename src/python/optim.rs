@@ -43,7 +43,10 @@ impl PyParamGroupState {
             let t = p.cast::<PyTensor>().map_err(|_| {
                 PyTypeError::new_err(format!(
                     "optimizer parameters must be Tensors, but item {i} is {}",
-                    p.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+                    p.get_type()
+                        .name()
+                        .map(|n| n.to_string())
+                        .unwrap_or_default()
                 ))
             })?;
             out.push(ParamState {
@@ -139,7 +142,10 @@ impl PyParamGroupState {
 
     /// The parameters (the same tensors, new Python handles).
     fn params(&self, py: Python<'_>) -> PyResult<Vec<Py<PyTensor>>> {
-        self.params.iter().map(|p| wrap(py, p.param.clone())).collect()
+        self.params
+            .iter()
+            .map(|p| wrap(py, p.param.clone()))
+            .collect()
     }
 
     /// The state buffers of parameter `i` (shared, not copied).
@@ -158,7 +164,12 @@ impl PyParamGroupState {
 
     /// Replaces parameter `i`'s state: its buffers (copied, as contiguous tensors of the
     /// parameter's dtype) and its step count.
-    fn set_state(&mut self, i: usize, buffers: Vec<PyRef<'_, PyTensor>>, step: u64) -> PyResult<()> {
+    fn set_state(
+        &mut self,
+        i: usize,
+        buffers: Vec<PyRef<'_, PyTensor>>,
+        step: u64,
+    ) -> PyResult<()> {
         let n = self.params.len();
         let slot = self.params.get_mut(i).ok_or_else(|| {
             PyIndexError::new_err(format!(
@@ -175,7 +186,12 @@ impl PyParamGroupState {
                     b.shape()
                 )));
             }
-            out.push(b.cast_raw(slot.param.dtype()).py()?.contiguous_copy().py()?);
+            out.push(
+                b.cast_raw(slot.param.dtype())
+                    .py()?
+                    .contiguous_copy()
+                    .py()?,
+            );
         }
         slot.buffers = out;
         slot.step = step;

@@ -80,7 +80,10 @@ impl Tensor {
         let shape = broadcast_shapes(re.shape(), im.shape(), "complex")?;
         let i = crate::tensor::full_complex(&[], Complex64::new(0.0, 1.0), dtype)?;
         let (r, m) = (re.cast_raw(dtype)?, im.cast_raw(dtype)?);
-        let out = r.binary_raw(&m.binary_raw(&i, super::BinaryOp::Mul)?, super::BinaryOp::Add)?;
+        let out = r.binary_raw(
+            &m.binary_raw(&i, super::BinaryOp::Mul)?,
+            super::BinaryOp::Add,
+        )?;
         out.expand_raw(&shape)?.contiguous_copy()
     }
 }

@@ -205,6 +205,7 @@ def jvp(
         us = tuple(_core.zeros_like(o).requires_grad_(True) for o in outs)
         gs = _grads(outs, xs, us, True, strict, "jvp")
         live = [(g, w) for g, w in zip(gs, vs) if g.requires_grad]
+        jv: Sequence[Tensor | None]
         if live:
             jv = _core.grad([g for g, _ in live], list(us), [w for _, w in live],
                             retain_graph=True, create_graph=create_graph, allow_unused=True)

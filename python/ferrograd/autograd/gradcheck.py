@@ -194,13 +194,13 @@ def gradcheck(
                 err = np.abs(got - expected) - (atol + rtol * np.abs(expected))
                 if err.size and (err.max() > 0 or not np.all(np.isfinite(got))):
                     bad = np.where(np.isfinite(got), err, np.inf)
-                    row, col = np.unravel_index(int(np.argmax(bad)), bad.shape)
+                    wr, wc = (int(v) for v in np.unravel_index(int(np.argmax(bad)), bad.shape))
                     part = " (imaginary part of the output)" if s == 1 else ""
-                    a, n = got[row, col], expected[row, col]
-                    if not complex_in:
-                        a, n = a.real, n.real
-                    return fail(_report(i, k, ins[i], tuple(out.shape), int(row), int(col),
-                                        part, a, n, atol, rtol))
+                    ana, num = complex(got[wr, wc]), complex(expected[wr, wc])
+                    shown_a: complex | float = ana if complex_in else ana.real
+                    shown_n: complex | float = num if complex_in else num.real
+                    return fail(_report(i, k, ins[i], tuple(out.shape), wr, wc,
+                                        part, shown_a, shown_n, atol, rtol))
     return True
 
 

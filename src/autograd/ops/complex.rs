@@ -35,7 +35,9 @@ impl Tensor {
         }
         let out = self.conj_raw()?;
         if let Some(rec) = Recorder::begin(&[self]) {
-            rec.finish("ConjBackward", &out, |g, _, _| Ok(smallvec![Some(g.conj()?)]))?;
+            rec.finish("ConjBackward", &out, |g, _, _| {
+                Ok(smallvec![Some(g.conj()?)])
+            })?;
         }
         Ok(out)
     }
