@@ -43,45 +43,82 @@ pub struct SgdUpdate {
     pub first: bool,
 }
 
+/// The element loop with a momentum buffer, monomorphised on the options so that it has
+/// no branches (and vectorises for f32/f64). `buf` is unused when `!MOMENTUM`.
+#[allow(clippy::too_many_arguments)]
+fn sgd_loop<
+    L: Lane,
+    const MOMENTUM: bool,
+    const WD: bool,
+    const NESTEROV: bool,
+    const FIRST: bool,
+>(
+    sign: L::A,
+    lr: L::A,
+    wd: L::A,
+    mu: L::A,
+    keep: L::A,
+    p: &mut [L],
+    g: &[L],
+    buf: &mut [L],
+) {
+    let n = p.len();
+    let g = &g[..n];
+    let buf = if MOMENTUM { &mut buf[..n] } else { buf };
+    for i in 0..n {
+        let w = p[i].load();
+        let mut d = sign * g[i].load();
+        if WD {
+            d = d + wd * w;
+        }
+        let step = if MOMENTUM {
+            let b = if FIRST {
+                d
+            } else {
+                mu * buf[i].load() + keep * d
+            };
+            buf[i] = L::store(b);
+            if NESTEROV {
+                d + mu * b
+            } else {
+                b
+            }
+        } else {
+            d
+        };
+        p[i] = L::store(w - lr * step);
+    }
+}
+
 impl Update for SgdUpdate {
     fn apply<L: Lane>(&self, p: &mut [L], g: &[L], state: &mut [&mut [L]]) {
         let c = &self.cfg;
-        let lr = L::A::from_f64(c.lr);
-        let wd = L::A::from_f64(c.weight_decay);
-        let mu = L::A::from_f64(c.momentum);
-        let keep = L::A::from_f64(1.0 - c.dampening);
-        let (use_wd, maximize, nesterov) = (c.weight_decay != 0.0, c.maximize, c.nesterov);
-        let grad = |gi: L, w: L::A| {
-            let mut d = gi.load();
-            if maximize {
-                d = -d;
-            }
-            if use_wd {
-                d = d + wd * w;
-            }
-            d
+        let a = L::A::from_f64;
+        let sign = a(if c.maximize { -1.0 } else { 1.0 });
+        let (lr, wd, mu) = (a(c.lr), a(c.weight_decay), a(c.momentum));
+        let keep = a(1.0 - c.dampening);
+        let wd_on = c.weight_decay != 0.0;
+        let mut none: [L; 0] = [];
+        let (momentum, buf): (bool, &mut [L]) = match state.first_mut() {
+            Some(b) => (true, b),
+            None => (false, &mut none),
         };
-        match state.first_mut() {
-            None => {
-                for i in 0..p.len() {
-                    let w = p[i].load();
-                    p[i] = L::store(w - lr * grad(g[i], w));
-                }
-            }
-            Some(buf) => {
-                for i in 0..p.len() {
-                    let w = p[i].load();
-                    let d = grad(g[i], w);
-                    let b = if self.first {
-                        d
-                    } else {
-                        mu * buf[i].load() + keep * d
-                    };
-                    buf[i] = L::store(b);
-                    let step = if nesterov { d + mu * b } else { b };
-                    p[i] = L::store(w - lr * step);
-                }
-            }
+        macro_rules! run {
+            ($m:literal, $w:literal, $n:literal, $f:literal) => {
+                sgd_loop::<L, $m, $w, $n, $f>(sign, lr, wd, mu, keep, p, g, buf)
+            };
+        }
+        match (momentum, wd_on, c.nesterov, self.first) {
+            (false, false, _, _) => run!(false, false, false, false),
+            (false, true, _, _) => run!(false, true, false, false),
+            (true, false, false, false) => run!(true, false, false, false),
+            (true, false, false, true) => run!(true, false, false, true),
+            (true, false, true, false) => run!(true, false, true, false),
+            (true, false, true, true) => run!(true, false, true, true),
+            (true, true, false, false) => run!(true, true, false, false),
+            (true, true, false, true) => run!(true, true, false, true),
+            (true, true, true, false) => run!(true, true, true, false),
+            (true, true, true, true) => run!(true, true, true, true),
         }
     }
 }
