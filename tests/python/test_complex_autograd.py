@@ -160,3 +160,22 @@ def test_complex64_gradients_and_second_order():
     # L = |z|^2 Re z ... checked against finite differences instead of by hand
     assert g.requires_grad
     assert fg.autograd.gradgradcheck(lambda t: (t * t * t.conj()).real.sum(), (c(Z),))
+
+
+@pytest.mark.parametrize(
+    ("fn", "deriv"),
+    [
+        (lambda t: t * (1 + 2j), lambda a: np.full(a.shape, 1 + 2j)),
+        (lambda t: t / (2 - 1j), lambda a: np.full(a.shape, 1 / (2 - 1j))),
+        (lambda t: (1 + 1j) / t, lambda a: -(1 + 1j) / a**2),
+        (lambda t: t ** 3, lambda a: 3 * a**2),
+        (lambda t: 2 ** t, lambda a: 2**a * np.log(2)),
+        (lambda t: (1 + 1j) ** t, lambda a: (1 + 1j) ** a * np.log(1 + 1j)),
+        (lambda t: t * 3.0 - 1j, lambda a: np.full(a.shape, 3.0)),
+    ],
+)
+def test_python_scalar_operands(fn, deriv):
+    z = c(Z)
+    fn(z).backward(fg.tensor(G))
+    np.testing.assert_allclose(z.grad.numpy(), G * np.conj(deriv(Z)), rtol=1e-10)
+    assert gradcheck(fn, (c(Z),))

@@ -53,10 +53,12 @@ impl Tensor {
             (Add, _) => rec.finish("AddBackward", &out, move |g, _, _| Ok(place(g.clone())))?,
             (Sub, false) => rec.finish("SubBackward", &out, move |g, _, _| Ok(place(g.clone())))?,
             (Sub, true) => rec.finish("SubBackward", &out, move |g, _, _| Ok(place(g.neg()?)))?,
-            (Mul, _) => rec.finish("MulBackward", &out, move |g, _, _| Ok(place(g.mul(&c)?)))?,
-            (Div, false) => {
-                rec.finish("DivBackward", &out, move |g, _, _| Ok(place(g.div(&c)?)))?
-            }
+            (Mul, _) => rec.finish("MulBackward", &out, move |g, _, _| {
+                Ok(place(g.mul_conj(&c)?))
+            })?,
+            (Div, false) => rec.finish("DivBackward", &out, move |g, _, _| {
+                Ok(place(g.div_conj(&c)?))
+            })?,
             (Div, true) => {
                 // d(c / a)/da = -c / a^2 = -out / a
                 rec.save(self);
@@ -64,7 +66,7 @@ impl Tensor {
                 rec.finish("DivBackward", &out, move |g, s, _| {
                     let a = saved(s, 0, "DivBackward")?;
                     let y = saved(s, 1, "DivBackward")?;
-                    Ok(place(g.neg()?.mul(y)?.div(a)?))
+                    Ok(place(g.neg()?.mul_conj(&y.div(a)?)?))
                 })?
             }
             (Pow, false) => {
@@ -73,7 +75,7 @@ impl Tensor {
                 rec.finish("PowBackward", &out, move |g, s, _| {
                     let a = saved(s, 0, "PowBackward")?;
                     let c_minus_one = c.binary_raw(&c.scalar_like(1.0), Sub)?;
-                    Ok(place(g.mul(&c)?.mul(&a.pow(&c_minus_one)?)?))
+                    Ok(place(g.mul_conj(&c.mul(&a.pow(&c_minus_one)?)?)?))
                 })?
             }
             (Pow, true) => {
@@ -81,7 +83,7 @@ impl Tensor {
                 rec.save_output();
                 rec.finish("PowBackward", &out, move |g, s, _| {
                     let y = saved(s, 0, "PowBackward")?;
-                    Ok(place(g.mul(y)?.mul(&c.log()?)?))
+                    Ok(place(g.mul_conj(&y.mul(&c.log()?)?)?))
                 })?
             }
             // ops without a scalar formula took the general path above
