@@ -5,9 +5,12 @@
 #![allow(clippy::too_many_arguments)]
 
 mod autograd;
+mod buffer;
 mod convert;
 mod ctx;
 mod ctx_attrs;
+mod debug;
+mod dlpack;
 mod dtype;
 mod errors;
 mod functions;
@@ -21,6 +24,7 @@ mod static_exec;
 mod static_ops;
 mod static_program;
 mod static_pyfunc;
+mod signals;
 mod tensor;
 mod tensor_ops;
 mod tensor_reduce;
@@ -86,5 +90,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<static_exec::PyScope>()?;
     m.add_class::<static_exec::PyExecutor>()?;
     m.add_function(wrap_pyfunction!(static_pyfunc::_py_func_eager, m)?)?;
+    m.add_function(wrap_pyfunction!(dlpack::from_dlpack, m)?)?;
+    m.add_function(wrap_pyfunction!(signals::_install_sigint_hook, m)?)?;
+    m.add_function(wrap_pyfunction!(debug::_debug_panic, m)?)?;
+    signals::_install_sigint_hook(m.py())?;
     Ok(())
 }
