@@ -408,7 +408,14 @@ unsafe fn tensor_from_dl(dl: &DLTensor, owner: Imported, writable: bool) -> PyRe
             return Err(e);
         }
     };
-    let ndim = dl.ndim.max(0) as usize;
+    if dl.ndim < 0 {
+        drop(owner);
+        return Err(PyValueError::new_err(format!(
+            "from_dlpack: the producer reports a negative ndim ({})",
+            dl.ndim
+        )));
+    }
+    let ndim = dl.ndim as usize;
     // SAFETY: the producer gives ndim shape entries (and strides, when not null).
     let shape_i: &[i64] = if ndim == 0 {
         &[]
