@@ -41,6 +41,7 @@ from ._core import eye as eye
 from ._core import float16 as float16
 from ._core import float32 as float32
 from ._core import float64 as float64
+from ._core import from_dlpack as from_dlpack
 from ._core import from_numpy as from_numpy
 from ._core import full as full
 from ._core import full_like as full_like
@@ -149,6 +150,7 @@ __all__ = [
     "tensor",
     "to_tensor",
     "from_numpy",
+    "from_dlpack",
     "zeros",
     "ones",
     "empty",

@@ -281,7 +281,24 @@ class Tensor:
     def numpy(self) -> NDArray[Any]:
         """A NumPy array holding a copy of the values."""
     def __array__(self, dtype: DTypeLike | None = None, copy: _bool | None = None) -> NDArray[Any]:
-        """NumPy array protocol (``np.asarray(t)``); always a copy."""
+        """NumPy array protocol: a copy (``np.asarray`` prefers the buffer protocol, which
+        shares memory; this is its fallback for bfloat16)."""
+    def __buffer__(self, flags: _int, /) -> memoryview:
+        """Buffer protocol: a strided view of the tensor's memory (no copy)."""
+    def __release_buffer__(self, buffer: memoryview, /) -> None:
+        """Releases a buffer obtained through ``__buffer__``."""
+    def __dlpack__(
+        self,
+        *,
+        stream: _int | None = None,
+        max_version: tuple[_int, _int] | None = None,
+        dl_device: tuple[_int, _int] | None = None,
+        copy: _bool | None = None,
+    ) -> Any:
+        """A DLPack capsule sharing this tensor's memory (versioned when ``max_version``
+        is at least ``(1, 0)``); tensors that require grad must be detached first."""
+    def __dlpack_device__(self) -> tuple[_int, _int]:
+        """``(1, 0)``: DLPack's CPU device."""
     def tolist(self) -> Any:
         """Nested Python lists (a Python scalar for 0-d tensors)."""
     def item(self) -> _Number:
@@ -965,6 +982,10 @@ def to_tensor(
 def from_numpy(a: NDArray[Any]) -> Tensor:
     """A tensor sharing memory with the NumPy array ``a`` (writes show on both sides)."""
 
+def from_dlpack(x: Any, *, device: Any = None, copy: _bool | None = None) -> Tensor:
+    """A tensor sharing the memory of ``x``: an object with ``__dlpack__`` (NumPy array,
+    torch tensor, ...) or a DLPack capsule; ``copy=True`` copies. CPU memory only."""
+
 @overload
 def zeros(
     *shape: SupportsIndex,
@@ -1438,3 +1459,11 @@ class ParamGroupState:
         """Steps taken by parameter ``i``."""
     def set_state(self, i: _int, buffers: Sequence[Tensor], step: _int) -> None:
         """Replaces parameter ``i``'s state (buffers are copied)."""
+
+
+def _install_sigint_hook() -> _bool:
+    """Chains ferrograd's Ctrl-C counter in front of the current SIGINT handler; True
+    when installed. Done at import; call again after ``signal.signal(SIGINT, ...)``."""
+
+def _debug_panic(message: str, where_: str = "here") -> None:
+    """Test hook: panics in Rust (``"here"``, ``"worker"`` or ``"detached"``)."""

@@ -262,6 +262,7 @@ fn run(
     opts: BackwardOptions,
 ) -> Result<Vec<Option<Tensor>>> {
     let _mode = GradModeGuard::new(opts.create_graph);
+    let watch = crate::interrupt::Watch::begin(); // Ctrl-C stops the pass between nodes
     let mut states: PtrMap<NodeState> = PtrMap::default();
     let mut leaves: PtrMap<LeafState> = PtrMap::default();
 
@@ -414,6 +415,7 @@ fn run(
             finish_leaf(&mut leaves, lid, &targets, &mut captured, opts.create_graph)?;
         }
         let Some((_, id)) = ready.pop() else { break };
+        watch.check()?;
         let mut st = states.remove(&id).expect("ready node");
         let node = st.node.clone();
         // Tensor hooks registered on this node's outputs, then retain_grad.

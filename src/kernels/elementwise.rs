@@ -2,6 +2,7 @@
 
 use super::{PAR_CHUNK, PAR_THRESHOLD};
 use crate::error::Result;
+use crate::interrupt::{parallel_allowed, Watch};
 use crate::layout::Layout;
 use crate::storage::try_vec_with_capacity;
 use rayon::prelude::*;
@@ -17,11 +18,17 @@ fn build_output<O: Send + Copy>(
     let mut out = try_vec_with_capacity::<O>(n)?;
     {
         let spare = &mut out.spare_capacity_mut()[..n];
-        if n >= PAR_THRESHOLD && rayon::current_num_threads() > 1 {
+        if n >= PAR_THRESHOLD && rayon::current_num_threads() > 1 && parallel_allowed() {
+            let watch = Watch::begin(); // Ctrl-C: skip the remaining chunks
             spare
                 .par_chunks_mut(PAR_CHUNK)
                 .enumerate()
-                .for_each(|(i, c)| fill(i * PAR_CHUNK, c));
+                .for_each(|(i, c)| {
+                    if !watch.tripped() {
+                        fill(i * PAR_CHUNK, c)
+                    }
+                });
+            watch.check()?; // `out` still has length 0: dropping it is safe
         } else {
             fill(0, spare);
         }
@@ -97,15 +104,20 @@ fn build_by_rows<O: Send + Copy>(
     let mut out = try_vec_with_capacity::<O>(n)?;
     {
         let spare = &mut out.spare_capacity_mut()[..n];
-        if n >= PAR_THRESHOLD && rows > 1 && rayon::current_num_threads() > 1 {
+        if n >= PAR_THRESHOLD && rows > 1 && rayon::current_num_threads() > 1 && parallel_allowed()
+        {
             let rows_per = (PAR_CHUNK / inner).max(1);
+            let watch = Watch::begin();
             spare
                 .par_chunks_mut(rows_per * inner)
                 .enumerate()
                 .for_each(|(i, c)| {
                     let lo = i * rows_per;
-                    fill_rows(lo, (lo + rows_per).min(rows), c)
+                    if !watch.tripped() {
+                        fill_rows(lo, (lo + rows_per).min(rows), c)
+                    }
                 });
+            watch.check()?;
         } else {
             fill_rows(0, rows, spare);
         }
@@ -260,7 +272,7 @@ pub fn zip_assign<T: Copy + Sync + Send, S: Copy + Sync>(
     if ld.is_contiguous() && bs.is_contiguous() && bs.numel() == n {
         let d = &mut dst[ld.offset..ld.offset + n];
         let s = &src[bs.offset..bs.offset + n];
-        if n >= PAR_THRESHOLD {
+        if n >= PAR_THRESHOLD && parallel_allowed() {
             d.par_chunks_mut(PAR_CHUNK)
                 .zip(s.par_chunks(PAR_CHUNK))
                 .for_each(|(dc, sc)| {

@@ -10,6 +10,7 @@
 
 use crate::dtype::Element;
 use crate::error::{Error, Result};
+use crate::interrupt::{parallel_allowed, Watch};
 use crate::layout::{broadcast_shapes, checked_numel, Layout, Shape, Strides};
 use crate::storage::{try_filled_vec, try_vec_with_capacity, Storage};
 use gemm::Parallelism;
@@ -106,7 +107,9 @@ pub fn matmul<T: Element>(a: &[T], la: &Layout, b: &[T], lb: &Layout) -> Result<
     })?;
     let plan = Plan::new(&pa, &pb, m, k, n);
     if kernel_gemm {
-        run_gemm(&a, &b, &mut out, &plan);
+        let watch = crate::interrupt::Watch::begin();
+        run_gemm(&a, &b, &mut out, &plan, watch);
+        watch.check()?; // Ctrl-C between batches: `out` is private, drop it
     } else {
         // exactly one of these matches T (checked above)
         let _ = loop_as::<T, i64>(&a, &b, &mut out, &plan)
@@ -286,10 +289,13 @@ impl Plan {
 }
 
 /// Computes every batch through `gemm` (T is f32, f64, Complex32 or Complex64).
-fn run_gemm<T: Element>(a: &[T], b: &[T], out: &mut [T], p: &Plan) {
+fn run_gemm<T: Element>(a: &[T], b: &[T], out: &mut [T], p: &Plan, watch: Watch) {
     let (m, k, n) = (p.m, p.k, p.n);
     let work = m.saturating_mul(n).saturating_mul(k);
     let one = |o: &mut [T], bi: usize, par: Parallelism| {
+        if watch.tripped() {
+            return;
+        }
         let (oa, ob) = p.offsets(bi);
         // SAFETY: check_span proved every element of both views lies inside `a` and `b`,
         // and `o` holds exactly the m*n row-major outputs of this batch.
@@ -318,13 +324,14 @@ fn run_gemm<T: Element>(a: &[T], b: &[T], out: &mut [T], p: &Plan) {
         }
     };
     let nbatch = out.len() / (m * n);
-    if nbatch > 1 && work < GEMM_PAR_WORK && work.saturating_mul(nbatch) >= PAR_WORK {
+    let parallel = parallel_allowed();
+    if parallel && nbatch > 1 && work < GEMM_PAR_WORK && work.saturating_mul(nbatch) >= PAR_WORK {
         // many small matrices: one batch per rayon task, gemm itself single-threaded
         out.par_chunks_mut(m * n)
             .enumerate()
             .for_each(|(bi, o)| one(o, bi, Parallelism::None));
     } else {
-        let par = if work >= GEMM_PAR_WORK {
+        let par = if parallel && work >= GEMM_PAR_WORK {
             Parallelism::Rayon(0)
         } else {
             Parallelism::None
@@ -392,7 +399,7 @@ fn run_loop<U: MulAdd>(a: &[U], b: &[U], out: &mut [U], p: &Plan) {
         }
     };
     let total_rows = out.len() / n;
-    if out.len().saturating_mul(k) >= PAR_WORK && total_rows > 1 {
+    if out.len().saturating_mul(k) >= PAR_WORK && total_rows > 1 && parallel_allowed() {
         let group = (total_rows / (4 * rayon::current_num_threads())).clamp(1, 64);
         let tasks = out.par_chunks_mut(group * n).enumerate();
         tasks.for_each(|(g, chunk)| rows(g * group, chunk));

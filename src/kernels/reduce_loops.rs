@@ -57,7 +57,7 @@ pub(super) fn pairwise<T: Element, F: Fold<T>>(x: &[T]) -> F::A {
     // The split depends on the length alone, so the tree (and the rounding) is the same
     // however many threads run it.
     let (l, r) = x.split_at((x.len() / BLOCK).div_ceil(2) * BLOCK);
-    let (a, b) = if x.len() >= PAR_MIN {
+    let (a, b) = if x.len() >= PAR_MIN && crate::interrupt::parallel_allowed() {
         rayon::join(|| pairwise::<T, F>(l), || pairwise::<T, F>(r))
     } else {
         (pairwise::<T, F>(l), pairwise::<T, F>(r))
@@ -170,7 +170,8 @@ pub(super) fn inner<T: Element, F: Fold<T>>(src: &[T], p: &Plan, out: &mut [F::O
     };
     // Tasks of about 64K elements read.
     let grain = ((1 << 16) / (p.work / out.len()).max(1)).max(1);
-    chunked(out, grain, p.work >= PAR_MIN, |c, chunk| {
+    let par = p.work >= PAR_MIN && crate::interrupt::parallel_allowed();
+    chunked(out, grain, par, |c, chunk| {
         for (k, o) in chunk.iter_mut().enumerate() {
             *o = fold_at(p.offset + unravel(&p.kept, c * grain + k));
         }
@@ -251,7 +252,7 @@ pub(super) fn outer<T: Element, F: Fold<T>>(src: &[T], p: &Plan, out: &mut [F::O
             .zip(&acc)
             .for_each(|(o, &a)| *o = F::finish(a));
     };
-    let par = p.work >= PAR_MIN;
+    let par = p.work >= PAR_MIN && crate::interrupt::parallel_allowed();
     if m > TILE {
         chunked(out, m, par, |o, row| {
             chunked(row, TILE, par, |t, c| job(o, t, c))

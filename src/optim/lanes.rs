@@ -140,7 +140,10 @@ pub trait Update: Sync {
 /// Runs `u` over the slices, split across rayon threads when they are large.
 pub fn run_update<L: Lane, U: Update>(u: &U, p: &mut [L], g: &[L], state: &mut [&mut [L]]) {
     debug_assert!(g.len() == p.len() && state.iter().all(|s| s.len() == p.len()));
-    if p.len() < 2 * PAR_MIN_LANES || rayon::current_num_threads() < 2 {
+    if p.len() < 2 * PAR_MIN_LANES
+        || rayon::current_num_threads() < 2
+        || !crate::interrupt::parallel_allowed()
+    {
         u.apply(p, g, state);
         return;
     }

@@ -5,9 +5,12 @@
 #![allow(clippy::too_many_arguments)]
 
 mod autograd;
+mod buffer;
 mod convert;
 mod ctx;
 mod ctx_attrs;
+mod debug;
+mod dlpack;
 mod dtype;
 mod errors;
 mod functions;
@@ -18,6 +21,7 @@ mod node;
 mod optim;
 mod pylayer;
 mod repr;
+mod signals;
 mod static_exec;
 mod static_ops;
 mod static_program;
@@ -90,5 +94,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(static_pyfunc::_py_func_eager, m)?)?;
     m.add_class::<optim::PyParamGroupState>()?;
     m.add_function(wrap_pyfunction!(tensor_complex::complex_fn, m)?)?;
+    m.add_function(wrap_pyfunction!(dlpack::from_dlpack, m)?)?;
+    m.add_function(wrap_pyfunction!(signals::_install_sigint_hook, m)?)?;
+    m.add_function(wrap_pyfunction!(debug::_debug_panic, m)?)?;
+    signals::_install_sigint_hook(m.py())?;
     Ok(())
 }

@@ -383,7 +383,8 @@ impl PyTensor {
         tensor_to_numpy(py, &self.inner)
     }
 
-    /// NumPy array protocol (`np.asarray(t)`); always a copy.
+    /// NumPy array protocol: a copy. `np.asarray(t)` uses the buffer protocol first (no
+    /// copy); this is its fallback for bfloat16, which NumPy lacks.
     #[pyo3(signature = (dtype=None, copy=None))]
     fn __array__<'py>(
         &self,
@@ -393,8 +394,9 @@ impl PyTensor {
     ) -> PyResult<Bound<'py, PyAny>> {
         if copy == Some(false) {
             return Err(PyValueError::new_err(
-                "ferrograd tensors cannot be viewed by NumPy without a copy (copy=False); \
-                 use copy=None or from_numpy to share memory the other way",
+                "this tensor cannot be viewed by NumPy without a copy (copy=False): NumPy has \
+                 no bfloat16, so only a float32 copy is possible; use copy=None, or \
+                 from_dlpack to share bfloat16 memory with a library that has it",
             ));
         }
         let a = tensor_to_numpy(py, &self.inner)?;
