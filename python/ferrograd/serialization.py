@@ -111,7 +111,7 @@ def save(obj: Any, path: PathLike, protocol: Any = None, **kwargs: Any) -> None:
         np.savez(path, **arrays)  # type: ignore[arg-type]
         return
     with open(os.fspath(path), "wb") as f:  # type: ignore[arg-type]
-        np.savez(f, **arrays)
+        np.savez(f, **arrays)  # type: ignore[arg-type]
 
 
 def _build(node: dict, arrays: Any) -> Any:

@@ -43,6 +43,12 @@ class Module:
     """Base class of all layers (``ferrograd.nn.Layer`` is the same class)."""
 
     training: bool
+    _parameters: OrderedDict[str, Optional[Parameter]]
+    _buffers: OrderedDict[str, Optional[Tensor]]
+    _non_persistent: set
+    _modules: OrderedDict[str, Any]
+    _forward_pre_hooks: OrderedDict[int, Callable]
+    _forward_hooks: OrderedDict[int, Callable]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         # Paddle's Layer(name_scope=None, dtype="float32") arguments are accepted and unused
@@ -360,7 +366,7 @@ class Module:
     ) -> OrderedDict:
         """``{dotted_name: tensor}`` of every parameter and persistent buffer. Tensors are
         detached (sharing memory with the parameters) unless ``keep_vars``."""
-        out = OrderedDict() if destination is None else destination
+        out: Any = OrderedDict() if destination is None else destination
         for owner_name, m in self.named_modules(prefix=prefix, remove_duplicate=False):
             dot = f"{owner_name}." if owner_name else ""
             for name, p in m._parameters.items():
