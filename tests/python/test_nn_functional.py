@@ -9,6 +9,8 @@ import ferrograd as fg
 import ferrograd.nn.functional as F
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from nn_check import check_grads, check_second_order
 
 RNG = np.random.default_rng(0)
@@ -282,3 +284,38 @@ def test_float32_training_dtype_is_kept():
     x = fg.tensor(LOGITS, dtype=fg.float32)
     assert F.cross_entropy(x, fg.tensor(LABELS)).dtype == fg.float32
     assert F.layer_norm(x, [4]).dtype == fg.float32
+
+
+# ------------------------------------------------------------------- property tests
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(1, 6),
+    c=st.integers(2, 6),
+    seed=st.integers(0, 2**16),
+    smoothing=st.sampled_from([0.0, 0.2]),
+)
+def test_cross_entropy_property_matches_numpy(n, c, seed, smoothing):
+    rng = np.random.default_rng(seed)
+    logits = rng.standard_normal((n, c)) * 3
+    labels = rng.integers(0, c, n)
+    logp = np_log_softmax(logits)
+    target = np.full((n, c), smoothing / c)
+    target[np.arange(n), labels] += 1 - smoothing
+    ref = -(target * logp).sum(1).mean()
+    out = F.cross_entropy(fg.tensor(logits), fg.tensor(labels), label_smoothing=smoothing)
+    np.testing.assert_allclose(out.numpy(), ref, rtol=1e-10, atol=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    shape=st.lists(st.integers(1, 5), min_size=1, max_size=3),
+    n_axes=st.integers(1, 3),
+    seed=st.integers(0, 2**16),
+)
+def test_layer_norm_property_matches_numpy(shape, n_axes, seed):
+    n_axes = min(n_axes, len(shape))
+    x = np.random.default_rng(seed).standard_normal(shape) * 2 + 1
+    out = F.layer_norm(fg.tensor(x), shape[len(shape) - n_axes :])
+    np.testing.assert_allclose(out.numpy(), np_layer_norm(x, n_axes), rtol=1e-9, atol=1e-9)

@@ -109,6 +109,9 @@ def test_named_parameters_in_registration_order():
         "head.weight",
     ]
     assert len(net.parameters()) == 7
+    params = net.parameters()
+    assert next(params) is net.a.scale and next(params) is net.a.fc.weight  # torch's iterator use
+    assert params[0] is net.a.scale and isinstance(params, list)  # Paddle's list
     assert all(isinstance(p, nn.Parameter) for p in net.parameters())
     assert [n for n, _ in net.named_parameters(recurse=False)] == []
     assert [n for n, _ in net.a.named_parameters(prefix="x")][1] == "x.fc.weight"

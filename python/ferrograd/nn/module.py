@@ -39,6 +39,18 @@ class _HookHandle:
         self._hooks.pop(self.id, None)
 
 
+class _ParameterSequence(list):
+    """What ``parameters()`` returns: a list (Paddle's type) that also works as the
+    iterator PyTorch returns, so ``next(model.parameters())`` gives the first one."""
+
+    def __next__(self) -> Any:
+        cursor = self.__dict__.get("_cursor", 0)
+        if cursor >= len(self):
+            raise StopIteration
+        self.__dict__["_cursor"] = cursor + 1
+        return self[cursor]
+
+
 class Module:
     """Base class of all layers (``ferrograd.nn.Layer`` is the same class)."""
 
@@ -270,11 +282,11 @@ class Module:
         yield from self._named_members("_parameters", prefix, recurse, remove_duplicate)  # type: ignore[misc]
 
     def parameters(self, recurse: bool = True, include_sublayers: Optional[bool] = None) -> list:
-        """Every parameter, in registration order (shared ones once). Returns a list, which
-        serves both torch's iterator use and Paddle's list use."""
+        """Every parameter, in registration order (shared ones once): a list (Paddle) on
+        which ``next()`` also works (torch returns an iterator)."""
         if include_sublayers is not None:
             recurse = include_sublayers
-        return [p for _, p in self.named_parameters(recurse=recurse)]
+        return _ParameterSequence(p for _, p in self.named_parameters(recurse=recurse))
 
     def named_buffers(self, prefix: str = "", recurse: bool = True) -> Iterator[tuple[str, Tensor]]:
         """``(dotted_name, buffer)`` for every buffer."""
