@@ -310,3 +310,36 @@ def test_dialects_share_one_class():
     assert nn.Layer is nn.Module
     assert nn.LayerList is nn.ModuleList
     assert fg.nn.initializer is fg.nn.init
+
+
+def test_plain_attributes_use_property_setters_and_registries_are_readable():
+    class WithProperty(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self._scale = 1.0
+            self.scale = 2.0
+
+        @property
+        def scale(self):
+            return self._scale
+
+        @scale.setter
+        def scale(self, v):
+            self._scale = v * 10
+
+    m = WithProperty()
+    assert m.scale == 20.0
+    m._parameters["direct"] = nn.Parameter(fg.ones(1))  # registered without setattr
+    assert m.direct is m._parameters["direct"]
+    with pytest.raises(AttributeError, match="no attribute 'missing'"):
+        m.missing
+
+
+def test_deepcopy_and_pickle_of_a_model():
+    fg.seed(0)
+    m = nn.Sequential(nn.Linear(2, 3), nn.LayerNorm(3))
+    for c in (copy.deepcopy(m), pickle.loads(pickle.dumps(m))):
+        assert c[0].weight is c._modules["0"]._parameters["weight"]
+        assert c[0].weight is not m[0].weight and c[0].weight.requires_grad
+        x = fg.randn(4, 2)
+        np.testing.assert_array_equal(c(x).detach().numpy(), m(x).detach().numpy())

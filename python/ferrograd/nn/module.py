@@ -142,7 +142,19 @@ class Module:
                     f"cannot assign {type(value).__name__} as buffer {name!r}: use a Tensor"
                 )
             self._buffers[name] = value
+        else:
+            # a plain attribute: the normal protocol (property setters run)
+            object.__setattr__(self, name, value)
+            return
         d[name] = value
+
+    def __getattr__(self, name: str) -> Any:
+        # only reached when normal lookup fails: entries put straight into a registry
+        d = self.__dict__
+        for registry in ("_parameters", "_buffers", "_modules"):
+            if registry in d and name in d[registry]:
+                return d[registry][name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def __delattr__(self, name: str) -> None:
         self._forget(name)
