@@ -332,7 +332,7 @@ def test_plain_attributes_use_property_setters_and_registries_are_readable():
     m._parameters["direct"] = nn.Parameter(fg.ones(1))  # registered without setattr
     assert m.direct is m._parameters["direct"]
     with pytest.raises(AttributeError, match="no attribute 'missing'"):
-        m.missing
+        _ = m.missing
 
 
 def test_deepcopy_and_pickle_of_a_model():
