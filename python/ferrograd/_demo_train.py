@@ -192,6 +192,7 @@ def plot(history: History, path: str) -> Optional[str]:
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt  # type: ignore[import-not-found]
+        import matplotlib.ticker  # type: ignore[import-not-found]
     except ImportError:
         return None
     epochs = range(1, len(history.train_loss) + 1)
@@ -206,6 +207,8 @@ def plot(history: History, path: str) -> Optional[str]:
     ax_acc.set_ylabel("accuracy")
     ax_acc.set_ylim(0.0, 1.0)
     ax_acc.legend()
+    for ax in (ax_loss, ax_acc):
+        ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
     fig.suptitle("ferrograd demo: spiral classifier")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
