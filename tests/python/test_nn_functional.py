@@ -247,6 +247,18 @@ def test_cross_entropy_paddle_label_shape_and_axis():
     out = F.cross_entropy(fg.tensor(x3), fg.tensor(y3), axis=-1, reduction="none")
     ref3 = -np.take_along_axis(np_log_softmax(x3, -1), y3[..., None], -1)[..., 0]
     np.testing.assert_allclose(out.numpy(), ref3, rtol=1e-12)
+    # Paddle's [N, T, 1] labels with the class axis last
+    out = F.cross_entropy(fg.tensor(x3), fg.tensor(y3[..., None]), axis=-1, reduction="none")
+    np.testing.assert_allclose(out.numpy(), ref3, rtol=1e-12)
+    # 4-D, classes last: the other dims keep their order
+    x4 = RNG.standard_normal((2, 3, 2, 4))
+    y4 = RNG.integers(0, 4, (2, 3, 2))
+    out = F.cross_entropy(fg.tensor(x4), fg.tensor(y4), axis=3, reduction="none")
+    ref4 = -np.take_along_axis(np_log_softmax(x4, -1), y4[..., None], -1)[..., 0]
+    np.testing.assert_allclose(out.numpy(), ref4, rtol=1e-12)
+    soft4 = np_softmax(RNG.standard_normal(x4.shape))
+    out = F.cross_entropy(fg.tensor(x4), fg.tensor(soft4), axis=-1, reduction="none")
+    np.testing.assert_allclose(out.numpy(), -(soft4 * np_log_softmax(x4, -1)).sum(-1), rtol=1e-12)
     # torch's [N, C, T]
     out = F.cross_entropy(fg.tensor(x3.transpose(0, 2, 1)), fg.tensor(y3), reduction="none")
     np.testing.assert_allclose(out.numpy(), ref3, rtol=1e-12)

@@ -175,7 +175,7 @@ def _reduce(loss: Tensor, reduction: str, what: str) -> Tensor:
 
 
 def _class_labels(label: Tensor, logits_ndim: int, what: str) -> Tensor:
-    """Integer class ids, with Paddle's trailing ``[..., 1]`` dim dropped."""
+    """Integer class ids; Paddle's ``[N, 1]`` labels of ``[N, C]`` logits lose the 1."""
     if not isinstance(label, Tensor):
         label = _core.tensor(label)
     if label.dtype.is_floating_point or label.dtype.is_complex:
@@ -183,7 +183,7 @@ def _class_labels(label: Tensor, logits_ndim: int, what: str) -> Tensor:
             f"{what}: class labels must be an integer tensor, got {label.dtype} (for "
             f"probabilities use cross_entropy(..., soft_label=True) or a float target)"
         )
-    if label.ndim == logits_ndim and label.shape[-1] == 1:
+    if logits_ndim == 2 and label.ndim == 2 and label.shape[-1] == 1:
         label = label.squeeze(-1)
     return label
 
@@ -262,19 +262,21 @@ def cross_entropy(
         )
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"cross_entropy: label_smoothing must be in [0, 1], got {label_smoothing}")
-    class_dim = 1 if input.ndim > 1 else 0
-    if axis is not None:
-        class_dim = axis % input.ndim
-    if class_dim != (1 if input.ndim > 1 else 0):
-        # move the class dim to where nll_loss expects it
-        input = input.transpose(class_dim, 1)
-        if isinstance(label, Tensor) and (label.dtype.is_floating_point or soft_label):
-            label = label.transpose(class_dim, 1)
-        elif isinstance(label, Tensor) and label.ndim == input.ndim:
-            label = label.transpose(class_dim, 1)
-        class_dim = 1
+    if not isinstance(label, Tensor):
+        label = _core.tensor(label)
+    natural = 1 if input.ndim > 1 else 0  # where nll_loss expects the classes
+    class_dim = natural if axis is None else axis % input.ndim
+    is_soft = soft_label or label.dtype.is_floating_point
+    if not is_soft and label.ndim == input.ndim and label.shape[class_dim] == 1:
+        label = label.squeeze(class_dim)  # Paddle's labels keep a size-1 class dim
+    if class_dim != natural:
+        # move the class dim to position 1, the other dims keeping their order
+        perm = [0, class_dim] + [d for d in range(1, input.ndim) if d != class_dim]
+        input = input.permute(perm)
+        if is_soft:
+            label = label.permute(perm)
+        class_dim = natural
     logp = input.log_softmax(class_dim) if use_softmax else input.log()
-    is_soft = soft_label or (isinstance(label, Tensor) and label.dtype.is_floating_point)
     num_classes = input.shape[class_dim]
     if is_soft:
         if list(label.shape) != list(input.shape):
