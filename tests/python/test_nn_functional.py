@@ -125,6 +125,25 @@ def test_embedding_padding_idx_keeps_value_and_cuts_gradient():
     np.testing.assert_allclose(w.grad.numpy(), [[1, 1], [0, 0], [0, 0], [1, 1]])
 
 
+def test_embedding_single_id_and_out_of_range():
+    table = RNG.standard_normal((3, 2))
+    np.testing.assert_array_equal(F.embedding(fg.tensor([1]), fg.tensor(table)).numpy(), table[[1]])
+    np.testing.assert_array_equal(F.embedding(fg.tensor(2), fg.tensor(table)).numpy(), table[2])
+    with pytest.raises(IndexError, match=r"embedding: ids must lie in \[0, 3\)"):
+        F.embedding(fg.tensor([3]), fg.tensor(table))
+
+
+def test_linear_feature_mismatch_is_explained():
+    with pytest.raises(ValueError, match=r"input has 3 features.*\[2, 5\] expects 5"):
+        F.linear(fg.ones(4, 3), fg.ones(2, 5))
+
+
+def test_weighted_nll_with_one_sample():
+    logp = np_log_softmax(LOGITS[:1])
+    out = F.nll_loss(fg.tensor(logp), fg.tensor([2]), fg.tensor(CLASS_W), reduction="sum")
+    np.testing.assert_allclose(out.numpy(), -logp[0, 2] * CLASS_W[2])
+
+
 def test_embedding_rejects_float_ids():
     with pytest.raises(TypeError, match="integer"):
         F.embedding(fg.tensor([0.0]), fg.tensor(np.ones((2, 2))))

@@ -70,7 +70,16 @@ def linear(
     x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, name: Optional[str] = None
 ) -> Tensor:
     """``x @ weight.T + bias`` with ``weight`` of shape ``[out_features, in_features]``."""
-    out = x.matmul(weight, False, True)
+    try:
+        out = x.matmul(weight, False, True)
+    except ValueError as e:
+        if x.ndim == 0 or weight.ndim != 2 or x.shape[-1] == weight.shape[-1]:
+            raise
+        raise ValueError(
+            f"linear: the input has {x.shape[-1]} features (shape {list(x.shape)}) but the "
+            f"weight [out_features, in_features] = {list(weight.shape)} expects "
+            f"{weight.shape[1]}"
+        ) from e
     return out if bias is None else out + bias
 
 
@@ -153,7 +162,12 @@ def embedding(
     num = weight.shape[0]
     if padding_idx is not None and padding_idx < 0:
         padding_idx += num
-    out = weight.index_select(0, x.reshape(-1)).reshape(list(x.shape) + [weight.shape[1]])
+    # index first, axis by keyword: unambiguous also for a single id
+    try:
+        rows = weight.index_select(x.reshape(-1), axis=0)
+    except IndexError as e:
+        raise IndexError(f"embedding: ids must lie in [0, {num}) ({e})") from None
+    out = rows.reshape(list(x.shape) + [weight.shape[1]])
     if padding_idx is not None:
         # the padding row's value is kept, its gradient is cut
         mask = (x != padding_idx).unsqueeze(-1)
@@ -227,7 +241,7 @@ def nll_loss(
         ) from None
     w = valid.astype(input.dtype)
     if weight is not None:
-        w = w * weight.index_select(0, safe.reshape(-1)).reshape(list(safe.shape))
+        w = w * weight.index_select(safe.reshape(-1), axis=0).reshape(list(safe.shape))
     loss = -(picked * w)
     if reduction == "mean":
         return loss.sum() / w.sum()
@@ -304,7 +318,9 @@ def cross_entropy(
         shape[class_dim] = num_classes
         smooth = -(logp * weight.reshape(shape)).sum(class_dim) / num_classes
         safe = _core.where(label != ignore_index, label, 0)
-        denom = (weight.index_select(0, safe.reshape(-1)).reshape(list(safe.shape)) * valid).sum()
+        denom = (
+            weight.index_select(safe.reshape(-1), axis=0).reshape(list(safe.shape)) * valid
+        ).sum()
     else:
         smooth = -logp.sum(class_dim) / num_classes
         denom = valid.sum()
