@@ -236,6 +236,14 @@ def checkpoint_round_trip(model: fg.nn.Module, args: argparse.Namespace, data: t
     return acc
 
 
+def positive_int(text: str) -> int:
+    """An argparse type: an integer of at least 1."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
+    return value
+
+
 def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     """Command-line options."""
     parser = argparse.ArgumentParser(
@@ -245,10 +253,14 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     parser.add_argument(
         "--steps", type=int, default=200, help="gradient-descent steps of section 4 (default: 200)"
     )
-    parser.add_argument("--epochs", type=int, default=30, help="classifier epochs (default: 30)")
-    parser.add_argument("--hidden", type=int, default=64, help="hidden width (default: 64)")
     parser.add_argument(
-        "--samples", type=int, default=3000, help="generated points (default: 3000)"
+        "--epochs", type=positive_int, default=30, help="classifier epochs (default: 30)"
+    )
+    parser.add_argument(
+        "--hidden", type=positive_int, default=64, help="hidden width (default: 64)"
+    )
+    parser.add_argument(
+        "--samples", type=positive_int, default=3000, help="generated points (default: 3000)"
     )
     parser.add_argument(
         "--offload", action="store_true", help="keep saved activations on disk (save_on_disk)"

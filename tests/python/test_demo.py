@@ -127,3 +127,10 @@ def test_plot_is_written_when_matplotlib_is_installed(tmp_path):
     )
     assert results["plot"] == str(png)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("flag", ["--epochs", "--hidden", "--samples"])
+def test_sizes_must_be_positive(flag, capsys):
+    with pytest.raises(SystemExit):
+        demo.main([flag, "0"])
+    assert "must be a positive integer" in capsys.readouterr().err
