@@ -241,6 +241,9 @@ def test_requires_grad_and_apply_and_to():
     assert net(fg.ones(1, 3)).dtype == fg.float32
     with pytest.raises(ValueError, match="CPU"):
         net.to(device="cuda")
+    with pytest.raises(ValueError, match="CPU"):
+        net.to("cuda:0")
+    assert net.to("cpu") is net
 
 
 def test_repr_lists_children():

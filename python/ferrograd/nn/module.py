@@ -362,13 +362,16 @@ class Module:
     def to(self, *args: Any, dtype: Any = None, **kwargs: Any) -> Module:
         """Casts floating parameters and buffers to ``dtype`` (replacing the Parameter
         objects: build optimizers after this). Devices other than the CPU are refused."""
+        device = kwargs.pop("device", None)
         for a in args:
-            if isinstance(a, str) and a in ("cpu", "CPU") or a is None:
+            if a is None or isinstance(a, str) and a.lower() == "cpu":
+                continue
+            if isinstance(a, str) and a.split(":")[0].lower() in ("cuda", "gpu", "mps", "xpu"):
+                device = a
                 continue
             dtype = a
-        device = kwargs.pop("device", None)
         if device not in (None, "cpu"):
-            raise ValueError(f"to(device={device!r}): ferrograd runs on the CPU only")
+            raise ValueError(f"to({device!r}): ferrograd runs on the CPU only")
         return self if dtype is None else self._cast(dtype)
 
     def astype(self, dtype: Any) -> Module:
