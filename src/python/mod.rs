@@ -13,6 +13,7 @@ mod functions;
 mod hooks;
 mod indexing;
 mod node;
+mod optim;
 mod pylayer;
 mod repr;
 mod tensor;
@@ -71,5 +72,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(autograd::is_inference_mode_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_set_inference_mode, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_restore_inference_mode, m)?)?;
+    m.add_class::<optim::PyParamGroupState>()?;
     Ok(())
 }
