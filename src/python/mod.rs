@@ -17,6 +17,7 @@ mod optim;
 mod pylayer;
 mod repr;
 mod tensor;
+mod tensor_complex;
 mod tensor_ops;
 mod tensor_reduce;
 mod tensor_shape;
@@ -73,5 +74,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(autograd::_set_inference_mode, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_restore_inference_mode, m)?)?;
     m.add_class::<optim::PyParamGroupState>()?;
+    m.add_function(wrap_pyfunction!(tensor_complex::complex_fn, m)?)?;
     Ok(())
 }

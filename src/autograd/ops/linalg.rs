@@ -63,7 +63,7 @@ impl Tensor {
                 g2 = g2.unsqueeze(-1)?;
             }
             let ga = if n[0] {
-                let r = g2.matmul(&b2.transpose(-1, -2)?)?;
+                let r = g2.matmul(&b2.transpose(-1, -2)?.conj()?)?;
                 Some(if a.ndim() == 1 {
                     r.sum_to(&[1, a.shape()[0]])?.reshape(&[-1])?
                 } else {
@@ -73,7 +73,7 @@ impl Tensor {
                 None
             };
             let gb = if n[1] {
-                let r = a2.transpose(-1, -2)?.matmul(&g2)?;
+                let r = a2.transpose(-1, -2)?.conj()?.matmul(&g2)?;
                 Some(if b.ndim() == 1 {
                     r.sum_to(&[b.shape()[0], 1])?.reshape(&[-1])?
                 } else {
