@@ -19,6 +19,12 @@ import builtins
 from . import _api, _core
 from ._api import *  # noqa: F403  (the method-backed functions; listed in _api.__all__)
 from ._api import install_tensor_aliases
+from ._complex_api import angle as angle
+from ._complex_api import complex as complex  # noqa: A004
+from ._complex_api import conj as conj
+from ._complex_api import imag as imag
+from ._complex_api import is_complex as is_complex
+from ._complex_api import real as real
 from ._core import Tensor as Tensor
 from ._core import arange as arange
 from ._core import bfloat16 as bfloat16
@@ -63,6 +69,8 @@ _core._set_size_class(Size)
 install_tensor_aliases()
 
 from . import autograd as autograd  # noqa: E402  (needs the names above)
+from . import optim as optim  # noqa: E402
+from . import optimizer as optimizer  # noqa: E402
 
 grad = autograd.grad
 manual_seed = seed
@@ -131,6 +139,13 @@ __all__ = [
     "get_default_dtype",
     "dtype_from_name",
     "is_tensor",
+    # complex numbers
+    "complex",
+    "real",
+    "imag",
+    "conj",
+    "angle",
+    "is_complex",
     # creation
     "tensor",
     "to_tensor",
@@ -159,6 +174,8 @@ __all__ = [
     "where",
     # autograd and grad mode
     "autograd",
+    "optim",
+    "optimizer",
     "grad",
     "no_grad",
     "enable_grad",
