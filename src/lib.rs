@@ -13,6 +13,7 @@ pub mod dtype;
 pub mod error;
 pub mod kernels;
 pub mod layout;
+pub mod optim;
 pub mod storage;
 pub mod tensor;
 

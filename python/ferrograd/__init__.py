@@ -19,6 +19,12 @@ import builtins
 from . import _api, _core
 from ._api import *  # noqa: F403  (the method-backed functions; listed in _api.__all__)
 from ._api import install_tensor_aliases
+from ._complex_api import angle as angle
+from ._complex_api import complex as complex  # noqa: A004
+from ._complex_api import conj as conj
+from ._complex_api import imag as imag
+from ._complex_api import is_complex as is_complex
+from ._complex_api import real as real
 from ._core import Tensor as Tensor
 from ._core import arange as arange
 from ._core import buffer_cache_info as buffer_cache_info
@@ -67,6 +73,8 @@ install_tensor_aliases()
 
 from . import autograd as autograd  # noqa: E402  (needs the names above)
 from . import nn as nn  # noqa: E402
+from . import optim as optim  # noqa: E402
+from . import optimizer as optimizer  # noqa: E402
 from .serialization import load as load  # noqa: E402
 from .serialization import save as save  # noqa: E402
 
@@ -137,6 +145,13 @@ __all__ = [
     "get_default_dtype",
     "dtype_from_name",
     "is_tensor",
+    # complex numbers
+    "complex",
+    "real",
+    "imag",
+    "conj",
+    "angle",
+    "is_complex",
     # creation
     "tensor",
     "to_tensor",
@@ -165,6 +180,8 @@ __all__ = [
     "where",
     # autograd and grad mode
     "autograd",
+    "optim",
+    "optimizer",
     "grad",
     "no_grad",
     "enable_grad",

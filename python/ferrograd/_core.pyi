@@ -435,6 +435,20 @@ class Tensor:
     def is_complex(self) -> _bool:
         """True for complex dtypes."""
 
+    # -- complex parts (gradients follow PyTorch's conjugate Wirtinger convention) --
+    def conj(self) -> Tensor:
+        """Complex conjugate (the tensor itself for real dtypes)."""
+    def conj_physical(self) -> Tensor:
+        """Complex conjugate, always materialised."""
+    @property
+    def real(self) -> Tensor:
+        """Real part."""
+    @property
+    def imag(self) -> Tensor:
+        """Imaginary part (zeros for real dtypes)."""
+    def angle(self) -> Tensor:
+        """Phase angle in radians."""
+
     # -- operators --
     def __add__(self, other: _Operand, /) -> Tensor: ...
     def __radd__(self, other: _Operand, /) -> Tensor: ...
@@ -1281,3 +1295,45 @@ def empty_buffer_cache() -> None:
 
 def buffer_cache_info() -> dict[str, _int]:
     """``bytes``, ``buffers``, ``limit``, ``hits`` and ``misses`` of the buffer cache."""
+
+def complex(real: Tensor, imag: Tensor, name: str | None = None) -> Tensor:
+    """``real + i * imag`` (float32 pair to complex64, float64 pair to complex128)."""
+
+class ParamGroupState:
+    """One optimizer parameter group with its state buffers; ``sgd_step`` /
+    ``adam_step`` update every parameter that has a gradient in one call."""
+
+    def __init__(self, params: Sequence[Tensor]) -> None: ...
+    def __len__(self) -> _int: ...
+    def sgd_step(
+        self,
+        lr: _float,
+        momentum: _float = 0.0,
+        dampening: _float = 0.0,
+        weight_decay: _float = 0.0,
+        nesterov: _bool = False,
+        maximize: _bool = False,
+    ) -> _int:
+        """One SGD step; returns how many parameters were updated."""
+    def adam_step(
+        self,
+        lr: _float,
+        beta1: _float = 0.9,
+        beta2: _float = 0.999,
+        eps: _float = 1e-8,
+        weight_decay: _float = 0.0,
+        decoupled: _bool = False,
+        amsgrad: _bool = False,
+        maximize: _bool = False,
+    ) -> _int:
+        """One Adam (AdamW with ``decoupled``) step; returns how many were updated."""
+    def zero_grad(self, set_to_none: _bool = True) -> None:
+        """Drops every gradient, or zeros it in place."""
+    def params(self) -> list[Tensor]:
+        """The parameters."""
+    def buffers(self, i: _int) -> list[Tensor]:
+        """Parameter ``i``'s state buffers (shared)."""
+    def step_count(self, i: _int) -> _int:
+        """Steps taken by parameter ``i``."""
+    def set_state(self, i: _int, buffers: Sequence[Tensor], step: _int) -> None:
+        """Replaces parameter ``i``'s state (buffers are copied)."""

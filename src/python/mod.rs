@@ -15,9 +15,11 @@ mod hooks;
 mod indexing;
 mod memory;
 mod node;
+mod optim;
 mod pylayer;
 mod repr;
 mod tensor;
+mod tensor_complex;
 mod tensor_ops;
 mod tensor_reduce;
 mod tensor_shape;
@@ -76,5 +78,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(autograd::is_inference_mode_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_set_inference_mode, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_restore_inference_mode, m)?)?;
+    m.add_class::<optim::PyParamGroupState>()?;
+    m.add_function(wrap_pyfunction!(tensor_complex::complex_fn, m)?)?;
     Ok(())
 }

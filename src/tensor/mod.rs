@@ -4,6 +4,7 @@
 //! `grad_fn`). Views are new tensors over the same [`Storage`].
 
 mod binary;
+mod complex;
 mod creation;
 pub mod reduce;
 pub mod shape;

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from .. import _core
 from ..grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
-from . import graph
+from . import functional, graph
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .graph import disable_saved_tensors_hooks, saved_tensors_hooks
+from .paddle_jacobian import hessian, jacobian
 from .py_layer import Function, FunctionCtx, PyLayer, PyLayerContext, once_differentiable
 
 backward = _core.backward
@@ -33,4 +35,10 @@ __all__ = [
     "saved_tensors_hooks",
     "disable_saved_tensors_hooks",
     "graph",
+    "functional",
+    "gradcheck",
+    "gradgradcheck",
+    "GradcheckError",
+    "jacobian",
+    "hessian",
 ]

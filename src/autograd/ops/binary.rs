@@ -33,12 +33,12 @@ impl Tensor {
                 save_if(&mut rec, na, other);
                 rec.finish("MulBackward", &out, |g, s, n| {
                     let ga = if n[0] {
-                        Some(g.mul(saved(s, 1, "MulBackward")?)?)
+                        Some(g.mul_conj(saved(s, 1, "MulBackward")?)?)
                     } else {
                         None
                     };
                     let gb = if n[1] {
-                        Some(g.mul(saved(s, 0, "MulBackward")?)?)
+                        Some(g.mul_conj(saved(s, 0, "MulBackward")?)?)
                     } else {
                         None
                     };
@@ -50,10 +50,10 @@ impl Tensor {
                 rec.save(other);
                 rec.finish("DivBackward", &out, |g, s, n| {
                     let b = saved(s, 1, "DivBackward")?;
-                    let ga = if n[0] { Some(g.div(b)?) } else { None };
+                    let ga = if n[0] { Some(g.div_conj(b)?) } else { None };
                     let gb = if n[1] {
                         let a = saved(s, 0, "DivBackward")?;
-                        Some(g.neg()?.mul(a)?.div(&b.mul(b)?)?)
+                        Some(g.neg()?.mul_conj(a)?.div_conj(&b.mul(b)?)?)
                     } else {
                         None
                     };
@@ -72,7 +72,7 @@ impl Tensor {
                     let (a, b) = (saved(s, 0, "PowBackward")?, saved(s, 1, "PowBackward")?);
                     let ga = if n[0] {
                         let one = b.scalar_like(1.0);
-                        Some(g.mul(b)?.mul(&a.pow(&b.sub(&one)?)?)?)
+                        Some(g.mul_conj(&b.mul(&a.pow(&b.sub(&one)?)?)?)?)
                     } else {
                         None
                     };
@@ -81,11 +81,13 @@ impl Tensor {
                         let out = saved(s, 2, "PowBackward")?;
                         let zero = a.scalar_like(0.0);
                         let mask = a.binary_raw(&zero, BinaryOp::Eq)?.binary_raw(
-                            &b.binary_raw(&b.scalar_like(0.0), BinaryOp::Ge)?,
+                            // complex exponents: compare their real part, as PyTorch does
+                            &b.real_raw()?
+                                .binary_raw(&b.real_raw()?.scalar_like(0.0), BinaryOp::Ge)?,
                             BinaryOp::LogicalAnd,
                         )?;
                         let safe_a = Tensor::where_(&mask, &a.ones_like()?, a)?;
-                        let full = g.mul(out)?.mul(&safe_a.log()?)?;
+                        let full = g.mul_conj(&out.mul(&safe_a.log()?)?)?;
                         Some(Tensor::where_(&mask, &full.zeros_like()?, &full)?)
                     } else {
                         None

@@ -64,7 +64,7 @@ impl Tensor {
             }
             let ga = if n[0] {
                 let b2 = lift_b(saved(s, 1, "MatmulBackward")?)?;
-                let r = g2.matmul(&b2.transpose(-1, -2)?)?;
+                let r = g2.matmul(&b2.transpose(-1, -2)?.conj()?)?;
                 Some(if a_1d {
                     r.sum_to(&[1, a_shape[0]])?.reshape(&[-1])?
                 } else {
@@ -75,7 +75,7 @@ impl Tensor {
             };
             let gb = if n[1] {
                 let a2 = lift_a(saved(s, 0, "MatmulBackward")?)?;
-                let r = a2.transpose(-1, -2)?.matmul(&g2)?;
+                let r = a2.transpose(-1, -2)?.conj()?.matmul(&g2)?;
                 Some(if b_1d {
                     r.sum_to(&[b_shape[0], 1])?.reshape(&[-1])?
                 } else {

@@ -3,6 +3,7 @@
 //! op family. Broadcast gradients are reduced to input shapes by the engine (`sum_to`).
 
 mod binary;
+mod complex;
 mod fused_grad;
 mod getitem;
 pub mod index;

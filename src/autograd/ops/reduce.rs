@@ -111,7 +111,7 @@ impl Tensor {
                     // built so that its own derivatives are exact too
                     let local = prod_of_others(x, &ax)?;
                     return Ok(smallvec![Some(
-                        unreduce(g, &shape, &ax, keepdim)?.mul(&local)?
+                        unreduce(g, &shape, &ax, keepdim)?.mul_conj(&local)?
                     )]);
                 }
                 let zeros = zero_mask.to_dtype(DType::I64)?.sum(Some(&ax_i), true)?;
@@ -129,7 +129,7 @@ impl Tensor {
                     &Tensor::where_(&none_zero, &regular, &regular.zeros_like()?)?,
                 )?;
                 Ok(smallvec![Some(
-                    unreduce(g, &shape, &ax, keepdim)?.mul(&local)?
+                    unreduce(g, &shape, &ax, keepdim)?.mul_conj(&local)?
                 )])
             })?;
         }

@@ -1,0 +1,12 @@
+"""``ferrograd.optim``: optimizers whose ``step()`` updates every parameter of a group in
+one Rust call, and learning-rate schedulers. ``ferrograd.optimizer`` is the same under
+Paddle's name (with the schedulers in ``ferrograd.optimizer.lr``)."""
+
+from __future__ import annotations
+
+from . import lr_scheduler
+from .adam import Adam, AdamW
+from .optimizer import Optimizer
+from .sgd import SGD, Momentum
+
+__all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamW", "lr_scheduler"]

@@ -1,0 +1,339 @@
+"""The ``Optimizer`` base class: parameter groups, both dialects' constructors, gradient
+clearing, learning-rate access and ``state_dict``. Subclasses name their hyper-parameters
+and call one Rust update per group per ``step()``."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any
+
+from .. import _core
+from .._core import Tensor
+from ..grad_mode import enable_grad
+
+ParamsArg = Iterable[Any]
+
+
+def _is_scheduler(obj: object) -> bool:
+    from .lr_scheduler import LRScheduler
+
+    return isinstance(obj, LRScheduler)
+
+
+def _coeff(value: Any, what: str) -> float:
+    """A plain float from a number or a Paddle regularizer object (``L2Decay(coeff)``)."""
+    if value is None:
+        return 0.0
+    for attr in ("coeff", "_coeff", "_regularization_coeff"):
+        if hasattr(value, attr):
+            value = getattr(value, attr)
+            break
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{what} must be a number, got {type(value).__name__}")
+    return float(value)
+
+
+def _check_number(name: str, value: float, low: float = 0.0, high: float = math.inf) -> None:
+    if not (low <= value < high) or math.isnan(value):
+        bound = f"in [{low}, {high})" if high != math.inf else f">= {low}"
+        raise ValueError(f"Invalid {name}: {value} (it must be {bound})")
+
+
+class _StateView(Mapping):  # type: ignore[type-arg]
+    """``optimizer.state[param]``: a read-only mapping from each parameter to its state
+    dict (``step`` and the named buffers, shared with the optimizer)."""
+
+    def __init__(self, opt: Optimizer) -> None:
+        self._opt = opt
+
+    def _locate(self, key: object) -> tuple[int, int] | None:
+        for gi, group in enumerate(self._opt.param_groups):
+            for pi, p in enumerate(group["params"]):
+                if p is key or (isinstance(key, Tensor) and hash(p) == hash(key)):
+                    return gi, pi
+        return None
+
+    def __getitem__(self, key: object) -> dict[str, Any]:
+        loc = self._locate(key)
+        if loc is None:
+            raise KeyError("this tensor is not a parameter of the optimizer")
+        return self._opt._param_state(*loc)
+
+    def __iter__(self) -> Iterator[Tensor]:
+        for gi, group in enumerate(self._opt.param_groups):
+            for pi, p in enumerate(group["params"]):
+                if self._opt._param_state(gi, pi):
+                    yield p
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+class Optimizer:
+    """Base class of ferrograd's optimizers.
+
+    Accepts PyTorch's ``Opt(params, lr=..., ...)`` and Paddle's
+    ``Opt(learning_rate=..., parameters=...)``. ``params`` is an iterable of Tensors or of
+    dicts (parameter groups: ``{"params": [...], "lr": ...}``; Paddle's group key
+    ``learning_rate`` scales the optimizer's rate). ``step()`` updates every parameter
+    that has a gradient with one Rust call per group, in place and without recording a
+    graph; parameters whose ``grad`` is None are skipped.
+    """
+
+    #: names of the per-parameter state buffers, in the order the Rust kernel keeps them
+    _buffer_names: tuple[str, ...] = ()
+
+    def __init__(
+        self,
+        params: Any,
+        defaults: dict[str, Any],
+        learning_rate: Any = None,
+        parameters: Any = None,
+    ) -> None:
+        # Paddle passes the rate first: Opt(0.1, parameters=...) or a scheduler
+        if isinstance(params, (int, float)) and not isinstance(params, bool) or _is_scheduler(
+            params
+        ):
+            if learning_rate is not None:
+                raise TypeError("learning rate given twice (positionally and by keyword)")
+            learning_rate, params = params, None
+        if params is not None and parameters is not None:
+            raise TypeError("pass the parameters once: either `params` or `parameters=`")
+        if params is None:
+            params = parameters
+        if params is None:
+            raise ValueError(
+                f"{type(self).__name__}: no parameters given; pass them, e.g. "
+                f"{type(self).__name__}(model.parameters(), lr=0.01) or "
+                f"{type(self).__name__}(learning_rate=0.01, parameters=model.parameters())"
+            )
+        self._lr_scheduler = None
+        if learning_rate is not None:
+            if _is_scheduler(learning_rate):
+                self._lr_scheduler = learning_rate
+                defaults["lr"] = float(learning_rate())
+            else:
+                defaults["lr"] = _coeff(learning_rate, "learning_rate")
+        _check_number("learning rate", float(defaults["lr"]))
+        self.defaults = defaults
+        self.param_groups: list[dict[str, Any]] = []
+        self._group_states: list[Any] = []
+        if isinstance(params, Tensor):
+            raise TypeError(
+                "params must be an iterable of Tensors or dicts, got a single Tensor; "
+                "wrap it in a list: [t]"
+            )
+        groups = list(params)
+        if not groups:
+            raise ValueError(f"{type(self).__name__} got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for g in groups:
+            self.add_param_group(g)
+
+    # ---- parameter groups -------------------------------------------------------------
+
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        """Adds a group of parameters with its own hyper-parameters (missing ones take
+        the optimizer's defaults)."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"a parameter group must be a dict, got {type(param_group).__name__}")
+        group = dict(param_group)
+        params = group.get("params")
+        if params is None:
+            raise ValueError("a parameter group needs a 'params' entry")
+        params = [params] if isinstance(params, Tensor) else list(params)
+        for i, p in enumerate(params):
+            if not isinstance(p, Tensor):
+                raise TypeError(
+                    f"optimizer can only optimize Tensors, but parameter {i} of the group is "
+                    f"{type(p).__name__}"
+                )
+            if not p.is_leaf:
+                raise ValueError(
+                    f"can't optimize a non-leaf Tensor (parameter {i} of the group, shape "
+                    f"{list(p.shape)}); optimize the leaf it was computed from, or .detach() "
+                    "it and set requires_grad=True"
+                )
+        seen = {hash(p) for g in self.param_groups for p in g["params"]}
+        own: set[int] = set()
+        for p in params:
+            h = hash(p)
+            if h in seen:
+                raise ValueError("some parameters appear in more than one parameter group")
+            if h in own:
+                raise ValueError("a parameter group lists the same parameter twice")
+            own.add(h)
+        if "learning_rate" in group:  # Paddle: a per-group scale of the global rate
+            scale = _coeff(group.pop("learning_rate"), "learning_rate")
+            group["lr_scale"] = scale
+            group.setdefault("lr", self.defaults["lr"] * scale)
+        for k, v in self.defaults.items():
+            group.setdefault(k, v)
+        if "weight_decay" in group:
+            group["weight_decay"] = _coeff(group["weight_decay"], "weight_decay")
+        self._validate_group(group)
+        group["params"] = params
+        self.param_groups.append(group)
+        self._group_states.append(_core.ParamGroupState(params))
+
+    def _validate_group(self, group: dict[str, Any]) -> None:
+        """Checks a group's hyper-parameters (subclasses extend it)."""
+        _check_number("learning rate", float(group["lr"]))
+        _check_number("weight_decay value", float(group.get("weight_decay", 0.0)))
+
+    # ---- gradients ------------------------------------------------------------------
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Drops every parameter's gradient (``set_to_none=True``, torch's default) or
+        zeros it in place."""
+        for st in self._group_states:
+            st.zero_grad(set_to_none)
+
+    def clear_grad(self, set_to_zero: bool = True) -> None:
+        """Paddle's name: zeros every gradient in place (``set_to_zero=True``, Paddle's
+        default) or drops it."""
+        self.zero_grad(set_to_none=not set_to_zero)
+
+    clear_gradients = clear_grad
+
+    # ---- stepping -------------------------------------------------------------------
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Updates every parameter that has a gradient. ``closure`` (optional)
+        re-evaluates the model and returns the loss, which ``step`` returns."""
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        if self._lr_scheduler is not None:
+            self._sync_scheduler()
+        for group, st in zip(self.param_groups, self._group_states):
+            self._update_group(group, st)
+        return loss
+
+    minimize_step = step
+
+    def _update_group(self, group: dict[str, Any], state: Any) -> None:
+        raise NotImplementedError
+
+    def minimize(self, loss: Tensor, startup_program: Any = None, parameters: Any = None,
+                 no_grad_set: Any = None) -> tuple[list[Any], list[Any]]:
+        """Paddle: ``loss.backward()`` then ``step()`` (gradients are not cleared)."""
+        loss.backward()
+        self.step()
+        return [], []
+
+    # ---- learning rate (Paddle) -----------------------------------------------------
+
+    def _sync_scheduler(self) -> None:
+        lr = float(self._lr_scheduler())  # type: ignore[misc]
+        for g in self.param_groups:
+            g["lr"] = lr * g.get("lr_scale", 1.0)
+
+    def get_lr(self) -> float:
+        """The current learning rate (of the first group; the scheduler's, if one is
+        attached)."""
+        if self._lr_scheduler is not None:
+            return float(self._lr_scheduler())
+        return float(self.param_groups[0]["lr"])
+
+    def set_lr(self, value: float) -> None:
+        """Sets every group's learning rate. Not allowed while an ``LRScheduler`` given
+        as ``learning_rate`` drives the rate."""
+        if self._lr_scheduler is not None:
+            raise RuntimeError(
+                "set_lr: the learning rate is driven by an LRScheduler; call the "
+                "scheduler's step() instead, or build the optimizer with a float rate"
+            )
+        lr = _coeff(value, "learning rate")
+        _check_number("learning rate", lr)
+        for g in self.param_groups:
+            g["lr"] = lr * g.get("lr_scale", 1.0)
+
+    def set_lr_scheduler(self, scheduler: Any) -> None:
+        """Attaches a Paddle-style ``LRScheduler`` that drives the learning rate."""
+        if not _is_scheduler(scheduler):
+            raise TypeError(f"expected an LRScheduler, got {type(scheduler).__name__}")
+        self._lr_scheduler = scheduler
+
+    # ---- state ----------------------------------------------------------------------
+
+    @property
+    def state(self) -> _StateView:
+        """``state[param]``: that parameter's ``step`` and buffers (shared tensors)."""
+        return _StateView(self)
+
+    def _param_state(self, gi: int, pi: int) -> dict[str, Any]:
+        st = self._group_states[gi]
+        bufs = st.buffers(pi)
+        if not bufs and st.step_count(pi) == 0:
+            return {}
+        out: dict[str, Any] = {"step": st.step_count(pi)}
+        out.update(zip(self._buffer_names, bufs))
+        return out
+
+    def state_dict(self) -> dict[str, Any]:
+        """``{"state": {index: {...}}, "param_groups": [...]}`` in PyTorch's layout;
+        parameters are referred to by their index across groups."""
+        state: dict[int, dict[str, Any]] = {}
+        groups = []
+        index = 0
+        for gi, group in enumerate(self.param_groups):
+            ids = []
+            for pi in range(len(group["params"])):
+                s = self._param_state(gi, pi)
+                if s:
+                    state[index] = {k: (v.clone() if isinstance(v, Tensor) else v)
+                                    for k, v in s.items()}
+                ids.append(index)
+                index += 1
+            g = {k: v for k, v in group.items() if k != "params"}
+            g["params"] = ids
+            groups.append(g)
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: Mapping[str, Any]) -> None:
+        """Restores hyper-parameters and per-parameter state saved by ``state_dict``
+        (buffers are copied). The groups must have the same sizes as this optimizer's."""
+        groups = state_dict.get("param_groups")
+        if groups is None or "state" not in state_dict:
+            raise ValueError("load_state_dict: expected a dict with 'state' and 'param_groups'")
+        if len(groups) != len(self.param_groups):
+            raise ValueError(
+                f"load_state_dict: the state has {len(groups)} parameter groups, this "
+                f"optimizer has {len(self.param_groups)}"
+            )
+        for gi, (saved, mine) in enumerate(zip(groups, self.param_groups)):
+            if len(saved["params"]) != len(mine["params"]):
+                raise ValueError(
+                    f"load_state_dict: group {gi} has {len(saved['params'])} parameters in "
+                    f"the state, {len(mine['params'])} here"
+                )
+        states = state_dict["state"]
+        for gi, (saved, mine) in enumerate(zip(groups, self.param_groups)):
+            for pi, idx in enumerate(saved["params"]):
+                s = states.get(idx)
+                if s is None:
+                    self._group_states[gi].set_state(pi, [], 0)
+                    continue
+                bufs = [s[n] for n in self._buffer_names if n in s]
+                step = s.get("step", 0)
+                step = int(step.item() if isinstance(step, Tensor) else step)
+                self._group_states[gi].set_state(pi, bufs, step)
+            for k, v in saved.items():
+                if k != "params":
+                    mine[k] = v
+
+    set_state_dict = load_state_dict
+
+    def __repr__(self) -> str:
+        lines = [f"{type(self).__name__} ("]
+        for i, g in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            for k in sorted(g):
+                if k != "params":
+                    lines.append(f"    {k}: {g[k]}")
+        lines.append(")")
+        return "\n".join(lines)

@@ -1,0 +1,102 @@
+"""SGD with momentum (PyTorch's ``SGD``) and Paddle's ``SGD`` / ``Momentum``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .optimizer import Optimizer, _check_number, _coeff
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent, optionally with (Nesterov) momentum and L2 weight decay.
+
+    torch: ``SGD(params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
+    nesterov=False, maximize=False)``; Paddle: ``SGD(learning_rate=1e-3, parameters=...,
+    weight_decay=None)``. Per parameter, with ``g`` its gradient::
+
+        g = g + weight_decay * p
+        buf = g (first step) or momentum * buf + (1 - dampening) * g
+        p = p - lr * (g + momentum * buf if nesterov else buf)   # buf = g when momentum = 0
+    """
+
+    _buffer_names = ("momentum_buffer",)
+
+    def __init__(
+        self,
+        params: Any = None,
+        lr: float = 1e-3,
+        momentum: float = 0.0,
+        dampening: float = 0.0,
+        weight_decay: Any = 0.0,
+        nesterov: bool = False,
+        *,
+        maximize: bool = False,
+        learning_rate: Any = None,
+        parameters: Any = None,
+        grad_clip: Any = None,
+        multi_precision: bool = False,
+        name: str | None = None,
+        foreach: Any = None,
+        differentiable: bool = False,
+        fused: Any = None,
+    ) -> None:
+        if grad_clip is not None:
+            raise NotImplementedError(
+                "grad_clip is not supported yet; clip the gradients before step()"
+            )
+        if differentiable:
+            raise NotImplementedError("differentiable=True is not supported")
+        defaults = {
+            "lr": lr,
+            "momentum": float(momentum),
+            "dampening": float(dampening),
+            "weight_decay": _coeff(weight_decay, "weight_decay"),
+            "nesterov": bool(nesterov),
+            "maximize": bool(maximize),
+        }
+        super().__init__(params, defaults, learning_rate, parameters)
+
+    def _validate_group(self, group: dict[str, Any]) -> None:
+        super()._validate_group(group)
+        _check_number("momentum value", float(group["momentum"]))
+        if group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+
+    def _update_group(self, group: dict[str, Any], state: Any) -> None:
+        state.sgd_step(
+            float(group["lr"]),
+            float(group["momentum"]),
+            float(group["dampening"]),
+            float(group["weight_decay"]),
+            bool(group["nesterov"]),
+            bool(group["maximize"]),
+        )
+
+
+class Momentum(SGD):
+    """Paddle's ``Momentum(learning_rate=1e-3, momentum=0.9, parameters=...,
+    use_nesterov=False, weight_decay=None)``: SGD with momentum and no dampening."""
+
+    def __init__(
+        self,
+        learning_rate: Any = 1e-3,
+        momentum: float = 0.9,
+        parameters: Any = None,
+        use_nesterov: bool = False,
+        weight_decay: Any = None,
+        grad_clip: Any = None,
+        multi_precision: bool = False,
+        rescale_grad: float = 1.0,
+        use_multi_tensor: bool = False,
+        name: str | None = None,
+    ) -> None:
+        if rescale_grad != 1.0:
+            raise NotImplementedError("rescale_grad is not supported; scale the loss instead")
+        super().__init__(
+            parameters,
+            momentum=momentum,
+            weight_decay=weight_decay if weight_decay is not None else 0.0,
+            nesterov=use_nesterov,
+            learning_rate=learning_rate,
+            grad_clip=grad_clip,
+        )

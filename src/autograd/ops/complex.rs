@@ -1,0 +1,120 @@
+//! Complex ops with gradients under PyTorch's convention: the gradient of a real loss `L`
+//! with respect to `z = x + iy` is `dL/dx + i dL/dy`, so a holomorphic `y = f(z)` passes
+//! back `grad_y * conj(f'(z))`. Every formula that multiplies by a derivative goes
+//! through [`Tensor::mul_conj`].
+
+use super::saved;
+use crate::autograd::Recorder;
+use crate::error::Result;
+use crate::tensor::{BinaryOp, Tensor};
+use smallvec::smallvec;
+
+impl Tensor {
+    /// `self * conj(d)`: the chain-rule step for a derivative `d` (plain `mul` for real).
+    pub fn mul_conj(&self, d: &Tensor) -> Result<Tensor> {
+        if d.dtype().is_complex() {
+            self.mul(&d.conj()?)
+        } else {
+            self.mul(d)
+        }
+    }
+
+    /// `self / conj(d)` (plain `div` for real).
+    pub fn div_conj(&self, d: &Tensor) -> Result<Tensor> {
+        if d.dtype().is_complex() {
+            self.div(&d.conj()?)
+        } else {
+            self.div(d)
+        }
+    }
+
+    /// Complex conjugate; the tensor itself for real dtypes. Gradient: `conj(grad)`.
+    pub fn conj(&self) -> Result<Tensor> {
+        if !self.dtype().is_complex() {
+            return Ok(self.clone());
+        }
+        let out = self.conj_raw()?;
+        if let Some(rec) = Recorder::begin(&[self]) {
+            rec.finish("ConjBackward", &out, |g, _, _| Ok(smallvec![Some(g.conj()?)]))?;
+        }
+        Ok(out)
+    }
+
+    /// Real part (the tensor itself for real dtypes). Gradient: `grad + 0i`.
+    pub fn real(&self) -> Result<Tensor> {
+        if !self.dtype().is_complex() {
+            return Ok(self.clone());
+        }
+        let out = self.real_raw()?;
+        if let Some(rec) = Recorder::begin(&[self]) {
+            let dtype = self.dtype();
+            rec.finish("RealBackward", &out, move |g, _, _| {
+                Ok(smallvec![Some(g.to_dtype(dtype)?)])
+            })?;
+        }
+        Ok(out)
+    }
+
+    /// Imaginary part (zeros for real dtypes). Gradient: `i * grad`.
+    pub fn imag(&self) -> Result<Tensor> {
+        let out = self.imag_raw()?;
+        if !self.dtype().is_complex() {
+            return Ok(out);
+        }
+        if let Some(rec) = Recorder::begin(&[self]) {
+            let dtype = self.dtype();
+            rec.finish("ImagBackward", &out, move |g, _, _| {
+                let i = crate::tensor::full_complex(&[], num_complex::Complex64::i(), dtype)?;
+                Ok(smallvec![Some(g.to_dtype(dtype)?.mul(&i)?)])
+            })?;
+        }
+        Ok(out)
+    }
+
+    /// Phase angle. Gradient: `grad * i z / |z|^2` for complex (0 at `z = 0`), zero for
+    /// real inputs.
+    pub fn angle(&self) -> Result<Tensor> {
+        let out = self.angle_raw()?;
+        if !out.dtype().is_differentiable() {
+            return Ok(out);
+        }
+        let Some(mut rec) = Recorder::begin(&[self]) else {
+            return Ok(out);
+        };
+        if !self.dtype().is_complex() {
+            rec.finish("AngleBackward", &out, |g, _, _| {
+                Ok(smallvec![Some(g.zeros_like()?)])
+            })?;
+            return Ok(out);
+        }
+        rec.save(self);
+        rec.finish("AngleBackward", &out, |g, s, _| {
+            let z = saved(s, 0, "AngleBackward")?;
+            let abs2 = z.mul(&z.conj()?)?; // |z|^2 as a complex value
+            let zero = z.binary_raw(&z.scalar_like(0.0), BinaryOp::Eq)?;
+            let safe = Tensor::where_(&zero, &abs2.ones_like()?, &abs2)?;
+            let i = crate::tensor::full_complex(&[], num_complex::Complex64::i(), z.dtype())?;
+            let grad = g.to_dtype(z.dtype())?.mul(&i)?.mul(z)?.div(&safe)?;
+            Ok(smallvec![Some(Tensor::where_(
+                &zero,
+                &grad.zeros_like()?,
+                &grad
+            )?)])
+        })?;
+        Ok(out)
+    }
+
+    /// `re + i * im` (float32 pair to complex64, float64 pair to complex128).
+    /// Gradients: the real and imaginary parts of `grad`.
+    pub fn complex(re: &Tensor, im: &Tensor) -> Result<Tensor> {
+        let out = Tensor::complex_raw(re, im)?;
+        if let Some(rec) = Recorder::begin(&[re, im]) {
+            rec.finish("ComplexBackward", &out, |g, _, n| {
+                let gr = if n[0] { Some(g.real()?) } else { None };
+                let gi = if n[1] { Some(g.imag()?) } else { None };
+                Ok(smallvec![gr, gi])
+            })?;
+        }
+        Ok(out)
+    }
+}
