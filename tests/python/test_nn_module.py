@@ -144,6 +144,9 @@ def test_reassignment_and_deletion_update_the_registries():
     assert not hasattr(m, "fc")
     m.fc = 3  # a plain attribute now
     assert m.fc == 3 and len(list(m.children())) == 0
+    del m.fc
+    with pytest.raises(AttributeError):
+        del m.fc
     with pytest.raises(TypeError, match="Parameter"):
         m.scale = fg.ones(2)
 

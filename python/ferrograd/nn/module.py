@@ -157,8 +157,11 @@ class Module:
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def __delattr__(self, name: str) -> None:
-        self._forget(name)
-        self.__dict__.pop(name, None)
+        if name in self._parameters or name in self._buffers or name in self._modules:
+            self._forget(name)
+            self.__dict__.pop(name, None)
+        else:
+            object.__delattr__(self, name)
 
     def _forget(self, name: str) -> None:
         """Drops ``name`` from every registry (before it is registered as something else)."""
