@@ -47,6 +47,7 @@ WORKLOADS = [
     "chain_1M_ms",
     "mlp_step_ms",
     "mlp_step_static_ms",
+    "demo_step_ms",
     "custom_tanh_iter_us",
     "builtin_tanh_iter_us",
     "hooked_small_graph_iter_us",
@@ -370,6 +371,23 @@ def eager_cases(np, e: Eager, s: Settings) -> Factories:
     return cases
 
 
+def demo_step_case(make_step: Callable) -> Callable[[Data], Case]:
+    """The demo model's training step (benches/demo_step.py) as a workload factory."""
+
+    def factory(data):
+        step = make_step(data.np, data.rng)
+
+        def run(n):
+            loss = None
+            for _ in range(n):
+                loss = step()
+            return loss
+
+        return Case(run, "ms", note="demo model: forward, cross-entropy, backward, Adam step")
+
+    return factory
+
+
 def setup_numpy(np, s: Settings):
     cases = common_cases(lambda x: x, lambda t: t)
 
@@ -427,6 +445,10 @@ def setup_ferrograd(np, s: Settings):
     threads = os.environ.get("RAYON_NUM_THREADS") or f"rayon default ({os.cpu_count()})"
     cases = eager_cases(np, e, s)
     cases["mlp_step_static_ms"] = lambda data: ferrograd_static_mlp(fg, data, s)
+    if hasattr(fg, "optim"):
+        import demo_step
+
+        cases["demo_step_ms"] = demo_step_case(demo_step.ferrograd_step)
     return fg.__version__, {"threads": threads}, cases
 
 
@@ -494,7 +516,11 @@ def setup_torch(np, s: Settings):
         saved=lambda ctx: ctx.saved_tensors,
         hooks=torch.autograd.graph.saved_tensors_hooks,
     )
-    return torch.__version__, {"threads": torch.get_num_threads()}, eager_cases(np, e, s)
+    import demo_step
+
+    cases = eager_cases(np, e, s)
+    cases["demo_step_ms"] = demo_step_case(demo_step.torch_step)
+    return torch.__version__, {"threads": torch.get_num_threads()}, cases
 
 
 def setup_paddle(np, s: Settings):

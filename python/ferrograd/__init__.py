@@ -73,8 +73,11 @@ _core._set_size_class(Size)
 install_tensor_aliases()
 
 from . import autograd as autograd  # noqa: E402  (needs the names above)
+from . import nn as nn  # noqa: E402
 from . import optim as optim  # noqa: E402
 from . import optimizer as optimizer  # noqa: E402
+from .serialization import load as load  # noqa: E402
+from .serialization import save as save  # noqa: E402
 
 grad = autograd.grad
 manual_seed = seed
@@ -183,6 +186,10 @@ __all__ = [
     "set_grad_enabled",
     "is_grad_enabled",
     "inference_mode",
+    # layers and checkpoints
+    "nn",
+    "save",
+    "load",
     # Paddle mode switches
     "in_dynamic_mode",
     "disable_static",

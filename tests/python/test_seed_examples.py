@@ -91,12 +91,11 @@ def test_no_grad_example_tripler():
     assert z.requires_grad is False  # z.requires_grad -> False
 
 
-# The page's last no_grad example ("factory function exception") is
-#     with tensorplay.no_grad():
-#         a = tensorplay.nn.Parameter(tensorplay.rand(10))
-#     a.requires_grad  -> True
-# It is skipped: ferrograd has no ``nn.Parameter`` yet. The prose rule it illustrates is
-# tested below (test_no_grad_prose_factories_with_requires_grad_are_not_affected).
+def test_no_grad_example_factory_function_exception():
+    # factory function exception
+    with tensorplay.no_grad():
+        a = tensorplay.nn.Parameter(tensorplay.rand(10))
+    assert a.requires_grad is True  # a.requires_grad -> True
 
 
 # ---------------------------------------------------------------------------------------

@@ -1,0 +1,62 @@
+"""``ferrograd.nn``: parameters, modules (Paddle: layers), layers, losses, ``functional``
+and ``init``.
+
+Written for both dialects: ``nn.Module`` is ``nn.Layer``, ``nn.ModuleList`` is
+``nn.LayerList``, ``nn.init`` is ``nn.initializer``. ``nn.Linear`` stores its weight as
+``[out_features, in_features]`` (PyTorch's layout).
+"""
+
+from __future__ import annotations
+
+from . import functional as functional
+from . import init as init
+from .layers import GELU as GELU
+from .layers import CrossEntropyLoss as CrossEntropyLoss
+from .layers import Dropout as Dropout
+from .layers import Embedding as Embedding
+from .layers import Flatten as Flatten
+from .layers import Identity as Identity
+from .layers import LayerList as LayerList
+from .layers import LayerNorm as LayerNorm
+from .layers import Linear as Linear
+from .layers import LogSoftmax as LogSoftmax
+from .layers import ModuleList as ModuleList
+from .layers import MSELoss as MSELoss
+from .layers import NLLLoss as NLLLoss
+from .layers import ReLU as ReLU
+from .layers import Sequential as Sequential
+from .layers import Sigmoid as Sigmoid
+from .layers import Softmax as Softmax
+from .layers import Tanh as Tanh
+from .module import Layer as Layer
+from .module import Module as Module
+from .parameter import Parameter as Parameter
+
+initializer = init
+
+__all__ = [
+    "Parameter",
+    "Module",
+    "Layer",
+    "Linear",
+    "Sequential",
+    "ModuleList",
+    "LayerList",
+    "Identity",
+    "Flatten",
+    "ReLU",
+    "Tanh",
+    "Sigmoid",
+    "GELU",
+    "Softmax",
+    "LogSoftmax",
+    "Dropout",
+    "LayerNorm",
+    "Embedding",
+    "CrossEntropyLoss",
+    "NLLLoss",
+    "MSELoss",
+    "functional",
+    "init",
+    "initializer",
+]

@@ -1,0 +1,364 @@
+"""``ferrograd.nn.functional`` (``F``): stateless layers, activations and losses.
+
+Every function is built from differentiable tensor ops, so gradients of any order flow
+through it. Argument names follow PyTorch, with Paddle's spellings accepted where they
+differ (``axis`` for ``dim``, ``label`` for ``target``, ``epsilon`` for ``eps``).
+
+Layout note: ``linear(x, weight, bias)`` takes ``weight`` as ``[out_features,
+in_features]`` (PyTorch's layout; Paddle's ``linear`` takes ``[in, out]``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Optional, Sequence, Union
+
+from .. import _core
+
+Tensor = _core.Tensor
+
+_REDUCTIONS = ("mean", "sum", "none")
+
+# Activations: the Tensor methods themselves (no extra Python frame).
+relu = Tensor.relu
+tanh = Tensor.tanh
+sigmoid = Tensor.sigmoid
+
+
+def gelu(x: Tensor, approximate: Union[bool, str] = "none", name: Optional[str] = None) -> Tensor:
+    """GELU: ``x * Phi(x)`` exactly, or with ``approximate="tanh"`` (Paddle:
+    ``approximate=True``) the tanh approximation."""
+    if approximate in (False, "none", None):
+        return x.gelu()
+    if approximate in (True, "tanh"):
+        inner = (x + 0.044715 * x * x * x) * math.sqrt(2.0 / math.pi)
+        return 0.5 * x * (1.0 + inner.tanh())
+    raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+
+
+def _axis(dim: Optional[int], axis: Optional[int], default: int) -> int:
+    if dim is not None and axis is not None and dim != axis:
+        raise TypeError(f"pass one of dim ({dim}) and axis ({axis}), not both")
+    return default if dim is None and axis is None else (dim if dim is not None else axis)  # type: ignore[return-value]
+
+
+def softmax(
+    x: Tensor,
+    dim: Optional[int] = None,
+    dtype: Any = None,
+    name: Optional[str] = None,
+    *,
+    axis: Optional[int] = None,
+) -> Tensor:
+    """Softmax along ``dim``/``axis`` (default: the last)."""
+    return x.softmax(_axis(dim, axis, -1), dtype)
+
+
+def log_softmax(
+    x: Tensor,
+    dim: Optional[int] = None,
+    dtype: Any = None,
+    name: Optional[str] = None,
+    *,
+    axis: Optional[int] = None,
+) -> Tensor:
+    """Log-softmax along ``dim``/``axis`` (default: the last)."""
+    return x.log_softmax(_axis(dim, axis, -1), dtype)
+
+
+def linear(
+    x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, name: Optional[str] = None
+) -> Tensor:
+    """``x @ weight.T + bias`` with ``weight`` of shape ``[out_features, in_features]``."""
+    try:
+        out = x.matmul(weight, False, True)
+    except ValueError as e:
+        if x.ndim == 0 or weight.ndim != 2 or x.shape[-1] == weight.shape[-1]:
+            raise
+        raise ValueError(
+            f"linear: the input has {x.shape[-1]} features (shape {list(x.shape)}) but the "
+            f"weight [out_features, in_features] = {list(weight.shape)} expects "
+            f"{weight.shape[1]}"
+        ) from e
+    return out if bias is None else out + bias
+
+
+def dropout(
+    x: Tensor,
+    p: float = 0.5,
+    training: bool = True,
+    inplace: bool = False,
+    axis: Any = None,
+    mode: str = "upscale_in_train",
+    name: Optional[str] = None,
+) -> Tensor:
+    """Zeroes each element with probability ``p`` and scales the rest by ``1/(1-p)`` in
+    training; the identity otherwise. Draws from ferrograd's generator (``seed``)."""
+    if not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout: p must be a probability in [0, 1], got {p!r}")
+    if mode not in ("upscale_in_train", "downscale_in_infer"):
+        raise ValueError(
+            f"dropout: mode must be 'upscale_in_train' or 'downscale_in_infer', got {mode!r}"
+        )
+    if axis is not None:
+        raise NotImplementedError("dropout: axis= (shared masks) is not supported; leave it None")
+    if not training:
+        return x * (1.0 - p) if mode == "downscale_in_infer" and p > 0 else x
+    if p == 0.0:
+        return x
+    if p == 1.0:
+        return x * 0.0
+    keep = (_core.rand(list(x.shape), dtype=x.dtype) >= p).astype(x.dtype)
+    if mode == "upscale_in_train":
+        keep = keep * (1.0 / (1.0 - p))
+    return x * keep
+
+
+def layer_norm(
+    x: Tensor,
+    normalized_shape: Union[int, Sequence[int]],
+    weight: Optional[Tensor] = None,
+    bias: Optional[Tensor] = None,
+    eps: float = 1e-5,
+    name: Optional[str] = None,
+    *,
+    epsilon: Optional[float] = None,
+) -> Tensor:
+    """Normalises over the last ``len(normalized_shape)`` dims (biased variance), then
+    scales by ``weight`` and shifts by ``bias``."""
+    if epsilon is not None:
+        eps = epsilon
+    shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
+    if list(x.shape[x.ndim - len(shape) :]) != shape or len(shape) > x.ndim:
+        raise ValueError(
+            f"layer_norm: normalized_shape {shape} must match the last dims of the input, "
+            f"whose shape is {list(x.shape)}"
+        )
+    axes = list(range(x.ndim - len(shape), x.ndim))
+    centred = x - x.mean(axes, keepdim=True)
+    var = (centred * centred).mean(axes, keepdim=True)
+    out = centred * (var + eps).rsqrt()
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def embedding(
+    x: Tensor,
+    weight: Tensor,
+    padding_idx: Optional[int] = None,
+    max_norm: Optional[float] = None,
+    sparse: bool = False,
+    name: Optional[str] = None,
+) -> Tensor:
+    """Rows of ``weight`` picked by the integer ids in ``x``: shape ``x.shape + [dim]``.
+    Positions equal to ``padding_idx`` get no gradient."""
+    if max_norm is not None:
+        raise NotImplementedError("embedding: max_norm is not supported; leave it None")
+    if x.dtype.is_floating_point or x.dtype.is_complex:
+        raise TypeError(f"embedding: ids must be an integer tensor, got {x.dtype}")
+    num = weight.shape[0]
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx += num
+    # index first, axis by keyword: unambiguous also for a single id
+    try:
+        rows = weight.index_select(x.reshape(-1), axis=0)
+    except IndexError as e:
+        raise IndexError(f"embedding: ids must lie in [0, {num}) ({e})") from None
+    out = rows.reshape(list(x.shape) + [weight.shape[1]])
+    if padding_idx is not None:
+        # the padding row's value is kept, its gradient is cut
+        mask = (x != padding_idx).unsqueeze(-1)
+        out = _core.where(mask, out, out.detach())
+    return out
+
+
+# ---------------------------------------------------------------------------------- losses
+
+
+def _reduce(loss: Tensor, reduction: str, what: str) -> Tensor:
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "none":
+        return loss
+    raise ValueError(f"{what}: reduction must be one of {_REDUCTIONS}, got {reduction!r}")
+
+
+def _class_labels(label: Tensor, logits_ndim: int, what: str) -> Tensor:
+    """Integer class ids; Paddle's ``[N, 1]`` labels of ``[N, C]`` logits lose the 1."""
+    if not isinstance(label, Tensor):
+        label = _core.tensor(label)
+    if label.dtype.is_floating_point or label.dtype.is_complex:
+        raise TypeError(
+            f"{what}: class labels must be an integer tensor, got {label.dtype} (for "
+            f"probabilities use cross_entropy(..., soft_label=True) or a float target)"
+        )
+    if logits_ndim == 2 and label.ndim == 2 and label.shape[-1] == 1:
+        label = label.squeeze(-1)
+    return label
+
+
+def nll_loss(
+    input: Tensor,
+    target: Tensor,
+    weight: Optional[Tensor] = None,
+    ignore_index: int = -100,
+    reduction: str = "mean",
+    name: Optional[str] = None,
+    *,
+    label: Optional[Tensor] = None,
+) -> Tensor:
+    """Negative log-likelihood of class ``target`` given log-probabilities ``input`` of
+    shape ``[N, C, ...]``. ``weight`` (``[C]``) weighs classes; ``mean`` divides by the
+    summed weights of the counted targets; ``ignore_index`` targets count for nothing."""
+    if label is not None:
+        target = label
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"nll_loss: reduction must be one of {_REDUCTIONS}, got {reduction!r}")
+    if input.ndim < 1:
+        raise ValueError("nll_loss: input must have a class dimension")
+    class_dim = 0 if input.ndim == 1 else 1
+    target = _class_labels(target, input.ndim if input.ndim > 1 else 2, "nll_loss")
+    num_classes = input.shape[class_dim]
+    if list(target.shape) != list(input.shape[:class_dim]) + list(input.shape[class_dim + 1 :]):
+        raise ValueError(
+            f"nll_loss: target shape {list(target.shape)} does not fit input shape "
+            f"{list(input.shape)} (expected the input's shape without its class dim {class_dim})"
+        )
+    valid = target != ignore_index
+    safe = _core.where(valid, target, 0) if ignore_index is not None else target
+    try:
+        picked = input.gather(class_dim, safe.unsqueeze(class_dim)).squeeze(class_dim)
+    except IndexError as e:
+        # the range check lives in the gather kernel; say it in the loss's terms
+        raise IndexError(
+            f"nll_loss: target values must lie in [0, {num_classes}) or equal "
+            f"ignore_index={ignore_index} ({e})"
+        ) from None
+    w = valid.astype(input.dtype)
+    if weight is not None:
+        w = w * weight.index_select(safe.reshape(-1), axis=0).reshape(list(safe.shape))
+    loss = -(picked * w)
+    if reduction == "mean":
+        return loss.sum() / w.sum()
+    return _reduce(loss, reduction, "nll_loss")
+
+
+def cross_entropy(
+    input: Tensor,
+    label: Tensor,
+    weight: Optional[Tensor] = None,
+    ignore_index: int = -100,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+    soft_label: bool = False,
+    axis: Optional[int] = None,
+    use_softmax: bool = True,
+    name: Optional[str] = None,
+    *,
+    target: Optional[Tensor] = None,
+) -> Tensor:
+    """Softmax cross-entropy of logits ``input`` (``[N, C, ...]``) against class ids, or
+    against probabilities when ``label`` is floating (``soft_label=True`` in Paddle).
+
+    ``label_smoothing`` mixes the one-hot target with the uniform distribution;
+    ``use_softmax=False`` (Paddle) treats ``input`` as probabilities already.
+    """
+    if target is not None:
+        label = target
+    if reduction not in _REDUCTIONS:
+        raise ValueError(
+            f"cross_entropy: reduction must be one of {_REDUCTIONS}, got {reduction!r}"
+        )
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"cross_entropy: label_smoothing must be in [0, 1], got {label_smoothing}")
+    if not isinstance(label, Tensor):
+        label = _core.tensor(label)
+    natural = 1 if input.ndim > 1 else 0  # where nll_loss expects the classes
+    class_dim = natural if axis is None else axis % input.ndim
+    is_soft = soft_label or label.dtype.is_floating_point
+    if not is_soft and label.ndim == input.ndim and label.shape[class_dim] == 1:
+        label = label.squeeze(class_dim)  # Paddle's labels keep a size-1 class dim
+    if class_dim != natural:
+        # move the class dim to position 1, the other dims keeping their order
+        perm = [0, class_dim] + [d for d in range(1, input.ndim) if d != class_dim]
+        input = input.permute(perm)
+        if is_soft:
+            label = label.permute(perm)
+        class_dim = natural
+    logp = input.log_softmax(class_dim) if use_softmax else input.log()
+    num_classes = input.shape[class_dim]
+    if is_soft:
+        if list(label.shape) != list(input.shape):
+            raise ValueError(
+                f"cross_entropy: probability targets must have the input's shape "
+                f"{list(input.shape)}, got {list(label.shape)}"
+            )
+        probs = label
+        if label_smoothing > 0:
+            probs = probs * (1.0 - label_smoothing) + label_smoothing / num_classes
+        per_class = logp * probs
+        if weight is not None:
+            shape = [1] * input.ndim
+            shape[class_dim] = num_classes
+            per_class = per_class * weight.reshape(shape)
+        return _reduce(-per_class.sum(class_dim), reduction, "cross_entropy")
+    nll = nll_loss(logp, label, weight, ignore_index, reduction)
+    if label_smoothing == 0.0:
+        return nll
+    # smoothing term: mean over classes of -log p, weighted like the targets
+    label = _class_labels(label, input.ndim, "cross_entropy")
+    valid = (label != ignore_index).astype(input.dtype)
+    if weight is not None:
+        shape = [1] * input.ndim
+        shape[class_dim] = num_classes
+        smooth = -(logp * weight.reshape(shape)).sum(class_dim) / num_classes
+        safe = _core.where(label != ignore_index, label, 0)
+        denom = (
+            weight.index_select(safe.reshape(-1), axis=0).reshape(list(safe.shape)) * valid
+        ).sum()
+    else:
+        smooth = -logp.sum(class_dim) / num_classes
+        denom = valid.sum()
+    smooth = smooth * valid
+    if reduction == "mean":
+        smooth_r = smooth.sum() / denom
+    else:
+        smooth_r = _reduce(smooth, reduction, "cross_entropy")
+    return nll * (1.0 - label_smoothing) + smooth_r * label_smoothing
+
+
+def mse_loss(
+    input: Tensor,
+    label: Tensor,
+    reduction: str = "mean",
+    name: Optional[str] = None,
+    *,
+    target: Optional[Tensor] = None,
+) -> Tensor:
+    """Squared error ``(input - label)**2``, averaged (``mean``), summed or per element."""
+    if target is not None:
+        label = target
+    diff = input - label
+    return _reduce(diff * diff, reduction, "mse_loss")
+
+
+__all__ = [
+    "relu",
+    "tanh",
+    "sigmoid",
+    "gelu",
+    "softmax",
+    "log_softmax",
+    "linear",
+    "dropout",
+    "layer_norm",
+    "embedding",
+    "nll_loss",
+    "cross_entropy",
+    "mse_loss",
+]

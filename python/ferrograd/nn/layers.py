@@ -1,0 +1,451 @@
+"""Layers: ``Linear``, ``Sequential``, activations, ``Dropout``, ``LayerNorm``,
+``Embedding`` and the loss modules. Each forwards to ``nn.functional``.
+
+``Linear.weight`` has shape ``[out_features, in_features]`` (PyTorch's layout; Paddle
+stores ``[in, out]`` — transpose when loading a Paddle checkpoint). Parameters are
+named ``weight`` and ``bias`` in ``state_dict``, as in both frameworks.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from typing import Any, Iterable, Iterator, Optional, Sequence, Union
+
+from .. import _core
+from . import functional as F
+from . import init
+from .module import Module
+from .parameter import Parameter
+
+Tensor = _core.Tensor
+
+
+def _wants_param(attr: Any) -> bool:
+    """Paddle's ``weight_attr=False`` / ``bias_attr=False`` mean "no such parameter"."""
+    return attr is not False
+
+
+def _dtype_name(dtype: Any) -> Any:
+    return dtype if dtype is not None else "float32"
+
+
+class Identity(Module):
+    """Returns its input."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__()
+
+    def forward(self, x: Tensor) -> Tensor:
+        """``x`` unchanged."""
+        return x
+
+
+class Linear(Module):
+    """``y = x @ weight.T + bias`` with ``weight`` of shape ``[out_features, in_features]``.
+
+    Both weight and bias start uniform in ``±1/sqrt(in_features)`` (PyTorch's default).
+    ``bias=False`` (torch) or ``bias_attr=False`` (Paddle) leaves the bias out.
+    """
+
+    def __init__(
+        self,
+        in_features: int,
+        out_features: int,
+        bias: bool = True,
+        dtype: Any = None,
+        *,
+        weight_attr: Any = None,
+        bias_attr: Any = None,
+        name: Optional[str] = None,
+        device: Any = None,
+    ) -> None:
+        super().__init__()
+        if in_features < 0 or out_features < 0:
+            raise ValueError(
+                f"Linear: feature counts must be non-negative, got {in_features}, {out_features}"
+            )
+        self.in_features = in_features
+        self.out_features = out_features
+        d = _dtype_name(dtype)
+        self.weight = Parameter(_core.empty([out_features, in_features], dtype=d))
+        if bias and _wants_param(bias_attr):
+            self.bias = Parameter(_core.empty([out_features], dtype=d))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Draws fresh initial values (from ferrograd's seeded generator)."""
+        bound = 1.0 / math.sqrt(self.in_features) if self.in_features > 0 else 0.0
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, x: Tensor) -> Tensor:
+        """``x @ weight.T + bias``."""
+        return F.linear(x, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (
+            f"in_features={self.in_features}, out_features={self.out_features}, "
+            f"bias={self.bias is not None}"
+        )
+
+
+class Sequential(Module):
+    """Runs its layers in order: ``Sequential(a, b, c)(x) == c(b(a(x)))``.
+
+    Layers may be given positionally (named ``"0"``, ``"1"``, ...), as an ``OrderedDict``
+    or, as in Paddle, as ``(name, layer)`` pairs.
+    """
+
+    def __init__(self, *layers: Any) -> None:
+        super().__init__()
+        if len(layers) == 1 and isinstance(layers[0], (OrderedDict, dict)):
+            for name, layer in layers[0].items():
+                self.add_module(name, layer)
+            return
+        for i, layer in enumerate(layers):
+            if isinstance(layer, tuple) and len(layer) == 2 and isinstance(layer[0], str):
+                self.add_module(layer[0], layer[1])
+            else:
+                self.add_module(str(i), layer)
+
+    def forward(self, x: Any) -> Any:
+        """Each layer applied to the previous one's output."""
+        for layer in self._modules.values():
+            x = layer(x)
+        return x
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def __getitem__(self, idx: Union[int, slice, str]) -> Any:
+        if isinstance(idx, str):
+            return self._modules[idx]
+        items = list(self._modules.items())
+        if isinstance(idx, slice):
+            return Sequential(OrderedDict(items[idx]))
+        if not -len(items) <= idx < len(items):
+            raise IndexError(f"Sequential index {idx} out of range for {len(items)} layers")
+        return items[idx][1]
+
+    def append(self, layer: Module) -> Sequential:
+        """Adds ``layer`` at the end."""
+        self.add_module(str(len(self._modules)), layer)
+        return self
+
+
+class ModuleList(Module):
+    """A list of modules, registered as children (Paddle: ``LayerList``)."""
+
+    def __init__(self, modules: Optional[Iterable[Module]] = None) -> None:
+        super().__init__()
+        for m in modules or ():
+            self.append(m)
+
+    def append(self, module: Module) -> ModuleList:
+        """Adds ``module`` at the end."""
+        self.add_module(str(len(self._modules)), module)
+        return self
+
+    def extend(self, modules: Iterable[Module]) -> ModuleList:
+        """Adds each of ``modules`` at the end."""
+        for m in modules:
+            self.append(m)
+        return self
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def __getitem__(self, idx: int) -> Any:
+        items = list(self._modules.values())
+        if isinstance(idx, slice):
+            return ModuleList(items[idx])
+        return items[idx]
+
+
+class ReLU(Module):
+    """``max(x, 0)``."""
+
+    def __init__(self, inplace: bool = False, name: Optional[str] = None) -> None:
+        super().__init__()
+
+    def forward(self, x: Tensor) -> Tensor:
+        """ReLU of ``x``."""
+        return x.relu()
+
+
+class Tanh(Module):
+    """Hyperbolic tangent."""
+
+    def __init__(self, name: Optional[str] = None) -> None:
+        super().__init__()
+
+    def forward(self, x: Tensor) -> Tensor:
+        """tanh of ``x``."""
+        return x.tanh()
+
+
+class Sigmoid(Module):
+    """Logistic sigmoid ``1 / (1 + exp(-x))``."""
+
+    def __init__(self, name: Optional[str] = None) -> None:
+        super().__init__()
+
+    def forward(self, x: Tensor) -> Tensor:
+        """sigmoid of ``x``."""
+        return x.sigmoid()
+
+
+class GELU(Module):
+    """GELU, exact or (``approximate="tanh"`` / Paddle ``True``) the tanh approximation."""
+
+    def __init__(self, approximate: Union[bool, str] = "none", name: Optional[str] = None) -> None:
+        super().__init__()
+        if approximate not in (False, True, "none", "tanh", None):
+            raise ValueError(f"GELU: approximate must be 'none' or 'tanh', got {approximate!r}")
+        self.approximate = approximate
+
+    def forward(self, x: Tensor) -> Tensor:
+        """GELU of ``x``."""
+        return F.gelu(x, self.approximate)
+
+    def extra_repr(self) -> str:
+        return f"approximate={self.approximate!r}"
+
+
+class Softmax(Module):
+    """Softmax along ``dim`` (Paddle: ``axis``; default the last)."""
+
+    def __init__(self, dim: Optional[int] = None, *, axis: Optional[int] = None) -> None:
+        super().__init__()
+        self.dim = F._axis(dim, axis, -1)
+
+    def forward(self, x: Tensor) -> Tensor:
+        """softmax of ``x``."""
+        return x.softmax(self.dim)
+
+
+class LogSoftmax(Module):
+    """Log-softmax along ``dim`` (Paddle: ``axis``; default the last)."""
+
+    def __init__(self, dim: Optional[int] = None, *, axis: Optional[int] = None) -> None:
+        super().__init__()
+        self.dim = F._axis(dim, axis, -1)
+
+    def forward(self, x: Tensor) -> Tensor:
+        """log_softmax of ``x``."""
+        return x.log_softmax(self.dim)
+
+
+class Flatten(Module):
+    """Flattens dims ``start_axis..stop_axis`` (torch: ``start_dim``/``end_dim``)."""
+
+    def __init__(self, start_dim: int = 1, end_dim: int = -1, **kw: int) -> None:
+        super().__init__()
+        self.start = kw.get("start_axis", start_dim)
+        self.end = kw.get("stop_axis", end_dim)
+
+    def forward(self, x: Tensor) -> Tensor:
+        """``x`` with the chosen dims merged."""
+        return x.flatten(self.start, self.end)
+
+
+class Dropout(Module):
+    """Zeroes each element with probability ``p`` in training mode (survivors scaled by
+    ``1/(1-p)``); the identity after ``eval()``."""
+
+    def __init__(
+        self,
+        p: float = 0.5,
+        inplace: bool = False,
+        *,
+        axis: Any = None,
+        mode: str = "upscale_in_train",
+        name: Optional[str] = None,
+    ) -> None:
+        super().__init__()
+        if not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
+            raise ValueError(f"Dropout: p must be a probability in [0, 1], got {p!r}")
+        self.p = float(p)
+        self.mode = mode
+        self.axis = axis
+
+    def forward(self, x: Tensor) -> Tensor:
+        """``x`` with random elements zeroed (training) or unchanged (eval)."""
+        return F.dropout(x, self.p, self.training, axis=self.axis, mode=self.mode)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}"
+
+
+class LayerNorm(Module):
+    """Normalises over the trailing ``normalized_shape`` dims, then applies a learned
+    scale (``weight``, ones) and shift (``bias``, zeros)."""
+
+    def __init__(
+        self,
+        normalized_shape: Union[int, Sequence[int]],
+        eps: float = 1e-5,
+        elementwise_affine: bool = True,
+        bias: bool = True,
+        dtype: Any = None,
+        *,
+        epsilon: Optional[float] = None,
+        weight_attr: Any = None,
+        bias_attr: Any = None,
+        name: Optional[str] = None,
+        device: Any = None,
+    ) -> None:
+        super().__init__()
+        shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
+        self.normalized_shape = shape
+        self.eps = eps if epsilon is None else epsilon
+        d = _dtype_name(dtype)
+        if elementwise_affine and _wants_param(weight_attr):
+            self.weight = Parameter(_core.ones(shape, dtype=d))
+        else:
+            self.register_parameter("weight", None)
+        if elementwise_affine and bias and _wants_param(bias_attr):
+            self.bias = Parameter(_core.zeros(shape, dtype=d))
+        else:
+            self.register_parameter("bias", None)
+
+    def forward(self, x: Tensor) -> Tensor:
+        """Layer-normalised ``x``."""
+        return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return f"{self.normalized_shape}, eps={self.eps}"
+
+
+class Embedding(Module):
+    """A lookup table: ``Embedding(n, d)(ids)`` is ``weight[ids]``, ``weight`` of shape
+    ``[n, d]`` drawn from N(0, 1); the ``padding_idx`` row starts at zero and gets no
+    gradient."""
+
+    def __init__(
+        self,
+        num_embeddings: int,
+        embedding_dim: int,
+        padding_idx: Optional[int] = None,
+        max_norm: Optional[float] = None,
+        norm_type: float = 2.0,
+        scale_grad_by_freq: bool = False,
+        sparse: bool = False,
+        dtype: Any = None,
+        *,
+        weight_attr: Any = None,
+        name: Optional[str] = None,
+        device: Any = None,
+    ) -> None:
+        super().__init__()
+        if max_norm is not None or scale_grad_by_freq:
+            raise NotImplementedError(
+                "Embedding: max_norm and scale_grad_by_freq are not supported"
+            )
+        if padding_idx is not None:
+            if not -num_embeddings <= padding_idx < num_embeddings:
+                raise ValueError(
+                    f"Embedding: padding_idx {padding_idx} is outside [-{num_embeddings}, "
+                    f"{num_embeddings})"
+                )
+            padding_idx %= num_embeddings
+        self.num_embeddings = num_embeddings
+        self.embedding_dim = embedding_dim
+        self.padding_idx = padding_idx
+        self.weight = Parameter(
+            _core.empty([num_embeddings, embedding_dim], dtype=_dtype_name(dtype))
+        )
+        init.normal_(self.weight)
+        if padding_idx is not None:
+            init._fill_row_(self.weight, padding_idx, 0.0)
+
+    def forward(self, ids: Tensor) -> Tensor:
+        """The rows of ``weight`` for ``ids``: shape ``ids.shape + [embedding_dim]``."""
+        return F.embedding(ids, self.weight, self.padding_idx)
+
+    def extra_repr(self) -> str:
+        pad = f", padding_idx={self.padding_idx}" if self.padding_idx is not None else ""
+        return f"{self.num_embeddings}, {self.embedding_dim}{pad}"
+
+
+class CrossEntropyLoss(Module):
+    """``F.cross_entropy`` as a module (same arguments)."""
+
+    def __init__(
+        self,
+        weight: Optional[Tensor] = None,
+        ignore_index: int = -100,
+        reduction: str = "mean",
+        label_smoothing: float = 0.0,
+        soft_label: bool = False,
+        axis: Optional[int] = None,
+        use_softmax: bool = True,
+        name: Optional[str] = None,
+    ) -> None:
+        super().__init__()
+        self.weight = weight
+        self.ignore_index = ignore_index
+        self.reduction = reduction
+        self.label_smoothing = label_smoothing
+        self.soft_label = soft_label
+        self.axis = axis
+        self.use_softmax = use_softmax
+
+    def forward(self, input: Tensor, label: Tensor) -> Tensor:
+        """The loss of logits ``input`` against ``label``."""
+        return F.cross_entropy(
+            input,
+            label,
+            self.weight,
+            self.ignore_index,
+            self.reduction,
+            self.label_smoothing,
+            self.soft_label,
+            self.axis,
+            self.use_softmax,
+        )
+
+
+class NLLLoss(Module):
+    """``F.nll_loss`` as a module."""
+
+    def __init__(
+        self,
+        weight: Optional[Tensor] = None,
+        ignore_index: int = -100,
+        reduction: str = "mean",
+        name: Optional[str] = None,
+    ) -> None:
+        super().__init__()
+        self.weight = weight
+        self.ignore_index = ignore_index
+        self.reduction = reduction
+
+    def forward(self, input: Tensor, label: Tensor) -> Tensor:
+        """The loss of log-probabilities ``input`` against ``label``."""
+        return F.nll_loss(input, label, self.weight, self.ignore_index, self.reduction)
+
+
+class MSELoss(Module):
+    """``F.mse_loss`` as a module."""
+
+    def __init__(self, reduction: str = "mean", name: Optional[str] = None) -> None:
+        super().__init__()
+        self.reduction = reduction
+
+    def forward(self, input: Tensor, label: Tensor) -> Tensor:
+        """Squared error of ``input`` against ``label``."""
+        return F.mse_loss(input, label, self.reduction)
+
+
+LayerList = ModuleList

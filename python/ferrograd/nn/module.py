@@ -1,0 +1,486 @@
+"""``Module`` (Paddle: ``Layer``): a container of parameters, buffers and sub-modules.
+
+Assigning a ``Parameter`` to an attribute registers it, assigning a ``Module`` registers
+a child; ``parameters()``, ``state_dict()``, ``train()``/``eval()`` walk the tree.
+Calling a module runs its ``forward`` (with forward hooks, when any are registered).
+
+Registered objects are also kept in the instance ``__dict__`` so that reading
+``self.weight`` in ``forward`` is a plain attribute lookup (no ``__getattr__`` frame).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict, namedtuple
+from typing import Any, Callable, Iterator, Mapping, Optional
+
+import numpy as np
+
+from .. import _core
+from ..grad_mode import no_grad
+from .parameter import Parameter
+
+Tensor = _core.Tensor
+
+_IncompatibleKeys = namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+
+
+class _HookHandle:
+    """Removes a forward hook from its module when ``remove()`` is called."""
+
+    _next_id = 0
+
+    def __init__(self, hooks: dict) -> None:
+        self._hooks = hooks
+        self.id = _HookHandle._next_id
+        _HookHandle._next_id += 1
+
+    def remove(self) -> None:
+        """Unregisters the hook (a second call does nothing)."""
+        self._hooks.pop(self.id, None)
+
+
+class _ParameterSequence(list):
+    """What ``parameters()`` returns: a list (Paddle's type) that also works as the
+    iterator PyTorch returns, so ``next(model.parameters())`` gives the first one."""
+
+    def __next__(self) -> Any:
+        cursor = self.__dict__.get("_cursor", 0)
+        if cursor >= len(self):
+            raise StopIteration
+        self.__dict__["_cursor"] = cursor + 1
+        return self[cursor]
+
+
+class Module:
+    """Base class of all layers (``ferrograd.nn.Layer`` is the same class)."""
+
+    training: bool
+    _parameters: OrderedDict[str, Optional[Parameter]]
+    _buffers: OrderedDict[str, Optional[Tensor]]
+    _non_persistent: set
+    _modules: OrderedDict[str, Any]
+    _forward_pre_hooks: OrderedDict[int, Callable]
+    _forward_hooks: OrderedDict[int, Callable]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # Paddle's Layer(name_scope=None, dtype="float32") arguments are accepted and unused
+        d = self.__dict__
+        d["training"] = True
+        d["_parameters"] = OrderedDict()
+        d["_buffers"] = OrderedDict()
+        d["_non_persistent"] = set()
+        d["_modules"] = OrderedDict()
+        d["_forward_pre_hooks"] = OrderedDict()
+        d["_forward_hooks"] = OrderedDict()
+
+    # ------------------------------------------------------------------ calling
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        """The computation; subclasses override it."""
+        raise NotImplementedError(f"{type(self).__name__} must define forward()")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not self._forward_pre_hooks and not self._forward_hooks:
+            return self.forward(*args, **kwargs)
+        for hook in list(self._forward_pre_hooks.values()):
+            changed = hook(self, args)
+            if changed is not None:
+                args = changed if isinstance(changed, tuple) else (changed,)
+        out = self.forward(*args, **kwargs)
+        for hook in list(self._forward_hooks.values()):
+            changed = hook(self, args, out)
+            if changed is not None:
+                out = changed
+        return out
+
+    def register_forward_pre_hook(self, hook: Callable) -> _HookHandle:
+        """``hook(module, args)`` runs before ``forward``; a non-None result replaces args."""
+        handle = _HookHandle(self._forward_pre_hooks)
+        self._forward_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_forward_post_hook(self, hook: Callable) -> _HookHandle:
+        """``hook(module, args, output)`` runs after ``forward``; non-None replaces output."""
+        handle = _HookHandle(self._forward_hooks)
+        self._forward_hooks[handle.id] = hook
+        return handle
+
+    register_forward_hook = register_forward_post_hook
+
+    # ------------------------------------------------------------------ registration
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        d = self.__dict__
+        if "_parameters" not in d:
+            raise AttributeError(
+                f"cannot assign {name!r} before Module.__init__() is called; call "
+                f"super().__init__() first in {type(self).__name__}.__init__"
+            )
+        if isinstance(value, Parameter):
+            self._forget(name)
+            self._parameters[name] = value
+        elif isinstance(value, Module):
+            self._forget(name)
+            self._modules[name] = value
+        elif name in self._parameters:
+            if value is not None:
+                raise TypeError(
+                    f"cannot assign {type(value).__name__} as parameter {name!r} of "
+                    f"{type(self).__name__}: use a Parameter (or None)"
+                )
+            self._parameters[name] = None
+        elif name in self._modules:
+            if value is not None:
+                raise TypeError(
+                    f"cannot assign {type(value).__name__} as child module {name!r} of "
+                    f"{type(self).__name__}: use a Module (or None)"
+                )
+            self._modules[name] = None
+        elif name in self._buffers:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(
+                    f"cannot assign {type(value).__name__} as buffer {name!r}: use a Tensor"
+                )
+            self._buffers[name] = value
+        else:
+            # a plain attribute: the normal protocol (property setters run)
+            object.__setattr__(self, name, value)
+            return
+        d[name] = value
+
+    def __getattr__(self, name: str) -> Any:
+        # only reached when normal lookup fails: entries put straight into a registry
+        d = self.__dict__
+        for registry in ("_parameters", "_buffers", "_modules"):
+            if registry in d and name in d[registry]:
+                return d[registry][name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        if name in self._parameters or name in self._buffers or name in self._modules:
+            self._forget(name)
+            self.__dict__.pop(name, None)
+        else:
+            object.__delattr__(self, name)
+
+    def _forget(self, name: str) -> None:
+        """Drops ``name`` from every registry (before it is registered as something else)."""
+        self._parameters.pop(name, None)
+        self._modules.pop(name, None)
+        self._buffers.pop(name, None)
+        self._non_persistent.discard(name)
+
+    @staticmethod
+    def _check_name(name: str, kind: str) -> None:
+        if not isinstance(name, str) or not name or "." in name:
+            raise KeyError(f"{kind} name must be a non-empty string without '.', got {name!r}")
+
+    def register_parameter(self, name: str, param: Optional[Parameter]) -> None:
+        """Registers ``param`` (a ``Parameter`` or None) under ``name``."""
+        self._check_name(name, "parameter")
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(
+                f"register_parameter({name!r}): expected a Parameter or None, got "
+                f"{type(param).__name__}; wrap tensors with nn.Parameter(t)"
+            )
+        self._forget(name)
+        self._parameters[name] = param
+        self.__dict__[name] = param
+
+    def register_buffer(self, name: str, tensor: Optional[Tensor], persistent: bool = True) -> None:
+        """Registers a non-trainable tensor (in ``state_dict`` unless ``persistent=False``)."""
+        self._check_name(name, "buffer")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"register_buffer({name!r}): expected a Tensor or None")
+        self._forget(name)
+        self._buffers[name] = tensor
+        if not persistent:
+            self._non_persistent.add(name)
+        self.__dict__[name] = tensor
+
+    def add_module(self, name: str, module: Optional[Module]) -> Optional[Module]:
+        """Registers ``module`` as a child called ``name``; returns it."""
+        self._check_name(name, "module")
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"add_module({name!r}): expected a Module, got {type(module).__name__}")
+        self._forget(name)
+        self._modules[name] = module
+        self.__dict__[name] = module
+        return module
+
+    add_sublayer = add_module
+    register_module = add_module
+
+    def create_parameter(
+        self,
+        shape: Any,
+        attr: Any = None,
+        dtype: Any = None,
+        is_bias: bool = False,
+        default_initializer: Optional[Callable] = None,
+    ) -> Parameter:
+        """Paddle's ``Layer.create_parameter``: a new (unregistered) Parameter of ``shape``;
+        zeros for a bias, Xavier-uniform otherwise, unless ``default_initializer``."""
+        from . import init
+
+        p = Parameter(_core.zeros(list(shape), dtype=dtype or "float32"))
+        if default_initializer is not None:
+            default_initializer(p)
+        elif not is_bias:
+            init.xavier_uniform_(p)
+        return p
+
+    # ------------------------------------------------------------------ traversal
+
+    def named_modules(
+        self, memo: Optional[set] = None, prefix: str = "", remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Module]]:
+        """``(name, module)`` for this module and every descendant, depth first."""
+        if memo is None:
+            memo = set()
+        if remove_duplicate:
+            if id(self) in memo:
+                return
+            memo.add(id(self))
+        yield prefix, self
+        for name, child in self._modules.items():
+            if child is not None:
+                sub = f"{prefix}.{name}" if prefix else name
+                yield from child.named_modules(memo, sub, remove_duplicate)
+
+    def modules(self) -> Iterator[Module]:
+        """This module and every descendant."""
+        for _, m in self.named_modules():
+            yield m
+
+    def named_children(self) -> Iterator[tuple[str, Module]]:
+        """``(name, child)`` for the direct children."""
+        seen: set = set()
+        for name, child in self._modules.items():
+            if child is not None and id(child) not in seen:
+                seen.add(id(child))
+                yield name, child
+
+    def children(self) -> Iterator[Module]:
+        """The direct children."""
+        for _, child in self.named_children():
+            yield child
+
+    def named_sublayers(
+        self, prefix: str = "", include_self: bool = False
+    ) -> Iterator[tuple[str, Module]]:
+        """Paddle: ``(name, layer)`` for every descendant (and self if ``include_self``)."""
+        for name, m in self.named_modules(prefix=prefix):
+            if m is not self or include_self:
+                yield name, m
+
+    def sublayers(self, include_self: bool = False) -> list[Module]:
+        """Paddle: every descendant layer (and self if ``include_self``)."""
+        return [m for _, m in self.named_sublayers(include_self=include_self)]
+
+    def _named_members(
+        self, registry: str, prefix: str, recurse: bool, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Tensor]]:
+        seen: set = set()
+        owners = self.named_modules(prefix=prefix) if recurse else iter([(prefix, self)])
+        for owner_name, owner in owners:
+            for name, value in getattr(owner, registry).items():
+                if value is None or (remove_duplicate and id(value) in seen):
+                    continue
+                seen.add(id(value))
+                yield (f"{owner_name}.{name}" if owner_name else name), value
+
+    def named_parameters(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Parameter]]:
+        """``(dotted_name, parameter)`` for every parameter (shared ones once)."""
+        yield from self._named_members("_parameters", prefix, recurse, remove_duplicate)  # type: ignore[misc]
+
+    def parameters(self, recurse: bool = True, include_sublayers: Optional[bool] = None) -> list:
+        """Every parameter, in registration order (shared ones once): a list (Paddle) on
+        which ``next()`` also works (torch returns an iterator)."""
+        if include_sublayers is not None:
+            recurse = include_sublayers
+        return _ParameterSequence(p for _, p in self.named_parameters(recurse=recurse))
+
+    def named_buffers(self, prefix: str = "", recurse: bool = True) -> Iterator[tuple[str, Tensor]]:
+        """``(dotted_name, buffer)`` for every buffer."""
+        yield from self._named_members("_buffers", prefix, recurse)
+
+    def buffers(self, recurse: bool = True) -> list:
+        """Every buffer."""
+        return [b for _, b in self.named_buffers(recurse=recurse)]
+
+    def apply(self, fn: Callable[[Module], Any]) -> Module:
+        """Calls ``fn`` on every descendant, then on this module; returns self."""
+        for child in self.children():
+            child.apply(fn)
+        fn(self)
+        return self
+
+    # ------------------------------------------------------------------ modes and grads
+
+    def train(self, mode: bool = True) -> Module:
+        """Training mode (dropout active) for this module and its descendants."""
+        if not isinstance(mode, bool):
+            raise ValueError(f"train(mode): mode must be a bool, got {type(mode).__name__}")
+        for m in self.modules():
+            m.__dict__["training"] = mode
+        return self
+
+    def eval(self) -> Module:
+        """Evaluation mode (dropout is the identity): ``train(False)``."""
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        """Sets ``requires_grad`` on every parameter."""
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Clears every parameter's ``.grad`` (drops it, or zeros it in place)."""
+        for p in self.parameters():
+            if set_to_none:
+                p.grad = None
+            elif p.grad is not None:
+                p.clear_grad(set_to_zero=True)
+
+    def clear_gradients(self, set_to_zero: bool = True) -> None:
+        """Paddle: zero every parameter's gradient (``set_to_zero=False`` drops it)."""
+        self.zero_grad(set_to_none=not set_to_zero)
+
+    # ------------------------------------------------------------------ dtype
+
+    def _cast(self, dtype: Any) -> Module:
+        for m in self.modules():
+            for name, p in list(m._parameters.items()):
+                if p is not None and p.is_floating_point():
+                    m.register_parameter(name, Parameter(p.astype(dtype), p.requires_grad))
+            for name, b in list(m._buffers.items()):
+                if b is not None and b.is_floating_point():
+                    m.register_buffer(name, b.astype(dtype), name not in m._non_persistent)
+        return self
+
+    def to(self, *args: Any, dtype: Any = None, **kwargs: Any) -> Module:
+        """Casts floating parameters and buffers to ``dtype`` (replacing the Parameter
+        objects: build optimizers after this). Devices other than the CPU are refused."""
+        device = kwargs.pop("device", None)
+        for a in args:
+            if a is None or isinstance(a, str) and a.lower() == "cpu":
+                continue
+            if isinstance(a, str) and a.split(":")[0].lower() in ("cuda", "gpu", "mps", "xpu"):
+                device = a
+                continue
+            dtype = a
+        if device not in (None, "cpu"):
+            raise ValueError(f"to({device!r}): ferrograd runs on the CPU only")
+        return self if dtype is None else self._cast(dtype)
+
+    def astype(self, dtype: Any) -> Module:
+        """Paddle spelling of ``to(dtype)``."""
+        return self._cast(dtype)
+
+    def float(self) -> Module:
+        """Casts floating parameters and buffers to float32."""
+        return self._cast("float32")
+
+    def double(self) -> Module:
+        """Casts floating parameters and buffers to float64."""
+        return self._cast("float64")
+
+    # ------------------------------------------------------------------ state dict
+
+    def state_dict(
+        self, destination: Optional[dict] = None, prefix: str = "", keep_vars: bool = False
+    ) -> OrderedDict:
+        """``{dotted_name: tensor}`` of every parameter and persistent buffer. Tensors are
+        detached (sharing memory with the parameters) unless ``keep_vars``."""
+        out: Any = OrderedDict() if destination is None else destination
+        for owner_name, m in self.named_modules(prefix=prefix, remove_duplicate=False):
+            dot = f"{owner_name}." if owner_name else ""
+            for name, p in m._parameters.items():
+                if p is not None:
+                    out[dot + name] = p if keep_vars else p.detach()
+            for name, b in m._buffers.items():
+                if b is not None and name not in m._non_persistent:
+                    out[dot + name] = b if keep_vars else b.detach()
+        return out
+
+    def load_state_dict(self, state_dict: Mapping[str, Any], strict: bool = True) -> Any:
+        """Copies values from ``state_dict`` into the parameters and buffers in place.
+
+        Values may be Tensors or NumPy arrays; shapes must match exactly (dtypes are cast).
+        With ``strict`` a missing or unexpected key is an error; either way the result is
+        ``(missing_keys, unexpected_keys)``.
+        """
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(
+                f"load_state_dict: expected a mapping of names to tensors, got "
+                f"{type(state_dict).__name__}"
+            )
+        own = self.state_dict(keep_vars=True)
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        if strict and (missing or unexpected):
+            raise RuntimeError(
+                f"load_state_dict for {type(self).__name__}: missing keys {missing}, "
+                f"unexpected keys {unexpected} (pass strict=False to load the rest)"
+            )
+        with no_grad():
+            for key, target in own.items():
+                if key not in state_dict:
+                    continue
+                value = state_dict[key]
+                if not isinstance(value, Tensor):
+                    value = _core.tensor(np.asarray(value))
+                if list(value.shape) != list(target.shape):
+                    hint = ""
+                    if value.ndim == 2 and list(value.shape)[::-1] == list(target.shape):
+                        hint = (
+                            " (Linear weights are [out_features, in_features] here, as in "
+                            "PyTorch; transpose a Paddle [in, out] weight with .T)"
+                        )
+                    raise ValueError(
+                        f"load_state_dict: {key!r} has shape {list(value.shape)} in the state "
+                        f"dict but {list(target.shape)} in the module{hint}"
+                    )
+                target.copy_(value.astype(target.dtype))
+        return _IncompatibleKeys(missing, unexpected)
+
+    def set_state_dict(
+        self, state_dict: Mapping[str, Any], use_structured_name: bool = True
+    ) -> Any:
+        """Paddle: load ``state_dict`` non-strictly; returns ``(missing, unexpected)``."""
+        return self.load_state_dict(state_dict, strict=False)
+
+    set_dict = set_state_dict
+
+    # ------------------------------------------------------------------ printing
+
+    def extra_repr(self) -> str:
+        """Text shown inside this module's parentheses by ``repr``."""
+        return ""
+
+    def __repr__(self) -> str:
+        lines = []
+        for name, child in self._modules.items():
+            body = repr(child).replace("\n", "\n  ")
+            lines.append(f"({name}): {body}")
+        extra = self.extra_repr()
+        if not lines:
+            return f"{type(self).__name__}({extra})"
+        head = f"{type(self).__name__}(" + (f"{extra}" if extra else "")
+        return head + "\n  " + "\n  ".join(lines) + "\n)"
+
+    def __dir__(self) -> list:
+        return sorted(set(super().__dir__()))
+
+    def __getstate__(self) -> dict:
+        return self.__dict__.copy()
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+
+
+Layer = Module

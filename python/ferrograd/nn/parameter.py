@@ -1,0 +1,72 @@
+"""``Parameter``: a leaf tensor that a ``Module`` registers as one of its weights."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import _core
+from ..grad_mode import no_grad
+
+Tensor = _core.Tensor
+
+
+class Parameter(Tensor):
+    """A trainable tensor: assigning one to a ``Module`` attribute registers it.
+
+    ``Parameter(data, requires_grad=True)`` holds a detached copy of ``data`` (a Tensor,
+    NumPy array, list or number) and requires grad by default — also when created under
+    ``no_grad``, as in PyTorch. Paddle's ``trainable`` is the same flag as
+    ``requires_grad`` (and ``not stop_gradient``).
+
+    Ops on a Parameter return plain Tensors; only the Parameter itself is a leaf.
+    """
+
+    def __new__(cls, data: Any = None, requires_grad: bool = True, *, trainable: Any = None) -> Any:
+        if trainable is not None:
+            requires_grad = bool(trainable)
+        if data is None:
+            data = _core.empty(0)
+        elif not isinstance(data, Tensor):
+            data = _core.tensor(data)
+        if requires_grad and not data.dtype.is_floating_point and not data.dtype.is_complex:
+            raise TypeError(
+                f"Parameter: only floating point and complex tensors can require grad, got "
+                f"{data.dtype}; pass a float tensor or requires_grad=False"
+            )
+        with no_grad():
+            self = Tensor.__new__(cls, data, data.dtype)
+        self.requires_grad_(bool(requires_grad))
+        return self
+
+    @property
+    def trainable(self) -> bool:
+        """Paddle's name for ``requires_grad``."""
+        return bool(self.requires_grad)
+
+    @trainable.setter
+    def trainable(self, flag: bool) -> None:
+        self.requires_grad_(bool(flag))
+
+    def __repr__(self) -> str:
+        return "Parameter containing:\n" + Tensor.__repr__(self)
+
+    def __deepcopy__(self, memo: dict) -> Parameter:
+        # a Parameter already holds its own copy of the values it is given
+        return Parameter(self.detach(), bool(self.requires_grad))
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        # pickle: the values as a NumPy array, the dtype by name, and the flag
+        data = self.detach()
+        if data.dtype == "bfloat16":
+            data = data.astype("float32")
+        return (_rebuild, (data.numpy(), self.dtype.name, bool(self.requires_grad)))
+
+
+def _rebuild(values: Any, dtype: str, requires_grad: bool) -> Parameter:
+    """Unpickles a Parameter."""
+    return Parameter(_core.tensor(values).astype(dtype), requires_grad)
+
+
+def is_parameter(obj: object) -> bool:
+    """True when ``obj`` is a ``Parameter``."""
+    return isinstance(obj, Parameter)
