@@ -191,13 +191,15 @@ impl PyTensor {
         dim: Option<isize>,
     ) -> PyT {
         let _ = name;
-        // torch order: index_select(dim, index)
+        // torch order: index_select(dim, index). A Tensor in the second slot is always the
+        // index (a one-element index tensor also converts to an int, so "is it an int?"
+        // alone would silently swap the two).
         let (idx, ax) = match axis {
             Some(a)
                 if index.extract::<isize>().is_ok()
                     && index.cast::<PyTensor>().is_err()
                     && !a.is_none()
-                    && a.extract::<isize>().is_err() =>
+                    && (a.cast::<PyTensor>().is_ok() || a.extract::<isize>().is_err()) =>
             {
                 (a.clone(), index.extract::<isize>()?)
             }

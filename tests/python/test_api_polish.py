@@ -100,6 +100,7 @@ def test_exported_functions_work():
     assert fg.stack([x, x]).shape == (2, 2, 3)
     assert [p.shape for p in fg.split(x, 3, axis=1)] == [(2, 1)] * 3  # Paddle: 3 sections
     assert fg.index_select(x, fg.tensor([1]), axis=0).tolist() == [[4.0, 5.0, 6.0]]
+
     idx = fg.tensor([[0], [2]])
     assert fg.take_along_axis(x, idx, 1).tolist() == [[1.0], [6.0]]
     assert fg.gather(x, 1, idx).tolist() == [[1.0], [6.0]]  # torch order
@@ -604,3 +605,12 @@ def test_iter_rows_are_differentiable():
         total = term if total is None else total + term
     total.backward()
     assert x.grad.tolist() == [[1.0, 1.0], [2.0, 2.0]]
+
+
+def test_index_select_with_a_one_element_index_in_either_dialect():
+    # a one-element index tensor converts to an int: it must still be read as the index
+    x = fg.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    assert x.index_select(0, fg.tensor([1])).tolist() == [[3.0, 4.0]]  # torch (dim, index)
+    assert x.index_select(fg.tensor([1]), 0).tolist() == [[3.0, 4.0]]  # Paddle (index, axis)
+    assert x.index_select(fg.tensor([1]), axis=1).tolist() == [[2.0], [4.0], [6.0]]
+    assert fg.index_select(x, 1, fg.tensor([0])).tolist() == [[1.0], [3.0], [5.0]]
