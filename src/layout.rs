@@ -45,6 +45,25 @@ pub fn contiguous_strides(shape: &[usize]) -> Strides {
     strides
 }
 
+/// The elements a strided view can reach, relative to its first element: `(lo, len)`,
+/// where `lo <= 0` is the lowest reachable offset (negative strides reach backwards) and
+/// `len` the number of elements from there to the highest (0 for an empty view).
+pub fn element_span(shape: &[usize], strides: &[isize]) -> (isize, usize) {
+    if shape.contains(&0) {
+        return (0, 0);
+    }
+    let (mut lo, mut hi) = (0isize, 0isize);
+    for (&d, &s) in shape.iter().zip(strides) {
+        let ext = (d as isize - 1) * s;
+        if ext < 0 {
+            lo += ext
+        } else {
+            hi += ext
+        }
+    }
+    (lo, (hi - lo + 1) as usize)
+}
+
 /// NumPy broadcasting of two shapes; names the op and both shapes on failure.
 pub fn broadcast_shapes(a: &[usize], b: &[usize], op: &str) -> Result<Shape> {
     let n = a.len().max(b.len());
@@ -370,6 +389,15 @@ impl Layout {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn element_span_covers_negative_and_zero_strides() {
+        assert_eq!(element_span(&[2, 3], &[3, 1]), (0, 6));
+        assert_eq!(element_span(&[2, 3], &[-3, 1]), (-3, 6)); // rows reversed
+        assert_eq!(element_span(&[4], &[0]), (0, 1)); // broadcast
+        assert_eq!(element_span(&[0, 5], &[5, 1]), (0, 0)); // empty
+        assert_eq!(element_span(&[], &[]), (0, 1)); // 0-d
+    }
 
     #[test]
     fn broadcasting_rules() {

@@ -321,25 +321,8 @@ pub fn numpy_to_tensor(arr: &Bound<'_, PyUntypedArray>, share: bool) -> PyResult
             ));
         }
         let strides: Strides = byte_strides.iter().map(|s| s / itemsize).collect();
-        let numel: usize = shape.iter().product();
         // the lowest element index reachable (negative strides reach backwards)
-        let mut lo = 0isize;
-        let mut hi = 0isize;
-        for (&d, &s) in shape.iter().zip(&strides) {
-            if d > 0 {
-                let ext = (d as isize - 1) * s;
-                if ext < 0 {
-                    lo += ext
-                } else {
-                    hi += ext
-                }
-            }
-        }
-        let len = if numel == 0 {
-            0
-        } else {
-            (hi - lo + 1) as usize
-        };
+        let (lo, len) = crate::layout::element_span(&shape, &strides);
         let writable: bool = arr.getattr("flags")?.getattr("writeable")?.extract()?;
         // SAFETY: the array owns `len` elements starting at data + lo, kept alive by `owner`.
         let base = unsafe { data_ptr.offset(lo * itemsize) };

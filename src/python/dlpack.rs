@@ -453,22 +453,8 @@ unsafe fn tensor_from_dl(dl: &DLTensor, owner: Imported, writable: bool) -> PyRe
              producer's array contiguous first",
         ));
     }
-    let (mut lo, mut hi) = (0isize, 0isize);
-    for (&d, &s) in shape.iter().zip(&strides) {
-        if d > 0 {
-            let ext = (d as isize - 1) * s;
-            if ext < 0 {
-                lo += ext
-            } else {
-                hi += ext
-            }
-        }
-    }
-    let len = if numel == 0 {
-        0
-    } else {
-        (hi - lo + 1) as usize
-    };
+    // the lowest element index reachable (negative strides reach backwards)
+    let (lo, len) = crate::layout::element_span(&shape, &strides);
     let base = if numel == 0 {
         data
     } else {

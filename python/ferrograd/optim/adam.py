@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .optimizer import Optimizer, _check_number, _coeff
+from .optimizer import Optimizer, _check_number, _coeff, _refuse_unsupported
 
 
 class Adam(Optimizer):
@@ -50,14 +50,7 @@ class Adam(Optimizer):
         differentiable: bool = False,
         fused: Any = None,
     ) -> None:
-        if grad_clip is not None:
-            raise NotImplementedError(
-                "grad_clip is not supported yet; clip the gradients before step()"
-            )
-        if lazy_mode:
-            raise NotImplementedError("lazy_mode applies to sparse gradients, which are not supported")
-        if differentiable:
-            raise NotImplementedError("differentiable=True is not supported")
+        _refuse_unsupported(grad_clip, lazy_mode, differentiable)
         b1, b2 = betas
         defaults = {
             "lr": lr,

@@ -15,6 +15,21 @@ from ..grad_mode import enable_grad
 ParamsArg = Iterable[Any]
 
 
+def _refuse_unsupported(
+    grad_clip: Any = None, lazy_mode: bool = False, differentiable: bool = False
+) -> None:
+    """Raises for the optimizer options ferrograd does not implement (rather than
+    silently ignoring them)."""
+    if grad_clip is not None:
+        raise NotImplementedError(
+            "grad_clip is not supported yet; clip the gradients before step()"
+        )
+    if lazy_mode:
+        raise NotImplementedError("lazy_mode applies to sparse gradients, which are not supported")
+    if differentiable:
+        raise NotImplementedError("differentiable=True is not supported")
+
+
 def _is_scheduler(obj: object) -> bool:
     from .lr_scheduler import LRScheduler
 

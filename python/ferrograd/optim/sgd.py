@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .optimizer import Optimizer, _check_number, _coeff
+from .optimizer import Optimizer, _check_number, _coeff, _refuse_unsupported
 
 
 class SGD(Optimizer):
@@ -40,12 +40,7 @@ class SGD(Optimizer):
         differentiable: bool = False,
         fused: Any = None,
     ) -> None:
-        if grad_clip is not None:
-            raise NotImplementedError(
-                "grad_clip is not supported yet; clip the gradients before step()"
-            )
-        if differentiable:
-            raise NotImplementedError("differentiable=True is not supported")
+        _refuse_unsupported(grad_clip, differentiable=differentiable)
         defaults = {
             "lr": lr,
             "momentum": float(momentum),
