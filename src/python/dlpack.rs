@@ -9,7 +9,6 @@
 
 use super::errors::IntoPy;
 use super::tensor::{wrap, PyTensor};
-use crate::dtype::DType;
 use crate::layout::{Layout, Strides};
 use crate::storage::Storage;
 use crate::tensor::Tensor;
@@ -21,118 +20,7 @@ use std::ffi::{c_void, CStr};
 use std::os::raw::c_char;
 use std::sync::Arc;
 
-/// `kDLCPU`: ordinary host memory.
-const DL_CPU: i32 = 1;
-/// `kDLCUDAHost`: pinned host memory, readable by the CPU like ordinary memory.
-const DL_CUDA_HOST: i32 = 3;
-/// `DLPACK_FLAG_BITMASK_READ_ONLY`.
-const FLAG_READ_ONLY: u64 = 1;
-/// `DLPACK_FLAG_BITMASK_IS_COPIED`.
-const FLAG_IS_COPIED: u64 = 2;
-/// The DLPack ABI version this module speaks (1.0; 1.1 only added dtype codes).
-const VERSION: (u32, u32) = (1, 0);
-
-const NAME_LEGACY: &CStr = c"dltensor";
-const NAME_VERSIONED: &CStr = c"dltensor_versioned";
-const NAME_USED_LEGACY: &CStr = c"used_dltensor";
-const NAME_USED_VERSIONED: &CStr = c"used_dltensor_versioned";
-
-/// `DLDevice`.
-#[repr(C)]
-#[derive(Clone, Copy)]
-struct DLDevice {
-    device_type: i32,
-    device_id: i32,
-}
-
-/// `DLDataType`: type code, bits per lane, lanes.
-#[repr(C)]
-#[derive(Clone, Copy)]
-struct DLDataType {
-    code: u8,
-    bits: u8,
-    lanes: u16,
-}
-
-/// `DLTensor`: a strided view of memory (shape and strides in elements).
-#[repr(C)]
-struct DLTensor {
-    data: *mut c_void,
-    device: DLDevice,
-    ndim: i32,
-    dtype: DLDataType,
-    shape: *mut i64,
-    strides: *mut i64,
-    byte_offset: u64,
-}
-
-/// `DLManagedTensor` (legacy, unversioned).
-#[repr(C)]
-struct DLManagedTensor {
-    dl_tensor: DLTensor,
-    manager_ctx: *mut c_void,
-    deleter: Option<unsafe extern "C" fn(*mut DLManagedTensor)>,
-}
-
-/// `DLPackVersion`.
-#[repr(C)]
-#[derive(Clone, Copy)]
-struct DLPackVersion {
-    major: u32,
-    minor: u32,
-}
-
-/// `DLManagedTensorVersioned` (DLPack ≥ 1.0).
-#[repr(C)]
-struct DLManagedTensorVersioned {
-    version: DLPackVersion,
-    manager_ctx: *mut c_void,
-    deleter: Option<unsafe extern "C" fn(*mut DLManagedTensorVersioned)>,
-    flags: u64,
-    dl_tensor: DLTensor,
-}
-
-/// DLPack type code and bit width of a dtype.
-fn dl_dtype(d: DType) -> DLDataType {
-    let (code, bits) = match d {
-        DType::Bool => (6, 8),
-        DType::I32 => (0, 32),
-        DType::I64 => (0, 64),
-        DType::F16 => (2, 16),
-        DType::BF16 => (4, 16),
-        DType::F32 => (2, 32),
-        DType::F64 => (2, 64),
-        DType::C64 => (5, 64),
-        DType::C128 => (5, 128),
-    };
-    DLDataType {
-        code,
-        bits,
-        lanes: 1,
-    }
-}
-
-/// The dtype of a DLPack type, or a TypeError naming it.
-fn dtype_of(t: DLDataType) -> PyResult<DType> {
-    Ok(match (t.code, t.bits, t.lanes) {
-        (6, 8, 1) => DType::Bool,
-        (0, 32, 1) => DType::I32,
-        (0, 64, 1) => DType::I64,
-        (2, 16, 1) => DType::F16,
-        (4, 16, 1) => DType::BF16,
-        (2, 32, 1) => DType::F32,
-        (2, 64, 1) => DType::F64,
-        (5, 64, 1) => DType::C64,
-        (5, 128, 1) => DType::C128,
-        (code, bits, lanes) => {
-            return Err(PyTypeError::new_err(format!(
-                "from_dlpack: unsupported DLPack dtype (code {code}, {bits} bits, {lanes} \
-                 lanes); ferrograd supports bool, int32, int64, float16, bfloat16, float32, \
-                 float64, complex64 and complex128 — convert it on the producer side first"
-            )))
-        }
-    })
-}
+use super::dlpack_abi::*;
 
 // ---------------------------------------------------------------------------------------
 // export

@@ -11,6 +11,7 @@ mod ctx;
 mod ctx_attrs;
 mod debug;
 mod dlpack;
+mod dlpack_abi;
 mod dtype;
 mod errors;
 mod functions;
