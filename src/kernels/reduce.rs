@@ -271,12 +271,14 @@ fn reduce_with<T: Element, F: Fold<T>>(
     }
     let p = plan(layout, axes, F::IDEMPOTENT);
     let mut out = try_filled_vec(out_n, F::Out::default())?;
+    let watch = crate::interrupt::Watch::begin(); // Ctrl-C stops a long reduction
     match p.kept.last() {
         Some(&(_, sk)) if p.red.strides.last().is_none_or(|&r| sk.abs() < r) => {
-            outer::<T, F>(src, &p, &mut out)
+            outer::<T, F>(src, &p, &mut out, watch)
         }
-        _ => inner::<T, F>(src, &p, &mut out),
+        _ => inner::<T, F>(src, &p, &mut out, watch),
     }
+    watch.check()?;
     Ok(out)
 }
 

@@ -4,6 +4,7 @@
 
 use super::Fold;
 use crate::dtype::Element;
+use crate::interrupt::Watch;
 use crate::layout::{Layout, Shape};
 use rayon::prelude::*;
 /// Independent accumulators in the contiguous kernel (breaks the add dependency chain).
@@ -50,17 +51,21 @@ pub(super) fn lanes<T: Element, F: Fold<T>>(x: &[T]) -> F::A {
 }
 
 /// Pairwise fold of a non-empty contiguous run: rounding error grows with log(n), not n.
-pub(super) fn pairwise<T: Element, F: Fold<T>>(x: &[T]) -> F::A {
+pub(super) fn pairwise<T: Element, F: Fold<T>>(x: &[T], watch: Watch) -> F::A {
     if x.len() <= BLOCK {
         return lanes::<T, F>(x);
+    }
+    if watch.tripped() {
+        // Ctrl-C: stop descending; the caller discards the result and reports it
+        return lanes::<T, F>(&x[..BLOCK]);
     }
     // The split depends on the length alone, so the tree (and the rounding) is the same
     // however many threads run it.
     let (l, r) = x.split_at((x.len() / BLOCK).div_ceil(2) * BLOCK);
     let (a, b) = if x.len() >= PAR_MIN && crate::interrupt::parallel_allowed() {
-        rayon::join(|| pairwise::<T, F>(l), || pairwise::<T, F>(r))
+        rayon::join(|| pairwise::<T, F>(l, watch), || pairwise::<T, F>(r, watch))
     } else {
-        (pairwise::<T, F>(l), pairwise::<T, F>(r))
+        (pairwise::<T, F>(l, watch), pairwise::<T, F>(r, watch))
     };
     F::merge(a, b)
 }
@@ -138,22 +143,31 @@ pub(super) fn chunked<O: Send>(
     out: &mut [O],
     size: usize,
     par: bool,
+    watch: Watch,
     f: impl Fn(usize, &mut [O]) + Sync,
 ) {
+    // after Ctrl-C the remaining chunks are skipped (the caller reports the interrupt)
+    let run = |i: usize, c: &mut [O]| {
+        if !watch.tripped() {
+            f(i, c)
+        }
+    };
     if par {
         out.par_chunks_mut(size)
             .enumerate()
-            .for_each(|(i, c)| f(i, c));
+            .for_each(|(i, c)| run(i, c));
     } else {
-        out.chunks_mut(size).enumerate().for_each(|(i, c)| f(i, c));
+        out.chunks_mut(size)
+            .enumerate()
+            .for_each(|(i, c)| run(i, c));
     }
 }
 
 /// Inner kernel: each output element folds its own reduced sub-tensor.
-pub(super) fn inner<T: Element, F: Fold<T>>(src: &[T], p: &Plan, out: &mut [F::Out]) {
+pub(super) fn inner<T: Element, F: Fold<T>>(src: &[T], p: &Plan, out: &mut [F::Out], watch: Watch) {
     let row = |acc: F::A, b: usize, s: isize, len: usize| {
         if s == 1 && len >= 2 * LANES {
-            F::merge(acc, pairwise::<T, F>(&src[b..b + len]))
+            F::merge(acc, pairwise::<T, F>(&src[b..b + len], watch))
         } else {
             (0..len).fold(acc, |a, i| F::step(a, src[b + i * s as usize]))
         }
@@ -171,7 +185,7 @@ pub(super) fn inner<T: Element, F: Fold<T>>(src: &[T], p: &Plan, out: &mut [F::O
     // Tasks of about 64K elements read.
     let grain = ((1 << 16) / (p.work / out.len()).max(1)).max(1);
     let par = p.work >= PAR_MIN && crate::interrupt::parallel_allowed();
-    chunked(out, grain, par, |c, chunk| {
+    chunked(out, grain, par, watch, |c, chunk| {
         for (k, o) in chunk.iter_mut().enumerate() {
             *o = fold_at(p.offset + unravel(&p.kept, c * grain + k));
         }
@@ -216,7 +230,7 @@ pub(super) fn add_rows<T: Element, F: Fold<T>>(
 /// Outer kernel: the last kept dim (length `m`, stride `sk`) has the smallest stride, so a
 /// tile of outputs is updated by whole input row segments, one reduced index at a time.
 /// Long rows are cut into tiles of `TILE`; very short rows are grouped into one task.
-pub(super) fn outer<T: Element, F: Fold<T>>(src: &[T], p: &Plan, out: &mut [F::Out]) {
+pub(super) fn outer<T: Element, F: Fold<T>>(src: &[T], p: &Plan, out: &mut [F::Out], watch: Watch) {
     let (m, sk) = *p.kept.last().expect("outer kernel needs a kept dim");
     let lead = &p.kept[..p.kept.len() - 1];
     let job = |o: usize, t: usize, chunk: &mut [F::Out]| {
@@ -254,13 +268,13 @@ pub(super) fn outer<T: Element, F: Fold<T>>(src: &[T], p: &Plan, out: &mut [F::O
     };
     let par = p.work >= PAR_MIN && crate::interrupt::parallel_allowed();
     if m > TILE {
-        chunked(out, m, par, |o, row| {
-            chunked(row, TILE, par, |t, c| job(o, t, c))
+        chunked(out, m, par, watch, |o, row| {
+            chunked(row, TILE, par, watch, |t, c| job(o, t, c))
         });
     } else {
         // Grouping saves per-row overhead on very short rows; longer rows stay one task
         // each, so every task reads one sequential stream.
         let group = if m < 64 { TILE / m } else { 1 };
-        chunked(out, group * m, par, |i, c| job(i * group, 0, c));
+        chunked(out, group * m, par, watch, |i, c| job(i * group, 0, c));
     }
 }

@@ -86,6 +86,28 @@ def test_ctrl_c_stops_a_long_kernel():
     np.testing.assert_allclose((fg.ones(3) * 2).numpy(), [2, 2, 2])
 
 
+@pytest.mark.parametrize("axis", [None, 0, 1], ids=["full", "outer", "inner"])
+def test_ctrl_c_stops_a_long_reduction(axis):
+    # also on one thread: the reduction loops look for the signal between blocks
+    a = fg.ones([4000, 5000])
+    go = threading.Event()
+    stops = 0
+    for _ in range(5):  # a signal may land between calls (then Python raises it there)
+        th = send_sigint_when(go)
+        try:
+            go.set()
+            while True:
+                a.sum() if axis is None else a.sum(axis)
+        except KeyboardInterrupt as e:
+            stops += stopped_by_us(e)
+        th.join()
+        go.clear()
+        if stops:
+            break
+    assert stops >= 1
+    assert float(fg.ones([3, 4]).sum()) == 12.0
+
+
 def test_ctrl_c_leaves_in_place_ops_complete():
     a = fg.zeros(5_000_000)
     go = threading.Event()
