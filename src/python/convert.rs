@@ -67,13 +67,22 @@ pub fn scalar_tensor(obj: &Bound<'_, PyAny>, dtype: DType) -> PyResult<Tensor> {
 /// Turns the operand of a binary op into a tensor: tensors as is, Python scalars as 0-d
 /// tensors of the weakly promoted dtype, anything else through `to_tensor`.
 pub fn operand(other: &Bound<'_, PyAny>, like: DType) -> PyResult<Tensor> {
+    Ok(classified_operand(other, like)?.0)
+}
+
+/// [`operand`], also telling whether `other` was a Python number (which binary ops
+/// capture by value instead of recording it as an input).
+pub fn classified_operand(other: &Bound<'_, PyAny>, like: DType) -> PyResult<(Tensor, bool)> {
     if let Ok(t) = other.cast::<PyTensor>() {
-        return Ok(t.get().inner.clone());
+        return Ok((t.get().inner.clone(), false));
     }
     if let Some(kind) = scalar_kind(other) {
-        return scalar_tensor(other, DType::promote_scalar(like, kind));
+        return Ok((
+            scalar_tensor(other, DType::promote_scalar(like, kind))?,
+            true,
+        ));
     }
-    to_tensor(other, None)
+    Ok((to_tensor(other, None)?, false))
 }
 
 enum Leaves {

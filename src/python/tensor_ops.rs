@@ -167,9 +167,8 @@ pub(crate) fn maybe_detach<R: Send>(
 }
 
 fn bin(py: Python<'_>, a: &Tensor, other: &Bound<'_, PyAny>, op: BinaryOp, reflected: bool) -> PyT {
-    let b = operand(other, a.dtype())?;
     // a Python number: captured by the formula, never an input or a saved tensor
-    let number = other.cast::<PyTensor>().is_err() && super::convert::scalar_kind(other).is_some();
+    let (b, number) = super::convert::classified_operand(other, a.dtype())?;
     let work = a.numel().max(b.numel());
     let r = maybe_detach(py, work, || {
         if number {

@@ -86,7 +86,7 @@ impl Tensor {
                     Ok(place(g.mul_conj(&y.mul(&c.log()?)?)?))
                 })?
             }
-            // ops without a scalar formula took the general path above
+            // every other op took the general path at the top
             _ => return self.binary(&c, op),
         }
         Ok(out)
