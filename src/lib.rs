@@ -18,6 +18,7 @@ pub mod optim;
 pub mod static_graph;
 pub mod storage;
 pub mod tensor;
+pub mod threads;
 
 #[cfg(feature = "python")]
 mod python;

@@ -99,5 +99,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(signals::_install_sigint_hook, m)?)?;
     m.add_function(wrap_pyfunction!(debug::_debug_panic, m)?)?;
     signals::_install_sigint_hook(m.py())?;
+    // Python's importing thread joins the kernels' pool (see crate::threads).
+    crate::threads::init_pool_with_current_thread();
     Ok(())
 }
