@@ -1,6 +1,6 @@
 //! Generic elementwise maps over strided, broadcast layouts with contiguous output.
 
-use super::{PAR_CHUNK, PAR_THRESHOLD};
+use super::{Split, PAR_CHUNK, PAR_THRESHOLD};
 use crate::error::Result;
 use crate::interrupt::{parallel_allowed, Watch};
 use crate::layout::Layout;
@@ -15,19 +15,26 @@ fn build_output<O: Send + Copy>(
     n: usize,
     fill: impl Fn(usize, &mut [MaybeUninit<O>]) + Sync + Send,
 ) -> Result<Vec<O>> {
+    build_output_split(n, Split::CHEAP, fill)
+}
+
+/// [`build_output`] splitting the work as `split` says.
+fn build_output_split<O: Send + Copy>(
+    n: usize,
+    split: Split,
+    fill: impl Fn(usize, &mut [MaybeUninit<O>]) + Sync + Send,
+) -> Result<Vec<O>> {
     let mut out = try_vec_with_capacity::<O>(n)?;
     {
         let spare = &mut out.spare_capacity_mut()[..n];
-        if n >= PAR_THRESHOLD && rayon::current_num_threads() > 1 && parallel_allowed() {
+        if n >= split.min_len && rayon::current_num_threads() > 1 && parallel_allowed() {
             let watch = Watch::begin(); // Ctrl-C: skip the remaining chunks
-            spare
-                .par_chunks_mut(PAR_CHUNK)
-                .enumerate()
-                .for_each(|(i, c)| {
-                    if !watch.tripped() {
-                        fill(i * PAR_CHUNK, c)
-                    }
-                });
+            let step = split.chunk;
+            spare.par_chunks_mut(step).enumerate().for_each(|(i, c)| {
+                if !watch.tripped() {
+                    fill(i * step, c)
+                }
+            });
             watch.check()?; // `out` still has length 0: dropping it is safe
         } else {
             fill(0, spare);
@@ -133,10 +140,20 @@ pub fn map_unary<T: Copy + Sync, O: Copy + Send>(
     layout: &Layout,
     f: impl Fn(T) -> O + Sync + Send,
 ) -> Result<Vec<O>> {
+    map_unary_split(src, layout, Split::CHEAP, f)
+}
+
+/// [`map_unary`] whose contiguous case splits the work as `split` says (see [`Split`]).
+pub fn map_unary_split<T: Copy + Sync, O: Copy + Send>(
+    src: &[T],
+    layout: &Layout,
+    split: Split,
+    f: impl Fn(T) -> O + Sync + Send,
+) -> Result<Vec<O>> {
     let n = layout.numel();
     if layout.is_contiguous() {
         let s = &src[layout.offset..layout.offset + n];
-        return build_output(n, |start, c| {
+        return build_output_split(n, split, |start, c| {
             let end = start + c.len();
             for (o, &x) in c.iter_mut().zip(&s[start..end]) {
                 o.write(f(x));
@@ -171,7 +188,10 @@ pub fn map_unary_chunked<T: Copy + Sync, O: Copy + Send>(
     }
     let n = layout.numel();
     let s = &src[layout.offset..layout.offset + n];
-    build_output(n, |start, c| chunk(&s[start..start + c.len()], c))
+    // the chunked kernels are the transcendental ones
+    build_output_split(n, Split::COSTLY, |start, c| {
+        chunk(&s[start..start + c.len()], c)
+    })
 }
 
 /// `out = f(a, b)` elementwise with NumPy broadcasting to `out_shape`.

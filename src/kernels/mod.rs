@@ -18,3 +18,28 @@ pub const PAR_THRESHOLD: usize = 1 << 16;
 
 /// Elements handed to one rayon task.
 pub const PAR_CHUNK: usize = 1 << 14;
+
+/// How an elementwise kernel splits its work across threads: from how many elements on,
+/// and how many elements per task.
+#[derive(Clone, Copy, Debug)]
+pub struct Split {
+    /// Element count from which the work is split.
+    pub min_len: usize,
+    /// Elements handed to one task.
+    pub chunk: usize,
+}
+
+impl Split {
+    /// For ops costing a few cycles per element (add, mul, compare): splitting pays only
+    /// on large tensors.
+    pub const CHEAP: Split = Split {
+        min_len: PAR_THRESHOLD,
+        chunk: PAR_CHUNK,
+    };
+    /// For transcendental ops (exp, log, tanh, erf: tens of cycles per element), where a
+    /// second thread already pays off on a few thousand elements.
+    pub const COSTLY: Split = Split {
+        min_len: 1 << 13,
+        chunk: 1 << 12,
+    };
+}

@@ -1,7 +1,8 @@
 //! Unary elementwise kernels, dispatched on dtype.
 
-use super::elementwise::{map_unary, map_unary_chunked};
+use super::elementwise::{map_unary, map_unary_chunked, map_unary_split};
 use super::scalar::Real;
+use super::Split;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::layout::Layout;
@@ -112,6 +113,15 @@ impl FloatMath for f64 {
     }
 }
 
+/// [`map_unary`] for transcendental functions: worth splitting across threads earlier.
+fn costly<T: Copy + Sync, O: Copy + Send>(
+    s: &[T],
+    l: &Layout,
+    f: impl Fn(T) -> O + Sync + Send,
+) -> Result<Vec<O>> {
+    map_unary_split(s, l, Split::COSTLY, f)
+}
+
 fn float_op<T: FloatMath>(op: UnaryOp, s: &[T], l: &Layout) -> Result<Storage> {
     use UnaryOp::*;
     let one = <T as num_traits::One>::one();
@@ -123,26 +133,26 @@ fn float_op<T: FloatMath>(op: UnaryOp, s: &[T], l: &Layout) -> Result<Storage> {
         Neg => map_unary(s, l, |x: T| -x)?,
         Abs => map_unary(s, l, |x: T| num_traits::Float::abs(x))?,
         Sign => map_unary(s, l, |x: T| Real::sign(x))?,
-        Exp => map_unary(s, l, |x: T| x.exp())?,
-        Log => map_unary(s, l, |x: T| x.ln())?,
-        Log1p => map_unary(s, l, |x: T| x.ln_1p())?,
-        Expm1 => map_unary(s, l, |x: T| x.exp_m1())?,
+        Exp => costly(s, l, |x: T| x.exp())?,
+        Log => costly(s, l, |x: T| x.ln())?,
+        Log1p => costly(s, l, |x: T| x.ln_1p())?,
+        Expm1 => costly(s, l, |x: T| x.exp_m1())?,
         Sqrt => map_unary(s, l, |x: T| x.sqrt())?,
         Rsqrt => map_unary(s, l, |x: T| one / x.sqrt())?,
         Square => map_unary(s, l, |x: T| x * x)?,
         Reciprocal => map_unary(s, l, |x: T| one / x)?,
-        Sin => map_unary(s, l, |x: T| x.sin())?,
-        Cos => map_unary(s, l, |x: T| x.cos())?,
-        Tan => map_unary(s, l, |x: T| x.tan())?,
-        Tanh => map_unary(s, l, |x: T| x.tanh())?,
-        Sigmoid => map_unary(s, l, |x: T| one / (one + (-x).exp()))?,
+        Sin => costly(s, l, |x: T| x.sin())?,
+        Cos => costly(s, l, |x: T| x.cos())?,
+        Tan => costly(s, l, |x: T| x.tan())?,
+        Tanh => costly(s, l, |x: T| x.tanh())?,
+        Sigmoid => costly(s, l, |x: T| one / (one + (-x).exp()))?,
         Relu => map_unary(s, l, |x: T| if x > zero { x } else { zero })?,
-        Gelu => map_unary(s, l, |x: T| {
+        Gelu => costly(s, l, |x: T| {
             half * x * (one + FloatMath::erf(x * frac_1_sqrt2))
         })?,
         // log(1 + e^x), linear above the threshold like torch (beta = 1, threshold = 20)
-        Softplus => map_unary(s, l, |x: T| if x > twenty { x } else { x.exp().ln_1p() })?,
-        Erf => map_unary(s, l, |x: T| FloatMath::erf(x))?,
+        Softplus => costly(s, l, |x: T| if x > twenty { x } else { x.exp().ln_1p() })?,
+        Erf => costly(s, l, |x: T| FloatMath::erf(x))?,
         Floor => map_unary(s, l, |x: T| x.floor())?,
         Ceil => map_unary(s, l, |x: T| x.ceil())?,
         // round half to even, as NumPy and PyTorch do
