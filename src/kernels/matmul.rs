@@ -19,6 +19,7 @@ use rayon::prelude::*;
 use smallvec::smallvec;
 use std::any::TypeId;
 use std::borrow::Cow;
+use std::mem::MaybeUninit;
 
 /// Per-matrix work (m*n*k) from which gemm may use several threads.
 const GEMM_PAR_WORK: usize = 128 * 128 * 128;
@@ -87,13 +88,14 @@ pub fn matmul<T: Element>(a: &[T], la: &Layout, b: &[T], lb: &Layout) -> Result<
             T::DTYPE
         )));
     }
-    let mut out = try_filled_vec(checked_numel(&out_shape)?, T::zero())?;
+    let numel = checked_numel(&out_shape)?;
     // Operands as matrices: a 1-D `a` is a row [1,k], a 1-D `b` a column [k,1].
     let (pa, pb) = (promote(la, true), promote(lb, false));
     let (m, k) = (pa.shape[pa.ndim() - 2], pa.shape[pa.ndim() - 1]);
     let n = pb.shape[pb.ndim() - 1];
-    if out.is_empty() || k == 0 {
-        return Ok(out); // nothing to compute: empty, or a sum over nothing (zeros)
+    if numel == 0 || k == 0 {
+        // nothing to compute: empty, or a sum over nothing (zeros)
+        return try_filled_vec(numel, T::zero());
     }
     let tiny = m.saturating_mul(n).saturating_mul(k) <= TINY_WORK;
     let kernel_gemm = use_gemm && !tiny;
@@ -107,19 +109,25 @@ pub fn matmul<T: Element>(a: &[T], la: &Layout, b: &[T], lb: &Layout) -> Result<
     })?;
     let plan = Plan::new(&pa, &pb, m, k, n);
     if kernel_gemm {
+        // gemm overwrites its output (it is told not to read it): no zero fill needed
+        let mut out = try_vec_with_capacity::<T>(numel)?;
         let watch = crate::interrupt::Watch::begin();
-        run_gemm(&a, &b, &mut out, &plan, watch);
-        watch.check()?; // Ctrl-C between batches: `out` is private, drop it
-    } else {
-        // exactly one of these matches T (checked above)
-        let _ = loop_as::<T, i64>(&a, &b, &mut out, &plan)
-            || loop_as::<T, i32>(&a, &b, &mut out, &plan)
-            || loop_as::<T, bool>(&a, &b, &mut out, &plan)
-            || loop_as::<T, f32>(&a, &b, &mut out, &plan)
-            || loop_as::<T, f64>(&a, &b, &mut out, &plan)
-            || loop_as::<T, Complex32>(&a, &b, &mut out, &plan)
-            || loop_as::<T, Complex64>(&a, &b, &mut out, &plan);
+        run_gemm(&a, &b, &mut out.spare_capacity_mut()[..numel], &plan, watch);
+        // Ctrl-C between batches: some outputs are unwritten; `out` still has length 0
+        watch.check()?;
+        // SAFETY: run_gemm wrote all m*n outputs of every batch, numel in all.
+        unsafe { out.set_len(numel) };
+        return Ok(out);
     }
+    let mut out = try_filled_vec(numel, T::zero())?;
+    // exactly one of these matches T (checked above)
+    let _ = loop_as::<T, i64>(&a, &b, &mut out, &plan)
+        || loop_as::<T, i32>(&a, &b, &mut out, &plan)
+        || loop_as::<T, bool>(&a, &b, &mut out, &plan)
+        || loop_as::<T, f32>(&a, &b, &mut out, &plan)
+        || loop_as::<T, f64>(&a, &b, &mut out, &plan)
+        || loop_as::<T, Complex32>(&a, &b, &mut out, &plan)
+        || loop_as::<T, Complex64>(&a, &b, &mut out, &plan);
     Ok(out)
 }
 
@@ -289,10 +297,11 @@ impl Plan {
 }
 
 /// Computes every batch through `gemm` (T is f32, f64, Complex32 or Complex64).
-fn run_gemm<T: Element>(a: &[T], b: &[T], out: &mut [T], p: &Plan, watch: Watch) {
+/// `out` may be uninitialised: gemm only writes it.
+fn run_gemm<T: Element>(a: &[T], b: &[T], out: &mut [MaybeUninit<T>], p: &Plan, watch: Watch) {
     let (m, k, n) = (p.m, p.k, p.n);
     let work = m.saturating_mul(n).saturating_mul(k);
-    let one = |o: &mut [T], bi: usize, par: Parallelism| {
+    let one = |o: &mut [MaybeUninit<T>], bi: usize, par: Parallelism| {
         if watch.tripped() {
             return;
         }
@@ -304,10 +313,10 @@ fn run_gemm<T: Element>(a: &[T], b: &[T], out: &mut [T], p: &Plan, watch: Watch)
                 m,
                 n,
                 k,
-                o.as_mut_ptr(),
+                o.as_mut_ptr().cast::<T>(),
                 1,
                 n as isize,
-                false,
+                false, // overwrite `o` without reading it (it may be uninitialised)
                 a.as_ptr().wrapping_offset(oa),
                 p.a_cs,
                 p.a_rs,
