@@ -1399,6 +1399,8 @@ class _Executor:
     def __new__(cls) -> Self: ...
     def cached_plans(self) -> int:
         """Number of cached plans."""
+    def plan_summary(self, program: _Program, fetch: Sequence[int]) -> tuple[int, int]:
+        """``(steps, fused_steps)`` of the plan for ``program`` and ``fetch``."""
     def run(
         self,
         program: _Program,

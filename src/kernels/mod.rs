@@ -2,6 +2,7 @@
 //! outputs, know nothing of graphs or Python, and pick contiguous fast paths, a general
 //! strided path, and rayon above [`PAR_THRESHOLD`] elements.
 
+pub mod bias_act;
 pub mod binary;
 pub mod cast;
 pub mod copy;

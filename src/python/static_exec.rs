@@ -2,12 +2,13 @@
 //! executor that runs a program in Rust (the GIL is released while it runs and taken
 //! back only for `py_func` callbacks).
 
-use super::convert::{tensor_to_numpy, to_tensor};
+use super::convert::{numpy_to_tensor, tensor_to_numpy, to_tensor};
 use super::errors::IntoPy;
 use super::static_program::PyProgram;
 use super::tensor::{wrap, PyTensor};
 use crate::static_graph::{Executor, Scope};
 use crate::tensor::Tensor;
+use numpy::PyUntypedArray;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::collections::HashMap;
@@ -72,6 +73,18 @@ impl PyExecutor {
         self.inner.cached_plans()
     }
 
+    /// `(steps, fused_steps)` of the plan for `program` and `fetch` (ids): how many steps
+    /// a run takes, and how many of them are fused chains of ops.
+    fn plan_summary(
+        &self,
+        program: &Bound<'_, PyProgram>,
+        fetch: Vec<usize>,
+    ) -> PyResult<(usize, usize)> {
+        let p = program.get().inner.lock();
+        let plan = self.inner.plan(&p, &fetch).py()?;
+        Ok((plan.num_steps(), plan.num_fused_steps()))
+    }
+
     /// Runs `program` with `feed` ({data name: array-like or Tensor}) in `scope` and
     /// returns the variables `fetch` (ids) as NumPy arrays, or Tensors if not
     /// `return_numpy`.
@@ -90,12 +103,19 @@ impl PyExecutor {
             self.inner.plan(&p, &fetch).py()?
         };
         let mut feeds: HashMap<String, Tensor> = HashMap::new();
+        // The ops of a program never write into their inputs, so NumPy feeds are read in
+        // place (as from_numpy does) unless a py_func could see, modify or keep them.
+        let share = !plan.calls_user_code();
         if let Some(feed) = feed {
             for (k, v) in feed.iter() {
                 let name: String = k.extract()?;
-                let t = match v.cast::<PyTensor>() {
-                    Ok(t) => t.get().inner.detach(),
-                    Err(_) => to_tensor(&v, None)?,
+                let t = if let Ok(t) = v.cast::<PyTensor>() {
+                    t.get().inner.detach()
+                } else if let (true, Ok(arr)) = (share, v.cast::<PyUntypedArray>()) {
+                    // dtypes or strides that cannot be shared are copied
+                    numpy_to_tensor(arr, true).or_else(|_| to_tensor(&v, None))?
+                } else {
+                    to_tensor(&v, None)?
                 };
                 feeds.insert(name, t);
             }

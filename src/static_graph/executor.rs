@@ -2,6 +2,7 @@
 //! [`Plan`] compiled once from a program and a fetch list, and the [`Executor`] that
 //! caches plans and runs them.
 
+use super::fusion::{find_rewrites, Fused, StepView};
 use super::op::OpKind;
 use super::program::{fmt_shape, Dim, Program, VarKind};
 use crate::autograd::engine::{grad_blocking, BackwardOptions};
@@ -55,9 +56,15 @@ struct Feed {
     requires_grad: bool,
 }
 
+/// What a step runs: a recorded op, or several adjacent ones fused ([`super::fusion`]).
+enum StepOp {
+    Recorded(Arc<OpKind>),
+    Fused(Fused),
+}
+
 /// One op of a plan, with its variable slots resolved.
 struct Step {
-    kind: Arc<OpKind>,
+    op: StepOp,
     inputs: Vec<usize>,
     outputs: Vec<usize>,
     out_shapes: Vec<Vec<usize>>,
@@ -177,7 +184,7 @@ impl Plan {
                 })
                 .collect();
             steps.push(Step {
-                kind: op.kind.clone(),
+                op: StepOp::Recorded(op.kind.clone()),
                 inputs: op.inputs.clone(),
                 outputs: op.outputs.clone(),
                 out_shapes,
@@ -189,10 +196,11 @@ impl Plan {
         for &f in fetch {
             load(f, &written, &mut loaded, "fetch")?;
         }
-        let writeback = (0..nv)
+        let writeback: Vec<(usize, String)> = (0..nv)
             .filter(|&v| written[v] && program.vars[v].kind == VarKind::Parameter)
             .map(|v| (v, program.vars[v].name.clone()))
             .collect();
+        let steps = fuse_steps(program, steps, fetch, &grad_wrt);
         Ok(Plan {
             steps,
             n_slots: nv,
@@ -210,9 +218,25 @@ impl Plan {
         })
     }
 
-    /// Number of ops the plan runs.
+    /// Number of steps the plan runs (a fused chain of ops counts once).
     pub fn num_steps(&self) -> usize {
         self.steps.len()
+    }
+
+    /// Number of fused steps (see [`super::fusion`]).
+    pub fn num_fused_steps(&self) -> usize {
+        self.steps
+            .iter()
+            .filter(|s| matches!(s.op, StepOp::Fused(_)))
+            .count()
+    }
+
+    /// Whether a step calls back into user code (`py_func`), which could see or keep the
+    /// fed values.
+    pub fn calls_user_code(&self) -> bool {
+        self.steps
+            .iter()
+            .any(|s| matches!(&s.op, StepOp::Recorded(k) if matches!(**k, OpKind::PyFunc(_))))
     }
 
     /// Runs the plan with `feeds` (by data variable name) in `scope`; returns the
@@ -259,7 +283,19 @@ impl Plan {
                     })
                 })
                 .collect::<Result<_>>()?;
-            let outs = match &*step.kind {
+            let kind = match &step.op {
+                StepOp::Recorded(kind) => kind,
+                StepOp::Fused(f) => {
+                    let out = f.run(&inputs)?;
+                    slots[step.outputs[0]] = Some(if step.grad_source[0] && !out.requires_grad() {
+                        leaf(&out, true)?
+                    } else {
+                        out
+                    });
+                    continue;
+                }
+            };
+            let outs = match &**kind {
                 OpKind::Gradients {
                     n_targets,
                     n_wrt,
@@ -304,6 +340,72 @@ impl Plan {
             })
             .collect()
     }
+}
+
+/// Replaces the fusable chains of `steps` by fused steps (see [`super::fusion`]).
+fn fuse_steps(
+    program: &Program,
+    steps: Vec<Step>,
+    fetch: &[usize],
+    grad_wrt: &[bool],
+) -> Vec<Step> {
+    let nv = program.vars.len();
+    // values needed beyond the steps' own inputs
+    let mut pinned: Vec<bool> = (0..nv)
+        .map(|v| grad_wrt[v] || program.vars[v].kind != VarKind::Temp)
+        .collect();
+    for &f in fetch {
+        pinned[f] = true;
+    }
+    let bias_1d: Vec<bool> = program.vars.iter().map(|v| v.shape.len() == 1).collect();
+    let rewrites = {
+        let views: Vec<StepView<'_>> = steps
+            .iter()
+            .map(|s| StepView {
+                kind: match &s.op {
+                    StepOp::Recorded(k) => Some(&**k),
+                    StepOp::Fused(_) => None,
+                },
+                inputs: &s.inputs,
+                outputs: &s.outputs,
+            })
+            .collect();
+        find_rewrites(&views, &pinned, &bias_1d)
+    };
+    if rewrites.is_empty() {
+        return steps;
+    }
+    let mut out = Vec::with_capacity(steps.len());
+    let mut pending = rewrites.into_iter().peekable();
+    let mut steps = steps.into_iter().enumerate().peekable();
+    while let Some((i, step)) = steps.next() {
+        match pending.peek() {
+            Some(r) if r.start == i => {
+                let r = pending.next().expect("peeked");
+                // the chain's last step has the fused output's shape, dtype and flags
+                let mut last = step;
+                for _ in 1..r.len {
+                    last = steps.next().expect("a rewrite covers existing steps").1;
+                }
+                let out_pos = last
+                    .outputs
+                    .iter()
+                    .position(|&o| o == r.output)
+                    .unwrap_or(0);
+                out.push(Step {
+                    op: StepOp::Fused(r.fused),
+                    inputs: r.inputs,
+                    outputs: vec![r.output],
+                    out_shapes: vec![last.out_shapes[out_pos].clone()],
+                    out_dtypes: vec![last.out_dtypes[out_pos]],
+                    grad_source: vec![last.grad_source[out_pos]],
+                    record: last.record,
+                });
+            }
+            _ => out.push(step),
+        }
+    }
+    out
 }
 
 /// `t` as a fresh leaf (sharing storage) that requires grad, or `t` itself.

@@ -19,6 +19,7 @@
 //! by the bindings, so this module stays free of Python.
 
 pub mod executor;
+pub mod fusion;
 pub mod infer;
 pub mod op;
 pub mod program;

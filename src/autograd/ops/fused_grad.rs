@@ -13,8 +13,35 @@ use crate::error::Result;
 use crate::kernels::elementwise::{map_binary, zip_assign};
 use crate::layout::Layout;
 use crate::storage::Storage;
-use crate::tensor::{Tensor, UnaryOp};
+use crate::tensor::{BinaryOp, Tensor, UnaryOp};
 use std::sync::Arc;
+
+/// The gradient of `tanh`, `sigmoid` or `relu` from the incoming gradient `g` and the
+/// op's output `y`: in one pass when possible ([`activation_grad`]), else composed of
+/// differentiable ops (so a recorded graph can differentiate it again).
+pub(super) fn activation_backward(op: UnaryOp, g: &Tensor, y: &Tensor) -> Result<Tensor> {
+    if let Some(grad) = activation_grad(op, g, y)? {
+        return Ok(grad);
+    }
+    composed_activation_grad(op, g, y)
+}
+
+/// `g * f'(x)` for `tanh`, `sigmoid` and `relu` written with differentiable tensor ops,
+/// from the output `y = f(x)`.
+pub(super) fn composed_activation_grad(op: UnaryOp, g: &Tensor, y: &Tensor) -> Result<Tensor> {
+    match op {
+        UnaryOp::Tanh => g.mul_conj(&y.mul(y)?.rsub_scalar(1.0)?),
+        UnaryOp::Sigmoid => g.mul_conj(&y.mul(&y.rsub_scalar(1.0)?)?),
+        UnaryOp::Relu => g.mul(
+            &y.binary_raw(&y.scalar_like(0.0), BinaryOp::Gt)?
+                .to_dtype(g.dtype())?,
+        ),
+        other => Err(crate::error::Error::runtime(format!(
+            "internal: no activation gradient for {}",
+            other.name()
+        ))),
+    }
+}
 
 /// `g * f'(x)` computed from the output `y` in one pass, or `None` when the composed
 /// formula must run (a graph is being recorded, another op, or dtypes/shapes that are not

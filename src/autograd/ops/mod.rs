@@ -10,6 +10,7 @@ pub mod index;
 mod inplace;
 mod join;
 mod linalg;
+mod linear;
 mod reduce;
 mod scalar_binary;
 mod shape;

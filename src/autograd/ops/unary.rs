@@ -61,12 +61,7 @@ impl Tensor {
                 Sin => g.mul_conj(&v.cos()?)?,
                 Cos => g.mul_conj(&v.sin()?.neg()?)?,
                 Tan => g.mul_conj(&v.mul(v)?.add_scalar(1.0)?)?,
-                Tanh => g.mul_conj(&v.mul(v)?.rsub_scalar(1.0)?)?,
-                Sigmoid => g.mul_conj(&v.mul(&v.rsub_scalar(1.0)?)?)?,
-                Relu => g.mul(
-                    &v.binary_raw(&v.scalar_like(0.0), BinaryOp::Gt)?
-                        .to_dtype(g.dtype())?,
-                )?,
+                Tanh | Sigmoid | Relu => super::fused_grad::composed_activation_grad(op, g, v)?,
                 Softplus => g.mul(&v.sigmoid()?)?,
                 Erf => {
                     let c = 2.0 / std::f64::consts::PI.sqrt();
