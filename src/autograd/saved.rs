@@ -81,19 +81,23 @@ enum Identity {
 enum SavedState {
     /// Saved as is, with the storage version at save time.
     Live { data: Tensor, version: u64 },
-    /// Handed to a pack hook.
-    Packed {
-        packed: Arc<dyn PackedTensor>,
-        shape: Shape,
-        dtype: DType,
-        /// The saved tensor's storage (weakly: packing is meant to let it go) and its
-        /// version, so an unpack that hands back that same memory after an in-place
-        /// change is caught like an unhooked save.
-        origin: std::sync::Weak<crate::storage::Storage>,
-        version: u64,
-    },
+    /// Handed to a pack hook (boxed: most saves are live, and every node holds its
+    /// saved slots inline, so the rare case should not size them).
+    Packed(Box<PackedSave>),
     /// Freed after a backward pass without `retain_graph`.
     Released,
+}
+
+/// What a save handed to a pack hook keeps.
+struct PackedSave {
+    packed: Arc<dyn PackedTensor>,
+    shape: Shape,
+    dtype: DType,
+    /// The saved tensor's storage (weakly: packing is meant to let it go) and its
+    /// version, so an unpack that hands back that same memory after an in-place
+    /// change is caught like an unhooked save.
+    origin: std::sync::Weak<crate::storage::Storage>,
+    version: u64,
 }
 
 /// A tensor saved by a node for its backward formula.
@@ -147,13 +151,13 @@ impl SavedTensor {
                          place; pack hooks must not change their input (copy it instead)",
                     ));
                 }
-                SavedState::Packed {
+                SavedState::Packed(Box::new(PackedSave {
                     packed: Arc::from(packed),
                     shape: t.shape_vec(),
                     dtype: t.dtype(),
                     origin: Arc::downgrade(t.storage()),
                     version: before,
-                }
+                }))
             }
         };
         Ok(SavedTensor {
@@ -190,16 +194,10 @@ impl SavedTensor {
                         false => live, // the input handle itself
                     });
                 }
-                SavedState::Packed {
-                    packed,
-                    shape,
-                    dtype,
-                    origin,
-                    version,
-                } => {
-                    let packed = packed.clone();
+                SavedState::Packed(p) => {
+                    let packed = p.packed.clone();
                     let (shape, dtype, origin, version) =
-                        (shape.clone(), *dtype, origin.clone(), *version);
+                        (p.shape.clone(), p.dtype, p.origin.clone(), p.version);
                     drop(st);
                     let t = {
                         let _g = crate::autograd::grad_mode::no_grad();
