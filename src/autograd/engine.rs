@@ -36,10 +36,15 @@ pub struct BackwardOptions {
     pub create_graph: bool,
 }
 
+/// `NodeState::children` entry of an edge that leads to no node (or is blocked).
+const NO_CHILD: u32 = u32::MAX;
+
 struct NodeState {
     node: NodeRef,
     deps: usize,
     buffer: Vec<Option<Tensor>>,
+    /// Per edge: the index of the child node's state, or [`NO_CHILD`].
+    children: smallvec::SmallVec<[u32; 2]>,
     /// Some path from this node leads to a wanted gradient.
     reaches: bool,
     /// The node must run (a child edge reaches a wanted gradient).
@@ -263,7 +268,12 @@ fn run(
 ) -> Result<Vec<Option<Tensor>>> {
     let _mode = GradModeGuard::new(opts.create_graph);
     let watch = crate::interrupt::Watch::begin(); // Ctrl-C stops the pass between nodes
-    let mut states: PtrMap<NodeState> = PtrMap::default();
+                                                  // Nodes live in a dense vector in discovery order; the only hash lookups are one per
+                                                  // edge while discovering (node id -> index). Every later pass follows the indices
+                                                  // recorded per edge, so a graph of a million nodes is not a million random probes
+                                                  // into a large table per pass.
+    let mut index: PtrMap<u32> = PtrMap::default();
+    let mut states: Vec<NodeState> = Vec::new();
     let mut leaves: PtrMap<LeafState> = PtrMap::default();
 
     // Root edges.
@@ -281,30 +291,36 @@ fn run(
     }
 
     // 1. Discover the graph iteratively; record a post-order (children before parents).
-    let mut post: Vec<usize> = Vec::new();
-    let mut stack: Vec<(NodeRef, usize)> = Vec::new(); // (node, next edge to visit)
+    let mut post: Vec<u32> = Vec::new();
+    let mut stack: Vec<(u32, usize)> = Vec::new(); // (node index, next edge to visit)
     for e in &root_edges {
         if let Edge::Node { node, .. } = e {
-            if !states.contains_key(&node.id()) {
-                insert_state(&mut states, node);
-                stack.push((node.clone(), 0));
+            if !index.contains_key(&node.id()) {
+                let i = insert_state(&mut states, &mut index, node)?;
+                stack.push((i, 0));
             }
         }
-        while let Some((node, next)) = stack.last_mut() {
+        while let Some(&mut (i, ref mut next)) = stack.last_mut() {
+            let node = states[i as usize].node.clone();
             let edges = &node.base().edges;
             if *next < edges.len() {
-                let e = &edges[*next];
+                let k = *next;
                 *next += 1;
+                let e = &edges[k];
                 if blocked.blocks(e) {
                     continue;
                 }
                 match e {
                     Edge::Node { node: child, .. } => {
-                        if !states.contains_key(&child.id()) {
-                            insert_state(&mut states, child);
-                            let child = child.clone();
-                            stack.push((child, 0));
-                        }
+                        let c = match index.get(&child.id()) {
+                            Some(&c) => c,
+                            None => {
+                                let c = insert_state(&mut states, &mut index, child)?;
+                                stack.push((c, 0));
+                                c
+                            }
+                        };
+                        states[i as usize].children[k] = c;
                     }
                     Edge::Leaf(l) => {
                         leaves.entry(l.id()).or_insert_with(|| LeafState {
@@ -316,7 +332,7 @@ fn run(
                     Edge::None => {}
                 }
             } else {
-                post.push(node.id());
+                post.push(i);
                 stack.pop();
             }
         }
@@ -336,30 +352,38 @@ fn run(
         Targets::AllLeaves => true,
         Targets::Inputs { leaves, .. } => leaves.contains_key(&id),
     };
-    for id in &post {
-        let node = states[id].node.clone();
+    for &i in &post {
+        let st = &states[i as usize];
         let mut execute = false;
-        for e in node.base().edges.iter().filter(|e| !blocked.blocks(e)) {
+        for (e, &c) in st.node.base().edges.iter().zip(&st.children) {
+            if blocked.blocks(e) {
+                continue;
+            }
             match e {
-                Edge::Node { node: c, .. } => execute |= states[&c.id()].reaches,
+                Edge::Node { .. } => execute |= states[c as usize].reaches,
                 Edge::Leaf(l) => execute |= leaf_wanted(l.id()),
                 Edge::None => {}
             }
         }
-        let is_target = matches!(&targets, Targets::Inputs { nodes, .. } if nodes.contains_key(id));
-        let st = states.get_mut(id).expect("discovered node");
+        let is_target =
+            matches!(&targets, Targets::Inputs { nodes, .. } if nodes.contains_key(&st.node.id()));
+        let st = &mut states[i as usize];
         st.execute = execute;
         st.reaches = execute || is_target;
     }
-    for id in &post {
-        if !states[id].execute {
+    for &i in &post {
+        if !states[i as usize].execute {
             continue;
         }
-        let node = states[id].node.clone();
-        for e in node.base().edges.iter().filter(|e| !blocked.blocks(e)) {
+        let node = states[i as usize].node.clone();
+        for (k, e) in node.base().edges.iter().enumerate() {
+            if blocked.blocks(e) {
+                continue;
+            }
             match e {
-                Edge::Node { node: c, .. } => {
-                    let cs = states.get_mut(&c.id()).expect("discovered child");
+                Edge::Node { .. } => {
+                    let c = states[i as usize].children[k];
+                    let cs = &mut states[c as usize];
                     if cs.reaches {
                         cs.deps += 1;
                     }
@@ -375,12 +399,12 @@ fn run(
     }
 
     // 3. Seed root gradients.
-    let mut ready: BinaryHeap<(u64, usize)> = BinaryHeap::new();
+    let mut ready: BinaryHeap<(u64, u32)> = BinaryHeap::new();
     let mut ready_leaves: Vec<usize> = Vec::new();
     for (e, g) in root_edges.iter().zip(root_grads) {
         match e {
             Edge::Node { node, input_nr } => {
-                let st = states.get_mut(&node.id()).expect("root node");
+                let st = &mut states[index[&node.id()] as usize];
                 add_into(&mut st.buffer[*input_nr], g)?;
             }
             Edge::Leaf(l) => add_into(&mut leaves.get_mut(&l.id()).expect("root leaf").buffer, g)?,
@@ -390,9 +414,10 @@ fn run(
     for e in &root_edges {
         match e {
             Edge::Node { node, .. } => {
-                let st = &states[&node.id()];
-                if st.deps == 0 && st.reaches && !ready.iter().any(|(_, id)| *id == node.id()) {
-                    ready.push((node.base().sequence_nr, node.id()));
+                let i = index[&node.id()];
+                let st = &states[i as usize];
+                if st.deps == 0 && st.reaches && !ready.iter().any(|&(_, r)| r == i) {
+                    ready.push((node.base().sequence_nr, i));
                 }
             }
             Edge::Leaf(l) => {
@@ -403,6 +428,7 @@ fn run(
             Edge::None => {}
         }
     }
+    drop(index);
 
     let mut captured: Vec<Option<Tensor>> = match &targets {
         Targets::AllLeaves => Vec::new(),
@@ -414,15 +440,18 @@ fn run(
         for lid in ready_leaves.drain(..) {
             finish_leaf(&mut leaves, lid, &targets, &mut captured, opts.create_graph)?;
         }
-        let Some((_, id)) = ready.pop() else { break };
+        let Some((_, i)) = ready.pop() else { break };
         watch.check()?;
-        let mut st = states.remove(&id).expect("ready node");
+        let st = &mut states[i as usize];
         let node = st.node.clone();
+        let mut buffer = std::mem::take(&mut st.buffer);
+        let execute = st.execute;
+        let children = std::mem::take(&mut st.children);
         // Tensor hooks registered on this node's outputs, then retain_grad.
         let hooks: Vec<_> = node.base().pre_hooks.lock().clone();
         for (slot, _, hook) in &hooks {
-            if let Some(g) = st.buffer[*slot].take() {
-                st.buffer[*slot] = Some(match hook(&g)? {
+            if let Some(g) = buffer[*slot].take() {
+                buffer[*slot] = Some(match hook(&g)? {
                     Some(r) => r,
                     None => g,
                 });
@@ -430,7 +459,7 @@ fn run(
         }
         let retained: Vec<_> = node.base().retained.lock().clone();
         for (slot, weak) in &retained {
-            if let (Some(g), Some(t)) = (&st.buffer[*slot], weak.upgrade()) {
+            if let (Some(g), Some(t)) = (&buffer[*slot], weak.upgrade()) {
                 let value = if opts.create_graph {
                     g.clone()
                 } else {
@@ -444,17 +473,16 @@ fn run(
             }
         }
         if let Targets::Inputs { nodes, .. } = &targets {
-            if let Some(list) = nodes.get(&id) {
+            if let Some(list) = nodes.get(&node.id()) {
                 for (slot, k) in list {
-                    captured[*k] = st.buffer[*slot].clone();
+                    captured[*k] = buffer[*slot].clone();
                 }
             }
         }
-        if !st.execute {
+        if !execute {
             continue;
         }
-        let inputs = std::mem::take(&mut st.buffer);
-        let outputs = node.apply(inputs)?;
+        let outputs = node.apply(buffer)?;
         if !opts.retain_graph {
             node.release_saved();
         }
@@ -467,20 +495,18 @@ fn run(
                 outputs.len()
             )));
         }
-        for (i, (e, g)) in edges.iter().zip(outputs).enumerate() {
+        for (k, (e, g)) in edges.iter().zip(outputs).enumerate() {
             if blocked.blocks(e) {
                 continue;
             }
             let g = match (e, g) {
                 (Edge::None, _) | (_, None) => None,
-                (_, Some(g)) => Some(validate_grad(&node, i, g)?),
+                (_, Some(g)) => Some(validate_grad(&node, k, g)?),
             };
             match e {
                 Edge::Node { node: c, input_nr } => {
-                    let cid = c.id();
-                    let Some(cs) = states.get_mut(&cid) else {
-                        continue;
-                    };
+                    let ci = children[k];
+                    let cs = &mut states[ci as usize];
                     if !cs.reaches {
                         continue;
                     }
@@ -489,7 +515,7 @@ fn run(
                     }
                     cs.deps -= 1;
                     if cs.deps == 0 {
-                        ready.push((c.base().sequence_nr, cid));
+                        ready.push((c.base().sequence_nr, ci));
                     }
                 }
                 Edge::Leaf(l) => {
@@ -512,17 +538,24 @@ fn run(
     Ok(captured)
 }
 
-fn insert_state(states: &mut PtrMap<NodeState>, node: &NodeRef) {
-    states.insert(
-        node.id(),
-        NodeState {
-            node: node.clone(),
-            deps: 0,
-            buffer: vec![None; node.num_outputs()],
-            reaches: false,
-            execute: false,
-        },
-    );
+/// Adds `node` to the dense state vector and the id index; returns its index.
+fn insert_state(
+    states: &mut Vec<NodeState>,
+    index: &mut PtrMap<u32>,
+    node: &NodeRef,
+) -> Result<u32> {
+    let i = u32::try_from(states.len())
+        .map_err(|_| Error::runtime("backward: the graph has more than 4,294,967,295 nodes"))?;
+    index.insert(node.id(), i);
+    states.push(NodeState {
+        node: node.clone(),
+        deps: 0,
+        buffer: vec![None; node.num_outputs()],
+        children: smallvec::smallvec![NO_CHILD; node.base().edges.len()],
+        reaches: false,
+        execute: false,
+    });
+    Ok(i)
 }
 
 fn finish_leaf(
