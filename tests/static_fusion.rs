@@ -217,3 +217,61 @@ fn linear_of_other_shapes_and_dtypes_runs_as_the_separate_ops() {
     let bad = tensor(vec![1.0, 2.0, 3.0], &[3], DType::F32);
     assert!(x.linear(&w, Some(&bad), Activation::Identity).is_err());
 }
+
+#[test]
+fn linear_gradients_can_be_differentiated_again() {
+    use ferrograd::kernels::bias_act::Activation;
+    let leaf = |v: Vec<f64>, shape: &[usize]| {
+        let t = tensor(v, shape, DType::F64);
+        t.set_requires_grad(true).unwrap();
+        t
+    };
+    let x = leaf(seq(12, 1.0, 0.5), &[3, 4]);
+    let w = leaf(seq(8, 1.0, 0.4), &[4, 2]);
+    let b = leaf(vec![0.3, -0.2], &[2]);
+    let create = BackwardOptions {
+        retain_graph: true,
+        create_graph: true,
+    };
+    for act in [Activation::Tanh, Activation::Sigmoid, Activation::Identity] {
+        // d/dx of sum(d loss/dw * ones) through the fused op and through the separate ops
+        let second = |fused: bool| -> Vec<u64> {
+            let y = if fused {
+                x.linear(&w, Some(&b), act).unwrap()
+            } else {
+                let z = x.matmul(&w).unwrap().add(&b).unwrap();
+                match act {
+                    Activation::Tanh => z.tanh().unwrap(),
+                    Activation::Sigmoid => z.sigmoid().unwrap(),
+                    _ => z,
+                }
+            };
+            let loss = y.mul(&y).unwrap().sum(None, false).unwrap();
+            let one = loss.ones_like().unwrap();
+            let gw = grad_blocking(
+                std::slice::from_ref(&loss),
+                vec![one],
+                std::slice::from_ref(&w),
+                &[],
+                create,
+            )
+            .unwrap()
+            .remove(0)
+            .unwrap();
+            let s = gw.sum(None, false).unwrap();
+            let ones = s.ones_like().unwrap();
+            let gx = grad_blocking(
+                std::slice::from_ref(&s),
+                vec![ones],
+                std::slice::from_ref(&x),
+                &[],
+                create,
+            )
+            .unwrap()
+            .remove(0)
+            .unwrap();
+            bits(&gx)
+        };
+        assert_eq!(second(true), second(false), "{act:?}");
+    }
+}
