@@ -1350,6 +1350,19 @@ class _Program:
         """The id of the variable called ``name``."""
     def append_op(self, op: str, inputs: Sequence[int], **attrs: Any) -> int:
         """Appends an op; infers the output's shape and dtype; returns its id."""
+    def append_op_multi(self, op: str, inputs: Sequence[int], **attrs: Any) -> list[int]:
+        """Appends an op with several outputs (``split``, ``unbind``); returns their ids."""
+    def append_optimizer_step(
+        self,
+        rule: str,
+        params: Sequence[int],
+        grads: Sequence[int],
+        steps: Sequence[int],
+        buffers: Sequence[int],
+        lr: int,
+        **hyper: Any,
+    ) -> None:
+        """Appends an optimizer update (``rule`` "sgd" or "adam") of ``params``."""
     def append_constant(self, value: Any, like: int | None = None) -> int:
         """Appends a constant (Tensor, or scalar typed like variable ``like``)."""
     def append_init(

@@ -25,6 +25,7 @@ mod repr;
 mod signals;
 mod static_exec;
 mod static_ops;
+mod static_ops_ext;
 mod static_program;
 mod static_pyfunc;
 mod tensor;

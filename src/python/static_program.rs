@@ -5,13 +5,16 @@ use super::convert::operand;
 use super::dtype::parse_dtype;
 use super::errors::IntoPy;
 use super::static_ops::parse_op;
+use super::static_ops_ext::{parse_ext, parse_rule};
 use super::static_pyfunc::PyCallbacks;
 use super::tensor::PyTensor;
-use crate::static_graph::{Dim, InitKind, Program, VarKind};
+use crate::static_graph::{Dim, InitKind, OpKind, Program, VarKind};
 use parking_lot::Mutex;
 use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use pyo3::PyTraverseError;
 use std::sync::Arc;
 
 /// The Rust side of a static program (the core program behind a lock).
@@ -152,8 +155,48 @@ impl PyProgram {
         inputs: Vec<usize>,
         attrs: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<usize> {
-        let kind = parse_op(op, attrs)?;
-        self.inner.lock().append_op(kind, inputs).py()
+        let mut p = self.inner.lock();
+        let kind = match parse_ext(op, attrs, &p, &inputs)? {
+            Some(k) => k,
+            None => parse_op(op, attrs)?,
+        };
+        p.append_op(kind, inputs).py()
+    }
+
+    /// Appends an op with several outputs (`split`, `unbind`); returns their ids.
+    #[pyo3(signature = (op, inputs, **attrs))]
+    fn append_op_multi(
+        &self,
+        op: &str,
+        inputs: Vec<usize>,
+        attrs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Vec<usize>> {
+        let mut p = self.inner.lock();
+        let kind = match parse_ext(op, attrs, &p, &inputs)? {
+            Some(k) => k,
+            None => parse_op(op, attrs)?,
+        };
+        p.append_op_multi(kind, inputs).py()
+    }
+
+    /// Appends an optimizer update (`rule` "sgd" or "adam" with its hyper-parameters as
+    /// keywords) of `params` from `grads`, with persistable `steps`, `buffers` and `lr`.
+    #[pyo3(signature = (rule, params, grads, steps, buffers, lr, **hyper))]
+    fn append_optimizer_step(
+        &self,
+        rule: &str,
+        params: Vec<usize>,
+        grads: Vec<usize>,
+        steps: Vec<usize>,
+        buffers: Vec<usize>,
+        lr: usize,
+        hyper: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<()> {
+        let rule = parse_rule(rule, hyper)?;
+        self.inner
+            .lock()
+            .append_optimizer_step(rule, params, grads, steps, buffers, lr)
+            .py()
     }
 
     /// Appends a constant: a Tensor, or a Python scalar typed like variable `like`
@@ -257,5 +300,33 @@ impl PyProgram {
     /// A readable listing of variables and ops.
     fn describe(&self) -> String {
         self.inner.lock().describe()
+    }
+
+    /// Garbage collection: the Python objects the program holds (the `py_func`
+    /// callbacks), so that a cycle through them (a callback referring to the program) is
+    /// found. A program locked by another thread is skipped this time.
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        let Some(p) = self.inner.try_lock() else {
+            return Ok(());
+        };
+        for op in &p.ops {
+            if let OpKind::PyFunc(f) = &*op.kind {
+                if let Some(cb) = f
+                    .callback
+                    .as_any()
+                    .and_then(|a| a.downcast_ref::<PyCallbacks>())
+                {
+                    cb.traverse(&visit)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Garbage collection: breaks a cycle by emptying the (unreachable) program, which
+    /// drops its callbacks.
+    fn __clear__(&self) {
+        let old = std::mem::take(&mut *self.inner.lock());
+        drop(old); // outside the lock: dropping callbacks may run Python code
     }
 }

@@ -88,9 +88,24 @@ fn wrap_all<'py>(py: Python<'py>, ts: &[Tensor], skip: &[bool]) -> PyResult<Vec<
         .collect()
 }
 
+impl PyCallbacks {
+    /// Shows the garbage collector the Python functions held.
+    pub fn traverse(
+        &self,
+        visit: &pyo3::gc::PyVisit<'_>,
+    ) -> std::result::Result<(), pyo3::PyTraverseError> {
+        visit.call(&self.func)?;
+        visit.call(&self.backward)
+    }
+}
+
 impl PyFuncCallback for PyCallbacks {
     fn name(&self) -> String {
         self.name.clone()
+    }
+
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
     }
 
     fn has_backward(&self) -> bool {

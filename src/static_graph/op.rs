@@ -2,6 +2,8 @@
 //! family with its attributes, how each runs over the crate's differentiable tensor ops,
 //! and which of them carry gradients.
 
+use super::op_ext::ExtOp;
+use super::optim_op::OptimizerStep;
 use super::pyfunc::PyFuncOp;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -77,6 +79,10 @@ pub enum OpKind {
     Assign,
     /// A Python operator whose forward and backward are user callbacks.
     PyFunc(Arc<PyFuncOp>),
+    /// Indexing, joining/splitting, selection, statistics and shape ops ([`ExtOp`]).
+    Ext(ExtOp),
+    /// An optimizer update of parameters and their state (`optimizer.minimize`).
+    OptimizerStep(OptimizerStep),
     /// The backward section: inputs are `targets ++ wrt ++ target_grads ++ blocked`,
     /// outputs are the gradients of the `wrt` variables; gradients do not flow through
     /// the `blocked` variables (Paddle's `no_grad_set`).
@@ -119,6 +125,8 @@ impl OpKind {
             OpKind::Assign => "assign".into(),
             OpKind::PyFunc(_) => "py_func".into(),
             OpKind::Gradients { .. } => "gradients".into(),
+            OpKind::Ext(op) => op.name().into(),
+            OpKind::OptimizerStep(_) => "optimizer_step".into(),
         }
     }
 
@@ -144,7 +152,11 @@ impl OpKind {
             ),
             OpKind::Cast(d) => d.is_differentiable(),
             OpKind::PyFunc(op) => op.has_backward(),
-            OpKind::Constant(_) | OpKind::Init(_) | OpKind::Gradients { .. } => false,
+            OpKind::Ext(op) => op.passes_grad(),
+            OpKind::Constant(_)
+            | OpKind::Init(_)
+            | OpKind::Gradients { .. }
+            | OpKind::OptimizerStep(_) => false,
             _ => true,
         }
     }
@@ -193,6 +205,8 @@ impl OpKind {
             OpKind::Init(init) => one(run_init(init, out_shape, out_dtype)),
             OpKind::Assign => Ok(vec![x()?.detach()]),
             OpKind::PyFunc(op) => op.apply(inputs),
+            OpKind::Ext(op) => op.run(inputs),
+            OpKind::OptimizerStep(op) => op.run(inputs),
             OpKind::Gradients { .. } => Err(Error::runtime(
                 "gradients: the backward section is run by the executor, not as an op",
             )),

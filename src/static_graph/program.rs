@@ -4,7 +4,9 @@
 //! error then, naming the op.
 
 use super::infer::infer;
+use super::infer_ext::infer_ext;
 use super::op::{InitKind, OpKind};
+use super::optim_op::{OptRule, OptimizerStep};
 use super::pyfunc::{OutSpec, PyFuncCallback, PyFuncOp};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -202,13 +204,105 @@ impl Program {
     /// Appends an op computing a new variable from `inputs`; its shape and dtype are
     /// inferred now. Returns the new variable's id.
     pub fn append_op(&mut self, kind: OpKind, inputs: Vec<usize>) -> Result<usize> {
+        let outs = self.append_op_multi(kind, inputs)?;
+        match outs.as_slice() {
+            [one] => Ok(*one),
+            _ => Err(Error::runtime(format!(
+                "append_op: the op has {} outputs; use append_op_multi",
+                outs.len()
+            ))),
+        }
+    }
+
+    /// Appends an op with one or several outputs (split, unbind); their shapes and
+    /// dtypes are inferred now. Returns the new variables' ids.
+    pub fn append_op_multi(&mut self, kind: OpKind, inputs: Vec<usize>) -> Result<Vec<usize>> {
         self.check_ids(&kind.name(), &inputs)?;
         let descs: Vec<&VarDesc> = inputs.iter().map(|&i| &self.vars[i]).collect();
-        let (dtype, shape) = infer(&kind, &descs)?;
-        let name = self.fresh_name(&kind.name());
-        let out = self.add_var(&name, dtype, shape, VarKind::Temp)?;
-        self.push_op(kind, inputs, vec![out]);
-        Ok(out)
+        let outs = match &kind {
+            OpKind::Ext(op) => infer_ext(op, &descs)?,
+            _ => vec![infer(&kind, &descs)?],
+        };
+        let mut ids = Vec::with_capacity(outs.len());
+        for (dtype, shape) in outs {
+            let name = self.fresh_name(&kind.name());
+            ids.push(self.add_var(&name, dtype, shape, VarKind::Temp)?);
+        }
+        self.push_op(kind, inputs, ids.clone());
+        Ok(ids)
+    }
+
+    /// Appends an optimizer update: `params` (trainable parameters) are updated from
+    /// `grads` with the per-parameter `steps` (int64 scalars) and `buffers`
+    /// (parameter-major, `rule.n_buffers()` each), all persistable, at learning rate `lr`
+    /// (a persistable float64 scalar).
+    pub fn append_optimizer_step(
+        &mut self,
+        rule: OptRule,
+        params: Vec<usize>,
+        grads: Vec<usize>,
+        steps: Vec<usize>,
+        buffers: Vec<usize>,
+        lr: usize,
+    ) -> Result<()> {
+        let op = OptimizerStep {
+            rule,
+            n_params: params.len(),
+        };
+        let nb = rule.n_buffers();
+        if grads.len() != params.len()
+            || steps.len() != params.len()
+            || buffers.len() != params.len() * nb
+        {
+            return Err(Error::value(format!(
+                "optimizer: got {} parameters, {} gradients, {} step counters and {} buffers                  ({nb} per parameter expected)",
+                params.len(),
+                grads.len(),
+                steps.len(),
+                buffers.len()
+            )));
+        }
+        for list in [&params, &grads, &steps, &buffers, &vec![lr]] {
+            self.check_ids("optimizer", list)?;
+        }
+        for (k, &p) in params.iter().enumerate() {
+            let pv = &self.vars[p];
+            let same = |v: usize| self.vars[v].dtype == pv.dtype && self.vars[v].shape == pv.shape;
+            let bufs = &buffers[k * nb..(k + 1) * nb];
+            if pv.kind != VarKind::Parameter || !pv.dtype.is_differentiable() {
+                return Err(Error::type_err(format!(
+                    "optimizer: '{}' ({}) is not a floating parameter",
+                    pv.name, pv.dtype
+                )));
+            }
+            if !same(grads[k]) || !bufs.iter().all(|&b| same(b)) {
+                return Err(Error::value(format!(
+                    "optimizer: the gradient or state of '{}' does not match its shape {} and                      dtype {}",
+                    pv.name,
+                    fmt_shape(&pv.shape),
+                    pv.dtype
+                )));
+            }
+        }
+        for &v in steps.iter().chain(&buffers).chain([&lr]) {
+            if self.vars[v].kind != VarKind::Parameter {
+                return Err(Error::value(format!(
+                    "optimizer: state variable '{}' must be persistable",
+                    self.vars[v].name
+                )));
+            }
+        }
+        let mut inputs = params.clone();
+        inputs.extend(&grads);
+        inputs.extend(&steps);
+        inputs.extend(&buffers);
+        inputs.push(lr);
+        let mut outputs = params;
+        outputs.extend(steps);
+        outputs.extend(buffers);
+        debug_assert_eq!(inputs.len(), op.n_inputs());
+        self.push_op(OpKind::OptimizerStep(op), inputs, outputs);
+        Ok(())
     }
 
     /// Appends a constant (a scalar or eager tensor used while building).

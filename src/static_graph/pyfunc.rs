@@ -26,6 +26,11 @@ pub trait PyFuncCallback: Send + Sync {
         outputs: &[Tensor],
         grads: &[Option<Tensor>],
     ) -> Result<Vec<Option<Tensor>>>;
+    /// The implementation as `Any`, so that bindings can reach what they stored in it
+    /// (e.g. to show a garbage collector the Python objects held); None by default.
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
+    }
 }
 
 /// The contract one `py_func` output is checked against: its declared variable.

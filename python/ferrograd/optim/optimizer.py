@@ -5,6 +5,7 @@ and call one Rust update per group per ``step()``."""
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
@@ -28,6 +29,21 @@ def _refuse_unsupported(
         raise NotImplementedError("lazy_mode applies to sparse gradients, which are not supported")
     if differentiable:
         raise NotImplementedError("differentiable=True is not supported")
+
+
+def _static_parameters(params: Any) -> list[Any] | None:
+    """In static mode, the parameters given (static Variables or names; ``[]`` when
+    none, meaning all trainable ones of the program); None in dynamic mode or when
+    ``params`` holds eager tensors."""
+    static = sys.modules.get("ferrograd.static._mode")
+    if static is None or static.in_dynamic_mode():
+        return None
+    if params is None:
+        return []
+    items = list(params)
+    if items and all(isinstance(p, (static.Variable, str)) for p in items):
+        return items
+    return None
 
 
 def _is_scheduler(obj: object) -> bool:
@@ -117,7 +133,12 @@ class Optimizer:
             raise TypeError("pass the parameters once: either `params` or `parameters=`")
         if params is None:
             params = parameters
-        if params is None:
+        static_params = _static_parameters(params)
+        if static_params is not None:
+            # static mode: minimize(loss) appends the update to the loss's program
+            self._static_params = static_params
+            params = None
+        elif params is None:
             raise ValueError(
                 f"{type(self).__name__}: no parameters given; pass them, e.g. "
                 f"{type(self).__name__}(model.parameters(), lr=0.01) or "
@@ -134,6 +155,8 @@ class Optimizer:
         self.defaults = defaults
         self.param_groups: list[dict[str, Any]] = []
         self._group_states: list[Any] = []
+        if params is None:
+            return
         if isinstance(params, Tensor):
             raise TypeError(
                 "params must be an iterable of Tensors or dicts, got a single Tensor; "
@@ -235,7 +258,13 @@ class Optimizer:
 
     def minimize(self, loss: Tensor, startup_program: Any = None, parameters: Any = None,
                  no_grad_set: Any = None) -> tuple[list[Any], list[Any]]:
-        """Paddle: ``loss.backward()`` then ``step()`` (gradients are not cleared)."""
+        """Paddle: ``loss.backward()`` then ``step()`` (gradients are not cleared). With a
+        static ``loss`` it appends the backward section and the update to its program."""
+        static_variable = sys.modules.get("ferrograd.static.variable")
+        if static_variable is not None and isinstance(loss, static_variable.Variable):
+            from ..static.optimizer import minimize as static_minimize
+
+            return static_minimize(self, loss, startup_program, parameters, no_grad_set)
         loss.backward()
         self.step()
         return [], []

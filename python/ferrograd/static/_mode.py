@@ -58,6 +58,21 @@ def _concat_wrapper(original: Callable[..., Any]) -> Callable[..., Any]:
     return concat
 
 
+def _function_wrapper(original: Callable[..., Any], static: Callable[..., Any]) -> Callable[..., Any]:
+    # records when a static Variable is among the arguments (or in the list of the first)
+    @functools.wraps(original)
+    def dispatch(*args: Any, **kwargs: Any) -> Any:
+        first = args[0] if args else None
+        scan = list(args) + list(kwargs.values())
+        if isinstance(first, (list, tuple)):
+            scan += list(first)
+        if _first_variable(tuple(scan)) is not None:
+            return static(*args, **kwargs)
+        return original(*args, **kwargs)
+
+    return dispatch
+
+
 def _install() -> None:
     import ferrograd
     from ferrograd import _api
@@ -78,6 +93,13 @@ def _install() -> None:
         if key not in _originals and hasattr(ferrograd, name):
             _originals[key] = getattr(ferrograd, name)
             setattr(ferrograd, name, _concat_wrapper(_originals[key]))
+    from .functions import FUNCTIONS
+
+    for name, static in FUNCTIONS.items():
+        key = ("ferrograd", name)
+        if key not in _originals and hasattr(ferrograd, name):
+            _originals[key] = getattr(ferrograd, name)
+            setattr(ferrograd, name, _function_wrapper(_originals[key], static))
 
 
 def _uninstall() -> None:

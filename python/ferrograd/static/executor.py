@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import _core
+from . import optimizer as _optimizer
 from . import program as _program
 from .variable import Variable
 
@@ -64,6 +65,7 @@ class Executor:
                 f"Executor.run: feed must be a dict {{name: array}}, got {type(feed).__name__}"
             )
         s = scope if scope is not None else _program.global_scope()
+        _optimizer.sync_learning_rates(program, s)
         return list(self._core.run(program._core, feed, ids, s._core, return_numpy))
 
     def close(self) -> None:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import _core
+from .variable_ops import VariableOpsMixin
 
 if TYPE_CHECKING:
     from .program import Block, Program
@@ -21,7 +22,7 @@ def _dtype_object(name: str) -> Any:
     return getattr(_core, name)
 
 
-class Variable:
+class Variable(VariableOpsMixin):
     """A variable of a static program: data (fed at run time), parameter (held in a
     scope), or the result of an op. ``shape`` uses ``-1`` for dimensions known only at
     run time."""

@@ -1,0 +1,150 @@
+"""``optimizer.minimize(loss)`` in static mode (Paddle's usual static training).
+
+Appends the backward section for the trainable parameters and one optimizer-update op
+to the loss's program. The update runs the eager optimizer's Rust kernels, so a static
+step equals an eager step. Its state — moments, per-parameter step counts and the
+learning rate — lives in persistable variables, initialised (to zeros / the rate) by
+the startup program and kept in the scope between runs. An ``LRScheduler`` is read each
+time the program runs (call ``scheduler.step()`` between runs, as in Paddle).
+"""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+from typing import Any
+
+from .. import _core
+from . import program as _program
+from .backward import append_backward
+from .variable import Variable
+
+_counter = itertools.count()
+
+# program -> [(learning-rate variable name, scheduler)], read by Executor.run
+_schedulers: weakref.WeakKeyDictionary[Any, list[tuple[str, Any]]] = weakref.WeakKeyDictionary()
+
+
+def _rule_of(opt: Any) -> tuple[str, dict[str, Any], tuple[str, ...]]:
+    """The Rust update rule, its hyper-parameters and the buffer names of ``opt``."""
+    from ..optim.adam import Adam
+    from ..optim.sgd import SGD
+
+    d = opt.defaults
+    if isinstance(opt, SGD):
+        hyper = {
+            "momentum": float(d["momentum"]),
+            "dampening": float(d["dampening"]),
+            "weight_decay": float(d["weight_decay"]),
+            "nesterov": bool(d["nesterov"]),
+            "maximize": bool(d["maximize"]),
+        }
+        names: tuple[str, ...] = ("momentum_buffer",) if hyper["momentum"] != 0.0 else ()
+        return "sgd", hyper, names
+    if isinstance(opt, Adam):
+        b1, b2 = d["betas"]
+        hyper = {
+            "beta1": float(b1),
+            "beta2": float(b2),
+            "eps": float(d["eps"]),
+            "weight_decay": float(d["weight_decay"]),
+            "decoupled": bool(opt._decoupled),
+            "amsgrad": bool(d["amsgrad"]),
+            "maximize": bool(d["maximize"]),
+        }
+        names = ("moment1", "moment2", *(("max_moment2",) if hyper["amsgrad"] else ()))
+        return "adam", hyper, names
+    raise NotImplementedError(
+        f"{type(opt).__name__}.minimize is not supported in static mode; use SGD, Momentum, "
+        "Adam or AdamW"
+    )
+
+
+def _state_var(
+    main: _program.Program,
+    startup: _program.Program,
+    name: str,
+    dtype: Any,
+    shape: list[int],
+    value: float,
+) -> Variable:
+    """A persistable, non-trainable variable in ``main``, initialised to ``value`` by
+    ``startup``."""
+    var = main.current_block()._wrap(main._core.create_var(name, dtype, shape, "parameter"))
+    var.trainable = False
+    var.stop_gradient = True
+    sid = startup._core.create_var(name, dtype, shape, "parameter")
+    startup._core.append_init(sid, "constant", float(value), 0.0, None)
+    startup.current_block()._wrap(sid).trainable = False
+    return var
+
+
+def _resolve_params(opt: Any, loss: Variable, parameters: Any) -> list[Variable] | None:
+    chosen = parameters if parameters is not None else getattr(opt, "_static_params", None)
+    if not chosen:
+        return None
+    block = loss.block
+    out = []
+    for p in chosen:
+        v = p if isinstance(p, Variable) else block.var(p)
+        if v.block is not block:
+            v = block.var(v.name)
+        out.append(v)
+    return out
+
+
+def minimize(
+    opt: Any,
+    loss: Variable,
+    startup_program: Any = None,
+    parameters: Any = None,
+    no_grad_set: Any = None,
+) -> tuple[list[Any], list[tuple[Variable, Variable]]]:
+    """Appends the gradients of ``loss`` and ``opt``'s update of the parameters
+    (``parameters``, those given to the optimizer, or all trainable parameters of the
+    program) to the loss's program; returns ``([], [(param, grad), ...])``."""
+    main = loss.block.program
+    startup = startup_program if startup_program is not None else _program.default_startup_program()
+    if opt.defaults.get("lr_scale", 1.0) != 1.0 or len(getattr(opt, "param_groups", [])) > 1:
+        raise NotImplementedError("static minimize does not support parameter groups")
+    rule, hyper, buffer_names = _rule_of(opt)
+    pairs = append_backward(loss, _resolve_params(opt, loss, parameters), no_grad_set)
+    if not pairs:
+        raise ValueError(
+            "minimize: no trainable parameter receives a gradient from the loss; create "
+            "parameters with static.create_parameter or nn layers built in static mode"
+        )
+    k = next(_counter)
+    scheduler = getattr(opt, "_lr_scheduler", None)
+    lr0 = float(scheduler()) if scheduler is not None else float(opt.defaults["lr"])
+    lr = _state_var(main, startup, f"learning_rate_{k}", "float64", [], lr0)
+    steps, buffers = [], []
+    for p, _ in pairs:
+        steps.append(_state_var(main, startup, f"{p.name}_step_{k}", "int64", [], 0.0))
+        for b in buffer_names:
+            buffers.append(_state_var(main, startup, f"{p.name}_{b}_{k}", p._dtype_name, p.shape, 0.0))
+    main._core.append_optimizer_step(
+        rule,
+        [p.id for p, _ in pairs],
+        [g.id for _, g in pairs],
+        [s.id for s in steps],
+        [b.id for b in buffers],
+        lr.id,
+        **hyper,
+    )
+    if scheduler is not None:
+        _schedulers.setdefault(main, []).append((lr.name, scheduler))
+    return [], pairs
+
+
+def sync_learning_rates(program: Any, scope: Any) -> None:
+    """Writes the current rate of each scheduler driving ``program`` into ``scope``
+    (called by ``Executor.run``)."""
+    entries = _schedulers.get(program)
+    if not entries:
+        return
+    for name, scheduler in entries:
+        scope.set(name, _core.to_tensor(float(scheduler()), dtype="float64"))
+
+
+__all__ = ["minimize", "sync_learning_rates"]

@@ -1,0 +1,284 @@
+//! The indexing, joining/splitting, selection, statistics and shape ops of static
+//! programs ([`ExtOp`]): their attributes, names, and how each runs over the crate's
+//! differentiable tensor ops. Their build-time inference is in [`super::infer_ext`].
+
+use crate::autograd::ops::index::IndexItem;
+use crate::error::{Error, Result};
+use crate::tensor::Tensor;
+
+/// One item of a recorded `x[...]` index. Tensor indices are variables: each
+/// [`IndexSpec::Var`] takes the op's next input after `x`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IndexSpec {
+    /// An integer (negative wraps).
+    Int(isize),
+    /// `start:stop:step` (Python semantics, negative steps allowed).
+    Slice(Option<isize>, Option<isize>, isize),
+    /// `None`: a new size-1 dimension.
+    NewAxis,
+    /// `...`.
+    Ellipsis,
+    /// An integer or bool index variable (the op's next input).
+    Var,
+}
+
+/// A reduction with the shape rule of `sum` (axes, keepdim).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ExtReduce {
+    /// Product.
+    Prod,
+    /// `log(sum(exp(x)))`.
+    LogSumExp,
+    /// True where all elements are non-zero (bool, no gradient).
+    All,
+    /// True where any element is non-zero (bool, no gradient).
+    Any,
+    /// Variance with a correction (1 = unbiased).
+    Var(f64),
+    /// Standard deviation with a correction.
+    Std(f64),
+}
+
+/// The ops of this module, one variant per eager function family.
+#[derive(Clone, Debug)]
+pub enum ExtOp {
+    /// `x[items]`; inputs are `x` then one variable per [`IndexSpec::Var`].
+    Index(Vec<IndexSpec>),
+    /// Stacks its inputs along a new axis.
+    Stack(isize),
+    /// Splits along `axis` into sections; `None` is "the rest" (at most one). One
+    /// output per section.
+    Split {
+        /// Axis split.
+        axis: isize,
+        /// Section sizes.
+        sections: Vec<Option<usize>>,
+    },
+    /// Every position along an axis (the axis removed); one output per position.
+    Unbind {
+        /// Axis unbound.
+        axis: isize,
+        /// Its size (known when building: it is the number of outputs).
+        count: usize,
+    },
+    /// torch `gather(dim, index)` / Paddle `take_along_axis`; inputs `x, index`.
+    Gather(isize),
+    /// `index_select(index, axis)`; inputs `x, index` (1-D).
+    IndexSelect(isize),
+    /// `where(cond, x, y)`; inputs `cond, x, y`, broadcast together.
+    Where,
+    /// `argmax` / `argmin` along an axis (None = flattened), int64, no gradient.
+    ArgReduce {
+        /// Axis, or None for the flattened input.
+        axis: Option<isize>,
+        /// Keep the reduced dimension as size 1.
+        keepdim: bool,
+        /// argmax (true) or argmin.
+        max: bool,
+    },
+    /// A reduction over `axes` (None = all).
+    Reduce {
+        /// Which reduction.
+        kind: ExtReduce,
+        /// Axes, None for all.
+        axes: Option<Vec<isize>>,
+        /// Keep reduced dimensions as size 1.
+        keepdim: bool,
+    },
+    /// Removes the size-1 dimensions listed (resolved at build time: only dimensions known
+    /// to be 1 are removed, so the rank never depends on the feed).
+    Squeeze(Vec<usize>),
+    /// Inserts size-1 dimensions at the given positions of the result.
+    Unsqueeze(Vec<isize>),
+    /// Flattens dims `start..=end`.
+    Flatten(isize, isize),
+    /// Broadcasts to a shape; `-1` keeps the input's dimension.
+    Expand(Vec<isize>),
+    /// Broadcasts the first input to the second input's shape.
+    ExpandAs,
+}
+
+impl ExtOp {
+    /// The op's user-facing name (the eager function of the same meaning).
+    pub fn name(&self) -> &'static str {
+        match self {
+            ExtOp::Index(_) => "getitem",
+            ExtOp::Stack(_) => "stack",
+            ExtOp::Split { .. } => "split",
+            ExtOp::Unbind { .. } => "unbind",
+            ExtOp::Gather(_) => "gather",
+            ExtOp::IndexSelect(_) => "index_select",
+            ExtOp::Where => "where",
+            ExtOp::ArgReduce { max: true, .. } => "argmax",
+            ExtOp::ArgReduce { max: false, .. } => "argmin",
+            ExtOp::Reduce { kind, .. } => match kind {
+                ExtReduce::Prod => "prod",
+                ExtReduce::LogSumExp => "logsumexp",
+                ExtReduce::All => "all",
+                ExtReduce::Any => "any",
+                ExtReduce::Var(_) => "var",
+                ExtReduce::Std(_) => "std",
+            },
+            ExtOp::Squeeze(_) => "squeeze",
+            ExtOp::Unsqueeze(_) => "unsqueeze",
+            ExtOp::Flatten(..) => "flatten",
+            ExtOp::Expand(_) => "expand",
+            ExtOp::ExpandAs => "expand_as",
+        }
+    }
+
+    /// Number of outputs (several for split and unbind).
+    pub fn n_outputs(&self) -> usize {
+        match self {
+            ExtOp::Split { sections, .. } => sections.len(),
+            ExtOp::Unbind { count, .. } => *count,
+            _ => 1,
+        }
+    }
+
+    /// Whether a gradient flows from the outputs to the inputs (index inputs and
+    /// conditions never get one: they are integer or bool).
+    pub fn passes_grad(&self) -> bool {
+        !matches!(
+            self,
+            ExtOp::ArgReduce { .. }
+                | ExtOp::Reduce {
+                    kind: ExtReduce::All | ExtReduce::Any,
+                    ..
+                }
+        )
+    }
+
+    /// Runs the op with the crate's differentiable ops; returns one tensor per output.
+    pub fn run(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+        let name = self.name();
+        let n_outputs = self.n_outputs();
+        let x = inputs
+            .first()
+            .ok_or_else(|| Error::runtime(format!("{name}: missing input")))?;
+        let second = || {
+            inputs
+                .get(1)
+                .ok_or_else(|| Error::runtime(format!("{name}: missing input")))
+        };
+        let one = |t: Result<Tensor>| t.map(|t| vec![t]);
+        let outs = match self {
+            ExtOp::Index(items) => {
+                let mut vars = inputs[1..].iter();
+                let resolved = items
+                    .iter()
+                    .map(|it| {
+                        Ok(match it {
+                            IndexSpec::Int(i) => IndexItem::Int(*i),
+                            IndexSpec::Slice(a, b, s) => IndexItem::Slice(*a, *b, *s),
+                            IndexSpec::NewAxis => IndexItem::NewAxis,
+                            IndexSpec::Ellipsis => IndexItem::Ellipsis,
+                            IndexSpec::Var => IndexItem::Tensor(
+                                vars.next()
+                                    .ok_or_else(|| {
+                                        Error::runtime("getitem: missing index variable")
+                                    })?
+                                    .clone(),
+                            ),
+                        })
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                vec![x.index(&resolved)?]
+            }
+            ExtOp::Stack(axis) => vec![Tensor::stack(inputs, *axis)?],
+            ExtOp::Split { axis, sections } => {
+                let sizes = resolve_sections(x, *axis, sections)?;
+                x.split(&sizes, *axis)?
+            }
+            ExtOp::Unbind { axis, .. } => x.unbind(*axis)?,
+            ExtOp::Gather(d) => one(x.gather(*d, second()?))?,
+            ExtOp::IndexSelect(d) => one(x.index_select(*d, second()?))?,
+            ExtOp::Where => {
+                let y = inputs
+                    .get(2)
+                    .ok_or_else(|| Error::runtime("where: missing input"))?;
+                one(Tensor::where_(x, second()?, y))?
+            }
+            ExtOp::ArgReduce { axis, keepdim, max } => one(x.argmax_argmin(*axis, *keepdim, *max))?,
+            ExtOp::Reduce {
+                kind,
+                axes,
+                keepdim,
+            } => {
+                let ax = axes.as_deref();
+                one(match kind {
+                    ExtReduce::Prod => x.prod(ax, *keepdim),
+                    ExtReduce::LogSumExp => x.logsumexp(ax, *keepdim),
+                    ExtReduce::All => x.all_any(ax, *keepdim, true),
+                    ExtReduce::Any => x.all_any(ax, *keepdim, false),
+                    ExtReduce::Var(c) => x.var(ax, *c, *keepdim),
+                    ExtReduce::Std(c) => x.std(ax, *c, *keepdim),
+                })?
+            }
+            ExtOp::Squeeze(dims) => {
+                let d: Vec<isize> = dims.iter().map(|&d| d as isize).collect();
+                if let Some(&k) = dims.iter().find(|&&k| x.shape().get(k) != Some(&1)) {
+                    return Err(Error::value(format!(
+                        "squeeze: dimension {k} was recorded as size 1 but the value has shape {:?}",
+                        x.shape()
+                    )));
+                }
+                one(x.squeeze(Some(&d)))?
+            }
+            ExtOp::Unsqueeze(axes) => {
+                let final_ndim = (x.ndim() + axes.len()) as isize;
+                let mut sorted: Vec<isize> = axes
+                    .iter()
+                    .map(|&a| if a < 0 { a + final_ndim } else { a })
+                    .collect();
+                sorted.sort_unstable();
+                let mut t = x.clone();
+                for a in sorted {
+                    t = t.unsqueeze(a)?;
+                }
+                vec![t]
+            }
+            ExtOp::Flatten(s, e) => one(x.flatten(*s, *e))?,
+            ExtOp::Expand(shape) => {
+                let n = shape.len();
+                let nd = x.ndim();
+                let target = shape
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &d)| {
+                        if d == -1 && i + nd >= n {
+                            Ok(x.shape()[i + nd - n])
+                        } else {
+                            usize::try_from(d).map_err(|_| {
+                                Error::value(format!("expand: invalid size {d} in {shape:?}"))
+                            })
+                        }
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                one(x.expand(&target))?
+            }
+            ExtOp::ExpandAs => one(x.expand(second()?.shape()))?,
+        };
+        if outs.len() != n_outputs {
+            return Err(Error::value(format!(
+                "{name}: produced {} outputs at run time, but the program recorded {n_outputs}; \
+                 the size of the split dimension must match the one known when building",
+                outs.len()
+            )));
+        }
+        Ok(outs)
+    }
+}
+
+/// Section sizes of a split at run time (`None` = the rest of the dimension).
+fn resolve_sections(x: &Tensor, axis: isize, sections: &[Option<usize>]) -> Result<Vec<usize>> {
+    let d = crate::layout::normalize_dim(axis, x.ndim(), "split")?;
+    let total = x.shape()[d];
+    let known: usize = sections.iter().flatten().sum();
+    let rest = total.checked_sub(known).ok_or_else(|| {
+        Error::value(format!(
+            "split: the sections {sections:?} add up to more than the size {total} of dimension {axis}"
+        ))
+    })?;
+    Ok(sections.iter().map(|s| s.unwrap_or(rest)).collect())
+}
