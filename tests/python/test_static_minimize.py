@@ -192,3 +192,11 @@ def test_training_example_like_the_seed():
         (lv,) = exe.run(feed={"x": xb, "y": 2.0 * xb}, fetch_list=[loss])
         first = float(lv) if first is None else first
     assert float(lv) < 1e-3 < first
+
+
+def test_eager_optimizer_still_works_in_static_mode():
+    w = fg.to_tensor(np.ones(2), stop_gradient=False)
+    opt = fg.optim.SGD((p for p in [w]), lr=0.5)  # a generator is not consumed by the check
+    (w * w).sum().backward()
+    opt.step()
+    np.testing.assert_allclose(w.numpy(), [0.0, 0.0])

@@ -40,9 +40,11 @@ def _static_parameters(params: Any) -> list[Any] | None:
         return None
     if params is None:
         return []
-    items = list(params)
-    if items and all(isinstance(p, (static.Variable, str)) for p in items):
-        return items
+    # only lists/tuples are inspected: an iterator of eager tensors must not be consumed
+    if isinstance(params, (list, tuple)) and params and all(
+        isinstance(p, (static.Variable, str)) for p in params
+    ):
+        return list(params)
     return None
 
 
