@@ -53,7 +53,7 @@ def _check(fn, arrays, dyn, grad, feeds):
     floats = [i for i, a in enumerate(arrays) if a.dtype.kind == "f"]
     weights = [rng(7).standard_normal([max(d, 1) if d >= 0 else 1 for d in o.shape]) for o in outs]
     grads = []
-    grad = grad and any(o.dtype in (fg.float32, fg.float64) for o in outs)
+    grad = grad and bool(floats) and any(o.dtype in (fg.float32, fg.float64) for o in outs)
     if grad:
         loss = None
         for o, w in zip(outs, weights):
@@ -268,6 +268,7 @@ def test_where_broadcasts_and_routes_gradients():
     a, b = rng(1).standard_normal((3, 4)), rng(2).standard_normal((4,))
     check(lambda cond, x, y: fg.where(cond, x, y), c, a, b)
     check(lambda cond, x: fg.where(cond, x, 0.5), c, a)
+    check(lambda cond: fg.where(cond, 1.5, -2.0), c)
     check(lambda x: fg.where(x > 0, x, x * 0.1), a, dyn=True, feeds=[[a[:1]]])
     x = static.data("x", [3, 4], "float32")
     with pytest.raises(ValueError, match="where: the shapes .* cannot be broadcast"):

@@ -57,9 +57,7 @@ def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None)
     var = first_variable([condition, x, y])
     if var is None:
         raise TypeError("where: expected a static Variable")
-    like = first_variable([x, y])
-    if like is None:
-        like = var
+    like = first_variable([x, y])  # scalars are typed like x or y (float32 otherwise, as eager)
     block = var.block
     c, a, b = (block._as_variable(v, like=like) for v in (condition, x, y))
     return block._append("where", [c, a, b], {})
