@@ -65,7 +65,8 @@ class Executor:
                 f"Executor.run: feed must be a dict {{name: array}}, got {type(feed).__name__}"
             )
         s = scope if scope is not None else _program.global_scope()
-        _optimizer.sync_learning_rates(program, s)
+        if _optimizer.scheduled:
+            _optimizer.sync_learning_rates(program, s)
         return list(self._core.run(program._core, feed, ids, s._core, return_numpy))
 
     def close(self) -> None:

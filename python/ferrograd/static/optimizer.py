@@ -23,6 +23,8 @@ _counter = itertools.count()
 
 # program -> [(learning-rate variable name, scheduler)], read by Executor.run
 _schedulers: weakref.WeakKeyDictionary[Any, list[tuple[str, Any]]] = weakref.WeakKeyDictionary()
+#: whether any program is driven by a scheduler (lets Executor.run skip the lookup)
+scheduled = False
 
 
 def _rule_of(opt: Any) -> tuple[str, dict[str, Any], tuple[str, ...]]:
@@ -133,6 +135,8 @@ def minimize(
         **hyper,
     )
     if scheduler is not None:
+        global scheduled
+        scheduled = True
         _schedulers.setdefault(main, []).append((lr.name, scheduler))
     return [], pairs
 
