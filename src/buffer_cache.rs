@@ -13,9 +13,21 @@
 //! `FERROGRAD_BUFFER_CACHE_BYTES`, or [`set_limit`]); the oldest are freed first. A reused
 //! buffer holds stale data, exactly like a fresh `malloc`: every caller writes before it
 //! reads.
+//!
+//! Two rules keep the cache from costing memory where memory is what the user is short of:
+//! - while any [`Suspension`] lives (one per saved tensor handed to a pack hook, i.e.
+//!   while a graph whose activations were moved out of RAM exists), the cache keeps
+//!   nothing and gives back what it holds: a user who offloads saved activations traded
+//!   speed for memory, and resident free buffers would undo that;
+//! - a large buffer that leaves the cache, or that the cache declines, has its pages
+//!   returned to the kernel ([`return_pages`]) before it is freed, so the allocator's heap
+//!   does not keep it resident either (glibc serves large blocks from its heap once its
+//!   dynamic mmap threshold has grown, and never gives back free blocks in the middle of
+//!   that heap).
 
 use parking_lot::Mutex;
 use std::alloc::Layout;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Smallest buffer worth caching: smaller ones are served by the allocator's own free lists.
 pub const MIN_BYTES: usize = 1 << 20;
@@ -70,8 +82,80 @@ fn release(entries: Vec<Entry>) {
     for e in entries {
         // SAFETY: every entry was allocated by the global allocator with exactly this
         // layout (see `give`) and is owned by nobody else.
-        unsafe { std::alloc::dealloc(e.ptr as *mut u8, e.layout) };
+        unsafe {
+            return_pages(e.ptr as *mut u8, e.layout.size());
+            std::alloc::dealloc(e.ptr as *mut u8, e.layout);
+        }
     }
+}
+
+/// Number of live [`Suspension`]s.
+static SUSPENDED: AtomicUsize = AtomicUsize::new(0);
+
+/// While one of these lives, the cache keeps no buffer. Saved tensors handed to a pack
+/// hook hold one each, so the cache stays empty from the first pack until the last
+/// packed tensor of every graph is released.
+pub struct Suspension(());
+
+impl Suspension {
+    /// Suspends caching (the first suspension frees what the cache holds).
+    pub fn new() -> Suspension {
+        if SUSPENDED.fetch_add(1, Ordering::AcqRel) == 0 {
+            clear();
+        }
+        Suspension(())
+    }
+}
+
+impl Default for Suspension {
+    fn default() -> Self {
+        Suspension::new()
+    }
+}
+
+impl Drop for Suspension {
+    fn drop(&mut self) {
+        SUSPENDED.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// True while caching is suspended.
+pub fn is_suspended() -> bool {
+    SUSPENDED.load(Ordering::Acquire) > 0
+}
+
+/// Number of live [`Suspension`]s (saved tensors held by pack hooks).
+pub fn suspensions() -> usize {
+    SUSPENDED.load(Ordering::Acquire)
+}
+
+/// Hands the whole pages inside a large buffer that is about to be freed back to the
+/// kernel, so its memory leaves the process even when the allocator keeps the block in
+/// its heap. Smaller buffers are left alone (the allocator's free lists reuse them soon).
+///
+/// # Safety
+/// `ptr..ptr + bytes` must be memory the caller owns, whose contents are no longer
+/// needed (it reads back as zeros afterwards) and that is freed right after.
+pub unsafe fn return_pages(ptr: *mut u8, bytes: usize) {
+    #[cfg(target_os = "linux")]
+    {
+        if bytes < MIN_BYTES {
+            return;
+        }
+        const PAGE: usize = 4096;
+        // only pages wholly inside the buffer: the allocator's own bookkeeping next to
+        // it is never touched
+        let start = (ptr as usize).div_ceil(PAGE) * PAGE;
+        let end = (ptr as usize + bytes) / PAGE * PAGE;
+        if end > start {
+            // SAFETY: the caller owns the range and no longer needs its contents;
+            // MADV_DONTNEED on private anonymous memory only drops pages (they read back
+            // as zeros on the next touch).
+            unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_DONTNEED) };
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (ptr, bytes);
 }
 
 /// A cached buffer of exactly `layout`, if one is held.
@@ -100,7 +184,7 @@ pub fn take(layout: Layout) -> Option<*mut u8> {
 /// `ptr` must have been allocated by the global allocator with exactly `layout`, hold no
 /// values needing drop, and not be used by the caller afterwards if this returns true.
 pub unsafe fn give(ptr: *mut u8, layout: Layout) -> bool {
-    if layout.size() < MIN_BYTES {
+    if layout.size() < MIN_BYTES || is_suspended() {
         return false;
     }
     let freed = {

@@ -86,6 +86,13 @@ impl Watch {
         }
     }
 
+    /// True when this watch can trip (it was taken on the watched thread): long work
+    /// only needs to cut itself into interruptible pieces then.
+    #[inline]
+    pub fn is_active(self) -> bool {
+        self.active
+    }
+
     /// True when a signal arrived since [`Watch::begin`] (on any thread).
     #[inline]
     pub fn tripped(self) -> bool {

@@ -223,6 +223,8 @@ impl Drop for Storage {
                     if unsafe { crate::buffer_cache::give(self.ptr, layout) } {
                         return;
                     }
+                    // SAFETY: the buffer is ours and freed just below.
+                    unsafe { crate::buffer_cache::return_pages(self.ptr, layout.size()) };
                 }
                 // SAFETY: ptr/len/capacity came from a Vec<T> in from_vec.
                 drop(unsafe { Vec::from_raw_parts(self.ptr as *mut T, self.len, capacity) });

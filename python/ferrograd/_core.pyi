@@ -1316,7 +1316,9 @@ def empty_buffer_cache() -> None:
     """Frees every buffer the cache holds (the limit stays)."""
 
 def buffer_cache_info() -> dict[str, _int]:
-    """``bytes``, ``buffers``, ``limit``, ``hits`` and ``misses`` of the buffer cache."""
+    """``bytes``, ``buffers``, ``limit``, ``hits`` and ``misses`` of the buffer cache, and
+    ``suspended_by``: the number of live saved tensors held by pack hooks (while any is,
+    the cache keeps nothing)."""
 
 def _tofile(tensor: Tensor, path: str | os.PathLike[str]) -> None:
     """Writes the elements row-major as raw native-endian bytes to ``path``."""

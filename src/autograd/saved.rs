@@ -98,6 +98,9 @@ struct PackedSave {
     /// change is caught like an unhooked save.
     origin: std::sync::Weak<crate::storage::Storage>,
     version: u64,
+    /// Keeps the buffer cache empty while packed activations exist (see
+    /// `buffer_cache`): whoever moved them out of RAM wants the memory, not speed.
+    _cache_off: crate::buffer_cache::Suspension,
 }
 
 /// A tensor saved by a node for its backward formula.
@@ -157,6 +160,7 @@ impl SavedTensor {
                     dtype: t.dtype(),
                     origin: Arc::downgrade(t.storage()),
                     version: before,
+                    _cache_off: crate::buffer_cache::Suspension::new(),
                 }))
             }
         };

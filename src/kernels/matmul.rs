@@ -112,8 +112,16 @@ pub fn matmul<T: Element>(a: &[T], la: &Layout, b: &[T], lb: &Layout) -> Result<
         // gemm overwrites its output (it is told not to read it): no zero fill needed
         let mut out = try_vec_with_capacity::<T>(numel)?;
         let watch = crate::interrupt::Watch::begin();
-        run_gemm(&a, &b, &mut out.spare_capacity_mut()[..numel], &plan, watch);
-        // Ctrl-C between batches: some outputs are unwritten; `out` still has length 0
+        let block = rows_per_call(m, k, n, watch.is_active());
+        run_gemm(
+            &a,
+            &b,
+            &mut out.spare_capacity_mut()[..numel],
+            &plan,
+            watch,
+            block,
+        );
+        // Ctrl-C between batches or row blocks: some outputs are unwritten; `out` still has length 0
         watch.check()?;
         // SAFETY: run_gemm wrote all m*n outputs of every batch, numel in all.
         unsafe { out.set_len(numel) };
@@ -296,21 +304,52 @@ impl Plan {
     }
 }
 
-/// Computes every batch through `gemm` (T is f32, f64, Complex32 or Complex64).
-/// `out` may be uninitialised: gemm only writes it.
-fn run_gemm<T: Element>(a: &[T], b: &[T], out: &mut [MaybeUninit<T>], p: &Plan, watch: Watch) {
+/// Work (m*n*k) per gemm call above which one matrix product is cut into row blocks, so
+/// that Ctrl-C is noticed between blocks (~10-40 ms of work each at full speed).
+const BLOCK_WORK: usize = 1 << 31;
+/// Fewest output rows in a block: below this gemm's re-packing of `b` per call would show.
+const MIN_BLOCK_ROWS: usize = 512;
+
+/// Output rows per gemm call for an `m x k` by `k x n` product: all of them unless the
+/// product is big enough to be worth interrupting part-way.
+fn rows_per_call(m: usize, k: usize, n: usize, interruptible: bool) -> usize {
+    let per_row = n.saturating_mul(k).max(1);
+    if !interruptible || m.saturating_mul(per_row) <= BLOCK_WORK {
+        return m.max(1);
+    }
+    let rows = BLOCK_WORK.div_ceil(per_row).max(MIN_BLOCK_ROWS);
+    // equal blocks: no small tail block at the end
+    let blocks = m.div_ceil(rows);
+    m.div_ceil(blocks)
+}
+
+/// Computes every batch through `gemm` (T is f32, f64, Complex32 or Complex64), `block`
+/// output rows per gemm call (see [`rows_per_call`]); stops between calls once `watch`
+/// trips (the caller then drops the partly written output). `out` may be uninitialised:
+/// gemm only writes it.
+fn run_gemm<T: Element>(
+    a: &[T],
+    b: &[T],
+    out: &mut [MaybeUninit<T>],
+    p: &Plan,
+    watch: Watch,
+    block: usize,
+) {
     let (m, k, n) = (p.m, p.k, p.n);
     let work = m.saturating_mul(n).saturating_mul(k);
-    let one = |o: &mut [MaybeUninit<T>], bi: usize, par: Parallelism| {
+    // rows `r0..r0 + o.len() / n` of batch `bi`
+    let rows = |o: &mut [MaybeUninit<T>], bi: usize, r0: usize, par: Parallelism| {
         if watch.tripped() {
             return;
         }
         let (oa, ob) = p.offsets(bi);
-        // SAFETY: check_span proved every element of both views lies inside `a` and `b`,
-        // and `o` holds exactly the m*n row-major outputs of this batch.
+        let oa = oa + r0 as isize * p.a_rs;
+        // SAFETY: check_span proved every element of both views lies inside `a` and `b`;
+        // rows r0.. of a's matrix are inside it, and `o` holds exactly those rows of this
+        // batch's m*n row-major outputs.
         unsafe {
             gemm::gemm(
-                m,
+                o.len() / n,
                 n,
                 k,
                 o.as_mut_ptr().cast::<T>(),
@@ -338,16 +377,18 @@ fn run_gemm<T: Element>(a: &[T], b: &[T], out: &mut [MaybeUninit<T>], p: &Plan, 
         // many small matrices: one batch per rayon task, gemm itself single-threaded
         out.par_chunks_mut(m * n)
             .enumerate()
-            .for_each(|(bi, o)| one(o, bi, Parallelism::None));
+            .for_each(|(bi, o)| rows(o, bi, 0, Parallelism::None));
     } else {
         let par = if parallel && work >= GEMM_PAR_WORK {
             Parallelism::Rayon(0)
         } else {
             Parallelism::None
         };
-        out.chunks_mut(m * n)
-            .enumerate()
-            .for_each(|(bi, o)| one(o, bi, par));
+        for (bi, o) in out.chunks_mut(m * n).enumerate() {
+            for (i, ob) in o.chunks_mut(block * n).enumerate() {
+                rows(ob, bi, i * block, par);
+            }
+        }
     }
 }
 

@@ -228,3 +228,52 @@ fn timing() {
     );
     println!("[4096, 8, 8] f32: {b:.1} us; [1024, 1024] i32: {i:.1} us");
 }
+
+#[test]
+fn row_blocks_give_the_same_product() {
+    // a transposed view and a batch of two: every block offset goes through the strides
+    let (m, k, n) = (23, 9, 11);
+    let (a, b) = (data(2 * m * k, 3), data(2 * k * n, 4));
+    let la = lay(&[2, m, k], &[(m * k) as isize, 1, m as isize], 0);
+    let lb = c(&[2, k, n]);
+    let want = reference(&a, &la, &b, &lb);
+    let plan = Plan::new(&promote(&la, true), &promote(&lb, false), m, k, n);
+    for block in [1, 5, 7, m - 1, m] {
+        // NaN where gemm did not write: an unwritten row would show
+        let mut out = vec![std::mem::MaybeUninit::new(f64::NAN); 2 * m * n];
+        run_gemm(&a, &b, &mut out, &plan, Watch::begin(), block);
+        // SAFETY: every element was initialised above (and overwritten by gemm).
+        let out: Vec<f64> = out.iter().map(|x| unsafe { x.assume_init() }).collect();
+        let worst = out
+            .iter()
+            .zip(&want)
+            .map(|(g, w)| (g - w).abs())
+            .fold(0.0, |acc: f64, d| {
+                if d.is_nan() {
+                    f64::INFINITY
+                } else {
+                    acc.max(d)
+                }
+            });
+        assert!(worst < 1e-9, "block {block}: off by {worst}");
+    }
+}
+
+#[test]
+fn only_large_interruptible_products_are_cut_into_blocks() {
+    assert_eq!(
+        rows_per_call(1024, 1024, 1024, true),
+        1024,
+        "1024^3 is one call"
+    );
+    assert_eq!(
+        rows_per_call(6000, 6000, 6000, false),
+        6000,
+        "nothing to watch for"
+    );
+    let rows = rows_per_call(6000, 6000, 6000, true);
+    // 12 equal blocks of 500 rows: at least the minimum before equalising, no tiny tail
+    assert_eq!(rows, 500);
+    assert!(rows * 6000 * 6000 >= BLOCK_WORK);
+    assert_eq!(rows_per_call(0, 5, 5, true), 1);
+}

@@ -23,8 +23,9 @@ pub fn empty_buffer_cache() {
     buffer_cache::clear();
 }
 
-/// What the buffer cache holds: `bytes`, `buffers`, `limit`, and the `hits` / `misses` of
-/// large allocations so far.
+/// What the buffer cache holds: `bytes`, `buffers`, `limit`, the `hits` / `misses` of
+/// large allocations so far, and `suspended_by`: how many saved tensors handed to pack
+/// hooks are alive (while any is, the cache keeps nothing).
 #[pyfunction]
 pub fn buffer_cache_info(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let (bytes, buffers, hits, misses) = buffer_cache::stats();
@@ -34,5 +35,6 @@ pub fn buffer_cache_info(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     d.set_item("limit", buffer_cache::limit())?;
     d.set_item("hits", hits)?;
     d.set_item("misses", misses)?;
+    d.set_item("suspended_by", buffer_cache::suspensions())?;
     Ok(d)
 }

@@ -108,6 +108,35 @@ def test_ctrl_c_stops_a_long_reduction(axis):
     assert float(fg.ones([3, 4]).sum()) == 12.0
 
 
+def send_sigint_after(seconds: float) -> threading.Thread:
+    """A signal timer: SIGINT to this process after `seconds`."""
+    th = threading.Timer(seconds, os.kill, (os.getpid(), signal.SIGINT))
+    th.daemon = True
+    th.start()
+    return th
+
+
+def test_ctrl_c_stops_a_single_huge_matmul():
+    # one 3000^3 float64 product is a single gemm call (~0.5 s on two cores): it is cut
+    # into row blocks and the signal is noticed between them
+    a = fg.ones([3000, 3000], dtype="float64")
+    stops = 0
+    for _ in range(5):  # a signal may land just before or after the call
+        th = send_sigint_after(0.05)
+        try:
+            a @ a
+            th.join()  # the product finished first: Python raises the signal here
+        except KeyboardInterrupt as e:
+            stops += stopped_by_us(e)
+        th.join()
+        if stops:
+            break
+    assert stops >= 1
+    # the process survives and the next product is right
+    m = fg.ones([600, 300], dtype="float64") @ fg.full([300, 2], 2.0, dtype="float64")
+    np.testing.assert_array_equal(m.numpy(), np.full((600, 2), 600.0))
+
+
 def test_ctrl_c_leaves_in_place_ops_complete():
     a = fg.zeros(5_000_000)
     go = threading.Event()
