@@ -271,8 +271,35 @@ mod tests {
             std::alloc::dealloc(bufs[1], layout);
             std::alloc::dealloc(bufs[2], layout);
         }
+        // while a suspension lives the cache takes nothing and has given back all it held
+        let c = unsafe { std::alloc::alloc(layout) };
+        assert!(unsafe { give(c, layout) });
+        let suspension = Suspension::new();
+        assert!(is_suspended() && suspensions() >= 1);
+        assert_eq!(take(layout), None, "the first suspension freed `c`");
+        let d = unsafe { std::alloc::alloc(layout) };
+        assert!(!unsafe { give(d, layout) });
+        drop(suspension);
+        assert!(unsafe { give(d, layout) }, "caching resumes"); // freed by set_limit(0)
         set_limit(0);
         assert_eq!(stats().1, 0);
         set_limit(previous);
+    }
+
+    #[test]
+    fn returned_pages_read_back_as_zeros() {
+        let layout = Layout::from_size_align(MIN_BYTES * 3 + 100, 8).unwrap();
+        // SAFETY: a fresh buffer of `layout`, written, then its pages returned and freed.
+        unsafe {
+            let p = std::alloc::alloc(layout);
+            assert!(!p.is_null());
+            std::ptr::write_bytes(p, 0xAB, layout.size());
+            return_pages(p, layout.size());
+            let inner = p.add(MIN_BYTES); // a page wholly inside the buffer
+            if cfg!(target_os = "linux") {
+                assert_eq!(*inner, 0, "the page went back to the kernel");
+            }
+            std::alloc::dealloc(p, layout);
+        }
     }
 }
