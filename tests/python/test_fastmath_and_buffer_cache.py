@@ -70,7 +70,7 @@ def test_buffer_cache_controls():
     previous = fg.set_buffer_cache_limit(64 << 20)
     try:
         info = fg.buffer_cache_info()
-        assert set(info) == {"bytes", "buffers", "limit", "hits", "misses"}
+        assert set(info) == {"bytes", "buffers", "limit", "hits", "misses", "suspended_by"}
         assert info["limit"] == 64 << 20
         assert fg.set_buffer_cache_limit(32 << 20) == 64 << 20
         with pytest.raises(ValueError, match="nbytes must be >= 0"):
