@@ -16,7 +16,8 @@ fn describe(vars: &[&VarDesc]) -> String {
         .join(" and ")
 }
 
-fn arity(op: &str, vars: &[&VarDesc], n: usize) -> Result<()> {
+/// An error naming `op` unless it got exactly `n` input variables.
+pub(super) fn arity(op: &str, vars: &[&VarDesc], n: usize) -> Result<()> {
     if vars.len() != n {
         return Err(Error::value(format!(
             "{op}: expected {n} input variable(s), got {}",

@@ -11,15 +11,7 @@ use crate::error::{Error, Result};
 /// One output's dtype and shape.
 pub type OutDesc = (DType, Vec<Dim>);
 
-fn arity(op: &str, vars: &[&VarDesc], n: usize) -> Result<()> {
-    if vars.len() != n {
-        return Err(Error::value(format!(
-            "{op}: expected {n} input variable(s), got {}",
-            vars.len()
-        )));
-    }
-    Ok(())
-}
+use super::infer::arity;
 
 /// `axis` normalised against `ndim` dimensions (0-d counts as 1), or an error naming
 /// the op and the variable.
