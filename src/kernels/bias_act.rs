@@ -67,37 +67,49 @@ impl BiasActElement for f64 {
 }
 
 #[inline(always)]
-fn rows_body<T: BiasActElement>(rows: &mut [T], bias: Option<&[T]>, act: Activation) {
+fn rows_body<T: BiasActElement>(rows: &mut [T], bias: Option<&[T]>, f: impl Fn(T) -> T) {
     match bias {
         Some(b) => {
             for row in rows.chunks_exact_mut(b.len()) {
                 for (o, &bj) in row.iter_mut().zip(b) {
-                    *o = T::activate(act, *o + bj);
+                    *o = f(*o + bj);
                 }
             }
         }
         None => {
             for o in rows.iter_mut() {
-                *o = T::activate(act, *o);
+                *o = f(*o);
             }
         }
     }
 }
 
 /// One block of whole rows; the loop is compiled for AVX2 too and chosen at run time.
-fn rows_in_place<T: BiasActElement>(rows: &mut [T], bias: Option<&[T]>, act: Activation) {
+#[inline(always)]
+fn rows_with<T: BiasActElement>(rows: &mut [T], bias: Option<&[T]>, f: impl Fn(T) -> T) {
     #[cfg(target_arch = "x86_64")]
     {
         #[target_feature(enable = "avx2")]
-        unsafe fn wide<T: BiasActElement>(rows: &mut [T], bias: Option<&[T]>, act: Activation) {
-            rows_body(rows, bias, act)
+        unsafe fn wide<T: BiasActElement>(rows: &mut [T], bias: Option<&[T]>, f: impl Fn(T) -> T) {
+            rows_body(rows, bias, f)
         }
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU supports AVX2 (checked just above).
-            return unsafe { wide(rows, bias, act) };
+            return unsafe { wide(rows, bias, f) };
         }
     }
-    rows_body(rows, bias, act)
+    rows_body(rows, bias, f)
+}
+
+/// One block of whole rows, with the activation chosen once outside the loop (a branch
+/// per element would keep the loop from vectorising).
+fn rows_in_place<T: BiasActElement>(rows: &mut [T], bias: Option<&[T]>, act: Activation) {
+    match act {
+        Activation::Identity => rows_with(rows, bias, |x| x),
+        Activation::Tanh => rows_with(rows, bias, |x| T::activate(Activation::Tanh, x)),
+        Activation::Sigmoid => rows_with(rows, bias, |x| T::activate(Activation::Sigmoid, x)),
+        Activation::Relu => rows_with(rows, bias, |x| T::activate(Activation::Relu, x)),
+    }
 }
 
 /// `out[i, j] = act(out[i, j] + bias[j])` over a row-major matrix of rows of length `n`

@@ -62,28 +62,31 @@ impl Tensor {
             if b_1d {
                 g2 = g2.unsqueeze(-1)?;
             }
-            let ga = if n[0] {
+            let ga = || -> Result<Option<Tensor>> {
+                if !n[0] {
+                    return Ok(None);
+                }
                 let b2 = lift_b(saved(s, 1, "MatmulBackward")?)?;
                 let r = g2.matmul(&b2.transpose(-1, -2)?.conj()?)?;
-                Some(if a_1d {
+                Ok(Some(if a_1d {
                     r.sum_to(&[1, a_shape[0]])?.reshape(&[-1])?
                 } else {
                     r
-                })
-            } else {
-                None
+                }))
             };
-            let gb = if n[1] {
+            let gb = || -> Result<Option<Tensor>> {
+                if !n[1] {
+                    return Ok(None);
+                }
                 let a2 = lift_a(saved(s, 0, "MatmulBackward")?)?;
                 let r = a2.transpose(-1, -2)?.conj()?.matmul(&g2)?;
-                Some(if b_1d {
+                Ok(Some(if b_1d {
                     r.sum_to(&[b_shape[0], 1])?.reshape(&[-1])?
                 } else {
                     r
-                })
-            } else {
-                None
+                }))
             };
+            let (ga, gb) = super::linear::both_products(n[0] && n[1], ga, gb)?;
             Ok(smallvec![ga, gb])
         })?;
         Ok(out)

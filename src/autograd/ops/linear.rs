@@ -82,6 +82,35 @@ fn fused_forward<T: Element + BiasActElement>(
     ))
 }
 
+/// Runs the two independent gradient products, side by side on the pool's threads when
+/// both are wanted and no graph is recorded (each then keeps one core busy instead of
+/// both splitting every product across all cores); otherwise one after the other.
+pub(super) fn both_products(
+    both: bool,
+    first: impl FnOnce() -> Result<Option<Tensor>> + Send,
+    second: impl FnOnce() -> Result<Option<Tensor>> + Send,
+) -> Result<(Option<Tensor>, Option<Tensor>)> {
+    let side_by_side = both
+        && !crate::autograd::is_grad_enabled()
+        && rayon::current_num_threads() > 1
+        && crate::interrupt::parallel_allowed();
+    if !side_by_side {
+        return Ok((first()?, second()?));
+    }
+    // grad mode is per thread: the task that runs on another worker must not record
+    let (a, b) = rayon::join(
+        || {
+            let _off = crate::autograd::GradModeGuard::new(false);
+            first()
+        },
+        || {
+            let _off = crate::autograd::GradModeGuard::new(false);
+            second()
+        },
+    );
+    Ok((a?, b?))
+}
+
 impl Tensor {
     /// `act(self @ w + b)` as one op: the same values and gradients as the three separate
     /// ops (bit for bit), with one output buffer and one graph node (`LinearBackward`,
@@ -126,16 +155,19 @@ impl Tensor {
                 Some(op) => super::fused_grad::activation_backward(op, g, saved(s, 2, name)?)?,
                 None => g.clone(),
             };
-            let gx = if needs[0] {
-                Some(dz.matmul(&saved(s, 1, name)?.transpose(-1, -2)?)?)
-            } else {
-                None
+            let grad_x = || -> Result<Option<Tensor>> {
+                if !needs[0] {
+                    return Ok(None);
+                }
+                Ok(Some(dz.matmul(&saved(s, 1, name)?.transpose(-1, -2)?)?))
             };
-            let gw = if needs[1] {
-                Some(saved(s, 0, name)?.transpose(-1, -2)?.matmul(&dz)?)
-            } else {
-                None
+            let grad_w = || -> Result<Option<Tensor>> {
+                if !needs[1] {
+                    return Ok(None);
+                }
+                Ok(Some(saved(s, 0, name)?.transpose(-1, -2)?.matmul(&dz)?))
             };
+            let (gx, gw) = both_products(needs[0] && needs[1], grad_x, grad_w)?;
             let mut grads = smallvec![gx, gw];
             if has_bias {
                 grads.push(if needs[2] {
