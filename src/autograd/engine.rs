@@ -482,10 +482,7 @@ fn run(
         if !execute {
             continue;
         }
-        let outputs = node.apply(buffer)?;
-        if !opts.retain_graph {
-            node.release_saved();
-        }
+        let outputs = node.apply_then_release(buffer, !opts.retain_graph)?;
         let edges = &node.base().edges;
         if outputs.len() != edges.len() {
             return Err(Error::runtime(format!(

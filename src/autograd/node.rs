@@ -38,6 +38,19 @@ pub trait Node: Send + Sync + 'static {
     fn apply(&self, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<Tensor>>>;
     /// Frees saved tensors after a backward pass that does not retain the graph.
     fn release_saved(&self) {}
+    /// `apply`, then `release_saved` when `release` is set and `apply` succeeded. One
+    /// call, so a node that needs the GIL for both (a Python layer) takes it once.
+    fn apply_then_release(
+        &self,
+        grads: Vec<Option<Tensor>>,
+        release: bool,
+    ) -> Result<Vec<Option<Tensor>>> {
+        let out = self.apply(grads)?;
+        if release {
+            self.release_saved();
+        }
+        Ok(out)
+    }
     /// Number of forward outputs, i.e. of gradients `apply` receives.
     fn num_outputs(&self) -> usize {
         1

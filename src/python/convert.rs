@@ -292,7 +292,10 @@ fn numpy_dtype(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Option<DType>> {
 pub fn numpy_to_tensor(arr: &Bound<'_, PyUntypedArray>, share: bool) -> PyResult<Tensor> {
     let Some(dtype) = numpy_dtype(arr)? else {
         // other NumPy dtypes (uint8, int16, float128, ...) convert to the nearest supported one
-        let kind: String = arr.dtype().getattr("kind")?.extract()?;
+        let kind: String = arr
+            .dtype()
+            .getattr(pyo3::intern!(arr.py(), "kind"))?
+            .extract()?;
         let target = match kind.as_str() {
             "b" => "bool",
             "i" | "u" => "int64",
@@ -332,7 +335,9 @@ pub fn numpy_to_tensor(arr: &Bound<'_, PyUntypedArray>, share: bool) -> PyResult
         let strides: Strides = byte_strides.iter().map(|s| s / itemsize).collect();
         // the lowest element index reachable (negative strides reach backwards)
         let (lo, len) = crate::layout::element_span(&shape, &strides);
-        let writable: bool = arr.getattr("flags")?.getattr("writeable")?.extract()?;
+        // SAFETY: `arr` is a live NumPy array; its flags word is plain data.
+        let writable =
+            unsafe { (*arr.as_array_ptr()).fields.flags } & numpy::npyffi::NPY_ARRAY_WRITEABLE != 0;
         // SAFETY: the array owns `len` elements starting at data + lo, kept alive by `owner`.
         let base = unsafe { data_ptr.offset(lo * itemsize) };
         let owner: Py<PyAny> = arr.clone().unbind().into_any();

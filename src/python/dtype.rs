@@ -84,7 +84,7 @@ pub fn parse_dtype(obj: &Bound<'_, PyAny>) -> PyResult<DType> {
         }
     }
     // NumPy dtypes and scalar types, torch/paddle dtype objects: go by their name
-    let name = if let Ok(n) = obj.getattr("name") {
+    let name = if let Ok(n) = obj.getattr(pyo3::intern!(obj.py(), "name")) {
         n.str()?.to_string()
     } else {
         obj.str()?.to_string()

@@ -40,10 +40,10 @@ fn index_item(o: &Bound<'_, PyAny>) -> PyResult<IndexItem> {
         return Ok(IndexItem::Ellipsis);
     }
     if let Ok(s) = o.cast::<PySlice>() {
-        let step = opt_isize(&s.getattr("step")?)?.unwrap_or(1);
+        let step = opt_isize(&s.getattr(pyo3::intern!(s.py(), "step"))?)?.unwrap_or(1);
         return Ok(IndexItem::Slice(
-            opt_isize(&s.getattr("start")?)?,
-            opt_isize(&s.getattr("stop")?)?,
+            opt_isize(&s.getattr(pyo3::intern!(s.py(), "start"))?)?,
+            opt_isize(&s.getattr(pyo3::intern!(s.py(), "stop"))?)?,
             step,
         ));
     }

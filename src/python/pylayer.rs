@@ -57,24 +57,40 @@ impl Node for PyLayerNode {
         Python::attach(|py| self.call_backward(py, grads))
     }
     fn release_saved(&self) {
+        Python::attach(|py| self.release_saved_attached(py))
+    }
+    fn apply_then_release(
+        &self,
+        grads: Vec<Option<Tensor>>,
+        release: bool,
+    ) -> Result<Vec<Option<Tensor>>> {
         Python::attach(|py| {
-            let ctx = self.ctx.bind(py).get();
-            let taken = {
-                let mut st = ctx.state.lock();
-                st.released = true;
-                for s in &st.saved {
-                    if let SavedSlot::Tensor { saved, .. } = s {
-                        saved.release();
-                    }
-                }
-                std::mem::take(&mut st.saved)
-            };
-            drop(taken);
+            let out = self.call_backward(py, grads)?;
+            if release {
+                self.release_saved_attached(py);
+            }
+            Ok(out)
         })
     }
 }
 
 impl PyLayerNode {
+    /// Frees what forward saved (the GIL is held: dropping slots drops Python objects).
+    fn release_saved_attached(&self, py: Python<'_>) {
+        let ctx = self.ctx.bind(py).get();
+        let taken = {
+            let mut st = ctx.state.lock();
+            st.released = true;
+            for s in &st.saved {
+                if let SavedSlot::Tensor { saved, .. } = s {
+                    saved.release();
+                }
+            }
+            std::mem::take(&mut st.saved)
+        };
+        drop(taken);
+    }
+
     fn call_backward(
         &self,
         py: Python<'_>,
@@ -187,9 +203,25 @@ static ORDER_ARGS: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::n
 
 /// True for a torch-style Function written as `forward(*args)` + `setup_context`.
 fn uses_setup_context(cls: &Bound<'_, PyAny>) -> bool {
-    cls.getattr("_fg_uses_setup_context")
+    cls.getattr(pyo3::intern!(cls.py(), "_fg_uses_setup_context"))
         .and_then(|v| v.is_truthy())
         .unwrap_or(false)
+}
+
+/// The layer's class name, for error messages.
+fn class_name(cls: &Bound<'_, PyAny>) -> String {
+    cls.getattr(pyo3::intern!(cls.py(), "__name__"))
+        .and_then(|n| n.extract())
+        .unwrap_or_else(|_| "PyLayer".into())
+}
+
+/// The node name, `ClassBackward`: set once per class by `PyLayer.__init_subclass__`
+/// (`_fg_node_name`), so `apply` does not format it on every call.
+fn node_name(cls: &Bound<'_, PyAny>) -> PyResult<String> {
+    match cls.getattr(pyo3::intern!(cls.py(), "_fg_node_name")) {
+        Ok(n) => n.extract(),
+        Err(_) => Ok(format!("{}Backward", class_name(cls))),
+    }
 }
 
 enum Container {
@@ -229,7 +261,7 @@ fn apply(
     args: &Bound<'_, PyTuple>,
     kwargs: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Py<PyAny>> {
-    let cls_name: String = cls.getattr("__name__")?.extract()?;
+    let name = node_name(cls)?;
     // forward arguments in forward's parameter order (tensors passed by keyword are inputs;
     // binding to the signature keeps `apply(y=b, x=a)` from swapping gradients)
     let all_args: Vec<Bound<'_, PyAny>> = match kwargs {
@@ -260,7 +292,6 @@ fn apply(
     }
     let grad_on = crate::autograd::is_grad_enabled();
     let needs = grad_on && inputs.iter().any(|t| t.requires_grad());
-    let name = format!("{cls_name}Backward");
     let ctx = Bound::new(py, PyCtx::new(name.clone(), needs))?;
     {
         let nig: Vec<bool> = all_args
@@ -273,14 +304,14 @@ fn apply(
             .collect();
         ctx.get().state.lock().needs_input_grad = Some(PyTuple::new(py, nig)?.unbind());
     }
-    let forward = cls.getattr("forward")?;
+    let forward = cls.getattr(pyo3::intern!(cls.py(), "forward"))?;
     // torch's `forward(*args)` + `setup_context(ctx, inputs, output)` style
     let setup_style = torch_dialect && uses_setup_context(cls);
     let out = {
         let _no_grad = GradModeGuard::new(false);
         if setup_style {
             forward.call(args, kwargs).and_then(|o| {
-                cls.getattr("setup_context")?
+                cls.getattr(pyo3::intern!(cls.py(), "setup_context"))?
                     .call1((ctx.clone(), args.clone(), o.clone()))?;
                 Ok(o)
             })
@@ -317,7 +348,8 @@ fn apply(
     let n_tensor_out = output_kinds.iter().flatten().count();
     if !torch_dialect && n_tensor_out == 0 {
         return Err(PyValueError::new_err(format!(
-            "{cls_name}: at least one output of PyLayer.forward must be a Tensor"
+            "{}: at least one output of PyLayer.forward must be a Tensor",
+            class_name(cls)
         )));
     }
     if !needs || n_tensor_out == 0 {
@@ -343,7 +375,7 @@ fn apply(
             dtype: t.dtype(),
         })
         .collect();
-    let backward = cls.getattr("backward")?.unbind();
+    let backward = cls.getattr(pyo3::intern!(cls.py(), "backward"))?.unbind();
     let node: Arc<PyLayerNode> = Arc::new(PyLayerNode {
         base: NodeBase::new(edges, metas),
         name: name.clone(),
@@ -380,9 +412,10 @@ fn apply(
         if is_input && dirty.iter().any(|x| x.same(&t)) {
             if t.is_leaf() && t.requires_grad() {
                 return Err(PyRuntimeError::new_err(format!(
-                    "{cls_name}: forward modified a leaf tensor that requires grad in place \
+                    "{}: forward modified a leaf tensor that requires grad in place \
                      (mark_dirty); a leaf's values must not change under autograd. Clone it \
-                     first, or modify it under no_grad() outside the layer"
+                     first, or modify it under no_grad() outside the layer",
+                    class_name(cls)
                 )));
             }
             t.storage().bump_version();

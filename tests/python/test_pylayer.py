@@ -91,6 +91,30 @@ class TestApply:
         y.sum().backward()
         assert_values(x.grad, [6.0, 6.0])
 
+    def test_node_name_follows_each_subclass(self):
+        # the name is computed once per class: a subclass of a layer gets its own
+        class Outer(PyLayer):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, dy):
+                return dy * 2
+
+        class Inner(Outer):
+            pass
+
+        x = leaf((1.0, 1.0))
+        assert Outer.apply(x).grad_fn.name() == "OuterBackward"
+        assert Inner.apply(x).grad_fn.name() == "InnerBackward"
+        # applied to a class that is not a PyLayer subclass, the name is still formed
+        plain = type("Plain", (), {"forward": Outer.forward, "backward": Outer.backward})
+        y = fg._core._apply_paddle(plain, x)
+        assert y.grad_fn.name() == "PlainBackward"
+        y.sum().backward()
+        assert_values(x.grad, [2.0, 2.0])
+
     def test_torch_one_gradient_per_tensor_input_is_accepted(self):
         class OnePerTensor(Function):
             @staticmethod

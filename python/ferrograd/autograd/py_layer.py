@@ -33,6 +33,12 @@ class PyLayer:
     """Base class of a custom layer in Paddle's dialect (see the module docs)."""
 
     apply = classmethod(_core._apply_paddle)
+    _fg_node_name = "PyLayerBackward"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # the graph node's name, computed once per class rather than per apply
+        cls._fg_node_name = f"{cls.__name__}Backward"
 
     @staticmethod
     def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
