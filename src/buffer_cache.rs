@@ -34,10 +34,16 @@ pub const MIN_BYTES: usize = 1 << 20;
 /// Default bound on the bytes held by the cache.
 pub const DEFAULT_LIMIT: usize = 256 << 20;
 
+/// A cached buffer: the pointer itself (not its address as an integer, so its provenance
+/// survives the round trip; Miri checks this) and the layout it was allocated with.
 struct Entry {
-    ptr: usize,
+    ptr: *mut u8,
     layout: Layout,
 }
+
+// SAFETY: an entry is an owned, unaliased heap buffer with no thread affinity; it only
+// moves between threads under the cache's lock.
+unsafe impl Send for Entry {}
 
 struct Cache {
     /// Oldest first.
@@ -83,8 +89,8 @@ fn release(entries: Vec<Entry>) {
         // SAFETY: every entry was allocated by the global allocator with exactly this
         // layout (see `give`) and is owned by nobody else.
         unsafe {
-            return_pages(e.ptr as *mut u8, e.layout.size());
-            std::alloc::dealloc(e.ptr as *mut u8, e.layout);
+            return_pages(e.ptr, e.layout.size());
+            std::alloc::dealloc(e.ptr, e.layout);
         }
     }
 }
@@ -145,13 +151,26 @@ pub unsafe fn return_pages(ptr: *mut u8, bytes: usize) {
         const PAGE: usize = 4096;
         // only pages wholly inside the buffer: the allocator's own bookkeeping next to
         // it is never touched
-        let start = (ptr as usize).div_ceil(PAGE) * PAGE;
-        let end = (ptr as usize + bytes) / PAGE * PAGE;
-        if end > start {
+        let addr = ptr.addr();
+        let start_off = addr.div_ceil(PAGE) * PAGE - addr;
+        let end_off = (addr + bytes) / PAGE * PAGE - addr;
+        if end_off > start_off {
+            // SAFETY: start_off < bytes, so the pointer stays inside the caller's buffer.
+            let start = unsafe { ptr.add(start_off) };
+            let len = end_off - start_off;
             // SAFETY: the caller owns the range and no longer needs its contents;
             // MADV_DONTNEED on private anonymous memory only drops pages (they read back
             // as zeros on the next touch).
-            unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_DONTNEED) };
+            #[cfg(not(miri))]
+            unsafe {
+                libc::madvise(start.cast(), len, libc::MADV_DONTNEED)
+            };
+            // Miri cannot call madvise: give the range the same observable effect
+            // SAFETY: as above, the range is the caller's.
+            #[cfg(miri)]
+            unsafe {
+                std::ptr::write_bytes(start, 0, len)
+            };
         }
     }
     #[cfg(not(target_os = "linux"))]
@@ -169,7 +188,7 @@ pub fn take(layout: Layout) -> Option<*mut u8> {
             let e = c.entries.remove(i);
             c.held -= layout.size();
             c.hits += 1;
-            Some(e.ptr as *mut u8)
+            Some(e.ptr)
         }
         None => {
             c.misses += 1;
@@ -194,10 +213,7 @@ pub unsafe fn give(ptr: *mut u8, layout: Layout) -> bool {
             return false;
         }
         let freed = c.shrink_to(limit - layout.size());
-        c.entries.push(Entry {
-            ptr: ptr as usize,
-            layout,
-        });
+        c.entries.push(Entry { ptr, layout });
         c.held += layout.size();
         freed
     };
