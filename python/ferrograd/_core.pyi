@@ -1435,6 +1435,7 @@ def _py_func_eager(
     skip_outputs: Sequence[_bool],
 ) -> list[Tensor]:
     """Dynamic-mode ``py_func``: runs now and records a node."""
+
 def complex(real: Tensor, imag: Tensor, name: str | None = None) -> Tensor:
     """``real + i * imag`` (float32 pair to complex64, float64 pair to complex128)."""
 
@@ -1476,7 +1477,6 @@ class ParamGroupState:
         """Steps taken by parameter ``i``."""
     def set_state(self, i: _int, buffers: Sequence[Tensor], step: _int) -> None:
         """Replaces parameter ``i``'s state (buffers are copied)."""
-
 
 def _install_sigint_hook() -> _bool:
     """Chains ferrograd's Ctrl-C counter in front of the current SIGINT handler; True

@@ -47,13 +47,13 @@ HOLOMORPHIC = {
     "tan": (lambda t: t.tan(), lambda a: 1 / np.cos(a) ** 2),
     "tanh": (lambda t: t.tanh(), lambda a: 1 - np.tanh(a) ** 2),
     "sqrt": (lambda t: t.sqrt(), lambda a: 0.5 / np.sqrt(a)),
-    "rsqrt": (lambda t: t.rsqrt(), lambda a: -0.5 * a ** -1.5),
+    "rsqrt": (lambda t: t.rsqrt(), lambda a: -0.5 * a**-1.5),
     "square": (lambda t: t.square(), lambda a: 2 * a),
     "reciprocal": (lambda t: t.reciprocal(), lambda a: -1 / a**2),
     "sigmoid": (lambda t: t.sigmoid(), lambda a: np.exp(-a) / (1 + np.exp(-a)) ** 2),
     "log1p": (lambda t: t.log1p(), lambda a: 1 / (1 + a)),
     "expm1": (lambda t: t.expm1(), np.exp),
-    "pow3": (lambda t: t ** 3, lambda a: 3 * a**2),
+    "pow3": (lambda t: t**3, lambda a: 3 * a**2),
 }
 
 
@@ -79,8 +79,14 @@ def test_abs_real_imag_angle_conj():
     z = c(Z)
     z.conj().backward(fg.tensor(G))
     np.testing.assert_allclose(z.grad.numpy(), np.conj(G))
-    for f in (lambda t: t.real, lambda t: t.imag, lambda t: t.angle(), lambda t: t.conj(),
-              lambda t: fg.real(t) * fg.imag(t), lambda t: fg.conj(t) * t):
+    for f in (
+        lambda t: t.real,
+        lambda t: t.imag,
+        lambda t: t.angle(),
+        lambda t: t.conj(),
+        lambda t: fg.real(t) * fg.imag(t),
+        lambda t: fg.conj(t) * t,
+    ):
         assert gradcheck(f, (c(Z),))
 
 
@@ -104,8 +110,9 @@ def test_complex_constructor():
     z.backward(fg.tensor(G))
     np.testing.assert_allclose(re.grad.numpy(), G.real)
     np.testing.assert_allclose(im.grad.numpy(), G.imag)
-    assert gradcheck(fg.complex, (fg.tensor(Z.real, requires_grad=True),
-                                  fg.tensor(Z.imag, requires_grad=True)))
+    assert gradcheck(
+        fg.complex, (fg.tensor(Z.real, requires_grad=True), fg.tensor(Z.imag, requires_grad=True))
+    )
     with pytest.raises(TypeError, match="same dtype"):
         fg.complex(re, fg.tensor(Z.imag, dtype="float32"))
 
@@ -168,8 +175,8 @@ def test_complex64_gradients_and_second_order():
         (lambda t: t * (1 + 2j), lambda a: np.full(a.shape, 1 + 2j)),
         (lambda t: t / (2 - 1j), lambda a: np.full(a.shape, 1 / (2 - 1j))),
         (lambda t: (1 + 1j) / t, lambda a: -(1 + 1j) / a**2),
-        (lambda t: t ** 3, lambda a: 3 * a**2),
-        (lambda t: 2 ** t, lambda a: 2**a * np.log(2)),
+        (lambda t: t**3, lambda a: 3 * a**2),
+        (lambda t: 2**t, lambda a: 2**a * np.log(2)),
         (lambda t: (1 + 1j) ** t, lambda a: (1 + 1j) ** a * np.log(1 + 1j)),
         (lambda t: t * 3.0 - 1j, lambda a: np.full(a.shape, 3.0)),
     ],

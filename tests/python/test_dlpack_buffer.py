@@ -20,7 +20,7 @@ DTYPES = ["bool", "int32", "int64", "float16", "float32", "float64", "complex64"
 def sample(dtype, shape=(3, 4)):
     a = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape) - 5
     if dtype == "bool":
-        return (a % 2 == 0)
+        return a % 2 == 0
     if dtype.startswith("complex"):
         return (a + 1j * a[::-1]).astype(dtype)
     return a.astype(dtype)
@@ -245,7 +245,9 @@ needs_torch = pytest.mark.skipif(importlib.util.find_spec("torch") is None, reas
 
 
 @needs_torch
-@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool", "complex64", "float16", "bfloat16"])
+@pytest.mark.parametrize(
+    "dtype", ["float32", "float64", "int64", "bool", "complex64", "float16", "bfloat16"]
+)
 def test_torch_round_trip(dtype):
     import torch
 
@@ -265,8 +267,16 @@ def test_torch_round_trip(dtype):
 # the buffer protocol
 # ---------------------------------------------------------------------------------------
 
-FORMATS = {"bool": "?", "int32": "i", "int64": "q", "float16": "e", "float32": "f",
-           "float64": "d", "complex64": "Zf", "complex128": "Zd"}
+FORMATS = {
+    "bool": "?",
+    "int32": "i",
+    "int64": "q",
+    "float16": "e",
+    "float32": "f",
+    "float64": "d",
+    "complex64": "Zf",
+    "complex128": "Zd",
+}
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

@@ -41,14 +41,14 @@ def test_jacobian_strict_and_create_graph():
     np.testing.assert_array_equal(jy.numpy(), np.zeros((3, 3)))
 
     x = t(X, requires_grad=True)
-    j = F.jacobian(lambda v: v ** 3, x, create_graph=True)
+    j = F.jacobian(lambda v: v**3, x, create_graph=True)
     assert j.requires_grad
     (g,) = fg.grad(j.sum(), [x])
     np.testing.assert_allclose(g.numpy(), 6 * X)
 
 
 def test_hessian_single_and_tuple_inputs():
-    h = F.hessian(lambda x: (x ** 3).sum(), t(X))
+    h = F.hessian(lambda x: (x**3).sum(), t(X))
     np.testing.assert_allclose(h.numpy(), np.diag(6 * X))
     (hxx, hxy), (hyx, hyy) = F.hessian(lambda x, y: (x * x * y).sum(), (t(X), t(A[0])))
     np.testing.assert_allclose(hxx.numpy(), np.diag(2 * A[0]))
@@ -68,10 +68,10 @@ def test_vjp_jvp_vhp_match_explicit_matrices():
     np.testing.assert_allclose(g.numpy(), v_out @ j)
     out, jv = F.jvp(f, t(X), t(v_in))
     np.testing.assert_allclose(jv.numpy(), j @ v_in)
-    s, hv = F.vhp(lambda x: (x ** 3).sum(), t(X), t(v_in))
-    np.testing.assert_allclose(s.numpy(), (X ** 3).sum())
+    s, hv = F.vhp(lambda x: (x**3).sum(), t(X), t(v_in))
+    np.testing.assert_allclose(s.numpy(), (X**3).sum())
     np.testing.assert_allclose(hv.numpy(), 6 * X * v_in)
-    _, hv2 = F.hvp(lambda x: (x ** 3).sum(), t(X), t(v_in))
+    _, hv2 = F.hvp(lambda x: (x**3).sum(), t(X), t(v_in))
     np.testing.assert_allclose(hv2.numpy(), hv.numpy())
     with pytest.raises(RuntimeError, match="v may be omitted"):
         F.vjp(f, t(X))
@@ -99,10 +99,9 @@ def test_paddle_jacobian_and_hessian_on_computed_tensors():
     assert list(jb.shape) == [2, 2, 3]
     np.testing.assert_allclose(jb.numpy()[1], np.eye(2, 3) * 2 * (2 * X))
 
-    h = fg.autograd.hessian((x1 ** 3).sum(), x1)
+    h = fg.autograd.hessian((x1**3).sum(), x1)
     np.testing.assert_allclose(h.numpy(), np.diag(6 * X))
     with pytest.raises(ValueError, match="0-D or 1-D"):
         fg.autograd.jacobian(xb * 2, xb)
     # the callable form is torch's
-    np.testing.assert_allclose(fg.autograd.jacobian(lambda v: v * 3, t(X)).numpy(),
-                               3 * np.eye(3))
+    np.testing.assert_allclose(fg.autograd.jacobian(lambda v: v * 3, t(X)).numpy(), 3 * np.eye(3))

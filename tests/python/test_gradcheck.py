@@ -78,7 +78,7 @@ def test_correct_gradients_pass(fn):
 
 def test_float32_inputs_are_checked_in_float64_and_non_tensor_args_pass_through():
     x = rand(2, 3, dtype="float32")
-    assert gradcheck(lambda t, k: (t ** k).sum(0), (x, 3))
+    assert gradcheck(lambda t, k: (t**k).sum(0), (x, 3))
     assert x.dtype == fg.float32  # the caller's tensor is untouched
 
 
@@ -142,8 +142,8 @@ def test_complex64_inputs_and_the_missing_conjugate_is_caught():
 def test_gradgradcheck_passes_on_correct_second_derivatives():
     x, y = rand(2, 3), rand(3, 2, seed=1)
     assert gradgradcheck(lambda a, b: (a @ b).tanh(), (x, y))
-    assert gradgradcheck(lambda a: a ** 3, (rand(4),))
-    assert gradgradcheck(lambda z: (z * z * z.conj()), (rand(3, dtype="complex128"),))
+    assert gradgradcheck(lambda a: a**3, (rand(4),))
+    assert gradgradcheck(lambda z: z * z * z.conj(), (rand(3, dtype="complex128"),))
 
 
 def test_gradgradcheck_catches_a_non_differentiable_backward():

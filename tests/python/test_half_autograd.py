@@ -19,7 +19,7 @@ OPS = {
     "exp_tanh": lambda a, b, m: a.exp() * b.tanh(),
     "log_sqrt": lambda a, b, m: a.log() + a.sqrt(),
     "sigmoid_relu": lambda a, b, m: b.sigmoid() + b.relu(),
-    "pow": lambda a, b, m: a ** 3 - b ** 2,
+    "pow": lambda a, b, m: a**3 - b**2,
     "matmul": lambda a, b, m: (a * b) @ m,
     "reductions": lambda a, b, m: a.sum(0) * b.mean(0) + a.max(0),
     "shape": lambda a, b, m: a.reshape([4, 3]).T * b[:, 1:].sum(),
@@ -41,15 +41,17 @@ def test_half_backward_matches_float64(dtype, name):
     out, ts = grads(fn, dtype)
     ref_out, refs = grads(fn, "float64")
     assert out.dtype == getattr(fg, dtype)
-    np.testing.assert_allclose(out.astype("float64").numpy(), ref_out.numpy(),
-                               rtol=TOL[dtype], atol=TOL[dtype])
+    np.testing.assert_allclose(
+        out.astype("float64").numpy(), ref_out.numpy(), rtol=TOL[dtype], atol=TOL[dtype]
+    )
     for t, r in zip(ts, refs):
         if r.grad is None:
             assert t.grad is None
             continue
         assert t.grad.dtype == t.dtype, f"grad of a {dtype} input is {t.grad.dtype}"
-        np.testing.assert_allclose(t.grad.astype("float64").numpy(), r.grad.numpy(),
-                                   rtol=TOL[dtype], atol=TOL[dtype] * 4)
+        np.testing.assert_allclose(
+            t.grad.astype("float64").numpy(), r.grad.numpy(), rtol=TOL[dtype], atol=TOL[dtype] * 4
+        )
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
@@ -58,9 +60,11 @@ def test_half_mixed_with_float32_and_second_order(dtype):
     f = fg.tensor(B, dtype="float32", requires_grad=True)
     (h * f).sum().backward()
     assert h.grad.dtype == getattr(fg, dtype) and f.grad.dtype == fg.float32
-    np.testing.assert_allclose(h.grad.astype("float64").numpy(), B, rtol=TOL[dtype], atol=TOL[dtype])
+    np.testing.assert_allclose(
+        h.grad.astype("float64").numpy(), B, rtol=TOL[dtype], atol=TOL[dtype]
+    )
     x = fg.tensor(A, dtype=dtype, requires_grad=True)
-    (g,) = fg.grad((x ** 3).sum(), [x], create_graph=True)
+    (g,) = fg.grad((x**3).sum(), [x], create_graph=True)
     (gg,) = fg.grad(g.sum(), [x])
     assert gg.dtype == x.dtype
     np.testing.assert_allclose(gg.astype("float64").numpy(), 6 * A, rtol=TOL[dtype] * 2)

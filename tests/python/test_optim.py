@@ -18,8 +18,9 @@ def set_grad(p, g):
     p.grad = fg.tensor(np.asarray(g, dtype=np.float64), dtype=p.dtype)
 
 
-def sgd_reference(p, grads, lr, momentum=0.0, dampening=0.0, wd=0.0, nesterov=False,
-                  maximize=False):
+def sgd_reference(
+    p, grads, lr, momentum=0.0, dampening=0.0, wd=0.0, nesterov=False, maximize=False
+):
     p, buf = np.array(p, dtype=np.float64), None
     for g in grads:
         g = -np.asarray(g) if maximize else np.asarray(g, dtype=np.float64)
@@ -31,8 +32,9 @@ def sgd_reference(p, grads, lr, momentum=0.0, dampening=0.0, wd=0.0, nesterov=Fa
     return p
 
 
-def adam_reference(p, grads, lr, b1=0.9, b2=0.999, eps=1e-8, wd=0.0, decoupled=False,
-                   amsgrad=False):
+def adam_reference(
+    p, grads, lr, b1=0.9, b2=0.999, eps=1e-8, wd=0.0, decoupled=False, amsgrad=False
+):
     p = np.array(p, dtype=np.float64)
     m = np.zeros_like(p)
     v = np.zeros_like(p)
@@ -74,8 +76,14 @@ def test_sgd_matches_hand_computed_updates(kw):
         set_grad(p, g)
         opt.step()
     ref = sgd_reference(
-        P0, GRADS, 0.1, kw.get("momentum", 0.0), kw.get("dampening", 0.0),
-        kw.get("weight_decay", 0.0), kw.get("nesterov", False), kw.get("maximize", False),
+        P0,
+        GRADS,
+        0.1,
+        kw.get("momentum", 0.0),
+        kw.get("dampening", 0.0),
+        kw.get("weight_decay", 0.0),
+        kw.get("nesterov", False),
+        kw.get("maximize", False),
     )
     np.testing.assert_allclose(p.numpy(), ref, rtol=1e-12, atol=1e-12)
 
@@ -85,9 +93,17 @@ def test_sgd_matches_hand_computed_updates(kw):
     [
         (optim.Adam, {}, {}),
         (optim.Adam, {"weight_decay": 0.1}, {"wd": 0.1}),
-        (optim.Adam, {"amsgrad": True, "betas": (0.8, 0.9)}, {"amsgrad": True, "b1": 0.8, "b2": 0.9}),
+        (
+            optim.Adam,
+            {"amsgrad": True, "betas": (0.8, 0.9)},
+            {"amsgrad": True, "b1": 0.8, "b2": 0.9},
+        ),
         (optim.AdamW, {}, {"wd": 0.01, "decoupled": True}),
-        (optim.AdamW, {"weight_decay": 0.5, "eps": 1e-3}, {"wd": 0.5, "decoupled": True, "eps": 1e-3}),
+        (
+            optim.AdamW,
+            {"weight_decay": 0.5, "eps": 1e-3},
+            {"wd": 0.5, "decoupled": True, "eps": 1e-3},
+        ),
     ],
 )
 def test_adam_family_matches_hand_computed_updates(cls, kw, ref_kw):
@@ -96,8 +112,9 @@ def test_adam_family_matches_hand_computed_updates(cls, kw, ref_kw):
     for g in GRADS:
         set_grad(p, g)
         opt.step()
-    np.testing.assert_allclose(p.numpy(), adam_reference(P0, GRADS, 0.05, **ref_kw),
-                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        p.numpy(), adam_reference(P0, GRADS, 0.05, **ref_kw), rtol=1e-12, atol=1e-12
+    )
 
 
 def test_step_bumps_versions_and_records_no_graph():
@@ -164,8 +181,9 @@ def test_zero_grad_and_clear_grad():
 
 def test_paddle_dialect_constructors_and_lr_access():
     p = leaf(P0)
-    opt = fg.optimizer.Adam(learning_rate=0.05, beta1=0.8, beta2=0.9, epsilon=1e-6,
-                            parameters=[p], weight_decay=0.1)
+    opt = fg.optimizer.Adam(
+        learning_rate=0.05, beta1=0.8, beta2=0.9, epsilon=1e-6, parameters=[p], weight_decay=0.1
+    )
     for g in GRADS:
         set_grad(p, g)
         opt.step()
@@ -258,8 +276,9 @@ def test_state_dict_round_trip_continues_identically():
     np.testing.assert_array_equal(p1.numpy(), p2.numpy())
     # the loaded buffers are copies: the source state_dict is untouched
     assert sd["state"][0]["step"] == 2
-    np.testing.assert_allclose(p1.numpy(), adam_reference(P0, GRADS, 0.05, amsgrad=True),
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        p1.numpy(), adam_reference(P0, GRADS, 0.05, amsgrad=True), rtol=1e-12
+    )
 
 
 def test_load_state_dict_rejects_mismatches():
@@ -268,8 +287,10 @@ def test_load_state_dict_rejects_mismatches():
     other = optim.SGD([leaf([1.0]), leaf([2.0])], lr=0.1)
     with pytest.raises(ValueError, match="group 0"):
         opt.load_state_dict(other.state_dict())
-    bad = {"state": {0: {"momentum_buffer": fg.zeros([5]), "step": 1}},
-           "param_groups": [dict(opt.state_dict()["param_groups"][0])]}
+    bad = {
+        "state": {0: {"momentum_buffer": fg.zeros([5]), "step": 1}},
+        "param_groups": [dict(opt.state_dict()["param_groups"][0])],
+    }
     with pytest.raises(ValueError, match="shape"):
         opt.load_state_dict(bad)
 
@@ -297,8 +318,9 @@ def test_complex_parameters_update_per_real_component():
         p.grad = fg.tensor(g)
         opt.step()
     # PyTorch's rule: Adam on view_as_real(p)
-    re = adam_reference(np.stack([z0.real, z0.imag], -1),
-                        [np.stack([g.real, g.imag], -1) for g in grads], 0.1)
+    re = adam_reference(
+        np.stack([z0.real, z0.imag], -1), [np.stack([g.real, g.imag], -1) for g in grads], 0.1
+    )
     np.testing.assert_allclose(p.numpy(), re[..., 0] + 1j * re[..., 1], rtol=1e-12)
 
 
@@ -311,8 +333,7 @@ def test_large_and_strided_parameters():
     for _ in range(2):
         a.grad = fg.tensor(g.astype(np.float32))
         opt.step()
-    np.testing.assert_allclose(a.numpy(), sgd_reference(a0, [g, g], 0.1, 0.9), rtol=1e-5,
-                               atol=1e-6)
+    np.testing.assert_allclose(a.numpy(), sgd_reference(a0, [g, g], 0.1, 0.9), rtol=1e-5, atol=1e-6)
 
     base = np.arange(6.0).reshape(2, 3)
     t = fg.tensor(base).T  # a non-contiguous leaf

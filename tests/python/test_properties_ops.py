@@ -13,8 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-SETTINGS = settings(max_examples=25, deadline=None, derandomize=True,
-                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
 TOL = {"float32": dict(rtol=2e-5, atol=2e-5), "float64": dict(rtol=1e-11, atol=1e-12)}
 
 shapes = hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=4)
@@ -60,7 +61,11 @@ UNARY = {
     "tanh": (np.tanh, lambda x: 1 - np.tanh(x) ** 2, (-3, 3)),
     "sin": (np.sin, np.cos, (-3, 3)),
     "cos": (np.cos, lambda x: -np.sin(x), (-3, 3)),
-    "sigmoid": (lambda x: 1 / (1 + np.exp(-x)), lambda x: np.exp(-x) / (1 + np.exp(-x)) ** 2, (-3, 3)),
+    "sigmoid": (
+        lambda x: 1 / (1 + np.exp(-x)),
+        lambda x: np.exp(-x) / (1 + np.exp(-x)) ** 2,
+        (-3, 3),
+    ),
     "square": (np.square, lambda x: 2 * x, (-3, 3)),
     "log": (np.log, lambda x: 1 / x, (0.1, 4)),
     "sqrt": (np.sqrt, lambda x: 0.5 / np.sqrt(x), (0.1, 4)),
@@ -85,8 +90,12 @@ def test_unary_values_and_gradients(name):
         np.testing.assert_allclose(y.detach().numpy().astype(np.float64), f(a), **TOL[dtype])
         w = np.random.default_rng(seed).standard_normal(a.shape)
         (y * fg.tensor(w, dtype=dtype)).sum().backward()
-        np.testing.assert_allclose(x.grad.numpy().astype(np.float64), df(a) * w,
-                                   rtol=TOL[dtype]["rtol"] * 10, atol=TOL[dtype]["atol"] * 10)
+        np.testing.assert_allclose(
+            x.grad.numpy().astype(np.float64),
+            df(a) * w,
+            rtol=TOL[dtype]["rtol"] * 10,
+            atol=TOL[dtype]["atol"] * 10,
+        )
 
     check()
 
@@ -114,8 +123,10 @@ def test_broadcasting_binary_values_and_gradients(name):
     f, df = BINARY[name]
 
     @SETTINGS
-    @given(hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, max_side=3),
-           st.data())
+    @given(
+        hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, max_side=3),
+        st.data(),
+    )
     def check(bshapes, data):
         sa, sb = bshapes.input_shapes
         a, ta, dtype = data.draw(arrays(0.5, 3.0, shape=sa))
@@ -124,7 +135,9 @@ def test_broadcasting_binary_values_and_gradients(name):
         if name == "maximum":  # ties have no derivative: keep them apart
             b = b + 0.25 * (np.abs(np.broadcast_to(b, bshapes.result_shape).sum()) % 1 + 0.1)
             b = b.astype(dtype).astype(np.float64)
-            if (np.broadcast_to(a, bshapes.result_shape) == np.broadcast_to(b, bshapes.result_shape)).any():
+            if (
+                np.broadcast_to(a, bshapes.result_shape) == np.broadcast_to(b, bshapes.result_shape)
+            ).any():
                 return
         x, y = leaf(ta), fg.tensor(b, dtype=dtype, requires_grad=True)
         out = getattr(x, name)(y)
@@ -132,10 +145,18 @@ def test_broadcasting_binary_values_and_gradients(name):
         np.testing.assert_allclose(out.detach().numpy().astype(np.float64), f(a, b), **TOL[dtype])
         out.sum().backward()
         ga, gb = (np.broadcast_to(g, bshapes.result_shape) for g in df(a, b))
-        np.testing.assert_allclose(x.grad.numpy(), unbroadcast(np.asarray(ga), sa),
-                                   rtol=TOL[dtype]["rtol"] * 10, atol=TOL[dtype]["atol"] * 10)
-        np.testing.assert_allclose(y.grad.numpy(), unbroadcast(np.asarray(gb), sb),
-                                   rtol=TOL[dtype]["rtol"] * 10, atol=TOL[dtype]["atol"] * 10)
+        np.testing.assert_allclose(
+            x.grad.numpy(),
+            unbroadcast(np.asarray(ga), sa),
+            rtol=TOL[dtype]["rtol"] * 10,
+            atol=TOL[dtype]["atol"] * 10,
+        )
+        np.testing.assert_allclose(
+            y.grad.numpy(),
+            unbroadcast(np.asarray(gb), sb),
+            rtol=TOL[dtype]["rtol"] * 10,
+            atol=TOL[dtype]["atol"] * 10,
+        )
 
     check()
 
@@ -155,14 +176,23 @@ def test_sum_and_mean_over_any_axes(data, choose, keepdim):
     if n > 0:
         x2 = leaf(t)
         m = x2.mean(axis=axis, keepdim=keepdim)
-        np.testing.assert_allclose(m.detach().numpy(), a.mean(axis=axis, keepdims=keepdim), **TOL[dtype])
+        np.testing.assert_allclose(
+            m.detach().numpy(), a.mean(axis=axis, keepdims=keepdim), **TOL[dtype]
+        )
         m.sum().backward()
         np.testing.assert_allclose(x2.grad.numpy(), np.full(a.shape, 1.0 / n), **TOL[dtype])
 
 
 @SETTINGS
-@given(st.integers(0, 3), st.integers(0, 4), st.integers(0, 4), st.integers(0, 3),
-       st.sampled_from(["float32", "float64"]), st.booleans(), st.integers(0, 2**32 - 1))
+@given(
+    st.integers(0, 3),
+    st.integers(0, 4),
+    st.integers(0, 4),
+    st.integers(0, 3),
+    st.sampled_from(["float32", "float64"]),
+    st.booleans(),
+    st.integers(0, 2**32 - 1),
+)
 def test_batched_matmul_values_and_gradients(batch, m, k, n, dtype, transpose_b, seed):
     rng = np.random.default_rng(seed)
     bshape = (batch,) if batch else ()
@@ -180,5 +210,6 @@ def test_batched_matmul_values_and_gradients(batch, m, k, n, dtype, transpose_b,
     (out * fg.tensor(g, dtype=dtype)).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), g @ np.swapaxes(b, -1, -2), rtol=1e-4, atol=1e-4)
     gb = np.swapaxes(a, -1, -2) @ g
-    np.testing.assert_allclose(y0.grad.numpy(), np.swapaxes(gb, -1, -2) if transpose_b else gb,
-                               rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(
+        y0.grad.numpy(), np.swapaxes(gb, -1, -2) if transpose_b else gb, rtol=1e-4, atol=1e-4
+    )

@@ -14,8 +14,23 @@ from hypothesis import strategies as st
 SHAPE = (2, 3)
 N_LEAVES = 3
 
-OPS = ["mul", "add", "sub", "tanh", "sin", "exp_tanh", "square", "shared_mul", "div_soft",
-       "view_t", "view_reshape", "view_slice", "inplace", "matmul_t", "sum_bcast"]
+OPS = [
+    "mul",
+    "add",
+    "sub",
+    "tanh",
+    "sin",
+    "exp_tanh",
+    "square",
+    "shared_mul",
+    "div_soft",
+    "view_t",
+    "view_reshape",
+    "view_slice",
+    "inplace",
+    "matmul_t",
+    "sum_bcast",
+]
 
 
 @st.composite

@@ -36,7 +36,9 @@ def test_static_training_matches_eager_bit_for_bit(dtype, act):
         with st.program_guard(main, startup):
             x = st.data("x", [-1, sizes[0]], dtype)
             params = [
-                st.create_parameter(list(p.shape), dtype, default_initializer=st.initializer.Assign(p))
+                st.create_parameter(
+                    list(p.shape), dtype, default_initializer=st.initializer.Assign(p)
+                )
                 for p in init
             ]
             w1, b1, w2, b2, w3, b3 = params

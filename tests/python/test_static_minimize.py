@@ -82,7 +82,9 @@ OPTIMIZERS = {
     "nesterov": lambda p: fg.optim.SGD(p, lr=0.05, momentum=0.8, nesterov=True),
     "momentum": lambda p: fg.optimizer.Momentum(learning_rate=0.05, momentum=0.9, parameters=p),
     "adam": lambda p: fg.optimizer.Adam(learning_rate=0.01, parameters=p),
-    "adam_l2_amsgrad": lambda p: fg.optim.Adam(p, lr=0.02, betas=(0.8, 0.95), weight_decay=0.01, amsgrad=True),
+    "adam_l2_amsgrad": lambda p: fg.optim.Adam(
+        p, lr=0.02, betas=(0.8, 0.95), weight_decay=0.01, amsgrad=True
+    ),
     "adamw": lambda p: fg.optimizer.AdamW(learning_rate=0.01, parameters=p, weight_decay=0.05),
 }
 
@@ -133,7 +135,10 @@ def test_state_lives_in_scope_and_parameters_argument():
     exe.run(static.default_startup_program())
     scope = static.global_scope()
     names = scope.names()
-    assert {"w_moment1_" in n or "w_moment2_" in n or "w_step_" in n for n in names} == {True, False}
+    assert {"w_moment1_" in n or "w_moment2_" in n or "w_step_" in n for n in names} == {
+        True,
+        False,
+    }
     step_name = next(n for n in names if n.startswith("w_step_"))
     for k in range(3):
         exe.run(feed={"x": np.ones((4, 2))}, fetch_list=[loss])

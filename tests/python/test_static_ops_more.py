@@ -87,13 +87,15 @@ def _check(fn, arrays, dyn, grad, feeds):
                     term = (w * fg.to_tensor(wt).astype(w.dtype)).sum()
                     loss = term if loss is None else loss + term
             loss.backward()
-            static_grads = got[len(outs):]
+            static_grads = got[len(outs) :]
             k = 0
             for i, g in zip(floats, grads):
                 if g is None:
                     assert eager_in[i].grad is None or not np.any(eager_in[i].grad.numpy())
                     continue
-                np.testing.assert_allclose(static_grads[k], eager_in[i].grad.numpy(), rtol=1e-10, atol=1e-12)
+                np.testing.assert_allclose(
+                    static_grads[k], eager_in[i].grad.numpy(), rtol=1e-10, atol=1e-12
+                )
                 k += 1
     return outs
 
@@ -330,7 +332,9 @@ def test_statistics_against_numpy_and_finite_differences():
 
     def f(v):
         return (
-            v.var(axis=1, ddof=1).sum() + v.std(axis=0).sum() + v.prod(axis=1).sum()
+            v.var(axis=1, ddof=1).sum()
+            + v.std(axis=0).sum()
+            + v.prod(axis=1).sum()
             + np.log(np.exp(v).sum(axis=1)).sum()
         )
 
@@ -362,7 +366,9 @@ def test_all_any_bool(fn):
 
 def test_reduction_build_errors():
     x = static.data("x", [-1, 4], "float32")
-    with pytest.raises(IndexError, match="prod: axis 2 is out of range for a variable of 2 dimensions"):
+    with pytest.raises(
+        IndexError, match="prod: axis 2 is out of range for a variable of 2 dimensions"
+    ):
         x.prod(axis=2)
     with pytest.raises(IndexError, match="argmax: axis -3 is out of range"):
         x.argmax(axis=-3)
@@ -400,7 +406,13 @@ def test_expand_as_and_dynamic_shapes():
     # run-time batch: flatten of a -1 dim, expand keeping it, unsqueeze and squeeze
     c = rng(2).standard_normal((4, 2, 3))
     outs = check(
-        lambda x: [x.flatten(), x.flatten(1), x.unsqueeze(1).squeeze(1), x.expand(-1, 2, 3), x.reshape([-1, 6])],
+        lambda x: [
+            x.flatten(),
+            x.flatten(1),
+            x.unsqueeze(1).squeeze(1),
+            x.expand(-1, 2, 3),
+            x.reshape([-1, 6]),
+        ],
         c,
         dyn=True,
         feeds=[[rng(3).standard_normal((6, 2, 3))]],
@@ -410,7 +422,9 @@ def test_expand_as_and_dynamic_shapes():
 
 def test_shape_build_errors():
     x = static.data("x", [-1, 3, 1], "float32")
-    with pytest.raises(IndexError, match="squeeze: axis 3 is out of range for a variable of 3 dimensions"):
+    with pytest.raises(
+        IndexError, match="squeeze: axis 3 is out of range for a variable of 3 dimensions"
+    ):
         x.squeeze(3)
     with pytest.raises(ValueError, match="squeeze: axis 0 .* known only at run time"):
         x.squeeze(0)

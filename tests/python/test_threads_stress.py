@@ -97,7 +97,7 @@ def test_threads_sharing_leaves_and_a_graph_with_retain_graph():
     same leaves: the total is the sum of the per-thread gradients."""
     x = fg.tensor(np.linspace(-1, 1, 50), requires_grad=True)
     y = (Cube.apply(x) + x.sin()).sum()
-    per_call = (3 * np.linspace(-1, 1, 50) ** 2 + np.cos(np.linspace(-1, 1, 50)))
+    per_call = 3 * np.linspace(-1, 1, 50) ** 2 + np.cos(np.linspace(-1, 1, 50))
     calls = 25
     errors: list[BaseException] = []
 

@@ -50,8 +50,12 @@ def _one_hot(t: Tensor, index: int) -> Tensor:
 
 
 def _grads(
-    outputs: Sequence[Tensor], inputs: Sequence[Tensor], grad_outputs: Sequence[Tensor],
-    create_graph: bool, strict: bool, what: str,
+    outputs: Sequence[Tensor],
+    inputs: Sequence[Tensor],
+    grad_outputs: Sequence[Tensor],
+    create_graph: bool,
+    strict: bool,
+    what: str,
 ) -> list[Tensor]:
     """``d outputs / d inputs`` contracted with ``grad_outputs``; zeros for inputs the
     outputs do not depend on (an error with ``strict=True``)."""
@@ -59,8 +63,12 @@ def _grads(
     grads: Sequence[Tensor | None]
     if live:
         grads = _core.grad(
-            [o for o, _ in live], list(inputs), [g for _, g in live],
-            retain_graph=True, create_graph=create_graph, allow_unused=True,
+            [o for o, _ in live],
+            list(inputs),
+            [g for _, g in live],
+            retain_graph=True,
+            create_graph=create_graph,
+            allow_unused=True,
         )
     else:
         grads = [None] * len(inputs)
@@ -78,7 +86,9 @@ def _grads(
 
 
 def jacobian_of(
-    outputs: tuple[Tensor, ...], inputs: tuple[Tensor, ...], create_graph: bool = False,
+    outputs: tuple[Tensor, ...],
+    inputs: tuple[Tensor, ...],
+    create_graph: bool = False,
     strict: bool = False,
 ) -> list[list[Tensor]]:
     """``J[k][i]`` of shape ``outputs[k].shape + inputs[i].shape``, one reverse pass per
@@ -103,8 +113,12 @@ def jacobian_of(
 
 
 def jacobian(
-    func: Callable[..., Any], inputs: Any, create_graph: bool = False, strict: bool = False,
-    vectorize: bool = False, strategy: str = "reverse-mode",
+    func: Callable[..., Any],
+    inputs: Any,
+    create_graph: bool = False,
+    strict: bool = False,
+    vectorize: bool = False,
+    strategy: str = "reverse-mode",
 ) -> Any:
     """The Jacobian of ``func`` at ``inputs``: a Tensor of shape ``out.shape + in.shape``
     for one input and one output; a tuple over inputs, over outputs, or a tuple (outputs)
@@ -135,8 +149,12 @@ def _scalar_output(func: Callable[..., Any], xs: tuple[Tensor, ...], what: str) 
 
 
 def hessian(
-    func: Callable[..., Any], inputs: Any, create_graph: bool = False, strict: bool = False,
-    vectorize: bool = False, outer_jacobian_strategy: str = "reverse-mode",
+    func: Callable[..., Any],
+    inputs: Any,
+    create_graph: bool = False,
+    strict: bool = False,
+    vectorize: bool = False,
+    outer_jacobian_strategy: str = "reverse-mode",
 ) -> Any:
     """The Hessian of a scalar ``func``: shape ``in.shape + in.shape`` for one input, a
     tuple of tuples ``H[i][j]`` for several."""
@@ -174,7 +192,10 @@ def _vectors(v: Any, like: tuple[Tensor, ...], what: str) -> tuple[Tensor, ...]:
 
 
 def vjp(
-    func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
+    func: Callable[..., Any],
+    inputs: Any,
+    v: Any = None,
+    create_graph: bool = False,
     strict: bool = False,
 ) -> tuple[Any, Any]:
     """``(func(inputs), v^T J)``: the vector-Jacobian product."""
@@ -186,12 +207,17 @@ def vjp(
     vs = _vectors(v, outs, "vjp")
     gs = [_finish(g, create_graph) for g in _grads(outs, xs, vs, create_graph, strict, "vjp")]
     outputs = tuple(_finish(o, create_graph) for o in outs)
-    return (outputs if isinstance(res, (tuple, list)) else outputs[0],
-            tuple(gs) if in_tuple else gs[0])
+    return (
+        outputs if isinstance(res, (tuple, list)) else outputs[0],
+        tuple(gs) if in_tuple else gs[0],
+    )
 
 
 def jvp(
-    func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
+    func: Callable[..., Any],
+    inputs: Any,
+    v: Any = None,
+    create_graph: bool = False,
     strict: bool = False,
 ) -> tuple[Any, Any]:
     """``(func(inputs), J v)``: the Jacobian-vector product, as the derivative of the
@@ -207,13 +233,18 @@ def jvp(
         live = [(g, w) for g, w in zip(gs, vs) if g.requires_grad]
         jv: Sequence[Tensor | None]
         if live:
-            jv = _core.grad([g for g, _ in live], list(us), [w for _, w in live],
-                            retain_graph=True, create_graph=create_graph, allow_unused=True)
+            jv = _core.grad(
+                [g for g, _ in live],
+                list(us),
+                [w for _, w in live],
+                retain_graph=True,
+                create_graph=create_graph,
+                allow_unused=True,
+            )
         else:
             jv = [None] * len(us)
     result = [
-        _finish(j, create_graph) if j is not None else _core.zeros_like(o)
-        for j, o in zip(jv, outs)
+        _finish(j, create_graph) if j is not None else _core.zeros_like(o) for j, o in zip(jv, outs)
     ]
     outputs = tuple(_finish(o, create_graph) for o in outs)
     del in_tuple
@@ -222,7 +253,10 @@ def jvp(
 
 
 def vhp(
-    func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
+    func: Callable[..., Any],
+    inputs: Any,
+    v: Any = None,
+    create_graph: bool = False,
     strict: bool = False,
 ) -> tuple[Any, Any]:
     """``(func(inputs), v^T H)`` for a scalar ``func``."""
@@ -233,8 +267,7 @@ def vhp(
     with enable_grad():
         gs = _grads([out], xs, [_core.ones_like(out)], True, strict, "vhp")
         pairs = [(g, w) for g, w in zip(gs, vs) if g.requires_grad]
-        hv = _grads([g for g, _ in pairs], xs, [w for _, w in pairs], create_graph, strict,
-                    "vhp")
+        hv = _grads([g for g, _ in pairs], xs, [w for _, w in pairs], create_graph, strict, "vhp")
     hv = [_finish(h, create_graph) for h in hv]
     return _finish(out, create_graph), tuple(hv) if in_tuple else hv[0]
 

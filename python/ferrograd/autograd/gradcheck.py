@@ -38,8 +38,12 @@ def _widen(t: Tensor) -> Tensor:
     dtype = t.dtype
     wide = _core.complex128 if dtype in (_core.complex64, _core.complex128) else _core.float64
     if dtype not in (
-        _core.float16, _core.bfloat16, _core.float32, _core.float64,
-        _core.complex64, _core.complex128,
+        _core.float16,
+        _core.bfloat16,
+        _core.float32,
+        _core.float64,
+        _core.complex64,
+        _core.complex128,
     ):
         return t
     out = t.detach().astype(wide).clone()
@@ -86,15 +90,21 @@ def _numerical(
             vals.append(_output_arrays(_outputs(func, args)))
         cols.append([(a - b).reshape(-1) / (2 * eps) for a, b in zip(*vals)])
     n_out = len(cols[0]) if cols else len(_output_arrays(_outputs(func, inputs)))
-    return [
-        np.stack([c[k] for c in cols]) if cols else np.zeros((0, 0))
-        for k in range(n_out)
-    ]
+    return [np.stack([c[k] for c in cols]) if cols else np.zeros((0, 0)) for k in range(n_out)]
 
 
 def _report(
-    i: int, k: int, inp: Tensor, out_shape: tuple[int, ...], row: int, col: int,
-    part: str, analytical: complex, numerical: complex, atol: float, rtol: float,
+    i: int,
+    k: int,
+    inp: Tensor,
+    out_shape: tuple[int, ...],
+    row: int,
+    col: int,
+    part: str,
+    analytical: complex,
+    numerical: complex,
+    atol: float,
+    rtol: float,
 ) -> str:
     in_idx = np.unravel_index(row, tuple(inp.shape)) if inp.ndim else ()
     out_idx = np.unravel_index(col, out_shape) if out_shape else ()
@@ -162,11 +172,15 @@ def gradcheck(
         for k, out in enumerate(tensor_outs):
             seeds = [1.0, 1j] if out.dtype in (_core.complex64, _core.complex128) else [1.0]
             n_out = int(np.prod(tuple(out.shape)))
-            analytical = np.zeros((int(np.prod(tuple(ins[i].shape))), n_out, len(seeds)), dtype=np.complex128)
+            analytical = np.zeros(
+                (int(np.prod(tuple(ins[i].shape))), n_out, len(seeds)), dtype=np.complex128
+            )
             if out.requires_grad:
                 for col in range(n_out):
                     for s, seed in enumerate(seeds):
-                        g = np.zeros(n_out, dtype=np.complex128 if s or len(seeds) > 1 else np.float64)
+                        g = np.zeros(
+                            n_out, dtype=np.complex128 if s or len(seeds) > 1 else np.float64
+                        )
                         g[col] = seed
                         go = _core.tensor(g.reshape(tuple(out.shape)), dtype=out.dtype)
                         (grad,) = _core.grad(
@@ -199,8 +213,21 @@ def gradcheck(
                     ana, num = complex(got[wr, wc]), complex(expected[wr, wc])
                     shown_a: complex | float = ana if complex_in else ana.real
                     shown_n: complex | float = num if complex_in else num.real
-                    return fail(_report(i, k, ins[i], tuple(out.shape), wr, wc,
-                                        part, shown_a, shown_n, atol, rtol))
+                    return fail(
+                        _report(
+                            i,
+                            k,
+                            ins[i],
+                            tuple(out.shape),
+                            wr,
+                            wc,
+                            part,
+                            shown_a,
+                            shown_n,
+                            atol,
+                            rtol,
+                        )
+                    )
     return True
 
 
@@ -250,16 +277,27 @@ def gradgradcheck(
         out = [o for o in _as_tuple(func(*xs)) if isinstance(o, Tensor)]
         pairs = [(o, g) for o, g in zip(out, gs) if o.requires_grad]
         grads = _core.grad(
-            [o for o, _ in pairs], [xs[i] for i in diff], [g for _, g in pairs],
-            create_graph=True, allow_unused=True,
+            [o for o, _ in pairs],
+            [xs[i] for i in diff],
+            [g for _, g in pairs],
+            create_graph=True,
+            allow_unused=True,
         )
         return tuple(g for g in grads if g is not None)
 
     return gradcheck(
-        first_grads, tuple(ins) + tuple(gos), eps=eps, atol=atol, rtol=rtol,
-        raise_exception=raise_exception, nondet_tol=nondet_tol,
-        check_undefined_grad=check_undefined_grad, check_grad_dtypes=check_grad_dtypes,
-        check_batched_grad=check_batched_grad, fast_mode=fast_mode, masked=masked,
+        first_grads,
+        tuple(ins) + tuple(gos),
+        eps=eps,
+        atol=atol,
+        rtol=rtol,
+        raise_exception=raise_exception,
+        nondet_tol=nondet_tol,
+        check_undefined_grad=check_undefined_grad,
+        check_grad_dtypes=check_grad_dtypes,
+        check_batched_grad=check_batched_grad,
+        fast_mode=fast_mode,
+        masked=masked,
     )
 
 

@@ -40,14 +40,21 @@ def _flat_jacobian(y: Tensor, x: Tensor, batch_axis: int | None) -> Tensor:
     return _core.stack(picks, 0)
 
 
-def jacobian(ys: Any, xs: Any, batch_axis: Any = None, create_graph: bool = False,
-             strict: bool = False, vectorize: bool = False,
-             strategy: str = "reverse-mode") -> Any:
+def jacobian(
+    ys: Any,
+    xs: Any,
+    batch_axis: Any = None,
+    create_graph: bool = False,
+    strict: bool = False,
+    vectorize: bool = False,
+    strategy: str = "reverse-mode",
+) -> Any:
     """``jacobian(func, inputs, ...)`` (torch, see :func:`functional.jacobian`) or
     ``jacobian(ys, xs, batch_axis=None)`` (Paddle: nested like ``ys``/``xs``)."""
     if callable(ys):
-        return functional.jacobian(ys, xs, create_graph=create_graph, strict=strict,
-                                   vectorize=vectorize, strategy=strategy)
+        return functional.jacobian(
+            ys, xs, create_graph=create_graph, strict=strict, vectorize=vectorize, strategy=strategy
+        )
     y_seq, x_seq = isinstance(ys, (tuple, list)), isinstance(xs, (tuple, list))
     y_items = functional._tuple(ys, "ys")
     x_items = functional._tuple(xs, "xs")
@@ -56,16 +63,27 @@ def jacobian(ys: Any, xs: Any, batch_axis: Any = None, create_graph: bool = Fals
     return tuple(rows) if y_seq else rows[0]
 
 
-def hessian(ys: Any, xs: Any, batch_axis: Any = None, create_graph: bool = False,
-            strict: bool = False, vectorize: bool = False,
-            outer_jacobian_strategy: str = "reverse-mode") -> Any:
+def hessian(
+    ys: Any,
+    xs: Any,
+    batch_axis: Any = None,
+    create_graph: bool = False,
+    strict: bool = False,
+    vectorize: bool = False,
+    outer_jacobian_strategy: str = "reverse-mode",
+) -> Any:
     """``hessian(func, inputs, ...)`` (torch) or ``hessian(ys, xs, batch_axis=None)``
     (Paddle: ``ys`` a single-element Tensor, or ``[B]``/``[B, 1]`` with
     ``batch_axis=0``)."""
     if callable(ys):
-        return functional.hessian(ys, xs, create_graph=create_graph, strict=strict,
-                                  vectorize=vectorize,
-                                  outer_jacobian_strategy=outer_jacobian_strategy)
+        return functional.hessian(
+            ys,
+            xs,
+            create_graph=create_graph,
+            strict=strict,
+            vectorize=vectorize,
+            outer_jacobian_strategy=outer_jacobian_strategy,
+        )
     if not isinstance(ys, Tensor):
         raise TypeError(f"hessian: ys must be a Tensor, got {type(ys).__name__}")
     x_seq = isinstance(xs, (tuple, list))
@@ -79,8 +97,9 @@ def hessian(ys: Any, xs: Any, batch_axis: Any = None, create_graph: bool = False
     grads = [
         g if g is not None else _core.zeros_like(x)
         for g, x in zip(
-            _core.grad([y.sum()], list(x_items), create_graph=True, retain_graph=True,
-                       allow_unused=True),
+            _core.grad(
+                [y.sum()], list(x_items), create_graph=True, retain_graph=True, allow_unused=True
+            ),
             x_items,
         )
     ]

@@ -97,8 +97,9 @@ class AdamW(Adam):
     _decoupled = True
     _default_weight_decay = 0.01
 
-    def __init__(self, *args: Any, apply_decay_param_fun: Any = None, lr_ratio: Any = None,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, apply_decay_param_fun: Any = None, lr_ratio: Any = None, **kwargs: Any
+    ) -> None:
         if apply_decay_param_fun is not None or lr_ratio is not None:
             raise NotImplementedError(
                 "apply_decay_param_fun / lr_ratio are not supported; use parameter groups "

@@ -18,8 +18,13 @@ class LRScheduler:
     """Base class. Subclasses define ``_rate(base_lr, epoch)``: the closed-form rate at
     ``epoch`` for a group that started at ``base_lr``."""
 
-    def __init__(self, optimizer: Any = None, last_epoch: int = -1,
-                 learning_rate: float | None = None, verbose: bool = False) -> None:
+    def __init__(
+        self,
+        optimizer: Any = None,
+        last_epoch: int = -1,
+        learning_rate: float | None = None,
+        verbose: bool = False,
+    ) -> None:
         self.optimizer = optimizer
         self.verbose = verbose
         if optimizer is not None:
@@ -91,8 +96,14 @@ class StepLR(LRScheduler):
     """``lr = base_lr * gamma ** (epoch // step_size)``. torch: ``StepLR(optimizer,
     step_size, gamma=0.1)``."""
 
-    def __init__(self, optimizer: Any, step_size: int, gamma: float = 0.1,
-                 last_epoch: int = -1, verbose: bool = False) -> None:
+    def __init__(
+        self,
+        optimizer: Any,
+        step_size: int,
+        gamma: float = 0.1,
+        last_epoch: int = -1,
+        verbose: bool = False,
+    ) -> None:
         if not isinstance(step_size, int) or isinstance(step_size, bool) or step_size <= 0:
             raise ValueError(f"step_size must be a positive integer, got {step_size!r}")
         self.step_size = step_size
@@ -107,8 +118,14 @@ class CosineAnnealingLR(LRScheduler):
     """``lr = eta_min + (base_lr - eta_min) * (1 + cos(pi * epoch / T_max)) / 2``.
     torch: ``CosineAnnealingLR(optimizer, T_max, eta_min=0)``."""
 
-    def __init__(self, optimizer: Any, T_max: int, eta_min: float = 0.0,  # noqa: N803
-                 last_epoch: int = -1, verbose: bool = False) -> None:
+    def __init__(
+        self,
+        optimizer: Any,
+        T_max: int,
+        eta_min: float = 0.0,  # noqa: N803
+        last_epoch: int = -1,
+        verbose: bool = False,
+    ) -> None:
         if not isinstance(T_max, int) or isinstance(T_max, bool) or T_max <= 0:
             raise ValueError(f"T_max must be a positive integer, got {T_max!r}")
         self.T_max = T_max
@@ -124,8 +141,14 @@ class StepDecay(StepLR):
     """Paddle: ``StepDecay(learning_rate, step_size, gamma=0.1)``, given to an optimizer
     as its ``learning_rate``."""
 
-    def __init__(self, learning_rate: float, step_size: int, gamma: float = 0.1,
-                 last_epoch: int = -1, verbose: bool = False) -> None:
+    def __init__(
+        self,
+        learning_rate: float,
+        step_size: int,
+        gamma: float = 0.1,
+        last_epoch: int = -1,
+        verbose: bool = False,
+    ) -> None:
         if not isinstance(step_size, int) or isinstance(step_size, bool) or step_size <= 0:
             raise ValueError(f"step_size must be a positive integer, got {step_size!r}")
         self.step_size = step_size
@@ -136,8 +159,14 @@ class StepDecay(StepLR):
 class CosineAnnealingDecay(CosineAnnealingLR):
     """Paddle: ``CosineAnnealingDecay(learning_rate, T_max, eta_min=0)``."""
 
-    def __init__(self, learning_rate: float, T_max: int, eta_min: float = 0.0,  # noqa: N803
-                 last_epoch: int = -1, verbose: bool = False) -> None:
+    def __init__(
+        self,
+        learning_rate: float,
+        T_max: int,
+        eta_min: float = 0.0,  # noqa: N803
+        last_epoch: int = -1,
+        verbose: bool = False,
+    ) -> None:
         if not isinstance(T_max, int) or isinstance(T_max, bool) or T_max <= 0:
             raise ValueError(f"T_max must be a positive integer, got {T_max!r}")
         self.T_max = T_max

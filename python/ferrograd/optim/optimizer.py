@@ -41,8 +41,10 @@ def _static_parameters(params: Any) -> list[Any] | None:
     if params is None:
         return []
     # only lists/tuples are inspected: an iterator of eager tensors must not be consumed
-    if isinstance(params, (list, tuple)) and params and all(
-        isinstance(p, (static.Variable, str)) for p in params
+    if (
+        isinstance(params, (list, tuple))
+        and params
+        and all(isinstance(p, (static.Variable, str)) for p in params)
     ):
         return list(params)
     return None
@@ -125,8 +127,10 @@ class Optimizer:
         parameters: Any = None,
     ) -> None:
         # Paddle passes the rate first: Opt(0.1, parameters=...) or a scheduler
-        if isinstance(params, (int, float)) and not isinstance(params, bool) or _is_scheduler(
-            params
+        if (
+            isinstance(params, (int, float))
+            and not isinstance(params, bool)
+            or _is_scheduler(params)
         ):
             if learning_rate is not None:
                 raise TypeError("learning rate given twice (positionally and by keyword)")
@@ -258,8 +262,13 @@ class Optimizer:
     def _update_group(self, group: dict[str, Any], state: Any) -> None:
         raise NotImplementedError
 
-    def minimize(self, loss: Tensor, startup_program: Any = None, parameters: Any = None,
-                 no_grad_set: Any = None) -> tuple[list[Any], list[Any]]:
+    def minimize(
+        self,
+        loss: Tensor,
+        startup_program: Any = None,
+        parameters: Any = None,
+        no_grad_set: Any = None,
+    ) -> tuple[list[Any], list[Any]]:
         """Paddle: ``loss.backward()`` then ``step()`` (gradients are not cleared). With a
         static ``loss`` it appends the backward section and the update to its program."""
         static_variable = sys.modules.get("ferrograd.static.variable")
@@ -331,8 +340,9 @@ class Optimizer:
             for pi in range(len(group["params"])):
                 s = self._param_state(gi, pi)
                 if s:
-                    state[index] = {k: (v.clone() if isinstance(v, Tensor) else v)
-                                    for k, v in s.items()}
+                    state[index] = {
+                        k: (v.clone() if isinstance(v, Tensor) else v) for k, v in s.items()
+                    }
                 ids.append(index)
                 index += 1
             g = {k: v for k, v in group.items() if k != "params"}

@@ -58,7 +58,9 @@ def _concat_wrapper(original: Callable[..., Any]) -> Callable[..., Any]:
     return concat
 
 
-def _function_wrapper(original: Callable[..., Any], static: Callable[..., Any]) -> Callable[..., Any]:
+def _function_wrapper(
+    original: Callable[..., Any], static: Callable[..., Any]
+) -> Callable[..., Any]:
     # records when a static Variable is among the arguments (or in the list of the first)
     @functools.wraps(original)
     def dispatch(*args: Any, **kwargs: Any) -> Any:

@@ -18,7 +18,9 @@ def first_variable(values: Sequence[Any]) -> Variable | None:
     return None
 
 
-def stack(x: Sequence[Any], axis: int = 0, name: str | None = None, *, dim: int | None = None) -> Variable:
+def stack(
+    x: Sequence[Any], axis: int = 0, name: str | None = None, *, dim: int | None = None
+) -> Variable:
     """Stacks the variables (tensors and arrays become constants) along a new axis."""
     items = list(x)
     var = first_variable(items)
@@ -41,7 +43,9 @@ def split(
     torch's meaning with its keywords ``split_size_or_sections=`` / ``dim=``."""
     d = dim if dim is not None else axis
     if split_size_or_sections is not None or dim is not None:
-        return x.split(split_size_or_sections if split_size_or_sections is not None else num_or_sections, d)
+        return x.split(
+            split_size_or_sections if split_size_or_sections is not None else num_or_sections, d
+        )
     return x.split(num_or_sections=num_or_sections, axis=d)
 
 

@@ -124,7 +124,9 @@ def minimize(
     for p, _ in pairs:
         steps.append(_state_var(main, startup, f"{p.name}_step_{k}", "int64", [], 0.0))
         for b in buffer_names:
-            buffers.append(_state_var(main, startup, f"{p.name}_{b}_{k}", p._dtype_name, p.shape, 0.0))
+            buffers.append(
+                _state_var(main, startup, f"{p.name}_{b}_{k}", p._dtype_name, p.shape, 0.0)
+            )
     main._core.append_optimizer_step(
         rule,
         [p.id for p, _ in pairs],

@@ -121,7 +121,9 @@ class VariableOpsMixin:
             elif it is Ellipsis:
                 spec.append(("ellipsis",))
             elif isinstance(it, slice):
-                parts = [None if p is None else operator.index(p) for p in (it.start, it.stop, it.step)]
+                parts = [
+                    None if p is None else operator.index(p) for p in (it.start, it.stop, it.step)
+                ]
                 spec.append(("slice", *parts))
             elif _is_int(it):
                 spec.append(("int", operator.index(it)))
@@ -152,7 +154,9 @@ class VariableOpsMixin:
         if axis is not None and _is_int(index) and not _is_int(axis):
             index, axis = axis, index
         ax = axis if axis is not None else (dim if dim is not None else 0)
-        return self._one("index_select", [self._me(), self._index_var(index)], axis=operator.index(ax))
+        return self._one(
+            "index_select", [self._me(), self._index_var(index)], axis=operator.index(ax)
+        )
 
     def gather(
         self,
@@ -183,7 +187,9 @@ class VariableOpsMixin:
 
     def take_along_axis(self, indices: Any, axis: int, broadcast: bool = True) -> Variable:
         """Elementwise gather along ``axis`` (Paddle ``take_along_axis``, torch ``gather``)."""
-        return self._one("gather", [self._me(), self._index_var(indices)], axis=operator.index(axis))
+        return self._one(
+            "gather", [self._me(), self._index_var(indices)], axis=operator.index(axis)
+        )
 
     # ------------------------------------------------------------------ splitting
     def split(
@@ -281,7 +287,9 @@ class VariableOpsMixin:
     ) -> Variable:
         """Variance (``unbiased=True`` divides by N-1; ``correction`` overrides)."""
         c = float(correction) if correction is not None else (1.0 if unbiased else 0.0)
-        return self._one("var", [self._me()], axis=_axis_attr(_pick(axis, dim)), keepdim=keepdim, correction=c)
+        return self._one(
+            "var", [self._me()], axis=_axis_attr(_pick(axis, dim)), keepdim=keepdim, correction=c
+        )
 
     def std(
         self,
@@ -295,7 +303,9 @@ class VariableOpsMixin:
     ) -> Variable:
         """Standard deviation (same arguments as ``var``)."""
         c = float(correction) if correction is not None else (1.0 if unbiased else 0.0)
-        return self._one("std", [self._me()], axis=_axis_attr(_pick(axis, dim)), keepdim=keepdim, correction=c)
+        return self._one(
+            "std", [self._me()], axis=_axis_attr(_pick(axis, dim)), keepdim=keepdim, correction=c
+        )
 
     def _reduce(self, op: str, axis: Any, keepdim: bool, dim: Any) -> Variable:
         return self._one(op, [self._me()], axis=_axis_attr(_pick(axis, dim)), keepdim=keepdim)
