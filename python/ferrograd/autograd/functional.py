@@ -49,6 +49,27 @@ def _one_hot(t: Tensor, index: int) -> Tensor:
     return _core.tensor(g.reshape(tuple(t.shape)), dtype=t.dtype)
 
 
+def _contract(
+    outputs: Sequence[Tensor],
+    grad_outputs: Sequence[Tensor],
+    inputs: Sequence[Tensor],
+    create_graph: bool,
+) -> Sequence[Tensor | None]:
+    """``d outputs / d inputs`` contracted with ``grad_outputs``, over the outputs that
+    require grad (None for an input none of them reaches; all None when none does)."""
+    live = [(o, g) for o, g in zip(outputs, grad_outputs) if o.requires_grad]
+    if not live:
+        return [None] * len(inputs)
+    return _core.grad(
+        [o for o, _ in live],
+        list(inputs),
+        [g for _, g in live],
+        retain_graph=True,
+        create_graph=create_graph,
+        allow_unused=True,
+    )
+
+
 def _grads(
     outputs: Sequence[Tensor],
     inputs: Sequence[Tensor],
@@ -59,19 +80,7 @@ def _grads(
 ) -> list[Tensor]:
     """``d outputs / d inputs`` contracted with ``grad_outputs``; zeros for inputs the
     outputs do not depend on (an error with ``strict=True``)."""
-    live = [(o, g) for o, g in zip(outputs, grad_outputs) if o.requires_grad]
-    grads: Sequence[Tensor | None]
-    if live:
-        grads = _core.grad(
-            [o for o, _ in live],
-            list(inputs),
-            [g for _, g in live],
-            retain_graph=True,
-            create_graph=create_graph,
-            allow_unused=True,
-        )
-    else:
-        grads = [None] * len(inputs)
+    grads = _contract(outputs, grad_outputs, inputs, create_graph)
     out = []
     for i, (g, x) in enumerate(zip(grads, inputs)):
         if g is None:
@@ -222,7 +231,6 @@ def jvp(
 ) -> tuple[Any, Any]:
     """``(func(inputs), J v)``: the Jacobian-vector product, as the derivative of the
     (linear) vector-Jacobian product with respect to its vector."""
-    in_tuple = isinstance(inputs, (tuple, list))
     xs = _prepare(_tuple(inputs, "inputs"), create_graph)
     vs = _vectors(v, xs, "jvp")
     with enable_grad():
@@ -230,24 +238,11 @@ def jvp(
         outs = _tuple(res, "outputs of func")
         us = tuple(_core.zeros_like(o).requires_grad_(True) for o in outs)
         gs = _grads(outs, xs, us, True, strict, "jvp")
-        live = [(g, w) for g, w in zip(gs, vs) if g.requires_grad]
-        jv: Sequence[Tensor | None]
-        if live:
-            jv = _core.grad(
-                [g for g, _ in live],
-                list(us),
-                [w for _, w in live],
-                retain_graph=True,
-                create_graph=create_graph,
-                allow_unused=True,
-            )
-        else:
-            jv = [None] * len(us)
+        jv = _contract(gs, vs, us, create_graph)
     result = [
         _finish(j, create_graph) if j is not None else _core.zeros_like(o) for j, o in zip(jv, outs)
     ]
     outputs = tuple(_finish(o, create_graph) for o in outs)
-    del in_tuple
     tupled = isinstance(res, (tuple, list))
     return (outputs if tupled else outputs[0], tuple(result) if tupled else result[0])
 
