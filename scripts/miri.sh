@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the Rust tests under Miri (by hand; needs the nightly toolchain with the miri
 # component: `rustup +nightly component add miri rust-src`). Not part of CI: Miri
-# interprets every instruction, so the run takes tens of minutes on 2 cores.
+# interprets every instruction, so the run takes about 22 minutes on 2 cores.
 #
 # Tree Borrows rather than Stacked Borrows: crossbeam-epoch (under rayon) trips a known
 # Stacked Borrows false positive. Isolation is off because the tests read environment

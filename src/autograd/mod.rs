@@ -4,6 +4,7 @@
 pub mod alias;
 pub mod engine;
 pub mod grad_mode;
+mod leaf_grad;
 pub mod node;
 pub mod ops;
 pub mod saved;
