@@ -14,6 +14,13 @@ import math
 from typing import Any
 
 
+def _positive_int(name: str, value: Any) -> int:
+    """``value`` when it is a positive ``int`` (not a bool), else a ValueError naming it."""
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return value
+
+
 class LRScheduler:
     """Base class. Subclasses define ``_rate(base_lr, epoch)``: the closed-form rate at
     ``epoch`` for a group that started at ``base_lr``."""
@@ -104,11 +111,12 @@ class StepLR(LRScheduler):
         last_epoch: int = -1,
         verbose: bool = False,
     ) -> None:
-        if not isinstance(step_size, int) or isinstance(step_size, bool) or step_size <= 0:
-            raise ValueError(f"step_size must be a positive integer, got {step_size!r}")
-        self.step_size = step_size
-        self.gamma = float(gamma)
+        self._configure(step_size, gamma)
         super().__init__(optimizer, last_epoch, verbose=verbose)
+
+    def _configure(self, step_size: int, gamma: float) -> None:
+        self.step_size = _positive_int("step_size", step_size)
+        self.gamma = float(gamma)
 
     def _rate(self, base_lr: float, epoch: int) -> float:
         return base_lr * self.gamma ** (epoch // self.step_size)
@@ -126,11 +134,12 @@ class CosineAnnealingLR(LRScheduler):
         last_epoch: int = -1,
         verbose: bool = False,
     ) -> None:
-        if not isinstance(T_max, int) or isinstance(T_max, bool) or T_max <= 0:
-            raise ValueError(f"T_max must be a positive integer, got {T_max!r}")
-        self.T_max = T_max
-        self.eta_min = float(eta_min)
+        self._configure(T_max, eta_min)
         super().__init__(optimizer, last_epoch, verbose=verbose)
+
+    def _configure(self, T_max: int, eta_min: float) -> None:  # noqa: N803
+        self.T_max = _positive_int("T_max", T_max)
+        self.eta_min = float(eta_min)
 
     def _rate(self, base_lr: float, epoch: int) -> float:
         cos = (1 + math.cos(math.pi * epoch / self.T_max)) / 2
@@ -149,10 +158,7 @@ class StepDecay(StepLR):
         last_epoch: int = -1,
         verbose: bool = False,
     ) -> None:
-        if not isinstance(step_size, int) or isinstance(step_size, bool) or step_size <= 0:
-            raise ValueError(f"step_size must be a positive integer, got {step_size!r}")
-        self.step_size = step_size
-        self.gamma = float(gamma)
+        self._configure(step_size, gamma)
         LRScheduler.__init__(self, None, last_epoch, learning_rate, verbose)
 
 
@@ -167,10 +173,7 @@ class CosineAnnealingDecay(CosineAnnealingLR):
         last_epoch: int = -1,
         verbose: bool = False,
     ) -> None:
-        if not isinstance(T_max, int) or isinstance(T_max, bool) or T_max <= 0:
-            raise ValueError(f"T_max must be a positive integer, got {T_max!r}")
-        self.T_max = T_max
-        self.eta_min = float(eta_min)
+        self._configure(T_max, eta_min)
         LRScheduler.__init__(self, None, last_epoch, learning_rate, verbose)
 
 
