@@ -35,7 +35,7 @@ def _model(x, params):
     return h @ w2
 
 
-def _static_train(make_opt, steps, dtype="float64", batches=None):
+def _static_train(make_opt, steps, dtype="float64", batches=None, give_params=False):
     x_np, t_np, init = _data(dtype=dtype)
     x = static.data("x", [-1, 3], dtype)
     t = static.data("t", [-1, 2], dtype)
@@ -44,9 +44,10 @@ def _static_train(make_opt, steps, dtype="float64", batches=None):
         for i, v in enumerate(init)
     ]
     loss = fg.mean((_model(x, params) - t) ** 2)
-    opt = make_opt(None)
+    opt = make_opt(params if give_params else None)
     ops, pairs = opt.minimize(loss)
-    assert [p.name for p, _ in pairs] == ["p0", "p1", "p2"]
+    if not give_params:
+        assert [p.name for p, _ in pairs] == ["p0", "p1", "p2"]
     exe = static.Executor()
     exe.run(static.default_startup_program())
     losses = []
@@ -121,6 +122,85 @@ def test_static_steps_equal_eager_steps_float32_varying_batches(name):
     for a, b in zip(p_static, p_eager):
         assert a.dtype == np.float32
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
+
+
+#: optimizers given parameter groups: p is [w1, b1, w2] (static Variables or tensors)
+GROUPED = {
+    "paddle_sgd_scaled_groups": lambda p: fg.optimizer.SGD(
+        learning_rate=0.1,
+        parameters=[
+            {"params": [p[0], p[1]], "learning_rate": 0.5, "weight_decay": 0.01},
+            {"params": [p[2]]},
+        ],
+    ),
+    "torch_sgd_group_lr_momentum": lambda p: fg.optim.SGD(
+        [{"params": [p[0]], "lr": 0.2, "momentum": 0.5}, {"params": [p[1], p[2]]}],
+        lr=0.05,
+        momentum=0.9,
+    ),
+    "adam_group_betas": lambda p: fg.optim.Adam(
+        [{"params": [p[2]], "betas": (0.5, 0.9), "amsgrad": True}, {"params": [p[0]]}],
+        lr=0.02,
+    ),
+    "paddle_adamw_scaled": lambda p: fg.optimizer.AdamW(
+        learning_rate=0.01,
+        parameters=[{"params": [p[1]], "learning_rate": 3.0}, {"params": [p[0], p[2]]}],
+        weight_decay=0.05,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GROUPED))
+def test_parameter_groups_equal_eager_groups(name):
+    """Each group gets its own update op with its own hyper-parameters and rate scale;
+    parameters in no group (b1 for the Adam case) are not updated."""
+    make = GROUPED[name]
+    p_static, l_static = _static_train(make, 5, give_params=True)
+    fg.disable_static()
+    try:
+        p_eager, l_eager = _eager_train(make, 5)
+    finally:
+        fg.enable_static()
+    for a, b in zip(p_static, p_eager):
+        np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(l_static, l_eager, rtol=1e-13)
+    if name == "adam_group_betas":
+        np.testing.assert_array_equal(p_static[1], _data()[2][1])
+
+
+def test_parameter_groups_with_a_scheduler_scale_its_rate():
+    x = static.data("x", [-1, 1], "float64")
+    zero = np.zeros((1, 1))
+    w = static.create_parameter([1, 1], "float64", name="w", default_initializer=zero)
+    v = static.create_parameter([1, 1], "float64", name="v", default_initializer=zero)
+    loss = fg.sum(x @ w) + fg.sum(x @ v)  # both gradients are 1
+    sched = fg.optimizer.lr.StepDecay(learning_rate=1.0, step_size=1, gamma=0.5)
+    opt = fg.optimizer.SGD(
+        learning_rate=sched, parameters=[{"params": [w], "learning_rate": 0.1}, {"params": [v]}]
+    )
+    opt.minimize(loss)
+    exe = static.Executor()
+    exe.run(static.default_startup_program())
+    scope = static.global_scope()
+    ws, vs = [], []
+    for _ in range(3):
+        exe.run(feed={"x": np.ones((1, 1))}, fetch_list=[loss])
+        ws.append(scope.find_var("w").numpy().item())
+        vs.append(scope.find_var("v").numpy().item())
+        sched.step()
+    np.testing.assert_allclose(vs, [-1.0, -1.5, -1.75])
+    np.testing.assert_allclose(ws, [-0.1, -0.15, -0.175])
+
+
+def test_parameter_group_errors():
+    x = static.data("x", [-1, 1], "float64")
+    w = static.create_parameter([1, 1], "float64", name="w")
+    loss = fg.sum(x @ w)
+    with pytest.raises(ValueError, match="Invalid momentum value"):
+        fg.optim.SGD([{"params": [w], "momentum": -1.0}], lr=0.1)
+    opt = fg.optim.SGD([{"params": [w]}, {"params": ["w"]}], lr=0.1)
+    with pytest.raises(ValueError, match="'w' appears in more than one parameter group"):
+        opt.minimize(loss)
 
 
 def test_state_lives_in_scope_and_parameters_argument():

@@ -32,21 +32,30 @@ def _refuse_unsupported(
 
 
 def _static_parameters(params: Any) -> list[Any] | None:
-    """In static mode, the parameters given (static Variables or names; ``[]`` when
-    none, meaning all trainable ones of the program); None in dynamic mode or when
-    ``params`` holds eager tensors."""
+    """In static mode, the parameters given: static Variables or names, or parameter
+    groups (dicts whose ``params`` are such); ``[]`` when none, meaning all trainable
+    ones of the program. None in dynamic mode or when ``params`` holds eager tensors."""
     static = sys.modules.get("ferrograd.static._mode")
     if static is None or static.in_dynamic_mode():
         return None
     if params is None:
         return []
     # only lists/tuples are inspected: an iterator of eager tensors must not be consumed
-    if (
-        isinstance(params, (list, tuple))
-        and params
-        and all(isinstance(p, (static.Variable, str)) for p in params)
-    ):
+    if not isinstance(params, (list, tuple)) or not params:
+        return None
+
+    def is_static(p: Any) -> bool:
+        return isinstance(p, (static.Variable, str))
+
+    if all(is_static(p) for p in params):
         return list(params)
+    if all(
+        isinstance(g, dict)
+        and isinstance(g.get("params"), (list, tuple))
+        and all(is_static(p) for p in g["params"])
+        for g in params
+    ):
+        return [dict(g) for g in params]
     return None
 
 
@@ -162,6 +171,11 @@ class Optimizer:
         self.param_groups: list[dict[str, Any]] = []
         self._group_states: list[Any] = []
         if params is None:
+            if static_params and isinstance(static_params[0], dict):
+                # static parameter groups: settings checked now, used by minimize
+                self._static_params = [
+                    {**self._group_settings(g), "params": list(g["params"])} for g in static_params
+                ]
             return
         if isinstance(params, Tensor):
             raise TypeError(
@@ -209,6 +223,17 @@ class Optimizer:
             if h in own:
                 raise ValueError("a parameter group lists the same parameter twice")
             own.add(h)
+        group = self._group_settings(group)
+        group["params"] = params
+        self.param_groups.append(group)
+        self._group_states.append(_core.ParamGroupState(params))
+
+    def _group_settings(self, param_group: dict[str, Any]) -> dict[str, Any]:
+        """A copy of ``param_group`` with its hyper-parameters completed and checked:
+        Paddle's ``learning_rate`` becomes a scale (``lr_scale``) of the optimizer's
+        rate, missing ones take the defaults, regularizer objects become numbers.
+        Shared by eager groups and static ``minimize``."""
+        group = dict(param_group)
         if "learning_rate" in group:  # Paddle: a per-group scale of the global rate
             scale = _coeff(group.pop("learning_rate"), "learning_rate")
             group["lr_scale"] = scale
@@ -218,9 +243,7 @@ class Optimizer:
         if "weight_decay" in group:
             group["weight_decay"] = _coeff(group["weight_decay"], "weight_decay")
         self._validate_group(group)
-        group["params"] = params
-        self.param_groups.append(group)
-        self._group_states.append(_core.ParamGroupState(params))
+        return group
 
     def _validate_group(self, group: dict[str, Any]) -> None:
         """Checks a group's hyper-parameters (subclasses extend it)."""

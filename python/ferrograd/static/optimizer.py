@@ -5,7 +5,8 @@ to the loss's program. The update runs the eager optimizer's Rust kernels, so a 
 step equals an eager step. Its state — moments, per-parameter step counts and the
 learning rate — lives in persistable variables, initialised (to zeros / the rate) by
 the startup program and kept in the scope between runs. An ``LRScheduler`` is read each
-time the program runs (call ``scheduler.step()`` between runs, as in Paddle).
+time the program runs (call ``scheduler.step()`` between runs, as in Paddle). Parameter
+groups get one update op each, with their own hyper-parameters and learning rate.
 """
 
 from __future__ import annotations
@@ -21,18 +22,21 @@ from .variable import Variable
 
 _counter = itertools.count()
 
-# program -> [(learning-rate variable name, scheduler)], read by Executor.run
-_schedulers: weakref.WeakKeyDictionary[Any, list[tuple[str, Any]]] = weakref.WeakKeyDictionary()
+# program -> [(learning-rate variable name, scheduler, group's scale of its rate)], read
+# by Executor.run
+_schedulers: weakref.WeakKeyDictionary[Any, list[tuple[str, Any, float]]] = (
+    weakref.WeakKeyDictionary()
+)
 #: whether any program is driven by a scheduler (lets Executor.run skip the lookup)
 scheduled = False
 
 
-def _rule_of(opt: Any) -> tuple[str, dict[str, Any], tuple[str, ...]]:
-    """The Rust update rule, its hyper-parameters and the buffer names of ``opt``."""
+def _rule_of(opt: Any, d: dict[str, Any]) -> tuple[str, dict[str, Any], tuple[str, ...]]:
+    """The Rust update rule of ``opt``, its hyper-parameters taken from the group
+    settings ``d``, and the buffer names."""
     from ..optim.adam import Adam
     from ..optim.sgd import SGD
 
-    d = opt.defaults
     if isinstance(opt, SGD):
         hyper = {
             "momentum": float(d["momentum"]),
@@ -81,10 +85,8 @@ def _state_var(
     return var
 
 
-def _resolve_params(opt: Any, loss: Variable, parameters: Any) -> list[Variable] | None:
-    chosen = parameters if parameters is not None else getattr(opt, "_static_params", None)
-    if not chosen:
-        return None
+def _resolve(loss: Variable, chosen: Any) -> list[Variable]:
+    """``chosen`` (Variables or names) as variables of the loss's block."""
     block = loss.block
     out = []
     for p in chosen:
@@ -95,6 +97,27 @@ def _resolve_params(opt: Any, loss: Variable, parameters: Any) -> list[Variable]
     return out
 
 
+def _groups(
+    opt: Any, loss: Variable, parameters: Any
+) -> list[tuple[dict[str, Any], list[Variable] | None]]:
+    """(settings, parameters) per group: ``parameters`` of ``minimize`` or those given to
+    the optimizer (a list, or Paddle/torch-style groups), None meaning every trainable
+    parameter of the program."""
+    chosen = parameters if parameters is not None else getattr(opt, "_static_params", None)
+    if not chosen:
+        return [(dict(opt.defaults), None)]
+    if not isinstance(chosen[0], dict):
+        return [(dict(opt.defaults), _resolve(loss, chosen))]
+    groups = [(g, _resolve(loss, g["params"])) for g in chosen]
+    seen: set[str] = set()
+    for _, params in groups:
+        for v in params:
+            if v.name in seen:
+                raise ValueError(f"parameter {v.name!r} appears in more than one parameter group")
+            seen.add(v.name)
+    return groups
+
+
 def minimize(
     opt: Any,
     loss: Variable,
@@ -103,14 +126,16 @@ def minimize(
     no_grad_set: Any = None,
 ) -> tuple[list[Any], list[tuple[Variable, Variable]]]:
     """Appends the gradients of ``loss`` and ``opt``'s update of the parameters
-    (``parameters``, those given to the optimizer, or all trainable parameters of the
+    (``parameters``, those given to the optimizer — each parameter group with its own
+    hyper-parameters and learning-rate scale —, or all trainable parameters of the
     program) to the loss's program; returns ``([], [(param, grad), ...])``."""
+    global scheduled
     main = loss.block.program
     startup = startup_program if startup_program is not None else _program.default_startup_program()
-    if opt.defaults.get("lr_scale", 1.0) != 1.0 or len(getattr(opt, "param_groups", [])) > 1:
-        raise NotImplementedError("static minimize does not support parameter groups")
-    rule, hyper, buffer_names = _rule_of(opt)
-    pairs = append_backward(loss, _resolve_params(opt, loss, parameters), no_grad_set)
+    groups = _groups(opt, loss, parameters)
+    rules = [_rule_of(opt, settings) for settings, _ in groups]
+    wanted = None if groups[0][1] is None else [v for _, params in groups for v in params]
+    pairs = append_backward(loss, wanted, no_grad_set)
     if not pairs:
         raise ValueError(
             "minimize: no trainable parameter receives a gradient from the loss; create "
@@ -118,28 +143,34 @@ def minimize(
         )
     k = next(_counter)
     scheduler = getattr(opt, "_lr_scheduler", None)
-    lr0 = float(scheduler()) if scheduler is not None else float(opt.defaults["lr"])
-    lr = _state_var(main, startup, f"learning_rate_{k}", "float64", [], lr0)
-    steps, buffers = [], []
-    for p, _ in pairs:
-        steps.append(_state_var(main, startup, f"{p.name}_step_{k}", "int64", [], 0.0))
-        for b in buffer_names:
-            buffers.append(
-                _state_var(main, startup, f"{p.name}_{b}_{k}", p._dtype_name, p.shape, 0.0)
-            )
-    main._core.append_optimizer_step(
-        rule,
-        [p.id for p, _ in pairs],
-        [g.id for _, g in pairs],
-        [s.id for s in steps],
-        [b.id for b in buffers],
-        lr.id,
-        **hyper,
-    )
-    if scheduler is not None:
-        global scheduled
-        scheduled = True
-        _schedulers.setdefault(main, []).append((lr.name, scheduler))
+    for gi, ((settings, params), (rule, hyper, buffer_names)) in enumerate(zip(groups, rules)):
+        names = None if params is None else {v.name for v in params}
+        group_pairs = [(p, g) for p, g in pairs if names is None or p.name in names]
+        if not group_pairs:
+            continue
+        scale = float(settings.get("lr_scale", 1.0))
+        lr0 = float(scheduler()) * scale if scheduler is not None else float(settings["lr"])
+        lr_name = f"learning_rate_{k}" if gi == 0 else f"learning_rate_{k}_{gi}"
+        lr = _state_var(main, startup, lr_name, "float64", [], lr0)
+        steps, buffers = [], []
+        for p, _ in group_pairs:
+            steps.append(_state_var(main, startup, f"{p.name}_step_{k}", "int64", [], 0.0))
+            for b in buffer_names:
+                buffers.append(
+                    _state_var(main, startup, f"{p.name}_{b}_{k}", p._dtype_name, p.shape, 0.0)
+                )
+        main._core.append_optimizer_step(
+            rule,
+            [p.id for p, _ in group_pairs],
+            [g.id for _, g in group_pairs],
+            [s.id for s in steps],
+            [b.id for b in buffers],
+            lr.id,
+            **hyper,
+        )
+        if scheduler is not None:
+            scheduled = True
+            _schedulers.setdefault(main, []).append((lr.name, scheduler, scale))
     return [], pairs
 
 
@@ -149,8 +180,8 @@ def sync_learning_rates(program: Any, scope: Any) -> None:
     entries = _schedulers.get(program)
     if not entries:
         return
-    for name, scheduler in entries:
-        scope.set(name, _core.to_tensor(float(scheduler()), dtype="float64"))
+    for name, scheduler, scale in entries:
+        scope.set(name, _core.to_tensor(float(scheduler()) * scale, dtype="float64"))
 
 
 __all__ = ["minimize", "sync_learning_rates"]
