@@ -74,6 +74,21 @@ def _eager_train(make_opt, steps, dtype="float64", batches=None):
     return [p.numpy() for p in params], losses
 
 
+def _static_matches_eager_float64(make_opt, steps, give_params=False):
+    """Trains the same model statically and eagerly; asserts equal parameters and losses
+    (to rounding) and returns the static ones."""
+    p_static, l_static = _static_train(make_opt, steps, give_params=give_params)
+    fg.disable_static()
+    try:
+        p_eager, l_eager = _eager_train(make_opt, steps)
+    finally:
+        fg.enable_static()
+    for a, b in zip(p_static, p_eager):
+        np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(l_static, l_eager, rtol=1e-13)
+    return p_static, l_static
+
+
 OPTIMIZERS = {
     "sgd": lambda p: fg.optimizer.SGD(learning_rate=0.1, parameters=p),
     "sgd_wd": lambda p: fg.optimizer.SGD(learning_rate=0.05, parameters=p, weight_decay=0.01),
@@ -92,16 +107,7 @@ OPTIMIZERS = {
 
 @pytest.mark.parametrize("name", sorted(OPTIMIZERS))
 def test_static_steps_equal_eager_steps_float64(name):
-    make = OPTIMIZERS[name]
-    p_static, l_static = _static_train(make, 6)
-    fg.disable_static()
-    try:
-        p_eager, l_eager = _eager_train(make, 6)
-    finally:
-        fg.enable_static()
-    for a, b in zip(p_static, p_eager):
-        np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-15)
-    np.testing.assert_allclose(l_static, l_eager, rtol=1e-13)
+    p_static, l_static = _static_matches_eager_float64(OPTIMIZERS[name], 6)
     assert l_static[-1] < l_static[0]
 
 
@@ -154,16 +160,7 @@ GROUPED = {
 def test_parameter_groups_equal_eager_groups(name):
     """Each group gets its own update op with its own hyper-parameters and rate scale;
     parameters in no group (b1 for the Adam case) are not updated."""
-    make = GROUPED[name]
-    p_static, l_static = _static_train(make, 5, give_params=True)
-    fg.disable_static()
-    try:
-        p_eager, l_eager = _eager_train(make, 5)
-    finally:
-        fg.enable_static()
-    for a, b in zip(p_static, p_eager):
-        np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-15)
-    np.testing.assert_allclose(l_static, l_eager, rtol=1e-13)
+    p_static, _ = _static_matches_eager_float64(GROUPED[name], 5, give_params=True)
     if name == "adam_group_betas":
         np.testing.assert_array_equal(p_static[1], _data()[2][1])
 
