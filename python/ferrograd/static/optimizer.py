@@ -133,6 +133,7 @@ def minimize(
     main = loss.block.program
     startup = startup_program if startup_program is not None else _program.default_startup_program()
     groups = _groups(opt, loss, parameters)
+    # every group's rule first: an unsupported optimizer fails before the program changes
     rules = [_rule_of(opt, settings) for settings, _ in groups]
     wanted = None if groups[0][1] is None else [v for _, params in groups for v in params]
     pairs = append_backward(loss, wanted, no_grad_set)
