@@ -201,3 +201,9 @@ __all__ = [
     "buffer_cache_info",
 ]
 __all__ += _api.__all__
+
+# PyTorch / Paddle names ferrograd lacks raise an AttributeError that says so (reached only
+# for names this module does not define; see _missing.py).
+from ._missing import missing_attribute as _missing_attribute  # noqa: E402
+
+__getattr__ = _missing_attribute(__name__)

@@ -60,3 +60,9 @@ __all__ = [
     "init",
     "initializer",
 ]
+
+# PyTorch / Paddle names ferrograd lacks raise an AttributeError that says so (reached only
+# for names this module does not define; see ferrograd/_missing.py).
+from .._missing import missing_attribute as _missing_attribute  # noqa: E402
+
+__getattr__ = _missing_attribute(__name__)

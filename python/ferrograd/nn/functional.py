@@ -293,6 +293,14 @@ def cross_entropy(
     logp = input.log_softmax(class_dim) if use_softmax else input.log()
     num_classes = input.shape[class_dim]
     if is_soft:
+        if list(label.shape) != list(input.shape) and not soft_label:
+            # A float label of another shape is almost always class ids of the wrong dtype.
+            raise ValueError(
+                f"cross_entropy: the label has dtype {label.dtype} and shape "
+                f"{list(label.shape)}; class ids must be int64 (convert with "
+                f"label.astype('int64') or label.long()); a floating label is read as "
+                f"class probabilities, which must have the input's shape {list(input.shape)}"
+            )
         if list(label.shape) != list(input.shape):
             raise ValueError(
                 f"cross_entropy: probability targets must have the input's shape "
@@ -362,3 +370,9 @@ __all__ = [
     "cross_entropy",
     "mse_loss",
 ]
+
+# PyTorch / Paddle names ferrograd lacks raise an AttributeError that says so (reached only
+# for names this module does not define; see ferrograd/_missing.py).
+from .._missing import missing_attribute as _missing_attribute  # noqa: E402
+
+__getattr__ = _missing_attribute(__name__)
