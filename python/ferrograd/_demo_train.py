@@ -98,6 +98,7 @@ class History:
     """Per-epoch curves of a training run."""
 
     train_loss: list = field(default_factory=list)
+    test_loss: list = field(default_factory=list)
     train_accuracy: list = field(default_factory=list)
     test_accuracy: list = field(default_factory=list)
 
@@ -110,6 +111,32 @@ def accuracy(model: nn.Module, x: fg.Tensor, y: fg.Tensor) -> float:
         pred = model(x).argmax(1)
     model.train(was_training)
     return float((pred == y).astype(fg.float32).mean())
+
+
+def evaluate(model: nn.Module, x: fg.Tensor, y: fg.Tensor) -> tuple[float, float]:
+    """Mean cross-entropy and accuracy of ``model`` on ``x`` (eval mode, no graph)."""
+    was_training = model.training
+    model.eval()
+    with fg.no_grad():
+        logits = model(x)
+        loss = float(nn.functional.cross_entropy(logits, y))
+        acc = float((logits.argmax(1) == y).astype(fg.float32).mean())
+    model.train(was_training)
+    return loss, acc
+
+
+def predict_grid(model: nn.Module, lo: float, hi: float, steps: int) -> np.ndarray:
+    """The class ``model`` predicts at each point of a ``steps`` x ``steps`` grid over
+    ``[lo, hi]^2`` (rows: y, columns: x), for drawing decision regions."""
+    axis = np.linspace(lo, hi, steps, dtype=np.float32)
+    gx, gy = np.meshgrid(axis, axis)
+    points = fg.tensor(np.stack([gx.ravel(), gy.ravel()], axis=1))
+    was_training = model.training
+    model.eval()
+    with fg.no_grad():
+        pred = model(points).argmax(1).numpy()
+    model.train(was_training)
+    return pred.reshape(steps, steps)
 
 
 def _progress(total: int, desc: str, enabled: bool) -> Any:
@@ -175,7 +202,9 @@ def train(
         schedule.step()
         history.train_loss.append(loss_sum / n)
         history.train_accuracy.append(correct / n)
-        history.test_accuracy.append(accuracy(model, xv, yv))
+        test_loss, test_acc = evaluate(model, xv, yv)
+        history.test_loss.append(test_loss)
+        history.test_accuracy.append(test_acc)
         log(
             f"epoch {epoch:3d}/{epochs}: loss {history.train_loss[-1]:.4f}  "
             f"train acc {history.train_accuracy[-1]:.3f}  test acc {history.test_accuracy[-1]:.3f}  "
@@ -184,31 +213,78 @@ def train(
     return history
 
 
-def plot(history: History, path: str) -> Optional[str]:
-    """Writes loss and accuracy curves to ``path`` (PNG); returns the path, or None when
-    matplotlib is not installed."""
+def accuracy_floor(*curves: list, last: float = 0.5) -> float:
+    """The lower limit of an accuracy axis that shows the last epochs: a little below the
+    lowest accuracy any curve reaches in the last ``last`` share of the epochs (early
+    epochs may fall below it; the axis is about where training ends up)."""
+    low = min(min(c[int(len(c) * (1.0 - last)) :] or c) for c in curves)
+    return max(0.0, low - max(0.02, (1.0 - low) * 0.5))
+
+
+def plot(
+    history: History,
+    path: str,
+    model: Optional[nn.Module] = None,
+    data: Optional[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = None,
+) -> Optional[str]:
+    """Writes the run's picture to ``path`` (PNG): train and test loss per epoch, train and
+    test accuracy on an axis zoomed on the last epochs, and — given the model and the
+    data — the learned decision regions with the test points. Returns the path, or None
+    when matplotlib is not installed."""
     try:
         import matplotlib  # type: ignore[import-not-found]
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt  # type: ignore[import-not-found]
         import matplotlib.ticker  # type: ignore[import-not-found]
+        from matplotlib.colors import ListedColormap  # type: ignore[import-not-found]
     except ImportError:
         return None
+    regions = model is not None and data is not None
     epochs = range(1, len(history.train_loss) + 1)
-    fig, (ax_loss, ax_acc) = plt.subplots(1, 2, figsize=(10, 4))
-    ax_loss.plot(epochs, history.train_loss, label="train loss")
+    fig, axes = plt.subplots(1, 3 if regions else 2, figsize=(15 if regions else 10, 4.5))
+    ax_loss, ax_acc = axes[0], axes[1]
+    ax_loss.plot(epochs, history.train_loss, label="train (dropout on)")
+    ax_loss.plot(epochs, history.test_loss, label="test")
     ax_loss.set_xlabel("epoch")
     ax_loss.set_ylabel("cross-entropy")
+    ax_loss.set_yscale("log")
+    ax_loss.set_title("loss")
     ax_loss.legend()
-    ax_acc.plot(epochs, history.train_accuracy, label="train")
+    ax_acc.plot(epochs, history.train_accuracy, label="train (dropout on)")
     ax_acc.plot(epochs, history.test_accuracy, label="test")
     ax_acc.set_xlabel("epoch")
     ax_acc.set_ylabel("accuracy")
-    ax_acc.set_ylim(0.0, 1.0)
-    ax_acc.legend()
+    ax_acc.set_ylim(accuracy_floor(history.train_accuracy, history.test_accuracy), 1.0)
+    ax_acc.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
+    final = history.test_accuracy[-1]
+    ax_acc.set_title(f"accuracy (test {final:.1%} after {len(history.test_accuracy)} epochs)")
+    ax_acc.legend(loc="lower right")
     for ax in (ax_loss, ax_acc):
         ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+        ax.grid(alpha=0.3)
+    if regions:
+        assert model is not None and data is not None
+        ax = axes[2]
+        x_train, _, x_test, y_test = data
+        lim = float(np.abs(x_train).max()) * 1.05
+        grid = predict_grid(model, -lim, lim, 200)
+        colors = ["#1f77b4", "#ff7f0e", "#2ca02c"]
+        ax.imshow(
+            grid,
+            origin="lower",
+            extent=(-lim, lim, -lim, lim),
+            cmap=ListedColormap(colors),
+            alpha=0.3,
+            interpolation="nearest",
+        )
+        for c in range(NUM_CLASSES):
+            pts = x_test[y_test == c]
+            ax.scatter(pts[:, 0], pts[:, 1], s=8, color=colors[c], edgecolors="none")
+        ax.set_xlim(-lim, lim)
+        ax.set_ylim(-lim, lim)
+        ax.set_aspect("equal")
+        ax.set_title("learned regions and test points")
     fig.suptitle("ferrograd demo: spiral classifier")
     fig.tight_layout()
     fig.savefig(path, dpi=100)

@@ -210,11 +210,11 @@ def train_classifier(args: argparse.Namespace) -> dict[str, Any]:
         "plot": None,
     }
     if args.plot:
-        written = cls.plot(history, args.plot)
+        written = cls.plot(history, args.plot, model, data)
         if written is None:
             print("--plot: matplotlib is not installed; no plot written")
         else:
-            print(f"loss and accuracy curves written to {written}")
+            print(f"loss, accuracy and decision regions written to {written}")
         results["plot"] = written
     results["reloaded_test_accuracy"] = checkpoint_round_trip(model, args, data)
     return results
@@ -265,7 +265,11 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     parser.add_argument(
         "--offload", action="store_true", help="keep saved activations on disk (save_on_disk)"
     )
-    parser.add_argument("--plot", metavar="PATH", help="write loss/accuracy curves to a PNG")
+    parser.add_argument(
+        "--plot",
+        metavar="PATH",
+        help="write loss/accuracy curves and the decision regions to a PNG",
+    )
     parser.add_argument("--no-tour", dest="tour", action="store_false", help="skip sections 1-4")
     parser.add_argument(
         "--no-progress", dest="progress", action="store_false", help="no tqdm progress bars"

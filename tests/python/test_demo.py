@@ -129,6 +129,42 @@ def test_plot_is_written_when_matplotlib_is_installed(tmp_path):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_history_has_train_and_test_loss_per_epoch():
+    results, _ = run_demo("--no-tour", "--no-progress", "--epochs", "2", "--samples", "150")
+    h = results["history"]
+    assert len(h.train_loss) == len(h.test_loss) == len(h.test_accuracy) == 2
+    assert all(0 < v < 5 for v in h.test_loss)
+
+
+def test_accuracy_axis_shows_the_last_epochs():
+    from ferrograd import _demo_train as cls
+
+    train = [0.3, 0.6, 0.9, 0.95, 0.96, 0.97]
+    test = [0.35, 0.7, 0.92, 0.97, 0.99, 0.99]
+    floor = cls.accuracy_floor(train, test)
+    assert 0.9 < floor < 0.95  # below the last half's lowest (0.95), above the early epochs
+    assert (
+        cls.accuracy_floor([0.1, 0.2]) == pytest.approx(0.0, abs=1e-12)
+        or cls.accuracy_floor([0.1, 0.2]) < 0.2
+    )
+
+
+def test_decision_regions_are_the_model_predictions():
+    import ferrograd as fg
+    import numpy as np
+    from ferrograd import _demo_train as cls
+
+    fg.seed(0)
+    model = cls.SpiralNet(hidden=8)
+    grid = cls.predict_grid(model, -1.0, 1.0, 5)
+    assert grid.shape == (5, 5) and set(np.unique(grid)) <= {0, 1, 2}
+    model.eval()
+    with fg.no_grad():
+        # row 0 is y = -1; column 4 is x = +1
+        expect = int(model(fg.tensor([[1.0, -1.0]])).argmax(1).item())
+    assert grid[0, 4] == expect
+
+
 @pytest.mark.parametrize("flag", ["--epochs", "--hidden", "--samples"])
 def test_sizes_must_be_positive(flag, capsys):
     with pytest.raises(SystemExit):
