@@ -105,7 +105,7 @@ impl PyCtx {
     /// Reads an attribute that holds one of the layer's outputs (only reached when normal
     /// lookup finds nothing).
     fn __getattr__(slf: &Bound<'_, Self>, name: &Bound<'_, PyString>) -> PyResult<Py<PyAny>> {
-        let key = name.to_str()?;
+        let key = name.to_cow()?;
         let rebuilt = {
             let st = slf.get().state.lock();
             st.output_attrs
@@ -157,9 +157,9 @@ impl PyCtx {
 
 /// Drops the weakly held output attribute `name`; true if there was one.
 fn forget_output_attribute(slf: &Bound<'_, PyCtx>, name: &Bound<'_, PyString>) -> PyResult<bool> {
-    let key = name.to_str()?;
+    let key = name.to_cow()?;
     let mut st = slf.get().state.lock();
     let before = st.output_attrs.len();
-    st.output_attrs.retain(|a| a.name != key);
+    st.output_attrs.retain(|a| a.name != *key);
     Ok(st.output_attrs.len() != before)
 }

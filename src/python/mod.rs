@@ -4,7 +4,11 @@
 // Python signatures mirror Paddle's and PyTorch's, keyword arguments and all.
 #![allow(clippy::too_many_arguments)]
 
+mod array_interface;
 mod autograd;
+// The buffer protocol needs CPython's limited API of 3.11; the abi3 (3.9+) wheel goes
+// without it and NumPy reads tensors through `array_interface.rs` instead.
+#[cfg(not(feature = "abi3"))]
 mod buffer;
 mod convert;
 mod ctx;
@@ -45,6 +49,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<node::PyNode>()?;
     m.add_class::<node::PyAccumulateGrad>()?;
     m.add_class::<node::PyHookHandle>()?;
+    m.add_class::<array_interface::ArrayExport>()?;
+    // Whether `memoryview(tensor)` works: false in the abi3 wheel (see buffer.rs).
+    m.add("_HAS_BUFFER_PROTOCOL", cfg!(not(feature = "abi3")))?;
     m.add_function(wrap_pyfunction!(tensor::_set_size_class, m)?)?;
     m.add_function(wrap_pyfunction!(memory::set_buffer_cache_limit, m)?)?;
     m.add_function(wrap_pyfunction!(memory::empty_buffer_cache, m)?)?;

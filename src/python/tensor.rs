@@ -383,8 +383,10 @@ impl PyTensor {
         tensor_to_numpy(py, &self.inner)
     }
 
-    /// NumPy array protocol: a copy. `np.asarray(t)` uses the buffer protocol first (no
-    /// copy); this is its fallback for bfloat16, which NumPy lacks.
+    /// NumPy array protocol. `np.asarray(t)` gets a view of the tensor's memory (no
+    /// copy; the array keeps the storage alive, see `array_interface.rs`); `copy=True`, a
+    /// `dtype` other than the tensor's, and bfloat16 (which NumPy lacks: a float32 copy)
+    /// give a copy.
     #[pyo3(signature = (dtype=None, copy=None))]
     fn __array__<'py>(
         &self,
@@ -392,16 +394,28 @@ impl PyTensor {
         dtype: Option<&Bound<'py, PyAny>>,
         copy: Option<bool>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        if copy == Some(false) {
-            return Err(PyValueError::new_err(
-                "this tensor cannot be viewed by NumPy without a copy (copy=False): NumPy has \
-                 no bfloat16, so only a float32 copy is possible; use copy=None, or \
-                 from_dlpack to share bfloat16 memory with a library that has it",
-            ));
-        }
-        let a = tensor_to_numpy(py, &self.inner)?;
+        let view = if copy == Some(true) {
+            None
+        } else {
+            super::array_interface::numpy_view(py, &self.inner)?
+        };
+        let a = match view {
+            Some(v) => v,
+            None if copy == Some(false) => {
+                return Err(PyValueError::new_err(
+                    "this tensor cannot be viewed by NumPy without a copy (copy=False): NumPy \
+                     has no bfloat16, so only a float32 copy is possible; use copy=None, or \
+                     from_dlpack to share bfloat16 memory with a library that has it",
+                ))
+            }
+            None => tensor_to_numpy(py, &self.inner)?,
+        };
         match dtype {
-            Some(d) if !d.is_none() => a.call_method1("astype", (d,)),
+            Some(d) if !d.is_none() => {
+                let kw = pyo3::types::PyDict::new(py);
+                kw.set_item("copy", false)?; // `a` is already a copy when one was asked for
+                a.call_method("astype", (d,), Some(&kw))
+            }
             _ => Ok(a),
         }
     }

@@ -331,11 +331,32 @@ impl Tensor {
             }
             let m = self.0.meta.lock();
             if m.grad_fn.is_none() && m.requires_grad {
+                // The fix differs between an in-place method (`add_`: its out-of-place
+                // twin) and item assignment (`x[i] = v`: assign into a clone).
+                let fix = match op.strip_suffix('_') {
+                    Some("zero") => {
+                        "make a new tensor instead (x = ferrograd.zeros_like(x))".into()
+                    }
+                    Some("fill") => {
+                        "make a new tensor instead (x = ferrograd.full_like(x, value))".into()
+                    }
+                    Some("copy") => "use the source itself instead (x = src.clone())".into(),
+                    Some(plain) if !op.starts_with("__") => {
+                        format!("use the out-of-place op instead (x = x.{plain}(...))")
+                    }
+                    _ => "assign into a copy instead (y = x.clone(); y[i] = value; \
+                          gradients flow back to x through the copy)"
+                        .to_string(),
+                };
+                let what = if op == "__setitem__" {
+                    "x[i] = value"
+                } else {
+                    op
+                };
                 return Err(Error::runtime(format!(
-                    "{op}: a leaf tensor that requires grad cannot be modified in place; \
-                     modify a copy (x = x.{}(...) without the underscore), or do it under \
-                     no_grad() if you mean to change the parameter itself",
-                    op.trim_end_matches('_')
+                    "{what}: a leaf tensor that requires grad cannot be modified in place; \
+                     {fix}, or do it under no_grad() if you mean to change the parameter \
+                     itself (with ferrograd.no_grad(): ...)"
                 )));
             }
         }
