@@ -7,7 +7,7 @@ that reason. Output shown as a trailing comment is checked:
 
 - ``print(...)  # text``: what the call prints must be ``text`` (numbers compared with a
   relative tolerance of 1e-4 when both sides parse as Python literals);
-- ``expression  # literal``: when the comment parses as a Python literal (a number, list,
+- ``expression  # literal`` (both at any depth: inside ``with``, ``try``, loops): when the comment parses as a Python literal (a number, list,
   tuple, string, bool, None), the expression's value must equal it (tensors and
   ``Size`` are compared through ``tolist()``/``list``; a list ending in ``...`` shows
   the first items).
@@ -18,7 +18,6 @@ Other comments are prose and are not checked.
 from __future__ import annotations
 
 import ast
-import contextlib
 import io
 import math
 import re
@@ -114,34 +113,58 @@ def _check_print(printed: str, shown: str, where: str):
     assert ok_p and ok_s and _same(vp, vs), f"{where}: printed {printed!r}, the docs show {shown!r}"
 
 
+class _Checks(ast.NodeTransformer):
+    """Rewrites ``print(...)  # text`` and ``expr  # literal`` statements (at any depth:
+    inside ``with``, ``try``, loops) into calls of the checkers."""
+
+    def __init__(self, comments: dict[int, str]):
+        self.comments = comments
+
+    def visit_Expr(self, node: ast.Expr) -> ast.AST:
+        shown = self.comments.get(node.end_lineno)
+        if shown is None:
+            return node
+        value = node.value
+        line = ast.Constant(node.lineno)
+        text = ast.Constant(shown)
+        if (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Name)
+            and value.func.id == "print"
+        ):
+            call = ast.Call(
+                ast.Name("__doc_print__", ast.Load()),
+                [line, text, *value.args],
+                value.keywords,
+            )
+        elif _literal(shown)[0]:
+            call = ast.Call(ast.Name("__doc_value__", ast.Load()), [line, text, value], [])
+        else:
+            return node
+        return ast.copy_location(ast.Expr(call), node)
+
+
 def run_block(code: str, where: str = "<doc>") -> None:
-    """Runs one block statement by statement, checking shown output (see module doc)."""
-    tree = ast.parse(code, filename=where)
-    comments = _comments(code)
-    ns: dict = {"__name__": "__doc_example__"}
-    for stmt in tree.body:
-        shown = comments.get(stmt.end_lineno) if isinstance(stmt, ast.Expr) else None
-        loc = f"{where} (block line {stmt.lineno})"
-        call = stmt.value if isinstance(stmt, ast.Expr) else None
-        is_print = (
-            isinstance(call, ast.Call)
-            and isinstance(call.func, ast.Name)
-            and call.func.id == "print"
+    """Runs one block in a fresh namespace, checking shown output (see module doc)."""
+    tree = _Checks(_comments(code)).visit(ast.parse(code, filename=where))
+    ast.fix_missing_locations(tree)
+
+    def doc_print(line, shown, *args, **kwargs):
+        buf = io.StringIO()
+        print(*args, **{**kwargs, "file": buf})
+        print(buf.getvalue(), end="", file=kwargs.get("file"))
+        _check_print(buf.getvalue(), shown, f"{where} (block line {line})")
+
+    def doc_value(line, shown, value):
+        got = _plain(value)
+        expected = _literal(shown)[1]
+        assert _same(got, expected), (
+            f"{where} (block line {line}): value {got!r}, the docs show {shown!r}"
         )
-        if shown is not None and is_print:
-            buf = io.StringIO()
-            with contextlib.redirect_stdout(buf):
-                exec(compile(ast.Module([stmt], []), where, "exec"), ns)
-            _check_print(buf.getvalue(), shown, loc)
-            continue
-        if shown is not None:
-            ok, expected = _literal(shown)
-            if ok:
-                value = eval(compile(ast.Expression(stmt.value), where, "eval"), ns)
-                got = _plain(value)
-                assert _same(got, expected), f"{loc}: value {got!r}, the docs show {shown!r}"
-                continue
-        exec(compile(ast.Module([stmt], []), where, "exec"), ns)
+
+    ns: dict = {"__name__": "__doc_example__", "__doc_print__": doc_print}
+    ns["__doc_value__"] = doc_value
+    exec(compile(tree, where, "exec"), ns)
 
 
 @pytest.mark.parametrize("code, skip_reason", CASES)
@@ -149,10 +172,14 @@ def test_doc_example_runs(code, skip_reason, tmp_path, monkeypatch, request):
     if skip_reason is not None:
         pytest.skip(skip_reason)
     import ferrograd as fg
+    from ferrograd import static
 
     monkeypatch.chdir(tmp_path)
+    # a fresh process would start with empty default programs and scope
+    fresh = static.program_guard(static.Program(), static.Program())
     try:
-        run_block(code, request.node.callspec.id)
+        with fresh, static.scope_guard(static.Scope()):
+            run_block(code, request.node.callspec.id)
     finally:
         # leave no global mode behind for the next block
         if not fg.in_dynamic_mode():
@@ -162,6 +189,8 @@ def test_doc_example_runs(code, skip_reason, tmp_path, monkeypatch, request):
 
 def test_the_runner_checks_shown_output():
     run_block("x = [1, 2]\nprint(len(x))  # 2\nx  # [1, 2]\nx  # prose, not checked\n")
+    with pytest.raises(AssertionError, match="block line 4"):
+        run_block("try:\n    pass\nfinally:\n    print('a')  # b\n")
     with pytest.raises(AssertionError, match="printed '3'"):
         run_block("print(1 + 2)  # 4\n")
     with pytest.raises(AssertionError, match="value 3"):
