@@ -61,7 +61,10 @@ class ExceptionWrapper:
     def reraise(self) -> None:
         note = f"raised in DataLoader worker process {self.worker_id}; its traceback:\n{self.text}"
         if self.exc is not None:
-            self.exc.add_note(note)
+            if hasattr(self.exc, "add_note"):  # Python >= 3.11
+                self.exc.add_note(note)
+            else:
+                self.exc.__notes__ = [*getattr(self.exc, "__notes__", []), note]
             raise self.exc
         raise RuntimeError(f"Caught an unpicklable exception {note}")
 
