@@ -110,6 +110,9 @@ def worker_loop(
     be a ``Done`` or an ``ExceptionWrapper``."""
     global _worker_info
     _worker_info = WorkerInfo(worker_id, num_workers, seed, dataset)
+    # a stop message means the parent wants no more batches: exit without waiting for
+    # unread ones to be flushed into the pipe
+    result_queue.cancel_join_thread()
     _seed_everything(seed)
     init_error = None
     if worker_init_fn is not None:
