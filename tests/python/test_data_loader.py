@@ -208,3 +208,19 @@ def test_paddle_io_names():
     loader = io.DataLoader(Squares(5), batch_sampler=bs)
     assert len(list(loader)) == 2
     assert paddle.utils.data.DataLoader is D.DataLoader
+
+
+class Dies(D.Dataset):
+    def __len__(self) -> int:
+        return 4
+
+    def __getitem__(self, i: int):
+        if D.get_worker_info() is not None and i == 1:
+            os._exit(3)  # a crash in the worker, not an exception
+        return np.float32(i)
+
+
+@workers
+def test_a_dead_worker_is_reported():
+    with pytest.raises(RuntimeError, match="exited unexpectedly"):
+        list(D.DataLoader(Dies(), batch_size=1, num_workers=2))
