@@ -73,9 +73,15 @@ _core._set_size_class(Size)
 install_tensor_aliases()
 
 from . import autograd as autograd  # noqa: E402  (needs the names above)
+
+# data loading (torch.utils.data / paddle.io), metrics and model summaries
+from . import io as io  # noqa: E402
+from . import metric as metric  # noqa: E402
 from . import nn as nn  # noqa: E402
 from . import optim as optim  # noqa: E402
 from . import optimizer as optimizer  # noqa: E402
+from . import utils as utils  # noqa: E402
+from .nn.summary import summary as summary  # noqa: E402
 from .serialization import load as load  # noqa: E402
 from .serialization import save as save  # noqa: E402
 
@@ -190,6 +196,11 @@ __all__ = [
     "nn",
     "save",
     "load",
+    # data loading, metrics, summaries
+    "io",
+    "utils",
+    "metric",
+    "summary",
     # Paddle mode switches
     "in_dynamic_mode",
     "disable_static",

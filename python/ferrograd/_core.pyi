@@ -1467,6 +1467,48 @@ class ParamGroupState:
         maximize: _bool = False,
     ) -> _int:
         """One Adam (AdamW with ``decoupled``) step; returns how many were updated."""
+    def rmsprop_step(
+        self,
+        lr: _float,
+        alpha: _float = 0.99,
+        eps: _float = 1e-8,
+        weight_decay: _float = 0.0,
+        momentum: _float = 0.0,
+        centered: _bool = False,
+        maximize: _bool = False,
+        paddle: _bool = False,
+    ) -> _int:
+        """One RMSprop step (Paddle's eps/rate placement with ``paddle``)."""
+    def adagrad_step(
+        self,
+        lr: _float,
+        lr_decay: _float = 0.0,
+        weight_decay: _float = 0.0,
+        eps: _float = 1e-10,
+        initial_accumulator_value: _float = 0.0,
+        maximize: _bool = False,
+    ) -> _int:
+        """One Adagrad step; new ``sum`` buffers start at ``initial_accumulator_value``."""
+    def adadelta_step(
+        self,
+        lr: _float,
+        rho: _float = 0.9,
+        eps: _float = 1e-6,
+        weight_decay: _float = 0.0,
+        maximize: _bool = False,
+    ) -> _int:
+        """One Adadelta step."""
+    def adamax_step(
+        self,
+        lr: _float,
+        beta1: _float = 0.9,
+        beta2: _float = 0.999,
+        eps: _float = 1e-8,
+        weight_decay: _float = 0.0,
+        maximize: _bool = False,
+        paddle: _bool = False,
+    ) -> _int:
+        """One Adamax step (Paddle's eps placement with ``paddle``)."""
     def zero_grad(self, set_to_none: _bool = True) -> None:
         """Drops every gradient, or zeros it in place."""
     def params(self) -> list[Tensor]:

@@ -33,7 +33,7 @@ pub fn sgd_step(params: &mut [ParamState], cfg: &SgdConfig) -> Result<usize> {
             continue;
         };
         let first = ps.buffers.len() < nbuf;
-        prepare(ps, &grad, nbuf, "SGD")?;
+        prepare(ps, &grad, nbuf, &[], "SGD")?;
         update_one(
             &ps.param,
             &grad,
@@ -54,7 +54,7 @@ pub fn adam_step(params: &mut [ParamState], cfg: &AdamConfig) -> Result<usize> {
         let Some(grad) = ps.param.grad() else {
             continue;
         };
-        prepare(ps, &grad, nbuf, "Adam")?;
+        prepare(ps, &grad, nbuf, &[], "Adam")?;
         let u = AdamUpdate {
             cfg: *cfg,
             step: ps.step + 1,
@@ -66,8 +66,31 @@ pub fn adam_step(params: &mut [ParamState], cfg: &AdamConfig) -> Result<usize> {
     Ok(updated)
 }
 
-/// Checks the parameter and its buffers, creating missing buffers as zeros.
-fn prepare(ps: &mut ParamState, grad: &Tensor, nbuf: usize, opt: &str) -> Result<()> {
+/// One step of the rule `make(step)` (`step`: the step number after this update) over every
+/// parameter with a gradient; missing state buffers are created, buffer `i` filled with
+/// `init[i]` (0 when absent). Returns how many parameters were updated.
+pub fn step_with<U: Update>(
+    params: &mut [ParamState],
+    nbuf: usize,
+    init: &[f64],
+    opt: &str,
+    make: impl Fn(u64) -> U,
+) -> Result<usize> {
+    let mut updated = 0;
+    for ps in params.iter_mut() {
+        let Some(grad) = ps.param.grad() else {
+            continue;
+        };
+        prepare(ps, &grad, nbuf, init, opt)?;
+        update_one(&ps.param, &grad, &ps.buffers, &make(ps.step + 1))?;
+        ps.step += 1;
+        updated += 1;
+    }
+    Ok(updated)
+}
+
+/// Checks the parameter and its buffers, creating missing buffers (zeros, or `init[i]`).
+fn prepare(ps: &mut ParamState, grad: &Tensor, nbuf: usize, init: &[f64], opt: &str) -> Result<()> {
     let p = &ps.param;
     if !p.dtype().is_differentiable() {
         return Err(Error::type_err(format!(
@@ -85,7 +108,12 @@ fn prepare(ps: &mut ParamState, grad: &Tensor, nbuf: usize, opt: &str) -> Result
         )));
     }
     while ps.buffers.len() < nbuf {
-        ps.buffers.push(crate::tensor::zeros(p.shape(), p.dtype())?);
+        let fill = init.get(ps.buffers.len()).copied().unwrap_or(0.0);
+        ps.buffers.push(if fill == 0.0 {
+            crate::tensor::zeros(p.shape(), p.dtype())?
+        } else {
+            crate::tensor::full(p.shape(), fill, p.dtype())?
+        });
     }
     for (i, b) in ps.buffers.iter().enumerate() {
         let shared = Arc::ptr_eq(b.storage(), p.storage())

@@ -24,6 +24,7 @@ mod indexing;
 mod memory;
 mod node;
 mod optim;
+mod optim_more;
 mod pylayer;
 mod repr;
 mod signals;

@@ -14,7 +14,7 @@ const DETACH_MIN_ELEMS: usize = 1 << 15;
 /// moments, step counts).
 #[pyclass(name = "ParamGroupState", module = "ferrograd.optim")]
 pub struct PyParamGroupState {
-    params: Vec<ParamState>,
+    pub(super) params: Vec<ParamState>,
 }
 
 impl PyParamGroupState {
@@ -27,7 +27,7 @@ impl PyParamGroupState {
         })
     }
 
-    fn total_elems(&self) -> usize {
+    pub(super) fn total_elems(&self) -> usize {
         self.params.iter().map(|p| p.param.numel()).sum()
     }
 }

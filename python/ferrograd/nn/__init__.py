@@ -10,6 +10,16 @@ from __future__ import annotations
 
 from . import functional as functional
 from . import init as init
+
+# containers, gradient clipping, nn.utils, summary
+from . import utils as utils  # noqa: E402
+from .clip import ClipGradByGlobalNorm as ClipGradByGlobalNorm  # noqa: E402
+from .clip import ClipGradByNorm as ClipGradByNorm  # noqa: E402
+from .clip import ClipGradByValue as ClipGradByValue  # noqa: E402
+from .containers import LayerDict as LayerDict  # noqa: E402
+from .containers import ModuleDict as ModuleDict  # noqa: E402
+from .containers import ParameterDict as ParameterDict  # noqa: E402
+from .containers import ParameterList as ParameterList  # noqa: E402
 from .layers import GELU as GELU
 from .layers import CrossEntropyLoss as CrossEntropyLoss
 from .layers import Dropout as Dropout
@@ -59,6 +69,14 @@ __all__ = [
     "functional",
     "init",
     "initializer",
+    "ModuleDict",
+    "LayerDict",
+    "ParameterList",
+    "ParameterDict",
+    "ClipGradByGlobalNorm",
+    "ClipGradByNorm",
+    "ClipGradByValue",
+    "utils",
 ]
 
 # PyTorch / Paddle names ferrograd lacks raise an AttributeError that says so (reached only

@@ -6,10 +6,26 @@ from __future__ import annotations
 
 from . import lr_scheduler
 from .adam import Adam, AdamW
+from .adaptive import Adadelta, Adagrad, Adamax
+from .lbfgs import LBFGS
 from .optimizer import Optimizer
+from .rmsprop import RMSProp, RMSprop
 from .sgd import SGD, Momentum
 
-__all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamW", "lr_scheduler"]
+__all__ = [
+    "Optimizer",
+    "SGD",
+    "Momentum",
+    "Adam",
+    "AdamW",
+    "RMSprop",
+    "RMSProp",
+    "Adagrad",
+    "Adadelta",
+    "Adamax",
+    "LBFGS",
+    "lr_scheduler",
+]
 
 # PyTorch / Paddle names ferrograd lacks raise an AttributeError that says so (reached only
 # for names this module does not define; see ferrograd/_missing.py).

@@ -66,7 +66,7 @@ class Adam(Optimizer):
             "amsgrad": bool(amsgrad),
             "maximize": bool(maximize),
         }
-        super().__init__(params, defaults, learning_rate, parameters)
+        super().__init__(params, defaults, learning_rate, parameters, grad_clip)
 
     def _validate_group(self, group: dict[str, Any]) -> None:
         super()._validate_group(group)

@@ -61,16 +61,21 @@ class LRScheduler:
     def _rate(self, base_lr: float, epoch: int) -> float:
         raise NotImplementedError
 
+    def _rates(self, epoch: int) -> list[float]:
+        """The rate of every group at ``epoch`` (schedules that differ per group in more
+        than ``base_lr`` override this)."""
+        return [self._rate(b, epoch) for b in self.base_lrs]
+
     def get_lr(self) -> Any:
         """The rates for the current epoch: a list per group (torch) or a float when
         standing alone (Paddle)."""
-        rates = [self._rate(b, self.last_epoch) for b in self.base_lrs]
+        rates = self._rates(self.last_epoch)
         return rates if self.optimizer is not None else rates[0]
 
     def step(self, epoch: int | None = None) -> None:
         """Advances one epoch (or jumps to ``epoch``) and applies the new rate."""
         self.last_epoch = self.last_epoch + 1 if epoch is None else int(epoch)
-        rates = [self._rate(b, self.last_epoch) for b in self.base_lrs]
+        rates = self._rates(self.last_epoch)
         self._last_lr = rates
         self.last_lr = rates[0]
         if self.optimizer is not None:
@@ -179,10 +184,37 @@ class CosineAnnealingDecay(CosineAnnealingLR):
 
 _LRScheduler = LRScheduler
 
+# the other schedules live in their own files; imported last because they subclass
+# LRScheduler from this (by then initialised) module
+from .schedules_closed_form import (  # noqa: E402
+    ExponentialDecay,
+    ExponentialLR,
+    LambdaDecay,
+    LambdaLR,
+    LinearWarmup,
+    MultiStepDecay,
+    MultiStepLR,
+    NoamDecay,
+    PiecewiseDecay,
+)
+from .schedules_cyclic import OneCycleLR, ReduceLROnPlateau, ReduceOnPlateau  # noqa: E402
+
 __all__ = [
     "LRScheduler",
     "StepLR",
     "CosineAnnealingLR",
     "StepDecay",
     "CosineAnnealingDecay",
+    "LambdaLR",
+    "MultiStepLR",
+    "ExponentialLR",
+    "OneCycleLR",
+    "ReduceLROnPlateau",
+    "LambdaDecay",
+    "MultiStepDecay",
+    "ExponentialDecay",
+    "PiecewiseDecay",
+    "NoamDecay",
+    "LinearWarmup",
+    "ReduceOnPlateau",
 ]

@@ -20,10 +20,12 @@ def _refuse_unsupported(
     grad_clip: Any = None, lazy_mode: bool = False, differentiable: bool = False
 ) -> None:
     """Raises for the optimizer options ferrograd does not implement (rather than
-    silently ignoring them)."""
-    if grad_clip is not None:
-        raise NotImplementedError(
-            "grad_clip is not supported yet; clip the gradients before step()"
+    silently ignoring them). ``grad_clip`` is supported (checked here, applied by
+    ``step()``)."""
+    if grad_clip is not None and not callable(grad_clip):
+        raise TypeError(
+            "grad_clip must be a gradient clip object such as nn.ClipGradByGlobalNorm(1.0), "
+            f"got {type(grad_clip).__name__}"
         )
     if lazy_mode:
         raise NotImplementedError("lazy_mode applies to sparse gradients, which are not supported")
@@ -134,7 +136,10 @@ class Optimizer:
         defaults: dict[str, Any],
         learning_rate: Any = None,
         parameters: Any = None,
+        grad_clip: Any = None,
     ) -> None:
+        #: Paddle's gradient clip (``nn.ClipGradByGlobalNorm`` ...), applied by ``step()``
+        self._grad_clip = grad_clip
         # Paddle passes the rate first: Opt(0.1, parameters=...) or a scheduler
         if (
             isinstance(params, (int, float))
@@ -276,9 +281,20 @@ class Optimizer:
                 loss = closure()
         if self._lr_scheduler is not None:
             self._sync_scheduler()
+        if self._grad_clip is not None:
+            self._clip_gradients()
         for group, st in zip(self.param_groups, self._group_states):
             self._update_group(group, st)
         return loss
+
+    def _clip_gradients(self) -> None:
+        """Applies ``grad_clip`` to the gradients of all parameters (all groups together,
+        as Paddle does), writing the clipped gradients back."""
+        pairs = [(p, p.grad) for g in self.param_groups for p in g["params"] if p.grad is not None]
+        clipped = self._grad_clip(pairs)  # type: ignore[misc]
+        for (p, old), (_, new) in zip(pairs, clipped):
+            if new is not old:
+                p.grad = new
 
     minimize_step = step
 

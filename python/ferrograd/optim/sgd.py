@@ -49,7 +49,7 @@ class SGD(Optimizer):
             "nesterov": bool(nesterov),
             "maximize": bool(maximize),
         }
-        super().__init__(params, defaults, learning_rate, parameters)
+        super().__init__(params, defaults, learning_rate, parameters, grad_clip)
 
     def _validate_group(self, group: dict[str, Any]) -> None:
         super()._validate_group(group)

@@ -3,7 +3,30 @@ schedulers live in :mod:`ferrograd.optimizer.lr`."""
 
 from __future__ import annotations
 
-from ..optim import SGD, Adam, AdamW, Momentum, Optimizer
+from ..optim import (
+    LBFGS,
+    SGD,
+    Adadelta,
+    Adagrad,
+    Adam,
+    Adamax,
+    AdamW,
+    Momentum,
+    Optimizer,
+    RMSProp,
+)
 from . import lr
 
-__all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamW", "lr"]
+__all__ = [
+    "Optimizer",
+    "SGD",
+    "Momentum",
+    "Adam",
+    "AdamW",
+    "RMSProp",
+    "Adagrad",
+    "Adadelta",
+    "Adamax",
+    "LBFGS",
+    "lr",
+]

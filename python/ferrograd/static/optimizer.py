@@ -132,6 +132,10 @@ def minimize(
     global scheduled
     main = loss.block.program
     startup = startup_program if startup_program is not None else _program.default_startup_program()
+    if getattr(opt, "_grad_clip", None) is not None:
+        raise NotImplementedError(
+            "grad_clip is not supported in static mode yet; build the optimizer without it"
+        )
     groups = _groups(opt, loss, parameters)
     # every group's rule first: an unsupported optimizer fails before the program changes
     rules = [_rule_of(opt, settings) for settings, _ in groups]

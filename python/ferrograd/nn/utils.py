@@ -1,0 +1,49 @@
+"""``nn.utils``: gradient clipping and flattening parameters into one vector."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .. import _core
+from ..grad_mode import no_grad
+from .clip import clip_grad_norm_, clip_grad_value_
+
+Tensor = _core.Tensor
+
+
+def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
+    """All ``parameters`` flattened and concatenated into one 1-D tensor (differentiable
+    with respect to them)."""
+    flat = [p.reshape([-1]) for p in parameters]
+    if not flat:
+        raise ValueError("parameters_to_vector: no parameters given")
+    return _core.concat(flat)
+
+
+def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
+    """Copies consecutive slices of the 1-D ``vec`` into ``parameters`` (in place, not
+    recorded by autograd): the inverse of ``parameters_to_vector``."""
+    if not isinstance(vec, Tensor):
+        raise TypeError(f"expected vec to be a Tensor, but got {type(vec).__name__}")
+    if vec.ndim != 1:
+        raise ValueError(f"vec must be 1-D, got shape {list(vec.shape)}")
+    params = list(parameters)
+    total = sum(p.numel() for p in params)
+    if total != vec.numel():
+        raise ValueError(
+            f"vec has {vec.numel()} elements but the parameters hold {total}; they must match"
+        )
+    offset = 0
+    with no_grad():
+        for p in params:
+            n = p.numel()
+            p.copy_(vec[offset : offset + n].reshape(list(p.shape)))
+            offset += n
+
+
+__all__ = [
+    "clip_grad_norm_",
+    "clip_grad_value_",
+    "parameters_to_vector",
+    "vector_to_parameters",
+]
