@@ -73,9 +73,13 @@ _core._set_size_class(Size)
 install_tensor_aliases()
 
 from . import autograd as autograd  # noqa: E402  (needs the names above)
+
+# data-parallel training over MPI (mpi4py is imported only when first used)
+from . import distributed as distributed  # noqa: E402
 from . import nn as nn  # noqa: E402
 from . import optim as optim  # noqa: E402
 from . import optimizer as optimizer  # noqa: E402
+from .distributed import DataParallel as DataParallel  # noqa: E402
 from .serialization import load as load  # noqa: E402
 from .serialization import save as save  # noqa: E402
 
@@ -201,3 +205,4 @@ __all__ = [
     "buffer_cache_info",
 ]
 __all__ += _api.__all__
+__all__ += ["distributed", "DataParallel"]

@@ -35,12 +35,14 @@ from .group import init_process_group as init_process_group
 from .group import is_available as is_available
 from .group import is_initialized as is_initialized
 from .group import new_group as new_group
+from . import optim as optim
 from .p2p import irecv as irecv
 from .p2p import isend as isend
 from .p2p import recv as recv
 from .p2p import send as send
 from .sampler import DistributedBatchSampler as DistributedBatchSampler
 from .sampler import DistributedSampler as DistributedSampler
+from .zero import ZeroRedundancyOptimizer as ZeroRedundancyOptimizer
 
 __all__ = [
     "ReduceOp",
@@ -74,4 +76,5 @@ __all__ = [
     "new_group",
     "DistributedSampler",
     "DistributedBatchSampler",
+    "ZeroRedundancyOptimizer",
 ]

@@ -79,9 +79,7 @@ def f32_to_half(values: np.ndarray, name: str, out: np.ndarray) -> None:
         out[...] = values.astype(np.float16).view(np.uint16)
         return
     bits = np.ascontiguousarray(values, dtype=np.float32).view(np.uint32)
-    rounded = ((bits + np.uint32(0x7FFF) + ((bits >> 16) & np.uint32(1))) >> 16).astype(
-        np.uint16
-    )
+    rounded = ((bits + np.uint32(0x7FFF) + ((bits >> 16) & np.uint32(1))) >> 16).astype(np.uint16)
     nan = np.isnan(values)
     if nan.any():
         rounded[nan] = ((bits[nan] >> 16) | np.uint32(0x0040)).astype(np.uint16)  # quiet NaN

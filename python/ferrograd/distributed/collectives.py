@@ -146,9 +146,7 @@ def all_reduce(
     g = resolve(group)
     B.check_tensor(tensor, "all_reduce: tensor")
     _mpi_op(op, B.dtype_name(tensor))  # type errors before the check
-    _checks.agree(
-        g, "all_reduce", B.dtype_code(tensor), tuple(tensor.shape), int(op), -1, _NAMES
-    )
+    _checks.agree(g, "all_reduce", B.dtype_code(tensor), tuple(tensor.shape), int(op), -1, _NAMES)
     return _run(_start_allreduce(tensor, op, g, "all_reduce"), async_op, sync_op)
 
 
@@ -225,13 +223,18 @@ def all_gather_into_tensor(
     B.check_tensor(input_tensor, "all_gather_into_tensor: input_tensor")
     B.check_tensor(output_tensor, "all_gather_into_tensor: output_tensor")
     n = g.size()
-    if output_tensor.dtype != input_tensor.dtype or output_tensor.numel() != n * input_tensor.numel():
+    if (
+        output_tensor.dtype != input_tensor.dtype
+        or output_tensor.numel() != n * input_tensor.numel()
+    ):
         raise ValueError(
             f"all_gather_into_tensor: output is {output_tensor.dtype} {list(output_tensor.shape)}"
             f"; it must have the input's dtype ({input_tensor.dtype}) and {n} times its "
             f"{input_tensor.numel()} elements"
         )
-    _checks.agree(g, "all_gather_into_tensor", B.dtype_code(input_tensor), tuple(input_tensor.shape))
+    _checks.agree(
+        g, "all_gather_into_tensor", B.dtype_code(input_tensor), tuple(input_tensor.shape)
+    )
     req = g.comm.Iallgather(B.msg(B.raw_view(input_tensor)), B.msg(B.raw_view(output_tensor)))
     return _run(Work([req], g, "all_gather_into_tensor"), async_op, None)
 
@@ -252,7 +255,9 @@ def reduce_scatter(
     _like_all(output, input_list, "reduce_scatter")
     name = B.dtype_name(output)
     mop = _mpi_op(op, name)
-    _checks.agree(g, "reduce_scatter", B.dtype_code(output), tuple(output.shape), int(op), -1, _NAMES)
+    _checks.agree(
+        g, "reduce_scatter", B.dtype_code(output), tuple(output.shape), int(op), -1, _NAMES
+    )
     out = B.raw_view(output)
     half = name in B.HALF
     parts = [B.raw_view(t) for t in input_list]
@@ -320,7 +325,9 @@ def scatter(
         _like_all(tensor, scatter_list, "scatter")
         send = np.stack([B.raw_view(t) for t in scatter_list])
     _checks.agree(g, "scatter", B.dtype_code(tensor), tuple(tensor.shape), root=src)
-    req = g.comm.Iscatter(B.msg(send) if send is not None else None, B.msg(B.raw_view(tensor)), root=root)
+    req = g.comm.Iscatter(
+        B.msg(send) if send is not None else None, B.msg(B.raw_view(tensor)), root=root
+    )
     return _run(Work([req], g, "scatter"), async_op, None)
 
 

@@ -20,7 +20,7 @@ import traceback
 from typing import Any, Optional, Sequence, Union
 
 from ._mpi import mpi
-from .errors import DistributedError, DistributedTimeoutError, RankFailedError
+from .errors import DistributedTimeoutError, RankFailedError
 
 DEFAULT_TIMEOUT = datetime.timedelta(minutes=30)  # torch's default for CPU backends
 _NOTICE_TAG = 31_337
@@ -272,4 +272,3 @@ def _excepthook(tp: Any, value: Any, tb: Any) -> None:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(1)
-

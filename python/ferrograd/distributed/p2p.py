@@ -33,9 +33,7 @@ def _describe(h: np.ndarray) -> str:
     return f"{B.name_of_code(int(h[0]))} {[int(d) for d in h[3 : 3 + min(ndim, 7)]]}"
 
 
-def isend(
-    tensor: fg.Tensor, dst: int, group: Optional[ProcessGroup] = None, tag: int = 0
-) -> Work:
+def isend(tensor: fg.Tensor, dst: int, group: Optional[ProcessGroup] = None, tag: int = 0) -> Work:
     """Starts sending ``tensor`` to rank ``dst``."""
     g = resolve(group)
     B.check_tensor(tensor, "send: tensor")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from . import functional as functional
 from . import init as init
+from . import parallel as parallel
 from .layers import GELU as GELU
 from .layers import CrossEntropyLoss as CrossEntropyLoss
 from .layers import Dropout as Dropout

@@ -2,10 +2,9 @@
 
 import datetime
 
-import numpy as np
-
 import ferrograd as torch
 import ferrograd.distributed as dist
+import numpy as np
 
 dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=20))
 rank, n = dist.get_rank(), dist.get_world_size()
