@@ -246,3 +246,96 @@ fn wrong_gradient_shape_from_a_node_names_it() {
         e.message
     );
 }
+
+#[test]
+fn post_accumulate_hooks_fire_after_grad_is_stored_in_backward_order() {
+    use std::sync::Mutex;
+    // y = sum(a * b) + sum(c): c's gradient is ready before a's and b's.
+    let a = leaf(&[1.0, 2.0]);
+    let b = leaf(&[3.0, 4.0]);
+    let c = leaf(&[5.0]);
+    let seen: Arc<Mutex<Vec<(&'static str, Vec<f64>)>>> = Arc::default();
+    for (name, t) in [("a", &a), ("b", &b), ("c", &c)] {
+        let s = seen.clone();
+        t.register_post_accumulate_grad_hook(
+            1,
+            Arc::new(move |t: &Tensor| {
+                // the hook sees the gradient already stored
+                s.lock().unwrap().push((name, vals(&t.grad().unwrap())));
+                Ok(())
+            }),
+        )
+        .unwrap();
+    }
+    let y = a
+        .mul(&b)
+        .unwrap()
+        .sum(None, false)
+        .unwrap()
+        .add(&c.sum(None, false).unwrap())
+        .unwrap();
+    backward(&y, true).unwrap();
+    let mut got = seen.lock().unwrap().clone();
+    assert_eq!(got.len(), 3);
+    got.sort_by_key(|(n, _)| *n);
+    assert_eq!(got[0], ("a", vec![3.0, 4.0]));
+    assert_eq!(got[1], ("b", vec![1.0, 2.0]));
+    assert_eq!(got[2], ("c", vec![1.0]));
+    // second pass: hooks see the accumulated sum; a removed hook no longer runs
+    a.remove_post_accumulate_grad_hook(1);
+    backward(&y, false).unwrap();
+    let got = seen.lock().unwrap().clone();
+    assert_eq!(got.len(), 5);
+    assert!(got[3..].iter().all(|(n, _)| *n != "a"));
+    assert!(got[3..].contains(&("b", vec![2.0, 4.0])));
+}
+
+#[test]
+fn post_accumulate_hook_rejects_non_leaves_and_errors_propagate() {
+    let a = leaf(&[1.0]);
+    let y = a.mul(&a).unwrap();
+    let hook: ferrograd::autograd::PostAccumulateHook = Arc::new(|_t: &Tensor| Ok(()));
+    assert!(y
+        .register_post_accumulate_grad_hook(1, hook.clone())
+        .is_err());
+    let plain = Tensor::from_vec(vec![1.0f64], &[1]).unwrap();
+    assert!(plain.register_post_accumulate_grad_hook(1, hook).is_err());
+    a.register_post_accumulate_grad_hook(
+        2,
+        Arc::new(|_t: &Tensor| Err(ferrograd::Error::runtime("boom from hook"))),
+    )
+    .unwrap();
+    let err = backward(&y.sum(None, false).unwrap(), false).unwrap_err();
+    assert!(err.to_string().contains("boom from hook"));
+}
+
+#[test]
+fn queued_callbacks_run_once_at_the_end_of_the_pass() {
+    use std::sync::Mutex;
+    assert!(ferrograd::autograd::queue_callback(Box::new(|| Ok(()))).is_err());
+    let a = leaf(&[1.0, 2.0]);
+    let log: Arc<Mutex<Vec<String>>> = Arc::default();
+    let l = log.clone();
+    a.register_post_accumulate_grad_hook(
+        1,
+        Arc::new(move |_t: &Tensor| {
+            l.lock().unwrap().push("hook".into());
+            let l2 = l.clone();
+            ferrograd::autograd::queue_callback(Box::new(move || {
+                l2.lock().unwrap().push("callback".into());
+                // a callback may queue another; it runs in the same pass
+                let l3 = l2.clone();
+                ferrograd::autograd::queue_callback(Box::new(move || {
+                    l3.lock().unwrap().push("nested".into());
+                    Ok(())
+                }))
+            }))
+        }),
+    )
+    .unwrap();
+    let y = a.mul(&a).unwrap().sum(None, false).unwrap();
+    backward(&y, false).unwrap();
+    assert_eq!(*log.lock().unwrap(), vec!["hook", "callback", "nested"]);
+    // outside a pass, queueing fails again (the frame was closed)
+    assert!(ferrograd::autograd::queue_callback(Box::new(|| Ok(()))).is_err());
+}

@@ -82,6 +82,9 @@ from . import optim as optim  # noqa: E402
 from . import optimizer as optimizer  # noqa: E402
 from . import utils as utils  # noqa: E402
 from .nn.summary import summary as summary  # noqa: E402
+# data-parallel training over MPI (mpi4py is imported only when first used)
+from . import distributed as distributed  # noqa: E402
+from .distributed import DataParallel as DataParallel  # noqa: E402
 from .serialization import load as load  # noqa: E402
 from .serialization import save as save  # noqa: E402
 
@@ -218,3 +221,4 @@ __all__ += _api.__all__
 from ._missing import missing_attribute as _missing_attribute  # noqa: E402
 
 __getattr__ = _missing_attribute(__name__)
+__all__ += ["distributed", "DataParallel"]

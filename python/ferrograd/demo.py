@@ -274,12 +274,22 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     parser.add_argument(
         "--no-progress", dest="progress", action="store_false", help="no tqdm progress bars"
     )
+    # --distributed: data-parallel training under mpiexec (ferrograd.distributed)
+    parser.add_argument(
+        "--distributed",
+        action="store_true",
+        help="train data-parallel on the ranks of mpiexec -n N (needs '.[distributed]')",
+    )
     return parser.parse_args(argv)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> dict[str, Any]:
     """Runs every section; returns the results (fitted line, accuracies, ...)."""
     args = parse_args(argv)
+    if args.distributed:  # mpiexec -n 2 python -m ferrograd.demo --distributed
+        from . import _demo_distributed
+
+        return _demo_distributed.run(args)
     start = time.perf_counter()
     print(f"ferrograd {fg.__version__} demo (seed {args.seed})")
 

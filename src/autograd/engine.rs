@@ -209,7 +209,21 @@ pub fn grad_blocking(
     )
 }
 
+/// One pass, then the callbacks its hooks queued (`queue_callback`), if it succeeded.
 fn run(
+    roots: &[Tensor],
+    root_grads: Vec<Tensor>,
+    targets: Targets,
+    blocked: &Blocked,
+    opts: BackwardOptions,
+) -> Result<Vec<Option<Tensor>>> {
+    let frame = crate::autograd::callbacks::CallbackFrame::begin();
+    let out = run_pass(roots, root_grads, targets, blocked, opts)?;
+    frame.finish()?;
+    Ok(out)
+}
+
+fn run_pass(
     roots: &[Tensor],
     root_grads: Vec<Tensor>,
     targets: Targets,
@@ -538,7 +552,10 @@ fn finish_leaf(
         g
     };
     match targets {
-        Targets::AllLeaves => accumulate_into_leaf(&ls.leaf, g, create_graph),
+        Targets::AllLeaves => {
+            accumulate_into_leaf(&ls.leaf, g, create_graph)?;
+            crate::autograd::callbacks::run_post_accumulate_hooks(&ls.leaf)
+        }
         Targets::Inputs { leaves: wanted, .. } => {
             if let Some(ks) = wanted.get(&lid) {
                 for k in ks {

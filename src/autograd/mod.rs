@@ -2,6 +2,7 @@
 //! that ops use to attach a backward formula to their output.
 
 pub mod alias;
+pub mod callbacks;
 pub mod engine;
 pub mod grad_mode;
 mod leaf_grad;
@@ -9,6 +10,7 @@ pub mod node;
 pub mod ops;
 pub mod saved;
 
+pub use callbacks::{queue_callback, FinalCallback, PostAccumulateHook};
 pub use grad_mode::{is_grad_enabled, no_grad, set_grad_enabled, GradModeGuard};
 pub use node::{Edge, GradHook, InputMeta, Node, NodeBase, NodeRef};
 pub use saved::SavedTensor;

@@ -25,6 +25,7 @@ mod memory;
 mod node;
 mod optim;
 mod optim_more;
+mod post_accumulate;
 mod pylayer;
 mod repr;
 mod signals;
@@ -92,6 +93,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m
     )?)?;
     m.add_function(wrap_pyfunction!(autograd::backward, m)?)?;
+    m.add_function(wrap_pyfunction!(post_accumulate::_queue_callback, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::grad, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::is_grad_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_set_grad_enabled, m)?)?;

@@ -102,6 +102,7 @@ impl PyAccumulateGrad {
 enum HookSite {
     Node(NodeRef),
     Leaf(Tensor),
+    PostAccumulate(Tensor),
 }
 
 /// Returned by `register_hook`; `remove()` unregisters the hook.
@@ -116,6 +117,13 @@ impl PyHookHandle {
     pub fn on_node(node: NodeRef, id: u64) -> Self {
         PyHookHandle {
             site: HookSite::Node(node),
+            id,
+        }
+    }
+    /// A handle for a post-accumulate-grad hook on a leaf.
+    pub fn on_post_accumulate(t: Tensor, id: u64) -> Self {
+        PyHookHandle {
+            site: HookSite::PostAccumulate(t),
             id,
         }
     }
@@ -139,6 +147,7 @@ impl PyHookHandle {
                 .lock()
                 .retain(|(_, id, _)| *id != self.id),
             HookSite::Leaf(t) => t.meta().hooks.retain(|(id, _)| *id != self.id),
+            HookSite::PostAccumulate(t) => t.remove_post_accumulate_grad_hook(self.id),
         }
     }
 }

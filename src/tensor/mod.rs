@@ -38,6 +38,8 @@ pub struct AutogradMeta {
     pub retains_grad: bool,
     /// Hooks on a leaf's gradient `(id, hook)`; a non-leaf's live on its `grad_fn`.
     pub hooks: Vec<(u64, GradHook)>,
+    /// Hooks run on a leaf after its `.grad` was updated by a backward pass `(id, hook)`.
+    pub post_accumulate_hooks: Vec<(u64, crate::autograd::callbacks::PostAccumulateHook)>,
     /// For a view made by a differentiable view op of a tensor that required grad: the
     /// tensor whose memory it shares (in-place writes through it are refused).
     pub view_base: Option<Tensor>,

@@ -20,6 +20,7 @@ from .containers import LayerDict as LayerDict  # noqa: E402
 from .containers import ModuleDict as ModuleDict  # noqa: E402
 from .containers import ParameterDict as ParameterDict  # noqa: E402
 from .containers import ParameterList as ParameterList  # noqa: E402
+from . import parallel as parallel
 from .layers import GELU as GELU
 from .layers import CrossEntropyLoss as CrossEntropyLoss
 from .layers import Dropout as Dropout

@@ -1,0 +1,37 @@
+"""Run under ``mpiexec -n 2``: rank 1 raises; rank 0, waiting in a collective, must fail
+with an error naming rank 1 (not hang). With argv[1] == "timeout", rank 1 instead stops
+calling collectives (sleeps), and rank 0 must time out; with "die", rank 1 is killed
+(SIGKILL) and rank 0 must not hang (it times out, or mpiexec ends the job)."""
+
+import os
+import signal
+import sys
+import time
+
+import ferrograd as torch
+import ferrograd.distributed as dist
+
+mode = sys.argv[1] if len(sys.argv) > 1 else "raise"
+dist.init_process_group("mpi", timeout=3.0)
+rank = dist.get_rank()
+t = torch.ones([4])
+dist.all_reduce(t)  # one good collective first
+if rank == 1:
+    if mode == "raise":
+        raise ZeroDivisionError("rank 1 divided by zero on purpose")
+    if mode == "die":
+        os.kill(os.getpid(), signal.SIGKILL)
+    time.sleep(4.5)
+    sys.exit(0)
+try:
+    dist.all_reduce(t)
+except dist.RankFailedError as e:
+    print(f"rank 0 caught: {e}", flush=True)
+    assert "rank 1 failed" in str(e) and "ZeroDivisionError" in str(e)
+    sys.exit(17)
+except dist.DistributedTimeoutError as e:
+    print(f"rank 0 caught: {e}", flush=True)
+    assert "timeout of 3 s" in str(e)
+    sys.exit(18)
+print("rank 0: no error?!", flush=True)
+sys.exit(1)
