@@ -76,6 +76,7 @@ from . import autograd as autograd  # noqa: E402  (needs the names above)
 from . import nn as nn  # noqa: E402
 from . import optim as optim  # noqa: E402
 from . import optimizer as optimizer  # noqa: E402
+from . import utils as utils  # noqa: E402  (activation checkpointing: utils.checkpoint)
 from .serialization import load as load  # noqa: E402
 from .serialization import save as save  # noqa: E402
 

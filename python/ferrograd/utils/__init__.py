@@ -1,0 +1,3 @@
+"""``ferrograd.utils``: helpers outside the core API (``torch.utils`` names)."""
+
+from . import checkpoint as checkpoint
