@@ -80,7 +80,7 @@ from . import metric as metric  # noqa: E402
 from . import nn as nn  # noqa: E402
 from . import optim as optim  # noqa: E402
 from . import optimizer as optimizer  # noqa: E402
-from . import utils as utils  # noqa: E402
+from . import utils as utils  # noqa: E402  (data loading; activation checkpointing)
 from .nn.summary import summary as summary  # noqa: E402
 # data-parallel training over MPI (mpi4py is imported only when first used)
 from . import distributed as distributed  # noqa: E402

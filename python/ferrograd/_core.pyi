@@ -1218,6 +1218,12 @@ def randint(
 def seed(seed: _int) -> None:
     """Seeds the random generator (``seed`` in Paddle, ``manual_seed`` in torch)."""
 
+def _rng_state() -> tuple[_int, _int, _int, _int]:
+    """The random generator's state (``utils.checkpoint.get_rng_state`` wraps it)."""
+
+def _set_rng_state(state: tuple[_int, _int, _int, _int]) -> None:
+    """Restores a state from ``_rng_state`` (the all-zero state is rejected)."""
+
 # ---- joining, splitting, selecting --------------------------------------------------
 
 def concat(

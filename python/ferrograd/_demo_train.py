@@ -159,10 +159,12 @@ def train(
     lr: float = 0.01,
     offload: bool = False,
     progress: bool = True,
+    checkpoint: bool = False,
     log: Any = print,
 ) -> History:
     """Trains ``model`` with Adam (cosine-annealed ``lr``) on softmax cross-entropy;
-    returns the curves."""
+    returns the curves. ``checkpoint`` recomputes the model's activations in backward
+    (``utils.checkpoint``) instead of keeping them."""
     x_train, y_train, x_test, y_test = data
     xt, yt = fg.tensor(x_train), fg.tensor(y_train)
     xv, yv = fg.tensor(x_test), fg.tensor(y_test)
@@ -184,7 +186,10 @@ def train(
             xb, yb = xt.index_select(idx), yt.index_select(idx)
             hooks = fg.autograd.graph.save_on_disk() if offload else contextlib.nullcontext()
             with hooks:
-                logits = model(xb)
+                if checkpoint:
+                    logits = fg.utils.checkpoint.checkpoint(model, xb)
+                else:
+                    logits = model(xb)
                 loss = nn.functional.cross_entropy(logits, yb)
                 optimizer.zero_grad()
                 loss.backward()

@@ -9,11 +9,12 @@ Each section is one function that prints what it does:
 5. checking the classifier's custom PyLayer activation with ``gradcheck``;
 6. training that classifier (``nn`` layers, Adam) on generated spirals, with a tqdm bar
    per epoch when tqdm is installed, test accuracy under ``no_grad``, saved tensors on
-   disk with ``--offload``, and a loss/accuracy plot with ``--plot PATH`` (matplotlib);
+   disk with ``--offload`` or recomputed in backward with ``--checkpoint``, and a
+   loss/accuracy plot with ``--plot PATH`` (matplotlib);
 7. a checkpoint round trip with ``ferrograd.save`` / ``ferrograd.load``.
 
-Options: ``--epochs``, ``--hidden``, ``--samples``, ``--offload``, ``--seed``,
-``--plot PATH``, ``--steps`` (section 4), ``--no-tour`` (sections 5-7 only),
+Options: ``--epochs``, ``--hidden``, ``--samples``, ``--offload``, ``--checkpoint``,
+``--seed``, ``--plot PATH``, ``--steps`` (section 4), ``--no-tour`` (sections 5-7 only),
 ``--no-progress``. ``main`` returns the results in a dict (fitted line, accuracies,
 ...), so tests can check them without parsing the printed text.
 """
@@ -187,11 +188,17 @@ def train_classifier(args: argparse.Namespace) -> dict[str, Any]:
     print(model)
     print(
         f"{len(y)} points on {cls.NUM_CLASSES} spiral arms ({split} train / {len(y) - split} "
-        f"test), {n_params} parameters, offload={args.offload}"
+        f"test), {n_params} parameters, offload={args.offload}, checkpoint={args.checkpoint}"
     )
     start = time.perf_counter()
     history = cls.train(
-        model, data, args.epochs, args.seed, offload=args.offload, progress=args.progress
+        model,
+        data,
+        args.epochs,
+        args.seed,
+        offload=args.offload,
+        progress=args.progress,
+        checkpoint=args.checkpoint,
     )
     seconds = time.perf_counter() - start
     test_acc = history.test_accuracy[-1]
@@ -264,6 +271,11 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     )
     parser.add_argument(
         "--offload", action="store_true", help="keep saved activations on disk (save_on_disk)"
+    )
+    parser.add_argument(
+        "--checkpoint",
+        action="store_true",
+        help="recompute the classifier's activations in backward (utils.checkpoint)",
     )
     parser.add_argument(
         "--plot",

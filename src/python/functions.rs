@@ -497,3 +497,16 @@ pub fn randint(
 pub fn seed(seed: i64) {
     core::manual_seed(seed as u64);
 }
+
+/// The random generator's state as four 64-bit words (`get_rng_state` wraps it).
+#[pyfunction]
+pub fn _rng_state() -> (u64, u64, u64, u64) {
+    let [a, b, c, d] = core::rng_state();
+    (a, b, c, d)
+}
+
+/// Restores a state from `_rng_state` (`set_rng_state` wraps it).
+#[pyfunction]
+pub fn _set_rng_state(state: (u64, u64, u64, u64)) -> PyResult<()> {
+    core::set_rng_state([state.0, state.1, state.2, state.3]).py()
+}

@@ -7,13 +7,70 @@ use super::tensor::{wrap, PyTensor};
 use crate::autograd::saved::{self, PackedTensor, SavedTensorHooks};
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
+use parking_lot::Mutex;
 use pyo3::prelude::*;
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Weak};
 
 /// One `saved_tensors_hooks(pack_hook, unpack_hook)` level.
 struct PyHooks {
     pack: Py<PyAny>,
     unpack: Arc<Py<PyAny>>,
+    /// With `once=True`: what `pack_hook` returned per saved view, so a tensor saved by
+    /// several nodes is packed once (keyed by storage address; the weak link tells a live
+    /// storage from a new one at a reused address).
+    once: Option<Mutex<PackedViews>>,
+}
+
+/// A view already packed at this level.
+struct PackedView {
+    storage: Weak<crate::storage::Storage>,
+    version: u64,
+    layout: crate::layout::Layout,
+    dtype: crate::dtype::DType,
+    obj: Py<PyAny>,
+}
+
+#[derive(Default)]
+struct PackedViews {
+    by_storage: HashMap<usize, Vec<PackedView>>,
+    /// Entry count at which dead storages are swept next (doubles: amortized O(1)).
+    sweep_at: usize,
+}
+
+impl PackedViews {
+    fn find(&self, py: Python<'_>, t: &Tensor) -> Option<Py<PyAny>> {
+        let key = Arc::as_ptr(t.storage()) as usize;
+        self.by_storage.get(&key)?.iter().find_map(|v| {
+            let live = v.storage.upgrade()?;
+            (Arc::ptr_eq(&live, t.storage())
+                && v.version == t.storage().version()
+                && v.dtype == t.dtype()
+                && &v.layout == t.layout())
+            .then(|| v.obj.clone_ref(py))
+        })
+    }
+
+    fn insert(&mut self, py: Python<'_>, t: &Tensor, obj: &Py<PyAny>) {
+        let entries: usize = self.by_storage.values().map(Vec::len).sum();
+        if entries >= self.sweep_at {
+            self.by_storage.retain(|_, vs| {
+                vs.retain(|v| v.storage.strong_count() > 0);
+                !vs.is_empty()
+            });
+            self.sweep_at = 2 * self.by_storage.values().map(Vec::len).sum::<usize>() + 8;
+        }
+        let key = Arc::as_ptr(t.storage()) as usize;
+        let vs = self.by_storage.entry(key).or_default();
+        vs.retain(|v| v.storage.strong_count() > 0);
+        vs.push(PackedView {
+            storage: Arc::downgrade(t.storage()),
+            version: t.storage().version(),
+            layout: t.layout().clone(),
+            dtype: t.dtype(),
+            obj: obj.clone_ref(py),
+        });
+    }
 }
 
 /// What `pack_hook` returned, with the `unpack_hook` that turns it back into a tensor.
@@ -25,8 +82,18 @@ struct PyPacked {
 impl SavedTensorHooks for PyHooks {
     fn pack(&self, t: &Tensor) -> Result<Box<dyn PackedTensor>> {
         Python::attach(|py| {
-            let arg = wrap(py, t.clone()).map_err(from_pyerr)?;
-            let obj = self.pack.call1(py, (arg,)).map_err(from_pyerr)?;
+            let known = self.once.as_ref().and_then(|m| m.lock().find(py, t));
+            let obj = match known {
+                Some(obj) => obj,
+                None => {
+                    let arg = wrap(py, t.clone()).map_err(from_pyerr)?;
+                    let obj = self.pack.call1(py, (arg,)).map_err(from_pyerr)?;
+                    if let Some(m) = &self.once {
+                        m.lock().insert(py, t, &obj);
+                    }
+                    obj
+                }
+            };
             Ok(Box::new(PyPacked {
                 obj,
                 unpack: self.unpack.clone(),
@@ -57,12 +124,20 @@ impl PackedTensor for PyPacked {
     }
 }
 
-/// Enters a `saved_tensors_hooks` level on this thread.
+/// Enters a `saved_tensors_hooks` level on this thread. With `once`, a view of a
+/// storage that this level already packed (same storage, version, layout and dtype) reuses
+/// what `pack_hook` returned instead of calling it again.
 #[pyfunction]
-pub fn _push_saved_tensors_hooks(pack_hook: Py<PyAny>, unpack_hook: Py<PyAny>) -> PyResult<()> {
+#[pyo3(signature = (pack_hook, unpack_hook, once = false))]
+pub fn _push_saved_tensors_hooks(
+    pack_hook: Py<PyAny>,
+    unpack_hook: Py<PyAny>,
+    once: bool,
+) -> PyResult<()> {
     saved::push_saved_tensor_hooks(Arc::new(PyHooks {
         pack: pack_hook,
         unpack: Arc::new(unpack_hook),
+        once: once.then(|| Mutex::new(PackedViews::default())),
     }))
     .py()
 }

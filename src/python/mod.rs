@@ -77,6 +77,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::randn, m)?)?;
     m.add_function(wrap_pyfunction!(functions::randint, m)?)?;
     m.add_function(wrap_pyfunction!(functions::seed, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::_rng_state, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::_set_rng_state, m)?)?;
     m.add_function(wrap_pyfunction!(indexing::concat, m)?)?;
     m.add_function(wrap_pyfunction!(indexing::stack, m)?)?;
     m.add_function(wrap_pyfunction!(indexing::split, m)?)?;

@@ -145,6 +145,25 @@ pub fn manual_seed(seed: u64) {
     *RNG.lock() = Some(Rng::from_seed(seed));
 }
 
+/// The generator's current state (four xoshiro256** words), to restore it later with
+/// [`set_rng_state`] (activation checkpointing replays dropout masks this way).
+pub fn rng_state() -> [u64; 4] {
+    with_rng(|r| r.0)
+}
+
+/// Restores a state returned by [`rng_state`]; the all-zero state (from which xoshiro
+/// never leaves) is rejected.
+pub fn set_rng_state(state: [u64; 4]) -> Result<()> {
+    if state == [0; 4] {
+        return Err(crate::error::Error::value(
+            "set_rng_state: the all-zero state is not a valid generator state; pass a state \
+             returned by get_rng_state()",
+        ));
+    }
+    *RNG.lock() = Some(Rng(state));
+    Ok(())
+}
+
 fn with_rng<R>(f: impl FnOnce(&mut Rng) -> R) -> R {
     let mut g = RNG.lock();
     let rng = g.get_or_insert_with(|| Rng::from_seed(0x5EED_F3E2_06AD_0001));

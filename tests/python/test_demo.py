@@ -81,6 +81,15 @@ def test_classifier_is_reproducible_and_offload_changes_nothing():
     assert base["test_accuracy"] == offloaded["test_accuracy"]
 
 
+def test_checkpoint_flag_changes_nothing():
+    quiet = ("--no-tour", "--no-progress", "--epochs", "2", "--samples", "300", "--seed", "4")
+    base, _ = run_demo(*quiet)
+    recomputed, text = run_demo(*quiet, "--checkpoint")
+    assert "checkpoint=True" in text
+    assert base["history"].train_loss == recomputed["history"].train_loss  # dropout replayed
+    assert base["test_accuracy"] == recomputed["test_accuracy"]
+
+
 class FakeBar:
     """Records what the demo tells tqdm."""
 

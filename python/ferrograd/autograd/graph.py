@@ -19,7 +19,15 @@ import numpy as np
 
 from .. import _core
 
-__all__ = ["saved_tensors_hooks", "disable_saved_tensors_hooks", "save_on_cpu", "save_on_disk"]
+__all__ = [
+    "saved_tensors_hooks",
+    "disable_saved_tensors_hooks",
+    "save_on_cpu",
+    "save_on_disk",
+    "save_compressed",
+    "save_lossless",
+    "memory_budget",
+]
 
 
 class saved_tensors_hooks:
@@ -27,12 +35,18 @@ class saved_tensors_hooks:
     contexts stack: the innermost wins and the outer pair is restored on exit (also when
     an exception leaves the block)."""
 
+    #: pack a view that this level already packed only once (the compressing hooks)
+    _pack_once = False
+
     def __init__(self, pack_hook: Callable[[Any], Any], unpack_hook: Callable[[Any], Any]) -> None:
         self.pack_hook = pack_hook
         self.unpack_hook = unpack_hook
 
     def __enter__(self) -> saved_tensors_hooks:
-        _core._push_saved_tensors_hooks(self.pack_hook, self.unpack_hook)
+        if self._pack_once:
+            _core._push_saved_tensors_hooks(self.pack_hook, self.unpack_hook, once=True)
+        else:
+            _core._push_saved_tensors_hooks(self.pack_hook, self.unpack_hook)
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -130,3 +144,8 @@ class save_on_disk(saved_tensors_hooks):
             return _restore(np.asarray(array) if array.ndim == 0 else array, handle.dtype)
 
         super().__init__(pack, unpack)
+
+
+# the compressing hooks build on the classes above
+from .budget import memory_budget  # noqa: E402
+from .compress import save_compressed, save_lossless  # noqa: E402

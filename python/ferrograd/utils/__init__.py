@@ -1,7 +1,9 @@
-"""``ferrograd.utils`` (``torch.utils``): ``data`` holds the data-loading utilities."""
+"""``ferrograd.utils`` (``torch.utils``): ``data`` (data loading) and ``checkpoint``
+(activation checkpointing)."""
 
 from __future__ import annotations
 
+from . import checkpoint as checkpoint
 from . import data as data
 
-__all__ = ["data"]
+__all__ = ["checkpoint", "data"]

@@ -1,0 +1,312 @@
+"""Activation checkpointing: keep only a region's inputs during forward and recompute the
+rest when backward needs it (``torch.utils.checkpoint`` and Paddle's ``recompute``).
+
+Built on the saved-tensor hooks (as PyTorch's non-reentrant checkpoint is): while the
+region runs, every tensor a recorded node saves is packed into a small handle that holds
+no data, only the tensor's shape and dtype and its position in the region. The first
+unpack during backward re-runs the region once (grad mode on, RNG state restored) under a
+hook that hands each saved tensor to its handle; each handle gives its tensor up when its
+node unpacks it, and a handle is freed with its node, so a recomputed tensor lives only
+until the node that needs it has run. The engine re-attaches every unpacked tensor to the
+original graph, so ``create_graph=True`` and nested regions differentiate as without
+checkpointing.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from typing import Any, Callable, Iterable
+
+from .. import _core
+from ..autograd.budget import current_budget
+from ..autograd.graph import saved_tensors_hooks
+from ..grad_mode import enable_grad, is_grad_enabled
+
+__all__ = [
+    "checkpoint",
+    "checkpoint_sequential",
+    "get_rng_state",
+    "set_rng_state",
+    "recompute",
+    "recompute_sequential",
+]
+
+
+def get_rng_state() -> tuple[int, int, int, int]:
+    """The state of ferrograd's random generator (``rand``, ``randn``, dropout), for
+    :func:`set_rng_state`. An opaque tuple of four 64-bit words."""
+    return _core._rng_state()
+
+
+def set_rng_state(state: Iterable[int]) -> None:
+    """Restores a state returned by :func:`get_rng_state`: the draws that followed it
+    are drawn again."""
+    words = tuple(int(w) for w in state)
+    if len(words) != 4:
+        raise ValueError(
+            f"set_rng_state: expected the 4-word state from get_rng_state(), got {len(words)} values"
+        )
+    _core._set_rng_state(words)
+
+
+_recomputing = threading.local()
+
+
+class _Held:
+    """What a node recorded during recomputation saved: the tensor itself (used only if
+    the region runs a backward of its own, e.g. ``autograd.grad`` inside ``fn``)."""
+
+    __slots__ = ("tensor",)
+
+    def __init__(self, tensor: Any) -> None:
+        self.tensor = tensor
+
+
+class _Handle:
+    """One tensor saved in a checkpointed region: no data until recomputation fills
+    ``value``; freed with the node that saved it."""
+
+    __slots__ = ("frame", "index", "value", "__weakref__")
+
+    def __init__(self, frame: _Frame, index: int) -> None:
+        self.frame, self.index, self.value = frame, index, None
+
+
+def _region_name(fn: Any) -> str:
+    name = getattr(fn, "__qualname__", None) or type(fn).__qualname__
+    return f"checkpoint region {name!r}"
+
+
+class _Frame:
+    """One call of a checkpointed function: its inputs, the RNG state it started from,
+    and what its nodes saved (specs and weak links to the handles)."""
+
+    def __init__(self, fn: Callable, args: tuple, kwargs: dict, preserve_rng_state: bool):
+        self.fn, self.args, self.kwargs = fn, args, kwargs
+        self.name = _region_name(fn)
+        self.rng_state = get_rng_state() if preserve_rng_state else None
+        # inputs modified in place after forward would make recomputation silently differ
+        self.versions = [
+            (i, a, a._version) for i, a in enumerate(args) if isinstance(a, _core.Tensor)
+        ]
+        self.specs: list[tuple[tuple, Any]] = []
+        self.handles: list[weakref.ref] = []
+        self.forward_done = False
+        self.lock = threading.RLock()
+
+    def pack(self, t: Any) -> _Handle:
+        h = _Handle(self, len(self.specs))
+        self.specs.append((tuple(t.shape), t.dtype))
+        self.handles.append(weakref.ref(h))
+        return h
+
+    def recompute(self) -> None:
+        """Runs the region again and gives every live handle its tensor."""
+        if not self.forward_done:
+            raise RuntimeError(
+                f"{self.name}: a tensor saved inside the region was needed before the region's "
+                "forward finished (a backward or autograd.grad inside the checkpointed "
+                "function); run that part outside checkpoint()"
+            )
+        for i, a, v in self.versions:
+            if a._version != v:
+                raise RuntimeError(
+                    f"{self.name}: input {i} was modified in place after the forward "
+                    f"(version {v} -> {a._version}), so recomputation would not reproduce the "
+                    "saved tensors; clone the input before modifying it"
+                )
+        count = 0
+
+        def pack(t: Any) -> _Held:
+            nonlocal count
+            i = count
+            count += 1
+            if i >= len(self.specs):
+                raise RuntimeError(
+                    f"{self.name}: recomputation saved more tensors than the forward "
+                    f"({len(self.specs)}); the checkpointed function must do the same "
+                    "operations each time it runs (no data-dependent control flow on state "
+                    "that changes between forward and backward)"
+                )
+            shape, dtype = tuple(t.shape), t.dtype
+            if (shape, dtype) != self.specs[i]:
+                raise RuntimeError(
+                    f"{self.name}: recomputation differs from the forward: saved tensor {i} "
+                    f"is a {dtype} tensor of shape {list(shape)}, but the forward saved a "
+                    f"{self.specs[i][1]} tensor of shape {list(self.specs[i][0])}; the "
+                    "checkpointed function must compute the same thing each time it runs"
+                )
+            h = self.handles[i]()
+            if h is not None:  # None: its node has run and been freed; keep nothing
+                h.value = t
+            return _Held(t)
+
+        outer = get_rng_state() if self.rng_state is not None else None
+        was_recomputing = getattr(_recomputing, "on", False)
+        _recomputing.on = True  # nested regions decide as in forward, not by a budget
+        try:
+            if self.rng_state is not None:
+                set_rng_state(self.rng_state)
+            with saved_tensors_hooks(pack, _unpack), enable_grad():
+                self.fn(*self.args, **self.kwargs)
+        finally:
+            _recomputing.on = was_recomputing
+            if outer is not None:
+                set_rng_state(outer)
+        if count != len(self.specs):
+            raise RuntimeError(
+                f"{self.name}: recomputation saved {count} tensors but the forward saved "
+                f"{len(self.specs)}; the checkpointed function must do the same operations "
+                "each time it runs"
+            )
+
+
+def _unpack(obj: Any) -> Any:
+    if isinstance(obj, _Held):
+        return obj.tensor
+    frame = obj.frame
+    with frame.lock:
+        if obj.value is None:
+            frame.recompute()
+        t, obj.value = obj.value, None  # handed over: freed once its node has run
+    return t
+
+
+def checkpoint(
+    function: Callable,
+    *args: Any,
+    use_reentrant: bool | None = None,
+    preserve_rng_state: bool = True,
+    context_fn: Any = None,
+    determinism_check: str = "default",
+    debug: bool = False,
+    **kwargs: Any,
+) -> Any:
+    """Runs ``function(*args, **kwargs)`` keeping only its inputs for backward; what its
+    operations save is recomputed (once per backward) when backward first needs it.
+
+    ``preserve_rng_state`` restores the generator state for the recomputation, so dropout
+    draws the same mask. ``use_reentrant`` is accepted for PyTorch compatibility: both
+    values run this hook-based implementation, which supports ``autograd.grad``,
+    ``create_graph=True``, nested regions, keyword arguments and inputs that do not
+    require grad. Outside grad mode this is a plain call. ``context_fn`` and
+    ``debug`` are not supported (a ``NotImplementedError`` says so);
+    ``determinism_check`` accepts ``"default"`` (shapes and dtypes of the recomputed
+    tensors are checked) and ``"none"``.
+    """
+    if context_fn is not None:
+        raise NotImplementedError("checkpoint: context_fn is not supported by ferrograd")
+    if debug:
+        raise NotImplementedError("checkpoint: debug=True is not supported by ferrograd")
+    if determinism_check not in ("default", "none"):
+        raise ValueError(
+            f"checkpoint: determinism_check must be 'default' or 'none', got {determinism_check!r}"
+        )
+    if not callable(function):
+        raise TypeError(f"checkpoint: function must be callable, got {type(function).__name__}")
+    if not is_grad_enabled():
+        return function(*args, **kwargs)
+    budget = None if getattr(_recomputing, "on", False) else current_budget()
+    if budget is not None:
+        keep = budget.has_room()
+        budget.region_started(keep)
+        if keep:  # memory_budget has room: keep this region's tensors, no recomputation
+            return _run_kept(budget, function, args, kwargs)
+    frame = _Frame(function, args, kwargs, preserve_rng_state)
+    with saved_tensors_hooks(frame.pack, _unpack):
+        out = function(*args, **kwargs)
+    frame.forward_done = True
+    return out
+
+
+def _run_kept(budget: Any, function: Callable, args: tuple, kwargs: dict) -> Any:
+    def pack(t: Any) -> Any:
+        budget.region_bytes_kept += t.numel() * t.element_size()
+        return budget.keep(t)
+
+    hooks = saved_tensors_hooks(pack, lambda k: k.tensor)
+    hooks._pack_once = True
+    with hooks:
+        return function(*args, **kwargs)
+
+
+def _as_list(functions: Any) -> list:
+    if isinstance(functions, (list, tuple)):
+        return list(functions)
+    try:
+        return list(functions)  # nn.Sequential iterates over its layers
+    except TypeError:
+        raise TypeError(
+            "checkpoint_sequential: functions must be a Sequential or a list of callables, "
+            f"got {type(functions).__name__}"
+        ) from None
+
+
+def checkpoint_sequential(
+    functions: Any,
+    segments: int,
+    input: Any,
+    use_reentrant: bool | None = None,
+    preserve_rng_state: bool = True,
+) -> Any:
+    """Runs a sequence of layers split into ``segments`` chunks of ``len // segments``
+    layers; every chunk but the last runs under :func:`checkpoint`, the last one (with
+    the remaining layers) runs plainly, as its activations are needed at once by
+    backward."""
+    fns = _as_list(functions)
+    if not isinstance(segments, int) or isinstance(segments, bool) or segments < 1:
+        raise ValueError(f"checkpoint_sequential: segments must be an int >= 1, got {segments!r}")
+    size = len(fns) // segments
+    if size == 0:  # more segments than layers: one layer each, the last one plain
+        size, segments = 1, len(fns)
+
+    def run(chunk: list) -> Callable:
+        def segment(x: Any) -> Any:
+            for f in chunk:
+                x = f(x)
+            return x
+
+        segment.__qualname__ = f"checkpoint_sequential segment of {len(chunk)} layers"
+        return segment
+
+    end = size * (segments - 1)
+    for start in range(0, end, size):
+        input = checkpoint(
+            run(fns[start : start + size]),
+            input,
+            use_reentrant=use_reentrant,
+            preserve_rng_state=preserve_rng_state,
+        )
+    return run(fns[end:])(input)
+
+
+def recompute(function: Callable, *args: Any, **kwargs: Any) -> Any:
+    """Paddle's ``distributed.fleet.utils.recompute(function, *args, **kwargs)``:
+    :func:`checkpoint` with Paddle's keywords ``preserve_rng_state`` (default True) and
+    ``use_reentrant`` (accepted; both values run the hook-based implementation, so
+    keyword arguments for ``function`` work either way)."""
+    preserve = kwargs.pop("preserve_rng_state", True)
+    use_reentrant = kwargs.pop("use_reentrant", True)
+    return checkpoint(
+        function, *args, use_reentrant=use_reentrant, preserve_rng_state=preserve, **kwargs
+    )
+
+
+def recompute_sequential(ctx: dict, functions: Any, *args: Any, **kwargs: Any) -> Any:
+    """Paddle's ``recompute_sequential(ctx, functions, *args)``: ``ctx`` holds
+    ``segments`` (default 1) and ``preserve_rng_state`` (default True); layers are split
+    as in :func:`checkpoint_sequential` and each chunk but the last is recomputed."""
+    if not isinstance(ctx, dict):
+        raise TypeError(f"recompute_sequential: ctx must be a dict, got {type(ctx).__name__}")
+    if len(args) != 1 or kwargs:
+        raise ValueError(
+            "recompute_sequential: pass exactly one input (the first layer's argument) and no "
+            "keyword arguments"
+        )
+    return checkpoint_sequential(
+        functions,
+        ctx.get("segments", 1),
+        args[0],
+        preserve_rng_state=ctx.get("preserve_rng_state", True),
+    )
