@@ -18,6 +18,8 @@ pub enum ErrorKind {
     Memory,
     /// Not supported for this dtype/feature: `NotImplementedError`.
     NotImplemented,
+    /// Too deep a nesting (re-entrant backward calls): `RecursionError`.
+    Recursion,
     /// An exception raised by user code (a Python callback), carried unchanged in
     /// [`Error::external`] and re-raised as itself.
     External,
@@ -86,6 +88,10 @@ impl Error {
     /// `MemoryError`.
     pub fn memory(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::Memory, message)
+    }
+    /// `RecursionError` (a `RuntimeError` subclass).
+    pub fn recursion(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Recursion, message)
     }
     /// `NotImplementedError`.
     pub fn not_implemented(message: impl Into<String>) -> Self {

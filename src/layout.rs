@@ -108,6 +108,17 @@ pub fn normalize_dim(dim: isize, ndim: usize, op: &str) -> Result<usize> {
     Ok(d as usize)
 }
 
+/// Like [`normalize_dim`], for an op that reads `shape[dim]`: a 0-d tensor has no
+/// dimension to name (where [`normalize_dim`] lets a reduction take dim 0 or -1 of it).
+pub fn normalize_axis(dim: isize, ndim: usize, op: &str) -> Result<usize> {
+    if ndim == 0 {
+        return Err(Error::index(format!(
+            "{op}: a 0-d tensor has no dimension {dim}; reshape it to 1-d first"
+        )));
+    }
+    normalize_dim(dim, ndim, op)
+}
+
 impl Layout {
     /// Contiguous row-major layout of `shape` at offset 0.
     pub fn contiguous(shape: &[usize]) -> Layout {
@@ -297,12 +308,8 @@ impl Layout {
     pub fn slice(&self, dim: usize, start: usize, len: usize, step: isize) -> Layout {
         let mut l = self.clone();
         let new_off = self.offset as isize + start as isize * self.strides[dim];
-        l.offset = if len == 0 {
-            self.offset
-        } else {
-            new_off as usize
-        };
         l.shape[dim] = len;
+        l.offset = if l.numel() == 0 { 0 } else { new_off as usize };
         l.strides[dim] = self.strides[dim] * step;
         l
     }
@@ -310,9 +317,14 @@ impl Layout {
     /// View with dimension `dim` fixed at `index` (dimension removed).
     pub fn select(&self, dim: usize, index: usize) -> Layout {
         let mut l = self.clone();
-        l.offset = (self.offset as isize + index as isize * self.strides[dim]) as usize;
         l.shape.remove(dim);
         l.strides.remove(dim);
+        // an empty view keeps offset 0: its offset may lie past the storage's end
+        l.offset = if l.numel() == 0 {
+            0
+        } else {
+            (self.offset as isize + index as isize * self.strides[dim]) as usize
+        };
         l
     }
 
@@ -375,14 +387,15 @@ impl Layout {
     }
 
     /// Storage offsets of every element in row-major order (for small or general paths).
-    pub fn offsets(&self) -> Vec<usize> {
-        let mut out = Vec::with_capacity(self.numel());
+    /// Fails with a memory error when the list does not fit.
+    pub fn offsets(&self) -> Result<Vec<usize>> {
+        let mut out = crate::storage::try_vec_with_capacity(self.numel())?;
         self.for_each_row(|base, stride, len| {
             for i in 0..len as isize {
                 out.push((base + i * stride) as usize);
             }
         });
-        out
+        Ok(out)
     }
 }
 
@@ -419,7 +432,7 @@ mod tests {
         assert!(l.is_contiguous());
         let t = l.swap_dims(0, 1);
         assert!(!t.is_contiguous());
-        assert_eq!(t.offsets(), vec![0, 3, 1, 4, 2, 5]);
+        assert_eq!(t.offsets().unwrap(), vec![0, 3, 1, 4, 2, 5]);
     }
 
     #[test]
@@ -428,7 +441,7 @@ mod tests {
         let p = l.permute(&[1, 0, 2]).unwrap(); // [3,2,4] strides [4,12,1]
         assert!(p.reshape_view(&[3, 8]).is_none());
         let v = p.reshape_view(&[3, 2, 2, 2]).unwrap();
-        assert_eq!(v.offsets(), p.offsets());
+        assert_eq!(v.offsets().unwrap(), p.offsets().unwrap());
         assert_eq!(l.reshape_view(&[6, 4]).unwrap().strides.as_slice(), &[4, 1]);
     }
 
@@ -436,7 +449,7 @@ mod tests {
     fn slicing_with_negative_step() {
         let l = Layout::contiguous(&[5]);
         let s = l.slice(0, 4, 5, -1);
-        assert_eq!(s.offsets(), vec![4, 3, 2, 1, 0]);
+        assert_eq!(s.offsets().unwrap(), vec![4, 3, 2, 1, 0]);
         assert_eq!(s.storage_span(), (0, 5));
     }
 
@@ -448,6 +461,18 @@ mod tests {
         assert_eq!(b.numel(), 24);
         assert!(l.broadcast_to(&[3, 2], "expand").is_ok());
         assert!(l.broadcast_to(&[2, 2], "expand").is_err());
+    }
+
+    #[test]
+    fn empty_views_start_at_offset_zero() {
+        let l = Layout::contiguous(&[3, 0]);
+        assert_eq!(l.select(0, 2).offset, 0);
+        assert_eq!(l.slice(0, 1, 2, 1).offset, 0);
+        let full = Layout::contiguous(&[3, 2]);
+        assert_eq!(full.select(0, 2).offset, 4);
+        assert_eq!(full.slice(0, 2, 0, 1).offset, 0);
+        assert!(normalize_axis(0, 0, "t").is_err());
+        assert_eq!(normalize_dim(0, 0, "t").unwrap(), 0);
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod autograd;
 pub mod buffer_cache;
 pub mod dtype;
 pub mod error;
+pub mod foreign;
 pub mod interrupt;
 pub mod kernels;
 pub mod layout;

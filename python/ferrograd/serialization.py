@@ -24,17 +24,18 @@ from __future__ import annotations
 import json
 import math
 import os
+import zipfile
 from typing import Any, BinaryIO, Union
 
 import numpy as np
 
-from . import _core
+from . import _core, _npz_reader
 
 Tensor = _core.Tensor
 
-_MANIFEST = "__ferrograd__"
-_FORMAT = "ferrograd.npz"
-_VERSION = 1
+_MANIFEST = _npz_reader.MANIFEST
+_FORMAT = _npz_reader.FORMAT
+_VERSION = _npz_reader.VERSION
 
 PathLike = Union[str, "os.PathLike[str]", BinaryIO]
 
@@ -114,57 +115,55 @@ def save(obj: Any, path: PathLike, protocol: Any = None, **kwargs: Any) -> None:
         np.savez(f, **arrays)  # type: ignore[arg-type]
 
 
-def _build(node: dict, arrays: Any) -> Any:
-    kind = node.get("kind")
-    if kind == "tensor":
-        t = _core.tensor(arrays[node["key"]])
-        if t.dtype.name != node["dtype"]:
-            t = t.astype(node["dtype"])
-        if node.get("requires_grad"):
-            t.requires_grad_(True)
-        return t
-    if kind == "ndarray":
-        return arrays[node["key"]]
-    if kind == "dict":
-        out = {}
-        for (tag, k), v in node["items"]:
-            out[int(k) if tag == "int" else str(k)] = _build(v, arrays)
-        return out
-    if kind == "list":
-        return [_build(v, arrays) for v in node["items"]]
-    if kind == "tuple":
-        return tuple(_build(v, arrays) for v in node["items"])
-    if kind == "value":
-        return node["value"]
-    if kind == "float":
-        return float(node["value"])
-    raise ValueError(f"load: unknown node kind {kind!r} in the file's manifest")
+def _make_tensor(array: np.ndarray, dtype: str, requires_grad: bool) -> Any:
+    t = _core.tensor(array)
+    if t.dtype.name != dtype:
+        t = t.astype(dtype)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
 
 
-def load(path: PathLike, map_location: Any = None, weights_only: Any = None, **kwargs: Any) -> Any:
+def load(
+    path: PathLike,
+    map_location: Any = None,
+    weights_only: Any = None,
+    *,
+    max_bytes: int | None = None,
+    **kwargs: Any,
+) -> Any:
     """Loads what ``save`` wrote: tensors come back as Tensors (``requires_grad`` as
-    saved), the structure as saved. Reads with ``allow_pickle=False``."""
+    saved), the structure as saved. Never unpickles. Every malformed file is a
+    ``ValueError`` naming what is wrong, found before anything large is allocated (see
+    docs/reliability.md); ``max_bytes`` caps the total size of the arrays (for files from
+    untrusted sources)."""
     if map_location not in (None, "cpu") and not callable(map_location):
         raise ValueError(f"load: map_location={map_location!r}; ferrograd runs on the CPU only")
-    source = path if hasattr(path, "read") else os.fspath(path)  # type: ignore[arg-type]
+    name = repr(path) if not hasattr(path, "read") else "the file object"
+    opened = None
     try:
-        archive = np.load(source, allow_pickle=False)
-    except ValueError as e:
-        raise ValueError(f"load: {path!r} is not a ferrograd .npz file ({e})") from e
-    if not isinstance(archive, np.lib.npyio.NpzFile):
-        raise ValueError(f"load: {path!r} holds a single .npy array, not a ferrograd .npz file")
-    with archive as arrays:
-        if _MANIFEST not in arrays.files:
-            raise ValueError(
-                f"load: {path!r} has no {_MANIFEST} member; it was not written by ferrograd.save"
-            )
-        manifest = json.loads(bytes(arrays[_MANIFEST]).decode("utf-8"))
-        if manifest.get("format") != _FORMAT or manifest.get("version", 0) > _VERSION:
-            raise ValueError(
-                f"load: {path!r} holds format {manifest.get('format')!r} version "
-                f"{manifest.get('version')!r}; this ferrograd reads {_FORMAT} up to {_VERSION}"
-            )
-        return _build(manifest["root"], arrays)
+        if hasattr(path, "read"):
+            source: Any = path
+            start = source.tell() if source.seekable() else 0
+            size = source.seek(0, os.SEEK_END) - start if source.seekable() else 1 << 62
+            if source.seekable():
+                source.seek(start)
+        else:
+            opened = source = open(os.fspath(path), "rb")  # type: ignore[arg-type]  # noqa: SIM115
+            size = os.fstat(source.fileno()).st_size
+        try:
+            zf = zipfile.ZipFile(source)
+        except (zipfile.BadZipFile, EOFError, ValueError) as e:
+            raise ValueError(f"load: {name} is not a ferrograd .npz file ({e})") from None
+        with zf:
+            try:
+                reader = _npz_reader.Reader(zf, size, max_bytes, _make_tensor)
+                return reader.build(reader.manifest_root())
+            except _npz_reader._Bad as e:
+                raise ValueError(f"load: {name} is not a valid ferrograd .npz file: {e}") from None
+    finally:
+        if opened is not None:
+            opened.close()
 
 
 __all__ = ["save", "load"]

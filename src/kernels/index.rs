@@ -274,10 +274,15 @@ pub fn last_writers(lin: &[usize], numel: usize) -> Result<Vec<bool>> {
 pub fn nonzero<T: Element>(src: &[T], layout: &Layout) -> Result<(Vec<i64>, usize)> {
     check_span(layout, src.len(), "nonzero")?;
     let nd = layout.ndim();
-    let mut coords = Vec::new();
-    let mut count = 0usize;
-    let offsets = layout.offsets();
+    let offsets = layout.offsets()?;
     let zero = T::zero();
+    // count first, so the coordinates are one fallible allocation (MemoryError, not abort)
+    let hits = offsets.iter().filter(|&&o| src[o] != zero).count();
+    let total = hits.checked_mul(nd).ok_or_else(|| {
+        crate::error::Error::memory(format!("nonzero: {hits} x {nd} coordinates do not fit"))
+    })?;
+    let mut coords = crate::storage::try_vec_with_capacity(total)?;
+    let mut count = 0usize;
     for_each_multi_index(&layout.shape, |p, m| {
         // NaN compares unequal to zero, so it counts as non-zero (as in NumPy)
         if src[offsets[p]] != zero {

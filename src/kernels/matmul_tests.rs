@@ -38,7 +38,7 @@ fn reference(a: &[f64], la: &Layout, b: &[f64], lb: &Layout) -> Vec<f64> {
     let batch = broadcast_shapes(&pa.shape[..na], &pb.shape[..nb], "t").unwrap();
     let full = |l: &Layout, r, c| {
         let shape: Shape = batch.iter().copied().chain([r, c]).collect();
-        l.broadcast_to(&shape, "t").unwrap().offsets()
+        l.broadcast_to(&shape, "t").unwrap().offsets().unwrap()
     };
     let (oa, ob) = (full(&pa, m, k), full(&pb, k, n));
     let mut out = vec![0.0; batch.iter().product::<usize>() * m * n];

@@ -198,7 +198,7 @@ fn update_typed<T: AsLanes, U: Update>(
         run_update(u, lanes_mut(&mut ps[off..off + n]), gl, &mut states);
     } else {
         // a strided leaf (e.g. made from a transpose): update a packed copy, write it back
-        let offsets = p.layout().offsets();
+        let offsets = p.layout().offsets()?;
         let mut packed: Vec<T> = offsets.iter().map(|&o| ps[o]).collect();
         run_update(u, lanes_mut(&mut packed), gl, &mut states);
         for (&o, v) in offsets.iter().zip(packed) {

@@ -9,7 +9,6 @@
 
 use super::errors::IntoPy;
 use super::tensor::{wrap, PyTensor};
-use crate::layout::{Layout, Strides};
 use crate::storage::Storage;
 use crate::tensor::Tensor;
 use pyo3::exceptions::{PyBufferError, PyRuntimeError, PyTypeError, PyValueError};
@@ -310,52 +309,39 @@ unsafe fn tensor_from_dl(dl: &DLTensor, owner: Imported, writable: bool) -> PyRe
     } else {
         unsafe { std::slice::from_raw_parts(dl.shape, ndim) }
     };
-    if shape_i.iter().any(|&d| d < 0) {
-        drop(owner);
-        return Err(PyValueError::new_err(format!(
-            "from_dlpack: negative dimension in shape {shape_i:?}"
-        )));
-    }
-    let shape: Vec<usize> = shape_i.iter().map(|&d| d as usize).collect();
-    let strides: Strides = if dl.strides.is_null() || ndim == 0 {
-        crate::layout::contiguous_strides(&shape)
+    let strides_i: Option<&[i64]> = if dl.strides.is_null() || ndim == 0 {
+        None
     } else {
-        unsafe { std::slice::from_raw_parts(dl.strides, ndim) }
-            .iter()
-            .map(|&s| s as isize)
-            .collect()
+        // SAFETY: as for the shape
+        Some(unsafe { std::slice::from_raw_parts(dl.strides, ndim) })
     };
-    let itemsize = dtype.size();
-    let data = (dl.data as *mut u8).wrapping_add(dl.byte_offset as usize);
-    let numel = match crate::layout::checked_numel(&shape) {
-        Ok(n) => n,
+    // every size and address checked before anything is read (see `crate::foreign`)
+    let view = match crate::foreign::validate(
+        "from_dlpack",
+        shape_i,
+        strides_i,
+        dtype.size(),
+        dl.data as usize,
+        dl.byte_offset,
+    ) {
+        Ok(v) => v,
         Err(e) => {
             drop(owner);
             return Err(super::errors::to_pyerr(e));
         }
     };
-    if numel > 0 && (data as usize) % itemsize != 0 {
-        drop(owner);
-        return Err(PyBufferError::new_err(
-            "from_dlpack: the data pointer is not aligned to the element size; make the \
-             producer's array contiguous first",
-        ));
-    }
-    // the lowest element index reachable (negative strides reach backwards)
-    let (lo, len) = crate::layout::element_span(&shape, &strides);
-    let base = if numel == 0 {
-        data
-    } else {
-        data.wrapping_offset(lo * itemsize as isize)
+    // SAFETY: every element reachable through the layout lies in [base, base + len), a
+    // range `validate` checked to fit the address space; the producer vouches for the memory.
+    let storage = unsafe {
+        Storage::from_foreign(
+            view.base as *mut u8,
+            view.len,
+            dtype,
+            Box::new(owner),
+            writable,
+        )
     };
-    // SAFETY: every element reachable through the layout lies in [base, base + len).
-    let storage = unsafe { Storage::from_foreign(base, len, dtype, Box::new(owner), writable) };
-    let layout = Layout {
-        shape: shape.into_iter().collect(),
-        strides,
-        offset: if numel == 0 { 0 } else { (-lo) as usize },
-    };
-    Ok(Tensor::from_parts(Arc::new(storage), layout))
+    Ok(Tensor::from_parts(Arc::new(storage), view.layout))
 }
 
 /// Takes the tensor out of a DLPack capsule (renaming it so nobody else does).

@@ -4,7 +4,8 @@
 
 use crate::error::{Error, ErrorKind};
 use pyo3::exceptions::{
-    PyIndexError, PyMemoryError, PyNotImplementedError, PyRuntimeError, PyTypeError, PyValueError,
+    PyIndexError, PyMemoryError, PyNotImplementedError, PyRecursionError, PyRuntimeError,
+    PyTypeError, PyValueError,
 };
 use pyo3::prelude::*;
 use std::sync::Arc;
@@ -25,6 +26,7 @@ pub fn to_pyerr(e: Error) -> PyErr {
         ErrorKind::Index => PyIndexError::new_err(e.message),
         ErrorKind::Runtime | ErrorKind::External => PyRuntimeError::new_err(e.message),
         ErrorKind::Memory => PyMemoryError::new_err(e.message),
+        ErrorKind::Recursion => PyRecursionError::new_err(e.message),
         ErrorKind::NotImplemented => PyNotImplementedError::new_err(e.message),
     }
 }

@@ -12,7 +12,7 @@ use super::tensor::{wrap, PyTensor};
 use crate::autograd::ops::index::IndexItem;
 use crate::dtype::DType;
 use crate::tensor::Tensor;
-use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyIndexError, PyMemoryError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyEllipsis, PyList, PySlice, PyTuple};
 
@@ -332,14 +332,19 @@ fn sections_to_sizes(
                 "split: the number or size of sections must be positive, got {n}"
             )));
         }
-        let n = n as usize;
+        let n = usize::try_from(n).map_err(|_| {
+            PyMemoryError::new_err(format!("split: {n} sections do not fit in memory"))
+        })?;
         if count_means_sections {
             if total % n != 0 {
                 return Err(PyValueError::new_err(format!(
                     "split: a dimension of size {total} cannot be split into {n} equal sections"
                 )));
             }
-            return Ok(vec![total / n; n]);
+            // n comes from the user: a huge count of empty sections is a MemoryError
+            let mut sizes = crate::storage::try_vec_with_capacity(n).py()?;
+            sizes.resize(n, total / n);
+            return Ok(sizes);
         }
         let mut sizes = vec![n; total / n];
         if total % n != 0 || total == 0 {
@@ -349,7 +354,13 @@ fn sections_to_sizes(
     }
     let raw: Vec<i64> = obj.extract()?;
     // Paddle allows one -1 section meaning "the rest"
-    let known: i64 = raw.iter().filter(|&&s| s >= 0).sum();
+    let known: i64 = raw
+        .iter()
+        .filter(|&&s| s >= 0)
+        .try_fold(0i64, |acc, &s| acc.checked_add(s))
+        .ok_or_else(|| {
+            PyValueError::new_err(format!("split: section sizes {raw:?} overflow when summed"))
+        })?;
     raw.iter()
         .map(|&s| {
             if s == -1 {
@@ -369,7 +380,7 @@ fn split_impl(
     paddle_arg: Option<&Bound<'_, PyAny>>,
     dim: isize,
 ) -> PyResult<Py<PyList>> {
-    let d = crate::layout::normalize_dim(dim, t.ndim(), "split").py()?;
+    let d = crate::layout::normalize_axis(dim, t.ndim(), "split").py()?;
     let total = t.shape()[d];
     let sizes = match (torch_arg, paddle_arg) {
         (_, Some(p)) => sections_to_sizes(total, p, true)?,

@@ -96,7 +96,7 @@ impl PyTensor {
         match dim {
             None => size_object(py, self.inner.shape()),
             Some(d) => {
-                let d = crate::layout::normalize_dim(d, self.inner.ndim(), "size").py()?;
+                let d = crate::layout::normalize_axis(d, self.inner.ndim(), "size").py()?;
                 Ok(self.inner.shape()[d].into_pyobject(py)?.into_any())
             }
         }
@@ -141,7 +141,7 @@ impl PyTensor {
         match dim {
             None => Ok(PyTuple::new(py, s.iter())?.into_any()),
             Some(d) => {
-                let d = crate::layout::normalize_dim(d, self.inner.ndim(), "stride").py()?;
+                let d = crate::layout::normalize_axis(d, self.inner.ndim(), "stride").py()?;
                 Ok(s[d].into_pyobject(py)?.into_any())
             }
         }

@@ -8,8 +8,10 @@ use pyo3::prelude::*;
 use std::io::Write;
 
 /// Writes the elements of `tensor` in row-major order as raw native-endian bytes to
-/// `path` (created or truncated), without the GIL. A non-contiguous view is made
-/// contiguous first.
+/// `path`, without the GIL. A non-contiguous view is made contiguous first. The file is
+/// created exclusively (`O_CREAT | O_EXCL | O_NOFOLLOW`, so an existing file or a planted
+/// symlink at `path` is an error, never followed or overwritten) with owner-only
+/// permissions (0600).
 #[pyfunction]
 pub fn _tofile(
     py: Python<'_>,
@@ -26,10 +28,23 @@ pub fn _tofile(
             let elems = &guard[start..start + t.numel()];
             // SAFETY: every element type is plain old data; the slice covers `bytes` bytes.
             let raw = unsafe { std::slice::from_raw_parts(elems.as_ptr() as *const u8, bytes) };
-            let mut f = std::fs::File::create(&path)
+            let mut f = exclusive_create(&path)
                 .map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))?;
             f.write_all(raw)
                 .map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))
         })
     })
+}
+
+/// Opens `path` for writing, creating it; fails if anything (file or symlink) is there.
+fn exclusive_create(path: &std::path::Path) -> std::io::Result<std::fs::File> {
+    let mut o = std::fs::OpenOptions::new();
+    o.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC);
+    }
+    o.open(path)
 }

@@ -272,7 +272,7 @@ impl ExtOp {
 
 /// Section sizes of a split at run time (`None` = the rest of the dimension).
 fn resolve_sections(x: &Tensor, axis: isize, sections: &[Option<usize>]) -> Result<Vec<usize>> {
-    let d = crate::layout::normalize_dim(axis, x.ndim(), "split")?;
+    let d = crate::layout::normalize_axis(axis, x.ndim(), "split")?;
     let total = x.shape()[d];
     let known: usize = sections.iter().flatten().sum();
     let rest = total.checked_sub(known).ok_or_else(|| {

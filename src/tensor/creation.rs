@@ -93,7 +93,9 @@ pub fn eye(n: usize, m: usize, dtype: DType) -> Result<Tensor> {
 /// Converts f64 values into a tensor of `dtype`.
 pub fn from_f64_vec(v: Vec<f64>, shape: &[usize], dtype: DType) -> Result<Tensor> {
     crate::with_dtype!(dtype, T, {
-        Tensor::from_vec(v.into_iter().map(T::from_f64).collect::<Vec<T>>(), shape)
+        let mut out = crate::storage::try_vec_with_capacity::<T>(v.len())?;
+        out.extend(v.into_iter().map(T::from_f64));
+        Tensor::from_vec(out, shape)
     })
 }
 

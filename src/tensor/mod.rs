@@ -80,7 +80,13 @@ impl std::fmt::Debug for Tensor {
 
 impl Tensor {
     /// A tensor over `storage` seen through `layout`, with no autograd history.
-    pub fn from_parts(storage: Arc<Storage>, layout: Layout) -> Tensor {
+    pub fn from_parts(storage: Arc<Storage>, mut layout: Layout) -> Tensor {
+        if layout.numel() == 0 {
+            // A view with no elements reads nothing; an offset left over from the view
+            // that made it (`zeros(3, 0)[2]`) may lie past the end of the storage, and
+            // kernels slice `offset..offset + numel`, so every empty view starts at 0.
+            layout.offset = 0;
+        }
         debug_assert!(layout.numel() == 0 || layout.storage_span().1 <= storage.len());
         Tensor(Arc::new(TensorImpl {
             storage,

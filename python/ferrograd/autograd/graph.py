@@ -10,8 +10,10 @@ a Tensor of the saved shape and dtype. Grad mode is off inside both.
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import tempfile
+import threading
 import weakref
 from typing import Any, Callable
 
@@ -41,15 +43,28 @@ class saved_tensors_hooks:
     def __init__(self, pack_hook: Callable[[Any], Any], unpack_hook: Callable[[Any], Any]) -> None:
         self.pack_hook = pack_hook
         self.unpack_hook = unpack_hook
+        self._threads: list[int] = []  # the thread of each active __enter__, innermost last
 
     def __enter__(self) -> saved_tensors_hooks:
         if self._pack_once:
             _core._push_saved_tensors_hooks(self.pack_hook, self.unpack_hook, once=True)
         else:
             _core._push_saved_tensors_hooks(self.pack_hook, self.unpack_hook)
+        self._threads.append(threading.get_ident())
         return self
 
     def __exit__(self, *exc: Any) -> None:
+        # The hook stack is per thread: exiting on another thread would pop nothing there
+        # and leave the hooks installed on the entering thread, so refuse clearly.
+        here = threading.get_ident()
+        if not self._threads or self._threads[-1] != here:
+            entered = f"thread {self._threads[-1]}" if self._threads else "no thread"
+            raise RuntimeError(
+                f"saved_tensors_hooks.__exit__ on thread {here}, but this context was "
+                f"entered on {entered}; the hooks are installed per thread, so enter and "
+                f"exit the context on the same thread (one `with` block per thread)"
+            )
+        self._threads.pop()
         _core._pop_saved_tensors_hooks()
 
 
@@ -95,15 +110,44 @@ _NUMPY_NATIVE = frozenset(
 )
 
 
+class _Directory:
+    """The directory the saved files go to. A temporary one made here is removed when the
+    last holder lets go of this object: the ``save_on_disk`` hook *and* every saved file's
+    handle hold it, so a graph whose activations are on disk keeps its directory alive
+    even after the hook object itself is gone (collected with a reference cycle, say)."""
+
+    __slots__ = ("path", "_finalizer", "__weakref__")
+
+    def __init__(self, directory: str | None) -> None:
+        if directory is None:
+            self.path = tempfile.mkdtemp(prefix="ferrograd-saved-")  # 0700, random name
+            self._finalizer = weakref.finalize(self, shutil.rmtree, self.path, ignore_errors=True)
+        else:
+            self.path = os.fspath(directory)
+            os.makedirs(self.path, mode=0o700, exist_ok=True)
+            self._finalizer = None
+
+
 class _DiskTensor:
     """One tensor saved to a file; the file is removed when this handle is freed (when
     the graph that saved it is freed)."""
 
-    __slots__ = ("path", "shape", "np_dtype", "dtype", "_finalizer", "__weakref__")
+    __slots__ = ("path", "shape", "np_dtype", "dtype", "directory", "_finalizer", "__weakref__")
 
-    def __init__(self, path: str, shape: tuple, np_dtype: Any, dtype: Any) -> None:
+    def __init__(
+        self, path: str, shape: tuple, np_dtype: Any, dtype: Any, directory: _Directory
+    ) -> None:
         self.path, self.shape, self.np_dtype, self.dtype = path, shape, np_dtype, dtype
+        self.directory = directory  # keeps a temporary directory alive while the file is
         self._finalizer = weakref.finalize(self, _remove_file, path)
+
+
+def _create_exclusive(path: str) -> Any:
+    """Opens a new file at ``path`` for writing: created exclusively, never through a
+    symlink, readable and writable by the owner only."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    flags |= getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    return os.fdopen(os.open(path, flags, 0o600), "wb")
 
 
 def _remove_file(path: str) -> None:
@@ -117,27 +161,30 @@ class save_on_disk(saved_tensors_hooks):
     """Writes every saved tensor to a raw file in ``directory`` (a fresh temporary
     directory by default) and memory-maps it back on unpack, so saved activations leave
     RAM during forward. Files are removed when the graph that saved them is freed; a
-    temporary directory created here is removed when this object is."""
+    temporary directory created here is removed once this object and every graph that
+    saved into it are gone.
+
+    Files are created exclusively (``O_CREAT | O_EXCL | O_NOFOLLOW``) under unpredictable
+    names with owner-only permissions (0600), so a shared ``directory`` cannot redirect
+    them through planted symlinks; a directory created here is 0700."""
 
     def __init__(self, directory: str | None = None) -> None:
-        owned = directory is None
-        self.directory = tempfile.mkdtemp(prefix="ferrograd-saved-") if owned else directory
-        os.makedirs(self.directory, exist_ok=True)
-        if owned:
-            self._dir_finalizer = weakref.finalize(
-                self, shutil.rmtree, self.directory, ignore_errors=True
-            )
-        counter = iter(range(1 << 62))
-        directory_ = self.directory
+        # The hooks close over `where` (not over self), so no reference cycle holds self
+        # and nothing here depends on when the cyclic garbage collector runs.
+        where = _Directory(directory)
+        self._where = where
+        self.directory = where.path
 
         def pack(t):
-            path = os.path.join(directory_, f"saved-{os.getpid()}-{id(self):x}-{next(counter)}.bin")
+            # 128 random bits: no name another user can predict and plant in advance
+            path = os.path.join(where.path, f"saved-{secrets.token_hex(16)}.bin")
             if t.dtype.name in _NUMPY_NATIVE:
                 _core._tofile(t, path)  # straight from the tensor's memory: no copy in RAM
-                return _DiskTensor(path, tuple(t.shape), np.dtype(t.dtype.name), t.dtype)
+                return _DiskTensor(path, tuple(t.shape), np.dtype(t.dtype.name), t.dtype, where)
             array = t.numpy()  # bfloat16: NumPy has no such type; store its float32 values
-            array.tofile(path)
-            return _DiskTensor(path, array.shape, array.dtype, t.dtype)
+            with _create_exclusive(path) as f:
+                array.tofile(f)
+            return _DiskTensor(path, array.shape, array.dtype, t.dtype, where)
 
         def unpack(handle):
             array = np.memmap(handle.path, dtype=handle.np_dtype, mode="r", shape=handle.shape)

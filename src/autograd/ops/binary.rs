@@ -224,7 +224,7 @@ impl Tensor {
             let cs = c.storage().read::<bool>();
             let xs = x.storage().read::<T>();
             let mut os = out.storage().write::<T>()?;
-            let (co, xo) = (c.layout().offsets(), x.layout().offsets());
+            let (co, xo) = (c.layout().offsets()?, x.layout().offsets()?);
             for (i, (ci, xi)) in co.iter().zip(&xo).enumerate() {
                 if cs[*ci] {
                     os[i] = xs[*xi];

@@ -235,7 +235,9 @@ fn advanced_linear(plan: &Plan, op: &str) -> Result<Linear> {
     }
     let vs = &plan.vshape;
     let cs = contiguous_strides(vs);
-    let mut adv_off = vec![0usize; checked_numel(&b)?];
+    let adv_n = checked_numel(&b)?;
+    let mut adv_off = crate::storage::try_vec_with_capacity(adv_n)?;
+    adv_off.resize(adv_n, 0usize);
     for (dim, src, t) in &plan.adv {
         let size = vs[*dim];
         let vals = t.expand_raw(&b)?.to_vec::<i64>()?;
@@ -265,7 +267,7 @@ fn advanced_linear(plan: &Plan, op: &str) -> Result<Linear> {
         }
         .offsets()
     };
-    let (pre_off, post_off) = (offsets_of(pre), offsets_of(post));
+    let (pre_off, post_off) = (offsets_of(pre)?, offsets_of(post)?);
     let mut out_shape: Shape = pre.iter().map(|&d| vs[d]).collect();
     out_shape.extend_from_slice(&b);
     out_shape.extend(post.iter().map(|&d| vs[d]));

@@ -338,12 +338,9 @@ impl Tensor {
         }
         let shape = broadcast_shapes(self.shape(), mask.shape(), "masked_select")?;
         let m = mask.expand_raw(&shape)?.to_vec::<bool>()?;
-        let lin: Vec<usize> = m
-            .iter()
-            .enumerate()
-            .filter(|(_, &b)| b)
-            .map(|(p, _)| p)
-            .collect();
+        // count first, so the index list is one fallible allocation (MemoryError, not abort)
+        let mut lin = crate::storage::try_vec_with_capacity(m.iter().filter(|&&b| b).count())?;
+        lin.extend(m.iter().enumerate().filter(|(_, &b)| b).map(|(p, _)| p));
         let out_shape = smallvec![lin.len()];
         let map = Arc::new(Linear {
             lin,

@@ -184,7 +184,9 @@ impl Tensor {
             ));
         }
         if n == 0 {
-            return self.split(&vec![0; chunks], dim);
+            let mut sizes = crate::storage::try_vec_with_capacity(chunks)?;
+            sizes.resize(chunks, 0);
+            return self.split(&sizes, dim);
         }
         self.split_size(n.div_ceil(chunks), dim)
     }

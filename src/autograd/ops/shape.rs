@@ -86,6 +86,10 @@ impl Tensor {
             normalize_dim(d0, n, "transpose")?,
             normalize_dim(d1, n, "transpose")?,
         );
+        if n == 0 {
+            // dims 0 and -1 of a 0-d tensor both name the tensor itself (as in PyTorch)
+            return Ok(self.alias_view(self.layout().clone(), "TransposeBackward"));
+        }
         let mut perm: Vec<isize> = (0..n as isize).collect();
         perm.swap(a, b);
         self.permute(&perm)
