@@ -52,9 +52,15 @@ def install_aliases(base_shim: bool = True) -> None:
             continue
         names.append(info.name)
     for name in names:
-        module = importlib.import_module(name)
-        for peer in ("paddle", "torch"):
-            sys.modules[peer + name[len("ferrograd") :]] = module
+        importlib.import_module(name)
+    # every public ferrograd module, also those registered under another name
+    # (``ferrograd.tensor`` is Paddle's ``paddle.tensor`` package)
+    for name, module in list(sys.modules.items()):
+        if name == "ferrograd" or (
+            name.startswith("ferrograd.") and not name.split(".")[-1].startswith("_")
+        ):
+            for peer in ("paddle", "torch"):
+                sys.modules[peer + name[len("ferrograd") :]] = module
 
     from peer_harness import torch_common_utils
 
