@@ -20,6 +20,9 @@ pub enum ErrorKind {
     NotImplemented,
     /// Too deep a nesting (re-entrant backward calls): `RecursionError`.
     Recursion,
+    /// A misuse the two peers report with different classes (Paddle `ValueError`, PyTorch
+    /// `RuntimeError`): `ferrograd.AutogradUsageError`, a subclass of both.
+    Usage,
     /// An exception raised by user code (a Python callback), carried unchanged in
     /// [`Error::external`] and re-raised as itself.
     External,
@@ -80,6 +83,10 @@ impl Error {
     /// `IndexError`.
     pub fn index(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::Index, message)
+    }
+    /// `AutogradUsageError` (a `ValueError` and a `RuntimeError`).
+    pub fn usage(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Usage, message)
     }
     /// `RuntimeError`.
     pub fn runtime(message: impl Into<String>) -> Self {

@@ -15,6 +15,8 @@ that list holds names that shadow builtins (``bool``, ``int``, ``float``, ``sum`
 from __future__ import annotations
 
 import builtins
+import importlib
+import sys
 
 from . import _api, _core
 from ._api import *  # noqa: F403  (the method-backed functions; listed in _api.__all__)
@@ -34,7 +36,6 @@ from ._core import complex64 as complex64
 from ._core import complex128 as complex128
 from ._core import concat as concat
 from ._core import dtype as dtype
-from ._core import empty as empty
 from ._core import empty_buffer_cache as empty_buffer_cache
 from ._core import empty_like as empty_like
 from ._core import eye as eye
@@ -48,11 +49,8 @@ from ._core import full_like as full_like
 from ._core import int32 as int32
 from ._core import int64 as int64
 from ._core import linspace as linspace
-from ._core import ones as ones
 from ._core import ones_like as ones_like
-from ._core import rand as rand
 from ._core import randint as randint
-from ._core import randn as randn
 from ._core import seed as seed
 from ._core import set_buffer_cache_limit as set_buffer_cache_limit
 from ._core import split as split
@@ -60,8 +58,12 @@ from ._core import stack as stack
 from ._core import tensor as tensor
 from ._core import to_tensor as to_tensor
 from ._core import where as where
-from ._core import zeros as zeros
 from ._core import zeros_like as zeros_like
+from ._dropin import empty as empty  # (accepts shape=)
+from ._dropin import ones as ones  # (accepts shape=)
+from ._dropin import rand as rand  # (accepts shape=)
+from ._dropin import randn as randn  # (accepts shape=)
+from ._dropin import zeros as zeros  # (accepts shape=)
 from ._size import Size as Size
 from .grad_mode import enable_grad as enable_grad
 from .grad_mode import inference_mode as inference_mode
@@ -121,6 +123,27 @@ def dtype_from_name(name: str) -> dtype:
         raise ValueError(f"dtype_from_name: {name!r} is not a ferrograd dtype name")
     return d
 
+
+# drop-in names for the peers' code (device queries, constants, torch.cuda, paddle.tensor)
+from . import _dropin  # noqa: E402
+from . import cuda as cuda  # noqa: E402
+from ._dropin import device as device  # noqa: E402
+from ._dropin import e as e  # noqa: E402
+from ._dropin import equal_all as equal_all  # noqa: E402
+from ._dropin import get_device as get_device  # noqa: E402
+from ._dropin import inf as inf  # noqa: E402
+from ._dropin import is_compiled_with_cuda as is_compiled_with_cuda  # noqa: E402
+from ._dropin import is_compiled_with_rocm as is_compiled_with_rocm  # noqa: E402
+from ._dropin import is_compiled_with_xpu as is_compiled_with_xpu  # noqa: E402
+from ._dropin import is_inference_mode_enabled as is_inference_mode_enabled  # noqa: E402
+from ._dropin import nan as nan  # noqa: E402
+from ._dropin import pi as pi  # noqa: E402
+from ._dropin import set_device as set_device  # noqa: E402
+from ._errors import AutogradUsageError as AutogradUsageError  # noqa: E402
+from .nn.param_attr import ParamAttr as ParamAttr  # noqa: E402
+
+_dropin.install_tensor_methods()
+sys.modules.setdefault(__name__ + ".tensor", importlib.import_module("._paddle_tensor", __name__))
 
 from . import static as static  # noqa: E402  (static graphs; needs the names above)
 from .static._mode import disable_static as disable_static  # noqa: E402
@@ -209,6 +232,22 @@ __all__ = [
     "disable_static",
     "enable_static",
     "static",
+    # drop-in names: devices, constants
+    "cuda",
+    "device",
+    "set_device",
+    "get_device",
+    "is_compiled_with_cuda",
+    "is_compiled_with_rocm",
+    "is_compiled_with_xpu",
+    "is_inference_mode_enabled",
+    "equal_all",
+    "ParamAttr",
+    "AutogradUsageError",
+    "inf",
+    "nan",
+    "pi",
+    "e",
     # memory
     "set_buffer_cache_limit",
     "empty_buffer_cache",

@@ -135,7 +135,8 @@ complex128: dtype
 
 @final
 class Node:
-    """A node of the backward graph, as seen from Python (``tensor.grad_fn``)."""
+    """A node of the backward graph, as seen from Python (``tensor.grad_fn``); each node
+    is an instance of a subclass named after it (``MulBackward0``)."""
 
     def name(self) -> str:
         """The node's name, e.g. ``MulBackward``."""
@@ -162,8 +163,8 @@ class AccumulateGrad:
 class RemovableHandle:
     """Returned by ``register_hook``; ``remove()`` unregisters the hook."""
 
-    def remove(self) -> None:
-        """Unregisters the hook (idempotent)."""
+    def remove(self) -> _bool:
+        """Unregisters the hook; True when it was registered, False when already removed."""
 
 # ---- Tensor -------------------------------------------------------------------------
 

@@ -43,8 +43,12 @@ impl Tensor {
     }
 
     /// Removes the post-accumulate hook registered under `id` (no-op when absent).
-    pub fn remove_post_accumulate_grad_hook(&self, id: u64) {
-        self.meta().post_accumulate_hooks.retain(|(i, _)| *i != id);
+    /// Returns whether it was registered.
+    pub fn remove_post_accumulate_grad_hook(&self, id: u64) -> bool {
+        let mut meta = self.meta();
+        let before = meta.post_accumulate_hooks.len();
+        meta.post_accumulate_hooks.retain(|(i, _)| *i != id);
+        meta.post_accumulate_hooks.len() != before
     }
 }
 

@@ -486,7 +486,7 @@ fn run_pass(
         let outputs = node.apply_then_release(buffer, !opts.retain_graph)?;
         let edges = &node.base().edges;
         if outputs.len() != edges.len() {
-            return Err(Error::runtime(format!(
+            return Err(Error::usage(format!(
                 "{} returned an incorrect number of gradients (expected {}, got {})",
                 node.name(),
                 edges.len(),

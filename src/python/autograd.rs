@@ -111,6 +111,19 @@ pub fn backward(
         .py()
 }
 
+/// With `create_graph`, a returned gradient can always be differentiated again: one
+/// that does not depend on the graph (a constant, a materialized zero, the seed itself)
+/// comes back as a new leaf that requires grad (Paddle: `stop_gradient=False`; PyTorch
+/// needs it for the materialized zeros). The user's own tensors are never modified.
+fn differentiable(g: Tensor, create_graph: bool) -> crate::error::Result<Tensor> {
+    if !create_graph || g.requires_grad() || !g.dtype().is_differentiable() {
+        return Ok(g);
+    }
+    let leaf = g.detach();
+    leaf.set_requires_grad(true)?;
+    Ok(leaf)
+}
+
 /// Gradients of `outputs` with respect to `inputs`, returned without touching `.grad`.
 #[pyfunction]
 #[pyo3(signature = (outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=false,
@@ -161,8 +174,11 @@ pub fn grad<'py>(
     let mut out: Vec<Option<Py<PyTensor>>> = Vec::with_capacity(res.len());
     for (i, (g, x)) in res.into_iter().zip(&ins).enumerate() {
         match g {
-            Some(g) => out.push(Some(wrap(py, g)?)),
-            None if materialize_grads => out.push(Some(wrap(py, x.zeros_like().py()?)?)),
+            Some(g) => out.push(Some(wrap(py, differentiable(g, create_graph).py()?)?)),
+            None if materialize_grads => out.push(Some(wrap(
+                py,
+                differentiable(x.zeros_like().py()?, create_graph).py()?,
+            )?)),
             None if allow_unused => out.push(None),
             None => {
                 return Err(PyRuntimeError::new_err(format!(

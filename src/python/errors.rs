@@ -8,6 +8,7 @@ use pyo3::exceptions::{
     PyTypeError, PyValueError,
 };
 use pyo3::prelude::*;
+use pyo3::types::PyType;
 use std::sync::Arc;
 
 /// Converts a core error into the Python exception to raise.
@@ -28,7 +29,24 @@ pub fn to_pyerr(e: Error) -> PyErr {
         ErrorKind::Memory => PyMemoryError::new_err(e.message),
         ErrorKind::Recursion => PyRecursionError::new_err(e.message),
         ErrorKind::NotImplemented => PyNotImplementedError::new_err(e.message),
+        ErrorKind::Usage => usage_error(e.message),
     }
+}
+
+/// `ferrograd.AutogradUsageError(message)`: raised where Paddle raises `ValueError` and
+/// PyTorch `RuntimeError` for the same misuse; it subclasses both, so code written for
+/// either peer catches it. (Falls back to `RuntimeError` if the class cannot be loaded.)
+pub fn usage_error(message: String) -> PyErr {
+    Python::attach(|py| {
+        let cls = py
+            .import("ferrograd._errors")
+            .and_then(|m| m.getattr("AutogradUsageError"))
+            .and_then(|c| c.cast_into::<PyType>().map_err(PyErr::from));
+        match cls {
+            Ok(cls) => PyErr::from_type(cls, message),
+            Err(_) => PyRuntimeError::new_err(message),
+        }
+    })
 }
 
 /// Wraps an exception raised by user Python code so it can travel through the core.

@@ -6,20 +6,85 @@ use crate::autograd::node::{Edge, GradHook, NodeRef};
 use crate::error::Error;
 use crate::tensor::Tensor;
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
-use std::sync::Arc;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyTuple, PyType};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
-/// A node of the backward graph, as seen from Python (`tensor.grad_fn`).
-#[pyclass(name = "Node", module = "ferrograd.autograd", frozen)]
+/// A node of the backward graph, as seen from Python (`tensor.grad_fn`). Each node is
+/// an instance of a subclass named after it (`type(y.grad_fn).__name__ == "MulBackward0"`,
+/// as in PyTorch), created on first use and cached: see [`node_object`].
+#[pyclass(name = "Node", module = "ferrograd.autograd", frozen, subclass)]
 pub struct PyNode {
     pub(crate) node: NodeRef,
 }
 
+/// The Python subclass of `Node` for each node name, created once.
+static NODE_TYPES: PyOnceLock<Mutex<HashMap<String, Py<PyType>>>> = PyOnceLock::new();
+
+/// PyTorch's class name for a node: built-in nodes carry an overload number
+/// (`MulBackward` → `MulBackward0`); a custom layer's node keeps its name
+/// (`MyFunctionBackward`).
+fn type_name(node: &NodeRef) -> String {
+    let name = node.name();
+    if node.as_any().is_none() && name.ends_with("Backward") {
+        format!("{name}0")
+    } else {
+        name.into_owned()
+    }
+}
+
+/// The Python object for `node`: an instance of its named `Node` subclass. Only
+/// `grad_fn`/`next_functions` reads pay for this (a dict lookup after the first
+/// time); recording ops does not.
+pub fn node_object(py: Python<'_>, node: NodeRef) -> PyResult<Py<PyAny>> {
+    let name = type_name(&node);
+    let types = NODE_TYPES.get_or_init(py, || Mutex::new(HashMap::new()));
+    let cached = types
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&name)
+        .map(|t| t.clone_ref(py));
+    let ty = match cached {
+        Some(t) => t,
+        None => {
+            // created outside the lock: `type(...)` runs Python code
+            let base = py.get_type::<PyNode>();
+            let ns = PyDict::new(py);
+            ns.set_item("__slots__", PyTuple::empty(py))?;
+            ns.set_item("__module__", "ferrograd.autograd")?;
+            let t = py
+                .import("builtins")?
+                .getattr("type")?
+                .call1((name.as_str(), (base,), ns))?
+                .cast_into::<PyType>()
+                .map_err(PyErr::from)?
+                .unbind();
+            types
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .entry(name)
+                .or_insert(t)
+                .clone_ref(py)
+        }
+    };
+    let plain = Py::new(py, PyNode { node })?;
+    ty.call1(py, (plain,))
+}
+
 #[pymethods]
 impl PyNode {
-    /// The node's name, e.g. `MulBackward`.
+    /// Rewraps another node object (used to build the named subclasses' instances).
+    #[new]
+    fn py_new(other: PyRef<'_, PyNode>) -> PyNode {
+        PyNode {
+            node: other.node.clone(),
+        }
+    }
+
+    /// The node's name, as its class name: e.g. `MulBackward0`, `MyLayerBackward`.
     fn name(&self) -> String {
-        self.node.name().into_owned()
+        type_name(&self.node)
     }
 
     /// `((node_or_None, input_nr), ...)`, one per forward input (leaves show as
@@ -34,11 +99,9 @@ impl PyNode {
             .map(|e| -> PyResult<Bound<'py, PyAny>> {
                 Ok(match e {
                     Edge::None => (py.None(), 0usize).into_pyobject(py)?.into_any(),
-                    Edge::Node { node, input_nr } => {
-                        (Py::new(py, PyNode { node: node.clone() })?, *input_nr)
-                            .into_pyobject(py)?
-                            .into_any()
-                    }
+                    Edge::Node { node, input_nr } => (node_object(py, node.clone())?, *input_nr)
+                        .into_pyobject(py)?
+                        .into_any(),
                     Edge::Leaf(t) => (
                         Py::new(
                             py,
@@ -57,7 +120,7 @@ impl PyNode {
     }
 
     fn __repr__(&self) -> String {
-        format!("<{} object>", self.node.name())
+        format!("<{} object>", type_name(&self.node))
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
@@ -138,15 +201,22 @@ impl PyHookHandle {
 
 #[pymethods]
 impl PyHookHandle {
-    /// Unregisters the hook (idempotent).
-    fn remove(&self) {
+    /// Unregisters the hook. Returns True when it was registered, False when it was
+    /// already removed (Paddle's return value; PyTorch ignores it).
+    fn remove(&self) -> bool {
         match &self.site {
-            HookSite::Node(n) => n
-                .base()
-                .pre_hooks
-                .lock()
-                .retain(|(_, id, _)| *id != self.id),
-            HookSite::Leaf(t) => t.meta().hooks.retain(|(id, _)| *id != self.id),
+            HookSite::Node(n) => {
+                let mut hooks = n.base().pre_hooks.lock();
+                let before = hooks.len();
+                hooks.retain(|(_, id, _)| *id != self.id);
+                hooks.len() != before
+            }
+            HookSite::Leaf(t) => {
+                let mut meta = t.meta();
+                let before = meta.hooks.len();
+                meta.hooks.retain(|(id, _)| *id != self.id);
+                meta.hooks.len() != before
+            }
             HookSite::PostAccumulate(t) => t.remove_post_accumulate_grad_hook(self.id),
         }
     }

@@ -166,7 +166,7 @@ impl PyLayerNode {
             }
             self.tensor_arg_pos.iter().map(|&p| &items[p]).collect()
         } else {
-            return Err(Error::runtime(format!(
+            return Err(Error::usage(format!(
                 "{} returned an incorrect number of gradients (expected {n_t}{}, got {})",
                 self.name,
                 if n_args != n_t {

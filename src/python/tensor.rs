@@ -4,7 +4,6 @@
 use super::convert::{tensor_item, tensor_to_numpy, to_tensor};
 use super::dtype::{parse_opt_dtype, PyDType};
 use super::errors::IntoPy;
-use super::node::PyNode;
 use crate::autograd::engine::{self, BackwardOptions};
 use crate::tensor::Tensor;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -220,8 +219,11 @@ impl PyTensor {
 
     /// The node that produced this tensor (None for leaves).
     #[getter]
-    fn grad_fn(&self) -> Option<PyNode> {
-        self.inner.grad_fn().map(|n| PyNode { node: n })
+    fn grad_fn(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        self.inner
+            .grad_fn()
+            .map(|n| super::node::node_object(py, n))
+            .transpose()
     }
 
     /// Accumulated gradient (None until a backward pass reaches this tensor).
@@ -325,9 +327,10 @@ impl PyTensor {
     fn register_hook(&self, hook: Py<PyAny>) -> PyResult<super::node::PyHookHandle> {
         let t = &self.inner;
         if !t.requires_grad() {
-            return Err(PyValueError::new_err(
+            return Err(super::errors::usage_error(
                 "cannot register a hook on a tensor that does not require grad (set \
-                 requires_grad=True / stop_gradient=False first)",
+                 requires_grad=True / stop_gradient=False first)"
+                    .to_string(),
             ));
         }
         let id = NEXT_HOOK_ID.fetch_add(1, Ordering::Relaxed);

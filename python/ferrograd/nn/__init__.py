@@ -41,12 +41,14 @@ from .layers import Softmax as Softmax
 from .layers import Tanh as Tanh
 from .module import Layer as Layer
 from .module import Module as Module
+from .param_attr import ParamAttr as ParamAttr
 from .parameter import Parameter as Parameter
 
 initializer = init
 
 __all__ = [
     "Parameter",
+    "ParamAttr",
     "Module",
     "Layer",
     "Linear",

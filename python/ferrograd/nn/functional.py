@@ -369,7 +369,52 @@ __all__ = [
     "nll_loss",
     "cross_entropy",
     "mse_loss",
+    "leaky_relu",
+    "one_hot",
 ]
+
+
+def leaky_relu(
+    x: Tensor,
+    negative_slope: float = 0.01,
+    inplace: bool = False,
+    name: Optional[str] = None,
+) -> Tensor:
+    """``x`` where positive, ``negative_slope * x`` elsewhere (Paddle's and PyTorch's
+    argument order: ``leaky_relu(x, 0.2)``)."""
+    if inplace:
+        raise NotImplementedError("leaky_relu: inplace=True is not supported")
+    if not isinstance(negative_slope, (int, float)):
+        raise TypeError(
+            f"leaky_relu: negative_slope must be a number, got {type(negative_slope).__name__}"
+        )
+    return _core.where(x > 0, x, x * float(negative_slope))
+
+
+def one_hot(x: Tensor, num_classes: int = -1, name: Optional[str] = None) -> Tensor:
+    """One-hot encoding of the integer tensor ``x``: shape ``x.shape + [num_classes]``.
+    The result is float32 as in Paddle, so ``mean``/``matmul`` work on it directly
+    (PyTorch returns int64: code that needs integers casts with ``.long()``);
+    ``num_classes=-1`` means ``x.max() + 1``. Not differentiable (indices have no
+    gradient)."""
+    import numpy as np
+
+    ids = x.numpy() if isinstance(x, Tensor) else np.asarray(x)
+    if ids.dtype.kind not in "iu":
+        raise TypeError(f"one_hot: x must hold integers, got dtype {ids.dtype}")
+    if num_classes == -1:
+        num_classes = int(ids.max()) + 1 if ids.size else 0
+    if not isinstance(num_classes, int) or num_classes < 0:
+        raise ValueError(f"one_hot: num_classes must be a non-negative int, got {num_classes!r}")
+    if ids.size and (ids.min() < 0 or ids.max() >= num_classes):
+        raise ValueError(
+            f"one_hot: class values must lie in [0, {num_classes}), got values in "
+            f"[{ids.min()}, {ids.max()}]"
+        )
+    out = np.zeros(ids.shape + (num_classes,), dtype=np.float32)
+    np.put_along_axis(out, ids[..., None].astype(np.int64), 1, axis=-1)
+    return _core.tensor(out)
+
 
 # PyTorch / Paddle names ferrograd lacks raise an AttributeError that says so (reached only
 # for names this module does not define; see ferrograd/_missing.py).

@@ -16,6 +16,7 @@ from .. import _core
 from . import functional as F
 from . import init
 from .module import Module
+from .param_attr import apply_param_attr
 from .parameter import Parameter
 
 Tensor = _core.Tensor
@@ -74,6 +75,9 @@ class Linear(Module):
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
+        apply_param_attr(self.weight, weight_attr)
+        if self.bias is not None:
+            apply_param_attr(self.bias, bias_attr)
 
     def reset_parameters(self) -> None:
         """Draws fresh initial values (from ferrograd's seeded generator)."""
@@ -368,6 +372,7 @@ class Embedding(Module):
         init.normal_(self.weight)
         if padding_idx is not None:
             init._fill_row_(self.weight, padding_idx, 0.0)
+        apply_param_attr(self.weight, weight_attr)
 
     def forward(self, ids: Tensor) -> Tensor:
         """The rows of ``weight`` for ``ids``: shape ``ids.shape + [embedding_dim]``."""

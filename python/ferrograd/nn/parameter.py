@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from .. import _core
 from ..grad_mode import no_grad
 
 Tensor = _core.Tensor
+_NAMES = itertools.count()
 
 
 class Parameter(Tensor):
@@ -46,6 +48,21 @@ class Parameter(Tensor):
     @trainable.setter
     def trainable(self, flag: bool) -> None:
         self.requires_grad_(bool(flag))
+
+    @property
+    def name(self) -> str:
+        """Paddle's parameter name: given by ``ParamAttr(name=...)`` or assignment, else
+        a unique ``param_<n>`` chosen on first read."""
+        n = self.__dict__.get("_fg_name")
+        if n is None:
+            n = self.__dict__["_fg_name"] = f"param_{next(_NAMES)}"
+        return n
+
+    @name.setter
+    def name(self, value: str) -> None:
+        if not isinstance(value, str):
+            raise TypeError(f"a parameter name must be a str, got {type(value).__name__}")
+        self.__dict__["_fg_name"] = value
 
     def __repr__(self) -> str:
         return "Parameter containing:\n" + Tensor.__repr__(self)

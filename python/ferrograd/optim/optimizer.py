@@ -308,16 +308,28 @@ class Optimizer:
         parameters: Any = None,
         no_grad_set: Any = None,
     ) -> tuple[list[Any], list[Any]]:
-        """Paddle: ``loss.backward()`` then ``step()`` (gradients are not cleared). With a
-        static ``loss`` it appends the backward section and the update to its program."""
+        """Paddle's ``minimize``. Eager (dygraph), as in Paddle, it applies the gradients
+        already accumulated (by ``loss.backward()``, which you call first) and returns
+        ``([], params_grads)``: the ``(parameter, gradient)`` pairs it applied, for the
+        parameters that have a gradient and do not stop it; ``parameters`` (optional)
+        narrows which parameters count. It does not run backward itself, so the usual
+        ``loss.backward(); opt.minimize(loss)`` back-propagates once. Gradients are not
+        cleared. With a static ``loss`` it appends the backward section and the update
+        to its program."""
         static_variable = sys.modules.get("ferrograd.static.variable")
         if static_variable is not None and isinstance(loss, static_variable.Variable):
             from ..static.optimizer import minimize as static_minimize
 
             return static_minimize(self, loss, startup_program, parameters, no_grad_set)
-        loss.backward()
+        chosen = None if parameters is None else {id(p) for p in parameters}
+        params_grads = [
+            (p, p.grad)
+            for group in self.param_groups
+            for p in group["params"]
+            if (chosen is None or id(p) in chosen) and p.grad is not None and not p.stop_gradient
+        ]
         self.step()
-        return [], []
+        return [], params_grads
 
     # ---- learning rate (Paddle) -----------------------------------------------------
 

@@ -1,0 +1,157 @@
+"""Small public names the peers' code uses that are about the machine rather than the
+maths: constants, device queries (ferrograd runs on the CPU only), whole-tensor
+equality, Paddle's ``Tensor.gradient()``."""
+
+from __future__ import annotations
+
+import builtins
+import math
+from typing import Any
+
+from . import _core
+
+Tensor = _core.Tensor
+
+__all__ = [
+    "inf",
+    "nan",
+    "pi",
+    "e",
+    "equal_all",
+    "is_compiled_with_cuda",
+    "is_compiled_with_rocm",
+    "is_compiled_with_xpu",
+    "set_device",
+    "get_device",
+    "device",
+    "is_inference_mode_enabled",
+    "install_tensor_methods",
+]
+
+inf = math.inf
+nan = math.nan
+pi = math.pi
+e = math.e
+
+is_inference_mode_enabled = _core.is_inference_mode_enabled
+
+
+def equal_all(x: Tensor, y: Tensor, name: Any = None) -> Tensor:
+    """Paddle: a bool scalar tensor, True when ``x`` and ``y`` have the same shape and
+    equal elements."""
+    if not isinstance(x, Tensor) or not isinstance(y, Tensor):
+        raise TypeError(
+            f"equal_all expects two Tensors, got {type(x).__name__} and {type(y).__name__}"
+        )
+    same = list(x.shape) == list(y.shape) and builtins.bool((x == y).all())
+    return _core.tensor(same)
+
+
+def is_compiled_with_cuda() -> builtins.bool:
+    """False: ferrograd computes on the CPU only."""
+    return False
+
+
+def is_compiled_with_rocm() -> builtins.bool:
+    """False: ferrograd computes on the CPU only."""
+    return False
+
+
+def is_compiled_with_xpu() -> builtins.bool:
+    """False: ferrograd computes on the CPU only."""
+    return False
+
+
+def _check_cpu(where: str, name: Any) -> str:
+    text = str(name).lower() if name is not None else "cpu"
+    if text != "cpu" and not text.startswith("cpu:"):
+        raise ValueError(
+            f"{where}: ferrograd runs on the CPU only, so the device must be 'cpu', got "
+            f"{name!r} (check is_compiled_with_cuda() / cuda.is_available() first)"
+        )
+    return "cpu"
+
+
+def set_device(device: Any) -> str:
+    """Paddle: selects the device. Only ``"cpu"`` exists here; anything else is a
+    ValueError (Paddle raises too when it was built without that device)."""
+    return _check_cpu("set_device", device)
+
+
+def get_device() -> str:
+    """Paddle: the current device, always ``"cpu"``."""
+    return "cpu"
+
+
+class device:  # noqa: N801  (torch's name)
+    """PyTorch's ``torch.device``: only ``device("cpu")`` (or ``"cpu:0"``) exists here."""
+
+    def __init__(self, type: Any = "cpu", index: Any = None) -> None:
+        if isinstance(type, device):
+            type = type.type
+        _check_cpu("device", type)
+        self.type = "cpu"
+        self.index = index
+
+    def __repr__(self) -> str:
+        return "device(type='cpu')"
+
+    def __str__(self) -> str:
+        return "cpu"
+
+    def __eq__(self, other: object) -> builtins.bool:
+        return isinstance(other, device) or other == "cpu"
+
+    def __hash__(self) -> int:
+        return hash("cpu")
+
+
+def _gradient(self: Tensor) -> Any:
+    """Paddle: the gradient as a NumPy array, or None when there is none."""
+    g = self.grad
+    return None if g is None else g.numpy()
+
+
+def _grad_ivar(self: Tensor) -> Any:
+    """Paddle's private spelling of ``.grad`` (its own tests use it)."""
+    return self.grad
+
+
+def install_tensor_methods() -> None:
+    """Adds ``Tensor.gradient`` and ``Tensor._grad_ivar``; makes Paddle's
+    ``retain_grads`` a no-op on tensors that stop the gradient."""
+    Tensor.gradient = _gradient
+    Tensor._grad_ivar = _grad_ivar
+    Tensor.retain_grads = _retain_grads
+
+
+def _shape_keyword(fn: Any) -> Any:
+    """``fn(*size, **kw)`` that also takes Paddle's ``shape=`` keyword."""
+
+    def creation(*size: Any, shape: Any = None, **kwargs: Any) -> Tensor:
+        if shape is not None:
+            if size:
+                raise TypeError(
+                    f"{fn.__name__}() got the shape both positionally {size} and as shape={shape}"
+                )
+            size = (shape,)
+        return fn(*size, **kwargs)
+
+    creation.__name__ = creation.__qualname__ = fn.__name__
+    creation.__doc__ = fn.__doc__
+    return creation
+
+
+zeros = _shape_keyword(_core.zeros)
+ones = _shape_keyword(_core.ones)
+empty = _shape_keyword(_core.empty)
+rand = _shape_keyword(_core.rand)
+randn = _shape_keyword(_core.randn)
+
+
+def _retain_grads(self: Tensor) -> None:
+    """Paddle's ``retain_grads()``: keeps this non-leaf's gradient in ``.grad``; on a
+    tensor that stops the gradient it does nothing, as in Paddle. (PyTorch's
+    ``retain_grad()`` raises there, as in PyTorch.)"""
+    if self.requires_grad:
+        self.retain_grad()

@@ -1,0 +1,64 @@
+"""``ParamAttr`` (Paddle): how a layer creates one of its parameters."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+__all__ = ["ParamAttr", "apply_param_attr"]
+
+
+class ParamAttr:
+    """Paddle's parameter attribute: ``name``, ``initializer`` (an ``nn.initializer``
+    object or any callable that fills the parameter), ``learning_rate`` (a factor on the
+    optimizer's rate, kept on the parameter as ``optimize_attr``) and ``trainable``
+    (``False``: the parameter gets ``stop_gradient=True``). Passed as a layer's
+    ``weight_attr``/``bias_attr``."""
+
+    def __init__(
+        self,
+        name: Optional[str] = None,
+        initializer: Any = None,
+        learning_rate: float = 1.0,
+        regularizer: Any = None,
+        trainable: bool = True,
+        do_model_average: bool = True,
+        need_clip: bool = True,
+    ) -> None:
+        if regularizer is not None:
+            raise NotImplementedError(
+                "ParamAttr(regularizer=...) is not supported; pass weight_decay to the optimizer"
+            )
+        if initializer is not None and not callable(initializer):
+            raise TypeError(
+                f"ParamAttr: initializer must be an nn.initializer object or a callable, "
+                f"got {type(initializer).__name__}"
+            )
+        self.name = name
+        self.initializer = initializer
+        self.learning_rate = float(learning_rate)
+        self.trainable = bool(trainable)
+        self.do_model_average = do_model_average
+        self.need_clip = need_clip
+
+    def __repr__(self) -> str:
+        return (
+            f"ParamAttr(name={self.name!r}, initializer={self.initializer!r}, "
+            f"learning_rate={self.learning_rate}, trainable={self.trainable})"
+        )
+
+
+def apply_param_attr(param: Any, attr: Any) -> None:
+    """Applies a ``ParamAttr`` (or a parameter name given as a string) to a freshly
+    initialised parameter; anything else (``None``, ``True``) leaves it as it is."""
+    if isinstance(attr, str):
+        param.name = attr
+        return
+    if not isinstance(attr, ParamAttr):
+        return
+    if attr.initializer is not None:
+        attr.initializer(param)
+    if attr.name is not None:
+        param.name = attr.name
+    if not attr.trainable:
+        param.stop_gradient = True
+    param.optimize_attr = {"learning_rate": attr.learning_rate}

@@ -1,0 +1,63 @@
+"""A stand-in for the test-scaffolding part of ``paddle.base`` (Paddle's internal
+framework package).
+
+Paddle's legacy unit tests wrap their bodies in ``base.dygraph.guard()`` and build inputs
+with ``base.dygraph.to_variable``; in eager (dygraph) mode, Paddle's default and
+ferrograd's only eager mode, these are a no-op context and ``to_tensor``. Only such
+scaffolding is provided: names that reach into Paddle's engine (``base.core``'s C++
+bindings, ``framework._dygraph_tracer``, ``compiler``, ``set_flags``) are absent, so the
+tests that need them fail with an AttributeError naming what is missing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import types
+
+import ferrograd
+
+
+def _guard(place=None):
+    """``base.dygraph.guard``: eager mode is always on here, so a no-op context."""
+    return contextlib.nullcontext()
+
+
+dygraph = types.SimpleNamespace(
+    guard=_guard,
+    to_variable=lambda value, name=None, zero_copy=None, dtype=None: ferrograd.to_tensor(
+        value, dtype=dtype
+    ),
+    no_grad=ferrograd.no_grad,
+)
+
+
+def wrap_decorator(decorator_func):
+    """``base.wrapped_decorator.wrap_decorator``: applies ``decorator_func`` keeping the
+    wrapped function's name and docstring."""
+
+    def __impl__(func):
+        return functools.wraps(func)(decorator_func(func))
+
+    return __impl__
+
+
+wrapped_decorator = types.SimpleNamespace(wrap_decorator=wrap_decorator)
+
+
+def in_dygraph_mode() -> bool:
+    """True outside ``paddle.enable_static()``."""
+    return ferrograd.in_dynamic_mode()
+
+
+class CPUPlace:
+    """``base.CPUPlace()``: the only place ferrograd has."""
+
+    def __repr__(self) -> str:
+        return "Place(cpu)"
+
+
+#: ``base.core`` holds Paddle's C++ bindings; none of them exist here.
+core = types.ModuleType("paddle.base.core")
+framework = types.ModuleType("paddle.base.framework")
+framework.in_dygraph_mode = in_dygraph_mode

@@ -1,0 +1,164 @@
+"""A small stand-in for ``torch.testing._internal.common_utils``.
+
+PyTorch's own tests import their ``TestCase`` (an ``assertEqual`` that compares tensors,
+numbers and nested sequences with dtype-dependent tolerances), ``run_tests`` and a few
+decorators from this internal module. This file provides the pieces the extracted
+autograd tests use, written from their observable behaviour, comparing through NumPy.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import unittest
+
+import ferrograd
+import numpy as np
+from ferrograd.autograd.gradcheck import gradcheck as _gradcheck
+from ferrograd.autograd.gradcheck import gradgradcheck as _gradgradcheck
+
+__all__ = [
+    "TestCase",
+    "run_tests",
+    "gradcheck",
+    "gradgradcheck",
+    "disable_gc",
+    "skipIfTorchDynamo",
+    "TEST_WITH_TORCHDYNAMO",
+    "IS_WINDOWS",
+    "IS_MACOS",
+]
+
+TEST_WITH_TORCHDYNAMO = False
+IS_WINDOWS = False
+IS_MACOS = False
+
+# (rtol, atol) per dtype name, as torch.testing.assert_close's defaults
+_TOLERANCES = {
+    "float16": (1e-3, 1e-5),
+    "bfloat16": (1.6e-2, 1e-5),
+    "float32": (1.3e-6, 1e-5),
+    "float64": (1e-7, 1e-7),
+    "complex64": (1.3e-6, 1e-5),
+    "complex128": (1e-7, 1e-7),
+}
+
+
+def gradcheck(fn, inputs, **kwargs):
+    """``torch.autograd.gradcheck`` as the tests call it (extra flags ignored)."""
+    kwargs = {k: v for k, v in kwargs.items() if k in ("eps", "atol", "rtol", "raise_exception")}
+    return _gradcheck(fn, inputs, **kwargs)
+
+
+def gradgradcheck(fn, inputs, grad_outputs=None, **kwargs):
+    """``torch.autograd.gradgradcheck`` as the tests call it (extra flags ignored)."""
+    kwargs = {k: v for k, v in kwargs.items() if k in ("eps", "atol", "rtol", "raise_exception")}
+    return _gradgradcheck(fn, inputs, grad_outputs, **kwargs)
+
+
+@contextlib.contextmanager
+def disable_gc():
+    """Turns Python's cyclic garbage collector off inside the block."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def skipIfTorchDynamo(msg=""):  # noqa: N802  (torch's name)
+    """No TorchDynamo here: the test always runs."""
+
+    def decorator(fn):
+        return fn
+
+    return decorator
+
+
+def _is_tensor(x) -> bool:
+    return isinstance(x, ferrograd.Tensor)
+
+
+def _as_array(x):
+    if _is_tensor(x):
+        return x.detach().numpy()
+    return np.asarray(x)
+
+
+def _tolerance(a, b, rtol, atol):
+    if rtol is not None and atol is not None:
+        return rtol, atol
+    names = [
+        str(t.dtype).replace("paddle.", "").replace("torch.", "") for t in (a, b) if _is_tensor(t)
+    ]
+    r, t = max((_TOLERANCES.get(n, (0.0, 0.0)) for n in names), default=(0.0, 0.0))
+    if not names:
+        r, t = 1.3e-6, 1e-5
+    return (rtol if rtol is not None else r), (atol if atol is not None else t)
+
+
+class TestCase(unittest.TestCase):
+    """``unittest.TestCase`` with torch's tensor-aware ``assertEqual``."""
+
+    def _compare(self, x, y, rtol, atol, exact_dtype):
+        if x is None or y is None:
+            return x is y, f"{x!r} is not {y!r}"
+        if isinstance(x, (str, bytes)) or isinstance(y, (str, bytes)):
+            return x == y, f"{x!r} != {y!r}"
+        if (
+            isinstance(x, (list, tuple))
+            and isinstance(y, (list, tuple))
+            and not (_is_tensor(x) or _is_tensor(y))
+        ):
+            if len(x) != len(y):
+                return False, f"lengths differ: {len(x)} != {len(y)}"
+            for i, (xi, yi) in enumerate(zip(x, y)):
+                ok, why = self._compare(xi, yi, rtol, atol, exact_dtype)
+                if not ok:
+                    return False, f"at index {i}: {why}"
+            return True, ""
+        if exact_dtype and _is_tensor(x) and _is_tensor(y) and x.dtype != y.dtype:
+            return False, f"dtypes differ: {x.dtype} != {y.dtype}"
+        r, t = _tolerance(x, y, rtol, atol)
+        try:
+            xa, ya = _as_array(x), _as_array(y)
+        except Exception as e:  # not array-like
+            return x == y, f"{x!r} != {y!r} ({e})"
+        if _is_tensor(x) and _is_tensor(y) and xa.shape != ya.shape:
+            return False, f"shapes differ: {list(xa.shape)} != {list(ya.shape)}"
+        try:
+            xb, yb = np.broadcast_arrays(xa, ya)
+        except ValueError:
+            return False, f"shapes differ: {list(xa.shape)} != {list(ya.shape)}"
+        if xb.dtype.kind in "biu" and yb.dtype.kind in "biu":
+            return bool(np.array_equal(xb, yb)), f"{xa} != {ya}"
+        ok = bool(np.allclose(xb, yb, rtol=r, atol=t, equal_nan=True))
+        return ok, f"{xa} != {ya} (rtol={r}, atol={t})"
+
+    def assertEqual(self, x, y, msg=None, *, atol=None, rtol=None, exact_dtype=True, **kwargs):  # noqa: N802
+        """Equal values: tensors/arrays elementwise within dtype tolerances, sequences
+        item by item, everything else with ``==``."""
+        ok, why = self._compare(x, y, rtol, atol, exact_dtype)
+        if not ok:
+            raise self.failureException(msg or why)
+
+    def assertNotEqual(self, x, y, msg=None, *, atol=None, rtol=None, **kwargs):  # noqa: N802
+        """The negation of :meth:`assertEqual`."""
+        ok, _ = self._compare(x, y, rtol, atol, False)
+        if ok:
+            raise self.failureException(msg or f"{x!r} == {y!r}")
+
+    def assertExpected(self, s, subname=None):  # noqa: N802
+        """Compares with torch's recorded expect files, which are not available here."""
+        raise unittest.SkipTest("assertExpected needs torch's recorded expect files")
+
+    def assertFail(self, msg=None):  # noqa: N802
+        """Fails unconditionally (torch's helper)."""
+        self.fail(msg)
+
+
+def run_tests():
+    """Runs the calling module's tests (``unittest.main``)."""
+    unittest.main()

@@ -1,0 +1,120 @@
+"""Autograd behaviour the peers' own tests check: node class names, one exception class
+for misuses the peers report differently, hook handles, ``grad(create_graph=True)``
+results, materialized zeros, and ``backward(inputs=...)``."""
+
+import ferrograd as fg
+import numpy as np
+import pytest
+from ferrograd.autograd import Function, PyLayer
+
+
+def test_node_classes_are_named_after_the_node():
+    x = fg.tensor([1.0, 2.0], requires_grad=True)
+    y = x * x
+    assert type(y.grad_fn).__name__ == "MulBackward0"
+    assert y.grad_fn.name() == "MulBackward0"
+    assert isinstance(y.grad_fn, fg.autograd.Node)
+    # one class per name, reused
+    assert type((x * 3.0).grad_fn) is type(y.grad_fn)
+    z = y + 1.0
+    nxt = z.grad_fn.next_functions[0][0]
+    assert type(nxt).__name__ == "MulBackward0" and nxt == y.grad_fn
+
+    class Twice(Function):
+        @staticmethod
+        def forward(ctx, t):
+            return t * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    assert type(Twice.apply(x).grad_fn).__name__ == "TwiceBackward"
+
+
+def _two_inputs_one_grad(base):
+    class Bad(base):
+        @staticmethod
+        def forward(ctx, a, b):
+            return a + b
+
+        @staticmethod
+        def backward(ctx, g):
+            return g  # one gradient for two inputs
+
+    return Bad
+
+
+@pytest.mark.parametrize("base", [PyLayer, Function])
+def test_wrong_number_of_gradients_is_both_value_and_runtime_error(base):
+    a = fg.tensor([1.0], requires_grad=True)
+    b = fg.tensor([2.0], requires_grad=True)
+    out = _two_inputs_one_grad(base).apply(a, b)
+    with pytest.raises(fg.AutogradUsageError, match="incorrect number of gradients") as info:
+        out.sum().backward()
+    assert isinstance(info.value, ValueError) and isinstance(info.value, RuntimeError)
+
+
+def test_hook_on_tensor_without_grad_is_both_value_and_runtime_error():
+    x = fg.tensor([1.0, 2.0])
+    for cls in (ValueError, RuntimeError, fg.AutogradUsageError):
+        with pytest.raises(cls, match="does not require grad"):
+            x.register_hook(lambda g: g)
+
+
+@pytest.mark.parametrize("leaf", [True, False])
+def test_hook_handle_remove_says_whether_it_removed(leaf):
+    x = fg.tensor([1.0, 2.0], requires_grad=True)
+    t = x if leaf else x * 1.0
+    h = t.register_hook(lambda g: g * 2)
+    assert h.remove() is True
+    assert h.remove() is False
+    t.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [1.0, 1.0])  # the hook did not run
+
+
+def test_grad_create_graph_results_can_be_differentiated_again():
+    x = fg.tensor([1.0, 2.0], requires_grad=True)
+    seed = fg.tensor([3.0, 4.0])
+    (dx,) = fg.grad(x, x, grad_outputs=seed, create_graph=True)
+    assert dx.requires_grad and not dx.stop_gradient
+    assert seed.stop_gradient  # the user's tensor is untouched
+    np.testing.assert_array_equal(dx.numpy(), [3.0, 4.0])
+    (dx2,) = fg.grad(x, x, grad_outputs=seed)
+    assert not dx2.requires_grad  # without create_graph: as before
+
+
+def test_materialized_zeros_require_grad_only_with_create_graph():
+    x = fg.tensor(0.5, requires_grad=True)
+    a = fg.tensor(1.0, requires_grad=True)
+    (dydx,) = fg.grad(x * a, x, create_graph=True)
+    (d2,) = fg.grad(dydx, x, create_graph=True, materialize_grads=True)
+    assert float(d2) == 0.0 and d2.requires_grad
+    (d3,) = fg.grad(d2, x, materialize_grads=True)  # works: d2 requires grad
+    assert float(d3) == 0.0
+    y = fg.ones(3, requires_grad=True)
+    g = fg.grad((x * 2).sum(), (x, y), materialize_grads=True)
+    assert not g[0].requires_grad and not g[1].requires_grad
+
+
+def test_backward_with_inputs_accumulates_only_there():
+    x = fg.tensor([1.0, 2.0], dtype="float64", requires_grad=True)
+    y = fg.tensor([3.0, 4.0], dtype="float64", requires_grad=True)
+    mid = x * 1.0
+
+    def fn():
+        return (mid**2 + y * mid + y**2).sum()
+
+    fn().backward(inputs=[x])
+    np.testing.assert_allclose(x.grad.numpy(), 2 * x.numpy() + y.numpy())
+    assert y.grad is None
+    fg.autograd.backward(fn(), inputs=y)
+    np.testing.assert_allclose(y.grad.numpy(), x.numpy() + 2 * y.numpy())
+    fn().backward(inputs=[mid])  # a non-leaf gets a .grad too
+    np.testing.assert_allclose(mid.grad.numpy(), 2 * x.numpy() + y.numpy())
+    z = fg.tensor([1.0], requires_grad=True)
+    fn().backward(inputs=[z])  # not in the graph: stays None
+    assert z.grad is None
+    np.testing.assert_allclose(x.grad.numpy(), 2 * x.numpy() + y.numpy())  # accumulated once
+    with pytest.raises(RuntimeError, match="cannot be empty"):
+        fn().backward(inputs=[])
