@@ -5,8 +5,10 @@ Each block runs on its own, in a fresh namespace, with the current directory a f
 temporary one. A block directly under a line ``<!-- skip-run: reason -->`` is skipped with
 that reason. Output shown as a trailing comment is checked:
 
-- ``print(...)  # text``: what the call prints must be ``text`` (numbers compared with a
-  relative tolerance of 1e-4 when both sides parse as Python literals);
+- ``print(...)  # text``: what the call prints must be ``text``. When ``text`` is a Python
+  literal, values are compared (numbers with a relative tolerance of 1e-4), and a single
+  printed argument may match through its value (``print(t.shape)  # [2, 3]``). A comment
+  that is neither a literal nor starts like the printed text is prose and is not checked;
 - ``expression  # literal`` (both at any depth: inside ``with``, ``try``, loops): when the comment parses as a Python literal (a number, list,
   tuple, string, bool, None), the expression's value must equal it (tensors and
   ``Size`` are compared through ``tolist()``/``list``; a list ending in ``...`` shows
@@ -104,13 +106,23 @@ def _literal(text: str):
         return False, None
 
 
-def _check_print(printed: str, shown: str, where: str):
+def _check_print(printed: str, shown: str, where: str, args: tuple = ()) -> None:
     printed = printed.strip()
     if " ".join(printed.split()) == " ".join(shown.split()):
         return
-    ok_p, vp = _literal(printed)
     ok_s, vs = _literal(shown)
-    assert ok_p and ok_s and _same(vp, vs), f"{where}: printed {printed!r}, the docs show {shown!r}"
+    if ok_s:
+        ok_p, vp = _literal(printed)
+        if ok_p and _same(vp, vs):
+            return
+        # `print(t.shape)  # [2, 3]`: the value shown rather than its repr
+        if len(args) == 1 and _same(_plain(args[0]), vs):
+            return
+        raise AssertionError(f"{where}: printed {printed!r}, the docs show {shown!r}")
+    if printed[:4] == shown[:4]:
+        # not a literal, but it starts like the output: it is the output, and differs
+        raise AssertionError(f"{where}: printed {printed!r}, the docs show {shown!r}")
+    # otherwise the comment is prose about the line, not its output
 
 
 class _Checks(ast.NodeTransformer):
@@ -153,7 +165,7 @@ def run_block(code: str, where: str = "<doc>") -> None:
         buf = io.StringIO()
         print(*args, **{**kwargs, "file": buf})
         print(buf.getvalue(), end="", file=kwargs.get("file"))
-        _check_print(buf.getvalue(), shown, f"{where} (block line {line})")
+        _check_print(buf.getvalue(), shown, f"{where} (block line {line})", args)
 
     def doc_value(line, shown, value):
         got = _plain(value)
@@ -190,13 +202,17 @@ def test_doc_example_runs(code, skip_reason, tmp_path, monkeypatch, request):
 def test_the_runner_checks_shown_output():
     run_block("x = [1, 2]\nprint(len(x))  # 2\nx  # [1, 2]\nx  # prose, not checked\n")
     with pytest.raises(AssertionError, match="block line 4"):
-        run_block("try:\n    pass\nfinally:\n    print('a')  # b\n")
+        run_block("try:\n    pass\nfinally:\n    print(1)  # 2\n")
     with pytest.raises(AssertionError, match="printed '3'"):
         run_block("print(1 + 2)  # 4\n")
     with pytest.raises(AssertionError, match="value 3"):
         run_block("1 + 2  # 4\n")
     run_block("print(0.1 + 0.2)  # 0.3\n")  # numbers within tolerance
     run_block("[1, 2, 3]  # [1, 2, ...]\n")  # a prefix
+    run_block("import ferrograd as fg\nprint(fg.zeros(2, 3).shape)  # [2, 3]\n")
+    run_block("print(0.5)  # the loss, falling\n")  # prose
+    with pytest.raises(AssertionError, match="printed 'ferrograd.float32'"):
+        run_block("import ferrograd as fg\nprint(fg.zeros(1).dtype)  # ferrograd.float64\n")
     with pytest.raises(AssertionError):
         run_block("[1, 5, 3]  # [1, 2, ...]\n")
 
