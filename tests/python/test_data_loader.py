@@ -224,3 +224,20 @@ class Dies(D.Dataset):
 def test_a_dead_worker_is_reported():
     with pytest.raises(RuntimeError, match="exited unexpectedly"):
         list(D.DataLoader(Dies(), batch_size=1, num_workers=2))
+
+
+class Mixed(D.Dataset):
+    def __len__(self) -> int:
+        return 3
+
+    def __getitem__(self, i: int):
+        return np.float32(i), np.ones(2), "s"
+
+
+@workers
+def test_no_auto_batching_converts_the_same_in_workers():
+    single = list(D.DataLoader(Mixed(), batch_size=None))
+    multi = list(D.DataLoader(Mixed(), batch_size=None, num_workers=2))
+    for a, b in zip(single, multi):
+        assert isinstance(b[0], fg.Tensor) and isinstance(b[1], fg.Tensor) and b[2] == "s"
+        assert a[0].item() == b[0].item() and a[1].tolist() == b[1].tolist()

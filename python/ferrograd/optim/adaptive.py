@@ -13,12 +13,15 @@ from typing import Any
 from .optimizer import Optimizer, _check_number, _coeff, _is_scheduler, _refuse_unsupported
 
 
+def _paddle_rate_first(params: Any) -> bool:
+    """Paddle's positional rate: ``Opt(0.1, parameters=...)``."""
+    is_number = isinstance(params, (int, float)) and not isinstance(params, bool)
+    return is_number or _is_scheduler(params)
+
+
 def _paddle_call(params: Any, learning_rate: Any, parameters: Any) -> bool:
     """True when the constructor was called in Paddle's spelling."""
-    first_is_rate = (
-        isinstance(params, (int, float)) and not isinstance(params, bool)
-    ) or _is_scheduler(params)
-    return parameters is not None or learning_rate is not None or first_is_rate
+    return parameters is not None or learning_rate is not None or _paddle_rate_first(params)
 
 
 def _pick(value: Any, paddle: bool, torch_default: float, paddle_default: float) -> float:
@@ -144,13 +147,6 @@ class Adadelta(Optimizer):
             float(group["weight_decay"]),
             bool(group["maximize"]),
         )
-
-
-def _paddle_rate_first(params: Any) -> bool:
-    """Paddle's positional rate: ``Opt(0.1, parameters=...)``."""
-    return (isinstance(params, (int, float)) and not isinstance(params, bool)) or _is_scheduler(
-        params
-    )
 
 
 class Adamax(Optimizer):

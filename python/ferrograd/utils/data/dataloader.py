@@ -28,7 +28,7 @@ def _unpack(obj: Any, convert_arrays: bool) -> Any:
     all NumPy arrays) become ferrograd tensors sharing the received memory."""
     if isinstance(obj, _worker.TensorBox):
         return to_tensors(obj.array)
-    if isinstance(obj, np.ndarray):
+    if isinstance(obj, (np.ndarray, np.generic)):
         return to_tensors(obj) if convert_arrays else obj
     if isinstance(obj, dict):
         return type(obj)({k: _unpack(v, convert_arrays) for k, v in obj.items()})
