@@ -63,6 +63,17 @@ def test_paddle_dataparallel_training_loop_through_the_launcher():
 
 
 @needs_mpi
+def test_demo_distributed_trains_with_identical_weights_on_both_ranks():
+    cmd = [find_mpiexec(), "-n", "2", sys.executable, "-m", "ferrograd.demo", "--distributed"]
+    args = ["--epochs", "2", "--samples", "300", "--no-progress"]
+    p = subprocess.run([*cmd, *args], capture_output=True, text=True, timeout=120)
+    out = p.stdout + p.stderr
+    assert p.returncode == 0, out
+    assert "data-parallel training on 2 ranks" in out, out
+    assert "largest weight difference between ranks: 0.0" in out, out
+
+
+@needs_mpi
 def test_zero_redundancy_optimizer_matches_adam_with_half_the_state_per_rank():
     check_ok(run_job("zero.py"), "zero OK")
 

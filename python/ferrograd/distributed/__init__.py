@@ -10,6 +10,7 @@ collectives, ``torch.nn.parallel.DistributedDataParallel``; Paddle:
 
 from __future__ import annotations
 
+from . import optim as optim
 from .collectives import ReduceOp as ReduceOp
 from .collectives import Work as Work
 from .collectives import all_gather as all_gather
@@ -35,7 +36,6 @@ from .group import init_process_group as init_process_group
 from .group import is_available as is_available
 from .group import is_initialized as is_initialized
 from .group import new_group as new_group
-from . import optim as optim
 from .p2p import irecv as irecv
 from .p2p import isend as isend
 from .p2p import recv as recv

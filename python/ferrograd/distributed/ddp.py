@@ -75,9 +75,9 @@ def _graph_leaves(outputs: Any) -> set:
     collect(outputs)
     while stack:
         node = stack.pop()
-        if id(node) in seen:
+        if node in seen:  # node wrappers compare (and hash) by the node they wrap
             continue
-        seen.add(id(node))
+        seen.add(node)
         variable = getattr(node, "variable", None)
         if variable is not None:
             found.add(_tensor_key(variable))

@@ -1,6 +1,8 @@
 """Run under ``mpiexec -n 2``: every collective vs NumPy, every dtype, in place."""
 
 import datetime
+import threading
+import time
 
 import ferrograd as torch
 import ferrograd.distributed as dist
@@ -152,6 +154,29 @@ else:
     except dist.CollectiveMismatchError as e:
         assert "[3]" in str(e) and "[4]" in str(e) and "rank 0 sent" in str(e)
 dist.barrier()
+
+# the GIL is free while a collective waits: a Python thread keeps running meanwhile
+ticks = []
+stop = threading.Event()
+
+
+def spin():
+    while not stop.is_set():
+        ticks.append(1)
+        time.sleep(0.001)
+
+
+if rank == 1:
+    time.sleep(0.5)  # rank 0 waits in all_reduce for this long
+thread = threading.Thread(target=spin)
+thread.start()
+before = len(ticks)
+dist.all_reduce(torch.ones([2]))
+during = len(ticks) - before
+stop.set()
+thread.join()
+if rank == 0:
+    assert during > 0, during
 dist.destroy_process_group()
 assert not dist.is_initialized()
 print(f"rank {rank}: collectives OK")

@@ -1,10 +1,9 @@
 """Run under ``mpiexec -n 2``: ZeroRedundancyOptimizer(Adam) with DDP trains exactly as
 plain Adam with DDP (float64), with each rank holding about half of Adam's state."""
 
-import numpy as np
-
 import ferrograd as torch
 import ferrograd.distributed as dist
+import numpy as np
 from ferrograd import nn
 from ferrograd.distributed.optim import ZeroRedundancyOptimizer
 
