@@ -24,6 +24,12 @@ pub trait PackedTensor: Send + Sync {
 pub trait SavedTensorHooks: Send + Sync {
     /// Called once when a recorded node saves `tensor`.
     fn pack(&self, tensor: &Tensor) -> Result<Box<dyn PackedTensor>>;
+
+    /// Whether leaves that require grad (parameters) are saved as they are, without
+    /// `pack`: they stay alive anyway, so packing them would only add a copy.
+    fn keeps_leaves(&self) -> bool {
+        false
+    }
 }
 
 thread_local! {
@@ -137,7 +143,9 @@ impl SavedTensor {
 
     /// `keep` is what a live (unhooked) save holds: the input itself, or an output's data.
     fn save(t: &Tensor, keep: Tensor, identity: Identity) -> Result<SavedTensor> {
-        let state = match current_hooks() {
+        let hooks = current_hooks()
+            .filter(|h| !(h.keeps_leaves() && matches!(identity, Identity::Leaf(_))));
+        let state = match hooks {
             None => SavedState::Live {
                 data: keep,
                 version: t.storage().version(),

@@ -20,6 +20,8 @@ struct PyHooks {
     /// several nodes is packed once (keyed by storage address; the weak link tells a live
     /// storage from a new one at a reused address).
     once: Option<Mutex<PackedViews>>,
+    /// With `keep_leaves=True`: parameters are saved as they are, not packed.
+    keep_leaves: bool,
 }
 
 /// A view already packed at this level.
@@ -80,6 +82,10 @@ struct PyPacked {
 }
 
 impl SavedTensorHooks for PyHooks {
+    fn keeps_leaves(&self) -> bool {
+        self.keep_leaves
+    }
+
     fn pack(&self, t: &Tensor) -> Result<Box<dyn PackedTensor>> {
         Python::attach(|py| {
             let known = self.once.as_ref().and_then(|m| m.lock().find(py, t));
@@ -126,18 +132,21 @@ impl PackedTensor for PyPacked {
 
 /// Enters a `saved_tensors_hooks` level on this thread. With `once`, a view of a
 /// storage that this level already packed (same storage, version, layout and dtype) reuses
-/// what `pack_hook` returned instead of calling it again.
+/// what `pack_hook` returned instead of calling it again. With `keep_leaves`, leaves that
+/// require grad (parameters) are saved as they are instead of being packed.
 #[pyfunction]
-#[pyo3(signature = (pack_hook, unpack_hook, once = false))]
+#[pyo3(signature = (pack_hook, unpack_hook, once = false, keep_leaves = false))]
 pub fn _push_saved_tensors_hooks(
     pack_hook: Py<PyAny>,
     unpack_hook: Py<PyAny>,
     once: bool,
+    keep_leaves: bool,
 ) -> PyResult<()> {
     saved::push_saved_tensor_hooks(Arc::new(PyHooks {
         pack: pack_hook,
         unpack: Arc::new(unpack_hook),
         once: once.then(|| Mutex::new(PackedViews::default())),
+        keep_leaves,
     }))
     .py()
 }

@@ -30,7 +30,7 @@ class SavedValue(PyLayer):
 
 
 def roundtrip(hooks, array):
-    x = fg.to_tensor(array, stop_gradient=False)
+    x = fg.to_tensor(array, stop_gradient=False) * 1.0  # not a leaf: parameters are kept
     with hooks:
         y = SavedValue.apply(x)
     SEEN.clear()
@@ -188,3 +188,14 @@ def test_lossless_mlp_gradients_bit_identical_and_compose_with_checkpoint():
             ref = grads()
     for a, b in zip(ref, grads()):
         np.testing.assert_array_equal(a, b)
+
+
+def test_parameters_are_saved_as_they_are():
+    w = fg.to_tensor(np.ones((4, 4), dtype=np.float32), stop_gradient=False)
+    x = fg.to_tensor(np.ones((2, 4), dtype=np.float32), stop_gradient=False) * 2.0
+    for hooks in (save_compressed(), save_lossless()):
+        with hooks:
+            y = x @ w  # saves x (packed) and the parameter w (kept as is)
+        y.sum().backward()
+        assert hooks.stats()["tensors"] == 1
+        assert hooks.stats()["bytes_in"] == 2 * 4 * 4

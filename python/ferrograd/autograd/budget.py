@@ -47,6 +47,7 @@ class memory_budget(saved_tensors_hooks):
     temporary one by default). A tensor saved by several nodes is counted once."""
 
     _pack_once = True
+    _keep_leaves = True  # parameters are in memory anyway: not charged to the budget
 
     def __init__(self, nbytes: int, directory: str | None = None) -> None:
         if not isinstance(nbytes, int) or isinstance(nbytes, bool) or nbytes < 0:

@@ -4,7 +4,8 @@ bytes. ``save_compressed`` rounds floating tensors to 16 bits (lossy, bounded);
 smaller (ReLU outputs, dropout masks, mostly-zero tensors).
 
 Both pack a tensor saved by several nodes (e.g. ``tanh``'s output, saved by ``tanh`` and
-by the matmul that reads it) once: the hook level remembers which views it packed.
+by the matmul that reads it) once: the hook level remembers which views it packed. Both
+save parameters (leaves that require grad) as they are: those stay in memory anyway.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ class _CompressingHooks(saved_tensors_hooks):
     """Shared bookkeeping: how many tensors were packed and their bytes before/after."""
 
     _pack_once = True
+    _keep_leaves = True  # parameters stay alive anyway: a packed copy would only add memory
 
     def __init__(self, pack: Any, unpack: Any) -> None:
         self.tensors = 0

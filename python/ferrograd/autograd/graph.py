@@ -39,6 +39,8 @@ class saved_tensors_hooks:
 
     #: pack a view that this level already packed only once (the compressing hooks)
     _pack_once = False
+    #: save parameters (leaves requiring grad) as they are instead of packing them
+    _keep_leaves = False
 
     def __init__(self, pack_hook: Callable[[Any], Any], unpack_hook: Callable[[Any], Any]) -> None:
         self.pack_hook = pack_hook
@@ -46,8 +48,13 @@ class saved_tensors_hooks:
         self._threads: list[int] = []  # the thread of each active __enter__, innermost last
 
     def __enter__(self) -> saved_tensors_hooks:
-        if self._pack_once:
-            _core._push_saved_tensors_hooks(self.pack_hook, self.unpack_hook, once=True)
+        if self._pack_once or self._keep_leaves:
+            _core._push_saved_tensors_hooks(
+                self.pack_hook,
+                self.unpack_hook,
+                once=self._pack_once,
+                keep_leaves=self._keep_leaves,
+            )
         else:
             _core._push_saved_tensors_hooks(self.pack_hook, self.unpack_hook)
         self._threads.append(threading.get_ident())

@@ -226,7 +226,7 @@ def _run_kept(budget: Any, function: Callable, args: tuple, kwargs: dict) -> Any
         return budget.keep(t)
 
     hooks = saved_tensors_hooks(pack, lambda k: k.tensor)
-    hooks._pack_once = True
+    hooks._pack_once = hooks._keep_leaves = True
     with hooks:
         return function(*args, **kwargs)
 
