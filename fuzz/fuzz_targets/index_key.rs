@@ -84,5 +84,5 @@ fuzz_target!(|data: &[u8]| {
     let target = t.contiguous().unwrap_or(t);
     let value = Tensor::from_vec(vec![7.0f32], &[1]).unwrap();
     let _ = target.index_put_(&key, &value);
-    let _ = target.to_dtype(DType::Float64);
+    let _ = target.to_dtype(DType::F64);
 });
