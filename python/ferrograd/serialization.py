@@ -153,7 +153,7 @@ def load(
             size = os.fstat(source.fileno()).st_size
         try:
             zf = zipfile.ZipFile(source)
-        except (zipfile.BadZipFile, EOFError, ValueError) as e:
+        except (zipfile.BadZipFile, EOFError, ValueError, NotImplementedError) as e:
             raise ValueError(f"load: {name} is not a ferrograd .npz file ({e})") from None
         with zf:
             try:

@@ -5,7 +5,6 @@ use super::errors::IntoPy;
 use super::tensor::PyTensor;
 use crate::dtype::{DType, Element, ScalarKind};
 use crate::error::Error;
-use crate::layout::{Layout, Strides};
 use crate::storage::Storage;
 use crate::tensor::Tensor;
 use half::f16;
@@ -332,22 +331,35 @@ pub fn numpy_to_tensor(arr: &Bound<'_, PyUntypedArray>, share: bool) -> PyResult
                  numpy.ascontiguousarray(a) instead",
             ));
         }
-        let strides: Strides = byte_strides.iter().map(|s| s / itemsize).collect();
-        // the lowest element index reachable (negative strides reach backwards)
-        let (lo, len) = crate::layout::element_span(&shape, &strides);
+        // `as_strided` arrays carry any strides NumPy was given: check the span with the
+        // same checked arithmetic as a DLPack import before wrapping the memory
+        let shape_i: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+        let strides_i: Vec<i64> = byte_strides.iter().map(|s| (s / itemsize) as i64).collect();
+        let view = crate::foreign::validate(
+            "from_numpy",
+            &shape_i,
+            Some(&strides_i),
+            dtype.size(),
+            data_ptr as usize,
+            0,
+        )
+        .py()?;
         // SAFETY: `arr` is a live NumPy array; its flags word is plain data.
         let writable =
             unsafe { (*arr.as_array_ptr()).fields.flags } & numpy::npyffi::NPY_ARRAY_WRITEABLE != 0;
-        // SAFETY: the array owns `len` elements starting at data + lo, kept alive by `owner`.
-        let base = unsafe { data_ptr.offset(lo * itemsize) };
         let owner: Py<PyAny> = arr.clone().unbind().into_any();
-        let storage = unsafe { Storage::from_foreign(base, len, dtype, Box::new(owner), writable) };
-        let layout = Layout {
-            shape: shape.iter().cloned().collect(),
-            strides,
-            offset: (-lo) as usize,
+        // SAFETY: the array owns the `view.len` elements from `view.base`, kept alive by
+        // `owner`; `validate` checked the span fits the address space.
+        let storage = unsafe {
+            Storage::from_foreign(
+                view.base as *mut u8,
+                view.len,
+                dtype,
+                Box::new(owner),
+                writable,
+            )
         };
-        return Ok(Tensor::from_parts(Arc::new(storage), layout));
+        return Ok(Tensor::from_parts(Arc::new(storage), view.layout));
     }
     let np = arr.py().import("numpy")?;
     let c = np.call_method1("ascontiguousarray", (arr,))?;

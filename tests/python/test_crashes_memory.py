@@ -49,10 +49,10 @@ def run_capped(body: str, extra_mib: int) -> subprocess.CompletedProcess:
     ("body", "extra_mib"),
     [
         # each cap lets the first big buffer fit and not the next (sizes in the comments)
-        ("m = fg.ones([1 << 26], dtype='bool')\nm[m]", 768),  # 64M + 512M offsets + 512M
-        ("fg.arange(0, 1 << 26, dtype='float16')", 576),  # 512M of float64, then 128M
-        ("fg.ones([1 << 26], dtype='bool').nonzero()", 768),  # 64M + 512M + 512M coords
-        ("fg.masked_select(fg.zeros([1 << 25]), fg.ones([1 << 25], dtype='bool'))", 300),
+        ("m = fg.ones([1 << 24], dtype='bool')\nm[m]", 200),  # 16M + 128M offsets + 128M
+        ("fg.arange(0, 1 << 25, dtype='float16')", 288),  # 256M of float64, then 64M
+        ("fg.ones([1 << 24], dtype='bool').nonzero()", 200),  # 16M + 128M + 128M coords
+        ("fg.masked_select(fg.zeros([1 << 23]), fg.ones([1 << 23], dtype='bool'))", 80),
     ],
     ids=["bool-mask-index", "arange-float16", "nonzero", "masked_select"],
 )

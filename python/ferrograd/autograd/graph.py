@@ -57,21 +57,23 @@ class saved_tensors_hooks:
             )
         else:
             _core._push_saved_tensors_hooks(self.pack_hook, self.unpack_hook)
-        self._threads.append(threading.get_ident())
+        # (set here too: a subclass may not call this class's __init__)
+        self.__dict__.setdefault("_threads", []).append(threading.get_ident())
         return self
 
     def __exit__(self, *exc: Any) -> None:
         # The hook stack is per thread: exiting on another thread would pop nothing there
         # and leave the hooks installed on the entering thread, so refuse clearly.
         here = threading.get_ident()
-        if not self._threads or self._threads[-1] != here:
-            entered = f"thread {self._threads[-1]}" if self._threads else "no thread"
+        threads = self.__dict__.setdefault("_threads", [])
+        if not threads or threads[-1] != here:
+            entered = f"thread {threads[-1]}" if threads else "no thread"
             raise RuntimeError(
                 f"saved_tensors_hooks.__exit__ on thread {here}, but this context was "
                 f"entered on {entered}; the hooks are installed per thread, so enter and "
                 f"exit the context on the same thread (one `with` block per thread)"
             )
-        self._threads.pop()
+        threads.pop()
         _core._pop_saved_tensors_hooks()
 
 
