@@ -123,6 +123,10 @@ def install_tensor_methods() -> None:
     Tensor.gradient = _gradient
     Tensor._grad_ivar = _grad_ivar
     Tensor.retain_grads = _retain_grads
+    Tensor.masked_fill = _masked_fill
+    global _core_requires_grad_
+    _core_requires_grad_ = Tensor.requires_grad_
+    Tensor.requires_grad_ = _requires_grad_
 
 
 def _shape_keyword(fn: Any) -> Any:
@@ -147,6 +151,29 @@ ones = _shape_keyword(_core.ones)
 empty = _shape_keyword(_core.empty)
 rand = _shape_keyword(_core.rand)
 randn = _shape_keyword(_core.randn)
+
+
+def _masked_fill(self: Tensor, mask: Tensor, value: Any) -> Tensor:
+    """PyTorch's ``masked_fill``: ``value`` where the bool ``mask`` is True (broadcast),
+    ``self`` elsewhere; differentiable in ``self``."""
+    if not isinstance(value, Tensor):
+        value = _core.tensor(value, dtype=self.dtype)
+    return _core.where(mask, value, self)
+
+
+_core_requires_grad_: Any = None
+
+
+def _requires_grad_(self: Tensor, requires_grad: builtins.bool = True) -> Tensor:
+    """``requires_grad_``, refusing to switch a non-leaf off (PyTorch: use ``detach()``);
+    Paddle's ``stop_gradient = True`` on a non-leaf stays allowed."""
+    if not requires_grad and not self.is_leaf:
+        raise RuntimeError(
+            "you can only change requires_grad flags of leaf variables. If you want to use "
+            "a computed variable in a subgraph that doesn't require differentiation use "
+            "var_no_grad = var.detach()."
+        )
+    return _core_requires_grad_(self, requires_grad)
 
 
 def _retain_grads(self: Tensor) -> None:

@@ -90,9 +90,7 @@ def _as_array(x):
 def _tolerance(a, b, rtol, atol):
     if rtol is not None and atol is not None:
         return rtol, atol
-    names = [
-        str(t.dtype).replace("paddle.", "").replace("torch.", "") for t in (a, b) if _is_tensor(t)
-    ]
+    names = [t.dtype.name for t in (a, b) if _is_tensor(t)]
     r, t = max((_TOLERANCES.get(n, (0.0, 0.0)) for n in names), default=(0.0, 0.0))
     if not names:
         r, t = 1.3e-6, 1e-5

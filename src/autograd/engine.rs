@@ -79,8 +79,9 @@ fn add_into(slot: &mut Option<Tensor>, g: Tensor) -> Result<()> {
 }
 
 /// Checks and fixes one gradient returned by `node` for its input `i` (shape via sum-to,
-/// dtype via cast); errors name the node.
-fn validate_grad(node: &NodeRef, i: usize, g: Tensor) -> Result<Tensor> {
+/// dtype via cast unless `cast` is false: the receiving node asked for gradients as
+/// computed); errors name the node.
+fn validate_grad(node: &NodeRef, i: usize, g: Tensor, cast: bool) -> Result<Tensor> {
     let meta = &node.base().inputs[i];
     let mut g = g;
     if g.shape() != meta.shape.as_slice() {
@@ -89,8 +90,8 @@ fn validate_grad(node: &NodeRef, i: usize, g: Tensor) -> Result<Tensor> {
             .unwrap_or(false);
         if !compatible {
             return Err(Error::runtime(format!(
-                "{} returned an invalid gradient at index {i}: got shape {:?} but expected a \
-                 shape compatible with the input's shape {:?}",
+                "{} returned an invalid gradient at index {i} - got {:?} but expected shape \
+                 compatible with {:?} (the shape of forward input {i})",
                 node.name(),
                 g.shape(),
                 meta.shape.as_slice()
@@ -98,7 +99,7 @@ fn validate_grad(node: &NodeRef, i: usize, g: Tensor) -> Result<Tensor> {
         }
         g = g.sum_to(&meta.shape)?;
     }
-    if g.dtype() != meta.dtype {
+    if cast && g.dtype() != meta.dtype {
         g = g.to_dtype(meta.dtype)?;
     }
     Ok(g)
@@ -483,7 +484,18 @@ fn run_pass(
         if !execute {
             continue;
         }
-        let outputs = node.apply_then_release(buffer, !opts.retain_graph)?;
+        // A built-in node that received no gradient at all (an upstream custom layer
+        // returned None) passes none on, as in both peers: the leaves' `.grad` stays
+        // None instead of becoming zeros. Custom layers still run (their backward sees
+        // zeros or None, per `materialize_grads`).
+        let outputs = if node.as_any().is_none() && buffer.iter().all(Option::is_none) {
+            if !opts.retain_graph {
+                node.release_saved();
+            }
+            vec![None; node.base().edges.len()]
+        } else {
+            node.apply_then_release(buffer, !opts.retain_graph)?
+        };
         let edges = &node.base().edges;
         if outputs.len() != edges.len() {
             return Err(Error::usage(format!(
@@ -499,7 +511,10 @@ fn run_pass(
             }
             let g = match (e, g) {
                 (Edge::None, _) | (_, None) => None,
-                (_, Some(g)) => Some(validate_grad(&node, k, g)?),
+                (Edge::Node { node: c, .. }, Some(g)) => {
+                    Some(validate_grad(&node, k, g, c.casts_incoming_grads())?)
+                }
+                (_, Some(g)) => Some(validate_grad(&node, k, g, true)?),
             };
             match e {
                 Edge::Node { node: c, input_nr } => {

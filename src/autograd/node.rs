@@ -64,6 +64,11 @@ pub trait Node: Send + Sync + 'static {
         let _ = i;
         None
     }
+    /// Whether gradients flowing into this node are cast to its outputs' dtypes (the
+    /// default); a custom layer may ask to receive them as computed.
+    fn casts_incoming_grads(&self) -> bool {
+        true
+    }
     /// The concrete node, for code that owns a node type (the bindings' PyLayer node).
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         None

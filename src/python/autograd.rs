@@ -17,8 +17,8 @@ pub fn root_grad(t: &Tensor, g: Option<&Bound<'_, PyAny>>, index: usize) -> PyRe
             let g = operand(g, t.dtype())?;
             if g.shape() != t.shape() {
                 return Err(PyRuntimeError::new_err(format!(
-                    "Mismatch in shape: grad_output[{index}] has a shape of {:?} and output[{index}] \
-                     has a shape of {:?}",
+                    "Mismatch in shape: grad_output[{index}] has a shape of ferrograd.Size({:?}) \
+                     and output[{index}] has a shape of ferrograd.Size({:?}).",
                     g.shape(),
                     t.shape()
                 )));
@@ -158,6 +158,11 @@ pub fn grad<'py>(
     let allow_unused = allow_unused.unwrap_or(materialize_grads);
     let roots = tensor_list(outputs, "outputs")?;
     let ins = tensor_list(inputs, "inputs")?;
+    if ins.is_empty() {
+        return Err(PyValueError::new_err(
+            "grad requires non-empty inputs. (Pass the tensors to differentiate with respect to.)",
+        ));
+    }
     let blocked = match no_grad_vars {
         Some(v) if !v.is_none() => tensor_list(v, "no_grad_vars")?,
         _ => Vec::new(),

@@ -41,6 +41,9 @@ pub(crate) struct CtxState {
     pub dirty: Vec<Tensor>,
     pub not_inplace: Vec<Tensor>,
     pub materialize_grads: bool,
+    /// Set by `set_grad_in_dtype_consistent(False)`: output gradients reach backward in
+    /// the dtype they were computed in, not cast to the outputs' dtypes.
+    pub keep_grad_dtype: bool,
     /// `ClassBackward`, for error messages.
     pub name: String,
     /// Attributes that hold the layer's own outputs, kept without owning the node.
@@ -187,6 +190,13 @@ impl PyCtx {
     /// instead of zeros.
     fn set_materialize_grads(&self, value: bool) {
         self.state.lock().materialize_grads = value;
+    }
+
+    /// Paddle: with `False`, the gradients backward receives keep the dtype they were
+    /// computed in instead of being cast to the dtypes of forward's outputs (`True`, the
+    /// default).
+    fn set_grad_in_dtype_consistent(&self, value: bool) {
+        self.state.lock().keep_grad_dtype = !value;
     }
 
     /// Whether missing output gradients are materialized as zeros.

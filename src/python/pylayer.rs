@@ -50,6 +50,9 @@ impl Node for PyLayerNode {
     fn output_meta(&self, i: usize) -> Option<InputMeta> {
         self.out_metas.get(i).cloned()
     }
+    fn casts_incoming_grads(&self) -> bool {
+        !self.ctx.get().state.lock().keep_grad_dtype
+    }
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         Some(self)
     }

@@ -296,8 +296,8 @@ impl PyTensor {
         match t.grad_fn() {
             None => {
                 if !t.requires_grad() {
-                    return Err(PyValueError::new_err(
-                        "retain_grad() on a tensor that does not require grad",
+                    return Err(super::errors::usage_error(
+                        "retain_grad() on a tensor that does not require grad".to_string(),
                     ));
                 }
                 Ok(()) // leaves keep their gradient anyway

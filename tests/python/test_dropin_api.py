@@ -136,3 +136,31 @@ def test_retain_grads_is_a_noop_on_stop_gradient_tensors_but_retain_grad_raises(
     h.retain_grads()
     h.sum().backward()
     np.testing.assert_array_equal(h.grad.numpy(), [1.0, 1.0])
+
+
+def test_masked_fill():
+    x = fg.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    y = x.masked_fill(x < 0, 0.0)
+    np.testing.assert_array_equal(y.numpy(), [1.0, 0.0, 3.0])
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [1.0, 0.0, 1.0])
+
+
+def test_requires_grad_off_on_a_non_leaf_raises_but_stop_gradient_is_allowed():
+    x = fg.ones(2, requires_grad=True)
+    y = x * 2
+    with pytest.raises(RuntimeError, match="leaf variables"):
+        y.requires_grad_(False)
+    assert y.requires_grad_() is y
+    y.stop_gradient = True  # Paddle allows cutting the graph here
+    assert not y.requires_grad
+    assert x.requires_grad_(False) is x and not x.requires_grad
+
+
+def test_legacy_function_call_is_a_clear_error():
+    class Legacy(fg.autograd.Function):
+        def forward(self, x):
+            return x
+
+    with pytest.raises(RuntimeError, match="non-static forward method is deprecated"):
+        Legacy()(fg.ones(1))

@@ -118,3 +118,97 @@ def test_backward_with_inputs_accumulates_only_there():
     np.testing.assert_allclose(x.grad.numpy(), 2 * x.numpy() + y.numpy())  # accumulated once
     with pytest.raises(RuntimeError, match="cannot be empty"):
         fn().backward(inputs=[])
+
+
+@pytest.mark.parametrize("base", [PyLayer, Function])
+def test_none_from_a_custom_backward_leaves_grad_none(base):
+    class Drop(base):
+        @staticmethod
+        def forward(ctx, t):
+            return t * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return None
+
+    x = fg.ones(3, requires_grad=True)
+    Drop.apply(x).sum().backward()
+    assert x.grad is None
+    Drop.apply(x**2).sum().backward()  # through a built-in node that gets no gradient
+    assert x.grad is None
+    (g,) = fg.grad(Drop.apply(x * 3.0).sum(), x, allow_unused=True)
+    assert g is None
+    # a second path that does carry a gradient still arrives
+    (Drop.apply(x**2) + x).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [1.0, 1.0, 1.0])
+
+
+def test_set_grad_in_dtype_consistent_false_keeps_the_incoming_dtype():
+    seen = {}
+
+    class Keep(PyLayer):
+        @staticmethod
+        def forward(ctx, t):
+            ctx.set_grad_in_dtype_consistent(False)
+            return t * 1.0
+
+        @staticmethod
+        def backward(ctx, g):
+            seen["keep"] = g.dtype
+            return g
+
+    class Cast(PyLayer):
+        @staticmethod
+        def forward(ctx, t):
+            return t * 1.0
+
+        @staticmethod
+        def backward(ctx, g):
+            seen["cast"] = g.dtype
+            return g
+
+    class ToHalf(PyLayer):
+        @staticmethod
+        def forward(ctx, t):
+            return t * 1.0
+
+        @staticmethod
+        def backward(ctx, g):
+            return g.astype("float16")
+
+    x = fg.ones(2, stop_gradient=False)
+    ToHalf.apply(Keep.apply(x)).sum().backward()
+    ToHalf.apply(Cast.apply(x)).sum().backward()
+    assert seen == {"keep": fg.float16, "cast": fg.float32}
+    assert x.grad.dtype == fg.float32  # the leaf's gradient has the leaf's dtype
+
+
+def test_error_texts_name_the_shapes_as_the_peers_do():
+    x = fg.ones(2, 2, requires_grad=True)
+    y = x * 2
+    grad_out = fg.ones(2)
+    with pytest.raises(RuntimeError) as info:
+        fg.grad(y, x, grad_outputs=grad_out)
+    assert str(info.value) == (
+        "Mismatch in shape: grad_output[0] has a shape of "
+        + str(grad_out.shape)
+        + " and output[0] has a shape of "
+        + str(y.shape)
+        + "."
+    )
+
+    class Bad(Function):
+        @staticmethod
+        def forward(ctx, t):
+            return t * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return fg.ones(10)
+
+    with pytest.raises(RuntimeError, match=r"expected shape compatible with \[2, 2\]"):
+        Bad.apply(x).sum().backward()
+    with pytest.raises(ValueError, match="grad requires non-empty inputs"):
+        fg.grad(y.sum(), [])
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        fg.ones(2).retain_grad()

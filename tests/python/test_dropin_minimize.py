@@ -63,3 +63,19 @@ def test_parameter_names_are_unique_and_settable():
     assert a.weight.name == "w"
     with pytest.raises(TypeError):
         a.weight.name = 3
+
+
+def test_minimize_leaves_stopped_or_unchosen_parameters_unchanged():
+    used, unused, x = _setup(3)
+    out = unused(used(x)[:, :1].expand([4, 3]))
+    loss = out.sum()
+    loss.backward()
+    unused.weight.stop_gradient = True  # set after backward, as Paddle code does
+    w_before = unused.weight.numpy().copy()
+    b_before = used.bias.numpy().copy()
+    opt = fg.optimizer.SGD(learning_rate=0.1, parameters=used.parameters() + unused.parameters())
+    _, params_grads = opt.minimize(loss, parameters=[used.weight, unused.weight, unused.bias])
+    np.testing.assert_array_equal(unused.weight.numpy(), w_before)  # stop_gradient
+    np.testing.assert_array_equal(used.bias.numpy(), b_before)  # not among `parameters`
+    assert used.bias.grad is not None and unused.weight.grad is not None  # grads kept
+    assert {id(p) for p, _ in params_grads} == {id(used.weight), id(unused.bias)}

@@ -87,6 +87,14 @@ class Function(PyLayer):
 
     vjp = backward
 
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # PyTorch's error for the pre-1.3 style (``MyFunction()(x)`` with instance methods)
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. Please "
+            "use new-style autograd function with static forward method, and call it as "
+            f"{type(self).__name__}.apply(...)."
+        )
+
 
 _SIGNATURES: dict = {}
 

@@ -322,13 +322,22 @@ class Optimizer:
 
             return static_minimize(self, loss, startup_program, parameters, no_grad_set)
         chosen = None if parameters is None else {id(p) for p in parameters}
-        params_grads = [
-            (p, p.grad)
-            for group in self.param_groups
-            for p in group["params"]
-            if (chosen is None or id(p) in chosen) and p.grad is not None and not p.stop_gradient
-        ]
-        self.step()
+        params_grads, held_back = [], []
+        for group in self.param_groups:
+            for p in group["params"]:
+                g = p.grad
+                if g is None:
+                    continue
+                if (chosen is None or id(p) in chosen) and not p.stop_gradient:
+                    params_grads.append((p, g))
+                else:  # not applied: hidden from step() for the moment
+                    held_back.append((p, g))
+                    p.grad = None
+        try:
+            self.step()
+        finally:
+            for p, g in held_back:
+                p.grad = g
         return [], params_grads
 
     # ---- learning rate (Paddle) -----------------------------------------------------
