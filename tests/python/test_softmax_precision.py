@@ -30,3 +30,10 @@ def test_special_rows_keep_their_values():
     assert np.isnan(s[0]).all()
     np.testing.assert_array_equal(s[1], [1.0, 0.0])
     assert np.isnan(s[2, 0])
+
+
+def test_zero_dim_input_is_one_row():
+    # found by the differential fuzzer: softmax of a 0-d tensor raised from its max
+    s = F.softmax(fg.tensor(3.0), -1)
+    assert s.ndim == 0 and float(s) == 1.0
+    assert float(F.log_softmax(fg.tensor(3.0), -1)) == 0.0
