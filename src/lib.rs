@@ -18,6 +18,7 @@ pub mod layout;
 pub mod optim;
 pub mod static_graph;
 pub mod storage;
+pub mod storage_marks;
 pub mod tensor;
 pub mod threads;
 

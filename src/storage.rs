@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::any::Any;
 use std::ops::{Deref, DerefMut};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 enum Owner {
     /// Memory of a `Vec<T>` with this capacity; rebuilt and dropped with the storage.
@@ -29,6 +29,10 @@ pub struct Storage {
     writable: bool,
     lock: RwLock<()>,
     version: AtomicU64,
+    /// Live saved-for-backward slots over this memory (see `storage_marks`).
+    saved: AtomicUsize,
+    /// Live writable exports of this memory to other libraries (buffer protocol, DLPack).
+    writable_exports: AtomicUsize,
 }
 
 // SAFETY: the buffer is only reached through the lock-guarded accessors below, and the
@@ -105,6 +109,8 @@ impl Storage {
             writable: true,
             lock: RwLock::new(()),
             version: AtomicU64::new(0),
+            saved: AtomicUsize::new(0),
+            writable_exports: AtomicUsize::new(0),
         }
     }
 
@@ -135,6 +141,8 @@ impl Storage {
             writable,
             lock: RwLock::new(()),
             version: AtomicU64::new(0),
+            saved: AtomicUsize::new(0),
+            writable_exports: AtomicUsize::new(0),
         }
     }
 
@@ -171,6 +179,32 @@ impl Storage {
     /// Records one in-place write.
     pub fn bump_version(&self) {
         self.version.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// True while a node holds this memory saved for backward.
+    pub fn is_saved_for_backward(&self) -> bool {
+        self.saved.load(Ordering::Acquire) > 0
+    }
+
+    /// True while another library may write this memory: a live writable export, or
+    /// writable foreign memory (`from_numpy`, `from_dlpack`), whose owner can always write.
+    pub fn has_writable_aliases(&self) -> bool {
+        (self.writable && matches!(self.owner, Owner::Foreign(_)))
+            || self.writable_exports.load(Ordering::Acquire) > 0
+    }
+
+    /// Counter updates for [`crate::storage_marks`] (`saved` when `saved`, else exports).
+    pub(crate) fn add_mark(&self, saved: bool, delta: isize) {
+        let c = if saved {
+            &self.saved
+        } else {
+            &self.writable_exports
+        };
+        if delta > 0 {
+            c.fetch_add(1, Ordering::AcqRel);
+        } else {
+            c.fetch_sub(1, Ordering::AcqRel);
+        }
     }
 
     /// Shared access to the elements as `&[T]`; panics if `T` is not this dtype (a bug).

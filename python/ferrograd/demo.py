@@ -84,9 +84,9 @@ def show_numpy_interop() -> None:
     print("array  after both writes:", arr)
     print("tensor after both writes:", t)
 
-    copy = np.asarray(t)  # the __array__ protocol: a fresh array
+    copy = t.numpy()  # a fresh array (np.asarray(t) would share t's memory)
     copy[2] = -1.0
-    print("np.asarray(t) is a copy; writing it leaves t as it was:", t)
+    print("t.numpy() is a copy; writing it leaves t as it was:", t)
     print("t.numpy().dtype =", t.numpy().dtype, "| t.dtype =", t.dtype)
 
 

@@ -85,8 +85,15 @@ enum Identity {
 }
 
 enum SavedState {
-    /// Saved as is, with the storage version at save time.
-    Live { data: Tensor, version: u64 },
+    /// Saved as is, with the storage version at save time (the mark makes the memory
+    /// export read-only to NumPy while saved).
+    Live {
+        data: Tensor,
+        version: u64,
+        /// `data` is a copy (the memory had a writable export), not the input handle.
+        copied: bool,
+        _mark: crate::storage_marks::SavedMark,
+    },
     /// Handed to a pack hook (boxed: most saves are live, and every node holds its
     /// saved slots inline, so the rare case should not size them).
     Packed(Box<PackedSave>),
@@ -104,6 +111,8 @@ struct PackedSave {
     /// change is caught like an unhooked save.
     origin: std::sync::Weak<crate::storage::Storage>,
     version: u64,
+    /// Exports of the original memory are read-only while it is saved.
+    _mark: crate::storage_marks::SavedMark,
     /// Keeps the buffer cache empty while packed activations exist (see
     /// `buffer_cache`): whoever moved them out of RAM wants the memory, not speed.
     _cache_off: crate::buffer_cache::Suspension,
@@ -143,12 +152,29 @@ impl SavedTensor {
 
     /// `keep` is what a live (unhooked) save holds: the input itself, or an output's data.
     fn save(t: &Tensor, keep: Tensor, identity: Identity) -> Result<SavedTensor> {
-        let hooks = current_hooks()
-            .filter(|h| !(h.keeps_leaves() && matches!(identity, Identity::Leaf(_))));
+        // A writable alias held by another library (np.asarray, memoryview, DLPack, the
+        // array behind from_numpy) could change this memory without bumping its version:
+        // save a copy instead.
+        let aliased = t.storage().has_writable_aliases();
+        let (t, keep) = if aliased {
+            let c = t.detach().contiguous_copy()?;
+            (c.clone(), c)
+        } else {
+            (t.clone(), keep)
+        };
+        let t = &t;
+        let hooks = if t.is_constant() {
+            None // library-made numbers are not the user's saved tensors
+        } else {
+            current_hooks()
+                .filter(|h| !(h.keeps_leaves() && matches!(identity, Identity::Leaf(_))))
+        };
         let state = match hooks {
             None => SavedState::Live {
-                data: keep,
                 version: t.storage().version(),
+                copied: aliased,
+                _mark: crate::storage_marks::SavedMark::new(keep.storage()),
+                data: keep,
             },
             Some(hooks) => {
                 let before = t.storage().version();
@@ -168,6 +194,7 @@ impl SavedTensor {
                     dtype: t.dtype(),
                     origin: Arc::downgrade(t.storage()),
                     version: before,
+                    _mark: crate::storage_marks::SavedMark::new(t.storage()),
                     _cache_off: crate::buffer_cache::Suspension::new(),
                 }))
             }
@@ -185,7 +212,12 @@ impl SavedTensor {
             let st = self.state.lock();
             match &*st {
                 SavedState::Released => return Err(freed_error(op)),
-                SavedState::Live { data, version } => {
+                SavedState::Live {
+                    data,
+                    version,
+                    copied,
+                    ..
+                } => {
                     let now = data.storage().version();
                     if now != *version {
                         return Err(Error::runtime(format!(
@@ -199,9 +231,10 @@ impl SavedTensor {
                         )));
                     }
                     let live = data.clone();
+                    let copied = *copied;
                     drop(st);
                     let is_output = matches!(&*self.identity.lock(), Identity::Output { .. });
-                    return Ok(match is_output {
+                    return Ok(match is_output || copied {
                         true => self.rebuild(live),
                         false => live, // the input handle itself
                     });
@@ -277,7 +310,7 @@ impl SavedTensor {
     /// weak link, so the output does not keep its own node (and ctx) alive.
     pub fn rebind_as_output(&self, node: &Weak<dyn Node>, output_nr: usize) {
         let mut st = self.state.lock();
-        if let SavedState::Live { data, version } = &mut *st {
+        if let SavedState::Live { data, version, .. } = &mut *st {
             *data = data.detach();
             // the saved value is the output as it leaves forward (after mark_dirty's bump)
             *version = data.storage().version();

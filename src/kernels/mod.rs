@@ -5,6 +5,7 @@
 pub mod bias_act;
 pub mod binary;
 pub mod cast;
+pub mod complex_math;
 pub mod copy;
 pub mod elementwise;
 pub mod fastmath;

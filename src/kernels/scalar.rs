@@ -76,7 +76,18 @@ macro_rules! impl_int {
                         _ => 0,
                     }
                 } else {
-                    self.wrapping_pow(o.min(u32::MAX as $t) as u32)
+                    // square-and-multiply over the whole exponent, wrapping like NumPy
+                    // (a clamp of the exponent to u32 must not go through `as $t`: for
+                    // i32 that cast is -1 and turned every power into x**u32::MAX)
+                    let (mut e, mut base, mut acc) = (o as u64, self, 1 as $t);
+                    while e > 0 {
+                        if e & 1 == 1 {
+                            acc = acc.wrapping_mul(base);
+                        }
+                        base = base.wrapping_mul(base);
+                        e >>= 1;
+                    }
+                    acc
                 }
             }
             #[inline(always)]
@@ -131,6 +142,47 @@ macro_rules! impl_int {
 impl_int!(i32);
 impl_int!(i64);
 
+#[cfg(test)]
+mod int_pow_tests {
+    use super::Num;
+
+    #[test]
+    fn int_pow_matches_wrapping_pow_for_every_width() {
+        for &(x, k) in &[
+            (5i64, 2i64),
+            (-1, 2),
+            (-3, 2),
+            (-3, 3),
+            (2, 62),
+            (2, 64),
+            (7, 0),
+        ] {
+            assert_eq!(Num::pow(x, k), x.wrapping_pow(k as u32));
+            let (x32, k32) = (x as i32, k as i32);
+            assert_eq!(Num::pow(x32, k32), x32.wrapping_pow(k32 as u32));
+        }
+        // exponents beyond u32: 3**(2**32) mod 2**64 by repeated squaring
+        let mut r = 3i64;
+        for _ in 0..32 {
+            r = r.wrapping_mul(r);
+        }
+        assert_eq!(Num::pow(3i64, 1i64 << 32), r);
+        assert_eq!(Num::pow(-1i32, i32::MAX), -1);
+    }
+
+    #[test]
+    fn float_floor_div_is_pythons() {
+        use super::Real;
+        assert_eq!(Real::floor_div(1.0f64, 0.1), 9.0);
+        assert_eq!(Real::floor_div(-7.5f32, 2.0), -4.0);
+        assert_eq!(Real::floor_div(7.0f64, -2.0), -4.0);
+        assert!(Real::floor_div(-0.5f64, 3.0) == -1.0);
+        assert!(Real::floor_div(0.5f64, -3.0) == -1.0);
+        assert!(Real::floor_div(0.0f64, -3.0).is_sign_negative());
+        assert_eq!(Real::floor_div(1.0f64, 0.0), f64::INFINITY);
+    }
+}
+
 macro_rules! impl_float {
     ($t:ty) => {
         impl Num for $t {
@@ -175,7 +227,26 @@ macro_rules! impl_float {
             }
             #[inline(always)]
             fn floor_div(self, o: Self) -> Self {
-                (self / o).floor()
+                let q = self / o;
+                if !q.is_finite() || o == 0.0 {
+                    return q.floor();
+                }
+                // Python's (and NumPy's, PyTorch's) float floor division: from the exact
+                // remainder, so 1.0 // 0.1 is 9.0 (floor(1.0 / 0.1) would round to 10.0)
+                let m = self % o;
+                let mut div = (self - m) / o;
+                if m != 0.0 && ((o < 0.0) != (m < 0.0)) {
+                    div -= 1.0;
+                }
+                if div == 0.0 {
+                    return (0.0 as $t).copysign(q);
+                }
+                let fl = div.floor();
+                if div - fl > 0.5 {
+                    fl + 1.0
+                } else {
+                    fl
+                }
             }
             #[inline(always)]
             fn maximum(self, o: Self) -> Self {
@@ -230,7 +301,7 @@ macro_rules! impl_complex {
             }
             #[inline(always)]
             fn div(self, o: Self) -> Self {
-                self / o
+                super::complex_math::cdiv(self, o)
             }
             #[inline(always)]
             fn pow(self, o: Self) -> Self {

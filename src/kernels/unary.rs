@@ -1,5 +1,6 @@
 //! Unary elementwise kernels, dispatched on dtype.
 
+use super::complex_math::{cdiv, ctan, ctanh};
 use super::elementwise::{map_unary, map_unary_chunked, map_unary_split};
 use super::scalar::Real;
 use super::Split;
@@ -213,14 +214,14 @@ macro_rules! complex_op {
                 Log1p => map_unary(s, l, |x: $t| (x + one).ln())?,
                 Expm1 => map_unary(s, l, |x: $t| x.exp() - one)?,
                 Sqrt => map_unary(s, l, |x: $t| x.sqrt())?,
-                Rsqrt => map_unary(s, l, |x: $t| one / x.sqrt())?,
+                Rsqrt => map_unary(s, l, |x: $t| cdiv(one, x.sqrt()))?,
                 Square => map_unary(s, l, |x: $t| x * x)?,
-                Reciprocal => map_unary(s, l, |x: $t| one / x)?,
+                Reciprocal => map_unary(s, l, |x: $t| cdiv(one, x))?,
                 Sin => map_unary(s, l, |x: $t| x.sin())?,
                 Cos => map_unary(s, l, |x: $t| x.cos())?,
-                Tan => map_unary(s, l, |x: $t| x.tan())?,
-                Tanh => map_unary(s, l, |x: $t| x.tanh())?,
-                Sigmoid => map_unary(s, l, |x: $t| one / (one + (-x).exp()))?,
+                Tan => map_unary(s, l, ctan)?,
+                Tanh => map_unary(s, l, ctanh)?,
+                Sigmoid => map_unary(s, l, |x: $t| cdiv(one, one + (-x).exp()))?,
                 LogicalNot => {
                     return Ok(Storage::from_vec(map_unary(s, l, |x: $t| {
                         x == <$t>::new(0.0, 0.0)

@@ -7,7 +7,11 @@
 //! complex128. bfloat16 has no `struct` format: asking for a typed buffer raises
 //! BufferError naming the dtype (raw-byte consumers, which ask for no format, still work),
 //! and `np.asarray` then falls back to `__array__`, a float32 copy. Memory from a
-//! read-only source (a read-only NumPy array) is exported read-only.
+//! read-only source (a read-only NumPy array) is exported read-only, and so is a tensor
+//! that requires grad or whose memory a node saved for backward: a write through NumPy
+//! would bypass the version counter and change a gradient unnoticed (docs/reliability.md,
+//! "NumPy interop and aliasing"). A writable export is counted on the storage, and saves
+//! made while it is alive keep a copy.
 
 use super::tensor::PyTensor;
 use crate::dtype::DType;
@@ -22,6 +26,7 @@ use std::os::raw::{c_int, c_void};
 /// storage) and the shape/strides arrays `Py_buffer` points into.
 struct BufferExport {
     _tensor: Tensor,
+    _writable: Option<crate::storage_marks::WritableExport>,
     shape: Vec<ffi::Py_ssize_t>,
     strides: Vec<ffi::Py_ssize_t>,
 }
@@ -84,12 +89,19 @@ impl PyTensor {
         }
         let t = slf.get().inner.clone();
         let dtype = t.dtype();
-        let writable = t.storage().is_writable();
+        let source_ro = !t.storage().is_writable();
+        let guarded = t.requires_grad() || t.storage().is_saved_for_backward();
+        let writable = !source_ro && !guarded;
         if flags & ffi::PyBUF_WRITABLE != 0 && !writable {
-            return Err(PyBufferError::new_err(
+            return Err(PyBufferError::new_err(if source_ro {
                 "Tensor buffer: the tensor's memory is read-only (it came from a read-only \
-                 source); request a read-only buffer or .clone() the tensor first",
-            ));
+                 source); request a read-only buffer or .clone() the tensor first"
+            } else {
+                "Tensor buffer: a tensor that requires grad, or whose memory is saved for \
+                 backward, is exported read-only (a write through it would bypass autograd's \
+                 version check); use t.numpy() for a copy, or t.detach().clone() for memory \
+                 you may write"
+            }));
         }
         let format = if flags & ffi::PyBUF_FORMAT != 0 {
             Some(format_of(dtype).ok_or_else(|| {
@@ -135,6 +147,7 @@ impl PyTensor {
                 .map(|&s| (s * itemsize as isize) as ffi::Py_ssize_t)
                 .collect(),
             _tensor: t.clone(),
+            _writable: writable.then(|| crate::storage_marks::WritableExport::new(t.storage())),
         });
         let data = t
             .storage()

@@ -9,7 +9,10 @@ use crate::storage::Storage;
 use crate::tensor::Tensor;
 use half::f16;
 use num_complex::{Complex32, Complex64};
-use numpy::{PyArray1, PyArrayDyn, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
+use numpy::{
+    PyArray1, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray,
+    PyUntypedArrayMethods,
+};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt, PyList, PySequence, PyTuple};
@@ -77,7 +80,7 @@ pub fn classified_operand(other: &Bound<'_, PyAny>, like: DType) -> PyResult<(Te
     }
     if let Some(kind) = scalar_kind(other) {
         return Ok((
-            scalar_tensor(other, DType::promote_scalar(like, kind))?,
+            scalar_tensor(other, DType::promote_scalar(like, kind))?.mark_constant(),
             true,
         ));
     }
@@ -199,6 +202,13 @@ pub fn to_tensor(data: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Tens
         };
     }
     if let Ok(arr) = data.cast::<PyUntypedArray>() {
+        if dtype.is_some_and(|d| d.is_float() || d.is_complex()) && is_unsigned(arr)? {
+            // by value: uint64 above 2**63 must not pass through int64 (it would wrap)
+            let conv = arr.call_method1("astype", ("float64",))?;
+            return numpy_to_tensor(conv.cast::<PyUntypedArray>()?, false)?
+                .cast_raw(dtype.unwrap_or(DType::F64))
+                .py();
+        }
         let t = numpy_to_tensor(arr, false)?;
         return match dtype {
             Some(d) => t.cast_raw(d).py(),
@@ -206,6 +216,15 @@ pub fn to_tensor(data: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Tens
         };
     }
     if let Some(kind) = scalar_kind(data) {
+        if is_numpy_scalar(data)? {
+            // np.float64(1e300), a.sum(), a[i]: NumPy scalars keep their dtype (as in
+            // PyTorch), like the 0-d arrays they stand for
+            let arr = data
+                .py()
+                .import("numpy")?
+                .call_method1("asarray", (data,))?;
+            return to_tensor(&arr, dtype);
+        }
         let d = dtype.unwrap_or(match kind {
             ScalarKind::Bool => DType::Bool,
             ScalarKind::Int => DType::I64,
@@ -257,6 +276,29 @@ pub fn to_tensor(data: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Tens
          list/tuple of numbers, a NumPy array or a Tensor",
         data.get_type().name()?
     )))
+}
+
+/// True for a NumPy scalar (`np.float64(1.0)`, `np.int32(3)`), which subclasses or mimics
+/// a Python number but carries a dtype.
+fn is_numpy_scalar(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let plain = obj.is_exact_instance_of::<PyFloat>()
+        || obj.is_exact_instance_of::<PyInt>()
+        || obj.is_exact_instance_of::<PyBool>()
+        || obj.is_exact_instance_of::<PyComplex>();
+    if plain || !obj.hasattr(pyo3::intern!(obj.py(), "dtype"))? {
+        return Ok(false);
+    }
+    let generic = obj.py().import("numpy")?.getattr("generic")?;
+    obj.is_instance(&generic)
+}
+
+/// True for NumPy arrays of an unsigned integer dtype.
+fn is_unsigned(arr: &Bound<'_, PyUntypedArray>) -> PyResult<bool> {
+    let kind: String = arr
+        .dtype()
+        .getattr(pyo3::intern!(arr.py(), "kind"))?
+        .extract()?;
+    Ok(kind == "u")
 }
 
 fn numpy_dtype(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Option<DType>> {
@@ -313,6 +355,18 @@ pub fn numpy_to_tensor(arr: &Bound<'_, PyUntypedArray>, share: bool) -> PyResult
                  float16, float32, float64, complex64, complex128",
                 arr.dtype()
             )));
+        }
+        if kind == "u" && arr.dtype().itemsize() == 8 && arr.len() > 0 {
+            let max = arr.call_method0("max")?;
+            if max.gt(i64::MAX)? {
+                return Err(PyValueError::new_err(format!(
+                    "a {} array holds {} which does not fit in int64 (ferrograd's widest \
+                     integer) and would wrap to a negative number; pass dtype='float64' to \
+                     convert by value, or reduce the values first",
+                    arr.dtype(),
+                    max.str()?
+                )));
+            }
         }
         let conv = arr.call_method1("astype", (target,))?;
         return numpy_to_tensor(conv.cast::<PyUntypedArray>()?, false);

@@ -30,6 +30,7 @@ use super::dlpack_abi::*;
 struct Export<M> {
     managed: M,
     _tensor: Tensor,
+    _writable: Option<crate::storage_marks::WritableExport>,
     _shape: Vec<i64>,
     _strides: Vec<i64>,
 }
@@ -124,7 +125,11 @@ fn export_capsule<'py>(
     let mut shape: Vec<i64> = t.shape().iter().map(|&d| d as i64).collect();
     let mut strides: Vec<i64> = t.layout().strides.iter().map(|&s| s as i64).collect();
     let dl = describe(&t, &mut shape, &mut strides);
-    let read_only = !t.storage().is_writable();
+    // memory saved for backward goes out read-only: a write through the consumer would
+    // bypass the version counter (docs/reliability.md, "NumPy interop and aliasing")
+    let saved = t.storage().is_saved_for_backward() && !copied;
+    let read_only = !t.storage().is_writable() || saved;
+    let mark = (!read_only).then(|| crate::storage_marks::WritableExport::new(t.storage()));
     if versioned {
         let flags =
             if read_only { FLAG_READ_ONLY } else { 0 } | if copied { FLAG_IS_COPIED } else { 0 };
@@ -140,6 +145,7 @@ fn export_capsule<'py>(
                 dl_tensor: dl,
             },
             _tensor: t,
+            _writable: mark,
             _shape: shape,
             _strides: strides,
         });
@@ -152,11 +158,15 @@ fn export_capsule<'py>(
         }
     } else {
         if read_only {
-            return Err(PyBufferError::new_err(
+            return Err(PyBufferError::new_err(if saved {
+                "cannot export a tensor whose memory is saved for backward through a legacy \
+                 (unversioned) DLPack capsule, which cannot say it is read-only; the consumer \
+                 should pass max_version=(1, 0), or export a copy with copy=True"
+            } else {
                 "cannot export a read-only tensor through a legacy (unversioned) DLPack \
                  capsule, which cannot say it is read-only; the consumer should pass \
-                 max_version=(1, 0), or export a copy with copy=True",
-            ));
+                 max_version=(1, 0), or export a copy with copy=True"
+            }));
         }
         let b = Box::new(Export {
             managed: DLManagedTensor {
@@ -165,6 +175,7 @@ fn export_capsule<'py>(
                 deleter: Some(delete_legacy),
             },
             _tensor: t,
+            _writable: mark,
             _shape: shape,
             _strides: strides,
         });

@@ -61,7 +61,13 @@ fn index_item(o: &Bound<'_, PyAny>) -> PyResult<IndexItem> {
         return Ok(IndexItem::Int(i));
     }
     if o.is_instance_of::<PyList>() || o.hasattr("__array__")? || o.hasattr("shape")? {
-        let t = to_tensor(o, None)?;
+        let mut t = to_tensor(o, None)?;
+        if o.is_instance_of::<PyList>() && t.numel() == 0 {
+            // `[]` is an empty integer index in NumPy, not the default float dtype
+            t = t
+                .cast_raw(DType::I64)
+                .map_err(|e| PyIndexError::new_err(e.to_string()))?;
+        }
         if !(t.dtype().is_int() || t.dtype() == DType::Bool) {
             return Err(PyIndexError::new_err(format!(
                 "tensors used as indices must be integer or bool, got {}",

@@ -221,6 +221,6 @@ impl Tensor {
     }
     /// A 0-d tensor of this tensor's dtype holding `v`.
     pub fn scalar_like(&self, v: f64) -> Tensor {
-        crate::with_dtype!(self.dtype(), T, { Tensor::scalar(T::from_f64(v)) })
+        crate::with_dtype!(self.dtype(), T, { Tensor::scalar(T::from_f64(v)) }).mark_constant()
     }
 }

@@ -43,6 +43,9 @@ pub struct AutogradMeta {
     /// For a view made by a differentiable view op of a tensor that required grad: the
     /// tensor whose memory it shares (in-place writes through it are refused).
     pub view_base: Option<Tensor>,
+    /// A number the library made into a tensor (a Python scalar operand, a constant of a
+    /// backward formula): saved as is, never handed to saved-tensor pack hooks.
+    pub constant: bool,
 }
 
 /// Storage + layout + autograd metadata; always used through [`Tensor`].
@@ -194,6 +197,18 @@ impl Tensor {
     pub fn requires_grad(&self) -> bool {
         let m = self.0.meta.lock();
         m.requires_grad || m.grad_fn.is_some()
+    }
+
+    /// Marks this tensor as a library-made constant (see [`AutogradMeta::constant`]).
+    pub fn mark_constant(self) -> Tensor {
+        self.0.meta.lock().constant = true;
+        self
+    }
+
+    /// True for a library-made constant that does not take part in autograd.
+    pub fn is_constant(&self) -> bool {
+        let m = self.0.meta.lock();
+        m.constant && !m.requires_grad && m.grad_fn.is_none()
     }
 
     /// True when the tensor has no `grad_fn` (created by the user, or not requiring grad).

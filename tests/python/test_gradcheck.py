@@ -153,3 +153,11 @@ def test_gradgradcheck_catches_a_non_differentiable_backward():
         gradgradcheck(DetachedBackward.apply, (x,))
     g = fg.ones([4], dtype="float64", requires_grad=True)
     assert not gradgradcheck(DetachedBackward.apply, (x,), (g,), raise_exception=False)
+
+
+def test_zero_size_input_with_non_empty_output():
+    # found by the differential fuzzer: the numerical Jacobian of an input with no
+    # elements was a (0, 0) placeholder that failed to broadcast
+    x = fg.tensor(1.0, dtype="float64", requires_grad=True)
+    y = fg.zeros(2, 0, dtype="float64", requires_grad=True)
+    assert gradcheck(lambda a, b: (a + b).sum(-1) + a, (x, y))

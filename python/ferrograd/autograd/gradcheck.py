@@ -89,8 +89,11 @@ def _numerical(
             args[idx] = x
             vals.append(_output_arrays(_outputs(func, args)))
         cols.append([(a - b).reshape(-1) / (2 * eps) for a, b in zip(*vals)])
-    n_out = len(cols[0]) if cols else len(_output_arrays(_outputs(func, inputs)))
-    return [np.stack([c[k] for c in cols]) if cols else np.zeros((0, 0)) for k in range(n_out)]
+    if cols:
+        return [np.stack([c[k] for c in cols]) for k in range(len(cols[0]))]
+    # an input with no elements: (0, output numel) per output (found by the fuzzer: a
+    # (0, 0) placeholder failed to broadcast against a non-empty output's Jacobian)
+    return [np.zeros((0, o.size)) for o in _output_arrays(_outputs(func, inputs))]
 
 
 def _report(

@@ -21,6 +21,9 @@ struct Plan {
     vshape: Shape,
     /// `(view dim, dim of the original tensor for messages, int64 index)`.
     adv: Vec<(usize, usize, Tensor)>,
+    /// An Ellipsis sits between two advanced indices: NumPy then treats them as apart
+    /// (result dims first) even when the Ellipsis spans no dimension.
+    adv_apart: bool,
 }
 
 impl Tensor {
@@ -126,10 +129,21 @@ impl Tensor {
                 self.shape()
             )));
         }
+        let is_adv = |it: &IndexItem| {
+            matches!(it, IndexItem::Tensor(_)) || (has_tensor && matches!(it, IndexItem::Int(_)))
+        };
+        let first_adv = items.iter().position(is_adv);
+        let last_adv = items.iter().rposition(is_adv);
+        let ellipsis_at = items
+            .iter()
+            .position(|it| matches!(it, IndexItem::Ellipsis));
+        let adv_apart = matches!((first_adv, ellipsis_at, last_adv),
+            (Some(f), Some(e), Some(l)) if f < e && e < l);
         let mut plan = Plan {
             steps: Vec::new(),
             vshape: self.shape_vec(),
             adv: Vec::new(),
+            adv_apart,
         };
         let (mut cur, mut src) = (0usize, 0usize); // dim in the view, dim in self
         for it in items {
@@ -240,6 +254,16 @@ fn advanced_linear(plan: &Plan, op: &str) -> Result<Linear> {
     adv_off.resize(adv_n, 0usize);
     for (dim, src, t) in &plan.adv {
         let size = vs[*dim];
+        // every index is checked, also those a broadcast to an empty shape drops (NumPy)
+        if let Some(&i) = t
+            .to_vec::<i64>()?
+            .iter()
+            .find(|&&i| kx::wrap_index(i, size).is_none())
+        {
+            return Err(Error::index(format!(
+                "{op}: index {i} is out of bounds for dimension {src} with size {size}"
+            )));
+        }
         let vals = t.expand_raw(&b)?.to_vec::<i64>()?;
         for (o, &i) in adv_off.iter_mut().zip(&vals) {
             let k = kx::wrap_index(i, size).ok_or_else(|| {
@@ -251,7 +275,7 @@ fn advanced_linear(plan: &Plan, op: &str) -> Result<Linear> {
         }
     }
     let dims: Vec<usize> = plan.adv.iter().map(|(d, _, _)| *d).collect();
-    let adjacent = dims.windows(2).all(|w| w[1] == w[0] + 1);
+    let adjacent = !plan.adv_apart && dims.windows(2).all(|w| w[1] == w[0] + 1);
     let rest: Vec<usize> = (0..vs.len()).filter(|d| !dims.contains(d)).collect();
     let split = if adjacent {
         rest.iter().take_while(|&&d| d < dims[0]).count()

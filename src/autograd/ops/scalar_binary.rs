@@ -74,7 +74,7 @@ impl Tensor {
                 rec.save(self);
                 rec.finish("PowBackward", &out, move |g, s, _| {
                     let a = saved(s, 0, "PowBackward")?;
-                    let c_minus_one = c.binary_raw(&c.scalar_like(1.0), Sub)?;
+                    let c_minus_one = c.binary_raw(&c.scalar_like(1.0), Sub)?.mark_constant();
                     Ok(place(g.mul_conj(&c.mul(&a.pow(&c_minus_one)?)?)?))
                 })?
             }

@@ -28,9 +28,9 @@ fn floating(t: &Tensor) -> Result<Tensor> {
     }
 }
 
-/// `log(sum(exp(x)))` over `axes` with the reduced dims kept, computed stably and without
-/// recording anything.
-fn logsumexp_keepdim_values(x: &Tensor, axes: &[usize]) -> Result<Tensor> {
+/// `x - max(x)` over `axes` (the max kept 0 where it is not finite), without recording:
+/// the shift that keeps `exp` from overflowing.
+fn shifted(x: &Tensor, axes: &[usize]) -> Result<(Tensor, Tensor)> {
     let _no_grad = GradModeGuard::new(false);
     let x = x.detach();
     let m = x.reduce_raw(ReduceOp::Max, axes, true)?;
@@ -42,8 +42,16 @@ fn logsumexp_keepdim_values(x: &Tensor, axes: &[usize]) -> Result<Tensor> {
         BinaryOp::LogicalAnd,
     )?;
     let m = Tensor::where_raw(&finite, &m, &m.zeros_like()?)?;
+    Ok((x.sub(&m)?, m))
+}
+
+/// `log(sum(exp(x)))` over `axes` with the reduced dims kept, computed stably and without
+/// recording anything.
+fn logsumexp_keepdim_values(x: &Tensor, axes: &[usize]) -> Result<Tensor> {
+    let (z, m) = shifted(x, axes)?;
+    let _no_grad = GradModeGuard::new(false);
     let ax: Vec<isize> = axes.iter().map(|&a| a as isize).collect();
-    x.sub(&m)?.exp()?.sum(Some(&ax), true)?.log()?.add(&m)
+    z.exp()?.sum(Some(&ax), true)?.log()?.add(&m)
 }
 
 impl Tensor {
@@ -81,10 +89,17 @@ impl Tensor {
     /// Log-softmax along `axis`.
     pub fn log_softmax(&self, axis: isize) -> Result<Tensor> {
         let d = crate::layout::normalize_dim(axis, self.ndim(), "log_softmax")?;
+        if self.ndim() == 0 {
+            // a 0-d tensor is one row of one element (as in PyTorch)
+            return self.reshape(&[1])?.log_softmax(0)?.reshape(&[]);
+        }
         let x = floating(self)?;
+        // (x - m) - log(sum(exp(x - m))): subtracting a rounded m + log(...) of a large m
+        // would cost the result its low bits
         let out = {
+            let (z, _) = shifted(&x, &[d])?;
             let _no_grad = GradModeGuard::new(false);
-            x.detach().sub(&logsumexp_keepdim_values(&x, &[d])?)?
+            z.sub(&z.exp()?.sum(Some(&[d as isize]), true)?.log()?)?
         };
         if x.numel() == 0 {
             return Ok(out);
@@ -105,12 +120,17 @@ impl Tensor {
     /// Softmax along `axis`.
     pub fn softmax(&self, axis: isize) -> Result<Tensor> {
         let d = crate::layout::normalize_dim(axis, self.ndim(), "softmax")?;
+        if self.ndim() == 0 {
+            return self.reshape(&[1])?.softmax(0)?.reshape(&[]);
+        }
         let x = floating(self)?;
+        // exp(x - m) / sum(exp(x - m)): normalising through exp(x - logsumexp) would round
+        // the large logsumexp first (sums then missed 1 by ~3e-5 in float32 near 1000)
         let out = {
+            let (z, _) = shifted(&x, &[d])?;
             let _no_grad = GradModeGuard::new(false);
-            x.detach()
-                .sub(&logsumexp_keepdim_values(&x, &[d])?)?
-                .exp()?
+            let e = z.exp()?;
+            e.div(&e.sum(Some(&[d as isize]), true)?)?
         };
         if x.numel() == 0 {
             return Ok(out);
