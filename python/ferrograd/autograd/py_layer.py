@@ -5,7 +5,7 @@ Subclasses define static ``forward(ctx, *args, **kwargs)`` and ``backward(ctx, *
 and call ``Layer.apply(*args, **kwargs)``. ``apply`` runs in Rust: it runs ``forward``
 without grad, records one node when an input needs grad, and the Rust backward engine
 calls ``backward`` with the GIL held only for that call. The two dialects differ only
-where ``SEMANTICS.md`` says so:
+where the behaviour contract (``docs/semantics.md``, section A) says so:
 
 * ``PyLayer.backward`` receives one gradient per *Tensor* output and returns one per
   Tensor input (one per argument is accepted too); ``forward`` must return a Tensor.
