@@ -67,6 +67,7 @@ sigmoid = Tensor.sigmoid
 relu = Tensor.relu
 gelu = Tensor.gelu
 softplus = Tensor.softplus
+mish = Tensor.mish
 erf = Tensor.erf
 floor = Tensor.floor
 ceil = Tensor.ceil
@@ -175,6 +176,7 @@ __all__ = [
     "relu",
     "gelu",
     "softplus",
+    "mish",
     "erf",
     "floor",
     "ceil",

@@ -685,6 +685,8 @@ class Tensor:
         """Elementwise GELU (the exact, erf-based form)."""
     def softplus(self, name: str | None = None) -> Tensor:
         """Elementwise ``log(1 + exp(self))`` (linear above 20, as torch)."""
+    def mish(self, name: str | None = None) -> Tensor:
+        """Elementwise Mish ``self * tanh(softplus(self))``."""
     def erf(self, name: str | None = None) -> Tensor:
         """Elementwise Gauss error function."""
     def floor(self, name: str | None = None) -> Tensor:

@@ -99,6 +99,10 @@ pub mod fns {
             x.exp().ln_1p()
         }
     }
+    /// `x * tanh(softplus(x))`.
+    pub fn f_mish<T: Float>(x: T) -> T {
+        x * f_softplus(x).tanh()
+    }
     /// Round half to even, as NumPy and PyTorch do.
     pub fn f_round<T: Float>(x: T) -> T {
         let two = T::one() + T::one();
@@ -333,6 +337,21 @@ macro_rules! for_each_unary_op {
                 real: |x| f_softplus(x), fast_f32: [],
                 int: [], complex: [], boolean: [],
                 saves: Input, grad: [|g, x| g.mul(&x.sigmoid()?)], node: "SoftplusBackward",
+            }
+            Mish {
+                methods: [mish], functional: [mish],
+                doc: "Elementwise Mish `self * tanh(softplus(self))`.",
+                dtype: Float, cost: COSTLY,
+                real: |x| f_mish(x), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Input,
+                grad: [|g, x| {
+                    // d/dx x*tanh(sp(x)) = tanh(sp(x)) + x * sigmoid(x) * (1 - tanh(sp(x))^2)
+                    let t = x.unary(UnaryOp::Softplus)?.tanh()?;
+                    let sech2 = t.mul(&t)?.rsub_scalar(1.0)?;
+                    g.mul(&t.add(&x.mul(&x.sigmoid()?)?.mul(&sech2)?)?)
+                }],
+                node: "MishBackward",
             }
             Erf {
                 methods: [erf], functional: [],

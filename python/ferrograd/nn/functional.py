@@ -24,6 +24,7 @@ _REDUCTIONS = ("mean", "sum", "none")
 tanh = Tensor.tanh
 sigmoid = Tensor.sigmoid
 relu = Tensor.relu
+mish = Tensor.mish
 # END generated: unary activations
 
 
@@ -354,6 +355,7 @@ __all__ = [
     "tanh",
     "sigmoid",
     "relu",
+    "mish",
     # END generated: unary __all__
     "gelu",
     "softmax",

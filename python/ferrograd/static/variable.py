@@ -355,6 +355,10 @@ class Variable(VariableOpsMixin):
         """Elementwise ``log(1 + exp(self))`` (linear above 20, as torch)."""
         return self._op("softplus", [self])
 
+    def mish(self, name: str | None = None) -> Variable:
+        """Elementwise Mish ``self * tanh(softplus(self))``."""
+        return self._op("mish", [self])
+
     def erf(self, name: str | None = None) -> Variable:
         """Elementwise Gauss error function."""
         return self._op("erf", [self])
