@@ -1442,11 +1442,12 @@ def _py_func_eager(
 def complex(real: Tensor, imag: Tensor, name: str | None = None) -> Tensor:
     """``real + i * imag`` (float32 pair to complex64, float64 pair to complex128)."""
 
+@final
 class ParamGroupState:
     """One optimizer parameter group with its state buffers; ``sgd_step`` /
     ``adam_step`` update every parameter that has a gradient in one call."""
 
-    def __init__(self, params: Sequence[Tensor]) -> None: ...
+    def __new__(cls, params: Sequence[Tensor]) -> Self: ...
     def __len__(self) -> _int: ...
     def sgd_step(
         self,
@@ -1494,6 +1495,7 @@ def _unary_op_table() -> list[tuple[list[str], list[str], str, str, _bool]]:
     has_gradient)`` per op (read by ``scripts/gen_op_bindings.py``)."""
 
 # ---- custom layers (PyLayer / autograd.Function) and saved-tensor hooks --------------
+@disjoint_base
 class FunctionCtx:
     """The ``ctx`` of a custom layer: saved tensors, flags, and any attribute."""
 
@@ -1520,8 +1522,8 @@ class FunctionCtx:
     def materialize_grads(self) -> _bool:
         """See ``set_materialize_grads``."""
     def __getattr__(self, name: str) -> Any: ...
-    def __setattr__(self, name: str, value: Any) -> None: ...
-    def __delattr__(self, name: str) -> None: ...
+    def __setattr__(self, name: str, value: Any, /) -> None: ...
+    def __delattr__(self, name: str, /) -> None: ...
 
 def _apply_paddle(cls: type, *args: Any, **kwargs: Any) -> Any:
     """``PyLayer.apply``."""

@@ -107,7 +107,9 @@ class save_on_disk(saved_tensors_hooks):
 
     def __init__(self, directory: str | None = None) -> None:
         owned = directory is None
-        self.directory = tempfile.mkdtemp(prefix="ferrograd-saved-") if owned else directory
+        self.directory: str = (
+            directory if directory is not None else tempfile.mkdtemp(prefix="ferrograd-saved-")
+        )
         os.makedirs(self.directory, exist_ok=True)
         if owned:
             self._dir_finalizer = weakref.finalize(

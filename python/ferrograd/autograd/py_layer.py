@@ -32,7 +32,7 @@ __all__ = ["PyLayer", "Function", "FunctionCtx", "PyLayerContext", "once_differe
 class PyLayer:
     """Base class of a custom layer in Paddle's dialect (see the module docs)."""
 
-    apply = classmethod(_core._apply_paddle)
+    apply: Any = classmethod(_core._apply_paddle)
     _fg_node_name = "PyLayerBackward"
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -58,7 +58,7 @@ class Function(PyLayer):
     supported too.
     """
 
-    apply = classmethod(_core._apply_torch)
+    apply: Any = classmethod(_core._apply_torch)
     _fg_uses_setup_context = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
