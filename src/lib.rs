@@ -1,9 +1,13 @@
 //! ferrograd: reverse-mode automatic differentiation with a Rust core.
 //!
 //! Layers, each depending only on the ones above it: [`error`], [`dtype`], [`layout`],
-//! [`storage`] (foundations); [`kernels`] (pure compute over slices); [`tensor`] (the
-//! `Tensor` handle and raw ops); [`autograd`] (grad mode, nodes, saved tensors, the
-//! engine, and the differentiable ops); and, with the `python` feature, the PyO3 bindings.
+//! [`storage`], [`buffer_cache`], [`threads`], [`interrupt`] (foundations); [`kernels`]
+//! (pure compute over slices); [`op_defs`] (each op family's declaration table, which the
+//! kernels, the differentiable ops and the bindings expand); [`tensor`] (the `Tensor`
+//! handle and raw ops); [`autograd`] (grad mode, nodes, saved tensors, the engine, and the
+//! differentiable ops); [`optim`] (fused optimizer updates); [`static_graph`] (programs:
+//! op kinds, shape inference, fusion, the executor); and, with the `python` feature, the
+//! PyO3 bindings. The behaviour contract is `docs/semantics.md`.
 
 #![warn(missing_docs)]
 
@@ -15,6 +19,7 @@ pub mod foreign;
 pub mod interrupt;
 pub mod kernels;
 pub mod layout;
+pub mod op_defs;
 pub mod optim;
 pub mod static_graph;
 pub mod storage;

@@ -43,10 +43,10 @@ ge = Tensor.ge
 logical_and = Tensor.logical_and
 logical_or = Tensor.logical_or
 logical_xor = Tensor.logical_xor
-logical_not = Tensor.logical_not
 bitwise_and = Tensor.bitwise_and
 bitwise_or = Tensor.bitwise_or
 bitwise_xor = Tensor.bitwise_xor
+# BEGIN generated: unary functions (scripts/gen_op_bindings.py from src/op_defs/unary.rs)
 neg = Tensor.neg
 negative = Tensor.negative
 abs = Tensor.abs
@@ -67,10 +67,13 @@ sigmoid = Tensor.sigmoid
 relu = Tensor.relu
 gelu = Tensor.gelu
 softplus = Tensor.softplus
+mish = Tensor.mish
 erf = Tensor.erf
 floor = Tensor.floor
 ceil = Tensor.ceil
 round = Tensor.round
+logical_not = Tensor.logical_not
+# END generated: unary functions
 clip = Tensor.clip
 clamp = Tensor.clamp
 sum = Tensor.sum
@@ -149,10 +152,10 @@ __all__ = [
     "logical_and",
     "logical_or",
     "logical_xor",
-    "logical_not",
     "bitwise_and",
     "bitwise_or",
     "bitwise_xor",
+    # BEGIN generated: unary __all__ (scripts/gen_op_bindings.py from src/op_defs/unary.rs)
     "neg",
     "negative",
     "abs",
@@ -173,10 +176,13 @@ __all__ = [
     "relu",
     "gelu",
     "softplus",
+    "mish",
     "erf",
     "floor",
     "ceil",
     "round",
+    "logical_not",
+    # END generated: unary __all__
     "clip",
     "clamp",
     "sum",
@@ -236,15 +242,17 @@ def export_functions(namespace: dict) -> None:
 
 def install_tensor_aliases() -> None:
     """Adds alternative method names and class attributes to ``Tensor``."""
+    # (the stub declares these as methods, so that callers type-check; assigning them
+    # here is what makes them exist, hence the method-assign ignores)
     # NumPy defers to our reflected operators (ndarray + tensor -> tensor).
     Tensor.__array_priority__ = 1000
-    Tensor.absolute = Tensor.abs
-    Tensor.multiply_ = Tensor.mul_
-    Tensor.clamp_min = lambda self, min: self.clip(min=min)
-    Tensor.clamp_max = lambda self, max: self.clip(max=max)
-    Tensor.ravel = lambda self: self.reshape(-1)
-    Tensor.type_as = lambda self, other: self.astype(other.dtype)
-    Tensor.new_zeros = lambda self, *shape, dtype=None: _core.zeros(
+    Tensor.absolute = Tensor.abs  # type: ignore[method-assign]
+    Tensor.multiply_ = Tensor.mul_  # type: ignore[method-assign]
+    Tensor.clamp_min = lambda self, min: self.clip(min=min)  # type: ignore[method-assign]
+    Tensor.clamp_max = lambda self, max: self.clip(max=max)  # type: ignore[method-assign]
+    Tensor.ravel = lambda self: self.reshape(-1)  # type: ignore[method-assign]
+    Tensor.type_as = lambda self, other: self.astype(other.dtype)  # type: ignore[method-assign]
+    Tensor.new_zeros = lambda self, *shape, dtype=None: _core.zeros(  # type: ignore[method-assign]
         *shape, dtype=dtype or self.dtype
     )
-    Tensor.new_ones = lambda self, *shape, dtype=None: _core.ones(*shape, dtype=dtype or self.dtype)
+    Tensor.new_ones = lambda self, *shape, dtype=None: _core.ones(*shape, dtype=dtype or self.dtype)  # type: ignore[method-assign]

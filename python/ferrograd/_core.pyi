@@ -645,57 +645,60 @@ class Tensor:
         """``self ** other`` (torch's ``exponent=`` and Paddle's ``y=`` also accepted)."""
 
     # -- unary ops --
+    # BEGIN generated: unary Tensor methods (scripts/gen_op_bindings.py from src/op_defs/unary.rs)
     def neg(self, name: str | None = None) -> Tensor:
-        """``-x``."""
+        """Elementwise negation ``-self``."""
     def negative(self, name: str | None = None) -> Tensor:
-        """``-x``."""
+        """Elementwise negation ``-self``."""
     def abs(self, name: str | None = None) -> Tensor:
-        """``|x|``."""
+        """Elementwise absolute value (the modulus for complex tensors)."""
     def sign(self, name: str | None = None) -> Tensor:
-        """-1, 0 or 1 by the sign of ``x``."""
+        """Elementwise sign: -1, 0 or 1."""
     def exp(self, name: str | None = None) -> Tensor:
-        """``e ** x``."""
+        """Elementwise ``e ** self``."""
     def log(self, name: str | None = None) -> Tensor:
-        """Natural logarithm."""
+        """Elementwise natural logarithm."""
     def log1p(self, name: str | None = None) -> Tensor:
-        """``log(1 + x)``, accurate near 0."""
+        """Elementwise ``log(1 + self)``, accurate near zero."""
     def expm1(self, name: str | None = None) -> Tensor:
-        """``exp(x) - 1``, accurate near 0."""
+        """Elementwise ``exp(self) - 1``, accurate near zero."""
     def sqrt(self, name: str | None = None) -> Tensor:
-        """Square root."""
+        """Elementwise square root."""
     def rsqrt(self, name: str | None = None) -> Tensor:
-        """``1 / sqrt(x)``."""
+        """Elementwise reciprocal square root ``1 / sqrt(self)``."""
     def square(self, name: str | None = None) -> Tensor:
-        """``x * x``."""
+        """Elementwise ``self * self``."""
     def reciprocal(self, name: str | None = None) -> Tensor:
-        """``1 / x``."""
+        """Elementwise ``1 / self``."""
     def sin(self, name: str | None = None) -> Tensor:
-        """Sine."""
+        """Elementwise sine."""
     def cos(self, name: str | None = None) -> Tensor:
-        """Cosine."""
+        """Elementwise cosine."""
     def tan(self, name: str | None = None) -> Tensor:
-        """Tangent."""
+        """Elementwise tangent."""
     def tanh(self, name: str | None = None) -> Tensor:
-        """Hyperbolic tangent."""
+        """Elementwise hyperbolic tangent."""
     def sigmoid(self, name: str | None = None) -> Tensor:
-        """``1 / (1 + exp(-x))``."""
+        """Elementwise logistic sigmoid ``1 / (1 + exp(-self))``."""
     def relu(self, name: str | None = None) -> Tensor:
-        """``max(x, 0)``."""
+        """Elementwise ``max(self, 0)``."""
     def gelu(self, name: str | None = None) -> Tensor:
-        """Gaussian error linear unit (exact, erf-based)."""
+        """Elementwise GELU (the exact, erf-based form)."""
     def softplus(self, name: str | None = None) -> Tensor:
-        """``log(1 + exp(x))``."""
+        """Elementwise ``log(1 + exp(self))`` (linear above 20, as torch)."""
+    def mish(self, name: str | None = None) -> Tensor:
+        """Elementwise Mish ``self * tanh(softplus(self))``."""
     def erf(self, name: str | None = None) -> Tensor:
-        """Gauss error function."""
+        """Elementwise Gauss error function."""
     def floor(self, name: str | None = None) -> Tensor:
-        """Rounds down."""
+        """Elementwise rounding down."""
     def ceil(self, name: str | None = None) -> Tensor:
-        """Rounds up."""
+        """Elementwise rounding up."""
     def round(self, name: str | None = None) -> Tensor:
-        """Rounds to the nearest integer."""
+        """Elementwise rounding to the nearest integer (halves to even, as NumPy)."""
     def logical_not(self, name: str | None = None) -> Tensor:
-        """Elementwise logical not (bool)."""
-
+        """Elementwise logical NOT of the truth values, as a bool tensor."""
+    # END generated: unary Tensor methods
     # -- linear algebra and clipping --
     def matmul(
         self,
@@ -1446,11 +1449,12 @@ def _py_func_eager(
 def complex(real: Tensor, imag: Tensor, name: str | None = None) -> Tensor:
     """``real + i * imag`` (float32 pair to complex64, float64 pair to complex128)."""
 
+@final
 class ParamGroupState:
     """One optimizer parameter group with its state buffers; ``sgd_step`` /
     ``adam_step`` update every parameter that has a gradient in one call."""
 
-    def __init__(self, params: Sequence[Tensor]) -> None: ...
+    def __new__(cls, params: Sequence[Tensor]) -> Self: ...
     def __len__(self) -> _int: ...
     def sgd_step(
         self,
@@ -1533,3 +1537,63 @@ def _install_sigint_hook() -> _bool:
 
 def _debug_panic(message: str, where_: str = "here") -> None:
     """Test hook: panics in Rust (``"here"``, ``"worker"`` or ``"detached"``)."""
+
+# ---- op declarations ------------------------------------------------------------------
+def _unary_op_table() -> list[tuple[list[str], list[str], str, str, _bool]]:
+    """The unary op declarations: ``(methods, functional names, doc, dtype rule,
+    has_gradient)`` per op (read by ``scripts/gen_op_bindings.py``)."""
+
+# ---- custom layers (PyLayer / autograd.Function) and saved-tensor hooks --------------
+@disjoint_base
+class FunctionCtx:
+    """The ``ctx`` of a custom layer: saved tensors, flags, and any attribute."""
+
+    def __init__(self) -> None: ...
+    def save_for_backward(self, *tensors: Tensor | None) -> None:
+        """Saves tensors for backward (``pack`` hooks run here)."""
+    @property
+    def saved_tensors(self) -> tuple[Tensor | None, ...]:
+        """The saved tensors (``()`` when none were saved)."""
+    def saved_tensor(self) -> tuple[Tensor | None, ...] | None:
+        """Paddle's form: the saved tensors, or ``None`` when none were saved."""
+    @property
+    def needs_input_grad(self) -> tuple[_bool, ...]:
+        """Per argument of ``apply``: whether it is a tensor that needs a gradient."""
+    def mark_non_differentiable(self, *tensors: Tensor) -> None:
+        """Outputs that get no gradient."""
+    def mark_dirty(self, *tensors: Tensor) -> None:
+        """Inputs that forward modified in place."""
+    def mark_not_inplace(self, *tensors: Tensor) -> None:
+        """Inputs returned unchanged by forward (returned as new views)."""
+    def set_materialize_grads(self, value: _bool) -> None:
+        """Whether missing output gradients reach backward as zeros (default) or None."""
+    @property
+    def materialize_grads(self) -> _bool:
+        """See ``set_materialize_grads``."""
+    def __getattr__(self, name: str) -> Any: ...
+    def __setattr__(self, name: str, value: Any, /) -> None: ...
+    def __delattr__(self, name: str, /) -> None: ...
+
+def _apply_paddle(cls: type, *args: Any, **kwargs: Any) -> Any:
+    """``PyLayer.apply``."""
+
+def _apply_torch(cls: type, *args: Any, **kwargs: Any) -> Any:
+    """``autograd.Function.apply``."""
+
+def _delayed_error(outputs: list[Any], inputs: list[Tensor], message: str) -> list[Any]:
+    """Views of ``outputs`` whose backward raises ``message`` (``once_differentiable``)."""
+
+def _push_saved_tensors_hooks(
+    pack_hook: Callable[[Tensor], Any], unpack_hook: Callable[[Any], Tensor]
+) -> None:
+    """Enters a ``saved_tensors_hooks`` level on this thread."""
+
+def _pop_saved_tensors_hooks() -> None:
+    """Leaves the innermost ``saved_tensors_hooks`` level on this thread."""
+
+def _saved_tensors_hooks_depth() -> _int:
+    """Number of active hook levels on this thread."""
+
+def _set_saved_tensors_hooks_disabled(message: str | None) -> str | None:
+    """Disables hooks on this thread with ``message`` (None re-enables); returns the
+    previous setting."""

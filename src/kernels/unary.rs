@@ -1,6 +1,8 @@
 //! Unary elementwise kernels, dispatched on dtype.
+//!
+//! The per-op kernels are declared in [`crate::op_defs::unary`]; this file expands that
+//! table into one `match` per dtype class.
 
-use super::complex_math::{cdiv, ctan, ctanh};
 use super::elementwise::{map_unary, map_unary_chunked, map_unary_split};
 use super::scalar::Real;
 use super::Split;
@@ -8,258 +10,86 @@ use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::storage::Storage;
-use num_complex::{Complex32, Complex64};
 
-/// A unary elementwise operation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[allow(missing_docs)]
-pub enum UnaryOp {
-    Neg,
-    Abs,
-    Sign,
-    Exp,
-    Log,
-    Log1p,
-    Expm1,
-    Sqrt,
-    Rsqrt,
-    Square,
-    Reciprocal,
-    Sin,
-    Cos,
-    Tan,
-    Tanh,
-    Sigmoid,
-    Relu,
-    Gelu,
-    Softplus,
-    Erf,
-    Floor,
-    Ceil,
-    Round,
-    LogicalNot,
-}
-
-impl UnaryOp {
-    /// User-facing op name.
-    pub fn name(self) -> &'static str {
-        use UnaryOp::*;
-        match self {
-            Neg => "neg",
-            Abs => "abs",
-            Sign => "sign",
-            Exp => "exp",
-            Log => "log",
-            Log1p => "log1p",
-            Expm1 => "expm1",
-            Sqrt => "sqrt",
-            Rsqrt => "rsqrt",
-            Square => "square",
-            Reciprocal => "reciprocal",
-            Sin => "sin",
-            Cos => "cos",
-            Tan => "tan",
-            Tanh => "tanh",
-            Sigmoid => "sigmoid",
-            Relu => "relu",
-            Gelu => "gelu",
-            Softplus => "softplus",
-            Erf => "erf",
-            Floor => "floor",
-            Ceil => "ceil",
-            Round => "round",
-            LogicalNot => "logical_not",
-        }
-    }
-
-    /// Ops whose result is floating even for integer input (`exp(int) -> float32`).
-    pub fn is_float_only(self) -> bool {
-        use UnaryOp::*;
-        matches!(
-            self,
-            Exp | Log
-                | Log1p
-                | Expm1
-                | Sqrt
-                | Rsqrt
-                | Reciprocal
-                | Sin
-                | Cos
-                | Tan
-                | Tanh
-                | Sigmoid
-                | Gelu
-                | Softplus
-                | Erf
-        )
-    }
-}
+#[allow(unused_imports)] // the table's closures name some of these
+use crate::op_defs::unary::fns::*;
+pub use crate::op_defs::UnaryOp;
 
 fn unsupported(op: UnaryOp, d: DType) -> Error {
     Error::type_err(format!("{}: not supported for {d} tensors", op.name()))
 }
 
-/// Float math needed by the float kernels, for f32 and f64.
-trait FloatMath: Real + num_traits::Float {
-    fn erf(self) -> Self;
-}
-impl FloatMath for f32 {
-    fn erf(self) -> Self {
-        libm::erff(self)
-    }
-}
-impl FloatMath for f64 {
-    fn erf(self) -> Self {
-        libm::erf(self)
-    }
-}
+macro_rules! unary_kernels {
+    ($($v:ident {
+        methods: [$($m:ident),+], functional: [$($f:ident),*],
+        doc: $doc:literal,
+        dtype: $dtype:ident, cost: $cost:ident,
+        real: $real:expr, fast_f32: [$($fast:ident, $fast1:ident)?],
+        int: [$($int:expr)?], complex: [$($cplx:expr)?], boolean: [$($b:expr)?],
+        saves: $saves:ident, grad: [$($grad:expr)?], node: $node:literal,
+    })*) => {
+        fn float_op<T: FloatMath>(op: UnaryOp, s: &[T], l: &Layout) -> Result<Storage> {
+            Ok(match op {
+                $(UnaryOp::$v => {
+                    Storage::from_vec(map_unary_split(s, l, Split::$cost, $real)?)
+                })*
+            })
+        }
 
-/// [`map_unary`] for transcendental functions: worth splitting across threads earlier.
-fn costly<T: Copy + Sync, O: Copy + Send>(
-    s: &[T],
-    l: &Layout,
-    f: impl Fn(T) -> O + Sync + Send,
-) -> Result<Vec<O>> {
-    map_unary_split(s, l, Split::COSTLY, f)
-}
-
-fn float_op<T: FloatMath>(op: UnaryOp, s: &[T], l: &Layout) -> Result<Storage> {
-    use UnaryOp::*;
-    let one = <T as num_traits::One>::one();
-    let zero = <T as num_traits::Zero>::zero();
-    let half = T::from(0.5).expect("0.5 is representable");
-    let frac_1_sqrt2 = T::from(std::f64::consts::FRAC_1_SQRT_2).expect("representable");
-    let twenty = T::from(20.0).expect("representable");
-    let v = match op {
-        Neg => map_unary(s, l, |x: T| -x)?,
-        Abs => map_unary(s, l, |x: T| num_traits::Float::abs(x))?,
-        Sign => map_unary(s, l, |x: T| Real::sign(x))?,
-        Exp => costly(s, l, |x: T| x.exp())?,
-        Log => costly(s, l, |x: T| x.ln())?,
-        Log1p => costly(s, l, |x: T| x.ln_1p())?,
-        Expm1 => costly(s, l, |x: T| x.exp_m1())?,
-        Sqrt => map_unary(s, l, |x: T| x.sqrt())?,
-        Rsqrt => map_unary(s, l, |x: T| one / x.sqrt())?,
-        Square => map_unary(s, l, |x: T| x * x)?,
-        Reciprocal => map_unary(s, l, |x: T| one / x)?,
-        Sin => costly(s, l, |x: T| x.sin())?,
-        Cos => costly(s, l, |x: T| x.cos())?,
-        Tan => costly(s, l, |x: T| x.tan())?,
-        Tanh => costly(s, l, |x: T| x.tanh())?,
-        Sigmoid => costly(s, l, |x: T| one / (one + (-x).exp()))?,
-        Relu => map_unary(s, l, |x: T| if x > zero { x } else { zero })?,
-        Gelu => costly(s, l, |x: T| {
-            half * x * (one + FloatMath::erf(x * frac_1_sqrt2))
-        })?,
-        // log(1 + e^x), linear above the threshold like torch (beta = 1, threshold = 20)
-        Softplus => costly(s, l, |x: T| if x > twenty { x } else { x.exp().ln_1p() })?,
-        Erf => costly(s, l, |x: T| FloatMath::erf(x))?,
-        Floor => map_unary(s, l, |x: T| x.floor())?,
-        Ceil => map_unary(s, l, |x: T| x.ceil())?,
-        // round half to even, as NumPy and PyTorch do
-        Round => map_unary(s, l, |x: T| {
-            let r = x.round();
-            if num_traits::Float::abs(x - x.trunc()) == half {
-                (x / (one + one)).round() * (one + one)
-            } else {
-                r
+        /// float32 through the vectorised kernels of [`super::fastmath`] where an op has one.
+        fn f32_op(op: UnaryOp, s: &[f32], l: &Layout) -> Result<Storage> {
+            use super::fastmath::*;
+            match op {
+                $($(UnaryOp::$v => {
+                    Ok(Storage::from_vec(map_unary_chunked(s, l, $fast, $fast1)?))
+                })?)*
+                _ => float_op::<f32>(op, s, l),
             }
-        })?,
-        LogicalNot => return Ok(Storage::from_vec(map_unary(s, l, |x: T| x == zero)?)),
-    };
-    Ok(Storage::from_vec(v))
-}
+        }
 
-/// float32 `exp`, `tanh` and `sigmoid` through the vectorised kernels of [`super::fastmath`].
-fn fast_f32_op(op: UnaryOp, s: &[f32], l: &Layout) -> Result<Storage> {
-    use super::fastmath::*;
-    let v = match op {
-        UnaryOp::Exp => map_unary_chunked(s, l, exp_f32_slice, exp_f32)?,
-        UnaryOp::Tanh => map_unary_chunked(s, l, tanh_f32_slice, tanh_f32)?,
-        UnaryOp::Sigmoid => map_unary_chunked(s, l, sigmoid_f32_slice, sigmoid_f32)?,
-        _ => return float_op::<f32>(op, s, l),
-    };
-    Ok(Storage::from_vec(v))
-}
+        fn int_op<T: Real>(op: UnaryOp, s: &[T], l: &Layout) -> Result<Storage> {
+            Ok(match op {
+                $($(UnaryOp::$v => Storage::from_vec(map_unary(s, l, $int)?),)?)*
+                _ => return Err(unsupported(op, T::DTYPE)),
+            })
+        }
 
-fn int_op<T: Real>(op: UnaryOp, s: &[T], l: &Layout) -> Result<Storage> {
-    use UnaryOp::*;
-    Ok(match op {
-        Neg => Storage::from_vec(map_unary(s, l, T::neg)?),
-        Abs => Storage::from_vec(map_unary(s, l, |x: T| Real::abs(x))?),
-        Sign => Storage::from_vec(map_unary(s, l, |x: T| Real::sign(x))?),
-        Square => Storage::from_vec(map_unary(s, l, |x: T| x.mul(x))?),
-        Relu => Storage::from_vec(map_unary(
-            s,
-            l,
-            |x: T| if x > T::zero() { x } else { T::zero() },
-        )?),
-        Floor | Ceil | Round => Storage::from_vec(map_unary(s, l, |x: T| x)?),
-        LogicalNot => Storage::from_vec(map_unary(s, l, |x: T| x == T::zero())?),
-        _ => return Err(unsupported(op, T::DTYPE)),
-    })
-}
+        fn complex_op<T>(
+            op: UnaryOp,
+            s: &[num_complex::Complex<T>],
+            l: &Layout,
+        ) -> Result<Storage>
+        where
+            T: num_traits::Float + Element + Sync + Send,
+            num_complex::Complex<T>: Element,
+        {
+            Ok(match op {
+                $($(UnaryOp::$v => Storage::from_vec(map_unary(s, l, $cplx)?),)?)*
+                _ => return Err(unsupported(op, <num_complex::Complex<T> as Element>::DTYPE)),
+            })
+        }
 
-macro_rules! complex_op {
-    ($name:ident, $t:ty) => {
-        fn $name(op: UnaryOp, s: &[$t], l: &Layout) -> Result<Storage> {
-            use UnaryOp::*;
-            let one = <$t>::new(1.0, 0.0);
-            let v: Vec<$t> = match op {
-                Neg => map_unary(s, l, |x: $t| -x)?,
-                Abs => return Ok(Storage::from_vec(map_unary(s, l, |x: $t| x.norm())?)),
-                Sign => map_unary(s, l, |x: $t| if x.norm() == 0.0 { x } else { x / x.norm() })?,
-                Exp => map_unary(s, l, |x: $t| x.exp())?,
-                Log => map_unary(s, l, |x: $t| x.ln())?,
-                Log1p => map_unary(s, l, |x: $t| (x + one).ln())?,
-                Expm1 => map_unary(s, l, |x: $t| x.exp() - one)?,
-                Sqrt => map_unary(s, l, |x: $t| x.sqrt())?,
-                Rsqrt => map_unary(s, l, |x: $t| cdiv(one, x.sqrt()))?,
-                Square => map_unary(s, l, |x: $t| x * x)?,
-                Reciprocal => map_unary(s, l, |x: $t| cdiv(one, x))?,
-                Sin => map_unary(s, l, |x: $t| x.sin())?,
-                Cos => map_unary(s, l, |x: $t| x.cos())?,
-                Tan => map_unary(s, l, ctan)?,
-                Tanh => map_unary(s, l, ctanh)?,
-                Sigmoid => map_unary(s, l, |x: $t| cdiv(one, one + (-x).exp()))?,
-                LogicalNot => {
-                    return Ok(Storage::from_vec(map_unary(s, l, |x: $t| {
-                        x == <$t>::new(0.0, 0.0)
-                    })?))
-                }
-                _ => return Err(unsupported(op, <$t as Element>::DTYPE)),
-            };
-            Ok(Storage::from_vec(v))
+        fn bool_op(op: UnaryOp, s: &[bool], l: &Layout) -> Result<Storage> {
+            Ok(match op {
+                $($(UnaryOp::$v => Storage::from_vec(map_unary(s, l, $b)?),)?)*
+                _ => return Err(unsupported(op, DType::Bool)),
+            })
         }
     };
 }
-complex_op!(complex64_op, Complex32);
-complex_op!(complex128_op, Complex64);
+
+crate::op_defs::for_each_unary_op!(unary_kernels);
 
 /// Applies `op` to the view `l` of `src` (already in its compute dtype).
 pub fn unary_storage(op: UnaryOp, src: &Storage, l: &Layout) -> Result<Storage> {
     match src.dtype() {
-        DType::Bool => match op {
-            UnaryOp::LogicalNot => Ok(Storage::from_vec(map_unary(&src.read::<bool>(), l, |x| {
-                !x
-            })?)),
-            UnaryOp::Abs
-            | UnaryOp::Relu
-            | UnaryOp::Floor
-            | UnaryOp::Ceil
-            | UnaryOp::Round
-            | UnaryOp::Sign => Ok(Storage::from_vec(map_unary(&src.read::<bool>(), l, |x| x)?)),
-            _ => Err(unsupported(op, DType::Bool)),
-        },
+        DType::Bool => bool_op(op, &src.read(), l),
         DType::I32 => int_op::<i32>(op, &src.read(), l),
         DType::I64 => int_op::<i64>(op, &src.read(), l),
-        DType::F32 => match op {
-            UnaryOp::Exp | UnaryOp::Tanh | UnaryOp::Sigmoid => fast_f32_op(op, &src.read(), l),
-            _ => float_op::<f32>(op, &src.read(), l),
-        },
+        DType::F32 => f32_op(op, &src.read(), l),
         DType::F64 => float_op::<f64>(op, &src.read(), l),
-        DType::C64 => complex64_op(op, &src.read(), l),
-        DType::C128 => complex128_op(op, &src.read(), l),
+        DType::C64 => complex_op::<f32>(op, &src.read(), l),
+        DType::C128 => complex_op::<f64>(op, &src.read(), l),
         d => Err(Error::runtime(format!(
             "internal: {} kernel called on {d}",
             op.name()

@@ -59,6 +59,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(memory::empty_buffer_cache, m)?)?;
     m.add_function(wrap_pyfunction!(memory::buffer_cache_info, m)?)?;
     m.add_function(wrap_pyfunction!(tofile::_tofile, m)?)?;
+    m.add_function(wrap_pyfunction!(static_ops::_unary_op_table, m)?)?;
     m.add_function(wrap_pyfunction!(functions::tensor_fn, m)?)?;
     m.add_function(wrap_pyfunction!(functions::to_tensor, m)?)?;
     m.add_function(wrap_pyfunction!(functions::from_numpy, m)?)?;

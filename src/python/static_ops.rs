@@ -16,14 +16,6 @@ const BINARY: [BinaryOp; 21] = {
     ]
 };
 
-const UNARY: [UnaryOp; 24] = {
-    use UnaryOp::*;
-    [
-        Neg, Abs, Sign, Exp, Log, Log1p, Expm1, Sqrt, Rsqrt, Square, Reciprocal, Sin, Cos, Tan,
-        Tanh, Sigmoid, Relu, Gelu, Softplus, Erf, Floor, Ceil, Round, LogicalNot,
-    ]
-};
-
 fn attr<'py, T: FromPyObjectOwned<'py>>(
     attrs: Option<&Bound<'py, PyDict>>,
     key: &str,
@@ -64,8 +56,8 @@ pub fn parse_op(name: &str, attrs: Option<&Bound<'_, PyDict>>) -> PyResult<OpKin
     if let Some(op) = BINARY.iter().find(|o| o.name() == name) {
         return Ok(OpKind::Binary(*op));
     }
-    if let Some(op) = UNARY.iter().find(|o| o.name() == name) {
-        return Ok(OpKind::Unary(*op));
+    if let Some(op) = UnaryOp::from_name(name) {
+        return Ok(OpKind::Unary(op));
     }
     let reduce = |kind| -> PyResult<OpKind> {
         Ok(OpKind::Reduce {
@@ -102,4 +94,33 @@ pub fn parse_op(name: &str, attrs: Option<&Bound<'_, PyDict>>) -> PyResult<OpKin
             )))
         }
     })
+}
+
+/// One op of [`_unary_op_table`]: `(methods, functional names, doc, dtype rule,
+/// has_gradient)`.
+type UnaryOpRow = (
+    Vec<&'static str>,
+    Vec<&'static str>,
+    &'static str,
+    String,
+    bool,
+);
+
+/// The unary op declarations as Python data, one `(methods, functional, doc, dtype rule,
+/// has_gradient)` tuple per op: `scripts/gen_op_bindings.py` writes the Python-side
+/// names and stubs from it, and the tests check those against it.
+#[pyfunction]
+pub fn _unary_op_table() -> Vec<UnaryOpRow> {
+    UnaryOp::ALL
+        .iter()
+        .map(|op| {
+            (
+                op.method_names().to_vec(),
+                op.functional_names().to_vec(),
+                op.doc(),
+                format!("{:?}", op.dtype_rule()),
+                op.has_gradient(),
+            )
+        })
+        .collect()
 }

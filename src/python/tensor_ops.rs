@@ -294,50 +294,33 @@ binary_methods! {
     bitwise_xor => BinaryOp::BitXor, "Elementwise bitwise XOR of integer or bool tensors.";
 }
 
+/// One `Tensor` method per name of each unary op, from the declarations in
+/// [`crate::op_defs::unary`].
 macro_rules! unary_methods {
-    ($($name:ident => $op:expr, $doc:literal;)*) => {
+    ($($v:ident {
+        methods: [$($m:ident),+], functional: [$($f:ident),*],
+        doc: $doc:literal,
+        dtype: $dtype:ident, cost: $cost:ident,
+        real: $real:expr, fast_f32: [$($fast:ident, $fast1:ident)?],
+        int: [$($int:expr)?], complex: [$($cplx:expr)?], boolean: [$($b:expr)?],
+        saves: $saves:ident, grad: [$($grad:expr)?], node: $node:literal,
+    })*) => {
         #[pymethods]
         impl PyTensor {
-            $(
+            $($(
                 #[doc = $doc]
                 #[pyo3(signature = (name=None))]
-                fn $name(&self, py: Python<'_>, name: Option<&Bound<'_, PyAny>>) -> PyT {
+                fn $m(&self, py: Python<'_>, name: Option<&Bound<'_, PyAny>>) -> PyT {
                     let _ = name;
                     let t = &self.inner;
-                    wrap(py, maybe_detach(py, t.numel(), || t.unary($op)).py()?)
+                    wrap(py, maybe_detach(py, t.numel(), || t.unary(UnaryOp::$v)).py()?)
                 }
-            )*
+            )+)*
         }
     };
 }
 
-unary_methods! {
-    neg => UnaryOp::Neg, "Elementwise negation `-self`.";
-    negative => UnaryOp::Neg, "Same as `neg`: elementwise `-self`.";
-    abs => UnaryOp::Abs, "Elementwise absolute value (the modulus for complex tensors).";
-    sign => UnaryOp::Sign, "Elementwise sign: -1, 0 or 1.";
-    exp => UnaryOp::Exp, "Elementwise `e ** self`.";
-    log => UnaryOp::Log, "Elementwise natural logarithm.";
-    log1p => UnaryOp::Log1p, "Elementwise `log(1 + self)`, accurate near zero.";
-    expm1 => UnaryOp::Expm1, "Elementwise `exp(self) - 1`, accurate near zero.";
-    sqrt => UnaryOp::Sqrt, "Elementwise square root.";
-    rsqrt => UnaryOp::Rsqrt, "Elementwise reciprocal square root `1 / sqrt(self)`.";
-    square => UnaryOp::Square, "Elementwise `self * self`.";
-    reciprocal => UnaryOp::Reciprocal, "Elementwise `1 / self`.";
-    sin => UnaryOp::Sin, "Elementwise sine.";
-    cos => UnaryOp::Cos, "Elementwise cosine.";
-    tan => UnaryOp::Tan, "Elementwise tangent.";
-    tanh => UnaryOp::Tanh, "Elementwise hyperbolic tangent.";
-    sigmoid => UnaryOp::Sigmoid, "Elementwise logistic sigmoid `1 / (1 + exp(-self))`.";
-    relu => UnaryOp::Relu, "Elementwise `max(self, 0)`.";
-    gelu => UnaryOp::Gelu, "Elementwise GELU (the exact, erf-based form).";
-    softplus => UnaryOp::Softplus, "Elementwise `log(1 + exp(self))` (linear above 20, as torch).";
-    erf => UnaryOp::Erf, "Elementwise Gauss error function.";
-    floor => UnaryOp::Floor, "Elementwise rounding down.";
-    ceil => UnaryOp::Ceil, "Elementwise rounding up.";
-    round => UnaryOp::Round, "Elementwise rounding to the nearest integer (halves to even, as NumPy).";
-    logical_not => UnaryOp::LogicalNot, "Elementwise logical NOT of the truth values, as a bool tensor.";
-}
+crate::op_defs::for_each_unary_op!(unary_methods);
 
 /// Reads an axis argument: None, an int, or a sequence of ints.
 pub fn parse_axes(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Vec<isize>>> {

@@ -142,14 +142,7 @@ impl OpKind {
                 );
                 !(op.returns_bool() || integral)
             }
-            OpKind::Unary(op) => !matches!(
-                op,
-                UnaryOp::Sign
-                    | UnaryOp::Floor
-                    | UnaryOp::Ceil
-                    | UnaryOp::Round
-                    | UnaryOp::LogicalNot
-            ),
+            OpKind::Unary(op) => op.has_gradient(),
             OpKind::Cast(d) => d.is_differentiable(),
             OpKind::PyFunc(op) => op.has_backward(),
             OpKind::Ext(op) => op.passes_grad(),

@@ -5,28 +5,30 @@ use crate::dtype::DType;
 use crate::error::Result;
 pub use crate::kernels::unary::UnaryOp;
 use crate::layout::Layout;
+use crate::op_defs::DTypeRule;
 use std::sync::Arc;
 
 impl Tensor {
     /// The dtype `op` produces for an input of `dtype`.
     pub fn unary_result_dtype(op: UnaryOp, dtype: DType) -> DType {
-        match op {
-            UnaryOp::LogicalNot => DType::Bool,
-            UnaryOp::Abs if dtype.is_complex() => dtype.to_real(),
-            op if op.is_float_only() => dtype.to_floating(),
-            _ => dtype,
+        match op.dtype_rule() {
+            DTypeRule::Bool => DType::Bool,
+            DTypeRule::Modulus if dtype.is_complex() => dtype.to_real(),
+            DTypeRule::Float => dtype.to_floating(),
+            DTypeRule::Same | DTypeRule::Modulus => dtype,
         }
     }
 
     /// `op(self)`; records nothing.
     pub fn unary_raw(&self, op: UnaryOp) -> Result<Tensor> {
         let out_dtype = Self::unary_result_dtype(op, self.dtype());
-        let compute =
-            if op == UnaryOp::LogicalNot || (op == UnaryOp::Abs && self.dtype().is_complex()) {
-                self.dtype().compute_dtype()
-            } else {
-                out_dtype.compute_dtype()
-            };
+        let compute = if op.dtype_rule() == DTypeRule::Bool
+            || (op.dtype_rule() == DTypeRule::Modulus && self.dtype().is_complex())
+        {
+            self.dtype().compute_dtype()
+        } else {
+            out_dtype.compute_dtype()
+        };
         let x = self.cast_raw(compute)?;
         let s = crate::kernels::unary::unary_storage(op, x.storage(), x.layout())?;
         let out = Tensor::from_parts(Arc::new(s), Layout::contiguous(self.shape()));

@@ -2,7 +2,8 @@
 and ``ferrograd.grad`` / ``ferrograd.autograd.grad``.
 
 Expected values are worked out by hand (or by finite differences through ``check_grad``);
-the items of ``shared/reference/peer-behaviour.md`` they come from are named in brackets.
+the items of the behaviour contract (``docs/semantics.md``, by section letter) they come
+from are named in brackets.
 """
 
 from __future__ import annotations
@@ -511,7 +512,7 @@ class TestBackwardCall:
             fg.autograd.backward([1.0])
 
     def test_backward_on_a_tensor_without_history(self):
-        # Tensor.backward(): Paddle's no-op (seed 003 relies on it), with a warning
+        # Tensor.backward(): Paddle's no-op (Paddle's custom-operator guide relies on it), with a warning
         with pytest.warns(UserWarning, match="does not require grad"):
             fg.tensor([1.0]).backward()
         # autograd.backward() keeps torch's error

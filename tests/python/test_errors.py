@@ -544,7 +544,7 @@ def test_assigning_non_tensor_grad():
 
 
 def test_backward_on_tensor_without_grad():
-    # a warned no-op (Paddle semantics; seed 003 relies on it) — never a crash
+    # a warned no-op (Paddle semantics; Paddle's custom-operator guide relies on it) — never a crash
     with pytest.warns(UserWarning, match="does not require grad"):
         fg.tensor([1.0]).backward()
     with pytest.warns(UserWarning, match="does not require grad"):

@@ -1,8 +1,8 @@
 """Custom differentiable layers: ``ferrograd.autograd.PyLayer`` (Paddle dialect) and
 ``ferrograd.autograd.Function`` (PyTorch dialect).
 
-Every row of ``shared/SEMANTICS.md`` that concerns layers has a test here; the items of
-``shared/reference/peer-behaviour.md`` they come from are named in brackets. Expected
+Every rule of ``docs/semantics.md`` that concerns layers has a test here; the item of the
+contract each comes from is named in brackets (its section letter, A–M). Expected
 values are worked out by hand, or by finite differences through ``check_grad``.
 """
 

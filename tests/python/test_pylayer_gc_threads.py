@@ -1,7 +1,7 @@
 """Custom layers and memory: ctx lifetime, reference cycles through ctx, resident memory
 over many rounds; and one layer used from several threads at once.
 
-SEMANTICS "ctx lifetime (G1)": saving an output creates no cycle; attribute cycles are
+``docs/semantics.md`` (G, memory): saving an output creates no cycle; attribute cycles are
 collectable by ``gc``; nothing leaks when backward never runs.
 """
 

@@ -1,10 +1,10 @@
-"""The dynamic-graph ``PyLayer`` / ``PyLayerContext`` examples of seeds 000, 001 (the
-``PyLayerContext`` page, rendered and reStructuredText: the same code samples) and 003
-(the "custom Python operators" guide), transcribed with only the import line changed.
+"""The dynamic-graph ``PyLayer`` / ``PyLayerContext`` examples of Paddle's
+``PyLayer`` and ``PyLayerContext`` reference pages and of its "custom Python operators"
+guide, transcribed with only the import line changed.
 
 After each sample come assertions of the mathematically right results: the values and
 gradients that the layer's own ``forward`` and ``backward`` define. The static-graph
-``py_func`` parts of seed 003 are out of scope here.
+``py_func`` parts of that guide are out of scope here.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ import gc
 import os
 import threading
 
-import ferrograd as paddle  # seed 002 runs with only this import changed
+import ferrograd as paddle  # the saved_tensors_hooks guide's examples run with only this import changed
 import numpy as np
 import pytest
 from ferrograd.autograd import PyLayer

@@ -1,5 +1,5 @@
-"""The grad-mode and ``autograd.grad`` examples of seed 004 (the ``tensorplay.autograd``
-page), transcribed with only the import line changed, asserting the documented outputs.
+"""The grad-mode and ``autograd.grad`` examples of the ``tensorplay.autograd``
+reference page, transcribed with only the import line changed, asserting the documented outputs.
 
 Where the page shows an expression followed by its printed value, the transcription
 asserts that value. Statements of the page's prose that have no example get a test each

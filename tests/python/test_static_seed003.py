@@ -1,4 +1,4 @@
-"""Seed 003's static section (``py_func``), sample by sample, with
+"""The static section of Paddle's "custom Python operators" guide (``py_func``), sample by sample, with
 ``import ferrograd as paddle``; then the programs are run and checked."""
 
 from __future__ import annotations

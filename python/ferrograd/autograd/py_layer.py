@@ -5,7 +5,7 @@ Subclasses define static ``forward(ctx, *args, **kwargs)`` and ``backward(ctx, *
 and call ``Layer.apply(*args, **kwargs)``. ``apply`` runs in Rust: it runs ``forward``
 without grad, records one node when an input needs grad, and the Rust backward engine
 calls ``backward`` with the GIL held only for that call. The two dialects differ only
-where ``SEMANTICS.md`` says so:
+where the behaviour contract (``docs/semantics.md``, section A) says so:
 
 * ``PyLayer.backward`` receives one gradient per *Tensor* output and returns one per
   Tensor input (one per argument is accepted too); ``forward`` must return a Tensor.
@@ -32,7 +32,7 @@ __all__ = ["PyLayer", "Function", "FunctionCtx", "PyLayerContext", "once_differe
 class PyLayer:
     """Base class of a custom layer in Paddle's dialect (see the module docs)."""
 
-    apply = classmethod(_core._apply_paddle)
+    apply: Any = classmethod(_core._apply_paddle)
     _fg_node_name = "PyLayerBackward"
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -58,7 +58,7 @@ class Function(PyLayer):
     supported too.
     """
 
-    apply = classmethod(_core._apply_torch)
+    apply: Any = classmethod(_core._apply_torch)
     _fg_uses_setup_context = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:

@@ -20,9 +20,12 @@ Tensor = _core.Tensor
 _REDUCTIONS = ("mean", "sum", "none")
 
 # Activations: the Tensor methods themselves (no extra Python frame).
-relu = Tensor.relu
+# BEGIN generated: unary activations (scripts/gen_op_bindings.py from src/op_defs/unary.rs)
 tanh = Tensor.tanh
 sigmoid = Tensor.sigmoid
+relu = Tensor.relu
+mish = Tensor.mish
+# END generated: unary activations
 
 
 def gelu(x: Tensor, approximate: Union[bool, str] = "none", name: Optional[str] = None) -> Tensor:
@@ -356,9 +359,12 @@ def mse_loss(
 
 
 __all__ = [
-    "relu",
+    # BEGIN generated: unary __all__ (scripts/gen_op_bindings.py from src/op_defs/unary.rs)
     "tanh",
     "sigmoid",
+    "relu",
+    "mish",
+    # END generated: unary __all__
     "gelu",
     "softmax",
     "log_softmax",

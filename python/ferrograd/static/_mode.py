@@ -14,13 +14,20 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from .. import _core
 from .variable import Variable
 
 _static = [False]
 _originals: dict[tuple[str, str], Any] = {}
 
-# functions of nn.functional that are plain elementwise/normalisation ops
-_FUNCTIONAL = ("relu", "sigmoid", "tanh", "softmax", "log_softmax", "gelu", "softplus")
+# functions of nn.functional that are plain elementwise/normalisation ops: the unary
+# activations declared in the op table, and a few more
+_FUNCTIONAL = tuple(f for _, names, *_ in _core._unary_op_table() for f in names) + (
+    "softmax",
+    "log_softmax",
+    "gelu",
+    "softplus",
+)
 
 
 def _first_variable(args: tuple[Any, ...]) -> Variable | None:

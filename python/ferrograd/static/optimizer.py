@@ -115,7 +115,7 @@ def _groups(
             if v.name in seen:
                 raise ValueError(f"parameter {v.name!r} appears in more than one parameter group")
             seen.add(v.name)
-    return groups
+    return [(g, params) for g, params in groups]  # (a new list: the return type is wider)
 
 
 def minimize(
@@ -139,7 +139,7 @@ def minimize(
     groups = _groups(opt, loss, parameters)
     # every group's rule first: an unsupported optimizer fails before the program changes
     rules = [_rule_of(opt, settings) for settings, _ in groups]
-    wanted = None if groups[0][1] is None else [v for _, params in groups for v in params]
+    wanted = None if groups[0][1] is None else [v for _, ps in groups for v in ps or []]
     pairs = append_backward(loss, wanted, no_grad_set)
     if not pairs:
         raise ValueError(

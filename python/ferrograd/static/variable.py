@@ -274,103 +274,112 @@ class Variable(VariableOpsMixin):
         return self._binary("greater_equal", o)
 
     # unary math
+    # BEGIN generated: unary Variable methods (scripts/gen_op_bindings.py from src/op_defs/unary.rs)
     def neg(self, name: str | None = None) -> Variable:
-        """``-self``."""
+        """Elementwise negation ``-self``."""
+        return self._op("neg", [self])
+
+    def negative(self, name: str | None = None) -> Variable:
+        """Elementwise negation ``-self``."""
         return self._op("neg", [self])
 
     def abs(self, name: str | None = None) -> Variable:
-        """Absolute value."""
+        """Elementwise absolute value (the modulus for complex tensors)."""
         return self._op("abs", [self])
 
     def sign(self, name: str | None = None) -> Variable:
-        """Sign (-1, 0, 1)."""
+        """Elementwise sign: -1, 0 or 1."""
         return self._op("sign", [self])
 
     def exp(self, name: str | None = None) -> Variable:
-        """Exponential."""
+        """Elementwise ``e ** self``."""
         return self._op("exp", [self])
 
     def log(self, name: str | None = None) -> Variable:
-        """Natural logarithm."""
+        """Elementwise natural logarithm."""
         return self._op("log", [self])
 
     def log1p(self, name: str | None = None) -> Variable:
-        """``log(1 + self)``."""
+        """Elementwise ``log(1 + self)``, accurate near zero."""
         return self._op("log1p", [self])
 
     def expm1(self, name: str | None = None) -> Variable:
-        """``exp(self) - 1``."""
+        """Elementwise ``exp(self) - 1``, accurate near zero."""
         return self._op("expm1", [self])
 
     def sqrt(self, name: str | None = None) -> Variable:
-        """Square root."""
+        """Elementwise square root."""
         return self._op("sqrt", [self])
 
     def rsqrt(self, name: str | None = None) -> Variable:
-        """``1 / sqrt(self)``."""
+        """Elementwise reciprocal square root ``1 / sqrt(self)``."""
         return self._op("rsqrt", [self])
 
     def square(self, name: str | None = None) -> Variable:
-        """``self * self``."""
+        """Elementwise ``self * self``."""
         return self._op("square", [self])
 
     def reciprocal(self, name: str | None = None) -> Variable:
-        """``1 / self``."""
+        """Elementwise ``1 / self``."""
         return self._op("reciprocal", [self])
 
     def sin(self, name: str | None = None) -> Variable:
-        """Sine."""
+        """Elementwise sine."""
         return self._op("sin", [self])
 
     def cos(self, name: str | None = None) -> Variable:
-        """Cosine."""
+        """Elementwise cosine."""
         return self._op("cos", [self])
 
     def tan(self, name: str | None = None) -> Variable:
-        """Tangent."""
+        """Elementwise tangent."""
         return self._op("tan", [self])
 
     def tanh(self, name: str | None = None) -> Variable:
-        """Hyperbolic tangent."""
+        """Elementwise hyperbolic tangent."""
         return self._op("tanh", [self])
 
     def sigmoid(self, name: str | None = None) -> Variable:
-        """Logistic sigmoid."""
+        """Elementwise logistic sigmoid ``1 / (1 + exp(-self))``."""
         return self._op("sigmoid", [self])
 
     def relu(self, name: str | None = None) -> Variable:
-        """``max(self, 0)``."""
+        """Elementwise ``max(self, 0)``."""
         return self._op("relu", [self])
 
     def gelu(self, name: str | None = None) -> Variable:
-        """GELU (exact, erf form)."""
+        """Elementwise GELU (the exact, erf-based form)."""
         return self._op("gelu", [self])
 
     def softplus(self, name: str | None = None) -> Variable:
-        """``log(1 + exp(self))``."""
+        """Elementwise ``log(1 + exp(self))`` (linear above 20, as torch)."""
         return self._op("softplus", [self])
 
+    def mish(self, name: str | None = None) -> Variable:
+        """Elementwise Mish ``self * tanh(softplus(self))``."""
+        return self._op("mish", [self])
+
     def erf(self, name: str | None = None) -> Variable:
-        """Error function."""
+        """Elementwise Gauss error function."""
         return self._op("erf", [self])
 
     def floor(self, name: str | None = None) -> Variable:
-        """Floor."""
+        """Elementwise rounding down."""
         return self._op("floor", [self])
 
     def ceil(self, name: str | None = None) -> Variable:
-        """Ceiling."""
+        """Elementwise rounding up."""
         return self._op("ceil", [self])
 
     def round(self, name: str | None = None) -> Variable:
-        """Round half to even."""
+        """Elementwise rounding to the nearest integer (halves to even, as NumPy)."""
         return self._op("round", [self])
 
     def logical_not(self, name: str | None = None) -> Variable:
-        """Logical not."""
+        """Elementwise logical NOT of the truth values, as a bool tensor."""
         return self._op("logical_not", [self])
 
-    negative = neg
+    # END generated: unary Variable methods
 
     def clip(
         self, min: float | None = None, max: float | None = None, name: str | None = None

@@ -1,20 +1,49 @@
 //! Unary elementwise ops, clip and dtype casts with their gradients.
 
+use super::fused_grad::composed_activation_grad;
 use super::saved;
 use crate::autograd::Recorder;
 use crate::dtype::DType;
 use crate::error::Result;
+use crate::op_defs::Saves;
 use crate::tensor::{BinaryOp, Tensor, UnaryOp};
 use smallvec::smallvec;
 
-/// Whether `op`'s formula needs the input (`false`) or the output (`true`).
-fn saves_output(op: UnaryOp) -> bool {
-    use UnaryOp::*;
-    matches!(
-        op,
-        Exp | Expm1 | Sqrt | Rsqrt | Reciprocal | Tan | Tanh | Sigmoid | Relu
-    )
+/// The gradient formulas of the unary ops, expanded from their declarations in
+/// [`crate::op_defs::unary`].
+macro_rules! unary_grads {
+    ($($v:ident {
+        methods: [$($m:ident),+], functional: [$($f:ident),*],
+        doc: $doc:literal,
+        dtype: $dtype:ident, cost: $cost:ident,
+        real: $real:expr, fast_f32: [$($fast:ident, $fast1:ident)?],
+        int: [$($int:expr)?], complex: [$($cplx:expr)?], boolean: [$($b:expr)?],
+        saves: $saves:ident, grad: [$($grad:expr)?], node: $node:literal,
+    })*) => {
+        /// `g * op'(x)` from the incoming gradient `g` and the saved tensor `v` (the input
+        /// or the output, as the op declares).
+        fn unary_grad(op: UnaryOp, g: &Tensor, v: &Tensor) -> Result<Tensor> {
+            match op {
+                $($(UnaryOp::$v => formula(g, v, $grad),)?)*
+                _ => Err(crate::error::Error::runtime(format!(
+                    "internal: {} has no gradient formula",
+                    op.name()
+                ))),
+            }
+        }
+    };
 }
+
+/// Gives a table's gradient closure its parameter types.
+fn formula(
+    g: &Tensor,
+    v: &Tensor,
+    f: impl FnOnce(&Tensor, &Tensor) -> Result<Tensor>,
+) -> Result<Tensor> {
+    f(g, v)
+}
+
+crate::op_defs::for_each_unary_op!(unary_grads);
 
 impl Tensor {
     /// `op(self)`, recording the gradient when needed.
@@ -26,64 +55,27 @@ impl Tensor {
         let Some(mut rec) = Recorder::begin(&[self]) else {
             return Ok(out);
         };
-        use UnaryOp::*;
-        if matches!(op, Sign | Floor | Ceil | Round) {
-            rec.finish("ZeroGradBackward", &out, |g, _, _| {
-                Ok(smallvec![Some(g.zeros_like()?)])
-            })?;
-            return Ok(out);
+        let name = op.node_name();
+        match op.saves() {
+            Saves::ZeroGrad | Saves::NoGrad => {
+                rec.finish(name, &out, |g, _, _| Ok(smallvec![Some(g.zeros_like()?)]))?;
+                return Ok(out);
+            }
+            Saves::Nothing => {
+                rec.finish(name, &out, move |g, _, _| {
+                    Ok(smallvec![Some(unary_grad(op, g, g)?)])
+                })?;
+                return Ok(out);
+            }
+            Saves::Output => rec.save_output(),
+            Saves::Input => rec.save(self),
         }
-        if op == Neg {
-            rec.finish("NegBackward", &out, |g, _, _| Ok(smallvec![Some(g.neg()?)]))?;
-            return Ok(out);
-        }
-        if saves_output(op) {
-            rec.save_output();
-        } else {
-            rec.save(self);
-        }
-        let name = backward_name(op);
         rec.finish(name, &out, move |g, s, _| {
             let v = saved(s, 0, name)?; // x, or y = op(x) for ops that save their output
             if let Some(grad) = super::fused_grad::activation_grad(op, g, v)? {
                 return Ok(smallvec![Some(grad)]);
             }
-            let grad = match op {
-                Abs => g.mul(&v.unary(Sign)?)?,
-                Exp => g.mul_conj(v)?,
-                Log => g.div_conj(v)?,
-                Log1p => g.div_conj(&v.add_scalar(1.0)?)?,
-                Expm1 => g.mul_conj(&v.add_scalar(1.0)?)?,
-                Sqrt => g.div_conj(&v.mul_scalar(2.0)?)?,
-                Rsqrt => g.mul_conj(&v.mul(v)?.mul(v)?.mul_scalar(-0.5)?)?,
-                Square => g.mul_conj(&v.mul_scalar(2.0)?)?,
-                Reciprocal => g.mul_conj(&v.mul(v)?.neg()?)?,
-                Sin => g.mul_conj(&v.cos()?)?,
-                Cos => g.mul_conj(&v.sin()?.neg()?)?,
-                Tan => g.mul_conj(&v.mul(v)?.add_scalar(1.0)?)?,
-                Tanh | Sigmoid | Relu => super::fused_grad::composed_activation_grad(op, g, v)?,
-                Softplus => g.mul(&v.sigmoid()?)?,
-                Erf => {
-                    let c = 2.0 / std::f64::consts::PI.sqrt();
-                    g.mul(&v.mul(v)?.neg()?.exp()?.mul_scalar(c)?)?
-                }
-                Gelu => {
-                    // d/dx x*Phi(x) = Phi(x) + x*phi(x)
-                    let cdf = v
-                        .mul_scalar(std::f64::consts::FRAC_1_SQRT_2)?
-                        .unary(Erf)?
-                        .add_scalar(1.0)?
-                        .mul_scalar(0.5)?;
-                    let pdf = v
-                        .mul(v)?
-                        .mul_scalar(-0.5)?
-                        .exp()?
-                        .mul_scalar(1.0 / (2.0 * std::f64::consts::PI).sqrt())?;
-                    g.mul(&cdf.add(&v.mul(&pdf)?)?)?
-                }
-                _ => unreachable!("ops without a formula return earlier"),
-            };
-            Ok(smallvec![Some(grad)])
+            Ok(smallvec![Some(unary_grad(op, g, v)?)])
         })?;
         Ok(out)
     }
@@ -164,30 +156,5 @@ impl Tensor {
     /// `max(self, 0)`.
     pub fn relu(&self) -> Result<Tensor> {
         self.unary(UnaryOp::Relu)
-    }
-}
-
-fn backward_name(op: UnaryOp) -> &'static str {
-    use UnaryOp::*;
-    match op {
-        Abs => "AbsBackward",
-        Exp => "ExpBackward",
-        Log => "LogBackward",
-        Log1p => "Log1pBackward",
-        Expm1 => "Expm1Backward",
-        Sqrt => "SqrtBackward",
-        Rsqrt => "RsqrtBackward",
-        Square => "SquareBackward",
-        Reciprocal => "ReciprocalBackward",
-        Sin => "SinBackward",
-        Cos => "CosBackward",
-        Tan => "TanBackward",
-        Tanh => "TanhBackward",
-        Sigmoid => "SigmoidBackward",
-        Relu => "ReluBackward",
-        Softplus => "SoftplusBackward",
-        Erf => "ErfBackward",
-        Gelu => "GeluBackward",
-        _ => "UnaryBackward",
     }
 }

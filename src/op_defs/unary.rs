@@ -1,0 +1,406 @@
+//! The unary elementwise ops, each declared once.
+//!
+//! **Adding a unary op is an entry in [`for_each_unary_op!`] (plus, if its kernel needs
+//! one, a scalar helper in [`fns`]) — this file only.** Everything else is derived from the
+//! entry: the [`UnaryOp`](crate::op_defs::UnaryOp) variant and its name, the result dtype,
+//! the kernels per dtype class, what the backward saves and its formula, the node name,
+//! static-graph support (unary ops keep their input's shape, so shape inference needs
+//! nothing per op), the Python `Tensor` methods, and (through `scripts/gen_op_bindings.py`,
+//! whose output a test keeps fresh) the module functions, `nn.functional` names, static
+//! `Variable` methods and stub entries.
+//!
+//! Why a callback macro (a table passed to each consumer macro) rather than a trait per
+//! op or a generated Rust file: the kernels must stay closures inlined into the monomorphic
+//! loops of each dtype (a trait object or function pointer per element would cost the
+//! ~1 µs budget of a small-tensor op), the consumers live in different layers (kernels,
+//! autograd, bindings) that each need a `match` over all ops, and `macro_rules!` gives that
+//! with no build step and no extra dependency. Python-side files cannot be derived by
+//! a Rust macro, so those few blocks come from a small generator instead.
+//!
+//! Entry columns (all required; `[]` means "none"):
+//! - `methods`: `Tensor` method names, also module functions (both dialects share them);
+//!   `functional`: names in `nn.functional`.
+//! - `doc`: one line, used for the method, the function and the stub.
+//! - `dtype`: [`DTypeRule`](crate::op_defs::DTypeRule) — `Same`, `Float` (integers and
+//!   bools compute in the default float dtype), `Bool` (a bool result), `Modulus` (complex
+//!   to real).
+//! - `cost`: `CHEAP` or `COSTLY` (a [`Split`](crate::kernels::Split)): transcendental
+//!   kernels split across threads earlier.
+//! - `real`: the f32/f64 kernel, a closure over one element; `fast_f32`: an optional
+//!   `(slice kernel, scalar kernel)` pair from [`crate::kernels::fastmath`].
+//! - `int`, `complex`, `boolean`: optional kernels for i32/i64, complex and bool input;
+//!   a dtype class without a kernel raises a `TypeError`.
+//! - `saves`: [`Saves`](crate::op_defs::Saves) — what the backward formula reads: the
+//!   `Input`, the `Output`, `Nothing`; or `ZeroGrad` (piecewise constant ops) / `NoGrad`.
+//! - `grad`: `|g, v| ...` the input gradient from the incoming gradient `g` and the saved
+//!   tensor `v`, written with differentiable tensor ops so double backward works.
+//! - `node`: the backward node's name (as `grad_fn` shows it).
+
+/// Scalar helpers used by the kernel closures of the table (each consumer imports them).
+pub mod fns {
+    pub use crate::kernels::complex_math::{ctan, ctanh};
+    use crate::kernels::complex_math::cdiv;
+    use crate::kernels::scalar::Real;
+    use num_complex::Complex;
+    use num_traits::Float;
+
+    /// Float math the float kernels need beyond [`Float`], for f32 and f64.
+    pub trait FloatMath: Real + Float {
+        /// Gauss error function.
+        fn erf(self) -> Self;
+    }
+    impl FloatMath for f32 {
+        fn erf(self) -> Self {
+            libm::erff(self)
+        }
+    }
+    impl FloatMath for f64 {
+        fn erf(self) -> Self {
+            libm::erf(self)
+        }
+    }
+
+    /// `T::from(v)` for constants every float type represents.
+    fn c<T: Float>(v: f64) -> T {
+        T::from(v).expect("constant is representable")
+    }
+
+    /// Absolute value of a float.
+    pub fn f_abs<T: Float>(x: T) -> T {
+        x.abs()
+    }
+    /// `1 / sqrt(x)`.
+    pub fn f_rsqrt<T: Float>(x: T) -> T {
+        T::one() / x.sqrt()
+    }
+    /// `1 / x`.
+    pub fn f_recip<T: Float>(x: T) -> T {
+        T::one() / x
+    }
+    /// `1 / (1 + e^-x)`.
+    pub fn f_sigmoid<T: Float>(x: T) -> T {
+        T::one() / (T::one() + (-x).exp())
+    }
+    /// `max(x, 0)` (NaN gives 0, as the comparison is false).
+    pub fn f_relu<T: Real>(x: T) -> T {
+        if x > T::zero() {
+            x
+        } else {
+            T::zero()
+        }
+    }
+    /// Exact GELU `x * Phi(x)`.
+    pub fn f_gelu<T: FloatMath>(x: T) -> T {
+        c::<T>(0.5) * x * (c::<T>(1.0) + FloatMath::erf(x * c(std::f64::consts::FRAC_1_SQRT_2)))
+    }
+    /// `log(1 + e^x)`, linear above 20 like torch (beta = 1, threshold = 20).
+    pub fn f_softplus<T: Float>(x: T) -> T {
+        if x > c(20.0) {
+            x
+        } else {
+            x.exp().ln_1p()
+        }
+    }
+    /// `x * tanh(softplus(x))`.
+    pub fn f_mish<T: Float>(x: T) -> T {
+        x * f_softplus(x).tanh()
+    }
+    /// Round half to even, as NumPy and PyTorch do.
+    pub fn f_round<T: Float>(x: T) -> T {
+        let two = T::one() + T::one();
+        if (x - x.trunc()).abs() == c(0.5) {
+            (x / two).round() * two
+        } else {
+            x.round()
+        }
+    }
+    /// `x == 0`.
+    pub fn is_zero<T: Real>(x: T) -> bool {
+        x == T::zero()
+    }
+    /// Complex 1.
+    fn cone<T: Float>() -> Complex<T> {
+        Complex::new(T::one(), T::zero())
+    }
+    /// `-x` for integers.
+    pub fn i_neg<T: Real>(x: T) -> T {
+        x.neg()
+    }
+    /// Complex `log(1 + x)`.
+    pub fn c_log1p<T: Float>(x: Complex<T>) -> Complex<T> {
+        (x + cone::<T>()).ln()
+    }
+    /// Complex `e^x - 1`.
+    pub fn c_expm1<T: Float>(x: Complex<T>) -> Complex<T> {
+        x.exp() - cone::<T>()
+    }
+    /// Complex `1 / sqrt(x)`.
+    pub fn c_rsqrt<T: Float>(x: Complex<T>) -> Complex<T> {
+        cdiv(cone::<T>(), x.sqrt())
+    }
+    /// Complex `1 / x`.
+    pub fn c_recip<T: Float>(x: Complex<T>) -> Complex<T> {
+        cdiv(cone::<T>(), x)
+    }
+    /// Complex `1 / (1 + e^-x)`.
+    pub fn c_sigmoid<T: Float>(x: Complex<T>) -> Complex<T> {
+        cdiv(cone::<T>(), cone::<T>() + (-x).exp())
+    }
+    /// `x / |x|` (0 stays 0).
+    pub fn c_sign<T: Float>(x: Complex<T>) -> Complex<T> {
+        if x.norm() == T::zero() {
+            x
+        } else {
+            x / x.norm()
+        }
+    }
+    /// `x == 0` for complex numbers.
+    pub fn c_is_zero<T: Float>(x: Complex<T>) -> bool {
+        x == Complex::new(T::zero(), T::zero())
+    }
+}
+
+/// Calls `$consumer! { entries }` with every unary op's declaration (see the module docs
+/// for the columns). Closures name only their own parameters, methods of the element
+/// type, and helpers from [`fns`] — consumers glob-import `fns` and `UnaryOp`.
+macro_rules! for_each_unary_op {
+    ($consumer:ident) => {
+        $consumer! {
+            Neg {
+                methods: [neg, negative], functional: [],
+                doc: "Elementwise negation `-self`.",
+                dtype: Same, cost: CHEAP,
+                real: |x| -x, fast_f32: [],
+                int: [|x| i_neg(x)], complex: [|x| -x], boolean: [],
+                saves: Nothing, grad: [|g, _v| g.neg()], node: "NegBackward",
+            }
+            Abs {
+                methods: [abs], functional: [],
+                doc: "Elementwise absolute value (the modulus for complex tensors).",
+                dtype: Modulus, cost: CHEAP,
+                real: |x| f_abs(x), fast_f32: [],
+                int: [|x| Real::abs(x)], complex: [|x| x.norm()], boolean: [|x| x],
+                saves: Input, grad: [|g, v| g.mul(&v.unary(UnaryOp::Sign)?)], node: "AbsBackward",
+            }
+            Sign {
+                methods: [sign], functional: [],
+                doc: "Elementwise sign: -1, 0 or 1.",
+                dtype: Same, cost: CHEAP,
+                real: |x| Real::sign(x), fast_f32: [],
+                int: [|x| Real::sign(x)], complex: [|x| c_sign(x)], boolean: [|x| x],
+                saves: ZeroGrad, grad: [], node: "ZeroGradBackward",
+            }
+            Exp {
+                methods: [exp], functional: [],
+                doc: "Elementwise `e ** self`.",
+                dtype: Float, cost: COSTLY,
+                real: |x| x.exp(), fast_f32: [exp_f32_slice, exp_f32],
+                int: [], complex: [|x| x.exp()], boolean: [],
+                saves: Output, grad: [|g, y| g.mul_conj(y)], node: "ExpBackward",
+            }
+            Log {
+                methods: [log], functional: [],
+                doc: "Elementwise natural logarithm.",
+                dtype: Float, cost: COSTLY,
+                real: |x| x.ln(), fast_f32: [],
+                int: [], complex: [|x| x.ln()], boolean: [],
+                saves: Input, grad: [|g, x| g.div_conj(x)], node: "LogBackward",
+            }
+            Log1p {
+                methods: [log1p], functional: [],
+                doc: "Elementwise `log(1 + self)`, accurate near zero.",
+                dtype: Float, cost: COSTLY,
+                real: |x| x.ln_1p(), fast_f32: [],
+                int: [], complex: [|x| c_log1p(x)], boolean: [],
+                saves: Input, grad: [|g, x| g.div_conj(&x.add_scalar(1.0)?)], node: "Log1pBackward",
+            }
+            Expm1 {
+                methods: [expm1], functional: [],
+                doc: "Elementwise `exp(self) - 1`, accurate near zero.",
+                dtype: Float, cost: COSTLY,
+                real: |x| x.exp_m1(), fast_f32: [],
+                int: [], complex: [|x| c_expm1(x)], boolean: [],
+                saves: Output, grad: [|g, y| g.mul_conj(&y.add_scalar(1.0)?)], node: "Expm1Backward",
+            }
+            Sqrt {
+                methods: [sqrt], functional: [],
+                doc: "Elementwise square root.",
+                dtype: Float, cost: CHEAP,
+                real: |x| x.sqrt(), fast_f32: [],
+                int: [], complex: [|x| x.sqrt()], boolean: [],
+                saves: Output, grad: [|g, y| g.div_conj(&y.mul_scalar(2.0)?)], node: "SqrtBackward",
+            }
+            Rsqrt {
+                methods: [rsqrt], functional: [],
+                doc: "Elementwise reciprocal square root `1 / sqrt(self)`.",
+                dtype: Float, cost: CHEAP,
+                real: |x| f_rsqrt(x), fast_f32: [],
+                int: [], complex: [|x| c_rsqrt(x)], boolean: [],
+                saves: Output,
+                grad: [|g, y| g.mul_conj(&y.mul(y)?.mul(y)?.mul_scalar(-0.5)?)],
+                node: "RsqrtBackward",
+            }
+            Square {
+                methods: [square], functional: [],
+                doc: "Elementwise `self * self`.",
+                dtype: Same, cost: CHEAP,
+                real: |x| x * x, fast_f32: [],
+                int: [|x| x.mul(x)], complex: [|x| x * x], boolean: [],
+                saves: Input, grad: [|g, x| g.mul_conj(&x.mul_scalar(2.0)?)], node: "SquareBackward",
+            }
+            Reciprocal {
+                methods: [reciprocal], functional: [],
+                doc: "Elementwise `1 / self`.",
+                dtype: Float, cost: CHEAP,
+                real: |x| f_recip(x), fast_f32: [],
+                int: [], complex: [|x| c_recip(x)], boolean: [],
+                saves: Output, grad: [|g, y| g.mul_conj(&y.mul(y)?.neg()?)],
+                node: "ReciprocalBackward",
+            }
+            Sin {
+                methods: [sin], functional: [],
+                doc: "Elementwise sine.",
+                dtype: Float, cost: COSTLY,
+                real: |x| x.sin(), fast_f32: [],
+                int: [], complex: [|x| x.sin()], boolean: [],
+                saves: Input, grad: [|g, x| g.mul_conj(&x.cos()?)], node: "SinBackward",
+            }
+            Cos {
+                methods: [cos], functional: [],
+                doc: "Elementwise cosine.",
+                dtype: Float, cost: COSTLY,
+                real: |x| x.cos(), fast_f32: [],
+                int: [], complex: [|x| x.cos()], boolean: [],
+                saves: Input, grad: [|g, x| g.mul_conj(&x.sin()?.neg()?)], node: "CosBackward",
+            }
+            Tan {
+                methods: [tan], functional: [],
+                doc: "Elementwise tangent.",
+                dtype: Float, cost: COSTLY,
+                real: |x| x.tan(), fast_f32: [],
+                int: [], complex: [|x| ctan(x)], boolean: [],
+                saves: Output, grad: [|g, y| g.mul_conj(&y.mul(y)?.add_scalar(1.0)?)],
+                node: "TanBackward",
+            }
+            Tanh {
+                methods: [tanh], functional: [tanh],
+                doc: "Elementwise hyperbolic tangent.",
+                dtype: Float, cost: COSTLY,
+                real: |x| x.tanh(), fast_f32: [tanh_f32_slice, tanh_f32],
+                int: [], complex: [|x| ctanh(x)], boolean: [],
+                saves: Output, grad: [|g, y| composed_activation_grad(UnaryOp::Tanh, g, y)],
+                node: "TanhBackward",
+            }
+            Sigmoid {
+                methods: [sigmoid], functional: [sigmoid],
+                doc: "Elementwise logistic sigmoid `1 / (1 + exp(-self))`.",
+                dtype: Float, cost: COSTLY,
+                real: |x| f_sigmoid(x), fast_f32: [sigmoid_f32_slice, sigmoid_f32],
+                int: [], complex: [|x| c_sigmoid(x)], boolean: [],
+                saves: Output, grad: [|g, y| composed_activation_grad(UnaryOp::Sigmoid, g, y)],
+                node: "SigmoidBackward",
+            }
+            Relu {
+                methods: [relu], functional: [relu],
+                doc: "Elementwise `max(self, 0)`.",
+                dtype: Same, cost: CHEAP,
+                real: |x| f_relu(x), fast_f32: [],
+                int: [|x| f_relu(x)], complex: [], boolean: [|x| x],
+                saves: Output, grad: [|g, y| composed_activation_grad(UnaryOp::Relu, g, y)],
+                node: "ReluBackward",
+            }
+            Gelu {
+                methods: [gelu], functional: [],
+                doc: "Elementwise GELU (the exact, erf-based form).",
+                dtype: Float, cost: COSTLY,
+                real: |x| f_gelu(x), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Input,
+                grad: [|g, x| {
+                    // d/dx x*Phi(x) = Phi(x) + x*phi(x)
+                    let cdf = x
+                        .mul_scalar(std::f64::consts::FRAC_1_SQRT_2)?
+                        .unary(UnaryOp::Erf)?
+                        .add_scalar(1.0)?
+                        .mul_scalar(0.5)?;
+                    let pdf = x
+                        .mul(x)?
+                        .mul_scalar(-0.5)?
+                        .exp()?
+                        .mul_scalar(1.0 / (2.0 * std::f64::consts::PI).sqrt())?;
+                    g.mul(&cdf.add(&x.mul(&pdf)?)?)
+                }],
+                node: "GeluBackward",
+            }
+            Softplus {
+                methods: [softplus], functional: [],
+                doc: "Elementwise `log(1 + exp(self))` (linear above 20, as torch).",
+                dtype: Float, cost: COSTLY,
+                real: |x| f_softplus(x), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Input, grad: [|g, x| g.mul(&x.sigmoid()?)], node: "SoftplusBackward",
+            }
+            Mish {
+                methods: [mish], functional: [mish],
+                doc: "Elementwise Mish `self * tanh(softplus(self))`.",
+                dtype: Float, cost: COSTLY,
+                real: |x| f_mish(x), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Input,
+                grad: [|g, x| {
+                    // d/dx x*tanh(sp(x)) = tanh(sp(x)) + x * sigmoid(x) * (1 - tanh(sp(x))^2)
+                    let t = x.unary(UnaryOp::Softplus)?.tanh()?;
+                    let sech2 = t.mul(&t)?.rsub_scalar(1.0)?;
+                    g.mul(&t.add(&x.mul(&x.sigmoid()?)?.mul(&sech2)?)?)
+                }],
+                node: "MishBackward",
+            }
+            Erf {
+                methods: [erf], functional: [],
+                doc: "Elementwise Gauss error function.",
+                dtype: Float, cost: COSTLY,
+                real: |x| FloatMath::erf(x), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Input,
+                grad: [|g, x| {
+                    let c = 2.0 / std::f64::consts::PI.sqrt();
+                    g.mul(&x.mul(x)?.neg()?.exp()?.mul_scalar(c)?)
+                }],
+                node: "ErfBackward",
+            }
+            Floor {
+                methods: [floor], functional: [],
+                doc: "Elementwise rounding down.",
+                dtype: Same, cost: CHEAP,
+                real: |x| x.floor(), fast_f32: [],
+                int: [|x| x], complex: [], boolean: [|x| x],
+                saves: ZeroGrad, grad: [], node: "ZeroGradBackward",
+            }
+            Ceil {
+                methods: [ceil], functional: [],
+                doc: "Elementwise rounding up.",
+                dtype: Same, cost: CHEAP,
+                real: |x| x.ceil(), fast_f32: [],
+                int: [|x| x], complex: [], boolean: [|x| x],
+                saves: ZeroGrad, grad: [], node: "ZeroGradBackward",
+            }
+            Round {
+                methods: [round], functional: [],
+                doc: "Elementwise rounding to the nearest integer (halves to even, as NumPy).",
+                dtype: Same, cost: CHEAP,
+                real: |x| f_round(x), fast_f32: [],
+                int: [|x| x], complex: [], boolean: [|x| x],
+                saves: ZeroGrad, grad: [], node: "ZeroGradBackward",
+            }
+            LogicalNot {
+                methods: [logical_not], functional: [],
+                doc: "Elementwise logical NOT of the truth values, as a bool tensor.",
+                dtype: Bool, cost: CHEAP,
+                real: |x| is_zero(x), fast_f32: [],
+                int: [|x| is_zero(x)], complex: [|x| c_is_zero(x)], boolean: [|x: bool| !x],
+                saves: NoGrad, grad: [], node: "UnaryBackward",
+            }
+        }
+    };
+}
+pub(crate) use for_each_unary_op;
