@@ -254,7 +254,8 @@ fn post_accumulate_hooks_fire_after_grad_is_stored_in_backward_order() {
     let a = leaf(&[1.0, 2.0]);
     let b = leaf(&[3.0, 4.0]);
     let c = leaf(&[5.0]);
-    let seen: Arc<Mutex<Vec<(&'static str, Vec<f64>)>>> = Arc::default();
+    type Log = Arc<Mutex<Vec<(&'static str, Vec<f64>)>>>;
+    let seen: Log = Arc::default();
     for (name, t) in [("a", &a), ("b", &b), ("c", &c)] {
         let s = seen.clone();
         t.register_post_accumulate_grad_hook(
