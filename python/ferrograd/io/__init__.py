@@ -19,6 +19,7 @@ from ..utils.data import (
     get_worker_info,
     random_split,
 )
+from ..distributed.sampler import DistributedBatchSampler
 from .loader import BatchSampler, DataLoader, default_collate_fn
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "SubsetRandomSampler",
     "WeightedRandomSampler",
     "BatchSampler",
+    "DistributedBatchSampler",
     "DataLoader",
     "default_collate_fn",
     "get_worker_info",

@@ -24,7 +24,11 @@ from .sampler import (
     WeightedRandomSampler,
 )
 
+from . import distributed as distributed  # noqa: E402
+from .distributed import DistributedSampler  # noqa: E402
+
 __all__ = [
+    "DistributedSampler",
     "Dataset",
     "IterableDataset",
     "TensorDataset",
