@@ -10,6 +10,7 @@ collectives, ``torch.nn.parallel.DistributedDataParallel``; Paddle:
 
 from __future__ import annotations
 
+from . import fleet as fleet  # Paddle: distributed.fleet.utils.recompute
 from . import optim as optim
 from .collectives import ReduceOp as ReduceOp
 from .collectives import Work as Work
