@@ -63,7 +63,10 @@ def raw_view(t: fg.Tensor) -> np.ndarray:
     np_dtype = _RAW[dtype_name(t)][0]
     if t.numel() == 0:
         return np.zeros(list(t.shape), dtype=np_dtype)
-    return np.frombuffer(mpi().buffer(t), dtype=np_dtype).reshape(list(t.shape))
+    # detach(): the same memory without the requires-grad flag, which the export rule
+    # (docs/reliability.md) would refuse; memory saved for backward still goes out
+    # read-only, so a collective can never rewrite it behind autograd's back.
+    return np.frombuffer(mpi().buffer(t.detach()), dtype=np_dtype).reshape(list(t.shape))
 
 
 def half_to_f32(raw: np.ndarray, name: str) -> np.ndarray:

@@ -89,7 +89,7 @@ def _graph_leaves(outputs: Any) -> set:
 
 def _tensor_key(t: fg.Tensor) -> Any:
     """A key naming the tensor's storage and layout (Python wrappers are not unique)."""
-    return (mpi().buffer(t).address if t.numel() else id(t), tuple(t.shape), str(t.dtype))
+    return (t.data_ptr() if t.numel() else id(t), tuple(t.shape), str(t.dtype))
 
 
 class DistributedDataParallel(nn.Module):
