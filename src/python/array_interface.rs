@@ -10,6 +10,7 @@
 //! without the `abi3` feature).
 
 use crate::dtype::DType;
+use crate::storage_marks::WritableExport;
 use crate::tensor::Tensor;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -35,9 +36,16 @@ fn typestr(d: DType) -> Option<&'static str> {
 }
 
 /// Owns a tensor's storage while a NumPy array views it (the array's `base`).
+///
+/// The export rule (docs/reliability.md, "NumPy interop and aliasing"): memory of a tensor
+/// that requires grad, or that a node saved for backward, goes out read-only; a writable
+/// export carries a [`WritableExport`] mark while the array lives, so a save made meanwhile
+/// keeps a copy and a later NumPy-side write can never change a gradient.
 #[pyclass(frozen, module = "ferrograd._core", name = "_ArrayExport")]
 pub struct ArrayExport {
     tensor: Tensor,
+    writable: bool,
+    _mark: Option<WritableExport>,
 }
 
 #[pymethods]
@@ -58,7 +66,7 @@ impl ArrayExport {
         let dict = PyDict::new(py);
         dict.set_item("version", 3)?;
         dict.set_item("typestr", ts)?;
-        dict.set_item("data", (ptr, !t.storage().is_writable()))?;
+        dict.set_item("data", (ptr, !self.writable))?;
         dict.set_item("shape", shape)?;
         dict.set_item("strides", strides)?;
         Ok(dict)
@@ -73,6 +81,13 @@ pub fn numpy_view<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Option<Bound<'py
     let asarray = NP_ASARRAY.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
         Ok(py.import("numpy")?.getattr("asarray")?.unbind())
     })?;
-    let export = Bound::new(py, ArrayExport { tensor: t.clone() })?;
+    let guarded = t.requires_grad() || t.storage().is_saved_for_backward();
+    let writable = t.storage().is_writable() && !guarded;
+    let export = ArrayExport {
+        tensor: t.clone(),
+        writable,
+        _mark: writable.then(|| WritableExport::new(t.storage())),
+    };
+    let export = Bound::new(py, export)?;
     asarray.bind(py).call1((export,)).map(Some)
 }
