@@ -76,6 +76,9 @@ install_tensor_aliases()
 
 from . import autograd as autograd  # noqa: E402  (needs the names above)
 
+# data-parallel training over MPI (mpi4py is imported only when first used)
+from . import distributed as distributed  # noqa: E402
+
 # data loading (torch.utils.data / paddle.io), metrics and model summaries
 from . import io as io  # noqa: E402
 from . import metric as metric  # noqa: E402
@@ -83,10 +86,8 @@ from . import nn as nn  # noqa: E402
 from . import optim as optim  # noqa: E402
 from . import optimizer as optimizer  # noqa: E402
 from . import utils as utils  # noqa: E402  (data loading; activation checkpointing)
-from .nn.summary import summary as summary  # noqa: E402
-# data-parallel training over MPI (mpi4py is imported only when first used)
-from . import distributed as distributed  # noqa: E402
 from .distributed import DataParallel as DataParallel  # noqa: E402
+from .nn.summary import summary as summary  # noqa: E402
 from .serialization import load as load  # noqa: E402
 from .serialization import save as save  # noqa: E402
 

@@ -166,8 +166,7 @@ impl SavedTensor {
         let hooks = if t.is_constant() {
             None // library-made numbers are not the user's saved tensors
         } else {
-            current_hooks()
-                .filter(|h| !(h.keeps_leaves() && matches!(identity, Identity::Leaf(_))))
+            current_hooks().filter(|h| !(h.keeps_leaves() && matches!(identity, Identity::Leaf(_))))
         };
         let state = match hooks {
             None => SavedState::Live {

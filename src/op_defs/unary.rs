@@ -38,8 +38,8 @@
 
 /// Scalar helpers used by the kernel closures of the table (each consumer imports them).
 pub mod fns {
-    pub use crate::kernels::complex_math::{ctan, ctanh};
     use crate::kernels::complex_math::cdiv;
+    pub use crate::kernels::complex_math::{ctan, ctanh};
     use crate::kernels::scalar::Real;
     use num_complex::Complex;
     use num_traits::Float;

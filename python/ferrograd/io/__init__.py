@@ -4,6 +4,7 @@ names."""
 
 from __future__ import annotations
 
+from ..distributed.sampler import DistributedBatchSampler
 from ..utils.data import (
     ChainDataset,
     ConcatDataset,
@@ -19,7 +20,6 @@ from ..utils.data import (
     get_worker_info,
     random_split,
 )
-from ..distributed.sampler import DistributedBatchSampler
 from .loader import BatchSampler, DataLoader, default_collate_fn
 
 __all__ = [

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from . import functional as functional
 from . import init as init
+from . import parallel as parallel
 
 # containers, gradient clipping, nn.utils, summary
 from . import utils as utils  # noqa: E402
@@ -20,7 +21,6 @@ from .containers import LayerDict as LayerDict  # noqa: E402
 from .containers import ModuleDict as ModuleDict  # noqa: E402
 from .containers import ParameterDict as ParameterDict  # noqa: E402
 from .containers import ParameterList as ParameterList  # noqa: E402
-from . import parallel as parallel
 from .layers import GELU as GELU
 from .layers import CrossEntropyLoss as CrossEntropyLoss
 from .layers import Dropout as Dropout

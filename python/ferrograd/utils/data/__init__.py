@@ -3,6 +3,7 @@ the ``DataLoader`` with optional worker processes."""
 
 from __future__ import annotations
 
+from . import distributed as distributed  # noqa: E402
 from ._worker import WorkerInfo, get_worker_info
 from .collate import default_collate, default_convert
 from .dataloader import DataLoader
@@ -15,6 +16,7 @@ from .dataset import (
     TensorDataset,
     random_split,
 )
+from .distributed import DistributedSampler  # noqa: E402
 from .sampler import (
     BatchSampler,
     RandomSampler,
@@ -23,9 +25,6 @@ from .sampler import (
     SubsetRandomSampler,
     WeightedRandomSampler,
 )
-
-from . import distributed as distributed  # noqa: E402
-from .distributed import DistributedSampler  # noqa: E402
 
 __all__ = [
     "DistributedSampler",
