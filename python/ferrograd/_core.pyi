@@ -138,6 +138,9 @@ class Node:
     """A node of the backward graph, as seen from Python (``tensor.grad_fn``); each node
     is an instance of a subclass named after it (``MulBackward0``)."""
 
+    def __new__(cls, other: Node) -> Self:
+        """Rewraps another node object (used to build the named subclasses' instances)."""
+
     def name(self) -> str:
         """The node's name, e.g. ``MulBackward``."""
     @property
@@ -165,6 +168,19 @@ class RemovableHandle:
 
     def remove(self) -> _bool:
         """Unregisters the hook; True when it was registered, False when already removed."""
+
+# ---- NumPy export -------------------------------------------------------------------
+
+#: whether ``memoryview(tensor)`` works (False in the abi3 wheel, which has no buffer protocol)
+_HAS_BUFFER_PROTOCOL: _bool
+
+@final
+class _ArrayExport:
+    """Owns a tensor's storage while a NumPy array views it (the array's ``base``)."""
+
+    @property
+    def __array_interface__(self) -> dict[str, Any]:
+        """NumPy's array interface (version 3): pointer, read-only flag, shape, strides."""
 
 # ---- Tensor -------------------------------------------------------------------------
 
@@ -269,14 +285,29 @@ class Tensor:
         """Paddle spelling of ``retain_grad``."""
     def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
         """Runs ``hook(grad)`` when this gradient is computed; a Tensor return replaces it."""
+    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> RemovableHandle:
+        """Runs ``hook(tensor)`` right after backward has accumulated this leaf's gradient
+        into ``.grad``; the hook must return None."""
+    # (the native method is replaced at import by ``autograd.backward_inputs.tensor_backward``,
+    # which adds PyTorch's ``inputs=``; this is that signature)
     def backward(
         self,
-        grad_tensor: _Operand | None = None,
+        gradient: _Operand | None = None,
         retain_graph: _bool | None = None,
         create_graph: _bool = False,
-        gradient: _Operand | None = None,
+        inputs: Tensor | Sequence[Tensor] | None = None,
+        grad_tensor: _Operand | None = None,
     ) -> None:
-        """Runs backward from this tensor (seed: ones of its shape unless given)."""
+        """Runs backward from this tensor (seed: ones of its shape unless given); with
+        ``inputs``, gradients accumulate into those tensors only."""
+    # -- added at import by ``ferrograd._dropin.install_tensor_methods`` --
+    def gradient(self) -> NDArray[Any] | None:
+        """Paddle: the gradient as a NumPy array, or None when there is none."""
+    def _grad_ivar(self) -> Tensor | None:
+        """Paddle's private spelling of ``.grad``."""
+    def masked_fill(self, mask: Tensor, value: _Operand) -> Tensor:
+        """PyTorch's ``masked_fill``: ``value`` where the bool ``mask`` is True (broadcast),
+        ``self`` elsewhere; differentiable in ``self``."""
 
     # -- conversions --
     def numpy(self) -> NDArray[Any]:
@@ -1567,6 +1598,9 @@ class FunctionCtx:
         """Inputs returned unchanged by forward (returned as new views)."""
     def set_materialize_grads(self, value: _bool) -> None:
         """Whether missing output gradients reach backward as zeros (default) or None."""
+    def set_grad_in_dtype_consistent(self, value: _bool) -> None:
+        """Paddle: with ``False``, the gradients backward receives keep the dtype they were
+        computed in instead of being cast to the dtypes of forward's outputs (``True``)."""
     @property
     def materialize_grads(self) -> _bool:
         """See ``set_materialize_grads``."""
@@ -1584,9 +1618,18 @@ def _delayed_error(outputs: list[Any], inputs: list[Tensor], message: str) -> li
     """Views of ``outputs`` whose backward raises ``message`` (``once_differentiable``)."""
 
 def _push_saved_tensors_hooks(
-    pack_hook: Callable[[Tensor], Any], unpack_hook: Callable[[Any], Tensor]
+    pack_hook: Callable[[Tensor], Any],
+    unpack_hook: Callable[[Any], Tensor],
+    once: _bool = False,
+    keep_leaves: _bool = False,
 ) -> None:
-    """Enters a ``saved_tensors_hooks`` level on this thread."""
+    """Enters a ``saved_tensors_hooks`` level on this thread. ``once``: a view of a
+    storage this level already packed reuses what ``pack_hook`` returned; ``keep_leaves``:
+    leaves that require grad are saved as they are instead of being packed."""
+
+def _queue_callback(callback: Callable[[], Any]) -> None:
+    """Queues ``callback()`` to run once the backward pass now running on this thread has
+    finished; only valid from a hook during backward."""
 
 def _pop_saved_tensors_hooks() -> None:
     """Leaves the innermost ``saved_tensors_hooks`` level on this thread."""

@@ -90,7 +90,7 @@ class device:  # noqa: N801  (torch's name)
         if isinstance(type, device):
             type = type.type
         _check_cpu("device", type)
-        self.type = "cpu"
+        self.type: str = "cpu"
         self.index = index
 
     def __repr__(self) -> str:
@@ -120,13 +120,15 @@ def _grad_ivar(self: Tensor) -> Any:
 def install_tensor_methods() -> None:
     """Adds ``Tensor.gradient`` and ``Tensor._grad_ivar``; makes Paddle's
     ``retain_grads`` a no-op on tensors that stop the gradient."""
-    Tensor.gradient = _gradient
-    Tensor._grad_ivar = _grad_ivar
-    Tensor.retain_grads = _retain_grads
-    Tensor.masked_fill = _masked_fill
+    # methods added to the native class on purpose (the Paddle drop-in surface)
+    # (the stub lists them as Tensor methods, since they are there after import)
+    Tensor.gradient = _gradient  # type: ignore[method-assign]  # installed here
+    Tensor._grad_ivar = _grad_ivar  # type: ignore[method-assign]  # installed here
+    Tensor.retain_grads = _retain_grads  # type: ignore[method-assign]  # Paddle's no-op variant
+    Tensor.masked_fill = _masked_fill  # type: ignore[method-assign]  # installed here
     global _core_requires_grad_
     _core_requires_grad_ = Tensor.requires_grad_
-    Tensor.requires_grad_ = _requires_grad_
+    Tensor.requires_grad_ = _requires_grad_  # type: ignore[method-assign,assignment]  # wraps the native method
 
 
 def _shape_keyword(fn: Any) -> Any:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import math
 import zipfile
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 import numpy as np
 
@@ -99,7 +99,7 @@ def _array_header(f: Any, name: str) -> tuple[tuple, np.dtype, bool, int]:
         version = np.lib.format.read_magic(f)
         if version not in ((1, 0), (2, 0), (3, 0)):
             raise ValueError(f"unknown .npy version {version}")
-        read_header = getattr(np.lib.format, f"read_array_header_{version[0]}_0", None)
+        read_header: Any = getattr(np.lib.format, f"read_array_header_{version[0]}_0", None)
         if version == (3, 0):  # same layout as 2.0, UTF-8 field names
             read_header = np.lib.format.read_array_header_2_0
         shape, fortran, dtype = read_header(f, max_header_size=1 << 20)
@@ -125,7 +125,8 @@ def _read_array(zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> np.ndarray:
                 )
             # allocated only now that the header agrees with the archive's declared size
             raw = np.empty(count * dtype.itemsize, dtype=np.uint8)
-            got = f.readinto(raw) if count else 0
+            # (zf.open gives a ZipExtFile, which has readinto; typeshed says IO[bytes])
+            got = cast(Any, f).readinto(raw) if count else 0
     except (zipfile.BadZipFile, EOFError, OSError, NotImplementedError) as e:
         raise _Bad(f"member {name!r} cannot be read ({e})") from None
     except RuntimeError as e:  # zipfile: encrypted member
@@ -194,6 +195,7 @@ class Reader:
         if kind in ("dict", "list", "tuple") and not isinstance(items, list):
             raise _Bad(f"{kind} node at {where} has no list of items")
         if kind == "dict":
+            assert isinstance(items, list)  # checked just above
             out = {}
             for i, item in enumerate(items):
                 if not (isinstance(item, list) and len(item) == 2):
@@ -209,6 +211,7 @@ class Reader:
                 out[k] = self.build(value, f"{where}[{k!r}]", depth + 1)
             return out
         if kind in ("list", "tuple"):
+            assert isinstance(items, list)  # checked just above
             built = [self.build(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(items)]
             return built if kind == "list" else tuple(built)
         value = node.get("value")

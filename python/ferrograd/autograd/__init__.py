@@ -16,7 +16,8 @@ from .paddle_jacobian import hessian, jacobian
 from .py_layer import Function, FunctionCtx, PyLayer, PyLayerContext, once_differentiable
 
 # ``Tensor.backward`` gains PyTorch's ``inputs=`` (one Python frame per backward call)
-_core.Tensor.backward = tensor_backward
+# (an intentional monkey-patch of the native method; the stub describes the replacement)
+_core.Tensor.backward = tensor_backward  # type: ignore[method-assign]
 grad = _core.grad
 Node = _core.Node
 

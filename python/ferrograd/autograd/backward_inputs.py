@@ -9,7 +9,7 @@ accumulate into ``.grad`` of just those tensors (leaves or not) and leave every 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from .. import _core
 from ..grad_mode import no_grad
@@ -19,7 +19,9 @@ Tensor = _core.Tensor
 __all__ = ["backward", "tensor_backward", "Variable"]
 
 _core_backward = _core.backward
-_core_tensor_backward = Tensor.backward
+# the native method (grad_tensor first), saved before ``tensor_backward`` replaces it; the
+# stub describes the replacement, so this one is typed loosely
+_core_tensor_backward: Callable[..., None] = Tensor.backward
 
 
 def _accumulate(targets: list, grads: tuple, create_graph: bool) -> None:

@@ -96,6 +96,13 @@ class _Sparse:
 
     __slots__ = ("bits", "values", "shape", "np_dtype", "dtype", "size")
 
+    bits: np.ndarray
+    values: np.ndarray
+    shape: tuple[int, ...]
+    np_dtype: np.dtype
+    dtype: Any
+    size: int
+
     def nbytes(self) -> int:
         return self.bits.nbytes + self.values.nbytes
 

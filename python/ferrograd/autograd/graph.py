@@ -130,7 +130,9 @@ class _Directory:
     def __init__(self, directory: str | None) -> None:
         if directory is None:
             self.path = tempfile.mkdtemp(prefix="ferrograd-saved-")  # 0700, random name
-            self._finalizer = weakref.finalize(self, shutil.rmtree, self.path, ignore_errors=True)
+            self._finalizer: weakref.finalize | None = weakref.finalize(
+                self, shutil.rmtree, self.path, ignore_errors=True
+            )
         else:
             self.path = os.fspath(directory)
             os.makedirs(self.path, mode=0o700, exist_ok=True)

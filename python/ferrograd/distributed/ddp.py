@@ -50,14 +50,16 @@ class _Bucket:
         sizes = [p.numel() for _, p in params]
         self.offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
         acc = np.float32 if dtype in B.HALF else B._RAW[dtype][0]
-        self.flat = np.zeros(int(self.offsets[-1]), dtype=acc)
+        self.flat: np.ndarray = np.zeros(int(self.offsets[-1]), dtype=acc)
         self.ready = 0
         self.request: Any = None
 
 
 def _graph_leaves(outputs: Any) -> set:
     """ids of the parameters reachable from the autograd graph of ``outputs``."""
-    stack, seen, found = [], set(), set()
+    stack: list[Any] = []
+    seen: set = set()
+    found: set = set()
 
     def collect(o: Any) -> None:
         if isinstance(o, fg.Tensor):

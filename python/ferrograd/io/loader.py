@@ -44,7 +44,8 @@ class BatchSampler(_s.Sampler):
         self.batch_size = batch_size
         self.drop_last = bool(drop_last)
 
-    def __iter__(self) -> Iterator[list[int]]:
+    # batches of indices, as torch's/Paddle's BatchSampler yields them
+    def __iter__(self) -> Iterator[list[int]]:  # type: ignore[override]
         return iter(self._batches)
 
     def __len__(self) -> int:

@@ -128,7 +128,7 @@ class ParameterList(Module):
     def __len__(self) -> int:
         return len(self._parameters)
 
-    def __iter__(self) -> Iterator[Parameter]:
+    def __iter__(self) -> Iterator[Optional[Parameter]]:
         return iter(self._parameters.values())
 
     def __getitem__(self, idx: Any) -> Any:
@@ -160,7 +160,7 @@ class ParameterDict(Module):
         if parameters is not None:
             self.update(parameters)
 
-    def __getitem__(self, key: str) -> Parameter:
+    def __getitem__(self, key: str) -> Optional[Parameter]:
         return self._parameters[key]
 
     def __setitem__(self, key: str, value: Any) -> None:
@@ -186,11 +186,11 @@ class ParameterDict(Module):
         """The keys, in insertion order."""
         return self._parameters.keys()
 
-    def values(self) -> Iterable[Parameter]:
+    def values(self) -> Iterable[Optional[Parameter]]:
         """The parameters, in insertion order."""
         return self._parameters.values()
 
-    def items(self) -> Iterable[tuple[str, Parameter]]:
+    def items(self) -> Iterable[tuple[str, Optional[Parameter]]]:
         """``(key, parameter)`` pairs, in insertion order."""
         return self._parameters.items()
 
@@ -199,7 +199,7 @@ class ParameterDict(Module):
         for k, v in _items(parameters):
             self[k] = v
 
-    def pop(self, key: str) -> Parameter:
+    def pop(self, key: str) -> Optional[Parameter]:
         """Removes ``key`` and returns its parameter."""
         p = self._parameters[key]
         del self[key]

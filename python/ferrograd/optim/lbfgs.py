@@ -49,7 +49,7 @@ class LBFGS(Optimizer):
             )
         if max_eval is None:
             max_eval = max_iter * 5 // 4
-        defaults = {
+        defaults: dict[str, Any] = {
             "lr": lr,
             "max_iter": int(max_iter),
             "max_eval": int(max_eval),
@@ -118,10 +118,12 @@ class LBFGS(Optimizer):
         if float(flat_grad.abs().max()) <= tol_grad:
             return orig_loss
 
-        d, t = st.get("d"), st.get("t")
+        d: Any = st.get("d")
+        t: Any = st.get("t")
         old_dirs, old_stps, ro = st.get("old_dirs", []), st.get("old_stps", []), st.get("ro", [])
         h_diag = st.get("H_diag", 1.0)
-        prev_flat_grad, prev_loss = st.get("prev_flat_grad"), st.get("prev_loss")
+        prev_flat_grad: Any = st.get("prev_flat_grad")
+        prev_loss: Any = st.get("prev_loss")
 
         n_iter = 0
         while n_iter < max_iter:

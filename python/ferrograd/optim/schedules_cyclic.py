@@ -175,6 +175,9 @@ class ReduceLROnPlateau(LRScheduler):
     mirrored). A reduction ``lr -> max(lr * factor, min_lr)`` is skipped if smaller than
     ``eps``; ``cooldown`` epochs after one, bad epochs are not counted."""
 
+    #: set by a subclass before ``__init__`` when it is built without an optimizer
+    _initial_lr: float
+
     _paddle = False
 
     def __init__(

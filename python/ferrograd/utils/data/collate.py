@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -56,7 +56,8 @@ def numpy_collate(batch: Sequence[Any]) -> Any:
         return list(batch)
     if isinstance(elem, Mapping):
         try:
-            return type(elem)({k: numpy_collate([d[k] for d in batch]) for k in elem})
+            # the batch's own mapping class, when it takes a dict (a TypeError otherwise)
+            return cast(Any, type(elem))({k: numpy_collate([d[k] for d in batch]) for k in elem})
         except TypeError:
             return {k: numpy_collate([d[k] for d in batch]) for k in elem}
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # named tuple
@@ -82,7 +83,8 @@ def to_tensors(obj: Any) -> Any:
         return from_numpy(np.asarray(obj))
     if isinstance(obj, Mapping):
         try:
-            return type(obj)({k: to_tensors(v) for k, v in obj.items()})
+            # the object's own mapping class, when it takes a dict (a TypeError otherwise)
+            return cast(Any, type(obj))({k: to_tensors(v) for k, v in obj.items()})
         except TypeError:
             return {k: to_tensors(v) for k, v in obj.items()}
     if isinstance(obj, tuple) and hasattr(obj, "_fields"):

@@ -218,6 +218,7 @@ class _WorkerIterator:
         elif isinstance(ctx, str):
             ctx = mp.get_context(ctx)
         n = loader.num_workers
+        collate: Callable[[Any], Any]
         if loader._default_collate:
             collate = (
                 numpy_collate

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Iterator, Sequence
-from typing import Any
+from collections.abc import Iterator, Sequence, Sized
+from typing import Any, cast
 
 from ._random import make_rng
 
@@ -31,7 +31,7 @@ class IterableDataset(Dataset):
     def __iter__(self) -> Iterator[Any]:
         raise NotImplementedError(f"{type(self).__name__} must define __iter__")
 
-    def __add__(self, other: Dataset) -> ChainDataset:  # type: ignore[override]
+    def __add__(self, other: IterableDataset) -> ChainDataset:  # type: ignore[override]
         return ChainDataset([self, other])
 
 
@@ -111,7 +111,7 @@ class ChainDataset(IterableDataset):
             yield from d
 
     def __len__(self) -> int:
-        return sum(len(d) for d in self.datasets)  # type: ignore[arg-type]
+        return sum(len(cast(Sized, d)) for d in self.datasets)  # a TypeError if one has no len
 
 
 class Subset(Dataset):
@@ -154,8 +154,9 @@ def random_split(
             f"dataset ({n})"
         )
     perm = make_rng(generator).permutation(n).tolist()
-    out, offset = [], 0
-    for length in lengths:
+    out: list[Subset] = []
+    offset = 0
+    for length in cast("list[int]", lengths):  # checked to be ints just above
         out.append(Subset(dataset, perm[offset : offset + length]))
         offset += length
     return out

@@ -153,7 +153,8 @@ class BatchSampler(Sampler):
         self.batch_size = batch_size
         self.drop_last = drop_last
 
-    def __iter__(self) -> Iterator[list[int]]:
+    # torch's BatchSampler yields lists of indices, not indices
+    def __iter__(self) -> Iterator[list[int]]:  # type: ignore[override]
         batch: list[int] = []
         for i in self.sampler:
             batch.append(i)
