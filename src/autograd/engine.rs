@@ -210,42 +210,6 @@ pub fn grad_blocking(
     )
 }
 
-/// How deeply backward passes may nest on one thread (a custom backward that calls
-/// backward, which reaches a custom backward that calls backward, ...). Each level costs
-/// native stack; without a bound a deep re-entrant chain overflows the stack and takes
-/// the process down. PyTorch's engine switches threads at 60 levels; 200 levels fit
-/// comfortably in a 2 MiB thread stack.
-pub const MAX_REENTRANT_DEPTH: usize = 200;
-
-thread_local! {
-    static DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-}
-
-/// Counts one nesting level of backward on this thread while alive.
-struct DepthGuard;
-
-impl DepthGuard {
-    fn enter() -> Result<DepthGuard> {
-        DEPTH.with(|d| {
-            if d.get() >= MAX_REENTRANT_DEPTH {
-                return Err(Error::recursion(format!(
-                    "backward: re-entrant backward nested more than {MAX_REENTRANT_DEPTH} \
-                     levels deep (a custom backward that calls backward on its own graph, \
-                     again and again); stop the recursion in the custom backward"
-                )));
-            }
-            d.set(d.get() + 1);
-            Ok(DepthGuard)
-        })
-    }
-}
-
-impl Drop for DepthGuard {
-    fn drop(&mut self) {
-        DEPTH.with(|d| d.set(d.get() - 1));
-    }
-}
-
 /// One pass, then the callbacks its hooks queued (`queue_callback`), if it succeeded.
 fn run(
     roots: &[Tensor],
@@ -254,7 +218,7 @@ fn run(
     blocked: &Blocked,
     opts: BackwardOptions,
 ) -> Result<Vec<Option<Tensor>>> {
-    let _depth = DepthGuard::enter()?;
+    let _depth = super::reentry::DepthGuard::enter()?;
     let frame = crate::autograd::callbacks::CallbackFrame::begin();
     let out = run_pass(roots, root_grads, targets, blocked, opts)?;
     frame.finish()?;

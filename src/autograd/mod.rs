@@ -8,6 +8,7 @@ pub mod grad_mode;
 mod leaf_grad;
 pub mod node;
 pub mod ops;
+mod reentry;
 pub mod saved;
 
 pub use callbacks::{queue_callback, FinalCallback, PostAccumulateHook};
