@@ -37,3 +37,15 @@ def test_zero_dim_input_is_one_row():
     s = F.softmax(fg.tensor(3.0), -1)
     assert s.ndim == 0 and float(s) == 1.0
     assert float(F.log_softmax(fg.tensor(3.0), -1)) == 0.0
+
+
+@pytest.mark.parametrize("shape,dim", [((3, 0), -1), ((0,), 0), ((2, 0, 4), 1), ((0, 3), 1)])
+@pytest.mark.parametrize("fn", [F.softmax, F.log_softmax])
+def test_zero_size_input_gives_an_empty_result_with_a_gradient(shape, dim, fn):
+    # found by the differential fuzzer: over a zero-size dim the max raised ValueError
+    x = fg.zeros(list(shape), dtype="float64")
+    x.stop_gradient = False
+    y = fn(x, dim)
+    assert tuple(y.shape) == shape and y.dtype == x.dtype
+    y.sum().backward()
+    assert tuple(x.grad.shape) == shape

@@ -254,12 +254,19 @@ fn advanced_linear(plan: &Plan, op: &str) -> Result<Linear> {
     adv_off.resize(adv_n, 0usize);
     for (dim, src, t) in &plan.adv {
         let size = vs[*dim];
-        // every index is checked, also those a broadcast to an empty shape drops (NumPy)
-        if let Some(&i) = t
-            .to_vec::<i64>()?
-            .iter()
-            .find(|&&i| kx::wrap_index(i, size).is_none())
-        {
+        // An integer (0-d) index is checked even when a broadcast to an empty shape drops
+        // it; index arrays only where an element is used — NumPy and PyTorch both give
+        // `zeros(0, 0)[empty_mask, 0]` an IndexError but `zeros(0, 0)[empty_mask, [0]]`
+        // an empty result.
+        let scalar_oob = if t.ndim() == 0 {
+            t.to_vec::<i64>()?
+                .first()
+                .copied()
+                .filter(|&i| kx::wrap_index(i, size).is_none())
+        } else {
+            None
+        };
+        if let Some(i) = scalar_oob {
             return Err(Error::index(format!(
                 "{op}: index {i} is out of bounds for dimension {src} with size {size}"
             )));

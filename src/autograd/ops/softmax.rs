@@ -96,14 +96,14 @@ impl Tensor {
         let x = floating(self)?;
         // (x - m) - log(sum(exp(x - m))): subtracting a rounded m + log(...) of a large m
         // would cost the result its low bits
-        let out = {
+        let out = if x.numel() == 0 {
+            // nothing to normalise (the max over a zero-size dim has no identity)
+            x.detach().zeros_like()?
+        } else {
             let (z, _) = shifted(&x, &[d])?;
             let _no_grad = GradModeGuard::new(false);
             z.sub(&z.exp()?.sum(Some(&[d as isize]), true)?.log()?)?
         };
-        if x.numel() == 0 {
-            return Ok(out);
-        }
         let Some(mut rec) = Recorder::begin(&[&x]) else {
             return Ok(out);
         };
@@ -126,15 +126,15 @@ impl Tensor {
         let x = floating(self)?;
         // exp(x - m) / sum(exp(x - m)): normalising through exp(x - logsumexp) would round
         // the large logsumexp first (sums then missed 1 by ~3e-5 in float32 near 1000)
-        let out = {
+        let out = if x.numel() == 0 {
+            // nothing to normalise (the max over a zero-size dim has no identity)
+            x.detach().zeros_like()?
+        } else {
             let (z, _) = shifted(&x, &[d])?;
             let _no_grad = GradModeGuard::new(false);
             let e = z.exp()?;
             e.div(&e.sum(Some(&[d as isize]), true)?)?
         };
-        if x.numel() == 0 {
-            return Ok(out);
-        }
         let Some(mut rec) = Recorder::begin(&[&x]) else {
             return Ok(out);
         };
