@@ -16,6 +16,7 @@ pub mod buffer_cache;
 pub mod dtype;
 pub mod error;
 pub mod foreign;
+pub mod inference;
 pub mod interrupt;
 pub mod kernels;
 pub mod layout;

@@ -33,6 +33,8 @@ pub struct Storage {
     saved: AtomicUsize,
     /// Live writable exports of this memory to other libraries (buffer protocol, DLPack).
     writable_exports: AtomicUsize,
+    /// Allocated inside inference mode: the memory of an inference tensor.
+    inference: bool,
 }
 
 // SAFETY: the buffer is only reached through the lock-guarded accessors below, and the
@@ -111,6 +113,7 @@ impl Storage {
             version: AtomicU64::new(0),
             saved: AtomicUsize::new(0),
             writable_exports: AtomicUsize::new(0),
+            inference: crate::inference::is_inference_mode(),
         }
     }
 
@@ -143,7 +146,13 @@ impl Storage {
             version: AtomicU64::new(0),
             saved: AtomicUsize::new(0),
             writable_exports: AtomicUsize::new(0),
+            inference: crate::inference::is_inference_mode(),
         }
+    }
+
+    /// Whether this memory was allocated inside inference mode (an inference tensor's).
+    pub fn is_inference(&self) -> bool {
+        self.inference
     }
 
     /// Number of elements.

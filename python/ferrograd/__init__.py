@@ -136,6 +136,7 @@ from ._dropin import inf as inf  # noqa: E402
 from ._dropin import is_compiled_with_cuda as is_compiled_with_cuda  # noqa: E402
 from ._dropin import is_compiled_with_rocm as is_compiled_with_rocm  # noqa: E402
 from ._dropin import is_compiled_with_xpu as is_compiled_with_xpu  # noqa: E402
+from ._dropin import is_inference as is_inference  # noqa: E402
 from ._dropin import is_inference_mode_enabled as is_inference_mode_enabled  # noqa: E402
 from ._dropin import nan as nan  # noqa: E402
 from ._dropin import pi as pi  # noqa: E402
@@ -241,6 +242,7 @@ __all__ = [
     "is_compiled_with_cuda",
     "is_compiled_with_rocm",
     "is_compiled_with_xpu",
+    "is_inference",
     "is_inference_mode_enabled",
     "equal_all",
     "ParamAttr",

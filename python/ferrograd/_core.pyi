@@ -59,6 +59,7 @@ __all__ = [
     "is_grad_enabled",
     "_set_grad_enabled",
     "is_inference_mode_enabled",
+    "is_inference",
     "_set_inference_mode",
     "_restore_inference_mode",
 ]
@@ -305,6 +306,8 @@ class Tensor:
         """Paddle: the gradient as a NumPy array, or None when there is none."""
     def _grad_ivar(self) -> Tensor | None:
         """Paddle's private spelling of ``.grad``."""
+    def is_inference(self) -> _bool:
+        """PyTorch: allocated inside ``inference_mode()`` (a constant to autograd)."""
     def masked_fill(self, mask: Tensor, value: _Operand) -> Tensor:
         """PyTorch's ``masked_fill``: ``value`` where the bool ``mask`` is True (broadcast),
         ``self`` elsewhere; differentiable in ``self``."""
@@ -1334,6 +1337,11 @@ def is_grad_enabled() -> _bool:
 
 def is_inference_mode_enabled() -> _bool:
     """True inside ``inference_mode()`` on this thread."""
+
+def is_inference(t: Tensor) -> _bool:
+    """Whether ``t`` is an inference tensor: its memory was allocated inside
+    ``inference_mode()`` (views of it are inference tensors too). Autograd treats
+    inference tensors as constants."""
 
 def _set_grad_enabled(mode: _bool) -> _bool:
     """Sets this thread's grad mode; returns the previous mode."""

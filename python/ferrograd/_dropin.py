@@ -25,6 +25,7 @@ __all__ = [
     "get_device",
     "device",
     "is_inference_mode_enabled",
+    "is_inference",
     "install_tensor_methods",
 ]
 
@@ -34,6 +35,12 @@ pi = math.pi
 e = math.e
 
 is_inference_mode_enabled = _core.is_inference_mode_enabled
+is_inference = _core.is_inference
+
+
+def _is_inference(self: Tensor) -> bool:
+    """``Tensor.is_inference()``: allocated inside ``inference_mode()`` (PyTorch)."""
+    return _core.is_inference(self)
 
 
 def equal_all(x: Tensor, y: Tensor, name: Any = None) -> Tensor:
@@ -126,6 +133,7 @@ def install_tensor_methods() -> None:
     Tensor._grad_ivar = _grad_ivar  # type: ignore[method-assign]  # installed here
     Tensor.retain_grads = _retain_grads  # type: ignore[method-assign]  # Paddle's no-op variant
     Tensor.masked_fill = _masked_fill  # type: ignore[method-assign]  # installed here
+    Tensor.is_inference = _is_inference  # type: ignore[method-assign]  # installed here
     global _core_requires_grad_
     _core_requires_grad_ = Tensor.requires_grad_
     Tensor.requires_grad_ = _requires_grad_  # type: ignore[method-assign,assignment]  # wraps the native method

@@ -33,8 +33,8 @@ impl Tensor {
         }
         if !self.is_leaf() {
             return Err(Error::runtime(
-                "post-accumulate-grad hooks can only be registered on leaf tensors (they run \
-                 after .grad is updated, and only leaves accumulate into .grad); use \
+                "post accumulate grad hooks cannot be registered on non-leaf tensors (they \
+                 run after .grad is updated, and only leaves accumulate into .grad); use \
                  register_hook on a non-leaf",
             ));
         }

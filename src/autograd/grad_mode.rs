@@ -7,7 +7,6 @@ use std::cell::Cell;
 
 thread_local! {
     static GRAD_ENABLED: Cell<bool> = const { Cell::new(true) };
-    static INFERENCE: Cell<bool> = const { Cell::new(false) };
 }
 
 /// True when ops on this thread record backward nodes.
@@ -21,15 +20,12 @@ pub fn set_grad_enabled(enabled: bool) -> bool {
     GRAD_ENABLED.with(|c| c.replace(enabled))
 }
 
-/// True inside `inference_mode(True)` on this thread.
-pub fn is_inference_mode() -> bool {
-    INFERENCE.with(|c| c.get())
-}
+pub use crate::inference::is_inference_mode;
 
 /// Sets this thread's inference mode (which also turns grad mode off) and returns the
 /// previous `(inference, grad)` pair.
 pub fn set_inference_mode(enabled: bool) -> (bool, bool) {
-    let prev_inf = INFERENCE.with(|c| c.replace(enabled));
+    let prev_inf = crate::inference::replace_inference_flag(enabled);
     let prev_grad = if enabled {
         set_grad_enabled(false)
     } else {

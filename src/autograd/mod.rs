@@ -45,7 +45,13 @@ impl Recorder {
     /// Starts recording for an op over `inputs`; `None` when nothing needs a graph.
     #[inline]
     pub fn begin(inputs: &[&Tensor]) -> Option<Recorder> {
-        if !is_grad_enabled() || !inputs.iter().any(|t| t.requires_grad()) {
+        // inference tensors are constants to autograd (as in PyTorch), whatever their
+        // requires_grad says
+        if !is_grad_enabled()
+            || !inputs
+                .iter()
+                .any(|t| t.requires_grad() && !t.is_inference())
+        {
             return None;
         }
         let edges = inputs.iter().map(|t| t.gradient_edge()).collect();

@@ -215,6 +215,13 @@ pub fn is_inference_mode_enabled() -> bool {
     crate::autograd::grad_mode::is_inference_mode()
 }
 
+/// Whether `t` is an inference tensor: its memory was allocated inside `inference_mode()`
+/// (views of it are inference tensors too). Autograd treats inference tensors as constants.
+#[pyfunction]
+pub fn is_inference(t: &Bound<'_, PyTensor>) -> bool {
+    t.borrow().tensor().is_inference()
+}
+
 /// Sets inference mode (also switching grad mode off); returns `(prev_inference, prev_grad)`.
 #[pyfunction]
 pub fn _set_inference_mode(mode: bool) -> (bool, bool) {

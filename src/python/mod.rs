@@ -101,6 +101,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(autograd::is_grad_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_set_grad_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::is_inference_mode_enabled, m)?)?;
+    m.add_function(wrap_pyfunction!(autograd::is_inference, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_set_inference_mode, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_restore_inference_mode, m)?)?;
     m.add_class::<static_program::PyProgram>()?;

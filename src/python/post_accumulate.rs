@@ -28,8 +28,8 @@ impl PyTensor {
                     Ok(())
                 } else {
                     Err(Error::runtime(
-                        "a post-accumulate-grad hook must return None (it gets the tensor, \
-                         whose .grad it may read or modify in place)",
+                        "post-accumulate-grad hooks should return None. (The hook gets the \
+                         tensor, whose .grad it may read or modify in place.)",
                     ))
                 }
             })

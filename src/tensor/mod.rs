@@ -126,6 +126,13 @@ impl Tensor {
         &self.0.storage
     }
 
+    /// An inference tensor: its memory was allocated inside inference mode (views of it
+    /// share that memory and are inference tensors too). Autograd treats it as a constant.
+    #[inline]
+    pub fn is_inference(&self) -> bool {
+        self.0.storage.is_inference()
+    }
+
     /// Shape, strides and offset.
     pub fn layout(&self) -> &Layout {
         &self.0.layout
@@ -282,7 +289,8 @@ impl Tensor {
                 node: node.clone(),
                 input_nr: m.output_nr,
             },
-            None if m.requires_grad => Edge::Leaf(self.clone()),
+            // an inference tensor is a constant to autograd (see `is_inference`)
+            None if m.requires_grad && !self.is_inference() => Edge::Leaf(self.clone()),
             None => Edge::None,
         }
     }

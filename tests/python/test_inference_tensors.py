@@ -1,0 +1,43 @@
+"""Inference tensors (PyTorch's ``torch.is_inference``): memory allocated inside
+``inference_mode()`` marks its tensors, and views of them; autograd treats them as
+constants, so their ``requires_grad`` never starts a graph (issue 17: five tests of
+PyTorch's test_inference_mode.py need this)."""
+
+import ferrograd as fg
+import pytest
+
+
+def test_tensors_created_or_computed_in_inference_mode_are_inference_tensors():
+    x = fg.ones(2, 3)
+    with fg.inference_mode():
+        c = fg.ones(2, 3)
+        d = x * 2  # computed from a normal tensor: new memory, an inference tensor
+        v = x.view(-1)  # a view of a normal tensor stays normal
+        r = fg.ones(2, 3, requires_grad=True)
+        assert r.requires_grad and fg.is_inference(r)
+    assert fg.is_inference(c) and c.is_inference()
+    assert fg.is_inference(d) and not d.requires_grad
+    assert not fg.is_inference(v) and not fg.is_inference(x)
+    assert fg.is_inference(c.view(-1))  # a view of an inference tensor is one too
+    assert not fg.is_inference(c * c)  # computed outside: a normal tensor
+
+
+@pytest.mark.parametrize("requires_grad", [True, False])
+def test_inference_tensors_are_constants_to_autograd(requires_grad):
+    with fg.inference_mode():
+        c = fg.ones(1, 2, 3, requires_grad=requires_grad)
+    out = c * c
+    assert not out.requires_grad and out.is_leaf and out.grad_fn is None
+    # with a normal tensor that requires grad, only that one gets a gradient
+    w = fg.full([1, 2, 3], 2.0, requires_grad=True)
+    (w * c).sum().backward()
+    assert (w.grad.numpy() == 1.0).all()
+    assert c.grad is None
+
+
+def test_inference_mode_false_makes_normal_tensors():
+    with fg.inference_mode():
+        with fg.inference_mode(False):
+            n = fg.ones(2)
+        i = fg.ones(2)
+    assert not fg.is_inference(n) and fg.is_inference(i)
