@@ -401,8 +401,16 @@ fn apply(
         (st.non_differentiable.clone(), st.dirty.clone())
     };
     let mut bound_outputs: Vec<(Tensor, usize)> = Vec::new();
+    // forward's own objects, to spot one tensor returned twice
+    let originals: Vec<Bound<'_, PyAny>> = items.to_vec();
     for (pos, kind) in output_kinds.iter().enumerate() {
         let Some(k) = *kind else { continue };
+        // the same tensor object returned again comes back as the same object (PyTorch);
+        // its later output slots get no gradient of their own
+        if let Some(q) = (0..pos).find(|&q| originals[q].is(&originals[pos])) {
+            items[pos] = items[q].clone();
+            continue;
+        }
         let t = out_tensors[k].clone();
         if non_diff.iter().any(|x| x.same(&t)) || !t.dtype().is_differentiable() {
             // not differentiable: never requires grad (an input returned as is is detached)

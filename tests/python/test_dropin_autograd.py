@@ -212,3 +212,30 @@ def test_error_texts_name_the_shapes_as_the_peers_do():
         fg.grad(y.sum(), [])
     with pytest.raises(RuntimeError, match="does not require grad"):
         fg.ones(2).retain_grad()
+
+
+def test_a_tensor_returned_twice_comes_back_as_one_object():
+    # PyTorch's test_return_duplicate: the same object twice; the second output slot
+    # gets no gradient of its own (materialized as zeros for backward)
+    from ferrograd.autograd import gradcheck, gradgradcheck
+
+    class DoubleDuplicate(Function):
+        @staticmethod
+        def forward(ctx, x):
+            output = x * 2
+            return output, output
+
+        @staticmethod
+        def backward(ctx, grad1, grad2):
+            return grad1 * 2 + grad2 * 2
+
+    def fn(x):
+        a, b = DoubleDuplicate.apply(x)
+        assert a is b
+        return a + b
+
+    x = fg.tensor(np.random.default_rng(0).standard_normal((3, 3)), requires_grad=True)
+    fn(x).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.full((3, 3), 4.0))
+    assert gradcheck(fn, [x])
+    assert gradgradcheck(fn, [x])
