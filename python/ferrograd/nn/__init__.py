@@ -106,3 +106,9 @@ utils.rnn = _rnn_packing  # type: ignore[attr-defined]
 _sys.modules[__name__ + ".utils.rnn"] = _rnn_packing
 __all__ += ["RNN", "LSTM", "GRU", "SimpleRNN", "BiRNN"]
 __all__ += ["RNNCell", "LSTMCell", "GRUCell", "SimpleRNNCell"]
+
+# attention (attention.py, fn_attention.py)
+from .attention import MultiHeadAttention as MultiHeadAttention  # noqa: E402
+from .attention import MultiheadAttention as MultiheadAttention  # noqa: E402
+
+__all__ += ["MultiheadAttention", "MultiHeadAttention"]
