@@ -112,3 +112,13 @@ from .attention import MultiHeadAttention as MultiHeadAttention  # noqa: E402
 from .attention import MultiheadAttention as MultiheadAttention  # noqa: E402
 
 __all__ += ["MultiheadAttention", "MultiHeadAttention"]
+
+# transformer layers (transformer.py)
+from .transformer import Transformer as Transformer  # noqa: E402
+from .transformer import TransformerDecoder as TransformerDecoder  # noqa: E402
+from .transformer import TransformerDecoderLayer as TransformerDecoderLayer  # noqa: E402
+from .transformer import TransformerEncoder as TransformerEncoder  # noqa: E402
+from .transformer import TransformerEncoderLayer as TransformerEncoderLayer  # noqa: E402
+
+__all__ += ["Transformer", "TransformerEncoder", "TransformerEncoderLayer"]
+__all__ += ["TransformerDecoder", "TransformerDecoderLayer"]
