@@ -78,6 +78,7 @@ class _RNNBase(Module):
                 raise TypeError(f"{what}() got multiple values for argument {k!r}")
             o[k] = v
         known = set(names) | set(_TORCH_POS.get(kind, [])) | set(_PADDLE_POS.get(kind, []))
+        known.add("proj_size")  # for LSTM only: a ValueError below says so
         if set(o) - known:
             raise TypeError(f"{what}() got unexpected keyword arguments {sorted(set(o) - known)}")
         for a in ("weight_ih_attr", "weight_hh_attr"):

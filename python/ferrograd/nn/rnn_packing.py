@@ -39,7 +39,7 @@ def lengths_array(lengths: Any, batch: int, steps: int, what: str) -> np.ndarray
         raise ValueError(f"{what}: got {arr.shape[0]} lengths for a batch of {batch}")
     if arr.size and (arr.min() < 1 or arr.max() > steps):
         raise ValueError(
-            f"{what}: every length must lie in [1, {steps}] (the padded length), got "
+            f"{what}: every sequence length (lengths) must lie in [1, {steps}] (the padded length), got "
             f"values in [{arr.min()}, {arr.max()}]"
         )
     return arr
