@@ -213,7 +213,7 @@ class MultiheadAttention(Module):
                 k = k.logical_not()
                 keep = k if keep is None else keep.logical_and(k)
             else:
-                bias = b if bias is None else bias + b
+                bias = b if bias is None or b is None else bias + b
         return keep, bias
 
 

@@ -155,7 +155,7 @@ class _RNNBase(Module):
                     names.append(None)
                 self._names.append(names)
 
-    def _params(self, idx: int) -> list[Optional[Tensor]]:
+    def _params(self, idx: int) -> list[Any]:
         return [None if n is None else getattr(self, n) for n in self._names[idx]]
 
     # ------------------------------------------------------------------ running
@@ -223,6 +223,7 @@ class _RNNBase(Module):
     def _forward(self, x: Any, hx: Any, lengths: Any, paddle: bool) -> tuple[Any, Any]:
         what = type(self).__name__
         packed = isinstance(x, PackedSequence)
+        lens: Optional[np.ndarray] = None
         batch_first = self.batch_first
         if paddle and not self._layout_given:
             batch_first = True  # Paddle's default layout
@@ -256,7 +257,7 @@ class _RNNBase(Module):
         if unbatched:
             out, stacked = out.squeeze(1), tuple(s.squeeze(1) for s in stacked)
         final: Any = stacked if self.mode == "LSTM" else stacked[0]
-        if packed:
+        if packed and lens is not None:
             return repack(out, lens, template), final
         return (out.transpose(0, 1) if batch_first else out), final
 

@@ -183,7 +183,7 @@ class _CellBase(Module):
             if not isinstance(hx, (tuple, list)) or len(hx) != 2:
                 raise TypeError(f"{what}: the state must be a pair (h, c) of Tensors")
             states = tuple(hx)
-            sizes = (h_size, self.hidden_size)
+            sizes: tuple[int, ...] = (h_size, self.hidden_size)
         else:
             if hx is None:
                 return (self._zeros(x, h_size),)

@@ -100,8 +100,8 @@ class _LayerBase(Module):
         eps = o.get("layer_norm_eps", 1e-5)
         dtype = o.get("dtype")
         bias = o.get("bias", True)
-        attn_p = o.get("attn_dropout") if o.get("attn_dropout") is not None else dropout
-        act_p = o.get("act_dropout") if o.get("act_dropout") is not None else dropout
+        attn_p = float(dropout if o.get("attn_dropout") is None else o["attn_dropout"])
+        act_p = float(dropout if o.get("act_dropout") is None else o["act_dropout"])
         lin_kw: dict = (
             {"weight_attr": o.get("weight_attr"), "bias_attr": o.get("bias_attr")}
             if paddle
