@@ -201,7 +201,11 @@ class _RNNBase(Module):
             outs = []
             for d in range(self.num_directions):
                 w_ih, w_hh, b_ih, b_hh, w_hr = self._params(layer * self.num_directions + d)
-                gx = F.linear(inp, w_ih, b_ih).unbind(0)
+                gx_all = F.linear(inp, w_ih, b_ih)
+                if b_hh is not None and self.mode != "GRU":
+                    # bias_hh is added once for all steps (GRU needs it inside r * (...))
+                    gx_all, b_hh = gx_all + b_hh, None
+                gx = gx_all.unbind(0)
                 state = states[layer * self.num_directions + d]
                 seq: list[Any] = [None] * steps
                 for t in range(steps) if d == 0 else range(steps - 1, -1, -1):

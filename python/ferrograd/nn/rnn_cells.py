@@ -63,9 +63,13 @@ def step(
     if b_hh is not None:
         gh = gh + b_hh
     if mode == "LSTM":
-        i, f, g, o = (gx + gh).chunk(4, -1)
-        c = f.sigmoid() * state[1] + i.sigmoid() * g.tanh()
-        h = o.sigmoid() * c.tanh()
+        # one sigmoid over all four gates (the g quarter is not used) and one tanh on
+        # g: fewer ops per step than four separate activations
+        gates = gx + gh
+        i, f, _, o = gates.sigmoid().chunk(4, -1)
+        n = gates.shape[-1] // 4
+        c = f * state[1] + i * gates[..., 2 * n : 3 * n].tanh()
+        h = o * c.tanh()
         if w_hr is not None:
             h = h.matmul(w_hr, False, True)
         return (h, c)
