@@ -473,3 +473,10 @@ def test_bad_input_raises_clear_errors():
         nn.GRUCell(3, 4)(fg.randn(2, 5))
     with pytest.raises(TypeError, match="cell"):
         nn.RNN(nn.Linear(2, 2))
+
+
+def test_zero_size_batch():
+    out, (h, c) = nn.LSTM(3, 4, 2, bidirectional=True)(fg.randn(5, 0, 3))
+    assert list(out.shape) == [5, 0, 8] and list(h.shape) == [4, 0, 4]
+    out, h = nn.GRU(3, 4)(fg.randn(0, 5, 3), sequence_length=[])
+    assert list(out.shape) == [0, 5, 4] and list(h.shape) == [1, 0, 4]
