@@ -118,9 +118,15 @@ class MultiheadAttention(Module):
             init.zeros_(self.in_proj_bias)
             init.zeros_(self.out_proj.bias)
 
-    def _project(self, q: Tensor, k: Tensor, v: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+    def _project(
+        self, q: Tensor, k: Tensor, v: Tensor, same: bool
+    ) -> tuple[Tensor, Tensor, Tensor]:
         e = self.embed_dim
         b = self.in_proj_bias
+        if same and self.in_proj_weight is not None:
+            # self-attention: one [3E, E] matmul instead of three
+            q, k, v = F.linear(q, self.in_proj_weight, b).chunk(3, -1)
+            return q, k, v
         bq, bk, bv = (None, None, None) if b is None else (b[:e], b[e : 2 * e], b[2 * e :])
         if self.in_proj_weight is not None:
             w = self.in_proj_weight
@@ -147,6 +153,7 @@ class MultiheadAttention(Module):
                 f"{what}: is_causal=True is a hint that attn_mask is the causal mask; pass "
                 f"attn_mask as well"
             )
+        same = query is key and key is value
         unbatched = query.ndim == 2
         if unbatched:
             query, key, value = (t.unsqueeze(1) for t in (query, key, value))
@@ -163,7 +170,7 @@ class MultiheadAttention(Module):
                 f"{what}: expected query/key/value feature sizes {self.embed_dim}/{self.kdim}/"
                 f"{self.vdim}, got {query.shape[-1]}/{key.shape[-1]}/{value.shape[-1]}"
             )
-        q, k, v = self._project(query, key, value)
+        q, k, v = self._project(query, key, value, same)
         q, k, v = (_split_heads(t, self.num_heads) for t in (q, k, v))
         keep, bias = self._masks(attn_mask, key_padding_mask, n, tgt, src, q.dtype)
         out, weights = attend(q, k, v, keep, bias, self.dropout, self.training)
