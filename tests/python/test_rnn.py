@@ -480,3 +480,17 @@ def test_zero_size_batch():
     assert list(out.shape) == [5, 0, 8] and list(h.shape) == [4, 0, 4]
     out, h = nn.GRU(3, 4)(fg.randn(0, 5, 3), sequence_length=[])
     assert list(out.shape) == [0, 5, 4] and list(h.shape) == [1, 0, 4]
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+def test_tiny_layer_gradgradcheck(kind):
+    # the steps are split by a PyLayer whose backward is itself differentiable
+    model = getattr(nn, kind)(2, 2, bidirectional=True).double()
+    x = t(RNG.standard_normal((3, 1, 2)), True)
+    assert fg.autograd.gradgradcheck(lambda x: model(x)[0], (x,))
+    lens = [3, 1]
+    x2 = t(RNG.standard_normal((2, 3, 2)), True)
+    paddle_model = getattr(nn, kind)(2, 2, time_major=False).double()
+    f = lambda x: paddle_model(x, sequence_length=lens)[0]  # noqa: E731
+    assert fg.autograd.gradcheck(f, (x2,))
+    assert fg.autograd.gradgradcheck(f, (x2,))

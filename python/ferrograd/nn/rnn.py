@@ -29,6 +29,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .. import _core
+from ..autograd import PyLayer
 from . import functional as F
 from .module import Module
 from .rnn_cells import GATES, PADDLE_ONLY, activation_mode, check_sizes, new_param, step
@@ -48,6 +49,27 @@ _PADDLE_POS = {
     "GRU": ["direction", "time_major", "dropout"] + _ATTRS + ["name"],
 }
 _DIRECTIONS = {"forward": 1, "bidirect": 2, "bidirectional": 2}
+
+
+class _Unbind(PyLayer):
+    """``x.unbind(0)`` whose backward stacks the step gradients in one op: the views'
+    own backward would scatter each step's gradient into a full-size zero tensor
+    (T times the work). Its backward is differentiable (second derivatives flow)."""
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> tuple[Tensor, ...]:
+        return tuple(x.unbind(0))
+
+    @staticmethod
+    def backward(ctx: Any, *grads: Tensor) -> Tensor:
+        return _core.stack(list(grads), 0)
+
+
+def unbind_steps(x: Tensor) -> tuple[Tensor, ...]:
+    """The time steps of ``x`` (``[T, ...]``), cheap to differentiate."""
+    if not x.requires_grad or not _core.is_grad_enabled():
+        return tuple(x.unbind(0))
+    return _Unbind.apply(x)
 
 
 class _RNNBase(Module):
@@ -205,7 +227,7 @@ class _RNNBase(Module):
                 if b_hh is not None and self.mode != "GRU":
                     # bias_hh is added once for all steps (GRU needs it inside r * (...))
                     gx_all, b_hh = gx_all + b_hh, None
-                gx = gx_all.unbind(0)
+                gx = unbind_steps(gx_all)
                 state = states[layer * self.num_directions + d]
                 seq: list[Any] = [None] * steps
                 for t in range(steps) if d == 0 else range(steps - 1, -1, -1):
@@ -329,7 +351,7 @@ def run_cell(
     steps, batch = x.shape[0], x.shape[1]
     if steps == 0:
         raise ValueError("RNN: the input has no time steps")
-    xs = x.unbind(0)
+    xs = unbind_steps(x)
     mask = None
     if lengths is not None:
         lens = lengths_array(lengths, batch, steps, "RNN")
