@@ -40,9 +40,7 @@ def lstm_step(lib: Any, x_np: Any) -> Callable[[], Any]:
 
 def encoder_step(lib: Any, x_np: Any) -> Callable[[], Any]:
     """One transformer-encoder training step in ``lib`` (ferrograd or torch)."""
-    layer = lib.nn.TransformerEncoderLayer(
-        ENC_D, ENC_HEADS, ENC_FF, dropout=0.0, batch_first=True
-    )
+    layer = lib.nn.TransformerEncoderLayer(ENC_D, ENC_HEADS, ENC_FF, dropout=0.0, batch_first=True)
     extra = {"enable_nested_tensor": False} if lib.__name__ == "torch" else {}
     enc = lib.nn.TransformerEncoder(layer, ENC_LAYERS, **extra)
     opt = lib.optim.SGD(enc.parameters(), lr=0.01)
@@ -56,3 +54,45 @@ def encoder_step(lib: Any, x_np: Any) -> Callable[[], Any]:
         return loss
 
     return step
+
+
+def main(rounds: int = 5) -> None:
+    """Both libraries' steps interleaved in one process (one thread each), medians
+    printed: fairer than separate runs on a machine whose load changes."""
+    import statistics
+    import time
+
+    import ferrograd as fg
+    import numpy as np
+    import torch
+
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(0)
+    xl = rng.standard_normal((LSTM_SEQ, LSTM_BATCH, LSTM_SIZE)).astype(np.float32)
+    xe = rng.standard_normal((ENC_BATCH, ENC_SEQ, ENC_D)).astype(np.float32)
+    steps = {
+        (lib.__name__, name): make(lib, x)
+        for lib in (fg, torch)
+        for name, make, x in (
+            ("lstm_step_ms", lstm_step, xl),
+            ("encoder_step_ms", encoder_step, xe),
+        )
+    }
+    times: dict = {k: [] for k in steps}
+    for f in steps.values():
+        f()  # warm-up
+    for _ in range(rounds):
+        for k, f in steps.items():
+            t0 = time.perf_counter()
+            f()
+            times[k].append(time.perf_counter() - t0)
+    for name in ("lstm_step_ms", "encoder_step_ms"):
+        a = statistics.median(times[("ferrograd", name)]) * 1e3
+        b = statistics.median(times[("torch", name)]) * 1e3
+        print(f"{name}: ferrograd {a:.0f} ms, torch {b:.0f} ms, ratio {a / b:.2f}")
+
+
+if __name__ == "__main__":
+    import sys
+
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 5)
