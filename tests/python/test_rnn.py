@@ -351,6 +351,9 @@ def test_pack_pad_roundtrip_and_layout():
     seqs = [t(RNG.standard_normal((n, 2))) for n in (3, 1)]
     padded = pad_sequence(seqs, batch_first=True)
     assert list(padded.shape) == [2, 3, 2] and np.all(padded.numpy()[1, 1:] == 0)
+    packed = nn.utils.rnn.pack_sequence(seqs[::-1], enforce_sorted=False)
+    assert packed.batch_sizes.tolist() == [2, 1, 1]
+    close(packed.data, np.concatenate([seqs[0].numpy()[:1], seqs[1].numpy(), seqs[0].numpy()[1:]]))
 
 
 @pytest.mark.parametrize("kind", ["LSTM", "GRU"])

@@ -170,4 +170,17 @@ def pad_sequence(
     return _core.stack(padded, 0 if batch_first else 1)
 
 
-__all__ = ["PackedSequence", "pack_padded_sequence", "pad_packed_sequence", "pad_sequence"]
+def pack_sequence(sequences: Sequence[Tensor], enforce_sorted: bool = True) -> PackedSequence:
+    """Packs a list of ``[L_i, *]`` tensors (longest first unless ``enforce_sorted=False``)."""
+    seqs = list(sequences)
+    lengths = [s.shape[0] for s in seqs]
+    return pack_padded_sequence(pad_sequence(seqs), lengths, enforce_sorted=enforce_sorted)
+
+
+__all__ = [
+    "PackedSequence",
+    "pack_padded_sequence",
+    "pad_packed_sequence",
+    "pad_sequence",
+    "pack_sequence",
+]
