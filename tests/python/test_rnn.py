@@ -497,3 +497,14 @@ def test_tiny_layer_gradgradcheck(kind):
     f = lambda x: paddle_model(x, sequence_length=lens)[0]  # noqa: E731
     assert fg.autograd.gradcheck(f, (x2,))
     assert fg.autograd.gradgradcheck(f, (x2,))
+
+
+def test_layout_hint_when_a_state_does_not_fit():
+    # Paddle's example run without a layout argument: read as time-major, the state
+    # does not fit, and the error says how to ask for batch-major input
+    lstm = nn.LSTM(16, 32, 2)
+    h0 = (fg.zeros([2, 4, 32]), fg.zeros([2, 4, 32]))
+    with pytest.raises(ValueError, match="time_major=False"):
+        lstm(fg.randn(4, 23, 16), h0)
+    out, _ = nn.LSTM(16, 32, 2, time_major=False)(fg.randn(4, 23, 16), h0)
+    assert list(out.shape) == [4, 23, 32]

@@ -144,6 +144,14 @@ class _RNNBase(Module):
         bias = o.get("bias", True)
         self._make_params(o.get("dtype"), bias, o)
 
+    def _layout_hint(self, batch_first: bool) -> str:
+        if self._layout_given or batch_first:
+            return ""
+        return (
+            "; the input is read as [time, batch, features] (PyTorch's default): for "
+            "[batch, time, features] pass batch_first=True (Paddle: time_major=False)"
+        )
+
     @property
     def time_major(self) -> bool:
         """Paddle's name: True when the input is ``[time, batch, features]``."""
@@ -182,7 +190,9 @@ class _RNNBase(Module):
 
     # ------------------------------------------------------------------ running
 
-    def _initial(self, hx: Any, batch: int, x: Tensor, unbatched: bool) -> list[tuple]:
+    def _initial(
+        self, hx: Any, batch: int, x: Tensor, unbatched: bool, batch_first: bool = False
+    ) -> list[tuple]:
         """Per (layer, direction): the initial state tuple, checked."""
         what = type(self).__name__
         n = self.num_layers * self.num_directions
@@ -203,7 +213,7 @@ class _RNNBase(Module):
                     got = list(p.shape) if isinstance(p, Tensor) else type(p).__name__
                     raise ValueError(
                         f"{what}: expected initial state {i} of shape {want} ([num_layers * "
-                        f"num_directions, batch, size]), got {got}"
+                        f"num_directions, batch, size]), got {got}" + self._layout_hint(batch_first)
                     )
             if unbatched:
                 parts = [p.unsqueeze(1) for p in parts]
@@ -277,7 +287,7 @@ class _RNNBase(Module):
             raise ValueError(f"{what}: the input has no time steps")
         if not packed:
             lens = None if lengths is None else lengths_array(lengths, batch, steps, what)
-        states = self._initial(hx, batch, xt, unbatched)
+        states = self._initial(hx, batch, xt, unbatched, batch_first)
         out, finals = self._run(xt, states, lens)
         stacked = tuple(_core.stack([f[i] for f in finals], 0) for i in range(len(finals[0])))
         if unbatched:
