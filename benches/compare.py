@@ -51,13 +51,15 @@ WORKLOADS = [
     "custom_tanh_iter_us",
     "builtin_tanh_iter_us",
     "hooked_small_graph_iter_us",
+    "lstm_step_ms",
+    "encoder_step_ms",
 ]
 
 # Note prefix of NumPy's stand-ins for autograd workloads.
 FLOOR = "NumPy floor: "
 
 # Workloads left out of --quick runs.
-SLOW = {"chain_1M_ms"}
+SLOW = {"chain_1M_ms", "lstm_step_ms", "encoder_step_ms"}
 
 # Units whose numbers grow with speed; all other units are times.
 RATE_UNITS = {"GB/s", "GFLOP/s"}
@@ -388,6 +390,39 @@ def demo_step_case(make_step: Callable) -> Callable[[Data], Case]:
     return factory
 
 
+def sequence_cases(lib: Any) -> Factories:
+    """lstm_step_ms and encoder_step_ms (benches/sequence_steps.py) for ferrograd or torch."""
+    import sequence_steps as ss
+
+    def case(make: Callable, shape: tuple, note: str) -> Callable[[Data], Case]:
+        def factory(data):
+            step = make(lib, data.normal(shape))
+
+            def run(n):
+                loss = None
+                for _ in range(n):
+                    loss = step()
+                return loss
+
+            return Case(run, "ms", note=note, single=True)
+
+        return factory
+
+    return {
+        "lstm_step_ms": case(
+            ss.lstm_step,
+            (ss.LSTM_SEQ, ss.LSTM_BATCH, ss.LSTM_SIZE),
+            "LSTM 2 layers, hidden 256, seq 64, batch 32: forward + backward",
+        ),
+        "encoder_step_ms": case(
+            ss.encoder_step,
+            (ss.ENC_BATCH, ss.ENC_SEQ, ss.ENC_D),
+            "4-layer transformer encoder (d=256, 4 heads, ff 1024), seq 128, batch 16: "
+            "forward, backward, SGD step",
+        ),
+    }
+
+
 def setup_numpy(np, s: Settings):
     cases = common_cases(lambda x: x, lambda t: t)
 
@@ -449,6 +484,8 @@ def setup_ferrograd(np, s: Settings):
         import demo_step
 
         cases["demo_step_ms"] = demo_step_case(demo_step.ferrograd_step)
+    if hasattr(fg.nn, "LSTM"):
+        cases.update(sequence_cases(fg))
     return fg.__version__, {"threads": threads}, cases
 
 
@@ -520,6 +557,7 @@ def setup_torch(np, s: Settings):
 
     cases = eager_cases(np, e, s)
     cases["demo_step_ms"] = demo_step_case(demo_step.torch_step)
+    cases.update(sequence_cases(torch))
     return torch.__version__, {"threads": torch.get_num_threads()}, cases
 
 

@@ -87,3 +87,38 @@ __all__ = [
 from .._missing import missing_attribute as _missing_attribute  # noqa: E402
 
 __getattr__ = _missing_attribute(__name__)
+
+# recurrent layers and cells (rnn.py, rnn_cells.py); nn.utils.rnn packing (rnn_packing.py)
+import sys as _sys  # noqa: E402
+
+from . import rnn_packing as _rnn_packing  # noqa: E402
+from .rnn import GRU as GRU  # noqa: E402
+from .rnn import LSTM as LSTM  # noqa: E402
+from .rnn import RNN as RNN  # noqa: E402
+from .rnn import BiRNN as BiRNN  # noqa: E402
+from .rnn import SimpleRNN as SimpleRNN  # noqa: E402
+from .rnn_cells import GRUCell as GRUCell  # noqa: E402
+from .rnn_cells import LSTMCell as LSTMCell  # noqa: E402
+from .rnn_cells import RNNCell as RNNCell  # noqa: E402
+from .rnn_cells import SimpleRNNCell as SimpleRNNCell  # noqa: E402
+
+utils.rnn = _rnn_packing  # type: ignore[attr-defined]
+_sys.modules[__name__ + ".utils.rnn"] = _rnn_packing
+__all__ += ["RNN", "LSTM", "GRU", "SimpleRNN", "BiRNN"]
+__all__ += ["RNNCell", "LSTMCell", "GRUCell", "SimpleRNNCell"]
+
+# attention (attention.py, fn_attention.py)
+from .attention import MultiHeadAttention as MultiHeadAttention  # noqa: E402
+from .attention import MultiheadAttention as MultiheadAttention  # noqa: E402
+
+__all__ += ["MultiheadAttention", "MultiHeadAttention"]
+
+# transformer layers (transformer.py)
+from .transformer import Transformer as Transformer  # noqa: E402
+from .transformer import TransformerDecoder as TransformerDecoder  # noqa: E402
+from .transformer import TransformerDecoderLayer as TransformerDecoderLayer  # noqa: E402
+from .transformer import TransformerEncoder as TransformerEncoder  # noqa: E402
+from .transformer import TransformerEncoderLayer as TransformerEncoderLayer  # noqa: E402
+
+__all__ += ["Transformer", "TransformerEncoder", "TransformerEncoderLayer"]
+__all__ += ["TransformerDecoder", "TransformerDecoderLayer"]

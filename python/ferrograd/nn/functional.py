@@ -422,6 +422,11 @@ def one_hot(x: Tensor, num_classes: int = -1, name: Optional[str] = None) -> Ten
     return _core.tensor(out)
 
 
+# attention (fn_attention.py)
+from .fn_attention import scaled_dot_product_attention as scaled_dot_product_attention  # noqa: E402
+
+__all__ += ["scaled_dot_product_attention"]
+
 # PyTorch / Paddle names ferrograd lacks raise an AttributeError that says so (reached only
 # for names this module does not define; see ferrograd/_missing.py).
 from .._missing import missing_attribute as _missing_attribute  # noqa: E402

@@ -1,0 +1,294 @@
+"""Multi-head attention: PyTorch's ``nn.MultiheadAttention`` and Paddle's
+``nn.MultiHeadAttention``.
+
+PyTorch's layer keeps the three input projections in one ``in_proj_weight``
+``[3*E, E]`` (or ``q_proj_weight``/``k_proj_weight``/``v_proj_weight`` when ``kdim`` /
+``vdim`` differ from ``E``) and ``in_proj_bias``, and ``out_proj`` (a ``Linear``); its
+bool masks mark positions to *leave out* (True = masked). Paddle's layer has four
+``Linear`` layers ``q_proj``, ``k_proj``, ``v_proj``, ``out_proj``; its bool masks mark
+positions to *keep* (True = attend). Float masks are added to the scores in both.
+Both are compositions of differentiable ops (see ``fn_attention``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from .. import _core
+from . import functional as F
+from . import init
+from .fn_attention import attend, split_mask
+from .layers import Linear
+from .module import Module
+from .parameter import Parameter
+
+Tensor = _core.Tensor
+
+
+def _heads(embed_dim: Any, num_heads: Any, what: str) -> int:
+    for label, v in (("embed_dim", embed_dim), ("num_heads", num_heads)):
+        if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
+            raise ValueError(f"{what}: {label} must be a positive int, got {v!r}")
+    if embed_dim % num_heads:
+        raise ValueError(
+            f"{what}: embed_dim ({embed_dim}) must be divisible by num_heads ({num_heads})"
+        )
+    return embed_dim // num_heads
+
+
+def _split_heads(x: Tensor, heads: int) -> Tensor:
+    """``[B, L, E]`` → ``[B, heads, L, E/heads]``."""
+    b, length, e = x.shape
+    return x.reshape([b, length, heads, e // heads]).transpose(1, 2)
+
+
+def _merge_heads(x: Tensor) -> Tensor:
+    """``[B, heads, L, d]`` → ``[B, L, heads*d]``."""
+    b, h, length, d = x.shape
+    return x.transpose(1, 2).reshape([b, length, h * d])
+
+
+def _check_dropout(p: Any, what: str) -> float:
+    if not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
+        raise ValueError(f"{what}: dropout must be a probability in [0, 1], got {p!r}")
+    return float(p)
+
+
+class MultiheadAttention(Module):
+    """PyTorch's multi-head attention: ``forward(query, key, value, key_padding_mask,
+    need_weights=True, attn_mask=None, average_attn_weights=True, is_causal=False)``
+    returns ``(output, weights)`` (``weights`` None unless ``need_weights``).
+
+    Inputs are ``[L, N, E]`` (``[N, L, E]`` with ``batch_first``, ``[L, E]``
+    unbatched). ``attn_mask`` is ``[L, S]`` or ``[N*num_heads, L, S]``,
+    ``key_padding_mask`` ``[N, S]``; bool True leaves a position out, floats are added.
+    A query row whose keys are all left out gets zero weights (PyTorch gives NaN)."""
+
+    def __init__(
+        self,
+        embed_dim: int,
+        num_heads: int,
+        dropout: float = 0.0,
+        bias: bool = True,
+        add_bias_kv: bool = False,
+        add_zero_attn: bool = False,
+        kdim: Optional[int] = None,
+        vdim: Optional[int] = None,
+        batch_first: bool = False,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        what = "MultiheadAttention"
+        self.head_dim = _heads(embed_dim, num_heads, what)
+        if add_bias_kv or add_zero_attn:
+            raise NotImplementedError(f"{what}: add_bias_kv and add_zero_attn are not supported")
+        self.embed_dim = embed_dim
+        self.num_heads = num_heads
+        self.dropout = _check_dropout(dropout, what)
+        self.batch_first = bool(batch_first)
+        self.kdim = embed_dim if kdim is None else kdim
+        self.vdim = embed_dim if vdim is None else vdim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        d = dtype if dtype is not None else "float32"
+        if self._qkv_same_embed_dim:
+            self.in_proj_weight = Parameter(_core.empty([3 * embed_dim, embed_dim], dtype=d))
+            for n in ("q_proj_weight", "k_proj_weight", "v_proj_weight"):
+                self.register_parameter(n, None)
+        else:
+            self.register_parameter("in_proj_weight", None)
+            self.q_proj_weight = Parameter(_core.empty([embed_dim, embed_dim], dtype=d))
+            self.k_proj_weight = Parameter(_core.empty([embed_dim, self.kdim], dtype=d))
+            self.v_proj_weight = Parameter(_core.empty([embed_dim, self.vdim], dtype=d))
+        if bias:
+            self.in_proj_bias = Parameter(_core.zeros([3 * embed_dim], dtype=d))
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = Linear(embed_dim, embed_dim, bias=bias, dtype=d)
+        self._reset_parameters()
+
+    def _reset_parameters(self) -> None:
+        # PyTorch's: Xavier-uniform projections, zero biases
+        if self.in_proj_weight is not None:
+            init.xavier_uniform_(self.in_proj_weight)
+        else:
+            for w in (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight):
+                init.xavier_uniform_(w)
+        if self.in_proj_bias is not None:
+            init.zeros_(self.in_proj_bias)
+            init.zeros_(self.out_proj.bias)
+
+    def _project(
+        self, q: Tensor, k: Tensor, v: Tensor, same: bool
+    ) -> tuple[Tensor, Tensor, Tensor]:
+        e = self.embed_dim
+        b = self.in_proj_bias
+        if same and self.in_proj_weight is not None:
+            # self-attention: one [3E, E] matmul instead of three
+            q, k, v = F.linear(q, self.in_proj_weight, b).chunk(3, -1)
+            return q, k, v
+        bq, bk, bv = (None, None, None) if b is None else (b[:e], b[e : 2 * e], b[2 * e :])
+        if self.in_proj_weight is not None:
+            w = self.in_proj_weight
+            wq, wk, wv = w[:e], w[e : 2 * e], w[2 * e :]
+        else:
+            wq, wk, wv = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
+        return F.linear(q, wq, bq), F.linear(k, wk, bk), F.linear(v, wv, bv)
+
+    def forward(
+        self,
+        query: Tensor,
+        key: Tensor,
+        value: Tensor,
+        key_padding_mask: Optional[Tensor] = None,
+        need_weights: bool = True,
+        attn_mask: Optional[Tensor] = None,
+        average_attn_weights: bool = True,
+        is_causal: bool = False,
+    ) -> tuple[Tensor, Optional[Tensor]]:
+        """Attention of ``query`` over ``key``/``value``: ``(output, weights)``."""
+        what = "MultiheadAttention"
+        if is_causal and attn_mask is None:
+            raise ValueError(
+                f"{what}: is_causal=True is a hint that attn_mask is the causal mask; pass "
+                f"attn_mask as well"
+            )
+        same = query is key and key is value
+        unbatched = query.ndim == 2
+        if unbatched:
+            query, key, value = (t.unsqueeze(1) for t in (query, key, value))
+            if key_padding_mask is not None:
+                key_padding_mask = key_padding_mask.unsqueeze(0)
+        elif query.ndim != 3:
+            raise ValueError(f"{what}: query must be 2-D or 3-D, got shape {list(query.shape)}")
+        if not self.batch_first or unbatched:
+            query, key, value = (t.transpose(0, 1) for t in (query, key, value))
+        n, tgt, e = query.shape
+        src = key.shape[1]
+        if e != self.embed_dim or key.shape[-1] != self.kdim or value.shape[-1] != self.vdim:
+            raise ValueError(
+                f"{what}: expected query/key/value feature sizes {self.embed_dim}/{self.kdim}/"
+                f"{self.vdim}, got {query.shape[-1]}/{key.shape[-1]}/{value.shape[-1]}"
+            )
+        q, k, v = self._project(query, key, value, same)
+        q, k, v = (_split_heads(t, self.num_heads) for t in (q, k, v))
+        keep, bias = self._masks(attn_mask, key_padding_mask, n, tgt, src, q.dtype)
+        out, weights = attend(q, k, v, keep, bias, self.dropout, self.training)
+        out = self.out_proj(_merge_heads(out))
+        if not self.batch_first or unbatched:
+            out = out.transpose(0, 1)
+        if unbatched:
+            out = out.squeeze(1)
+        if not need_weights:
+            return out, None
+        if average_attn_weights:
+            weights = weights.mean(1)
+        if unbatched:
+            weights = weights.squeeze(0)
+        return out, weights
+
+    def _masks(
+        self, attn_mask: Any, kpm: Any, n: int, tgt: int, src: int, dtype: Any
+    ) -> tuple[Optional[Tensor], Optional[Tensor]]:
+        """torch's masks (True = leave out) as (keep [N,H,L,S]-broadcastable, bias)."""
+        what = "MultiheadAttention"
+        keep: Optional[Tensor] = None
+        bias: Optional[Tensor] = None
+        if attn_mask is not None:
+            if attn_mask.ndim == 3:
+                if list(attn_mask.shape) != [n * self.num_heads, tgt, src]:
+                    raise ValueError(
+                        f"{what}: a 3-D attn_mask must be [N*num_heads, L, S] = "
+                        f"{[n * self.num_heads, tgt, src]}, got {list(attn_mask.shape)}"
+                    )
+                attn_mask = attn_mask.reshape([n, self.num_heads, tgt, src])
+            elif list(attn_mask.shape) != [tgt, src]:
+                raise ValueError(
+                    f"{what}: a 2-D attn_mask must be [L, S] = {[tgt, src]}, got "
+                    f"{list(attn_mask.shape)}"
+                )
+            k, b = split_mask(attn_mask, dtype, what)
+            keep = None if k is None else k.logical_not()
+            bias = b
+        if kpm is not None:
+            if list(kpm.shape) != [n, src]:
+                raise ValueError(
+                    f"{what}: key_padding_mask must be [N, S] = {[n, src]}, got {list(kpm.shape)}"
+                )
+            k, b = split_mask(kpm.reshape([n, 1, 1, src]), dtype, what)
+            if k is not None:
+                k = k.logical_not()
+                keep = k if keep is None else keep.logical_and(k)
+            else:
+                bias = b if bias is None or b is None else bias + b
+        return keep, bias
+
+
+class MultiHeadAttention(Module):
+    """Paddle's multi-head attention: ``forward(query, key=None, value=None,
+    attn_mask=None)`` on ``[batch, seq, embed_dim]`` inputs returns the output, or
+    ``(output, weights)`` (``[batch, heads, L, S]``) when built with
+    ``need_weights=True``. A bool ``attn_mask`` (broadcastable to ``[batch, heads, L,
+    S]``) keeps positions where it is True; a float one is added."""
+
+    def __init__(
+        self,
+        embed_dim: int,
+        num_heads: int,
+        dropout: float = 0.0,
+        kdim: Optional[int] = None,
+        vdim: Optional[int] = None,
+        need_weights: bool = False,
+        weight_attr: Any = None,
+        bias_attr: Any = None,
+    ) -> None:
+        super().__init__()
+        what = "MultiHeadAttention"
+        self.head_dim = _heads(embed_dim, num_heads, what)
+        self.embed_dim = embed_dim
+        self.num_heads = num_heads
+        self.dropout = _check_dropout(dropout, what)
+        self.kdim = embed_dim if kdim is None else kdim
+        self.vdim = embed_dim if vdim is None else vdim
+        self.need_weights = need_weights
+        attrs = {"weight_attr": weight_attr, "bias_attr": bias_attr}
+        self.q_proj = Linear(embed_dim, embed_dim, **attrs)
+        self.k_proj = Linear(self.kdim, embed_dim, **attrs)
+        self.v_proj = Linear(self.vdim, embed_dim, **attrs)
+        self.out_proj = Linear(embed_dim, embed_dim, **attrs)
+        for lin in (self.q_proj, self.k_proj, self.v_proj, self.out_proj):
+            # Paddle's defaults: Xavier-uniform weights, zero biases
+            if weight_attr is None:
+                init.xavier_uniform_(lin.weight)
+            if lin.bias is not None and bias_attr is None:
+                init.zeros_(lin.bias)
+
+    def forward(
+        self,
+        query: Tensor,
+        key: Optional[Tensor] = None,
+        value: Optional[Tensor] = None,
+        attn_mask: Optional[Tensor] = None,
+        cache: Any = None,
+    ) -> Any:
+        """Attention of ``query`` over ``key`` (default ``query``) and ``value``
+        (default ``key``)."""
+        what = "MultiHeadAttention"
+        if cache is not None:
+            raise NotImplementedError(f"{what}: cache (incremental decoding) is not supported")
+        key = query if key is None else key
+        value = key if value is None else value
+        if query.ndim != 3:
+            raise ValueError(
+                f"{what}: query must be [batch, seq, embed_dim], got shape {list(query.shape)}"
+            )
+        q = _split_heads(self.q_proj(query), self.num_heads)
+        k = _split_heads(self.k_proj(key), self.num_heads)
+        v = _split_heads(self.v_proj(value), self.num_heads)
+        keep, bias = split_mask(attn_mask, q.dtype, what)
+        out, weights = attend(q, k, v, keep, bias, self.dropout, self.training)
+        out = self.out_proj(_merge_heads(out))
+        return (out, weights) if self.need_weights else out
+
+
+__all__ = ["MultiheadAttention", "MultiHeadAttention"]

@@ -1,0 +1,186 @@
+"""``nn.utils.rnn``: padded batches of sequences of different lengths.
+
+``pack_padded_sequence`` / ``pad_packed_sequence`` / ``pad_sequence`` as in PyTorch. A
+``PackedSequence`` holds the time-major packed ``data`` (``[sum(lengths), *]``: the
+sequences still running at step 0, then at step 1, ...), ``batch_sizes`` and the sort
+permutation, exactly as PyTorch lays them out. The recurrent layers accept one and return
+one; internally they run on the padded batch with a mask, so final states are taken at
+each sequence's own length. Packing and unpacking are differentiable (index_select).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple, Optional, Sequence
+
+import numpy as np
+
+from .. import _core
+
+Tensor = _core.Tensor
+
+
+class PackedSequence(NamedTuple):
+    """PyTorch's packed batch: ``data``, ``batch_sizes`` (int64, per time step),
+    ``sorted_indices`` and ``unsorted_indices`` (None when the batch came sorted)."""
+
+    data: Tensor
+    batch_sizes: Tensor
+    sorted_indices: Optional[Tensor] = None
+    unsorted_indices: Optional[Tensor] = None
+
+
+def lengths_array(lengths: Any, batch: int, steps: int, what: str) -> np.ndarray:
+    """``lengths`` as an int64 NumPy array, checked against the batch and step counts."""
+    arr = lengths.numpy() if isinstance(lengths, Tensor) else np.asarray(lengths)
+    if arr.dtype.kind not in "iu" and not (arr.dtype.kind == "f" and np.all(arr == arr // 1)):
+        raise TypeError(f"{what}: lengths must be integers, got dtype {arr.dtype}")
+    arr = arr.astype(np.int64).reshape(-1)
+    if arr.shape[0] != batch:
+        raise ValueError(f"{what}: got {arr.shape[0]} lengths for a batch of {batch}")
+    if arr.size and (arr.min() < 1 or arr.max() > steps):
+        raise ValueError(
+            f"{what}: every sequence length (lengths) must lie in [1, {steps}] (the padded length), got "
+            f"values in [{arr.min()}, {arr.max()}]"
+        )
+    return arr
+
+
+def _positions(lengths: np.ndarray, order: np.ndarray, steps: int) -> np.ndarray:
+    """For each packed row, its flat index ``t * batch + b`` in a time-major padded batch."""
+    batch = lengths.shape[0]
+    rows = [t * batch + b for t in range(steps) for b in order if lengths[b] > t]
+    return np.asarray(rows, dtype=np.int64)
+
+
+def pack_padded_sequence(
+    input: Tensor, lengths: Any, batch_first: bool = False, enforce_sorted: bool = True
+) -> PackedSequence:
+    """Packs a padded batch (``[T, B, *]``, or ``[B, T, *]`` with ``batch_first``)
+    whose sequence ``b`` has ``lengths[b]`` valid steps."""
+    if not isinstance(input, Tensor) or input.ndim < 2:
+        raise ValueError("pack_padded_sequence: input must be a Tensor of at least 2 dims")
+    x = input.transpose(0, 1) if batch_first else input
+    steps, batch = x.shape[0], x.shape[1]
+    lens = lengths_array(lengths, batch, steps, "pack_padded_sequence")
+    if enforce_sorted:
+        if np.any(np.diff(lens) > 0):
+            raise ValueError(
+                "pack_padded_sequence: lengths must be sorted in decreasing order when "
+                "enforce_sorted=True; pass enforce_sorted=False to have them sorted"
+            )
+        order = np.arange(batch)
+        sorted_idx = unsorted_idx = None
+    else:
+        order = np.argsort(-lens, kind="stable")
+        sorted_idx = _core.tensor(order.astype(np.int64))
+        unsorted_idx = _core.tensor(np.argsort(order).astype(np.int64))
+    return _pack(x, lens, order, sorted_idx, unsorted_idx)
+
+
+def _pack(
+    x: Tensor,
+    lens: np.ndarray,
+    order: np.ndarray,
+    sorted_idx: Optional[Tensor],
+    unsorted_idx: Optional[Tensor],
+) -> PackedSequence:
+    steps, batch = x.shape[0], x.shape[1]
+    flat = x.reshape([steps * batch] + list(x.shape[2:]))
+    data = flat.index_select(_core.tensor(_positions(lens, order, steps)), axis=0)
+    sizes = np.array([(lens > t).sum() for t in range(int(lens.max(initial=0)))], np.int64)
+    return PackedSequence(data, _core.tensor(sizes), sorted_idx, unsorted_idx)
+
+
+def repack(x: Tensor, lens: np.ndarray, like: PackedSequence) -> PackedSequence:
+    """Packs the time-major padded ``x`` in the batch order of ``like``."""
+    idx = like.sorted_indices
+    order = np.arange(lens.shape[0]) if idx is None else idx.numpy().astype(np.int64)
+    return _pack(x, lens, order, like.sorted_indices, like.unsorted_indices)
+
+
+def packed_lengths(packed: PackedSequence) -> np.ndarray:
+    """Each sequence's length, in the original batch order."""
+    sizes = packed.batch_sizes.numpy().astype(np.int64)
+    batch = int(sizes[0]) if sizes.size else 0
+    sorted_lens = np.array([(sizes > b).sum() for b in range(batch)], np.int64)
+    if packed.unsorted_indices is None:
+        return sorted_lens
+    return sorted_lens[packed.unsorted_indices.numpy().astype(np.int64)]
+
+
+def pad_packed_sequence(
+    sequence: PackedSequence,
+    batch_first: bool = False,
+    padding_value: float = 0.0,
+    total_length: Optional[int] = None,
+) -> tuple[Tensor, Tensor]:
+    """Unpacks to ``(padded, lengths)``: ``padded`` is ``[T, B, *]`` (``[B, T, *]`` with
+    ``batch_first``), ``padding_value`` past each length; ``lengths`` int64."""
+    if not isinstance(sequence, PackedSequence):
+        raise TypeError("pad_packed_sequence: expected a PackedSequence")
+    lens = packed_lengths(sequence)
+    batch = lens.shape[0]
+    steps = int(lens.max(initial=0))
+    if total_length is not None:
+        if total_length < steps:
+            raise ValueError(
+                f"pad_packed_sequence: total_length={total_length} is shorter than the "
+                f"longest sequence ({steps})"
+            )
+        steps = total_length
+    order = (
+        np.arange(batch)
+        if sequence.sorted_indices is None
+        else sequence.sorted_indices.numpy().astype(np.int64)
+    )
+    data = sequence.data
+    n = data.shape[0]
+    # padded position -> packed row, or the extra padding row n
+    index = np.full(steps * batch, n, dtype=np.int64)
+    index[_positions(lens, order, steps)] = np.arange(n)
+    pad_row = _core.full([1] + list(data.shape[1:]), padding_value, dtype=data.dtype)
+    rows = _core.concat([data, pad_row]).index_select(_core.tensor(index), axis=0)
+    out = rows.reshape([steps, batch] + list(data.shape[1:]))
+    return (out.transpose(0, 1) if batch_first else out), _core.tensor(lens)
+
+
+def pad_sequence(
+    sequences: Sequence[Tensor],
+    batch_first: bool = False,
+    padding_value: float = 0.0,
+    padding_side: str = "right",
+) -> Tensor:
+    """Stacks tensors ``[L_i, *]`` into ``[max L, B, *]`` (``[B, max L, *]`` with
+    ``batch_first``), padding with ``padding_value``."""
+    seqs = list(sequences)
+    if not seqs:
+        raise ValueError("pad_sequence: got no sequences")
+    if padding_side not in ("right", "left"):
+        raise ValueError(
+            f"pad_sequence: padding_side must be 'right' or 'left', got {padding_side!r}"
+        )
+    longest = max(s.shape[0] for s in seqs)
+    padded = []
+    for s in seqs:
+        missing = longest - s.shape[0]
+        if missing:
+            fill = _core.full([missing] + list(s.shape[1:]), padding_value, dtype=s.dtype)
+            s = _core.concat([s, fill] if padding_side == "right" else [fill, s])
+        padded.append(s)
+    return _core.stack(padded, 0 if batch_first else 1)
+
+
+def pack_sequence(sequences: Sequence[Tensor], enforce_sorted: bool = True) -> PackedSequence:
+    """Packs a list of ``[L_i, *]`` tensors (longest first unless ``enforce_sorted=False``)."""
+    seqs = list(sequences)
+    lengths = [s.shape[0] for s in seqs]
+    return pack_padded_sequence(pad_sequence(seqs), lengths, enforce_sorted=enforce_sorted)
+
+
+__all__ = [
+    "PackedSequence",
+    "pack_padded_sequence",
+    "pad_packed_sequence",
+    "pad_sequence",
+    "pack_sequence",
+]
