@@ -108,7 +108,9 @@ def normalize_batch(
         mean = x.mean(axes, keepdim=True)
         centred = x - mean
         var = (centred * centred).mean(axes, keepdim=True)
-        out = centred * (var + eps).rsqrt()
+        # the weight joins the per-channel factor: one full-size product fewer
+        factor = (var + eps).rsqrt()
+        out = centred * (factor if w is None else factor * w)
         if running_mean is not None:
             _update_running(running_mean, mean.reshape([c]), new_fraction, what, "running_mean")
         if running_var is not None:
@@ -124,12 +126,14 @@ def normalize_batch(
             )
         rm = _per_channel(running_mean, c, cdim, x.ndim, what, "running_mean")
         rv = _per_channel(running_var, c, cdim, x.ndim, what, "running_var")
-        out = (x - rm.astype(x.dtype)) * (rv.astype(x.dtype) + eps).rsqrt()
-    if w is not None:
-        out = out * w
-    if b is not None:
-        out = out + b
-    return out
+        # a per-channel affine map: scale and shift are computed on [C]-sized tensors
+        scale = (rv.astype(x.dtype) + eps).rsqrt()
+        if w is not None:
+            scale = scale * w
+        shift = rm.astype(x.dtype) * scale
+        out = x * scale - shift if b is None else x * scale + (b - shift)
+        return out
+    return out if b is None else out + b
 
 
 _UNSET: Any = object()
