@@ -304,3 +304,15 @@ def test_static_graph_records_the_registry_kernels():
     got = st.Executor().run(main, feed={"x": xv}, fetch_list=outs)
     for g, name in zip(got, ["silu", "selu", "softsign", "log_sigmoid", "hardswish"]):
         np.testing.assert_allclose(g, KERNELS[name](xv), rtol=1e-14)
+
+
+def test_paddle_layers_take_a_positional_name():
+    import ferrograd as paddle
+
+    x = paddle.to_tensor([-1.0, 2.0])
+    for layer in (
+        paddle.nn.Silu("act"),
+        paddle.nn.ELU(1.0, "elu"),
+        paddle.nn.Hardtanh(-1.0, 1.0, "h"),
+    ):
+        assert layer(x).shape == [2]

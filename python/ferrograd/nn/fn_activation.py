@@ -23,8 +23,9 @@ SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946
 
 
-def _no_inplace(inplace: bool, what: str) -> None:
-    if inplace:
+def _no_inplace(inplace: Any, what: str) -> None:
+    # only a bool asks for in-place: Paddle layers take ``name`` (a str) in that place
+    if isinstance(inplace, bool) and inplace:
         raise NotImplementedError(
             f"{what}: inplace=True is not supported; use the returned tensor (inplace=False)"
         )
