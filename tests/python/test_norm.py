@@ -360,3 +360,16 @@ def test_norm_layers_train_a_small_net():
     assert losses[-1] < 0.5 * losses[0]
     net.eval()
     assert net(x).shape == [32, 1]
+
+
+def test_one_value_per_channel_torch_raises_paddle_passes_through():
+    import ferrograd as paddle
+
+    x = fg.tensor([[1.0, 2.0, 3.0]])
+    with pytest.raises(ValueError, match="more than 1 value"):
+        nn.BatchNorm1d(3)(x)
+    layer = paddle.nn.BatchNorm1D(3)
+    np.testing.assert_array_equal(layer(x).numpy(), x.numpy())  # Paddle: y = x
+    np.testing.assert_array_equal(layer._mean.numpy(), np.zeros(3, np.float32))
+    out = F.batch_norm(x, None, None, training=True, epsilon=1e-5)
+    np.testing.assert_array_equal(out.numpy(), x.numpy())

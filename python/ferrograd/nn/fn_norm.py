@@ -80,9 +80,12 @@ def normalize_batch(
     eps: float,
     cdim: int,
     what: str,
+    single_value_passes: bool = False,
 ) -> Tensor:
     """The batch-norm core both dialects share: statistics over every dim but ``cdim``
     (from the batch, or the running buffers), then the per-channel affine map.
+    One value per channel in training is an error (PyTorch), or with
+    ``single_value_passes`` returns the input unchanged (Paddle).
     ``new_fraction`` is the weight of the batch statistics in the running update."""
     if not isinstance(x, Tensor):
         raise TypeError(f"{what}: expected a Tensor input, got {type(x).__name__}")
@@ -98,6 +101,8 @@ def normalize_batch(
     b = _per_channel(bias, c, cdim, x.ndim, what, "bias")
     if use_batch_stats:
         n = x.numel() // c if c else 0
+        if n == 1 and single_value_passes:
+            return x
         if n == 1:
             raise ValueError(
                 f"{what}: expected more than 1 value per channel when training, got input "
@@ -182,7 +187,18 @@ def batch_norm(
     # running statistics are only updated in training with batch statistics
     rm, rv = (running_mean, running_var) if (not use_batch or training) else (None, None)
     return normalize_batch(
-        x, rm, rv, weight, bias, use_batch, new_fraction, not paddle_style, float(eps), cdim, what
+        x,
+        rm,
+        rv,
+        weight,
+        bias,
+        use_batch,
+        new_fraction,
+        not paddle_style,
+        float(eps),
+        cdim,
+        what,
+        single_value_passes=paddle_style,
     )
 
 

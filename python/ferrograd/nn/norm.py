@@ -219,6 +219,7 @@ class _BatchNormPaddle(Module):
             self._epsilon,
             cdim,
             what,
+            single_value_passes=True,
         )
 
     def extra_repr(self) -> str:
