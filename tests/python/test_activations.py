@@ -298,11 +298,16 @@ def test_static_graph_records_the_registry_kernels():
         with st.program_guard(main, startup):
             x = st.data("x", [-1, 4], "float64")
             outs = [F.swish(x), x.selu(), F.softsign(x), F.log_sigmoid(x), x.hardswish()]
+            outs += [F.silu(x), F.selu(x), F.relu6(x), F.hardswish(x), F.hardsigmoid(x)]
+            outs += [F.logsigmoid(x), F.tanhshrink(x)]
     finally:
         fg.disable_static()
     xv = np.array([[-4.0, -0.5, 0.5, 4.0]])
     got = st.Executor().run(main, feed={"x": xv}, fetch_list=outs)
-    for g, name in zip(got, ["silu", "selu", "softsign", "log_sigmoid", "hardswish"]):
+    names = ["silu", "selu", "softsign", "log_sigmoid", "hardswish", "silu", "selu", "relu6"]
+    names += ["hardswish", "hardsigmoid", "log_sigmoid", "tanhshrink"]
+    assert len(got) == len(names)
+    for g, name in zip(got, names):
         np.testing.assert_allclose(g, KERNELS[name](xv), rtol=1e-14)
 
 
