@@ -373,3 +373,16 @@ def test_one_value_per_channel_torch_raises_paddle_passes_through():
     np.testing.assert_array_equal(layer._mean.numpy(), np.zeros(3, np.float32))
     out = F.batch_norm(x, None, None, training=True, epsilon=1e-5)
     np.testing.assert_array_equal(out.numpy(), x.numpy())
+
+
+def test_instance_norm_paddle_style_running_stats_and_eval():
+    a = RNG.standard_normal((3, 2, 5))
+    rm, rv = fg.zeros([2], dtype="float64"), fg.ones([2], dtype="float64")
+    F.instance_norm(fg.tensor(a), rm, rv, momentum=0.8, data_format="NCL")
+    np.testing.assert_allclose(rm.numpy(), 0.2 * a.mean(axis=2).mean(0), rtol=1e-12)
+    np.testing.assert_allclose(rv.numpy(), 0.8 + 0.2 * a.var(axis=2).mean(0), rtol=1e-12)
+    out = F.instance_norm(fg.tensor(a), rm, rv, use_input_stats=False)
+    want = (a - rm.numpy()[None, :, None]) / np.sqrt(rv.numpy()[None, :, None] + 1e-5)
+    np.testing.assert_allclose(out.numpy(), want, rtol=1e-12)
+    with pytest.raises(ValueError, match="at least 3-d"):
+        F.instance_norm(fg.ones([2, 3]))
