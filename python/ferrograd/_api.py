@@ -72,6 +72,14 @@ erf = Tensor.erf
 floor = Tensor.floor
 ceil = Tensor.ceil
 round = Tensor.round
+silu = Tensor.silu
+selu = Tensor.selu
+relu6 = Tensor.relu6
+hardsigmoid = Tensor.hardsigmoid
+hardswish = Tensor.hardswish
+softsign = Tensor.softsign
+tanhshrink = Tensor.tanhshrink
+log_sigmoid = Tensor.log_sigmoid
 logical_not = Tensor.logical_not
 # END generated: unary functions
 clip = Tensor.clip
@@ -181,6 +189,14 @@ __all__ = [
     "floor",
     "ceil",
     "round",
+    "silu",
+    "selu",
+    "relu6",
+    "hardsigmoid",
+    "hardswish",
+    "softsign",
+    "tanhshrink",
+    "log_sigmoid",
     "logical_not",
     # END generated: unary __all__
     "clip",

@@ -730,6 +730,22 @@ class Tensor:
         """Elementwise rounding up."""
     def round(self, name: str | None = None) -> Tensor:
         """Elementwise rounding to the nearest integer (halves to even, as NumPy)."""
+    def silu(self, name: str | None = None) -> Tensor:
+        """Elementwise SiLU (swish) ``self * sigmoid(self)``."""
+    def selu(self, name: str | None = None) -> Tensor:
+        """Elementwise SELU ``scale * (self if self > 0 else alpha * (exp(self) - 1))``."""
+    def relu6(self, name: str | None = None) -> Tensor:
+        """Elementwise ``min(max(self, 0), 6)``."""
+    def hardsigmoid(self, name: str | None = None) -> Tensor:
+        """Elementwise hard sigmoid ``relu6(self + 3) / 6``."""
+    def hardswish(self, name: str | None = None) -> Tensor:
+        """Elementwise hard swish ``self * relu6(self + 3) / 6``."""
+    def softsign(self, name: str | None = None) -> Tensor:
+        """Elementwise ``self / (1 + |self|)``."""
+    def tanhshrink(self, name: str | None = None) -> Tensor:
+        """Elementwise ``self - tanh(self)``."""
+    def log_sigmoid(self, name: str | None = None) -> Tensor:
+        """Elementwise ``log(sigmoid(self))``, computed stably."""
     def logical_not(self, name: str | None = None) -> Tensor:
         """Elementwise logical NOT of the truth values, as a bool tensor."""
     # END generated: unary Tensor methods

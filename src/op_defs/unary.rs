@@ -105,6 +105,51 @@ pub mod fns {
     pub fn f_mish<T: Float>(x: T) -> T {
         x * f_softplus(x).tanh()
     }
+    /// `x * sigmoid(x)` (SiLU, Paddle's swish).
+    pub fn f_silu<T: Float>(x: T) -> T {
+        x * f_sigmoid(x)
+    }
+    /// SELU's `alpha` (Klambauer et al. 2017, as PyTorch and Paddle).
+    pub const SELU_ALPHA: f64 = 1.673_263_242_354_377_3;
+    /// SELU's `scale`.
+    pub const SELU_SCALE: f64 = 1.050_700_987_355_480_5;
+    /// `scale * (x if x > 0 else alpha * (e^x - 1))`.
+    pub fn f_selu<T: Float>(x: T) -> T {
+        let inner = if x > T::zero() {
+            x
+        } else {
+            c::<T>(SELU_ALPHA) * x.exp_m1()
+        };
+        c::<T>(SELU_SCALE) * inner
+    }
+    /// `min(max(x, 0), 6)` (NaN stays NaN).
+    pub fn f_relu6<T: Float>(x: T) -> T {
+        if x.is_nan() {
+            x
+        } else {
+            x.max(T::zero()).min(c(6.0))
+        }
+    }
+    /// `relu6(x + 3) / 6`.
+    pub fn f_hardsigmoid<T: Float>(x: T) -> T {
+        f_relu6(x + c(3.0)) / c(6.0)
+    }
+    /// `x * relu6(x + 3) / 6`.
+    pub fn f_hardswish<T: Float>(x: T) -> T {
+        x * f_hardsigmoid(x)
+    }
+    /// `x / (1 + |x|)`.
+    pub fn f_softsign<T: Float>(x: T) -> T {
+        x / (T::one() + x.abs())
+    }
+    /// `x - tanh(x)`.
+    pub fn f_tanhshrink<T: Float>(x: T) -> T {
+        x - x.tanh()
+    }
+    /// `log(sigmoid(x))` in the stable form `min(x, 0) - log1p(e^-|x|)`.
+    pub fn f_log_sigmoid<T: Float>(x: T) -> T {
+        x.min(T::zero()) - (-x.abs()).exp().ln_1p()
+    }
     /// Round half to even, as NumPy and PyTorch do.
     pub fn f_round<T: Float>(x: T) -> T {
         let two = T::one() + T::one();
@@ -391,6 +436,122 @@ macro_rules! for_each_unary_op {
                 real: |x| f_round(x), fast_f32: [],
                 int: [|x| x], complex: [], boolean: [|x| x],
                 saves: ZeroGrad, grad: [], node: "ZeroGradBackward",
+            }
+            Silu {
+                methods: [silu], functional: [swish],
+                doc: "Elementwise SiLU (swish) `self * sigmoid(self)`.",
+                dtype: Float, cost: COSTLY,
+                real: |x| f_silu(x), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Input,
+                grad: [|g, x| {
+                    // d/dx x*s(x) = s * (1 + x * (1 - s))
+                    let s = x.sigmoid()?;
+                    g.mul(&s.mul(&x.mul(&s.rsub_scalar(1.0)?)?.add_scalar(1.0)?)?)
+                }],
+                node: "SiluBackward",
+            }
+            Selu {
+                methods: [selu], functional: [],
+                doc: "Elementwise SELU `scale * (self if self > 0 else alpha * (exp(self) - 1))`.",
+                dtype: Float, cost: COSTLY,
+                real: |x| f_selu(x), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Input,
+                grad: [|g, x| {
+                    // scale * (1 if x > 0 else alpha * e^x); e^(x * [x <= 0]) never
+                    // overflows, so double backward stays finite for large x
+                    let pos = x.binary_raw(&x.scalar_like(0.0), BinaryOp::Gt)?.to_dtype(g.dtype())?;
+                    let neg = pos.rsub_scalar(1.0)?;
+                    let e = x.mul(&neg)?.exp()?.mul(&neg)?.mul_scalar(crate::op_defs::unary::fns::SELU_ALPHA)?;
+                    g.mul(&pos.add(&e)?.mul_scalar(crate::op_defs::unary::fns::SELU_SCALE)?)
+                }],
+                node: "SeluBackward",
+            }
+            Relu6 {
+                methods: [relu6], functional: [],
+                doc: "Elementwise `min(max(self, 0), 6)`.",
+                dtype: Float, cost: CHEAP,
+                real: |x| f_relu6(x), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Input,
+                grad: [|g, x| {
+                    // 1 strictly inside (0, 6), as torch's hardtanh backward
+                    let inside = x
+                        .binary_raw(&x.scalar_like(0.0), BinaryOp::Gt)?
+                        .binary_raw(&x.binary_raw(&x.scalar_like(6.0), BinaryOp::Lt)?, BinaryOp::LogicalAnd)?;
+                    g.mul(&inside.to_dtype(g.dtype())?)
+                }],
+                node: "Relu6Backward",
+            }
+            Hardsigmoid {
+                methods: [hardsigmoid], functional: [],
+                doc: "Elementwise hard sigmoid `relu6(self + 3) / 6`.",
+                dtype: Float, cost: CHEAP,
+                real: |x| f_hardsigmoid(x), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Input,
+                grad: [|g, x| {
+                    // 1/6 strictly inside (-3, 3), as torch
+                    let inside = x
+                        .binary_raw(&x.scalar_like(-3.0), BinaryOp::Gt)?
+                        .binary_raw(&x.binary_raw(&x.scalar_like(3.0), BinaryOp::Lt)?, BinaryOp::LogicalAnd)?;
+                    g.mul(&inside.to_dtype(g.dtype())?.mul_scalar(1.0 / 6.0)?)
+                }],
+                node: "HardsigmoidBackward",
+            }
+            Hardswish {
+                methods: [hardswish], functional: [],
+                doc: "Elementwise hard swish `self * relu6(self + 3) / 6`.",
+                dtype: Float, cost: CHEAP,
+                real: |x| f_hardswish(x), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Input,
+                grad: [|g, x| {
+                    // 0 below -3, x/3 + 1/2 on [-3, 3], 1 above 3 (torch's boundaries)
+                    let mid = x
+                        .binary_raw(&x.scalar_like(-3.0), BinaryOp::Ge)?
+                        .binary_raw(&x.binary_raw(&x.scalar_like(3.0), BinaryOp::Le)?, BinaryOp::LogicalAnd)?
+                        .to_dtype(g.dtype())?;
+                    let hi = x.binary_raw(&x.scalar_like(3.0), BinaryOp::Gt)?.to_dtype(g.dtype())?;
+                    let d = x.mul_scalar(1.0 / 3.0)?.add_scalar(0.5)?.mul(&mid)?.add(&hi)?;
+                    g.mul(&d)
+                }],
+                node: "HardswishBackward",
+            }
+            Softsign {
+                methods: [softsign], functional: [softsign],
+                doc: "Elementwise `self / (1 + |self|)`.",
+                dtype: Float, cost: CHEAP,
+                real: |x| f_softsign(x), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Input,
+                grad: [|g, x| {
+                    let d = x.unary(UnaryOp::Abs)?.add_scalar(1.0)?;
+                    g.div(&d.mul(&d)?)
+                }],
+                node: "SoftsignBackward",
+            }
+            Tanhshrink {
+                methods: [tanhshrink], functional: [tanhshrink],
+                doc: "Elementwise `self - tanh(self)`.",
+                dtype: Float, cost: COSTLY,
+                real: |x| f_tanhshrink(x), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Input,
+                grad: [|g, x| {
+                    let t = x.tanh()?;
+                    g.mul(&t.mul(&t)?)
+                }],
+                node: "TanhshrinkBackward",
+            }
+            LogSigmoid {
+                methods: [log_sigmoid], functional: [log_sigmoid, logsigmoid],
+                doc: "Elementwise `log(sigmoid(self))`, computed stably.",
+                dtype: Float, cost: COSTLY,
+                real: |x| f_log_sigmoid(x), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Input, grad: [|g, x| g.mul(&x.neg()?.sigmoid()?)], node: "LogSigmoidBackward",
             }
             LogicalNot {
                 methods: [logical_not], functional: [],

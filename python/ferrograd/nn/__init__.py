@@ -82,6 +82,105 @@ __all__ = [
     "utils",
 ]
 
+# activation, loss and normalisation layers (nn/activation.py, nn/loss.py, nn/norm.py)
+from .activation import CELU as CELU  # noqa: E402
+from .activation import ELU as ELU  # noqa: E402
+from .activation import GLU as GLU  # noqa: E402
+from .activation import SELU as SELU  # noqa: E402
+from .activation import Hardshrink as Hardshrink  # noqa: E402
+from .activation import Hardsigmoid as Hardsigmoid  # noqa: E402
+from .activation import Hardswish as Hardswish  # noqa: E402
+from .activation import Hardtanh as Hardtanh  # noqa: E402
+from .activation import LeakyReLU as LeakyReLU  # noqa: E402
+from .activation import LogSigmoid as LogSigmoid  # noqa: E402
+from .activation import Mish as Mish  # noqa: E402
+from .activation import PReLU as PReLU  # noqa: E402
+from .activation import ReLU6 as ReLU6  # noqa: E402
+from .activation import RReLU as RReLU  # noqa: E402
+from .activation import SiLU as SiLU  # noqa: E402
+from .activation import Silu as Silu  # noqa: E402
+from .activation import Softplus as Softplus  # noqa: E402
+from .activation import Softshrink as Softshrink  # noqa: E402
+from .activation import Softsign as Softsign  # noqa: E402
+from .activation import Swish as Swish  # noqa: E402
+from .activation import Tanhshrink as Tanhshrink  # noqa: E402
+from .activation import Threshold as Threshold  # noqa: E402
+from .activation import ThresholdedReLU as ThresholdedReLU  # noqa: E402
+from .loss import BCELoss as BCELoss  # noqa: E402
+from .loss import BCEWithLogitsLoss as BCEWithLogitsLoss  # noqa: E402
+from .loss import CosineEmbeddingLoss as CosineEmbeddingLoss  # noqa: E402
+from .loss import HuberLoss as HuberLoss  # noqa: E402
+from .loss import KLDivLoss as KLDivLoss  # noqa: E402
+from .loss import L1Loss as L1Loss  # noqa: E402
+from .loss import MarginRankingLoss as MarginRankingLoss  # noqa: E402
+from .loss import SmoothL1Loss as SmoothL1Loss  # noqa: E402
+from .loss import SoftMarginLoss as SoftMarginLoss  # noqa: E402
+from .norm import BatchNorm as BatchNorm  # noqa: E402
+from .norm import BatchNorm1D as BatchNorm1D  # noqa: E402
+from .norm import BatchNorm1d as BatchNorm1d  # noqa: E402
+from .norm import BatchNorm2D as BatchNorm2D  # noqa: E402
+from .norm import BatchNorm2d as BatchNorm2d  # noqa: E402
+from .norm import BatchNorm3D as BatchNorm3D  # noqa: E402
+from .norm import BatchNorm3d as BatchNorm3d  # noqa: E402
+from .norm import GroupNorm as GroupNorm  # noqa: E402
+from .norm import InstanceNorm1D as InstanceNorm1D  # noqa: E402
+from .norm import InstanceNorm1d as InstanceNorm1d  # noqa: E402
+from .norm import InstanceNorm2D as InstanceNorm2D  # noqa: E402
+from .norm import InstanceNorm2d as InstanceNorm2d  # noqa: E402
+from .norm import InstanceNorm3D as InstanceNorm3D  # noqa: E402
+from .norm import InstanceNorm3d as InstanceNorm3d  # noqa: E402
+from .norm import RMSNorm as RMSNorm  # noqa: E402
+
+__all__ += [
+    "SiLU",
+    "Silu",
+    "Swish",
+    "Mish",
+    "Hardswish",
+    "Hardsigmoid",
+    "ReLU6",
+    "Softsign",
+    "Tanhshrink",
+    "LogSigmoid",
+    "SELU",
+    "ELU",
+    "CELU",
+    "Softplus",
+    "Hardtanh",
+    "LeakyReLU",
+    "GLU",
+    "PReLU",
+    "RReLU",
+    "Threshold",
+    "ThresholdedReLU",
+    "Hardshrink",
+    "Softshrink",
+    "L1Loss",
+    "HuberLoss",
+    "SmoothL1Loss",
+    "BCELoss",
+    "BCEWithLogitsLoss",
+    "KLDivLoss",
+    "MarginRankingLoss",
+    "SoftMarginLoss",
+    "CosineEmbeddingLoss",
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "BatchNorm3d",
+    "BatchNorm1D",
+    "BatchNorm2D",
+    "BatchNorm3D",
+    "BatchNorm",
+    "GroupNorm",
+    "InstanceNorm1d",
+    "InstanceNorm2d",
+    "InstanceNorm3d",
+    "InstanceNorm1D",
+    "InstanceNorm2D",
+    "InstanceNorm3D",
+    "RMSNorm",
+]
+
 # PyTorch / Paddle names ferrograd lacks raise an AttributeError that says so (reached only
 # for names this module does not define; see ferrograd/_missing.py).
 from .._missing import missing_attribute as _missing_attribute  # noqa: E402

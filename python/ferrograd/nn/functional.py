@@ -25,6 +25,11 @@ tanh = Tensor.tanh
 sigmoid = Tensor.sigmoid
 relu = Tensor.relu
 mish = Tensor.mish
+swish = Tensor.silu
+softsign = Tensor.softsign
+tanhshrink = Tensor.tanhshrink
+log_sigmoid = Tensor.log_sigmoid
+logsigmoid = Tensor.log_sigmoid
 # END generated: unary activations
 
 
@@ -364,6 +369,11 @@ __all__ = [
     "sigmoid",
     "relu",
     "mish",
+    "swish",
+    "softsign",
+    "tanhshrink",
+    "log_sigmoid",
+    "logsigmoid",
     # END generated: unary __all__
     "gelu",
     "softmax",
@@ -426,6 +436,69 @@ def one_hot(x: Tensor, num_classes: int = -1, name: Optional[str] = None) -> Ten
 from .fn_attention import scaled_dot_product_attention as scaled_dot_product_attention  # noqa: E402
 
 __all__ += ["scaled_dot_product_attention"]
+# Activations with arguments, normalisation, regression / binary / ranking losses (own
+# files; imported last because fn_loss reuses _reduce from above).
+from .fn_activation import celu as celu  # noqa: E402
+from .fn_activation import elu as elu  # noqa: E402
+from .fn_activation import glu as glu  # noqa: E402
+from .fn_activation import hardshrink as hardshrink  # noqa: E402
+from .fn_activation import hardsigmoid as hardsigmoid  # noqa: E402
+from .fn_activation import hardswish as hardswish  # noqa: E402
+from .fn_activation import hardtanh as hardtanh  # noqa: E402
+from .fn_activation import prelu as prelu  # noqa: E402
+from .fn_activation import relu6 as relu6  # noqa: E402
+from .fn_activation import rrelu as rrelu  # noqa: E402
+from .fn_activation import selu as selu  # noqa: E402
+from .fn_activation import silu as silu  # noqa: E402
+from .fn_activation import softplus as softplus  # noqa: E402
+from .fn_activation import softshrink as softshrink  # noqa: E402
+from .fn_activation import threshold as threshold  # noqa: E402
+from .fn_activation import thresholded_relu as thresholded_relu  # noqa: E402
+from .fn_loss import binary_cross_entropy as binary_cross_entropy  # noqa: E402
+from .fn_loss import binary_cross_entropy_with_logits as binary_cross_entropy_with_logits  # noqa: E402
+from .fn_loss import cosine_embedding_loss as cosine_embedding_loss  # noqa: E402
+from .fn_loss import huber_loss as huber_loss  # noqa: E402
+from .fn_loss import kl_div as kl_div  # noqa: E402
+from .fn_loss import l1_loss as l1_loss  # noqa: E402
+from .fn_loss import margin_ranking_loss as margin_ranking_loss  # noqa: E402
+from .fn_loss import smooth_l1_loss as smooth_l1_loss  # noqa: E402
+from .fn_loss import soft_margin_loss as soft_margin_loss  # noqa: E402
+from .fn_norm import batch_norm as batch_norm  # noqa: E402
+from .fn_norm import group_norm as group_norm  # noqa: E402
+from .fn_norm import instance_norm as instance_norm  # noqa: E402
+from .fn_norm import rms_norm as rms_norm  # noqa: E402
+
+__all__ += [
+    "silu",
+    "selu",
+    "relu6",
+    "hardswish",
+    "hardsigmoid",
+    "elu",
+    "celu",
+    "softplus",
+    "hardtanh",
+    "glu",
+    "prelu",
+    "rrelu",
+    "threshold",
+    "thresholded_relu",
+    "hardshrink",
+    "softshrink",
+    "l1_loss",
+    "huber_loss",
+    "smooth_l1_loss",
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "kl_div",
+    "margin_ranking_loss",
+    "soft_margin_loss",
+    "cosine_embedding_loss",
+    "batch_norm",
+    "instance_norm",
+    "group_norm",
+    "rms_norm",
+]
 
 # PyTorch / Paddle names ferrograd lacks raise an AttributeError that says so (reached only
 # for names this module does not define; see ferrograd/_missing.py).

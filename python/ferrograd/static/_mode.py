@@ -28,6 +28,10 @@ _FUNCTIONAL = tuple(f for _, names, *_ in _core._unary_op_table() for f in names
     "gelu",
     "softplus",
 )
+# the Variable method each table-declared functional name records (swish -> silu)
+_FUNCTIONAL_METHOD = {
+    f: methods[0] for methods, names, *_ in _core._unary_op_table() for f in names
+}
 
 
 def _first_variable(args: tuple[Any, ...]) -> Variable | None:
@@ -96,7 +100,8 @@ def _install() -> None:
             continue
         original = getattr(module, name)
         _originals[key] = original
-        setattr(module, name, _method_wrapper(name, original))
+        method = _FUNCTIONAL_METHOD.get(name, name) if module is functional else name
+        setattr(module, name, _method_wrapper(method, original))
     for name in ("concat", "cat"):
         key = ("ferrograd", name)
         if key not in _originals and hasattr(ferrograd, name):

@@ -375,6 +375,38 @@ class Variable(VariableOpsMixin):
         """Elementwise rounding to the nearest integer (halves to even, as NumPy)."""
         return self._op("round", [self])
 
+    def silu(self, name: str | None = None) -> Variable:
+        """Elementwise SiLU (swish) ``self * sigmoid(self)``."""
+        return self._op("silu", [self])
+
+    def selu(self, name: str | None = None) -> Variable:
+        """Elementwise SELU ``scale * (self if self > 0 else alpha * (exp(self) - 1))``."""
+        return self._op("selu", [self])
+
+    def relu6(self, name: str | None = None) -> Variable:
+        """Elementwise ``min(max(self, 0), 6)``."""
+        return self._op("relu6", [self])
+
+    def hardsigmoid(self, name: str | None = None) -> Variable:
+        """Elementwise hard sigmoid ``relu6(self + 3) / 6``."""
+        return self._op("hardsigmoid", [self])
+
+    def hardswish(self, name: str | None = None) -> Variable:
+        """Elementwise hard swish ``self * relu6(self + 3) / 6``."""
+        return self._op("hardswish", [self])
+
+    def softsign(self, name: str | None = None) -> Variable:
+        """Elementwise ``self / (1 + |self|)``."""
+        return self._op("softsign", [self])
+
+    def tanhshrink(self, name: str | None = None) -> Variable:
+        """Elementwise ``self - tanh(self)``."""
+        return self._op("tanhshrink", [self])
+
+    def log_sigmoid(self, name: str | None = None) -> Variable:
+        """Elementwise ``log(sigmoid(self))``, computed stably."""
+        return self._op("log_sigmoid", [self])
+
     def logical_not(self, name: str | None = None) -> Variable:
         """Elementwise logical NOT of the truth values, as a bool tensor."""
         return self._op("logical_not", [self])
