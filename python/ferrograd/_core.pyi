@@ -991,6 +991,8 @@ class Tensor:
         """Out-of-place torch ``scatter_add`` primitive (differentiable)."""
     def _scatter_set(self, dim: _int, index: Tensor, src: Tensor) -> Tensor:
         """Out-of-place overwriting torch ``scatter`` primitive (last duplicate wins)."""
+    def _masked_fill(self, mask: Tensor, value: Tensor) -> Tensor:
+        """``value`` (one element, this dtype) where the bool ``mask`` is True."""
     def _scatter_reduce_raw(
         self, dim: _int, index: Tensor, src: Tensor, reduce: str, include_self: _bool
     ) -> Tensor:
@@ -1036,7 +1038,9 @@ class Tensor:
         """``value`` where the bool ``mask`` (broadcast) is True, ``self`` elsewhere."""
     def masked_fill_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place ``masked_fill``."""
-    def masked_scatter(x, mask: Any, value: Tensor, name: Any = None) -> Tensor:
+    def masked_scatter(
+        x, mask: Any, value: Any = None, name: Any = None, *, source: Any = None
+    ) -> Tensor:
         """``value``'s elements written where ``mask`` is True."""
     def masked_scatter_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place ``masked_scatter``."""
@@ -1081,7 +1085,12 @@ class Tensor:
     def triu_(self, diagonal: _int = 0) -> Tensor:
         """In-place ``triu``."""
     def diag(
-        x, diagonal: _int = 0, *, offset: Any = None, padding_value: Any = 0, name: Any = None
+        x,
+        diagonal: _int = 0,
+        padding_value: Any = 0,
+        name: Any = None,
+        *,
+        offset: Any = None,
     ) -> Tensor:
         """Vector to diagonal matrix, or matrix to its diagonal."""
     def diag_embed(
@@ -1111,7 +1120,15 @@ class Tensor:
         """Two dimensions exchanged (a view)."""
     def swapdims(x, axis0: _int, axis1: _int) -> Tensor:
         """Same as ``swapaxes``."""
-    def unflatten(x, dim: _int, sizes: Any, name: Any = None) -> Tensor:
+    def unflatten(
+        x,
+        dim: Any = None,
+        sizes: Any = None,
+        name: Any = None,
+        *,
+        axis: Any = None,
+        shape: Any = None,
+    ) -> Tensor:
         """Dimension ``dim`` split into ``sizes``."""
     def unstack(x, axis: _int = 0, num: Any = None, name: Any = None) -> list[Tensor]:
         """Slices along ``axis`` as a list (Paddle)."""

@@ -42,18 +42,18 @@ def masked_fill(x: Tensor, mask: Any, value: Any, name: Any = None) -> Tensor:
         v = value if value.dtype == x.dtype else value.astype(x.dtype)
     else:
         v = _core.tensor(value, dtype=x.dtype)
-    if list(np.broadcast_shapes(tuple(mask.shape), tuple(x.shape))) != list(x.shape):
-        raise ValueError(
-            f"{op}: the mask of shape {list(mask.shape)} does not broadcast to the tensor's "
-            f"shape {list(x.shape)}"
-        )
-    return _core.where(mask, v, x)
+    return x._masked_fill(mask, v)
 
 
-def masked_scatter(x: Tensor, mask: Any, value: Tensor, name: Any = None) -> Tensor:
-    """The elements of ``value`` (row-major, as many as ``mask`` has True entries) written
-    where the bool ``mask`` (broadcast to ``x``'s shape) is True; ``x`` elsewhere."""
+def masked_scatter(
+    x: Tensor, mask: Any, value: Any = None, name: Any = None, *, source: Any = None
+) -> Tensor:
+    """The elements of ``value`` (PyTorch: ``source``; row-major, as many as ``mask`` has
+    True entries) written where the bool ``mask`` (broadcast to ``x``'s shape) is True;
+    ``x`` elsewhere."""
     op = "masked_scatter"
+    if value is None:
+        value = source
     mask = _check_mask(mask, op)
     if not isinstance(value, Tensor):
         raise TypeError(f"{op}: the source must be a Tensor, got {type(value).__name__}")

@@ -296,7 +296,7 @@ def diag_embed(
 
 
 def diag(
-    x: Tensor, diagonal: int = 0, *, offset: Any = None, padding_value: Any = 0, name: Any = None
+    x: Tensor, diagonal: int = 0, padding_value: Any = 0, name: Any = None, *, offset: Any = None
 ) -> Tensor:
     """A 1-D ``x`` placed on diagonal ``diagonal`` / ``offset`` of a square matrix (the
     rest ``padding_value``, Paddle), or the diagonal of a 2-D ``x`` as a 1-D tensor."""
@@ -343,7 +343,8 @@ def narrow(x: Tensor, dim: int, start: Any, length: int) -> Tensor:
 def swapaxes(x: Tensor, axis0: int, axis1: int) -> Tensor:
     """Dimensions ``axis0`` and ``axis1`` exchanged (a view); PyTorch's ``swapdims``."""
     if x.ndim == 0:
-        _norm(axis0, 0, "swapaxes"), _norm(axis1, 0, "swapaxes")
+        _norm(axis0, 0, "swapaxes")  # only validates: a 0-d tensor takes 0 / -1
+        _norm(axis1, 0, "swapaxes")
         return x
     a, b = _norm(axis0, x.ndim, "swapaxes"), _norm(axis1, x.ndim, "swapaxes")
     perm = list(range(x.ndim))
@@ -351,8 +352,20 @@ def swapaxes(x: Tensor, axis0: int, axis1: int) -> Tensor:
     return x.permute(perm)
 
 
-def unflatten(x: Tensor, dim: int, sizes: Any, name: Any = None) -> Tensor:
-    """Dimension ``dim`` split into ``sizes`` (one may be -1)."""
+def unflatten(
+    x: Tensor,
+    dim: Any = None,
+    sizes: Any = None,
+    name: Any = None,
+    *,
+    axis: Any = None,
+    shape: Any = None,
+) -> Tensor:
+    """Dimension ``dim`` / ``axis`` split into ``sizes`` / ``shape`` (one may be -1)."""
+    dim = axis if dim is None else dim
+    sizes = shape if sizes is None else sizes
+    if dim is None or sizes is None:
+        raise TypeError("unflatten() needs a dimension and the sizes to split it into")
     d = _norm(dim, x.ndim, "unflatten")
     sizes = _int_list(sizes)
     if not sizes:

@@ -170,6 +170,31 @@ pub fn scatter_reduce<T: ScatterElem>(
     Ok(())
 }
 
+/// `x` with `value` where `mask` is true: `out[i] = if mask[i] { value } else { x[i] }`
+/// over equal-length row-major slices; one pass, split across threads when large.
+pub fn masked_fill<T: Element>(x: &[T], mask: &[bool], value: T) -> Result<Vec<T>> {
+    use rayon::prelude::*;
+    if x.len() != mask.len() {
+        return Err(Error::value(format!(
+            "masked_fill: {} mask entries for {} elements",
+            mask.len(),
+            x.len()
+        )));
+    }
+    let pick = |(&v, &m): (&T, &bool)| if m { value } else { v };
+    let mut out = crate::storage::try_vec_with_capacity(x.len())?;
+    if x.len() >= super::PAR_THRESHOLD {
+        // writes into the reserved capacity (no reallocation, no zero fill first)
+        x.par_iter()
+            .zip(mask.par_iter())
+            .map(pick)
+            .collect_into_vec(&mut out);
+    } else {
+        out.extend(x.iter().zip(mask).map(pick));
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -224,6 +249,22 @@ mod tests {
         assert!(e
             .message
             .contains("index 3 is out of bounds for dimension 0 with size 3"));
+    }
+
+    #[test]
+    fn masked_fill_small_and_large() {
+        let x: Vec<f32> = (0..70_000).map(|i| i as f32).collect();
+        let m: Vec<bool> = (0..70_000).map(|i| i % 3 == 0).collect();
+        let out = masked_fill(&x, &m, -1.0).unwrap();
+        assert!(out
+            .iter()
+            .enumerate()
+            .all(|(i, &v)| v == if i % 3 == 0 { -1.0 } else { i as f32 }));
+        assert_eq!(
+            masked_fill(&x[..4], &m[..4], 9.0).unwrap(),
+            vec![9.0, 1.0, 2.0, 9.0]
+        );
+        assert!(masked_fill(&x[..4], &m[..3], 9.0).is_err());
     }
 
     #[test]

@@ -41,6 +41,20 @@ impl PyTensor {
         wrap(py, maybe_detach(py, work, || x.scatter(dim, i, s)).py()?)
     }
 
+    /// `value` (one element of this dtype) where the bool `mask` is true (differentiable).
+    fn _masked_fill(
+        &self,
+        py: Python<'_>,
+        mask: &Bound<'_, PyTensor>,
+        value: &Bound<'_, PyTensor>,
+    ) -> PyT {
+        let (x, m, v) = (&self.inner, &mask.get().inner, &value.get().inner);
+        wrap(
+            py,
+            maybe_detach(py, x.numel(), || x.masked_fill(m, v)).py()?,
+        )
+    }
+
     /// Scatter-reduce with `prod` / `amax` / `amin`; records no gradient.
     fn _scatter_reduce_raw(
         &self,

@@ -250,6 +250,8 @@ def test_masked_fill_and_masked_scatter():
     want[m] = src[: m.sum()]
     got = fg.masked_scatter(t64(x), fg.tensor(mask), t64(src)).numpy()
     np.testing.assert_array_equal(got, want)
+    got = t64(x).masked_scatter(fg.tensor(mask), source=t64(src)).numpy()  # torch keyword
+    np.testing.assert_array_equal(got, want)
     mt = fg.tensor(mask)
 
     def fill(a, v):

@@ -97,6 +97,7 @@ def test_diag_diagonal_diag_embed_trace(k):
     got = fg.diag(t64(v), offset=k, padding_value=-1.0).numpy()
     want = np.diag(v, k) + np.where(np.diag(np.ones(4), k) == 0, -1.0, 0.0)
     np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(fg.diag(t64(v), k, -1.0).numpy(), want)  # Paddle order
     np.testing.assert_array_equal(fg.diagonal(t64(A), k, 1, 2).numpy(), np.diagonal(A, k, 1, 2))
     np.testing.assert_array_equal(
         t64(A).diagonal(offset=k, axis1=-1, axis2=0).numpy(), np.diagonal(A, k, 2, 0)
@@ -129,6 +130,9 @@ def test_narrow_movedim_swapaxes_unflatten_unstack():
     np.testing.assert_array_equal(x.swapaxes(0, 2).numpy(), np.swapaxes(A, 0, 2))
     np.testing.assert_array_equal(fg.swapdims(x, -1, 1).numpy(), np.swapaxes(A, 2, 1))
     np.testing.assert_array_equal(x.unflatten(2, [2, -1]).numpy(), A.reshape(2, 3, 2, 2))
+    np.testing.assert_array_equal(
+        fg.unflatten(x, axis=1, shape=[3, 1]).numpy(), A.reshape(2, 3, 1, 4)
+    )
     parts = fg.unstack(x, axis=1)
     assert len(parts) == 3
     np.testing.assert_array_equal(parts[1].numpy(), A[:, 1])

@@ -17,8 +17,8 @@ use crate::autograd::Recorder;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::kernels::index as kx;
-use crate::kernels::scatter::{scatter_linear, scatter_reduce, ScatterReduce};
-use crate::layout::{checked_numel, normalize_dim};
+use crate::kernels::scatter::{masked_fill, scatter_linear, scatter_reduce, ScatterReduce};
+use crate::layout::{broadcast_shapes, checked_numel, normalize_dim};
 use crate::tensor::Tensor;
 use smallvec::smallvec;
 use std::sync::Arc;
@@ -207,6 +207,71 @@ impl Tensor {
                     None
                 };
                 Ok(smallvec![gx, gs])
+            })?;
+        }
+        Ok(out)
+    }
+
+    /// `value` (a one-element tensor of this dtype; differentiable) where the bool `mask`
+    /// (broadcast to this shape) is true, `self` elsewhere. One pass over the data.
+    pub fn masked_fill(&self, mask: &Tensor, value: &Tensor) -> Result<Tensor> {
+        let op = "masked_fill";
+        if mask.dtype() != DType::Bool {
+            return Err(Error::type_err(format!(
+                "{op}: the mask must be a bool tensor, got {}",
+                mask.dtype()
+            )));
+        }
+        if value.numel() != 1 || value.dtype() != self.dtype() {
+            return Err(Error::value(format!(
+                "{op}: the value must be one element of dtype {}, got shape {:?} and dtype {}",
+                self.dtype(),
+                value.shape(),
+                value.dtype()
+            )));
+        }
+        if broadcast_shapes(mask.shape(), self.shape(), op)?.as_slice() != self.shape() {
+            return Err(Error::value(format!(
+                "{op}: the mask of shape {:?} does not broadcast to the tensor's shape {:?}",
+                mask.shape(),
+                self.shape()
+            )));
+        }
+        let m = mask.expand_raw(self.shape())?.contiguous_raw()?;
+        let x = self.contiguous_raw()?;
+        let out = crate::with_dtype!(self.dtype(), T, {
+            let v = value.to_vec::<T>()?[0];
+            let (xs, ms) = (x.storage().read::<T>(), m.storage().read::<bool>());
+            let (xo, mo, n) = (x.layout().offset, m.layout().offset, x.numel());
+            let (Some(xs), Some(ms)) = (xs.get(xo..xo + n), ms.get(mo..mo + n)) else {
+                return Err(Error::runtime(format!(
+                    "internal: {op}: a view reaches past its buffer"
+                )));
+            };
+            Tensor::from_vec(masked_fill(xs, ms, v)?, self.shape())?
+        });
+        if !out.dtype().is_differentiable() {
+            return Ok(out);
+        }
+        if let Some(rec) = Recorder::begin(&[self, value]) {
+            let value_shape: Vec<isize> = value.shape().iter().map(|&s| s as isize).collect();
+            rec.finish("MaskedFillBackward", &out, move |g, _, n| {
+                let z = g.zeros_like()?;
+                let gx = if n[0] {
+                    Some(Tensor::where_(&m, &z, g)?)
+                } else {
+                    None
+                };
+                let gv = if n[1] {
+                    Some(
+                        Tensor::where_(&m, g, &z)?
+                            .sum(None, false)?
+                            .reshape(&value_shape)?,
+                    )
+                } else {
+                    None
+                };
+                Ok(smallvec![gx, gv])
             })?;
         }
         Ok(out)
