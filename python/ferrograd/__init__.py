@@ -284,14 +284,12 @@ from ._ops_shape import diag_embed as diag_embed  # noqa: E402
 from ._ops_shape import diagonal as diagonal  # noqa: E402
 from ._ops_shape import flip as flip  # noqa: E402
 from ._ops_shape import meshgrid as meshgrid  # noqa: E402
-from ._ops_shape import movedim as moveaxis  # noqa: E402
 from ._ops_shape import movedim as movedim  # noqa: E402
 from ._ops_shape import narrow as narrow  # noqa: E402
 from ._ops_shape import repeat_interleave as repeat_interleave  # noqa: E402
 from ._ops_shape import roll as roll  # noqa: E402
 from ._ops_shape import rot90 as rot90  # noqa: E402
 from ._ops_shape import swapaxes as swapaxes  # noqa: E402
-from ._ops_shape import swapaxes as swapdims  # noqa: E402
 from ._ops_shape import tile as tile  # noqa: E402
 from ._ops_shape import trace as trace  # noqa: E402
 from ._ops_shape import tril as tril  # noqa: E402
@@ -301,6 +299,8 @@ from ._ops_shape import unstack as unstack  # noqa: E402
 
 _ops_index_put.install()
 _ops_shape.install()
+moveaxis = movedim
+swapdims = swapaxes
 # in-place variants as module functions (Paddle: paddle.scatter_, paddle.index_add_, ...)
 scatter_ = Tensor.scatter_
 index_add_ = Tensor.index_add_

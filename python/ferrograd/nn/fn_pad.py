@@ -105,7 +105,7 @@ def _pad_dim(x: Tensor, d: int, before: int, after: int, mode: str, value: Any) 
 
 
 def pad(
-    x: Tensor = None,  # type: ignore[assignment]
+    x: Optional[Tensor] = None,
     pad: Any = None,
     mode: str = "constant",
     value: Any = None,
@@ -119,12 +119,13 @@ def pad(
     order) with ``mode`` = ``constant`` (``value``, default 0), ``reflect`` (mirror without
     the edge), ``replicate`` (the edge repeated) or ``circular`` (wrap around). Negative
     pads crop."""
+    # PyTorch's keyword input= says the pad list is in PyTorch's order
+    from_left: Optional[bool] = pad_from_left_axis
     if input is not None:
         if x is not None:
             raise TypeError("pad() got the tensor both as x and as input=")
-        x, from_left = input, False if pad_from_left_axis is None else pad_from_left_axis
-    else:
-        from_left = pad_from_left_axis
+        x = input
+        from_left = False if pad_from_left_axis is None else pad_from_left_axis
     if x is None or pad is None:
         raise TypeError("pad() needs a tensor and a pad list")
     if mode not in _PAD_MODES:
@@ -220,7 +221,7 @@ _LINEAR = {"linear": 1, "bilinear": 2, "trilinear": 3}
 
 
 def interpolate(
-    x: Tensor = None,  # type: ignore[assignment]
+    x: Optional[Tensor] = None,
     size: Any = None,
     scale_factor: Any = None,
     mode: str = "nearest",
