@@ -54,6 +54,10 @@ WORKLOADS = [
     "lstm_step_ms",
     "encoder_step_ms",
 ]
+# scatter / masked ops on 16M elements (benches/scatter_cases.py; issue 19)
+import scatter_cases  # noqa: E402
+
+WORKLOADS += scatter_cases.WORKLOADS
 
 # Note prefix of NumPy's stand-ins for autograd workloads.
 FLOOR = "NumPy floor: "
@@ -457,6 +461,7 @@ def setup_numpy(np, s: Settings):
         chain_10k_ms=chain(10_000, False),
         chain_1M_ms=chain(1_000_000, True),
     )
+    cases.update(scatter_cases.cases(Case, "numpy", np))
     return np.__version__, {}, cases
 
 
@@ -486,6 +491,7 @@ def setup_ferrograd(np, s: Settings):
         cases["demo_step_ms"] = demo_step_case(demo_step.ferrograd_step)
     if hasattr(fg.nn, "LSTM"):
         cases.update(sequence_cases(fg))
+    cases.update(scatter_cases.cases(Case, "ferrograd", fg))
     return fg.__version__, {"threads": threads}, cases
 
 
@@ -558,6 +564,7 @@ def setup_torch(np, s: Settings):
     cases = eager_cases(np, e, s)
     cases["demo_step_ms"] = demo_step_case(demo_step.torch_step)
     cases.update(sequence_cases(torch))
+    cases.update(scatter_cases.cases(Case, "torch", torch))
     return torch.__version__, {"threads": torch.get_num_threads()}, cases
 
 

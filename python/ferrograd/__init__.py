@@ -264,3 +264,59 @@ from ._missing import missing_attribute as _missing_attribute  # noqa: E402
 
 __getattr__ = _missing_attribute(__name__)
 __all__ += ["distributed", "DataParallel"]
+
+# -- scatter / masking / index-put family and shape & layout ops (issue 19; _ops_*.py) --
+from . import _ops_index_put, _ops_shape  # noqa: E402
+from ._ops_index_put import gather_nd as gather_nd  # noqa: E402
+from ._ops_index_put import index_put as index_put  # noqa: E402
+from ._ops_index_put import masked_fill as masked_fill  # noqa: E402
+from ._ops_index_put import masked_scatter as masked_scatter  # noqa: E402
+from ._ops_index_put import scatter_nd as scatter_nd  # noqa: E402
+from ._ops_index_put import scatter_nd_add as scatter_nd_add  # noqa: E402
+from ._ops_index_put import take as take  # noqa: E402
+from ._ops_scatter import index_add as index_add  # noqa: E402
+from ._ops_scatter import index_fill as index_fill  # noqa: E402
+from ._ops_scatter import put_along_axis as put_along_axis  # noqa: E402
+from ._ops_scatter import scatter as scatter  # noqa: E402
+from ._ops_scatter import scatter_add as scatter_add  # noqa: E402
+from ._ops_scatter import scatter_reduce as scatter_reduce  # noqa: E402
+from ._ops_shape import broadcast_tensors as broadcast_tensors  # noqa: E402
+from ._ops_shape import diag as diag  # noqa: E402
+from ._ops_shape import diag_embed as diag_embed  # noqa: E402
+from ._ops_shape import diagonal as diagonal  # noqa: E402
+from ._ops_shape import flip as flip  # noqa: E402
+from ._ops_shape import meshgrid as meshgrid  # noqa: E402
+from ._ops_shape import movedim as movedim  # noqa: E402
+from ._ops_shape import narrow as narrow  # noqa: E402
+from ._ops_shape import repeat_interleave as repeat_interleave  # noqa: E402
+from ._ops_shape import roll as roll  # noqa: E402
+from ._ops_shape import rot90 as rot90  # noqa: E402
+from ._ops_shape import swapaxes as swapaxes  # noqa: E402
+from ._ops_shape import tile as tile  # noqa: E402
+from ._ops_shape import trace as trace  # noqa: E402
+from ._ops_shape import tril as tril  # noqa: E402
+from ._ops_shape import triu as triu  # noqa: E402
+from ._ops_shape import unflatten as unflatten  # noqa: E402
+from ._ops_shape import unstack as unstack  # noqa: E402
+
+_ops_index_put.install()
+_ops_shape.install()
+moveaxis = movedim
+swapdims = swapaxes
+# in-place variants as module functions (Paddle: paddle.scatter_, paddle.index_add_, ...)
+scatter_ = Tensor.scatter_
+index_add_ = Tensor.index_add_
+index_fill_ = Tensor.index_fill_
+index_put_ = Tensor.index_put_
+masked_fill_ = Tensor.masked_fill_
+masked_scatter_ = Tensor.masked_scatter_
+put_along_axis_ = Tensor.put_along_axis_
+__all__ += [
+    "gather_nd", "index_put", "masked_fill", "masked_scatter", "scatter_nd", "scatter_nd_add",
+    "take", "index_add", "index_fill", "put_along_axis", "scatter", "scatter_add",
+    "scatter_reduce", "broadcast_tensors", "diag", "diag_embed", "diagonal", "flip",
+    "meshgrid", "movedim", "moveaxis", "narrow", "repeat_interleave", "roll", "rot90",
+    "swapaxes", "swapdims", "tile", "trace", "tril", "triu", "unflatten", "unstack",
+    "scatter_", "index_add_", "index_fill_", "index_put_", "masked_fill_", "masked_scatter_",
+    "put_along_axis_",
+]  # fmt: skip

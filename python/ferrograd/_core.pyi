@@ -308,9 +308,6 @@ class Tensor:
         """Paddle's private spelling of ``.grad``."""
     def is_inference(self) -> _bool:
         """PyTorch: allocated inside ``inference_mode()`` (a constant to autograd)."""
-    def masked_fill(self, mask: Tensor, value: _Operand) -> Tensor:
-        """PyTorch's ``masked_fill``: ``value`` where the bool ``mask`` is True (broadcast),
-        ``self`` elsewhere; differentiable in ``self``."""
 
     # -- conversions --
     def numpy(self) -> NDArray[Any]:
@@ -1006,6 +1003,154 @@ class Tensor:
         """Ones of ``shape`` with this tensor's dtype unless ``dtype``."""
     @overload
     def new_ones(self, shape: _ShapeLike, /, *, dtype: _DTypeLike | None = None) -> Tensor: ...
+
+    # -- scatter / masking / index-put and shape ops, installed on import by
+    # ``ferrograd._ops_index_put.install`` and ``ferrograd._ops_shape.install`` (issue 19) --
+    def _scatter_add(self, dim: _int, index: Tensor, src: Tensor) -> Tensor:
+        """Out-of-place torch ``scatter_add`` primitive (differentiable)."""
+    def _scatter_set(self, dim: _int, index: Tensor, src: Tensor) -> Tensor:
+        """Out-of-place overwriting torch ``scatter`` primitive (last duplicate wins)."""
+    def _masked_fill(self, mask: Tensor, value: Tensor) -> Tensor:
+        """``value`` (one element, this dtype) where the bool ``mask`` is True."""
+    def _scatter_reduce_raw(
+        self, dim: _int, index: Tensor, src: Tensor, reduce: str, include_self: _bool
+    ) -> Tensor:
+        """Scatter-reduce with ``prod`` / ``amax`` / ``amin``; records no gradient."""
+    def scatter(x, *args: Any, **kwargs: Any) -> Tensor:
+        """torch ``scatter(dim, index, src | value, reduce=None)`` or Paddle
+        ``scatter(index, updates, overwrite=True)``."""
+    def scatter_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place ``scatter``."""
+    def scatter_add(x, dim: _int, index: Any, src: Tensor) -> Tensor:
+        """torch ``scatter_add``: ``src`` added at ``index`` along ``dim``."""
+    def scatter_add_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place ``scatter_add``."""
+    def scatter_reduce(
+        x, dim: _int, index: Any, src: Tensor, reduce: str, *, include_self: _bool = True
+    ) -> Tensor:
+        """torch ``scatter_reduce`` (``sum``, ``prod``, ``mean``, ``amax``, ``amin``)."""
+    def scatter_reduce_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place ``scatter_reduce``."""
+    def index_add(x, *args: Any, **kwargs: Any) -> Tensor:
+        """torch ``index_add(dim, index, source, alpha=1)`` or Paddle
+        ``index_add(index, axis, value)``."""
+    def index_add_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place ``index_add``."""
+    def index_fill(x, *args: Any, **kwargs: Any) -> Tensor:
+        """torch ``index_fill(dim, index, value)`` or Paddle ``index_fill(index, axis, value)``."""
+    def index_fill_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place ``index_fill``."""
+    def put_along_axis(
+        arr,
+        indices: Any,
+        values: Any,
+        axis: _int,
+        reduce: str = "assign",
+        include_self: _bool = True,
+        broadcast: _bool = True,
+        name: Any = None,
+    ) -> Tensor:
+        """Paddle ``put_along_axis`` (``assign``, ``add``, ``mul``, ``mean``, ``amax``, ``amin``)."""
+    def put_along_axis_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place ``put_along_axis``."""
+    def masked_fill(x, mask: Any, value: Any, name: Any = None) -> Tensor:
+        """``value`` where the bool ``mask`` (broadcast) is True, ``self`` elsewhere."""
+    def masked_fill_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place ``masked_fill``."""
+    def masked_scatter(
+        x, mask: Any, value: Any = None, name: Any = None, *, source: Any = None
+    ) -> Tensor:
+        """``value``'s elements written where ``mask`` is True."""
+    def masked_scatter_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place ``masked_scatter``."""
+    def index_put(
+        x, indices: Any, values: Any, accumulate: _bool = False, name: Any = None
+    ) -> Tensor:
+        """``values`` written (or added) at ``self[indices]``."""
+    def index_put_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place ``index_put``."""
+    def take(x, index: Any, mode: str = "raise", name: Any = None) -> Tensor:
+        """Elements of the flattened tensor at ``index``."""
+    def gather_nd(x, index: Any, name: Any = None) -> Tensor:
+        """Paddle ``gather_nd``."""
+    def scatter_nd_add(x, index: Any, updates: Tensor, name: Any = None) -> Tensor:
+        """Paddle ``scatter_nd_add``."""
+    def flip(x, *args: Any, **kwargs: Any) -> Tensor:
+        """A copy reversed along ``dims`` / ``axis``."""
+    def roll(x, shifts: Any, dims: Any = None, *, axis: Any = None, name: Any = None) -> Tensor:
+        """Elements shifted (wrapping) along ``dims`` / ``axis``."""
+    def rot90(x, k: _int = 1, dims: Any = None, *, axes: Any = None, name: Any = None) -> Tensor:
+        """Rotation by ``k`` quarter turns in the plane of ``dims`` / ``axes``."""
+    def tile(x, *args: Any, **kwargs: Any) -> Tensor:
+        """Repeated along each dimension (``dims`` / ``repeat_times``)."""
+    def repeat(x, *sizes: Any, **kwargs: Any) -> Tensor:
+        """PyTorch's ``Tensor.repeat``: ``tile`` with a count per dimension."""
+    def repeat_interleave(
+        x,
+        repeats: Any = None,
+        dim: Any = None,
+        *,
+        axis: Any = None,
+        output_size: Any = None,
+        name: Any = None,
+    ) -> Tensor:
+        """Each element (or slice along ``dim``) repeated in place."""
+    def tril(x, diagonal: _int = 0, name: Any = None) -> Tensor:
+        """Lower triangle of the last two dimensions."""
+    def triu(x, diagonal: _int = 0, name: Any = None) -> Tensor:
+        """Upper triangle of the last two dimensions."""
+    def tril_(self, diagonal: _int = 0) -> Tensor:
+        """In-place ``tril``."""
+    def triu_(self, diagonal: _int = 0) -> Tensor:
+        """In-place ``triu``."""
+    def diag(
+        x,
+        diagonal: _int = 0,
+        padding_value: Any = 0,
+        name: Any = None,
+        *,
+        offset: Any = None,
+    ) -> Tensor:
+        """Vector to diagonal matrix, or matrix to its diagonal."""
+    def diag_embed(
+        x, offset: _int = 0, dim1: _int = -2, dim2: _int = -1, name: Any = None
+    ) -> Tensor:
+        """Matrices with the last dimension on a diagonal."""
+    def diagonal(
+        x,
+        offset: _int = 0,
+        dim1: Any = None,
+        dim2: Any = None,
+        *,
+        axis1: Any = None,
+        axis2: Any = None,
+        name: Any = None,
+    ) -> Tensor:
+        """A diagonal, as the last dimension."""
+    def trace(x, offset: _int = 0, axis1: _int = 0, axis2: _int = 1, name: Any = None) -> Tensor:
+        """Sum of a diagonal."""
+    def narrow(x, dim: _int, start: Any, length: _int) -> Tensor:
+        """The view ``start:start+length`` along ``dim``."""
+    def movedim(x, source: Any, destination: Any, name: Any = None) -> Tensor:
+        """Dimensions moved (a view)."""
+    def moveaxis(x, source: Any, destination: Any, name: Any = None) -> Tensor:
+        """Same as ``movedim``."""
+    def swapaxes(x, axis0: _int, axis1: _int) -> Tensor:
+        """Two dimensions exchanged (a view)."""
+    def swapdims(x, axis0: _int, axis1: _int) -> Tensor:
+        """Same as ``swapaxes``."""
+    def unflatten(
+        x,
+        dim: Any = None,
+        sizes: Any = None,
+        name: Any = None,
+        *,
+        axis: Any = None,
+        shape: Any = None,
+    ) -> Tensor:
+        """Dimension ``dim`` split into ``sizes``."""
+    def unstack(x, axis: _int = 0, num: Any = None, name: Any = None) -> list[Tensor]:
+        """Slices along ``axis`` as a list (Paddle)."""
 
 # ---- creation -----------------------------------------------------------------------
 

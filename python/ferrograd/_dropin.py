@@ -132,7 +132,6 @@ def install_tensor_methods() -> None:
     Tensor.gradient = _gradient  # type: ignore[method-assign]  # installed here
     Tensor._grad_ivar = _grad_ivar  # type: ignore[method-assign]  # installed here
     Tensor.retain_grads = _retain_grads  # type: ignore[method-assign]  # Paddle's no-op variant
-    Tensor.masked_fill = _masked_fill  # type: ignore[method-assign]  # installed here
     Tensor.is_inference = _is_inference  # type: ignore[method-assign]  # installed here
     global _core_requires_grad_
     _core_requires_grad_ = Tensor.requires_grad_
@@ -161,14 +160,6 @@ ones = _shape_keyword(_core.ones)
 empty = _shape_keyword(_core.empty)
 rand = _shape_keyword(_core.rand)
 randn = _shape_keyword(_core.randn)
-
-
-def _masked_fill(self: Tensor, mask: Tensor, value: Any) -> Tensor:
-    """PyTorch's ``masked_fill``: ``value`` where the bool ``mask`` is True (broadcast),
-    ``self`` elsewhere; differentiable in ``self``."""
-    if not isinstance(value, Tensor):
-        value = _core.tensor(value, dtype=self.dtype)
-    return _core.where(mask, value, self)
 
 
 _core_requires_grad_: Any = None

@@ -13,6 +13,7 @@ pub mod index;
 pub mod matmul;
 pub mod reduce;
 pub mod scalar;
+pub mod scatter;
 pub mod unary;
 
 /// Element count above which elementwise kernels split work across rayon threads.

@@ -180,6 +180,17 @@ __all__ += [
     "InstanceNorm3D",
     "RMSNorm",
 ]
+# resizing layers (issue 19; nn/layers_resize.py)
+from .layers_resize import Upsample as Upsample  # noqa: E402
+from .layers_resize import UpsamplingBilinear2D as UpsamplingBilinear2D  # noqa: E402
+from .layers_resize import UpsamplingBilinear2d as UpsamplingBilinear2d  # noqa: E402
+from .layers_resize import UpsamplingNearest2D as UpsamplingNearest2D  # noqa: E402
+from .layers_resize import UpsamplingNearest2d as UpsamplingNearest2d  # noqa: E402
+
+__all__ += [
+    "Upsample", "UpsamplingBilinear2d", "UpsamplingBilinear2D", "UpsamplingNearest2d",
+    "UpsamplingNearest2D",
+]  # fmt: skip
 
 # PyTorch / Paddle names ferrograd lacks raise an AttributeError that says so (reached only
 # for names this module does not define; see ferrograd/_missing.py).

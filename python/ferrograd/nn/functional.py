@@ -499,6 +499,12 @@ __all__ += [
     "group_norm",
     "rms_norm",
 ]
+# padding and resizing (issue 19; nn/fn_pad.py)
+from .fn_pad import interpolate as interpolate  # noqa: E402
+from .fn_pad import pad as pad  # noqa: E402
+from .fn_pad import upsample as upsample  # noqa: E402
+
+__all__ += ["pad", "interpolate", "upsample"]
 
 # PyTorch / Paddle names ferrograd lacks raise an AttributeError that says so (reached only
 # for names this module does not define; see ferrograd/_missing.py).

@@ -13,6 +13,7 @@ mod linalg;
 mod linear;
 mod reduce;
 mod scalar_binary;
+mod scatter;
 mod shape;
 mod softmax;
 mod unary;

@@ -1,0 +1,280 @@
+"""``F.pad`` (constant, reflect, replicate, circular) and ``F.interpolate`` (nearest,
+linear / bilinear / trilinear), in both dialects, composed from differentiable ops
+(concat, slices, ``index_select``, products with constant weights), so gradients of any
+order flow through them.
+
+Pad order. PyTorch's ``pad`` lists ``(before, after)`` pairs from the *last* dimension
+backwards. Paddle's does too, except that in ``constant`` mode a list of length
+``2 * x.ndim`` goes from the *first* dimension forwards (``pad_from_left_axis=True``,
+its default), and that with ``data_format`` (``NHWC`` ...) the pairs go to the spatial
+axes. A call that could be either (constant mode, ``2 * ndim`` numbers, readings that
+differ, no keyword that only one peer has) raises and asks for ``pad_from_left_axis``.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from .. import _core
+
+Tensor = _core.Tensor
+
+_PAD_MODES = ("constant", "reflect", "replicate", "circular")
+_NP_MODES: dict[str, Any] = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+_CHANNELS_LAST = ("NLC", "NHWC", "NDHWC")
+
+
+def _spatial_dims(ndim: int, data_format: Optional[str]) -> list[int]:
+    """The spatial dimensions of an ``N, C, ...`` (or channels-last) tensor."""
+    if data_format is not None and data_format.upper() in _CHANNELS_LAST:
+        return list(range(1, ndim - 1))
+    return list(range(2, ndim))
+
+
+def _pairs(
+    x: Tensor,
+    pad: list[int],
+    mode: str,
+    data_format: Optional[str],
+    from_left: Optional[bool],
+) -> dict[int, tuple[int, int]]:
+    """``{dim: (before, after)}`` for a pad list, following the rules in the module docs."""
+    nd = x.ndim
+    if len(pad) % 2:
+        raise ValueError(f"pad: the pad list needs an even length, got {len(pad)}: {pad}")
+    if len(pad) > 2 * nd:
+        raise ValueError(
+            f"pad: {len(pad)} pad values for a tensor of {nd} dimension(s); at most {2 * nd}"
+        )
+    pairs = [(pad[2 * i], pad[2 * i + 1]) for i in range(len(pad) // 2)]
+    if mode == "constant" and len(pad) == 2 * nd and data_format is None:
+        left = from_left
+        if left is None:
+            if nd > 1 and pairs != pairs[::-1]:
+                raise ValueError(
+                    f"pad: {len(pad)} values for a {nd}-d tensor in constant mode read "
+                    "differently in PyTorch (from the last dimension) and Paddle (from the "
+                    "first); pass pad_from_left_axis=False for PyTorch's order or "
+                    "pad_from_left_axis=True for Paddle's"
+                )
+            left = False
+        if left:
+            return {d: p for d, p in enumerate(pairs)}
+    if data_format is not None and len(pairs) == nd - 2:
+        dims = _spatial_dims(nd, data_format)[::-1]
+    else:
+        dims = list(range(nd - 1, -1, -1))
+    return {d: p for d, p in zip(dims, pairs)}
+
+
+def _pad_dim(x: Tensor, d: int, before: int, after: int, mode: str, value: Any) -> Tensor:
+    n = x.shape[d]
+    if before < 0 or after < 0:  # negative pads crop (PyTorch)
+        lo, hi = max(-before, 0), n - max(-after, 0)
+        if hi < lo:
+            raise ValueError(
+                f"pad: negative pads ({before}, {after}) crop more than dimension {d} of size {n}"
+            )
+        x = x[tuple([slice(None)] * d + [slice(lo, hi)])]
+        before, after, n = max(before, 0), max(after, 0), hi - lo
+    if before == 0 and after == 0:
+        return x
+    if mode == "constant":
+        parts = []
+        for k in (before, after):
+            shape = list(x.shape)
+            shape[d] = k
+            parts.append(_core.full(shape, value, dtype=x.dtype))
+        return _core.concat([parts[0], x, parts[1]], d)
+    if n == 0:
+        raise ValueError(f"pad: {mode} padding needs a non-empty dimension {d}")
+    if mode == "reflect" and max(before, after) >= n:
+        raise ValueError(
+            f"pad: reflect padding ({before}, {after}) must be smaller than dimension {d} of size {n}"
+        )
+    if mode == "circular" and max(before, after) > n:
+        raise ValueError(
+            f"pad: circular padding ({before}, {after}) must be at most dimension {d} of size {n}"
+        )
+    idx = np.pad(np.arange(n, dtype=np.int64), (before, after), mode=_NP_MODES[mode])
+    return x.index_select(d, _core.tensor(idx))
+
+
+def pad(
+    x: Optional[Tensor] = None,
+    pad: Any = None,
+    mode: str = "constant",
+    value: Any = None,
+    data_format: Optional[str] = None,
+    pad_from_left_axis: Optional[bool] = None,
+    name: Optional[str] = None,
+    *,
+    input: Optional[Tensor] = None,
+) -> Tensor:
+    """``x`` padded by ``pad`` (``(before, after)`` pairs; see the module docs for their
+    order) with ``mode`` = ``constant`` (``value``, default 0), ``reflect`` (mirror without
+    the edge), ``replicate`` (the edge repeated) or ``circular`` (wrap around). Negative
+    pads crop."""
+    # PyTorch's keyword input= says the pad list is in PyTorch's order
+    from_left: Optional[bool] = pad_from_left_axis
+    if input is not None:
+        if x is not None:
+            raise TypeError("pad() got the tensor both as x and as input=")
+        x = input
+        from_left = False if pad_from_left_axis is None else pad_from_left_axis
+    if x is None or pad is None:
+        raise TypeError("pad() needs a tensor and a pad list")
+    if mode not in _PAD_MODES:
+        raise ValueError(f"pad: mode must be one of {_PAD_MODES}, got {mode!r}")
+    pads = (
+        [int(p) for p in pad.reshape([-1]).tolist()]
+        if isinstance(pad, Tensor)
+        else [operator.index(p) for p in pad]
+    )
+    out = x
+    for d, (b, a) in sorted(_pairs(x, pads, mode, data_format, from_left).items()):
+        out = _pad_dim(out, d, b, a, mode, 0.0 if value is None else value)
+    return out
+
+
+def _out_sizes(
+    x: Tensor, dims: list[int], size: Any, scale_factor: Any
+) -> tuple[list[int], list[Optional[float]]]:
+    ins = [x.shape[d] for d in dims]
+    k = len(dims)
+    if (size is None) == (scale_factor is None):
+        raise ValueError("interpolate: give exactly one of size and scale_factor")
+    if size is not None:
+        if isinstance(size, Tensor):
+            size = size.tolist()
+        sizes = [int(s) for s in size] if isinstance(size, (list, tuple)) else [int(size)] * k
+        if len(sizes) != k:
+            raise ValueError(
+                f"interpolate: size has {len(sizes)} entries for {k} spatial dimension(s)"
+            )
+        return sizes, [None] * k
+    if isinstance(scale_factor, Tensor):
+        scale_factor = scale_factor.tolist()
+    scales = (
+        [float(s) for s in scale_factor]
+        if isinstance(scale_factor, (list, tuple))
+        else [float(scale_factor)] * k
+    )
+    if len(scales) != k:
+        raise ValueError(
+            f"interpolate: scale_factor has {len(scales)} entries for {k} spatial dimension(s)"
+        )
+    if any(s <= 0 for s in scales):
+        raise ValueError(f"interpolate: scale_factor must be positive, got {scales}")
+    given: list[Optional[float]] = list(scales)
+    return [int(math.floor(n * s)) for n, s in zip(ins, scales)], given
+
+
+def _ratio(n_in: int, n_out: int, scale: Optional[float], align_corners: bool) -> float:
+    if align_corners:
+        return (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    return 1.0 / scale if scale is not None else n_in / n_out
+
+
+def _resize_dim(
+    x: Tensor,
+    d: int,
+    n_out: int,
+    scale: Optional[float],
+    mode: str,
+    align_corners: bool,
+    align_mode: int,
+) -> Tensor:
+    n_in = x.shape[d]
+    if n_out <= 0:
+        raise ValueError(f"interpolate: output size {n_out} along dimension {d} must be positive")
+    if n_in == 0:
+        raise ValueError(f"interpolate: dimension {d} of the input is empty")
+    r = _ratio(n_in, n_out, scale, align_corners)
+    dst = np.arange(n_out, dtype=np.float64)
+    if mode == "nearest":
+        src = np.floor(dst * r + 0.5) if align_corners else np.floor(dst * r)
+        idx = np.minimum(src.astype(np.int64), n_in - 1)
+        return x.index_select(d, _core.tensor(idx))
+    if mode == "nearest-exact":
+        idx = np.minimum(np.floor((dst + 0.5) * r).astype(np.int64), n_in - 1)
+        return x.index_select(d, _core.tensor(idx))
+    if align_corners or align_mode == 1:
+        src = dst * r
+    else:
+        src = np.maximum((dst + 0.5) * r - 0.5, 0.0)
+    i0 = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
+    i1 = np.minimum(i0 + 1, n_in - 1)
+    w = src - i0
+    shape = [1] * x.ndim
+    shape[d] = n_out
+    w1 = _core.tensor(w.reshape(shape), dtype=x.dtype)
+    w0 = _core.tensor((1.0 - w).reshape(shape), dtype=x.dtype)
+    return x.index_select(d, _core.tensor(i0)) * w0 + x.index_select(d, _core.tensor(i1)) * w1
+
+
+_LINEAR = {"linear": 1, "bilinear": 2, "trilinear": 3}
+
+
+def interpolate(
+    x: Optional[Tensor] = None,
+    size: Any = None,
+    scale_factor: Any = None,
+    mode: str = "nearest",
+    align_corners: Optional[bool] = None,
+    align_mode: int = 0,
+    data_format: Optional[str] = None,
+    recompute_scale_factor: Optional[bool] = None,
+    name: Optional[str] = None,
+    *,
+    input: Optional[Tensor] = None,
+    antialias: bool = False,
+) -> Tensor:
+    """Resizes the spatial dimensions of an ``N, C, ...`` tensor (``data_format``:
+    channels last) to ``size`` or by ``scale_factor``: ``nearest`` (PyTorch's rule
+    ``floor(dst * in / out)``; with Paddle's ``align_corners=True``, rounded), or
+    ``linear`` / ``bilinear`` / ``trilinear`` (half-pixel centres; ``align_corners=True``
+    maps the corner pixels onto each other; Paddle's ``align_mode=1`` uses ``dst * in /
+    out``)."""
+    if input is not None:
+        x = input
+    if x is None:
+        raise TypeError("interpolate() needs an input tensor")
+    if antialias:
+        raise NotImplementedError("interpolate: antialias=True is not supported")
+    mode = mode.lower()
+    if mode not in ("nearest", "nearest-exact", *_LINEAR):
+        raise ValueError(
+            f"interpolate: mode {mode!r} is not supported; use 'nearest', 'nearest-exact', "
+            "'linear', 'bilinear' or 'trilinear'"
+        )
+    if x.ndim < 3:
+        raise ValueError(
+            f"interpolate: expects an N, C, ... tensor of 3 to 5 dimensions, got {x.ndim}"
+        )
+    dims = _spatial_dims(x.ndim, data_format)
+    if mode in _LINEAR and _LINEAR[mode] != len(dims):
+        raise ValueError(
+            f"interpolate: mode {mode!r} needs {_LINEAR[mode]} spatial dimension(s), the input "
+            f"has {len(dims)} (shape {list(x.shape)})"
+        )
+    sizes, scales = _out_sizes(x, dims, size, scale_factor)
+    if recompute_scale_factor:
+        scales = [None] * len(dims)
+    ac = bool(align_corners)
+    out = x
+    for d, n, s in zip(dims, sizes, scales):
+        out = _resize_dim(out, d, n, s, mode, ac, align_mode)
+    return out
+
+
+def upsample(*args: Any, **kwargs: Any) -> Tensor:
+    """Paddle's / PyTorch's ``upsample``: the same as :func:`interpolate`."""
+    return interpolate(*args, **kwargs)
+
+
+__all__: Sequence[str] = ["pad", "interpolate", "upsample"]
