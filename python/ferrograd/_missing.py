@@ -41,12 +41,6 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
         "vmap": ("PyTorch", ""),
         # ops
         "einsum": ("PyTorch, Paddle", "write it with matmul, transpose and sum"),
-        "cumsum": ("PyTorch, Paddle", ""),
-        "cumprod": ("PyTorch, Paddle", ""),
-        "sort": ("PyTorch, Paddle", ""),
-        "argsort": ("PyTorch, Paddle", ""),
-        "topk": ("PyTorch, Paddle", ""),
-        "unique": ("PyTorch, Paddle", ""),
         "flip": ("PyTorch, Paddle", "a reversed slice x[::-1] is a view"),
         "roll": ("PyTorch, Paddle", ""),
         "tril": ("PyTorch, Paddle", ""),

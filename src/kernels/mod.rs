@@ -13,6 +13,8 @@ pub mod index;
 pub mod matmul;
 pub mod reduce;
 pub mod scalar;
+pub mod scan;
+pub mod sort;
 pub mod unary;
 
 /// Element count above which elementwise kernels split work across rayon threads.

@@ -38,6 +38,7 @@ mod tensor;
 mod tensor_complex;
 mod tensor_ops;
 mod tensor_reduce;
+mod tensor_scan;
 mod tensor_shape;
 mod tofile;
 

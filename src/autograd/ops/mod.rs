@@ -13,8 +13,10 @@ mod linalg;
 mod linear;
 mod reduce;
 mod scalar_binary;
+mod scan;
 mod shape;
 mod softmax;
+mod sort;
 mod unary;
 
 use crate::error::{Error, Result};
