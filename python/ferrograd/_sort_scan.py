@@ -414,6 +414,8 @@ def _histogram_counts(
     x: Tensor, bins: Any, min: Any, max: Any, weight: Any, density: Any, op: str
 ) -> np.ndarray:
     _check_tensor(x, op)
+    if "complex" in str(x.dtype):
+        raise TypeError(f"{op}(): complex tensors have no order; pass x.real or x.abs()")
     bins = _int_k(bins, op)
     if bins <= 0:
         raise ValueError(f"{op}(): bins must be > 0, got {bins}")

@@ -366,6 +366,8 @@ def test_histc_and_histogram():
     assert w.tolist() == [0.0, 2.5]
     with pytest.raises(ValueError, match="bins"):
         fg.histc(x, bins=0)
+    with pytest.raises(TypeError, match="complex"):
+        fg.histc(fg.tensor([1 + 2j]))
     assert fg.histc(fg.tensor([1.0, 1.0]), bins=2).tolist() == [0.0, 2.0]
 
 
