@@ -53,6 +53,10 @@ WORKLOADS = [
     "hooked_small_graph_iter_us",
     "lstm_step_ms",
     "encoder_step_ms",
+    "cumsum_16M_ms",
+    "cumsum_dim0_16M_ms",
+    "sort_1M_ms",
+    "topk_1M_ms",
 ]
 # scatter / masked ops on 16M elements (benches/scatter_cases.py; issue 19)
 import scatter_cases  # noqa: E402
@@ -254,6 +258,72 @@ def common_cases(const: Callable, sync: Callable) -> Factories:
         "matmul_1024_f32_GFLOPs": matmul(1024, "float32", "GFLOP/s"),
         "matmul_1024_f64_GFLOPs": matmul(1024, "float64", "GFLOP/s"),
     }
+
+
+def scan_sort_cases(
+    const: Callable, cumsum: Callable, sort_pair: Callable, topk: Callable
+) -> Factories:
+    """Scans and sorting (issue #19) where the libraries spell them differently:
+    `cumsum(t, dim)`, `sort_pair(t)` -> sorted values and their indices along the last
+    dimension, `topk(t, k)` -> the k largest values and their indices, in order."""
+
+    def cumsum_case(shape, dim):
+        def factory(data):
+            a = const(data.normal(shape))
+
+            def run(n):
+                for _ in range(n):
+                    c = cumsum(a, dim)
+                return c
+
+            return Case(run, "ms")
+
+        return factory
+
+    def sort_case(data):
+        a = const(data.normal(1 << 20))
+
+        def run(n):
+            for _ in range(n):
+                c = sort_pair(a)
+            return c
+
+        return Case(run, "ms", note="1M float32, values and indices")
+
+    def topk_case(data):
+        a = const(data.normal(1 << 20))
+
+        def run(n):
+            for _ in range(n):
+                c = topk(a, 100)
+            return c
+
+        return Case(run, "ms", note="1M float32, k = 100, sorted, values and indices")
+
+    return {
+        "cumsum_16M_ms": cumsum_case((N_BIG,), 0),
+        "cumsum_dim0_16M_ms": cumsum_case((4096, 4096), 0),
+        "sort_1M_ms": sort_case,
+        "topk_1M_ms": topk_case,
+    }
+
+
+def numpy_sort_pair(np):
+    def sort_pair(a):
+        i = np.argsort(a, kind="stable")
+        return np.take_along_axis(a, i, -1), i
+
+    return sort_pair
+
+
+def numpy_topk(np):
+    def topk(a, k):
+        part = np.argpartition(a, a.shape[-1] - k)[..., -k:]
+        vals = np.take_along_axis(a, part, -1)
+        order = np.argsort(-vals, kind="stable")
+        return np.take_along_axis(vals, order, -1), np.take_along_axis(part, order, -1)
+
+    return topk
 
 
 def eager_cases(np, e: Eager, s: Settings) -> Factories:
@@ -462,6 +532,9 @@ def setup_numpy(np, s: Settings):
         chain_1M_ms=chain(1_000_000, True),
     )
     cases.update(scatter_cases.cases(Case, "numpy", np))
+    cases.update(
+        scan_sort_cases(lambda x: x, lambda t, d: t.cumsum(d), numpy_sort_pair(np), numpy_topk(np))
+    )
     return np.__version__, {}, cases
 
 
@@ -485,6 +558,12 @@ def setup_ferrograd(np, s: Settings):
     threads = os.environ.get("RAYON_NUM_THREADS") or f"rayon default ({os.cpu_count()})"
     cases = eager_cases(np, e, s)
     cases["mlp_step_static_ms"] = lambda data: ferrograd_static_mlp(fg, data, s)
+    if hasattr(fg, "topk"):
+        cases.update(
+            scan_sort_cases(
+                fg.from_numpy, lambda t, d: t.cumsum(d), lambda t: t.sort(), lambda t, k: t.topk(k)
+            )
+        )
     if hasattr(fg, "optim"):
         import demo_step
 
@@ -565,6 +644,11 @@ def setup_torch(np, s: Settings):
     cases["demo_step_ms"] = demo_step_case(demo_step.torch_step)
     cases.update(sequence_cases(torch))
     cases.update(scatter_cases.cases(Case, "torch", torch))
+    cases.update(
+        scan_sort_cases(
+            torch.from_numpy, lambda t, d: t.cumsum(d), lambda t: t.sort(), lambda t, k: t.topk(k)
+        )
+    )
     return torch.__version__, {"threads": torch.get_num_threads()}, cases
 
 

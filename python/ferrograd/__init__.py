@@ -320,3 +320,27 @@ __all__ += [
     "scatter_", "index_add_", "index_fill_", "index_put_", "masked_fill_", "masked_scatter_",
     "put_along_axis_",
 ]  # fmt: skip
+# scans, sorting, searching, counting (issue #19; docs/tensor-sort-scan.md)
+from . import _sort_scan  # noqa: E402
+from ._sort_scan import argsort as argsort  # noqa: E402
+from ._sort_scan import bucketize as bucketize  # noqa: E402
+from ._sort_scan import count_nonzero as count_nonzero  # noqa: E402
+from ._sort_scan import cummax as cummax  # noqa: E402
+from ._sort_scan import cummin as cummin  # noqa: E402
+from ._sort_scan import cumprod as cumprod  # noqa: E402
+from ._sort_scan import cumsum as cumsum  # noqa: E402
+from ._sort_scan import histc as histc  # noqa: E402
+from ._sort_scan import histogram as histogram  # noqa: E402
+from ._sort_scan import kthvalue as kthvalue  # noqa: E402
+from ._sort_scan import logcumsumexp as logcumsumexp  # noqa: E402
+from ._sort_scan import median as median  # noqa: E402
+from ._sort_scan import mode as mode  # noqa: E402
+from ._sort_scan import nanmedian as nanmedian  # noqa: E402
+from ._sort_scan import searchsorted as searchsorted  # noqa: E402
+from ._sort_scan import sort as sort  # noqa: E402
+from ._sort_scan import topk as topk  # noqa: E402
+from ._sort_scan import unique as unique  # noqa: E402
+from ._sort_scan import unique_consecutive as unique_consecutive  # noqa: E402
+
+_sort_scan.install_tensor_methods()
+__all__ += _sort_scan.__all__

@@ -308,6 +308,141 @@ class Tensor:
         """Paddle's private spelling of ``.grad``."""
     def is_inference(self) -> _bool:
         """PyTorch: allocated inside ``inference_mode()`` (a constant to autograd)."""
+    # -- scans, sorting, searching (Rust: src/python/tensor_scan.rs) --
+    def cumsum(
+        self,
+        axis: _int | None = None,
+        dtype: _DTypeLike | None = None,
+        name: str | None = None,
+        *,
+        dim: _int | None = None,
+    ) -> Tensor:
+        """Cumulative sum along ``axis``/``dim`` (None: of the flattened tensor)."""
+    def cumprod(
+        self,
+        dim: _int | None = None,
+        dtype: _DTypeLike | None = None,
+        name: str | None = None,
+        *,
+        axis: _int | None = None,
+    ) -> Tensor:
+        """Cumulative product along ``dim``/``axis`` (None: flattened)."""
+    def logcumsumexp(
+        self,
+        axis: _int | None = None,
+        dtype: _DTypeLike | None = None,
+        name: str | None = None,
+        *,
+        dim: _int | None = None,
+    ) -> Tensor:
+        """``log(cumsum(exp(x)))`` along ``axis``/``dim`` (None: flattened)."""
+    def argsort(
+        self,
+        axis: _int = ...,
+        descending: _bool = False,
+        stable: _bool = False,
+        name: str | None = None,
+        *,
+        dim: _int | None = None,
+    ) -> Tensor:
+        """Positions (int64) that sort the tensor along ``axis``/``dim`` (default: the
+        last; stable)."""
+    def _cum_extreme(self, dim: _int | None, is_max: _bool) -> tuple[Tensor, Tensor]: ...
+    def _sort_topk(
+        self, dim: _int, k: _int | None, descending: _bool, op: str
+    ) -> tuple[Tensor, Tensor]: ...
+    def _select(
+        self, dim: _int, pick: str, k: _int = 1, keepdim: _bool = False
+    ) -> tuple[Tensor, Tensor]: ...
+    def _searchsorted(self, values: Tensor, right: _bool) -> Tensor: ...
+    # -- added at import by ``ferrograd._sort_scan.install_tensor_methods`` --
+    def cummax(
+        self, axis: Any = None, dtype: Any = "int64", name: Any = None, *, dim: Any = None
+    ) -> Any:
+        """Running maximum: ``(values, indices)``."""
+    def cummin(
+        self, axis: Any = None, dtype: Any = "int64", name: Any = None, *, dim: Any = None
+    ) -> Any:
+        """Running minimum: ``(values, indices)``."""
+    def sort(
+        self,
+        dim: Any = -1,
+        descending: _bool = False,
+        stable: _bool = False,
+        name: Any = None,
+        *,
+        axis: Any = None,
+    ) -> Any:
+        """PyTorch's ``(values, indices)``; the values alone with Paddle's ``axis=``."""
+    def topk(
+        self,
+        k: Any,
+        axis: Any = None,
+        largest: _bool = True,
+        sorted: _bool = True,
+        name: Any = None,
+        *,
+        dim: Any = None,
+    ) -> Any:
+        """The ``k`` largest (or smallest) elements and their positions."""
+    def kthvalue(
+        self, k: Any, axis: Any = None, keepdim: _bool = False, name: Any = None, *, dim: Any = None
+    ) -> Any:
+        """The ``k``-th smallest element and its position."""
+    def median(
+        self,
+        axis: Any = None,
+        keepdim: _bool = False,
+        mode: str | None = None,
+        name: Any = None,
+        *,
+        dim: Any = None,
+    ) -> Any:
+        """Paddle's median (mean of the middle two); PyTorch's with ``dim=``."""
+    def nanmedian(
+        self,
+        axis: Any = None,
+        keepdim: _bool = False,
+        mode: str | None = None,
+        name: Any = None,
+        *,
+        dim: Any = None,
+    ) -> Any:
+        """``median`` ignoring NaNs."""
+    def mode(
+        self, axis: Any = -1, keepdim: _bool = False, name: Any = None, *, dim: Any = None
+    ) -> Any:
+        """The most frequent value and its last position."""
+    def unique(
+        self,
+        return_index: _bool = False,
+        return_inverse: _bool = False,
+        return_counts: _bool = False,
+        axis: Any = None,
+        dtype: Any = "int64",
+        name: Any = None,
+        *,
+        sorted: _bool = True,
+        dim: Any = None,
+    ) -> Any:
+        """The sorted unique elements (and index, inverse, counts as asked)."""
+    def unique_consecutive(
+        self,
+        return_inverse: _bool = False,
+        return_counts: _bool = False,
+        axis: Any = None,
+        dtype: Any = "int64",
+        name: Any = None,
+        *,
+        dim: Any = None,
+    ) -> Any:
+        """Runs of equal consecutive elements collapsed (inverse, counts as asked)."""
+    def count_nonzero(
+        self, axis: Any = None, keepdim: _bool = False, name: Any = None, *, dim: Any = None
+    ) -> Tensor:
+        """Number of non-zero elements (int64)."""
+    def histc(self, bins: _int = 100, min: float = 0, max: float = 0) -> Tensor:
+        """Histogram counts in the input's float dtype."""
 
     # -- conversions --
     def numpy(self) -> NDArray[Any]:

@@ -41,12 +41,6 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
         "vmap": ("PyTorch", ""),
         # ops
         "einsum": ("PyTorch, Paddle", "write it with matmul, transpose and sum"),
-        "cumsum": ("PyTorch, Paddle", ""),
-        "cumprod": ("PyTorch, Paddle", ""),
-        "sort": ("PyTorch, Paddle", ""),
-        "argsort": ("PyTorch, Paddle", ""),
-        "topk": ("PyTorch, Paddle", ""),
-        "unique": ("PyTorch, Paddle", ""),
         "norm": ("PyTorch, Paddle", "x.square().sum().sqrt() is the 2-norm"),
         "tensordot": ("PyTorch, Paddle", ""),
         "kron": ("PyTorch, Paddle", ""),

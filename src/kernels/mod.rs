@@ -14,6 +14,8 @@ pub mod matmul;
 pub mod reduce;
 pub mod scalar;
 pub mod scatter;
+pub mod scan;
+pub mod sort;
 pub mod unary;
 
 /// Element count above which elementwise kernels split work across rayon threads.

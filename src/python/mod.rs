@@ -39,6 +39,7 @@ mod tensor_complex;
 mod tensor_ops;
 mod tensor_reduce;
 mod tensor_scatter;
+mod tensor_scan;
 mod tensor_shape;
 mod tofile;
 

@@ -14,8 +14,10 @@ mod linear;
 mod reduce;
 mod scalar_binary;
 mod scatter;
+mod scan;
 mod shape;
 mod softmax;
+mod sort;
 mod unary;
 
 use crate::error::{Error, Result};

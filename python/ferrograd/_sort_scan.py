@@ -1,0 +1,607 @@
+"""Scans, sorting, searching and counting under both dialects' names (issue #19).
+
+The work happens in the Rust core (``cumsum``, ``cumprod``, ``logcumsumexp`` and
+``argsort`` are ``Tensor`` methods there; the ``_sort_topk``, ``_select``,
+``_cum_extreme`` and ``_searchsorted`` primitives find positions, and values that need a
+gradient are gathered at them). This module spells the two dialects' signatures and return
+types around those primitives. ``unique``, ``unique_consecutive``, ``histc`` and
+``histogram`` return no gradient and data-dependent sizes; they run on NumPy.
+
+Where the dialects disagree, the keyword decides (as Paddle's own aliases do): ``sort``
+returns PyTorch's ``(values, indices)`` unless Paddle's ``axis=`` is given;
+``median`` / ``nanmedian`` are Paddle's (the mean of the two middle values, values only)
+unless PyTorch's ``dim=`` is given (the lower middle value, with its index).
+"""
+
+from __future__ import annotations
+
+import builtins
+import types
+from typing import Any, NamedTuple, Optional
+
+import numpy as np
+
+from . import _core
+
+Tensor = _core.Tensor
+
+__all__ = [
+    "cumsum",
+    "cumprod",
+    "logcumsumexp",
+    "cummax",
+    "cummin",
+    "sort",
+    "argsort",
+    "topk",
+    "kthvalue",
+    "median",
+    "nanmedian",
+    "mode",
+    "unique",
+    "unique_consecutive",
+    "searchsorted",
+    "bucketize",
+    "count_nonzero",
+    "histc",
+    "histogram",
+]
+
+
+class _ValuesIndices(NamedTuple):
+    values: Tensor
+    indices: Tensor
+
+
+class SortResult(_ValuesIndices):
+    """``(values, indices)`` of ``sort`` (PyTorch's ``torch.return_types.sort``)."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(
+            f"ferrograd.sort returned (values, indices), PyTorch's result, which has no "
+            f"attribute {name!r}; pass axis= (Paddle's spelling) to get the sorted values "
+            f"alone, or take .values"
+        )
+
+
+class TopkResult(_ValuesIndices):
+    """``(values, indices)`` of ``topk``."""
+
+    __slots__ = ()
+
+
+class KthvalueResult(_ValuesIndices):
+    """``(values, indices)`` of ``kthvalue``."""
+
+    __slots__ = ()
+
+
+class MedianResult(_ValuesIndices):
+    """``(values, indices)`` of ``median`` / ``nanmedian`` with ``dim=`` or ``mode='min'``."""
+
+    __slots__ = ()
+
+
+class ModeResult(_ValuesIndices):
+    """``(values, indices)`` of ``mode``."""
+
+    __slots__ = ()
+
+
+class CumResult(_ValuesIndices):
+    """``(values, indices)`` of ``cummax`` / ``cummin`` (Paddle calls them out, indices)."""
+
+    __slots__ = ()
+
+
+def _one_dim(axis: Any, dim: Any, default: Any, op: str) -> Any:
+    """``axis`` (Paddle) or ``dim`` (PyTorch), at most one given; a 1-element Tensor or
+    a one-int list is accepted."""
+    if axis is not None and dim is not None:
+        raise TypeError(f"{op}(): pass either axis= or dim=, not both")
+    d = axis if axis is not None else dim
+    if d is None:
+        return default
+    if isinstance(d, Tensor):
+        d = d.item()
+    if isinstance(d, (list, tuple)):
+        if len(d) != 1:
+            raise ValueError(f"{op}(): expects a single dimension, got {d!r}")
+        d = d[0]
+    if isinstance(d, builtins.bool) or not isinstance(d, (int, np.integer)):
+        raise TypeError(f"{op}(): the dimension must be an int, got {type(d).__name__}")
+    return int(d)
+
+
+def _int_k(k: Any, op: str) -> int:
+    if isinstance(k, Tensor):
+        k = k.item()
+    if isinstance(k, builtins.bool) or not isinstance(k, (int, np.integer)):
+        raise TypeError(f"{op}(): k must be an int, got {type(k).__name__}")
+    return int(k)
+
+
+def _index_dtype(t: Tensor, dtype: Any) -> Tensor:
+    return t if dtype is None or str(dtype).endswith("int64") else t.astype(dtype)
+
+
+def _check_tensor(x: Any, op: str) -> None:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}(): expected a Tensor, got {type(x).__name__}")
+
+
+# --- scans -------------------------------------------------------------------------------
+
+
+def cumsum(
+    x: Tensor, axis: Any = None, dtype: Any = None, name: Any = None, *, dim: Any = None
+) -> Tensor:
+    """Cumulative sum along ``axis``/``dim`` (None: of the flattened tensor)."""
+    _check_tensor(x, "cumsum")
+    return x.cumsum(_one_dim(axis, dim, None, "cumsum"), dtype)
+
+
+def cumprod(
+    x: Tensor, dim: Any = None, dtype: Any = None, name: Any = None, *, axis: Any = None
+) -> Tensor:
+    """Cumulative product along ``dim``/``axis`` (None: flattened); exact gradient with
+    zeros."""
+    _check_tensor(x, "cumprod")
+    return x.cumprod(_one_dim(axis, dim, None, "cumprod"), dtype)
+
+
+def logcumsumexp(
+    x: Tensor, axis: Any = None, dtype: Any = None, name: Any = None, *, dim: Any = None
+) -> Tensor:
+    """``log(cumsum(exp(x)))`` along ``axis``/``dim`` (None: flattened), without overflow."""
+    _check_tensor(x, "logcumsumexp")
+    return x.logcumsumexp(_one_dim(axis, dim, None, "logcumsumexp"), dtype)
+
+
+def cummax(
+    x: Tensor, axis: Any = None, dtype: Any = "int64", name: Any = None, *, dim: Any = None
+) -> CumResult:
+    """Running maximum along ``axis``/``dim`` (None: flattened): ``(values, indices)``.
+    Ties take the later index; a NaN propagates."""
+    _check_tensor(x, "cummax")
+    v, i = x._cum_extreme(_one_dim(axis, dim, None, "cummax"), True)
+    return CumResult(v, _index_dtype(i, dtype))
+
+
+def cummin(
+    x: Tensor, axis: Any = None, dtype: Any = "int64", name: Any = None, *, dim: Any = None
+) -> CumResult:
+    """Running minimum along ``axis``/``dim`` (None: flattened): ``(values, indices)``."""
+    _check_tensor(x, "cummin")
+    v, i = x._cum_extreme(_one_dim(axis, dim, None, "cummin"), False)
+    return CumResult(v, _index_dtype(i, dtype))
+
+
+# --- sorting and selection ------------------------------------------------------------
+
+
+def sort(
+    x: Tensor,
+    dim: Any = -1,
+    descending: builtins.bool = False,
+    stable: builtins.bool = False,
+    name: Any = None,
+    *,
+    axis: Any = None,
+) -> Any:
+    """Sorts along ``dim`` (NaN last ascending, first descending; equal elements keep
+    their order). Returns PyTorch's ``(values, indices)``; with Paddle's ``axis=`` keyword
+    it returns the sorted values alone, as ``paddle.sort`` does."""
+    _check_tensor(x, "sort")
+    if axis is not None:
+        d = _one_dim(axis, None, -1, "sort")
+        return x._sort_topk(d, None, builtins.bool(descending), "sort")[0]
+    d = _one_dim(None, dim, -1, "sort")
+    return SortResult(*x._sort_topk(d, None, builtins.bool(descending), "sort"))
+
+
+def argsort(
+    x: Tensor,
+    axis: Any = -1,
+    descending: builtins.bool = False,
+    stable: builtins.bool = False,
+    name: Any = None,
+    *,
+    dim: Any = None,
+) -> Tensor:
+    """Positions (int64) that sort ``x`` along ``axis``/``dim`` (always stable)."""
+    _check_tensor(x, "argsort")
+    if dim is not None:
+        axis = None
+    return x.argsort(_one_dim(axis, dim, -1, "argsort"), builtins.bool(descending))
+
+
+def topk(
+    x: Tensor,
+    k: Any,
+    axis: Any = None,
+    largest: builtins.bool = True,
+    sorted: builtins.bool = True,
+    name: Any = None,
+    *,
+    dim: Any = None,
+) -> TopkResult:
+    """The ``k`` largest (``largest=False``: smallest) elements along ``axis``/``dim``
+    (default: the last), in order, with their positions. NaN counts as the largest."""
+    _check_tensor(x, "topk")
+    d = _one_dim(axis, dim, -1, "topk")
+    return TopkResult(*x._sort_topk(d, _int_k(k, "topk"), builtins.bool(largest), "topk"))
+
+
+def kthvalue(
+    x: Tensor,
+    k: Any,
+    axis: Any = None,
+    keepdim: builtins.bool = False,
+    name: Any = None,
+    *,
+    dim: Any = None,
+) -> KthvalueResult:
+    """The ``k``-th smallest element (``k`` counts from 1) along ``axis``/``dim`` (default:
+    the last) and its position."""
+    _check_tensor(x, "kthvalue")
+    d = _one_dim(axis, dim, -1, "kthvalue")
+    return KthvalueResult(*x._select(d, "kth", _int_k(k, "kthvalue"), builtins.bool(keepdim)))
+
+
+def _median(x: Tensor, axis: Any, keepdim: Any, mode: Any, dim: Any, nan: builtins.bool) -> Any:
+    op = "nanmedian" if nan else "median"
+    _check_tensor(x, op)
+    if mode is None:
+        mode = "min" if dim is not None else "avg"
+    if mode not in ("avg", "min"):
+        raise ValueError(f"{op}(): mode must be 'avg' or 'min', got {mode!r}")
+    d = _one_dim(axis, dim, None, op)
+    keepdim = builtins.bool(keepdim)
+    prefix = "nanmedian_" if nan else "median_"
+    src = x.reshape([-1]) if d is None else x
+    sd = 0 if d is None else d
+    kd = keepdim and d is not None
+    if mode == "min":
+        value, idx = src._select(sd, prefix + "low", 1, kd)
+    else:
+        if src.dtype != _core.float64:
+            src = src.astype("float32")  # Paddle: float64 stays, all else gives float32
+        lo = src._select(sd, prefix + "low", 1, kd)[0]
+        hi = src._select(sd, prefix + "high", 1, kd)[0]
+        value = (lo + hi) * 0.5
+    if d is None:
+        return value.reshape([1] * x.ndim) if keepdim else value
+    if mode == "min":
+        return MedianResult(value, idx)
+    return value
+
+
+def median(
+    x: Tensor,
+    axis: Any = None,
+    keepdim: builtins.bool = False,
+    mode: Optional[str] = None,
+    name: Any = None,
+    *,
+    dim: Any = None,
+) -> Any:
+    """The median along ``axis``/``dim`` (None: of all elements); a NaN propagates.
+
+    Paddle's meaning by default (``mode='avg'``: the mean of the two middle values of an
+    even count, values only, float32 for non-float64 inputs). With PyTorch's ``dim=`` (or
+    ``mode='min'``) it is the lower middle value, and along a dimension
+    ``(values, indices)``."""
+    return _median(x, axis, keepdim, mode, dim, False)
+
+
+def nanmedian(
+    x: Tensor,
+    axis: Any = None,
+    keepdim: builtins.bool = False,
+    mode: Optional[str] = None,
+    name: Any = None,
+    *,
+    dim: Any = None,
+) -> Any:
+    """``median`` ignoring NaNs (a line of only NaNs gives NaN)."""
+    return _median(x, axis, keepdim, mode, dim, True)
+
+
+def mode(
+    x: Tensor,
+    axis: Any = -1,
+    keepdim: builtins.bool = False,
+    name: Any = None,
+    *,
+    dim: Any = None,
+) -> ModeResult:
+    """The most frequent value along ``axis``/``dim`` (the smallest of equally frequent
+    ones) and the last position holding it."""
+    _check_tensor(x, "mode")
+    if dim is not None:
+        axis = None
+    d = _one_dim(axis, dim, -1, "mode")
+    return ModeResult(*x._select(d, "mode", 1, builtins.bool(keepdim)))
+
+
+# --- searching ----------------------------------------------------------------------------
+
+
+def _as_tensor(v: Any, like: Tensor) -> Tensor:
+    if isinstance(v, Tensor):
+        return v
+    return _core.tensor(v, dtype=like.dtype)
+
+
+def searchsorted(
+    sorted_sequence: Tensor,
+    values: Any,
+    out_int32: builtins.bool = False,
+    right: builtins.bool = False,
+    name: Any = None,
+    *,
+    side: Optional[str] = None,
+    sorter: Optional[Tensor] = None,
+) -> Tensor:
+    """For every value, the index where it would be inserted into ``sorted_sequence``
+    (sorted along its last dimension) to keep it sorted: before equal elements, or after
+    them with ``right=True`` / ``side='right'``. ``sorted_sequence`` is 1-D or has the
+    values' leading dimensions; ``sorter`` holds positions that sort it."""
+    _check_tensor(sorted_sequence, "searchsorted")
+    if side is not None:
+        if side not in ("left", "right"):
+            raise ValueError(f"searchsorted(): side must be 'left' or 'right', got {side!r}")
+        if right and side == "left":
+            raise ValueError("searchsorted(): right=True and side='left' contradict each other")
+        right = side == "right"
+    seq = sorted_sequence
+    if sorter is not None:
+        seq = seq.take_along_axis(sorter, -1)
+    out = seq._searchsorted(_as_tensor(values, seq), builtins.bool(right))
+    return out.astype("int32") if out_int32 else out
+
+
+def bucketize(
+    x: Any,
+    sorted_sequence: Optional[Tensor] = None,
+    out_int32: builtins.bool = False,
+    right: builtins.bool = False,
+    name: Any = None,
+    *,
+    boundaries: Optional[Tensor] = None,
+) -> Tensor:
+    """The bucket of every element of ``x`` among the 1-D ``boundaries`` (Paddle:
+    ``sorted_sequence``): ``searchsorted(boundaries, x, right=right)``."""
+    b = boundaries if boundaries is not None else sorted_sequence
+    if b is None:
+        raise TypeError("bucketize() needs the boundaries (a 1-D sorted Tensor)")
+    _check_tensor(b, "bucketize")
+    if b.ndim != 1:
+        raise ValueError(f"bucketize(): the boundaries must be 1-D, got shape {list(b.shape)}")
+    return searchsorted(b, x, out_int32=out_int32, right=right)
+
+
+# --- counting -------------------------------------------------------------------------
+
+
+def count_nonzero(
+    x: Tensor,
+    axis: Any = None,
+    keepdim: builtins.bool = False,
+    name: Any = None,
+    *,
+    dim: Any = None,
+) -> Tensor:
+    """Number of non-zero elements (int64) over ``axis``/``dim`` (None: all)."""
+    _check_tensor(x, "count_nonzero")
+    if axis is not None and dim is not None:
+        raise TypeError("count_nonzero(): pass either axis= or dim=, not both")
+    ax = axis if axis is not None else dim
+    return (x != 0).astype("int64").sum(ax, builtins.bool(keepdim))
+
+
+def _np_values(x: Tensor) -> np.ndarray:
+    """``x`` as a NumPy array (bfloat16 goes through float32)."""
+    if "bfloat16" in str(x.dtype):
+        return x.astype("float32").numpy()
+    return x.numpy()
+
+
+def _histogram_counts(
+    x: Tensor, bins: Any, min: Any, max: Any, weight: Any, density: Any, op: str
+) -> np.ndarray:
+    _check_tensor(x, op)
+    if "complex" in str(x.dtype):
+        raise TypeError(f"{op}(): complex tensors have no order; pass x.real or x.abs()")
+    bins = _int_k(bins, op)
+    if bins <= 0:
+        raise ValueError(f"{op}(): bins must be > 0, got {bins}")
+    a = _np_values(x).astype(np.float64).reshape(-1)
+    lo, hi = float(min), float(max)
+    if lo > hi:
+        raise ValueError(f"{op}(): max must be >= min, got min={lo}, max={hi}")
+    finite = a[np.isfinite(a)] if a.size else a
+    if lo == hi == 0.0 and finite.size:
+        lo, hi = float(finite.min()), float(finite.max())
+    if lo == hi:
+        lo, hi = lo - 1.0, hi + 1.0
+    w = None
+    if weight is not None:
+        w = _np_values(weight).astype(np.float64).reshape(-1)
+        if w.shape != a.shape:
+            raise ValueError(f"{op}(): weight must have the input's shape {list(x.shape)}")
+    keep = ~np.isnan(a)
+    counts, _ = np.histogram(
+        a[keep], bins=bins, range=(lo, hi), weights=None if w is None else w[keep]
+    )
+    if density:
+        total = counts.sum()
+        width = (hi - lo) / bins
+        counts = counts / (total * width) if total else counts * 0.0
+    return counts
+
+
+def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
+    """PyTorch's histogram: ``bins`` equal bins over ``[min, max]`` (both 0: the data's
+    range); elements outside are ignored. The counts have the input's dtype."""
+    counts = _histogram_counts(input, bins, min, max, None, False, "histc")
+    dtype = input.dtype if "float" in str(input.dtype) else "float32"
+    return _core.tensor(counts.astype(np.float64)).astype(dtype)
+
+
+def histogram(
+    input: Tensor,
+    bins: int = 100,
+    min: float = 0,
+    max: float = 0,
+    weight: Optional[Tensor] = None,
+    density: builtins.bool = False,
+    name: Any = None,
+) -> Tensor:
+    """Paddle's histogram: like ``histc`` but int64 counts (float with ``weight`` or
+    ``density``)."""
+    counts = _histogram_counts(input, bins, min, max, weight, density, "histogram")
+    if weight is None and not density:
+        return _core.tensor(counts.astype(np.int64))
+    return _core.tensor(counts.astype(np.float64)).astype(
+        "float32" if "64" not in str(input.dtype) else "float64"
+    )
+
+
+# --- unique ----------------------------------------------------------------------------
+
+
+def _from_np(a: np.ndarray, like: Tensor) -> Tensor:
+    return _core.tensor(np.ascontiguousarray(a)).astype(like.dtype)
+
+
+def unique(
+    x: Tensor,
+    return_index: builtins.bool = False,
+    return_inverse: builtins.bool = False,
+    return_counts: builtins.bool = False,
+    axis: Any = None,
+    dtype: Any = "int64",
+    name: Any = None,
+    *,
+    sorted: builtins.bool = True,
+    dim: Any = None,
+) -> Any:
+    """The sorted unique elements (or slices along ``axis``/``dim``), and as asked the
+    index of each one's first occurrence (Paddle's ``return_index``), the inverse (for
+    every element / slice, its position among the unique ones; the input's shape when
+    flattened, as PyTorch gives it) and the counts. NaNs count as one value (NumPy's
+    rule). Returns a Tensor, or a tuple in the order out, index, inverse, counts."""
+    _check_tensor(x, "unique")
+    d = _one_dim(axis, dim, None, "unique")
+    a = _np_values(x)
+    if d is not None:
+        if a.ndim == 0:
+            raise ValueError("unique(): a 0-d tensor has no dimension to take slices along")
+        d = d + a.ndim if d < 0 else d
+        if not 0 <= d < a.ndim:
+            raise IndexError(f"unique(): dimension {d} is out of range for {a.ndim} dimension(s)")
+    out, index, inverse, counts = np.unique(
+        a, return_index=True, return_inverse=True, return_counts=True, axis=d
+    )
+    inverse = inverse.reshape(a.shape) if d is None else inverse.reshape(-1)
+    res = [_from_np(out, x)]
+    idx_dtype = "int32" if str(dtype).endswith("int32") else "int64"
+    if return_index:
+        res.append(_core.tensor(index.astype(np.int64)).astype(idx_dtype))
+    if return_inverse:
+        res.append(_core.tensor(inverse.astype(np.int64)).astype(idx_dtype))
+    if return_counts:
+        res.append(_core.tensor(counts.astype(np.int64)).astype(idx_dtype))
+    return res[0] if len(res) == 1 else tuple(res)
+
+
+def unique_consecutive(
+    x: Tensor,
+    return_inverse: builtins.bool = False,
+    return_counts: builtins.bool = False,
+    axis: Any = None,
+    dtype: Any = "int64",
+    name: Any = None,
+    *,
+    dim: Any = None,
+) -> Any:
+    """Collapses runs of equal consecutive elements (or slices along ``axis``/``dim``);
+    optionally with the inverse and the run lengths. Returns a Tensor, or a tuple in the
+    order out, inverse, counts."""
+    _check_tensor(x, "unique_consecutive")
+    d = _one_dim(axis, dim, None, "unique_consecutive")
+    a = _np_values(x)
+    if d is None:
+        rows = a.reshape(-1, 1)
+    else:
+        if a.ndim == 0:
+            raise ValueError(
+                "unique_consecutive(): a 0-d tensor has no dimension to take slices along"
+            )
+        d = d + a.ndim if d < 0 else d
+        if not 0 <= d < a.ndim:
+            raise IndexError(
+                f"unique_consecutive(): dimension {d} is out of range for {a.ndim} dimension(s)"
+            )
+        rows = np.moveaxis(a, d, 0).reshape(a.shape[d], -1)
+    n = rows.shape[0]
+    starts = np.ones(n, dtype=bool)
+    if n > 1:
+        starts[1:] = (rows[1:] != rows[:-1]).any(axis=1) if rows.shape[1] else False
+    pos = np.flatnonzero(starts)
+    counts = np.diff(np.append(pos, n))
+    inverse = np.cumsum(starts) - 1
+    if d is None:
+        out = a.reshape(-1)[pos]
+        inverse = inverse.reshape(a.shape)
+    else:
+        out = np.take(a, pos, axis=d)
+    res = [_from_np(out, x)]
+    idx_dtype = "int32" if str(dtype).endswith("int32") else "int64"
+    if return_inverse:
+        res.append(_core.tensor(inverse.astype(np.int64)).astype(idx_dtype))
+    if return_counts:
+        res.append(_core.tensor(counts.astype(np.int64)).astype(idx_dtype))
+    return res[0] if len(res) == 1 else tuple(res)
+
+
+def install_tensor_methods() -> None:
+    """Adds the Python-level methods (``x.sort()``, ``x.topk(k)``, ...) to ``Tensor``; the
+    Rust core already has ``cumsum``, ``cumprod``, ``logcumsumexp`` and ``argsort``."""
+    for fname in (
+        "cummax",
+        "cummin",
+        "sort",
+        "topk",
+        "kthvalue",
+        "median",
+        "nanmedian",
+        "mode",
+        "unique",
+        "unique_consecutive",
+        "count_nonzero",
+        "histc",
+    ):
+        setattr(Tensor, fname, _as_method(globals()[fname]))
+
+
+def _as_method(fn: Any) -> Any:
+    """``fn`` (whose first parameter is the peers' ``x``) as a method: the same code with
+    that parameter named ``self``, so signatures read as methods (``help``, stubs)."""
+    code = fn.__code__
+    names = ("self",) + code.co_varnames[1:]
+    method = types.FunctionType(
+        code.replace(co_varnames=names), fn.__globals__, fn.__name__, fn.__defaults__
+    )
+    method.__kwdefaults__ = fn.__kwdefaults__
+    method.__doc__ = fn.__doc__
+    method.__qualname__ = "Tensor." + fn.__name__
+    method.__module__ = fn.__module__
+    ann = dict(fn.__annotations__)
+    ann["self"] = ann.pop(code.co_varnames[0], "Tensor")
+    method.__annotations__ = ann
+    return method
