@@ -87,3 +87,11 @@ __all__ = [
 from .._missing import missing_attribute as _missing_attribute  # noqa: E402
 
 __getattr__ = _missing_attribute(__name__)
+
+# convolution and pooling layers (conv.py, pooling.py)
+from .conv import *  # noqa: E402,F403
+from .conv import __all__ as _conv_all  # noqa: E402
+from .pooling import *  # noqa: E402,F403
+from .pooling import __all__ as _pool_all  # noqa: E402
+
+__all__ += list(_conv_all) + list(_pool_all)

@@ -427,3 +427,11 @@ def one_hot(x: Tensor, num_classes: int = -1, name: Optional[str] = None) -> Ten
 from .._missing import missing_attribute as _missing_attribute  # noqa: E402
 
 __getattr__ = _missing_attribute(__name__)
+
+# convolution and pooling (fn_conv.py, fn_pool.py)
+from .fn_conv import *  # noqa: E402,F403
+from .fn_conv import __all__ as _conv_all  # noqa: E402
+from .fn_pool import *  # noqa: E402,F403
+from .fn_pool import __all__ as _pool_all  # noqa: E402
+
+__all__ += list(_conv_all) + list(_pool_all)
