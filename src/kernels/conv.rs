@@ -94,9 +94,9 @@ impl Geometry {
             nd,
             tables: [vec![0], vec![0], vec![0]],
         };
-        for d in 0..nd {
+        for (d, &s) in spatial.iter().enumerate() {
             let j = 3 - nd + d;
-            let (s, k, st, dil) = (spatial[d], win.kernel[d], win.stride[d], win.dilation[d]);
+            let (k, st, dil) = (win.kernel[d], win.stride[d], win.dilation[d]);
             let (lo, hi) = (win.pad_lo[d] as i128, win.pad_hi[d] as i128);
             let reach = (dil as i128) * (k as i128 - 1) + 1;
             let span = s as i128 + lo + hi - reach;
