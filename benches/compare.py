@@ -51,13 +51,17 @@ WORKLOADS = [
     "custom_tanh_iter_us",
     "builtin_tanh_iter_us",
     "hooked_small_graph_iter_us",
+    # convolution (benches/conv_step.py)
+    "conv2d_3x3_64_fwdbwd_ms",
+    "depthwise3x3_fwdbwd_ms",
+    "digits_cnn_step_ms",
 ]
 
 # Note prefix of NumPy's stand-ins for autograd workloads.
 FLOOR = "NumPy floor: "
 
 # Workloads left out of --quick runs.
-SLOW = {"chain_1M_ms"}
+SLOW = {"chain_1M_ms", "conv2d_3x3_64_fwdbwd_ms", "depthwise3x3_fwdbwd_ms"}
 
 # Units whose numbers grow with speed; all other units are times.
 RATE_UNITS = {"GB/s", "GFLOP/s"}
@@ -388,6 +392,30 @@ def demo_step_case(make_step: Callable) -> Callable[[Data], Case]:
     return factory
 
 
+CONV_NOTES = {
+    "conv": "3x3 conv 64->64 ch, 32x32, batch 32, f32: forward, sum, backward",
+    "depthwise": "depthwise 3x3 conv (groups=64), 32x32, batch 32, f32: forward + backward",
+    "digits": "CNN demo model on a batch of 64 8x8 digits: forward, loss, backward, Adam",
+}
+
+
+def conv_case(make_step: Callable, kind: str) -> Callable[[Data], Case]:
+    """A workload of benches/conv_step.py as a factory."""
+
+    def factory(data):
+        step = make_step(data.np, data.rng)
+
+        def run(n):
+            out = None
+            for _ in range(n):
+                out = step()
+            return out
+
+        return Case(run, "ms", note=CONV_NOTES[kind])
+
+    return factory
+
+
 def setup_numpy(np, s: Settings):
     cases = common_cases(lambda x: x, lambda t: t)
 
@@ -449,6 +477,12 @@ def setup_ferrograd(np, s: Settings):
         import demo_step
 
         cases["demo_step_ms"] = demo_step_case(demo_step.ferrograd_step)
+    if hasattr(fg.nn.functional, "conv2d"):
+        import conv_step
+
+        cases["conv2d_3x3_64_fwdbwd_ms"] = conv_case(conv_step.ferrograd_conv(False), "conv")
+        cases["depthwise3x3_fwdbwd_ms"] = conv_case(conv_step.ferrograd_conv(True), "depthwise")
+        cases["digits_cnn_step_ms"] = conv_case(conv_step.ferrograd_digits_step, "digits")
     return fg.__version__, {"threads": threads}, cases
 
 
@@ -520,6 +554,11 @@ def setup_torch(np, s: Settings):
 
     cases = eager_cases(np, e, s)
     cases["demo_step_ms"] = demo_step_case(demo_step.torch_step)
+    import conv_step
+
+    cases["conv2d_3x3_64_fwdbwd_ms"] = conv_case(conv_step.torch_conv(False), "conv")
+    cases["depthwise3x3_fwdbwd_ms"] = conv_case(conv_step.torch_conv(True), "depthwise")
+    cases["digits_cnn_step_ms"] = conv_case(conv_step.torch_digits_step, "digits")
     return torch.__version__, {"threads": torch.get_num_threads()}, cases
 
 

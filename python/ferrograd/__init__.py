@@ -262,3 +262,20 @@ from ._missing import missing_attribute as _missing_attribute  # noqa: E402
 
 __getattr__ = _missing_attribute(__name__)
 __all__ += ["distributed", "DataParallel"]
+
+# torch.conv1d/2d/3d, torch.conv_transpose1d/2d/3d (the nn.functional forms; nn/fn_conv.py)
+from .nn.fn_conv import conv1d as conv1d  # noqa: E402
+from .nn.fn_conv import conv2d as conv2d  # noqa: E402
+from .nn.fn_conv import conv3d as conv3d  # noqa: E402
+from .nn.fn_conv import conv_transpose1d as conv_transpose1d  # noqa: E402
+from .nn.fn_conv import conv_transpose2d as conv_transpose2d  # noqa: E402
+from .nn.fn_conv import conv_transpose3d as conv_transpose3d  # noqa: E402
+
+__all__ += [
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "conv_transpose3d",
+]

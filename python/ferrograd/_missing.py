@@ -68,7 +68,6 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
         "cdist": ("PyTorch, Paddle", ""),
         "addmm": ("PyTorch, Paddle", "x @ w + b"),
         "baddbmm": ("PyTorch", ""),
-        "conv2d": ("PyTorch", ""),
         "normal": ("PyTorch, Paddle", "ferrograd.randn(*shape) * std + mean"),
         "uniform": ("Paddle", "ferrograd.rand(*shape) * (high - low) + low"),
         "bernoulli": ("PyTorch, Paddle", "(ferrograd.rand(*shape) < p)"),

@@ -365,3 +365,12 @@ def test_training_step_reduces_loss():
 def test_bad_input_is_a_clear_error(call, exc, words):
     with pytest.raises(exc, match=words):
         call()
+
+
+def test_top_level_names_and_missing_list():
+    assert fg.conv2d is F.conv2d and fg.conv_transpose2d is F.conv_transpose2d
+    from ferrograd import _missing
+
+    listed = {n for names in _missing._PEER_NAMES.values() for n in names}
+    for name in ("conv1d", "conv2d", "Conv2d", "Conv2D", "MaxPool2d", "AvgPool2D", "max_pool2d"):
+        assert name not in listed
