@@ -11,7 +11,7 @@ pads explicitly, then convolves without padding.
 from __future__ import annotations
 
 import math
-from typing import Any, List, Optional
+from typing import Any, Optional
 
 from .. import _core
 from . import _window as W
@@ -155,145 +155,174 @@ class _ConvNd(Module):
         return s
 
 
-def _torch_conv(nd: int) -> type:
-    class Conv(_ConvNd):
-        _nd = nd
-
-        def __init__(
-            self,
-            in_channels: int,
-            out_channels: int,
-            kernel_size: Any,
-            stride: Any = 1,
-            padding: Any = 0,
-            dilation: Any = 1,
-            groups: int = 1,
-            bias: bool = True,
-            padding_mode: str = "zeros",
-            device: Any = None,
-            dtype: Any = None,
-        ) -> None:
-            super().__init__()
-            self._setup(
-                in_channels, out_channels, kernel_size, stride, padding, dilation, groups,
-                bias, padding_mode, dtype=dtype,
-            )  # fmt: skip
-
-    Conv.__name__ = Conv.__qualname__ = f"Conv{nd}d"
-    Conv.__doc__ = (
-        f"PyTorch's ``nn.Conv{nd}d``: weight ``[out, in/groups, *kernel_size]``, bias "
-        f"``[out]``; ``padding`` an int, ints, ``'same'`` or ``'valid'``."
-    )
-    return Conv
+class _TorchConv(_ConvNd):
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: Any,
+        stride: Any = 1,
+        padding: Any = 0,
+        dilation: Any = 1,
+        groups: int = 1,
+        bias: bool = True,
+        padding_mode: str = "zeros",
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        self._setup(
+            in_channels, out_channels, kernel_size, stride, padding, dilation, groups,
+            bias, padding_mode, dtype=dtype,
+        )  # fmt: skip
 
 
-def _paddle_conv(nd: int) -> type:
-    class Conv(_ConvNd):
-        _nd = nd
-
-        def __init__(
-            self,
-            in_channels: int,
-            out_channels: int,
-            kernel_size: Any,
-            stride: Any = 1,
-            padding: Any = 0,
-            dilation: Any = 1,
-            groups: int = 1,
-            padding_mode: str = "zeros",
-            weight_attr: Any = None,
-            bias_attr: Any = None,
-            data_format: str = _FORMATS[nd],
-        ) -> None:
-            super().__init__()
-            self._setup(
-                in_channels, out_channels, kernel_size, stride, padding, dilation, groups,
-                True, padding_mode, weight_attr=weight_attr, bias_attr=bias_attr,
-                data_format=data_format,
-            )  # fmt: skip
-
-    Conv.__name__ = Conv.__qualname__ = f"Conv{nd}D"
-    Conv.__doc__ = (
-        f"Paddle's ``nn.Conv{nd}D``: weight ``[out, in/groups, *kernel_size]``; "
-        f"``bias_attr=False`` leaves the bias out; ``data_format`` channels first or last."
-    )
-    return Conv
+class _PaddleConv(_ConvNd):
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: Any,
+        stride: Any = 1,
+        padding: Any = 0,
+        dilation: Any = 1,
+        groups: int = 1,
+        padding_mode: str = "zeros",
+        weight_attr: Any = None,
+        bias_attr: Any = None,
+        data_format: Optional[str] = None,
+    ) -> None:
+        super().__init__()
+        self._setup(
+            in_channels, out_channels, kernel_size, stride, padding, dilation, groups,
+            True, padding_mode, weight_attr=weight_attr, bias_attr=bias_attr,
+            data_format=data_format,
+        )  # fmt: skip
 
 
-def _torch_transpose(nd: int) -> type:
-    class ConvTranspose(_ConvNd):
-        _nd = nd
-        _transposed = True
+class _TorchTranspose(_ConvNd):
+    _transposed = True
 
-        def __init__(
-            self,
-            in_channels: int,
-            out_channels: int,
-            kernel_size: Any,
-            stride: Any = 1,
-            padding: Any = 0,
-            output_padding: Any = 0,
-            groups: int = 1,
-            bias: bool = True,
-            dilation: Any = 1,
-            padding_mode: str = "zeros",
-            device: Any = None,
-            dtype: Any = None,
-        ) -> None:
-            super().__init__()
-            self._setup(
-                in_channels, out_channels, kernel_size, stride, padding, dilation, groups,
-                bias, padding_mode, output_padding=output_padding, dtype=dtype,
-            )  # fmt: skip
-
-    ConvTranspose.__name__ = ConvTranspose.__qualname__ = f"ConvTranspose{nd}d"
-    ConvTranspose.__doc__ = (
-        f"PyTorch's ``nn.ConvTranspose{nd}d``: weight ``[in, out/groups, *kernel_size]``; "
-        f"``forward(x, output_size=None)``."
-    )
-    return ConvTranspose
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: Any,
+        stride: Any = 1,
+        padding: Any = 0,
+        output_padding: Any = 0,
+        groups: int = 1,
+        bias: bool = True,
+        dilation: Any = 1,
+        padding_mode: str = "zeros",
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        self._setup(
+            in_channels, out_channels, kernel_size, stride, padding, dilation, groups,
+            bias, padding_mode, output_padding=output_padding, dtype=dtype,
+        )  # fmt: skip
 
 
-def _paddle_transpose(nd: int) -> type:
-    class ConvTranspose(_ConvNd):
-        _nd = nd
-        _transposed = True
+class _PaddleTranspose(_ConvNd):
+    _transposed = True
 
-        def __init__(
-            self,
-            in_channels: int,
-            out_channels: int,
-            kernel_size: Any,
-            stride: Any = 1,
-            padding: Any = 0,
-            output_padding: Any = 0,
-            groups: int = 1,
-            dilation: Any = 1,
-            weight_attr: Any = None,
-            bias_attr: Any = None,
-            data_format: str = _FORMATS[nd],
-        ) -> None:
-            super().__init__()
-            self._setup(
-                in_channels, out_channels, kernel_size, stride, padding, dilation, groups,
-                True, "zeros", output_padding=output_padding, weight_attr=weight_attr,
-                bias_attr=bias_attr, data_format=data_format,
-            )  # fmt: skip
-
-    ConvTranspose.__name__ = ConvTranspose.__qualname__ = f"Conv{nd}DTranspose"
-    ConvTranspose.__doc__ = (
-        f"Paddle's ``nn.Conv{nd}DTranspose``: weight ``[in, out/groups, *kernel_size]``; "
-        f"``forward(x, output_size=None)``."
-    )
-    return ConvTranspose
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: Any,
+        stride: Any = 1,
+        padding: Any = 0,
+        output_padding: Any = 0,
+        groups: int = 1,
+        dilation: Any = 1,
+        weight_attr: Any = None,
+        bias_attr: Any = None,
+        data_format: Optional[str] = None,
+    ) -> None:
+        super().__init__()
+        self._setup(
+            in_channels, out_channels, kernel_size, stride, padding, dilation, groups,
+            True, "zeros", output_padding=output_padding, weight_attr=weight_attr,
+            bias_attr=bias_attr, data_format=data_format,
+        )  # fmt: skip
 
 
-Conv1d, Conv2d, Conv3d = (_torch_conv(n) for n in (1, 2, 3))
-Conv1D, Conv2D, Conv3D = (_paddle_conv(n) for n in (1, 2, 3))
-ConvTranspose1d, ConvTranspose2d, ConvTranspose3d = (_torch_transpose(n) for n in (1, 2, 3))
-Conv1DTranspose, Conv2DTranspose, Conv3DTranspose = (_paddle_transpose(n) for n in (1, 2, 3))
+class Conv1d(_TorchConv):
+    """PyTorch's ``nn.Conv1d``: weight ``[out, in/groups, *kernel_size]``, bias ``[out]``; ``padding`` an int, ints, ``'same'`` or ``'valid'``."""
 
-__all__: List[str] = [
+    _nd = 1
+
+
+class Conv2d(_TorchConv):
+    """PyTorch's ``nn.Conv2d``: weight ``[out, in/groups, *kernel_size]``, bias ``[out]``; ``padding`` an int, ints, ``'same'`` or ``'valid'``."""
+
+    _nd = 2
+
+
+class Conv3d(_TorchConv):
+    """PyTorch's ``nn.Conv3d``: weight ``[out, in/groups, *kernel_size]``, bias ``[out]``; ``padding`` an int, ints, ``'same'`` or ``'valid'``."""
+
+    _nd = 3
+
+
+class Conv1D(_PaddleConv):
+    """Paddle's ``nn.Conv1D``: weight ``[out, in/groups, *kernel_size]``; ``bias_attr=False`` leaves the bias out; ``data_format`` channels first or last."""
+
+    _nd = 1
+
+
+class Conv2D(_PaddleConv):
+    """Paddle's ``nn.Conv2D``: weight ``[out, in/groups, *kernel_size]``; ``bias_attr=False`` leaves the bias out; ``data_format`` channels first or last."""
+
+    _nd = 2
+
+
+class Conv3D(_PaddleConv):
+    """Paddle's ``nn.Conv3D``: weight ``[out, in/groups, *kernel_size]``; ``bias_attr=False`` leaves the bias out; ``data_format`` channels first or last."""
+
+    _nd = 3
+
+
+class ConvTranspose1d(_TorchTranspose):
+    """PyTorch's ``nn.ConvTranspose1d``: weight ``[in, out/groups, *kernel_size]``; ``forward(x, output_size=None)``."""
+
+    _nd = 1
+
+
+class ConvTranspose2d(_TorchTranspose):
+    """PyTorch's ``nn.ConvTranspose2d``: weight ``[in, out/groups, *kernel_size]``; ``forward(x, output_size=None)``."""
+
+    _nd = 2
+
+
+class ConvTranspose3d(_TorchTranspose):
+    """PyTorch's ``nn.ConvTranspose3d``: weight ``[in, out/groups, *kernel_size]``; ``forward(x, output_size=None)``."""
+
+    _nd = 3
+
+
+class Conv1DTranspose(_PaddleTranspose):
+    """Paddle's ``nn.Conv1DTranspose``: weight ``[in, out/groups, *kernel_size]``; ``forward(x, output_size=None)``."""
+
+    _nd = 1
+
+
+class Conv2DTranspose(_PaddleTranspose):
+    """Paddle's ``nn.Conv2DTranspose``: weight ``[in, out/groups, *kernel_size]``; ``forward(x, output_size=None)``."""
+
+    _nd = 2
+
+
+class Conv3DTranspose(_PaddleTranspose):
+    """Paddle's ``nn.Conv3DTranspose``: weight ``[in, out/groups, *kernel_size]``; ``forward(x, output_size=None)``."""
+
+    _nd = 3
+
+
+__all__ = [
     "Conv1d",
     "Conv2d",
     "Conv3d",

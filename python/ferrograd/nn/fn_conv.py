@@ -10,7 +10,7 @@ Weights use the peers' layouts: ``[out, in/groups, *k]`` for a convolution,
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence
+from typing import Any, List, Optional
 
 from .. import _core
 from . import _window as W
@@ -319,7 +319,7 @@ def fold(
     return _core._fold(x, size, k, st, dl, lo, hi)
 
 
-__all__: Sequence[str] = (
+__all__ = [
     "conv1d",
     "conv2d",
     "conv3d",
@@ -331,4 +331,4 @@ __all__: Sequence[str] = (
     "conv3d_transpose",
     "unfold",
     "fold",
-)
+]

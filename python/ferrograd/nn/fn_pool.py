@@ -264,112 +264,278 @@ def _max_unpool(
     return _finish(_core._unpool_put(x, indices, size), nd, unbatched, last)
 
 
-def _make(nd: int) -> Tuple[Any, ...]:
-    first, lastf = W._LAYOUTS_FIRST[nd], W._LAYOUTS_LAST[nd]
-
-    def max_pool(
-        x: Tensor,
-        kernel_size: Any,
-        stride: Any = None,
-        padding: Any = 0,
-        dilation: Any = 1,
-        ceil_mode: bool = False,
-        return_indices: Any = False,
-        *,
-        return_mask: Optional[bool] = None,
-        data_format: str = first,
-        name: Optional[str] = None,
-    ) -> Any:
-        return _max_pool(
-            nd, f"max_pool{nd}d", x, kernel_size, stride, padding, dilation, ceil_mode,
-            return_indices, return_mask, data_format,
-        )  # fmt: skip
-
-    def avg_pool(
-        x: Tensor,
-        kernel_size: Any,
-        stride: Any = None,
-        padding: Any = 0,
-        ceil_mode: bool = False,
-        count_include_pad: bool = True,
-        divisor_override: Optional[int] = None,
-        *,
-        exclusive: Optional[bool] = None,
-        data_format: str = first,
-        name: Optional[str] = None,
-    ) -> Tensor:
-        return _avg_pool(
-            nd, f"avg_pool{nd}d", x, kernel_size, stride, padding, ceil_mode,
-            count_include_pad, divisor_override, exclusive, data_format,
-        )  # fmt: skip
-
-    def adaptive_avg_pool(
-        x: Tensor, output_size: Any, data_format: str = first, name: Optional[str] = None
-    ) -> Tensor:
-        return _adaptive_avg(nd, f"adaptive_avg_pool{nd}d", x, output_size, data_format)
-
-    def adaptive_max_pool(
-        x: Tensor,
-        output_size: Any,
-        return_indices: bool = False,
-        name: Optional[str] = None,
-        *,
-        return_mask: Optional[bool] = None,
-        data_format: str = first,
-    ) -> Any:
-        return _adaptive_max(
-            nd, f"adaptive_max_pool{nd}d", x, output_size, return_indices, return_mask,
-            data_format,
-        )  # fmt: skip
-
-    def max_unpool(
-        x: Tensor,
-        indices: Tensor,
-        kernel_size: Any,
-        stride: Any = None,
-        padding: Any = 0,
-        output_size: Any = None,
-        data_format: str = first,
-        name: Optional[str] = None,
-    ) -> Tensor:
-        return _max_unpool(
-            nd, f"max_unpool{nd}d", x, indices, kernel_size, stride, padding, output_size,
-            data_format,
-        )  # fmt: skip
-
-    docs = {
-        max_pool: f"{nd}-D max pooling of ``[N, C, *S]`` (``data_format={lastf!r}``: "
-        "channels last); with ``return_indices=True`` (Paddle: ``return_mask=True``) also "
-        "the int64 positions of the maxima within each ``[N, C]`` plane.",
-        avg_pool: f"{nd}-D average pooling; ``count_include_pad`` (PyTorch, default True) or "
-        "``exclusive`` (Paddle: True = padding not counted) choose the divisor near the border.",
-        adaptive_avg_pool: f"{nd}-D adaptive average pooling to ``output_size`` (``None`` keeps "
-        "a dim): output cell ``i`` averages input ``floor(i*S/out) .. ceil((i+1)*S/out)``.",
-        adaptive_max_pool: f"{nd}-D adaptive max pooling to ``output_size`` (windows as in "
-        "adaptive_avg_pool); ``return_indices`` / ``return_mask`` as in max_pool.",
-        max_unpool: f"{nd}-D max unpooling: zeros of the output size with ``x`` written at "
-        "``indices`` (from max_pool with ``return_indices=True``).",
-    }
-    fns = []
-    for f, base in (
-        (max_pool, "max_pool"),
-        (avg_pool, "avg_pool"),
-        (adaptive_avg_pool, "adaptive_avg_pool"),
-        (adaptive_max_pool, "adaptive_max_pool"),
-        (max_unpool, "max_unpool"),
-    ):
-        f.__name__ = f.__qualname__ = f"{base}{nd}d"
-        f.__doc__ = docs[f]
-        fns.append(f)
-    return tuple(fns)
+def max_pool1d(
+    x: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+    return_indices: Any = False,
+    *,
+    return_mask: Optional[bool] = None,
+    data_format: str = "NCL",
+    name: Optional[str] = None,
+) -> Any:
+    """1-D max pooling of ``[N, C, *S]`` (``data_format="NLC"``: channels last); with
+    ``return_indices=True`` (Paddle: ``return_mask=True``) also the int64 positions of the
+    maxima within each ``[N, C]`` plane."""
+    return _max_pool(
+        1, "max_pool1d", x, kernel_size, stride, padding, dilation, ceil_mode,
+        return_indices, return_mask, data_format,
+    )  # fmt: skip
 
 
-max_pool1d, avg_pool1d, adaptive_avg_pool1d, adaptive_max_pool1d, max_unpool1d = _make(1)
-max_pool2d, avg_pool2d, adaptive_avg_pool2d, adaptive_max_pool2d, max_unpool2d = _make(2)
-max_pool3d, avg_pool3d, adaptive_avg_pool3d, adaptive_max_pool3d, max_unpool3d = _make(3)
+def avg_pool1d(
+    x: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+    divisor_override: Optional[int] = None,
+    *,
+    exclusive: Optional[bool] = None,
+    data_format: str = "NCL",
+    name: Optional[str] = None,
+) -> Tensor:
+    """1-D average pooling; ``count_include_pad`` (PyTorch, default True) or
+    ``exclusive`` (Paddle: True = padding not counted) choose the divisor near the border."""
+    return _avg_pool(
+        1, "avg_pool1d", x, kernel_size, stride, padding, ceil_mode,
+        count_include_pad, divisor_override, exclusive, data_format,
+    )  # fmt: skip
 
-__all__: Sequence[str] = tuple(
-    f"{base}{nd}d"
-    for nd in (1, 2, 3)
-    for base in ("max_pool", "avg_pool", "adaptive_avg_pool", "adaptive_max_pool", "max_unpool")
-)
+
+def adaptive_avg_pool1d(
+    x: Tensor, output_size: Any, data_format: str = "NCL", name: Optional[str] = None
+) -> Tensor:
+    """1-D adaptive average pooling to ``output_size`` (``None`` keeps a dim): output
+    cell ``i`` averages input ``floor(i*S/out) .. ceil((i+1)*S/out)``."""
+    return _adaptive_avg(1, "adaptive_avg_pool1d", x, output_size, data_format)
+
+
+def adaptive_max_pool1d(
+    x: Tensor,
+    output_size: Any,
+    return_indices: bool = False,
+    name: Optional[str] = None,
+    *,
+    return_mask: Optional[bool] = None,
+    data_format: str = "NCL",
+) -> Any:
+    """1-D adaptive max pooling to ``output_size`` (windows as in adaptive_avg_pool);
+    ``return_indices`` / ``return_mask`` as in max_pool."""
+    return _adaptive_max(
+        1, "adaptive_max_pool1d", x, output_size, return_indices, return_mask,
+        data_format,
+    )  # fmt: skip
+
+
+def max_unpool1d(
+    x: Tensor,
+    indices: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    output_size: Any = None,
+    data_format: str = "NCL",
+    name: Optional[str] = None,
+) -> Tensor:
+    """1-D max unpooling: zeros of the output size with ``x`` written at ``indices``
+    (from max_pool with ``return_indices=True``)."""
+    return _max_unpool(
+        1, "max_unpool1d", x, indices, kernel_size, stride, padding, output_size,
+        data_format,
+    )  # fmt: skip
+
+
+def max_pool2d(
+    x: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+    return_indices: Any = False,
+    *,
+    return_mask: Optional[bool] = None,
+    data_format: str = "NCHW",
+    name: Optional[str] = None,
+) -> Any:
+    """2-D max pooling of ``[N, C, *S]`` (``data_format="NHWC"``: channels last); with
+    ``return_indices=True`` (Paddle: ``return_mask=True``) also the int64 positions of the
+    maxima within each ``[N, C]`` plane."""
+    return _max_pool(
+        2, "max_pool2d", x, kernel_size, stride, padding, dilation, ceil_mode,
+        return_indices, return_mask, data_format,
+    )  # fmt: skip
+
+
+def avg_pool2d(
+    x: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+    divisor_override: Optional[int] = None,
+    *,
+    exclusive: Optional[bool] = None,
+    data_format: str = "NCHW",
+    name: Optional[str] = None,
+) -> Tensor:
+    """2-D average pooling; ``count_include_pad`` (PyTorch, default True) or
+    ``exclusive`` (Paddle: True = padding not counted) choose the divisor near the border."""
+    return _avg_pool(
+        2, "avg_pool2d", x, kernel_size, stride, padding, ceil_mode,
+        count_include_pad, divisor_override, exclusive, data_format,
+    )  # fmt: skip
+
+
+def adaptive_avg_pool2d(
+    x: Tensor, output_size: Any, data_format: str = "NCHW", name: Optional[str] = None
+) -> Tensor:
+    """2-D adaptive average pooling to ``output_size`` (``None`` keeps a dim): output
+    cell ``i`` averages input ``floor(i*S/out) .. ceil((i+1)*S/out)``."""
+    return _adaptive_avg(2, "adaptive_avg_pool2d", x, output_size, data_format)
+
+
+def adaptive_max_pool2d(
+    x: Tensor,
+    output_size: Any,
+    return_indices: bool = False,
+    name: Optional[str] = None,
+    *,
+    return_mask: Optional[bool] = None,
+    data_format: str = "NCHW",
+) -> Any:
+    """2-D adaptive max pooling to ``output_size`` (windows as in adaptive_avg_pool);
+    ``return_indices`` / ``return_mask`` as in max_pool."""
+    return _adaptive_max(
+        2, "adaptive_max_pool2d", x, output_size, return_indices, return_mask,
+        data_format,
+    )  # fmt: skip
+
+
+def max_unpool2d(
+    x: Tensor,
+    indices: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    output_size: Any = None,
+    data_format: str = "NCHW",
+    name: Optional[str] = None,
+) -> Tensor:
+    """2-D max unpooling: zeros of the output size with ``x`` written at ``indices``
+    (from max_pool with ``return_indices=True``)."""
+    return _max_unpool(
+        2, "max_unpool2d", x, indices, kernel_size, stride, padding, output_size,
+        data_format,
+    )  # fmt: skip
+
+
+def max_pool3d(
+    x: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+    return_indices: Any = False,
+    *,
+    return_mask: Optional[bool] = None,
+    data_format: str = "NCDHW",
+    name: Optional[str] = None,
+) -> Any:
+    """3-D max pooling of ``[N, C, *S]`` (``data_format="NDHWC"``: channels last); with
+    ``return_indices=True`` (Paddle: ``return_mask=True``) also the int64 positions of the
+    maxima within each ``[N, C]`` plane."""
+    return _max_pool(
+        3, "max_pool3d", x, kernel_size, stride, padding, dilation, ceil_mode,
+        return_indices, return_mask, data_format,
+    )  # fmt: skip
+
+
+def avg_pool3d(
+    x: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+    divisor_override: Optional[int] = None,
+    *,
+    exclusive: Optional[bool] = None,
+    data_format: str = "NCDHW",
+    name: Optional[str] = None,
+) -> Tensor:
+    """3-D average pooling; ``count_include_pad`` (PyTorch, default True) or
+    ``exclusive`` (Paddle: True = padding not counted) choose the divisor near the border."""
+    return _avg_pool(
+        3, "avg_pool3d", x, kernel_size, stride, padding, ceil_mode,
+        count_include_pad, divisor_override, exclusive, data_format,
+    )  # fmt: skip
+
+
+def adaptive_avg_pool3d(
+    x: Tensor, output_size: Any, data_format: str = "NCDHW", name: Optional[str] = None
+) -> Tensor:
+    """3-D adaptive average pooling to ``output_size`` (``None`` keeps a dim): output
+    cell ``i`` averages input ``floor(i*S/out) .. ceil((i+1)*S/out)``."""
+    return _adaptive_avg(3, "adaptive_avg_pool3d", x, output_size, data_format)
+
+
+def adaptive_max_pool3d(
+    x: Tensor,
+    output_size: Any,
+    return_indices: bool = False,
+    name: Optional[str] = None,
+    *,
+    return_mask: Optional[bool] = None,
+    data_format: str = "NCDHW",
+) -> Any:
+    """3-D adaptive max pooling to ``output_size`` (windows as in adaptive_avg_pool);
+    ``return_indices`` / ``return_mask`` as in max_pool."""
+    return _adaptive_max(
+        3, "adaptive_max_pool3d", x, output_size, return_indices, return_mask,
+        data_format,
+    )  # fmt: skip
+
+
+def max_unpool3d(
+    x: Tensor,
+    indices: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    output_size: Any = None,
+    data_format: str = "NCDHW",
+    name: Optional[str] = None,
+) -> Tensor:
+    """3-D max unpooling: zeros of the output size with ``x`` written at ``indices``
+    (from max_pool with ``return_indices=True``)."""
+    return _max_unpool(
+        3, "max_unpool3d", x, indices, kernel_size, stride, padding, output_size,
+        data_format,
+    )  # fmt: skip
+
+
+__all__ = [
+    "max_pool1d",
+    "avg_pool1d",
+    "adaptive_avg_pool1d",
+    "adaptive_max_pool1d",
+    "max_unpool1d",
+    "max_pool2d",
+    "avg_pool2d",
+    "adaptive_avg_pool2d",
+    "adaptive_max_pool2d",
+    "max_unpool2d",
+    "max_pool3d",
+    "avg_pool3d",
+    "adaptive_avg_pool3d",
+    "adaptive_max_pool3d",
+    "max_unpool3d",
+]

@@ -8,15 +8,13 @@ PyTorch's ``MaxPool1d/2d/3d``, ``AvgPool1d/2d/3d``, ``AdaptiveAvgPool1d/2d/3d``,
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Type
+from typing import Any, Dict, Optional
 
 from .. import _core
 from . import fn_pool
 from .module import Module
 
 Tensor = _core.Tensor
-
-_FORMATS = {1: "NCL", 2: "NCHW", 3: "NCDHW"}
 
 
 class _Pool(Module):
@@ -44,204 +42,371 @@ class _Pool(Module):
         return super().__getattr__(name)
 
 
-def _classes(nd: int) -> Dict[str, type]:
-    fmt = _FORMATS[nd]
+class _MaxPoolT(_Pool):
+    _fn = "max_pool"
 
-    class MaxPoolT(_Pool):
-        _fn, _nd = "max_pool", nd
-
-        def __init__(
-            self,
-            kernel_size: Any,
-            stride: Any = None,
-            padding: Any = 0,
-            dilation: Any = 1,
-            return_indices: bool = False,
-            ceil_mode: bool = False,
-        ) -> None:
-            super().__init__(
-                kernel_size=kernel_size, stride=stride, padding=padding, dilation=dilation,
-                ceil_mode=ceil_mode, return_indices=return_indices,
-            )  # fmt: skip
-
-    class MaxPoolP(_Pool):
-        _fn, _nd = "max_pool", nd
-
-        def __init__(
-            self,
-            kernel_size: Any,
-            stride: Any = None,
-            padding: Any = 0,
-            return_mask: bool = False,
-            ceil_mode: bool = False,
-            data_format: str = fmt,
-            name: Optional[str] = None,
-        ) -> None:
-            super().__init__(
-                kernel_size=kernel_size, stride=stride, padding=padding, ceil_mode=ceil_mode,
-                return_mask=return_mask, data_format=data_format,
-            )  # fmt: skip
-
-    class AvgPoolT(_Pool):
-        _fn, _nd = "avg_pool", nd
-
-        def __init__(
-            self,
-            kernel_size: Any,
-            stride: Any = None,
-            padding: Any = 0,
-            ceil_mode: bool = False,
-            count_include_pad: bool = True,
-            divisor_override: Optional[int] = None,
-        ) -> None:
-            super().__init__(
-                kernel_size=kernel_size, stride=stride, padding=padding, ceil_mode=ceil_mode,
-                count_include_pad=count_include_pad, divisor_override=divisor_override,
-            )  # fmt: skip
-
-    if nd == 1:
-
-        class AvgPoolP(_Pool):
-            _fn, _nd = "avg_pool", nd
-
-            def __init__(
-                self,
-                kernel_size: Any,
-                stride: Any = None,
-                padding: Any = 0,
-                exclusive: bool = True,
-                ceil_mode: bool = False,
-                name: Optional[str] = None,
-            ) -> None:
-                super().__init__(
-                    kernel_size=kernel_size, stride=stride, padding=padding,
-                    ceil_mode=ceil_mode, exclusive=exclusive,
-                )  # fmt: skip
-
-    else:
-
-        class AvgPoolP(_Pool):  # type: ignore[no-redef]
-            _fn, _nd = "avg_pool", nd
-
-            def __init__(
-                self,
-                kernel_size: Any,
-                stride: Any = None,
-                padding: Any = 0,
-                ceil_mode: bool = False,
-                exclusive: bool = True,
-                divisor_override: Optional[int] = None,
-                data_format: str = fmt,
-                name: Optional[str] = None,
-            ) -> None:
-                super().__init__(
-                    kernel_size=kernel_size, stride=stride, padding=padding,
-                    ceil_mode=ceil_mode, exclusive=exclusive,
-                    divisor_override=divisor_override, data_format=data_format,
-                )  # fmt: skip
-
-    class AdaptiveAvgT(_Pool):
-        _fn, _nd = "adaptive_avg_pool", nd
-
-        def __init__(self, output_size: Any) -> None:
-            super().__init__(output_size=output_size)
-
-    class AdaptiveAvgP(_Pool):
-        _fn, _nd = "adaptive_avg_pool", nd
-
-        def __init__(
-            self, output_size: Any, data_format: str = fmt, name: Optional[str] = None
-        ) -> None:
-            super().__init__(output_size=output_size, data_format=data_format)
-
-    class AdaptiveMaxT(_Pool):
-        _fn, _nd = "adaptive_max_pool", nd
-
-        def __init__(self, output_size: Any, return_indices: bool = False) -> None:
-            super().__init__(output_size=output_size, return_indices=return_indices)
-
-    class AdaptiveMaxP(_Pool):
-        _fn, _nd = "adaptive_max_pool", nd
-
-        def __init__(
-            self, output_size: Any, return_mask: bool = False, name: Optional[str] = None
-        ) -> None:
-            super().__init__(output_size=output_size, return_mask=return_mask)
-
-    class UnpoolT(_Pool):
-        _fn, _nd = "max_unpool", nd
-
-        def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0) -> None:
-            super().__init__(kernel_size=kernel_size, stride=stride, padding=padding)
-
-        def forward(self, x: Tensor, indices: Tensor, output_size: Any = None) -> Any:  # type: ignore[override]
-            """Unpools ``x`` at ``indices``."""
-            fn = getattr(fn_pool, f"max_unpool{nd}d")
-            return fn(x, indices, output_size=output_size, **self._args)
-
-    class UnpoolP(_Pool):
-        _fn, _nd = "max_unpool", nd
-
-        def __init__(
-            self,
-            kernel_size: Any,
-            stride: Any = None,
-            padding: Any = 0,
-            data_format: str = fmt,
-            output_size: Any = None,
-            name: Optional[str] = None,
-        ) -> None:
-            super().__init__(
-                kernel_size=kernel_size, stride=stride, padding=padding,
-                data_format=data_format, output_size=output_size,
-            )  # fmt: skip
-
-        def forward(self, x: Tensor, indices: Tensor) -> Any:  # type: ignore[override]
-            """Unpools ``x`` at ``indices``."""
-            fn = getattr(fn_pool, f"max_unpool{nd}d")
-            return fn(x, indices, **self._args)
-
-    names: Dict[str, Type[_Pool]] = {
-        f"MaxPool{nd}d": MaxPoolT,
-        f"MaxPool{nd}D": MaxPoolP,
-        f"AvgPool{nd}d": AvgPoolT,
-        f"AvgPool{nd}D": AvgPoolP,
-        f"AdaptiveAvgPool{nd}d": AdaptiveAvgT,
-        f"AdaptiveAvgPool{nd}D": AdaptiveAvgP,
-        f"AdaptiveMaxPool{nd}d": AdaptiveMaxT,
-        f"AdaptiveMaxPool{nd}D": AdaptiveMaxP,
-        f"MaxUnpool{nd}d": UnpoolT,
-        f"MaxUnPool{nd}D": UnpoolP,
-    }
-    for n, cls in names.items():
-        cls.__name__ = cls.__qualname__ = n
-        dialect = "Paddle" if n.endswith("D") else "PyTorch"
-        cls.__doc__ = f"{dialect}'s ``nn.{n}`` (see ``nn.functional.{cls._fn}{nd}d``)."
-        cls.__module__ = __name__
-    return names
+    def __init__(
+        self,
+        kernel_size: Any,
+        stride: Any = None,
+        padding: Any = 0,
+        dilation: Any = 1,
+        return_indices: bool = False,
+        ceil_mode: bool = False,
+    ) -> None:
+        super().__init__(
+            kernel_size=kernel_size, stride=stride, padding=padding, dilation=dilation,
+            ceil_mode=ceil_mode, return_indices=return_indices,
+        )  # fmt: skip
 
 
-_ALL: Dict[str, type] = {}
-for _nd in (1, 2, 3):
-    _ALL.update(_classes(_nd))
+class _MaxPoolP(_Pool):
+    _fn = "max_pool"
 
-MaxPool1d, MaxPool2d, MaxPool3d = (_ALL[f"MaxPool{n}d"] for n in (1, 2, 3))
-MaxPool1D, MaxPool2D, MaxPool3D = (_ALL[f"MaxPool{n}D"] for n in (1, 2, 3))
-AvgPool1d, AvgPool2d, AvgPool3d = (_ALL[f"AvgPool{n}d"] for n in (1, 2, 3))
-AvgPool1D, AvgPool2D, AvgPool3D = (_ALL[f"AvgPool{n}D"] for n in (1, 2, 3))
-AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d = (
-    _ALL[f"AdaptiveAvgPool{n}d"] for n in (1, 2, 3)
-)
-AdaptiveAvgPool1D, AdaptiveAvgPool2D, AdaptiveAvgPool3D = (
-    _ALL[f"AdaptiveAvgPool{n}D"] for n in (1, 2, 3)
-)
-AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d = (
-    _ALL[f"AdaptiveMaxPool{n}d"] for n in (1, 2, 3)
-)
-AdaptiveMaxPool1D, AdaptiveMaxPool2D, AdaptiveMaxPool3D = (
-    _ALL[f"AdaptiveMaxPool{n}D"] for n in (1, 2, 3)
-)
-MaxUnpool1d, MaxUnpool2d, MaxUnpool3d = (_ALL[f"MaxUnpool{n}d"] for n in (1, 2, 3))
-MaxUnPool1D, MaxUnPool2D, MaxUnPool3D = (_ALL[f"MaxUnPool{n}D"] for n in (1, 2, 3))
+    def __init__(
+        self,
+        kernel_size: Any,
+        stride: Any = None,
+        padding: Any = 0,
+        return_mask: bool = False,
+        ceil_mode: bool = False,
+        data_format: Optional[str] = None,
+        name: Optional[str] = None,
+    ) -> None:
+        super().__init__(
+            kernel_size=kernel_size, stride=stride, padding=padding, ceil_mode=ceil_mode,
+            return_mask=return_mask, data_format=data_format,
+        )  # fmt: skip
 
-__all__: List[str] = sorted(_ALL)
+
+class _AvgPoolT(_Pool):
+    _fn = "avg_pool"
+
+    def __init__(
+        self,
+        kernel_size: Any,
+        stride: Any = None,
+        padding: Any = 0,
+        ceil_mode: bool = False,
+        count_include_pad: bool = True,
+        divisor_override: Optional[int] = None,
+    ) -> None:
+        super().__init__(
+            kernel_size=kernel_size, stride=stride, padding=padding, ceil_mode=ceil_mode,
+            count_include_pad=count_include_pad, divisor_override=divisor_override,
+        )  # fmt: skip
+
+
+class _AvgPoolP(_Pool):
+    _fn = "avg_pool"
+
+    def __init__(
+        self,
+        kernel_size: Any,
+        stride: Any = None,
+        padding: Any = 0,
+        ceil_mode: bool = False,
+        exclusive: bool = True,
+        divisor_override: Optional[int] = None,
+        data_format: Optional[str] = None,
+        name: Optional[str] = None,
+    ) -> None:
+        super().__init__(
+            kernel_size=kernel_size, stride=stride, padding=padding, ceil_mode=ceil_mode,
+            exclusive=exclusive, divisor_override=divisor_override, data_format=data_format,
+        )  # fmt: skip
+
+
+class _AdaptiveAvgT(_Pool):
+    _fn = "adaptive_avg_pool"
+
+    def __init__(self, output_size: Any) -> None:
+        super().__init__(output_size=output_size)
+
+
+class _AdaptiveAvgP(_Pool):
+    _fn = "adaptive_avg_pool"
+
+    def __init__(
+        self, output_size: Any, data_format: Optional[str] = None, name: Optional[str] = None
+    ) -> None:
+        super().__init__(output_size=output_size, data_format=data_format)
+
+
+class _AdaptiveMaxT(_Pool):
+    _fn = "adaptive_max_pool"
+
+    def __init__(self, output_size: Any, return_indices: bool = False) -> None:
+        super().__init__(output_size=output_size, return_indices=return_indices)
+
+
+class _AdaptiveMaxP(_Pool):
+    _fn = "adaptive_max_pool"
+
+    def __init__(
+        self, output_size: Any, return_mask: bool = False, name: Optional[str] = None
+    ) -> None:
+        super().__init__(output_size=output_size, return_mask=return_mask)
+
+
+class _UnpoolT(_Pool):
+    _fn = "max_unpool"
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0) -> None:
+        super().__init__(kernel_size=kernel_size, stride=stride, padding=padding)
+
+    def forward(self, x: Tensor, indices: Tensor, output_size: Any = None) -> Any:  # type: ignore[override]
+        """Unpools ``x`` at ``indices``."""
+        fn = getattr(fn_pool, f"max_unpool{self._nd}d")
+        return fn(x, indices, output_size=output_size, **self._args)
+
+
+class _UnpoolP(_Pool):
+    _fn = "max_unpool"
+
+    def __init__(
+        self,
+        kernel_size: Any,
+        stride: Any = None,
+        padding: Any = 0,
+        data_format: Optional[str] = None,
+        output_size: Any = None,
+        name: Optional[str] = None,
+    ) -> None:
+        super().__init__(
+            kernel_size=kernel_size, stride=stride, padding=padding,
+            data_format=data_format, output_size=output_size,
+        )  # fmt: skip
+
+    def forward(self, x: Tensor, indices: Tensor) -> Any:  # type: ignore[override]
+        """Unpools ``x`` at ``indices``."""
+        fn = getattr(fn_pool, f"max_unpool{self._nd}d")
+        return fn(x, indices, **self._args)
+
+
+class AvgPool1D(_Pool):
+    """Paddle's ``nn.AvgPool1D`` (see ``nn.functional.avg_pool1d``; Paddle's argument order)."""
+
+    _fn, _nd = "avg_pool", 1
+
+    def __init__(
+        self,
+        kernel_size: Any,
+        stride: Any = None,
+        padding: Any = 0,
+        exclusive: bool = True,
+        ceil_mode: bool = False,
+        name: Optional[str] = None,
+    ) -> None:
+        super().__init__(
+            kernel_size=kernel_size, stride=stride, padding=padding, ceil_mode=ceil_mode,
+            exclusive=exclusive,
+        )  # fmt: skip
+
+
+class MaxPool1d(_MaxPoolT):
+    """PyTorch's ``nn.MaxPool1d`` (see ``nn.functional.max_pool1d``)."""
+
+    _nd = 1
+
+
+class MaxPool1D(_MaxPoolP):
+    """Paddle's ``nn.MaxPool1D`` (see ``nn.functional.max_pool1d``)."""
+
+    _nd = 1
+
+
+class AvgPool1d(_AvgPoolT):
+    """PyTorch's ``nn.AvgPool1d`` (see ``nn.functional.avg_pool1d``)."""
+
+    _nd = 1
+
+
+class AdaptiveAvgPool1d(_AdaptiveAvgT):
+    """PyTorch's ``nn.AdaptiveAvgPool1d`` (see ``nn.functional.adaptive_avg_pool1d``)."""
+
+    _nd = 1
+
+
+class AdaptiveAvgPool1D(_AdaptiveAvgP):
+    """Paddle's ``nn.AdaptiveAvgPool1D`` (see ``nn.functional.adaptive_avg_pool1d``)."""
+
+    _nd = 1
+
+
+class AdaptiveMaxPool1d(_AdaptiveMaxT):
+    """PyTorch's ``nn.AdaptiveMaxPool1d`` (see ``nn.functional.adaptive_max_pool1d``)."""
+
+    _nd = 1
+
+
+class AdaptiveMaxPool1D(_AdaptiveMaxP):
+    """Paddle's ``nn.AdaptiveMaxPool1D`` (see ``nn.functional.adaptive_max_pool1d``)."""
+
+    _nd = 1
+
+
+class MaxUnpool1d(_UnpoolT):
+    """PyTorch's ``nn.MaxUnpool1d`` (see ``nn.functional.max_unpool1d``)."""
+
+    _nd = 1
+
+
+class MaxUnPool1D(_UnpoolP):
+    """Paddle's ``nn.MaxUnPool1D`` (see ``nn.functional.max_unpool1d``)."""
+
+    _nd = 1
+
+
+class MaxPool2d(_MaxPoolT):
+    """PyTorch's ``nn.MaxPool2d`` (see ``nn.functional.max_pool2d``)."""
+
+    _nd = 2
+
+
+class MaxPool2D(_MaxPoolP):
+    """Paddle's ``nn.MaxPool2D`` (see ``nn.functional.max_pool2d``)."""
+
+    _nd = 2
+
+
+class AvgPool2d(_AvgPoolT):
+    """PyTorch's ``nn.AvgPool2d`` (see ``nn.functional.avg_pool2d``)."""
+
+    _nd = 2
+
+
+class AvgPool2D(_AvgPoolP):
+    """Paddle's ``nn.AvgPool2D`` (see ``nn.functional.avg_pool2d``)."""
+
+    _nd = 2
+
+
+class AdaptiveAvgPool2d(_AdaptiveAvgT):
+    """PyTorch's ``nn.AdaptiveAvgPool2d`` (see ``nn.functional.adaptive_avg_pool2d``)."""
+
+    _nd = 2
+
+
+class AdaptiveAvgPool2D(_AdaptiveAvgP):
+    """Paddle's ``nn.AdaptiveAvgPool2D`` (see ``nn.functional.adaptive_avg_pool2d``)."""
+
+    _nd = 2
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxT):
+    """PyTorch's ``nn.AdaptiveMaxPool2d`` (see ``nn.functional.adaptive_max_pool2d``)."""
+
+    _nd = 2
+
+
+class AdaptiveMaxPool2D(_AdaptiveMaxP):
+    """Paddle's ``nn.AdaptiveMaxPool2D`` (see ``nn.functional.adaptive_max_pool2d``)."""
+
+    _nd = 2
+
+
+class MaxUnpool2d(_UnpoolT):
+    """PyTorch's ``nn.MaxUnpool2d`` (see ``nn.functional.max_unpool2d``)."""
+
+    _nd = 2
+
+
+class MaxUnPool2D(_UnpoolP):
+    """Paddle's ``nn.MaxUnPool2D`` (see ``nn.functional.max_unpool2d``)."""
+
+    _nd = 2
+
+
+class MaxPool3d(_MaxPoolT):
+    """PyTorch's ``nn.MaxPool3d`` (see ``nn.functional.max_pool3d``)."""
+
+    _nd = 3
+
+
+class MaxPool3D(_MaxPoolP):
+    """Paddle's ``nn.MaxPool3D`` (see ``nn.functional.max_pool3d``)."""
+
+    _nd = 3
+
+
+class AvgPool3d(_AvgPoolT):
+    """PyTorch's ``nn.AvgPool3d`` (see ``nn.functional.avg_pool3d``)."""
+
+    _nd = 3
+
+
+class AvgPool3D(_AvgPoolP):
+    """Paddle's ``nn.AvgPool3D`` (see ``nn.functional.avg_pool3d``)."""
+
+    _nd = 3
+
+
+class AdaptiveAvgPool3d(_AdaptiveAvgT):
+    """PyTorch's ``nn.AdaptiveAvgPool3d`` (see ``nn.functional.adaptive_avg_pool3d``)."""
+
+    _nd = 3
+
+
+class AdaptiveAvgPool3D(_AdaptiveAvgP):
+    """Paddle's ``nn.AdaptiveAvgPool3D`` (see ``nn.functional.adaptive_avg_pool3d``)."""
+
+    _nd = 3
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxT):
+    """PyTorch's ``nn.AdaptiveMaxPool3d`` (see ``nn.functional.adaptive_max_pool3d``)."""
+
+    _nd = 3
+
+
+class AdaptiveMaxPool3D(_AdaptiveMaxP):
+    """Paddle's ``nn.AdaptiveMaxPool3D`` (see ``nn.functional.adaptive_max_pool3d``)."""
+
+    _nd = 3
+
+
+class MaxUnpool3d(_UnpoolT):
+    """PyTorch's ``nn.MaxUnpool3d`` (see ``nn.functional.max_unpool3d``)."""
+
+    _nd = 3
+
+
+class MaxUnPool3D(_UnpoolP):
+    """Paddle's ``nn.MaxUnPool3D`` (see ``nn.functional.max_unpool3d``)."""
+
+    _nd = 3
+
+
+__all__ = [
+    "AdaptiveAvgPool1D",
+    "AdaptiveAvgPool1d",
+    "AdaptiveAvgPool2D",
+    "AdaptiveAvgPool2d",
+    "AdaptiveAvgPool3D",
+    "AdaptiveAvgPool3d",
+    "AdaptiveMaxPool1D",
+    "AdaptiveMaxPool1d",
+    "AdaptiveMaxPool2D",
+    "AdaptiveMaxPool2d",
+    "AdaptiveMaxPool3D",
+    "AdaptiveMaxPool3d",
+    "AvgPool1D",
+    "AvgPool1d",
+    "AvgPool2D",
+    "AvgPool2d",
+    "AvgPool3D",
+    "AvgPool3d",
+    "MaxPool1D",
+    "MaxPool1d",
+    "MaxPool2D",
+    "MaxPool2d",
+    "MaxPool3D",
+    "MaxPool3d",
+    "MaxUnPool1D",
+    "MaxUnPool2D",
+    "MaxUnPool3D",
+    "MaxUnpool1d",
+    "MaxUnpool2d",
+    "MaxUnpool3d",
+]
