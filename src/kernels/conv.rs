@@ -47,6 +47,8 @@ pub struct Geometry {
     pub kernel: [usize; 3],
     /// Number of real spatial dims (1..=3).
     pub nd: usize,
+    /// Stride along the last spatial dim (the step between the inputs of one run).
+    step: usize,
     /// Per dim: `kernel[d] * out[d]` input coordinates (row = kernel offset), -1 = padding.
     tables: [Vec<isize>; 3],
 }
@@ -92,6 +94,7 @@ impl Geometry {
             out: [1; 3],
             kernel: [1; 3],
             nd,
+            step: win.stride[nd - 1],
             tables: [vec![0], vec![0], vec![0]],
         };
         for (d, &s) in spatial.iter().enumerate() {
@@ -152,11 +155,13 @@ impl Geometry {
         crate::layout::checked_numel(&self.out)
     }
 
-    /// Calls `f(kernel_row, out_col, input_index)` for every window read that is not
-    /// padding, within one plane; rows and columns are row-major over (k0,k1,k2) and
-    /// (o0,o1,o2).
+    /// Calls `f(kernel_row, out_col, input_index, len)` for every run of window reads
+    /// that are not padding, within one plane: output columns `out_col..out_col + len`
+    /// read inputs `input_index + j * self.step` (along the last spatial dim, whose valid
+    /// positions are one contiguous range per kernel offset). Rows and columns are
+    /// row-major over (k0,k1,k2) and (o0,o1,o2).
     #[inline]
-    fn for_each_read(&self, mut f: impl FnMut(usize, usize, usize)) {
+    fn for_each_run(&self, mut f: impl FnMut(usize, usize, usize, usize)) {
         let [k0, k1, k2] = self.kernel;
         let [o0, o1, o2] = self.out;
         let [_, s1, s2] = self.spatial;
@@ -167,6 +172,12 @@ impl Geometry {
                 for c in 0..k2 {
                     let row = (a * k1 + b) * k2 + c;
                     let tc = &t2[c * o2..(c + 1) * o2];
+                    // the valid outputs along the last dim: one range (coordinates grow)
+                    let Some(first) = tc.iter().position(|&i| i >= 0) else {
+                        continue;
+                    };
+                    let len = tc[first..].iter().take_while(|&&i| i >= 0).count();
+                    let i_first = tc[first] as usize;
                     for p in 0..o0 {
                         let i0 = t0[a * o0 + p];
                         if i0 < 0 {
@@ -178,12 +189,8 @@ impl Geometry {
                                 continue;
                             }
                             let base = (i0 as usize * s1 + i1 as usize) * s2;
-                            let col = row * l + (p * o1 + q) * o2;
-                            for (r, &i2) in tc.iter().enumerate() {
-                                if i2 >= 0 {
-                                    f(row, col + r, base + i2 as usize);
-                                }
-                            }
+                            let col = row * l + (p * o1 + q) * o2 + first;
+                            f(row, col, base + i_first, len);
                         }
                     }
                 }
@@ -221,7 +228,17 @@ pub fn unfold<T: Element>(x: &[T], planes: usize, g: &Geometry) -> Result<Vec<T>
     let mut out = try_filled_vec(n, T::zero())?;
     spread(&mut out, block, |i, dst| {
         let src = &x[i * plane..(i + 1) * plane];
-        g.for_each_read(|_, col, idx| dst[col] = src[idx]);
+        let step = g.step;
+        g.for_each_run(|_, col, idx, len| {
+            let d = &mut dst[col..col + len];
+            if step == 1 {
+                d.copy_from_slice(&src[idx..idx + len]);
+            } else {
+                for (j, v) in d.iter_mut().enumerate() {
+                    *v = src[idx + j * step];
+                }
+            }
+        });
     });
     Ok(out)
 }
@@ -248,7 +265,19 @@ pub fn fold<T: Element + std::ops::AddAssign>(
     let mut out = try_filled_vec(n, T::zero())?;
     spread(&mut out, plane, |i, dst| {
         let src = &cols[i * block..(i + 1) * block];
-        g.for_each_read(|_, col, idx| dst[idx] += src[col]);
+        let step = g.step;
+        g.for_each_run(|_, col, idx, len| {
+            let from = &src[col..col + len];
+            if step == 1 {
+                for (d, &v) in dst[idx..idx + len].iter_mut().zip(from) {
+                    *d += v;
+                }
+            } else {
+                for (j, &v) in from.iter().enumerate() {
+                    dst[idx + j * step] += v;
+                }
+            }
+        });
     });
     Ok(out)
 }
@@ -272,18 +301,21 @@ pub fn max_pool_indices<T: Element + PartialOrd>(
     let mut out = try_filled_vec(n, -1i64)?;
     spread(&mut out, l, |i, dst| {
         let src = &x[i * plane..(i + 1) * plane];
-        g.for_each_read(|row, col, idx| {
-            let o = col - row * l;
-            let cur = dst[o];
-            let v = src[idx];
-            #[allow(clippy::eq_op)]
-            let take = cur < 0 || {
-                let best = src[cur as usize];
-                let best_nan = best != best;
-                !best_nan && (v > best || v != v)
-            };
-            if take {
-                dst[o] = idx as i64;
+        let step = g.step;
+        g.for_each_run(|row, col, idx0, len| {
+            for j in 0..len {
+                let (o, idx) = (col + j - row * l, idx0 + j * step);
+                let cur = dst[o];
+                let v = src[idx];
+                #[allow(clippy::eq_op)]
+                let take = cur < 0 || {
+                    let best = src[cur as usize];
+                    let best_nan = best != best;
+                    !best_nan && (v > best || v != v)
+                };
+                if take {
+                    dst[o] = idx as i64;
+                }
             }
         });
     });
