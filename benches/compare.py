@@ -57,6 +57,10 @@ WORKLOADS = [
     "cumsum_dim0_16M_ms",
     "sort_1M_ms",
     "topk_1M_ms",
+    # convolution (benches/conv_step.py)
+    "conv2d_3x3_64_fwdbwd_ms",
+    "depthwise3x3_fwdbwd_ms",
+    "digits_cnn_step_ms",
 ]
 # scatter / masked ops on 16M elements (benches/scatter_cases.py; issue 19)
 import scatter_cases  # noqa: E402
@@ -68,6 +72,7 @@ FLOOR = "NumPy floor: "
 
 # Workloads left out of --quick runs.
 SLOW = {"chain_1M_ms", "lstm_step_ms", "encoder_step_ms"}
+SLOW = {"chain_1M_ms", "conv2d_3x3_64_fwdbwd_ms", "depthwise3x3_fwdbwd_ms"}
 
 # Units whose numbers grow with speed; all other units are times.
 RATE_UNITS = {"GB/s", "GFLOP/s"}
@@ -495,6 +500,28 @@ def sequence_cases(lib: Any) -> Factories:
             "forward, backward, SGD step",
         ),
     }
+CONV_NOTES = {
+    "conv": "3x3 conv 64->64 ch, 32x32, batch 32, f32: forward, sum, backward",
+    "depthwise": "depthwise 3x3 conv (groups=64), 32x32, batch 32, f32: forward + backward",
+    "digits": "CNN demo model on a batch of 64 8x8 digits: forward, loss, backward, Adam",
+}
+
+
+def conv_case(make_step: Callable, kind: str) -> Callable[[Data], Case]:
+    """A workload of benches/conv_step.py as a factory."""
+
+    def factory(data):
+        step = make_step(data.np, data.rng)
+
+        def run(n):
+            out = None
+            for _ in range(n):
+                out = step()
+            return out
+
+        return Case(run, "ms", note=CONV_NOTES[kind])
+
+    return factory
 
 
 def setup_numpy(np, s: Settings):
@@ -571,6 +598,12 @@ def setup_ferrograd(np, s: Settings):
     if hasattr(fg.nn, "LSTM"):
         cases.update(sequence_cases(fg))
     cases.update(scatter_cases.cases(Case, "ferrograd", fg))
+    if hasattr(fg.nn.functional, "conv2d"):
+        import conv_step
+
+        cases["conv2d_3x3_64_fwdbwd_ms"] = conv_case(conv_step.ferrograd_conv(False), "conv")
+        cases["depthwise3x3_fwdbwd_ms"] = conv_case(conv_step.ferrograd_conv(True), "depthwise")
+        cases["digits_cnn_step_ms"] = conv_case(conv_step.ferrograd_digits_step, "digits")
     return fg.__version__, {"threads": threads}, cases
 
 
@@ -649,6 +682,11 @@ def setup_torch(np, s: Settings):
             torch.from_numpy, lambda t, d: t.cumsum(d), lambda t: t.sort(), lambda t, k: t.topk(k)
         )
     )
+    import conv_step
+
+    cases["conv2d_3x3_64_fwdbwd_ms"] = conv_case(conv_step.torch_conv(False), "conv")
+    cases["depthwise3x3_fwdbwd_ms"] = conv_case(conv_step.torch_conv(True), "depthwise")
+    cases["digits_cnn_step_ms"] = conv_case(conv_step.torch_digits_step, "digits")
     return torch.__version__, {"threads": torch.get_num_threads()}, cases
 
 

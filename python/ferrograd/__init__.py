@@ -344,3 +344,19 @@ from ._sort_scan import unique_consecutive as unique_consecutive  # noqa: E402
 
 _sort_scan.install_tensor_methods()
 __all__ += _sort_scan.__all__
+# torch.conv1d/2d/3d, torch.conv_transpose1d/2d/3d (the nn.functional forms; nn/fn_conv.py)
+from .nn.fn_conv import conv1d as conv1d  # noqa: E402
+from .nn.fn_conv import conv2d as conv2d  # noqa: E402
+from .nn.fn_conv import conv3d as conv3d  # noqa: E402
+from .nn.fn_conv import conv_transpose1d as conv_transpose1d  # noqa: E402
+from .nn.fn_conv import conv_transpose2d as conv_transpose2d  # noqa: E402
+from .nn.fn_conv import conv_transpose3d as conv_transpose3d  # noqa: E402
+
+__all__ += [
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "conv_transpose3d",
+]

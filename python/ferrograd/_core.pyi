@@ -1944,3 +1944,42 @@ def _saved_tensors_hooks_depth() -> _int:
 def _set_saved_tensors_hooks_disabled(message: str | None) -> str | None:
     """Disables hooks on this thread with ``message`` (None re-enables); returns the
     previous setting."""
+
+# --- sliding windows: convolution and pooling (nn/fn_conv.py, nn/fn_pool.py) -----------
+
+def _unfold(
+    x: Tensor,
+    kernel: Sequence[_int],
+    stride: Sequence[_int],
+    dilation: Sequence[_int],
+    pad_lo: Sequence[_int],
+    pad_hi: Sequence[_int],
+) -> Tensor:
+    """im2col: ``[N, C, *S]`` → ``[N, C*prod(kernel), L]`` (differentiable)."""
+
+def _fold(
+    cols: Tensor,
+    spatial: Sequence[_int],
+    kernel: Sequence[_int],
+    stride: Sequence[_int],
+    dilation: Sequence[_int],
+    pad_lo: Sequence[_int],
+    pad_hi: Sequence[_int],
+) -> Tensor:
+    """col2im: ``[N, C*prod(kernel), L]`` → ``[N, C, *spatial]``, overlaps summed."""
+
+def _max_pool_indices(
+    x: Tensor,
+    kernel: Sequence[_int],
+    stride: Sequence[_int],
+    dilation: Sequence[_int],
+    pad_lo: Sequence[_int],
+    pad_hi: Sequence[_int],
+) -> Tensor:
+    """Max pooling's positions: int64 ``[N, C, *out]`` within each ``[N, C]`` plane."""
+
+def _take_in_planes(x: Tensor, index: Tensor) -> Tensor:
+    """``x`` read at per-plane positions ``index`` (differentiable)."""
+
+def _unpool_put(x: Tensor, index: Tensor, size: Sequence[_int]) -> Tensor:
+    """Zeros ``[N, C, *size]`` with ``x`` written at per-plane positions ``index``."""

@@ -1,7 +1,7 @@
 """Clear errors for PyTorch / Paddle names that ferrograd does not implement (yet).
 
 Code ported from either peer reaches for names like ``torch.device``, ``paddle.set_device``
-or ``nn.Conv2d``. Without help Python answers "module 'ferrograd' has no attribute 'device'.
+or ``nn.LSTM``. Without help Python answers "module 'ferrograd' has no attribute 'device'.
 Did you mean: 'divide'?", which sends the reader the wrong way. Each module listed here
 gets a module-level ``__getattr__`` (PEP 562) built by :func:`missing_attribute`: Python
 calls it only for names the module does *not* define, so it never hides a real attribute
@@ -48,7 +48,6 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
         "cdist": ("PyTorch, Paddle", ""),
         "addmm": ("PyTorch, Paddle", "x @ w + b"),
         "baddbmm": ("PyTorch", ""),
-        "conv2d": ("PyTorch", ""),
         "normal": ("PyTorch, Paddle", "ferrograd.randn(*shape) * std + mean"),
         "uniform": ("Paddle", "ferrograd.rand(*shape) * (high - low) + low"),
         "bernoulli": ("PyTorch, Paddle", "(ferrograd.rand(*shape) < p)"),
@@ -62,26 +61,12 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
         "set_printoptions": ("PyTorch, Paddle", ""),
     },
     "ferrograd.nn": {
-        "Conv1d": ("PyTorch", ""),
-        "Conv2d": ("PyTorch", ""),
-        "Conv1D": ("Paddle", ""),
-        "Conv2D": ("Paddle", ""),
-        "ConvTranspose2d": ("PyTorch", ""),
-        "MaxPool2d": ("PyTorch", ""),
-        "MaxPool2D": ("Paddle", ""),
-        "AvgPool2d": ("PyTorch", ""),
-        "AvgPool2D": ("Paddle", ""),
-        "AdaptiveAvgPool2d": ("PyTorch", ""),
         "ParameterList": ("PyTorch, Paddle", "a ModuleList / LayerList of layers"),
         "ModuleDict": ("PyTorch", ""),
         "LayerDict": ("Paddle", ""),
         "utils": ("PyTorch, Paddle", ""),
     },
     "ferrograd.nn.functional": {
-        "conv1d": ("PyTorch, Paddle", ""),
-        "conv2d": ("PyTorch, Paddle", ""),
-        "max_pool2d": ("PyTorch, Paddle", ""),
-        "avg_pool2d": ("PyTorch, Paddle", ""),
         "normalize": ("PyTorch, Paddle", ""),
         "one_hot": ("PyTorch, Paddle", ""),
         "leaky_relu": ("PyTorch, Paddle", ""),

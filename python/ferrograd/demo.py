@@ -15,7 +15,8 @@ Each section is one function that prints what it does:
 
 Options: ``--epochs``, ``--hidden``, ``--samples``, ``--offload``, ``--checkpoint``,
 ``--seed``, ``--plot PATH``, ``--steps`` (section 4), ``--no-tour`` (sections 5-7 only),
-``--no-progress``. ``main`` returns the results in a dict (fitted line, accuracies,
+``--no-progress``; ``--cnn`` (with ``--cnn-epochs``, ``--cnn-samples``, ``--plot``)
+trains a small CNN on scikit-learn's 8x8 digits instead (``_demo_cnn.py``). ``main`` returns the results in a dict (fitted line, accuracies,
 ...), so tests can check them without parsing the printed text.
 """
 
@@ -292,6 +293,21 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
         action="store_true",
         help="train data-parallel on the ranks of mpiexec -n N (needs '.[distributed]')",
     )
+    # --cnn: a small CNN on scikit-learn's 8x8 digits instead of the tour (_demo_cnn.py)
+    parser.add_argument(
+        "--cnn",
+        action="store_true",
+        help="train a small CNN on sklearn's 8x8 digits (needs '.[demo]')",
+    )
+    parser.add_argument(
+        "--cnn-epochs", type=positive_int, default=12, help="CNN epochs (default: 12)"
+    )
+    parser.add_argument(
+        "--cnn-samples",
+        type=int,
+        default=0,
+        help="use only this many digits (default: 0 = all 1797)",
+    )
     return parser.parse_args(argv)
 
 
@@ -302,6 +318,10 @@ def main(argv: Optional[Sequence[str]] = None) -> dict[str, Any]:
         from . import _demo_distributed
 
         return _demo_distributed.run(args)
+    if args.cnn:  # python -m ferrograd.demo --cnn [--plot cnn.png]
+        from . import _demo_cnn
+
+        return _demo_cnn.run(args)
     start = time.perf_counter()
     print(f"ferrograd {fg.__version__} demo (seed {args.seed})")
 

@@ -6,6 +6,7 @@ pub mod bias_act;
 pub mod binary;
 pub mod cast;
 pub mod complex_math;
+pub mod conv;
 pub mod copy;
 pub mod elementwise;
 pub mod fastmath;

@@ -36,6 +36,7 @@ mod static_program;
 mod static_pyfunc;
 mod tensor;
 mod tensor_complex;
+mod tensor_conv;
 mod tensor_ops;
 mod tensor_reduce;
 mod tensor_scatter;
@@ -115,6 +116,12 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dlpack::from_dlpack, m)?)?;
     m.add_function(wrap_pyfunction!(signals::_install_sigint_hook, m)?)?;
     m.add_function(wrap_pyfunction!(debug::_debug_panic, m)?)?;
+    // sliding-window ops behind convolution and pooling (nn/fn_conv.py, nn/fn_pool.py)
+    m.add_function(wrap_pyfunction!(tensor_conv::_unfold, m)?)?;
+    m.add_function(wrap_pyfunction!(tensor_conv::_fold, m)?)?;
+    m.add_function(wrap_pyfunction!(tensor_conv::_max_pool_indices, m)?)?;
+    m.add_function(wrap_pyfunction!(tensor_conv::_take_in_planes, m)?)?;
+    m.add_function(wrap_pyfunction!(tensor_conv::_unpool_put, m)?)?;
     signals::_install_sigint_hook(m.py())?;
     // Python's importing thread joins the kernels' pool (see crate::threads).
     crate::threads::init_pool_with_current_thread();

@@ -232,3 +232,91 @@ from .transformer import TransformerEncoderLayer as TransformerEncoderLayer  # n
 
 __all__ += ["Transformer", "TransformerEncoder", "TransformerEncoderLayer"]
 __all__ += ["TransformerDecoder", "TransformerDecoderLayer"]
+# convolution and pooling layers (conv.py, pooling.py)
+from .conv import Conv1D as Conv1D  # noqa: E402
+from .conv import Conv1d as Conv1d  # noqa: E402
+from .conv import Conv1DTranspose as Conv1DTranspose  # noqa: E402
+from .conv import Conv2D as Conv2D  # noqa: E402
+from .conv import Conv2d as Conv2d  # noqa: E402
+from .conv import Conv2DTranspose as Conv2DTranspose  # noqa: E402
+from .conv import Conv3D as Conv3D  # noqa: E402
+from .conv import Conv3d as Conv3d  # noqa: E402
+from .conv import Conv3DTranspose as Conv3DTranspose  # noqa: E402
+from .conv import ConvTranspose1d as ConvTranspose1d  # noqa: E402
+from .conv import ConvTranspose2d as ConvTranspose2d  # noqa: E402
+from .conv import ConvTranspose3d as ConvTranspose3d  # noqa: E402
+from .pooling import AdaptiveAvgPool1D as AdaptiveAvgPool1D  # noqa: E402
+from .pooling import AdaptiveAvgPool1d as AdaptiveAvgPool1d  # noqa: E402
+from .pooling import AdaptiveAvgPool2D as AdaptiveAvgPool2D  # noqa: E402
+from .pooling import AdaptiveAvgPool2d as AdaptiveAvgPool2d  # noqa: E402
+from .pooling import AdaptiveAvgPool3D as AdaptiveAvgPool3D  # noqa: E402
+from .pooling import AdaptiveAvgPool3d as AdaptiveAvgPool3d  # noqa: E402
+from .pooling import AdaptiveMaxPool1D as AdaptiveMaxPool1D  # noqa: E402
+from .pooling import AdaptiveMaxPool1d as AdaptiveMaxPool1d  # noqa: E402
+from .pooling import AdaptiveMaxPool2D as AdaptiveMaxPool2D  # noqa: E402
+from .pooling import AdaptiveMaxPool2d as AdaptiveMaxPool2d  # noqa: E402
+from .pooling import AdaptiveMaxPool3D as AdaptiveMaxPool3D  # noqa: E402
+from .pooling import AdaptiveMaxPool3d as AdaptiveMaxPool3d  # noqa: E402
+from .pooling import AvgPool1D as AvgPool1D  # noqa: E402
+from .pooling import AvgPool1d as AvgPool1d  # noqa: E402
+from .pooling import AvgPool2D as AvgPool2D  # noqa: E402
+from .pooling import AvgPool2d as AvgPool2d  # noqa: E402
+from .pooling import AvgPool3D as AvgPool3D  # noqa: E402
+from .pooling import AvgPool3d as AvgPool3d  # noqa: E402
+from .pooling import MaxPool1D as MaxPool1D  # noqa: E402
+from .pooling import MaxPool1d as MaxPool1d  # noqa: E402
+from .pooling import MaxPool2D as MaxPool2D  # noqa: E402
+from .pooling import MaxPool2d as MaxPool2d  # noqa: E402
+from .pooling import MaxPool3D as MaxPool3D  # noqa: E402
+from .pooling import MaxPool3d as MaxPool3d  # noqa: E402
+from .pooling import MaxUnPool1D as MaxUnPool1D  # noqa: E402
+from .pooling import MaxUnpool1d as MaxUnpool1d  # noqa: E402
+from .pooling import MaxUnPool2D as MaxUnPool2D  # noqa: E402
+from .pooling import MaxUnpool2d as MaxUnpool2d  # noqa: E402
+from .pooling import MaxUnPool3D as MaxUnPool3D  # noqa: E402
+from .pooling import MaxUnpool3d as MaxUnpool3d  # noqa: E402
+
+__all__ += [
+    "Conv1d",
+    "Conv2d",
+    "Conv3d",
+    "Conv1D",
+    "Conv2D",
+    "Conv3D",
+    "ConvTranspose1d",
+    "ConvTranspose2d",
+    "ConvTranspose3d",
+    "Conv1DTranspose",
+    "Conv2DTranspose",
+    "Conv3DTranspose",
+    "AdaptiveAvgPool1D",
+    "AdaptiveAvgPool1d",
+    "AdaptiveAvgPool2D",
+    "AdaptiveAvgPool2d",
+    "AdaptiveAvgPool3D",
+    "AdaptiveAvgPool3d",
+    "AdaptiveMaxPool1D",
+    "AdaptiveMaxPool1d",
+    "AdaptiveMaxPool2D",
+    "AdaptiveMaxPool2d",
+    "AdaptiveMaxPool3D",
+    "AdaptiveMaxPool3d",
+    "AvgPool1D",
+    "AvgPool1d",
+    "AvgPool2D",
+    "AvgPool2d",
+    "AvgPool3D",
+    "AvgPool3d",
+    "MaxPool1D",
+    "MaxPool1d",
+    "MaxPool2D",
+    "MaxPool2d",
+    "MaxPool3D",
+    "MaxPool3d",
+    "MaxUnPool1D",
+    "MaxUnPool2D",
+    "MaxUnPool3D",
+    "MaxUnpool1d",
+    "MaxUnpool2d",
+    "MaxUnpool3d",
+]

@@ -511,3 +511,60 @@ __all__ += ["pad", "interpolate", "upsample"]
 from .._missing import missing_attribute as _missing_attribute  # noqa: E402
 
 __getattr__ = _missing_attribute(__name__)
+
+# convolution and pooling (fn_conv.py, fn_pool.py)
+from .fn_conv import conv1d as conv1d  # noqa: E402
+from .fn_conv import conv1d_transpose as conv1d_transpose  # noqa: E402
+from .fn_conv import conv2d as conv2d  # noqa: E402
+from .fn_conv import conv2d_transpose as conv2d_transpose  # noqa: E402
+from .fn_conv import conv3d as conv3d  # noqa: E402
+from .fn_conv import conv3d_transpose as conv3d_transpose  # noqa: E402
+from .fn_conv import conv_transpose1d as conv_transpose1d  # noqa: E402
+from .fn_conv import conv_transpose2d as conv_transpose2d  # noqa: E402
+from .fn_conv import conv_transpose3d as conv_transpose3d  # noqa: E402
+from .fn_conv import fold as fold  # noqa: E402
+from .fn_conv import unfold as unfold  # noqa: E402
+from .fn_pool import adaptive_avg_pool1d as adaptive_avg_pool1d  # noqa: E402
+from .fn_pool import adaptive_avg_pool2d as adaptive_avg_pool2d  # noqa: E402
+from .fn_pool import adaptive_avg_pool3d as adaptive_avg_pool3d  # noqa: E402
+from .fn_pool import adaptive_max_pool1d as adaptive_max_pool1d  # noqa: E402
+from .fn_pool import adaptive_max_pool2d as adaptive_max_pool2d  # noqa: E402
+from .fn_pool import adaptive_max_pool3d as adaptive_max_pool3d  # noqa: E402
+from .fn_pool import avg_pool1d as avg_pool1d  # noqa: E402
+from .fn_pool import avg_pool2d as avg_pool2d  # noqa: E402
+from .fn_pool import avg_pool3d as avg_pool3d  # noqa: E402
+from .fn_pool import max_pool1d as max_pool1d  # noqa: E402
+from .fn_pool import max_pool2d as max_pool2d  # noqa: E402
+from .fn_pool import max_pool3d as max_pool3d  # noqa: E402
+from .fn_pool import max_unpool1d as max_unpool1d  # noqa: E402
+from .fn_pool import max_unpool2d as max_unpool2d  # noqa: E402
+from .fn_pool import max_unpool3d as max_unpool3d  # noqa: E402
+
+__all__ += [
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "conv_transpose3d",
+    "conv1d_transpose",
+    "conv2d_transpose",
+    "conv3d_transpose",
+    "unfold",
+    "fold",
+    "max_pool1d",
+    "avg_pool1d",
+    "adaptive_avg_pool1d",
+    "adaptive_max_pool1d",
+    "max_unpool1d",
+    "max_pool2d",
+    "avg_pool2d",
+    "adaptive_avg_pool2d",
+    "adaptive_max_pool2d",
+    "max_unpool2d",
+    "max_pool3d",
+    "avg_pool3d",
+    "adaptive_avg_pool3d",
+    "adaptive_max_pool3d",
+    "max_unpool3d",
+]

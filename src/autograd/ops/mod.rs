@@ -4,6 +4,7 @@
 
 mod binary;
 mod complex;
+mod conv;
 mod fused_grad;
 mod getitem;
 pub mod index;

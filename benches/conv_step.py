@@ -1,0 +1,127 @@
+"""Convolution workloads for ``compare.py``, the same in ferrograd and in PyTorch:
+
+- ``conv2d_3x3_64_fwdbwd_ms``: ResNet-style 3x3 convolution, 64 -> 64 channels, 32x32,
+  batch 32, padding 1, float32: forward, ``sum()``, backward (input, weight, bias grads);
+- ``depthwise3x3_fwdbwd_ms``: the same with ``groups=64`` (depthwise);
+- ``digits_cnn_step_ms``: one training step (forward, cross-entropy, backward, Adam) of
+  the CNN demo's model (``ferrograd._demo_cnn.make_model``) on a batch of 64 8x8 images.
+
+Each factory takes ``(np, rng)`` and returns a step function.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+CONV = dict(batch=32, channels=64, size=32)
+
+
+def _conv_data(np: Any, rng: Any, depthwise: bool) -> tuple:
+    c = CONV["channels"]
+    x = rng.standard_normal((CONV["batch"], c, CONV["size"], CONV["size"])).astype(np.float32)
+    w = (rng.standard_normal((c, 1 if depthwise else c, 3, 3)) * 0.1).astype(np.float32)
+    b = rng.standard_normal(c).astype(np.float32)
+    return x, w, b
+
+
+def ferrograd_conv(depthwise: bool) -> Callable[[Any, Any], Callable[[], Any]]:
+    """conv2d forward + backward in ferrograd."""
+
+    def make(np: Any, rng: Any) -> Callable[[], Any]:
+        import ferrograd as fg
+
+        xa, wa, ba = _conv_data(np, rng, depthwise)
+        x, w, b = (fg.tensor(a, requires_grad=True) for a in (xa, wa, ba))
+        groups = CONV["channels"] if depthwise else 1
+        conv2d = fg.nn.functional.conv2d
+
+        def step() -> Any:
+            y = conv2d(x, w, b, padding=1, groups=groups).sum()
+            y.backward()
+            x.grad = w.grad = b.grad = None
+            return y
+
+        return step
+
+    return make
+
+
+def torch_conv(depthwise: bool) -> Callable[[Any, Any], Callable[[], Any]]:
+    """conv2d forward + backward in PyTorch."""
+
+    def make(np: Any, rng: Any) -> Callable[[], Any]:
+        import torch
+
+        xa, wa, ba = _conv_data(np, rng, depthwise)
+        x, w, b = (torch.tensor(a, requires_grad=True) for a in (xa, wa, ba))
+        groups = CONV["channels"] if depthwise else 1
+        conv2d = torch.nn.functional.conv2d
+
+        def step() -> Any:
+            y = conv2d(x, w, b, padding=1, groups=groups).sum()
+            y.backward()
+            x.grad = w.grad = b.grad = None
+            return y
+
+        return step
+
+    return make
+
+
+def _digits_batch(np: Any, rng: Any) -> tuple:
+    x = rng.uniform(0, 1, (64, 1, 8, 8)).astype(np.float32)
+    y = rng.integers(0, 10, 64)
+    return x, y
+
+
+def ferrograd_digits_step(np: Any, rng: Any) -> Callable[[], Any]:
+    """The CNN demo's training step in ferrograd."""
+    import ferrograd as fg
+    from ferrograd._demo_cnn import make_model
+
+    fg.seed(0)
+    model = make_model()
+    xa, ya = _digits_batch(np, rng)
+    x, y = fg.tensor(xa), fg.tensor(ya)
+    opt = fg.optim.Adam(model.parameters(), lr=3e-3)
+    ce = fg.nn.functional.cross_entropy
+
+    def step() -> Any:
+        loss = ce(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss
+
+    return step
+
+
+def torch_digits_step(np: Any, rng: Any) -> Callable[[], Any]:
+    """The same step in PyTorch."""
+    import torch
+    from torch import nn
+
+    torch.manual_seed(0)
+    model = nn.Sequential(
+        nn.Conv2d(1, 16, 3, padding=1),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Conv2d(16, 32, 3, padding=1),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Flatten(),
+        nn.Linear(32 * 2 * 2, 10),
+    )
+    xa, ya = _digits_batch(np, rng)
+    x, y = torch.from_numpy(xa), torch.from_numpy(ya)
+    opt = torch.optim.Adam(model.parameters(), lr=3e-3)
+    ce = nn.functional.cross_entropy
+
+    def step() -> Any:
+        loss = ce(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss
+
+    return step

@@ -1,0 +1,334 @@
+"""Convolutions of ``ferrograd.nn.functional``: ``conv1d/2d/3d`` and
+``conv_transpose1d/2d/3d`` (both dialects' arguments), plus torch's ``unfold``/``fold``.
+
+Each is ``weight @ unfold(x)`` (im2col, a Rust kernel) on the project's matrix product;
+a transposed convolution is ``fold(weight.T @ x)``. ``unfold`` and ``fold`` are each
+other's backward, so gradients of every order flow through (gradgradcheck passes).
+Weights use the peers' layouts: ``[out, in/groups, *k]`` for a convolution,
+``[in, out/groups, *k]`` for a transposed one.
+"""
+
+from __future__ import annotations
+
+from typing import Any, List, Optional
+
+from .. import _core
+from . import _window as W
+
+Tensor = _core.Tensor
+
+
+def _check_weight(x: Tensor, weight: Any, nd: int, groups: int, op: str, transposed: bool) -> None:
+    if not isinstance(weight, Tensor):
+        raise TypeError(f"{op}: weight must be a Tensor, got {type(weight).__name__}")
+    if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
+        raise ValueError(f"{op}: groups must be a positive int, got {groups!r}")
+    layout = "[in_channels, out_channels/groups" if transposed else "[out_channels, in/groups"
+    if weight.ndim != nd + 2:
+        raise ValueError(
+            f"{op}: weight must be {nd + 2}-D {layout}, *kernel], got shape {list(weight.shape)}"
+        )
+    c = x.shape[1]
+    if transposed:
+        ok = weight.shape[0] == c and c % groups == 0
+        want = f"weight.shape[0] == {c} input channels, divisible by groups={groups}"
+    else:
+        ok = c == weight.shape[1] * groups and weight.shape[0] % groups == 0
+        want = (
+            f"input channels {c} == weight.shape[1] * groups = {weight.shape[1]} * {groups}, "
+            f"and out_channels {weight.shape[0]} divisible by groups"
+        )
+    if not ok:
+        raise ValueError(
+            f"{op}: input {list(x.shape)} and weight {list(weight.shape)} do not match: "
+            f"needs {want}"
+        )
+    if weight.dtype != x.dtype:
+        raise TypeError(
+            f"{op}: input ({x.dtype}) and weight ({weight.dtype}) must have the same dtype"
+        )
+
+
+def _add_bias(out: Tensor, bias: Optional[Tensor], channels: int, nd: int, op: str) -> Tensor:
+    if bias is None:
+        return out
+    if not isinstance(bias, Tensor) or list(bias.shape) != [channels]:
+        shape = list(bias.shape) if isinstance(bias, Tensor) else type(bias).__name__
+        raise ValueError(f"{op}: bias must be a Tensor of shape [{channels}], got {shape}")
+    return out + bias.reshape([channels] + [1] * nd)
+
+
+def _conv(
+    nd: int,
+    op: str,
+    x: Tensor,
+    weight: Tensor,
+    bias: Optional[Tensor],
+    stride: Any,
+    padding: Any,
+    dilation: Any,
+    groups: int,
+    data_format: Any,
+) -> Tensor:
+    unbatched = W.check_input(x, nd, op)
+    last = W.is_channels_last(data_format, nd, op)
+    if unbatched:
+        x = x.unsqueeze(0)
+    if last:
+        x = W.to_channels_first(x, nd)
+    _check_weight(x, weight, nd, groups, op, transposed=False)
+    st = W.ints(stride, nd, "stride", op)
+    dl = W.ints(dilation, nd, "dilation", op)
+    k = list(weight.shape[2:])
+    spatial = list(x.shape[2:])
+    lo, hi = W.padding(padding, nd, op, spatial, k, st, dl, last)
+    n, c, o = x.shape[0], x.shape[1], weight.shape[0]
+    cols = _core._unfold(x, k, st, dl, lo, hi)  # [N, C*K, L]
+    outs = [W.out_size(*a) for a in zip(spatial, k, st, dl, lo, hi)]
+    kk = cols.shape[1] // max(c, 1)
+    if groups == 1:
+        out = weight.reshape([o, c * kk]).matmul(cols)
+    else:
+        g = groups
+        cols = cols.reshape([n, g, c // g * kk, cols.shape[2]])
+        out = weight.reshape([g, o // g, c // g * kk]).matmul(cols)
+    out = _add_bias(out.reshape([n, o] + outs), bias, o, nd, op)
+    if last:
+        out = W.to_channels_last(out, nd)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv1d(
+    x: Tensor,
+    weight: Tensor,
+    bias: Optional[Tensor] = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    dilation: Any = 1,
+    groups: int = 1,
+    data_format: str = "NCL",
+    name: Optional[str] = None,
+) -> Tensor:
+    """1-D convolution of ``x`` ``[N, C, L]`` with ``weight`` ``[out, C/groups, k]``."""
+    return _conv(1, "conv1d", x, weight, bias, stride, padding, dilation, groups, data_format)
+
+
+def conv2d(
+    x: Tensor,
+    weight: Tensor,
+    bias: Optional[Tensor] = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    dilation: Any = 1,
+    groups: int = 1,
+    data_format: str = "NCHW",
+    name: Optional[str] = None,
+) -> Tensor:
+    """2-D convolution (cross-correlation, as in both peers) of ``x`` ``[N, C, H, W]``
+    (``data_format="NHWC"``: ``[N, H, W, C]``) with ``weight`` ``[out, C/groups, kh, kw]``
+    and optional ``bias`` ``[out]``. ``padding``: an int, ints per dim, Paddle's per-side
+    lists, ``"same"`` or ``"valid"``."""
+    return _conv(2, "conv2d", x, weight, bias, stride, padding, dilation, groups, data_format)
+
+
+def conv3d(
+    x: Tensor,
+    weight: Tensor,
+    bias: Optional[Tensor] = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    dilation: Any = 1,
+    groups: int = 1,
+    data_format: str = "NCDHW",
+    name: Optional[str] = None,
+) -> Tensor:
+    """3-D convolution of ``x`` ``[N, C, D, H, W]`` with ``weight`` ``[out, C/groups, kd, kh, kw]``."""
+    return _conv(3, "conv3d", x, weight, bias, stride, padding, dilation, groups, data_format)
+
+
+def _conv_transpose(
+    nd: int,
+    op: str,
+    x: Tensor,
+    weight: Tensor,
+    bias: Optional[Tensor],
+    stride: Any,
+    padding: Any,
+    output_padding: Any,
+    groups: int,
+    dilation: Any,
+    output_size: Any,
+    data_format: Any,
+) -> Tensor:
+    if isinstance(output_size, str):  # Paddle's positional data_format
+        output_size, data_format = None, output_size
+    unbatched = W.check_input(x, nd, op)
+    last = W.is_channels_last(data_format, nd, op)
+    if unbatched:
+        x = x.unsqueeze(0)
+    if last:
+        x = W.to_channels_first(x, nd)
+    _check_weight(x, weight, nd, groups, op, transposed=True)
+    st = W.ints(stride, nd, "stride", op)
+    dl = W.ints(dilation, nd, "dilation", op)
+    k = list(weight.shape[2:])
+    spatial = list(x.shape[2:])
+    if isinstance(padding, str):
+        if padding.lower() != "valid":
+            raise ValueError(f"{op}: padding must be 'valid', an int or ints, got {padding!r}")
+        padding = 0
+    lo, hi = W.padding(padding, nd, op, spatial, k, st, dl, last)
+    base = [
+        (s - 1) * t - a - b + d * (kk - 1) + 1
+        for s, t, a, b, d, kk in zip(spatial, st, lo, hi, dl, k)
+    ]
+    if output_size is not None:
+        raw = [output_size] * nd if isinstance(output_size, int) else list(output_size)
+        size = [int(v) for v in raw][-nd:]  # torch accepts [N, C, *S] too
+        if len(size) != nd:
+            raise ValueError(f"{op}: output_size needs {nd} value(s), got {output_size!r}")
+        extra = [s - b for s, b in zip(size, base)]
+        if any(e < 0 or e >= max(t, d) for e, t, d in zip(extra, st, dl)):
+            raise ValueError(
+                f"{op}: output_size {list(size)} is not reachable from input size {spatial}: "
+                f"it must lie in [{base}, base + max(stride, dilation))"
+            )
+    else:
+        extra = W.ints(output_padding, nd, "output_padding", op, minimum=0)
+        if any(e >= max(t, d) for e, t, d in zip(extra, st, dl)):
+            raise ValueError(
+                f"{op}: output_padding {extra} must be smaller than stride {st} or dilation {dl}"
+            )
+    outs = [b + e for b, e in zip(base, extra)]
+    if any(s <= 0 for s in outs):
+        raise ValueError(f"{op}: the output size {outs} would be empty; reduce padding")
+    n, c = x.shape[0], x.shape[1]
+    g = groups
+    o = weight.shape[1] * g
+    kk = 1
+    for v in k:
+        kk *= v
+    length = 1
+    for v in spatial:
+        length *= v
+    w = weight.reshape([g, c // g, o // g * kk]).transpose(1, 2)
+    cols = w.matmul(x.reshape([n, g, c // g, length])).reshape([n, o * kk, length])
+    hi2: List[int] = [b - e for b, e in zip(hi, extra)]
+    out = _core._fold(cols, outs, k, st, dl, lo, hi2)
+    out = _add_bias(out, bias, o, nd, op)
+    if last:
+        out = W.to_channels_last(out, nd)
+    return out.squeeze(0) if unbatched else out
+
+
+def _transpose_fn(nd: int, name: str, fmt: str) -> Any:
+    def conv_transpose(
+        x: Tensor,
+        weight: Tensor,
+        bias: Optional[Tensor] = None,
+        stride: Any = 1,
+        padding: Any = 0,
+        output_padding: Any = 0,
+        groups: int = 1,
+        dilation: Any = 1,
+        output_size: Any = None,
+        data_format: str = fmt,
+        name: Optional[str] = None,
+    ) -> Tensor:
+        return _conv_transpose(
+            nd, op, x, weight, bias, stride, padding, output_padding, groups, dilation,
+            output_size, data_format,
+        )  # fmt: skip
+
+    op = name
+    conv_transpose.__name__ = conv_transpose.__qualname__ = name
+    conv_transpose.__doc__ = (
+        f"{nd}-D transposed convolution (the gradient of conv{nd}d with respect to its "
+        f"input) of ``x`` ``[N, in, *S]`` with ``weight`` ``[in, out/groups, *k]``. "
+        f"``output_padding`` (or ``output_size``) picks among the output sizes that "
+        f"stride > 1 leaves open. Argument order as in PyTorch (Paddle's ``groups`` and "
+        f"``dilation`` come after ``output_padding`` as well)."
+    )
+    return conv_transpose
+
+
+conv_transpose1d = _transpose_fn(1, "conv_transpose1d", "NCL")
+conv_transpose2d = _transpose_fn(2, "conv_transpose2d", "NCHW")
+conv_transpose3d = _transpose_fn(3, "conv_transpose3d", "NCDHW")
+conv1d_transpose = conv_transpose1d  # Paddle's names
+conv2d_transpose = conv_transpose2d
+conv3d_transpose = conv_transpose3d
+
+
+def unfold(
+    x: Tensor,
+    kernel_size: Any,
+    dilation: Any = 1,
+    padding: Any = 0,
+    stride: Any = 1,
+    *,
+    kernel_sizes: Any = None,
+    strides: Any = None,
+    paddings: Any = None,
+    dilations: Any = None,
+    name: Optional[str] = None,
+) -> Tensor:
+    """im2col (torch ``F.unfold``; Paddle's plural keywords too): ``[N, C, H, W]`` →
+    ``[N, C*kh*kw, L]``, one column per window position."""
+    op = "unfold"
+    if kernel_sizes is not None:
+        kernel_size = kernel_sizes
+    stride = strides if strides is not None else stride
+    padding = paddings if paddings is not None else padding
+    dilation = dilations if dilations is not None else dilation
+    if W.check_input(x, 2, op):
+        raise ValueError(f"{op}: the input must be 4-D [N, C, H, W], got shape {list(x.shape)}")
+    k = W.ints(kernel_size, 2, "kernel_size", op)
+    st, dl = W.ints(stride, 2, "stride", op), W.ints(dilation, 2, "dilation", op)
+    lo, hi = W.padding(padding, 2, op, list(x.shape[2:]), k, st, dl)
+    return _core._unfold(x, k, st, dl, lo, hi)
+
+
+def fold(
+    x: Tensor,
+    output_size: Any,
+    kernel_size: Any,
+    dilation: Any = 1,
+    padding: Any = 0,
+    stride: Any = 1,
+    *,
+    output_sizes: Any = None,
+    kernel_sizes: Any = None,
+    strides: Any = None,
+    paddings: Any = None,
+    dilations: Any = None,
+    name: Optional[str] = None,
+) -> Tensor:
+    """col2im (torch ``F.fold``): ``[N, C*kh*kw, L]`` → ``[N, C, *output_size]``,
+    summing where windows overlap; the adjoint of :func:`unfold`."""
+    op = "fold"
+    if not isinstance(x, Tensor) or x.ndim != 3:
+        shape = list(x.shape) if isinstance(x, Tensor) else type(x).__name__
+        raise ValueError(f"{op}: the input must be a 3-D Tensor [N, C*K, L], got {shape}")
+    size = W.ints(output_sizes if output_sizes is not None else output_size, 2, "output_size", op)
+    k = W.ints(kernel_sizes if kernel_sizes is not None else kernel_size, 2, "kernel_size", op)
+    st = W.ints(strides if strides is not None else stride, 2, "stride", op)
+    dl = W.ints(dilations if dilations is not None else dilation, 2, "dilation", op)
+    pad = paddings if paddings is not None else padding
+    lo, hi = W.padding(pad, 2, op, size, k, st, dl)
+    return _core._fold(x, size, k, st, dl, lo, hi)
+
+
+__all__ = [
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "conv_transpose3d",
+    "conv1d_transpose",
+    "conv2d_transpose",
+    "conv3d_transpose",
+    "unfold",
+    "fold",
+]
