@@ -164,4 +164,13 @@ mod tests {
         // empty: no pointer checks
         assert_eq!(validate("t", &[0, 5], None, 4, 0, 0).unwrap().len, 0);
     }
+
+    #[test]
+    fn empty_with_huge_dims_and_no_strides_does_not_overflow() {
+        // found by the dlpack_validate cargo-fuzz target: the contiguous strides of
+        // [0, 2^62, 2^62] overflowed (a panic with overflow checks, a wrap without)
+        let v = validate("t", &[0, 1 << 62, 1 << 62], None, 4, 4096, 0).unwrap();
+        assert_eq!(v.len, 0);
+        assert!(v.layout.strides.iter().all(|&s| s > 0));
+    }
 }

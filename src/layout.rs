@@ -35,12 +35,18 @@ pub fn checked_numel(shape: &[usize]) -> Result<usize> {
 }
 
 /// Row-major strides of a contiguous tensor of `shape`.
+///
+/// A tensor with elements has a checked element count, so its strides never overflow; an
+/// empty one (a 0 in its shape) may have huge other dims (`[0, 2**62, 2**62]`), whose
+/// strides saturate at `isize::MAX` instead of wrapping (no element is ever addressed
+/// through them). Found by the `dlpack_validate` cargo-fuzz target.
 pub fn contiguous_strides(shape: &[usize]) -> Strides {
     let mut strides: Strides = SmallVec::from_elem(0, shape.len());
     let mut acc = 1isize;
     for i in (0..shape.len()).rev() {
         strides[i] = acc;
-        acc *= shape[i].max(1) as isize;
+        let d = isize::try_from(shape[i].max(1)).unwrap_or(isize::MAX);
+        acc = acc.saturating_mul(d);
     }
     strides
 }
