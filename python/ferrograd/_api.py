@@ -73,6 +73,11 @@ floor = Tensor.floor
 ceil = Tensor.ceil
 round = Tensor.round
 logical_not = Tensor.logical_not
+isnan = Tensor.isnan
+isinf = Tensor.isinf
+isfinite = Tensor.isfinite
+isposinf = Tensor.isposinf
+isneginf = Tensor.isneginf
 # END generated: unary functions
 clip = Tensor.clip
 clamp = Tensor.clamp
@@ -182,6 +187,11 @@ __all__ = [
     "ceil",
     "round",
     "logical_not",
+    "isnan",
+    "isinf",
+    "isfinite",
+    "isposinf",
+    "isneginf",
     # END generated: unary __all__
     "clip",
     "clamp",
