@@ -177,7 +177,7 @@ impl DType {
         if self.is_differentiable() {
             self
         } else {
-            DType::F32
+            default_float()
         }
     }
 
@@ -226,9 +226,9 @@ impl DType {
         match kind {
             ScalarKind::Bool => t,
             ScalarKind::Int => DType::I64,
-            ScalarKind::Float => DType::F32,
+            ScalarKind::Float => default_float(),
             ScalarKind::Complex => {
-                if t == DType::F64 {
+                if t == DType::F64 || (!t.is_float() && default_float() == DType::F64) {
                     DType::C128
                 } else {
                     DType::C64
@@ -236,6 +236,49 @@ impl DType {
             }
         }
     }
+}
+
+/// The default floating dtype as a small integer (0: f16, 1: bf16, 2: f32, 3: f64).
+static DEFAULT_FLOAT: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(2);
+
+/// The dtype of floating tensors made without one (float32 unless changed with
+/// [`set_default_float`]): Python float data, float factories, and the result of
+/// float-only ops and true division on integers.
+pub fn default_float() -> DType {
+    match DEFAULT_FLOAT.load(std::sync::atomic::Ordering::Relaxed) {
+        0 => DType::F16,
+        1 => DType::BF16,
+        3 => DType::F64,
+        _ => DType::F32,
+    }
+}
+
+/// The complex dtype matching [`default_float`]: complex128 for float64, else complex64.
+pub fn default_complex() -> DType {
+    if default_float() == DType::F64 {
+        DType::C128
+    } else {
+        DType::C64
+    }
+}
+
+/// Sets [`default_float`] (`torch.set_default_dtype` / `paddle.set_default_dtype`); only
+/// floating dtypes are accepted.
+pub fn set_default_float(d: DType) -> Result<()> {
+    let code = match d {
+        DType::F16 => 0,
+        DType::BF16 => 1,
+        DType::F32 => 2,
+        DType::F64 => 3,
+        other => {
+            return Err(Error::type_err(format!(
+                "set_default_dtype: only floating dtypes (float16, bfloat16, float32, \
+                 float64) can be the default, got {other}"
+            )))
+        }
+    };
+    DEFAULT_FLOAT.store(code, std::sync::atomic::Ordering::Relaxed);
+    Ok(())
 }
 
 impl fmt::Display for DType {

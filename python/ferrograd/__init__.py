@@ -51,7 +51,6 @@ from ._core import int64 as int64
 from ._core import linspace as linspace
 from ._core import ones_like as ones_like
 from ._core import randint as randint
-from ._core import seed as seed
 from ._core import set_buffer_cache_limit as set_buffer_cache_limit
 from ._core import split as split
 from ._core import stack as stack
@@ -92,7 +91,6 @@ from .serialization import load as load  # noqa: E402
 from .serialization import save as save  # noqa: E402
 
 grad = autograd.grad
-manual_seed = seed
 cat = concat
 
 # PyTorch dtype spellings
@@ -110,11 +108,6 @@ __version__ = "0.1.0"
 def is_tensor(obj: object) -> builtins.bool:
     """True when ``obj`` is a ferrograd Tensor."""
     return isinstance(obj, Tensor)
-
-
-def get_default_dtype() -> dtype:
-    """The dtype of floating tensors created without one: float32."""
-    return float32
 
 
 def dtype_from_name(name: str) -> dtype:
@@ -359,4 +352,72 @@ __all__ += [
     "conv_transpose1d",
     "conv_transpose2d",
     "conv_transpose3d",
+]
+# elementwise math (fmod, hypot, logaddexp, xlogy, lerp, clamp/clip with tensor bounds,
+# nan_to_num, isclose/allclose), random sampling and Generator objects, conveniences
+# (default dtype, print options, Tensor.type/cuda/set_value, shape): see _ops_math.py,
+# random_gen.py, _conveniences.py
+from . import _conveniences, _ops_math, random_gen  # noqa: E402
+from ._conveniences import get_default_dtype as get_default_dtype  # noqa: E402
+from ._conveniences import get_printoptions as get_printoptions  # noqa: E402
+from ._conveniences import set_default_dtype as set_default_dtype  # noqa: E402
+from ._conveniences import set_printoptions as set_printoptions  # noqa: E402
+from ._conveniences import shape as shape  # noqa: E402
+from ._ops_math import allclose as allclose  # noqa: E402
+from ._ops_math import clamp as clamp  # type: ignore[assignment]  # noqa: E402
+from ._ops_math import clip as clip  # type: ignore[assignment]  # noqa: E402
+from ._ops_math import fmod as fmod  # noqa: E402
+from ._ops_math import hypot as hypot  # noqa: E402
+from ._ops_math import isclose as isclose  # noqa: E402
+from ._ops_math import lerp as lerp  # noqa: E402
+from ._ops_math import logaddexp as logaddexp  # noqa: E402
+from ._ops_math import logaddexp2 as logaddexp2  # noqa: E402
+from ._ops_math import nan_to_num as nan_to_num  # noqa: E402
+from ._ops_math import xlogy as xlogy  # noqa: E402
+from .random_gen import Generator as Generator  # noqa: E402
+from .random_gen import bernoulli as bernoulli  # noqa: E402
+from .random_gen import default_generator as default_generator  # noqa: E402
+from .random_gen import get_rng_state as get_rng_state  # noqa: E402
+from .random_gen import initial_seed as initial_seed  # noqa: E402
+from .random_gen import manual_seed as manual_seed  # noqa: E402
+from .random_gen import multinomial as multinomial  # noqa: E402
+from .random_gen import normal as normal  # noqa: E402
+from .random_gen import rand_like as rand_like  # noqa: E402
+from .random_gen import randint_like as randint_like  # noqa: E402
+from .random_gen import randn_like as randn_like  # noqa: E402
+from .random_gen import randperm as randperm  # noqa: E402
+from .random_gen import seed as seed  # noqa: E402
+from .random_gen import set_rng_state as set_rng_state  # noqa: E402
+from .random_gen import uniform as uniform  # noqa: E402
+
+_ops_math.install_tensor_methods()
+random_gen.install_tensor_methods()
+_conveniences.install_tensor_methods()
+__all__ += [
+    "fmod",
+    "hypot",
+    "logaddexp",
+    "logaddexp2",
+    "xlogy",
+    "lerp",
+    "nan_to_num",
+    "isclose",
+    "allclose",
+    "Generator",
+    "default_generator",
+    "initial_seed",
+    "get_rng_state",
+    "set_rng_state",
+    "normal",
+    "uniform",
+    "bernoulli",
+    "multinomial",
+    "randperm",
+    "rand_like",
+    "randn_like",
+    "randint_like",
+    "set_default_dtype",
+    "set_printoptions",
+    "get_printoptions",
+    "shape",
 ]

@@ -81,6 +81,11 @@ softsign = Tensor.softsign
 tanhshrink = Tensor.tanhshrink
 log_sigmoid = Tensor.log_sigmoid
 logical_not = Tensor.logical_not
+isnan = Tensor.isnan
+isinf = Tensor.isinf
+isfinite = Tensor.isfinite
+isposinf = Tensor.isposinf
+isneginf = Tensor.isneginf
 # END generated: unary functions
 clip = Tensor.clip
 clamp = Tensor.clamp
@@ -198,6 +203,11 @@ __all__ = [
     "tanhshrink",
     "log_sigmoid",
     "logical_not",
+    "isnan",
+    "isinf",
+    "isfinite",
+    "isposinf",
+    "isneginf",
     # END generated: unary __all__
     "clip",
     "clamp",

@@ -50,6 +50,7 @@ __all__ = [
     "randn",
     "randint",
     "seed",
+    "Generator",
     "concat",
     "stack",
     "split",
@@ -443,6 +444,145 @@ class Tensor:
         """Number of non-zero elements (int64)."""
     def histc(self, bins: _int = 100, min: float = 0, max: float = 0) -> Tensor:
         """Histogram counts in the input's float dtype."""
+    # -- added at import by ``ferrograd._ops_math.install_tensor_methods`` --
+    def fmod(
+        self,
+        y: Tensor | _Number | None = None,
+        name: object = None,
+        *,
+        input: Tensor | None = None,
+        other: Tensor | _Number | None = None,
+    ) -> Tensor:
+        """C's remainder (sign of ``self``); exact."""
+    def hypot(
+        self,
+        y: Tensor | _Number | None = None,
+        name: object = None,
+        *,
+        input: Tensor | None = None,
+        other: Tensor | _Number | None = None,
+    ) -> Tensor:
+        """``sqrt(self**2 + y**2)`` without overflow."""
+    def logaddexp(
+        self,
+        y: Tensor | _Number | None = None,
+        name: object = None,
+        *,
+        input: Tensor | None = None,
+        other: Tensor | _Number | None = None,
+    ) -> Tensor:
+        """``log(exp(self) + exp(y))``, stably."""
+    def logaddexp2(
+        self,
+        y: Tensor | _Number | None = None,
+        name: object = None,
+        *,
+        input: Tensor | None = None,
+        other: Tensor | _Number | None = None,
+    ) -> Tensor:
+        """``log2(2**self + 2**y)``, stably."""
+    def xlogy(
+        self,
+        y: Tensor | _Number | None = None,
+        name: object = None,
+        *,
+        input: Tensor | None = None,
+        other: Tensor | _Number | None = None,
+    ) -> Tensor:
+        """``self * log(y)``, 0 where ``self == 0``."""
+    def lerp(
+        self,
+        y: Tensor | _Number | None = None,
+        weight: Tensor | _Number | None = None,
+        name: object = None,
+        *,
+        input: Tensor | None = None,
+        end: Tensor | _Number | None = None,
+    ) -> Tensor:
+        """``self + weight * (y - self)``."""
+    def nan_to_num(
+        self,
+        nan: _float = 0.0,
+        posinf: _float | None = None,
+        neginf: _float | None = None,
+        name: object = None,
+        *,
+        input: Tensor | None = None,
+        out: None = None,
+    ) -> Tensor:
+        """NaN and infinities replaced by finite values."""
+    def isclose(
+        self,
+        y: Tensor | _Number | None = None,
+        rtol: _float = 1e-05,
+        atol: _float = 1e-08,
+        equal_nan: _bool = False,
+        name: object = None,
+        *,
+        input: Tensor | None = None,
+        other: Tensor | _Number | None = None,
+    ) -> Tensor:
+        """Elementwise closeness as a bool tensor."""
+    def allclose(
+        self,
+        y: Tensor | _Number | None = None,
+        rtol: _float = 1e-05,
+        atol: _float = 1e-08,
+        equal_nan: _bool = False,
+        name: object = None,
+        *,
+        input: Tensor | None = None,
+        other: Tensor | _Number | None = None,
+    ) -> _bool:
+        """True when every element pair is close."""
+    # -- added at import by ``ferrograd.random_gen.install_tensor_methods`` --
+    def normal_(
+        self,
+        mean: _float = 0.0,
+        std: _float = 1.0,
+        *,
+        generator: Generator | None = None,
+        name: object = None,
+    ) -> Self:
+        """Fills with normal samples."""
+    def uniform_(
+        self,
+        *args: _float,
+        generator: Generator | None = None,
+        seed: _int = 0,
+        name: object = None,
+        **bounds: _float,
+    ) -> Self:
+        """Fills with samples uniform in ``[from, to)`` (default [0, 1))."""
+    def exponential_(
+        self,
+        lambd: _float = 1.0,
+        *,
+        generator: Generator | None = None,
+        lam: _float | None = None,
+        name: object = None,
+    ) -> Self:
+        """Fills with exponential samples of rate ``lambd``."""
+    def bernoulli_(self, p: _float | Tensor = 0.5, *, generator: Generator | None = None) -> Self:
+        """Fills with 0/1 samples, 1 with probability ``p``."""
+    def random_(self, *args: _int, generator: Generator | None = None, **kw: _int) -> Self:
+        """Fills with integers uniform in ``[from, to)``."""
+    def bernoulli(self, p: _float | None = None, *, generator: Generator | None = None) -> Tensor:
+        """0/1 samples with the probabilities in ``self``."""
+    def multinomial(
+        self, num_samples: _int, replacement: _bool = False, *, generator: Generator | None = None
+    ) -> Tensor:
+        """Category indices drawn with the weights in ``self``."""
+    # -- added at import by ``ferrograd._conveniences.install_tensor_methods`` --
+    @overload
+    def type(self, dtype: None = None, non_blocking: _bool = False, **_: Any) -> str:
+        """torch's type name, or a cast to ``dtype``."""
+    @overload
+    def type(self, dtype: _DTypeLike, non_blocking: _bool = False, **_: Any) -> Tensor: ...
+    def cuda(self, *args: Any, **kwargs: Any) -> Tensor:
+        """Always a RuntimeError: ferrograd has no GPU build."""
+    def set_value(self, value: Any) -> None:
+        """Paddle: overwrites the values in place."""
 
     # -- conversions --
     def numpy(self) -> NDArray[Any]:
@@ -880,6 +1020,16 @@ class Tensor:
         """Elementwise ``log(sigmoid(self))``, computed stably."""
     def logical_not(self, name: str | None = None) -> Tensor:
         """Elementwise logical NOT of the truth values, as a bool tensor."""
+    def isnan(self, name: str | None = None) -> Tensor:
+        """Elementwise test for NaN, as a bool tensor (complex: either part)."""
+    def isinf(self, name: str | None = None) -> Tensor:
+        """Elementwise test for +inf or -inf, as a bool tensor (complex: either part)."""
+    def isfinite(self, name: str | None = None) -> Tensor:
+        """Elementwise test for a finite value (not NaN, not infinite), as a bool tensor."""
+    def isposinf(self, name: str | None = None) -> Tensor:
+        """Elementwise test for +inf, as a bool tensor."""
+    def isneginf(self, name: str | None = None) -> Tensor:
+        """Elementwise test for -inf, as a bool tensor."""
     # END generated: unary Tensor methods
     # -- linear algebra and clipping --
     def matmul(
@@ -908,9 +1058,24 @@ class Tensor:
         self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
     ) -> Tensor:
         """Outer product of 1-D tensors."""
-    def clip(self, min: _Bound = None, max: _Bound = None, name: str | None = None) -> Tensor:
-        """Clamps values into ``[min, max]`` (None, a number or a one-element tensor)."""
-    def clamp(self, min: _Bound = None, max: _Bound = None, name: str | None = None) -> Tensor:
+    def clip(
+        self,
+        min: _Bound = None,
+        max: _Bound = None,
+        name: str | None = None,
+        *,
+        input: Tensor | None = None,
+    ) -> Tensor:
+        """Clamps values into ``[min, max]`` (numbers or tensors that broadcast)."""
+    def clamp(
+        self,
+        min: _Bound = None,
+        max: _Bound = None,
+        name: str | None = None,
+        *,
+        out: None = None,
+        x: Tensor | None = None,
+    ) -> Tensor:
         """Same as ``clip``."""
 
     # -- reductions --
@@ -1495,6 +1660,7 @@ def rand(
     stop_gradient: _bool | None = None,
     name: str | None = None,
     device: object = None,
+    generator: Generator | None = None,
 ) -> Tensor:
     """Uniform samples in [0, 1)."""
 
@@ -1510,6 +1676,7 @@ def rand(
     stop_gradient: _bool | None = None,
     name: str | None = None,
     device: object = None,
+    generator: Generator | None = None,
 ) -> Tensor: ...
 @overload
 def randn(
@@ -1519,6 +1686,7 @@ def randn(
     stop_gradient: _bool | None = None,
     name: str | None = None,
     device: object = None,
+    generator: Generator | None = None,
 ) -> Tensor:
     """Standard normal samples."""
 
@@ -1534,6 +1702,7 @@ def randn(
     stop_gradient: _bool | None = None,
     name: str | None = None,
     device: object = None,
+    generator: Generator | None = None,
 ) -> Tensor: ...
 def randint(
     low: _int = 0,
@@ -1546,6 +1715,7 @@ def randint(
     requires_grad: _bool = False,
     stop_gradient: _bool | None = None,
     device: object = None,
+    generator: Generator | None = None,
 ) -> Tensor:
     """Integers uniform in ``[low, high)``: ``randint(high, shape)`` or ``(low, high, shape)``."""
 
@@ -1557,6 +1727,64 @@ def _rng_state() -> tuple[_int, _int, _int, _int]:
 
 def _set_rng_state(state: tuple[_int, _int, _int, _int]) -> None:
     """Restores a state from ``_rng_state`` (the all-zero state is rejected)."""
+
+# ---- random generators and samplers (ferrograd.random_gen wraps them) -----------------
+
+@final
+class Generator:
+    """A random number generator, independent of the default one (``seed``)."""
+
+    def __new__(cls, device: object = None) -> Self: ...
+    def manual_seed(self, seed: _int) -> Self:
+        """Seeds the generator and returns it."""
+    def seed(self) -> _int:
+        """Seeds from the OS's randomness and returns that seed."""
+    def initial_seed(self) -> _int:
+        """The seed last given."""
+    def get_state(self) -> Tensor:
+        """The state (an int64 tensor of 5 words), for ``set_state``."""
+    def set_state(self, state: Tensor | Sequence[_int]) -> Self:
+        """Restores a state from ``get_state``; returns the generator."""
+    @property
+    def device(self) -> str:
+        """Always ``"cpu"``."""
+
+def _default_generator() -> Generator: ...
+def _uniform(
+    shape: Sequence[_int],
+    low: _float,
+    high: _float,
+    dtype: _DTypeLike,
+    generator: Generator | None = None,
+) -> Tensor: ...
+def _normal(
+    shape: Sequence[_int],
+    mean: _float,
+    std: _float,
+    dtype: _DTypeLike,
+    generator: Generator | None = None,
+) -> Tensor: ...
+def _exponential(
+    shape: Sequence[_int], lambd: _float, dtype: _DTypeLike, generator: Generator | None = None
+) -> Tensor: ...
+def _randint(
+    low: _int,
+    high: _int,
+    shape: Sequence[_int],
+    dtype: _DTypeLike,
+    generator: Generator | None = None,
+) -> Tensor: ...
+def _bernoulli(p: Tensor, generator: Generator | None = None) -> Tensor: ...
+def _bernoulli_scalar(
+    shape: Sequence[_int], p: _float, dtype: _DTypeLike, generator: Generator | None = None
+) -> Tensor: ...
+def _randperm(n: _int, dtype: _DTypeLike, generator: Generator | None = None) -> Tensor: ...
+def _multinomial(
+    probs: Tensor, num_samples: _int, replacement: _bool, generator: Generator | None = None
+) -> Tensor: ...
+def _set_default_dtype(dtype: _DTypeLike) -> None: ...
+def _get_default_dtype() -> dtype: ...
+def _set_print_options(options: dict[str, Any] | None = None) -> None: ...
 
 # ---- joining, splitting, selecting --------------------------------------------------
 

@@ -25,7 +25,6 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
         "is_compiled_with_cuda": ("Paddle", "it would return False: " + _CPU),
         "CPUPlace": ("Paddle", _CPU),
         "CUDAPlace": ("Paddle", _CPU),
-        "Generator": ("PyTorch", "use ferrograd.seed(n) / manual_seed(n) for reproducible draws"),
         # sub-packages
         "jit": ("PyTorch, Paddle", "ferrograd.static builds and runs Paddle-style programs"),
         "compile": ("PyTorch", "ferrograd.static builds and runs Paddle-style programs"),
@@ -48,17 +47,10 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
         "cdist": ("PyTorch, Paddle", ""),
         "addmm": ("PyTorch, Paddle", "x @ w + b"),
         "baddbmm": ("PyTorch", ""),
-        "normal": ("PyTorch, Paddle", "ferrograd.randn(*shape) * std + mean"),
-        "uniform": ("Paddle", "ferrograd.rand(*shape) * (high - low) + low"),
-        "bernoulli": ("PyTorch, Paddle", "(ferrograd.rand(*shape) < p)"),
-        "multinomial": ("PyTorch, Paddle", ""),
-        "randperm": ("PyTorch, Paddle", ""),
         "ParamAttr": ("Paddle", "pass initializers to nn.Layer.create_parameter instead"),
         "DataParallel": ("PyTorch, Paddle", ""),
         "Model": ("Paddle", "write the training loop (see the demo: python -m ferrograd.demo)"),
         "summary": ("Paddle", ""),
-        "set_default_dtype": ("PyTorch, Paddle", "float32 is the fixed default"),
-        "set_printoptions": ("PyTorch, Paddle", ""),
     },
     "ferrograd.nn": {
         "ParameterList": ("PyTorch, Paddle", "a ModuleList / LayerList of layers"),
@@ -67,7 +59,6 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
         "utils": ("PyTorch, Paddle", ""),
     },
     "ferrograd.nn.functional": {
-        "normalize": ("PyTorch, Paddle", ""),
         "one_hot": ("PyTorch, Paddle", ""),
         "leaky_relu": ("PyTorch, Paddle", ""),
     },

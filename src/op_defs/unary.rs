@@ -203,6 +203,46 @@ pub mod fns {
     pub fn c_is_zero<T: Float>(x: Complex<T>) -> bool {
         x == Complex::new(T::zero(), T::zero())
     }
+    /// Always false (integers and bools are never NaN or infinite).
+    pub fn never<T>(_x: T) -> bool {
+        false
+    }
+    /// Always true (integers and bools are always finite).
+    pub fn always<T>(_x: T) -> bool {
+        true
+    }
+    /// `x` is NaN.
+    pub fn f_isnan<T: Float>(x: T) -> bool {
+        x.is_nan()
+    }
+    /// `x` is +inf or -inf.
+    pub fn f_isinf<T: Float>(x: T) -> bool {
+        x.is_infinite()
+    }
+    /// `x` is neither NaN nor infinite.
+    pub fn f_isfinite<T: Float>(x: T) -> bool {
+        x.is_finite()
+    }
+    /// `x` is +inf.
+    pub fn f_isposinf<T: Float>(x: T) -> bool {
+        x == T::infinity()
+    }
+    /// `x` is -inf.
+    pub fn f_isneginf<T: Float>(x: T) -> bool {
+        x == T::neg_infinity()
+    }
+    /// Either part is NaN.
+    pub fn c_isnan<T: Float>(x: Complex<T>) -> bool {
+        x.re.is_nan() || x.im.is_nan()
+    }
+    /// Either part is infinite.
+    pub fn c_isinf<T: Float>(x: Complex<T>) -> bool {
+        x.re.is_infinite() || x.im.is_infinite()
+    }
+    /// Both parts are finite.
+    pub fn c_isfinite<T: Float>(x: Complex<T>) -> bool {
+        x.re.is_finite() && x.im.is_finite()
+    }
 }
 
 /// Calls `$consumer! { entries }` with every unary op's declaration (see the module docs
@@ -559,6 +599,46 @@ macro_rules! for_each_unary_op {
                 dtype: Bool, cost: CHEAP,
                 real: |x| is_zero(x), fast_f32: [],
                 int: [|x| is_zero(x)], complex: [|x| c_is_zero(x)], boolean: [|x: bool| !x],
+                saves: NoGrad, grad: [], node: "UnaryBackward",
+            }
+            IsNan {
+                methods: [isnan], functional: [],
+                doc: "Elementwise test for NaN, as a bool tensor (complex: either part).",
+                dtype: Bool, cost: CHEAP,
+                real: |x| f_isnan(x), fast_f32: [],
+                int: [|x| never(x)], complex: [|x| c_isnan(x)], boolean: [|x: bool| never(x)],
+                saves: NoGrad, grad: [], node: "UnaryBackward",
+            }
+            IsInf {
+                methods: [isinf], functional: [],
+                doc: "Elementwise test for +inf or -inf, as a bool tensor (complex: either part).",
+                dtype: Bool, cost: CHEAP,
+                real: |x| f_isinf(x), fast_f32: [],
+                int: [|x| never(x)], complex: [|x| c_isinf(x)], boolean: [|x: bool| never(x)],
+                saves: NoGrad, grad: [], node: "UnaryBackward",
+            }
+            IsFinite {
+                methods: [isfinite], functional: [],
+                doc: "Elementwise test for a finite value (not NaN, not infinite), as a bool tensor.",
+                dtype: Bool, cost: CHEAP,
+                real: |x| f_isfinite(x), fast_f32: [],
+                int: [|x| always(x)], complex: [|x| c_isfinite(x)], boolean: [|x: bool| always(x)],
+                saves: NoGrad, grad: [], node: "UnaryBackward",
+            }
+            IsPosInf {
+                methods: [isposinf], functional: [],
+                doc: "Elementwise test for +inf, as a bool tensor.",
+                dtype: Bool, cost: CHEAP,
+                real: |x| f_isposinf(x), fast_f32: [],
+                int: [|x| never(x)], complex: [], boolean: [|x: bool| never(x)],
+                saves: NoGrad, grad: [], node: "UnaryBackward",
+            }
+            IsNegInf {
+                methods: [isneginf], functional: [],
+                doc: "Elementwise test for -inf, as a bool tensor.",
+                dtype: Bool, cost: CHEAP,
+                real: |x| f_isneginf(x), fast_f32: [],
+                int: [|x| never(x)], complex: [], boolean: [|x: bool| never(x)],
                 saves: NoGrad, grad: [], node: "UnaryBackward",
             }
         }

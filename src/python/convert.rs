@@ -228,8 +228,8 @@ pub fn to_tensor(data: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Tens
         let d = dtype.unwrap_or(match kind {
             ScalarKind::Bool => DType::Bool,
             ScalarKind::Int => DType::I64,
-            ScalarKind::Float => DType::F32,
-            ScalarKind::Complex => DType::C64,
+            ScalarKind::Float => crate::dtype::default_float(),
+            ScalarKind::Complex => crate::dtype::default_complex(),
         });
         return scalar_tensor(data, d);
     }
@@ -245,9 +245,9 @@ pub fn to_tensor(data: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Tens
                 Leaves::Bool(v) => Tensor::from_vec(v, &shape),
                 Leaves::Int(v) => Tensor::from_vec(v, &shape),
                 Leaves::Float(v) => Tensor::from_vec(v, &shape)
-                    .and_then(|t| t.cast_raw(dtype.unwrap_or(DType::F32))),
+                    .and_then(|t| t.cast_raw(dtype.unwrap_or(crate::dtype::default_float()))),
                 Leaves::Complex(v) => Tensor::from_vec(v, &shape)
-                    .and_then(|t| t.cast_raw(dtype.unwrap_or(DType::C64))),
+                    .and_then(|t| t.cast_raw(dtype.unwrap_or(crate::dtype::default_complex()))),
             }
             .py()?;
             return match dtype {
@@ -260,7 +260,7 @@ pub fn to_tensor(data: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Tens
         let arr = np.call_method1("asarray", (data,))?;
         let t = numpy_to_tensor(arr.cast::<PyUntypedArray>()?, false)?;
         let d = dtype.unwrap_or(if t.dtype() == DType::F64 {
-            DType::F32
+            crate::dtype::default_float()
         } else {
             t.dtype()
         });

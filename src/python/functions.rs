@@ -176,7 +176,7 @@ macro_rules! filled_factory {
             check_device(device, op)?;
             let (shape, dtype) = shape_and_extras(shape, dtype, op)?;
             let dims = parse_dims(&shape, op)?;
-            let d = parse_opt_dtype(dtype.as_ref())?.unwrap_or(DType::F32);
+            let d = parse_opt_dtype(dtype.as_ref())?.unwrap_or(crate::dtype::default_float());
             finish(py, op, core::full(&dims, $value, d).py()?, requires_grad, stop_gradient)
         }
     };
@@ -246,8 +246,8 @@ fn fill_value_of(
     let d = dtype.unwrap_or(match kind {
         ScalarKind::Bool => DType::Bool,
         ScalarKind::Int => DType::I64,
-        ScalarKind::Float => DType::F32,
-        ScalarKind::Complex => DType::C64,
+        ScalarKind::Float => crate::dtype::default_float(),
+        ScalarKind::Complex => crate::dtype::default_complex(),
     });
     Ok((v.extract::<num_complex::Complex64>()?, d))
 }
@@ -349,7 +349,7 @@ pub fn arange(
     let d = parse_opt_dtype(dtype)?.unwrap_or(if ai && bi && si {
         DType::I64
     } else {
-        DType::F32
+        crate::dtype::default_float()
     });
     finish(
         py,
@@ -379,7 +379,7 @@ pub fn linspace(
     let n = usize::try_from(num).map_err(|_| {
         PyValueError::new_err(format!("linspace: num must be non-negative, got {num}"))
     })?;
-    let d = parse_opt_dtype(dtype)?.unwrap_or(DType::F32);
+    let d = parse_opt_dtype(dtype)?.unwrap_or(crate::dtype::default_float());
     finish(
         py,
         "linspace",
@@ -410,7 +410,7 @@ pub fn eye(
             "eye: sizes must be non-negative, got {num_rows} x {m}"
         )));
     }
-    let d = parse_opt_dtype(dtype)?.unwrap_or(DType::F32);
+    let d = parse_opt_dtype(dtype)?.unwrap_or(crate::dtype::default_float());
     finish(
         py,
         "eye",
@@ -421,10 +421,10 @@ pub fn eye(
 }
 
 macro_rules! random_factory {
-    ($name:ident, $f:path, $doc:literal) => {
+    ($name:ident, $f:expr, $doc:literal) => {
         #[doc = $doc]
         #[pyfunction]
-        #[pyo3(signature = (*shape, dtype=None, requires_grad=false, stop_gradient=None, name=None, device=None))]
+        #[pyo3(signature = (*shape, dtype=None, requires_grad=false, stop_gradient=None, name=None, device=None, generator=None))]
         pub fn $name(
             py: Python<'_>,
             shape: &Bound<'_, PyTuple>,
@@ -433,30 +433,40 @@ macro_rules! random_factory {
             stop_gradient: Option<bool>,
             name: Option<&Bound<'_, PyAny>>,
             device: Option<&Bound<'_, PyAny>>,
+            generator: Option<PyRef<'_, super::random::PyGenerator>>,
         ) -> PyT {
             let _ = name;
             let op = stringify!($name);
             check_device(device, op)?;
             let (shape, dtype) = shape_and_extras(shape, dtype, op)?;
             let dims = parse_dims(&shape, op)?;
-            let d = parse_opt_dtype(dtype.as_ref())?.unwrap_or(DType::F32);
+            let d = parse_opt_dtype(dtype.as_ref())?.unwrap_or(crate::dtype::default_float());
             if !d.is_differentiable() {
                 return Err(PyTypeError::new_err(format!(
                     "{op}: dtype must be floating, got {d}"
                 )));
             }
-            finish(py, op, $f(&dims, d).py()?, requires_grad, stop_gradient)
+            let g = generator.as_ref().map(|g| g.get());
+            finish(py, op, ($f)(dims.as_slice(), d, g).py()?, requires_grad, stop_gradient)
         }
     };
 }
 
-random_factory!(rand, core::rand, "Uniform samples in [0, 1).");
-random_factory!(randn, core::randn, "Standard normal samples.");
+random_factory!(
+    rand,
+    |s, d, g| core::random::uniform(s, 0.0, 1.0, d, g),
+    "Uniform samples in [0, 1) (from `generator`, or the default generator)."
+);
+random_factory!(
+    randn,
+    |s, d, g| core::random::normal(s, 0.0, 1.0, d, g),
+    "Standard normal samples (from `generator`, or the default generator)."
+);
 
 /// Integers uniform in `[low, high)`; `randint(high, shape)` or `randint(low, high, shape)`.
 /// int64 unless `dtype`; `requires_grad=True` needs a floating `dtype`.
 #[pyfunction]
-#[pyo3(signature = (low=0, high=None, size=None, dtype=None, name=None, *, shape=None, requires_grad=false, stop_gradient=None, device=None))]
+#[pyo3(signature = (low=0, high=None, size=None, dtype=None, name=None, *, shape=None, requires_grad=false, stop_gradient=None, device=None, generator=None))]
 pub fn randint(
     py: Python<'_>,
     low: i64,
@@ -468,6 +478,7 @@ pub fn randint(
     requires_grad: bool,
     stop_gradient: Option<bool>,
     device: Option<&Bound<'_, PyAny>>,
+    generator: Option<PyRef<'_, super::random::PyGenerator>>,
 ) -> PyT {
     let _ = name;
     check_device(device, "randint")?;
@@ -486,7 +497,7 @@ pub fn randint(
     finish(
         py,
         "randint",
-        core::randint(lo, hi, &dims, d).py()?,
+        core::random::randint_with(lo, hi, &dims, d, generator.as_ref().map(|g| g.get())).py()?,
         requires_grad,
         stop_gradient,
     )

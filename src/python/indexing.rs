@@ -97,7 +97,7 @@ fn tensor_seq(obj: &Bound<'_, PyAny>, op: &str) -> PyResult<Vec<Tensor>> {
     let like = items
         .iter()
         .find_map(|x| x.cast::<PyTensor>().ok().map(|t| t.get().inner.dtype()))
-        .unwrap_or(DType::F32);
+        .unwrap_or(crate::dtype::default_float());
     items
         .iter()
         .enumerate()
@@ -476,7 +476,7 @@ pub fn where_fn(
                 .cast::<PyTensor>()
                 .map(|t| t.get().inner.dtype())
                 .or_else(|_| y.cast::<PyTensor>().map(|t| t.get().inner.dtype()))
-                .unwrap_or(DType::F32);
+                .unwrap_or(crate::dtype::default_float());
             let (xt, yt) = (operand(x, like)?, operand(y, like)?);
             Ok(wrap(py, Tensor::where_(&c, &xt, &yt).py()?)?.into_any())
         }

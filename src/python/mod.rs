@@ -27,6 +27,7 @@ mod optim;
 mod optim_more;
 mod post_accumulate;
 mod pylayer;
+mod random;
 mod repr;
 mod signals;
 mod static_exec;
@@ -122,6 +123,24 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tensor_conv::_max_pool_indices, m)?)?;
     m.add_function(wrap_pyfunction!(tensor_conv::_take_in_planes, m)?)?;
     m.add_function(wrap_pyfunction!(tensor_conv::_unpool_put, m)?)?;
+    // random generators and samplers; default dtype; print options (ferrograd.random_gen)
+    m.add_class::<random::PyGenerator>()?;
+    for f in [
+        wrap_pyfunction!(random::_default_generator, m)?,
+        wrap_pyfunction!(random::_uniform, m)?,
+        wrap_pyfunction!(random::_normal, m)?,
+        wrap_pyfunction!(random::_exponential, m)?,
+        wrap_pyfunction!(random::_randint, m)?,
+        wrap_pyfunction!(random::_bernoulli, m)?,
+        wrap_pyfunction!(random::_bernoulli_scalar, m)?,
+        wrap_pyfunction!(random::_randperm, m)?,
+        wrap_pyfunction!(random::_multinomial, m)?,
+        wrap_pyfunction!(random::_set_default_dtype, m)?,
+        wrap_pyfunction!(random::_get_default_dtype, m)?,
+        wrap_pyfunction!(repr::_set_print_options, m)?,
+    ] {
+        m.add_function(f)?;
+    }
     signals::_install_sigint_hook(m.py())?;
     // Python's importing thread joins the kernels' pool (see crate::threads).
     crate::threads::init_pool_with_current_thread();

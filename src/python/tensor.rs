@@ -69,12 +69,14 @@ impl PyTensor {
     fn py_new(data: Option<&Bound<'_, PyAny>>, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
         let dtype = parse_opt_dtype(dtype)?;
         let t = match data {
-            None => crate::tensor::zeros(&[0], dtype.unwrap_or(crate::DType::F32)).py()?,
+            None => {
+                crate::tensor::zeros(&[0], dtype.unwrap_or(crate::dtype::default_float())).py()?
+            }
             Some(d) => {
                 let t = to_tensor(d, dtype)?;
                 // torch.Tensor(data) is float32 unless told otherwise
                 if dtype.is_none() && !t.dtype().is_differentiable() {
-                    t.cast_raw(crate::DType::F32).py()?
+                    t.cast_raw(crate::dtype::default_float()).py()?
                 } else {
                     t
                 }

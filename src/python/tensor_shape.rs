@@ -295,7 +295,16 @@ impl PyTensor {
                 target = Some(t.get().inner.dtype());
                 continue;
             }
-            target = Some(parse_dtype(&a)?);
+            match parse_dtype(&a) {
+                Ok(d) => target = Some(d),
+                // a device object (`ferrograd.device("cpu")`, a Paddle place) naming the CPU
+                Err(e) => {
+                    if a.str()?.to_cow()?.to_ascii_lowercase().contains("cpu") {
+                        continue;
+                    }
+                    return Err(e);
+                }
+            }
         }
         if flags.len() > 2 {
             return Err(PyTypeError::new_err(

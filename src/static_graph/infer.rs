@@ -152,7 +152,7 @@ fn reduce(
         .collect();
     let dtype = match (kind, x.dtype) {
         (ReduceKind::Sum, DType::Bool | DType::I32) => DType::I64,
-        (ReduceKind::Mean, d) if !d.is_differentiable() => DType::F32,
+        (ReduceKind::Mean, d) if !d.is_differentiable() => crate::dtype::default_float(),
         (_, d) => d,
     };
     Ok((dtype, shape))

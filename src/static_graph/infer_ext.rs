@@ -76,7 +76,9 @@ fn reduce(
         ExtReduce::Prod => x.dtype,
         ExtReduce::All | ExtReduce::Any => DType::Bool,
         ExtReduce::LogSumExp => x.dtype.to_floating(),
-        ExtReduce::Var(_) | ExtReduce::Std(_) if !x.dtype.is_differentiable() => DType::F32,
+        ExtReduce::Var(_) | ExtReduce::Std(_) if !x.dtype.is_differentiable() => {
+            crate::dtype::default_float()
+        }
         ExtReduce::Var(_) | ExtReduce::Std(_) => x.dtype,
     };
     Ok((dtype, shape))

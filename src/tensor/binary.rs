@@ -36,7 +36,7 @@ impl Tensor {
             )));
         }
         Ok(match (op, common) {
-            (BinaryOp::Div, d) if !d.is_differentiable() => DType::F32,
+            (BinaryOp::Div, d) if !d.is_differentiable() => crate::dtype::default_float(),
             (BinaryOp::Sub, DType::Bool) => {
                 return Err(Error::type_err(
                     "subtract: subtracting two bool tensors is not supported; use \

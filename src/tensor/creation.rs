@@ -6,7 +6,6 @@ use crate::error::{Error, Result};
 use crate::layout::{checked_numel, Layout};
 use crate::storage::{try_filled_vec, Storage};
 use num_complex::Complex64;
-use parking_lot::Mutex;
 use std::sync::Arc;
 
 /// A tensor of `shape` filled with `value` (complex; real dtypes take the real part).
@@ -99,85 +98,33 @@ pub fn from_f64_vec(v: Vec<f64>, shape: &[usize], dtype: DType) -> Result<Tensor
     })
 }
 
-/// xoshiro256** state behind `ferrograd.seed`.
-struct Rng([u64; 4]);
-
-impl Rng {
-    fn from_seed(seed: u64) -> Rng {
-        // splitmix64 expands the seed into four non-zero words
-        let mut z = seed;
-        let mut s = [0u64; 4];
-        for w in &mut s {
-            z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut x = z;
-            x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            *w = x ^ (x >> 31);
-        }
-        Rng(s)
-    }
-    fn next_u64(&mut self) -> u64 {
-        let s = &mut self.0;
-        let result = s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
-        let t = s[1] << 17;
-        s[2] ^= s[0];
-        s[3] ^= s[1];
-        s[1] ^= s[2];
-        s[0] ^= s[3];
-        s[2] ^= t;
-        s[3] = s[3].rotate_left(45);
-        result
-    }
-    /// Uniform in [0, 1) with 53 random bits.
-    fn uniform(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-    }
-    /// Standard normal (Box-Muller).
-    fn normal(&mut self) -> f64 {
-        let u1 = 1.0 - self.uniform(); // (0, 1]
-        let u2 = self.uniform();
-        (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
-    }
-}
-
-static RNG: Mutex<Option<Rng>> = Mutex::new(None);
+use super::random::DEFAULT_GENERATOR;
 
 /// Seeds the global generator used by `rand`, `randn`, `randint` (and dropout).
 pub fn manual_seed(seed: u64) {
-    *RNG.lock() = Some(Rng::from_seed(seed));
+    DEFAULT_GENERATOR.manual_seed(seed);
 }
 
 /// The generator's current state (four xoshiro256** words), to restore it later with
 /// [`set_rng_state`] (activation checkpointing replays dropout masks this way).
 pub fn rng_state() -> [u64; 4] {
-    with_rng(|r| r.0)
+    let s = DEFAULT_GENERATOR.state();
+    [s[0], s[1], s[2], s[3]]
 }
 
 /// Restores a state returned by [`rng_state`]; the all-zero state (from which xoshiro
 /// never leaves) is rejected.
 pub fn set_rng_state(state: [u64; 4]) -> Result<()> {
-    if state == [0; 4] {
-        return Err(crate::error::Error::value(
-            "set_rng_state: the all-zero state is not a valid generator state; pass a state \
-             returned by get_rng_state()",
-        ));
-    }
-    *RNG.lock() = Some(Rng(state));
-    Ok(())
+    DEFAULT_GENERATOR.set_state(&state)
 }
 
-fn with_rng<R>(f: impl FnOnce(&mut Rng) -> R) -> R {
-    let mut g = RNG.lock();
-    let rng = g.get_or_insert_with(|| Rng::from_seed(0x5EED_F3E2_06AD_0001));
-    f(rng)
+fn with_rng<R>(f: impl FnOnce(&mut super::random::Rng) -> R) -> R {
+    DEFAULT_GENERATOR.with(f)
 }
 
-/// Uniform samples in `[0, 1)`.
+/// Uniform samples in `[0, 1)` (from the default generator).
 pub fn rand(shape: &[usize], dtype: DType) -> Result<Tensor> {
-    let n = checked_numel(shape)?;
-    let mut v = crate::storage::try_vec_with_capacity::<f64>(n)?;
-    with_rng(|r| v.extend((0..n).map(|_| r.uniform())));
-    from_f64_vec(v, shape, dtype)
+    super::random::uniform(shape, 0.0, 1.0, dtype, None)
 }
 
 /// Standard normal samples.

@@ -411,6 +411,26 @@ class Variable(VariableOpsMixin):
         """Elementwise logical NOT of the truth values, as a bool tensor."""
         return self._op("logical_not", [self])
 
+    def isnan(self, name: str | None = None) -> Variable:
+        """Elementwise test for NaN, as a bool tensor (complex: either part)."""
+        return self._op("isnan", [self])
+
+    def isinf(self, name: str | None = None) -> Variable:
+        """Elementwise test for +inf or -inf, as a bool tensor (complex: either part)."""
+        return self._op("isinf", [self])
+
+    def isfinite(self, name: str | None = None) -> Variable:
+        """Elementwise test for a finite value (not NaN, not infinite), as a bool tensor."""
+        return self._op("isfinite", [self])
+
+    def isposinf(self, name: str | None = None) -> Variable:
+        """Elementwise test for +inf, as a bool tensor."""
+        return self._op("isposinf", [self])
+
+    def isneginf(self, name: str | None = None) -> Variable:
+        """Elementwise test for -inf, as a bool tensor."""
+        return self._op("isneginf", [self])
+
     # END generated: unary Variable methods
 
     def clip(

@@ -67,7 +67,7 @@ impl Tensor {
         let x = if self.dtype().is_differentiable() {
             self.clone()
         } else {
-            self.to_dtype(DType::F32)?
+            self.to_dtype(crate::dtype::default_float())?
         };
         x.sum(axes, keepdim)?
             .binary_with_scalar(&x.scalar_like(count as f64), BinaryOp::Div, false)
@@ -166,7 +166,7 @@ impl Tensor {
         let x = if self.dtype().is_differentiable() {
             self.clone()
         } else {
-            self.to_dtype(DType::F32)?
+            self.to_dtype(crate::dtype::default_float())?
         };
         let centered = x.sub(&x.mean(axes, true)?)?;
         // one saved tensor (square saves its input once; centered * centered saves it twice)

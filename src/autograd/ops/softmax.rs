@@ -8,7 +8,6 @@
 
 use super::saved;
 use crate::autograd::{GradModeGuard, Recorder};
-use crate::dtype::DType;
 use crate::error::Result;
 use crate::tensor::reduce::{normalize_axes, reduced_shape};
 use crate::tensor::{BinaryOp, ReduceOp, Tensor};
@@ -24,7 +23,7 @@ fn floating(t: &Tensor) -> Result<Tensor> {
     if t.dtype().is_differentiable() {
         Ok(t.clone())
     } else {
-        t.to_dtype(DType::F32)
+        t.to_dtype(crate::dtype::default_float())
     }
 }
 

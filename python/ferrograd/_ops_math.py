@@ -1,0 +1,500 @@
+"""Elementwise math beyond the core kernels: ``fmod``, ``hypot``, ``logaddexp``,
+``logaddexp2``, ``xlogy``, ``lerp``, ``clamp``/``clip`` with tensor bounds,
+``nan_to_num``, ``isclose``/``allclose``, and the vector helpers of ``nn.functional``
+(``normalize``, ``cosine_similarity``, ``pairwise_distance``).
+
+Each differentiable op here is a composition of differentiable core ops, so first and
+second derivatives come from the core's (``gradcheck`` / ``gradgradcheck`` in
+tests/python/test_math_ops.py). The compositions are written for exact or stable values
+and for gradients that stay finite where the peers' are (see each function's note).
+Both dialects' argument names are accepted: torch's ``input, other`` / ``dim`` and
+Paddle's ``x, y`` / ``axis``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+from typing import Any, Optional, Union
+
+import numpy as np
+
+from . import _api, _core
+from .grad_mode import no_grad
+
+Tensor = _core.Tensor
+Number = Union[int, float]
+
+__all__ = [
+    "fmod",
+    "hypot",
+    "logaddexp",
+    "logaddexp2",
+    "xlogy",
+    "lerp",
+    "clamp",
+    "clip",
+    "nan_to_num",
+    "isclose",
+    "allclose",
+    "normalize",
+    "cosine_similarity",
+    "pairwise_distance",
+    "install_tensor_methods",
+]
+
+_native_clip = Tensor.clip
+_native_clamp = Tensor.clamp
+
+
+def _pair(op: str, x: Any, y: Any) -> tuple[Tensor, Tensor]:
+    """Both operands as tensors: a Python number takes the other operand's dtype (the
+    peers' weak scalar typing); two numbers make default-float tensors."""
+    if not isinstance(x, Tensor) and not isinstance(y, Tensor):
+        if not isinstance(x, (int, float)) or not isinstance(y, (int, float)):
+            raise TypeError(
+                f"{op}: expects Tensors or numbers, got {type(x).__name__} and {type(y).__name__}"
+            )
+        x = _core.tensor(builtins.float(x))
+    if not isinstance(x, Tensor):
+        x = _scalar_like(op, x, y)
+    if not isinstance(y, Tensor):
+        y = _scalar_like(op, y, x)
+    return x, y
+
+
+def _scalar_like(op: str, v: Any, like: Tensor) -> Tensor:
+    if isinstance(v, builtins.bool) or not isinstance(v, (int, float)):
+        raise TypeError(f"{op}: expects a Tensor or a number, got {type(v).__name__}")
+    dtype = like.dtype
+    if isinstance(v, float) and not (dtype.is_floating_point or dtype.is_complex):
+        dtype = _core._get_default_dtype()
+    return _core.tensor(v, dtype=dtype)
+
+
+def _floating(t: Tensor) -> Tensor:
+    """``t`` itself when floating, else converted to the default float dtype."""
+    if t.dtype.is_floating_point:
+        return t
+    if t.dtype.is_complex:
+        raise TypeError("this op is defined for real tensors only, got a complex one")
+    return t.astype(_core._get_default_dtype())
+
+
+def _float_pair(op: str, x: Any, y: Any) -> tuple[Tensor, Tensor]:
+    a, b = _pair(op, x, y)
+    return _floating(a), _floating(b)
+
+
+def _sign_ones(t: Tensor) -> Tensor:
+    """-1 where ``t < 0``, else 1 (also at -0.0 and NaN), as a constant of ``t``'s dtype."""
+    with no_grad():
+        return _core.where(t < 0, -1, 1).astype(t.dtype)
+
+
+def fmod(
+    x: Any = None, y: Any = None, name: Any = None, *, input: Any = None, other: Any = None
+) -> Tensor:
+    """C's ``fmod``: the remainder of ``x / y`` truncated toward zero, with the sign of
+    ``x`` (``remainder`` / ``%`` take the divisor's sign instead). Exact, also for huge
+    quotients: computed as ``sign(x) * (|x| % |y|)``, where ``%`` of non-negative values
+    is exact. Gradients: 1 for ``x``, ``-trunc(x / y)`` for ``y``."""
+    x, y = _args2("fmod", x, y, input, other)
+    a, b = _pair("fmod", x, y)
+    if a.dtype.is_complex or b.dtype.is_complex:
+        raise TypeError("fmod: complex tensors have no fmod")
+    sa, sb = _sign_ones(a), _sign_ones(b)
+    return (a * sa).remainder(b * sb) * sa
+
+
+def _args2(op: str, x: Any, y: Any, input: Any, other: Any) -> tuple[Any, Any]:
+    """The two operands, given positionally (either dialect) or as torch's ``input=`` /
+    ``other=`` keywords."""
+    first = x if x is not None else input
+    second = y if y is not None else other
+    if first is None or second is None:
+        raise TypeError(f"{op}: expects two operands (a Tensor and a Tensor or number)")
+    return first, second
+
+
+def hypot(
+    x: Any = None, y: Any = None, name: Any = None, *, input: Any = None, other: Any = None
+) -> Tensor:
+    """``sqrt(x**2 + y**2)`` without overflow or underflow in the squares (scaled by the
+    larger magnitude, as C's ``hypot``); ``inf`` when either is infinite, even NaN."""
+    x, y = _args2("hypot", x, y, input, other)
+    a, b = _float_pair("hypot", x, y)
+    with no_grad():
+        m = _core.Tensor.maximum(a.abs(), b.abs())
+        bad = (m == 0) | m.isinf() | m.isnan()
+        scale = _core.where(bad, 1.0, m)
+        anyinf = a.isinf() | b.isinf()
+    r = scale * ((a / scale).square() + (b / scale).square()).sqrt()
+    return _core.where(anyinf, math.inf, r)
+
+
+def logaddexp(
+    x: Any = None, y: Any = None, name: Any = None, *, input: Any = None, other: Any = None
+) -> Tensor:
+    """``log(exp(x) + exp(y))`` computed stably as ``max + log1p(exp(-|x - y|))``;
+    equal infinities give that infinity, NaN propagates."""
+    x, y = _args2("logaddexp", x, y, input, other)
+    a, b = _float_pair("logaddexp", x, y)
+    m = a.maximum(b)
+    d = _core.where(a == b, 0.0, a - b)
+    return m + d.abs().neg().exp().log1p()
+
+
+def logaddexp2(
+    x: Any = None, y: Any = None, name: Any = None, *, input: Any = None, other: Any = None
+) -> Tensor:
+    """``log2(2**x + 2**y)``, stably (``logaddexp`` in base 2)."""
+    x, y = _args2("logaddexp2", x, y, input, other)
+    a, b = _float_pair("logaddexp2", x, y)
+    ln2 = math.log(2.0)
+    return logaddexp(a * ln2, b * ln2) * (1.0 / ln2)
+
+
+def xlogy(
+    x: Any = None, y: Any = None, name: Any = None, *, input: Any = None, other: Any = None
+) -> Tensor:
+    """``x * log(y)``, with 0 where ``x == 0`` (unless ``y`` is NaN), as torch's. The
+    gradient for ``y`` there is 0 (no NaN from ``log(0)``)."""
+    x, y = _args2("xlogy", x, y, input, other)
+    a, b = _float_pair("xlogy", x, y)
+    with no_grad():
+        zero = (a == 0) & b.isnan().logical_not()
+    b_safe = _core.where(zero, 1.0, b)
+    return _core.where(zero, 0.0, a * b_safe.log())
+
+
+def lerp(
+    x: Any = None,
+    y: Any = None,
+    weight: Any = None,
+    name: Any = None,
+    *,
+    input: Any = None,
+    end: Any = None,
+) -> Tensor:
+    """``x + weight * (y - x)``; ``weight`` a number or a (broadcast) tensor. As torch,
+    computed from the nearer end (``y - (y - x) * (1 - weight)`` when
+    ``|weight| >= 0.5``), so ``weight = 1`` gives ``y`` exactly."""
+    x, y = _args2("lerp", x, y, input, end)
+    if weight is None:
+        raise TypeError("lerp: expects a weight (a number or a Tensor)")
+    a, b = _pair("lerp", x, y)
+    if not (a.dtype.is_floating_point or a.dtype.is_complex):
+        a = _floating(a)
+    if not (b.dtype.is_floating_point or b.dtype.is_complex):
+        b = _floating(b)
+    diff = b - a
+    if isinstance(weight, Tensor):
+        with no_grad():
+            low = weight.abs() < 0.5
+        return _core.where(low, a + weight * diff, b - diff * (1.0 - weight))
+    if isinstance(weight, builtins.bool) or not isinstance(weight, (int, float)):
+        raise TypeError(f"lerp: weight must be a number or a Tensor, got {type(weight).__name__}")
+    w = builtins.float(weight)
+    if builtins.abs(w) < 0.5:
+        return a + diff * w
+    return b - diff * (1.0 - w)
+
+
+def _bound_needs_tensor_path(v: Any, x: Tensor) -> bool:
+    """Whether a bound needs the broadcasting composition (the core kernel takes numbers
+    and one-element tensors that neither need a gradient nor widen ``x``'s shape)."""
+    return isinstance(v, Tensor) and (v.numel() != 1 or v.requires_grad or v.ndim > x.ndim)
+
+
+def clip(
+    x: Tensor, min: Any = None, max: Any = None, name: Any = None, *, input: Any = None
+) -> Tensor:
+    """Clamps ``x`` into ``[min, max]``. Numbers (and one-element tensors) use the core
+    kernel; tensor bounds broadcast against ``x`` (torch's ``clamp(x, min_t, max_t)``):
+    ``min`` applies first, then ``max`` (so ``min > max`` gives ``max``, as torch). The
+    gradient goes to ``x`` where it is inside the bounds (ties included) and to a tensor
+    bound where that bound is taken; a NaN in ``x`` or in a tensor bound propagates."""
+    if input is not None:
+        x = input
+    if not isinstance(x, Tensor):
+        raise TypeError(f"clip: expects a Tensor, got {type(x).__name__}")
+    if not (_bound_needs_tensor_path(min, x) or _bound_needs_tensor_path(max, x)):
+        return _native_clip(x, min, max)
+    for label, bound in (("min", min), ("max", max)):
+        if isinstance(bound, Tensor):
+            try:
+                np.broadcast_shapes(tuple(x.shape), tuple(bound.shape))
+            except ValueError:
+                raise ValueError(
+                    f"clip: {label} has shape {list(bound.shape)}, which does not broadcast "
+                    f"against the input's {list(x.shape)}; pass a number, a one-element "
+                    "tensor or a tensor that broadcasts"
+                ) from None
+    out = x
+    if min is not None:
+        lo = min if isinstance(min, Tensor) else _scalar_like("clip", min, x)
+        with no_grad():
+            take = (out < lo) | lo.isnan()
+        out = _core.where(take, lo, out)
+    if max is not None:
+        hi = max if isinstance(max, Tensor) else _scalar_like("clip", max, x)
+        with no_grad():
+            take = (out > hi) | hi.isnan()
+        out = _core.where(take, hi, out)
+    return out
+
+
+def clamp(
+    input: Tensor,
+    min: Any = None,
+    max: Any = None,
+    name: Any = None,
+    *,
+    out: Any = None,
+    x: Any = None,
+) -> Tensor:
+    """torch's name for :func:`clip` (tensor bounds broadcast)."""
+    if out is not None:
+        raise TypeError("clamp: out= is not supported; assign the result instead")
+    return clip(input if x is None else x, min, max)
+
+
+def _finfo(dtype: Any) -> tuple[float, float]:
+    name = str(dtype).replace("ferrograd.", "")
+    if name == "bfloat16":
+        big = 3.3895313892515355e38
+        return big, -big
+    info = np.finfo(np.dtype(name if name != "complex64" else "float32"))
+    if name == "complex128":
+        info = np.finfo(np.float64)
+    return builtins.float(info.max), builtins.float(info.min)
+
+
+def nan_to_num(
+    x: Tensor,
+    nan: float = 0.0,
+    posinf: Optional[float] = None,
+    neginf: Optional[float] = None,
+    name: Any = None,
+    *,
+    input: Any = None,
+    out: Any = None,
+) -> Tensor:
+    """Replaces NaN with ``nan``, +inf with ``posinf`` and -inf with ``neginf`` (by
+    default the dtype's largest and smallest finite values). Integer and bool tensors
+    come back unchanged (a copy). The gradient passes where ``x`` was finite, 0 elsewhere."""
+    if input is not None:
+        x = input
+    if out is not None:
+        raise TypeError("nan_to_num: out= is not supported; assign the result instead")
+    if not isinstance(x, Tensor):
+        raise TypeError(f"nan_to_num: expects a Tensor, got {type(x).__name__}")
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
+        return x.clone()
+    if x.dtype.is_complex:
+        raise TypeError(
+            "nan_to_num: complex tensors are not supported; apply it to .real and .imag"
+        )
+    hi, lo = _finfo(x.dtype)
+    posinf = hi if posinf is None else posinf
+    neginf = lo if neginf is None else neginf
+    with no_grad():
+        isnan, ispos, isneg = x.isnan(), x.isposinf(), x.isneginf()
+    res = _core.where(isnan, builtins.float(nan), x)
+    res = _core.where(ispos, builtins.float(posinf), res)
+    return _core.where(isneg, builtins.float(neginf), res)
+
+
+def _tolerances(op: str, rtol: Any, atol: Any) -> tuple[float, float]:
+    for label, v in (("rtol", rtol), ("atol", atol)):
+        if isinstance(v, builtins.bool) or not isinstance(v, (int, float)) or not v >= 0:
+            raise ValueError(f"{op}: {label} must be a non-negative number, got {v!r}")
+    return builtins.float(rtol), builtins.float(atol)
+
+
+def isclose(
+    x: Any = None,
+    y: Any = None,
+    rtol: float = 1e-05,
+    atol: float = 1e-08,
+    equal_nan: builtins.bool = False,
+    name: Any = None,
+    *,
+    input: Any = None,
+    other: Any = None,
+) -> Tensor:
+    """Elementwise ``|x - y| <= atol + rtol * |y|`` as a bool tensor (broadcast); equal
+    values (infinities included) are close, NaNs only with ``equal_nan=True``."""
+    x, y = _args2("isclose", x, y, input, other)
+    rt, at = _tolerances("isclose", rtol, atol)
+    with no_grad():
+        a, b = _pair("isclose", x, y)
+        close = a == b
+        if equal_nan and (a.dtype.is_floating_point or a.dtype.is_complex):
+            close = close | (a.isnan() & b.isnan())
+        if rt == 0 and at == 0:
+            return close
+        if not (a.dtype.is_floating_point or a.dtype.is_complex):
+            a = _floating(a)
+        if not (b.dtype.is_floating_point or b.dtype.is_complex):
+            b = _floating(b)
+        diff = (a - b).abs()
+        allowed = b.abs() * rt + at
+        return close | (diff.isfinite() & (diff <= allowed))
+
+
+def allclose(
+    x: Any = None,
+    y: Any = None,
+    rtol: float = 1e-05,
+    atol: float = 1e-08,
+    equal_nan: builtins.bool = False,
+    name: Any = None,
+    *,
+    input: Any = None,
+    other: Any = None,
+) -> builtins.bool:
+    """True when every element pair is :func:`isclose`. Returns a Python ``bool`` as
+    torch does (Paddle returns a one-element bool tensor; a ``bool`` behaves the same in
+    ``if``/``assert``, and ``ferrograd.tensor(allclose(...))`` gives Paddle's value)."""
+    return builtins.bool(isclose(x, y, rtol, atol, equal_nan, input=input, other=other).all())
+
+
+# ---- nn.functional vector helpers ---------------------------------------------------------
+
+
+def _dim_arg(op: str, dim: Any, axis: Any, default: int) -> int:
+    if axis is not None:
+        if dim is not None and dim != axis:
+            raise TypeError(f"{op}: got both dim={dim} and axis={axis}; pass one")
+        dim = axis
+    return default if dim is None else dim
+
+
+def _vector_norm(x: Tensor, p: float, dim: int, keepdim: builtins.bool) -> Tensor:
+    """The ``p``-norm over ``dim`` with a gradient of 0 (not NaN) at the zero vector, as
+    torch's norm backward defines it."""
+    if p == math.inf:
+        return x.abs().amax(dim, keepdim)
+    if p == -math.inf:
+        return x.abs().amin(dim, keepdim)
+    if p == 0:
+        return (x != 0).astype(x.abs().dtype).sum(dim=dim, keepdim=keepdim)
+    if p == 1:
+        return x.abs().sum(dim=dim, keepdim=keepdim)
+    a = x.abs() if x.dtype.is_complex else x
+    s = (
+        a.square().sum(dim=dim, keepdim=keepdim)
+        if p == 2
+        else a.abs().pow(p).sum(dim=dim, keepdim=keepdim)
+    )
+    with no_grad():
+        pos = s > 0
+    safe = _core.where(pos, s, 1.0)
+    root = safe.sqrt() if p == 2 else safe.pow(1.0 / p)
+    return _core.where(pos, root, 0.0)
+
+
+def _check_p(op: str, p: Any) -> float:
+    if isinstance(p, builtins.bool) or not isinstance(p, (int, float)) or math.isnan(p):
+        raise ValueError(f"{op}: p must be a number, got {p!r}")
+    return builtins.float(p)
+
+
+def normalize(
+    x: Tensor,
+    p: float = 2.0,
+    dim: Any = None,
+    eps: float = 1e-12,
+    out: Any = None,
+    *,
+    axis: Any = None,
+    epsilon: Optional[float] = None,
+    name: Any = None,
+    input: Any = None,
+) -> Tensor:
+    """``x / max(||x||_p, eps)`` over ``dim`` (default 1; Paddle's ``axis`` /
+    ``epsilon`` too). Zero vectors stay zero, with a zero (not NaN) gradient."""
+    if input is not None:
+        x = input
+    if out is not None:
+        raise TypeError("normalize: out= is not supported; assign the result instead")
+    if not isinstance(x, Tensor):
+        raise TypeError(f"normalize: expects a Tensor, got {type(x).__name__}")
+    pv = _check_p("normalize", p)
+    d = _dim_arg("normalize", dim, axis, 1)
+    e = eps if epsilon is None else epsilon
+    n = _vector_norm(x, pv, d, True)
+    return x / n.clip(min=e)
+
+
+def _broadcast(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    shape = list(np.broadcast_shapes(tuple(a.shape), tuple(b.shape)))
+    if list(a.shape) != shape:
+        a = a.broadcast_to(shape)
+    if list(b.shape) != shape:
+        b = b.broadcast_to(shape)
+    return a, b
+
+
+def cosine_similarity(
+    x1: Tensor,
+    x2: Tensor,
+    dim: Any = None,
+    eps: float = 1e-8,
+    *,
+    axis: Any = None,
+    name: Any = None,
+) -> Tensor:
+    """Cosine of the angle between ``x1`` and ``x2`` along ``dim`` (default 1;
+    Paddle's ``axis``), after broadcasting: ``sum(x1/max(||x1||, eps) *
+    x2/max(||x2||, eps))`` as torch computes it (Paddle clamps the product of the norms
+    instead; the two differ only for vectors with norm below ``eps``)."""
+    if not isinstance(x1, Tensor) or not isinstance(x2, Tensor):
+        raise TypeError("cosine_similarity: expects two Tensors")
+    d = _dim_arg("cosine_similarity", dim, axis, 1)
+    a, b = _broadcast(x1, x2)
+    return (normalize(a, 2.0, d, eps) * normalize(b, 2.0, d, eps)).sum(dim=d)
+
+
+def pairwise_distance(
+    x1: Tensor,
+    x2: Tensor,
+    p: float = 2.0,
+    eps: float = 1e-6,
+    keepdim: builtins.bool = False,
+    *,
+    epsilon: Optional[float] = None,
+    name: Any = None,
+) -> Tensor:
+    """``||x1 - x2 + eps||_p`` over the last dim (both dialects' formula; Paddle's
+    ``epsilon``)."""
+    if not isinstance(x1, Tensor) or not isinstance(x2, Tensor):
+        raise TypeError("pairwise_distance: expects two Tensors")
+    pv = _check_p("pairwise_distance", p)
+    e = eps if epsilon is None else epsilon
+    diff = x1 - x2 + e
+    if diff.ndim == 0:
+        raise ValueError("pairwise_distance: expects tensors with at least one dim, got 0-d")
+    return _vector_norm(diff, pv, -1, keepdim)
+
+
+def install_tensor_methods() -> None:
+    """Adds the ``Tensor`` methods of this module (``x.fmod(y)``, ``x.lerp(end, w)``,
+    ``x.clamp(min_t, max_t)``, ``x.isclose(y)``, ...)."""
+    # methods added to the native class on purpose (the stub lists them as methods)
+    Tensor.fmod = fmod  # type: ignore[method-assign,assignment]
+    Tensor.hypot = hypot  # type: ignore[method-assign,assignment]
+    Tensor.logaddexp = logaddexp  # type: ignore[method-assign,assignment]
+    Tensor.logaddexp2 = logaddexp2  # type: ignore[method-assign,assignment]
+    Tensor.xlogy = xlogy  # type: ignore[method-assign,assignment]
+    Tensor.lerp = lerp  # type: ignore[method-assign,assignment]
+    Tensor.nan_to_num = nan_to_num  # type: ignore[method-assign,assignment]
+    Tensor.isclose = isclose  # type: ignore[method-assign,assignment]
+    Tensor.allclose = allclose  # type: ignore[method-assign,assignment]
+    Tensor.clip = clip  # type: ignore[method-assign,assignment]
+    Tensor.clamp = clamp  # type: ignore[method-assign,assignment]
+    # _api's module functions are the Tensor methods themselves (one object per op)
+    _api.clip = clip  # type: ignore[assignment]
+    _api.clamp = clamp  # type: ignore[assignment]
