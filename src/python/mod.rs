@@ -21,6 +21,7 @@ mod errors;
 mod functions;
 mod hooks;
 mod indexing;
+mod linalg;
 mod memory;
 mod node;
 mod optim;
@@ -112,6 +113,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dlpack::from_dlpack, m)?)?;
     m.add_function(wrap_pyfunction!(signals::_install_sigint_hook, m)?)?;
     m.add_function(wrap_pyfunction!(debug::_debug_panic, m)?)?;
+    m.add_function(wrap_pyfunction!(linalg::_linalg, m)?)?;
     signals::_install_sigint_hook(m.py())?;
     // Python's importing thread joins the kernels' pool (see crate::threads).
     crate::threads::init_pool_with_current_thread();

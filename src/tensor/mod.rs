@@ -6,6 +6,7 @@
 mod binary;
 mod complex;
 mod creation;
+pub mod linalg;
 pub mod reduce;
 pub mod shape;
 mod unary;
