@@ -12,7 +12,6 @@ batched-matmul pattern such as ``bij,bjk->bik`` is exactly one matmul.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import numpy as np
@@ -54,8 +53,23 @@ def _parse_term(term: str, ndim: int | None) -> tuple[list[Label], bool]:
     ], bool(ell)
 
 
-@functools.lru_cache(maxsize=512)
+#: Plans by (equation, operand shapes); cleared when it reaches 512 entries.
+_PLANS: dict[tuple[str, tuple[tuple[int, ...], ...]], tuple[Any, ...]] = {}
+
+
 def _plan(eq: str, shapes: tuple[tuple[int, ...], ...]) -> tuple[Any, ...]:
+    """The (cached) steps for ``eq`` on operands of ``shapes``."""
+    key = (eq, shapes)
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = _make_plan(eq, shapes)
+        if len(_PLANS) >= 512:
+            _PLANS.clear()
+        _PLANS[key] = plan
+    return plan
+
+
+def _make_plan(eq: str, shapes: tuple[tuple[int, ...], ...]) -> tuple[Any, ...]:
     """The steps for ``eq`` on operands of ``shapes`` (see the module docs)."""
     eq = eq.replace(" ", "")
     lhs, arrow, rhs = eq.partition("->")

@@ -4,7 +4,8 @@ ops, as torch and Paddle spell them outside their ``linalg`` modules; each one i
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+import inspect
+from typing import Any, Callable, NamedTuple
 
 from .. import _core
 from ._common import float_tensor, mT, pick
@@ -49,7 +50,7 @@ def qr_legacy(input: Any = None, some: bool = True, *, out: Any = None) -> Any:
 
 def install_tensor_methods() -> None:
     """Adds the linear-algebra methods to ``Tensor`` (``x.norm()``, ``x.det()``, ...)."""
-    for meth, fn in {
+    methods: dict[str, Callable[..., Any]] = {
         "norm": tensor_norm,
         "dist": dist,
         "det": det,
@@ -69,5 +70,22 @@ def install_tensor_methods() -> None:
         "addmm": addmm,
         "baddbmm": baddbmm,
         "addmv": addmv,
-    }.items():
-        setattr(Tensor, meth, fn)
+    }
+    for meth, fn in methods.items():
+        setattr(Tensor, meth, _as_method(fn))
+
+
+def _as_method(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` as a method: the same call, its first parameter named ``self`` and required
+    (so its signature matches the ``Tensor`` stub in ``_core.pyi``)."""
+
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+        return fn(self, *args, **kwargs)
+
+    sig = inspect.signature(fn)
+    params = list(sig.parameters.values())
+    params[0] = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    method.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
+    method.__name__ = method.__qualname__ = fn.__name__
+    method.__doc__ = fn.__doc__
+    return method
