@@ -273,7 +273,7 @@ from .linalg._factor import det as det  # noqa: E402
 from .linalg._factor import logdet as logdet  # noqa: E402
 from .linalg._factor import slogdet as slogdet  # noqa: E402
 from .linalg._norms import dist as dist  # noqa: E402
-from .linalg._norms import tensor_norm as norm  # noqa: E402
+from .linalg._norms import tensor_norm as _tensor_norm  # noqa: E402
 from .linalg._products import addmm as addmm  # noqa: E402
 from .linalg._products import addmv as addmv  # noqa: E402
 from .linalg._products import baddbmm as baddbmm  # noqa: E402
@@ -287,9 +287,11 @@ from .linalg._products import mv as mv  # noqa: E402
 from .linalg._products import tensordot as tensordot  # noqa: E402
 from .linalg._toplevel import install_tensor_methods as _install_linalg_methods  # noqa: E402
 from .linalg._toplevel import inverse as inverse  # noqa: E402
-from .linalg._toplevel import qr_legacy as qr  # noqa: E402
+from .linalg._toplevel import qr_legacy as _qr_legacy  # noqa: E402
 from .linalg._toplevel import svd as svd  # noqa: E402
 
+norm = _tensor_norm  # torch.norm / paddle.norm (linalg.norm is the other rule set)
+qr = _qr_legacy  # torch.qr(input, some=True)
 _install_linalg_methods()
 __all__ += [
     "linalg",
