@@ -140,6 +140,23 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
         "RAdam": ("PyTorch", ""),
         "NAdam": ("PyTorch", ""),
     },
+    # ferrograd.linalg (docs/linalg.md): real symmetric / general-purpose factorizations
+    # are there; these are not (yet)
+    "ferrograd.linalg": {
+        "eig": ("PyTorch, Paddle", "for a symmetric matrix use linalg.eigh"),
+        "eigvals": ("PyTorch, Paddle", "for a symmetric matrix use linalg.eigvalsh"),
+        "solve_triangular": ("PyTorch, Paddle", "linalg.solve solves any square system"),
+        "lu": ("PyTorch, Paddle", "linalg.solve / inv / det use an LU factorization inside"),
+        "lu_factor": ("PyTorch, Paddle", "linalg.solve / inv / det use an LU factorization inside"),
+        "lu_solve": ("PyTorch, Paddle", "linalg.solve"),
+        "cholesky_ex": ("PyTorch", "linalg.cholesky raises LinAlgError instead of returning info"),
+        "inv_ex": ("PyTorch", "linalg.inv raises LinAlgError instead of returning info"),
+        "matrix_exp": ("PyTorch, Paddle", ""),
+        "householder_product": ("PyTorch, Paddle", ""),
+        "vecdot": ("PyTorch, Paddle", "(x * y).sum(dim)"),
+        "tensorinv": ("PyTorch", ""),
+        "tensorsolve": ("PyTorch", ""),
+    },
 }
 
 

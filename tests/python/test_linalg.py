@@ -365,3 +365,16 @@ def test_det_gradient_at_a_singular_matrix_is_the_adjugate():
         ]
     )
     close(B.grad.numpy(), adj_t)
+
+
+def test_missing_linalg_names_say_so():
+    from ferrograd._missing import peer_names
+
+    names = peer_names("ferrograd.linalg")
+    assert names
+    for name, (peers, _hint) in names.items():
+        assert name not in vars(fg.linalg)
+        with pytest.raises(AttributeError, match=f"has no attribute '{name}'.*does not implement"):
+            getattr(fg.linalg, name)
+    with pytest.raises(AttributeError, match="^module 'ferrograd.linalg' has no attribute 'nope'$"):
+        fg.linalg.nope  # noqa: B018

@@ -69,3 +69,8 @@ __all__ = [
     "cross",
     "matmul",
 ]
+
+# torch.linalg / paddle.linalg names ferrograd lacks raise an AttributeError that says so
+from .._missing import missing_attribute as _missing_attribute  # noqa: E402
+
+__getattr__ = _missing_attribute(__name__)
