@@ -378,3 +378,26 @@ def test_missing_linalg_names_say_so():
             getattr(fg.linalg, name)
     with pytest.raises(AttributeError, match="^module 'ferrograd.linalg' has no attribute 'nope'$"):
         fg.linalg.nope  # noqa: B018
+
+
+try:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+except ImportError:  # pragma: no cover
+    given = None
+
+if given is not None:
+
+    @settings(max_examples=30, deadline=None)
+    @given(st.integers(0, 3), st.integers(0, 5), st.integers(0, 4), st.integers(0, 10**6))
+    def test_random_shapes_match_numpy(batch, m, n, seed):
+        rng = np.random.default_rng(seed)
+        sq = rng.standard_normal((batch, m, m)) * 0.3 + 2.0 * np.eye(m)
+        close(fg.linalg.inv(fg.tensor(sq)).numpy(), np.linalg.inv(sq))
+        close(fg.linalg.det(fg.tensor(sq)).numpy(), np.linalg.det(sq))
+        a = rng.standard_normal((batch, m, n))
+        close(fg.linalg.svdvals(fg.tensor(a)).numpy(), np.linalg.svd(a, compute_uv=False))
+        s = a @ np.swapaxes(a, -1, -2)
+        close(fg.linalg.eigvalsh(fg.tensor(s)).numpy(), np.linalg.eigvalsh(s))
+        Q, R = fg.linalg.qr(fg.tensor(a))
+        close(Q.numpy() @ R.numpy(), a)
