@@ -33,6 +33,10 @@ def test_vector_norm_matches_numpy(ord, dim, keepdim):
         want = np.expand_dims(want, tuple(d % 3 for d in axes))
     got = fg.linalg.vector_norm(x, ord, dim, keepdim).numpy()
     np.testing.assert_allclose(got, want, rtol=1e-12)
+    # the differentiable path (a graph node) computes the same values
+    xg = x.detach().requires_grad_()
+    got_g = fg.linalg.vector_norm(xg, ord, dim, keepdim).detach().numpy()
+    np.testing.assert_allclose(got_g, want, rtol=1e-12)
 
 
 @pytest.mark.parametrize("ord", [2, 1, 3, 0.5, INF, -INF])

@@ -118,6 +118,11 @@ def _vector_norm(t: Tensor, ord: Any, dims: tuple[int, ...], keepdim: bool, op: 
         return t.abs().sum(list(dims), keepdim=keepdim)
     if len(dims) == 0:
         return t.abs()
+    if not (t.requires_grad and _core.is_grad_enabled()):
+        # nothing to differentiate: the same arithmetic without the graph node
+        if p == 2:
+            return (t * t).sum(list(dims), keepdim=keepdim).sqrt()
+        return (t.abs() ** p).sum(list(dims), keepdim=keepdim) ** (1.0 / p)
     return _PNorm.apply(t, p, dims, keepdim)
 
 
