@@ -153,7 +153,7 @@ pub fn det<T: LinalgFloat>(a: &[T], batch: usize, n: usize) -> Result<(Vec<T>, V
         let u = lu.U();
         for i in 0..n {
             let x = *u.get(i, i);
-            prod = prod * x;
+            prod *= x;
             let xf = x.to_f64();
             if xf < 0.0 {
                 sign = -sign;
