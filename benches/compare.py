@@ -42,6 +42,8 @@ WORKLOADS = [
     "matmul_64_us",
     "matmul_1024_f32_GFLOPs",
     "matmul_1024_f64_GFLOPs",
+    "bmm_32x64_us",
+    "einsum_bmm_32x64_us",
     "small_graph_iter_us",
     "chain_10k_ms",
     "chain_1M_ms",
@@ -212,11 +214,13 @@ class Eager:
     layer_base: Any = None  # base class of custom layers (PyLayer / autograd.Function)
     saved: Callable | None = None  # ctx -> tuple of saved tensors
     hooks: Callable | None = None  # (pack, unpack) -> saved-tensor hooks context manager
+    einsum: Callable | None = None  # (equation, *operands) -> tensor
 
 
-def common_cases(const: Callable, sync: Callable) -> Factories:
+def common_cases(const: Callable, sync: Callable, einsum: Callable | None = None) -> Factories:
     """Workloads without autograd, the same for every library (NumPy included).
-    `sync(t)` waits for `t` to be computed (libraries with asynchronous dispatch)."""
+    `sync(t)` waits for `t` to be computed (libraries with asynchronous dispatch);
+    `einsum(equation, *operands)` is the library's einsum (its rows are skipped without)."""
 
     def add_1elem(data):
         a, b = const(data.normal(1)), const(data.normal(1))
@@ -256,13 +260,34 @@ def common_cases(const: Callable, sync: Callable) -> Factories:
 
         return factory
 
-    return {
+    def bmm(use_einsum):
+        # a batched matmul, as `a @ b` and as einsum("bij,bjk->bik"): the einsum planner
+        # must route it to the same matmul (issue #19)
+        def factory(data):
+            a = const(data.normal((32, 64, 64)))
+            b = const(data.normal((32, 64, 64)))
+
+            def run(n):
+                c = None
+                for _ in range(n):
+                    c = sync(einsum("bij,bjk->bik", a, b) if use_einsum else a @ b)
+                return c
+
+            return Case(run, "us", note="32 batches of 64x64 @ 64x64, float32")
+
+        return factory
+
+    cases = {
         "add_1elem_us": add_1elem,
         "mul_add_16M_GBps": mul_add,
         "matmul_64_us": matmul(64, "float32", "us"),
         "matmul_1024_f32_GFLOPs": matmul(1024, "float32", "GFLOP/s"),
         "matmul_1024_f64_GFLOPs": matmul(1024, "float64", "GFLOP/s"),
+        "bmm_32x64_us": bmm(False),
     }
+    if einsum is not None:
+        cases["einsum_bmm_32x64_us"] = bmm(True)
+    return cases
 
 
 def scan_sort_cases(
@@ -333,7 +358,7 @@ def numpy_topk(np):
 
 def eager_cases(np, e: Eager, s: Settings) -> Factories:
     """All workloads for an eager autograd framework (ferrograd, PyTorch, Paddle)."""
-    cases = common_cases(e.const, lambda t: t)
+    cases = common_cases(e.const, lambda t: t, e.einsum)
 
     def small_graph(data):
         a, b = e.leaf(data.normal(1)), e.leaf(data.normal(1))
@@ -525,7 +550,7 @@ def conv_case(make_step: Callable, kind: str) -> Callable[[Data], Case]:
 
 
 def setup_numpy(np, s: Settings):
-    cases = common_cases(lambda x: x, lambda t: t)
+    cases = common_cases(lambda x: x, lambda t: t, np.einsum)
 
     def small_graph(data):
         a, b = data.normal(1), data.normal(1)
@@ -574,6 +599,7 @@ def setup_ferrograd(np, s: Settings):
 
     e = Eager(
         const=fg.from_numpy,
+        einsum=fg.einsum,
         leaf=lambda x: fg.tensor(x, requires_grad=True),
         no_grad=fg.no_grad,
         log_softmax=lambda t, axis: t.log_softmax(axis),
@@ -663,6 +689,7 @@ def setup_torch(np, s: Settings):
 
     e = Eager(
         const=torch.from_numpy,
+        einsum=torch.einsum,
         leaf=lambda x: torch.tensor(x, requires_grad=True),
         no_grad=torch.no_grad,
         log_softmax=lambda t, axis: t.log_softmax(axis),
@@ -701,6 +728,7 @@ def setup_paddle(np, s: Settings):
 
     e = Eager(
         const=paddle.to_tensor,
+        einsum=paddle.einsum,
         leaf=lambda x: paddle.to_tensor(x, stop_gradient=False),
         no_grad=paddle.no_grad,
         log_softmax=lambda t, axis: paddle.nn.functional.log_softmax(t, axis=axis),
@@ -721,7 +749,7 @@ def setup_jax(np, s: Settings):
     import jax.numpy as jnp
 
     const = jnp.asarray
-    cases = common_cases(const, lambda t: t.block_until_ready())
+    cases = common_cases(const, lambda t: t.block_until_ready(), jnp.einsum)
     note = "eager jax.grad, no jit"
 
     def small_graph(data):

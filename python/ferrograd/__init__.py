@@ -421,3 +421,59 @@ __all__ += [
     "get_printoptions",
     "shape",
 ]
+# linear algebra, norms, einsum and the matmul family (docs/linalg.md)
+from . import linalg as linalg  # noqa: E402
+from .linalg._derived import matrix_power as matrix_power  # noqa: E402
+from .linalg._derived import pinverse as pinverse  # noqa: E402
+from .linalg._einsum import einsum as einsum  # noqa: E402
+from .linalg._factor import cholesky as cholesky  # noqa: E402
+from .linalg._factor import det as det  # noqa: E402
+from .linalg._factor import logdet as logdet  # noqa: E402
+from .linalg._factor import slogdet as slogdet  # noqa: E402
+from .linalg._norms import dist as dist  # noqa: E402
+from .linalg._norms import tensor_norm as _tensor_norm  # noqa: E402
+from .linalg._products import addmm as addmm  # noqa: E402
+from .linalg._products import addmv as addmv  # noqa: E402
+from .linalg._products import baddbmm as baddbmm  # noqa: E402
+from .linalg._products import cdist as cdist  # noqa: E402
+from .linalg._products import chain_matmul as chain_matmul  # noqa: E402
+from .linalg._products import cross as cross  # noqa: E402
+from .linalg._products import ger as ger  # noqa: E402
+from .linalg._products import inner as inner  # noqa: E402
+from .linalg._products import kron as kron  # noqa: E402
+from .linalg._products import mv as mv  # noqa: E402
+from .linalg._products import tensordot as tensordot  # noqa: E402
+from .linalg._toplevel import install_tensor_methods as _install_linalg_methods  # noqa: E402
+from .linalg._toplevel import inverse as inverse  # noqa: E402
+from .linalg._toplevel import qr_legacy as _qr_legacy  # noqa: E402
+from .linalg._toplevel import svd as svd  # noqa: E402
+
+norm = _tensor_norm  # torch.norm / paddle.norm (linalg.norm is the other rule set)
+qr = _qr_legacy  # torch.qr(input, some=True)
+_install_linalg_methods()
+__all__ += [
+    "linalg",
+    "matrix_power",
+    "pinverse",
+    "einsum",
+    "cholesky",
+    "det",
+    "logdet",
+    "slogdet",
+    "dist",
+    "norm",
+    "addmm",
+    "addmv",
+    "baddbmm",
+    "cdist",
+    "chain_matmul",
+    "cross",
+    "ger",
+    "inner",
+    "kron",
+    "mv",
+    "tensordot",
+    "inverse",
+    "qr",
+    "svd",
+]

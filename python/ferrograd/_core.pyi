@@ -1451,6 +1451,113 @@ class Tensor:
         """Dimension ``dim`` split into ``sizes``."""
     def unstack(x, axis: _int = 0, num: Any = None, name: Any = None) -> list[Tensor]:
         """Slices along ``axis`` as a list (Paddle)."""
+    # -- linear algebra, installed by ``ferrograd.linalg._toplevel`` on import --
+    def norm(
+        self,
+        p: Any = "fro",
+        dim: Any = None,
+        keepdim: _bool = False,
+        out: Any = None,
+        dtype: Any = None,
+        *,
+        x: Any = None,
+        axis: Any = None,
+        name: Any = None,
+    ) -> Tensor:
+        """``torch.norm`` / ``paddle.norm`` (see ``ferrograd.linalg``)."""
+    def dist(
+        self, other: Any = None, p: Any = 2, *, x: Any = None, y: Any = None, name: Any = None
+    ) -> Tensor:
+        """The p-norm of ``self - other``."""
+    def det(self, *, x: Any = None, out: Any = None, name: Any = None) -> Tensor:
+        """Determinant (``linalg.det``)."""
+    def logdet(self, *, x: Any = None, name: Any = None) -> Tensor:
+        """``log(det(self))``."""
+    def slogdet(self, *, x: Any = None, out: Any = None, name: Any = None) -> Any:
+        """``(sign, logabsdet)``."""
+    def inverse(self, *, x: Any = None, out: Any = None, name: Any = None) -> Tensor:
+        """Matrix inverse (``linalg.inv``)."""
+    def cholesky(
+        self, upper: _bool = False, *, x: Any = None, out: Any = None, name: Any = None
+    ) -> Tensor:
+        """Cholesky factor (``linalg.cholesky``)."""
+    def matrix_power(
+        self, n: _int | None = None, *, x: Any = None, out: Any = None, name: Any = None
+    ) -> Tensor:
+        """``self`` to the integer power ``n``."""
+    def pinverse(self, rcond: _float = 1e-15, *, x: Any = None, name: Any = None) -> Tensor:
+        """Pseudo-inverse (``torch.pinverse``)."""
+    def svd(self, some: _bool = True, compute_uv: _bool = True, *, out: Any = None) -> Any:
+        """``torch.svd``: ``(U, S, V)``."""
+    def qr(self, some: _bool = True, *, out: Any = None) -> Any:
+        """``torch.qr``: ``(Q, R)``."""
+    def mv(
+        self, vec: Any = None, *, x: Any = None, y: Any = None, out: Any = None, name: Any = None
+    ) -> Tensor:
+        """Matrix-vector product."""
+    def cross(
+        self,
+        other: Any = None,
+        dim: Any = None,
+        *,
+        x: Any = None,
+        y: Any = None,
+        axis: Any = None,
+        out: Any = None,
+        name: Any = None,
+    ) -> Tensor:
+        """3-D cross product along ``dim``."""
+    def kron(
+        self, other: Any = None, *, x: Any = None, y: Any = None, out: Any = None, name: Any = None
+    ) -> Tensor:
+        """Kronecker product."""
+    def inner(
+        self, other: Any = None, *, x: Any = None, y: Any = None, out: Any = None, name: Any = None
+    ) -> Tensor:
+        """Sum of products over the last dims."""
+    def ger(
+        self, vec2: Any = None, *, x: Any = None, y: Any = None, out: Any = None, name: Any = None
+    ) -> Tensor:
+        """Outer product of two vectors."""
+    def addmm(
+        self,
+        mat1: Any = None,
+        mat2: Any = None,
+        beta: Any = 1,
+        alpha: Any = 1,
+        *,
+        x: Any = None,
+        y: Any = None,
+        out: Any = None,
+        name: Any = None,
+    ) -> Tensor:
+        """``beta * self + alpha * (mat1 @ mat2)``."""
+    def baddbmm(
+        self,
+        batch1: Any = None,
+        batch2: Any = None,
+        beta: Any = 1,
+        alpha: Any = 1,
+        *,
+        x: Any = None,
+        y: Any = None,
+        out: Any = None,
+        name: Any = None,
+    ) -> Tensor:
+        """``beta * self + alpha * (batch1 @ batch2)``."""
+    def addmv(
+        self,
+        mat: Any = None,
+        vec: Any = None,
+        beta: Any = 1,
+        alpha: Any = 1,
+        *,
+        x: Any = None,
+        y: Any = None,
+        out: Any = None,
+        name: Any = None,
+    ) -> Tensor:
+        """``beta * self + alpha * (mat @ vec)``."""
 
 # ---- creation -----------------------------------------------------------------------
 
@@ -1895,6 +2002,10 @@ def buffer_cache_info() -> dict[str, _int]:
 
 def _tofile(tensor: Tensor, path: str | os.PathLike[str]) -> None:
     """Writes the elements row-major as raw native-endian bytes to ``path``."""
+
+def _linalg(op: str, a: Tensor, b: Tensor | None = None, flag: _bool = False) -> list[Tensor]:
+    """Runs the dense factorization ``op`` (inv, solve, det, cholesky, qr, eigh, eigvalsh,
+    svd, svdvals) without history; ``ferrograd.linalg`` adds the gradients."""
 
 # --- static graphs (ferrograd.static) --------------------------------------------------
 

@@ -28,7 +28,6 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
         # sub-packages
         "jit": ("PyTorch, Paddle", "ferrograd.static builds and runs Paddle-style programs"),
         "compile": ("PyTorch", "ferrograd.static builds and runs Paddle-style programs"),
-        "linalg": ("PyTorch, Paddle", "matmul, dot, outer, mm and bmm are top-level functions"),
         "fft": ("PyTorch, Paddle", ""),
         "sparse": ("PyTorch, Paddle", ""),
         "distributed": ("PyTorch, Paddle", ""),
@@ -39,14 +38,6 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
         "func": ("PyTorch", "ferrograd.autograd.functional has jacobian, hessian, vjp, jvp"),
         "vmap": ("PyTorch", ""),
         # ops
-        "einsum": ("PyTorch, Paddle", "write it with matmul, transpose and sum"),
-        "norm": ("PyTorch, Paddle", "x.square().sum().sqrt() is the 2-norm"),
-        "tensordot": ("PyTorch, Paddle", ""),
-        "kron": ("PyTorch, Paddle", ""),
-        "cross": ("PyTorch, Paddle", ""),
-        "cdist": ("PyTorch, Paddle", ""),
-        "addmm": ("PyTorch, Paddle", "x @ w + b"),
-        "baddbmm": ("PyTorch", ""),
         "ParamAttr": ("Paddle", "pass initializers to nn.Layer.create_parameter instead"),
         "DataParallel": ("PyTorch, Paddle", ""),
         "Model": ("Paddle", "write the training loop (see the demo: python -m ferrograd.demo)"),
@@ -70,6 +61,23 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
         "LBFGS": ("PyTorch", ""),
         "RAdam": ("PyTorch", ""),
         "NAdam": ("PyTorch", ""),
+    },
+    # ferrograd.linalg (docs/linalg.md): real symmetric / general-purpose factorizations
+    # are there; these are not (yet)
+    "ferrograd.linalg": {
+        "eig": ("PyTorch, Paddle", "for a symmetric matrix use linalg.eigh"),
+        "eigvals": ("PyTorch, Paddle", "for a symmetric matrix use linalg.eigvalsh"),
+        "solve_triangular": ("PyTorch, Paddle", "linalg.solve solves any square system"),
+        "lu": ("PyTorch, Paddle", "linalg.solve / inv / det use an LU factorization inside"),
+        "lu_factor": ("PyTorch, Paddle", "linalg.solve / inv / det use an LU factorization inside"),
+        "lu_solve": ("PyTorch, Paddle", "linalg.solve"),
+        "cholesky_ex": ("PyTorch", "linalg.cholesky raises LinAlgError instead of returning info"),
+        "inv_ex": ("PyTorch", "linalg.inv raises LinAlgError instead of returning info"),
+        "matrix_exp": ("PyTorch, Paddle", ""),
+        "householder_product": ("PyTorch, Paddle", ""),
+        "vecdot": ("PyTorch, Paddle", "(x * y).sum(dim)"),
+        "tensorinv": ("PyTorch", ""),
+        "tensorsolve": ("PyTorch", ""),
     },
 }
 

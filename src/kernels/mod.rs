@@ -11,6 +11,7 @@ pub mod copy;
 pub mod elementwise;
 pub mod fastmath;
 pub mod index;
+pub mod linalg;
 pub mod matmul;
 pub mod reduce;
 pub mod scalar;

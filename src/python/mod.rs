@@ -21,6 +21,7 @@ mod errors;
 mod functions;
 mod hooks;
 mod indexing;
+mod linalg;
 mod memory;
 mod node;
 mod optim;
@@ -141,6 +142,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ] {
         m.add_function(f)?;
     }
+    m.add_function(wrap_pyfunction!(linalg::_linalg, m)?)?;
     signals::_install_sigint_hook(m.py())?;
     // Python's importing thread joins the kernels' pool (see crate::threads).
     crate::threads::init_pool_with_current_thread();

@@ -7,6 +7,7 @@ mod binary;
 mod complex;
 mod creation;
 pub mod random;
+pub mod linalg;
 pub mod reduce;
 pub mod shape;
 mod unary;

@@ -1,0 +1,361 @@
+"""The matmul family as compositions of differentiable ops (matmul, mul, add, reshape):
+addmm, baddbmm, addmv, mv, ger, kron, cdist, cross, inner, tensordot, chain_matmul.
+Gradients of every order come from the compositions (``cdist``'s 2-norm uses a square
+root whose gradient is 0 at distance 0, as torch)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .. import _core
+from ..autograd.py_layer import Function
+from ._common import as_tensor, mT, pick
+
+Tensor = _core.Tensor
+
+
+def _shape_err(op: str, what: str) -> ValueError:
+    return ValueError(f"{op}: {what}")
+
+
+def _bshape(a: tuple[int, ...] | list[int], b: tuple[int, ...] | list[int], op: str) -> list[int]:
+    try:
+        return list(np.broadcast_shapes(tuple(a), tuple(b)))
+    except ValueError:
+        raise _shape_err(op, f"shapes {list(a)} and {list(b)} do not broadcast") from None
+
+
+def _scaled_sum(op: str, inp: Tensor, prod: Tensor, beta: Any, alpha: Any) -> Tensor:
+    """beta * inp + alpha * prod with prod's shape; inp ignored when beta == 0 (torch)."""
+    if _bshape(inp.shape, prod.shape, op) != list(prod.shape):
+        raise _shape_err(
+            op,
+            f"input of shape {list(inp.shape)} does not broadcast to the product's shape "
+            f"{list(prod.shape)}",
+        )
+    out = prod if alpha == 1 else prod * alpha
+    if isinstance(beta, (int, float)) and beta == 0:
+        return out
+    return out + (inp if beta == 1 else inp * beta)
+
+
+def addmm(
+    input: Any = None,
+    mat1: Any = None,
+    mat2: Any = None,
+    beta: Any = 1,
+    alpha: Any = 1,
+    *,
+    x: Any = None,
+    y: Any = None,
+    out: Any = None,
+    name: Any = None,
+) -> Tensor:
+    """``beta * input + alpha * (mat1 @ mat2)`` for 2-D ``mat1``, ``mat2`` (torch's
+    ``mat1``/``mat2``, Paddle's ``x``/``y``); ``input`` broadcasts to the product."""
+    op = "addmm"
+    a = as_tensor(pick(mat1, x, "mat1/x", op), op)
+    b = as_tensor(pick(mat2, y, "mat2/y", op), op)
+    if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
+        raise _shape_err(
+            op, f"needs matrices [n, m] and [m, p], got {list(a.shape)} and {list(b.shape)}"
+        )
+    return _scaled_sum(op, as_tensor(input, op), a @ b, beta, alpha)
+
+
+def baddbmm(
+    input: Any = None,
+    batch1: Any = None,
+    batch2: Any = None,
+    beta: Any = 1,
+    alpha: Any = 1,
+    *,
+    x: Any = None,
+    y: Any = None,
+    out: Any = None,
+    name: Any = None,
+) -> Tensor:
+    """``beta * input + alpha * (batch1 @ batch2)`` for 3-D ``[b, n, m]``, ``[b, m, p]``."""
+    op = "baddbmm"
+    a = as_tensor(pick(batch1, x, "batch1/x", op), op)
+    b = as_tensor(pick(batch2, y, "batch2/y", op), op)
+    if a.ndim != 3 or b.ndim != 3 or a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
+        raise _shape_err(
+            op, f"needs batches [b, n, m] and [b, m, p], got {list(a.shape)} and {list(b.shape)}"
+        )
+    return _scaled_sum(op, as_tensor(input, op), a @ b, beta, alpha)
+
+
+def addmv(
+    input: Any = None,
+    mat: Any = None,
+    vec: Any = None,
+    beta: Any = 1,
+    alpha: Any = 1,
+    *,
+    x: Any = None,
+    y: Any = None,
+    out: Any = None,
+    name: Any = None,
+) -> Tensor:
+    """``beta * input + alpha * (mat @ vec)`` for a matrix ``[n, m]`` and a vector ``[m]``."""
+    op = "addmv"
+    return _scaled_sum(op, as_tensor(input, op), mv(mat, vec, x=x, y=y), beta, alpha)
+
+
+def mv(
+    input: Any = None,
+    vec: Any = None,
+    *,
+    x: Any = None,
+    y: Any = None,
+    out: Any = None,
+    name: Any = None,
+) -> Tensor:
+    """Matrix-vector product of a matrix ``[n, m]`` and a vector ``[m]`` (``torch.mv``,
+    ``paddle.mv(x, vec)``)."""
+    op = "mv"
+    a = as_tensor(pick(input, x, "input/x", op), op)
+    v = as_tensor(pick(vec, y, "vec/y", op), op)
+    if a.ndim != 2 or v.ndim != 1 or a.shape[1] != v.shape[0]:
+        raise _shape_err(
+            op, f"needs a matrix [n, m] and a vector [m], got {list(a.shape)} and {list(v.shape)}"
+        )
+    return a @ v
+
+
+def ger(
+    input: Any = None,
+    vec2: Any = None,
+    *,
+    x: Any = None,
+    y: Any = None,
+    out: Any = None,
+    name: Any = None,
+) -> Tensor:
+    """Outer product of two vectors (``torch.ger``, the old name of ``outer``)."""
+    a = as_tensor(pick(input, x, "input/x", "ger"), "ger")
+    b = as_tensor(pick(vec2, y, "vec2/y", "ger"), "ger")
+    return a.outer(b)
+
+
+def kron(
+    input: Any = None,
+    other: Any = None,
+    *,
+    x: Any = None,
+    y: Any = None,
+    out: Any = None,
+    name: Any = None,
+) -> Tensor:
+    """Kronecker product: the result's dim ``i`` has size ``a.shape[i] * b.shape[i]``
+    (the shorter shape padded with leading 1s)."""
+    op = "kron"
+    a = as_tensor(pick(input, x, "input/x", op), op)
+    b = as_tensor(pick(other, y, "other/y", op), op)
+    nd = max(a.ndim, b.ndim)
+    sa = [1] * (nd - a.ndim) + list(a.shape)
+    sb = [1] * (nd - b.ndim) + list(b.shape)
+    ai = a.reshape([d for s in sa for d in (s, 1)])
+    bi = b.reshape([d for s in sb for d in (1, s)])
+    return (ai * bi).reshape([p * q for p, q in zip(sa, sb)])
+
+
+def inner(
+    input: Any = None,
+    other: Any = None,
+    *,
+    x: Any = None,
+    y: Any = None,
+    out: Any = None,
+    name: Any = None,
+) -> Tensor:
+    """Sum of products over the last dims: shape ``a.shape[:-1] + b.shape[:-1]`` (a
+    0-d operand multiplies)."""
+    op = "inner"
+    a = as_tensor(pick(input, x, "input/x", op), op)
+    b = as_tensor(pick(other, y, "other/y", op), op)
+    if a.ndim == 0 or b.ndim == 0:
+        return a * b
+    n = a.shape[-1]
+    if b.shape[-1] != n:
+        raise _shape_err(op, f"the last dims differ: {list(a.shape)} and {list(b.shape)}")
+    r = a.reshape([-1, n] if n else [int(np.prod(a.shape[:-1])), 0]) @ mT(
+        b.reshape([-1, n] if n else [int(np.prod(b.shape[:-1])), 0])
+    )
+    return r.reshape(list(a.shape[:-1]) + list(b.shape[:-1]))
+
+
+def tensordot(
+    a: Any = None,
+    b: Any = None,
+    dims: Any = 2,
+    *,
+    x: Any = None,
+    y: Any = None,
+    axes: Any = None,
+    out: Any = None,
+    name: Any = None,
+) -> Tensor:
+    """Contraction of the last ``dims`` dims of ``a`` with the first ``dims`` of ``b``, or
+    of the dims listed in ``dims = [dims_a, dims_b]`` (Paddle: ``axes``)."""
+    op = "tensordot"
+    ta = as_tensor(pick(a, x, "a/x", op), op)
+    tb = as_tensor(pick(b, y, "b/y", op), op)
+    if axes is not None:
+        dims = axes
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, int):
+        if dims < 0 or dims > min(ta.ndim, tb.ndim):
+            raise _shape_err(
+                op, f"dims={dims} is out of range for shapes {list(ta.shape)} and {list(tb.shape)}"
+            )
+        da, db = list(range(ta.ndim - dims, ta.ndim)), list(range(dims))
+    else:
+        da, db = ([d] if isinstance(d, int) else list(d) for d in dims)
+    da = [d % ta.ndim for d in da]
+    db = [d % tb.ndim for d in db]
+    if len(da) != len(db) or any(ta.shape[i] != tb.shape[j] for i, j in zip(da, db)):
+        raise _shape_err(
+            op, f"cannot contract dims {da} of {list(ta.shape)} with dims {db} of {list(tb.shape)}"
+        )
+    fa = [i for i in range(ta.ndim) if i not in da]
+    fb = [j for j in range(tb.ndim) if j not in db]
+    k = int(np.prod([ta.shape[i] for i in da]))
+    ma = ta.permute(*fa, *da).reshape([int(np.prod([ta.shape[i] for i in fa])), k])
+    mb = tb.permute(*db, *fb).reshape([k, int(np.prod([tb.shape[j] for j in fb]))])
+    return (ma @ mb).reshape([ta.shape[i] for i in fa] + [tb.shape[j] for j in fb])
+
+
+def chain_matmul(*matrices: Any) -> Tensor:
+    """``torch.chain_matmul``: the product of 2-D matrices, left to right."""
+    if not matrices:
+        raise ValueError("chain_matmul: expected at least one matrix")
+    out_t = as_tensor(matrices[0], "chain_matmul")
+    for m in matrices[1:]:
+        out_t = out_t @ m
+    return out_t
+
+
+def _first_dim_of_3(a: Tensor, op: str) -> int:
+    for i, s in enumerate(a.shape):
+        if s == 3:
+            return i
+    raise _shape_err(op, f"no dimension of size 3 in shape {list(a.shape)}")
+
+
+def _take(t: Tensor, d: int, i: int) -> Tensor:
+    idx: list[Any] = [slice(None)] * t.ndim
+    idx[d] = slice(i, i + 1)
+    return t[tuple(idx)]
+
+
+def cross(
+    input: Any = None,
+    other: Any = None,
+    dim: Any = None,
+    *,
+    x: Any = None,
+    y: Any = None,
+    axis: Any = None,
+    out: Any = None,
+    name: Any = None,
+) -> Tensor:
+    """3-D cross product along ``dim`` (broadcasting). ``dim=None`` (torch.cross) or
+    Paddle's default ``axis=9``: the first dim of size 3."""
+    op = "cross"
+    a = as_tensor(pick(input, x, "input/x", op), op)
+    b = as_tensor(pick(other, y, "other/y", op), op)
+    if axis is not None:
+        dim = axis
+    shape = _bshape(a.shape, b.shape, op)
+    if list(a.shape) != shape:
+        a = a.expand(*shape)
+    if list(b.shape) != shape:
+        b = b.expand(*shape)
+    nd = len(shape)
+    if dim is None or (dim == 9 and (nd <= 9 or shape[9] != 3)):
+        d = _first_dim_of_3(a, op)
+    else:
+        if not -nd <= dim < nd:
+            raise IndexError(f"{op}: dim {dim} is out of range for a tensor with {nd} dims")
+        d = dim % nd
+        if shape[d] != 3:
+            raise _shape_err(op, f"dim {dim} has size {shape[d]}, it must have size 3")
+    a1, a2, a3 = (_take(a, d, i) for i in range(3))
+    b1, b2, b3 = (_take(b, d, i) for i in range(3))
+    return _core.concat([a2 * b3 - a3 * b2, a3 * b1 - a1 * b3, a1 * b2 - a2 * b1], d)
+
+
+def linalg_cross(input: Any = None, other: Any = None, *, dim: int = -1, out: Any = None) -> Tensor:
+    """``torch.linalg.cross``: the cross product along ``dim`` (default the last)."""
+    return cross(input, other, dim)
+
+
+class _SafeSqrt(Function):
+    """sqrt of a non-negative tensor whose gradient is 0 (not inf) at 0."""
+
+    @staticmethod
+    def forward(ctx: Any, s: Tensor) -> Tensor:
+        r = s.clip(min=0.0).sqrt()
+        ctx.save_for_backward(r)
+        return r
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> Tensor:
+        (r,) = ctx.saved_tensors
+        pos = r > 0
+        safe = _core.where(pos, r, r.detach() * 0 + 1)
+        return _core.where(pos, g / (2.0 * safe), g.detach() * 0)
+
+
+def cdist(
+    x1: Any = None,
+    x2: Any = None,
+    p: float = 2.0,
+    compute_mode: str = "use_mm_for_euclid_dist_if_necessary",
+    *,
+    x: Any = None,
+    y: Any = None,
+    name: Any = None,
+) -> Tensor:
+    """p-norm distances between the rows of ``x1 [..., P, M]`` and ``x2 [..., R, M]``
+    (batch dims broadcast): ``[..., P, R]``. For p = 2 with more than 25 rows on either
+    side (or ``compute_mode='use_mm_for_euclid_dist'``) through one matmul, as torch."""
+    from ._norms import _vector_norm
+
+    op = "cdist"
+    a = as_tensor(pick(x1, x, "x1/x", op), op)
+    b = as_tensor(pick(x2, y, "x2/y", op), op)
+    if a.ndim < 2 or b.ndim < 2 or a.shape[-1] != b.shape[-1]:
+        raise _shape_err(
+            op, f"needs [..., P, M] and [..., R, M], got {list(a.shape)} and {list(b.shape)}"
+        )
+    modes = (
+        "use_mm_for_euclid_dist_if_necessary",
+        "use_mm_for_euclid_dist",
+        "donot_use_mm_for_euclid_dist",
+    )
+    if compute_mode not in modes:
+        raise ValueError(f"{op}: compute_mode must be one of {modes}, got {compute_mode!r}")
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or p < 0 or math.isnan(p):
+        raise ValueError(f"{op}: p must be a non-negative number, got {p!r}")
+    batch = _bshape(a.shape[:-2], b.shape[:-2], op)
+    P, R, M = a.shape[-2], b.shape[-2], a.shape[-1]
+    if list(a.shape[:-2]) != batch:
+        a = a.expand(*batch, P, M)
+    if list(b.shape[:-2]) != batch:
+        b = b.expand(*batch, R, M)
+    use_mm = p == 2 and (
+        compute_mode == "use_mm_for_euclid_dist"
+        or (compute_mode == modes[0] and (P > 25 or R > 25))
+    )
+    if use_mm:
+        sq = (a * a).sum(-1, keepdim=True) + mT((b * b).sum(-1, keepdim=True)) - 2.0 * (a @ mT(b))
+        return _SafeSqrt.apply(sq)
+    diff = a.unsqueeze(-2) - b.unsqueeze(-3)
+    return _vector_norm(diff, p, (diff.ndim - 1,), False, op)

@@ -1,0 +1,91 @@
+"""The top-level (``ferrograd.xxx``) and ``Tensor`` method names of the linear-algebra
+ops, as torch and Paddle spell them outside their ``linalg`` modules; each one is the
+``ferrograd.linalg`` function or a thin adapter of its arguments."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Callable, NamedTuple
+
+from .. import _core
+from ._common import float_tensor, mT, pick
+from ._derived import matrix_power, pinverse
+from ._factor import _SVD, cholesky, det, inv, logdet, qr, slogdet
+from ._norms import dist, tensor_norm
+from ._products import addmm, addmv, baddbmm, cross, ger, inner, kron, mv
+
+Tensor = _core.Tensor
+
+
+def inverse(input: Any = None, *, x: Any = None, out: Any = None, name: Any = None) -> Tensor:
+    """``torch.inverse`` / ``paddle.inverse``: the same as ``linalg.inv``."""
+    return inv(pick(input, x, "input/x", "inverse"))
+
+
+class SVDLegacyResult(NamedTuple):
+    """``(U, S, V)`` of ``torch.svd`` (note ``V``, not ``Vh``)."""
+
+    U: Tensor
+    S: Tensor
+    V: Tensor
+
+
+def svd(
+    input: Any = None, some: bool = True, compute_uv: bool = True, *, out: Any = None
+) -> SVDLegacyResult:
+    """``torch.svd``: ``(U, S, V)`` with ``input = U diag(S) Vᵀ``; ``some=False`` gives the
+    full square ``U`` and ``V``; ``compute_uv=False`` gives zero-filled ``U`` and ``V``."""
+    op = "svd"
+    t = float_tensor(input, op)
+    U, S, Vh = _SVD.apply(t, not some)
+    if not compute_uv:
+        return SVDLegacyResult(U.detach() * 0, S, mT(Vh).detach() * 0)
+    return SVDLegacyResult(U, S, mT(Vh))
+
+
+def qr_legacy(input: Any = None, some: bool = True, *, out: Any = None) -> Any:
+    """``torch.qr``: ``(Q, R)``, reduced unless ``some=False``."""
+    return qr(input, "reduced" if some else "complete")
+
+
+def install_tensor_methods() -> None:
+    """Adds the linear-algebra methods to ``Tensor`` (``x.norm()``, ``x.det()``, ...)."""
+    methods: dict[str, Callable[..., Any]] = {
+        "norm": tensor_norm,
+        "dist": dist,
+        "det": det,
+        "logdet": logdet,
+        "slogdet": slogdet,
+        "inverse": inverse,
+        "cholesky": cholesky,
+        "matrix_power": matrix_power,
+        "pinverse": pinverse,
+        "svd": svd,
+        "qr": qr_legacy,
+        "mv": mv,
+        "cross": cross,
+        "kron": kron,
+        "inner": inner,
+        "ger": ger,
+        "addmm": addmm,
+        "baddbmm": baddbmm,
+        "addmv": addmv,
+    }
+    for meth, fn in methods.items():
+        setattr(Tensor, meth, _as_method(fn))
+
+
+def _as_method(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` as a method: the same call, its first parameter named ``self`` and required
+    (so its signature matches the ``Tensor`` stub in ``_core.pyi``)."""
+
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+        return fn(self, *args, **kwargs)
+
+    sig = inspect.signature(fn)
+    params = list(sig.parameters.values())
+    params[0] = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    method.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
+    method.__name__ = method.__qualname__ = fn.__name__
+    method.__doc__ = fn.__doc__
+    return method
