@@ -15,8 +15,8 @@ pub mod linalg;
 pub mod matmul;
 pub mod reduce;
 pub mod scalar;
-pub mod scatter;
 pub mod scan;
+pub mod scatter;
 pub mod sort;
 pub mod unary;
 

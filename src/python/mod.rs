@@ -41,8 +41,8 @@ mod tensor_complex;
 mod tensor_conv;
 mod tensor_ops;
 mod tensor_reduce;
-mod tensor_scatter;
 mod tensor_scan;
+mod tensor_scatter;
 mod tensor_shape;
 mod tofile;
 

@@ -6,8 +6,8 @@
 mod binary;
 mod complex;
 mod creation;
-pub mod random;
 pub mod linalg;
+pub mod random;
 pub mod reduce;
 pub mod shape;
 mod unary;
