@@ -80,10 +80,10 @@ def plot(
     """Writes the learning curves and up to 8 misclassified digits to ``path``; False
     (with a note) when matplotlib is missing."""
     try:
-        import matplotlib
+        import matplotlib  # type: ignore[import-not-found, unused-ignore]
 
         matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        import matplotlib.pyplot as plt  # type: ignore[import-not-found, unused-ignore]
     except ImportError:
         print("(no plot: matplotlib is not installed; pip install 'ferrograd[demo]')")
         return False

@@ -1,8 +1,8 @@
 """Clear errors for PyTorch / Paddle names that ferrograd does not implement (yet).
 
-Code ported from either peer reaches for names like ``torch.device``, ``paddle.set_device``
-or ``nn.LSTM``. Without help Python answers "module 'ferrograd' has no attribute 'device'.
-Did you mean: 'divide'?", which sends the reader the wrong way. Each module listed here
+Code ported from either peer reaches for names like ``torch.jit``, ``paddle.Model``
+or ``nn.CTCLoss``. Without help Python answers "module 'ferrograd' has no attribute
+'jit'", which does not say whether the name is misspelt or missing. Each module listed here
 gets a module-level ``__getattr__`` (PEP 562) built by :func:`missing_attribute`: Python
 calls it only for names the module does *not* define, so it never hides a real attribute
 (names added later simply stop reaching it), and it raises an ``AttributeError`` that says
@@ -18,11 +18,6 @@ _CPU = "ferrograd runs on the CPU only; drop the device handling"
 _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
     "ferrograd": {
         # devices and accelerators
-        "device": ("PyTorch, Paddle", _CPU),
-        "cuda": ("PyTorch", _CPU),
-        "set_device": ("Paddle", _CPU),
-        "get_device": ("PyTorch, Paddle", _CPU),
-        "is_compiled_with_cuda": ("Paddle", "it would return False: " + _CPU),
         "CPUPlace": ("Paddle", _CPU),
         "CUDAPlace": ("Paddle", _CPU),
         # sub-packages
@@ -30,35 +25,31 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
         "compile": ("PyTorch", "ferrograd.static builds and runs Paddle-style programs"),
         "fft": ("PyTorch, Paddle", ""),
         "sparse": ("PyTorch, Paddle", ""),
-        "distributed": ("PyTorch, Paddle", ""),
         "amp": ("PyTorch, Paddle", "float16/bfloat16 tensors exist; there is no autocast"),
-        "utils": ("PyTorch, Paddle", ""),
-        "io": ("Paddle", ""),
         "vision": ("Paddle", ""),
         "func": ("PyTorch", "ferrograd.autograd.functional has jacobian, hessian, vjp, jvp"),
         "vmap": ("PyTorch", ""),
         # ops
-        "ParamAttr": ("Paddle", "pass initializers to nn.Layer.create_parameter instead"),
-        "DataParallel": ("PyTorch, Paddle", ""),
         "Model": ("Paddle", "write the training loop (see the demo: python -m ferrograd.demo)"),
-        "summary": ("Paddle", ""),
     },
     "ferrograd.nn": {
-        "ParameterList": ("PyTorch, Paddle", "a ModuleList / LayerList of layers"),
-        "ModuleDict": ("PyTorch", ""),
-        "LayerDict": ("Paddle", ""),
-        "utils": ("PyTorch, Paddle", ""),
+        "CTCLoss": ("PyTorch, Paddle", ""),
+        "PixelShuffle": ("PyTorch, Paddle", ""),
+        "Bilinear": ("PyTorch, Paddle", ""),
+        "EmbeddingBag": ("PyTorch", "nn.Embedding then a sum/mean over the bag"),
+        "ZeroPad2d": ("PyTorch", "nn.functional.pad"),
+        "ReflectionPad2d": ("PyTorch", "nn.functional.pad(x, pad, mode='reflect')"),
+        "TripletMarginLoss": ("PyTorch, Paddle", ""),
     },
     "ferrograd.nn.functional": {
-        "one_hot": ("PyTorch, Paddle", ""),
-        "leaky_relu": ("PyTorch, Paddle", ""),
+        "ctc_loss": ("PyTorch, Paddle", ""),
+        "grid_sample": ("PyTorch, Paddle", ""),
+        "affine_grid": ("PyTorch, Paddle", ""),
+        "pixel_shuffle": ("PyTorch, Paddle", ""),
+        "gumbel_softmax": ("PyTorch, Paddle", ""),
+        "triplet_margin_loss": ("PyTorch, Paddle", ""),
     },
     "ferrograd.optim": {
-        "RMSprop": ("PyTorch", ""),
-        "Adagrad": ("PyTorch", ""),
-        "Adadelta": ("PyTorch", ""),
-        "Adamax": ("PyTorch", ""),
-        "LBFGS": ("PyTorch", ""),
         "RAdam": ("PyTorch", ""),
         "NAdam": ("PyTorch", ""),
     },
