@@ -525,6 +525,8 @@ def sequence_cases(lib: Any) -> Factories:
             "forward, backward, SGD step",
         ),
     }
+
+
 CONV_NOTES = {
     "conv": "3x3 conv 64->64 ch, 32x32, batch 32, f32: forward, sum, backward",
     "depthwise": "depthwise 3x3 conv (groups=64), 32x32, batch 32, f32: forward + backward",
