@@ -7,7 +7,7 @@ use super::errors::IntoPy;
 use super::tensor::{wrap, PyTensor};
 use super::tensor_ops::{dtype_arg, maybe_detach};
 use crate::kernels::sort::Pick;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
 type PyT = PyResult<Py<PyTensor>>;
@@ -126,7 +126,9 @@ impl PyTensor {
         let t = &self.inner;
         let (v, i) =
             maybe_detach(py, t.numel(), || t.sort_topk(dim, k, descending, true, op)).py()?;
-        let v = v.expect("sort_topk returns values when asked");
+        let v = v.ok_or_else(|| {
+            PyRuntimeError::new_err(format!("{op}: internal error: no values were computed"))
+        })?;
         Ok((wrap(py, v)?, wrap(py, i)?))
     }
 
