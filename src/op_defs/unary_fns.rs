@@ -1,0 +1,208 @@
+//! Scalar helpers used by the kernel closures of the unary op table
+//! ([`for_each_unary_op!`](crate::op_defs::unary)); each consumer imports them.
+
+use crate::kernels::complex_math::cdiv;
+pub use crate::kernels::complex_math::{ctan, ctanh};
+use crate::kernels::scalar::Real;
+use num_complex::Complex;
+use num_traits::Float;
+
+/// Float math the float kernels need beyond [`Float`], for f32 and f64.
+pub trait FloatMath: Real + Float {
+    /// Gauss error function.
+    fn erf(self) -> Self;
+}
+impl FloatMath for f32 {
+    fn erf(self) -> Self {
+        libm::erff(self)
+    }
+}
+impl FloatMath for f64 {
+    fn erf(self) -> Self {
+        libm::erf(self)
+    }
+}
+
+/// `T::from(v)` for constants every float type represents.
+fn c<T: Float>(v: f64) -> T {
+    T::from(v).expect("constant is representable")
+}
+
+/// Absolute value of a float.
+pub fn f_abs<T: Float>(x: T) -> T {
+    x.abs()
+}
+/// `1 / sqrt(x)`.
+pub fn f_rsqrt<T: Float>(x: T) -> T {
+    T::one() / x.sqrt()
+}
+/// `1 / x`.
+pub fn f_recip<T: Float>(x: T) -> T {
+    T::one() / x
+}
+/// `1 / (1 + e^-x)`.
+pub fn f_sigmoid<T: Float>(x: T) -> T {
+    T::one() / (T::one() + (-x).exp())
+}
+/// `max(x, 0)` (NaN gives 0, as the comparison is false).
+pub fn f_relu<T: Real>(x: T) -> T {
+    if x > T::zero() {
+        x
+    } else {
+        T::zero()
+    }
+}
+/// Exact GELU `x * Phi(x)`.
+pub fn f_gelu<T: FloatMath>(x: T) -> T {
+    c::<T>(0.5) * x * (c::<T>(1.0) + FloatMath::erf(x * c(std::f64::consts::FRAC_1_SQRT_2)))
+}
+/// `log(1 + e^x)`, linear above 20 like torch (beta = 1, threshold = 20).
+pub fn f_softplus<T: Float>(x: T) -> T {
+    if x > c(20.0) {
+        x
+    } else {
+        x.exp().ln_1p()
+    }
+}
+/// `x * tanh(softplus(x))`.
+pub fn f_mish<T: Float>(x: T) -> T {
+    x * f_softplus(x).tanh()
+}
+/// `x * sigmoid(x)` (SiLU, Paddle's swish).
+pub fn f_silu<T: Float>(x: T) -> T {
+    x * f_sigmoid(x)
+}
+/// SELU's `alpha` (Klambauer et al. 2017, as PyTorch and Paddle).
+pub const SELU_ALPHA: f64 = 1.673_263_242_354_377_3;
+/// SELU's `scale`.
+pub const SELU_SCALE: f64 = 1.050_700_987_355_480_5;
+/// `scale * (x if x > 0 else alpha * (e^x - 1))`.
+pub fn f_selu<T: Float>(x: T) -> T {
+    let inner = if x > T::zero() {
+        x
+    } else {
+        c::<T>(SELU_ALPHA) * x.exp_m1()
+    };
+    c::<T>(SELU_SCALE) * inner
+}
+/// `min(max(x, 0), 6)` (NaN stays NaN).
+pub fn f_relu6<T: Float>(x: T) -> T {
+    if x.is_nan() {
+        x
+    } else {
+        x.max(T::zero()).min(c(6.0))
+    }
+}
+/// `relu6(x + 3) / 6`.
+pub fn f_hardsigmoid<T: Float>(x: T) -> T {
+    f_relu6(x + c(3.0)) / c(6.0)
+}
+/// `x * relu6(x + 3) / 6`.
+pub fn f_hardswish<T: Float>(x: T) -> T {
+    x * f_hardsigmoid(x)
+}
+/// `x / (1 + |x|)`.
+pub fn f_softsign<T: Float>(x: T) -> T {
+    x / (T::one() + x.abs())
+}
+/// `x - tanh(x)`.
+pub fn f_tanhshrink<T: Float>(x: T) -> T {
+    x - x.tanh()
+}
+/// `log(sigmoid(x))` in the stable form `min(x, 0) - log1p(e^-|x|)`.
+pub fn f_log_sigmoid<T: Float>(x: T) -> T {
+    x.min(T::zero()) - (-x.abs()).exp().ln_1p()
+}
+/// Round half to even, as NumPy and PyTorch do.
+pub fn f_round<T: Float>(x: T) -> T {
+    let two = T::one() + T::one();
+    if (x - x.trunc()).abs() == c(0.5) {
+        (x / two).round() * two
+    } else {
+        x.round()
+    }
+}
+/// `x == 0`.
+pub fn is_zero<T: Real>(x: T) -> bool {
+    x == T::zero()
+}
+/// Complex 1.
+fn cone<T: Float>() -> Complex<T> {
+    Complex::new(T::one(), T::zero())
+}
+/// `-x` for integers.
+pub fn i_neg<T: Real>(x: T) -> T {
+    x.neg()
+}
+/// Complex `log(1 + x)`.
+pub fn c_log1p<T: Float>(x: Complex<T>) -> Complex<T> {
+    (x + cone::<T>()).ln()
+}
+/// Complex `e^x - 1`.
+pub fn c_expm1<T: Float>(x: Complex<T>) -> Complex<T> {
+    x.exp() - cone::<T>()
+}
+/// Complex `1 / sqrt(x)`.
+pub fn c_rsqrt<T: Float>(x: Complex<T>) -> Complex<T> {
+    cdiv(cone::<T>(), x.sqrt())
+}
+/// Complex `1 / x`.
+pub fn c_recip<T: Float>(x: Complex<T>) -> Complex<T> {
+    cdiv(cone::<T>(), x)
+}
+/// Complex `1 / (1 + e^-x)`.
+pub fn c_sigmoid<T: Float>(x: Complex<T>) -> Complex<T> {
+    cdiv(cone::<T>(), cone::<T>() + (-x).exp())
+}
+/// `x / |x|` (0 stays 0).
+pub fn c_sign<T: Float>(x: Complex<T>) -> Complex<T> {
+    if x.norm() == T::zero() {
+        x
+    } else {
+        x / x.norm()
+    }
+}
+/// `x == 0` for complex numbers.
+pub fn c_is_zero<T: Float>(x: Complex<T>) -> bool {
+    x == Complex::new(T::zero(), T::zero())
+}
+/// Always false (integers and bools are never NaN or infinite).
+pub fn never<T>(_x: T) -> bool {
+    false
+}
+/// Always true (integers and bools are always finite).
+pub fn always<T>(_x: T) -> bool {
+    true
+}
+/// `x` is NaN.
+pub fn f_isnan<T: Float>(x: T) -> bool {
+    x.is_nan()
+}
+/// `x` is +inf or -inf.
+pub fn f_isinf<T: Float>(x: T) -> bool {
+    x.is_infinite()
+}
+/// `x` is neither NaN nor infinite.
+pub fn f_isfinite<T: Float>(x: T) -> bool {
+    x.is_finite()
+}
+/// `x` is +inf.
+pub fn f_isposinf<T: Float>(x: T) -> bool {
+    x == T::infinity()
+}
+/// `x` is -inf.
+pub fn f_isneginf<T: Float>(x: T) -> bool {
+    x == T::neg_infinity()
+}
+/// Either part is NaN.
+pub fn c_isnan<T: Float>(x: Complex<T>) -> bool {
+    x.re.is_nan() || x.im.is_nan()
+}
+/// Either part is infinite.
+pub fn c_isinf<T: Float>(x: Complex<T>) -> bool {
+    x.re.is_infinite() || x.im.is_infinite()
+}
+/// Both parts are finite.
+pub fn c_isfinite<T: Float>(x: Complex<T>) -> bool {
+    x.re.is_finite() && x.im.is_finite()
+}
