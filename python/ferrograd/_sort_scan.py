@@ -16,12 +16,12 @@ unless PyTorch's ``dim=`` is given (the lower middle value, with its index).
 from __future__ import annotations
 
 import builtins
-import types
 from typing import Any, NamedTuple, Optional
 
 import numpy as np
 
 from . import _core
+from ._methods import as_method as _as_method
 
 Tensor = _core.Tensor
 
@@ -587,21 +587,3 @@ def install_tensor_methods() -> None:
         "histc",
     ):
         setattr(Tensor, fname, _as_method(globals()[fname]))
-
-
-def _as_method(fn: Any) -> Any:
-    """``fn`` (whose first parameter is the peers' ``x``) as a method: the same code with
-    that parameter named ``self``, so signatures read as methods (``help``, stubs)."""
-    code = fn.__code__
-    names = ("self",) + code.co_varnames[1:]
-    method = types.FunctionType(
-        code.replace(co_varnames=names), fn.__globals__, fn.__name__, fn.__defaults__
-    )
-    method.__kwdefaults__ = fn.__kwdefaults__
-    method.__doc__ = fn.__doc__
-    method.__qualname__ = "Tensor." + fn.__name__
-    method.__module__ = fn.__module__
-    ann = dict(fn.__annotations__)
-    ann["self"] = ann.pop(code.co_varnames[0], "Tensor")
-    method.__annotations__ = ann
-    return method

@@ -4,10 +4,10 @@ ops, as torch and Paddle spell them outside their ``linalg`` modules; each one i
 
 from __future__ import annotations
 
-import inspect
 from typing import Any, Callable, NamedTuple
 
 from .. import _core
+from .._methods import as_method as _as_method
 from ._common import float_tensor, mT, pick
 from ._derived import matrix_power, pinverse
 from ._factor import _SVD, cholesky, det, inv, logdet, qr, slogdet
@@ -73,19 +73,3 @@ def install_tensor_methods() -> None:
     }
     for meth, fn in methods.items():
         setattr(Tensor, meth, _as_method(fn))
-
-
-def _as_method(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` as a method: the same call, its first parameter named ``self`` and required
-    (so its signature matches the ``Tensor`` stub in ``_core.pyi``)."""
-
-    def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
-        return fn(self, *args, **kwargs)
-
-    sig = inspect.signature(fn)
-    params = list(sig.parameters.values())
-    params[0] = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    method.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
-    method.__name__ = method.__qualname__ = fn.__name__
-    method.__doc__ = fn.__doc__
-    return method
