@@ -5,28 +5,11 @@
 use crate::autograd::grad_mode::GradModeGuard;
 use crate::autograd::leaf_grad::accumulate_into_leaf;
 use crate::autograd::node::{Edge, NodeRef};
+use crate::autograd::pass_targets::{Blocked, PtrMap, Targets};
+use crate::autograd::validate::validate_outputs;
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
-use std::collections::{BinaryHeap, HashMap};
-use std::hash::{BuildHasherDefault, Hasher};
-
-/// Hasher for pointer keys: addresses are already well spread; mixing them once is enough.
-#[derive(Default)]
-struct PtrHasher(u64);
-impl Hasher for PtrHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, _: &[u8]) {
-        unreachable!("PtrHasher only hashes usize keys")
-    }
-    fn write_usize(&mut self, n: usize) {
-        self.0 = (n as u64)
-            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            .rotate_right(29);
-    }
-}
-type PtrMap<V> = HashMap<usize, V, BuildHasherDefault<PtrHasher>>;
+use std::collections::BinaryHeap;
 
 /// Options of one backward pass.
 #[derive(Clone, Copy, Debug, Default)]
@@ -58,51 +41,12 @@ struct LeafState {
     buffer: Option<Tensor>,
 }
 
-/// What the pass is for: accumulating into leaves, or capturing given inputs.
-enum Targets {
-    /// `backward()`: every reachable leaf accumulates into `.grad`.
-    AllLeaves,
-    /// `grad()`: capture the gradient of each input; keyed by node id + slot or leaf id.
-    Inputs {
-        nodes: PtrMap<Vec<(usize, usize)>>,
-        leaves: PtrMap<Vec<usize>>,
-        count: usize,
-    },
-}
-
 fn add_into(slot: &mut Option<Tensor>, g: Tensor) -> Result<()> {
     *slot = Some(match slot.take() {
         None => g,
         Some(prev) => prev.add(&g)?,
     });
     Ok(())
-}
-
-/// Checks and fixes one gradient returned by `node` for its input `i` (shape via sum-to,
-/// dtype via cast unless `cast` is false: the receiving node asked for gradients as
-/// computed); errors name the node.
-fn validate_grad(node: &NodeRef, i: usize, g: Tensor, cast: bool) -> Result<Tensor> {
-    let meta = &node.base().inputs[i];
-    let mut g = g;
-    if g.shape() != meta.shape.as_slice() {
-        let compatible = crate::layout::broadcast_shapes(g.shape(), &meta.shape, "")
-            .map(|s| s.as_slice() == g.shape())
-            .unwrap_or(false);
-        if !compatible {
-            return Err(Error::runtime(format!(
-                "{} returned an invalid gradient at index {i} - got {:?} but expected shape \
-                 compatible with {:?} (the shape of forward input {i})",
-                node.name(),
-                g.shape(),
-                meta.shape.as_slice()
-            )));
-        }
-        g = g.sum_to(&meta.shape)?;
-    }
-    if cast && g.dtype() != meta.dtype {
-        g = g.to_dtype(meta.dtype)?;
-    }
-    Ok(g)
 }
 
 fn run_hooks(hooks: &[crate::autograd::node::GradHook], mut g: Tensor) -> Result<Tensor> {
@@ -135,42 +79,6 @@ pub fn grad(
     opts: BackwardOptions,
 ) -> Result<Vec<Option<Tensor>>> {
     grad_blocking(roots, root_grads, inputs, &[], opts)
-}
-
-/// Edges that gradients must not cross (Paddle's `no_grad_vars`): the tensors are treated
-/// as constants.
-#[derive(Default)]
-struct Blocked {
-    slots: PtrMap<Vec<usize>>,
-    leaves: PtrMap<()>,
-}
-
-impl Blocked {
-    fn new(tensors: &[Tensor]) -> Blocked {
-        let mut b = Blocked::default();
-        for t in tensors {
-            match t.gradient_edge() {
-                Edge::Node { node, input_nr } => {
-                    b.slots.entry(node.id()).or_default().push(input_nr)
-                }
-                Edge::Leaf(l) => {
-                    b.leaves.insert(l.id(), ());
-                }
-                Edge::None => {}
-            }
-        }
-        b
-    }
-    fn blocks(&self, e: &Edge) -> bool {
-        match e {
-            Edge::Node { node, input_nr } => self
-                .slots
-                .get(&node.id())
-                .is_some_and(|v| v.contains(input_nr)),
-            Edge::Leaf(l) => self.leaves.contains_key(&l.id()),
-            Edge::None => false,
-        }
-    }
 }
 
 /// [`grad`] treating the tensors in `blocked` as constants.
@@ -233,16 +141,34 @@ fn run_pass(
     opts: BackwardOptions,
 ) -> Result<Vec<Option<Tensor>>> {
     let _mode = GradModeGuard::new(opts.create_graph);
-    let watch = crate::interrupt::Watch::begin(); // Ctrl-C stops the pass between nodes
-                                                  // Nodes live in a dense vector in discovery order; the only hash lookups are one per
-                                                  // edge while discovering (node id -> index). Every later pass follows the indices
-                                                  // recorded per edge, so a graph of a million nodes is not a million random probes
-                                                  // into a large table per pass.
-    let mut index: PtrMap<u32> = PtrMap::default();
-    let mut states: Vec<NodeState> = Vec::new();
-    let mut leaves: PtrMap<LeafState> = PtrMap::default();
+    let root_edges = root_edges(roots)?;
+    let mut graph = discover(&root_edges, blocked)?;
+    compute_dependencies(&mut graph, &targets, blocked);
+    let ready = seed_roots(&mut graph, &root_edges, root_grads)?;
+    execute(graph, ready, &targets, blocked, opts)
+}
 
-    // Root edges.
+/// The part of the graph one pass runs over, as discovery found it. Nodes live in a dense
+/// vector in discovery order; the only hash lookups are one per edge while discovering
+/// (node id -> index). Every later phase follows the indices recorded per edge, so a
+/// graph of a million nodes is not a million random probes into a large table per phase.
+struct GraphTask {
+    states: Vec<NodeState>,
+    /// Node id -> index into `states`; dropped once the roots are seeded.
+    index: PtrMap<u32>,
+    leaves: PtrMap<LeafState>,
+    /// Node indices in post-order (children before parents).
+    post: Vec<u32>,
+}
+
+/// Nodes ready to run, newest first (highest creation sequence), and ready leaves.
+struct Ready {
+    nodes: BinaryHeap<(u64, u32)>,
+    leaves: Vec<usize>,
+}
+
+/// The gradient edge of each root; an error names the first root that needs no grad.
+fn root_edges(roots: &[Tensor]) -> Result<Vec<Edge>> {
     let mut root_edges = Vec::with_capacity(roots.len());
     for (i, r) in roots.iter().enumerate() {
         let e = r.gradient_edge();
@@ -255,107 +181,122 @@ fn run_pass(
         }
         root_edges.push(e);
     }
+    Ok(root_edges)
+}
 
-    // 1. Discover the graph iteratively; record a post-order (children before parents).
-    let mut post: Vec<u32> = Vec::new();
+fn new_leaf(l: &Tensor) -> LeafState {
+    LeafState {
+        leaf: l.clone(),
+        deps: 0,
+        buffer: None,
+    }
+}
+
+/// Phase 1: finds every node and leaf reachable from the roots without crossing a
+/// blocked edge, iteratively (no recursion, so a 10^6-node chain is fine), recording
+/// each node's child indices and a post-order.
+fn discover(root_edges: &[Edge], blocked: &Blocked) -> Result<GraphTask> {
+    let mut g = GraphTask {
+        states: Vec::new(),
+        index: PtrMap::default(),
+        leaves: PtrMap::default(),
+        post: Vec::new(),
+    };
     let mut stack: Vec<(u32, usize)> = Vec::new(); // (node index, next edge to visit)
-    for e in &root_edges {
+    for e in root_edges {
         if let Edge::Node { node, .. } = e {
-            if !index.contains_key(&node.id()) {
-                let i = insert_state(&mut states, &mut index, node)?;
+            if !g.index.contains_key(&node.id()) {
+                let i = insert_state(&mut g.states, &mut g.index, node)?;
                 stack.push((i, 0));
             }
         }
         while let Some(&mut (i, ref mut next)) = stack.last_mut() {
-            let node = states[i as usize].node.clone();
+            let node = g.states[i as usize].node.clone();
             let edges = &node.base().edges;
-            if *next < edges.len() {
-                let k = *next;
-                *next += 1;
-                let e = &edges[k];
-                if blocked.blocks(e) {
-                    continue;
-                }
-                match e {
-                    Edge::Node { node: child, .. } => {
-                        let c = match index.get(&child.id()) {
-                            Some(&c) => c,
-                            None => {
-                                let c = insert_state(&mut states, &mut index, child)?;
-                                stack.push((c, 0));
-                                c
-                            }
-                        };
-                        states[i as usize].children[k] = c;
-                    }
-                    Edge::Leaf(l) => {
-                        leaves.entry(l.id()).or_insert_with(|| LeafState {
-                            leaf: l.clone(),
-                            deps: 0,
-                            buffer: None,
-                        });
-                    }
-                    Edge::None => {}
-                }
-            } else {
-                post.push(i);
+            if *next >= edges.len() {
+                g.post.push(i);
                 stack.pop();
+                continue;
+            }
+            let k = *next;
+            *next += 1;
+            let e = &edges[k];
+            if blocked.blocks(e) {
+                continue;
+            }
+            match e {
+                Edge::Node { node: child, .. } => {
+                    let c = match g.index.get(&child.id()) {
+                        Some(&c) => c,
+                        None => {
+                            let c = insert_state(&mut g.states, &mut g.index, child)?;
+                            stack.push((c, 0));
+                            c
+                        }
+                    };
+                    g.states[i as usize].children[k] = c;
+                }
+                Edge::Leaf(l) => {
+                    g.leaves.entry(l.id()).or_insert_with(|| new_leaf(l));
+                }
+                Edge::None => {}
             }
         }
     }
-    for e in &root_edges {
+    for e in root_edges {
         if let Edge::Leaf(l) = e {
-            leaves.entry(l.id()).or_insert_with(|| LeafState {
-                leaf: l.clone(),
-                deps: 0,
-                buffer: None,
-            });
+            g.leaves.entry(l.id()).or_insert_with(|| new_leaf(l));
         }
     }
+    Ok(g)
+}
 
-    // 2. Which nodes matter, then dependency counts from the nodes that will run.
-    let leaf_wanted = |id: usize| match &targets {
+/// Phase 2: which nodes matter (`execute`: some child edge reaches a wanted gradient;
+/// `reaches`: that, or the node holds a wanted input), then the dependency count of
+/// each node and leaf: the number of executing parents that will send it a gradient.
+fn compute_dependencies(g: &mut GraphTask, targets: &Targets, blocked: &Blocked) {
+    let leaf_wanted = |id: usize| match targets {
         Targets::AllLeaves => true,
         Targets::Inputs { leaves, .. } => leaves.contains_key(&id),
     };
-    for &i in &post {
-        let st = &states[i as usize];
+    for &i in &g.post {
+        let st = &g.states[i as usize];
         let mut execute = false;
         for (e, &c) in st.node.base().edges.iter().zip(&st.children) {
             if blocked.blocks(e) {
                 continue;
             }
             match e {
-                Edge::Node { .. } => execute |= states[c as usize].reaches,
+                Edge::Node { .. } => execute |= g.states[c as usize].reaches,
                 Edge::Leaf(l) => execute |= leaf_wanted(l.id()),
                 Edge::None => {}
             }
         }
         let is_target =
-            matches!(&targets, Targets::Inputs { nodes, .. } if nodes.contains_key(&st.node.id()));
-        let st = &mut states[i as usize];
+            matches!(targets, Targets::Inputs { nodes, .. } if nodes.contains_key(&st.node.id()));
+        let st = &mut g.states[i as usize];
         st.execute = execute;
         st.reaches = execute || is_target;
     }
-    for &i in &post {
-        if !states[i as usize].execute {
+    for &i in &g.post {
+        if !g.states[i as usize].execute {
             continue;
         }
-        let node = states[i as usize].node.clone();
+        let node = g.states[i as usize].node.clone();
         for (k, e) in node.base().edges.iter().enumerate() {
             if blocked.blocks(e) {
                 continue;
             }
             match e {
                 Edge::Node { .. } => {
-                    let c = states[i as usize].children[k];
-                    let cs = &mut states[c as usize];
+                    let c = g.states[i as usize].children[k];
+                    let cs = &mut g.states[c as usize];
                     if cs.reaches {
                         cs.deps += 1;
                     }
                 }
                 Edge::Leaf(l) => {
-                    if let Some(ls) = leaves.get_mut(&l.id()) {
+                    if let Some(ls) = g.leaves.get_mut(&l.id()) {
                         ls.deps += 1;
                     }
                 }
@@ -363,149 +304,123 @@ fn run_pass(
             }
         }
     }
+}
 
-    // 3. Seed root gradients.
-    let mut ready: BinaryHeap<(u64, u32)> = BinaryHeap::new();
-    let mut ready_leaves: Vec<usize> = Vec::new();
-    for (e, g) in root_edges.iter().zip(root_grads) {
+/// Phase 3: puts each root's gradient into its node's (or leaf's) input buffer and
+/// returns what is ready to run. Drops the id index: later phases use indices only.
+fn seed_roots(g: &mut GraphTask, root_edges: &[Edge], root_grads: Vec<Tensor>) -> Result<Ready> {
+    let mut ready = Ready {
+        nodes: BinaryHeap::new(),
+        leaves: Vec::new(),
+    };
+    for (e, grad) in root_edges.iter().zip(root_grads) {
         match e {
             Edge::Node { node, input_nr } => {
-                let st = &mut states[index[&node.id()] as usize];
-                add_into(&mut st.buffer[*input_nr], g)?;
+                let st = &mut g.states[g.index[&node.id()] as usize];
+                add_into(&mut st.buffer[*input_nr], grad)?;
             }
-            Edge::Leaf(l) => add_into(&mut leaves.get_mut(&l.id()).expect("root leaf").buffer, g)?,
+            Edge::Leaf(l) => {
+                let ls = g.leaves.get_mut(&l.id()).ok_or_else(|| {
+                    Error::runtime("backward: a root leaf was not discovered (internal error)")
+                })?;
+                add_into(&mut ls.buffer, grad)?
+            }
             Edge::None => {}
         }
     }
-    for e in &root_edges {
+    for e in root_edges {
         match e {
             Edge::Node { node, .. } => {
-                let i = index[&node.id()];
-                let st = &states[i as usize];
-                if st.deps == 0 && st.reaches && !ready.iter().any(|&(_, r)| r == i) {
-                    ready.push((node.base().sequence_nr, i));
+                let i = g.index[&node.id()];
+                let st = &g.states[i as usize];
+                if st.deps == 0 && st.reaches && !ready.nodes.iter().any(|&(_, r)| r == i) {
+                    ready.nodes.push((node.base().sequence_nr, i));
                 }
             }
             Edge::Leaf(l) => {
-                if leaves[&l.id()].deps == 0 && !ready_leaves.contains(&l.id()) {
-                    ready_leaves.push(l.id());
+                if g.leaves[&l.id()].deps == 0 && !ready.leaves.contains(&l.id()) {
+                    ready.leaves.push(l.id());
                 }
             }
             Edge::None => {}
         }
     }
-    drop(index);
+    g.index = PtrMap::default();
+    Ok(ready)
+}
 
-    let mut captured: Vec<Option<Tensor>> = match &targets {
+/// Phase 4: runs ready nodes newest first until none is left, handing each gradient a
+/// node returns to its child (validated by [`validate_outputs`]) and finishing leaves
+/// whose count reached zero. Ctrl-C stops the pass between nodes.
+fn execute(
+    mut g: GraphTask,
+    mut ready: Ready,
+    targets: &Targets,
+    blocked: &Blocked,
+    opts: BackwardOptions,
+) -> Result<Vec<Option<Tensor>>> {
+    let watch = crate::interrupt::Watch::begin();
+    let mut captured: Vec<Option<Tensor>> = match targets {
         Targets::AllLeaves => Vec::new(),
         Targets::Inputs { count, .. } => vec![None; *count],
     };
-
-    // 4. Execute.
     loop {
-        for lid in ready_leaves.drain(..) {
-            finish_leaf(&mut leaves, lid, &targets, &mut captured, opts.create_graph)?;
+        for lid in ready.leaves.drain(..) {
+            finish_leaf(
+                &mut g.leaves,
+                lid,
+                targets,
+                &mut captured,
+                opts.create_graph,
+            )?;
         }
-        let Some((_, i)) = ready.pop() else { break };
+        let Some((_, i)) = ready.nodes.pop() else {
+            break;
+        };
         watch.check()?;
-        let st = &mut states[i as usize];
+        let st = &mut g.states[i as usize];
         let node = st.node.clone();
-        let mut buffer = std::mem::take(&mut st.buffer);
+        let buffer = std::mem::take(&mut st.buffer);
         let execute = st.execute;
         let children = std::mem::take(&mut st.children);
-        // Tensor hooks registered on this node's outputs, then retain_grad.
-        let hooks: Vec<_> = node.base().pre_hooks.lock().clone();
-        for (slot, _, hook) in &hooks {
-            if let Some(g) = buffer[*slot].take() {
-                buffer[*slot] = Some(match hook(&g)? {
-                    Some(r) => r,
-                    None => g,
-                });
-            }
-        }
-        let retained: Vec<_> = node.base().retained.lock().clone();
-        for (slot, weak) in &retained {
-            if let (Some(g), Some(t)) = (&buffer[*slot], weak.upgrade()) {
-                let value = if opts.create_graph {
-                    g.clone()
-                } else {
-                    g.detach()
-                };
-                let mut m = t.meta();
-                m.grad = Some(match m.grad.take() {
-                    None => value,
-                    Some(prev) => prev.add(&value)?,
-                });
-            }
-        }
-        if let Targets::Inputs { nodes, .. } = &targets {
-            if let Some(list) = nodes.get(&node.id()) {
-                for (slot, k) in list {
-                    captured[*k] = buffer[*slot].clone();
-                }
-            }
-        }
-        if !execute {
+        let Some(outputs) = evaluate_node(&node, buffer, execute, targets, &mut captured, opts)?
+        else {
             continue;
-        }
-        // A built-in node that received no gradient at all (an upstream custom layer
-        // returned None) passes none on, as in both peers: the leaves' `.grad` stays
-        // None instead of becoming zeros. Custom layers still run (their backward sees
-        // zeros or None, per `materialize_grads`).
-        let outputs = if node.as_any().is_none() && buffer.iter().all(Option::is_none) {
-            if !opts.retain_graph {
-                node.release_saved();
-            }
-            vec![None; node.base().edges.len()]
-        } else {
-            node.apply_then_release(buffer, !opts.retain_graph)?
         };
-        let edges = &node.base().edges;
-        if outputs.len() != edges.len() {
-            return Err(Error::usage(format!(
-                "{} returned an incorrect number of gradients (expected {}, got {})",
-                node.name(),
-                edges.len(),
-                outputs.len()
-            )));
-        }
-        for (k, (e, g)) in edges.iter().zip(outputs).enumerate() {
-            if blocked.blocks(e) {
-                continue;
-            }
-            let g = match (e, g) {
-                (Edge::None, _) | (_, None) => None,
-                (Edge::Node { node: c, .. }, Some(g)) => {
-                    Some(validate_grad(&node, k, g, c.casts_incoming_grads())?)
-                }
-                (_, Some(g)) => Some(validate_grad(&node, k, g, true)?),
-            };
+        let outputs = validate_outputs(&node, outputs, blocked)?;
+        for (k, (e, grad)) in node.base().edges.iter().zip(outputs).enumerate() {
             match e {
                 Edge::Node { node: c, input_nr } => {
                     let ci = children[k];
-                    let cs = &mut states[ci as usize];
+                    if ci == NO_CHILD {
+                        continue; // a blocked edge
+                    }
+                    let cs = &mut g.states[ci as usize];
                     if !cs.reaches {
                         continue;
                     }
-                    if let Some(g) = g {
-                        add_into(&mut cs.buffer[*input_nr], g)?;
+                    if let Some(grad) = grad {
+                        add_into(&mut cs.buffer[*input_nr], grad)?;
                     }
                     cs.deps -= 1;
                     if cs.deps == 0 {
-                        ready.push((c.base().sequence_nr, ci));
+                        ready.nodes.push((c.base().sequence_nr, ci));
                     }
                 }
                 Edge::Leaf(l) => {
                     let lid = l.id();
-                    let Some(ls) = leaves.get_mut(&lid) else {
+                    if blocked.blocks(e) {
+                        continue;
+                    }
+                    let Some(ls) = g.leaves.get_mut(&lid) else {
                         continue;
                     };
-                    if let Some(g) = g {
-                        add_into(&mut ls.buffer, g)?;
+                    if let Some(grad) = grad {
+                        add_into(&mut ls.buffer, grad)?;
                     }
                     ls.deps -= 1;
                     if ls.deps == 0 {
-                        ready_leaves.push(lid);
+                        ready.leaves.push(lid);
                     }
                 }
                 Edge::None => {}
@@ -513,6 +428,65 @@ fn run_pass(
         }
     }
     Ok(captured)
+}
+
+/// Runs one node: its output tensors' hooks and `retain_grad`, captures wanted
+/// gradients (`grad()`), then, if the node must execute, its backward. `None` when the
+/// node does not execute (it only held a wanted input).
+fn evaluate_node(
+    node: &NodeRef,
+    mut buffer: Vec<Option<Tensor>>,
+    execute: bool,
+    targets: &Targets,
+    captured: &mut [Option<Tensor>],
+    opts: BackwardOptions,
+) -> Result<Option<Vec<Option<Tensor>>>> {
+    // Tensor hooks registered on this node's outputs, then retain_grad.
+    let hooks: Vec<_> = node.base().pre_hooks.lock().clone();
+    for (slot, _, hook) in &hooks {
+        if let Some(g) = buffer[*slot].take() {
+            buffer[*slot] = Some(match hook(&g)? {
+                Some(r) => r,
+                None => g,
+            });
+        }
+    }
+    let retained: Vec<_> = node.base().retained.lock().clone();
+    for (slot, weak) in &retained {
+        if let (Some(g), Some(t)) = (&buffer[*slot], weak.upgrade()) {
+            let value = if opts.create_graph {
+                g.clone()
+            } else {
+                g.detach()
+            };
+            let mut m = t.meta();
+            m.grad = Some(match m.grad.take() {
+                None => value,
+                Some(prev) => prev.add(&value)?,
+            });
+        }
+    }
+    if let Targets::Inputs { nodes, .. } = targets {
+        if let Some(list) = nodes.get(&node.id()) {
+            for (slot, k) in list {
+                captured[*k] = buffer[*slot].clone();
+            }
+        }
+    }
+    if !execute {
+        return Ok(None);
+    }
+    // A built-in node that received no gradient at all (an upstream custom layer
+    // returned None) passes none on, as in both peers: the leaves' `.grad` stays
+    // None instead of becoming zeros. Custom layers still run (their backward sees
+    // zeros or None, per `materialize_grads`).
+    if node.as_any().is_none() && buffer.iter().all(Option::is_none) {
+        if !opts.retain_graph {
+            node.release_saved();
+        }
+        return Ok(Some(vec![None; node.base().edges.len()]));
+    }
+    Ok(Some(node.apply_then_release(buffer, !opts.retain_graph)?))
 }
 
 /// Adds `node` to the dense state vector and the id index; returns its index.
@@ -582,3 +556,7 @@ fn finish_leaf(
         }
     }
 }
+
+#[cfg(test)]
+#[path = "engine_phase_tests.rs"]
+mod phase_tests;

@@ -8,8 +8,10 @@ pub mod grad_mode;
 mod leaf_grad;
 pub mod node;
 pub mod ops;
+mod pass_targets;
 mod reentry;
 pub mod saved;
+mod validate;
 
 pub use callbacks::{queue_callback, FinalCallback, PostAccumulateHook};
 pub use grad_mode::{is_grad_enabled, no_grad, set_grad_enabled, GradModeGuard};

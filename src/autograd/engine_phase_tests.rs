@@ -1,0 +1,148 @@
+//! Each phase of the backward pass on its own: discovery, dependency counting, seeding
+//! and output validation (the whole pass is tested in `tests/engine.rs`).
+
+use super::*;
+
+fn leaf(v: &[f64]) -> Tensor {
+    let t = Tensor::from_vec(v.to_vec(), &[v.len()]).unwrap();
+    t.set_requires_grad(true).unwrap();
+    t
+}
+
+/// `x -> a = x*x -> (b = a.exp(), c = a*2) -> y = (b + c).sum()`: node `a` has two
+/// parents.
+fn diamond() -> (Tensor, Tensor, Tensor) {
+    let x = leaf(&[0.5, 1.5]);
+    let a = x.mul(&x).unwrap();
+    let b = a.exp().unwrap();
+    let c = a.add(&a).unwrap();
+    let y = b.add(&c).unwrap().sum(None, false).unwrap();
+    (x, a, y)
+}
+
+fn leaf_id(t: &Tensor) -> usize {
+    match t.gradient_edge() {
+        Edge::Leaf(l) => l.id(),
+        _ => panic!("not a leaf"),
+    }
+}
+
+fn position(g: &GraphTask, t: &Tensor) -> usize {
+    let id = t.grad_fn().unwrap().id();
+    g.states.iter().position(|s| s.node.id() == id).unwrap()
+}
+
+#[test]
+fn discovery_finds_each_node_once_children_before_parents() {
+    let (x, a, y) = diamond();
+    let roots = root_edges(std::slice::from_ref(&y)).unwrap();
+    let g = discover(&roots, &Blocked::default()).unwrap();
+    // sum, add(b, c), exp, add(a, a), mul: five nodes, one leaf.
+    assert_eq!(g.states.len(), 5);
+    assert_eq!(g.post.len(), 5);
+    assert_eq!(g.leaves.len(), 1);
+    assert!(g.leaves.contains_key(&leaf_id(&x)));
+    let order: Vec<usize> = g.post.iter().map(|&i| i as usize).collect();
+    let pos = |n: usize| order.iter().position(|&i| i == n).unwrap();
+    assert!(pos(position(&g, &a)) < pos(position(&g, &y)));
+    assert_eq!(*order.last().unwrap(), position(&g, &y));
+}
+
+#[test]
+fn dependencies_count_executing_parents() {
+    let (x, a, y) = diamond();
+    let roots = root_edges(std::slice::from_ref(&y)).unwrap();
+    let mut g = discover(&roots, &Blocked::default()).unwrap();
+    compute_dependencies(&mut g, &Targets::AllLeaves, &Blocked::default());
+    let ia = position(&g, &a);
+    // `a` feeds exp and add(a, a) (twice): three gradients arrive.
+    assert_eq!(g.states[ia].deps, 3);
+    assert_eq!(g.states[position(&g, &y)].deps, 0);
+    assert!(g.states.iter().all(|s| s.execute && s.reaches));
+    assert_eq!(g.leaves[&leaf_id(&x)].deps, 2);
+}
+
+#[test]
+fn blocked_edges_are_neither_discovered_nor_counted() {
+    let (x, a, y) = diamond();
+    let blocked = Blocked::new(std::slice::from_ref(&a));
+    let roots = root_edges(std::slice::from_ref(&y)).unwrap();
+    let mut g = discover(&roots, &blocked).unwrap();
+    // Only sum, add(b, c), exp, add(a, a): the mul below `a` is cut off, and so is x.
+    assert_eq!(g.states.len(), 4);
+    assert!(g.leaves.is_empty());
+    let _ = x;
+    compute_dependencies(&mut g, &Targets::AllLeaves, &blocked);
+    assert!(g
+        .states
+        .iter()
+        .all(|s| !s.execute || s.node.name() != "MulBackward"));
+}
+
+#[test]
+fn grad_of_an_intermediate_runs_only_what_leads_to_it() {
+    let (_x, a, y) = diamond();
+    let mut nodes: PtrMap<Vec<(usize, usize)>> = PtrMap::default();
+    if let Edge::Node { node, input_nr } = a.gradient_edge() {
+        nodes.insert(node.id(), vec![(input_nr, 0)]);
+    }
+    let targets = Targets::Inputs {
+        nodes,
+        leaves: PtrMap::default(),
+        count: 1,
+    };
+    let roots = root_edges(std::slice::from_ref(&y)).unwrap();
+    let mut g = discover(&roots, &Blocked::default()).unwrap();
+    compute_dependencies(&mut g, &targets, &Blocked::default());
+    let ia = position(&g, &a);
+    // `a`'s node holds the wanted gradient but need not run its own backward.
+    assert!(g.states[ia].reaches);
+    assert!(!g.states[ia].execute);
+    assert!(g.states[position(&g, &y)].execute);
+}
+
+#[test]
+fn seeding_makes_the_root_ready() {
+    let (_x, _a, y) = diamond();
+    let roots = root_edges(std::slice::from_ref(&y)).unwrap();
+    let mut g = discover(&roots, &Blocked::default()).unwrap();
+    compute_dependencies(&mut g, &Targets::AllLeaves, &Blocked::default());
+    let ready = seed_roots(&mut g, &roots, vec![y.ones_like().unwrap()]).unwrap();
+    assert_eq!(ready.nodes.len(), 1);
+    assert!(g.index.is_empty());
+    let (_, i) = *ready.nodes.peek().unwrap();
+    assert!(g.states[i as usize].buffer[0].is_some());
+}
+
+#[test]
+fn a_root_that_needs_no_grad_is_named() {
+    let t = Tensor::from_vec(vec![1.0f64], &[1]).unwrap();
+    let Err(err) = root_edges(&[t]) else {
+        panic!("a root without grad was accepted")
+    };
+    let err = err.to_string();
+    assert!(err.contains("element 0"), "{err}");
+}
+
+#[test]
+fn validation_checks_count_and_sums_broadcast_gradients() {
+    let x = leaf(&[1.0, 2.0, 3.0]);
+    let y = x.exp().unwrap();
+    let node = y.grad_fn().unwrap();
+    let err = validate_outputs(&node, vec![None, None], &Blocked::default()).unwrap_err();
+    assert!(
+        err.to_string().contains("incorrect number of gradients"),
+        "{err}"
+    );
+    let wide = Tensor::from_vec(vec![1.0f64; 6], &[2, 3]).unwrap();
+    let out = validate_outputs(&node, vec![Some(wide)], &Blocked::default()).unwrap();
+    let g = out[0].as_ref().unwrap();
+    assert_eq!(g.shape(), &[3]);
+    assert_eq!(g.to_vec::<f64>().unwrap(), vec![2.0, 2.0, 2.0]);
+    let bad = Tensor::from_vec(vec![1.0f64; 2], &[2]).unwrap();
+    let err = validate_outputs(&node, vec![Some(bad)], &Blocked::default()).unwrap_err();
+    assert!(
+        err.to_string().contains("invalid gradient at index 0"),
+        "{err}"
+    );
+}
