@@ -264,262 +264,159 @@ def _max_unpool(
     return _finish(_core._unpool_put(x, indices, size), nd, unbatched, last)
 
 
-def max_pool1d(
-    x: Tensor,
-    kernel_size: Any,
-    stride: Any = None,
-    padding: Any = 0,
-    dilation: Any = 1,
-    ceil_mode: bool = False,
-    return_indices: Any = False,
-    *,
-    return_mask: Optional[bool] = None,
-    data_format: str = "NCL",
-    name: Optional[str] = None,
-) -> Any:
-    """1-D max pooling of ``[N, C, *S]`` (``data_format="NLC"``: channels last); with
-    ``return_indices=True`` (Paddle: ``return_mask=True``) also the int64 positions of the
-    maxima within each ``[N, C]`` plane."""
-    return _max_pool(
-        1, "max_pool1d", x, kernel_size, stride, padding, dilation, ceil_mode,
-        return_indices, return_mask, data_format,
-    )  # fmt: skip
+# The public functions: one factory per family, instantiated for 1, 2 and 3 spatial dims
+# (they differ only in the dimension count and the default data_format).
+_LAYOUTS = {1: ("NCL", "NLC"), 2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}
 
 
-def avg_pool1d(
-    x: Tensor,
-    kernel_size: Any,
-    stride: Any = None,
-    padding: Any = 0,
-    ceil_mode: bool = False,
-    count_include_pad: bool = True,
-    divisor_override: Optional[int] = None,
-    *,
-    exclusive: Optional[bool] = None,
-    data_format: str = "NCL",
-    name: Optional[str] = None,
-) -> Tensor:
-    """1-D average pooling; ``count_include_pad`` (PyTorch, default True) or
-    ``exclusive`` (Paddle: True = padding not counted) choose the divisor near the border."""
-    return _avg_pool(
-        1, "avg_pool1d", x, kernel_size, stride, padding, ceil_mode,
-        count_include_pad, divisor_override, exclusive, data_format,
-    )  # fmt: skip
+def _named(fn: Any, name: str, doc: str) -> Any:
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
 
 
-def adaptive_avg_pool1d(
-    x: Tensor, output_size: Any, data_format: str = "NCL", name: Optional[str] = None
-) -> Tensor:
-    """1-D adaptive average pooling to ``output_size`` (``None`` keeps a dim): output
-    cell ``i`` averages input ``floor(i*S/out) .. ceil((i+1)*S/out)``."""
-    return _adaptive_avg(1, "adaptive_avg_pool1d", x, output_size, data_format)
+def _max_pool_fn(nd: int) -> Any:
+    first, last = _LAYOUTS[nd]
+    op = f"max_pool{nd}d"
+
+    def max_pool(
+        x: Tensor,
+        kernel_size: Any,
+        stride: Any = None,
+        padding: Any = 0,
+        dilation: Any = 1,
+        ceil_mode: bool = False,
+        return_indices: Any = False,
+        *,
+        return_mask: Optional[bool] = None,
+        data_format: str = first,
+        name: Optional[str] = None,
+    ) -> Any:
+        return _max_pool(
+            nd, op, x, kernel_size, stride, padding, dilation, ceil_mode,
+            return_indices, return_mask, data_format,
+        )  # fmt: skip
+
+    return _named(
+        max_pool,
+        op,
+        f"""{nd}-D max pooling of ``[N, C, *S]`` (``data_format="{last}"``: channels last);
+    with ``return_indices=True`` (Paddle: ``return_mask=True``) also the int64 positions of
+    the maxima within each ``[N, C]`` plane.""",
+    )
 
 
-def adaptive_max_pool1d(
-    x: Tensor,
-    output_size: Any,
-    return_indices: bool = False,
-    name: Optional[str] = None,
-    *,
-    return_mask: Optional[bool] = None,
-    data_format: str = "NCL",
-) -> Any:
-    """1-D adaptive max pooling to ``output_size`` (windows as in adaptive_avg_pool);
-    ``return_indices`` / ``return_mask`` as in max_pool."""
-    return _adaptive_max(
-        1, "adaptive_max_pool1d", x, output_size, return_indices, return_mask,
-        data_format,
-    )  # fmt: skip
+def _avg_pool_fn(nd: int) -> Any:
+    first, _ = _LAYOUTS[nd]
+    op = f"avg_pool{nd}d"
+
+    def avg_pool(
+        x: Tensor,
+        kernel_size: Any,
+        stride: Any = None,
+        padding: Any = 0,
+        ceil_mode: bool = False,
+        count_include_pad: bool = True,
+        divisor_override: Optional[int] = None,
+        *,
+        exclusive: Optional[bool] = None,
+        data_format: str = first,
+        name: Optional[str] = None,
+    ) -> Tensor:
+        return _avg_pool(
+            nd, op, x, kernel_size, stride, padding, ceil_mode,
+            count_include_pad, divisor_override, exclusive, data_format,
+        )  # fmt: skip
+
+    return _named(
+        avg_pool,
+        op,
+        f"""{nd}-D average pooling; ``count_include_pad`` (PyTorch, default True) or
+    ``exclusive`` (Paddle: True = padding not counted) choose the divisor near the border.""",
+    )
 
 
-def max_unpool1d(
-    x: Tensor,
-    indices: Tensor,
-    kernel_size: Any,
-    stride: Any = None,
-    padding: Any = 0,
-    output_size: Any = None,
-    data_format: str = "NCL",
-    name: Optional[str] = None,
-) -> Tensor:
-    """1-D max unpooling: zeros of the output size with ``x`` written at ``indices``
-    (from max_pool with ``return_indices=True``)."""
-    return _max_unpool(
-        1, "max_unpool1d", x, indices, kernel_size, stride, padding, output_size,
-        data_format,
-    )  # fmt: skip
+def _adaptive_avg_fn(nd: int) -> Any:
+    first, _ = _LAYOUTS[nd]
+    op = f"adaptive_avg_pool{nd}d"
+
+    def adaptive_avg_pool(
+        x: Tensor, output_size: Any, data_format: str = first, name: Optional[str] = None
+    ) -> Tensor:
+        return _adaptive_avg(nd, op, x, output_size, data_format)
+
+    return _named(
+        adaptive_avg_pool,
+        op,
+        f"""{nd}-D adaptive average pooling to ``output_size`` (``None`` keeps a dim):
+    output cell ``i`` averages input ``floor(i*S/out) .. ceil((i+1)*S/out)``.""",
+    )
 
 
-def max_pool2d(
-    x: Tensor,
-    kernel_size: Any,
-    stride: Any = None,
-    padding: Any = 0,
-    dilation: Any = 1,
-    ceil_mode: bool = False,
-    return_indices: Any = False,
-    *,
-    return_mask: Optional[bool] = None,
-    data_format: str = "NCHW",
-    name: Optional[str] = None,
-) -> Any:
-    """2-D max pooling of ``[N, C, *S]`` (``data_format="NHWC"``: channels last); with
-    ``return_indices=True`` (Paddle: ``return_mask=True``) also the int64 positions of the
-    maxima within each ``[N, C]`` plane."""
-    return _max_pool(
-        2, "max_pool2d", x, kernel_size, stride, padding, dilation, ceil_mode,
-        return_indices, return_mask, data_format,
-    )  # fmt: skip
+def _adaptive_max_fn(nd: int) -> Any:
+    first, _ = _LAYOUTS[nd]
+    op = f"adaptive_max_pool{nd}d"
+
+    def adaptive_max_pool(
+        x: Tensor,
+        output_size: Any,
+        return_indices: bool = False,
+        name: Optional[str] = None,
+        *,
+        return_mask: Optional[bool] = None,
+        data_format: str = first,
+    ) -> Any:
+        return _adaptive_max(nd, op, x, output_size, return_indices, return_mask, data_format)
+
+    return _named(
+        adaptive_max_pool,
+        op,
+        f"""{nd}-D adaptive max pooling to ``output_size`` (windows as in
+    adaptive_avg_pool); ``return_indices`` / ``return_mask`` as in max_pool.""",
+    )
 
 
-def avg_pool2d(
-    x: Tensor,
-    kernel_size: Any,
-    stride: Any = None,
-    padding: Any = 0,
-    ceil_mode: bool = False,
-    count_include_pad: bool = True,
-    divisor_override: Optional[int] = None,
-    *,
-    exclusive: Optional[bool] = None,
-    data_format: str = "NCHW",
-    name: Optional[str] = None,
-) -> Tensor:
-    """2-D average pooling; ``count_include_pad`` (PyTorch, default True) or
-    ``exclusive`` (Paddle: True = padding not counted) choose the divisor near the border."""
-    return _avg_pool(
-        2, "avg_pool2d", x, kernel_size, stride, padding, ceil_mode,
-        count_include_pad, divisor_override, exclusive, data_format,
-    )  # fmt: skip
+def _max_unpool_fn(nd: int) -> Any:
+    first, _ = _LAYOUTS[nd]
+    op = f"max_unpool{nd}d"
+
+    def max_unpool(
+        x: Tensor,
+        indices: Tensor,
+        kernel_size: Any,
+        stride: Any = None,
+        padding: Any = 0,
+        output_size: Any = None,
+        data_format: str = first,
+        name: Optional[str] = None,
+    ) -> Tensor:
+        return _max_unpool(
+            nd, op, x, indices, kernel_size, stride, padding, output_size, data_format
+        )
+
+    return _named(
+        max_unpool,
+        op,
+        f"""{nd}-D max unpooling: zeros of the output size with ``x`` written at
+    ``indices`` (from max_pool with ``return_indices=True``).""",
+    )
 
 
-def adaptive_avg_pool2d(
-    x: Tensor, output_size: Any, data_format: str = "NCHW", name: Optional[str] = None
-) -> Tensor:
-    """2-D adaptive average pooling to ``output_size`` (``None`` keeps a dim): output
-    cell ``i`` averages input ``floor(i*S/out) .. ceil((i+1)*S/out)``."""
-    return _adaptive_avg(2, "adaptive_avg_pool2d", x, output_size, data_format)
-
-
-def adaptive_max_pool2d(
-    x: Tensor,
-    output_size: Any,
-    return_indices: bool = False,
-    name: Optional[str] = None,
-    *,
-    return_mask: Optional[bool] = None,
-    data_format: str = "NCHW",
-) -> Any:
-    """2-D adaptive max pooling to ``output_size`` (windows as in adaptive_avg_pool);
-    ``return_indices`` / ``return_mask`` as in max_pool."""
-    return _adaptive_max(
-        2, "adaptive_max_pool2d", x, output_size, return_indices, return_mask,
-        data_format,
-    )  # fmt: skip
-
-
-def max_unpool2d(
-    x: Tensor,
-    indices: Tensor,
-    kernel_size: Any,
-    stride: Any = None,
-    padding: Any = 0,
-    output_size: Any = None,
-    data_format: str = "NCHW",
-    name: Optional[str] = None,
-) -> Tensor:
-    """2-D max unpooling: zeros of the output size with ``x`` written at ``indices``
-    (from max_pool with ``return_indices=True``)."""
-    return _max_unpool(
-        2, "max_unpool2d", x, indices, kernel_size, stride, padding, output_size,
-        data_format,
-    )  # fmt: skip
-
-
-def max_pool3d(
-    x: Tensor,
-    kernel_size: Any,
-    stride: Any = None,
-    padding: Any = 0,
-    dilation: Any = 1,
-    ceil_mode: bool = False,
-    return_indices: Any = False,
-    *,
-    return_mask: Optional[bool] = None,
-    data_format: str = "NCDHW",
-    name: Optional[str] = None,
-) -> Any:
-    """3-D max pooling of ``[N, C, *S]`` (``data_format="NDHWC"``: channels last); with
-    ``return_indices=True`` (Paddle: ``return_mask=True``) also the int64 positions of the
-    maxima within each ``[N, C]`` plane."""
-    return _max_pool(
-        3, "max_pool3d", x, kernel_size, stride, padding, dilation, ceil_mode,
-        return_indices, return_mask, data_format,
-    )  # fmt: skip
-
-
-def avg_pool3d(
-    x: Tensor,
-    kernel_size: Any,
-    stride: Any = None,
-    padding: Any = 0,
-    ceil_mode: bool = False,
-    count_include_pad: bool = True,
-    divisor_override: Optional[int] = None,
-    *,
-    exclusive: Optional[bool] = None,
-    data_format: str = "NCDHW",
-    name: Optional[str] = None,
-) -> Tensor:
-    """3-D average pooling; ``count_include_pad`` (PyTorch, default True) or
-    ``exclusive`` (Paddle: True = padding not counted) choose the divisor near the border."""
-    return _avg_pool(
-        3, "avg_pool3d", x, kernel_size, stride, padding, ceil_mode,
-        count_include_pad, divisor_override, exclusive, data_format,
-    )  # fmt: skip
-
-
-def adaptive_avg_pool3d(
-    x: Tensor, output_size: Any, data_format: str = "NCDHW", name: Optional[str] = None
-) -> Tensor:
-    """3-D adaptive average pooling to ``output_size`` (``None`` keeps a dim): output
-    cell ``i`` averages input ``floor(i*S/out) .. ceil((i+1)*S/out)``."""
-    return _adaptive_avg(3, "adaptive_avg_pool3d", x, output_size, data_format)
-
-
-def adaptive_max_pool3d(
-    x: Tensor,
-    output_size: Any,
-    return_indices: bool = False,
-    name: Optional[str] = None,
-    *,
-    return_mask: Optional[bool] = None,
-    data_format: str = "NCDHW",
-) -> Any:
-    """3-D adaptive max pooling to ``output_size`` (windows as in adaptive_avg_pool);
-    ``return_indices`` / ``return_mask`` as in max_pool."""
-    return _adaptive_max(
-        3, "adaptive_max_pool3d", x, output_size, return_indices, return_mask,
-        data_format,
-    )  # fmt: skip
-
-
-def max_unpool3d(
-    x: Tensor,
-    indices: Tensor,
-    kernel_size: Any,
-    stride: Any = None,
-    padding: Any = 0,
-    output_size: Any = None,
-    data_format: str = "NCDHW",
-    name: Optional[str] = None,
-) -> Tensor:
-    """3-D max unpooling: zeros of the output size with ``x`` written at ``indices``
-    (from max_pool with ``return_indices=True``)."""
-    return _max_unpool(
-        3, "max_unpool3d", x, indices, kernel_size, stride, padding, output_size,
-        data_format,
-    )  # fmt: skip
+max_pool1d = _max_pool_fn(1)
+max_pool2d = _max_pool_fn(2)
+max_pool3d = _max_pool_fn(3)
+avg_pool1d = _avg_pool_fn(1)
+avg_pool2d = _avg_pool_fn(2)
+avg_pool3d = _avg_pool_fn(3)
+adaptive_avg_pool1d = _adaptive_avg_fn(1)
+adaptive_avg_pool2d = _adaptive_avg_fn(2)
+adaptive_avg_pool3d = _adaptive_avg_fn(3)
+adaptive_max_pool1d = _adaptive_max_fn(1)
+adaptive_max_pool2d = _adaptive_max_fn(2)
+adaptive_max_pool3d = _adaptive_max_fn(3)
+max_unpool1d = _max_unpool_fn(1)
+max_unpool2d = _max_unpool_fn(2)
+max_unpool3d = _max_unpool_fn(3)
 
 
 __all__ = [
