@@ -1,7 +1,10 @@
 //! ferrograd: reverse-mode automatic differentiation with a Rust core.
 //!
 //! Layers, each depending only on the ones above it: [`error`], [`dtype`], [`layout`],
-//! [`storage`], [`buffer_cache`], [`threads`], [`interrupt`] (foundations); [`kernels`]
+//! [`storage`], [`storage_marks`], [`buffer_cache`], [`threads`], [`interrupt`],
+//! [`inference`], [`foreign`] (foundations: errors, dtypes, layouts, storage with
+//! versions and marks, the buffer cache, the thread pool, Ctrl-C, inference mode, checks
+//! of foreign memory); [`kernels`]
 //! (pure compute over slices); [`op_defs`] (each op family's declaration table, which the
 //! kernels, the differentiable ops and the bindings expand); [`tensor`] (the `Tensor`
 //! handle and raw ops); [`autograd`] (grad mode, nodes, saved tensors, the engine, and the

@@ -22,6 +22,16 @@ Tensor = _core.Tensor
 
 _LAYOUTS_FIRST = {1: "NCL", 2: "NCHW", 3: "NCDHW"}
 _LAYOUTS_LAST = {1: "NLC", 2: "NHWC", 3: "NDHWC"}
+#: ``nd -> (channels-first, channels-last)`` data_format names.
+LAYOUTS = {nd: (_LAYOUTS_FIRST[nd], _LAYOUTS_LAST[nd]) for nd in (1, 2, 3)}
+
+
+def named(fn: Any, name: str, doc: str) -> Any:
+    """Gives a function made by a per-dimension factory its public name and docstring
+    (the conv/pool ``*1d/2d/3d`` functions are each one factory)."""
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
 
 
 def ints(value: Any, nd: int, what: str, op: str, minimum: int = 1) -> List[int]:

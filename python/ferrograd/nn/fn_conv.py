@@ -98,52 +98,36 @@ def _conv(
     return out.squeeze(0) if unbatched else out
 
 
-def conv1d(
-    x: Tensor,
-    weight: Tensor,
-    bias: Optional[Tensor] = None,
-    stride: Any = 1,
-    padding: Any = 0,
-    dilation: Any = 1,
-    groups: int = 1,
-    data_format: str = "NCL",
-    name: Optional[str] = None,
-) -> Tensor:
-    """1-D convolution of ``x`` ``[N, C, L]`` with ``weight`` ``[out, C/groups, k]``."""
-    return _conv(1, "conv1d", x, weight, bias, stride, padding, dilation, groups, data_format)
+def _conv_fn(nd: int) -> Any:
+    first, last = W.LAYOUTS[nd]
+    op = f"conv{nd}d"
+
+    def conv(
+        x: Tensor,
+        weight: Tensor,
+        bias: Optional[Tensor] = None,
+        stride: Any = 1,
+        padding: Any = 0,
+        dilation: Any = 1,
+        groups: int = 1,
+        data_format: str = first,
+        name: Optional[str] = None,
+    ) -> Tensor:
+        return _conv(nd, op, x, weight, bias, stride, padding, dilation, groups, data_format)
+
+    return W.named(
+        conv,
+        op,
+        f"""{nd}-D convolution (cross-correlation, as in both peers) of ``x`` ``[N, C, *S]``
+    (``data_format="{last}"``: channels last) with ``weight`` ``[out, C/groups, *k]`` and
+    optional ``bias`` ``[out]``. ``padding``: an int, ints per dim, Paddle's per-side
+    lists, ``"same"`` or ``"valid"``.""",
+    )
 
 
-def conv2d(
-    x: Tensor,
-    weight: Tensor,
-    bias: Optional[Tensor] = None,
-    stride: Any = 1,
-    padding: Any = 0,
-    dilation: Any = 1,
-    groups: int = 1,
-    data_format: str = "NCHW",
-    name: Optional[str] = None,
-) -> Tensor:
-    """2-D convolution (cross-correlation, as in both peers) of ``x`` ``[N, C, H, W]``
-    (``data_format="NHWC"``: ``[N, H, W, C]``) with ``weight`` ``[out, C/groups, kh, kw]``
-    and optional ``bias`` ``[out]``. ``padding``: an int, ints per dim, Paddle's per-side
-    lists, ``"same"`` or ``"valid"``."""
-    return _conv(2, "conv2d", x, weight, bias, stride, padding, dilation, groups, data_format)
-
-
-def conv3d(
-    x: Tensor,
-    weight: Tensor,
-    bias: Optional[Tensor] = None,
-    stride: Any = 1,
-    padding: Any = 0,
-    dilation: Any = 1,
-    groups: int = 1,
-    data_format: str = "NCDHW",
-    name: Optional[str] = None,
-) -> Tensor:
-    """3-D convolution of ``x`` ``[N, C, D, H, W]`` with ``weight`` ``[out, C/groups, kd, kh, kw]``."""
-    return _conv(3, "conv3d", x, weight, bias, stride, padding, dilation, groups, data_format)
+conv1d = _conv_fn(1)
+conv2d = _conv_fn(2)
+conv3d = _conv_fn(3)
 
 
 def _conv_transpose(
@@ -221,7 +205,10 @@ def _conv_transpose(
     return out.squeeze(0) if unbatched else out
 
 
-def _transpose_fn(nd: int, name: str, fmt: str) -> Any:
+def _transpose_fn(nd: int) -> Any:
+    first, _ = W.LAYOUTS[nd]
+    op = f"conv_transpose{nd}d"
+
     def conv_transpose(
         x: Tensor,
         weight: Tensor,
@@ -232,7 +219,7 @@ def _transpose_fn(nd: int, name: str, fmt: str) -> Any:
         groups: int = 1,
         dilation: Any = 1,
         output_size: Any = None,
-        data_format: str = fmt,
+        data_format: str = first,
         name: Optional[str] = None,
     ) -> Tensor:
         return _conv_transpose(
@@ -240,21 +227,20 @@ def _transpose_fn(nd: int, name: str, fmt: str) -> Any:
             output_size, data_format,
         )  # fmt: skip
 
-    op = name
-    conv_transpose.__name__ = conv_transpose.__qualname__ = name
-    conv_transpose.__doc__ = (
+    return W.named(
+        conv_transpose,
+        op,
         f"{nd}-D transposed convolution (the gradient of conv{nd}d with respect to its "
         f"input) of ``x`` ``[N, in, *S]`` with ``weight`` ``[in, out/groups, *k]``. "
         f"``output_padding`` (or ``output_size``) picks among the output sizes that "
         f"stride > 1 leaves open. Argument order as in PyTorch (Paddle's ``groups`` and "
-        f"``dilation`` come after ``output_padding`` as well)."
+        f"``dilation`` come after ``output_padding`` as well).",
     )
-    return conv_transpose
 
 
-conv_transpose1d = _transpose_fn(1, "conv_transpose1d", "NCL")
-conv_transpose2d = _transpose_fn(2, "conv_transpose2d", "NCHW")
-conv_transpose3d = _transpose_fn(3, "conv_transpose3d", "NCDHW")
+conv_transpose1d = _transpose_fn(1)
+conv_transpose2d = _transpose_fn(2)
+conv_transpose3d = _transpose_fn(3)
 conv1d_transpose = conv_transpose1d  # Paddle's names
 conv2d_transpose = conv_transpose2d
 conv3d_transpose = conv_transpose3d

@@ -266,17 +266,10 @@ def _max_unpool(
 
 # The public functions: one factory per family, instantiated for 1, 2 and 3 spatial dims
 # (they differ only in the dimension count and the default data_format).
-_LAYOUTS = {1: ("NCL", "NLC"), 2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}
-
-
-def _named(fn: Any, name: str, doc: str) -> Any:
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = doc
-    return fn
 
 
 def _max_pool_fn(nd: int) -> Any:
-    first, last = _LAYOUTS[nd]
+    first, last = W.LAYOUTS[nd]
     op = f"max_pool{nd}d"
 
     def max_pool(
@@ -297,7 +290,7 @@ def _max_pool_fn(nd: int) -> Any:
             return_indices, return_mask, data_format,
         )  # fmt: skip
 
-    return _named(
+    return W.named(
         max_pool,
         op,
         f"""{nd}-D max pooling of ``[N, C, *S]`` (``data_format="{last}"``: channels last);
@@ -307,7 +300,7 @@ def _max_pool_fn(nd: int) -> Any:
 
 
 def _avg_pool_fn(nd: int) -> Any:
-    first, _ = _LAYOUTS[nd]
+    first, _ = W.LAYOUTS[nd]
     op = f"avg_pool{nd}d"
 
     def avg_pool(
@@ -328,7 +321,7 @@ def _avg_pool_fn(nd: int) -> Any:
             count_include_pad, divisor_override, exclusive, data_format,
         )  # fmt: skip
 
-    return _named(
+    return W.named(
         avg_pool,
         op,
         f"""{nd}-D average pooling; ``count_include_pad`` (PyTorch, default True) or
@@ -337,7 +330,7 @@ def _avg_pool_fn(nd: int) -> Any:
 
 
 def _adaptive_avg_fn(nd: int) -> Any:
-    first, _ = _LAYOUTS[nd]
+    first, _ = W.LAYOUTS[nd]
     op = f"adaptive_avg_pool{nd}d"
 
     def adaptive_avg_pool(
@@ -345,7 +338,7 @@ def _adaptive_avg_fn(nd: int) -> Any:
     ) -> Tensor:
         return _adaptive_avg(nd, op, x, output_size, data_format)
 
-    return _named(
+    return W.named(
         adaptive_avg_pool,
         op,
         f"""{nd}-D adaptive average pooling to ``output_size`` (``None`` keeps a dim):
@@ -354,7 +347,7 @@ def _adaptive_avg_fn(nd: int) -> Any:
 
 
 def _adaptive_max_fn(nd: int) -> Any:
-    first, _ = _LAYOUTS[nd]
+    first, _ = W.LAYOUTS[nd]
     op = f"adaptive_max_pool{nd}d"
 
     def adaptive_max_pool(
@@ -368,7 +361,7 @@ def _adaptive_max_fn(nd: int) -> Any:
     ) -> Any:
         return _adaptive_max(nd, op, x, output_size, return_indices, return_mask, data_format)
 
-    return _named(
+    return W.named(
         adaptive_max_pool,
         op,
         f"""{nd}-D adaptive max pooling to ``output_size`` (windows as in
@@ -377,7 +370,7 @@ def _adaptive_max_fn(nd: int) -> Any:
 
 
 def _max_unpool_fn(nd: int) -> Any:
-    first, _ = _LAYOUTS[nd]
+    first, _ = W.LAYOUTS[nd]
     op = f"max_unpool{nd}d"
 
     def max_unpool(
@@ -394,7 +387,7 @@ def _max_unpool_fn(nd: int) -> Any:
             nd, op, x, indices, kernel_size, stride, padding, output_size, data_format
         )
 
-    return _named(
+    return W.named(
         max_unpool,
         op,
         f"""{nd}-D max unpooling: zeros of the output size with ``x`` written at
