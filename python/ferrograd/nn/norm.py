@@ -37,6 +37,24 @@ def _check_features(n: Any, what: str, arg: str = "num_features") -> int:
     return n
 
 
+def _torch_state(m: Module, n: int, affine: bool, track: bool, d: Any) -> None:
+    """PyTorch's batch/instance-norm state: ``weight``/``bias`` when ``affine``, the
+    running statistics and ``num_batches_tracked`` when ``track`` (else None entries)."""
+    if affine:
+        m.weight = Parameter(_core.ones([n], dtype=d))
+        m.bias = Parameter(_core.zeros([n], dtype=d))
+    else:
+        m.register_parameter("weight", None)
+        m.register_parameter("bias", None)
+    buffers = (
+        (_core.zeros([n], dtype=d), _core.ones([n], dtype=d), _core.tensor(0, dtype="int64"))
+        if track
+        else (None, None, None)
+    )
+    for name, value in zip(("running_mean", "running_var", "num_batches_tracked"), buffers):
+        m.register_buffer(name, value)
+
+
 class _BatchNormTorch(Module):
     """PyTorch's batch norm; subclasses fix the accepted input ranks."""
 
@@ -61,21 +79,7 @@ class _BatchNormTorch(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        d = _dt(dtype)
-        if affine:
-            self.weight = Parameter(_core.ones([num_features], dtype=d))
-            self.bias = Parameter(_core.zeros([num_features], dtype=d))
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        if track_running_stats:
-            self.register_buffer("running_mean", _core.zeros([num_features], dtype=d))
-            self.register_buffer("running_var", _core.ones([num_features], dtype=d))
-            self.register_buffer("num_batches_tracked", _core.tensor(0, dtype="int64"))
-        else:
-            self.register_buffer("running_mean", None)
-            self.register_buffer("running_var", None)
-            self.register_buffer("num_batches_tracked", None)
+        _torch_state(self, num_features, affine, track_running_stats, _dt(dtype))
 
     def reset_running_stats(self) -> None:
         """Running mean 0, running variance 1, no batches seen."""
@@ -379,21 +383,7 @@ class _InstanceNormTorch(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        d = _dt(dtype)
-        if affine:
-            self.weight = Parameter(_core.ones([num_features], dtype=d))
-            self.bias = Parameter(_core.zeros([num_features], dtype=d))
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        if track_running_stats:
-            self.register_buffer("running_mean", _core.zeros([num_features], dtype=d))
-            self.register_buffer("running_var", _core.ones([num_features], dtype=d))
-            self.register_buffer("num_batches_tracked", _core.tensor(0, dtype="int64"))
-        else:
-            self.register_buffer("running_mean", None)
-            self.register_buffer("running_var", None)
-            self.register_buffer("num_batches_tracked", None)
+        _torch_state(self, num_features, affine, track_running_stats, _dt(dtype))
 
     def forward(self, x: Tensor) -> Tensor:
         """Instance-normalised ``x``."""
