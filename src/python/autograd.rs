@@ -1,9 +1,9 @@
 //! `backward`, `grad`, and thread-local grad mode, as module functions.
 
-use super::convert::operand;
-use super::errors::IntoPy;
-use super::tensor::{wrap, PyTensor};
 use crate::autograd::engine::{self, BackwardOptions};
+use crate::python::convert::operand;
+use crate::python::errors::IntoPy;
+use crate::python::tensor::class::{wrap, PyTensor};
 use crate::tensor::Tensor;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;

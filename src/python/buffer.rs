@@ -13,8 +13,8 @@
 //! "NumPy interop and aliasing"). A writable export is counted on the storage, and saves
 //! made while it is alive keep a copy.
 
-use super::tensor::PyTensor;
 use crate::dtype::DType;
+use crate::python::tensor::class::PyTensor;
 use crate::tensor::Tensor;
 use pyo3::exceptions::PyBufferError;
 use pyo3::ffi;

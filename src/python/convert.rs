@@ -1,10 +1,10 @@
 //! Conversions between Python objects and tensors: scalars, nested sequences, NumPy
 //! arrays (copied, or shared by `from_numpy`), and tensors back to NumPy and Python.
 
-use super::errors::IntoPy;
-use super::tensor::PyTensor;
 use crate::dtype::{DType, Element, ScalarKind};
 use crate::error::Error;
+use crate::python::errors::IntoPy;
+use crate::python::tensor::class::PyTensor;
 use crate::storage::Storage;
 use crate::tensor::Tensor;
 use half::f16;

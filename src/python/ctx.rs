@@ -3,9 +3,9 @@
 //! marks (`mark_dirty`, `mark_non_differentiable`, `mark_not_inplace`), and any attribute
 //! the user sets. Takes part in Python's GC so attribute cycles are collected.
 
-use super::errors::IntoPy;
-use super::tensor::{wrap, PyTensor};
 use crate::autograd::SavedTensor;
+use crate::python::errors::IntoPy;
+use crate::python::tensor::class::{wrap, PyTensor};
 use crate::tensor::Tensor;
 use parking_lot::Mutex;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
@@ -47,7 +47,7 @@ pub(crate) struct CtxState {
     /// `ClassBackward`, for error messages.
     pub name: String,
     /// Attributes that hold the layer's own outputs, kept without owning the node.
-    pub output_attrs: Vec<super::ctx_attrs::OutputAttribute>,
+    pub output_attrs: Vec<crate::python::ctx_attrs::OutputAttribute>,
 }
 
 /// Context passed to a custom layer's `forward` and `backward`.
@@ -277,7 +277,9 @@ impl PyCtx {
             out.push(match it {
                 Item::Obj(o) => o,
                 Item::Saved(saved, original) => {
-                    let t = saved.unpack(&name).map_err(super::errors::to_pyerr)?;
+                    let t = saved
+                        .unpack(&name)
+                        .map_err(crate::python::errors::to_pyerr)?;
                     match original {
                         Some(o)
                             if o.bind(py)

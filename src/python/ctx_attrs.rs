@@ -10,9 +10,9 @@
 //! saved outputs are held), and reading the attribute rebuilds the tensor: same memory,
 //! same place in the graph. No cycle is ever formed.
 
-use super::ctx::PyCtx;
-use super::tensor::{wrap, PyTensor};
 use crate::autograd::node::{Node, NodeRef};
+use crate::python::ctx::PyCtx;
+use crate::python::tensor::class::{wrap, PyTensor};
 use crate::tensor::Tensor;
 use pyo3::exceptions::{PyAttributeError, PyRuntimeError};
 use pyo3::prelude::*;

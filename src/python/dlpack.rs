@@ -7,8 +7,8 @@
 //! consumer calls the deleter; imports wrap the producer's memory as a foreign storage
 //! whose drop calls the producer's deleter. Everything is CPU memory.
 
-use super::errors::IntoPy;
-use super::tensor::{wrap, PyTensor};
+use crate::python::errors::IntoPy;
+use crate::python::tensor::class::{wrap, PyTensor};
 use crate::storage::Storage;
 use crate::tensor::Tensor;
 use pyo3::exceptions::{PyBufferError, PyRuntimeError, PyTypeError, PyValueError};
@@ -19,7 +19,7 @@ use std::ffi::{c_void, CStr};
 use std::os::raw::c_char;
 use std::sync::Arc;
 
-use super::dlpack_abi::*;
+use crate::python::dlpack_abi::*;
 
 // ---------------------------------------------------------------------------------------
 // export
@@ -338,7 +338,7 @@ unsafe fn tensor_from_dl(dl: &DLTensor, owner: Imported, writable: bool) -> PyRe
         Ok(v) => v,
         Err(e) => {
             drop(owner);
-            return Err(super::errors::to_pyerr(e));
+            return Err(crate::python::errors::to_pyerr(e));
         }
     };
     // SAFETY: every element reachable through the layout lies in [base, base + len), a
@@ -445,7 +445,7 @@ pub fn from_dlpack(
     device: Option<&Bound<'_, PyAny>>,
     copy: Option<bool>,
 ) -> PyResult<Py<PyTensor>> {
-    super::functions::check_device(device, "from_dlpack")?;
+    crate::python::functions::check_device(device, "from_dlpack")?;
     if let Ok(t) = x.cast::<PyTensor>() {
         let t = &t.get().inner;
         return wrap(

@@ -1,12 +1,12 @@
 //! Module-level factories: `tensor`, `to_tensor`, `from_numpy`, `zeros`, `ones`, `full`,
 //! `arange`, `linspace`, `eye`, the random family and `seed`.
 
-use super::convert::{numpy_to_tensor, scalar_kind, tensor_item};
-use super::dtype::parse_opt_dtype;
-use super::errors::IntoPy;
-use super::tensor::{wrap, PyTensor};
-use super::tensor_shape::parse_dims;
 use crate::dtype::{DType, ScalarKind};
+use crate::python::convert::{numpy_to_tensor, scalar_kind, tensor_item};
+use crate::python::dtype::parse_opt_dtype;
+use crate::python::errors::IntoPy;
+use crate::python::tensor::class::{wrap, PyTensor};
+use crate::python::tensor::shape::parse_dims;
 use crate::tensor::{self as core, Tensor};
 use numpy::PyUntypedArray;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -115,7 +115,7 @@ pub fn tensor_fn(
 ) -> PyT {
     let _ = (pin_memory, name);
     check_device(device, "tensor")?;
-    let t = super::convert::to_tensor(data, parse_opt_dtype(dtype)?)?;
+    let t = crate::python::convert::to_tensor(data, parse_opt_dtype(dtype)?)?;
     finish(py, "tensor", t, requires_grad, stop_gradient)
 }
 
@@ -138,7 +138,7 @@ pub fn to_tensor(
     let _ = name;
     check_device(place, "to_tensor")?;
     check_device(device, "to_tensor")?;
-    let t = super::convert::to_tensor(data, parse_opt_dtype(dtype)?)?;
+    let t = crate::python::convert::to_tensor(data, parse_opt_dtype(dtype)?)?;
     finish(py, "to_tensor", t, requires_grad, stop_gradient)
 }
 
@@ -433,7 +433,7 @@ macro_rules! random_factory {
             stop_gradient: Option<bool>,
             name: Option<&Bound<'_, PyAny>>,
             device: Option<&Bound<'_, PyAny>>,
-            generator: Option<PyRef<'_, super::random::PyGenerator>>,
+            generator: Option<PyRef<'_, crate::python::random::PyGenerator>>,
         ) -> PyT {
             let _ = name;
             let op = stringify!($name);
@@ -478,7 +478,7 @@ pub fn randint(
     requires_grad: bool,
     stop_gradient: Option<bool>,
     device: Option<&Bound<'_, PyAny>>,
-    generator: Option<PyRef<'_, super::random::PyGenerator>>,
+    generator: Option<PyRef<'_, crate::python::random::PyGenerator>>,
 ) -> PyT {
     let _ = name;
     check_device(device, "randint")?;

@@ -2,10 +2,10 @@
 //! thread-local and lives in the core; these adapters take the GIL only for the call of
 //! the user's hook, and a hook's exception comes out unchanged.
 
-use super::errors::{from_pyerr, IntoPy};
-use super::tensor::{wrap, PyTensor};
 use crate::autograd::saved::{self, PackedTensor, SavedTensorHooks};
 use crate::error::{Error, Result};
+use crate::python::errors::{from_pyerr, IntoPy};
+use crate::python::tensor::class::{wrap, PyTensor};
 use crate::tensor::Tensor;
 use parking_lot::Mutex;
 use pyo3::prelude::*;

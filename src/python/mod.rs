@@ -20,8 +20,6 @@ mod dtype;
 mod errors;
 mod functions;
 mod hooks;
-mod indexing;
-mod linalg;
 mod memory;
 mod node;
 mod optim;
@@ -29,7 +27,6 @@ mod optim_more;
 mod post_accumulate;
 mod pylayer;
 mod random;
-mod repr;
 mod signals;
 mod static_exec;
 mod static_ops;
@@ -37,13 +34,6 @@ mod static_ops_ext;
 mod static_program;
 mod static_pyfunc;
 mod tensor;
-mod tensor_complex;
-mod tensor_conv;
-mod tensor_ops;
-mod tensor_reduce;
-mod tensor_scan;
-mod tensor_scatter;
-mod tensor_shape;
 mod tofile;
 
 use pyo3::prelude::*;
@@ -52,14 +42,14 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     dtype::register(m)?;
-    m.add_class::<tensor::PyTensor>()?;
+    m.add_class::<tensor::class::PyTensor>()?;
     m.add_class::<node::PyNode>()?;
     m.add_class::<node::PyAccumulateGrad>()?;
     m.add_class::<node::PyHookHandle>()?;
     m.add_class::<array_interface::ArrayExport>()?;
     // Whether `memoryview(tensor)` works: false in the abi3 wheel (see buffer.rs).
     m.add("_HAS_BUFFER_PROTOCOL", cfg!(not(feature = "abi3")))?;
-    m.add_function(wrap_pyfunction!(tensor::_set_size_class, m)?)?;
+    m.add_function(wrap_pyfunction!(tensor::class::_set_size_class, m)?)?;
     m.add_function(wrap_pyfunction!(memory::set_buffer_cache_limit, m)?)?;
     m.add_function(wrap_pyfunction!(memory::empty_buffer_cache, m)?)?;
     m.add_function(wrap_pyfunction!(memory::buffer_cache_info, m)?)?;
@@ -85,10 +75,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::seed, m)?)?;
     m.add_function(wrap_pyfunction!(functions::_rng_state, m)?)?;
     m.add_function(wrap_pyfunction!(functions::_set_rng_state, m)?)?;
-    m.add_function(wrap_pyfunction!(indexing::concat, m)?)?;
-    m.add_function(wrap_pyfunction!(indexing::stack, m)?)?;
-    m.add_function(wrap_pyfunction!(indexing::split, m)?)?;
-    m.add_function(wrap_pyfunction!(indexing::where_fn, m)?)?;
+    m.add_function(wrap_pyfunction!(tensor::indexing::concat, m)?)?;
+    m.add_function(wrap_pyfunction!(tensor::indexing::stack, m)?)?;
+    m.add_function(wrap_pyfunction!(tensor::indexing::split, m)?)?;
+    m.add_function(wrap_pyfunction!(tensor::indexing::where_fn, m)?)?;
     m.add_class::<ctx::PyCtx>()?;
     m.add_function(wrap_pyfunction!(pylayer::_apply_paddle, m)?)?;
     m.add_function(wrap_pyfunction!(pylayer::_apply_torch, m)?)?;
@@ -114,16 +104,22 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<static_exec::PyExecutor>()?;
     m.add_function(wrap_pyfunction!(static_pyfunc::_py_func_eager, m)?)?;
     m.add_class::<optim::PyParamGroupState>()?;
-    m.add_function(wrap_pyfunction!(tensor_complex::complex_fn, m)?)?;
+    m.add_function(wrap_pyfunction!(tensor::complex::complex_fn, m)?)?;
     m.add_function(wrap_pyfunction!(dlpack::from_dlpack, m)?)?;
     m.add_function(wrap_pyfunction!(signals::_install_sigint_hook, m)?)?;
     m.add_function(wrap_pyfunction!(debug::_debug_panic, m)?)?;
     // sliding-window ops behind convolution and pooling (nn/fn_conv.py, nn/fn_pool.py)
-    m.add_function(wrap_pyfunction!(tensor_conv::_unfold, m)?)?;
-    m.add_function(wrap_pyfunction!(tensor_conv::_fold, m)?)?;
-    m.add_function(wrap_pyfunction!(tensor_conv::_max_pool_indices, m)?)?;
-    m.add_function(wrap_pyfunction!(tensor_conv::_take_in_planes, m)?)?;
-    m.add_function(wrap_pyfunction!(tensor_conv::_unpool_put, m)?)?;
+    m.add_function(wrap_pyfunction!(tensor::sliding_window::_unfold, m)?)?;
+    m.add_function(wrap_pyfunction!(tensor::sliding_window::_fold, m)?)?;
+    m.add_function(wrap_pyfunction!(
+        tensor::sliding_window::_max_pool_indices,
+        m
+    )?)?;
+    m.add_function(wrap_pyfunction!(
+        tensor::sliding_window::_take_in_planes,
+        m
+    )?)?;
+    m.add_function(wrap_pyfunction!(tensor::sliding_window::_unpool_put, m)?)?;
     // random generators and samplers; default dtype; print options (ferrograd.random_gen)
     m.add_class::<random::PyGenerator>()?;
     for f in [
@@ -138,11 +134,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(random::_multinomial, m)?,
         wrap_pyfunction!(random::_set_default_dtype, m)?,
         wrap_pyfunction!(random::_get_default_dtype, m)?,
-        wrap_pyfunction!(repr::_set_print_options, m)?,
+        wrap_pyfunction!(tensor::repr::_set_print_options, m)?,
     ] {
         m.add_function(f)?;
     }
-    m.add_function(wrap_pyfunction!(linalg::_linalg, m)?)?;
+    m.add_function(wrap_pyfunction!(tensor::linalg::_linalg, m)?)?;
     signals::_install_sigint_hook(m.py())?;
     // Python's importing thread joins the kernels' pool (see crate::threads).
     crate::threads::init_pool_with_current_thread();

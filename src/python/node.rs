@@ -1,9 +1,9 @@
 //! Python views of graph nodes (`grad_fn`), hook handles, and Python gradient hooks.
 
-use super::errors::from_pyerr;
-use super::tensor::{wrap, PyTensor};
 use crate::autograd::node::{Edge, GradHook, NodeRef};
 use crate::error::Error;
+use crate::python::errors::from_pyerr;
+use crate::python::tensor::class::{wrap, PyTensor};
 use crate::tensor::Tensor;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;

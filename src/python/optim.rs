@@ -1,9 +1,9 @@
 //! `_core.ParamGroupState`: one optimizer parameter group's parameters and their state
 //! buffers, updated by one Rust call per `step()` (no Python work per parameter).
 
-use super::errors::IntoPy;
-use super::tensor::{wrap, PyTensor};
 use crate::optim::{adam_step, sgd_step, AdamConfig, ParamState, SgdConfig};
+use crate::python::errors::IntoPy;
+use crate::python::tensor::class::{wrap, PyTensor};
 use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 

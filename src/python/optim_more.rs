@@ -1,13 +1,13 @@
 //! `ParamGroupState`'s RMSprop, Adagrad, Adadelta and Adamax steps (one Rust call per
 //! group, the GIL released for large groups).
 
-use super::errors::IntoPy;
-use super::optim::PyParamGroupState;
 use crate::error::Result;
 use crate::optim::{
     adadelta_step, adagrad_step, adamax_step, rmsprop_step, AdadeltaConfig, AdagradConfig,
     AdamaxConfig, ParamState, RmspropConfig,
 };
+use crate::python::errors::IntoPy;
+use crate::python::optim::PyParamGroupState;
 use pyo3::prelude::*;
 
 /// Above this many elements in a group, the update runs with the GIL released.

@@ -1,11 +1,11 @@
 //! `Tensor.register_post_accumulate_grad_hook` and `_queue_callback`: the Python side of
 //! the engine's post-accumulate hooks and end-of-backward callbacks (used by DDP).
 
-use super::errors::{from_pyerr, IntoPy};
-use super::node::PyHookHandle;
-use super::tensor::{wrap, PyTensor};
 use crate::autograd::callbacks;
 use crate::error::Error;
+use crate::python::errors::{from_pyerr, IntoPy};
+use crate::python::node::PyHookHandle;
+use crate::python::tensor::class::{wrap, PyTensor};
 use crate::tensor::Tensor;
 use pyo3::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -6,14 +6,14 @@
 //! cycle forms. The engine calls the node with the GIL released; the node takes the GIL
 //! for exactly the call of the user's `backward`.
 
-use super::ctx::{PyCtx, SavedSlot};
-use super::ctx_attrs::weaken_output_attributes;
-use super::errors::{from_pyerr, to_pyerr};
-use super::tensor::{wrap, PyTensor};
 use crate::autograd::grad_mode::GradModeGuard;
 use crate::autograd::node::{InputMeta, Node, NodeBase, NodeRef};
 use crate::autograd::Recorder;
 use crate::error::{Error, Result};
+use crate::python::ctx::{PyCtx, SavedSlot};
+use crate::python::ctx_attrs::weaken_output_attributes;
+use crate::python::errors::{from_pyerr, to_pyerr};
+use crate::python::tensor::class::{wrap, PyTensor};
 use crate::tensor::Tensor;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;

@@ -2,10 +2,10 @@
 //! executor that runs a program in Rust (the GIL is released while it runs and taken
 //! back only for `py_func` callbacks).
 
-use super::convert::{numpy_to_tensor, tensor_to_numpy, to_tensor};
-use super::errors::IntoPy;
-use super::static_program::PyProgram;
-use super::tensor::{wrap, PyTensor};
+use crate::python::convert::{numpy_to_tensor, tensor_to_numpy, to_tensor};
+use crate::python::errors::IntoPy;
+use crate::python::static_program::PyProgram;
+use crate::python::tensor::class::{wrap, PyTensor};
 use crate::static_graph::{Executor, Scope};
 use crate::tensor::Tensor;
 use numpy::PyUntypedArray;

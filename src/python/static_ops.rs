@@ -85,7 +85,7 @@ pub fn parse_op(name: &str, attrs: Option<&Bound<'_, PyDict>>) -> PyResult<OpKin
                 .transpose()?
                 .flatten()
                 .ok_or_else(|| PyValueError::new_err("cast: needs a dtype"))?;
-            let d: DType = super::dtype::parse_dtype(&d)?;
+            let d: DType = crate::python::dtype::parse_dtype(&d)?;
             OpKind::Cast(d)
         }
         _ => {

@@ -2,8 +2,8 @@
 //! gather, where, argmax, statistics, squeeze/expand ...) as the Python `static`
 //! package passes them, and of the optimizer rules of `minimize`.
 
-use super::errors::IntoPy;
 use crate::optim::{AdamConfig, SgdConfig};
+use crate::python::errors::IntoPy;
 use crate::static_graph::{ExtOp, ExtReduce, IndexSpec, OpKind, OptRule, Program};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;

@@ -1,13 +1,13 @@
 //! `ferrograd.static` program bindings: `_Program` wraps the core [`Program`]; the
 //! Python `Program`/`Block`/`Variable` classes are thin layers over it.
 
-use super::convert::operand;
-use super::dtype::parse_dtype;
-use super::errors::IntoPy;
-use super::static_ops::parse_op;
-use super::static_ops_ext::{parse_ext, parse_rule};
-use super::static_pyfunc::PyCallbacks;
-use super::tensor::PyTensor;
+use crate::python::convert::operand;
+use crate::python::dtype::parse_dtype;
+use crate::python::errors::IntoPy;
+use crate::python::static_ops::parse_op;
+use crate::python::static_ops_ext::{parse_ext, parse_rule};
+use crate::python::static_pyfunc::PyCallbacks;
+use crate::python::tensor::class::PyTensor;
 use crate::static_graph::{Dim, InitKind, OpKind, Program, VarKind};
 use parking_lot::Mutex;
 use pyo3::exceptions::{PyTypeError, PyValueError};

@@ -1,12 +1,12 @@
 //! `py_func` callbacks: the Python forward/backward functions behind the core's
 //! [`PyFuncCallback`] trait, and the eager (dynamic mode) `py_func`.
 
-use super::convert::{numpy_to_tensor, to_tensor};
-use super::dtype::parse_dtype;
-use super::errors::{from_pyerr, IntoPy};
-use super::static_program::parse_shape;
-use super::tensor::{wrap, PyTensor};
 use crate::error::{Error, Result};
+use crate::python::convert::{numpy_to_tensor, to_tensor};
+use crate::python::dtype::parse_dtype;
+use crate::python::errors::{from_pyerr, IntoPy};
+use crate::python::static_program::parse_shape;
+use crate::python::tensor::class::{wrap, PyTensor};
 use crate::static_graph::{OutSpec, PyFuncCallback, PyFuncOp};
 use crate::tensor::Tensor;
 use numpy::PyUntypedArray;

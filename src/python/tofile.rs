@@ -1,8 +1,8 @@
 //! Writing a tensor's elements straight from its storage to a file (used by
 //! `autograd.graph.save_on_disk`, so packing a saved activation makes no in-memory copy).
 
-use super::errors::IntoPy;
-use super::tensor::PyTensor;
+use crate::python::errors::IntoPy;
+use crate::python::tensor::class::PyTensor;
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 use std::io::Write;

@@ -2,9 +2,9 @@
 //! `min`, `argmax`, `var`, `std`, `logsumexp`, `all`, `any`, `softmax`, `log_softmax`),
 //! accepting both Paddle's `axis=` and torch's `dim=`.
 
-use super::errors::IntoPy;
-use super::tensor::{wrap, PyTensor};
-use super::tensor_ops::*;
+use crate::python::errors::IntoPy;
+use crate::python::tensor::class::{wrap, PyTensor};
+use crate::python::tensor::math::*;
 use pyo3::prelude::*;
 
 type PyT = PyResult<Py<PyTensor>>;

@@ -3,10 +3,10 @@
 //! `kthvalue`, `median`, `mode`, `cummax` / `cummin` and `searchsorted`
 //! (`python/ferrograd/_sort_scan.py` builds the dialects' return types around them).
 
-use super::errors::IntoPy;
-use super::tensor::{wrap, PyTensor};
-use super::tensor_ops::{dtype_arg, maybe_detach};
 use crate::kernels::sort::Pick;
+use crate::python::errors::IntoPy;
+use crate::python::tensor::class::{wrap, PyTensor};
+use crate::python::tensor::math::{dtype_arg, maybe_detach};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 

@@ -1,10 +1,10 @@
 //! Bindings of the sliding-window ops behind convolution and pooling (private `_core`
 //! functions; the public API is `ferrograd.nn.functional`, written in Python over them).
 
-use super::errors::IntoPy;
-use super::tensor::{wrap, PyTensor};
-use super::tensor_ops::maybe_detach;
 use crate::kernels::conv::Window;
+use crate::python::errors::IntoPy;
+use crate::python::tensor::class::{wrap, PyTensor};
+use crate::python::tensor::math::maybe_detach;
 use pyo3::prelude::*;
 
 type PyT = PyResult<Py<PyTensor>>;

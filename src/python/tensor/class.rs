@@ -1,16 +1,17 @@
 //! The `Tensor` Python class: a thin handle over the Rust [`Tensor`], with its
-//! properties, autograd attributes and conversions. Op methods live in `tensor_ops.rs`.
+//! properties and plain autograd attributes. A leaf of the bindings: it uses only
+//! `errors` and `dtype`, so every other binding file can use it without a cycle. The
+//! methods that need other binding files are beside them: `autograd_methods.rs`
+//! (`grad_fn`, hooks, `backward`), `conversions.rs` (construction, NumPy, `item`, `repr`);
+//! op methods are in `math.rs`, `reduce.rs`, `shape.rs`, ...
 
-use super::convert::{tensor_item, tensor_to_numpy, to_tensor};
-use super::dtype::{parse_opt_dtype, PyDType};
-use super::errors::IntoPy;
-use crate::autograd::engine::{self, BackwardOptions};
+use crate::python::dtype::PyDType;
+use crate::python::errors::IntoPy;
 use crate::tensor::Tensor;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyTuple, PyType};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A multi-dimensional array with reverse-mode autograd.
 #[pyclass(name = "Tensor", module = "ferrograd", subclass, weakref, dict, frozen)]
@@ -19,12 +20,11 @@ pub struct PyTensor {
     /// memory) and PyO3 writing these fields. On CPython 3.11/3.12 that window contains an
     /// allocation (the eager instance `__dict__`), which can run the GC; `__traverse__`
     /// must then see nothing.
-    ready: bool,
+    pub(super) ready: bool,
     pub(crate) inner: Tensor,
 }
 
 static SIZE_CLASS: PyOnceLock<Py<PyType>> = PyOnceLock::new();
-static NEXT_HOOK_ID: AtomicU64 = AtomicU64::new(1);
 
 /// Installs the Python `Size` class (a tuple that also equals lists) used by `.shape`.
 #[pyfunction]
@@ -64,27 +64,6 @@ impl PyTensor {
 
 #[pymethods]
 impl PyTensor {
-    #[new]
-    #[pyo3(signature = (data=None, dtype=None))]
-    fn py_new(data: Option<&Bound<'_, PyAny>>, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
-        let dtype = parse_opt_dtype(dtype)?;
-        let t = match data {
-            None => {
-                crate::tensor::zeros(&[0], dtype.unwrap_or(crate::dtype::default_float())).py()?
-            }
-            Some(d) => {
-                let t = to_tensor(d, dtype)?;
-                // torch.Tensor(data) is float32 unless told otherwise
-                if dtype.is_none() && !t.dtype().is_differentiable() {
-                    t.cast_raw(crate::dtype::default_float()).py()?
-                } else {
-                    t
-                }
-            }
-        };
-        Ok(PyTensor::new(t))
-    }
-
     /// Dimensions as a `Size` (equal to both a tuple and a list).
     #[getter]
     fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
@@ -219,15 +198,6 @@ impl PyTensor {
         self.inner.is_leaf()
     }
 
-    /// The node that produced this tensor (None for leaves).
-    #[getter]
-    fn grad_fn(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
-        self.inner
-            .grad_fn()
-            .map(|n| super::node::node_object(py, n))
-            .transpose()
-    }
-
     /// Accumulated gradient (None until a backward pass reaches this tensor).
     #[getter]
     fn grad(&self, py: Python<'_>) -> PyResult<Option<Py<PyTensor>>> {
@@ -298,7 +268,7 @@ impl PyTensor {
         match t.grad_fn() {
             None => {
                 if !t.requires_grad() {
-                    return Err(super::errors::usage_error(
+                    return Err(crate::python::errors::usage_error(
                         "retain_grad() on a tensor that does not require grad".to_string(),
                     ));
                 }
@@ -322,117 +292,6 @@ impl PyTensor {
     /// Paddle spelling of `retain_grad`.
     fn retain_grads(&self) -> PyResult<()> {
         self.retain_grad()
-    }
-
-    /// Registers `hook(grad)`, run when this tensor's gradient is computed; a non-None
-    /// return value replaces the gradient. Returns a handle with `remove()`.
-    fn register_hook(&self, hook: Py<PyAny>) -> PyResult<super::node::PyHookHandle> {
-        let t = &self.inner;
-        if !t.requires_grad() {
-            return Err(super::errors::usage_error(
-                "cannot register a hook on a tensor that does not require grad (set \
-                 requires_grad=True / stop_gradient=False first)"
-                    .to_string(),
-            ));
-        }
-        let id = NEXT_HOOK_ID.fetch_add(1, Ordering::Relaxed);
-        let f = super::node::python_grad_hook(hook);
-        match t.grad_fn() {
-            Some(node) => {
-                node.base().pre_hooks.lock().push((t.output_nr(), id, f));
-                Ok(super::node::PyHookHandle::on_node(node, id))
-            }
-            None => {
-                t.meta().hooks.push((id, f));
-                Ok(super::node::PyHookHandle::on_leaf(t.clone(), id))
-            }
-        }
-    }
-
-    /// Runs backward from this tensor. Without `grad_tensor`, the gradient is ones of this
-    /// tensor's shape (Paddle semantics; torch requires a scalar here).
-    #[pyo3(signature = (grad_tensor=None, retain_graph=None, create_graph=false, gradient=None))]
-    fn backward(
-        &self,
-        py: Python<'_>,
-        grad_tensor: Option<&Bound<'_, PyAny>>,
-        retain_graph: Option<bool>,
-        create_graph: bool,
-        gradient: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<()> {
-        if !self.inner.requires_grad() {
-            // Paddle: a no-op (seed code relies on it); say so instead of failing silently
-            pyo3::PyErr::warn(
-                py,
-                &py.get_type::<pyo3::exceptions::PyUserWarning>(),
-                c"backward() was called on a tensor that does not require grad (nothing that \
-                  requires grad was used to compute it); no gradient was computed",
-                1,
-            )?;
-            return Ok(());
-        }
-        let g = super::autograd::root_grad(&self.inner, grad_tensor.or(gradient), 0)?;
-        let root = self.inner.clone();
-        let opts = BackwardOptions {
-            retain_graph: retain_graph.unwrap_or(create_graph),
-            create_graph,
-        };
-        py.detach(move || engine::backward(&[root], vec![g], opts))
-            .py()
-    }
-
-    // ---- conversions -----------------------------------------------------------------
-
-    /// A NumPy array holding a copy of the values.
-    fn numpy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        tensor_to_numpy(py, &self.inner)
-    }
-
-    /// NumPy array protocol. `np.asarray(t)` gets a view of the tensor's memory (no
-    /// copy; the array keeps the storage alive, see `array_interface.rs`); `copy=True`, a
-    /// `dtype` other than the tensor's, and bfloat16 (which NumPy lacks: a float32 copy)
-    /// give a copy.
-    #[pyo3(signature = (dtype=None, copy=None))]
-    fn __array__<'py>(
-        &self,
-        py: Python<'py>,
-        dtype: Option<&Bound<'py, PyAny>>,
-        copy: Option<bool>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let view = if copy == Some(true) {
-            None
-        } else {
-            super::array_interface::numpy_view(py, &self.inner)?
-        };
-        let a = match view {
-            Some(v) => v,
-            None if copy == Some(false) => {
-                return Err(PyValueError::new_err(
-                    "this tensor cannot be viewed by NumPy without a copy (copy=False): NumPy \
-                     has no bfloat16, so only a float32 copy is possible; use copy=None, or \
-                     from_dlpack to share bfloat16 memory with a library that has it",
-                ))
-            }
-            None => tensor_to_numpy(py, &self.inner)?,
-        };
-        match dtype {
-            Some(d) if !d.is_none() => {
-                let kw = pyo3::types::PyDict::new(py);
-                kw.set_item("copy", false)?; // `a` is already a copy when one was asked for
-                a.call_method("astype", (d,), Some(&kw))
-            }
-            _ => Ok(a),
-        }
-    }
-
-    /// Nested Python lists (a Python scalar for 0-d tensors).
-    fn tolist<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        tensor_to_numpy(py, &self.inner)?.call_method0("tolist")
-    }
-
-    /// The single element as a Python scalar.
-    fn item<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        tensor_item(py, &self.inner)
     }
 
     fn __float__(&self) -> PyResult<f64> {
@@ -479,50 +338,8 @@ impl PyTensor {
             || (self.inner.dtype().is_complex() && tensor_item_is_nonzero_complex(&self.inner)))
     }
 
-    /// `complex(t)`: the single element as a Python complex (one-element tensors only).
-    fn __complex__(&self, py: Python<'_>) -> PyResult<num_complex::Complex64> {
-        tensor_item(py, &self.inner)?.extract()
-    }
-
     fn __hash__(&self) -> u64 {
         self.inner.id() as u64
-    }
-
-    /// GC support: when this object is the only owner of its tensor and of the custom
-    /// layer node that produced it, the node's ctx is reachable only through us, so we
-    /// report it (cycles like `ctx.y = y` are then collectable). Shared owners report
-    /// nothing, which keeps the GC's reference arithmetic exact.
-    fn __traverse__(&self, visit: pyo3::PyVisit<'_>) -> Result<(), pyo3::PyTraverseError> {
-        // SAFETY: a volatile read of a plain bool; zeroed (not yet initialised) memory
-        // reads as false, and then no other field is touched.
-        if !unsafe { std::ptr::read_volatile(&self.ready) } {
-            return Ok(());
-        }
-        if self.inner.handle_count() != 1 {
-            return Ok(());
-        }
-        let Some(meta) = self.inner.try_meta() else {
-            return Ok(());
-        };
-        if let Some(node) = &meta.grad_fn {
-            if std::sync::Arc::strong_count(node.arc()) == 1 {
-                if let Some(layer) = node
-                    .as_any()
-                    .and_then(|a| a.downcast_ref::<super::pylayer::PyLayerNode>())
-                {
-                    visit.call(&layer.ctx)?;
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        super::repr::tensor_repr(py, &self.inner)
-    }
-
-    fn __str__(&self, py: Python<'_>) -> PyResult<String> {
-        super::repr::tensor_repr(py, &self.inner)
     }
 }
 

@@ -3,9 +3,9 @@
 //! `put_along_axis`, Paddle's row `scatter`, ...) live in `python/ferrograd/_ops_scatter.py`,
 //! which parses both dialects' arguments and composes these.
 
-use super::errors::IntoPy;
-use super::tensor::{wrap, PyTensor};
-use super::tensor_ops::maybe_detach;
+use crate::python::errors::IntoPy;
+use crate::python::tensor::class::{wrap, PyTensor};
+use crate::python::tensor::math::maybe_detach;
 use pyo3::prelude::*;
 
 type PyT = PyResult<Py<PyTensor>>;

@@ -1,12 +1,12 @@
 //! Shape, dtype-conversion and in-place methods of the Python `Tensor`.
 
-use super::convert::operand;
-use super::dtype::parse_dtype;
-use super::errors::IntoPy;
-use super::functions::check_device;
-use super::tensor::{wrap, PyTensor};
-use super::tensor_ops::{operand_arg, real_bound, scalar_arg};
 use crate::dtype::DType;
+use crate::python::convert::operand;
+use crate::python::dtype::parse_dtype;
+use crate::python::errors::IntoPy;
+use crate::python::functions::check_device;
+use crate::python::tensor::class::{wrap, PyTensor};
+use crate::python::tensor::math::{operand_arg, real_bound, scalar_arg};
 use crate::tensor::BinaryOp;
 use num_complex::Complex64;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -115,7 +115,7 @@ impl PyTensor {
         dim: Option<&Bound<'_, PyAny>>,
     ) -> PyT {
         let _ = name;
-        let ax = super::tensor_ops::parse_axes(axis.or(dim))?;
+        let ax = crate::python::tensor::math::parse_axes(axis.or(dim))?;
         wrap(py, self.inner.squeeze(ax.as_deref()).py()?)
     }
     /// Inserts size-1 dims at `axis` (an int or a list).
@@ -128,7 +128,7 @@ impl PyTensor {
         dim: Option<&Bound<'_, PyAny>>,
     ) -> PyT {
         let _ = name;
-        let ax = super::tensor_ops::parse_axes(axis.or(dim))?
+        let ax = crate::python::tensor::math::parse_axes(axis.or(dim))?
             .ok_or_else(|| PyTypeError::new_err("unsqueeze() needs an axis"))?;
         let mut t = self.inner.clone();
         let mut sorted = ax.clone();

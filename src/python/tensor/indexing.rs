@@ -6,11 +6,11 @@
 //! function means 3 sections (Paddle), `x.split(3)` as a method means chunks of size 3
 //! (torch), and the keywords `num_or_sections=` / `split_size_or_sections=` decide either.
 
-use super::convert::{operand, scalar_kind, to_tensor};
-use super::errors::IntoPy;
-use super::tensor::{wrap, PyTensor};
 use crate::autograd::ops::index::IndexItem;
 use crate::dtype::DType;
+use crate::python::convert::{operand, scalar_kind, to_tensor};
+use crate::python::errors::IntoPy;
+use crate::python::tensor::class::{wrap, PyTensor};
 use crate::tensor::Tensor;
 use pyo3::exceptions::{PyIndexError, PyMemoryError, PyTypeError, PyValueError};
 use pyo3::prelude::*;

@@ -2,8 +2,8 @@
 //! `crate::tensor::linalg` for `ferrograd.linalg` (which adds the gradients). The work
 //! runs without the GIL.
 
-use super::errors::IntoPy;
-use super::tensor::{wrap, PyTensor};
+use crate::python::errors::IntoPy;
+use crate::python::tensor::class::{wrap, PyTensor};
 use crate::tensor::linalg::{linalg_op, LinalgOp};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;

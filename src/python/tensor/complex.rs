@@ -2,8 +2,8 @@
 //! `complex(real, imag)` constructor; gradients follow PyTorch's conjugate Wirtinger
 //! convention (see `autograd/ops/complex.rs`).
 
-use super::errors::IntoPy;
-use super::tensor::{wrap, PyTensor};
+use crate::python::errors::IntoPy;
+use crate::python::tensor::class::{wrap, PyTensor};
 use crate::tensor::Tensor;
 use pyo3::prelude::*;
 
