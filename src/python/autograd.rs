@@ -1,8 +1,8 @@
 //! `backward`, `grad`, and thread-local grad mode, as module functions.
 
 use crate::autograd::engine::{self, BackwardOptions};
-use crate::python::convert::operand;
 use crate::python::errors::IntoPy;
+use crate::python::interop::convert::operand;
 use crate::python::tensor::class::{wrap, PyTensor};
 use crate::tensor::Tensor;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};

@@ -2,9 +2,9 @@
 //! `arange`, `linspace`, `eye`, the random family and `seed`.
 
 use crate::dtype::{DType, ScalarKind};
-use crate::python::convert::{numpy_to_tensor, scalar_kind, tensor_item};
 use crate::python::dtype::parse_opt_dtype;
 use crate::python::errors::IntoPy;
+use crate::python::interop::convert::{numpy_to_tensor, scalar_kind, tensor_item};
 use crate::python::tensor::class::{wrap, PyTensor};
 use crate::python::tensor::shape::parse_dims;
 use crate::tensor::{self as core, Tensor};
@@ -115,7 +115,7 @@ pub fn tensor_fn(
 ) -> PyT {
     let _ = (pin_memory, name);
     check_device(device, "tensor")?;
-    let t = crate::python::convert::to_tensor(data, parse_opt_dtype(dtype)?)?;
+    let t = crate::python::interop::convert::to_tensor(data, parse_opt_dtype(dtype)?)?;
     finish(py, "tensor", t, requires_grad, stop_gradient)
 }
 
@@ -138,7 +138,7 @@ pub fn to_tensor(
     let _ = name;
     check_device(place, "to_tensor")?;
     check_device(device, "to_tensor")?;
-    let t = crate::python::convert::to_tensor(data, parse_opt_dtype(dtype)?)?;
+    let t = crate::python::interop::convert::to_tensor(data, parse_opt_dtype(dtype)?)?;
     finish(py, "to_tensor", t, requires_grad, stop_gradient)
 }
 

@@ -4,22 +4,15 @@
 // Python signatures mirror Paddle's and PyTorch's, keyword arguments and all.
 #![allow(clippy::too_many_arguments)]
 
-mod array_interface;
 mod autograd;
-// The buffer protocol needs CPython's limited API of 3.11; the abi3 (3.9+) wheel goes
-// without it and NumPy reads tensors through `array_interface.rs` instead.
-#[cfg(not(feature = "abi3"))]
-mod buffer;
-mod convert;
 mod ctx;
 mod ctx_attrs;
 mod debug;
-mod dlpack;
-mod dlpack_abi;
 mod dtype;
 mod errors;
 mod functions;
 mod hooks;
+mod interop;
 mod memory;
 mod node;
 mod optim;
@@ -34,7 +27,6 @@ mod static_ops_ext;
 mod static_program;
 mod static_pyfunc;
 mod tensor;
-mod tofile;
 
 use pyo3::prelude::*;
 
@@ -46,14 +38,14 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<node::PyNode>()?;
     m.add_class::<node::PyAccumulateGrad>()?;
     m.add_class::<node::PyHookHandle>()?;
-    m.add_class::<array_interface::ArrayExport>()?;
-    // Whether `memoryview(tensor)` works: false in the abi3 wheel (see buffer.rs).
+    m.add_class::<interop::array_interface::ArrayExport>()?;
+    // Whether `memoryview(tensor)` works: false in the abi3 wheel (see interop/buffer.rs).
     m.add("_HAS_BUFFER_PROTOCOL", cfg!(not(feature = "abi3")))?;
     m.add_function(wrap_pyfunction!(tensor::class::_set_size_class, m)?)?;
     m.add_function(wrap_pyfunction!(memory::set_buffer_cache_limit, m)?)?;
     m.add_function(wrap_pyfunction!(memory::empty_buffer_cache, m)?)?;
     m.add_function(wrap_pyfunction!(memory::buffer_cache_info, m)?)?;
-    m.add_function(wrap_pyfunction!(tofile::_tofile, m)?)?;
+    m.add_function(wrap_pyfunction!(interop::tofile::_tofile, m)?)?;
     m.add_function(wrap_pyfunction!(static_ops::_unary_op_table, m)?)?;
     m.add_function(wrap_pyfunction!(functions::tensor_fn, m)?)?;
     m.add_function(wrap_pyfunction!(functions::to_tensor, m)?)?;
@@ -105,7 +97,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(static_pyfunc::_py_func_eager, m)?)?;
     m.add_class::<optim::PyParamGroupState>()?;
     m.add_function(wrap_pyfunction!(tensor::complex::complex_fn, m)?)?;
-    m.add_function(wrap_pyfunction!(dlpack::from_dlpack, m)?)?;
+    m.add_function(wrap_pyfunction!(interop::dlpack::from_dlpack, m)?)?;
     m.add_function(wrap_pyfunction!(signals::_install_sigint_hook, m)?)?;
     m.add_function(wrap_pyfunction!(debug::_debug_panic, m)?)?;
     // sliding-window ops behind convolution and pooling (nn/fn_conv.py, nn/fn_pool.py)

@@ -2,8 +2,8 @@
 //! executor that runs a program in Rust (the GIL is released while it runs and taken
 //! back only for `py_func` callbacks).
 
-use crate::python::convert::{numpy_to_tensor, tensor_to_numpy, to_tensor};
 use crate::python::errors::IntoPy;
+use crate::python::interop::convert::{numpy_to_tensor, tensor_to_numpy, to_tensor};
 use crate::python::static_program::PyProgram;
 use crate::python::tensor::class::{wrap, PyTensor};
 use crate::static_graph::{Executor, Scope};

@@ -1,9 +1,9 @@
 //! `ferrograd.static` program bindings: `_Program` wraps the core [`Program`]; the
 //! Python `Program`/`Block`/`Variable` classes are thin layers over it.
 
-use crate::python::convert::operand;
 use crate::python::dtype::parse_dtype;
 use crate::python::errors::IntoPy;
+use crate::python::interop::convert::operand;
 use crate::python::static_ops::parse_op;
 use crate::python::static_ops_ext::{parse_ext, parse_rule};
 use crate::python::static_pyfunc::PyCallbacks;

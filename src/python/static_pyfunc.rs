@@ -2,9 +2,9 @@
 //! [`PyFuncCallback`] trait, and the eager (dynamic mode) `py_func`.
 
 use crate::error::{Error, Result};
-use crate::python::convert::{numpy_to_tensor, to_tensor};
 use crate::python::dtype::parse_dtype;
 use crate::python::errors::{from_pyerr, IntoPy};
+use crate::python::interop::convert::{numpy_to_tensor, to_tensor};
 use crate::python::static_program::parse_shape;
 use crate::python::tensor::class::{wrap, PyTensor};
 use crate::static_graph::{OutSpec, PyFuncCallback, PyFuncOp};

@@ -2,9 +2,9 @@
 //! arrays (`numpy`, `__array__`), lists, scalars (`item`, `complex(t)`) and `repr`.
 
 use super::class::PyTensor;
-use crate::python::convert::{tensor_item, tensor_to_numpy, to_tensor};
 use crate::python::dtype::parse_opt_dtype;
 use crate::python::errors::IntoPy;
+use crate::python::interop::convert::{tensor_item, tensor_to_numpy, to_tensor};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -50,7 +50,7 @@ impl PyTensor {
         let view = if copy == Some(true) {
             None
         } else {
-            crate::python::array_interface::numpy_view(py, &self.inner)?
+            crate::python::interop::array_interface::numpy_view(py, &self.inner)?
         };
         let a = match view {
             Some(v) => v,

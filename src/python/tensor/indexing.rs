@@ -8,8 +8,8 @@
 
 use crate::autograd::ops::index::IndexItem;
 use crate::dtype::DType;
-use crate::python::convert::{operand, scalar_kind, to_tensor};
 use crate::python::errors::IntoPy;
+use crate::python::interop::convert::{operand, scalar_kind, to_tensor};
 use crate::python::tensor::class::{wrap, PyTensor};
 use crate::tensor::Tensor;
 use pyo3::exceptions::{PyIndexError, PyMemoryError, PyTypeError, PyValueError};

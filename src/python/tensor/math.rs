@@ -3,9 +3,9 @@
 //! Each method extracts its arguments and calls one differentiable op of the core.
 
 use crate::dtype::DType;
-use crate::python::convert::{operand, tensor_item};
 use crate::python::dtype::{parse_dtype, parse_opt_dtype};
 use crate::python::errors::IntoPy;
+use crate::python::interop::convert::{operand, tensor_item};
 use crate::python::tensor::class::{wrap, PyTensor};
 use crate::tensor::{BinaryOp, Tensor, UnaryOp};
 use num_complex::Complex64;
@@ -168,7 +168,7 @@ pub(crate) fn maybe_detach<R: Send>(
 
 fn bin(py: Python<'_>, a: &Tensor, other: &Bound<'_, PyAny>, op: BinaryOp, reflected: bool) -> PyT {
     // a Python number: captured by the formula, never an input or a saved tensor
-    let (b, number) = crate::python::convert::classified_operand(other, a.dtype())?;
+    let (b, number) = crate::python::interop::convert::classified_operand(other, a.dtype())?;
     let work = a.numel().max(b.numel());
     let r = maybe_detach(py, work, || {
         if number {
@@ -193,7 +193,7 @@ fn dunder(
         Ok(t) => Ok(t.into_any()),
         Err(e)
             if e.is_instance_of::<PyTypeError>(py)
-                && crate::python::convert::scalar_kind(other).is_none()
+                && crate::python::interop::convert::scalar_kind(other).is_none()
                 && other.cast::<PyTensor>().is_err() =>
         {
             Ok(py.NotImplemented())

@@ -1,7 +1,7 @@
 //! Readable `repr` of tensors, NumPy-formatted, in PyTorch's style.
 
 use crate::dtype::DType;
-use crate::python::convert::tensor_to_numpy;
+use crate::python::interop::convert::tensor_to_numpy;
 use crate::tensor::Tensor;
 use parking_lot::Mutex;
 use pyo3::prelude::*;

@@ -1,10 +1,10 @@
 //! Shape, dtype-conversion and in-place methods of the Python `Tensor`.
 
 use crate::dtype::DType;
-use crate::python::convert::operand;
 use crate::python::dtype::parse_dtype;
 use crate::python::errors::IntoPy;
 use crate::python::functions::check_device;
+use crate::python::interop::convert::operand;
 use crate::python::tensor::class::{wrap, PyTensor};
 use crate::python::tensor::math::{operand_arg, real_bound, scalar_arg};
 use crate::tensor::BinaryOp;

@@ -19,7 +19,7 @@ use std::ffi::{c_void, CStr};
 use std::os::raw::c_char;
 use std::sync::Arc;
 
-use crate::python::dlpack_abi::*;
+use crate::python::interop::dlpack_abi::*;
 
 // ---------------------------------------------------------------------------------------
 // export
