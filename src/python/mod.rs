@@ -5,19 +5,14 @@
 #![allow(clippy::too_many_arguments)]
 
 mod autograd;
-mod ctx;
-mod ctx_attrs;
 mod debug;
 mod dtype;
 mod errors;
 mod functions;
-mod hooks;
 mod interop;
 mod memory;
-mod node;
 mod optim;
 mod optim_more;
-mod post_accumulate;
 mod pylayer;
 mod random;
 mod signals;
@@ -35,9 +30,9 @@ use pyo3::prelude::*;
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     dtype::register(m)?;
     m.add_class::<tensor::class::PyTensor>()?;
-    m.add_class::<node::PyNode>()?;
-    m.add_class::<node::PyAccumulateGrad>()?;
-    m.add_class::<node::PyHookHandle>()?;
+    m.add_class::<autograd::node::PyNode>()?;
+    m.add_class::<autograd::node::PyAccumulateGrad>()?;
+    m.add_class::<autograd::node::PyHookHandle>()?;
     m.add_class::<interop::array_interface::ArrayExport>()?;
     // Whether `memoryview(tensor)` works: false in the abi3 wheel (see interop/buffer.rs).
     m.add("_HAS_BUFFER_PROTOCOL", cfg!(not(feature = "abi3")))?;
@@ -71,26 +66,47 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tensor::indexing::stack, m)?)?;
     m.add_function(wrap_pyfunction!(tensor::indexing::split, m)?)?;
     m.add_function(wrap_pyfunction!(tensor::indexing::where_fn, m)?)?;
-    m.add_class::<ctx::PyCtx>()?;
-    m.add_function(wrap_pyfunction!(pylayer::_apply_paddle, m)?)?;
-    m.add_function(wrap_pyfunction!(pylayer::_apply_torch, m)?)?;
-    m.add_function(wrap_pyfunction!(pylayer::_delayed_error, m)?)?;
-    m.add_function(wrap_pyfunction!(hooks::_push_saved_tensors_hooks, m)?)?;
-    m.add_function(wrap_pyfunction!(hooks::_pop_saved_tensors_hooks, m)?)?;
-    m.add_function(wrap_pyfunction!(hooks::_saved_tensors_hooks_depth, m)?)?;
+    m.add_class::<pylayer::ctx::PyCtx>()?;
+    m.add_function(wrap_pyfunction!(pylayer::apply::_apply_paddle, m)?)?;
+    m.add_function(wrap_pyfunction!(pylayer::apply::_apply_torch, m)?)?;
+    m.add_function(wrap_pyfunction!(pylayer::apply::_delayed_error, m)?)?;
     m.add_function(wrap_pyfunction!(
-        hooks::_set_saved_tensors_hooks_disabled,
+        autograd::saved_hooks::_push_saved_tensors_hooks,
         m
     )?)?;
-    m.add_function(wrap_pyfunction!(autograd::backward, m)?)?;
-    m.add_function(wrap_pyfunction!(post_accumulate::_queue_callback, m)?)?;
-    m.add_function(wrap_pyfunction!(autograd::grad, m)?)?;
-    m.add_function(wrap_pyfunction!(autograd::is_grad_enabled, m)?)?;
-    m.add_function(wrap_pyfunction!(autograd::_set_grad_enabled, m)?)?;
-    m.add_function(wrap_pyfunction!(autograd::is_inference_mode_enabled, m)?)?;
-    m.add_function(wrap_pyfunction!(autograd::is_inference, m)?)?;
-    m.add_function(wrap_pyfunction!(autograd::_set_inference_mode, m)?)?;
-    m.add_function(wrap_pyfunction!(autograd::_restore_inference_mode, m)?)?;
+    m.add_function(wrap_pyfunction!(
+        autograd::saved_hooks::_pop_saved_tensors_hooks,
+        m
+    )?)?;
+    m.add_function(wrap_pyfunction!(
+        autograd::saved_hooks::_saved_tensors_hooks_depth,
+        m
+    )?)?;
+    m.add_function(wrap_pyfunction!(
+        autograd::saved_hooks::_set_saved_tensors_hooks_disabled,
+        m
+    )?)?;
+    m.add_function(wrap_pyfunction!(autograd::backward::backward, m)?)?;
+    m.add_function(wrap_pyfunction!(
+        autograd::post_accumulate::_queue_callback,
+        m
+    )?)?;
+    m.add_function(wrap_pyfunction!(autograd::backward::grad, m)?)?;
+    m.add_function(wrap_pyfunction!(autograd::backward::is_grad_enabled, m)?)?;
+    m.add_function(wrap_pyfunction!(autograd::backward::_set_grad_enabled, m)?)?;
+    m.add_function(wrap_pyfunction!(
+        autograd::backward::is_inference_mode_enabled,
+        m
+    )?)?;
+    m.add_function(wrap_pyfunction!(autograd::backward::is_inference, m)?)?;
+    m.add_function(wrap_pyfunction!(
+        autograd::backward::_set_inference_mode,
+        m
+    )?)?;
+    m.add_function(wrap_pyfunction!(
+        autograd::backward::_restore_inference_mode,
+        m
+    )?)?;
     m.add_class::<static_program::PyProgram>()?;
     m.add_class::<static_exec::PyScope>()?;
     m.add_class::<static_exec::PyExecutor>()?;

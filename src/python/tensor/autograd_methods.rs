@@ -16,13 +16,16 @@ impl PyTensor {
     fn grad_fn(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
         self.inner
             .grad_fn()
-            .map(|n| crate::python::node::node_object(py, n))
+            .map(|n| crate::python::autograd::node::node_object(py, n))
             .transpose()
     }
 
     /// Registers `hook(grad)`, run when this tensor's gradient is computed; a non-None
     /// return value replaces the gradient. Returns a handle with `remove()`.
-    fn register_hook(&self, hook: Py<PyAny>) -> PyResult<crate::python::node::PyHookHandle> {
+    fn register_hook(
+        &self,
+        hook: Py<PyAny>,
+    ) -> PyResult<crate::python::autograd::node::PyHookHandle> {
         let t = &self.inner;
         if !t.requires_grad() {
             return Err(crate::python::errors::usage_error(
@@ -32,15 +35,20 @@ impl PyTensor {
             ));
         }
         let id = NEXT_HOOK_ID.fetch_add(1, Ordering::Relaxed);
-        let f = crate::python::node::python_grad_hook(hook);
+        let f = crate::python::autograd::node::python_grad_hook(hook);
         match t.grad_fn() {
             Some(node) => {
                 node.base().pre_hooks.lock().push((t.output_nr(), id, f));
-                Ok(crate::python::node::PyHookHandle::on_node(node, id))
+                Ok(crate::python::autograd::node::PyHookHandle::on_node(
+                    node, id,
+                ))
             }
             None => {
                 t.meta().hooks.push((id, f));
-                Ok(crate::python::node::PyHookHandle::on_leaf(t.clone(), id))
+                Ok(crate::python::autograd::node::PyHookHandle::on_leaf(
+                    t.clone(),
+                    id,
+                ))
             }
         }
     }
@@ -67,7 +75,8 @@ impl PyTensor {
             )?;
             return Ok(());
         }
-        let g = crate::python::autograd::root_grad(&self.inner, grad_tensor.or(gradient), 0)?;
+        let g =
+            crate::python::autograd::backward::root_grad(&self.inner, grad_tensor.or(gradient), 0)?;
         let root = self.inner.clone();
         let opts = BackwardOptions {
             retain_graph: retain_graph.unwrap_or(create_graph),
@@ -97,7 +106,7 @@ impl PyTensor {
             if std::sync::Arc::strong_count(node.arc()) == 1 {
                 if let Some(layer) = node
                     .as_any()
-                    .and_then(|a| a.downcast_ref::<crate::python::pylayer::PyLayerNode>())
+                    .and_then(|a| a.downcast_ref::<crate::python::pylayer::apply::PyLayerNode>())
                 {
                     visit.call(&layer.ctx)?;
                 }

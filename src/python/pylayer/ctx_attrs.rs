@@ -10,47 +10,15 @@
 //! saved outputs are held), and reading the attribute rebuilds the tensor: same memory,
 //! same place in the graph. No cycle is ever formed.
 
-use crate::autograd::node::{Node, NodeRef};
-use crate::python::ctx::PyCtx;
+use super::ctx::PyCtx;
+use super::output_attribute::OutputAttribute;
+use crate::autograd::node::Node;
 use crate::python::tensor::class::{wrap, PyTensor};
 use crate::tensor::Tensor;
-use pyo3::exceptions::{PyAttributeError, PyRuntimeError};
+use pyo3::exceptions::PyAttributeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use std::sync::Weak;
-
-/// A ctx attribute that was one of the layer's outputs, held without owning the node.
-pub(crate) struct OutputAttribute {
-    name: String,
-    /// The output's data (a detached alias: same storage and layout).
-    data: Tensor,
-    /// The storage version when forward returned; a later in-place change is caught.
-    version: u64,
-    node: Weak<dyn Node>,
-    output_nr: usize,
-}
-
-impl OutputAttribute {
-    /// The attribute's tensor, rebuilt as output `output_nr` of the layer's node.
-    fn rebuild(&self, layer: &str) -> PyResult<Tensor> {
-        let t = self.data.detach();
-        let Some(node) = self.node.upgrade() else {
-            return Ok(t); // the graph is gone: only the values remain meaningful
-        };
-        if self.data.storage().version() != self.version && crate::autograd::is_grad_enabled() {
-            // its history now runs through the in-place op, which this handle cannot see;
-            // differentiating through the old node would give a wrong higher-order gradient
-            return Err(PyRuntimeError::new_err(format!(
-                "{layer}: ctx.{} holds an output of forward that was modified in place \
-                 afterwards, so it cannot be differentiated through (create_graph=True). Save \
-                 it with ctx.save_for_backward(...) instead, or clone it before the in-place op",
-                self.name
-            )));
-        }
-        t.set_grad_fn(NodeRef::new(node), self.output_nr);
-        Ok(t)
-    }
-}
 
 /// Moves every ctx attribute that is one of `outputs` (tensor, output index) out of the
 /// instance `__dict__` into weakly linked storage (see the module docs).

@@ -3,8 +3,8 @@
 
 use crate::autograd::callbacks;
 use crate::error::Error;
+use crate::python::autograd::node::PyHookHandle;
 use crate::python::errors::{from_pyerr, IntoPy};
-use crate::python::node::PyHookHandle;
 use crate::python::tensor::class::{wrap, PyTensor};
 use crate::tensor::Tensor;
 use pyo3::prelude::*;

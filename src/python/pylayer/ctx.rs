@@ -47,7 +47,7 @@ pub(crate) struct CtxState {
     /// `ClassBackward`, for error messages.
     pub name: String,
     /// Attributes that hold the layer's own outputs, kept without owning the node.
-    pub output_attrs: Vec<crate::python::ctx_attrs::OutputAttribute>,
+    pub output_attrs: Vec<super::output_attribute::OutputAttribute>,
 }
 
 /// Context passed to a custom layer's `forward` and `backward`.
