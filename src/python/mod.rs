@@ -16,11 +16,7 @@ mod optim_more;
 mod pylayer;
 mod random;
 mod signals;
-mod static_exec;
-mod static_ops;
-mod static_ops_ext;
-mod static_program;
-mod static_pyfunc;
+mod static_graph;
 mod tensor;
 
 use pyo3::prelude::*;
@@ -41,7 +37,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(memory::empty_buffer_cache, m)?)?;
     m.add_function(wrap_pyfunction!(memory::buffer_cache_info, m)?)?;
     m.add_function(wrap_pyfunction!(interop::tofile::_tofile, m)?)?;
-    m.add_function(wrap_pyfunction!(static_ops::_unary_op_table, m)?)?;
+    m.add_function(wrap_pyfunction!(
+        static_graph::op_kinds::_unary_op_table,
+        m
+    )?)?;
     m.add_function(wrap_pyfunction!(functions::tensor_fn, m)?)?;
     m.add_function(wrap_pyfunction!(functions::to_tensor, m)?)?;
     m.add_function(wrap_pyfunction!(functions::from_numpy, m)?)?;
@@ -107,10 +106,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         autograd::backward::_restore_inference_mode,
         m
     )?)?;
-    m.add_class::<static_program::PyProgram>()?;
-    m.add_class::<static_exec::PyScope>()?;
-    m.add_class::<static_exec::PyExecutor>()?;
-    m.add_function(wrap_pyfunction!(static_pyfunc::_py_func_eager, m)?)?;
+    m.add_class::<static_graph::program::PyProgram>()?;
+    m.add_class::<static_graph::executor::PyScope>()?;
+    m.add_class::<static_graph::executor::PyExecutor>()?;
+    m.add_function(wrap_pyfunction!(static_graph::py_func::_py_func_eager, m)?)?;
     m.add_class::<optim::PyParamGroupState>()?;
     m.add_function(wrap_pyfunction!(tensor::complex::complex_fn, m)?)?;
     m.add_function(wrap_pyfunction!(interop::dlpack::from_dlpack, m)?)?;

@@ -4,7 +4,7 @@
 
 use crate::python::errors::IntoPy;
 use crate::python::interop::convert::{numpy_to_tensor, tensor_to_numpy, to_tensor};
-use crate::python::static_program::PyProgram;
+use crate::python::static_graph::program::PyProgram;
 use crate::python::tensor::class::{wrap, PyTensor};
 use crate::static_graph::{Executor, Scope};
 use crate::tensor::Tensor;

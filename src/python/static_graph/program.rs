@@ -4,9 +4,9 @@
 use crate::python::dtype::parse_dtype;
 use crate::python::errors::IntoPy;
 use crate::python::interop::convert::operand;
-use crate::python::static_ops::parse_op;
-use crate::python::static_ops_ext::{parse_ext, parse_rule};
-use crate::python::static_pyfunc::PyCallbacks;
+use crate::python::static_graph::ext_op_attrs::{parse_ext, parse_rule};
+use crate::python::static_graph::op_kinds::parse_op;
+use crate::python::static_graph::py_func::PyCallbacks;
 use crate::python::tensor::class::PyTensor;
 use crate::static_graph::{Dim, InitKind, OpKind, Program, VarKind};
 use parking_lot::Mutex;

@@ -5,7 +5,7 @@ use crate::error::{Error, Result};
 use crate::python::dtype::parse_dtype;
 use crate::python::errors::{from_pyerr, IntoPy};
 use crate::python::interop::convert::{numpy_to_tensor, to_tensor};
-use crate::python::static_program::parse_shape;
+use crate::python::static_graph::program::parse_shape;
 use crate::python::tensor::class::{wrap, PyTensor};
 use crate::static_graph::{OutSpec, PyFuncCallback, PyFuncOp};
 use crate::tensor::Tensor;
