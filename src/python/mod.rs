@@ -5,14 +5,13 @@
 #![allow(clippy::too_many_arguments)]
 
 mod autograd;
+mod creation;
 mod debug;
 mod dtype;
 mod errors;
-mod functions;
 mod interop;
 mod memory;
 mod optim;
-mod optim_more;
 mod pylayer;
 mod random;
 mod signals;
@@ -41,26 +40,26 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         static_graph::op_kinds::_unary_op_table,
         m
     )?)?;
-    m.add_function(wrap_pyfunction!(functions::tensor_fn, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::to_tensor, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::from_numpy, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::zeros, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::ones, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::empty, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::full, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::zeros_like, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::ones_like, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::empty_like, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::full_like, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::arange, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::linspace, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::eye, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::rand, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::randn, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::randint, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::seed, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::_rng_state, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::_set_rng_state, m)?)?;
+    m.add_function(wrap_pyfunction!(creation::tensor_fn, m)?)?;
+    m.add_function(wrap_pyfunction!(creation::to_tensor, m)?)?;
+    m.add_function(wrap_pyfunction!(creation::from_numpy, m)?)?;
+    m.add_function(wrap_pyfunction!(creation::zeros, m)?)?;
+    m.add_function(wrap_pyfunction!(creation::ones, m)?)?;
+    m.add_function(wrap_pyfunction!(creation::empty, m)?)?;
+    m.add_function(wrap_pyfunction!(creation::full, m)?)?;
+    m.add_function(wrap_pyfunction!(creation::zeros_like, m)?)?;
+    m.add_function(wrap_pyfunction!(creation::ones_like, m)?)?;
+    m.add_function(wrap_pyfunction!(creation::empty_like, m)?)?;
+    m.add_function(wrap_pyfunction!(creation::full_like, m)?)?;
+    m.add_function(wrap_pyfunction!(creation::arange, m)?)?;
+    m.add_function(wrap_pyfunction!(creation::linspace, m)?)?;
+    m.add_function(wrap_pyfunction!(creation::eye, m)?)?;
+    m.add_function(wrap_pyfunction!(creation::rand, m)?)?;
+    m.add_function(wrap_pyfunction!(creation::randn, m)?)?;
+    m.add_function(wrap_pyfunction!(creation::randint, m)?)?;
+    m.add_function(wrap_pyfunction!(creation::seed, m)?)?;
+    m.add_function(wrap_pyfunction!(creation::_rng_state, m)?)?;
+    m.add_function(wrap_pyfunction!(creation::_set_rng_state, m)?)?;
     m.add_function(wrap_pyfunction!(tensor::indexing::concat, m)?)?;
     m.add_function(wrap_pyfunction!(tensor::indexing::stack, m)?)?;
     m.add_function(wrap_pyfunction!(tensor::indexing::split, m)?)?;
@@ -110,7 +109,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<static_graph::executor::PyScope>()?;
     m.add_class::<static_graph::executor::PyExecutor>()?;
     m.add_function(wrap_pyfunction!(static_graph::py_func::_py_func_eager, m)?)?;
-    m.add_class::<optim::PyParamGroupState>()?;
+    m.add_class::<optim::param_group::PyParamGroupState>()?;
     m.add_function(wrap_pyfunction!(tensor::complex::complex_fn, m)?)?;
     m.add_function(wrap_pyfunction!(interop::dlpack::from_dlpack, m)?)?;
     m.add_function(wrap_pyfunction!(signals::_install_sigint_hook, m)?)?;

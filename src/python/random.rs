@@ -4,9 +4,9 @@
 //! functions take plain shapes, numbers, a dtype and an optional generator.
 
 use crate::dtype::DType;
+use crate::python::creation::check_device;
 use crate::python::dtype::{parse_dtype, PyDType};
 use crate::python::errors::IntoPy;
-use crate::python::functions::check_device;
 use crate::python::tensor::class::{wrap, PyTensor};
 use crate::tensor::random::{self as rnd, Generator};
 use pyo3::exceptions::{PyTypeError, PyValueError};

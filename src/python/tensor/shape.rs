@@ -1,9 +1,9 @@
 //! Shape, dtype-conversion and in-place methods of the Python `Tensor`.
 
 use crate::dtype::DType;
+use crate::python::creation::check_device;
 use crate::python::dtype::parse_dtype;
 use crate::python::errors::IntoPy;
-use crate::python::functions::check_device;
 use crate::python::interop::convert::operand;
 use crate::python::tensor::class::{wrap, PyTensor};
 use crate::python::tensor::math::{operand_arg, real_bound, scalar_arg};

@@ -7,7 +7,7 @@ use crate::optim::{
     AdamaxConfig, ParamState, RmspropConfig,
 };
 use crate::python::errors::IntoPy;
-use crate::python::optim::PyParamGroupState;
+use crate::python::optim::param_group::PyParamGroupState;
 use pyo3::prelude::*;
 
 /// Above this many elements in a group, the update runs with the GIL released.
