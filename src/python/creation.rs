@@ -2,16 +2,16 @@
 //! `arange`, `linspace`, `eye`, the random family and `seed`.
 
 use crate::dtype::{DType, ScalarKind};
+use crate::python::args::{check_device, parse_dims};
 use crate::python::dtype::parse_opt_dtype;
 use crate::python::errors::IntoPy;
 use crate::python::interop::convert::{numpy_to_tensor, scalar_kind, tensor_item};
 use crate::python::tensor::class::{wrap, PyTensor};
-use crate::python::tensor::shape::parse_dims;
 use crate::tensor::{self as core, Tensor};
 use numpy::PyUntypedArray;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyString, PyTuple};
+use pyo3::types::{PyList, PyTuple};
 
 type PyT = PyResult<Py<PyTensor>>;
 
@@ -38,30 +38,6 @@ fn finish(
         t.set_requires_grad(true).py()?;
     }
     wrap(py, t)
-}
-
-/// Checks a `device` (torch) or `place` (Paddle) argument: None or anything naming the
-/// CPU (`"cpu"`, `"cpu:0"`, `"Place(cpu)"`, a place object printing as one) is accepted;
-/// ferrograd has no other device, so anything else is a ValueError.
-pub fn check_device(device: Option<&Bound<'_, PyAny>>, op: &str) -> PyResult<()> {
-    let Some(d) = device else { return Ok(()) };
-    if d.is_none() {
-        return Ok(());
-    }
-    let cpu = match d.cast::<PyString>() {
-        Ok(s) => {
-            let s = s.to_cow()?.to_ascii_lowercase();
-            s.starts_with("cpu") || s == "place(cpu)"
-        }
-        Err(_) => d.str()?.to_cow()?.to_ascii_lowercase().contains("cpu"),
-    };
-    if cpu {
-        return Ok(());
-    }
-    Err(PyValueError::new_err(format!(
-        "{op}: ferrograd runs on the CPU only; got device {}",
-        d.repr()?
-    )))
 }
 
 /// Splits a factory's positional arguments into the shape and Paddle's positional

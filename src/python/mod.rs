@@ -4,6 +4,7 @@
 // Python signatures mirror Paddle's and PyTorch's, keyword arguments and all.
 #![allow(clippy::too_many_arguments)]
 
+mod args;
 mod autograd;
 mod creation;
 mod debug;

@@ -4,7 +4,7 @@
 //! functions take plain shapes, numbers, a dtype and an optional generator.
 
 use crate::dtype::DType;
-use crate::python::creation::check_device;
+use crate::python::args::check_device;
 use crate::python::dtype::{parse_dtype, PyDType};
 use crate::python::errors::IntoPy;
 use crate::python::tensor::class::{wrap, PyTensor};

@@ -445,7 +445,7 @@ pub fn from_dlpack(
     device: Option<&Bound<'_, PyAny>>,
     copy: Option<bool>,
 ) -> PyResult<Py<PyTensor>> {
-    crate::python::creation::check_device(device, "from_dlpack")?;
+    crate::python::args::check_device(device, "from_dlpack")?;
     if let Ok(t) = x.cast::<PyTensor>() {
         let t = &t.get().inner;
         return wrap(

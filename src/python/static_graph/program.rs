@@ -1,6 +1,7 @@
 //! `ferrograd.static` program bindings: `_Program` wraps the core [`Program`]; the
 //! Python `Program`/`Block`/`Variable` classes are thin layers over it.
 
+use crate::python::args::parse_static_shape;
 use crate::python::dtype::parse_dtype;
 use crate::python::errors::IntoPy;
 use crate::python::interop::convert::operand;
@@ -8,9 +9,9 @@ use crate::python::static_graph::ext_op_attrs::{parse_ext, parse_rule};
 use crate::python::static_graph::op_kinds::parse_op;
 use crate::python::static_graph::py_func::PyCallbacks;
 use crate::python::tensor::class::PyTensor;
-use crate::static_graph::{Dim, InitKind, OpKind, Program, VarKind};
+use crate::static_graph::{InitKind, OpKind, Program, VarKind};
 use parking_lot::Mutex;
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -21,31 +22,6 @@ use std::sync::Arc;
 #[pyclass(name = "_Program", module = "ferrograd.static", frozen)]
 pub struct PyProgram {
     pub(crate) inner: Mutex<Program>,
-}
-
-/// Parses a shape with `-1` / `None` for dimensions given at run time.
-pub fn parse_shape(shape: &Bound<'_, PyAny>) -> PyResult<Vec<Dim>> {
-    let mut out = Vec::new();
-    for d in shape.try_iter()? {
-        let d = d?;
-        if d.is_none() {
-            out.push(None);
-            continue;
-        }
-        let n: i64 = d.extract().map_err(|_| {
-            PyTypeError::new_err(format!("a shape holds ints (or -1/None), got {d}"))
-        })?;
-        out.push(match n {
-            -1 => None,
-            n if n >= 0 => Some(n as usize),
-            n => {
-                return Err(PyValueError::new_err(format!(
-                    "a dimension must be >= 0, or -1/None for one given at run time; got {n}"
-                )))
-            }
-        });
-    }
-    Ok(out)
 }
 
 fn parse_kind(kind: &str) -> PyResult<VarKind> {
@@ -125,7 +101,11 @@ impl PyProgram {
         shape: &Bound<'_, PyAny>,
         kind: &str,
     ) -> PyResult<usize> {
-        let (dtype, shape, kind) = (parse_dtype(dtype)?, parse_shape(shape)?, parse_kind(kind)?);
+        let (dtype, shape, kind) = (
+            parse_dtype(dtype)?,
+            parse_static_shape(shape)?,
+            parse_kind(kind)?,
+        );
         self.inner.lock().add_var(name, dtype, shape, kind).py()
     }
 

@@ -2,10 +2,10 @@
 //! [`PyFuncCallback`] trait, and the eager (dynamic mode) `py_func`.
 
 use crate::error::{Error, Result};
+use crate::python::args::parse_static_shape;
 use crate::python::dtype::parse_dtype;
 use crate::python::errors::{from_pyerr, IntoPy};
 use crate::python::interop::convert::{numpy_to_tensor, to_tensor};
-use crate::python::static_graph::program::parse_shape;
 use crate::python::tensor::class::{wrap, PyTensor};
 use crate::static_graph::{OutSpec, PyFuncCallback, PyFuncOp};
 use crate::tensor::Tensor;
@@ -210,7 +210,7 @@ pub fn _py_func_eager(
             Ok(OutSpec {
                 name: name.clone(),
                 dtype: parse_dtype(dtype)?,
-                shape: parse_shape(shape)?,
+                shape: parse_static_shape(shape)?,
             })
         })
         .collect::<PyResult<Vec<_>>>()?;

@@ -2,8 +2,7 @@
 //! are in `tensor_reduce.rs`).
 //! Each method extracts its arguments and calls one differentiable op of the core.
 
-use crate::dtype::DType;
-use crate::python::dtype::{parse_dtype, parse_opt_dtype};
+use crate::python::args::{operand_arg, type_name};
 use crate::python::errors::IntoPy;
 use crate::python::interop::convert::{operand, tensor_item};
 use crate::python::tensor::class::{wrap, PyTensor};
@@ -12,45 +11,9 @@ use num_complex::Complex64;
 use pyo3::basic::CompareOp;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyString};
+use pyo3::types::PyString;
 
 type PyT = PyResult<Py<PyTensor>>;
-
-/// The second operand of a binary method: `other` (torch) or one of the keyword
-/// `aliases` (Paddle's `y`; torch's `exponent` for `pow`). Exactly one must be given.
-pub(crate) fn operand_arg<'a, 'py>(
-    other: Option<&'a Bound<'py, PyAny>>,
-    aliases: &[(&str, Option<&'a Bound<'py, PyAny>>)],
-    op: &str,
-) -> PyResult<&'a Bound<'py, PyAny>> {
-    let op = op.trim_start_matches("r#");
-    let mut found = other.map(|o| ("other", o));
-    for &(alias, value) in aliases {
-        if let Some(v) = value {
-            if let Some((first, _)) = found {
-                return Err(PyTypeError::new_err(format!(
-                    "{op}() got the operand twice, as '{first}' and as '{alias}'"
-                )));
-            }
-            found = Some((alias, v));
-        }
-    }
-    let names: Vec<String> = aliases.iter().map(|(a, _)| format!("'{a}'")).collect();
-    found.map(|(_, v)| v).ok_or_else(|| {
-        PyTypeError::new_err(format!(
-            "{op}() missing 1 required argument: 'other' (or {})",
-            names.join(" or ")
-        ))
-    })
-}
-
-/// The type name of `o`, for error messages.
-fn type_name(o: &Bound<'_, PyAny>) -> String {
-    o.get_type()
-        .name()
-        .map(|n| n.to_string())
-        .unwrap_or_default()
-}
 
 /// A scalar argument given as a number or as a one-element tensor (read with `.item()`);
 /// anything else is a TypeError naming `param` of `op`.
@@ -95,56 +58,6 @@ pub(crate) fn real_bound(
         )));
     }
     Ok(Some(c.re))
-}
-
-/// True for what can only be a dtype argument: a string, a ferrograd or NumPy dtype, a
-/// scalar type (`float`, `numpy.float64`).
-fn is_dtype_like(o: &Bound<'_, PyAny>) -> bool {
-    o.is_instance_of::<PyString>()
-        || (!o.is_none() && !o.is_instance_of::<PyBool>() && parse_dtype(o).is_ok())
-}
-
-/// A `keepdim` argument: a bool (None means False).
-pub(crate) fn keepdim_arg(o: Option<&Bound<'_, PyAny>>, op: &str) -> PyResult<bool> {
-    match o {
-        None => Ok(false),
-        Some(o) => o.extract::<bool>().map_err(|_| {
-            PyTypeError::new_err(format!(
-                "{op}(): keepdim must be a bool, got {} ({})",
-                type_name(o),
-                o.repr().map(|r| r.to_string()).unwrap_or_default()
-            ))
-        }),
-    }
-}
-
-/// A reduction's optional `dtype` argument; errors name the parameter.
-pub(crate) fn dtype_arg(o: Option<&Bound<'_, PyAny>>, op: &str) -> PyResult<Option<DType>> {
-    match o {
-        None => Ok(None),
-        Some(o) => parse_opt_dtype(Some(o))
-            .map_err(|e| PyTypeError::new_err(format!("{op}(): dtype: {}", e.value(o.py())))),
-    }
-}
-
-/// `sum`'s two middle positional slots in the order they were meant: torch's
-/// `(keepdim, dtype)` or Paddle's `(dtype, keepdim)`. Paddle's order is recognised when
-/// the keepdim slot holds a dtype (a string, dtype object, NumPy dtype), or holds nothing
-/// while the dtype slot holds a bool; everything else is read in torch's order.
-pub(crate) fn keepdim_and_dtype<'a, 'py>(
-    slot_keepdim: Option<&'a Bound<'py, PyAny>>,
-    slot_dtype: Option<&'a Bound<'py, PyAny>>,
-) -> (Option<&'a Bound<'py, PyAny>>, Option<&'a Bound<'py, PyAny>>) {
-    let paddle = match (slot_keepdim, slot_dtype) {
-        (Some(k), _) => is_dtype_like(k),
-        (None, Some(d)) => d.extract::<bool>().is_ok(),
-        (None, None) => false,
-    };
-    if paddle {
-        (slot_dtype, slot_keepdim)
-    } else {
-        (slot_keepdim, slot_dtype)
-    }
 }
 
 /// Runs a binary op with `other` converted; NotImplemented-style TypeErrors for
@@ -321,36 +234,6 @@ macro_rules! unary_methods {
 }
 
 crate::op_defs::for_each_unary_op!(unary_methods);
-
-/// Reads an axis argument: None, an int, or a sequence of ints.
-pub fn parse_axes(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Vec<isize>>> {
-    match obj {
-        None => Ok(None),
-        Some(o) if o.is_none() => Ok(None),
-        Some(o) => {
-            if let Ok(i) = o.extract::<isize>() {
-                Ok(Some(vec![i]))
-            } else {
-                Ok(Some(o.extract::<Vec<isize>>().map_err(|_| {
-                    PyTypeError::new_err(format!(
-                        "axis must be an int, a list of ints or None, got {o}"
-                    ))
-                })?))
-            }
-        }
-    }
-}
-
-/// `axis` (Paddle) or `dim` (torch), whichever was given.
-pub(crate) fn axis_or_dim<'a, 'py>(
-    axis: Option<&'a Bound<'py, PyAny>>,
-    dim: Option<&'a Bound<'py, PyAny>>,
-) -> Option<&'a Bound<'py, PyAny>> {
-    match axis {
-        Some(a) if !a.is_none() => Some(a),
-        _ => dim,
-    }
-}
 
 #[pymethods]
 impl PyTensor {

@@ -2,6 +2,7 @@
 //! `min`, `argmax`, `var`, `std`, `logsumexp`, `all`, `any`, `softmax`, `log_softmax`),
 //! accepting both Paddle's `axis=` and torch's `dim=`.
 
+use crate::python::args::{axis_or_dim, dtype_arg, keepdim_and_dtype, keepdim_arg, parse_axes};
 use crate::python::errors::IntoPy;
 use crate::python::tensor::class::{wrap, PyTensor};
 use crate::python::tensor::math::*;

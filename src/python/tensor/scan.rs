@@ -4,19 +4,15 @@
 //! (`python/ferrograd/_sort_scan.py` builds the dialects' return types around them).
 
 use crate::kernels::sort::Pick;
+use crate::python::args::{dtype_arg, pick_dim};
 use crate::python::errors::IntoPy;
 use crate::python::tensor::class::{wrap, PyTensor};
-use crate::python::tensor::math::{dtype_arg, maybe_detach};
+use crate::python::tensor::math::maybe_detach;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
 type PyT = PyResult<Py<PyTensor>>;
 type PyPair = PyResult<(Py<PyTensor>, Py<PyTensor>)>;
-
-/// `axis` when given, else `dim` (the two dialects' spellings of one argument).
-fn pick_dim(axis: Option<isize>, dim: Option<isize>) -> Option<isize> {
-    axis.or(dim)
-}
 
 #[pymethods]
 impl PyTensor {

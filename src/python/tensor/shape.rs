@@ -1,12 +1,12 @@
 //! Shape, dtype-conversion and in-place methods of the Python `Tensor`.
 
 use crate::dtype::DType;
-use crate::python::creation::check_device;
+use crate::python::args::{check_device, operand_arg, parse_axes, parse_shape};
 use crate::python::dtype::parse_dtype;
 use crate::python::errors::IntoPy;
 use crate::python::interop::convert::operand;
 use crate::python::tensor::class::{wrap, PyTensor};
-use crate::python::tensor::math::{operand_arg, real_bound, scalar_arg};
+use crate::python::tensor::math::{real_bound, scalar_arg};
 use crate::tensor::BinaryOp;
 use num_complex::Complex64;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -14,50 +14,6 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyList, PyString, PyTuple};
 
 type PyT = PyResult<Py<PyTensor>>;
-
-/// Reads a shape given as varargs (`f(2, 3)`) or as one sequence (`f([2, 3])`), ints or
-/// one-element tensors.
-pub fn parse_shape(args: &Bound<'_, PyTuple>) -> PyResult<Vec<isize>> {
-    let seq: Bound<'_, PyAny> = if args.len() == 1 {
-        let a = args.get_item(0)?;
-        if a.is_instance_of::<PyList>() || a.is_instance_of::<PyTuple>() {
-            a
-        } else if let Ok(t) = a.cast::<PyTensor>() {
-            if t.get().inner.ndim() == 1 {
-                t.call_method0("tolist")?
-            } else {
-                args.clone().into_any()
-            }
-        } else {
-            args.clone().into_any()
-        }
-    } else {
-        args.clone().into_any()
-    };
-    seq.try_iter()?
-        .map(|x| {
-            let x = x?;
-            x.extract::<isize>().map_err(|_| {
-                PyTypeError::new_err(format!(
-                    "shape entries must be integers, got {}",
-                    x.repr().map(|r| r.to_string()).unwrap_or_default()
-                ))
-            })
-        })
-        .collect()
-}
-
-/// A shape of non-negative sizes; negative sizes are a ValueError naming `op`.
-pub fn parse_dims(args: &Bound<'_, PyTuple>, op: &str) -> PyResult<Vec<usize>> {
-    parse_shape(args)?
-        .into_iter()
-        .map(|d| {
-            usize::try_from(d).map_err(|_| {
-                PyValueError::new_err(format!("{op}: negative dimension {d} in shape"))
-            })
-        })
-        .collect()
-}
 
 #[pymethods]
 impl PyTensor {
@@ -115,7 +71,7 @@ impl PyTensor {
         dim: Option<&Bound<'_, PyAny>>,
     ) -> PyT {
         let _ = name;
-        let ax = crate::python::tensor::math::parse_axes(axis.or(dim))?;
+        let ax = parse_axes(axis.or(dim))?;
         wrap(py, self.inner.squeeze(ax.as_deref()).py()?)
     }
     /// Inserts size-1 dims at `axis` (an int or a list).
@@ -128,7 +84,7 @@ impl PyTensor {
         dim: Option<&Bound<'_, PyAny>>,
     ) -> PyT {
         let _ = name;
-        let ax = crate::python::tensor::math::parse_axes(axis.or(dim))?
+        let ax = parse_axes(axis.or(dim))?
             .ok_or_else(|| PyTypeError::new_err("unsqueeze() needs an axis"))?;
         let mut t = self.inner.clone();
         let mut sorted = ax.clone();
