@@ -72,3 +72,14 @@ def test_checker_ignores_comments_tests_and_mod_declarations(tmp_path):
     assert graph[("b",)] == set()
     assert m.cycles(graph) == []
     assert m.main(["--root", str(tmp_path)]) == 0
+
+
+def test_binding_file_names_say_what_they_hold():
+    # names like `static_ops_ext.rs` or `functions.rs` say nothing about what is inside
+    vague = ("_ext.rs", "_more.rs", "_misc.rs", "_extra.rs")
+    bad = [
+        str(p.relative_to(ROOT))
+        for p in (ROOT / "src" / "python").rglob("*.rs")
+        if p.name.endswith(vague) or p.name in ("functions.rs", "misc.rs", "utils.rs", "helpers.rs")
+    ]
+    assert bad == [], f"rename to say what the file holds: {bad}"
