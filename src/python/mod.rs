@@ -1,5 +1,24 @@
 //! PyO3 bindings (feature `python`): the only code that touches the Python API. It holds
 //! no math: every method converts its arguments and calls the core.
+//!
+//! The folder, by concern (docs/internals.md has the same map):
+//!
+//! | module | holds |
+//! |---|---|
+//! | `errors`, `dtype`, `signals` | leaves: core errors as Python exceptions, dtype objects and names, Ctrl-C / fork |
+//! | `args` | leaf: shared argument parsing (shapes, axes, keepdim/dtype args, operands, device checks) |
+//! | `tensor/` | the `Tensor` class (`class.rs`, a leaf) and its methods, one file per family |
+//! | `interop/` | Python/NumPy values <-> tensors, array interface, buffer protocol, DLPack, `tofile` |
+//! | `autograd/` | `backward` / `grad` / grad mode, graph nodes and hooks, saved-tensor hooks |
+//! | `pylayer/` | custom layers (`PyLayer` / `autograd.Function`): `apply`, `ctx` |
+//! | `static_graph/` | `ferrograd.static`: programs, op-kind parsing, executor, `py_func` |
+//! | `optim/` | `ParamGroupState` and its optimizer steps |
+//! | `creation`, `random` | factories (`zeros`, `arange`, ...); generators and samplers |
+//! | `memory`, `debug` | the buffer cache's knobs; a test hook that panics on purpose |
+//!
+//! Dependencies point from concerns to the leaves (`errors`, `dtype`, `args`,
+//! `tensor::class`) and never back: `scripts/check_module_cycles.py` (run by
+//! `tests/python/test_module_cycles.py`) fails on any import cycle between these modules.
 
 // Python signatures mirror Paddle's and PyTorch's, keyword arguments and all.
 #![allow(clippy::too_many_arguments)]

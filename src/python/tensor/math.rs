@@ -1,5 +1,5 @@
 //! Arithmetic, comparison, unary and matrix methods of the Python `Tensor` (reductions
-//! are in `tensor_reduce.rs`).
+//! are in `reduce.rs`).
 //! Each method extracts its arguments and calls one differentiable op of the core.
 
 use crate::python::args::{operand_arg, type_name};
