@@ -77,8 +77,8 @@ def _variable_methods(ops: list[Op]) -> list[str]:
 # (file, block name, renderer)
 BLOCKS: list[tuple[Path, str, Callable[[list[Op]], list[str]]]] = [
     (PKG / "_core.pyi", "unary Tensor methods", _stub_methods),
-    (PKG / "_api.py", "unary functions", _api_functions),
-    (PKG / "_api.py", "unary __all__", _api_all),
+    (PKG / "_dialect_aliases.py", "unary functions", _api_functions),
+    (PKG / "_dialect_aliases.py", "unary __all__", _api_all),
     (PKG / "nn" / "functional.py", "unary activations", _functional),
     (PKG / "nn" / "functional.py", "unary __all__", _functional_all),
     (PKG / "static" / "variable.py", "unary Variable methods", _variable_methods),

@@ -18,15 +18,13 @@ import builtins
 import importlib
 import sys
 
-from . import _api, _core
-from ._api import *  # noqa: F403  (the method-backed functions; listed in _api.__all__)
-from ._api import install_tensor_aliases
-from ._complex_api import angle as angle
-from ._complex_api import complex as complex  # noqa: A004
-from ._complex_api import conj as conj
-from ._complex_api import imag as imag
-from ._complex_api import is_complex as is_complex
-from ._complex_api import real as real
+from . import _core, _dialect_aliases
+from ._complex_ops import angle as angle
+from ._complex_ops import complex as complex  # noqa: A004
+from ._complex_ops import conj as conj
+from ._complex_ops import imag as imag
+from ._complex_ops import is_complex as is_complex
+from ._complex_ops import real as real
 from ._core import Tensor as Tensor
 from ._core import arange as arange
 from ._core import bfloat16 as bfloat16
@@ -58,6 +56,8 @@ from ._core import tensor as tensor
 from ._core import to_tensor as to_tensor
 from ._core import where as where
 from ._core import zeros_like as zeros_like
+from ._dialect_aliases import *  # noqa: F403  (the method-backed functions; listed in _dialect_aliases.__all__)
+from ._dialect_aliases import install_tensor_aliases
 from ._dropin import empty as empty  # (accepts shape=)
 from ._dropin import ones as ones  # (accepts shape=)
 from ._dropin import rand as rand  # (accepts shape=)
@@ -249,7 +249,7 @@ __all__ = [
     "empty_buffer_cache",
     "buffer_cache_info",
 ]
-__all__ += _api.__all__
+__all__ += _dialect_aliases.__all__
 
 # PyTorch / Paddle names ferrograd lacks raise an AttributeError that says so (reached only
 # for names this module does not define; see _missing.py).

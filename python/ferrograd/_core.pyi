@@ -190,7 +190,7 @@ class _ArrayExport:
 class Tensor:
     """A multi-dimensional array with reverse-mode autograd."""
 
-    # Set by ``ferrograd._api``: NumPy defers to Tensor's reflected operators.
+    # Set by ``ferrograd._dialect_aliases``: NumPy defers to Tensor's reflected operators.
     __array_priority__: ClassVar[_int]
 
     def __new__(cls, data: _Operand | None = None, dtype: _DTypeLike | None = None) -> Self:
@@ -309,7 +309,7 @@ class Tensor:
         """Paddle's private spelling of ``.grad``."""
     def is_inference(self) -> _bool:
         """PyTorch: allocated inside ``inference_mode()`` (a constant to autograd)."""
-    # -- scans, sorting, searching (Rust: src/python/tensor_scan.rs) --
+    # -- scans, sorting, searching (Rust: src/python/tensor/scan.rs) --
     def cumsum(
         self,
         axis: _int | None = None,
@@ -1280,7 +1280,7 @@ class Tensor:
     ) -> Tensor:
         """``scale * x + bias`` (or ``scale * (x + bias)``) (Paddle)."""
 
-    # -- aliases installed by ``ferrograd._api`` on import --
+    # -- aliases installed by ``ferrograd._dialect_aliases`` on import --
     def absolute(self, name: str | None = None) -> Tensor:
         """Same as ``abs``."""
     def multiply_(self, other: _Operand | None = None, *, y: _Operand | None = None) -> Self:

@@ -19,7 +19,7 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
-from . import _api, _core
+from . import _core, _dialect_aliases
 from .grad_mode import no_grad
 
 Tensor = _core.Tensor
@@ -495,6 +495,6 @@ def install_tensor_methods() -> None:
     Tensor.allclose = allclose  # type: ignore[method-assign,assignment]
     Tensor.clip = clip  # type: ignore[method-assign,assignment]
     Tensor.clamp = clamp  # type: ignore[method-assign,assignment]
-    # _api's module functions are the Tensor methods themselves (one object per op)
-    _api.clip = clip  # type: ignore[assignment]
-    _api.clamp = clamp  # type: ignore[assignment]
+    # _dialect_aliases's module functions are the Tensor methods themselves (one object per op)
+    _dialect_aliases.clip = clip  # type: ignore[assignment]
+    _dialect_aliases.clamp = clamp  # type: ignore[assignment]

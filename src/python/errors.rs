@@ -14,7 +14,7 @@ use std::sync::Arc;
 /// Converts a core error into the Python exception to raise.
 pub fn to_pyerr(e: Error) -> PyErr {
     if crate::interrupt::is_interrupted(&e) {
-        return super::signals::keyboard_interrupt();
+        return crate::python::signals::keyboard_interrupt();
     }
     if let Some(payload) = &e.external {
         if let Some(err) = payload.downcast_ref::<PyErr>() {

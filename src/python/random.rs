@@ -3,11 +3,11 @@
 //! `uniform_`, `exponential_`, ...). The Python layer parses the dialects' arguments; these
 //! functions take plain shapes, numbers, a dtype and an optional generator.
 
-use super::dtype::{parse_dtype, PyDType};
-use super::errors::IntoPy;
-use super::functions::check_device;
-use super::tensor::{wrap, PyTensor};
 use crate::dtype::DType;
+use crate::python::args::check_device;
+use crate::python::dtype::{parse_dtype, PyDType};
+use crate::python::errors::IntoPy;
+use crate::python::tensor::class::{wrap, PyTensor};
 use crate::tensor::random::{self as rnd, Generator};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;

@@ -17,7 +17,7 @@ import sys
 import ferrograd as fg
 import numpy as np
 import pytest
-from ferrograd import _api, _core
+from ferrograd import _core, _dialect_aliases
 
 ALL_DTYPES = [
     "bool",
@@ -124,15 +124,15 @@ def test_all_lists_existing_names_once():
         assert hasattr(fg, name), name
     for name in ["tensor", "no_grad", "add", "where", "cat", "Tensor", "float32", "Size"]:
         assert name in fg.__all__
-    assert set(_api.__all__) <= set(fg.__all__)
+    assert set(_dialect_aliases.__all__) <= set(fg.__all__)
 
 
 def test_api_functions_are_static_and_match_the_methods():
-    for name in _api.__all__:
-        assert getattr(_api, name) is getattr(fg.Tensor, name), name
+    for name in _dialect_aliases.__all__:
+        assert getattr(_dialect_aliases, name) is getattr(fg.Tensor, name), name
         assert getattr(fg, name) is getattr(fg.Tensor, name), name
     # spelled out one by one, so type checkers see them
-    tree = ast.parse(pathlib.Path(_api.__file__).read_text())
+    tree = ast.parse(pathlib.Path(_dialect_aliases.__file__).read_text())
     assigned = {
         t.id
         for node in tree.body
@@ -140,14 +140,14 @@ def test_api_functions_are_static_and_match_the_methods():
         for t in node.targets
         if isinstance(t, ast.Name)
     }
-    assert set(_api.__all__) <= assigned
+    assert set(_dialect_aliases.__all__) <= assigned
 
 
 def test_init_binds_every_public_name_statically():
     """Every name in ``__all__`` is bound by an explicit re-export (``import x as x``), an
-    assignment or a definition in ``__init__.py``, or comes from ``_api``'s star import."""
+    assignment or a definition in ``__init__.py``, or comes from ``_dialect_aliases``'s star import."""
     tree = ast.parse(pathlib.Path(fg.__file__).read_text())
-    bound = set(_api.__all__)
+    bound = set(_dialect_aliases.__all__)
     for node in tree.body:
         if isinstance(node, ast.ImportFrom):
             bound |= {a.asname for a in node.names if a.asname == a.name}

@@ -88,9 +88,11 @@ def _function_wrapper(
 
 def _install() -> None:
     import ferrograd
-    from ferrograd import _api
+    from ferrograd import _dialect_aliases
 
-    targets: list[tuple[Any, str]] = [(ferrograd, n) for n in _api.__all__ if hasattr(Variable, n)]
+    targets: list[tuple[Any, str]] = [
+        (ferrograd, n) for n in _dialect_aliases.__all__ if hasattr(Variable, n)
+    ]
     functional = sys.modules.get("ferrograd.nn.functional")
     if functional is not None:
         targets += [(functional, n) for n in _FUNCTIONAL if hasattr(functional, n)]

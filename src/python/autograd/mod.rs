@@ -1,0 +1,8 @@
+//! The Python side of the autograd engine: `backward` / `grad` and grad mode as module
+//! functions (`backward.rs`), graph nodes and gradient hooks (`node.rs`), saved-tensor
+//! pack/unpack hooks (`saved_hooks.rs`) and post-accumulate hooks (`post_accumulate.rs`).
+
+pub(crate) mod backward;
+pub(crate) mod node;
+pub(crate) mod post_accumulate;
+pub(crate) mod saved_hooks;

@@ -1,0 +1,248 @@
+//! Python views of graph nodes (`grad_fn`), hook handles, and Python gradient hooks.
+
+use crate::autograd::node::{Edge, GradHook, NodeRef};
+use crate::error::Error;
+use crate::python::errors::from_pyerr;
+use crate::python::tensor::class::{wrap, PyTensor};
+use crate::tensor::Tensor;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyTuple, PyType};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// A node of the backward graph, as seen from Python (`tensor.grad_fn`). Each node is
+/// an instance of a subclass named after it (`type(y.grad_fn).__name__ == "MulBackward0"`,
+/// as in PyTorch), created on first use and cached: see [`node_object`].
+#[pyclass(name = "Node", module = "ferrograd.autograd", frozen, subclass)]
+pub struct PyNode {
+    pub(crate) node: NodeRef,
+}
+
+/// The Python subclass of `Node` for each node name, created once.
+static NODE_TYPES: PyOnceLock<Mutex<HashMap<String, Py<PyType>>>> = PyOnceLock::new();
+
+/// PyTorch's class name for a node: built-in nodes carry an overload number
+/// (`MulBackward` → `MulBackward0`); a custom layer's node keeps its name
+/// (`MyFunctionBackward`).
+fn type_name(node: &NodeRef) -> String {
+    let name = node.name();
+    if node.as_any().is_none() && name.ends_with("Backward") {
+        format!("{name}0")
+    } else {
+        name.into_owned()
+    }
+}
+
+/// The Python object for `node`: an instance of its named `Node` subclass. Only
+/// `grad_fn`/`next_functions` reads pay for this (a dict lookup after the first
+/// time); recording ops does not.
+pub fn node_object(py: Python<'_>, node: NodeRef) -> PyResult<Py<PyAny>> {
+    let name = type_name(&node);
+    let types = NODE_TYPES.get_or_init(py, || Mutex::new(HashMap::new()));
+    let cached = types
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&name)
+        .map(|t| t.clone_ref(py));
+    let ty = match cached {
+        Some(t) => t,
+        None => {
+            // created outside the lock: `type(...)` runs Python code
+            let base = py.get_type::<PyNode>();
+            let ns = PyDict::new(py);
+            ns.set_item("__slots__", PyTuple::empty(py))?;
+            ns.set_item("__module__", "ferrograd.autograd")?;
+            let t = py
+                .import("builtins")?
+                .getattr("type")?
+                .call1((name.as_str(), (base,), ns))?
+                .cast_into::<PyType>()
+                .map_err(PyErr::from)?
+                .unbind();
+            types
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .entry(name)
+                .or_insert(t)
+                .clone_ref(py)
+        }
+    };
+    let plain = Py::new(py, PyNode { node })?;
+    ty.call1(py, (plain,))
+}
+
+#[pymethods]
+impl PyNode {
+    /// Rewraps another node object (used to build the named subclasses' instances).
+    #[new]
+    fn py_new(other: PyRef<'_, PyNode>) -> PyNode {
+        PyNode {
+            node: other.node.clone(),
+        }
+    }
+
+    /// The node's name, as its class name: e.g. `MulBackward0`, `MyLayerBackward`.
+    fn name(&self) -> String {
+        type_name(&self.node)
+    }
+
+    /// `((node_or_None, input_nr), ...)`, one per forward input (leaves show as
+    /// `AccumulateGrad`).
+    #[getter]
+    fn next_functions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let items: Vec<Bound<'py, PyAny>> = self
+            .node
+            .base()
+            .edges
+            .iter()
+            .map(|e| -> PyResult<Bound<'py, PyAny>> {
+                Ok(match e {
+                    Edge::None => (py.None(), 0usize).into_pyobject(py)?.into_any(),
+                    Edge::Node { node, input_nr } => (node_object(py, node.clone())?, *input_nr)
+                        .into_pyobject(py)?
+                        .into_any(),
+                    Edge::Leaf(t) => (
+                        Py::new(
+                            py,
+                            PyAccumulateGrad {
+                                variable: t.clone(),
+                            },
+                        )?,
+                        0usize,
+                    )
+                        .into_pyobject(py)?
+                        .into_any(),
+                })
+            })
+            .collect::<PyResult<_>>()?;
+        PyTuple::new(py, items)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<{} object>", type_name(&self.node))
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other
+            .cast::<PyNode>()
+            .map(|o| o.get().node.id() == self.node.id())
+            .unwrap_or(false)
+    }
+
+    fn __hash__(&self) -> u64 {
+        self.node.id() as u64
+    }
+}
+
+/// The sink a leaf's gradient flows into (appears in `next_functions`).
+#[pyclass(name = "AccumulateGrad", module = "ferrograd.autograd", frozen)]
+pub struct PyAccumulateGrad {
+    variable: Tensor,
+}
+
+#[pymethods]
+impl PyAccumulateGrad {
+    /// `"AccumulateGrad"`.
+    fn name(&self) -> &'static str {
+        "AccumulateGrad"
+    }
+    /// The leaf tensor.
+    #[getter]
+    fn variable(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
+        wrap(py, self.variable.clone())
+    }
+    /// No further nodes.
+    #[getter]
+    fn next_functions<'py>(&self, py: Python<'py>) -> Bound<'py, PyTuple> {
+        PyTuple::empty(py)
+    }
+    fn __repr__(&self) -> &'static str {
+        "<AccumulateGrad object>"
+    }
+}
+
+enum HookSite {
+    Node(NodeRef),
+    Leaf(Tensor),
+    PostAccumulate(Tensor),
+}
+
+/// Returned by `register_hook`; `remove()` unregisters the hook.
+#[pyclass(name = "RemovableHandle", module = "ferrograd.autograd", frozen)]
+pub struct PyHookHandle {
+    site: HookSite,
+    id: u64,
+}
+
+impl PyHookHandle {
+    /// A handle for a hook on a node's output.
+    pub fn on_node(node: NodeRef, id: u64) -> Self {
+        PyHookHandle {
+            site: HookSite::Node(node),
+            id,
+        }
+    }
+    /// A handle for a post-accumulate-grad hook on a leaf.
+    pub fn on_post_accumulate(t: Tensor, id: u64) -> Self {
+        PyHookHandle {
+            site: HookSite::PostAccumulate(t),
+            id,
+        }
+    }
+    /// A handle for a hook on a leaf.
+    pub fn on_leaf(t: Tensor, id: u64) -> Self {
+        PyHookHandle {
+            site: HookSite::Leaf(t),
+            id,
+        }
+    }
+}
+
+#[pymethods]
+impl PyHookHandle {
+    /// Unregisters the hook. Returns True when it was registered, False when it was
+    /// already removed (Paddle's return value; PyTorch ignores it).
+    fn remove(&self) -> bool {
+        match &self.site {
+            HookSite::Node(n) => {
+                let mut hooks = n.base().pre_hooks.lock();
+                let before = hooks.len();
+                hooks.retain(|(_, id, _)| *id != self.id);
+                hooks.len() != before
+            }
+            HookSite::Leaf(t) => {
+                let mut meta = t.meta();
+                let before = meta.hooks.len();
+                meta.hooks.retain(|(id, _)| *id != self.id);
+                meta.hooks.len() != before
+            }
+            HookSite::PostAccumulate(t) => t.remove_post_accumulate_grad_hook(self.id),
+        }
+    }
+}
+
+/// Wraps a Python callable as a gradient hook run by the engine: it takes the GIL for
+/// the call only; its exception comes out of `backward()` unchanged.
+pub fn python_grad_hook(f: Py<PyAny>) -> GradHook {
+    Arc::new(move |g: &Tensor| {
+        Python::attach(|py| {
+            let arg = wrap(py, g.clone()).map_err(from_pyerr)?;
+            let r = f.call1(py, (arg,)).map_err(from_pyerr)?;
+            let r = r.bind(py);
+            if r.is_none() {
+                return Ok(None);
+            }
+            match r.cast::<PyTensor>() {
+                Ok(t) => Ok(Some(t.get().inner.clone())),
+                Err(_) => Err(Error::type_err(format!(
+                    "a tensor hook must return a Tensor or None, but returned {}",
+                    r.get_type()
+                        .name()
+                        .map(|n| n.to_string())
+                        .unwrap_or_default()
+                ))),
+            }
+        })
+    })
+}

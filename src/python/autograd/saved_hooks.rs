@@ -1,0 +1,177 @@
+//! Python pack/unpack hooks (`saved_tensors_hooks`) on the Rust hook stack. The stack is
+//! thread-local and lives in the core; these adapters take the GIL only for the call of
+//! the user's hook, and a hook's exception comes out unchanged.
+
+use crate::autograd::saved::{self, PackedTensor, SavedTensorHooks};
+use crate::error::{Error, Result};
+use crate::python::errors::{from_pyerr, IntoPy};
+use crate::python::tensor::class::{wrap, PyTensor};
+use crate::tensor::Tensor;
+use parking_lot::Mutex;
+use pyo3::prelude::*;
+use std::collections::HashMap;
+use std::sync::{Arc, Weak};
+
+/// One `saved_tensors_hooks(pack_hook, unpack_hook)` level.
+struct PyHooks {
+    pack: Py<PyAny>,
+    unpack: Arc<Py<PyAny>>,
+    /// With `once=True`: what `pack_hook` returned per saved view, so a tensor saved by
+    /// several nodes is packed once (keyed by storage address; the weak link tells a live
+    /// storage from a new one at a reused address).
+    once: Option<Mutex<PackedViews>>,
+    /// With `keep_leaves=True`: parameters are saved as they are, not packed.
+    keep_leaves: bool,
+}
+
+/// A view already packed at this level.
+struct PackedView {
+    storage: Weak<crate::storage::Storage>,
+    version: u64,
+    layout: crate::layout::Layout,
+    dtype: crate::dtype::DType,
+    obj: Py<PyAny>,
+}
+
+#[derive(Default)]
+struct PackedViews {
+    by_storage: HashMap<usize, Vec<PackedView>>,
+    /// Entry count at which dead storages are swept next (doubles: amortized O(1)).
+    sweep_at: usize,
+}
+
+impl PackedViews {
+    fn find(&self, py: Python<'_>, t: &Tensor) -> Option<Py<PyAny>> {
+        let key = Arc::as_ptr(t.storage()) as usize;
+        self.by_storage.get(&key)?.iter().find_map(|v| {
+            let live = v.storage.upgrade()?;
+            (Arc::ptr_eq(&live, t.storage())
+                && v.version == t.storage().version()
+                && v.dtype == t.dtype()
+                && &v.layout == t.layout())
+            .then(|| v.obj.clone_ref(py))
+        })
+    }
+
+    fn insert(&mut self, py: Python<'_>, t: &Tensor, obj: &Py<PyAny>) {
+        let entries: usize = self.by_storage.values().map(Vec::len).sum();
+        if entries >= self.sweep_at {
+            self.by_storage.retain(|_, vs| {
+                vs.retain(|v| v.storage.strong_count() > 0);
+                !vs.is_empty()
+            });
+            self.sweep_at = 2 * self.by_storage.values().map(Vec::len).sum::<usize>() + 8;
+        }
+        let key = Arc::as_ptr(t.storage()) as usize;
+        let vs = self.by_storage.entry(key).or_default();
+        vs.retain(|v| v.storage.strong_count() > 0);
+        vs.push(PackedView {
+            storage: Arc::downgrade(t.storage()),
+            version: t.storage().version(),
+            layout: t.layout().clone(),
+            dtype: t.dtype(),
+            obj: obj.clone_ref(py),
+        });
+    }
+}
+
+/// What `pack_hook` returned, with the `unpack_hook` that turns it back into a tensor.
+struct PyPacked {
+    obj: Py<PyAny>,
+    unpack: Arc<Py<PyAny>>,
+}
+
+impl SavedTensorHooks for PyHooks {
+    fn keeps_leaves(&self) -> bool {
+        self.keep_leaves
+    }
+
+    fn pack(&self, t: &Tensor) -> Result<Box<dyn PackedTensor>> {
+        Python::attach(|py| {
+            let known = self.once.as_ref().and_then(|m| m.lock().find(py, t));
+            let obj = match known {
+                Some(obj) => obj,
+                None => {
+                    let arg = wrap(py, t.clone()).map_err(from_pyerr)?;
+                    let obj = self.pack.call1(py, (arg,)).map_err(from_pyerr)?;
+                    if let Some(m) = &self.once {
+                        m.lock().insert(py, t, &obj);
+                    }
+                    obj
+                }
+            };
+            Ok(Box::new(PyPacked {
+                obj,
+                unpack: self.unpack.clone(),
+            }) as Box<dyn PackedTensor>)
+        })
+    }
+}
+
+impl PackedTensor for PyPacked {
+    fn unpack(&self) -> Result<Tensor> {
+        Python::attach(|py| {
+            let r = self
+                .unpack
+                .call1(py, (self.obj.clone_ref(py),))
+                .map_err(from_pyerr)?;
+            let r = r.bind(py);
+            match r.cast::<PyTensor>() {
+                Ok(t) => Ok(t.get().inner.clone()),
+                Err(_) => Err(Error::type_err(format!(
+                    "the saved_tensors_hooks unpack hook must return a Tensor, but returned {}",
+                    r.get_type()
+                        .name()
+                        .map(|n| n.to_string())
+                        .unwrap_or_default()
+                ))),
+            }
+        })
+    }
+}
+
+/// Enters a `saved_tensors_hooks` level on this thread. With `once`, a view of a
+/// storage that this level already packed (same storage, version, layout and dtype) reuses
+/// what `pack_hook` returned instead of calling it again. With `keep_leaves`, leaves that
+/// require grad (parameters) are saved as they are instead of being packed.
+#[pyfunction]
+#[pyo3(signature = (pack_hook, unpack_hook, once = false, keep_leaves = false))]
+pub fn _push_saved_tensors_hooks(
+    pack_hook: Py<PyAny>,
+    unpack_hook: Py<PyAny>,
+    once: bool,
+    keep_leaves: bool,
+) -> PyResult<()> {
+    saved::push_saved_tensor_hooks(Arc::new(PyHooks {
+        pack: pack_hook,
+        unpack: Arc::new(unpack_hook),
+        once: once.then(|| Mutex::new(PackedViews::default())),
+        keep_leaves,
+    }))
+    .py()
+}
+
+/// Leaves the innermost `saved_tensors_hooks` level on this thread.
+#[pyfunction]
+pub fn _pop_saved_tensors_hooks() {
+    saved::pop_saved_tensor_hooks();
+}
+
+/// Number of active hook levels on this thread.
+#[pyfunction]
+pub fn _saved_tensors_hooks_depth() -> usize {
+    saved::saved_tensor_hooks_depth()
+}
+
+/// Disables hooks on this thread with `message` (None re-enables); returns the previous
+/// setting. Errors with `message` when hooks are active right now.
+#[pyfunction]
+#[pyo3(signature = (message))]
+pub fn _set_saved_tensors_hooks_disabled(message: Option<String>) -> PyResult<Option<String>> {
+    if let Some(m) = &message {
+        if saved::saved_tensor_hooks_depth() > 0 {
+            return Err(pyo3::exceptions::PyRuntimeError::new_err(m.clone()));
+        }
+    }
+    Ok(saved::set_saved_tensor_hooks_disabled(message))
+}

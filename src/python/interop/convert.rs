@@ -1,0 +1,490 @@
+//! Conversions between Python objects and tensors: scalars, nested sequences, NumPy
+//! arrays (copied, or shared by `from_numpy`), and tensors back to NumPy and Python.
+
+use crate::dtype::{DType, Element, ScalarKind};
+use crate::error::Error;
+use crate::python::errors::IntoPy;
+use crate::python::tensor::class::PyTensor;
+use crate::storage::Storage;
+use crate::tensor::Tensor;
+use half::f16;
+use num_complex::{Complex32, Complex64};
+use numpy::{
+    PyArray1, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray,
+    PyUntypedArrayMethods,
+};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt, PyList, PySequence, PyTuple};
+use std::sync::Arc;
+
+/// The kind of a Python scalar, or None if `obj` is not one.
+pub fn scalar_kind(obj: &Bound<'_, PyAny>) -> Option<ScalarKind> {
+    if obj.is_instance_of::<PyBool>() {
+        Some(ScalarKind::Bool)
+    } else if obj.is_instance_of::<PyInt>() {
+        Some(ScalarKind::Int)
+    } else if obj.is_instance_of::<PyFloat>() {
+        Some(ScalarKind::Float)
+    } else if obj.is_instance_of::<PyComplex>() {
+        Some(ScalarKind::Complex)
+    } else {
+        None
+    }
+}
+
+/// A 0-d tensor of `dtype` holding the Python scalar `obj`.
+pub fn scalar_tensor(obj: &Bound<'_, PyAny>, dtype: DType) -> PyResult<Tensor> {
+    let v: Complex64 = if obj.is_instance_of::<PyComplex>() {
+        obj.extract::<Complex64>()?
+    } else if obj.is_instance_of::<PyInt>()
+        && !obj.is_instance_of::<PyBool>()
+        && dtype == DType::I64
+    {
+        // integers keep full 64-bit precision
+        return match obj.extract::<i64>() {
+            Ok(i) => Ok(Tensor::scalar(i)),
+            Err(_) => Err(PyValueError::new_err(format!(
+                "the integer {} does not fit in int64",
+                obj.str()?
+            ))),
+        };
+    } else {
+        Complex64::new(obj.extract::<f64>()?, 0.0)
+    };
+    if dtype == DType::I32
+        && obj.is_instance_of::<PyInt>()
+        && (v.re < i32::MIN as f64 || v.re > i32::MAX as f64)
+    {
+        return Err(pyo3::exceptions::PyOverflowError::new_err(format!(
+            "Python integer {} out of bounds for int32",
+            obj.str()?
+        )));
+    }
+    Ok(crate::with_dtype!(dtype, T, {
+        Tensor::scalar(T::from_c128(v))
+    }))
+}
+
+/// Turns the operand of a binary op into a tensor: tensors as is, Python scalars as 0-d
+/// tensors of the weakly promoted dtype, anything else through `to_tensor`.
+pub fn operand(other: &Bound<'_, PyAny>, like: DType) -> PyResult<Tensor> {
+    Ok(classified_operand(other, like)?.0)
+}
+
+/// [`operand`], also telling whether `other` was a Python number (which binary ops
+/// capture by value instead of recording it as an input).
+pub fn classified_operand(other: &Bound<'_, PyAny>, like: DType) -> PyResult<(Tensor, bool)> {
+    if let Ok(t) = other.cast::<PyTensor>() {
+        return Ok((t.get().inner.clone(), false));
+    }
+    if let Some(kind) = scalar_kind(other) {
+        return Ok((
+            scalar_tensor(other, DType::promote_scalar(like, kind))?.mark_constant(),
+            true,
+        ));
+    }
+    Ok((to_tensor(other, None)?, false))
+}
+
+enum Leaves {
+    Bool(Vec<bool>),
+    Int(Vec<i64>),
+    Float(Vec<f64>),
+    Complex(Vec<Complex64>),
+}
+
+impl Leaves {
+    fn push(&mut self, obj: &Bound<'_, PyAny>) -> PyResult<()> {
+        let kind =
+            scalar_kind(obj).ok_or_else(|| {
+                PyTypeError::new_err(format!(
+                "cannot make a tensor from a sequence containing {} (type {}); expected numbers, \
+                 bools, tensors or NumPy arrays",
+                obj.repr().map(|r| r.to_string()).unwrap_or_default(),
+                obj.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+            ))
+            })?;
+        // widen the buffer when a higher kind appears
+        if let (Leaves::Bool(v), ScalarKind::Int | ScalarKind::Float | ScalarKind::Complex) =
+            (&*self, kind)
+        {
+            *self = Leaves::Int(v.iter().map(|&b| b as i64).collect());
+        }
+        if let (Leaves::Int(v), ScalarKind::Float | ScalarKind::Complex) = (&*self, kind) {
+            *self = Leaves::Float(v.iter().map(|&i| i as f64).collect());
+        }
+        if let (Leaves::Float(v), ScalarKind::Complex) = (&*self, kind) {
+            *self = Leaves::Complex(v.iter().map(|&f| Complex64::new(f, 0.0)).collect());
+        }
+        match self {
+            Leaves::Bool(v) => v.push(obj.extract::<bool>()?),
+            Leaves::Int(v) => v.push(obj.extract::<i64>().map_err(|_| {
+                PyValueError::new_err(format!("the integer {} does not fit in int64", obj))
+            })?),
+            Leaves::Float(v) => v.push(obj.extract::<f64>()?),
+            Leaves::Complex(v) => v.push(obj.extract::<Complex64>()?),
+        }
+        Ok(())
+    }
+}
+
+const MAX_NESTING: usize = 64;
+
+fn walk(
+    obj: &Bound<'_, PyAny>,
+    depth: usize,
+    shape: &mut Vec<usize>,
+    leaves: &mut Leaves,
+) -> PyResult<bool> {
+    if depth > MAX_NESTING {
+        return Err(PyValueError::new_err(
+            "the nested sequence is deeper than 64 levels",
+        ));
+    }
+    let is_seq = obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>();
+    if !is_seq {
+        if obj.cast::<PyTensor>().is_ok() || obj.cast::<PyUntypedArray>().is_ok() {
+            return Ok(false); // let NumPy assemble mixed content
+        }
+        if depth != shape.len() {
+            return Err(PyValueError::new_err(format!(
+                "the nested sequence is ragged: a scalar appears at depth {depth} where a \
+                 sequence of length {} was expected",
+                shape[depth]
+            )));
+        }
+        leaves.push(obj)?;
+        return Ok(true);
+    }
+    let seq = obj.cast::<PySequence>()?;
+    let n = seq.len()?;
+    if depth == shape.len() {
+        if depth > 0 && matches!(leaves_len(leaves), l if l > 0) {
+            return Err(PyValueError::new_err(format!(
+                "the nested sequence is ragged: a sequence appears at depth {depth} where scalars were found before"
+            )));
+        }
+        shape.push(n);
+    } else if shape[depth] != n {
+        return Err(PyValueError::new_err(format!(
+            "the nested sequence is ragged: expected length {} at depth {depth}, got {n}",
+            shape[depth]
+        )));
+    }
+    for i in 0..n {
+        if !walk(&seq.get_item(i)?, depth + 1, shape, leaves)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+fn leaves_len(l: &Leaves) -> usize {
+    match l {
+        Leaves::Bool(v) => v.len(),
+        Leaves::Int(v) => v.len(),
+        Leaves::Float(v) => v.len(),
+        Leaves::Complex(v) => v.len(),
+    }
+}
+
+/// Builds a tensor from `data` (tensor, NumPy array, scalar, nested sequence), copying.
+/// Without `dtype`: bool, int64, float32 or complex64 by content, NumPy's own dtype for
+/// arrays, the source dtype for tensors.
+pub fn to_tensor(data: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Tensor> {
+    if let Ok(t) = data.cast::<PyTensor>() {
+        let t = t.get().inner.detach();
+        let t = t.contiguous_copy().py()?;
+        return match dtype {
+            Some(d) => t.cast_raw(d).py(),
+            None => Ok(t),
+        };
+    }
+    if let Ok(arr) = data.cast::<PyUntypedArray>() {
+        if dtype.is_some_and(|d| d.is_float() || d.is_complex()) && is_unsigned(arr)? {
+            // by value: uint64 above 2**63 must not pass through int64 (it would wrap)
+            let conv = arr.call_method1("astype", ("float64",))?;
+            return numpy_to_tensor(conv.cast::<PyUntypedArray>()?, false)?
+                .cast_raw(dtype.unwrap_or(DType::F64))
+                .py();
+        }
+        let t = numpy_to_tensor(arr, false)?;
+        return match dtype {
+            Some(d) => t.cast_raw(d).py(),
+            None => Ok(t),
+        };
+    }
+    if let Some(kind) = scalar_kind(data) {
+        if is_numpy_scalar(data)? {
+            // np.float64(1e300), a.sum(), a[i]: NumPy scalars keep their dtype (as in
+            // PyTorch), like the 0-d arrays they stand for
+            let arr = data
+                .py()
+                .import("numpy")?
+                .call_method1("asarray", (data,))?;
+            return to_tensor(&arr, dtype);
+        }
+        let d = dtype.unwrap_or(match kind {
+            ScalarKind::Bool => DType::Bool,
+            ScalarKind::Int => DType::I64,
+            ScalarKind::Float => crate::dtype::default_float(),
+            ScalarKind::Complex => crate::dtype::default_complex(),
+        });
+        return scalar_tensor(data, d);
+    }
+    if data.is_instance_of::<PyList>() || data.is_instance_of::<PyTuple>() {
+        let mut shape = Vec::new();
+        let mut leaves = Leaves::Bool(Vec::new());
+        if walk(data, 0, &mut shape, &mut leaves)? {
+            if leaves_len(&leaves) == 0 {
+                // an empty list has no content to infer from: the default float
+                leaves = Leaves::Float(Vec::new());
+            }
+            let t = match leaves {
+                Leaves::Bool(v) => Tensor::from_vec(v, &shape),
+                Leaves::Int(v) => Tensor::from_vec(v, &shape),
+                Leaves::Float(v) => Tensor::from_vec(v, &shape)
+                    .and_then(|t| t.cast_raw(dtype.unwrap_or(crate::dtype::default_float()))),
+                Leaves::Complex(v) => Tensor::from_vec(v, &shape)
+                    .and_then(|t| t.cast_raw(dtype.unwrap_or(crate::dtype::default_complex()))),
+            }
+            .py()?;
+            return match dtype {
+                Some(d) => t.cast_raw(d).py(),
+                None => Ok(t),
+            };
+        }
+        // sequences of tensors / arrays: let NumPy assemble them through __array__
+        let np = data.py().import("numpy")?;
+        let arr = np.call_method1("asarray", (data,))?;
+        let t = numpy_to_tensor(arr.cast::<PyUntypedArray>()?, false)?;
+        let d = dtype.unwrap_or(if t.dtype() == DType::F64 {
+            crate::dtype::default_float()
+        } else {
+            t.dtype()
+        });
+        return t.cast_raw(d).py();
+    }
+    if data.hasattr("__array__")? || data.hasattr("__array_interface__")? {
+        let np = data.py().import("numpy")?;
+        let arr = np.call_method1("asarray", (data,))?;
+        return to_tensor(&arr, dtype);
+    }
+    Err(PyTypeError::new_err(format!(
+        "cannot make a tensor from an object of type {}; expected a number, a nested \
+         list/tuple of numbers, a NumPy array or a Tensor",
+        data.get_type().name()?
+    )))
+}
+
+/// True for a NumPy scalar (`np.float64(1.0)`, `np.int32(3)`), which subclasses or mimics
+/// a Python number but carries a dtype.
+fn is_numpy_scalar(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let plain = obj.is_exact_instance_of::<PyFloat>()
+        || obj.is_exact_instance_of::<PyInt>()
+        || obj.is_exact_instance_of::<PyBool>()
+        || obj.is_exact_instance_of::<PyComplex>();
+    if plain || !obj.hasattr(pyo3::intern!(obj.py(), "dtype"))? {
+        return Ok(false);
+    }
+    let generic = obj.py().import("numpy")?.getattr("generic")?;
+    obj.is_instance(&generic)
+}
+
+/// True for NumPy arrays of an unsigned integer dtype.
+fn is_unsigned(arr: &Bound<'_, PyUntypedArray>) -> PyResult<bool> {
+    let kind: String = arr
+        .dtype()
+        .getattr(pyo3::intern!(arr.py(), "kind"))?
+        .extract()?;
+    Ok(kind == "u")
+}
+
+fn numpy_dtype(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Option<DType>> {
+    macro_rules! is {
+        ($t:ty) => {
+            arr.is_instance_of::<PyArrayDyn<$t>>()
+        };
+    }
+    Ok(if is!(bool) {
+        Some(DType::Bool)
+    } else if is!(i32) {
+        Some(DType::I32)
+    } else if is!(i64) {
+        Some(DType::I64)
+    } else if is!(f16) {
+        Some(DType::F16)
+    } else if is!(f32) {
+        Some(DType::F32)
+    } else if is!(f64) {
+        Some(DType::F64)
+    } else if is!(Complex32) {
+        Some(DType::C64)
+    } else if is!(Complex64) {
+        Some(DType::C128)
+    } else {
+        None
+    })
+}
+
+/// Converts a NumPy array. With `share`, the tensor uses the array's memory (kept alive by
+/// the storage) when its dtype is supported and its strides are element-aligned.
+pub fn numpy_to_tensor(arr: &Bound<'_, PyUntypedArray>, share: bool) -> PyResult<Tensor> {
+    let Some(dtype) = numpy_dtype(arr)? else {
+        // other NumPy dtypes (uint8, int16, float128, ...) convert to the nearest supported one
+        let kind: String = arr
+            .dtype()
+            .getattr(pyo3::intern!(arr.py(), "kind"))?
+            .extract()?;
+        let target = match kind.as_str() {
+            "b" => "bool",
+            "i" | "u" => "int64",
+            "f" => "float64",
+            "c" => "complex128",
+            _ => {
+                return Err(PyTypeError::new_err(format!(
+                    "cannot make a tensor from a NumPy array of dtype {}",
+                    arr.dtype()
+                )))
+            }
+        };
+        if share {
+            return Err(PyTypeError::new_err(format!(
+                "from_numpy: dtype {} cannot share memory; supported: bool, int32, int64, \
+                 float16, float32, float64, complex64, complex128",
+                arr.dtype()
+            )));
+        }
+        if kind == "u" && arr.dtype().itemsize() == 8 && arr.len() > 0 {
+            let max = arr.call_method0("max")?;
+            if max.gt(i64::MAX)? {
+                return Err(PyValueError::new_err(format!(
+                    "a {} array holds {} which does not fit in int64 (ferrograd's widest \
+                     integer) and would wrap to a negative number; pass dtype='float64' to \
+                     convert by value, or reduce the values first",
+                    arr.dtype(),
+                    max.str()?
+                )));
+            }
+        }
+        let conv = arr.call_method1("astype", (target,))?;
+        return numpy_to_tensor(conv.cast::<PyUntypedArray>()?, false);
+    };
+    let shape: Vec<usize> = arr.shape().to_vec();
+    let itemsize = dtype.size() as isize;
+    let byte_strides: Vec<isize> = arr.strides().to_vec();
+    // SAFETY: reading the data pointer of a live array object
+    let data_ptr = unsafe { (*arr.as_array_ptr()).fields.data } as *mut u8;
+    let aligned =
+        byte_strides.iter().all(|s| s % itemsize == 0) && (data_ptr as usize) % dtype.size() == 0;
+    if share {
+        if !aligned {
+            return Err(PyValueError::new_err(
+                "from_numpy: the array's strides are not multiples of its item size; pass \
+                 numpy.ascontiguousarray(a) instead",
+            ));
+        }
+        // `as_strided` arrays carry any strides NumPy was given: check the span with the
+        // same checked arithmetic as a DLPack import before wrapping the memory
+        let shape_i: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+        let strides_i: Vec<i64> = byte_strides.iter().map(|s| (s / itemsize) as i64).collect();
+        let view = crate::foreign::validate(
+            "from_numpy",
+            &shape_i,
+            Some(&strides_i),
+            dtype.size(),
+            data_ptr as usize,
+            0,
+        )
+        .py()?;
+        // SAFETY: `arr` is a live NumPy array; its flags word is plain data.
+        let writable =
+            unsafe { (*arr.as_array_ptr()).fields.flags } & numpy::npyffi::NPY_ARRAY_WRITEABLE != 0;
+        let owner: Py<PyAny> = arr.clone().unbind().into_any();
+        // SAFETY: the array owns the `view.len` elements from `view.base`, kept alive by
+        // `owner`; `validate` checked the span fits the address space.
+        let storage = unsafe {
+            Storage::from_foreign(
+                view.base as *mut u8,
+                view.len,
+                dtype,
+                Box::new(owner),
+                writable,
+            )
+        };
+        return Ok(Tensor::from_parts(Arc::new(storage), view.layout));
+    }
+    let np = arr.py().import("numpy")?;
+    let c = np.call_method1("ascontiguousarray", (arr,))?;
+    crate::with_dtype!(dtype, T, { copy_contiguous::<T>(&c, &shape) })
+}
+
+fn copy_contiguous<T: Element + numpy::Element>(
+    obj: &Bound<'_, PyAny>,
+    shape: &[usize],
+) -> PyResult<Tensor> {
+    let arr = obj.cast::<PyArrayDyn<T>>()?;
+    let ro = arr.readonly();
+    let slice = ro
+        .as_slice()
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let mut v = crate::storage::try_vec_with_capacity::<T>(slice.len()).py()?;
+    v.extend_from_slice(slice);
+    Tensor::from_vec(v, shape).py()
+}
+
+/// A new NumPy array holding a copy of the tensor's values (bfloat16 becomes float32,
+/// which NumPy lacks).
+pub fn tensor_to_numpy<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
+    let t = if t.dtype() == DType::BF16 {
+        t.cast_raw(DType::F32).py()?
+    } else {
+        t.clone()
+    };
+    let shape: Vec<usize> = t.shape().to_vec();
+    macro_rules! out {
+        ($T:ty) => {{
+            let v = t.to_vec::<$T>().py()?;
+            Ok(PyArray1::from_vec(py, v).reshape(shape)?.into_any())
+        }};
+    }
+    match t.dtype() {
+        DType::Bool => out!(bool),
+        DType::I32 => out!(i32),
+        DType::I64 => out!(i64),
+        DType::F16 => out!(f16),
+        DType::F32 => out!(f32),
+        DType::F64 => out!(f64),
+        DType::C64 => out!(Complex32),
+        DType::C128 => out!(Complex64),
+        DType::BF16 => Err(Error::runtime("unreachable: bf16 was converted")).py(),
+    }
+}
+
+/// The single element as a Python scalar of the matching type.
+pub fn tensor_item<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
+    if t.numel() != 1 {
+        return Err(PyValueError::new_err(format!(
+            "only a tensor with exactly one element can be converted to a Python scalar, but \
+             this one has shape {:?} ({} elements)",
+            t.shape(),
+            t.numel()
+        )));
+    }
+    let off = t.layout().offset;
+    Ok(match t.dtype() {
+        DType::Bool => PyBool::new(py, t.storage().read::<bool>()[off])
+            .to_owned()
+            .into_any(),
+        DType::I32 => (t.storage().read::<i32>()[off] as i64)
+            .into_pyobject(py)?
+            .into_any(),
+        DType::I64 => t.storage().read::<i64>()[off].into_pyobject(py)?.into_any(),
+        DType::C64 | DType::C128 => {
+            let c = crate::with_dtype!(t.dtype(), T, { t.storage().read::<T>()[off].to_c128() });
+            PyComplex::from_doubles(py, c.re, c.im).into_any()
+        }
+        _ => PyFloat::new(py, t.item_f64().py()?).into_any(),
+    })
+}

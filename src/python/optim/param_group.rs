@@ -1,0 +1,200 @@
+//! `_core.ParamGroupState`: one optimizer parameter group's parameters and their state
+//! buffers, updated by one Rust call per `step()` (no Python work per parameter).
+
+use crate::optim::{adam_step, sgd_step, AdamConfig, ParamState, SgdConfig};
+use crate::python::errors::IntoPy;
+use crate::python::tensor::class::{wrap, PyTensor};
+use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+
+/// Above this many elements in a group, the update runs with the GIL released.
+const DETACH_MIN_ELEMS: usize = 1 << 15;
+
+/// The parameters of one group with their optimizer state (momentum buffers, Adam
+/// moments, step counts).
+#[pyclass(name = "ParamGroupState", module = "ferrograd.optim")]
+pub struct PyParamGroupState {
+    pub(super) params: Vec<ParamState>,
+}
+
+impl PyParamGroupState {
+    fn slot(&self, i: usize) -> PyResult<&ParamState> {
+        self.params.get(i).ok_or_else(|| {
+            PyIndexError::new_err(format!(
+                "parameter index {i} out of range for a group of {} parameters",
+                self.params.len()
+            ))
+        })
+    }
+
+    pub(super) fn total_elems(&self) -> usize {
+        self.params.iter().map(|p| p.param.numel()).sum()
+    }
+}
+
+#[pymethods]
+impl PyParamGroupState {
+    /// Holds `params` (a sequence of Tensors) with empty state.
+    #[new]
+    fn new(params: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let mut out = Vec::new();
+        for (i, p) in params.try_iter()?.enumerate() {
+            let p = p?;
+            let t = p.cast::<PyTensor>().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "optimizer parameters must be Tensors, but item {i} is {}",
+                    p.get_type()
+                        .name()
+                        .map(|n| n.to_string())
+                        .unwrap_or_default()
+                ))
+            })?;
+            out.push(ParamState {
+                param: t.get().inner.clone(),
+                buffers: Vec::new(),
+                step: 0,
+            });
+        }
+        Ok(PyParamGroupState { params: out })
+    }
+
+    /// Number of parameters.
+    fn __len__(&self) -> usize {
+        self.params.len()
+    }
+
+    /// One SGD step over every parameter that has a gradient; returns how many.
+    #[pyo3(signature = (lr, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=false,
+                        maximize=false))]
+    fn sgd_step(
+        &mut self,
+        py: Python<'_>,
+        lr: f64,
+        momentum: f64,
+        dampening: f64,
+        weight_decay: f64,
+        nesterov: bool,
+        maximize: bool,
+    ) -> PyResult<usize> {
+        let cfg = SgdConfig {
+            lr,
+            momentum,
+            dampening,
+            weight_decay,
+            nesterov,
+            maximize,
+        };
+        let params = &mut self.params;
+        if params.iter().map(|p| p.param.numel()).sum::<usize>() >= DETACH_MIN_ELEMS {
+            py.detach(|| sgd_step(params, &cfg)).py()
+        } else {
+            sgd_step(params, &cfg).py()
+        }
+    }
+
+    /// One Adam (or AdamW with `decoupled=True`) step; returns how many were updated.
+    #[pyo3(signature = (lr, beta1=0.9, beta2=0.999, eps=1e-8, weight_decay=0.0,
+                        decoupled=false, amsgrad=false, maximize=false))]
+    fn adam_step(
+        &mut self,
+        py: Python<'_>,
+        lr: f64,
+        beta1: f64,
+        beta2: f64,
+        eps: f64,
+        weight_decay: f64,
+        decoupled: bool,
+        amsgrad: bool,
+        maximize: bool,
+    ) -> PyResult<usize> {
+        let cfg = AdamConfig {
+            lr,
+            beta1,
+            beta2,
+            eps,
+            weight_decay,
+            decoupled,
+            amsgrad,
+            maximize,
+        };
+        let big = self.total_elems() >= DETACH_MIN_ELEMS;
+        let params = &mut self.params;
+        if big {
+            py.detach(|| adam_step(params, &cfg)).py()
+        } else {
+            adam_step(params, &cfg).py()
+        }
+    }
+
+    /// Drops every parameter's gradient (`set_to_none`), or zeros it in place.
+    #[pyo3(signature = (set_to_none=true))]
+    fn zero_grad(&self, set_to_none: bool) -> PyResult<()> {
+        let _guard = crate::autograd::no_grad();
+        for ps in &self.params {
+            match ps.param.grad() {
+                Some(g) if !set_to_none => g.fill_(0.0).py()?,
+                Some(_) => ps.param.set_grad(None).py()?,
+                None => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// The parameters (the same tensors, new Python handles).
+    fn params(&self, py: Python<'_>) -> PyResult<Vec<Py<PyTensor>>> {
+        self.params
+            .iter()
+            .map(|p| wrap(py, p.param.clone()))
+            .collect()
+    }
+
+    /// The state buffers of parameter `i` (shared, not copied).
+    fn buffers(&self, py: Python<'_>, i: usize) -> PyResult<Vec<Py<PyTensor>>> {
+        self.slot(i)?
+            .buffers
+            .iter()
+            .map(|b| wrap(py, b.clone()))
+            .collect()
+    }
+
+    /// Steps taken so far by parameter `i`.
+    fn step_count(&self, i: usize) -> PyResult<u64> {
+        Ok(self.slot(i)?.step)
+    }
+
+    /// Replaces parameter `i`'s state: its buffers (copied, as contiguous tensors of the
+    /// parameter's dtype) and its step count.
+    fn set_state(
+        &mut self,
+        i: usize,
+        buffers: Vec<PyRef<'_, PyTensor>>,
+        step: u64,
+    ) -> PyResult<()> {
+        let n = self.params.len();
+        let slot = self.params.get_mut(i).ok_or_else(|| {
+            PyIndexError::new_err(format!(
+                "parameter index {i} out of range for a group of {n} parameters"
+            ))
+        })?;
+        let mut out = Vec::with_capacity(buffers.len());
+        for (k, b) in buffers.iter().enumerate() {
+            let b = &b.inner;
+            if b.shape() != slot.param.shape() {
+                return Err(PyValueError::new_err(format!(
+                    "optimizer state buffer {k} for a parameter of shape {:?} has shape {:?}",
+                    slot.param.shape(),
+                    b.shape()
+                )));
+            }
+            out.push(
+                b.cast_raw(slot.param.dtype())
+                    .py()?
+                    .contiguous_copy()
+                    .py()?,
+            );
+        }
+        slot.buffers = out;
+        slot.step = step;
+        Ok(())
+    }
+}

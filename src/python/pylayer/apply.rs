@@ -1,0 +1,505 @@
+//! Custom differentiable layers written in Python (`PyLayer` / `autograd.Function`).
+//!
+//! `apply` runs here, in Rust: it finds the tensor inputs, decides whether a graph is
+//! needed, runs `forward` under no-grad, attaches the outputs to one [`PyLayerNode`], and
+//! re-binds tensors saved during forward that turned out to be outputs so no reference
+//! cycle forms. The engine calls the node with the GIL released; the node takes the GIL
+//! for exactly the call of the user's `backward`.
+
+use crate::autograd::grad_mode::GradModeGuard;
+use crate::autograd::node::{InputMeta, Node, NodeBase, NodeRef};
+use crate::autograd::Recorder;
+use crate::error::{Error, Result};
+use crate::python::errors::{from_pyerr, to_pyerr};
+use crate::python::pylayer::ctx::{PyCtx, SavedSlot};
+use crate::python::pylayer::ctx_attrs::weaken_output_attributes;
+use crate::python::tensor::class::{wrap, PyTensor};
+use crate::tensor::Tensor;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyTuple};
+use std::borrow::Cow;
+use std::sync::{Arc, Weak};
+
+/// The graph node of one application of a custom layer.
+pub struct PyLayerNode {
+    base: NodeBase,
+    name: String,
+    pub(crate) ctx: Py<PyCtx>,
+    backward: Py<PyAny>,
+    torch_dialect: bool,
+    /// Per forward output: `Some(k)` for the k-th tensor output, `None` for other values.
+    output_kinds: Vec<Option<usize>>,
+    out_metas: Vec<InputMeta>,
+    /// Number of forward arguments (positional, then keyword values).
+    n_args: usize,
+    /// Which forward arguments are the tensor inputs (the node's edges, in order).
+    tensor_arg_pos: Vec<usize>,
+}
+
+impl Node for PyLayerNode {
+    fn name(&self) -> Cow<'static, str> {
+        Cow::Owned(self.name.clone())
+    }
+    fn base(&self) -> &NodeBase {
+        &self.base
+    }
+    fn num_outputs(&self) -> usize {
+        self.out_metas.len()
+    }
+    fn output_meta(&self, i: usize) -> Option<InputMeta> {
+        self.out_metas.get(i).cloned()
+    }
+    fn casts_incoming_grads(&self) -> bool {
+        !self.ctx.get().state.lock().keep_grad_dtype
+    }
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
+    }
+    fn apply(&self, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<Tensor>>> {
+        Python::attach(|py| self.call_backward(py, grads))
+    }
+    fn release_saved(&self) {
+        Python::attach(|py| self.release_saved_attached(py))
+    }
+    fn apply_then_release(
+        &self,
+        grads: Vec<Option<Tensor>>,
+        release: bool,
+    ) -> Result<Vec<Option<Tensor>>> {
+        Python::attach(|py| {
+            let out = self.call_backward(py, grads)?;
+            if release {
+                self.release_saved_attached(py);
+            }
+            Ok(out)
+        })
+    }
+}
+
+impl PyLayerNode {
+    /// Frees what forward saved (the GIL is held: dropping slots drops Python objects).
+    fn release_saved_attached(&self, py: Python<'_>) {
+        let ctx = self.ctx.bind(py).get();
+        let taken = {
+            let mut st = ctx.state.lock();
+            st.released = true;
+            for s in &st.saved {
+                if let SavedSlot::Tensor { saved, .. } = s {
+                    saved.release();
+                }
+            }
+            std::mem::take(&mut st.saved)
+        };
+        drop(taken);
+    }
+
+    fn call_backward(
+        &self,
+        py: Python<'_>,
+        grads: Vec<Option<Tensor>>,
+    ) -> Result<Vec<Option<Tensor>>> {
+        let ctx = self.ctx.bind(py);
+        let materialize = ctx.get().state.lock().materialize_grads;
+        let grad_obj = |k: usize| -> Result<Py<PyAny>> {
+            match grads.get(k).cloned().flatten() {
+                Some(g) => wrap(py, g).map(|t| t.into_any()).map_err(from_pyerr),
+                None if materialize => {
+                    let m = &self.out_metas[k];
+                    let z = crate::tensor::zeros(&m.shape, m.dtype)?;
+                    wrap(py, z).map(|t| t.into_any()).map_err(from_pyerr)
+                }
+                None => Ok(py.None()),
+            }
+        };
+        let mut call_args: Vec<Py<PyAny>> = vec![ctx.clone().into_any().unbind()];
+        if self.torch_dialect {
+            for kind in &self.output_kinds {
+                call_args.push(match kind {
+                    Some(k) => grad_obj(*k)?,
+                    None => py.None(),
+                });
+            }
+        } else {
+            for k in 0..self.out_metas.len() {
+                call_args.push(grad_obj(k)?);
+            }
+        }
+        let args = PyTuple::new(py, call_args).map_err(from_pyerr)?;
+        let result = self.backward.bind(py).call1(args).map_err(from_pyerr)?;
+        self.map_results(py, &result)
+    }
+
+    /// Maps what backward returned onto the tensor inputs: one per tensor input, or one
+    /// per forward argument (non-tensor positions must be None); extra trailing `None`s
+    /// are ignored.
+    fn map_results(
+        &self,
+        _py: Python<'_>,
+        result: &Bound<'_, PyAny>,
+    ) -> Result<Vec<Option<Tensor>>> {
+        let items: Vec<Bound<'_, PyAny>> =
+            if result.is_instance_of::<PyTuple>() || result.is_instance_of::<PyList>() {
+                result
+                    .try_iter()
+                    .map_err(from_pyerr)?
+                    .collect::<PyResult<_>>()
+                    .map_err(from_pyerr)?
+            } else {
+                vec![result.clone()]
+            };
+        let n_t = self.tensor_arg_pos.len();
+        let n_args = self.n_args;
+        let mut r = items.len();
+        // drop trailing Nones beyond what any convention expects
+        while r > n_t.max(n_args) && items[r - 1].is_none() {
+            r -= 1;
+        }
+        let picked: Vec<&Bound<'_, PyAny>> = if r == n_t {
+            items[..r].iter().collect()
+        } else if r == n_args {
+            for (i, it) in items[..r].iter().enumerate() {
+                if !self.tensor_arg_pos.contains(&i) && !it.is_none() {
+                    return Err(Error::runtime(format!(
+                        "{} returned a gradient different from None at position {i}, but forward \
+                         argument {i} is not a Tensor",
+                        self.name
+                    )));
+                }
+            }
+            self.tensor_arg_pos.iter().map(|&p| &items[p]).collect()
+        } else {
+            return Err(Error::usage(format!(
+                "{} returned an incorrect number of gradients (expected {n_t}{}, got {})",
+                self.name,
+                if n_args != n_t {
+                    format!(" — one per Tensor input — or {n_args}, one per argument")
+                } else {
+                    String::new()
+                },
+                items.len()
+            )));
+        };
+        picked
+            .into_iter()
+            .enumerate()
+            .map(|(i, it)| {
+                if it.is_none() {
+                    return Ok(None);
+                }
+                match it.cast::<PyTensor>() {
+                    Ok(t) => Ok(Some(t.get().inner.clone())),
+                    Err(_) => {
+                        Err(Error::type_err(format!(
+                        "{}: backward must return Tensors or None, but returned {} at position {i}",
+                        self.name,
+                        it.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+                    )))
+                    }
+                }
+            })
+            .collect()
+    }
+}
+
+static ORDER_ARGS: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
+
+/// True for a torch-style Function written as `forward(*args)` + `setup_context`.
+fn uses_setup_context(cls: &Bound<'_, PyAny>) -> bool {
+    cls.getattr(pyo3::intern!(cls.py(), "_fg_uses_setup_context"))
+        .and_then(|v| v.is_truthy())
+        .unwrap_or(false)
+}
+
+/// The layer's class name, for error messages.
+fn class_name(cls: &Bound<'_, PyAny>) -> String {
+    cls.getattr(pyo3::intern!(cls.py(), "__name__"))
+        .and_then(|n| n.extract())
+        .unwrap_or_else(|_| "PyLayer".into())
+}
+
+/// The node name, `ClassBackward`: set once per class by `PyLayer.__init_subclass__`
+/// (`_fg_node_name`), so `apply` does not format it on every call.
+fn node_name(cls: &Bound<'_, PyAny>) -> PyResult<String> {
+    match cls.getattr(pyo3::intern!(cls.py(), "_fg_node_name")) {
+        Ok(n) => n.extract(),
+        Err(_) => Ok(format!("{}Backward", class_name(cls))),
+    }
+}
+
+enum Container {
+    Single,
+    Tuple,
+    List,
+}
+
+/// `Layer.apply(*args, **kwargs)` for the Paddle dialect (`PyLayer`).
+#[pyfunction]
+#[pyo3(signature = (cls, *args, **kwargs))]
+pub fn _apply_paddle(
+    py: Python<'_>,
+    cls: &Bound<'_, PyAny>,
+    args: &Bound<'_, PyTuple>,
+    kwargs: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Py<PyAny>> {
+    apply(py, cls, false, args, kwargs)
+}
+
+/// `Function.apply(*args, **kwargs)` for the torch dialect (`autograd.Function`).
+#[pyfunction]
+#[pyo3(signature = (cls, *args, **kwargs))]
+pub fn _apply_torch(
+    py: Python<'_>,
+    cls: &Bound<'_, PyAny>,
+    args: &Bound<'_, PyTuple>,
+    kwargs: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Py<PyAny>> {
+    apply(py, cls, true, args, kwargs)
+}
+
+fn apply(
+    py: Python<'_>,
+    cls: &Bound<'_, PyAny>,
+    torch_dialect: bool,
+    args: &Bound<'_, PyTuple>,
+    kwargs: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Py<PyAny>> {
+    let name = node_name(cls)?;
+    // forward arguments in forward's parameter order (tensors passed by keyword are inputs;
+    // binding to the signature keeps `apply(y=b, x=a)` from swapping gradients)
+    let all_args: Vec<Bound<'_, PyAny>> = match kwargs {
+        Some(kw) if !kw.is_empty() => {
+            let helper = ORDER_ARGS.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
+                Ok(py
+                    .import("ferrograd.autograd.py_layer")?
+                    .getattr("_ordered_arguments")?
+                    .unbind())
+            })?;
+            let ordered = helper.bind(py).call1((
+                cls,
+                args,
+                kw,
+                !torch_dialect || !uses_setup_context(cls),
+            ))?;
+            ordered.try_iter()?.collect::<PyResult<_>>()?
+        }
+        _ => args.iter().collect(),
+    };
+    let mut tensor_arg_pos = Vec::new();
+    let mut inputs: Vec<Tensor> = Vec::new();
+    for (i, a) in all_args.iter().enumerate() {
+        if let Ok(t) = a.cast::<PyTensor>() {
+            tensor_arg_pos.push(i);
+            inputs.push(t.get().inner.clone());
+        }
+    }
+    let grad_on = crate::autograd::is_grad_enabled();
+    let needs = grad_on && inputs.iter().any(|t| t.requires_grad());
+    let ctx = Bound::new(py, PyCtx::new(name.clone(), needs))?;
+    {
+        let nig: Vec<bool> = all_args
+            .iter()
+            .map(|a| {
+                grad_on
+                    && a.cast::<PyTensor>()
+                        .is_ok_and(|t| t.get().inner.requires_grad())
+            })
+            .collect();
+        ctx.get().state.lock().needs_input_grad = Some(PyTuple::new(py, nig)?.unbind());
+    }
+    let forward = cls.getattr(pyo3::intern!(cls.py(), "forward"))?;
+    // torch's `forward(*args)` + `setup_context(ctx, inputs, output)` style
+    let setup_style = torch_dialect && uses_setup_context(cls);
+    let out = {
+        let _no_grad = GradModeGuard::new(false);
+        if setup_style {
+            forward.call(args, kwargs).and_then(|o| {
+                cls.getattr(pyo3::intern!(cls.py(), "setup_context"))?
+                    .call1((ctx.clone(), args.clone(), o.clone()))?;
+                Ok(o)
+            })
+        } else {
+            let mut fargs: Vec<Bound<'_, PyAny>> = Vec::with_capacity(args.len() + 1);
+            fargs.push(ctx.clone().into_any());
+            fargs.extend(args.iter());
+            forward.call(PyTuple::new(py, fargs)?, kwargs)
+        }
+    };
+    ctx.get().state.lock().in_forward = false;
+    let out = out?;
+
+    let (container, mut items): (Container, Vec<Bound<'_, PyAny>>) =
+        if let Ok(t) = out.cast::<PyTuple>() {
+            (Container::Tuple, t.iter().collect())
+        } else if let Ok(l) = out.cast::<PyList>() {
+            (Container::List, l.iter().collect())
+        } else {
+            (Container::Single, vec![out.clone()])
+        };
+    let output_kinds: Vec<Option<usize>> = {
+        let mut k = 0;
+        items
+            .iter()
+            .map(|it| {
+                it.cast::<PyTensor>().is_ok().then(|| {
+                    k += 1;
+                    k - 1
+                })
+            })
+            .collect()
+    };
+    let n_tensor_out = output_kinds.iter().flatten().count();
+    if !torch_dialect && n_tensor_out == 0 {
+        return Err(PyValueError::new_err(format!(
+            "{}: at least one output of PyLayer.forward must be a Tensor",
+            class_name(cls)
+        )));
+    }
+    if !needs || n_tensor_out == 0 {
+        return Ok(out.unbind());
+    }
+
+    let out_tensors: Vec<Tensor> = items
+        .iter()
+        .filter_map(|it| it.cast::<PyTensor>().ok().map(|t| t.get().inner.clone()))
+        .collect();
+    let out_metas: Vec<InputMeta> = out_tensors
+        .iter()
+        .map(|t| InputMeta {
+            shape: t.shape_vec(),
+            dtype: t.dtype(),
+        })
+        .collect();
+    let edges = inputs.iter().map(|t| t.gradient_edge()).collect();
+    let metas = inputs
+        .iter()
+        .map(|t| InputMeta {
+            shape: t.shape_vec(),
+            dtype: t.dtype(),
+        })
+        .collect();
+    let backward = cls.getattr(pyo3::intern!(cls.py(), "backward"))?.unbind();
+    let node: Arc<PyLayerNode> = Arc::new(PyLayerNode {
+        base: NodeBase::new(edges, metas),
+        name: name.clone(),
+        ctx: ctx.clone().unbind(),
+        backward,
+        torch_dialect,
+        output_kinds: output_kinds.clone(),
+        out_metas,
+        n_args: all_args.len(),
+        tensor_arg_pos,
+    });
+    let weak: Weak<dyn Node> = {
+        let w: Weak<PyLayerNode> = Arc::downgrade(&node);
+        w
+    };
+    let node_ref = NodeRef::new(node);
+
+    let (non_diff, dirty) = {
+        let st = ctx.get().state.lock();
+        (st.non_differentiable.clone(), st.dirty.clone())
+    };
+    let mut bound_outputs: Vec<(Tensor, usize)> = Vec::new();
+    // forward's own objects, to spot one tensor returned twice
+    let originals: Vec<Bound<'_, PyAny>> = items.to_vec();
+    for (pos, kind) in output_kinds.iter().enumerate() {
+        let Some(k) = *kind else { continue };
+        // the same tensor object returned again comes back as the same object (PyTorch);
+        // its later output slots get no gradient of their own
+        if let Some(q) = (0..pos).find(|&q| originals[q].is(&originals[pos])) {
+            items[pos] = items[q].clone();
+            continue;
+        }
+        let t = out_tensors[k].clone();
+        if non_diff.iter().any(|x| x.same(&t)) || !t.dtype().is_differentiable() {
+            // not differentiable: never requires grad (an input returned as is is detached)
+            if t.requires_grad() {
+                items[pos] = wrap(py, t.detach())?.into_bound(py).into_any();
+            }
+            continue;
+        }
+        let is_input = inputs.iter().any(|x| x.same(&t));
+        if is_input && dirty.iter().any(|x| x.same(&t)) {
+            if t.is_leaf() && t.requires_grad() {
+                return Err(PyRuntimeError::new_err(format!(
+                    "{}: forward modified a leaf tensor that requires grad in place \
+                     (mark_dirty); a leaf's values must not change under autograd. Clone it \
+                     first, or modify it under no_grad() outside the layer",
+                    class_name(cls)
+                )));
+            }
+            t.storage().bump_version();
+            t.set_grad_fn(node_ref.clone(), k);
+            rebind_saved(py, &ctx, &t, &weak, k);
+            bound_outputs.push((t, k));
+        } else if is_input || t.grad_fn().is_some() || t.requires_grad() {
+            // an input (or a tensor with history of its own) returned as is: a new tensor
+            // over the same memory, produced by this layer, so its gradient reaches backward
+            let nt = t.view_with(t.layout().clone());
+            nt.set_grad_fn(node_ref.clone(), k);
+            items[pos] = wrap(py, nt)?.into_bound(py).into_any();
+        } else {
+            t.set_grad_fn(node_ref.clone(), k);
+            rebind_saved(py, &ctx, &t, &weak, k);
+            bound_outputs.push((t, k));
+        }
+    }
+    weaken_output_attributes(&ctx, &bound_outputs, &weak)?;
+    Ok(match container {
+        Container::Single => items.remove(0).unbind(),
+        Container::Tuple => PyTuple::new(py, items)?.into_any().unbind(),
+        Container::List => PyList::new(py, items)?.into_any().unbind(),
+    })
+}
+
+/// A saved tensor that is output `k` keeps only a weak link to the node, and the ctx
+/// drops its Python object (which now leads back to the node).
+fn rebind_saved(
+    _py: Python<'_>,
+    ctx: &Bound<'_, PyCtx>,
+    t: &Tensor,
+    weak: &Weak<dyn Node>,
+    k: usize,
+) {
+    let mut st = ctx.get().state.lock();
+    for slot in st.saved.iter_mut() {
+        if let SavedSlot::Tensor { saved, original } = slot {
+            if saved.live_tensor().is_some_and(|x| x.same(t)) {
+                saved.rebind_as_output(weak, k);
+                *original = None;
+            }
+        }
+    }
+}
+
+/// `once_differentiable` support: returns views of `outputs` whose backward raises
+/// `message` (so differentiating a once-differentiable backward again is a clear error).
+#[pyfunction]
+pub fn _delayed_error(
+    py: Python<'_>,
+    outputs: Vec<Py<PyAny>>,
+    inputs: Vec<Bound<'_, PyTensor>>,
+    message: String,
+) -> PyResult<Vec<Py<PyAny>>> {
+    let ins: Vec<Tensor> = inputs.iter().map(|t| t.get().inner.clone()).collect();
+    let refs: Vec<&Tensor> = ins.iter().collect();
+    outputs
+        .into_iter()
+        .map(|o| {
+            let b = o.bind(py);
+            let Ok(t) = b.cast::<PyTensor>() else {
+                return Ok(o);
+            };
+            let out = t.get().inner.detach();
+            if let Some(rec) = Recorder::begin(&refs) {
+                let msg = message.clone();
+                rec.finish("DelayedError", &out, move |_, _, _| {
+                    Err(Error::runtime(msg.clone()))
+                })
+                .map_err(to_pyerr)?;
+            }
+            Ok(wrap(py, out)?.into_any())
+        })
+        .collect()
+}

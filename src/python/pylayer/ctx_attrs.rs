@@ -1,0 +1,133 @@
+//! Attributes of a custom layer's ctx that hold the layer's own outputs (`ctx.y = y`).
+//!
+//! Stored as is, such an attribute closes a reference cycle the collector cannot see
+//! whole: ctx → output tensor → its node → ctx. When the node is also referenced by the
+//! next layer's node (any chain of layers), the output tensor is not the node's only
+//! owner, so it cannot report the ctx during GC traversal without over-counting; each
+//! collection then frees only the last layer of a chain. So, once forward has returned
+//! and the outputs are bound to the node, such attributes move out of the instance
+//! `__dict__` into the ctx's Rust state as data plus a *weak* link to the node (the way
+//! saved outputs are held), and reading the attribute rebuilds the tensor: same memory,
+//! same place in the graph. No cycle is ever formed.
+
+use super::ctx::PyCtx;
+use super::output_attribute::OutputAttribute;
+use crate::autograd::node::Node;
+use crate::python::tensor::class::{wrap, PyTensor};
+use crate::tensor::Tensor;
+use pyo3::exceptions::PyAttributeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString};
+use std::sync::Weak;
+
+/// Moves every ctx attribute that is one of `outputs` (tensor, output index) out of the
+/// instance `__dict__` into weakly linked storage (see the module docs).
+pub(crate) fn weaken_output_attributes(
+    ctx: &Bound<'_, PyCtx>,
+    outputs: &[(Tensor, usize)],
+    node: &Weak<dyn Node>,
+) -> PyResult<()> {
+    if outputs.is_empty() {
+        return Ok(());
+    }
+    let py = ctx.py();
+    let Ok(dict) = ctx.getattr(pyo3::intern!(py, "__dict__")) else {
+        return Ok(());
+    };
+    let Ok(dict) = dict.cast_into::<PyDict>() else {
+        return Ok(());
+    };
+    let mut moved = Vec::new();
+    for (key, value) in dict.iter() {
+        let (Ok(name), Ok(t)) = (key.extract::<String>(), value.cast::<PyTensor>()) else {
+            continue;
+        };
+        let t = &t.get().inner;
+        if let Some((_, nr)) = outputs.iter().find(|(o, _)| o.same(t)) {
+            moved.push((
+                key.clone(),
+                OutputAttribute {
+                    name,
+                    data: t.detach(),
+                    version: t.storage().version(),
+                    node: node.clone(),
+                    output_nr: *nr,
+                },
+            ));
+        }
+    }
+    if moved.is_empty() {
+        return Ok(());
+    }
+    let mut attrs = Vec::with_capacity(moved.len());
+    for (key, attr) in moved {
+        dict.del_item(key)?;
+        attrs.push(attr);
+    }
+    ctx.get().state.lock().output_attrs.extend(attrs);
+    Ok(())
+}
+
+#[pymethods]
+impl PyCtx {
+    /// Reads an attribute that holds one of the layer's outputs (only reached when normal
+    /// lookup finds nothing).
+    fn __getattr__(slf: &Bound<'_, Self>, name: &Bound<'_, PyString>) -> PyResult<Py<PyAny>> {
+        let key = name.to_cow()?;
+        let rebuilt = {
+            let st = slf.get().state.lock();
+            st.output_attrs
+                .iter()
+                .find(|a| a.name == key)
+                .map(|a| a.rebuild(&st.name))
+        };
+        match rebuilt {
+            Some(t) => Ok(wrap(slf.py(), t?)?.into_any()),
+            None => Err(PyAttributeError::new_err(format!(
+                "'{}' object has no attribute '{key}'",
+                slf.get_type().name()?
+            ))),
+        }
+    }
+
+    /// Sets an attribute; a new value replaces an output held weakly under that name.
+    fn __setattr__(
+        slf: &Bound<'_, Self>,
+        name: &Bound<'_, PyString>,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        forget_output_attribute(slf, name)?;
+        // SAFETY: all three pointers are live objects borrowed for the call.
+        let rc = unsafe {
+            pyo3::ffi::PyObject_GenericSetAttr(slf.as_ptr(), name.as_ptr(), value.as_ptr())
+        };
+        match rc {
+            0 => Ok(()),
+            _ => Err(PyErr::fetch(slf.py())),
+        }
+    }
+
+    /// Deletes an attribute, including one that holds an output weakly.
+    fn __delattr__(slf: &Bound<'_, Self>, name: &Bound<'_, PyString>) -> PyResult<()> {
+        if forget_output_attribute(slf, name)? {
+            return Ok(());
+        }
+        // SAFETY: both pointers are live; a null value means "delete".
+        let rc = unsafe {
+            pyo3::ffi::PyObject_GenericSetAttr(slf.as_ptr(), name.as_ptr(), std::ptr::null_mut())
+        };
+        match rc {
+            0 => Ok(()),
+            _ => Err(PyErr::fetch(slf.py())),
+        }
+    }
+}
+
+/// Drops the weakly held output attribute `name`; true if there was one.
+fn forget_output_attribute(slf: &Bound<'_, PyCtx>, name: &Bound<'_, PyString>) -> PyResult<bool> {
+    let key = name.to_cow()?;
+    let mut st = slf.get().state.lock();
+    let before = st.output_attrs.len();
+    st.output_attrs.retain(|a| a.name != *key);
+    Ok(st.output_attrs.len() != before)
+}

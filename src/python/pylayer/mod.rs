@@ -1,0 +1,9 @@
+//! Custom differentiable layers written in Python (`PyLayer` / `autograd.Function`):
+//! `apply` and the graph node that calls the user's `backward` (`apply.rs`), the `ctx`
+//! object (`ctx.rs`), and ctx attributes that hold the layer's own outputs without a
+//! reference cycle (`ctx_attrs.rs`, `output_attribute.rs`).
+
+pub(crate) mod apply;
+pub(crate) mod ctx;
+pub(crate) mod ctx_attrs;
+pub(crate) mod output_attribute;

@@ -1,0 +1,126 @@
+//! Parsing of op names and keyword attributes (as the Python `static` package passes
+//! them) into the core's [`OpKind`]s.
+
+use crate::dtype::DType;
+use crate::static_graph::{OpKind, ReduceKind};
+use crate::tensor::{BinaryOp, UnaryOp};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+const BINARY: [BinaryOp; 21] = {
+    use BinaryOp::*;
+    [
+        Add, Sub, Mul, Div, FloorDiv, Rem, Pow, Maximum, Minimum, Eq, Ne, Lt, Le, Gt, Ge,
+        LogicalAnd, LogicalOr, LogicalXor, BitAnd, BitOr, BitXor,
+    ]
+};
+
+fn attr<'py, T: FromPyObjectOwned<'py>>(
+    attrs: Option<&Bound<'py, PyDict>>,
+    key: &str,
+    default: T,
+) -> PyResult<T> {
+    match attrs.map(|a| a.get_item(key)).transpose()?.flatten() {
+        Some(v) if !v.is_none() => v.extract().map_err(Into::into),
+        _ => Ok(default),
+    }
+}
+
+fn opt_attr<'py, T: FromPyObjectOwned<'py>>(
+    attrs: Option<&Bound<'py, PyDict>>,
+    key: &str,
+) -> PyResult<Option<T>> {
+    match attrs.map(|a| a.get_item(key)).transpose()?.flatten() {
+        Some(v) if !v.is_none() => Ok(Some(v.extract().map_err(Into::<PyErr>::into)?)),
+        _ => Ok(None),
+    }
+}
+
+/// Axes given as an int, a list of ints, or None.
+fn axes(attrs: Option<&Bound<'_, PyDict>>) -> PyResult<Option<Vec<isize>>> {
+    let Some(v) = attrs.map(|a| a.get_item("axis")).transpose()?.flatten() else {
+        return Ok(None);
+    };
+    if v.is_none() {
+        return Ok(None);
+    }
+    if let Ok(a) = v.extract::<isize>() {
+        return Ok(Some(vec![a]));
+    }
+    Ok(Some(v.extract::<Vec<isize>>()?))
+}
+
+/// The [`OpKind`] called `name` with the attributes in `attrs`.
+pub fn parse_op(name: &str, attrs: Option<&Bound<'_, PyDict>>) -> PyResult<OpKind> {
+    if let Some(op) = BINARY.iter().find(|o| o.name() == name) {
+        return Ok(OpKind::Binary(*op));
+    }
+    if let Some(op) = UnaryOp::from_name(name) {
+        return Ok(OpKind::Unary(op));
+    }
+    let reduce = |kind| -> PyResult<OpKind> {
+        Ok(OpKind::Reduce {
+            kind,
+            axes: axes(attrs)?,
+            keepdim: attr(attrs, "keepdim", false)?,
+        })
+    };
+    Ok(match name {
+        "matmul" => OpKind::Matmul,
+        "sum" => reduce(ReduceKind::Sum)?,
+        "mean" => reduce(ReduceKind::Mean)?,
+        "max" => reduce(ReduceKind::Max)?,
+        "min" => reduce(ReduceKind::Min)?,
+        "softmax" => OpKind::Softmax(attr(attrs, "axis", -1)?),
+        "log_softmax" => OpKind::LogSoftmax(attr(attrs, "axis", -1)?),
+        "reshape" => OpKind::Reshape(attr(attrs, "shape", Vec::new())?),
+        "permute" => OpKind::Permute(attr(attrs, "perm", Vec::new())?),
+        "swapaxes" => OpKind::Transpose(attr(attrs, "dim0", 0)?, attr(attrs, "dim1", 1)?),
+        "concat" => OpKind::Concat(attr(attrs, "axis", 0)?),
+        "clip" => OpKind::Clip(opt_attr(attrs, "min")?, opt_attr(attrs, "max")?),
+        "cast" => {
+            let d = attrs
+                .map(|a| a.get_item("dtype"))
+                .transpose()?
+                .flatten()
+                .ok_or_else(|| PyValueError::new_err("cast: needs a dtype"))?;
+            let d: DType = crate::python::dtype::parse_dtype(&d)?;
+            OpKind::Cast(d)
+        }
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "static graphs do not support the op '{name}'"
+            )))
+        }
+    })
+}
+
+/// One op of [`_unary_op_table`]: `(methods, functional names, doc, dtype rule,
+/// has_gradient)`.
+type UnaryOpRow = (
+    Vec<&'static str>,
+    Vec<&'static str>,
+    &'static str,
+    String,
+    bool,
+);
+
+/// The unary op declarations as Python data, one `(methods, functional, doc, dtype rule,
+/// has_gradient)` tuple per op: `scripts/gen_op_bindings.py` writes the Python-side
+/// names and stubs from it, and the tests check those against it.
+#[pyfunction]
+pub fn _unary_op_table() -> Vec<UnaryOpRow> {
+    UnaryOp::ALL
+        .iter()
+        .map(|op| {
+            (
+                op.method_names().to_vec(),
+                op.functional_names().to_vec(),
+                op.doc(),
+                format!("{:?}", op.dtype_rule()),
+                op.has_gradient(),
+            )
+        })
+        .collect()
+}

@@ -1,0 +1,117 @@
+//! The `Tensor` methods that reach the autograd graph's Python side: `grad_fn`,
+//! `register_hook`, `backward`, and GC traversal into a custom layer's ctx.
+
+use super::class::PyTensor;
+use crate::autograd::engine::{self, BackwardOptions};
+use crate::python::errors::IntoPy;
+use pyo3::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+static NEXT_HOOK_ID: AtomicU64 = AtomicU64::new(1);
+
+#[pymethods]
+impl PyTensor {
+    /// The node that produced this tensor (None for leaves).
+    #[getter]
+    fn grad_fn(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        self.inner
+            .grad_fn()
+            .map(|n| crate::python::autograd::node::node_object(py, n))
+            .transpose()
+    }
+
+    /// Registers `hook(grad)`, run when this tensor's gradient is computed; a non-None
+    /// return value replaces the gradient. Returns a handle with `remove()`.
+    fn register_hook(
+        &self,
+        hook: Py<PyAny>,
+    ) -> PyResult<crate::python::autograd::node::PyHookHandle> {
+        let t = &self.inner;
+        if !t.requires_grad() {
+            return Err(crate::python::errors::usage_error(
+                "cannot register a hook on a tensor that does not require grad (set \
+                 requires_grad=True / stop_gradient=False first)"
+                    .to_string(),
+            ));
+        }
+        let id = NEXT_HOOK_ID.fetch_add(1, Ordering::Relaxed);
+        let f = crate::python::autograd::node::python_grad_hook(hook);
+        match t.grad_fn() {
+            Some(node) => {
+                node.base().pre_hooks.lock().push((t.output_nr(), id, f));
+                Ok(crate::python::autograd::node::PyHookHandle::on_node(
+                    node, id,
+                ))
+            }
+            None => {
+                t.meta().hooks.push((id, f));
+                Ok(crate::python::autograd::node::PyHookHandle::on_leaf(
+                    t.clone(),
+                    id,
+                ))
+            }
+        }
+    }
+
+    /// Runs backward from this tensor. Without `grad_tensor`, the gradient is ones of this
+    /// tensor's shape (Paddle semantics; torch requires a scalar here).
+    #[pyo3(signature = (grad_tensor=None, retain_graph=None, create_graph=false, gradient=None))]
+    fn backward(
+        &self,
+        py: Python<'_>,
+        grad_tensor: Option<&Bound<'_, PyAny>>,
+        retain_graph: Option<bool>,
+        create_graph: bool,
+        gradient: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        if !self.inner.requires_grad() {
+            // Paddle: a no-op (seed code relies on it); say so instead of failing silently
+            pyo3::PyErr::warn(
+                py,
+                &py.get_type::<pyo3::exceptions::PyUserWarning>(),
+                c"backward() was called on a tensor that does not require grad (nothing that \
+                  requires grad was used to compute it); no gradient was computed",
+                1,
+            )?;
+            return Ok(());
+        }
+        let g =
+            crate::python::autograd::backward::root_grad(&self.inner, grad_tensor.or(gradient), 0)?;
+        let root = self.inner.clone();
+        let opts = BackwardOptions {
+            retain_graph: retain_graph.unwrap_or(create_graph),
+            create_graph,
+        };
+        py.detach(move || engine::backward(&[root], vec![g], opts))
+            .py()
+    }
+
+    /// GC support: when this object is the only owner of its tensor and of the custom
+    /// layer node that produced it, the node's ctx is reachable only through us, so we
+    /// report it (cycles like `ctx.y = y` are then collectable). Shared owners report
+    /// nothing, which keeps the GC's reference arithmetic exact.
+    fn __traverse__(&self, visit: pyo3::PyVisit<'_>) -> Result<(), pyo3::PyTraverseError> {
+        // SAFETY: a volatile read of a plain bool; zeroed (not yet initialised) memory
+        // reads as false, and then no other field is touched.
+        if !unsafe { std::ptr::read_volatile(&self.ready) } {
+            return Ok(());
+        }
+        if self.inner.handle_count() != 1 {
+            return Ok(());
+        }
+        let Some(meta) = self.inner.try_meta() else {
+            return Ok(());
+        };
+        if let Some(node) = &meta.grad_fn {
+            if std::sync::Arc::strong_count(node.arc()) == 1 {
+                if let Some(layer) = node
+                    .as_any()
+                    .and_then(|a| a.downcast_ref::<crate::python::pylayer::apply::PyLayerNode>())
+                {
+                    visit.call(&layer.ctx)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,352 @@
+//! The `Tensor` Python class: a thin handle over the Rust [`Tensor`], with its
+//! properties and plain autograd attributes. A leaf of the bindings: it uses only
+//! `errors` and `dtype`, so every other binding file can use it without a cycle. The
+//! methods that need other binding files are beside them: `autograd_methods.rs`
+//! (`grad_fn`, hooks, `backward`), `conversions.rs` (construction, NumPy, `item`, `repr`);
+//! op methods are in `math.rs`, `reduce.rs`, `shape.rs`, ...
+
+use crate::python::dtype::PyDType;
+use crate::python::errors::IntoPy;
+use crate::tensor::Tensor;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyTuple, PyType};
+
+/// A multi-dimensional array with reverse-mode autograd.
+#[pyclass(name = "Tensor", module = "ferrograd", subclass, weakref, dict, frozen)]
+pub struct PyTensor {
+    /// False only in the window between Python's allocation of the object (zeroed
+    /// memory) and PyO3 writing these fields. On CPython 3.11/3.12 that window contains an
+    /// allocation (the eager instance `__dict__`), which can run the GC; `__traverse__`
+    /// must then see nothing.
+    pub(super) ready: bool,
+    pub(crate) inner: Tensor,
+}
+
+static SIZE_CLASS: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+
+/// Installs the Python `Size` class (a tuple that also equals lists) used by `.shape`.
+#[pyfunction]
+pub fn _set_size_class(py: Python<'_>, cls: Bound<'_, PyType>) -> PyResult<()> {
+    let _ = SIZE_CLASS.set(py, cls.unbind());
+    Ok(())
+}
+
+/// Wraps a core tensor as a new Python object.
+pub fn wrap(py: Python<'_>, t: Tensor) -> PyResult<Py<PyTensor>> {
+    Py::new(py, PyTensor::new(t))
+}
+
+/// A `Size` (or plain tuple before the package installed `Size`) of `dims`.
+pub fn size_object<'py>(py: Python<'py>, dims: &[usize]) -> PyResult<Bound<'py, PyAny>> {
+    let tup = PyTuple::new(py, dims)?;
+    match SIZE_CLASS.get(py) {
+        Some(cls) => cls.bind(py).call1((tup,)),
+        None => Ok(tup.into_any()),
+    }
+}
+
+impl PyTensor {
+    /// Wraps a core tensor.
+    pub fn new(t: Tensor) -> Self {
+        PyTensor {
+            ready: true,
+            inner: t,
+        }
+    }
+
+    /// The wrapped core tensor.
+    pub fn tensor(&self) -> &Tensor {
+        &self.inner
+    }
+}
+
+#[pymethods]
+impl PyTensor {
+    /// Dimensions as a `Size` (equal to both a tuple and a list).
+    #[getter]
+    fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        size_object(py, self.inner.shape())
+    }
+
+    /// `size()` → shape; `size(dim)` → that dimension.
+    #[pyo3(signature = (dim=None))]
+    fn size<'py>(&self, py: Python<'py>, dim: Option<isize>) -> PyResult<Bound<'py, PyAny>> {
+        match dim {
+            None => size_object(py, self.inner.shape()),
+            Some(d) => {
+                let d = crate::layout::normalize_axis(d, self.inner.ndim(), "size").py()?;
+                Ok(self.inner.shape()[d].into_pyobject(py)?.into_any())
+            }
+        }
+    }
+
+    /// Element type.
+    #[getter]
+    fn dtype(&self) -> PyDType {
+        PyDType {
+            d: self.inner.dtype(),
+        }
+    }
+
+    /// Number of dimensions.
+    #[getter]
+    fn ndim(&self) -> usize {
+        self.inner.ndim()
+    }
+
+    /// Number of dimensions (torch spelling).
+    fn dim(&self) -> usize {
+        self.inner.ndim()
+    }
+
+    /// Number of elements.
+    fn numel(&self) -> usize {
+        self.inner.numel()
+    }
+
+    fn __len__(&self) -> PyResult<usize> {
+        self.inner
+            .shape()
+            .first()
+            .copied()
+            .ok_or_else(|| PyTypeError::new_err("len() of a 0-d tensor"))
+    }
+
+    /// Element strides.
+    #[pyo3(signature = (dim=None))]
+    fn stride<'py>(&self, py: Python<'py>, dim: Option<isize>) -> PyResult<Bound<'py, PyAny>> {
+        let s = &self.inner.layout().strides;
+        match dim {
+            None => Ok(PyTuple::new(py, s.iter())?.into_any()),
+            Some(d) => {
+                let d = crate::layout::normalize_axis(d, self.inner.ndim(), "stride").py()?;
+                Ok(s[d].into_pyobject(py)?.into_any())
+            }
+        }
+    }
+
+    /// True when elements are row-major without gaps.
+    fn is_contiguous(&self) -> bool {
+        self.inner.is_contiguous()
+    }
+
+    /// Address of the first element.
+    fn data_ptr(&self) -> usize {
+        let l = self.inner.layout();
+        self.inner.storage().data_ptr() as usize + l.offset * self.inner.dtype().size()
+    }
+
+    /// Bytes per element.
+    fn element_size(&self) -> usize {
+        self.inner.dtype().size()
+    }
+
+    /// Where the tensor lives (always the CPU).
+    #[getter]
+    fn place(&self) -> &'static str {
+        "Place(cpu)"
+    }
+
+    /// Device (always the CPU).
+    #[getter]
+    fn device(&self) -> &'static str {
+        "cpu"
+    }
+
+    /// Itself (ferrograd tensors live on the CPU).
+    fn cpu(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    // ---- autograd attributes -------------------------------------------------------
+
+    /// Whether gradients are tracked (the inverse of `stop_gradient`).
+    #[getter]
+    fn requires_grad(&self) -> bool {
+        self.inner.requires_grad()
+    }
+
+    #[setter]
+    fn set_requires_grad(&self, flag: bool) -> PyResult<()> {
+        self.inner.set_requires_grad(flag).py()
+    }
+
+    /// Paddle's view of the same flag: `stop_gradient == not requires_grad`.
+    #[getter]
+    fn stop_gradient(&self) -> bool {
+        !self.inner.requires_grad()
+    }
+
+    #[setter]
+    fn set_stop_gradient(&self, flag: bool) -> PyResult<()> {
+        self.inner.set_requires_grad(!flag).py()
+    }
+
+    /// Sets `requires_grad` in place and returns the tensor.
+    #[pyo3(signature = (requires_grad=true))]
+    fn requires_grad_(slf: Py<Self>, py: Python<'_>, requires_grad: bool) -> PyResult<Py<Self>> {
+        slf.get().inner.set_requires_grad(requires_grad).py()?;
+        let _ = py;
+        Ok(slf)
+    }
+
+    /// True for tensors without a `grad_fn`.
+    #[getter]
+    fn is_leaf(&self) -> bool {
+        self.inner.is_leaf()
+    }
+
+    /// Accumulated gradient (None until a backward pass reaches this tensor).
+    #[getter]
+    fn grad(&self, py: Python<'_>) -> PyResult<Option<Py<PyTensor>>> {
+        self.inner.grad().map(|g| wrap(py, g)).transpose()
+    }
+
+    #[setter]
+    fn set_grad(&self, value: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        let g = match value {
+            None => None,
+            Some(v) if v.is_none() => None,
+            Some(v) => Some(
+                v.cast::<PyTensor>()
+                    .map_err(|_| PyTypeError::new_err("assigned grad must be a Tensor or None"))?
+                    .get()
+                    .inner
+                    .clone(),
+            ),
+        };
+        self.inner.set_grad(g).py()
+    }
+
+    /// Clears the accumulated gradient: zeros it in place (Paddle's default), or drops it
+    /// (`set_to_zero=False`, like torch's `x.grad = None`).
+    #[pyo3(signature = (set_to_zero=true))]
+    fn clear_grad(&self, set_to_zero: bool) -> PyResult<()> {
+        if set_to_zero {
+            if let Some(g) = self.inner.grad() {
+                let _guard = crate::autograd::no_grad();
+                g.fill_(0.0).py()?;
+                return Ok(());
+            }
+        }
+        self.inner.set_grad(None).py()
+    }
+
+    /// Same as `clear_grad`.
+    #[pyo3(signature = (set_to_zero=true))]
+    fn clear_gradient(&self, set_to_zero: bool) -> PyResult<()> {
+        self.clear_grad(set_to_zero)
+    }
+
+    /// Number of in-place writes to this tensor's memory so far.
+    #[getter]
+    fn _version(&self) -> u64 {
+        self.inner.storage().version()
+    }
+
+    /// Paddle's spelling of `_version`.
+    fn _inplace_version(&self) -> u64 {
+        self.inner.storage().version()
+    }
+
+    /// Same data, no history, never requires grad (shares storage).
+    fn detach(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
+        wrap(py, self.inner.detach())
+    }
+
+    /// Detaches this tensor from its graph in place.
+    fn detach_(slf: Py<Self>) -> PyResult<Py<Self>> {
+        slf.get().inner.set_requires_grad(false).py()?;
+        Ok(slf)
+    }
+
+    /// Keeps the gradient of this non-leaf in `.grad` during backward.
+    fn retain_grad(&self) -> PyResult<()> {
+        let t = &self.inner;
+        match t.grad_fn() {
+            None => {
+                if !t.requires_grad() {
+                    return Err(crate::python::errors::usage_error(
+                        "retain_grad() on a tensor that does not require grad".to_string(),
+                    ));
+                }
+                Ok(()) // leaves keep their gradient anyway
+            }
+            Some(node) => {
+                let slot = t.output_nr();
+                let mut r = node.base().retained.lock();
+                if !r
+                    .iter()
+                    .any(|(s, w)| *s == slot && w.upgrade().is_some_and(|x| x.same(t)))
+                {
+                    r.push((slot, t.downgrade()));
+                }
+                t.meta().retains_grad = true;
+                Ok(())
+            }
+        }
+    }
+
+    /// Paddle spelling of `retain_grad`.
+    fn retain_grads(&self) -> PyResult<()> {
+        self.retain_grad()
+    }
+
+    fn __float__(&self) -> PyResult<f64> {
+        if self.inner.numel() != 1 {
+            return Err(PyValueError::new_err(format!(
+                "only one-element tensors can be converted to Python scalars (shape {:?})",
+                self.inner.shape()
+            )));
+        }
+        self.inner.item_f64().py()
+    }
+
+    fn __int__(&self) -> PyResult<i64> {
+        let v = self.__float__()?;
+        if !v.is_finite() {
+            return Err(PyValueError::new_err(format!(
+                "cannot convert {v} to an integer"
+            )));
+        }
+        if self.inner.dtype() == crate::DType::I64 {
+            return Ok(self.inner.storage().read::<i64>()[self.inner.layout().offset]);
+        }
+        Ok(v.trunc() as i64)
+    }
+
+    fn __index__(&self) -> PyResult<i64> {
+        if !(self.inner.dtype().is_int() || self.inner.dtype() == crate::DType::Bool) {
+            return Err(PyTypeError::new_err(format!(
+                "only integer tensors of a single element can be used as an index; this one is {}",
+                self.inner.dtype()
+            )));
+        }
+        self.__int__()
+    }
+
+    fn __bool__(&self) -> PyResult<bool> {
+        if self.inner.numel() != 1 {
+            return Err(PyValueError::new_err(format!(
+                "the truth value of a tensor with {} elements is ambiguous; use .any() or .all()",
+                self.inner.numel()
+            )));
+        }
+        Ok(self.inner.item_f64().py()? != 0.0
+            || (self.inner.dtype().is_complex() && tensor_item_is_nonzero_complex(&self.inner)))
+    }
+
+    fn __hash__(&self) -> u64 {
+        self.inner.id() as u64
+    }
+}
+
+fn tensor_item_is_nonzero_complex(t: &Tensor) -> bool {
+    use crate::dtype::Element;
+    let off = t.layout().offset;
+    crate::with_dtype!(t.dtype(), T, {
+        t.storage().read::<T>()[off].to_c128().im != 0.0
+    })
+}

@@ -1,0 +1,499 @@
+//! `__getitem__` / `__setitem__`, and gather/scatter-style and joining ops.
+//!
+//! Where Paddle and PyTorch give one name two meanings, the call is resolved by the
+//! keywords and argument types used: `gather(x, index, axis)` (Paddle: rows by index)
+//! vs `gather(x, dim, index)` (torch: elementwise along dim); `split(x, 3)` as a module
+//! function means 3 sections (Paddle), `x.split(3)` as a method means chunks of size 3
+//! (torch), and the keywords `num_or_sections=` / `split_size_or_sections=` decide either.
+
+use crate::autograd::ops::index::IndexItem;
+use crate::dtype::DType;
+use crate::python::errors::IntoPy;
+use crate::python::interop::convert::{operand, scalar_kind, to_tensor};
+use crate::python::tensor::class::{wrap, PyTensor};
+use crate::tensor::Tensor;
+use pyo3::exceptions::{PyIndexError, PyMemoryError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyEllipsis, PyList, PySlice, PyTuple};
+
+type PyT = PyResult<Py<PyTensor>>;
+
+fn opt_isize(o: &Bound<'_, PyAny>) -> PyResult<Option<isize>> {
+    if o.is_none() {
+        Ok(None)
+    } else {
+        Ok(Some(
+            o.call_method0("__index__")
+                .and_then(|i| i.extract())
+                .map_err(|_| {
+                    PyTypeError::new_err(format!("slice indices must be integers or None, got {o}"))
+                })?,
+        ))
+    }
+}
+
+fn index_item(o: &Bound<'_, PyAny>) -> PyResult<IndexItem> {
+    if o.is_none() {
+        return Ok(IndexItem::NewAxis);
+    }
+    if o.is_instance_of::<PyEllipsis>() {
+        return Ok(IndexItem::Ellipsis);
+    }
+    if let Ok(s) = o.cast::<PySlice>() {
+        let step = opt_isize(&s.getattr(pyo3::intern!(s.py(), "step"))?)?.unwrap_or(1);
+        return Ok(IndexItem::Slice(
+            opt_isize(&s.getattr(pyo3::intern!(s.py(), "start"))?)?,
+            opt_isize(&s.getattr(pyo3::intern!(s.py(), "stop"))?)?,
+            step,
+        ));
+    }
+    if o.is_instance_of::<PyBool>() {
+        return Ok(IndexItem::Tensor(Tensor::scalar(o.extract::<bool>()?)));
+    }
+    if let Ok(t) = o.cast::<PyTensor>() {
+        let t = &t.get().inner;
+        return Ok(IndexItem::Tensor(t.detach()));
+    }
+    if scalar_kind(o).is_none() && o.hasattr("__index__")? && !o.hasattr("shape")? {
+        return Ok(IndexItem::Int(o.call_method0("__index__")?.extract()?));
+    }
+    if let Ok(i) = o.extract::<isize>() {
+        return Ok(IndexItem::Int(i));
+    }
+    if o.is_instance_of::<PyList>() || o.hasattr("__array__")? || o.hasattr("shape")? {
+        let mut t = to_tensor(o, None)?;
+        if o.is_instance_of::<PyList>() && t.numel() == 0 {
+            // `[]` is an empty integer index in NumPy, not the default float dtype
+            t = t
+                .cast_raw(DType::I64)
+                .map_err(|e| PyIndexError::new_err(e.to_string()))?;
+        }
+        if !(t.dtype().is_int() || t.dtype() == DType::Bool) {
+            return Err(PyIndexError::new_err(format!(
+                "tensors used as indices must be integer or bool, got {}",
+                t.dtype()
+            )));
+        }
+        return Ok(IndexItem::Tensor(t));
+    }
+    Err(PyIndexError::new_err(format!(
+        "only integers, slices, None, Ellipsis, bool/integer tensors and lists are valid \
+         indices, got {}",
+        o.get_type().name()?
+    )))
+}
+
+/// Parses a Python index key (one item or a tuple of items).
+pub fn parse_key(key: &Bound<'_, PyAny>) -> PyResult<Vec<IndexItem>> {
+    if let Ok(t) = key.cast::<PyTuple>() {
+        t.iter().map(|o| index_item(&o)).collect()
+    } else {
+        Ok(vec![index_item(key)?])
+    }
+}
+
+fn tensor_seq(obj: &Bound<'_, PyAny>, op: &str) -> PyResult<Vec<Tensor>> {
+    let items: Vec<Bound<'_, PyAny>> = obj.try_iter()?.collect::<PyResult<_>>()?;
+    let like = items
+        .iter()
+        .find_map(|x| x.cast::<PyTensor>().ok().map(|t| t.get().inner.dtype()))
+        .unwrap_or(crate::dtype::default_float());
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, x)| {
+            operand(x, like)
+                .map_err(|_| PyTypeError::new_err(format!("{op}: element {i} is not a Tensor")))
+        })
+        .collect()
+}
+
+fn wrap_list(py: Python<'_>, ts: Vec<Tensor>) -> PyResult<Py<PyList>> {
+    let items: Vec<Py<PyTensor>> = ts
+        .into_iter()
+        .map(|t| wrap(py, t))
+        .collect::<PyResult<_>>()?;
+    Ok(PyList::new(py, items)?.unbind())
+}
+
+fn index_tensor(o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+    match o.cast::<PyTensor>() {
+        Ok(t) => Ok(t.get().inner.clone()),
+        Err(_) => to_tensor(o, None),
+    }
+}
+
+/// The iterator `iter(t)` returns: `t[0]`, `t[1]`, ... along the first dimension, each
+/// made when it is reached (so it is recorded for autograd like `t[i]`).
+#[pyclass(name = "TensorIterator", module = "ferrograd")]
+pub struct PyTensorIterator {
+    t: Tensor,
+    next: usize,
+    len: usize,
+}
+
+#[pymethods]
+impl PyTensorIterator {
+    /// The iterator itself.
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    /// The next slice `t[i]`; StopIteration after the last.
+    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyTensor>>> {
+        if self.next >= self.len {
+            return Ok(None);
+        }
+        let i = self.next as isize;
+        self.next += 1;
+        Ok(Some(wrap(py, self.t.index(&[IndexItem::Int(i)]).py()?)?))
+    }
+
+    /// How many slices are left.
+    fn __length_hint__(&self) -> usize {
+        self.len - self.next
+    }
+}
+
+#[pymethods]
+impl PyTensor {
+    /// Iterates over the first dimension, yielding `self[0]`, `self[1]`, ...; a TypeError
+    /// for 0-d tensors.
+    fn __iter__(&self) -> PyResult<PyTensorIterator> {
+        let len = *self
+            .inner
+            .shape()
+            .first()
+            .ok_or_else(|| PyTypeError::new_err("iteration over a 0-d tensor"))?;
+        Ok(PyTensorIterator {
+            t: self.inner.clone(),
+            next: 0,
+            len,
+        })
+    }
+
+    /// `self[key]`: integers, slices, None, Ellipsis, bool/integer tensors and lists.
+    fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyT {
+        let items = parse_key(key)?;
+        wrap(py, self.inner.index(&items).py()?)
+    }
+
+    /// `self[key] = value` in place (value broadcast and cast to this tensor's dtype).
+    fn __setitem__(&self, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let items = parse_key(key)?;
+        let v = operand(value, self.inner.dtype())?;
+        self.inner.index_put_(&items, &v).py()
+    }
+
+    /// Rows (or slices along `axis`) picked by a 1-D integer index (Paddle `index_select`;
+    /// torch's `index_select(dim, index)` order is accepted too).
+    #[pyo3(signature = (index, axis=None, name=None, *, dim=None))]
+    fn index_select(
+        &self,
+        py: Python<'_>,
+        index: &Bound<'_, PyAny>,
+        axis: Option<&Bound<'_, PyAny>>,
+        name: Option<&Bound<'_, PyAny>>,
+        dim: Option<isize>,
+    ) -> PyT {
+        let _ = name;
+        // torch order: index_select(dim, index). A Tensor in the second slot is always the
+        // index (a one-element index tensor also converts to an int, so "is it an int?"
+        // alone would silently swap the two).
+        let (idx, ax) = match axis {
+            Some(a)
+                if index.extract::<isize>().is_ok()
+                    && index.cast::<PyTensor>().is_err()
+                    && !a.is_none()
+                    && (a.cast::<PyTensor>().is_ok() || a.extract::<isize>().is_err()) =>
+            {
+                (a.clone(), index.extract::<isize>()?)
+            }
+            Some(a) if !a.is_none() => (index.clone(), a.extract::<isize>()?),
+            _ => (index.clone(), dim.unwrap_or(0)),
+        };
+        wrap(py, self.inner.index_select(ax, &index_tensor(&idx)?).py()?)
+    }
+
+    /// torch `gather(dim, index)`, or Paddle `gather(index, axis=None)` (= index_select).
+    #[pyo3(signature = (a, b=None, *, axis=None, dim=None, index=None))]
+    fn gather(
+        &self,
+        py: Python<'_>,
+        a: Option<&Bound<'_, PyAny>>,
+        b: Option<&Bound<'_, PyAny>>,
+        axis: Option<isize>,
+        dim: Option<isize>,
+        index: Option<&Bound<'_, PyAny>>,
+    ) -> PyT {
+        let a_is_dim =
+            a.is_some_and(|a| a.extract::<isize>().is_ok() && a.cast::<PyTensor>().is_err());
+        if a_is_dim || dim.is_some() {
+            let d = if a_is_dim {
+                a.map(|a| a.extract::<isize>()).transpose()?.unwrap_or(0)
+            } else {
+                dim.unwrap_or(0)
+            };
+            let idx = if a_is_dim { b.or(index) } else { a.or(index) };
+            let idx = idx.ok_or_else(|| PyTypeError::new_err("gather() needs an index tensor"))?;
+            return wrap(py, self.inner.gather(d, &index_tensor(idx)?).py()?);
+        }
+        let idx = a
+            .or(index)
+            .ok_or_else(|| PyTypeError::new_err("gather() needs an index tensor"))?;
+        let ax = match (b, axis) {
+            (Some(b), _) if !b.is_none() => b.extract::<isize>()?,
+            (_, Some(ax)) => ax,
+            _ => 0,
+        };
+        let it = index_tensor(idx)?;
+        let it = if it.ndim() == 0 {
+            it.reshape(&[1]).py()?
+        } else {
+            it
+        };
+        wrap(py, self.inner.index_select(ax, &it).py()?)
+    }
+
+    /// Elementwise gather along `axis` (Paddle `take_along_axis`, torch `gather`).
+    #[pyo3(signature = (indices, axis, broadcast=true))]
+    fn take_along_axis(
+        &self,
+        py: Python<'_>,
+        indices: &Bound<'_, PyAny>,
+        axis: isize,
+        broadcast: bool,
+    ) -> PyT {
+        let _ = broadcast;
+        wrap(py, self.inner.gather(axis, &index_tensor(indices)?).py()?)
+    }
+
+    /// Indices of non-zero elements: `[n, ndim]` int64, or a tuple of 1-D index tensors.
+    #[pyo3(signature = (as_tuple=false))]
+    fn nonzero(&self, py: Python<'_>, as_tuple: bool) -> PyResult<Py<PyAny>> {
+        let nz = self.inner.nonzero().py()?;
+        if !as_tuple {
+            return Ok(wrap(py, nz)?.into_any());
+        }
+        let cols: Vec<Tensor> = (0..self.inner.ndim() as isize)
+            .map(|d| nz.select(1, d))
+            .collect::<crate::Result<_>>()
+            .py()?;
+        let items: Vec<Py<PyTensor>> = cols
+            .into_iter()
+            .map(|t| wrap(py, t))
+            .collect::<PyResult<_>>()?;
+        Ok(PyTuple::new(py, items)?.into_any().unbind())
+    }
+
+    /// 1-D tensor of the elements where `mask` is true.
+    fn masked_select(&self, py: Python<'_>, mask: &Bound<'_, PyAny>) -> PyT {
+        wrap(py, self.inner.masked_select(&index_tensor(mask)?).py()?)
+    }
+
+    /// Splits along `dim`: torch `split(size)` / `split([sizes])`, or Paddle with
+    /// `num_or_sections=` (an int means that many equal sections).
+    #[pyo3(signature = (split_size_or_sections=None, dim=None, *, num_or_sections=None, axis=None))]
+    fn split(
+        &self,
+        py: Python<'_>,
+        split_size_or_sections: Option<&Bound<'_, PyAny>>,
+        dim: Option<isize>,
+        num_or_sections: Option<&Bound<'_, PyAny>>,
+        axis: Option<isize>,
+    ) -> PyResult<Py<PyList>> {
+        let d = dim.or(axis).unwrap_or(0);
+        split_impl(py, &self.inner, split_size_or_sections, num_or_sections, d)
+    }
+
+    /// `chunks` nearly equal pieces along `axis`.
+    #[pyo3(signature = (chunks, axis=0, name=None, *, dim=None))]
+    fn chunk(
+        &self,
+        py: Python<'_>,
+        chunks: usize,
+        axis: isize,
+        name: Option<&Bound<'_, PyAny>>,
+        dim: Option<isize>,
+    ) -> PyResult<Py<PyList>> {
+        let _ = name;
+        wrap_list(py, self.inner.chunk(chunks, dim.unwrap_or(axis)).py()?)
+    }
+
+    /// The slices along `axis`, as a list.
+    #[pyo3(signature = (axis=0, *, dim=None))]
+    fn unbind(&self, py: Python<'_>, axis: isize, dim: Option<isize>) -> PyResult<Py<PyList>> {
+        wrap_list(py, self.inner.unbind(dim.unwrap_or(axis)).py()?)
+    }
+}
+
+fn sections_to_sizes(
+    total: usize,
+    obj: &Bound<'_, PyAny>,
+    count_means_sections: bool,
+) -> PyResult<Vec<usize>> {
+    if let Ok(n) = obj.extract::<i64>() {
+        if n <= 0 {
+            return Err(PyValueError::new_err(format!(
+                "split: the number or size of sections must be positive, got {n}"
+            )));
+        }
+        let n = usize::try_from(n).map_err(|_| {
+            PyMemoryError::new_err(format!("split: {n} sections do not fit in memory"))
+        })?;
+        if count_means_sections {
+            if total % n != 0 {
+                return Err(PyValueError::new_err(format!(
+                    "split: a dimension of size {total} cannot be split into {n} equal sections"
+                )));
+            }
+            // n comes from the user: a huge count of empty sections is a MemoryError
+            let mut sizes = crate::storage::try_vec_with_capacity(n).py()?;
+            sizes.resize(n, total / n);
+            return Ok(sizes);
+        }
+        let mut sizes = vec![n; total / n];
+        if total % n != 0 || total == 0 {
+            sizes.push(total % n);
+        }
+        return Ok(sizes.into_iter().filter(|&s| s > 0 || total == 0).collect());
+    }
+    let raw: Vec<i64> = obj.extract()?;
+    // Paddle allows one -1 section meaning "the rest"
+    let known: i64 = raw
+        .iter()
+        .filter(|&&s| s >= 0)
+        .try_fold(0i64, |acc, &s| acc.checked_add(s))
+        .ok_or_else(|| {
+            PyValueError::new_err(format!("split: section sizes {raw:?} overflow when summed"))
+        })?;
+    raw.iter()
+        .map(|&s| {
+            if s == -1 {
+                Ok((total as i64 - known).max(0) as usize)
+            } else {
+                usize::try_from(s)
+                    .map_err(|_| PyValueError::new_err(format!("split: invalid section size {s}")))
+            }
+        })
+        .collect()
+}
+
+fn split_impl(
+    py: Python<'_>,
+    t: &Tensor,
+    torch_arg: Option<&Bound<'_, PyAny>>,
+    paddle_arg: Option<&Bound<'_, PyAny>>,
+    dim: isize,
+) -> PyResult<Py<PyList>> {
+    let d = crate::layout::normalize_axis(dim, t.ndim(), "split").py()?;
+    let total = t.shape()[d];
+    let sizes = match (torch_arg, paddle_arg) {
+        (_, Some(p)) => sections_to_sizes(total, p, true)?,
+        (Some(s), None) => sections_to_sizes(total, s, false)?,
+        (None, None) => {
+            return Err(PyTypeError::new_err(
+                "split() needs a size or a list of sections",
+            ))
+        }
+    };
+    wrap_list(py, t.split(&sizes, dim).py()?)
+}
+
+/// Concatenates along an existing axis (`concat` in Paddle, `cat` in torch).
+#[pyfunction]
+#[pyo3(signature = (x, axis=0, name=None, *, dim=None))]
+pub fn concat(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    axis: isize,
+    name: Option<&Bound<'_, PyAny>>,
+    dim: Option<isize>,
+) -> PyT {
+    let _ = name;
+    wrap(
+        py,
+        Tensor::cat(&tensor_seq(x, "concat")?, dim.unwrap_or(axis)).py()?,
+    )
+}
+
+/// Stacks along a new axis.
+#[pyfunction]
+#[pyo3(signature = (x, axis=0, name=None, *, dim=None))]
+pub fn stack(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    axis: isize,
+    name: Option<&Bound<'_, PyAny>>,
+    dim: Option<isize>,
+) -> PyT {
+    let _ = name;
+    wrap(
+        py,
+        Tensor::stack(&tensor_seq(x, "stack")?, dim.unwrap_or(axis)).py()?,
+    )
+}
+
+/// Module-level split: `split(x, num_or_sections, axis)` (Paddle: an int is a section
+/// count) unless torch's `split_size_or_sections=` / `dim=` keywords are used.
+#[pyfunction]
+#[pyo3(signature = (x, num_or_sections=None, axis=0, name=None, *, split_size_or_sections=None, dim=None))]
+pub fn split(
+    py: Python<'_>,
+    x: &Bound<'_, PyTensor>,
+    num_or_sections: Option<&Bound<'_, PyAny>>,
+    axis: isize,
+    name: Option<&Bound<'_, PyAny>>,
+    split_size_or_sections: Option<&Bound<'_, PyAny>>,
+    dim: Option<isize>,
+) -> PyResult<Py<PyList>> {
+    let _ = name;
+    let t = &x.get().inner;
+    let torch_style = split_size_or_sections.is_some() || dim.is_some();
+    let d = dim.unwrap_or(axis);
+    if torch_style {
+        split_impl(py, t, split_size_or_sections.or(num_or_sections), None, d)
+    } else {
+        split_impl(py, t, None, num_or_sections, d)
+    }
+}
+
+/// `condition ? x : y` elementwise; with only `condition`, its non-zero indices.
+#[pyfunction]
+#[pyo3(name = "where", signature = (condition, x=None, y=None, name=None))]
+pub fn where_fn(
+    py: Python<'_>,
+    condition: &Bound<'_, PyAny>,
+    x: Option<&Bound<'_, PyAny>>,
+    y: Option<&Bound<'_, PyAny>>,
+    name: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let _ = name;
+    let c = index_tensor(condition)?;
+    match (x, y) {
+        (Some(x), Some(y)) => {
+            let like = x
+                .cast::<PyTensor>()
+                .map(|t| t.get().inner.dtype())
+                .or_else(|_| y.cast::<PyTensor>().map(|t| t.get().inner.dtype()))
+                .unwrap_or(crate::dtype::default_float());
+            let (xt, yt) = (operand(x, like)?, operand(y, like)?);
+            Ok(wrap(py, Tensor::where_(&c, &xt, &yt).py()?)?.into_any())
+        }
+        (None, None) => {
+            let nz = c.nonzero().py()?;
+            let cols: Vec<Tensor> = (0..c.ndim() as isize)
+                .map(|d| nz.select(1, d))
+                .collect::<crate::Result<_>>()
+                .py()?;
+            let items: Vec<Py<PyTensor>> = cols
+                .into_iter()
+                .map(|t| wrap(py, t))
+                .collect::<PyResult<_>>()?;
+            Ok(PyTuple::new(py, items)?.into_any().unbind())
+        }
+        _ => Err(PyTypeError::new_err(
+            "where() takes a condition and both x and y, or only a condition",
+        )),
+    }
+}

@@ -1,0 +1,440 @@
+//! Arithmetic, comparison, unary and matrix methods of the Python `Tensor` (reductions
+//! are in `reduce.rs`).
+//! Each method extracts its arguments and calls one differentiable op of the core.
+
+use crate::python::args::{operand_arg, type_name};
+use crate::python::errors::IntoPy;
+use crate::python::interop::convert::{operand, tensor_item};
+use crate::python::tensor::class::{wrap, PyTensor};
+use crate::tensor::{BinaryOp, Tensor, UnaryOp};
+use num_complex::Complex64;
+use pyo3::basic::CompareOp;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyString;
+
+type PyT = PyResult<Py<PyTensor>>;
+
+/// A scalar argument given as a number or as a one-element tensor (read with `.item()`);
+/// anything else is a TypeError naming `param` of `op`.
+pub(crate) fn scalar_arg(v: &Bound<'_, PyAny>, op: &str, param: &str) -> PyResult<Complex64> {
+    if let Ok(t) = v.cast::<PyTensor>() {
+        let t = &t.get().inner;
+        if t.numel() != 1 {
+            return Err(PyValueError::new_err(format!(
+                "{op}(): {param} must be a number or a one-element tensor, got a tensor of shape \
+                 {:?}",
+                t.shape()
+            )));
+        }
+        return tensor_item(v.py(), t)?.extract::<Complex64>();
+    }
+    if v.is_instance_of::<PyString>() {
+        return Err(PyTypeError::new_err(format!(
+            "{op}(): {param} must be a number or a one-element tensor, got str"
+        )));
+    }
+    v.extract::<Complex64>().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "{op}(): {param} must be a number or a one-element tensor, got {}",
+            type_name(v)
+        ))
+    })
+}
+
+/// A real, optional bound (`clip`'s `min`/`max`): None, a real number or a one-element
+/// real tensor.
+pub(crate) fn real_bound(
+    v: Option<&Bound<'_, PyAny>>,
+    op: &str,
+    param: &str,
+) -> PyResult<Option<f64>> {
+    let Some(v) = v else { return Ok(None) };
+    let c = scalar_arg(v, op, param)?;
+    if c.im != 0.0 {
+        return Err(PyTypeError::new_err(format!(
+            "{op}(): {param} must be real, got {}",
+            v.repr()?
+        )));
+    }
+    Ok(Some(c.re))
+}
+
+/// Runs a binary op with `other` converted; NotImplemented-style TypeErrors for
+/// unsupported operands become Python's `NotImplemented` in the dunder wrappers.
+/// Elements above which an op runs with the GIL released (other Python threads run
+/// meanwhile); below it the release/re-acquire would cost more than the op.
+pub(crate) const GIL_RELEASE_NUMEL: usize = 1 << 16;
+
+/// Runs `f` with the GIL released when `work` elements are involved and that is large.
+pub(crate) fn maybe_detach<R: Send>(
+    py: Python<'_>,
+    work: usize,
+    f: impl FnOnce() -> R + Send,
+) -> R {
+    if work >= GIL_RELEASE_NUMEL {
+        py.detach(f)
+    } else {
+        f()
+    }
+}
+
+fn bin(py: Python<'_>, a: &Tensor, other: &Bound<'_, PyAny>, op: BinaryOp, reflected: bool) -> PyT {
+    // a Python number: captured by the formula, never an input or a saved tensor
+    let (b, number) = crate::python::interop::convert::classified_operand(other, a.dtype())?;
+    let work = a.numel().max(b.numel());
+    let r = maybe_detach(py, work, || {
+        if number {
+            a.binary_with_scalar(&b, op, reflected)
+        } else if reflected {
+            b.binary(a, op)
+        } else {
+            a.binary(&b, op)
+        }
+    });
+    wrap(py, r.py()?)
+}
+
+fn dunder(
+    py: Python<'_>,
+    a: &Tensor,
+    other: &Bound<'_, PyAny>,
+    op: BinaryOp,
+    reflected: bool,
+) -> PyResult<Py<PyAny>> {
+    match bin(py, a, other, op, reflected) {
+        Ok(t) => Ok(t.into_any()),
+        Err(e)
+            if e.is_instance_of::<PyTypeError>(py)
+                && crate::python::interop::convert::scalar_kind(other).is_none()
+                && other.cast::<PyTensor>().is_err() =>
+        {
+            Ok(py.NotImplemented())
+        }
+        Err(e) => Err(e),
+    }
+}
+
+macro_rules! binary_dunders {
+    ($($name:ident => $op:expr, $refl:expr, $doc:literal;)*) => {
+        #[pymethods]
+        impl PyTensor {
+            $(
+                #[doc = $doc]
+                fn $name(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                    dunder(py, &self.inner, other, $op, $refl)
+                }
+            )*
+        }
+    };
+}
+
+binary_dunders! {
+    __add__ => BinaryOp::Add, false, "`self + other`.";
+    __radd__ => BinaryOp::Add, true, "`other + self`.";
+    __sub__ => BinaryOp::Sub, false, "`self - other`.";
+    __rsub__ => BinaryOp::Sub, true, "`other - self`.";
+    __mul__ => BinaryOp::Mul, false, "`self * other`.";
+    __rmul__ => BinaryOp::Mul, true, "`other * self`.";
+    __truediv__ => BinaryOp::Div, false, "`self / other`.";
+    __rtruediv__ => BinaryOp::Div, true, "`other / self`.";
+    __floordiv__ => BinaryOp::FloorDiv, false, "`self // other`.";
+    __rfloordiv__ => BinaryOp::FloorDiv, true, "`other // self`.";
+    __mod__ => BinaryOp::Rem, false, "`self % other` (sign of the divisor, as Python).";
+    __rmod__ => BinaryOp::Rem, true, "`other % self` (sign of the divisor, as Python).";
+    __and__ => BinaryOp::BitAnd, false, "`self & other` (bitwise; logical for bool).";
+    __rand__ => BinaryOp::BitAnd, true, "`other & self` (bitwise; logical for bool).";
+    __or__ => BinaryOp::BitOr, false, "`self | other` (bitwise; logical for bool).";
+    __ror__ => BinaryOp::BitOr, true, "`other | self` (bitwise; logical for bool).";
+    __xor__ => BinaryOp::BitXor, false, "`self ^ other` (bitwise; logical for bool).";
+    __rxor__ => BinaryOp::BitXor, true, "`other ^ self` (bitwise; logical for bool).";
+}
+
+macro_rules! binary_methods {
+    ($($name:ident => $op:expr, $doc:literal;)*) => {
+        #[pymethods]
+        impl PyTensor {
+            $(
+                #[doc = $doc]
+                #[pyo3(signature = (other=None, name=None, *, y=None))]
+                fn $name(
+                    &self,
+                    py: Python<'_>,
+                    other: Option<&Bound<'_, PyAny>>,
+                    name: Option<&Bound<'_, PyAny>>,
+                    y: Option<&Bound<'_, PyAny>>,
+                ) -> PyT {
+                    let _ = name;
+                    let b = operand_arg(other, &[("y", y)], stringify!($name))?;
+                    bin(py, &self.inner, b, $op, false)
+                }
+            )*
+        }
+    };
+}
+
+binary_methods! {
+    add => BinaryOp::Add, "Elementwise `self + other` (broadcasting; Paddle's `y=` also accepted).";
+    subtract => BinaryOp::Sub, "Elementwise `self - other` (broadcasting; Paddle's `y=` also accepted).";
+    sub => BinaryOp::Sub, "Same as `subtract`: elementwise `self - other`.";
+    multiply => BinaryOp::Mul, "Elementwise `self * other` (broadcasting; Paddle's `y=` also accepted).";
+    mul => BinaryOp::Mul, "Same as `multiply`: elementwise `self * other`.";
+    divide => BinaryOp::Div, "Elementwise true division `self / other` (Paddle's `y=` also accepted).";
+    div => BinaryOp::Div, "Same as `divide`: elementwise `self / other`.";
+    true_divide => BinaryOp::Div, "Same as `divide`: elementwise `self / other`.";
+    floor_divide => BinaryOp::FloorDiv, "Elementwise `self // other` (rounding toward minus infinity).";
+    remainder => BinaryOp::Rem, "Elementwise `self % other`, with the sign of the divisor (Python's `%`).";
+    r#mod => BinaryOp::Rem, "Same as `remainder`: elementwise `self % other`.";
+    maximum => BinaryOp::Maximum, "Elementwise maximum of `self` and `other` (NaN propagates).";
+    minimum => BinaryOp::Minimum, "Elementwise minimum of `self` and `other` (NaN propagates).";
+    equal => BinaryOp::Eq, "Elementwise `self == other`, as a bool tensor.";
+    eq => BinaryOp::Eq, "Same as `equal`: elementwise `self == other`, as a bool tensor.";
+    not_equal => BinaryOp::Ne, "Elementwise `self != other`, as a bool tensor.";
+    ne => BinaryOp::Ne, "Same as `not_equal`: elementwise `self != other`, as a bool tensor.";
+    less_than => BinaryOp::Lt, "Elementwise `self < other`, as a bool tensor.";
+    lt => BinaryOp::Lt, "Same as `less_than`: elementwise `self < other`, as a bool tensor.";
+    less_equal => BinaryOp::Le, "Elementwise `self <= other`, as a bool tensor.";
+    le => BinaryOp::Le, "Same as `less_equal`: elementwise `self <= other`, as a bool tensor.";
+    greater_than => BinaryOp::Gt, "Elementwise `self > other`, as a bool tensor.";
+    gt => BinaryOp::Gt, "Same as `greater_than`: elementwise `self > other`, as a bool tensor.";
+    greater_equal => BinaryOp::Ge, "Elementwise `self >= other`, as a bool tensor.";
+    ge => BinaryOp::Ge, "Same as `greater_equal`: elementwise `self >= other`, as a bool tensor.";
+    logical_and => BinaryOp::LogicalAnd, "Elementwise logical AND of the truth values, as a bool tensor.";
+    logical_or => BinaryOp::LogicalOr, "Elementwise logical OR of the truth values, as a bool tensor.";
+    logical_xor => BinaryOp::LogicalXor, "Elementwise logical XOR of the truth values, as a bool tensor.";
+    bitwise_and => BinaryOp::BitAnd, "Elementwise bitwise AND of integer or bool tensors.";
+    bitwise_or => BinaryOp::BitOr, "Elementwise bitwise OR of integer or bool tensors.";
+    bitwise_xor => BinaryOp::BitXor, "Elementwise bitwise XOR of integer or bool tensors.";
+}
+
+/// One `Tensor` method per name of each unary op, from the declarations in
+/// [`crate::op_defs::unary`].
+macro_rules! unary_methods {
+    ($($v:ident {
+        methods: [$($m:ident),+], functional: [$($f:ident),*],
+        doc: $doc:literal,
+        dtype: $dtype:ident, cost: $cost:ident,
+        real: $real:expr, fast_f32: [$($fast:ident, $fast1:ident)?],
+        int: [$($int:expr)?], complex: [$($cplx:expr)?], boolean: [$($b:expr)?],
+        saves: $saves:ident, grad: [$($grad:expr)?], node: $node:literal,
+    })*) => {
+        #[pymethods]
+        impl PyTensor {
+            $($(
+                #[doc = $doc]
+                #[pyo3(signature = (name=None))]
+                fn $m(&self, py: Python<'_>, name: Option<&Bound<'_, PyAny>>) -> PyT {
+                    let _ = name;
+                    let t = &self.inner;
+                    wrap(py, maybe_detach(py, t.numel(), || t.unary(UnaryOp::$v)).py()?)
+                }
+            )+)*
+        }
+    };
+}
+
+crate::op_defs::for_each_unary_op!(unary_methods);
+
+#[pymethods]
+impl PyTensor {
+    /// `self @ other`.
+    fn __matmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyT {
+        let b = operand(other, self.inner.dtype())?;
+        let a = &self.inner;
+        wrap(
+            py,
+            maybe_detach(py, a.numel().max(b.numel()), || a.matmul(&b)).py()?,
+        )
+    }
+    /// `other @ self`.
+    fn __rmatmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyT {
+        let a = operand(other, self.inner.dtype())?;
+        wrap(py, a.matmul(&self.inner).py()?)
+    }
+    /// `self ** other` (`modulo` is not supported and ignored).
+    fn __pow__(
+        &self,
+        py: Python<'_>,
+        other: &Bound<'_, PyAny>,
+        modulo: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let _ = modulo;
+        dunder(py, &self.inner, other, BinaryOp::Pow, false)
+    }
+    /// `other ** self`.
+    fn __rpow__(
+        &self,
+        py: Python<'_>,
+        other: &Bound<'_, PyAny>,
+        modulo: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let _ = modulo;
+        dunder(py, &self.inner, other, BinaryOp::Pow, true)
+    }
+    /// Elementwise `self ** other` (torch's `exponent=` and Paddle's `y=` also accepted).
+    #[pyo3(signature = (other=None, name=None, *, exponent=None, y=None))]
+    fn pow(
+        &self,
+        py: Python<'_>,
+        other: Option<&Bound<'_, PyAny>>,
+        name: Option<&Bound<'_, PyAny>>,
+        exponent: Option<&Bound<'_, PyAny>>,
+        y: Option<&Bound<'_, PyAny>>,
+    ) -> PyT {
+        let _ = name;
+        let e = operand_arg(other, &[("exponent", exponent), ("y", y)], "pow")?;
+        bin(py, &self.inner, e, BinaryOp::Pow, false)
+    }
+    /// `-self`.
+    fn __neg__(&self, py: Python<'_>) -> PyT {
+        wrap(py, self.inner.neg().py()?)
+    }
+    /// `+self`: the tensor itself.
+    fn __pos__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+    /// `abs(self)`.
+    fn __abs__(&self, py: Python<'_>) -> PyT {
+        wrap(py, self.inner.unary(UnaryOp::Abs).py()?)
+    }
+    /// `~self`: logical NOT (bool tensors only).
+    fn __invert__(&self, py: Python<'_>) -> PyT {
+        if self.inner.dtype() != crate::DType::Bool {
+            return Err(PyTypeError::new_err(
+                "~ is only supported for bool tensors (logical not)",
+            ));
+        }
+        wrap(py, self.inner.unary(UnaryOp::LogicalNot).py()?)
+    }
+    /// Elementwise comparisons `==`, `!=`, `<`, `<=`, `>`, `>=` (bool tensors).
+    fn __richcmp__(
+        &self,
+        py: Python<'_>,
+        other: &Bound<'_, PyAny>,
+        op: CompareOp,
+    ) -> PyResult<Py<PyAny>> {
+        let bop = match op {
+            CompareOp::Eq => BinaryOp::Eq,
+            CompareOp::Ne => BinaryOp::Ne,
+            CompareOp::Lt => BinaryOp::Lt,
+            CompareOp::Le => BinaryOp::Le,
+            CompareOp::Gt => BinaryOp::Gt,
+            CompareOp::Ge => BinaryOp::Ge,
+        };
+        if other.is_none() {
+            // `t == None` is False (not an error), as for any Python object
+            return Ok(pyo3::types::PyBool::new(py, matches!(op, CompareOp::Ne))
+                .to_owned()
+                .into_any()
+                .unbind());
+        }
+        dunder(py, &self.inner, other, bop, false)
+    }
+
+    /// Matrix product `self @ other` (Paddle's `y=` and `transpose_x/transpose_y` too).
+    #[pyo3(signature = (other=None, transpose_x=false, transpose_y=false, name=None, *, y=None))]
+    fn matmul(
+        &self,
+        py: Python<'_>,
+        other: Option<&Bound<'_, PyAny>>,
+        transpose_x: bool,
+        transpose_y: bool,
+        name: Option<&Bound<'_, PyAny>>,
+        y: Option<&Bound<'_, PyAny>>,
+    ) -> PyT {
+        let _ = name;
+        let other = operand_arg(other, &[("y", y)], "matmul")?;
+        let mut a = self.inner.clone();
+        let mut b = operand(other, a.dtype())?;
+        if transpose_x && a.ndim() >= 2 {
+            a = a.transpose(-1, -2).py()?;
+        }
+        if transpose_y && b.ndim() >= 2 {
+            b = b.transpose(-1, -2).py()?;
+        }
+        let work = a.numel().max(b.numel());
+        wrap(py, maybe_detach(py, work, || a.matmul(&b)).py()?)
+    }
+    /// 2-D matrix product (torch `mm`; Paddle's `y=` also accepted).
+    #[pyo3(signature = (other=None, name=None, *, y=None))]
+    fn mm(
+        &self,
+        py: Python<'_>,
+        other: Option<&Bound<'_, PyAny>>,
+        name: Option<&Bound<'_, PyAny>>,
+        y: Option<&Bound<'_, PyAny>>,
+    ) -> PyT {
+        let other = operand_arg(other, &[("y", y)], "mm")?;
+        self.matmul(py, Some(other), false, false, name, None)
+    }
+    /// Batched matrix product (torch `bmm`; Paddle's `y=` also accepted).
+    #[pyo3(signature = (other=None, name=None, *, y=None))]
+    fn bmm(
+        &self,
+        py: Python<'_>,
+        other: Option<&Bound<'_, PyAny>>,
+        name: Option<&Bound<'_, PyAny>>,
+        y: Option<&Bound<'_, PyAny>>,
+    ) -> PyT {
+        let other = operand_arg(other, &[("y", y)], "bmm")?;
+        self.matmul(py, Some(other), false, false, name, None)
+    }
+    /// Inner product of 1-D tensors (Paddle's `y=` also accepted).
+    #[pyo3(signature = (other=None, name=None, *, y=None))]
+    fn dot(
+        &self,
+        py: Python<'_>,
+        other: Option<&Bound<'_, PyAny>>,
+        name: Option<&Bound<'_, PyAny>>,
+        y: Option<&Bound<'_, PyAny>>,
+    ) -> PyT {
+        let _ = name;
+        let other = operand_arg(other, &[("y", y)], "dot")?;
+        let b = operand(other, self.inner.dtype())?;
+        wrap(py, self.inner.dot(&b).py()?)
+    }
+    /// Outer product of 1-D tensors (Paddle's `y=` also accepted).
+    #[pyo3(signature = (other=None, name=None, *, y=None))]
+    fn outer(
+        &self,
+        py: Python<'_>,
+        other: Option<&Bound<'_, PyAny>>,
+        name: Option<&Bound<'_, PyAny>>,
+        y: Option<&Bound<'_, PyAny>>,
+    ) -> PyT {
+        let _ = name;
+        let other = operand_arg(other, &[("y", y)], "outer")?;
+        let b = operand(other, self.inner.dtype())?;
+        wrap(py, self.inner.outer(&b).py()?)
+    }
+
+    /// Clamps values into `[min, max]`; either bound may be None, a number or a
+    /// one-element tensor.
+    #[pyo3(signature = (min=None, max=None, name=None))]
+    fn clip(
+        &self,
+        py: Python<'_>,
+        min: Option<&Bound<'_, PyAny>>,
+        max: Option<&Bound<'_, PyAny>>,
+        name: Option<&Bound<'_, PyAny>>,
+    ) -> PyT {
+        let _ = name;
+        let lo = real_bound(min, "clip", "min")?;
+        let hi = real_bound(max, "clip", "max")?;
+        wrap(py, self.inner.clip(lo, hi).py()?)
+    }
+    /// Same as `clip`.
+    #[pyo3(signature = (min=None, max=None, name=None))]
+    fn clamp(
+        &self,
+        py: Python<'_>,
+        min: Option<&Bound<'_, PyAny>>,
+        max: Option<&Bound<'_, PyAny>>,
+        name: Option<&Bound<'_, PyAny>>,
+    ) -> PyT {
+        let _ = name;
+        let lo = real_bound(min, "clamp", "min")?;
+        let hi = real_bound(max, "clamp", "max")?;
+        wrap(py, self.inner.clip(lo, hi).py()?)
+    }
+}

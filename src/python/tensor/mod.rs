@@ -1,0 +1,16 @@
+//! The Python `Tensor` class and its methods, one file per family; `class.rs` holds the
+//! struct and is a leaf that the rest of the bindings build on.
+
+pub(crate) mod autograd_methods;
+pub(crate) mod class;
+pub(crate) mod complex;
+pub(crate) mod conversions;
+pub(crate) mod indexing;
+pub(crate) mod linalg;
+pub(crate) mod math;
+pub(crate) mod reduce;
+pub(crate) mod repr;
+pub(crate) mod scan;
+pub(crate) mod scatter;
+pub(crate) mod shape;
+pub(crate) mod sliding_window;

@@ -1,0 +1,49 @@
+//! Readable `repr` of tensors, NumPy-formatted, in PyTorch's style.
+
+use crate::dtype::DType;
+use crate::python::interop::convert::tensor_to_numpy;
+use crate::tensor::Tensor;
+use parking_lot::Mutex;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+/// Extra keyword arguments for `numpy.array2string` set by `set_printoptions` (None: the
+/// defaults below).
+static PRINT_OPTIONS: Mutex<Option<Py<PyDict>>> = Mutex::new(None);
+
+/// Stores the `numpy.array2string` keywords `repr` uses (None restores the defaults);
+/// `ferrograd.set_printoptions` builds them from torch's / Paddle's arguments.
+#[pyfunction]
+#[pyo3(signature = (options=None))]
+pub fn _set_print_options(options: Option<Bound<'_, PyDict>>) {
+    *PRINT_OPTIONS.lock() = options.map(|d| d.unbind());
+}
+
+/// `tensor([[1., 2.], [3., 4.]], dtype=float64, requires_grad=True)`.
+pub fn tensor_repr(py: Python<'_>, t: &Tensor) -> PyResult<String> {
+    let np = py.import("numpy")?;
+    let arr = tensor_to_numpy(py, t)?;
+    let kw = PyDict::new(py);
+    kw.set_item("separator", ", ")?;
+    kw.set_item("prefix", "tensor(")?;
+    kw.set_item("threshold", 1000)?;
+    let opts = PRINT_OPTIONS.lock().as_ref().map(|d| d.clone_ref(py));
+    if let Some(o) = opts {
+        kw.update(o.bind(py).as_mapping())?;
+    }
+    let body: String = np
+        .call_method("array2string", (arr,), Some(&kw))?
+        .extract()?;
+    let mut s = format!("tensor({body}");
+    let default = matches!(t.dtype(), DType::F32 | DType::I64 | DType::Bool);
+    if !default || t.numel() == 0 {
+        s.push_str(&format!(", dtype={}", t.dtype()));
+    }
+    if let Some(node) = t.grad_fn() {
+        s.push_str(&format!(", grad_fn=<{}>", node.name()));
+    } else if t.requires_grad() {
+        s.push_str(", requires_grad=True");
+    }
+    s.push(')');
+    Ok(s)
+}

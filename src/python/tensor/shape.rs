@@ -1,0 +1,502 @@
+//! Shape, dtype-conversion and in-place methods of the Python `Tensor`.
+
+use crate::dtype::DType;
+use crate::python::args::{check_device, operand_arg, parse_axes, parse_shape};
+use crate::python::dtype::parse_dtype;
+use crate::python::errors::IntoPy;
+use crate::python::interop::convert::operand;
+use crate::python::tensor::class::{wrap, PyTensor};
+use crate::python::tensor::math::{real_bound, scalar_arg};
+use crate::tensor::BinaryOp;
+use num_complex::Complex64;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyList, PyString, PyTuple};
+
+type PyT = PyResult<Py<PyTensor>>;
+
+#[pymethods]
+impl PyTensor {
+    /// Same elements in a new shape (one dim may be -1).
+    #[pyo3(signature = (*shape))]
+    fn reshape(&self, py: Python<'_>, shape: &Bound<'_, PyTuple>) -> PyT {
+        wrap(py, self.inner.reshape(&parse_shape(shape)?).py()?)
+    }
+    /// Same as `reshape` (always succeeds; copies when a view is impossible).
+    #[pyo3(signature = (*shape))]
+    fn view(&self, py: Python<'_>, shape: &Bound<'_, PyTuple>) -> PyT {
+        if shape.len() == 1 {
+            let a = shape.get_item(0)?;
+            if !a.is_instance_of::<PyList>()
+                && !a.is_instance_of::<PyTuple>()
+                && a.extract::<isize>().is_err()
+            {
+                return wrap(py, self.inner.to_dtype(parse_dtype(&a)?).py()?);
+            }
+        }
+        self.reshape(py, shape)
+    }
+    /// Flattens dims `start..=stop` (Paddle `start_axis/stop_axis`, torch `start_dim/end_dim`).
+    #[pyo3(
+        signature = (start_axis=0, stop_axis=-1, name=None, *, start_dim=None, end_dim=None),
+        text_signature = "($self, start_axis=0, stop_axis=-1, name=None, *, start_dim=None, end_dim=None)"
+    )]
+    fn flatten(
+        &self,
+        py: Python<'_>,
+        start_axis: isize,
+        stop_axis: isize,
+        name: Option<&Bound<'_, PyAny>>,
+        start_dim: Option<isize>,
+        end_dim: Option<isize>,
+    ) -> PyT {
+        let _ = name;
+        wrap(
+            py,
+            self.inner
+                .flatten(
+                    start_dim.unwrap_or(start_axis),
+                    end_dim.unwrap_or(stop_axis),
+                )
+                .py()?,
+        )
+    }
+    /// Removes size-1 dims (all, or those in `axis`).
+    #[pyo3(signature = (axis=None, name=None, *, dim=None))]
+    fn squeeze(
+        &self,
+        py: Python<'_>,
+        axis: Option<&Bound<'_, PyAny>>,
+        name: Option<&Bound<'_, PyAny>>,
+        dim: Option<&Bound<'_, PyAny>>,
+    ) -> PyT {
+        let _ = name;
+        let ax = parse_axes(axis.or(dim))?;
+        wrap(py, self.inner.squeeze(ax.as_deref()).py()?)
+    }
+    /// Inserts size-1 dims at `axis` (an int or a list).
+    #[pyo3(signature = (axis=None, name=None, *, dim=None))]
+    fn unsqueeze(
+        &self,
+        py: Python<'_>,
+        axis: Option<&Bound<'_, PyAny>>,
+        name: Option<&Bound<'_, PyAny>>,
+        dim: Option<&Bound<'_, PyAny>>,
+    ) -> PyT {
+        let _ = name;
+        let ax = parse_axes(axis.or(dim))?
+            .ok_or_else(|| PyTypeError::new_err("unsqueeze() needs an axis"))?;
+        let mut t = self.inner.clone();
+        let mut sorted = ax.clone();
+        let final_ndim = (t.ndim() + ax.len()) as isize;
+        for a in sorted.iter_mut() {
+            if *a < 0 {
+                *a += final_ndim;
+            }
+        }
+        sorted.sort_unstable();
+        for a in sorted {
+            t = t.unsqueeze(a).py()?;
+        }
+        wrap(py, t)
+    }
+    /// Broadcast view; `-1` keeps a dimension.
+    #[pyo3(signature = (*shape))]
+    fn expand(&self, py: Python<'_>, shape: &Bound<'_, PyTuple>) -> PyT {
+        let req = parse_shape(shape)?;
+        let n = req.len();
+        let nd = self.inner.ndim();
+        if n < nd {
+            return Err(PyValueError::new_err(format!(
+                "expand: the target shape {req:?} has fewer dimensions than the tensor's shape {:?}",
+                self.inner.shape()
+            )));
+        }
+        let target: Vec<usize> = req
+            .iter()
+            .enumerate()
+            .map(|(i, &d)| {
+                if d == -1 && i >= n - nd {
+                    Ok(self.inner.shape()[i - (n - nd)])
+                } else {
+                    usize::try_from(d).map_err(|_| {
+                        PyValueError::new_err(format!("expand: invalid size {d} in {req:?}"))
+                    })
+                }
+            })
+            .collect::<PyResult<_>>()?;
+        wrap(py, self.inner.expand(&target).py()?)
+    }
+    /// Paddle spelling of `expand` taking one shape.
+    #[pyo3(signature = (shape, name=None))]
+    fn broadcast_to(
+        &self,
+        py: Python<'_>,
+        shape: &Bound<'_, PyAny>,
+        name: Option<&Bound<'_, PyAny>>,
+    ) -> PyT {
+        let _ = name;
+        self.expand(py, &PyTuple::new(py, [shape])?)
+    }
+    /// Broadcast view to `other`'s shape.
+    fn expand_as(&self, py: Python<'_>, other: &Bound<'_, PyTensor>) -> PyT {
+        wrap(py, self.inner.expand(other.get().inner.shape()).py()?)
+    }
+    /// Reorders dims (`permute(1, 0)` or `permute([1, 0])`).
+    #[pyo3(signature = (*dims))]
+    fn permute(&self, py: Python<'_>, dims: &Bound<'_, PyTuple>) -> PyT {
+        wrap(py, self.inner.permute(&parse_shape(dims)?).py()?)
+    }
+    /// `transpose(perm)` (Paddle: a full permutation) or `transpose(d0, d1)` (torch).
+    #[pyo3(signature = (*args, name=None))]
+    fn transpose(
+        &self,
+        py: Python<'_>,
+        args: &Bound<'_, PyTuple>,
+        name: Option<&Bound<'_, PyAny>>,
+    ) -> PyT {
+        let _ = name;
+        if args.len() == 2 {
+            let (a, b): (isize, isize) =
+                (args.get_item(0)?.extract()?, args.get_item(1)?.extract()?);
+            return wrap(py, self.inner.transpose(a, b).py()?);
+        }
+        if args.len() == 1 {
+            return self.permute(py, args);
+        }
+        Err(PyTypeError::new_err(
+            "transpose() takes a permutation (Paddle) or two dims (torch)",
+        ))
+    }
+    /// Transpose of a matrix (0-d and 1-d unchanged).
+    fn t(&self, py: Python<'_>) -> PyT {
+        if self.inner.ndim() < 2 {
+            return wrap(py, self.inner.clone());
+        }
+        if self.inner.ndim() > 2 {
+            return Err(PyValueError::new_err(format!(
+                "t() expects a tensor with <= 2 dimensions, got {}",
+                self.inner.ndim()
+            )));
+        }
+        wrap(py, self.inner.transpose(0, 1).py()?)
+    }
+    /// All dims reversed.
+    #[getter(T)]
+    fn full_transpose(&self, py: Python<'_>) -> PyT {
+        let n = self.inner.ndim() as isize;
+        let perm: Vec<isize> = (0..n).rev().collect();
+        wrap(py, self.inner.permute(&perm).py()?)
+    }
+    /// Last two dims swapped.
+    #[getter(mT)]
+    fn matrix_transpose(&self, py: Python<'_>) -> PyT {
+        if self.inner.ndim() < 2 {
+            return Err(PyValueError::new_err(
+                "mT needs a tensor with at least 2 dimensions",
+            ));
+        }
+        wrap(py, self.inner.transpose(-1, -2).py()?)
+    }
+    /// A copy with its own memory; differentiable.
+    fn clone(&self, py: Python<'_>) -> PyT {
+        wrap(py, self.inner.clone_tensor().py()?)
+    }
+    /// Itself if contiguous, else a contiguous copy.
+    fn contiguous(&self, py: Python<'_>) -> PyT {
+        wrap(py, self.inner.contiguous().py()?)
+    }
+    /// Converts to `dtype`.
+    fn astype(&self, py: Python<'_>, dtype: &Bound<'_, PyAny>) -> PyT {
+        wrap(py, self.inner.to_dtype(parse_dtype(dtype)?).py()?)
+    }
+    /// Same as `astype`.
+    fn cast(&self, py: Python<'_>, dtype: &Bound<'_, PyAny>) -> PyT {
+        self.astype(py, dtype)
+    }
+    /// `to(dtype)`, `to(other)` (its dtype), `to(device, dtype)`: the device must be the
+    /// CPU. `copy=True` always returns new memory; `non_blocking` is accepted and ignored.
+    /// Either may also follow positionally (`to(dtype, non_blocking, copy)`, as torch).
+    #[pyo3(signature = (*args, dtype=None, device=None, non_blocking=false, copy=false))]
+    fn to(
+        slf: &Bound<'_, Self>,
+        args: &Bound<'_, PyTuple>,
+        dtype: Option<&Bound<'_, PyAny>>,
+        device: Option<&Bound<'_, PyAny>>,
+        non_blocking: bool,
+        copy: bool,
+    ) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        let _ = non_blocking;
+        check_device(device, "to()")?;
+        let mut target = dtype.map(parse_dtype).transpose()?;
+        let mut flags: Vec<bool> = Vec::new();
+        for a in args.iter() {
+            if a.is_instance_of::<PyBool>() {
+                flags.push(a.extract()?);
+                continue;
+            }
+            if let Ok(s) = a.cast::<PyString>() {
+                let s = s.to_cow()?;
+                if s == "cpu" || s.starts_with("cpu") {
+                    continue;
+                }
+                if DType::from_name(&s).is_err() {
+                    return Err(PyValueError::new_err(format!(
+                        "to(): ferrograd runs on the CPU only; unknown device or dtype '{s}'"
+                    )));
+                }
+            }
+            if let Ok(t) = a.cast::<PyTensor>() {
+                target = Some(t.get().inner.dtype());
+                continue;
+            }
+            match parse_dtype(&a) {
+                Ok(d) => target = Some(d),
+                // a device object (`ferrograd.device("cpu")`, a Paddle place) naming the CPU
+                Err(e) => {
+                    if a.str()?.to_cow()?.to_ascii_lowercase().contains("cpu") {
+                        continue;
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        if flags.len() > 2 {
+            return Err(PyTypeError::new_err(
+                "to() takes at most two positional flags: non_blocking and copy",
+            ));
+        }
+        let copy = copy || flags.get(1).copied().unwrap_or(false);
+        let t = &slf.get().inner;
+        match target {
+            Some(d) if d != t.dtype() => Ok(wrap(py, t.to_dtype(d).py()?)?.into_any()),
+            _ if copy => Ok(wrap(py, t.clone_tensor().py()?)?.into_any()),
+            _ => Ok(slf.clone().unbind().into_any()),
+        }
+    }
+    /// Converts to float32.
+    fn float(&self, py: Python<'_>) -> PyT {
+        wrap(py, self.inner.to_dtype(DType::F32).py()?)
+    }
+    /// Converts to float64.
+    fn double(&self, py: Python<'_>) -> PyT {
+        wrap(py, self.inner.to_dtype(DType::F64).py()?)
+    }
+    /// Converts to float16.
+    fn half(&self, py: Python<'_>) -> PyT {
+        wrap(py, self.inner.to_dtype(DType::F16).py()?)
+    }
+    /// Converts to bfloat16.
+    fn bfloat16(&self, py: Python<'_>) -> PyT {
+        wrap(py, self.inner.to_dtype(DType::BF16).py()?)
+    }
+    /// Converts to int32.
+    fn int(&self, py: Python<'_>) -> PyT {
+        wrap(py, self.inner.to_dtype(DType::I32).py()?)
+    }
+    /// Converts to int64.
+    fn long(&self, py: Python<'_>) -> PyT {
+        wrap(py, self.inner.to_dtype(DType::I64).py()?)
+    }
+    /// Converts to bool.
+    fn bool(&self, py: Python<'_>) -> PyT {
+        wrap(py, self.inner.to_dtype(DType::Bool).py()?)
+    }
+    /// True for floating dtypes.
+    fn is_floating_point(&self) -> bool {
+        self.inner.dtype().is_float()
+    }
+    /// True for complex dtypes.
+    fn is_complex(&self) -> bool {
+        self.inner.dtype().is_complex()
+    }
+
+    // ---- in-place ---------------------------------------------------------------------
+
+    fn __iadd__(&self, other: &Bound<'_, PyAny>) -> PyResult<()> {
+        let o = operand(other, self.inner.dtype())?;
+        self.inner.binary_(&o, BinaryOp::Add, "add_").py()
+    }
+    fn __isub__(&self, other: &Bound<'_, PyAny>) -> PyResult<()> {
+        let o = operand(other, self.inner.dtype())?;
+        self.inner.binary_(&o, BinaryOp::Sub, "sub_").py()
+    }
+    fn __imul__(&self, other: &Bound<'_, PyAny>) -> PyResult<()> {
+        let o = operand(other, self.inner.dtype())?;
+        self.inner.binary_(&o, BinaryOp::Mul, "mul_").py()
+    }
+    fn __itruediv__(&self, other: &Bound<'_, PyAny>) -> PyResult<()> {
+        let o = operand(other, self.inner.dtype())?;
+        self.inner.binary_(&o, BinaryOp::Div, "div_").py()
+    }
+    /// In-place `self += other` (Paddle's `y=` also accepted).
+    #[pyo3(signature = (other=None, *, y=None))]
+    fn add_(
+        slf: Py<Self>,
+        py: Python<'_>,
+        other: Option<&Bound<'_, PyAny>>,
+        y: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<Self>> {
+        let other = operand_arg(other, &[("y", y)], "add_")?;
+        inplace(py, slf, other, BinaryOp::Add, "add_")
+    }
+    /// In-place `self -= other` (Paddle's `y=` also accepted).
+    #[pyo3(signature = (other=None, *, y=None))]
+    fn sub_(
+        slf: Py<Self>,
+        py: Python<'_>,
+        other: Option<&Bound<'_, PyAny>>,
+        y: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<Self>> {
+        let other = operand_arg(other, &[("y", y)], "sub_")?;
+        inplace(py, slf, other, BinaryOp::Sub, "sub_")
+    }
+    /// In-place `self *= other` (Paddle's `y=` also accepted).
+    #[pyo3(signature = (other=None, *, y=None))]
+    fn mul_(
+        slf: Py<Self>,
+        py: Python<'_>,
+        other: Option<&Bound<'_, PyAny>>,
+        y: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<Self>> {
+        let other = operand_arg(other, &[("y", y)], "mul_")?;
+        inplace(py, slf, other, BinaryOp::Mul, "mul_")
+    }
+    /// In-place `self /= other` (Paddle's `y=` also accepted).
+    #[pyo3(signature = (other=None, *, y=None))]
+    fn div_(
+        slf: Py<Self>,
+        py: Python<'_>,
+        other: Option<&Bound<'_, PyAny>>,
+        y: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<Self>> {
+        let other = operand_arg(other, &[("y", y)], "div_")?;
+        inplace(py, slf, other, BinaryOp::Div, "div_")
+    }
+    /// Fills with zeros in place.
+    fn zero_(slf: Py<Self>) -> PyResult<Py<Self>> {
+        slf.get().inner.fill_named(0.0, "zero_").py()?;
+        Ok(slf)
+    }
+    /// Fills with `value` in place: a number or a one-element tensor (complex values for
+    /// complex tensors).
+    fn fill_(slf: Py<Self>, value: &Bound<'_, PyAny>) -> PyResult<Py<Self>> {
+        let t = &slf.get().inner;
+        let v = scalar_arg(value, "fill_", "value")?;
+        if v.im != 0.0 && !t.dtype().is_complex() {
+            return Err(PyTypeError::new_err(format!(
+                "fill_(): cannot fill a {} tensor with the complex value {}",
+                t.dtype(),
+                value.repr()?
+            )));
+        }
+        // the real part through `fill_` (which records that the old values get no
+        // gradient), then the imaginary part added in place
+        t.fill_(v.re).py()?;
+        if v.im != 0.0 {
+            let im = crate::tensor::full_complex(&[], Complex64::new(0.0, v.im), t.dtype()).py()?;
+            t.binary_(&im, BinaryOp::Add, "fill_").py()?;
+        }
+        Ok(slf)
+    }
+    /// Copies `src` into this tensor in place (broadcast, cast).
+    #[pyo3(signature = (src, non_blocking=false))]
+    fn copy_(
+        slf: Py<Self>,
+        py: Python<'_>,
+        src: &Bound<'_, PyAny>,
+        non_blocking: bool,
+    ) -> PyResult<Py<Self>> {
+        let _ = non_blocking;
+        let s = operand(src, slf.get().inner.dtype())?;
+        slf.get().inner.copy_(&s).py()?;
+        let _ = py;
+        Ok(slf)
+    }
+    /// Clamps in place; either bound may be None, a number or a one-element tensor.
+    #[pyo3(signature = (min=None, max=None, name=None))]
+    fn clip_(
+        slf: Py<Self>,
+        min: Option<&Bound<'_, PyAny>>,
+        max: Option<&Bound<'_, PyAny>>,
+        name: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<Self>> {
+        let _ = name;
+        let lo = real_bound(min, "clip_", "min")?;
+        let hi = real_bound(max, "clip_", "max")?;
+        slf.get().inner.clip_(lo, hi).py()?;
+        Ok(slf)
+    }
+    /// Same as `clip_`.
+    #[pyo3(signature = (min=None, max=None, name=None))]
+    fn clamp_(
+        slf: Py<Self>,
+        min: Option<&Bound<'_, PyAny>>,
+        max: Option<&Bound<'_, PyAny>>,
+        name: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<Self>> {
+        Self::clip_(slf, min, max, name)
+    }
+    /// `e^x` in place.
+    fn exp_(slf: Py<Self>) -> PyResult<Py<Self>> {
+        slf.get()
+            .inner
+            .unary_(crate::tensor::UnaryOp::Exp, "exp_")
+            .py()?;
+        Ok(slf)
+    }
+    /// `x = scale * x + bias` (or `scale * (x + bias)`) in place (Paddle).
+    #[pyo3(signature = (scale=1.0, bias=0.0, bias_after_scale=true))]
+    fn scale_(slf: Py<Self>, scale: f64, bias: f64, bias_after_scale: bool) -> PyResult<Py<Self>> {
+        let t = &slf.get().inner;
+        t.check_inplace("scale_").py()?;
+        let r = scale_op(t, scale, bias, bias_after_scale).py()?;
+        t.apply_inplace("scale_", &r).py()?;
+        Ok(slf)
+    }
+    /// `scale * x + bias` (or `scale * (x + bias)`) (Paddle).
+    #[pyo3(signature = (scale=1.0, bias=0.0, bias_after_scale=true, act=None, name=None))]
+    fn scale(
+        &self,
+        py: Python<'_>,
+        scale: f64,
+        bias: f64,
+        bias_after_scale: bool,
+        act: Option<&Bound<'_, PyAny>>,
+        name: Option<&Bound<'_, PyAny>>,
+    ) -> PyT {
+        let _ = (act, name);
+        wrap(
+            py,
+            scale_op(&self.inner, scale, bias, bias_after_scale).py()?,
+        )
+    }
+}
+
+fn scale_op(
+    t: &crate::tensor::Tensor,
+    scale: f64,
+    bias: f64,
+    after: bool,
+) -> crate::Result<crate::tensor::Tensor> {
+    if after {
+        t.mul_scalar(scale)?.add_scalar(bias)
+    } else {
+        t.add_scalar(bias)?.mul_scalar(scale)
+    }
+}
+
+fn inplace(
+    py: Python<'_>,
+    slf: Py<PyTensor>,
+    other: &Bound<'_, PyAny>,
+    op: BinaryOp,
+    name: &str,
+) -> PyResult<Py<PyTensor>> {
+    let t = slf.get().inner.clone();
+    let o = operand(other, t.dtype())?;
+    t.binary_(&o, op, name).py()?;
+    let _ = py;
+    Ok(slf)
+}
