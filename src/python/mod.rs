@@ -44,6 +44,8 @@ mod tensor_reduce;
 mod tensor_scan;
 mod tensor_scatter;
 mod tensor_shape;
+// uint8 / int8 / int16 conversions (byte, char, short)
+mod tensor_narrow;
 mod tofile;
 
 use pyo3::prelude::*;
