@@ -22,6 +22,12 @@ use std::fmt;
 pub enum DType {
     /// 1-byte boolean.
     Bool,
+    /// 8-bit unsigned integer (`torch.uint8` / `torch.byte`).
+    U8,
+    /// 8-bit signed integer (`torch.int8` / `torch.char`).
+    I8,
+    /// 16-bit signed integer (`torch.int16` / `torch.short`).
+    I16,
     /// 32-bit signed integer.
     I32,
     /// 64-bit signed integer.
@@ -54,8 +60,11 @@ pub enum ScalarKind {
 }
 
 /// All dtypes, in declaration order.
-pub const ALL_DTYPES: [DType; 9] = [
+pub const ALL_DTYPES: [DType; 12] = [
     DType::Bool,
+    DType::U8,
+    DType::I8,
+    DType::I16,
     DType::I32,
     DType::I64,
     DType::F16,
@@ -71,6 +80,9 @@ impl DType {
     pub fn name(self) -> &'static str {
         match self {
             DType::Bool => "bool",
+            DType::U8 => "uint8",
+            DType::I8 => "int8",
+            DType::I16 => "int16",
             DType::I32 => "int32",
             DType::I64 => "int64",
             DType::F16 => "float16",
@@ -92,6 +104,9 @@ impl DType {
             .unwrap_or(&n);
         Ok(match n {
             "bool" | "bool_" => DType::Bool,
+            "uint8" | "byte" | "u1" | "ubyte" => DType::U8,
+            "int8" | "char" | "i1" => DType::I8,
+            "int16" | "short" | "i2" => DType::I16,
             "int32" | "int" | "i4" => DType::I32,
             "int64" | "long" | "i8" => DType::I64,
             "float16" | "half" | "f2" => DType::F16,
@@ -102,7 +117,7 @@ impl DType {
             "complex128" | "cdouble" | "c16" => DType::C128,
             _ => {
                 return Err(Error::type_err(format!(
-                    "unknown dtype '{name}'; expected one of bool, int32, int64, float16, \
+                    "unknown dtype '{name}'; expected one of bool, uint8, int8, int16, int32, int64, float16, \
                      bfloat16, float32, float64, complex64, complex128"
                 )))
             }
@@ -112,8 +127,8 @@ impl DType {
     /// Bytes per element.
     pub fn size(self) -> usize {
         match self {
-            DType::Bool => 1,
-            DType::F16 | DType::BF16 => 2,
+            DType::Bool | DType::U8 | DType::I8 => 1,
+            DType::I16 | DType::F16 | DType::BF16 => 2,
             DType::I32 | DType::F32 => 4,
             DType::I64 | DType::F64 | DType::C64 => 8,
             DType::C128 => 16,
@@ -130,9 +145,18 @@ impl DType {
         matches!(self, DType::C64 | DType::C128)
     }
 
-    /// True for int32 and int64.
+    /// True for the integer dtypes (uint8, int8, int16, int32, int64).
     pub fn is_int(self) -> bool {
-        matches!(self, DType::I32 | DType::I64)
+        matches!(
+            self,
+            DType::U8 | DType::I8 | DType::I16 | DType::I32 | DType::I64
+        )
+    }
+
+    /// True for uint8, int8 and int16: stored narrow, computed in int32 (see
+    /// [`DType::compute_dtype`]).
+    pub fn is_narrow_int(self) -> bool {
+        matches!(self, DType::U8 | DType::I8 | DType::I16)
     }
 
     /// Floating or complex: the dtypes that may require grad.
@@ -145,10 +169,16 @@ impl DType {
         matches!(self, DType::F16 | DType::BF16)
     }
 
-    /// The dtype kernels compute in: f32 for the half types, itself otherwise.
+    /// The dtype kernels compute in: f32 for the half types, i32 for the narrow integers
+    /// (results are cast back, which wraps exactly as narrow arithmetic does: every op
+    /// kernels compute on integers is exact modulo 2^32, so also modulo 2^8 / 2^16),
+    /// itself otherwise. Computing narrow types by widening keeps the elementwise kernels
+    /// monomorphised for five types fewer.
     pub fn compute_dtype(self) -> DType {
         if self.is_half() {
             DType::F32
+        } else if self.is_narrow_int() {
+            DType::I32
         } else {
             self
         }
@@ -184,7 +214,7 @@ impl DType {
     fn category(self) -> u8 {
         match self {
             DType::Bool => 0,
-            DType::I32 | DType::I64 => 1,
+            DType::U8 | DType::I8 | DType::I16 | DType::I32 | DType::I64 => 1,
             DType::F16 | DType::BF16 | DType::F32 | DType::F64 => 2,
             DType::C64 | DType::C128 => 3,
         }
@@ -207,6 +237,8 @@ impl DType {
         }
         match (a, b) {
             (F16, BF16) | (BF16, F16) => F32,
+            // no 8-bit type holds both: the smallest signed one that does
+            (U8, I8) | (I8, U8) => I16,
             _ => a.max(b),
         }
     }
@@ -299,6 +331,18 @@ pub trait Element: Copy + Send + Sync + Default + PartialEq + fmt::Debug + 'stat
     fn to_c128(self) -> Complex64;
     /// Conversion from complex128 (imaginary part dropped for real types).
     fn from_c128(v: Complex64) -> Self;
+    /// Conversion to i64: exact for bool and the integers, truncating toward zero for the
+    /// real part of the floating types.
+    #[inline(always)]
+    fn to_i64(self) -> i64 {
+        self.to_f64() as i64
+    }
+    /// Conversion from i64: wrapping (two's complement) for the integers, as C, NumPy and
+    /// PyTorch cast; nearest for the floating types.
+    #[inline(always)]
+    fn from_i64(v: i64) -> Self {
+        Self::from_f64(v as f64)
+    }
     /// Additive identity.
     fn zero() -> Self;
     /// Multiplicative identity.
@@ -345,8 +389,53 @@ impl_real_element!(
     false,
     true
 );
-impl_real_element!(i32, DType::I32, |v: i32| v as f64, |v: f64| v as i32, 0, 1);
-impl_real_element!(i64, DType::I64, |v: i64| v as f64, |v: f64| v as i64, 0, 1);
+/// Integer elements: from a float they truncate toward zero to i64 and
+/// then wrap (what PyTorch's CPU casts do: `300.0 -> uint8` is 44, `-1.0 -> uint8` 255),
+/// and they cast from i64 by wrapping, never saturating.
+macro_rules! impl_int_element {
+    ($t:ty, $d:expr) => {
+        impl Element for $t {
+            const DTYPE: DType = $d;
+            #[inline(always)]
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            #[inline(always)]
+            fn from_f64(v: f64) -> Self {
+                (v as i64) as $t
+            }
+            #[inline(always)]
+            fn to_c128(self) -> Complex64 {
+                Complex64::new(self as f64, 0.0)
+            }
+            #[inline(always)]
+            fn from_c128(v: Complex64) -> Self {
+                Self::from_f64(v.re)
+            }
+            #[inline(always)]
+            fn to_i64(self) -> i64 {
+                self as i64
+            }
+            #[inline(always)]
+            fn from_i64(v: i64) -> Self {
+                v as $t
+            }
+            #[inline(always)]
+            fn zero() -> Self {
+                0
+            }
+            #[inline(always)]
+            fn one() -> Self {
+                1
+            }
+        }
+    };
+}
+impl_int_element!(u8, DType::U8);
+impl_int_element!(i8, DType::I8);
+impl_int_element!(i16, DType::I16);
+impl_int_element!(i32, DType::I32);
+impl_int_element!(i64, DType::I64);
 impl_real_element!(
     f32,
     DType::F32,
@@ -407,7 +496,7 @@ macro_rules! impl_complex_element {
 impl_complex_element!(Complex32, DType::C64, f32);
 impl_complex_element!(Complex64, DType::C128, f64);
 
-/// Runs `$body` with `$T` bound to the Rust element type of `$dtype` (all nine dtypes).
+/// Runs `$body` with `$T` bound to the Rust element type of `$dtype` (all twelve dtypes).
 #[macro_export]
 macro_rules! with_dtype {
     ($dtype:expr, $T:ident, $body:block) => {{
@@ -415,6 +504,18 @@ macro_rules! with_dtype {
         match $dtype {
             __D::Bool => {
                 type $T = bool;
+                $body
+            }
+            __D::U8 => {
+                type $T = u8;
+                $body
+            }
+            __D::I8 => {
+                type $T = i8;
+                $body
+            }
+            __D::I16 => {
+                type $T = i16;
                 $body
             }
             __D::I32 => {
@@ -468,6 +569,15 @@ mod tests {
         assert_eq!(DType::promote(F64, C64), C128);
         assert_eq!(DType::promote(F32, C64), C64);
         assert_eq!(DType::promote(C64, C128), C128);
+        assert_eq!(DType::promote(U8, I8), I16);
+        assert_eq!(DType::promote(I8, U8), I16);
+        assert_eq!(DType::promote(U8, I16), I16);
+        assert_eq!(DType::promote(I8, I16), I16);
+        assert_eq!(DType::promote(I8, I32), I32);
+        assert_eq!(DType::promote(U8, I64), I64);
+        assert_eq!(DType::promote(Bool, U8), U8);
+        assert_eq!(DType::promote(U8, F16), F16);
+        assert_eq!(DType::promote(I16, F32), F32);
     }
 
     #[test]
@@ -478,6 +588,9 @@ mod tests {
         assert_eq!(DType::promote_scalar(I32, ScalarKind::Float), F32);
         assert_eq!(DType::promote_scalar(Bool, ScalarKind::Int), I64);
         assert_eq!(DType::promote_scalar(F64, ScalarKind::Complex), C128);
+        assert_eq!(DType::promote_scalar(U8, ScalarKind::Int), U8);
+        assert_eq!(DType::promote_scalar(I8, ScalarKind::Float), F32);
+        assert_eq!(DType::promote_scalar(I16, ScalarKind::Bool), I16);
     }
 
     #[test]
@@ -486,5 +599,9 @@ mod tests {
             assert_eq!(DType::from_name(d.name()).unwrap(), d);
         }
         assert!(DType::from_name("float128").is_err());
+        assert_eq!(DType::from_name("torch.byte").unwrap(), DType::U8);
+        assert_eq!(DType::from_name("torch.char").unwrap(), DType::I8);
+        assert_eq!(DType::from_name("paddle.int16").unwrap(), DType::I16);
+        assert_eq!(DType::from_name("short").unwrap(), DType::I16);
     }
 }

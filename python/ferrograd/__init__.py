@@ -44,6 +44,8 @@ from ._core import from_dlpack as from_dlpack
 from ._core import from_numpy as from_numpy
 from ._core import full as full
 from ._core import full_like as full_like
+from ._core import int8 as int8
+from ._core import int16 as int16
 from ._core import int32 as int32
 from ._core import int64 as int64
 from ._core import linspace as linspace
@@ -54,6 +56,7 @@ from ._core import split as split
 from ._core import stack as stack
 from ._core import tensor as tensor
 from ._core import to_tensor as to_tensor
+from ._core import uint8 as uint8
 from ._core import where as where
 from ._core import zeros_like as zeros_like
 from ._dialect_aliases import *  # noqa: F403  (the method-backed functions; listed in _dialect_aliases.__all__)
@@ -101,6 +104,10 @@ int = int32  # noqa: A001
 long = int64
 cfloat = complex64
 cdouble = complex128
+# the narrow integers' PyTorch spellings
+byte = uint8
+char = int8
+short = int16
 
 __version__ = "0.1.0"
 
@@ -166,6 +173,12 @@ __all__ = [
     "long",
     "cfloat",
     "cdouble",
+    "uint8",
+    "int8",
+    "int16",
+    "byte",
+    "char",
+    "short",
     "get_default_dtype",
     "dtype_from_name",
     "is_tensor",

@@ -124,6 +124,9 @@ class dtype:
 _DType: TypeAlias = dtype
 
 bool: dtype
+uint8: dtype
+int8: dtype
+int16: dtype
 int32: dtype
 int64: dtype
 float16: dtype
@@ -753,6 +756,12 @@ class Tensor:
         """Converts to int32."""
     def long(self) -> Tensor:
         """Converts to int64."""
+    def byte(self) -> Tensor:
+        """Converts to uint8 (values outside 0..=255 wrap, as in PyTorch)."""
+    def char(self) -> Tensor:
+        """Converts to int8 (values outside -128..=127 wrap, as in PyTorch)."""
+    def short(self) -> Tensor:
+        """Converts to int16 (values outside -32768..=32767 wrap, as in PyTorch)."""
     def bool(self) -> Tensor:
         """Converts to bool."""
     def is_floating_point(self) -> _bool:

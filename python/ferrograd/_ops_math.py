@@ -103,8 +103,16 @@ def fmod(
     a, b = _pair("fmod", x, y)
     if a.dtype.is_complex or b.dtype.is_complex:
         raise TypeError("fmod: complex tensors have no fmod")
+    if a.dtype.name in _NARROW_INTS or b.dtype.name in _NARROW_INTS:
+        out = (a.reshape([-1])[:0] + b.reshape([-1])[:0]).dtype  # the promoted dtype
+        if out.name in _NARROW_INTS:
+            # |int8 -128| does not fit in int8: compute in int32 (exact), then narrow
+            return fmod(a.astype("int32"), b.astype("int32")).astype(out)
     sa, sb = _sign_ones(a), _sign_ones(b)
     return (a * sa).remainder(b * sb) * sa
+
+
+_NARROW_INTS = ("uint8", "int8", "int16")
 
 
 def _args2(op: str, x: Any, y: Any, input: Any, other: Any) -> tuple[Any, Any]:

@@ -218,10 +218,13 @@ pub fn binary_storage(
         DType::F64 => real_op::<f64>(op, &a.read(), la, &b.read(), lb, shape),
         DType::C64 => complex_op::<Complex32>(op, &a.read(), la, &b.read(), lb, shape),
         DType::C128 => complex_op::<Complex64>(op, &a.read(), la, &b.read(), lb, shape),
-        d @ (DType::F16 | DType::BF16) => Err(Error::runtime(format!(
-            "internal: {} kernel called on {d}; half types are computed in float32",
-            op.name()
-        ))),
+        d @ (DType::F16 | DType::BF16 | DType::U8 | DType::I8 | DType::I16) => {
+            Err(Error::runtime(format!(
+                "internal: {} kernel called on {d}; half types are computed in float32, \
+             narrow integers in int32",
+                op.name()
+            )))
+        }
     }
 }
 

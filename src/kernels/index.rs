@@ -32,6 +32,9 @@ macro_rules! impl_acc {
 
 impl_acc!(
     bool => |a: bool, b: bool| a | b,
+    u8 => |a: u8, b: u8| a.wrapping_add(b),
+    i8 => |a: i8, b: i8| a.wrapping_add(b),
+    i16 => |a: i16, b: i16| a.wrapping_add(b),
     i32 => |a: i32, b: i32| a.wrapping_add(b),
     i64 => |a: i64, b: i64| a.wrapping_add(b),
     f16 => |a: f16, b: f16| f16::from_f32(a.to_f32() + b.to_f32()),

@@ -225,7 +225,15 @@ fn fill_value_of(
         ScalarKind::Float => crate::dtype::default_float(),
         ScalarKind::Complex => crate::dtype::default_complex(),
     });
-    Ok((v.extract::<num_complex::Complex64>()?, d))
+    let value = v.extract::<num_complex::Complex64>()?;
+    if kind == ScalarKind::Int {
+        if let Some((lo, hi)) = super::convert::int_bounds(d) {
+            if value.re < lo as f64 || value.re > hi as f64 {
+                return Err(super::convert::out_of_bounds(&v.str()?.to_string(), d));
+            }
+        }
+    }
+    Ok((value, d))
 }
 
 macro_rules! like_factory {

@@ -151,7 +151,7 @@ fn reduce(
         })
         .collect();
     let dtype = match (kind, x.dtype) {
-        (ReduceKind::Sum, DType::Bool | DType::I32) => DType::I64,
+        (ReduceKind::Sum, d) if d == DType::Bool || d.is_int() => DType::I64,
         (ReduceKind::Mean, d) if !d.is_differentiable() => crate::dtype::default_float(),
         (_, d) => d,
     };

@@ -65,6 +65,9 @@ impl Tensor {
         let shape = broadcast_shapes(self.shape(), other.shape(), op.name())?;
         let a = self.cast_raw(compute)?;
         let b = other.cast_raw(compute)?;
+        if matches!(op, BinaryOp::FloorDiv | BinaryOp::Rem) && compute.is_int() {
+            check_no_zero_divisor(&b, op)?;
+        }
         let s = crate::kernels::binary::binary_storage(
             op,
             a.storage(),
@@ -79,4 +82,22 @@ impl Tensor {
         }
         Ok(out)
     }
+}
+
+/// Integer `//` and `%` by zero: an error, as in PyTorch and Paddle (NumPy returns 0 with
+/// a warning), never a made-up value.
+fn check_no_zero_divisor(b: &Tensor, op: BinaryOp) -> Result<()> {
+    let has_zero = match b.dtype() {
+        DType::I32 => b.to_vec::<i32>()?.contains(&0),
+        DType::I64 => b.to_vec::<i64>()?.contains(&0),
+        _ => false,
+    };
+    if has_zero {
+        return Err(Error::runtime(format!(
+            "{}: integer division by zero (ZeroDivisionError); the divisor holds a 0 — \
+             mask it out first (e.g. where(b == 0, 1, b)) or divide in floating point",
+            op.name()
+        )));
+    }
+    Ok(())
 }

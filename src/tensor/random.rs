@@ -263,10 +263,29 @@ pub fn randint_with(
             "randint: dtype must be an integer or floating dtype, got {dtype}"
         )));
     }
+    if let Some((lo, hi)) = int_range(dtype) {
+        if low < lo || high - 1 > hi {
+            return Err(Error::value(format!(
+                "randint: the range [{low}, {high}) does not fit in {dtype}, which holds \
+                 {lo}..={hi}; use a wider dtype or a smaller range"
+            )));
+        }
+    }
     // the span of any i64 range fits in u64
     let span = (i128::from(high) - i128::from(low)) as u64;
     sample(shape, dtype, g, |r| {
         (i128::from(low) + i128::from(r.below(span))) as i64 as f64
+    })
+}
+
+/// The smallest and largest value of an integer dtype narrower than int64.
+fn int_range(dtype: DType) -> Option<(i64, i64)> {
+    Some(match dtype {
+        DType::U8 => (0, u8::MAX.into()),
+        DType::I8 => (i8::MIN.into(), i8::MAX.into()),
+        DType::I16 => (i16::MIN.into(), i16::MAX.into()),
+        DType::I32 => (i32::MIN.into(), i32::MAX.into()),
+        _ => return None,
     })
 }
 
@@ -326,6 +345,9 @@ pub fn randperm(n: usize, dtype: DType, g: Option<&Generator>) -> Result<Tensor>
         )));
     }
     let limit = match dtype {
+        DType::U8 => u8::MAX as usize,
+        DType::I8 => i8::MAX as usize,
+        DType::I16 => i16::MAX as usize,
         DType::I32 => i32::MAX as usize,
         DType::F16 => 2048,
         DType::BF16 => 256,

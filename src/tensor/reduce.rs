@@ -52,7 +52,11 @@ impl Tensor {
     pub fn reduce_raw(&self, op: ReduceOp, axes: &[usize], keepdim: bool) -> Result<Tensor> {
         let d = self.dtype();
         let (compute, out_dtype) = match (op, d) {
-            (ReduceOp::Sum | ReduceOp::Prod, DType::Bool | DType::I32) => (DType::I64, DType::I64),
+            (ReduceOp::Sum | ReduceOp::Prod, d)
+                if d == DType::Bool || (d.is_int() && d != DType::I64) =>
+            {
+                (DType::I64, DType::I64)
+            }
             (_, DType::Bool) => (DType::I64, DType::Bool),
             (_, d) => (d.compute_dtype(), d),
         };

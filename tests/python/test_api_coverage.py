@@ -8,8 +8,7 @@ import ferrograd.nn.functional as F
 import pytest
 
 # module functions (torch.X and paddle.X)
-FUNCTIONS = (
-    """
+FUNCTIONS = """
 cumsum cumprod cummax cummin sort argsort topk kthvalue median mode unique searchsorted
 bucketize count_nonzero histc
 masked_fill masked_select masked_scatter scatter scatter_add scatter_reduce index_add
@@ -19,15 +18,8 @@ movedim swapaxes unflatten unstack meshgrid broadcast_tensors
 einsum norm cdist cross lerp fmod remainder hypot logaddexp xlogy clamp clip nan_to_num
 isnan isinf isfinite isclose allclose equal equal_all addmm baddbmm mv outer kron
 randperm multinomial bernoulli normal uniform rand_like randn_like randint_like Generator
-set_default_dtype get_default_dtype set_printoptions device shape
+set_default_dtype get_default_dtype set_printoptions device shape uint8 int8 int16
 """.split()
-    + [
-        # the narrow integer dtypes are not implemented yet: every kernel's dtype dispatch,
-        # the NumPy/DLPack conversions and the promotion table need them (issue 19)
-        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=f"dtype {n} not implemented"))
-        for n in ("uint8", "int8", "int16")
-    ]
-)
 
 # Tensor methods (x.X in both peers, or in the one that has it)
 METHODS = """

@@ -111,6 +111,9 @@ def test_binary_tensor_tensor_against_numpy(name, data):
         with np.errstate(all="ignore"):
             q = np.asarray(a, np.float64) / np.asarray(b, np.float64)
         assume(np.isfinite(q).all() and np.isfinite(np.asarray(b, np.float64)).all())
+    if name in ("floor_divide", "remainder") and CATEGORY[res] < 2:
+        # integer division by zero raises (torch, Paddle); NumPy returns 0
+        assume((np.asarray(b) != 0).all())
     with np.errstate(all="ignore"):
         want = binary_reference(name, np.asarray(a), np.asarray(b), res)
     out_dtype = "bool" if name in ("less", "equal") else res

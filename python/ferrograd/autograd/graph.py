@@ -115,7 +115,19 @@ class save_on_cpu(saved_tensors_hooks):
 
 # dtypes whose raw bytes NumPy reads back as the same type
 _NUMPY_NATIVE = frozenset(
-    ["bool", "int32", "int64", "float16", "float32", "float64", "complex64", "complex128"]
+    [
+        "bool",
+        "uint8",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "float16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    ]
 )
 
 

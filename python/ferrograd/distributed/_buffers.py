@@ -24,6 +24,9 @@ _RAW = {
     "float64": (np.float64, 7),
     "complex64": (np.complex64, 8),
     "complex128": (np.complex128, 9),
+    "uint8": (np.uint8, 10),
+    "int8": (np.int8, 11),
+    "int16": (np.int16, 12),
 }
 HALF = ("float16", "bfloat16")
 

@@ -63,7 +63,7 @@ fn scan_raw(x: &Tensor, dim: usize, kind: Scan, reverse: bool) -> Result<Tensor>
     let compute = match (kind, d) {
         (Scan::LogSumExp, DType::F64) => DType::F64,
         (Scan::LogSumExp, _) => DType::F32,
-        (_, DType::Bool | DType::I32 | DType::I64) => DType::I64,
+        (_, d) if d == DType::Bool || d.is_int() => DType::I64,
         (_, DType::F64) => DType::F64,
         _ => DType::F32,
     };
@@ -180,7 +180,7 @@ impl Tensor {
         let compute = match x.dtype() {
             DType::F64 => DType::F64,
             DType::I64 => DType::I64,
-            DType::I32 | DType::Bool => DType::I32,
+            DType::I32 | DType::I16 | DType::I8 | DType::U8 | DType::Bool => DType::I32,
             d if d.is_complex() => {
                 return Err(Error::type_err(format!(
                     "{op}: complex tensors have no order"

@@ -289,6 +289,18 @@ impl Tensor {
         include_self: bool,
     ) -> Result<Tensor> {
         let op = "scatter_reduce";
+        if self.dtype().is_narrow_int() {
+            // computed in int32 and wrapped back (amax/amin/prod are exact modulo 2^8/2^16)
+            let wide = self.cast_raw(DType::I32)?;
+            let out = wide.scatter_reduce_raw(
+                dim,
+                index,
+                &src.cast_raw(DType::I32)?,
+                reduce,
+                include_self,
+            )?;
+            return out.cast_raw(self.dtype());
+        }
         let r = ScatterReduce::parse(reduce, op)?;
         let p = plan(self, dim, index, src, op)?;
         let out = self.contiguous_copy()?;

@@ -19,7 +19,7 @@ fn key_dtype(d: DType, op: &str) -> Result<DType> {
         DType::F64 => DType::F64,
         DType::F32 | DType::F16 | DType::BF16 => DType::F32,
         DType::I64 => DType::I64,
-        DType::I32 | DType::Bool => DType::I32,
+        DType::I32 | DType::I16 | DType::I8 | DType::U8 | DType::Bool => DType::I32,
         _ => {
             return Err(Error::type_err(format!(
                 "{op}: {d} tensors have no order; sort a real tensor (e.g. x.abs() or x.real())"

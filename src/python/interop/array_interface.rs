@@ -24,6 +24,9 @@ static NP_ASARRAY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 fn typestr(d: DType) -> Option<&'static str> {
     Some(match d {
         DType::Bool => "|b1",
+        DType::U8 => "|u1",
+        DType::I8 => "|i1",
+        DType::I16 => "<i2",
         DType::I32 => "<i4",
         DType::I64 => "<i8",
         DType::F16 => "<f2",

@@ -35,6 +35,9 @@ struct BufferExport {
 fn format_of(d: DType) -> Option<&'static CStr> {
     Some(match d {
         DType::Bool => c"?",
+        DType::U8 => c"B",
+        DType::I8 => c"b",
+        DType::I16 => c"h",
         DType::I32 => c"i",
         DType::I64 => c"q",
         DType::F16 => c"e",

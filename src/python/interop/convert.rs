@@ -52,18 +52,37 @@ pub fn scalar_tensor(obj: &Bound<'_, PyAny>, dtype: DType) -> PyResult<Tensor> {
     } else {
         Complex64::new(obj.extract::<f64>()?, 0.0)
     };
-    if dtype == DType::I32
-        && obj.is_instance_of::<PyInt>()
-        && (v.re < i32::MIN as f64 || v.re > i32::MAX as f64)
-    {
-        return Err(pyo3::exceptions::PyOverflowError::new_err(format!(
-            "Python integer {} out of bounds for int32",
-            obj.str()?
-        )));
+    if obj.is_instance_of::<PyInt>() && !obj.is_instance_of::<PyBool>() {
+        if let Some((lo, hi)) = int_bounds(dtype) {
+            if v.re < lo as f64 || v.re > hi as f64 {
+                return Err(out_of_bounds(&obj.str()?.to_string(), dtype));
+            }
+        }
     }
     Ok(crate::with_dtype!(dtype, T, {
         Tensor::scalar(T::from_c128(v))
     }))
+}
+
+/// The smallest and largest value of an integer dtype narrower than int64 (None for the
+/// others): Python integers outside are an `OverflowError`, as in NumPy 2, never a
+/// silently wrapped value.
+pub(crate) fn int_bounds(dtype: DType) -> Option<(i64, i64)> {
+    Some(match dtype {
+        DType::U8 => (0, u8::MAX.into()),
+        DType::I8 => (i8::MIN.into(), i8::MAX.into()),
+        DType::I16 => (i16::MIN.into(), i16::MAX.into()),
+        DType::I32 => (i32::MIN.into(), i32::MAX.into()),
+        _ => return None,
+    })
+}
+
+/// The `OverflowError` for a Python integer `value` outside `dtype`'s range.
+pub(crate) fn out_of_bounds(value: &str, dtype: DType) -> PyErr {
+    pyo3::exceptions::PyOverflowError::new_err(format!(
+        "Python integer {value} out of bounds for {dtype}; cast explicitly (e.g. \
+         tensor(v).astype('{dtype}')) to wrap it"
+    ))
 }
 
 /// Turns the operand of a binary op into a tensor: tensors as is, Python scalars as 0-d
@@ -241,6 +260,11 @@ pub fn to_tensor(data: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Tens
                 // an empty list has no content to infer from: the default float
                 leaves = Leaves::Float(Vec::new());
             }
+            if let (Leaves::Int(v), Some((lo, hi))) = (&leaves, dtype.and_then(int_bounds)) {
+                if let Some(bad) = v.iter().find(|&&i| i < lo || i > hi) {
+                    return Err(out_of_bounds(&bad.to_string(), dtype.unwrap_or(DType::I64)));
+                }
+            }
             let t = match leaves {
                 Leaves::Bool(v) => Tensor::from_vec(v, &shape),
                 Leaves::Int(v) => Tensor::from_vec(v, &shape),
@@ -309,6 +333,12 @@ fn numpy_dtype(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Option<DType>> {
     }
     Ok(if is!(bool) {
         Some(DType::Bool)
+    } else if is!(u8) {
+        Some(DType::U8)
+    } else if is!(i8) {
+        Some(DType::I8)
+    } else if is!(i16) {
+        Some(DType::I16)
     } else if is!(i32) {
         Some(DType::I32)
     } else if is!(i64) {
@@ -332,7 +362,7 @@ fn numpy_dtype(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Option<DType>> {
 /// the storage) when its dtype is supported and its strides are element-aligned.
 pub fn numpy_to_tensor(arr: &Bound<'_, PyUntypedArray>, share: bool) -> PyResult<Tensor> {
     let Some(dtype) = numpy_dtype(arr)? else {
-        // other NumPy dtypes (uint8, int16, float128, ...) convert to the nearest supported one
+        // other NumPy dtypes (uint16, uint32, float128, ...) convert to the nearest supported one
         let kind: String = arr
             .dtype()
             .getattr(pyo3::intern!(arr.py(), "kind"))?
@@ -351,8 +381,8 @@ pub fn numpy_to_tensor(arr: &Bound<'_, PyUntypedArray>, share: bool) -> PyResult
         };
         if share {
             return Err(PyTypeError::new_err(format!(
-                "from_numpy: dtype {} cannot share memory; supported: bool, int32, int64, \
-                 float16, float32, float64, complex64, complex128",
+                "from_numpy: dtype {} cannot share memory; supported: bool, uint8, int8, \
+                 int16, int32, int64, float16, float32, float64, complex64, complex128",
                 arr.dtype()
             )));
         }
@@ -451,6 +481,9 @@ pub fn tensor_to_numpy<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, 
     }
     match t.dtype() {
         DType::Bool => out!(bool),
+        DType::U8 => out!(u8),
+        DType::I8 => out!(i8),
+        DType::I16 => out!(i16),
         DType::I32 => out!(i32),
         DType::I64 => out!(i64),
         DType::F16 => out!(f16),
@@ -477,9 +510,11 @@ pub fn tensor_item<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAn
         DType::Bool => PyBool::new(py, t.storage().read::<bool>()[off])
             .to_owned()
             .into_any(),
-        DType::I32 => (t.storage().read::<i32>()[off] as i64)
-            .into_pyobject(py)?
-            .into_any(),
+        d @ (DType::U8 | DType::I8 | DType::I16 | DType::I32) => {
+            crate::with_dtype!(d, T, { t.storage().read::<T>()[off].to_i64() })
+                .into_pyobject(py)?
+                .into_any()
+        }
         DType::I64 => t.storage().read::<i64>()[off].into_pyobject(py)?.into_any(),
         DType::C64 | DType::C128 => {
             let c = crate::with_dtype!(t.dtype(), T, { t.storage().read::<T>()[off].to_c128() });

@@ -83,6 +83,9 @@ pub(super) struct DLManagedTensorVersioned {
 pub(super) fn dl_dtype(d: DType) -> DLDataType {
     let (code, bits) = match d {
         DType::Bool => (6, 8),
+        DType::U8 => (1, 8),
+        DType::I8 => (0, 8),
+        DType::I16 => (0, 16),
         DType::I32 => (0, 32),
         DType::I64 => (0, 64),
         DType::F16 => (2, 16),
@@ -103,6 +106,9 @@ pub(super) fn dl_dtype(d: DType) -> DLDataType {
 pub(super) fn dtype_of(t: DLDataType) -> PyResult<DType> {
     Ok(match (t.code, t.bits, t.lanes) {
         (6, 8, 1) => DType::Bool,
+        (1, 8, 1) => DType::U8,
+        (0, 8, 1) => DType::I8,
+        (0, 16, 1) => DType::I16,
         (0, 32, 1) => DType::I32,
         (0, 64, 1) => DType::I64,
         (2, 16, 1) => DType::F16,
@@ -114,7 +120,7 @@ pub(super) fn dtype_of(t: DLDataType) -> PyResult<DType> {
         (code, bits, lanes) => {
             return Err(PyTypeError::new_err(format!(
                 "from_dlpack: unsupported DLPack dtype (code {code}, {bits} bits, {lanes} \
-                 lanes); ferrograd supports bool, int32, int64, float16, bfloat16, float32, \
+                 lanes); ferrograd supports bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, \
                  float64, complex64 and complex128 — convert it on the producer side first"
             )))
         }

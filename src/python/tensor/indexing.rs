@@ -32,6 +32,23 @@ fn opt_isize(o: &Bound<'_, PyAny>) -> PyResult<Option<isize>> {
     }
 }
 
+/// A uint8 index is a mask, as in PyTorch (which deprecates it, with the same warning):
+/// its nonzero entries select. Int8 and int16 indices are integer positions.
+fn uint8_as_mask(py: Python<'_>, t: Tensor) -> PyResult<Tensor> {
+    if t.dtype() != DType::U8 {
+        return Ok(t);
+    }
+    let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+    PyErr::warn(
+        py,
+        &category,
+        c"indexing with dtype uint8 is deprecated (as in PyTorch): it is read as a bool mask; \
+          use a bool tensor (mask.bool()), or int64 positions (idx.long())",
+        1,
+    )?;
+    t.cast_raw(DType::Bool).py()
+}
+
 fn index_item(o: &Bound<'_, PyAny>) -> PyResult<IndexItem> {
     if o.is_none() {
         return Ok(IndexItem::NewAxis);
@@ -52,7 +69,7 @@ fn index_item(o: &Bound<'_, PyAny>) -> PyResult<IndexItem> {
     }
     if let Ok(t) = o.cast::<PyTensor>() {
         let t = &t.get().inner;
-        return Ok(IndexItem::Tensor(t.detach()));
+        return Ok(IndexItem::Tensor(uint8_as_mask(o.py(), t.detach())?));
     }
     if scalar_kind(o).is_none() && o.hasattr("__index__")? && !o.hasattr("shape")? {
         return Ok(IndexItem::Int(o.call_method0("__index__")?.extract()?));
@@ -74,7 +91,7 @@ fn index_item(o: &Bound<'_, PyAny>) -> PyResult<IndexItem> {
                 t.dtype()
             )));
         }
-        return Ok(IndexItem::Tensor(t));
+        return Ok(IndexItem::Tensor(uint8_as_mask(o.py(), t)?));
     }
     Err(PyIndexError::new_err(format!(
         "only integers, slices, None, Ellipsis, bool/integer tensors and lists are valid \

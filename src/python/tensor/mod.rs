@@ -8,6 +8,8 @@ pub(crate) mod conversions;
 pub(crate) mod indexing;
 pub(crate) mod linalg;
 pub(crate) mod math;
+/// uint8 / int8 / int16 conversions (`byte`, `char`, `short`).
+pub(crate) mod narrow;
 pub(crate) mod reduce;
 pub(crate) mod repr;
 pub(crate) mod scan;
