@@ -39,6 +39,7 @@ mod static_pyfunc;
 mod tensor;
 mod tensor_complex;
 mod tensor_conv;
+mod tensor_fused;
 mod tensor_ops;
 mod tensor_reduce;
 mod tensor_scan;
@@ -143,6 +144,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add_function(f)?;
     }
     m.add_function(wrap_pyfunction!(linalg::_linalg, m)?)?;
+    // fused network ops behind nn.functional (layer_norm, losses, dropout, linear)
+    m.add_function(wrap_pyfunction!(tensor_fused::_layer_norm, m)?)?;
+    m.add_function(wrap_pyfunction!(tensor_fused::_class_loss, m)?)?;
+    m.add_function(wrap_pyfunction!(tensor_fused::_dropout, m)?)?;
+    m.add_function(wrap_pyfunction!(tensor_fused::_linear, m)?)?;
     signals::_install_sigint_hook(m.py())?;
     // Python's importing thread joins the kernels' pool (see crate::threads).
     crate::threads::init_pool_with_current_thread();
