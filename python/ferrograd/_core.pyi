@@ -999,6 +999,8 @@ class Tensor:
         """Elementwise ``max(self, 0)``."""
     def gelu(self, name: str | None = None) -> Tensor:
         """Elementwise GELU (the exact, erf-based form)."""
+    def gelu_tanh(self, name: str | None = None) -> Tensor:
+        """Elementwise GELU, tanh approximation ``0.5 * self * (1 + tanh(sqrt(2/pi) * (self + 0.044715 * self**3)))``."""
     def softplus(self, name: str | None = None) -> Tensor:
         """Elementwise ``log(1 + exp(self))`` (linear above 20, as torch)."""
     def mish(self, name: str | None = None) -> Tensor:
@@ -2331,3 +2333,31 @@ def _take_in_planes(x: Tensor, index: Tensor) -> Tensor:
 
 def _unpool_put(x: Tensor, index: Tensor, size: Sequence[_int]) -> Tensor:
     """Zeros ``[N, C, *size]`` with ``x`` written at per-plane positions ``index``."""
+
+# --- fused network ops behind nn.functional (src/python/tensor_fused.rs) ----------------
+
+def _layer_norm(
+    x: Tensor,
+    normalized_ndim: _int,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: _float = 1e-05,
+) -> Tensor:
+    """Layer norm over the last ``normalized_ndim`` dims (one graph node)."""
+
+def _class_loss(
+    x: Tensor,
+    target: Tensor,
+    weight: Tensor | None,
+    ignore_index: _int,
+    reduction: str,
+    label_smoothing: _float,
+    log_softmax: _bool,
+) -> Tensor:
+    """Cross entropy (``log_softmax``) or NLL of class ids (one graph node)."""
+
+def _dropout(x: Tensor, p: _float, upscale: _bool) -> Tensor:
+    """Dropout with ``0 < p < 1`` (one graph node; mask from the default generator)."""
+
+def _linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``x @ weight.T + bias`` with ``weight`` ``[out, in]`` (one graph node)."""

@@ -66,6 +66,7 @@ tanh = Tensor.tanh
 sigmoid = Tensor.sigmoid
 relu = Tensor.relu
 gelu = Tensor.gelu
+gelu_tanh = Tensor.gelu_tanh
 softplus = Tensor.softplus
 mish = Tensor.mish
 erf = Tensor.erf
@@ -188,6 +189,7 @@ __all__ = [
     "sigmoid",
     "relu",
     "gelu",
+    "gelu_tanh",
     "softplus",
     "mish",
     "erf",

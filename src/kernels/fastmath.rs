@@ -92,6 +92,15 @@ pub fn sigmoid_f32(x: f32) -> f32 {
     }
 }
 
+/// GELU's tanh approximation for float32 through [`tanh_f32`], in the order of
+/// [`crate::op_defs::unary::fns::f_gelu_tanh`] (each step rounded to float32).
+#[inline(always)]
+pub fn gelu_tanh_f32(x: f32) -> f32 {
+    use crate::op_defs::unary::fns::{GELU_TANH_C, GELU_TANH_K};
+    let inner = (x + GELU_TANH_C as f32 * x * x * x) * GELU_TANH_K as f32;
+    0.5 * x * (1.0 + tanh_f32(inner))
+}
+
 macro_rules! slice_kernel {
     ($(#[$doc:meta])* $name:ident, $scalar:ident) => {
         $(#[$doc])*
@@ -132,6 +141,11 @@ slice_kernel!(
     /// `dst[i] = sigmoid_f32(src[i])` over equal-length slices.
     sigmoid_f32_slice,
     sigmoid_f32
+);
+slice_kernel!(
+    /// `dst[i] = gelu_tanh_f32(src[i])` over equal-length slices.
+    gelu_tanh_f32_slice,
+    gelu_tanh_f32
 );
 
 #[cfg(test)]

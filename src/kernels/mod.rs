@@ -5,11 +5,13 @@
 pub mod bias_act;
 pub mod binary;
 pub mod cast;
+pub mod class_loss;
 pub mod complex_math;
 pub mod conv;
 pub mod copy;
 pub mod elementwise;
 pub mod fastmath;
+pub mod fused_nn;
 pub mod index;
 pub mod linalg;
 pub mod matmul;

@@ -147,6 +147,24 @@ trait Fold<T: Element> {
     }
 }
 
+/// The sum of a contiguous run exactly as the `sum` reduction folds it (the same
+/// blocked pairwise tree, accumulator type and final rounding), so fused kernels that
+/// reduce rows themselves give bit-identical results to the composed ops.
+pub fn sum_run<T: ReduceElem>(x: &[T]) -> T {
+    type S = Arith<false>;
+    let zero = <S as Fold<T>>::identity().unwrap_or_else(|| T::zero().to_acc());
+    // as the row fold of `loops::inner`: short rows in order, long ones pairwise
+    let acc = if x.len() >= 2 * loops::LANES {
+        <S as Fold<T>>::merge(
+            zero,
+            loops::pairwise::<T, S>(x, crate::interrupt::Watch::begin()),
+        )
+    } else {
+        x.iter().fold(zero, |a, &v| <S as Fold<T>>::step(a, v))
+    };
+    <S as Fold<T>>::finish(acc)
+}
+
 /// Sum, or product when `MUL`.
 struct Arith<const MUL: bool>;
 /// Max, or min when not `MAX`.

@@ -212,6 +212,29 @@ macro_rules! for_each_unary_op {
                 }],
                 node: "GeluBackward",
             }
+            GeluTanh {
+                methods: [gelu_tanh], functional: [],
+                doc: "Elementwise GELU, tanh approximation `0.5 * self * (1 + tanh(sqrt(2/pi) * (self + 0.044715 * self**3)))`.",
+                dtype: Float, cost: COSTLY,
+                real: |x| f_gelu_tanh(x), fast_f32: [gelu_tanh_f32_slice, gelu_tanh_f32],
+                int: [], complex: [], boolean: [],
+                saves: Input,
+                grad: [|g, x| {
+                    // d/dx 0.5 x (1 + tanh(u)), u = k (x + c x^3):
+                    // 0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 c x^2)
+                    let (k, c) = (
+                        crate::op_defs::unary::fns::GELU_TANH_K,
+                        crate::op_defs::unary::fns::GELU_TANH_C,
+                    );
+                    let x2 = x.mul(x)?;
+                    let t = x.add(&x2.mul(x)?.mul_scalar(c)?)?.mul_scalar(k)?.tanh()?;
+                    let left = t.add_scalar(1.0)?.mul_scalar(0.5)?;
+                    let sech2 = t.mul(&t)?.rsub_scalar(1.0)?;
+                    let du = x2.mul_scalar(3.0 * c)?.add_scalar(1.0)?.mul_scalar(k)?;
+                    g.mul(&left.add(&x.mul_scalar(0.5)?.mul(&sech2)?.mul(&du)?)?)
+                }],
+                node: "GeluBackward",
+            }
             Softplus {
                 methods: [softplus], functional: [],
                 doc: "Elementwise `log(1 + exp(self))` (linear above 20, as torch).",

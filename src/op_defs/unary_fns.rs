@@ -56,6 +56,16 @@ pub fn f_relu<T: Real>(x: T) -> T {
 pub fn f_gelu<T: FloatMath>(x: T) -> T {
     c::<T>(0.5) * x * (c::<T>(1.0) + FloatMath::erf(x * c(std::f64::consts::FRAC_1_SQRT_2)))
 }
+/// `sqrt(2 / pi)`, the scale inside the tanh approximation of GELU.
+pub const GELU_TANH_K: f64 = 0.797_884_560_802_865_4;
+/// The cubic coefficient of the tanh approximation of GELU.
+pub const GELU_TANH_C: f64 = 0.044715;
+/// GELU's tanh approximation `0.5 x (1 + tanh(k (x + c x^3)))`, in the order the
+/// composed ops evaluated it (so results match them bit for bit).
+pub fn f_gelu_tanh<T: Float>(x: T) -> T {
+    let inner = (x + c::<T>(GELU_TANH_C) * x * x * x) * c::<T>(GELU_TANH_K);
+    c::<T>(0.5) * x * (T::one() + inner.tanh())
+}
 /// `log(1 + e^x)`, linear above 20 like torch (beta = 1, threshold = 20).
 pub fn f_softplus<T: Float>(x: T) -> T {
     if x > c(20.0) {

@@ -165,6 +165,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add_function(f)?;
     }
     m.add_function(wrap_pyfunction!(tensor::linalg::_linalg, m)?)?;
+    // fused network ops behind nn.functional (layer_norm, losses, dropout, linear)
+    m.add_function(wrap_pyfunction!(tensor::fused::_layer_norm, m)?)?;
+    m.add_function(wrap_pyfunction!(tensor::fused::_class_loss, m)?)?;
+    m.add_function(wrap_pyfunction!(tensor::fused::_dropout, m)?)?;
+    m.add_function(wrap_pyfunction!(tensor::fused::_linear, m)?)?;
     signals::_install_sigint_hook(m.py())?;
     // Python's importing thread joins the kernels' pool (see crate::threads).
     crate::threads::init_pool_with_current_thread();

@@ -10,7 +10,6 @@ in_features]`` (PyTorch's layout; Paddle's ``linear`` takes ``[in, out]``).
 
 from __future__ import annotations
 
-import math
 from typing import Any, Optional, Sequence, Union
 
 from .. import _core
@@ -18,6 +17,8 @@ from .. import _core
 Tensor = _core.Tensor
 
 _REDUCTIONS = ("mean", "sum", "none")
+# dtypes the fused Rust ops (layer_norm, losses, dropout, linear) compute in; others compose
+_FUSED_DTYPES = (_core.float32, _core.float64)
 
 # Activations: the Tensor methods themselves (no extra Python frame).
 # BEGIN generated: unary activations (scripts/gen_op_bindings.py from src/op_defs/unary.rs)
@@ -39,8 +40,7 @@ def gelu(x: Tensor, approximate: Union[bool, str] = "none", name: Optional[str] 
     if approximate in (False, "none", None):
         return x.gelu()
     if approximate in (True, "tanh"):
-        inner = (x + 0.044715 * x * x * x) * math.sqrt(2.0 / math.pi)
-        return 0.5 * x * (1.0 + inner.tanh())
+        return x.gelu_tanh()  # one op, the same values as the composed formula
     raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
 
 
@@ -79,6 +79,9 @@ def linear(
 ) -> Tensor:
     """``x @ weight.T + bias`` with ``weight`` of shape ``[out_features, in_features]``."""
     try:
+        if isinstance(x, Tensor) and isinstance(weight, Tensor):
+            if bias is None or isinstance(bias, Tensor):
+                return _core._linear(x, weight, bias)  # one op and graph node
         out = x.matmul(weight, False, True)
     except ValueError as e:
         if x.ndim == 0 or weight.ndim != 2 or x.shape[-1] == weight.shape[-1]:
@@ -116,6 +119,9 @@ def dropout(
         return x
     if p == 1.0:
         return x * 0.0
+    if isinstance(x, Tensor) and x.dtype in _FUSED_DTYPES:
+        # one op; its mask is drawn as `rand(x.shape) >= p` below draws it
+        return _core._dropout(x, float(p), mode == "upscale_in_train")
     keep = (_core.rand(list(x.shape), dtype=x.dtype) >= p).astype(x.dtype)
     if mode == "upscale_in_train":
         keep = keep * (1.0 / (1.0 - p))
@@ -142,6 +148,8 @@ def layer_norm(
             f"layer_norm: normalized_shape {shape} must match the last dims of the input, "
             f"whose shape is {list(x.shape)}"
         )
+    if _fusable(x, weight, bias) and len(shape) > 0 and all(shape):
+        return _core._layer_norm(x, len(shape), weight, bias, float(eps))
     axes = list(range(x.ndim - len(shape), x.ndim))
     centred = x - x.mean(axes, keepdim=True)
     var = (centred * centred).mean(axes, keepdim=True)
@@ -151,6 +159,19 @@ def layer_norm(
     if bias is not None:
         out = out + bias
     return out
+
+
+def _fusable(x: Any, *params: Any) -> bool:
+    """Whether the fused Rust op can run: float32/float64 tensors of one dtype, non-empty,
+    parameters of the input's dtype (``None`` allowed); otherwise the composition runs."""
+    if not isinstance(x, Tensor) or x.dtype not in _FUSED_DTYPES or x.numel() == 0:
+        return False
+    return all(p is None or (isinstance(p, Tensor) and p.dtype == x.dtype) for p in params)
+
+
+def _constant_weight(x: Tensor, weight: Optional[Tensor]) -> bool:
+    """The fused losses treat ``weight`` as a constant: compose when it needs a gradient."""
+    return _fusable(x, weight) and (weight is None or not weight.requires_grad)
 
 
 def embedding(
@@ -237,6 +258,8 @@ def nll_loss(
             f"nll_loss: target shape {list(target.shape)} does not fit input shape "
             f"{list(input.shape)} (expected the input's shape without its class dim {class_dim})"
         )
+    if isinstance(ignore_index, int) and _constant_weight(input, weight):
+        return _core._class_loss(input, target, weight, ignore_index, reduction, 0.0, False)
     valid = target != ignore_index
     safe = _core.where(valid, target, 0) if ignore_index is not None else target
     try:
@@ -298,6 +321,17 @@ def cross_entropy(
         if is_soft:
             label = label.permute(perm)
         class_dim = natural
+    if (
+        not is_soft
+        and use_softmax
+        and isinstance(ignore_index, int)
+        and _constant_weight(input, weight)
+    ):
+        # one op: log-softmax, pick, weigh, smooth and reduce (the common path)
+        label = _class_labels(label, input.ndim if input.ndim > 1 else 2, "cross_entropy")
+        return _core._class_loss(
+            input, label, weight, ignore_index, reduction, float(label_smoothing), True
+        )
     logp = input.log_softmax(class_dim) if use_softmax else input.log()
     num_classes = input.shape[class_dim]
     if is_soft:

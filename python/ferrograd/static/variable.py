@@ -351,6 +351,10 @@ class Variable(VariableOpsMixin):
         """Elementwise GELU (the exact, erf-based form)."""
         return self._op("gelu", [self])
 
+    def gelu_tanh(self, name: str | None = None) -> Variable:
+        """Elementwise GELU, tanh approximation ``0.5 * self * (1 + tanh(sqrt(2/pi) * (self + 0.044715 * self**3)))``."""
+        return self._op("gelu_tanh", [self])
+
     def softplus(self, name: str | None = None) -> Variable:
         """Elementwise ``log(1 + exp(self))`` (linear above 20, as torch)."""
         return self._op("softplus", [self])

@@ -3,15 +3,18 @@
 //! op family. Broadcast gradients are reduced to input shapes by the engine (`sum_to`).
 
 mod binary;
+pub mod class_loss;
 mod complex;
 mod conv;
 mod fused_grad;
+mod fused_nn;
 mod getitem;
 pub mod index;
 mod inplace;
 mod join;
 mod linalg;
 mod linear;
+mod linear_eager;
 mod reduce;
 mod scalar_binary;
 mod scan;

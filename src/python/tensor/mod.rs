@@ -5,6 +5,8 @@ pub(crate) mod autograd_methods;
 pub(crate) mod class;
 pub(crate) mod complex;
 pub(crate) mod conversions;
+/// Fused network ops behind `nn.functional` (layer_norm, losses, dropout, linear).
+pub(crate) mod fused;
 pub(crate) mod indexing;
 pub(crate) mod linalg;
 pub(crate) mod math;
