@@ -9,6 +9,7 @@ mod leaf_grad;
 pub mod node;
 pub mod ops;
 mod reentry;
+pub mod retain;
 pub mod saved;
 
 pub use callbacks::{queue_callback, FinalCallback, PostAccumulateHook};

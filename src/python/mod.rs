@@ -16,6 +16,7 @@ mod ctx_attrs;
 mod debug;
 mod dlpack;
 mod dlpack_abi;
+mod dropin;
 mod dtype;
 mod errors;
 mod functions;
