@@ -11,8 +11,20 @@ use pyo3::types::PyType;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Ids of the hooks added by `_retain_grads_in_order`, apart from `register_hook`'s
-/// (no handle refers to them; they only need to be distinct).
-static NEXT_RETAIN_ID: AtomicU64 = AtomicU64::new(1 << 63);
+/// (which count up from 1): no handle refers to them; `retain_grad` recognizes them.
+const RETAIN_ID_BASE: u64 = 1 << 63;
+static NEXT_RETAIN_ID: AtomicU64 = AtomicU64::new(RETAIN_ID_BASE);
+
+/// True when Paddle's `retain_grads()` already keeps the gradient of output `slot` of
+/// `node`, so PyTorch's `retain_grad()` on the same tensor must not store it a second
+/// time (the two would add up).
+pub fn retained_in_order(node: &crate::autograd::NodeRef, slot: usize) -> bool {
+    node.base()
+        .pre_hooks
+        .lock()
+        .iter()
+        .any(|(s, id, _)| *s == slot && *id >= RETAIN_ID_BASE)
+}
 
 /// `ferrograd.AutogradTypeError(message)` as a core error: a value of the wrong type
 /// handed to autograd (e.g. a custom layer's backward returning an int), which Paddle

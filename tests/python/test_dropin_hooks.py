@@ -166,3 +166,13 @@ def test_layer_without_backward_is_not_implemented_and_os_error(base):
     with pytest.raises(OSError):  # Paddle's class for it
         NoBackward.apply(x).sum().backward()
     assert issubclass(fg.BackwardNotImplementedError, NotImplementedError)
+
+
+def test_retain_grad_and_retain_grads_together_store_the_gradient_once():
+    for first, second in (("retain_grads", "retain_grad"), ("retain_grad", "retain_grads")):
+        x = fg.tensor([1.0, 2.0], requires_grad=True)
+        w = x * 2.0
+        getattr(w, first)()
+        getattr(w, second)()
+        w.sum().backward()
+        np.testing.assert_array_equal(w.grad.numpy(), [1.0, 1.0])
