@@ -97,7 +97,10 @@ class _Recorder(unittest.TestResult):
 
     @staticmethod
     def _name(test) -> str:
-        return f"{type(test).__name__}.{test._testMethodName}"
+        method = getattr(test, "_testMethodName", None)
+        if method is None:  # a failed setUpClass/setUpModule: unittest's _ErrorHolder
+            return str(test)
+        return f"{type(test).__name__}.{method}"
 
     @staticmethod
     def _why(err) -> str:
@@ -113,6 +116,13 @@ class _Recorder(unittest.TestResult):
 
     def addError(self, test, err):  # noqa: N802
         self.outcomes.append((self._name(test), "error", self._why(err)))
+
+    def addSubTest(self, test, subtest, err):  # noqa: N802
+        # a failing subTest fails its test (unittest then reports no success for it)
+        if err is not None:
+            kind = "fail" if issubclass(err[0], test.failureException) else "error"
+            name = f"{self._name(test)} {subtest._subDescription()}"
+            self.outcomes.append((name, kind, self._why(err)))
 
     def addSkip(self, test, reason):  # noqa: N802
         self.outcomes.append((self._name(test), "skip", str(reason)[:300]))

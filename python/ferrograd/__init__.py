@@ -141,7 +141,9 @@ from ._dropin import is_inference_mode_enabled as is_inference_mode_enabled  # n
 from ._dropin import nan as nan  # noqa: E402
 from ._dropin import pi as pi  # noqa: E402
 from ._dropin import set_device as set_device  # noqa: E402
+from ._errors import AutogradTypeError as AutogradTypeError  # noqa: E402
 from ._errors import AutogradUsageError as AutogradUsageError  # noqa: E402
+from ._errors import BackwardNotImplementedError as BackwardNotImplementedError  # noqa: E402
 from .nn.param_attr import ParamAttr as ParamAttr  # noqa: E402
 
 _dropin.install_tensor_methods()
@@ -253,6 +255,8 @@ __all__ = [
     "equal_all",
     "ParamAttr",
     "AutogradUsageError",
+    "AutogradTypeError",
+    "BackwardNotImplementedError",
     "inf",
     "nan",
     "pi",

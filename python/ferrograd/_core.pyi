@@ -288,8 +288,11 @@ class Tensor:
         """Keeps the gradient of this non-leaf in ``.grad`` during backward."""
     def retain_grads(self) -> None:
         """Paddle spelling of ``retain_grad``."""
+    def _retain_grads_in_order(self) -> None:
+        """Paddle's ``retain_grads()``: the gradient as it is at this point of the hooks."""
     def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
-        """Runs ``hook(grad)`` when this gradient is computed; a Tensor return replaces it."""
+        """Runs ``hook(grad)`` when this gradient is computed; a Tensor return replaces it.
+        When the tensor's node runs without a gradient for it, ``hook(None)`` (PyTorch)."""
     def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> RemovableHandle:
         """Runs ``hook(tensor)`` right after backward has accumulated this leaf's gradient
         into ``.grad``; the hook must return None."""

@@ -178,8 +178,11 @@ def _requires_grad_(self: Tensor, requires_grad: builtins.bool = True) -> Tensor
 
 
 def _retain_grads(self: Tensor) -> None:
-    """Paddle's ``retain_grads()``: keeps this non-leaf's gradient in ``.grad``; on a
-    tensor that stops the gradient it does nothing, as in Paddle. (PyTorch's
-    ``retain_grad()`` raises there, as in PyTorch.)"""
+    """Paddle's ``retain_grads()``: keeps this non-leaf's gradient in ``.grad``, as it is
+    at this point of the tensor's hooks (registered before it change it, registered after
+    do not), and zeros when its node runs without a gradient for it; on a tensor that
+    stops the gradient it does nothing, as in Paddle. (PyTorch's ``retain_grad()``
+    stores the gradient after all hooks, and raises on a tensor that does not require
+    grad, as in PyTorch.)"""
     if self.requires_grad:
-        self.retain_grad()
+        self._retain_grads_in_order()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["AutogradUsageError"]
+__all__ = ["AutogradUsageError", "AutogradTypeError", "BackwardNotImplementedError"]
 
 
 class AutogradUsageError(ValueError, RuntimeError):
@@ -11,3 +11,16 @@ class AutogradUsageError(ValueError, RuntimeError):
     ``ValueError``, PyTorch: ``RuntimeError``) or a hook registered on a tensor that does
     not require grad. It subclasses both, so ``except ValueError`` (code written for
     Paddle) and ``except RuntimeError`` (code written for PyTorch) both catch it."""
+
+
+class AutogradTypeError(TypeError, ValueError):
+    """A value of the wrong type handed to autograd that the peers report with different
+    classes, e.g. a custom layer's ``backward`` returning an ``int`` instead of a Tensor
+    or None (Paddle: ``ValueError``; PyTorch and ferrograd's contract: ``TypeError``). It
+    subclasses both, so ``except TypeError`` and ``except ValueError`` both catch it."""
+
+
+class BackwardNotImplementedError(NotImplementedError, OSError):
+    """Backward through a custom layer that defines no ``backward``: PyTorch raises
+    ``NotImplementedError``, Paddle ``OSError`` (its C++ error class). It subclasses both,
+    so code written for either peer catches it."""

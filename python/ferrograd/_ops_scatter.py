@@ -259,8 +259,13 @@ def _paddle_scatter(x: Tensor, index: Any, updates: Tensor, overwrite: bool = Tr
     if index.ndim == 0:
         index = index.reshape([1])
         updates = updates.unsqueeze(0)
+    if index.ndim == 2 and index.shape[1] == 1:
+        index = index.reshape([-1])  # Paddle also takes an [N, 1] index
     if index.ndim != 1:
-        raise ValueError(f"{op}: Paddle's scatter takes a 1-D index, got shape {list(index.shape)}")
+        raise ValueError(
+            f"{op}: Paddle's scatter takes an index of shape [N] or [N, 1], got shape "
+            f"{list(index.shape)}"
+        )
     if list(updates.shape[1:]) != list(x.shape[1:]) or updates.shape[0] != index.shape[0]:
         raise ValueError(
             f"{op}: updates of shape {list(updates.shape)} do not match index of shape "

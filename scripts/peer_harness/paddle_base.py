@@ -59,5 +59,7 @@ class CPUPlace:
 
 #: ``base.core`` holds Paddle's C++ bindings; none of them exist here.
 core = types.ModuleType("paddle.base.core")
+# except the device queries tests use to pick the dtypes and places they cover
+core.is_compiled_with_cuda = ferrograd.is_compiled_with_cuda  # type: ignore[attr-defined]
 framework = types.ModuleType("paddle.base.framework")
 framework.in_dygraph_mode = in_dygraph_mode

@@ -51,7 +51,7 @@ fn add_into(slot: &mut Option<Tensor>, g: Tensor) -> Result<()> {
 
 fn run_hooks(hooks: &[crate::autograd::node::GradHook], mut g: Tensor) -> Result<Tensor> {
     for h in hooks {
-        if let Some(replacement) = h(&g)? {
+        if let Some(replacement) = h(Some(&g))? {
             g = replacement;
         }
     }
@@ -441,29 +441,21 @@ fn evaluate_node(
     captured: &mut [Option<Tensor>],
     opts: BackwardOptions,
 ) -> Result<Option<Vec<Option<Tensor>>>> {
-    // Tensor hooks registered on this node's outputs, then retain_grad.
+    // Tensor hooks registered on this node's outputs, then retain_grad. A hook on an
+    // output that got no gradient is called with None (PyTorch); its return value, if
+    // any, becomes that output's gradient.
     let hooks: Vec<_> = node.base().pre_hooks.lock().clone();
     for (slot, _, hook) in &hooks {
-        if let Some(g) = buffer[*slot].take() {
-            buffer[*slot] = Some(match hook(&g)? {
-                Some(r) => r,
-                None => g,
-            });
-        }
+        let g = buffer[*slot].take();
+        buffer[*slot] = match hook(g.as_ref())? {
+            Some(r) => Some(r),
+            None => g,
+        };
     }
     let retained: Vec<_> = node.base().retained.lock().clone();
     for (slot, weak) in &retained {
         if let (Some(g), Some(t)) = (&buffer[*slot], weak.upgrade()) {
-            let value = if opts.create_graph {
-                g.clone()
-            } else {
-                g.detach()
-            };
-            let mut m = t.meta();
-            m.grad = Some(match m.grad.take() {
-                None => value,
-                Some(prev) => prev.add(&value)?,
-            });
+            crate::autograd::retain::store_retained(&t, g, opts.create_graph)?;
         }
     }
     if let Targets::Inputs { nodes, .. } = targets {

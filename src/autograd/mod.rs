@@ -10,6 +10,7 @@ pub mod node;
 pub mod ops;
 mod pass_targets;
 mod reentry;
+pub mod retain;
 pub mod saved;
 mod validate;
 

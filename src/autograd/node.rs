@@ -24,8 +24,11 @@ pub fn next_sequence_nr() -> u64 {
     NEXT_SEQUENCE.fetch_add(1, Ordering::Relaxed)
 }
 
-/// A gradient hook: gets the gradient, returns a replacement or `None` to keep it.
-pub type GradHook = Arc<dyn Fn(&Tensor) -> Result<Option<Tensor>> + Send + Sync>;
+/// A gradient hook: gets the gradient, returns a replacement or `None` to keep it. A hook
+/// on an output of a node that runs although that output got no gradient is called with
+/// `None` (PyTorch's semantics: the hook sees an undefined gradient); a hook on a leaf is
+/// only called with a gradient.
+pub type GradHook = Arc<dyn Fn(Option<&Tensor>) -> Result<Option<Tensor>> + Send + Sync>;
 
 /// A backward function in the graph.
 pub trait Node: Send + Sync + 'static {

@@ -183,8 +183,9 @@ impl SavedTensor {
                 };
                 if t.storage().version() != before {
                     return Err(Error::runtime(
-                        "a saved_tensors_hooks pack hook modified the tensor it was given in \
-                         place; pack hooks must not change their input (copy it instead)",
+                        "A saved tensor pack hook is modifying its input in place: a \
+                         saved_tensors_hooks pack hook must not change the tensor it is given \
+                         (copy it first, e.g. x.clone())",
                     ));
                 }
                 SavedState::Packed(Box::new(PackedSave {

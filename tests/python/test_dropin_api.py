@@ -164,3 +164,30 @@ def test_legacy_function_call_is_a_clear_error():
 
     with pytest.raises(RuntimeError, match="non-static forward method is deprecated"):
         Legacy()(fg.ones(1))
+
+
+def test_paddle_scatter_takes_an_n_by_1_index():
+    x = fg.zeros([3, 2])
+    x.stop_gradient = False
+    updates = fg.to_tensor([[1.0, 2.0], [3.0, 4.0]])
+    updates.stop_gradient = False
+    flat = fg.scatter(x, fg.to_tensor([2, 0]), updates)
+    column = fg.scatter(x, fg.to_tensor([[2], [0]]), updates)
+    np.testing.assert_array_equal(column.numpy(), flat.numpy())
+    np.testing.assert_array_equal(column.numpy(), [[3.0, 4.0], [0.0, 0.0], [1.0, 2.0]])
+    column.sum().backward()
+    np.testing.assert_array_equal(updates.grad.numpy(), np.ones((2, 2)))
+    with pytest.raises(ValueError, match=r"\[N\] or \[N, 1\]"):
+        fg.scatter(x, fg.to_tensor([[2, 0]]), updates)
+
+
+def test_parameter_trainable_takes_only_a_bool():
+    linear = fg.nn.Linear(2, 2)
+    linear.weight.trainable = False
+    assert linear.weight.stop_gradient and not linear.weight.trainable
+    linear.weight.trainable = np.bool_(True)
+    assert linear.weight.trainable
+    for bad in ("1", 1, None):
+        with pytest.raises(ValueError, match="trainable must be a bool"):
+            linear.weight.trainable = bad
+    assert linear.weight.trainable

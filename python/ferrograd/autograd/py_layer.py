@@ -20,6 +20,7 @@ import inspect
 from typing import Any
 
 from .. import _core
+from .._errors import BackwardNotImplementedError
 from ..grad_mode import is_grad_enabled, no_grad
 
 FunctionCtx = _core.FunctionCtx
@@ -48,7 +49,10 @@ class PyLayer:
     @staticmethod
     def backward(ctx: Any, *grads: Any) -> Any:
         """Computes the gradients of the inputs from those of the outputs."""
-        raise NotImplementedError("You must implement the backward function for PyLayer.")
+        raise BackwardNotImplementedError(
+            "You must implement the backward function for PyLayer (a staticmethod "
+            "backward(ctx, *grads) returning one gradient per forward input)."
+        )
 
 
 class Function(PyLayer):
@@ -80,7 +84,7 @@ class Function(PyLayer):
     @staticmethod
     def backward(ctx: Any, *grads: Any) -> Any:
         """Computes the gradients of the inputs from those of the outputs."""
-        raise NotImplementedError(
+        raise BackwardNotImplementedError(
             "You must implement either the backward or vjp method for your custom "
             "autograd.Function to use it with backward mode AD."
         )

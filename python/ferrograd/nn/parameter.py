@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+import numpy as np
+
 from .. import _core
 from ..grad_mode import no_grad
 
@@ -47,6 +49,11 @@ class Parameter(Tensor):
 
     @trainable.setter
     def trainable(self, flag: bool) -> None:
+        # Paddle takes only a bool here: a string such as "1" or "False" is a mistake
+        if not isinstance(flag, (bool, np.bool_)):
+            raise ValueError(
+                f"trainable must be a bool (True or False), got {type(flag).__name__} {flag!r}"
+            )
         self.requires_grad_(bool(flag))
 
     @property

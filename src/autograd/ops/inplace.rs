@@ -10,6 +10,7 @@ impl Tensor {
     pub fn apply_inplace(&self, op: &str, result: &Tensor) -> Result<()> {
         self.check_inplace(op)?;
         self.assign_raw(result)?;
+        let old_history = self.grad_fn().map(|n| (n, self.output_nr()));
         if crate::autograd::is_grad_enabled() {
             if let Some(node) = result.grad_fn() {
                 self.set_grad_fn(node, result.output_nr());
@@ -26,6 +27,10 @@ impl Tensor {
                     self.set_grad_fn(node, 0);
                 }
             }
+        }
+        if let Some((old, old_nr)) = old_history {
+            // retain_grad() follows the tensor to its new version (PyTorch)
+            crate::autograd::retain::move_retained(self, &old, old_nr);
         }
         Ok(())
     }

@@ -223,11 +223,15 @@ impl PyHookHandle {
 }
 
 /// Wraps a Python callable as a gradient hook run by the engine: it takes the GIL for
-/// the call only; its exception comes out of `backward()` unchanged.
+/// the call only; its exception comes out of `backward()` unchanged. A missing gradient
+/// (an output its node did not reach) is passed as `None`, as in PyTorch.
 pub fn python_grad_hook(f: Py<PyAny>) -> GradHook {
-    Arc::new(move |g: &Tensor| {
+    Arc::new(move |g: Option<&Tensor>| {
         Python::attach(|py| {
-            let arg = wrap(py, g.clone()).map_err(from_pyerr)?;
+            let arg = match g {
+                Some(g) => wrap(py, g.clone()).map_err(from_pyerr)?.into_any(),
+                None => py.None(),
+            };
             let r = f.call1(py, (arg,)).map_err(from_pyerr)?;
             let r = r.bind(py);
             if r.is_none() {

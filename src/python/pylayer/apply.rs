@@ -190,7 +190,7 @@ impl PyLayerNode {
                 match it.cast::<PyTensor>() {
                     Ok(t) => Ok(Some(t.get().inner.clone())),
                     Err(_) => {
-                        Err(Error::type_err(format!(
+                        Err(crate::python::autograd::dropin::grad_type_error(format!(
                         "{}: backward must return Tensors or None, but returned {} at position {i}",
                         self.name,
                         it.get_type().name().map(|n| n.to_string()).unwrap_or_default()

@@ -276,6 +276,9 @@ impl PyTensor {
             }
             Some(node) => {
                 let slot = t.output_nr();
+                if crate::autograd::retain::retained_in_order(&node, slot) {
+                    return Ok(()); // retain_grads() keeps it already
+                }
                 let mut r = node.base().retained.lock();
                 if !r
                     .iter()
