@@ -51,7 +51,8 @@ mod tests {
         let n = v.len();
         let s = Storage::from_vec(v);
         let out = cast_storage(&s, &Layout::contiguous(&[n]), D::DTYPE).unwrap();
-        out.read::<D>().to_vec()
+        let guard = out.read::<D>();
+        guard.to_vec()
     }
 
     #[test]
@@ -63,7 +64,7 @@ mod tests {
         assert_eq!(cast::<i32, i8>(vec![128, -129, 127]), vec![-128, 127, 127]);
         assert_eq!(
             cast::<i64, i32>(vec![1 << 40, (1 << 31) + 5]),
-            vec![0, -(1 << 31) + 5]
+            vec![0, i32::MIN + 5]
         );
         assert_eq!(cast::<u8, i8>(vec![200]), vec![-56]);
         assert_eq!(cast::<i8, u8>(vec![-56]), vec![200]);

@@ -91,8 +91,8 @@ pub fn parse_dtype(obj: &Bound<'_, PyAny>) -> PyResult<DType> {
     };
     DType::from_name(&name).map_err(|_| {
         pyo3::exceptions::PyTypeError::new_err(format!(
-            "cannot interpret {} as a ferrograd dtype; use one of bool, int32, int64, float16, \
-             bfloat16, float32, float64, complex64, complex128",
+            "cannot interpret {} as a ferrograd dtype; use one of bool, uint8, int8, int16, int32, \
+             int64, float16, bfloat16, float32, float64, complex64, complex128",
             obj.repr().map(|r| r.to_string()).unwrap_or_default()
         ))
     })

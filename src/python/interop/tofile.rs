@@ -27,7 +27,7 @@ pub fn _tofile(
             let start = t.layout().offset;
             let elems = &guard[start..start + t.numel()];
             // SAFETY: every element type is plain old data; the slice covers `bytes` bytes.
-            let raw = unsafe { std::slice::from_raw_parts(elems.as_ptr() as *const u8, bytes) };
+            let raw = unsafe { std::slice::from_raw_parts(elems.as_ptr().cast::<u8>(), bytes) };
             let mut f = exclusive_create(&path)
                 .map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))?;
             f.write_all(raw)
