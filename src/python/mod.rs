@@ -41,6 +41,7 @@ mod tensor_complex;
 mod tensor_conv;
 mod tensor_ops;
 mod tensor_reduce;
+mod tensor_rnn;
 mod tensor_scan;
 mod tensor_scatter;
 mod tensor_shape;
@@ -124,6 +125,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tensor_conv::_max_pool_indices, m)?)?;
     m.add_function(wrap_pyfunction!(tensor_conv::_take_in_planes, m)?)?;
     m.add_function(wrap_pyfunction!(tensor_conv::_unpool_put, m)?)?;
+    m.add_function(wrap_pyfunction!(tensor_rnn::_rnn_layer, m)?)?;
     // random generators and samplers; default dtype; print options (ferrograd.random_gen)
     m.add_class::<random::PyGenerator>()?;
     for f in [

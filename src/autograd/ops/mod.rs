@@ -13,6 +13,7 @@ mod join;
 mod linalg;
 mod linear;
 mod reduce;
+pub mod rnn;
 mod scalar_binary;
 mod scan;
 mod scatter;
