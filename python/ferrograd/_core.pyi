@@ -2337,7 +2337,7 @@ def _take_in_planes(x: Tensor, index: Tensor) -> Tensor:
 def _unpool_put(x: Tensor, index: Tensor, size: Sequence[_int]) -> Tensor:
     """Zeros ``[N, C, *size]`` with ``x`` written at per-plane positions ``index``."""
 
-# --- fused network ops behind nn.functional (src/python/tensor_fused.rs) ----------------
+# --- fused network ops behind nn.functional (src/python/tensor/fused.rs) ----------------
 
 def _layer_norm(
     x: Tensor,
@@ -2364,3 +2364,10 @@ def _dropout(x: Tensor, p: _float, upscale: _bool) -> Tensor:
 
 def _linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``x @ weight.T + bias`` with ``weight`` ``[out, in]`` (one graph node)."""
+# --- fused recurrent layer (nn/rnn.py) ------------------------------------------------
+
+def _rnn_layer(
+    xp: Tensor, w_hh: Tensor, h0: Tensor, extra: Tensor | None, mode: str, reverse: bool
+) -> Tensor:
+    """One LSTM / GRU / RNN_TANH / RNN_RELU layer over all steps: the states
+    ``[S, T, B, H]`` (``extra``: the LSTM's ``c0`` or the GRU's ``b_hh``)."""

@@ -16,6 +16,7 @@ pub mod index;
 pub mod linalg;
 pub mod matmul;
 pub mod reduce;
+pub mod rnn;
 pub mod scalar;
 pub mod scan;
 pub mod scatter;

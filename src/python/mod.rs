@@ -170,6 +170,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tensor::fused::_class_loss, m)?)?;
     m.add_function(wrap_pyfunction!(tensor::fused::_dropout, m)?)?;
     m.add_function(wrap_pyfunction!(tensor::fused::_linear, m)?)?;
+    m.add_function(wrap_pyfunction!(tensor::rnn::_rnn_layer, m)?)?;
     signals::_install_sigint_hook(m.py())?;
     // Python's importing thread joins the kernels' pool (see crate::threads).
     crate::threads::init_pool_with_current_thread();

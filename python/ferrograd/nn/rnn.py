@@ -17,8 +17,11 @@ layout should say ``time_major=False``.
 
 Padded batches: a ``PackedSequence`` (PyTorch) or ``sequence_length`` (Paddle) runs each
 sequence only over its own steps; final states are taken at each sequence's length and
-outputs past it are zero. The input projection of all steps is one matmul; the recurrence
-is a Python loop over steps of composed differentiable ops (no fused Rust kernel yet).
+outputs past it are zero. The input projection of all steps is one matmul. LSTM and
+tanh/relu RNN layers without padding or ``proj_size`` then run the whole recurrence as
+one Rust op per layer and direction (``_core._rnn_layer``, backward through time in Rust);
+GRU, ``proj_size`` and padded batches run a Python loop over steps of composed
+differentiable ops.
 """
 
 from __future__ import annotations
@@ -70,6 +73,34 @@ def unbind_steps(x: Tensor) -> tuple[Tensor, ...]:
     if not x.requires_grad or not _core.is_grad_enabled():
         return tuple(x.unbind(0))
     return _Unbind.apply(x)
+
+
+_FUSED_MODES = ("LSTM", "RNN_TANH", "RNN_RELU")
+
+
+def _fusable(mode: str, gx: Tensor) -> bool:
+    """Whether the fused Rust layer op runs this layer (``proj_size`` and padded batches
+    keep the composed step loop)."""
+    return mode in _FUSED_MODES and str(gx.dtype).endswith(("float32", "float64"))
+
+
+def _fused_layer(
+    mode: str, gx: Tensor, w_hh: Tensor, b_hh: Optional[Tensor], state: tuple, reverse: bool
+) -> tuple[Tensor, tuple]:
+    """One layer and direction through ``_core._rnn_layer`` (one graph node for all
+    steps): the outputs ``[T, B, H]`` and the final state tuple. ``b_hh`` is the GRU's
+    recurrent bias (the other cells have it folded into ``gx``)."""
+    extra = None
+    if mode == "LSTM":
+        extra = state[1]
+    elif mode == "GRU":
+        extra = b_hh if b_hh is not None else _core.zeros([w_hh.shape[0]], dtype=gx.dtype)
+    allstates = _core._rnn_layer(gx, w_hh, state[0], extra, mode, reverse)
+    last = 0 if reverse else gx.shape[0] - 1
+    out = allstates[0]
+    if mode == "LSTM":
+        return out, (out[last], allstates[1][last])
+    return out, (out[last],)
 
 
 class _RNNBase(Module):
@@ -237,8 +268,13 @@ class _RNNBase(Module):
                 if b_hh is not None and self.mode != "GRU":
                     # bias_hh is added once for all steps (GRU needs it inside r * (...))
                     gx_all, b_hh = gx_all + b_hh, None
-                gx = unbind_steps(gx_all)
                 state = states[layer * self.num_directions + d]
+                if masks is None and w_hr is None and _fusable(self.mode, gx_all):
+                    out, state = _fused_layer(self.mode, gx_all, w_hh, b_hh, state, d == 1)
+                    outs.append(out)
+                    finals.append(state)
+                    continue
+                gx = unbind_steps(gx_all)
                 seq: list[Any] = [None] * steps
                 for t in range(steps) if d == 0 else range(steps - 1, -1, -1):
                     new = step(self.mode, gx[t], state, w_hh, b_hh, w_hr)

@@ -16,6 +16,7 @@ mod linalg;
 mod linear;
 mod linear_eager;
 mod reduce;
+pub mod rnn;
 mod scalar_binary;
 mod scan;
 mod scatter;

@@ -14,6 +14,8 @@ pub(crate) mod math;
 pub(crate) mod narrow;
 pub(crate) mod reduce;
 pub(crate) mod repr;
+/// The fused recurrent layer op behind `nn.LSTM` / `GRU` / `RNN`.
+pub(crate) mod rnn;
 pub(crate) mod scan;
 pub(crate) mod scatter;
 pub(crate) mod shape;

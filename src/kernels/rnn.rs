@@ -1,0 +1,360 @@
+//! Fused recurrent-layer kernels: the whole time loop of one LSTM or Elman (tanh/relu)
+//! layer and direction, forward and backward through time.
+//!
+//! The caller has already computed the input projection of every step as one GEMM
+//! (`xp = x @ W_ih^T + b_ih + b_hh`, `[T, B, G*H]`). Forward then runs, per step, one
+//! GEMM `h @ W_hh^T` on the project's matmul and one pass of the gate arithmetic.
+//! Backward runs the steps in reverse, one GEMM `dgates @ W_hh` per step for the
+//! recurrent gradient, and accumulates `dW_hh` with ONE GEMM over all steps
+//! (`dgates_all^T @ h_prev_all`); the gradient of `xp` is `dgates_all` itself, so the
+//! caller's input projection gets its `dW_ih` in one GEMM as well.
+//!
+//! Layouts are contiguous row-major: the states are `[S, T, B, H]` with `S = 2` for the
+//! LSTM (hidden states, then cell states) and `S = 1` for an Elman network; gates are in
+//! PyTorch's order (i, f, g, o).
+
+use crate::dtype::Element;
+use crate::error::{Error, Result};
+use crate::kernels::matmul::matmul;
+use crate::layout::Layout;
+use crate::storage::try_filled_vec;
+use num_traits::Float;
+use smallvec::smallvec;
+
+/// The recurrent cell a fused layer runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cell {
+    /// Long short-term memory, gates i, f, g, o.
+    Lstm,
+    /// Elman network with `tanh`.
+    Tanh,
+    /// Elman network with `relu`.
+    Relu,
+}
+
+impl Cell {
+    /// Gate blocks per hidden unit (rows of `W_hh` are `gates() * H`).
+    pub fn gates(self) -> usize {
+        match self {
+            Cell::Lstm => 4,
+            _ => 1,
+        }
+    }
+
+    /// State tensors per step: `(h, c)` for the LSTM, `h` otherwise.
+    pub fn states(self) -> usize {
+        match self {
+            Cell::Lstm => 2,
+            _ => 1,
+        }
+    }
+}
+
+/// Sizes and direction of one layer run.
+#[derive(Clone, Copy, Debug)]
+pub struct Seq {
+    /// Time steps `T` (at least 1).
+    pub steps: usize,
+    /// Batch size `B`.
+    pub batch: usize,
+    /// Hidden size `H`.
+    pub hidden: usize,
+    /// Run from the last step to the first.
+    pub reverse: bool,
+}
+
+impl Seq {
+    /// The time index of the `k`-th step processed.
+    fn at(&self, k: usize) -> usize {
+        if self.reverse {
+            self.steps - 1 - k
+        } else {
+            k
+        }
+    }
+    fn bh(&self) -> usize {
+        self.batch * self.hidden
+    }
+}
+
+/// Gradients of one layer run.
+pub struct LayerGrads<T> {
+    /// `d xp`, `[T, B, G*H]`.
+    pub dxp: Vec<T>,
+    /// `d W_hh`, `[G*H, H]`.
+    pub dw: Vec<T>,
+    /// `d h0`, `[B, H]`.
+    pub dh0: Vec<T>,
+    /// `d c0`, `[B, H]` (empty for an Elman network).
+    pub dc0: Vec<T>,
+}
+
+fn sigmoid<T: Float>(x: T) -> T {
+    T::one() / (T::one() + (-x).exp())
+}
+
+/// `h [B, H] @ W^T` for `W [G*H, H]`: `[B, G*H]`.
+fn h_times_wt<T: Element>(h: &[T], w: &[T], s: &Seq, g: usize) -> Result<Vec<T>> {
+    let (b, hd) = (s.batch, s.hidden);
+    let lh = Layout::contiguous(&[b, hd]);
+    let mut lw = Layout::contiguous(&[hd, g * hd]);
+    lw.strides = smallvec![1, hd as isize];
+    matmul(h, &lh, w, &lw)
+}
+
+/// Runs one layer over all steps. `xp` `[T, B, G*H]`, `w` (`W_hh`) `[G*H, H]`, `h0`/`c0`
+/// `[B, H]` (`c0` ignored unless LSTM). Returns the states `[S, T, B, H]` and, for the
+/// LSTM, the activated gates `[T, B, 4H]` backward needs (empty otherwise).
+pub fn forward<T: Element + Float>(
+    cell: Cell,
+    s: &Seq,
+    xp: &[T],
+    w: &[T],
+    h0: &[T],
+    c0: &[T],
+) -> Result<(Vec<T>, Vec<T>)> {
+    let (g, hd, bh) = (cell.gates(), s.hidden, s.bh());
+    let tbh = s
+        .steps
+        .checked_mul(bh)
+        .ok_or_else(|| Error::value("rnn: size overflows"))?;
+    let mut out = try_filled_vec(tbh * cell.states(), <T as Element>::zero())?;
+    let mut acts = if cell == Cell::Lstm {
+        try_filled_vec(tbh * g, <T as Element>::zero())?
+    } else {
+        Vec::new()
+    };
+    let (hs, cs) = out.split_at_mut(tbh);
+    for k in 0..s.steps {
+        let t = s.at(k);
+        let hw = {
+            let h_prev: &[T] = if k == 0 {
+                h0
+            } else {
+                let p = s.at(k - 1);
+                &hs[p * bh..(p + 1) * bh]
+            };
+            h_times_wt(h_prev, w, s, g)?
+        };
+        let x = &xp[t * bh * g..(t + 1) * bh * g];
+        match cell {
+            Cell::Lstm => {
+                let a = &mut acts[t * bh * g..(t + 1) * bh * g];
+                for bi in 0..s.batch {
+                    let row = bi * g * hd;
+                    for j in 0..hd {
+                        let pre = |q: usize| x[row + q * hd + j] + hw[row + q * hd + j];
+                        let (i, f) = (sigmoid(pre(0)), sigmoid(pre(1)));
+                        let (gg, o) = (pre(2).tanh(), sigmoid(pre(3)));
+                        let c_prev = if k == 0 {
+                            c0[bi * hd + j]
+                        } else {
+                            cs[s.at(k - 1) * bh + bi * hd + j]
+                        };
+                        let c = f * c_prev + i * gg;
+                        cs[t * bh + bi * hd + j] = c;
+                        hs[t * bh + bi * hd + j] = o * c.tanh();
+                        a[row + j] = i;
+                        a[row + hd + j] = f;
+                        a[row + 2 * hd + j] = gg;
+                        a[row + 3 * hd + j] = o;
+                    }
+                }
+            }
+            Cell::Tanh | Cell::Relu => {
+                let h = &mut hs[t * bh..(t + 1) * bh];
+                for (e, (xv, hv)) in h.iter_mut().zip(x.iter().zip(&hw)) {
+                    let pre = *xv + *hv;
+                    *e = if cell == Cell::Tanh {
+                        pre.tanh()
+                    } else if pre > <T as Element>::zero() {
+                        pre
+                    } else {
+                        <T as Element>::zero()
+                    };
+                }
+            }
+        }
+    }
+    Ok((out, acts))
+}
+
+/// Backward through time of [`forward`]: `gout` is the gradient of the states
+/// `[S, T, B, H]`, `out`/`acts` what forward returned.
+#[allow(clippy::too_many_arguments)]
+pub fn backward<T: Element + Float>(
+    cell: Cell,
+    s: &Seq,
+    w: &[T],
+    h0: &[T],
+    c0: &[T],
+    out: &[T],
+    acts: &[T],
+    gout: &[T],
+) -> Result<LayerGrads<T>> {
+    let (g, hd, bh, steps) = (cell.gates(), s.hidden, s.bh(), s.steps);
+    let tbh = steps * bh;
+    let (hs, cs) = out.split_at(tbh);
+    let (gh, gc) = gout.split_at(tbh);
+    let mut dxp = try_filled_vec(tbh * g, <T as Element>::zero())?;
+    let mut dh = try_filled_vec(bh, <T as Element>::zero())?;
+    let mut dc = try_filled_vec(
+        if cell == Cell::Lstm { bh } else { 0 },
+        <T as Element>::zero(),
+    )?;
+    let one = <T as Element>::one();
+    for k in (0..steps).rev() {
+        let t = s.at(k);
+        let d = &mut dxp[t * bh * g..(t + 1) * bh * g];
+        match cell {
+            Cell::Lstm => {
+                let a = &acts[t * bh * g..(t + 1) * bh * g];
+                for bi in 0..s.batch {
+                    let row = bi * g * hd;
+                    for j in 0..hd {
+                        let e = bi * hd + j;
+                        let dh_t = gh[t * bh + e] + dh[e];
+                        let mut dc_t = gc[t * bh + e] + dc[e];
+                        let tc = cs[t * bh + e].tanh();
+                        let (i, f) = (a[row + j], a[row + hd + j]);
+                        let (gg, o) = (a[row + 2 * hd + j], a[row + 3 * hd + j]);
+                        let c_prev = if k == 0 {
+                            c0[e]
+                        } else {
+                            cs[s.at(k - 1) * bh + e]
+                        };
+                        dc_t = dc_t + dh_t * o * (one - tc * tc);
+                        dc[e] = dc_t * f;
+                        d[row + j] = dc_t * gg * i * (one - i);
+                        d[row + hd + j] = dc_t * c_prev * f * (one - f);
+                        d[row + 2 * hd + j] = dc_t * i * (one - gg * gg);
+                        d[row + 3 * hd + j] = dh_t * tc * o * (one - o);
+                    }
+                }
+            }
+            Cell::Tanh | Cell::Relu => {
+                let h = &hs[t * bh..(t + 1) * bh];
+                for e in 0..bh {
+                    let dh_t = gh[t * bh + e] + dh[e];
+                    d[e] = if cell == Cell::Tanh {
+                        dh_t * (one - h[e] * h[e])
+                    } else if h[e] > <T as Element>::zero() {
+                        dh_t
+                    } else {
+                        <T as Element>::zero()
+                    };
+                }
+            }
+        }
+        // dh_{prev} = dgates_t @ W_hh
+        let ld = Layout::contiguous(&[s.batch, g * hd]);
+        let lw = Layout::contiguous(&[g * hd, hd]);
+        dh = matmul(&dxp[t * bh * g..(t + 1) * bh * g], &ld, w, &lw)?;
+    }
+    // dW_hh = sum over steps of dgates_t^T @ h_prev_t: one GEMM over all steps
+    let mut h_prev = try_filled_vec(tbh, <T as Element>::zero())?;
+    for k in 0..steps {
+        let t = s.at(k);
+        let src = if k == 0 {
+            h0
+        } else {
+            let p = s.at(k - 1);
+            &hs[p * bh..(p + 1) * bh]
+        };
+        h_prev[t * bh..(t + 1) * bh].copy_from_slice(src);
+    }
+    let rows = steps * s.batch;
+    let mut ldt = Layout::contiguous(&[g * hd, rows]);
+    ldt.strides = smallvec![1, (g * hd) as isize];
+    let dw = matmul(&dxp, &ldt, &h_prev, &Layout::contiguous(&[rows, hd]))?;
+    Ok(LayerGrads {
+        dxp,
+        dw,
+        dh0: dh,
+        dc0: dc,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lcg(n: usize, seed: u64) -> Vec<f64> {
+        let mut x = seed;
+        (0..n)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                ((x >> 11) as f64 / (1u64 << 53) as f64) - 0.5
+            })
+            .collect()
+    }
+
+    /// The sum of `out * weights`, a scalar loss for finite differences.
+    fn loss(cell: Cell, s: &Seq, xp: &[f64], w: &[f64], h0: &[f64], c0: &[f64], r: &[f64]) -> f64 {
+        let (out, _) = forward(cell, s, xp, w, h0, c0).unwrap();
+        out.iter().zip(r).map(|(a, b)| a * b).sum()
+    }
+
+    #[test]
+    fn backward_matches_finite_differences() {
+        for cell in [Cell::Lstm, Cell::Tanh, Cell::Relu] {
+            for reverse in [false, true] {
+                let s = Seq {
+                    steps: 3,
+                    batch: 2,
+                    hidden: 3,
+                    reverse,
+                };
+                let g = cell.gates();
+                let xp = lcg(3 * 2 * 3 * g, 1);
+                let w = lcg(g * 3 * 3, 2);
+                let h0 = lcg(6, 3);
+                let c0 = lcg(6, 4);
+                let (out, acts) = forward(cell, &s, &xp, &w, &h0, &c0).unwrap();
+                let r = lcg(out.len(), 5);
+                let gr = backward(cell, &s, &w, &h0, &c0, &out, &acts, &r).unwrap();
+                let eps = 1e-6;
+                // numeric check of every input, one at a time
+                let num = |xp: &[f64], w: &[f64]| loss(cell, &s, xp, w, &h0, &c0, &r);
+                for i in 0..xp.len() {
+                    let mut a = xp.clone();
+                    a[i] += eps;
+                    let mut b = xp.clone();
+                    b[i] -= eps;
+                    let fd = (num(&a, &w) - num(&b, &w)) / (2.0 * eps);
+                    assert!((fd - gr.dxp[i]).abs() < 1e-7, "{cell:?} dxp[{i}]");
+                }
+                for i in 0..w.len() {
+                    let mut a = w.clone();
+                    a[i] += eps;
+                    let mut b = w.clone();
+                    b[i] -= eps;
+                    let fd = (num(&xp, &a) - num(&xp, &b)) / (2.0 * eps);
+                    assert!((fd - gr.dw[i]).abs() < 1e-7, "{cell:?} dw[{i}]");
+                }
+                for i in 0..h0.len() {
+                    let mut a = h0.clone();
+                    a[i] += eps;
+                    let mut b = h0.clone();
+                    b[i] -= eps;
+                    let fd = (loss(cell, &s, &xp, &w, &a, &c0, &r)
+                        - loss(cell, &s, &xp, &w, &b, &c0, &r))
+                        / (2.0 * eps);
+                    assert!((fd - gr.dh0[i]).abs() < 1e-7, "{cell:?} dh0[{i}]");
+                    if cell == Cell::Lstm {
+                        let mut a = c0.clone();
+                        a[i] += eps;
+                        let mut b = c0.clone();
+                        b[i] -= eps;
+                        let fd = (loss(cell, &s, &xp, &w, &h0, &a, &r)
+                            - loss(cell, &s, &xp, &w, &h0, &b, &r))
+                            / (2.0 * eps);
+                        assert!((fd - gr.dc0[i]).abs() < 1e-7, "{cell:?} dc0[{i}]");
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,95 @@
+"""The fused recurrent layer op (``_core._rnn_layer``, one graph node per layer and
+direction) against the composed step loop it replaces: values and gradients in float64
+to 1e-12, gradcheck, and gradgradcheck through the composed create_graph fallback."""
+
+from __future__ import annotations
+
+import ferrograd as fg
+import numpy as np
+import pytest
+from ferrograd import _core, nn
+from ferrograd.autograd import gradcheck, gradgradcheck
+from ferrograd.nn import rnn as rnn_mod
+
+RNG = np.random.default_rng(11)
+
+
+def _t(shape, grad=True):
+    return fg.tensor(RNG.standard_normal(shape) * 0.5, dtype="float64", requires_grad=grad)
+
+
+def _run(layer, x, hx, fused, monkeypatch):
+    """Output, final states and all parameter/input gradients of ``layer``."""
+    with monkeypatch.context() as m:
+        if not fused:
+            m.setattr(rnn_mod, "_fusable", lambda mode, gx: False)
+        for p in layer.parameters():
+            p.grad = None
+        x.grad = None
+        out, fin = layer(x, hx)
+        states = fin if isinstance(fin, tuple) else (fin,)
+        loss = (out * out).sum() + sum((s * s * 0.5).sum() for s in states)
+        loss.backward()
+    grads = [p.grad.numpy().copy() for p in layer.parameters()] + [x.grad.numpy().copy()]
+    return [out.numpy()] + [s.numpy() for s in states], grads
+
+
+@pytest.mark.parametrize(
+    "cls,kw",
+    [
+        (nn.LSTM, {}),
+        (nn.LSTM, {"bidirectional": True, "num_layers": 2}),
+        (nn.LSTM, {"batch_first": True, "bias": False}),
+        (nn.RNN, {"nonlinearity": "tanh", "num_layers": 2}),
+        (nn.RNN, {"nonlinearity": "relu", "bidirectional": True}),
+    ],
+)
+def test_fused_matches_composed(cls, kw, monkeypatch):
+    layer = cls(4, 5, dtype="float64", **kw)
+    shape = [3, 6, 4] if kw.get("batch_first") else [6, 3, 4]
+    x = _t(shape)
+    v_f, g_f = _run(layer, x, None, True, monkeypatch)
+    v_c, g_c = _run(layer, x, None, False, monkeypatch)
+    for a, b in zip(v_f + g_f, v_c + g_c):
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)
+
+
+def test_fused_is_one_node_per_layer_and_direction():
+    layer = nn.LSTM(3, 4, dtype="float64")
+    out, _ = layer(_t([5, 2, 3]))
+    names = set()
+    todo = [out.grad_fn]
+    while todo:
+        node = todo.pop()
+        if node is None or node.name() in names:
+            continue
+        names.add(node.name())
+        todo.extend(f for f, _ in node.next_functions)
+    assert "RnnLayerBackward0" in names
+    assert not names & {"SigmoidBackward0", "TanhBackward0", "StackBackward0"}
+
+
+@pytest.mark.parametrize("mode", ["LSTM", "RNN_TANH", "RNN_RELU"])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_gradcheck_and_gradgradcheck(mode, reverse):
+    g = 4 if mode == "LSTM" else 1
+    xp, w = _t([3, 2, 3 * g]), _t([3 * g, 3])
+    h0, c0 = _t([2, 3]), _t([2, 3])
+
+    def f(xp, w, h0, c0):
+        return _core._rnn_layer(xp, w, h0, c0 if mode == "LSTM" else None, mode, reverse)
+
+    assert gradcheck(f, (xp, w, h0, c0))
+    assert gradgradcheck(f, (xp, w, h0, c0))
+
+
+def test_bad_input_is_a_clear_error():
+    xp, w, h0 = _t([3, 2, 8]), _t([8, 2]), _t([2, 2])
+    with pytest.raises(ValueError, match="c0"):
+        _core._rnn_layer(xp, w, h0, None, "LSTM", False)
+    with pytest.raises(ValueError, match="mode"):
+        _core._rnn_layer(xp, w, h0, None, "LSTM_X", False)
+    with pytest.raises(ValueError, match="w_hh"):
+        _core._rnn_layer(xp, _t([8, 3]), h0, h0, "LSTM", False)
+    with pytest.raises(TypeError, match="float"):
+        _core._rnn_layer(xp.astype("int64"), w, h0, h0, "LSTM", False)
