@@ -188,7 +188,7 @@ pub fn class_loss_backward<T: NnFloat>(
             let k = base + c * s.inner;
             gx[k] = T::from_f64(if s.log_softmax {
                 let lp = (x[k] - fwd_shift[p]) - fwd_log_sum[p];
-                g * (big_a * lp.to_f64().exp() - a)
+                g * (big_a * lp.exp_k().to_f64() - a)
             } else {
                 -g * a
             });

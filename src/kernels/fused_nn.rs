@@ -21,12 +21,18 @@ const PAR_MIN: usize = 1 << 15;
 pub trait NnFloat: ReduceElem + num_traits::Float {
     /// `e^x` exactly as the `exp` op computes it for this type.
     fn exp_k(self) -> Self;
+    /// `tanh(x)` exactly as the `tanh` op computes it for this type.
+    fn tanh_k(self) -> Self;
 }
 
 impl NnFloat for f32 {
     #[inline(always)]
     fn exp_k(self) -> f32 {
         exp_f32(self)
+    }
+    #[inline(always)]
+    fn tanh_k(self) -> f32 {
+        super::fastmath::tanh_f32(self)
     }
 }
 
@@ -35,6 +41,27 @@ impl NnFloat for f64 {
     fn exp_k(self) -> f64 {
         self.exp()
     }
+    #[inline(always)]
+    fn tanh_k(self) -> f64 {
+        self.tanh()
+    }
+}
+
+/// `g * d/dx gelu_tanh(x)` for one element:
+/// `0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 c x^2)` with `t = tanh(k (x + c x^3))`.
+#[inline(always)]
+pub fn gelu_tanh_grad_elem<T: NnFloat>(g: T, x: T) -> T {
+    use crate::op_defs::unary::fns::{GELU_TANH_C, GELU_TANH_K};
+    let (k, c, c3) = (
+        T::from_f64(GELU_TANH_K),
+        T::from_f64(GELU_TANH_C),
+        T::from_f64(3.0 * GELU_TANH_C),
+    );
+    let (one, half) = (<T as Element>::one(), T::from_f64(0.5));
+    let x2 = x * x;
+    let t = ((x + x2 * x * c) * k).tanh_k();
+    let du = (x2 * c3 + one) * k;
+    g * ((t + one) * half + x * half * (one - t * t) * du)
 }
 
 fn parallel(len: usize) -> bool {

@@ -219,19 +219,23 @@ macro_rules! for_each_unary_op {
                 real: |x| f_gelu_tanh(x), fast_f32: [gelu_tanh_f32_slice, gelu_tanh_f32],
                 int: [], complex: [], boolean: [],
                 saves: Input,
-                grad: [|g, x| {
-                    // d/dx 0.5 x (1 + tanh(u)), u = k (x + c x^3):
-                    // 0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 c x^2)
-                    let (k, c) = (
-                        crate::op_defs::unary::fns::GELU_TANH_K,
-                        crate::op_defs::unary::fns::GELU_TANH_C,
-                    );
-                    let x2 = x.mul(x)?;
-                    let t = x.add(&x2.mul(x)?.mul_scalar(c)?)?.mul_scalar(k)?.tanh()?;
-                    let left = t.add_scalar(1.0)?.mul_scalar(0.5)?;
-                    let sech2 = t.mul(&t)?.rsub_scalar(1.0)?;
-                    let du = x2.mul_scalar(3.0 * c)?.add_scalar(1.0)?.mul_scalar(k)?;
-                    g.mul(&left.add(&x.mul_scalar(0.5)?.mul(&sech2)?.mul(&du)?)?)
+                grad: [|g, x| match crate::autograd::ops::fused_nn::gelu_tanh_grad(g, x)? {
+                    // one pass when no graph is recorded
+                    Some(grad) => Ok(grad),
+                    None => {
+                        // d/dx 0.5 x (1 + tanh(u)), u = k (x + c x^3):
+                        // 0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 c x^2)
+                        let (k, c) = (
+                            crate::op_defs::unary::fns::GELU_TANH_K,
+                            crate::op_defs::unary::fns::GELU_TANH_C,
+                        );
+                        let x2 = x.mul(x)?;
+                        let t = x.add(&x2.mul(x)?.mul_scalar(c)?)?.mul_scalar(k)?.tanh()?;
+                        let left = t.add_scalar(1.0)?.mul_scalar(0.5)?;
+                        let sech2 = t.mul(&t)?.rsub_scalar(1.0)?;
+                        let du = x2.mul_scalar(3.0 * c)?.add_scalar(1.0)?.mul_scalar(k)?;
+                        g.mul(&left.add(&x.mul_scalar(0.5)?.mul(&sech2)?.mul(&du)?)?)
+                    }
                 }],
                 node: "GeluBackward",
             }

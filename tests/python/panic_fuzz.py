@@ -43,6 +43,9 @@ SKIP = frozenset(
         "backward",
         "copy_",
         "data_ptr",
+        # process-wide print options: a huge precision left by one call broke repr in
+        # later tests once the call sequence shifted (a new public function moved it)
+        "set_printoptions",
     ]
 )
 

@@ -255,6 +255,27 @@ impl Tensor {
     }
 }
 
+/// The gradient of GELU's tanh approximation in one pass (`None` when a graph is being
+/// recorded, or for dtypes and shapes other than a float32/float64 elementwise pair: the
+/// registry's composed formula runs then).
+pub fn gelu_tanh_grad(g: &Tensor, x: &Tensor) -> Result<Option<Tensor>> {
+    fn run<T: NnFloat>(g: &Tensor, x: &Tensor) -> Result<Tensor> {
+        let (gs, xs) = (g.storage().read::<T>(), x.storage().read::<T>());
+        let v = map_binary(&gs, g.layout(), &xs, x.layout(), x.shape(), |g, x| {
+            crate::kernels::fused_nn::gelu_tanh_grad_elem(g, x)
+        })?;
+        Ok(tensor_of(v, x.shape()))
+    }
+    if is_grad_enabled() || g.dtype() != x.dtype() || g.shape() != x.shape() {
+        return Ok(None);
+    }
+    match x.dtype() {
+        DType::F32 => run::<f32>(g, x).map(Some),
+        DType::F64 => run::<f64>(g, x).map(Some),
+        _ => Ok(None),
+    }
+}
+
 /// `n` keep flags drawn as `rand(n) >= p` in dtype `T` draws (`uniform`'s loop: a value
 /// that rounds up to 1 is drawn again).
 fn draw_mask<T: NnFloat>(n: usize, p: f64) -> Result<Vec<bool>> {

@@ -7,7 +7,7 @@ pub mod class_loss;
 mod complex;
 mod conv;
 mod fused_grad;
-mod fused_nn;
+pub mod fused_nn;
 mod getitem;
 pub mod index;
 mod inplace;
