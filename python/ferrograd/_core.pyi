@@ -2367,7 +2367,7 @@ def _linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 # --- fused recurrent layer (nn/rnn.py) ------------------------------------------------
 
 def _rnn_layer(
-    xp: Tensor, w_hh: Tensor, h0: Tensor, extra: Tensor | None, mode: str, reverse: bool
+    xp: Tensor, w_hh: Tensor, h0: Tensor, extra: Tensor | None, mode: str, reverse: _bool
 ) -> Tensor:
     """One LSTM / GRU / RNN_TANH / RNN_RELU layer over all steps: the states
     ``[S, T, B, H]`` (``extra``: the LSTM's ``c0`` or the GRU's ``b_hh``)."""

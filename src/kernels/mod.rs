@@ -17,6 +17,7 @@ pub mod linalg;
 pub mod matmul;
 pub mod reduce;
 pub mod rnn;
+pub mod rnn_gru;
 pub mod scalar;
 pub mod scan;
 pub mod scatter;

@@ -15,11 +15,13 @@
 
 use crate::dtype::Element;
 use crate::error::{Error, Result};
+use crate::kernels::fastmath;
 use crate::kernels::matmul::matmul;
 use crate::layout::Layout;
 use crate::storage::try_filled_vec;
 use num_traits::Float;
 use smallvec::smallvec;
+use std::mem::MaybeUninit;
 
 /// The recurrent cell a fused layer runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,6 +32,8 @@ pub enum Cell {
     Tanh,
     /// Elman network with `relu`.
     Relu,
+    /// Gated recurrent unit, gates r, z, n (kernels in [`super::rnn_gru`]).
+    Gru,
 }
 
 impl Cell {
@@ -37,6 +41,7 @@ impl Cell {
     pub fn gates(self) -> usize {
         match self {
             Cell::Lstm => 4,
+            Cell::Gru => 3,
             _ => 1,
         }
     }
@@ -65,7 +70,7 @@ pub struct Seq {
 
 impl Seq {
     /// The time index of the `k`-th step processed.
-    fn at(&self, k: usize) -> usize {
+    pub(crate) fn at(&self, k: usize) -> usize {
         if self.reverse {
             self.steps - 1 - k
         } else {
@@ -89,12 +94,45 @@ pub struct LayerGrads<T> {
     pub dc0: Vec<T>,
 }
 
-fn sigmoid<T: Float>(x: T) -> T {
-    T::one() / (T::one() + (-x).exp())
+/// The element types of the fused kernels, with their gate activations over slices.
+pub trait RnnFloat: Element + Float {
+    /// `dst[i] = 1 / (1 + e^-src[i])` over equal-length slices.
+    fn sigmoid_into(src: &[Self], dst: &mut [Self]);
+    /// `dst[i] = tanh(src[i])` over equal-length slices.
+    fn tanh_into(src: &[Self], dst: &mut [Self]);
+}
+
+impl RnnFloat for f64 {
+    fn sigmoid_into(src: &[f64], dst: &mut [f64]) {
+        for (d, x) in dst.iter_mut().zip(src) {
+            *d = 1.0 / (1.0 + (-x).exp());
+        }
+    }
+    fn tanh_into(src: &[f64], dst: &mut [f64]) {
+        for (d, x) in dst.iter_mut().zip(src) {
+            *d = x.tanh();
+        }
+    }
+}
+
+/// `&mut [f32]` as the `MaybeUninit` output slice the fastmath kernels write.
+fn as_uninit(dst: &mut [f32]) -> &mut [MaybeUninit<f32>] {
+    // SAFETY: same layout; the fastmath kernels only ever write initialised values,
+    // so the slice stays initialised.
+    unsafe { &mut *(dst as *mut [f32] as *mut [MaybeUninit<f32>]) }
+}
+
+impl RnnFloat for f32 {
+    fn sigmoid_into(src: &[f32], dst: &mut [f32]) {
+        fastmath::sigmoid_f32_slice(src, as_uninit(dst));
+    }
+    fn tanh_into(src: &[f32], dst: &mut [f32]) {
+        fastmath::tanh_f32_slice(src, as_uninit(dst));
+    }
 }
 
 /// `h [B, H] @ W^T` for `W [G*H, H]`: `[B, G*H]`.
-fn h_times_wt<T: Element>(h: &[T], w: &[T], s: &Seq, g: usize) -> Result<Vec<T>> {
+pub(crate) fn h_times_wt<T: Element>(h: &[T], w: &[T], s: &Seq, g: usize) -> Result<Vec<T>> {
     let (b, hd) = (s.batch, s.hidden);
     let lh = Layout::contiguous(&[b, hd]);
     let mut lw = Layout::contiguous(&[hd, g * hd]);
@@ -105,7 +143,7 @@ fn h_times_wt<T: Element>(h: &[T], w: &[T], s: &Seq, g: usize) -> Result<Vec<T>>
 /// Runs one layer over all steps. `xp` `[T, B, G*H]`, `w` (`W_hh`) `[G*H, H]`, `h0`/`c0`
 /// `[B, H]` (`c0` ignored unless LSTM). Returns the states `[S, T, B, H]` and, for the
 /// LSTM, the activated gates `[T, B, 4H]` backward needs (empty otherwise).
-pub fn forward<T: Element + Float>(
+pub fn forward<T: RnnFloat>(
     cell: Cell,
     s: &Seq,
     xp: &[T],
@@ -113,6 +151,9 @@ pub fn forward<T: Element + Float>(
     h0: &[T],
     c0: &[T],
 ) -> Result<(Vec<T>, Vec<T>)> {
+    if cell == Cell::Gru {
+        return Err(Error::runtime("internal: the GRU runs in kernels::rnn_gru"));
+    }
     let (g, hd, bh) = (cell.gates(), s.hidden, s.bh());
     let tbh = s
         .steps
@@ -137,41 +178,49 @@ pub fn forward<T: Element + Float>(
             h_times_wt(h_prev, w, s, g)?
         };
         let x = &xp[t * bh * g..(t + 1) * bh * g];
+        // the pre-activations, then each gate block through a slice activation (SIMD for
+        // float32, see `kernels::fastmath`)
+        let mut pre = hw;
+        for (p, xv) in pre.iter_mut().zip(x) {
+            *p = *p + *xv;
+        }
         match cell {
             Cell::Lstm => {
                 let a = &mut acts[t * bh * g..(t + 1) * bh * g];
                 for bi in 0..s.batch {
                     let row = bi * g * hd;
+                    let (pr, ar) = (&pre[row..row + g * hd], &mut a[row..row + g * hd]);
+                    T::sigmoid_into(&pr[..2 * hd], &mut ar[..2 * hd]);
+                    T::tanh_into(&pr[2 * hd..3 * hd], &mut ar[2 * hd..3 * hd]);
+                    T::sigmoid_into(&pr[3 * hd..], &mut ar[3 * hd..]);
                     for j in 0..hd {
-                        let pre = |q: usize| x[row + q * hd + j] + hw[row + q * hd + j];
-                        let (i, f) = (sigmoid(pre(0)), sigmoid(pre(1)));
-                        let (gg, o) = (pre(2).tanh(), sigmoid(pre(3)));
                         let c_prev = if k == 0 {
                             c0[bi * hd + j]
                         } else {
                             cs[s.at(k - 1) * bh + bi * hd + j]
                         };
-                        let c = f * c_prev + i * gg;
-                        cs[t * bh + bi * hd + j] = c;
-                        hs[t * bh + bi * hd + j] = o * c.tanh();
-                        a[row + j] = i;
-                        a[row + hd + j] = f;
-                        a[row + 2 * hd + j] = gg;
-                        a[row + 3 * hd + j] = o;
+                        cs[t * bh + bi * hd + j] = ar[hd + j] * c_prev + ar[j] * ar[2 * hd + j];
+                    }
+                    let e0 = t * bh + bi * hd;
+                    let hrow = &mut hs[e0..e0 + hd];
+                    T::tanh_into(&cs[e0..e0 + hd], hrow);
+                    for (h, o) in hrow.iter_mut().zip(&ar[3 * hd..]) {
+                        *h = *o * *h;
                     }
                 }
             }
-            Cell::Tanh | Cell::Relu => {
+            Cell::Tanh | Cell::Relu | Cell::Gru => {
                 let h = &mut hs[t * bh..(t + 1) * bh];
-                for (e, (xv, hv)) in h.iter_mut().zip(x.iter().zip(&hw)) {
-                    let pre = *xv + *hv;
-                    *e = if cell == Cell::Tanh {
-                        pre.tanh()
-                    } else if pre > <T as Element>::zero() {
-                        pre
-                    } else {
-                        <T as Element>::zero()
-                    };
+                if cell == Cell::Tanh {
+                    T::tanh_into(&pre, h);
+                } else {
+                    for (e, p) in h.iter_mut().zip(&pre) {
+                        *e = if *p > <T as Element>::zero() {
+                            *p
+                        } else {
+                            <T as Element>::zero()
+                        };
+                    }
                 }
             }
         }
@@ -182,7 +231,7 @@ pub fn forward<T: Element + Float>(
 /// Backward through time of [`forward`]: `gout` is the gradient of the states
 /// `[S, T, B, H]`, `out`/`acts` what forward returned.
 #[allow(clippy::too_many_arguments)]
-pub fn backward<T: Element + Float>(
+pub fn backward<T: RnnFloat>(
     cell: Cell,
     s: &Seq,
     w: &[T],
@@ -192,6 +241,9 @@ pub fn backward<T: Element + Float>(
     acts: &[T],
     gout: &[T],
 ) -> Result<LayerGrads<T>> {
+    if cell == Cell::Gru {
+        return Err(Error::runtime("internal: the GRU runs in kernels::rnn_gru"));
+    }
     let (g, hd, bh, steps) = (cell.gates(), s.hidden, s.bh(), s.steps);
     let tbh = steps * bh;
     let (hs, cs) = out.split_at(tbh);
@@ -203,6 +255,7 @@ pub fn backward<T: Element + Float>(
         <T as Element>::zero(),
     )?;
     let one = <T as Element>::one();
+    let mut tanh_c = try_filled_vec(hd, <T as Element>::zero())?;
     for k in (0..steps).rev() {
         let t = s.at(k);
         let d = &mut dxp[t * bh * g..(t + 1) * bh * g];
@@ -211,11 +264,13 @@ pub fn backward<T: Element + Float>(
                 let a = &acts[t * bh * g..(t + 1) * bh * g];
                 for bi in 0..s.batch {
                     let row = bi * g * hd;
+                    let e0 = t * bh + bi * hd;
+                    T::tanh_into(&cs[e0..e0 + hd], &mut tanh_c);
                     for j in 0..hd {
                         let e = bi * hd + j;
                         let dh_t = gh[t * bh + e] + dh[e];
                         let mut dc_t = gc[t * bh + e] + dc[e];
-                        let tc = cs[t * bh + e].tanh();
+                        let tc = tanh_c[j];
                         let (i, f) = (a[row + j], a[row + hd + j]);
                         let (gg, o) = (a[row + 2 * hd + j], a[row + 3 * hd + j]);
                         let c_prev = if k == 0 {
@@ -232,7 +287,7 @@ pub fn backward<T: Element + Float>(
                     }
                 }
             }
-            Cell::Tanh | Cell::Relu => {
+            Cell::Tanh | Cell::Relu | Cell::Gru => {
                 let h = &hs[t * bh..(t + 1) * bh];
                 for e in 0..bh {
                     let dh_t = gh[t * bh + e] + dh[e];

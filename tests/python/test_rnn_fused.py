@@ -40,6 +40,8 @@ def _run(layer, x, hx, fused, monkeypatch):
         (nn.LSTM, {}),
         (nn.LSTM, {"bidirectional": True, "num_layers": 2}),
         (nn.LSTM, {"batch_first": True, "bias": False}),
+        (nn.GRU, {"num_layers": 2, "bidirectional": True}),
+        (nn.GRU, {"bias": False}),
         (nn.RNN, {"nonlinearity": "tanh", "num_layers": 2}),
         (nn.RNN, {"nonlinearity": "relu", "bidirectional": True}),
     ],
@@ -69,18 +71,20 @@ def test_fused_is_one_node_per_layer_and_direction():
     assert not names & {"SigmoidBackward0", "TanhBackward0", "StackBackward0"}
 
 
-@pytest.mark.parametrize("mode", ["LSTM", "RNN_TANH", "RNN_RELU"])
+@pytest.mark.parametrize("mode", ["LSTM", "GRU", "RNN_TANH", "RNN_RELU"])
 @pytest.mark.parametrize("reverse", [False, True])
 def test_gradcheck_and_gradgradcheck(mode, reverse):
-    g = 4 if mode == "LSTM" else 1
+    g = {"LSTM": 4, "GRU": 3}.get(mode, 1)
     xp, w = _t([3, 2, 3 * g]), _t([3 * g, 3])
-    h0, c0 = _t([2, 3]), _t([2, 3])
+    h0 = _t([2, 3])
+    extra = {"LSTM": _t([2, 3]), "GRU": _t([3 * g])}.get(mode)
+    args = (xp, w, h0) if extra is None else (xp, w, h0, extra)
 
-    def f(xp, w, h0, c0):
-        return _core._rnn_layer(xp, w, h0, c0 if mode == "LSTM" else None, mode, reverse)
+    def f(*a):
+        return _core._rnn_layer(a[0], a[1], a[2], a[3] if len(a) > 3 else None, mode, reverse)
 
-    assert gradcheck(f, (xp, w, h0, c0))
-    assert gradgradcheck(f, (xp, w, h0, c0))
+    assert gradcheck(f, args)
+    assert gradgradcheck(f, args)
 
 
 def test_bad_input_is_a_clear_error():
@@ -91,5 +95,7 @@ def test_bad_input_is_a_clear_error():
         _core._rnn_layer(xp, w, h0, None, "LSTM_X", False)
     with pytest.raises(ValueError, match="w_hh"):
         _core._rnn_layer(xp, _t([8, 3]), h0, h0, "LSTM", False)
+    with pytest.raises(ValueError, match="b_hh"):
+        _core._rnn_layer(_t([3, 2, 6]), _t([6, 2]), h0, h0, "GRU", False)
     with pytest.raises(TypeError, match="float"):
         _core._rnn_layer(xp.astype("int64"), w, h0, h0, "LSTM", False)

@@ -17,11 +17,11 @@ layout should say ``time_major=False``.
 
 Padded batches: a ``PackedSequence`` (PyTorch) or ``sequence_length`` (Paddle) runs each
 sequence only over its own steps; final states are taken at each sequence's length and
-outputs past it are zero. The input projection of all steps is one matmul. LSTM and
+outputs past it are zero. The input projection of all steps is one matmul. LSTM, GRU and
 tanh/relu RNN layers without padding or ``proj_size`` then run the whole recurrence as
 one Rust op per layer and direction (``_core._rnn_layer``, backward through time in Rust);
-GRU, ``proj_size`` and padded batches run a Python loop over steps of composed
-differentiable ops.
+``proj_size`` and padded batches run a Python loop over steps of composed differentiable
+ops.
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ def unbind_steps(x: Tensor) -> tuple[Tensor, ...]:
     return _Unbind.apply(x)
 
 
-_FUSED_MODES = ("LSTM", "RNN_TANH", "RNN_RELU")
+_FUSED_MODES = ("LSTM", "GRU", "RNN_TANH", "RNN_RELU")
 
 
 def _fusable(mode: str, gx: Tensor) -> bool:

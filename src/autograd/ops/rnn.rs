@@ -14,7 +14,6 @@ use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::kernels::rnn::{self as kr, Cell, Seq};
 use crate::tensor::Tensor;
-use num_traits::Float;
 use smallvec::SmallVec;
 
 /// Runs `f` on the tensor's elements as one contiguous row-major slice.
@@ -39,14 +38,16 @@ fn shape_err(what: &str, want: &[usize], got: &[usize]) -> Error {
 impl Tensor {
     /// One recurrent layer over all steps of `self` (`xp`, the input projection
     /// `x @ W_ih^T + b_ih + b_hh`, `[T, B, G*H]`), with recurrent weight `w_hh`
-    /// `[G*H, H]` and initial states `h0` (and, for the LSTM, `c0`) `[B, H]`. Returns
-    /// the states of every step, `[S, T, B, H]` (LSTM: `S = 2`, hidden then cell
-    /// states; Elman: `S = 1`). `reverse` runs from the last step to the first.
+    /// `[G*H, H]` and initial state `h0` `[B, H]`; `extra` is the LSTM's `c0` `[B, H]`
+    /// or the GRU's `b_hh` `[3H]` (then `xp` holds only `b_ih`: the GRU's recurrent bias
+    /// sits inside its reset gate). Returns the states of every step, `[S, T, B, H]`
+    /// (LSTM: `S = 2`, hidden then cell states; otherwise `S = 1`). `reverse` runs from
+    /// the last step to the first.
     pub fn rnn_layer(
         &self,
         w_hh: &Tensor,
         h0: &Tensor,
-        c0: Option<&Tensor>,
+        extra: Option<&Tensor>,
         cell: Cell,
         reverse: bool,
     ) -> Result<Tensor> {
@@ -57,8 +58,14 @@ impl Tensor {
             )));
         }
         let mut ins: Vec<&Tensor> = vec![self, w_hh, h0];
-        if cell == Cell::Lstm {
-            ins.push(c0.ok_or_else(|| Error::value("rnn_layer: the LSTM needs c0"))?);
+        match cell {
+            Cell::Lstm => {
+                ins.push(extra.ok_or_else(|| Error::value("rnn_layer: the LSTM needs c0"))?)
+            }
+            Cell::Gru => {
+                ins.push(extra.ok_or_else(|| Error::value("rnn_layer: the GRU needs b_hh"))?)
+            }
+            _ => {}
         }
         if let Some(t) = ins.iter().find(|t| t.dtype() != dtype) {
             return Err(Error::type_err(format!(
@@ -77,6 +84,11 @@ impl Tensor {
             return Err(shape_err("h0", &[batch, 0], h0.shape()));
         }
         let hidden = h0.shape()[1];
+        if hidden == 0 {
+            return Err(Error::value(
+                "rnn_layer: the hidden size must be positive, got 0",
+            ));
+        }
         let g = cell.gates();
         if self.shape()[2] != g * hidden {
             return Err(shape_err("xp", &[steps, batch, g * hidden], self.shape()));
@@ -85,7 +97,10 @@ impl Tensor {
             return Err(shape_err("w_hh", &[g * hidden, hidden], w_hh.shape()));
         }
         if let Some(c) = ins.get(3) {
-            if c.shape() != [batch, hidden] {
+            if cell == Cell::Gru && c.shape() != [g * hidden] {
+                return Err(shape_err("b_hh", &[g * hidden], c.shape()));
+            }
+            if cell == Cell::Lstm && c.shape() != [batch, hidden] {
                 return Err(shape_err("c0", &[batch, hidden], c.shape()));
             }
         }
@@ -96,7 +111,7 @@ impl Tensor {
             reverse,
         };
         let shape = [cell.states(), steps, batch, hidden];
-        let acts_shape = [steps, batch, g * hidden];
+        let acts_shape = [steps, batch, if cell == Cell::Gru { 4 } else { g } * hidden];
         let (out, acts) = with_float(dtype, |d| match d {
             Float2::F32 => run_forward::<f32>(cell, &seq, &ins, &shape, &acts_shape),
             Float2::F64 => run_forward::<f64>(cell, &seq, &ins, &shape, &acts_shape),
@@ -149,7 +164,7 @@ fn with_float<R>(d: DType, f: impl FnOnce(Float2) -> Result<R>) -> Result<R> {
     }
 }
 
-fn run_forward<T: Element + Float>(
+fn run_forward<T: kr::RnnFloat>(
     cell: Cell,
     seq: &Seq,
     ins: &[&Tensor],
@@ -160,7 +175,13 @@ fn run_forward<T: Element + Float>(
     let (out, acts) = with_slice::<T, _>(ins[0], |xp| {
         with_slice::<T, _>(ins[1], |w| {
             with_slice::<T, _>(ins[2], |h0| {
-                with_slice::<T, _>(c0, |c0| kr::forward(cell, seq, xp, w, h0, c0))
+                with_slice::<T, _>(c0, |c0| {
+                    if cell == Cell::Gru {
+                        crate::kernels::rnn_gru::forward(seq, xp, w, c0, h0)
+                    } else {
+                        kr::forward(cell, seq, xp, w, h0, c0)
+                    }
+                })
             })
         })
     })?;
@@ -172,7 +193,7 @@ fn run_forward<T: Element + Float>(
     Ok((Tensor::from_vec(out, shape)?, acts))
 }
 
-fn run_backward<T: Element + Float>(
+fn run_backward<T: kr::RnnFloat>(
     cell: Cell,
     seq: &Seq,
     ins: &[Tensor],
@@ -180,6 +201,25 @@ fn run_backward<T: Element + Float>(
     acts: &Tensor,
     gr: &Tensor,
 ) -> Result<Vec<Tensor>> {
+    if cell == Cell::Gru {
+        let r = with_slice::<T, _>(&ins[1], |w| {
+            with_slice::<T, _>(&ins[2], |h0| {
+                with_slice::<T, _>(out, |o| {
+                    with_slice::<T, _>(acts, |a| {
+                        with_slice::<T, _>(gr, |g| {
+                            crate::kernels::rnn_gru::backward(seq, w, h0, o, a, g)
+                        })
+                    })
+                })
+            })
+        })?;
+        return Ok(vec![
+            Tensor::from_vec(r.dxp, ins[0].shape())?,
+            Tensor::from_vec(r.dw, ins[1].shape())?,
+            Tensor::from_vec(r.dh0, ins[2].shape())?,
+            Tensor::from_vec(r.db, ins[3].shape())?,
+        ]);
+    }
     let c0 = ins.get(3).unwrap_or(&ins[2]);
     let r = with_slice::<T, _>(&ins[1], |w| {
         with_slice::<T, _>(&ins[2], |h0| {
@@ -216,10 +256,9 @@ pub fn rnn_layer_composed(cell: Cell, reverse: bool, ins: &[Tensor]) -> Result<T
     let mut cs: Vec<Option<Tensor>> = vec![None; steps];
     for k in 0..steps {
         let t = if reverse { steps - 1 - k } else { k };
-        let pre = xs[t].add(&h.matmul(&wt)?)?;
         match cell {
             Cell::Lstm => {
-                let q = pre.chunk(4, -1)?;
+                let q = xs[t].add(&h.matmul(&wt)?)?.chunk(4, -1)?;
                 let (i, f) = (q[0].sigmoid()?, q[1].sigmoid()?);
                 let (g, o) = (q[2].tanh()?, q[3].sigmoid()?);
                 let c_prev = c.take().ok_or_else(|| Error::runtime("rnn: missing c"))?;
@@ -228,8 +267,9 @@ pub fn rnn_layer_composed(cell: Cell, reverse: bool, ins: &[Tensor]) -> Result<T
                 cs[t] = Some(c_new.clone());
                 c = Some(c_new);
             }
-            Cell::Tanh => h = pre.tanh()?,
-            Cell::Relu => h = pre.relu()?,
+            Cell::Tanh => h = xs[t].add(&h.matmul(&wt)?)?.tanh()?,
+            Cell::Relu => h = xs[t].add(&h.matmul(&wt)?)?.relu()?,
+            Cell::Gru => h = gru_step(&xs[t], &h, &wt, &ins[3])?,
         }
         hs[t] = Some(h.clone());
     }
@@ -242,6 +282,16 @@ pub fn rnn_layer_composed(cell: Cell, reverse: bool, ins: &[Tensor]) -> Result<T
         parts.push(collect(cs)?);
     }
     Tensor::stack(&parts, 0)
+}
+
+/// One GRU step from differentiable ops: `x` `[B, 3H]`, `h` `[B, H]`, `wt` `W_hh^T`.
+fn gru_step(x: &Tensor, h: &Tensor, wt: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let gh = h.matmul(wt)?.add(b)?.chunk(3, -1)?;
+    let gx = x.chunk(3, -1)?;
+    let r = gx[0].add(&gh[0])?.sigmoid()?;
+    let z = gx[1].add(&gh[1])?.sigmoid()?;
+    let n = gx[2].add(&r.mul(&gh[2])?)?.tanh()?;
+    n.add(&z.mul(&h.sub(&n)?)?)
 }
 
 /// Backward with `create_graph=True`: differentiates the composed layer, so the

@@ -9,33 +9,35 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 /// One recurrent layer and direction over all steps: `xp` `[T, B, G*H]` (the input
-/// projection with both biases), `w_hh` `[G*H, H]`, `h0` (and for "LSTM" `c0`) `[B, H]`;
-/// `mode` is "LSTM", "RNN_TANH" or "RNN_RELU". Returns the states of every step
-/// `[S, T, B, H]` (LSTM: hidden then cell states). Differentiable (twice, through a
-/// composed fallback).
+/// projection with its bias, and for all but the GRU the recurrent bias too), `w_hh`
+/// `[G*H, H]`, `h0` `[B, H]`, `extra` the LSTM's `c0` `[B, H]` or the GRU's `b_hh`
+/// `[3H]`; `mode` is "LSTM", "GRU", "RNN_TANH" or "RNN_RELU". Returns the states of
+/// every step `[S, T, B, H]` (LSTM: hidden then cell states). Differentiable (twice,
+/// through a composed fallback).
 #[pyfunction]
-#[pyo3(signature = (xp, w_hh, h0, c0, mode, reverse))]
+#[pyo3(signature = (xp, w_hh, h0, extra, mode, reverse))]
 pub fn _rnn_layer(
     py: Python<'_>,
     xp: &Bound<'_, PyTensor>,
     w_hh: &Bound<'_, PyTensor>,
     h0: &Bound<'_, PyTensor>,
-    c0: Option<&Bound<'_, PyTensor>>,
+    extra: Option<&Bound<'_, PyTensor>>,
     mode: &str,
     reverse: bool,
 ) -> PyResult<Py<PyTensor>> {
     let cell = match mode {
         "LSTM" => Cell::Lstm,
+        "GRU" => Cell::Gru,
         "RNN_TANH" => Cell::Tanh,
         "RNN_RELU" => Cell::Relu,
         m => {
             return Err(PyValueError::new_err(format!(
-                "_rnn_layer: mode must be 'LSTM', 'RNN_TANH' or 'RNN_RELU', got {m:?}"
+                "_rnn_layer: mode must be 'LSTM', 'GRU', 'RNN_TANH' or 'RNN_RELU', got {m:?}"
             )))
         }
     };
     let (x, w, h) = (&xp.get().inner, &w_hh.get().inner, &h0.get().inner);
-    let c = c0.map(|c| c.get().inner.clone());
+    let c = extra.map(|c| c.get().inner.clone());
     let work = x
         .numel()
         .saturating_mul(h.shape().last().copied().unwrap_or(1));
