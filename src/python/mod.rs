@@ -31,6 +31,7 @@ mod pylayer;
 mod random;
 mod repr;
 mod signals;
+mod static_dispatch;
 mod static_exec;
 mod static_ops;
 mod static_ops_ext;
@@ -57,6 +58,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<node::PyAccumulateGrad>()?;
     m.add_class::<node::PyHookHandle>()?;
     m.add_class::<array_interface::ArrayExport>()?;
+    static_dispatch::register(m)?;
     // Whether `memoryview(tensor)` works: false in the abi3 wheel (see buffer.rs).
     m.add("_HAS_BUFFER_PROTOCOL", cfg!(not(feature = "abi3")))?;
     m.add_function(wrap_pyfunction!(tensor::_set_size_class, m)?)?;
