@@ -150,9 +150,9 @@ _dropin.install_tensor_methods()
 sys.modules.setdefault(__name__ + ".tensor", importlib.import_module("._paddle_tensor", __name__))
 
 from . import static as static  # noqa: E402  (static graphs; needs the names above)
-from .static._mode import disable_static as disable_static  # noqa: E402
-from .static._mode import enable_static as enable_static  # noqa: E402
-from .static._mode import in_dynamic_mode as in_dynamic_mode  # noqa: E402
+from .static.mode_switch import disable_static as disable_static  # noqa: E402
+from .static.mode_switch import enable_static as enable_static  # noqa: E402
+from .static.mode_switch import in_dynamic_mode as in_dynamic_mode  # noqa: E402
 
 __all__ = [
     # the tensor type, dtypes and shapes
@@ -494,3 +494,18 @@ __all__ += [
     "qr",
     "svd",
 ]
+
+# -- module functions that static Variables also accept (they record into the Variable's
+# program; a Tensor runs at once). Wrapped here once, at import: enable_static() never
+# touches this namespace (see _op_functions.py and docs/static.md).
+from ._op_functions import wrap_names as _wrap_names  # noqa: E402
+
+_wrap_names(
+    globals(),
+    (
+        *("concat", "stack", "split", "where", "clip", "clamp", "swapaxes", "flip", "roll"),
+        *("tile", "tril", "triu", "masked_fill", "cumsum", "sort", "argsort", "topk"),
+    ),
+)
+cat = concat
+# END static dispatch

@@ -2024,6 +2024,25 @@ def _linalg(op: str, a: Tensor, b: Tensor | None = None, flag: _bool = False) ->
 # --- static graphs (ferrograd.static) --------------------------------------------------
 
 @final
+class OpFunction:
+    """A module function dispatching on its arguments' type: a Tensor first runs
+    ``__wrapped__``; otherwise the ``__ferrograd_function__(name, args, kwargs)`` of an
+    argument's type handles the call (static Variables record it). Made by
+    ``_op_function``."""
+
+    @property
+    def __wrapped__(self) -> Any: ...
+    @property
+    def __name__(self) -> str: ...
+    @property
+    def __qualname__(self) -> str: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+def _op_function(target: Any, name: str, doc: Any) -> OpFunction:
+    """An ``OpFunction`` running ``target`` on tensors and handing other calls to
+    ``__ferrograd_function__(name, args, kwargs)``."""
+
+@final
 class _Program:
     """The Rust side of a static program: variables and op records."""
 

@@ -284,3 +284,11 @@ def install_tensor_aliases() -> None:
         *shape, dtype=dtype or self.dtype
     )
     Tensor.new_ones = lambda self, *shape, dtype=None: _core.ones(*shape, dtype=dtype or self.dtype)  # type: ignore[method-assign]
+
+
+# BEGIN static dispatch: the module functions above dispatch on their first argument's
+# type (a Tensor runs at once; a static Variable records): see _op_functions.py
+from ._op_functions import wrap_names as _wrap_names  # noqa: E402
+
+_wrap_names(globals(), __all__)
+# END static dispatch

@@ -49,6 +49,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<autograd::node::PyAccumulateGrad>()?;
     m.add_class::<autograd::node::PyHookHandle>()?;
     m.add_class::<interop::array_interface::ArrayExport>()?;
+    static_graph::dispatch::register(m)?;
     // Whether `memoryview(tensor)` works: false in the abi3 wheel (see interop/buffer.rs).
     m.add("_HAS_BUFFER_PROTOCOL", cfg!(not(feature = "abi3")))?;
     m.add_function(wrap_pyfunction!(tensor::class::_set_size_class, m)?)?;

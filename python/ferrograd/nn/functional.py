@@ -608,3 +608,15 @@ __all__ += [
     "adaptive_max_pool3d",
     "max_unpool3d",
 ]
+
+# BEGIN static dispatch: activations and softmax given static Variables record into the
+# Variable's program (a Tensor runs at once; see ferrograd/_op_functions.py)
+from .._op_functions import wrap_names as _wrap_names  # noqa: E402
+
+_STATIC_METHOD = {f: methods[0] for methods, names, *_ in _core._unary_op_table() for f in names}
+_wrap_names(
+    globals(),
+    [*_STATIC_METHOD, "softmax", "log_softmax", "gelu", "softplus"],
+    _STATIC_METHOD,
+)
+# END static dispatch

@@ -88,6 +88,20 @@ class Adam(Optimizer):
             bool(group["maximize"]),
         )
 
+    def _static_rule(self, group: dict[str, Any]) -> tuple[str, dict[str, Any], tuple[str, ...]]:
+        b1, b2 = group["betas"]
+        hyper = {
+            "beta1": float(b1),
+            "beta2": float(b2),
+            "eps": float(group["eps"]),
+            "weight_decay": float(group["weight_decay"]),
+            "decoupled": bool(self._decoupled),
+            "amsgrad": bool(group["amsgrad"]),
+            "maximize": bool(group["maximize"]),
+        }
+        buffers = ("moment1", "moment2", *(("max_moment2",) if hyper["amsgrad"] else ()))
+        return "adam", hyper, buffers
+
 
 class AdamW(Adam):
     """Adam with decoupled weight decay (Loshchilov & Hutter): each step first shrinks the

@@ -37,7 +37,7 @@ def _static_parameters(params: Any) -> list[Any] | None:
     """In static mode, the parameters given: static Variables or names, or parameter
     groups (dicts whose ``params`` are such); ``[]`` when none, meaning all trainable
     ones of the program. None in dynamic mode or when ``params`` holds eager tensors."""
-    static = sys.modules.get("ferrograd.static._mode")
+    static = sys.modules.get("ferrograd.static.mode_switch")
     if static is None or static.in_dynamic_mode():
         return None
     if params is None:
@@ -300,6 +300,16 @@ class Optimizer:
 
     def _update_group(self, group: dict[str, Any], state: Any) -> None:
         raise NotImplementedError
+
+    def _static_rule(self, group: dict[str, Any]) -> tuple[str, dict[str, Any], tuple[str, ...]]:
+        """The update rule a static program runs for this optimizer (``minimize`` with a
+        static loss): the Rust rule's name, its hyper-parameters read from the group
+        settings ``group``, and the names of the per-parameter state buffers. Optimizers
+        that support static mode override it."""
+        raise NotImplementedError(
+            f"{type(self).__name__}.minimize is not supported in static mode; use SGD, "
+            "Momentum, Adam or AdamW"
+        )
 
     def minimize(
         self,

@@ -67,6 +67,17 @@ class SGD(Optimizer):
             bool(group["maximize"]),
         )
 
+    def _static_rule(self, group: dict[str, Any]) -> tuple[str, dict[str, Any], tuple[str, ...]]:
+        hyper = {
+            "momentum": float(group["momentum"]),
+            "dampening": float(group["dampening"]),
+            "weight_decay": float(group["weight_decay"]),
+            "nesterov": bool(group["nesterov"]),
+            "maximize": bool(group["maximize"]),
+        }
+        buffers = ("momentum_buffer",) if hyper["momentum"] != 0.0 else ()
+        return "sgd", hyper, buffers
+
 
 class Momentum(SGD):
     """Paddle's ``Momentum(learning_rate=1e-3, momentum=0.9, parameters=...,

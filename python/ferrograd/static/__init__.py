@@ -20,12 +20,12 @@ from __future__ import annotations
 
 from . import initializer as initializer
 from . import nn as nn
-from ._mode import disable_static as disable_static
-from ._mode import enable_static as enable_static
-from ._mode import in_dynamic_mode as in_dynamic_mode
 from .backward import append_backward as append_backward
 from .backward import gradients as gradients
 from .executor import Executor as Executor
+from .mode_switch import disable_static as disable_static
+from .mode_switch import enable_static as enable_static
+from .mode_switch import in_dynamic_mode as in_dynamic_mode
 from .program import Block as Block
 from .program import Program as Program
 from .program import Scope as Scope

@@ -1,6 +1,6 @@
-"""Module functions whose first argument is not a single tensor (``stack``, Paddle's
-``split``, ``where``), recording into the program of the static Variables they are
-given. ``enable_static()`` installs them (see ``_mode``)."""
+"""Module functions whose first argument is not a single tensor (``concat``, ``stack``,
+Paddle's ``split``, ``where``), recording into the program of the static Variables they
+are given (``dispatch.record_call`` calls them)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,18 @@ def first_variable(values: Sequence[Any]) -> Variable | None:
         if isinstance(v, Variable):
             return v
     return None
+
+
+def concat(
+    x: Sequence[Any], axis: int = 0, name: str | None = None, *, dim: int | None = None
+) -> Variable:
+    """Joins the variables (tensors and arrays become constants) along ``axis``."""
+    items = list(x)
+    var = first_variable(items)
+    if var is None:
+        raise TypeError("concat: expected at least one static Variable")
+    vs = [var.block._as_variable(v, like=var) for v in items]
+    return var.block._append("concat", vs, {"axis": dim if dim is not None else axis})
 
 
 def stack(
@@ -67,5 +79,10 @@ def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None)
     return block._append("where", [c, a, b], {})
 
 
-#: name -> static implementation, installed into ``ferrograd`` by ``enable_static()``
-FUNCTIONS: dict[str, Callable[..., Any]] = {"stack": stack, "split": split, "where": where}
+#: name -> static implementation of the module function of that name
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "concat": concat,
+    "stack": stack,
+    "split": split,
+    "where": where,
+}

@@ -31,41 +31,6 @@ _schedulers: weakref.WeakKeyDictionary[Any, list[tuple[str, Any, float]]] = (
 scheduled = False
 
 
-def _rule_of(opt: Any, d: dict[str, Any]) -> tuple[str, dict[str, Any], tuple[str, ...]]:
-    """The Rust update rule of ``opt``, its hyper-parameters taken from the group
-    settings ``d``, and the buffer names."""
-    from ..optim.adam import Adam
-    from ..optim.sgd import SGD
-
-    if isinstance(opt, SGD):
-        hyper = {
-            "momentum": float(d["momentum"]),
-            "dampening": float(d["dampening"]),
-            "weight_decay": float(d["weight_decay"]),
-            "nesterov": bool(d["nesterov"]),
-            "maximize": bool(d["maximize"]),
-        }
-        names: tuple[str, ...] = ("momentum_buffer",) if hyper["momentum"] != 0.0 else ()
-        return "sgd", hyper, names
-    if isinstance(opt, Adam):
-        b1, b2 = d["betas"]
-        hyper = {
-            "beta1": float(b1),
-            "beta2": float(b2),
-            "eps": float(d["eps"]),
-            "weight_decay": float(d["weight_decay"]),
-            "decoupled": bool(opt._decoupled),
-            "amsgrad": bool(d["amsgrad"]),
-            "maximize": bool(d["maximize"]),
-        }
-        names = ("moment1", "moment2", *(("max_moment2",) if hyper["amsgrad"] else ()))
-        return "adam", hyper, names
-    raise NotImplementedError(
-        f"{type(opt).__name__}.minimize is not supported in static mode; use SGD, Momentum, "
-        "Adam or AdamW"
-    )
-
-
 def _state_var(
     main: _program.Program,
     startup: _program.Program,
@@ -137,8 +102,9 @@ def minimize(
             "grad_clip is not supported in static mode yet; build the optimizer without it"
         )
     groups = _groups(opt, loss, parameters)
-    # every group's rule first: an unsupported optimizer fails before the program changes
-    rules = [_rule_of(opt, settings) for settings, _ in groups]
+    # every group's rule first: an unsupported optimizer fails before the program changes.
+    # Each optimizer class declares its own static rule (``Optimizer._static_rule``).
+    rules = [opt._static_rule(settings) for settings, _ in groups]
     wanted = None if groups[0][1] is None else [v for _, ps in groups for v in ps or []]
     pairs = append_backward(loss, wanted, no_grad_set)
     if not pairs:

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import _core
-from .variable_ops import VariableOpsMixin
+from .variable_index_split_reduce import VariableOpsMixin
+from .variable_layout_scan import VariableLayoutScanMixin
 
 if TYPE_CHECKING:
     from .program import Block, Program
@@ -22,7 +23,7 @@ def _dtype_object(name: str) -> Any:
     return getattr(_core, name)
 
 
-class Variable(VariableOpsMixin):
+class Variable(VariableOpsMixin, VariableLayoutScanMixin):
     """A variable of a static program: data (fed at run time), parameter (held in a
     scope), or the result of an op. ``shape`` uses ``-1`` for dimensions known only at
     run time."""
@@ -97,6 +98,14 @@ class Variable(VariableOpsMixin):
         )
 
     __array__ = numpy
+
+    @staticmethod
+    def __ferrograd_function__(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """``ferrograd.<name>(*args, **kwargs)`` called with a Variable among the
+        arguments: records the op (see ``static/dispatch.py``)."""
+        from .dispatch import record_call
+
+        return record_call(name, args, kwargs)
 
     # ----------------------------------------------------------------- recording
     def _op(self, op: str, inputs: Sequence[Variable], **attrs: Any) -> Variable:

@@ -1,0 +1,35 @@
+"""The static/dynamic mode flag: ``enable_static()``, ``disable_static()``,
+``in_dynamic_mode()``.
+
+The switch changes nothing in the ``ferrograd`` namespace: module functions dispatch on
+their arguments' type instead (a static ``Variable`` records, a ``Tensor`` runs; see
+``static/dispatch.py`` and ``src/python/static_dispatch.rs``). The flag tells the
+layers and optimizers that build parameters (``nn.Linear`` in static mode creates
+static parameters) which kind to make.
+"""
+
+from __future__ import annotations
+
+from .variable import Variable as Variable  # (read by optim.optimizer through this module)
+
+_static = [False]
+
+
+def enable_static() -> None:
+    """Static mode: layers and optimizers build static programs; ``ferrograd``
+    functions given static Variables record ops into the Variable's program (they do
+    in either mode: the functions dispatch on the argument type)."""
+    _static[0] = True
+
+
+def disable_static() -> None:
+    """Back to dynamic (eager) mode."""
+    _static[0] = False
+
+
+def in_dynamic_mode() -> bool:
+    """True unless ``enable_static()`` is in effect."""
+    return not _static[0]
+
+
+__all__ = ["disable_static", "enable_static", "in_dynamic_mode"]
