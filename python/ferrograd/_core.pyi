@@ -2383,6 +2383,7 @@ def _dropout(x: Tensor, p: _float, upscale: _bool) -> Tensor:
 
 def _linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``x @ weight.T + bias`` with ``weight`` ``[out, in]`` (one graph node)."""
+
 # --- fused recurrent layer (nn/rnn.py) ------------------------------------------------
 
 def _rnn_layer(

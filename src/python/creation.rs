@@ -229,7 +229,10 @@ fn fill_value_of(
     if kind == ScalarKind::Int {
         if let Some((lo, hi)) = crate::python::interop::convert::int_bounds(d) {
             if value.re < lo as f64 || value.re > hi as f64 {
-                return Err(crate::python::interop::convert::out_of_bounds(&v.str()?.to_string(), d));
+                return Err(crate::python::interop::convert::out_of_bounds(
+                    &v.str()?.to_string(),
+                    d,
+                ));
             }
         }
     }

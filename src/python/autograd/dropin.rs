@@ -2,9 +2,9 @@
 //! alike but define differently: Paddle's `retain_grads()` (ordered among the tensor's
 //! hooks) and the error class for a non-Tensor gradient.
 
+use crate::error::Error;
 use crate::python::errors::from_pyerr;
 use crate::python::tensor::class::PyTensor;
-use crate::error::Error;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyType;

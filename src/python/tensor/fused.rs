@@ -2,10 +2,10 @@
 //! `ferrograd.nn.functional`, which calls them on the common path and composes tensor ops
 //! for the rare options): layer norm, class-index losses, dropout, eager linear.
 
+use crate::autograd::ops::class_loss::{ClassLossOpts, Reduction};
 use crate::python::errors::IntoPy;
 use crate::python::tensor::class::{wrap, PyTensor};
 use crate::python::tensor::math::maybe_detach;
-use crate::autograd::ops::class_loss::{ClassLossOpts, Reduction};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 

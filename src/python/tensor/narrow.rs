@@ -1,9 +1,9 @@
 //! torch's conversions to the narrow integer dtypes: `Tensor.byte()` (uint8),
 //! `Tensor.char()` (int8) and `Tensor.short()` (int16), beside `int()` / `long()`.
 
+use crate::dtype::DType;
 use crate::python::errors::IntoPy;
 use crate::python::tensor::class::{wrap, PyTensor};
-use crate::dtype::DType;
 use pyo3::prelude::*;
 
 type PyT = PyResult<Py<PyTensor>>;

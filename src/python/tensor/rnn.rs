@@ -1,10 +1,10 @@
 //! Binding of the fused recurrent layer op (a private `_core` function; the public API
 //! is `ferrograd.nn.LSTM` / `RNN` / `SimpleRNN`, written in Python over it).
 
+use crate::kernels::rnn::Cell;
 use crate::python::errors::IntoPy;
 use crate::python::tensor::class::{wrap, PyTensor};
 use crate::python::tensor::math::maybe_detach;
-use crate::kernels::rnn::Cell;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
