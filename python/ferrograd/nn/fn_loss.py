@@ -1,7 +1,7 @@
 """Regression, binary and ranking losses of ``nn.functional``.
 
 Each loss is a composition of differentiable tensor ops (gradients of every order flow
-through it) reduced by ``functional._reduce`` (``"mean"``, ``"sum"`` or ``"none"``).
+through it) reduced by ``fn_class_loss._reduce`` (``"mean"``, ``"sum"`` or ``"none"``).
 Names follow both peers: the target is ``target`` (torch) or ``label`` (Paddle), the
 logits of ``binary_cross_entropy_with_logits`` may be passed as Paddle's ``logit``.
 torch's deprecated ``size_average``/``reduce`` arguments are not accepted: use
@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from .. import _core
-from .functional import _REDUCTIONS, _reduce
+from .fn_class_loss import _REDUCTIONS, _reduce
 
 Tensor = _core.Tensor
 

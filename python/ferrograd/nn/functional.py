@@ -16,7 +16,6 @@ from .. import _core
 
 Tensor = _core.Tensor
 
-_REDUCTIONS = ("mean", "sum", "none")
 # dtypes the fused Rust ops (layer_norm, losses, dropout, linear) compute in; others compose
 _FUSED_DTYPES = (_core.float32, _core.float64)
 
@@ -204,199 +203,6 @@ def embedding(
     return out
 
 
-# ---------------------------------------------------------------------------------- losses
-
-
-def _reduce(loss: Tensor, reduction: str, what: str) -> Tensor:
-    if reduction == "mean":
-        return loss.mean()
-    if reduction == "sum":
-        return loss.sum()
-    if reduction == "none":
-        return loss
-    raise ValueError(f"{what}: reduction must be one of {_REDUCTIONS}, got {reduction!r}")
-
-
-def _class_labels(label: Tensor, logits_ndim: int, what: str) -> Tensor:
-    """Integer class ids; Paddle's ``[N, 1]`` labels of ``[N, C]`` logits lose the 1."""
-    if not isinstance(label, Tensor):
-        label = _core.tensor(label)
-    if label.dtype.is_floating_point or label.dtype.is_complex:
-        raise TypeError(
-            f"{what}: class labels must be an integer tensor, got {label.dtype} (for "
-            f"probabilities use cross_entropy(..., soft_label=True) or a float target)"
-        )
-    if logits_ndim == 2 and label.ndim == 2 and label.shape[-1] == 1:
-        label = label.squeeze(-1)
-    return label
-
-
-def nll_loss(
-    input: Tensor,
-    target: Tensor,
-    weight: Optional[Tensor] = None,
-    ignore_index: int = -100,
-    reduction: str = "mean",
-    name: Optional[str] = None,
-    *,
-    label: Optional[Tensor] = None,
-) -> Tensor:
-    """Negative log-likelihood of class ``target`` given log-probabilities ``input`` of
-    shape ``[N, C, ...]``. ``weight`` (``[C]``) weighs classes; ``mean`` divides by the
-    summed weights of the counted targets; ``ignore_index`` targets count for nothing."""
-    if label is not None:
-        target = label
-    if reduction not in _REDUCTIONS:
-        raise ValueError(f"nll_loss: reduction must be one of {_REDUCTIONS}, got {reduction!r}")
-    if input.ndim < 1:
-        raise ValueError("nll_loss: input must have a class dimension")
-    class_dim = 0 if input.ndim == 1 else 1
-    target = _class_labels(target, input.ndim if input.ndim > 1 else 2, "nll_loss")
-    num_classes = input.shape[class_dim]
-    if list(target.shape) != list(input.shape[:class_dim]) + list(input.shape[class_dim + 1 :]):
-        raise ValueError(
-            f"nll_loss: target shape {list(target.shape)} does not fit input shape "
-            f"{list(input.shape)} (expected the input's shape without its class dim {class_dim})"
-        )
-    if isinstance(ignore_index, int) and _constant_weight(input, weight):
-        return _core._class_loss(input, target, weight, ignore_index, reduction, 0.0, False)
-    valid = target != ignore_index
-    safe = _core.where(valid, target, 0) if ignore_index is not None else target
-    try:
-        picked = input.gather(class_dim, safe.unsqueeze(class_dim)).squeeze(class_dim)
-    except IndexError as e:
-        # the range check lives in the gather kernel; say it in the loss's terms
-        raise IndexError(
-            f"nll_loss: target values must lie in [0, {num_classes}) or equal "
-            f"ignore_index={ignore_index} ({e})"
-        ) from None
-    w = valid.astype(input.dtype)
-    if weight is not None:
-        w = w * weight.index_select(safe.reshape(-1), axis=0).reshape(list(safe.shape))
-    loss = -(picked * w)
-    if reduction == "mean":
-        return loss.sum() / w.sum()
-    return _reduce(loss, reduction, "nll_loss")
-
-
-def cross_entropy(
-    input: Tensor,
-    label: Tensor,
-    weight: Optional[Tensor] = None,
-    ignore_index: int = -100,
-    reduction: str = "mean",
-    label_smoothing: float = 0.0,
-    soft_label: bool = False,
-    axis: Optional[int] = None,
-    use_softmax: bool = True,
-    name: Optional[str] = None,
-    *,
-    target: Optional[Tensor] = None,
-) -> Tensor:
-    """Softmax cross-entropy of logits ``input`` (``[N, C, ...]``) against class ids, or
-    against probabilities when ``label`` is floating (``soft_label=True`` in Paddle).
-
-    ``label_smoothing`` mixes the one-hot target with the uniform distribution;
-    ``use_softmax=False`` (Paddle) treats ``input`` as probabilities already.
-    """
-    if target is not None:
-        label = target
-    if reduction not in _REDUCTIONS:
-        raise ValueError(
-            f"cross_entropy: reduction must be one of {_REDUCTIONS}, got {reduction!r}"
-        )
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise ValueError(f"cross_entropy: label_smoothing must be in [0, 1], got {label_smoothing}")
-    if not isinstance(label, Tensor):
-        label = _core.tensor(label)
-    natural = 1 if input.ndim > 1 else 0  # where nll_loss expects the classes
-    class_dim = natural if axis is None else axis % input.ndim
-    is_soft = soft_label or label.dtype.is_floating_point
-    if not is_soft and label.ndim == input.ndim and label.shape[class_dim] == 1:
-        label = label.squeeze(class_dim)  # Paddle's labels keep a size-1 class dim
-    if class_dim != natural:
-        # move the class dim to position 1, the other dims keeping their order
-        perm = [0, class_dim] + [d for d in range(1, input.ndim) if d != class_dim]
-        input = input.permute(perm)
-        if is_soft:
-            label = label.permute(perm)
-        class_dim = natural
-    if (
-        not is_soft
-        and use_softmax
-        and isinstance(ignore_index, int)
-        and _constant_weight(input, weight)
-    ):
-        # one op: log-softmax, pick, weigh, smooth and reduce (the common path)
-        label = _class_labels(label, input.ndim if input.ndim > 1 else 2, "cross_entropy")
-        return _core._class_loss(
-            input, label, weight, ignore_index, reduction, float(label_smoothing), True
-        )
-    logp = input.log_softmax(class_dim) if use_softmax else input.log()
-    num_classes = input.shape[class_dim]
-    if is_soft:
-        if list(label.shape) != list(input.shape) and not soft_label:
-            # A float label of another shape is almost always class ids of the wrong dtype.
-            raise ValueError(
-                f"cross_entropy: the label has dtype {label.dtype} and shape "
-                f"{list(label.shape)}; class ids must be int64 (convert with "
-                f"label.astype('int64') or label.long()); a floating label is read as "
-                f"class probabilities, which must have the input's shape {list(input.shape)}"
-            )
-        if list(label.shape) != list(input.shape):
-            raise ValueError(
-                f"cross_entropy: probability targets must have the input's shape "
-                f"{list(input.shape)}, got {list(label.shape)}"
-            )
-        probs = label
-        if label_smoothing > 0:
-            probs = probs * (1.0 - label_smoothing) + label_smoothing / num_classes
-        per_class = logp * probs
-        if weight is not None:
-            shape = [1] * input.ndim
-            shape[class_dim] = num_classes
-            per_class = per_class * weight.reshape(shape)
-        return _reduce(-per_class.sum(class_dim), reduction, "cross_entropy")
-    nll = nll_loss(logp, label, weight, ignore_index, reduction)
-    if label_smoothing == 0.0:
-        return nll
-    # smoothing term: mean over classes of -log p, weighted like the targets
-    label = _class_labels(label, input.ndim, "cross_entropy")
-    valid = (label != ignore_index).astype(input.dtype)
-    if weight is not None:
-        shape = [1] * input.ndim
-        shape[class_dim] = num_classes
-        smooth = -(logp * weight.reshape(shape)).sum(class_dim) / num_classes
-        safe = _core.where(label != ignore_index, label, 0)
-        denom = (
-            weight.index_select(safe.reshape(-1), axis=0).reshape(list(safe.shape)) * valid
-        ).sum()
-    else:
-        smooth = -logp.sum(class_dim) / num_classes
-        denom = valid.sum()
-    smooth = smooth * valid
-    if reduction == "mean":
-        smooth_r = smooth.sum() / denom
-    else:
-        smooth_r = _reduce(smooth, reduction, "cross_entropy")
-    return nll * (1.0 - label_smoothing) + smooth_r * label_smoothing
-
-
-def mse_loss(
-    input: Tensor,
-    label: Tensor,
-    reduction: str = "mean",
-    name: Optional[str] = None,
-    *,
-    target: Optional[Tensor] = None,
-) -> Tensor:
-    """Squared error ``(input - label)**2``, averaged (``mean``), summed or per element."""
-    if target is not None:
-        label = target
-    diff = input - label
-    return _reduce(diff * diff, reduction, "mse_loss")
-
-
 __all__ = [
     # BEGIN generated: unary __all__ (scripts/gen_op_bindings.py from src/op_defs/unary.rs)
     "tanh",
@@ -470,8 +276,8 @@ def one_hot(x: Tensor, num_classes: int = -1, name: Optional[str] = None) -> Ten
 from .fn_attention import scaled_dot_product_attention as scaled_dot_product_attention  # noqa: E402
 
 __all__ += ["scaled_dot_product_attention"]
-# Activations with arguments, normalisation, regression / binary / ranking losses (own
-# files; imported last because fn_loss reuses _reduce from above).
+# Activations with arguments, class-index / regression / binary / ranking losses and
+# normalisation, each family in its own file (they import helpers defined above).
 from .fn_activation import celu as celu  # noqa: E402
 from .fn_activation import elu as elu  # noqa: E402
 from .fn_activation import glu as glu  # noqa: E402
@@ -488,6 +294,9 @@ from .fn_activation import softplus as softplus  # noqa: E402
 from .fn_activation import softshrink as softshrink  # noqa: E402
 from .fn_activation import threshold as threshold  # noqa: E402
 from .fn_activation import thresholded_relu as thresholded_relu  # noqa: E402
+from .fn_class_loss import cross_entropy as cross_entropy  # noqa: E402
+from .fn_class_loss import mse_loss as mse_loss  # noqa: E402
+from .fn_class_loss import nll_loss as nll_loss  # noqa: E402
 from .fn_loss import binary_cross_entropy as binary_cross_entropy  # noqa: E402
 from .fn_loss import binary_cross_entropy_with_logits as binary_cross_entropy_with_logits  # noqa: E402
 from .fn_loss import cosine_embedding_loss as cosine_embedding_loss  # noqa: E402
