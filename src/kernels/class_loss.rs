@@ -7,11 +7,12 @@
 //! `exp`, [`sum_run`], `log`, pick, weigh, negate), so on contiguous class rows it is
 //! bit-identical to `log_softmax` + `nll_loss` composed of tensor ops.
 
-use super::fused_nn::NnFloat;
+use super::fused_nn::{parallel, NnFloat};
 use super::reduce::sum_run;
 use crate::dtype::Element;
 use crate::error::{Error, Result};
 use crate::storage::try_filled_vec;
+use rayon::prelude::*;
 
 /// What one class-index loss computes.
 pub struct ClassLossSpec<'a, T> {
@@ -102,62 +103,215 @@ fn shift_of<T: NnFloat>(row: &[T]) -> T {
     }
 }
 
-/// The per-position forward of a class-index loss over contiguous `x`.
-pub fn class_loss_forward<T: NnFloat>(
-    x: &[T],
-    s: &ClassLossSpec<'_, T>,
-) -> Result<ClassLossOut<T>> {
-    let zero = <T as Element>::zero();
-    let n = s.positions();
-    let smoothing = s.smoothing > 0.0;
-    let mut out = ClassLossOut {
-        nll: try_filled_vec(n, zero)?,
-        w: try_filled_vec(n, zero)?,
-        smooth: try_filled_vec(if smoothing { n } else { 0 }, zero)?,
-        shift: try_filled_vec(if s.log_softmax { n } else { 0 }, zero)?,
-        log_sum: try_filled_vec(if s.log_softmax { n } else { 0 }, zero)?,
-    };
-    let mut buf = Vec::new();
-    let mut logp = try_filled_vec(s.classes, zero)?;
-    let c_t = T::from_f64(s.classes as f64);
-    for p in 0..n {
-        let (counted, t) = s.target(p)?;
-        let row = s.row(x, p, &mut buf);
-        if s.log_softmax {
+/// One position's forward results (gathered per position, then split into
+/// [`ClassLossOut`]'s vectors).
+#[derive(Clone, Copy)]
+struct PosOut<T> {
+    nll: T,
+    w: T,
+    smooth: T,
+    shift: T,
+    log_sum: T,
+}
+
+/// Work buffers of one thread: a gathered class row and the log-probabilities.
+type RowBufs<T> = (Vec<T>, Vec<T>);
+
+/// Positions per parallel task: about [`TASK_ELEMS`] logits each.
+const TASK_ELEMS: usize = 1 << 12;
+
+impl<T: NnFloat> ClassLossSpec<'_, T> {
+    /// Every target checked up front, so the row passes cannot fail half-way and the error
+    /// names the first bad target whatever the thread count.
+    fn check_targets(&self) -> Result<()> {
+        (0..self.positions()).try_for_each(|p| self.target(p).map(drop))
+    }
+
+    /// Positions handed to one task.
+    fn positions_per_task(&self) -> usize {
+        (TASK_ELEMS / self.classes.max(1)).max(1)
+    }
+
+    /// The forward of position `p` (its target already checked).
+    #[inline(always)]
+    fn forward_position(&self, x: &[T], p: usize, (buf, logp): &mut RowBufs<T>) -> PosOut<T> {
+        let zero = <T as Element>::zero();
+        let (counted, t) = self.target(p).unwrap_or((false, 0));
+        let row = self.row(x, p, buf);
+        logp.resize(self.classes, zero);
+        let mut o = PosOut {
+            nll: zero,
+            w: zero,
+            smooth: zero,
+            shift: zero,
+            log_sum: zero,
+        };
+        if self.log_softmax {
             let m = shift_of(row);
-            for (l, &v) in logp.iter_mut().zip(row) {
-                *l = (v - m).exp_k();
+            T::exp_shifted(row, m, zero, logp); // (v - m) - 0 is v - m exactly
+            let ls = sum_run(logp).ln();
+            if self.smoothing > 0.0 {
+                for (l, &v) in logp.iter_mut().zip(row) {
+                    *l = (v - m) - ls;
+                }
+            } else {
+                // only the target's log-probability is read below
+                logp[t] = (row[t] - m) - ls;
             }
-            let ls = sum_run(&logp).ln();
-            for (l, &v) in logp.iter_mut().zip(row) {
-                *l = (v - m) - ls;
-            }
-            out.shift[p] = m;
-            out.log_sum[p] = ls;
+            (o.shift, o.log_sum) = (m, ls);
         } else {
             logp.copy_from_slice(row);
         }
         let valid = if counted { <T as Element>::one() } else { zero };
-        let w = valid * s.class_weight(t);
-        out.w[p] = w;
-        out.nll[p] = -(logp[t] * w);
-        if smoothing {
-            if let Some(cw) = s.weight {
+        o.w = valid * self.class_weight(t);
+        o.nll = -(logp[t] * o.w);
+        if self.smoothing > 0.0 {
+            if let Some(cw) = self.weight {
                 for (l, &wc) in logp.iter_mut().zip(cw) {
                     *l = *l * wc;
                 }
             }
-            out.smooth[p] = -sum_run(&logp) / c_t * valid;
+            o.smooth = -sum_run(logp) / T::from_f64(self.classes as f64) * valid;
+        }
+        o
+    }
+
+    /// Writes position `p`'s gradient to `dst[start + c * stride]` for each class `c`, in
+    /// `T` arithmetic (`wsum`: the class weights' sum).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn backward_position(
+        &self,
+        x: &[T],
+        p: usize,
+        (shift, log_sum, gscale): (&[T], &[T], &[T]),
+        wsum: T,
+        dst: &mut [T],
+        start: usize,
+        stride: usize,
+    ) {
+        let (zero, one) = (<T as Element>::zero(), <T as Element>::one());
+        let e = T::from_f64(self.smoothing);
+        let (counted, t) = self.target(p).unwrap_or((false, 0));
+        let g = gscale[p];
+        let (w, valid) = if counted {
+            (self.class_weight(t), one)
+        } else {
+            (zero, zero)
+        };
+        // a[c] = ev * weight[c] + [c == t] * at;  A = sum_c a[c]
+        let ev = e * valid / T::from_f64(self.classes as f64);
+        let at = (one - e) * w;
+        let big_a = at + ev * wsum;
+        let (o, i) = (p / self.inner, p % self.inner);
+        let base = o * self.classes * self.inner + i;
+        let (sh, ls) = if self.log_softmax {
+            (shift[p], log_sum[p])
+        } else {
+            (zero, zero)
+        };
+        let grad = |xv: T, a: T| {
+            if self.log_softmax {
+                g * (big_a * ((xv - sh) - ls).exp_k() - a)
+            } else {
+                -(g * a)
+            }
+        };
+        if self.log_softmax && self.inner == 1 && stride == 1 {
+            // a contiguous row: softmax through the vectorised exp, then the affine step
+            let row = &mut dst[start..start + self.classes];
+            T::exp_shifted(&x[base..base + self.classes], sh, ls, row);
+            match self.weight {
+                Some(cw) => {
+                    for (d, &wc) in row.iter_mut().zip(cw) {
+                        *d = g * (big_a * *d - ev * wc);
+                    }
+                }
+                None => {
+                    for d in row.iter_mut() {
+                        *d = g * (big_a * *d - ev);
+                    }
+                }
+            }
+        } else {
+            // strided rows or log-probability input: element by element
+            match self.weight {
+                Some(cw) => {
+                    for (c, &wc) in cw.iter().enumerate() {
+                        dst[start + c * stride] = grad(x[base + c * self.inner], ev * wc);
+                    }
+                }
+                None => {
+                    for c in 0..self.classes {
+                        dst[start + c * stride] = grad(x[base + c * self.inner], ev);
+                    }
+                }
+            }
+        }
+        // the target's entry again, with its extra term
+        if counted {
+            let a = ev * self.class_weight(t) + at;
+            dst[start + t * stride] = grad(x[base + t * self.inner], a);
         }
     }
-    Ok(out)
+}
+
+/// The per-position forward of a class-index loss over contiguous `x`; positions run in
+/// parallel on large inputs.
+pub fn class_loss_forward<T: NnFloat>(
+    x: &[T],
+    s: &ClassLossSpec<'_, T>,
+) -> Result<ClassLossOut<T>> {
+    s.check_targets()?;
+    let zero = <T as Element>::zero();
+    let n = s.positions();
+    let blank = PosOut {
+        nll: zero,
+        w: zero,
+        smooth: zero,
+        shift: zero,
+        log_sum: zero,
+    };
+    let mut pos = try_filled_vec(n, blank)?;
+    let per = s.positions_per_task();
+    let run = |bufs: &mut RowBufs<T>, (ci, chunk): (usize, &mut [PosOut<T>])| {
+        for (j, o) in chunk.iter_mut().enumerate() {
+            *o = s.forward_position(x, ci * per + j, bufs);
+        }
+    };
+    if parallel(x.len()) {
+        pos.par_chunks_mut(per)
+            .enumerate()
+            .for_each_init(RowBufs::default, run);
+    } else {
+        let mut bufs = RowBufs::default();
+        pos.chunks_mut(per)
+            .enumerate()
+            .for_each(|item| run(&mut bufs, item));
+    }
+    let smoothing = s.smoothing > 0.0;
+    let take = |on: bool, f: fn(&PosOut<T>) -> T| -> Result<Vec<T>> {
+        let mut v = try_filled_vec(if on { n } else { 0 }, zero)?;
+        for (d, o) in v.iter_mut().zip(&pos) {
+            *d = f(o);
+        }
+        Ok(v)
+    };
+    Ok(ClassLossOut {
+        nll: take(true, |o| o.nll)?,
+        w: take(true, |o| o.w)?,
+        smooth: take(smoothing, |o| o.smooth)?,
+        shift: take(s.log_softmax, |o| o.shift)?,
+        log_sum: take(s.log_softmax, |o| o.log_sum)?,
+    })
 }
 
 /// The gradient of `sum_p gscale[p] * loss[p]` with respect to `x` (contiguous), where
 /// `loss[p] = (1 - smoothing) * nll[p] + smoothing * smooth[p]`. With
 /// `a[c] = (1 - e) * w * [c == target] + e * counted * weight[c] / C` and `A = sum_c a[c]`
 /// the gradient of position `p` is `gscale * (A * softmax(x)[c] - a[c])` after a
-/// log-softmax, `-gscale * a[c]` on log-probabilities.
+/// log-softmax, `-gscale * a[c]` on log-probabilities. Rows run in parallel on large
+/// inputs (by groups of positions when classes are contiguous, by outer index otherwise).
 pub fn class_loss_backward<T: NnFloat>(
     x: &[T],
     s: &ClassLossSpec<'_, T>,
@@ -165,33 +319,41 @@ pub fn class_loss_backward<T: NnFloat>(
     fwd_log_sum: &[T],
     gscale: &[T],
 ) -> Result<Vec<T>> {
+    s.check_targets()?;
     let mut gx = try_filled_vec(x.len(), <T as Element>::zero())?;
-    let e = s.smoothing;
+    if gx.is_empty() {
+        return Ok(gx);
+    }
     let wsum: f64 = (0..s.classes).map(|c| s.class_weight(c).to_f64()).sum();
-    for p in 0..s.positions() {
-        let (counted, t) = s.target(p)?;
-        let g = gscale[p].to_f64();
-        let w = if counted {
-            s.class_weight(t).to_f64()
-        } else {
-            0.0
-        };
-        let valid = if counted { 1.0 } else { 0.0 };
-        let big_a = (1.0 - e) * w + e * valid * wsum / s.classes as f64;
-        let (o, i) = (p / s.inner, p % s.inner);
-        let base = o * s.classes * s.inner + i;
-        for c in 0..s.classes {
-            let mut a = e * valid * s.class_weight(c).to_f64() / s.classes as f64;
-            if c == t {
-                a += (1.0 - e) * w;
+    let wsum = T::from_f64(wsum);
+    let saved = (fwd_shift, fwd_log_sum, gscale);
+    let par = parallel(x.len());
+    if s.inner == 1 {
+        // position p owns gx[p*C .. (p+1)*C]
+        let per = s.positions_per_task();
+        let run = |(ci, chunk): (usize, &mut [T])| {
+            for j in 0..chunk.len() / s.classes {
+                let p = ci * per + j;
+                s.backward_position(x, p, saved, wsum, chunk, j * s.classes, 1);
             }
-            let k = base + c * s.inner;
-            gx[k] = T::from_f64(if s.log_softmax {
-                let lp = (x[k] - fwd_shift[p]) - fwd_log_sum[p];
-                g * (big_a * lp.exp_k().to_f64() - a)
-            } else {
-                -g * a
-            });
+        };
+        if par {
+            gx.par_chunks_mut(per * s.classes).enumerate().for_each(run);
+        } else {
+            gx.chunks_mut(per * s.classes).enumerate().for_each(run);
+        }
+    } else {
+        // outer index o owns gx[o*C*I .. (o+1)*C*I]; its positions are strided by I
+        let block = s.classes * s.inner;
+        let run = |(o, chunk): (usize, &mut [T])| {
+            for i in 0..s.inner {
+                s.backward_position(x, o * s.inner + i, saved, wsum, chunk, i, s.inner);
+            }
+        };
+        if par {
+            gx.par_chunks_mut(block).enumerate().for_each(run);
+        } else {
+            gx.chunks_mut(block).enumerate().for_each(run);
         }
     }
     Ok(gx)

@@ -273,6 +273,30 @@ pub fn map_binary<A: Copy + Sync, B: Copy + Sync, O: Copy + Send>(
     })
 }
 
+/// Like [`map_binary`] with the split of a costly op, but when both operands are
+/// contiguous and of the output's shape the work goes through `chunk` (a vectorised kernel
+/// over equal-length slices); other layouts use `f`, which must compute the same function.
+pub fn map_binary_chunked<A: Copy + Sync, B: Copy + Sync, O: Copy + Send>(
+    a: &[A],
+    la: &Layout,
+    b: &[B],
+    lb: &Layout,
+    out_shape: &[usize],
+    chunk: impl Fn(&[A], &[B], &mut [MaybeUninit<O>]) + Sync + Send,
+    f: impl Fn(A, B) -> O + Sync + Send,
+) -> Result<Vec<O>> {
+    let n: usize = out_shape.iter().product();
+    let full = |l: &Layout| l.numel() == n && l.shape.as_slice() == out_shape && l.is_contiguous();
+    if !(full(la) && full(lb)) {
+        return map_binary(a, la, b, lb, out_shape, f);
+    }
+    let (sa, sb) = (&a[la.offset..la.offset + n], &b[lb.offset..lb.offset + n]);
+    build_output_split(n, Split::COSTLY, |start, c| {
+        let end = start + c.len();
+        chunk(&sa[start..end], &sb[start..end], c)
+    })
+}
+
 /// `dst[view] = f(dst[view], src)` in place, `src` broadcast to the view's shape.
 /// `dst` and `src` must not alias (callers copy `src` first when they share storage).
 pub fn zip_assign<T: Copy + Sync + Send, S: Copy + Sync>(

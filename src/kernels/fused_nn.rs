@@ -12,6 +12,7 @@ use crate::dtype::Element;
 use crate::error::Result;
 use crate::storage::try_filled_vec;
 use rayon::prelude::*;
+use std::mem::MaybeUninit;
 
 /// Element count from which the fused kernels split rows across threads.
 const PAR_MIN: usize = 1 << 15;
@@ -23,6 +24,17 @@ pub trait NnFloat: ReduceElem + num_traits::Float {
     fn exp_k(self) -> Self;
     /// `tanh(x)` exactly as the `tanh` op computes it for this type.
     fn tanh_k(self) -> Self;
+    /// `dst[i] = exp_k((src[i] - a) - b)` over equal-length slices, vectorised where the
+    /// type's `exp` is (float32 with AVX2).
+    fn exp_shifted(src: &[Self], a: Self, b: Self, dst: &mut [Self]);
+}
+
+/// The loop of [`NnFloat::exp_shifted`].
+#[inline(always)]
+fn exp_shifted_loop<T: NnFloat>(src: &[T], a: T, b: T, dst: &mut [T]) {
+    for (d, &v) in dst.iter_mut().zip(src) {
+        *d = ((v - a) - b).exp_k();
+    }
 }
 
 impl NnFloat for f32 {
@@ -34,6 +46,20 @@ impl NnFloat for f32 {
     fn tanh_k(self) -> f32 {
         super::fastmath::tanh_f32(self)
     }
+    fn exp_shifted(src: &[f32], a: f32, b: f32, dst: &mut [f32]) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            #[target_feature(enable = "avx2")]
+            unsafe fn wide(src: &[f32], a: f32, b: f32, dst: &mut [f32]) {
+                exp_shifted_loop(src, a, b, dst)
+            }
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU supports AVX2 (checked just above).
+                return unsafe { wide(src, a, b, dst) };
+            }
+        }
+        exp_shifted_loop(src, a, b, dst)
+    }
 }
 
 impl NnFloat for f64 {
@@ -44,6 +70,9 @@ impl NnFloat for f64 {
     #[inline(always)]
     fn tanh_k(self) -> f64 {
         self.tanh()
+    }
+    fn exp_shifted(src: &[f64], a: f64, b: f64, dst: &mut [f64]) {
+        exp_shifted_loop(src, a, b, dst)
     }
 }
 
@@ -64,7 +93,31 @@ pub fn gelu_tanh_grad_elem<T: NnFloat>(g: T, x: T) -> T {
     g * ((t + one) * half + x * half * (one - t * t) * du)
 }
 
-fn parallel(len: usize) -> bool {
+/// `dst[i] = gelu_tanh_grad_elem(g[i], x[i])` for float32 over equal-length slices, with
+/// AVX2 when the CPU has it (the forward's slice kernel does the same).
+pub fn gelu_tanh_grad_f32_slice(g: &[f32], x: &[f32], dst: &mut [MaybeUninit<f32>]) {
+    #[inline(always)]
+    fn body(g: &[f32], x: &[f32], dst: &mut [MaybeUninit<f32>]) {
+        for ((o, &gv), &xv) in dst.iter_mut().zip(g).zip(x) {
+            o.write(gelu_tanh_grad_elem(gv, xv));
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx2")]
+        unsafe fn wide(g: &[f32], x: &[f32], dst: &mut [MaybeUninit<f32>]) {
+            body(g, x, dst)
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2 (checked just above).
+            return unsafe { wide(g, x, dst) };
+        }
+    }
+    body(g, x, dst)
+}
+
+/// Whether a fused kernel over `len` elements splits its rows across threads.
+pub(super) fn parallel(len: usize) -> bool {
     len >= PAR_MIN && crate::interrupt::parallel_allowed()
 }
 

@@ -10,8 +10,10 @@ use super::saved;
 use crate::autograd::{is_grad_enabled, Recorder};
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
-use crate::kernels::elementwise::map_binary;
-use crate::kernels::fused_nn::{layer_norm_backward, layer_norm_forward, NnFloat};
+use crate::kernels::elementwise::{map_binary, map_binary_chunked};
+use crate::kernels::fused_nn::{
+    gelu_tanh_grad_elem, gelu_tanh_grad_f32_slice, layer_norm_backward, layer_norm_forward, NnFloat,
+};
 use crate::layout::Layout;
 use crate::storage::{try_vec_with_capacity, Storage};
 use crate::tensor::{Tensor, UnaryOp};
@@ -259,19 +261,28 @@ impl Tensor {
 /// recorded, or for dtypes and shapes other than a float32/float64 elementwise pair: the
 /// registry's composed formula runs then).
 pub fn gelu_tanh_grad(g: &Tensor, x: &Tensor) -> Result<Option<Tensor>> {
-    fn run<T: NnFloat>(g: &Tensor, x: &Tensor) -> Result<Tensor> {
+    type Chunk<T> = fn(&[T], &[T], &mut [std::mem::MaybeUninit<T>]);
+    fn run<T: NnFloat>(g: &Tensor, x: &Tensor, chunk: Chunk<T>) -> Result<Tensor> {
+        // `sum().backward()` hands a broadcast scalar: one copy lets the vectorised kernel run
+        let g = &g.contiguous_raw()?;
+        let x = &x.contiguous_raw()?;
         let (gs, xs) = (g.storage().read::<T>(), x.storage().read::<T>());
-        let v = map_binary(&gs, g.layout(), &xs, x.layout(), x.shape(), |g, x| {
-            crate::kernels::fused_nn::gelu_tanh_grad_elem(g, x)
-        })?;
+        let (gl, xl) = (g.layout(), x.layout());
+        let v = map_binary_chunked(&gs, gl, &xs, xl, x.shape(), chunk, gelu_tanh_grad_elem)?;
         Ok(tensor_of(v, x.shape()))
+    }
+    fn plain<T: NnFloat>(g: &[T], x: &[T], out: &mut [std::mem::MaybeUninit<T>]) {
+        for ((o, &gv), &xv) in out.iter_mut().zip(g).zip(x) {
+            o.write(gelu_tanh_grad_elem(gv, xv));
+        }
     }
     if is_grad_enabled() || g.dtype() != x.dtype() || g.shape() != x.shape() {
         return Ok(None);
     }
     match x.dtype() {
-        DType::F32 => run::<f32>(g, x).map(Some),
-        DType::F64 => run::<f64>(g, x).map(Some),
+        // float32 through the vectorised slice kernel (the same arithmetic per element)
+        DType::F32 => run::<f32>(g, x, gelu_tanh_grad_f32_slice).map(Some),
+        DType::F64 => run::<f64>(g, x, plain::<f64>).map(Some),
         _ => Ok(None),
     }
 }
