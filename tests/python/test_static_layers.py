@@ -178,3 +178,27 @@ def test_static_nn_embedding_and_conv3d_record():
         if i != 0:
             want[i] += 1
     np.testing.assert_array_equal(g, want)
+
+
+def test_a_test_clone_runs_dropout_and_batch_norm_in_evaluation_mode():
+    xv = a(0, (4, 3, 2, 2))
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        x = static.data("x", [-1, 3, 2, 2], "float64")
+        h = static.nn.batch_norm(x, moving_mean_name="m", moving_variance_name="v")
+        y = F.dropout(h, 0.5)
+    test = main.clone(for_test=True)
+    exe = static.Executor()
+    exe.run(startup)
+    scope = static.global_scope()
+    (train_out,) = exe.run(main, feed={"x": xv}, fetch_list=[y])
+    mean, var = scope.find_var("m").numpy(), scope.find_var("v").numpy()
+    np.testing.assert_allclose(mean, 0.1 * xv.mean(axis=(0, 2, 3)), rtol=1e-12)
+    assert np.any(train_out == 0.0)
+    (test_out,) = exe.run(test, feed={"x": xv}, fetch_list=[y.name])
+    np.testing.assert_array_equal(scope.find_var("m").numpy(), mean)  # not updated
+    want = (xv - mean[None, :, None, None]) / np.sqrt(var[None, :, None, None] + 1e-5)
+    np.testing.assert_allclose(test_out, want, rtol=1e-12)
+    # the training program still trains afterwards
+    exe.run(main, feed={"x": xv}, fetch_list=[y])
+    assert not np.allclose(scope.find_var("m").numpy(), mean)

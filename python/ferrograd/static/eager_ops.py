@@ -25,9 +25,12 @@ checked against its recorded dtype and shape (a ``-1`` dimension takes any size)
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import inspect
 import math
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import _core
@@ -45,6 +48,41 @@ _TRIAL_SIZES = (5, 9)
 _SMALL_TRIAL = 2
 
 _FUNCTIONAL = frozenset(FUNCTIONAL_OPS)
+
+#: arguments that test programs (``Program.clone(for_test=True)``) override when they run
+TEST_OVERRIDES: dict[str, dict[str, Any]] = {
+    "dropout": {"training": False},
+    "batch_norm": {"training": False},
+}
+
+_state = threading.local()
+
+
+@contextlib.contextmanager
+def test_mode(on: bool) -> Iterator[None]:
+    """Marks the programs run inside as test programs (the executor runs the traced
+    ops on its own thread, with the GIL taken back for each)."""
+    saved = getattr(_state, "test", False)
+    _state.test = on
+    try:
+        yield
+    finally:
+        _state.test = saved
+
+
+def _overriding(fn: Callable[..., Any], overrides: dict[str, Any]) -> Callable[..., Any]:
+    """``fn`` that, while a test program runs, is called with ``overrides`` in place of
+    the arguments of those names (however they were passed)."""
+    sig = inspect.signature(getattr(fn, "__wrapped__", fn))
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if getattr(_state, "test", False):
+            bound = sig.bind(*args, **kwargs)
+            bound.arguments.update(overrides)
+            return fn(*bound.args, **bound.kwargs)
+        return fn(*args, **kwargs)
+
+    return call
 
 
 def eager_function(name: str) -> Callable[..., Any]:
@@ -219,7 +257,9 @@ def record_eager(
 def record_function(name: str, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
     """The module function ``name`` (of ``TENSOR_OPS`` or ``FUNCTIONAL_OPS``) called
     with static Variables: recorded as a traced op."""
-    return record_eager(name, eager_function(name), args, kwargs)
+    fn = eager_function(name)
+    overrides = TEST_OVERRIDES.get(name)
+    return record_eager(name, fn if overrides is None else _overriding(fn, overrides), args, kwargs)
 
 
 def _method(name: str) -> Callable[..., Any]:
@@ -274,8 +314,10 @@ class VariableEagerOpsMixin:
 
 
 __all__ = [
+    "TEST_OVERRIDES",
     "VariableEagerOpsMixin",
     "eager_function",
     "record_eager",
     "record_function",
+    "test_mode",
 ]
