@@ -512,4 +512,8 @@ cat = concat
 # (s10-static) functions a static program records as traced ops: the eager function runs
 # on the values when the program runs (ferrograd/static/eager_ops.py)
 _wrap_names(globals(), _TRACED_OPS)
+# ... and the top-level spellings of nn.functional ones (torch.conv2d ...) are those objects
+from ._traced_op_names import FUNCTIONAL_OPS as _TRACED_F  # noqa: E402
+
+globals().update({n: getattr(nn.functional, n) for n in _TRACED_F if n in globals()})
 # END static dispatch
