@@ -223,3 +223,47 @@ fn optimizer_step_matches_the_eager_kernel() {
         vec![3]
     );
 }
+
+#[test]
+fn bitwise_not_keeps_every_integer_width_and_rejects_floats_when_recorded() {
+    use ferrograd::tensor::UnaryOp;
+    let mut p = Program::new();
+    let x = p
+        .add_var("x", DType::U8, vec![None], VarKind::Data)
+        .unwrap();
+    let y = p
+        .append_op(OpKind::Unary(UnaryOp::BitwiseNot), vec![x])
+        .unwrap();
+    assert_eq!(p.vars[y].dtype, DType::U8);
+    let f = p
+        .add_var("f", DType::F32, vec![Some(2)], VarKind::Data)
+        .unwrap();
+    let err = p
+        .append_op(OpKind::Unary(UnaryOp::BitwiseNot), vec![f])
+        .unwrap_err();
+    assert!(err.to_string().contains("bitwise_not"), "{err}");
+    let feeds = HashMap::from([(
+        "x".to_string(),
+        Tensor::from_vec(vec![0u8, 1, 200, 255], &[4]).unwrap(),
+    )]);
+    let out = Executor::new()
+        .run(&p, &feeds, &[y], &Scope::new())
+        .unwrap();
+    assert_eq!(out[0].to_vec::<u8>().unwrap(), vec![255, 254, 55, 0]);
+    for (v, want) in [(i64::MIN, i64::MAX), (-1, 0), (0, -1), (41, -42)] {
+        let t = Tensor::from_vec(vec![v], &[1]).unwrap();
+        let got = t
+            .unary(UnaryOp::BitwiseNot)
+            .unwrap()
+            .to_vec::<i64>()
+            .unwrap();
+        assert_eq!(got, vec![want]);
+    }
+    let i8s = Tensor::from_vec(vec![i8::MIN, -1, 0, i8::MAX], &[4]).unwrap();
+    let got = i8s.unary(UnaryOp::BitwiseNot).unwrap();
+    assert_eq!(got.dtype(), DType::I8);
+    assert_eq!(got.to_vec::<i8>().unwrap(), vec![i8::MAX, 0, -1, i8::MIN]);
+    let i16s = Tensor::from_vec(vec![i16::MIN, 300], &[2]).unwrap();
+    let got = i16s.unary(UnaryOp::BitwiseNot).unwrap();
+    assert_eq!(got.to_vec::<i16>().unwrap(), vec![i16::MAX, -301]);
+}

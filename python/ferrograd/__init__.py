@@ -499,6 +499,7 @@ __all__ += [
 # program; a Tensor runs at once). Wrapped here once, at import: enable_static() never
 # touches this namespace (see _op_functions.py and docs/static.md).
 from ._op_functions import wrap_names as _wrap_names  # noqa: E402
+from ._traced_op_names import TENSOR_OPS as _TRACED_OPS  # noqa: E402
 
 _wrap_names(
     globals(),
@@ -508,4 +509,11 @@ _wrap_names(
     ),
 )
 cat = concat
+# (s10-static) functions a static program records as traced ops: the eager function runs
+# on the values when the program runs (ferrograd/static/eager_ops.py)
+_wrap_names(globals(), _TRACED_OPS)
+# ... and the top-level spellings of nn.functional ones (torch.conv2d ...) are those objects
+from ._traced_op_names import FUNCTIONAL_OPS as _TRACED_F  # noqa: E402
+
+globals().update({n: getattr(nn.functional, n) for n in _TRACED_F if n in globals()})
 # END static dispatch

@@ -817,7 +817,7 @@ class Tensor:
     def __pos__(self) -> Self: ...
     def __abs__(self) -> Tensor: ...
     def __invert__(self) -> Tensor:
-        """Logical not (bool tensors only)."""
+        """Bitwise not of integers, logical not of bools (``bitwise_not``)."""
     def __eq__(self, other: object, /) -> Tensor:  # type: ignore[override]
         """Elementwise ``==`` (a bool tensor); ``t == None`` is ``False``."""
     def __ne__(self, other: object, /) -> Tensor:  # type: ignore[override]
@@ -1034,6 +1034,8 @@ class Tensor:
         """Elementwise ``log(sigmoid(self))``, computed stably."""
     def logical_not(self, name: str | None = None) -> Tensor:
         """Elementwise logical NOT of the truth values, as a bool tensor."""
+    def bitwise_not(self, name: str | None = None) -> Tensor:
+        """Elementwise bitwise NOT ``~self`` of integers (logical NOT of bools)."""
     def isnan(self, name: str | None = None) -> Tensor:
         """Elementwise test for NaN, as a bool tensor (complex: either part)."""
     def isinf(self, name: str | None = None) -> Tensor:
@@ -2099,6 +2101,11 @@ class _Program:
         skip: Sequence[int],
     ) -> None:
         """Appends a ``py_func`` op."""
+    def append_traced(
+        self, func: Callable[..., Any], inputs: Sequence[int], outputs: Sequence[int]
+    ) -> None:
+        """Appends a traced op: ``func`` runs an eager function on the input values
+        (recorded by autograd) when the program runs."""
     def append_gradients(
         self,
         targets: Sequence[int],

@@ -82,6 +82,7 @@ softsign = Tensor.softsign
 tanhshrink = Tensor.tanhshrink
 log_sigmoid = Tensor.log_sigmoid
 logical_not = Tensor.logical_not
+bitwise_not = Tensor.bitwise_not
 isnan = Tensor.isnan
 isinf = Tensor.isinf
 isfinite = Tensor.isfinite
@@ -205,6 +206,7 @@ __all__ = [
     "tanhshrink",
     "log_sigmoid",
     "logical_not",
+    "bitwise_not",
     "isnan",
     "isinf",
     "isfinite",

@@ -21,6 +21,9 @@ pub enum DTypeRule {
     Bool,
     /// The input's dtype, except complex gives its real counterpart (`abs`).
     Modulus,
+    /// The input's dtype, for integer and bool input only (floating or complex input is a
+    /// `TypeError`): the bitwise ops.
+    Integral,
 }
 
 /// What a unary op's backward needs.
@@ -160,8 +163,9 @@ mod tests {
     #[test]
     fn ops_with_a_formula_save_something_or_nothing() {
         for &op in UnaryOp::ALL {
-            let bool_result = op.dtype_rule() == DTypeRule::Bool;
-            assert_eq!(bool_result, op.saves() == Saves::NoGrad, "{}", op.name());
+            // (integral ops have integer results: never differentiable either)
+            let no_grad = matches!(op.dtype_rule(), DTypeRule::Bool | DTypeRule::Integral);
+            assert_eq!(no_grad, op.saves() == Saves::NoGrad, "{}", op.name());
         }
     }
 }

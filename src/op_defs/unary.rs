@@ -23,7 +23,7 @@
 //! - `doc`: one line, used for the method, the function and the stub.
 //! - `dtype`: [`DTypeRule`](crate::op_defs::DTypeRule) — `Same`, `Float` (integers and
 //!   bools compute in the default float dtype), `Bool` (a bool result), `Modulus` (complex
-//!   to real).
+//!   to real), `Integral` (integers and bools only: bitwise ops).
 //! - `cost`: `CHEAP` or `COSTLY` (a [`Split`](crate::kernels::Split)): transcendental
 //!   kernels split across threads earlier.
 //! - `real`: the f32/f64 kernel, a closure over one element; `fast_f32`: an optional
@@ -421,6 +421,15 @@ macro_rules! for_each_unary_op {
                 dtype: Bool, cost: CHEAP,
                 real: |x| is_zero(x), fast_f32: [],
                 int: [|x| is_zero(x)], complex: [|x| c_is_zero(x)], boolean: [|x: bool| !x],
+                saves: NoGrad, grad: [], node: "UnaryBackward",
+            }
+            BitwiseNot {
+                methods: [bitwise_not], functional: [],
+                doc: "Elementwise bitwise NOT `~self` of integers (logical NOT of bools).",
+                dtype: Integral, cost: CHEAP,
+                // (never runs: the `Integral` rule rejects floating input before the kernel)
+                real: |x| x, fast_f32: [],
+                int: [|x| i_not(x)], complex: [], boolean: [|x: bool| !x],
                 saves: NoGrad, grad: [], node: "UnaryBackward",
             }
             IsNan {

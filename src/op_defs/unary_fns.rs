@@ -144,6 +144,11 @@ fn cone<T: Float>() -> Complex<T> {
 pub fn i_neg<T: Real>(x: T) -> T {
     x.neg()
 }
+/// Bitwise NOT `!x` of a two's-complement integer, as `-x - 1` (wrapping, so exact for
+/// every value; the trait has no bit operations).
+pub fn i_not<T: Real>(x: T) -> T {
+    x.neg().sub(T::one())
+}
 /// Complex `log(1 + x)`.
 pub fn c_log1p<T: Float>(x: Complex<T>) -> Complex<T> {
     (x + cone::<T>()).ln()

@@ -270,6 +270,7 @@ pub fn infer(kind: &OpKind, inputs: &[&VarDesc]) -> Result<(DType, Vec<Dim>)> {
         }
         OpKind::Unary(op) => {
             arity(&name, inputs, 1)?;
+            Tensor::check_unary_dtype(*op, inputs[0].dtype)?;
             Ok((
                 Tensor::unary_result_dtype(*op, inputs[0].dtype),
                 inputs[0].shape.clone(),

@@ -31,6 +31,13 @@ pub trait PyFuncCallback: Send + Sync {
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         None
     }
+    /// Whether the forward callback runs the crate's differentiable ops on the inputs
+    /// themselves, with grad mode as the executor set it, so that the autograd engine
+    /// records what it does (the static form of an eager function: its gradient is
+    /// the eager one, with no backward callback). False by default.
+    fn traced(&self) -> bool {
+        false
+    }
 }
 
 /// The contract one `py_func` output is checked against: its declared variable.
@@ -55,18 +62,18 @@ pub struct PyFuncOp {
 impl PyFuncOp {
     /// Whether gradients flow through this op.
     pub fn has_backward(&self) -> bool {
-        self.callback.has_backward()
+        self.callback.has_backward() || self.callback.traced()
     }
 
-    /// Runs the forward callback without grad, checks every result against its declared
-    /// variable, and records one node when a backward exists, grad mode is on and an
-    /// input requires grad.
-    pub fn apply(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
-        let detached: Vec<Tensor> = inputs.iter().map(|t| t.detach()).collect();
-        let outs = {
-            let _guard = no_grad();
-            self.callback.forward(&detached)?
-        };
+    /// Runs a traced callback ([`PyFuncCallback::traced`]) on the inputs as they are:
+    /// the graph its ops record is the gradient path; only the outputs are checked.
+    fn apply_traced(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+        let outs = self.callback.forward(inputs)?;
+        self.check_outputs(&outs)?;
+        Ok(outs)
+    }
+
+    fn check_outputs(&self, outs: &[Tensor]) -> Result<()> {
         let name = self.callback.name();
         if outs.len() != self.outputs.len() {
             return Err(Error::value(format!(
@@ -79,6 +86,22 @@ impl PyFuncOp {
         for (k, (t, spec)) in outs.iter().zip(&self.outputs).enumerate() {
             check_output(&name, k, t, spec)?;
         }
+        Ok(())
+    }
+
+    /// Runs the forward callback without grad, checks every result against its declared
+    /// variable, and records one node when a backward exists, grad mode is on and an
+    /// input requires grad.
+    pub fn apply(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+        if self.callback.traced() {
+            return self.apply_traced(inputs);
+        }
+        let detached: Vec<Tensor> = inputs.iter().map(|t| t.detach()).collect();
+        let outs = {
+            let _guard = no_grad();
+            self.callback.forward(&detached)?
+        };
+        self.check_outputs(&outs)?;
         let outs: Vec<Tensor> = outs.into_iter().map(|t| t.detach()).collect();
         if self.has_backward() && is_grad_enabled() && inputs.iter().any(|t| t.requires_grad()) {
             let base = NodeBase::new(

@@ -15,12 +15,26 @@ impl Tensor {
             DTypeRule::Bool => DType::Bool,
             DTypeRule::Modulus if dtype.is_complex() => dtype.to_real(),
             DTypeRule::Float => dtype.to_floating(),
-            DTypeRule::Same | DTypeRule::Modulus => dtype,
+            DTypeRule::Same | DTypeRule::Modulus | DTypeRule::Integral => dtype,
         }
+    }
+
+    /// Whether `op` accepts input of `dtype` (an `Integral` op takes integers and bools
+    /// only); the error names the op and the dtype.
+    pub fn check_unary_dtype(op: UnaryOp, dtype: DType) -> Result<()> {
+        if op.dtype_rule() == DTypeRule::Integral && (dtype.is_float() || dtype.is_complex()) {
+            return Err(crate::error::Error::type_err(format!(
+                "{}: needs an integer or bool tensor, got {dtype} (it works on the bits of \
+                 integers; convert with .astype('int64') first if that is what you mean)",
+                op.name()
+            )));
+        }
+        Ok(())
     }
 
     /// `op(self)`; records nothing.
     pub fn unary_raw(&self, op: UnaryOp) -> Result<Tensor> {
+        Self::check_unary_dtype(op, self.dtype())?;
         let out_dtype = Self::unary_result_dtype(op, self.dtype());
         let compute = if op.dtype_rule() == DTypeRule::Bool
             || (op.dtype_rule() == DTypeRule::Modulus && self.dtype().is_complex())

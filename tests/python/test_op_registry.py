@@ -55,7 +55,7 @@ def test_every_declared_name_is_bound_everywhere(entry):
         assert callable(getattr(fg.static.Variable, m))
     for f in functional:
         assert getattr(fg.nn.functional, f).__wrapped__ is getattr(fg.Tensor, methods[0])
-    assert rule in ("Same", "Float", "Bool", "Modulus")
+    assert rule in ("Same", "Float", "Bool", "Modulus", "Integral")
 
 
 @pytest.mark.parametrize("entry", TABLE, ids=[e[0][0] for e in TABLE])
@@ -63,8 +63,12 @@ def test_dtype_rule_and_gradient_flag_hold_eagerly(entry):
     methods, _, _, rule, differentiable = entry
     op = getattr(fg.Tensor, methods[0])
     y = op(fg.tensor([1, 2], dtype="int64")) if rule != "Float" else op(fg.tensor([1, 2]))
-    want = {"Same": fg.int64, "Modulus": fg.int64, "Bool": fg.bool, "Float": fg.float32}[rule]
-    assert y.dtype == want
+    want = {"Same": fg.int64, "Modulus": fg.int64, "Bool": fg.bool, "Float": fg.float32}
+    assert y.dtype == {**want, "Integral": fg.int64}[rule]
+    if rule == "Integral":  # (integers and bools only: nothing to differentiate)
+        with pytest.raises(TypeError, match=methods[0]):
+            op(fg.tensor([0.3, 0.7]))
+        return
     x = fg.tensor(np.array([0.3, 0.7]), requires_grad=True)
     y = op(x)
     if rule == "Bool":
@@ -76,17 +80,18 @@ def test_dtype_rule_and_gradient_flag_hold_eagerly(entry):
 
 @pytest.mark.parametrize("entry", TABLE, ids=[e[0][0] for e in TABLE])
 def test_every_declared_op_records_and_runs_in_static_graphs(entry):
-    methods, *_ = entry
+    methods, _, _, rule, _ = entry
     st = fg.static
     main, startup = st.Program(), st.Program()
+    dtype = "int64" if rule == "Integral" else "float64"
     fg.enable_static()
     try:
         with st.program_guard(main, startup):
-            x = st.data("x", [2], "float64")
+            x = st.data("x", [2], dtype)
             y = getattr(fg, methods[-1])(x)
     finally:
         fg.disable_static()
-    xv = np.array([0.3, 0.7])
+    xv = np.array([3, -7]) if rule == "Integral" else np.array([0.3, 0.7])
     (got,) = st.Executor().run(main, feed={"x": xv}, fetch_list=[y])
     want = getattr(fg.Tensor, methods[0])(fg.tensor(xv)).numpy()
     np.testing.assert_array_equal(got, want)

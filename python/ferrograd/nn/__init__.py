@@ -320,3 +320,13 @@ __all__ += [
     "MaxUnpool2d",
     "MaxUnpool3d",
 ]
+
+# BEGIN static dispatch (s10-static): the layers' functions given static Variables record
+# a traced op into the Variable's program (a Tensor runs at once; the op runs the eager
+# function when the program runs, see ferrograd/static/eager_ops.py). Wrapped once, at
+# import.
+from .._op_functions import wrap_names as _wrap_names  # noqa: E402
+from .._traced_op_names import FUNCTIONAL_OPS as _TRACED_F  # noqa: E402
+
+_wrap_names(vars(functional), _TRACED_F)
+# END static dispatch

@@ -7,15 +7,20 @@ Tensor runs eagerly at once; any other call looks for an argument whose type def
 ``__ferrograd_function__`` and hands it ``(name, args, kwargs)``. ``Variable``'s
 handler is ``record_call``: the op is recorded into the Variable's program through the
 Variable method of the same name (or one of ``FUNCTIONS`` when the first argument is not
-a single tensor), so no function in the ``ferrograd`` namespace is ever replaced.
+a single tensor, or a traced op of ``eager_ops`` for the functions without an op kind of
+their own), so no function in the ``ferrograd`` namespace is ever replaced.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from .._traced_op_names import FUNCTIONAL_OPS, TENSOR_OPS
+from .eager_ops import record_function
 from .functions import FUNCTIONS, first_variable
 from .variable import Variable
+
+_TRACED = frozenset(TENSOR_OPS) | frozenset(FUNCTIONAL_OPS)
 
 
 def _scan(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Variable | None:
@@ -31,6 +36,9 @@ def record_call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any
     static = FUNCTIONS.get(name)
     if static is not None:
         return static(*args, **kwargs)
+    if name in _TRACED:
+        # an eager function run as one op when the program runs (static/eager_ops.py)
+        return record_function(name, args, kwargs)
     var = _scan(args, kwargs)
     if var is None:  # (the dispatcher calls only when a Variable is among the arguments)
         raise TypeError(f"{name}: expected a static Variable among the arguments")

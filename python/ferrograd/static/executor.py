@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import _core
+from . import eager_ops as _eager_ops
 from . import optimizer as _optimizer
 from . import program as _program
 from .variable import Variable
@@ -67,7 +68,8 @@ class Executor:
         s = scope if scope is not None else _program.global_scope()
         if _optimizer.scheduled:
             _optimizer.sync_learning_rates(program, s)
-        return list(self._core.run(program._core, feed, ids, s._core, return_numpy))
+        with _eager_ops.test_mode(program._for_test):
+            return list(self._core.run(program._core, feed, ids, s._core, return_numpy))
 
     def close(self) -> None:
         """Nothing to release (kept for Paddle compatibility)."""

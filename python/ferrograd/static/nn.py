@@ -1,5 +1,5 @@
 """``ferrograd.static.nn``: ``py_func`` (a Python operator whose forward and backward
-are NumPy functions) and ``fc``."""
+are NumPy functions), ``fc``, and the layers of ``nn_layers`` (conv, norms, embedding)."""
 
 from __future__ import annotations
 
@@ -108,4 +108,26 @@ def fc(
     return y
 
 
-__all__ = ["fc", "py_func"]
+from .nn_layers import batch_norm as batch_norm  # noqa: E402
+from .nn_layers import conv2d as conv2d  # noqa: E402
+from .nn_layers import conv2d_transpose as conv2d_transpose  # noqa: E402
+from .nn_layers import conv3d as conv3d  # noqa: E402
+from .nn_layers import conv3d_transpose as conv3d_transpose  # noqa: E402
+from .nn_layers import embedding as embedding  # noqa: E402
+from .nn_layers import group_norm as group_norm  # noqa: E402
+from .nn_layers import instance_norm as instance_norm  # noqa: E402
+from .nn_layers import layer_norm as layer_norm  # noqa: E402
+
+__all__ = [
+    "batch_norm",
+    "conv2d",
+    "conv2d_transpose",
+    "conv3d",
+    "conv3d_transpose",
+    "embedding",
+    "fc",
+    "group_norm",
+    "instance_norm",
+    "layer_norm",
+    "py_func",
+]

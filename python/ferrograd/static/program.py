@@ -112,6 +112,9 @@ class Program:
         self._core = _core._Program()
         self._block = Block(self)
         self.random_seed = 0
+        #: a test program (``clone(for_test=True)``): dropout and batch norm run in
+        #: evaluation mode (see ``eager_ops.TEST_OVERRIDES``)
+        self._for_test = False
 
     def current_block(self) -> Block:
         """The block ops are appended to."""
@@ -141,11 +144,16 @@ class Program:
         return self._block.all_parameters()
 
     def clone(self, for_test: bool = False) -> Program:
-        """An independent copy (same variables and ops)."""
+        """An independent copy (same variables and ops). ``for_test=True``: a test
+        program, in which ``F.dropout`` and ``F.batch_norm`` (also ``static.nn.batch_norm``)
+        run in evaluation mode — the identity, and the moving statistics, which are
+        left unchanged — as in Paddle. (Clone before ``minimize``: a clone keeps the
+        program's optimizer updates.)"""
         p = Program.__new__(Program)
         p._core = self._core.duplicate()
         p._block = Block(p)
         p.random_seed = self.random_seed
+        p._for_test = bool(for_test) or self._for_test
         return p
 
     def to_string(self, throw_on_error: bool = True, with_details: bool = False) -> str:

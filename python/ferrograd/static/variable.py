@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import _core
+from .eager_ops import VariableEagerOpsMixin
 from .variable_index_split_reduce import VariableOpsMixin
 from .variable_layout_scan import VariableLayoutScanMixin
 
@@ -23,7 +24,7 @@ def _dtype_object(name: str) -> Any:
     return getattr(_core, name)
 
 
-class Variable(VariableOpsMixin, VariableLayoutScanMixin):
+class Variable(VariableOpsMixin, VariableLayoutScanMixin, VariableEagerOpsMixin):
     """A variable of a static program: data (fed at run time), parameter (held in a
     scope), or the result of an op. ``shape`` uses ``-1`` for dimensions known only at
     run time."""
@@ -193,6 +194,36 @@ class Variable(VariableOpsMixin, VariableLayoutScanMixin):
         """Logical xor."""
         return self._binary("logical_xor", y)
 
+    def bitwise_and(self, y: Any, name: str | None = None) -> Variable:
+        """Bitwise and of integers (logical for bools)."""
+        return self._binary("bitwise_and", y)
+
+    def bitwise_or(self, y: Any, name: str | None = None) -> Variable:
+        """Bitwise or of integers (logical for bools)."""
+        return self._binary("bitwise_or", y)
+
+    def bitwise_xor(self, y: Any, name: str | None = None) -> Variable:
+        """Bitwise xor of integers (logical for bools)."""
+        return self._binary("bitwise_xor", y)
+
+    def __and__(self, o: Any) -> Variable:
+        return self._binary("bitwise_and", o)
+
+    def __rand__(self, o: Any) -> Variable:
+        return self._rbinary("bitwise_and", o)
+
+    def __or__(self, o: Any) -> Variable:
+        return self._binary("bitwise_or", o)
+
+    def __ror__(self, o: Any) -> Variable:
+        return self._rbinary("bitwise_or", o)
+
+    def __xor__(self, o: Any) -> Variable:
+        return self._binary("bitwise_xor", o)
+
+    def __rxor__(self, o: Any) -> Variable:
+        return self._rbinary("bitwise_xor", o)
+
     def matmul(
         self, y: Any, transpose_x: bool = False, transpose_y: bool = False, name: str | None = None
     ) -> Variable:
@@ -263,6 +294,10 @@ class Variable(VariableOpsMixin, VariableLayoutScanMixin):
 
     def __abs__(self) -> Variable:
         return self._op("abs", [self])
+
+    def __invert__(self) -> Variable:
+        """``~self``: bitwise NOT of integers, logical NOT of bools (``bitwise_not``)."""
+        return self._op("bitwise_not", [self])
 
     def __eq__(self, o: Any) -> Variable:  # type: ignore[override]
         return self._binary("equal", o)
@@ -423,6 +458,10 @@ class Variable(VariableOpsMixin, VariableLayoutScanMixin):
     def logical_not(self, name: str | None = None) -> Variable:
         """Elementwise logical NOT of the truth values, as a bool tensor."""
         return self._op("logical_not", [self])
+
+    def bitwise_not(self, name: str | None = None) -> Variable:
+        """Elementwise bitwise NOT ``~self`` of integers (logical NOT of bools)."""
+        return self._op("bitwise_not", [self])
 
     def isnan(self, name: str | None = None) -> Variable:
         """Elementwise test for NaN, as a bool tensor (complex: either part)."""

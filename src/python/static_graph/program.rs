@@ -225,6 +225,22 @@ impl PyProgram {
         self.inner.lock().append_assign(src, dst).py()
     }
 
+    /// Appends a traced op: `func(*input_tensors)` runs an eager function when the
+    /// program runs, on the input values as they are, so the autograd engine records it
+    /// (its gradient is the eager one); it returns one tensor per output variable
+    /// (declared with `create_var`, checked like `py_func` outputs).
+    fn append_traced(
+        &self,
+        func: Py<PyAny>,
+        inputs: Vec<usize>,
+        outputs: Vec<usize>,
+    ) -> PyResult<()> {
+        // built before taking the program lock: it calls into Python
+        let callbacks = PyCallbacks::traced(func, inputs.len(), outputs.len());
+        let mut p = self.inner.lock();
+        p.append_py_func(Arc::new(callbacks), inputs, outputs).py()
+    }
+
     /// Appends a `py_func` op. `skip` lists input/output variable ids left out of the
     /// backward function's arguments.
     fn append_py_func(

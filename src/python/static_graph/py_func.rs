@@ -22,6 +22,9 @@ pub struct PyCallbacks {
     skip_inputs: Vec<bool>,
     skip_outputs: Vec<bool>,
     name: String,
+    /// The forward function is an eager function run on the inputs themselves (see
+    /// [`PyFuncCallback::traced`]): tensors are passed and returned without detaching.
+    traced: bool,
 }
 
 impl PyCallbacks {
@@ -44,7 +47,16 @@ impl PyCallbacks {
             skip_inputs,
             skip_outputs,
             name,
+            traced: false,
         }
+    }
+
+    /// The callbacks of a traced op: `func` runs an eager function on the inputs as
+    /// they are, so the autograd engine records it (no backward function).
+    pub fn traced(func: Py<PyAny>, n_inputs: usize, n_outputs: usize) -> Self {
+        let mut cb = PyCallbacks::new(func, None, vec![false; n_inputs], vec![false; n_outputs]);
+        cb.traced = true;
+        cb
     }
 }
 
@@ -63,10 +75,12 @@ fn results<'py>(r: &Bound<'py, PyAny>, expected: usize) -> PyResult<Vec<Bound<'p
     Ok(vec![r.clone()])
 }
 
-/// A value returned by a callback as a Tensor (NumPy arrays, tensors, scalars, lists).
-fn as_tensor(obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+/// A value returned by a callback as a Tensor (NumPy arrays, tensors, scalars, lists);
+/// a tensor keeps its autograd history when `keep_graph` (traced callbacks).
+fn as_tensor(obj: &Bound<'_, PyAny>, keep_graph: bool) -> PyResult<Tensor> {
     if let Ok(t) = obj.cast::<PyTensor>() {
-        return Ok(t.get().inner.detach());
+        let t = &t.get().inner;
+        return Ok(if keep_graph { t.clone() } else { t.detach() });
     }
     if let Ok(a) = obj.cast::<PyUntypedArray>() {
         return numpy_to_tensor(a, false);
@@ -85,6 +99,14 @@ fn wrap_all<'py>(py: Python<'py>, ts: &[Tensor], skip: &[bool]) -> PyResult<Vec<
         .zip(skip.iter().chain(std::iter::repeat(&false)))
         .filter(|(_, &s)| !s)
         .map(|(t, _)| wrap(py, t.detach()).map(|w| w.into_any()))
+        .collect()
+}
+
+/// The inputs of a traced callback, as they are (their autograd history is the
+/// gradient path).
+fn wrap_traced(py: Python<'_>, ts: &[Tensor]) -> PyResult<Vec<Py<PyAny>>> {
+    ts.iter()
+        .map(|t| wrap(py, t.clone()).map(|w| w.into_any()))
         .collect()
 }
 
@@ -112,10 +134,18 @@ impl PyFuncCallback for PyCallbacks {
         self.backward.is_some()
     }
 
+    fn traced(&self) -> bool {
+        self.traced
+    }
+
     fn forward(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
         Python::attach(|py| {
-            let args = PyTuple::new(py, wrap_all(py, inputs, &[]).map_err(from_pyerr)?)
-                .map_err(from_pyerr)?;
+            let wrapped = if self.traced {
+                wrap_traced(py, inputs)
+            } else {
+                wrap_all(py, inputs, &[])
+            };
+            let args = PyTuple::new(py, wrapped.map_err(from_pyerr)?).map_err(from_pyerr)?;
             let r = self.func.call1(py, args).map_err(from_pyerr)?;
             let r = r.bind(py);
             let items = results(r, self.skip_outputs.len()).map_err(from_pyerr)?;
@@ -123,7 +153,7 @@ impl PyFuncCallback for PyCallbacks {
                 .iter()
                 .enumerate()
                 .map(|(k, o)| {
-                    as_tensor(o).map_err(|e| {
+                    as_tensor(o, self.traced).map_err(|e| {
                         Error::type_err(format!(
                             "py_func '{}': forward output {k} cannot be converted to a tensor: {}",
                             self.name,
@@ -176,7 +206,7 @@ impl PyFuncCallback for PyCallbacks {
                     if o.is_none() {
                         return Ok(None);
                     }
-                    as_tensor(o).map(Some).map_err(|e| {
+                    as_tensor(o, false).map(Some).map_err(|e| {
                         Error::type_err(format!(
                             "py_func '{}': gradient {k} returned by the backward function cannot \
                              be converted to a tensor: {}",

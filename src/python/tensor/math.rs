@@ -297,14 +297,9 @@ impl PyTensor {
     fn __abs__(&self, py: Python<'_>) -> PyT {
         wrap(py, self.inner.unary(UnaryOp::Abs).py()?)
     }
-    /// `~self`: logical NOT (bool tensors only).
+    /// `~self`: bitwise NOT of integers, logical NOT of bools (`bitwise_not`).
     fn __invert__(&self, py: Python<'_>) -> PyT {
-        if self.inner.dtype() != crate::DType::Bool {
-            return Err(PyTypeError::new_err(
-                "~ is only supported for bool tensors (logical not)",
-            ));
-        }
-        wrap(py, self.inner.unary(UnaryOp::LogicalNot).py()?)
+        wrap(py, self.inner.unary(UnaryOp::BitwiseNot).py()?)
     }
     /// Elementwise comparisons `==`, `!=`, `<`, `<=`, `>`, `>=` (bool tensors).
     fn __richcmp__(
