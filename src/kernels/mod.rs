@@ -3,6 +3,10 @@
 //! strided path, and rayon above [`PAR_THRESHOLD`] elements.
 
 pub mod bias_act;
+/// Scaled dot-product attention: blockwise forward and recomputing backward.
+pub mod attention;
+/// Batch norm: statistics, normalisation and the closed-form backward.
+pub mod batch_norm;
 pub mod binary;
 pub mod cast;
 pub mod class_loss;

@@ -2,6 +2,10 @@
 //! struct and is a leaf that the rest of the bindings build on.
 
 pub(crate) mod autograd_methods;
+/// The fused attention op behind `F.scaled_dot_product_attention`.
+pub(crate) mod attention;
+/// The fused batch-norm op behind `F.batch_norm` and the `BatchNorm*` layers.
+pub(crate) mod batch_norm;
 pub(crate) mod class;
 pub(crate) mod complex;
 pub(crate) mod conversions;
