@@ -173,16 +173,17 @@ class MultiheadAttention(Module):
         q, k, v = self._project(query, key, value, same)
         q, k, v = (_split_heads(t, self.num_heads) for t in (q, k, v))
         keep, bias = self._masks(attn_mask, key_padding_mask, n, tgt, src, q.dtype)
+        weights: Optional[Tensor] = None
         if need_weights:
             out, weights = attend(q, k, v, keep, bias, self.dropout, self.training)
         else:  # the fused op: no [L, S] weights kept for backward
-            out, weights = attention(q, k, v, keep, bias, self.dropout, self.training), None
+            out = attention(q, k, v, keep, bias, self.dropout, self.training)
         out = self.out_proj(_merge_heads(out))
         if not self.batch_first or unbatched:
             out = out.transpose(0, 1)
         if unbatched:
             out = out.squeeze(1)
-        if not need_weights:
+        if weights is None:
             return out, None
         if average_attn_weights:
             weights = weights.mean(1)

@@ -115,6 +115,7 @@ def normalize_batch(
     if use_batch_stats and x.numel() // max(c, 1) > 1 and _fusable(x, c, weight, bias):
         # one Rust op (closed-form backward); the running update stays outside the graph
         out, mean, var = _core._batch_norm(x, weight, bias, None, None, True, eps, cdim)
+        assert mean is not None and var is not None  # always returned with batch statistics
         n = x.numel() // c
         if running_mean is not None:
             _update_running(running_mean, mean, new_fraction, what, "running_mean")
