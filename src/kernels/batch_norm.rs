@@ -237,8 +237,7 @@ pub fn backward<T: NnFloat>(
         let block = sh.c * sh.inner;
         if block > 0 {
             let one = |((go, xo), oo): ((&[T], &[T]), &mut [T])| {
-                for ch in 0..sh.c {
-                    let [mu, rs, wr, a, b] = k[ch];
+                for (ch, &[mu, rs, wr, a, b]) in k.iter().enumerate() {
                     let r = ch * sh.inner..(ch + 1) * sh.inner;
                     let rows = oo[r.clone()].iter_mut().zip(&go[r.clone()]).zip(&xo[r]);
                     for ((o, &gv), &xv) in rows {

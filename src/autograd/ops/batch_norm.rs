@@ -91,6 +91,7 @@ fn backward_fast<T: NnFloat>(
 
 /// The op from differentiable ops (the double-backward path): batch statistics
 /// recomputed from `x`, or the saved running ones as constants.
+#[allow(clippy::too_many_arguments)]
 fn composed(
     x: &Tensor,
     w: Option<&Tensor>,
