@@ -10,7 +10,8 @@ table).
 
 Each library draws its own initial weights (timing only; no cross-check of values). In
 ferrograd the LSTM runs one fused Rust op per layer (time loop and backward through time
-in Rust); the encoder is a composition of differentiable ops.
+in Rust); the encoder's attention is one fused Rust op per layer (memory-saving
+backward), the rest a composition of differentiable ops.
 """
 
 from __future__ import annotations

@@ -2398,3 +2398,31 @@ def _rnn_layer(
 ) -> Tensor:
     """One LSTM / GRU / RNN_TANH / RNN_RELU layer over all steps: the states
     ``[S, T, B, H]`` (``extra``: the LSTM's ``c0`` or the GRU's ``b_hh``)."""
+
+# --- fused attention (nn/fn_attention.py, src/python/tensor/attention.rs) ---------------
+
+def _sdpa(
+    q: Tensor,
+    k: Tensor,
+    v: Tensor,
+    mask: Tensor | None = None,
+    dropout_p: _float = 0.0,
+    is_causal: _bool = False,
+    scale: _float | None = None,
+) -> Tensor:
+    """``softmax(q k^T * scale + mask) v`` as one graph node (memory-saving backward)."""
+
+# --- fused batch norm (nn/fn_norm.py, src/python/tensor/batch_norm.rs) -----------------
+
+def _batch_norm(
+    x: Tensor,
+    weight: Tensor | None,
+    bias: Tensor | None,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    use_batch_stats: _bool,
+    eps: _float,
+    cdim: _int,
+) -> tuple[Tensor, Tensor | None, Tensor | None]:
+    """Batch norm over every dim but ``cdim`` (one graph node); with batch statistics
+    also returns the batch mean and biased variance."""

@@ -2,6 +2,10 @@
 //! outputs, know nothing of graphs or Python, and pick contiguous fast paths, a general
 //! strided path, and rayon above [`PAR_THRESHOLD`] elements.
 
+/// Scaled dot-product attention: blockwise forward and recomputing backward.
+pub mod attention;
+/// Batch norm: statistics, normalisation and the closed-form backward.
+pub mod batch_norm;
 pub mod bias_act;
 pub mod binary;
 pub mod cast;

@@ -17,7 +17,7 @@ from typing import Any, Optional
 from .. import _core
 from . import functional as F
 from . import init
-from .fn_attention import attend, split_mask
+from .fn_attention import attend, attention, split_mask
 from .layers import Linear
 from .module import Module
 from .parameter import Parameter
@@ -173,13 +173,17 @@ class MultiheadAttention(Module):
         q, k, v = self._project(query, key, value, same)
         q, k, v = (_split_heads(t, self.num_heads) for t in (q, k, v))
         keep, bias = self._masks(attn_mask, key_padding_mask, n, tgt, src, q.dtype)
-        out, weights = attend(q, k, v, keep, bias, self.dropout, self.training)
+        weights: Optional[Tensor] = None
+        if need_weights:
+            out, weights = attend(q, k, v, keep, bias, self.dropout, self.training)
+        else:  # the fused op: no [L, S] weights kept for backward
+            out = attention(q, k, v, keep, bias, self.dropout, self.training)
         out = self.out_proj(_merge_heads(out))
         if not self.batch_first or unbatched:
             out = out.transpose(0, 1)
         if unbatched:
             out = out.squeeze(1)
-        if not need_weights:
+        if weights is None:
             return out, None
         if average_attn_weights:
             weights = weights.mean(1)
@@ -286,7 +290,10 @@ class MultiHeadAttention(Module):
         k = _split_heads(self.k_proj(key), self.num_heads)
         v = _split_heads(self.v_proj(value), self.num_heads)
         keep, bias = split_mask(attn_mask, q.dtype, what)
-        out, weights = attend(q, k, v, keep, bias, self.dropout, self.training)
+        if self.need_weights:
+            out, weights = attend(q, k, v, keep, bias, self.dropout, self.training)
+        else:  # the fused op: no [L, S] weights kept for backward
+            out, weights = attention(q, k, v, keep, bias, self.dropout, self.training), None
         out = self.out_proj(_merge_heads(out))
         return (out, weights) if self.need_weights else out
 

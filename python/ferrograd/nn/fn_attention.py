@@ -8,8 +8,13 @@ argument. A bool ``attn_mask`` keeps the positions where it is True (both peers)
 mask is added to the scores; ``is_causal`` keeps ``j <= i`` (top-left aligned). A query
 row with every key masked gets zero weights (PyTorch's own kernel does the same).
 
-A composition of differentiable ops (matmul, softmax, masked_fill), so first and second
-derivatives flow; there is no fused Rust kernel (nor its memory-saving backward) yet.
+For float32/float64 inputs the function is one Rust op (``_core._sdpa``, one graph node):
+its backward saves q, k, v, the output and one log-sum-exp per query row, never the
+``[L, S]`` weights, and recomputes them block by block; second derivatives flow through a
+composed fallback. Its dropout flags come from a seed drawn from the global generator
+(``fg.seed`` reproduces them) but differ from the composed version's draws. The
+composition below (``attend``) stays the reference, and serves other dtypes, a float mask
+that requires grad, and the layers' ``need_weights=True``.
 """
 
 from __future__ import annotations
@@ -43,7 +48,8 @@ def attend(
     """``softmax(q @ k^T * scale + bias, masked to keep) @ v`` over the last two dims;
     returns ``(output, weights)``. Rows with nothing kept get zero weights."""
     s = q.shape[-1]
-    factor = 1.0 / math.sqrt(s) if scale is None else float(scale)
+    # no features: every score is 0 whatever the scale (1/sqrt(0) would make them NaN)
+    factor = (1.0 / math.sqrt(s) if s else 1.0) if scale is None else float(scale)
     scores = q.matmul(k, False, True)
     if factor != 1.0:
         scores = scores * factor
@@ -60,6 +66,61 @@ def attend(
     if dropout_p > 0.0 and training:
         weights = F.dropout(weights, dropout_p, True)
     return weights.matmul(v), weights
+
+
+def _fusable(q: Tensor, k: Tensor, v: Tensor, mask: Optional[Tensor]) -> bool:
+    """Whether the fused Rust op takes these operands (else the composition runs)."""
+    if q.dtype not in (_core.float32, _core.float64) or k.dtype != q.dtype or v.dtype != q.dtype:
+        return False
+    if q.ndim != k.ndim or q.ndim != v.ndim:
+        return False
+    return mask is None or not (mask.requires_grad and _core.is_grad_enabled())
+
+
+def _same_batch(q: Tensor, k: Tensor, v: Tensor, what: str) -> tuple[Tensor, Tensor, Tensor]:
+    """q, k, v expanded to one broadcast batch shape (views; no copy when they agree)."""
+    shapes = [tuple(t.shape[:-2]) for t in (q, k, v)]
+    if shapes[0] == shapes[1] == shapes[2]:
+        return q, k, v
+    try:
+        batch = list(np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise ValueError(
+            f"{what}: the batch dims of query, key and value cannot be broadcast together, "
+            f"got shapes {list(q.shape)}, {list(k.shape)} and {list(v.shape)}"
+        ) from None
+    return tuple(  # type: ignore[return-value]
+        t if list(t.shape[:-2]) == batch else t.expand(batch + list(t.shape[-2:]))
+        for t in (q, k, v)
+    )
+
+
+def attention(
+    q: Tensor,
+    k: Tensor,
+    v: Tensor,
+    keep: Optional[Tensor] = None,
+    bias: Optional[Tensor] = None,
+    dropout_p: float = 0.0,
+    training: bool = True,
+    scale: Optional[float] = None,
+    causal: bool = False,
+    what: str = "scaled_dot_product_attention",
+) -> Tensor:
+    """The attention output alone (no weights): the fused Rust op when it applies, else
+    :func:`attend`. ``keep`` and ``bias`` as in ``attend``; ``causal`` keeps ``j <= i``."""
+    p = float(dropout_p) if training else 0.0
+    mask = bias
+    if keep is not None:
+        # one mask for the kernel: left-out keys become -inf in the bias
+        mask = keep if bias is None else _core.where(keep, bias, -math.inf)
+    if _fusable(q, k, v, mask):
+        q, k, v = _same_batch(q, k, v, what)
+        return _core._sdpa(q, k, v, mask, p, bool(causal), None if scale is None else float(scale))
+    if causal:
+        ck = causal_keep(q.shape[-2], k.shape[-2])
+        keep = ck if keep is None else keep.logical_and(ck)
+    return attend(q, k, v, keep, bias, p, training, scale)[0]
 
 
 def _check_qkv(q: Any, k: Any, v: Any, what: str) -> None:
@@ -128,11 +189,9 @@ def scaled_dot_product_attention(
         # [.., seq, heads, dim] -> [.., heads, seq, dim]
         query, key, value = (t.transpose(-3, -2) for t in (query, key, value))
     keep, bias = split_mask(attn_mask, query.dtype, what)
-    if is_causal:
-        if attn_mask is not None:
-            raise ValueError(f"{what}: pass either attn_mask or is_causal=True, not both")
-        keep = causal_keep(query.shape[-2], key.shape[-2])
-    out, _ = attend(
+    if is_causal and attn_mask is not None:
+        raise ValueError(f"{what}: pass either attn_mask or is_causal=True, not both")
+    out = attention(
         query,
         key,
         value,
@@ -141,6 +200,7 @@ def scaled_dot_product_attention(
         float(dropout_p),
         True if training is None else training,
         scale,
+        bool(is_causal),
     )
     return out.transpose(-3, -2) if paddle else out
 

@@ -1,9 +1,13 @@
 """Normalisation functions of ``nn.functional``: ``batch_norm``, ``instance_norm``,
 ``group_norm`` and ``rms_norm`` (``layer_norm`` lives in ``functional``).
 
-Each is a composition of differentiable tensor ops (mean, subtraction, ``rsqrt``,
-products), so first and second derivatives flow through them; the running statistics
-are updated in place outside the graph.
+``batch_norm`` (and ``instance_norm``, which is batch norm over a reshaped input) runs one
+fused Rust op for float32/float64 (``_core._batch_norm``: one graph node, the closed-form
+backward, second derivatives through the differentiated composition); the composition
+below stays the reference and serves the other cases. The rest are compositions of
+differentiable tensor ops (mean, subtraction, ``rsqrt``, products), so first and second
+derivatives flow through them; the running statistics are updated in place outside the
+graph.
 
 Running statistics: ``running = (1 - m) * running + m * batch`` with PyTorch's ``momentum``
 ``m`` (default 0.1) and the *unbiased* batch variance. Paddle's ``momentum`` is the
@@ -68,6 +72,18 @@ def _update_running(
         running.copy_(new)
 
 
+def _fusable(x: Tensor, c: int, *params: Any) -> bool:
+    """Whether the fused Rust op takes ``x`` and the per-channel tensors (each None or a
+    ``[C]`` tensor of x's dtype that needs no gradient of its own unless it is a
+    weight/bias); otherwise the composition runs (and reports bad arguments)."""
+    if x.dtype not in (_core.float32, _core.float64) or x.numel() == 0:
+        return False
+    return all(
+        p is None or (isinstance(p, Tensor) and p.dtype == x.dtype and list(p.shape) == [c])
+        for p in params
+    )
+
+
 def normalize_batch(
     x: Tensor,
     running_mean: Optional[Tensor],
@@ -96,6 +112,26 @@ def normalize_batch(
     if not x.dtype.is_floating_point:
         raise TypeError(f"{what}: the input must be floating point, got {x.dtype}")
     c = x.shape[cdim]
+    if use_batch_stats and x.numel() // max(c, 1) > 1 and _fusable(x, c, weight, bias):
+        # one Rust op (closed-form backward); the running update stays outside the graph
+        out, mean, var = _core._batch_norm(x, weight, bias, None, None, True, eps, cdim)
+        assert mean is not None and var is not None  # always returned with batch statistics
+        n = x.numel() // c
+        if running_mean is not None:
+            _update_running(running_mean, mean, new_fraction, what, "running_mean")
+        if running_var is not None:
+            batch_var = var * (n / (n - 1)) if unbiased_running_var else var
+            _update_running(running_var, batch_var, new_fraction, what, "running_var")
+        return out
+    if not use_batch_stats and running_mean is not None and running_var is not None:
+        rm, rv = running_mean, running_var
+        if isinstance(rm, Tensor) and isinstance(rv, Tensor) and rm.dtype != x.dtype:
+            rm, rv = rm.astype(x.dtype), rv.astype(x.dtype)
+        grads = _core.is_grad_enabled() and any(
+            isinstance(t, Tensor) and t.requires_grad for t in (rm, rv)
+        )
+        if not grads and _fusable(x, c, weight, bias, rm, rv):
+            return _core._batch_norm(x, weight, bias, rm, rv, False, eps, cdim)[0]
     axes = [d for d in range(x.ndim) if d != cdim]
     w = _per_channel(weight, c, cdim, x.ndim, what, "weight")
     b = _per_channel(bias, c, cdim, x.ndim, what, "bias")

@@ -2,6 +2,10 @@
 //! with differentiable ops (so every formula can itself be differentiated). One file per
 //! op family. Broadcast gradients are reduced to input shapes by the engine (`sum_to`).
 
+/// Scaled dot-product attention as one node with a memory-saving backward.
+pub mod attention;
+/// Batch norm as one node with its closed-form backward.
+pub mod batch_norm;
 mod binary;
 pub mod class_loss;
 mod complex;

@@ -1,7 +1,11 @@
 //! The Python `Tensor` class and its methods, one file per family; `class.rs` holds the
 //! struct and is a leaf that the rest of the bindings build on.
 
+/// The fused attention op behind `F.scaled_dot_product_attention`.
+pub(crate) mod attention;
 pub(crate) mod autograd_methods;
+/// The fused batch-norm op behind `F.batch_norm` and the `BatchNorm*` layers.
+pub(crate) mod batch_norm;
 pub(crate) mod class;
 pub(crate) mod complex;
 pub(crate) mod conversions;
