@@ -828,130 +828,51 @@ class Tensor:
     def __ge__(self, other: _Operand, /) -> Tensor: ...
 
     # -- binary ops (method and module-function forms) --
+    # BEGIN generated: binary Tensor methods (scripts/gen_op_bindings.py from src/op_defs/binary.rs)
     def add(
         self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
     ) -> Tensor:
-        """Elementwise ``self + other`` (broadcasting)."""
+        """Elementwise ``self + other`` (broadcasting; Paddle's ``y=`` also accepted)."""
     def subtract(
         self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
     ) -> Tensor:
-        """Elementwise ``self - other``."""
+        """Elementwise ``self - other`` (broadcasting; Paddle's ``y=`` also accepted)."""
     def sub(
         self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
     ) -> Tensor:
-        """Elementwise ``self - other``."""
+        """Elementwise ``self - other`` (broadcasting; Paddle's ``y=`` also accepted)."""
     def multiply(
         self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
     ) -> Tensor:
-        """Elementwise ``self * other``."""
+        """Elementwise ``self * other`` (broadcasting; Paddle's ``y=`` also accepted)."""
     def mul(
         self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
     ) -> Tensor:
-        """Elementwise ``self * other``."""
+        """Elementwise ``self * other`` (broadcasting; Paddle's ``y=`` also accepted)."""
     def divide(
         self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
     ) -> Tensor:
-        """Elementwise true division."""
+        """Elementwise true division ``self / other`` (Paddle's ``y=`` also accepted)."""
     def div(
         self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
     ) -> Tensor:
-        """Elementwise true division."""
+        """Elementwise true division ``self / other`` (Paddle's ``y=`` also accepted)."""
     def true_divide(
         self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
     ) -> Tensor:
-        """Elementwise true division."""
+        """Elementwise true division ``self / other`` (Paddle's ``y=`` also accepted)."""
     def floor_divide(
         self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
     ) -> Tensor:
-        """Elementwise floor division."""
+        """Elementwise ``self // other`` (rounding toward minus infinity)."""
     def remainder(
         self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
     ) -> Tensor:
-        """Elementwise remainder (sign of the divisor, as Python's ``%``)."""
+        """Elementwise ``self % other``, with the sign of the divisor (Python's ``%``)."""
     def mod(
         self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
     ) -> Tensor:
-        """Same as ``remainder``."""
-    def maximum(
-        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
-    ) -> Tensor:
-        """Elementwise maximum."""
-    def minimum(
-        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
-    ) -> Tensor:
-        """Elementwise minimum."""
-    def equal(
-        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
-    ) -> Tensor:
-        """Elementwise ``==`` (bool)."""
-    def eq(
-        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
-    ) -> Tensor:
-        """Elementwise ``==`` (bool)."""
-    def not_equal(
-        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
-    ) -> Tensor:
-        """Elementwise ``!=`` (bool)."""
-    def ne(
-        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
-    ) -> Tensor:
-        """Elementwise ``!=`` (bool)."""
-    def less_than(
-        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
-    ) -> Tensor:
-        """Elementwise ``<`` (bool)."""
-    def lt(
-        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
-    ) -> Tensor:
-        """Elementwise ``<`` (bool)."""
-    def less_equal(
-        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
-    ) -> Tensor:
-        """Elementwise ``<=`` (bool)."""
-    def le(
-        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
-    ) -> Tensor:
-        """Elementwise ``<=`` (bool)."""
-    def greater_than(
-        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
-    ) -> Tensor:
-        """Elementwise ``>`` (bool)."""
-    def gt(
-        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
-    ) -> Tensor:
-        """Elementwise ``>`` (bool)."""
-    def greater_equal(
-        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
-    ) -> Tensor:
-        """Elementwise ``>=`` (bool)."""
-    def ge(
-        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
-    ) -> Tensor:
-        """Elementwise ``>=`` (bool)."""
-    def logical_and(
-        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
-    ) -> Tensor:
-        """Elementwise logical and (bool)."""
-    def logical_or(
-        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
-    ) -> Tensor:
-        """Elementwise logical or (bool)."""
-    def logical_xor(
-        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
-    ) -> Tensor:
-        """Elementwise logical xor (bool)."""
-    def bitwise_and(
-        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
-    ) -> Tensor:
-        """Elementwise bitwise and (bool and integer dtypes)."""
-    def bitwise_or(
-        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
-    ) -> Tensor:
-        """Elementwise bitwise or (bool and integer dtypes)."""
-    def bitwise_xor(
-        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
-    ) -> Tensor:
-        """Elementwise bitwise xor (bool and integer dtypes)."""
+        """Elementwise ``self % other``, with the sign of the divisor (Python's ``%``)."""
     def pow(
         self,
         other: _Operand | None = None,
@@ -960,8 +881,92 @@ class Tensor:
         exponent: _Operand | None = None,
         y: _Operand | None = None,
     ) -> Tensor:
-        """``self ** other`` (torch's ``exponent=`` and Paddle's ``y=`` also accepted)."""
-
+        """Elementwise ``self ** other`` (torch's ``exponent=`` and Paddle's ``y=`` also accepted)."""
+    def maximum(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
+        """Elementwise maximum of ``self`` and ``other`` (NaN propagates)."""
+    def minimum(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
+        """Elementwise minimum of ``self`` and ``other`` (NaN propagates)."""
+    def equal(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
+        """Elementwise ``self == other``, as a bool tensor."""
+    def eq(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
+        """Elementwise ``self == other``, as a bool tensor."""
+    def not_equal(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
+        """Elementwise ``self != other``, as a bool tensor."""
+    def ne(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
+        """Elementwise ``self != other``, as a bool tensor."""
+    def less_than(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
+        """Elementwise ``self < other``, as a bool tensor."""
+    def lt(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
+        """Elementwise ``self < other``, as a bool tensor."""
+    def less_equal(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
+        """Elementwise ``self <= other``, as a bool tensor."""
+    def le(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
+        """Elementwise ``self <= other``, as a bool tensor."""
+    def greater_than(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
+        """Elementwise ``self > other``, as a bool tensor."""
+    def gt(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
+        """Elementwise ``self > other``, as a bool tensor."""
+    def greater_equal(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
+        """Elementwise ``self >= other``, as a bool tensor."""
+    def ge(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
+        """Elementwise ``self >= other``, as a bool tensor."""
+    def logical_and(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
+        """Elementwise logical AND of the truth values, as a bool tensor."""
+    def logical_or(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
+        """Elementwise logical OR of the truth values, as a bool tensor."""
+    def logical_xor(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
+        """Elementwise logical XOR of the truth values, as a bool tensor."""
+    def bitwise_and(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
+        """Elementwise bitwise AND of integer or bool tensors (``&``)."""
+    def bitwise_or(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
+        """Elementwise bitwise OR of integer or bool tensors (``|``)."""
+    def bitwise_xor(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
+        """Elementwise bitwise XOR of integer or bool tensors (``^``)."""
+    def copysign(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
+        """Elementwise ``|self|`` with the sign of ``other`` (IEEE ``copysign``; ``-0.0`` counts as negative)."""
+    # END generated: binary Tensor methods
     # -- unary ops --
     # BEGIN generated: unary Tensor methods (scripts/gen_op_bindings.py from src/op_defs/unary.rs)
     def neg(self, name: str | None = None) -> Tensor:
@@ -2256,6 +2261,10 @@ def _debug_panic(message: str, where_: str = "here") -> None:
 def _unary_op_table() -> list[tuple[list[str], list[str], str, str, _bool]]:
     """The unary op declarations: ``(methods, functional names, doc, dtype rule,
     has_gradient)`` per op (read by ``scripts/gen_op_bindings.py``)."""
+
+def _binary_op_table() -> list[tuple[list[str], list[str], list[str], str, str, _bool]]:
+    """The binary op declarations: ``(methods, operators, operand keywords, doc, dtype
+    rule, has_gradient)`` per op (read by ``scripts/gen_op_bindings.py``)."""
 
 # ---- custom layers (PyLayer / autograd.Function) and saved-tensor hooks --------------
 @disjoint_base

@@ -14,6 +14,7 @@ from . import _core
 Tensor = _core.Tensor
 
 # Module functions that take the tensor first: the method descriptors themselves.
+# BEGIN generated: binary functions (scripts/gen_op_bindings.py from src/op_defs/binary.rs)
 add = Tensor.add
 subtract = Tensor.subtract
 sub = Tensor.sub
@@ -46,6 +47,8 @@ logical_xor = Tensor.logical_xor
 bitwise_and = Tensor.bitwise_and
 bitwise_or = Tensor.bitwise_or
 bitwise_xor = Tensor.bitwise_xor
+copysign = Tensor.copysign
+# END generated: binary functions
 # BEGIN generated: unary functions (scripts/gen_op_bindings.py from src/op_defs/unary.rs)
 neg = Tensor.neg
 negative = Tensor.negative
@@ -138,6 +141,7 @@ chunk = Tensor.chunk
 unbind = Tensor.unbind
 
 __all__ = [
+    # BEGIN generated: binary __all__ (scripts/gen_op_bindings.py from src/op_defs/binary.rs)
     "add",
     "subtract",
     "sub",
@@ -170,6 +174,8 @@ __all__ = [
     "bitwise_and",
     "bitwise_or",
     "bitwise_xor",
+    "copysign",
+    # END generated: binary __all__
     # BEGIN generated: unary __all__ (scripts/gen_op_bindings.py from src/op_defs/unary.rs)
     "neg",
     "negative",

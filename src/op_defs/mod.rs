@@ -5,9 +5,23 @@
 //! ([`crate::kernels::unary`]), the differentiable ops ([`crate::autograd`]) and the
 //! bindings each expand the same table into their own `match`. See
 //! `docs/contributing.md` for the recipe of adding an op.
+//!
+//! Why `macro_rules!` tables plus a small Python generator, rather than a trait object
+//! per op, a build script or a proc-macro crate: every layer needs a `match` over all
+//! ops of a family with the per-op code *inlined* (kernel closures inside monomorphic
+//! loops, formulas inside the recorded closure), which a callback macro gives with no
+//! dynamic dispatch, no build step and no extra crate; `#[pymethods]` needs the methods
+//! spelled out, which the same expansion does. Python files (module functions, stubs,
+//! static `Variable` methods) cannot be written by a Rust macro, so
+//! `scripts/gen_op_bindings.py` writes those blocks from the tables the extension
+//! exports, and `tests/python/test_op_registry.py` fails when they are stale.
 
+pub mod binary;
+mod binary_meta;
 pub mod unary;
 
+pub(crate) use binary::for_each_binary_op;
+pub use binary_meta::{py_name, BinaryDType, BinaryOp, SaveWhen};
 pub(crate) use unary::for_each_unary_op;
 
 /// How a unary op's result dtype follows from its input's.

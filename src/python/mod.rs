@@ -61,6 +61,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         static_graph::op_kinds::_unary_op_table,
         m
     )?)?;
+    m.add_function(wrap_pyfunction!(
+        static_graph::op_kinds::_binary_op_table,
+        m
+    )?)?;
     m.add_function(wrap_pyfunction!(creation::tensor_fn, m)?)?;
     m.add_function(wrap_pyfunction!(creation::to_tensor, m)?)?;
     m.add_function(wrap_pyfunction!(creation::from_numpy, m)?)?;

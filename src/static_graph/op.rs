@@ -134,14 +134,8 @@ impl OpKind {
     /// op's output dtype is floating).
     pub fn passes_grad(&self) -> bool {
         match self {
-            OpKind::Binary(op) => {
-                // no gradient (as in eager): bool results and integer-valued ops
-                let integral = matches!(
-                    op,
-                    BinaryOp::FloorDiv | BinaryOp::BitAnd | BinaryOp::BitOr | BinaryOp::BitXor
-                );
-                !(op.returns_bool() || integral)
-            }
+            // no gradient (as in eager): bool results and integer-valued ops
+            OpKind::Binary(op) => op.has_gradient(),
             OpKind::Unary(op) => op.has_gradient(),
             OpKind::Cast(d) => d.is_differentiable(),
             OpKind::PyFunc(op) => op.has_backward(),

@@ -21,35 +21,34 @@ impl Tensor {
         ))
     }
 
-    /// The dtype `op` produces for `self op other`.
+    /// The dtype `op` produces for `self op other` (its declared
+    /// [`BinaryDType`](crate::op_defs::BinaryDType) rule).
     pub fn binary_result_dtype(op: BinaryOp, a: DType, b: DType) -> Result<DType> {
+        use crate::op_defs::BinaryDType as R;
         let common = DType::promote(a, b);
-        if op.returns_bool() {
-            return Ok(DType::Bool);
-        }
-        if matches!(op, BinaryOp::BitAnd | BinaryOp::BitOr | BinaryOp::BitXor)
-            && !(common.is_int() || common == DType::Bool)
-        {
+        if common.is_complex() && !op.supports_complex() {
             return Err(Error::type_err(format!(
-                "{}: only integer and bool tensors support bitwise operations, got {common}",
+                "{}: not supported for complex tensors (got {common})",
                 op.name()
             )));
         }
-        Ok(match (op, common) {
-            (BinaryOp::Div, d) if !d.is_differentiable() => crate::dtype::default_float(),
-            (BinaryOp::Sub, DType::Bool) => {
-                return Err(Error::type_err(
-                    "subtract: subtracting two bool tensors is not supported; use \
-                     logical_xor, or cast to an integer dtype first",
-                ))
-            }
-            (BinaryOp::FloorDiv | BinaryOp::Rem | BinaryOp::Pow, DType::Bool) => DType::I64,
-            (op, d) if d.is_complex() && op.is_ordering() => {
+        Ok(match (op.dtype_rule(), common) {
+            (R::Bool, _) => DType::Bool,
+            (R::IntOrBool, d) if !(d.is_int() || d == DType::Bool) => {
                 return Err(Error::type_err(format!(
-                    "{}: not supported for complex tensors",
+                    "{}: only integer and bool tensors support bitwise operations, got {d}",
                     op.name()
                 )))
             }
+            (R::Float, d) if !d.is_differentiable() => crate::dtype::default_float(),
+            (R::PromoteNotBool, DType::Bool) => {
+                return Err(Error::type_err(format!(
+                    "{}: not supported for two bool tensors; use logical_xor, or cast to an \
+                     integer dtype first",
+                    op.name()
+                )))
+            }
+            (R::PromoteBoolToInt, DType::Bool) => DType::I64,
             (_, d) => d,
         })
     }

@@ -1,6 +1,6 @@
-"""The unary op table (``src/op_defs/unary.rs``) is the one place ops are declared: every
-declared op is a ``Tensor`` method, a module function, a static ``Variable`` method and a
-stub entry, and the generated Python blocks are fresh."""
+"""The op tables (``src/op_defs/unary.rs``, ``src/op_defs/binary.rs``) are the one place
+ops are declared: every declared op is a ``Tensor`` method, a module function, a static
+``Variable`` method and a stub entry, and the generated Python blocks are fresh."""
 
 import importlib.util
 import sys
@@ -13,6 +13,8 @@ from ferrograd import _core
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLE = _core._unary_op_table()
+BINARY = _core._binary_op_table()
+STUB = (ROOT / "python/ferrograd/_core.pyi").read_text()
 
 
 def _generator():
@@ -41,7 +43,7 @@ def test_a_stale_block_is_detected(tmp_path, monkeypatch):
         .read_text()
         .replace("tanh = Tensor.tanh\n", "")
     )
-    monkeypatch.setattr(gen, "BLOCKS", [(copy, "unary functions", gen._api_functions)])
+    monkeypatch.setattr(gen, "BLOCKS", [(copy, "unary functions", gen.UNARY, gen._api_functions)])
     assert gen.stale_files(gen.table(), write=False) == [copy]
 
 
@@ -94,4 +96,70 @@ def test_every_declared_op_records_and_runs_in_static_graphs(entry):
     xv = np.array([3, -7]) if rule == "Integral" else np.array([0.3, 0.7])
     (got,) = st.Executor().run(main, feed={"x": xv}, fetch_list=[y])
     want = getattr(fg.Tensor, methods[0])(fg.tensor(xv)).numpy()
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("entry", BINARY, ids=[e[0][0] for e in BINARY])
+def test_every_declared_binary_name_is_bound_everywhere(entry):
+    methods, operators, keywords, doc, rule, differentiable = entry
+    for m in methods:
+        assert getattr(fg.Tensor, m).__doc__.startswith(doc.split("`")[0])
+        assert getattr(fg, m).__wrapped__ is getattr(fg.Tensor, m)  # (dispatching on type)
+        assert m in fg.__all__ or m in fg._dialect_aliases.__all__
+        assert callable(getattr(fg.static.Variable, m))
+        assert f"    def {m}(" in STUB
+    for d in operators:
+        assert callable(getattr(fg.Tensor, d))
+        assert f"    def {d}(self, other: _Operand, /) -> Tensor: ..." in STUB
+    x = fg.tensor([1, 2], dtype="int64")
+    for k in keywords:  # the second operand by keyword, in each spelling
+        np.testing.assert_array_equal(
+            getattr(x, methods[0])(**{k: x}).numpy(), getattr(x, methods[0])(x).numpy()
+        )
+    assert rule in ("Promote", "PromoteNotBool", "PromoteBoolToInt", "Float", "Bool", "IntOrBool")
+
+
+@pytest.mark.parametrize("entry", BINARY, ids=[e[0][0] for e in BINARY])
+def test_binary_dtype_rule_and_gradient_flag_hold_eagerly(entry):
+    methods, _, _, _, rule, differentiable = entry
+    op = getattr(fg.Tensor, methods[0])
+    i = fg.tensor([1, 2], dtype="int64")
+    want = {"Float": fg.float32, "Bool": fg.bool}.get(rule, fg.int64)
+    assert op(i, i).dtype == want
+    b = fg.tensor([True, True])  # (no zero divisor for floor_divide and remainder)
+    if rule == "PromoteNotBool":
+        with pytest.raises(TypeError, match=methods[0]):
+            op(b, b)
+    else:
+        want = {"Float": fg.float32, "PromoteBoolToInt": fg.int64}.get(rule, fg.bool)
+        assert op(b, b).dtype == want
+    if rule == "IntOrBool":
+        with pytest.raises(TypeError, match=methods[0]):
+            op(fg.tensor([1.0]), fg.tensor([2.0]))
+        return
+    x = fg.tensor(np.array([0.3, 0.7]), requires_grad=True)
+    y = op(x, fg.tensor(np.array([0.5, 0.2])))
+    assert y.requires_grad == differentiable
+    if differentiable:
+        y.sum().backward()
+        assert np.abs(x.grad.numpy()).max() > 0
+
+
+@pytest.mark.parametrize("entry", BINARY, ids=[e[0][0] for e in BINARY])
+def test_every_declared_binary_op_records_and_runs_in_static_graphs(entry):
+    methods, _, _, _, rule, _ = entry
+    dtype = "int64" if rule == "IntOrBool" else "float64"
+    st = fg.static
+    main, startup = st.Program(), st.Program()
+    fg.enable_static()
+    try:
+        with st.program_guard(main, startup):
+            x = st.data("x", [2], dtype)
+            w = st.data("w", [1], dtype)
+            y = getattr(fg, methods[-1])(x, w)
+    finally:
+        fg.disable_static()
+    xv, wv = np.array([3, 7]).astype(dtype), np.array([2]).astype(dtype)
+    (got,) = st.Executor().run(main, feed={"x": xv, "w": wv}, fetch_list=[y])
+    want = getattr(fg.Tensor, methods[0])(fg.tensor(xv), fg.tensor(wv)).numpy()
     np.testing.assert_array_equal(got, want)

@@ -122,89 +122,140 @@ class Variable(VariableOpsMixin, VariableLayoutScanMixin, VariableEagerOpsMixin)
         return self._op(op, [self._operand(other), self])
 
     # arithmetic and comparisons (eager names)
+    # BEGIN generated: binary Variable methods (scripts/gen_op_bindings.py from src/op_defs/binary.rs)
     def add(self, y: Any, name: str | None = None) -> Variable:
-        """``self + y``."""
+        """Elementwise ``self + other`` (broadcasting; Paddle's ``y=`` also accepted)."""
         return self._binary("add", y)
 
     def subtract(self, y: Any, name: str | None = None) -> Variable:
-        """``self - y``."""
+        """Elementwise ``self - other`` (broadcasting; Paddle's ``y=`` also accepted)."""
+        return self._binary("subtract", y)
+
+    def sub(self, y: Any, name: str | None = None) -> Variable:
+        """Elementwise ``self - other`` (broadcasting; Paddle's ``y=`` also accepted)."""
         return self._binary("subtract", y)
 
     def multiply(self, y: Any, name: str | None = None) -> Variable:
-        """``self * y``."""
+        """Elementwise ``self * other`` (broadcasting; Paddle's ``y=`` also accepted)."""
+        return self._binary("multiply", y)
+
+    def mul(self, y: Any, name: str | None = None) -> Variable:
+        """Elementwise ``self * other`` (broadcasting; Paddle's ``y=`` also accepted)."""
         return self._binary("multiply", y)
 
     def divide(self, y: Any, name: str | None = None) -> Variable:
-        """``self / y``."""
+        """Elementwise true division ``self / other`` (Paddle's ``y=`` also accepted)."""
+        return self._binary("divide", y)
+
+    def div(self, y: Any, name: str | None = None) -> Variable:
+        """Elementwise true division ``self / other`` (Paddle's ``y=`` also accepted)."""
+        return self._binary("divide", y)
+
+    def true_divide(self, y: Any, name: str | None = None) -> Variable:
+        """Elementwise true division ``self / other`` (Paddle's ``y=`` also accepted)."""
         return self._binary("divide", y)
 
     def floor_divide(self, y: Any, name: str | None = None) -> Variable:
-        """``self // y``."""
+        """Elementwise ``self // other`` (rounding toward minus infinity)."""
         return self._binary("floor_divide", y)
 
     def remainder(self, y: Any, name: str | None = None) -> Variable:
-        """``self % y``."""
+        """Elementwise ``self % other``, with the sign of the divisor (Python's ``%``)."""
+        return self._binary("remainder", y)
+
+    def mod(self, y: Any, name: str | None = None) -> Variable:
+        """Elementwise ``self % other``, with the sign of the divisor (Python's ``%``)."""
         return self._binary("remainder", y)
 
     def pow(self, y: Any, name: str | None = None) -> Variable:
-        """``self ** y``."""
+        """Elementwise ``self ** other`` (torch's ``exponent=`` and Paddle's ``y=`` also accepted)."""
         return self._binary("pow", y)
 
     def maximum(self, y: Any, name: str | None = None) -> Variable:
-        """Elementwise maximum."""
+        """Elementwise maximum of ``self`` and ``other`` (NaN propagates)."""
         return self._binary("maximum", y)
 
     def minimum(self, y: Any, name: str | None = None) -> Variable:
-        """Elementwise minimum."""
+        """Elementwise minimum of ``self`` and ``other`` (NaN propagates)."""
         return self._binary("minimum", y)
 
     def equal(self, y: Any, name: str | None = None) -> Variable:
-        """``self == y`` (bool)."""
+        """Elementwise ``self == other``, as a bool tensor."""
+        return self._binary("equal", y)
+
+    def eq(self, y: Any, name: str | None = None) -> Variable:
+        """Elementwise ``self == other``, as a bool tensor."""
         return self._binary("equal", y)
 
     def not_equal(self, y: Any, name: str | None = None) -> Variable:
-        """``self != y`` (bool)."""
+        """Elementwise ``self != other``, as a bool tensor."""
+        return self._binary("not_equal", y)
+
+    def ne(self, y: Any, name: str | None = None) -> Variable:
+        """Elementwise ``self != other``, as a bool tensor."""
         return self._binary("not_equal", y)
 
     def less_than(self, y: Any, name: str | None = None) -> Variable:
-        """``self < y`` (bool)."""
+        """Elementwise ``self < other``, as a bool tensor."""
+        return self._binary("less_than", y)
+
+    def lt(self, y: Any, name: str | None = None) -> Variable:
+        """Elementwise ``self < other``, as a bool tensor."""
         return self._binary("less_than", y)
 
     def less_equal(self, y: Any, name: str | None = None) -> Variable:
-        """``self <= y`` (bool)."""
+        """Elementwise ``self <= other``, as a bool tensor."""
+        return self._binary("less_equal", y)
+
+    def le(self, y: Any, name: str | None = None) -> Variable:
+        """Elementwise ``self <= other``, as a bool tensor."""
         return self._binary("less_equal", y)
 
     def greater_than(self, y: Any, name: str | None = None) -> Variable:
-        """``self > y`` (bool)."""
+        """Elementwise ``self > other``, as a bool tensor."""
+        return self._binary("greater_than", y)
+
+    def gt(self, y: Any, name: str | None = None) -> Variable:
+        """Elementwise ``self > other``, as a bool tensor."""
         return self._binary("greater_than", y)
 
     def greater_equal(self, y: Any, name: str | None = None) -> Variable:
-        """``self >= y`` (bool)."""
+        """Elementwise ``self >= other``, as a bool tensor."""
+        return self._binary("greater_equal", y)
+
+    def ge(self, y: Any, name: str | None = None) -> Variable:
+        """Elementwise ``self >= other``, as a bool tensor."""
         return self._binary("greater_equal", y)
 
     def logical_and(self, y: Any, name: str | None = None) -> Variable:
-        """Logical and."""
+        """Elementwise logical AND of the truth values, as a bool tensor."""
         return self._binary("logical_and", y)
 
     def logical_or(self, y: Any, name: str | None = None) -> Variable:
-        """Logical or."""
+        """Elementwise logical OR of the truth values, as a bool tensor."""
         return self._binary("logical_or", y)
 
     def logical_xor(self, y: Any, name: str | None = None) -> Variable:
-        """Logical xor."""
+        """Elementwise logical XOR of the truth values, as a bool tensor."""
         return self._binary("logical_xor", y)
 
     def bitwise_and(self, y: Any, name: str | None = None) -> Variable:
-        """Bitwise and of integers (logical for bools)."""
+        """Elementwise bitwise AND of integer or bool tensors (``&``)."""
         return self._binary("bitwise_and", y)
 
     def bitwise_or(self, y: Any, name: str | None = None) -> Variable:
-        """Bitwise or of integers (logical for bools)."""
+        """Elementwise bitwise OR of integer or bool tensors (``|``)."""
         return self._binary("bitwise_or", y)
 
     def bitwise_xor(self, y: Any, name: str | None = None) -> Variable:
-        """Bitwise xor of integers (logical for bools)."""
+        """Elementwise bitwise XOR of integer or bool tensors (``^``)."""
         return self._binary("bitwise_xor", y)
+
+    def copysign(self, y: Any, name: str | None = None) -> Variable:
+        """Elementwise ``|self|`` with the sign of ``other`` (IEEE ``copysign``; ``-0.0`` counts as negative)."""
+        return self._binary("copysign", y)
+
+    # END generated: binary Variable methods
 
     def __and__(self, o: Any) -> Variable:
         return self._binary("bitwise_and", o)
@@ -234,17 +285,6 @@ class Variable(VariableOpsMixin, VariableLayoutScanMixin, VariableEagerOpsMixin)
             yv = yv.swapaxes(-1, -2)
         return x._op("matmul", [x, yv])
 
-    sub = subtract
-    mul = multiply
-    div = divide
-    true_divide = divide
-    mod = remainder
-    eq = equal
-    ne = not_equal
-    lt = less_than
-    le = less_equal
-    gt = greater_than
-    ge = greater_equal
     mm = matmul
 
     def __add__(self, o: Any) -> Variable:

@@ -1,147 +1,184 @@
-//! Binary arithmetic and comparison ops with their gradients.
+//! Binary elementwise ops with their gradients, expanded from the declarations in
+//! [`crate::op_defs::binary`]; `where`.
 
 use super::saved;
 use crate::autograd::{Grads, Recorder};
-use crate::error::Result;
+use crate::error::{Error, Result};
+#[allow(unused_imports)] // the table's formulas name some of these
+use crate::op_defs::binary::fns::*;
+use crate::op_defs::SaveWhen;
 use crate::tensor::{BinaryOp, Tensor};
 use smallvec::smallvec;
+
+/// What a binary formula reads: the operands `a`, `b` and the output, each from its
+/// saved slot or (a Python number operand) captured by the formula.
+pub(crate) struct Operands<'a> {
+    saved: &'a [Option<Tensor>],
+    /// The slot of `a`, `b`, `out` (`None`: the op never saves it).
+    slots: [Option<usize>; 3],
+    /// A number operand: its position (0 = `a`, 1 = `b`) and value.
+    number: Option<(usize, &'a Tensor)>,
+    node: &'static str,
+}
+
+impl<'a> Operands<'a> {
+    pub(crate) fn new(
+        saved: &'a [Option<Tensor>],
+        rules: [SaveWhen; 3],
+        number: Option<(usize, &'a Tensor)>,
+        node: &'static str,
+    ) -> Self {
+        Operands {
+            saved,
+            slots: slot_layout(rules),
+            number,
+            node,
+        }
+    }
+    /// The left operand.
+    pub(crate) fn a(&self) -> Result<&'a Tensor> {
+        self.get(0)
+    }
+    /// The right operand.
+    pub(crate) fn b(&self) -> Result<&'a Tensor> {
+        self.get(1)
+    }
+    /// The op's output.
+    pub(crate) fn out(&self) -> Result<&'a Tensor> {
+        self.get(2)
+    }
+    fn get(&self, i: usize) -> Result<&'a Tensor> {
+        if let Some((pos, t)) = self.number {
+            if pos == i {
+                return Ok(t);
+            }
+        }
+        match self.slots[i] {
+            Some(slot) => saved(self.saved, slot, self.node),
+            None => Err(Error::runtime(format!(
+                "internal: {} does not save {}",
+                self.node,
+                ["a", "b", "out"][i]
+            ))),
+        }
+    }
+}
+
+/// The slot of each of `a`, `b`, `out`: the saved ones in that order.
+fn slot_layout(rules: [SaveWhen; 3]) -> [Option<usize>; 3] {
+    let mut next = 0;
+    rules.map(|r| {
+        (r != SaveWhen::Never).then(|| {
+            next += 1;
+            next - 1
+        })
+    })
+}
+
+/// Saves what `rules` ask for: one slot per rule that is not `Never` (empty where the
+/// gradient that reads it is not needed, or where the operand is a number).
+pub(crate) fn save_operands(rec: &mut Recorder, rules: [SaveWhen; 3], ops: [Option<&Tensor>; 2]) {
+    let (na, nb) = (rec.needs(0), rec.needs(1));
+    for (i, rule) in rules.into_iter().enumerate() {
+        if rule == SaveWhen::Never {
+            continue;
+        }
+        match (rule.wanted(na, nb), i) {
+            (false, _) => rec.save_nothing(),
+            (true, 2) => rec.save_output(),
+            (true, i) => match ops[i] {
+                Some(t) => rec.save(t),
+                None => rec.save_nothing(),
+            },
+        }
+    }
+}
+
+/// Gives a table formula its parameter types.
+fn formula(
+    g: &Tensor,
+    s: &Operands<'_>,
+    f: impl FnOnce(&Tensor, &Operands<'_>) -> Result<Tensor>,
+) -> Result<Tensor> {
+    f(g, s)
+}
+
+fn no_formula(op: BinaryOp) -> Error {
+    Error::runtime(format!("internal: {} has no gradient formula", op.name()))
+}
+
+/// The gradient formulas of the binary ops, expanded from their declarations.
+macro_rules! binary_grads {
+    ($($v:ident {
+        methods: [$($m:ident),+], dunders: [$($dunder:ident),*], kwargs: [$($kw:ident),*],
+        doc: $doc:literal,
+        dtype: $dtype:ident,
+        float: [$($float:expr)?], int: [$($int:expr)?],
+        complex: [$($cplx:expr)?], boolean: [$($b:expr)?],
+        saves: [$sa:ident, $sb:ident, $so:ident],
+        grad: [$($lhs:expr, $rhs:expr)?],
+        number_lhs: [$([$na:ident, $nb:ident, $no:ident], $nf:expr)?], node: $node:literal,
+    })*) => {
+        /// The left operand's gradient from the incoming gradient `g`.
+        pub(crate) fn grad_lhs(op: BinaryOp, g: &Tensor, s: &Operands<'_>) -> Result<Tensor> {
+            match op {
+                $($(BinaryOp::$v => formula(g, s, $lhs),)?)*
+                #[allow(unreachable_patterns)]
+                _ => Err(no_formula(op)),
+            }
+        }
+        /// The right operand's gradient from the incoming gradient `g`.
+        pub(crate) fn grad_rhs(op: BinaryOp, g: &Tensor, s: &Operands<'_>) -> Result<Tensor> {
+            match op {
+                $($(BinaryOp::$v => formula(g, s, $rhs),)?)*
+                #[allow(unreachable_patterns)]
+                _ => Err(no_formula(op)),
+            }
+        }
+        /// The right operand's gradient with a number on the left, for the ops that
+        /// declare a cheaper formula for it ([`BinaryOp::number_lhs_saves`]).
+        pub(crate) fn grad_rhs_of_number(
+            op: BinaryOp,
+            g: &Tensor,
+            s: &Operands<'_>,
+        ) -> Result<Tensor> {
+            match op {
+                $($(BinaryOp::$v => formula(g, s, $nf),)?)*
+                _ => grad_rhs(op, g, s),
+            }
+        }
+    };
+}
+
+crate::op_defs::for_each_binary_op!(binary_grads);
 
 impl Tensor {
     /// `self op other` with broadcasting, recording the gradient when needed.
     pub fn binary(&self, other: &Tensor, op: BinaryOp) -> Result<Tensor> {
         let out = self.binary_raw(other, op)?;
-        if op.returns_bool() || !out.dtype().is_differentiable() || op == BinaryOp::FloorDiv {
+        if !op.has_gradient() || !out.dtype().is_differentiable() {
             return Ok(out);
         }
         let Some(mut rec) = Recorder::begin(&[self, other]) else {
             return Ok(out);
         };
-        let (na, nb) = (rec.needs(0), rec.needs(1));
-        let pass = |g: &Tensor, n: bool| n.then(|| g.clone());
-        match op {
-            BinaryOp::Add => rec.finish("AddBackward", &out, move |g, _, n| {
-                Ok(smallvec![pass(g, n[0]), pass(g, n[1])])
-            })?,
-            BinaryOp::Sub => rec.finish("SubBackward", &out, move |g, _, n| {
-                Ok(smallvec![
-                    pass(g, n[0]),
-                    if n[1] { Some(g.neg()?) } else { None }
-                ])
-            })?,
-            BinaryOp::Mul => {
-                save_if(&mut rec, nb, self);
-                save_if(&mut rec, na, other);
-                rec.finish("MulBackward", &out, |g, s, n| {
-                    let ga = if n[0] {
-                        Some(g.mul_conj(saved(s, 1, "MulBackward")?)?)
-                    } else {
-                        None
-                    };
-                    let gb = if n[1] {
-                        Some(g.mul_conj(saved(s, 0, "MulBackward")?)?)
-                    } else {
-                        None
-                    };
-                    Ok(smallvec![ga, gb])
-                })?
-            }
-            BinaryOp::Div => {
-                save_if(&mut rec, nb, self);
-                rec.save(other);
-                rec.finish("DivBackward", &out, |g, s, n| {
-                    let b = saved(s, 1, "DivBackward")?;
-                    let ga = if n[0] { Some(g.div_conj(b)?) } else { None };
-                    let gb = if n[1] {
-                        let a = saved(s, 0, "DivBackward")?;
-                        Some(g.neg()?.mul_conj(a)?.div_conj(&b.mul(b)?)?)
-                    } else {
-                        None
-                    };
-                    Ok(smallvec![ga, gb])
-                })?
-            }
-            BinaryOp::Pow => {
-                rec.save(self);
-                rec.save(other);
-                if nb {
-                    rec.save_output();
-                } else {
-                    rec.save_nothing();
-                }
-                rec.finish("PowBackward", &out, |g, s, n| {
-                    let (a, b) = (saved(s, 0, "PowBackward")?, saved(s, 1, "PowBackward")?);
-                    let ga = if n[0] {
-                        let one = b.scalar_like(1.0);
-                        Some(g.mul_conj(&b.mul(&a.pow(&b.sub(&one)?)?)?)?)
-                    } else {
-                        None
-                    };
-                    let gb = if n[1] {
-                        // d/db a^b = a^b ln a; defined as 0 where a == 0 and b >= 0
-                        let out = saved(s, 2, "PowBackward")?;
-                        let zero = a.scalar_like(0.0);
-                        let mask = a.binary_raw(&zero, BinaryOp::Eq)?.binary_raw(
-                            // complex exponents: compare their real part, as PyTorch does
-                            &b.real_raw()?
-                                .binary_raw(&b.real_raw()?.scalar_like(0.0), BinaryOp::Ge)?,
-                            BinaryOp::LogicalAnd,
-                        )?;
-                        let safe_a = Tensor::where_(&mask, &a.ones_like()?, a)?;
-                        let full = g.mul_conj(&out.mul(&safe_a.log()?)?)?;
-                        Some(Tensor::where_(&mask, &full.zeros_like()?, &full)?)
-                    } else {
-                        None
-                    };
-                    Ok(smallvec![ga, gb])
-                })?
-            }
-            BinaryOp::Maximum | BinaryOp::Minimum => {
-                rec.save(self);
-                rec.save(other);
-                let strict = if op == BinaryOp::Maximum {
-                    BinaryOp::Gt
-                } else {
-                    BinaryOp::Lt
-                };
-                let name = if op == BinaryOp::Maximum {
-                    "MaximumBackward"
-                } else {
-                    "MinimumBackward"
-                };
-                rec.finish(name, &out, move |g, s, n| {
-                    let (a, b) = (saved(s, 0, name)?, saved(s, 1, name)?);
-                    // ties split the gradient evenly, as PyTorch does
-                    let wins = a.binary_raw(b, strict)?.to_dtype(g.dtype())?;
-                    let ties = a.binary_raw(b, BinaryOp::Eq)?.to_dtype(g.dtype())?;
-                    let wa = wins.add(&ties.mul(&g.scalar_like(0.5))?)?;
-                    let ga = if n[0] { Some(g.mul(&wa)?) } else { None };
-                    let gb = if n[1] {
-                        Some(g.mul(&wa.rsub_scalar(1.0)?)?)
-                    } else {
-                        None
-                    };
-                    Ok(smallvec![ga, gb])
-                })?
-            }
-            BinaryOp::Rem => {
-                rec.save(self);
-                rec.save(other);
-                rec.finish("RemainderBackward", &out, |g, s, n| {
-                    let ga = n[0].then(|| g.clone());
-                    let gb = if n[1] {
-                        let (a, b) = (
-                            saved(s, 0, "RemainderBackward")?,
-                            saved(s, 1, "RemainderBackward")?,
-                        );
-                        Some(g.neg()?.mul(&a.binary_raw(b, BinaryOp::FloorDiv)?)?)
-                    } else {
-                        None
-                    };
-                    Ok(smallvec![ga, gb])
-                })?
-            }
-            _ => {}
-        }
+        let rules = op.saves();
+        save_operands(&mut rec, rules, [Some(self), Some(other)]);
+        let node = op.node_name();
+        rec.finish(node, &out, move |g, s, n| {
+            let ops = Operands::new(s, rules, None, node);
+            let ga = if n[0] {
+                Some(grad_lhs(op, g, &ops)?)
+            } else {
+                None
+            };
+            let gb = if n[1] {
+                Some(grad_rhs(op, g, &ops)?)
+            } else {
+                None
+            };
+            Ok(smallvec![ga, gb] as Grads)
+        })?;
         Ok(out)
     }
 
@@ -232,13 +269,5 @@ impl Tensor {
             }
         });
         Ok(out)
-    }
-}
-
-fn save_if(rec: &mut Recorder, cond: bool, t: &Tensor) {
-    if cond {
-        rec.save(t)
-    } else {
-        rec.save_nothing()
     }
 }

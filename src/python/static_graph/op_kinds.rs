@@ -8,14 +8,6 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-const BINARY: [BinaryOp; 21] = {
-    use BinaryOp::*;
-    [
-        Add, Sub, Mul, Div, FloorDiv, Rem, Pow, Maximum, Minimum, Eq, Ne, Lt, Le, Gt, Ge,
-        LogicalAnd, LogicalOr, LogicalXor, BitAnd, BitOr, BitXor,
-    ]
-};
-
 fn attr<'py, T: FromPyObjectOwned<'py>>(
     attrs: Option<&Bound<'py, PyDict>>,
     key: &str,
@@ -53,8 +45,8 @@ fn axes(attrs: Option<&Bound<'_, PyDict>>) -> PyResult<Option<Vec<isize>>> {
 
 /// The [`OpKind`] called `name` with the attributes in `attrs`.
 pub fn parse_op(name: &str, attrs: Option<&Bound<'_, PyDict>>) -> PyResult<OpKind> {
-    if let Some(op) = BINARY.iter().find(|o| o.name() == name) {
-        return Ok(OpKind::Binary(*op));
+    if let Some(op) = BinaryOp::from_name(name) {
+        return Ok(OpKind::Binary(op));
     }
     if let Some(op) = UnaryOp::from_name(name) {
         return Ok(OpKind::Unary(op));
@@ -117,6 +109,37 @@ pub fn _unary_op_table() -> Vec<UnaryOpRow> {
             (
                 op.method_names().to_vec(),
                 op.functional_names().to_vec(),
+                op.doc(),
+                format!("{:?}", op.dtype_rule()),
+                op.has_gradient(),
+            )
+        })
+        .collect()
+}
+
+/// One op of [`_binary_op_table`]: `(methods, operators, operand keywords, doc, dtype
+/// rule, has_gradient)`.
+type BinaryOpRow = (
+    Vec<&'static str>,
+    Vec<&'static str>,
+    Vec<&'static str>,
+    &'static str,
+    String,
+    bool,
+);
+
+/// The binary op declarations as Python data, one `(methods, operators, operand
+/// keywords, doc, dtype rule, has_gradient)` tuple per op, for
+/// `scripts/gen_op_bindings.py` and the registry tests.
+#[pyfunction]
+pub fn _binary_op_table() -> Vec<BinaryOpRow> {
+    BinaryOp::ALL
+        .iter()
+        .map(|op| {
+            (
+                op.method_names().to_vec(),
+                op.dunder_names().to_vec(),
+                op.operand_keywords().to_vec(),
                 op.doc(),
                 format!("{:?}", op.dtype_rule()),
                 op.has_gradient(),

@@ -115,97 +115,64 @@ fn dunder(
     }
 }
 
-macro_rules! binary_dunders {
-    ($($name:ident => $op:expr, $refl:expr, $doc:literal;)*) => {
+/// One `Tensor` method per name of each binary op and its Python operators, from the
+/// declarations in [`crate::op_defs::binary`] (one `#[pymethods]` block per method, so
+/// that each expansion names one method's keywords).
+macro_rules! binary_bindings {
+    ($($v:ident {
+        methods: [$($m:ident),+], dunders: $dunders:tt, kwargs: $kw:tt,
+        doc: $doc:literal,
+        $($rest:tt)*
+    })*) => {
+        $(
+            $(binary_method!($v, $m, $doc, $kw);)+
+            binary_operators!($v, $doc, $dunders);
+        )*
+    };
+}
+
+/// The method `$m` of op `$v`; `other` may also be given by the keywords `$kw`.
+macro_rules! binary_method {
+    ($v:ident, $m:ident, $doc:literal, [$($kw:ident),*]) => {
         #[pymethods]
         impl PyTensor {
-            $(
-                #[doc = $doc]
-                fn $name(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-                    dunder(py, &self.inner, other, $op, $refl)
-                }
-            )*
+            #[doc = $doc]
+            #[pyo3(signature = (other=None, name=None, *, $($kw=None),*))]
+            fn $m(
+                &self,
+                py: Python<'_>,
+                other: Option<&Bound<'_, PyAny>>,
+                name: Option<&Bound<'_, PyAny>>,
+                $($kw: Option<&Bound<'_, PyAny>>,)*
+            ) -> PyT {
+                let _ = name;
+                let method = crate::op_defs::py_name(stringify!($m));
+                let b = operand_arg(other, &[$((stringify!($kw), $kw)),*], method)?;
+                bin(py, &self.inner, b, BinaryOp::$v, false)
+            }
         }
     };
 }
 
-binary_dunders! {
-    __add__ => BinaryOp::Add, false, "`self + other`.";
-    __radd__ => BinaryOp::Add, true, "`other + self`.";
-    __sub__ => BinaryOp::Sub, false, "`self - other`.";
-    __rsub__ => BinaryOp::Sub, true, "`other - self`.";
-    __mul__ => BinaryOp::Mul, false, "`self * other`.";
-    __rmul__ => BinaryOp::Mul, true, "`other * self`.";
-    __truediv__ => BinaryOp::Div, false, "`self / other`.";
-    __rtruediv__ => BinaryOp::Div, true, "`other / self`.";
-    __floordiv__ => BinaryOp::FloorDiv, false, "`self // other`.";
-    __rfloordiv__ => BinaryOp::FloorDiv, true, "`other // self`.";
-    __mod__ => BinaryOp::Rem, false, "`self % other` (sign of the divisor, as Python).";
-    __rmod__ => BinaryOp::Rem, true, "`other % self` (sign of the divisor, as Python).";
-    __and__ => BinaryOp::BitAnd, false, "`self & other` (bitwise; logical for bool).";
-    __rand__ => BinaryOp::BitAnd, true, "`other & self` (bitwise; logical for bool).";
-    __or__ => BinaryOp::BitOr, false, "`self | other` (bitwise; logical for bool).";
-    __ror__ => BinaryOp::BitOr, true, "`other | self` (bitwise; logical for bool).";
-    __xor__ => BinaryOp::BitXor, false, "`self ^ other` (bitwise; logical for bool).";
-    __rxor__ => BinaryOp::BitXor, true, "`other ^ self` (bitwise; logical for bool).";
-}
-
-macro_rules! binary_methods {
-    ($($name:ident => $op:expr, $doc:literal;)*) => {
+/// The operator `__op__` and its reflected `__rop__` of op `$v`, if it has them.
+macro_rules! binary_operators {
+    ($v:ident, $doc:literal, []) => {};
+    ($v:ident, $doc:literal, [$fwd:ident, $refl:ident]) => {
         #[pymethods]
         impl PyTensor {
-            $(
-                #[doc = $doc]
-                #[pyo3(signature = (other=None, name=None, *, y=None))]
-                fn $name(
-                    &self,
-                    py: Python<'_>,
-                    other: Option<&Bound<'_, PyAny>>,
-                    name: Option<&Bound<'_, PyAny>>,
-                    y: Option<&Bound<'_, PyAny>>,
-                ) -> PyT {
-                    let _ = name;
-                    let b = operand_arg(other, &[("y", y)], stringify!($name))?;
-                    bin(py, &self.inner, b, $op, false)
-                }
-            )*
+            #[doc = $doc]
+            fn $fwd(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                dunder(py, &self.inner, other, BinaryOp::$v, false)
+            }
+            #[doc = $doc]
+            fn $refl(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                dunder(py, &self.inner, other, BinaryOp::$v, true)
+            }
         }
     };
 }
 
-binary_methods! {
-    add => BinaryOp::Add, "Elementwise `self + other` (broadcasting; Paddle's `y=` also accepted).";
-    subtract => BinaryOp::Sub, "Elementwise `self - other` (broadcasting; Paddle's `y=` also accepted).";
-    sub => BinaryOp::Sub, "Same as `subtract`: elementwise `self - other`.";
-    multiply => BinaryOp::Mul, "Elementwise `self * other` (broadcasting; Paddle's `y=` also accepted).";
-    mul => BinaryOp::Mul, "Same as `multiply`: elementwise `self * other`.";
-    divide => BinaryOp::Div, "Elementwise true division `self / other` (Paddle's `y=` also accepted).";
-    div => BinaryOp::Div, "Same as `divide`: elementwise `self / other`.";
-    true_divide => BinaryOp::Div, "Same as `divide`: elementwise `self / other`.";
-    floor_divide => BinaryOp::FloorDiv, "Elementwise `self // other` (rounding toward minus infinity).";
-    remainder => BinaryOp::Rem, "Elementwise `self % other`, with the sign of the divisor (Python's `%`).";
-    r#mod => BinaryOp::Rem, "Same as `remainder`: elementwise `self % other`.";
-    maximum => BinaryOp::Maximum, "Elementwise maximum of `self` and `other` (NaN propagates).";
-    minimum => BinaryOp::Minimum, "Elementwise minimum of `self` and `other` (NaN propagates).";
-    equal => BinaryOp::Eq, "Elementwise `self == other`, as a bool tensor.";
-    eq => BinaryOp::Eq, "Same as `equal`: elementwise `self == other`, as a bool tensor.";
-    not_equal => BinaryOp::Ne, "Elementwise `self != other`, as a bool tensor.";
-    ne => BinaryOp::Ne, "Same as `not_equal`: elementwise `self != other`, as a bool tensor.";
-    less_than => BinaryOp::Lt, "Elementwise `self < other`, as a bool tensor.";
-    lt => BinaryOp::Lt, "Same as `less_than`: elementwise `self < other`, as a bool tensor.";
-    less_equal => BinaryOp::Le, "Elementwise `self <= other`, as a bool tensor.";
-    le => BinaryOp::Le, "Same as `less_equal`: elementwise `self <= other`, as a bool tensor.";
-    greater_than => BinaryOp::Gt, "Elementwise `self > other`, as a bool tensor.";
-    gt => BinaryOp::Gt, "Same as `greater_than`: elementwise `self > other`, as a bool tensor.";
-    greater_equal => BinaryOp::Ge, "Elementwise `self >= other`, as a bool tensor.";
-    ge => BinaryOp::Ge, "Same as `greater_equal`: elementwise `self >= other`, as a bool tensor.";
-    logical_and => BinaryOp::LogicalAnd, "Elementwise logical AND of the truth values, as a bool tensor.";
-    logical_or => BinaryOp::LogicalOr, "Elementwise logical OR of the truth values, as a bool tensor.";
-    logical_xor => BinaryOp::LogicalXor, "Elementwise logical XOR of the truth values, as a bool tensor.";
-    bitwise_and => BinaryOp::BitAnd, "Elementwise bitwise AND of integer or bool tensors.";
-    bitwise_or => BinaryOp::BitOr, "Elementwise bitwise OR of integer or bool tensors.";
-    bitwise_xor => BinaryOp::BitXor, "Elementwise bitwise XOR of integer or bool tensors.";
-}
+crate::op_defs::for_each_binary_op!(binary_bindings);
 
 /// One `Tensor` method per name of each unary op, from the declarations in
 /// [`crate::op_defs::unary`].
@@ -270,20 +237,6 @@ impl PyTensor {
     ) -> PyResult<Py<PyAny>> {
         let _ = modulo;
         dunder(py, &self.inner, other, BinaryOp::Pow, true)
-    }
-    /// Elementwise `self ** other` (torch's `exponent=` and Paddle's `y=` also accepted).
-    #[pyo3(signature = (other=None, name=None, *, exponent=None, y=None))]
-    fn pow(
-        &self,
-        py: Python<'_>,
-        other: Option<&Bound<'_, PyAny>>,
-        name: Option<&Bound<'_, PyAny>>,
-        exponent: Option<&Bound<'_, PyAny>>,
-        y: Option<&Bound<'_, PyAny>>,
-    ) -> PyT {
-        let _ = name;
-        let e = operand_arg(other, &[("exponent", exponent), ("y", y)], "pow")?;
-        bin(py, &self.inner, e, BinaryOp::Pow, false)
     }
     /// `-self`.
     fn __neg__(&self, py: Python<'_>) -> PyT {
