@@ -2391,3 +2391,19 @@ def _rnn_layer(
 ) -> Tensor:
     """One LSTM / GRU / RNN_TANH / RNN_RELU layer over all steps: the states
     ``[S, T, B, H]`` (``extra``: the LSTM's ``c0`` or the GRU's ``b_hh``)."""
+
+# --- fused convolution (nn/fn_conv.py) ---------------------------------------------------
+
+def _conv(
+    x: Tensor,
+    weight: Tensor,
+    bias: Tensor | None,
+    stride: Sequence[_int],
+    dilation: Sequence[_int],
+    pad_lo: Sequence[_int],
+    pad_hi: Sequence[_int],
+    groups: _int,
+    path: str = "auto",
+) -> Tensor:
+    """Convolution ``[N, C, *S]`` x ``[O, C/groups, *k]`` (+ bias ``[O]``) → ``[N, O, *out]``
+    as one op; ``path``: "auto", "gemm" or "direct"."""

@@ -172,6 +172,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tensor::fused::_dropout, m)?)?;
     m.add_function(wrap_pyfunction!(tensor::fused::_linear, m)?)?;
     m.add_function(wrap_pyfunction!(tensor::rnn::_rnn_layer, m)?)?;
+    m.add_function(wrap_pyfunction!(tensor::conv::_conv, m)?)?;
     signals::_install_sigint_hook(m.py())?;
     // Python's importing thread joins the kernels' pool (see crate::threads).
     crate::threads::init_pool_with_current_thread();
