@@ -2435,3 +2435,18 @@ def _batch_norm(
 ) -> tuple[Tensor, Tensor | None, Tensor | None]:
     """Batch norm over every dim but ``cdim`` (one graph node); with batch statistics
     also returns the batch mean and biased variance."""
+# --- fused convolution (nn/fn_conv.py) ---------------------------------------------------
+
+def _conv(
+    x: Tensor,
+    weight: Tensor,
+    bias: Tensor | None,
+    stride: Sequence[_int],
+    dilation: Sequence[_int],
+    pad_lo: Sequence[_int],
+    pad_hi: Sequence[_int],
+    groups: _int,
+    path: str = "auto",
+) -> Tensor:
+    """Convolution ``[N, C, *S]`` x ``[O, C/groups, *k]`` (+ bias ``[O]``) → ``[N, O, *out]``
+    as one op; ``path``: "auto", "gemm" or "direct"."""

@@ -8,8 +8,9 @@
 //! has a table mapping (kernel offset, output position) to an input coordinate, or -1
 //! where the window reads padding; the loops then do no bound checks of their own.
 //! Pads are signed: a negative pad crops (transposed convolutions with
-//! `output_padding` need that). Convolution itself is `weight @ unfold(x)` on the
-//! project's gemm (see `autograd::ops::conv`).
+//! `output_padding` need that). The convolution op itself runs per sample on these
+//! planes (`conv_gemm`: im2col into a reused buffer + the project's gemm) or directly
+//! (`conv_direct`, for depthwise and few channels per group).
 
 use crate::dtype::Element;
 use crate::error::{Error, Result};
@@ -150,6 +151,11 @@ impl Geometry {
         self.kernel.iter().product()
     }
 
+    /// Stride along the last spatial dim.
+    pub fn last_stride(&self) -> usize {
+        self.step
+    }
+
     /// Output positions, `prod(out)` (checked).
     pub fn out_len(&self) -> Result<usize> {
         crate::layout::checked_numel(&self.out)
@@ -161,7 +167,7 @@ impl Geometry {
     /// positions are one contiguous range per kernel offset). Rows and columns are
     /// row-major over (k0,k1,k2) and (o0,o1,o2).
     #[inline]
-    fn for_each_run(&self, mut f: impl FnMut(usize, usize, usize, usize)) {
+    pub(crate) fn for_each_run(&self, mut f: impl FnMut(usize, usize, usize, usize)) {
         let [k0, k1, k2] = self.kernel;
         let [o0, o1, o2] = self.out;
         let [_, s1, s2] = self.spatial;
@@ -227,20 +233,44 @@ pub fn unfold<T: Element>(x: &[T], planes: usize, g: &Geometry) -> Result<Vec<T>
     }
     let mut out = try_filled_vec(n, T::zero())?;
     spread(&mut out, block, |i, dst| {
-        let src = &x[i * plane..(i + 1) * plane];
-        let step = g.step;
-        g.for_each_run(|_, col, idx, len| {
-            let d = &mut dst[col..col + len];
-            if step == 1 {
-                d.copy_from_slice(&src[idx..idx + len]);
-            } else {
-                for (j, v) in d.iter_mut().enumerate() {
-                    *v = src[idx + j * step];
-                }
-            }
-        });
+        unfold_plane(&x[i * plane..(i + 1) * plane], dst, g)
     });
     Ok(out)
+}
+
+/// im2col of one plane `src` (`g.plane()` elements) into `dst` (`[kernel_len, out_len]`,
+/// row-major). Only the entries that read the input are written: the caller zeroes `dst`
+/// once, and a buffer reused for planes of the same geometry keeps its zeros.
+pub fn unfold_plane<T: Copy>(src: &[T], dst: &mut [T], g: &Geometry) {
+    let step = g.step;
+    g.for_each_run(|_, col, idx, len| {
+        let d = &mut dst[col..col + len];
+        if step == 1 {
+            d.copy_from_slice(&src[idx..idx + len]);
+        } else {
+            for (j, v) in d.iter_mut().enumerate() {
+                *v = src[idx + j * step];
+            }
+        }
+    });
+}
+
+/// col2im of one plane: adds the columns `src` (`[kernel_len, out_len]`) into the
+/// plane `dst` (`g.plane()` elements) at the positions they were read from.
+pub fn fold_plane<T: Copy + std::ops::AddAssign>(src: &[T], dst: &mut [T], g: &Geometry) {
+    let step = g.step;
+    g.for_each_run(|_, col, idx, len| {
+        let from = &src[col..col + len];
+        if step == 1 {
+            for (d, &v) in dst[idx..idx + len].iter_mut().zip(from) {
+                *d += v;
+            }
+        } else {
+            for (j, &v) in from.iter().enumerate() {
+                dst[idx + j * step] += v;
+            }
+        }
+    });
 }
 
 /// col2im, the adjoint of [`unfold`]: `cols` holds `planes` blocks of
@@ -264,20 +294,7 @@ pub fn fold<T: Element + std::ops::AddAssign>(
         .ok_or_else(|| Error::memory("fold: the output size overflows"))?;
     let mut out = try_filled_vec(n, T::zero())?;
     spread(&mut out, plane, |i, dst| {
-        let src = &cols[i * block..(i + 1) * block];
-        let step = g.step;
-        g.for_each_run(|_, col, idx, len| {
-            let from = &src[col..col + len];
-            if step == 1 {
-                for (d, &v) in dst[idx..idx + len].iter_mut().zip(from) {
-                    *d += v;
-                }
-            } else {
-                for (j, &v) in from.iter().enumerate() {
-                    dst[idx + j * step] += v;
-                }
-            }
-        });
+        fold_plane(&cols[i * block..(i + 1) * block], dst, g)
     });
     Ok(out)
 }

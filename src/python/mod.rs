@@ -178,6 +178,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tensor::rnn::_rnn_layer, m)?)?;
     m.add_function(wrap_pyfunction!(tensor::attention::_sdpa, m)?)?;
     m.add_function(wrap_pyfunction!(tensor::batch_norm::_batch_norm, m)?)?;
+    m.add_function(wrap_pyfunction!(tensor::conv::_conv, m)?)?;
     signals::_install_sigint_hook(m.py())?;
     // Python's importing thread joins the kernels' pool (see crate::threads).
     crate::threads::init_pool_with_current_thread();

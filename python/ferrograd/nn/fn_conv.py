@@ -1,9 +1,12 @@
 """Convolutions of ``ferrograd.nn.functional``: ``conv1d/2d/3d`` and
 ``conv_transpose1d/2d/3d`` (both dialects' arguments), plus torch's ``unfold``/``fold``.
 
-Each is ``weight @ unfold(x)`` (im2col, a Rust kernel) on the project's matrix product;
-a transposed convolution is ``fold(weight.T @ x)``. ``unfold`` and ``fold`` are each
-other's backward, so gradients of every order flow through (gradgradcheck passes).
+A convolution is one Rust op (``_core._conv``: per-sample im2col + the project's gemm,
+or a direct kernel for depthwise / few channels per group), its three gradients
+computed in one backward node; with ``create_graph=True`` that backward differentiates
+``weight @ unfold(x)`` instead, so gradients of every order exist (gradgradcheck
+passes). A transposed convolution is ``fold(weight.T @ x)``, composed from the
+differentiable ``unfold``/``fold`` (im2col/col2im) pair and the matrix product.
 Weights use the peers' layouts: ``[out, in/groups, *k]`` for a convolution,
 ``[in, out/groups, *k]`` for a transposed one.
 """
@@ -82,17 +85,11 @@ def _conv(
     k = list(weight.shape[2:])
     spatial = list(x.shape[2:])
     lo, hi = W.padding(padding, nd, op, spatial, k, st, dl, last)
-    n, c, o = x.shape[0], x.shape[1], weight.shape[0]
-    cols = _core._unfold(x, k, st, dl, lo, hi)  # [N, C*K, L]
-    outs = [W.out_size(*a) for a in zip(spatial, k, st, dl, lo, hi)]
-    kk = cols.shape[1] // max(c, 1)
-    if groups == 1:
-        out = weight.reshape([o, c * kk]).matmul(cols)
-    else:
-        g = groups
-        cols = cols.reshape([n, g, c // g * kk, cols.shape[2]])
-        out = weight.reshape([g, o // g, c // g * kk]).matmul(cols)
-    out = _add_bias(out.reshape([n, o] + outs), bias, o, nd, op)
+    o = weight.shape[0]
+    if bias is not None and (not isinstance(bias, Tensor) or list(bias.shape) != [o]):
+        shape = list(bias.shape) if isinstance(bias, Tensor) else type(bias).__name__
+        raise ValueError(f"{op}: bias must be a Tensor of shape [{o}], got {shape}")
+    out = _core._conv(x, weight, bias, st, dl, lo, hi, groups)
     if last:
         out = W.to_channels_last(out, nd)
     return out.squeeze(0) if unbatched else out

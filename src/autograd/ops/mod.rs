@@ -10,6 +10,7 @@ mod binary;
 pub mod class_loss;
 mod complex;
 mod conv;
+pub mod conv_fused;
 mod fused_grad;
 pub mod fused_nn;
 mod getitem;

@@ -8,6 +8,8 @@ pub(crate) mod autograd_methods;
 pub(crate) mod batch_norm;
 pub(crate) mod class;
 pub(crate) mod complex;
+/// The fused convolution op behind `nn.functional.conv1d/2d/3d`.
+pub(crate) mod conv;
 pub(crate) mod conversions;
 /// Fused network ops behind `nn.functional` (layer_norm, losses, dropout, linear).
 pub(crate) mod fused;
