@@ -127,7 +127,10 @@ def dtype_from_name(name: str) -> dtype:
 
 # drop-in names for the peers' code (device queries, constants, torch.cuda, paddle.tensor)
 from . import _dropin  # noqa: E402
+from . import amp as amp  # noqa: E402  (autocast, GradScaler, decorate)
+from . import cpu as cpu  # noqa: E402  (torch.cpu.amp)
 from . import cuda as cuda  # noqa: E402
+from . import jit as jit  # noqa: E402  (paddle.jit.to_static runs eagerly)
 from ._dropin import device as device  # noqa: E402
 from ._dropin import e as e  # noqa: E402
 from ._dropin import equal_all as equal_all  # noqa: E402
@@ -141,9 +144,11 @@ from ._dropin import is_inference_mode_enabled as is_inference_mode_enabled  # n
 from ._dropin import nan as nan  # noqa: E402
 from ._dropin import pi as pi  # noqa: E402
 from ._dropin import set_device as set_device  # noqa: E402
+from ._errors import AutogradArgumentError as AutogradArgumentError  # noqa: E402
 from ._errors import AutogradTypeError as AutogradTypeError  # noqa: E402
 from ._errors import AutogradUsageError as AutogradUsageError  # noqa: E402
 from ._errors import BackwardNotImplementedError as BackwardNotImplementedError  # noqa: E402
+from .amp import autocast as autocast  # noqa: E402  (torch.autocast)
 from .nn.param_attr import ParamAttr as ParamAttr  # noqa: E402
 
 _dropin.install_tensor_methods()
@@ -244,6 +249,10 @@ __all__ = [
     "static",
     # drop-in names: devices, constants
     "cuda",
+    "amp",
+    "autocast",
+    "cpu",
+    "jit",
     "device",
     "set_device",
     "get_device",
@@ -256,6 +265,7 @@ __all__ = [
     "ParamAttr",
     "AutogradUsageError",
     "AutogradTypeError",
+    "AutogradArgumentError",
     "BackwardNotImplementedError",
     "inf",
     "nan",

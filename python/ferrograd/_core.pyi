@@ -30,6 +30,7 @@ __all__ = [
     "Tensor",
     "Node",
     "AccumulateGrad",
+    "SavedTensor",
     "RemovableHandle",
     "_set_size_class",
     "tensor",
@@ -153,6 +154,31 @@ class Node:
         """``((node_or_None, input_nr), ...)``, one per forward input."""
     def __eq__(self, other: object, /) -> _bool: ...
     def __hash__(self) -> _int: ...
+    def register_prehook(self, hook: Callable[[tuple[Tensor | None, ...]], Any]) -> RemovableHandle:
+        """Registers ``hook(grad_outputs)``, run before this node's backward; returning a
+        tuple replaces the gradients flowing in."""
+    def register_hook(
+        self, hook: Callable[[tuple[Tensor | None, ...], tuple[Tensor | None, ...]], Any]
+    ) -> RemovableHandle:
+        """Registers ``hook(grad_inputs, grad_outputs)``, run after this node's backward;
+        returning a tuple replaces the gradients it computed."""
+    def _register_post_hook(
+        self, hook: Callable[[tuple[Tensor | None, ...], tuple[Tensor | None, ...]], Any]
+    ) -> RemovableHandle:
+        """Paddle's spelling of ``register_hook``."""
+    def __getattr__(self, attr: str, /) -> Any:
+        """``_saved_<name>`` (a saved tensor, unpacked: ``self``, ``other``, ``result``,
+        ...) and ``_raw_saved_<name>`` (the saved slot, a ``SavedTensor``)."""
+
+@final
+class SavedTensor:
+    """One tensor a built-in node saved (``grad_fn._raw_saved_self``), PyTorch's
+    ``SavedVariable``."""
+
+    def register_hooks(
+        self, pack_hook: Callable[[Tensor], Any], unpack_hook: Callable[[Any], Tensor]
+    ) -> None:
+        """Packs the saved tensor now with ``pack_hook``; ``unpack_hook`` gives it back."""
 
 @final
 class AccumulateGrad:
@@ -1997,6 +2023,13 @@ def is_inference(t: Tensor) -> _bool:
 
 def _set_grad_enabled(mode: _bool) -> _bool:
     """Sets this thread's grad mode; returns the previous mode."""
+
+def _set_autocast(dtype: dtype | str | None, mask: _int = 3) -> tuple[str, _int] | None:
+    """Sets this thread's autocast (low dtype and op families: 1 matmul, 2 linear);
+    returns the previous ``(dtype name, mask)`` or None."""
+
+def _get_autocast() -> tuple[str, _int] | None:
+    """This thread's autocast setting: ``(dtype name, mask)`` or None."""
 
 def _set_inference_mode(mode: _bool) -> tuple[_bool, _bool]:
     """Sets inference mode (grad mode off too); returns ``(prev_inference, prev_grad)``."""

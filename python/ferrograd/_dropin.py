@@ -124,6 +124,29 @@ def _grad_ivar(self: Tensor) -> Any:
     return self.grad
 
 
+def _rebuild_tensor(
+    data: Any, dtype: str, requires_grad: builtins.bool, kind: str = "Tensor"
+) -> Any:
+    """Unpickles a Tensor (see ``_reduce``): values, dtype, ``requires_grad``, and whether it
+    was a ``Parameter``."""
+    t = _core.tensor(data, dtype=dtype)
+    if kind == "Parameter":
+        from .nn.parameter import Parameter
+
+        return Parameter(t, requires_grad)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _reduce(self: Tensor) -> Any:
+    """Pickling (``pickle.dumps(tensor)``, multiprocessing): the values as a NumPy array,
+    the dtype and ``requires_grad``, as PyTorch pickles a tensor (history and ``.grad``
+    are not kept)."""
+    kind = "Parameter" if type(self).__name__ == "Parameter" else "Tensor"
+    return (_rebuild_tensor, (self.detach().numpy(), self.dtype.name, self.requires_grad, kind))
+
+
 def install_tensor_methods() -> None:
     """Adds ``Tensor.gradient`` and ``Tensor._grad_ivar``; makes Paddle's
     ``retain_grads`` a no-op on tensors that stop the gradient."""
@@ -133,6 +156,7 @@ def install_tensor_methods() -> None:
     Tensor._grad_ivar = _grad_ivar  # type: ignore[method-assign]  # installed here
     Tensor.retain_grads = _retain_grads  # type: ignore[method-assign]  # Paddle's no-op variant
     Tensor.is_inference = _is_inference  # type: ignore[method-assign]  # installed here
+    Tensor.__reduce__ = _reduce  # type: ignore[method-assign,assignment]  # pickling
     global _core_requires_grad_
     _core_requires_grad_ = Tensor.requires_grad_
     Tensor.requires_grad_ = _requires_grad_  # type: ignore[method-assign,assignment]  # wraps the native method

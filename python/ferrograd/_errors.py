@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-__all__ = ["AutogradUsageError", "AutogradTypeError", "BackwardNotImplementedError"]
+__all__ = [
+    "AutogradUsageError",
+    "AutogradTypeError",
+    "AutogradArgumentError",
+    "BackwardNotImplementedError",
+]
 
 
 class AutogradUsageError(ValueError, RuntimeError):
@@ -24,3 +29,11 @@ class BackwardNotImplementedError(NotImplementedError, OSError):
     """Backward through a custom layer that defines no ``backward``: PyTorch raises
     ``NotImplementedError``, Paddle ``OSError`` (its C++ error class). It subclasses both,
     so code written for either peer catches it."""
+
+
+class AutogradArgumentError(TypeError, ValueError, AssertionError):
+    """A bad argument to ``grad()`` / ``backward()``: something that is not a Tensor where
+    tensors are expected, or a number of ``grad_outputs`` that does not match the
+    outputs. Paddle checks these with ``assert`` (``AssertionError``), PyTorch and
+    ferrograd's contract report ``TypeError`` / ``ValueError``; this class subclasses all
+    three, so code written for either peer catches it."""

@@ -21,11 +21,9 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
         "CPUPlace": ("Paddle", _CPU),
         "CUDAPlace": ("Paddle", _CPU),
         # sub-packages
-        "jit": ("PyTorch, Paddle", "ferrograd.static builds and runs Paddle-style programs"),
         "compile": ("PyTorch", "ferrograd.static builds and runs Paddle-style programs"),
         "fft": ("PyTorch, Paddle", ""),
         "sparse": ("PyTorch, Paddle", ""),
-        "amp": ("PyTorch, Paddle", "float16/bfloat16 tensors exist; there is no autocast"),
         "vision": ("Paddle", ""),
         "func": ("PyTorch", "ferrograd.autograd.functional has jacobian, hessian, vjp, jvp"),
         "vmap": ("PyTorch", ""),
@@ -48,6 +46,11 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
         "pixel_shuffle": ("PyTorch, Paddle", ""),
         "gumbel_softmax": ("PyTorch, Paddle", ""),
         "triplet_margin_loss": ("PyTorch, Paddle", ""),
+    },
+    "ferrograd.jit": {
+        "script": ("PyTorch", "call the function or module directly (it runs eagerly)"),
+        "trace": ("PyTorch", "call the function or module directly (it runs eagerly)"),
+        "TranslatedLayer": ("Paddle", "paddle.jit.load is not implemented either"),
     },
     "ferrograd.optim": {
         "RAdam": ("PyTorch", ""),

@@ -468,6 +468,16 @@ fn evaluate_node(
     if !execute {
         return Ok(None);
     }
+    // the node's own hooks (grad_fn.register_prehook / register_hook), rare
+    let node_hooks = node.base().node_hooks.lock().as_deref().cloned();
+    if let Some(h) = &node_hooks {
+        for (_, pre) in &h.pre {
+            if let Some(r) = pre(&buffer)? {
+                check_hook_count(node, "pre-hook", r.len(), buffer.len())?;
+                buffer = r;
+            }
+        }
+    }
     // A built-in node that received no gradient at all (an upstream custom layer
     // returned None) passes none on, as in both peers: the leaves' `.grad` stays
     // None instead of becoming zeros. Custom layers still run (their backward sees
@@ -478,7 +488,30 @@ fn evaluate_node(
         }
         return Ok(Some(vec![None; node.base().edges.len()]));
     }
-    Ok(Some(node.apply_then_release(buffer, !opts.retain_graph)?))
+    let Some(h) = node_hooks.filter(|h| !h.post.is_empty()) else {
+        return Ok(Some(node.apply_then_release(buffer, !opts.retain_graph)?));
+    };
+    let grad_outputs = buffer.clone();
+    let mut out = node.apply_then_release(buffer, !opts.retain_graph)?;
+    for (_, post) in &h.post {
+        if let Some(r) = post(&out, &grad_outputs)? {
+            check_hook_count(node, "hook", r.len(), out.len())?;
+            out = r;
+        }
+    }
+    Ok(Some(out))
+}
+
+/// A node hook must return one gradient per slot it was given.
+fn check_hook_count(node: &NodeRef, what: &str, got: usize, want: usize) -> Result<()> {
+    if got == want {
+        return Ok(());
+    }
+    Err(Error::runtime(format!(
+        "a {what} of {} returned {got} gradients, but {want} were expected (one per slot, \
+         None where there is none)",
+        node.name()
+    )))
 }
 
 /// Adds `node` to the dense state vector and the id index; returns its index.

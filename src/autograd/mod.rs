@@ -2,6 +2,7 @@
 //! that ops use to attach a backward formula to their output.
 
 pub mod alias;
+pub mod autocast;
 pub mod callbacks;
 pub mod engine;
 pub mod grad_mode;
@@ -37,11 +38,42 @@ enum SaveSpec {
     Nothing,
 }
 
+/// Which tensor a saved slot holds, so that it can be read by name
+/// (`grad_fn._saved_self`, PyTorch's spelling): derived when the op saves it, by
+/// comparing it with the op's inputs, never listed per node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SavedRole {
+    /// Forward input `k` itself.
+    Input(u8),
+    /// The op's output.
+    Output,
+    /// Something else (an intermediate, a converted input): no name.
+    Other,
+}
+
+impl SavedRole {
+    /// PyTorch's attribute suffix: input 0 is `self`, input 1 `other`, input `k > 1`
+    /// `input<k>`, the output `result`; `None` for an unnamed slot.
+    pub fn name(self) -> Option<Cow<'static, str>> {
+        match self {
+            SavedRole::Input(0) => Some(Cow::Borrowed("self")),
+            SavedRole::Input(1) => Some(Cow::Borrowed("other")),
+            SavedRole::Input(k) => Some(Cow::Owned(format!("input{k}"))),
+            SavedRole::Output => Some(Cow::Borrowed("result")),
+            SavedRole::Other => None,
+        }
+    }
+}
+
 /// Collects what one op records: edges to its inputs and the tensors it saves.
 /// Exists only when grad mode is on and some input requires grad.
 pub struct Recorder {
     base: NodeBase,
     saves: SmallVec<[SaveSpec; 2]>,
+    /// The inputs' identities (to name saved tensors) and which were saved already.
+    input_ids: SmallVec<[usize; 3]>,
+    claimed: u64,
+    roles: SmallVec<[SavedRole; 2]>,
 }
 
 impl Recorder {
@@ -68,7 +100,16 @@ impl Recorder {
         Some(Recorder {
             base: NodeBase::new(edges, metas),
             saves: SmallVec::new(),
+            input_ids: inputs.iter().map(|t| t.id()).collect(),
+            claimed: 0,
+            roles: SmallVec::new(),
         })
+    }
+
+    /// The node base built so far, for an op that makes its own node type (edges and
+    /// input metadata; what was saved is dropped).
+    pub fn into_base(self) -> NodeBase {
+        self.base
     }
 
     /// Whether input `i` needs a gradient.
@@ -79,16 +120,28 @@ impl Recorder {
 
     /// Saves input tensor `t` (becomes the next entry of `saved` in backward).
     pub fn save(&mut self, t: &Tensor) {
+        // the first input not yet named that is this very tensor (`a * a` saves input 0
+        // and input 1, both `a`)
+        let id = t.id();
+        let role = (0..self.input_ids.len().min(64))
+            .find(|&k| self.input_ids[k] == id && self.claimed & (1 << k) == 0)
+            .map_or(SavedRole::Other, |k| {
+                self.claimed |= 1 << k;
+                SavedRole::Input(k as u8)
+            });
+        self.roles.push(role);
         self.saves.push(SaveSpec::Input(t.clone()));
     }
 
     /// Saves the op's output (rebuilt on unpack without a reference cycle).
     pub fn save_output(&mut self) {
+        self.roles.push(SavedRole::Output);
         self.saves.push(SaveSpec::Output);
     }
 
     /// Saves nothing in this slot (backward sees `None`), keeping indices stable.
     pub fn save_nothing(&mut self) {
+        self.roles.push(SavedRole::Other);
         self.saves.push(SaveSpec::Nothing);
     }
 
@@ -97,7 +150,9 @@ impl Recorder {
     where
         F: Fn(&Tensor, &[Option<Tensor>], &[bool]) -> Result<Grads> + Send + Sync + 'static,
     {
-        let Recorder { base, saves } = self;
+        let Recorder {
+            base, saves, roles, ..
+        } = self;
         // Pack inputs now (hooks may raise); outputs are packed inside new_cyclic below.
         let mut slots: SmallVec<[Option<SavedTensor>; 2]> = SmallVec::new();
         for s in &saves {
@@ -132,6 +187,7 @@ impl Recorder {
                 base,
                 name,
                 saved,
+                roles,
                 out_meta,
                 backward: Box::new(backward),
             }
@@ -149,6 +205,8 @@ pub struct FnNode {
     base: NodeBase,
     name: &'static str,
     saved: SmallVec<[Option<SavedTensor>; 2]>,
+    /// One per `saved` slot: what it holds (for reading saved tensors by name).
+    roles: SmallVec<[SavedRole; 2]>,
     out_meta: InputMeta,
     backward: Box<BackwardFn>,
 }
@@ -182,5 +240,12 @@ impl Node for FnNode {
     }
     fn output_meta(&self, i: usize) -> Option<InputMeta> {
         (i == 0).then(|| self.out_meta.clone())
+    }
+    fn saved_named(&self) -> Vec<(Cow<'static, str>, &SavedTensor)> {
+        self.roles
+            .iter()
+            .zip(&self.saved)
+            .filter_map(|(role, slot)| Some((role.name()?, slot.as_ref()?)))
+            .collect()
     }
 }

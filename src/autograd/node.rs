@@ -30,6 +30,28 @@ pub fn next_sequence_nr() -> u64 {
 /// only called with a gradient.
 pub type GradHook = Arc<dyn Fn(Option<&Tensor>) -> Result<Option<Tensor>> + Send + Sync>;
 
+/// A node pre-hook (`grad_fn.register_prehook`): sees every gradient flowing into the
+/// node (`None` for an output that got none) and may return replacements, one per output.
+pub type NodePreHook =
+    Arc<dyn Fn(&[Option<Tensor>]) -> Result<Option<Vec<Option<Tensor>>>> + Send + Sync>;
+
+/// A node post-hook (`grad_fn.register_hook`): sees the gradients the node computed for
+/// its inputs and the ones that flowed in; may return replacements for the computed ones.
+pub type NodePostHook = Arc<
+    dyn Fn(&[Option<Tensor>], &[Option<Tensor>]) -> Result<Option<Vec<Option<Tensor>>>>
+        + Send
+        + Sync,
+>;
+
+/// The node hooks of one node, by registration id (run in registration order).
+#[derive(Default, Clone)]
+pub struct NodeHooks {
+    /// Pre-hooks: run before the node's backward.
+    pub pre: Vec<(u64, NodePreHook)>,
+    /// Post-hooks: run after it.
+    pub post: Vec<(u64, NodePostHook)>,
+}
+
 /// A backward function in the graph.
 pub trait Node: Send + Sync + 'static {
     /// Readable name, e.g. `MulBackward`.
@@ -76,6 +98,12 @@ pub trait Node: Send + Sync + 'static {
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         None
     }
+    /// The saved tensors that have a name (`self`, `other`, `result`, ...: see
+    /// [`crate::autograd::SavedRole`]), for PyTorch's `grad_fn._saved_<name>`; empty for
+    /// nodes that save nothing by name.
+    fn saved_named(&self) -> Vec<(Cow<'static, str>, &crate::autograd::SavedTensor)> {
+        Vec::new()
+    }
 }
 
 /// Shape and dtype of a forward input, used to validate the gradient produced for it.
@@ -99,6 +127,8 @@ pub struct NodeBase {
     pub pre_hooks: Mutex<Vec<(usize, u64, GradHook)>>,
     /// Non-leaf outputs that keep their gradient (`retain_grad()`): `(output_nr, tensor)`.
     pub retained: Mutex<Vec<(usize, crate::tensor::WeakTensor)>>,
+    /// Hooks on the node itself (rare: boxed, `None` for almost every node).
+    pub node_hooks: Mutex<Option<Box<NodeHooks>>>,
 }
 
 impl NodeBase {
@@ -110,6 +140,7 @@ impl NodeBase {
             inputs,
             pre_hooks: Mutex::new(Vec::new()),
             retained: Mutex::new(Vec::new()),
+            node_hooks: Mutex::new(None),
         }
     }
 }

@@ -221,9 +221,10 @@ impl SavedTensor {
                     let now = data.storage().version();
                     if now != *version {
                         return Err(Error::runtime(format!(
-                            "one of the tensors needed for gradient computation by {op} has \
-                             been modified by an in-place operation: a {} tensor of shape {:?} \
-                             was saved at version {version} and is now at version {now}. Hint: \
+                            "one of the variables needed for gradient computation has been \
+                             modified by an inplace operation: {op} saved a {} tensor of shape \
+                             {:?} at version {version}, and it is now at version {now} (it was \
+                             modified by an in-place operation after it was saved). Hint: \
                              avoid the in-place op (use its out-of-place form), or clone the \
                              tensor before modifying it",
                             data.dtype(),
@@ -330,6 +331,57 @@ impl SavedTensor {
         }
     }
 
+    /// Hands the saved tensor to `hooks` now (PyTorch's `SavedVariable.register_hooks`,
+    /// e.g. `grad_fn._raw_saved_self.register_hooks(pack, unpack)`): from then on it is
+    /// kept packed and unpacked through them. A tensor can be given hooks once, and not
+    /// when a `saved_tensors_hooks` context packed it already.
+    pub fn register_hooks(&self, hooks: &dyn SavedTensorHooks, op: &str) -> Result<()> {
+        let st = self.state.lock();
+        let (data, version) = match &*st {
+            SavedState::Released => return Err(freed_error(op)),
+            SavedState::Packed(_) => {
+                return Err(Error::runtime(format!(
+                    "{op}: this saved tensor already has pack/unpack hooks (register_hooks can \
+                     be called once per saved tensor, and not on one that saved_tensors_hooks \
+                     packed)"
+                )))
+            }
+            SavedState::Live { data, version, .. } => (data.clone(), *version),
+        };
+        drop(st); // the pack hook is user code, which may read this saved tensor
+        if data.storage().version() != version {
+            return Err(Error::runtime(format!(
+                "{op}: the saved tensor was modified by an in-place operation after it was \
+                 saved, so it cannot be packed"
+            )));
+        }
+        let packed = {
+            let _g = crate::autograd::grad_mode::no_grad();
+            hooks.pack(&data.detach())?
+        };
+        if data.storage().version() != version {
+            return Err(Error::runtime(
+                "A saved tensor pack hook is modifying its input in place: a pack hook must \
+                 not change the tensor it is given (copy it first, e.g. x.clone())",
+            ));
+        }
+        let mut st = self.state.lock();
+        if !matches!(&*st, SavedState::Live { .. }) {
+            // the hook itself released or packed it: keep what happened
+            return Err(freed_error(op));
+        }
+        *st = SavedState::Packed(Box::new(PackedSave {
+            packed: Arc::from(packed),
+            shape: data.shape_vec(),
+            dtype: data.dtype(),
+            origin: Arc::downgrade(data.storage()),
+            version,
+            _mark: crate::storage_marks::SavedMark::new(data.storage()),
+            _cache_off: crate::buffer_cache::Suspension::new(),
+        }));
+        Ok(())
+    }
+
     /// Frees the saved data; later unpacks raise the "backward a second time" error.
     pub fn release(&self) {
         *self.state.lock() = SavedState::Released;
@@ -338,10 +390,10 @@ impl SavedTensor {
 
 fn freed_error(op: &str) -> Error {
     Error::runtime(format!(
-        "Trying to backward through the graph a second time (or to read saved tensors after \
-         they were freed): {op} has already released what it saved. Saved values are freed by \
-         backward() and grad(); pass retain_graph=True to the first call if you need to run \
-         backward through the graph again"
+        "Trying to backward through the graph a second time (or directly access saved tensors \
+         after they have already been freed): {op} has already released what it saved. Saved \
+         values are freed by backward() and grad(); pass retain_graph=True to the first call if \
+         you need to run backward through the graph again or to read saved tensors after it"
     ))
 }
 

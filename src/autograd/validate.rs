@@ -28,7 +28,9 @@ fn validate_grad(node: &NodeRef, i: usize, g: Tensor, cast: bool) -> Result<Tens
         }
         g = g.sum_to(&meta.shape)?;
     }
-    if cast && g.dtype() != meta.dtype {
+    // a gradient for an integer / bool input (the output of a Paddle PyLayer, which stays
+    // differentiable) keeps its floating dtype: casting it would truncate it
+    if cast && g.dtype() != meta.dtype && meta.dtype.is_differentiable() {
         g = g.to_dtype(meta.dtype)?;
     }
     Ok(g)

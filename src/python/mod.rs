@@ -48,6 +48,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<autograd::node::PyNode>()?;
     m.add_class::<autograd::node::PyAccumulateGrad>()?;
     m.add_class::<autograd::node::PyHookHandle>()?;
+    m.add_class::<autograd::saved_by_name::PySavedTensor>()?;
     m.add_class::<interop::array_interface::ArrayExport>()?;
     static_graph::dispatch::register(m)?;
     // Whether `memoryview(tensor)` works: false in the abi3 wheel (see interop/buffer.rs).
@@ -116,6 +117,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?)?;
     m.add_function(wrap_pyfunction!(autograd::backward::grad, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::backward::is_grad_enabled, m)?)?;
+    m.add_function(wrap_pyfunction!(autograd::autocast::_set_autocast, m)?)?;
+    m.add_function(wrap_pyfunction!(autograd::autocast::_get_autocast, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::backward::_set_grad_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(
         autograd::backward::is_inference_mode_enabled,

@@ -10,7 +10,7 @@ from ferrograd.autograd import Function, PyLayer
 
 
 class _TwoOut(Function):
-    """One node with two outputs (built-in split/unbind make one node per piece)."""
+    """One node with two outputs (as built-in split/unbind are)."""
 
     @staticmethod
     def forward(ctx, x):
@@ -42,14 +42,16 @@ def test_hook_may_supply_a_missing_gradient():
     np.testing.assert_array_equal(x.grad.numpy(), [5.0, 5.0])
 
 
-def test_hook_on_a_piece_of_split_not_called_when_unused():
-    # built-in split/unbind record one node per piece: an unused piece's node never runs
+def test_hook_on_an_unused_piece_of_unbind_gets_none():
+    # built-in split/unbind are one node with several outputs: it runs once, and a hook
+    # on a piece without a gradient is called with None (PyTorch's UnbindBackward0)
     x = fg.tensor([1.0, 2.0, 3.0], requires_grad=True)
     parts = x.unbind()
     seen = []
     parts[0].register_hook(lambda g: seen.append(g))
     parts[1].backward()
-    assert seen == []
+    assert seen == [None]
+    np.testing.assert_array_equal(x.grad.numpy(), [0.0, 1.0, 0.0])
 
 
 def test_leaf_hooks_never_see_none():

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any, List, Optional
 
 from .. import _core
+from ..amp.auto_cast import conv_autocast
 from . import _window as W
 
 Tensor = _core.Tensor
@@ -110,7 +111,12 @@ def _conv_fn(nd: int) -> Any:
         data_format: str = first,
         name: Optional[str] = None,
     ) -> Tensor:
-        return _conv(nd, op, x, weight, bias, stride, padding, dilation, groups, data_format)
+        bias, restore = conv_autocast(bias)
+        try:
+            return _conv(nd, op, x, weight, bias, stride, padding, dilation, groups, data_format)
+        finally:
+            if restore is not None:
+                _core._set_autocast(*restore)
 
     return W.named(
         conv,

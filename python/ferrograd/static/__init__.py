@@ -52,8 +52,12 @@ class CPUPlace:
     """Paddle compatibility: the CPU place (ferrograd runs on the CPU)."""
 
 
+# Paddle's InputSpec (shared with ferrograd.jit.to_static)
+from .._input_spec import InputSpec as InputSpec  # noqa: E402
+
 __all__ = [
     "Block",
+    "InputSpec",
     "CPUPlace",
     "Executor",
     "Program",

@@ -1,5 +1,5 @@
 //! Joining and splitting: `cat`, `stack` (copies, with slice / select gradients) and
-//! `split`, `split_size`, `chunk`, `unbind` (views built from `slice` / `select`).
+//! `split`, `split_size`, `chunk`, `unbind` (views, outputs of one node: see `split.rs`).
 
 use crate::autograd::{Grads, Recorder};
 use crate::dtype::DType;
@@ -133,8 +133,14 @@ impl Tensor {
     }
 
     /// Splits along `dim` into pieces of `sizes` (which must sum to the dim's size);
-    /// each piece is a view.
+    /// each piece is a view, and all are outputs of one backward node.
     pub fn split(&self, sizes: &[usize], dim: isize) -> Result<Vec<Tensor>> {
+        self.split_named(sizes, dim, "SplitWithSizesBackward")
+    }
+
+    /// [`Tensor::split`] recording the node as `name` (PyTorch names `split(int)` and
+    /// `chunk` `SplitBackward0`, `split([sizes])` `SplitWithSizesBackward0`).
+    fn split_named(&self, sizes: &[usize], dim: isize, name: &'static str) -> Result<Vec<Tensor>> {
         let (d, n) = self.split_dim(dim, "split")?;
         let total = sizes.iter().try_fold(0usize, |a, &s| a.checked_add(s));
         if total != Some(n) {
@@ -142,27 +148,14 @@ impl Tensor {
                 "split: sizes {sizes:?} must sum to the size of dimension {dim}, which is {n}"
             )));
         }
-        let mut start = 0usize;
-        sizes
-            .iter()
-            .map(|&len| {
-                let piece = self.slice(
-                    d as isize,
-                    Some(start as isize),
-                    Some((start + len) as isize),
-                    1,
-                );
-                start += len;
-                piece
-            })
-            .collect()
+        Ok(self.split_sizes_views(sizes, d, name))
     }
 
     /// torch `split(int)`: pieces of `size` along `dim`, the last one smaller if needed.
     pub fn split_size(&self, size: usize, dim: isize) -> Result<Vec<Tensor>> {
         let (_, n) = self.split_dim(dim, "split_size")?;
         if n == 0 {
-            return self.split(&[0], dim);
+            return self.split_named(&[0], dim, "SplitBackward");
         }
         if size == 0 {
             return Err(Error::value(format!(
@@ -172,7 +165,7 @@ impl Tensor {
         let sizes: Vec<usize> = (0..n.div_ceil(size))
             .map(|k| size.min(n - k * size))
             .collect();
-        self.split(&sizes, dim)
+        self.split_named(&sizes, dim, "SplitBackward")
     }
 
     /// torch `chunk`: at most `chunks` pieces of `ceil(n / chunks)` along `dim`.
@@ -186,17 +179,16 @@ impl Tensor {
         if n == 0 {
             let mut sizes = crate::storage::try_vec_with_capacity(chunks)?;
             sizes.resize(chunks, 0);
-            return self.split(&sizes, dim);
+            return self.split_named(&sizes, dim, "SplitBackward");
         }
         self.split_size(n.div_ceil(chunks), dim)
     }
 
-    /// Every position along `dim` as a view without that dimension.
+    /// Every position along `dim` as a view without that dimension; all are outputs of
+    /// one backward node.
     pub fn unbind(&self, dim: isize) -> Result<Vec<Tensor>> {
-        let (d, n) = self.split_dim(dim, "unbind")?;
-        (0..n)
-            .map(|i| self.select(d as isize, i as isize))
-            .collect()
+        let (d, _) = self.split_dim(dim, "unbind")?;
+        Ok(self.unbind_views(d))
     }
 
     /// Normalised `dim` and its size; a 0-d tensor cannot be split.

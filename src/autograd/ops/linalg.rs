@@ -26,6 +26,10 @@ impl Tensor {
 
     /// Matrix product with broadcasting batch dims (`@`).
     pub fn matmul(&self, other: &Tensor) -> Result<Tensor> {
+        use crate::autograd::autocast::{autocast_target, cast_for_autocast, family};
+        if let Some(low) = autocast_target(family::MATMUL, &[self, other]) {
+            return cast_for_autocast(self, low)?.matmul(&cast_for_autocast(other, low)?);
+        }
         if self.ndim() == 0 || other.ndim() == 0 {
             return Err(Error::value(format!(
                 "matmul: both operands need at least one dimension, got shapes {:?} and {:?}",

@@ -117,6 +117,12 @@ impl Tensor {
     /// `LinearTanhBackward`, ...). Shapes other than `[m, k] @ [k, n] + [n]` in float32 or
     /// float64 run as the separate ops.
     pub fn linear(&self, w: &Tensor, b: Option<&Tensor>, act: Activation) -> Result<Tensor> {
+        use crate::autograd::autocast::{autocast_target, cast_for_autocast, family};
+        if let Some(low) = autocast_target(family::LINEAR, &[self, w]) {
+            let b = b.map(|b| cast_for_autocast(b, low)).transpose()?;
+            let (x, w) = (cast_for_autocast(self, low)?, cast_for_autocast(w, low)?);
+            return x.linear(&w, b.as_ref(), act);
+        }
         if !fusable(self, w, b) {
             return self.linear_unfused(w, b, act);
         }

@@ -65,6 +65,15 @@ impl Tensor {
     /// `self @ weight.T + bias` with `weight` `[out_features, in_features]`, as one op.
     /// Shapes or dtypes outside the fused path run as the separate ops.
     pub fn linear_t(&self, weight: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
+        use crate::autograd::autocast::{autocast_target, cast_for_autocast, family};
+        if let Some(low) = autocast_target(family::LINEAR, &[self, weight]) {
+            let b = bias.map(|b| cast_for_autocast(b, low)).transpose()?;
+            let (x, w) = (
+                cast_for_autocast(self, low)?,
+                cast_for_autocast(weight, low)?,
+            );
+            return x.linear_t(&w, b.as_ref());
+        }
         if !fusable(self, weight, bias) {
             let out = self.matmul(&weight.transpose(-1, -2)?)?;
             return match bias {

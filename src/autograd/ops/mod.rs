@@ -28,6 +28,7 @@ mod scatter;
 mod shape;
 mod softmax;
 mod sort;
+mod split;
 mod unary;
 
 use crate::error::{Error, Result};

@@ -1,11 +1,12 @@
 //! `backward`, `grad`, and thread-local grad mode, as module functions.
 
 use crate::autograd::engine::{self, BackwardOptions};
+use crate::python::autograd::dropin::grad_argument_error;
 use crate::python::errors::IntoPy;
 use crate::python::interop::convert::operand;
 use crate::python::tensor::class::{wrap, PyTensor};
 use crate::tensor::Tensor;
-use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
@@ -43,7 +44,7 @@ fn tensor_list(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Tensor>> {
                 x.cast::<PyTensor>()
                     .map(|t| t.get().inner.clone())
                     .map_err(|_| {
-                        PyTypeError::new_err(format!(
+                        grad_argument_error(format!(
                             "{what}[{i}] must be a Tensor, got {}",
                             x.get_type()
                                 .name()
@@ -54,7 +55,7 @@ fn tensor_list(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Tensor>> {
             })
             .collect();
     }
-    Err(PyTypeError::new_err(format!(
+    Err(grad_argument_error(format!(
         "{what} must be a Tensor or a sequence of Tensors, got {}",
         obj.get_type().name()?
     )))
@@ -76,7 +77,7 @@ fn root_grads(
             .collect::<PyResult<_>>()?,
     };
     if items.len() != roots.len() {
-        return Err(PyValueError::new_err(format!(
+        return Err(grad_argument_error(format!(
             "got {} gradients for {} outputs; pass one gradient (or None) per output",
             items.len(),
             roots.len()

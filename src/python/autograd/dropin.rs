@@ -1,6 +1,7 @@
 //! Bindings for the Paddle / PyTorch drop-in details of autograd that the peers spell
 //! alike but define differently: Paddle's `retain_grads()` (ordered among the tensor's
-//! hooks) and the error class for a non-Tensor gradient.
+//! hooks), the error class for a non-Tensor gradient and the one for a bad argument to
+//! `grad()`.
 
 use crate::error::Error;
 use crate::python::errors::from_pyerr;
@@ -24,6 +25,23 @@ pub fn grad_type_error(message: String) -> Error {
             Err(_) => PyTypeError::new_err(message),
         };
         from_pyerr(err)
+    })
+}
+
+/// `ferrograd.AutogradArgumentError(message)`: a bad argument to `grad()` / `backward()`
+/// (not a Tensor, or the wrong number of gradients), which Paddle checks with `assert`
+/// (`AssertionError`) and ferrograd and PyTorch report as `TypeError` / `ValueError`; the
+/// class subclasses all three. (Falls back to `TypeError` if it cannot be loaded.)
+pub fn grad_argument_error(message: String) -> PyErr {
+    Python::attach(|py| {
+        let cls = py
+            .import("ferrograd._errors")
+            .and_then(|m| m.getattr("AutogradArgumentError"))
+            .and_then(|c| c.cast_into::<PyType>().map_err(PyErr::from));
+        match cls {
+            Ok(cls) => PyErr::from_type(cls, message),
+            Err(_) => PyTypeError::new_err(message),
+        }
     })
 }
 

@@ -7,14 +7,20 @@ use crate::python::tensor::class::{wrap, PyTensor};
 use crate::tensor::Tensor;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyTuple, PyType};
+use pyo3::types::{PyDict, PyTuple, PyType, PyWeakrefMethods, PyWeakrefReference};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 /// A node of the backward graph, as seen from Python (`tensor.grad_fn`). Each node is
 /// an instance of a subclass named after it (`type(y.grad_fn).__name__ == "MulBackward0"`,
 /// as in PyTorch), created on first use and cached: see [`node_object`].
-#[pyclass(name = "Node", module = "ferrograd.autograd", frozen, subclass)]
+#[pyclass(
+    name = "Node",
+    module = "ferrograd.autograd",
+    frozen,
+    subclass,
+    weakref
+)]
 pub struct PyNode {
     pub(crate) node: NodeRef,
 }
@@ -34,10 +40,53 @@ fn type_name(node: &NodeRef) -> String {
     }
 }
 
-/// The Python object for `node`: an instance of its named `Node` subclass. Only
-/// `grad_fn`/`next_functions` reads pay for this (a dict lookup after the first
-/// time); recording ops does not.
+/// The live Python object of each node that has one, weakly (node address -> weak
+/// reference), so that `y.grad_fn is y.grad_fn` as in PyTorch. An entry whose object
+/// died is replaced on the next lookup and swept when the table doubles.
+struct NodeObjects {
+    by_node: HashMap<usize, Py<PyWeakrefReference>>,
+    sweep_at: usize,
+}
+
+static NODE_OBJECTS: PyOnceLock<Mutex<NodeObjects>> = PyOnceLock::new();
+
+fn node_objects(py: Python<'_>) -> &Mutex<NodeObjects> {
+    NODE_OBJECTS.get_or_init(py, || {
+        Mutex::new(NodeObjects {
+            by_node: HashMap::new(),
+            sweep_at: 64,
+        })
+    })
+}
+
+/// The Python object for `node`: the one already alive for it, or a new instance of its
+/// named `Node` subclass. Only `grad_fn`/`next_functions` reads pay for this (dict
+/// lookups); recording ops does not.
 pub fn node_object(py: Python<'_>, node: NodeRef) -> PyResult<Py<PyAny>> {
+    let key = node.id();
+    let known = node_objects(py)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .by_node
+        .get(&key)
+        .map(|w| w.clone_ref(py));
+    if let Some(obj) = known.and_then(|w| w.bind(py).upgrade()) {
+        // alive, so it still holds this node (an address is reused only once freed)
+        return Ok(obj.unbind());
+    }
+    let obj = new_node_object(py, node)?;
+    let weak = PyWeakrefReference::new(obj.bind(py))?.unbind();
+    let mut table = node_objects(py).lock().unwrap_or_else(|e| e.into_inner());
+    if table.by_node.len() >= table.sweep_at {
+        table.by_node.retain(|_, w| w.bind(py).upgrade().is_some());
+        table.sweep_at = (2 * table.by_node.len()).max(64);
+    }
+    table.by_node.insert(key, weak);
+    Ok(obj)
+}
+
+/// A new Python object for `node` (see [`node_object`]).
+fn new_node_object(py: Python<'_>, node: NodeRef) -> PyResult<Py<PyAny>> {
     let name = type_name(&node);
     let types = NODE_TYPES.get_or_init(py, || Mutex::new(HashMap::new()));
     let cached = types
@@ -164,6 +213,8 @@ impl PyAccumulateGrad {
 
 enum HookSite {
     Node(NodeRef),
+    /// A hook on the node itself (`grad_fn.register_hook` / `register_prehook`).
+    NodeHooks(NodeRef),
     Leaf(Tensor),
     PostAccumulate(Tensor),
 }
@@ -180,6 +231,13 @@ impl PyHookHandle {
     pub fn on_node(node: NodeRef, id: u64) -> Self {
         PyHookHandle {
             site: HookSite::Node(node),
+            id,
+        }
+    }
+    /// A handle for a hook on a node itself (pre- or post-hook).
+    pub fn on_node_hooks(node: NodeRef, id: u64) -> Self {
+        PyHookHandle {
+            site: HookSite::NodeHooks(node),
             id,
         }
     }
@@ -210,6 +268,14 @@ impl PyHookHandle {
                 let before = hooks.len();
                 hooks.retain(|(_, id, _)| *id != self.id);
                 hooks.len() != before
+            }
+            HookSite::NodeHooks(n) => {
+                let mut slot = n.base().node_hooks.lock();
+                let Some(h) = slot.as_mut() else { return false };
+                let before = h.pre.len() + h.post.len();
+                h.pre.retain(|(id, _)| *id != self.id);
+                h.post.retain(|(id, _)| *id != self.id);
+                before != h.pre.len() + h.post.len()
             }
             HookSite::Leaf(t) => {
                 let mut meta = t.meta();

@@ -119,7 +119,8 @@ impl PackedTensor for PyPacked {
             match r.cast::<PyTensor>() {
                 Ok(t) => Ok(t.get().inner.clone()),
                 Err(_) => Err(Error::type_err(format!(
-                    "the saved_tensors_hooks unpack hook must return a Tensor, but returned {}",
+                    "Output of saved tensor unpack_hook expected to be a Tensor but got result \
+                     of type {}: the unpack hook must return a Tensor",
                     r.get_type()
                         .name()
                         .map(|n| n.to_string())
@@ -127,6 +128,17 @@ impl PackedTensor for PyPacked {
                 ))),
             }
         })
+    }
+}
+
+/// Pack/unpack hooks for one saved tensor (`register_hooks` on a node's raw saved
+/// tensor): no `once` cache, leaves packed too.
+pub(crate) fn single_hooks(pack: Py<PyAny>, unpack: Py<PyAny>) -> impl SavedTensorHooks {
+    PyHooks {
+        pack,
+        unpack: Arc::new(unpack),
+        once: None,
+        keep_leaves: false,
     }
 }
 

@@ -412,7 +412,11 @@ fn apply(
             continue;
         }
         let t = out_tensors[k].clone();
-        if non_diff.iter().any(|x| x.same(&t)) || !t.dtype().is_differentiable() {
+        // An integer / bool output: PyTorch's Function marks it non-differentiable;
+        // Paddle's PyLayer keeps it differentiable (stop_gradient=False), so a later cast
+        // to float carries a gradient back through the layer (Paddle's test_pylayer_dtype).
+        let int_out = !t.dtype().is_differentiable();
+        if non_diff.iter().any(|x| x.same(&t)) || (int_out && torch_dialect) {
             // not differentiable: never requires grad (an input returned as is is detached)
             if t.requires_grad() {
                 items[pos] = wrap(py, t.detach())?.into_bound(py).into_any();

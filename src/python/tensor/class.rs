@@ -258,6 +258,13 @@ impl PyTensor {
 
     /// Detaches this tensor from its graph in place.
     fn detach_(slf: Py<Self>) -> PyResult<Py<Self>> {
+        if slf.get().inner.meta().view_base.is_some() {
+            // PyTorch's rule: its base would still see the history through it
+            return Err(pyo3::exceptions::PyRuntimeError::new_err(
+                "Can't detach views in-place. Use detach() instead (it returns a new tensor \
+                 without history over the same memory)",
+            ));
+        }
         slf.get().inner.set_requires_grad(false).py()?;
         Ok(slf)
     }

@@ -405,6 +405,15 @@ fn split_impl(
 ) -> PyResult<Py<PyList>> {
     let d = crate::layout::normalize_axis(dim, t.ndim(), "split").py()?;
     let total = t.shape()[d];
+    if let (Some(s), None) = (torch_arg, paddle_arg) {
+        // torch `split(int)`: pieces of that size (PyTorch's `SplitBackward0` node)
+        if let Ok(n) = s.extract::<i64>() {
+            if n > 0 && total > 0 {
+                let n = usize::try_from(n).unwrap_or(usize::MAX);
+                return wrap_list(py, t.split_size(n, dim).py()?);
+            }
+        }
+    }
     let sizes = match (torch_arg, paddle_arg) {
         (_, Some(p)) => sections_to_sizes(total, p, true)?,
         (Some(s), None) => sections_to_sizes(total, s, false)?,

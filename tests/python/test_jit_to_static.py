@@ -1,0 +1,68 @@
+"""``paddle.jit.to_static`` runs eagerly (as Paddle with ``enable_to_static(False)``):
+same values, gradients and tensor hooks; ``jit.save`` / ``jit.load`` are not implemented."""
+
+import ferrograd as fg
+import numpy as np
+import pytest
+from ferrograd import nn
+
+
+class Net(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x, double_grad=False):
+        y = self.fc(x)
+        if double_grad:
+            y.register_hook(lambda g: g * 2)
+        return y.sum()
+
+
+def test_layer_form_with_input_spec_keeps_hooks():
+    net = Net()
+    jit_net = fg.jit.to_static(net, input_spec=[fg.static.InputSpec([None, 4])])
+    assert jit_net is net
+    a = fg.randn([3, 4])
+    b = a.detach().clone()
+    a.stop_gradient = False
+    b.stop_gradient = False
+    jit_net(a).backward()
+    jit_net(b, True).backward()
+    np.testing.assert_allclose(2 * a.grad.numpy(), b.grad.numpy())
+
+
+def test_function_and_decorator_forms():
+    @fg.jit.to_static
+    def f(x):
+        return x * 2.0
+
+    @fg.jit.to_static(full_graph=True, input_spec=[fg.static.InputSpec([2], "float32", "x")])
+    def g(x):
+        return x + 1.0
+
+    x = fg.tensor([1.0, 2.0])
+    np.testing.assert_array_equal(f(x).numpy(), [2.0, 4.0])
+    np.testing.assert_array_equal(g(x).numpy(), [2.0, 3.0])
+    assert f.__name__ == "f"
+    fg.jit.enable_to_static(False)
+    fg.jit.enable_to_static(True)
+    with pytest.raises(TypeError, match="input_spec"):
+        fg.jit.to_static(f, input_spec=fg.static.InputSpec([2]))
+
+
+def test_save_and_load_are_not_implemented():
+    with pytest.raises(NotImplementedError, match="state_dict"):
+        fg.jit.save(Net(), "/tmp/never")
+    with pytest.raises(NotImplementedError):
+        fg.jit.load("/tmp/never")
+    with pytest.raises(AttributeError, match="does not implement"):
+        fg.jit.script  # noqa: B018
+
+
+def test_input_spec():
+    s = fg.static.InputSpec([None, 3], "float32", "x")
+    assert s.shape == (-1, 3)
+    assert s.batch(4).shape == (4, -1, 3)
+    assert s.unbatch().shape == (3,)
+    assert fg.static.InputSpec.from_tensor(fg.zeros([2, 2])).shape == (2, 2)
