@@ -15,6 +15,7 @@ pub mod fused_nn;
 pub mod index;
 pub mod linalg;
 pub mod matmul;
+pub mod par;
 pub mod reduce;
 pub mod rnn;
 pub mod rnn_gru;
