@@ -6,9 +6,9 @@
 //! to `act(x @ w + b)` computed op by op.
 
 use super::fastmath::{sigmoid_f32, tanh_f32};
+use super::par::for_each_chunk;
 use super::Split;
 use crate::interrupt::{parallel_allowed, Watch};
-use rayon::prelude::*;
 
 /// The activations a fused linear layer can apply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -132,7 +132,7 @@ pub fn bias_act_in_place<T: BiasActElement>(
     if out.len() >= split.min_len && rayon::current_num_threads() > 1 && parallel_allowed() {
         let rows_per_task = (split.chunk / n).max(1);
         let watch = Watch::begin(); // Ctrl-C: skip the remaining blocks
-        out.par_chunks_mut(rows_per_task * n).for_each(|block| {
+        for_each_chunk(out, rows_per_task * n, &|_, block| {
             if !watch.tripped() {
                 rows_in_place(block, bias, act)
             }

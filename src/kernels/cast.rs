@@ -1,40 +1,76 @@
 //! Dtype conversion of a strided view into a new contiguous buffer.
 
-use super::elementwise::map_unary;
+use super::elementwise::map_runs;
 use crate::dtype::{DType, Element};
 use crate::error::Result;
 use crate::layout::Layout;
 use crate::storage::Storage;
+use std::mem::MaybeUninit;
 
 /// Converts `layout`'s elements of `src` to `to`, contiguous. Between bool and the integers
 /// the conversion goes through i64 and wraps like PyTorch and NumPy (`int64 300 -> uint8`
 /// is 44); floats to integers truncate toward zero, then wrap; other real-to-real
 /// conversions go through f64 (exact for every real dtype here); complex to real keeps
-/// the real part.
+/// the real part; to bool is "nonzero" (NaN is true, so is a complex with either part
+/// nonzero).
+///
+/// Build cost: the 12 x 12 dtype pairs each compile only the small loop of
+/// [`convert_run`]; the threading and strided walk ([`map_runs`]) are compiled once per
+/// output dtype (they once were compiled for every pair, a large share of the crate's
+/// machine code and build time; see docs/performance.md).
 pub fn cast_storage(src: &Storage, layout: &Layout, to: DType) -> Result<Storage> {
+    crate::with_dtype!(to, D, { Ok(Storage::from_vec(cast_to::<D>(src, layout)?)) })
+}
+
+fn cast_to<D: Element>(src: &Storage, layout: &Layout) -> Result<Vec<D>> {
     crate::with_dtype!(src.dtype(), S, {
         let data = src.read::<S>();
-        crate::with_dtype!(to, D, {
-            Ok(Storage::from_vec(cast_slice::<S, D>(&data, layout)?))
+        let data: &[S] = &data;
+        map_runs(layout, &|off, stride, out| {
+            convert_run::<S, D>(data, off, stride, out)
         })
     })
 }
 
-fn cast_slice<S: Element, D: Element>(src: &[S], layout: &Layout) -> Result<Vec<D>> {
-    if S::DTYPE.is_complex() || D::DTYPE.is_complex() {
-        map_unary(src, layout, |x: S| D::from_c128(x.to_c128()))
-    } else if is_exact_int(S::DTYPE) && is_exact_int(D::DTYPE) {
-        if D::DTYPE == DType::Bool {
-            map_unary(src, layout, |x: S| D::from_i64((x.to_i64() != 0) as i64))
-        } else {
-            map_unary(src, layout, |x: S| D::from_i64(x.to_i64()))
+/// `out[j] = convert(src[off + j * stride])`; the `stride == 1` loop vectorises.
+fn convert_run<S: Element, D: Element>(
+    src: &[S],
+    off: isize,
+    stride: isize,
+    out: &mut [MaybeUninit<D>],
+) {
+    if stride == 1 {
+        let s = &src[off as usize..off as usize + out.len()];
+        for (o, &x) in out.iter_mut().zip(s) {
+            o.write(convert::<S, D>(x));
         }
-    } else if D::DTYPE == DType::Bool {
-        map_unary(src, layout, |x: S| {
-            D::from_f64(if x.to_f64() != 0.0 { 1.0 } else { 0.0 })
-        })
     } else {
-        map_unary(src, layout, |x: S| D::from_f64(x.to_f64()))
+        for (j, o) in out.iter_mut().enumerate() {
+            o.write(convert::<S, D>(src[(off + j as isize * stride) as usize]));
+        }
+    }
+}
+
+/// One element, by the rules of [`cast_storage`]; the branches are on constants and fold
+/// away in each instantiation.
+#[inline(always)]
+fn convert<S: Element, D: Element>(x: S) -> D {
+    if D::DTYPE == DType::Bool {
+        // truthiness: nonzero (NaN is true; a complex number is true when either part is)
+        let nonzero = if S::DTYPE.is_complex() {
+            x.to_c128() != num_complex::Complex64::new(0.0, 0.0)
+        } else if is_exact_int(S::DTYPE) {
+            x.to_i64() != 0
+        } else {
+            x.to_f64() != 0.0
+        };
+        D::from_i64(nonzero as i64)
+    } else if S::DTYPE.is_complex() || D::DTYPE.is_complex() {
+        D::from_c128(x.to_c128())
+    } else if is_exact_int(S::DTYPE) && is_exact_int(D::DTYPE) {
+        D::from_i64(x.to_i64())
+    } else {
+        D::from_f64(x.to_f64())
     }
 }
 
@@ -80,5 +116,35 @@ mod tests {
         );
         assert_eq!(cast::<f32, i16>(vec![40000.0, -0.5]), vec![-25536, 0]);
         assert_eq!(cast::<u8, f32>(vec![255]), vec![255.0]);
+    }
+
+    #[test]
+    fn to_bool_is_nonzero() {
+        use num_complex::Complex64 as C;
+        let c = vec![C::new(0.0, 1.0), C::new(0.0, 0.0), C::new(-2.0, 0.0)];
+        assert_eq!(cast::<C, bool>(c), vec![true, false, true]);
+        assert_eq!(
+            cast::<f32, bool>(vec![f32::NAN, 0.0, -0.0, 0.5]),
+            vec![true, false, false, true]
+        );
+        assert_eq!(cast::<i8, bool>(vec![0, -128]), vec![false, true]);
+    }
+
+    #[test]
+    fn strided_views() {
+        // a 3x2 view of a 2x3 buffer (transpose), step-2 and step -2 slices
+        let s = Storage::from_vec(vec![1i32, 2, 3, 4, 5, 6]);
+        let t = Layout::contiguous(&[2, 3]).permute(&[1, 0]).unwrap();
+        let out = cast_storage(&s, &t, DType::F64).unwrap();
+        assert_eq!(
+            out.read::<f64>().to_vec(),
+            vec![1.0, 4.0, 2.0, 5.0, 3.0, 6.0]
+        );
+        let every_other = Layout::contiguous(&[6]).slice(0, 1, 3, 2);
+        let out = cast_storage(&s, &every_other, DType::U8).unwrap();
+        assert_eq!(out.read::<u8>().to_vec(), vec![2, 4, 6]);
+        let reversed = Layout::contiguous(&[6]).slice(0, 5, 3, -2);
+        let out = cast_storage(&s, &reversed, DType::I64).unwrap();
+        assert_eq!(out.read::<i64>().to_vec(), vec![6, 4, 2]);
     }
 }

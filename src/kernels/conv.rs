@@ -12,10 +12,10 @@
 //! planes (`conv_gemm`: im2col into a reused buffer + the project's gemm) or directly
 //! (`conv_direct`, for depthwise and few channels per group).
 
+use super::par::for_each_chunk;
 use crate::dtype::Element;
 use crate::error::{Error, Result};
 use crate::storage::try_filled_vec;
-use rayon::prelude::*;
 
 /// Elements of output from which the planes are spread over rayon threads.
 const PAR_WORK: usize = 1 << 15;
@@ -210,9 +210,7 @@ fn spread<T: Send>(out: &mut [T], block: usize, f: impl Fn(usize, &mut [T]) + Sy
         return;
     }
     if out.len() >= PAR_WORK && crate::interrupt::parallel_allowed() {
-        out.par_chunks_mut(block)
-            .enumerate()
-            .for_each(|(i, b)| f(i, b));
+        for_each_chunk(out, block, &|start, b| f(start / block, b));
     } else {
         out.chunks_mut(block).enumerate().for_each(|(i, b)| f(i, b));
     }

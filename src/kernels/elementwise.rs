@@ -1,11 +1,11 @@
 //! Generic elementwise maps over strided, broadcast layouts with contiguous output.
 
+use super::par::for_each_chunk;
 use super::{Split, PAR_CHUNK, PAR_THRESHOLD};
 use crate::error::Result;
 use crate::interrupt::{parallel_allowed, Watch};
 use crate::layout::Layout;
 use crate::storage::try_vec_with_capacity;
-use rayon::prelude::*;
 use smallvec::SmallVec;
 use std::mem::MaybeUninit;
 
@@ -29,10 +29,9 @@ fn build_output_split<O: Send + Copy>(
         let spare = &mut out.spare_capacity_mut()[..n];
         if n >= split.min_len && rayon::current_num_threads() > 1 && parallel_allowed() {
             let watch = Watch::begin(); // Ctrl-C: skip the remaining chunks
-            let step = split.chunk;
-            spare.par_chunks_mut(step).enumerate().for_each(|(i, c)| {
+            for_each_chunk(spare, split.chunk, &|start, c| {
                 if !watch.tripped() {
-                    fill(i * step, c)
+                    fill(start, c)
                 }
             });
             watch.check()?; // `out` still has length 0: dropping it is safe
@@ -115,15 +114,12 @@ fn build_by_rows<O: Send + Copy>(
         {
             let rows_per = (PAR_CHUNK / inner).max(1);
             let watch = Watch::begin();
-            spare
-                .par_chunks_mut(rows_per * inner)
-                .enumerate()
-                .for_each(|(i, c)| {
-                    let lo = i * rows_per;
-                    if !watch.tripped() {
-                        fill_rows(lo, (lo + rows_per).min(rows), c)
-                    }
-                });
+            for_each_chunk(spare, rows_per * inner, &|start, c| {
+                let lo = start / inner;
+                if !watch.tripped() {
+                    fill_rows(lo, (lo + rows_per).min(rows), c)
+                }
+            });
             watch.check()?;
         } else {
             fill_rows(0, rows, spare);
@@ -317,13 +313,12 @@ pub fn zip_assign<T: Copy + Sync + Send, S: Copy + Sync>(
         let d = &mut dst[ld.offset..ld.offset + n];
         let s = &src[bs.offset..bs.offset + n];
         if n >= PAR_THRESHOLD && parallel_allowed() {
-            d.par_chunks_mut(PAR_CHUNK)
-                .zip(s.par_chunks(PAR_CHUNK))
-                .for_each(|(dc, sc)| {
-                    for (o, &x) in dc.iter_mut().zip(sc) {
-                        *o = f(*o, x);
-                    }
-                });
+            for_each_chunk(d, PAR_CHUNK, &|start, dc| {
+                let sc = &s[start..start + dc.len()];
+                for (o, &x) in dc.iter_mut().zip(sc) {
+                    *o = f(*o, x);
+                }
+            });
         } else {
             for (o, &x) in d.iter_mut().zip(s) {
                 *o = f(*o, x);
@@ -341,4 +336,31 @@ pub fn zip_assign<T: Copy + Sync + Send, S: Copy + Sync>(
         }
     });
     Ok(())
+}
+
+/// A kernel over one run of a view: writes `out[j] = f(src[offset + j * stride])` for
+/// every `j` of `out` (`offset` and `stride` count elements of the source).
+pub type RunKernel<'a, O> = dyn Fn(isize, isize, &mut [MaybeUninit<O>]) + Sync + 'a;
+
+/// Like [`map_unary`], with the per-element work behind a `dyn` run kernel, called once
+/// per contiguous chunk (or once per row of a strided view): the splitting, threading and
+/// row walking are compiled once per output type instead of once per (input type, output
+/// type, closure). For kernels instantiated for many type pairs (the dtype casts);
+/// each call costs one indirect call per chunk or row.
+pub fn map_runs<O: Copy + Send>(layout: &Layout, run: &RunKernel<'_, O>) -> Result<Vec<O>> {
+    let n = layout.numel();
+    if layout.is_contiguous() {
+        let off = layout.offset as isize;
+        return build_output(n, |start, c| run(off + start as isize, 1, c));
+    }
+    let shape = &layout.shape;
+    let inner = shape.last().copied().unwrap_or(1);
+    let stride = layout.strides.last().copied().unwrap_or(1);
+    build_by_rows(shape, |lo, hi, out| {
+        let mut pos = 0;
+        for_rows(shape, [layout], lo, hi, |[b]| {
+            run(b, stride, &mut out[pos..pos + inner]);
+            pos += inner;
+        });
+    })
 }

@@ -8,6 +8,7 @@
 //! where gemm's dispatch costs more than the arithmetic. Batch dims broadcast; each batch
 //! reads its matrices through per-batch offsets, never through a materialised copy.
 
+use super::par::for_each_chunk;
 use crate::dtype::Element;
 use crate::error::{Error, Result};
 use crate::interrupt::{parallel_allowed, Watch};
@@ -15,7 +16,6 @@ use crate::layout::{broadcast_shapes, checked_numel, Layout, Shape, Strides};
 use crate::storage::{try_filled_vec, try_vec_with_capacity, Storage};
 use gemm::Parallelism;
 use num_complex::{Complex32, Complex64};
-use rayon::prelude::*;
 use smallvec::smallvec;
 use std::any::TypeId;
 use std::borrow::Cow;
@@ -375,9 +375,9 @@ fn run_gemm<T: Element>(
     let parallel = parallel_allowed();
     if parallel && nbatch > 1 && work < GEMM_PAR_WORK && work.saturating_mul(nbatch) >= PAR_WORK {
         // many small matrices: one batch per rayon task, gemm itself single-threaded
-        out.par_chunks_mut(m * n)
-            .enumerate()
-            .for_each(|(bi, o)| rows(o, bi, 0, Parallelism::None));
+        for_each_chunk(out, m * n, &|start, o| {
+            rows(o, start / (m * n), 0, Parallelism::None)
+        });
     } else {
         let par = if parallel && work >= GEMM_PAR_WORK {
             Parallelism::Rayon(0)
@@ -451,8 +451,7 @@ fn run_loop<U: MulAdd>(a: &[U], b: &[U], out: &mut [U], p: &Plan) {
     let total_rows = out.len() / n;
     if out.len().saturating_mul(k) >= PAR_WORK && total_rows > 1 && parallel_allowed() {
         let group = (total_rows / (4 * rayon::current_num_threads())).clamp(1, 64);
-        let tasks = out.par_chunks_mut(group * n).enumerate();
-        tasks.for_each(|(g, chunk)| rows(g * group, chunk));
+        for_each_chunk(out, group * n, &|start, chunk| rows(start / n, chunk));
     } else {
         rows(0, out);
     }

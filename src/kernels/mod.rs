@@ -22,6 +22,7 @@ pub mod gemm_into;
 pub mod index;
 pub mod linalg;
 pub mod matmul;
+pub mod par;
 pub mod reduce;
 pub mod rnn;
 pub mod rnn_gru;

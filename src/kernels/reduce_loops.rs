@@ -6,7 +6,6 @@ use super::Fold;
 use crate::dtype::Element;
 use crate::interrupt::Watch;
 use crate::layout::{Layout, Shape};
-use rayon::prelude::*;
 /// Independent accumulators in the contiguous kernel (breaks the add dependency chain).
 pub(super) const LANES: usize = 16;
 /// Leaf size of the pairwise tree.
@@ -63,7 +62,7 @@ pub(super) fn pairwise<T: Element, F: Fold<T>>(x: &[T], watch: Watch) -> F::A {
     // however many threads run it.
     let (l, r) = x.split_at((x.len() / BLOCK).div_ceil(2) * BLOCK);
     let (a, b) = if x.len() >= PAR_MIN && crate::interrupt::parallel_allowed() {
-        rayon::join(|| pairwise::<T, F>(l, watch), || pairwise::<T, F>(r, watch))
+        crate::kernels::par::join(|| pairwise::<T, F>(l, watch), || pairwise::<T, F>(r, watch))
     } else {
         (pairwise::<T, F>(l, watch), pairwise::<T, F>(r, watch))
     };
@@ -153,9 +152,9 @@ pub(super) fn chunked<O: Send>(
         }
     };
     if par {
-        out.par_chunks_mut(size)
-            .enumerate()
-            .for_each(|(i, c)| run(i, c));
+        // `size` is at least 1 (chunks of an output row)
+        let size = size.max(1);
+        crate::kernels::par::for_each_chunk(out, size, &|start, c| run(start / size, c));
     } else {
         out.chunks_mut(size)
             .enumerate()

@@ -5,9 +5,9 @@
 //! Lines are independent, so outer blocks run on rayon threads once the tensor is large;
 //! a block with `inner > 1` is scanned a whole `inner` row at a time (vectorisable).
 
+use super::par::{for_each_chunk, for_each_chunk2};
 use crate::error::{Error, Result};
 use crate::storage::try_filled_vec;
-use rayon::prelude::*;
 
 /// A tensor of `shape` seen as `[outer, n, inner]` around dimension `dim`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,9 +82,9 @@ where
     let block = lines.block();
     let run = |(src_b, out_b): (&[T], &mut [T])| scan_block(src_b, out_b, lines, reverse, op);
     if total >= PAR_MIN && lines.outer > 1 {
-        src.par_chunks(block)
-            .zip(out.par_chunks_mut(block))
-            .for_each(run);
+        for_each_chunk(&mut out, block, &|start, out_b| {
+            run((&src[start..start + out_b.len()], out_b))
+        });
     } else {
         src.chunks(block).zip(out.chunks_mut(block)).for_each(run);
     }
@@ -310,10 +310,9 @@ pub fn cum_extreme<T: RunningOrd>(
         }
     };
     if total >= PAR_MIN && lines.outer > 1 {
-        src.par_chunks(block)
-            .zip(vals.par_chunks_mut(block))
-            .zip(idx.par_chunks_mut(block))
-            .for_each(run);
+        for_each_chunk2(&mut vals, &mut idx, block, &|start, v, ix| {
+            run(((&src[start..start + v.len()], v), ix))
+        });
     } else {
         src.chunks(block)
             .zip(vals.chunks_mut(block))

@@ -173,7 +173,6 @@ pub fn scatter_reduce<T: ScatterElem>(
 /// `x` with `value` where `mask` is true: `out[i] = if mask[i] { value } else { x[i] }`
 /// over equal-length row-major slices; one pass, split across threads when large.
 pub fn masked_fill<T: Element>(x: &[T], mask: &[bool], value: T) -> Result<Vec<T>> {
-    use rayon::prelude::*;
     if x.len() != mask.len() {
         return Err(Error::value(format!(
             "masked_fill: {} mask entries for {} elements",
@@ -181,17 +180,23 @@ pub fn masked_fill<T: Element>(x: &[T], mask: &[bool], value: T) -> Result<Vec<T
             x.len()
         )));
     }
-    let pick = |(&v, &m): (&T, &bool)| if m { value } else { v };
-    let mut out = crate::storage::try_vec_with_capacity(x.len())?;
-    if x.len() >= super::PAR_THRESHOLD {
-        // writes into the reserved capacity (no reallocation, no zero fill first)
-        x.par_iter()
-            .zip(mask.par_iter())
-            .map(pick)
-            .collect_into_vec(&mut out);
+    let n = x.len();
+    // writes into the reserved capacity (no reallocation, no zero fill first)
+    let mut out = crate::storage::try_vec_with_capacity(n)?;
+    let fill = |start: usize, c: &mut [std::mem::MaybeUninit<T>]| {
+        let end = start + c.len();
+        for ((o, &v), &m) in c.iter_mut().zip(&x[start..end]).zip(&mask[start..end]) {
+            o.write(if m { value } else { v });
+        }
+    };
+    let spare = &mut out.spare_capacity_mut()[..n];
+    if n >= super::PAR_THRESHOLD {
+        super::par::for_each_chunk(spare, super::PAR_CHUNK, &fill);
     } else {
-        out.extend(x.iter().zip(mask).map(pick));
+        fill(0, spare);
     }
+    // SAFETY: every element of 0..n was written above.
+    unsafe { out.set_len(n) };
     Ok(out)
 }
 

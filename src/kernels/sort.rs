@@ -8,6 +8,7 @@
 //! sort here is stable, at the speed of `sort_unstable` on plain integers (32-bit keys and
 //! 32-bit positions share one u64; 64-bit keys sort as `(u64, u32)` pairs).
 
+use super::par::for_each_chunk;
 use crate::error::{Error, Result};
 use crate::storage::{try_filled_vec, try_vec_with_capacity};
 use rayon::prelude::*;
@@ -245,7 +246,10 @@ pub fn sort_rows<T: SortKey>(
         let one_long_row = rows == 1 && n >= PAR_MIN;
         let run = |(row, o): (&[T], &mut [i64])| order_row(row, descending, o, one_long_row);
         if rows > 1 && rows * n >= PAR_MIN {
-            src.par_chunks(n).zip(idx.par_chunks_mut(k)).for_each(run);
+            for_each_chunk(&mut idx, k, &|start, o| {
+                let r = start / k;
+                run((&src[r * n..(r + 1) * n], o))
+            });
         } else {
             src.chunks(n).zip(idx.chunks_mut(k)).for_each(run);
         }
@@ -300,7 +304,9 @@ pub fn select_rows<T: SortKey>(src: &[T], n: usize, pick: Pick, op: &str) -> Res
     let mut idx = try_filled_vec(rows, 0i64)?;
     let run = |(row, o): (&[T], &mut i64)| *o = select_row(row, pick);
     if rows > 1 && rows * n >= PAR_MIN {
-        src.par_chunks(n).zip(idx.par_iter_mut()).for_each(run);
+        for_each_chunk(&mut idx, 1, &|r, o| {
+            run((&src[r * n..(r + 1) * n], &mut o[0]))
+        });
     } else {
         src.chunks(n).zip(idx.iter_mut()).for_each(run);
     }
@@ -381,17 +387,14 @@ pub fn search_sorted<T: SortKey>(
         }
     };
     if values.len() >= PAR_MIN && rows > 1 {
-        values
-            .par_chunks(m)
-            .zip(out.par_chunks_mut(m))
-            .enumerate()
-            .for_each(run);
+        for_each_chunk(&mut out, m, &|start, o| {
+            run((start / m, (&values[start..start + o.len()], o)))
+        });
     } else if values.len() >= PAR_MIN {
         // one shared row: split the values instead
-        values
-            .par_chunks(1 << 12)
-            .zip(out.par_chunks_mut(1 << 12))
-            .for_each(|c| run((0, c)));
+        for_each_chunk(&mut out, 1 << 12, &|start, o| {
+            run((0, (&values[start..start + o.len()], o)))
+        });
     } else {
         values
             .chunks(m)
