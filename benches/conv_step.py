@@ -125,3 +125,50 @@ def torch_digits_step(np: Any, rng: Any) -> Callable[[], Any]:
         return loss
 
     return step
+
+
+def main() -> None:
+    """Times the three workloads in ferrograd and PyTorch, interleaved in one process
+    (median of 7 rounds, wall time per step), and prints the ratios:
+
+        python benches/conv_step.py [--threads N] [conv depthwise digits]
+    """
+    import argparse
+    import os
+    import statistics
+    import time
+
+    p = argparse.ArgumentParser(description="conv workloads, ferrograd vs PyTorch")
+    p.add_argument("--threads", type=int, default=None, help="threads for both libraries")
+    p.add_argument("which", nargs="*", default=["conv", "depthwise", "digits"])
+    args = p.parse_args()
+    if args.threads:
+        os.environ["RAYON_NUM_THREADS"] = str(args.threads)
+    import numpy as np
+    import torch
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    cases = {
+        "conv": (ferrograd_conv(False), torch_conv(False), 5),
+        "depthwise": (ferrograd_conv(True), torch_conv(True), 20),
+        "digits": (ferrograd_digits_step, torch_digits_step, 200),
+    }
+    for name in args.which:
+        make_fg, make_torch, reps = cases[name]
+        steps = [make_fg(np, np.random.default_rng(0)), make_torch(np, np.random.default_rng(0))]
+        times: list[list[float]] = [[], []]
+        for s in steps:
+            s()
+        for _ in range(7):
+            for s, acc in zip(steps, times):
+                t0 = time.perf_counter()
+                for _ in range(reps):
+                    s()
+                acc.append((time.perf_counter() - t0) / reps * 1e3)
+        a, b = (statistics.median(v) for v in times)
+        print(f"{name:10s} ferrograd {a:8.2f} ms  torch {b:8.2f} ms  ratio {a / b:.2f}")
+
+
+if __name__ == "__main__":
+    main()

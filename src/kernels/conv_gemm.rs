@@ -25,6 +25,8 @@ use rayon::prelude::*;
 const PAR_WORK: usize = 1 << 16;
 /// Multiply-adds of one sample's products from which gemm itself may use the pool.
 const GEMM_PAR_WORK: usize = 128 * 128 * 128;
+/// Columns (output positions) per gemm call below which samples are batched together.
+const BATCH_COLS: usize = 512;
 
 /// The sizes of one convolution: `x` `[n, c, *spatial]`, weight `[o, c/groups, *kernel]`,
 /// output `[n, o, *out]`, with the window geometry.
@@ -151,6 +153,34 @@ impl ConvDims {
         cols
     }
 
+    /// Samples whose columns go side by side into one gemm call: enough for about
+    /// [`BATCH_COLS`] columns when each sample has fewer output positions (small
+    /// images, where one gemm call per sample would cost more than its arithmetic).
+    fn sample_batch(&self, per: usize) -> usize {
+        if self.l >= BATCH_COLS {
+            1
+        } else {
+            BATCH_COLS.div_ceil(self.l.max(1)).min(per).max(1)
+        }
+    }
+
+    /// im2col of sample `xn` into columns `j*l..(j+1)*l` of `cols` (`[c*kk, width]`),
+    /// through the per-sample buffer `tmp`.
+    fn pack_columns<T: ConvFloat>(
+        &self,
+        xn: &[T],
+        tmp: &mut [T],
+        cols: &mut [T],
+        j: usize,
+        width: usize,
+    ) {
+        let l = self.l;
+        let src = self.columns(xn, tmp);
+        for (r, row) in src.chunks_exact(l).enumerate() {
+            cols[r * width + j * l..][..l].copy_from_slice(row);
+        }
+    }
+
     /// A zero-filled im2col buffer (empty for a pointwise convolution).
     fn col_buffer<T: ConvFloat>(&self) -> Result<Vec<T>> {
         let len = if self.pointwise() {
@@ -173,8 +203,12 @@ pub fn forward<T: ConvFloat>(x: &[T], w: &[T], bias: Option<&[T]>, d: &ConvDims)
         return Ok(out);
     }
     let (per, par) = d.blocks(d.work_per_sample());
+    let sb = d.sample_batch(per);
     let run = |bi: usize, ob: &mut [T]| -> Result<()> {
         let mut cols = d.col_buffer::<T>()?;
+        if sb > 1 {
+            return forward_batched(x, w, bias, d, (bi * per, sb, par), ob, &mut cols);
+        }
         for (s, on) in ob.chunks_mut(out_block).enumerate() {
             let xn = &x[(bi * per + s) * in_block..][..in_block];
             let src = d.columns(xn, &mut cols);
@@ -199,6 +233,59 @@ pub fn forward<T: ConvFloat>(x: &[T], w: &[T], bias: Option<&[T]>, d: &ConvDims)
             .try_for_each(|(bi, ob)| run(bi, ob))?;
     }
     Ok(out)
+}
+
+/// The forward of the samples from `first` (their outputs `ob`), `sb` samples per gemm
+/// call: their columns side by side in one `[c*kk, sb*l]` matrix, the product
+/// `[o, sb*l]` then copied out per sample.
+fn forward_batched<T: ConvFloat>(
+    x: &[T],
+    w: &[T],
+    bias: Option<&[T]>,
+    d: &ConvDims,
+    (first, sb, par): (usize, usize, Parallelism),
+    ob: &mut [T],
+    tmp: &mut [T],
+) -> Result<()> {
+    let (c, o, l, kk) = (d.c, d.o, d.l, d.kk);
+    let (cg, og) = (d.cg(), d.og());
+    let (in_block, out_block) = (c * d.plane, o * l);
+    let ns = ob.len() / out_block;
+    let zero = <T as Element>::zero();
+    let mut cols = try_filled_vec(c * kk * sb * l, zero)?;
+    let mut ot = try_filled_vec(o * sb * l, zero)?;
+    for c0 in (0..ns).step_by(sb) {
+        let m = sb.min(ns - c0);
+        let width = m * l;
+        for j in 0..m {
+            let xn = &x[(first + c0 + j) * in_block..][..in_block];
+            d.pack_columns(xn, tmp, &mut cols, j, width);
+        }
+        if let Some(b) = bias {
+            for (row, &bv) in ot.chunks_exact_mut(width).zip(b) {
+                row.fill(bv);
+            }
+        }
+        for gi in 0..d.groups {
+            let a = Mat::row_major(w, gi * og * cg * kk, og, cg * kk);
+            let bm = Mat::row_major(&cols, gi * cg * kk * width, cg * kk, width);
+            gemm_into(
+                &mut ot[gi * og * width..],
+                width,
+                a,
+                bm,
+                bias.is_some(),
+                par,
+            )?;
+        }
+        for j in 0..m {
+            let on = &mut ob[(c0 + j) * out_block..][..out_block];
+            for (oi, row) in on.chunks_exact_mut(l).enumerate() {
+                row.copy_from_slice(&ot[oi * width + j * l..][..l]);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Gradients of a convolution with respect to its input and weight (each only when
@@ -234,6 +321,7 @@ pub fn backward<T: ConvFloat>(
     }
     let (per, par) = d.blocks(d.work_per_sample().saturating_mul(2));
     let pointwise = d.pointwise();
+    let sb = d.sample_batch(per);
     // one block of samples from `s0`; `dxb` holds their input gradients
     let block = |s0: usize, dxb: Option<&mut [T]>| -> Result<Option<Vec<T>>> {
         let s1 = (s0 + per).min(d.n);
@@ -249,6 +337,11 @@ pub fn backward<T: ConvFloat>(
             Vec::new()
         };
         let mut dxb = dxb;
+        if sb > 1 {
+            let bufs = (&mut cols, &mut dcols);
+            backward_batched(x, w, gy, d, (s0, s1, sb, par), dw.as_deref_mut(), dxb, bufs)?;
+            return Ok(dw);
+        }
         for s in s0..s1 {
             let g_off = s * out_block;
             if let Some(dw) = dw.as_mut() {
@@ -310,6 +403,78 @@ pub fn backward<T: ConvFloat>(
             dw => dw,
         },
     })
+}
+
+/// The backward of samples `s0..s1` (`dxb`: their input gradients), `sb` samples per
+/// gemm call as in [`forward_batched`]; `bufs` are the per-sample column buffers.
+#[allow(clippy::too_many_arguments)]
+fn backward_batched<T: ConvFloat>(
+    x: &[T],
+    w: &[T],
+    gy: &[T],
+    d: &ConvDims,
+    (s0, s1, sb, par): (usize, usize, usize, Parallelism),
+    mut dw: Option<&mut [T]>,
+    mut dxb: Option<&mut [T]>,
+    (tmp, dtmp): (&mut Vec<T>, &mut Vec<T>),
+) -> Result<()> {
+    let (c, o, l, kk) = (d.c, d.o, d.l, d.kk);
+    let (cg, og) = (d.cg(), d.og());
+    let (in_block, out_block) = (c * d.plane, o * l);
+    let zero = <T as Element>::zero();
+    let pointwise = d.pointwise();
+    let big = |on: bool| try_filled_vec(if on { c * kk * sb * l } else { 0 }, zero);
+    let mut cols = big(dw.is_some())?;
+    let mut dcols = big(dxb.is_some())?;
+    let mut gt = try_filled_vec(o * sb * l, zero)?;
+    if tmp.is_empty() && !pointwise {
+        *tmp = d.col_buffer::<T>()?;
+    }
+    for c0 in (s0..s1).step_by(sb) {
+        let m = sb.min(s1 - c0);
+        let width = m * l;
+        for j in 0..m {
+            let gn = &gy[(c0 + j) * out_block..][..out_block];
+            for (oi, row) in gn.chunks_exact(l).enumerate() {
+                gt[oi * width + j * l..][..l].copy_from_slice(row);
+            }
+        }
+        if let Some(dw) = dw.as_deref_mut() {
+            for j in 0..m {
+                let xn = &x[(c0 + j) * in_block..][..in_block];
+                d.pack_columns(xn, tmp, &mut cols, j, width);
+            }
+            for gi in 0..d.groups {
+                let a = Mat::row_major(&gt, gi * og * width, og, width);
+                let bm = Mat::row_major(&cols, gi * cg * kk * width, cg * kk, width).t();
+                gemm_into(&mut dw[gi * og * cg * kk..], cg * kk, a, bm, true, par)?;
+            }
+        }
+        if let Some(dxb) = dxb.as_deref_mut() {
+            for gi in 0..d.groups {
+                let a = Mat::row_major(w, gi * og * cg * kk, og, cg * kk).t();
+                let bm = Mat::row_major(&gt, gi * og * width, og, width);
+                gemm_into(&mut dcols[gi * cg * kk * width..], width, a, bm, false, par)?;
+            }
+            for j in 0..m {
+                let dxn = &mut dxb[(c0 + j - s0) * in_block..][..in_block];
+                if pointwise {
+                    // 1x1, stride 1, no padding: the columns are the input gradient
+                    for (r, row) in dxn.chunks_exact_mut(l).enumerate() {
+                        row.copy_from_slice(&dcols[r * width + j * l..][..l]);
+                    }
+                    continue;
+                }
+                for (r, row) in dtmp.chunks_exact_mut(l).enumerate() {
+                    row.copy_from_slice(&dcols[r * width + j * l..][..l]);
+                }
+                for (src, dst) in dtmp.chunks_exact(kk * l).zip(dxn.chunks_exact_mut(d.plane)) {
+                    fold_plane(src, dst, &d.geo);
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The bias gradient: `gy` `[n, o, l]` summed over samples and positions, per channel.

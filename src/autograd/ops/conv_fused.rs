@@ -141,8 +141,10 @@ fn use_direct(d: &ConvDims, path: ConvPath) -> Result<bool> {
             "conv: the direct kernel needs non-negative padding",
         )),
         ConvPath::Direct => Ok(true),
-        // a gemm with an inner dimension this short does little per element it packs
-        ConvPath::Auto => Ok(pads_ok && d.og() <= 16 && d.cg() * d.kk <= 64),
+        // depthwise-like: per group a product of [og, cg*kk] by [cg*kk, L] too thin for
+        // gemm to pay for the columns it packs (with more outputs per group, gemm's
+        // register blocking wins)
+        ConvPath::Auto => Ok(pads_ok && d.og() <= 2 && d.cg() * d.kk <= 64),
     }
 }
 
