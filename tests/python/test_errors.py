@@ -261,7 +261,7 @@ def test_ops_unsupported_for_dtype():
         fg.tensor([True]) - fg.tensor([True])
     with raises(TypeError, "neg", "bool"):
         -fg.tensor([True])
-    with raises(TypeError, "~", "bool"):
+    with raises(TypeError, "bitwise_not", "integer or bool", "float32"):  # (~ of a float)
         ~fg.tensor([1.0])
     with raises(TypeError, "index", "float32"):
         [1, 2][fg.tensor(0.0)]
