@@ -47,13 +47,16 @@ pub fn for_each_chunk<T: Send>(out: &mut [T], chunk: usize, f: &(dyn Fn(usize, &
     });
 }
 
+/// The task of [`for_each_chunk2`]: `(start, a_chunk, b_chunk)`.
+pub type Chunk2Task<'a, A, B> = dyn Fn(usize, &mut [A], &mut [B]) + Sync + 'a;
+
 /// [`for_each_chunk`] over two slices of one length, cut at the same places:
 /// `f(start, a_chunk, b_chunk)`.
 pub fn for_each_chunk2<A: Send, B: Send>(
     a: &mut [A],
     b: &mut [B],
     chunk: usize,
-    f: &(dyn Fn(usize, &mut [A], &mut [B]) + Sync),
+    f: &Chunk2Task<'_, A, B>,
 ) {
     assert_eq!(
         a.len(),
