@@ -132,10 +132,7 @@ macro_rules! for_each_binary_op {
                 complex: [|x, y| Num::pow(x, y)], boolean: [],
                 saves: [Always, Always, IfRhs],
                 grad: [
-                    |g, s| {
-                        let (a, b) = (s.a()?, s.b()?);
-                        g.mul_conj(&b.mul(&a.pow(&minus_one(b)?)?)?)
-                    },
+                    |g, s| pow_base_grad(g, s.a()?, s.b()?),
                     |g, s| pow_exponent_grad(g, s.a()?, s.b()?, s.out()?)
                 ],
                 // d(c ** x)/dx = c ** x * ln c (a zero base takes the masked formula)

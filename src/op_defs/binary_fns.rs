@@ -71,6 +71,14 @@ pub fn minus_one(b: &Tensor) -> Result<Tensor> {
     }
 }
 
+/// `d(a ** b)/da * g = g * b * a ** (b - 1)`, defined as 0 where `b == 0` (as PyTorch:
+/// `0 ** 0` has derivative 0 in the base, where the plain formula gives `0 * inf = NaN`).
+pub fn pow_base_grad(g: &Tensor, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let full = b.mul(&a.pow(&minus_one(b)?)?)?;
+    let zero_exp = b.binary_raw(&b.scalar_like(0.0), BinaryOp::Eq)?;
+    g.mul_conj(&Tensor::where_(&zero_exp, &full.zeros_like()?, &full)?)
+}
+
 /// `d(a ** b)/db * g = g * out * ln a`, defined as 0 where `a == 0` and `b >= 0` (as
 /// PyTorch; complex exponents compare their real part).
 pub fn pow_exponent_grad(g: &Tensor, a: &Tensor, b: &Tensor, out: &Tensor) -> Result<Tensor> {

@@ -200,6 +200,22 @@ def test_pow_special_points():
     assert (fg.tensor([2, 3]) ** 2).tolist() == [4, 9]
 
 
+def test_pow_base_gradient_at_zero_exponent_is_zero():
+    # d(x ** y)/dx = y * x ** (y - 1) is 0 where y == 0, also at x == 0 (PyTorch's
+    # test_pow_zero_tensor_gradient); the unmasked formula gives 0 * inf = NaN
+    x = fg.tensor([0.0, 0.0, 2.0], dtype="float64", requires_grad=True)
+    y = fg.tensor([0.0, 1.0, 0.0], dtype="float64", requires_grad=True)
+    gx, gy = fg.grad((x**y).sum(), [x, y])
+    np.testing.assert_array_equal(gx.numpy(), [0.0, 1.0, 0.0])
+    np.testing.assert_allclose(gy.numpy(), [0.0, 0.0, math.log(2.0)])
+    (g0,) = fg.grad((x**0.0).sum(), [x])
+    np.testing.assert_array_equal(g0.numpy(), [0.0, 0.0, 0.0])
+    # second order through the mask stays finite
+    (g,) = fg.grad((x**y).sum(), [x], create_graph=True)
+    (gg,) = fg.grad(g.sum(), [x], allow_unused=True)
+    assert gg is None or np.isfinite(gg.numpy()).all()
+
+
 # ---------------------------------------------------------------------------------------
 # comparisons and logical ops
 # ---------------------------------------------------------------------------------------
