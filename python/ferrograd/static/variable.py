@@ -15,6 +15,7 @@ from .. import _core
 from .eager_ops import VariableEagerOpsMixin
 from .variable_index_split_reduce import VariableOpsMixin
 from .variable_layout_scan import VariableLayoutScanMixin
+from .variable_operators import VariableOperatorsMixin
 
 if TYPE_CHECKING:
     from .program import Block, Program
@@ -24,7 +25,9 @@ def _dtype_object(name: str) -> Any:
     return getattr(_core, name)
 
 
-class Variable(VariableOpsMixin, VariableLayoutScanMixin, VariableEagerOpsMixin):
+class Variable(
+    VariableOpsMixin, VariableLayoutScanMixin, VariableEagerOpsMixin, VariableOperatorsMixin
+):
     """A variable of a static program: data (fed at run time), parameter (held in a
     scope), or the result of an op. ``shape`` uses ``-1`` for dimensions known only at
     run time."""
@@ -257,24 +260,6 @@ class Variable(VariableOpsMixin, VariableLayoutScanMixin, VariableEagerOpsMixin)
 
     # END generated: binary Variable methods
 
-    def __and__(self, o: Any) -> Variable:
-        return self._binary("bitwise_and", o)
-
-    def __rand__(self, o: Any) -> Variable:
-        return self._rbinary("bitwise_and", o)
-
-    def __or__(self, o: Any) -> Variable:
-        return self._binary("bitwise_or", o)
-
-    def __ror__(self, o: Any) -> Variable:
-        return self._rbinary("bitwise_or", o)
-
-    def __xor__(self, o: Any) -> Variable:
-        return self._binary("bitwise_xor", o)
-
-    def __rxor__(self, o: Any) -> Variable:
-        return self._rbinary("bitwise_xor", o)
-
     def matmul(
         self, y: Any, transpose_x: bool = False, transpose_y: bool = False, name: str | None = None
     ) -> Variable:
@@ -286,76 +271,6 @@ class Variable(VariableOpsMixin, VariableLayoutScanMixin, VariableEagerOpsMixin)
         return x._op("matmul", [x, yv])
 
     mm = matmul
-
-    def __add__(self, o: Any) -> Variable:
-        return self._binary("add", o)
-
-    def __radd__(self, o: Any) -> Variable:
-        return self._rbinary("add", o)
-
-    def __sub__(self, o: Any) -> Variable:
-        return self._binary("subtract", o)
-
-    def __rsub__(self, o: Any) -> Variable:
-        return self._rbinary("subtract", o)
-
-    def __mul__(self, o: Any) -> Variable:
-        return self._binary("multiply", o)
-
-    def __rmul__(self, o: Any) -> Variable:
-        return self._rbinary("multiply", o)
-
-    def __truediv__(self, o: Any) -> Variable:
-        return self._binary("divide", o)
-
-    def __rtruediv__(self, o: Any) -> Variable:
-        return self._rbinary("divide", o)
-
-    def __floordiv__(self, o: Any) -> Variable:
-        return self._binary("floor_divide", o)
-
-    def __mod__(self, o: Any) -> Variable:
-        return self._binary("remainder", o)
-
-    def __pow__(self, o: Any) -> Variable:
-        return self._binary("pow", o)
-
-    def __rpow__(self, o: Any) -> Variable:
-        return self._rbinary("pow", o)
-
-    def __matmul__(self, o: Any) -> Variable:
-        return self._binary("matmul", o)
-
-    def __rmatmul__(self, o: Any) -> Variable:
-        return self._rbinary("matmul", o)
-
-    def __neg__(self) -> Variable:
-        return self._op("neg", [self])
-
-    def __abs__(self) -> Variable:
-        return self._op("abs", [self])
-
-    def __invert__(self) -> Variable:
-        """``~self``: bitwise NOT of integers, logical NOT of bools (``bitwise_not``)."""
-        return self._op("bitwise_not", [self])
-
-    def __eq__(self, o: Any) -> Variable:  # type: ignore[override]
-        return self._binary("equal", o)
-
-    def __ne__(self, o: Any) -> Variable:  # type: ignore[override]
-        return self._binary("not_equal", o)
-
-    def __lt__(self, o: Any) -> Variable:
-        return self._binary("less_than", o)
-
-    def __le__(self, o: Any) -> Variable:
-        return self._binary("less_equal", o)
-
-    def __gt__(self, o: Any) -> Variable:
-        return self._binary("greater_than", o)
-
-    def __ge__(self, o: Any) -> Variable:
-        return self._binary("greater_equal", o)
 
     # unary math
     # BEGIN generated: unary Variable methods (scripts/gen_op_bindings.py from src/op_defs/unary.rs)
