@@ -155,23 +155,18 @@ def get_autocast_dtype(device_type: str = "cpu") -> Any:
     return getattr(_core, state[0] if state else "bfloat16")
 
 
-def conv_autocast(bias: Any) -> tuple[Any, Optional[Any]]:
-    """For the convolutions (ferrograd.nn.functional): ``(bias, previous)``. A
-    convolution is im2col then a matrix product, so autocast applies to it through the
-    matrix product: with convolutions on, the bias is cast to the low dtype (so the
-    output stays low) and matrix products are switched on for the call; with
-    convolutions black-listed, autocast is suspended for the call. ``previous`` (when
-    not None) is the setting to restore afterwards with ``_core._set_autocast(*previous)``."""
+def conv_autocast() -> tuple[Optional[str], Optional[Any]]:
+    """For the convolutions (ferrograd.nn.functional): ``(low, previous)``. The fused
+    convolution kernel computes in float32/float64 only, so with convolutions on the
+    white list the call computes in float32 (half-precision operands are widened) and its
+    output is rounded to ``low``, the autocast dtype: the output dtype is the peers', the
+    arithmetic more precise. With convolutions black-listed ``low`` is None and the call
+    runs in its inputs' dtypes. Autocast is suspended for the call either way;
+    ``previous`` (when not None) is the setting to restore afterwards with
+    ``_core._set_autocast(*previous)``."""
     state = _core._get_autocast()
     if state is None:
-        return bias, None
+        return None, None
     low, mask = state
-    if not mask & 4:
-        _core._set_autocast(None)
-        return bias, state
-    if bias is not None and str(bias.dtype).endswith(("float32", "float64")):
-        bias = bias.astype(getattr(_core, low))
-    if mask & 1:
-        return bias, None
-    _core._set_autocast(low, mask | 1)
-    return bias, state
+    _core._set_autocast(None)
+    return (low if mask & 4 else None), state

@@ -96,6 +96,13 @@ def _conv(
     return out.squeeze(0) if unbatched else out
 
 
+def _widen(t: Any) -> Any:
+    """A float16/bfloat16 tensor as float32 (autocast: the fused kernel has no half path)."""
+    if isinstance(t, Tensor) and t.dtype in (_core.float16, _core.bfloat16):
+        return t.astype(_core.float32)
+    return t
+
+
 def _conv_fn(nd: int) -> Any:
     first, last = W.LAYOUTS[nd]
     op = f"conv{nd}d"
@@ -111,9 +118,12 @@ def _conv_fn(nd: int) -> Any:
         data_format: str = first,
         name: Optional[str] = None,
     ) -> Tensor:
-        bias, restore = conv_autocast(bias)
+        low, restore = conv_autocast()
         try:
-            return _conv(nd, op, x, weight, bias, stride, padding, dilation, groups, data_format)
+            if low is not None:
+                x, weight, bias = (_widen(t) for t in (x, weight, bias))
+            out = _conv(nd, op, x, weight, bias, stride, padding, dilation, groups, data_format)
+            return out if low is None else out.astype(getattr(_core, low))
         finally:
             if restore is not None:
                 _core._set_autocast(*restore)
