@@ -74,7 +74,14 @@ pub fn minus_one(b: &Tensor) -> Result<Tensor> {
 /// `d(a ** b)/da * g = g * b * a ** (b - 1)`, defined as 0 where `b == 0` (as PyTorch:
 /// `0 ** 0` has derivative 0 in the base, where the plain formula gives `0 * inf = NaN`).
 pub fn pow_base_grad(g: &Tensor, a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    let zero_exp = b.binary_raw(&b.scalar_like(0.0), BinaryOp::Eq)?;
+    // an internal mask: never handed to saved-tensor hooks
+    let zero_exp = b
+        .binary_raw(&b.scalar_like(0.0), BinaryOp::Eq)?
+        .mark_constant();
+    if !zero_exp.to_vec::<bool>()?.contains(&true) {
+        // no zero exponent (the common case): the plain formula, nothing else recorded
+        return g.mul_conj(&b.mul(&a.pow(&minus_one(b)?)?)?);
+    }
     // the masked entries read a base of 1, so their (discarded) branch and its own
     // derivatives stay finite: `where` passes 0 * NaN = NaN otherwise
     let safe_a = Tensor::where_(&zero_exp, &a.ones_like()?, a)?;
