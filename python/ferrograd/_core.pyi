@@ -2468,6 +2468,7 @@ def _batch_norm(
 ) -> tuple[Tensor, Tensor | None, Tensor | None]:
     """Batch norm over every dim but ``cdim`` (one graph node); with batch statistics
     also returns the batch mean and biased variance."""
+
 # --- fused convolution (nn/fn_conv.py) ---------------------------------------------------
 
 def _conv(
