@@ -1,24 +1,37 @@
 #!/usr/bin/env python3
-"""Data-parallel training over MPI: overlapped bucketed all-reduce vs one all-reduce after
-backward, and scaling from 1 to 2 processes.
+"""Data-parallel training over MPI: scaling from 1 to 2 processes for the MLP and the
+digits CNN, and how much of the gradient all-reduce the overlapped buckets hide.
 
-    python benches/distributed.py                 # needs mpi4py + mpiexec ('.[distributed]')
-    python benches/distributed.py --steps 30 --hidden 1024 --bucket-mb 2 --json out.json
+    python benches/distributed.py                # both models; needs '.[distributed]'
+    python benches/distributed.py --steps 30 --model cnn --json out.json
 
-The parent starts itself under ``mpiexec -n P`` once per (P, mode); each rank trains an
-MLP (784 -> H -> H -> H -> 10, float32, batch ``--batch`` per rank: weak scaling) and rank
-0 reports the median step time (forward, backward, ``optimizer.step``). Modes:
+Per model the parent starts one job, ``mpiexec -n 2``, in which each rank trains several
+copies of the model, one step of each in turn (interleaved, so machine load hits every
+variant alike):
 
-* ``local``: no communication (the compute time, with P processes sharing the machine);
-* ``after``: DDP with one bucket holding every gradient, so its all-reduce can only start
-  once backward has finished: communication after backward, nothing hidden;
-* ``overlap``: DDP with ``--bucket-mb`` buckets: each bucket's all-reduce starts as soon as
-  its gradients are ready, during the rest of backward.
+* ``alone``: rank 0 trains while rank 1 sleeps in a barrier (the one-process time);
+* ``local``: no communication (the compute time with 2 processes sharing the machine);
+* ``after``: DDP with one bucket holding every gradient: its all-reduce can only start
+  once backward has finished (communication after backward, nothing hidden);
+* ``overlap``: DDP with its default buckets (``bucket_cap_mb=25``, the first bucket
+  1 MB as in PyTorch) or ``--bucket-mb``: each bucket's all-reduce starts as soon as its
+  gradients are ready, and DDP drives it forward during the rest of backward;
+* ``overlap-hooks``: the same buckets, with MPI progressed only when a gradient hook
+  runs (``FERROGRAD_DDP_PROGRESS=hooks``), to show what the progress thread adds;
+* the gradient all-reduce alone (the same bytes, no training around it).
 
-Printed: efficiency = t(1 process, local) / t(2 processes, overlap) (1.0 = perfect weak
-scaling) and the share of the communication hidden by overlap =
-(t_after - t_overlap) / (t_after - t_local), both at P = 2. On a shared 2-core machine
-the numbers are noisy; read them as rough.
+A step is ``optimizer.zero_grad()``, forward, backward, ``optimizer.step()``, after a
+barrier; the figure is the median over ``--steps`` steps of the slowest rank. The MLP
+(784 -> H -> H -> H -> 10, float32) trains on a fixed random batch of ``--batch``
+samples per rank; the CNN is the demo's (``ferrograd.demo --cnn``) on scikit-learn's 8x8
+digits, read through ``DataLoader(dataset, batch_size=64, sampler=DistributedSampler(
+dataset))`` as a user writes it (each rank gets half of every epoch; the step time
+includes fetching the batch).
+
+Printed per model: efficiency = t(1 process) / t(2 processes, overlap), 1.0 being perfect
+weak scaling (the same per-rank batch, twice the samples per step; for the CNN, an
+epoch takes 1/(2 * efficiency) of the one-process time), and the share of the
+communication hidden = (t_after - t_overlap) / (t_after - t_local).
 """
 
 from __future__ import annotations
@@ -26,81 +39,216 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import time
 
+VARIANTS = ["alone", "local", "after", "overlap", "overlap-hooks", "allreduce"]
+
+
+def _mlp(hidden: int):
+    from ferrograd import nn
+
+    return nn.Sequential(
+        nn.Linear(784, hidden),
+        nn.ReLU(),
+        nn.Linear(hidden, hidden),
+        nn.ReLU(),
+        nn.Linear(hidden, hidden),
+        nn.ReLU(),
+        nn.Linear(hidden, 10),
+    )
+
+
+def _batches(args: argparse.Namespace, rank: int, replicas: int):
+    """An endless iterator of (x, y) batches for this rank, and its steps per epoch."""
+    import ferrograd as torch
+    import numpy as np
+
+    if args.model == "mlp":
+        rng = np.random.default_rng(rank)
+        x = torch.tensor(rng.standard_normal((args.batch, 784)).astype(np.float32))
+        y = torch.tensor(rng.integers(0, 10, args.batch))
+
+        def fixed():
+            while True:
+                yield x, y
+
+        return fixed(), 0
+    from ferrograd._demo_cnn import load_digits_split
+    from ferrograd.utils.data import DataLoader, TensorDataset
+    from ferrograd.utils.data.distributed import DistributedSampler
+
+    xtr, ytr, _, _ = load_digits_split(seed=0)
+    dataset = TensorDataset(xtr, ytr)
+    sampler = DistributedSampler(dataset, replicas, rank % replicas, shuffle=True, seed=0)
+    loader = DataLoader(dataset, batch_size=64, sampler=sampler, drop_last=True)
+
+    def epochs():
+        epoch = 0
+        while True:
+            sampler.set_epoch(epoch)
+            yield from loader
+            epoch += 1
+
+    return epochs(), len(loader)
+
 
 def rank_main(args: argparse.Namespace) -> None:
-    """One rank: train ``args.steps`` steps in ``args.mode``; rank 0 prints a JSON line."""
+    """One rank: trains every variant in turn; rank 0 prints one JSON line."""
     import ferrograd as torch
     import ferrograd.distributed as dist
     import numpy as np
     from ferrograd import nn
+    from ferrograd.distributed._mpi import mpi
+    from ferrograd.distributed.group import wait_all, world
 
     dist.init_process_group("mpi")
-    rank = dist.get_rank()
-    torch.manual_seed(0)
-    h = args.hidden
-    model = nn.Sequential(
-        nn.Linear(784, h),
-        nn.ReLU(),
-        nn.Linear(h, h),
-        nn.ReLU(),
-        nn.Linear(h, h),
-        nn.ReLU(),
-        nn.Linear(h, 10),
-    )
-    if args.mode == "overlap":
-        net = nn.parallel.DistributedDataParallel(model, bucket_cap_mb=args.bucket_mb)
-    elif args.mode == "after":
-        net = nn.parallel.DistributedDataParallel(model, bucket_cap_mb=1e9)
-    else:
-        net = model
-    opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    rng = np.random.default_rng(rank)
-    x = torch.tensor(rng.standard_normal((args.batch, 784)).astype(np.float32))
-    y = torch.tensor(rng.integers(0, 10, args.batch))
+    rank, procs = dist.get_rank(), dist.get_world_size()
+    if procs != 2:
+        sys.exit("the benchmark's ranks run under mpiexec -n 2")
+    names = VARIANTS
     loss_fn = nn.CrossEntropyLoss()
-    times = []
-    for step in range(args.steps + 3):
-        dist.barrier()
-        t0 = time.perf_counter()
+    runs = {}
+    for name in names:
+        if name == "allreduce":
+            continue
+        torch.manual_seed(0)
+        model = _mlp(args.hidden) if args.model == "mlp" else _cnn()
+        kw = {} if args.bucket_mb is None else {"bucket_cap_mb": args.bucket_mb}
+        if name == "after":
+            net = nn.parallel.DistributedDataParallel(model, bucket_cap_mb=1e9)
+        elif name.startswith("overlap"):
+            if name == "overlap-hooks":
+                os.environ["FERROGRAD_DDP_PROGRESS"] = "hooks"
+            net = nn.parallel.DistributedDataParallel(model, **kw)
+            os.environ.pop("FERROGRAD_DDP_PROGRESS", None)
+        else:
+            net = model
+        opt = torch.optim.SGD(model.parameters(), lr=0.01)
+        # "alone" reads the whole data set (one process), the others this rank's half
+        data, per_epoch = _batches(args, rank, 1 if name == "alone" else procs)
+        runs[name] = (net, opt, data)
+    n_params = sum(p.numel() for p in runs["local"][0].parameters())
+    buckets = runs["overlap"][0].bucket_sizes() if "overlap" in runs else []
+    flat = np.zeros(n_params, np.float32)
+    MPI, g = mpi(), world()
+
+    def step(name: str) -> None:
+        if name == "alone" and rank != 0:
+            return  # rank 0 trains alone; this rank sleeps in the next barrier (time 0)
+        if name == "allreduce":  # the same bytes as DDP reduces, nothing around them
+            req = g.comm.Iallreduce(MPI.IN_PLACE, [flat, MPI.FLOAT], MPI.SUM)
+            wait_all([req], g, "benchmark all-reduce")
+            return
+        net, opt, data = runs[name]
+        x, y = next(data)
         opt.zero_grad()
         loss_fn(net(x), y).backward()
         opt.step()
-        if step >= 3:  # warm-up steps excluded
-            times.append(time.perf_counter() - t0)
-    all_times = []
-    dist.all_gather(all_times, torch.tensor([statistics.median(times)], dtype=torch.float64))
-    n_params = sum(p.numel() for p in model.parameters())
+
+    times: dict = {n: [] for n in names}
+    waits: dict = {n: [] for n in names if n in ("after", "overlap", "overlap-hooks")}
+    for i in range(args.steps + 3):
+        for k in range(len(names)):
+            name = names[(i + k) % len(names)]  # rotate the order every step
+            dist.barrier()
+            t0 = time.perf_counter()
+            step(name)
+            if i >= 3:  # warm-up steps excluded
+                times[name].append(time.perf_counter() - t0)
+                if name in waits:
+                    waits[name].append(runs[name][0].last_reduce_wait_s)
+    rows = [times[n] for n in names] + [waits[n] for n in waits]
+    mine = torch.tensor(np.array(rows), dtype=torch.float64)
+    everyone: list = []
+    dist.all_gather(everyone, mine)
     if rank == 0:
-        worst = max(float(t.item()) for t in all_times)  # the step ends with the slowest rank
-        print(
-            json.dumps(
-                {
-                    "mode": args.mode,
-                    "procs": dist.get_world_size(),
-                    "step_ms": worst * 1e3,
-                    "params": n_params,
-                }
-            ),
-            flush=True,
-        )
+        # a synchronous step ends when its slowest rank ends: the median over steps of
+        # the per-step maximum over ranks (for "alone", rank 1 recorded 0)
+        stacked = np.stack([t.numpy() for t in everyone])
+        worst = np.max(stacked[:, : len(names)], axis=0)
+        out = {n: float(np.median(w)) * 1e3 for n, w in zip(names, worst)}
+        # the rank that reaches the end of backward last waits for communication only;
+        # the other one's wait also holds the time it waited for that rank
+        last = np.min(stacked[:, len(names) :], axis=0)
+        out.update({f"wait-{n}": float(np.median(w)) * 1e3 for n, w in zip(waits, last)})
+        out.update(params=n_params, steps_per_epoch=per_epoch, buckets=buckets)
+        print(json.dumps(out), flush=True)
     dist.destroy_process_group()
+
+
+def _cnn():
+    from ferrograd._demo_cnn import make_model
+
+    return make_model()
+
+
+def run_model(args: argparse.Namespace, mpiexec: str) -> dict:
+    """Both jobs for ``args.model``; prints its rows; returns its figures."""
+    env = dict(os.environ, OMP_NUM_THREADS="1", RAYON_NUM_THREADS="1")
+    cmd = [mpiexec, "-n", "2", sys.executable, __file__, "--rank-main"]
+    cmd += ["--model", args.model, "--steps", str(args.steps), "--hidden", str(args.hidden)]
+    cmd += ["--batch", str(args.batch)]
+    if args.bucket_mb is not None:
+        cmd += ["--bucket-mb", str(args.bucket_mb)]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if p.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed:\n{p.stdout}\n{p.stderr}")
+    two = json.loads(p.stdout.strip().splitlines()[-1])
+    one = {"local": two["alone"], "params": two["params"]}
+    mb = one["params"] * 4 / 1e6
+    if args.model == "mlp":
+        h = args.hidden
+        title = f"MLP 784-{h}-{h}-{h}-10, batch {args.batch} per process (fixed random data)"
+    else:
+        title = (
+            "digits CNN (the demo's), batch 64 per process through DataLoader + "
+            f"DistributedSampler, {two['steps_per_epoch']} steps/epoch per process on 2"
+        )
+    print(f"\n{title}: {one['params']} parameters ({mb:.2f} MB of float32 gradients)")
+    rows = [
+        ("1 process (the other one idle)", one["local"]),
+        ("2 processes, no communication", two["local"]),
+        ("2 processes, DDP all-reduce after backward (1 bucket)", two["after"]),
+        (f"2 processes, DDP overlapped ({len(two['buckets'])} buckets)", two["overlap"]),
+        ("2 processes, overlapped, progress only in hooks", two["overlap-hooks"]),
+        ("the gradient all-reduce alone (2 processes)", two["allreduce"]),
+        ("  the last rank's wait for it after backward: 1 bucket", two["wait-after"]),
+        ("  the same, overlapped", two["wait-overlap"]),
+        ("  the same, overlapped, progress only in hooks", two["wait-overlap-hooks"]),
+    ]
+    for label, ms in rows:
+        print(f"  {label:56s} {ms:8.2f} ms")
+    eff = one["local"] / two["overlap"]
+    exposed = two["after"] - two["local"]
+    hidden = (two["after"] - two["overlap"]) / exposed if exposed > 0 else float("nan")
+    hidden_hooks = (two["after"] - two["overlap-hooks"]) / exposed if exposed > 0 else float("nan")
+    print(f"  weak-scaling efficiency 1 -> 2 processes (overlap): {eff:.2f}")
+    print(
+        f"  communication after backward costs {exposed:.2f} ms/step (the all-reduce alone: "
+        f"{two['allreduce']:.2f} ms); overlap hides {100 * hidden:.0f}% of it "
+        f"({100 * hidden_hooks:.0f}% with progress only in hooks)"
+    )
+    return {
+        **two,
+        "efficiency": eff,
+        "hidden_fraction": hidden,
+        "hidden_fraction_hooks_only": hidden_hooks,
+    }
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--steps", type=int, default=20)
-    p.add_argument("--hidden", type=int, default=1024)
-    p.add_argument("--batch", type=int, default=64)
-    p.add_argument("--bucket-mb", type=float, default=2.0)
+    p.add_argument("--model", choices=["mlp", "cnn", "both"], default="both")
+    p.add_argument("--hidden", type=int, default=1024, help="MLP hidden width")
+    p.add_argument("--batch", type=int, default=64, help="MLP batch per process")
+    p.add_argument("--bucket-mb", type=float, default=None, help="DDP bucket_cap_mb")
     p.add_argument("--json", help="also write the results here")
-    p.add_argument("--mode", help=argparse.SUPPRESS)  # set in the ranks
+    p.add_argument("--rank-main", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
-    if args.mode:
+    if args.rank_main:
         rank_main(args)
         return
     from ferrograd.distributed.launch import find_mpiexec
@@ -108,46 +256,15 @@ def main() -> None:
     mpiexec = find_mpiexec()
     if mpiexec is None:
         sys.exit("no mpiexec: pip install '.[distributed]'")
-    env = dict(os.environ, OMP_NUM_THREADS="1", RAYON_NUM_THREADS="1")
+    print(f"load average before: {os.getloadavg()[0]:.2f} ({os.cpu_count()} CPUs)")
     results = {}
-    for procs, mode in [(1, "local"), (2, "local"), (2, "after"), (2, "overlap")]:
-        cmd = [
-            mpiexec,
-            "-n",
-            str(procs),
-            sys.executable,
-            __file__,
-            "--mode",
-            mode,
-            "--steps",
-            str(args.steps),
-            "--hidden",
-            str(args.hidden),
-            "--batch",
-            str(args.batch),
-            "--bucket-mb",
-            str(args.bucket_mb),
-        ]
-        out = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True).stdout
-        r = json.loads(out.strip().splitlines()[-1])
-        results[f"{mode}@{procs}"] = r["step_ms"]
-        print(
-            f"{procs} process(es), {mode:8s}: {r['step_ms']:8.2f} ms/step "
-            f"({r['params']} parameters, batch {args.batch} per process)"
-        )
-    t1 = results["local@1"]
-    local2, after2, over2 = results["local@2"], results["after@2"], results["overlap@2"]
-    eff = t1 / over2
-    exposed = after2 - local2
-    hidden = (after2 - over2) / exposed if exposed > 0 else float("nan")
-    print(f"weak-scaling efficiency 1 -> 2 processes (overlap): {eff:.2f}")
-    print(
-        f"communication after backward costs {exposed:.2f} ms/step; overlap hides "
-        f"{100 * hidden:.0f}% of it"
-    )
+    for model in ["mlp", "cnn"] if args.model == "both" else [args.model]:
+        args.model = model
+        results[model] = run_model(args, mpiexec)
+    print(f"\nload average after: {os.getloadavg()[0]:.2f}")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({**results, "efficiency": eff, "hidden_fraction": hidden}, f, indent=1)
+            json.dump(results, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ zero); a parameter no rank used keeps its ``.grad`` unchanged.
 from __future__ import annotations
 
 import contextlib
+import time
 import zlib
 from typing import Any, Iterator, Optional
 
@@ -36,8 +37,11 @@ from ferrograd import _core, nn
 
 from . import _buffers as B
 from ._mpi import mpi
+from ._progress import Progress, thread_enabled
 from .errors import CollectiveMismatchError, DistributedError
 from .group import ProcessGroup, resolve, wait_all
+
+FIRST_BUCKET_BYTES = 1024 * 1024
 
 
 class _Bucket:
@@ -134,6 +138,8 @@ class DistributedDataParallel(nn.Module):
         self._armed = False
         self._queued = False
         self._next_bucket = 0
+        self.last_reduce_wait_s = 0.0
+        object.__setattr__(self, "_progress", Progress(thread_enabled()))
         self._handles = [
             p.register_post_accumulate_grad_hook(self._make_hook(i))
             for i, (_, p) in enumerate(params)
@@ -167,6 +173,9 @@ class DistributedDataParallel(nn.Module):
 
     def _make_buckets(self, cap_mb: float) -> list:
         cap = max(1, int(cap_mb * 1024 * 1024))
+        # the first bucket (the last layers, whose gradients come first) is small, as
+        # PyTorch's 1 MB first bucket: its all-reduce starts early in backward
+        first_cap = min(cap, FIRST_BUCKET_BYTES)
         buckets: list = []
         current: dict = {}  # dtype -> (params, bytes)
         for i in reversed(range(len(self._params))):
@@ -176,7 +185,7 @@ class DistributedDataParallel(nn.Module):
             ps.append((i, p))
             size += p.numel() * (4 if dt in B.HALF else p.element_size())
             current[dt] = (ps, size)
-            if size >= cap:
+            if size >= (first_cap if not buckets else cap):
                 buckets.append(_Bucket(len(buckets), ps, dt))
                 del current[dt]
         for dt, (ps, _) in current.items():
@@ -233,10 +242,9 @@ class DistributedDataParallel(nn.Module):
                 break
             self._launch(nb)
             self._next_bucket += 1
-        # give MPI a chance to progress what is already in flight
-        pending = [x.request for x in self._buckets if x.request is not None]
-        if pending:
-            mpi().Request.Testall(pending)
+        # give MPI a chance to progress what is already in flight (the progress thread
+        # also does, while the engine computes)
+        self._progress.poll()
 
     def _launch(self, b: _Bucket) -> None:
         for k, (i, p) in enumerate(b.params):
@@ -249,12 +257,16 @@ class DistributedDataParallel(nn.Module):
             else:
                 dst[...] = B.raw_view(g.contiguous()).reshape(-1)
         b.request = self._group.comm.Iallreduce(mpi().IN_PLACE, B.msg(b.flat), mpi().SUM)
+        # the last bucket is waited for right away by the end of backward: no need to
+        # wake the progress thread for it
+        self._progress.add(b.request, wake=b.index + 1 < len(self._buckets))
 
     def _finalize(self) -> None:
         """End of backward: wait for the buckets, average, write back into ``.grad``."""
         if not self._armed:
             return
         self._armed = False
+        self._progress.take()  # this thread waits from here on
         g = self._group
         missing = [
             self._params[i][0]
@@ -276,25 +288,28 @@ class DistributedDataParallel(nn.Module):
         if self.find_unused_parameters:
             used = self._used.copy()
             reqs.append(g.comm.Iallreduce(mpi().IN_PLACE, [used, mpi().INT32_T], mpi().SUM))
+        t0 = time.perf_counter()
         wait_all(reqs, g, "DistributedDataParallel gradient all-reduce")
+        # how long the end of backward waited for communication (benches/distributed.py)
+        self.last_reduce_wait_s = time.perf_counter() - t0
         n = g.size()
         for b in self._buckets:
             b.request = None
             b.ready = 0
-            avg = b.flat / b.flat.dtype.type(n)
+            n_ = b.flat.dtype.type(n)
             for k, (i, p) in enumerate(b.params):
                 if used is not None and used[i] == 0:
                     continue  # no rank used it: leave .grad as it was
-                vals = avg[b.offsets[k] : b.offsets[k + 1]].reshape(list(p.shape))
+                total = b.flat[b.offsets[k] : b.offsets[k + 1]].reshape(list(p.shape))
                 grad = p.grad
                 if grad is None or not grad.is_contiguous():
                     grad = fg.zeros(list(p.shape), dtype=p.dtype)
                     p.grad = grad
                 raw = B.raw_view(grad)
                 if b.dtype in B.HALF:
-                    B.f32_to_half(vals, b.dtype, raw)
+                    B.f32_to_half(total / n_, b.dtype, raw)
                 else:
-                    raw[...] = vals
+                    np.divide(total, n_, out=raw)  # average straight into .grad: one pass
 
     @contextlib.contextmanager
     def no_sync(self) -> Iterator[None]:

@@ -225,7 +225,8 @@ def wait_all(requests: list, group: ProcessGroup, what: str, timeout: Optional[f
     if MPI.Request.Testall(requests):
         return
     limit = group.timeout if timeout is None else timeout
-    deadline = time.monotonic() + limit
+    start = time.monotonic()
+    deadline = start + limit
     delay = 1e-5
     while True:
         _check_notices()
@@ -237,7 +238,9 @@ def wait_all(requests: list, group: ProcessGroup, what: str, timeout: Optional[f
                 "is unusable now"
             )
         time.sleep(min(delay, deadline - now))
-        delay = min(delay * 2, 2e-3)
+        # short sleeps while the wait is young (a step's all-reduce takes micro- to
+        # milliseconds; a long sleep would add its length), longer ones for long waits
+        delay = min(delay * 2, 2e-4 if now - start < 0.1 else 2e-3)
         if MPI.Request.Testall(requests):
             return
 
