@@ -97,7 +97,7 @@ def _mpi_op(op: ReduceOp, dtype: str) -> Any:
         return MPI.LOR if op in (ReduceOp.SUM, ReduceOp.MAX) else MPI.LAND
     if dtype.startswith("complex") and op in (ReduceOp.MAX, ReduceOp.MIN):
         raise TypeError(f"all_reduce: op={op.name} is not defined for complex tensors")
-    if dtype.startswith("int") and op == ReduceOp.AVG:
+    if dtype.startswith(("int", "uint")) and op == ReduceOp.AVG:
         raise TypeError(
             "all_reduce: op=AVG on an integer tensor would truncate; use op=SUM and divide, "
             "or convert to a floating dtype"

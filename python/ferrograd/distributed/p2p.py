@@ -60,6 +60,8 @@ def irecv(
     g = resolve(group)
     B.check_tensor(tensor, "recv: tensor")
     MPI = mpi()
+    if src is not None and src not in g.ranks:
+        raise ValueError(f"recv: src {src} is not in the group (ranks {g.ranks})")
     source = MPI.ANY_SOURCE if src is None else g.ranks.index(src)
     h = np.empty(_HEADER, dtype=np.int64)
     req = g.comm.Irecv([h, MPI.INT64_T], source=source, tag=tag)

@@ -103,7 +103,68 @@ else:
     assert dist.recv(r, src=0) == 0
     close(r, data(7, np.float64))
 
-# new_group and barrier
+# async_op=True on every collective, and isend / irecv: Work handles with wait()
+t = torch.tensor(data(rank, np.float64))
+w = dist.broadcast(t, src=0, async_op=True)
+assert w.wait(timeout=datetime.timedelta(seconds=10)) and w.is_completed()
+close(t, data(0, np.float64))
+lst = [torch.zeros([2, 3], dtype=torch.float64) for _ in range(n)]
+dist.all_gather(lst, torch.tensor(data(rank, np.float64)), async_op=True).wait()
+close(lst[1], data(1, np.float64))
+big = torch.zeros([4, 3], dtype=torch.int64)
+dist.all_gather_into_tensor(big, torch.tensor(data(rank, np.int64)), async_op=True).wait()
+close(big, np.concatenate([data(0, np.int64), data(1, np.int64)]))
+outs = torch.zeros([2, 3])
+parts = [torch.tensor(data(rank, np.float32)) for _ in range(n)]
+dist.reduce_scatter(outs, parts, op=dist.ReduceOp.MAX, async_op=True).wait()
+close(outs, data(1, np.float32))
+gl = [torch.zeros([2, 3]) for _ in range(n)] if rank == 1 else None
+dist.gather(torch.tensor(data(rank, np.float32)), gl, dst=1, async_op=True).wait()
+if rank == 1:
+    close(gl[0], data(0, np.float32))
+s = torch.zeros([2, 3])
+src_list = [torch.tensor(data(i, np.float32)) for i in range(n)] if rank == 0 else None
+dist.scatter(s, src_list, src=0, async_op=True).wait()
+close(s, data(rank, np.float32))
+assert dist.barrier(async_op=True).wait()
+if rank == 0:
+    w = dist.isend(torch.tensor(data(3, np.float32)).astype("bfloat16"), dst=1)
+    w.wait()
+else:
+    r = torch.zeros([2, 3], dtype=torch.bfloat16)
+    w = dist.irecv(r)  # from any rank
+    assert w.result() == 0
+    close(r, data(3, np.float32))
+
+# more dtypes: small integer types reduce and move exactly
+for dt in ["uint8", "int8", "int16"]:
+    t = torch.tensor(data(rank, np.int64)).astype(dt)
+    dist.all_reduce(t, op=dist.ReduceOp.MAX)
+    close(t, data(1, np.int64))
+    try:
+        dist.all_reduce(t, op=dist.ReduceOp.AVG)
+        raise AssertionError("expected TypeError")
+    except TypeError as e:
+        assert "AVG" in str(e)
+
+# new_group (with its own timeout) and barrier
+g1 = dist.new_group([1], timeout=datetime.timedelta(seconds=5))
+if rank == 1:
+    t = torch.ones([2])
+    dist.all_reduce(t, group=g1)  # a group of one rank
+    close(t, np.ones(2))
+    assert dist.get_world_size(g1) == 1 and dist.get_rank(g1) == 0
+else:
+    try:
+        dist.all_reduce(torch.ones([2]), group=g1)
+        raise AssertionError("expected ValueError")
+    except ValueError as e:
+        assert "rank 0" in str(e) and "[1]" in str(e), str(e)
+try:
+    dist.recv(torch.zeros([2]), src=5)
+    raise AssertionError("expected ValueError")
+except ValueError as e:
+    assert "src 5" in str(e), str(e)
 g = dist.new_group([0, 1])
 t = torch.ones([2])
 dist.all_reduce(t, group=g)
