@@ -137,5 +137,68 @@ try:
 except dist.DistributedError as e:
     assert "extra.weight" in str(e) and "find_unused_parameters=True" in str(e), str(e)
 
+# 7. ranks wrapping different models: an error naming the other rank, not a hang
+try:
+    nn.parallel.DistributedDataParallel(nn.Linear(3, 4 + rank).double())
+    raise AssertionError("expected a mismatch error")
+except dist.CollectiveMismatchError as e:
+    assert f"rank {rank}:" in str(e) and f"rank {1 - rank} wraps" in str(e), str(e)
+
+# 8. default buckets: a small first bucket (1 MB, as PyTorch), then up to 25 MB
+big = nn.Sequential(nn.Linear(600, 600), nn.Linear(600, 600), nn.Linear(600, 10))
+assert nn.parallel.DistributedDataParallel(big).bucket_sizes() == [4, 2]
+
+
+# 9. the progress thread completes a bucket's all-reduce while backward computes, with
+#    no gradient hook running in between (MPI progresses only inside MPI calls)
+class Slow(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 1.0
+
+    @staticmethod
+    def backward(ctx, g):
+        import time
+
+        time.sleep(0.3)  # the engine computes: only the progress thread calls MPI
+        seen.append(slow_ddp._buckets[0].request == MPI.REQUEST_NULL)
+        return g
+
+
+from mpi4py import MPI  # noqa: E402
+
+seen: list = []
+torch.manual_seed(1)
+slow_model = nn.Sequential(nn.Linear(3, 4), nn.Linear(4, 1)).double()
+slow_ddp = nn.parallel.DistributedDataParallel(slow_model, bucket_cap_mb=1e-6)
+
+
+def slow_forward(x):
+    return slow_model[1](Slow.apply(slow_model[0](x)))
+
+
+slow_ddp.module.forward = slow_forward
+slow_ddp(torch.tensor(X[half])).sum().backward()
+assert seen == [True], seen
+
+# 10. the torch data path: DataLoader + DistributedSampler; ranks stay identical
+from ferrograd.utils.data import DataLoader, TensorDataset  # noqa: E402
+from ferrograd.utils.data.distributed import DistributedSampler  # noqa: E402
+
+dataset = TensorDataset(X, Y)
+sampler = DistributedSampler(dataset, shuffle=True, seed=3)
+loader = DataLoader(dataset, batch_size=2, sampler=sampler)
+seen_idx = []
+for epoch in range(2):
+    sampler.set_epoch(epoch)
+    seen_idx.append(list(sampler))
+    for xb, yb in loader:
+        opt.zero_grad()
+        ((ddp(xb) - yb) ** 2).mean().backward()
+        opt.step()
+assert seen_idx[0] != seen_idx[1] and len(seen_idx[0]) == 4
+dist.all_gather(everyone, torch.tensor(flat_params(model)))
+assert np.array_equal(everyone[0].numpy(), everyone[1].numpy())
+
 dist.destroy_process_group()
 print(f"rank {rank}: ddp OK")

@@ -1,6 +1,6 @@
-"""Run under ``mpiexec -n 2``: a Paddle-dialect training loop with DataParallel and
-DistributedBatchSampler over a NumPy dataset; the losses match one process training on
-the whole batch, and the ranks end with identical parameters."""
+"""Run under ``mpiexec -n 2``: a Paddle-dialect training loop with DataParallel (its
+layer holds a PyLayer) and DistributedBatchSampler feeding paddle.io.DataLoader; the
+loss goes down, and the ranks end with identical parameters."""
 
 import ferrograd as paddle
 import ferrograd.distributed as dist
@@ -15,6 +15,40 @@ W = rng.standard_normal((5, 1))
 Y = X @ W + 0.01 * rng.standard_normal((64, 1))
 dataset = list(zip(X, Y))
 
+
+class Data(paddle.io.Dataset):
+    def __getitem__(self, i):
+        return X[i], Y[i]
+
+    def __len__(self):
+        return len(X)
+
+
+class Swish(paddle.autograd.PyLayer):
+    """x * sigmoid(x) with a hand-written backward (a PyLayer inside DataParallel)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        s = paddle.nn.functional.sigmoid(x)
+        ctx.save_for_backward(x, s)
+        return x * s
+
+    @staticmethod
+    def backward(ctx, g):
+        x, s = ctx.saved_tensor()
+        return g * (s + x * s * (1 - s))
+
+
+class Net(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = paddle.nn.Linear(5, 16)
+        self.fc2 = paddle.nn.Linear(16, 1)
+
+    def forward(self, x):
+        return self.fc2(Swish.apply(self.fc1(x)))
+
+
 sampler = dist.DistributedBatchSampler(dataset, batch_size=8, shuffle=True)
 assert len(sampler) == 4
 mine = sorted(i for b in sampler for i in b)
@@ -23,16 +57,26 @@ dist.all_gather(everyone, paddle.to_tensor(np.array(mine, dtype=np.int64)))
 assert sorted(np.concatenate([t.numpy() for t in everyone]).tolist()) == list(range(64))
 
 paddle.seed(rank)  # different initial weights: DataParallel takes rank 0's
-layer = paddle.nn.Sequential(paddle.nn.Linear(5, 16), paddle.nn.Tanh(), paddle.nn.Linear(16, 1))
-layer = layer.astype("float64")
+layer = Net().astype("float64")
 model = paddle.DataParallel(layer)
+# gradients through the PyLayer: two half-batches == one process's full batch (1e-12)
+ref = Net().astype("float64")
+ref.set_state_dict(layer.state_dict())
+paddle.nn.functional.mse_loss(ref(paddle.to_tensor(X[:16])), paddle.to_tensor(Y[:16])).backward()
+part = slice(8 * rank, 8 * rank + 8)
+paddle.nn.functional.mse_loss(
+    model(paddle.to_tensor(X[part])), paddle.to_tensor(Y[part])
+).backward()
+for p, q in zip(layer.parameters(), ref.parameters()):
+    assert np.max(np.abs(p.grad.numpy() - q.grad.numpy())) <= 1e-12
+layer.clear_gradients()
 opt = paddle.optimizer.Adam(learning_rate=0.01, parameters=model.parameters())
 losses = []
+loader = paddle.io.DataLoader(Data(), batch_sampler=sampler)
 for epoch in range(3):
     sampler.set_epoch(epoch)
-    for batch in sampler:
-        xb = paddle.to_tensor(X[batch])
-        yb = paddle.to_tensor(Y[batch])
+    for xb, yb in loader:
+        assert xb.shape == [8, 5] and str(xb.dtype).endswith("float64")
         loss = paddle.nn.functional.mse_loss(model(xb), yb)
         loss.backward()
         opt.step()
