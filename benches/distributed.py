@@ -11,6 +11,8 @@ variant alike):
 
 * ``alone``: rank 0 trains while rank 1 sleeps in a barrier (the one-process time);
 * ``local``: no communication (the compute time with 2 processes sharing the machine);
+* ``self``: DDP over a group of this rank alone, one bucket: the copies into and out of
+  the bucket without communication (DDP's own cost);
 * ``after``: DDP with one bucket holding every gradient: its all-reduce can only start
   once backward has finished (communication after backward, nothing hidden);
 * ``overlap``: DDP with its default buckets (``bucket_cap_mb=25``, the first bucket
@@ -43,7 +45,7 @@ import subprocess
 import sys
 import time
 
-VARIANTS = ["alone", "local", "after", "overlap", "overlap-hooks", "allreduce"]
+VARIANTS = ["alone", "local", "self", "after", "overlap", "overlap-hooks", "allreduce"]
 
 
 def _mlp(hidden: int):
@@ -108,6 +110,9 @@ def rank_main(args: argparse.Namespace) -> None:
     if procs != 2:
         sys.exit("the benchmark's ranks run under mpiexec -n 2")
     names = VARIANTS
+    # a group of this rank alone: DDP's bookkeeping (bucket copies, hooks) without
+    # communication
+    singles = [dist.new_group([r]) for r in range(procs)]
     loss_fn = nn.CrossEntropyLoss()
     runs = {}
     for name in names:
@@ -116,7 +121,11 @@ def rank_main(args: argparse.Namespace) -> None:
         torch.manual_seed(0)
         model = _mlp(args.hidden) if args.model == "mlp" else _cnn()
         kw = {} if args.bucket_mb is None else {"bucket_cap_mb": args.bucket_mb}
-        if name == "after":
+        if name == "self":
+            net = nn.parallel.DistributedDataParallel(
+                model, bucket_cap_mb=1e9, process_group=singles[rank]
+            )
+        elif name == "after":
             net = nn.parallel.DistributedDataParallel(model, bucket_cap_mb=1e9)
         elif name.startswith("overlap"):
             if name == "overlap-hooks":
@@ -210,6 +219,7 @@ def run_model(args: argparse.Namespace, mpiexec: str) -> dict:
     rows = [
         ("1 process (the other one idle)", one["local"]),
         ("2 processes, no communication", two["local"]),
+        ("2 processes, DDP without communication (own group)", two["self"]),
         ("2 processes, DDP all-reduce after backward (1 bucket)", two["after"]),
         (f"2 processes, DDP overlapped ({len(two['buckets'])} buckets)", two["overlap"]),
         ("2 processes, overlapped, progress only in hooks", two["overlap-hooks"]),

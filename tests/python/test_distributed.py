@@ -170,3 +170,13 @@ def test_collectives_need_an_initialized_group():
         dist.all_reduce(fg.ones([2]))
     with pytest.raises(ValueError, match="backend"):
         dist.init_process_group("nccl")
+
+
+def test_ddp_progress_mode_is_checked(monkeypatch):
+    from ferrograd.distributed import _progress
+
+    monkeypatch.setenv("FERROGRAD_DDP_PROGRESS", "hooks")
+    assert _progress.thread_enabled() is False
+    monkeypatch.setenv("FERROGRAD_DDP_PROGRESS", "spin")
+    with pytest.raises(ValueError, match="FERROGRAD_DDP_PROGRESS='spin'.*'hooks'"):
+        _progress.thread_enabled()

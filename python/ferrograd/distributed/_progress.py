@@ -7,7 +7,7 @@ of its work happens in the final wait. The engine releases the GIL while it comp
 a small Python thread can call ``MPI.Request.Testall`` on what is in flight every
 ``interval`` seconds; it sleeps (no busy spinning) between polls and waits on a
 condition when nothing is in flight. ``FERROGRAD_DDP_PROGRESS=hooks`` turns it off: MPI is
-then progressed only when a gradient hook runs (the behaviour before this thread).
+then progressed only when a gradient hook runs.
 
 Every access to the requests goes through one lock: an MPI request must not be tested
 from two threads at once.
@@ -24,14 +24,20 @@ from ._mpi import mpi
 
 
 def thread_enabled() -> bool:
-    """False when ``FERROGRAD_DDP_PROGRESS=hooks`` asks for progress in hooks only."""
+    """False when ``FERROGRAD_DDP_PROGRESS=hooks`` asks for progress in hooks only, or
+    when MPI was initialised without ``MPI_THREAD_MULTIPLE`` (mpi4py's default level;
+    a lower one, set through ``mpi4py.rc.thread_level``, forbids calls from two
+    threads)."""
     mode = os.environ.get("FERROGRAD_DDP_PROGRESS", "thread").strip().lower()
     if mode not in ("thread", "hooks"):
         raise ValueError(
             f"FERROGRAD_DDP_PROGRESS={mode!r}: use 'thread' (the default: a background "
             "thread polls MPI during backward) or 'hooks' (poll only in gradient hooks)"
         )
-    return mode == "thread"
+    if mode == "hooks":
+        return False
+    MPI = mpi()
+    return bool(MPI.Query_thread() == MPI.THREAD_MULTIPLE)
 
 
 class Progress:
