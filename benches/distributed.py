@@ -177,7 +177,7 @@ def rank_main(args: argparse.Namespace) -> None:
         # the per-step maximum over ranks (for "alone", rank 1 recorded 0)
         stacked = np.stack([t.numpy() for t in everyone])
         worst = np.max(stacked[:, : len(names)], axis=0)
-        out = {n: float(np.median(w)) * 1e3 for n, w in zip(names, worst)}
+        out: dict = {n: float(np.median(w)) * 1e3 for n, w in zip(names, worst)}
         # the rank that reaches the end of backward last waits for communication only;
         # the other one's wait also holds the time it waited for that rank
         last = np.min(stacked[:, len(names) :], axis=0)

@@ -70,6 +70,18 @@ paddle.nn.functional.mse_loss(
 for p, q in zip(layer.parameters(), ref.parameters()):
     assert np.max(np.abs(p.grad.numpy() - q.grad.numpy())) <= 1e-12
 layer.clear_gradients()
+# no_sync(): local accumulation (ranks differ), then one synchronised pass reduces the sum
+with model.no_sync():
+    model(paddle.to_tensor(X[part])).sum().backward()
+local_w = paddle.to_tensor(layer.fc2.weight.grad.numpy().copy())
+model(paddle.to_tensor(X[part])).sum().backward()
+both = []
+dist.all_gather(both, local_w)
+assert not np.allclose(both[0].numpy(), both[1].numpy())
+ref.clear_gradients()
+ref(paddle.to_tensor(X[:16])).sum().backward()  # (2 * half0 + 2 * half1) / 2 ranks
+assert np.max(np.abs(layer.fc2.weight.grad.numpy() - ref.fc2.weight.grad.numpy())) <= 1e-12
+layer.clear_gradients()
 opt = paddle.optimizer.Adam(learning_rate=0.01, parameters=model.parameters())
 losses = []
 loader = paddle.io.DataLoader(Data(), batch_sampler=sampler)
