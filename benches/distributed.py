@@ -18,7 +18,9 @@ variant alike):
 * ``overlap``: DDP with its default buckets (``bucket_cap_mb=25``, the first bucket
   1 MB as in PyTorch) or ``--bucket-mb``: each bucket's all-reduce starts as soon as its
   gradients are ready, and DDP drives it forward during the rest of backward;
-* ``overlap-hooks``: the same buckets, with MPI progressed only when a gradient hook
+* ``overlap-quarter``: buckets of a quarter of the gradient bytes (about 4 buckets):
+  more of the gradients can be reduced during backward;
+* ``overlap-hooks``: the default buckets, with MPI progressed only when a gradient hook
   runs (``FERROGRAD_DDP_PROGRESS=hooks``), to show what the progress thread adds;
 * the gradient all-reduce alone (the same bytes, no training around it).
 
@@ -45,7 +47,16 @@ import subprocess
 import sys
 import time
 
-VARIANTS = ["alone", "local", "self", "after", "overlap", "overlap-hooks", "allreduce"]
+VARIANTS = [
+    "alone",
+    "local",
+    "self",
+    "after",
+    "overlap",
+    "overlap-quarter",
+    "overlap-hooks",
+    "allreduce",
+]
 
 
 def _mlp(hidden: int):
@@ -127,6 +138,9 @@ def rank_main(args: argparse.Namespace) -> None:
             )
         elif name == "after":
             net = nn.parallel.DistributedDataParallel(model, bucket_cap_mb=1e9)
+        elif name == "overlap-quarter":
+            quarter = sum(p.numel() * p.element_size() for p in model.parameters()) / 4
+            net = nn.parallel.DistributedDataParallel(model, bucket_cap_mb=quarter / 2**20)
         elif name.startswith("overlap"):
             if name == "overlap-hooks":
                 os.environ["FERROGRAD_DDP_PROGRESS"] = "hooks"
@@ -137,9 +151,12 @@ def rank_main(args: argparse.Namespace) -> None:
         opt = torch.optim.SGD(model.parameters(), lr=0.01)
         # "alone" reads the whole data set (one process), the others this rank's half
         data, per_epoch = _batches(args, rank, 1 if name == "alone" else procs)
+        if name == "alone":
+            per_epoch_alone = per_epoch
         runs[name] = (net, opt, data)
     n_params = sum(p.numel() for p in runs["local"][0].parameters())
-    buckets = runs["overlap"][0].bucket_sizes() if "overlap" in runs else []
+    buckets = runs["overlap"][0].bucket_sizes()
+    buckets_quarter = runs["overlap-quarter"][0].bucket_sizes()
     flat = np.zeros(n_params, np.float32)
     MPI, g = mpi(), world()
 
@@ -157,7 +174,7 @@ def rank_main(args: argparse.Namespace) -> None:
         opt.step()
 
     times: dict = {n: [] for n in names}
-    waits: dict = {n: [] for n in names if n in ("after", "overlap", "overlap-hooks")}
+    waits: dict = {n: [] for n in names if n.startswith(("after", "overlap"))}
     for i in range(args.steps + 3):
         for k in range(len(names)):
             name = names[(i + k) % len(names)]  # rotate the order every step
@@ -182,7 +199,8 @@ def rank_main(args: argparse.Namespace) -> None:
         # the other one's wait also holds the time it waited for that rank
         last = np.min(stacked[:, len(names) :], axis=0)
         out.update({f"wait-{n}": float(np.median(w)) * 1e3 for n, w in zip(waits, last)})
-        out.update(params=n_params, steps_per_epoch=per_epoch, buckets=buckets)
+        out.update(params=n_params, buckets=buckets, buckets_quarter=buckets_quarter)
+        out.update(steps_per_epoch=per_epoch, steps_per_epoch_alone=per_epoch_alone)
         print(json.dumps(out), flush=True)
     dist.destroy_process_group()
 
@@ -222,24 +240,38 @@ def run_model(args: argparse.Namespace, mpiexec: str) -> dict:
         ("2 processes, DDP without communication (own group)", two["self"]),
         ("2 processes, DDP all-reduce after backward (1 bucket)", two["after"]),
         (f"2 processes, DDP overlapped ({len(two['buckets'])} buckets)", two["overlap"]),
+        (
+            f"2 processes, overlapped, 1/4 buckets ({len(two['buckets_quarter'])} buckets)",
+            two["overlap-quarter"],
+        ),
         ("2 processes, overlapped, progress only in hooks", two["overlap-hooks"]),
         ("the gradient all-reduce alone (2 processes)", two["allreduce"]),
         ("  the last rank's wait for it after backward: 1 bucket", two["wait-after"]),
         ("  the same, overlapped", two["wait-overlap"]),
+        ("  the same, overlapped, 1/4 buckets", two["wait-overlap-quarter"]),
         ("  the same, overlapped, progress only in hooks", two["wait-overlap-hooks"]),
     ]
     for label, ms in rows:
         print(f"  {label:56s} {ms:8.2f} ms")
     eff = one["local"] / two["overlap"]
     exposed = two["after"] - two["local"]
-    hidden = (two["after"] - two["overlap"]) / exposed if exposed > 0 else float("nan")
-    hidden_hooks = (two["after"] - two["overlap-hooks"]) / exposed if exposed > 0 else float("nan")
+
+    def hid(name: str) -> float:
+        return (two["after"] - two[name]) / exposed if exposed > 0 else float("nan")
+
+    hidden_hooks = hid("overlap-hooks")
     print(f"  weak-scaling efficiency 1 -> 2 processes (overlap): {eff:.2f}")
     print(
         f"  communication after backward costs {exposed:.2f} ms/step (the all-reduce alone: "
-        f"{two['allreduce']:.2f} ms); overlap hides {100 * hidden:.0f}% of it "
-        f"({100 * hidden_hooks:.0f}% with progress only in hooks)"
+        f"{two['allreduce']:.2f} ms); overlap hides {100 * hid('overlap'):.0f}% of it "
+        f"({100 * hid('overlap-quarter'):.0f}% with 1/4 buckets, "
+        f"{100 * hidden_hooks:.0f}% with progress only in hooks)"
     )
+    if args.model == "cnn":
+        e1 = two["steps_per_epoch_alone"] * one["local"]
+        e2 = two["steps_per_epoch"] * two["overlap"]
+        print(f"  an epoch: {e1:.0f} ms on 1 process, {e2:.0f} ms on 2 (speedup {e1 / e2:.2f})")
+    hidden = hid("overlap")
     return {
         **two,
         "efficiency": eff,
@@ -250,7 +282,7 @@ def run_model(args: argparse.Namespace, mpiexec: str) -> dict:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--steps", type=int, default=20)
+    p.add_argument("--steps", type=int, default=40)
     p.add_argument("--model", choices=["mlp", "cnn", "both"], default="both")
     p.add_argument("--hidden", type=int, default=1024, help="MLP hidden width")
     p.add_argument("--batch", type=int, default=64, help="MLP batch per process")
