@@ -129,7 +129,8 @@ class DistributedDataParallel(nn.Module):
         object.__setattr__(self, "_params", params)
         self._check_same_parameters()
         self._broadcast_state()
-        object.__setattr__(self, "_buckets", self._make_buckets(bucket_cap_mb))
+        first_mb = float(_unused.get("_first_bucket_mb", FIRST_BUCKET_BYTES / 2**20))
+        object.__setattr__(self, "_buckets", self._make_buckets(bucket_cap_mb, first_mb))
         where = {}
         for b in self._buckets:
             for k, (i, _) in enumerate(b.params):
@@ -171,11 +172,11 @@ class DistributedDataParallel(nn.Module):
         reqs = [g.comm.Ibcast(B.msg(B.raw_view(t)), root=0) for t in tensors if t.numel()]
         wait_all(reqs, g, "DistributedDataParallel: broadcast of rank 0's parameters")
 
-    def _make_buckets(self, cap_mb: float) -> list:
+    def _make_buckets(self, cap_mb: float, first_mb: float) -> list:
         cap = max(1, int(cap_mb * 1024 * 1024))
         # the first bucket (the last layers, whose gradients come first) is small, as
         # PyTorch's 1 MB first bucket: its all-reduce starts early in backward
-        first_cap = min(cap, FIRST_BUCKET_BYTES)
+        first_cap = min(cap, max(1, int(first_mb * 1024 * 1024)))
         buckets: list = []
         current: dict = {}  # dtype -> (params, bytes)
         for i in reversed(range(len(self._params))):
@@ -340,7 +341,8 @@ class DistributedDataParallel(nn.Module):
 
 class DataParallel(DistributedDataParallel):
     """Paddle's ``paddle.DataParallel(layers)``: the same reducer; ``comm_buffer_size`` is
-    the bucket size in MB; ``state_dict`` has the wrapped layer's keys (no prefix)."""
+    the bucket size in MB, ``last_comm_buffer_size`` that of the bucket reduced first (the
+    last layers'); ``state_dict`` has the wrapped layer's keys (no prefix)."""
 
     def __init__(
         self,
@@ -356,6 +358,7 @@ class DataParallel(DistributedDataParallel):
             process_group=group,
             bucket_cap_mb=comm_buffer_size,
             find_unused_parameters=find_unused_parameters,
+            _first_bucket_mb=last_comm_buffer_size,
         )
 
     @property

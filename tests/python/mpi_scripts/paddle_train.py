@@ -59,6 +59,8 @@ assert sorted(np.concatenate([t.numpy() for t in everyone]).tolist()) == list(ra
 paddle.seed(rank)  # different initial weights: DataParallel takes rank 0's
 layer = Net().astype("float64")
 model = paddle.DataParallel(layer)
+# last_comm_buffer_size: the bucket reduced first (the last layer's), here 1 byte
+assert paddle.DataParallel(Net(), last_comm_buffer_size=1e-6).bucket_sizes() == [1, 3]
 # gradients through the PyLayer: two half-batches == one process's full batch (1e-12)
 ref = Net().astype("float64")
 ref.set_state_dict(layer.state_dict())
