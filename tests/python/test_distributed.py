@@ -88,6 +88,15 @@ def test_a_rank_that_raises_makes_the_other_fail_naming_it():
 
 
 @needs_mpi
+def test_a_rank_that_raises_fails_ddp_backward_on_the_other_naming_it():
+    p = run_job("rank_failure.py", "ddp")
+    out = p.stdout + p.stderr
+    assert p.returncode != 0
+    assert "rank 0 caught: rank 0: rank 1 failed" in out, out
+    assert "ZeroDivisionError: rank 1 divided by zero on purpose" in out, out
+
+
+@needs_mpi
 def test_a_rank_that_stops_makes_the_other_time_out():
     p = run_job("rank_failure.py", "timeout")
     out = p.stdout + p.stderr
