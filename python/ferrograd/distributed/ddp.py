@@ -6,13 +6,16 @@ How it works (as PyTorch's reducer):
 * at wrap time every rank checks that it holds the same parameters (count, shapes,
   dtypes) and takes rank 0's values (broadcast of parameters and buffers);
 * parameters are grouped into buckets of about ``bucket_cap_mb`` in reverse registration
-  order (roughly the order backward produces their gradients), one dtype per bucket;
+  order (roughly the order backward produces their gradients), one dtype per bucket; the
+  first bucket closes at 1 MB (as PyTorch's), so its all-reduce starts early;
 * a post-accumulate-grad hook on each parameter (``register_post_accumulate_grad_hook``)
   counts ready gradients; when a bucket is complete, its gradients are copied into one
   flat buffer and a non-blocking all-reduce starts at once, so communication overlaps the
   rest of the backward pass. Buckets start in index order on every rank (a bucket ready
   early waits for its predecessors), so all ranks issue the same collectives in the same
-  order;
+  order. MPI advances a non-blocking all-reduce only inside MPI calls, so the hooks
+  and a background thread (``_progress.py``; it runs while the engine computes with the
+  GIL released) keep testing what is in flight;
 * the first hook of a pass queues a callback that runs when backward ends
   (``queue_callback``): it waits for what is still in flight, averages, and writes the
   results back into each ``.grad`` in place. The optimizer then sees averaged gradients.
@@ -100,7 +103,9 @@ def _tensor_key(t: fg.Tensor) -> Any:
 
 class DistributedDataParallel(nn.Module):
     """Wraps ``module`` for data-parallel training over the ranks of ``process_group``:
-    call it like the module, ``loss.backward()`` averages gradients across ranks."""
+    call it like the module, ``loss.backward()`` averages gradients across ranks.
+    ``last_reduce_wait_s``: how long the end of the last synchronised backward waited for
+    communication (seconds)."""
 
     def __init__(
         self,
