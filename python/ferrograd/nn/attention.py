@@ -64,6 +64,12 @@ class MultiheadAttention(Module):
     ``key_padding_mask`` ``[N, S]``; bool True leaves a position out, floats are added.
     A query row whose keys are all left out gets zero weights (PyTorch gives NaN)."""
 
+    #: why static programs cannot record this layer, and what to use (nn/static_build.py)
+    _static_unsupported = (
+        "attention layers are not recorded",
+        "compose the attention from nn.Linear layers and recorded ops (matmul, softmax, reshape, transpose), or train in dynamic mode",
+    )
+
     def __init__(
         self,
         embed_dim: int,
@@ -234,6 +240,12 @@ class MultiHeadAttention(Module):
     ``(output, weights)`` (``[batch, heads, L, S]``) when built with
     ``need_weights=True``. A bool ``attn_mask`` (broadcastable to ``[batch, heads, L,
     S]``) keeps positions where it is True; a float one is added."""
+
+    #: why static programs cannot record this layer, and what to use (nn/static_build.py)
+    _static_unsupported = (
+        "attention layers are not recorded",
+        "compose the attention from nn.Linear layers and recorded ops (matmul, softmax, reshape, transpose), or train in dynamic mode",
+    )
 
     def __init__(
         self,

@@ -121,6 +121,12 @@ def _no_false_weight(attr: Any, what: str) -> None:
 class _CellBase(Module):
     """Shared body of the cells: parameters, the dialect, state checks."""
 
+    #: why static programs cannot record this layer, and what to use (nn/static_build.py)
+    _static_unsupported = (
+        "the recurrent layers run their loop in Rust on eager tensors and are not recorded",
+        "train the model in dynamic mode, or write the recurrence with static ops (matmul, tanh, sigmoid, concat)",
+    )
+
     _mode = "RNN_TANH"
     _paddle_default = False
 

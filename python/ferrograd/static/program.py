@@ -48,6 +48,11 @@ class Block:
                 raise ValueError(f"variable '{value.name}' belongs to another program")
             return value
         if isinstance(value, _core.Tensor):
+            from .layer_state import check_not_eager_parameter
+
+            check_not_eager_parameter(
+                value, f"an op on '{like.name}'" if like is not None else "a static op"
+            )
             return self._wrap(self.program._core.append_constant(value))
         if isinstance(value, (numbers.Number, bool)):
             return self._wrap(
