@@ -357,3 +357,59 @@ def test_dynamic_mode_layers_are_unchanged():
         assert layer(fg.ones([1, 3])).shape == [1, 2]
     finally:
         fg.enable_static()
+
+
+def _mlp_program():
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        model = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1D(4), nn.Linear(4, 1))
+        x = static.data("x", [-1, 3], "float64")
+        loss = fg.mean(model(x) ** 2)
+        fg.optimizer.Adam(learning_rate=0.05).minimize(loss)
+    return main, startup, model, loss
+
+
+def test_program_state_dict_separates_parameters_from_optimizer_state(tmp_path):
+    main, startup, model, loss = _mlp_program()
+    exe = static.Executor()
+    exe.run(startup)
+    xs = rand(0, (8, 3))
+    for _ in range(2):
+        exe.run(main, feed={"x": xs}, fetch_list=[loss])
+    params = main.state_dict("param")
+    names = {v.name for v in [*model.parameters(), *model.buffers()]}
+    assert set(params) == names
+    opt = main.state_dict("opt")
+    assert opt and not set(opt) & names
+    assert set(main.state_dict()) == set(params) | set(opt)
+    np.testing.assert_array_equal(params[model[0].weight.name].numpy(), values([model[0].weight])[0])
+
+    # save, train on, load: back to the saved state, and training continues the same way
+    static.save(main, str(tmp_path / "ckpt" / "mlp"))
+    (after_save,) = exe.run(main, feed={"x": xs}, fetch_list=[loss])
+    exe.run(main, feed={"x": xs}, fetch_list=[loss])
+    static.load(main, str(tmp_path / "ckpt" / "mlp"))
+    for k, v in main.state_dict().items():
+        np.testing.assert_array_equal(v.numpy(), (params | opt)[k].numpy())
+    (again,) = exe.run(main, feed={"x": xs}, fetch_list=[loss])
+    np.testing.assert_array_equal(again, after_save)
+
+
+def test_program_set_state_dict_checks_shapes_and_warns_on_unknown_names():
+    main, startup, model, _ = _mlp_program()
+    static.Executor().run(startup)
+    w = model[0].weight
+    main.set_state_dict({w.name: np.ones(w.shape)})
+    np.testing.assert_array_equal(values([w])[0], np.ones(w.shape))
+    with pytest.raises(ValueError, match="shape"):
+        main.set_state_dict({w.name: np.ones([2, 2])})
+    with pytest.warns(UserWarning, match="skipping 'nope'"):
+        main.set_state_dict({"nope": np.ones(2)})
+
+
+def test_save_needs_initialised_parameters(tmp_path):
+    main, _, _, _ = _mlp_program()
+    with pytest.raises(ValueError, match="run the startup program"):
+        static.save(main, str(tmp_path / "m"))
+    with pytest.raises(FileNotFoundError):
+        static.load(main, str(tmp_path / "absent"))

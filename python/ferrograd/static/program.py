@@ -120,6 +120,8 @@ class Program:
         #: a test program (``clone(for_test=True)``): dropout and batch norm run in
         #: evaluation mode (see ``eager_ops.TEST_OVERRIDES``)
         self._for_test = False
+        #: names of the optimizer's persistable state (moments, steps, learning rates)
+        self._optimizer_vars: set[str] = set()
 
     def current_block(self) -> Block:
         """The block ops are appended to."""
@@ -159,7 +161,24 @@ class Program:
         p._block = Block(p)
         p.random_seed = self.random_seed
         p._for_test = bool(for_test) or self._for_test
+        p._optimizer_vars = set(self._optimizer_vars)
         return p
+
+    def state_dict(self, mode: str = "all", scope: Scope | None = None) -> dict[str, Any]:
+        """``{name: Tensor}`` of the persistable variables' values in ``scope`` (default
+        the global scope): ``mode="param"`` the parameters and layer statistics,
+        ``"opt"`` the optimizer's state, ``"all"`` both (``static/io.py``)."""
+        from .io import program_state
+
+        return program_state(self, mode, scope)
+
+    def set_state_dict(self, state_dict: Any, scope: Scope | None = None) -> None:
+        """Sets the persistable variables named in ``state_dict`` (Tensors or arrays,
+        shapes checked, dtypes cast) in ``scope``; names the program lacks are skipped
+        with a warning, as in Paddle."""
+        from .io import set_program_state
+
+        set_program_state(self, state_dict, scope)
 
     def to_string(self, throw_on_error: bool = True, with_details: bool = False) -> str:
         """A readable listing of variables and ops."""
