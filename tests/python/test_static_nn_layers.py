@@ -382,7 +382,9 @@ def test_program_state_dict_separates_parameters_from_optimizer_state(tmp_path):
     opt = main.state_dict("opt")
     assert opt and not set(opt) & names
     assert set(main.state_dict()) == set(params) | set(opt)
-    np.testing.assert_array_equal(params[model[0].weight.name].numpy(), values([model[0].weight])[0])
+    np.testing.assert_array_equal(
+        params[model[0].weight.name].numpy(), values([model[0].weight])[0]
+    )
 
     # save, train on, load: back to the saved state, and training continues the same way
     static.save(main, str(tmp_path / "ckpt" / "mlp"))
