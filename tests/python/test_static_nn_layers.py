@@ -415,3 +415,14 @@ def test_save_needs_initialised_parameters(tmp_path):
         static.save(main, str(tmp_path / "m"))
     with pytest.raises(FileNotFoundError):
         static.load(main, str(tmp_path / "absent"))
+
+
+def test_a_layer_used_in_another_program_says_where_to_build_it():
+    with static.program_guard(static.Program(), static.Program()):
+        layer = nn.Linear(3, 2)
+    with static.program_guard(static.Program(), static.Program()):
+        x = static.data("x", [-1, 3], "float64")
+        with pytest.raises(ValueError, match="belongs to another program.*same program_guard"):
+            layer(x)
+    with pytest.raises(TypeError, match="set_default_dtype"):
+        layer.float()

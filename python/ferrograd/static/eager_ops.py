@@ -212,10 +212,9 @@ def record_eager(
     block = inputs[0].block
     for v in inputs:
         if v.block is not block:
-            raise ValueError(
-                f"{name}: variable '{v.name}' belongs to another program; a variable can only "
-                "be used in the program it was created in"
-            )
+            from .program import foreign_variable
+
+            raise foreign_variable(name, v)
 
     def call(tensors: Sequence[Any]) -> Any:
         return fn(*_fill(sargs, tensors), **_fill(skwargs, tensors))

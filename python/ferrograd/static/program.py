@@ -14,6 +14,21 @@ from . import initializer as _init
 from .variable import Variable
 
 
+def foreign_variable(op: str, v: Variable) -> ValueError:
+    """The error for variable ``v`` used in a program it does not belong to."""
+    hint = ""
+    if v.kind == "parameter":
+        hint = (
+            " (a parameter belongs to the default main program of the moment it was created, "
+            "e.g. when its nn layer was built: build the layer inside the same "
+            "program_guard as the ops that use it)"
+        )
+    return ValueError(
+        f"{op}: variable '{v.name}' belongs to another program; a variable can only be used "
+        f"in the program it was created in{hint}"
+    )
+
+
 class Block:
     """The (single) block of a program: creates and finds its variables."""
 
@@ -33,10 +48,7 @@ class Block:
         ids = []
         for v in inputs:
             if v.block is not self:
-                raise ValueError(
-                    f"{op}: variable '{v.name}' belongs to another program; a variable can only be "
-                    "used in the program it was created in"
-                )
+                raise foreign_variable(op, v)
             ids.append(v.id)
         return self._wrap(self.program._core.append_op(op, ids, **attrs))
 
@@ -45,7 +57,7 @@ class Block:
         arrays become constants, Python scalars constants typed like ``like``."""
         if isinstance(value, Variable):
             if value.block is not self:
-                raise ValueError(f"variable '{value.name}' belongs to another program")
+                raise foreign_variable("an op", value)
             return value
         if isinstance(value, _core.Tensor):
             from .layer_state import check_not_eager_parameter
