@@ -67,7 +67,7 @@ LAYERS = [
     (lambda: nn.ConvTranspose2d(2, 4, 2, stride=2, groups=2), (2, 2, 3, 3)),
     (lambda: nn.BatchNorm1D(3), (6, 3)),
     (lambda: nn.BatchNorm2D(3, momentum=0.8), (4, 3, 2, 2)),
-    (lambda: nn.BatchNorm(3), (4, 3, 2, 2)),
+    (lambda: nn.BatchNorm(3, dtype="float64"), (4, 3, 2, 2)),  # (its default: float32)
     (lambda: nn.BatchNorm2d(3), (4, 3, 2, 2)),
     (lambda: nn.BatchNorm1d(3, affine=False), (6, 3)),
     (lambda: nn.LayerNorm([2, 3]), (4, 2, 3)),

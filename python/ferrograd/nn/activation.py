@@ -263,7 +263,7 @@ class PReLU(Module):
             raise ValueError(f"PReLU: num_parameters must be >= 1, got {num_parameters}")
         self.num_parameters = num_parameters
         self.data_format = data_format
-        d = dtype if dtype is not None else "float32"
+        d = dtype if dtype is not None else _core._get_default_dtype()
         self.weight = Parameter(_core.full([num_parameters], float(init), dtype=d))
         apply_param_attr(self.weight, weight_attr)
 

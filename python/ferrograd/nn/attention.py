@@ -96,7 +96,7 @@ class MultiheadAttention(Module):
         self.kdim = embed_dim if kdim is None else kdim
         self.vdim = embed_dim if vdim is None else vdim
         self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
-        d = dtype if dtype is not None else "float32"
+        d = dtype if dtype is not None else _core._get_default_dtype()
         if self._qkv_same_embed_dim:
             self.in_proj_weight = Parameter(_core.empty([3 * embed_dim, embed_dim], dtype=d))
             for n in ("q_proj_weight", "k_proj_weight", "v_proj_weight"):

@@ -80,7 +80,7 @@ class _ConvNd(Module):
         W.is_channels_last(self.data_format, nd, name)
         if isinstance(padding, str) and padding.lower() == "same" and self._transposed:
             raise ValueError(f"{name}: padding='same' is not supported for a transposed conv")
-        d = dtype if dtype is not None else "float32"
+        d = dtype if dtype is not None else _core._get_default_dtype()
         if self._transposed:
             shape = [in_channels, out_channels // groups, *self.kernel_size]
         else:

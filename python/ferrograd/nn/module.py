@@ -246,7 +246,7 @@ class Module:
         zeros for a bias, Xavier-uniform otherwise, unless ``default_initializer``."""
         from . import init
 
-        p = Parameter(_core.zeros(list(shape), dtype=dtype or "float32"))
+        p = Parameter(_core.zeros(list(shape), dtype=dtype or _core._get_default_dtype()))
         if default_initializer is not None:
             default_initializer(p)
         elif not is_bias:

@@ -29,7 +29,7 @@ def _wants(attr: Any) -> bool:
 
 
 def _dt(dtype: Any) -> Any:
-    return dtype if dtype is not None else "float32"
+    return dtype if dtype is not None else _core._get_default_dtype()
 
 
 def _check_features(n: Any, what: str, arg: str = "num_features") -> int:

@@ -104,7 +104,9 @@ def check_sizes(input_size: Any, hidden_size: Any, what: str) -> None:
 
 def new_param(shape: Sequence[int], bound: float, dtype: Any, attr: Any) -> Parameter:
     """A parameter uniform in ``±bound`` with Paddle's ``ParamAttr`` applied."""
-    p = Parameter(_core.empty(list(shape), dtype=dtype if dtype is not None else "float32"))
+    p = Parameter(
+        _core.empty(list(shape), dtype=dtype if dtype is not None else _core._get_default_dtype())
+    )
     init.uniform_(p, -bound, bound)
     apply_param_attr(p, attr)
     return p

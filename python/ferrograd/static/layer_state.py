@@ -26,7 +26,6 @@ from collections import defaultdict
 from typing import Any
 
 from .. import _core
-from .._conveniences import get_default_dtype
 from ..grad_mode import no_grad
 from . import program as _program
 from .variable import Variable
@@ -73,22 +72,10 @@ def _given_name(param: Any) -> str | None:
     return str(name)
 
 
-def _dtype(t: Any) -> str:
-    """The static variable's dtype: the eager tensor's, except that a float32 tensor
-    takes the default dtype when ``set_default_dtype`` made that another float (Paddle's
-    layers create their parameters in the default dtype)."""
-    name = str(t.dtype.name)
-    default = str(get_default_dtype().name)
-    if name == "float32" and default in ("float64", "float16", "bfloat16"):
-        return default
-    return name
-
-
 def _values(t: Any) -> Any:
-    """A detached copy of the eager tensor's values in the variable's dtype (the
-    startup program keeps it)."""
+    """A detached copy of the eager tensor's values (the startup program keeps it)."""
     with no_grad():
-        return t.detach().astype(_dtype(t)).clone()
+        return t.detach().clone()
 
 
 def static_parameter(layer: Any, attr: str, param: Any) -> Variable:
@@ -100,7 +87,7 @@ def static_parameter(layer: Any, attr: str, param: Any) -> Variable:
     name = _given_name(param) or _unique_name(layer, attr, is_bias)
     var = _program.create_parameter(
         list(param.shape),
-        _dtype(param),
+        param.dtype.name,
         name=name,
         is_bias=is_bias,
         default_initializer=_values(param),
@@ -119,7 +106,7 @@ def static_buffer(layer: Any, attr: str, tensor: Any) -> Variable:
     while block.has_var(name):
         name, k = f"{base}_{k}", k + 1
     var = _program.create_parameter(
-        list(tensor.shape), _dtype(tensor), name=name, default_initializer=_values(tensor)
+        list(tensor.shape), tensor.dtype.name, name=name, default_initializer=_values(tensor)
     )
     _untrained(var)
     return var
