@@ -426,3 +426,35 @@ def test_a_layer_used_in_another_program_says_where_to_build_it():
             layer(x)
     with pytest.raises(TypeError, match="set_default_dtype"):
         layer.float()
+
+
+class Affine(nn.Layer):
+    """A custom layer written as Paddle's docs show it."""
+
+    def __init__(self, n):
+        super().__init__()
+        self.w = self.create_parameter([n, n], default_initializer=nn.initializer.Normal(0.0, 0.5))
+        self.add_parameter("b", self.create_parameter([n], is_bias=True))
+        self.register_buffer("calls", fg.zeros([1]))
+
+    def forward(self, x):
+        return fg.tanh(fg.matmul(x, self.w) + self.b)
+
+
+def test_a_custom_layer_trains_like_eager():
+    xs, ys = rand(0, (8, 3)), rand(1, (8, 3))
+    model = _compare(
+        lambda: nn.Sequential(Affine(3), Affine(3)),
+        xs,
+        ys,
+        lambda ps: fg.optimizer.SGD(learning_rate=0.2, parameters=ps),
+        mse,
+    )
+    assert [n for n, _ in model.named_parameters()] == ["0.w", "0.b", "1.w", "1.b"]
+    assert all(isinstance(b, static.Variable) for b in model.buffers())
+
+
+def test_a_per_parameter_learning_rate_is_refused_with_the_alternative():
+    with static.program_guard(static.Program(), static.Program()):
+        with pytest.raises(NotImplementedError, match="parameter group"):
+            nn.Linear(2, 2, weight_attr=fg.ParamAttr(learning_rate=0.5))

@@ -207,6 +207,12 @@ class Module:
         self._parameters[name] = param
         self.__dict__[name] = param
 
+    def add_parameter(self, name: str, parameter: Optional[Parameter]) -> Any:
+        """Paddle: registers ``parameter`` under ``name`` and returns what was registered
+        (in static mode, the static parameter made from it)."""
+        self.register_parameter(name, parameter)
+        return self._parameters[name]
+
     def register_buffer(self, name: str, tensor: Optional[Tensor], persistent: bool = True) -> None:
         """Registers a non-trainable tensor (in ``state_dict`` unless ``persistent=False``)."""
         self._check_name(name, "buffer")

@@ -84,6 +84,13 @@ def static_parameter(layer: Any, attr: str, param: Any) -> Variable:
     startup program to ``param``'s values; not trained when ``param`` does not
     require grad."""
     is_bias = "bias" in attr
+    scale = (param.__dict__.get("optimize_attr") or {}).get("learning_rate", 1.0)
+    if scale != 1.0:
+        raise NotImplementedError(
+            f"{type(layer).__name__}.{attr}: ParamAttr(learning_rate={scale}) is not carried into "
+            "static programs; give the optimizer a parameter group instead: "
+            "parameters=[{'params': [...], 'learning_rate': scale}, ...]"
+        )
     name = _given_name(param) or _unique_name(layer, attr, is_bias)
     var = _program.create_parameter(
         list(param.shape),
