@@ -106,14 +106,14 @@ def static_parameter(layer: Any, attr: str, param: Any) -> Variable:
 
 def static_buffer(layer: Any, attr: str, tensor: Any) -> Variable:
     """A persistable, non-trainable variable for the buffer ``attr`` of ``layer``,
-    initialised by the default startup program to ``tensor``'s values."""
-    name = f"{_prefix(layer)}.{attr.lstrip('_')}"
-    block = _program.default_main_program().current_block()
-    base, k = name, 1
-    while block.has_var(name):
-        name, k = f"{base}_{k}", k + 1
+    initialised by the default startup program to ``tensor``'s values. Named on from the
+    layer's weights, as Paddle names batch norm's statistics (``batch_norm2d_0.w_1``
+    and ``.w_2`` after the scale ``w_0`` and the bias ``b_0``)."""
     var = _program.create_parameter(
-        list(tensor.shape), tensor.dtype.name, name=name, default_initializer=_values(tensor)
+        list(tensor.shape),
+        tensor.dtype.name,
+        name=_unique_name(layer, attr, False),
+        default_initializer=_values(tensor),
     )
     _untrained(var)
     return var
