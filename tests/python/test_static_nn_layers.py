@@ -211,13 +211,19 @@ def test_paddle_sequential_cnn_trains_like_eager():
     assert not np.allclose(mean, 0.0)  # the running mean moved
 
 
-def test_paddle_mlp_with_dropout_free_layers_trains_like_eager():
+def test_paddle_mlp_with_dropout_trains_like_eager():
     xs = rand(0, (16, 5))
     ys = np.random.default_rng(2).integers(0, 3, (16,)).astype("int64")
 
     def make():
         return nn.Sequential(
-            nn.Linear(5, 8), nn.LayerNorm(8), nn.GELU(), nn.Linear(8, 8), nn.Tanh(), nn.Linear(8, 3)
+            nn.Linear(5, 8),
+            nn.LayerNorm(8),
+            nn.GELU(),
+            nn.Dropout(0.3),
+            nn.Linear(8, 8),
+            nn.Tanh(),
+            nn.Linear(8, 3),
         )
 
     _compare(
@@ -458,3 +464,30 @@ def test_a_per_parameter_learning_rate_is_refused_with_the_alternative():
     with static.program_guard(static.Program(), static.Program()):
         with pytest.raises(NotImplementedError, match="parameter group"):
             nn.Linear(2, 2, weight_attr=fg.ParamAttr(learning_rate=0.5))
+
+
+def test_a_layer_in_eval_mode_records_its_evaluation_forward():
+    xv = rand(0, (4, 3, 2, 2))
+
+    def make():
+        return nn.Sequential(nn.BatchNorm2D(3), nn.Dropout(0.5))
+
+    fg.seed(1)
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        model = make()
+        model.eval()
+        x = static.data("x", [-1, 3, 2, 2], "float64")
+        y = model(x)
+    exe = static.Executor()
+    exe.run(startup)
+    static.global_scope().set(model[0]._mean.name, fg.to_tensor([0.5, -1.0, 2.0]))
+    (got,) = exe.run(main, feed={"x": xv}, fetch_list=[y])
+    np.testing.assert_array_equal(values([model[0]._mean])[0], [0.5, -1.0, 2.0])  # unchanged
+
+    fg.seed(1)
+    emodel = eager(make)
+    emodel[0]._mean.copy_(fg.to_tensor([0.5, -1.0, 2.0]))
+    emodel.eval()
+    want = run_eager(lambda: emodel(fg.to_tensor(xv)))
+    np.testing.assert_allclose(got, want.numpy(), rtol=1e-12)
