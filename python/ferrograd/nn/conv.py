@@ -124,23 +124,23 @@ class _ConvNd(Module):
     def forward(self, x: Tensor, output_size: Any = None) -> Tensor:
         """The convolution of ``x`` with this layer's weight and bias."""
         # a static Variable records through nn.functional's dispatching function
-        where = fn_conv if isinstance(x, Tensor) else None
+        eager = isinstance(x, Tensor)
         if self._transposed:
             name = f"conv_transpose{self._nd}d"
-            fn = getattr(fn_conv, name) if where else recording(name)
+            fn = getattr(fn_conv, name) if eager else recording(name)
             return fn(
                 x, self.weight, self.bias, self.stride, self.padding, self.output_padding,
                 self.groups, self.dilation, output_size, self.data_format,
             )  # fmt: skip
         if output_size is not None:
             raise TypeError(f"{type(self).__name__}.forward takes no output_size")
-        if where is None and self.padding_mode != "zeros":
+        if not eager and self.padding_mode != "zeros":
             raise unsupported(
                 self, f"padding_mode={self.padding_mode!r} is not recorded",
                 f"pad with F.pad(x, ..., mode={self.padding_mode!r}) and use padding=0",
             )  # fmt: skip
-        x, pad = self._mode_padded(x) if where else (x, self.padding)
-        fn = getattr(fn_conv, f"conv{self._nd}d") if where else recording(f"conv{self._nd}d")
+        x, pad = self._mode_padded(x) if eager else (x, self.padding)
+        fn = getattr(fn_conv, f"conv{self._nd}d") if eager else recording(f"conv{self._nd}d")
         return fn(
             x, self.weight, self.bias, self.stride, pad, self.dilation, self.groups,
             self.data_format,

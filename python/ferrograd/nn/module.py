@@ -385,7 +385,8 @@ class Module:
         if any(not isinstance(t, Tensor) for t in [*self.parameters(), *self.buffers()]):
             raise TypeError(
                 f"{type(self).__name__}: a layer built in static mode cannot be cast; call "
-                f"paddle.set_default_dtype({str(dtype)!r}) before building it"
+                f"paddle.set_default_dtype({str(getattr(dtype, 'name', dtype))!r}) before "
+                "building it"
             )
         for m in self.modules():
             for name, p in list(m._parameters.items()):
