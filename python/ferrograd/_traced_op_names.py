@@ -78,6 +78,20 @@ FUNCTIONAL_OPS = (
     "embedding",
     "pad",
     "interpolate",
+    # activations whose eager functions are Tensor-only code (nn.ELU & co. in static mode)
+    "elu",
+    "celu",
+    "leaky_relu",
+    "hardtanh",
+    "hardshrink",
+    "softshrink",
+    "threshold",
+    "thresholded_relu",
+    "prelu",
+    "rms_norm",
+    # losses whose eager functions are Tensor-only code (nn.CrossEntropyLoss in static mode)
+    "cross_entropy",
+    "nll_loss",
 )
 
 #: ``TENSOR_OPS`` that are module functions only (no ``Tensor`` method)

@@ -48,7 +48,8 @@ class _Writer:
 
     def _store(self, array: np.ndarray) -> str:
         key = f"t{len(self.arrays)}"
-        self.arrays[key] = np.ascontiguousarray(array)
+        # (np.ascontiguousarray would turn a 0-d array into shape (1,))
+        self.arrays[key] = np.asarray(array, order="C")
         return key
 
     def node(self, obj: Any, where: str) -> dict:

@@ -178,3 +178,25 @@ def test_small_model_trains_with_plain_sgd():
             for p in model.parameters():
                 p -= 0.5 * p.grad
     assert float(loss) < 0.5 * first
+
+
+@pytest.mark.parametrize("default", ["float64", "float32"])
+def test_layers_create_parameters_in_the_default_dtype(default):
+    # torch.set_default_dtype / paddle.set_default_dtype: layers follow it (both peers do),
+    # an explicit dtype= still wins
+    fg.set_default_dtype(default)
+    try:
+        layers = [
+            nn.Linear(2, 3), nn.Conv2d(1, 2, 3), nn.Conv2DTranspose(1, 2, 3),
+            nn.BatchNorm2D(2), nn.BatchNorm1d(2), nn.LayerNorm(4), nn.GroupNorm(1, 2),
+            nn.Embedding(5, 2), nn.PReLU(), nn.LSTM(2, 3), nn.GRUCell(2, 3),
+            nn.MultiHeadAttention(4, 2), nn.InstanceNorm2D(2),
+        ]  # fmt: skip
+        for layer in layers:
+            for name, t in [*layer.named_parameters(), *layer.named_buffers()]:
+                if "num_batches_tracked" not in name:
+                    assert t.dtype.name == default, (type(layer).__name__, name, t.dtype)
+        if default == "float64":
+            assert nn.Linear(2, 3, dtype="float32").weight.dtype.name == "float32"
+    finally:
+        fg.set_default_dtype("float32")

@@ -89,3 +89,12 @@ def test_foreign_files_are_refused(tmp_path):
         fg.load(junk)
     with pytest.raises(ValueError, match="CPU"):
         fg.load(plain, map_location="cuda:0")
+
+
+def test_a_zero_dim_tensor_keeps_its_shape(tmp_path):
+    # np.ascontiguousarray turns 0-d arrays into shape (1,): the writer must not
+    path = tmp_path / "scalars.npz"
+    fg.save({"s": fg.to_tensor(3.0), "i": fg.to_tensor(7)}, path)
+    back = fg.load(path)
+    assert list(back["s"].shape) == [] and float(back["s"]) == 3.0
+    assert list(back["i"].shape) == [] and int(back["i"]) == 7

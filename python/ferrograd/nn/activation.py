@@ -132,7 +132,9 @@ class ELU(Module):
 
     def forward(self, x: Tensor) -> Tensor:
         """ELU of ``x``."""
-        return A.elu(x, self.alpha)
+        # a static Variable records through nn.functional's dispatching elu
+        fn = A.elu if isinstance(x, Tensor) else F.elu
+        return fn(x, self.alpha)
 
     def extra_repr(self) -> str:
         return f"alpha={self.alpha}"
@@ -148,7 +150,9 @@ class CELU(Module):
 
     def forward(self, x: Tensor) -> Tensor:
         """CELU of ``x``."""
-        return A.celu(x, self.alpha)
+        # a static Variable records through nn.functional's dispatching celu
+        fn = A.celu if isinstance(x, Tensor) else F.celu
+        return fn(x, self.alpha)
 
     def extra_repr(self) -> str:
         return f"alpha={self.alpha}"
@@ -195,7 +199,9 @@ class Hardtanh(Module):
 
     def forward(self, x: Tensor) -> Tensor:
         """``x`` clipped."""
-        return A.hardtanh(x, self.min_val, self.max_val)
+        # a static Variable records through nn.functional's dispatching hardtanh
+        fn = A.hardtanh if isinstance(x, Tensor) else F.hardtanh
+        return fn(x, self.min_val, self.max_val)
 
     def extra_repr(self) -> str:
         return f"min_val={self.min_val}, max_val={self.max_val}"
@@ -257,13 +263,15 @@ class PReLU(Module):
             raise ValueError(f"PReLU: num_parameters must be >= 1, got {num_parameters}")
         self.num_parameters = num_parameters
         self.data_format = data_format
-        d = dtype if dtype is not None else "float32"
+        d = dtype if dtype is not None else _core._get_default_dtype()
         self.weight = Parameter(_core.full([num_parameters], float(init), dtype=d))
         apply_param_attr(self.weight, weight_attr)
 
     def forward(self, x: Tensor) -> Tensor:
         """PReLU of ``x``."""
-        return A.prelu(x, self.weight, self.data_format)
+        # a static Variable records through nn.functional's dispatching prelu
+        fn = A.prelu if isinstance(x, Tensor) else F.prelu
+        return fn(x, self.weight, self.data_format)
 
     def extra_repr(self) -> str:
         return f"num_parameters={self.num_parameters}"
@@ -272,6 +280,12 @@ class PReLU(Module):
 class RReLU(Module):
     """Randomized leaky ReLU: random slopes in ``[lower, upper]`` in training, their mean in
     eval mode."""
+
+    #: why static programs cannot record this layer, and what to use (nn/static_build.py)
+    _static_unsupported = (
+        "its random slopes are not recorded",
+        "nn.LeakyReLU (a fixed slope) or dynamic mode",
+    )
 
     def __init__(
         self,
@@ -311,7 +325,9 @@ class Threshold(Module):
 
     def forward(self, x: Tensor) -> Tensor:
         """Thresholded ``x``."""
-        return A.threshold(x, self.threshold, self.value)
+        # a static Variable records through nn.functional's dispatching threshold
+        fn = A.threshold if isinstance(x, Tensor) else F.threshold
+        return fn(x, self.threshold, self.value)
 
     def extra_repr(self) -> str:
         return f"threshold={self.threshold}, value={self.value}"
@@ -328,7 +344,9 @@ class Hardshrink(Module):
 
     def forward(self, x: Tensor) -> Tensor:
         """Hard-shrunk ``x``."""
-        return A.hardshrink(x, self.lambd)
+        # a static Variable records through nn.functional's dispatching hardshrink
+        fn = A.hardshrink if isinstance(x, Tensor) else F.hardshrink
+        return fn(x, self.lambd)
 
 
 class Softshrink(Module):
@@ -342,7 +360,9 @@ class Softshrink(Module):
 
     def forward(self, x: Tensor) -> Tensor:
         """Soft-shrunk ``x``."""
-        return A.softshrink(x, self.lambd)
+        # a static Variable records through nn.functional's dispatching softshrink
+        fn = A.softshrink if isinstance(x, Tensor) else F.softshrink
+        return fn(x, self.lambd)
 
 
 # Paddle's spellings of the same layers

@@ -64,6 +64,12 @@ class MultiheadAttention(Module):
     ``key_padding_mask`` ``[N, S]``; bool True leaves a position out, floats are added.
     A query row whose keys are all left out gets zero weights (PyTorch gives NaN)."""
 
+    #: why static programs cannot record this layer, and what to use (nn/static_build.py)
+    _static_unsupported = (
+        "attention layers are not recorded",
+        "compose the attention from nn.Linear layers and recorded ops (matmul, softmax, reshape, transpose), or train in dynamic mode",
+    )
+
     def __init__(
         self,
         embed_dim: int,
@@ -90,7 +96,7 @@ class MultiheadAttention(Module):
         self.kdim = embed_dim if kdim is None else kdim
         self.vdim = embed_dim if vdim is None else vdim
         self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
-        d = dtype if dtype is not None else "float32"
+        d = dtype if dtype is not None else _core._get_default_dtype()
         if self._qkv_same_embed_dim:
             self.in_proj_weight = Parameter(_core.empty([3 * embed_dim, embed_dim], dtype=d))
             for n in ("q_proj_weight", "k_proj_weight", "v_proj_weight"):
@@ -234,6 +240,12 @@ class MultiHeadAttention(Module):
     ``(output, weights)`` (``[batch, heads, L, S]``) when built with
     ``need_weights=True``. A bool ``attn_mask`` (broadcastable to ``[batch, heads, L,
     S]``) keeps positions where it is True; a float one is added."""
+
+    #: why static programs cannot record this layer, and what to use (nn/static_build.py)
+    _static_unsupported = (
+        "attention layers are not recorded",
+        "compose the attention from nn.Linear layers and recorded ops (matmul, softmax, reshape, transpose), or train in dynamic mode",
+    )
 
     def __init__(
         self,

@@ -19,6 +19,7 @@ from . import fn_conv, init
 from .module import Module
 from .param_attr import apply_param_attr
 from .parameter import Parameter
+from .static_build import recording, unsupported
 
 Tensor = _core.Tensor
 
@@ -79,7 +80,7 @@ class _ConvNd(Module):
         W.is_channels_last(self.data_format, nd, name)
         if isinstance(padding, str) and padding.lower() == "same" and self._transposed:
             raise ValueError(f"{name}: padding='same' is not supported for a transposed conv")
-        d = dtype if dtype is not None else "float32"
+        d = dtype if dtype is not None else _core._get_default_dtype()
         if self._transposed:
             shape = [in_channels, out_channels // groups, *self.kernel_size]
         else:
@@ -122,16 +123,24 @@ class _ConvNd(Module):
 
     def forward(self, x: Tensor, output_size: Any = None) -> Tensor:
         """The convolution of ``x`` with this layer's weight and bias."""
+        # a static Variable records through nn.functional's dispatching function
+        eager = isinstance(x, Tensor)
         if self._transposed:
-            fn = getattr(fn_conv, f"conv_transpose{self._nd}d")
+            name = f"conv_transpose{self._nd}d"
+            fn = getattr(fn_conv, name) if eager else recording(name)
             return fn(
                 x, self.weight, self.bias, self.stride, self.padding, self.output_padding,
                 self.groups, self.dilation, output_size, self.data_format,
             )  # fmt: skip
         if output_size is not None:
             raise TypeError(f"{type(self).__name__}.forward takes no output_size")
-        x, pad = self._mode_padded(x)
-        fn = getattr(fn_conv, f"conv{self._nd}d")
+        if not eager and self.padding_mode != "zeros":
+            raise unsupported(
+                self, f"padding_mode={self.padding_mode!r} is not recorded",
+                f"pad with F.pad(x, ..., mode={self.padding_mode!r}) and use padding=0",
+            )  # fmt: skip
+        x, pad = self._mode_padded(x) if eager else (x, self.padding)
+        fn = getattr(fn_conv, f"conv{self._nd}d") if eager else recording(f"conv{self._nd}d")
         return fn(
             x, self.weight, self.bias, self.stride, pad, self.dilation, self.groups,
             self.data_format,

@@ -28,7 +28,7 @@ def _wants_param(attr: Any) -> bool:
 
 
 def _dtype_name(dtype: Any) -> Any:
-    return dtype if dtype is not None else "float32"
+    return dtype if dtype is not None else _core._get_default_dtype()
 
 
 class Identity(Module):

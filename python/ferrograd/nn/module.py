@@ -18,6 +18,9 @@ import numpy as np
 from .. import _core
 from ..grad_mode import no_grad
 from .parameter import Parameter
+from .static_build import converter as _static_converter
+from .static_build import set_value as _static_set_value
+from .static_build import tracking_construction as _tracking_construction
 
 Tensor = _core.Tensor
 
@@ -73,6 +76,14 @@ class Module:
         d["_forward_pre_hooks"] = OrderedDict()
         d["_forward_hooks"] = OrderedDict()
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # a layer built in static mode gets static parameters once constructed
+        # (nn/static_build.py; the wrapper runs at construction only, calls are unchanged)
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is not None and not getattr(init, "_fg_tracks_construction", False):
+            cls.__init__ = _tracking_construction(init)  # type: ignore[method-assign]
+
     # ------------------------------------------------------------------ calling
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
@@ -117,6 +128,9 @@ class Module:
                 f"super().__init__() first in {type(self).__name__}.__init__"
             )
         if isinstance(value, Parameter):
+            static = _static_converter(self)
+            if static is not None:
+                value = static.static_parameter(self, name, value)
             self._forget(name)
             self._parameters[name] = value
         elif isinstance(value, Module):
@@ -141,6 +155,9 @@ class Module:
                 raise TypeError(
                     f"cannot assign {type(value).__name__} as buffer {name!r}: use a Tensor"
                 )
+            static = _static_converter(self)
+            if static is not None and value is not None:
+                value = static.static_buffer(self, name, value)
             self._buffers[name] = value
         else:
             # a plain attribute: the normal protocol (property setters run)
@@ -183,15 +200,27 @@ class Module:
                 f"register_parameter({name!r}): expected a Parameter or None, got "
                 f"{type(param).__name__}; wrap tensors with nn.Parameter(t)"
             )
+        static = _static_converter(self)
+        if static is not None and param is not None:
+            param = static.static_parameter(self, name, param)
         self._forget(name)
         self._parameters[name] = param
         self.__dict__[name] = param
+
+    def add_parameter(self, name: str, parameter: Optional[Parameter]) -> Any:
+        """Paddle: registers ``parameter`` under ``name`` and returns what was registered
+        (in static mode, the static parameter made from it)."""
+        self.register_parameter(name, parameter)
+        return self._parameters[name]
 
     def register_buffer(self, name: str, tensor: Optional[Tensor], persistent: bool = True) -> None:
         """Registers a non-trainable tensor (in ``state_dict`` unless ``persistent=False``)."""
         self._check_name(name, "buffer")
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"register_buffer({name!r}): expected a Tensor or None")
+        static = _static_converter(self)
+        if static is not None and tensor is not None:
+            tensor = static.static_buffer(self, name, tensor)
         self._forget(name)
         self._buffers[name] = tensor
         if not persistent:
@@ -223,7 +252,7 @@ class Module:
         zeros for a bias, Xavier-uniform otherwise, unless ``default_initializer``."""
         from . import init
 
-        p = Parameter(_core.zeros(list(shape), dtype=dtype or "float32"))
+        p = Parameter(_core.zeros(list(shape), dtype=dtype or _core._get_default_dtype()))
         if default_initializer is not None:
             default_initializer(p)
         elif not is_bias:
@@ -353,6 +382,12 @@ class Module:
     # ------------------------------------------------------------------ dtype
 
     def _cast(self, dtype: Any) -> Module:
+        if any(not isinstance(t, Tensor) for t in [*self.parameters(), *self.buffers()]):
+            raise TypeError(
+                f"{type(self).__name__}: a layer built in static mode cannot be cast; call "
+                f"paddle.set_default_dtype({str(getattr(dtype, 'name', dtype))!r}) before "
+                "building it"
+            )
         for m in self.modules():
             for name, p in list(m._parameters.items()):
                 if p is not None and p.is_floating_point():
@@ -401,10 +436,11 @@ class Module:
             dot = f"{owner_name}." if owner_name else ""
             for name, p in m._parameters.items():
                 if p is not None:
-                    out[dot + name] = p if keep_vars else p.detach()
+                    # (a static layer's parameters are Variables: given as they are)
+                    out[dot + name] = p if keep_vars or not isinstance(p, Tensor) else p.detach()
             for name, b in m._buffers.items():
                 if b is not None and name not in m._non_persistent:
-                    out[dot + name] = b if keep_vars else b.detach()
+                    out[dot + name] = b if keep_vars or not isinstance(b, Tensor) else b.detach()
         return out
 
     def load_state_dict(self, state_dict: Mapping[str, Any], strict: bool = True) -> Any:
@@ -445,7 +481,10 @@ class Module:
                         f"load_state_dict: {key!r} has shape {list(value.shape)} in the state "
                         f"dict but {list(target.shape)} in the module{hint}"
                     )
-                target.copy_(value.astype(target.dtype))
+                if isinstance(target, Tensor):
+                    target.copy_(value.astype(target.dtype))
+                else:  # a static layer's Variable: its value in the global scope
+                    _static_set_value(target, value)
         return _IncompatibleKeys(missing, unexpected)
 
     def set_state_dict(

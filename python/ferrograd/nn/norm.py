@@ -19,6 +19,7 @@ from . import fn_norm
 from .module import Module
 from .param_attr import apply_param_attr
 from .parameter import Parameter
+from .static_build import recording, unsupported
 
 Tensor = _core.Tensor
 
@@ -28,7 +29,7 @@ def _wants(attr: Any) -> bool:
 
 
 def _dt(dtype: Any) -> Any:
-    return dtype if dtype is not None else "float32"
+    return dtype if dtype is not None else _core._get_default_dtype()
 
 
 def _check_features(n: Any, what: str, arg: str = "num_features") -> int:
@@ -105,6 +106,8 @@ class _BatchNormTorch(Module):
                 f"{what}: expected a {' or '.join(f'{r}-d' for r in self._ranks)} input, got "
                 f"shape {list(x.shape)}"
             )
+        if not isinstance(x, Tensor):
+            return self._record(x)
         factor = 0.0 if self.momentum is None else float(self.momentum)
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
             with no_grad():
@@ -125,6 +128,28 @@ class _BatchNormTorch(Module):
             self.eps,
             1,
             what,
+        )
+
+    def _record(self, x: Any) -> Any:
+        """The static path: ``F.batch_norm`` recorded (the running statistics, static
+        persistable variables, are updated when a training program runs;
+        ``num_batches_tracked`` is not counted there)."""
+        if self.training and self.track_running_stats and self.momentum is None:
+            raise unsupported(
+                self, "momentum=None (a cumulative average over the batches seen) is not "
+                "recorded", "give a momentum (e.g. 0.1)",
+            )  # fmt: skip
+        use_batch = self.training or (self.running_mean is None and self.running_var is None)
+        keep_running = not self.training or self.track_running_stats
+        return recording("batch_norm")(
+            x,
+            self.running_mean if keep_running else None,
+            self.running_var if keep_running else None,
+            self.weight,
+            self.bias,
+            training=use_batch,
+            momentum=self.momentum,
+            eps=self.eps,
         )
 
     def extra_repr(self) -> str:
@@ -208,6 +233,12 @@ class _BatchNormPaddle(Module):
                 f"shape {list(x.shape)}"
             )
         ugs = self._use_global_stats
+        if not isinstance(x, Tensor):  # static: F.batch_norm recorded
+            return recording("batch_norm")(
+                x, self._mean, self._variance, self.weight, self.bias, training=self.training,
+                momentum=self._momentum, epsilon=self._epsilon, data_format=self._data_format,
+                use_global_stats=ugs,
+            )  # fmt: skip
         use_batch = (not ugs) if ugs is not None else self.training
         cdim = fn_norm._channel_dim(x, self._data_format, what) if isinstance(x, Tensor) else 1
         update = use_batch and self.training
@@ -353,9 +384,8 @@ class GroupNorm(Module):
 
     def forward(self, x: Tensor) -> Tensor:
         """Group-normalised ``x``."""
-        return fn_norm.group_norm(
-            x, self.num_groups, self.weight, self.bias, self.eps, self.data_format
-        )
+        fn = fn_norm.group_norm if isinstance(x, Tensor) else recording("group_norm")
+        return fn(x, self.num_groups, self.weight, self.bias, self.eps, self.data_format)
 
     def extra_repr(self) -> str:
         return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
@@ -394,10 +424,18 @@ class _InstanceNormTorch(Module):
                 f"{list(x.shape)}"
             )
         use_input = self.training or not self.track_running_stats
-        if self.training and self.track_running_stats:
+        fn = fn_norm.instance_norm
+        if not isinstance(x, Tensor):
+            if self.track_running_stats:
+                raise unsupported(
+                    self, "track_running_stats=True is not recorded",
+                    "track_running_stats=False (statistics of each input)",
+                )  # fmt: skip
+            fn = recording("instance_norm")
+        elif self.training and self.track_running_stats:
             with no_grad():
                 self.num_batches_tracked.add_(1)
-        return fn_norm.instance_norm(
+        return fn(
             x,
             self.running_mean,
             self.running_var,
@@ -479,7 +517,8 @@ class _InstanceNormPaddle(Module):
             raise ValueError(
                 f"{what}: expected a {self._ranks[0]}-d input, got shape {list(x.shape)}"
             )
-        return fn_norm.instance_norm(
+        fn = fn_norm.instance_norm if isinstance(x, Tensor) else recording("instance_norm")
+        return fn(
             x, None, None, self.scale, self.bias, True, None, self._epsilon, self._data_format
         )
 
@@ -532,7 +571,8 @@ class RMSNorm(Module):
 
     def forward(self, x: Tensor) -> Tensor:
         """RMS-normalised ``x``."""
-        return fn_norm.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+        fn = fn_norm.rms_norm if isinstance(x, Tensor) else recording("rms_norm")
+        return fn(x, self.normalized_shape, self.weight, self.eps)
 
     def extra_repr(self) -> str:
         return (

@@ -13,6 +13,7 @@ from typing import Any, Dict, Optional
 from .. import _core
 from . import fn_pool
 from .module import Module
+from .static_build import recording
 
 Tensor = _core.Tensor
 
@@ -29,7 +30,9 @@ class _Pool(Module):
 
     def forward(self, x: Tensor) -> Any:
         """Pools ``x``."""
-        fn = getattr(fn_pool, f"{self._fn}{self._nd}d")
+        name = f"{self._fn}{self._nd}d"
+        # a static Variable records through nn.functional's dispatching function
+        fn = getattr(fn_pool, name) if isinstance(x, Tensor) else recording(name)
         return fn(x, **self._args)
 
     def extra_repr(self) -> str:

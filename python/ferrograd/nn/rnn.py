@@ -106,6 +106,12 @@ def _fused_layer(
 class _RNNBase(Module):
     """The stacked recurrent layer shared by every class here."""
 
+    #: why static programs cannot record this layer, and what to use (nn/static_build.py)
+    _static_unsupported = (
+        "the recurrent layers run their loop in Rust on eager tensors and are not recorded",
+        "train the model in dynamic mode, or write the recurrence with static ops (matmul, tanh, sigmoid, concat)",
+    )
+
     _kind = "RNN"
 
     def __init__(
@@ -371,6 +377,12 @@ class _CellRNN(Module):
     the time steps; ``forward(inputs, initial_states, sequence_length)`` returns
     ``(outputs, final_states)``."""
 
+    #: why static programs cannot record this layer, and what to use (nn/static_build.py)
+    _static_unsupported = (
+        "the recurrent layers run their loop in Rust on eager tensors and are not recorded",
+        "train the model in dynamic mode, or write the recurrence with static ops (matmul, tanh, sigmoid, concat)",
+    )
+
     def __init__(self, cell: Module, is_reverse: bool = False, time_major: bool = False) -> None:
         super().__init__()
         if not hasattr(cell, "_step"):
@@ -430,6 +442,12 @@ def run_cell(
 class BiRNN(Module):
     """Paddle's ``nn.BiRNN(cell_fw, cell_bw, time_major=False)``: outputs of both
     directions concatenated on the last axis; final states ``(fw, bw)``."""
+
+    #: why static programs cannot record this layer, and what to use (nn/static_build.py)
+    _static_unsupported = (
+        "the recurrent layers run their loop in Rust on eager tensors and are not recorded",
+        "train the model in dynamic mode, or write the recurrence with static ops (matmul, tanh, sigmoid, concat)",
+    )
 
     def __init__(self, cell_fw: Module, cell_bw: Module, time_major: bool = False) -> None:
         super().__init__()

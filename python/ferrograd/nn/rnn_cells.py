@@ -104,7 +104,9 @@ def check_sizes(input_size: Any, hidden_size: Any, what: str) -> None:
 
 def new_param(shape: Sequence[int], bound: float, dtype: Any, attr: Any) -> Parameter:
     """A parameter uniform in ``±bound`` with Paddle's ``ParamAttr`` applied."""
-    p = Parameter(_core.empty(list(shape), dtype=dtype if dtype is not None else "float32"))
+    p = Parameter(
+        _core.empty(list(shape), dtype=dtype if dtype is not None else _core._get_default_dtype())
+    )
     init.uniform_(p, -bound, bound)
     apply_param_attr(p, attr)
     return p
@@ -120,6 +122,12 @@ def _no_false_weight(attr: Any, what: str) -> None:
 
 class _CellBase(Module):
     """Shared body of the cells: parameters, the dialect, state checks."""
+
+    #: why static programs cannot record this layer, and what to use (nn/static_build.py)
+    _static_unsupported = (
+        "the recurrent layers run their loop in Rust on eager tensors and are not recorded",
+        "train the model in dynamic mode, or write the recurrence with static ops (matmul, tanh, sigmoid, concat)",
+    )
 
     _mode = "RNN_TANH"
     _paddle_default = False

@@ -70,6 +70,12 @@ def _options(what: str, args: tuple, kw: dict) -> tuple[bool, dict]:
 class _LayerBase(Module):
     """Shared construction: sizes, dialect, attention factory, feed-forward block."""
 
+    #: why static programs cannot record this layer, and what to use (nn/static_build.py)
+    _static_unsupported = (
+        "attention layers are not recorded",
+        "compose the attention from nn.Linear layers and recorded ops (matmul, softmax, reshape, transpose), or train in dynamic mode",
+    )
+
     def _setup(
         self,
         d_model: int,
@@ -271,6 +277,12 @@ def _clones(layer: _LayerBase, n: int, what: str) -> ModuleList:
 class TransformerEncoder(Module):
     """``num_layers`` encoder layers in sequence, then ``norm`` (if given)."""
 
+    #: why static programs cannot record this layer, and what to use (nn/static_build.py)
+    _static_unsupported = (
+        "attention layers are not recorded",
+        "compose the attention from nn.Linear layers and recorded ops (matmul, softmax, reshape, transpose), or train in dynamic mode",
+    )
+
     def __init__(
         self,
         encoder_layer: TransformerEncoderLayer,
@@ -305,6 +317,12 @@ class TransformerEncoder(Module):
 class TransformerDecoder(Module):
     """``num_layers`` decoder layers in sequence, then ``norm`` (if given)."""
 
+    #: why static programs cannot record this layer, and what to use (nn/static_build.py)
+    _static_unsupported = (
+        "attention layers are not recorded",
+        "compose the attention from nn.Linear layers and recorded ops (matmul, softmax, reshape, transpose), or train in dynamic mode",
+    )
+
     def __init__(
         self, decoder_layer: TransformerDecoderLayer, num_layers: int, norm: Optional[Module] = None
     ) -> None:
@@ -338,6 +356,12 @@ class TransformerDecoder(Module):
 class Transformer(Module):
     """Encoder-decoder transformer: ``forward(src, tgt, src_mask, tgt_mask, memory_mask,
     ...)``. PyTorch's version re-draws every matrix Xavier-uniform after building."""
+
+    #: why static programs cannot record this layer, and what to use (nn/static_build.py)
+    _static_unsupported = (
+        "attention layers are not recorded",
+        "compose the attention from nn.Linear layers and recorded ops (matmul, softmax, reshape, transpose), or train in dynamic mode",
+    )
 
     def __init__(
         self,

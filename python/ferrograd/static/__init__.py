@@ -23,6 +23,8 @@ from . import nn as nn
 from .backward import append_backward as append_backward
 from .backward import gradients as gradients
 from .executor import Executor as Executor
+from .io import load as load
+from .io import save as save
 from .mode_switch import disable_static as disable_static
 from .mode_switch import enable_static as enable_static
 from .mode_switch import in_dynamic_mode as in_dynamic_mode
@@ -77,8 +79,10 @@ __all__ = [
     "global_scope",
     "in_dynamic_mode",
     "initializer",
+    "load",
     "nn",
     "program_guard",
     "py_func",
+    "save",
     "scope_guard",
 ]

@@ -102,17 +102,22 @@ class _Slot:
         self.k = k
 
 
-def _strip(value: Any, inputs: list[Variable], var_type: type) -> Any:
+def _strip(value: Any, inputs: list[Variable], var_type: type, name: str = "") -> Any:
     """``value`` with every Variable (also inside lists, tuples and dicts) replaced by a
-    slot; the Variables are appended to ``inputs``."""
+    slot; the Variables are appended to ``inputs``. An eager ``Parameter`` is refused
+    (it would be a constant that training never updates)."""
     if isinstance(value, var_type):
         inputs.append(value)  # type: ignore[arg-type]
         return _Slot(len(inputs) - 1)
     if isinstance(value, (list, tuple)):
-        items = [_strip(v, inputs, var_type) for v in value]
+        items = [_strip(v, inputs, var_type, name) for v in value]
         return items if isinstance(value, list) else tuple(items)
     if isinstance(value, dict):
-        return {k: _strip(v, inputs, var_type) for k, v in value.items()}
+        return {k: _strip(v, inputs, var_type, name) for k, v in value.items()}
+    if isinstance(value, _core.Tensor):
+        from .layer_state import check_not_eager_parameter
+
+        check_not_eager_parameter(value, name)
     return value
 
 
@@ -200,17 +205,16 @@ def record_eager(
     from .variable import Variable
 
     inputs: list[Variable] = []
-    sargs = _strip(tuple(args), inputs, Variable)
-    skwargs = _strip(dict(kwargs), inputs, Variable)
+    sargs = _strip(tuple(args), inputs, Variable, name)
+    skwargs = _strip(dict(kwargs), inputs, Variable, name)
     if not inputs:
         raise TypeError(f"{name}: expected a static Variable among the arguments")
     block = inputs[0].block
     for v in inputs:
         if v.block is not block:
-            raise ValueError(
-                f"{name}: variable '{v.name}' belongs to another program; a variable can only "
-                "be used in the program it was created in"
-            )
+            from .program import foreign_variable
+
+            raise foreign_variable(name, v)
 
     def call(tensors: Sequence[Any]) -> Any:
         return fn(*_fill(sargs, tensors), **_fill(skwargs, tensors))

@@ -130,6 +130,8 @@ def minimize(
                 buffers.append(
                     _state_var(main, startup, f"{p.name}_{b}_{k}", p._dtype_name, p.shape, 0.0)
                 )
+        # (kept apart from the parameters by Program.state_dict(mode="opt") and static.save)
+        main._optimizer_vars.update(v.name for v in [lr, *steps, *buffers])
         main._core.append_optimizer_step(
             rule,
             [p.id for p, _ in group_pairs],

@@ -14,6 +14,21 @@ from . import initializer as _init
 from .variable import Variable
 
 
+def foreign_variable(op: str, v: Variable) -> ValueError:
+    """The error for variable ``v`` used in a program it does not belong to."""
+    hint = ""
+    if v.kind == "parameter":
+        hint = (
+            " (a parameter belongs to the default main program of the moment it was created, "
+            "e.g. when its nn layer was built: build the layer inside the same "
+            "program_guard as the ops that use it)"
+        )
+    return ValueError(
+        f"{op}: variable '{v.name}' belongs to another program; a variable can only be used "
+        f"in the program it was created in{hint}"
+    )
+
+
 class Block:
     """The (single) block of a program: creates and finds its variables."""
 
@@ -33,10 +48,7 @@ class Block:
         ids = []
         for v in inputs:
             if v.block is not self:
-                raise ValueError(
-                    f"{op}: variable '{v.name}' belongs to another program; a variable can only be "
-                    "used in the program it was created in"
-                )
+                raise foreign_variable(op, v)
             ids.append(v.id)
         return self._wrap(self.program._core.append_op(op, ids, **attrs))
 
@@ -45,9 +57,14 @@ class Block:
         arrays become constants, Python scalars constants typed like ``like``."""
         if isinstance(value, Variable):
             if value.block is not self:
-                raise ValueError(f"variable '{value.name}' belongs to another program")
+                raise foreign_variable("an op", value)
             return value
         if isinstance(value, _core.Tensor):
+            from .layer_state import check_not_eager_parameter
+
+            check_not_eager_parameter(
+                value, f"an op on '{like.name}'" if like is not None else "a static op"
+            )
             return self._wrap(self.program._core.append_constant(value))
         if isinstance(value, (numbers.Number, bool)):
             return self._wrap(
@@ -115,6 +132,8 @@ class Program:
         #: a test program (``clone(for_test=True)``): dropout and batch norm run in
         #: evaluation mode (see ``eager_ops.TEST_OVERRIDES``)
         self._for_test = False
+        #: names of the optimizer's persistable state (moments, steps, learning rates)
+        self._optimizer_vars: set[str] = set()
 
     def current_block(self) -> Block:
         """The block ops are appended to."""
@@ -154,7 +173,24 @@ class Program:
         p._block = Block(p)
         p.random_seed = self.random_seed
         p._for_test = bool(for_test) or self._for_test
+        p._optimizer_vars = set(self._optimizer_vars)
         return p
+
+    def state_dict(self, mode: str = "all", scope: Scope | None = None) -> dict[str, Any]:
+        """``{name: Tensor}`` of the persistable variables' values in ``scope`` (default
+        the global scope): ``mode="param"`` the parameters and layer statistics,
+        ``"opt"`` the optimizer's state, ``"all"`` both (``static/io.py``)."""
+        from .io import program_state
+
+        return program_state(self, mode, scope)
+
+    def set_state_dict(self, state_dict: Any, scope: Scope | None = None) -> None:
+        """Sets the persistable variables named in ``state_dict`` (Tensors or arrays,
+        shapes checked, dtypes cast) in ``scope``; names the program lacks are skipped
+        with a warning, as in Paddle."""
+        from .io import set_program_state
+
+        set_program_state(self, state_dict, scope)
 
     def to_string(self, throw_on_error: bool = True, with_details: bool = False) -> str:
         """A readable listing of variables and ops."""
