@@ -393,6 +393,7 @@ from ._conveniences import shape as shape  # noqa: E402
 from ._ops_math import allclose as allclose  # noqa: E402
 from ._ops_math import clamp as clamp  # type: ignore[assignment]  # noqa: E402
 from ._ops_math import clip as clip  # type: ignore[assignment]  # noqa: E402
+from ._ops_math import cosine_similarity as cosine_similarity  # noqa: E402
 from ._ops_math import fmod as fmod  # noqa: E402
 from ._ops_math import hypot as hypot  # noqa: E402
 from ._ops_math import isclose as isclose  # noqa: E402
@@ -400,6 +401,7 @@ from ._ops_math import lerp as lerp  # noqa: E402
 from ._ops_math import logaddexp as logaddexp  # noqa: E402
 from ._ops_math import logaddexp2 as logaddexp2  # noqa: E402
 from ._ops_math import nan_to_num as nan_to_num  # noqa: E402
+from ._ops_math import pairwise_distance as pairwise_distance  # noqa: E402
 from ._ops_math import xlogy as xlogy  # noqa: E402
 from .random_gen import Generator as Generator  # noqa: E402
 from .random_gen import bernoulli as bernoulli  # noqa: E402
@@ -430,6 +432,8 @@ __all__ += [
     "nan_to_num",
     "isclose",
     "allclose",
+    "cosine_similarity",  # torch.cosine_similarity (also nn.functional's)
+    "pairwise_distance",  # torch.pairwise_distance (also nn.functional's)
     "Generator",
     "default_generator",
     "initial_seed",

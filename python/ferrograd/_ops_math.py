@@ -166,14 +166,18 @@ def logaddexp2(
 def xlogy(
     x: Any = None, y: Any = None, name: Any = None, *, input: Any = None, other: Any = None
 ) -> Tensor:
-    """``x * log(y)``, with 0 where ``x == 0`` (unless ``y`` is NaN), as torch's. The
-    gradient for ``y`` there is 0 (no NaN from ``log(0)``)."""
+    """``x * log(y)``, with 0 where ``x == 0`` (unless ``y`` is NaN), as torch's.
+    Gradients as torch's: ``log(y)`` for ``x`` (also at ``x == 0``), ``x / y`` for ``y``;
+    both are 0 where ``x == 0`` and ``y <= 0`` or infinite, where ``log(y)`` is not finite
+    (so no NaN comes from ``log(0)``)."""
     x, y = _args2("xlogy", x, y, input, other)
     a, b = _float_pair("xlogy", x, y)
     with no_grad():
-        zero = (a == 0) & b.isnan().logical_not()
-    b_safe = _core.where(zero, 1.0, b)
-    return _core.where(zero, 0.0, a * b_safe.log())
+        # only these positions need the special case: elsewhere ``a * log(b)`` is already
+        # 0 at ``a == 0`` and its gradient for ``a`` is ``log(b)``
+        bad = (a == 0) & ((b <= 0) | b.isinf())
+    b_safe = _core.where(bad, 1.0, b)
+    return _core.where(bad, 0.0, a * b_safe.log())
 
 
 def lerp(

@@ -17,6 +17,7 @@ flip roll rot90 tile repeat_interleave tril triu diag diag_embed diagonal trace 
 movedim swapaxes unflatten unstack meshgrid broadcast_tensors
 einsum norm cdist cross lerp fmod remainder hypot logaddexp xlogy clamp clip nan_to_num
 isnan isinf isfinite isclose allclose equal equal_all addmm baddbmm mv outer kron
+cosine_similarity pairwise_distance
 randperm multinomial bernoulli normal uniform rand_like randn_like randint_like Generator
 set_default_dtype get_default_dtype set_printoptions device shape uint8 int8 int16
 """.split()

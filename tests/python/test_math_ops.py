@@ -154,6 +154,16 @@ def test_xlogy_zero_times_log_zero_is_zero():
     assert np.isfinite(ys.grad.numpy()).all() and ys.grad.numpy()[0] == 0.0  # no NaN from log(0)
 
 
+def test_xlogy_gradient_for_x_at_zero_is_log_y():
+    # found by test_properties_shape_math: the gradient for x at x == 0 was 0 (torch 2.15:
+    # log(y) where y > 0; 0 where y <= 0 or infinite, whose log is not finite)
+    xs = t64([0.0, 0.0, 0.0, 2.0], grad=True)
+    ys = t64([0.5, 0.0, -1.0, 3.0], grad=True)
+    fg.xlogy(xs, ys).sum().backward()
+    np.testing.assert_allclose(xs.grad.numpy(), [np.log(0.5), 0.0, 0.0, np.log(3.0)], rtol=1e-15)
+    np.testing.assert_allclose(ys.grad.numpy(), [0.0, 0.0, 0.0, 2.0 / 3.0], rtol=1e-15)
+
+
 @pytest.mark.parametrize("op", ["hypot", "logaddexp", "logaddexp2", "xlogy"])
 def test_binary_math_gradcheck_and_gradgradcheck(op):
     rng = np.random.default_rng(1)
