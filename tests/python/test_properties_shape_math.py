@@ -300,3 +300,129 @@ def test_interpolate_1d(data):
         lambda x: interp_linear_ref(x, out, align),
         a,
     )
+
+
+@SETTINGS
+@given(st.data())
+def test_tile_triu_tril_unstack(data):
+    a = data.draw(floats(data.draw(nonempty)))
+    reps = tuple(data.draw(st.lists(st.integers(0, 3), min_size=1, max_size=a.ndim + 1)))
+    check(lambda t: fg.tile(t, reps), lambda x: np.tile(x, reps), a)
+    if a.ndim >= 2:
+        k = data.draw(st.integers(-3, 3))
+        check(lambda t: fg.triu(t, k), lambda x: np.triu(x, k), a)
+        check(lambda t: fg.tril(t, k), lambda x: np.tril(x, k), a)
+    axis = data.draw(st.integers(-a.ndim, a.ndim - 1))
+    pieces = fg.unstack(fg.tensor(a), axis=axis)
+    want = [np.take(a, i, axis=axis) for i in range(a.shape[axis])]
+    assert len(pieces) == len(want)
+    for p, w in zip(pieces, want):
+        np.testing.assert_array_equal(p.numpy(), w)
+    weights = [float(i + 1) for i in range(len(want))]
+    assert gradcheck(
+        lambda t: sum(w * p.sum() for w, p in zip(weights, fg.unstack(t, axis=axis))), [leaf(a)]
+    )
+
+
+@SETTINGS
+@given(st.data())
+def test_broadcast_tensors_and_hypot(data):
+    shape = data.draw(shapes)
+    other = data.draw(st.sampled_from([shape, shape[1:], ()]))
+    a, b = data.draw(floats(shape, 0.2, 3.0)), data.draw(floats(other, -3.0, -0.2))
+    got = fg.broadcast_tensors(fg.tensor(a), fg.tensor(b))
+    for g, w in zip(got, np.broadcast_arrays(a, b)):
+        np.testing.assert_array_equal(g.numpy(), w)
+    check(fg.hypot, np.hypot, a, b)
+
+
+@SETTINGS
+@given(st.data())
+def test_cross_and_mv(data):
+    batch = data.draw(hnp.array_shapes(min_dims=0, max_dims=2, min_side=0, max_side=3))
+    a, b = data.draw(floats(batch + (3,))), data.draw(floats(batch + (3,)))
+    check(lambda x, y: fg.cross(x, y, dim=-1), lambda x, y: np.cross(x, y), a, b)
+    n, m = data.draw(st.integers(0, 4)), data.draw(st.integers(0, 4))
+    mat, vec = data.draw(floats((n, m))), data.draw(floats((m,)))
+    check(fg.mv, lambda x, y: x @ y, mat, vec)
+
+
+@SETTINGS
+@given(st.data())
+def test_vector_and_matrix_norms(data):
+    # entries bounded away from 0: p-norms have no gradient at a zero vector
+    a = data.draw(hnp.arrays(np.float64, data.draw(nonempty), elements=st.floats(0.25, 3.0)))
+    # a distinct offset per element: max-based norms (inf, matrix 1/inf) have no gradient
+    # at a tie, where the peers split it evenly and finite differences disagree
+    a = a + np.arange(a.size).reshape(a.shape) * 1e-2
+    a = a * data.draw(hnp.arrays(np.float64, a.shape, elements=st.sampled_from([1.0, -1.0])))
+    ord_ = data.draw(st.sampled_from([1, 2, 3, np.inf]))
+    dim = data.draw(st.integers(-a.ndim, a.ndim - 1))
+    check(
+        lambda t: fg.linalg.vector_norm(t, ord_, dim=dim),
+        lambda x: np.linalg.norm(x, ord_, axis=dim),
+        a,
+    )
+    check(
+        lambda t: F.normalize(t, 2.0, dim=dim),
+        lambda x: x / np.linalg.norm(x, 2, axis=dim, keepdims=True),
+        a,
+    )
+    if a.ndim >= 2:
+        mord = data.draw(st.sampled_from(["fro", 1, np.inf]))
+        check(
+            lambda t: fg.linalg.matrix_norm(t, mord),
+            lambda x: np.linalg.norm(x, mord, axis=(-2, -1)),
+            a,
+        )
+
+
+@SETTINGS
+@given(st.data())
+def test_pairwise_distance(data):
+    shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=2, min_side=1, max_side=4))
+    a = data.draw(floats(shape))
+    b = data.draw(floats(shape)) + 10.0  # every difference far from 0
+    p = data.draw(st.sampled_from([1.0, 2.0, 3.0]))
+    check(
+        lambda x, y: F.pairwise_distance(x, y, p=p),
+        lambda x, y: np.sum(np.abs(x - y + 1e-6) ** p, axis=-1) ** (1 / p),
+        a,
+        b,
+    )
+
+
+@SETTINGS
+@given(st.data())
+def test_pad(data):
+    a = data.draw(floats(hnp.array_shapes(min_dims=3, max_dims=3, min_side=2, max_side=4)))
+    left, right = data.draw(st.integers(0, 2)), data.draw(st.integers(0, 2))
+    value = data.draw(st.sampled_from([0.0, 1.5]))
+    check(
+        lambda t: F.pad(t, (left, right), mode="constant", value=value),
+        lambda x: np.pad(x, ((0, 0), (0, 0), (left, right)), constant_values=value),
+        a,
+    )
+    # reflect needs pads smaller than the side; replicate and circular take any pad here
+    for mode, np_mode in (("reflect", "reflect"), ("replicate", "edge"), ("circular", "wrap")):
+        lo, hi = min(left, a.shape[-1] - 1), min(right, a.shape[-1] - 1)
+        check(
+            lambda t, m=mode, lo=lo, hi=hi: F.pad(t, (lo, hi), mode=m),
+            lambda x, m=np_mode, lo=lo, hi=hi: np.pad(x, ((0, 0), (0, 0), (lo, hi)), mode=m),
+            a,
+        )
+
+
+@SETTINGS
+@given(st.data())
+def test_isclose_allclose(data):
+    shape = data.draw(shapes)
+    special = st.sampled_from([0.0, 1.0, 1.0 + 1e-9, 1.1, np.nan, np.inf, -np.inf])
+    a = data.draw(hnp.arrays(np.float64, shape, elements=special))
+    b = data.draw(hnp.arrays(np.float64, shape, elements=special))
+    equal_nan = data.draw(st.booleans())
+    got = fg.isclose(fg.tensor(a), fg.tensor(b), equal_nan=equal_nan).numpy()
+    np.testing.assert_array_equal(got, np.isclose(a, b, equal_nan=equal_nan))
+    assert fg.allclose(fg.tensor(a), fg.tensor(b), equal_nan=equal_nan) == np.allclose(
+        a, b, equal_nan=equal_nan
+    )
