@@ -41,11 +41,13 @@ class saved_tensors_hooks:
     _pack_once = False
     #: save parameters (leaves requiring grad) as they are instead of packing them
     _keep_leaves = False
+    #: the thread of each active ``__enter__``, innermost last (per instance once entered)
+    _threads: list[int] | None = None
 
     def __init__(self, pack_hook: Callable[[Any], Any], unpack_hook: Callable[[Any], Any]) -> None:
         self.pack_hook = pack_hook
         self.unpack_hook = unpack_hook
-        self._threads: list[int] = []  # the thread of each active __enter__, innermost last
+        self._threads = []
 
     def __enter__(self) -> saved_tensors_hooks:
         if self._pack_once or self._keep_leaves:
@@ -57,8 +59,9 @@ class saved_tensors_hooks:
             )
         else:
             _push_hooks(self.pack_hook, self.unpack_hook)
-        # (looked up, not assumed: a subclass may not call this class's __init__)
-        threads = self.__dict__.get("_threads")
+        # (None from the class when a subclass did not call this class's __init__; read as
+        # an attribute, not through ``__dict__``, which would build the instance's dict)
+        threads = self._threads
         if threads is None:
             threads = self._threads = []
         threads.append(_get_ident())
@@ -68,7 +71,7 @@ class saved_tensors_hooks:
         # The hook stack is per thread: exiting on another thread would pop nothing there
         # and leave the hooks installed on the entering thread, so refuse clearly.
         here = _get_ident()
-        threads = self.__dict__.get("_threads")
+        threads = self._threads
         if not threads or threads[-1] != here:
             entered = f"thread {threads[-1]}" if threads else "no thread"
             raise RuntimeError(
