@@ -5,10 +5,9 @@ gradient validation done in place, `saved_tensors_hooks` entered and left per st
 import inspect
 import threading
 
+import ferrograd as fg
 import numpy as np
 import pytest
-
-import ferrograd as fg
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
