@@ -322,8 +322,7 @@ class Tensor:
     def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> RemovableHandle:
         """Runs ``hook(tensor)`` right after backward has accumulated this leaf's gradient
         into ``.grad``; the hook must return None."""
-    # (the native method is replaced at import by ``autograd.backward_inputs.tensor_backward``,
-    # which adds PyTorch's ``inputs=``; this is that signature)
+    # (native; ``inputs=`` goes through ``autograd.backward_inputs.backward``)
     def backward(
         self,
         gradient: _Operand | None = None,

@@ -218,8 +218,8 @@ impl Node for FnNode {
     fn base(&self) -> &NodeBase {
         &self.base
     }
-    fn apply(&self, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<Tensor>>> {
-        let grad = match grads.into_iter().next().flatten() {
+    fn apply(&self, mut grads: Vec<Option<Tensor>>) -> Result<Vec<Option<Tensor>>> {
+        let grad = match grads.first_mut().and_then(Option::take) {
             Some(g) => g,
             None => crate::tensor::zeros(&self.out_meta.shape, self.out_meta.dtype)?,
         };
@@ -231,7 +231,12 @@ impl Node for FnNode {
             });
         }
         let needs: SmallVec<[bool; 2]> = self.base.edges.iter().map(|e| e.is_some()).collect();
-        Ok((self.backward)(&grad, &saved, &needs)?.into_vec())
+        let out = (self.backward)(&grad, &saved, &needs)?;
+        // reuse the incoming buffer's allocation for the result (one output gradient in,
+        // usually one or two input gradients out)
+        grads.clear();
+        grads.extend(out);
+        Ok(grads)
     }
     fn release_saved(&self) {
         for s in self.saved.iter().flatten() {

@@ -53,21 +53,20 @@ pub(crate) fn validate_outputs(
             outputs.len()
         )));
     }
-    edges
-        .iter()
-        .zip(outputs)
-        .enumerate()
-        .map(|(k, (e, g))| {
-            if blocked.blocks(e) {
-                return Ok(None);
+    // fixed in place: no second vector per node
+    let mut outputs = outputs;
+    for (k, (e, slot)) in edges.iter().zip(outputs.iter_mut()).enumerate() {
+        let Some(g) = slot.take() else { continue };
+        if blocked.blocks(e) {
+            continue;
+        }
+        *slot = match e {
+            Edge::None => None,
+            Edge::Node { node: c, .. } => {
+                Some(validate_grad(node, k, g, c.casts_incoming_grads())?)
             }
-            match (e, g) {
-                (Edge::None, _) | (_, None) => Ok(None),
-                (Edge::Node { node: c, .. }, Some(g)) => {
-                    validate_grad(node, k, g, c.casts_incoming_grads()).map(Some)
-                }
-                (_, Some(g)) => validate_grad(node, k, g, true).map(Some),
-            }
-        })
-        .collect()
+            Edge::Leaf(_) => Some(validate_grad(node, k, g, true)?),
+        };
+    }
+    Ok(outputs)
 }

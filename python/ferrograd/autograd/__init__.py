@@ -9,15 +9,12 @@ from __future__ import annotations
 from .. import _core
 from ..grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from . import functional, graph
-from .backward_inputs import Variable, backward, tensor_backward  # noqa: E402
+from .backward_inputs import Variable, backward  # noqa: E402
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .graph import disable_saved_tensors_hooks, saved_tensors_hooks
 from .paddle_jacobian import hessian, jacobian
 from .py_layer import Function, FunctionCtx, PyLayer, PyLayerContext, once_differentiable
 
-# ``Tensor.backward`` gains PyTorch's ``inputs=`` (one Python frame per backward call)
-# (an intentional monkey-patch of the native method; the stub describes the replacement)
-_core.Tensor.backward = tensor_backward  # type: ignore[method-assign]
 grad = _core.grad
 Node = _core.Node
 

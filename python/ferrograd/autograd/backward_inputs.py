@@ -9,19 +9,17 @@ accumulate into ``.grad`` of just those tensors (leaves or not) and leave every 
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 from .. import _core
 from ..grad_mode import no_grad
 
 Tensor = _core.Tensor
 
-__all__ = ["backward", "tensor_backward", "Variable"]
+__all__ = ["backward", "Variable"]
 
 _core_backward = _core.backward
-# the native method (grad_tensor first), saved before ``tensor_backward`` replaces it; the
-# stub describes the replacement, so this one is typed loosely
-_core_tensor_backward: Callable[..., None] = Tensor.backward
+# (``Tensor.backward(inputs=...)`` is native and calls ``backward`` below for ``inputs``)
 
 
 def _accumulate(targets: list, grads: tuple, create_graph: bool) -> None:
@@ -59,28 +57,6 @@ def backward(
     )
     _accumulate(targets, grads, create_graph)
     return None
-
-
-def tensor_backward(
-    self: Tensor,
-    gradient: Any = None,
-    retain_graph: Any = None,
-    create_graph: bool = False,
-    inputs: Any = None,
-    grad_tensor: Any = None,
-) -> None:
-    """``Tensor.backward`` with PyTorch's ``inputs=`` (see the module docs)."""
-    if inputs is None:
-        return _core_tensor_backward(
-            self, grad_tensor, retain_graph, create_graph, gradient=gradient
-        )
-    return backward(
-        self,
-        gradient if gradient is not None else grad_tensor,
-        retain_graph,
-        create_graph,
-        inputs=inputs,
-    )
 
 
 class _VariableMeta(type):

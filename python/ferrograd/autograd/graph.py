@@ -41,31 +41,37 @@ class saved_tensors_hooks:
     _pack_once = False
     #: save parameters (leaves requiring grad) as they are instead of packing them
     _keep_leaves = False
+    #: the thread of each active ``__enter__``, innermost last (per instance once entered)
+    _threads: list[int] | None = None
 
     def __init__(self, pack_hook: Callable[[Any], Any], unpack_hook: Callable[[Any], Any]) -> None:
         self.pack_hook = pack_hook
         self.unpack_hook = unpack_hook
-        self._threads: list[int] = []  # the thread of each active __enter__, innermost last
+        self._threads = []
 
     def __enter__(self) -> saved_tensors_hooks:
         if self._pack_once or self._keep_leaves:
-            _core._push_saved_tensors_hooks(
+            _push_hooks(
                 self.pack_hook,
                 self.unpack_hook,
                 once=self._pack_once,
                 keep_leaves=self._keep_leaves,
             )
         else:
-            _core._push_saved_tensors_hooks(self.pack_hook, self.unpack_hook)
-        # (set here too: a subclass may not call this class's __init__)
-        self.__dict__.setdefault("_threads", []).append(threading.get_ident())
+            _push_hooks(self.pack_hook, self.unpack_hook)
+        # (None from the class when a subclass did not call this class's __init__; read as
+        # an attribute, not through ``__dict__``, which would build the instance's dict)
+        threads = self._threads
+        if threads is None:
+            threads = self._threads = []
+        threads.append(_get_ident())
         return self
 
     def __exit__(self, *exc: Any) -> None:
         # The hook stack is per thread: exiting on another thread would pop nothing there
         # and leave the hooks installed on the entering thread, so refuse clearly.
-        here = threading.get_ident()
-        threads = self.__dict__.setdefault("_threads", [])
+        here = _get_ident()
+        threads = self._threads
         if not threads or threads[-1] != here:
             entered = f"thread {threads[-1]}" if threads else "no thread"
             raise RuntimeError(
@@ -74,7 +80,13 @@ class saved_tensors_hooks:
                 f"exit the context on the same thread (one `with` block per thread)"
             )
         threads.pop()
-        _core._pop_saved_tensors_hooks()
+        _pop_hooks()
+
+
+# bound once: ``with saved_tensors_hooks(...)`` runs these on every forward step
+_get_ident = threading.get_ident
+_push_hooks = _core._push_saved_tensors_hooks
+_pop_hooks = _core._pop_saved_tensors_hooks
 
 
 class disable_saved_tensors_hooks:

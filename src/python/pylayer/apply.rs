@@ -265,6 +265,8 @@ fn apply(
     kwargs: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Py<PyAny>> {
     let name = node_name(cls)?;
+    // torch's `forward(*args)` + `setup_context(ctx, inputs, output)` style
+    let setup_style = torch_dialect && uses_setup_context(cls);
     // forward arguments in forward's parameter order (tensors passed by keyword are inputs;
     // binding to the signature keeps `apply(y=b, x=a)` from swapping gradients)
     let all_args: Vec<Bound<'_, PyAny>> = match kwargs {
@@ -275,41 +277,30 @@ fn apply(
                     .getattr("_ordered_arguments")?
                     .unbind())
             })?;
-            let ordered = helper.bind(py).call1((
-                cls,
-                args,
-                kw,
-                !torch_dialect || !uses_setup_context(cls),
-            ))?;
+            let ordered = helper.bind(py).call1((cls, args, kw, !setup_style))?;
             ordered.try_iter()?.collect::<PyResult<_>>()?
         }
         _ => args.iter().collect(),
     };
+    // one pass over the arguments: tensor positions, inputs, needs_input_grad
+    let grad_on = crate::autograd::is_grad_enabled();
     let mut tensor_arg_pos = Vec::new();
     let mut inputs: Vec<Tensor> = Vec::new();
+    let mut nig: smallvec::SmallVec<[bool; 4]> = smallvec::SmallVec::new();
     for (i, a) in all_args.iter().enumerate() {
         if let Ok(t) = a.cast::<PyTensor>() {
+            let t = &t.get().inner;
             tensor_arg_pos.push(i);
-            inputs.push(t.get().inner.clone());
+            nig.push(grad_on && t.requires_grad());
+            inputs.push(t.clone());
+        } else {
+            nig.push(false);
         }
     }
-    let grad_on = crate::autograd::is_grad_enabled();
-    let needs = grad_on && inputs.iter().any(|t| t.requires_grad());
+    let needs = nig.contains(&true);
     let ctx = Bound::new(py, PyCtx::new(name.clone(), needs))?;
-    {
-        let nig: Vec<bool> = all_args
-            .iter()
-            .map(|a| {
-                grad_on
-                    && a.cast::<PyTensor>()
-                        .is_ok_and(|t| t.get().inner.requires_grad())
-            })
-            .collect();
-        ctx.get().state.lock().needs_input_grad = Some(PyTuple::new(py, nig)?.unbind());
-    }
+    ctx.get().state.lock().needs_input_grad = Some(PyTuple::new(py, nig)?.unbind());
     let forward = cls.getattr(pyo3::intern!(cls.py(), "forward"))?;
-    // torch's `forward(*args)` + `setup_context(ctx, inputs, output)` style
-    let setup_style = torch_dialect && uses_setup_context(cls);
     let out = {
         let _no_grad = GradModeGuard::new(false);
         if setup_style {
@@ -402,12 +393,17 @@ fn apply(
     };
     let mut bound_outputs: Vec<(Tensor, usize)> = Vec::new();
     // forward's own objects, to spot one tensor returned twice
-    let originals: Vec<Bound<'_, PyAny>> = items.to_vec();
+    let originals: Vec<Bound<'_, PyAny>> = if items.len() > 1 {
+        items.to_vec()
+    } else {
+        Vec::new()
+    };
     for (pos, kind) in output_kinds.iter().enumerate() {
         let Some(k) = *kind else { continue };
         // the same tensor object returned again comes back as the same object (PyTorch);
         // its later output slots get no gradient of their own
         if let Some(q) = (0..pos).find(|&q| originals[q].is(&originals[pos])) {
+            // (pos > 0 here, so `originals` was filled)
             items[pos] = items[q].clone();
             continue;
         }

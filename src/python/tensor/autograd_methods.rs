@@ -53,18 +53,35 @@ impl PyTensor {
         }
     }
 
-    /// Runs backward from this tensor. Without `grad_tensor`, the gradient is ones of this
-    /// tensor's shape (Paddle semantics; torch requires a scalar here).
-    #[pyo3(signature = (grad_tensor=None, retain_graph=None, create_graph=false, gradient=None))]
+    /// Runs backward from this tensor. Without a gradient (`gradient`, Paddle's
+    /// `grad_tensor`), the gradient is ones of this tensor's shape (Paddle semantics;
+    /// torch requires a scalar here). With PyTorch's `inputs=`, gradients accumulate into
+    /// those tensors' `.grad` only (`autograd.backward_inputs`). One native call: the
+    /// common case runs no Python frame.
+    #[pyo3(signature = (gradient=None, retain_graph=None, create_graph=false, inputs=None, grad_tensor=None))]
     fn backward(
-        &self,
+        slf: &Bound<'_, Self>,
         py: Python<'_>,
-        grad_tensor: Option<&Bound<'_, PyAny>>,
+        gradient: Option<&Bound<'_, PyAny>>,
         retain_graph: Option<bool>,
         create_graph: bool,
-        gradient: Option<&Bound<'_, PyAny>>,
+        inputs: Option<&Bound<'_, PyAny>>,
+        grad_tensor: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
-        if !self.inner.requires_grad() {
+        let grad_tensor = grad_tensor.or(gradient);
+        if let Some(inputs) = inputs.filter(|i| !i.is_none()) {
+            let kwargs = pyo3::types::PyDict::new(py);
+            kwargs.set_item("inputs", inputs)?;
+            py.import("ferrograd.autograd.backward_inputs")?
+                .getattr("backward")?
+                .call(
+                    (slf, grad_tensor, retain_graph, create_graph),
+                    Some(&kwargs),
+                )?;
+            return Ok(());
+        }
+        let this = slf.borrow();
+        if !this.inner.requires_grad() {
             // Paddle: a no-op (seed code relies on it); say so instead of failing silently
             pyo3::PyErr::warn(
                 py,
@@ -75,9 +92,9 @@ impl PyTensor {
             )?;
             return Ok(());
         }
-        let g =
-            crate::python::autograd::backward::root_grad(&self.inner, grad_tensor.or(gradient), 0)?;
-        let root = self.inner.clone();
+        let g = crate::python::autograd::backward::root_grad(&this.inner, grad_tensor, 0)?;
+        let root = this.inner.clone();
+        drop(this);
         let opts = BackwardOptions {
             retain_graph: retain_graph.unwrap_or(create_graph),
             create_graph,

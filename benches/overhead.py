@@ -1,0 +1,234 @@
+#!/usr/bin/env python3
+"""The overhead-bound goals of issue 23 item 4, as time ratios and as instruction counts.
+
+Workloads (the same as ``benches/compare.py``'s rows of those names):
+
+* ``small``   -- ``y = (a*b + a).sum(); y.backward()`` on 1-element leaves
+* ``chain``   -- 10,000 ``y = y + 1.0`` from a 1-element leaf, ``y.sum().backward()``
+* ``custom``  -- a custom tanh layer (saves its output) ``Tanh.apply(x).sum().backward()``
+* ``builtin`` -- ``x.tanh().sum().backward()``, 16 elements
+* ``hooked``  -- ``small`` under identity ``saved_tensors_hooks`` (a new context per step)
+
+    python benches/overhead.py --time [--python-torch PATH]    # interleaved timeit ratios
+    python benches/overhead.py --count [--python-torch PATH]   # callgrind instructions/step
+    python benches/overhead.py --lib ferrograd --case small --n 100   # one run (internal)
+
+``--count`` runs ``valgrind --tool=callgrind`` on a process doing the case N times and on
+one doing it 0 times (each after 3 warm-up steps) and prints the difference / N: the
+instructions of one step, independent of the machine's load. ``--time`` times both
+libraries' steps in turn (each library in its own process, several rounds) and prints the
+medians; under load only the ratios mean anything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import timeit
+
+CASES = ["small", "chain", "custom", "builtin", "hooked"]
+# steps per measurement: instruction counts (--count) and timeit numbers (--time)
+COUNT_N = {"small": 2000, "chain": 3, "custom": 1000, "builtin": 1000, "hooked": 1000}
+TIME_N = {"small": 2000, "chain": 3, "custom": 1000, "builtin": 2000, "hooked": 1000}
+
+
+def make_steps(lib: str) -> dict:
+    """The step function of each case for ``lib`` (``ferrograd`` or ``torch``)."""
+    import numpy as np
+
+    if lib == "ferrograd":
+        import ferrograd as fg
+
+        def leaf(x):
+            return fg.tensor(x, requires_grad=True)
+
+        base = fg.autograd.PyLayer
+        hooks = fg.autograd.saved_tensors_hooks
+
+        def saved(ctx):
+            return ctx.saved_tensor()
+
+    else:
+        import torch
+
+        torch.set_num_threads(1)
+
+        def leaf(x):
+            return torch.tensor(x, requires_grad=True)
+
+        base = torch.autograd.Function
+        hooks = torch.autograd.graph.saved_tensors_hooks
+
+        def saved(ctx):
+            return ctx.saved_tensors
+
+    rng = np.random.default_rng(0)
+    a = leaf(rng.normal(size=1).astype(np.float32))
+    b = leaf(rng.normal(size=1).astype(np.float32))
+    x16 = leaf(rng.normal(size=16).astype(np.float32))
+    x1 = leaf(np.ones(1, dtype=np.float32))
+
+    class Tanh(base):  # type: ignore[misc, valid-type]
+        @staticmethod
+        def forward(ctx, x):
+            y = x.tanh()
+            ctx.save_for_backward(y)
+            return y
+
+        @staticmethod
+        def backward(ctx, dy):
+            (y,) = saved(ctx)
+            return dy * (1 - y * y)
+
+    def ident(t):
+        return t
+
+    def small():
+        y = (a * b + a).sum()
+        y.backward()
+
+    def hooked():
+        with hooks(ident, ident):
+            y = (a * b + a).sum()
+        y.backward()
+
+    def custom():
+        y = Tanh.apply(x16).sum()
+        y.backward()
+
+    def builtin():
+        y = x16.tanh().sum()
+        y.backward()
+
+    def chain():
+        y = x1
+        for _ in range(10_000):
+            y = y + 1.0
+        y.sum().backward()
+
+    return dict(small=small, chain=chain, custom=custom, builtin=builtin, hooked=hooked)
+
+
+def run_once(lib: str, case: str, n: int) -> None:
+    step = make_steps(lib)[case]
+    for _ in range(3):
+        step()
+    for _ in range(n):
+        step()
+
+
+def time_lib(lib: str, rounds: int) -> dict:
+    """Median over ``rounds`` of the per-step time (µs) of each case."""
+    steps = make_steps(lib)
+    out = {}
+    for case in CASES:
+        f = steps[case]
+        for _ in range(3):
+            f()
+        n = TIME_N[case]
+        runs = [timeit.timeit(f, number=n) / n * 1e6 for _ in range(rounds)]
+        out[case] = statistics.median(runs)
+    return out
+
+
+def count(python: str, lib: str, case: str, n: int) -> float:
+    """Instructions of one step: callgrind of N steps minus callgrind of 0 steps, / N."""
+    totals = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for k in (0, n):
+            env = dict(os.environ, RAYON_NUM_THREADS="1", OMP_NUM_THREADS="1")
+            r = subprocess.run(
+                [
+                    "valgrind",
+                    "--tool=callgrind",
+                    f"--callgrind-out-file={tmp}/cg.{k}",
+                    python,
+                    __file__,
+                    "--lib",
+                    lib,
+                    "--case",
+                    case,
+                    "--n",
+                    str(k),
+                ],
+                capture_output=True,
+                text=True,
+                env=env,
+                check=True,
+            )
+            m = re.search(r"Collected : (\d+)", r.stderr)
+            if m is None:
+                raise RuntimeError(f"no callgrind total in:\n{r.stderr[-2000:]}")
+            totals.append(int(m.group(1)))
+    return (totals[1] - totals[0]) / n
+
+
+def run_in(python: str, lib: str, rounds: int) -> dict:
+    r = subprocess.run(
+        [python, __file__, "--lib", lib, "--time-rounds", str(rounds)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def report(fg: dict, torch: dict | None, unit: str) -> None:
+    print(f"{'case':10} {'ferrograd':>12} {'torch':>12} {'ratio':>7}   ({unit} per step)")
+    for case in CASES:
+        t = torch.get(case) if torch else None
+        ratio = f"{fg[case] / t:7.3f}" if t else "      -"
+        ts = f"{t:12.4g}" if t else "           -"
+        print(f"{case:10} {fg[case]:12.4g} {ts} {ratio}")
+    print(
+        f"custom / builtin: {fg['custom'] / fg['builtin']:.3f} (goal <= 1.3); "
+        f"hooked - small: {fg['hooked'] - fg['small']:.4g} {unit}"
+    )
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--lib", choices=["ferrograd", "torch"])
+    p.add_argument("--case", choices=CASES)
+    p.add_argument("--n", type=int, default=100)
+    p.add_argument("--time-rounds", type=int, default=0)
+    p.add_argument("--time", action="store_true", help="interleaved timeit ratios")
+    p.add_argument("--count", action="store_true", help="callgrind instructions per step")
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--cases", default=",".join(CASES))
+    p.add_argument("--python-torch", default=None, help="interpreter with torch installed")
+    a = p.parse_args()
+    if a.lib and a.case:
+        return run_once(a.lib, a.case, a.n)
+    if a.lib and a.time_rounds:
+        print(json.dumps(time_lib(a.lib, a.time_rounds)))
+        return None
+    torch_py = a.python_torch
+    if a.count:
+        cases = a.cases.split(",")
+        fg = {c: count(sys.executable, "ferrograd", c, COUNT_N[c]) for c in cases}
+        tc = None
+        if torch_py:
+            tc = {c: count(torch_py, "torch", c, max(1, COUNT_N[c] // 4)) for c in cases}
+        fg.update({c: float("nan") for c in CASES if c not in fg})
+        return report(fg, tc, "instructions")
+    # --time: alternate the two libraries' processes, one round each, and keep medians
+    fg_runs, tc_runs = [], []
+    for _ in range(a.rounds):
+        fg_runs.append(run_in(sys.executable, "ferrograd", 1))
+        if torch_py:
+            tc_runs.append(run_in(torch_py, "torch", 1))
+    med = lambda runs: {c: statistics.median(r[c] for r in runs) for c in CASES}  # noqa: E731
+    print(f"load average (1, 5, 15 min): {os.getloadavg()}")
+    report(med(fg_runs), med(tc_runs) if tc_runs else None, "µs")
+    return None
+
+
+if __name__ == "__main__":
+    main()
