@@ -181,3 +181,61 @@ pub(crate) fn write_through_view(view: &Tensor, base: &Tensor, result: &Tensor) 
     view.meta().view_version = view.storage().version();
     set_view_history(view, base, Ok(map), old_view)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::autograd::engine::{backward, BackwardOptions};
+    use crate::tensor::{BinaryOp, Tensor};
+
+    fn leaf(v: Vec<f64>, shape: &[usize]) -> Tensor {
+        let t = Tensor::from_vec(v, shape).unwrap();
+        t.set_requires_grad(true).unwrap();
+        t
+    }
+
+    fn run(out: &Tensor) {
+        let seed = out.ones_like().unwrap();
+        backward(
+            std::slice::from_ref(out),
+            vec![seed],
+            BackwardOptions::default(),
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn a_write_through_a_view_rebases_the_base() {
+        let a = leaf(vec![1.0, 2.0, 3.0, 4.0], &[2, 2]);
+        let b = a.clone_tensor().unwrap();
+        let row = b.select(0, 0).unwrap();
+        let two = Tensor::scalar(2.0f64);
+        row.binary_(&two, BinaryOp::Mul, "mul_").unwrap();
+        assert_eq!(b.grad_fn().unwrap().name(), "CopySlices");
+        run(&b.sum(None, false).unwrap());
+        let g = a.grad().unwrap().to_vec::<f64>().unwrap();
+        assert_eq!(g, vec![2.0, 2.0, 1.0, 1.0]);
+    }
+
+    #[test]
+    fn another_view_follows_a_write_into_the_base() {
+        let a = leaf(vec![1.0, 2.0, 3.0], &[3]);
+        let b = a.clone_tensor().unwrap();
+        let v = b.slice(0, Some(0), Some(2), 1).unwrap();
+        let three = Tensor::scalar(3.0f64);
+        b.binary_(&three, BinaryOp::Mul, "mul_").unwrap();
+        // v's history is regenerated from b's new one when it is next used
+        run(&v.sum(None, false).unwrap());
+        let g = a.grad().unwrap().to_vec::<f64>().unwrap();
+        assert_eq!(g, vec![3.0, 3.0, 0.0]);
+    }
+
+    #[test]
+    fn a_view_of_a_leaf_is_refused() {
+        let a = leaf(vec![1.0, 2.0], &[2]);
+        let v = a.slice(0, Some(1), None, 1).unwrap();
+        let err = v
+            .binary_(&Tensor::scalar(2.0f64), BinaryOp::Mul, "mul_")
+            .unwrap_err();
+        assert!(err.to_string().contains("view of a leaf Variable"));
+    }
+}
