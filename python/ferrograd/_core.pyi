@@ -271,6 +271,10 @@ class Tensor:
     @property
     def _version(self) -> _int:
         """Number of in-place writes to this tensor's memory so far."""
+    @property
+    def _base(self) -> Tensor | None:
+        """The tensor a view shares its memory with (the root of a chain of views; the
+        same Python object while it is alive); None for a tensor that is not a view."""
 
     # -- size and layout --
     @overload
@@ -340,6 +344,8 @@ class Tensor:
         """Paddle's private spelling of ``.grad``."""
     def is_inference(self) -> _bool:
         """PyTorch: allocated inside ``inference_mode()`` (a constant to autograd)."""
+    def select(self, dim: _int, index: _int) -> Tensor:
+        """PyTorch: the view at ``index`` along ``dim``, without that dimension."""
     # -- scans, sorting, searching (Rust: src/python/tensor/scan.rs) --
     def cumsum(
         self,

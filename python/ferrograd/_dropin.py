@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import operator
 from typing import Any
 
 from . import _core
@@ -156,6 +157,7 @@ def install_tensor_methods() -> None:
     Tensor._grad_ivar = _grad_ivar  # type: ignore[method-assign]  # installed here
     Tensor.retain_grads = _retain_grads  # type: ignore[method-assign]  # Paddle's no-op variant
     Tensor.is_inference = _is_inference  # type: ignore[method-assign]  # installed here
+    Tensor.select = _select  # type: ignore[method-assign]  # installed here
     Tensor.__reduce__ = _reduce  # type: ignore[method-assign,assignment]  # pickling
     global _core_requires_grad_
     _core_requires_grad_ = Tensor.requires_grad_
@@ -199,6 +201,19 @@ def _requires_grad_(self: Tensor, requires_grad: builtins.bool = True) -> Tensor
             "var_no_grad = var.detach()."
         )
     return _core_requires_grad_(self, requires_grad)
+
+
+def _select(self: Tensor, dim: builtins.int, index: builtins.int) -> Tensor:
+    """PyTorch's ``x.select(dim, index)``: the view at ``index`` along ``dim``, without
+    that dimension (``x[:, index]`` for ``dim=1``)."""
+    n = self.ndim
+    d = operator.index(dim)
+    if not -n <= d < n:
+        raise IndexError(
+            f"select: dimension {d} is out of range for a tensor of {n} dimensions "
+            f"(expected {-n} to {n - 1})"
+        )
+    return self[(slice(None),) * (d % n) + (operator.index(index),)]
 
 
 def _retain_grads(self: Tensor) -> None:

@@ -42,9 +42,22 @@ pub struct AutogradMeta {
     pub hooks: Vec<(u64, GradHook)>,
     /// Hooks run on a leaf after its `.grad` was updated by a backward pass `(id, hook)`.
     pub post_accumulate_hooks: Vec<(u64, crate::autograd::callbacks::PostAccumulateHook)>,
-    /// For a view made by a differentiable view op of a tensor that required grad: the
-    /// tensor whose memory it shares (in-place writes through it are refused).
+    /// For a view made by a view op: the tensor whose memory it shares (the root: never
+    /// itself a view). In-place writes through the view rebase the root's history
+    /// (`autograd::ops::copy_slices`).
     pub view_base: Option<Tensor>,
+    /// For a view: the storage version its `grad_fn` was last in step with its base at;
+    /// when the memory changed since, the history is regenerated from the base.
+    pub view_version: u64,
+    /// For a view: its history is never regenerated from the base (made under no_grad of
+    /// a base that required grad, or cut with `stop_gradient = True`).
+    pub view_frozen: bool,
+    /// For a view made under no_grad of a base that required grad: in-place writes
+    /// through it with grad mode on are refused (PyTorch's rule).
+    pub view_no_grad: bool,
+    /// For a view among several a single op returned (`split`, `unbind`) while recording,
+    /// and views of it: in-place writes through it are refused (PyTorch's rule).
+    pub view_multi_output: bool,
     /// A number the library made into a tensor (a Python scalar operand, a constant of a
     /// backward formula): saved as is, never handed to saved-tensor pack hooks.
     pub constant: bool,
@@ -55,6 +68,10 @@ pub struct TensorImpl {
     storage: Arc<Storage>,
     layout: Layout,
     meta: Mutex<AutogradMeta>,
+    /// An opaque handle of the binding object that wraps this tensor (0 when none): the
+    /// Python bindings keep the address of the first live Python wrapper here, so that
+    /// `view._base` and saved tensors give back that same object. Not a reference.
+    owner: std::sync::atomic::AtomicUsize,
 }
 
 /// A cheap, shared handle to a tensor.
@@ -97,6 +114,7 @@ impl Tensor {
             storage,
             layout,
             meta: Mutex::new(AutogradMeta::default()),
+            owner: std::sync::atomic::AtomicUsize::new(0),
         }))
     }
 
@@ -190,6 +208,31 @@ impl Tensor {
         Arc::strong_count(&self.0)
     }
 
+    /// The binding object recorded by [`Tensor::set_owner_if_none`] (0 when none).
+    pub fn owner(&self) -> usize {
+        self.0.owner.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Records `owner` as this tensor's binding object unless one is recorded.
+    pub fn set_owner_if_none(&self, owner: usize) {
+        let _ = self.0.owner.compare_exchange(
+            0,
+            owner,
+            std::sync::atomic::Ordering::AcqRel,
+            std::sync::atomic::Ordering::Relaxed,
+        );
+    }
+
+    /// Forgets `owner` if it is the recorded binding object (it is going away).
+    pub fn clear_owner(&self, owner: usize) {
+        let _ = self.0.owner.compare_exchange(
+            owner,
+            0,
+            std::sync::atomic::Ordering::AcqRel,
+            std::sync::atomic::Ordering::Relaxed,
+        );
+    }
+
     /// Locks and returns the autograd metadata.
     pub fn meta(&self) -> MutexGuard<'_, AutogradMeta> {
         self.0.meta.lock()
@@ -205,7 +248,37 @@ impl Tensor {
     #[inline]
     pub fn requires_grad(&self) -> bool {
         let m = self.0.meta.lock();
-        m.requires_grad || m.grad_fn.is_some()
+        if m.requires_grad || m.grad_fn.is_some() {
+            return true;
+        }
+        // a view of a base that began to require grad after the view was taken
+        let stale = self.view_is_stale(&m);
+        drop(m);
+        if stale {
+            crate::autograd::ops::copy_slices::regenerate_view(self);
+            let m = self.0.meta.lock();
+            return m.requires_grad || m.grad_fn.is_some();
+        }
+        false
+    }
+
+    /// True for a view whose base's memory was written since its history was recorded
+    /// (its `grad_fn` must be regenerated from the base before use).
+    #[inline]
+    fn view_is_stale(&self, m: &AutogradMeta) -> bool {
+        m.view_base.is_some() && !m.view_frozen && m.view_version != self.0.storage.version()
+    }
+
+    /// Regenerates a stale view's history from its base (see [`Self::view_is_stale`]).
+    #[inline]
+    fn refresh_view(&self) {
+        let stale = {
+            let m = self.0.meta.lock();
+            self.view_is_stale(&m)
+        };
+        if stale {
+            crate::autograd::ops::copy_slices::regenerate_view(self);
+        }
     }
 
     /// Marks this tensor as a library-made constant (see [`AutogradMeta::constant`]).
@@ -222,16 +295,25 @@ impl Tensor {
 
     /// True when the tensor has no `grad_fn` (created by the user, or not requiring grad).
     pub fn is_leaf(&self) -> bool {
+        self.refresh_view();
         self.0.meta.lock().grad_fn.is_none()
     }
 
     /// The node that produced this tensor, if any.
     pub fn grad_fn(&self) -> Option<NodeRef> {
+        {
+            let m = self.0.meta.lock();
+            if !self.view_is_stale(&m) {
+                return m.grad_fn.clone();
+            }
+        }
+        crate::autograd::ops::copy_slices::regenerate_view(self);
         self.0.meta.lock().grad_fn.clone()
     }
 
     /// Which output of its `grad_fn` this tensor is.
     pub fn output_nr(&self) -> usize {
+        self.refresh_view();
         self.0.meta.lock().output_nr
     }
 
@@ -249,6 +331,8 @@ impl Tensor {
         if !flag {
             m.grad_fn = None;
             m.output_nr = 0;
+            // a view cut from its graph stays cut when its base's memory changes
+            m.view_frozen = true;
         }
         m.requires_grad = flag;
         Ok(())
@@ -285,7 +369,12 @@ impl Tensor {
 
     /// Where a gradient for this tensor goes in backward.
     pub fn gradient_edge(&self) -> Edge {
-        let m = self.0.meta.lock();
+        let mut m = self.0.meta.lock();
+        if self.view_is_stale(&m) {
+            drop(m);
+            crate::autograd::ops::copy_slices::regenerate_view(self);
+            m = self.0.meta.lock();
+        }
         match &m.grad_fn {
             Some(node) => Edge::Node {
                 node: node.clone(),
@@ -335,30 +424,56 @@ impl Tensor {
         }))
     }
 
-    /// Records that this tensor is a view sharing `base`'s memory (see `view_base`).
+    /// Records that this tensor is a view sharing `base`'s memory (see `view_base`); its
+    /// current history is in step with the base's memory as it is now.
     pub fn mark_view_of(&self, base: &Tensor) {
-        let root = base
-            .0
-            .meta
-            .lock()
-            .view_base
-            .clone()
-            .unwrap_or_else(|| base.clone());
-        self.0.meta.lock().view_base = Some(root);
+        let (root, multi) = {
+            let b = base.0.meta.lock();
+            let root = b.view_base.clone().unwrap_or_else(|| base.clone());
+            (root, b.view_multi_output)
+        };
+        let no_grad = !crate::autograd::is_grad_enabled() && root.requires_grad();
+        let version = self.0.storage.version();
+        let mut m = self.0.meta.lock();
+        m.view_base = Some(root);
+        m.view_version = version;
+        m.view_frozen = no_grad;
+        m.view_no_grad = no_grad;
+        m.view_multi_output = multi;
     }
 
-    /// Errors if in-place modification is forbidden here: a leaf that requires grad, or a
-    /// view of a tensor that requires grad, while grad mode is on. `op` names the op.
+    /// Errors if in-place modification is forbidden here: a leaf that requires grad, a
+    /// view of such a leaf, or a view made under no_grad of a tensor that requires grad,
+    /// while grad mode is on. `op` names the op.
     pub fn check_inplace(&self, op: &str) -> Result<()> {
         if crate::autograd::is_grad_enabled() {
-            let base = self.0.meta.lock().view_base.clone();
-            if let Some(b) = base {
-                if b.requires_grad() {
+            let (base, no_grad_view, multi) = {
+                let m = self.0.meta.lock();
+                (m.view_base.clone(), m.view_no_grad, m.view_multi_output)
+            };
+            if let Some(b) = base.filter(|b| b.requires_grad()) {
+                if multi {
                     return Err(Error::runtime(format!(
-                        "{op}: this tensor is a view of a tensor that requires grad, and writing \
-                         through the view would make that tensor's gradient wrong; write into \
-                         the base tensor itself (e.g. x[idx] = value), or work on a copy \
-                         (.clone()), or modify it under no_grad()"
+                        "{op}: this tensor is a view and is being modified inplace, and it is \
+                         one of several views a single function returned (split, chunk, \
+                         unbind); such views do not allow in-place modification. Replace the \
+                         in-place operation by an out-of-place one, or clone() the view"
+                    )));
+                }
+                if no_grad_view {
+                    return Err(Error::runtime(format!(
+                        "{op}: a view was created in no_grad mode and is being modified \
+                         inplace with grad mode enabled; this is ambiguous and forbidden. Make \
+                         both the view and the in-place op inside no_grad() (not tracked) or \
+                         both outside it (tracked)"
+                    )));
+                }
+                if b.is_leaf() {
+                    return Err(Error::runtime(format!(
+                        "{op}: a view of a leaf Variable that requires grad is being used in an \
+                         in-place operation; modify a copy (y = x.clone(); then write into a \
+                         view of y), or do it under no_grad() if you mean to change the leaf \
+                         itself"
                     )));
                 }
             }

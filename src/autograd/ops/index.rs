@@ -142,7 +142,7 @@ pub(super) fn view_scatter(
 }
 
 /// Zeros of `map.in_shape` with `src` added at `map.lin`; backward: a take.
-fn put_add_linear(src: &Tensor, map: &Arc<Linear>) -> Result<Tensor> {
+pub(super) fn put_add_linear(src: &Tensor, map: &Arc<Linear>) -> Result<Tensor> {
     let out = zeros(&map.in_shape, src.dtype())?;
     let src_b = src.expand_raw(&map.out_shape)?;
     crate::with_dtype!(src.dtype(), T, {
@@ -200,8 +200,8 @@ impl Tensor {
     /// A view through `steps`; backward scatters the gradient into zeros.
     pub(super) fn view_steps(&self, steps: Steps, name: &'static str) -> Result<Tensor> {
         let out = self.view_with(apply_steps(self.layout(), &steps));
+        out.mark_view_of(self);
         if let Some(rec) = Recorder::begin(&[self]) {
-            out.mark_view_of(self);
             let shape = self.shape_vec();
             rec.finish(name, &out, move |g, _, _| {
                 Ok(smallvec![Some(view_scatter(g, &shape, &steps, name)?)])

@@ -9,6 +9,17 @@ impl Tensor {
     /// Replaces this tensor's values and history with `result`'s (same shape).
     pub fn apply_inplace(&self, op: &str, result: &Tensor) -> Result<()> {
         self.check_inplace(op)?;
+        if crate::autograd::is_grad_enabled() {
+            let base = self.meta().view_base.clone();
+            if let Some(base) = base.filter(|b| {
+                b.dtype().is_differentiable()
+                    && !b.is_inference()
+                    && (b.requires_grad() || result.requires_grad())
+            }) {
+                // a write through a view: the base's history changes too (CopySlices)
+                return super::copy_slices::write_through_view(self, &base, result);
+            }
+        }
         self.assign_raw(result)?;
         let old_history = self.grad_fn().map(|n| (n, self.output_nr()));
         if crate::autograd::is_grad_enabled() {
@@ -35,11 +46,30 @@ impl Tensor {
         Ok(())
     }
 
+    /// When this tensor is a view whose base takes part in autograd: records that its
+    /// memory now holds `result` (a tensor over the same memory with the history of the
+    /// write, e.g. a custom layer's dirty output), rebasing the base (CopySlices), and
+    /// returns true. False (nothing done) for any other tensor.
+    pub fn write_view_history(&self, op: &str, result: &Tensor) -> Result<bool> {
+        let base = self.meta().view_base.clone();
+        let Some(base) = base.filter(|b| b.dtype().is_differentiable() && !b.is_inference()) else {
+            return Ok(false);
+        };
+        if !base.requires_grad() && !result.requires_grad() {
+            return Ok(false);
+        }
+        self.check_inplace(op)?;
+        super::copy_slices::write_through_view(self, &base, result)?;
+        Ok(true)
+    }
+
     /// The operand an in-place op should read `self` through: a differentiable copy when
     /// a node will be recorded that may save it (the write would make the saved value
-    /// stale), else `self`.
-    fn inplace_source(&self, saves_self: bool) -> Result<Tensor> {
-        if saves_self && crate::autograd::is_grad_enabled() && self.requires_grad() {
+    /// stale), else `self`. `other_grad`: another operand requires grad (then the node is
+    /// recorded even when `self` does not require grad: `zeros(2).mul_(w)`).
+    fn inplace_source(&self, saves_self: bool, other_grad: bool) -> Result<Tensor> {
+        if saves_self && crate::autograd::is_grad_enabled() && (other_grad || self.requires_grad())
+        {
             self.clone_tensor()
         } else {
             Ok(self.clone())
@@ -65,7 +95,7 @@ impl Tensor {
         self.check_inplace(op)?;
         let saves_self =
             !matches!(bop, B::Add | B::Sub) && (other.requires_grad() || !matches!(bop, B::Mul));
-        let src = self.inplace_source(saves_self)?;
+        let src = self.inplace_source(saves_self, other.requires_grad())?;
         let r = src.binary(other, bop)?;
         self.check_inplace_cast(r.dtype(), op)?;
         if r.shape() != self.shape() {
@@ -113,14 +143,14 @@ impl Tensor {
     /// In-place `clip`.
     pub fn clip_(&self, min: Option<f64>, max: Option<f64>) -> Result<()> {
         self.check_inplace("clip_")?;
-        let r = self.inplace_source(true)?.clip(min, max)?;
+        let r = self.inplace_source(true, false)?.clip(min, max)?;
         self.apply_inplace("clip_", &r)
     }
 
     /// In-place unary op (`exp_` and friends).
     pub fn unary_(&self, uop: crate::tensor::UnaryOp, op: &str) -> Result<()> {
         self.check_inplace(op)?;
-        let r = self.inplace_source(true)?.unary(uop)?;
+        let r = self.inplace_source(true, false)?.unary(uop)?;
         self.check_inplace_cast(r.dtype(), op)?;
         let r = if r.dtype() != self.dtype() {
             r.to_dtype(self.dtype())?

@@ -11,6 +11,7 @@ pub mod class_loss;
 mod complex;
 mod conv;
 pub mod conv_fused;
+pub(crate) mod copy_slices;
 mod fused_grad;
 pub mod fused_nn;
 mod getitem;

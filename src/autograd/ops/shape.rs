@@ -21,10 +21,10 @@ impl Tensor {
             return Ok(self.alias_view(self.layout().clone(), "ViewBackward"));
         }
         let out = self.reshape_raw(&target)?;
+        if Arc::ptr_eq(out.storage(), self.storage()) {
+            out.mark_view_of(self);
+        }
         if let Some(rec) = Recorder::begin(&[self]) {
-            if Arc::ptr_eq(out.storage(), self.storage()) {
-                out.mark_view_of(self);
-            }
             let back = as_isize(self.shape());
             rec.finish("ReshapeBackward", &out, move |g, _, _| {
                 Ok(smallvec![Some(g.reshape(&back)?)])
@@ -36,8 +36,8 @@ impl Tensor {
     /// A view sharing storage with an identity gradient (used for no-op views).
     fn alias_view(&self, layout: crate::layout::Layout, name: &'static str) -> Tensor {
         let out = self.view_with(layout);
+        out.mark_view_of(self);
         if let Some(rec) = Recorder::begin(&[self]) {
-            out.mark_view_of(self);
             let _ = rec.finish(name, &out, |g, _, _| Ok(smallvec![Some(g.clone())]));
         }
         out
@@ -46,8 +46,8 @@ impl Tensor {
     /// Broadcast view to `shape`; the gradient is summed back by the engine.
     pub fn expand(&self, shape: &[usize]) -> Result<Tensor> {
         let out = self.expand_raw(shape)?;
+        out.mark_view_of(self);
         if let Some(rec) = Recorder::begin(&[self]) {
-            out.mark_view_of(self);
             let back = self.shape_vec();
             rec.finish("ExpandBackward", &out, move |g, _, _| {
                 Ok(smallvec![Some(g.sum_to(&back)?)])
@@ -63,8 +63,8 @@ impl Tensor {
             .map(|&d| normalize_dim(d, self.ndim(), "permute"))
             .collect::<Result<_>>()?;
         let out = self.view_with(self.layout().permute(&p)?);
+        out.mark_view_of(self);
         if let Some(rec) = Recorder::begin(&[self]) {
-            out.mark_view_of(self);
             let mut inv = vec![0isize; p.len()];
             for (i, &d) in p.iter().enumerate() {
                 inv[d] = i as isize;
@@ -99,8 +99,8 @@ impl Tensor {
     pub fn unsqueeze(&self, dim: isize) -> Result<Tensor> {
         let d = normalize_dim(dim, self.ndim() + 1, "unsqueeze")?;
         let out = self.view_with(self.layout().unsqueeze(d));
+        out.mark_view_of(self);
         if let Some(rec) = Recorder::begin(&[self]) {
-            out.mark_view_of(self);
             let back = as_isize(self.shape());
             rec.finish("UnsqueezeBackward", &out, move |g, _, _| {
                 Ok(smallvec![Some(g.reshape(&back)?)])
@@ -134,8 +134,8 @@ impl Tensor {
             layout = layout.squeeze_dim(d);
         }
         let out = self.view_with(layout);
+        out.mark_view_of(self);
         if let Some(rec) = Recorder::begin(&[self]) {
-            out.mark_view_of(self);
             let back = as_isize(self.shape());
             rec.finish("SqueezeBackward", &out, move |g, _, _| {
                 Ok(smallvec![Some(g.reshape(&back)?)])

@@ -92,6 +92,9 @@ impl Tensor {
         name: &'static str,
     ) -> Vec<Tensor> {
         let pieces: Vec<Tensor> = layouts.into_iter().map(|l| self.view_with(l)).collect();
+        for p in &pieces {
+            p.mark_view_of(self);
+        }
         if pieces.is_empty() || !self.dtype().is_differentiable() {
             return pieces;
         }
@@ -105,7 +108,7 @@ impl Tensor {
             cut: cut(),
         }));
         for (i, p) in pieces.iter().enumerate() {
-            p.mark_view_of(self);
+            p.meta().view_multi_output = true;
             p.set_grad_fn(node.clone(), i);
         }
         pieces

@@ -8,7 +8,7 @@ use crate::autograd::node::NodeRef;
 use crate::python::autograd::node::PyNode;
 use crate::python::autograd::saved_hooks::single_hooks;
 use crate::python::errors::IntoPy;
-use crate::python::tensor::class::wrap;
+use crate::python::tensor::identity::wrap_shared;
 use pyo3::exceptions::{PyAttributeError, PyTypeError};
 use pyo3::prelude::*;
 
@@ -45,7 +45,8 @@ impl PyNode {
             let named = node.saved_named();
             if let Some((_, slot)) = named.iter().find(|(n, _)| n == name) {
                 let t = slot.unpack(&op).py()?;
-                return Ok(wrap(py, t)?.into_any());
+                // a saved input comes back as the caller's own object (PyTorch)
+                return Ok(wrap_shared(py, t)?.into_any());
             }
         }
         Err(PyAttributeError::new_err(format!(

@@ -429,6 +429,12 @@ fn apply(
                     class_name(cls)
                 )));
             }
+            // a view modified in place: its base's history is rebased too (CopySlices)
+            let out = t.view_with(t.layout().clone());
+            out.set_grad_fn(node_ref.clone(), k);
+            if t.write_view_history("mark_dirty", &out).map_err(to_pyerr)? {
+                continue;
+            }
             t.storage().bump_version();
             t.set_grad_fn(node_ref.clone(), k);
             rebind_saved(py, &ctx, &t, &weak, k);

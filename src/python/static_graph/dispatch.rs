@@ -87,7 +87,10 @@ unsafe fn slow_call(
                 let kw = kwargs.unwrap_or_else(|| PyDict::new(py));
                 handler.call1((name, args, kw))
             }
-            None => target.call(args, kwargs.as_ref()),
+            None => match scalar_first(&name, &args, kwargs.as_ref())? {
+                Some(out) => Ok(out),
+                None => target.call(args, kwargs.as_ref()),
+            },
         }
     };
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
@@ -101,6 +104,50 @@ unsafe fn slow_call(
                 .restore(py);
             null_mut()
         }
+    }
+}
+
+/// The reflected `Tensor` operator of a binary op that PyTorch also accepts with a
+/// Python number first (`torch.pow(2, x)`, `torch.sub(1, x)`); Paddle accepts none.
+fn reflected_method(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "add" => "__radd__",
+        "sub" | "subtract" => "__rsub__",
+        "mul" | "multiply" => "__rmul__",
+        "div" | "divide" | "true_divide" => "__rtruediv__",
+        "floor_divide" => "__rfloordiv__",
+        "remainder" | "mod" => "__rmod__",
+        "pow" => "__rpow__",
+        _ => return None,
+    })
+}
+
+/// `op(number, tensor)`: the reflected operator where the op accepts a number first,
+/// else a TypeError naming the argument (the method's own error would talk about a
+/// descriptor). `None` for any other call.
+fn scalar_first<'py>(
+    name: &Bound<'py, PyAny>,
+    args: &Bound<'py, PyTuple>,
+    kwargs: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    if args.len() != 2 || kwargs.is_some_and(|k| !k.is_empty()) {
+        return Ok(None);
+    }
+    let (first, second) = (args.get_item(0)?, args.get_item(1)?);
+    let number = first.is_instance_of::<pyo3::types::PyInt>()
+        || first.is_instance_of::<pyo3::types::PyFloat>()
+        || first.is_instance_of::<pyo3::types::PyComplex>();
+    if !number || !second.is_instance_of::<PyTensor>() {
+        return Ok(None);
+    }
+    let op: String = name.extract()?;
+    match reflected_method(&op) {
+        Some(m) => Ok(Some(second.call_method1(m, (first,))?)),
+        None => Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "{op}(): the first argument must be a Tensor, not {}; pass the number second \
+             or make it a tensor first (ferrograd.full_like(x, value))",
+            first.get_type().name()?
+        ))),
     }
 }
 

@@ -35,7 +35,24 @@ pub fn _set_size_class(py: Python<'_>, cls: Bound<'_, PyType>) -> PyResult<()> {
 
 /// Wraps a core tensor as a new Python object.
 pub fn wrap(py: Python<'_>, t: Tensor) -> PyResult<Py<PyTensor>> {
-    Py::new(py, PyTensor::new(t))
+    let obj = Py::new(py, PyTensor::new(t))?;
+    // the first live wrapper is the tensor's Python identity (see `identity.rs`)
+    obj.get().inner.set_owner_if_none(obj.as_ptr() as usize);
+    Ok(obj)
+}
+
+impl Drop for PyTensor {
+    fn drop(&mut self) {
+        if !self.ready {
+            return;
+        }
+        let p = self.inner.owner() as *mut pyo3::ffi::PyObject;
+        // SAFETY: a recorded wrapper is alive or being deallocated (it clears the record
+        // here, before its memory is freed); the one being deallocated has refcount 0.
+        if !p.is_null() && unsafe { pyo3::ffi::Py_REFCNT(p) } <= 0 {
+            self.inner.clear_owner(p as usize);
+        }
+    }
 }
 
 /// A `Size` (or plain tuple before the package installed `Size`) of `dims`.
@@ -258,7 +275,8 @@ impl PyTensor {
 
     /// Detaches this tensor from its graph in place.
     fn detach_(slf: Py<Self>) -> PyResult<Py<Self>> {
-        if slf.get().inner.meta().view_base.is_some() {
+        let base = slf.get().inner.meta().view_base.clone();
+        if base.is_some_and(|b| b.requires_grad()) {
             // PyTorch's rule: its base would still see the history through it
             return Err(pyo3::exceptions::PyRuntimeError::new_err(
                 "Can't detach views in-place. Use detach() instead (it returns a new tensor \

@@ -1,0 +1,241 @@
+//! Writes through views of tensors that take part in autograd (PyTorch's `CopySlices`).
+//!
+//! A view shares its base's memory, so an in-place op on the view changes the base too.
+//! The base (the root of the view chain) gets a new history: a `CopySlices` node whose
+//! backward passes the gradient through where the view did not write and sends the
+//! gradient of the viewed region to the in-place op's result. The view's own history
+//! becomes a read of the base's new history (`AsStridedBackward`).
+//!
+//! Every other view of the same base notices the write by the storage version (shared by
+//! all views): its history is regenerated from the base the next time it is used
+//! ([`regenerate_view`], called from `Tensor::grad_fn` / `gradient_edge`).
+//!
+//! Both formulas use the take / put-add pair of `index`, so they are differentiable again.
+
+use super::index::{put_add_linear, Linear};
+use crate::autograd::grad_mode::GradModeGuard;
+use crate::autograd::node::NodeRef;
+use crate::autograd::retain::move_retained;
+use crate::autograd::Recorder;
+use crate::error::{Error, Result};
+use crate::storage::{try_filled_vec, try_vec_with_capacity};
+use crate::tensor::Tensor;
+use smallvec::smallvec;
+use std::sync::Arc;
+
+/// Row-major indices into `base` of `view`'s elements (both over one storage).
+fn positions_in_base(base: &Tensor, view: &Tensor) -> Result<Arc<Linear>> {
+    let offsets = view.layout().offsets()?;
+    let mut lin = try_vec_with_capacity(offsets.len())?;
+    let bl = base.layout();
+    if bl.is_contiguous() {
+        // the common case: a position is its distance from the base's first element
+        for off in offsets {
+            let i = off
+                .checked_sub(bl.offset)
+                .filter(|&i| i < base.numel())
+                .ok_or_else(outside_base)?;
+            lin.push(i);
+        }
+    } else {
+        let (lo, hi) = bl.storage_span();
+        let mut at = try_filled_vec(hi - lo, usize::MAX)?;
+        for (i, off) in bl.offsets()?.into_iter().enumerate() {
+            let slot = &mut at[off - lo];
+            if *slot != usize::MAX {
+                return Err(Error::runtime(
+                    "in-place write through a view: the view's base has several elements in \
+                     one memory location (an expanded tensor), so the write cannot be tracked; \
+                     clone() the base before taking the view",
+                ));
+            }
+            *slot = i;
+        }
+        for off in offsets {
+            let i = off
+                .checked_sub(lo)
+                .and_then(|k| at.get(k).copied())
+                .filter(|&i| i != usize::MAX)
+                .ok_or_else(outside_base)?;
+            lin.push(i);
+        }
+    }
+    Ok(Arc::new(Linear {
+        lin,
+        in_shape: base.shape_vec(),
+        out_shape: view.shape_vec(),
+    }))
+}
+
+fn outside_base() -> Error {
+    Error::runtime(
+        "in-place write through a view: the view reaches memory outside its base tensor, so \
+         the write cannot be tracked; clone() the view and write into the copy",
+    )
+}
+
+/// Gives `view` the history "a read of `base` at `map`" (replacing `old`, its previous
+/// history, also for `retain_grad()`). A map that could not be built becomes a node that
+/// raises its error in backward: the old history would give a wrong gradient.
+fn set_view_history(
+    view: &Tensor,
+    base: &Tensor,
+    map: Result<Arc<Linear>>,
+    old: Option<(NodeRef, usize)>,
+) -> Result<()> {
+    // a view's history is regenerated whatever the grad mode, as in PyTorch
+    let _grad = GradModeGuard::new(true);
+    let tmp = view.detach();
+    if let Some(rec) = Recorder::begin(&[base]) {
+        match map {
+            Ok(map) => rec.finish("AsStridedBackward", &tmp, move |g, _, _| {
+                Ok(smallvec![Some(put_add_linear(g, &map)?)])
+            })?,
+            Err(e) => {
+                let msg = e.to_string();
+                rec.finish("AsStridedBackward", &tmp, move |_, _, _| {
+                    Err(Error::runtime(msg.clone()))
+                })?
+            }
+        }
+        if let Some(node) = tmp.grad_fn() {
+            view.set_grad_fn(node, 0);
+        }
+    }
+    if let Some((old, nr)) = old {
+        move_retained(view, &old, nr);
+    }
+    Ok(())
+}
+
+/// Brings a view's history in step with its base after the base's memory was written
+/// (by an in-place op on the base or on another view of it).
+pub(crate) fn regenerate_view(view: &Tensor) {
+    let (base, old) = {
+        let m = view.meta();
+        (
+            m.view_base.clone(),
+            m.grad_fn.clone().map(|n| (n, m.output_nr)),
+        )
+    };
+    let Some(base) = base else { return };
+    // first, so that nothing below sees the view as stale again
+    view.meta().view_version = view.storage().version();
+    if base.is_inference() || !base.requires_grad() {
+        return;
+    }
+    let map = positions_in_base(&base, view);
+    // Building an identity-like node with a fresh zero-size tensor cannot fail other than
+    // by a saved-tensor hook, and this node saves nothing.
+    let _ = set_view_history(view, &base, map, old);
+}
+
+/// `view = result` in place, where `view` is a view of `base` (the root) and the write
+/// is tracked: rebases `base` onto a `CopySlices` node and `view` onto a read of it.
+pub(crate) fn write_through_view(view: &Tensor, base: &Tensor, result: &Tensor) -> Result<()> {
+    let map = positions_in_base(base, view)?;
+    let n = base.numel();
+    let winners = crate::kernels::index::last_writers(&map.lin, n)?;
+    if winners.iter().any(|w| !w) {
+        return Err(Error::runtime(
+            "unsupported operation: more than one element of the written-to tensor refers to \
+             a single memory location (an expanded view); clone() the tensor before the \
+             in-place operation",
+        ));
+    }
+    let mut keep = try_filled_vec(n, true)?;
+    for &i in &map.lin {
+        keep[i] = false;
+    }
+    let keep = Tensor::from_vec(keep, base.shape())?;
+    let old_base = base.grad_fn().map(|node| (node, base.output_nr()));
+    let old_view = {
+        let m = view.meta();
+        m.grad_fn.clone().map(|node| (node, m.output_nr))
+    };
+    // the edges are taken before the write: the base's history is the one before it
+    let rec = Recorder::begin(&[base, result]);
+    view.assign_raw(result)?;
+    if let Some(rec) = rec {
+        let tmp = base.detach();
+        let at = map.clone();
+        rec.finish("CopySlices", &tmp, move |g, _, needs| {
+            let rest = match needs[0] {
+                true => Some(Tensor::where_(&keep, g, &g.zeros_like()?)?),
+                false => None,
+            };
+            let written = match needs[1] {
+                true => Some(g.take_linear(&at, "AsStridedBackward")?),
+                false => None,
+            };
+            Ok(smallvec![rest, written])
+        })?;
+        if let Some(node) = tmp.grad_fn() {
+            base.set_grad_fn(node, 0);
+        }
+        if let Some((old, nr)) = old_base {
+            // retain_grad() follows the base to its new version (PyTorch)
+            move_retained(base, &old, nr);
+        }
+    }
+    view.meta().view_version = view.storage().version();
+    set_view_history(view, base, Ok(map), old_view)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::autograd::engine::{backward, BackwardOptions};
+    use crate::tensor::{BinaryOp, Tensor};
+
+    fn leaf(v: Vec<f64>, shape: &[usize]) -> Tensor {
+        let t = Tensor::from_vec(v, shape).unwrap();
+        t.set_requires_grad(true).unwrap();
+        t
+    }
+
+    fn run(out: &Tensor) {
+        let seed = out.ones_like().unwrap();
+        backward(
+            std::slice::from_ref(out),
+            vec![seed],
+            BackwardOptions::default(),
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn a_write_through_a_view_rebases_the_base() {
+        let a = leaf(vec![1.0, 2.0, 3.0, 4.0], &[2, 2]);
+        let b = a.clone_tensor().unwrap();
+        let row = b.select(0, 0).unwrap();
+        let two = Tensor::scalar(2.0f64);
+        row.binary_(&two, BinaryOp::Mul, "mul_").unwrap();
+        assert_eq!(b.grad_fn().unwrap().name(), "CopySlices");
+        run(&b.sum(None, false).unwrap());
+        let g = a.grad().unwrap().to_vec::<f64>().unwrap();
+        assert_eq!(g, vec![2.0, 2.0, 1.0, 1.0]);
+    }
+
+    #[test]
+    fn another_view_follows_a_write_into_the_base() {
+        let a = leaf(vec![1.0, 2.0, 3.0], &[3]);
+        let b = a.clone_tensor().unwrap();
+        let v = b.slice(0, Some(0), Some(2), 1).unwrap();
+        let three = Tensor::scalar(3.0f64);
+        b.binary_(&three, BinaryOp::Mul, "mul_").unwrap();
+        // v's history is regenerated from b's new one when it is next used
+        run(&v.sum(None, false).unwrap());
+        let g = a.grad().unwrap().to_vec::<f64>().unwrap();
+        assert_eq!(g, vec![3.0, 3.0, 0.0]);
+    }
+
+    #[test]
+    fn a_view_of_a_leaf_is_refused() {
+        let a = leaf(vec![1.0, 2.0], &[2]);
+        let v = a.slice(0, Some(1), None, 1).unwrap();
+        let err = v
+            .binary_(&Tensor::scalar(2.0f64), BinaryOp::Mul, "mul_")
+            .unwrap_err();
+        assert!(err.to_string().contains("view of a leaf Variable"));
+    }
+}

@@ -1,0 +1,49 @@
+//! Python object identity of tensors the core hands back: a view's `_base` and a node's
+//! saved inputs (`grad_fn._saved_self`) are the very Python objects the user holds, as
+//! in PyTorch (`v._base is x`), when those are still alive.
+//!
+//! A core tensor records the address of its first live Python wrapper
+//! ([`crate::tensor::Tensor::owner`]); the wrapper forgets itself when it is deallocated
+//! (`Drop for PyTensor`), so the address is never stale. No reference is kept: a saved
+//! tensor or a view does not keep its base's Python object alive.
+
+use crate::python::tensor::class::{wrap, PyTensor};
+use crate::tensor::Tensor;
+use pyo3::prelude::*;
+
+/// The live Python wrapper recorded for `t`, if any.
+fn recorded_owner(py: Python<'_>, t: &Tensor) -> Option<Py<PyTensor>> {
+    let p = t.owner() as *mut pyo3::ffi::PyObject;
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: the GIL is held, and a recorded wrapper clears the record in its Drop
+    // (before its memory is freed), so `p` points at a PyTensor. A refcount of 0 means it
+    // is being deallocated right now: it must not be revived.
+    unsafe {
+        if pyo3::ffi::Py_REFCNT(p) <= 0 {
+            return None;
+        }
+        let obj = Bound::from_borrowed_ptr(py, p);
+        obj.cast_into::<PyTensor>().ok().map(Bound::unbind)
+    }
+}
+
+/// `t` as a Python object: its recorded live wrapper, else a new one (then recorded).
+pub fn wrap_shared(py: Python<'_>, t: Tensor) -> PyResult<Py<PyTensor>> {
+    match recorded_owner(py, &t) {
+        Some(obj) => Ok(obj),
+        None => wrap(py, t),
+    }
+}
+
+#[pymethods]
+impl PyTensor {
+    /// The tensor this view shares its memory with (`None` for a tensor that is not a
+    /// view): the root of a chain of views, the same Python object while it is alive.
+    #[getter]
+    fn _base(&self, py: Python<'_>) -> PyResult<Option<Py<PyTensor>>> {
+        let base = self.inner.meta().view_base.clone();
+        base.map(|b| wrap_shared(py, b)).transpose()
+    }
+}
