@@ -29,6 +29,7 @@ class _CompressingHooks(saved_tensors_hooks):
 
     _pack_once = True
     _keep_leaves = True  # parameters stay alive anyway: a packed copy would only add memory
+    _in_memory = True
 
     def __init__(self, pack: Any, unpack: Any) -> None:
         self.tensors = 0

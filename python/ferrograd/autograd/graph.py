@@ -41,6 +41,10 @@ class saved_tensors_hooks:
     _pack_once = False
     #: save parameters (leaves requiring grad) as they are instead of packing them
     _keep_leaves = False
+    #: what the pack hook returns stays in RAM (checkpoint handles, compressed copies):
+    #: its saves then leave ferrograd's buffer cache on, which offloading hooks and user
+    #: hooks suspend (see ``buffer_cache_info``)
+    _in_memory = False
 
     def __init__(self, pack_hook: Callable[[Any], Any], unpack_hook: Callable[[Any], Any]) -> None:
         self.pack_hook = pack_hook
@@ -59,6 +63,9 @@ class saved_tensors_hooks:
             _core._push_saved_tensors_hooks(self.pack_hook, self.unpack_hook)
         # (set here too: a subclass may not call this class's __init__)
         self.__dict__.setdefault("_threads", []).append(threading.get_ident())
+        self.__dict__.setdefault("_suspends", []).append(
+            _core._set_packs_suspend_cache(not self._in_memory)
+        )
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -75,6 +82,7 @@ class saved_tensors_hooks:
             )
         threads.pop()
         _core._pop_saved_tensors_hooks()
+        _core._set_packs_suspend_cache(self.__dict__["_suspends"].pop())
 
 
 class disable_saved_tensors_hooks:
