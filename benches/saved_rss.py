@@ -243,7 +243,9 @@ def child(mode: str, model: str, layers: int, width: int, batch: int, steps: int
 
 def timing(modes: list, model: str, layers: int, width: int, batch: int, rounds: int) -> dict:
     """Median step time per strategy, all in this process and interleaved round by round
-    (A B C A B C ...), so that a change in machine load hits every strategy alike."""
+    (A B C A B C ...), so that a change in machine load hits every strategy alike: wall
+    seconds and the process's CPU seconds (all threads, kernel time such as page faults
+    included; less sensitive to other processes than wall time)."""
     steps = {}
     for m in modes:
         make = _torch_step if m.startswith("torch") else _fg_step
@@ -251,13 +253,15 @@ def timing(modes: list, model: str, layers: int, width: int, batch: int, rounds:
         backward(forward())  # warm-up
         steps[m] = (forward, backward)
     times: dict[str, list] = {m: [] for m in modes}
+    cpu: dict[str, list] = {m: [] for m in modes}
     for _ in range(rounds):
         for m in modes:
             forward, backward = steps[m]
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             backward(forward())
             times[m].append(time.perf_counter() - t0)
-    return {m: statistics.median(t) for m, t in times.items()}
+            cpu[m].append(time.process_time() - c0)
+    return {m: (statistics.median(times[m]), statistics.median(cpu[m])) for m in modes}
 
 
 def _have_torch() -> bool:
@@ -310,10 +314,10 @@ def _table(a, model: str, batch: int, modes: list) -> None:
             print(f"  interleaved timing failed: {out.stderr.strip().splitlines()[-1:]}")
             return
         t = json.loads(out.stdout.strip().splitlines()[-1])
-        print(f"  interleaved step times, median of {a.rounds} rounds in one process:")
+        print(f"  interleaved, median of {a.rounds} rounds in one process: wall s, CPU s")
         for mode in modes:
-            b = t["torch-plain" if mode.startswith("torch") else "plain"]
-            print(f"  {mode:<12} {t[mode]:7.3f} s  x{t[mode] / b:.2f}")
+            (w, c), (bw, bc) = t[mode], t["torch-plain" if mode.startswith("torch") else "plain"]
+            print(f"  {mode:<12} {w:7.3f} s  x{w / bw:.2f}   CPU {c:7.3f} s  x{c / bc:.2f}")
 
 
 def main(argv=None) -> None:
