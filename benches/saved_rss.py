@@ -70,8 +70,9 @@ def _regions(n: int, size: int) -> list[range]:
     return [range(i, min(i + size, n)) for i in range(0, n, size)]
 
 
-def _saved_bytes(lib, forward) -> int:
-    """Bytes the forward saves for backward (each save counted; one dry run)."""
+def _saved_bytes(fg, forward) -> int:
+    """Bytes the forward saves for backward as ``memory_budget`` counts them (each
+    tensor once, parameters not counted; one dry run)."""
     n = 0
 
     def pack(t):
@@ -79,7 +80,9 @@ def _saved_bytes(lib, forward) -> int:
         n += t.numel() * t.element_size()
         return t
 
-    with lib.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+    hooks = fg.autograd.graph.saved_tensors_hooks(pack, lambda t: t)
+    hooks._pack_once = hooks._keep_leaves = True
+    with hooks:
         forward()
     return n
 

@@ -29,7 +29,6 @@ class _CompressingHooks(saved_tensors_hooks):
 
     _pack_once = True
     _keep_leaves = True  # parameters stay alive anyway: a packed copy would only add memory
-    _in_memory = True
 
     def __init__(self, pack: Any, unpack: Any) -> None:
         self.tensors = 0
@@ -59,6 +58,8 @@ class save_compressed(_CompressingHooks):
     beyond float16's range (65504) is kept uncompressed instead of becoming inf. The
     error then enters the gradient through the backward formulas that read the value.
     """
+
+    _in_memory = True  # the copies stay in RAM: the buffer cache stays on (docs/memory.md)
 
     def __init__(self, dtype: str = "bfloat16") -> None:
         name = getattr(dtype, "name", dtype)

@@ -42,8 +42,8 @@ class saved_tensors_hooks:
     #: save parameters (leaves requiring grad) as they are instead of packing them
     _keep_leaves = False
     #: what the pack hook returns stays in RAM (checkpoint handles, compressed copies):
-    #: its saves then leave ferrograd's buffer cache on, which offloading hooks and user
-    #: hooks suspend (see ``buffer_cache_info``)
+    #: its saves then leave ferrograd's buffer cache on, which other hooks suspend (see
+    #: ``buffer_cache_info`` and docs/memory.md)
     _in_memory = False
 
     def __init__(self, pack_hook: Callable[[Any], Any], unpack_hook: Callable[[Any], Any]) -> None:

@@ -54,9 +54,9 @@ _recomputing = threading.local()
 
 
 class _in_memory_hooks(saved_tensors_hooks):
-    """The hooks of this module: what they pack (a data-less handle, a recomputed or
-    kept tensor) stays in RAM, so they leave the buffer cache on (large recomputed and
-    backward tensors then reuse freed buffers instead of faulting in fresh pages)."""
+    """The recomputing hooks of this module: what they pack (a data-less handle, a
+    recomputed tensor) stays in RAM, so they leave the buffer cache on (large recomputed
+    and backward tensors then reuse freed buffers instead of faulting in fresh pages)."""
 
     _in_memory = True
 
@@ -233,7 +233,8 @@ def _run_kept(budget: Any, function: Callable, args: tuple, kwargs: dict) -> Any
         budget.region_bytes_kept += t.numel() * t.element_size()
         return budget.keep(t)
 
-    hooks = _in_memory_hooks(pack, lambda k: k.tensor)
+    # (the default cache rule: with the cache on, kept regions measured a higher peak)
+    hooks = saved_tensors_hooks(pack, lambda k: k.tensor)
     hooks._pack_once = hooks._keep_leaves = True
     with hooks:
         return function(*args, **kwargs)
