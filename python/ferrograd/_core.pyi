@@ -2054,7 +2054,7 @@ def buffer_cache_info() -> dict[str, _int]:
     ``suspended_by``: the number of live saved tensors held by pack hooks (while any is,
     the cache keeps nothing)."""
 
-def _set_packs_suspend_cache(on: bool) -> bool:
+def _set_packs_suspend_cache(on: _bool) -> _bool:
     """Whether tensors packed by saved-tensor hooks on this thread suspend the buffer cache
     (default true); returns the previous setting."""
 
