@@ -1,26 +1,41 @@
-"""Memory and time of one training step of a deep tanh MLP under each way of keeping
-what forward saves for backward (issues 5 and 22), ferrograd and PyTorch side by side.
+"""Memory and time of one training step under each way of keeping what forward saves
+for backward (issues 5 and 22), ferrograd and PyTorch side by side.
 
-Model: ``layers`` x (Linear(width, width) + tanh), loss = mean of the output. Each
-strategy runs in its own process, so every peak is its own:
+Models (``--model``):
+
+* ``mlp``: ``layers`` x (Linear(width, width) + tanh), loss = mean of the output, at each
+  ``--batch``;
+* ``encoder``: ``nn.TransformerEncoder`` of 4 ``TransformerEncoderLayer(256, nhead=4,
+  dim_feedforward=1024, dropout=0.0, batch_first=True)`` on a ``[16, 128, 256]`` input
+  (the encoder of issue 20), loss = mean of the squared output.
+
+Strategies; each runs in its own process, so every peak is its own:
 
 * ``plain``: saved tensors stay in memory;
-* ``ckpt1`` / ``ckpt5``: ``utils.checkpoint`` around every layer / every 5 layers;
+* ``ckpt1`` / ``ckpt5``: ``utils.checkpoint`` around every layer / every 5 layers (MLP);
 * ``bf16``: ``autograd.graph.save_compressed("bfloat16")``;
 * ``lossless``: ``autograd.graph.save_lossless()`` (tanh outputs are dense: little gain);
 * ``disk``: ``autograd.graph.save_on_disk()``;
-* ``budget``: regions of 5 layers under ``memory_budget`` of half the activations'
-  bytes (the first regions stay in memory, the later ones recompute);
+* ``budget``: the regions of ``ckpt5`` (MLP) / ``ckpt1`` (encoder) under
+  ``memory_budget`` of half of what the plain forward saves (the first regions stay in
+  memory, the later ones recompute);
 * ``torch-plain`` / ``torch-ckpt1`` / ``torch-ckpt5``: the same model in PyTorch with
-  ``torch.utils.checkpoint`` (non-reentrant), when torch is installed.
+  ``torch.utils.checkpoint`` (non-reentrant); ``torch-bf16``: PyTorch with
+  ``saved_tensors_hooks`` casting float32 saves to bfloat16 and back (PyTorch has no
+  built-in compressing hook), when torch is installed.
 
 Reported per strategy, in MB above the baseline (parameters, their gradients and the
 input allocated; ferrograd's buffer cache emptied and glibc's free heap trimmed before):
-``held`` = what the forward keeps for backward (RSS after the forward, heap trimmed),
-``peak`` = peak RSS during that forward + backward (the kernel's VmHWM, reset at the
-step's start); and the median step time over ``--steps`` steps after one warm-up step
-(measured separately from the memory step). Usage:
-``python benches/saved_rss.py [--layers 20] [--width 1024] [--batch 256 4096] [--steps 3]``.
+``held`` = what the forward keeps for backward (RSS after the forward, heap trimmed,
+ferrograd's buffer cache not counted: free buffers kept for reuse, reported as
+``cache``), ``peak`` = peak RSS during that forward + backward (the kernel's VmHWM, reset
+at the step's start; everything counted, the cache included); and the median step time
+over ``--steps`` steps after one warm-up step (measured separately from the memory
+step). ``--rounds N`` also times every strategy interleaved in one process (ratios to
+plain that survive a changing machine load). The whole table, torch included:
+``python benches/saved_rss.py --steps 1 --rounds 2``. Usage:
+``python benches/saved_rss.py [--model mlp encoder] [--layers 20] [--width 1024]
+[--batch 256 4096] [--steps 3] [--rounds 0] [--modes ...]``.
 """
 
 from __future__ import annotations
@@ -36,7 +51,10 @@ import sys
 import time
 
 FG_MODES = ("plain", "ckpt1", "ckpt5", "bf16", "lossless", "disk", "budget")
-TORCH_MODES = ("torch-plain", "torch-ckpt1", "torch-ckpt5")
+TORCH_MODES = ("torch-plain", "torch-ckpt1", "torch-ckpt5", "torch-bf16")
+# the encoder has 4 layers: regions of 5 would be one region around the whole model
+ENCODER_MODES = ("plain", "ckpt1", "bf16", "budget", "torch-plain", "torch-ckpt1", "torch-bf16")
+ENC_D, ENC_HEADS, ENC_FF, ENC_LAYERS, ENC_SEQ, ENC_BATCH = 256, 4, 1024, 4, 128, 16
 
 
 def _rss_now_mb() -> float:
@@ -52,61 +70,117 @@ def _regions(n: int, size: int) -> list[range]:
     return [range(i, min(i + size, n)) for i in range(0, n, size)]
 
 
-def _fg_step(mode: str, layers: int, width: int, batch: int):
+def _saved_bytes(fg, forward) -> int:
+    """Bytes the forward saves for backward as ``memory_budget`` counts them (each
+    tensor once, parameters not counted; one dry run)."""
+    n = 0
+
+    def pack(t):
+        nonlocal n
+        n += t.numel() * t.element_size()
+        return t
+
+    hooks = fg.autograd.graph.saved_tensors_hooks(pack, lambda t: t)
+    hooks._pack_once = hooks._keep_leaves = True
+    with hooks:
+        forward()
+    return n
+
+
+def _model(lib, model: str, layers: int, width: int, batch: int):
+    """The model's layers (callables from tensor to tensor) and its input, in ``lib``."""
+    lib.manual_seed(0)
+    if model == "encoder":
+        layer = lib.nn.TransformerEncoderLayer(
+            ENC_D, ENC_HEADS, ENC_FF, dropout=0.0, batch_first=True
+        )
+        extra = {"enable_nested_tensor": False} if lib.__name__ == "torch" else {}
+        enc = lib.nn.TransformerEncoder(layer, ENC_LAYERS, **extra)
+        params = list(enc.parameters())
+        x = lib.randn(ENC_BATCH, ENC_SEQ, ENC_D)
+        fns = list(enc.layers)
+    else:
+        ws = [
+            (lib.randn(width, width) * (1.0 / width**0.5)).requires_grad_() for _ in range(layers)
+        ]
+        bs = [lib.zeros(width).requires_grad_() for _ in range(layers)]
+        params = ws + bs
+        x = lib.randn(batch, width)
+        fns = [lambda h, w=w, b=b: (h @ w + b).tanh() for w, b in zip(ws, bs)]
+    for p in params:  # gradient buffers exist before we measure
+        p.grad = lib.zeros(list(p.shape))
+    return fns, x
+
+
+def _seq(chunk):
+    def run(h):
+        for f in chunk:
+            h = f(h)
+        return h
+
+    return run
+
+
+def _loss(model: str, h):
+    return h.square().mean() if model == "encoder" else h.mean()
+
+
+def _fg_step(mode: str, model: str, layers: int, width: int, batch: int):
     import ferrograd as fg
     from ferrograd.autograd import graph
     from ferrograd.utils.checkpoint import checkpoint
 
-    fg.seed(0)
-    ws = [(fg.randn(width, width) * (1.0 / width**0.5)).requires_grad_() for _ in range(layers)]
-    bs = [fg.zeros(width).requires_grad_() for _ in range(layers)]
-    x = fg.randn(batch, width)
-    for p in ws + bs:  # gradient buffers exist before we measure
-        p.grad = fg.zeros(list(p.shape))
+    fns, x = _model(fg, model, layers, width, batch)
+    size = {"ckpt1": 1, "ckpt5": 5, "budget": 1 if model == "encoder" else 5}.get(mode)
+    chunks = [_seq(fns[r.start : r.stop]) for r in _regions(len(fns), size or len(fns))]
 
-    def run(h, idx):
-        for i in idx:
-            h = (h @ ws[i] + bs[i]).tanh()
-        return h
+    def run():
+        h = x
+        for c in chunks:
+            h = checkpoint(c, h) if size else c(h)
+        return _loss(model, h)
 
-    size = {"ckpt1": 1, "ckpt5": 5, "budget": 5}.get(mode)
     hooks = {"bf16": lambda: graph.save_compressed("bfloat16"), "disk": graph.save_on_disk}
     hooks["lossless"] = graph.save_lossless
-    hooks["budget"] = lambda: graph.memory_budget(layers * batch * width * 4 // 2)
+    if mode == "budget":
+        half = _saved_bytes(fg, lambda: _loss(model, _seq(fns)(x))) // 2
+        hooks["budget"] = lambda: graph.memory_budget(half)
 
     def forward():
         with hooks[mode]() if mode in hooks else contextlib.nullcontext():
-            h = x
-            for r in _regions(layers, size or layers):
-                h = checkpoint(run, h, r) if size else run(h, r)
-            return h.mean()
+            return run()
 
     return forward, lambda loss: loss.backward()
 
 
-def _torch_step(mode: str, layers: int, width: int, batch: int):
+def _torch_step(mode: str, model: str, layers: int, width: int, batch: int):
     import torch
     from torch.utils.checkpoint import checkpoint
 
-    torch.manual_seed(0)
-    ws = [(torch.randn(width, width) / width**0.5).requires_grad_() for _ in range(layers)]
-    bs = [torch.zeros(width).requires_grad_() for _ in range(layers)]
-    x = torch.randn(batch, width)
-    for p in ws + bs:
-        p.grad = torch.zeros_like(p)
-
-    def run(h, idx):
-        for i in idx:
-            h = (h @ ws[i] + bs[i]).tanh()
-        return h
-
+    fns, x = _model(torch, model, layers, width, batch)
     size = {"torch-ckpt1": 1, "torch-ckpt5": 5}.get(mode)
+    chunks = [_seq(fns[r.start : r.stop]) for r in _regions(len(fns), size or len(fns))]
+
+    def pack(t):
+        if t.dtype == torch.float32:
+            return t.to(torch.bfloat16), t.dtype
+        return t, None
+
+    def unpack(p):
+        t, dtype = p
+        return t if dtype is None else t.to(dtype)
 
     def forward():
-        h = x
-        for r in _regions(layers, size or layers):
-            h = checkpoint(run, h, r, use_reentrant=False) if size else run(h, r)
-        return h.mean()
+        bf16 = mode == "torch-bf16"
+        with (
+            torch.autograd.graph.saved_tensors_hooks(pack, unpack)
+            if bf16
+            else contextlib.nullcontext()
+        ):
+            h = x
+            for c in chunks:
+                h = checkpoint(c, h, use_reentrant=False) if size else c(h)
+            return _loss(model, h)
 
     return forward, lambda loss: loss.backward()
 
@@ -137,10 +211,10 @@ def _hwm_mb() -> float:
     return _peak_mb()
 
 
-def child(mode: str, layers: int, width: int, batch: int, steps: int) -> dict:
+def child(mode: str, model: str, layers: int, width: int, batch: int, steps: int) -> dict:
     torch_mode = mode.startswith("torch")
     make = _torch_step if torch_mode else _fg_step
-    forward, backward = make(mode, layers, width, batch)
+    forward, backward = make(mode, model, layers, width, batch)
     times = []
     for _ in range(steps + 1):  # the first step warms up
         t0 = time.perf_counter()
@@ -156,35 +230,41 @@ def child(mode: str, layers: int, width: int, batch: int, steps: int) -> dict:
     base = _rss_now_mb()
     loss = forward()
     _libc_trim()
-    held = _rss_now_mb() - base
+    cache = 0.0 if torch_mode else fg.buffer_cache_info()["bytes"] / 2**20
+    held = _rss_now_mb() - base - cache
     backward(loss)
     peak = (_hwm_mb() if exact_peak else _peak_mb()) - base
     return {
         "mode": mode,
         "baseline_mb": base,
         "held_mb": held,
+        "cache_mb": cache,
         "peak_mb": peak,
         "step_s": statistics.median(times[1:]),
     }
 
 
-def timing(modes: list, layers: int, width: int, batch: int, rounds: int) -> dict:
+def timing(modes: list, model: str, layers: int, width: int, batch: int, rounds: int) -> dict:
     """Median step time per strategy, all in this process and interleaved round by round
-    (A B C A B C ...), so that a change in machine load hits every strategy alike."""
+    (A B C A B C ...), so that a change in machine load hits every strategy alike: wall
+    seconds and the process's CPU seconds (all threads, kernel time such as page faults
+    included; less sensitive to other processes than wall time)."""
     steps = {}
     for m in modes:
         make = _torch_step if m.startswith("torch") else _fg_step
-        forward, backward = make(m, layers, width, batch)
+        forward, backward = make(m, model, layers, width, batch)
         backward(forward())  # warm-up
         steps[m] = (forward, backward)
     times: dict[str, list] = {m: [] for m in modes}
+    cpu: dict[str, list] = {m: [] for m in modes}
     for _ in range(rounds):
         for m in modes:
             forward, backward = steps[m]
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             backward(forward())
             times[m].append(time.perf_counter() - t0)
-    return {m: statistics.median(t) for m, t in times.items()}
+            cpu[m].append(time.process_time() - c0)
+    return {m: (statistics.median(times[m]), statistics.median(cpu[m])) for m in modes}
 
 
 def _have_torch() -> bool:
@@ -195,8 +275,57 @@ def _have_torch() -> bool:
     return True
 
 
+def _table(a, model: str, batch: int, modes: list) -> None:
+    """One model at one batch size: every strategy in its own process, then (with
+    ``--rounds``) all of them interleaved in one process."""
+    common = ["--model", model, "--layers", str(a.layers), "--width", str(a.width)]
+    common += ["--batch", str(batch)]
+    if model == "encoder":
+        print(
+            f"\nTransformerEncoder: {ENC_LAYERS} x TransformerEncoderLayer({ENC_D}, "
+            f"nhead={ENC_HEADS}, ff={ENC_FF}), input [{ENC_BATCH}, {ENC_SEQ}, {ENC_D}], float32"
+        )
+    else:
+        act_mb = a.layers * batch * a.width * 4 / 2**20
+        print(
+            f"\n{a.layers} x (Linear({a.width}) + tanh), batch {batch}, float32 "
+            f"(one activation per layer = {act_mb:.0f} MB in all)"
+        )
+    print(f"  {'strategy':<12} {'held MB':>8} {'peak MB':>8} {'step s':>7}  vs plain")
+    ref: dict[str, dict] = {}
+    for mode in modes:
+        cmd = [sys.executable, __file__, "--child", mode, *common, "--steps", str(a.steps)]
+        out = subprocess.run(cmd, capture_output=True, text=True)
+        if out.returncode:
+            print(f"  {mode:<12} failed: {out.stderr.strip().splitlines()[-1:]}")
+            continue
+        r = json.loads(out.stdout.strip().splitlines()[-1])
+        key = "torch-plain" if mode.startswith("torch") else "plain"
+        ref.setdefault(key, r)
+        b = ref[key]
+        cache = f" (+{r['cache_mb']:.0f} MB cache)" if r["cache_mb"] >= 1 else ""
+        print(
+            f"  {mode:<12} {r['held_mb']:8.0f} {r['peak_mb']:8.0f} {r['step_s']:7.3f}  "
+            f"held {100 * (r['held_mb'] / max(b['held_mb'], 1e-9) - 1):+.0f} %, "
+            f"peak {100 * (r['peak_mb'] / max(b['peak_mb'], 1e-9) - 1):+.0f} %, "
+            f"time x{r['step_s'] / b['step_s']:.2f}{cache}"
+        )
+    if a.rounds:
+        cmd = [sys.executable, __file__, "--timing-child", *modes, *common]
+        out = subprocess.run(cmd + ["--rounds", str(a.rounds)], capture_output=True, text=True)
+        if out.returncode:
+            print(f"  interleaved timing failed: {out.stderr.strip().splitlines()[-1:]}")
+            return
+        t = json.loads(out.stdout.strip().splitlines()[-1])
+        print(f"  interleaved, median of {a.rounds} rounds in one process: wall s, CPU s")
+        for mode in modes:
+            (w, c), (bw, bc) = t[mode], t["torch-plain" if mode.startswith("torch") else "plain"]
+            print(f"  {mode:<12} {w:7.3f} s  x{w / bw:.2f}   CPU {c:7.3f} s  x{c / bc:.2f}")
+
+
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--model", nargs="+", choices=["mlp", "encoder"], default=["mlp", "encoder"])
     p.add_argument("--layers", type=int, default=20)
     p.add_argument("--width", type=int, default=1024)
     p.add_argument("--batch", type=int, nargs="+", default=[256, 4096])
@@ -211,53 +340,22 @@ def main(argv=None) -> None:
     p.add_argument("--child", help=argparse.SUPPRESS)
     p.add_argument("--timing-child", nargs="+", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
+    model = a.model[0]
     if a.child:
-        print(json.dumps(child(a.child, a.layers, a.width, a.batch[0], a.steps)))
+        print(json.dumps(child(a.child, model, a.layers, a.width, a.batch[0], a.steps)))
         return
     if a.timing_child:
-        args = (a.timing_child, a.layers, a.width, a.batch[0], a.rounds)
+        args = (a.timing_child, model, a.layers, a.width, a.batch[0], a.rounds)
         print(json.dumps(timing(*args)))
         return
-    modes = a.modes or list(FG_MODES) + (list(TORCH_MODES) if _have_torch() else [])
-    if not _have_torch():
+    torch_ok = _have_torch()
+    if not torch_ok:
         print("(torch is not installed: PyTorch columns skipped)")
-    for batch in a.batch:
-        act_mb = a.layers * batch * a.width * 4 / 2**20
-        print(
-            f"\n{a.layers} x (Linear({a.width}) + tanh), batch {batch}, float32 "
-            f"(one activation per layer = {act_mb:.0f} MB in all)"
-        )
-        print(f"  {'strategy':<12} {'held MB':>8} {'peak MB':>8} {'step s':>7}  vs plain")
-        ref: dict[str, dict] = {}
-        for mode in modes:
-            cmd = [sys.executable, __file__, "--child", mode, "--layers", str(a.layers)]
-            cmd += ["--width", str(a.width), "--batch", str(batch), "--steps", str(a.steps)]
-            out = subprocess.run(cmd, capture_output=True, text=True)
-            if out.returncode:
-                print(f"  {mode:<12} failed: {out.stderr.strip().splitlines()[-1:]}")
-                continue
-            r = json.loads(out.stdout.strip().splitlines()[-1])
-            key = "torch-plain" if mode.startswith("torch") else "plain"
-            ref.setdefault(key, r)
-            b = ref[key]
-            print(
-                f"  {mode:<12} {r['held_mb']:8.0f} {r['peak_mb']:8.0f} {r['step_s']:7.3f}  "
-                f"held {100 * (r['held_mb'] / max(b['held_mb'], 1e-9) - 1):+.0f} %, "
-                f"peak {100 * (r['peak_mb'] / max(b['peak_mb'], 1e-9) - 1):+.0f} %, "
-                f"time x{r['step_s'] / b['step_s']:.2f}"
-            )
-        if a.rounds:
-            cmd = [sys.executable, __file__, "--timing-child", *modes, "--layers", str(a.layers)]
-            cmd += ["--width", str(a.width), "--batch", str(batch), "--rounds", str(a.rounds)]
-            out = subprocess.run(cmd, capture_output=True, text=True)
-            if out.returncode:
-                print(f"  interleaved timing failed: {out.stderr.strip().splitlines()[-1:]}")
-                continue
-            t = json.loads(out.stdout.strip().splitlines()[-1])
-            print(f"  interleaved step times, median of {a.rounds} rounds in one process:")
-            for mode in modes:
-                b = t["torch-plain" if mode.startswith("torch") else "plain"]
-                print(f"  {mode:<12} {t[mode]:7.3f} s  x{t[mode] / b:.2f}")
+    for model in a.model:
+        default = ENCODER_MODES if model == "encoder" else FG_MODES + TORCH_MODES
+        modes = a.modes or [m for m in default if torch_ok or not m.startswith("torch")]
+        for batch in a.batch if model == "mlp" else [ENC_BATCH]:
+            _table(a, model, batch, modes)
 
 
 if __name__ == "__main__":

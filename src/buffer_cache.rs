@@ -98,18 +98,39 @@ fn release(entries: Vec<Entry>) {
 /// Number of live [`Suspension`]s.
 static SUSPENDED: AtomicUsize = AtomicUsize::new(0);
 
+thread_local! {
+    /// False while this thread runs pack hooks whose packed form stays in RAM
+    /// (see [`set_packs_suspend`]).
+    static PACKS_SUSPEND: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+}
+
+/// Sets whether saves packed on this thread from now on suspend the cache, and returns
+/// the previous setting (true by default). Hooks that keep what they pack in memory
+/// (checkpoint handles, compressed copies) turn it off while they are active: nothing of
+/// theirs left RAM, so suspending the cache would only make every large tensor of the
+/// step a fresh, page-faulting allocation. Offloading hooks and user hooks keep the
+/// default.
+pub fn set_packs_suspend(on: bool) -> bool {
+    PACKS_SUSPEND.with(|c| c.replace(on))
+}
+
 /// While one of these lives, the cache keeps no buffer. Saved tensors handed to a pack
-/// hook hold one each, so the cache stays empty from the first pack until the last
-/// packed tensor of every graph is released.
-pub struct Suspension(());
+/// hook hold one each (unless [`set_packs_suspend`] turned that off for the hook), so the
+/// cache stays empty from the first such pack until the last such packed tensor of every
+/// graph is released.
+pub struct Suspension(bool);
 
 impl Suspension {
-    /// Suspends caching (the first suspension frees what the cache holds).
+    /// Suspends caching (the first suspension frees what the cache holds), unless this
+    /// thread's packs do not suspend (then the suspension is inert).
     pub fn new() -> Suspension {
+        if !PACKS_SUSPEND.with(|c| c.get()) {
+            return Suspension(false);
+        }
         if SUSPENDED.fetch_add(1, Ordering::AcqRel) == 0 {
             clear();
         }
-        Suspension(())
+        Suspension(true)
     }
 }
 
@@ -121,7 +142,9 @@ impl Default for Suspension {
 
 impl Drop for Suspension {
     fn drop(&mut self) {
-        SUSPENDED.fetch_sub(1, Ordering::AcqRel);
+        if self.0 {
+            SUSPENDED.fetch_sub(1, Ordering::AcqRel);
+        }
     }
 }
 
@@ -300,6 +323,21 @@ mod tests {
         set_limit(0);
         assert_eq!(stats().1, 0);
         set_limit(previous);
+    }
+
+    #[test]
+    fn packs_that_stay_in_memory_do_not_suspend() {
+        assert!(set_packs_suspend(false), "the default is to suspend");
+        let inert = Suspension::new();
+        // another thread's packs still suspend
+        let counted = std::thread::spawn(|| Suspension::new().0).join().unwrap();
+        assert!(counted);
+        assert!(!set_packs_suspend(true));
+        assert!(!inert.0);
+        drop(inert); // dropping an inert suspension releases nothing
+        let s = Suspension::new();
+        assert!(s.0);
+        drop(s);
     }
 
     #[test]

@@ -2059,6 +2059,10 @@ def buffer_cache_info() -> dict[str, _int]:
     ``suspended_by``: the number of live saved tensors held by pack hooks (while any is,
     the cache keeps nothing)."""
 
+def _set_packs_suspend_cache(on: _bool) -> _bool:
+    """Whether tensors packed by saved-tensor hooks on this thread suspend the buffer cache
+    (default true); returns the previous setting."""
+
 def _tofile(tensor: Tensor, path: str | os.PathLike[str]) -> None:
     """Writes the elements row-major as raw native-endian bytes to ``path``."""
 

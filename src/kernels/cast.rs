@@ -5,6 +5,7 @@ use crate::dtype::{DType, Element};
 use crate::error::Result;
 use crate::layout::Layout;
 use crate::storage::Storage;
+use half::bf16;
 use std::mem::MaybeUninit;
 
 /// Converts `layout`'s elements of `src` to `to`, contiguous. Between bool and the integers
@@ -19,7 +20,71 @@ use std::mem::MaybeUninit;
 /// output dtype (they once were compiled for every pair, a large share of the crate's
 /// machine code and build time; see docs/performance.md).
 pub fn cast_storage(src: &Storage, layout: &Layout, to: DType) -> Result<Storage> {
-    crate::with_dtype!(to, D, { Ok(Storage::from_vec(cast_to::<D>(src, layout)?)) })
+    match (src.dtype(), to) {
+        // bit-level fast paths (what `save_compressed("bfloat16")` runs on every saved
+        // tensor): the generic path goes through f64 and half's scalar rounding
+        (DType::F32, DType::BF16) => {
+            let data = src.read::<f32>();
+            let data: &[f32] = &data;
+            let out = map_runs(layout, &|off, stride, out: &mut [MaybeUninit<bf16>]| {
+                f32_to_bf16_run(data, off, stride, out)
+            })?;
+            Ok(Storage::from_vec(out))
+        }
+        (DType::BF16, DType::F32) => {
+            let data = src.read::<bf16>();
+            let data: &[bf16] = &data;
+            let out = map_runs(layout, &|off, stride, out: &mut [MaybeUninit<f32>]| {
+                convert_run_with(data, off, stride, out, bf16_to_f32)
+            })?;
+            Ok(Storage::from_vec(out))
+        }
+        _ => crate::with_dtype!(to, D, { Ok(Storage::from_vec(cast_to::<D>(src, layout)?)) }),
+    }
+}
+
+/// f32 to bfloat16, rounding to nearest even (as `half::bf16::from_f32` and PyTorch do;
+/// half's f64 rounding, the generic path, is one unit off for some values near the
+/// bottom of the range), branch-free so the contiguous loop vectorises. NaN stays a quiet NaN of the
+/// same sign; values past bfloat16's largest finite one round to infinity.
+#[inline(always)]
+fn f32_to_bf16(x: f32) -> bf16 {
+    let b = x.to_bits();
+    let rounded = (b.wrapping_add(0x7FFF + ((b >> 16) & 1)) >> 16) as u16;
+    let quiet_nan = ((b >> 16) | 0x0040) as u16;
+    let is_nan = (b & 0x7FFF_FFFF) > 0x7F80_0000;
+    bf16::from_bits(if is_nan { quiet_nan } else { rounded })
+}
+
+/// bfloat16 to f32: exact (bfloat16 is the top half of an f32).
+#[inline(always)]
+fn bf16_to_f32(x: bf16) -> f32 {
+    f32::from_bits(u32::from(x.to_bits()) << 16)
+}
+
+fn f32_to_bf16_run(src: &[f32], off: isize, stride: isize, out: &mut [MaybeUninit<bf16>]) {
+    convert_run_with(src, off, stride, out, f32_to_bf16)
+}
+
+/// `out[j] = f(src[off + j * stride])`; the `stride == 1` loop vectorises.
+#[inline(always)]
+fn convert_run_with<S: Copy, D>(
+    src: &[S],
+    off: isize,
+    stride: isize,
+    out: &mut [MaybeUninit<D>],
+    f: impl Fn(S) -> D,
+) {
+    if stride == 1 {
+        let s = &src[off as usize..off as usize + out.len()];
+        for (o, &x) in out.iter_mut().zip(s) {
+            o.write(f(x));
+        }
+    } else {
+        for (j, o) in out.iter_mut().enumerate() {
+            o.write(f(src[(off + j as isize * stride) as usize]));
+        }
+    }
 }
 
 fn cast_to<D: Element>(src: &Storage, layout: &Layout) -> Result<Vec<D>> {
@@ -89,6 +154,47 @@ mod tests {
         let out = cast_storage(&s, &Layout::contiguous(&[n]), D::DTYPE).unwrap();
         let guard = out.read::<D>();
         guard.to_vec()
+    }
+
+    #[test]
+    fn bf16_fast_paths_match_the_generic_rounding() {
+        // every 16-bit high half with assorted low halves (ties, just above/below a tie),
+        // NaNs and infinities included
+        let mut xs = Vec::new();
+        for hi in 0..=u16::MAX as u32 {
+            for lo in [
+                0u32,
+                1,
+                0x7FFF,
+                0x8000,
+                0x8001,
+                0xFFFF,
+                (hi * 7919) & 0xFFFF,
+            ] {
+                xs.push(f32::from_bits((hi << 16) | lo));
+            }
+        }
+        let got: Vec<bf16> = cast(xs.clone());
+        for (x, g) in xs.iter().zip(&got) {
+            // half's f32 rounding is the reference (its f64 one, the generic path, is
+            // one unit off for some values near the bottom of the range, e.g. 0x208001)
+            let want = bf16::from_f32(*x);
+            if x.is_nan() {
+                assert!(g.is_nan() && g.is_sign_negative() == x.is_sign_negative());
+            } else {
+                assert_eq!(g.to_bits(), want.to_bits(), "{x:e} ({:#x})", x.to_bits());
+            }
+        }
+        let back: Vec<f32> = cast(got.clone());
+        for (g, b) in got.iter().zip(&back) {
+            assert!(b.to_bits() == g.to_f32().to_bits() || (g.is_nan() && b.is_nan()));
+        }
+        // strided views take the same path
+        let s = Storage::from_vec(vec![1.0f32, 2.0, 3.0, 1.0 + 1.0 / 256.0]);
+        let strided = Layout::contiguous(&[2, 2]).permute(&[1, 0]).unwrap();
+        let out = cast_storage(&s, &strided, DType::BF16).unwrap();
+        let v: Vec<f32> = out.read::<bf16>().iter().map(|b| b.to_f32()).collect();
+        assert_eq!(v, vec![1.0, 3.0, 2.0, 1.0]);
     }
 
     #[test]

@@ -38,3 +38,12 @@ pub fn buffer_cache_info(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     d.set_item("suspended_by", buffer_cache::suspensions())?;
     Ok(d)
 }
+
+/// Sets whether tensors packed by saved-tensor hooks on this thread suspend the buffer
+/// cache (default true; returns the previous setting). The hooks whose packed form stays
+/// in memory (checkpoint, `save_compressed`, `save_lossless`, `memory_budget`) turn it
+/// off while they are active.
+#[pyfunction]
+pub fn _set_packs_suspend_cache(on: bool) -> bool {
+    buffer_cache::set_packs_suspend(on)
+}

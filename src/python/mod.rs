@@ -57,6 +57,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(memory::set_buffer_cache_limit, m)?)?;
     m.add_function(wrap_pyfunction!(memory::empty_buffer_cache, m)?)?;
     m.add_function(wrap_pyfunction!(memory::buffer_cache_info, m)?)?;
+    m.add_function(wrap_pyfunction!(memory::_set_packs_suspend_cache, m)?)?;
     m.add_function(wrap_pyfunction!(interop::tofile::_tofile, m)?)?;
     m.add_function(wrap_pyfunction!(
         static_graph::op_kinds::_unary_op_table,

@@ -328,6 +328,21 @@ def test_recomputation_that_differs_is_an_error_naming_the_region():
     with pytest.raises(RuntimeError, match="grows.*more tensors"):
         out.backward()
 
+    state["extra"] = True
+    out = checkpoint(grows, x, ws[0]).sum()
+    state["extra"] = False  # the recomputation skips sin: fewer saved tensors
+    with pytest.raises(RuntimeError, match=r"grows.*saved \d+ tensors but the forward saved \d+"):
+        out.backward()
+
+    def dtype_changes(x, w):
+        y = x @ w
+        return (y if state["extra"] else y.astype("float32")).tanh()
+
+    out = checkpoint(dtype_changes, x, ws[0]).sum()
+    state["extra"] = True
+    with pytest.raises(RuntimeError, match="dtype_changes.*float64 tensor"):
+        out.backward()
+
 
 def test_input_modified_in_place_is_an_error():
     ws, x = params(1), data()

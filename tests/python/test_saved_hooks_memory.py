@@ -10,7 +10,8 @@ import weakref
 import ferrograd as fg
 import numpy as np
 import pytest
-from ferrograd.autograd.graph import save_on_cpu, save_on_disk
+from ferrograd.autograd.graph import save_compressed, save_lossless, save_on_cpu, save_on_disk
+from ferrograd.utils.checkpoint import checkpoint
 
 BIG = 1 << 19  # float32 elements: 2 MiB, above the cache's 1 MiB minimum
 
@@ -105,3 +106,55 @@ def test_without_hooks_the_saved_tensor_is_kept():
     del out
     gc.collect()
     assert probe() is None
+
+
+@pytest.mark.parametrize("name", ["bf16", "checkpoint"])
+def test_hooks_that_keep_their_packs_in_memory_leave_the_cache_on(cache_on, name):
+    # what these pack stays in RAM, so suspending the cache would buy no memory and
+    # turn every large tensor of the step into fresh, page-faulting pages
+    x = fg.randn(BIG, requires_grad=True)
+    if name == "checkpoint":
+        y = checkpoint(lambda x: (x * 2.0).tanh().sin(), x)
+    else:
+        with save_compressed("bfloat16"):
+            y = (x * 2.0).tanh().sin()  # tanh and sin save tensors: packed
+    assert fg.buffer_cache_info()["suspended_by"] == 0
+    free_a_big_buffer()
+    assert fg.buffer_cache_info()["bytes"] >= 4 * BIG, "the cache still works"
+    y.sum().backward()
+    want = np.cos(np.tanh(2 * x.numpy())) * 2 * (1 - np.tanh(2 * x.numpy()) ** 2)
+    tol = 2e-2 if name == "bf16" else 1e-5
+    np.testing.assert_allclose(x.grad.numpy(), want, rtol=tol, atol=tol)
+
+
+def test_lossless_and_kept_budget_regions_keep_the_default_rule(cache_on):
+    # these keep full tensors (or NumPy copies) for a memory-first user: with the cache
+    # on, their peak measured higher than the plain run's, so they suspend it
+    from ferrograd.autograd.graph import memory_budget
+
+    x = fg.randn(8, requires_grad=True)
+    with save_lossless():
+        y = x.exp()
+    assert fg.buffer_cache_info()["suspended_by"] == 1
+    with memory_budget(1 << 20):
+        z = checkpoint(lambda x: x.exp(), x)  # room in the budget: kept, not recomputed
+    assert fg.buffer_cache_info()["suspended_by"] == 2
+    (y + z).sum().backward()
+    assert fg.buffer_cache_info()["suspended_by"] == 0
+
+
+def test_offloading_around_or_inside_an_in_memory_region_still_suspends(cache_on, tmp_path):
+    x = fg.randn(8, requires_grad=True)
+
+    def region(x):
+        with save_on_disk(tmp_path):
+            a = x.exp()  # exp saves its output: on disk
+        return a.tanh()  # the region's own save: a handle in memory
+
+    with save_on_cpu():
+        b = x.sin()  # sin saves its input: a NumPy copy
+        y = checkpoint(region, b)
+        c = y.cos()  # after the region, the outer offloading hook again
+    assert fg.buffer_cache_info()["suspended_by"] == 3  # x for sin, y for cos, exp's output
+    (b + c).sum().backward()
+    assert fg.buffer_cache_info()["suspended_by"] == 0

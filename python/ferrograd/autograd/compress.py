@@ -59,6 +59,8 @@ class save_compressed(_CompressingHooks):
     error then enters the gradient through the backward formulas that read the value.
     """
 
+    _in_memory = True  # the copies stay in RAM: the buffer cache stays on (docs/memory.md)
+
     def __init__(self, dtype: str = "bfloat16") -> None:
         name = getattr(dtype, "name", dtype)
         if name not in ("bfloat16", "float16"):

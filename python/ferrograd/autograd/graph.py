@@ -43,6 +43,12 @@ class saved_tensors_hooks:
     _keep_leaves = False
     #: the thread of each active ``__enter__``, innermost last (per instance once entered)
     _threads: list[int] | None = None
+    #: what the pack hook returns stays in RAM (checkpoint handles, compressed copies):
+    #: its saves then leave ferrograd's buffer cache on, which other hooks suspend (see
+    #: ``buffer_cache_info`` and docs/memory.md)
+    _in_memory = False
+    #: the cache-suspend setting each active ``__enter__`` replaced, innermost last
+    _suspends: list[bool] | None = None
 
     def __init__(self, pack_hook: Callable[[Any], Any], unpack_hook: Callable[[Any], Any]) -> None:
         self.pack_hook = pack_hook
@@ -65,6 +71,10 @@ class saved_tensors_hooks:
         if threads is None:
             threads = self._threads = []
         threads.append(_get_ident())
+        suspends = self._suspends
+        if suspends is None:
+            suspends = self._suspends = []
+        suspends.append(_set_suspend(not self._in_memory))
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -81,12 +91,14 @@ class saved_tensors_hooks:
             )
         threads.pop()
         _pop_hooks()
+        _set_suspend(self._suspends.pop())  # type: ignore[union-attr]
 
 
 # bound once: ``with saved_tensors_hooks(...)`` runs these on every forward step
 _get_ident = threading.get_ident
 _push_hooks = _core._push_saved_tensors_hooks
 _pop_hooks = _core._pop_saved_tensors_hooks
+_set_suspend = _core._set_packs_suspend_cache
 
 
 class disable_saved_tensors_hooks:
