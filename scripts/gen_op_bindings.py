@@ -9,6 +9,9 @@ script reads the tables from the built extension (``ferrograd._core._unary_op_ta
 Its output is checked in (type checkers and readers see plain code) and
 ``tests/python/test_op_registry.py`` fails when a block is stale.
 
+The reductions (``src/op_defs/reduce.rs``, ``_reduce_op_table()``) get their stubs and
+static ``Variable`` methods with the signature their entry declares.
+
 Usage (after rebuilding the extension)::
 
     .venv/bin/python scripts/gen_op_bindings.py          # rewrite the blocks
@@ -121,8 +124,85 @@ def _binary_variable_methods(ops: list[BinOp]) -> list[str]:
     return out
 
 
+# (name, doc, params, keyword-only params, other positional order, dtype rule, axes kind,
+#  has_gradient, backward node) per reduction
+RedOp = tuple[str, str, list[str], list[str], list[str], str, str, bool, str]
+
+# stub annotation of each reduction parameter (runtime defaults are all None); `axis`/`dim`
+# depend on the axes kind
+_PARAM_TYPES = {
+    "keepdim": "_bool | None",
+    "keepdims": "_bool | None",
+    "unbiased": "_bool | None",
+    "dtype": "_DTypeLike | None",
+    "correction": "_float | None",
+    "name": "str | None",
+}
+
+
+def _param_type(param: str, axes: str) -> str:
+    if param in ("axis", "dim"):
+        return "_Axis" if axes == "Many" else "_int | None"
+    return _PARAM_TYPES[param]
+
+
+def _reduction_stub_methods(ops: list[RedOp]) -> list[str]:
+    out: list[str] = []
+    for name, doc, params, keywords, other, _, axes, _, _ in ops:
+        sig = ["self", *[f"{p}: {_param_type(p, axes)} = None" for p in params]]
+        sig += ["*", *[f"{k}: {_param_type(k, axes)} = None" for k in keywords]]
+        if not other:
+            out += [*_def(name, sig, "Tensor"), f'        """{_rst(doc)}"""']
+            continue
+        # the other dialect's positional order as a second overload: positional-only up
+        # to the last moved parameter, required up to the first one
+        moved = [i for i, (p, o) in enumerate(zip(params, other)) if p != o]
+        alt = ["self"]
+        for i, p in enumerate(other):
+            default = "" if i <= moved[0] else " = None"
+            alt.append(f"{p}: {_param_type(p, axes)}{default}")
+            if i == moved[-1]:
+                alt.append("/")
+        alt += ["*", *[f"{k}: {_param_type(k, axes)} = None" for k in keywords]]
+        out += ["    @overload", *_def(name, sig, "Tensor"), f'        """{_rst(doc)}"""']
+        alt_def = _def(name, alt, "Tensor")
+        out += ["    @overload", *alt_def[:-1], alt_def[-1] + " ..."]
+    return out
+
+
+def _reduction_functions(ops: list[RedOp]) -> list[str]:
+    return [f"{op[0]} = Tensor.{op[0]}" for op in ops]
+
+
+def _reduction_all(ops: list[RedOp]) -> list[str]:
+    return [f'    "{op[0]}",' for op in ops]
+
+
+def _reduction_variable_methods(ops: list[RedOp]) -> list[str]:
+    out: list[str] = []
+    for name, doc, params, keywords, _, _, _, _, _ in ops:
+        sig = ["self", *[f"{p}: Any = None" for p in params], "*"]
+        sig += [f"{k}: Any = None" for k in keywords]
+        passed = [p for p in [*params, *keywords] if p != "name"]
+        call = f'        return self._op("{name}", [self], {", ".join(f"{p}={p}" for p in passed)})'
+        if len(call) > LINE_LENGTH:
+            call = "\n".join(
+                ["        return self._op(", f'            "{name}",', "            [self],"]
+                + [f"            {p}={p}," for p in passed]
+                + ["        )"]
+            )
+        out += [
+            *_def(name, sig, "Variable"),
+            f'        """{_rst(doc)}"""',
+            call,
+            "",
+        ]
+    return out
+
+
 UNARY = "src/op_defs/unary.rs"
 BINARY = "src/op_defs/binary.rs"
+REDUCE = "src/op_defs/reduce.rs"
 
 # (file, block name, source table, renderer)
 BLOCKS: list[tuple[Path, str, str, Callable[[list[Any]], list[str]]]] = [
@@ -136,6 +216,15 @@ BLOCKS: list[tuple[Path, str, str, Callable[[list[Any]], list[str]]]] = [
     (PKG / "_dialect_aliases.py", "binary functions", BINARY, _binary_functions),
     (PKG / "_dialect_aliases.py", "binary __all__", BINARY, _binary_all),
     (PKG / "static" / "variable.py", "binary Variable methods", BINARY, _binary_variable_methods),
+    (PKG / "_core.pyi", "reduction Tensor methods", REDUCE, _reduction_stub_methods),
+    (PKG / "_dialect_aliases.py", "reduction functions", REDUCE, _reduction_functions),
+    (PKG / "_dialect_aliases.py", "reduction __all__", REDUCE, _reduction_all),
+    (
+        PKG / "static" / "variable.py",
+        "reduction Variable methods",
+        REDUCE,
+        _reduction_variable_methods,
+    ),
 ]
 
 
@@ -181,7 +270,11 @@ def table() -> dict[str, list[Any]]:
 
     unary = [(list(m), list(f), d, r, g) for m, f, d, r, g in _core._unary_op_table()]
     binary = [(list(m), list(o), list(k), d, r, g) for m, o, k, d, r, g in _core._binary_op_table()]
-    return {UNARY: unary, BINARY: binary}
+    reduce = [
+        (n, d, list(p), list(k), list(o), r, a, g, node)
+        for n, d, p, k, o, r, a, g, node in _core._reduce_op_table()
+    ]
+    return {UNARY: unary, BINARY: binary, REDUCE: reduce}
 
 
 def main(argv: list[str]) -> int:

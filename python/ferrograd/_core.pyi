@@ -1131,153 +1131,205 @@ class Tensor:
         """Same as ``clip``."""
 
     # -- reductions --
+    # BEGIN generated: reduction Tensor methods (scripts/gen_op_bindings.py from src/op_defs/reduce.rs)
     @overload
     def sum(
         self,
         axis: _Axis = None,
-        keepdim: _bool = False,
+        keepdim: _bool | None = None,
         dtype: _DTypeLike | None = None,
         name: str | None = None,
         *,
         dim: _Axis = None,
+        keepdims: _bool | None = None,
     ) -> Tensor:
-        """Sum over ``axis``/``dim`` (all by default); torch's ``sum(dim, keepdim, dtype)``
-        or Paddle's ``sum(axis, dtype, keepdim)`` positionally."""
+        """Sum over ``axis``/``dim`` (all by default); torch's ``sum(dim, keepdim, dtype)`` or Paddle's ``sum(axis, dtype, keepdim)`` positionally."""
     @overload
     def sum(
         self,
         axis: _Axis,
         dtype: _DTypeLike | None,
-        keepdim: _bool = False,
+        keepdim: _bool | None = None,
         /,
         name: str | None = None,
         *,
         dim: _Axis = None,
+        keepdims: _bool | None = None,
     ) -> Tensor: ...
     def mean(
         self,
         axis: _Axis = None,
-        keepdim: _bool = False,
+        keepdim: _bool | None = None,
         name: str | None = None,
         *,
         dim: _Axis = None,
+        keepdims: _bool | None = None,
         dtype: _DTypeLike | None = None,
     ) -> Tensor:
-        """Mean over ``axis``/``dim``."""
+        """Mean over ``axis``/``dim`` (all by default; integers give the default float)."""
     def prod(
         self,
         axis: _Axis = None,
-        keepdim: _bool = False,
+        keepdim: _bool | None = None,
         name: str | None = None,
         *,
         dim: _Axis = None,
+        keepdims: _bool | None = None,
+        dtype: _DTypeLike | None = None,
     ) -> Tensor:
-        """Product over ``axis``/``dim``."""
+        """Product over ``axis``/``dim`` (all by default)."""
     def max(
         self,
         axis: _Axis = None,
-        keepdim: _bool = False,
+        keepdim: _bool | None = None,
         name: str | None = None,
         *,
         dim: _Axis = None,
+        keepdims: _bool | None = None,
     ) -> Tensor:
         """Maximum over ``axis``/``dim`` (values only; see ``argmax`` for indices)."""
     def min(
         self,
         axis: _Axis = None,
-        keepdim: _bool = False,
+        keepdim: _bool | None = None,
         name: str | None = None,
         *,
         dim: _Axis = None,
+        keepdims: _bool | None = None,
     ) -> Tensor:
-        """Minimum over ``axis``/``dim``."""
+        """Minimum over ``axis``/``dim`` (values only; see ``argmin`` for indices)."""
     def amax(
         self,
         axis: _Axis = None,
-        keepdim: _bool = False,
+        keepdim: _bool | None = None,
         name: str | None = None,
         *,
         dim: _Axis = None,
+        keepdims: _bool | None = None,
     ) -> Tensor:
-        """Same as ``max``."""
+        """Maximum over ``axis``/``dim`` (same as ``max``; ties share the gradient)."""
     def amin(
         self,
         axis: _Axis = None,
-        keepdim: _bool = False,
+        keepdim: _bool | None = None,
         name: str | None = None,
         *,
         dim: _Axis = None,
+        keepdims: _bool | None = None,
     ) -> Tensor:
-        """Same as ``min``."""
+        """Minimum over ``axis``/``dim`` (same as ``min``; ties share the gradient)."""
     def argmax(
         self,
         axis: _int | None = None,
-        keepdim: _bool = False,
+        keepdim: _bool | None = None,
         dtype: _DTypeLike | None = None,
         name: str | None = None,
         *,
         dim: _int | None = None,
+        keepdims: _bool | None = None,
     ) -> Tensor:
         """Index of the maximum along ``axis`` (flattened when None), int64."""
     def argmin(
         self,
         axis: _int | None = None,
-        keepdim: _bool = False,
+        keepdim: _bool | None = None,
         dtype: _DTypeLike | None = None,
         name: str | None = None,
         *,
         dim: _int | None = None,
+        keepdims: _bool | None = None,
     ) -> Tensor:
         """Index of the minimum along ``axis`` (flattened when None), int64."""
     def var(
         self,
         axis: _Axis = None,
-        unbiased: _bool = True,
-        keepdim: _bool = False,
+        unbiased: _bool | None = None,
+        keepdim: _bool | None = None,
         name: str | None = None,
         *,
         dim: _Axis = None,
+        keepdims: _bool | None = None,
         correction: _float | None = None,
     ) -> Tensor:
-        """Variance (``unbiased=True`` divides by N-1; ``correction`` overrides)."""
+        """Variance over ``axis``/``dim`` (``unbiased=True`` divides by N-1; ``correction`` overrides)."""
     def std(
         self,
         axis: _Axis = None,
-        unbiased: _bool = True,
-        keepdim: _bool = False,
+        unbiased: _bool | None = None,
+        keepdim: _bool | None = None,
         name: str | None = None,
         *,
         dim: _Axis = None,
+        keepdims: _bool | None = None,
         correction: _float | None = None,
     ) -> Tensor:
-        """Standard deviation (same arguments as ``var``)."""
+        """Standard deviation over ``axis``/``dim`` (same arguments as ``var``)."""
     def logsumexp(
         self,
         axis: _Axis = None,
-        keepdim: _bool = False,
+        keepdim: _bool | None = None,
         name: str | None = None,
         *,
         dim: _Axis = None,
+        keepdims: _bool | None = None,
     ) -> Tensor:
-        """``log(sum(exp(x)))``, stable."""
+        """``log(sum(exp(x)))`` over ``axis``/``dim``, stable."""
     def all(
         self,
         axis: _Axis = None,
-        keepdim: _bool = False,
+        keepdim: _bool | None = None,
         name: str | None = None,
         *,
         dim: _Axis = None,
+        keepdims: _bool | None = None,
     ) -> Tensor:
         """True where all elements along ``axis`` are non-zero."""
     def any(
         self,
         axis: _Axis = None,
-        keepdim: _bool = False,
+        keepdim: _bool | None = None,
         name: str | None = None,
         *,
         dim: _Axis = None,
+        keepdims: _bool | None = None,
     ) -> Tensor:
         """True where any element along ``axis`` is non-zero."""
+    @overload
+    def nansum(
+        self,
+        axis: _Axis = None,
+        keepdim: _bool | None = None,
+        dtype: _DTypeLike | None = None,
+        name: str | None = None,
+        *,
+        dim: _Axis = None,
+        keepdims: _bool | None = None,
+    ) -> Tensor:
+        """Sum over ``axis``/``dim`` treating NaN as zero (NaN positions get no gradient)."""
+    @overload
+    def nansum(
+        self,
+        axis: _Axis,
+        dtype: _DTypeLike | None,
+        keepdim: _bool | None = None,
+        /,
+        name: str | None = None,
+        *,
+        dim: _Axis = None,
+        keepdims: _bool | None = None,
+    ) -> Tensor: ...
+    def nanmean(
+        self,
+        axis: _Axis = None,
+        keepdim: _bool | None = None,
+        name: str | None = None,
+        *,
+        dim: _Axis = None,
+        keepdims: _bool | None = None,
+        dtype: _DTypeLike | None = None,
+    ) -> Tensor:
+        """Mean over ``axis``/``dim`` of the non-NaN elements (NaN where all are NaN)."""
+    # END generated: reduction Tensor methods
     def softmax(
         self,
         axis: _int = -1,
@@ -2307,6 +2359,13 @@ def _unary_op_table() -> list[tuple[list[str], list[str], str, str, _bool]]:
 def _binary_op_table() -> list[tuple[list[str], list[str], list[str], str, str, _bool]]:
     """The binary op declarations: ``(methods, operators, operand keywords, doc, dtype
     rule, has_gradient)`` per op (read by ``scripts/gen_op_bindings.py``)."""
+
+def _reduce_op_table() -> list[
+    tuple[str, str, list[str], list[str], list[str], str, str, _bool, str]
+]:
+    """The reduction declarations: ``(name, doc, params, keyword-only params, the other
+    dialect's positional order, dtype rule, axes kind, has_gradient, backward node)`` per
+    op (read by ``scripts/gen_op_bindings.py``)."""
 
 # ---- custom layers (PyLayer / autograd.Function) and saved-tensor hooks --------------
 @disjoint_base

@@ -94,6 +94,7 @@ isneginf = Tensor.isneginf
 # END generated: unary functions
 clip = Tensor.clip
 clamp = Tensor.clamp
+# BEGIN generated: reduction functions (scripts/gen_op_bindings.py from src/op_defs/reduce.rs)
 sum = Tensor.sum
 mean = Tensor.mean
 prod = Tensor.prod
@@ -108,6 +109,9 @@ std = Tensor.std
 logsumexp = Tensor.logsumexp
 all = Tensor.all
 any = Tensor.any
+nansum = Tensor.nansum
+nanmean = Tensor.nanmean
+# END generated: reduction functions
 softmax = Tensor.softmax
 log_softmax = Tensor.log_softmax
 matmul = Tensor.matmul
@@ -221,6 +225,7 @@ __all__ = [
     # END generated: unary __all__
     "clip",
     "clamp",
+    # BEGIN generated: reduction __all__ (scripts/gen_op_bindings.py from src/op_defs/reduce.rs)
     "sum",
     "mean",
     "prod",
@@ -235,6 +240,9 @@ __all__ = [
     "logsumexp",
     "all",
     "any",
+    "nansum",
+    "nanmean",
+    # END generated: reduction __all__
     "softmax",
     "log_softmax",
     "matmul",

@@ -146,7 +146,7 @@ pub(crate) fn type_name(o: &Bound<'_, PyAny>) -> String {
 
 /// True for what can only be a dtype argument: a string, a ferrograd or NumPy dtype, a
 /// scalar type (`float`, `numpy.float64`).
-fn is_dtype_like(o: &Bound<'_, PyAny>) -> bool {
+pub(crate) fn is_dtype_like(o: &Bound<'_, PyAny>) -> bool {
     o.is_instance_of::<PyString>()
         || (!o.is_none() && !o.is_instance_of::<PyBool>() && parse_dtype(o).is_ok())
 }
@@ -174,26 +174,6 @@ pub(crate) fn dtype_arg(o: Option<&Bound<'_, PyAny>>, op: &str) -> PyResult<Opti
     }
 }
 
-/// `sum`'s two middle positional slots in the order they were meant: torch's
-/// `(keepdim, dtype)` or Paddle's `(dtype, keepdim)`. Paddle's order is recognised when
-/// the keepdim slot holds a dtype (a string, dtype object, NumPy dtype), or holds nothing
-/// while the dtype slot holds a bool; everything else is read in torch's order.
-pub(crate) fn keepdim_and_dtype<'a, 'py>(
-    slot_keepdim: Option<&'a Bound<'py, PyAny>>,
-    slot_dtype: Option<&'a Bound<'py, PyAny>>,
-) -> (Option<&'a Bound<'py, PyAny>>, Option<&'a Bound<'py, PyAny>>) {
-    let paddle = match (slot_keepdim, slot_dtype) {
-        (Some(k), _) => is_dtype_like(k),
-        (None, Some(d)) => d.extract::<bool>().is_ok(),
-        (None, None) => false,
-    };
-    if paddle {
-        (slot_dtype, slot_keepdim)
-    } else {
-        (slot_keepdim, slot_dtype)
-    }
-}
-
 /// Reads an axis argument: None, an int, or a sequence of ints.
 pub fn parse_axes(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Vec<isize>>> {
     match obj {
@@ -210,17 +190,6 @@ pub fn parse_axes(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Vec<isize>>
                 })?))
             }
         }
-    }
-}
-
-/// `axis` (Paddle) or `dim` (torch), whichever was given.
-pub(crate) fn axis_or_dim<'a, 'py>(
-    axis: Option<&'a Bound<'py, PyAny>>,
-    dim: Option<&'a Bound<'py, PyAny>>,
-) -> Option<&'a Bound<'py, PyAny>> {
-    match axis {
-        Some(a) if !a.is_none() => Some(a),
-        _ => dim,
     }
 }
 

@@ -34,6 +34,7 @@ mod memory;
 mod optim;
 mod pylayer;
 mod random;
+mod reduce_args;
 mod signals;
 mod static_graph;
 mod tensor;
@@ -65,6 +66,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?)?;
     m.add_function(wrap_pyfunction!(
         static_graph::op_kinds::_binary_op_table,
+        m
+    )?)?;
+    m.add_function(wrap_pyfunction!(
+        static_graph::op_kinds::_reduce_op_table,
         m
     )?)?;
     m.add_function(wrap_pyfunction!(creation::tensor_fn, m)?)?;

@@ -150,12 +150,7 @@ fn reduce(
             (true, false) => None,
         })
         .collect();
-    let dtype = match (kind, x.dtype) {
-        (ReduceKind::Sum, d) if d == DType::Bool || d.is_int() => DType::I64,
-        (ReduceKind::Mean, d) if !d.is_differentiable() => crate::dtype::default_float(),
-        (_, d) => d,
-    };
-    Ok((dtype, shape))
+    Ok((kind.reduction().dtype_rule().apply(x.dtype), shape))
 }
 
 fn reshape(x: &VarDesc, target: &[isize]) -> Result<Vec<Dim>> {

@@ -7,6 +7,7 @@ use super::op_ext::{ExtOp, ExtReduce};
 use super::program::{fmt_shape, Dim, VarDesc};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::op_defs::AxesKind;
 
 /// One output's dtype and shape.
 pub type OutDesc = (DType, Vec<Dim>);
@@ -71,17 +72,7 @@ fn reduce(
     }
     .name();
     let shape = reduced_shape(op, x, axes, keepdim)?;
-    let dtype = match kind {
-        ExtReduce::Prod if !x.dtype.is_differentiable() => DType::I64,
-        ExtReduce::Prod => x.dtype,
-        ExtReduce::All | ExtReduce::Any => DType::Bool,
-        ExtReduce::LogSumExp => x.dtype.to_floating(),
-        ExtReduce::Var(_) | ExtReduce::Std(_) if !x.dtype.is_differentiable() => {
-            crate::dtype::default_float()
-        }
-        ExtReduce::Var(_) | ExtReduce::Std(_) => x.dtype,
-    };
-    Ok((dtype, shape))
+    Ok((kind.reduction().dtype_rule().apply(x.dtype), shape))
 }
 
 fn stack(inputs: &[&VarDesc], axis: isize) -> Result<OutDesc> {
@@ -374,6 +365,20 @@ pub fn infer_ext(op: &ExtOp, inputs: &[&VarDesc]) -> Result<Vec<OutDesc>> {
             };
             let shape = broadcast(name, c, &xy)?;
             Ok(vec![(DType::promote(a.dtype, b.dtype), shape)])
+        }
+        ExtOp::TableReduce { op, args } => {
+            arity(name, inputs, 1)?;
+            let x = x()?;
+            let shape = match op.axes_kind() {
+                AxesKind::Many => reduced_shape(name, x, &args.axes, args.keepdim)?,
+                AxesKind::One => match args.axis()? {
+                    None if args.keepdim => vec![Some(1); x.shape.len()],
+                    None => Vec::new(),
+                    Some(_) if x.shape.is_empty() => Vec::new(),
+                    Some(a) => reduced_shape(name, x, &Some(vec![a]), args.keepdim)?,
+                },
+            };
+            Ok(vec![(op.result_dtype(x.dtype, args), shape)])
         }
         ExtOp::ArgReduce { axis, keepdim, .. } => {
             arity(name, inputs, 1)?;

@@ -23,6 +23,20 @@ pub enum ReduceKind {
     Min,
 }
 
+impl ReduceKind {
+    /// The reduction's entry in the table (`src/op_defs/reduce.rs`), which gives its
+    /// dtype rule.
+    pub fn reduction(self) -> crate::op_defs::Reduction {
+        use crate::op_defs::Reduction;
+        match self {
+            ReduceKind::Sum => Reduction::Sum,
+            ReduceKind::Mean => Reduction::Mean,
+            ReduceKind::Max => Reduction::Max,
+            ReduceKind::Min => Reduction::Min,
+        }
+    }
+}
+
 /// How a parameter is initialised by the startup program.
 #[derive(Clone, Debug)]
 pub enum InitKind {

@@ -4,6 +4,7 @@
 
 use crate::autograd::ops::index::IndexItem;
 use crate::error::{Error, Result};
+use crate::op_defs::{ReduceArgs, Reduction};
 use crate::tensor::Tensor;
 
 /// One item of a recorded `x[...]` index. Tensor indices are variables: each
@@ -37,6 +38,21 @@ pub enum ExtReduce {
     Var(f64),
     /// Standard deviation with a correction.
     Std(f64),
+}
+
+impl ExtReduce {
+    /// The reduction's entry in the table (`src/op_defs/reduce.rs`), which gives its
+    /// dtype rule.
+    pub fn reduction(self) -> Reduction {
+        match self {
+            ExtReduce::Prod => Reduction::Prod,
+            ExtReduce::LogSumExp => Reduction::Logsumexp,
+            ExtReduce::All => Reduction::All,
+            ExtReduce::Any => Reduction::Any,
+            ExtReduce::Var(_) => Reduction::Var,
+            ExtReduce::Std(_) => Reduction::Std,
+        }
+    }
 }
 
 /// The ops of this module, one variant per eager function family.
@@ -96,6 +112,14 @@ pub enum ExtOp {
     Expand(Vec<isize>),
     /// Broadcasts the first input to the second input's shape.
     ExpandAs,
+    /// Any reduction of the table in `src/op_defs/reduce.rs`, with its parsed arguments
+    /// (what Python programs record; `Reduce`/`ArgReduce` stay for Rust callers).
+    TableReduce {
+        /// Which reduction.
+        op: Reduction,
+        /// Its axes, keepdim, dtype and correction.
+        args: ReduceArgs,
+    },
 }
 
 impl ExtOp {
@@ -124,6 +148,7 @@ impl ExtOp {
             ExtOp::Flatten(..) => "flatten",
             ExtOp::Expand(_) => "expand",
             ExtOp::ExpandAs => "expand_as",
+            ExtOp::TableReduce { op, .. } => op.name(),
         }
     }
 
@@ -139,6 +164,9 @@ impl ExtOp {
     /// Whether a gradient flows from the outputs to the inputs (index inputs and
     /// conditions never get one: they are integer or bool).
     pub fn passes_grad(&self) -> bool {
+        if let ExtOp::TableReduce { op, .. } = self {
+            return op.has_gradient();
+        }
         !matches!(
             self,
             ExtOp::ArgReduce { .. }
@@ -199,6 +227,7 @@ impl ExtOp {
                     .ok_or_else(|| Error::runtime("where: missing input"))?;
                 one(Tensor::where_(x, second()?, y))?
             }
+            ExtOp::TableReduce { op, args } => one(op.run(x, args))?,
             ExtOp::ArgReduce { axis, keepdim, max } => one(x.argmax_argmin(*axis, *keepdim, *max))?,
             ExtOp::Reduce {
                 kind,

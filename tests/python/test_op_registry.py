@@ -3,6 +3,7 @@ ops are declared: every declared op is a ``Tensor`` method, a module function, a
 ``Variable`` method and a stub entry, and the generated Python blocks are fresh."""
 
 import importlib.util
+import inspect
 import sys
 from pathlib import Path
 
@@ -163,3 +164,74 @@ def test_every_declared_binary_op_records_and_runs_in_static_graphs(entry):
     (got,) = st.Executor().run(main, feed={"x": xv, "w": wv}, fetch_list=[y])
     want = getattr(fg.Tensor, methods[0])(fg.tensor(xv), fg.tensor(wv)).numpy()
     np.testing.assert_array_equal(got, want)
+
+
+REDUCE = _core._reduce_op_table()
+
+
+@pytest.mark.parametrize("entry", REDUCE, ids=[e[0] for e in REDUCE])
+def test_every_declared_reduction_is_bound_everywhere(entry):
+    name, doc, params, keywords, other, rule, axes, differentiable, node = entry
+    method = getattr(fg.Tensor, name)
+    assert method.__doc__.startswith(doc.split("`")[0])
+    assert getattr(fg, name).__wrapped__ is method  # (dispatching on type)
+    assert name in fg.__all__ or name in fg._dialect_aliases.__all__
+    assert callable(getattr(fg.static.Variable, name))
+    assert f"    def {name}(" in STUB
+    # the method's signature is the declared one, every default None
+    sig = inspect.signature(method)
+    assert list(sig.parameters)[1:] == [*params, *keywords]
+    assert all(p.default is None for p in list(sig.parameters.values())[1:])
+    assert sorted(other) in ([], sorted(params))
+    assert rule in ("IntToI64", "Same", "Float", "Bool", "Index") and axes in ("Many", "One")
+
+
+@pytest.mark.parametrize("entry", REDUCE, ids=[e[0] for e in REDUCE])
+def test_reduction_dtype_rule_keywords_and_node_hold_eagerly(entry):
+    name, _, params, keywords, _, rule, _, differentiable, node = entry
+    op = getattr(fg.Tensor, name)
+    want = {"IntToI64": fg.int64, "Same": fg.int32, "Float": fg.float32}
+    want.update({"Bool": fg.bool, "Index": fg.int64})
+    assert op(fg.tensor([[1, 2], [3, 4]], dtype="int32")).dtype == want[rule]
+    x = fg.tensor(np.array([[0.3, 0.7, -0.2], [1.5, 0.1, 0.4]]), requires_grad=True)
+    y = op(x, 1)
+    ref = y.detach().numpy()
+    # every spelling of the axes and keepdim gives the same result
+    for kw in ("axis", "dim"):
+        if kw in [*params, *keywords]:
+            np.testing.assert_array_equal(op(x, **{kw: 1}).detach().numpy(), ref)
+    for kw in ("keepdim", "keepdims"):
+        if kw in [*params, *keywords]:
+            kept = op(x, 1, **{kw: True})
+            assert kept.shape == [2, 1]
+            np.testing.assert_array_equal(kept.detach().numpy().reshape(2), ref)
+    assert y.requires_grad == differentiable
+    if differentiable:
+        assert y.grad_fn.name() == node + "0"
+        y.sum().backward()
+        assert np.abs(x.grad.numpy()).max() > 0
+    else:
+        assert node == ""
+
+
+@pytest.mark.parametrize("entry", REDUCE, ids=[e[0] for e in REDUCE])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_every_declared_reduction_records_and_runs_in_static_graphs(entry, keepdim):
+    name, _, _, _, _, rule, _, _, _ = entry
+    st = fg.static
+    main, startup = st.Program(), st.Program()
+    fg.enable_static()
+    try:
+        with st.program_guard(main, startup):
+            x = st.data("x", [2, 3], "float64")
+            y = getattr(fg, name)(x, 1, keepdim=keepdim)
+            z = getattr(x, name)()
+    finally:
+        fg.disable_static()
+    xv = np.array([[0.3, -0.7, 2.0], [1.5, 0.0, 0.4]])
+    got_y, got_z = st.Executor().run(main, feed={"x": xv}, fetch_list=[y, z])
+    t = fg.tensor(xv)
+    want_y = getattr(t, name)(1, keepdim=keepdim)
+    np.testing.assert_allclose(got_y, want_y.numpy())
+    np.testing.assert_allclose(got_z, getattr(t, name)().numpy())
+    assert list(y.shape) == want_y.shape and y.dtype == want_y.dtype

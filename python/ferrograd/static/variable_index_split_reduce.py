@@ -1,5 +1,5 @@
 """More ``Variable`` methods: indexing, split/chunk/unbind, gather/index_select,
-argmax/argmin, var/std, prod, logsumexp, all/any, squeeze/unsqueeze/flatten/expand.
+squeeze/unsqueeze/flatten/expand.
 
 Each records one op (shape and dtype inferred in Rust when it is recorded) with the
 eager method's signature, both dialects' argument names included."""
@@ -249,90 +249,6 @@ class VariableOpsMixin:
         ax = operator.index(_pick(axis, dim))
         count = self.shape[ax] if self.shape and -len(self.shape) <= ax < len(self.shape) else 0
         return self._many("unbind", axis=ax, count=max(count, 0))
-
-    # ------------------------------------------------------------------ reductions
-    def argmax(
-        self,
-        axis: Any = None,
-        keepdim: bool = False,
-        dtype: Any = None,
-        name: str | None = None,
-        *,
-        dim: Any = None,
-    ) -> Variable:
-        """Index of the maximum along ``axis`` (flattened when None), int64, no gradient."""
-        return self._one("argmax", [self._me()], axis=_pick(axis, dim), keepdim=keepdim)
-
-    def argmin(
-        self,
-        axis: Any = None,
-        keepdim: bool = False,
-        dtype: Any = None,
-        name: str | None = None,
-        *,
-        dim: Any = None,
-    ) -> Variable:
-        """Index of the minimum along ``axis`` (flattened when None), int64, no gradient."""
-        return self._one("argmin", [self._me()], axis=_pick(axis, dim), keepdim=keepdim)
-
-    def var(
-        self,
-        axis: Any = None,
-        unbiased: bool = True,
-        keepdim: bool = False,
-        name: str | None = None,
-        *,
-        dim: Any = None,
-        correction: float | None = None,
-    ) -> Variable:
-        """Variance (``unbiased=True`` divides by N-1; ``correction`` overrides)."""
-        c = float(correction) if correction is not None else (1.0 if unbiased else 0.0)
-        return self._one(
-            "var", [self._me()], axis=_axis_attr(_pick(axis, dim)), keepdim=keepdim, correction=c
-        )
-
-    def std(
-        self,
-        axis: Any = None,
-        unbiased: bool = True,
-        keepdim: bool = False,
-        name: str | None = None,
-        *,
-        dim: Any = None,
-        correction: float | None = None,
-    ) -> Variable:
-        """Standard deviation (same arguments as ``var``)."""
-        c = float(correction) if correction is not None else (1.0 if unbiased else 0.0)
-        return self._one(
-            "std", [self._me()], axis=_axis_attr(_pick(axis, dim)), keepdim=keepdim, correction=c
-        )
-
-    def _reduce(self, op: str, axis: Any, keepdim: bool, dim: Any) -> Variable:
-        return self._one(op, [self._me()], axis=_axis_attr(_pick(axis, dim)), keepdim=keepdim)
-
-    def prod(
-        self, axis: Any = None, keepdim: bool = False, name: str | None = None, *, dim: Any = None
-    ) -> Variable:
-        """Product over ``axis``/``dim``."""
-        return self._reduce("prod", axis, keepdim, dim)
-
-    def logsumexp(
-        self, axis: Any = None, keepdim: bool = False, name: str | None = None, *, dim: Any = None
-    ) -> Variable:
-        """``log(sum(exp(x)))`` over ``axis``, stable."""
-        return self._reduce("logsumexp", axis, keepdim, dim)
-
-    def all(
-        self, axis: Any = None, keepdim: bool = False, name: str | None = None, *, dim: Any = None
-    ) -> Variable:
-        """True where all elements along ``axis`` are non-zero (bool, no gradient)."""
-        return self._reduce("all", axis, keepdim, dim)
-
-    def any(
-        self, axis: Any = None, keepdim: bool = False, name: str | None = None, *, dim: Any = None
-    ) -> Variable:
-        """True where any element along ``axis`` is non-zero (bool, no gradient)."""
-        return self._reduce("any", axis, keepdim, dim)
 
     # ------------------------------------------------------------------ shapes
     def squeeze(self, axis: Any = None, name: str | None = None, *, dim: Any = None) -> Variable:

@@ -2,9 +2,10 @@
 //! gather, where, argmax, statistics, squeeze/expand ...) as the Python `static`
 //! package passes them, and of the optimizer rules of `minimize`.
 
+use crate::op_defs::Reduction;
 use crate::optim::{AdamConfig, SgdConfig};
 use crate::python::errors::IntoPy;
-use crate::static_graph::{ExtOp, ExtReduce, IndexSpec, OpKind, OptRule, Program};
+use crate::static_graph::{ExtOp, IndexSpec, OpKind, OptRule, Program};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
@@ -68,14 +69,6 @@ fn index_items(attrs: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<IndexSpec>> {
         .collect()
 }
 
-fn reduce(attrs: Option<&Bound<'_, PyDict>>, kind: ExtReduce) -> PyResult<ExtOp> {
-    Ok(ExtOp::Reduce {
-        kind,
-        axes: axes(attrs)?,
-        keepdim: attr(attrs, "keepdim", false)?,
-    })
-}
-
 /// The [`ExtOp`] called `name` over `inputs` of `program`, or None when `name` is not
 /// one of them. `squeeze` is resolved against its input's recorded shape.
 pub fn parse_ext(
@@ -84,6 +77,10 @@ pub fn parse_ext(
     program: &Program,
     inputs: &[usize],
 ) -> PyResult<Option<OpKind>> {
+    if let Some(op) = Reduction::from_name(name) {
+        let args = crate::python::reduce_args::from_attrs(op, attrs)?;
+        return Ok(Some(OpKind::Ext(ExtOp::TableReduce { op, args })));
+    }
     let op = match name {
         "getitem" => ExtOp::Index(index_items(attrs)?),
         "stack" => ExtOp::Stack(attr(attrs, "axis", 0)?),
@@ -111,17 +108,6 @@ pub fn parse_ext(
         "gather" => ExtOp::Gather(attr(attrs, "axis", 0)?),
         "index_select" => ExtOp::IndexSelect(attr(attrs, "axis", 0)?),
         "where" => ExtOp::Where,
-        "argmax" | "argmin" => ExtOp::ArgReduce {
-            axis: attr(attrs, "axis", None)?,
-            keepdim: attr(attrs, "keepdim", false)?,
-            max: name == "argmax",
-        },
-        "prod" => reduce(attrs, ExtReduce::Prod)?,
-        "logsumexp" => reduce(attrs, ExtReduce::LogSumExp)?,
-        "all" => reduce(attrs, ExtReduce::All)?,
-        "any" => reduce(attrs, ExtReduce::Any)?,
-        "var" => reduce(attrs, ExtReduce::Var(attr(attrs, "correction", 1.0)?))?,
-        "std" => reduce(attrs, ExtReduce::Std(attr(attrs, "correction", 1.0)?))?,
         "squeeze" => {
             let x = inputs
                 .first()

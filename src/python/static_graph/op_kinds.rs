@@ -2,7 +2,7 @@
 //! them) into the core's [`OpKind`]s.
 
 use crate::dtype::DType;
-use crate::static_graph::{OpKind, ReduceKind};
+use crate::static_graph::OpKind;
 use crate::tensor::{BinaryOp, UnaryOp};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -29,20 +29,6 @@ fn opt_attr<'py, T: FromPyObjectOwned<'py>>(
     }
 }
 
-/// Axes given as an int, a list of ints, or None.
-fn axes(attrs: Option<&Bound<'_, PyDict>>) -> PyResult<Option<Vec<isize>>> {
-    let Some(v) = attrs.map(|a| a.get_item("axis")).transpose()?.flatten() else {
-        return Ok(None);
-    };
-    if v.is_none() {
-        return Ok(None);
-    }
-    if let Ok(a) = v.extract::<isize>() {
-        return Ok(Some(vec![a]));
-    }
-    Ok(Some(v.extract::<Vec<isize>>()?))
-}
-
 /// The [`OpKind`] called `name` with the attributes in `attrs`.
 pub fn parse_op(name: &str, attrs: Option<&Bound<'_, PyDict>>) -> PyResult<OpKind> {
     if let Some(op) = BinaryOp::from_name(name) {
@@ -51,19 +37,8 @@ pub fn parse_op(name: &str, attrs: Option<&Bound<'_, PyDict>>) -> PyResult<OpKin
     if let Some(op) = UnaryOp::from_name(name) {
         return Ok(OpKind::Unary(op));
     }
-    let reduce = |kind| -> PyResult<OpKind> {
-        Ok(OpKind::Reduce {
-            kind,
-            axes: axes(attrs)?,
-            keepdim: attr(attrs, "keepdim", false)?,
-        })
-    };
     Ok(match name {
         "matmul" => OpKind::Matmul,
-        "sum" => reduce(ReduceKind::Sum)?,
-        "mean" => reduce(ReduceKind::Mean)?,
-        "max" => reduce(ReduceKind::Max)?,
-        "min" => reduce(ReduceKind::Min)?,
         "softmax" => OpKind::Softmax(attr(attrs, "axis", -1)?),
         "log_softmax" => OpKind::LogSoftmax(attr(attrs, "axis", -1)?),
         "reshape" => OpKind::Reshape(attr(attrs, "shape", Vec::new())?),
@@ -143,6 +118,42 @@ pub fn _binary_op_table() -> Vec<BinaryOpRow> {
                 op.doc(),
                 format!("{:?}", op.dtype_rule()),
                 op.has_gradient(),
+            )
+        })
+        .collect()
+}
+
+/// One op of [`_reduce_op_table`]: `(name, doc, params, keyword-only params, the other
+/// dialect's positional order, dtype rule, axes kind, has_gradient, backward node)`.
+type ReduceOpRow = (
+    &'static str,
+    &'static str,
+    Vec<&'static str>,
+    Vec<&'static str>,
+    Vec<&'static str>,
+    String,
+    String,
+    bool,
+    &'static str,
+);
+
+/// The reduction declarations as Python data, one row per op (see [`ReduceOpRow`]), for
+/// `scripts/gen_op_bindings.py` and the registry tests.
+#[pyfunction]
+pub fn _reduce_op_table() -> Vec<ReduceOpRow> {
+    crate::op_defs::Reduction::ALL
+        .iter()
+        .map(|op| {
+            (
+                op.name(),
+                op.doc(),
+                op.params().iter().map(|p| p.name()).collect(),
+                op.keywords().iter().map(|p| p.name()).collect(),
+                op.other_order().iter().map(|p| p.name()).collect(),
+                format!("{:?}", op.dtype_rule()),
+                format!("{:?}", op.axes_kind()),
+                op.has_gradient(),
+                op.node_name(),
             )
         })
         .collect()

@@ -1,0 +1,339 @@
+//! The [`Reduction`] enum and its metadata, expanded from the reduction table
+//! ([`for_each_reduce_op!`](super::reduce)), with the parsed arguments every reduction
+//! takes ([`ReduceArgs`]) and the result dtype rules ([`ReduceDType`]).
+
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+#[allow(unused_imports)] // used by the table's closures
+use crate::op_defs::reduce::fns::*;
+use crate::tensor::Tensor;
+
+/// How a reduction's result dtype follows from its (cast) input dtype.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReduceDType {
+    /// Bool and integers give int64 (no overflow at the first carry); others keep theirs.
+    IntToI64,
+    /// The input's dtype.
+    Same,
+    /// A floating dtype: bool and integers give the default float.
+    Float,
+    /// Always bool.
+    Bool,
+    /// Always int64 (indices).
+    Index,
+}
+
+impl ReduceDType {
+    /// The result dtype for input dtype `d`.
+    pub fn apply(self, d: DType) -> DType {
+        match self {
+            ReduceDType::IntToI64 if d == DType::Bool || d.is_int() => DType::I64,
+            ReduceDType::IntToI64 | ReduceDType::Same => d,
+            ReduceDType::Float => d.to_floating(),
+            ReduceDType::Bool => DType::Bool,
+            ReduceDType::Index => DType::I64,
+        }
+    }
+}
+
+/// The parameter vocabulary of the reductions' Python signatures (each name has one
+/// role; a table entry naming another parameter does not compile).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Param {
+    /// Paddle's axes.
+    Axis,
+    /// torch's axes.
+    Dim,
+    /// Keep reduced dims.
+    Keepdim,
+    /// NumPy's spelling of `keepdim`.
+    Keepdims,
+    /// Cast the input first.
+    Dtype,
+    /// `var`/`std`: divide by N-1 (True) or N.
+    Unbiased,
+    /// `var`/`std`: the divisor is N - correction (overrides `unbiased`).
+    Correction,
+    /// Paddle's op name (ignored).
+    Name,
+}
+
+impl Param {
+    /// Every parameter, in discriminant order.
+    pub const ALL: [Param; 8] = [
+        Param::Axis,
+        Param::Dim,
+        Param::Keepdim,
+        Param::Keepdims,
+        Param::Dtype,
+        Param::Unbiased,
+        Param::Correction,
+        Param::Name,
+    ];
+
+    /// The Python name.
+    pub fn name(self) -> &'static str {
+        [
+            "axis",
+            "dim",
+            "keepdim",
+            "keepdims",
+            "dtype",
+            "unbiased",
+            "correction",
+            "name",
+        ][self as usize]
+    }
+}
+
+/// The [`Param`] spelled `$p`.
+macro_rules! param {
+    (axis) => {
+        $crate::op_defs::Param::Axis
+    };
+    (dim) => {
+        $crate::op_defs::Param::Dim
+    };
+    (keepdim) => {
+        $crate::op_defs::Param::Keepdim
+    };
+    (keepdims) => {
+        $crate::op_defs::Param::Keepdims
+    };
+    (dtype) => {
+        $crate::op_defs::Param::Dtype
+    };
+    (unbiased) => {
+        $crate::op_defs::Param::Unbiased
+    };
+    (correction) => {
+        $crate::op_defs::Param::Correction
+    };
+    (name) => {
+        $crate::op_defs::Param::Name
+    };
+}
+pub(crate) use param;
+
+/// Which axes a reduction takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AxesKind {
+    /// An int, a list of ints, or None for all.
+    Many,
+    /// One int, or None for the flattened input (`argmax`).
+    One,
+}
+
+/// The arguments of one reduction call, parsed (the same for every reduction; each op
+/// reads what it declares).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReduceArgs {
+    /// Axes (negative wrap), None for all.
+    pub axes: Option<Vec<isize>>,
+    /// Keep reduced dimensions as size 1.
+    pub keepdim: bool,
+    /// Cast the input to this dtype first (`sum(dtype=...)`).
+    pub dtype: Option<DType>,
+    /// Divisor correction of `var`/`std` (1 = unbiased, the default).
+    pub correction: f64,
+    /// The op's name, for errors.
+    pub op: &'static str,
+}
+
+impl ReduceArgs {
+    /// No axes (all), no keepdim, no cast, correction 1.
+    pub fn new(op: &'static str) -> ReduceArgs {
+        ReduceArgs {
+            axes: None,
+            keepdim: false,
+            dtype: None,
+            correction: 1.0,
+            op,
+        }
+    }
+
+    /// The axes as the tensor ops take them.
+    pub fn axes(&self) -> Option<&[isize]> {
+        self.axes.as_deref()
+    }
+
+    /// The one axis of an [`AxesKind::One`] op (None = flattened); a list of several is a
+    /// `TypeError`.
+    pub fn axis(&self) -> Result<Option<isize>> {
+        match self.axes.as_deref() {
+            None => Ok(None),
+            Some([a]) => Ok(Some(*a)),
+            Some(more) => Err(Error::type_err(format!(
+                "{}(): axis must be an int or None, got {more:?}",
+                self.op
+            ))),
+        }
+    }
+
+    /// `x` cast to the requested dtype (itself when none was asked for).
+    pub fn cast(&self, x: &Tensor) -> Result<Tensor> {
+        match self.dtype {
+            Some(d) if d != x.dtype() => x.to_dtype(d),
+            _ => Ok(x.clone()),
+        }
+    }
+}
+
+macro_rules! declare_reduce_ops {
+    ($($v:ident {
+        name: $m:ident,
+        doc: $doc:literal,
+        params: [$($p:ident),*], keywords: [$($k:ident),*],
+        other_order: [$($o:ident),*],
+        dtype: $dtype:ident, axes: $axes:ident,
+        run: $run:expr,
+        node: $node:literal,
+    })*) => {
+        /// A reduction (declared in [`reduce`](super::reduce)).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Reduction {
+            $(
+                #[doc = $doc]
+                $v,
+            )*
+        }
+
+        impl Reduction {
+            /// Every reduction, in declaration order.
+            pub const ALL: &'static [Reduction] = &[$(Reduction::$v),*];
+
+            /// The op's name: its `Tensor` method and module function.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Reduction::$v => stringify!($m),)*
+                }
+            }
+
+            /// The one-line description shown by `help()` and the stubs.
+            pub fn doc(self) -> &'static str {
+                match self {
+                    $(Reduction::$v => $doc,)*
+                }
+            }
+
+            /// The positional-or-keyword parameters of the Python signature, in order.
+            pub fn params(self) -> &'static [Param] {
+                match self {
+                    $(Reduction::$v => &[$(param!($p)),*],)*
+                }
+            }
+
+            /// The keyword-only parameters (the other dialect's spellings).
+            pub fn keywords(self) -> &'static [Param] {
+                match self {
+                    $(Reduction::$v => &[$(param!($k)),*],)*
+                }
+            }
+
+            /// The other dialect's positional order, or empty when it is `params`.
+            pub fn other_order(self) -> &'static [Param] {
+                match self {
+                    $(Reduction::$v => &[$(param!($o)),*],)*
+                }
+            }
+
+            /// How the result dtype follows from the (cast) input dtype.
+            pub fn dtype_rule(self) -> ReduceDType {
+                match self {
+                    $(Reduction::$v => ReduceDType::$dtype,)*
+                }
+            }
+
+            /// Which axes the op takes.
+            pub fn axes_kind(self) -> AxesKind {
+                match self {
+                    $(Reduction::$v => AxesKind::$axes,)*
+                }
+            }
+
+            /// The backward node of the result (empty when not differentiable).
+            pub fn node_name(self) -> &'static str {
+                match self {
+                    $(Reduction::$v => $node,)*
+                }
+            }
+
+            /// Whether a gradient flows back (bool and index results have none).
+            pub fn has_gradient(self) -> bool {
+                !matches!(self.dtype_rule(), ReduceDType::Bool | ReduceDType::Index)
+            }
+
+            /// The result dtype for input dtype `d` and the call's arguments.
+            pub fn result_dtype(self, d: DType, args: &ReduceArgs) -> DType {
+                self.dtype_rule().apply(args.dtype.unwrap_or(d))
+            }
+
+            /// Runs the reduction on `x` (recording its backward when `x` requires grad).
+            pub fn run(self, x: &Tensor, args: &ReduceArgs) -> Result<Tensor> {
+                match self {
+                    $(Reduction::$v => {
+                        let f: fn(&Tensor, &ReduceArgs) -> Result<Tensor> = $run;
+                        f(x, args)
+                    })*
+                }
+            }
+
+            /// The op called `name`.
+            pub fn from_name(name: &str) -> Option<Reduction> {
+                match name {
+                    $(stringify!($m) => Some(Reduction::$v),)*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+super::reduce::for_each_reduce_op!(declare_reduce_ops);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_round_trip() {
+        let mut seen = std::collections::HashSet::new();
+        for &op in Reduction::ALL {
+            assert!(seen.insert(op.name()), "{} declared twice", op.name());
+            assert_eq!(Reduction::from_name(op.name()), Some(op));
+        }
+    }
+
+    #[test]
+    fn other_orders_permute_the_signature() {
+        for &op in Reduction::ALL {
+            let mut a: Vec<_> = op.other_order().iter().map(|p| *p as usize).collect();
+            if a.is_empty() {
+                continue;
+            }
+            let mut b: Vec<_> = op.params().iter().map(|p| *p as usize).collect();
+            a.sort_unstable();
+            b.sort_unstable();
+            assert_eq!(a, b, "{}", op.name());
+        }
+    }
+
+    #[test]
+    fn the_dtype_rule_is_what_the_eager_op_returns() {
+        use crate::dtype::DType::*;
+        for &op in Reduction::ALL {
+            for d in [Bool, U8, I8, I32, I64, F16, BF16, F32, F64] {
+                let x = crate::tensor::zeros(&[2, 3], d).unwrap();
+                let args = ReduceArgs::new(op.name());
+                let y = op.run(&x, &args).unwrap();
+                assert_eq!(y.dtype(), op.result_dtype(d, &args), "{} of {d}", op.name());
+                let keep = ReduceArgs {
+                    axes: Some(vec![-1]),
+                    keepdim: true,
+                    ..args
+                };
+                assert_eq!(op.run(&x, &keep).unwrap().shape(), &[2, 1], "{}", op.name());
+            }
+        }
+    }
+}
