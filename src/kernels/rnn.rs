@@ -370,6 +370,30 @@ mod tests {
     }
 
     #[test]
+    fn transpose_w_is_the_transpose() {
+        // row counts below, at and past the 32-row block, odd hidden sizes
+        for (g, hd) in [(1, 1), (4, 3), (4, 8), (3, 11), (4, 9), (1, 70)] {
+            let s = Seq {
+                steps: 1,
+                batch: 1,
+                hidden: hd,
+                reverse: false,
+            };
+            let w = lcg(g * hd * hd, 7);
+            let wt = transpose_w(&w, &s, g).unwrap();
+            for r in 0..g * hd {
+                for p in 0..hd {
+                    assert_eq!(
+                        wt[p * g * hd + r],
+                        w[r * hd + p],
+                        "g={g} hd={hd} r={r} p={p}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
     fn backward_matches_finite_differences() {
         for cell in [Cell::Lstm, Cell::Tanh, Cell::Relu] {
             for reverse in [false, true] {
