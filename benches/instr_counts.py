@@ -91,6 +91,9 @@ def count(python: str, lib: str, work: str, n: int, seq: int, tmp: str) -> int:
     """Instructions (callgrind's Ir total) of one child run with ``n`` timed steps."""
     out = os.path.join(tmp, f"{lib}.{work}.{n}.out")
     env = dict(os.environ, RAYON_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    # once without valgrind first: writes the bytecode caches, whose compilation would
+    # otherwise be counted in whichever of the two runs happens to come first
+    subprocess.run([python, "-c", CHILD, lib, work, "0", str(seq)], env=env, check=True)
     cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", python, "-c", CHILD]
     res = subprocess.run(
         [*cmd, lib, work, str(n), str(seq)], env=env, capture_output=True, text=True
