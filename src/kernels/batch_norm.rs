@@ -9,7 +9,6 @@
 //! Backward sums accumulate in float64.
 
 use super::fused_nn::NnFloat;
-use super::reduce::sum_run;
 use crate::dtype::Element;
 use crate::error::Result;
 use crate::storage::try_filled_vec;
@@ -19,6 +18,8 @@ use rayon::prelude::*;
 const PAR_MIN: usize = 1 << 15;
 /// Runs this long or longer are summed pairwise (as the `sum` reduction's row fold).
 const PAIRWISE_MIN: usize = 32;
+/// Independent float64 accumulators of the backward's per-channel sums.
+const BW_LANES: usize = 8;
 
 /// The input viewed as `[outer, c, inner]`.
 #[derive(Clone, Copy, Debug)]
@@ -47,14 +48,51 @@ fn parallel(len: usize) -> bool {
     len >= PAR_MIN && crate::interrupt::parallel_allowed()
 }
 
+/// Accumulators of [`lanes_sum`] and leaf size of [`tree_sum`]: the values of the `sum`
+/// reduction's row fold (`reduce_loops::{LANES, BLOCK}`), which these sums reproduce bit
+/// for bit (checked by the tests below against `reduce::sum_run`).
+const LANES: usize = 16;
+const LEAF: usize = 4096;
+
+/// `sum(f(v))` over a run of at most [`LEAF`] elements, widened to float64, with
+/// [`LANES`] accumulators merged as a tree (the reduction's `lanes` fold).
+#[inline(always)]
+fn lanes_sum<T: NnFloat>(x: &[T], f: &impl Fn(T) -> T) -> f64 {
+    let mut acc = [0.0f64; LANES];
+    let chunks = x.chunks_exact(LANES);
+    let tail = chunks.remainder();
+    for c in chunks {
+        for (a, &v) in acc.iter_mut().zip(c) {
+            *a += f(v).to_f64();
+        }
+    }
+    for (a, &v) in acc.iter_mut().zip(tail) {
+        *a += f(v).to_f64();
+    }
+    let mut w = LANES;
+    while w > 1 {
+        w /= 2;
+        let (lo, hi) = acc.split_at_mut(w);
+        for (a, &b) in lo.iter_mut().zip(hi.iter()) {
+            *a += b;
+        }
+    }
+    acc[0]
+}
+
+/// `sum(f(v))` folded as `reduce::sum_run::<f64>` folds the widened values (the
+/// reduction's pairwise tree over [`LEAF`]-element leaves), reading `x` in place: no
+/// float64 copy of the run.
+fn tree_sum<T: NnFloat>(x: &[T], f: &impl Fn(T) -> T) -> f64 {
+    if x.len() <= LEAF {
+        return lanes_sum(x, f);
+    }
+    let (l, r) = x.split_at((x.len() / LEAF).div_ceil(2) * LEAF);
+    tree_sum(l, f) + tree_sum(r, f)
+}
+
 /// The sum of `f(x)` over one channel's runs, folded as the composed `sum` does.
-fn channel_sum<T: NnFloat>(
-    x: &[T],
-    sh: &BnShape,
-    ch: usize,
-    scratch: &mut Vec<f64>,
-    f: impl Fn(T) -> T,
-) -> f64 {
+fn channel_sum<T: NnFloat>(x: &[T], sh: &BnShape, ch: usize, f: impl Fn(T) -> T) -> f64 {
     // C == 1: the runs are adjacent and the reduction sees one long run
     let (outer, inner) = if sh.c == 1 {
         (1, sh.per_channel())
@@ -65,10 +103,8 @@ fn channel_sum<T: NnFloat>(
     for o in 0..outer {
         let run = &x[o * sh.c * inner + ch * inner..][..inner];
         if inner >= PAIRWISE_MIN {
-            // float32 rows fold in float64: the same tree over the widened values
-            scratch.clear();
-            scratch.extend(run.iter().map(|&v| f(v).to_f64()));
-            acc += sum_run::<f64>(&scratch[..]);
+            // `sum_run`'s `merge(0, tree)`: adding to zero first keeps its rounding
+            acc += 0.0 + tree_sum(run, &f);
         } else {
             for &v in run {
                 acc += f(v).to_f64();
@@ -83,9 +119,8 @@ fn channel_sum<T: NnFloat>(
 pub fn stats<T: NnFloat>(x: &[T], sh: &BnShape) -> Result<(Vec<T>, Vec<T>)> {
     let m = T::from_f64(sh.per_channel() as f64);
     let one = |ch: usize| {
-        let mut scratch = Vec::new();
-        let mean = T::from_f64(channel_sum(x, sh, ch, &mut scratch, |v| v)) / m;
-        let var = T::from_f64(channel_sum(x, sh, ch, &mut scratch, |v| {
+        let mean = T::from_f64(channel_sum(x, sh, ch, |v| v)) / m;
+        let var = T::from_f64(channel_sum(x, sh, ch, |v| {
             let c = v - mean;
             c * c
         })) / m;
@@ -99,11 +134,13 @@ pub fn stats<T: NnFloat>(x: &[T], sh: &BnShape) -> Result<(Vec<T>, Vec<T>)> {
     Ok(pairs.into_iter().unzip())
 }
 
-/// `y = f(x, channel)` for every element, threads over the outer index.
-fn map_channels<T: NnFloat>(
+/// `y = a * x + b`-style per-channel maps: `f(channel)` gives the channel's element map,
+/// which runs over that channel's contiguous segments (constants hoisted out of the
+/// loop, so it vectorises); threads over the outer index.
+fn map_channels<T: NnFloat, F: Fn(T) -> T>(
     x: &[T],
     sh: &BnShape,
-    f: impl Fn(T, usize) -> T + Sync,
+    f: impl Fn(usize) -> F + Sync,
 ) -> Result<Vec<T>> {
     let mut out = try_filled_vec(x.len(), <T as Element>::zero())?;
     let block = sh.c * sh.inner;
@@ -113,8 +150,9 @@ fn map_channels<T: NnFloat>(
     let one = |(xo, oo): (&[T], &mut [T])| {
         for ch in 0..sh.c {
             let r = ch * sh.inner..(ch + 1) * sh.inner;
+            let map = f(ch);
             for (o, &v) in oo[r.clone()].iter_mut().zip(&xo[r]) {
-                *o = f(v, ch);
+                *o = map(v);
             }
         }
     };
@@ -146,10 +184,16 @@ pub fn normalize<T: NnFloat>(
             w.map_or(r, |w| r * w[ch])
         })
         .collect();
-    map_channels(x, sh, |v, ch| {
-        let y = (v - mean[ch]) * factor[ch];
-        b.map_or(y, |b| y + b[ch])
-    })
+    match b {
+        None => map_channels(x, sh, |ch| {
+            let (mu, fa) = (mean[ch], factor[ch]);
+            move |v| (v - mu) * fa
+        }),
+        Some(b) => map_channels(x, sh, |ch| {
+            let (mu, fa, bb) = (mean[ch], factor[ch], b[ch]);
+            move |v| (v - mu) * fa + bb
+        }),
+    }
 }
 
 /// Evaluation forward from running statistics: `x * scale - shift` (no bias) or
@@ -174,10 +218,16 @@ pub fn affine_eval<T: NnFloat>(
         .collect();
     let shift: Vec<T> = (0..sh.c).map(|ch| rm[ch] * scale[ch]).collect();
     let out = match b {
-        None => map_channels(x, sh, |v, ch| v * scale[ch] - shift[ch])?,
+        None => map_channels(x, sh, |ch| {
+            let (sc, sh) = (scale[ch], shift[ch]);
+            move |v| v * sc - sh
+        })?,
         Some(b) => {
             let add: Vec<T> = (0..sh.c).map(|ch| b[ch] - shift[ch]).collect();
-            map_channels(x, sh, |v, ch| v * scale[ch] + add[ch])?
+            map_channels(x, sh, |ch| {
+                let (sc, ad) = (scale[ch], add[ch]);
+                move |v| v * sc + ad
+            })?
         }
     };
     Ok((out, rstd))
@@ -199,19 +249,31 @@ pub fn backward<T: NnFloat>(
     want: [bool; 3],
 ) -> Result<(Option<Vec<T>>, Option<Vec<T>>, Option<Vec<T>>)> {
     let m = sh.per_channel() as f64;
-    // per channel: sum(g) and sum(g * xhat)
+    // per channel: sum(g) and sum(g * xhat), in float64 with BW_LANES independent
+    // accumulators (one serial chain per sum was the backward's bottleneck)
     let sums = |ch: usize| {
         let (mu, rs) = (mean[ch].to_f64(), rstd[ch].to_f64());
-        let (mut sg, mut sgx) = (0.0f64, 0.0f64);
+        let (mut sg, mut sgc) = ([0.0f64; BW_LANES], [0.0f64; BW_LANES]);
         for o in 0..sh.outer {
             let r = sh.run(o, ch);
-            for (&gv, &xv) in g[r.clone()].iter().zip(&x[r]) {
+            let (gr, xr) = (&g[r.clone()], &x[r]);
+            let (gc, xc) = (gr.chunks_exact(BW_LANES), xr.chunks_exact(BW_LANES));
+            let (gt, xt) = (gc.remainder(), xc.remainder());
+            for (gc, xc) in gc.zip(xc) {
+                for i in 0..BW_LANES {
+                    let gv = gc[i].to_f64();
+                    sg[i] += gv;
+                    sgc[i] += gv * (xc[i].to_f64() - mu);
+                }
+            }
+            for (i, (&gv, &xv)) in gt.iter().zip(xt).enumerate() {
                 let gv = gv.to_f64();
-                sg += gv;
-                sgx += gv * (xv.to_f64() - mu) * rs;
+                sg[i] += gv;
+                sgc[i] += gv * (xv.to_f64() - mu);
             }
         }
-        (sg, sgx)
+        // sum(g * (x - mu) * rs) = rs * sum(g * (x - mu))
+        (sg.iter().sum::<f64>(), sgc.iter().sum::<f64>() * rs)
     };
     let s: Vec<(f64, f64)> = if parallel(x.len()) {
         (0..sh.c).into_par_iter().map(sums).collect()
@@ -270,6 +332,38 @@ pub fn backward<T: NnFloat>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernels::reduce::sum_run;
+
+    /// The in-place mapped sums fold exactly as `sum_run` over a widened copy (the fused
+    /// forward's bit-identity with the composed `mean` rests on this).
+    #[test]
+    fn tree_sum_matches_sum_run_bit_for_bit() {
+        for n in [
+            32, 33, 47, 1000, 1024, 4095, 4096, 4097, 8192, 10_001, 70_000,
+        ] {
+            let x64: Vec<f64> = (0..n)
+                .map(|i| ((i * 7919 % 1013) as f64).sin() * 3.7)
+                .collect();
+            let x32: Vec<f32> = x64.iter().map(|&v| v as f32).collect();
+            let sq32 = |v: f32| (v - 0.3) * (v - 0.3);
+            let sq64 = |v: f64| (v - 0.3) * (v - 0.3);
+            let w32: Vec<f64> = x32.iter().map(|&v| sq32(v) as f64).collect();
+            let w64: Vec<f64> = x64.iter().map(|&v| sq64(v)).collect();
+            assert_eq!(
+                (0.0 + tree_sum(&x32, &sq32)).to_bits(),
+                sum_run::<f64>(&w32).to_bits()
+            );
+            assert_eq!(
+                (0.0 + tree_sum(&x64, &sq64)).to_bits(),
+                sum_run::<f64>(&w64).to_bits()
+            );
+            let id: Vec<f64> = x32.iter().map(|&v| v as f64).collect();
+            assert_eq!(
+                (0.0 + tree_sum(&x32, &|v| v)).to_bits(),
+                sum_run::<f64>(&id).to_bits()
+            );
+        }
+    }
 
     #[test]
     fn train_backward_matches_finite_differences() {

@@ -131,13 +131,29 @@ impl RnnFloat for f32 {
     }
 }
 
-/// `h [B, H] @ W^T` for `W [G*H, H]`: `[B, G*H]`.
-pub(crate) fn h_times_wt<T: Element>(h: &[T], w: &[T], s: &Seq, g: usize) -> Result<Vec<T>> {
+/// `W^T` `[H, G*H]` (contiguous) of `W` `[G*H, H]`: transposed once per layer run, so
+/// every step's `h @ W^T` reads a row-major operand that gemm uses without re-packing it
+/// (through the transposed view gemm packed all of `W` on every step).
+pub(crate) fn transpose_w<T: Element>(w: &[T], s: &Seq, g: usize) -> Result<Vec<T>> {
+    let (rows, hd) = (g * s.hidden, s.hidden);
+    let mut wt = try_filled_vec(rows * hd, <T as Element>::zero())?;
+    // blocks of 32 rows keep both the reads and the writes within a few cache lines
+    for r0 in (0..rows).step_by(32) {
+        for p in 0..hd {
+            for r in r0..(r0 + 32).min(rows) {
+                wt[p * rows + r] = w[r * hd + p];
+            }
+        }
+    }
+    Ok(wt)
+}
+
+/// `h [B, H] @ W^T` from `wt = W^T` `[H, G*H]` ([`transpose_w`]): `[B, G*H]`.
+pub(crate) fn h_times_wt<T: Element>(h: &[T], wt: &[T], s: &Seq, g: usize) -> Result<Vec<T>> {
     let (b, hd) = (s.batch, s.hidden);
     let lh = Layout::contiguous(&[b, hd]);
-    let mut lw = Layout::contiguous(&[hd, g * hd]);
-    lw.strides = smallvec![1, hd as isize];
-    matmul(h, &lh, w, &lw)
+    let lw = Layout::contiguous(&[hd, g * hd]);
+    matmul(h, &lh, wt, &lw)
 }
 
 /// Runs one layer over all steps. `xp` `[T, B, G*H]`, `w` (`W_hh`) `[G*H, H]`, `h0`/`c0`
@@ -166,6 +182,7 @@ pub fn forward<T: RnnFloat>(
         Vec::new()
     };
     let (hs, cs) = out.split_at_mut(tbh);
+    let wt = transpose_w(w, s, g)?;
     for k in 0..s.steps {
         let t = s.at(k);
         let hw = {
@@ -175,7 +192,7 @@ pub fn forward<T: RnnFloat>(
                 let p = s.at(k - 1);
                 &hs[p * bh..(p + 1) * bh]
             };
-            h_times_wt(h_prev, w, s, g)?
+            h_times_wt(h_prev, &wt, s, g)?
         };
         let x = &xp[t * bh * g..(t + 1) * bh * g];
         // the pre-activations, then each gate block through a slice activation (SIMD for
@@ -350,6 +367,30 @@ mod tests {
     fn loss(cell: Cell, s: &Seq, xp: &[f64], w: &[f64], h0: &[f64], c0: &[f64], r: &[f64]) -> f64 {
         let (out, _) = forward(cell, s, xp, w, h0, c0).unwrap();
         out.iter().zip(r).map(|(a, b)| a * b).sum()
+    }
+
+    #[test]
+    fn transpose_w_is_the_transpose() {
+        // row counts below, at and past the 32-row block, odd hidden sizes
+        for (g, hd) in [(1, 1), (4, 3), (4, 8), (3, 11), (4, 9), (1, 70)] {
+            let s = Seq {
+                steps: 1,
+                batch: 1,
+                hidden: hd,
+                reverse: false,
+            };
+            let w = lcg(g * hd * hd, 7);
+            let wt = transpose_w(&w, &s, g).unwrap();
+            for r in 0..g * hd {
+                for p in 0..hd {
+                    assert_eq!(
+                        wt[p * g * hd + r],
+                        w[r * hd + p],
+                        "g={g} hd={hd} r={r} p={p}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

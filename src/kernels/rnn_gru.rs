@@ -6,7 +6,7 @@
 //! projection (`dgh`) differs from that of `xp` in its `n` block. Forward saves
 //! `r, z, n` and `gh_n = h W_hn^T + b_hn` per step (`[T, B, 4H]`).
 
-use super::rnn::{h_times_wt, Seq};
+use super::rnn::{h_times_wt, transpose_w, Seq};
 use crate::dtype::Element;
 use crate::error::{Error, Result};
 use crate::kernels::matmul::matmul;
@@ -48,12 +48,13 @@ pub fn forward<T: Element + Float>(
     let mut hs = try_filled_vec(tbh, <T as Element>::zero())?;
     let mut acts = try_filled_vec(tbh * 4, <T as Element>::zero())?;
     let one = <T as Element>::one();
+    let wt = transpose_w(w, s, 3)?;
     for k in 0..s.steps {
         let t = s.at(k);
         let prev = if k == 0 { None } else { Some(s.at(k - 1)) };
         let gh = {
             let h_prev: &[T] = prev.map_or(h0, |p| &hs[p * bh..(p + 1) * bh]);
-            h_times_wt(h_prev, w, s, 3)?
+            h_times_wt(h_prev, &wt, s, 3)?
         };
         let x = &xp[t * bh * 3..(t + 1) * bh * 3];
         for bi in 0..s.batch {

@@ -164,3 +164,23 @@ def test_kernel_errors():
         fg._core._batch_norm(fg.randn(0, 3), None, None, None, None, True, 1e-5, 1)
     with pytest.raises(TypeError, match="float"):
         fg._core._batch_norm(fg.ones(2, 3).astype("int64"), None, None, None, None, True, 1e-5, 1)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 70, 70), (3, 1, 50, 97), (2, 4, 33), (64, 2, 1)])
+def test_float32_forward_bit_identical_to_the_float32_composition(shape):
+    # the per-channel sums read float32 runs in place (no float64 copy): the fold must
+    # still be the composed `mean`'s tree, incl. runs longer than its 4096-element leaf
+    a = RNG.standard_normal(shape) * 2 + 0.5
+    w32 = t(RNG.standard_normal(shape[1]), True, "float32")
+    b32 = t(RNG.standard_normal(shape[1]), True, "float32")
+    x32 = t(a, True, "float32")
+    got = F.batch_norm(x32, None, None, w32, b32, training=True)
+    want = ref_train(x32, w32, b32, 1e-5)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    g = RNG.standard_normal(shape)
+    got.backward(t(g, dtype="float32"))
+    # gradients against the float64 composition (the fused backward sums in float64)
+    x64, w64, b64 = (t(v.numpy(), True) for v in (x32, w32, b32))
+    ref_train(x64, w64, b64, 1e-5).backward(t(g))
+    for mine, ref in ((x32, x64), (w32, w64), (b32, b64)):
+        np.testing.assert_allclose(mine.grad.numpy(), ref.grad.numpy(), rtol=2e-4, atol=2e-4)

@@ -6,9 +6,9 @@
 //! differentiates a composition of differentiable ops (matmul, softmax) holding the same
 //! mask and dropout flags, so second derivatives flow.
 
+use super::composed_grad::grads_with_graph;
 use super::fused_nn::{float_only, tensor_of, with_slice};
 use super::saved;
-use crate::autograd::engine::{grad, BackwardOptions};
 use crate::autograd::{is_grad_enabled, Recorder};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -16,7 +16,7 @@ use crate::kernels::attention::{self as ka, Dims, Mask, MaskView, Params};
 use crate::kernels::fused_nn::NnFloat;
 use crate::layout::Layout;
 use crate::tensor::Tensor;
-use smallvec::{smallvec, SmallVec};
+use smallvec::smallvec;
 
 /// The options of one attention call.
 #[derive(Clone, Copy, Debug)]
@@ -317,16 +317,6 @@ fn composed_backward(
         DType::F32 => composed::<f32>(fx, ins[0], ins[1], ins[2], mask, full)?,
         _ => composed::<f64>(fx, ins[0], ins[1], ins[2], mask, full)?,
     };
-    let wanted: Vec<usize> = (0..3).filter(|&i| needs[i]).collect();
-    let targets: Vec<Tensor> = wanted.iter().map(|&i| ins[i].clone()).collect();
-    let opts = BackwardOptions {
-        retain_graph: true,
-        create_graph: true,
-    };
-    let got = grad(&[out], vec![g.clone()], &targets, opts)?;
-    let mut res: SmallVec<[Option<Tensor>; 2]> = SmallVec::from_elem(None, 3);
-    for (i, t) in wanted.into_iter().zip(got) {
-        res[i] = t;
-    }
-    Ok(res)
+    let inputs = ins.map(|t| t.clone());
+    grads_with_graph(out, &inputs, |i| needs[i], g)
 }

@@ -7,9 +7,9 @@
 //! running buffers are not touched here: the op returns the batch statistics and the
 //! caller blends them in.
 
+use super::composed_grad::grads_with_graph;
 use super::fused_nn::{float_only, tensor_of, with_slice};
 use super::saved;
-use crate::autograd::engine::{grad, BackwardOptions};
 use crate::autograd::{is_grad_enabled, Grads, Recorder};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -276,16 +276,6 @@ fn composed_backward(
 ) -> Result<[Option<Tensor>; 3]> {
     let owned = ins.map(|t| t.clone());
     let out = f(&owned)?;
-    let wanted: Vec<usize> = (0..3).filter(|&i| present[i] && want[i]).collect();
-    let targets: Vec<Tensor> = wanted.iter().map(|&i| owned[i].clone()).collect();
-    let opts = BackwardOptions {
-        retain_graph: true,
-        create_graph: true,
-    };
-    let got = grad(&[out], vec![g.clone()], &targets, opts)?;
-    let mut res: [Option<Tensor>; 3] = [None, None, None];
-    for (i, t) in wanted.into_iter().zip(got) {
-        res[i] = t;
-    }
-    Ok(res)
+    let mut got = grads_with_graph(out, &owned, |i| present[i] && want[i], g)?.into_iter();
+    Ok([(); 3].map(|_| got.next().flatten()))
 }

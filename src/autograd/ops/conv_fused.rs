@@ -6,7 +6,7 @@
 //! differentiable ops (`unfold_window` + `matmul`, see `ops::conv`) and differentiates
 //! that, so gradients of every order exist (as the fused RNN does).
 
-use crate::autograd::engine::{grad, BackwardOptions};
+use super::composed_grad::grads_with_graph;
 use crate::autograd::{is_grad_enabled, Recorder};
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
@@ -310,16 +310,5 @@ fn composed_backward(
         .flatten()
         .cloned()
         .collect();
-    let wanted: Vec<usize> = (0..inputs.len()).filter(|&i| needs[i]).collect();
-    let targets: Vec<Tensor> = wanted.iter().map(|&i| inputs[i].clone()).collect();
-    let opts = BackwardOptions {
-        retain_graph: true,
-        create_graph: true,
-    };
-    let got = grad(&[out], vec![gr.clone()], &targets, opts)?;
-    let mut res: SmallVec<[Option<Tensor>; 2]> = SmallVec::from_elem(None, inputs.len());
-    for (i, g) in wanted.into_iter().zip(got) {
-        res[i] = g;
-    }
-    Ok(res)
+    grads_with_graph(out, &inputs, |i| needs[i], gr)
 }

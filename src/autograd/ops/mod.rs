@@ -9,6 +9,7 @@ pub mod batch_norm;
 mod binary;
 pub mod class_loss;
 mod complex;
+mod composed_grad;
 mod conv;
 pub mod conv_fused;
 pub(crate) mod copy_slices;
