@@ -113,6 +113,8 @@ macro_rules! param {
         $crate::op_defs::Param::Name
     };
 }
+// re-exported for the bindings' argument parser (python feature only: unused otherwise)
+#[cfg(feature = "python")]
 pub(crate) use param;
 
 /// Which axes a reduction takes.
