@@ -220,7 +220,7 @@ BLOCKS: list[tuple[Path, str, str, Callable[[list[Any]], list[str]]]] = [
     (PKG / "_dialect_aliases.py", "reduction functions", REDUCE, _reduction_functions),
     (PKG / "_dialect_aliases.py", "reduction __all__", REDUCE, _reduction_all),
     (
-        PKG / "static" / "variable.py",
+        PKG / "static" / "variable_reductions.py",
         "reduction Variable methods",
         REDUCE,
         _reduction_variable_methods,
