@@ -87,6 +87,7 @@ from . import metric as metric  # noqa: E402
 from . import nn as nn  # noqa: E402
 from . import optim as optim  # noqa: E402
 from . import optimizer as optimizer  # noqa: E402
+from . import regularizer as regularizer  # noqa: E402
 from . import utils as utils  # noqa: E402  (data loading; activation checkpointing)
 from .distributed import DataParallel as DataParallel  # noqa: E402
 from .nn.summary import summary as summary  # noqa: E402
@@ -227,6 +228,7 @@ __all__ = [
     "autograd",
     "optim",
     "optimizer",
+    "regularizer",
     "grad",
     "no_grad",
     "enable_grad",

@@ -176,8 +176,11 @@ def _set_value(self: Tensor, value: Any) -> None:
 
 
 def install_tensor_methods() -> None:
-    """Adds ``type``, ``cuda`` and ``set_value`` to ``Tensor``."""
+    """Adds ``type``, ``cuda``, ``set_value``, ``is_cuda`` and ``is_cpu`` to ``Tensor``."""
     # methods added to the native class on purpose (the stub lists them as methods)
     Tensor.type = _type  # type: ignore[method-assign,assignment]
     Tensor.cuda = _cuda  # type: ignore[method-assign,assignment]
     Tensor.set_value = _set_value  # type: ignore[method-assign,assignment]
+    # torch's device flags: every ferrograd tensor lives in CPU memory
+    Tensor.is_cuda = property(lambda self: False, doc="False: ferrograd tensors live on the CPU.")  # type: ignore[assignment]
+    Tensor.is_cpu = property(lambda self: True, doc="True: ferrograd tensors live on the CPU.")  # type: ignore[assignment]

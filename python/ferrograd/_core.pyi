@@ -620,6 +620,12 @@ class Tensor:
         """Always a RuntimeError: ferrograd has no GPU build."""
     def set_value(self, value: Any) -> None:
         """Paddle: overwrites the values in place."""
+    @property
+    def is_cuda(self) -> _bool:
+        """False: ferrograd tensors live on the CPU."""
+    @property
+    def is_cpu(self) -> _bool:
+        """True: ferrograd tensors live on the CPU."""
 
     # -- conversions --
     def numpy(self) -> NDArray[Any]:

@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterator, Mapping, Optional
 import numpy as np
 
 from .. import _core
+from .._dropin import device as _device
 from ..grad_mode import no_grad
 from .parameter import Parameter
 from .static_build import converter as _static_converter
@@ -401,15 +402,20 @@ class Module:
         """Casts floating parameters and buffers to ``dtype`` (replacing the Parameter
         objects: build optimizers after this). Devices other than the CPU are refused."""
         device = kwargs.pop("device", None)
+        kwargs.pop("non_blocking", None)  # torch's; meaningless on the CPU
+        if kwargs:
+            raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
         for a in args:
-            if a is None or isinstance(a, str) and a.lower() == "cpu":
+            if a is None or isinstance(a, bool):  # to(None) / torch's positional non_blocking
                 continue
-            if isinstance(a, str) and a.split(":")[0].lower() in ("cuda", "gpu", "mps", "xpu"):
+            if isinstance(a, (str, _device)):
                 device = a
                 continue
+            if isinstance(a, _core.Tensor):  # to(other): other's dtype (its device is the CPU)
+                a = a.dtype
             dtype = a
-        if device not in (None, "cpu"):
-            raise ValueError(f"to({device!r}): ferrograd runs on the CPU only")
+        if device is not None:
+            _device(device)  # "cpu", "cpu:0", device("cpu"); others raise naming the device
         return self if dtype is None else self._cast(dtype)
 
     def astype(self, dtype: Any) -> Module:

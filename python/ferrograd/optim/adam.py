@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .optimizer import Optimizer, _check_number, _coeff, _refuse_unsupported
+from .optimizer import Optimizer, _check_number, _decay, _refuse_unsupported
 
 
 class Adam(Optimizer):
@@ -59,9 +59,8 @@ class Adam(Optimizer):
                 float(beta2 if beta2 is not None else b2),
             ),
             "eps": float(epsilon if epsilon is not None else eps),
-            "weight_decay": _coeff(
-                self._default_weight_decay if weight_decay is None else weight_decay,
-                "weight_decay",
+            "weight_decay": _decay(
+                self._default_weight_decay if weight_decay is None else weight_decay
             ),
             "amsgrad": bool(amsgrad),
             "maximize": bool(maximize),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .optimizer import Optimizer, _check_number, _coeff, _is_scheduler, _refuse_unsupported
+from .optimizer import Optimizer, _check_number, _decay, _is_scheduler, _refuse_unsupported
 
 
 def _paddle_rate_first(params: Any) -> bool:
@@ -67,7 +67,7 @@ class Adagrad(Optimizer):
         defaults = {
             "lr": lr,
             "lr_decay": float(lr_decay),
-            "weight_decay": _coeff(weight_decay, "weight_decay"),
+            "weight_decay": _decay(weight_decay),
             "initial_accumulator_value": float(initial_accumulator_value),
             "eps": _pick(epsilon if epsilon is not None else eps, paddle, 1e-10, 1e-6),
             "maximize": bool(maximize),
@@ -129,7 +129,7 @@ class Adadelta(Optimizer):
             "lr": 1.0 if lr is None else lr,
             "rho": _pick(rho, paddle, 0.9, 0.95),
             "eps": float(epsilon if epsilon is not None else eps),
-            "weight_decay": _coeff(weight_decay, "weight_decay"),
+            "weight_decay": _decay(weight_decay),
             "maximize": bool(maximize),
         }
         super().__init__(params, defaults, learning_rate, parameters, grad_clip)
@@ -194,7 +194,7 @@ class Adamax(Optimizer):
                 float(beta2 if beta2 is not None else b2),
             ),
             "eps": float(epsilon if epsilon is not None else eps),
-            "weight_decay": _coeff(weight_decay, "weight_decay"),
+            "weight_decay": _decay(weight_decay),
             "maximize": bool(maximize),
         }
         super().__init__(params, defaults, learning_rate, parameters, grad_clip)

@@ -11,7 +11,8 @@ from typing import Any
 
 from .. import _core
 from .._core import Tensor
-from ..grad_mode import enable_grad
+from ..grad_mode import enable_grad, no_grad
+from ..regularizer import L1Decay, split_decay
 
 ParamsArg = Iterable[Any]
 
@@ -78,6 +79,24 @@ def _coeff(value: Any, what: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"{what} must be a number, got {type(value).__name__}")
     return float(value)
+
+
+def _decay(value: Any) -> Any:
+    """An optimizer's ``weight_decay`` argument as stored in its defaults: a float (a
+    number or ``L2Decay``), or an ``L1Decay`` kept as it is (``_group_settings`` turns it
+    into the group's ``l1_decay``)."""
+    return value if isinstance(value, L1Decay) else _coeff(value, "weight_decay")
+
+
+def _add_l1_decay(group: dict[str, Any]) -> None:
+    """Paddle's ``L1Decay``: ``grad += coeff * sign(param)`` for each parameter of the
+    group that has a gradient (after clipping, before the update)."""
+    coeff = float(group["l1_decay"])
+    with no_grad():
+        for p in group["params"]:
+            g = p.grad
+            if g is not None:
+                p.grad = g + p.sign() * coeff
 
 
 def _check_number(name: str, value: float, low: float = 0.0, high: float = math.inf) -> None:
@@ -246,7 +265,16 @@ class Optimizer:
         for k, v in self.defaults.items():
             group.setdefault(k, v)
         if "weight_decay" in group:
-            group["weight_decay"] = _coeff(group["weight_decay"], "weight_decay")
+            decay, l1 = split_decay(group["weight_decay"])
+            group["weight_decay"] = _coeff(decay, "weight_decay")
+            group.pop("l1_decay", None)
+            if l1:
+                if getattr(self, "_decoupled", False):
+                    raise TypeError(
+                        f"{type(self).__name__} decays the weights itself (decoupled): pass a "
+                        "number as weight_decay, not L1Decay"
+                    )
+                group["l1_decay"] = l1
         self._validate_group(group)
         return group
 
@@ -284,6 +312,8 @@ class Optimizer:
         if self._grad_clip is not None:
             self._clip_gradients()
         for group, st in zip(self.param_groups, self._group_states):
+            if group.get("l1_decay"):
+                _add_l1_decay(group)
             self._update_group(group, st)
         return loss
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .optimizer import Optimizer, _check_number, _coeff, _refuse_unsupported
+from .optimizer import Optimizer, _check_number, _decay, _refuse_unsupported
 
 
 class RMSprop(Optimizer):
@@ -47,7 +47,7 @@ class RMSprop(Optimizer):
             "lr": lr,
             "alpha": float(alpha),
             "eps": float(eps),
-            "weight_decay": _coeff(weight_decay, "weight_decay"),
+            "weight_decay": _decay(weight_decay),
             "momentum": float(momentum),
             "centered": bool(centered),
             "maximize": bool(maximize),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .optimizer import Optimizer, _check_number, _coeff, _refuse_unsupported
+from .optimizer import Optimizer, _check_number, _decay, _refuse_unsupported
 
 
 class SGD(Optimizer):
@@ -45,7 +45,7 @@ class SGD(Optimizer):
             "lr": lr,
             "momentum": float(momentum),
             "dampening": float(dampening),
-            "weight_decay": _coeff(weight_decay, "weight_decay"),
+            "weight_decay": _decay(weight_decay),
             "nesterov": bool(nesterov),
             "maximize": bool(maximize),
         }

@@ -16,6 +16,7 @@ import weakref
 from typing import Any
 
 from .. import _core
+from ..regularizer import L1Decay
 from . import program as _program
 from .backward import append_backward
 from .variable import Variable
@@ -102,6 +103,11 @@ def minimize(
             "grad_clip is not supported in static mode yet; build the optimizer without it"
         )
     groups = _groups(opt, loss, parameters)
+    if any(isinstance(s.get("weight_decay"), L1Decay) or s.get("l1_decay") for s, _ in groups):
+        raise NotImplementedError(
+            "L1Decay is not supported in static mode yet; use L2Decay or a number as "
+            "weight_decay, or train eagerly"
+        )
     # every group's rule first: an unsupported optimizer fails before the program changes.
     # Each optimizer class declares its own static rule (``Optimizer._static_rule``).
     rules = [opt._static_rule(settings) for settings, _ in groups]
