@@ -80,6 +80,7 @@ from . import autograd as autograd  # noqa: E402  (needs the names above)
 
 # data-parallel training over MPI (mpi4py is imported only when first used)
 from . import distributed as distributed  # noqa: E402
+from . import hapi as hapi  # noqa: E402  (paddle.Model, paddle.callbacks)
 
 # data loading (torch.utils.data / paddle.io), metrics and model summaries
 from . import io as io  # noqa: E402
@@ -89,7 +90,10 @@ from . import optim as optim  # noqa: E402
 from . import optimizer as optimizer  # noqa: E402
 from . import regularizer as regularizer  # noqa: E402
 from . import utils as utils  # noqa: E402  (data loading; activation checkpointing)
+from . import version as version  # noqa: E402
 from .distributed import DataParallel as DataParallel  # noqa: E402
+from .hapi import Model as Model  # noqa: E402
+from .hapi import callbacks as callbacks  # noqa: E402
 from .nn.summary import summary as summary  # noqa: E402
 from .serialization import load as load  # noqa: E402
 from .serialization import save as save  # noqa: E402
@@ -110,7 +114,7 @@ byte = uint8
 char = int8
 short = int16
 
-__version__ = "0.1.0"
+__version__ = version.__version__
 
 
 def is_tensor(obj: object) -> builtins.bool:
@@ -132,6 +136,8 @@ from . import amp as amp  # noqa: E402  (autocast, GradScaler, decorate)
 from . import cpu as cpu  # noqa: E402  (torch.cpu.amp)
 from . import cuda as cuda  # noqa: E402
 from . import jit as jit  # noqa: E402  (paddle.jit.to_static runs eagerly)
+from ._dropin import add_n as add_n  # noqa: E402
+from ._dropin import create_parameter as create_parameter  # noqa: E402
 from ._dropin import device as device  # noqa: E402
 from ._dropin import e as e  # noqa: E402
 from ._dropin import equal_all as equal_all  # noqa: E402
@@ -201,6 +207,7 @@ __all__ = [
     "tensor",
     "to_tensor",
     "from_numpy",
+    "as_tensor",
     "from_dlpack",
     "zeros",
     "ones",
@@ -229,6 +236,10 @@ __all__ = [
     "optim",
     "optimizer",
     "regularizer",
+    "hapi",
+    "Model",
+    "callbacks",
+    "version",
     "grad",
     "no_grad",
     "enable_grad",
@@ -256,6 +267,8 @@ __all__ = [
     "cpu",
     "jit",
     "device",
+    "create_parameter",
+    "add_n",
     "set_device",
     "get_device",
     "is_compiled_with_cuda",
@@ -386,12 +399,26 @@ __all__ += [
 # nan_to_num, isclose/allclose), random sampling and Generator objects, conveniences
 # (default dtype, print options, Tensor.type/cuda/set_value, shape): see _ops_math.py,
 # random_gen.py, _conveniences.py
-from . import _conveniences, _ops_math, random_gen  # noqa: E402
+from . import _conveniences, _ops_math, _ops_more_math, random_gen  # noqa: E402
+from ._conveniences import as_tensor as as_tensor  # noqa: E402
 from ._conveniences import get_default_dtype as get_default_dtype  # noqa: E402
 from ._conveniences import get_printoptions as get_printoptions  # noqa: E402
 from ._conveniences import set_default_dtype as set_default_dtype  # noqa: E402
 from ._conveniences import set_printoptions as set_printoptions  # noqa: E402
 from ._conveniences import shape as shape  # noqa: E402
+from ._dtype_info import (  # noqa: E402
+    are_deterministic_algorithms_enabled as are_deterministic_algorithms_enabled,
+)
+from ._dtype_info import can_cast as can_cast  # noqa: E402
+from ._dtype_info import finfo as finfo  # noqa: E402
+from ._dtype_info import get_float32_matmul_precision as get_float32_matmul_precision  # noqa: E402
+from ._dtype_info import get_num_threads as get_num_threads  # noqa: E402
+from ._dtype_info import iinfo as iinfo  # noqa: E402
+from ._dtype_info import promote_types as promote_types  # noqa: E402
+from ._dtype_info import result_type as result_type  # noqa: E402
+from ._dtype_info import set_float32_matmul_precision as set_float32_matmul_precision  # noqa: E402
+from ._dtype_info import set_num_threads as set_num_threads  # noqa: E402
+from ._dtype_info import use_deterministic_algorithms as use_deterministic_algorithms  # noqa: E402
 from ._ops_math import allclose as allclose  # noqa: E402
 from ._ops_math import clamp as clamp  # type: ignore[assignment]  # noqa: E402
 from ._ops_math import clip as clip  # type: ignore[assignment]  # noqa: E402
@@ -405,6 +432,58 @@ from ._ops_math import logaddexp2 as logaddexp2  # noqa: E402
 from ._ops_math import nan_to_num as nan_to_num  # noqa: E402
 from ._ops_math import pairwise_distance as pairwise_distance  # noqa: E402
 from ._ops_math import xlogy as xlogy  # noqa: E402
+from ._ops_more_math import addcdiv as addcdiv  # noqa: E402
+from ._ops_more_math import addcmul as addcmul  # noqa: E402
+from ._ops_more_math import argwhere as argwhere  # noqa: E402
+from ._ops_more_math import broadcast_shapes as broadcast_shapes  # noqa: E402
+from ._ops_more_math import clamp_max as clamp_max  # noqa: E402
+from ._ops_more_math import clamp_min as clamp_min  # noqa: E402
+from ._ops_more_math import diagflat as diagflat  # noqa: E402
+from ._ops_more_math import is_floating_point as is_floating_point  # noqa: E402
+from ._ops_more_math import is_nonzero as is_nonzero  # noqa: E402
+from ._ops_more_math import isin as isin  # noqa: E402
+from ._ops_more_math import isreal as isreal  # noqa: E402
+from ._ops_more_math import logit as logit  # noqa: E402
+from ._ops_more_math import logspace as logspace  # noqa: E402
+from ._ops_more_math import msort as msort  # noqa: E402
+from ._ops_more_math import positive as positive  # noqa: E402
+from ._ops_more_math import select as select  # noqa: E402
+from ._ops_more_math import tril_indices as tril_indices  # noqa: E402
+from ._ops_more_math import triu_indices as triu_indices  # noqa: E402
+from ._ops_more_math import vander as vander  # noqa: E402
+from ._ops_more_math import vdot as vdot  # noqa: E402
+
+# everyday functions composed of other ops, dtype queries, process settings
+from ._ops_stack_split import atleast_1d as atleast_1d  # noqa: E402
+from ._ops_stack_split import atleast_2d as atleast_2d  # noqa: E402
+from ._ops_stack_split import atleast_3d as atleast_3d  # noqa: E402
+from ._ops_stack_split import block_diag as block_diag  # noqa: E402
+from ._ops_stack_split import cartesian_prod as cartesian_prod  # noqa: E402
+from ._ops_stack_split import column_stack as column_stack  # noqa: E402
+from ._ops_stack_split import concatenate as concatenate  # noqa: E402
+from ._ops_stack_split import dsplit as dsplit  # noqa: E402
+from ._ops_stack_split import dstack as dstack  # noqa: E402
+from ._ops_stack_split import fliplr as fliplr  # noqa: E402
+from ._ops_stack_split import flipud as flipud  # noqa: E402
+from ._ops_stack_split import hsplit as hsplit  # noqa: E402
+from ._ops_stack_split import hstack as hstack  # noqa: E402
+from ._ops_stack_split import row_stack as row_stack  # noqa: E402
+from ._ops_stack_split import take_along_dim as take_along_dim  # noqa: E402
+from ._ops_stack_split import tensor_split as tensor_split  # noqa: E402
+from ._ops_stack_split import vsplit as vsplit  # noqa: E402
+from ._ops_stack_split import vstack as vstack  # noqa: E402
+from ._ops_stats import aminmax as aminmax  # noqa: E402
+from ._ops_stats import bincount as bincount  # noqa: E402
+from ._ops_stats import corrcoef as corrcoef  # noqa: E402
+from ._ops_stats import cov as cov  # noqa: E402
+from ._ops_stats import cumulative_trapezoid as cumulative_trapezoid  # noqa: E402
+from ._ops_stats import diff as diff  # noqa: E402
+from ._ops_stats import nanquantile as nanquantile  # noqa: E402
+from ._ops_stats import quantile as quantile  # noqa: E402
+from ._ops_stats import std_mean as std_mean  # noqa: E402
+from ._ops_stats import trapezoid as trapezoid  # noqa: E402
+from ._ops_stats import trapz as trapz  # noqa: E402
+from ._ops_stats import var_mean as var_mean  # noqa: E402
 from .random_gen import Generator as Generator  # noqa: E402
 from .random_gen import bernoulli as bernoulli  # noqa: E402
 from .random_gen import default_generator as default_generator  # noqa: E402
@@ -422,6 +501,7 @@ from .random_gen import set_rng_state as set_rng_state  # noqa: E402
 from .random_gen import uniform as uniform  # noqa: E402
 
 _ops_math.install_tensor_methods()
+_ops_more_math.install_tensor_methods()
 random_gen.install_tensor_methods()
 _conveniences.install_tensor_methods()
 __all__ += [
@@ -533,3 +613,67 @@ from ._traced_op_names import FUNCTIONAL_OPS as _TRACED_F  # noqa: E402
 
 globals().update({n: getattr(nn.functional, n) for n in _TRACED_F if n in globals()})
 # END static dispatch
+
+__all__ += [
+    "atleast_1d",
+    "atleast_2d",
+    "atleast_3d",
+    "block_diag",
+    "cartesian_prod",
+    "column_stack",
+    "concatenate",
+    "dsplit",
+    "dstack",
+    "fliplr",
+    "flipud",
+    "hsplit",
+    "hstack",
+    "row_stack",
+    "take_along_dim",
+    "tensor_split",
+    "vsplit",
+    "vstack",
+    "aminmax",
+    "bincount",
+    "corrcoef",
+    "cov",
+    "cumulative_trapezoid",
+    "diff",
+    "nanquantile",
+    "quantile",
+    "std_mean",
+    "trapezoid",
+    "trapz",
+    "var_mean",
+    "addcdiv",
+    "addcmul",
+    "argwhere",
+    "broadcast_shapes",
+    "clamp_max",
+    "clamp_min",
+    "diagflat",
+    "is_floating_point",
+    "is_nonzero",
+    "isin",
+    "isreal",
+    "logit",
+    "logspace",
+    "msort",
+    "positive",
+    "select",
+    "tril_indices",
+    "triu_indices",
+    "vander",
+    "vdot",
+    "are_deterministic_algorithms_enabled",
+    "can_cast",
+    "finfo",
+    "get_float32_matmul_precision",
+    "get_num_threads",
+    "iinfo",
+    "promote_types",
+    "result_type",
+    "set_float32_matmul_precision",
+    "set_num_threads",
+    "use_deterministic_algorithms",
+]

@@ -7,7 +7,10 @@ from __future__ import annotations
 import builtins
 from typing import Any, Optional
 
+import numpy as np
+
 from . import _core
+from ._size import SizeOrNumel
 from .grad_mode import no_grad
 
 Tensor = _core.Tensor
@@ -133,6 +136,29 @@ _TYPE_NAMES = {
 _BY_TYPE_NAME = {v: k for k, v in _TYPE_NAMES.items()}
 
 
+def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    """PyTorch's ``torch.as_tensor``: ``data`` as a Tensor, sharing memory where it can.
+
+    A Tensor of the wanted dtype is returned as it is; a NumPy array of the wanted dtype
+    (and a dtype ferrograd holds) shares its memory both ways, as ``from_numpy``; anything
+    else, or another dtype, is copied as ``tensor(data, dtype=dtype)``."""
+    if device is not None:
+        from ._dropin import device as _device
+
+        _device(device)  # "cpu" only; others raise naming the device
+    want = dtype  # a dtype, its name or a NumPy dtype: ferrograd dtypes compare equal to each
+    if isinstance(data, Tensor):
+        return data if want is None or data.dtype == want else data.astype(want)
+    if isinstance(data, np.ndarray):
+        try:
+            shared = _core.from_numpy(data)
+        except TypeError:  # a byte order or dtype that cannot be shared: copy
+            shared = None
+        if shared is not None and (want is None or shared.dtype == want):
+            return shared
+    return _core.tensor(data, dtype=want)
+
+
 def _type(self: Tensor, dtype: Any = None, non_blocking: builtins.bool = False, **_: Any) -> Any:
     """torch's ``Tensor.type()``: with no argument the type name (``'torch.FloatTensor'``
     for float32, as torch spells it); with a dtype or a type name
@@ -176,11 +202,16 @@ def _set_value(self: Tensor, value: Any) -> None:
 
 
 def install_tensor_methods() -> None:
-    """Adds ``type``, ``cuda``, ``set_value``, ``is_cuda`` and ``is_cpu`` to ``Tensor``."""
+    """Adds ``type``, ``cuda``, ``set_value``, ``size``, ``is_cuda`` and ``is_cpu`` to ``Tensor``."""
     # methods added to the native class on purpose (the stub lists them as methods)
     Tensor.type = _type  # type: ignore[method-assign,assignment]
     Tensor.cuda = _cuda  # type: ignore[method-assign,assignment]
     Tensor.set_value = _set_value  # type: ignore[method-assign,assignment]
+    # Paddle's `x.size` (number of elements) that is also torch's `x.size()` / `x.size(d)`
+    Tensor.size = property(  # type: ignore[method-assign,assignment]
+        lambda self: SizeOrNumel(self.shape),
+        doc="Number of elements (Paddle); called, the shape or one dimension (PyTorch).",
+    )
     # torch's device flags: every ferrograd tensor lives in CPU memory
     Tensor.is_cuda = property(lambda self: False, doc="False: ferrograd tensors live on the CPU.")  # type: ignore[assignment]
     Tensor.is_cpu = property(lambda self: True, doc="True: ferrograd tensors live on the CPU.")  # type: ignore[assignment]

@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import DTypeLike, NDArray
 from typing_extensions import Self, TypeAlias, disjoint_base
 
-from ferrograd._size import Size
+from ferrograd._size import Size, SizeOrNumel
 
 __all__ = [
     "dtype",
@@ -277,11 +277,10 @@ class Tensor:
         same Python object while it is alive); None for a tensor that is not a view."""
 
     # -- size and layout --
-    @overload
-    def size(self, dim: None = None) -> Size:
-        """``size()`` -> shape; ``size(dim)`` -> that dimension."""
-    @overload
-    def size(self, dim: _int) -> _int: ...
+    @property
+    def size(self) -> SizeOrNumel:
+        """Number of elements (Paddle); ``size()`` -> shape, ``size(dim)`` -> that
+        dimension (PyTorch)."""
     def dim(self) -> _int:
         """Number of dimensions (torch spelling)."""
     def numel(self) -> _int:
@@ -759,10 +758,19 @@ class Tensor:
     @overload
     def permute(self, dims: _ShapeLike, /) -> Tensor: ...
     @overload
+    def permute(self, *, dims: _ShapeLike) -> Tensor: ...
+    @overload
     def transpose(self, perm: Sequence[_int], /, *, name: str | None = None) -> Tensor:
-        """``transpose(perm)`` (Paddle) or ``transpose(dim0, dim1)`` (torch)."""
+        """``transpose(perm)`` / ``transpose(perm=...)`` (Paddle) or ``transpose(dim0, dim1)``
+        / ``transpose(dim0=..., dim1=...)`` (torch)."""
     @overload
     def transpose(self, dim0: _int, dim1: _int, /, *, name: str | None = None) -> Tensor: ...
+    @overload
+    def transpose(self, *, perm: Sequence[_int], name: str | None = None) -> Tensor: ...
+    @overload
+    def transpose(self, *, dim0: _int, dim1: _int, name: str | None = None) -> Tensor: ...
+    @overload
+    def transpose(self, dim0: _int, /, *, dim1: _int, name: str | None = None) -> Tensor: ...
     def t(self) -> Tensor:
         """Transpose of a matrix (0-d and 1-d unchanged)."""
     def clone(self) -> Tensor:
@@ -2001,6 +2009,8 @@ def _multinomial(
 ) -> Tensor: ...
 def _set_default_dtype(dtype: _DTypeLike) -> None: ...
 def _get_default_dtype() -> dtype: ...
+def _num_threads() -> _int:
+    """The number of threads of the kernels' pool (fixed at import)."""
 def _set_print_options(options: dict[str, Any] | None = None) -> None: ...
 
 # ---- joining, splitting, selecting --------------------------------------------------

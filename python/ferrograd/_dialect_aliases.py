@@ -290,7 +290,6 @@ def install_tensor_aliases() -> None:
     # here is what makes them exist, hence the method-assign ignores)
     # NumPy defers to our reflected operators (ndarray + tensor -> tensor).
     Tensor.__array_priority__ = 1000
-    Tensor.absolute = Tensor.abs  # type: ignore[method-assign]
     Tensor.multiply_ = Tensor.mul_  # type: ignore[method-assign]
     Tensor.clamp_min = lambda self, min: self.clip(min=min)  # type: ignore[method-assign]
     Tensor.clamp_max = lambda self, max: self.clip(max=max)  # type: ignore[method-assign]

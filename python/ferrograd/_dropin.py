@@ -225,3 +225,49 @@ def _retain_grads(self: Tensor) -> None:
     grad, as in PyTorch.)"""
     if self.requires_grad:
         self._retain_grads_in_order()
+
+
+def create_parameter(
+    shape: Any,
+    dtype: Any,
+    name: Any = None,
+    attr: Any = None,
+    is_bias: builtins.bool = False,
+    default_initializer: Any = None,
+) -> Any:
+    """Paddle's ``paddle.create_parameter``: in dynamic mode a new ``Parameter`` (zeros for
+    a bias, Xavier-uniform otherwise, unless ``default_initializer``; ``attr`` applied
+    last); in static mode a parameter of the default program (``static.create_parameter``)."""
+    from .static import mode_switch
+
+    if not mode_switch.in_dynamic_mode():
+        from .static.program import create_parameter as static_create
+
+        return static_create(shape, dtype, name, attr, is_bias, default_initializer)
+    from .nn.module import create_eager_parameter
+
+    p = create_eager_parameter(shape, dtype, attr, is_bias, default_initializer)
+    if name is not None:
+        p.name = name
+    return p
+
+
+def add_n(inputs: Any, name: Any = None) -> Any:
+    """Paddle's ``add_n``: the elementwise sum of a list of tensors of one shape and dtype
+    (a single tensor is accepted as a list of one). Differentiable."""
+    del name
+    items = [inputs] if not isinstance(inputs, (list, tuple)) else list(inputs)
+    if not items:
+        raise ValueError("add_n: inputs must hold at least one tensor, got an empty list")
+    first = items[0]
+    for i, t in enumerate(items[1:], 1):
+        if list(t.shape) != list(first.shape) or t.dtype != first.dtype:
+            raise ValueError(
+                f"add_n: every input must have the shape and dtype of inputs[0] "
+                f"({list(first.shape)}, {first.dtype}); inputs[{i}] has "
+                f"{list(t.shape)}, {t.dtype}"
+            )
+    out = first.clone() if len(items) == 1 else first + items[1]
+    for t in items[2:]:
+        out = out + t
+    return out

@@ -27,8 +27,6 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
         "vision": ("Paddle", ""),
         "func": ("PyTorch", "ferrograd.autograd.functional has jacobian, hessian, vjp, jvp"),
         "vmap": ("PyTorch", ""),
-        # ops
-        "Model": ("Paddle", "write the training loop (see the demo: python -m ferrograd.demo)"),
     },
     "ferrograd.nn": {
         "CTCLoss": ("PyTorch, Paddle", ""),

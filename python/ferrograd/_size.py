@@ -7,7 +7,9 @@ Adding a list gives a list, adding a tuple gives a ``Size``.
 
 from __future__ import annotations
 
+import operator
 from math import prod
+from typing import Any
 
 
 class Size(tuple):
@@ -45,3 +47,38 @@ class Size(tuple):
 
     def __repr__(self) -> str:
         return f"ferrograd.Size({list(self)})"
+
+
+class SizeOrNumel(int):
+    """``Tensor.size``: Paddle's property, the number of elements (an ``int``), that can
+    also be called as PyTorch's method: ``x.size()`` is the shape (a ``Size``) and
+    ``x.size(d)`` (or ``x.size(dim=d)``) one dimension. The two peers spell different
+    things with the same name; this one object answers both."""
+
+    _shape: Size
+
+    def __new__(cls, shape: Size) -> SizeOrNumel:
+        self = int.__new__(cls, prod(shape))
+        self._shape = shape
+        return self
+
+    def __call__(self, dim: Any = None) -> Any:
+        if dim is None:
+            return self._shape
+        d = operator.index(dim)
+        n = len(self._shape)
+        if n == 0:
+            raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+        if not -n <= d < n:
+            raise IndexError(
+                f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})"
+            )
+        return self._shape[d]
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickles (and copies) as the plain number
+        return (int, (int(self),))
+
+    def __repr__(self) -> str:
+        return int.__repr__(self)
+
+    __str__ = __repr__

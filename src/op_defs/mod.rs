@@ -21,6 +21,8 @@ mod binary_meta;
 pub mod reduce;
 mod reduce_meta;
 pub mod unary;
+/// The second half of the unary op table (see [`unary`]).
+pub mod unary_math;
 
 pub(crate) use binary::for_each_binary_op;
 pub use binary_meta::{py_name, BinaryDType, BinaryOp, SaveWhen};

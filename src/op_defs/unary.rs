@@ -45,7 +45,8 @@ pub mod fns;
 /// type, and helpers from [`fns`] — consumers glob-import `fns` and `UnaryOp`.
 macro_rules! for_each_unary_op {
     ($consumer:ident) => {
-        $consumer! {
+        // (the entries of `unary_math.rs` are appended there: one table in two files)
+        $crate::op_defs::unary_math::for_each_unary_op_more! { $consumer;
             Neg {
                 methods: [neg, negative], functional: [],
                 doc: "Elementwise negation `-self`.",
@@ -55,7 +56,7 @@ macro_rules! for_each_unary_op {
                 saves: Nothing, grad: [|g, _v| g.neg()], node: "NegBackward",
             }
             Abs {
-                methods: [abs], functional: [],
+                methods: [abs, absolute], functional: [],
                 doc: "Elementwise absolute value (the modulus for complex tensors).",
                 dtype: Modulus, cost: CHEAP,
                 real: |x| f_abs(x), fast_f32: [],
@@ -63,7 +64,7 @@ macro_rules! for_each_unary_op {
                 saves: Input, grad: [|g, v| g.mul(&v.unary(UnaryOp::Sign)?)], node: "AbsBackward",
             }
             Sign {
-                methods: [sign], functional: [],
+                methods: [sign, sgn], functional: [],
                 doc: "Elementwise sign: -1, 0 or 1.",
                 dtype: Same, cost: CHEAP,
                 real: |x| Real::sign(x), fast_f32: [],

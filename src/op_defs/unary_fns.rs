@@ -11,16 +11,33 @@ use num_traits::Float;
 pub trait FloatMath: Real + Float {
     /// Gauss error function.
     fn erf(self) -> Self;
+    /// Complementary error function `1 - erf(x)`, without the cancellation for large `x`.
+    fn erfc(self) -> Self;
 }
 impl FloatMath for f32 {
     fn erf(self) -> Self {
         libm::erff(self)
+    }
+    fn erfc(self) -> Self {
+        libm::erfcf(self)
     }
 }
 impl FloatMath for f64 {
     fn erf(self) -> Self {
         libm::erf(self)
     }
+    fn erfc(self) -> Self {
+        libm::erfc(self)
+    }
+}
+
+/// `v` in the float type of a kernel (constants such as `pi / 180`).
+pub fn f_const<T: Float>(v: f64) -> T {
+    c(v)
+}
+/// True for negative integers (the sign bit of a two's-complement integer).
+pub fn i_is_negative<T: Real>(x: T) -> bool {
+    x < T::zero()
 }
 
 /// `T::from(v)` for constants every float type represents.

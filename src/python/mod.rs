@@ -188,8 +188,16 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tensor::attention::_sdpa, m)?)?;
     m.add_function(wrap_pyfunction!(tensor::batch_norm::_batch_norm, m)?)?;
     m.add_function(wrap_pyfunction!(tensor::conv::_conv, m)?)?;
+    m.add_function(wrap_pyfunction!(_num_threads, m)?)?;
     signals::_install_sigint_hook(m.py())?;
     // Python's importing thread joins the kernels' pool (see crate::threads).
     crate::threads::init_pool_with_current_thread();
     Ok(())
+}
+
+/// The number of threads of the kernels' pool (rayon's global pool, sized when the module
+/// is imported: `RAYON_NUM_THREADS` or the available parallelism).
+#[pyfunction]
+fn _num_threads() -> usize {
+    rayon::current_num_threads()
 }

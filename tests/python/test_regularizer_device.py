@@ -1,10 +1,9 @@
 """Paddle's ``paddle.regularizer`` (L1Decay / L2Decay as ``weight_decay``), and torch's
 device idioms on modules and tensors (``model.to(torch.device(...))``, ``is_cuda``)."""
 
+import ferrograd as fg
 import numpy as np
 import pytest
-
-import ferrograd as fg
 from ferrograd import nn
 
 
@@ -49,8 +48,10 @@ def test_l1decay_in_a_parameter_group_only():
     a, b = nn.Linear(2, 2), nn.Linear(2, 2)
     wa, wb = a.weight.numpy().copy(), b.weight.numpy().copy()
     opt = fg.optim.SGD(
-        [{"params": a.parameters(), "weight_decay": fg.regularizer.L1Decay(1.0)},
-         {"params": b.parameters()}],
+        [
+            {"params": a.parameters(), "weight_decay": fg.regularizer.L1Decay(1.0)},
+            {"params": b.parameters()},
+        ],
         lr=0.5,
     )
     for p in [*a.parameters(), *b.parameters()]:

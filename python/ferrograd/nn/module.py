@@ -55,6 +55,32 @@ class _ParameterSequence(list):
         return self[cursor]
 
 
+def create_eager_parameter(
+    shape: Any,
+    dtype: Any = None,
+    attr: Any = None,
+    is_bias: bool = False,
+    default_initializer: Optional[Callable] = None,
+) -> Parameter:
+    """A new Parameter of ``shape``: zeros for a bias, Xavier-uniform otherwise, unless
+    ``default_initializer``; then ``attr`` (``ParamAttr`` or a name) is applied."""
+    from . import init
+    from .param_attr import ParamAttr, apply_param_attr
+
+    p = Parameter(_core.zeros(list(shape), dtype=dtype or _core._get_default_dtype()))
+    if isinstance(attr, ParamAttr) and attr.initializer is not None:
+        pass  # apply_param_attr runs the attribute's initializer
+    elif default_initializer is not None:
+        default_initializer(p)
+    elif not is_bias and p.ndim >= 2:
+        init.xavier_uniform_(p)
+    elif not is_bias:  # Paddle's fans for 0-d/1-d: fan_in = fan_out = numel
+        bound = (6.0 / (2 * max(p.numel(), 1))) ** 0.5
+        init.uniform_(p, -bound, bound)
+    apply_param_attr(p, attr)
+    return p
+
+
 class Module:
     """Base class of all layers (``ferrograd.nn.Layer`` is the same class)."""
 
@@ -250,15 +276,9 @@ class Module:
         default_initializer: Optional[Callable] = None,
     ) -> Parameter:
         """Paddle's ``Layer.create_parameter``: a new (unregistered) Parameter of ``shape``;
-        zeros for a bias, Xavier-uniform otherwise, unless ``default_initializer``."""
-        from . import init
-
-        p = Parameter(_core.zeros(list(shape), dtype=dtype or _core._get_default_dtype()))
-        if default_initializer is not None:
-            default_initializer(p)
-        elif not is_bias:
-            init.xavier_uniform_(p)
-        return p
+        zeros for a bias, Xavier-uniform otherwise, unless ``default_initializer``; ``attr``
+        (a ``ParamAttr`` or a name) is applied last, so its initializer wins."""
+        return create_eager_parameter(shape, dtype, attr, is_bias, default_initializer)
 
     # ------------------------------------------------------------------ traversal
 

@@ -362,6 +362,14 @@ fn numpy_dtype(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Option<DType>> {
 /// the storage) when its dtype is supported and its strides are element-aligned.
 pub fn numpy_to_tensor(arr: &Bound<'_, PyUntypedArray>, share: bool) -> PyResult<Tensor> {
     let Some(dtype) = numpy_dtype(arr)? else {
+        let descr = arr.dtype();
+        let native: bool = descr.getattr(pyo3::intern!(arr.py(), "isnative"))?.extract()?;
+        if !native && !share {
+            // a byte-swapped array ('>f4' on x86) keeps its dtype: swap to native order first
+            let swapped = descr.call_method1(pyo3::intern!(arr.py(), "newbyteorder"), ("=",))?;
+            let conv = arr.call_method1("astype", (swapped,))?;
+            return numpy_to_tensor(conv.cast::<PyUntypedArray>()?, false);
+        }
         // other NumPy dtypes (uint16, uint32, float128, ...) convert to the nearest supported one
         let kind: String = arr
             .dtype()

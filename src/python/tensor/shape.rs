@@ -142,27 +142,60 @@ impl PyTensor {
     fn expand_as(&self, py: Python<'_>, other: &Bound<'_, PyTensor>) -> PyT {
         wrap(py, self.inner.expand(other.get().inner.shape()).py()?)
     }
-    /// Reorders dims (`permute(1, 0)` or `permute([1, 0])`).
-    #[pyo3(signature = (*dims))]
-    fn permute(&self, py: Python<'_>, dims: &Bound<'_, PyTuple>) -> PyT {
-        wrap(py, self.inner.permute(&parse_shape(dims)?).py()?)
+    /// Reorders dims (`permute(1, 0)`, `permute([1, 0])` or torch's `permute(dims=[1, 0])`).
+    #[pyo3(signature = (*args, dims=None))]
+    fn permute(
+        &self,
+        py: Python<'_>,
+        args: &Bound<'_, PyTuple>,
+        dims: Option<&Bound<'_, PyAny>>,
+    ) -> PyT {
+        let perm = match dims {
+            Some(d) if args.is_empty() => parse_shape(&PyTuple::new(py, [d])?)?,
+            Some(_) => {
+                return Err(PyTypeError::new_err(
+                    "permute() takes the dims positionally or as dims=, not both",
+                ))
+            }
+            None => parse_shape(args)?,
+        };
+        wrap(py, self.inner.permute(&perm).py()?)
     }
-    /// `transpose(perm)` (Paddle: a full permutation) or `transpose(d0, d1)` (torch).
-    #[pyo3(signature = (*args, name=None))]
+    /// `transpose(perm)` (Paddle: a full permutation, also `perm=`) or `transpose(d0, d1)`
+    /// (torch, also `dim0=`, `dim1=`).
+    #[pyo3(signature = (*args, perm=None, dim0=None, dim1=None, name=None))]
     fn transpose(
         &self,
         py: Python<'_>,
         args: &Bound<'_, PyTuple>,
+        perm: Option<&Bound<'_, PyAny>>,
+        dim0: Option<isize>,
+        dim1: Option<isize>,
         name: Option<&Bound<'_, PyAny>>,
     ) -> PyT {
         let _ = name;
+        match (perm, dim0, dim1, args.len()) {
+            (Some(p), None, None, 0) => return self.permute(py, &PyTuple::new(py, [p])?, None),
+            (None, Some(a), Some(b), 0) => return wrap(py, self.inner.transpose(a, b).py()?),
+            (None, None, Some(b), 1) => {
+                let a: isize = args.get_item(0)?.extract()?;
+                return wrap(py, self.inner.transpose(a, b).py()?);
+            }
+            (None, None, None, _) => {}
+            _ => {
+                return Err(PyTypeError::new_err(
+                    "transpose() takes perm= (Paddle) or dim0=, dim1= (torch), not a mix of \
+                     positional and keyword dims",
+                ))
+            }
+        }
         if args.len() == 2 {
             let (a, b): (isize, isize) =
                 (args.get_item(0)?.extract()?, args.get_item(1)?.extract()?);
             return wrap(py, self.inner.transpose(a, b).py()?);
         }
         if args.len() == 1 {
-            return self.permute(py, args);
+            return self.permute(py, args, None);
         }
         Err(PyTypeError::new_err(
             "transpose() takes a permutation (Paddle) or two dims (torch)",

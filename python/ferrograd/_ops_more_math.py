@@ -1,0 +1,324 @@
+"""Everyday module functions composed of other ops: ``addcmul``/``addcdiv``,
+``clamp_min``/``clamp_max``, ``logit``, ``positive``, ``isin``, ``argwhere``, ``msort``,
+``vdot``, ``logspace``, ``tril_indices``/``triu_indices``, ``vander``, ``diagflat``,
+``select``, ``broadcast_shapes``, ``isreal``, ``is_floating_point``, ``is_nonzero``.
+Differentiable where the peers' are (through the ops they are made of)."""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import numpy as np
+
+from . import _core
+
+Tensor = _core.Tensor
+
+__all__ = [
+    "addcdiv",
+    "addcmul",
+    "argwhere",
+    "broadcast_shapes",
+    "clamp_max",
+    "clamp_min",
+    "diagflat",
+    "is_floating_point",
+    "is_nonzero",
+    "isin",
+    "isreal",
+    "logit",
+    "logspace",
+    "msort",
+    "positive",
+    "select",
+    "tril_indices",
+    "triu_indices",
+    "vander",
+    "vdot",
+]
+
+
+def addcmul(x: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    """``x + value * tensor1 * tensor2`` (broadcasting)."""
+    return x + tensor1 * tensor2 * value
+
+
+def addcdiv(x: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    """``x + value * tensor1 / tensor2`` (broadcasting); integer division is refused, as
+    in PyTorch."""
+    if not (tensor1.is_floating_point() or tensor1.is_complex()) and not (
+        tensor2.is_floating_point() or tensor2.is_complex()
+    ):
+        raise TypeError(
+            "addcdiv: integer division of tensor1 by tensor2 is not supported; use "
+            "floating-point tensors (or x + value * torch.div(t1, t2, rounding_mode='trunc'))"
+        )
+    return x + tensor1 / tensor2 * value
+
+
+def clamp_min(x: Tensor, min: Any) -> Tensor:
+    """``max(x, min)`` elementwise."""
+    return x.clip(min=min)
+
+
+def clamp_max(x: Tensor, max: Any) -> Tensor:
+    """``min(x, max)`` elementwise."""
+    return x.clip(max=max)
+
+
+def logit(x: Tensor, eps: Any = None, name: Any = None) -> Tensor:
+    """``log(x / (1 - x))``, with ``x`` first clamped to ``[eps, 1 - eps]`` when ``eps`` is
+    given (without it, 0 and 1 give -inf and inf)."""
+    if eps is not None:
+        x = x.clip(min=float(eps), max=1.0 - float(eps))
+    return (x / (1.0 - x)).log()
+
+
+def positive(x: Tensor) -> Tensor:
+    """``x`` itself (``+x``); refused for bool tensors, as in PyTorch."""
+    if x.dtype == _core.bool:
+        raise TypeError("positive: not supported for bool tensors")
+    return x
+
+
+def isin(
+    elements: Any,
+    test_elements: Any,
+    *,
+    assume_unique: bool = False,
+    invert: bool = False,
+    name: Any = None,
+) -> Tensor:
+    """A bool tensor of ``elements``' shape: True where the element occurs in
+    ``test_elements`` (False with ``invert``)."""
+    e = elements if isinstance(elements, Tensor) else _core.tensor(elements)
+    t = test_elements.numpy() if isinstance(test_elements, Tensor) else np.asarray(test_elements)
+    return _core.tensor(np.isin(e.numpy(), t, assume_unique=assume_unique, invert=invert))
+
+
+def argwhere(x: Tensor) -> Tensor:
+    """Indices of the non-zero elements, one row per element (``[N, x.ndim]``)."""
+    return x.nonzero()
+
+
+def msort(x: Tensor) -> Tensor:
+    """``x`` sorted along its first dimension (values only)."""
+    return x.sort(0).values
+
+
+def vdot(x: Tensor, y: Tensor) -> Tensor:
+    """Dot product of two 1-d tensors, conjugating the first when complex."""
+    if x.ndim != 1 or y.ndim != 1:
+        raise ValueError(f"vdot: expects two 1-d tensors, got {x.ndim}-d and {y.ndim}-d")
+    return (x.conj() if x.is_complex() else x).dot(y)
+
+
+def logspace(
+    start: Any,
+    end: Any,
+    steps: int,
+    base: float = 10.0,
+    *,
+    dtype: Any = None,
+    name: Any = None,
+    **_: Any,
+) -> Tensor:
+    """``steps`` values ``base ** v`` for ``v`` evenly spaced from ``start`` to ``end``."""
+    v = _core.linspace(float(start), float(end), operator.index(steps), dtype=_core.float64)
+    out = (v * float(np.log(base))).exp()
+    return out.astype(dtype or _core._get_default_dtype())
+
+
+def _tri_indices(op: str, row: int, col: int, offset: int, lower: bool, dtype: Any) -> Tensor:
+    row, col, offset = operator.index(row), operator.index(col), operator.index(offset)
+    if row < 0 or col < 0:
+        raise ValueError(f"{op}: row and col must be non-negative, got {row}, {col}")
+    r, c = (np.tril_indices if lower else np.triu_indices)(row, offset, col)
+    return _core.tensor(np.stack([r, c]).astype(np.int64), dtype=dtype or _core.int64)
+
+
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, **_: Any) -> Tensor:
+    """The ``[2, N]`` row and column indices of the lower triangle of a ``row x col``
+    matrix (diagonal ``offset`` included)."""
+    return _tri_indices("tril_indices", row, col, offset, True, dtype)
+
+
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, **_: Any) -> Tensor:
+    """The ``[2, N]`` row and column indices of the upper triangle."""
+    return _tri_indices("triu_indices", row, col, offset, False, dtype)
+
+
+def vander(x: Tensor, N: Any = None, increasing: bool = False) -> Tensor:
+    """The Vandermonde matrix of a 1-d ``x``: columns ``x ** (N-1), ..., x ** 0``
+    (``increasing``: the other order); ``N`` defaults to ``len(x)``."""
+    if x.ndim != 1:
+        raise ValueError(f"vander: expects a 1-d tensor, got {x.ndim}-d")
+    n = x.shape[0] if N is None else operator.index(N)
+    if n < 0:
+        raise ValueError(f"vander: N must be non-negative, got {n}")
+    powers = list(range(n)) if increasing else list(range(n - 1, -1, -1))
+    if not powers:
+        return _core.zeros([x.shape[0], 0], dtype=x.dtype)
+    cols = [x.pow(p) if p else _core.ones_like(x) for p in powers]
+    return _core.stack(cols, 1)
+
+
+def diagflat(x: Tensor, offset: int = 0, name: Any = None) -> Tensor:
+    """The flattened ``x`` placed on diagonal ``offset`` of a square matrix."""
+    from ._ops_shape import diag
+
+    return diag(x.reshape([-1]), operator.index(offset))
+
+
+def select(x: Tensor, dim: int, index: int) -> Tensor:
+    """The slice ``x[..., index, ...]`` along ``dim`` (a view without that dimension)."""
+    return x.select(dim, index)
+
+
+def broadcast_shapes(*shapes: Any) -> Any:
+    """The shape that tensors of ``shapes`` broadcast to (a ``Size``)."""
+    from ._size import Size
+
+    dims = [[operator.index(s)] if not isinstance(s, (list, tuple)) else list(s) for s in shapes]
+    try:
+        out = np.broadcast_shapes(*[tuple(d) for d in dims])
+    except ValueError:
+        raise ValueError(f"broadcast_shapes: shapes {dims} do not broadcast together") from None
+    return Size(out)
+
+
+def isreal(x: Tensor) -> Tensor:
+    """True where an element has no imaginary part (every element of a real tensor)."""
+    if x.is_complex():
+        return x.imag == 0
+    return _core.ones(list(x.shape), dtype=_core.bool)
+
+
+def is_floating_point(x: Tensor) -> bool:
+    """True for float16/bfloat16/float32/float64 tensors."""
+    return x.is_floating_point()
+
+
+def is_nonzero(x: Tensor) -> bool:
+    """The truth value of a one-element tensor (refuses others, as PyTorch)."""
+    if x.numel() != 1:
+        raise RuntimeError(
+            f"is_nonzero: a tensor with {x.numel()} elements has no single truth value"
+        )
+    return bool(x.item())
+
+
+def _data_get(self: Tensor) -> Tensor:
+    """The values without autograd history (``detach()``, sharing memory)."""
+    return self.detach()
+
+
+def _data_set(self: Tensor, value: Any) -> None:
+    """``x.data = y``: ``y``'s values written into ``x`` outside autograd. ferrograd copies
+    (PyTorch swaps the storage), so ``y`` must have ``x``'s shape and dtype."""
+    from .grad_mode import no_grad
+
+    if not isinstance(value, Tensor):
+        raise TypeError(f"x.data = ...: expects a Tensor, got {type(value).__name__}")
+    if value.data_ptr() == self.data_ptr() and list(value.shape) == list(self.shape):
+        return  # `x.data -= g` wrote through the detached view already
+    if list(value.shape) != list(self.shape) or value.dtype != self.dtype:
+        raise ValueError(
+            f"x.data = y needs y of x's shape and dtype ({list(self.shape)}, {self.dtype}), got "
+            f"({list(value.shape)}, {value.dtype}); to change them, build a new tensor or "
+            "nn.Parameter instead"
+        )
+    with no_grad():
+        self.detach().copy_(value)
+
+
+def _new_empty(self: Tensor, *size: Any, dtype: Any = None, **_: Any) -> Tensor:
+    return _core.zeros(_shape_args(size), dtype=dtype or self.dtype)
+
+
+def _new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None, **_: Any) -> Tensor:
+    return _core.full(_shape_args((size,)), fill_value, dtype=dtype or self.dtype)
+
+
+def _new_tensor(
+    self: Tensor, data: Any, *, dtype: Any = None, requires_grad: bool = False, **_: Any
+) -> Tensor:
+    src = data.detach().numpy() if isinstance(data, Tensor) else data
+    out = _core.tensor(src, dtype=dtype or self.dtype)
+    return out.requires_grad_(True) if requires_grad else out
+
+
+def _shape_args(size: tuple[Any, ...]) -> list[int]:
+    if (
+        len(size) == 1
+        and isinstance(size[0], (list, tuple))
+        or len(size) == 1
+        and hasattr(size[0], "__len__")
+    ):
+        return [operator.index(d) for d in size[0]]
+    return [operator.index(d) for d in size]
+
+
+def _fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
+    """Writes ``fill_value`` on the main diagonal in place (all dimensions equal, or a
+    tall matrix with ``wrap``: the diagonal restarts every ``cols + 1`` rows)."""
+    if self.ndim < 2:
+        raise ValueError("fill_diagonal_: expects a tensor with at least 2 dimensions")
+    shape = list(self.shape)
+    if self.ndim > 2 and len(set(shape)) != 1:
+        raise ValueError(
+            f"fill_diagonal_: all dimensions must be equal for a {self.ndim}-d tensor, got {shape}"
+        )
+    idx = np.arange(min(shape))
+    if self.ndim == 2 and wrap and shape[0] > shape[1] + 1:
+        step = shape[1] + 1
+        flat = np.arange(0, shape[0] * shape[1], step)
+        rows, cols = np.divmod(flat, shape[1])
+    else:
+        rows = cols = idx
+    mask = np.zeros(shape, dtype=bool)
+    if self.ndim == 2:
+        mask[rows, cols] = True
+    else:
+        mask[tuple(idx for _ in shape)] = True
+    return self.masked_fill_(_core.tensor(mask), fill_value)
+
+
+def install_tensor_methods() -> None:
+    """Adds the ``Tensor`` methods of this module, of ``_ops_stack_split`` and of
+    ``_ops_stats`` (PyTorch's method spellings), plus ``data``, ``new_empty`` /
+    ``new_full`` / ``new_tensor``, ``reshape_as`` / ``view_as``, ``where``, ``nelement``,
+    ``ndimension`` and ``fill_diagonal_``."""
+    from . import _ops_stack_split as ss
+    from . import _ops_stats as st
+
+    T: Any = Tensor
+    T.data = property(_data_get, _data_set, doc="The values without autograd history.")
+    for f in (addcmul, addcdiv, logit, msort, argwhere, isreal, positive, vdot):
+        setattr(T, f.__name__, f)
+    for f in (
+        ss.tensor_split,
+        ss.hsplit,
+        ss.vsplit,
+        ss.dsplit,
+        ss.fliplr,
+        ss.flipud,
+        ss.take_along_dim,
+        st.diff,
+        st.quantile,
+        st.nanquantile,
+        st.aminmax,
+    ):
+        setattr(T, f.__name__, f)
+    T.addcmul_ = lambda self, t1, t2, *, value=1: self.copy_(addcmul(self, t1, t2, value=value))
+    T.addcdiv_ = lambda self, t1, t2, *, value=1: self.copy_(addcdiv(self, t1, t2, value=value))
+    T.new_empty = _new_empty
+    T.new_full = _new_full
+    T.new_tensor = _new_tensor
+    T.reshape_as = lambda self, other: self.reshape(list(other.shape))
+    T.view_as = lambda self, other: self.view(list(other.shape))
+    T.where = lambda self, condition, y: _core.where(condition, self, y)
+    T.nelement = lambda self: self.numel()
+    T.ndimension = lambda self: self.ndim
+    T.fill_diagonal_ = _fill_diagonal_

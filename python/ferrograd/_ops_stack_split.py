@@ -1,0 +1,259 @@
+"""Stacking and splitting helpers both peers have (``hstack``, ``vstack``, ``dstack``,
+``column_stack``, ``tensor_split``, ``hsplit``/``vsplit``/``dsplit``, ``atleast_Nd``,
+``block_diag``, ``cartesian_prod``, ``flipud``/``fliplr``, ``take_along_dim``), composed
+of differentiable ops (reshape, cat, narrow, pad, gather), so gradients of any order come
+from those ops."""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, Sequence
+
+from . import _core
+
+Tensor = _core.Tensor
+
+__all__ = [
+    "atleast_1d",
+    "atleast_2d",
+    "atleast_3d",
+    "block_diag",
+    "cartesian_prod",
+    "column_stack",
+    "concatenate",
+    "dsplit",
+    "dstack",
+    "fliplr",
+    "flipud",
+    "hsplit",
+    "hstack",
+    "row_stack",
+    "take_along_dim",
+    "tensor_split",
+    "vsplit",
+    "vstack",
+]
+
+
+def _tensors(op: str, tensors: Any) -> list[Tensor]:
+    items = list(tensors)
+    if not items:
+        raise ValueError(f"{op}: expects a non-empty sequence of tensors")
+    for i, t in enumerate(items):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{op}: item {i} is a {type(t).__name__}, not a Tensor")
+    return items
+
+
+def _atleast(nd: int, shape_of: Any, tensors: tuple[Any, ...]) -> Any:
+    items = (
+        list(tensors[0])
+        if len(tensors) == 1 and isinstance(tensors[0], (list, tuple))
+        else list(tensors)
+    )
+    out = tuple(t if t.ndim >= nd else t.reshape(shape_of(list(t.shape))) for t in items)
+    return out[0] if len(tensors) == 1 and not isinstance(tensors[0], (list, tuple)) else out
+
+
+def atleast_1d(*tensors: Any) -> Any:
+    """Each tensor with at least 1 dimension (a 0-d tensor becomes shape ``[1]``); one
+    tensor in gives one out, several (or a sequence) give a tuple."""
+    return _atleast(1, lambda s: [1], tensors)
+
+
+def atleast_2d(*tensors: Any) -> Any:
+    """Each tensor with at least 2 dimensions: ``[] -> [1, 1]``, ``[n] -> [1, n]``."""
+    return _atleast(2, lambda s: [1, *s] if s else [1, 1], tensors)
+
+
+def atleast_3d(*tensors: Any) -> Any:
+    """Each tensor with at least 3 dimensions: ``[] -> [1, 1, 1]``, ``[n] -> [1, n, 1]``,
+    ``[m, n] -> [m, n, 1]``."""
+    return _atleast(
+        3, lambda s: [*s, 1] if len(s) == 2 else [1, *s, 1] if s else [1, 1, 1], tensors
+    )
+
+
+def hstack(tensors: Sequence[Tensor], name: Any = None) -> Tensor:
+    """Concatenation along dimension 1 (along 0 when every tensor is 1-d)."""
+    items = [atleast_1d(t) for t in _tensors("hstack", tensors)]
+    return _core.concat(items, 0 if all(t.ndim == 1 for t in items) else 1)
+
+
+def vstack(tensors: Sequence[Tensor], name: Any = None) -> Tensor:
+    """Concatenation along dimension 0 after making each tensor at least 2-d (``row_stack``)."""
+    return _core.concat([atleast_2d(t) for t in _tensors("vstack", tensors)], 0)
+
+
+row_stack = vstack
+
+
+def dstack(tensors: Sequence[Tensor], name: Any = None) -> Tensor:
+    """Concatenation along dimension 2 after making each tensor at least 3-d."""
+    return _core.concat([atleast_3d(t) for t in _tensors("dstack", tensors)], 2)
+
+
+def column_stack(tensors: Sequence[Tensor], name: Any = None) -> Tensor:
+    """Columns side by side: 0-d and 1-d tensors become columns ``[n, 1]``, then all are
+    concatenated along dimension 1."""
+    items = [
+        t.reshape([t.numel(), 1]) if t.ndim <= 1 else t for t in _tensors("column_stack", tensors)
+    ]
+    return _core.concat(items, 1)
+
+
+def concatenate(
+    tensors: Sequence[Tensor], axis: int = 0, out: Any = None, *, dim: Any = None
+) -> Tensor:
+    """NumPy's spelling of ``cat`` / ``concat`` (``axis`` or ``dim``)."""
+    if out is not None:
+        raise TypeError("concatenate: out= is not supported; assign the result instead")
+    return _core.concat(_tensors("concatenate", tensors), axis if dim is None else dim)
+
+
+def _dim(x: Tensor, dim: Any, op: str) -> int:
+    d = operator.index(dim)
+    n = max(x.ndim, 1)
+    if not -n <= d < n:
+        raise IndexError(f"{op}: dim {d} is out of range for a tensor with {x.ndim} dimension(s)")
+    return d % n
+
+
+def tensor_split(
+    x: Tensor, indices_or_sections: Any, dim: int = 0, *, axis: Any = None, name: Any = None
+) -> tuple[Tensor, ...]:
+    """Views of ``x`` split along ``dim``: into ``n`` nearly equal parts (an int: the first
+    ``size % n`` parts are one longer), or at the given indices (a list)."""
+    if x.ndim == 0:
+        raise ValueError("tensor_split: expects a tensor with at least 1 dimension")
+    d = _dim(x, dim if axis is None else axis, "tensor_split")
+    size = x.shape[d]
+    if isinstance(indices_or_sections, Tensor):
+        indices_or_sections = indices_or_sections.tolist()
+    if isinstance(indices_or_sections, int) and not isinstance(indices_or_sections, bool):
+        n = indices_or_sections
+        if n <= 0:
+            raise ValueError(f"tensor_split: the number of sections must be positive, got {n}")
+        q, r = divmod(size, n)
+        bounds, at = [], 0
+        for i in range(n - 1):
+            at += q + (1 if i < r else 0)
+            bounds.append(at)
+    else:
+        bounds = [operator.index(i) for i in indices_or_sections]
+    out, start = [], 0
+    for b in [*bounds, size]:
+        b = min(max(b + size if b < 0 else b, 0), size)
+        lo = min(start, size)
+        out.append(x.narrow(d, lo, max(b - lo, 0)))
+        start = max(b, lo)
+    return tuple(out)
+
+
+def _split_exact(x: Tensor, sections: Any, d: int, op: str) -> tuple[Tensor, ...]:
+    if isinstance(sections, int) and not isinstance(sections, bool) and x.shape[d] % sections:
+        raise ValueError(
+            f"{op}: dimension {d} of size {x.shape[d]} does not split into {sections} equal "
+            "parts; use tensor_split for unequal parts"
+        )
+    return tensor_split(x, sections, d)
+
+
+def hsplit(x: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
+    """``tensor_split`` along dimension 1 (0 for a 1-d tensor); an int must divide evenly."""
+    if x.ndim == 0:
+        raise ValueError("hsplit: expects a tensor with at least 1 dimension")
+    return _split_exact(x, indices_or_sections, 0 if x.ndim == 1 else 1, "hsplit")
+
+
+def vsplit(x: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
+    """``tensor_split`` along dimension 0 of a tensor with at least 2 dimensions."""
+    if x.ndim < 2:
+        raise ValueError(f"vsplit: expects a tensor with at least 2 dimensions, got {x.ndim}")
+    return _split_exact(x, indices_or_sections, 0, "vsplit")
+
+
+def dsplit(x: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
+    """``tensor_split`` along dimension 2 of a tensor with at least 3 dimensions."""
+    if x.ndim < 3:
+        raise ValueError(f"dsplit: expects a tensor with at least 3 dimensions, got {x.ndim}")
+    return _split_exact(x, indices_or_sections, 2, "dsplit")
+
+
+def block_diag(*tensors: Any) -> Tensor:
+    """A block-diagonal matrix of the inputs (0-d -> ``[1, 1]``, 1-d ``[n]`` -> ``[1, n]``,
+    2-d as they are), zeros elsewhere; the dtype is the promoted one."""
+    items = [
+        t.reshape([1, 1]) if t.ndim == 0 else t.reshape([1, t.shape[0]]) if t.ndim == 1 else t
+        for t in _tensors("block_diag", tensors)
+    ]
+    for i, t in enumerate(items):
+        if t.ndim != 2:
+            raise ValueError(
+                f"block_diag: input {i} has {t.ndim} dimensions; at most 2 are allowed"
+            )
+    dtype = items[0].dtype
+    for t in items[1:]:
+        dtype = (_core.zeros([1], dtype=dtype) + _core.zeros([1], dtype=t.dtype)).dtype
+    cols = sum(t.shape[1] for t in items)
+    rows, left = [], 0
+    for t in items:
+        r, c = t.shape
+        parts = [
+            _core.zeros([r, left], dtype=dtype),
+            t.astype(dtype) if t.dtype != dtype else t,
+            _core.zeros([r, cols - left - c], dtype=dtype),
+        ]
+        rows.append(_core.concat(parts, 1))
+        left += c
+    return _core.concat(rows, 0)
+
+
+def cartesian_prod(*tensors: Any) -> Tensor:
+    """All combinations of the elements of 1-d tensors, one per row (``[n1 * n2 ..., k]``);
+    a single tensor is returned as it is."""
+    items = _tensors("cartesian_prod", tensors)
+    for i, t in enumerate(items):
+        if t.ndim != 1:
+            raise ValueError(f"cartesian_prod: input {i} must be 1-d, got {t.ndim} dimensions")
+    if len(items) == 1:
+        return items[0]
+    from ._ops_shape import meshgrid
+
+    grids = meshgrid(*items, indexing="ij")
+    return _core.stack([g.reshape([-1]) for g in grids], 1)
+
+
+def flipud(x: Tensor) -> Tensor:
+    """``x`` reversed along dimension 0."""
+    if x.ndim < 1:
+        raise ValueError("flipud: expects a tensor with at least 1 dimension")
+    return x.flip([0])
+
+
+def fliplr(x: Tensor) -> Tensor:
+    """``x`` reversed along dimension 1."""
+    if x.ndim < 2:
+        raise ValueError(f"fliplr: expects a tensor with at least 2 dimensions, got {x.ndim}")
+    return x.flip([1])
+
+
+def take_along_dim(x: Tensor, indices: Tensor, dim: Any = None) -> Tensor:
+    """Values of ``x`` at ``indices`` along ``dim`` (both broadcast against each other in
+    the other dimensions); without ``dim``, indices into the flattened ``x``."""
+    if dim is None:
+        return x.reshape([-1]).gather(0, indices.reshape([-1]))
+    d = _dim(x, dim, "take_along_dim")
+    if indices.ndim != x.ndim:
+        raise ValueError(
+            f"take_along_dim: indices have {indices.ndim} dimensions but the tensor has {x.ndim}"
+        )
+    xs, js = list(x.shape), list(indices.shape)
+    for i in range(x.ndim):
+        if i != d and xs[i] != js[i] and 1 not in (xs[i], js[i]):
+            raise ValueError(
+                f"take_along_dim: shapes {xs} and {js} do not broadcast outside dimension {d}"
+            )
+    bx = [max(a, b) if i != d else xs[i] for i, (a, b) in enumerate(zip(xs, js))]
+    bj = [max(a, b) if i != d else js[i] for i, (a, b) in enumerate(zip(xs, js))]
+    return x.expand(bx).gather(d, indices.expand(bj))

@@ -1,0 +1,336 @@
+"""Statistics both peers have beyond the reduction table: ``var_mean``/``std_mean``,
+``aminmax``, ``diff``, ``cov``/``corrcoef``, ``quantile``/``nanquantile``,
+``trapezoid``/``cumulative_trapezoid`` and ``bincount``. Each is composed of
+differentiable ops (sort, gather, sum, ...), so gradients come from those ops."""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections import namedtuple
+from typing import Any
+
+import numpy as np
+
+from . import _core
+
+Tensor = _core.Tensor
+
+__all__ = [
+    "aminmax",
+    "bincount",
+    "corrcoef",
+    "cov",
+    "cumulative_trapezoid",
+    "diff",
+    "nanquantile",
+    "quantile",
+    "std_mean",
+    "trapezoid",
+    "trapz",
+    "var_mean",
+]
+
+AminmaxResult = namedtuple("AminmaxResult", ["min", "max"])
+
+
+def _dim_kw(dim: Any, axis: Any) -> Any:
+    return axis if dim is None else dim
+
+
+def var_mean(
+    x: Tensor,
+    dim: Any = None,
+    unbiased: Any = None,
+    keepdim: bool = False,
+    *,
+    correction: Any = None,
+    axis: Any = None,
+) -> tuple[Tensor, Tensor]:
+    """``(var, mean)`` over ``dim`` (all elements by default); ``correction`` /
+    ``unbiased`` as for ``var``."""
+    d = _dim_kw(dim, axis)
+    kw: dict[str, Any] = {"keepdim": keepdim}
+    if correction is not None:
+        kw["correction"] = correction
+    elif unbiased is not None:
+        kw["unbiased"] = unbiased
+    return x.var(d, **kw), x.mean(d, keepdim=keepdim)
+
+
+def std_mean(
+    x: Tensor,
+    dim: Any = None,
+    unbiased: Any = None,
+    keepdim: bool = False,
+    *,
+    correction: Any = None,
+    axis: Any = None,
+) -> tuple[Tensor, Tensor]:
+    """``(std, mean)`` over ``dim`` (all elements by default)."""
+    v, m = var_mean(x, dim, unbiased, keepdim, correction=correction, axis=axis)
+    return v.sqrt(), m
+
+
+def aminmax(x: Tensor, *, dim: Any = None, keepdim: bool = False) -> AminmaxResult:
+    """``(min, max)`` over ``dim`` (all elements by default) as a named tuple."""
+    if x.numel() == 0:
+        raise ValueError(
+            "aminmax: expects a non-empty tensor (the minimum of nothing is undefined)"
+        )
+    return AminmaxResult(x.amin(dim, keepdim=keepdim), x.amax(dim, keepdim=keepdim))
+
+
+def diff(
+    x: Tensor,
+    n: int = 1,
+    dim: int = -1,
+    prepend: Any = None,
+    append: Any = None,
+    *,
+    axis: Any = None,
+    name: Any = None,
+) -> Tensor:
+    """The ``n``-th forward difference along ``dim`` (``out[i] = x[i+1] - x[i]``), after
+    concatenating ``prepend`` / ``append``; bool tensors give ``x[i+1] != x[i]``."""
+    if x.ndim == 0:
+        raise ValueError("diff: expects a tensor with at least 1 dimension")
+    d = operator.index(_dim_kw(axis, dim) if axis is not None else dim) % x.ndim
+    n = operator.index(n)
+    if n < 0:
+        raise ValueError(f"diff: order n must be non-negative, got {n}")
+    parts = [p for p in (prepend, x, append) if p is not None]
+    if len(parts) > 1:
+        parts = [p if isinstance(p, Tensor) else _core.tensor(p, dtype=x.dtype) for p in parts]
+        parts = [
+            p.reshape([*x.shape[:d], 1, *x.shape[d + 1 :]]) if p.ndim == 0 else p for p in parts
+        ]
+        x = _core.concat(parts, d)
+    for _ in range(n):
+        size = x.shape[d]
+        if size == 0:
+            break
+        hi, lo = x.narrow(d, 1, size - 1), x.narrow(d, 0, size - 1)
+        x = hi.logical_xor(lo) if x.dtype == _core.bool else hi - lo
+    return x
+
+
+def _weights_fact(op: str, n: int, fweights: Any, aweights: Any, ref: Tensor) -> Any:
+    w = None
+    if fweights is not None:
+        if fweights.ndim != 1 or fweights.shape[0] != n:
+            raise ValueError(f"{op}: fweights must be 1-d with {n} entries")
+        if fweights.is_floating_point():
+            raise TypeError(f"{op}: fweights must hold integers")
+        w = fweights.astype(ref.dtype)
+    if aweights is not None:
+        if aweights.ndim != 1 or aweights.shape[0] != n:
+            raise ValueError(f"{op}: aweights must be 1-d with {n} entries")
+        a = aweights.astype(ref.dtype)
+        w = a if w is None else w * a
+    return w
+
+
+def cov(x: Tensor, *, correction: int = 1, fweights: Any = None, aweights: Any = None) -> Tensor:
+    """Covariance matrix of the variables in the rows of ``x`` (observations in columns);
+    a 1-d ``x`` is one variable. ``correction=1`` is Bessel's correction; ``fweights`` /
+    ``aweights`` weight the observations as NumPy's ``cov`` does."""
+    if x.ndim > 2:
+        raise ValueError(f"cov: expects a 1-d or 2-d tensor, got {x.ndim} dimensions")
+    if not (x.is_floating_point() or x.is_complex()):
+        x = x.astype(_core._get_default_dtype())
+    m = x.reshape([1, -1]) if x.ndim < 2 else x
+    n = m.shape[1]
+    w = _weights_fact("cov", n, fweights, aweights, m)
+    if w is None:
+        avg = m.mean(1, keepdim=True)
+        wsum = float(n)
+        fact = wsum - correction
+    else:
+        wsum_t = w.sum()
+        avg = (m * w).sum(1, keepdim=True) / wsum_t
+        wsum = float(wsum_t.item())
+        if correction == 0 or aweights is None:
+            fact = wsum - correction
+        else:
+            a = aweights.astype(m.dtype)
+            fact = wsum - correction * float((w * a).sum().item()) / wsum
+    xm = m - avg
+    xw = xm if w is None else xm * w
+    c = xw.matmul(xm.conj().transpose(0, 1) if xm.is_complex() else xm.transpose(0, 1))
+    c = c / fact if fact > 0 else c * math.inf  # NumPy: a non-positive factor gives inf/nan
+    return c.reshape([]) if x.ndim < 2 else c
+
+
+def corrcoef(x: Tensor) -> Tensor:
+    """Pearson correlation coefficients of the variables in the rows of ``x``, clipped
+    to [-1, 1] (real input)."""
+    c = cov(x)
+    if c.ndim == 0:
+        return c / c
+    d = c.diagonal()
+    std = d.sqrt()
+    r = c / std.reshape([-1, 1]) / std.reshape([1, -1])
+    return r if r.is_complex() else r.clip(-1.0, 1.0)
+
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(
+    op: str, x: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str, ignore_nan: bool
+) -> Tensor:
+    if interpolation not in _INTERPOLATIONS:
+        raise ValueError(
+            f"{op}: interpolation must be one of {_INTERPOLATIONS}, got {interpolation!r}"
+        )
+    if not x.is_floating_point():
+        raise TypeError(f"{op}: expects a float tensor, got {x.dtype}")
+    scalar_q = not isinstance(q, Tensor) and np.ndim(q) == 0
+    qv = np.atleast_1d(np.asarray(q.numpy() if isinstance(q, Tensor) else q, dtype=np.float64))
+    if qv.ndim != 1:
+        raise ValueError(f"{op}: q must be a number or a 1-d tensor")
+    if np.any((qv < 0) | (qv > 1)) or np.any(np.isnan(qv)):
+        raise ValueError(f"{op}: q values must be in [0, 1], got {qv.tolist()}")
+    if x.numel() == 0:
+        raise ValueError(f"{op}: expects a non-empty tensor")
+    if dim is None:
+        src, keep_shape = x.reshape([-1]), [1] * x.ndim
+        d = 0
+    else:
+        d = operator.index(dim) % max(x.ndim, 1)
+        src = x if x.ndim else x.reshape([1])
+        keep_shape = list(src.shape)
+        keep_shape[d] = 1
+    moved = src.movedim(d, -1)
+    lead = list(moved.shape[:-1])
+    n = moved.shape[-1]
+    s = moved.sort(-1).values  # NaN sorts last
+    nan = moved.isnan()
+    if ignore_nan:
+        k = (n - nan.astype(_core.int64).sum(-1, keepdim=True)).astype(x.dtype)  # [..., 1]
+    else:
+        k = _core.full([*lead, 1], float(n), dtype=x.dtype)
+    qt = _core.tensor(qv, dtype=x.dtype)
+    pos = (k - 1).clip(min=0.0) * qt  # [..., nq]
+    lo = pos.floor()
+    hi = pos.ceil()
+    if interpolation == "lower":
+        hi = lo
+    elif interpolation == "higher":
+        lo = hi
+    elif interpolation == "nearest":
+        lo = hi = pos.round()
+    li, hi_i = lo.astype(_core.int64), hi.astype(_core.int64)
+    a, b = s.gather(-1, li), s.gather(-1, hi_i)
+    if interpolation == "midpoint":
+        out = (a + b) * 0.5
+    elif interpolation == "linear":
+        out = a + (b - a) * (pos - lo)
+    else:
+        out = a
+    empty = (k == 0) if ignore_nan else nan.any(-1, keepdim=True)
+    out = _core.where(empty.expand(list(out.shape)), _core.full([1], math.nan, dtype=x.dtype), out)
+    out = out.movedim(-1, 0)  # [nq, ...lead]
+    if keepdim:
+        out = out.reshape([len(qv), *keep_shape])
+    return out[0] if scalar_q else out
+
+
+def quantile(
+    x: Tensor,
+    q: Any,
+    dim: Any = None,
+    keepdim: bool = False,
+    *,
+    interpolation: str = "linear",
+    axis: Any = None,
+    name: Any = None,
+) -> Tensor:
+    """The ``q``-th quantiles of ``x`` over ``dim`` (all elements by default); ``q`` a
+    number in [0, 1] or a 1-d tensor of them (its dimension comes first in the result).
+    A slice holding NaN gives NaN. Gradients flow to the values picked (and blended)."""
+    return _quantile("quantile", x, q, _dim_kw(dim, axis), keepdim, interpolation, False)
+
+
+def nanquantile(
+    x: Tensor,
+    q: Any,
+    dim: Any = None,
+    keepdim: bool = False,
+    *,
+    interpolation: str = "linear",
+    axis: Any = None,
+    name: Any = None,
+) -> Tensor:
+    """``quantile`` ignoring NaN values (an all-NaN slice gives NaN)."""
+    return _quantile("nanquantile", x, q, _dim_kw(dim, axis), keepdim, interpolation, True)
+
+
+def _trapz_parts(y: Tensor, x: Any, dx: Any, d: int) -> tuple[Tensor, Any]:
+    size = y.shape[d]
+    avg = (y.narrow(d, 1, size - 1) + y.narrow(d, 0, size - 1)) * 0.5
+    if x is None:
+        return avg, 1.0 if dx is None else dx
+    if not isinstance(x, Tensor):
+        x = _core.tensor(x, dtype=y.dtype)
+    if x.ndim == 1:
+        if x.shape[0] != size:
+            raise ValueError(f"trapezoid: x has {x.shape[0]} points but y has {size} along dim {d}")
+        shape = [1] * y.ndim
+        shape[d] = size - 1
+        spacing = (x.narrow(0, 1, size - 1) - x.narrow(0, 0, size - 1)).reshape(shape)
+    else:
+        spacing = diff(x, dim=d)
+    return avg, spacing
+
+
+def trapezoid(
+    y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1, axis: Any = None
+) -> Tensor:
+    """The trapezoidal-rule integral of ``y`` along ``dim``, with sample points ``x`` or
+    a constant spacing ``dx`` (default 1)."""
+    d = operator.index(_dim_kw(dim, axis) if axis is not None else dim) % max(y.ndim, 1)
+    if y.shape[d] == 0:
+        return y.sum(d)
+    avg, spacing = _trapz_parts(y, x, dx, d)
+    return (avg * spacing).sum(d)
+
+
+trapz = trapezoid
+
+
+def cumulative_trapezoid(
+    y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1, axis: Any = None
+) -> Tensor:
+    """The running trapezoidal-rule integral of ``y`` along ``dim`` (one element fewer
+    than ``y`` along it)."""
+    d = operator.index(_dim_kw(dim, axis) if axis is not None else dim) % max(y.ndim, 1)
+    if y.shape[d] == 0:
+        return y
+    avg, spacing = _trapz_parts(y, x, dx, d)
+    return (avg * spacing).cumsum(d)
+
+
+def bincount(x: Tensor, weights: Any = None, minlength: int = 0, name: Any = None) -> Tensor:
+    """Counts of each value of a 1-d tensor of non-negative integers (the sums of
+    ``weights`` per value, when given); length ``max(max(x) + 1, minlength)``. Not
+    differentiable in ``x``; differentiable in ``weights``."""
+    if x.ndim != 1 or x.is_floating_point() or x.is_complex() or x.dtype == _core.bool:
+        raise TypeError(f"bincount: expects a 1-d integer tensor, got {x.ndim}-d {x.dtype}")
+    minlength = operator.index(minlength)
+    if minlength < 0:
+        raise ValueError(f"bincount: minlength must be non-negative, got {minlength}")
+    if x.numel() and int(x.amin().item()) < 0:
+        raise ValueError("bincount: the input must hold non-negative integers")
+    length = max(int(x.amax().item()) + 1 if x.numel() else 0, minlength)
+    idx = x.astype(_core.int64)
+    if weights is None:
+        src = _core.ones([x.shape[0]], dtype=_core.int64)
+        return _core.zeros([length], dtype=_core.int64).scatter_add(0, idx, src)
+    if not isinstance(weights, Tensor):
+        weights = _core.tensor(weights)
+    if list(weights.shape) != list(x.shape):
+        raise ValueError(f"bincount: weights must have the shape of the input {list(x.shape)}")
+    w = weights if weights.is_floating_point() else weights.astype(_core.float64)
+    return _core.zeros([length], dtype=w.dtype).scatter_add(0, idx, w)

@@ -1,0 +1,173 @@
+//! More unary elementwise ops (inverse trigonometric and hyperbolic functions, base-2/10
+//! logarithms and powers, `trunc`/`frac`, `erfc`, angle conversions, `signbit`), declared
+//! exactly like the entries of [`for_each_unary_op!`](crate::op_defs::unary) — the columns
+//! are documented there. They live in their own file only to keep each table file short:
+//! [`for_each_unary_op!`](crate::op_defs::unary) passes its own entries to
+//! [`for_each_unary_op_more!`], which appends these and calls the consumer once with all.
+//! **A new unary op goes into either list; nothing else changes.**
+
+/// Calls `$consumer! { <the entries passed in> <the entries below> }`.
+macro_rules! for_each_unary_op_more {
+    ($consumer:ident; $($first:tt)*) => {
+        $consumer! {
+            $($first)*
+            Asin {
+                methods: [asin, arcsin], functional: [],
+                doc: "Elementwise inverse sine (NaN outside [-1, 1]).",
+                dtype: Float, cost: COSTLY,
+                real: |x| x.asin(), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Input,
+                grad: [|g, x| g.div(&x.mul(x)?.rsub_scalar(1.0)?.unary(UnaryOp::Sqrt)?)],
+                node: "AsinBackward",
+            }
+            Acos {
+                methods: [acos, arccos], functional: [],
+                doc: "Elementwise inverse cosine (NaN outside [-1, 1]).",
+                dtype: Float, cost: COSTLY,
+                real: |x| x.acos(), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Input,
+                grad: [|g, x| g.div(&x.mul(x)?.rsub_scalar(1.0)?.unary(UnaryOp::Sqrt)?)?.neg()],
+                node: "AcosBackward",
+            }
+            Atan {
+                methods: [atan, arctan], functional: [],
+                doc: "Elementwise inverse tangent.",
+                dtype: Float, cost: COSTLY,
+                real: |x| x.atan(), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Input, grad: [|g, x| g.div(&x.mul(x)?.add_scalar(1.0)?)],
+                node: "AtanBackward",
+            }
+            Sinh {
+                methods: [sinh], functional: [],
+                doc: "Elementwise hyperbolic sine.",
+                dtype: Float, cost: COSTLY,
+                real: |x| x.sinh(), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Input, grad: [|g, x| g.mul(&x.unary(UnaryOp::Cosh)?)], node: "SinhBackward",
+            }
+            Cosh {
+                methods: [cosh], functional: [],
+                doc: "Elementwise hyperbolic cosine.",
+                dtype: Float, cost: COSTLY,
+                real: |x| x.cosh(), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Input, grad: [|g, x| g.mul(&x.unary(UnaryOp::Sinh)?)], node: "CoshBackward",
+            }
+            Asinh {
+                methods: [asinh, arcsinh], functional: [],
+                doc: "Elementwise inverse hyperbolic sine.",
+                dtype: Float, cost: COSTLY,
+                real: |x| x.asinh(), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Input,
+                grad: [|g, x| g.div(&x.mul(x)?.add_scalar(1.0)?.unary(UnaryOp::Sqrt)?)],
+                node: "AsinhBackward",
+            }
+            Acosh {
+                methods: [acosh, arccosh], functional: [],
+                doc: "Elementwise inverse hyperbolic cosine (NaN below 1).",
+                dtype: Float, cost: COSTLY,
+                real: |x| x.acosh(), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Input,
+                grad: [|g, x| g.div(&x.mul(x)?.add_scalar(-1.0)?.unary(UnaryOp::Sqrt)?)],
+                node: "AcoshBackward",
+            }
+            Atanh {
+                methods: [atanh, arctanh], functional: [],
+                doc: "Elementwise inverse hyperbolic tangent (NaN outside [-1, 1]).",
+                dtype: Float, cost: COSTLY,
+                real: |x| x.atanh(), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Input, grad: [|g, x| g.div(&x.mul(x)?.rsub_scalar(1.0)?)],
+                node: "AtanhBackward",
+            }
+            Log2 {
+                methods: [log2], functional: [],
+                doc: "Elementwise base-2 logarithm.",
+                dtype: Float, cost: COSTLY,
+                real: |x| x.log2(), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Input, grad: [|g, x| g.div(&x.mul_scalar(std::f64::consts::LN_2)?)],
+                node: "Log2Backward",
+            }
+            Log10 {
+                methods: [log10], functional: [],
+                doc: "Elementwise base-10 logarithm.",
+                dtype: Float, cost: COSTLY,
+                real: |x| x.log10(), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Input, grad: [|g, x| g.div(&x.mul_scalar(std::f64::consts::LN_10)?)],
+                node: "Log10Backward",
+            }
+            Exp2 {
+                methods: [exp2], functional: [],
+                doc: "Elementwise `2 ** self`.",
+                dtype: Float, cost: COSTLY,
+                real: |x| x.exp2(), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Output, grad: [|g, y| g.mul(&y.mul_scalar(std::f64::consts::LN_2)?)],
+                node: "Exp2Backward",
+            }
+            Erfc {
+                methods: [erfc], functional: [],
+                doc: "Elementwise complementary error function `1 - erf(self)`, accurate for large inputs.",
+                dtype: Float, cost: COSTLY,
+                real: |x| FloatMath::erfc(x), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Input,
+                grad: [|g, x| {
+                    let c = -2.0 / std::f64::consts::PI.sqrt();
+                    g.mul(&x.mul(x)?.neg()?.exp()?.mul_scalar(c)?)
+                }],
+                node: "ErfcBackward",
+            }
+            Trunc {
+                methods: [trunc, fix], functional: [],
+                doc: "Elementwise rounding toward zero.",
+                dtype: Same, cost: CHEAP,
+                real: |x| x.trunc(), fast_f32: [],
+                int: [|x| x], complex: [], boolean: [],
+                saves: ZeroGrad, grad: [], node: "ZeroGradBackward",
+            }
+            Frac {
+                methods: [frac], functional: [],
+                doc: "Elementwise fractional part `self - trunc(self)` (keeps the sign).",
+                dtype: Same, cost: CHEAP,
+                real: |x| x.fract(), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Nothing, grad: [|g, _v| g.mul_scalar(1.0)], node: "FracBackward",
+            }
+            Deg2rad {
+                methods: [deg2rad], functional: [],
+                doc: "Elementwise conversion of degrees to radians.",
+                dtype: Float, cost: CHEAP,
+                real: |x| x * f_const(std::f64::consts::PI / 180.0), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Nothing, grad: [|g, _v| g.mul_scalar(std::f64::consts::PI / 180.0)],
+                node: "Deg2RadBackward",
+            }
+            Rad2deg {
+                methods: [rad2deg], functional: [],
+                doc: "Elementwise conversion of radians to degrees.",
+                dtype: Float, cost: CHEAP,
+                real: |x| x * f_const(180.0 / std::f64::consts::PI), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Nothing, grad: [|g, _v| g.mul_scalar(180.0 / std::f64::consts::PI)],
+                node: "Rad2DegBackward",
+            }
+            Signbit {
+                methods: [signbit], functional: [],
+                doc: "Elementwise test of the sign bit (true for negative numbers and -0.0), as a bool tensor.",
+                dtype: Bool, cost: CHEAP,
+                real: |x| x.is_sign_negative(), fast_f32: [],
+                int: [|x| i_is_negative(x)], complex: [], boolean: [|x: bool| never(x)],
+                saves: NoGrad, grad: [], node: "UnaryBackward",
+            }
+        }
+    };
+}
+pub(crate) use for_each_unary_op_more;
