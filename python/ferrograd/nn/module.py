@@ -118,8 +118,17 @@ class Module:
         raise NotImplementedError(f"{type(self).__name__} must define forward()")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        d = self.__dict__
+        if d.get("_backward_hooks") or d.get("_backward_pre_hooks"):
+            from .backward_hooks import call_with_backward_hooks
+
+            return call_with_backward_hooks(self, args, lambda a: self._call_forward(a, kwargs))
         if not self._forward_pre_hooks and not self._forward_hooks:
             return self.forward(*args, **kwargs)
+        return self._call_forward(args, kwargs)
+
+    def _call_forward(self, args: tuple, kwargs: dict) -> Any:
+        """``forward`` between the forward pre-hooks and the forward hooks."""
         for hook in list(self._forward_pre_hooks.values()):
             changed = hook(self, args)
             if changed is not None:
@@ -144,6 +153,28 @@ class Module:
         return handle
 
     register_forward_hook = register_forward_post_hook
+
+    def register_full_backward_hook(self, hook: Callable, prepend: bool = False) -> _HookHandle:
+        """PyTorch's ``hook(module, grad_input, grad_output)``: runs once the gradients of
+        this module's tensor inputs are computed (``grad_input`` has one entry per tensor
+        argument, None where none is needed); a non-None result replaces ``grad_input``."""
+        return self._add_backward_hook("_backward_hooks", hook, prepend)
+
+    def register_full_backward_pre_hook(self, hook: Callable, prepend: bool = False) -> _HookHandle:
+        """PyTorch's ``hook(module, grad_output)``: runs when the gradients of this
+        module's outputs are known, before its backward; a non-None result replaces them."""
+        return self._add_backward_hook("_backward_pre_hooks", hook, prepend)
+
+    # PyTorch's deprecated spelling; here it has the full hook's (well-defined) behaviour
+    register_backward_hook = register_full_backward_hook
+
+    def _add_backward_hook(self, kind: str, hook: Callable, prepend: bool) -> _HookHandle:
+        hooks = self.__dict__.setdefault(kind, OrderedDict())
+        handle = _HookHandle(hooks)
+        hooks[handle.id] = hook
+        if prepend:
+            hooks.move_to_end(handle.id, last=False)
+        return handle
 
     # ------------------------------------------------------------------ registration
 
