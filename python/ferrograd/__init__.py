@@ -136,6 +136,9 @@ from . import amp as amp  # noqa: E402  (autocast, GradScaler, decorate)
 from . import cpu as cpu  # noqa: E402  (torch.cpu.amp)
 from . import cuda as cuda  # noqa: E402
 from . import jit as jit  # noqa: E402  (paddle.jit.to_static runs eagerly)
+from ._dropin import CPUPlace as CPUPlace  # noqa: E402
+from ._dropin import CUDAPinnedPlace as CUDAPinnedPlace  # noqa: E402
+from ._dropin import CUDAPlace as CUDAPlace  # noqa: E402
 from ._dropin import add_n as add_n  # noqa: E402
 from ._dropin import create_parameter as create_parameter  # noqa: E402
 from ._dropin import device as device  # noqa: E402
@@ -159,6 +162,7 @@ from .amp import autocast as autocast  # noqa: E402  (torch.autocast)
 from .nn.param_attr import ParamAttr as ParamAttr  # noqa: E402
 
 _dropin.install_tensor_methods()
+_dropin._attach_cuda_namespace()
 sys.modules.setdefault(__name__ + ".tensor", importlib.import_module("._paddle_tensor", __name__))
 
 from . import static as static  # noqa: E402  (static graphs; needs the names above)
@@ -269,6 +273,9 @@ __all__ = [
     "device",
     "create_parameter",
     "add_n",
+    "CPUPlace",
+    "CUDAPlace",
+    "CUDAPinnedPlace",
     "set_device",
     "get_device",
     "is_compiled_with_cuda",

@@ -1020,7 +1020,11 @@ class Tensor:
         """Elementwise negation ``-self``."""
     def abs(self, name: str | None = None) -> Tensor:
         """Elementwise absolute value (the modulus for complex tensors)."""
+    def absolute(self, name: str | None = None) -> Tensor:
+        """Elementwise absolute value (the modulus for complex tensors)."""
     def sign(self, name: str | None = None) -> Tensor:
+        """Elementwise sign: -1, 0 or 1."""
+    def sgn(self, name: str | None = None) -> Tensor:
         """Elementwise sign: -1, 0 or 1."""
     def exp(self, name: str | None = None) -> Tensor:
         """Elementwise ``e ** self``."""
@@ -1096,6 +1100,54 @@ class Tensor:
         """Elementwise test for +inf, as a bool tensor."""
     def isneginf(self, name: str | None = None) -> Tensor:
         """Elementwise test for -inf, as a bool tensor."""
+    def asin(self, name: str | None = None) -> Tensor:
+        """Elementwise inverse sine (NaN outside [-1, 1])."""
+    def arcsin(self, name: str | None = None) -> Tensor:
+        """Elementwise inverse sine (NaN outside [-1, 1])."""
+    def acos(self, name: str | None = None) -> Tensor:
+        """Elementwise inverse cosine (NaN outside [-1, 1])."""
+    def arccos(self, name: str | None = None) -> Tensor:
+        """Elementwise inverse cosine (NaN outside [-1, 1])."""
+    def atan(self, name: str | None = None) -> Tensor:
+        """Elementwise inverse tangent."""
+    def arctan(self, name: str | None = None) -> Tensor:
+        """Elementwise inverse tangent."""
+    def sinh(self, name: str | None = None) -> Tensor:
+        """Elementwise hyperbolic sine."""
+    def cosh(self, name: str | None = None) -> Tensor:
+        """Elementwise hyperbolic cosine."""
+    def asinh(self, name: str | None = None) -> Tensor:
+        """Elementwise inverse hyperbolic sine."""
+    def arcsinh(self, name: str | None = None) -> Tensor:
+        """Elementwise inverse hyperbolic sine."""
+    def acosh(self, name: str | None = None) -> Tensor:
+        """Elementwise inverse hyperbolic cosine (NaN below 1)."""
+    def arccosh(self, name: str | None = None) -> Tensor:
+        """Elementwise inverse hyperbolic cosine (NaN below 1)."""
+    def atanh(self, name: str | None = None) -> Tensor:
+        """Elementwise inverse hyperbolic tangent (NaN outside [-1, 1])."""
+    def arctanh(self, name: str | None = None) -> Tensor:
+        """Elementwise inverse hyperbolic tangent (NaN outside [-1, 1])."""
+    def log2(self, name: str | None = None) -> Tensor:
+        """Elementwise base-2 logarithm."""
+    def log10(self, name: str | None = None) -> Tensor:
+        """Elementwise base-10 logarithm."""
+    def exp2(self, name: str | None = None) -> Tensor:
+        """Elementwise ``2 ** self``."""
+    def erfc(self, name: str | None = None) -> Tensor:
+        """Elementwise complementary error function ``1 - erf(self)``, accurate for large inputs."""
+    def trunc(self, name: str | None = None) -> Tensor:
+        """Elementwise rounding toward zero."""
+    def fix(self, name: str | None = None) -> Tensor:
+        """Elementwise rounding toward zero."""
+    def frac(self, name: str | None = None) -> Tensor:
+        """Elementwise fractional part ``self - trunc(self)`` (keeps the sign)."""
+    def deg2rad(self, name: str | None = None) -> Tensor:
+        """Elementwise conversion of degrees to radians."""
+    def rad2deg(self, name: str | None = None) -> Tensor:
+        """Elementwise conversion of radians to degrees."""
+    def signbit(self, name: str | None = None) -> Tensor:
+        """Elementwise test of the sign bit (true for negative numbers and -0.0), as a bool tensor."""
     # END generated: unary Tensor methods
     # -- linear algebra and clipping --
     def matmul(

@@ -53,7 +53,9 @@ copysign = Tensor.copysign
 neg = Tensor.neg
 negative = Tensor.negative
 abs = Tensor.abs
+absolute = Tensor.absolute
 sign = Tensor.sign
+sgn = Tensor.sgn
 exp = Tensor.exp
 log = Tensor.log
 log1p = Tensor.log1p
@@ -91,6 +93,30 @@ isinf = Tensor.isinf
 isfinite = Tensor.isfinite
 isposinf = Tensor.isposinf
 isneginf = Tensor.isneginf
+asin = Tensor.asin
+arcsin = Tensor.arcsin
+acos = Tensor.acos
+arccos = Tensor.arccos
+atan = Tensor.atan
+arctan = Tensor.arctan
+sinh = Tensor.sinh
+cosh = Tensor.cosh
+asinh = Tensor.asinh
+arcsinh = Tensor.arcsinh
+acosh = Tensor.acosh
+arccosh = Tensor.arccosh
+atanh = Tensor.atanh
+arctanh = Tensor.arctanh
+log2 = Tensor.log2
+log10 = Tensor.log10
+exp2 = Tensor.exp2
+erfc = Tensor.erfc
+trunc = Tensor.trunc
+fix = Tensor.fix
+frac = Tensor.frac
+deg2rad = Tensor.deg2rad
+rad2deg = Tensor.rad2deg
+signbit = Tensor.signbit
 # END generated: unary functions
 clip = Tensor.clip
 clamp = Tensor.clamp
@@ -184,7 +210,9 @@ __all__ = [
     "neg",
     "negative",
     "abs",
+    "absolute",
     "sign",
+    "sgn",
     "exp",
     "log",
     "log1p",
@@ -222,6 +250,30 @@ __all__ = [
     "isfinite",
     "isposinf",
     "isneginf",
+    "asin",
+    "arcsin",
+    "acos",
+    "arccos",
+    "atan",
+    "arctan",
+    "sinh",
+    "cosh",
+    "asinh",
+    "arcsinh",
+    "acosh",
+    "arccosh",
+    "atanh",
+    "arctanh",
+    "log2",
+    "log10",
+    "exp2",
+    "erfc",
+    "trunc",
+    "fix",
+    "frac",
+    "deg2rad",
+    "rad2deg",
+    "signbit",
     # END generated: unary __all__
     "clip",
     "clamp",

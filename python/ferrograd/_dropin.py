@@ -113,6 +113,45 @@ class device:  # noqa: N801  (torch's name)
     def __hash__(self) -> int:
         return hash("cpu")
 
+    # Paddle's `paddle.device` is a module of functions; the same name here is torch's
+    # class, so the functions Paddle code calls on it are its static attributes:
+    # paddle.device.set_device("cpu"), paddle.device.get_device(),
+    # paddle.device.cuda.device_count(), paddle.device.is_compiled_with_cuda()
+    set_device = staticmethod(set_device)
+    get_device = staticmethod(get_device)
+    is_compiled_with_cuda = staticmethod(is_compiled_with_cuda)
+    is_compiled_with_rocm = staticmethod(is_compiled_with_rocm)
+    is_compiled_with_xpu = staticmethod(is_compiled_with_xpu)
+    get_all_device_type = staticmethod(lambda: ["cpu"])
+    get_available_device = staticmethod(lambda: ["cpu"])
+    cuda: Any = None  # set to ferrograd.cuda below (no import cycle at class creation)
+
+
+class CPUPlace:
+    """Paddle's ``paddle.CPUPlace()``: the CPU (the only place ferrograd computes on);
+    equal to another ``CPUPlace``, to ``"cpu"`` and to a tensor's ``.place``."""
+
+    def __repr__(self) -> str:
+        return "Place(cpu)"
+
+    def __eq__(self, other: object) -> builtins.bool:
+        return isinstance(other, CPUPlace) or other in ("cpu", "Place(cpu)")
+
+    def __hash__(self) -> int:
+        return hash("Place(cpu)")
+
+
+def CUDAPlace(device_id: Any = 0) -> Any:  # noqa: N802  (Paddle's name)
+    """Paddle's GPU place: always a ValueError, ferrograd has no GPU build (check
+    ``paddle.is_compiled_with_cuda()`` first, as portable Paddle code does)."""
+    raise ValueError(
+        f"CUDAPlace({device_id!r}): ferrograd runs on the CPU only; use paddle.CPUPlace() "
+        "(check is_compiled_with_cuda() first)"
+    )
+
+
+CUDAPinnedPlace = CUDAPlace
+
 
 def _gradient(self: Tensor) -> Any:
     """Paddle: the gradient as a NumPy array, or None when there is none."""
@@ -271,3 +310,10 @@ def add_n(inputs: Any, name: Any = None) -> Any:
     for t in items[2:]:
         out = out + t
     return out
+
+
+def _attach_cuda_namespace() -> None:
+    """``paddle.device.cuda`` -> ``ferrograd.cuda`` (device_count, is_available)."""
+    from . import cuda
+
+    device.cuda = cuda

@@ -17,9 +17,6 @@ from typing import Callable, NoReturn
 _CPU = "ferrograd runs on the CPU only; drop the device handling"
 _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
     "ferrograd": {
-        # devices and accelerators
-        "CPUPlace": ("Paddle", _CPU),
-        "CUDAPlace": ("Paddle", _CPU),
         # sub-packages
         "compile": ("PyTorch", "ferrograd.static builds and runs Paddle-style programs"),
         "fft": ("PyTorch, Paddle", ""),

@@ -135,10 +135,10 @@ macro_rules! for_each_unary_op_more {
             }
             Frac {
                 methods: [frac], functional: [],
-                doc: "Elementwise fractional part `self - trunc(self)` (keeps the sign).",
+                doc: "Elementwise fractional part `self - trunc(self)` (keeps the sign; 0 for integers).",
                 dtype: Same, cost: CHEAP,
                 real: |x| x.fract(), fast_f32: [],
-                int: [], complex: [], boolean: [],
+                int: [|x| x.sub(x)], complex: [], boolean: [],
                 saves: Nothing, grad: [|g, _v| g.mul_scalar(1.0)], node: "FracBackward",
             }
             Deg2rad {

@@ -8,7 +8,7 @@ import ferrograd as fg
 import numpy as np
 import pytest
 from ferrograd import nn
-from ferrograd.gradcheck import gradcheck
+from ferrograd.autograd import gradcheck
 
 
 def test_size_is_paddles_number_of_elements_and_torchs_method():
@@ -87,3 +87,16 @@ def test_version_module_in_both_spellings():
     assert fg.version.full_version == fg.__version__
     assert not fg.version.cuda and repr(fg.version.cuda) == "None"  # torch.version.cuda
     assert fg.version.cuda() == "False"  # paddle.version.cuda()
+
+
+def test_places_and_paddle_device_namespace():
+    assert repr(fg.CPUPlace()) == "Place(cpu)" and fg.CPUPlace() == fg.ones(1).place
+    assert fg.static.CPUPlace() == fg.CPUPlace()
+    with pytest.raises(ValueError, match="CPU only"):
+        fg.CUDAPlace(0)
+    # paddle.device is a module in Paddle and a class in torch: both uses work
+    assert fg.device.get_device() == "cpu" and fg.device.set_device("cpu") == "cpu"
+    assert fg.device.cuda.device_count() == 0 and not fg.device.is_compiled_with_cuda()
+    assert fg.device("cpu") == "cpu"
+    with pytest.raises(ValueError, match="CPU only"):
+        fg.device.set_device("gpu:0")

@@ -50,9 +50,7 @@ def cpu_places(device_count: int | None = None) -> list[str]:
     return ["cpu"] * (device_count or 1)
 
 
-class CPUPlace:
-    """Paddle compatibility: the CPU place (ferrograd runs on the CPU)."""
-
+from .._dropin import CPUPlace as CPUPlace  # noqa: E402  (Paddle: static.CPUPlace)
 
 # Paddle's InputSpec (shared with ferrograd.jit.to_static)
 from .._input_spec import InputSpec as InputSpec  # noqa: E402

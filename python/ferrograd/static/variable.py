@@ -291,7 +291,15 @@ class Variable(
         """Elementwise absolute value (the modulus for complex tensors)."""
         return self._op("abs", [self])
 
+    def absolute(self, name: str | None = None) -> Variable:
+        """Elementwise absolute value (the modulus for complex tensors)."""
+        return self._op("abs", [self])
+
     def sign(self, name: str | None = None) -> Variable:
+        """Elementwise sign: -1, 0 or 1."""
+        return self._op("sign", [self])
+
+    def sgn(self, name: str | None = None) -> Variable:
         """Elementwise sign: -1, 0 or 1."""
         return self._op("sign", [self])
 
@@ -442,6 +450,102 @@ class Variable(
     def isneginf(self, name: str | None = None) -> Variable:
         """Elementwise test for -inf, as a bool tensor."""
         return self._op("isneginf", [self])
+
+    def asin(self, name: str | None = None) -> Variable:
+        """Elementwise inverse sine (NaN outside [-1, 1])."""
+        return self._op("asin", [self])
+
+    def arcsin(self, name: str | None = None) -> Variable:
+        """Elementwise inverse sine (NaN outside [-1, 1])."""
+        return self._op("asin", [self])
+
+    def acos(self, name: str | None = None) -> Variable:
+        """Elementwise inverse cosine (NaN outside [-1, 1])."""
+        return self._op("acos", [self])
+
+    def arccos(self, name: str | None = None) -> Variable:
+        """Elementwise inverse cosine (NaN outside [-1, 1])."""
+        return self._op("acos", [self])
+
+    def atan(self, name: str | None = None) -> Variable:
+        """Elementwise inverse tangent."""
+        return self._op("atan", [self])
+
+    def arctan(self, name: str | None = None) -> Variable:
+        """Elementwise inverse tangent."""
+        return self._op("atan", [self])
+
+    def sinh(self, name: str | None = None) -> Variable:
+        """Elementwise hyperbolic sine."""
+        return self._op("sinh", [self])
+
+    def cosh(self, name: str | None = None) -> Variable:
+        """Elementwise hyperbolic cosine."""
+        return self._op("cosh", [self])
+
+    def asinh(self, name: str | None = None) -> Variable:
+        """Elementwise inverse hyperbolic sine."""
+        return self._op("asinh", [self])
+
+    def arcsinh(self, name: str | None = None) -> Variable:
+        """Elementwise inverse hyperbolic sine."""
+        return self._op("asinh", [self])
+
+    def acosh(self, name: str | None = None) -> Variable:
+        """Elementwise inverse hyperbolic cosine (NaN below 1)."""
+        return self._op("acosh", [self])
+
+    def arccosh(self, name: str | None = None) -> Variable:
+        """Elementwise inverse hyperbolic cosine (NaN below 1)."""
+        return self._op("acosh", [self])
+
+    def atanh(self, name: str | None = None) -> Variable:
+        """Elementwise inverse hyperbolic tangent (NaN outside [-1, 1])."""
+        return self._op("atanh", [self])
+
+    def arctanh(self, name: str | None = None) -> Variable:
+        """Elementwise inverse hyperbolic tangent (NaN outside [-1, 1])."""
+        return self._op("atanh", [self])
+
+    def log2(self, name: str | None = None) -> Variable:
+        """Elementwise base-2 logarithm."""
+        return self._op("log2", [self])
+
+    def log10(self, name: str | None = None) -> Variable:
+        """Elementwise base-10 logarithm."""
+        return self._op("log10", [self])
+
+    def exp2(self, name: str | None = None) -> Variable:
+        """Elementwise ``2 ** self``."""
+        return self._op("exp2", [self])
+
+    def erfc(self, name: str | None = None) -> Variable:
+        """Elementwise complementary error function ``1 - erf(self)``, accurate for large inputs."""
+        return self._op("erfc", [self])
+
+    def trunc(self, name: str | None = None) -> Variable:
+        """Elementwise rounding toward zero."""
+        return self._op("trunc", [self])
+
+    def fix(self, name: str | None = None) -> Variable:
+        """Elementwise rounding toward zero."""
+        return self._op("trunc", [self])
+
+    def frac(self, name: str | None = None) -> Variable:
+        """Elementwise fractional part ``self - trunc(self)`` (keeps the sign)."""
+        return self._op("frac", [self])
+
+    def deg2rad(self, name: str | None = None) -> Variable:
+        """Elementwise conversion of degrees to radians."""
+        return self._op("deg2rad", [self])
+
+    def rad2deg(self, name: str | None = None) -> Variable:
+        """Elementwise conversion of radians to degrees."""
+        return self._op("rad2deg", [self])
+
+    def signbit(self, name: str | None = None) -> Variable:
+        """Elementwise test of the sign bit (true for negative numbers and -0.0), as a bool tensor."""
+        return self._op("signbit", [self])
 
     # END generated: unary Variable methods
 
