@@ -406,7 +406,7 @@ __all__ += [
 # nan_to_num, isclose/allclose), random sampling and Generator objects, conveniences
 # (default dtype, print options, Tensor.type/cuda/set_value, shape): see _ops_math.py,
 # random_gen.py, _conveniences.py
-from . import _conveniences, _ops_math, _ops_more_math, random_gen  # noqa: E402
+from . import _conveniences, _ops_compose_more, _ops_math, _ops_more_math, random_gen  # noqa: E402
 from ._conveniences import as_tensor as as_tensor  # noqa: E402
 from ._conveniences import get_default_dtype as get_default_dtype  # noqa: E402
 from ._conveniences import get_printoptions as get_printoptions  # noqa: E402
@@ -426,6 +426,35 @@ from ._dtype_info import result_type as result_type  # noqa: E402
 from ._dtype_info import set_float32_matmul_precision as set_float32_matmul_precision  # noqa: E402
 from ._dtype_info import set_num_threads as set_num_threads  # noqa: E402
 from ._dtype_info import use_deterministic_algorithms as use_deterministic_algorithms  # noqa: E402
+from ._ops_compose_more import addbmm as addbmm  # noqa: E402
+from ._ops_compose_more import addr as addr  # noqa: E402
+from ._ops_compose_more import bartlett_window as bartlett_window  # noqa: E402
+from ._ops_compose_more import blackman_window as blackman_window  # noqa: E402
+from ._ops_compose_more import combinations as combinations  # noqa: E402
+from ._ops_compose_more import compile as compile  # noqa: E402
+from ._ops_compose_more import diagonal_scatter as diagonal_scatter  # noqa: E402
+from ._ops_compose_more import float_power as float_power  # noqa: E402
+from ._ops_compose_more import fmax as fmax  # noqa: E402
+from ._ops_compose_more import fmin as fmin  # noqa: E402
+from ._ops_compose_more import gcd as gcd  # noqa: E402
+from ._ops_compose_more import hamming_window as hamming_window  # noqa: E402
+from ._ops_compose_more import hann_window as hann_window  # noqa: E402
+from ._ops_compose_more import heaviside as heaviside  # noqa: E402
+from ._ops_compose_more import index_copy as index_copy  # noqa: E402
+from ._ops_compose_more import is_storage as is_storage  # noqa: E402
+from ._ops_compose_more import lcm as lcm  # noqa: E402
+from ._ops_compose_more import ldexp as ldexp  # noqa: E402
+from ._ops_compose_more import narrow_copy as narrow_copy  # noqa: E402
+from ._ops_compose_more import pdist as pdist  # noqa: E402
+from ._ops_compose_more import polar as polar  # noqa: E402
+from ._ops_compose_more import renorm as renorm  # noqa: E402
+from ._ops_compose_more import resolve_conj as resolve_conj  # noqa: E402
+from ._ops_compose_more import resolve_neg as resolve_neg  # noqa: E402
+from ._ops_compose_more import select_scatter as select_scatter  # noqa: E402
+from ._ops_compose_more import sinc as sinc  # noqa: E402
+from ._ops_compose_more import slice_scatter as slice_scatter  # noqa: E402
+from ._ops_compose_more import typename as typename  # noqa: E402
+from ._ops_compose_more import unravel_index as unravel_index  # noqa: E402
 from ._ops_math import allclose as allclose  # noqa: E402
 from ._ops_math import clamp as clamp  # type: ignore[assignment]  # noqa: E402
 from ._ops_math import clip as clip  # type: ignore[assignment]  # noqa: E402
@@ -509,6 +538,7 @@ from .random_gen import uniform as uniform  # noqa: E402
 
 _ops_math.install_tensor_methods()
 _ops_more_math.install_tensor_methods()
+_ops_compose_more.install_tensor_methods()
 random_gen.install_tensor_methods()
 _conveniences.install_tensor_methods()
 __all__ += [
@@ -683,4 +713,35 @@ __all__ += [
     "set_float32_matmul_precision",
     "set_num_threads",
     "use_deterministic_algorithms",
+]
+__all__ += [
+    "addbmm",
+    "addr",
+    "bartlett_window",
+    "blackman_window",
+    "combinations",
+    "compile",
+    "diagonal_scatter",
+    "float_power",
+    "fmax",
+    "fmin",
+    "gcd",
+    "hamming_window",
+    "hann_window",
+    "heaviside",
+    "index_copy",
+    "is_storage",
+    "lcm",
+    "ldexp",
+    "narrow_copy",
+    "pdist",
+    "polar",
+    "renorm",
+    "resolve_conj",
+    "resolve_neg",
+    "select_scatter",
+    "sinc",
+    "slice_scatter",
+    "typename",
+    "unravel_index",
 ]

@@ -619,6 +619,111 @@ class Tensor:
         """Always a RuntimeError: ferrograd has no GPU build."""
     def set_value(self, value: Any) -> None:
         """Paddle: overwrites the values in place."""
+    # -- added at import by ``ferrograd._ops_more_math`` / ``_ops_compose_more`` (composed of the ops above) --
+    @property
+    def data(self) -> Tensor:
+        """The values without autograd history (a detached view); ``x.data = y`` copies
+        ``y`` in (same shape and dtype)."""
+    @data.setter
+    def data(self, value: Tensor) -> None: ...
+    def addbmm(x, batch1: Any, batch2: Any, *, beta: Any = ..., alpha: Any = ...) -> Tensor:
+        """``beta * x + alpha * sum_b(batch1[b] @ batch2[b])``."""
+    def addcdiv(x, tensor1: Any, tensor2: Any, *, value: Any = ...) -> Tensor:
+        """``x + value * tensor1 / tensor2`` (broadcasting); integer division is refused, as in ..."""
+    def addcdiv_(self, t1: Any, t2: Any, *, value: Any = ...) -> Self:
+        """In-place ``addcdiv``."""
+    def addcmul(x, tensor1: Any, tensor2: Any, *, value: Any = ...) -> Tensor:
+        """``x + value * tensor1 * tensor2`` (broadcasting)."""
+    def addcmul_(self, t1: Any, t2: Any, *, value: Any = ...) -> Self:
+        """In-place ``addcmul``."""
+    def addr(x, vec1: Any, vec2: Any, *, beta: Any = ..., alpha: Any = ...) -> Tensor:
+        """``beta * x + alpha * outer(vec1, vec2)``."""
+    def aminmax(x, *, dim: Any = ..., keepdim: Any = ...) -> tuple[Tensor, Tensor]:
+        """``(min, max)`` over ``dim`` (all elements by default) as a named tuple."""
+    def argwhere(x) -> Tensor:
+        """Indices of the non-zero elements, one row per element (``[N, x.ndim]``)."""
+    def diagonal_scatter(x, src: Any, offset: Any = ..., dim1: Any = ..., dim2: Any = ...) -> Tensor:
+        """A copy of ``x`` with its diagonal ``offset`` (of the ``dim1``, ``dim2`` planes) ..."""
+    def diff(x, n: Any = ..., dim: Any = ..., prepend: Any = ..., append: Any = ..., *, axis: Any = ..., name: Any = ...) -> Tensor:
+        """The ``n``-th forward difference along ``dim`` (``out[i] = x[i+1] - x[i]``), after ..."""
+    def dsplit(x, indices_or_sections: Any) -> tuple[Tensor, ...]:
+        """``tensor_split`` along dimension 2 of a tensor with at least 3 dimensions."""
+    def fill_diagonal_(self, fill_value: Any, wrap: Any = ...) -> Tensor:
+        """Writes ``fill_value`` on the main diagonal in place (all dimensions equal, or a tall ..."""
+    def fliplr(x) -> Tensor:
+        """``x`` reversed along dimension 1."""
+    def flipud(x) -> Tensor:
+        """``x`` reversed along dimension 0."""
+    def float_power(x, exponent: Any) -> Tensor:
+        """``x ** exponent`` computed in double precision (complex128 for complex input)."""
+    def fmax(x, other: Any) -> Tensor:
+        """Elementwise maximum that ignores NaN (NaN only where both are NaN)."""
+    def fmin(x, other: Any) -> Tensor:
+        """Elementwise minimum that ignores NaN (NaN only where both are NaN)."""
+    def gcd(x, other: Any) -> Tensor:
+        """Elementwise greatest common divisor of integer tensors (not differentiable)."""
+    def heaviside(x, values: Any) -> Tensor:
+        """The step function: 0 where ``x < 0``, 1 where ``x > 0``, ``values`` where ``x == 0``."""
+    def hsplit(x, indices_or_sections: Any) -> tuple[Tensor, ...]:
+        """``tensor_split`` along dimension 1 (0 for a 1-d tensor); an int must divide evenly."""
+    def index_copy(x, dim: Any, index: Any, source: Any) -> Tensor:
+        """A copy of ``x`` with the slices ``index`` along ``dim`` replaced by ``source``'s."""
+    def index_copy_(self, dim: Any, index: Any, source: Any) -> Self:
+        """In-place ``index_copy``."""
+    def isreal(x) -> Tensor:
+        """True where an element has no imaginary part (every element of a real tensor)."""
+    def lcm(x, other: Any) -> Tensor:
+        """Elementwise least common multiple of integer tensors (not differentiable)."""
+    def ldexp(x, other: Any) -> Tensor:
+        """``x * 2 ** other``."""
+    def logit(x, eps: Any = ..., name: Any = ...) -> Tensor:
+        """``log(x / (1 - x))``, with ``x`` first clamped to ``[eps, 1 - eps]`` when ``eps`` is ..."""
+    def msort(x) -> Tensor:
+        """``x`` sorted along its first dimension (values only)."""
+    def nanquantile(x, q: Any, dim: Any = ..., keepdim: Any = ..., *, interpolation: Any = ..., axis: Any = ..., name: Any = ...) -> Tensor:
+        """``quantile`` ignoring NaN values (an all-NaN slice gives NaN)."""
+    def narrow_copy(x, dim: Any, start: Any, length: Any) -> Tensor:
+        """``narrow`` as a new tensor (not a view)."""
+    def ndimension(self) -> _int:
+        """Number of dimensions (``dim``)."""
+    def nelement(self) -> _int:
+        """Number of elements (``numel``)."""
+    def new_empty(self, *size: Any, dtype: Any = ..., **_: Any) -> Tensor:
+        """A new tensor of ``size`` with this tensor's dtype (zeros)."""
+    def new_full(self, size: Any, fill_value: Any, *, dtype: Any = ..., **_: Any) -> Tensor:
+        """A new tensor of ``size`` filled with ``fill_value``."""
+    def new_tensor(self, data: Any, *, dtype: Any = ..., requires_grad: Any = ..., **_: Any) -> Tensor:
+        """A new tensor from ``data`` (this tensor's dtype by default)."""
+    def positive(x) -> Tensor:
+        """``x`` itself (``+x``); refused for bool tensors, as in PyTorch."""
+    def quantile(x, q: Any, dim: Any = ..., keepdim: Any = ..., *, interpolation: Any = ..., axis: Any = ..., name: Any = ...) -> Tensor:
+        """The ``q``-th quantiles of ``x`` over ``dim`` (all elements by default); ``q`` a number ..."""
+    def renorm(x, p: Any, dim: Any, maxnorm: Any) -> Tensor:
+        """Each slice along ``dim`` rescaled so its ``p``-norm is at most ``maxnorm``."""
+    def reshape_as(self, other: Any) -> Tensor:
+        """Reshaped to ``other``'s shape."""
+    def resolve_conj(x) -> Tensor:
+        """``x`` itself: ferrograd's ``conj()`` already materialises, so nothing is pending."""
+    def resolve_neg(x) -> Tensor:
+        """``x`` itself (no lazy negation in ferrograd)."""
+    def select_scatter(x, src: Any, dim: Any, index: Any) -> Tensor:
+        """A copy of ``x`` with ``x.select(dim, index)`` replaced by ``src``."""
+    def sinc(x) -> Tensor:
+        """The normalized sinc ``sin(pi x) / (pi x)``, 1 at 0 (differentiable, also at 0)."""
+    def slice_scatter(x, src: Any, dim: Any = ..., start: Any = ..., end: Any = ..., step: Any = ...) -> Tensor:
+        """A copy of ``x`` with ``x[..., start:end:step, ...]`` (along ``dim``) replaced by ``src``."""
+    def take_along_dim(x, indices: Any, dim: Any = ...) -> Tensor:
+        """Values of ``x`` at ``indices`` along ``dim`` (both broadcast against each other in the ..."""
+    def tensor_split(x, indices_or_sections: Any, dim: Any = ..., *, axis: Any = ..., name: Any = ...) -> tuple[Tensor, ...]:
+        """Views of ``x`` split along ``dim``: into ``n`` nearly equal parts (an int: the first ..."""
+    def vdot(x, y: Any) -> Tensor:
+        """Dot product of two 1-d tensors, conjugating the first when complex."""
+    def view_as(self, other: Any) -> Tensor:
+        """A view with ``other``'s shape."""
+    def vsplit(x, indices_or_sections: Any) -> tuple[Tensor, ...]:
+        """``tensor_split`` along dimension 0 of a tensor with at least 2 dimensions."""
+    def where(self, condition: Any, y: Any) -> Tensor:
+        """``where(condition, self, y)``."""
     @property
     def is_cuda(self) -> _bool:
         """False: ferrograd tensors live on the CPU."""
@@ -753,24 +858,29 @@ class Tensor:
     def expand_as(self, other: Tensor) -> Tensor:
         """Broadcast view to ``other``'s shape."""
     @overload
-    def permute(self, *dims: SupportsIndex) -> Tensor:
+    def permute(self, *args: SupportsIndex) -> Tensor:
         """Reorders dims (``permute(1, 0)`` or ``permute([1, 0])``)."""
     @overload
-    def permute(self, dims: _ShapeLike, /) -> Tensor: ...
+    def permute(self, order: _ShapeLike, /) -> Tensor: ...
     @overload
-    def permute(self, *, dims: _ShapeLike) -> Tensor: ...
+    def permute(self, *, dims: _ShapeLike | None = None) -> Tensor: ...
     @overload
-    def transpose(self, perm: Sequence[_int], /, *, name: str | None = None) -> Tensor:
+    def transpose(self, order: Sequence[_int], /, *, name: str | None = None) -> Tensor:
         """``transpose(perm)`` / ``transpose(perm=...)`` (Paddle) or ``transpose(dim0, dim1)``
         / ``transpose(dim0=..., dim1=...)`` (torch)."""
     @overload
-    def transpose(self, dim0: _int, dim1: _int, /, *, name: str | None = None) -> Tensor: ...
+    def transpose(self, a: _int, b: _int, /, *, name: str | None = None) -> Tensor: ...
     @overload
-    def transpose(self, *, perm: Sequence[_int], name: str | None = None) -> Tensor: ...
+    def transpose(
+        self,
+        *,
+        perm: Sequence[_int] | None = None,
+        dim0: _int | None = None,
+        dim1: _int | None = None,
+        name: str | None = None,
+    ) -> Tensor: ...
     @overload
-    def transpose(self, *, dim0: _int, dim1: _int, name: str | None = None) -> Tensor: ...
-    @overload
-    def transpose(self, dim0: _int, /, *, dim1: _int, name: str | None = None) -> Tensor: ...
+    def transpose(self, a: _int, /, *, dim1: _int | None = None, name: str | None = None) -> Tensor: ...
     def t(self) -> Tensor:
         """Transpose of a matrix (0-d and 1-d unchanged)."""
     def clone(self) -> Tensor:
@@ -1451,8 +1561,6 @@ class Tensor:
         """``scale * x + bias`` (or ``scale * (x + bias)``) (Paddle)."""
 
     # -- aliases installed by ``ferrograd._dialect_aliases`` on import --
-    def absolute(self, name: str | None = None) -> Tensor:
-        """Same as ``abs``."""
     def multiply_(self, other: _Operand | None = None, *, y: _Operand | None = None) -> Self:
         """Same as ``mul_``."""
     def clamp_min(self, min: _float | Tensor) -> Tensor:

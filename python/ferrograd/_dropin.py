@@ -117,13 +117,31 @@ class device:  # noqa: N801  (torch's name)
     # class, so the functions Paddle code calls on it are its static attributes:
     # paddle.device.set_device("cpu"), paddle.device.get_device(),
     # paddle.device.cuda.device_count(), paddle.device.is_compiled_with_cuda()
-    set_device = staticmethod(set_device)
-    get_device = staticmethod(get_device)
-    is_compiled_with_cuda = staticmethod(is_compiled_with_cuda)
-    is_compiled_with_rocm = staticmethod(is_compiled_with_rocm)
-    is_compiled_with_xpu = staticmethod(is_compiled_with_xpu)
-    get_all_device_type = staticmethod(lambda: ["cpu"])
-    get_available_device = staticmethod(lambda: ["cpu"])
+    @staticmethod
+    def set_device(device: Any) -> str:
+        """Paddle's ``paddle.device.set_device``: only ``"cpu"``."""
+        return _check_cpu("set_device", device)
+
+    @staticmethod
+    def get_device() -> str:
+        """Paddle's ``paddle.device.get_device()``: ``"cpu"``."""
+        return "cpu"
+
+    @staticmethod
+    def is_compiled_with_cuda() -> builtins.bool:
+        """False: ferrograd computes on the CPU only."""
+        return False
+
+    @staticmethod
+    def get_all_device_type() -> list[str]:
+        """The device types: ``["cpu"]``."""
+        return ["cpu"]
+
+    @staticmethod
+    def get_available_device() -> list[str]:
+        """The available devices: ``["cpu"]``."""
+        return ["cpu"]
+
     cuda: Any = None  # set to ferrograd.cuda below (no import cycle at class creation)
 
 

@@ -18,7 +18,6 @@ _CPU = "ferrograd runs on the CPU only; drop the device handling"
 _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
     "ferrograd": {
         # sub-packages
-        "compile": ("PyTorch", "ferrograd.static builds and runs Paddle-style programs"),
         "fft": ("PyTorch, Paddle", ""),
         "sparse": ("PyTorch, Paddle", ""),
         "vision": ("Paddle", ""),

@@ -295,9 +295,8 @@ def install_tensor_methods() -> None:
 
     T: Any = Tensor
     T.data = property(_data_get, _data_set, doc="The values without autograd history.")
-    for f in (addcmul, addcdiv, logit, msort, argwhere, isreal, positive, vdot):
-        setattr(T, f.__name__, f)
-    for f in (
+    fs: tuple[Any, ...] = (addcmul, addcdiv, logit, msort, argwhere, isreal, positive, vdot)
+    fs += (
         ss.tensor_split,
         ss.hsplit,
         ss.vsplit,
@@ -309,7 +308,8 @@ def install_tensor_methods() -> None:
         st.quantile,
         st.nanquantile,
         st.aminmax,
-    ):
+    )
+    for f in fs:
         setattr(T, f.__name__, f)
     T.addcmul_ = lambda self, t1, t2, *, value=1: self.copy_(addcmul(self, t1, t2, value=value))
     T.addcdiv_ = lambda self, t1, t2, *, value=1: self.copy_(addcdiv(self, t1, t2, value=value))

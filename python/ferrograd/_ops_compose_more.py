@@ -1,0 +1,381 @@
+"""More PyTorch module functions composed of differentiable ops: ``addbmm``, ``addr``,
+``combinations``, ``float_power``, ``fmax``/``fmin``, ``heaviside``, ``sinc``, ``ldexp``,
+``renorm``, ``pdist``, ``polar``, ``index_copy``, ``narrow_copy``, ``select_scatter``,
+``slice_scatter``, ``diagonal_scatter``, the window functions, the integer helpers
+``gcd``/``lcm``/``unravel_index``, and ``compile`` (which runs eagerly)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import operator
+from typing import Any
+
+import numpy as np
+
+from . import _core
+
+Tensor = _core.Tensor
+
+__all__ = [
+    "addbmm",
+    "addr",
+    "bartlett_window",
+    "blackman_window",
+    "combinations",
+    "compile",
+    "diagonal_scatter",
+    "float_power",
+    "fmax",
+    "fmin",
+    "gcd",
+    "hamming_window",
+    "hann_window",
+    "heaviside",
+    "index_copy",
+    "is_storage",
+    "lcm",
+    "ldexp",
+    "narrow_copy",
+    "pdist",
+    "polar",
+    "renorm",
+    "resolve_conj",
+    "resolve_neg",
+    "select_scatter",
+    "sinc",
+    "slice_scatter",
+    "typename",
+    "unravel_index",
+]
+
+
+def addbmm(x: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """``beta * x + alpha * sum_b(batch1[b] @ batch2[b])``."""
+    return x * beta + batch1.bmm(batch2).sum(0) * alpha
+
+
+def addr(x: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """``beta * x + alpha * outer(vec1, vec2)``."""
+    return x * beta + vec1.outer(vec2) * alpha
+
+
+def combinations(x: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
+    """The length-``r`` combinations of a 1-d tensor's elements, one per row (as
+    ``itertools.combinations``; ``with_replacement`` as ``combinations_with_replacement``)."""
+    if x.ndim != 1:
+        raise ValueError(f"combinations: expects a 1-d tensor, got {x.ndim}-d")
+    r = operator.index(r)
+    if r < 0:
+        raise ValueError(f"combinations: r must be non-negative, got {r}")
+    make = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    idx = list(make(range(x.shape[0]), r))
+    if r == 0:
+        return _core.zeros([0], dtype=x.dtype)
+    if not idx:
+        return _core.zeros([0, r], dtype=x.dtype)
+    return x.index_select(0, _core.tensor(np.asarray(idx, dtype=np.int64).reshape(-1))).reshape(
+        [len(idx), r]
+    )
+
+
+def float_power(x: Any, exponent: Any) -> Tensor:
+    """``x ** exponent`` computed in double precision (complex128 for complex input)."""
+
+    def wide(v: Any) -> Any:
+        if isinstance(v, Tensor):
+            return v.astype(_core.complex128 if v.is_complex() else _core.float64)
+        return v
+
+    base = wide(x) if isinstance(x, Tensor) else _core.tensor(x, dtype=_core.float64)
+    return base.pow(wide(exponent))
+
+
+def _nan_pick(x: Tensor, y: Tensor, pick_x: Tensor) -> Tensor:
+    # where one operand is NaN the other wins (NaN only when both are NaN)
+    pick = pick_x.logical_or(y.isnan()) if y.is_floating_point() else pick_x
+    return _core.where(pick, x, y)
+
+
+def fmax(x: Tensor, other: Tensor) -> Tensor:
+    """Elementwise maximum that ignores NaN (NaN only where both are NaN)."""
+    return _nan_pick(x, other, x >= other)
+
+
+def fmin(x: Tensor, other: Tensor) -> Tensor:
+    """Elementwise minimum that ignores NaN (NaN only where both are NaN)."""
+    return _nan_pick(x, other, x <= other)
+
+
+def heaviside(x: Tensor, values: Any) -> Tensor:
+    """The step function: 0 where ``x < 0``, 1 where ``x > 0``, ``values`` where ``x == 0``."""
+    v = values if isinstance(values, Tensor) else _core.tensor(values, dtype=x.dtype)
+    one, zero = _core.ones([], dtype=x.dtype), _core.zeros([], dtype=x.dtype)
+    return _core.where(x == 0, v.astype(x.dtype), _core.where(x > 0, one, zero))
+
+
+def sinc(x: Tensor) -> Tensor:
+    """The normalized sinc ``sin(pi x) / (pi x)``, 1 at 0 (differentiable, also at 0)."""
+    if not x.is_floating_point():
+        x = x.astype(_core._get_default_dtype())
+    px = x * math.pi
+    zero = x == 0
+    safe = _core.where(zero, _core.ones([], dtype=x.dtype), px)
+    # (at 0 the formula's branch gets a safe argument, so no NaN reaches the gradient)
+    return _core.where(zero, _core.ones([], dtype=x.dtype), safe.sin() / safe)
+
+
+def ldexp(x: Tensor, other: Tensor) -> Tensor:
+    """``x * 2 ** other``."""
+    e = other if isinstance(other, Tensor) else _core.tensor(other)
+    base = x if x.is_floating_point() or x.is_complex() else x.astype(_core._get_default_dtype())
+    return base * _core.full(
+        [], 2.0, dtype=base.dtype if base.is_floating_point() else _core.float64
+    ).pow(e)
+
+
+def renorm(x: Tensor, p: Any, dim: int, maxnorm: Any) -> Tensor:
+    """Each slice along ``dim`` rescaled so its ``p``-norm is at most ``maxnorm``."""
+    d = operator.index(dim) % x.ndim
+    others = [i for i in range(x.ndim) if i != d]
+    norms = x.abs().pow(p).sum(others, keepdim=True).pow(1.0 / p)
+    scale = _core.where(norms > maxnorm, maxnorm / (norms + 1e-7), _core.ones([], dtype=x.dtype))
+    return x * scale
+
+
+def pdist(x: Tensor, p: float = 2.0) -> Tensor:
+    """The ``p``-norm distances between the rows of a 2-d tensor, the upper triangle of
+    ``cdist(x, x)`` flattened row by row (``N * (N - 1) / 2`` values)."""
+    if x.ndim != 2:
+        raise ValueError(f"pdist: expects a 2-d tensor, got {x.ndim}-d")
+    n = x.shape[0]
+    i, j = np.triu_indices(n, 1)
+    if len(i) == 0:
+        return _core.zeros([0], dtype=x.dtype)
+    a = x.index_select(0, _core.tensor(i.astype(np.int64)))
+    b = x.index_select(0, _core.tensor(j.astype(np.int64)))
+    diff = (a - b).abs()
+    if p == math.inf:
+        return diff.amax(1)
+    if p == 0:
+        return (diff != 0).astype(x.dtype).sum(1)
+    return diff.pow(p).sum(1).pow(1.0 / p)
+
+
+def polar(abs: Tensor, angle: Tensor) -> Tensor:
+    """The complex tensor ``abs * (cos(angle) + i sin(angle))``."""
+    return _core.complex(abs * angle.cos(), abs * angle.sin())
+
+
+def index_copy(x: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    """A copy of ``x`` with the slices ``index`` along ``dim`` replaced by ``source``'s."""
+    d = operator.index(dim) % max(x.ndim, 1)
+    shape = [1] * x.ndim
+    shape[d] = index.shape[0] if index.ndim else 1
+    idx = index.reshape(shape).expand(list(source.shape))
+    return x.scatter(d, idx, source)
+
+
+def narrow_copy(x: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """``narrow`` as a new tensor (not a view)."""
+    return x.narrow(dim, start, length).clone()
+
+
+def select_scatter(x: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
+    """A copy of ``x`` with ``x.select(dim, index)`` replaced by ``src``."""
+    d = operator.index(dim) % x.ndim
+    return index_copy(x, d, _core.tensor([operator.index(index) % x.shape[d]]), src.unsqueeze(d))
+
+
+def slice_scatter(
+    x: Tensor, src: Tensor, dim: int = 0, start: Any = None, end: Any = None, step: int = 1
+) -> Tensor:
+    """A copy of ``x`` with ``x[..., start:end:step, ...]`` (along ``dim``) replaced by ``src``."""
+    d = operator.index(dim) % x.ndim
+    positions = range(x.shape[d])[slice(start, end, step)]
+    return index_copy(x, d, _core.tensor(np.asarray(list(positions), dtype=np.int64)), src)
+
+
+def diagonal_scatter(
+    x: Tensor, src: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1
+) -> Tensor:
+    """A copy of ``x`` with its diagonal ``offset`` (of the ``dim1``, ``dim2`` planes)
+    replaced by ``src``."""
+    if x.ndim != 2 or (dim1 % 2, dim2 % 2) != (0, 1):
+        raise NotImplementedError(
+            "diagonal_scatter: only the main planes of a 2-d tensor are supported"
+        )
+    rows, cols = x.shape
+    r = np.arange(max(0, -offset), min(rows, cols - offset))
+    flat = _core.tensor((r * cols + r + offset).astype(np.int64))
+    return x.reshape([-1]).scatter(0, flat, src.reshape([-1])).reshape([rows, cols])
+
+
+def _window(op: str, n: int, periodic: bool, dtype: Any, values: Any) -> Tensor:
+    n = operator.index(n)
+    if n < 0:
+        raise ValueError(f"{op}: window_length must be non-negative, got {n}")
+    if n == 0:
+        return _core.zeros([0], dtype=dtype or _core._get_default_dtype())
+    if n == 1:
+        return _core.ones([1], dtype=dtype or _core._get_default_dtype())
+    m = n + 1 if periodic else n
+    w = values(np.arange(m, dtype=np.float64), m)[:n]
+    return _core.tensor(w, dtype=dtype or _core._get_default_dtype())
+
+
+def hann_window(
+    window_length: int, periodic: bool = True, *, dtype: Any = None, **_: Any
+) -> Tensor:
+    """The Hann window (``periodic``: for spectral analysis, as PyTorch's default)."""
+    return _window(
+        "hann_window",
+        window_length,
+        periodic,
+        dtype,
+        lambda k, m: 0.5 - 0.5 * np.cos(2 * np.pi * k / (m - 1)),
+    )
+
+
+def hamming_window(
+    window_length: int,
+    periodic: bool = True,
+    alpha: float = 0.54,
+    beta: float = 0.46,
+    *,
+    dtype: Any = None,
+    **_: Any,
+) -> Tensor:
+    """The Hamming window ``alpha - beta cos(2 pi k / (N - 1))``."""
+    return _window(
+        "hamming_window",
+        window_length,
+        periodic,
+        dtype,
+        lambda k, m: alpha - beta * np.cos(2 * np.pi * k / (m - 1)),
+    )
+
+
+def blackman_window(
+    window_length: int, periodic: bool = True, *, dtype: Any = None, **_: Any
+) -> Tensor:
+    """The Blackman window."""
+    return _window(
+        "blackman_window",
+        window_length,
+        periodic,
+        dtype,
+        lambda k, m: (
+            0.42 - 0.5 * np.cos(2 * np.pi * k / (m - 1)) + 0.08 * np.cos(4 * np.pi * k / (m - 1))
+        ),
+    )
+
+
+def bartlett_window(
+    window_length: int, periodic: bool = True, *, dtype: Any = None, **_: Any
+) -> Tensor:
+    """The Bartlett (triangular) window."""
+    return _window(
+        "bartlett_window",
+        window_length,
+        periodic,
+        dtype,
+        lambda k, m: 1 - np.abs(2 * k / (m - 1) - 1),
+    )
+
+
+def _int_pair(op: str, x: Tensor, y: Any) -> tuple[np.ndarray, np.ndarray]:
+    if x.is_floating_point() or x.is_complex():
+        raise TypeError(f"{op}: expects integer tensors, got {x.dtype}")
+    yy = y.numpy() if isinstance(y, Tensor) else np.asarray(y)
+    return x.numpy(), yy
+
+
+def gcd(x: Tensor, other: Any) -> Tensor:
+    """Elementwise greatest common divisor of integer tensors (not differentiable)."""
+    a, b = _int_pair("gcd", x, other)
+    return _core.tensor(np.gcd(a, b)).astype(x.dtype)
+
+
+def lcm(x: Tensor, other: Any) -> Tensor:
+    """Elementwise least common multiple of integer tensors (not differentiable)."""
+    a, b = _int_pair("lcm", x, other)
+    return _core.tensor(np.lcm(a, b)).astype(x.dtype)
+
+
+def unravel_index(indices: Any, shape: Any) -> tuple[Tensor, ...]:
+    """The coordinates in ``shape`` of flat ``indices`` (one int64 tensor per dimension)."""
+    idx = indices.numpy() if isinstance(indices, Tensor) else np.asarray(indices)
+    if idx.dtype.kind not in "iu":
+        raise TypeError(f"unravel_index: expects integer indices, got {idx.dtype}")
+    dims = (operator.index(shape),) if not isinstance(shape, (list, tuple)) else tuple(shape)
+    size = int(np.prod(dims))
+    if np.any(idx >= size) or np.any(idx < -size):
+        raise ValueError(f"unravel_index: an index is out of bounds for shape {list(dims)}")
+    return tuple(
+        _core.tensor(c.astype(np.int64)) for c in np.unravel_index(idx % max(size, 1), dims)
+    )
+
+
+def resolve_conj(x: Tensor) -> Tensor:
+    """``x`` itself: ferrograd's ``conj()`` already materialises, so nothing is pending."""
+    return x
+
+
+def resolve_neg(x: Tensor) -> Tensor:
+    """``x`` itself (no lazy negation in ferrograd)."""
+    return x
+
+
+def typename(obj: Any) -> str:
+    """PyTorch's type name of ``obj`` (``torch.FloatTensor`` style for tensors)."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    return (
+        type(obj).__module__ + "." + type(obj).__qualname__
+        if type(obj).__module__ != "builtins"
+        else type(obj).__qualname__
+    )
+
+
+def is_storage(obj: Any) -> bool:
+    """False: ferrograd exposes no storage objects."""
+    return False
+
+
+def compile(model: Any = None, **kwargs: Any) -> Any:
+    """PyTorch's ``torch.compile``: ferrograd runs models eagerly (its per-op cost is
+    already low), so this returns ``model`` unchanged — or, without a model, a decorator
+    that does the same. The options (``fullgraph``, ``mode``, ``backend``, ...) are accepted."""
+    if model is None:
+        return lambda m: m
+    return model
+
+
+def install_tensor_methods() -> None:
+    """Adds the method spellings of this module's functions to ``Tensor``."""
+    T: Any = Tensor
+    for f in (
+        addbmm,
+        addr,
+        float_power,
+        fmax,
+        fmin,
+        heaviside,
+        sinc,
+        ldexp,
+        renorm,
+        index_copy,
+        narrow_copy,
+        select_scatter,
+        slice_scatter,
+        diagonal_scatter,
+        gcd,
+        lcm,
+        resolve_conj,
+        resolve_neg,
+    ):
+        setattr(T, f.__name__, f)
+    T.index_copy_ = lambda self, dim, index, source: self.copy_(
+        index_copy(self, dim, index, source)
+    )
