@@ -73,6 +73,10 @@ class Normal(Distribution):
     def _draw(self, shape: tuple[int, ...], generator: Any) -> Tensor:
         return self.loc + standard_normal(shape, self.loc.dtype, generator) * self.scale
 
+    def probs(self, value: Any) -> Tensor:
+        """The density at ``value`` (Paddle's ``probs``; the same as ``prob``)."""
+        return self.prob(value)
+
     def log_prob(self, value: Any) -> Tensor:
         v = _value(self, value, self.loc)
         return -((v - self.loc).square()) / (2 * self.variance) - self.scale.log() - _LOG_SQRT_2PI
@@ -102,7 +106,7 @@ class Uniform(Distribution):
             )
 
     @property
-    def support(self) -> Any:  # type: ignore[override]
+    def support(self) -> Any:
         return constraints.half_open_interval(self.low.detach(), self.high.detach())
 
     @property
@@ -124,6 +128,10 @@ class Uniform(Distribution):
     def _draw(self, shape: tuple[int, ...], generator: Any) -> Tensor:
         u = _core._uniform(list(shape), 0.0, 1.0, self.low.dtype, generator)
         return self.low + u * (self.high - self.low)
+
+    def probs(self, value: Any) -> Tensor:
+        """The density at ``value`` (Paddle's ``probs``; the same as ``prob``)."""
+        return self.prob(value)
 
     def log_prob(self, value: Any) -> Tensor:
         v = _value(self, value, self.low)

@@ -52,6 +52,10 @@ class Bernoulli(Distribution):
     support = constraints.boolean
     has_enumerate_support = True
     _params = ("probs", "logits")
+    #: the probability of a success (1)
+    probs: Tensor
+    #: its log-odds
+    logits: Tensor
 
     def __init__(
         self, probs: Any = None, logits: Any = None, validate_args: Any = None, name: Any = None
@@ -142,7 +146,7 @@ class Categorical(Distribution):
         self._num_events = int(raw.shape[-1])
 
     @property
-    def probs(self) -> Tensor:  # type: ignore[override]
+    def probs(self) -> Tensor:
         """The normalised probabilities (last dim: the categories)."""
         return self._probs
 
@@ -157,7 +161,7 @@ class Categorical(Distribution):
         return self._probs.shape
 
     @property
-    def support(self) -> Any:  # type: ignore[override]
+    def support(self) -> Any:
         return constraints.integer_interval(0, self._num_events - 1)
 
     @property
@@ -232,7 +236,7 @@ class OneHotCategorical(Distribution):
         return new
 
     @property
-    def probs(self) -> Tensor:  # type: ignore[override]
+    def probs(self) -> Tensor:
         """The normalised probabilities."""
         return self._categorical.probs
 
@@ -283,6 +287,10 @@ class Geometric(Distribution):
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.nonnegative_integer
     _params = ("probs", "logits")
+    #: the probability of a success (1)
+    probs: Tensor
+    #: its log-odds
+    logits: Tensor
 
     def __init__(
         self, probs: Any = None, logits: Any = None, validate_args: Any = None, name: Any = None

@@ -150,11 +150,6 @@ class Distribution:
         """Density (or mass) at ``value``: ``log_prob(value).exp()`` (Paddle's ``prob``)."""
         return self.log_prob(value).exp()
 
-    def probs(self, value: Any) -> Tensor:
-        """Paddle's older spelling of :meth:`prob` (distributions with a ``probs``
-        parameter have it as a property instead)."""
-        return self.prob(value)
-
     def cdf(self, value: Any) -> Tensor:
         """The cumulative distribution function at ``value``."""
         raise NotImplementedError(f"{type(self).__name__}.cdf is not implemented")

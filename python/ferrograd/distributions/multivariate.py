@@ -179,7 +179,7 @@ class Independent(Distribution):
         return self.reinterpreted_batch_ndims
 
     @property
-    def support(self) -> Any:  # type: ignore[override]
+    def support(self) -> Any:
         base = self.base_dist.support
         return None if base is None else constraints.independent(base, self.reinterpreted_batch_ndims)
 
