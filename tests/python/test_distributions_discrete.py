@@ -162,3 +162,24 @@ def test_values_outside_the_support_are_refused():
         D.Categorical(t64([0.5, 0.5])).log_prob(fg.tensor(2))
     with pytest.raises(ValueError, match="support"):
         D.Poisson(1.0).log_prob(fg.tensor(1.5))
+
+
+def test_masked_logits_give_finite_values_and_gradients():
+    # RL code masks illegal actions with -inf logits
+    raw = t64([0.5, 0.3, 1.0], grad=True)
+    logits = raw.masked_fill(fg.tensor([False, True, False]), float("-inf"))
+    d = D.Categorical(logits=logits)
+    out = d.entropy() + d.log_prob(fg.tensor(2))
+    out.backward()
+    p = np.exp([0.5, 1.0]) / np.exp([0.5, 1.0]).sum()
+    assert out.item() == pytest.approx(-(p * np.log(p)).sum() + np.log(p[1]), rel=1e-12)
+    assert np.all(np.isfinite(raw.grad.numpy())) and raw.grad.numpy()[1] == 0.0
+
+
+def test_expand_keeps_the_event_dims():
+    c = D.Categorical(logits=t64([0.0, 1.0, 2.0])).expand([4])
+    assert c.batch_shape == (4,) and list(c.sample((2,)).shape) == [2, 4]
+    o = D.OneHotCategorical(t64([0.2, 0.8])).expand([5])
+    assert o.batch_shape == (5,) and list(o.sample().shape) == [5, 2]
+    b = D.Bernoulli(t64(0.3)).expand([2, 3])
+    np.testing.assert_allclose(b.mean.numpy(), np.full((2, 3), 0.3))

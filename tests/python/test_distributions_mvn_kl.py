@@ -265,3 +265,10 @@ def test_missing_families_say_so():
         D.Gamma  # noqa: B018
     with pytest.raises(AttributeError, match="paddle.distribution.Dirichlet"):
         fg.distribution.Dirichlet  # noqa: B018
+
+
+def test_mvn_expand():
+    d = D.MultivariateNormal(t64(MU), covariance_matrix=t64(COV)).expand([4])
+    assert d.batch_shape == (4,) and list(d.sample((2,)).shape) == [2, 4, 3]
+    lp = d.log_prob(t64(X[0]))
+    np.testing.assert_allclose(lp.numpy(), np.full(4, stats.multivariate_normal(MU, COV).logpdf(X[0])))
