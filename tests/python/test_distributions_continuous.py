@@ -64,8 +64,10 @@ def test_log_prob_entropy_cdf_match_scipy(name):
     np.testing.assert_allclose(d.log_prob(t64(x)).numpy(), ref.logpdf(x), rtol=1e-10)
     np.testing.assert_allclose(d.prob(t64(x)).numpy(), ref.pdf(x), rtol=1e-10)
     np.testing.assert_allclose(d.entropy().numpy(), ref.entropy(), rtol=1e-10)
-    if name != "cauchy":  # cdf would need atan
-        np.testing.assert_allclose(d.cdf(t64(x)).numpy(), ref.cdf(x), rtol=1e-10)
+    np.testing.assert_allclose(d.cdf(t64(x)).numpy(), ref.cdf(x), rtol=1e-10)
+    if hasattr(type(d), "icdf") and name in ("uniform", "exponential", "cauchy"):
+        q = [0.1, 0.5, 0.9]
+        np.testing.assert_allclose(d.icdf(t64(q)).numpy(), ref.ppf(q), rtol=1e-10)
 
 
 @pytest.mark.parametrize("name", sorted(set(CASES) - {"cauchy"}))
@@ -205,3 +207,11 @@ def test_rsample_refused_where_not_reparameterisable_and_sample_has_no_grad():
     assert D.Normal(loc, 1.0).sample().grad_fn is None
     with pytest.raises(NotImplementedError, match="rsample"):
         D.Bernoulli(0.5).rsample()
+
+
+@pytest.mark.parametrize("name", ["normal", "laplace", "cauchy", "lognormal"])
+def test_cdf_gradients_match_finite_differences(name):
+    make, _, x = CASES[name]
+    d0 = make()
+    params = [t64(p.detach().numpy(), grad=True) for p in (getattr(d0, n) for n in d0._params)]
+    assert fg.autograd.gradcheck(lambda *ps: type(d0)(*ps).cdf(t64(x)), params)

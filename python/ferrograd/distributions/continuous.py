@@ -327,5 +327,12 @@ class Cauchy(Distribution):
         z = (v - self.loc) / self.scale
         return -math.log(math.pi) - self.scale.log() - z.square().log1p()
 
+    def cdf(self, value: Any) -> Tensor:
+        v = _value(self, value, self.loc)
+        return ((v - self.loc) / self.scale).atan() / math.pi + 0.5
+
+    def icdf(self, value: Any) -> Tensor:
+        return self.loc + self.scale * (math.pi * (value - 0.5)).tan()
+
     def entropy(self) -> Tensor:
         return math.log(4 * math.pi) + self.scale.log()
