@@ -628,6 +628,12 @@ __all__ += [
     "svd",
 ]
 
+# probability distributions: torch.distributions / paddle.distribution (docs/distributions.md)
+from . import distribution as distribution  # noqa: E402
+from . import distributions as distributions  # noqa: E402
+
+__all__ += ["distributions", "distribution"]
+
 # -- module functions that static Variables also accept (they record into the Variable's
 # program; a Tensor runs at once). Wrapped here once, at import: enable_static() never
 # touches this namespace (see _op_functions.py and docs/static.md).

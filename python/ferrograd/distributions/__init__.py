@@ -1,0 +1,55 @@
+"""``ferrograd.distributions`` (``torch.distributions``) and, through
+``ferrograd.distribution``, Paddle's ``paddle.distribution``: probability distributions
+built from differentiable ferrograd ops, sampled with ferrograd's generator.
+
+``rsample`` (where the distribution has one) and ``log_prob`` / ``entropy`` /
+``kl_divergence`` carry gradients to the parameters; ``sample`` draws from the default
+generator, so ``manual_seed`` / ``seed`` reproduce it. Parameters are validated by default
+(``validate_args``; ``Distribution.set_default_validate_args(False)`` turns it off).
+See docs/distributions.md.
+"""
+
+from __future__ import annotations
+
+from . import constraints as constraints
+from .continuous import Cauchy as Cauchy
+from .continuous import Exponential as Exponential
+from .continuous import Laplace as Laplace
+from .continuous import LogNormal as LogNormal
+from .continuous import Normal as Normal
+from .continuous import Uniform as Uniform
+from .discrete import Bernoulli as Bernoulli
+from .discrete import Categorical as Categorical
+from .discrete import Geometric as Geometric
+from .discrete import OneHotCategorical as OneHotCategorical
+from .discrete import Poisson as Poisson
+from .distribution import Distribution as Distribution
+from .kl import kl_divergence as kl_divergence
+from .kl import register_kl as register_kl
+from .multivariate import Independent as Independent
+from .multivariate import MultivariateNormal as MultivariateNormal
+
+__all__ = [
+    "Distribution",
+    "Normal",
+    "Uniform",
+    "Exponential",
+    "Laplace",
+    "LogNormal",
+    "Cauchy",
+    "Bernoulli",
+    "Categorical",
+    "OneHotCategorical",
+    "Geometric",
+    "Poisson",
+    "MultivariateNormal",
+    "Independent",
+    "kl_divergence",
+    "register_kl",
+    "constraints",
+]
+
+# the peers' distributions ferrograd lacks raise an AttributeError that says so
+from .._missing import missing_attribute as _missing_attribute  # noqa: E402
+
+__getattr__ = _missing_attribute(__name__)
