@@ -89,6 +89,7 @@ from . import nn as nn  # noqa: E402
 from . import optim as optim  # noqa: E402
 from . import optimizer as optimizer  # noqa: E402
 from . import regularizer as regularizer  # noqa: E402
+from . import special as special  # noqa: E402  (torch.special)
 from . import utils as utils  # noqa: E402  (data loading; activation checkpointing)
 from . import version as version  # noqa: E402
 from .distributed import DataParallel as DataParallel  # noqa: E402
@@ -240,6 +241,7 @@ __all__ = [
     "optim",
     "optimizer",
     "regularizer",
+    "special",
     "hapi",
     "Model",
     "callbacks",

@@ -31,6 +31,52 @@ impl FloatMath for f64 {
     }
 }
 
+/// Inverse error function: Giles' single-precision rational approximation as the start,
+/// then two Newton steps on `erf(x) - y` (each doubles the correct digits), so f64 results
+/// are accurate to a few ulps. `|y| > 1` (and NaN) gives NaN, `+-1` gives `+-inf`.
+pub fn f_erfinv<T: FloatMath>(y: T) -> T {
+    let yf = y.to_f64().unwrap_or(f64::NAN);
+    if yf.is_nan() || yf.abs() > 1.0 {
+        return T::nan();
+    }
+    if yf.abs() == 1.0 {
+        return if yf > 0.0 { T::infinity() } else { T::neg_infinity() };
+    }
+    // Giles (2010), "Approximating the erfinv function"
+    let w = -((1.0 - yf) * (1.0 + yf)).ln();
+    let mut x = if w < 5.0 {
+        let w = w - 2.5;
+        let mut p = 2.810_226_36e-08;
+        for c in [
+            3.432_739_39e-07, -3.523_387_7e-06, -4.391_506_54e-06, 0.000_218_580_87,
+            -0.001_253_725_03, -0.004_177_681_64, 0.246_640_727, 1.501_409_41,
+        ] {
+            p = c + p * w;
+        }
+        p * yf
+    } else {
+        let w = w.sqrt() - 3.0;
+        let mut p = -0.000_200_214_257;
+        for c in [
+            0.000_100_950_558, 0.001_349_343_22, -0.003_673_428_44, 0.005_739_507_73,
+            -0.007_622_461_3, 0.009_438_870_47, 1.001_674_06, 2.832_976_82,
+        ] {
+            p = c + p * w;
+        }
+        p * yf
+    };
+    let k = 2.0 / std::f64::consts::PI.sqrt();
+    for _ in 0..2 {
+        let e = libm::erf(x) - yf;
+        let d = k * (-x * x).exp();
+        if d == 0.0 || !e.is_finite() {
+            break;
+        }
+        x -= e / d;
+    }
+    T::from(x).unwrap_or(T::nan())
+}
+
 /// `v` in the float type of a kernel (constants such as `pi / 180`).
 pub fn f_const<T: Float>(v: f64) -> T {
     c(v)

@@ -1,5 +1,5 @@
 //! More unary elementwise ops (inverse trigonometric and hyperbolic functions, base-2/10
-//! logarithms and powers, `trunc`/`frac`, `erfc`, angle conversions, `signbit`), declared
+//! logarithms and powers, `trunc`/`frac`, `erfc`/`erfinv`, angle conversions, `signbit`), declared
 //! exactly like the entries of [`for_each_unary_op!`](crate::op_defs::unary) — the columns
 //! are documented there. They live in their own file only to keep each table file short:
 //! [`for_each_unary_op!`](crate::op_defs::unary) passes its own entries to
@@ -124,6 +124,20 @@ macro_rules! for_each_unary_op_more {
                     g.mul(&x.mul(x)?.neg()?.exp()?.mul_scalar(c)?)
                 }],
                 node: "ErfcBackward",
+            }
+            Erfinv {
+                methods: [erfinv], functional: [],
+                doc: "Elementwise inverse error function (NaN outside [-1, 1], +-inf at +-1).",
+                dtype: Float, cost: COSTLY,
+                real: |x| f_erfinv(x), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Output,
+                grad: [|g, y| {
+                    // d/dx erfinv(x) = sqrt(pi)/2 * exp(erfinv(x)^2)
+                    let c = std::f64::consts::PI.sqrt() / 2.0;
+                    g.mul(&y.mul(y)?.exp()?.mul_scalar(c)?)
+                }],
+                node: "ErfinvBackward",
             }
             Trunc {
                 methods: [trunc, fix], functional: [],

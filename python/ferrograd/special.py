@@ -1,0 +1,157 @@
+"""PyTorch's ``torch.special``: special functions, most of them other names of ferrograd
+ops (``expit`` is ``sigmoid``, ``ndtr`` the normal CDF through ``erfc``, ...). All are
+differentiable through the ops they are made of. Functions that need the gamma family
+(``gammaln``, ``digamma``, ``polygamma``, ``zeta``) or Bessel functions are not here yet."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from . import _core
+
+Tensor = _core.Tensor
+
+__all__ = [
+    "entr",
+    "erf",
+    "erfc",
+    "erfinv",
+    "exp2",
+    "expit",
+    "expm1",
+    "log1p",
+    "log_ndtr",
+    "log_softmax",
+    "logit",
+    "logsumexp",
+    "ndtr",
+    "ndtri",
+    "round",
+    "sinc",
+    "softmax",
+    "xlog1py",
+    "xlogy",
+]
+
+_SQRT1_2 = 1.0 / math.sqrt(2.0)
+
+
+def _float(x: Any) -> Tensor:
+    t = x if isinstance(x, Tensor) else _core.tensor(x)
+    return t if t.is_floating_point() else t.astype(_core._get_default_dtype())
+
+
+def erf(x: Tensor) -> Tensor:
+    """The error function."""
+    return _float(x).erf()
+
+
+def erfc(x: Tensor) -> Tensor:
+    """The complementary error function ``1 - erf(x)``."""
+    return _float(x).erfc()
+
+
+def erfinv(x: Tensor) -> Tensor:
+    """The inverse error function."""
+    return _float(x).erfinv()
+
+
+def exp2(x: Tensor) -> Tensor:
+    """``2 ** x``."""
+    return _float(x).exp2()
+
+
+def expit(x: Tensor) -> Tensor:
+    """The logistic sigmoid ``1 / (1 + exp(-x))``."""
+    return _float(x).sigmoid()
+
+
+def expm1(x: Tensor) -> Tensor:
+    """``exp(x) - 1``, accurate near 0."""
+    return _float(x).expm1()
+
+
+def log1p(x: Tensor) -> Tensor:
+    """``log(1 + x)``, accurate near 0."""
+    return _float(x).log1p()
+
+
+def logit(x: Tensor, eps: Any = None) -> Tensor:
+    """``log(x / (1 - x))`` (``x`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given)."""
+    from ._ops_more_math import logit as _logit
+
+    return _logit(_float(x), eps)
+
+
+def ndtr(x: Tensor) -> Tensor:
+    """The standard normal CDF ``(1 + erf(x / sqrt(2))) / 2`` (through ``erfc``, so the
+    lower tail keeps its precision)."""
+    return (_float(x) * -_SQRT1_2).erfc() * 0.5
+
+
+def log_ndtr(x: Tensor) -> Tensor:
+    """``log(ndtr(x))``."""
+    return ndtr(x).log()
+
+
+def ndtri(p: Tensor) -> Tensor:
+    """The standard normal quantile function, the inverse of ``ndtr``."""
+    return (_float(p) * 2.0 - 1.0).erfinv() * math.sqrt(2.0)
+
+
+def entr(x: Tensor) -> Tensor:
+    """Elementwise entropy term ``-x log x`` (0 at 0, ``-inf`` for negative ``x``)."""
+    x = _float(x)
+    zero = _core.zeros([], dtype=x.dtype)
+    safe = _core.where(x > 0, x, _core.ones([], dtype=x.dtype))
+    val = _core.where(x > 0, -x * safe.log(), zero)
+    return _core.where(x < 0, _core.full([], -math.inf, dtype=x.dtype), val)
+
+
+def xlogy(x: Any, y: Any) -> Tensor:
+    """``x * log(y)``, 0 where ``x == 0``."""
+    from ._ops_math import xlogy as _xlogy
+
+    return _xlogy(x, y)
+
+
+def xlog1py(x: Any, y: Any) -> Tensor:
+    """``x * log1p(y)``, 0 where ``x == 0``."""
+    xt, yt = _float(x), _float(y)
+    safe = _core.where(xt == 0, _core.zeros([], dtype=yt.dtype), yt)
+    return _core.where(xt == 0, _core.zeros([], dtype=xt.dtype), xt * safe.log1p())
+
+
+def round(x: Tensor, decimals: int = 0) -> Tensor:  # noqa: A001  (torch's name)
+    """Rounding to ``decimals`` places (halves to even)."""
+    if decimals == 0:
+        return x.round()
+    s = 10.0**decimals
+    return (_float(x) * s).round() / s
+
+
+def sinc(x: Tensor) -> Tensor:
+    """The normalized sinc ``sin(pi x) / (pi x)``."""
+    from ._ops_compose_more import sinc as _sinc
+
+    return _sinc(x)
+
+
+def softmax(x: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    """Softmax along ``dim`` (after casting to ``dtype``)."""
+    from .nn import functional as F
+
+    return F.softmax(x if dtype is None else x.astype(dtype), dim)
+
+
+def log_softmax(x: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    """Log-softmax along ``dim`` (after casting to ``dtype``)."""
+    from .nn import functional as F
+
+    return F.log_softmax(x if dtype is None else x.astype(dtype), dim)
+
+
+def logsumexp(x: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
+    """``log(sum(exp(x)))`` over ``dim``, stably."""
+    return x.logsumexp(dim, keepdim=keepdim)
