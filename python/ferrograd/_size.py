@@ -68,10 +68,11 @@ class SizeOrNumel(int):
         d = operator.index(dim)
         n = len(self._shape)
         if n == 0:
-            raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+            raise IndexError(f"size: a 0-d tensor has no dimension {d}; reshape it to 1-d first")
         if not -n <= d < n:
             raise IndexError(
-                f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})"
+                f"size: dimension {d} is out of range for a tensor with {n} dimension(s) "
+                f"(expected a value in [{-n}, {n - 1}])"
             )
         return self._shape[d]
 

@@ -17,9 +17,9 @@ def test_size_is_paddles_number_of_elements_and_torchs_method():
     assert x.size() == (2, 3) and x.size() == [2, 3]  # torch
     assert x.size(1) == 3 and x.size(-1) == 3 and x.size(dim=0) == 2
     assert repr(x.size) == "6" and pickle.loads(pickle.dumps(x.size)) == 6
-    with pytest.raises(IndexError, match="Dimension out of range"):
+    with pytest.raises(IndexError, match="out of range"):
         x.size(2)
-    with pytest.raises(IndexError, match="no dimensions"):
+    with pytest.raises(IndexError, match="0-d"):
         fg.tensor(3.0).size(0)
     assert fg.tensor(3.0).size == 1 and fg.tensor(3.0).size() == ()
     assert fg.zeros(0, 4).size == 0
