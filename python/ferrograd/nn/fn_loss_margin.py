@@ -18,6 +18,7 @@ from .. import _core
 from .._ops_math import pairwise_distance
 from .fn_class_loss import _reduce
 from .fn_loss import _check_reduction, _floating, _target
+from .fn_loss_nll import _eps
 
 Tensor = _core.Tensor
 
@@ -29,9 +30,9 @@ def _tensor(x: Any, what: str, arg: str) -> Tensor:
 
 
 def _triplet(
-    anchor: Tensor,
-    positive: Tensor,
-    negative: Tensor,
+    anchor: Any,
+    positive: Any,
+    negative: Any,
     dist: Callable[[Tensor, Tensor], Tensor],
     margin: float,
     swap: bool,
@@ -75,15 +76,13 @@ def triplet_margin_loss(
     ``min(d(a, n), d(p, n))`` as the negative distance. The anchor is torch's ``anchor``
     or Paddle's ``input``."""
     what = "triplet_margin_loss"
-    if epsilon is not None and eps is not None:
-        raise TypeError(f"{what}: pass eps (torch) or epsilon (Paddle), not both")
-    e = 1e-6 if epsilon is None and eps is None else float(eps if eps is not None else epsilon)  # type: ignore[arg-type]
+    e = _eps(eps, epsilon, 1e-6, what)
     if anchor is not None:
         input = anchor
     return _triplet(
-        input,  # type: ignore[arg-type]
-        positive,  # type: ignore[arg-type]
-        negative,  # type: ignore[arg-type]
+        input,
+        positive,
+        negative,
         lambda x1, x2: pairwise_distance(x1, x2, p, e),
         margin,
         swap,
@@ -110,9 +109,9 @@ def triplet_margin_with_distance_loss(
         input = anchor
     dist = distance_function if distance_function is not None else pairwise_distance
     return _triplet(
-        input,  # type: ignore[arg-type]
-        positive,  # type: ignore[arg-type]
-        negative,  # type: ignore[arg-type]
+        input,
+        positive,
+        negative,
         dist,
         margin,
         swap,

@@ -36,12 +36,13 @@ def _channels_last(data_format: Optional[str], what: str) -> bool:
     raise ValueError(f"{what}: data_format must be 'NCHW' or 'NHWC', got {data_format!r}")
 
 
-def _image(x: Any, last: bool, what: str) -> None:
+def _image(x: Any, last: bool, what: str) -> Tensor:
     if not isinstance(x, Tensor):
         raise TypeError(f"{what}: expects a Tensor, got {type(x).__name__}")
     if x.ndim < 3 or (last and x.ndim != 4):
         need = "a 4-D NHWC" if last else "a [*, C, H, W] (at least 3-D)"
         raise ValueError(f"{what}: expects {need} tensor, got shape {list(x.shape)}")
+    return x
 
 
 def _nchw(fn: Any, x: Tensor, last: bool) -> Tensor:
@@ -65,7 +66,7 @@ def pixel_shuffle(
     x = input if input is not None else x
     r = _factor(upscale_factor, what, "upscale_factor")
     last = _channels_last(data_format, what)
-    _image(x, last, what)
+    x = _image(x, last, what)
     c = x.shape[3] if last else x.shape[-3]
     if c % (r * r):
         raise ValueError(
@@ -79,7 +80,7 @@ def pixel_shuffle(
         t = t.permute([*range(n), n, n + 3, n + 1, n + 4, n + 2])
         return t.reshape([*lead, ch // (r * r), h * r, w * r])
 
-    return _nchw(run, x, last)  # type: ignore[arg-type]
+    return _nchw(run, x, last)
 
 
 def pixel_unshuffle(
@@ -96,7 +97,7 @@ def pixel_unshuffle(
     x = input if input is not None else x
     r = _factor(downscale_factor, what, "downscale_factor")
     last = _channels_last(data_format, what)
-    _image(x, last, what)
+    x = _image(x, last, what)
     h, w = (x.shape[1], x.shape[2]) if last else (x.shape[-2], x.shape[-1])
     if h % r or w % r:
         raise ValueError(
@@ -110,7 +111,7 @@ def pixel_unshuffle(
         t = t.permute([*range(n), n, n + 2, n + 4, n + 1, n + 3])
         return t.reshape([*lead, ch * r * r, hh // r, ww // r])
 
-    return _nchw(run, x, last)  # type: ignore[arg-type]
+    return _nchw(run, x, last)
 
 
 def channel_shuffle(

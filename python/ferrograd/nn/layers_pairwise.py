@@ -11,6 +11,7 @@ from .. import _core
 from .._ops_math import cosine_similarity, pairwise_distance
 from . import init
 from .fn_bilinear import bilinear
+from .fn_loss_nll import _eps
 from .module import Module
 from .param_attr import apply_param_attr
 from .parameter import Parameter
@@ -51,12 +52,8 @@ class PairwiseDistance(Module):
         epsilon: Optional[float] = None,
     ) -> None:
         super().__init__()
-        if eps is not None and epsilon is not None:
-            raise TypeError("PairwiseDistance: pass eps (torch) or epsilon (Paddle), not both")
         self.norm = float(p)
-        self.eps = (
-            1e-6 if eps is None and epsilon is None else float(eps if eps is not None else epsilon)
-        )  # type: ignore[arg-type]
+        self.eps = _eps(eps, epsilon, 1e-6, "PairwiseDistance")
         self.keepdim = bool(keepdim)
 
     def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
