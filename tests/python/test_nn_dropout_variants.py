@@ -74,6 +74,7 @@ def test_train_eval_and_edge_probabilities():
     np.testing.assert_array_equal(layer(x).numpy(), x.numpy())
     np.testing.assert_array_equal(F.dropout1d(x, 0.9, training=False).numpy(), x.numpy())
     np.testing.assert_array_equal(F.dropout2d(x, 0.0).numpy(), x.numpy())
+    np.testing.assert_array_equal(F.dropout1d(x, np.float32(0.0)).numpy(), x.numpy())  # NumPy p
     np.testing.assert_array_equal(F.dropout1d(x, 1.0).numpy(), np.zeros((2, 3, 4)))
     alpha = nn.AlphaDropout(0.5)
     alpha.eval()

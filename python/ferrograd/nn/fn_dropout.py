@@ -21,6 +21,7 @@ input (the layers accept ``inplace`` and return their result as usual).
 
 from __future__ import annotations
 
+import numbers
 from typing import Any, Optional
 
 from .. import _core
@@ -32,16 +33,17 @@ _ALPHA_P = -1.7580993408473766
 
 
 def _check_p(p: Any, what: str) -> float:
-    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
+    if isinstance(p, bool) or not isinstance(p, numbers.Real) or not 0.0 <= p <= 1.0:
         raise ValueError(f"{what}: p must be a probability in [0, 1], got {p!r}")
     return float(p)
 
 
-def _check_input(x: Any, what: str) -> Tensor:
+def _check_input(x: Any, what: str, real: bool = False) -> Tensor:
     if not isinstance(x, Tensor):
         raise TypeError(f"{what}: expects a Tensor, got {type(x).__name__}")
-    if not (x.dtype.is_floating_point or x.dtype.is_complex):
-        raise TypeError(f"{what}: expects a floating-point tensor, got {x.dtype}")
+    if not (x.dtype.is_floating_point or (x.dtype.is_complex and not real)):
+        kind = "a real floating-point" if real else "a floating-point"
+        raise TypeError(f"{what}: expects {kind} tensor, got {x.dtype}")
     return x
 
 
@@ -191,7 +193,7 @@ def alpha_dropout(
     default is ``training=False``; pass ``training=True`` (or use ``nn.AlphaDropout``)."""
     what = "alpha_dropout"
     _no_inplace(inplace, what)
-    x = _check_input(input if input is not None else x, what)
+    x = _check_input(input if input is not None else x, what, real=True)
     return _alpha(x, _check_p(p, what), bool(training), list(x.shape))
 
 
@@ -202,7 +204,7 @@ def feature_alpha_dropout(
     channel of ``[N, C, *]``."""
     what = "feature_alpha_dropout"
     _no_inplace(inplace, what)
-    x = _check_input(input, what)
+    x = _check_input(input, what, real=True)
     if x.ndim < 2:
         raise ValueError(f"{what}: expects an [N, C, *] input, got shape {list(x.shape)}")
     shape = [x.shape[0], x.shape[1]] + [1] * (x.ndim - 2)

@@ -50,8 +50,11 @@ def gumbel_softmax(
     """``softmax((logits + g) / tau)`` along ``dim`` with ``g`` standard Gumbel noise
     (torch: ``logits, tau, hard, eps, dim``; Paddle: ``x, temperature, hard, axis``).
     ``hard=True`` returns the one-hot of the arg-max in the forward pass and the soft
-    sample's gradient in the backward pass (straight-through)."""
+    sample's gradient in the backward pass (straight-through). torch's ``eps`` is
+    accepted and unused (deprecated there)."""
     what = "gumbel_softmax"
+    if isinstance(axis, float):  # torch's fourth positional argument is eps (unused)
+        axis = None
     if logits is not None:
         if x is not None:
             raise TypeError(f"{what}: pass the logits once (x or logits=)")
