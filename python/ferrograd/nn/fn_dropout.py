@@ -33,9 +33,10 @@ _ALPHA_P = -1.7580993408473766
 
 
 def _check_p(p: Any, what: str) -> float:
-    if isinstance(p, bool) or not isinstance(p, numbers.Real) or not 0.0 <= p <= 1.0:
+    pv = float(p) if isinstance(p, numbers.Real) and not isinstance(p, bool) else -1.0
+    if not 0.0 <= pv <= 1.0:
         raise ValueError(f"{what}: p must be a probability in [0, 1], got {p!r}")
-    return float(p)
+    return pv
 
 
 def _check_input(x: Any, what: str, real: bool = False) -> Tensor:
