@@ -38,20 +38,11 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
     },
     "ferrograd.nn": {
         "CTCLoss": ("PyTorch, Paddle", ""),
-        "PixelShuffle": ("PyTorch, Paddle", ""),
-        "Bilinear": ("PyTorch, Paddle", ""),
-        "EmbeddingBag": ("PyTorch", "nn.Embedding then a sum/mean over the bag"),
-        "ZeroPad2d": ("PyTorch", "nn.functional.pad"),
-        "ReflectionPad2d": ("PyTorch", "nn.functional.pad(x, pad, mode='reflect')"),
-        "TripletMarginLoss": ("PyTorch, Paddle", ""),
     },
     "ferrograd.nn.functional": {
         "ctc_loss": ("PyTorch, Paddle", ""),
         "grid_sample": ("PyTorch, Paddle", ""),
         "affine_grid": ("PyTorch, Paddle", ""),
-        "pixel_shuffle": ("PyTorch, Paddle", ""),
-        "gumbel_softmax": ("PyTorch, Paddle", ""),
-        "triplet_margin_loss": ("PyTorch, Paddle", ""),
     },
     "ferrograd.jit": {
         "script": ("PyTorch", "call the function or module directly (it runs eagerly)"),

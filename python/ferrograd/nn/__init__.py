@@ -330,3 +330,74 @@ from .._traced_op_names import FUNCTIONAL_OPS as _TRACED_F  # noqa: E402
 
 _wrap_names(vars(functional), _TRACED_F)
 # END static dispatch
+
+# issue 17 (drop-in): padding, shape, dropout, pairwise, pooling and loss layers
+# (layers_pad.py, layers_shape.py, layers_dropout.py, layers_pairwise.py,
+# activation_softmin.py, layers_embedding_bag.py, layers_lp_pool_lrn.py, loss_margin_nll.py)
+from . import layers_pad as _layers_pad  # noqa: E402
+from .activation_softmin import Softmax2d as Softmax2d  # noqa: E402
+from .activation_softmin import Softmin as Softmin  # noqa: E402
+from .layers_dropout import AlphaDropout as AlphaDropout  # noqa: E402
+from .layers_dropout import Dropout1d as Dropout1d  # noqa: E402
+from .layers_dropout import Dropout2D as Dropout2D  # noqa: E402
+from .layers_dropout import Dropout2d as Dropout2d  # noqa: E402
+from .layers_dropout import Dropout3D as Dropout3D  # noqa: E402
+from .layers_dropout import Dropout3d as Dropout3d  # noqa: E402
+from .layers_dropout import FeatureAlphaDropout as FeatureAlphaDropout  # noqa: E402
+from .layers_embedding_bag import EmbeddingBag as EmbeddingBag  # noqa: E402
+from .layers_lp_pool_lrn import LocalResponseNorm as LocalResponseNorm  # noqa: E402
+from .layers_lp_pool_lrn import LPPool1D as LPPool1D  # noqa: E402
+from .layers_lp_pool_lrn import LPPool1d as LPPool1d  # noqa: E402
+from .layers_lp_pool_lrn import LPPool2D as LPPool2D  # noqa: E402
+from .layers_lp_pool_lrn import LPPool2d as LPPool2d  # noqa: E402
+from .layers_lp_pool_lrn import LPPool3d as LPPool3d  # noqa: E402
+from .layers_pad import CircularPad1d as CircularPad1d  # noqa: E402
+from .layers_pad import CircularPad2d as CircularPad2d  # noqa: E402
+from .layers_pad import CircularPad3d as CircularPad3d  # noqa: E402
+from .layers_pad import ConstantPad1d as ConstantPad1d  # noqa: E402
+from .layers_pad import ConstantPad2d as ConstantPad2d  # noqa: E402
+from .layers_pad import ConstantPad3d as ConstantPad3d  # noqa: E402
+from .layers_pad import Pad1D as Pad1D  # noqa: E402
+from .layers_pad import Pad2D as Pad2D  # noqa: E402
+from .layers_pad import Pad3D as Pad3D  # noqa: E402
+from .layers_pad import ReflectionPad1d as ReflectionPad1d  # noqa: E402
+from .layers_pad import ReflectionPad2d as ReflectionPad2d  # noqa: E402
+from .layers_pad import ReflectionPad3d as ReflectionPad3d  # noqa: E402
+from .layers_pad import ReplicationPad1d as ReplicationPad1d  # noqa: E402
+from .layers_pad import ReplicationPad2d as ReplicationPad2d  # noqa: E402
+from .layers_pad import ReplicationPad3d as ReplicationPad3d  # noqa: E402
+from .layers_pad import ZeroPad1D as ZeroPad1D  # noqa: E402
+from .layers_pad import ZeroPad1d as ZeroPad1d  # noqa: E402
+from .layers_pad import ZeroPad2D as ZeroPad2D  # noqa: E402
+from .layers_pad import ZeroPad2d as ZeroPad2d  # noqa: E402
+from .layers_pad import ZeroPad3D as ZeroPad3D  # noqa: E402
+from .layers_pad import ZeroPad3d as ZeroPad3d  # noqa: E402
+from .layers_pairwise import Bilinear as Bilinear  # noqa: E402
+from .layers_pairwise import CosineSimilarity as CosineSimilarity  # noqa: E402
+from .layers_pairwise import PairwiseDistance as PairwiseDistance  # noqa: E402
+from .layers_shape import ChannelShuffle as ChannelShuffle  # noqa: E402
+from .layers_shape import Fold as Fold  # noqa: E402
+from .layers_shape import PixelShuffle as PixelShuffle  # noqa: E402
+from .layers_shape import PixelUnshuffle as PixelUnshuffle  # noqa: E402
+from .layers_shape import Unflatten as Unflatten  # noqa: E402
+from .layers_shape import Unfold as Unfold  # noqa: E402
+from .loss_margin_nll import GaussianNLLLoss as GaussianNLLLoss  # noqa: E402
+from .loss_margin_nll import HingeEmbeddingLoss as HingeEmbeddingLoss  # noqa: E402
+from .loss_margin_nll import MultiLabelSoftMarginLoss as MultiLabelSoftMarginLoss  # noqa: E402
+from .loss_margin_nll import MultiMarginLoss as MultiMarginLoss  # noqa: E402
+from .loss_margin_nll import PoissonNLLLoss as PoissonNLLLoss  # noqa: E402
+from .loss_margin_nll import TripletMarginLoss as TripletMarginLoss  # noqa: E402
+from .loss_margin_nll import (  # noqa: E402
+    TripletMarginWithDistanceLoss as TripletMarginWithDistanceLoss,
+)
+
+__all__ += list(_layers_pad.__all__)
+__all__ += [
+    "Softmin", "Softmax2d", "Dropout1d", "Dropout2d", "Dropout3d", "Dropout2D", "Dropout3D",
+    "AlphaDropout", "FeatureAlphaDropout", "EmbeddingBag", "LPPool1d", "LPPool2d", "LPPool3d",
+    "LPPool1D", "LPPool2D", "LocalResponseNorm", "Bilinear", "CosineSimilarity",
+    "PairwiseDistance", "Unflatten", "PixelShuffle", "PixelUnshuffle", "ChannelShuffle",
+    "Fold", "Unfold", "TripletMarginLoss", "TripletMarginWithDistanceLoss",
+    "HingeEmbeddingLoss", "MultiMarginLoss", "MultiLabelSoftMarginLoss", "PoissonNLLLoss",
+    "GaussianNLLLoss",
+]  # fmt: skip

@@ -429,3 +429,43 @@ _wrap_names(
     _STATIC_METHOD,
 )
 # END static dispatch
+
+# issue 17 (drop-in): shuffles, dropout variants, margin / likelihood losses, softmin,
+# gumbel_softmax, bilinear, embedding_bag, lp_pool, local_response_norm (one file each
+# family: fn_shuffle.py, fn_dropout.py, fn_loss_margin.py, fn_loss_nll.py,
+# fn_softmax_variants.py, fn_bilinear.py, fn_embedding_bag.py, fn_lp_pool_lrn.py)
+from .fn_bilinear import bilinear as bilinear  # noqa: E402
+from .fn_dropout import alpha_dropout as alpha_dropout  # noqa: E402
+from .fn_dropout import dropout1d as dropout1d  # noqa: E402
+from .fn_dropout import dropout2d as dropout2d  # noqa: E402
+from .fn_dropout import dropout3d as dropout3d  # noqa: E402
+from .fn_dropout import feature_alpha_dropout as feature_alpha_dropout  # noqa: E402
+from .fn_embedding_bag import embedding_bag as embedding_bag  # noqa: E402
+from .fn_loss_margin import hinge_embedding_loss as hinge_embedding_loss  # noqa: E402
+from .fn_loss_margin import multi_label_soft_margin_loss as multi_label_soft_margin_loss  # noqa: E402
+from .fn_loss_margin import multi_margin_loss as multi_margin_loss  # noqa: E402
+from .fn_loss_margin import multilabel_soft_margin_loss as multilabel_soft_margin_loss  # noqa: E402
+from .fn_loss_margin import triplet_margin_loss as triplet_margin_loss  # noqa: E402
+from .fn_loss_margin import (  # noqa: E402
+    triplet_margin_with_distance_loss as triplet_margin_with_distance_loss,
+)
+from .fn_loss_nll import gaussian_nll_loss as gaussian_nll_loss  # noqa: E402
+from .fn_loss_nll import poisson_nll_loss as poisson_nll_loss  # noqa: E402
+from .fn_lp_pool_lrn import local_response_norm as local_response_norm  # noqa: E402
+from .fn_lp_pool_lrn import lp_pool1d as lp_pool1d  # noqa: E402
+from .fn_lp_pool_lrn import lp_pool2d as lp_pool2d  # noqa: E402
+from .fn_lp_pool_lrn import lp_pool3d as lp_pool3d  # noqa: E402
+from .fn_shuffle import channel_shuffle as channel_shuffle  # noqa: E402
+from .fn_shuffle import pixel_shuffle as pixel_shuffle  # noqa: E402
+from .fn_shuffle import pixel_unshuffle as pixel_unshuffle  # noqa: E402
+from .fn_softmax_variants import gumbel_softmax as gumbel_softmax  # noqa: E402
+from .fn_softmax_variants import softmin as softmin  # noqa: E402
+
+__all__ += [
+    "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "dropout1d", "dropout2d",
+    "dropout3d", "alpha_dropout", "feature_alpha_dropout", "triplet_margin_loss",
+    "triplet_margin_with_distance_loss", "hinge_embedding_loss", "multi_margin_loss",
+    "multilabel_soft_margin_loss", "multi_label_soft_margin_loss", "poisson_nll_loss",
+    "gaussian_nll_loss", "softmin", "gumbel_softmax", "bilinear", "embedding_bag",
+    "lp_pool1d", "lp_pool2d", "lp_pool3d", "local_response_norm",
+]  # fmt: skip

@@ -1,0 +1,126 @@
+"""``F.embedding_bag`` (PyTorch): the sum, mean or max of the embedding rows of each
+bag of ids, without materialising the per-id embeddings as separate outputs.
+
+Bags are the rows of a 2-D ``input`` ``[B, N]``, or slices of a 1-D ``input`` cut at
+``offsets`` (``include_last_offset=True``: the last offset ends the last bag). Ids equal
+to ``padding_idx`` are left out (not counted by ``mean``); an empty bag gives zeros.
+``per_sample_weights`` (``mode="sum"`` only) scales each id's row. Built from
+``index_select``, ``index_add`` and ``max`` over a padded gather, so gradients of every
+order reach ``weight`` and ``per_sample_weights``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from .. import _core
+
+Tensor = _core.Tensor
+
+
+def _ids(x: Any, what: str, arg: str) -> np.ndarray:
+    a = x.numpy() if isinstance(x, Tensor) else np.asarray(x)
+    if a.dtype.kind not in "iu":
+        raise TypeError(f"{what}: {arg} must hold integers, got {a.dtype}")
+    return a.astype(np.int64)
+
+
+def _bags(
+    ids: np.ndarray, offsets: Any, include_last: bool, what: str
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """The flat ids, the bag of each, and the number of bags."""
+    if ids.ndim == 2:
+        if offsets is not None:
+            raise ValueError(f"{what}: offsets must be None for a 2-D input (each row is a bag)")
+        b, n = ids.shape
+        return ids.reshape(-1), np.repeat(np.arange(b, dtype=np.int64), n), b
+    if ids.ndim != 1:
+        raise ValueError(f"{what}: input must be 1-D (with offsets) or 2-D, got {ids.ndim}-D")
+    if offsets is None:
+        raise ValueError(f"{what}: a 1-D input needs offsets (where each bag starts)")
+    off = _ids(offsets, what, "offsets")
+    if off.ndim != 1 or off.size == 0:
+        raise ValueError(f"{what}: offsets must be a non-empty 1-D tensor, got shape {off.shape}")
+    if off[0] != 0 or np.any(np.diff(off) < 0) or off[-1] > ids.size:
+        raise ValueError(
+            f"{what}: offsets must start at 0, not decrease and not exceed the input's "
+            f"length {ids.size}, got {off.tolist()}"
+        )
+    ends = np.append(off[1:], ids.size)
+    if include_last:
+        off, ends = off[:-1], off[1:]
+    bag = np.repeat(np.arange(off.size, dtype=np.int64), ends - off)
+    return ids[: bag.size], bag, off.size
+
+
+def embedding_bag(
+    input: Tensor,
+    weight: Tensor,
+    offsets: Optional[Tensor] = None,
+    max_norm: Optional[float] = None,
+    norm_type: float = 2,
+    scale_grad_by_freq: bool = False,
+    mode: str = "mean",
+    sparse: bool = False,
+    per_sample_weights: Optional[Tensor] = None,
+    include_last_offset: bool = False,
+    padding_idx: Optional[int] = None,
+) -> Tensor:
+    """``[B, D]``: per bag, the ``sum`` / ``mean`` / ``max`` of ``weight``'s rows picked by
+    its ids (see the module docs)."""
+    what = "embedding_bag"
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError(f"{what}: mode must be 'sum', 'mean' or 'max', got {mode!r}")
+    if max_norm is not None or scale_grad_by_freq:
+        raise NotImplementedError(f"{what}: max_norm and scale_grad_by_freq are not supported")
+    if not isinstance(weight, Tensor) or weight.ndim != 2:
+        raise ValueError(f"{what}: weight must be a 2-D Tensor [num_embeddings, dim]")
+    num, dim = weight.shape
+    ids = _ids(input, what, "input")
+    flat, bag, n_bags = _bags(ids, offsets, bool(include_last_offset), what)
+    if flat.size and (flat.min() < 0 or flat.max() >= num):
+        raise IndexError(f"{what}: ids must lie in [0, {num}), got [{flat.min()}, {flat.max()}]")
+    if padding_idx is not None:
+        padding_idx = padding_idx + num if padding_idx < 0 else padding_idx
+        if not 0 <= padding_idx < num:
+            raise ValueError(f"{what}: padding_idx must lie in [-{num}, {num}), got {padding_idx}")
+    keep = np.ones(flat.size, dtype=bool) if padding_idx is None else flat != padding_idx
+    rows = weight.index_select(_core.tensor(flat[keep]), axis=0)
+    kept_bag = bag[keep]
+    if per_sample_weights is not None:
+        if mode != "sum":
+            raise ValueError(f"{what}: per_sample_weights is only supported with mode='sum'")
+        psw = per_sample_weights
+        if not isinstance(psw, Tensor) or list(psw.shape) != list(ids.shape):
+            raise ValueError(
+                f"{what}: per_sample_weights must have the input's shape {list(ids.shape)}"
+            )
+        psw_flat = psw.reshape([-1])[: flat.size]
+        rows = rows * psw_flat.index_select(_core.tensor(np.nonzero(keep)[0]), axis=0).unsqueeze(1)
+    counts = np.bincount(kept_bag, minlength=n_bags)
+    if mode in ("sum", "mean"):
+        out = _core.zeros([n_bags, dim], dtype=weight.dtype).index_add(
+            0, _core.tensor(kept_bag), rows
+        )
+        if mode == "mean":
+            scale = 1.0 / np.maximum(counts, 1)
+            out = out * _core.tensor(scale.reshape(-1, 1), dtype=weight.dtype)
+        return out
+    # max: the rows of each bag in a padded [B, L, D] block, the gaps at -inf
+    width = int(counts.max(initial=0))
+    if width == 0:
+        return _core.zeros([n_bags, dim], dtype=weight.dtype) + rows.sum(0)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    slot = np.arange(kept_bag.size) - starts[kept_bag]
+    where = np.full((n_bags, width), kept_bag.size, dtype=np.int64)  # the gap row
+    where[kept_bag, slot] = np.arange(kept_bag.size)
+    gap = _core.full([1, dim], float("-inf"), dtype=weight.dtype)
+    block = _core.concat([rows, gap], 0).index_select(_core.tensor(where.reshape(-1)), axis=0)
+    best = block.reshape([n_bags, width, dim]).amax(1)
+    empty = _core.tensor((counts == 0).reshape(-1, 1))
+    return _core.where(empty, _core.zeros_like(best), best)
+
+
+__all__ = ["embedding_bag"]
