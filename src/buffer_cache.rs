@@ -360,9 +360,7 @@ mod tests {
         assert_eq!(take(other), None, "alignment must match");
         assert_eq!(take(layout), Some(a));
         // three such buffers do not fit a 5 MiB limit: the oldest is freed
-        let bufs: Vec<_> = (0..3)
-            .map(|_| unsafe { System.alloc(layout) })
-            .collect();
+        let bufs: Vec<_> = (0..3).map(|_| unsafe { System.alloc(layout) }).collect();
         for &b in &bufs {
             assert!(unsafe { give(b, layout) });
         }

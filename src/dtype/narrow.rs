@@ -62,7 +62,8 @@ fn round_f64(v: f64, exp_bits: u32, man_bits: u32) -> u16 {
     if abs >> 52 == 0 {
         return sign; // below 2^-1022: far under half the smallest subnormal of both types
     }
-    let m = (abs & ((1u64 << 52) - 1)) | (1u64 << 52); // significand with its leading one
+    // the significand with its leading one
+    let m = (abs & ((1u64 << 52) - 1)) | (1u64 << 52);
     // the exponent of the result's last place: normal or, below the range, subnormal
     let q = e.max(1 - bias) - man_bits as i32;
     let shift = (52 + q - e) as u32; // >= 52 - man_bits
@@ -94,10 +95,18 @@ mod tests {
         // 1 + 2^-8 is the midpoint of 1 and the next bfloat16; 2^-40 past it rounds up
         let y = 1.0 + 2f64.powi(-8) + 2f64.powi(-40);
         assert_eq!(f64_to_bf16(y).to_bits(), 0x3F81);
-        assert_eq!(f64_to_bf16(1.0 + 2f64.powi(-8)).to_bits(), 0x3F80, "tie to even");
+        assert_eq!(
+            f64_to_bf16(1.0 + 2f64.powi(-8)).to_bits(),
+            0x3F80,
+            "tie to even"
+        );
         let z = 1.0 + 2f64.powi(-11) + 2f64.powi(-30);
         assert_eq!(f64_to_f16(z).to_bits(), 0x3C01);
-        assert_eq!(f64_to_f16(1.0 + 2f64.powi(-11)).to_bits(), 0x3C00, "tie to even");
+        assert_eq!(
+            f64_to_f16(1.0 + 2f64.powi(-11)).to_bits(),
+            0x3C00,
+            "tie to even"
+        );
     }
 
     #[test]
@@ -105,8 +114,15 @@ mod tests {
         assert_eq!(f64_to_f16(65519.99).to_bits(), 0x7BFF);
         assert_eq!(f64_to_f16(65520.0).to_bits(), 0x7C00, "the midpoint to inf");
         assert_eq!(f64_to_f16(-1e300).to_bits(), 0xFC00);
-        assert_eq!(f64_to_f16(2f64.powi(-25) + 2f64.powi(-60)).to_bits(), 0x0001);
-        assert_eq!(f64_to_f16(2f64.powi(-25)).to_bits(), 0x0000, "tie to even (zero)");
+        assert_eq!(
+            f64_to_f16(2f64.powi(-25) + 2f64.powi(-60)).to_bits(),
+            0x0001
+        );
+        assert_eq!(
+            f64_to_f16(2f64.powi(-25)).to_bits(),
+            0x0000,
+            "tie to even (zero)"
+        );
         assert_eq!(f64_to_f16(-1e-30).to_bits(), 0x8000);
         assert_eq!(f64_to_bf16(1e300).to_bits(), 0x7F80);
         assert_eq!(f64_to_bf16(5e-324).to_bits(), 0x0000);
