@@ -31,9 +31,10 @@ ferrograd's buffer cache not counted: free buffers kept for reuse, reported as
 ``cache``), ``peak`` = peak RSS during that forward + backward (the kernel's VmHWM, reset
 at the step's start; everything counted, the cache included); and the median step time
 over ``--steps`` steps after one warm-up step (measured separately from the memory
-step). ``--rounds N`` also times every strategy interleaved in one process (ratios to
-plain that survive a changing machine load). The whole table, torch included:
-``python benches/saved_rss.py --steps 1 --rounds 2``. Usage:
+step; ``--steps 0``: memory only, after the warm-up step). ``--rounds N`` also times every strategy interleaved in one process (ratios to
+plain that survive a changing machine load). The whole table, torch included (PyTorch
+runs when the interpreter can import it, e.g. a venv with torch and ferrograd on
+``PYTHONPATH``): ``python benches/saved_rss.py --steps 1 --rounds 2``. Usage:
 ``python benches/saved_rss.py [--model mlp encoder] [--layers 20] [--width 1024]
 [--batch 256 4096] [--steps 3] [--rounds 0] [--modes ...]``.
 """
@@ -216,7 +217,7 @@ def child(mode: str, model: str, layers: int, width: int, batch: int, steps: int
     make = _torch_step if torch_mode else _fg_step
     forward, backward = make(mode, model, layers, width, batch)
     times = []
-    for _ in range(steps + 1):  # the first step warms up
+    for _ in range(steps + 1):  # the first step warms up (--steps 0: memory only)
         t0 = time.perf_counter()
         backward(forward())
         times.append(time.perf_counter() - t0)
@@ -240,7 +241,7 @@ def child(mode: str, model: str, layers: int, width: int, batch: int, steps: int
         "held_mb": held,
         "cache_mb": cache,
         "peak_mb": peak,
-        "step_s": statistics.median(times[1:]),
+        "step_s": statistics.median(times[1:]) if steps else float("nan"),
     }
 
 

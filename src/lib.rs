@@ -34,6 +34,10 @@ pub mod threads;
 #[cfg(feature = "python")]
 mod python;
 
+/// Large blocks (tensor storage and scratch alike) are recycled through the buffer cache.
+#[global_allocator]
+static GLOBAL: buffer_cache::CachingAlloc = buffer_cache::CachingAlloc;
+
 pub use dtype::DType;
 pub use error::{Error, ErrorKind, Result};
 pub use tensor::Tensor;

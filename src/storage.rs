@@ -52,13 +52,8 @@ pub fn try_filled_vec<T: Clone>(n: usize, fill: T) -> Result<Vec<T>> {
 
 /// Allocates an empty `Vec<T>` with room for `n` elements, or a `MemoryError`.
 pub fn try_vec_with_capacity<T>(n: usize) -> Result<Vec<T>> {
-    if let Ok(layout) = std::alloc::Layout::array::<T>(n) {
-        if let Some(ptr) = crate::buffer_cache::take(layout) {
-            // SAFETY: the cache hands out only buffers allocated by the global allocator
-            // with exactly this layout, i.e. what a Vec<T> of capacity n owns.
-            return Ok(unsafe { Vec::from_raw_parts(ptr as *mut T, 0, n) });
-        }
-    }
+    // (a large block comes from the buffer cache when it holds one of this exact layout:
+    // the global allocator is `buffer_cache::CachingAlloc`)
     let mut v = Vec::new();
     v.try_reserve_exact(n).map_err(|_| {
         Error::memory(format!(
@@ -260,15 +255,8 @@ impl Drop for Storage {
     fn drop(&mut self) {
         if let Owner::Rust { capacity } = self.owner {
             crate::with_dtype!(self.dtype, T, {
-                if let Ok(layout) = std::alloc::Layout::array::<T>(capacity) {
-                    // SAFETY: the memory is a Vec<T>'s allocation of this capacity, and
-                    // element types need no drop; if the cache keeps it, it is not freed here.
-                    if unsafe { crate::buffer_cache::give(self.ptr, layout) } {
-                        return;
-                    }
-                    // SAFETY: the buffer is ours and freed just below.
-                    unsafe { crate::buffer_cache::return_pages(self.ptr, layout.size()) };
-                }
+                // (the global allocator offers a large block to the buffer cache, or
+                // returns its pages to the kernel, before freeing it)
                 // SAFETY: ptr/len/capacity came from a Vec<T> in from_vec.
                 drop(unsafe { Vec::from_raw_parts(self.ptr as *mut T, self.len, capacity) });
             })

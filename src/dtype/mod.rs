@@ -5,6 +5,7 @@ use half::{bf16, f16};
 use num_complex::{Complex32, Complex64};
 use std::fmt;
 
+pub mod narrow;
 pub mod promotion;
 
 pub use promotion::{default_complex, default_float, set_default_float, ScalarKind};
@@ -327,7 +328,7 @@ impl_real_element!(
     f16,
     DType::F16,
     |v: f16| v.to_f64(),
-    f16::from_f64,
+    narrow::f64_to_f16,
     f16::ZERO,
     f16::ONE
 );
@@ -335,7 +336,7 @@ impl_real_element!(
     bf16,
     DType::BF16,
     |v: bf16| v.to_f64(),
-    bf16::from_f64,
+    narrow::f64_to_bf16,
     bf16::ZERO,
     bf16::ONE
 );

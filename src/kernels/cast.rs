@@ -1,6 +1,7 @@
 //! Dtype conversion of a strided view into a new contiguous buffer.
 
 use super::elementwise::map_runs;
+use crate::dtype::narrow::f32_to_bf16;
 use crate::dtype::{DType, Element};
 use crate::error::Result;
 use crate::layout::Layout;
@@ -22,7 +23,7 @@ use std::mem::MaybeUninit;
 pub fn cast_storage(src: &Storage, layout: &Layout, to: DType) -> Result<Storage> {
     match (src.dtype(), to) {
         // bit-level fast paths (what `save_compressed("bfloat16")` runs on every saved
-        // tensor): the generic path goes through f64 and half's scalar rounding
+        // tensor): the generic path goes through f64 and a scalar rounding
         (DType::F32, DType::BF16) => {
             let data = src.read::<f32>();
             let data: &[f32] = &data;
@@ -41,19 +42,6 @@ pub fn cast_storage(src: &Storage, layout: &Layout, to: DType) -> Result<Storage
         }
         _ => crate::with_dtype!(to, D, { Ok(Storage::from_vec(cast_to::<D>(src, layout)?)) }),
     }
-}
-
-/// f32 to bfloat16, rounding to nearest even (as `half::bf16::from_f32` and PyTorch do;
-/// half's f64 rounding, the generic path, is one unit off for some values near the
-/// bottom of the range), branch-free so the contiguous loop vectorises. NaN stays a quiet NaN of the
-/// same sign; values past bfloat16's largest finite one round to infinity.
-#[inline(always)]
-fn f32_to_bf16(x: f32) -> bf16 {
-    let b = x.to_bits();
-    let rounded = (b.wrapping_add(0x7FFF + ((b >> 16) & 1)) >> 16) as u16;
-    let quiet_nan = ((b >> 16) | 0x0040) as u16;
-    let is_nan = (b & 0x7FFF_FFFF) > 0x7F80_0000;
-    bf16::from_bits(if is_nan { quiet_nan } else { rounded })
 }
 
 /// bfloat16 to f32: exact (bfloat16 is the top half of an f32).
@@ -176,8 +164,8 @@ mod tests {
         }
         let got: Vec<bf16> = cast(xs.clone());
         for (x, g) in xs.iter().zip(&got) {
-            // half's f32 rounding is the reference (its f64 one, the generic path, is
-            // one unit off for some values near the bottom of the range, e.g. 0x208001)
+            // half's f32 rounding is the reference (its f64 one is one unit off for some
+            // values, e.g. 0x208001; dtype::narrow rounds f64 correctly)
             let want = bf16::from_f32(*x);
             if x.is_nan() {
                 assert!(g.is_nan() && g.is_sign_negative() == x.is_sign_negative());

@@ -127,18 +127,21 @@ def test_hooks_that_keep_their_packs_in_memory_leave_the_cache_on(cache_on, name
     np.testing.assert_allclose(x.grad.numpy(), want, rtol=tol, atol=tol)
 
 
-def test_lossless_and_kept_budget_regions_keep_the_default_rule(cache_on):
-    # these keep full tensors (or NumPy copies) for a memory-first user: with the cache
-    # on, their peak measured higher than the plain run's, so they suspend it
+def test_lossless_and_kept_budget_regions_leave_the_cache_on(cache_on):
+    # these keep what they pack in RAM too (exact copies, or the tensors themselves); they
+    # suspended the cache until the heap growth behind their higher peak was found (large
+    # scratch blocks outside the cache, docs/memory.md)
     from ferrograd.autograd.graph import memory_budget
 
     x = fg.randn(8, requires_grad=True)
     with save_lossless():
         y = x.exp()
-    assert fg.buffer_cache_info()["suspended_by"] == 1
+    assert fg.buffer_cache_info()["suspended_by"] == 0
     with memory_budget(1 << 20):
         z = checkpoint(lambda x: x.exp(), x)  # room in the budget: kept, not recomputed
-    assert fg.buffer_cache_info()["suspended_by"] == 2
+    assert fg.buffer_cache_info()["suspended_by"] == 0
+    free_a_big_buffer()
+    assert fg.buffer_cache_info()["bytes"] >= 4 * BIG, "the cache still works"
     (y + z).sum().backward()
     assert fg.buffer_cache_info()["suspended_by"] == 0
 

@@ -117,6 +117,8 @@ class save_lossless(_CompressingHooks):
     Other tensors (and complex ones) are kept as they are. Unpacking gives back the same
     bits. Packing reads the tensor once through NumPy, so it costs a pass per tensor."""
 
+    _in_memory = True  # what it packs stays in RAM: the buffer cache stays on
+
     def __init__(self, max_density: float = 0.75) -> None:
         if not 0.0 <= max_density <= 1.0:
             raise ValueError(f"save_lossless: max_density must be in [0, 1], got {max_density}")
@@ -127,19 +129,22 @@ class save_lossless(_CompressingHooks):
             if n == 0 or t.dtype.name.startswith("complex"):
                 self._count(t, n * t.element_size())
                 return t
-            a = np.ascontiguousarray(t.numpy()).reshape(-1)
-            nz = a != 0
-            if a.dtype.kind == "f":
-                nz |= np.signbit(a)
+            # a view of the tensor's memory where NumPy can read it (a float32 copy for
+            # bfloat16); the raw bits decide "non-zero" (-0.0 has its sign bit: non-zero)
+            # and "the same value" (equal bits, NaN included), one bool temporary each
+            a = np.ascontiguousarray(np.asarray(t)).reshape(-1)
+            bits = a.view(f"u{a.dtype.itemsize}")
+            nz = bits != 0
             nnz = int(np.count_nonzero(nz))
-            values = a[nz]
-            # one repeated value (equal non-NaN floats have equal bits: +0.0 is not stored)
-            if nnz and not (a.dtype.kind == "f" and np.isnan(values[0])):
-                if (values == values[0]).all():
-                    values = values[:1]
             itemsize = t.element_size()
-            out = (n + 7) // 8 + values.size * a.dtype.itemsize
-            if (values.size > 1 and nnz > self.max_density * n) or out >= n * itemsize:
+            first = int(np.argmax(nz))
+            if nnz and np.count_nonzero(bits == bits[first]) == nnz:
+                values = a[first : first + 1]  # one repeated value (a mask)
+            elif nnz <= self.max_density * n:
+                values = a[nz]
+            else:
+                values = None  # dense: kept as it is
+            if values is None or (n + 7) // 8 + values.size * a.dtype.itemsize >= n * itemsize:
                 self._count(t, n * itemsize)
                 return t
             s = _Sparse()
