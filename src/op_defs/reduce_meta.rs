@@ -446,6 +446,15 @@ mod tests {
     }
 
     #[test]
+    fn only_primitives_with_a_gradient_save_tensors() {
+        for &op in Reduction::ALL {
+            if op.is_composite() || !op.has_gradient() {
+                assert!(op.saves().is_empty(), "{}", op.name());
+            }
+        }
+    }
+
+    #[test]
     fn the_dtype_rule_is_what_the_eager_op_returns() {
         use crate::dtype::DType::*;
         for &op in Reduction::ALL {
