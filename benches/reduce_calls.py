@@ -8,7 +8,8 @@ independent), and the bandwidth of a large ``sum``.
 Per call: callgrind's total instructions for N = 20,000 calls minus N = 0, over 20,000, on
 one thread, for a 1-element float32 tensor: ``x.sum()``, ``x.sum(0)``, ``x.mean()``,
 ``x.max(0)`` (ferrograd), ``torch.sum`` likewise when run under PyTorch's interpreter with
-``--lib torch``.
+``--lib torch``. ``--case EXPR`` (repeatable) counts other calls on the same ``x``
+instead, e.g. ``--case "x.count_nonzero()" --case "x.reshape([1])"``.
 """
 
 from __future__ import annotations
@@ -74,13 +75,16 @@ def main() -> None:
     ap.add_argument("--calls", nargs=2, metavar=("CASE", "N"))
     ap.add_argument("--bandwidth", action="store_true")
     ap.add_argument("-n", type=int, default=20_000)
+    ap.add_argument("--case", action="append", help="a call on x to count (repeatable)")
     a = ap.parse_args()
     if a.calls:
         _run_calls(a.lib, a.calls[0], int(a.calls[1]))
         return
     if not a.bandwidth:
-        for case in CASES:
-            base = _instructions(a.python, a.lib, case, 0)
+        cases = a.case or CASES
+        # N = 0 runs the same start-up for every case: counted once
+        base = _instructions(a.python, a.lib, cases[0], 0)
+        for case in cases:
             full = _instructions(a.python, a.lib, case, a.n)
             print(f"{a.lib:9} {case:10} {(full - base) / a.n:8.0f} instructions per call")
     if a.bandwidth or a.lib == "ferrograd":

@@ -368,7 +368,6 @@ __all__ += [
 from . import _sort_scan  # noqa: E402
 from ._sort_scan import argsort as argsort  # noqa: E402
 from ._sort_scan import bucketize as bucketize  # noqa: E402
-from ._sort_scan import count_nonzero as count_nonzero  # noqa: E402
 from ._sort_scan import cummax as cummax  # noqa: E402
 from ._sort_scan import cummin as cummin  # noqa: E402
 from ._sort_scan import cumprod as cumprod  # noqa: E402

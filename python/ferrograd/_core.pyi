@@ -474,10 +474,6 @@ class Tensor:
         dim: Any = None,
     ) -> Any:
         """Runs of equal consecutive elements collapsed (inverse, counts as asked)."""
-    def count_nonzero(
-        self, axis: Any = None, keepdim: _bool = False, name: Any = None, *, dim: Any = None
-    ) -> Tensor:
-        """Number of non-zero elements (int64)."""
     def histc(self, bins: _int = 100, min: float = 0, max: float = 0) -> Tensor:
         """Histogram counts in the input's float dtype."""
     # -- added at import by ``ferrograd._ops_math.install_tensor_methods`` --
@@ -1470,6 +1466,16 @@ class Tensor:
         keepdims: _bool | None = None,
     ) -> Tensor:
         """True where any element along ``axis`` is non-zero."""
+    def count_nonzero(
+        self,
+        axis: _Axis = None,
+        keepdim: _bool | None = None,
+        name: str | None = None,
+        *,
+        dim: _Axis = None,
+        keepdims: _bool | None = None,
+    ) -> Tensor:
+        """Number of non-zero elements (int64) over ``axis``/``dim`` (all by default)."""
     @overload
     def nansum(
         self,

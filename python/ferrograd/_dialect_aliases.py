@@ -135,6 +135,7 @@ std = Tensor.std
 logsumexp = Tensor.logsumexp
 all = Tensor.all
 any = Tensor.any
+count_nonzero = Tensor.count_nonzero
 nansum = Tensor.nansum
 nanmean = Tensor.nanmean
 # END generated: reduction functions
@@ -292,6 +293,7 @@ __all__ = [
     "logsumexp",
     "all",
     "any",
+    "count_nonzero",
     "nansum",
     "nanmean",
     # END generated: reduction __all__

@@ -5,7 +5,7 @@ descriptor) in a ``_core.OpFunction``: called with a Tensor first it runs ``fn``
 (one type check in Rust, no Python frame); called with, say, a static ``Variable`` it
 hands the call to ``type(arg).__ferrograd_function__(name, args, kwargs)``. This is how
 ``ferrograd.tanh(var)`` records into a static program without ``enable_static()``
-touching the package's namespace (see ``src/python/static_dispatch.rs``).
+touching the package's namespace (see ``src/python/static_graph/dispatch.rs``).
 """
 
 from __future__ import annotations

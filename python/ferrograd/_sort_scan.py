@@ -42,7 +42,6 @@ __all__ = [
     "unique_consecutive",
     "searchsorted",
     "bucketize",
-    "count_nonzero",
     "histc",
     "histogram",
 ]
@@ -387,22 +386,6 @@ def bucketize(
 # --- counting -------------------------------------------------------------------------
 
 
-def count_nonzero(
-    x: Tensor,
-    axis: Any = None,
-    keepdim: builtins.bool = False,
-    name: Any = None,
-    *,
-    dim: Any = None,
-) -> Tensor:
-    """Number of non-zero elements (int64) over ``axis``/``dim`` (None: all)."""
-    _check_tensor(x, "count_nonzero")
-    if axis is not None and dim is not None:
-        raise TypeError("count_nonzero(): pass either axis= or dim=, not both")
-    ax = axis if axis is not None else dim
-    return (x != 0).astype("int64").sum(ax, builtins.bool(keepdim))
-
-
 def _np_values(x: Tensor) -> np.ndarray:
     """``x`` as a NumPy array (bfloat16 goes through float32)."""
     if "bfloat16" in str(x.dtype):
@@ -583,7 +566,6 @@ def install_tensor_methods() -> None:
         "mode",
         "unique",
         "unique_consecutive",
-        "count_nonzero",
         "histc",
     ):
         setattr(Tensor, fname, _as_method(globals()[fname]))

@@ -28,7 +28,9 @@ pub(crate) use binary::for_each_binary_op;
 pub use binary_meta::{py_name, BinaryDType, BinaryOp, SaveWhen};
 #[cfg(feature = "python")]
 pub(crate) use reduce_meta::param;
-pub use reduce_meta::{AxesKind, Param, ReduceArgs, ReduceDType, Reduction};
+pub use reduce_meta::{
+    AxesKind, Param, ReduceArgs, ReduceDType, ReduceSave, ReduceSaved, Reduction,
+};
 pub(crate) use unary::for_each_unary_op;
 
 /// How a unary op's result dtype follows from its input's.

@@ -28,22 +28,32 @@
 //!   [`ReduceDType`](crate::op_defs::ReduceDType).
 //! - `axes`: `Many` (an int, a list or None for all) or `One` (one axis or None for the
 //!   flattened input: `argmax`).
-//! - `run`: `|x, a| ...` the reduction of tensor `x` with the parsed
-//!   [`ReduceArgs`](crate::op_defs::ReduceArgs) `a`, written with the crate's
-//!   differentiable ops: the kernels (`src/kernels/reduce.rs`, generic over one `Fold` per
-//!   op) and the backward formulas (`src/autograd/ops/reduce.rs`) sit behind those calls,
-//!   and a composite (`mean`, `var`, `nansum`) gets its gradient — and double backward —
-//!   from the ops it is made of.
+//! - `kernel`: `|x, ax, keepdim| ...` the forward of a primitive reduction: the raw call
+//!   (recording nothing) of the kernel in `src/kernels/reduce.rs` (`reduce_raw` with its
+//!   `ReduceOp` fold, `arg_reduce`, `logical_reduce_raw`) over the normalized axes `ax`,
+//!   on `x` already cast (`dtype=`) and, for a `Float` rule, already floating.
+//! - `saves`: what the primitive's backward keeps: `Input` and/or `Output` (or `[]`).
+//! - `grad`: `|g, s| ...` the input's gradient from the incoming gradient `g` and a
+//!   [`ReduceSaved`](crate::op_defs::ReduceSaved) `s` (`s.x()`, `s.out()`, `s.unreduce(g)`,
+//!   `s.keep(t)`, `s.count()`, `s.axes`, `s.shape`), written with differentiable tensor
+//!   ops so double backward works; `[]` for an op without gradient (bool or index result).
+//!   The engine-facing recording is generic (`src/autograd/ops/reduce.rs`): this entry is
+//!   the one place that says how the op computes and differentiates.
+//! - `compose`: instead of `kernel`/`saves`/`grad`, a composite: `|x, a| ...` the
+//!   reduction of `x` with the parsed [`ReduceArgs`](crate::op_defs::ReduceArgs) `a`,
+//!   written with the crate's differentiable ops, so its gradient (and double backward)
+//!   comes from the ops it is made of (`var`, `std`, `nansum`, `nanmean`). An entry has
+//!   exactly one of `kernel` and `compose` (anything else does not compile).
 //! - `node`: the backward node the result's `grad_fn` shows (`""` when not differentiable).
 //!   A test checks it for every entry.
 
-/// Helpers of the composite entries.
+/// Helpers of the entries: kernels, gradient formulas and composites.
 #[path = "reduce_fns.rs"]
 pub mod fns;
 
 /// Calls `$consumer! { entries }` with every reduction's declaration (see the module docs
-/// for the columns). Closures may use [`fns`] and `crate::tensor` items (consumers
-/// glob-import both).
+/// for the columns). Closures may use [`fns`], `ReduceOp` and `crate::tensor` items
+/// (consumers glob-import them).
 macro_rules! for_each_reduce_op {
     ($consumer:ident) => {
         $consumer! {
@@ -53,7 +63,9 @@ macro_rules! for_each_reduce_op {
                 params: [axis, keepdim, dtype, name], keywords: [dim, keepdims],
                 other_order: [axis, dtype, keepdim, name],
                 dtype: IntToI64, axes: Many,
-                run: |x, a| a.cast(x)?.sum(a.axes(), a.keepdim),
+                kernel: [|x, ax, keep| x.reduce_raw(ReduceOp::Sum, ax, keep)],
+                saves: [], grad: [|g, s| s.unreduce(g)],
+                compose: [],
                 node: "SumBackward",
             }
             Mean {
@@ -61,15 +73,19 @@ macro_rules! for_each_reduce_op {
                 doc: "Mean over `axis`/`dim` (all by default; integers give the default float).",
                 params: [axis, keepdim, name], keywords: [dim, keepdims, dtype], other_order: [],
                 dtype: Float, axes: Many,
-                run: |x, a| a.cast(x)?.mean(a.axes(), a.keepdim),
-                node: "DivBackward",
+                kernel: [|x, ax, keep| mean_values(x, ax, keep)],
+                saves: [], grad: [|g, s| s.unreduce(&g.div_conj(&g.scalar_like(s.count() as f64))?)],
+                compose: [],
+                node: "MeanBackward",
             }
             Prod {
                 name: prod,
                 doc: "Product over `axis`/`dim` (all by default).",
                 params: [axis, keepdim, name], keywords: [dim, keepdims, dtype], other_order: [],
                 dtype: IntToI64, axes: Many,
-                run: |x, a| a.cast(x)?.prod(a.axes(), a.keepdim),
+                kernel: [|x, ax, keep| x.reduce_raw(ReduceOp::Prod, ax, keep)],
+                saves: [Input], grad: [|g, s| prod_grad(g, s)],
+                compose: [],
                 node: "ProdBackward",
             }
             Max {
@@ -77,7 +93,9 @@ macro_rules! for_each_reduce_op {
                 doc: "Maximum over `axis`/`dim` (values only; see `argmax` for indices).",
                 params: [axis, keepdim, name], keywords: [dim, keepdims], other_order: [],
                 dtype: Same, axes: Many,
-                run: |x, a| x.amax_amin(a.axes(), a.keepdim, true),
+                kernel: [|x, ax, keep| x.reduce_raw(ReduceOp::Max, ax, keep)],
+                saves: [Input, Output], grad: [|g, s| ties_share_grad(g, s)],
+                compose: [],
                 node: "MaxBackward",
             }
             Min {
@@ -85,7 +103,9 @@ macro_rules! for_each_reduce_op {
                 doc: "Minimum over `axis`/`dim` (values only; see `argmin` for indices).",
                 params: [axis, keepdim, name], keywords: [dim, keepdims], other_order: [],
                 dtype: Same, axes: Many,
-                run: |x, a| x.amax_amin(a.axes(), a.keepdim, false),
+                kernel: [|x, ax, keep| x.reduce_raw(ReduceOp::Min, ax, keep)],
+                saves: [Input, Output], grad: [|g, s| ties_share_grad(g, s)],
+                compose: [],
                 node: "MinBackward",
             }
             Amax {
@@ -93,7 +113,9 @@ macro_rules! for_each_reduce_op {
                 doc: "Maximum over `axis`/`dim` (same as `max`; ties share the gradient).",
                 params: [axis, keepdim, name], keywords: [dim, keepdims], other_order: [],
                 dtype: Same, axes: Many,
-                run: |x, a| x.amax_amin(a.axes(), a.keepdim, true),
+                kernel: [|x, ax, keep| x.reduce_raw(ReduceOp::Max, ax, keep)],
+                saves: [Input, Output], grad: [|g, s| ties_share_grad(g, s)],
+                compose: [],
                 node: "MaxBackward",
             }
             Amin {
@@ -101,7 +123,9 @@ macro_rules! for_each_reduce_op {
                 doc: "Minimum over `axis`/`dim` (same as `min`; ties share the gradient).",
                 params: [axis, keepdim, name], keywords: [dim, keepdims], other_order: [],
                 dtype: Same, axes: Many,
-                run: |x, a| x.amax_amin(a.axes(), a.keepdim, false),
+                kernel: [|x, ax, keep| x.reduce_raw(ReduceOp::Min, ax, keep)],
+                saves: [Input, Output], grad: [|g, s| ties_share_grad(g, s)],
+                compose: [],
                 node: "MinBackward",
             }
             Argmax {
@@ -109,7 +133,9 @@ macro_rules! for_each_reduce_op {
                 doc: "Index of the maximum along `axis` (flattened when None), int64.",
                 params: [axis, keepdim, dtype, name], keywords: [dim, keepdims], other_order: [],
                 dtype: Index, axes: One,
-                run: |x, a| x.argmax_argmin(a.axis()?, a.keepdim, true),
+                kernel: [|x, ax, keep| arg_reduce(x, ReduceOp::ArgMax, ax, keep)],
+                saves: [], grad: [],
+                compose: [],
                 node: "",
             }
             Argmin {
@@ -117,7 +143,9 @@ macro_rules! for_each_reduce_op {
                 doc: "Index of the minimum along `axis` (flattened when None), int64.",
                 params: [axis, keepdim, dtype, name], keywords: [dim, keepdims], other_order: [],
                 dtype: Index, axes: One,
-                run: |x, a| x.argmax_argmin(a.axis()?, a.keepdim, false),
+                kernel: [|x, ax, keep| arg_reduce(x, ReduceOp::ArgMin, ax, keep)],
+                saves: [], grad: [],
+                compose: [],
                 node: "",
             }
             Var {
@@ -126,7 +154,8 @@ macro_rules! for_each_reduce_op {
                 params: [axis, unbiased, keepdim, name], keywords: [dim, keepdims, correction],
                 other_order: [],
                 dtype: Float, axes: Many,
-                run: |x, a| x.var(a.axes(), a.correction, a.keepdim),
+                kernel: [], saves: [], grad: [],
+                compose: [|x, a| x.var(a.axes(), a.correction, a.keepdim)],
                 node: "DivBackward",
             }
             Std {
@@ -135,7 +164,8 @@ macro_rules! for_each_reduce_op {
                 params: [axis, unbiased, keepdim, name], keywords: [dim, keepdims, correction],
                 other_order: [],
                 dtype: Float, axes: Many,
-                run: |x, a| x.std(a.axes(), a.correction, a.keepdim),
+                kernel: [], saves: [], grad: [],
+                compose: [|x, a| x.std(a.axes(), a.correction, a.keepdim)],
                 node: "SqrtBackward",
             }
             Logsumexp {
@@ -143,7 +173,11 @@ macro_rules! for_each_reduce_op {
                 doc: "`log(sum(exp(x)))` over `axis`/`dim`, stable.",
                 params: [axis, keepdim, name], keywords: [dim, keepdims], other_order: [],
                 dtype: Float, axes: Many,
-                run: |x, a| x.logsumexp(a.axes(), a.keepdim),
+                kernel: [|x, ax, keep| x.logsumexp_raw(ax, keep)],
+                saves: [Input, Output],
+                // d/dx log sum exp(x) = exp(x - y), broadcast over the reduced dims
+                grad: [|g, s| s.keep(g)?.mul(&s.x()?.sub(&s.keep(s.out()?)?)?.exp()?)],
+                compose: [],
                 node: "LogsumexpBackward",
             }
             All {
@@ -151,7 +185,9 @@ macro_rules! for_each_reduce_op {
                 doc: "True where all elements along `axis` are non-zero.",
                 params: [axis, keepdim, name], keywords: [dim, keepdims], other_order: [],
                 dtype: Bool, axes: Many,
-                run: |x, a| x.all_any(a.axes(), a.keepdim, true),
+                kernel: [|x, ax, keep| x.logical_reduce_raw(ReduceOp::All, ax, keep)],
+                saves: [], grad: [],
+                compose: [],
                 node: "",
             }
             Any {
@@ -159,7 +195,19 @@ macro_rules! for_each_reduce_op {
                 doc: "True where any element along `axis` is non-zero.",
                 params: [axis, keepdim, name], keywords: [dim, keepdims], other_order: [],
                 dtype: Bool, axes: Many,
-                run: |x, a| x.all_any(a.axes(), a.keepdim, false),
+                kernel: [|x, ax, keep| x.logical_reduce_raw(ReduceOp::Any, ax, keep)],
+                saves: [], grad: [],
+                compose: [],
+                node: "",
+            }
+            CountNonzero {
+                name: count_nonzero,
+                doc: "Number of non-zero elements (int64) over `axis`/`dim` (all by default).",
+                params: [axis, keepdim, name], keywords: [dim, keepdims], other_order: [],
+                dtype: Index, axes: Many,
+                kernel: [|x, ax, keep| count_nonzero(x, ax, keep)],
+                saves: [], grad: [],
+                compose: [],
                 node: "",
             }
             Nansum {
@@ -168,7 +216,8 @@ macro_rules! for_each_reduce_op {
                 params: [axis, keepdim, dtype, name], keywords: [dim, keepdims],
                 other_order: [axis, dtype, keepdim, name],
                 dtype: IntToI64, axes: Many,
-                run: |x, a| nan_to_zero(&a.cast(x)?)?.sum(a.axes(), a.keepdim),
+                kernel: [], saves: [], grad: [],
+                compose: [|x, a| nan_to_zero(&a.cast(x)?)?.sum(a.axes(), a.keepdim)],
                 node: "SumBackward",
             }
             Nanmean {
@@ -176,7 +225,8 @@ macro_rules! for_each_reduce_op {
                 doc: "Mean over `axis`/`dim` of the non-NaN elements (NaN where all are NaN).",
                 params: [axis, keepdim, name], keywords: [dim, keepdims, dtype], other_order: [],
                 dtype: Float, axes: Many,
-                run: |x, a| nanmean(&a.cast(x)?, a.axes(), a.keepdim),
+                kernel: [], saves: [], grad: [],
+                compose: [|x, a| nanmean(&a.cast(x)?, a.axes(), a.keepdim)],
                 node: "DivBackward",
             }
         }

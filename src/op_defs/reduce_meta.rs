@@ -6,7 +6,8 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 #[allow(unused_imports)] // used by the table's closures
 use crate::op_defs::reduce::fns::*;
-use crate::tensor::Tensor;
+#[allow(unused_imports)] // used by the table's closures
+use crate::tensor::{ReduceOp, Tensor};
 
 /// How a reduction's result dtype follows from its (cast) input dtype.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -188,7 +189,8 @@ macro_rules! declare_reduce_ops {
         params: [$($p:ident),*], keywords: [$($k:ident),*],
         other_order: [$($o:ident),*],
         dtype: $dtype:ident, axes: $axes:ident,
-        run: $run:expr,
+        kernel: [$($kernel:expr)?], saves: [$($save:ident),*], grad: [$($grad:expr)?],
+        compose: [$($compose:expr)?],
         node: $node:literal,
     })*) => {
         /// A reduction (declared in [`reduce`](super::reduce)).
@@ -270,12 +272,29 @@ macro_rules! declare_reduce_ops {
                 self.dtype_rule().apply(args.dtype.unwrap_or(d))
             }
 
-            /// Runs the reduction on `x` (recording its backward when `x` requires grad).
+            /// What the backward of a primitive keeps (empty for composites and ops
+            /// without gradient).
+            pub fn saves(self) -> &'static [ReduceSave] {
+                match self {
+                    $(Reduction::$v => &[$(ReduceSave::$save),*],)*
+                }
+            }
+
+            /// Whether the entry is a composite (a `compose` column) rather than a
+            /// primitive (a `kernel`).
+            pub fn is_composite(self) -> bool {
+                match self {
+                    $(Reduction::$v => run_entry!(is_composite [$($kernel)?] [$($compose)?]),)*
+                }
+            }
+
+            /// Runs the reduction on `x` (recording its backward when `x` requires grad):
+            /// a primitive through [`Reduction::apply`], a composite through its
+            /// `compose` column.
             pub fn run(self, x: &Tensor, args: &ReduceArgs) -> Result<Tensor> {
                 match self {
                     $(Reduction::$v => {
-                        let f: fn(&Tensor, &ReduceArgs) -> Result<Tensor> = $run;
-                        f(x, args)
+                        run_entry!(run self, x, args, [$($kernel)?] [$($compose)?])
                     })*
                 }
             }
@@ -291,7 +310,113 @@ macro_rules! declare_reduce_ops {
     };
 }
 
+/// The `run` (and `is_composite`) arm of one entry: exactly one of `kernel` and
+/// `compose` (any other combination matches no rule, so it does not compile).
+macro_rules! run_entry {
+    (is_composite [$kernel:expr] []) => {
+        false
+    };
+    (is_composite [] [$compose:expr]) => {
+        true
+    };
+    (run $op:ident, $x:ident, $args:ident, [$kernel:expr] []) => {
+        $op.run_primitive($x, $args)
+    };
+    (run $op:ident, $x:ident, $args:ident, [] [$compose:expr]) => {{
+        let f: fn(&Tensor, &ReduceArgs) -> Result<Tensor> = $compose;
+        f($x, $args)
+    }};
+}
+#[allow(unused_imports)] // used by the expansion below
+use run_entry;
+
 super::reduce::for_each_reduce_op!(declare_reduce_ops);
+
+/// A tensor a primitive reduction's backward keeps (its `saves` column).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReduceSave {
+    /// The input (after the `dtype=` cast and the `Float` rule's conversion).
+    Input,
+    /// The result.
+    Output,
+}
+
+/// What a reduction's gradient formula (its `grad` column) reads: the saved tensors, the
+/// input's shape and the reduced axes.
+pub struct ReduceSaved<'a> {
+    /// The saved slots, in the order of the `saves` column.
+    pub(crate) saved: &'a [Option<Tensor>],
+    /// The `saves` column.
+    pub(crate) saves: &'static [ReduceSave],
+    /// The input's shape.
+    pub shape: &'a [usize],
+    /// The reduced axes: sorted, unique, non-negative.
+    pub axes: &'a [usize],
+    /// Whether the result kept the reduced dimensions.
+    pub keepdim: bool,
+    /// The node's name, for errors.
+    pub(crate) node: &'static str,
+}
+
+impl ReduceSaved<'_> {
+    fn slot(&self, which: ReduceSave) -> Result<&Tensor> {
+        self.saves
+            .iter()
+            .position(|&s| s == which)
+            .and_then(|i| self.saved.get(i)?.as_ref())
+            .ok_or_else(|| {
+                Error::runtime(format!(
+                    "internal: {} has no saved {which:?} (its entry's `saves`)",
+                    self.node
+                ))
+            })
+    }
+
+    /// The saved input.
+    pub fn x(&self) -> Result<&Tensor> {
+        self.slot(ReduceSave::Input)
+    }
+
+    /// The saved result.
+    pub fn out(&self) -> Result<&Tensor> {
+        self.slot(ReduceSave::Output)
+    }
+
+    /// The reduced axes as the tensor ops take them.
+    pub fn axes_isize(&self) -> Vec<isize> {
+        self.axes.iter().map(|&a| a as isize).collect()
+    }
+
+    /// How many input elements each result element reduces.
+    pub fn count(&self) -> usize {
+        self.axes.iter().map(|&a| self.shape[a]).product()
+    }
+
+    /// `t` (shaped like the result) with the reduced dimensions kept as size 1.
+    pub fn keep(&self, t: &Tensor) -> Result<Tensor> {
+        if self.keepdim {
+            return Ok(t.clone());
+        }
+        let kept: Vec<isize> = self
+            .shape
+            .iter()
+            .enumerate()
+            .map(|(i, &d)| {
+                if self.axes.contains(&i) {
+                    1
+                } else {
+                    d as isize
+                }
+            })
+            .collect();
+        t.reshape(&kept)
+    }
+
+    /// `g` (shaped like the result) broadcast back to the input's shape (a view; no copy).
+    pub fn unreduce(&self, g: &Tensor) -> Result<Tensor> {
+        self.keep(g)?.expand(self.shape)
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -317,6 +442,15 @@ mod tests {
             a.sort_unstable();
             b.sort_unstable();
             assert_eq!(a, b, "{}", op.name());
+        }
+    }
+
+    #[test]
+    fn only_primitives_with_a_gradient_save_tensors() {
+        for &op in Reduction::ALL {
+            if op.is_composite() || !op.has_gradient() {
+                assert!(op.saves().is_empty(), "{}", op.name());
+            }
         }
     }
 

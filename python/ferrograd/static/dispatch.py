@@ -2,7 +2,7 @@
 handler of ``Variable``.
 
 ``ferrograd.tanh``, ``ferrograd.add``, ``F.relu``, ``ferrograd.concat`` ... are
-``OpFunction``s (``src/python/static_dispatch.rs``): a call whose first argument is a
+``OpFunction``s (``src/python/static_graph/dispatch.rs``): a call whose first argument is a
 Tensor runs eagerly at once; any other call looks for an argument whose type defines
 ``__ferrograd_function__`` and hands it ``(name, args, kwargs)``. ``Variable``'s
 handler is ``record_call``: the op is recorded into the Variable's program through the

@@ -3,7 +3,7 @@
 
 The switch changes nothing in the ``ferrograd`` namespace: module functions dispatch on
 their arguments' type instead (a static ``Variable`` records, a ``Tensor`` runs; see
-``static/dispatch.py`` and ``src/python/static_dispatch.rs``). The flag tells the
+``static/dispatch.py`` and ``src/python/static_graph/dispatch.rs``). The flag tells the
 layers and optimizers that build parameters (``nn.Linear`` in static mode creates
 static parameters) which kind to make.
 """

@@ -259,6 +259,25 @@ class VariableReductionsMixin:
         """True where any element along ``axis`` is non-zero."""
         return self._op("any", [self], axis=axis, keepdim=keepdim, dim=dim, keepdims=keepdims)
 
+    def count_nonzero(
+        self,
+        axis: Any = None,
+        keepdim: Any = None,
+        name: Any = None,
+        *,
+        dim: Any = None,
+        keepdims: Any = None,
+    ) -> Variable:
+        """Number of non-zero elements (int64) over ``axis``/``dim`` (all by default)."""
+        return self._op(
+            "count_nonzero",
+            [self],
+            axis=axis,
+            keepdim=keepdim,
+            dim=dim,
+            keepdims=keepdims,
+        )
+
     def nansum(
         self,
         axis: Any = None,

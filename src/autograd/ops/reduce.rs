@@ -1,76 +1,148 @@
-//! Reductions, softmax and friends with their gradients.
+//! The reductions' recording: one generic driver ([`Reduction::apply`]) that runs a
+//! primitive's declared kernel and records its declared gradient formula (both from
+//! [`crate::op_defs::reduce`]), the `Tensor` methods the crate calls, and `var`/`std`.
 
-use super::saved;
 use crate::autograd::Recorder;
-use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::tensor::reduce::{normalize_axes, reduced_shape};
+#[allow(unused_imports)] // used by the table's closures
+use crate::op_defs::reduce::fns::*;
+use crate::op_defs::{AxesKind, ReduceArgs, ReduceDType, ReduceSave, ReduceSaved, Reduction};
+use crate::tensor::reduce::normalize_axes;
+#[allow(unused_imports)] // used by the table's closures
 use crate::tensor::{BinaryOp, ReduceOp, Tensor};
 use smallvec::smallvec;
 
-/// Brings a reduced gradient back to `input_shape` (a broadcast view; no copy).
-fn unreduce(g: &Tensor, input_shape: &[usize], axes: &[usize], keepdim: bool) -> Result<Tensor> {
-    let kept = reduced_shape(input_shape, axes, true);
-    let g = if keepdim {
-        g.clone()
-    } else {
-        g.reshape(&kept.iter().map(|&d| d as isize).collect::<Vec<_>>())?
+/// The kernels and gradient formulas of the primitive reductions, expanded from their
+/// declarations in [`crate::op_defs::reduce`].
+macro_rules! reduce_kernels_and_grads {
+    ($($v:ident {
+        name: $m:ident,
+        doc: $doc:literal,
+        params: [$($p:ident),*], keywords: [$($k:ident),*],
+        other_order: [$($o:ident),*],
+        dtype: $dtype:ident, axes: $axes:ident,
+        kernel: [$($kernel:expr)?], saves: [$($save:ident),*], grad: [$($grad:expr)?],
+        compose: [$($compose:expr)?],
+        node: $node:literal,
+    })*) => {
+        impl Reduction {
+            /// The forward of a primitive over normalized axes, recording nothing.
+            fn kernel(self, x: &Tensor, ax: &[usize], keepdim: bool) -> Result<Tensor> {
+                match self {
+                    $($(Reduction::$v => kernel(x, ax, keepdim, $kernel),)?)*
+                    _ => Err(Error::runtime(format!(
+                        "internal: {} is a composite, not a kernel",
+                        self.name()
+                    ))),
+                }
+            }
+
+            /// Whether the entry declares a gradient formula.
+            fn has_formula(self) -> bool {
+                match self {
+                    $($(Reduction::$v => { let _ = stringify!($grad); true })?)*
+                    _ => false,
+                }
+            }
+
+            /// The input's gradient from the declared formula.
+            fn grad(self, g: &Tensor, s: &ReduceSaved<'_>) -> Result<Tensor> {
+                match self {
+                    $($(Reduction::$v => formula(g, s, $grad),)?)*
+                    _ => Err(Error::runtime(format!(
+                        "internal: {} has no gradient formula",
+                        self.name()
+                    ))),
+                }
+            }
+        }
     };
-    g.expand(input_shape)
 }
 
-/// For every element of `x`, the product over `axes` of all the other elements (exact at
-/// zeros and differentiable to any order): one row per element with that element replaced
-/// by 1, reduced by `prod`. Costs `n` times the memory of the reduced block.
-fn prod_of_others(x: &Tensor, axes: &[usize]) -> Result<Tensor> {
-    let nd = x.ndim();
-    let kept: Vec<usize> = (0..nd).filter(|d| !axes.contains(d)).collect();
-    let perm: Vec<isize> = kept
-        .iter()
-        .chain(axes.iter())
-        .map(|&d| d as isize)
-        .collect();
-    let n: usize = axes.iter().map(|&d| x.shape()[d]).product();
-    let mut flat: Vec<isize> = kept.iter().map(|&d| x.shape()[d] as isize).collect();
-    let mut permuted_shape = flat.clone();
-    permuted_shape.extend(axes.iter().map(|&d| x.shape()[d] as isize));
-    flat.push(n as isize);
-    let xf = x.permute(&perm)?.reshape(&flat)?; // [kept..., n]
-    let eye = crate::tensor::eye(n, n, DType::Bool)?;
-    let rows = Tensor::where_(&eye, &xf.scalar_like(1.0), &xf.unsqueeze(-2)?)?; // [kept..., n, n]
-    let others = rows.prod(Some(&[-1]), false)?.reshape(&permuted_shape)?;
-    let mut inv = vec![0isize; nd];
-    for (i, &p) in perm.iter().enumerate() {
-        inv[p as usize] = i as isize;
+/// Gives a table's kernel closure its parameter types.
+fn kernel(
+    x: &Tensor,
+    ax: &[usize],
+    keepdim: bool,
+    f: impl FnOnce(&Tensor, &[usize], bool) -> Result<Tensor>,
+) -> Result<Tensor> {
+    f(x, ax, keepdim)
+}
+
+/// Gives a table's gradient closure its parameter types.
+fn formula(
+    g: &Tensor,
+    s: &ReduceSaved<'_>,
+    f: impl FnOnce(&Tensor, &ReduceSaved<'_>) -> Result<Tensor>,
+) -> Result<Tensor> {
+    f(g, s)
+}
+
+crate::op_defs::reduce::for_each_reduce_op!(reduce_kernels_and_grads);
+
+impl Reduction {
+    /// A primitive reduction of `x` over `axes` (None = all): its `kernel`, then, when `x`
+    /// requires grad, one node with the entry's `saves` and `grad` formula. A `Float`
+    /// rule computes integer and bool input in the default float dtype.
+    pub fn apply(self, x: &Tensor, axes: Option<&[isize]>, keepdim: bool) -> Result<Tensor> {
+        if self.dtype_rule() == ReduceDType::Float && !x.dtype().is_differentiable() {
+            return self.apply(&x.to_dtype(crate::dtype::default_float())?, axes, keepdim);
+        }
+        let ax = normalize_axes(axes, x.ndim(), self.name())?;
+        let out = self.kernel(x, &ax, keepdim)?;
+        if !self.has_formula() {
+            return Ok(out);
+        }
+        let Some(mut rec) = Recorder::begin(&[x]) else {
+            return Ok(out);
+        };
+        let saves = self.saves();
+        for s in saves {
+            match s {
+                ReduceSave::Input => rec.save(x),
+                ReduceSave::Output => rec.save_output(),
+            }
+        }
+        let shape = x.shape_vec();
+        let node = self.node_name();
+        rec.finish(node, &out, move |g, saved, _| {
+            let s = ReduceSaved {
+                saved,
+                saves,
+                shape: &shape,
+                axes: &ax,
+                keepdim,
+                node,
+            };
+            Ok(smallvec![Some(self.grad(g, &s)?)])
+        })?;
+        Ok(out)
     }
-    others.permute(&inv)
+
+    /// [`Reduction::apply`] with a call's parsed arguments (the `dtype=` cast first).
+    pub(crate) fn run_primitive(self, x: &Tensor, args: &ReduceArgs) -> Result<Tensor> {
+        if self.axes_kind() == AxesKind::One {
+            args.axis()?; // one axis or none
+        }
+        match args.dtype {
+            // an index result's `dtype` names the index type (int64 is what is returned)
+            Some(d) if d != x.dtype() && self.dtype_rule() != ReduceDType::Index => {
+                self.apply(&x.to_dtype(d)?, args.axes(), args.keepdim)
+            }
+            _ => self.apply(x, args.axes(), args.keepdim),
+        }
+    }
 }
 
 impl Tensor {
     /// Sum over `axes` (None = all).
     pub fn sum(&self, axes: Option<&[isize]>, keepdim: bool) -> Result<Tensor> {
-        let ax = normalize_axes(axes, self.ndim(), "sum")?;
-        let out = self.reduce_raw(ReduceOp::Sum, &ax, keepdim)?;
-        if let Some(rec) = Recorder::begin(&[self]) {
-            let shape = self.shape_vec();
-            rec.finish("SumBackward", &out, move |g, _, _| {
-                Ok(smallvec![Some(unreduce(g, &shape, &ax, keepdim)?)])
-            })?;
-        }
-        Ok(out)
+        Reduction::Sum.apply(self, axes, keepdim)
     }
 
     /// Mean over `axes` (None = all); integer input gives the default float.
     pub fn mean(&self, axes: Option<&[isize]>, keepdim: bool) -> Result<Tensor> {
-        let ax = normalize_axes(axes, self.ndim(), "mean")?;
-        let count: usize = ax.iter().map(|&a| self.shape()[a]).product();
-        let x = if self.dtype().is_differentiable() {
-            self.clone()
-        } else {
-            self.to_dtype(crate::dtype::default_float())?
-        };
-        x.sum(axes, keepdim)?
-            .binary_with_scalar(&x.scalar_like(count as f64), BinaryOp::Div, false)
+        Reduction::Mean.apply(self, axes, keepdim)
     }
 
     /// Reduces `self` to `shape` by summing broadcast dimensions (inverse of expand).
@@ -96,67 +168,22 @@ impl Tensor {
 
     /// Product over `axes`; the gradient is exact also where inputs are zero.
     pub fn prod(&self, axes: Option<&[isize]>, keepdim: bool) -> Result<Tensor> {
-        let ax = normalize_axes(axes, self.ndim(), "prod")?;
-        let out = self.reduce_raw(ReduceOp::Prod, &ax, keepdim)?;
-        if let Some(mut rec) = Recorder::begin(&[self]) {
-            rec.save(self);
-            rec.finish("ProdBackward", &out, move |g, s, _| {
-                let x = saved(s, 0, "ProdBackward")?;
-                let shape = x.shape_vec();
-                let ax_i: Vec<isize> = ax.iter().map(|&a| a as isize).collect();
-                let zero_mask = x.binary_raw(&x.scalar_like(0.0), BinaryOp::Eq)?;
-                let any_zero = zero_mask.all_any(None, false, false)?.item_f64()? != 0.0;
-                if any_zero && crate::autograd::is_grad_enabled() {
-                    // create_graph with zeros in the input: the product of the others,
-                    // built so that its own derivatives are exact too
-                    let local = prod_of_others(x, &ax)?;
-                    return Ok(smallvec![Some(
-                        unreduce(g, &shape, &ax, keepdim)?.mul_conj(&local)?
-                    )]);
-                }
-                let zeros = zero_mask.to_dtype(DType::I64)?.sum(Some(&ax_i), true)?;
-                let safe = Tensor::where_(&zero_mask, &x.ones_like()?, x)?;
-                let p_nonzero = safe.prod(Some(&ax_i), true)?.expand(&shape)?;
-                let zeros = zeros.expand(&shape)?;
-                // no zero: prod/x; one zero: prod of the others at that position; more: 0
-                let regular = p_nonzero.div(&safe)?;
-                let one_zero = zeros.binary_raw(&zeros.scalar_like(1.0), BinaryOp::Eq)?;
-                let at_zero = Tensor::where_(&one_zero, &p_nonzero, &p_nonzero.zeros_like()?)?;
-                let none_zero = zeros.binary_raw(&zeros.scalar_like(0.0), BinaryOp::Eq)?;
-                let local = Tensor::where_(
-                    &zero_mask,
-                    &at_zero,
-                    &Tensor::where_(&none_zero, &regular, &regular.zeros_like()?)?,
-                )?;
-                Ok(smallvec![Some(
-                    unreduce(g, &shape, &ax, keepdim)?.mul_conj(&local)?
-                )])
-            })?;
-        }
-        Ok(out)
+        Reduction::Prod.apply(self, axes, keepdim)
     }
 
     /// Max (`is_max`) or min over `axes`; ties share the gradient evenly.
     pub fn amax_amin(&self, axes: Option<&[isize]>, keepdim: bool, is_max: bool) -> Result<Tensor> {
-        let op = if is_max { ReduceOp::Max } else { ReduceOp::Min };
-        let name = if is_max { "MaxBackward" } else { "MinBackward" };
-        let ax = normalize_axes(axes, self.ndim(), if is_max { "max" } else { "min" })?;
-        let out = self.reduce_raw(op, &ax, keepdim)?;
-        if let Some(mut rec) = Recorder::begin(&[self]) {
-            rec.save(self);
-            rec.save_output();
-            rec.finish(name, &out, move |g, s, _| {
-                let (x, y) = (saved(s, 0, name)?, saved(s, 1, name)?);
-                let shape = x.shape_vec();
-                let ax_i: Vec<isize> = ax.iter().map(|&a| a as isize).collect();
-                let y_full = unreduce(&y.detach(), &shape, &ax, keepdim)?;
-                let mask = x.binary_raw(&y_full, BinaryOp::Eq)?.to_dtype(g.dtype())?;
-                let count = mask.sum(Some(&ax_i), true)?;
-                let gx = unreduce(g, &shape, &ax, keepdim)?.mul(&mask)?.div(&count)?;
-                Ok(smallvec![Some(gx)])
-            })?;
-        }
-        Ok(out)
+        let op = if is_max {
+            Reduction::Max
+        } else {
+            Reduction::Min
+        };
+        op.apply(self, axes, keepdim)
+    }
+
+    /// `log(sum(exp(x)))` over `axes`, computed stably.
+    pub fn logsumexp(&self, axes: Option<&[isize]>, keepdim: bool) -> Result<Tensor> {
+        Reduction::Logsumexp.apply(self, axes, keepdim)
     }
 
     /// Variance over `axes` with `correction` (1 = unbiased, like torch's default).
@@ -191,29 +218,20 @@ impl Tensor {
         is_max: bool,
     ) -> Result<Tensor> {
         let op = if is_max {
-            ReduceOp::ArgMax
+            Reduction::Argmax
         } else {
-            ReduceOp::ArgMin
+            Reduction::Argmin
         };
-        let ax = match axis {
-            Some(a) => Some(crate::layout::normalize_dim(
-                a,
-                self.ndim(),
-                if is_max { "argmax" } else { "argmin" },
-            )?),
-            None => None,
-        };
-        let ax = if self.ndim() == 0 { None } else { ax };
-        self.arg_reduce_raw(op, ax, keepdim)
+        op.apply(self, axis.as_ref().map(std::slice::from_ref), keepdim)
     }
 
     /// All / Any (`is_all`) over `axes`.
     pub fn all_any(&self, axes: Option<&[isize]>, keepdim: bool, is_all: bool) -> Result<Tensor> {
-        let ax = normalize_axes(axes, self.ndim(), if is_all { "all" } else { "any" })?;
-        self.logical_reduce_raw(
-            if is_all { ReduceOp::All } else { ReduceOp::Any },
-            &ax,
-            keepdim,
-        )
+        let op = if is_all {
+            Reduction::All
+        } else {
+            Reduction::Any
+        };
+        op.apply(self, axes, keepdim)
     }
 }

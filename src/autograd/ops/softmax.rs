@@ -9,14 +9,9 @@
 use super::saved;
 use crate::autograd::{GradModeGuard, Recorder};
 use crate::error::Result;
-use crate::tensor::reduce::{normalize_axes, reduced_shape};
+use crate::tensor::reduce::reduced_shape;
 use crate::tensor::{BinaryOp, ReduceOp, Tensor};
 use smallvec::smallvec;
-
-/// `shape` as the `isize` list `reshape` takes.
-fn dims(shape: &[usize]) -> Vec<isize> {
-    shape.iter().map(|&d| d as isize).collect()
-}
 
 /// Integer and bool inputs compute in float32 (as PyTorch does).
 fn floating(t: &Tensor) -> Result<Tensor> {
@@ -54,35 +49,25 @@ fn logsumexp_keepdim_values(x: &Tensor, axes: &[usize]) -> Result<Tensor> {
 }
 
 impl Tensor {
-    /// `log(sum(exp(x)))` over `axes`, computed stably.
-    pub fn logsumexp(&self, axes: Option<&[isize]>, keepdim: bool) -> Result<Tensor> {
-        let x = floating(self)?;
-        let ax = normalize_axes(axes, x.ndim(), "logsumexp")?;
-        if x.numel() == 0 {
-            return x.exp()?.sum(axes, keepdim)?.log();
-        }
-        let keep_shape = dims(&reduced_shape(x.shape(), &ax, true));
-        let kept = logsumexp_keepdim_values(&x, &ax)?;
-        let out = if keepdim {
-            kept
+    /// `log(sum(exp(x)))` over the normalized `axes` of a floating tensor, computed
+    /// stably and recording nothing: the `logsumexp` kernel of the reduction table
+    /// (`src/op_defs/reduce.rs`, which declares its gradient).
+    pub(crate) fn logsumexp_raw(&self, axes: &[usize], keepdim: bool) -> Result<Tensor> {
+        let kept = if self.numel() == 0 {
+            // nothing to shift by (the max over a zero-size dim has no identity)
+            let _no_grad = GradModeGuard::new(false);
+            self.detach()
+                .exp()?
+                .reduce_raw(ReduceOp::Sum, axes, true)?
+                .log()?
         } else {
-            kept.reshape_raw(&reduced_shape(x.shape(), &ax, false))?
+            logsumexp_keepdim_values(self, axes)?
         };
-        let Some(mut rec) = Recorder::begin(&[&x]) else {
-            return Ok(out);
-        };
-        rec.save(&x);
-        rec.save_output();
-        rec.finish("LogsumexpBackward", &out, move |g, s, _| {
-            let (x, y) = (
-                saved(s, 0, "LogsumexpBackward")?,
-                saved(s, 1, "LogsumexpBackward")?,
-            );
-            // d/dx log sum exp(x) = exp(x - y), broadcast over the reduced dims
-            let (g, y) = (g.reshape(&keep_shape)?, y.reshape(&keep_shape)?);
-            Ok(smallvec![Some(g.mul(&x.sub(&y)?.exp()?)?)])
-        })?;
-        Ok(out)
+        if keepdim {
+            Ok(kept)
+        } else {
+            kept.reshape_raw(&reduced_shape(self.shape(), axes, false))
+        }
     }
 
     /// Log-softmax along `axis`.

@@ -33,7 +33,8 @@ macro_rules! reduce_methods {
         params: [$($p:ident),*], keywords: [$($k:ident),*],
         other_order: [$($o:ident),*],
         dtype: $dtype:ident, axes: $axes:ident,
-        run: $run:expr,
+        kernel: [$($kernel:expr)?], saves: [$($save:ident),*], grad: [$($grad:expr)?],
+        compose: [$($compose:expr)?],
         node: $node:literal,
     })*) => {
         #[pymethods]
