@@ -11,13 +11,16 @@ Workloads (the same as ``benches/compare.py``'s rows of those names):
 
     python benches/overhead.py --time [--python-torch PATH]    # interleaved timeit ratios
     python benches/overhead.py --count [--python-torch PATH]   # callgrind instructions/step
+    PYTHONPATH=python TORCH_PYTHON benches/overhead.py --time-inproc   # both in one process
     python benches/overhead.py --lib ferrograd --case small --n 100   # one run (internal)
 
 ``--count`` runs ``valgrind --tool=callgrind`` on a process doing the case N times and on
 one doing it 0 times (each after 3 warm-up steps) and prints the difference / N: the
 instructions of one step, independent of the machine's load. ``--time`` times both
 libraries' steps in turn (each library in its own process, several rounds) and prints the
-medians; under load only the ratios mean anything.
+medians; under load only the ratios mean anything. ``--time-inproc`` (run by an interpreter
+that has torch, with ferrograd on ``PYTHONPATH``) imports both in one process and alternates
+them step batch by step batch, so both see the same load; it prints the median ratios.
 """
 
 from __future__ import annotations
@@ -137,6 +140,36 @@ def time_lib(lib: str, rounds: int) -> dict:
     return out
 
 
+def time_inproc(rounds: int) -> None:
+    """Both libraries in this process, alternated batch by batch; median time ratios."""
+    fg, tc = make_steps("ferrograd"), make_steps("torch")
+    for steps in (fg, tc):
+        for f in steps.values():
+            for _ in range(3):
+                f()
+    ratios: dict = {c: [] for c in CASES}
+    times: dict = {c: ([], []) for c in CASES}
+    for _ in range(rounds):
+        for case in CASES:
+            n = max(1, TIME_N[case] // 4)
+            a = timeit.timeit(fg[case], number=n) / n * 1e6
+            b = timeit.timeit(tc[case], number=n) / n * 1e6
+            ratios[case].append(a / b)
+            times[case][0].append(a)
+            times[case][1].append(b)
+    print(f"load average (1, 5, 15 min): {os.getloadavg()}; {rounds} rounds, interleaved")
+    print(f"{'case':10} {'ferrograd':>10} {'torch':>10} {'median ratio':>13}   (µs per step)")
+    for case in CASES:
+        fa, tb = (statistics.median(v) for v in times[case])
+        print(f"{case:10} {fa:10.2f} {tb:10.2f} {statistics.median(ratios[case]):13.3f}")
+    cb = [a / b for a, b in zip(times["custom"][0], times["builtin"][0])]
+    hs = [a - b for a, b in zip(times["hooked"][0], times["small"][0])]
+    print(
+        f"ferrograd custom / builtin: {statistics.median(cb):.3f} (goal <= 1.3); "
+        f"hooked - small: {statistics.median(hs):.3f} µs (goal <= 0.5)"
+    )
+
+
 def count(python: str, lib: str, case: str, n: int) -> float:
     """Instructions of one step: callgrind of N steps minus callgrind of 0 steps, / N."""
     totals = []
@@ -199,6 +232,9 @@ def main() -> None:
     p.add_argument("--n", type=int, default=100)
     p.add_argument("--time-rounds", type=int, default=0)
     p.add_argument("--time", action="store_true", help="interleaved timeit ratios")
+    p.add_argument(
+        "--time-inproc", action="store_true", help="both libraries in this process, alternated"
+    )
     p.add_argument("--count", action="store_true", help="callgrind instructions per step")
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--cases", default=",".join(CASES))
@@ -209,6 +245,8 @@ def main() -> None:
     if a.lib and a.time_rounds:
         print(json.dumps(time_lib(a.lib, a.time_rounds)))
         return None
+    if a.time_inproc:
+        return time_inproc(a.rounds)
     torch_py = a.python_torch
     if a.count:
         cases = a.cases.split(",")

@@ -2592,6 +2592,22 @@ def _apply_torch(cls: type, *args: Any, **kwargs: Any) -> Any:
 def _delayed_error(outputs: list[Any], inputs: list[Tensor], message: str) -> list[Any]:
     """Views of ``outputs`` whose backward raises ``message`` (``once_differentiable``)."""
 
+@disjoint_base
+class _SavedTensorsHooks:
+    """Native base of ``autograd.graph.saved_tensors_hooks`` (the ``with`` block)."""
+
+    pack_hook: Callable[[Tensor], Any]
+    unpack_hook: Callable[[Any], Tensor]
+    _pack_once: _bool
+    _keep_leaves: _bool
+    _in_memory: _bool
+    def __new__(cls, *_args: Any, **_kwargs: Any) -> Self: ...
+    def __init__(
+        self, pack_hook: Callable[[Tensor], Any], unpack_hook: Callable[[Any], Tensor]
+    ) -> None: ...
+    def __enter__(self) -> Self: ...
+    def __exit__(self, *_exc: Any) -> None: ...
+
 def _push_saved_tensors_hooks(
     pack_hook: Callable[[Tensor], Any],
     unpack_hook: Callable[[Any], Tensor],

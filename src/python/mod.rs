@@ -97,6 +97,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tensor::indexing::split, m)?)?;
     m.add_function(wrap_pyfunction!(tensor::indexing::where_fn, m)?)?;
     m.add_class::<pylayer::ctx::PyCtx>()?;
+    m.add_class::<autograd::hooks_context::PySavedTensorsHooks>()?;
     m.add_function(wrap_pyfunction!(pylayer::apply::_apply_paddle, m)?)?;
     m.add_function(wrap_pyfunction!(pylayer::apply::_apply_torch, m)?)?;
     m.add_function(wrap_pyfunction!(pylayer::apply::_delayed_error, m)?)?;

@@ -143,3 +143,67 @@ def test_saved_tensors_hooks_per_step_and_threads():
     t.join()
     h.__exit__(None, None, None)
     assert errors and "entered on thread" in errors[0]
+
+
+def test_saved_tensors_hooks_native_context_subclasses_and_flags():
+    from ferrograd.autograd.graph import disable_saved_tensors_hooks, saved_tensors_hooks
+
+    # no Python frame per `with`: construction, __enter__ and __exit__ are native
+    assert "__enter__" not in saved_tensors_hooks.__dict__
+    seen = []
+
+    class Counting(saved_tensors_hooks):
+        def __init__(self, tag):
+            self.tag = tag
+            super().__init__(lambda t: seen.append((tag, "pack")) or t, lambda t: t)
+
+    x = fg.tensor(np.array([1.0, 2.0]), requires_grad=True)
+    with Counting("outer") as h:
+        assert isinstance(h, Counting) and h.tag == "outer"
+        with Counting("inner"):
+            (x * x).sum()  # both operands: two saves
+        (x * 2.0).sum()  # a Python number is never packed
+        (x.exp()).sum()  # the output: one save
+    assert seen == [("inner", "pack"), ("inner", "pack"), ("outer", "pack")]
+    (x * x).sum()
+    assert len(seen) == 3  # nothing installed after the blocks
+
+    # the hooks are attributes, readable and replaceable before entering
+    h = saved_tensors_hooks(lambda t: t, lambda t: t)
+    h.pack_hook = lambda t: seen.append("replaced") or t
+    with h:
+        (x * x).sum()
+    assert seen[-2:] == ["replaced", "replaced"]
+
+    # class flags are read per __enter__, and an instance may set them (checkpoint does)
+    h = saved_tensors_hooks(lambda t: seen.append("leaf") or t, lambda t: t)
+    h._keep_leaves = True
+    with h:
+        (x * x).sum()  # x is a leaf requiring grad: saved as is
+    assert "leaf" not in seen
+
+    # entering while disabled raises the given message; nothing is left installed
+    with disable_saved_tensors_hooks("no hooks here"):
+        with pytest.raises(RuntimeError, match="no hooks here"):
+            with saved_tensors_hooks(lambda t: t, lambda t: t):
+                pass
+    assert fg._core._saved_tensors_hooks_depth() == 0
+
+
+def test_saved_tensors_hooks_cycle_through_its_own_hooks_is_collected():
+    import gc
+    import weakref
+
+    from ferrograd.autograd.graph import saved_tensors_hooks
+
+    class SelfReferencing(saved_tensors_hooks):  # as memory_budget: hooks close over self
+        def __init__(self):
+            super().__init__(lambda t: (self, t)[1], lambda t: (self, t)[1])
+
+    h = SelfReferencing()
+    with h:
+        (fg.tensor(np.ones(2), requires_grad=True) * 2.0).sum()
+    ref = weakref.ref(h)
+    del h
+    gc.collect()
+    assert ref() is None

@@ -13,9 +13,8 @@ import os
 import secrets
 import shutil
 import tempfile
-import threading
 import weakref
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -32,73 +31,24 @@ __all__ = [
 ]
 
 
-class saved_tensors_hooks:
+class saved_tensors_hooks(_core._SavedTensorsHooks):
     """Context manager installing ``(pack_hook, unpack_hook)`` on this thread. Nested
     contexts stack: the innermost wins and the outer pair is restored on exit (also when
-    an exception leaves the block)."""
+    an exception leaves the block).
+
+    Construction, ``__enter__`` and ``__exit__`` are native (``_core._SavedTensorsHooks``,
+    no Python frame per ``with`` block); subclasses call ``super().__init__(pack, unpack)``
+    and set the class attributes below (read on every ``__enter__``). ``__exit__`` on
+    another thread than the one that entered raises ``RuntimeError``."""
 
     #: pack a view that this level already packed only once (the compressing hooks)
     _pack_once = False
     #: save parameters (leaves requiring grad) as they are instead of packing them
     _keep_leaves = False
-    #: the thread of each active ``__enter__``, innermost last (per instance once entered)
-    _threads: list[int] | None = None
     #: what the pack hook returns stays in RAM (checkpoint handles, compressed copies):
     #: its saves then leave ferrograd's buffer cache on, which other hooks suspend (see
     #: ``buffer_cache_info`` and docs/memory.md)
     _in_memory = False
-    #: the cache-suspend setting each active ``__enter__`` replaced, innermost last
-    _suspends: list[bool] | None = None
-
-    def __init__(self, pack_hook: Callable[[Any], Any], unpack_hook: Callable[[Any], Any]) -> None:
-        self.pack_hook = pack_hook
-        self.unpack_hook = unpack_hook
-        self._threads = []
-
-    def __enter__(self) -> saved_tensors_hooks:
-        if self._pack_once or self._keep_leaves:
-            _push_hooks(
-                self.pack_hook,
-                self.unpack_hook,
-                once=self._pack_once,
-                keep_leaves=self._keep_leaves,
-            )
-        else:
-            _push_hooks(self.pack_hook, self.unpack_hook)
-        # (None from the class when a subclass did not call this class's __init__; read as
-        # an attribute, not through ``__dict__``, which would build the instance's dict)
-        threads = self._threads
-        if threads is None:
-            threads = self._threads = []
-        threads.append(_get_ident())
-        suspends = self._suspends
-        if suspends is None:
-            suspends = self._suspends = []
-        suspends.append(_set_suspend(not self._in_memory))
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        # The hook stack is per thread: exiting on another thread would pop nothing there
-        # and leave the hooks installed on the entering thread, so refuse clearly.
-        here = _get_ident()
-        threads = self._threads
-        if not threads or threads[-1] != here:
-            entered = f"thread {threads[-1]}" if threads else "no thread"
-            raise RuntimeError(
-                f"saved_tensors_hooks.__exit__ on thread {here}, but this context was "
-                f"entered on {entered}; the hooks are installed per thread, so enter and "
-                f"exit the context on the same thread (one `with` block per thread)"
-            )
-        threads.pop()
-        _pop_hooks()
-        _set_suspend(self._suspends.pop())  # type: ignore[union-attr]
-
-
-# bound once: ``with saved_tensors_hooks(...)`` runs these on every forward step
-_get_ident = threading.get_ident
-_push_hooks = _core._push_saved_tensors_hooks
-_pop_hooks = _core._pop_saved_tensors_hooks
-_set_suspend = _core._set_packs_suspend_cache
 
 
 class disable_saved_tensors_hooks:

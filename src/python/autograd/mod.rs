@@ -1,12 +1,13 @@
 //! The Python side of the autograd engine: `backward` / `grad` and grad mode as module
 //! functions (`backward.rs`), graph nodes and gradient hooks (`node.rs`), saved-tensor
-//! pack/unpack hooks (`saved_hooks.rs`), a node's saved tensors by name
+//! pack/unpack hooks (`saved_hooks.rs`) and their context manager (`hooks_context.rs`), a node's saved tensors by name
 //! (`saved_by_name.rs`), post-accumulate hooks (`post_accumulate.rs`), and the details where the peers
 //! define alike-spelled things differently (`dropin.rs`).
 
 pub(crate) mod autocast;
 pub(crate) mod backward;
 pub(crate) mod dropin;
+pub(crate) mod hooks_context;
 pub(crate) mod node;
 pub(crate) mod node_hooks;
 pub(crate) mod post_accumulate;

@@ -154,13 +154,22 @@ pub fn _push_saved_tensors_hooks(
     once: bool,
     keep_leaves: bool,
 ) -> PyResult<()> {
+    push_hooks(pack_hook, unpack_hook, once, keep_leaves).py()
+}
+
+/// Pushes a Python hook pair onto this thread's stack (see `_push_saved_tensors_hooks`).
+pub(crate) fn push_hooks(
+    pack_hook: Py<PyAny>,
+    unpack_hook: Py<PyAny>,
+    once: bool,
+    keep_leaves: bool,
+) -> Result<()> {
     saved::push_saved_tensor_hooks(Arc::new(PyHooks {
         pack: pack_hook,
         unpack: Arc::new(unpack_hook),
         once: once.then(|| Mutex::new(PackedViews::default())),
         keep_leaves,
     }))
-    .py()
 }
 
 /// Leaves the innermost `saved_tensors_hooks` level on this thread.

@@ -24,7 +24,7 @@ use std::sync::{Arc, Weak};
 /// The graph node of one application of a custom layer.
 pub struct PyLayerNode {
     base: NodeBase,
-    name: String,
+    name: Arc<str>,
     pub(crate) ctx: Py<PyCtx>,
     backward: Py<PyAny>,
     torch_dialect: bool,
@@ -39,7 +39,7 @@ pub struct PyLayerNode {
 
 impl Node for PyLayerNode {
     fn name(&self) -> Cow<'static, str> {
-        Cow::Owned(self.name.clone())
+        Cow::Owned(self.name.to_string())
     }
     fn base(&self) -> &NodeBase {
         &self.base
@@ -219,11 +219,14 @@ fn class_name(cls: &Bound<'_, PyAny>) -> String {
 }
 
 /// The node name, `ClassBackward`: set once per class by `PyLayer.__init_subclass__`
-/// (`_fg_node_name`), so `apply` does not format it on every call.
-fn node_name(cls: &Bound<'_, PyAny>) -> PyResult<String> {
+/// (`_fg_node_name`), so `apply` does not format it on every call; one shared copy per
+/// apply serves the node and its ctx.
+fn node_name(cls: &Bound<'_, PyAny>) -> PyResult<Arc<str>> {
     match cls.getattr(pyo3::intern!(cls.py(), "_fg_node_name")) {
-        Ok(n) => n.extract(),
-        Err(_) => Ok(format!("{}Backward", class_name(cls))),
+        Ok(n) => Ok(Arc::from(
+            &*n.cast_into::<pyo3::types::PyString>()?.to_cow()?,
+        )),
+        Err(_) => Ok(Arc::from(format!("{}Backward", class_name(cls)))),
     }
 }
 

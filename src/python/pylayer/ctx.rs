@@ -44,8 +44,8 @@ pub(crate) struct CtxState {
     /// Set by `set_grad_in_dtype_consistent(False)`: output gradients reach backward in
     /// the dtype they were computed in, not cast to the outputs' dtypes.
     pub keep_grad_dtype: bool,
-    /// `ClassBackward`, for error messages.
-    pub name: String,
+    /// `ClassBackward`, for error messages (shared with the node: no copy per apply).
+    pub name: std::sync::Arc<str>,
     /// Attributes that hold the layer's own outputs, kept without owning the node.
     pub output_attrs: Vec<super::output_attribute::OutputAttribute>,
 }
@@ -68,7 +68,7 @@ pub struct PyCtx {
 
 impl PyCtx {
     /// A fresh context for layer `name`.
-    pub fn new(name: String, recording: bool) -> Self {
+    pub fn new(name: std::sync::Arc<str>, recording: bool) -> Self {
         PyCtx {
             ready: true,
             state: Mutex::new(CtxState {
@@ -105,7 +105,7 @@ fn tensors_of(args: &Bound<'_, PyTuple>, what: &str) -> PyResult<Vec<Tensor>> {
 impl PyCtx {
     #[new]
     fn py_new() -> Self {
-        PyCtx::new("Function".into(), false)
+        PyCtx::new(std::sync::Arc::from("Function"), false)
     }
 
     /// Saves tensors (and, Paddle style, other values) for backward. Each tensor is

@@ -1,0 +1,153 @@
+//! The `saved_tensors_hooks` context manager, native: constructing it and running its
+//! `__enter__` / `__exit__` run no Python frame (it was a Python class: three frames per
+//! `with` block, most of the cost of identity hooks on a small step; issue 23 item 4).
+//!
+//! `ferrograd.autograd.graph.saved_tensors_hooks` subclasses this class in Python and
+//! keeps the class attributes its own subclasses override: `_pack_once`, `_keep_leaves`
+//! and `_in_memory` (read here on every `__enter__`, so an instance may set them too, as
+//! `checkpoint` does). Subclasses with their own `__init__` call
+//! `super().__init__(pack_hook, unpack_hook)`, which is this class's `__init__`.
+
+use crate::python::errors::IntoPy;
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+use pyo3::{PyTraverseError, PyVisit};
+
+/// The base of `saved_tensors_hooks`: installs `(pack_hook, unpack_hook)` on this thread
+/// for the `with` block (nested blocks stack; the innermost wins).
+#[pyclass(
+    name = "_SavedTensorsHooks",
+    module = "ferrograd.autograd.graph",
+    subclass,
+    dict,
+    weakref
+)]
+pub struct PySavedTensorsHooks {
+    /// Called with each tensor a recorded node saves; returns what is kept instead.
+    #[pyo3(get, set)]
+    pack_hook: Option<Py<PyAny>>,
+    /// Called with what `pack_hook` returned when backward needs the tensor.
+    #[pyo3(get, set)]
+    unpack_hook: Option<Py<PyAny>>,
+    /// The thread of each active `__enter__`, innermost last.
+    threads: Vec<u64>,
+    /// The cache-suspend setting each active `__enter__` replaced, innermost last.
+    suspends: Vec<bool>,
+}
+
+/// `threading.get_ident()` of the calling thread.
+fn thread_ident() -> u64 {
+    // SAFETY: a plain query of the calling thread's identifier (needs no GIL state).
+    unsafe { pyo3::ffi::PyThread_get_thread_ident() as u64 }
+}
+
+/// A class (or instance) flag read as a bool.
+fn flag(obj: &Bound<'_, PyAny>, name: &Bound<'_, pyo3::types::PyString>) -> PyResult<bool> {
+    obj.getattr(name)?.is_truthy()
+}
+
+#[pymethods]
+impl PySavedTensorsHooks {
+    /// Pack a view that this level already packed only once (the compressing hooks).
+    #[classattr]
+    fn _pack_once() -> bool {
+        false
+    }
+
+    /// Save parameters (leaves requiring grad) as they are instead of packing them.
+    #[classattr]
+    fn _keep_leaves() -> bool {
+        false
+    }
+
+    /// What the pack hook returns stays in RAM (checkpoint handles, compressed copies):
+    /// its saves then leave ferrograd's buffer cache on, which other hooks suspend.
+    #[classattr]
+    fn _in_memory() -> bool {
+        false
+    }
+
+    /// Accepts (and ignores) any arguments: subclasses have constructors of their own
+    /// (`save_on_cpu(pin_memory=False)`); the hooks are set by `__init__`.
+    #[new]
+    #[pyo3(signature = (*_args, **_kwargs))]
+    fn py_new(_args: &Bound<'_, PyTuple>, _kwargs: Option<&Bound<'_, PyDict>>) -> Self {
+        PySavedTensorsHooks {
+            pack_hook: None,
+            unpack_hook: None,
+            threads: Vec::new(),
+            suspends: Vec::new(),
+        }
+    }
+
+    fn __init__(&mut self, pack_hook: Py<PyAny>, unpack_hook: Py<PyAny>) {
+        self.pack_hook = Some(pack_hook);
+        self.unpack_hook = Some(unpack_hook);
+    }
+
+    /// The hooks often close over the object itself (`memory_budget`'s do): the
+    /// collector must see them, or such an object and its cycle would never be freed.
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        if let Some(p) = &self.pack_hook {
+            visit.call(p)?;
+        }
+        if let Some(u) = &self.unpack_hook {
+            visit.call(u)?;
+        }
+        Ok(())
+    }
+
+    fn __clear__(&mut self) {
+        self.pack_hook = None;
+        self.unpack_hook = None;
+    }
+
+    fn __enter__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, Self>> {
+        let py = slf.py();
+        let any = slf.as_any();
+        let once = flag(any, pyo3::intern!(py, "_pack_once"))?;
+        let keep_leaves = flag(any, pyo3::intern!(py, "_keep_leaves"))?;
+        let in_memory = flag(any, pyo3::intern!(py, "_in_memory"))?;
+        let (pack, unpack) = {
+            let me = slf.borrow();
+            let hook =
+                |h: &Option<Py<PyAny>>| h.as_ref().map_or_else(|| py.None(), |h| h.clone_ref(py));
+            (hook(&me.pack_hook), hook(&me.unpack_hook))
+        };
+        super::saved_hooks::push_hooks(pack, unpack, once, keep_leaves).py()?;
+        let mut me = slf.borrow_mut();
+        me.threads.push(thread_ident());
+        me.suspends
+            .push(crate::buffer_cache::set_packs_suspend(!in_memory));
+        Ok(slf.clone())
+    }
+
+    /// Leaves the block; refuses (RuntimeError) on another thread than the one that
+    /// entered it: the hooks are per thread, so popping there would leave them installed
+    /// on the entering thread.
+    #[pyo3(signature = (*_exc))]
+    fn __exit__(&mut self, _exc: &Bound<'_, PyTuple>) -> PyResult<()> {
+        let here = thread_ident();
+        match self.threads.last() {
+            Some(&t) if t == here => {}
+            last => {
+                let entered = match last {
+                    Some(t) => format!("thread {t}"),
+                    None => "no thread".to_string(),
+                };
+                return Err(PyRuntimeError::new_err(format!(
+                    "saved_tensors_hooks.__exit__ on thread {here}, but this context was \
+                     entered on {entered}; the hooks are installed per thread, so enter and \
+                     exit the context on the same thread (one `with` block per thread)"
+                )));
+            }
+        }
+        self.threads.pop();
+        crate::autograd::saved::pop_saved_tensor_hooks();
+        if let Some(prev) = self.suspends.pop() {
+            crate::buffer_cache::set_packs_suspend(prev);
+        }
+        Ok(())
+    }
+}
