@@ -301,9 +301,7 @@ fn row_max<T: NnFloat>(row: &[T]) -> T {
             lanes[0] = x;
         }
     }
-    lanes
-        .iter()
-        .fold(ninf, |m, &x| if x > m { x } else { m })
+    lanes.iter().fold(ninf, |m, &x| if x > m { x } else { m })
 }
 
 /// The sum of `row` in float64, with four independent accumulators.
@@ -346,7 +344,9 @@ fn softmax_row<T: NnFloat>(
             *x = e * inv * p.drop_factor(d, n, i, j);
         }
     } else {
-        row.iter_mut().zip(tmp.iter()).for_each(|(x, &e)| *x = e * inv);
+        row.iter_mut()
+            .zip(tmp.iter())
+            .for_each(|(x, &e)| *x = e * inv);
     }
     T::from_f64(m.to_f64() + sum.ln())
 }

@@ -305,7 +305,11 @@ pub(crate) fn backward_in_blocks<T: RnnFloat>(
             h: &hs[t * bh..(t + 1) * bh],
             c: if lstm { &cs[t * bh..(t + 1) * bh] } else { &[] },
             c_prev,
-            acts: if lstm { &acts[t * bh * g..(t + 1) * bh * g] } else { &[] },
+            acts: if lstm {
+                &acts[t * bh * g..(t + 1) * bh * g]
+            } else {
+                &[]
+            },
             w,
         };
         let dst = BwdOut {
