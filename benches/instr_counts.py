@@ -12,7 +12,8 @@ done, not the vector width (time the wide paths with ``compare.py`` on a quiet m
     python benches/instr_counts.py --workloads bn_fused,bn_composed  # ferrograd only
 
 Workloads: ``lstm`` (``nn.LSTM(256, 256, 2)``, batch 32, ``--lstm-seq`` steps, default 8,
-forward + ``square().mean()`` + backward), ``mlp`` (issue 23's step: 784-256-256-10 tanh
+forward + ``square().mean()`` + backward), ``encoder`` (``sequence_steps.py``'s 4-layer
+``TransformerEncoder`` step at batch 4, seq 128), ``mlp`` (issue 23's step: 784-256-256-10 tanh
 MLP at batch 128, float32, MSE loss, backward, SGD under ``no_grad``), ``bn_fused`` and
 ``bn_composed`` (ferrograd only: ``F.batch_norm`` in training mode on ``[32, 64, 32, 32]``
 float32 against the composition it replaced, forward + backward).
@@ -45,6 +46,17 @@ if work == "lstm":
             p.grad = None
         out, _ = lstm(x)
         out.square().mean().backward()
+elif work == "encoder":
+    # benches/sequence_steps.py's encoder at batch 4 (the full batch 16 is slow under valgrind)
+    layer = L.nn.TransformerEncoderLayer(256, 4, 1024, dropout=0.0, batch_first=True)
+    extra = {"enable_nested_tensor": False} if lib == "torch" else {}
+    enc = L.nn.TransformerEncoder(layer, 4, **extra)
+    opt = L.optim.SGD(enc.parameters(), lr=0.01)
+    x = L.from_numpy(rng.standard_normal((4, 128, 256), dtype=np.float32))
+    def step():
+        opt.zero_grad()
+        enc(x).square().mean().backward()
+        opt.step()
 elif work == "mlp":
     sizes, ps = [784, 256, 256, 10], []
     for i, o in zip(sizes, sizes[1:]):
@@ -84,7 +96,7 @@ for _ in range(n):
     step()
 """
 
-TORCH_WORKLOADS = {"lstm", "mlp"}
+TORCH_WORKLOADS = {"lstm", "mlp", "encoder"}
 
 
 def count(python: str, lib: str, work: str, n: int, seq: int, tmp: str) -> int:

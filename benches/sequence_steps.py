@@ -57,17 +57,20 @@ def encoder_step(lib: Any, x_np: Any) -> Callable[[], Any]:
     return step
 
 
-def main(rounds: int = 5) -> None:
-    """Both libraries' steps interleaved in one process (one thread each), medians
-    printed: fairer than separate runs on a machine whose load changes."""
+def main(rounds: int = 5, threads: int = 1) -> None:
+    """Both libraries' steps interleaved in one process (``threads`` threads each),
+    medians printed: fairer than separate runs on a machine whose load changes."""
+    import os
     import statistics
     import time
 
+    # ferrograd sizes its pool from this variable when it is first imported
+    os.environ.setdefault("RAYON_NUM_THREADS", str(threads))
     import ferrograd as fg
     import numpy as np
     import torch
 
-    torch.set_num_threads(1)
+    torch.set_num_threads(threads)
     rng = np.random.default_rng(0)
     xl = rng.standard_normal((LSTM_SEQ, LSTM_BATCH, LSTM_SIZE)).astype(np.float32)
     xe = rng.standard_normal((ENC_BATCH, ENC_SEQ, ENC_D)).astype(np.float32)
@@ -96,4 +99,8 @@ def main(rounds: int = 5) -> None:
 if __name__ == "__main__":
     import sys
 
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 5)
+    # usage: python benches/sequence_steps.py [ROUNDS] [THREADS]
+    main(
+        int(sys.argv[1]) if len(sys.argv) > 1 else 5,
+        int(sys.argv[2]) if len(sys.argv) > 2 else 1,
+    )

@@ -13,6 +13,7 @@
 //! composed version and PyTorch's CPU kernel do.
 
 use super::fused_nn::NnFloat;
+use super::gemm_into::{gemm_into, Mat, Parallelism};
 use super::matmul::matmul;
 use crate::dtype::Element;
 use crate::error::Result;
@@ -113,6 +114,33 @@ impl<T: NnFloat> Params<'_, T> {
         }
     }
 
+    /// True when no key is ever left out and nothing is added: the scores are the scaled
+    /// products alone, computed by a loop the compiler vectorises.
+    fn plain(&self) -> bool {
+        !self.causal && matches!(self.mask, Mask::None)
+    }
+
+    /// True when dropout changes some weight (`0 < p`).
+    fn dropping(&self) -> bool {
+        self.dropout.0 > 0.0
+    }
+
+    /// Turns one row of raw `q · k` into its scores in place (`-inf` where the key is left
+    /// out); returns the row's largest score (`-inf` when none is kept).
+    fn scores_into(&self, n: usize, i: usize, row: &mut [T]) -> T {
+        let ninf = T::from_f64(f64::NEG_INFINITY);
+        if self.plain() {
+            // the same `raw * scale` as `score`, without its per-element branches
+            let sc = T::from_f64(self.scale);
+            row.iter_mut().for_each(|x| *x = *x * sc);
+        } else {
+            for (j, x) in row.iter_mut().enumerate() {
+                *x = self.score(n, i, j, *x).unwrap_or(ninf);
+            }
+        }
+        row_max(row)
+    }
+
     /// The dropout factor of weight `(n, i, j)`: `1/(1-p)` when kept, else 0.
     #[inline(always)]
     fn drop_factor(&self, d: &Dims, n: usize, i: usize, j: usize) -> T {
@@ -208,12 +236,6 @@ fn mm_nn<T: Element>(a: &[T], m: usize, b: &[T], k: usize, n: usize) -> Result<V
     )
 }
 
-/// `a^T @ b` with `a` `[k, m]` and `b` `[k, n]`, both contiguous.
-fn mm_tn<T: Element>(a: &[T], k: usize, m: usize, b: &[T], n: usize) -> Result<Vec<T>> {
-    let la = Layout::contiguous(&[k, m]).swap_dims(0, 1);
-    matmul(a, &la, b, &Layout::contiguous(&[k, n]))
-}
-
 /// Runs `f` for every batch, on several threads when the work is large, and returns the
 /// results in batch order.
 fn per_batch<R: Send>(d: &Dims, f: impl Fn(usize) -> Result<R> + Sync) -> Result<Vec<R>> {
@@ -241,11 +263,12 @@ pub fn forward<T: NnFloat>(
         let mut out = try_vec_with_capacity(d.l * d.ev)?;
         // rows that keep no key (all of them when there are no keys) stay at +inf
         let mut lse = try_filled_vec(d.l, T::from_f64(f64::INFINITY))?;
+        let mut tmp = try_filled_vec(d.s, <T as Element>::zero())?;
         for r0 in (0..d.l).step_by(br) {
             let rows = br.min(d.l - r0);
             let mut sc = mm_nt(&qn[r0 * d.e..(r0 + rows) * d.e], rows, kn, d.s, d.e)?;
             for (ri, row) in sc.chunks_mut(d.s.max(1)).take(rows).enumerate() {
-                lse[r0 + ri] = softmax_row(p, d, n, r0 + ri, row);
+                lse[r0 + ri] = softmax_row(p, d, n, r0 + ri, row, &mut tmp);
             }
             out.extend(mm_nn(&sc, rows, vn, d.s, d.ev)?);
         }
@@ -260,29 +283,70 @@ pub fn forward<T: NnFloat>(
     Ok((out, lse))
 }
 
-/// Turns one row of raw `q · k` into its (dropped-out) weights in place; returns the
-/// row's log-sum-exp (`+inf` when no key is kept).
-fn softmax_row<T: NnFloat>(p: &Params<'_, T>, d: &Dims, n: usize, i: usize, row: &mut [T]) -> T {
+/// The largest element of `row` (`-inf` for an empty row; NaNs are skipped), with eight
+/// independent running maxima so the loop is not one serial chain.
+fn row_max<T: NnFloat>(row: &[T]) -> T {
     let ninf = T::from_f64(f64::NEG_INFINITY);
-    let mut m = ninf;
-    for (j, x) in row.iter_mut().enumerate() {
-        *x = p.score(n, i, j, *x).unwrap_or(ninf);
-        if *x > m {
-            m = *x;
+    let mut lanes = [ninf; 8];
+    let mut chunks = row.chunks_exact(8);
+    for c in &mut chunks {
+        for (l, &x) in lanes.iter_mut().zip(c) {
+            if x > *l {
+                *l = x;
+            }
         }
     }
+    for &x in chunks.remainder() {
+        if x > lanes[0] {
+            lanes[0] = x;
+        }
+    }
+    lanes.iter().fold(ninf, |m, &x| if x > m { x } else { m })
+}
+
+/// The sum of `row` in float64, with four independent accumulators.
+fn row_sum_f64<T: NnFloat>(row: &[T]) -> f64 {
+    let mut acc = [0.0f64; 4];
+    let mut chunks = row.chunks_exact(4);
+    for c in &mut chunks {
+        for (a, &x) in acc.iter_mut().zip(c) {
+            *a += x.to_f64();
+        }
+    }
+    let tail: f64 = chunks.remainder().iter().map(|&x| x.to_f64()).sum();
+    (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
+}
+
+/// Turns one row of raw `q · k` into its (dropped-out) weights in place; returns the
+/// row's log-sum-exp (`+inf` when no key is kept). `tmp` is scratch of the row's length.
+/// The exponentials run through [`NnFloat::exp_shifted`] (SIMD for float32); a left-out
+/// key's `-inf` score gives exactly 0.
+fn softmax_row<T: NnFloat>(
+    p: &Params<'_, T>,
+    d: &Dims,
+    n: usize,
+    i: usize,
+    row: &mut [T],
+    tmp: &mut [T],
+) -> T {
+    let ninf = T::from_f64(f64::NEG_INFINITY);
+    let m = p.scores_into(n, i, row);
     if m == ninf {
         row.iter_mut().for_each(|x| *x = <T as Element>::zero());
         return T::from_f64(f64::INFINITY);
     }
-    let mut sum = 0.0f64;
-    for x in row.iter_mut() {
-        *x = (*x - m).exp_k();
-        sum += x.to_f64();
-    }
+    let tmp = &mut tmp[..row.len()];
+    T::exp_shifted(row, m, <T as Element>::zero(), tmp);
+    let sum = row_sum_f64(tmp);
     let inv = T::from_f64(1.0 / sum);
-    for (j, x) in row.iter_mut().enumerate() {
-        *x = *x * inv * p.drop_factor(d, n, i, j);
+    if p.dropping() {
+        for (j, (x, &e)) in row.iter_mut().zip(tmp.iter()).enumerate() {
+            *x = e * inv * p.drop_factor(d, n, i, j);
+        }
+    } else {
+        row.iter_mut()
+            .zip(tmp.iter())
+            .for_each(|(x, &e)| *x = e * inv);
     }
     T::from_f64(m.to_f64() + sum.ln())
 }
@@ -312,6 +376,7 @@ pub fn backward<T: NnFloat>(
         let mut dq = try_vec_with_capacity(d.l * d.e)?;
         let mut dk = try_filled_vec(d.s * d.e, zero)?;
         let mut dv = try_filled_vec(d.s * d.ev, zero)?;
+        let mut tmp = try_filled_vec(d.s, zero)?;
         for r0 in (0..d.l).step_by(br) {
             let rows = br.min(d.l - r0);
             let (qb, gb) = (
@@ -342,21 +407,34 @@ pub fn backward<T: NnFloat>(
                     .map(|(&a, &b)| a.to_f64() * b.to_f64())
                     .sum();
                 let di = T::from_f64(di);
-                for j in 0..d.s {
-                    let pij = match p.score(n, i, j, prow[j]) {
-                        Some(s) => (s - m).exp_k(),
-                        None => zero,
-                    };
-                    let z = p.drop_factor(d, n, i, j);
-                    // dS = P (dP∘Z - D), the scale folded in for dQ and dK
-                    drow[j] = pij * (drow[j] * z - di) * scale;
-                    prow[j] = pij * z;
+                // P_ij = e^(score - lse): 0 where the key is left out (score -inf)
+                p.scores_into(n, i, prow);
+                let pr = &mut tmp[..d.s];
+                T::exp_shifted(prow, m, zero, pr);
+                // dS = P (dP∘Z - D), the scale folded in for dQ and dK
+                if p.dropping() {
+                    for j in 0..d.s {
+                        let z = p.drop_factor(d, n, i, j);
+                        drow[j] = pr[j] * (drow[j] * z - di) * scale;
+                        prow[j] = pr[j] * z;
+                    }
+                } else {
+                    for ((dj, pj), &e) in drow.iter_mut().zip(prow.iter_mut()).zip(pr.iter()) {
+                        *dj = e * (*dj - di) * scale;
+                        *pj = e;
+                    }
                 }
             }
-            // dV += (P∘Z)^T dO ; dQ = dS K ; dK += dS^T Q
-            add_into(&mut dv, &mm_tn(&pb, rows, d.s, gb, d.ev)?);
+            // dV += (P∘Z)^T dO ; dQ = dS K ; dK += dS^T Q (accumulated in place)
+            let (pm, dsm) = (
+                Mat::row_major(&pb, 0, rows, d.s).t(),
+                Mat::row_major(&ds, 0, rows, d.s),
+            );
+            let gm = Mat::row_major(gb, 0, rows, d.ev);
+            gemm_into(&mut dv, d.ev, pm, gm, true, Parallelism::None)?;
             dq.extend(mm_nn(&ds, rows, kn, d.s, d.e)?);
-            add_into(&mut dk, &mm_tn(&ds, rows, d.s, qb, d.e)?);
+            let qm = Mat::row_major(qb, 0, rows, d.e);
+            gemm_into(&mut dk, d.e, dsm.t(), qm, true, Parallelism::None)?;
         }
         Ok((dq, dk, dv))
     })?;
@@ -369,10 +447,6 @@ pub fn backward<T: NnFloat>(
         dv.extend(c);
     }
     Ok((dq, dk, dv))
-}
-
-fn add_into<T: NnFloat>(acc: &mut [T], x: &[T]) {
-    acc.iter_mut().zip(x).for_each(|(a, &b)| *a = *a + b);
 }
 
 #[cfg(test)]

@@ -26,6 +26,7 @@ pub mod par;
 pub mod reduce;
 pub mod rnn;
 pub mod rnn_gru;
+pub mod rnn_step;
 pub mod scalar;
 pub mod scan;
 pub mod scatter;

@@ -17,6 +17,7 @@ use crate::dtype::Element;
 use crate::error::{Error, Result};
 use crate::kernels::fastmath;
 use crate::kernels::matmul::matmul;
+use crate::kernels::rnn_step::{self, BwdIn, BwdOut, FwdIn, FwdOut, Shared};
 use crate::layout::Layout;
 use crate::storage::try_filled_vec;
 use num_traits::Float;
@@ -167,6 +168,20 @@ pub fn forward<T: RnnFloat>(
     h0: &[T],
     c0: &[T],
 ) -> Result<(Vec<T>, Vec<T>)> {
+    let rows = rnn_step::rows_per_task(s, cell.gates());
+    forward_in_blocks(cell, s, xp, w, h0, c0, rows)
+}
+
+/// [`forward`] with each step's batch cut into blocks of `rows` rows (one task each).
+pub(crate) fn forward_in_blocks<T: RnnFloat>(
+    cell: Cell,
+    s: &Seq,
+    xp: &[T],
+    w: &[T],
+    h0: &[T],
+    c0: &[T],
+    rows: usize,
+) -> Result<(Vec<T>, Vec<T>)> {
     if cell == Cell::Gru {
         return Err(Error::runtime("internal: the GRU runs in kernels::rnn_gru"));
     }
@@ -181,66 +196,51 @@ pub fn forward<T: RnnFloat>(
     } else {
         Vec::new()
     };
-    let (hs, cs) = out.split_at_mut(tbh);
     let wt = transpose_w(w, s, g)?;
+    let mut pre = try_filled_vec(s.batch * g * hd, <T as Element>::zero())?;
+    let lstm = cell == Cell::Lstm;
+    // every step's reads and writes go through this one pointer into `out`, `out` is not
+    // touched otherwise until the loop ends
+    let (op, ap) = (out.as_mut_ptr(), acts.as_mut_ptr());
+    let pp = Shared(pre.as_mut_ptr());
     for k in 0..s.steps {
         let t = s.at(k);
-        let hw = {
-            let h_prev: &[T] = if k == 0 {
-                h0
-            } else {
-                let p = s.at(k - 1);
-                &hs[p * bh..(p + 1) * bh]
-            };
-            h_times_wt(h_prev, &wt, s, g)?
+        // SAFETY: the previous step's rows (`p != t`) are only read, step t's rows are
+        // written, each block of batch rows by one task (`over_rows`); all lie in `out`
+        // (`S * T * B * H` elements) and `acts` (`T * B * G*H`, LSTM only).
+        let (h_prev, c_prev): (&[T], &[T]) = if k == 0 {
+            (h0, if lstm { c0 } else { &[] })
+        } else {
+            let p = s.at(k - 1);
+            unsafe {
+                (
+                    std::slice::from_raw_parts(op.add(p * bh), bh),
+                    if lstm {
+                        std::slice::from_raw_parts(op.add(tbh + p * bh), bh)
+                    } else {
+                        &[]
+                    },
+                )
+            }
         };
-        let x = &xp[t * bh * g..(t + 1) * bh * g];
-        // the pre-activations, then each gate block through a slice activation (SIMD for
-        // float32, see `kernels::fastmath`)
-        let mut pre = hw;
-        for (p, xv) in pre.iter_mut().zip(x) {
-            *p = *p + *xv;
-        }
-        match cell {
-            Cell::Lstm => {
-                let a = &mut acts[t * bh * g..(t + 1) * bh * g];
-                for bi in 0..s.batch {
-                    let row = bi * g * hd;
-                    let (pr, ar) = (&pre[row..row + g * hd], &mut a[row..row + g * hd]);
-                    T::sigmoid_into(&pr[..2 * hd], &mut ar[..2 * hd]);
-                    T::tanh_into(&pr[2 * hd..3 * hd], &mut ar[2 * hd..3 * hd]);
-                    T::sigmoid_into(&pr[3 * hd..], &mut ar[3 * hd..]);
-                    for j in 0..hd {
-                        let c_prev = if k == 0 {
-                            c0[bi * hd + j]
-                        } else {
-                            cs[s.at(k - 1) * bh + bi * hd + j]
-                        };
-                        cs[t * bh + bi * hd + j] = ar[hd + j] * c_prev + ar[j] * ar[2 * hd + j];
-                    }
-                    let e0 = t * bh + bi * hd;
-                    let hrow = &mut hs[e0..e0 + hd];
-                    T::tanh_into(&cs[e0..e0 + hd], hrow);
-                    for (h, o) in hrow.iter_mut().zip(&ar[3 * hd..]) {
-                        *h = *o * *h;
-                    }
-                }
+        let inp = FwdIn {
+            h_prev,
+            c_prev,
+            x: &xp[t * bh * g..(t + 1) * bh * g],
+            wt: &wt,
+        };
+        let dst = unsafe {
+            FwdOut {
+                h: Shared(op.add(t * bh)),
+                c: Shared(if lstm { op.add(tbh + t * bh) } else { op }),
+                acts: Shared(if lstm { ap.add(t * bh * g) } else { ap }),
+                pre: pp,
             }
-            Cell::Tanh | Cell::Relu | Cell::Gru => {
-                let h = &mut hs[t * bh..(t + 1) * bh];
-                if cell == Cell::Tanh {
-                    T::tanh_into(&pre, h);
-                } else {
-                    for (e, p) in h.iter_mut().zip(&pre) {
-                        *e = if *p > <T as Element>::zero() {
-                            *p
-                        } else {
-                            <T as Element>::zero()
-                        };
-                    }
-                }
-            }
-        }
+        };
+        // SAFETY: see above; `pre` is scratch of `B * G*H`, each task its own rows.
+        rnn_step::over_rows(s.batch, rows, &|r0, nr| unsafe {
+            rnn_step::forward_rows(cell, s, &inp, &dst, r0, nr)
+        })?;
     }
     Ok((out, acts))
 }
@@ -258,6 +258,23 @@ pub fn backward<T: RnnFloat>(
     acts: &[T],
     gout: &[T],
 ) -> Result<LayerGrads<T>> {
+    let rows = rnn_step::rows_per_task(s, cell.gates());
+    backward_in_blocks(cell, s, w, h0, c0, out, acts, gout, rows)
+}
+
+/// [`backward`] with each step's batch cut into blocks of `rows` rows (one task each).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn backward_in_blocks<T: RnnFloat>(
+    cell: Cell,
+    s: &Seq,
+    w: &[T],
+    h0: &[T],
+    c0: &[T],
+    out: &[T],
+    acts: &[T],
+    gout: &[T],
+    rows: usize,
+) -> Result<LayerGrads<T>> {
     if cell == Cell::Gru {
         return Err(Error::runtime("internal: the GRU runs in kernels::rnn_gru"));
     }
@@ -265,63 +282,48 @@ pub fn backward<T: RnnFloat>(
     let tbh = steps * bh;
     let (hs, cs) = out.split_at(tbh);
     let (gh, gc) = gout.split_at(tbh);
+    let lstm = cell == Cell::Lstm;
     let mut dxp = try_filled_vec(tbh * g, <T as Element>::zero())?;
+    // the recurrent gradient, read from one buffer and written to the other each step
     let mut dh = try_filled_vec(bh, <T as Element>::zero())?;
-    let mut dc = try_filled_vec(
-        if cell == Cell::Lstm { bh } else { 0 },
-        <T as Element>::zero(),
-    )?;
-    let one = <T as Element>::one();
-    let mut tanh_c = try_filled_vec(hd, <T as Element>::zero())?;
+    let mut dh_next = try_filled_vec(bh, <T as Element>::zero())?;
+    let mut dc = try_filled_vec(if lstm { bh } else { 0 }, <T as Element>::zero())?;
     for k in (0..steps).rev() {
         let t = s.at(k);
-        let d = &mut dxp[t * bh * g..(t + 1) * bh * g];
-        match cell {
-            Cell::Lstm => {
-                let a = &acts[t * bh * g..(t + 1) * bh * g];
-                for bi in 0..s.batch {
-                    let row = bi * g * hd;
-                    let e0 = t * bh + bi * hd;
-                    T::tanh_into(&cs[e0..e0 + hd], &mut tanh_c);
-                    for j in 0..hd {
-                        let e = bi * hd + j;
-                        let dh_t = gh[t * bh + e] + dh[e];
-                        let mut dc_t = gc[t * bh + e] + dc[e];
-                        let tc = tanh_c[j];
-                        let (i, f) = (a[row + j], a[row + hd + j]);
-                        let (gg, o) = (a[row + 2 * hd + j], a[row + 3 * hd + j]);
-                        let c_prev = if k == 0 {
-                            c0[e]
-                        } else {
-                            cs[s.at(k - 1) * bh + e]
-                        };
-                        dc_t = dc_t + dh_t * o * (one - tc * tc);
-                        dc[e] = dc_t * f;
-                        d[row + j] = dc_t * gg * i * (one - i);
-                        d[row + hd + j] = dc_t * c_prev * f * (one - f);
-                        d[row + 2 * hd + j] = dc_t * i * (one - gg * gg);
-                        d[row + 3 * hd + j] = dh_t * tc * o * (one - o);
-                    }
-                }
-            }
-            Cell::Tanh | Cell::Relu | Cell::Gru => {
-                let h = &hs[t * bh..(t + 1) * bh];
-                for e in 0..bh {
-                    let dh_t = gh[t * bh + e] + dh[e];
-                    d[e] = if cell == Cell::Tanh {
-                        dh_t * (one - h[e] * h[e])
-                    } else if h[e] > <T as Element>::zero() {
-                        dh_t
-                    } else {
-                        <T as Element>::zero()
-                    };
-                }
-            }
-        }
-        // dh_{prev} = dgates_t @ W_hh
-        let ld = Layout::contiguous(&[s.batch, g * hd]);
-        let lw = Layout::contiguous(&[g * hd, hd]);
-        dh = matmul(&dxp[t * bh * g..(t + 1) * bh * g], &ld, w, &lw)?;
+        let c_prev: &[T] = if !lstm {
+            &[]
+        } else if k == 0 {
+            c0
+        } else {
+            let p = s.at(k - 1);
+            &cs[p * bh..(p + 1) * bh]
+        };
+        let inp = BwdIn {
+            gh: &gh[t * bh..(t + 1) * bh],
+            gc: if lstm { &gc[t * bh..(t + 1) * bh] } else { &[] },
+            dh: &dh,
+            h: &hs[t * bh..(t + 1) * bh],
+            c: if lstm { &cs[t * bh..(t + 1) * bh] } else { &[] },
+            c_prev,
+            acts: if lstm {
+                &acts[t * bh * g..(t + 1) * bh * g]
+            } else {
+                &[]
+            },
+            w,
+        };
+        let dst = BwdOut {
+            d: Shared(dxp[t * bh * g..].as_mut_ptr()),
+            dc: Shared(dc.as_mut_ptr()),
+            dh_next: Shared(dh_next.as_mut_ptr()),
+        };
+        // SAFETY: step t's rows of `dxp` (`B * G*H` from `t * B * G*H`), `dc` and
+        // `dh_next` (`B * H` each) are written, each block of batch rows by one task;
+        // `inp` reads other buffers only (`dh` is not `dh_next`).
+        rnn_step::over_rows(s.batch, rows, &|r0, nr| unsafe {
+            rnn_step::backward_rows(cell, s, &inp, &dst, r0, nr)
+        })?;
+        std::mem::swap(&mut dh, &mut dh_next);
     }
     // dW_hh = sum over steps of dgates_t^T @ h_prev_t: one GEMM over all steps
     let mut h_prev = try_filled_vec(tbh, <T as Element>::zero())?;
@@ -389,6 +391,44 @@ mod tests {
                         "g={g} hd={hd} r={r} p={p}"
                     );
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn batch_blocks_match_the_whole_batch() {
+        // blocks of 2 rows (2, 2, 1: the last one short) run as pool tasks; the results
+        // must equal one block of the whole batch
+        for cell in [Cell::Lstm, Cell::Tanh, Cell::Relu] {
+            for reverse in [false, true] {
+                let s = Seq {
+                    steps: 4,
+                    batch: 5,
+                    hidden: 3,
+                    reverse,
+                };
+                let g = cell.gates();
+                let xp = lcg(4 * 5 * 3 * g, 11);
+                let w = lcg(g * 3 * 3, 12);
+                let (h0, c0) = (lcg(15, 13), lcg(15, 14));
+                let whole = forward_in_blocks(cell, &s, &xp, &w, &h0, &c0, 5).unwrap();
+                let split = forward_in_blocks(cell, &s, &xp, &w, &h0, &c0, 2).unwrap();
+                let close = |a: &[f64], b: &[f64], what: &str| {
+                    assert_eq!(a.len(), b.len());
+                    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                        assert!((x - y).abs() < 1e-13, "{cell:?} {what}[{i}]: {x} vs {y}");
+                    }
+                };
+                close(&whole.0, &split.0, "states");
+                close(&whole.1, &split.1, "acts");
+                let r = lcg(whole.0.len(), 15);
+                let (o, a) = (&whole.0, &whole.1);
+                let gw = backward_in_blocks(cell, &s, &w, &h0, &c0, o, a, &r, 5).unwrap();
+                let gs = backward_in_blocks(cell, &s, &w, &h0, &c0, o, a, &r, 2).unwrap();
+                close(&gw.dxp, &gs.dxp, "dxp");
+                close(&gw.dw, &gs.dw, "dw");
+                close(&gw.dh0, &gs.dh0, "dh0");
+                close(&gw.dc0, &gs.dc0, "dc0");
             }
         }
     }

@@ -56,6 +56,21 @@ def test_fused_matches_composed(cls, kw, monkeypatch):
         np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)
 
 
+@pytest.mark.parametrize(
+    "cls,hidden,kw", [(nn.LSTM, 182, {}), (nn.RNN, 364, {"bidirectional": True})]
+)
+def test_fused_with_the_batch_split_over_threads_matches_composed(cls, hidden, kw, monkeypatch):
+    # batch 8 with these hidden sizes makes each step big enough (B * G*H * H >= 2**20)
+    # that, with two or more pool threads, the fused kernel cuts every step's batch into
+    # blocks run as separate tasks (GEMM and gates per block; kernels/rnn_step.rs)
+    layer = cls(6, hidden, dtype="float64", **kw)
+    x = _t([3, 8, 6])
+    v_f, g_f = _run(layer, x, None, True, monkeypatch)
+    v_c, g_c = _run(layer, x, None, False, monkeypatch)
+    for a, b in zip(v_f + g_f, v_c + g_c):
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-11)
+
+
 def test_fused_is_one_node_per_layer_and_direction():
     layer = nn.LSTM(3, 4, dtype="float64")
     out, _ = layer(_t([5, 2, 3]))
