@@ -35,7 +35,7 @@ impl FloatMath for f64 {
 /// then two Newton steps on `erf(x) - y` (each doubles the correct digits), so f64 results
 /// are accurate to a few ulps. `|y| > 1` (and NaN) gives NaN, `+-1` gives `+-inf`.
 pub fn f_erfinv<T: FloatMath>(y: T) -> T {
-    let yf = y.to_f64().unwrap_or(f64::NAN);
+    let yf: f64 = num_traits::ToPrimitive::to_f64(&y).unwrap_or(f64::NAN);
     if yf.is_nan() || yf.abs() > 1.0 {
         return T::nan();
     }
@@ -74,7 +74,7 @@ pub fn f_erfinv<T: FloatMath>(y: T) -> T {
         }
         x -= e / d;
     }
-    T::from(x).unwrap_or(T::nan())
+    <T as num_traits::NumCast>::from(x).unwrap_or(T::nan())
 }
 
 /// `v` in the float type of a kernel (constants such as `pi / 180`).
