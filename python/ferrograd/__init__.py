@@ -384,12 +384,30 @@ __all__ += [
 # nan_to_num, isclose/allclose), random sampling and Generator objects, conveniences
 # (default dtype, print options, Tensor.type/cuda/set_value, shape): see _ops_math.py,
 # random_gen.py, _conveniences.py
-from . import _conveniences, _ops_math, random_gen  # noqa: E402
+# PyTorch's legacy typed constructors (torch.FloatTensor(2, 3), torch.LongTensor([1, 2]))
+from . import (  # noqa: E402
+    _conveniences,
+    _legacy_types,  # noqa: E402
+    _ops_math,
+    random_gen,
+)
 from ._conveniences import get_default_dtype as get_default_dtype  # noqa: E402
 from ._conveniences import get_printoptions as get_printoptions  # noqa: E402
 from ._conveniences import set_default_dtype as set_default_dtype  # noqa: E402
 from ._conveniences import set_printoptions as set_printoptions  # noqa: E402
 from ._conveniences import shape as shape  # noqa: E402
+from ._legacy_types import BFloat16Tensor as BFloat16Tensor  # noqa: E402
+from ._legacy_types import BoolTensor as BoolTensor  # noqa: E402
+from ._legacy_types import ByteTensor as ByteTensor  # noqa: E402
+from ._legacy_types import CharTensor as CharTensor  # noqa: E402
+from ._legacy_types import ComplexDoubleTensor as ComplexDoubleTensor  # noqa: E402
+from ._legacy_types import ComplexFloatTensor as ComplexFloatTensor  # noqa: E402
+from ._legacy_types import DoubleTensor as DoubleTensor  # noqa: E402
+from ._legacy_types import FloatTensor as FloatTensor  # noqa: E402
+from ._legacy_types import HalfTensor as HalfTensor  # noqa: E402
+from ._legacy_types import IntTensor as IntTensor  # noqa: E402
+from ._legacy_types import LongTensor as LongTensor  # noqa: E402
+from ._legacy_types import ShortTensor as ShortTensor  # noqa: E402
 from ._ops_math import allclose as allclose  # noqa: E402
 from ._ops_math import clamp as clamp  # type: ignore[assignment]  # noqa: E402
 from ._ops_math import clip as clip  # type: ignore[assignment]  # noqa: E402
@@ -419,6 +437,7 @@ from .random_gen import seed as seed  # noqa: E402
 from .random_gen import set_rng_state as set_rng_state  # noqa: E402
 from .random_gen import uniform as uniform  # noqa: E402
 
+__all__ += _legacy_types.__all__
 _ops_math.install_tensor_methods()
 random_gen.install_tensor_methods()
 _conveniences.install_tensor_methods()

@@ -222,8 +222,9 @@ class Tensor:
     # Set by ``ferrograd._dialect_aliases``: NumPy defers to Tensor's reflected operators.
     __array_priority__: ClassVar[_int]
 
-    def __new__(cls, data: _Operand | None = None, dtype: _DTypeLike | None = None) -> Self:
-        """A tensor of ``data`` (float32 unless ``dtype``); empty without ``data``."""
+    def __new__(cls, *args: Any, dtype: _DTypeLike | None = None) -> Self:
+        """``Tensor(data)``: a tensor of ``data`` (float32 unless ``dtype``); ``Tensor(2, 3)``
+        or ``Tensor(Size)``: zeros of that shape; ``Tensor()``: empty."""
 
     # -- properties --
     @property
@@ -620,6 +621,15 @@ class Tensor:
         """Always a RuntimeError: ferrograd has no GPU build."""
     def set_value(self, value: Any) -> None:
         """Paddle: overwrites the values in place."""
+    @property
+    def data(self) -> Tensor:
+        """The values outside autograd, sharing this tensor's memory."""
+    @data.setter
+    def data(self, value: Tensor) -> None: ...
+    def view_as(self, other: Tensor) -> Tensor:
+        """``self.view(other.shape)``."""
+    def new(self, *args: Any) -> Tensor:
+        """``Tensor(*args)`` with this tensor's dtype."""
 
     # -- conversions --
     def numpy(self) -> NDArray[Any]:
