@@ -10,6 +10,7 @@ Registered objects are also kept in the instance ``__dict__`` so that reading
 
 from __future__ import annotations
 
+import math
 from collections import OrderedDict, namedtuple
 from typing import Any, Callable, Iterator, Mapping, Optional
 
@@ -17,6 +18,7 @@ import numpy as np
 
 from .. import _core
 from ..grad_mode import no_grad
+from . import module_hooks as _module_hooks
 from .parameter import Parameter
 from .static_build import converter as _static_converter
 from .static_build import set_value as _static_set_value
@@ -27,19 +29,7 @@ Tensor = _core.Tensor
 _IncompatibleKeys = namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 
 
-class _HookHandle:
-    """Removes a forward hook from its module when ``remove()`` is called."""
-
-    _next_id = 0
-
-    def __init__(self, hooks: dict) -> None:
-        self._hooks = hooks
-        self.id = _HookHandle._next_id
-        _HookHandle._next_id += 1
-
-    def remove(self) -> None:
-        """Unregisters the hook (a second call does nothing)."""
-        self._hooks.pop(self.id, None)
+_HookHandle = _module_hooks.HookHandle
 
 
 class _ParameterSequence(list):
@@ -90,33 +80,44 @@ class Module:
         """The computation; subclasses override it."""
         raise NotImplementedError(f"{type(self).__name__} must define forward()")
 
+    # True once a backward hook was registered (forward hooks are seen in their dicts)
+    _has_hooks = False
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if not self._forward_pre_hooks and not self._forward_hooks:
+        if not self._forward_pre_hooks and not self._forward_hooks and not self._has_hooks:
             return self.forward(*args, **kwargs)
-        for hook in list(self._forward_pre_hooks.values()):
-            changed = hook(self, args)
-            if changed is not None:
-                args = changed if isinstance(changed, tuple) else (changed,)
-        out = self.forward(*args, **kwargs)
-        for hook in list(self._forward_hooks.values()):
-            changed = hook(self, args, out)
-            if changed is not None:
-                out = changed
-        return out
+        return _module_hooks.call_with_hooks(self, args, kwargs)
 
-    def register_forward_pre_hook(self, hook: Callable) -> _HookHandle:
-        """``hook(module, args)`` runs before ``forward``; a non-None result replaces args."""
-        handle = _HookHandle(self._forward_pre_hooks)
-        self._forward_pre_hooks[handle.id] = hook
-        return handle
+    def register_forward_pre_hook(
+        self, hook: Callable, *, prepend: bool = False, with_kwargs: bool = False
+    ) -> _HookHandle:
+        """``hook(module, args)`` runs before ``forward``; a non-None result replaces args
+        (options: see ``nn/module_hooks.py``)."""
+        return _module_hooks.register(self, hook, True, prepend, with_kwargs)
 
-    def register_forward_post_hook(self, hook: Callable) -> _HookHandle:
-        """``hook(module, args, output)`` runs after ``forward``; non-None replaces output."""
-        handle = _HookHandle(self._forward_hooks)
-        self._forward_hooks[handle.id] = hook
-        return handle
+    def register_forward_post_hook(
+        self,
+        hook: Callable,
+        *,
+        prepend: bool = False,
+        with_kwargs: bool = False,
+        always_call: bool = False,
+    ) -> _HookHandle:
+        """``hook(module, args, output)`` runs after ``forward``; non-None replaces output
+        (options: see ``nn/module_hooks.py``)."""
+        return _module_hooks.register(self, hook, False, prepend, with_kwargs, always_call)
 
     register_forward_hook = register_forward_post_hook
+
+    def register_full_backward_pre_hook(self, hook: Callable, prepend: bool = False) -> _HookHandle:
+        """``hook(module, grad_output)`` runs when the gradients of the outputs are known;
+        a non-None result replaces them (see ``nn/module_backward_hooks.py``)."""
+        return _module_hooks.register_backward(self, hook, True, prepend)
+
+    def register_full_backward_hook(self, hook: Callable, prepend: bool = False) -> _HookHandle:
+        """``hook(module, grad_input, grad_output)`` runs when the gradients of the
+        positional tensor arguments are known; a non-None result replaces them."""
+        return _module_hooks.register_backward(self, hook, False, prepend)
 
     # ------------------------------------------------------------------ registration
 
@@ -255,6 +256,10 @@ class Module:
         p = Parameter(_core.zeros(list(shape), dtype=dtype or _core._get_default_dtype()))
         if default_initializer is not None:
             default_initializer(p)
+        elif not is_bias and p.ndim < 2:
+            # Paddle's Xavier fans for a 0-D / 1-D weight: fan_in = fan_out = numel
+            bound = math.sqrt(3.0 / max(math.prod(shape), 1))
+            init.uniform_(p, -bound, bound)
         elif not is_bias:
             init.xavier_uniform_(p)
         return p
