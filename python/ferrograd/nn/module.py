@@ -80,11 +80,9 @@ class Module:
         """The computation; subclasses override it."""
         raise NotImplementedError(f"{type(self).__name__} must define forward()")
 
-    # True once a backward hook was registered (forward hooks are seen in their dicts)
-    _has_hooks = False
-
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if not self._forward_pre_hooks and not self._forward_hooks and not self._has_hooks:
+        # (a backward hook registers a no-op forward pre-hook, so one check covers all)
+        if not self._forward_pre_hooks and not self._forward_hooks:
             return self.forward(*args, **kwargs)
         return _module_hooks.call_with_hooks(self, args, kwargs)
 

@@ -49,6 +49,12 @@ def _side(module: Any, name: str, factory: Callable) -> Any:
     return d[name]
 
 
+def _mark_backward_hooks(module: Any, args: tuple) -> None:
+    """The no-op forward pre-hook of a module with backward hooks (see
+    :func:`register_backward`)."""
+    return None
+
+
 def register_backward(module: Any, hook: Callable, pre: bool, prepend: bool) -> HookHandle:
     """Adds a full backward hook (``pre``: a backward pre-hook); see
     ``module_backward_hooks.py``."""
@@ -56,8 +62,12 @@ def register_backward(module: Any, hook: Callable, pre: bool, prepend: bool) -> 
         raise TypeError(f"a backward hook must be callable, got {type(hook).__name__}")
     name = "_full_backward_pre_hooks" if pre else "_full_backward_hooks"
     hooks = _side(module, name, OrderedDict)
-    # a module call takes the hooked path only when a hook is registered
-    module.__dict__["_has_hooks"] = True
+    # a module call takes the hooked path only when its forward-hook dicts are not empty:
+    # a no-op pre-hook puts it there, so the unhooked call costs no extra check
+    if "_backward_hook_marker" not in module.__dict__:
+        module.__dict__["_backward_hook_marker"] = register(
+            module, _mark_backward_hooks, True, False, False
+        )
     handle = HookHandle(hooks)
     hooks[handle.id] = hook
     if prepend:
