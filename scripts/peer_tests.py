@@ -7,7 +7,9 @@ run unchanged. Besides the aliases the runner provides only the peers' test
 infrastructure (``scripts/peer_harness``): a stand-in for PyTorch's internal
 ``torch.testing._internal.common_utils`` and, unless ``--no-base-shim``, the scaffolding
 part of ``paddle.base`` (``dygraph.guard``, ``dygraph.to_variable``, ``wrap_decorator``,
-``CPUPlace``, ``in_dygraph_mode``).
+``CPUPlace``, ``in_dygraph_mode``, ``framework.dygraph_not_support``) and stand-ins for
+two helpers of Paddle's test folder (``test_imperative_base.new_program_scope``,
+``op_test.get_places``).
 
 Usage::
 
@@ -83,6 +85,10 @@ def install_aliases(base_shim: bool = True) -> None:
         sys.modules["paddle.base.framework"] = paddle_base.framework
         sys.modules["paddle.base.dygraph"] = paddle_base.dygraph  # type: ignore[assignment]
         sys.modules["paddle.base.wrapped_decorator"] = paddle_base.wrapped_decorator  # type: ignore[assignment]
+        # ``paddle.fluid`` is Paddle 2's name for ``paddle.base`` (older test revisions)
+        ferrograd.fluid = paddle_base
+        for name in ("", ".core", ".framework", ".dygraph", ".wrapped_decorator"):
+            sys.modules["paddle.fluid" + name] = sys.modules["paddle.base" + name]
 
 
 # ------------------------------------------------------------------ one file (child)
@@ -137,7 +143,18 @@ class _Recorder(unittest.TestResult):
 def run_one_file(path: str, base_shim: bool) -> dict:
     """Imports one test file (with ``unittest.main`` disabled) and runs its tests."""
     install_aliases(base_shim)
-    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    folder = os.path.dirname(os.path.abspath(path))
+    sys.path.insert(0, folder)
+    # Paddle's test-folder helpers, unless the folder has the real ones
+    if base_shim:
+        from peer_harness import paddle_op_test, paddle_test_base
+
+        for name, stand_in in (
+            ("test_imperative_base", paddle_test_base),
+            ("op_test", paddle_op_test),
+        ):
+            if not os.path.exists(os.path.join(folder, name + ".py")):
+                sys.modules[name] = stand_in
     real_main = unittest.main
     unittest.main = lambda *a, **k: None  # some files call it at import time
     try:

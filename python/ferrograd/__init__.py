@@ -407,7 +407,15 @@ __all__ += [
 # nan_to_num, isclose/allclose), random sampling and Generator objects, conveniences
 # (default dtype, print options, Tensor.type/cuda/set_value, shape): see _ops_math.py,
 # random_gen.py, _conveniences.py
-from . import _conveniences, _ops_compose_more, _ops_math, _ops_more_math, random_gen  # noqa: E402
+# PyTorch's legacy typed constructors (torch.FloatTensor(2, 3), torch.LongTensor([1, 2]))
+from . import (  # noqa: E402
+    _conveniences,
+    _legacy_types,
+    _ops_compose_more,
+    _ops_math,
+    _ops_more_math,
+    random_gen,
+)
 from ._conveniences import as_tensor as as_tensor  # noqa: E402
 from ._conveniences import get_default_dtype as get_default_dtype  # noqa: E402
 from ._conveniences import get_printoptions as get_printoptions  # noqa: E402
@@ -427,6 +435,18 @@ from ._dtype_info import result_type as result_type  # noqa: E402
 from ._dtype_info import set_float32_matmul_precision as set_float32_matmul_precision  # noqa: E402
 from ._dtype_info import set_num_threads as set_num_threads  # noqa: E402
 from ._dtype_info import use_deterministic_algorithms as use_deterministic_algorithms  # noqa: E402
+from ._legacy_types import BFloat16Tensor as BFloat16Tensor  # noqa: E402
+from ._legacy_types import BoolTensor as BoolTensor  # noqa: E402
+from ._legacy_types import ByteTensor as ByteTensor  # noqa: E402
+from ._legacy_types import CharTensor as CharTensor  # noqa: E402
+from ._legacy_types import ComplexDoubleTensor as ComplexDoubleTensor  # noqa: E402
+from ._legacy_types import ComplexFloatTensor as ComplexFloatTensor  # noqa: E402
+from ._legacy_types import DoubleTensor as DoubleTensor  # noqa: E402
+from ._legacy_types import FloatTensor as FloatTensor  # noqa: E402
+from ._legacy_types import HalfTensor as HalfTensor  # noqa: E402
+from ._legacy_types import IntTensor as IntTensor  # noqa: E402
+from ._legacy_types import LongTensor as LongTensor  # noqa: E402
+from ._legacy_types import ShortTensor as ShortTensor  # noqa: E402
 from ._ops_compose_more import addbmm as addbmm  # noqa: E402
 from ._ops_compose_more import addr as addr  # noqa: E402
 from ._ops_compose_more import bartlett_window as bartlett_window  # noqa: E402
@@ -537,6 +557,7 @@ from .random_gen import seed as seed  # noqa: E402
 from .random_gen import set_rng_state as set_rng_state  # noqa: E402
 from .random_gen import uniform as uniform  # noqa: E402
 
+__all__ += _legacy_types.__all__
 _ops_math.install_tensor_methods()
 _ops_more_math.install_tensor_methods()
 _ops_compose_more.install_tensor_methods()

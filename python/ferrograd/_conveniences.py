@@ -10,6 +10,7 @@ from typing import Any, Optional
 import numpy as np
 
 from . import _core
+from ._legacy_types import LEGACY_NAMES, LegacyTensorType
 from ._size import SizeOrNumel
 from .grad_mode import no_grad
 
@@ -119,20 +120,7 @@ def shape(x: Any) -> Tensor:
 
 
 # torch's legacy tensor type names
-_TYPE_NAMES = {
-    "float32": "FloatTensor",
-    "float64": "DoubleTensor",
-    "float16": "HalfTensor",
-    "bfloat16": "BFloat16Tensor",
-    "uint8": "ByteTensor",
-    "int8": "CharTensor",
-    "int16": "ShortTensor",
-    "int32": "IntTensor",
-    "int64": "LongTensor",
-    "bool": "BoolTensor",
-    "complex64": "ComplexFloatTensor",
-    "complex128": "ComplexDoubleTensor",
-}
+_TYPE_NAMES = LEGACY_NAMES
 _BY_TYPE_NAME = {v: k for k, v in _TYPE_NAMES.items()}
 
 
@@ -169,7 +157,9 @@ def _type(self: Tensor, dtype: Any = None, non_blocking: builtins.bool = False, 
         short = dtype.rsplit(".", 1)[-1]
         if short in _BY_TYPE_NAME:
             dtype = _BY_TYPE_NAME[short]
-    if isinstance(dtype, type):
+    if isinstance(dtype, LegacyTensorType):  # t.type(torch.DoubleTensor)
+        dtype = dtype.dtype
+    elif isinstance(dtype, type):
         raise TypeError("type(): pass a dtype or a type name such as 'torch.DoubleTensor'")
     return self.astype(dtype)
 
@@ -201,8 +191,45 @@ def _set_value(self: Tensor, value: Any) -> None:
         self.copy_(src)
 
 
+def _get_data(self: Tensor) -> Tensor:
+    """``Tensor.data`` (both peers): this tensor's values as a tensor outside autograd,
+    sharing its memory (``detach()``): ``p.data.mul_(0.5)`` changes ``p`` without
+    recording history."""
+    return self.detach()
+
+
+def _set_data(self: Tensor, value: Any) -> None:
+    """``t.data = other``: the values of ``other`` (same shape and dtype) are copied into
+    this tensor, outside autograd. PyTorch re-points ``t`` at ``other``'s memory (any
+    shape); ferrograd cannot, so another shape or dtype is an error that says so."""
+    if not isinstance(value, Tensor):
+        raise TypeError(f"data: expects a Tensor, got {type(value).__name__}")
+    if list(value.shape) != list(self.shape) or value.dtype != self.dtype:
+        raise NotImplementedError(
+            f"data: ferrograd copies the new values into the tensor's own memory, so they "
+            f"need its shape {list(self.shape)} and dtype {self.dtype}, got "
+            f"{list(value.shape)} {value.dtype}; make a new tensor instead"
+        )
+    with no_grad():
+        self.detach().copy_(value.detach())
+
+
+def _view_as(self: Tensor, other: Tensor) -> Tensor:
+    """``x.view_as(other)`` (both peers): ``x.view(other.shape)``."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"view_as: expects a Tensor, got {type(other).__name__}")
+    return self.view(list(other.shape))
+
+
+def _new(self: Tensor, *args: Any) -> Tensor:
+    """PyTorch's legacy ``x.new(...)``: ``Tensor(...)`` with this tensor's dtype
+    (``x.new(2, 3)`` zeros of that shape, ``x.new(data)`` the data, ``x.new()`` empty)."""
+    return Tensor(*args, dtype=self.dtype)
+
+
 def install_tensor_methods() -> None:
-    """Adds ``type``, ``cuda``, ``set_value``, ``size``, ``is_cuda`` and ``is_cpu`` to ``Tensor``."""
+    """Adds ``type``, ``cuda``, ``set_value``, ``size``, ``is_cuda``, ``is_cpu``, ``data``,
+    ``view_as`` and ``new`` to ``Tensor``."""
     # methods added to the native class on purpose (the stub lists them as methods)
     Tensor.type = _type  # type: ignore[method-assign,assignment]
     Tensor.cuda = _cuda  # type: ignore[method-assign,assignment]
@@ -215,3 +242,6 @@ def install_tensor_methods() -> None:
     # torch's device flags: every ferrograd tensor lives in CPU memory
     Tensor.is_cuda = property(lambda self: False, doc="False: ferrograd tensors live on the CPU.")  # type: ignore[assignment]
     Tensor.is_cpu = property(lambda self: True, doc="True: ferrograd tensors live on the CPU.")  # type: ignore[assignment]
+    Tensor.data = property(_get_data, _set_data)  # type: ignore[method-assign,assignment]
+    Tensor.view_as = _view_as  # type: ignore[method-assign]
+    Tensor.new = _new  # type: ignore[method-assign]

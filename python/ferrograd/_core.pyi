@@ -222,8 +222,9 @@ class Tensor:
     # Set by ``ferrograd._dialect_aliases``: NumPy defers to Tensor's reflected operators.
     __array_priority__: ClassVar[_int]
 
-    def __new__(cls, data: _Operand | None = None, dtype: _DTypeLike | None = None) -> Self:
-        """A tensor of ``data`` (float32 unless ``dtype``); empty without ``data``."""
+    def __new__(cls, *args: Any, dtype: _DTypeLike | None = None) -> Self:
+        """``Tensor(data)``: a tensor of ``data`` (float32 unless ``dtype``); ``Tensor(2, 3)``
+        or ``Tensor(Size)``: zeros of that shape; ``Tensor()``: empty."""
 
     # -- properties --
     @property
@@ -616,12 +617,6 @@ class Tensor:
     def set_value(self, value: Any) -> None:
         """Paddle: overwrites the values in place."""
     # -- added at import by ``ferrograd._ops_more_math`` / ``_ops_compose_more`` (composed of the ops above) --
-    @property
-    def data(self) -> Tensor:
-        """The values without autograd history (a detached view); ``x.data = y`` copies
-        ``y`` in (same shape and dtype)."""
-    @data.setter
-    def data(self, value: Tensor) -> None: ...
     def addbmm(x, batch1: Any, batch2: Any, *, beta: Any = ..., alpha: Any = ...) -> Tensor:
         """``beta * x + alpha * sum_b(batch1[b] @ batch2[b])``."""
     def addcdiv(x, tensor1: Any, tensor2: Any, *, value: Any = ...) -> Tensor:
@@ -714,8 +709,6 @@ class Tensor:
         """Views of ``x`` split along ``dim``: into ``n`` nearly equal parts (an int: the first ..."""
     def vdot(x, y: Any) -> Tensor:
         """Dot product of two 1-d tensors, conjugating the first when complex."""
-    def view_as(self, other: Any) -> Tensor:
-        """A view with ``other``'s shape."""
     def vsplit(x, indices_or_sections: Any) -> tuple[Tensor, ...]:
         """``tensor_split`` along dimension 0 of a tensor with at least 2 dimensions."""
     def where(self, condition: Any, y: Any) -> Tensor:
@@ -726,6 +719,15 @@ class Tensor:
     @property
     def is_cpu(self) -> _bool:
         """True: ferrograd tensors live on the CPU."""
+    @property
+    def data(self) -> Tensor:
+        """The values outside autograd, sharing this tensor's memory."""
+    @data.setter
+    def data(self, value: Tensor) -> None: ...
+    def view_as(self, other: Tensor) -> Tensor:
+        """``self.view(other.shape)``."""
+    def new(self, *args: Any) -> Tensor:
+        """``Tensor(*args)`` with this tensor's dtype."""
 
     # -- conversions --
     def numpy(self) -> NDArray[Any]:

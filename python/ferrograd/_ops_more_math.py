@@ -209,30 +209,6 @@ def is_nonzero(x: Tensor) -> bool:
     return bool(x.item())
 
 
-def _data_get(self: Tensor) -> Tensor:
-    """The values without autograd history (``detach()``, sharing memory)."""
-    return self.detach()
-
-
-def _data_set(self: Tensor, value: Any) -> None:
-    """``x.data = y``: ``y``'s values written into ``x`` outside autograd. ferrograd copies
-    (PyTorch swaps the storage), so ``y`` must have ``x``'s shape and dtype."""
-    from .grad_mode import no_grad
-
-    if not isinstance(value, Tensor):
-        raise TypeError(f"x.data = ...: expects a Tensor, got {type(value).__name__}")
-    if value.data_ptr() == self.data_ptr() and list(value.shape) == list(self.shape):
-        return  # `x.data -= g` wrote through the detached view already
-    if list(value.shape) != list(self.shape) or value.dtype != self.dtype:
-        raise ValueError(
-            f"x.data = y needs y of x's shape and dtype ({list(self.shape)}, {self.dtype}), got "
-            f"({list(value.shape)}, {value.dtype}); to change them, build a new tensor or "
-            "nn.Parameter instead"
-        )
-    with no_grad():
-        self.detach().copy_(value)
-
-
 def _new_empty(self: Tensor, *size: Any, dtype: Any = None, **_: Any) -> Tensor:
     return _core.zeros(_shape_args(size), dtype=dtype or self.dtype)
 
@@ -287,14 +263,13 @@ def _fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor
 
 def install_tensor_methods() -> None:
     """Adds the ``Tensor`` methods of this module, of ``_ops_stack_split`` and of
-    ``_ops_stats`` (PyTorch's method spellings), plus ``data``, ``new_empty`` /
-    ``new_full`` / ``new_tensor``, ``reshape_as`` / ``view_as``, ``where``, ``nelement``,
+    ``_ops_stats`` (PyTorch's method spellings), plus ``new_empty`` /
+    ``new_full`` / ``new_tensor``, ``reshape_as``, ``where``, ``nelement``,
     ``ndimension`` and ``fill_diagonal_``."""
     from . import _ops_stack_split as ss
     from . import _ops_stats as st
 
     T: Any = Tensor
-    T.data = property(_data_get, _data_set, doc="The values without autograd history.")
     fs: tuple[Any, ...] = (addcmul, addcdiv, logit, msort, argwhere, isreal, positive, vdot)
     fs += (
         ss.tensor_split,
@@ -317,7 +292,6 @@ def install_tensor_methods() -> None:
     T.new_full = _new_full
     T.new_tensor = _new_tensor
     T.reshape_as = lambda self, other: self.reshape(list(other.shape))
-    T.view_as = lambda self, other: self.view(list(other.shape))
     T.where = lambda self, condition, y: _core.where(condition, self, y)
     T.nelement = lambda self: self.numel()
     T.ndimension = lambda self: self.ndim

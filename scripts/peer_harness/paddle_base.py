@@ -63,3 +63,22 @@ core = types.ModuleType("paddle.base.core")
 core.is_compiled_with_cuda = ferrograd.is_compiled_with_cuda  # type: ignore[attr-defined]
 framework = types.ModuleType("paddle.base.framework")
 framework.in_dygraph_mode = in_dygraph_mode
+
+
+def dygraph_not_support(func):
+    """``base.framework.dygraph_not_support``: a decorator for functions that only work
+    while a static program is being built; calling one in eager mode is an
+    AssertionError, as in Paddle."""
+
+    @functools.wraps(func)
+    def __impl__(*args, **kwargs):
+        assert not in_dygraph_mode(), f"We don't support {func.__name__} in dynamic mode"
+        return func(*args, **kwargs)
+
+    return __impl__
+
+
+framework.dygraph_not_support = dygraph_not_support
+
+#: ``base.ParamAttr`` is Paddle's public ``paddle.ParamAttr`` under its old package
+ParamAttr = ferrograd.ParamAttr

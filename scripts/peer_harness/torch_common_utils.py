@@ -117,6 +117,9 @@ class TestCase(unittest.TestCase):
                 if not ok:
                     return False, f"at index {i}: {why}"
             return True, ""
+        numeric = (int, float, complex, np.number, np.ndarray, np.bool_)
+        if not any(_is_tensor(v) or isinstance(v, numeric) for v in (x, y)):
+            return x == y, f"{x!r} != {y!r}"  # types, dtypes, other objects: plain ==
         if exact_dtype and _is_tensor(x) and _is_tensor(y) and x.dtype != y.dtype:
             return False, f"dtypes differ: {x.dtype} != {y.dtype}"
         r, t = _tolerance(x, y, rtol, atol)

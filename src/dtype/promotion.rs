@@ -40,6 +40,14 @@ impl DType {
         }
     }
 
+    /// Whether a value of dtype `from` may be stored into a tensor of dtype `to` by an
+    /// in-place op or `out=` (PyTorch's `can_cast`): any cast within a kind or to a higher
+    /// kind is allowed, narrowing included (`float64` into `float32`), but not one that
+    /// changes the kind downward: complex to real, floating to integer, or anything to bool.
+    pub fn can_cast(from: DType, to: DType) -> bool {
+        from.category() <= to.category()
+    }
+
     /// Result dtype of a binary op between two tensors (see the module table).
     pub fn promote(a: DType, b: DType) -> DType {
         use DType::*;

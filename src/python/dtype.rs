@@ -2,7 +2,27 @@
 
 use crate::dtype::{DType, ALL_DTYPES};
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyString, PyType};
+
+/// One Python object per dtype, made once: `t.dtype is ferrograd.float32` holds, as
+/// `x.dtype is torch.float32` does in PyTorch.
+static DTYPE_OBJECTS: PyOnceLock<Vec<Py<PyDType>>> = PyOnceLock::new();
+
+/// The module's own object for `d` (the same object every time).
+pub fn dtype_object(py: Python<'_>, d: DType) -> PyResult<Py<PyDType>> {
+    let all = DTYPE_OBJECTS.get_or_try_init(py, || {
+        ALL_DTYPES
+            .iter()
+            .map(|&d| Py::new(py, PyDType { d }))
+            .collect::<PyResult<Vec<_>>>()
+    })?;
+    let i = ALL_DTYPES
+        .iter()
+        .position(|&x| x == d)
+        .expect("every dtype is in ALL_DTYPES");
+    Ok(all[i].clone_ref(py))
+}
 
 /// A tensor element type as a Python object.
 #[pyclass(name = "dtype", module = "ferrograd", frozen)]
@@ -111,7 +131,7 @@ pub fn parse_opt_dtype(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<DType>
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyDType>()?;
     for d in ALL_DTYPES {
-        m.add(d.name(), PyDType { d })?;
+        m.add(d.name(), dtype_object(m.py(), d)?)?;
     }
     Ok(())
 }

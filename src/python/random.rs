@@ -320,8 +320,6 @@ pub fn _set_default_dtype(dtype: &Bound<'_, PyAny>) -> PyResult<()> {
 
 /// The default floating dtype (`get_default_dtype`).
 #[pyfunction]
-pub fn _get_default_dtype() -> PyDType {
-    PyDType {
-        d: crate::dtype::default_float(),
-    }
+pub fn _get_default_dtype(py: Python<'_>) -> PyResult<Py<PyDType>> {
+    crate::python::dtype::dtype_object(py, crate::dtype::default_float())
 }

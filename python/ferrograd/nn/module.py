@@ -18,6 +18,7 @@ import numpy as np
 from .. import _core
 from .._dropin import device as _device
 from ..grad_mode import no_grad
+from . import module_hooks as _module_hooks
 from .parameter import Parameter
 from .static_build import converter as _static_converter
 from .static_build import set_value as _static_set_value
@@ -28,19 +29,7 @@ Tensor = _core.Tensor
 _IncompatibleKeys = namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 
 
-class _HookHandle:
-    """Removes a forward hook from its module when ``remove()`` is called."""
-
-    _next_id = 0
-
-    def __init__(self, hooks: dict) -> None:
-        self._hooks = hooks
-        self.id = _HookHandle._next_id
-        _HookHandle._next_id += 1
-
-    def remove(self) -> None:
-        """Unregisters the hook (a second call does nothing)."""
-        self._hooks.pop(self.id, None)
+_HookHandle = _module_hooks.HookHandle
 
 
 class _ParameterSequence(list):
@@ -118,63 +107,44 @@ class Module:
         raise NotImplementedError(f"{type(self).__name__} must define forward()")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        d = self.__dict__
-        if d.get("_backward_hooks") or d.get("_backward_pre_hooks"):
-            from .backward_hooks import call_with_backward_hooks
-
-            return call_with_backward_hooks(self, args, lambda a: self._call_forward(a, kwargs))
+        # (a backward hook registers a no-op forward pre-hook, so one check covers all)
         if not self._forward_pre_hooks and not self._forward_hooks:
             return self.forward(*args, **kwargs)
-        return self._call_forward(args, kwargs)
+        return _module_hooks.call_with_hooks(self, args, kwargs)
 
-    def _call_forward(self, args: tuple, kwargs: dict) -> Any:
-        """``forward`` between the forward pre-hooks and the forward hooks."""
-        for hook in list(self._forward_pre_hooks.values()):
-            changed = hook(self, args)
-            if changed is not None:
-                args = changed if isinstance(changed, tuple) else (changed,)
-        out = self.forward(*args, **kwargs)
-        for hook in list(self._forward_hooks.values()):
-            changed = hook(self, args, out)
-            if changed is not None:
-                out = changed
-        return out
+    def register_forward_pre_hook(
+        self, hook: Callable, *, prepend: bool = False, with_kwargs: bool = False
+    ) -> _HookHandle:
+        """``hook(module, args)`` runs before ``forward``; a non-None result replaces args
+        (options: see ``nn/module_hooks.py``)."""
+        return _module_hooks.register(self, hook, True, prepend, with_kwargs)
 
-    def register_forward_pre_hook(self, hook: Callable) -> _HookHandle:
-        """``hook(module, args)`` runs before ``forward``; a non-None result replaces args."""
-        handle = _HookHandle(self._forward_pre_hooks)
-        self._forward_pre_hooks[handle.id] = hook
-        return handle
-
-    def register_forward_post_hook(self, hook: Callable) -> _HookHandle:
-        """``hook(module, args, output)`` runs after ``forward``; non-None replaces output."""
-        handle = _HookHandle(self._forward_hooks)
-        self._forward_hooks[handle.id] = hook
-        return handle
+    def register_forward_post_hook(
+        self,
+        hook: Callable,
+        *,
+        prepend: bool = False,
+        with_kwargs: bool = False,
+        always_call: bool = False,
+    ) -> _HookHandle:
+        """``hook(module, args, output)`` runs after ``forward``; non-None replaces output
+        (options: see ``nn/module_hooks.py``)."""
+        return _module_hooks.register(self, hook, False, prepend, with_kwargs, always_call)
 
     register_forward_hook = register_forward_post_hook
 
-    def register_full_backward_hook(self, hook: Callable, prepend: bool = False) -> _HookHandle:
-        """PyTorch's ``hook(module, grad_input, grad_output)``: runs once the gradients of
-        this module's tensor inputs are computed (``grad_input`` has one entry per tensor
-        argument, None where none is needed); a non-None result replaces ``grad_input``."""
-        return self._add_backward_hook("_backward_hooks", hook, prepend)
-
     def register_full_backward_pre_hook(self, hook: Callable, prepend: bool = False) -> _HookHandle:
-        """PyTorch's ``hook(module, grad_output)``: runs when the gradients of this
-        module's outputs are known, before its backward; a non-None result replaces them."""
-        return self._add_backward_hook("_backward_pre_hooks", hook, prepend)
+        """``hook(module, grad_output)`` runs when the gradients of the outputs are known;
+        a non-None result replaces them (see ``nn/module_backward_hooks.py``)."""
+        return _module_hooks.register_backward(self, hook, True, prepend)
+
+    def register_full_backward_hook(self, hook: Callable, prepend: bool = False) -> _HookHandle:
+        """``hook(module, grad_input, grad_output)`` runs when the gradients of the
+        positional tensor arguments are known; a non-None result replaces them."""
+        return _module_hooks.register_backward(self, hook, False, prepend)
 
     # PyTorch's deprecated spelling; here it has the full hook's (well-defined) behaviour
     register_backward_hook = register_full_backward_hook
-
-    def _add_backward_hook(self, kind: str, hook: Callable, prepend: bool) -> _HookHandle:
-        hooks = self.__dict__.setdefault(kind, OrderedDict())
-        handle = _HookHandle(hooks)
-        hooks[handle.id] = hook
-        if prepend:
-            hooks.move_to_end(handle.id, last=False)
-        return handle
 
     # ------------------------------------------------------------------ registration
 

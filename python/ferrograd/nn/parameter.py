@@ -38,7 +38,7 @@ class Parameter(Tensor):
                 f"{data.dtype}; pass a float tensor or requires_grad=False"
             )
         with no_grad():
-            self = Tensor.__new__(cls, data, data.dtype)
+            self = Tensor.__new__(cls, data, dtype=data.dtype)
         self.requires_grad_(bool(requires_grad))
         return self
 

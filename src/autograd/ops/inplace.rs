@@ -76,13 +76,15 @@ impl Tensor {
         }
     }
 
-    /// Errors unless a result of dtype `result` can be stored in this tensor without
-    /// losing its kind (e.g. float into int, complex into float).
+    /// Errors unless a result of dtype `result` can be stored in this tensor by an in-place
+    /// op: PyTorch's rule (`DType::can_cast`), so a wider dtype of the same kind is cast
+    /// down (`float32.add_(float64)` stays float32) and a kind change is refused.
     fn check_inplace_cast(&self, result: crate::dtype::DType, op: &str) -> Result<()> {
-        if crate::dtype::DType::promote(self.dtype(), result) != self.dtype() {
-            return Err(crate::error::Error::type_err(format!(
-                "{op}: the result has dtype {result}, which cannot be stored in place in a {} \
-                 tensor without losing information; use the out-of-place op, or cast first",
+        if !crate::dtype::DType::can_cast(result, self.dtype()) {
+            return Err(crate::error::Error::runtime(format!(
+                "{op}: result type {result} can't be cast to the desired output type {} (an \
+                 in-place op cannot change a tensor's kind: complex to real, floating to \
+                 integer, or to bool); use the out-of-place op, or cast first",
                 self.dtype()
             )));
         }

@@ -101,10 +101,8 @@ impl PyTensor {
 
     /// Element type.
     #[getter]
-    fn dtype(&self) -> PyDType {
-        PyDType {
-            d: self.inner.dtype(),
-        }
+    fn dtype(&self, py: Python<'_>) -> PyResult<Py<PyDType>> {
+        crate::python::dtype::dtype_object(py, self.inner.dtype())
     }
 
     /// Number of dimensions.

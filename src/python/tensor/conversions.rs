@@ -5,27 +5,38 @@ use super::class::PyTensor;
 use crate::python::dtype::parse_opt_dtype;
 use crate::python::errors::IntoPy;
 use crate::python::interop::convert::{tensor_item, tensor_to_numpy, to_tensor};
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyTuple;
 
 #[pymethods]
 impl PyTensor {
     #[new]
-    #[pyo3(signature = (data=None, dtype=None))]
-    fn py_new(data: Option<&Bound<'_, PyAny>>, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+    #[pyo3(signature = (*args, dtype=None))]
+    fn py_new(args: &Bound<'_, PyTuple>, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
         let dtype = parse_opt_dtype(dtype)?;
-        let t = match data {
-            None => {
-                crate::tensor::zeros(&[0], dtype.unwrap_or(crate::dtype::default_float())).py()?
-            }
-            Some(d) => {
-                let t = to_tensor(d, dtype)?;
+        let float = dtype.unwrap_or(crate::dtype::default_float());
+        // PyTorch's legacy constructor: `Tensor(2, 3)` / `Tensor(Size([2, 3]))` is a tensor
+        // of that shape (zeros here, never stale memory), `Tensor(data)` one of the data
+        if let Some(shape) = legacy_sizes(args)? {
+            return Ok(PyTensor::new(crate::tensor::zeros(&shape, float).py()?));
+        }
+        let t = match args.len() {
+            0 => crate::tensor::zeros(&[0], float).py()?,
+            1 => {
+                let t = to_tensor(&args.get_item(0)?, dtype)?;
                 // torch.Tensor(data) is float32 unless told otherwise
                 if dtype.is_none() && !t.dtype().is_differentiable() {
                     t.cast_raw(crate::dtype::default_float()).py()?
                 } else {
                     t
                 }
+            }
+            n => {
+                return Err(PyTypeError::new_err(format!(
+                    "Tensor(): expects sizes (ints), a Size, or one sequence of data, got {n} \
+                     arguments that are not all ints"
+                )))
             }
         };
         Ok(PyTensor::new(t))
@@ -95,4 +106,30 @@ impl PyTensor {
     fn __str__(&self, py: Python<'_>) -> PyResult<String> {
         crate::python::tensor::repr::tensor_repr(py, &self.inner)
     }
+}
+
+/// The shape when the constructor's arguments are sizes: ints (not bools), or one `Size`.
+fn legacy_sizes(args: &Bound<'_, PyTuple>) -> PyResult<Option<Vec<usize>>> {
+    let items: Vec<Bound<'_, PyAny>> =
+        if args.len() == 1 && args.get_item(0)?.get_type().name()?.to_cow()? == "Size" {
+            args.get_item(0)?.try_iter()?.collect::<PyResult<_>>()?
+        } else if !args.is_empty()
+            && args
+                .iter()
+                .all(|a| a.is_exact_instance_of::<pyo3::types::PyInt>())
+        {
+            args.iter().collect()
+        } else {
+            return Ok(None);
+        };
+    items
+        .iter()
+        .map(|a| {
+            let n: i64 = a.extract()?;
+            usize::try_from(n).map_err(|_| {
+                PyValueError::new_err(format!("Tensor(): negative dimension {n} in the sizes"))
+            })
+        })
+        .collect::<PyResult<Vec<usize>>>()
+        .map(Some)
 }

@@ -101,12 +101,42 @@ fn index_item(o: &Bound<'_, PyAny>) -> PyResult<IndexItem> {
 }
 
 /// Parses a Python index key (one item or a tuple of items).
+///
+/// A *list* holding a slice, `...` or `None` (`x[[slice(None), [1, 3]]]`) is read as a
+/// tuple with PyTorch's deprecation warning: PyTorch (2.15 still) reads such lists so,
+/// and for NumPy and Paddle they are errors, so no valid code changes meaning. Any other
+/// list (`x[[0, 2]]`, `x[[[0, 1], [1, 0]]]`) is one index array, as in NumPy and Paddle.
 pub fn parse_key(key: &Bound<'_, PyAny>) -> PyResult<Vec<IndexItem>> {
     if let Ok(t) = key.cast::<PyTuple>() {
         t.iter().map(|o| index_item(&o)).collect()
+    } else if let Some(items) = list_as_tuple(key)? {
+        items.iter().map(index_item).collect()
     } else {
         Ok(vec![index_item(key)?])
     }
+}
+
+/// The items of `key` when it is a list that only makes sense as a tuple of indices (it
+/// holds a slice, `...` or `None`); warns as PyTorch does.
+fn list_as_tuple<'py>(key: &Bound<'py, PyAny>) -> PyResult<Option<Vec<Bound<'py, PyAny>>>> {
+    let Ok(list) = key.cast::<PyList>() else {
+        return Ok(None);
+    };
+    let tuple_like = list
+        .iter()
+        .any(|o| o.is_none() || o.is_instance_of::<PySlice>() || o.is_instance_of::<PyEllipsis>());
+    if !tuple_like {
+        return Ok(None);
+    }
+    let py = key.py();
+    PyErr::warn(
+        py,
+        &py.get_type::<pyo3::exceptions::PyUserWarning>(),
+        c"Using a non-tuple sequence for multidimensional indexing is deprecated (as in \
+          PyTorch); use x[tuple(seq)] instead of x[seq]",
+        1,
+    )?;
+    Ok(Some(list.iter().collect()))
 }
 
 fn tensor_seq(obj: &Bound<'_, PyAny>, op: &str) -> PyResult<Vec<Tensor>> {

@@ -1,0 +1,149 @@
+"""Module backward hooks, PyTorch's (and Paddle's) ``register_full_backward_pre_hook``
+and ``register_full_backward_hook``:
+
+- ``hook(module, grad_output)`` runs when the gradients of the module's outputs are
+  known; a non-None result (a tuple like ``grad_output``) replaces them;
+- ``hook(module, grad_input, grad_output)`` runs when the gradients of the module's
+  positional tensor arguments are known; a non-None result replaces them.
+
+Entries are None for outputs without a gradient and for arguments that are not tensors or
+do not require grad. When no argument requires grad, the full hooks run right after the
+pre-hooks, with ``grad_input`` all None (PyTorch warns about it, and so does ferrograd).
+
+The module call routes its tensor arguments and its tensor outputs (a tensor, or the
+tensors of a tuple/list) through two identity functions whose backward runs the hooks.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from .. import _core
+from ..autograd.py_layer import Function
+
+Tensor = _core.Tensor
+
+
+class _State:
+    """What the two identity functions of one module call share."""
+
+    def __init__(self, module: Any, n_args: int, arg_slots: list) -> None:
+        self.module = module
+        self.n_args = n_args  # positional arguments
+        self.arg_slots = arg_slots  # positions of the arguments that require grad
+        self.grad_output: Any = None
+
+
+def _call_full_hooks(state: _State, grad_input: tuple) -> tuple:
+    for hook in list(state.module.__dict__.get("_full_backward_hooks", {}).values()):
+        changed = hook(state.module, grad_input, state.grad_output)
+        if changed is not None:
+            changed = tuple(changed) if isinstance(changed, (tuple, list)) else (changed,)
+            if len(changed) != len(grad_input):
+                raise RuntimeError(
+                    f"a full backward hook returned {len(changed)} gradients for "
+                    f"{len(grad_input)} inputs"
+                )
+            grad_input = changed
+    return grad_input
+
+
+class _OutputsIdentity(Function):
+    """Identity on the module's outputs; its backward runs the pre-hooks (and the full
+    hooks when no argument requires grad)."""
+
+    @staticmethod
+    def forward(ctx: Any, state: _State, *outputs: Tensor) -> Any:
+        ctx.state = state
+        ctx.set_materialize_grads(False)
+        outs = tuple(t.detach() for t in outputs)
+        return outs if len(outs) > 1 else outs[0]
+
+    @staticmethod
+    def backward(ctx: Any, *grads: Any) -> Any:
+        state: _State = ctx.state
+        module = state.module
+        for hook in list(module.__dict__.get("_full_backward_pre_hooks", {}).values()):
+            changed = hook(module, grads)
+            if changed is not None:
+                changed = tuple(changed) if isinstance(changed, (tuple, list)) else (changed,)
+                if len(changed) != len(grads):
+                    raise RuntimeError(
+                        f"a backward pre-hook returned {len(changed)} gradients for "
+                        f"{len(grads)} outputs"
+                    )
+                grads = changed
+        state.grad_output = grads
+        if not state.arg_slots and module.__dict__.get("_full_backward_hooks"):
+            warnings.warn(
+                "Full backward hook is firing when gradients are computed with respect to "
+                "module outputs since no inputs require gradients",
+                stacklevel=2,
+            )
+            _call_full_hooks(state, (None,) * state.n_args)
+        return (None, *grads)
+
+
+class _InputsIdentity(Function):
+    """Identity on the module's arguments that require grad; its backward runs the full
+    hooks with the gradients of all positional arguments."""
+
+    @staticmethod
+    def forward(ctx: Any, state: _State, *inputs: Tensor) -> Any:
+        ctx.state = state
+        ctx.set_materialize_grads(False)
+        ins = tuple(t.detach() for t in inputs)
+        return ins if len(ins) > 1 else ins[0]
+
+    @staticmethod
+    def backward(ctx: Any, *grads: Any) -> Any:
+        state: _State = ctx.state
+        grad_input: list = [None] * state.n_args
+        for slot, g in zip(state.arg_slots, grads):
+            grad_input[slot] = g
+        new = _call_full_hooks(state, tuple(grad_input))
+        return (None, *(new[slot] for slot in state.arg_slots))
+
+
+def has_backward_hooks(module: Any) -> bool:
+    """True when the module has a full backward hook or pre-hook."""
+    d = module.__dict__
+    return bool(d.get("_full_backward_hooks")) or bool(d.get("_full_backward_pre_hooks"))
+
+
+def wrap_inputs(module: Any, args: tuple) -> tuple[tuple, _State]:
+    """The arguments to call ``forward`` with (those that require grad routed through the
+    input identity) and the call's shared state."""
+    slots = [i for i, a in enumerate(args) if isinstance(a, Tensor) and a.requires_grad]
+    state = _State(module, len(args), slots)
+    if not slots or not _core.is_grad_enabled():
+        state.arg_slots = [] if not _core.is_grad_enabled() else slots
+        return args, state
+    wrapped = _InputsIdentity.apply(state, *(args[i] for i in slots))
+    wrapped = wrapped if isinstance(wrapped, tuple) else (wrapped,)
+    new = list(args)
+    for i, t in zip(slots, wrapped):
+        new[i] = t
+    return tuple(new), state
+
+
+def wrap_outputs(state: _State, out: Any) -> Any:
+    """The module's result with its tensors routed through the output identity."""
+    if not _core.is_grad_enabled():
+        return out
+    if isinstance(out, Tensor):
+        return _OutputsIdentity.apply(state, out) if out.requires_grad else out
+    if isinstance(out, (tuple, list)):
+        slots = [i for i, o in enumerate(out) if isinstance(o, Tensor) and o.requires_grad]
+        if not slots:
+            return out
+        wrapped = _OutputsIdentity.apply(state, *(out[i] for i in slots))
+        wrapped = wrapped if isinstance(wrapped, tuple) else (wrapped,)
+        new = list(out)
+        for i, t in zip(slots, wrapped):
+            new[i] = t
+        if isinstance(out, list):
+            return type(out)(new)
+        return type(out)(*new) if hasattr(out, "_fields") else tuple(new)
+    return out

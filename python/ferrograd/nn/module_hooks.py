@@ -1,0 +1,158 @@
+"""Forward hooks of ``Module`` with PyTorch's options (also Paddle's, whose
+``register_forward_pre_hook`` / ``register_forward_post_hook`` take the same keywords):
+
+- ``prepend=True`` runs the hook before those already registered;
+- ``with_kwargs=True`` passes the keyword arguments too: a pre-hook is called as
+  ``hook(module, args, kwargs)`` and may return ``(new_args, new_kwargs)``; a post-hook as
+  ``hook(module, args, kwargs, output)``;
+- ``always_call=True`` (post-hooks) runs the hook even when a pre-hook, ``forward`` or
+  another post-hook raised; the original exception is then raised again.
+
+``Module.__call__`` calls :func:`call_with_hooks` only when a hook is registered.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections import OrderedDict
+from typing import Any, Callable
+
+from . import module_backward_hooks as _bw
+
+
+class HookHandle:
+    """Removes a hook from its module when ``remove()`` is called."""
+
+    _next_id = 0
+
+    def __init__(self, hooks: dict, *extra: Any) -> None:
+        self._hooks = hooks
+        self._extra = extra  # the option sets that may also hold this hook's id
+        self.id = HookHandle._next_id
+        HookHandle._next_id += 1
+
+    def remove(self) -> None:
+        """Unregisters the hook (a second call does nothing)."""
+        self._hooks.pop(self.id, None)
+        for where in self._extra:
+            if isinstance(where, set):
+                where.discard(self.id)
+            else:
+                where.pop(self.id, None)
+
+
+def _side(module: Any, name: str, factory: Callable) -> Any:
+    """The module's option container ``name`` (made on first use)."""
+    d = module.__dict__
+    if name not in d:
+        d[name] = factory()
+    return d[name]
+
+
+def _mark_backward_hooks(module: Any, args: tuple) -> None:
+    """The no-op forward pre-hook of a module with backward hooks (see
+    :func:`register_backward`)."""
+    return None
+
+
+def register_backward(module: Any, hook: Callable, pre: bool, prepend: bool) -> HookHandle:
+    """Adds a full backward hook (``pre``: a backward pre-hook); see
+    ``module_backward_hooks.py``."""
+    if not callable(hook):
+        raise TypeError(f"a backward hook must be callable, got {type(hook).__name__}")
+    name = "_full_backward_pre_hooks" if pre else "_full_backward_hooks"
+    hooks = _side(module, name, OrderedDict)
+    # a module call takes the hooked path only when its forward-hook dicts are not empty:
+    # a no-op pre-hook puts it there, so the unhooked call costs no extra check
+    if "_backward_hook_marker" not in module.__dict__:
+        module.__dict__["_backward_hook_marker"] = register(
+            module, _mark_backward_hooks, True, False, False
+        )
+    handle = HookHandle(hooks)
+    hooks[handle.id] = hook
+    if prepend:
+        hooks.move_to_end(handle.id, last=False)
+    return handle
+
+
+def register(
+    module: Any,
+    hook: Callable,
+    pre: bool,
+    prepend: bool,
+    with_kwargs: bool,
+    always_call: bool = False,
+) -> HookHandle:
+    """Adds ``hook`` to the module's pre- or post-hooks with the given options."""
+    if not callable(hook):
+        raise TypeError(f"a forward hook must be callable, got {type(hook).__name__}")
+    hooks: OrderedDict = module._forward_pre_hooks if pre else module._forward_hooks
+    kw_name = "_forward_pre_hooks_with_kwargs" if pre else "_forward_hooks_with_kwargs"
+    kw = _side(module, kw_name, set)
+    always = _side(module, "_forward_hooks_always_called", OrderedDict)
+    handle = HookHandle(hooks, kw, always)
+    hooks[handle.id] = hook
+    if prepend:
+        hooks.move_to_end(handle.id, last=False)
+    if with_kwargs:
+        kw.add(handle.id)
+    if always_call:
+        always[handle.id] = True
+    return handle
+
+
+def call_with_hooks(module: Any, args: tuple, kwargs: dict) -> Any:
+    """``module(*args, **kwargs)`` with its forward pre- and post-hooks."""
+    d = module.__dict__
+    pre_kw = d.get("_forward_pre_hooks_with_kwargs", ())
+    post_kw = d.get("_forward_hooks_with_kwargs", ())
+    always = d.get("_forward_hooks_always_called", {})
+    ran: set = set()
+    try:
+        for hid, hook in list(module._forward_pre_hooks.items()):
+            if hid in pre_kw:
+                changed = hook(module, args, kwargs)
+                if changed is not None:
+                    if not (isinstance(changed, tuple) and len(changed) == 2):
+                        raise RuntimeError(
+                            "a forward pre-hook registered with with_kwargs=True must return "
+                            f"None or a tuple (new_args, new_kwargs), got {changed!r}"
+                        )
+                    args, kwargs = changed
+                    args = args if isinstance(args, tuple) else (args,)
+            else:
+                changed = hook(module, args)
+                if changed is not None:
+                    args = changed if isinstance(changed, tuple) else (changed,)
+        bw_state = None
+        if _bw.has_backward_hooks(module):
+            args, bw_state = _bw.wrap_inputs(module, args)
+        out = module.forward(*args, **kwargs)
+        if bw_state is not None:
+            out = _bw.wrap_outputs(bw_state, out)
+        for hid, hook in list(module._forward_hooks.items()):
+            ran.add(hid)
+            if hid in post_kw:
+                changed = hook(module, args, kwargs, out)
+            else:
+                changed = hook(module, args, out)
+            if changed is not None:
+                out = changed
+        return out
+    except Exception:
+        # hooks registered with always_call=True still run (once); an error of their own
+        # is only warned about: the first exception is the one raised
+        for hid, hook in list(module._forward_hooks.items()):
+            if hid in always and hid not in ran:
+                try:
+                    if hid in post_kw:
+                        hook(module, args, kwargs, None)
+                    else:
+                        hook(module, args, None)
+                except Exception as e:
+                    warnings.warn(
+                        f"a forward hook with always_call=True raised {e!r}, silenced because "
+                        "the module call had already failed",
+                        stacklevel=2,
+                    )
+        raise
