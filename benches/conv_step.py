@@ -129,9 +129,16 @@ def torch_digits_step(np: Any, rng: Any) -> Callable[[], Any]:
 
 def main() -> None:
     """Times the three workloads in ferrograd and PyTorch, interleaved in one process
-    (median of 7 rounds, wall time per step), and prints the ratios:
+    (the order alternating per round; medians of ``--rounds`` rounds, wall time per step,
+    or CPU time with ``--cpu``, steadier on a loaded machine with one thread each), and
+    prints the ratios:
 
-        python benches/conv_step.py [--threads N] [conv depthwise digits]
+        python benches/conv_step.py [--threads N] [--rounds R] [--cpu] [conv depthwise digits]
+
+    ``compare.py``'s conv rows run the same step functions (float32, NCHW, bias, all
+    three gradients), but each library in its own process one after the other, on the
+    threads ``--threads`` gives them (2 in the README): its ratios agree with this
+    script's only at the same thread count and on a quiet machine.
     """
     import argparse
     import os
@@ -140,6 +147,8 @@ def main() -> None:
 
     p = argparse.ArgumentParser(description="conv workloads, ferrograd vs PyTorch")
     p.add_argument("--threads", type=int, default=None, help="threads for both libraries")
+    p.add_argument("--rounds", type=int, default=7, help="timed rounds per library")
+    p.add_argument("--cpu", action="store_true", help="CPU time (process_time), not wall")
     p.add_argument("which", nargs="*", default=["conv", "depthwise", "digits"])
     args = p.parse_args()
     if args.threads:
@@ -158,14 +167,15 @@ def main() -> None:
         make_fg, make_torch, reps = cases[name]
         steps = [make_fg(np, np.random.default_rng(0)), make_torch(np, np.random.default_rng(0))]
         times: list[list[float]] = [[], []]
+        clock = time.process_time if args.cpu else time.perf_counter
         for s in steps:
             s()
-        for _ in range(7):
-            for s, acc in zip(steps, times):
-                t0 = time.perf_counter()
+        for r in range(args.rounds):
+            for i in (0, 1) if r % 2 == 0 else (1, 0):
+                t0 = clock()
                 for _ in range(reps):
-                    s()
-                acc.append((time.perf_counter() - t0) / reps * 1e3)
+                    steps[i]()
+                times[i].append((clock() - t0) / reps * 1e3)
         a, b = (statistics.median(v) for v in times)
         print(f"{name:10s} ferrograd {a:8.2f} ms  torch {b:8.2f} ms  ratio {a / b:.2f}")
 

@@ -149,6 +149,26 @@ def test_sizes_that_split_over_threads_are_deterministic(path):
         np.testing.assert_allclose(a, ref.grad.numpy(), rtol=1e-11, atol=1e-9)
 
 
+@pytest.mark.parametrize("groups", [1, 2])
+def test_small_images_batched_into_one_gemm_with_a_narrower_last_batch(groups):
+    # 4x5 images: the columns of up to ~26 samples go side by side into one gemm call;
+    # 37 samples leave a narrower last batch (the zero padding entries move), with
+    # stride, padding and groups on the gemm path
+    xa, wa, ba = arr(37, 4, 4, 5), arr(6, 4 // groups, 3, 2), arr(6)
+    args = ([1, 2], [1, 1], [1, 0], [1, 1], groups)
+    want = ref_conv(xa, wa, ba, *args)
+    gy = arr(*want.shape)
+    for path in ("gemm", "auto"):
+        x, w, b = t(xa, True), t(wa, True), t(ba, True)
+        out = _core._conv(x, w, b, *args, path)
+        np.testing.assert_allclose(out.numpy(), want, rtol=1e-12, atol=1e-12)
+        out.backward(t(gy))
+        x2, w2, b2 = t(xa, True), t(wa, True), t(ba, True)
+        composed(x2, w2, b2, *args).backward(t(gy))
+        for got, ref in ((x, x2), (w, w2), (b, b2)):
+            np.testing.assert_allclose(got.grad.numpy(), ref.grad.numpy(), rtol=1e-11, atol=1e-11)
+
+
 @pytest.mark.parametrize("path", PATHS)
 def test_float32_matches_float64(path):
     xa, wa, ba = arr(3, 4, 9, 8), arr(8, 2, 3, 3), arr(8)

@@ -104,6 +104,19 @@ def test_max_pool_nan_propagates():
     assert np.isnan(F.max_pool1d(t(x), 2).numpy()[0, 0, 0])
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("xs,k,st,p,d,ceil", MAX_CASES[:4])
+def test_max_pool_ties_and_nans_pick_the_first_in_window_order(xs, k, st, p, d, ceil, dtype):
+    # few distinct values (many ties) and scattered NaNs: the kernel picks without
+    # branches, and must still take the first maximum / the first NaN of each window
+    x = RNG.integers(0, 3, xs).astype(np.float64)
+    x[RNG.random(xs) < 0.1] = np.nan
+    out, idx = F.max_pool2d(fg.tensor(x.astype(dtype)), k, st, p, d, ceil, return_indices=True)
+    want, want_idx = ref_pool(x, k, st, p, d, ceil)
+    np.testing.assert_array_equal(out.numpy(), want.astype(dtype))
+    np.testing.assert_array_equal(idx.numpy(), want_idx)
+
+
 @pytest.mark.parametrize("ceil", [False, True])
 @pytest.mark.parametrize("include_pad", [True, False])
 def test_avg_pool2d_matches_numpy(ceil, include_pad):
