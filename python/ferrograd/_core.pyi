@@ -1244,12 +1244,14 @@ class Tensor:
         """Elementwise ``2 ** self``."""
     def erfc(self, name: str | None = None) -> Tensor:
         """Elementwise complementary error function ``1 - erf(self)``, accurate for large inputs."""
+    def erfinv(self, name: str | None = None) -> Tensor:
+        """Elementwise inverse error function (NaN outside [-1, 1], +-inf at +-1)."""
     def trunc(self, name: str | None = None) -> Tensor:
         """Elementwise rounding toward zero."""
     def fix(self, name: str | None = None) -> Tensor:
         """Elementwise rounding toward zero."""
     def frac(self, name: str | None = None) -> Tensor:
-        """Elementwise fractional part ``self - trunc(self)`` (keeps the sign)."""
+        """Elementwise fractional part ``self - trunc(self)`` (keeps the sign; 0 for integers)."""
     def deg2rad(self, name: str | None = None) -> Tensor:
         """Elementwise conversion of degrees to radians."""
     def rad2deg(self, name: str | None = None) -> Tensor:

@@ -111,6 +111,7 @@ log2 = Tensor.log2
 log10 = Tensor.log10
 exp2 = Tensor.exp2
 erfc = Tensor.erfc
+erfinv = Tensor.erfinv
 trunc = Tensor.trunc
 fix = Tensor.fix
 frac = Tensor.frac
@@ -269,6 +270,7 @@ __all__ = [
     "log10",
     "exp2",
     "erfc",
+    "erfinv",
     "trunc",
     "fix",
     "frac",

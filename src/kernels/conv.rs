@@ -240,9 +240,25 @@ pub fn unfold<T: Element>(x: &[T], planes: usize, g: &Geometry) -> Result<Vec<T>
 /// row-major). Only the entries that read the input are written: the caller zeroes `dst`
 /// once, and a buffer reused for planes of the same geometry keeps its zeros.
 pub fn unfold_plane<T: Copy>(src: &[T], dst: &mut [T], g: &Geometry) {
+    let l = g.out.iter().product();
+    unfold_plane_at(src, dst, g, l, 0);
+}
+
+/// [`unfold_plane`] into columns `off..off + out_len` of a row-major matrix with rows
+/// of `row_step` elements (the columns of several samples side by side, written in
+/// place without a per-sample buffer).
+pub fn unfold_plane_at<T: Copy>(
+    src: &[T],
+    dst: &mut [T],
+    g: &Geometry,
+    row_step: usize,
+    off: usize,
+) {
     let step = g.step;
-    g.for_each_run(|_, col, idx, len| {
-        let d = &mut dst[col..col + len];
+    let l: usize = g.out.iter().product();
+    g.for_each_run(|row, col, idx, len| {
+        let at = row * row_step + off + (col - row * l);
+        let d = &mut dst[at..at + len];
         if step == 1 {
             d.copy_from_slice(&src[idx..idx + len]);
         } else {
@@ -256,9 +272,24 @@ pub fn unfold_plane<T: Copy>(src: &[T], dst: &mut [T], g: &Geometry) {
 /// col2im of one plane: adds the columns `src` (`[kernel_len, out_len]`) into the
 /// plane `dst` (`g.plane()` elements) at the positions they were read from.
 pub fn fold_plane<T: Copy + std::ops::AddAssign>(src: &[T], dst: &mut [T], g: &Geometry) {
+    let l = g.out.iter().product();
+    fold_plane_at(src, dst, g, l, 0);
+}
+
+/// [`fold_plane`] from columns `off..off + out_len` of a row-major matrix with rows of
+/// `row_step` elements.
+pub fn fold_plane_at<T: Copy + std::ops::AddAssign>(
+    src: &[T],
+    dst: &mut [T],
+    g: &Geometry,
+    row_step: usize,
+    off: usize,
+) {
     let step = g.step;
-    g.for_each_run(|_, col, idx, len| {
-        let from = &src[col..col + len];
+    let l: usize = g.out.iter().product();
+    g.for_each_run(|row, col, idx, len| {
+        let at = row * row_step + off + (col - row * l);
+        let from = &src[at..at + len];
         if step == 1 {
             for (d, &v) in dst[idx..idx + len].iter_mut().zip(from) {
                 *d += v;
@@ -322,15 +353,12 @@ pub fn max_pool_indices<T: Element + PartialOrd>(
                 let (o, idx) = (col + j - row * l, idx0 + j * step);
                 let cur = dst[o];
                 let v = src[idx];
+                // branch-free: on random data `v > best` is a coin flip, and the
+                // mispredicted branches cost several times the rest of the loop
+                let best = src[if cur < 0 { idx } else { cur as usize }];
                 #[allow(clippy::eq_op)]
-                let take = cur < 0 || {
-                    let best = src[cur as usize];
-                    let best_nan = best != best;
-                    !best_nan && (v > best || v != v)
-                };
-                if take {
-                    dst[o] = idx as i64;
-                }
+                let take = (cur < 0) | (v > best) | ((v != v) & (best == best));
+                dst[o] = if take { idx as i64 } else { cur };
             }
         });
     });

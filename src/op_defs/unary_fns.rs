@@ -32,8 +32,8 @@ impl FloatMath for f64 {
 }
 
 /// Inverse error function: Giles' single-precision rational approximation as the start,
-/// then two Newton steps on `erf(x) - y` (each doubles the correct digits), so f64 results
-/// are accurate to a few ulps. `|y| > 1` (and NaN) gives NaN, `+-1` gives `+-inf`.
+/// then two Newton steps (each doubles the correct digits) on `erf(x) - y`, or near +-1 on
+/// `erfc(|x|) - (1 - |y|)`, so f64 results are accurate to a few ulps. `|y| > 1` (and NaN) gives NaN, `+-1` gives `+-inf`.
 pub fn f_erfinv<T: FloatMath>(y: T) -> T {
     let yf: f64 = num_traits::ToPrimitive::to_f64(&y).unwrap_or(f64::NAN);
     if yf.is_nan() || yf.abs() > 1.0 {
@@ -66,13 +66,23 @@ pub fn f_erfinv<T: FloatMath>(y: T) -> T {
         p * yf
     };
     let k = 2.0 / std::f64::consts::PI.sqrt();
+    // Near +-1 the residual is taken through erfc against `1 - |y|`, which is exact there
+    // (Sterbenz), so the tail keeps full precision; elsewhere through erf.
+    let tail = yf.abs() > 0.5;
+    let (target, sign) = (1.0 - yf.abs(), yf.signum());
+    if tail {
+        x = x.abs();
+    }
     for _ in 0..2 {
-        let e = libm::erf(x) - yf;
         let d = k * (-x * x).exp();
+        let e = if tail { target - libm::erfc(x) } else { libm::erf(x) - yf };
         if d == 0.0 || !e.is_finite() {
             break;
         }
         x -= e / d;
+    }
+    if tail {
+        x *= sign;
     }
     <T as num_traits::NumCast>::from(x).unwrap_or(T::nan())
 }

@@ -334,7 +334,6 @@ _wrap_names(vars(functional), _TRACED_F)
 # issue 17 (drop-in): padding, shape, dropout, pairwise, pooling and loss layers
 # (layers_pad.py, layers_shape.py, layers_dropout.py, layers_pairwise.py,
 # activation_softmin.py, layers_embedding_bag.py, layers_lp_pool_lrn.py, loss_margin_nll.py)
-from . import layers_pad as _layers_pad  # noqa: E402
 from .activation_softmin import Softmax2d as Softmax2d  # noqa: E402
 from .activation_softmin import Softmin as Softmin  # noqa: E402
 from .layers_dropout import AlphaDropout as AlphaDropout  # noqa: E402
@@ -391,7 +390,29 @@ from .loss_margin_nll import (  # noqa: E402
     TripletMarginWithDistanceLoss as TripletMarginWithDistanceLoss,
 )
 
-__all__ += list(_layers_pad.__all__)
+__all__ += [
+    "ZeroPad1d",
+    "ZeroPad2d",
+    "ZeroPad3d",
+    "ConstantPad1d",
+    "ConstantPad2d",
+    "ConstantPad3d",
+    "ReflectionPad1d",
+    "ReflectionPad2d",
+    "ReflectionPad3d",
+    "ReplicationPad1d",
+    "ReplicationPad2d",
+    "ReplicationPad3d",
+    "CircularPad1d",
+    "CircularPad2d",
+    "CircularPad3d",
+    "Pad1D",
+    "Pad2D",
+    "Pad3D",
+    "ZeroPad1D",
+    "ZeroPad2D",
+    "ZeroPad3D",
+]
 __all__ += [
     "Softmin", "Softmax2d", "Dropout1d", "Dropout2d", "Dropout3d", "Dropout2D", "Dropout3D",
     "AlphaDropout", "FeatureAlphaDropout", "EmbeddingBag", "LPPool1d", "LPPool2d", "LPPool3d",

@@ -523,6 +523,10 @@ class Variable(
         """Elementwise complementary error function ``1 - erf(self)``, accurate for large inputs."""
         return self._op("erfc", [self])
 
+    def erfinv(self, name: str | None = None) -> Variable:
+        """Elementwise inverse error function (NaN outside [-1, 1], +-inf at +-1)."""
+        return self._op("erfinv", [self])
+
     def trunc(self, name: str | None = None) -> Variable:
         """Elementwise rounding toward zero."""
         return self._op("trunc", [self])
@@ -532,7 +536,7 @@ class Variable(
         return self._op("trunc", [self])
 
     def frac(self, name: str | None = None) -> Variable:
-        """Elementwise fractional part ``self - trunc(self)`` (keeps the sign)."""
+        """Elementwise fractional part ``self - trunc(self)`` (keeps the sign; 0 for integers)."""
         return self._op("frac", [self])
 
     def deg2rad(self, name: str | None = None) -> Variable:
