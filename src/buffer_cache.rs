@@ -62,6 +62,11 @@ struct Cache {
     misses: u64,
 }
 
+/// The most buffers the cache holds at once: its entry list stays far below
+/// [`MIN_BYTES`] (16,384 x 24 bytes), so growing it never re-enters the global allocator's
+/// cached path while the lock is held, whatever limit the user sets.
+const MAX_ENTRIES: usize = 16_384;
+
 static CACHE: Mutex<Cache> = Mutex::new(Cache {
     entries: Vec::new(),
     held: 0,
@@ -241,7 +246,9 @@ pub unsafe fn give(ptr: *mut u8, layout: Layout) -> bool {
     let freed = {
         let mut c = CACHE.lock();
         let limit = c.limit();
-        if layout.size() > limit {
+        // (the entry list must never need a block of MIN_BYTES or more: this runs inside
+        // the global allocator with the lock held, and such a block would re-enter `take`)
+        if layout.size() > limit || c.entries.len() >= MAX_ENTRIES {
             return false;
         }
         let freed = c.shrink_to(limit - layout.size());
@@ -412,7 +419,6 @@ mod tests {
         // and is handed out again (retried while another test holds a suspension, which
         // empties the cache)
         let n = MIN_BYTES / 8 + 11;
-        let layout = Layout::array::<u64>(n).unwrap();
         let mut checked = false;
         for _ in 0..200 {
             let before = SUSPENDED.load(Ordering::Acquire);

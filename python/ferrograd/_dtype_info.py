@@ -160,7 +160,7 @@ def set_num_threads(n: int) -> None:
     if n != get_num_threads():
         warnings.warn(
             f"set_num_threads({n}): ferrograd's thread pool has {get_num_threads()} threads, "
-            "fixed at import; set RAYON_NUM_THREADS={n} in the environment before importing "
+            f"fixed at import; set RAYON_NUM_THREADS={n} in the environment before importing "
             "ferrograd to change it",
             RuntimeWarning,
             stacklevel=2,

@@ -60,6 +60,10 @@ def addr(x: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1
     return x * beta + vec1.outer(vec2) * alpha
 
 
+# The most elements a `combinations` result may hold (its index list is built in Python).
+_MAX_COMBINATION_ELEMENTS = 1 << 26
+
+
 def combinations(x: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
     """The length-``r`` combinations of a 1-d tensor's elements, one per row (as
     ``itertools.combinations``; ``with_replacement`` as ``combinations_with_replacement``)."""
@@ -68,6 +72,13 @@ def combinations(x: Tensor, r: int = 2, with_replacement: bool = False) -> Tenso
     r = operator.index(r)
     if r < 0:
         raise ValueError(f"combinations: r must be non-negative, got {r}")
+    n = x.shape[0]
+    count = math.comb(n + r - 1, r) if with_replacement else math.comb(n, r)
+    if count * max(r, 1) > _MAX_COMBINATION_ELEMENTS:
+        raise ValueError(
+            f"combinations: {count} combinations of {r} elements would not fit in memory "
+            f"(at most {_MAX_COMBINATION_ELEMENTS} elements in all)"
+        )
     make = itertools.combinations_with_replacement if with_replacement else itertools.combinations
     idx = list(make(range(x.shape[0]), r))
     if r == 0:

@@ -157,6 +157,8 @@ def vander(x: Tensor, N: Any = None, increasing: bool = False) -> Tensor:
     n = x.shape[0] if N is None else operator.index(N)
     if n < 0:
         raise ValueError(f"vander: N must be non-negative, got {n}")
+    if n > 1 << 16:
+        raise ValueError(f"vander: N={n} columns (one power each) is more than the 65536 supported")
     powers = list(range(n)) if increasing else list(range(n - 1, -1, -1))
     if not powers:
         return _core.zeros([x.shape[0], 0], dtype=x.dtype)

@@ -111,6 +111,11 @@ def concatenate(
     return _core.concat(_tensors("concatenate", tensors), axis if dim is None else dim)
 
 
+# More sections than elements give empty pieces (as in PyTorch); beyond this many the
+# request is refused rather than building a list of that many tensors.
+_MAX_EMPTY_PIECES = 1 << 16
+
+
 def _dim(x: Tensor, dim: Any, op: str) -> int:
     d = operator.index(dim)
     n = max(x.ndim, 1)
@@ -134,6 +139,11 @@ def tensor_split(
         n = indices_or_sections
         if n <= 0:
             raise ValueError(f"tensor_split: the number of sections must be positive, got {n}")
+        if n > max(size, _MAX_EMPTY_PIECES):
+            raise ValueError(
+                f"tensor_split: {n} sections of a dimension of size {size} would return {n} "
+                f"tensors, nearly all empty; ask for at most max(size, {_MAX_EMPTY_PIECES})"
+            )
         q, r = divmod(size, n)
         bounds, at = [], 0
         for i in range(n - 1):

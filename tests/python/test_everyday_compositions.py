@@ -336,3 +336,16 @@ def test_process_settings():
     fg.set_float32_matmul_precision("highest")
     with pytest.raises(ValueError):
         fg.set_float32_matmul_precision("low")
+
+
+def test_huge_counts_are_refused_not_attempted():
+    # found by the panic fuzzer: hsplit(2**62) of an empty tensor built a list of 2**62 views
+    with pytest.raises(ValueError, match="sections"):
+        fg.tensor_split(fg.zeros(0), 2**62)
+    with pytest.raises(ValueError, match="sections"):
+        fg.zeros(0).hsplit(2**40)
+    assert len(fg.tensor_split(fg.zeros(3), 5)) == 5  # more sections than elements: empty pieces
+    with pytest.raises(ValueError, match="would not fit"):
+        fg.combinations(fg.tensor([1, 2, 3]), 2**40, with_replacement=True)
+    with pytest.raises(ValueError, match="65536"):
+        fg.vander(fg.ones(2), N=2**40)
