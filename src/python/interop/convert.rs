@@ -363,7 +363,9 @@ fn numpy_dtype(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Option<DType>> {
 pub fn numpy_to_tensor(arr: &Bound<'_, PyUntypedArray>, share: bool) -> PyResult<Tensor> {
     let Some(dtype) = numpy_dtype(arr)? else {
         let descr = arr.dtype();
-        let native: bool = descr.getattr(pyo3::intern!(arr.py(), "isnative"))?.extract()?;
+        let native: bool = descr
+            .getattr(pyo3::intern!(arr.py(), "isnative"))?
+            .extract()?;
         if !native && !share {
             // a byte-swapped array ('>f4' on x86) keeps its dtype: swap to native order first
             let swapped = descr.call_method1(pyo3::intern!(arr.py(), "newbyteorder"), ("=",))?;
