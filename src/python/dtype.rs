@@ -20,7 +20,11 @@ pub fn dtype_object(py: Python<'_>, d: DType) -> PyResult<Py<PyDType>> {
     let i = ALL_DTYPES
         .iter()
         .position(|&x| x == d)
-        .expect("every dtype is in ALL_DTYPES");
+        .ok_or_else(|| {
+            pyo3::exceptions::PyRuntimeError::new_err(format!(
+                "internal error: dtype {d} is missing from ALL_DTYPES; please report it"
+            ))
+        })?;
     Ok(all[i].clone_ref(py))
 }
 
