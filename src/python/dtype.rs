@@ -17,14 +17,11 @@ pub fn dtype_object(py: Python<'_>, d: DType) -> PyResult<Py<PyDType>> {
             .map(|&d| Py::new(py, PyDType { d }))
             .collect::<PyResult<Vec<_>>>()
     })?;
-    let i = ALL_DTYPES
-        .iter()
-        .position(|&x| x == d)
-        .ok_or_else(|| {
-            pyo3::exceptions::PyRuntimeError::new_err(format!(
-                "internal error: dtype {d} is missing from ALL_DTYPES; please report it"
-            ))
-        })?;
+    let i = ALL_DTYPES.iter().position(|&x| x == d).ok_or_else(|| {
+        pyo3::exceptions::PyRuntimeError::new_err(format!(
+            "internal error: dtype {d} is missing from ALL_DTYPES; please report it"
+        ))
+    })?;
     Ok(all[i].clone_ref(py))
 }
 
