@@ -4,6 +4,7 @@
 //! multiply into parts of its output and to accumulate weight gradients over samples
 //! without temporaries.
 
+use super::gemm_split::{gemm_tiled, GemmArgs};
 use crate::dtype::Element;
 use crate::error::{Error, Result};
 pub use gemm::Parallelism;
@@ -126,31 +127,26 @@ pub fn gemm_into<T: Element>(
     }
     a.check("first")?;
     b.check("second")?;
+    let args = GemmArgs {
+        m,
+        n,
+        k,
+        dst: dst.as_mut_ptr(),
+        dst_cs: 1,
+        dst_rs: dst_rs as isize,
+        read_dst: accumulate,
+        lhs: a.ptr(),
+        lhs_cs: a.cs,
+        lhs_rs: a.rs,
+        rhs: b.ptr(),
+        rhs_cs: b.cs,
+        rhs_rs: b.rs,
+        alpha: if accumulate { T::one() } else { T::zero() },
+        beta: T::one(),
+    };
     // SAFETY: T is f32 or f64 (checked above); both views lie inside their slices
     // (checked) and the m rows of n outputs at step dst_rs lie inside `dst` (checked).
-    unsafe {
-        gemm::gemm(
-            m,
-            n,
-            k,
-            dst.as_mut_ptr(),
-            1,
-            dst_rs as isize,
-            accumulate,
-            a.ptr(),
-            a.cs,
-            a.rs,
-            b.ptr(),
-            b.cs,
-            b.rs,
-            if accumulate { T::one() } else { T::zero() },
-            T::one(),
-            false,
-            false,
-            false,
-            par,
-        );
-    }
+    unsafe { gemm_tiled(args, !matches!(par, Parallelism::None)) };
     Ok(())
 }
 

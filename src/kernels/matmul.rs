@@ -8,13 +8,13 @@
 //! where gemm's dispatch costs more than the arithmetic. Batch dims broadcast; each batch
 //! reads its matrices through per-batch offsets, never through a materialised copy.
 
+use super::gemm_split::{gemm_tiled, GemmArgs};
 use super::par::for_each_chunk;
 use crate::dtype::Element;
 use crate::error::{Error, Result};
 use crate::interrupt::{parallel_allowed, Watch};
 use crate::layout::{broadcast_shapes, checked_numel, Layout, Shape, Strides};
 use crate::storage::{try_filled_vec, try_vec_with_capacity, Storage};
-use gemm::Parallelism;
 use num_complex::{Complex32, Complex64};
 use smallvec::smallvec;
 use std::any::TypeId;
@@ -338,52 +338,41 @@ fn run_gemm<T: Element>(
     let (m, k, n) = (p.m, p.k, p.n);
     let work = m.saturating_mul(n).saturating_mul(k);
     // rows `r0..r0 + o.len() / n` of batch `bi`
-    let rows = |o: &mut [MaybeUninit<T>], bi: usize, r0: usize, par: Parallelism| {
+    let rows = |o: &mut [MaybeUninit<T>], bi: usize, r0: usize, parallel: bool| {
         if watch.tripped() {
             return;
         }
         let (oa, ob) = p.offsets(bi);
         let oa = oa + r0 as isize * p.a_rs;
+        let args = GemmArgs {
+            m: o.len() / n,
+            n,
+            k,
+            dst: o.as_mut_ptr().cast::<T>(),
+            dst_cs: 1,
+            dst_rs: n as isize,
+            read_dst: false, // overwrite `o` without reading it (it may be uninitialised)
+            lhs: a.as_ptr().wrapping_offset(oa),
+            lhs_cs: p.a_cs,
+            lhs_rs: p.a_rs,
+            rhs: b.as_ptr().wrapping_offset(ob),
+            rhs_cs: p.b_cs,
+            rhs_rs: p.b_rs,
+            alpha: T::zero(),
+            beta: T::one(),
+        };
         // SAFETY: check_span proved every element of both views lies inside `a` and `b`;
         // rows r0.. of a's matrix are inside it, and `o` holds exactly those rows of this
         // batch's m*n row-major outputs.
-        unsafe {
-            gemm::gemm(
-                o.len() / n,
-                n,
-                k,
-                o.as_mut_ptr().cast::<T>(),
-                1,
-                n as isize,
-                false, // overwrite `o` without reading it (it may be uninitialised)
-                a.as_ptr().wrapping_offset(oa),
-                p.a_cs,
-                p.a_rs,
-                b.as_ptr().wrapping_offset(ob),
-                p.b_cs,
-                p.b_rs,
-                T::zero(),
-                T::one(),
-                false,
-                false,
-                false,
-                par,
-            )
-        }
+        unsafe { gemm_tiled(args, parallel) }
     };
     let nbatch = out.len() / (m * n);
     let parallel = parallel_allowed();
     if parallel && nbatch > 1 && work < GEMM_PAR_WORK && work.saturating_mul(nbatch) >= PAR_WORK {
         // many small matrices: one batch per rayon task, gemm itself single-threaded
-        for_each_chunk(out, m * n, &|start, o| {
-            rows(o, start / (m * n), 0, Parallelism::None)
-        });
+        for_each_chunk(out, m * n, &|start, o| rows(o, start / (m * n), 0, false));
     } else {
-        let par = if parallel && work >= GEMM_PAR_WORK {
-            Parallelism::Rayon(0)
-        } else {
-            Parallelism::None
-        };
+        let par = parallel && work >= GEMM_PAR_WORK;
         for (bi, o) in out.chunks_mut(m * n).enumerate() {
             for (i, ob) in o.chunks_mut(block * n).enumerate() {
                 rows(ob, bi, i * block, par);

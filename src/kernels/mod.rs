@@ -19,6 +19,7 @@ pub mod elementwise;
 pub mod fastmath;
 pub mod fused_nn;
 pub mod gemm_into;
+pub mod gemm_split;
 pub mod index;
 pub mod linalg;
 pub mod matmul;
