@@ -406,11 +406,11 @@ __all__ += [
 # elementwise math (fmod, hypot, logaddexp, xlogy, lerp, clamp/clip with tensor bounds,
 # nan_to_num, isclose/allclose), random sampling and Generator objects, conveniences
 # (default dtype, print options, Tensor.type/cuda/set_value, shape): see _ops_math.py,
-# random_gen.py, _conveniences.py
-# PyTorch's legacy typed constructors (torch.FloatTensor(2, 3), torch.LongTensor([1, 2]))
+# random_gen.py, _conveniences.py; the compositions, dtype queries and PyTorch's legacy
+# typed constructors come through _namespace_composed.py
 from . import (  # noqa: E402
     _conveniences,
-    _legacy_types,
+    _namespace_composed,
     _ops_compose_more,
     _ops_math,
     _ops_more_math,
@@ -422,60 +422,9 @@ from ._conveniences import get_printoptions as get_printoptions  # noqa: E402
 from ._conveniences import set_default_dtype as set_default_dtype  # noqa: E402
 from ._conveniences import set_printoptions as set_printoptions  # noqa: E402
 from ._conveniences import shape as shape  # noqa: E402
-from ._dtype_info import (  # noqa: E402
-    are_deterministic_algorithms_enabled as are_deterministic_algorithms_enabled,
-)
-from ._dtype_info import can_cast as can_cast  # noqa: E402
-from ._dtype_info import finfo as finfo  # noqa: E402
-from ._dtype_info import get_float32_matmul_precision as get_float32_matmul_precision  # noqa: E402
-from ._dtype_info import get_num_threads as get_num_threads  # noqa: E402
-from ._dtype_info import iinfo as iinfo  # noqa: E402
-from ._dtype_info import promote_types as promote_types  # noqa: E402
-from ._dtype_info import result_type as result_type  # noqa: E402
-from ._dtype_info import set_float32_matmul_precision as set_float32_matmul_precision  # noqa: E402
-from ._dtype_info import set_num_threads as set_num_threads  # noqa: E402
-from ._dtype_info import use_deterministic_algorithms as use_deterministic_algorithms  # noqa: E402
-from ._legacy_types import BFloat16Tensor as BFloat16Tensor  # noqa: E402
-from ._legacy_types import BoolTensor as BoolTensor  # noqa: E402
-from ._legacy_types import ByteTensor as ByteTensor  # noqa: E402
-from ._legacy_types import CharTensor as CharTensor  # noqa: E402
-from ._legacy_types import ComplexDoubleTensor as ComplexDoubleTensor  # noqa: E402
-from ._legacy_types import ComplexFloatTensor as ComplexFloatTensor  # noqa: E402
-from ._legacy_types import DoubleTensor as DoubleTensor  # noqa: E402
-from ._legacy_types import FloatTensor as FloatTensor  # noqa: E402
-from ._legacy_types import HalfTensor as HalfTensor  # noqa: E402
-from ._legacy_types import IntTensor as IntTensor  # noqa: E402
-from ._legacy_types import LongTensor as LongTensor  # noqa: E402
-from ._legacy_types import ShortTensor as ShortTensor  # noqa: E402
-from ._ops_compose_more import addbmm as addbmm  # noqa: E402
-from ._ops_compose_more import addr as addr  # noqa: E402
-from ._ops_compose_more import bartlett_window as bartlett_window  # noqa: E402
-from ._ops_compose_more import blackman_window as blackman_window  # noqa: E402
-from ._ops_compose_more import combinations as combinations  # noqa: E402
-from ._ops_compose_more import compile as compile  # noqa: E402
-from ._ops_compose_more import diagonal_scatter as diagonal_scatter  # noqa: E402
-from ._ops_compose_more import float_power as float_power  # noqa: E402
-from ._ops_compose_more import fmax as fmax  # noqa: E402
-from ._ops_compose_more import fmin as fmin  # noqa: E402
-from ._ops_compose_more import gcd as gcd  # noqa: E402
-from ._ops_compose_more import hamming_window as hamming_window  # noqa: E402
-from ._ops_compose_more import hann_window as hann_window  # noqa: E402
-from ._ops_compose_more import heaviside as heaviside  # noqa: E402
-from ._ops_compose_more import index_copy as index_copy  # noqa: E402
-from ._ops_compose_more import is_storage as is_storage  # noqa: E402
-from ._ops_compose_more import lcm as lcm  # noqa: E402
-from ._ops_compose_more import ldexp as ldexp  # noqa: E402
-from ._ops_compose_more import narrow_copy as narrow_copy  # noqa: E402
-from ._ops_compose_more import pdist as pdist  # noqa: E402
-from ._ops_compose_more import polar as polar  # noqa: E402
-from ._ops_compose_more import renorm as renorm  # noqa: E402
-from ._ops_compose_more import resolve_conj as resolve_conj  # noqa: E402
-from ._ops_compose_more import resolve_neg as resolve_neg  # noqa: E402
-from ._ops_compose_more import select_scatter as select_scatter  # noqa: E402
-from ._ops_compose_more import sinc as sinc  # noqa: E402
-from ._ops_compose_more import slice_scatter as slice_scatter  # noqa: E402
-from ._ops_compose_more import typename as typename  # noqa: E402
-from ._ops_compose_more import unravel_index as unravel_index  # noqa: E402
+from ._namespace_composed import *  # noqa: E402,F403  (see that module)
+
+__all__ += _namespace_composed.__all__
 from ._ops_math import allclose as allclose  # noqa: E402
 from ._ops_math import clamp as clamp  # type: ignore[assignment]  # noqa: E402
 from ._ops_math import clip as clip  # type: ignore[assignment]  # noqa: E402
@@ -489,58 +438,8 @@ from ._ops_math import logaddexp2 as logaddexp2  # noqa: E402
 from ._ops_math import nan_to_num as nan_to_num  # noqa: E402
 from ._ops_math import pairwise_distance as pairwise_distance  # noqa: E402
 from ._ops_math import xlogy as xlogy  # noqa: E402
-from ._ops_more_math import addcdiv as addcdiv  # noqa: E402
-from ._ops_more_math import addcmul as addcmul  # noqa: E402
-from ._ops_more_math import argwhere as argwhere  # noqa: E402
-from ._ops_more_math import broadcast_shapes as broadcast_shapes  # noqa: E402
-from ._ops_more_math import clamp_max as clamp_max  # noqa: E402
-from ._ops_more_math import clamp_min as clamp_min  # noqa: E402
-from ._ops_more_math import diagflat as diagflat  # noqa: E402
-from ._ops_more_math import is_floating_point as is_floating_point  # noqa: E402
-from ._ops_more_math import is_nonzero as is_nonzero  # noqa: E402
-from ._ops_more_math import isin as isin  # noqa: E402
-from ._ops_more_math import isreal as isreal  # noqa: E402
-from ._ops_more_math import logit as logit  # noqa: E402
-from ._ops_more_math import logspace as logspace  # noqa: E402
-from ._ops_more_math import msort as msort  # noqa: E402
-from ._ops_more_math import positive as positive  # noqa: E402
-from ._ops_more_math import select as select  # noqa: E402
-from ._ops_more_math import tril_indices as tril_indices  # noqa: E402
-from ._ops_more_math import triu_indices as triu_indices  # noqa: E402
-from ._ops_more_math import vander as vander  # noqa: E402
-from ._ops_more_math import vdot as vdot  # noqa: E402
 
 # everyday functions composed of other ops, dtype queries, process settings
-from ._ops_stack_split import atleast_1d as atleast_1d  # noqa: E402
-from ._ops_stack_split import atleast_2d as atleast_2d  # noqa: E402
-from ._ops_stack_split import atleast_3d as atleast_3d  # noqa: E402
-from ._ops_stack_split import block_diag as block_diag  # noqa: E402
-from ._ops_stack_split import cartesian_prod as cartesian_prod  # noqa: E402
-from ._ops_stack_split import column_stack as column_stack  # noqa: E402
-from ._ops_stack_split import concatenate as concatenate  # noqa: E402
-from ._ops_stack_split import dsplit as dsplit  # noqa: E402
-from ._ops_stack_split import dstack as dstack  # noqa: E402
-from ._ops_stack_split import fliplr as fliplr  # noqa: E402
-from ._ops_stack_split import flipud as flipud  # noqa: E402
-from ._ops_stack_split import hsplit as hsplit  # noqa: E402
-from ._ops_stack_split import hstack as hstack  # noqa: E402
-from ._ops_stack_split import row_stack as row_stack  # noqa: E402
-from ._ops_stack_split import take_along_dim as take_along_dim  # noqa: E402
-from ._ops_stack_split import tensor_split as tensor_split  # noqa: E402
-from ._ops_stack_split import vsplit as vsplit  # noqa: E402
-from ._ops_stack_split import vstack as vstack  # noqa: E402
-from ._ops_stats import aminmax as aminmax  # noqa: E402
-from ._ops_stats import bincount as bincount  # noqa: E402
-from ._ops_stats import corrcoef as corrcoef  # noqa: E402
-from ._ops_stats import cov as cov  # noqa: E402
-from ._ops_stats import cumulative_trapezoid as cumulative_trapezoid  # noqa: E402
-from ._ops_stats import diff as diff  # noqa: E402
-from ._ops_stats import nanquantile as nanquantile  # noqa: E402
-from ._ops_stats import quantile as quantile  # noqa: E402
-from ._ops_stats import std_mean as std_mean  # noqa: E402
-from ._ops_stats import trapezoid as trapezoid  # noqa: E402
-from ._ops_stats import trapz as trapz  # noqa: E402
-from ._ops_stats import var_mean as var_mean  # noqa: E402
 from .random_gen import Generator as Generator  # noqa: E402
 from .random_gen import bernoulli as bernoulli  # noqa: E402
 from .random_gen import default_generator as default_generator  # noqa: E402
@@ -557,7 +456,6 @@ from .random_gen import seed as seed  # noqa: E402
 from .random_gen import set_rng_state as set_rng_state  # noqa: E402
 from .random_gen import uniform as uniform  # noqa: E402
 
-__all__ += _legacy_types.__all__
 _ops_math.install_tensor_methods()
 _ops_more_math.install_tensor_methods()
 _ops_compose_more.install_tensor_methods()
@@ -679,97 +577,4 @@ from ._traced_op_names import FUNCTIONAL_OPS as _TRACED_F  # noqa: E402
 globals().update({n: getattr(nn.functional, n) for n in _TRACED_F if n in globals()})
 # END static dispatch
 
-__all__ += [
-    "atleast_1d",
-    "atleast_2d",
-    "atleast_3d",
-    "block_diag",
-    "cartesian_prod",
-    "column_stack",
-    "concatenate",
-    "dsplit",
-    "dstack",
-    "fliplr",
-    "flipud",
-    "hsplit",
-    "hstack",
-    "row_stack",
-    "take_along_dim",
-    "tensor_split",
-    "vsplit",
-    "vstack",
-    "aminmax",
-    "bincount",
-    "corrcoef",
-    "cov",
-    "cumulative_trapezoid",
-    "diff",
-    "nanquantile",
-    "quantile",
-    "std_mean",
-    "trapezoid",
-    "trapz",
-    "var_mean",
-    "addcdiv",
-    "addcmul",
-    "argwhere",
-    "broadcast_shapes",
-    "clamp_max",
-    "clamp_min",
-    "diagflat",
-    "is_floating_point",
-    "is_nonzero",
-    "isin",
-    "isreal",
-    "logit",
-    "logspace",
-    "msort",
-    "positive",
-    "select",
-    "tril_indices",
-    "triu_indices",
-    "vander",
-    "vdot",
-    "are_deterministic_algorithms_enabled",
-    "can_cast",
-    "finfo",
-    "get_float32_matmul_precision",
-    "get_num_threads",
-    "iinfo",
-    "promote_types",
-    "result_type",
-    "set_float32_matmul_precision",
-    "set_num_threads",
-    "use_deterministic_algorithms",
-]
-__all__ += [
-    "addbmm",
-    "addr",
-    "bartlett_window",
-    "blackman_window",
-    "combinations",
-    "compile",
-    "diagonal_scatter",
-    "float_power",
-    "fmax",
-    "fmin",
-    "gcd",
-    "hamming_window",
-    "hann_window",
-    "heaviside",
-    "index_copy",
-    "is_storage",
-    "lcm",
-    "ldexp",
-    "narrow_copy",
-    "pdist",
-    "polar",
-    "renorm",
-    "resolve_conj",
-    "resolve_neg",
-    "select_scatter",
-    "sinc",
-    "slice_scatter",
-    "typename",
-    "unravel_index",
-]
+__all__ += []

@@ -1,0 +1,229 @@
+"""The top-level functions that are compositions of other ops, re-exported from the
+modules that define them, so that ``ferrograd/__init__.py`` stays a short table of
+contents. Each name is imported as ``name as name`` (an explicit re-export, which type
+checkers and ``mypy.stubtest`` read) and listed in ``__all__``; the package imports this
+module with ``*``.
+"""
+
+from __future__ import annotations
+
+# dtype queries and process settings (finfo, iinfo, promote_types, ...)
+from ._dtype_info import (
+    are_deterministic_algorithms_enabled as are_deterministic_algorithms_enabled,
+)
+from ._dtype_info import can_cast as can_cast
+from ._dtype_info import finfo as finfo
+from ._dtype_info import get_float32_matmul_precision as get_float32_matmul_precision
+from ._dtype_info import get_num_threads as get_num_threads
+from ._dtype_info import iinfo as iinfo
+from ._dtype_info import promote_types as promote_types
+from ._dtype_info import result_type as result_type
+from ._dtype_info import set_float32_matmul_precision as set_float32_matmul_precision
+from ._dtype_info import set_num_threads as set_num_threads
+from ._dtype_info import use_deterministic_algorithms as use_deterministic_algorithms
+
+# PyTorch's legacy typed constructors (FloatTensor, LongTensor, ...)
+from ._legacy_types import BFloat16Tensor as BFloat16Tensor
+from ._legacy_types import BoolTensor as BoolTensor
+from ._legacy_types import ByteTensor as ByteTensor
+from ._legacy_types import CharTensor as CharTensor
+from ._legacy_types import ComplexDoubleTensor as ComplexDoubleTensor
+from ._legacy_types import ComplexFloatTensor as ComplexFloatTensor
+from ._legacy_types import DoubleTensor as DoubleTensor
+from ._legacy_types import FloatTensor as FloatTensor
+from ._legacy_types import HalfTensor as HalfTensor
+from ._legacy_types import IntTensor as IntTensor
+from ._legacy_types import LongTensor as LongTensor
+from ._legacy_types import ShortTensor as ShortTensor
+
+# everyday functions composed of other ops
+from ._ops_compose_more import addbmm as addbmm
+from ._ops_compose_more import addr as addr
+from ._ops_compose_more import bartlett_window as bartlett_window
+from ._ops_compose_more import blackman_window as blackman_window
+from ._ops_compose_more import combinations as combinations
+from ._ops_compose_more import compile as compile
+from ._ops_compose_more import diagonal_scatter as diagonal_scatter
+from ._ops_compose_more import float_power as float_power
+from ._ops_compose_more import fmax as fmax
+from ._ops_compose_more import fmin as fmin
+from ._ops_compose_more import gcd as gcd
+from ._ops_compose_more import hamming_window as hamming_window
+from ._ops_compose_more import hann_window as hann_window
+from ._ops_compose_more import heaviside as heaviside
+from ._ops_compose_more import index_copy as index_copy
+from ._ops_compose_more import is_storage as is_storage
+from ._ops_compose_more import lcm as lcm
+from ._ops_compose_more import ldexp as ldexp
+from ._ops_compose_more import narrow_copy as narrow_copy
+from ._ops_compose_more import pdist as pdist
+from ._ops_compose_more import polar as polar
+from ._ops_compose_more import renorm as renorm
+from ._ops_compose_more import resolve_conj as resolve_conj
+from ._ops_compose_more import resolve_neg as resolve_neg
+from ._ops_compose_more import select_scatter as select_scatter
+from ._ops_compose_more import sinc as sinc
+from ._ops_compose_more import slice_scatter as slice_scatter
+from ._ops_compose_more import typename as typename
+from ._ops_compose_more import unravel_index as unravel_index
+
+# more elementwise math (addcmul, logit, heaviside, sinc, ...)
+from ._ops_more_math import addcdiv as addcdiv
+from ._ops_more_math import addcmul as addcmul
+from ._ops_more_math import argwhere as argwhere
+from ._ops_more_math import broadcast_shapes as broadcast_shapes
+from ._ops_more_math import clamp_max as clamp_max
+from ._ops_more_math import clamp_min as clamp_min
+from ._ops_more_math import diagflat as diagflat
+from ._ops_more_math import is_floating_point as is_floating_point
+from ._ops_more_math import is_nonzero as is_nonzero
+from ._ops_more_math import isin as isin
+from ._ops_more_math import isreal as isreal
+from ._ops_more_math import logit as logit
+from ._ops_more_math import logspace as logspace
+from ._ops_more_math import msort as msort
+from ._ops_more_math import positive as positive
+from ._ops_more_math import select as select
+from ._ops_more_math import tril_indices as tril_indices
+from ._ops_more_math import triu_indices as triu_indices
+from ._ops_more_math import vander as vander
+from ._ops_more_math import vdot as vdot
+
+# stacking and splitting (hstack .. dsplit, tensor_split, atleast_Nd, block_diag, ...)
+from ._ops_stack_split import atleast_1d as atleast_1d
+from ._ops_stack_split import atleast_2d as atleast_2d
+from ._ops_stack_split import atleast_3d as atleast_3d
+from ._ops_stack_split import block_diag as block_diag
+from ._ops_stack_split import cartesian_prod as cartesian_prod
+from ._ops_stack_split import column_stack as column_stack
+from ._ops_stack_split import concatenate as concatenate
+from ._ops_stack_split import dsplit as dsplit
+from ._ops_stack_split import dstack as dstack
+from ._ops_stack_split import fliplr as fliplr
+from ._ops_stack_split import flipud as flipud
+from ._ops_stack_split import hsplit as hsplit
+from ._ops_stack_split import hstack as hstack
+from ._ops_stack_split import row_stack as row_stack
+from ._ops_stack_split import take_along_dim as take_along_dim
+from ._ops_stack_split import tensor_split as tensor_split
+from ._ops_stack_split import vsplit as vsplit
+from ._ops_stack_split import vstack as vstack
+
+# statistics (var_mean, aminmax, cov, corrcoef, quantile, bincount, ...)
+from ._ops_stats import aminmax as aminmax
+from ._ops_stats import bincount as bincount
+from ._ops_stats import corrcoef as corrcoef
+from ._ops_stats import cov as cov
+from ._ops_stats import cumulative_trapezoid as cumulative_trapezoid
+from ._ops_stats import diff as diff
+from ._ops_stats import nanquantile as nanquantile
+from ._ops_stats import quantile as quantile
+from ._ops_stats import std_mean as std_mean
+from ._ops_stats import trapezoid as trapezoid
+from ._ops_stats import trapz as trapz
+from ._ops_stats import var_mean as var_mean
+
+__all__ = [
+    "atleast_1d",
+    "atleast_2d",
+    "atleast_3d",
+    "block_diag",
+    "cartesian_prod",
+    "column_stack",
+    "concatenate",
+    "dsplit",
+    "dstack",
+    "fliplr",
+    "flipud",
+    "hsplit",
+    "hstack",
+    "row_stack",
+    "take_along_dim",
+    "tensor_split",
+    "vsplit",
+    "vstack",
+    "aminmax",
+    "bincount",
+    "corrcoef",
+    "cov",
+    "cumulative_trapezoid",
+    "diff",
+    "nanquantile",
+    "quantile",
+    "std_mean",
+    "trapezoid",
+    "trapz",
+    "var_mean",
+    "addcdiv",
+    "addcmul",
+    "argwhere",
+    "broadcast_shapes",
+    "clamp_max",
+    "clamp_min",
+    "diagflat",
+    "is_floating_point",
+    "is_nonzero",
+    "isin",
+    "isreal",
+    "logit",
+    "logspace",
+    "msort",
+    "positive",
+    "select",
+    "tril_indices",
+    "triu_indices",
+    "vander",
+    "vdot",
+    "addbmm",
+    "addr",
+    "bartlett_window",
+    "blackman_window",
+    "combinations",
+    "compile",
+    "diagonal_scatter",
+    "float_power",
+    "fmax",
+    "fmin",
+    "gcd",
+    "hamming_window",
+    "hann_window",
+    "heaviside",
+    "index_copy",
+    "is_storage",
+    "lcm",
+    "ldexp",
+    "narrow_copy",
+    "pdist",
+    "polar",
+    "renorm",
+    "resolve_conj",
+    "resolve_neg",
+    "select_scatter",
+    "sinc",
+    "slice_scatter",
+    "typename",
+    "unravel_index",
+    "are_deterministic_algorithms_enabled",
+    "can_cast",
+    "finfo",
+    "get_float32_matmul_precision",
+    "get_num_threads",
+    "iinfo",
+    "promote_types",
+    "result_type",
+    "set_float32_matmul_precision",
+    "set_num_threads",
+    "use_deterministic_algorithms",
+    "BFloat16Tensor",
+    "BoolTensor",
+    "ByteTensor",
+    "CharTensor",
+    "ComplexDoubleTensor",
+    "ComplexFloatTensor",
+    "DoubleTensor",
+    "FloatTensor",
+    "HalfTensor",
+    "IntTensor",
+    "LongTensor",
+    "ShortTensor",
+]
