@@ -1,0 +1,179 @@
+//! The matrix-product candidates of issue #23 side by side on this machine, in one
+//! process: the `gemm` crate on one thread, the `gemm` crate with its own rayon
+//! threading, ferrograd's entry point (`kernels::gemm_split::gemm_tiled`: per-thread
+//! tiles for short-sided products, gemm's threading otherwise) and `faer`'s matmul (one
+//! thread: ferrograd builds faer without its rayon feature).
+//!
+//! `cargo run --release --example gemm_candidates [rounds]` prints GFLOP/s, the best of
+//! `rounds` calls (default 30) per candidate, the candidates interleaved call by call so
+//! that a busy machine slows them alike. `benches/gemm_candidates.py` prints NumPy's
+//! (OpenBLAS) and PyTorch's figures for the same shapes.
+
+use faer::linalg::matmul::matmul;
+use faer::{Accum, MatMut, MatRef, Par};
+use ferrograd::kernels::gemm_split::{gemm_tiled, GemmArgs};
+use std::time::Instant;
+
+/// `(m, k, n, layout)`: `NN` is `a @ b`, `NT` is `a @ b^T`, `TN` is `a^T @ b`.
+const SHAPES: &[(usize, usize, usize, &str)] = &[
+    (64, 64, 64, "NN"),
+    (1024, 1024, 1024, "NN"),
+    (256, 1024, 1024, "NN"),
+    (256, 1024, 1024, "NT"),
+    (1024, 256, 1024, "TN"),
+    (128, 784, 256, "NN"),
+    (784, 128, 256, "TN"),
+    (128, 256, 784, "NT"),
+    (128, 256, 10, "NN"),
+    (32, 256, 1024, "NN"),
+    (64, 1024, 4096, "NN"),
+];
+
+/// One product `dst = a @ b` with `a` and `b` read through the layout's strides.
+struct Case<T> {
+    m: usize,
+    k: usize,
+    n: usize,
+    a: Vec<T>,
+    b: Vec<T>,
+    a_t: bool,
+    b_t: bool,
+    dst: Vec<T>,
+}
+
+macro_rules! candidates {
+    ($t:ty, $name:literal) => {
+        impl Case<$t> {
+            fn new(m: usize, k: usize, n: usize, layout: &str) -> Self {
+                let fill = |len: usize| (0..len).map(|i| ((i * 37 % 101) as $t) * 0.01).collect();
+                Case {
+                    m,
+                    k,
+                    n,
+                    a: fill(m * k),
+                    b: fill(k * n),
+                    a_t: layout == "TN",
+                    b_t: layout == "NT",
+                    dst: vec![0.0; m * n],
+                }
+            }
+
+            /// (col step, row step) of a (stored [k, m] when transposed) and b.
+            fn steps(&self) -> ((isize, isize), (isize, isize)) {
+                let (m, k, n) = (self.m as isize, self.k as isize, self.n as isize);
+                let a = if self.a_t { (m, 1) } else { (1, k) };
+                let b = if self.b_t { (k, 1) } else { (1, n) };
+                (a, b)
+            }
+
+            fn run_gemm(&mut self, tiled: Option<bool>) {
+                let ((a_cs, a_rs), (b_cs, b_rs)) = self.steps();
+                let args = GemmArgs {
+                    m: self.m,
+                    n: self.n,
+                    k: self.k,
+                    dst: self.dst.as_mut_ptr(),
+                    dst_cs: 1,
+                    dst_rs: self.n as isize,
+                    read_dst: false,
+                    lhs: self.a.as_ptr(),
+                    lhs_cs: a_cs,
+                    lhs_rs: a_rs,
+                    rhs: self.b.as_ptr(),
+                    rhs_cs: b_cs,
+                    rhs_rs: b_rs,
+                    alpha: 0.0,
+                    beta: 1.0,
+                };
+                // SAFETY: the buffers hold exactly the views' elements.
+                unsafe {
+                    match tiled {
+                        Some(parallel) => gemm_tiled(args, parallel),
+                        None => gemm::gemm(
+                            args.m,
+                            args.n,
+                            args.k,
+                            args.dst,
+                            1,
+                            args.dst_rs,
+                            false,
+                            args.lhs,
+                            a_cs,
+                            a_rs,
+                            args.rhs,
+                            b_cs,
+                            b_rs,
+                            0.0,
+                            1.0,
+                            false,
+                            false,
+                            false,
+                            gemm::Parallelism::Rayon(0),
+                        ),
+                    }
+                }
+            }
+
+            fn run_faer(&mut self) {
+                let (m, k, n) = (self.m, self.k, self.n);
+                let a = if self.a_t {
+                    MatRef::from_row_major_slice(&self.a, k, m).transpose()
+                } else {
+                    MatRef::from_row_major_slice(&self.a, m, k)
+                };
+                let b = if self.b_t {
+                    MatRef::from_row_major_slice(&self.b, n, k).transpose()
+                } else {
+                    MatRef::from_row_major_slice(&self.b, k, n)
+                };
+                let dst = MatMut::from_row_major_slice_mut(&mut self.dst, m, n);
+                matmul(dst, Accum::Replace, a, b, 1.0, Par::Seq);
+            }
+
+            fn report(m: usize, k: usize, n: usize, layout: &str, rounds: usize) {
+                let mut c = Self::new(m, k, n, layout);
+                let names = ["gemm 1 thread", "gemm rayon", "ferrograd", "faer 1 thread"];
+                let mut best = [f64::INFINITY; 4];
+                for _ in 0..rounds {
+                    for (i, b) in best.iter_mut().enumerate() {
+                        let t = Instant::now();
+                        match i {
+                            0 => c.run_gemm(Some(false)),
+                            1 => c.run_gemm(None),
+                            2 => c.run_gemm(Some(true)),
+                            _ => c.run_faer(),
+                        }
+                        *b = b.min(t.elapsed().as_secs_f64());
+                    }
+                }
+                let flop = 2.0 * (m * k * n) as f64;
+                let cells: Vec<String> = names
+                    .iter()
+                    .zip(best)
+                    .map(|(nm, s)| format!("{nm} {:.1}", flop / s / 1e9))
+                    .collect();
+                println!("{} {m}x{k}x{n} {layout}: {}", $name, cells.join(", "));
+            }
+        }
+    };
+}
+
+candidates!(f32, "f32");
+candidates!(f64, "f64");
+
+fn main() {
+    let rounds = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(30);
+    println!(
+        "GFLOP/s, best of {rounds} interleaved calls; rayon threads: {}",
+        rayon::current_num_threads()
+    );
+    for &(m, k, n, layout) in SHAPES {
+        Case::<f32>::report(m, k, n, layout, rounds);
+    }
+    for &(m, k, n, layout) in &SHAPES[..3] {
+        Case::<f64>::report(m, k, n, layout, rounds);
+    }
+}
