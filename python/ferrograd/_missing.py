@@ -41,8 +41,6 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
     },
     "ferrograd.nn.functional": {
         "ctc_loss": ("PyTorch, Paddle", ""),
-        "grid_sample": ("PyTorch, Paddle", ""),
-        "affine_grid": ("PyTorch, Paddle", ""),
     },
     "ferrograd.jit": {
         "script": ("PyTorch", "call the function or module directly (it runs eagerly)"),
