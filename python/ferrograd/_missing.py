@@ -36,12 +36,6 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
         "func": ("PyTorch", "ferrograd.autograd.functional has jacobian, hessian, vjp, jvp"),
         "vmap": ("PyTorch", ""),
     },
-    "ferrograd.nn": {
-        "CTCLoss": ("PyTorch, Paddle", ""),
-    },
-    "ferrograd.nn.functional": {
-        "ctc_loss": ("PyTorch, Paddle", ""),
-    },
     "ferrograd.jit": {
         "script": ("PyTorch", "call the function or module directly (it runs eagerly)"),
         "trace": ("PyTorch", "call the function or module directly (it runs eagerly)"),

@@ -475,3 +475,6 @@ from .fn_grid_sample import affine_grid as affine_grid  # noqa: E402
 from .fn_grid_sample import grid_sample as grid_sample  # noqa: E402
 
 __all__ += ["affine_grid", "grid_sample"]
+from .fn_ctc import ctc_loss as ctc_loss  # noqa: E402
+
+__all__ += ["ctc_loss"]
