@@ -41,10 +41,6 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
         "trace": ("PyTorch", "call the function or module directly (it runs eagerly)"),
         "TranslatedLayer": ("Paddle", "paddle.jit.load is not implemented either"),
     },
-    "ferrograd.optim": {
-        "RAdam": ("PyTorch", ""),
-        "NAdam": ("PyTorch", ""),
-    },
     # ferrograd.distributions (docs/distributions.md): these need lgamma / digamma or a
     # rejection sampler, which ferrograd lacks, or the transforms machinery
     "ferrograd.distributions": {

@@ -221,19 +221,18 @@ def grid_sample(
         return vals * inside.astype(inp.dtype)
 
     if mode == "nearest":
-        out = gather([cj.detach().round() for cj in coords])
-    else:
-        lows = [cj.detach().floor() for cj in coords]
-        fracs = [cj - lo for cj, lo in zip(coords, lows)]
-        out = None
-        for bits in itertools.product((0, 1), repeat=d):
-            weight = None
-            for j, b in enumerate(bits):
-                w = fracs[j] if b else 1.0 - fracs[j]
-                weight = w if weight is None else weight * w
-            term = gather([lo + float(b) for lo, b in zip(lows, bits)]) * weight
-            out = term if out is None else out + term
-        assert out is not None
+        return gather([cj.detach().round() for cj in coords]).reshape([n, c, *out_spatial])
+    lows = [cj.detach().floor() for cj in coords]
+    fracs = [cj - lo for cj, lo in zip(coords, lows)]
+    terms = []
+    for bits in itertools.product((0, 1), repeat=d):
+        weight = fracs[0] if bits[0] else 1.0 - fracs[0]
+        for j in range(1, d):
+            weight = weight * (fracs[j] if bits[j] else 1.0 - fracs[j])
+        terms.append(gather([lo + float(b) for lo, b in zip(lows, bits)]) * weight)
+    out = terms[0]
+    for term in terms[1:]:
+        out = out + term
     return out.reshape([n, c, *out_spatial])
 
 
