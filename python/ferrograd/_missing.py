@@ -33,8 +33,6 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
         "fft": ("PyTorch, Paddle", ""),
         "sparse": ("PyTorch, Paddle", ""),
         "vision": ("Paddle", ""),
-        "func": ("PyTorch", "ferrograd.autograd.functional has jacobian, hessian, vjp, jvp"),
-        "vmap": ("PyTorch", ""),
     },
     "ferrograd.jit": {
         "script": ("PyTorch", "call the function or module directly (it runs eagerly)"),
