@@ -174,11 +174,14 @@ def test_grid_sample_3d_and_affine_grid_gradcheck():
     assert gradgradcheck(warp, (theta,))
 
 
-def test_nearest_gives_the_input_a_gradient():
+def test_nearest_gives_the_input_a_gradient_and_the_grid_zeros():
     x = fg.tensor(np.arange(4.0).reshape(1, 1, 2, 2), requires_grad=True)
-    grid = fg.tensor([[[[-0.9, -0.9], [0.9, 0.9], [0.9, 0.8]]]], dtype=fg.float64)
+    grid = fg.tensor(
+        [[[[-0.9, -0.9], [0.9, 0.9], [0.9, 0.8]]]], dtype=fg.float64, requires_grad=True
+    )
     F.grid_sample(x, grid, "nearest", align_corners=True).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [[[[1.0, 0.0], [0.0, 2.0]]]])
+    np.testing.assert_array_equal(grid.grad.numpy(), np.zeros((1, 1, 3, 2)))
 
 
 # --- the dialects ---------------------------------------------------------------------------
@@ -241,3 +244,21 @@ def test_bad_input_is_refused_clearly():
         F.affine_grid(fg.zeros([1, 2, 3]), [1, 1, 2], align_corners=True)
     with pytest.raises(MemoryError):
         F.affine_grid(fg.zeros([1, 2, 3]), [1, 1, 2**40, 2**40], align_corners=True)
+
+
+def test_static_programs_record_both():
+    from ferrograd import static
+    from test_static_ops_more import check
+
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((1, 2, 3, 3))
+    grid = rng.uniform(-1.2, 1.2, (1, 2, 2, 2))
+    theta = rng.standard_normal((1, 2, 3))
+    fg.enable_static()
+    try:
+        with static.scope_guard(static.Scope()):
+            check(lambda a, g: F.grid_sample(a, g, "bilinear", "border", False), x, grid)
+            check(lambda a, g: F.grid_sample(a, g, "nearest", "zeros", True), x, grid, dyn=True)
+            check(lambda t: F.affine_grid(t, [1, 2, 3, 3], align_corners=True), theta)
+    finally:
+        fg.disable_static()

@@ -221,7 +221,12 @@ def grid_sample(
         return vals * inside.astype(inp.dtype)
 
     if mode == "nearest":
-        return gather([cj.detach().round() for cj in coords]).reshape([n, c, *out_spatial])
+        out = gather([cj.detach().round() for cj in coords])
+        if g.requires_grad:
+            # the grid gets a zero gradient (PyTorch's), not none: round's gradient is 0
+            for cj in coords:
+                out = out + cj.round() * 0.0
+        return out.reshape([n, c, *out_spatial])
     lows = [cj.detach().floor() for cj in coords]
     fracs = [cj - lo for cj, lo in zip(coords, lows)]
     terms = []
