@@ -204,41 +204,45 @@ def grid_sample(
     for j in range(d - 2, -1, -1):
         strides[j] = strides[j + 1] * spatial[j + 1]
 
-    def gather(idx: list[Tensor]) -> Tensor:
-        """Values at the integer positions ``idx`` (per dim), zero where outside."""
-        inside = None
-        flat_idx = None
-        for j, ij in enumerate(idx):
-            ok = (ij >= 0.0).logical_and(ij <= float(spatial[j] - 1))
-            inside = ok if inside is None else inside.logical_and(ok)
-        assert inside is not None
-        for j, ij in enumerate(idx):
-            safe = _core.where(inside, ij, ij * 0.0).astype("int64")
-            term = safe * strides[j]
-            flat_idx = term if flat_idx is None else flat_idx + term
-        assert flat_idx is not None
-        vals = flat.take_along_axis(flat_idx.expand([n, c, flat_idx.shape[2]]), 2)
-        return vals * inside.astype(inp.dtype)
+    def gather(idx: list[Tensor]) -> tuple[Tensor, Tensor]:
+        """Values ``[N, C, K, P]`` at the integer positions ``idx`` (per dim, each
+        ``[N, 1, K, P]``: ``K`` corners per output point), one gather for all corners,
+        and the mask of the positions inside the input (the others read as 0)."""
+        inside = (idx[0] >= 0.0).logical_and(idx[0] <= float(spatial[0] - 1))
+        for j in range(1, d):
+            inside = inside.logical_and(
+                (idx[j] >= 0.0).logical_and(idx[j] <= float(spatial[j] - 1))
+            )
+        flat_idx = _core.where(inside, idx[0], 0.0).astype("int64") * strides[0]
+        for j in range(1, d):
+            flat_idx = flat_idx + _core.where(inside, idx[j], 0.0).astype("int64") * strides[j]
+        k, p = flat_idx.shape[2], flat_idx.shape[3]
+        vals = flat.take_along_axis(flat_idx.reshape([n, 1, k * p]).expand([n, c, k * p]), 2)
+        return vals.reshape([n, c, k, p]), inside.astype(inp.dtype)
 
+    pts4 = [cj.unsqueeze(2) for cj in coords]  # [N, 1, 1, P]
     if mode == "nearest":
-        out = gather([cj.detach().round() for cj in coords])
+        vals, inside = gather([cj.detach().round() for cj in pts4])
+        out = (vals * inside).sum(2)
         if g.requires_grad:
             # the grid gets a zero gradient (PyTorch's), not none: round's gradient is 0
             for cj in coords:
                 out = out + cj.round() * 0.0
         return out.reshape([n, c, *out_spatial])
-    lows = [cj.detach().floor() for cj in coords]
-    fracs = [cj - lo for cj, lo in zip(coords, lows)]
-    terms = []
-    for bits in itertools.product((0, 1), repeat=d):
-        weight = fracs[0] if bits[0] else 1.0 - fracs[0]
-        for j in range(1, d):
-            weight = weight * (fracs[j] if bits[j] else 1.0 - fracs[j])
-        terms.append(gather([lo + float(b) for lo, b in zip(lows, bits)]) * weight)
-    out = terms[0]
-    for term in terms[1:]:
-        out = out + term
-    return out.reshape([n, c, *out_spatial])
+    # the 2**d corners around each point: corner k has offset bits[k][j] along dim j
+    bits = list(itertools.product((0.0, 1.0), repeat=d))
+    lows = [cj.detach().floor() for cj in pts4]
+    idx, weight = [], None
+    for j in range(d):
+        off = _core.tensor([b[j] for b in bits], dtype=inp.dtype).reshape([1, 1, len(bits), 1])
+        idx.append(lows[j] + off)
+        frac = pts4[j] - lows[j]
+        # frac where the corner is the upper neighbour, 1 - frac where it is the lower
+        w = (1.0 - frac) + (frac * 2.0 - 1.0) * off
+        weight = w if weight is None else weight * w
+    assert weight is not None
+    vals, inside = gather(idx)
+    return (vals * (weight * inside)).sum(2).reshape([n, c, *out_spatial])
 
 
 __all__ = ["affine_grid", "grid_sample"]
