@@ -309,6 +309,13 @@ from ._missing import missing_attribute as _missing_attribute  # noqa: E402
 __getattr__ = _missing_attribute(__name__)
 __all__ += ["distributed", "DataParallel"]
 
+# torch.func and torch.vmap (issue 17; func.py: transforms over the reverse-mode engine,
+# vmap an honest loop)
+from . import func as func  # noqa: E402
+from .func import vmap as vmap  # noqa: E402
+
+__all__ += ["func", "vmap"]
+
 # -- scatter / masking / index-put family and shape & layout ops (issue 19; _ops_*.py) --
 from . import _ops_index_put, _ops_shape  # noqa: E402
 from ._ops_index_put import gather_nd as gather_nd  # noqa: E402

@@ -16,14 +16,41 @@ from typing import Callable, NoReturn
 _LGAMMA = "its density needs lgamma / digamma, which ferrograd does not have yet"
 _NEEDS_LGAMMA = ("Gamma", "Beta", "Dirichlet", "StudentT", "Chi2", "Binomial", "Multinomial")
 _TORCH_ONLY_DISTS = (
-    "NegativeBinomial", "Gumbel", "HalfNormal", "HalfCauchy", "Weibull", "Pareto", "VonMises",
-    "LKJCholesky", "LowRankMultivariateNormal", "MixtureSameFamily", "TransformedDistribution",
-    "RelaxedBernoulli", "RelaxedOneHotCategorical", "ContinuousBernoulli", "FisherSnedecor",
-    "Kumaraswamy", "LogisticNormal", "Wishart", "ExponentialFamily", "transforms",
+    "NegativeBinomial",
+    "Gumbel",
+    "HalfNormal",
+    "HalfCauchy",
+    "Weibull",
+    "Pareto",
+    "VonMises",
+    "LKJCholesky",
+    "LowRankMultivariateNormal",
+    "MixtureSameFamily",
+    "TransformedDistribution",
+    "RelaxedBernoulli",
+    "RelaxedOneHotCategorical",
+    "ContinuousBernoulli",
+    "FisherSnedecor",
+    "Kumaraswamy",
+    "LogisticNormal",
+    "Wishart",
+    "ExponentialFamily",
+    "transforms",
 )
 _PADDLE_DISTS = (
-    "Beta", "Binomial", "Chi2", "ContinuousBernoulli", "Dirichlet", "ExponentialFamily", "Gamma",
-    "Gumbel", "LKJCholesky", "Multinomial", "StudentT", "TransformedDistribution", "transform",
+    "Beta",
+    "Binomial",
+    "Chi2",
+    "ContinuousBernoulli",
+    "Dirichlet",
+    "ExponentialFamily",
+    "Gamma",
+    "Gumbel",
+    "LKJCholesky",
+    "Multinomial",
+    "StudentT",
+    "TransformedDistribution",
+    "transform",
 )
 #: Peer names per ferrograd module: name -> (which peers have it, hint or "").
 _CPU = "ferrograd runs on the CPU only; drop the device handling"
@@ -33,25 +60,43 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
         "fft": ("PyTorch, Paddle", ""),
         "sparse": ("PyTorch, Paddle", ""),
         "vision": ("Paddle", ""),
-        "func": ("PyTorch", "ferrograd.autograd.functional has jacobian, hessian, vjp, jvp"),
-        "vmap": ("PyTorch", ""),
     },
+    # issue 17's drop-in names that remain missing (the layer / function is not there)
     "ferrograd.nn": {
-        "CTCLoss": ("PyTorch, Paddle", ""),
+        "AdaptiveLogSoftmaxWithLoss": ("PyTorch", ""),
+        "LazyLinear": ("PyTorch", "give nn.Linear its in_features"),
+        "SyncBatchNorm": (
+            "PyTorch, Paddle",
+            _CPU.replace("drop the device handling", "use BatchNorm"),
+        ),
+        "RNNTLoss": ("Paddle", ""),
+        "HSigmoidLoss": ("Paddle", ""),
     },
     "ferrograd.nn.functional": {
-        "ctc_loss": ("PyTorch, Paddle", ""),
-        "grid_sample": ("PyTorch, Paddle", ""),
-        "affine_grid": ("PyTorch, Paddle", ""),
+        "upsample_bilinear": (
+            "PyTorch",
+            "interpolate(x, ..., mode='bilinear', align_corners=True)",
+        ),
+        "upsample_nearest": ("PyTorch", "interpolate(x, ..., mode='nearest')"),
+        "multilabel_margin_loss": ("PyTorch", ""),
+        "rnnt_loss": ("Paddle", ""),
+        "hsigmoid_loss": ("Paddle", ""),
+        "margin_cross_entropy": ("Paddle", ""),
+        "sigmoid_focal_loss": ("Paddle", ""),
+        "dice_loss": ("Paddle", ""),
+        "npair_loss": ("Paddle", ""),
+        "square_error_cost": ("Paddle", "(input - label) ** 2"),
+        "temporal_shift": ("Paddle", ""),
+    },
+    "ferrograd.optim": {
+        "SparseAdam": ("PyTorch", "gradients are dense in ferrograd; use Adam"),
+        "ASGD": ("PyTorch", ""),
+        "Rprop": ("PyTorch", ""),
     },
     "ferrograd.jit": {
         "script": ("PyTorch", "call the function or module directly (it runs eagerly)"),
         "trace": ("PyTorch", "call the function or module directly (it runs eagerly)"),
         "TranslatedLayer": ("Paddle", "paddle.jit.load is not implemented either"),
-    },
-    "ferrograd.optim": {
-        "RAdam": ("PyTorch", ""),
-        "NAdam": ("PyTorch", ""),
     },
     # ferrograd.distributions (docs/distributions.md): these need lgamma / digamma or a
     # rejection sampler, which ferrograd lacks, or the transforms machinery

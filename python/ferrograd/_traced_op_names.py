@@ -92,6 +92,9 @@ FUNCTIONAL_OPS = (
     # losses whose eager functions are Tensor-only code (nn.CrossEntropyLoss in static mode)
     "cross_entropy",
     "nll_loss",
+    # sampling grids (fn_grid_sample.py)
+    "affine_grid",
+    "grid_sample",
 )
 
 #: ``TENSOR_OPS`` that are module functions only (no ``Tensor`` method)

@@ -422,3 +422,8 @@ __all__ += [
     "HingeEmbeddingLoss", "MultiMarginLoss", "MultiLabelSoftMarginLoss", "PoissonNLLLoss",
     "GaussianNLLLoss",
 ]  # fmt: skip
+
+# issue 17 (drop-in): CTC loss (loss_ctc.py; the function is nn/fn_ctc.py)
+from .loss_ctc import CTCLoss as CTCLoss  # noqa: E402
+
+__all__ += ["CTCLoss"]

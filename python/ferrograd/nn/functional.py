@@ -469,3 +469,12 @@ __all__ += [
     "gaussian_nll_loss", "softmin", "gumbel_softmax", "bilinear", "embedding_bag",
     "lp_pool1d", "lp_pool2d", "lp_pool3d", "local_response_norm",
 ]  # fmt: skip
+
+# issue 17 (drop-in): sampling grids (fn_grid_sample.py)
+from .fn_grid_sample import affine_grid as affine_grid  # noqa: E402
+from .fn_grid_sample import grid_sample as grid_sample  # noqa: E402
+
+__all__ += ["affine_grid", "grid_sample"]
+from .fn_ctc import ctc_loss as ctc_loss  # noqa: E402
+
+__all__ += ["ctc_loss"]

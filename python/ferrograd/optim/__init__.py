@@ -9,6 +9,7 @@ from .adam import Adam, AdamW
 from .adaptive import Adadelta, Adagrad, Adamax
 from .lbfgs import LBFGS
 from .optimizer import Optimizer
+from .radam_nadam import NAdam, RAdam
 from .rmsprop import RMSProp, RMSprop
 from .sgd import SGD, Momentum
 
@@ -23,6 +24,8 @@ __all__ = [
     "Adagrad",
     "Adadelta",
     "Adamax",
+    "RAdam",
+    "NAdam",
     "LBFGS",
     "lr_scheduler",
 ]

@@ -12,7 +12,9 @@ from ..optim import (
     Adamax,
     AdamW,
     Momentum,
+    NAdam,
     Optimizer,
+    RAdam,
     RMSProp,
 )
 from . import lr
@@ -27,6 +29,8 @@ __all__ = [
     "Adagrad",
     "Adadelta",
     "Adamax",
+    "RAdam",
+    "NAdam",
     "LBFGS",
     "lr",
 ]

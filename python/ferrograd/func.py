@@ -1,0 +1,414 @@
+"""``ferrograd.func`` (PyTorch's ``torch.func``): function transforms built on the
+reverse-mode engine.
+
+- :func:`vmap` maps a function over a batch dimension by an honest Python loop: it calls
+  the function once per batch entry and stacks the results. It is *not* faster than
+  writing the loop (PyTorch's vmap batches the ops; this one does not), it only spares
+  rewriting code written for ``torch.vmap``. It is also more permissive: data-dependent
+  control flow and ``.item()`` work, and random ops draw per entry (``randomness=
+  'different'``) rather than raising.
+- :func:`grad`, :func:`grad_and_value`, :func:`jacrev`, :func:`jacfwd` differentiate
+  with ``autograd.grad`` / ``autograd.functional.jacobian`` (``jacfwd`` gives the same
+  values as ``jacrev``: ferrograd has no forward mode, the columns come from reverse
+  passes).
+- :func:`functional_call` calls a module with some of its parameters and buffers
+  replaced for the one call.
+
+Composition: a transform builds a graph on its result when grad mode is on and one of
+the tensors passed to the transformed function requires grad, so ``grad(grad(f))(x)``,
+``jacrev(grad(f))(x)`` and ``vmap(grad(f))(xs)`` work; tensors the function only
+captures (a closure over parameters) are not tracked through ``grad``'s result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any, Union
+
+from . import _core
+from ._core import Tensor
+from .autograd import functional as _functional
+from .grad_mode import enable_grad, is_grad_enabled
+
+__all__ = ["vmap", "grad", "grad_and_value", "jacrev", "jacfwd", "functional_call"]
+
+InDims = Union[int, None, Sequence[Any]]
+
+
+# ---- vmap ------------------------------------------------------------------------------
+
+
+def _map_leaves(fn: Callable[[Any, Any], Any], tree: Any, dims: Any) -> Any:
+    """``fn(leaf, dim)`` over the tensors of a nested tuple/list/dict ``tree``; ``dims``
+    is one int/None for the whole subtree or a structure matching it."""
+    if isinstance(tree, (tuple, list)):
+        if isinstance(dims, (tuple, list)):
+            if len(dims) != len(tree):
+                raise ValueError(
+                    f"vmap: in_dims {dims!r} does not match an argument of {len(tree)} items"
+                )
+            parts = [_map_leaves(fn, t, d) for t, d in zip(tree, dims)]
+        else:
+            parts = [_map_leaves(fn, t, dims) for t in tree]
+        return type(tree)(parts)
+    if isinstance(tree, dict):
+        if isinstance(dims, dict):
+            return {k: _map_leaves(fn, v, dims.get(k)) for k, v in tree.items()}
+        return {k: _map_leaves(fn, v, dims) for k, v in tree.items()}
+    return fn(tree, dims)
+
+
+def _check_dim(dim: Any, what: str) -> None:
+    if dim is not None and (isinstance(dim, bool) or not isinstance(dim, int)):
+        raise TypeError(f"vmap: {what} must be an int or None, got {dim!r}")
+
+
+def vmap(
+    func: Callable[..., Any],
+    in_dims: InDims = 0,
+    out_dims: Union[int, Sequence[int]] = 0,
+    randomness: str = "error",
+    *,
+    chunk_size: Any = None,
+) -> Callable[..., Any]:
+    """``func`` mapped over dimension ``in_dims`` of its arguments (an int for all, or one
+    entry per positional argument: an int, None for an unmapped argument, or a nested
+    structure matching the argument); the results are stacked along ``out_dims``. A loop
+    over the batch (see the module docstring): no faster than writing it."""
+    if not callable(func):
+        raise TypeError(f"vmap: func must be callable, got {type(func).__name__}")
+    if randomness not in ("error", "different", "same"):
+        raise ValueError(
+            f"vmap: randomness must be 'error', 'different' or 'same', got {randomness!r}"
+        )
+    if randomness == "same":
+        raise NotImplementedError("vmap: randomness='same' is not supported (the loop draws anew)")
+    del chunk_size  # the loop handles one entry at a time anyway
+
+    def mapped(*args: Any, **kwargs: Any) -> Any:
+        dims: Any = in_dims
+        if isinstance(dims, (tuple, list)):
+            if len(dims) != len(args):
+                raise ValueError(
+                    f"vmap: in_dims has {len(dims)} entries for {len(args)} positional arguments"
+                )
+        else:
+            _check_dim(dims, "in_dims")
+            dims = [dims] * len(args)
+        sizes: list[int] = []
+
+        def size_of(x: Any, d: Any) -> Any:
+            _check_dim(d, "an in_dims entry")
+            if d is None:
+                return x
+            if not isinstance(x, Tensor):
+                raise TypeError(
+                    f"vmap: in_dims {d} given for a {type(x).__name__}, which is not a Tensor"
+                )
+            if not -x.ndim <= d < max(x.ndim, 1) or x.ndim == 0:
+                raise IndexError(f"vmap: in_dim {d} is out of range for a {x.ndim}-d tensor")
+            sizes.append(int(x.shape[d]))
+            return x
+
+        _map_leaves(size_of, list(args), list(dims))
+        if not sizes:
+            raise ValueError("vmap: no argument is mapped (every in_dims entry is None)")
+        if len(set(sizes)) != 1:
+            raise ValueError(f"vmap: the mapped dimensions have different sizes {sizes}")
+        results = []
+        for i in range(sizes[0]):
+
+            def pick(x: Any, d: Any, i: int = i) -> Any:
+                return x if d is None else x.select(d, i)
+
+            picked = _map_leaves(pick, list(args), list(dims))
+            results.append(func(*picked, **kwargs))
+        return _stack_results(results, out_dims, sizes[0])
+
+    mapped.__name__ = f"vmap({getattr(func, '__name__', 'func')})"
+    mapped.__doc__ = func.__doc__
+    return mapped
+
+
+def _stack_results(results: list[Any], out_dims: Any, n: int) -> Any:
+    first = results[0] if results else None
+    if isinstance(first, tuple):
+        dims = out_dims if isinstance(out_dims, (tuple, list)) else [out_dims] * len(first)
+        if len(dims) != len(first):
+            raise ValueError(f"vmap: out_dims {out_dims!r} does not match {len(first)} outputs")
+        return tuple(_stack_one([r[k] for r in results], dims[k]) for k in range(len(first)))
+    if isinstance(out_dims, (tuple, list)):
+        raise ValueError("vmap: out_dims is a sequence but the function returns one value")
+    return _stack_one(results, out_dims)
+
+
+def _stack_one(values: list[Any], dim: Any) -> Tensor:
+    if dim is None:
+        raise NotImplementedError("vmap: out_dims=None (an unmapped output) is not supported")
+    _check_dim(dim, "out_dims")
+    values = [v if isinstance(v, Tensor) else _core.tensor(v) for v in values]
+    ndim = values[0].ndim + 1
+    if not -ndim <= dim < ndim:
+        raise IndexError(f"vmap: out_dims {dim} is out of range for {ndim}-d results")
+    return _core.stack(values, dim)
+
+
+# ---- grad and Jacobians ----------------------------------------------------------------
+
+
+def _argnums(argnums: Any, nargs: int, what: str) -> tuple[int, ...]:
+    nums = argnums if isinstance(argnums, tuple) else (argnums,)
+    for a in nums:
+        if isinstance(a, bool) or not isinstance(a, int) or not -nargs <= a < nargs:
+            raise ValueError(f"{what}: argnums {argnums!r} is out of range for {nargs} arguments")
+    return tuple(a % nargs for a in nums)
+
+
+def _tracking(args: Sequence[Any]) -> bool:
+    """Whether the transform's result should keep a graph (see the module docstring)."""
+    if not is_grad_enabled():
+        return False
+    found = []
+    _map_leaves(
+        lambda x, d: found.append(isinstance(x, Tensor) and x.requires_grad), list(args), None
+    )
+    return any(found)
+
+
+def _leaf(x: Any, keep: bool, what: str) -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(
+            f"{what}: the argument to differentiate must be a Tensor, got {type(x).__name__}"
+        )
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
+        raise TypeError(
+            f"{what}: can only differentiate with respect to floating tensors, got {x.dtype}"
+        )
+    return x if keep and x.requires_grad else x.detach().requires_grad_(True)
+
+
+def _split_aux(out: Any, has_aux: bool, what: str) -> tuple[Any, Any]:
+    if not has_aux:
+        return out, None
+    if not isinstance(out, tuple) or len(out) != 2:
+        raise TypeError(f"{what}: with has_aux=True the function must return (output, aux)")
+    return out[0], out[1]
+
+
+def _detach_tree(tree: Any, keep: bool) -> Any:
+    if keep:
+        return tree
+    return _map_leaves(lambda x, d: x.detach() if isinstance(x, Tensor) else x, tree, None)
+
+
+def grad_and_value(
+    func: Callable[..., Any], argnums: Union[int, tuple[int, ...]] = 0, has_aux: bool = False
+) -> Callable[..., Any]:
+    """A function returning ``(gradient, value)`` of ``func``, whose output must be a
+    single-element tensor, with respect to argument(s) ``argnums`` (a tuple gives a tuple
+    of gradients). With ``has_aux``, ``func`` returns ``(output, aux)`` and the value is
+    ``(output, aux)``."""
+    what = "grad_and_value"
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        nums = _argnums(argnums, len(args), what)
+        keep = _tracking(list(args) + list(kwargs.values()))
+        args_l = list(args)
+        for a in nums:
+            args_l[a] = _leaf(args_l[a], keep, what)
+        with enable_grad():
+            out, aux = _split_aux(func(*args_l, **kwargs), has_aux, what)
+            if not isinstance(out, Tensor) or out.numel() != 1:
+                got = f"shape {list(out.shape)}" if isinstance(out, Tensor) else type(out).__name__
+                raise RuntimeError(
+                    f"{what}: the function must return a single-element Tensor, got {got}"
+                )
+            if not out.dtype.is_floating_point:
+                raise RuntimeError(
+                    f"{what}: the function's output must be floating, got {out.dtype}"
+                )
+            inputs = [args_l[a] for a in nums]
+            gs: Sequence[Any] = [None] * len(inputs)
+            if out.requires_grad:
+                gs = _core.grad(
+                    [out], inputs, None, retain_graph=keep, create_graph=keep, allow_unused=True
+                )
+        grads = tuple(
+            _detach_tree(g, keep) if g is not None else _core.zeros_like(x)
+            for g, x in zip(gs, inputs)
+        )
+        g_out = grads if isinstance(argnums, tuple) else grads[0]
+        value = _detach_tree(out, keep)
+        return g_out, ((value, _detach_tree(aux, keep)) if has_aux else value)
+
+    return wrapper
+
+
+def grad(
+    func: Callable[..., Any], argnums: Union[int, tuple[int, ...]] = 0, has_aux: bool = False
+) -> Callable[..., Any]:
+    """A function returning the gradient of ``func`` (a single-element output) with
+    respect to argument(s) ``argnums``; with ``has_aux``, ``(gradient, aux)``."""
+    gv = grad_and_value(func, argnums, has_aux)
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        g, value = gv(*args, **kwargs)
+        return (g, value[1]) if has_aux else g
+
+    return wrapper
+
+
+def jacrev(
+    func: Callable[..., Any],
+    argnums: Union[int, tuple[int, ...]] = 0,
+    *,
+    has_aux: bool = False,
+    chunk_size: Any = None,
+    _preallocate_and_copy: bool = False,
+) -> Callable[..., Any]:
+    """A function returning the Jacobian of ``func`` with respect to argument(s)
+    ``argnums``: shape ``output.shape + input.shape``; tuples over inputs (a tuple
+    ``argnums``) and over outputs (a tuple output), outputs outermost. With ``has_aux``,
+    ``(jacobian, aux)``."""
+    del chunk_size, _preallocate_and_copy
+    return _jacobian_transform(func, argnums, has_aux, "jacrev")
+
+
+def jacfwd(
+    func: Callable[..., Any],
+    argnums: Union[int, tuple[int, ...]] = 0,
+    has_aux: bool = False,
+    *,
+    randomness: str = "error",
+) -> Callable[..., Any]:
+    """:func:`jacrev`'s values under PyTorch's forward-mode name (computed by reverse
+    passes: ferrograd has no forward mode)."""
+    del randomness
+    return _jacobian_transform(func, argnums, has_aux, "jacfwd")
+
+
+def _jacobian_transform(
+    func: Callable[..., Any], argnums: Any, has_aux: bool, what: str
+) -> Callable[..., Any]:
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        nums = _argnums(argnums, len(args), what)
+        keep = _tracking(list(args) + list(kwargs.values()))
+        for a in nums:
+            _leaf(args[a], keep, what)  # the checks
+        aux_box: list[Any] = []
+
+        def restricted(*xs: Tensor) -> Any:
+            full = list(args)
+            for a, x in zip(nums, xs):
+                full[a] = x
+            out, aux = _split_aux(func(*full, **kwargs), has_aux, what)
+            aux_box.append(aux)
+            return tuple(out) if isinstance(out, list) else out
+
+        xs = tuple(args[a] for a in nums)
+        jac = _functional.jacobian(restricted, xs, create_graph=keep)
+        if not isinstance(argnums, tuple):  # one input: drop the per-input level
+            jac = tuple(j[0] for j in jac) if _is_nested(jac) else jac[0]
+        return (jac, _detach_tree(aux_box[-1], keep)) if has_aux else jac
+
+    return wrapper
+
+
+def _is_nested(jac: Any) -> bool:
+    return isinstance(jac, tuple) and bool(jac) and isinstance(jac[0], tuple)
+
+
+# ---- functional_call -------------------------------------------------------------------
+
+
+def _owner(module: Any, path: str) -> tuple[Any, str]:
+    *parents, leaf = path.split(".")
+    m = module
+    for p in parents:
+        sub = m._modules.get(p) if hasattr(m, "_modules") else None
+        if sub is None:
+            raise KeyError(
+                f"functional_call: {type(module).__name__} has no submodule for {path!r}"
+            )
+        m = sub
+    return m, leaf
+
+
+@contextmanager
+def _swapped(module: Any, tensors: Mapping[str, Any]) -> Iterator[None]:
+    saved = []
+    try:
+        for path, value in tensors.items():
+            owner, leaf = _owner(module, path)
+            for registry in ("_parameters", "_buffers"):
+                reg = owner.__dict__.get(registry)
+                if reg is not None and leaf in reg:
+                    saved.append((owner, registry, leaf, reg[leaf], leaf in owner.__dict__))
+                    reg[leaf] = value
+                    owner.__dict__[leaf] = value
+                    break
+            else:
+                raise KeyError(
+                    f"functional_call: {path!r} is not a parameter or buffer of "
+                    f"{type(module).__name__}"
+                )
+        yield
+    finally:
+        for owner, registry, leaf, old, had_attr in reversed(saved):
+            owner.__dict__[registry][leaf] = old
+            if had_attr:
+                owner.__dict__[leaf] = old
+            else:
+                owner.__dict__.pop(leaf, None)
+
+
+def functional_call(
+    module: Any,
+    parameter_and_buffer_dicts: Any,
+    args: Any = None,
+    kwargs: Any = None,
+    *,
+    tie_weights: bool = True,
+    strict: bool = False,
+) -> Any:
+    """Calls ``module(*args, **kwargs)`` with the parameters and buffers named in
+    ``parameter_and_buffer_dicts`` (a dict ``{"layer.weight": tensor, ...}`` or a tuple of
+    such dicts) standing in for the module's own for this one call; the module is left
+    as it was afterwards. ``strict=True`` requires every parameter and buffer to be
+    given. ``args`` may be one tensor or a tuple."""
+    dicts = (
+        parameter_and_buffer_dicts
+        if isinstance(parameter_and_buffer_dicts, (tuple, list))
+        else (parameter_and_buffer_dicts,)
+    )
+    merged: dict[str, Any] = {}
+    for d in dicts:
+        if not isinstance(d, Mapping):
+            raise TypeError(
+                f"functional_call: expected a dict of tensors (or a tuple of dicts), got {type(d).__name__}"
+            )
+        for k, v in d.items():
+            if k in merged:
+                raise ValueError(f"functional_call: {k!r} is given in more than one dict")
+            merged[k] = v
+    if strict:
+        names = {n for n, _ in module.named_parameters()} | {n for n, _ in module.named_buffers()}
+        missing, unexpected = sorted(names - set(merged)), sorted(set(merged) - names)
+        if missing or unexpected:
+            raise RuntimeError(
+                f"functional_call (strict): missing {missing}, unexpected {unexpected}"
+            )
+    if tie_weights:
+        # a tensor shared under several names follows the one given for any of them
+        by_id: dict[int, list[str]] = {}
+        for n, t in module.named_parameters(remove_duplicate=False):
+            by_id.setdefault(id(t), []).append(n)
+        for tied in by_id.values():
+            given = [n for n in tied if n in merged]
+            if given:
+                for n in tied:
+                    merged.setdefault(n, merged[given[0]])
+    call_args = args if isinstance(args, tuple) else (() if args is None else (args,))
+    with _swapped(module, merged):
+        return module(*call_args, **(kwargs or {}))
