@@ -60,8 +60,19 @@ def _api_all(ops: list[Op]) -> list[str]:
     return [f'    "{m}",' for methods, *_ in ops for m in methods]
 
 
+# torch's F.relu / F.mish also take ``inplace``: their generated line binds the table's
+# method under a private name and nn/functional.py defines the function around it
+INPLACE_FUNCTIONAL = ("relu", "mish")
+
+
 def _functional(ops: list[Op]) -> list[str]:
-    return [f"{f} = Tensor.{methods[0]}" for methods, functional, *_ in ops for f in functional]
+    return [
+        f"_{f}_method = Tensor.{methods[0]}"
+        if f in INPLACE_FUNCTIONAL
+        else f"{f} = Tensor.{methods[0]}"
+        for methods, functional, *_ in ops
+        for f in functional
+    ]
 
 
 def _functional_all(ops: list[Op]) -> list[str]:

@@ -142,7 +142,7 @@ def test_bad_input():
         nn.Dropout2D(0.5, data_format="NCL")
     with pytest.raises(ValueError, match="data_format"):
         F.dropout3d(ones((1, 1, 1, 1, 1)), 0.5, True, "NHWC")
-    with pytest.raises(NotImplementedError, match="inplace"):
-        F.dropout2d(ones((1, 2, 3, 4)), 0.5, True, True)
+    t = ones((1, 2, 3, 4))
+    assert F.dropout2d(t, 0.5, True, True) is t  # torch's positional inplace=True
     with pytest.raises(TypeError, match="floating"):
         F.alpha_dropout(fg.tensor([1, 2, 3]), 0.5, True)

@@ -3,22 +3,30 @@
 torch spellings (``SiLU``, ``CELU``, ``RReLU``, ``Threshold``...) and Paddle spellings
 (``Silu``, ``Swish``, ``ThresholdedReLU``...) are aliases of one class where the two
 agree. Constructors accept both peers' argument names (``dim``/``axis``,
-``min_val``/``min``, ``lambd``/``threshold``); ``inplace=True`` is refused.
+``min_val``/``min``, ``lambd``/``threshold``); ``inplace=True`` writes the result into the
+input, as in the peers (``_inplace.py``: same meaning, no memory saved).
 """
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from .. import _core
 from . import fn_activation as A
 from . import functional as F
-from .fn_activation import _no_inplace
+from ._inplace import run_inplace
 from .module import Module
 from .param_attr import apply_param_attr
 from .parameter import Parameter
 
 Tensor = _core.Tensor
+
+
+def _run(layer: Module, x: Tensor, fn: Callable[[Tensor], Tensor]) -> Tensor:
+    """``fn(x)``, written into ``x`` when the layer was made with ``inplace=True``."""
+    if getattr(layer, "inplace", False):
+        return run_inplace(x, fn, type(layer).__name__)
+    return fn(x)
 
 
 class _Unary(Module):
@@ -28,11 +36,11 @@ class _Unary(Module):
 
     def __init__(self, inplace: bool = False, name: Optional[str] = None) -> None:
         super().__init__()
-        _no_inplace(inplace, self._what or type(self).__name__)
+        self.inplace = inplace is True
 
     def forward(self, x: Tensor) -> Tensor:
         """The activation of ``x``."""
-        return getattr(x, self._what)()
+        return _run(self, x, lambda v: getattr(v, self._what)())
 
 
 class SiLU(_Unary):
@@ -89,13 +97,13 @@ class Hardsigmoid(Module):
         offset: Optional[float] = None,
     ) -> None:
         super().__init__()
-        _no_inplace(inplace, "Hardsigmoid")
+        self.inplace = inplace is True
         self.slope = slope
         self.offset = offset
 
     def forward(self, x: Tensor) -> Tensor:
         """Hard sigmoid of ``x``."""
-        return A.hardsigmoid(x, self.slope, self.offset)
+        return _run(self, x, lambda v: A.hardsigmoid(v, self.slope, self.offset))
 
 
 class SELU(Module):
@@ -113,13 +121,13 @@ class SELU(Module):
         super().__init__()
         if not isinstance(inplace, bool):  # Paddle: SELU(scale, alpha)
             scale, inplace = inplace, False
-        _no_inplace(inplace, "SELU")
+        self.inplace = inplace is True
         self.scale = scale
         self.alpha = alpha
 
     def forward(self, x: Tensor) -> Tensor:
         """SELU of ``x``."""
-        return A.selu(x, self.scale, self.alpha)
+        return _run(self, x, lambda v: A.selu(v, self.scale, self.alpha))
 
 
 class ELU(Module):
@@ -127,14 +135,14 @@ class ELU(Module):
 
     def __init__(self, alpha: float = 1.0, inplace: bool = False, name: Optional[str] = None):
         super().__init__()
-        _no_inplace(inplace, "ELU")
+        self.inplace = inplace is True
         self.alpha = alpha
 
     def forward(self, x: Tensor) -> Tensor:
         """ELU of ``x``."""
         # a static Variable records through nn.functional's dispatching elu
         fn = A.elu if isinstance(x, Tensor) else F.elu
-        return fn(x, self.alpha)
+        return _run(self, x, lambda v: fn(v, self.alpha))
 
     def extra_repr(self) -> str:
         return f"alpha={self.alpha}"
@@ -145,14 +153,14 @@ class CELU(Module):
 
     def __init__(self, alpha: float = 1.0, inplace: bool = False, name: Optional[str] = None):
         super().__init__()
-        _no_inplace(inplace, "CELU")
+        self.inplace = inplace is True
         self.alpha = alpha
 
     def forward(self, x: Tensor) -> Tensor:
         """CELU of ``x``."""
         # a static Variable records through nn.functional's dispatching celu
         fn = A.celu if isinstance(x, Tensor) else F.celu
-        return fn(x, self.alpha)
+        return _run(self, x, lambda v: fn(v, self.alpha))
 
     def extra_repr(self) -> str:
         return f"alpha={self.alpha}"
@@ -186,7 +194,7 @@ class Hardtanh(Module):
         **paddle_names: float,
     ) -> None:
         super().__init__()
-        _no_inplace(inplace, "Hardtanh")
+        self.inplace = inplace is True
         unknown = set(paddle_names) - {"min", "max"}
         if unknown:
             raise TypeError(f"Hardtanh() got unexpected keyword arguments {sorted(unknown)}")
@@ -201,7 +209,7 @@ class Hardtanh(Module):
         """``x`` clipped."""
         # a static Variable records through nn.functional's dispatching hardtanh
         fn = A.hardtanh if isinstance(x, Tensor) else F.hardtanh
-        return fn(x, self.min_val, self.max_val)
+        return _run(self, x, lambda v: fn(v, self.min_val, self.max_val))
 
     def extra_repr(self) -> str:
         return f"min_val={self.min_val}, max_val={self.max_val}"
@@ -214,12 +222,12 @@ class LeakyReLU(Module):
         self, negative_slope: float = 0.01, inplace: bool = False, name: Optional[str] = None
     ):
         super().__init__()
-        _no_inplace(inplace, "LeakyReLU")
+        self.inplace = inplace is True
         self.negative_slope = negative_slope
 
     def forward(self, x: Tensor) -> Tensor:
         """Leaky ReLU of ``x``."""
-        return F.leaky_relu(x, self.negative_slope)
+        return _run(self, x, lambda v: F.leaky_relu(v, self.negative_slope))
 
     def extra_repr(self) -> str:
         return f"negative_slope={self.negative_slope}"
@@ -295,13 +303,13 @@ class RReLU(Module):
         name: Optional[str] = None,
     ):
         super().__init__()
-        _no_inplace(inplace, "RReLU")
+        self.inplace = inplace is True
         self.lower = lower
         self.upper = upper
 
     def forward(self, x: Tensor) -> Tensor:
         """RReLU of ``x`` (random in training mode)."""
-        return A.rrelu(x, self.lower, self.upper, self.training)
+        return _run(self, x, lambda v: A.rrelu(v, self.lower, self.upper, self.training))
 
     def extra_repr(self) -> str:
         return f"lower={self.lower}, upper={self.upper}"
@@ -319,7 +327,7 @@ class Threshold(Module):
         name: Optional[str] = None,
     ):
         super().__init__()
-        _no_inplace(inplace, "Threshold")
+        self.inplace = inplace is True
         self.threshold = threshold
         self.value = value
 
@@ -327,7 +335,7 @@ class Threshold(Module):
         """Thresholded ``x``."""
         # a static Variable records through nn.functional's dispatching threshold
         fn = A.threshold if isinstance(x, Tensor) else F.threshold
-        return fn(x, self.threshold, self.value)
+        return _run(self, x, lambda v: fn(v, self.threshold, self.value))
 
     def extra_repr(self) -> str:
         return f"threshold={self.threshold}, value={self.value}"

@@ -3,7 +3,7 @@
 The parameter-free ones (``silu``, ``selu``, ``hardswish``, ``hardsigmoid``, ``relu6``,
 ``softsign``, ``tanhshrink``, ``log_sigmoid``) are single Rust kernels declared in
 ``src/op_defs/unary.rs``; the functions here either call those kernels (adding the
-peers' extra arguments, such as torch's ``inplace`` or Paddle's ``slope``) or are
+peers' extra arguments, such as torch's ``inplace`` (see ``_inplace.py``) or Paddle's ``slope``) or are
 compositions of differentiable tensor ops, so gradients of every order flow through them.
 
 Argument names follow both peers: torch's ``dim``/``min_val``/``max_val``/``lambd`` and
@@ -15,20 +15,13 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from .. import _core
+from ._inplace import run_inplace
 
 Tensor = _core.Tensor
 
 # SELU's constants (Klambauer et al. 2017), the defaults of both peers
 SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946
-
-
-def _no_inplace(inplace: Any, what: str) -> None:
-    # only a bool asks for in-place: Paddle layers take ``name`` (a str) in that place
-    if isinstance(inplace, bool) and inplace:
-        raise NotImplementedError(
-            f"{what}: inplace=True is not supported; use the returned tensor (inplace=False)"
-        )
 
 
 def _number(v: Any, what: str, arg: str) -> float:
@@ -47,7 +40,8 @@ def _float_input(x: Any, what: str) -> Tensor:
 
 def silu(x: Tensor, inplace: bool = False, name: Optional[str] = None) -> Tensor:
     """SiLU ``x * sigmoid(x)`` (Paddle's ``swish`` is the same function)."""
-    _no_inplace(inplace, "silu")
+    if inplace is True:
+        return run_inplace(x, lambda v: v.silu(), "silu")
     return x.silu()
 
 
@@ -63,7 +57,8 @@ def selu(
     ``alpha`` may be changed (the defaults run one Rust kernel)."""
     if isinstance(scale, bool):  # torch's positional ``selu(x, inplace)``
         inplace, scale = scale, SELU_SCALE
-    _no_inplace(inplace, "selu")
+    if inplace is True:
+        return run_inplace(x, lambda v: selu(v, scale, alpha), "selu")
     if scale == SELU_SCALE and alpha == SELU_ALPHA:
         return x.selu()
     s = _number(scale, "selu", "scale")
@@ -76,13 +71,15 @@ def selu(
 
 def relu6(x: Tensor, inplace: bool = False, name: Optional[str] = None) -> Tensor:
     """``min(max(x, 0), 6)``."""
-    _no_inplace(inplace, "relu6")
+    if inplace is True:
+        return run_inplace(x, lambda v: v.relu6(), "relu6")
     return x.relu6()
 
 
 def hardswish(x: Tensor, inplace: bool = False, name: Optional[str] = None) -> Tensor:
     """Hard swish ``x * relu6(x + 3) / 6``."""
-    _no_inplace(inplace, "hardswish")
+    if inplace is True:
+        return run_inplace(x, lambda v: v.hardswish(), "hardswish")
     return x.hardswish()
 
 
@@ -101,7 +98,8 @@ def hardsigmoid(
     """
     if isinstance(slope, bool):  # torch's positional ``hardsigmoid(x, inplace)``
         inplace, slope = slope, None
-    _no_inplace(inplace, "hardsigmoid")
+    if inplace is True:
+        return run_inplace(x, lambda v: hardsigmoid(v, slope, offset), "hardsigmoid")
     if slope is None and offset is None:
         return x.hardsigmoid()
     k = _number(1.0 / 6.0 if slope is None else slope, "hardsigmoid", "slope")
@@ -112,7 +110,8 @@ def hardsigmoid(
 
 def elu(x: Tensor, alpha: float = 1.0, inplace: bool = False, name: Optional[str] = None) -> Tensor:
     """ELU ``x if x > 0 else alpha * (exp(x) - 1)``."""
-    _no_inplace(inplace, "elu")
+    if inplace is True:
+        return run_inplace(x, lambda v: elu(v, alpha), "elu")
     a = _number(alpha, "elu", "alpha")
     x = _float_input(x, "elu")
     # exp of min(x, 0): never overflows, so the unused branch's gradient stays 0, not NaN
@@ -123,7 +122,8 @@ def celu(
     x: Tensor, alpha: float = 1.0, inplace: bool = False, name: Optional[str] = None
 ) -> Tensor:
     """CELU ``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
-    _no_inplace(inplace, "celu")
+    if inplace is True:
+        return run_inplace(x, lambda v: celu(v, alpha), "celu")
     a = _number(alpha, "celu", "alpha")
     if a == 0.0:
         raise ValueError("celu: alpha must not be 0 (it divides x)")
@@ -164,7 +164,8 @@ def hardtanh(
         if key not in lo_hi:
             raise TypeError(f"hardtanh() got an unexpected keyword argument {key!r}")
         lo_hi[key] = value
-    _no_inplace(inplace, "hardtanh")
+    if inplace is True:
+        return run_inplace(x, lambda v: hardtanh(v, lo_hi["min"], lo_hi["max"]), "hardtanh")
     lo = _number(lo_hi["min"], "hardtanh", "min_val")
     hi = _number(lo_hi["max"], "hardtanh", "max_val")
     if lo > hi:
@@ -234,7 +235,8 @@ def rrelu(
     uniformly from ``[lower, upper]`` (ferrograd's generator); otherwise by the fixed
     ``(lower + upper) / 2``. torch's default is ``training=False``; Paddle's functional
     defaults to ``training=True`` — pass it explicitly."""
-    _no_inplace(inplace, "rrelu")
+    if inplace is True:
+        return run_inplace(x, lambda v: rrelu(v, lower, upper, training), "rrelu")
     lo = _number(lower, "rrelu", "lower")
     hi = _number(upper, "rrelu", "upper")
     if not 0.0 <= lo <= hi <= 1.0:
@@ -250,7 +252,10 @@ def threshold(
     x: Tensor, threshold: float, value: float, inplace: bool = False, name: Optional[str] = None
 ) -> Tensor:
     """``x`` where ``x > threshold``, else ``value`` (torch's ``F.threshold``)."""
-    _no_inplace(inplace, "threshold")
+    if inplace is True:
+        return run_inplace(
+            x, lambda v: _threshold_impl(v, threshold, value, "threshold"), "threshold"
+        )
     return _threshold_impl(x, threshold, value, "threshold")
 
 

@@ -15,8 +15,8 @@ and multiply the input, so gradients of every order flow through the kept elemen
   ``a = ((1 - p) (1 + p alpha'^2))^-1/2``, ``b = -a alpha' p`` (both peers' formula).
   ``feature_alpha_dropout`` draws one mask value per channel.
 
-``inplace=True`` is refused: these functions return a new tensor and never change the
-input (the layers accept ``inplace`` and return their result as usual).
+``inplace=True`` writes the result into the input and returns it, as the peers do (see
+``_inplace.py``: same meaning, no memory saved).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import numbers
 from typing import Any, Optional
 
 from .. import _core
+from ._inplace import run_inplace
 
 Tensor = _core.Tensor
 
@@ -46,14 +47,6 @@ def _check_input(x: Any, what: str, real: bool = False) -> Tensor:
         kind = "a real floating-point" if real else "a floating-point"
         raise TypeError(f"{what}: expects {kind} tensor, got {x.dtype}")
     return x
-
-
-def _no_inplace(inplace: Any, what: str) -> None:
-    if inplace is True:
-        raise NotImplementedError(
-            f"{what}: inplace=True is not supported; use the returned tensor "
-            "(x = F.{what}(x, ...))".replace("{what}", what)
-        )
 
 
 def _keep_mask(shape: list[int], p: float, dtype: Any) -> Tensor:
@@ -113,7 +106,10 @@ def _feature_dropout(
     # Paddle's fourth positional argument is data_format, torch's inplace
     if isinstance(inplace, str):
         data_format, inplace = inplace, False
-    _no_inplace(inplace, what)
+    if inplace is True:
+        return run_inplace(
+            x, lambda v: _feature_dropout(k, v, p, training, False, data_format, what), what
+        )
     x = _check_input(x, what)
     pv = _check_p(p, what)
     if data_format is not None and k in (2, 3):
@@ -193,8 +189,9 @@ def alpha_dropout(
     and an affine map keeps the mean and variance (see the module docs). PyTorch's
     default is ``training=False``; pass ``training=True`` (or use ``nn.AlphaDropout``)."""
     what = "alpha_dropout"
-    _no_inplace(inplace, what)
     x = _check_input(input if input is not None else x, what, real=True)
+    if inplace is True:
+        return run_inplace(x, lambda v: alpha_dropout(v, p, training), what)
     return _alpha(x, _check_p(p, what), bool(training), list(x.shape))
 
 
@@ -204,8 +201,9 @@ def feature_alpha_dropout(
     """PyTorch's ``feature_alpha_dropout``: :func:`alpha_dropout` with one mask value per
     channel of ``[N, C, *]``."""
     what = "feature_alpha_dropout"
-    _no_inplace(inplace, what)
     x = _check_input(input, what, real=True)
+    if inplace is True:
+        return run_inplace(x, lambda v: feature_alpha_dropout(v, p, training), what)
     if x.ndim < 2:
         raise ValueError(f"{what}: expects an [N, C, *] input, got shape {list(x.shape)}")
     shape = [x.shape[0], x.shape[1]] + [1] * (x.ndim - 2)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence, Union
 
 from .. import _core
+from ._inplace import run_inplace
 
 Tensor = _core.Tensor
 
@@ -23,14 +24,37 @@ _FUSED_DTYPES = (_core.float32, _core.float64)
 # BEGIN generated: unary activations (scripts/gen_op_bindings.py from src/op_defs/unary.rs)
 tanh = Tensor.tanh
 sigmoid = Tensor.sigmoid
-relu = Tensor.relu
-mish = Tensor.mish
+_relu_method = Tensor.relu
+_mish_method = Tensor.mish
 swish = Tensor.silu
 softsign = Tensor.softsign
 tanhshrink = Tensor.tanhshrink
 log_sigmoid = Tensor.log_sigmoid
 logsigmoid = Tensor.log_sigmoid
 # END generated: unary activations
+
+# relu and mish also take torch's ``inplace`` (see _inplace.py): thin functions over the
+# table's methods (bound above by the generator), which stay the kernels (Paddle's second
+# positional is ``name``).
+
+
+def relu(x: Tensor, inplace: Any = False, name: Optional[str] = None) -> Tensor:
+    """``max(x, 0)``; ``inplace=True`` writes the result into ``x`` and returns ``x``."""
+    if inplace is True:
+        return run_inplace(x, _relu_method, "relu")
+    return _relu_method(x)
+
+
+def mish(x: Tensor, inplace: Any = False, name: Optional[str] = None) -> Tensor:
+    """``x * tanh(softplus(x))``; ``inplace=True`` writes the result into ``x``."""
+    if inplace is True:
+        return run_inplace(x, _mish_method, "mish")
+    return _mish_method(x)
+
+
+# the registry's check (tests/python/test_op_registry.py) follows these to the table's method
+relu._table_method = _relu_method  # type: ignore[attr-defined]
+mish._table_method = _mish_method  # type: ignore[attr-defined]
 
 
 def gelu(x: Tensor, approximate: Union[bool, str] = "none", name: Optional[str] = None) -> Tensor:
@@ -112,6 +136,8 @@ def dropout(
         )
     if axis is not None:
         raise NotImplementedError("dropout: axis= (shared masks) is not supported; leave it None")
+    if inplace is True:
+        return run_inplace(x, lambda v: dropout(v, p, training, False, None, mode), "dropout")
     if not training:
         return x * (1.0 - p) if mode == "downscale_in_infer" and p > 0 else x
     if p == 0.0:
@@ -238,12 +264,12 @@ def leaky_relu(
 ) -> Tensor:
     """``x`` where positive, ``negative_slope * x`` elsewhere (Paddle's and PyTorch's
     argument order: ``leaky_relu(x, 0.2)``)."""
-    if inplace:
-        raise NotImplementedError("leaky_relu: inplace=True is not supported")
     if not isinstance(negative_slope, (int, float)):
         raise TypeError(
             f"leaky_relu: negative_slope must be a number, got {type(negative_slope).__name__}"
         )
+    if inplace is True:
+        return run_inplace(x, lambda v: leaky_relu(v, negative_slope), "leaky_relu")
     return _core.where(x > 0, x, x * float(negative_slope))
 
 

@@ -181,10 +181,12 @@ class ReLU(Module):
 
     def __init__(self, inplace: bool = False, name: Optional[str] = None) -> None:
         super().__init__()
+        # True: the result is written into the input, as in PyTorch (nn/_inplace.py)
+        self.inplace = inplace is True
 
     def forward(self, x: Tensor) -> Tensor:
         """ReLU of ``x``."""
-        return x.relu()
+        return F.relu(x, inplace=True) if self.inplace else x.relu()
 
 
 class Tanh(Module):
@@ -282,10 +284,12 @@ class Dropout(Module):
         self.p = float(p)
         self.mode = mode
         self.axis = axis
+        # True: the result is written into the input, as in PyTorch (nn/_inplace.py)
+        self.inplace = inplace is True
 
     def forward(self, x: Tensor) -> Tensor:
         """``x`` with random elements zeroed (training) or unchanged (eval)."""
-        return F.dropout(x, self.p, self.training, axis=self.axis, mode=self.mode)
+        return F.dropout(x, self.p, self.training, self.inplace, axis=self.axis, mode=self.mode)
 
     def extra_repr(self) -> str:
         return f"p={self.p}"

@@ -20,8 +20,8 @@ class _DropoutBase(Module):
     def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
         super().__init__()
         self.p = D._check_p(p, type(self).__name__)
-        # the result is a new tensor either way; accepted for PyTorch's signature
-        self.inplace = bool(inplace)
+        # True: the result is written into the input, as in PyTorch (nn/_inplace.py)
+        self.inplace = inplace is True
 
     def extra_repr(self) -> str:
         """``p``."""
@@ -33,7 +33,7 @@ class Dropout1d(_DropoutBase):
 
     def forward(self, x: Tensor) -> Tensor:
         """``x`` with random channels zeroed (training) or unchanged (eval)."""
-        return D._feature_dropout(1, x, self.p, self.training, False, None, "Dropout1d")
+        return D._feature_dropout(1, x, self.p, self.training, self.inplace, None, "Dropout1d")
 
 
 class Dropout2d(_DropoutBase):
@@ -42,7 +42,7 @@ class Dropout2d(_DropoutBase):
 
     def forward(self, x: Tensor) -> Tensor:
         """``x`` with random channels zeroed (training) or unchanged (eval)."""
-        return D._feature_dropout(2, x, self.p, self.training, False, None, "Dropout2d")
+        return D._feature_dropout(2, x, self.p, self.training, self.inplace, None, "Dropout2d")
 
 
 class Dropout3d(_DropoutBase):
@@ -51,7 +51,7 @@ class Dropout3d(_DropoutBase):
 
     def forward(self, x: Tensor) -> Tensor:
         """``x`` with random channels zeroed (training) or unchanged (eval)."""
-        return D._feature_dropout(3, x, self.p, self.training, False, None, "Dropout3d")
+        return D._feature_dropout(3, x, self.p, self.training, self.inplace, None, "Dropout3d")
 
 
 class Dropout2D(_DropoutBase):
@@ -103,7 +103,7 @@ class AlphaDropout(_DropoutBase):
 
     def forward(self, x: Tensor) -> Tensor:
         """Alpha dropout of ``x`` (training) or ``x`` (eval)."""
-        return D.alpha_dropout(x, self.p, self.training)
+        return D.alpha_dropout(x, self.p, self.training, self.inplace)
 
 
 class FeatureAlphaDropout(_DropoutBase):
@@ -112,7 +112,7 @@ class FeatureAlphaDropout(_DropoutBase):
 
     def forward(self, x: Any) -> Tensor:
         """Channel-wise alpha dropout of ``x`` (training) or ``x`` (eval)."""
-        return D.feature_alpha_dropout(x, self.p, self.training)
+        return D.feature_alpha_dropout(x, self.p, self.training, self.inplace)
 
 
 __all__ = [
