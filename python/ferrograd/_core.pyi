@@ -344,6 +344,8 @@ class Tensor:
         """Paddle's private spelling of ``.grad``."""
     def is_inference(self) -> _bool:
         """PyTorch: allocated inside ``inference_mode()`` (a constant to autograd)."""
+    def _is_view(self) -> _bool:
+        """PyTorch: whether the tensor is a view of another one (its ``_base``)."""
     def select(self, dim: _int, index: _int) -> Tensor:
         """PyTorch: the view at ``index`` along ``dim``, without that dimension."""
     # -- scans, sorting, searching (Rust: src/python/tensor/scan.rs) --

@@ -44,6 +44,12 @@ def _is_inference(self: Tensor) -> bool:
     return _core.is_inference(self)
 
 
+def _is_view(self: Tensor) -> bool:
+    """``Tensor._is_view()`` (PyTorch): whether the tensor is a view of another one (its
+    ``_base``)."""
+    return self._base is not None
+
+
 def equal_all(x: Tensor, y: Tensor, name: Any = None) -> Tensor:
     """Paddle: a bool scalar tensor, True when ``x`` and ``y`` have the same shape and
     equal elements."""
@@ -214,6 +220,7 @@ def install_tensor_methods() -> None:
     Tensor._grad_ivar = _grad_ivar  # type: ignore[method-assign]  # installed here
     Tensor.retain_grads = _retain_grads  # type: ignore[method-assign]  # Paddle's no-op variant
     Tensor.is_inference = _is_inference  # type: ignore[method-assign]  # installed here
+    Tensor._is_view = _is_view  # type: ignore[attr-defined]  # installed here
     Tensor.select = _select  # type: ignore[method-assign]  # installed here
     Tensor.__reduce__ = _reduce  # type: ignore[method-assign,assignment]  # pickling
     global _core_requires_grad_

@@ -62,3 +62,10 @@ def test_saving_does_not_keep_the_python_object_alive():
     gc.collect()
     assert ref() is None
     assert y.grad_fn._saved_self.shape == [3]
+
+
+def test_is_view_answers_for_views_and_plain_tensors():
+    x = fg.ones(2, 3)
+    assert not x._is_view()
+    assert x[0]._is_view() and x.view(3, 2)._is_view() and x.transpose(0, 1)._is_view()
+    assert not x.clone()._is_view()
