@@ -220,7 +220,7 @@ def install_tensor_methods() -> None:
     Tensor._grad_ivar = _grad_ivar  # type: ignore[method-assign]  # installed here
     Tensor.retain_grads = _retain_grads  # type: ignore[method-assign]  # Paddle's no-op variant
     Tensor.is_inference = _is_inference  # type: ignore[method-assign]  # installed here
-    Tensor._is_view = _is_view  # type: ignore[attr-defined]  # installed here
+    Tensor._is_view = _is_view  # type: ignore[method-assign]  # installed here
     Tensor.select = _select  # type: ignore[method-assign]  # installed here
     Tensor.__reduce__ = _reduce  # type: ignore[method-assign,assignment]  # pickling
     global _core_requires_grad_
