@@ -61,7 +61,7 @@ macro_rules! for_each_unary_op {
                 dtype: Modulus, cost: CHEAP,
                 real: |x| f_abs(x), fast_f32: [],
                 int: [|x| Real::abs(x)], complex: [|x| x.norm()], boolean: [|x| x],
-                saves: Input, grad: [|g, v| g.mul(&v.unary(UnaryOp::Sign)?)], node: "AbsBackward",
+                saves: Input, grad: [|g, v| abs_grad(g, v)], node: "AbsBackward",
             }
             Sign {
                 methods: [sign, sgn], functional: [],

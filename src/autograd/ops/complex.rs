@@ -6,7 +6,7 @@
 use super::saved;
 use crate::autograd::Recorder;
 use crate::error::Result;
-use crate::tensor::{BinaryOp, Tensor};
+use crate::tensor::{BinaryOp, Tensor, UnaryOp};
 use smallvec::smallvec;
 
 impl Tensor {
@@ -119,4 +119,18 @@ impl Tensor {
         }
         Ok(out)
     }
+}
+
+/// The gradient of `abs`: `g * sign(v)` for real `v`; for complex `v`, `g * v / |v|` (0
+/// where `v` is 0) written with differentiable ops, because `sgn(z)` varies with `z`: the
+/// `Sign` op's gradient is 0, which is right for real inputs only, and a second-order
+/// gradient through a complex `abs` lost the term from `d sgn(z) / dz`.
+pub(super) fn abs_grad(g: &Tensor, v: &Tensor) -> Result<Tensor> {
+    if !v.dtype().is_complex() {
+        return g.mul(&v.unary(UnaryOp::Sign)?);
+    }
+    let modulus = v.unary(UnaryOp::Abs)?;
+    let zero = modulus.binary_raw(&modulus.scalar_like(0.0), BinaryOp::Eq)?;
+    let safe = Tensor::where_(&zero, &modulus.ones_like()?, &modulus)?;
+    g.mul(&v.div(&safe)?)
 }

@@ -1,5 +1,6 @@
 //! Unary elementwise ops, clip and dtype casts with their gradients.
 
+use super::complex::abs_grad;
 use super::fused_grad::composed_activation_grad;
 use super::saved;
 use crate::autograd::Recorder;
