@@ -412,6 +412,7 @@ from . import (  # noqa: E402
     _conveniences,
     _legacy_types,
     _ops_compose_more,
+    _ops_gamma,
     _ops_math,
     _ops_more_math,
     random_gen,
@@ -476,6 +477,9 @@ from ._ops_compose_more import sinc as sinc  # noqa: E402
 from ._ops_compose_more import slice_scatter as slice_scatter  # noqa: E402
 from ._ops_compose_more import typename as typename  # noqa: E402
 from ._ops_compose_more import unravel_index as unravel_index  # noqa: E402
+from ._ops_gamma import multigammaln as multigammaln  # noqa: E402
+from ._ops_gamma import mvlgamma as mvlgamma  # noqa: E402
+from ._ops_gamma import polygamma as polygamma  # noqa: E402
 from ._ops_math import allclose as allclose  # noqa: E402
 from ._ops_math import clamp as clamp  # type: ignore[assignment]  # noqa: E402
 from ._ops_math import clip as clip  # type: ignore[assignment]  # noqa: E402
@@ -561,8 +565,10 @@ __all__ += _legacy_types.__all__
 _ops_math.install_tensor_methods()
 _ops_more_math.install_tensor_methods()
 _ops_compose_more.install_tensor_methods()
+_ops_gamma.install_tensor_methods()
 random_gen.install_tensor_methods()
 _conveniences.install_tensor_methods()
+__all__ += _ops_gamma.__all__
 __all__ += [
     "fmod",
     "hypot",
