@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from typing import Callable, NoReturn
 
-_LGAMMA = "its density needs lgamma / digamma, which ferrograd does not have yet"
-_NEEDS_LGAMMA = ("Gamma", "Beta", "Dirichlet", "StudentT", "Chi2", "Binomial", "Multinomial")
 _TORCH_ONLY_DISTS = (
     "NegativeBinomial", "Gumbel", "HalfNormal", "HalfCauchy", "Weibull", "Pareto", "VonMises",
     "LKJCholesky", "LowRankMultivariateNormal", "MixtureSameFamily", "TransformedDistribution",
@@ -22,8 +20,8 @@ _TORCH_ONLY_DISTS = (
     "Kumaraswamy", "LogisticNormal", "Wishart", "ExponentialFamily", "transforms",
 )
 _PADDLE_DISTS = (
-    "Beta", "Binomial", "Chi2", "ContinuousBernoulli", "Dirichlet", "ExponentialFamily", "Gamma",
-    "Gumbel", "LKJCholesky", "Multinomial", "StudentT", "TransformedDistribution", "transform",
+    "ContinuousBernoulli", "ExponentialFamily", "Gumbel", "LKJCholesky",
+    "TransformedDistribution", "transform",
 )
 #: Peer names per ferrograd module: name -> (which peers have it, hint or "").
 _CPU = "ferrograd runs on the CPU only; drop the device handling"
@@ -53,16 +51,10 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
         "RAdam": ("PyTorch", ""),
         "NAdam": ("PyTorch", ""),
     },
-    # ferrograd.distributions (docs/distributions.md): these need lgamma / digamma or a
-    # rejection sampler, which ferrograd lacks, or the transforms machinery
-    "ferrograd.distributions": {
-        **{n: ("PyTorch", _LGAMMA) for n in _NEEDS_LGAMMA},
-        **{n: ("PyTorch", "") for n in _TORCH_ONLY_DISTS},
-    },
-    "ferrograd.distribution": {
-        **{n: ("Paddle", _LGAMMA) for n in _NEEDS_LGAMMA if n in _PADDLE_DISTS},
-        **{n: ("Paddle", "") for n in _PADDLE_DISTS if n not in _NEEDS_LGAMMA},
-    },
+    # ferrograd.distributions (docs/distributions.md): these need samplers or the
+    # transforms machinery ferrograd lacks
+    "ferrograd.distributions": {n: ("PyTorch", "") for n in _TORCH_ONLY_DISTS},
+    "ferrograd.distribution": {n: ("Paddle", "") for n in _PADDLE_DISTS},
     # ferrograd.linalg (docs/linalg.md): real symmetric / general-purpose factorizations
     # are there; these are not (yet)
     "ferrograd.linalg": {
