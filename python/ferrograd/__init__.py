@@ -419,6 +419,7 @@ from . import (  # noqa: E402
     _conveniences,
     _namespace_composed,
     _ops_compose_more,
+    _ops_gamma,
     _ops_math,
     _ops_more_math,
     random_gen,
@@ -432,6 +433,9 @@ from ._conveniences import shape as shape  # noqa: E402
 from ._namespace_composed import *  # noqa: E402,F403  (see that module)
 
 __all__ += _namespace_composed.__all__
+from ._ops_gamma import multigammaln as multigammaln  # noqa: E402
+from ._ops_gamma import mvlgamma as mvlgamma  # noqa: E402
+from ._ops_gamma import polygamma as polygamma  # noqa: E402
 from ._ops_math import allclose as allclose  # noqa: E402
 from ._ops_math import clamp as clamp  # type: ignore[assignment]  # noqa: E402
 from ._ops_math import clip as clip  # type: ignore[assignment]  # noqa: E402
@@ -466,8 +470,10 @@ from .random_gen import uniform as uniform  # noqa: E402
 _ops_math.install_tensor_methods()
 _ops_more_math.install_tensor_methods()
 _ops_compose_more.install_tensor_methods()
+_ops_gamma.install_tensor_methods()
 random_gen.install_tensor_methods()
 _conveniences.install_tensor_methods()
+__all__ += _ops_gamma.__all__
 __all__ += [
     "fmod",
     "hypot",

@@ -570,6 +570,13 @@ class Tensor:
         other: Tensor | _Number | None = None,
     ) -> _bool:
         """True when every element pair is close."""
+    # -- added at import by ``ferrograd._ops_gamma.install_tensor_methods`` --
+    def polygamma(self, n: _int, name: object = None) -> Tensor:
+        """``polygamma(n, self)``: the ``n``-th derivative of ``digamma``."""
+    def mvlgamma(self, p: _int, name: object = None) -> Tensor:
+        """``mvlgamma(self, p)``: the multivariate log-gamma of dimension ``p``."""
+    def multigammaln(self, p: _int, name: object = None) -> Tensor:
+        """``mvlgamma(self, p)``: the multivariate log-gamma of dimension ``p``."""
     # -- added at import by ``ferrograd.random_gen.install_tensor_methods`` --
     def normal_(
         self,
@@ -1121,6 +1128,10 @@ class Tensor:
         self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
     ) -> Tensor:
         """Elementwise ``|self|`` with the sign of ``other`` (IEEE ``copysign``; ``-0.0`` counts as negative)."""
+    def zeta(
+        self, other: _Operand | None = None, name: str | None = None, *, q: _Operand | None = None
+    ) -> Tensor:
+        """Elementwise Hurwitz zeta function ``sum_k (other + k) ** -self`` (NaN for ``self < 1``; differentiable in ``other`` only)."""
     # END generated: binary Tensor methods
     # -- unary ops --
     # BEGIN generated: unary Tensor methods (scripts/gen_op_bindings.py from src/op_defs/unary.rs)
@@ -1258,6 +1269,10 @@ class Tensor:
         """Elementwise conversion of degrees to radians."""
     def rad2deg(self, name: str | None = None) -> Tensor:
         """Elementwise conversion of radians to degrees."""
+    def lgamma(self, name: str | None = None) -> Tensor:
+        """Elementwise natural logarithm of the absolute value of the gamma function (+inf at the poles 0, -1, -2, ...)."""
+    def digamma(self, name: str | None = None) -> Tensor:
+        """Elementwise digamma function, the derivative of ``lgamma`` (-inf at 0, NaN at negative integers)."""
     def signbit(self, name: str | None = None) -> Tensor:
         """Elementwise test of the sign bit (true for negative numbers and -0.0), as a bool tensor."""
     # END generated: unary Tensor methods

@@ -48,6 +48,7 @@ bitwise_and = Tensor.bitwise_and
 bitwise_or = Tensor.bitwise_or
 bitwise_xor = Tensor.bitwise_xor
 copysign = Tensor.copysign
+zeta = Tensor.zeta
 # END generated: binary functions
 # BEGIN generated: unary functions (scripts/gen_op_bindings.py from src/op_defs/unary.rs)
 neg = Tensor.neg
@@ -117,6 +118,8 @@ fix = Tensor.fix
 frac = Tensor.frac
 deg2rad = Tensor.deg2rad
 rad2deg = Tensor.rad2deg
+lgamma = Tensor.lgamma
+digamma = Tensor.digamma
 signbit = Tensor.signbit
 # END generated: unary functions
 clip = Tensor.clip
@@ -207,6 +210,7 @@ __all__ = [
     "bitwise_or",
     "bitwise_xor",
     "copysign",
+    "zeta",
     # END generated: binary __all__
     # BEGIN generated: unary __all__ (scripts/gen_op_bindings.py from src/op_defs/unary.rs)
     "neg",
@@ -276,6 +280,8 @@ __all__ = [
     "frac",
     "deg2rad",
     "rad2deg",
+    "lgamma",
+    "digamma",
     "signbit",
     # END generated: unary __all__
     "clip",

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from typing import Callable, NoReturn
 
-_LGAMMA = "its density needs lgamma / digamma, which ferrograd does not have yet"
-_NEEDS_LGAMMA = ("Gamma", "Beta", "Dirichlet", "StudentT", "Chi2", "Binomial", "Multinomial")
 _TORCH_ONLY_DISTS = (
     "NegativeBinomial",
     "Gumbel",
@@ -38,17 +36,10 @@ _TORCH_ONLY_DISTS = (
     "transforms",
 )
 _PADDLE_DISTS = (
-    "Beta",
-    "Binomial",
-    "Chi2",
     "ContinuousBernoulli",
-    "Dirichlet",
     "ExponentialFamily",
-    "Gamma",
     "Gumbel",
     "LKJCholesky",
-    "Multinomial",
-    "StudentT",
     "TransformedDistribution",
     "transform",
 )
@@ -98,16 +89,10 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
         "trace": ("PyTorch", "call the function or module directly (it runs eagerly)"),
         "TranslatedLayer": ("Paddle", "paddle.jit.load is not implemented either"),
     },
-    # ferrograd.distributions (docs/distributions.md): these need lgamma / digamma or a
-    # rejection sampler, which ferrograd lacks, or the transforms machinery
-    "ferrograd.distributions": {
-        **{n: ("PyTorch", _LGAMMA) for n in _NEEDS_LGAMMA},
-        **{n: ("PyTorch", "") for n in _TORCH_ONLY_DISTS},
-    },
-    "ferrograd.distribution": {
-        **{n: ("Paddle", _LGAMMA) for n in _NEEDS_LGAMMA if n in _PADDLE_DISTS},
-        **{n: ("Paddle", "") for n in _PADDLE_DISTS if n not in _NEEDS_LGAMMA},
-    },
+    # ferrograd.distributions (docs/distributions.md): these need samplers or the
+    # transforms machinery ferrograd lacks
+    "ferrograd.distributions": {n: ("PyTorch", "") for n in _TORCH_ONLY_DISTS},
+    "ferrograd.distribution": {n: ("Paddle", "") for n in _PADDLE_DISTS},
     # ferrograd.linalg (docs/linalg.md): real symmetric / general-purpose factorizations
     # are there; these are not (yet)
     "ferrograd.linalg": {

@@ -1,7 +1,8 @@
 """PyTorch's ``torch.special``: special functions, most of them other names of ferrograd
 ops (``expit`` is ``sigmoid``, ``ndtr`` the normal CDF through ``erfc``, ...). All are
-differentiable through the ops they are made of. Functions that need the gamma family
-(``gammaln``, ``digamma``, ``polygamma``, ``zeta``) or Bessel functions are not here yet."""
+differentiable through the ops they are made of. The gamma family (``gammaln``,
+``digamma``/``psi``, ``polygamma``, ``multigammaln``, ``zeta``) is here; Bessel functions
+and the incomplete gamma functions are not yet."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from . import _core
 Tensor = _core.Tensor
 
 __all__ = [
+    "digamma",
     "entr",
     "erf",
     "erfc",
@@ -20,18 +22,23 @@ __all__ = [
     "exp2",
     "expit",
     "expm1",
+    "gammaln",
     "log1p",
     "log_ndtr",
     "log_softmax",
     "logit",
     "logsumexp",
+    "multigammaln",
     "ndtr",
     "ndtri",
+    "polygamma",
+    "psi",
     "round",
     "sinc",
     "softmax",
     "xlog1py",
     "xlogy",
+    "zeta",
 ]
 
 _SQRT1_2 = 1.0 / math.sqrt(2.0)
@@ -40,6 +47,44 @@ _SQRT1_2 = 1.0 / math.sqrt(2.0)
 def _float(x: Any) -> Tensor:
     t = x if isinstance(x, Tensor) else _core.tensor(x)
     return t if t.is_floating_point() else t.astype(_core._get_default_dtype())
+
+
+def gammaln(input: Tensor) -> Tensor:
+    """``ln |Gamma(x)|`` (``torch.special.gammaln``; ``lgamma``)."""
+    return _float(input).lgamma()
+
+
+def digamma(input: Tensor) -> Tensor:
+    """The digamma function, the derivative of ``gammaln``."""
+    return _float(input).digamma()
+
+
+def psi(input: Tensor) -> Tensor:
+    """Another name of :func:`digamma`."""
+    return _float(input).digamma()
+
+
+def polygamma(n: int, input: Tensor) -> Tensor:
+    """The ``n``-th derivative of :func:`digamma`."""
+    from ._ops_gamma import polygamma as _polygamma
+
+    return _polygamma(n, input)
+
+
+def multigammaln(input: Tensor, p: int) -> Tensor:
+    """The multivariate log-gamma function of dimension ``p``."""
+    from ._ops_gamma import mvlgamma
+
+    return mvlgamma(input, p)
+
+
+def zeta(input: Any, other: Any) -> Tensor:
+    """The Hurwitz zeta function ``sum_k (other + k) ** -input`` (differentiable in ``other``)."""
+    if not isinstance(input, Tensor):
+        if not isinstance(other, Tensor):
+            raise TypeError("zeta: expects at least one Tensor")
+        input = _core.tensor(float(input), dtype=_float(other).dtype)
+    return _float(input).zeta(other)
 
 
 def erf(x: Tensor) -> Tensor:

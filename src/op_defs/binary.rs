@@ -290,6 +290,24 @@ macro_rules! for_each_binary_op {
                 ],
                 number_lhs: [], node: "CopysignBackward",
             }
+            Zeta {
+                methods: [zeta], dunders: [], kwargs: [q],
+                doc: "Elementwise Hurwitz zeta function `sum_k (other + k) ** -self` (NaN for `self < 1`; differentiable in `other` only).",
+                dtype: Float,
+                float: [|x, y| FloatBits::zeta(x, y)], int: [],
+                complex: [], boolean: [],
+                saves: [IfRhs, IfRhs, Never],
+                // d/dq zeta(s, q) = -s * zeta(s + 1, q); the derivative in s has no closed
+                // form (PyTorch does not implement it either)
+                grad: [
+                    |_g, _s| zeta_exponent_grad(),
+                    |g, s| {
+                        let a = s.a()?;
+                        g.mul(&a.mul(&a.add_scalar(1.0)?.binary(s.b()?, BinaryOp::Zeta)?)?)?.neg()
+                    }
+                ],
+                number_lhs: [], node: "ZetaBackward",
+            }
         }
     };
 }

@@ -3,7 +3,7 @@
 //! formulas. Each consumer of the table imports them.
 
 use crate::dtype::{DType, Element};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::tensor::{BinaryOp, Tensor};
 
 /// The truth value of an element (non-zero), for the logical ops.
@@ -46,6 +46,8 @@ impl_int_bits!(i32, i64);
 pub trait FloatBits: Copy {
     /// `|a|` with the sign (bit) of `b`.
     fn copy_sign(self, o: Self) -> Self;
+    /// The Hurwitz zeta function `zeta(a, b)` (computed in f64, see [`hurwitz_zeta`]).
+    fn zeta(self, q: Self) -> Self;
 }
 
 macro_rules! impl_float_bits {
@@ -54,6 +56,10 @@ macro_rules! impl_float_bits {
             #[inline(always)]
             fn copy_sign(self, o: Self) -> Self {
                 self.copysign(o)
+            }
+            #[inline]
+            fn zeta(self, q: Self) -> Self {
+                hurwitz_zeta(self as f64, q as f64) as $t
             }
         }
     )*};
@@ -117,4 +123,83 @@ pub fn ratio_or_zero(num: &Tensor, den: &Tensor) -> Result<Tensor> {
     let safe = Tensor::where_(&zero, &den.ones_like()?, den)?;
     let r = num.div(&safe)?;
     Tensor::where_(&zero, &r.zeros_like()?, &r)
+}
+
+/// `(2k)! / B_2k` for k = 1..=12: the Euler-Maclaurin tail coefficients of [`hurwitz_zeta`].
+const ZETA_EM: [f64; 12] = [
+    12.0,
+    -720.0,
+    30240.0,
+    -1209600.0,
+    47900160.0,
+    -1892437580.3183792,
+    74724249600.0,
+    -2950130727918.164,
+    116467828143500.67,
+    -4597978722407473.0,
+    1.8152105401943546e+17,
+    -7.166165256175667e+18,
+];
+
+/// The Hurwitz zeta function `zeta(s, q) = sum_{k >= 0} (q + k) ** -s`, for real `s > 1`
+/// (`s == 1`: +inf; `s < 1`: NaN, as SciPy and PyTorch). `q` may be negative when `s` is
+/// an integer (polygamma of negative arguments); a pole `q` in {0, -1, -2, ...} gives
+/// +inf. The terms are summed directly until `q + k >= 10`, then the Euler-Maclaurin
+/// tail adds `a^(1-s)/(s-1) + a^-s/2` and 12 Bernoulli terms (the Cephes scheme), which
+/// is accurate to a few ulps in f64 for the orders polygamma uses.
+pub fn hurwitz_zeta(s: f64, q: f64) -> f64 {
+    if s.is_nan() || q.is_nan() || s < 1.0 {
+        return f64::NAN;
+    }
+    if s == 1.0 {
+        return f64::INFINITY;
+    }
+    if q <= 0.0 {
+        if q == q.floor() {
+            return f64::INFINITY;
+        }
+        if s != s.floor() {
+            // a negative base to a non-integer power
+            return f64::NAN;
+        }
+    }
+    if q == f64::INFINITY {
+        return 0.0;
+    }
+    let mut a = q;
+    let mut sum = 0.0;
+    let mut i = 0;
+    while i < 9 || a <= 9.0 {
+        let t = a.powf(-s);
+        sum += t;
+        a += 1.0;
+        i += 1;
+        if t.abs() <= sum.abs() * 1e-17 {
+            return sum;
+        }
+    }
+    let w = a;
+    sum += w.powf(1.0 - s) / (s - 1.0);
+    sum += 0.5 * w.powf(-s);
+    // the j-th term: s (s+1) ... (s+2j-2) * w^(-s-2j+1) / ((2j)! / B_2j)
+    let mut rising = s; // s (s+1) ... (s+2j-2)
+    let mut wp = w.powf(-s - 1.0);
+    for (j, c) in ZETA_EM.iter().enumerate() {
+        let t = rising * wp / c;
+        sum += t;
+        if (t / sum).abs() < 1e-17 {
+            break;
+        }
+        let k = 2.0 * j as f64;
+        rising *= (s + k + 1.0) * (s + k + 2.0);
+        wp /= w * w;
+    }
+    sum
+}
+
+/// Zeta's gradient in its first operand (the exponent `s`): not implemented, as in PyTorch.
+pub fn zeta_exponent_grad() -> Result<Tensor> {
+    Err(Error::not_implemented(
+        "zeta: the derivative with respect to the first argument (the exponent x) is not implemented; only `other` (q) is differentiable",
+    ))
 }

@@ -13,6 +13,8 @@ pub trait FloatMath: Real + Float {
     fn erf(self) -> Self;
     /// Complementary error function `1 - erf(x)`, without the cancellation for large `x`.
     fn erfc(self) -> Self;
+    /// `ln |Gamma(x)|` (libm's port of the FreeBSD/musl `lgamma`: +inf at the poles).
+    fn lgamma(self) -> Self;
 }
 impl FloatMath for f32 {
     fn erf(self) -> Self {
@@ -20,6 +22,9 @@ impl FloatMath for f32 {
     }
     fn erfc(self) -> Self {
         libm::erfcf(self)
+    }
+    fn lgamma(self) -> Self {
+        libm::lgammaf(self)
     }
 }
 impl FloatMath for f64 {
@@ -29,6 +34,74 @@ impl FloatMath for f64 {
     fn erfc(self) -> Self {
         libm::erfc(self)
     }
+    fn lgamma(self) -> Self {
+        libm::lgamma(self)
+    }
+}
+
+/// The digamma function `d/dx ln Gamma(x)`, computed in f64 (for f32 input too).
+///
+/// `x > 0`: the recurrence `psi(x) = psi(x + 1) - 1/x` up to `x >= 10`, then the asymptotic
+/// series `ln x - 1/(2x) - sum_k B_2k / (2k x^2k)` (7 terms: below 1e-16 relative there).
+/// `x < 0`: the reflection `psi(x) = psi(1 - x) - pi / tan(pi x)`, with `tan` taken of the
+/// fractional part so large `|x|` lose no accuracy. Poles: NaN at negative integers, and
+/// at zero `-inf` for `+0.0` / `+inf` for `-0.0` (as PyTorch); `+inf` gives `+inf`,
+/// `-inf` and NaN give NaN.
+pub fn f_digamma<T: FloatMath>(x: T) -> T {
+    let xf: f64 = num_traits::ToPrimitive::to_f64(&x).unwrap_or(f64::NAN);
+    let v = digamma_f64(xf);
+    // an f32 overflow (next to a pole) is an infinity, not a failed cast
+    <T as num_traits::NumCast>::from(v).unwrap_or(if v > 0.0 {
+        T::infinity()
+    } else {
+        T::neg_infinity()
+    })
+}
+
+fn digamma_f64(x: f64) -> f64 {
+    if x.is_nan() || x == f64::NEG_INFINITY {
+        return f64::NAN;
+    }
+    if x == f64::INFINITY {
+        return x;
+    }
+    if x == 0.0 {
+        return if x.is_sign_negative() {
+            f64::INFINITY
+        } else {
+            f64::NEG_INFINITY
+        };
+    }
+    if x < 0.0 {
+        if x == x.floor() {
+            return f64::NAN;
+        }
+        // pi / tan(pi x) has period 1: reduce first
+        let r = x - x.floor();
+        return digamma_f64(1.0 - x) - std::f64::consts::PI / (std::f64::consts::PI * r).tan();
+    }
+    let mut x = x;
+    let mut acc = 0.0;
+    while x < 10.0 {
+        acc -= 1.0 / x;
+        x += 1.0;
+    }
+    // B_2k / (2k) for k = 1..=7
+    const C: [f64; 7] = [
+        1.0 / 12.0,
+        -1.0 / 120.0,
+        1.0 / 252.0,
+        -1.0 / 240.0,
+        1.0 / 132.0,
+        -691.0 / 32760.0,
+        1.0 / 12.0,
+    ];
+    let z = 1.0 / (x * x);
+    let mut series = 0.0;
+    for c in C.iter().rev() {
+        series = (series + c) * z;
+    }
+    acc + x.ln() - 0.5 / x - series
 }
 
 /// Inverse error function: Giles' single-precision rational approximation as the start,

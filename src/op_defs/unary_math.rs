@@ -1,5 +1,6 @@
 //! More unary elementwise ops (inverse trigonometric and hyperbolic functions, base-2/10
-//! logarithms and powers, `trunc`/`frac`, `erfc`/`erfinv`, angle conversions, `signbit`), declared
+//! logarithms and powers, `trunc`/`frac`, `erfc`/`erfinv`, angle conversions, `signbit`,
+//! `lgamma`/`digamma`), declared
 //! exactly like the entries of [`for_each_unary_op!`](crate::op_defs::unary) — the columns
 //! are documented there. They live in their own file only to keep each table file short:
 //! [`for_each_unary_op!`](crate::op_defs::unary) passes its own entries to
@@ -172,6 +173,26 @@ macro_rules! for_each_unary_op_more {
                 int: [], complex: [], boolean: [],
                 saves: Nothing, grad: [|g, _v| g.mul_scalar(180.0 / std::f64::consts::PI)],
                 node: "Rad2DegBackward",
+            }
+            Lgamma {
+                methods: [lgamma], functional: [],
+                doc: "Elementwise natural logarithm of the absolute value of the gamma function (+inf at the poles 0, -1, -2, ...).",
+                dtype: Float, cost: COSTLY,
+                real: |x| FloatMath::lgamma(x), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Input, grad: [|g, x| g.mul(&x.unary(UnaryOp::Digamma)?)],
+                node: "LgammaBackward",
+            }
+            Digamma {
+                methods: [digamma], functional: [],
+                doc: "Elementwise digamma function, the derivative of `lgamma` (-inf at 0, NaN at negative integers).",
+                dtype: Float, cost: COSTLY,
+                real: |x| f_digamma(x), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Input,
+                // d/dx digamma = trigamma = zeta(2, x) (the binary table's Hurwitz zeta)
+                grad: [|g, x| g.mul(&x.scalar_like(2.0).binary(x, BinaryOp::Zeta)?)],
+                node: "DigammaBackward",
             }
             Signbit {
                 methods: [signbit], functional: [],

@@ -18,12 +18,19 @@ from .continuous import Laplace as Laplace
 from .continuous import LogNormal as LogNormal
 from .continuous import Normal as Normal
 from .continuous import Uniform as Uniform
+from .counts import Binomial as Binomial
+from .counts import Multinomial as Multinomial
 from .discrete import Bernoulli as Bernoulli
 from .discrete import Categorical as Categorical
 from .discrete import Geometric as Geometric
 from .discrete import OneHotCategorical as OneHotCategorical
 from .discrete import Poisson as Poisson
 from .distribution import Distribution as Distribution
+from .gamma_family import Beta as Beta
+from .gamma_family import Chi2 as Chi2
+from .gamma_family import Dirichlet as Dirichlet
+from .gamma_family import Gamma as Gamma
+from .gamma_family import StudentT as StudentT
 from .kl import kl_divergence as kl_divergence
 from .kl import register_kl as register_kl
 from .multivariate import Independent as Independent
@@ -37,11 +44,18 @@ __all__ = [
     "Laplace",
     "LogNormal",
     "Cauchy",
+    "Gamma",
+    "Chi2",
+    "Beta",
+    "Dirichlet",
+    "StudentT",
     "Bernoulli",
     "Categorical",
     "OneHotCategorical",
     "Geometric",
     "Poisson",
+    "Binomial",
+    "Multinomial",
     "MultivariateNormal",
     "Independent",
     "kl_divergence",

@@ -263,6 +263,10 @@ class Variable(
         """Elementwise ``|self|`` with the sign of ``other`` (IEEE ``copysign``; ``-0.0`` counts as negative)."""
         return self._binary("copysign", y)
 
+    def zeta(self, y: Any, name: str | None = None) -> Variable:
+        """Elementwise Hurwitz zeta function ``sum_k (other + k) ** -self`` (NaN for ``self < 1``; differentiable in ``other`` only)."""
+        return self._binary("zeta", y)
+
     # END generated: binary Variable methods
 
     def matmul(
@@ -546,6 +550,14 @@ class Variable(
     def rad2deg(self, name: str | None = None) -> Variable:
         """Elementwise conversion of radians to degrees."""
         return self._op("rad2deg", [self])
+
+    def lgamma(self, name: str | None = None) -> Variable:
+        """Elementwise natural logarithm of the absolute value of the gamma function (+inf at the poles 0, -1, -2, ...)."""
+        return self._op("lgamma", [self])
+
+    def digamma(self, name: str | None = None) -> Variable:
+        """Elementwise digamma function, the derivative of ``lgamma`` (-inf at 0, NaN at negative integers)."""
+        return self._op("digamma", [self])
 
     def signbit(self, name: str | None = None) -> Variable:
         """Elementwise test of the sign bit (true for negative numbers and -0.0), as a bool tensor."""

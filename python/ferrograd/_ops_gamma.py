@@ -1,0 +1,116 @@
+"""The gamma-function family beyond the table ops ``lgamma``, ``digamma`` and ``zeta``:
+``polygamma`` (both dialects' argument orders) and the multivariate log-gamma
+``mvlgamma`` / ``multigammaln``. Differentiable through the ops they are made of.
+
+Why ``polygamma`` is not a unary table entry: its order ``n`` is an integer parameter and
+the unary table's kernels and formulas see one element only (no per-call attribute). It
+is ``digamma`` for ``n == 0`` and ``(-1)**(n+1) * n! * zeta(n + 1, x)`` otherwise, with
+``zeta`` the binary table's Hurwitz zeta, whose derivative in ``q`` (``-s * zeta(s + 1,
+q)``) makes the gradient ``polygamma(n + 1, x)`` with no formula of its own."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from . import _core
+
+Tensor = _core.Tensor
+
+__all__ = ["multigammaln", "mvlgamma", "polygamma"]
+
+
+def _float(op: str, x: Any) -> Tensor:
+    if not isinstance(x, Tensor):
+        if isinstance(x, (bool, int, float)):
+            x = _core.tensor(float(x))
+        else:
+            raise TypeError(f"{op}: expects a Tensor, got {type(x).__name__}")
+    if x.is_complex():
+        raise TypeError(f"{op}: complex tensors are not supported")
+    return x if x.is_floating_point() else x.astype(_core._get_default_dtype())
+
+
+def _order(op: str, n: Any, what: str = "n") -> int:
+    if isinstance(n, Tensor) and n.ndim == 0 and not n.is_floating_point():
+        n = int(n.item())
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"{op}: {what} must be an int, got {type(n).__name__}")
+    return n
+
+
+def _polygamma(x: Tensor, n: int) -> Tensor:
+    if n < 0:
+        raise ValueError(f"polygamma: n must be a non-negative integer, got {n}")
+    x = _float("polygamma", x)
+    if n == 0:
+        return x.digamma()
+    # n! overflows f64 past 170: the result is then +-inf (or NaN) as in the peers
+    coef = float(math.factorial(n)) if n <= 170 else math.inf
+    if n % 2 == 0:
+        coef = -coef
+    s = _core.tensor(float(n + 1), dtype=x.dtype)
+    return s.zeta(x) * coef
+
+
+def polygamma(
+    n: Any = None,
+    x: Any = None,
+    name: Any = None,
+    *,
+    input: Any = None,
+) -> Tensor:
+    """The ``n``-th derivative of ``digamma``. PyTorch: ``polygamma(n, input)``; Paddle:
+    ``polygamma(x, n)`` (the argument that is a Tensor is the input)."""
+    if input is not None:
+        if x is not None:
+            raise TypeError("polygamma: got both x and input")
+        x = input
+    if isinstance(n, Tensor) and not isinstance(x, Tensor):
+        n, x = x, n  # Paddle's order polygamma(x, n)
+    if n is None or x is None:
+        raise TypeError("polygamma: expects an order n and a Tensor")
+    return _polygamma(_float("polygamma", x), _order("polygamma", n))
+
+
+def _tensor_polygamma(self: Tensor, n: Any, name: Any = None) -> Tensor:
+    """``polygamma(n, self)``: the ``n``-th derivative of ``digamma``."""
+    return _polygamma(self, _order("polygamma", n))
+
+
+def mvlgamma(input: Any = None, p: Any = None, *, x: Any = None) -> Tensor:
+    """Multivariate log-gamma ``sum_{i<p} lgamma(x - i/2) + p(p-1)/4 * ln(pi)``;
+    every element must exceed ``(p - 1) / 2``. PyTorch: ``mvlgamma(input, p)``."""
+    if x is not None:
+        if input is not None:
+            raise TypeError("mvlgamma: got both input and x")
+        input = x
+    if p is None:
+        raise TypeError("mvlgamma: missing the dimension p")
+    pi = _order("mvlgamma", p, "p")
+    if pi < 1:
+        raise ValueError(f"mvlgamma: p must be >= 1, got {pi}")
+    t = _float("mvlgamma", input)
+    bound = 0.5 * (pi - 1)
+    if t.numel() and not bool((t > bound).all().item()):
+        raise ValueError(f"mvlgamma: all elements must be greater than (p-1)/2 = {bound}")
+    offsets = _core.tensor([0.5 * i for i in range(pi)], dtype=t.dtype)
+    total = (t.unsqueeze(-1) - offsets).lgamma().sum(-1)
+    return total + pi * (pi - 1) / 4.0 * math.log(math.pi)
+
+
+def multigammaln(x: Any = None, p: Any = None, name: Any = None, *, input: Any = None) -> Tensor:
+    """Paddle's / scipy's name of :func:`mvlgamma`: ``multigammaln(x, p)``."""
+    return mvlgamma(x if input is None else input, p)
+
+
+def _tensor_mvlgamma(self: Tensor, p: Any, name: Any = None) -> Tensor:
+    """``mvlgamma(self, p)``: the multivariate log-gamma of dimension ``p``."""
+    return mvlgamma(self, p)
+
+
+def install_tensor_methods() -> None:
+    """Adds ``Tensor.polygamma(n)``, ``Tensor.mvlgamma(p)`` and ``Tensor.multigammaln(p)``."""
+    Tensor.polygamma = _tensor_polygamma  # type: ignore[method-assign,assignment]
+    Tensor.mvlgamma = _tensor_mvlgamma  # type: ignore[method-assign,assignment]
+    Tensor.multigammaln = _tensor_mvlgamma  # type: ignore[method-assign,assignment]
