@@ -166,6 +166,11 @@ def _axes_sizes(
     if len(s) != len(axes):
         raise ValueError(f"{fname}: s has {len(s)} sizes but there are {len(axes)} dims")
     sizes: list[int | None] = [None if v == -1 else _size(fname, v) for v in s]
+    numel = 1  # the padded element count, checked before anything is allocated
+    for i, d in enumerate(t.shape):
+        numel *= sizes[axes.index(i)] or d if i in axes else d
+    if numel > _MAX_NUMEL:
+        raise ValueError(f"{fname}: the signal sizes {list(s)} are too large")
     return axes, sizes
 
 
@@ -207,7 +212,7 @@ class _C2C(Function):
     """Complex-to-complex transform over ``axes`` (sizes kept)."""
 
     @staticmethod
-    def forward(ctx: Any, x: Tensor, axes: tuple[int, ...], inverse: bool, norm: str) -> Tensor:
+    def forward(ctx: Any, x: Tensor, axes: tuple[int, ...], inverse: bool, norm: Any) -> Tensor:
         ctx.axes, ctx.inverse, ctx.norm = axes, inverse, norm
         f = np.fft.ifftn if inverse else np.fft.fftn
         return _from_numpy(f(x.numpy(), axes=axes, norm=norm), x.dtype)
@@ -222,7 +227,7 @@ class _R2C(Function):
     """Real-to-complex transform over ``axes``; the last one keeps ``n // 2 + 1`` bins."""
 
     @staticmethod
-    def forward(ctx: Any, x: Tensor, axes: tuple[int, ...], norm: str) -> Tensor:
+    def forward(ctx: Any, x: Tensor, axes: tuple[int, ...], norm: Any) -> Tensor:
         ctx.axes, ctx.norm, ctx.n = axes, norm, x.shape[axes[-1]]
         out = np.fft.rfftn(x.numpy(), axes=axes, norm=norm)
         return _from_numpy(out, _complex_dtype(x))
@@ -239,7 +244,7 @@ class _C2R(Function):
     from its ``n // 2 + 1`` input bins."""
 
     @staticmethod
-    def forward(ctx: Any, x: Tensor, axes: tuple[int, ...], n: int, norm: str) -> Tensor:
+    def forward(ctx: Any, x: Tensor, axes: tuple[int, ...], n: int, norm: Any) -> Tensor:
         ctx.axes, ctx.norm, ctx.n = axes, norm, n
         s = [x.shape[a] for a in axes[:-1]] + [n]
         out = np.fft.irfftn(x.numpy(), s=s, axes=axes, norm=norm)
@@ -261,7 +266,7 @@ class _C2R(Function):
         return gi, None, None, None
 
 
-def _c2c(x: Tensor, axes: Sequence[int], inverse: bool, norm: str) -> Tensor:
+def _c2c(x: Tensor, axes: Sequence[int], inverse: bool, norm: Any) -> Tensor:
     return _C2C.apply(x, tuple(axes), inverse, norm)
 
 
