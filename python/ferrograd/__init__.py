@@ -80,6 +80,7 @@ from . import autograd as autograd  # noqa: E402  (needs the names above)
 
 # data-parallel training over MPI (mpi4py is imported only when first used)
 from . import distributed as distributed  # noqa: E402
+from . import fft as fft  # noqa: E402  (torch.fft / paddle.fft)
 from . import hapi as hapi  # noqa: E402  (paddle.Model, paddle.callbacks)
 
 # data loading (torch.utils.data / paddle.io), metrics and model summaries
@@ -242,6 +243,7 @@ __all__ = [
     "optimizer",
     "regularizer",
     "special",
+    "fft",
     "hapi",
     "Model",
     "callbacks",

@@ -48,7 +48,6 @@ _CPU = "ferrograd runs on the CPU only; drop the device handling"
 _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
     "ferrograd": {
         # sub-packages
-        "fft": ("PyTorch, Paddle", ""),
         "sparse": ("PyTorch, Paddle", ""),
         "vision": ("Paddle", ""),
     },
