@@ -2,6 +2,7 @@
 //! inference with run-time dimensions and errors naming the op, multi-output ops, and
 //! a static SGD-with-momentum step matching the eager optimizer kernels.
 
+use ferrograd::op_defs::{ShapeArgs, ShapeOp};
 use ferrograd::optim::{sgd_step, ParamState, SgdConfig};
 use ferrograd::static_graph::Executor;
 use ferrograd::static_graph::{
@@ -51,7 +52,13 @@ fn infers_ext_shapes_with_runtime_dims() {
         .unwrap();
     assert_eq!(p.vars[parts[1]].shape, vec![None, Some(4), Some(1)]);
     let f = p
-        .append_op(OpKind::Ext(ExtOp::Flatten(0, 1)), vec![x])
+        .append_op(
+            OpKind::Ext(ExtOp::TableShape {
+                op: ShapeOp::Flatten,
+                args: ShapeArgs::range(0, 1),
+            }),
+            vec![x],
+        )
         .unwrap();
     assert_eq!(p.vars[f].shape, vec![None, Some(1)]);
     let am = p

@@ -2569,6 +2569,9 @@ def _reduce_op_table() -> list[
     """The reduction declarations: ``(name, doc, params, keyword-only params, the other
     dialect's positional order, dtype rule, axes kind, has_gradient, backward node)`` per
     op (read by ``scripts/gen_op_bindings.py``)."""
+def _shape_op_table() -> list[tuple[str, str, list[str], list[str], str, _bool, str]]:
+    """The shape-op declarations: ``(name, doc, params, keyword-only params, view kind,
+    has a static rule, backward node)`` per op."""
 
 # ---- custom layers (PyLayer / autograd.Function) and saved-tensor hooks --------------
 @disjoint_base

@@ -20,6 +20,8 @@ pub mod binary;
 mod binary_meta;
 pub mod reduce;
 mod reduce_meta;
+pub mod shape;
+mod shape_meta;
 pub mod unary;
 /// The second half of the unary op table (see [`unary`]).
 pub mod unary_math;
@@ -30,6 +32,11 @@ pub use binary_meta::{py_name, BinaryDType, BinaryOp, SaveWhen};
 pub(crate) use reduce_meta::param;
 pub use reduce_meta::{
     AxesKind, Param, ReduceArgs, ReduceDType, ReduceSave, ReduceSaved, Reduction,
+};
+#[cfg(feature = "python")]
+pub(crate) use shape_meta::shape_param_of;
+pub use shape_meta::{
+    fmt_dims, Dim, DimSubject, ShapeArgs, ShapeOp, ShapeParam, ShapeSaved, ViewKind,
 };
 pub(crate) use unary::for_each_unary_op;
 

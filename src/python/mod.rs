@@ -35,6 +35,7 @@ mod optim;
 mod pylayer;
 mod random;
 mod reduce_args;
+mod shape_args;
 mod signals;
 mod static_graph;
 mod tensor;
@@ -70,6 +71,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?)?;
     m.add_function(wrap_pyfunction!(
         static_graph::op_kinds::_reduce_op_table,
+        m
+    )?)?;
+    m.add_function(wrap_pyfunction!(
+        static_graph::op_kinds::_shape_op_table,
         m
     )?)?;
     m.add_function(wrap_pyfunction!(creation::tensor_fn, m)?)?;

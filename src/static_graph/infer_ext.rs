@@ -7,7 +7,7 @@ use super::op_ext::{ExtOp, ExtReduce};
 use super::program::{fmt_shape, Dim, VarDesc};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::op_defs::AxesKind;
+use crate::op_defs::{AxesKind, DimSubject};
 
 /// One output's dtype and shape.
 pub type OutDesc = (DType, Vec<Dim>);
@@ -210,63 +210,6 @@ fn index_select(x: &VarDesc, index: &VarDesc, dim: isize) -> Result<OutDesc> {
     Ok((x.dtype, shape))
 }
 
-fn squeeze_shape(x: &VarDesc, dims: &[usize]) -> Vec<Dim> {
-    x.shape
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| !dims.contains(i))
-        .map(|(_, &d)| d)
-        .collect()
-}
-
-fn unsqueeze(x: &VarDesc, axes: &[isize]) -> Result<Vec<Dim>> {
-    let final_nd = x.shape.len() + axes.len();
-    let mut at = Vec::with_capacity(axes.len());
-    for &a in axes {
-        let k = axis_of("unsqueeze", x, a, final_nd)?;
-        if at.contains(&k) {
-            return Err(Error::value(format!("unsqueeze: axis {a} is given twice")));
-        }
-        at.push(k);
-    }
-    let mut rest = x.shape.iter();
-    Ok((0..final_nd)
-        .map(|i| {
-            if at.contains(&i) {
-                Some(1)
-            } else {
-                rest.next().copied().flatten()
-            }
-        })
-        .collect())
-}
-
-fn flatten(x: &VarDesc, start: isize, end: isize) -> Result<Vec<Dim>> {
-    let nd = x.shape.len();
-    if nd == 0 {
-        return Ok(vec![Some(1)]);
-    }
-    let (s, e) = (
-        axis_of("flatten", x, start, nd)?,
-        axis_of("flatten", x, end, nd)?,
-    );
-    if s > e {
-        return Err(Error::value(format!(
-            "flatten: start axis {start} comes after stop axis {end} for '{}' with shape {}",
-            x.name,
-            fmt_shape(&x.shape)
-        )));
-    }
-    let mut shape = x.shape[..s].to_vec();
-    shape.push(
-        x.shape[s..=e]
-            .iter()
-            .try_fold(1usize, |p, d| d.map(|d| p * d)),
-    );
-    shape.extend_from_slice(&x.shape[e + 1..]);
-    Ok(shape)
-}
-
 fn expand(x: &VarDesc, target: &[isize]) -> Result<Vec<Dim>> {
     let (n, nd) = (target.len(), x.shape.len());
     if n < nd {
@@ -399,20 +342,14 @@ pub fn infer_ext(op: &ExtOp, inputs: &[&VarDesc]) -> Result<Vec<OutDesc>> {
             arity(name, inputs, 1)?;
             single(reduce(*kind, x()?, axes, *keepdim))
         }
-        ExtOp::Squeeze(dims) => {
+        ExtOp::TableShape { op, args } => {
             arity(name, inputs, 1)?;
             let x = x()?;
-            Ok(vec![(x.dtype, squeeze_shape(x, dims))])
-        }
-        ExtOp::Unsqueeze(axes) => {
-            arity(name, inputs, 1)?;
-            let x = x()?;
-            Ok(vec![(x.dtype, unsqueeze(x, axes)?)])
-        }
-        ExtOp::Flatten(s, e) => {
-            arity(name, inputs, 1)?;
-            let x = x()?;
-            Ok(vec![(x.dtype, flatten(x, *s, *e)?)])
+            let cx = DimSubject::Var {
+                name: &x.name,
+                shape: &x.shape,
+            };
+            Ok(vec![(x.dtype, op.shape_rule(&x.shape, args, cx)?)])
         }
         ExtOp::Expand(t) => {
             arity(name, inputs, 1)?;
@@ -424,35 +361,4 @@ pub fn infer_ext(op: &ExtOp, inputs: &[&VarDesc]) -> Result<Vec<OutDesc>> {
             Ok(vec![(inputs[0].dtype, expand_as(inputs[0], inputs[1])?)])
         }
     }
-}
-
-/// The dimensions `squeeze(axes)` removes from `x`, decided now: with no axes, every
-/// dimension known to be 1; listed axes must be in range, and a listed dimension known
-/// only at run time is an error (the result's rank would depend on the feed).
-pub fn squeeze_dims(x: &VarDesc, axes: Option<&[isize]>) -> Result<Vec<usize>> {
-    let nd = x.shape.len();
-    let Some(axes) = axes else {
-        return Ok((0..nd).filter(|&i| x.shape[i] == Some(1)).collect());
-    };
-    let mut out = Vec::new();
-    for &a in axes {
-        if nd == 0 && (a == 0 || a == -1) {
-            continue;
-        }
-        let k = axis_of("squeeze", x, a, nd)?;
-        match x.shape[k] {
-            Some(1) if !out.contains(&k) => out.push(k),
-            None => {
-                return Err(Error::value(format!(
-                    "squeeze: axis {a} of '{}' (shape {}) has a size known only at run time, so \
-                     whether it is removed would depend on the feed; reshape it instead",
-                    x.name,
-                    fmt_shape(&x.shape)
-                )))
-            }
-            _ => {}
-        }
-    }
-    out.sort_unstable();
-    Ok(out)
 }

@@ -4,7 +4,7 @@
 
 use crate::autograd::ops::index::IndexItem;
 use crate::error::{Error, Result};
-use crate::op_defs::{ReduceArgs, Reduction};
+use crate::op_defs::{ReduceArgs, Reduction, ShapeArgs, ShapeOp};
 use crate::tensor::Tensor;
 
 /// One item of a recorded `x[...]` index. Tensor indices are variables: each
@@ -101,13 +101,6 @@ pub enum ExtOp {
         /// Keep reduced dimensions as size 1.
         keepdim: bool,
     },
-    /// Removes the size-1 dimensions listed (resolved at build time: only dimensions known
-    /// to be 1 are removed, so the rank never depends on the feed).
-    Squeeze(Vec<usize>),
-    /// Inserts size-1 dimensions at the given positions of the result.
-    Unsqueeze(Vec<isize>),
-    /// Flattens dims `start..=end`.
-    Flatten(isize, isize),
     /// Broadcasts to a shape; `-1` keeps the input's dimension.
     Expand(Vec<isize>),
     /// Broadcasts the first input to the second input's shape.
@@ -119,6 +112,15 @@ pub enum ExtOp {
         op: Reduction,
         /// Its axes, keepdim, dtype and correction.
         args: ReduceArgs,
+    },
+    /// Any op of the shape table in `src/op_defs/shape.rs`, with its arguments as
+    /// recorded (after the entry's `static_rule`: `squeeze`'s dimensions are pinned when
+    /// the program is built).
+    TableShape {
+        /// Which shape op.
+        op: ShapeOp,
+        /// Its arguments.
+        args: ShapeArgs,
     },
 }
 
@@ -143,12 +145,10 @@ impl ExtOp {
                 ExtReduce::Var(_) => "var",
                 ExtReduce::Std(_) => "std",
             },
-            ExtOp::Squeeze(_) => "squeeze",
-            ExtOp::Unsqueeze(_) => "unsqueeze",
-            ExtOp::Flatten(..) => "flatten",
             ExtOp::Expand(_) => "expand",
             ExtOp::ExpandAs => "expand_as",
             ExtOp::TableReduce { op, .. } => op.name(),
+            ExtOp::TableShape { op, .. } => op.name(),
         }
     }
 
@@ -244,30 +244,7 @@ impl ExtOp {
                     ExtReduce::Std(c) => x.std(ax, *c, *keepdim),
                 })?
             }
-            ExtOp::Squeeze(dims) => {
-                let d: Vec<isize> = dims.iter().map(|&d| d as isize).collect();
-                if let Some(&k) = dims.iter().find(|&&k| x.shape().get(k) != Some(&1)) {
-                    return Err(Error::value(format!(
-                        "squeeze: dimension {k} was recorded as size 1 but the value has shape {:?}",
-                        x.shape()
-                    )));
-                }
-                one(x.squeeze(Some(&d)))?
-            }
-            ExtOp::Unsqueeze(axes) => {
-                let final_ndim = (x.ndim() + axes.len()) as isize;
-                let mut sorted: Vec<isize> = axes
-                    .iter()
-                    .map(|&a| if a < 0 { a + final_ndim } else { a })
-                    .collect();
-                sorted.sort_unstable();
-                let mut t = x.clone();
-                for a in sorted {
-                    t = t.unsqueeze(a)?;
-                }
-                vec![t]
-            }
-            ExtOp::Flatten(s, e) => one(x.flatten(*s, *e))?,
+            ExtOp::TableShape { op, args } => one(op.apply(x, args))?,
             ExtOp::Expand(shape) => {
                 let n = shape.len();
                 let nd = x.ndim();

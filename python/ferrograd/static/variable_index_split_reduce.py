@@ -22,14 +22,6 @@ def _pick(primary: Any, alias: Any) -> Any:
     return alias if alias is not None else primary
 
 
-def _axis_attr(axis: Any) -> Any:
-    if axis is None or isinstance(axis, int):
-        return axis
-    if isinstance(axis, (list, tuple)):
-        return [operator.index(a) for a in axis]
-    return operator.index(axis)
-
-
 def _shape_args(shape: tuple[Any, ...]) -> list[int]:
     dims = shape[0] if len(shape) == 1 and isinstance(shape[0], (list, tuple)) else shape
     return [operator.index(d) for d in dims]
@@ -251,22 +243,21 @@ class VariableOpsMixin:
         return self._many("unbind", axis=ax, count=max(count, 0))
 
     # ------------------------------------------------------------------ shapes
+    # squeeze/unsqueeze/flatten: rows of the shape table (src/op_defs/shape.rs); the
+    # arguments go as recorded to its generic parser, the rule infers the shape.
     def squeeze(self, axis: Any = None, name: str | None = None, *, dim: Any = None) -> Variable:
         """Removes size-1 dims (all those known to be 1, or those in ``axis``; a listed
         dim that is not 1 is left alone)."""
-        return self._one("squeeze", [self._me()], axis=_axis_attr(_pick(axis, dim)))
+        return self._one("squeeze", [self._me()], axis=axis, dim=dim)
 
     def unsqueeze(self, axis: Any = None, name: str | None = None, *, dim: Any = None) -> Variable:
         """Inserts size-1 dims at ``axis`` (an int or a list)."""
-        ax = _pick(axis, dim)
-        if ax is None:
-            raise TypeError("unsqueeze() needs an axis")
-        return self._one("unsqueeze", [self._me()], axis=_axis_attr(ax))
+        return self._one("unsqueeze", [self._me()], axis=axis, dim=dim)
 
     def flatten(
         self,
-        start_axis: int = 0,
-        stop_axis: int = -1,
+        start_axis: Any = None,
+        stop_axis: Any = None,
         name: str | None = None,
         *,
         start_dim: Any = None,
@@ -276,8 +267,10 @@ class VariableOpsMixin:
         return self._one(
             "flatten",
             [self._me()],
-            start=operator.index(_pick(start_axis, start_dim)),
-            stop=operator.index(_pick(stop_axis, end_dim)),
+            start_axis=start_axis,
+            stop_axis=stop_axis,
+            start_dim=start_dim,
+            end_dim=end_dim,
         )
 
     def expand(self, *shape: Any) -> Variable:

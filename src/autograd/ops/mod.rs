@@ -28,6 +28,7 @@ mod scalar_binary;
 mod scan;
 mod scatter;
 mod shape;
+mod shape_table;
 mod softmax;
 mod sort;
 mod split;

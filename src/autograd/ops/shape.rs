@@ -1,9 +1,11 @@
-//! Differentiable views and copies: reshape, expand, permute, transpose, squeeze,
-//! unsqueeze, clone, contiguous.
+//! Differentiable views and copies: reshape, expand, permute, transpose, clone,
+//! contiguous, and the crate's calls of the shape table's ops (squeeze, unsqueeze,
+//! flatten: `src/op_defs/shape.rs`, recorded by `shape_table.rs`).
 
 use crate::autograd::Recorder;
-use crate::error::{Error, Result};
-use crate::layout::{normalize_dim, Shape};
+use crate::error::Result;
+use crate::layout::normalize_dim;
+use crate::op_defs::{ShapeArgs, ShapeOp};
 use crate::tensor::shape::infer_shape;
 use crate::tensor::Tensor;
 use smallvec::smallvec;
@@ -34,7 +36,7 @@ impl Tensor {
     }
 
     /// A view sharing storage with an identity gradient (used for no-op views).
-    fn alias_view(&self, layout: crate::layout::Layout, name: &'static str) -> Tensor {
+    pub(crate) fn alias_view(&self, layout: crate::layout::Layout, name: &'static str) -> Tensor {
         let out = self.view_with(layout);
         out.mark_view_of(self);
         if let Some(rec) = Recorder::begin(&[self]) {
@@ -95,74 +97,20 @@ impl Tensor {
         self.permute(&perm)
     }
 
-    /// Inserts a size-1 dim at `dim` (`-ndim-1 ..= ndim`).
+    /// Inserts a size-1 dim at `dim` (`-ndim-1 ..= ndim`): the table's `unsqueeze`.
     pub fn unsqueeze(&self, dim: isize) -> Result<Tensor> {
-        let d = normalize_dim(dim, self.ndim() + 1, "unsqueeze")?;
-        let out = self.view_with(self.layout().unsqueeze(d));
-        out.mark_view_of(self);
-        if let Some(rec) = Recorder::begin(&[self]) {
-            let back = as_isize(self.shape());
-            rec.finish("UnsqueezeBackward", &out, move |g, _, _| {
-                Ok(smallvec![Some(g.reshape(&back)?)])
-            })?;
-        }
-        Ok(out)
+        ShapeOp::Unsqueeze.apply(self, &ShapeArgs::axes(Some(&[dim])))
     }
 
     /// Removes size-1 dims: all of them (`None`) or those listed (non-1 listed dims are
-    /// left alone, as in PyTorch and Paddle).
+    /// left alone, as in PyTorch and Paddle): the table's `squeeze`.
     pub fn squeeze(&self, dims: Option<&[isize]>) -> Result<Tensor> {
-        let n = self.ndim();
-        let mut drop: Vec<usize> = match dims {
-            None => (0..n).filter(|&i| self.shape()[i] == 1).collect(),
-            Some(ds) => ds
-                .iter()
-                .map(|&d| normalize_dim(d, n, "squeeze"))
-                .collect::<Result<Vec<_>>>()?
-                .into_iter()
-                .filter(|&i| n > 0 && self.shape()[i] == 1)
-                .collect(),
-        };
-        drop.sort_unstable();
-        drop.dedup();
-        let target: Shape = (0..n)
-            .filter(|i| !drop.contains(i))
-            .map(|i| self.shape()[i])
-            .collect();
-        let mut layout = self.layout().clone();
-        for &d in drop.iter().rev() {
-            layout = layout.squeeze_dim(d);
-        }
-        let out = self.view_with(layout);
-        out.mark_view_of(self);
-        if let Some(rec) = Recorder::begin(&[self]) {
-            let back = as_isize(self.shape());
-            rec.finish("SqueezeBackward", &out, move |g, _, _| {
-                Ok(smallvec![Some(g.reshape(&back)?)])
-            })?;
-        }
-        debug_assert_eq!(out.shape(), target.as_slice());
-        Ok(out)
+        ShapeOp::Squeeze.apply(self, &ShapeArgs::axes(dims))
     }
 
-    /// Flattens dims `start..=end` into one.
+    /// Flattens dims `start..=end` into one: the table's `flatten`.
     pub fn flatten(&self, start: isize, end: isize) -> Result<Tensor> {
-        if self.ndim() == 0 {
-            return self.reshape(&[1]);
-        }
-        let (s, e) = (
-            normalize_dim(start, self.ndim(), "flatten")?,
-            normalize_dim(end, self.ndim(), "flatten")?,
-        );
-        if s > e {
-            return Err(Error::value(format!(
-                "flatten: start dim {start} comes after end dim {end}"
-            )));
-        }
-        let mut shape: Vec<isize> = as_isize(&self.shape()[..s]);
-        shape.push(self.shape()[s..=e].iter().product::<usize>() as isize);
-        shape.extend(as_isize(&self.shape()[e + 1..]));
-        self.reshape(&shape)
+        ShapeOp::Flatten.apply(self, &ShapeArgs::range(start, end))
     }
 
     /// A copy with its own storage; the gradient passes through.

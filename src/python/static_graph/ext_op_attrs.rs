@@ -2,11 +2,11 @@
 //! gather, where, argmax, statistics, squeeze/expand ...) as the Python `static`
 //! package passes them, and of the optimizer rules of `minimize`.
 
-use crate::op_defs::Reduction;
+use crate::op_defs::{DimSubject, Reduction, ShapeOp};
 use crate::optim::{AdamConfig, SgdConfig};
 use crate::python::errors::IntoPy;
 use crate::static_graph::{ExtOp, IndexSpec, OpKind, OptRule, Program};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
@@ -27,21 +27,6 @@ fn attr<'py, T: FromPyObjectOwned<'py>>(
         Some(v) => v.extract().map_err(Into::into),
         None => Ok(default),
     }
-}
-
-/// Axes given as an int, a list of ints, or None.
-fn axes(attrs: Option<&Bound<'_, PyDict>>) -> PyResult<Option<Vec<isize>>> {
-    let Some(v) = get(attrs, "axis")? else {
-        return Ok(None);
-    };
-    if let Ok(a) = v.extract::<isize>() {
-        return Ok(Some(vec![a]));
-    }
-    Ok(Some(v.extract::<Vec<isize>>().map_err(|_| {
-        PyTypeError::new_err(format!(
-            "axis must be an int, a list of ints or None, got {v}"
-        ))
-    })?))
 }
 
 fn index_items(attrs: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<IndexSpec>> {
@@ -70,7 +55,8 @@ fn index_items(attrs: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<IndexSpec>> {
 }
 
 /// The [`ExtOp`] called `name` over `inputs` of `program`, or None when `name` is not
-/// one of them. `squeeze` is resolved against its input's recorded shape.
+/// one of them. A shape op with a static rule (`squeeze`) is resolved against its input's
+/// recorded shape.
 pub fn parse_ext(
     name: &str,
     attrs: Option<&Bound<'_, PyDict>>,
@@ -80,6 +66,21 @@ pub fn parse_ext(
     if let Some(op) = Reduction::from_name(name) {
         let args = crate::python::reduce_args::from_attrs(op, attrs)?;
         return Ok(Some(OpKind::Ext(ExtOp::TableReduce { op, args })));
+    }
+    if let Some(op) = ShapeOp::from_name(name) {
+        let mut args = crate::python::shape_args::from_attrs(op, attrs)?;
+        if op.has_static_rule() {
+            let x = inputs
+                .first()
+                .ok_or_else(|| PyValueError::new_err(format!("{name}: needs an input variable")))?;
+            let desc = program.var(*x).py()?;
+            let cx = DimSubject::Var {
+                name: &desc.name,
+                shape: &desc.shape,
+            };
+            args = op.static_args(&desc.shape, &args, cx).py()?;
+        }
+        return Ok(Some(OpKind::Ext(ExtOp::TableShape { op, args })));
     }
     let op = match name {
         "getitem" => ExtOp::Index(index_items(attrs)?),
@@ -108,19 +109,6 @@ pub fn parse_ext(
         "gather" => ExtOp::Gather(attr(attrs, "axis", 0)?),
         "index_select" => ExtOp::IndexSelect(attr(attrs, "axis", 0)?),
         "where" => ExtOp::Where,
-        "squeeze" => {
-            let x = inputs
-                .first()
-                .ok_or_else(|| PyValueError::new_err("squeeze: needs an input variable"))?;
-            let desc = program.var(*x).py()?;
-            let ax = axes(attrs)?;
-            let dims = crate::static_graph::infer_ext::squeeze_dims(desc, ax.as_deref()).py()?;
-            ExtOp::Squeeze(dims)
-        }
-        "unsqueeze" => ExtOp::Unsqueeze(
-            axes(attrs)?.ok_or_else(|| PyTypeError::new_err("unsqueeze() needs an axis"))?,
-        ),
-        "flatten" => ExtOp::Flatten(attr(attrs, "start", 0)?, attr(attrs, "stop", -1)?),
         "expand" => ExtOp::Expand(attr(attrs, "shape", Vec::new())?),
         "expand_as" => ExtOp::ExpandAs,
         _ => return Ok(None),

@@ -158,3 +158,35 @@ pub fn _reduce_op_table() -> Vec<ReduceOpRow> {
         })
         .collect()
 }
+
+/// One op of [`_shape_op_table`]: `(name, doc, params, keyword-only params, view kind,
+/// has a static rule, backward node)`.
+type ShapeOpRow = (
+    &'static str,
+    &'static str,
+    Vec<&'static str>,
+    Vec<&'static str>,
+    String,
+    bool,
+    &'static str,
+);
+
+/// The shape-op declarations as Python data, one row per op (see [`ShapeOpRow`]), for the
+/// registry tests.
+#[pyfunction]
+pub fn _shape_op_table() -> Vec<ShapeOpRow> {
+    crate::op_defs::ShapeOp::ALL
+        .iter()
+        .map(|op| {
+            (
+                op.name(),
+                op.doc(),
+                op.params().iter().map(|p| p.name()).collect(),
+                op.keywords().iter().map(|p| p.name()).collect(),
+                format!("{:?}", op.view_kind()),
+                op.has_static_rule(),
+                op.node_name(),
+            )
+        })
+        .collect()
+}

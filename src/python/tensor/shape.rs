@@ -1,10 +1,12 @@
 //! Shape, dtype-conversion and in-place methods of the Python `Tensor`.
 
 use crate::dtype::DType;
-use crate::python::args::{check_device, operand_arg, parse_axes, parse_shape};
+use crate::op_defs::{shape_param_of, ShapeOp};
+use crate::python::args::{check_device, operand_arg, parse_shape};
 use crate::python::dtype::parse_dtype;
 use crate::python::errors::IntoPy;
 use crate::python::interop::convert::operand;
+use crate::python::shape_args::ShapeSlots;
 use crate::python::tensor::class::{wrap, PyTensor};
 use crate::python::tensor::math::{real_bound, scalar_arg};
 use crate::tensor::BinaryOp;
@@ -14,6 +16,47 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyList, PyString, PyTuple};
 
 type PyT = PyResult<Py<PyTensor>>;
+
+/// One `Tensor` method per shape op, from the declarations in [`crate::op_defs::shape`]:
+/// every parameter defaults to None (each role's default is applied by the generic
+/// parser of [`crate::python::shape_args`]; the entry's `signature` shows it), the
+/// keyword-only ones after `*`.
+macro_rules! shape_methods {
+    ($($v:ident {
+        name: $m:ident,
+        doc: $doc:literal,
+        params: [$($p:ident),*], keywords: [$($k:ident),*],
+        signature: $sig:tt,
+        view: $view:ident,
+        rule: $rule:expr,
+        static_rule: [$($static_rule:expr)?],
+        kernel: $kernel:expr,
+        grad: $grad:expr,
+        node: $node:literal,
+    })*) => {
+        #[pymethods]
+        impl PyTensor {
+            $(
+                #[doc = $doc]
+                #[pyo3(signature = ($($p = None,)* *, $($k = None),*), text_signature = $sig)]
+                fn $m(
+                    &self,
+                    py: Python<'_>,
+                    $($p: Option<&Bound<'_, PyAny>>,)*
+                    $($k: Option<&Bound<'_, PyAny>>,)*
+                ) -> PyT {
+                    let mut slots = ShapeSlots::default();
+                    $(slots.0[shape_param_of(stringify!($p)) as usize] = $p;)*
+                    $(slots.0[shape_param_of(stringify!($k)) as usize] = $k;)*
+                    let args = slots.parse(ShapeOp::$v)?;
+                    wrap(py, ShapeOp::$v.apply(&self.inner, &args).py()?)
+                }
+            )*
+        }
+    };
+}
+
+crate::op_defs::shape::for_each_shape_op!(shape_methods);
 
 #[pymethods]
 impl PyTensor {
@@ -35,70 +78,6 @@ impl PyTensor {
             }
         }
         self.reshape(py, shape)
-    }
-    /// Flattens dims `start..=stop` (Paddle `start_axis/stop_axis`, torch `start_dim/end_dim`).
-    #[pyo3(
-        signature = (start_axis=0, stop_axis=-1, name=None, *, start_dim=None, end_dim=None),
-        text_signature = "($self, start_axis=0, stop_axis=-1, name=None, *, start_dim=None, end_dim=None)"
-    )]
-    fn flatten(
-        &self,
-        py: Python<'_>,
-        start_axis: isize,
-        stop_axis: isize,
-        name: Option<&Bound<'_, PyAny>>,
-        start_dim: Option<isize>,
-        end_dim: Option<isize>,
-    ) -> PyT {
-        let _ = name;
-        wrap(
-            py,
-            self.inner
-                .flatten(
-                    start_dim.unwrap_or(start_axis),
-                    end_dim.unwrap_or(stop_axis),
-                )
-                .py()?,
-        )
-    }
-    /// Removes size-1 dims (all, or those in `axis`).
-    #[pyo3(signature = (axis=None, name=None, *, dim=None))]
-    fn squeeze(
-        &self,
-        py: Python<'_>,
-        axis: Option<&Bound<'_, PyAny>>,
-        name: Option<&Bound<'_, PyAny>>,
-        dim: Option<&Bound<'_, PyAny>>,
-    ) -> PyT {
-        let _ = name;
-        let ax = parse_axes(axis.or(dim))?;
-        wrap(py, self.inner.squeeze(ax.as_deref()).py()?)
-    }
-    /// Inserts size-1 dims at `axis` (an int or a list).
-    #[pyo3(signature = (axis=None, name=None, *, dim=None))]
-    fn unsqueeze(
-        &self,
-        py: Python<'_>,
-        axis: Option<&Bound<'_, PyAny>>,
-        name: Option<&Bound<'_, PyAny>>,
-        dim: Option<&Bound<'_, PyAny>>,
-    ) -> PyT {
-        let _ = name;
-        let ax = parse_axes(axis.or(dim))?
-            .ok_or_else(|| PyTypeError::new_err("unsqueeze() needs an axis"))?;
-        let mut t = self.inner.clone();
-        let mut sorted = ax.clone();
-        let final_ndim = (t.ndim() + ax.len()) as isize;
-        for a in sorted.iter_mut() {
-            if *a < 0 {
-                *a += final_ndim;
-            }
-        }
-        sorted.sort_unstable();
-        for a in sorted {
-            t = t.unsqueeze(a).py()?;
-        }
-        wrap(py, t)
     }
     /// Broadcast view; `-1` keeps a dimension.
     #[pyo3(signature = (*shape))]
