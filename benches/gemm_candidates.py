@@ -1,7 +1,8 @@
 """The peers' side of ``examples/gemm_candidates.rs``: GFLOP/s of NumPy (its BLAS, usually
 OpenBLAS), PyTorch (where installed) and ferrograd's ``matmul`` from Python on the same
-shapes and layouts, the best of ``rounds`` calls each, the libraries interleaved call by
-call so that a busy machine slows them alike.
+shapes and layouts, the best of ``rounds`` calls each, each library in its own process
+(in one process, OpenBLAS's threads spin for a while after each call and slow whatever
+library runs next: PyTorch measured 6-20 GFLOP/s on the MLP's shapes that way).
 
     python benches/gemm_candidates.py [rounds]
 
@@ -11,6 +12,10 @@ Run ``cargo run --release --example gemm_candidates`` for the Rust candidates (t
 
 from __future__ import annotations
 
+import importlib
+import json
+import os
+import subprocess
 import sys
 import time
 from typing import Any, Callable
@@ -54,33 +59,45 @@ def _product(lib: Any, a: Any, b: Any, layout: str) -> Callable[[], Any]:
     return lambda: x @ y
 
 
-def main() -> None:
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 30
-    libs: list[Any] = [np]
-    try:
-        import torch
-
-        libs.append(torch)
-    except ImportError:
-        pass
-    import ferrograd
-
-    libs.append(ferrograd)
-    names = [getattr(lib, "__name__", "?") for lib in libs]
-    print(f"GFLOP/s, best of {rounds} interleaved calls: {', '.join(names)}")
+def _run(lib_name: str, rounds: int) -> dict[str, float]:
+    """GFLOP/s of ``lib_name`` on every case, in this process."""
+    if lib_name == "numpy":
+        lib: Any = np
+    else:
+        lib = importlib.import_module(lib_name)
+    out = {}
     for dtype, shapes in ((np.float32, SHAPES), (np.float64, SHAPES[:3])):
         for m, k, n, layout in shapes:
             a, b = _operands(m, k, n, layout, dtype)
-            fns = [_product(lib, a, b, layout) for lib in libs]
-            best = [float("inf")] * len(fns)
+            f = _product(lib, a, b, layout)
+            best = float("inf")
             for _ in range(rounds):
-                for i, f in enumerate(fns):
-                    t = time.perf_counter()
-                    f()
-                    best[i] = min(best[i], time.perf_counter() - t)
-            flop = 2.0 * m * k * n
-            cells = ", ".join(f"{nm} {flop / s / 1e9:.1f}" for nm, s in zip(names, best))
-            print(f"{np.dtype(dtype).name} {m}x{k}x{n} {layout}: {cells}")
+                t = time.perf_counter()
+                f()
+                best = min(best, time.perf_counter() - t)
+            out[f"{np.dtype(dtype).name} {m}x{k}x{n} {layout}"] = 2.0 * m * k * n / best / 1e9
+    return out
+
+
+def main() -> None:
+    if len(sys.argv) > 2 and sys.argv[1] == "--child":
+        print(json.dumps(_run(sys.argv[2], int(sys.argv[3]))))
+        return
+    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 30
+    names = ["numpy", "torch", "ferrograd"]
+    results = {}
+    for name in names:
+        r = subprocess.run(
+            [sys.executable, __file__, "--child", name, str(rounds)], capture_output=True, text=True
+        )
+        if r.returncode == 0:
+            results[name] = json.loads(r.stdout.strip().splitlines()[-1])
+    print(
+        f"GFLOP/s, best of {rounds} calls, each library in its own process; load {os.getloadavg()}"
+    )
+    for case in results["numpy"]:
+        cells = ", ".join(f"{nm} {res[case]:.1f}" for nm, res in results.items())
+        print(f"{case}: {cells}")
 
 
 if __name__ == "__main__":
