@@ -94,7 +94,8 @@ def mvlgamma(input: Any = None, p: Any = None, *, x: Any = None) -> Tensor:
     bound = 0.5 * (pi - 1)
     if t.numel() and not bool((t > bound).all().item()):
         raise ValueError(f"mvlgamma: all elements must be greater than (p-1)/2 = {bound}")
-    offsets = _core.tensor([0.5 * i for i in range(pi)], dtype=t.dtype)
+    # arange, not a Python list: a huge p is refused by the fallible allocation (MemoryError)
+    offsets = _core.arange(pi, dtype=t.dtype) * 0.5
     total = (t.unsqueeze(-1) - offsets).lgamma().sum(-1)
     return total + pi * (pi - 1) / 4.0 * math.log(math.pi)
 

@@ -204,3 +204,12 @@ def test_static_graph_records_and_runs_them():
     xv = np.array([[0.5, 1.5, 4.0]])
     (got,) = st.Executor().run(main, feed={"x": xv}, fetch_list=[y])
     _close(got, sp.gammaln(xv) + sp.digamma(xv), rtol=1e-14)
+
+
+def test_mvlgamma_refuses_a_huge_dimension_without_building_it():
+    # found by the panic fuzzer: p = 2**63 - 1 on an empty tensor built a Python list of
+    # p offsets (24 GB before the OOM killer); the offsets are now a fallible arange
+    empty = fg.tensor([], dtype="float64")
+    for p in (2**40, 2**63 - 1):
+        with pytest.raises(MemoryError):
+            fg.mvlgamma(empty, p)
