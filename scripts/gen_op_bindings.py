@@ -226,7 +226,12 @@ BLOCKS: list[tuple[Path, str, str, Callable[[list[Any]], list[str]]]] = [
     (PKG / "_core.pyi", "binary Tensor methods", BINARY, _binary_stub_methods),
     (PKG / "_dialect_aliases.py", "binary functions", BINARY, _binary_functions),
     (PKG / "_dialect_aliases.py", "binary __all__", BINARY, _binary_all),
-    (PKG / "static" / "variable.py", "binary Variable methods", BINARY, _binary_variable_methods),
+    (
+        PKG / "static" / "variable_binary.py",
+        "binary Variable methods",
+        BINARY,
+        _binary_variable_methods,
+    ),
     (PKG / "_core.pyi", "reduction Tensor methods", REDUCE, _reduction_stub_methods),
     (PKG / "_dialect_aliases.py", "reduction functions", REDUCE, _reduction_functions),
     (PKG / "_dialect_aliases.py", "reduction __all__", REDUCE, _reduction_all),
