@@ -2695,6 +2695,25 @@ def _take_in_planes(x: Tensor, index: Tensor) -> Tensor:
 def _unpool_put(x: Tensor, index: Tensor, size: Sequence[_int]) -> Tensor:
     """Zeros ``[N, C, *size]`` with ``x`` written at per-plane positions ``index``."""
 
+# --- 2-D grid sampling behind nn.functional.grid_sample (src/python/tensor/grid_sample.rs)
+
+def _grid_sample_2d(
+    input: Tensor, grid: Tensor, mode: str, padding_mode: str, align_corners: _bool
+) -> Tensor:
+    """``input`` ``[N, C, H, W]`` sampled at ``grid`` ``[N, Ho, Wo, 2]`` (no graph)."""
+
+def _grid_sample_2d_backward(
+    grad: Tensor,
+    input: Tensor,
+    grid: Tensor,
+    mode: str,
+    padding_mode: str,
+    align_corners: _bool,
+    need_input: _bool,
+    need_grid: _bool,
+) -> tuple[Tensor | None, Tensor | None]:
+    """The input's and the grid's gradients of ``_grid_sample_2d`` (None unless asked)."""
+
 # --- fused network ops behind nn.functional (src/python/tensor/fused.rs) ----------------
 
 def _layer_norm(

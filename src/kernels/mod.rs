@@ -20,6 +20,7 @@ pub mod fastmath;
 pub mod fused_nn;
 pub mod gemm_into;
 pub mod gemm_split;
+pub mod grid_sample;
 pub mod index;
 pub mod linalg;
 pub mod matmul;

@@ -156,6 +156,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(debug::_debug_panic, m)?)?;
     // sliding-window ops behind convolution and pooling (nn/fn_conv.py, nn/fn_pool.py)
     m.add_function(wrap_pyfunction!(tensor::sliding_window::_unfold, m)?)?;
+    m.add_function(wrap_pyfunction!(tensor::grid_sample::_grid_sample_2d, m)?)?;
+    m.add_function(wrap_pyfunction!(
+        tensor::grid_sample::_grid_sample_2d_backward,
+        m
+    )?)?;
     m.add_function(wrap_pyfunction!(tensor::sliding_window::_fold, m)?)?;
     m.add_function(wrap_pyfunction!(
         tensor::sliding_window::_max_pool_indices,

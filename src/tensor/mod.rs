@@ -6,6 +6,7 @@
 mod binary;
 mod complex;
 mod creation;
+pub mod grid_sample;
 pub mod linalg;
 pub mod random;
 pub mod reduce;

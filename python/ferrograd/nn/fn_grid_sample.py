@@ -16,6 +16,7 @@ import warnings
 from typing import Any, Optional
 
 from .. import _core
+from ..autograd.py_layer import Function
 
 Tensor = _core.Tensor
 
@@ -191,11 +192,57 @@ def grid_sample(
         raise TypeError(
             f"{what}: input and grid must have one dtype, got {inp.dtype} and {g.dtype}"
         )
+    spatial = list(inp.shape[2:])
+    if any(s == 0 for s in spatial) and g.numel() > 0:
+        raise ValueError(f"{what}: the input's spatial dims must be non-empty, got {spatial}")
+    if d == 2:
+        return _GridSample2d.apply(inp, g, mode, padding_mode, ac)
+    return _composed(inp, g, mode, padding_mode, ac)
+
+
+class _GridSample2d(Function):
+    """2-D sampling on the Rust kernels (forward and both first-order gradients); under
+    ``create_graph=True`` the backward differentiates :func:`_composed` instead, so
+    gradients of gradients are exact too."""
+
+    @staticmethod
+    def forward(ctx: Any, inp: Tensor, grid: Tensor, mode: str, padding: str, ac: bool) -> Tensor:
+        ctx.save_for_backward(inp, grid)
+        ctx.opts = (mode, padding, ac)
+        return _core._grid_sample_2d(inp, grid, mode, padding, ac)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Optional[Tensor], ...]:
+        inp, grid = ctx.saved_tensors
+        mode, padding, ac = ctx.opts
+        need_x, need_g = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
+        if _core.is_grad_enabled():
+            # create_graph=True: the kernels' gradients are not differentiable; the
+            # composed formula is (same values, up to rounding)
+            wanted = [t for t, need in ((inp, need_x), (grid, need_g)) if need]
+            got = iter(
+                _core.grad(
+                    [_composed(inp, grid, mode, padding, ac)],
+                    wanted,
+                    [grad],
+                    create_graph=True,
+                    allow_unused=True,
+                )
+            )
+            gx = next(got) if need_x else None
+            gg = next(got) if need_g else None
+            return gx, gg, None, None, None
+        gx, gg = _core._grid_sample_2d_backward(grad, inp, grid, mode, padding, ac, need_x, need_g)
+        return gx, gg, None, None, None
+
+
+def _composed(inp: Tensor, g: Tensor, mode: str, padding_mode: str, ac: bool) -> Tensor:
+    """``grid_sample`` composed from differentiable ops (any order of gradients; 2-D
+    and 3-D)."""
+    d = inp.ndim - 2
     n, c = inp.shape[0], inp.shape[1]
     spatial = list(inp.shape[2:])
     out_spatial = list(g.shape[1:-1])
-    if any(s == 0 for s in spatial) and g.numel() > 0:
-        raise ValueError(f"{what}: the input's spatial dims must be non-empty, got {spatial}")
     flat = inp.reshape([n, c, -1])  # [N, C, prod(spatial)]
     pts = g.reshape([n, 1, -1, d])  # [N, 1, P, d]
     # coordinate per spatial dim j (grid's last dim lists them in reverse: x is W)

@@ -13,6 +13,8 @@ pub(crate) mod conv;
 pub(crate) mod conversions;
 /// Fused network ops behind `nn.functional` (layer_norm, losses, dropout, linear).
 pub(crate) mod fused;
+/// 2-D grid sampling's kernels behind `nn.functional.grid_sample`.
+pub(crate) mod grid_sample;
 /// Python object identity of `_base` and saved inputs.
 pub(crate) mod identity;
 pub(crate) mod indexing;
