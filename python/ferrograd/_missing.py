@@ -78,11 +78,6 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
         "square_error_cost": ("Paddle", "(input - label) ** 2"),
         "temporal_shift": ("Paddle", ""),
     },
-    "ferrograd.optim": {
-        "SparseAdam": ("PyTorch", "gradients are dense in ferrograd; use Adam"),
-        "ASGD": ("PyTorch", ""),
-        "Rprop": ("PyTorch", ""),
-    },
     "ferrograd.jit": {
         "script": ("PyTorch", "call the function or module directly (it runs eagerly)"),
         "trace": ("PyTorch", "call the function or module directly (it runs eagerly)"),
