@@ -63,20 +63,8 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
         "HSigmoidLoss": ("Paddle", ""),
     },
     "ferrograd.nn.functional": {
-        "upsample_bilinear": (
-            "PyTorch",
-            "interpolate(x, ..., mode='bilinear', align_corners=True)",
-        ),
-        "upsample_nearest": ("PyTorch", "interpolate(x, ..., mode='nearest')"),
-        "multilabel_margin_loss": ("PyTorch", ""),
         "rnnt_loss": ("Paddle", ""),
         "hsigmoid_loss": ("Paddle", ""),
-        "margin_cross_entropy": ("Paddle", ""),
-        "sigmoid_focal_loss": ("Paddle", ""),
-        "dice_loss": ("Paddle", ""),
-        "npair_loss": ("Paddle", ""),
-        "square_error_cost": ("Paddle", "(input - label) ** 2"),
-        "temporal_shift": ("Paddle", ""),
     },
     "ferrograd.jit": {
         "script": ("PyTorch", "call the function or module directly (it runs eagerly)"),

@@ -427,3 +427,8 @@ __all__ += [
 from .loss_ctc import CTCLoss as CTCLoss  # noqa: E402
 
 __all__ += ["CTCLoss"]
+
+# issue 17 (drop-in): MultiLabelMarginLoss (loss_multilabel.py)
+from .loss_multilabel import MultiLabelMarginLoss as MultiLabelMarginLoss  # noqa: E402
+
+__all__ += ["MultiLabelMarginLoss"]
