@@ -54,11 +54,6 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
     # issue 17's drop-in names that remain missing (the layer / function is not there)
     "ferrograd.nn": {
         "AdaptiveLogSoftmaxWithLoss": ("PyTorch", ""),
-        "LazyLinear": ("PyTorch", "give nn.Linear its in_features"),
-        "SyncBatchNorm": (
-            "PyTorch, Paddle",
-            _CPU.replace("drop the device handling", "use BatchNorm"),
-        ),
         "RNNTLoss": ("Paddle", ""),
         "HSigmoidLoss": ("Paddle", ""),
     },

@@ -432,3 +432,10 @@ __all__ += ["CTCLoss"]
 from .loss_multilabel import MultiLabelMarginLoss as MultiLabelMarginLoss  # noqa: E402
 
 __all__ += ["MultiLabelMarginLoss"]
+
+# issue 17 (drop-in): LazyLinear (lazy.py), SyncBatchNorm for one process (sync_batchnorm.py)
+from .lazy import LazyLinear as LazyLinear  # noqa: E402
+from .lazy import UninitializedParameter as UninitializedParameter  # noqa: E402
+from .sync_batchnorm import SyncBatchNorm as SyncBatchNorm  # noqa: E402
+
+__all__ += ["LazyLinear", "UninitializedParameter", "SyncBatchNorm"]
