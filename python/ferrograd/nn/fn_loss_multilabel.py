@@ -15,9 +15,10 @@ from .fn_loss import _check_reduction, _floating
 Tensor = _core.Tensor
 
 
-def _pair_weights(target: Any, n: int, c: int, batched: bool, what: str) -> np.ndarray:
-    """``[N, C, C]`` weights ``w[k, j, i]``: how often class ``j`` is listed among sample
-    ``k``'s targets (before its first -1), where class ``i`` is not a target."""
+def _targets(target: Any, n: int, c: int, batched: bool, what: str) -> tuple:
+    """Each sample's target ids before its first -1, as ``[N, T]`` ids (T the longest
+    list; padding points at class 0), the ``[N, T]`` 0/1 mask of the real ones and the
+    ``[N, C]`` 0/1 mask of the classes that are not targets."""
     ids = target.numpy() if isinstance(target, Tensor) else np.asarray(target)
     if ids.dtype.kind not in "iu":
         raise TypeError(f"{what}: the target must hold integer class ids, got {ids.dtype}")
@@ -32,13 +33,13 @@ def _pair_weights(target: Any, n: int, c: int, batched: bool, what: str) -> np.n
             f"{what}: target ids must lie in [-1, {c}) (-1 ends the list), got "
             f"[{ids.min()}, {ids.max()}]"
         )
-    # a sample's targets are its ids before the first -1
-    valid = np.cumprod(ids >= 0, axis=1).astype(bool)
-    counts = np.zeros((n, c))
+    valid = np.cumprod(ids >= 0, axis=1).astype(bool)  # before the first -1
+    t = max(int(valid.sum(1).max()) if n else 0, 1)
+    ids, valid = ids[:, :t], valid[:, :t]
+    is_target = np.zeros((n, c), dtype=bool)
     rows = np.nonzero(valid)
-    np.add.at(counts, (rows[0], ids[rows]), 1.0)
-    non_target = (counts == 0).astype(np.float64)
-    return counts[:, :, None] * non_target[:, None, :]
+    is_target[rows[0], ids[rows]] = True
+    return np.where(valid, ids, 0), valid.astype(np.float64), (~is_target).astype(np.float64)
 
 
 def multilabel_margin_loss(
@@ -68,7 +69,14 @@ def multilabel_margin_loss(
     batched = x.ndim == 2
     x2 = x if batched else x.unsqueeze(0)
     n, c = x2.shape
-    w = _core.tensor(_pair_weights(target, n, c, batched, what), dtype=x.dtype)
-    hinge = (1.0 - x2.unsqueeze(2) + x2.unsqueeze(1)).relu()  # [N, j, i]
-    loss = (hinge * w).sum([1, 2]) / max(c, 1)
+    ids, valid, others = _targets(target, n, c, batched, what)
+    if c == 0:
+        loss = x2.sum(1) * 0.0
+    else:
+        # [N, T, C]: target j of each sample against every class i (memory N * T * C,
+        # T the longest target list)
+        x_t = x2.gather(1, _core.tensor(ids))
+        hinge = (1.0 - x_t.unsqueeze(2) + x2.unsqueeze(1)).relu()
+        mask = _core.tensor(valid[:, :, None] * others[:, None, :], dtype=x.dtype)
+        loss = (hinge * mask).sum([1, 2]) / c
     return _reduce(loss if batched else loss.reshape([]), reduction, what)

@@ -32,6 +32,13 @@ def _int_ids(label: Any, what: str) -> np.ndarray:
     return ids.astype(np.int64)
 
 
+def _one_hot(ids: np.ndarray, c: int) -> np.ndarray:
+    """``ids`` (any shape) one-hot over ``c`` classes (float64, memory ``ids.size * c``)."""
+    out = np.zeros((ids.size, c))
+    out[np.arange(ids.size), ids.reshape(-1)] = 1.0
+    return out.reshape(*ids.shape, c)
+
+
 def square_error_cost(input: Tensor, label: Tensor) -> Tensor:
     """Paddle's ``F.square_error_cost(input, label)``: the element-wise squared error
     ``(input - label) ** 2`` (broadcast, not reduced)."""
@@ -106,7 +113,7 @@ def dice_loss(
     c = x.shape[-1]
     if ids.min() < 0 or ids.max() >= c:
         raise IndexError(f"{what}: class ids must lie in [0, {c}), got [{ids.min()}, {ids.max()}]")
-    onehot = _core.tensor(np.eye(c)[ids[..., 0]], dtype=x.dtype)
+    onehot = _core.tensor(_one_hot(ids[..., 0], c), dtype=x.dtype)
     dims = list(range(1, x.ndim))
     inter = (x * onehot).sum(dims)
     denom = x.sum(dims) + onehot.sum(dims)
@@ -184,7 +191,7 @@ def margin_cross_entropy(
         raise ValueError(f"{what}: label must be [N] or [N, 1] with N = {n}, got {list(ids.shape)}")
     if ids.size and (ids.min() < 0 or ids.max() >= c):
         raise IndexError(f"{what}: class ids must lie in [0, {c}), got [{ids.min()}, {ids.max()}]")
-    hot = _core.tensor(np.eye(c)[ids] if c else np.zeros((n, 0)), dtype=x.dtype)
+    hot = _core.tensor(_one_hot(ids, c), dtype=x.dtype)
     m1, m2, m3 = float(margin1), float(margin2), float(margin3)
     target = (x * hot).sum(1, keepdim=True)
     if m1 != 1.0 or m2 != 0.0:

@@ -81,7 +81,7 @@ class LazyLinear(Linear):
             self.bias = Parameter(_core.empty([self.out_features], dtype=d))
         Linear.reset_parameters(self)
         self.__dict__.pop("_lazy_dtype", None)
-        self.__class__ = Linear  # as torch's cls_to_become
+        self.__class__ = Linear  # type: ignore[assignment]  # torch: cls_to_become
 
     def initialize_parameters(self, input: Tensor) -> None:
         """Creates ``weight`` ``[out_features, input.shape[-1]]`` and ``bias`` and draws
