@@ -55,11 +55,9 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
     "ferrograd.nn": {
         "AdaptiveLogSoftmaxWithLoss": ("PyTorch", ""),
         "RNNTLoss": ("Paddle", ""),
-        "HSigmoidLoss": ("Paddle", ""),
     },
     "ferrograd.nn.functional": {
         "rnnt_loss": ("Paddle", ""),
-        "hsigmoid_loss": ("Paddle", ""),
     },
     "ferrograd.jit": {
         "script": ("PyTorch", "call the function or module directly (it runs eagerly)"),

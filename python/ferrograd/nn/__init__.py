@@ -429,9 +429,10 @@ from .loss_ctc import CTCLoss as CTCLoss  # noqa: E402
 __all__ += ["CTCLoss"]
 
 # issue 17 (drop-in): MultiLabelMarginLoss (loss_multilabel.py)
+from .loss_hsigmoid import HSigmoidLoss as HSigmoidLoss  # noqa: E402
 from .loss_multilabel import MultiLabelMarginLoss as MultiLabelMarginLoss  # noqa: E402
 
-__all__ += ["MultiLabelMarginLoss"]
+__all__ += ["MultiLabelMarginLoss", "HSigmoidLoss"]
 
 # issue 17 (drop-in): LazyLinear (lazy.py), SyncBatchNorm for one process (sync_batchnorm.py)
 from .lazy import LazyLinear as LazyLinear  # noqa: E402

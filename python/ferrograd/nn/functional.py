@@ -508,6 +508,7 @@ __all__ += ["ctc_loss"]
 # issue 17 (drop-in): torch's deprecated upsample aliases, Paddle's temporal_shift
 # (fn_resize_shift.py), multilabel_margin_loss (fn_loss_multilabel.py) and Paddle's extra
 # losses (fn_loss_paddle_extra.py)
+from .fn_hsigmoid import hsigmoid_loss as hsigmoid_loss  # noqa: E402
 from .fn_loss_multilabel import multilabel_margin_loss as multilabel_margin_loss  # noqa: E402
 from .fn_loss_paddle_extra import dice_loss as dice_loss  # noqa: E402
 from .fn_loss_paddle_extra import margin_cross_entropy as margin_cross_entropy  # noqa: E402
@@ -521,5 +522,5 @@ from .fn_resize_shift import upsample_nearest as upsample_nearest  # noqa: E402
 __all__ += [
     "upsample_bilinear", "upsample_nearest", "temporal_shift", "multilabel_margin_loss",
     "square_error_cost", "sigmoid_focal_loss", "dice_loss", "npair_loss",
-    "margin_cross_entropy",
+    "margin_cross_entropy", "hsigmoid_loss",
 ]  # fmt: skip
