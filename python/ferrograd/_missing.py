@@ -53,7 +53,6 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
     },
     # issue 17's drop-in names that remain missing (the layer / function is not there)
     "ferrograd.nn": {
-        "AdaptiveLogSoftmaxWithLoss": ("PyTorch", ""),
         "RNNTLoss": ("Paddle", ""),
     },
     "ferrograd.nn.functional": {

@@ -440,3 +440,8 @@ from .lazy import UninitializedParameter as UninitializedParameter  # noqa: E402
 from .sync_batchnorm import SyncBatchNorm as SyncBatchNorm  # noqa: E402
 
 __all__ += ["LazyLinear", "UninitializedParameter", "SyncBatchNorm"]
+
+# issue 17 (drop-in): AdaptiveLogSoftmaxWithLoss (adaptive_softmax.py)
+from .adaptive_softmax import AdaptiveLogSoftmaxWithLoss as AdaptiveLogSoftmaxWithLoss  # noqa: E402
+
+__all__ += ["AdaptiveLogSoftmaxWithLoss"]
