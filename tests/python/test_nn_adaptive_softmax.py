@@ -108,3 +108,11 @@ def test_bad_input():
             nn.AdaptiveLogSoftmaxWithLoss(n, 10, [2])
     with pytest.raises(ValueError, match="div_value"):
         nn.AdaptiveLogSoftmaxWithLoss(6, 15, [4], div_value=0.0)
+
+
+def test_reset_parameters_redraws_every_projection():
+    m = make(in_features=16)
+    before = [p.numpy().copy() for p in m.parameters()]
+    m.reset_parameters()
+    after = [p.numpy() for p in m.parameters()]
+    assert all((a != b).any() for a, b in zip(after, before))

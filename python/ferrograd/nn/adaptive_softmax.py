@@ -101,9 +101,9 @@ class AdaptiveLogSoftmaxWithLoss(Module):
     def reset_parameters(self) -> None:
         """Draws the head's and every cluster's projections afresh."""
         self.head.reset_parameters()
-        for i2h, h2o in self.tail:
-            i2h.reset_parameters()
-            h2o.reset_parameters()
+        for cluster in self.tail.children():
+            for proj in cluster.children():
+                proj.reset_parameters()
 
     def forward(self, input: Tensor, target: Tensor) -> Any:
         """``(output, loss)``: the target classes' log-probabilities and ``-mean``."""
