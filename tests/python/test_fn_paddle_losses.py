@@ -303,7 +303,10 @@ def ref_temporal_shift(x, seg, ratio=0.25, nhwc=False):
     return out.transpose(0, 2, 3, 1) if nhwc else out
 
 
-@pytest.mark.parametrize("seg, ratio, fmt", [(3, 0.25, "NCHW"), (2, 0.5, "NCHW"), (3, 0.2, "NHWC")])
+@pytest.mark.parametrize(
+    "seg, ratio, fmt",
+    [(3, 0.25, "NCHW"), (2, 0.5, "NCHW"), (3, 0.2, "NHWC"), (2, 0.7, "NCHW"), (3, 1.5, "NHWC")],
+)
 def test_temporal_shift_values_and_grad(seg, ratio, fmt):
     shape = (6, 8, 2, 3) if fmt == "NCHW" else (6, 2, 3, 8)
     x = RNG.standard_normal(shape)
@@ -321,8 +324,9 @@ def test_temporal_shift_refuses_bad_seg_num(seg):
 
 def test_temporal_shift_bad_input():
     x = t64(np.zeros((6, 4, 1, 1)))
-    with pytest.raises(ValueError, match="shift_ratio"):
-        F.temporal_shift(x, 3, 0.6)
+    for bad in (-0.1, float("inf"), float("nan")):
+        with pytest.raises(ValueError, match="shift_ratio"):
+            F.temporal_shift(x, 3, bad)
     with pytest.raises(ValueError, match="data_format"):
         F.temporal_shift(x, 3, data_format="NCL")
     with pytest.raises(ValueError, match="4-D"):

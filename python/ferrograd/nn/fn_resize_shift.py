@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import math
 import operator
 import warnings
 from typing import Any, Optional
@@ -63,7 +64,8 @@ def temporal_shift(
     data_format="NCHW")`` (TSM). ``x`` is ``[N * seg_num, C, H, W]`` (``"NHWC"``:
     ``[N * seg_num, H, W, C]``); with ``c1 = int(C * shift_ratio)`` and ``c2 = int(C * 2
     * shift_ratio)``, channels ``[0, c1)`` take the previous time step's values, channels
-    ``[c1, c2)`` the next one's (zero where that step does not exist), the rest stay."""
+    ``[c1, c2)`` the next one's (zero where that step does not exist; both bounds capped at
+    ``C``), the rest stay."""
     what = "temporal_shift"
     if not isinstance(x, Tensor):
         raise TypeError(f"{what}: x must be a Tensor, got {type(x).__name__}")
@@ -80,13 +82,13 @@ def temporal_shift(
             f"{what}: seg_num must be a positive divisor of x.shape[0] = {nt}, got {seg_num}"
         )
     ratio = float(shift_ratio)
-    if not 0.0 <= ratio <= 0.5:
-        raise ValueError(f"{what}: shift_ratio must lie in [0, 0.5], got {shift_ratio}")
+    if not 0.0 <= ratio < math.inf:
+        raise ValueError(f"{what}: shift_ratio must be a finite number >= 0, got {shift_ratio}")
     if nt == 0:
         return x * 1.0
     nchw = x if data_format == "NCHW" else x.permute(0, 3, 1, 2)
     _, c, h, w = nchw.shape
-    c1, c2 = int(c * ratio), int(c * 2 * ratio)
+    c1, c2 = min(int(c * ratio), c), min(int(c * 2 * ratio), c)  # past 0.5: all shift
     x5 = nchw.reshape([nt // seg_num, seg_num, c, h, w])
     parts = [_shift(x5[:, :, :c1], 1), _shift(x5[:, :, c1:c2], -1), x5[:, :, c2:]]
     out = _core.concat(parts, 2).reshape([nt, c, h, w])
