@@ -53,35 +53,10 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
     },
     # issue 17's drop-in names that remain missing (the layer / function is not there)
     "ferrograd.nn": {
-        "AdaptiveLogSoftmaxWithLoss": ("PyTorch", ""),
-        "LazyLinear": ("PyTorch", "give nn.Linear its in_features"),
-        "SyncBatchNorm": (
-            "PyTorch, Paddle",
-            _CPU.replace("drop the device handling", "use BatchNorm"),
-        ),
         "RNNTLoss": ("Paddle", ""),
-        "HSigmoidLoss": ("Paddle", ""),
     },
     "ferrograd.nn.functional": {
-        "upsample_bilinear": (
-            "PyTorch",
-            "interpolate(x, ..., mode='bilinear', align_corners=True)",
-        ),
-        "upsample_nearest": ("PyTorch", "interpolate(x, ..., mode='nearest')"),
-        "multilabel_margin_loss": ("PyTorch", ""),
         "rnnt_loss": ("Paddle", ""),
-        "hsigmoid_loss": ("Paddle", ""),
-        "margin_cross_entropy": ("Paddle", ""),
-        "sigmoid_focal_loss": ("Paddle", ""),
-        "dice_loss": ("Paddle", ""),
-        "npair_loss": ("Paddle", ""),
-        "square_error_cost": ("Paddle", "(input - label) ** 2"),
-        "temporal_shift": ("Paddle", ""),
-    },
-    "ferrograd.optim": {
-        "SparseAdam": ("PyTorch", "gradients are dense in ferrograd; use Adam"),
-        "ASGD": ("PyTorch", ""),
-        "Rprop": ("PyTorch", ""),
     },
     "ferrograd.jit": {
         "script": ("PyTorch", "call the function or module directly (it runs eagerly)"),

@@ -427,3 +427,21 @@ __all__ += [
 from .loss_ctc import CTCLoss as CTCLoss  # noqa: E402
 
 __all__ += ["CTCLoss"]
+
+# issue 17 (drop-in): MultiLabelMarginLoss (loss_multilabel.py)
+from .loss_hsigmoid import HSigmoidLoss as HSigmoidLoss  # noqa: E402
+from .loss_multilabel import MultiLabelMarginLoss as MultiLabelMarginLoss  # noqa: E402
+
+__all__ += ["MultiLabelMarginLoss", "HSigmoidLoss"]
+
+# issue 17 (drop-in): LazyLinear (lazy.py), SyncBatchNorm for one process (sync_batchnorm.py)
+from .lazy import LazyLinear as LazyLinear  # noqa: E402
+from .lazy import UninitializedParameter as UninitializedParameter  # noqa: E402
+from .sync_batchnorm import SyncBatchNorm as SyncBatchNorm  # noqa: E402
+
+__all__ += ["LazyLinear", "UninitializedParameter", "SyncBatchNorm"]
+
+# issue 17 (drop-in): AdaptiveLogSoftmaxWithLoss (adaptive_softmax.py)
+from .adaptive_softmax import AdaptiveLogSoftmaxWithLoss as AdaptiveLogSoftmaxWithLoss  # noqa: E402
+
+__all__ += ["AdaptiveLogSoftmaxWithLoss"]

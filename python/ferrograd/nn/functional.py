@@ -504,3 +504,23 @@ __all__ += ["affine_grid", "grid_sample"]
 from .fn_ctc import ctc_loss as ctc_loss  # noqa: E402
 
 __all__ += ["ctc_loss"]
+
+# issue 17 (drop-in): torch's deprecated upsample aliases, Paddle's temporal_shift
+# (fn_resize_shift.py), multilabel_margin_loss (fn_loss_multilabel.py) and Paddle's extra
+# losses (fn_loss_paddle_extra.py)
+from .fn_hsigmoid import hsigmoid_loss as hsigmoid_loss  # noqa: E402
+from .fn_loss_multilabel import multilabel_margin_loss as multilabel_margin_loss  # noqa: E402
+from .fn_loss_paddle_extra import dice_loss as dice_loss  # noqa: E402
+from .fn_loss_paddle_extra import margin_cross_entropy as margin_cross_entropy  # noqa: E402
+from .fn_loss_paddle_extra import npair_loss as npair_loss  # noqa: E402
+from .fn_loss_paddle_extra import sigmoid_focal_loss as sigmoid_focal_loss  # noqa: E402
+from .fn_loss_paddle_extra import square_error_cost as square_error_cost  # noqa: E402
+from .fn_resize_shift import temporal_shift as temporal_shift  # noqa: E402
+from .fn_resize_shift import upsample_bilinear as upsample_bilinear  # noqa: E402
+from .fn_resize_shift import upsample_nearest as upsample_nearest  # noqa: E402
+
+__all__ += [
+    "upsample_bilinear", "upsample_nearest", "temporal_shift", "multilabel_margin_loss",
+    "square_error_cost", "sigmoid_focal_loss", "dice_loss", "npair_loss",
+    "margin_cross_entropy", "hsigmoid_loss",
+]  # fmt: skip

@@ -482,6 +482,11 @@ class Module:
                 f"load_state_dict: expected a mapping of names to tensors, got "
                 f"{type(state_dict).__name__}"
             )
+        # lazy modules (nn.LazyLinear) take their shapes from the saved tensors first
+        for prefix, m in self.named_modules():
+            hook = getattr(type(m), "_materialize_from_state", None)
+            if hook is not None:
+                hook(m, state_dict, f"{prefix}." if prefix else "")
         own = self.state_dict(keep_vars=True)
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]

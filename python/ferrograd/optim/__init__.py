@@ -11,7 +11,9 @@ from .lbfgs import LBFGS
 from .optimizer import Optimizer
 from .radam_nadam import NAdam, RAdam
 from .rmsprop import RMSProp, RMSprop
+from .rprop_asgd import ASGD, Rprop
 from .sgd import SGD, Momentum
+from .sparse_adam import SparseAdam
 
 __all__ = [
     "Optimizer",
@@ -27,6 +29,9 @@ __all__ = [
     "RAdam",
     "NAdam",
     "LBFGS",
+    "Rprop",
+    "ASGD",
+    "SparseAdam",
     "lr_scheduler",
 ]
 

@@ -232,6 +232,12 @@ class Optimizer:
                     f"optimizer can only optimize Tensors, but parameter {i} of the group is "
                     f"{type(p).__name__}"
                 )
+            if type(p).__name__ == "UninitializedParameter":
+                raise ValueError(
+                    f"parameter {i} of the group is an uninitialized parameter of a lazy "
+                    "module (nn.LazyLinear); call the model once (a dry run) before building "
+                    "the optimizer"
+                )
             if not p.is_leaf:
                 raise ValueError(
                     f"can't optimize a non-leaf Tensor (parameter {i} of the group, shape "

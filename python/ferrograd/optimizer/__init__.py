@@ -18,6 +18,7 @@ from ..optim import (
     RMSProp,
 )
 from . import lr
+from .rprop_asgd import ASGD, Rprop
 
 __all__ = [
     "Optimizer",
@@ -32,5 +33,7 @@ __all__ = [
     "RAdam",
     "NAdam",
     "LBFGS",
+    "Rprop",
+    "ASGD",
     "lr",
 ]

@@ -1,0 +1,87 @@
+"""PyTorch's ``optim.SparseAdam``: Adam's "lazy" variant, which updates the moments and
+the parameter only where the gradient has entries.
+
+PyTorch requires sparse gradients (``nn.Embedding(..., sparse=True)``) and raises on
+dense ones. ferrograd's gradients are always dense, so here "has an entry" means "is
+nonzero": for a parameter with two or more dimensions a row (an index along dim 0, as
+the rows of an embedding table) is updated when any element of its gradient row is
+nonzero, the whole row; a 1-D (or 0-d) parameter is updated element by element. Rows
+an embedding lookup did not touch have a zero gradient and keep their moments, as with
+PyTorch. One difference remains: a looked-up row whose gradient happens to be exactly
+zero counts as untouched here (PyTorch would still decay its moments).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .. import _core
+from ..grad_mode import no_grad
+from .optimizer import Optimizer, _check_number
+
+
+class SparseAdam(Optimizer):
+    """Lazy Adam: ``SparseAdam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8,
+    maximize=False)``. At step ``t``, on the rows ``R`` where the gradient is nonzero
+    (see the module note; elsewhere nothing changes)::
+
+        m[R] = b1 * m[R] + (1 - b1) * g[R];   v[R] = b2 * v[R] + (1 - b2) * g[R]**2
+        p[R] -= lr * sqrt(1 - b2**t) / (1 - b1**t) * m[R] / (sqrt(v[R]) + eps)
+
+    ``t`` counts the steps in which the parameter had a gradient. State per parameter:
+    ``step``, ``exp_avg``, ``exp_avg_sq``.
+    """
+
+    _buffer_names = ("exp_avg", "exp_avg_sq")
+
+    def __init__(
+        self,
+        params: Any = None,
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        maximize: bool = False,
+    ) -> None:
+        b1, b2 = betas
+        defaults = {
+            "lr": lr,
+            "betas": (float(b1), float(b2)),
+            "eps": float(eps),
+            "maximize": bool(maximize),
+        }
+        super().__init__(params, defaults)
+
+    def _validate_group(self, group: dict[str, Any]) -> None:
+        super()._validate_group(group)
+        b1, b2 = group["betas"]
+        _check_number("beta parameter at index 0", float(b1), 0.0, 1.0)
+        _check_number("beta parameter at index 1", float(b2), 0.0, 1.0)
+        eps = float(group["eps"])
+        if not eps > 0.0:
+            raise ValueError(f"Invalid epsilon value: {eps} (it must be > 0)")
+
+    def _update_group(self, group: dict[str, Any], state: Any) -> None:
+        lr, eps = float(group["lr"]), float(group["eps"])
+        b1, b2 = (float(b) for b in group["betas"])
+        with no_grad():
+            for pi, p in enumerate(group["params"]):
+                grad = p.grad
+                if grad is None:
+                    continue
+                if p.dtype.is_complex:
+                    raise TypeError("SparseAdam: complex parameters are not supported")
+                if group["maximize"]:
+                    grad = -grad
+                bufs = state.buffers(pi) or [_core.zeros_like(p), _core.zeros_like(p)]
+                step = state.step_count(pi) + 1
+                touched = grad != 0
+                if p.ndim >= 2:
+                    touched = touched.reshape([p.shape[0], -1]).any(dim=1)
+                    touched = touched.reshape([p.shape[0]] + [1] * (p.ndim - 1))
+                m = _core.where(touched, bufs[0] * b1 + grad * (1.0 - b1), bufs[0])
+                v = _core.where(touched, bufs[1] * b2 + grad * grad * (1.0 - b2), bufs[1])
+                size = lr * math.sqrt(1.0 - b2**step) / (1.0 - b1**step)
+                delta = m / (v.sqrt() + eps) * size
+                p.sub_(_core.where(touched, delta, _core.zeros_like(delta)))
+                state.set_state(pi, [m, v], step)
