@@ -15,16 +15,10 @@ from typing import Callable, NoReturn
 
 _TORCH_ONLY_DISTS = (
     "NegativeBinomial",
-    "Gumbel",
-    "HalfNormal",
-    "HalfCauchy",
-    "Weibull",
-    "Pareto",
     "VonMises",
     "LKJCholesky",
     "LowRankMultivariateNormal",
     "MixtureSameFamily",
-    "TransformedDistribution",
     "RelaxedBernoulli",
     "RelaxedOneHotCategorical",
     "ContinuousBernoulli",
@@ -33,15 +27,11 @@ _TORCH_ONLY_DISTS = (
     "LogisticNormal",
     "Wishart",
     "ExponentialFamily",
-    "transforms",
 )
 _PADDLE_DISTS = (
     "ContinuousBernoulli",
     "ExponentialFamily",
-    "Gumbel",
     "LKJCholesky",
-    "TransformedDistribution",
-    "transform",
 )
 #: Peer names per ferrograd module: name -> (which peers have it, hint or "").
 _CPU = "ferrograd runs on the CPU only; drop the device handling"

@@ -26,6 +26,11 @@ from .discrete import Geometric as Geometric
 from .discrete import OneHotCategorical as OneHotCategorical
 from .discrete import Poisson as Poisson
 from .distribution import Distribution as Distribution
+from .extreme_value import Gumbel as Gumbel
+from .extreme_value import HalfCauchy as HalfCauchy
+from .extreme_value import HalfNormal as HalfNormal
+from .extreme_value import Pareto as Pareto
+from .extreme_value import Weibull as Weibull
 from .gamma_family import Beta as Beta
 from .gamma_family import Chi2 as Chi2
 from .gamma_family import Dirichlet as Dirichlet
@@ -35,6 +40,8 @@ from .kl import kl_divergence as kl_divergence
 from .kl import register_kl as register_kl
 from .multivariate import Independent as Independent
 from .multivariate import MultivariateNormal as MultivariateNormal
+from .transformed import TransformedDistribution as TransformedDistribution
+from . import transforms as transforms
 
 __all__ = [
     "Distribution",
@@ -58,9 +65,16 @@ __all__ = [
     "Multinomial",
     "MultivariateNormal",
     "Independent",
+    "TransformedDistribution",
+    "Gumbel",
+    "Weibull",
+    "Pareto",
+    "HalfNormal",
+    "HalfCauchy",
     "kl_divergence",
     "register_kl",
     "constraints",
+    "transforms",
 ]
 
 # the peers' distributions ferrograd lacks raise an AttributeError that says so

@@ -85,6 +85,12 @@ class Normal(Distribution):
         v = _value(self, value, self.loc)
         return 0.5 * (1 + ((v - self.loc) / (self.scale * math.sqrt(2))).erf())
 
+    def icdf(self, value: Any) -> Tensor:
+        """The quantile ``loc + scale * sqrt(2) * erfinv(2 value - 1)``."""
+        if not isinstance(value, Tensor):
+            value = _core.tensor(value, dtype=self.loc.dtype)
+        return self.loc + self.scale * (2 * value - 1).erfinv() * math.sqrt(2)
+
     def entropy(self) -> Tensor:
         return 0.5 + _LOG_SQRT_2PI + self.scale.log()
 
