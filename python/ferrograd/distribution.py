@@ -14,8 +14,8 @@ from .distributions import Dirichlet as Dirichlet
 from .distributions import Distribution as Distribution
 from .distributions import Exponential as Exponential
 from .distributions import Gamma as Gamma
-from .distributions import Gumbel as Gumbel
 from .distributions import Geometric as Geometric
+from .distributions import Gumbel as Gumbel
 from .distributions import Independent as Independent
 from .distributions import Laplace as Laplace
 from .distributions import LogNormal as LogNormal

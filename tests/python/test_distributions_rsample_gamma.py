@@ -121,7 +121,9 @@ def test_dirichlet_rsample_gradients():
     c = np.array([1.0, 2.0, 3.0])
     (gc,) = mc_grads(D.Dirichlet, [c], 30000, 4, stat=lambda s: s[:, 0].mean())
     total = c.sum()
-    np.testing.assert_allclose(gc, [(total - 1) / total**2, -1 / total**2, -1 / total**2], atol=4e-3)
+    np.testing.assert_allclose(
+        gc, [(total - 1) / total**2, -1 / total**2, -1 / total**2], atol=4e-3
+    )
 
 
 def test_studentt_rsample_gradients():

@@ -12,6 +12,7 @@ See docs/distributions.md.
 from __future__ import annotations
 
 from . import constraints as constraints
+from . import transforms as transforms
 from .continuous import Cauchy as Cauchy
 from .continuous import Exponential as Exponential
 from .continuous import Laplace as Laplace
@@ -41,7 +42,6 @@ from .kl import register_kl as register_kl
 from .multivariate import Independent as Independent
 from .multivariate import MultivariateNormal as MultivariateNormal
 from .transformed import TransformedDistribution as TransformedDistribution
-from . import transforms as transforms
 
 __all__ = [
     "Distribution",

@@ -22,8 +22,8 @@ from . import constraints
 from ._utils import broadcast_all, eps_of, standard_normal
 from .continuous import _validate_flag, _value
 from .distribution import Distribution
-from .standard_gamma import _standard_gamma
 from .kl import register_kl
+from .standard_gamma import _standard_gamma
 
 Tensor = _core.Tensor
 

@@ -62,9 +62,7 @@ class TransformedDistribution(Distribution):
         shape = chain.forward_shape(base_shape)
         event_dim = max(
             chain.codomain.event_dim,
-            len(base_distribution.event_shape)
-            + chain.codomain.event_dim
-            - chain.domain.event_dim,
+            len(base_distribution.event_shape) + chain.codomain.event_dim - chain.domain.event_dim,
         )
         cut = len(shape) - event_dim
         super().__init__(shape[:cut], shape[cut:], _validate_flag(validate_args))
@@ -98,8 +96,8 @@ class TransformedDistribution(Distribution):
 
     def _draw(self, shape: tuple[int, ...], generator: Any) -> Tensor:
         n = len(shape) - len(self.batch_shape) - len(self.event_shape)
-        base_full = tuple(shape[:n]) + tuple(self.base_dist.batch_shape) + tuple(
-            self.base_dist.event_shape
+        base_full = (
+            tuple(shape[:n]) + tuple(self.base_dist.batch_shape) + tuple(self.base_dist.event_shape)
         )
         x = self.base_dist._draw(base_full, generator)
         for t in self.transforms:

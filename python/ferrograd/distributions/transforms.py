@@ -287,9 +287,7 @@ class IndependentTransform(Transform):
 
     @property
     def codomain(self) -> constraints.Constraint:  # type: ignore[override]
-        return constraints.independent(
-            self.base_transform.codomain, self.reinterpreted_batch_ndims
-        )
+        return constraints.independent(self.base_transform.codomain, self.reinterpreted_batch_ndims)
 
     def _call(self, x: Any) -> Tensor:
         return self.base_transform(x)
@@ -364,7 +362,11 @@ class AffineTransform(Transform):
 
     @property
     def domain(self) -> constraints.Constraint:  # type: ignore[override]
-        return constraints.independent(constraints.real, self._event_dim) if self._event_dim else constraints.real
+        return (
+            constraints.independent(constraints.real, self._event_dim)
+            if self._event_dim
+            else constraints.real
+        )
 
     codomain = domain  # type: ignore[assignment]
 
