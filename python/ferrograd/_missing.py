@@ -14,22 +14,12 @@ from __future__ import annotations
 from typing import Callable, NoReturn
 
 _TORCH_ONLY_DISTS = (
-    "NegativeBinomial",
-    "VonMises",
     "LKJCholesky",
-    "LowRankMultivariateNormal",
-    "MixtureSameFamily",
-    "RelaxedBernoulli",
-    "RelaxedOneHotCategorical",
-    "ContinuousBernoulli",
-    "FisherSnedecor",
-    "Kumaraswamy",
     "LogisticNormal",
     "Wishart",
     "ExponentialFamily",
 )
 _PADDLE_DISTS = (
-    "ContinuousBernoulli",
     "ExponentialFamily",
     "LKJCholesky",
 )

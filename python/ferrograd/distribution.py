@@ -31,6 +31,7 @@ from .distributions import kl_divergence as kl_divergence
 from .distributions import register_kl as register_kl
 from .distributions import transforms as transform
 from .distributions._paddle import Categorical as Categorical
+from .distributions._paddle import ContinuousBernoulli as ContinuousBernoulli
 from .distributions.transforms import AbsTransform as AbsTransform
 from .distributions.transforms import AffineTransform as AffineTransform
 from .distributions.transforms import ChainTransform as ChainTransform
@@ -65,6 +66,7 @@ __all__ = [
     "MultivariateNormal",
     "Independent",
     "Gumbel",
+    "ContinuousBernoulli",
     "TransformedDistribution",
     "Transform",
     "AbsTransform",

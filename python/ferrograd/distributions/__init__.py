@@ -12,7 +12,12 @@ See docs/distributions.md.
 from __future__ import annotations
 
 from . import constraints as constraints
+from . import kl_more as _kl_more  # noqa: F401  (registers the new pairs)
 from . import transforms as transforms
+from .bounded import ContinuousBernoulli as ContinuousBernoulli
+from .bounded import FisherSnedecor as FisherSnedecor
+from .bounded import Kumaraswamy as Kumaraswamy
+from .bounded import NegativeBinomial as NegativeBinomial
 from .continuous import Cauchy as Cauchy
 from .continuous import Exponential as Exponential
 from .continuous import Laplace as Laplace
@@ -39,9 +44,16 @@ from .gamma_family import Gamma as Gamma
 from .gamma_family import StudentT as StudentT
 from .kl import kl_divergence as kl_divergence
 from .kl import register_kl as register_kl
+from .lowrank_mixture import LowRankMultivariateNormal as LowRankMultivariateNormal
+from .lowrank_mixture import MixtureSameFamily as MixtureSameFamily
 from .multivariate import Independent as Independent
 from .multivariate import MultivariateNormal as MultivariateNormal
+from .relaxed import ExpRelaxedCategorical as ExpRelaxedCategorical
+from .relaxed import LogitRelaxedBernoulli as LogitRelaxedBernoulli
+from .relaxed import RelaxedBernoulli as RelaxedBernoulli
+from .relaxed import RelaxedOneHotCategorical as RelaxedOneHotCategorical
 from .transformed import TransformedDistribution as TransformedDistribution
+from .von_mises import VonMises as VonMises
 
 __all__ = [
     "Distribution",
@@ -71,6 +83,17 @@ __all__ = [
     "Pareto",
     "HalfNormal",
     "HalfCauchy",
+    "ContinuousBernoulli",
+    "FisherSnedecor",
+    "Kumaraswamy",
+    "NegativeBinomial",
+    "LowRankMultivariateNormal",
+    "MixtureSameFamily",
+    "LogitRelaxedBernoulli",
+    "RelaxedBernoulli",
+    "ExpRelaxedCategorical",
+    "RelaxedOneHotCategorical",
+    "VonMises",
     "kl_divergence",
     "register_kl",
     "constraints",
