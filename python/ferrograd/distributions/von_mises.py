@@ -1,9 +1,9 @@
 """``VonMises``: the circular normal distribution on ``[-pi, pi)``.
 
 The density ``exp(k cos(x - loc)) / (2 pi I0(k))`` needs the modified Bessel functions
-``I0`` and ``I1``; they are written here as differentiable ferrograd expressions (the
-polynomial approximations of Abramowitz and Stegun 9.8.1-9.8.4, relative error about
-2e-7), so ``log_prob`` and ``entropy`` carry gradients to ``concentration``. Draws use
+``I0`` and ``I1``; they are written here as differentiable ferrograd expressions (their
+power series for small arguments, Hankel's asymptotic expansion for large ones), so
+``log_prob`` and ``entropy`` carry gradients to ``concentration``. Draws use
 Best and Fisher's (1979) wrapped-Cauchy rejection sampler, with no gradient (as in
 PyTorch, where ``VonMises`` has no ``rsample``).
 """
@@ -25,53 +25,44 @@ Tensor = _core.Tensor
 
 __all__ = ["VonMises"]
 
-# Abramowitz & Stegun 9.8.1 / 9.8.3 (|x| <= 3.75, in t = (x / 3.75)^2) and 9.8.2 / 9.8.4
-# (x >= 3.75, in 3.75 / x)
-_I0_SMALL = (1.0, 3.5156229, 3.0899424, 1.2067492, 0.2659732, 0.0360768, 0.0045813)
-_I0_LARGE = (
-    0.39894228,
-    0.01328592,
-    0.00225319,
-    -0.00157565,
-    0.00916281,
-    -0.02057706,
-    0.02635537,
-    -0.01647633,
-    0.00392377,
-)
-_I1_SMALL = (0.5, 0.87890594, 0.51498869, 0.15084934, 0.02658733, 0.00301532, 0.00032411)
-_I1_LARGE = (
-    0.39894228,
-    -0.03988024,
-    -0.00362018,
-    0.00163801,
-    -0.01031555,
-    0.02282967,
-    -0.02895312,
-    0.01787654,
-    -0.00420059,
-)
+#: below this the power series of I0 / I1 is summed; above it, the asymptotic expansion
+_SERIES_BELOW = 30.0
+_SERIES_TERMS = 64
+_ASYMPTOTIC_TERMS = 13
 
 
-def _poly(coeffs: tuple[float, ...], t: Tensor) -> Tensor:
-    out = t * 0 + coeffs[-1]
-    for c in reversed(coeffs[:-1]):
-        out = out * t + c
+def _asymptotic_coeffs(order: int) -> list[float]:
+    """``c_n`` of ``I_v(x) ~ e^x / sqrt(2 pi x) * sum_n c_n / x^n`` (Hankel's expansion:
+    ``c_n = c_(n-1) * -(4 v^2 - (2n - 1)^2) / (8 n)``)."""
+    out = [1.0]
+    for n in range(1, _ASYMPTOTIC_TERMS):
+        out.append(out[-1] * -(4.0 * order * order - (2 * n - 1) ** 2) / (8.0 * n))
     return out
 
 
+_HANKEL = {0: _asymptotic_coeffs(0), 1: _asymptotic_coeffs(1)}
+
+
 def _log_bessel_i(x: Tensor, order: int) -> Tensor:
-    """``log I_order(x)`` for ``x > 0`` (order 0 or 1), differentiable in ``x``."""
-    small = x <= 3.75
+    """``log I_order(x)`` for ``x > 0`` (order 0 or 1), differentiable in ``x``: the power
+    series ``sum_m (x/2)^(2m + v) / (m! (m + v)!)`` up to 30, Hankel's asymptotic
+    expansion above (both good to about 1e-14)."""
+    small = x <= _SERIES_BELOW
     xs = _core.where(small, x, x * 0 + 1.0)  # keeps each branch finite where unused
-    xl = _core.where(small, x * 0 + 3.75, x)
-    t = (xs / 3.75).square()
-    if order == 0:
-        log_small = _poly(_I0_SMALL, t).log()
-        log_large = xl - 0.5 * xl.log() + _poly(_I0_LARGE, 3.75 / xl).log()
-    else:
-        log_small = xs.log() + _poly(_I1_SMALL, t).log()
-        log_large = xl - 0.5 * xl.log() + _poly(_I1_LARGE, 3.75 / xl).log()
+    xl = _core.where(small, x * 0 + _SERIES_BELOW, x)
+    quarter = (0.5 * xs).square()
+    term = xs * 0 + 1.0
+    total = term
+    for m in range(1, _SERIES_TERMS):
+        term = term * quarter / float(m * (m + order))
+        total = total + term
+    log_small = total.log() + (order * (0.5 * xs).log() if order else 0.0)
+    inv = xl.reciprocal()
+    coeffs = _HANKEL[order]
+    poly = inv * 0 + coeffs[-1]
+    for c in reversed(coeffs[:-1]):
+        poly = poly * inv + c
+    log_large = xl - 0.5 * (2 * math.pi * xl).log() + poly.log()
     return _core.where(small, log_small, log_large)
 
 
