@@ -42,7 +42,8 @@ class _Rebuilt(TransformedDistribution):
         """This distribution with its parameters broadcast to ``batch_shape``."""
         shape = list(size_tuple(batch_shape, "batch_shape"))
         args = [getattr(self, n).broadcast_to(shape) for n in self._params]
-        new = type(self)(*args, validate_args=False)
+        cls: Any = type(self)
+        new = cls(*args, validate_args=False)
         new._validate = self._validate
         return new
 

@@ -9,7 +9,7 @@ log-determinant to the ``r x r`` capacitance matrix ``I + W^T D^-1 W``.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -149,7 +149,7 @@ class MixtureSameFamily(Distribution):
     (batch shapes ``B`` and ``B + [K]``). PyTorch ``MixtureSameFamily(mixture_distribution,
     component_distribution)``; no ``rsample`` (the component choice is discrete)."""
 
-    arg_constraints: dict[str, constraints.Constraint] = {}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {}
     has_rsample = False
 
     def __init__(

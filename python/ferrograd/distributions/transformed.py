@@ -10,7 +10,7 @@ decreasing one), as in PyTorch.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from .. import _core
 from . import constraints
@@ -28,7 +28,7 @@ class TransformedDistribution(Distribution):
     """``Y = t_n(...t_1(X))`` for ``X ~ base_distribution`` and ``transforms = [t_1, ...,
     t_n]`` (a single transform is accepted too)."""
 
-    arg_constraints: dict[str, constraints.Constraint] = {}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {}
 
     def __init__(
         self,
