@@ -15,7 +15,6 @@ from typing import Callable, NoReturn
 
 _TORCH_ONLY_DISTS = (
     "LKJCholesky",
-    "LogisticNormal",
     "Wishart",
     "ExponentialFamily",
 )

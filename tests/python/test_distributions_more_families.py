@@ -358,6 +358,58 @@ def test_mixture_same_family_vector_events_and_errors():
         D.MixtureSameFamily(D.Categorical(t64([[0.2, 0.3, 0.5]] * 2)), comp)
 
 
+# ---- LogisticNormal -------------------------------------------------------------------
+
+
+def np_stick_break(x):
+    """PyTorch's stick-breaking map R^(K-1) -> K-simplex, in NumPy float64."""
+    k = x.shape[-1]
+    z = 1 / (1 + np.exp(-(x - np.log(np.arange(k, 0, -1.0)))))
+    rest = np.cumprod(1 - z)
+    return np.concatenate([z, [1.0]]) * np.concatenate([[1.0], rest])
+
+
+def test_logistic_normal_change_of_variables():
+    loc, scale = np.array([0.3, -0.5, 1.0]), np.array([1.0, 0.5, 2.0])
+    d = D.LogisticNormal(t64(loc), t64(scale))
+    assert d.batch_shape == () and d.event_shape == (4,)
+    x = np.array([0.2, -0.1, 0.7])
+    y = np_stick_break(x)
+    jac = np.zeros((3, 3))
+    for j in range(3):
+        e = np.zeros(3)
+        e[j] = 1e-6
+        jac[:, j] = (np_stick_break(x + e)[:3] - np_stick_break(x - e)[:3]) / 2e-6
+    ref = stats.norm(loc, scale).logpdf(x).sum() - np.log(abs(np.linalg.det(jac)))
+    assert d.log_prob(t64(y)).item() == pytest.approx(ref, rel=1e-7)
+    fg.manual_seed(13)
+    s = d.sample((2000,)).numpy()
+    np.testing.assert_allclose(s.sum(-1), 1.0, rtol=1e-10)
+    assert (s > 0).all()
+    lc = t64(loc, grad=True)
+    D.LogisticNormal(lc, t64(scale)).rsample((10,))[..., 0].sum().backward()
+    assert lc.grad is not None and lc.grad.numpy()[0] > 0
+    b = D.LogisticNormal(t64(np.zeros((2, 3))), t64(np.ones((2, 3))))
+    assert b.batch_shape == (2,) and b.expand([5, 2]).sample().shape == (5, 2, 4)
+
+
+def test_low_rank_kl_matches_dense():
+    rng = np.random.RandomState(1)
+    w, diag, loc = rng.randn(3, 2), rng.rand(3) + 0.5, rng.randn(3)
+    w2, diag2 = rng.randn(3, 1), rng.rand(3) + 0.3
+    p = D.LowRankMultivariateNormal(t64(loc), t64(w), t64(diag))
+    q = D.LowRankMultivariateNormal(t64(np.zeros(3)), t64(w2), t64(diag2))
+    c1, c2 = w @ w.T + np.diag(diag), w2 @ w2.T + np.diag(diag2)
+    inv2 = np.linalg.inv(c2)
+    ref = 0.5 * (
+        np.trace(inv2 @ c1) + loc @ inv2 @ loc - 3 + np.log(np.linalg.det(c2) / np.linalg.det(c1))
+    )
+    assert D.kl_divergence(p, q).item() == pytest.approx(ref, rel=1e-10)
+    full = D.MultivariateNormal(t64(loc), covariance_matrix=t64(c1))
+    assert D.kl_divergence(full, q).item() == pytest.approx(ref, rel=1e-10)
+    assert D.kl_divergence(q, full).item() > 0
+
+
 # ---- KL, validation, names ------------------------------------------------------------
 
 
@@ -384,7 +436,7 @@ NEW = [
     "Gumbel", "HalfNormal", "HalfCauchy", "Weibull", "Pareto", "NegativeBinomial",
     "ContinuousBernoulli", "FisherSnedecor", "Kumaraswamy", "RelaxedBernoulli",
     "RelaxedOneHotCategorical", "VonMises", "LowRankMultivariateNormal",
-    "MixtureSameFamily", "TransformedDistribution", "transforms",
+    "MixtureSameFamily", "TransformedDistribution", "transforms", "LogisticNormal",
 ]  # fmt: skip
 
 

@@ -44,6 +44,7 @@ from .gamma_family import Gamma as Gamma
 from .gamma_family import StudentT as StudentT
 from .kl import kl_divergence as kl_divergence
 from .kl import register_kl as register_kl
+from .logistic_normal import LogisticNormal as LogisticNormal
 from .lowrank_mixture import LowRankMultivariateNormal as LowRankMultivariateNormal
 from .lowrank_mixture import MixtureSameFamily as MixtureSameFamily
 from .multivariate import Independent as Independent
@@ -94,6 +95,7 @@ __all__ = [
     "ExpRelaxedCategorical",
     "RelaxedOneHotCategorical",
     "VonMises",
+    "LogisticNormal",
     "kl_divergence",
     "register_kl",
     "constraints",

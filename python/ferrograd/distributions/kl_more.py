@@ -1,13 +1,18 @@
 """Closed-form KL divergences for the distributions added with the transforms:
-ContinuousBernoulli, Gumbel, HalfNormal and Pareto pairs, and
-TransformedDistribution pairs with equal transforms (the base distributions' KL)."""
+ContinuousBernoulli, Gumbel, HalfNormal and Pareto pairs, TransformedDistribution pairs
+with equal transforms (the base distributions' KL), and the low-rank normal against
+itself and MultivariateNormal (through the dense covariance)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from .. import _core
 from .bounded import ContinuousBernoulli
 from .extreme_value import Gumbel, HalfNormal, Pareto
 from .kl import kl_divergence, register_kl
+from .lowrank_mixture import LowRankMultivariateNormal
+from .multivariate import MultivariateNormal
 from .transformed import TransformedDistribution
 from .transforms import _sum_rightmost
 
@@ -66,3 +71,22 @@ def _kl_transformed_transformed(p: TransformedDistribution, q: TransformedDistri
     kl = kl_divergence(p.base_dist, q.base_dist)
     extra = len(p.event_shape) - len(p.base_dist.event_shape)
     return _sum_rightmost(kl, extra)
+
+
+def _as_mvn(d: Any) -> MultivariateNormal:
+    return MultivariateNormal(d.loc, covariance_matrix=d.covariance_matrix, validate_args=False)
+
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+def _kl_lowrank_lowrank(p: LowRankMultivariateNormal, q: LowRankMultivariateNormal) -> Tensor:
+    return kl_divergence(_as_mvn(p), _as_mvn(q))
+
+
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+def _kl_mvn_lowrank(p: MultivariateNormal, q: LowRankMultivariateNormal) -> Tensor:
+    return kl_divergence(p, _as_mvn(q))
+
+
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+def _kl_lowrank_mvn(p: LowRankMultivariateNormal, q: MultivariateNormal) -> Tensor:
+    return kl_divergence(_as_mvn(p), q)
