@@ -38,6 +38,7 @@ from .distributions.transforms import ChainTransform as ChainTransform
 from .distributions.transforms import ExpTransform as ExpTransform
 from .distributions.transforms import IndependentTransform as IndependentTransform
 from .distributions.transforms import PowerTransform as PowerTransform
+from .distributions.transforms import ReshapeTransform as ReshapeTransform
 from .distributions.transforms import SigmoidTransform as SigmoidTransform
 from .distributions.transforms import SoftmaxTransform as SoftmaxTransform
 from .distributions.transforms import StickBreakingTransform as StickBreakingTransform
@@ -75,6 +76,7 @@ __all__ = [
     "ExpTransform",
     "IndependentTransform",
     "PowerTransform",
+    "ReshapeTransform",
     "SigmoidTransform",
     "SoftmaxTransform",
     "StickBreakingTransform",

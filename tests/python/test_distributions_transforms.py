@@ -33,6 +33,7 @@ SCALAR_TRANSFORMS = [
     (T.PowerTransform(2.5), [0.3, 1.2, 2.0]),
     (T.PowerTransform(t64([0.5, -1.0, 3.0])), [0.3, 1.2, 2.0]),
     (T.ExpTransform().inv, [0.3, 1.2, 2.0]),
+    (T.SoftplusTransform(), [-30.0, 0.2, 40.0]),
     (T.ComposeTransform([T.ExpTransform(), T.AffineTransform(0.5, 2.0)]), [-1.5, 0.2, 2.0]),
 ]
 
@@ -290,3 +291,50 @@ def test_paddle_spellings():
         stats.lognorm(1.0).logpdf(1.0), rel=1e-6
     )
     assert P.IndependentTransform(P.ExpTransform(), 1).domain.event_dim == 1
+
+
+def test_reshape_transform():
+    t = T.ReshapeTransform((2, 3), (6,))
+    x = t64(np.arange(12.0).reshape(2, 2, 3))
+    y = t(x)
+    assert y.shape == (2, 6) and t.inv(y).shape == (2, 2, 3)
+    assert t.log_abs_det_jacobian(x, y).shape == (2,)
+    assert t.forward_shape((5, 2, 3)) == (5, 6) and t.inverse_shape((6,)) == (2, 3)
+    assert fg.distribution.ReshapeTransform([2, 3], [3, 2]).out_event_shape == (3, 2)
+    with pytest.raises(ValueError, match="elements"):
+        T.ReshapeTransform((2, 3), (5,))
+    with pytest.raises(ValueError):
+        t(t64(np.zeros((2, 4))))
+
+
+def test_biject_to_and_transform_to():
+    C = D.constraints
+    fg.manual_seed(0)
+    x = fg.randn(4, 3, dtype=fg.float64) * 3
+    cases = [
+        C.real, C.positive, C.nonnegative, C.greater_than(2.0), C.unit_interval,
+        C.interval(-1.0, 3.0), C.half_open_interval(0.0, 2.0), C.simplex, C.real_vector,
+        C.independent(C.positive, 1),
+    ]  # fmt: skip
+    for c in cases:
+        for registry in (D.biject_to, D.transform_to):
+            t = registry(c)
+            y = t(x)
+            assert bool(c.check(y).all()), (c, t)
+            if registry is D.biject_to:
+                np.testing.assert_allclose(t.inv(y).numpy(), x.numpy(), atol=1e-9)
+    assert isinstance(D.transform_to(C.simplex), T.SoftmaxTransform)
+    assert isinstance(D.biject_to(C.simplex), T.StickBreakingTransform)
+    with pytest.raises(NotImplementedError):
+        D.biject_to(C.nonnegative_integer)
+    with pytest.raises(NotImplementedError):
+        D.biject_to(C.lower_cholesky)
+    with pytest.raises(TypeError):
+        D.biject_to("positive")
+
+    class Shifted(C.Constraint):
+        def check(self, value):
+            return value > 5
+
+    D.transform_to.register(Shifted, lambda c: T.AffineTransform(6.0, 1.0))
+    assert D.transform_to(Shifted())(fg.tensor(0.0)).item() == 6.0

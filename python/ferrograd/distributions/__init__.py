@@ -11,6 +11,7 @@ See docs/distributions.md.
 
 from __future__ import annotations
 
+from . import constraint_registry as constraint_registry
 from . import constraints as constraints
 from . import kl_more as _kl_more  # noqa: F401  (registers the new pairs)
 from . import transforms as transforms
@@ -18,6 +19,8 @@ from .bounded import ContinuousBernoulli as ContinuousBernoulli
 from .bounded import FisherSnedecor as FisherSnedecor
 from .bounded import Kumaraswamy as Kumaraswamy
 from .bounded import NegativeBinomial as NegativeBinomial
+from .constraint_registry import biject_to as biject_to
+from .constraint_registry import transform_to as transform_to
 from .continuous import Cauchy as Cauchy
 from .continuous import Exponential as Exponential
 from .continuous import Laplace as Laplace
@@ -100,6 +103,9 @@ __all__ = [
     "register_kl",
     "constraints",
     "transforms",
+    "constraint_registry",
+    "biject_to",
+    "transform_to",
 ]
 
 # the peers' distributions ferrograd lacks raise an AttributeError that says so

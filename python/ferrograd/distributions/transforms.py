@@ -32,6 +32,8 @@ __all__ = [
     "PowerTransform",
     "SoftmaxTransform",
     "StickBreakingTransform",
+    "SoftplusTransform",
+    "ReshapeTransform",
     "identity_transform",
 ]
 
@@ -570,3 +572,8 @@ class StickBreakingTransform(Transform):
         return isinstance(other, StickBreakingTransform)
 
     __hash__ = Transform.__hash__
+
+
+# the rest live in transforms_more.py (imported last: they subclass Transform)
+from .transforms_more import ReshapeTransform as ReshapeTransform  # noqa: E402
+from .transforms_more import SoftplusTransform as SoftplusTransform  # noqa: E402
