@@ -16,10 +16,8 @@ from typing import Callable, NoReturn
 _TORCH_ONLY_DISTS = (
     "LKJCholesky",
     "Wishart",
-    "ExponentialFamily",
 )
 _PADDLE_DISTS = (
-    "ExponentialFamily",
     "LKJCholesky",
 )
 #: Peer names per ferrograd module: name -> (which peers have it, hint or "").

@@ -13,6 +13,7 @@ from .distributions import Chi2 as Chi2
 from .distributions import Dirichlet as Dirichlet
 from .distributions import Distribution as Distribution
 from .distributions import Exponential as Exponential
+from .distributions import ExponentialFamily as ExponentialFamily
 from .distributions import Gamma as Gamma
 from .distributions import Geometric as Geometric
 from .distributions import Gumbel as Gumbel
@@ -47,6 +48,7 @@ from .distributions.transforms import Transform as Transform
 
 __all__ = [
     "Distribution",
+    "ExponentialFamily",
     "Normal",
     "Uniform",
     "Exponential",

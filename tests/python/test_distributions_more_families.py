@@ -437,6 +437,7 @@ NEW = [
     "ContinuousBernoulli", "FisherSnedecor", "Kumaraswamy", "RelaxedBernoulli",
     "RelaxedOneHotCategorical", "VonMises", "LowRankMultivariateNormal",
     "MixtureSameFamily", "TransformedDistribution", "transforms", "LogisticNormal",
+    "ExponentialFamily",
 ]  # fmt: skip
 
 
@@ -449,3 +450,46 @@ def test_missing_lists_no_longer_name_the_new_families():
     for name in ("Gumbel", "ContinuousBernoulli", "TransformedDistribution", "transform"):
         assert name not in _missing._PADDLE_DISTS
         assert hasattr(fg.distribution, name)
+
+
+def test_exponential_family_bregman_entropy():
+    EF = D.ExponentialFamily
+    ds = [
+        D.Normal(t64([0.3, 1.0]), t64([0.5, 2.0])),
+        D.Exponential(t64([0.5, 3.0])),
+        D.Gamma(t64([0.5, 3.0]), t64([2.0, 0.7])),
+        D.Chi2(t64([3.0, 1.5])),
+        D.Beta(t64([0.5, 3.0]), t64([2.0, 0.7])),
+        D.Dirichlet(t64([[0.5, 3.0, 1.0], [2.0, 2.0, 2.0]])),
+        D.Bernoulli(t64([0.2, 0.7])),
+        D.ContinuousBernoulli(t64([0.2, 0.7, 0.5001])),
+    ]
+    for d in ds:
+        assert isinstance(d, EF)
+        np.testing.assert_allclose(EF.entropy(d).numpy(), d.entropy().numpy(), rtol=1e-9, atol=1e-12)
+    assert not isinstance(D.Laplace(0.0, 1.0), EF)
+    assert fg.distribution.ExponentialFamily is EF
+    # the Bregman entropy is differentiable in the parameters
+    scale = t64([0.5, 2.0], grad=True)
+    EF.entropy(D.Normal(t64([0.0, 0.0]), scale)).sum().backward()
+    np.testing.assert_allclose(scale.grad.numpy(), 1 / np.array([0.5, 2.0]), rtol=1e-9)
+
+    class Rayleighish(EF):
+        """Exponential(rate) written only through its natural parameter."""
+
+        def __init__(self, rate):
+            self.rate = rate
+            super().__init__(rate.shape)
+
+        @property
+        def _natural_params(self):
+            return (-self.rate,)
+
+        def _log_normalizer(self, x):
+            return -(-x).log()
+
+        _mean_carrier_measure = 0
+
+    np.testing.assert_allclose(Rayleighish(t64([2.0])).entropy().numpy(), 1 - np.log(2.0), rtol=1e-12)
+    with pytest.raises(NotImplementedError):
+        EF().entropy()

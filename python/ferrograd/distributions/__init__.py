@@ -35,6 +35,7 @@ from .discrete import Geometric as Geometric
 from .discrete import OneHotCategorical as OneHotCategorical
 from .discrete import Poisson as Poisson
 from .distribution import Distribution as Distribution
+from .exp_family import ExponentialFamily as ExponentialFamily
 from .extreme_value import Gumbel as Gumbel
 from .extreme_value import HalfCauchy as HalfCauchy
 from .extreme_value import HalfNormal as HalfNormal
@@ -61,6 +62,7 @@ from .von_mises import VonMises as VonMises
 
 __all__ = [
     "Distribution",
+    "ExponentialFamily",
     "Normal",
     "Uniform",
     "Exponential",

@@ -14,6 +14,7 @@ from ._utils import broadcast_all, eps_of, logits_to_probs, probs_to_logits, siz
 from .continuous import Uniform, _validate_flag, _value
 from .discrete import Poisson, _counts, _one_of
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .gamma_family import Gamma, _tiny
 from .transformed import TransformedDistribution
 from .transforms import AffineTransform, PowerTransform
@@ -29,7 +30,7 @@ def _nan_where(mask: Tensor, x: Tensor) -> Tensor:
     return _core.where(mask, x * 0 + float("nan"), x)
 
 
-class ContinuousBernoulli(Distribution):
+class ContinuousBernoulli(ExponentialFamily):
     """The continuous Bernoulli distribution on ``[0, 1]`` (Loaiza-Ganem and Cunningham,
     2019): density ``C(p) p^x (1 - p)^(1 - x)``. ``probs`` or ``logits``; within ``lims``
     of ``p = 1/2`` the normaliser and moments use their Taylor expansions (the closed
@@ -67,6 +68,21 @@ class ContinuousBernoulli(Distribution):
             self.probs = logits_to_probs(self.logits, is_binary=True)
         self._lims = (float(lims[0]), float(lims[1]))
 
+
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        return (self.logits,)
+
+    def _log_normalizer(self, x: Tensor) -> Tensor:  # type: ignore[override]
+        # log((e^x - 1) / x), with its Taylor series x/2 + x^2/24 - x^4/2880 near 0
+        near = x.abs() < 1e-2
+        safe = _core.where(near, x * 0 + 1.0, x)
+        exact = (safe.expm1() / safe).log()
+        taylor = 0.5 * x + x.square() / 24.0 - x.square().square() / 2880.0
+        return _core.where(near, taylor, exact)
+
+    _mean_carrier_measure = 0
+
     @property
     def param_shape(self) -> Any:
         """The shape of ``probs`` / ``logits``."""
@@ -79,7 +95,7 @@ class ContinuousBernoulli(Distribution):
     def _cut_probs(self) -> Tensor:
         return _core.where(self._outside(), self.probs, self.probs * 0 + self._lims[0])
 
-    def _log_normalizer(self) -> Tensor:
+    def _cont_bern_log_norm(self) -> Tensor:
         cut = self._cut_probs()
         below = _core.where(cut <= 0.5, cut, cut * 0)
         above = _core.where(cut >= 0.5, cut, cut * 0 + 1)
@@ -112,7 +128,7 @@ class ContinuousBernoulli(Distribution):
 
     def log_prob(self, value: Any) -> Tensor:
         v = _value(self, value, self.probs)
-        return v * self.logits - self.logits.softplus() + self._log_normalizer()
+        return v * self.logits - self.logits.softplus() + self._cont_bern_log_norm()
 
     def cdf(self, value: Any) -> Tensor:
         v = _value(self, value, self.probs)
@@ -134,7 +150,7 @@ class ContinuousBernoulli(Distribution):
     def entropy(self) -> Tensor:
         log0 = (-self.probs).log1p()
         log1 = self.probs.log()
-        return self.mean * (log0 - log1) - self._log_normalizer() - log0
+        return self.mean * (log0 - log1) - self._cont_bern_log_norm() - log0
 
 
 def _kumaraswamy_moment(a: Tensor, b: Tensor, n: int) -> Tensor:

@@ -17,6 +17,7 @@ from ._utils import (
     standard_normal,
 )
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 
 Tensor = _core.Tensor
 
@@ -40,7 +41,7 @@ def _value(d: Distribution, value: Any, like: Tensor) -> Tensor:
     return value
 
 
-class Normal(Distribution):
+class Normal(ExponentialFamily):
     """The normal distribution with mean ``loc`` and standard deviation ``scale``
     (``Normal(loc, scale, validate_args=None)``; Paddle's ``Normal(loc, scale, name)``)."""
 
@@ -53,6 +54,16 @@ class Normal(Distribution):
         self.loc, self.scale = broadcast_all(loc, scale)
         super().__init__(self.loc.shape, (), _validate_flag(validate_args))
         self._check_params(loc=self.loc, scale=self.scale)
+
+
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        return (self.loc / self.scale.square(), -0.5 * self.scale.square().reciprocal())
+
+    def _log_normalizer(self, x: Tensor, y: Tensor) -> Tensor:  # type: ignore[override]
+        return -0.25 * x.square() / y + 0.5 * (-math.pi / y).log()
+
+    _mean_carrier_measure = 0
 
     @property
     def mean(self) -> Tensor:
@@ -156,7 +167,7 @@ class Uniform(Distribution):
         return (self.high - self.low).log()
 
 
-class Exponential(Distribution):
+class Exponential(ExponentialFamily):
     """The exponential distribution of rate ``rate`` (mean ``1 / rate``)."""
 
     arg_constraints = {"rate": constraints.positive}
@@ -168,6 +179,16 @@ class Exponential(Distribution):
         (self.rate,) = broadcast_all(rate)
         super().__init__(self.rate.shape, (), _validate_flag(validate_args))
         self._check_params(rate=self.rate)
+
+
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        return (-self.rate,)
+
+    def _log_normalizer(self, x: Tensor) -> Tensor:  # type: ignore[override]
+        return -(-x).log()
+
+    _mean_carrier_measure = 0
 
     @property
     def mean(self) -> Tensor:

@@ -22,6 +22,7 @@ from . import constraints
 from ._utils import broadcast_all, eps_of, standard_normal
 from .continuous import _validate_flag, _value
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .kl import register_kl
 from .standard_gamma import _standard_gamma
 
@@ -43,7 +44,7 @@ def _lbeta(a: Tensor, b: Tensor) -> Tensor:
     return a.lgamma() + b.lgamma() - (a + b).lgamma()
 
 
-class Gamma(Distribution):
+class Gamma(ExponentialFamily):
     """The gamma distribution with shape ``concentration`` and ``rate`` (mean
     ``concentration / rate``). PyTorch ``Gamma(concentration, rate)``; Paddle the same."""
 
@@ -58,6 +59,16 @@ class Gamma(Distribution):
         self.concentration, self.rate = broadcast_all(concentration, rate)
         super().__init__(self.concentration.shape, (), _validate_flag(validate_args))
         self._check_params(concentration=self.concentration, rate=self.rate)
+
+
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        return (self.concentration - 1, -self.rate)
+
+    def _log_normalizer(self, x: Tensor, y: Tensor) -> Tensor:  # type: ignore[override]
+        return (x + 1).lgamma() + (x + 1) * (-y.reciprocal()).log()
+
+    _mean_carrier_measure = 0
 
     @property
     def mean(self) -> Tensor:
@@ -103,7 +114,7 @@ class Chi2(Gamma):
         return self.concentration * 2
 
 
-class Beta(Distribution):
+class Beta(ExponentialFamily):
     """The beta distribution on [0, 1]. PyTorch ``Beta(concentration1, concentration0)``
     (the exponents of ``x`` and ``1 - x``, plus one); Paddle ``Beta(alpha, beta)``."""
 
@@ -132,6 +143,17 @@ class Beta(Distribution):
         self.concentration1, self.concentration0 = broadcast_all(c1, c0)
         super().__init__(self.concentration1.shape, (), _validate_flag(validate_args))
         self._check_params(concentration1=self.concentration1, concentration0=self.concentration0)
+
+
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        # exponents of log x and log(1 - x), so that the carrier measure is 1
+        return (self.concentration1 - 1, self.concentration0 - 1)
+
+    def _log_normalizer(self, x: Tensor, y: Tensor) -> Tensor:  # type: ignore[override]
+        return _lbeta(x + 1, y + 1)
+
+    _mean_carrier_measure = 0
 
     @property
     def alpha(self) -> Tensor:
@@ -180,7 +202,7 @@ class Beta(Distribution):
         )
 
 
-class Dirichlet(Distribution):
+class Dirichlet(ExponentialFamily):
     """The Dirichlet distribution over the probability simplex, with ``concentration``
     (last dim: the ``k`` categories; the event shape is ``[k]``). Both peers spell it
     ``Dirichlet(concentration)``."""
@@ -197,6 +219,16 @@ class Dirichlet(Distribution):
         self.concentration = c
         super().__init__(c.shape[:-1], c.shape[-1:], _validate_flag(validate_args))
         self._check_params(concentration=c)
+
+
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        return (self.concentration - 1,)
+
+    def _log_normalizer(self, x: Tensor) -> Tensor:  # type: ignore[override]
+        return (x + 1).lgamma().sum(-1) - (x + 1).sum(-1).lgamma()
+
+    _mean_carrier_measure = 0
 
     @property
     def mean(self) -> Tensor:

@@ -26,8 +26,8 @@ _EULER_GAMMA = 0.57721566490153286061
 @register_kl(ContinuousBernoulli, ContinuousBernoulli)
 def _kl_cb_cb(p: ContinuousBernoulli, q: ContinuousBernoulli) -> Tensor:
     t1 = p.mean * (p.logits - q.logits)
-    t2 = p._log_normalizer() + (-p.probs).log1p()
-    t3 = -q._log_normalizer() - (-q.probs).log1p()
+    t2 = p._cont_bern_log_norm() + (-p.probs).log1p()
+    t3 = -q._cont_bern_log_norm() - (-q.probs).log1p()
     return t1 + t2 + t3
 
 
