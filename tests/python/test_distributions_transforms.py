@@ -291,6 +291,11 @@ def test_paddle_spellings():
         stats.lognorm(1.0).logpdf(1.0), rel=1e-6
     )
     assert P.IndependentTransform(P.ExpTransform(), 1).domain.event_dim == 1
+    ind = P.IndependentTransform(P.ExpTransform(), reinterpreted_batch_rank=1)
+    lad = ind.forward_log_det_jacobian(fg.to_tensor([[1.0, 2.0]]))
+    np.testing.assert_allclose(lad.numpy(), [3.0])
+    r = P.ReshapeTransform(in_event_shape=[2, 2], out_event_shape=[4])
+    assert list(r.forward(fg.ones([3, 2, 2])).shape) == [3, 4]
 
 
 def test_reshape_transform():

@@ -272,9 +272,22 @@ class IndependentTransform(Transform):
     one event (its log-determinant is summed over them)."""
 
     def __init__(
-        self, base_transform: Transform, reinterpreted_batch_ndims: int, cache_size: int = 0
+        self,
+        base_transform: Transform,
+        reinterpreted_batch_ndims: Any = None,
+        cache_size: int = 0,
+        *,
+        reinterpreted_batch_rank: Any = None,
     ) -> None:
         super().__init__(cache_size)
+        if reinterpreted_batch_ndims is None:
+            reinterpreted_batch_ndims = reinterpreted_batch_rank  # Paddle's keyword
+        if reinterpreted_batch_ndims is None:
+            raise TypeError("IndependentTransform expects reinterpreted_batch_ndims")
+        if not isinstance(base_transform, Transform):
+            raise TypeError(
+                f"IndependentTransform: expected a Transform, got {type(base_transform).__name__}"
+            )
         n = int(reinterpreted_batch_ndims)
         if n < 0:
             raise ValueError(f"reinterpreted_batch_ndims must be >= 0, got {n}")

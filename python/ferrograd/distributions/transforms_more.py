@@ -49,8 +49,20 @@ class ReshapeTransform(Transform):
 
     bijective = True
 
-    def __init__(self, in_shape: Any, out_shape: Any, cache_size: int = 0) -> None:
+    def __init__(
+        self,
+        in_shape: Any = None,
+        out_shape: Any = None,
+        cache_size: int = 0,
+        *,
+        in_event_shape: Any = None,
+        out_event_shape: Any = None,
+    ) -> None:
         super().__init__(cache_size)
+        in_shape = in_event_shape if in_shape is None else in_shape  # Paddle's keywords
+        out_shape = out_event_shape if out_shape is None else out_shape
+        if in_shape is None or out_shape is None:
+            raise TypeError("ReshapeTransform expects in_shape and out_shape")
         self.in_shape = size_tuple(in_shape, "in_shape")
         self.out_shape = size_tuple(out_shape, "out_shape")
         if math.prod(self.in_shape) != math.prod(self.out_shape):
