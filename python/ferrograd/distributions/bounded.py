@@ -68,7 +68,6 @@ class ContinuousBernoulli(ExponentialFamily):
             self.probs = logits_to_probs(self.logits, is_binary=True)
         self._lims = (float(lims[0]), float(lims[1]))
 
-
     @property
     def _natural_params(self) -> tuple[Tensor, ...]:
         return (self.logits,)
@@ -193,6 +192,9 @@ class Kumaraswamy(TransformedDistribution):
         )
         new._validate = self._validate
         return new
+
+    def __repr__(self) -> str:
+        return Distribution.__repr__(self)
 
     def _draw(self, shape: tuple[int, ...], generator: Any) -> Tensor:
         eps = eps_of(self.concentration1.dtype)

@@ -89,6 +89,7 @@ def _interval(c: Any) -> Transform:
 
 def _independent(registry: ConstraintRegistry) -> Callable[[Any], Transform]:
     def factory(c: Any) -> Transform:
+        """The base constraint's transform, over ``reinterpreted_batch_ndims`` more dims."""
         return IndependentTransform(registry(c.base_constraint), c.reinterpreted_batch_ndims)
 
     return factory

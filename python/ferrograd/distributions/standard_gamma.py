@@ -138,11 +138,13 @@ class _StandardGamma(Function):
 
     @staticmethod
     def forward(ctx: Any, alpha: Tensor, draw: Tensor) -> Tensor:
+        """Returns (a copy of) the draw, keeping ``alpha`` and the draw for backward."""
         ctx.save_for_backward(alpha, draw)
         return draw.clone()
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Any:
+        """``grad * dx/dalpha`` for ``alpha``; nothing for the draw."""
         alpha, draw = ctx.saved_tensors
         local = _standard_gamma_grad(alpha, draw)
         return grad * local, None
