@@ -568,12 +568,15 @@ from . import distribution as distribution  # noqa: E402
 from . import distributions as distributions  # noqa: E402
 
 __all__ += ["distributions", "distribution"]
-
+# torch._standard_gamma / torch._standard_gamma_grad: Gamma(alpha, 1) draws with the
+# implicit reparameterisation gradient (distributions/standard_gamma.py)
 # -- module functions that static Variables also accept (they record into the Variable's
 # program; a Tensor runs at once). Wrapped here once, at import: enable_static() never
 # touches this namespace (see _op_functions.py and docs/static.md).
 from ._op_functions import wrap_names as _wrap_names  # noqa: E402
 from ._traced_op_names import TENSOR_OPS as _TRACED_OPS  # noqa: E402
+from .distributions.standard_gamma import _standard_gamma as _standard_gamma  # noqa: E402
+from .distributions.standard_gamma import _standard_gamma_grad as _standard_gamma_grad  # noqa: E402
 
 _wrap_names(
     globals(),

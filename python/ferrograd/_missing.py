@@ -14,34 +14,11 @@ from __future__ import annotations
 from typing import Callable, NoReturn
 
 _TORCH_ONLY_DISTS = (
-    "NegativeBinomial",
-    "Gumbel",
-    "HalfNormal",
-    "HalfCauchy",
-    "Weibull",
-    "Pareto",
-    "VonMises",
     "LKJCholesky",
-    "LowRankMultivariateNormal",
-    "MixtureSameFamily",
-    "TransformedDistribution",
-    "RelaxedBernoulli",
-    "RelaxedOneHotCategorical",
-    "ContinuousBernoulli",
-    "FisherSnedecor",
-    "Kumaraswamy",
-    "LogisticNormal",
     "Wishart",
-    "ExponentialFamily",
-    "transforms",
 )
 _PADDLE_DISTS = (
-    "ContinuousBernoulli",
-    "ExponentialFamily",
-    "Gumbel",
     "LKJCholesky",
-    "TransformedDistribution",
-    "transform",
 )
 #: Peer names per ferrograd module: name -> (which peers have it, hint or "").
 _CPU = "ferrograd runs on the CPU only; drop the device handling"

@@ -133,15 +133,15 @@ def test_samples_follow_the_distribution_and_reproduce():
     np.testing.assert_allclose(ds.var(0), stats.dirichlet([0.5, 1.0, 3.0]).var(), rtol=0.05)
 
 
-def test_sample_shapes_float32_and_no_rsample():
+def test_sample_shapes_float32_and_rsample():
     d = D.Gamma(fg.tensor([1.0, 2.0]), fg.tensor(1.0))
     s = d.sample([3])
     assert s.shape == (3, 2) and s.dtype == fg.float32 and bool((s > 0).all())
+    assert not s.requires_grad
     assert D.Dirichlet(fg.tensor([[1.0, 2.0]] * 4)).sample((5,)).shape == (5, 4, 2)
     for dist in (d, D.Beta(1.0, 2.0), D.Dirichlet(fg.tensor([1.0, 2.0])), D.StudentT(3.0)):
-        assert not dist.has_rsample
-        with pytest.raises(NotImplementedError, match="concentration"):
-            dist.rsample()
+        assert dist.has_rsample
+        assert dist.rsample((2,)).shape == (2,) + tuple(dist.batch_shape + dist.event_shape)
 
 
 def test_validation_names_the_parameter():

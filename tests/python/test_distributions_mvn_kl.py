@@ -261,10 +261,10 @@ def test_paddle_categorical_reads_logits_as_paddle_does():
 
 
 def test_missing_families_say_so():
-    with pytest.raises(AttributeError, match="torch.distributions.Weibull"):
-        D.Weibull  # noqa: B018
-    with pytest.raises(AttributeError, match="paddle.distribution.Gumbel"):
-        fg.distribution.Gumbel  # noqa: B018
+    with pytest.raises(AttributeError, match="torch.distributions.Wishart"):
+        D.Wishart  # noqa: B018
+    with pytest.raises(AttributeError, match="paddle.distribution.LKJCholesky"):
+        fg.distribution.LKJCholesky  # noqa: B018
 
 
 def test_mvn_expand():

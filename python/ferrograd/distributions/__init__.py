@@ -11,7 +11,16 @@ See docs/distributions.md.
 
 from __future__ import annotations
 
+from . import constraint_registry as constraint_registry
 from . import constraints as constraints
+from . import kl_more as _kl_more  # noqa: F401  (registers the new pairs)
+from . import transforms as transforms
+from .bounded import ContinuousBernoulli as ContinuousBernoulli
+from .bounded import FisherSnedecor as FisherSnedecor
+from .bounded import Kumaraswamy as Kumaraswamy
+from .bounded import NegativeBinomial as NegativeBinomial
+from .constraint_registry import biject_to as biject_to
+from .constraint_registry import transform_to as transform_to
 from .continuous import Cauchy as Cauchy
 from .continuous import Exponential as Exponential
 from .continuous import Laplace as Laplace
@@ -26,6 +35,12 @@ from .discrete import Geometric as Geometric
 from .discrete import OneHotCategorical as OneHotCategorical
 from .discrete import Poisson as Poisson
 from .distribution import Distribution as Distribution
+from .exp_family import ExponentialFamily as ExponentialFamily
+from .extreme_value import Gumbel as Gumbel
+from .extreme_value import HalfCauchy as HalfCauchy
+from .extreme_value import HalfNormal as HalfNormal
+from .extreme_value import Pareto as Pareto
+from .extreme_value import Weibull as Weibull
 from .gamma_family import Beta as Beta
 from .gamma_family import Chi2 as Chi2
 from .gamma_family import Dirichlet as Dirichlet
@@ -33,11 +48,21 @@ from .gamma_family import Gamma as Gamma
 from .gamma_family import StudentT as StudentT
 from .kl import kl_divergence as kl_divergence
 from .kl import register_kl as register_kl
+from .logistic_normal import LogisticNormal as LogisticNormal
+from .lowrank_mixture import LowRankMultivariateNormal as LowRankMultivariateNormal
+from .lowrank_mixture import MixtureSameFamily as MixtureSameFamily
 from .multivariate import Independent as Independent
 from .multivariate import MultivariateNormal as MultivariateNormal
+from .relaxed import ExpRelaxedCategorical as ExpRelaxedCategorical
+from .relaxed import LogitRelaxedBernoulli as LogitRelaxedBernoulli
+from .relaxed import RelaxedBernoulli as RelaxedBernoulli
+from .relaxed import RelaxedOneHotCategorical as RelaxedOneHotCategorical
+from .transformed import TransformedDistribution as TransformedDistribution
+from .von_mises import VonMises as VonMises
 
 __all__ = [
     "Distribution",
+    "ExponentialFamily",
     "Normal",
     "Uniform",
     "Exponential",
@@ -58,9 +83,31 @@ __all__ = [
     "Multinomial",
     "MultivariateNormal",
     "Independent",
+    "TransformedDistribution",
+    "Gumbel",
+    "Weibull",
+    "Pareto",
+    "HalfNormal",
+    "HalfCauchy",
+    "ContinuousBernoulli",
+    "FisherSnedecor",
+    "Kumaraswamy",
+    "NegativeBinomial",
+    "LowRankMultivariateNormal",
+    "MixtureSameFamily",
+    "LogitRelaxedBernoulli",
+    "RelaxedBernoulli",
+    "ExpRelaxedCategorical",
+    "RelaxedOneHotCategorical",
+    "VonMises",
+    "LogisticNormal",
     "kl_divergence",
     "register_kl",
     "constraints",
+    "transforms",
+    "constraint_registry",
+    "biject_to",
+    "transform_to",
 ]
 
 # the peers' distributions ferrograd lacks raise an AttributeError that says so

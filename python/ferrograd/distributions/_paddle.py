@@ -14,12 +14,13 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _core
+from .bounded import ContinuousBernoulli as _TorchContinuousBernoulli
 from .discrete import Categorical as _TorchCategorical
 from .kl import register_kl
 
 Tensor = _core.Tensor
 
-__all__ = ["Categorical"]
+__all__ = ["Categorical", "ContinuousBernoulli"]
 
 
 class Categorical(_TorchCategorical):
@@ -29,7 +30,9 @@ class Categorical(_TorchCategorical):
     def __init__(self, logits: Any, name: Any = None) -> None:
         super().__init__(logits=logits, validate_args=False)
         raw = logits if isinstance(logits, Tensor) else None
-        self._raw = raw if raw is not None and raw.dtype.is_floating_point else self._raw_from(logits)
+        self._raw = (
+            raw if raw is not None and raw.dtype.is_floating_point else self._raw_from(logits)
+        )
         self._weights = self._raw / self._raw.sum(-1, keepdim=True)
         self.name = name if name is not None else "Categorical"
 
@@ -70,3 +73,12 @@ class Categorical(_TorchCategorical):
 def _kl_paddle_categorical(p: Categorical, q: Categorical) -> Tensor:
     pp = p._logits.exp()
     return (pp * (p._logits - q._logits)).sum(-1, keepdim=True)
+
+
+class ContinuousBernoulli(_TorchContinuousBernoulli):
+    """Paddle's ``ContinuousBernoulli(probs, lims=(0.48, 0.52))``: PyTorch's distribution
+    with Paddle's signature (no ``logits``) and its wider Taylor window around 1/2."""
+
+    def __init__(self, probs: Any, lims: Any = (0.48, 0.52), name: Any = None) -> None:
+        super().__init__(probs=probs, lims=lims)
+        self.name = name if name is not None else "ContinuousBernoulli"

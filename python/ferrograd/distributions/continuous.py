@@ -17,6 +17,7 @@ from ._utils import (
     standard_normal,
 )
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 
 Tensor = _core.Tensor
 
@@ -40,7 +41,7 @@ def _value(d: Distribution, value: Any, like: Tensor) -> Tensor:
     return value
 
 
-class Normal(Distribution):
+class Normal(ExponentialFamily):
     """The normal distribution with mean ``loc`` and standard deviation ``scale``
     (``Normal(loc, scale, validate_args=None)``; Paddle's ``Normal(loc, scale, name)``)."""
 
@@ -53,6 +54,16 @@ class Normal(Distribution):
         self.loc, self.scale = broadcast_all(loc, scale)
         super().__init__(self.loc.shape, (), _validate_flag(validate_args))
         self._check_params(loc=self.loc, scale=self.scale)
+
+
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        return (self.loc / self.scale.square(), -0.5 * self.scale.square().reciprocal())
+
+    def _log_normalizer(self, x: Tensor, y: Tensor) -> Tensor:  # type: ignore[override]
+        return -0.25 * x.square() / y + 0.5 * (-math.pi / y).log()
+
+    _mean_carrier_measure = 0
 
     @property
     def mean(self) -> Tensor:
@@ -84,6 +95,12 @@ class Normal(Distribution):
     def cdf(self, value: Any) -> Tensor:
         v = _value(self, value, self.loc)
         return 0.5 * (1 + ((v - self.loc) / (self.scale * math.sqrt(2))).erf())
+
+    def icdf(self, value: Any) -> Tensor:
+        """The quantile ``loc + scale * sqrt(2) * erfinv(2 value - 1)``."""
+        if not isinstance(value, Tensor):
+            value = _core.tensor(value, dtype=self.loc.dtype)
+        return self.loc + self.scale * (2 * value - 1).erfinv() * math.sqrt(2)
 
     def entropy(self) -> Tensor:
         return 0.5 + _LOG_SQRT_2PI + self.scale.log()
@@ -150,7 +167,7 @@ class Uniform(Distribution):
         return (self.high - self.low).log()
 
 
-class Exponential(Distribution):
+class Exponential(ExponentialFamily):
     """The exponential distribution of rate ``rate`` (mean ``1 / rate``)."""
 
     arg_constraints = {"rate": constraints.positive}
@@ -162,6 +179,16 @@ class Exponential(Distribution):
         (self.rate,) = broadcast_all(rate)
         super().__init__(self.rate.shape, (), _validate_flag(validate_args))
         self._check_params(rate=self.rate)
+
+
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        return (-self.rate,)
+
+    def _log_normalizer(self, x: Tensor) -> Tensor:  # type: ignore[override]
+        return -(-x).log()
+
+    _mean_carrier_measure = 0
 
     @property
     def mean(self) -> Tensor:

@@ -26,6 +26,7 @@ from ._utils import (
 )
 from .continuous import _validate_flag
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 
 Tensor = _core.Tensor
 
@@ -45,7 +46,7 @@ def _counts(d: Distribution, value: Any, like: Tensor) -> Tensor:
     return value if value.dtype == like.dtype else value.astype(like.dtype)
 
 
-class Bernoulli(Distribution):
+class Bernoulli(ExponentialFamily):
     """1 with probability ``probs`` (or ``sigmoid(logits)``), else 0."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -74,6 +75,16 @@ class Bernoulli(Distribution):
             self._check_params(probs=self.probs)
         else:
             self._check_params(logits=self.logits)
+
+
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        return (self.logits,)
+
+    def _log_normalizer(self, x: Tensor) -> Tensor:  # type: ignore[override]
+        return x.softplus()
+
+    _mean_carrier_measure = 0
 
     @property
     def mean(self) -> Tensor:
@@ -336,7 +347,7 @@ class Geometric(Distribution):
         return (self.logits.softplus() - self.logits * self.probs) / self.probs
 
 
-class Poisson(Distribution):
+class Poisson(ExponentialFamily):
     """Counts with mean ``rate``. ``sample`` inverts the CDF in float64 with vectorised
     steps, one per count up to the largest drawn (so it costs O(max rate) tensor ops)."""
 
@@ -348,6 +359,14 @@ class Poisson(Distribution):
         (self.rate,) = broadcast_all(rate)
         super().__init__(self.rate.shape, (), _validate_flag(validate_args))
         self._check_params(rate=self.rate)
+
+
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        return (self.rate.log(),)
+
+    def _log_normalizer(self, x: Tensor) -> Tensor:  # type: ignore[override]
+        return x.exp()
 
     @property
     def mean(self) -> Tensor:

@@ -5,10 +5,9 @@ Dirichlet-Dirichlet).
 Samples come from ferrograd's generator (``manual_seed`` reproduces them): Gamma by
 Marsaglia and Tsang's squeeze-rejection method (shape < 1 through ``G(a+1) * U**(1/a)``),
 Beta and Dirichlet as normalised Gammas, StudentT as ``Z / sqrt(Chi2(df) / df)``.
-``rsample`` is not available: a reparameterised Gamma draw needs the implicit gradient
-``d sample / d concentration`` (the derivative of the regularised incomplete gamma
-function in its shape parameter, PyTorch's ``_standard_gamma_grad``), which ferrograd
-does not have, and every other class here samples through Gamma.
+``rsample`` is differentiable in every parameter: Gamma draws carry the implicit
+reparameterisation gradient ``d sample / d concentration`` (``standard_gamma.py``), and
+the other classes are differentiable functions of Gamma draws.
 """
 
 from __future__ import annotations
@@ -20,75 +19,38 @@ import numpy as np
 
 from .. import _core
 from . import constraints
-from ._utils import broadcast_all, standard_normal
+from ._utils import broadcast_all, eps_of, standard_normal
 from .continuous import _validate_flag, _value
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .kl import register_kl
+from .standard_gamma import _standard_gamma
 
 Tensor = _core.Tensor
 
 __all__ = ["Gamma", "Chi2", "Beta", "Dirichlet", "StudentT"]
 
-_NO_RSAMPLE = (
-    "{cls}.rsample needs the reparameterisation gradient of Gamma draws with respect to "
-    "the concentration (the derivative of the incomplete gamma function in its shape, "
-    "PyTorch's _standard_gamma_grad), which ferrograd does not implement; use sample"
-)
-
-
 def _tiny(dtype: Any) -> float:
     return float(np.finfo(np.float64 if dtype == _core.float64 else np.float32).tiny)
 
 
-def standard_gamma(alpha: Tensor, shape: tuple[int, ...], generator: Any) -> Tensor:
-    """Gamma(alpha, 1) draws of ``shape`` (``alpha`` broadcast to it), no gradient.
-
-    Marsaglia & Tsang (2000): with ``d = a - 1/3``, ``c = 1/sqrt(9d)``, ``x ~ N(0, 1)``,
-    ``v = (1 + c x)^3``, accept ``d v`` when ``log u < x^2/2 + d - d v + d log v``
-    (over 95 % of proposals pass, so few rounds). Rounds draw noise for every element
-    and keep it only where still pending, so a seed fixes the result. ``a < 1`` draws
-    with ``a + 1`` and multiplies by ``u^(1/a)`` (in logs, clamped to the dtype's tiny)."""
-    dtype = alpha.dtype
-    a = np.broadcast_to(alpha.detach().astype(_core.float64).numpy(), shape).astype(np.float64)
-    boost = a < 1.0
-    a1 = np.where(boost, a + 1.0, a)
-    d = a1 - 1.0 / 3.0
-    c = 1.0 / np.sqrt(9.0 * d)
-    out = np.zeros(shape, dtype=np.float64)
-    pending = np.ones(shape, dtype=bool)
-    for _ in range(1000):
-        if not pending.any():
-            break
-        x = standard_normal(shape, _core.float64, generator).numpy()
-        u = _core._uniform(list(shape), 0.0, 1.0, _core.float64, generator).numpy()
-        v = (1.0 + c * x) ** 3
-        with np.errstate(invalid="ignore", divide="ignore"):
-            ok = (v > 0) & (np.log(u) < 0.5 * x * x + d - d * v + d * np.log(v))
-        take = pending & ok
-        out[take] = (d * v)[take]
-        pending &= ~take
-    if pending.any():  # unreachable in practice (rejection rate < 5 % per round)
-        raise RuntimeError("Gamma sampling did not converge")
-    if boost.any():
-        u = _core._uniform(list(shape), 0.0, 1.0, _core.float64, generator).numpy()
-        with np.errstate(divide="ignore"):
-            logx = np.log(out) + np.log(u) / np.where(boost, a, 1.0)
-        out = np.where(boost, np.exp(logx), out)
-    out = np.maximum(out, _tiny(dtype))
-    return _core.tensor(out).astype(dtype)
+def _gamma_draw(alpha: Tensor, shape: tuple[int, ...], generator: Any) -> Tensor:
+    """Gamma(alpha, 1) draws of ``shape``, differentiable in ``alpha``."""
+    a = alpha if tuple(alpha.shape) == tuple(shape) else alpha.broadcast_to(list(shape))
+    return _standard_gamma(a, generator)
 
 
 def _lbeta(a: Tensor, b: Tensor) -> Tensor:
     return a.lgamma() + b.lgamma() - (a + b).lgamma()
 
 
-class Gamma(Distribution):
+class Gamma(ExponentialFamily):
     """The gamma distribution with shape ``concentration`` and ``rate`` (mean
     ``concentration / rate``). PyTorch ``Gamma(concentration, rate)``; Paddle the same."""
 
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
-    has_rsample = False
+    has_rsample = True
     _params = ("concentration", "rate")
 
     def __init__(
@@ -97,6 +59,16 @@ class Gamma(Distribution):
         self.concentration, self.rate = broadcast_all(concentration, rate)
         super().__init__(self.concentration.shape, (), _validate_flag(validate_args))
         self._check_params(concentration=self.concentration, rate=self.rate)
+
+
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        return (self.concentration - 1, -self.rate)
+
+    def _log_normalizer(self, x: Tensor, y: Tensor) -> Tensor:  # type: ignore[override]
+        return (x + 1).lgamma() + (x + 1) * (-y.reciprocal()).log()
+
+    _mean_carrier_measure = 0
 
     @property
     def mean(self) -> Tensor:
@@ -111,14 +83,8 @@ class Gamma(Distribution):
         return self.concentration / self.rate.square()
 
     def _draw(self, shape: tuple[int, ...], generator: Any) -> Tensor:
-        g = standard_gamma(self.concentration, shape, generator)
-        return (g / self.rate.detach()).clamp(min=_tiny(g.dtype))
-
-    def rsample(
-        self, sample_shape: Any = (), *, shape: Any = None, generator: Any = None
-    ) -> Tensor:
-        """Not available (see the module docstring): raises NotImplementedError."""
-        raise NotImplementedError(_NO_RSAMPLE.format(cls=type(self).__name__))
+        g = _gamma_draw(self.concentration, shape, generator)
+        return (g / self.rate).clamp(min=_tiny(g.dtype))
 
     def log_prob(self, value: Any) -> Tensor:
         v = _value(self, value, self.rate)
@@ -148,7 +114,7 @@ class Chi2(Gamma):
         return self.concentration * 2
 
 
-class Beta(Distribution):
+class Beta(ExponentialFamily):
     """The beta distribution on [0, 1]. PyTorch ``Beta(concentration1, concentration0)``
     (the exponents of ``x`` and ``1 - x``, plus one); Paddle ``Beta(alpha, beta)``."""
 
@@ -157,7 +123,7 @@ class Beta(Distribution):
         "concentration0": constraints.positive,
     }
     support = constraints.unit_interval
-    has_rsample = False
+    has_rsample = True
     _params = ("concentration1", "concentration0")
 
     def __init__(
@@ -177,6 +143,17 @@ class Beta(Distribution):
         self.concentration1, self.concentration0 = broadcast_all(c1, c0)
         super().__init__(self.concentration1.shape, (), _validate_flag(validate_args))
         self._check_params(concentration1=self.concentration1, concentration0=self.concentration0)
+
+
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        # exponents of log x and log(1 - x), so that the carrier measure is 1
+        return (self.concentration1 - 1, self.concentration0 - 1)
+
+    def _log_normalizer(self, x: Tensor, y: Tensor) -> Tensor:  # type: ignore[override]
+        return _lbeta(x + 1, y + 1)
+
+    _mean_carrier_measure = 0
 
     @property
     def alpha(self) -> Tensor:
@@ -204,15 +181,10 @@ class Beta(Distribution):
         return a * b / (total.square() * (total + 1))
 
     def _draw(self, shape: tuple[int, ...], generator: Any) -> Tensor:
-        x = standard_gamma(self.concentration1, shape, generator)
-        y = standard_gamma(self.concentration0, shape, generator)
-        return x / (x + y)
-
-    def rsample(
-        self, sample_shape: Any = (), *, shape: Any = None, generator: Any = None
-    ) -> Tensor:
-        """Not available (see the module docstring): raises NotImplementedError."""
-        raise NotImplementedError(_NO_RSAMPLE.format(cls=type(self).__name__))
+        x = _gamma_draw(self.concentration1, shape, generator)
+        y = _gamma_draw(self.concentration0, shape, generator)
+        eps = eps_of(x.dtype)
+        return (x / (x + y)).clamp(min=_tiny(x.dtype), max=1.0 - eps)
 
     def log_prob(self, value: Any) -> Tensor:
         v = _value(self, value, self.concentration1)
@@ -230,14 +202,14 @@ class Beta(Distribution):
         )
 
 
-class Dirichlet(Distribution):
+class Dirichlet(ExponentialFamily):
     """The Dirichlet distribution over the probability simplex, with ``concentration``
     (last dim: the ``k`` categories; the event shape is ``[k]``). Both peers spell it
     ``Dirichlet(concentration)``."""
 
     arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
     support = constraints.simplex
-    has_rsample = False
+    has_rsample = True
     _params = ("concentration",)
 
     def __init__(self, concentration: Any, validate_args: Any = None, name: Any = None) -> None:
@@ -247,6 +219,16 @@ class Dirichlet(Distribution):
         self.concentration = c
         super().__init__(c.shape[:-1], c.shape[-1:], _validate_flag(validate_args))
         self._check_params(concentration=c)
+
+
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        return (self.concentration - 1,)
+
+    def _log_normalizer(self, x: Tensor) -> Tensor:  # type: ignore[override]
+        return (x + 1).lgamma().sum(-1) - (x + 1).sum(-1).lgamma()
+
+    _mean_carrier_measure = 0
 
     @property
     def mean(self) -> Tensor:
@@ -266,14 +248,8 @@ class Dirichlet(Distribution):
         return c * (c0 - c) / (c0.square() * (c0 + 1))
 
     def _draw(self, shape: tuple[int, ...], generator: Any) -> Tensor:
-        g = standard_gamma(self.concentration, shape, generator)
-        return g / g.sum(-1, keepdim=True)
-
-    def rsample(
-        self, sample_shape: Any = (), *, shape: Any = None, generator: Any = None
-    ) -> Tensor:
-        """Not available (see the module docstring): raises NotImplementedError."""
-        raise NotImplementedError(_NO_RSAMPLE.format(cls=type(self).__name__))
+        g = _gamma_draw(self.concentration, shape, generator)
+        return (g / g.sum(-1, keepdim=True)).clamp(min=_tiny(g.dtype), max=1.0 - eps_of(g.dtype))
 
     def log_prob(self, value: Any) -> Tensor:
         v = _value(self, value, self.concentration)
@@ -299,7 +275,7 @@ class StudentT(Distribution):
         "scale": constraints.positive,
     }
     support = constraints.real
-    has_rsample = False
+    has_rsample = True
     _params = ("df", "loc", "scale")
 
     def __init__(
@@ -332,16 +308,10 @@ class StudentT(Distribution):
         return _core.where(df > 2, finite, _core.where(df > 1, inf, nan))
 
     def _draw(self, shape: tuple[int, ...], generator: Any) -> Tensor:
-        df = self.df.detach()
+        df = self.df
         z = standard_normal(shape, df.dtype, generator)
-        chi2 = standard_gamma(df * 0.5, shape, generator) * 2.0
-        return self.loc.detach() + self.scale.detach() * z * (df / chi2).sqrt()
-
-    def rsample(
-        self, sample_shape: Any = (), *, shape: Any = None, generator: Any = None
-    ) -> Tensor:
-        """Not available (see the module docstring): raises NotImplementedError."""
-        raise NotImplementedError(_NO_RSAMPLE.format(cls=type(self).__name__))
+        chi2 = _gamma_draw(df * 0.5, shape, generator) * 2.0
+        return self.loc + self.scale * z * (df / chi2).sqrt()
 
     def log_prob(self, value: Any) -> Tensor:
         v = _value(self, value, self.loc)
