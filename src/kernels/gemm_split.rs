@@ -96,8 +96,15 @@ const TILE_WORK: usize = 1 << 23;
 pub unsafe fn gemm_tiled<T: Element>(args: GemmArgs<T>, parallel: bool) {
     let work = args.m.saturating_mul(args.n).saturating_mul(args.k);
     let short = args.m.min(args.n) < SHORT_SIDE;
-    let (tiles, by_cols) = plan(args.m, args.n, rayon::current_num_threads());
-    if !parallel || !short || work < TILE_WORK || tiles <= 1 {
+    // the pool size is asked for only when tiles are possible (small products, the
+    // common case, skip the thread-local lookup)
+    let tiling = parallel && short && work >= TILE_WORK;
+    let (tiles, by_cols) = if tiling {
+        plan(args.m, args.n, rayon::current_num_threads())
+    } else {
+        (1, true)
+    };
+    if tiles <= 1 {
         let par = if parallel {
             Parallelism::Rayon(0)
         } else {
