@@ -28,13 +28,6 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
         "sparse": ("PyTorch, Paddle", ""),
         "vision": ("Paddle", ""),
     },
-    # issue 17's drop-in names that remain missing (the layer / function is not there)
-    "ferrograd.nn": {
-        "RNNTLoss": ("Paddle", ""),
-    },
-    "ferrograd.nn.functional": {
-        "rnnt_loss": ("Paddle", ""),
-    },
     "ferrograd.jit": {
         "script": ("PyTorch", "call the function or module directly (it runs eagerly)"),
         "trace": ("PyTorch", "call the function or module directly (it runs eagerly)"),
