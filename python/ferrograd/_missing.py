@@ -13,13 +13,8 @@ from __future__ import annotations
 
 from typing import Callable, NoReturn
 
-_TORCH_ONLY_DISTS = (
-    "LKJCholesky",
-    "Wishart",
-)
-_PADDLE_DISTS = (
-    "LKJCholesky",
-)
+_TORCH_ONLY_DISTS: tuple[str, ...] = ()
+_PADDLE_DISTS: tuple[str, ...] = ()
 #: Peer names per ferrograd module: name -> (which peers have it, hint or "").
 _CPU = "ferrograd runs on the CPU only; drop the device handling"
 _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
@@ -27,13 +22,6 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
         # sub-packages
         "sparse": ("PyTorch, Paddle", ""),
         "vision": ("Paddle", ""),
-    },
-    # issue 17's drop-in names that remain missing (the layer / function is not there)
-    "ferrograd.nn": {
-        "RNNTLoss": ("Paddle", ""),
-    },
-    "ferrograd.nn.functional": {
-        "rnnt_loss": ("Paddle", ""),
     },
     "ferrograd.jit": {
         "script": ("PyTorch", "call the function or module directly (it runs eagerly)"),

@@ -19,6 +19,7 @@ from .distributions import Geometric as Geometric
 from .distributions import Gumbel as Gumbel
 from .distributions import Independent as Independent
 from .distributions import Laplace as Laplace
+from .distributions import LKJCholesky as LKJCholesky
 from .distributions import LogNormal as LogNormal
 from .distributions import Multinomial as Multinomial
 from .distributions import MultivariateNormal as MultivariateNormal
@@ -53,6 +54,7 @@ __all__ = [
     "Uniform",
     "Exponential",
     "Laplace",
+    "LKJCholesky",
     "LogNormal",
     "Cauchy",
     "Gamma",

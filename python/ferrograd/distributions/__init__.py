@@ -48,6 +48,8 @@ from .gamma_family import Gamma as Gamma
 from .gamma_family import StudentT as StudentT
 from .kl import kl_divergence as kl_divergence
 from .kl import register_kl as register_kl
+from .lkj_wishart import LKJCholesky as LKJCholesky
+from .lkj_wishart import Wishart as Wishart
 from .logistic_normal import LogisticNormal as LogisticNormal
 from .lowrank_mixture import LowRankMultivariateNormal as LowRankMultivariateNormal
 from .lowrank_mixture import MixtureSameFamily as MixtureSameFamily
@@ -101,6 +103,8 @@ __all__ = [
     "RelaxedOneHotCategorical",
     "VonMises",
     "LogisticNormal",
+    "LKJCholesky",
+    "Wishart",
     "kl_divergence",
     "register_kl",
     "constraints",

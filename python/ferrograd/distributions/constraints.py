@@ -17,6 +17,7 @@ Tensor = _core.Tensor
 __all__ = [
     "Constraint",
     "boolean",
+    "corr_cholesky",
     "dependent",
     "greater_than",
     "half_open_interval",
@@ -184,6 +185,25 @@ class _LowerCholesky(Constraint):
         return lower & diag
 
 
+class _CorrCholesky(Constraint):
+    """Lower Cholesky factors of correlation matrices: lower triangular, positive
+    diagonal, rows of unit Euclidean norm (up to ``10 * n * eps``)."""
+
+    event_dim = 2
+
+    def check(self, value: Tensor) -> Tensor:
+        import numpy as np
+
+        n = int(value.shape[-1]) if value.ndim else 1
+        tol = (
+            10.0
+            * n
+            * float(np.finfo(np.float32 if value.dtype == _core.float32 else np.float64).eps)
+        )
+        unit = ((value.square().sum(-1).sqrt() - 1.0).abs() <= tol).all(-1)
+        return _LowerCholesky().check(value) & unit
+
+
 class _PositiveDefinite(Constraint):
     """Symmetric matrices whose eigenvalues are all positive."""
 
@@ -216,6 +236,7 @@ nonnegative_integer = _IntegerGreaterThanEq(0)
 simplex = _Simplex()
 one_hot = _OneHot()
 lower_cholesky = _LowerCholesky()
+corr_cholesky = _CorrCholesky()
 positive_definite = _PositiveDefinite()
 greater_than = _GreaterThan
 greater_than_eq = _GreaterThanEq

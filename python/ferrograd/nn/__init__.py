@@ -428,6 +428,11 @@ from .loss_ctc import CTCLoss as CTCLoss  # noqa: E402
 
 __all__ += ["CTCLoss"]
 
+# issue 17 (drop-in): RNN transducer loss (loss_rnnt.py; the function is nn/fn_rnnt.py)
+from .loss_rnnt import RNNTLoss as RNNTLoss  # noqa: E402
+
+__all__ += ["RNNTLoss"]
+
 # issue 17 (drop-in): MultiLabelMarginLoss (loss_multilabel.py)
 from .loss_hsigmoid import HSigmoidLoss as HSigmoidLoss  # noqa: E402
 from .loss_multilabel import MultiLabelMarginLoss as MultiLabelMarginLoss  # noqa: E402

@@ -504,6 +504,9 @@ __all__ += ["affine_grid", "grid_sample"]
 from .fn_ctc import ctc_loss as ctc_loss  # noqa: E402
 
 __all__ += ["ctc_loss"]
+from .fn_rnnt import rnnt_loss as rnnt_loss  # noqa: E402
+
+__all__ += ["rnnt_loss"]
 
 # issue 17 (drop-in): torch's deprecated upsample aliases, Paddle's temporal_shift
 # (fn_resize_shift.py), multilabel_margin_loss (fn_loss_multilabel.py) and Paddle's extra
