@@ -26,7 +26,6 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
     "ferrograd": {
         # sub-packages
         "sparse": ("PyTorch, Paddle", ""),
-        "vision": ("Paddle", ""),
     },
     # issue 17's drop-in names that remain missing (the layer / function is not there)
     "ferrograd.nn": {

@@ -1,0 +1,49 @@
+"""``paddle.vision``: model zoo, image transforms and datasets (docs/vision.md).
+
+``import ferrograd as paddle`` code reaches for ``paddle.vision.models.resnet18()``,
+``paddle.vision.transforms.Compose([...])`` and ``paddle.vision.datasets.MNIST``. The
+models mirror Paddle's layer structure and parameter names, so a Paddle ``state_dict``
+lines up key for key; there are no pretrained weights (nothing is downloaded).
+"""
+
+from __future__ import annotations
+
+from . import models as models
+from . import ops as ops
+from .models import LeNet as LeNet
+from .models import ResNet as ResNet
+from .models import VGG as VGG
+from .models import MobileNetV1 as MobileNetV1
+from .models import MobileNetV2 as MobileNetV2
+from .models import resnet18 as resnet18
+from .models import resnet34 as resnet34
+from .models import resnet50 as resnet50
+from .models import resnet101 as resnet101
+from .models import resnet152 as resnet152
+from .models import vgg11 as vgg11
+from .models import vgg13 as vgg13
+from .models import vgg16 as vgg16
+from .models import vgg19 as vgg19
+from .models import mobilenet_v1 as mobilenet_v1
+from .models import mobilenet_v2 as mobilenet_v2
+
+__all__ = [
+    "models",
+    "ops",
+    "LeNet",
+    "ResNet",
+    "VGG",
+    "MobileNetV1",
+    "MobileNetV2",
+    "resnet18",
+    "resnet34",
+    "resnet50",
+    "resnet101",
+    "resnet152",
+    "vgg11",
+    "vgg13",
+    "vgg16",
+    "vgg19",
+    "mobilenet_v1",
+    "mobilenet_v2",
+]
