@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from . import models as models
 from . import ops as ops
+from . import transforms as transforms
 from .models import LeNet as LeNet
 from .models import ResNet as ResNet
 from .models import VGG as VGG
@@ -30,6 +31,7 @@ from .models import mobilenet_v2 as mobilenet_v2
 __all__ = [
     "models",
     "ops",
+    "transforms",
     "LeNet",
     "ResNet",
     "VGG",
