@@ -17,9 +17,7 @@ _TORCH_ONLY_DISTS = (
     "LKJCholesky",
     "Wishart",
 )
-_PADDLE_DISTS = (
-    "LKJCholesky",
-)
+_PADDLE_DISTS = ("LKJCholesky",)
 #: Peer names per ferrograd module: name -> (which peers have it, hint or "").
 _CPU = "ferrograd runs on the CPU only; drop the device handling"
 _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {

@@ -11,11 +11,13 @@ from __future__ import annotations
 from . import models as models
 from . import ops as ops
 from . import transforms as transforms
-from .models import LeNet as LeNet
-from .models import ResNet as ResNet
 from .models import VGG as VGG
+from .models import LeNet as LeNet
 from .models import MobileNetV1 as MobileNetV1
 from .models import MobileNetV2 as MobileNetV2
+from .models import ResNet as ResNet
+from .models import mobilenet_v1 as mobilenet_v1
+from .models import mobilenet_v2 as mobilenet_v2
 from .models import resnet18 as resnet18
 from .models import resnet34 as resnet34
 from .models import resnet50 as resnet50
@@ -25,8 +27,6 @@ from .models import vgg11 as vgg11
 from .models import vgg13 as vgg13
 from .models import vgg16 as vgg16
 from .models import vgg19 as vgg19
-from .models import mobilenet_v1 as mobilenet_v1
-from .models import mobilenet_v2 as mobilenet_v2
 
 __all__ = [
     "models",

@@ -64,11 +64,23 @@ class AlexNet(nn.Layer):
         self._conv2 = ConvPoolLayer(64, 192, 5, 1, 2, 1.0 / math.sqrt(64 * 5 * 5), act="relu")
         s3 = 1.0 / math.sqrt(192 * 3 * 3)
         self._conv3 = nn.Conv2D(
-            192, 384, 3, stride=1, padding=1, weight_attr=_uniform_attr(s3), bias_attr=_uniform_attr(s3)
+            192,
+            384,
+            3,
+            stride=1,
+            padding=1,
+            weight_attr=_uniform_attr(s3),
+            bias_attr=_uniform_attr(s3),
         )
         s4 = 1.0 / math.sqrt(384 * 3 * 3)
         self._conv4 = nn.Conv2D(
-            384, 256, 3, stride=1, padding=1, weight_attr=_uniform_attr(s4), bias_attr=_uniform_attr(s4)
+            384,
+            256,
+            3,
+            stride=1,
+            padding=1,
+            weight_attr=_uniform_attr(s4),
+            bias_attr=_uniform_attr(s4),
         )
         self._conv5 = ConvPoolLayer(256, 256, 3, 1, 1, 1.0 / math.sqrt(256 * 3 * 3), act="relu")
         self._relu = nn.ReLU()
@@ -76,10 +88,16 @@ class AlexNet(nn.Layer):
             s6 = 1.0 / math.sqrt(256 * 6 * 6)
             s7 = 1.0 / math.sqrt(4096)
             self._drop1 = nn.Dropout(p=0.5, mode="downscale_in_infer")
-            self._fc6 = nn.Linear(256 * 6 * 6, 4096, weight_attr=_uniform_attr(s6), bias_attr=_uniform_attr(s6))
+            self._fc6 = nn.Linear(
+                256 * 6 * 6, 4096, weight_attr=_uniform_attr(s6), bias_attr=_uniform_attr(s6)
+            )
             self._drop2 = nn.Dropout(p=0.5, mode="downscale_in_infer")
-            self._fc7 = nn.Linear(4096, 4096, weight_attr=_uniform_attr(s7), bias_attr=_uniform_attr(s7))
-            self._fc8 = nn.Linear(4096, num_classes, weight_attr=_uniform_attr(s7), bias_attr=_uniform_attr(s7))
+            self._fc7 = nn.Linear(
+                4096, 4096, weight_attr=_uniform_attr(s7), bias_attr=_uniform_attr(s7)
+            )
+            self._fc8 = nn.Linear(
+                4096, num_classes, weight_attr=_uniform_attr(s7), bias_attr=_uniform_attr(s7)
+            )
 
     def forward(self, inputs: Any) -> Any:
         """Five conv stages, then (with classes) dropout + three linear layers."""

@@ -33,7 +33,11 @@ class DepthwiseSeparable(nn.Layer):
             groups=int(num_groups * scale),
         )
         self._pointwise_conv = ConvNormActivation(
-            int(out_channels1 * scale), int(out_channels2 * scale), kernel_size=1, stride=1, padding=0
+            int(out_channels1 * scale),
+            int(out_channels2 * scale),
+            kernel_size=1,
+            stride=1,
+            padding=0,
         )
 
     def forward(self, x: Any) -> Any:

@@ -24,7 +24,9 @@ def _make_divisible(v: float, divisor: int = 8, min_value: Optional[int] = None)
 class InvertedResidual(nn.Layer):
     """1x1 expand (if ``expand_ratio != 1``), 3x3 depthwise, 1x1 project; residual when shapes allow."""
 
-    def __init__(self, inp: int, oup: int, stride: int, expand_ratio: float, norm_layer: Any = nn.BatchNorm2D) -> None:
+    def __init__(
+        self, inp: int, oup: int, stride: int, expand_ratio: float, norm_layer: Any = nn.BatchNorm2D
+    ) -> None:
         super().__init__()
         self.stride = stride
         hidden_dim = int(round(inp * expand_ratio))
@@ -32,7 +34,9 @@ class InvertedResidual(nn.Layer):
         layers: list[Any] = []
         if expand_ratio != 1:
             layers.append(
-                ConvNormActivation(inp, hidden_dim, kernel_size=1, norm_layer=norm_layer, activation_layer=nn.ReLU6)
+                ConvNormActivation(
+                    inp, hidden_dim, kernel_size=1, norm_layer=norm_layer, activation_layer=nn.ReLU6
+                )
             )
         layers.extend(
             [
@@ -58,7 +62,15 @@ class InvertedResidual(nn.Layer):
 
 
 # expansion t, output channels c, repeats n, first stride s
-_SETTING = [[1, 16, 1, 1], [6, 24, 2, 2], [6, 32, 3, 2], [6, 64, 4, 2], [6, 96, 3, 1], [6, 160, 3, 2], [6, 320, 1, 1]]
+_SETTING = [
+    [1, 16, 1, 1],
+    [6, 24, 2, 2],
+    [6, 32, 3, 2],
+    [6, 64, 4, 2],
+    [6, 96, 3, 1],
+    [6, 160, 3, 2],
+    [6, 320, 1, 1],
+]
 
 
 class MobileNetV2(nn.Layer):
@@ -75,25 +87,35 @@ class MobileNetV2(nn.Layer):
         input_channel = _make_divisible(32 * scale, 8)
         self.last_channel = _make_divisible(1280 * max(1.0, scale), 8)
         features: list[Any] = [
-            ConvNormActivation(3, input_channel, stride=2, norm_layer=norm_layer, activation_layer=nn.ReLU6)
+            ConvNormActivation(
+                3, input_channel, stride=2, norm_layer=norm_layer, activation_layer=nn.ReLU6
+            )
         ]
         for t, c, n, s in _SETTING:
             output_channel = _make_divisible(c * scale, 8)
             for i in range(n):
                 features.append(
-                    InvertedResidual(input_channel, output_channel, s if i == 0 else 1, t, norm_layer=norm_layer)
+                    InvertedResidual(
+                        input_channel, output_channel, s if i == 0 else 1, t, norm_layer=norm_layer
+                    )
                 )
                 input_channel = output_channel
         features.append(
             ConvNormActivation(
-                input_channel, self.last_channel, kernel_size=1, norm_layer=norm_layer, activation_layer=nn.ReLU6
+                input_channel,
+                self.last_channel,
+                kernel_size=1,
+                norm_layer=norm_layer,
+                activation_layer=nn.ReLU6,
             )
         )
         self.features = nn.Sequential(*features)
         if with_pool:
             self.pool2d_avg = nn.AdaptiveAvgPool2D(1)
         if num_classes > 0:
-            self.classifier = nn.Sequential(nn.Dropout(0.2), nn.Linear(self.last_channel, num_classes))
+            self.classifier = nn.Sequential(
+                nn.Dropout(0.2), nn.Linear(self.last_channel, num_classes)
+            )
 
     def forward(self, x: Any) -> Any:
         """Feature stack, pooling and (with classes) the classifier."""

@@ -108,7 +108,13 @@ class BottleneckBlock(nn.Layer):
         return self.relu(out + identity)
 
 
-_LAYERS = {18: [2, 2, 2, 2], 34: [3, 4, 6, 3], 50: [3, 4, 6, 3], 101: [3, 4, 23, 3], 152: [3, 8, 36, 3]}
+_LAYERS = {
+    18: [2, 2, 2, 2],
+    34: [3, 4, 6, 3],
+    50: [3, 4, 6, 3],
+    101: [3, 4, 23, 3],
+    152: [3, 8, 36, 3],
+}
 
 
 class ResNet(nn.Layer):
@@ -142,7 +148,9 @@ class ResNet(nn.Layer):
         self._norm_layer = nn.BatchNorm2D
         self.inplanes = 64
         self.dilation = 1
-        self.conv1 = nn.Conv2D(3, self.inplanes, kernel_size=7, stride=2, padding=3, bias_attr=False)
+        self.conv1 = nn.Conv2D(
+            3, self.inplanes, kernel_size=7, stride=2, padding=3, bias_attr=False
+        )
         self.bn1 = self._norm_layer(self.inplanes)
         self.relu = nn.ReLU()
         self.maxpool = nn.MaxPool2D(kernel_size=3, stride=2, padding=1)
@@ -160,16 +168,33 @@ class ResNet(nn.Layer):
         downsample = None
         if stride != 1 or self.inplanes != planes * block.expansion:
             downsample = nn.Sequential(
-                nn.Conv2D(self.inplanes, planes * block.expansion, 1, stride=stride, bias_attr=False),
+                nn.Conv2D(
+                    self.inplanes, planes * block.expansion, 1, stride=stride, bias_attr=False
+                ),
                 norm_layer(planes * block.expansion),
             )
         seq = [
-            block(self.inplanes, planes, stride, downsample, self.groups, self.base_width, 1, norm_layer)
+            block(
+                self.inplanes,
+                planes,
+                stride,
+                downsample,
+                self.groups,
+                self.base_width,
+                1,
+                norm_layer,
+            )
         ]
         self.inplanes = planes * block.expansion
         for _ in range(1, blocks):
             seq.append(
-                block(self.inplanes, planes, groups=self.groups, base_width=self.base_width, norm_layer=norm_layer)
+                block(
+                    self.inplanes,
+                    planes,
+                    groups=self.groups,
+                    base_width=self.base_width,
+                    norm_layer=norm_layer,
+                )
             )
         return nn.Sequential(*seq)
 

@@ -46,7 +46,9 @@ def _to_hwc(img: Any) -> tuple[np.ndarray, Callable[[np.ndarray], Any]]:
     if isinstance(img, Tensor):
         arr = img.numpy()
         if arr.ndim == 3:
-            return arr.transpose(1, 2, 0), lambda a: _core.to_tensor(np.ascontiguousarray(a.transpose(2, 0, 1)))
+            return arr.transpose(1, 2, 0), lambda a: _core.to_tensor(
+                np.ascontiguousarray(a.transpose(2, 0, 1))
+            )
         return arr, lambda a: _core.to_tensor(np.ascontiguousarray(a))
     raise TypeError(f"expected a NumPy array, a PIL image or a Tensor, got {type(img).__name__}")
 
@@ -85,9 +87,7 @@ def to_tensor(pic: Any, data_format: str = "CHW") -> Any:
     return _core.to_tensor(np.ascontiguousarray(arr))
 
 
-def normalize(
-    img: Any, mean: Any, std: Any, data_format: str = "CHW", to_rgb: bool = False
-) -> Any:
+def normalize(img: Any, mean: Any, std: Any, data_format: str = "CHW", to_rgb: bool = False) -> Any:
     """``(img - mean) / std`` per channel; ``to_rgb`` first reverses the channel order (BGR -> RGB).
 
     ``data_format`` says where the channel axis is (``"CHW"`` or ``"HWC"``). A NumPy or PIL
@@ -135,7 +135,9 @@ def _resize_array(arr: np.ndarray, oh: int, ow: int, interpolation: str) -> np.n
         xs = np.minimum((np.arange(ow) * (w / ow)).astype(np.int64), w - 1)
         return arr[ys][:, xs]
     if interpolation != "bilinear":
-        raise ValueError(f"resize: interpolation must be 'bilinear' or 'nearest', got {interpolation!r}")
+        raise ValueError(
+            f"resize: interpolation must be 'bilinear' or 'nearest', got {interpolation!r}"
+        )
     sy, sx = _source_coords(oh, h), _source_coords(ow, w)
     y0 = np.floor(sy).astype(np.int64)
     x0 = np.floor(sx).astype(np.int64)
@@ -198,16 +200,25 @@ def vflip(img: Any) -> Any:
     return back(arr[::-1])
 
 
-_PAD_MODES = {"constant": "constant", "edge": "edge", "reflect": "reflect", "symmetric": "symmetric"}
+_PAD_MODES = {
+    "constant": "constant",
+    "edge": "edge",
+    "reflect": "reflect",
+    "symmetric": "symmetric",
+}
 
 
-def pad(img: Any, padding: Union[int, Sequence[int]], fill: Any = 0, padding_mode: str = "constant") -> Any:
+def pad(
+    img: Any, padding: Union[int, Sequence[int]], fill: Any = 0, padding_mode: str = "constant"
+) -> Any:
     """Pad the borders: ``padding`` is an int (all sides), ``(left/right, top/bottom)`` or
     ``(left, top, right, bottom)``; ``padding_mode`` is ``constant`` (with ``fill``),
     ``edge``, ``reflect`` or ``symmetric``.
     """
     if padding_mode not in _PAD_MODES:
-        raise ValueError(f"pad: padding_mode must be one of {sorted(_PAD_MODES)}, got {padding_mode!r}")
+        raise ValueError(
+            f"pad: padding_mode must be one of {sorted(_PAD_MODES)}, got {padding_mode!r}"
+        )
     if isinstance(padding, numbers.Integral):
         left = top = right = bottom = int(padding)
     elif len(padding) == 2:

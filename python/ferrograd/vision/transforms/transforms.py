@@ -128,7 +128,10 @@ class Resize(BaseTransform):
     """Resize to ``size`` (``(h, w)``, or an int for the shorter side); see :func:`functional.resize`."""
 
     def __init__(
-        self, size: Union[int, Sequence[int]], interpolation: str = "bilinear", keys: Optional[Sequence[str]] = None
+        self,
+        size: Union[int, Sequence[int]],
+        interpolation: str = "bilinear",
+        keys: Optional[Sequence[str]] = None,
     ) -> None:
         super().__init__(keys)
         self.size, self.interpolation = size, interpolation
@@ -140,7 +143,9 @@ class Resize(BaseTransform):
 class CenterCrop(BaseTransform):
     """Crop the centred ``size`` window (an int gives a square)."""
 
-    def __init__(self, size: Union[int, Sequence[int]], keys: Optional[Sequence[str]] = None) -> None:
+    def __init__(
+        self, size: Union[int, Sequence[int]], keys: Optional[Sequence[str]] = None
+    ) -> None:
         super().__init__(keys)
         self.size = _pair(size)
 
@@ -173,7 +178,9 @@ class RandomCrop(BaseTransform):
         if w == tw and h == th:
             return 0, 0, h, w
         if h < th or w < tw:
-            raise ValueError(f"RandomCrop: crop size {output_size} is larger than the image ({h}, {w})")
+            raise ValueError(
+                f"RandomCrop: crop size {output_size} is larger than the image ({h}, {w})"
+            )
         return random.randint(0, h - th), random.randint(0, w - tw), th, tw
 
     def _apply_image(self, img: Any) -> Any:
@@ -223,7 +230,9 @@ class RandomVerticalFlip(BaseTransform):
 class Transpose(BaseTransform):
     """Permute the axes of a NumPy / PIL image (default HWC -> CHW); a 2-D image gains a channel."""
 
-    def __init__(self, order: Sequence[int] = (2, 0, 1), keys: Optional[Sequence[str]] = None) -> None:
+    def __init__(
+        self, order: Sequence[int] = (2, 0, 1), keys: Optional[Sequence[str]] = None
+    ) -> None:
         super().__init__(keys)
         self.order = tuple(order)
 
@@ -242,7 +251,11 @@ class Pad(BaseTransform):
     """Pad the borders; see :func:`functional.pad` for ``padding`` / ``fill`` / ``padding_mode``."""
 
     def __init__(
-        self, padding: Any, fill: Any = 0, padding_mode: str = "constant", keys: Optional[Sequence[str]] = None
+        self,
+        padding: Any,
+        fill: Any = 0,
+        padding_mode: str = "constant",
+        keys: Optional[Sequence[str]] = None,
     ) -> None:
         super().__init__(keys)
         self.padding, self.fill, self.padding_mode = padding, fill, padding_mode
