@@ -109,7 +109,7 @@ def normalize(img: Any, mean: Any, std: Any, data_format: str = "CHW", to_rgb: b
     return (arr - m) / s
 
 
-def _output_size(w: int, h: int, size: Union[int, Sequence[int]]) -> tuple[int, int]:
+def _output_size(w: int, h: int, size: Any) -> tuple[int, int]:
     """Paddle's target ``(height, width)``: an int sets the shorter side, keeping the aspect."""
     if isinstance(size, numbers.Integral):
         size = int(size)
@@ -176,7 +176,7 @@ def crop(img: Any, top: int, left: int, height: int, width: int) -> Any:
     return back(arr[top : top + height, left : left + width])
 
 
-def center_crop(img: Any, output_size: Union[int, Sequence[int]]) -> Any:
+def center_crop(img: Any, output_size: Any) -> Any:
     """The centred ``output_size`` window (an int gives a square), rounding as Paddle does."""
     if isinstance(output_size, numbers.Integral):
         th, tw = int(output_size), int(output_size)
@@ -200,7 +200,7 @@ def vflip(img: Any) -> Any:
     return back(arr[::-1])
 
 
-_PAD_MODES = {
+_PAD_MODES: dict[str, Any] = {
     "constant": "constant",
     "edge": "edge",
     "reflect": "reflect",
@@ -208,9 +208,7 @@ _PAD_MODES = {
 }
 
 
-def pad(
-    img: Any, padding: Union[int, Sequence[int]], fill: Any = 0, padding_mode: str = "constant"
-) -> Any:
+def pad(img: Any, padding: Any, fill: Any = 0, padding_mode: str = "constant") -> Any:
     """Pad the borders: ``padding`` is an int (all sides), ``(left/right, top/bottom)`` or
     ``(left, top, right, bottom)``; ``padding_mode`` is ``constant`` (with ``fill``),
     ``edge``, ``reflect`` or ``symmetric``.

@@ -83,7 +83,7 @@ class BaseTransform:
         return f"{type(self).__name__}()"
 
 
-def _pair(size: Union[int, Sequence[int]]) -> tuple[int, int]:
+def _pair(size: Any) -> tuple[int, int]:
     """``(h, w)`` from an int (square) or a pair."""
     if isinstance(size, numbers.Integral):
         return int(size), int(size)
