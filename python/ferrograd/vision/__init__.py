@@ -8,6 +8,7 @@ lines up key for key; there are no pretrained weights (nothing is downloaded).
 
 from __future__ import annotations
 
+from . import datasets as datasets
 from . import models as models
 from . import ops as ops
 from . import transforms as transforms
@@ -29,6 +30,7 @@ from .models import vgg16 as vgg16
 from .models import vgg19 as vgg19
 
 __all__ = [
+    "datasets",
     "models",
     "ops",
     "transforms",
