@@ -126,3 +126,21 @@ def test_pil_images_when_pillow_is_installed():
     np.testing.assert_allclose(
         T.ToTensor()(pil).numpy(), img.transpose(2, 0, 1) / 255.0, rtol=1e-5, atol=1e-6
     )
+
+
+def test_random_resized_crop_and_grayscale():
+    img = _img(20, 30)
+    np.random.seed(0)
+    random.seed(0)
+    out = T.RandomResizedCrop((8, 10))(img)
+    assert out.shape == (8, 10, 3) and out.dtype == np.uint8
+    # full-area, ratio-1 crop of a square image: the whole image, resized
+    sq = _img(8, 8)
+    np.testing.assert_array_equal(
+        T.RandomResizedCrop(8, scale=(1.0, 1.0), ratio=(1.0, 1.0))(sq), sq
+    )
+    g = T.Grayscale()(img)
+    want = np.rint(img.astype(np.float64) @ np.array([0.299, 0.587, 0.114]))
+    assert g.shape == (20, 30, 1)
+    np.testing.assert_array_equal(g[:, :, 0], want.astype(np.uint8))
+    assert F.to_grayscale(img, 3).shape == (20, 30, 3)

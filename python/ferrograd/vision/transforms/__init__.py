@@ -13,15 +13,18 @@ from .functional import hflip as hflip
 from .functional import normalize as normalize
 from .functional import pad as pad
 from .functional import resize as resize
+from .functional import to_grayscale as to_grayscale
 from .functional import to_tensor as to_tensor
 from .functional import vflip as vflip
 from .transforms import BaseTransform as BaseTransform
 from .transforms import CenterCrop as CenterCrop
 from .transforms import Compose as Compose
+from .transforms import Grayscale as Grayscale
 from .transforms import Normalize as Normalize
 from .transforms import Pad as Pad
 from .transforms import RandomCrop as RandomCrop
 from .transforms import RandomHorizontalFlip as RandomHorizontalFlip
+from .transforms import RandomResizedCrop as RandomResizedCrop
 from .transforms import RandomVerticalFlip as RandomVerticalFlip
 from .transforms import Resize as Resize
 from .transforms import ToTensor as ToTensor
@@ -35,15 +38,18 @@ __all__ = [
     "normalize",
     "pad",
     "resize",
+    "to_grayscale",
     "to_tensor",
     "vflip",
     "BaseTransform",
     "CenterCrop",
     "Compose",
+    "Grayscale",
     "Normalize",
     "Pad",
     "RandomCrop",
     "RandomHorizontalFlip",
+    "RandomResizedCrop",
     "RandomVerticalFlip",
     "Resize",
     "ToTensor",

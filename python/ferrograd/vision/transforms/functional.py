@@ -24,6 +24,7 @@ __all__ = [
     "hflip",
     "vflip",
     "pad",
+    "to_grayscale",
 ]
 
 Tensor = _core.Tensor
@@ -237,3 +238,29 @@ def pad(img: Any, padding: Any, fill: Any = 0, padding_mode: str = "constant") -
             return back(np.stack(planes, axis=2))
         return back(np.pad(arr, widths, mode="constant", constant_values=fill))
     return back(np.pad(arr, widths, mode=_PAD_MODES[padding_mode]))
+
+
+def to_grayscale(img: Any, num_output_channels: int = 1) -> Any:
+    """Luma of an RGB image (ITU-R 601: 0.299 R + 0.587 G + 0.114 B) with 1 or 3 channels.
+
+    Integer images are rounded back to their dtype; the result is HWC (``[H, W, 1]`` or
+    ``[H, W, 3]``).
+    """
+    if num_output_channels not in (1, 3):
+        raise ValueError(
+            f"to_grayscale: num_output_channels must be 1 or 3, got {num_output_channels!r}"
+        )
+    if _is_pil(img):
+        return img.convert("L") if num_output_channels == 1 else img.convert("L").convert("RGB")
+    arr, back = _to_hwc(img)
+    if arr.ndim == 2:
+        arr = arr[:, :, None]
+    if arr.shape[2] == 1:
+        gray = arr.astype(np.float64)[:, :, 0]
+    else:
+        gray = arr[:, :, :3].astype(np.float64) @ np.array([0.299, 0.587, 0.114])
+    if np.issubdtype(arr.dtype, np.integer):
+        info = np.iinfo(arr.dtype)
+        gray = np.clip(np.rint(gray), info.min, info.max)
+    out = np.repeat(gray[:, :, None], num_output_channels, axis=2).astype(arr.dtype)
+    return back(out)

@@ -8,9 +8,12 @@ module once per call, so an image and its mask in one tuple get the same crop or
 
 from __future__ import annotations
 
+import math
 import numbers
 import random
 from typing import Any, Optional, Sequence, Union
+
+import numpy as np
 
 from . import functional as F
 
@@ -26,6 +29,8 @@ __all__ = [
     "RandomVerticalFlip",
     "Transpose",
     "Pad",
+    "RandomResizedCrop",
+    "Grayscale",
 ]
 
 
@@ -262,3 +267,62 @@ class Pad(BaseTransform):
 
     def _apply_image(self, img: Any) -> Any:
         return F.pad(img, self.padding, self.fill, self.padding_mode)
+
+
+class RandomResizedCrop(BaseTransform):
+    """Crop a random area (``scale`` of the image) with a random aspect ratio (``ratio``,
+    drawn log-uniformly), then resize it to ``size``; after ten failed draws, a centre crop.
+
+    The area and ratio come from NumPy's global RNG and the position from ``random``, as
+    in Paddle.
+    """
+
+    def __init__(
+        self,
+        size: Any,
+        scale: Sequence[float] = (0.08, 1.0),
+        ratio: Sequence[float] = (3.0 / 4, 4.0 / 3),
+        interpolation: str = "bilinear",
+        keys: Optional[Sequence[str]] = None,
+    ) -> None:
+        super().__init__(keys)
+        self.size = _pair(size)
+        if scale[0] > scale[1] or ratio[0] > ratio[1]:
+            raise ValueError("RandomResizedCrop: scale and ratio must be (min, max) ranges")
+        self.scale, self.ratio = tuple(scale), tuple(ratio)
+        self.interpolation = interpolation
+
+    def _get_param(self, img: Any, attempts: int = 10) -> tuple[int, int, int, int]:
+        width, height = F._image_size(img)
+        area = height * width
+        log_ratio = (math.log(self.ratio[0]), math.log(self.ratio[1]))
+        for _ in range(attempts):
+            target_area = np.random.uniform(self.scale[0], self.scale[1]) * area
+            aspect = math.exp(np.random.uniform(log_ratio[0], log_ratio[1]))
+            w = int(round(math.sqrt(target_area * aspect)))
+            h = int(round(math.sqrt(target_area / aspect)))
+            if 0 < w <= width and 0 < h <= height:
+                return random.randint(0, height - h), random.randint(0, width - w), h, w
+        in_ratio = width / height
+        if in_ratio < min(self.ratio):
+            w, h = width, int(round(width / min(self.ratio)))
+        elif in_ratio > max(self.ratio):
+            h, w = height, int(round(height * max(self.ratio)))
+        else:
+            w, h = width, height
+        return (height - h) // 2, (width - w) // 2, h, w
+
+    def _apply_image(self, img: Any) -> Any:
+        top, left, h, w = self._get_param(img)
+        return F.resize(F.crop(img, top, left, h, w), self.size, self.interpolation)
+
+
+class Grayscale(BaseTransform):
+    """RGB -> luma with ``num_output_channels`` (1 or 3) channels; see :func:`functional.to_grayscale`."""
+
+    def __init__(self, num_output_channels: int = 1, keys: Optional[Sequence[str]] = None) -> None:
+        super().__init__(keys)
+        self.num_output_channels = num_output_channels
+
+    def _apply_image(self, img: Any) -> Any:
+        return F.to_grayscale(img, self.num_output_channels)
