@@ -84,3 +84,17 @@ def test_cifar10_from_local_archive(tmp_path):
     assert img.shape == (32, 32, 3) and img.dtype == np.float32
     np.testing.assert_array_equal(img, data[1].reshape(3, 32, 32).transpose(1, 2, 0))
     assert int(label) == 9 and label.dtype == np.int64
+
+
+def test_image_backend_setting(mnist_files, monkeypatch):
+    from ferrograd.vision import image
+
+    monkeypatch.setattr(image, "_BACKEND", None)
+    assert paddle.vision.get_image_backend() in ("pil", "cv2")
+    paddle.vision.set_image_backend("cv2")
+    assert paddle.vision.get_image_backend() == "cv2"
+    ip, lp, _, _ = mnist_files
+    img, _ = datasets.MNIST(ip, lp)[0]
+    assert isinstance(img, np.ndarray)
+    with pytest.raises(ValueError, match="backend"):
+        paddle.vision.set_image_backend("opencv")

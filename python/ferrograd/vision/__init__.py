@@ -12,6 +12,9 @@ from . import datasets as datasets
 from . import models as models
 from . import ops as ops
 from . import transforms as transforms
+from .image import get_image_backend as get_image_backend
+from .image import image_load as image_load
+from .image import set_image_backend as set_image_backend
 from .models import VGG as VGG
 from .models import LeNet as LeNet
 from .models import MobileNetV1 as MobileNetV1
@@ -34,6 +37,9 @@ __all__ = [
     "models",
     "ops",
     "transforms",
+    "get_image_backend",
+    "image_load",
+    "set_image_backend",
     "LeNet",
     "ResNet",
     "VGG",

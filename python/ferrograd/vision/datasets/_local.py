@@ -23,15 +23,13 @@ def require_file(dataset: str, arg: str, path: Optional[str], expected: str) -> 
 
 
 def resolve_backend(dataset: str, backend: Optional[str]) -> str:
-    """``"pil"`` or ``"cv2"``; ``None`` means ``"pil"`` when Pillow is installed (Paddle's
-    default) and ``"cv2"`` (NumPy arrays) otherwise.
+    """``"pil"`` or ``"cv2"``; ``None`` means ``vision.get_image_backend()``: as set, else
+    ``"pil"`` when Pillow is installed (Paddle's default) and ``"cv2"`` (NumPy arrays).
     """
     if backend is None:
-        try:
-            import PIL.Image  # noqa: F401
-        except ImportError:
-            return "cv2"
-        return "pil"
+        from ..image import get_image_backend
+
+        backend = get_image_backend()
     if backend not in ("pil", "cv2"):
         raise ValueError(f"{dataset}: backend must be 'pil' or 'cv2', got {backend!r}")
     return backend
