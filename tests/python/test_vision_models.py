@@ -136,3 +136,10 @@ def test_mobilenets_shapes_counts_and_keys():
     ):
         m.eval()
         assert list(m(paddle.randn([2, 3, 32, 32])).shape) == [2, 7]
+
+
+def test_resnext_count_and_grouped_conv():
+    m = models.resnext50_32x4d()
+    assert _count(m) == 25_028_904  # torchvision's / Paddle's published count
+    assert list(m.layer1[0].conv2.weight.shape) == [128, 4, 3, 3]
+    assert models.wide_resnet50_2 is paddle.vision.models.wide_resnet50_2

@@ -21,6 +21,14 @@ from .resnet import resnet34 as resnet34
 from .resnet import resnet50 as resnet50
 from .resnet import resnet101 as resnet101
 from .resnet import resnet152 as resnet152
+from .resnet import resnext50_32x4d as resnext50_32x4d
+from .resnet import resnext50_64x4d as resnext50_64x4d
+from .resnet import resnext101_32x4d as resnext101_32x4d
+from .resnet import resnext101_64x4d as resnext101_64x4d
+from .resnet import resnext152_32x4d as resnext152_32x4d
+from .resnet import resnext152_64x4d as resnext152_64x4d
+from .resnet import wide_resnet50_2 as wide_resnet50_2
+from .resnet import wide_resnet101_2 as wide_resnet101_2
 from .vgg import VGG as VGG
 from .vgg import vgg11 as vgg11
 from .vgg import vgg13 as vgg13
@@ -43,6 +51,14 @@ __all__ = [
     "resnet50",
     "resnet101",
     "resnet152",
+    "resnext50_32x4d",
+    "resnext50_64x4d",
+    "resnext101_32x4d",
+    "resnext101_64x4d",
+    "resnext152_32x4d",
+    "resnext152_64x4d",
+    "wide_resnet50_2",
+    "wide_resnet101_2",
     "VGG",
     "vgg11",
     "vgg13",

@@ -16,6 +16,14 @@ __all__ = [
     "resnet50",
     "resnet101",
     "resnet152",
+    "resnext50_32x4d",
+    "resnext50_64x4d",
+    "resnext101_32x4d",
+    "resnext101_64x4d",
+    "resnext152_32x4d",
+    "resnext152_64x4d",
+    "wide_resnet50_2",
+    "wide_resnet101_2",
 ]
 
 
@@ -238,3 +246,51 @@ def resnet101(pretrained: bool = False, **kwargs: Any) -> ResNet:
 def resnet152(pretrained: bool = False, **kwargs: Any) -> ResNet:
     """ResNet-152 (BottleneckBlock, [3, 8, 36, 3]); ``pretrained=True`` raises (no weights)."""
     return _resnet("resnet152", BottleneckBlock, 152, pretrained, **kwargs)
+
+
+def _resnext(arch: str, depth: int, groups: int, pretrained: bool, **kwargs: Any) -> ResNet:
+    kwargs["groups"] = groups
+    kwargs["width"] = 4
+    return _resnet(arch, BottleneckBlock, depth, pretrained, **kwargs)
+
+
+def resnext50_32x4d(pretrained: bool = False, **kwargs: Any) -> ResNet:
+    """ResNeXt-50 32x4d (``groups=32, width=4``); ``pretrained=True`` raises (no weights)."""
+    return _resnext("resnext50_32x4d", 50, 32, pretrained, **kwargs)
+
+
+def resnext50_64x4d(pretrained: bool = False, **kwargs: Any) -> ResNet:
+    """ResNeXt-50 64x4d (``groups=64, width=4``); ``pretrained=True`` raises (no weights)."""
+    return _resnext("resnext50_64x4d", 50, 64, pretrained, **kwargs)
+
+
+def resnext101_32x4d(pretrained: bool = False, **kwargs: Any) -> ResNet:
+    """ResNeXt-101 32x4d (``groups=32, width=4``); ``pretrained=True`` raises (no weights)."""
+    return _resnext("resnext101_32x4d", 101, 32, pretrained, **kwargs)
+
+
+def resnext101_64x4d(pretrained: bool = False, **kwargs: Any) -> ResNet:
+    """ResNeXt-101 64x4d (``groups=64, width=4``); ``pretrained=True`` raises (no weights)."""
+    return _resnext("resnext101_64x4d", 101, 64, pretrained, **kwargs)
+
+
+def resnext152_32x4d(pretrained: bool = False, **kwargs: Any) -> ResNet:
+    """ResNeXt-152 32x4d (``groups=32, width=4``); ``pretrained=True`` raises (no weights)."""
+    return _resnext("resnext152_32x4d", 152, 32, pretrained, **kwargs)
+
+
+def resnext152_64x4d(pretrained: bool = False, **kwargs: Any) -> ResNet:
+    """ResNeXt-152 64x4d (``groups=64, width=4``); ``pretrained=True`` raises (no weights)."""
+    return _resnext("resnext152_64x4d", 152, 64, pretrained, **kwargs)
+
+
+def wide_resnet50_2(pretrained: bool = False, **kwargs: Any) -> ResNet:
+    """Wide ResNet-50-2 (bottleneck width 128); ``pretrained=True`` raises (no weights)."""
+    kwargs["width"] = 64 * 2
+    return _resnet("wide_resnet50_2", BottleneckBlock, 50, pretrained, **kwargs)
+
+
+def wide_resnet101_2(pretrained: bool = False, **kwargs: Any) -> ResNet:
+    """Wide ResNet-101-2 (bottleneck width 128); ``pretrained=True`` raises (no weights)."""
+    kwargs["width"] = 64 * 2
+    return _resnet("wide_resnet101_2", BottleneckBlock, 101, pretrained, **kwargs)
