@@ -98,3 +98,22 @@ def test_image_backend_setting(mnist_files, monkeypatch):
     assert isinstance(img, np.ndarray)
     with pytest.raises(ValueError, match="backend"):
         paddle.vision.set_image_backend("opencv")
+
+
+def test_dataset_folder_and_image_folder_over_npy(tmp_path):
+    for cls, n in [("cat", 2), ("dog", 1)]:
+        (tmp_path / cls).mkdir()
+        for i in range(n):
+            np.save(tmp_path / cls / f"{i}.npy", np.full((4, 4, 3), i, dtype=np.uint8))
+    (tmp_path / "cat" / "notes.txt").write_text("ignored")
+    ds = datasets.DatasetFolder(str(tmp_path), transform=T.ToTensor())
+    assert ds.classes == ["cat", "dog"] and ds.class_to_idx == {"cat": 0, "dog": 1}
+    assert len(ds) == 3 and ds.targets == [0, 0, 1]
+    sample, target = ds[1]
+    assert list(sample.shape) == [3, 4, 4] and target == 0
+    flat = datasets.ImageFolder(str(tmp_path))
+    assert len(flat) == 3 and flat[2][0].shape == (4, 4, 3)
+    with pytest.raises(RuntimeError, match="0 files"):
+        datasets.ImageFolder(str(tmp_path), extensions=(".png",))
+    with pytest.raises(FileNotFoundError, match="not a directory"):
+        datasets.DatasetFolder(str(tmp_path / "missing"))
