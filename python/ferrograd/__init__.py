@@ -568,6 +568,11 @@ from . import distribution as distribution  # noqa: E402
 from . import distributions as distributions  # noqa: E402
 
 __all__ += ["distributions", "distribution"]
+
+# paddle.vision: model zoo, transforms, datasets (docs/vision.md)
+from . import vision as vision  # noqa: E402
+
+__all__ += ["vision"]
 # torch._standard_gamma / torch._standard_gamma_grad: Gamma(alpha, 1) draws with the
 # implicit reparameterisation gradient (distributions/standard_gamma.py)
 # -- module functions that static Variables also accept (they record into the Variable's

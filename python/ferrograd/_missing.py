@@ -13,25 +13,18 @@ from __future__ import annotations
 
 from typing import Callable, NoReturn
 
-_TORCH_ONLY_DISTS: tuple[str, ...] = ()
-_PADDLE_DISTS: tuple[str, ...] = ()
 #: Peer names per ferrograd module: name -> (which peers have it, hint or "").
 _CPU = "ferrograd runs on the CPU only; drop the device handling"
 _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
     "ferrograd": {
         # sub-packages
         "sparse": ("PyTorch, Paddle", ""),
-        "vision": ("Paddle", ""),
     },
     "ferrograd.jit": {
         "script": ("PyTorch", "call the function or module directly (it runs eagerly)"),
         "trace": ("PyTorch", "call the function or module directly (it runs eagerly)"),
         "TranslatedLayer": ("Paddle", "paddle.jit.load is not implemented either"),
     },
-    # ferrograd.distributions (docs/distributions.md): these need samplers or the
-    # transforms machinery ferrograd lacks
-    "ferrograd.distributions": {n: ("PyTorch", "") for n in _TORCH_ONLY_DISTS},
-    "ferrograd.distribution": {n: ("Paddle", "") for n in _PADDLE_DISTS},
     # ferrograd.linalg (docs/linalg.md): real symmetric / general-purpose factorizations
     # are there; these are not (yet)
     "ferrograd.linalg": {
