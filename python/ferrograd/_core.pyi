@@ -265,6 +265,9 @@ class Tensor:
     def grad_fn(self) -> Node | None:
         """The node that produced this tensor (None for leaves)."""
     @property
+    def output_nr(self) -> _int:
+        """Which output of its ``grad_fn`` this tensor is (0 for leaves)."""
+    @property
     def grad(self) -> Tensor | None:
         """Accumulated gradient (None until a backward pass reaches this tensor)."""
     @grad.setter

@@ -132,3 +132,11 @@ def test_empty_and_zero_sized_pieces():
     pieces = x.split([0, 4], 0)
     pieces[1].sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), np.ones((4, 2)))
+
+
+def test_output_nr_names_each_piece_slot():
+    x = _x(3, 4)
+    assert x.output_nr == 0  # a leaf
+    pieces = x.unbind(1)
+    assert [p.output_nr for p in pieces] == [0, 1, 2, 3]
+    assert (pieces[2] * 2).output_nr == 0

@@ -20,6 +20,17 @@ impl PyTensor {
             .transpose()
     }
 
+    /// Which output of its `grad_fn` this tensor is (0 for leaves), as PyTorch's
+    /// `Tensor.output_nr`.
+    #[getter]
+    fn output_nr(&self) -> usize {
+        if self.inner.grad_fn().is_some() {
+            self.inner.output_nr()
+        } else {
+            0
+        }
+    }
+
     /// Registers `hook(grad)`, run when this tensor's gradient is computed; a non-None
     /// return value replaces the gradient. Returns a handle with `remove()`.
     fn register_hook(
