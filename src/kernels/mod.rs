@@ -22,6 +22,8 @@ pub mod gemm_into;
 pub mod gemm_split;
 pub mod index;
 pub mod linalg;
+pub mod linalg_eig;
+pub mod linalg_lu;
 pub mod matmul;
 pub mod par;
 pub mod reduce;
