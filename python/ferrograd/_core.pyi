@@ -2323,7 +2323,9 @@ def _tofile(tensor: Tensor, path: str | os.PathLike[str]) -> None:
 
 def _linalg(op: str, a: Tensor, b: Tensor | None = None, flag: _bool = False) -> list[Tensor]:
     """Runs the dense factorization ``op`` (inv, solve, det, cholesky, qr, eigh, eigvalsh,
-    svd, svdvals) without history; ``ferrograd.linalg`` adds the gradients."""
+    svd, svdvals, lu_factor, solve_tril, solve_triu, inv_ex, cholesky_ex, eig, eigvals)
+    without history; ``ferrograd.linalg`` adds the gradients. ``flag``: complete Q (qr),
+    lower triangle (eigh), full matrices (svd), unit diagonal (solve_tril/solve_triu)."""
 
 # --- static graphs (ferrograd.static) --------------------------------------------------
 
