@@ -170,8 +170,10 @@ def test_lu_solve_matches_numpy(left, adjoint):
     LU, piv = fg.linalg.lu_factor(t(A))
     X = fg.linalg.lu_solve(LU, piv, t(B), left=left, adjoint=adjoint)
     M = np.swapaxes(A, -1, -2) if adjoint else A
-    want = np.linalg.solve(M, B) if left else np.swapaxes(
-        np.linalg.solve(np.swapaxes(M, -1, -2), np.swapaxes(B, -1, -2)), -1, -2
+    want = (
+        np.linalg.solve(M, B)
+        if left
+        else np.swapaxes(np.linalg.solve(np.swapaxes(M, -1, -2), np.swapaxes(B, -1, -2)), -1, -2)
     )
     close(X, want)
 
