@@ -54,6 +54,8 @@ def _check_pivots(piv: Any, lead: list[int], k: int, m: int, op: str) -> np.ndar
 
 def _P(piv: np.ndarray, m: int, like: Tensor) -> Tensor:
     """The permutation matrix ``P`` with ``A = P L U``."""
+    if m and int(np.prod(piv.shape[:-1], dtype=object)) * m * m > sys.maxsize // 8:
+        raise MemoryError(f"the {m} x {m} permutation matrices P do not fit in memory")
     eye = np.eye(m)[_perm(piv, m)]
     return const(np.swapaxes(eye, -1, -2), like)
 
@@ -130,6 +132,8 @@ def _unpack_LU(LU: Tensor) -> tuple[Tensor, Tensor]:
     """The unit-lower ``L`` (m x k) and upper ``U`` (k x n) packed in ``LU`` (differentiable)."""
     m, n = LU.shape[-2], LU.shape[-1]
     k = min(m, n)
+    if k == 0:  # empty factors (and no m x k masks: m may be huge)
+        return LU[..., :, :0], LU[..., :0, :]
     L = LU.tril(-1)[..., :, :k] + const(np.eye(m, k), LU)
     return L, LU.triu()[..., :k, :]
 
@@ -280,9 +284,10 @@ def lu(
     if not paddle:
         paddle = _called_as_paddle()
     t = pick(A, x, "A/x", op)
+    LU, piv, info = _factor(t, pivot, op)
     if paddle:
-        return lu_legacy(t, pivot, bool(get_infos))
-    LU, piv, _ = _factor(t, pivot, op)
+        # Paddle reports a singular matrix in infos (when asked) and does not raise
+        return LUFactorExResult(LU, piv, info) if get_infos else LUFactorResult(LU, piv)
     return lu_unpack(LU, piv)
 
 
