@@ -94,7 +94,6 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
     "ferrograd.distribution": {n: ("Paddle", "") for n in _PADDLE_DISTS},
     # ferrograd.linalg (docs/linalg.md): what remains of the peers' linalg modules
     "ferrograd.linalg": {
-        "solve_ex": ("PyTorch", "linalg.solve raises LinAlgError; lu_factor_ex returns info"),
         "ldl_factor": ("PyTorch", "linalg.cholesky for positive-definite, lu_factor otherwise"),
         "ldl_factor_ex": ("PyTorch", "linalg.lu_factor_ex"),
         "ldl_solve": ("PyTorch", "linalg.lu_solve"),

@@ -265,7 +265,7 @@ mod tests {
 
     #[test]
     fn lu_factor_matches_lapack_and_rebuilds() {
-        let a = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 10.0];
+        let a = [1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 10.0];
         let (lu, piv, info) = lu_factor(&a, 1, 3, 3).unwrap();
         assert_eq!(piv, vec![3, 3, 3]);
         assert_eq!(info, vec![0]);
@@ -277,7 +277,7 @@ mod tests {
     fn lu_factor_of_singular_matrices_reports_info_without_nan() {
         let (lu, piv, info) = lu_factor(&[0.0f64; 9], 1, 3, 3).unwrap();
         assert_eq!((lu, piv, info), (vec![0.0; 9], vec![1, 2, 3], vec![1]));
-        let a = [1.0, 2.0, 3.0, 2.0, 4.0, 7.0, 1.0, 2.0, 5.0];
+        let a = [1.0f64, 2.0, 3.0, 2.0, 4.0, 7.0, 1.0, 2.0, 5.0];
         let (lu, piv, info) = lu_factor(&a, 1, 3, 3).unwrap();
         assert!(lu.iter().all(|x| x.is_finite()));
         assert_eq!(info, vec![2]);

@@ -183,3 +183,18 @@ def test_ex_gradients():
 
     assert gradcheck(chol, (S,))
     assert gradgradcheck(chol, (S,))
+
+
+def test_solve_ex_matches_solve_and_reports_info():
+    A = np.stack([np.array([[3.0, 1.0], [1.0, 2.0]]), np.array([[1.0, 2.0], [2.0, 4.0]])])
+    b = np.array([1.0, 2.0])
+    X, info = fg.linalg.solve_ex(t(A), t(b))
+    assert info.numpy().tolist() == [0, 2] and X.shape == [2, 2]
+    close(X[0], np.linalg.solve(A[0], b))
+    with pytest.raises(LinAlgError):
+        fg.linalg.solve_ex(t(A), t(b), check_errors=True)
+    B = RNG.standard_normal((3, 2))
+    Xr, _ = fg.linalg.solve_ex(t(A[0]), t(B), left=False)
+    close(Xr, B @ np.linalg.inv(A[0]))
+    a, bb = t(A[0], True), t(RNG.standard_normal((2, 3)), True)
+    assert gradcheck(lambda x, y: fg.linalg.solve_ex(x, y).result, (a, bb))

@@ -24,8 +24,10 @@ from ._eig import eig as eig
 from ._eig import eigvals as eigvals
 from ._ex import CholeskyExResult as CholeskyExResult
 from ._ex import InvExResult as InvExResult
+from ._ex import SolveExResult as SolveExResult
 from ._ex import cholesky_ex as cholesky_ex
 from ._ex import inv_ex as inv_ex
+from ._ex import solve_ex as solve_ex
 from ._factor import EighResult as EighResult
 from ._factor import QRResult as QRResult
 from ._factor import SlogdetResult as SlogdetResult
@@ -101,6 +103,8 @@ __all__ = [
     "eigvals",
     "cholesky_ex",
     "inv_ex",
+    "SolveExResult",
+    "solve_ex",
     "lu",
     "lu_factor",
     "lu_factor_ex",

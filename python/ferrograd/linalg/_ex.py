@@ -1,6 +1,8 @@
-"""``linalg.cholesky_ex`` and ``linalg.inv_ex``: the factorizations of ``cholesky`` and
-``inv`` that report a failure per matrix in an int32 ``info`` instead of raising (the
-failed matrices' results are NaN). Same gradients as ``cholesky`` / ``inv``."""
+"""``linalg.cholesky_ex``, ``linalg.inv_ex`` and ``linalg.solve_ex``: the factorizations
+of ``cholesky``, ``inv`` and ``solve`` that report a failure per matrix in an int32
+``info`` instead of raising (the failed matrices' results are NaN, or inf/NaN for
+``solve_ex``). Same gradients as ``cholesky`` / ``inv``; ``solve_ex`` is a composition of
+``lu_factor_ex`` and ``lu_solve``."""
 
 from __future__ import annotations
 
@@ -10,8 +12,9 @@ import numpy as np
 
 from .. import _core
 from ..autograd.py_layer import Function
-from ._common import LinAlgError, mT, run
-from ._factor import _Cholesky, _Inv, _square
+from ._common import LinAlgError, float_tensor, mT, pick, run
+from ._factor import _broadcast_batch, _Cholesky, _Inv, _is_vector_rhs, _square
+from ._lu import lu_factor_ex, lu_solve
 
 Tensor = _core.Tensor
 
@@ -98,3 +101,40 @@ def inv_ex(A: Any = None, *, check_errors: bool = False, out: Any = None) -> Inv
                 "factorization is exactly zero)"
             )
     return InvExResult(Y, info)
+
+
+class SolveExResult(NamedTuple):
+    """``(result, info)`` of ``solve_ex``."""
+
+    result: Tensor
+    info: Tensor
+
+
+def solve_ex(
+    A: Any = None,
+    B: Any = None,
+    *,
+    left: bool = True,
+    check_errors: bool = False,
+    out: Any = None,
+) -> SolveExResult:
+    """``torch.linalg.solve_ex``: ``(X, info)`` with ``A X = B`` (``left=False``:
+    ``X A = B``), through ``lu_factor_ex`` and ``lu_solve``; ``info`` (int32, one per
+    matrix) is 0, or ``i`` when ``U[i-1, i-1]`` is exactly zero (then ``X`` holds inf/NaN).
+    ``B`` may be a (batch of) vector(s) as in ``solve``; batch dims broadcast.
+    ``check_errors=True`` raises ``LinAlgError`` for a singular ``A``."""
+    op = "linalg.solve_ex"
+    At = _square(A, None, op)
+    Bt = float_tensor(pick(B, None, "B", op), op)
+    vector = left and _is_vector_rhs(At, Bt)
+    if vector:
+        Bt = Bt.unsqueeze(-1)
+    if Bt.ndim < 2:
+        raise ValueError(f"{op}: B must be a matrix or a batch of them, got {list(Bt.shape)}")
+    batch = _broadcast_batch(list(At.shape[:-2]), list(Bt.shape[:-2]), op)
+    n = At.shape[-1]
+    if list(At.shape[:-2]) != batch:
+        At = At.expand(*batch, n, n)
+    LU, piv, info = lu_factor_ex(At, check_errors=check_errors)
+    X = lu_solve(LU, piv, Bt, left=left)
+    return SolveExResult(X.squeeze(-1) if vector else X, info)
