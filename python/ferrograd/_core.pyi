@@ -1799,6 +1799,28 @@ class Tensor:
         """``torch.svd``: ``(U, S, V)``."""
     def qr(self, some: _bool = True, *, out: Any = None) -> Any:
         """``torch.qr``: ``(Q, R)``."""
+    def matrix_exp(self, *, x: Any = None, out: Any = None, name: Any = None) -> Tensor:
+        """Matrix exponential (``linalg.matrix_exp``)."""
+    def lu(self, pivot: _bool = True, get_infos: _bool = False, *, out: Any = None) -> Any:
+        """``torch.lu``: ``(LU, pivots[, infos])``."""
+    def lu_solve(
+        self, LU_data: Any = None, LU_pivots: Any = None, *, out: Any = None
+    ) -> Tensor:
+        """``torch.lu_solve``: ``X`` with ``A X = self`` from ``A``'s ``lu_factor``."""
+    def triangular_solve(
+        self,
+        A: Any = None,
+        upper: _bool = True,
+        transpose: _bool = False,
+        unitriangular: _bool = False,
+        *,
+        out: Any = None,
+    ) -> Any:
+        """``torch.triangular_solve``: ``(X, A.clone())`` with ``A X = self``."""
+    def orgqr(
+        self, tau: Any = None, *, x: Any = None, out: Any = None, name: Any = None
+    ) -> Tensor:
+        """``torch.orgqr``: ``linalg.householder_product(self, tau)``."""
     def mv(
         self, vec: Any = None, *, x: Any = None, y: Any = None, out: Any = None, name: Any = None
     ) -> Tensor:
@@ -2326,7 +2348,9 @@ def _tofile(tensor: Tensor, path: str | os.PathLike[str]) -> None:
 
 def _linalg(op: str, a: Tensor, b: Tensor | None = None, flag: _bool = False) -> list[Tensor]:
     """Runs the dense factorization ``op`` (inv, solve, det, cholesky, qr, eigh, eigvalsh,
-    svd, svdvals) without history; ``ferrograd.linalg`` adds the gradients."""
+    svd, svdvals, lu_factor, solve_tril, solve_triu, inv_ex, cholesky_ex, eig, eigvals)
+    without history; ``ferrograd.linalg`` adds the gradients. ``flag``: complete Q (qr),
+    lower triangle (eigh), full matrices (svd), unit diagonal (solve_tril/solve_triu)."""
 
 # --- static graphs (ferrograd.static) --------------------------------------------------
 

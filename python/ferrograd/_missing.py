@@ -25,22 +25,16 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
         "trace": ("PyTorch", "call the function or module directly (it runs eagerly)"),
         "TranslatedLayer": ("Paddle", "paddle.jit.load is not implemented either"),
     },
-    # ferrograd.linalg (docs/linalg.md): real symmetric / general-purpose factorizations
-    # are there; these are not (yet)
+    # ferrograd.linalg (docs/linalg.md): what remains of the peers' linalg modules
     "ferrograd.linalg": {
-        "eig": ("PyTorch, Paddle", "for a symmetric matrix use linalg.eigh"),
-        "eigvals": ("PyTorch, Paddle", "for a symmetric matrix use linalg.eigvalsh"),
-        "solve_triangular": ("PyTorch, Paddle", "linalg.solve solves any square system"),
-        "lu": ("PyTorch, Paddle", "linalg.solve / inv / det use an LU factorization inside"),
-        "lu_factor": ("PyTorch, Paddle", "linalg.solve / inv / det use an LU factorization inside"),
-        "lu_solve": ("PyTorch, Paddle", "linalg.solve"),
-        "cholesky_ex": ("PyTorch", "linalg.cholesky raises LinAlgError instead of returning info"),
-        "inv_ex": ("PyTorch", "linalg.inv raises LinAlgError instead of returning info"),
-        "matrix_exp": ("PyTorch, Paddle", ""),
-        "householder_product": ("PyTorch, Paddle", ""),
-        "vecdot": ("PyTorch, Paddle", "(x * y).sum(dim)"),
-        "tensorinv": ("PyTorch", ""),
-        "tensorsolve": ("PyTorch", ""),
+        "ldl_factor": ("PyTorch", "linalg.cholesky for positive-definite, lu_factor otherwise"),
+        "ldl_factor_ex": ("PyTorch", "linalg.lu_factor_ex"),
+        "ldl_solve": ("PyTorch", "linalg.lu_solve"),
+        "vander": ("PyTorch", ""),
+        "diagonal": ("PyTorch", "ferrograd.diagonal(A, dim1=-2, dim2=-1)"),
+        "ormqr": ("Paddle", "linalg.householder_product(x, tau) @ y"),
+        "pca_lowrank": ("Paddle", "linalg.svd"),
+        "svd_lowrank": ("Paddle", "linalg.svd"),
     },
 }
 

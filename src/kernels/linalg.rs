@@ -38,14 +38,14 @@ impl LinalgFloat for f64 {
 }
 
 /// `a * b * c` or a clear error when the product overflows `usize`.
-fn size3(a: usize, b: usize, c: usize, op: &str) -> Result<usize> {
+pub(crate) fn size3(a: usize, b: usize, c: usize, op: &str) -> Result<usize> {
     a.checked_mul(b)
         .and_then(|x| x.checked_mul(c))
         .ok_or_else(|| Error::memory(format!("{op}: the output size overflows")))
 }
 
 /// An empty vector with room for `n` elements (MemoryError when that fails).
-fn alloc<T>(n: usize, op: &str) -> Result<Vec<T>> {
+pub(crate) fn alloc<T>(n: usize, op: &str) -> Result<Vec<T>> {
     let mut v = Vec::new();
     v.try_reserve_exact(n)
         .map_err(|_| Error::memory(format!("{op}: cannot allocate {n} elements")))?;
@@ -53,12 +53,12 @@ fn alloc<T>(n: usize, op: &str) -> Result<Vec<T>> {
 }
 
 /// Matrix `b` of a batch of `m x n` row-major matrices.
-fn mat_at<T: LinalgFloat>(data: &[T], b: usize, m: usize, n: usize) -> MatRef<'_, T> {
+pub(crate) fn mat_at<T: LinalgFloat>(data: &[T], b: usize, m: usize, n: usize) -> MatRef<'_, T> {
     MatRef::from_row_major_slice(&data[b * m * n..(b + 1) * m * n], m, n)
 }
 
 /// Appends `x` to `out` in row-major order.
-fn push_mat<T: LinalgFloat>(out: &mut Vec<T>, x: MatRef<'_, T>) {
+pub(crate) fn push_mat<T: LinalgFloat>(out: &mut Vec<T>, x: MatRef<'_, T>) {
     for i in 0..x.nrows() {
         for j in 0..x.ncols() {
             out.push(*x.get(i, j));
@@ -90,7 +90,7 @@ fn lu_nonsingular<T: LinalgFloat>(
 }
 
 /// " at batch index b" when the input is batched (b is the flat batch index).
-fn batch_note(b: usize) -> String {
+pub(crate) fn batch_note(b: usize) -> String {
     format!(" at (flat) batch index {b}")
 }
 

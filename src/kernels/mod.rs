@@ -23,6 +23,8 @@ pub mod gemm_split;
 pub mod grid_sample;
 pub mod index;
 pub mod linalg;
+pub mod linalg_eig;
+pub mod linalg_lu;
 pub mod matmul;
 pub mod par;
 pub mod reduce;

@@ -7,7 +7,10 @@ use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::kernels::linalg as k;
 use crate::kernels::linalg::LinalgFloat;
+use crate::kernels::linalg_eig as ke;
+use crate::kernels::linalg_lu as kl;
 use crate::tensor::Tensor;
+use num_complex::Complex;
 
 /// Which factorization [`linalg_op`] runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,6 +33,20 @@ pub enum LinalgOp {
     Svd,
     /// Singular values only.
     Svdvals,
+    /// `(LU, pivots, info)` of a rectangular matrix (LAPACK's getrf conventions).
+    LuFactor,
+    /// `solve_triangular(A, B)` for a lower `A`; the flag: unit diagonal.
+    SolveTril,
+    /// `solve_triangular(A, B)` for an upper `A`; the flag: unit diagonal.
+    SolveTriu,
+    /// `(inverse, info)`: a singular matrix gives NaN and a nonzero `info`.
+    InvEx,
+    /// `(L, info)`: a matrix that is not positive-definite gives NaN and nonzero `info`.
+    CholeskyEx,
+    /// `(eigenvalues, eigenvectors)` of a general real matrix, complex.
+    Eig,
+    /// Eigenvalues of a general real matrix, complex.
+    Eigvals,
 }
 
 impl LinalgOp {
@@ -45,12 +62,21 @@ impl LinalgOp {
             LinalgOp::Eigvalsh => "linalg.eigvalsh",
             LinalgOp::Svd => "linalg.svd",
             LinalgOp::Svdvals => "linalg.svdvals",
+            LinalgOp::LuFactor => "linalg.lu_factor",
+            LinalgOp::SolveTril | LinalgOp::SolveTriu => "linalg.solve_triangular",
+            LinalgOp::InvEx => "linalg.inv_ex",
+            LinalgOp::CholeskyEx => "linalg.cholesky_ex",
+            LinalgOp::Eig => "linalg.eig",
+            LinalgOp::Eigvals => "linalg.eigvals",
         }
     }
 
     /// Whether the input must be square.
     fn square(self) -> bool {
-        !matches!(self, LinalgOp::Qr | LinalgOp::Svd | LinalgOp::Svdvals)
+        !matches!(
+            self,
+            LinalgOp::Qr | LinalgOp::Svd | LinalgOp::Svdvals | LinalgOp::LuFactor
+        )
     }
 }
 
@@ -100,38 +126,85 @@ fn elems<T: Element>(t: &Tensor) -> Result<Vec<T>> {
     t.to_vec::<T>()
 }
 
+/// The column count `k` of the right-hand side `b` (`[lead..., n, k]`, `a`'s dtype) of
+/// a solve with `a`, or a ValueError.
+fn rhs_cols(
+    op: LinalgOp,
+    a: &Tensor,
+    b: Option<&Tensor>,
+    lead: &[usize],
+    n: usize,
+) -> Result<usize> {
+    let name = op.name();
+    let b = b.ok_or_else(|| Error::value(format!("{name}: the right-hand side is missing")))?;
+    let bs = b.shape();
+    if b.dtype() != a.dtype()
+        || bs.len() != lead.len() + 2
+        || bs[..lead.len()] != lead[..]
+        || bs[lead.len()] != n
+    {
+        return Err(Error::value(format!(
+            "{name}: A of shape {:?} needs B of shape [{}..., {n}, k] and the same dtype, \
+             got {:?} ({})",
+            a.shape(),
+            lead.iter().map(|d| format!("{d}, ")).collect::<String>(),
+            bs,
+            b.dtype()
+        )));
+    }
+    Ok(bs[bs.len() - 1])
+}
+
 fn run<T: LinalgFloat + Element>(
     op: LinalgOp,
     a: &Tensor,
     b: Option<&Tensor>,
     flag: bool,
-) -> Result<Vec<Tensor>> {
+) -> Result<Vec<Tensor>>
+where
+    Complex<T>: Element,
+{
     let (lead, batch, m, n) = matrix_dims(a, op)?;
     let data = elems::<T>(a)?;
     let t = |v: Vec<T>, tail: &[usize]| Tensor::from_vec(v, &with_lead(&lead, tail));
     Ok(match op {
         LinalgOp::Inv => vec![t(k::inv(&data, batch, n)?, &[n, n])?],
         LinalgOp::Solve => {
-            let b =
-                b.ok_or_else(|| Error::value("linalg.solve: the right-hand side is missing"))?;
-            let bs = b.shape();
-            if b.dtype() != a.dtype()
-                || bs.len() != lead.len() + 2
-                || bs[..lead.len()] != lead[..]
-                || bs[lead.len()] != n
-            {
-                return Err(Error::value(format!(
-                    "linalg.solve: A of shape {:?} needs B of shape [{}..., {n}, k] and the \
-                     same dtype, got {:?} ({})",
-                    a.shape(),
-                    lead.iter().map(|d| format!("{d}, ")).collect::<String>(),
-                    bs,
-                    b.dtype()
-                )));
-            }
-            let kk = bs[bs.len() - 1];
-            let rhs = elems::<T>(b)?;
+            let kk = rhs_cols(op, a, b, &lead, n)?;
+            let rhs = elems::<T>(b.unwrap_or(a))?;
             vec![t(k::solve(&data, &rhs, batch, n, kk)?, &[n, kk])?]
+        }
+        LinalgOp::SolveTril | LinalgOp::SolveTriu => {
+            let kk = rhs_cols(op, a, b, &lead, n)?;
+            let rhs = elems::<T>(b.unwrap_or(a))?;
+            let upper = op == LinalgOp::SolveTriu;
+            let x = kl::solve_triangular(&data, &rhs, batch, n, kk, upper, flag)?;
+            vec![t(x, &[n, kk])?]
+        }
+        LinalgOp::LuFactor => {
+            let (lu, piv, info) = kl::lu_factor(&data, batch, m, n)?;
+            vec![
+                t(lu, &[m, n])?,
+                Tensor::from_vec(piv, &with_lead(&lead, &[m.min(n)]))?,
+                Tensor::from_vec(info, &lead)?,
+            ]
+        }
+        LinalgOp::InvEx | LinalgOp::CholeskyEx => {
+            let (x, info) = if op == LinalgOp::InvEx {
+                kl::inv_ex(&data, batch, n)?
+            } else {
+                kl::cholesky_ex(&data, batch, n)?
+            };
+            vec![t(x, &[n, n])?, Tensor::from_vec(info, &lead)?]
+        }
+        LinalgOp::Eig | LinalgOp::Eigvals => {
+            let vectors = op == LinalgOp::Eig;
+            let (w, v) = ke::eig(&data, batch, n, vectors)?;
+            let mut out = vec![Tensor::from_vec(w, &with_lead(&lead, &[n]))?];
+            if vectors {
+                out.push(Tensor::from_vec(v, &with_lead(&lead, &[n, n]))?);
+            }
+            out
         }
         LinalgOp::Det => {
             let (d, s, l) = k::det(&data, batch, n)?;

@@ -38,7 +38,9 @@ pad interpolate normalize cosine_similarity
 
 LINALG = """
 inv solve det slogdet cholesky qr eigh svd pinv lstsq matrix_power norm vector_norm
-matrix_norm
+matrix_norm eig eigvals solve_triangular triangular_solve lu lu_factor lu_factor_ex
+lu_solve lu_unpack cholesky_ex inv_ex matrix_exp householder_product vecdot tensorinv
+tensorsolve
 """.split()
 
 

@@ -4,7 +4,8 @@
 Factorizations run in Rust (the ``faer`` crate, float32/float64, batched over leading
 dims); their gradients are the published formulas written with differentiable ops, so
 higher derivatives work. Norms, pinv, lstsq, matrix_power and the matmul family are
-compositions of differentiable ops. See docs/linalg.md.
+compositions of differentiable ops, and so are matrix_exp, householder_product, lu_solve
+and the tensor solves. See docs/linalg.md.
 """
 
 from __future__ import annotations
@@ -18,6 +19,15 @@ from ._derived import matrix_power as matrix_power
 from ._derived import matrix_rank as matrix_rank
 from ._derived import multi_dot as multi_dot
 from ._derived import pinv as pinv
+from ._eig import EigResult as EigResult
+from ._eig import eig as eig
+from ._eig import eigvals as eigvals
+from ._ex import CholeskyExResult as CholeskyExResult
+from ._ex import InvExResult as InvExResult
+from ._ex import SolveExResult as SolveExResult
+from ._ex import cholesky_ex as cholesky_ex
+from ._ex import inv_ex as inv_ex
+from ._ex import solve_ex as solve_ex
 from ._factor import EighResult as EighResult
 from ._factor import QRResult as QRResult
 from ._factor import SlogdetResult as SlogdetResult
@@ -32,10 +42,25 @@ from ._factor import slogdet as slogdet
 from ._factor import solve as solve
 from ._factor import svd as svd
 from ._factor import svdvals as svdvals
+from ._lu import LUFactorExResult as LUFactorExResult
+from ._lu import LUFactorResult as LUFactorResult
+from ._lu import LUResult as LUResult
+from ._lu import lu as lu
+from ._lu import lu_factor as lu_factor
+from ._lu import lu_factor_ex as lu_factor_ex
+from ._lu import lu_solve as lu_solve
+from ._lu import lu_unpack as lu_unpack
+from ._matfn import householder_product as householder_product
+from ._matfn import matrix_exp as matrix_exp
+from ._matfn import tensorinv as tensorinv
+from ._matfn import tensorsolve as tensorsolve
+from ._matfn import vecdot as vecdot
 from ._norms import matrix_norm as matrix_norm
 from ._norms import norm as norm
 from ._norms import vector_norm as vector_norm
 from ._products import linalg_cross as cross
+from ._triangular import solve_triangular as solve_triangular
+from ._triangular import triangular_solve as triangular_solve
 
 #: ``torch.linalg.matmul``: the same op as ``ferrograd.matmul``.
 matmul = _Tensor.matmul
@@ -68,6 +93,30 @@ __all__ = [
     "matrix_norm",
     "cross",
     "matmul",
+    "EigResult",
+    "CholeskyExResult",
+    "InvExResult",
+    "LUFactorResult",
+    "LUFactorExResult",
+    "LUResult",
+    "eig",
+    "eigvals",
+    "cholesky_ex",
+    "inv_ex",
+    "SolveExResult",
+    "solve_ex",
+    "lu",
+    "lu_factor",
+    "lu_factor_ex",
+    "lu_solve",
+    "lu_unpack",
+    "householder_product",
+    "matrix_exp",
+    "tensorinv",
+    "tensorsolve",
+    "vecdot",
+    "solve_triangular",
+    "triangular_solve",
 ]
 
 # torch.linalg / paddle.linalg names ferrograd lacks raise an AttributeError that says so

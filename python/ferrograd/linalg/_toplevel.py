@@ -11,8 +11,11 @@ from .._methods import as_method as _as_method
 from ._common import float_tensor, mT, pick
 from ._derived import matrix_power, pinverse
 from ._factor import _SVD, cholesky, det, inv, logdet, qr, slogdet
+from ._lu import lu_legacy, lu_solve_legacy
+from ._matfn import householder_product, matrix_exp
 from ._norms import dist, tensor_norm
 from ._products import addmm, addmv, baddbmm, cross, ger, inner, kron, mv
+from ._triangular import triangular_solve_legacy
 
 Tensor = _core.Tensor
 
@@ -70,6 +73,11 @@ def install_tensor_methods() -> None:
         "addmm": addmm,
         "baddbmm": baddbmm,
         "addmv": addmv,
+        "matrix_exp": matrix_exp,
+        "lu": lu_legacy,
+        "lu_solve": lu_solve_legacy,
+        "triangular_solve": triangular_solve_legacy,
+        "orgqr": householder_product,
     }
     for meth, fn in methods.items():
         setattr(Tensor, meth, _as_method(fn))

@@ -9,9 +9,10 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 /// Runs factorization `op` ("inv", "solve", "det", "cholesky", "qr", "eigh", "eigvalsh",
-/// "svd", "svdvals") on `a` (and `b` for "solve") and returns its outputs as a list of
-/// tensors without history. `flag`: complete Q (qr), lower triangle (eigh), full
-/// matrices (svd).
+/// "svd", "svdvals", "lu_factor", "solve_tril", "solve_triu", "inv_ex", "cholesky_ex",
+/// "eig", "eigvals") on `a` (and `b` for the solves) and returns its outputs as a list
+/// of tensors without history. `flag`: complete Q (qr), lower triangle (eigh), full
+/// matrices (svd), unit diagonal (solve_tril / solve_triu).
 #[pyfunction]
 #[pyo3(signature = (op, a, b=None, flag=false))]
 pub fn _linalg(
@@ -31,6 +32,13 @@ pub fn _linalg(
         "eigvalsh" => LinalgOp::Eigvalsh,
         "svd" => LinalgOp::Svd,
         "svdvals" => LinalgOp::Svdvals,
+        "lu_factor" => LinalgOp::LuFactor,
+        "solve_tril" => LinalgOp::SolveTril,
+        "solve_triu" => LinalgOp::SolveTriu,
+        "inv_ex" => LinalgOp::InvEx,
+        "cholesky_ex" => LinalgOp::CholeskyEx,
+        "eig" => LinalgOp::Eig,
+        "eigvals" => LinalgOp::Eigvals,
         other => {
             return Err(PyValueError::new_err(format!(
                 "_linalg: unknown factorization {other:?}"
