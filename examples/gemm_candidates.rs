@@ -1,8 +1,10 @@
 //! The matrix-product candidates of issue #23 side by side on this machine, in one
 //! process: the `gemm` crate on one thread, the `gemm` crate with its own rayon
 //! threading, ferrograd's entry point (`kernels::gemm_split::gemm_tiled`: per-thread
-//! tiles for short-sided products, gemm's threading otherwise) and `faer`'s matmul (one
-//! thread: ferrograd builds faer without its rayon feature).
+//! tiles for short-sided products, gemm's threading otherwise) on the pool and on one
+//! thread, and `faer`'s matmul (one thread: ferrograd builds faer without its rayon
+//! feature). `GEMM_LAYOUT=NT` and
+//! `GEMM_CANDIDATES=0,4` select shapes and candidates.
 //!
 //! `cargo run --release --example gemm_candidates [rounds]` prints GFLOP/s, the best of
 //! `rounds` calls (default 30) per candidate, the candidates interleaved call by call so
@@ -14,7 +16,7 @@ use faer::{Accum, MatMut, MatRef, Par};
 use ferrograd::kernels::gemm_split::{gemm_tiled, GemmArgs};
 use std::time::Instant;
 
-/// `(m, k, n, layout)`: `NN` is `a @ b`, `NT` is `a @ b^T`, `TN` is `a^T @ b`.
+/// `(m, k, n, layout)` (576 x 1024 x 64 NT: a convolution's weight gradient): `NN` is `a @ b`, `NT` is `a @ b^T`, `TN` is `a^T @ b`.
 const SHAPES: &[(usize, usize, usize, &str)] = &[
     (64, 64, 64, "NN"),
     (1024, 1024, 1024, "NN"),
@@ -24,6 +26,7 @@ const SHAPES: &[(usize, usize, usize, &str)] = &[
     (128, 784, 256, "NN"),
     (784, 128, 256, "TN"),
     (128, 256, 784, "NT"),
+    (576, 1024, 64, "NT"),
     (128, 256, 10, "NN"),
     (32, 256, 1024, "NN"),
     (64, 1024, 4096, "NN"),
@@ -66,7 +69,7 @@ macro_rules! candidates {
                 (a, b)
             }
 
-            fn run_gemm(&mut self, tiled: Option<bool>) {
+            fn run_gemm(&mut self, tiled: Option<bool>, par: gemm::Parallelism) {
                 let ((a_cs, a_rs), (b_cs, b_rs)) = self.steps();
                 let args = GemmArgs {
                     m: self.m,
@@ -108,7 +111,7 @@ macro_rules! candidates {
                             false,
                             false,
                             false,
-                            gemm::Parallelism::Rayon(0),
+                            par,
                         ),
                     }
                 }
@@ -132,16 +135,30 @@ macro_rules! candidates {
 
             fn report(m: usize, k: usize, n: usize, layout: &str, rounds: usize) {
                 let mut c = Self::new(m, k, n, layout);
-                let names = ["gemm 1 thread", "gemm rayon", "ferrograd", "faer 1 thread"];
-                let mut best = [f64::INFINITY; 4];
+                let names = [
+                    "gemm 1 thread",
+                    "gemm rayon",
+                    "ferrograd",
+                    "faer 1 thread",
+                    "ferrograd 1 thread",
+                ];
+                let mut best = [f64::INFINITY; 5];
+                // GEMM_CANDIDATES=0,4 runs only those candidates
+                let only: Option<Vec<usize>> = std::env::var("GEMM_CANDIDATES")
+                    .ok()
+                    .map(|v| v.split(',').filter_map(|x| x.parse().ok()).collect());
                 for _ in 0..rounds {
                     for (i, b) in best.iter_mut().enumerate() {
+                        if only.as_ref().is_some_and(|o| !o.contains(&i)) {
+                            continue;
+                        }
                         let t = Instant::now();
                         match i {
-                            0 => c.run_gemm(Some(false)),
-                            1 => c.run_gemm(None),
-                            2 => c.run_gemm(Some(true)),
-                            _ => c.run_faer(),
+                            0 => c.run_gemm(None, gemm::Parallelism::None),
+                            1 => c.run_gemm(None, gemm::Parallelism::Rayon(0)),
+                            2 => c.run_gemm(Some(true), gemm::Parallelism::None),
+                            3 => c.run_faer(),
+                            _ => c.run_gemm(Some(false), gemm::Parallelism::None),
                         }
                         *b = b.min(t.elapsed().as_secs_f64());
                     }
@@ -170,7 +187,12 @@ fn main() {
         "GFLOP/s, best of {rounds} interleaved calls; rayon threads: {}",
         rayon::current_num_threads()
     );
+    // GEMM_LAYOUT=NT keeps only that layout's shapes
+    let keep = std::env::var("GEMM_LAYOUT").ok();
     for &(m, k, n, layout) in SHAPES {
+        if keep.as_deref().is_some_and(|l| l != layout) {
+            continue;
+        }
         Case::<f32>::report(m, k, n, layout, rounds);
     }
     for &(m, k, n, layout) in &SHAPES[..3] {
