@@ -194,31 +194,6 @@ fn reshape(x: &VarDesc, target: &[isize]) -> Result<Vec<Dim>> {
     Ok(out)
 }
 
-fn permute(x: &VarDesc, perm: &[isize]) -> Result<Vec<Dim>> {
-    let nd = x.shape.len();
-    let mut seen = vec![false; nd];
-    let mut out = Vec::with_capacity(nd);
-    if perm.len() != nd {
-        return Err(Error::value(format!(
-            "transpose: the permutation {perm:?} has {} entries, but '{}' has {nd} dimensions ({})",
-            perm.len(),
-            x.name,
-            fmt_shape(&x.shape)
-        )));
-    }
-    for &p in perm {
-        let k = normalize("transpose", x, p)?;
-        if seen[k] {
-            return Err(Error::value(format!(
-                "transpose: {perm:?} repeats axis {p}"
-            )));
-        }
-        seen[k] = true;
-        out.push(x.shape[k]);
-    }
-    Ok(out)
-}
-
 fn concat(vars: &[&VarDesc], axis: isize) -> Result<(DType, Vec<Dim>)> {
     let first = vars
         .first()
@@ -302,20 +277,6 @@ pub fn infer(kind: &OpKind, inputs: &[&VarDesc]) -> Result<(DType, Vec<Dim>)> {
         OpKind::Reshape(t) => {
             arity(&name, inputs, 1)?;
             Ok((inputs[0].dtype, reshape(inputs[0], t)?))
-        }
-        OpKind::Permute(p) => {
-            arity(&name, inputs, 1)?;
-            Ok((inputs[0].dtype, permute(inputs[0], p)?))
-        }
-        OpKind::Transpose(a, b) => {
-            arity(&name, inputs, 1)?;
-            let x = inputs[0];
-            let (i, j) = (normalize(&name, x, *a)?, normalize(&name, x, *b)?);
-            let mut shape = x.shape.clone();
-            if !shape.is_empty() {
-                shape.swap(i, j);
-            }
-            Ok((x.dtype, shape))
         }
         OpKind::Concat(a) => concat(inputs, *a),
         _ => Err(Error::runtime(format!(
