@@ -16,8 +16,9 @@
 //! - `doc`: one line.
 //! - `varargs`: `[args]` for an op taking its dimensions as `*args` (`permute(1, 0)`;
 //!   then `params` is empty): they play the `perm` role (or, for an op with `dim0`/`dim1`
-//!   roles, two of them are the pair to swap). A static program passes them as the
-//!   attribute `args`.
+//!   roles, two of them are the pair to swap); `[shape]`: the target shape (`reshape`).
+//!   Ints or one sequence (or 1-d tensor). A static program passes them as the attribute
+//!   of the same name.
 //! - `params`: the positional-or-keyword parameters in order; `keywords`: the
 //!   keyword-only ones (the other dialect's spellings). Names come from a vocabulary,
 //!   each with one role ([`ShapeParam`](crate::op_defs::ShapeParam)): `axis`/`dim`,
@@ -53,6 +54,10 @@ pub mod fns;
 /// Rules and kernels of the reorderings (`permute`, `transpose`), re-exported by [`fns`].
 #[path = "shape_permute.rs"]
 pub mod permute;
+
+/// The rule of `reshape`, re-exported by [`fns`].
+#[path = "shape_reshape.rs"]
+pub mod reshape;
 
 /// Calls `$consumer! { entries }` with every shape op's declaration (see the module docs
 /// for the columns). Closures may use [`fns`] (consumers glob-import it).
@@ -90,6 +95,18 @@ macro_rules! for_each_shape_op {
                 signature: "($self, start_axis=0, stop_axis=-1, name=None, *, start_dim=None, end_dim=None)",
                 view: WhenPossible,
                 rule: |d, a, cx| flatten_rule(d, a, cx),
+                static_rule: [],
+                kernel: |x, _a, out| x.reshape_raw(out),
+                grad: |g, s| g.reshape(&s.in_shape_isize()),
+                node: "ReshapeBackward",
+            }
+            Reshape {
+                name: reshape,
+                doc: "Same elements in a new shape (one dim may be -1).",
+                varargs: [shape], params: [], keywords: [],
+                signature: "($self, *shape)",
+                view: WhenPossible,
+                rule: |d, a, cx| reshape_rule(d, a, cx),
                 static_rule: [],
                 kernel: |x, _a, out| x.reshape_raw(out),
                 grad: |g, s| g.reshape(&s.in_shape_isize()),

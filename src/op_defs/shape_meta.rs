@@ -96,6 +96,8 @@ pub struct ShapeArgs {
     pub perm: Option<Vec<isize>>,
     /// `dim0`, `dim1` (or two varargs of `transpose`): two dimensions to swap.
     pub pair: Option<(isize, isize)>,
+    /// `*shape` (`reshape`): the target shape, one `-1` inferred.
+    pub shape: Option<Vec<isize>>,
     /// Set by a static program's build-time resolution (`static_rule`): the axes were
     /// checked against the recorded shape, and a value whose shape no longer fits them is
     /// an error at run time instead of a result of another rank.
@@ -111,6 +113,7 @@ impl ShapeArgs {
             stop: -1,
             perm: None,
             pair: None,
+            shape: None,
             pinned: false,
         }
     }
@@ -135,6 +138,14 @@ impl ShapeArgs {
     pub fn pair(d0: isize, d1: isize) -> ShapeArgs {
         ShapeArgs {
             pair: Some((d0, d1)),
+            ..ShapeArgs::new()
+        }
+    }
+
+    /// Arguments naming the target shape of `reshape`.
+    pub fn shape(shape: &[isize]) -> ShapeArgs {
+        ShapeArgs {
+            shape: Some(shape.to_vec()),
             ..ShapeArgs::new()
         }
     }

@@ -64,6 +64,9 @@ impl<'a, 'py> ShapeSlots<'a, 'py> {
     #[allow(clippy::type_complexity)]
     fn reorder(&self, op: ShapeOp) -> PyResult<(Option<Vec<isize>>, Option<(isize, isize)>)> {
         let name = op.name();
+        if op.varargs() == Some("shape") {
+            return Ok((None, None)); // (`reshape`'s varargs are its target shape)
+        }
         let perm = self.role(op, &[ShapeParam::Perm, ShapeParam::Dims]);
         let (d0, d1) = (
             self.role(op, &[ShapeParam::Dim0]),
@@ -126,19 +129,25 @@ impl<'a, 'py> ShapeSlots<'a, 'py> {
             })?,
         };
         let (perm, pair) = self.reorder(op)?;
+        let shape = match op.varargs() {
+            Some("shape") => self.1.map(parse_shape).transpose()?,
+            _ => None,
+        };
         Ok(ShapeArgs {
             axes,
             start: self.int(op, &[ShapeParam::StartAxis, ShapeParam::StartDim], 0)?,
             stop: self.int(op, &[ShapeParam::StopAxis, ShapeParam::EndDim], -1)?,
             perm,
             pair,
+            shape,
             pinned: false,
         })
     }
 }
 
 /// The arguments of shape op `op` from a static op's attribute dict (the same names as
-/// the method's parameters; `args`, a sequence, for the `*args` of an op that takes them).
+/// the method's parameters; a sequence named like the varargs, `args` or `shape`, for
+/// the varargs of an op that takes them).
 pub fn from_attrs(op: ShapeOp, attrs: Option<&Bound<'_, PyDict>>) -> PyResult<ShapeArgs> {
     let mut values: [Option<Bound<'_, PyAny>>; N] = Default::default();
     let mut varargs = None;
@@ -146,7 +155,8 @@ pub fn from_attrs(op: ShapeOp, attrs: Option<&Bound<'_, PyDict>>) -> PyResult<Sh
         for (v, p) in values.iter_mut().zip(ShapeParam::ALL) {
             *v = d.get_item(p.name())?.filter(|v| !v.is_none());
         }
-        if let (Some(name), Some(v)) = (op.varargs(), d.get_item("args")?) {
+        let named = op.varargs().map(|n| d.get_item(n)).transpose()?.flatten();
+        if let (Some(name), Some(v)) = (op.varargs(), named) {
             let items = v.try_iter()?.collect::<PyResult<Vec<_>>>().map_err(|_| {
                 PyTypeError::new_err(format!("{}(): {name} must be a sequence", op.name()))
             })?;

@@ -1,37 +1,18 @@
-//! Differentiable views and copies: reshape, expand, clone, contiguous, and the crate's
-//! calls of the shape table's ops (squeeze, unsqueeze, flatten, permute, transpose:
+//! Differentiable views and copies: expand, clone, contiguous, and the crate's calls of
+//! the shape table's ops (reshape, squeeze, unsqueeze, flatten, permute, transpose:
 //! `src/op_defs/shape.rs`, recorded by `shape_table.rs`).
 
 use crate::autograd::Recorder;
 use crate::error::Result;
 use crate::op_defs::{ShapeArgs, ShapeOp};
-use crate::tensor::shape::infer_shape;
 use crate::tensor::Tensor;
 use smallvec::smallvec;
-use std::sync::Arc;
-
-fn as_isize(shape: &[usize]) -> Vec<isize> {
-    shape.iter().map(|&d| d as isize).collect()
-}
 
 impl Tensor {
-    /// Same elements in `shape` (one `-1` inferred); a view when possible.
+    /// Same elements in `shape` (one `-1` inferred); a view when possible: the table's
+    /// `reshape`.
     pub fn reshape(&self, shape: &[isize]) -> Result<Tensor> {
-        let target = infer_shape(shape, self.numel(), "reshape")?;
-        if target.as_slice() == self.shape() {
-            return Ok(self.alias_view(self.layout().clone(), "ViewBackward"));
-        }
-        let out = self.reshape_raw(&target)?;
-        if Arc::ptr_eq(out.storage(), self.storage()) {
-            out.mark_view_of(self);
-        }
-        if let Some(rec) = Recorder::begin(&[self]) {
-            let back = as_isize(self.shape());
-            rec.finish("ReshapeBackward", &out, move |g, _, _| {
-                Ok(smallvec![Some(g.reshape(&back)?)])
-            })?;
-        }
-        Ok(out)
+        ShapeOp::Reshape.apply(self, &ShapeArgs::shape(shape))
     }
 
     /// A view sharing storage with an identity gradient (used for no-op views).

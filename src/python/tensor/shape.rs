@@ -86,11 +86,6 @@ crate::op_defs::shape::for_each_shape_op!(shape_methods);
 
 #[pymethods]
 impl PyTensor {
-    /// Same elements in a new shape (one dim may be -1).
-    #[pyo3(signature = (*shape))]
-    fn reshape(&self, py: Python<'_>, shape: &Bound<'_, PyTuple>) -> PyT {
-        wrap(py, self.inner.reshape(&parse_shape(shape)?).py()?)
-    }
     /// Same as `reshape` (always succeeds; copies when a view is impossible).
     #[pyo3(signature = (*shape))]
     fn view(&self, py: Python<'_>, shape: &Bound<'_, PyTuple>) -> PyT {
