@@ -116,10 +116,14 @@ mod tests {
             "{e}"
         );
         let e = ShapeOp::Permute
-            .shape_rule(&[Some(2)], &ShapeArgs::perm(&[0, 1]), DimSubject::Tensor)
+            .shape_rule(
+                &[Some(2), Some(5)],
+                &ShapeArgs::perm(&[1]),
+                DimSubject::Tensor,
+            )
             .unwrap_err()
             .to_string();
-        assert!(e.contains("permute") && e.contains("[0, 1]"), "{e}");
+        assert!(e.contains("permute") && e.contains("[2, 5]"), "{e}");
     }
 
     #[test]
