@@ -14,11 +14,17 @@
 //! - `name`: the `Tensor` method, the module function in both dialects, the name in
 //!   errors and static programs.
 //! - `doc`: one line.
+//! - `varargs`: `[args]` for an op taking its dimensions as `*args` (`permute(1, 0)`;
+//!   then `params` is empty): they play the `perm` role (or, for an op with `dim0`/`dim1`
+//!   roles, two of them are the pair to swap); `[shape]`: the target shape (`reshape`).
+//!   Ints or one sequence (or 1-d tensor). A static program passes them as the attribute
+//!   of the same name.
 //! - `params`: the positional-or-keyword parameters in order; `keywords`: the
 //!   keyword-only ones (the other dialect's spellings). Names come from a vocabulary,
 //!   each with one role ([`ShapeParam`](crate::op_defs::ShapeParam)): `axis`/`dim`,
-//!   `start_axis`/`start_dim`, `stop_axis`/`end_dim`, `name` (Paddle's, ignored). When
-//!   two spellings of a role are given, the first in the signature wins.
+//!   `start_axis`/`start_dim`, `stop_axis`/`end_dim`, `perm`/`dims`, `dim0`, `dim1`,
+//!   `name` (Paddle's, ignored). When two spellings of a role are given, the first in the
+//!   signature wins.
 //! - `signature`: the Python signature `help()` and `inspect` show, with each role's
 //!   default (the parameters themselves default to None, and the parser applies the
 //!   default; a test checks that the names agree with `params` and `keywords`).
@@ -38,11 +44,20 @@
 //! - `grad`: `|g, s| ...` the input's gradient: the inverse op from the same arguments
 //!   ([`ShapeSaved`](crate::op_defs::ShapeSaved): `s.in_shape`, `s.args`), written with
 //!   differentiable ops so double backward works.
-//! - `node`: the backward node `grad_fn` shows.
+//! - `node`: the backward node `grad_fn` shows; `"Name" or f`: `f(args, ndim)` may pick
+//!   another for some calls (`transpose`'s no-op swaps).
 
 /// Rules and kernels of the entries.
 #[path = "shape_fns.rs"]
 pub mod fns;
+
+/// Rules and kernels of the reorderings (`permute`, `transpose`), re-exported by [`fns`].
+#[path = "shape_permute.rs"]
+pub mod permute;
+
+/// The rule of `reshape`, re-exported by [`fns`].
+#[path = "shape_reshape.rs"]
+pub mod reshape;
 
 /// Calls `$consumer! { entries }` with every shape op's declaration (see the module docs
 /// for the columns). Closures may use [`fns`] (consumers glob-import it).
@@ -52,7 +67,7 @@ macro_rules! for_each_shape_op {
             Squeeze {
                 name: squeeze,
                 doc: "Removes size-1 dims: all of them, or those in `axis`/`dim` (a listed dim that is not 1 is left alone).",
-                params: [axis, name], keywords: [dim],
+                varargs: [], params: [axis, name], keywords: [dim],
                 signature: "($self, axis=None, name=None, *, dim=None)",
                 view: Always,
                 rule: |d, a, cx| squeeze_rule(d, a, cx),
@@ -64,7 +79,7 @@ macro_rules! for_each_shape_op {
             Unsqueeze {
                 name: unsqueeze,
                 doc: "Inserts size-1 dims at `axis`/`dim` (an int or a list; positions in the result).",
-                params: [axis, name], keywords: [dim],
+                varargs: [], params: [axis, name], keywords: [dim],
                 signature: "($self, axis=None, name=None, *, dim=None)",
                 view: Always,
                 rule: |d, a, cx| unsqueeze_rule(d, a, cx),
@@ -76,7 +91,7 @@ macro_rules! for_each_shape_op {
             Flatten {
                 name: flatten,
                 doc: "Flattens dims `start_axis..=stop_axis` (torch `start_dim..=end_dim`) into one.",
-                params: [start_axis, stop_axis, name], keywords: [start_dim, end_dim],
+                varargs: [], params: [start_axis, stop_axis, name], keywords: [start_dim, end_dim],
                 signature: "($self, start_axis=0, stop_axis=-1, name=None, *, start_dim=None, end_dim=None)",
                 view: WhenPossible,
                 rule: |d, a, cx| flatten_rule(d, a, cx),
@@ -84,6 +99,42 @@ macro_rules! for_each_shape_op {
                 kernel: |x, _a, out| x.reshape_raw(out),
                 grad: |g, s| g.reshape(&s.in_shape_isize()),
                 node: "ReshapeBackward",
+            }
+            Reshape {
+                name: reshape,
+                doc: "Same elements in a new shape (one dim may be -1).",
+                varargs: [shape], params: [], keywords: [],
+                signature: "($self, *shape)",
+                view: WhenPossible,
+                rule: |d, a, cx| reshape_rule(d, a, cx),
+                static_rule: [],
+                kernel: |x, _a, out| x.reshape_raw(out),
+                grad: |g, s| g.reshape(&s.in_shape_isize()),
+                node: "ReshapeBackward",
+            }
+            Permute {
+                name: permute,
+                doc: "Reorders dims (`permute(1, 0)`, `permute([1, 0])` or torch's `permute(dims=[1, 0])`).",
+                varargs: [args], params: [], keywords: [dims],
+                signature: "($self, *args, dims=None)",
+                view: Always,
+                rule: |d, a, cx| permute_rule(d, a, cx),
+                static_rule: [],
+                kernel: |x, a, _out| reorder_kernel("permute", x, a),
+                grad: |g, s| reorder_grad("permute", g, s),
+                node: "PermuteBackward",
+            }
+            Transpose {
+                name: transpose,
+                doc: "`transpose(perm)` (Paddle: a full permutation, also `perm=`) or `transpose(d0, d1)` (torch, also `dim0=`, `dim1=`).",
+                varargs: [args], params: [], keywords: [perm, dim0, dim1, name],
+                signature: "($self, *args, perm=None, dim0=None, dim1=None, name=None)",
+                view: Always,
+                rule: |d, a, cx| transpose_rule(d, a, cx),
+                static_rule: [],
+                kernel: |x, a, _out| reorder_kernel("transpose", x, a),
+                grad: |g, s| reorder_grad("transpose", g, s),
+                node: "PermuteBackward" or transpose_node,
             }
         }
     };

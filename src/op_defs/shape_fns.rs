@@ -5,6 +5,9 @@ use crate::error::{Error, Result};
 use crate::op_defs::shape_meta::{fmt_dims, Dim, DimSubject, ShapeArgs};
 use crate::tensor::Tensor;
 
+pub use super::permute::*;
+pub use super::reshape::*;
+
 /// The dimensions `squeeze` removes, sorted. Without axes: every dimension known to
 /// have size 1. Listed axes must be in range; a listed dimension that is not 1 stays
 /// (an error for pinned static arguments), one known only at run time is an error.

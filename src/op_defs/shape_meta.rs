@@ -38,11 +38,19 @@ pub enum ShapeParam {
     EndDim,
     /// Paddle's op name (ignored).
     Name,
+    /// Paddle's permutation (`transpose(perm)`).
+    Perm,
+    /// Torch's spelling of `Perm` (`permute(dims=...)`).
+    Dims,
+    /// Torch's first swapped dimension (`transpose(dim0, dim1)`).
+    Dim0,
+    /// Torch's second swapped dimension.
+    Dim1,
 }
 
 impl ShapeParam {
     /// Every parameter name of the vocabulary.
-    pub const ALL: [ShapeParam; 7] = [
+    pub const ALL: [ShapeParam; 11] = [
         ShapeParam::Axis,
         ShapeParam::Dim,
         ShapeParam::StartAxis,
@@ -50,6 +58,10 @@ impl ShapeParam {
         ShapeParam::StopAxis,
         ShapeParam::EndDim,
         ShapeParam::Name,
+        ShapeParam::Perm,
+        ShapeParam::Dims,
+        ShapeParam::Dim0,
+        ShapeParam::Dim1,
     ];
 
     /// The Python parameter name.
@@ -62,6 +74,10 @@ impl ShapeParam {
             ShapeParam::StopAxis => "stop_axis",
             ShapeParam::EndDim => "end_dim",
             ShapeParam::Name => "name",
+            ShapeParam::Perm => "perm",
+            ShapeParam::Dims => "dims",
+            ShapeParam::Dim0 => "dim0",
+            ShapeParam::Dim1 => "dim1",
         }
     }
 }
@@ -75,6 +91,13 @@ pub struct ShapeArgs {
     pub start: isize,
     /// `stop_axis`/`end_dim` (default -1).
     pub stop: isize,
+    /// `perm`/`dims` (or the varargs of `permute`, one of `transpose`): the order of the
+    /// input's dimensions in the result.
+    pub perm: Option<Vec<isize>>,
+    /// `dim0`, `dim1` (or two varargs of `transpose`): two dimensions to swap.
+    pub pair: Option<(isize, isize)>,
+    /// `*shape` (`reshape`): the target shape, one `-1` inferred.
+    pub shape: Option<Vec<isize>>,
     /// Set by a static program's build-time resolution (`static_rule`): the axes were
     /// checked against the recorded shape, and a value whose shape no longer fits them is
     /// an error at run time instead of a result of another rank.
@@ -88,6 +111,9 @@ impl ShapeArgs {
             axes: None,
             start: 0,
             stop: -1,
+            perm: None,
+            pair: None,
+            shape: None,
             pinned: false,
         }
     }
@@ -96,6 +122,30 @@ impl ShapeArgs {
     pub fn axes(axes: Option<&[isize]>) -> ShapeArgs {
         ShapeArgs {
             axes: axes.map(<[isize]>::to_vec),
+            ..ShapeArgs::new()
+        }
+    }
+
+    /// Arguments naming the permutation `perm`.
+    pub fn perm(perm: &[isize]) -> ShapeArgs {
+        ShapeArgs {
+            perm: Some(perm.to_vec()),
+            ..ShapeArgs::new()
+        }
+    }
+
+    /// Arguments naming two dimensions to swap.
+    pub fn pair(d0: isize, d1: isize) -> ShapeArgs {
+        ShapeArgs {
+            pair: Some((d0, d1)),
+            ..ShapeArgs::new()
+        }
+    }
+
+    /// Arguments naming the target shape of `reshape`.
+    pub fn shape(shape: &[isize]) -> ShapeArgs {
+        ShapeArgs {
+            shape: Some(shape.to_vec()),
             ..ShapeArgs::new()
         }
     }
@@ -191,6 +241,14 @@ impl DimSubject<'_> {
         }
     }
 
+    /// `a tensor of shape [2, 3]` or `'x' with shape [-1, 3]`: the subject of shape `d`.
+    pub fn describe(self, d: &[Dim]) -> String {
+        match self {
+            DimSubject::Tensor => format!("a tensor of shape {}", fmt_dims(d)),
+            DimSubject::Var { name, shape } => format!("'{name}' with shape {}", fmt_dims(shape)),
+        }
+    }
+
     /// Whether errors name a static variable.
     pub fn is_static(self) -> bool {
         matches!(self, DimSubject::Var { .. })
@@ -202,14 +260,14 @@ macro_rules! declare_shape_ops {
     ($($v:ident {
         name: $m:ident,
         doc: $doc:literal,
-        params: [$($p:ident),*], keywords: [$($k:ident),*],
+        varargs: [$($va:ident)?], params: [$($p:ident),*], keywords: [$($k:ident),*],
         signature: $sig:tt,
         view: $view:ident,
         rule: $rule:expr,
         static_rule: [$($static_rule:expr)?],
         kernel: $kernel:expr,
         grad: $grad:expr,
-        node: $node:literal,
+        node: $node:literal $(or $node_fn:path)?,
     })*) => {
         /// A shape/view op (declared in [`crate::op_defs::shape`]).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -265,10 +323,33 @@ macro_rules! declare_shape_ops {
                 }
             }
 
-            /// The backward node the result's `grad_fn` shows.
+            /// The backward node the result's `grad_fn` usually shows (see
+            /// [`ShapeOp::node_for`]).
             pub fn node_name(self) -> &'static str {
                 match self {
                     $(ShapeOp::$v => $node,)*
+                }
+            }
+
+            /// The backward node of a call with `args` on an input of `ndim` dimensions:
+            /// the entry's `or` function's pick (`transpose`'s no-op swaps), else
+            /// [`ShapeOp::node_name`].
+            pub fn node_for(self, args: &ShapeArgs, ndim: usize) -> &'static str {
+                let pick: Option<&'static str> = match self {
+                    $($(ShapeOp::$v => $node_fn(args, ndim),)?)*
+                    #[allow(unreachable_patterns)]
+                    _ => None,
+                };
+                let _ = (args, ndim);
+                pick.unwrap_or_else(|| self.node_name())
+            }
+
+            /// The name of the varargs parameter (`permute(*args)`), if the op takes one.
+            pub fn varargs(self) -> Option<&'static str> {
+                match self {
+                    $($(ShapeOp::$v => Some(stringify!($va)),)?)*
+                    #[allow(unreachable_patterns)]
+                    _ => None,
                 }
             }
 
@@ -329,6 +410,10 @@ pub(crate) const fn shape_param_of(name: &str) -> ShapeParam {
         b"stop_axis" => ShapeParam::StopAxis,
         b"end_dim" => ShapeParam::EndDim,
         b"name" => ShapeParam::Name,
+        b"perm" => ShapeParam::Perm,
+        b"dims" => ShapeParam::Dims,
+        b"dim0" => ShapeParam::Dim0,
+        b"dim1" => ShapeParam::Dim1,
         _ => panic!("unknown shape-op parameter name"),
     }
 }

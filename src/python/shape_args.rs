@@ -3,14 +3,37 @@
 //! driven by each op's declared signature.
 
 use crate::op_defs::{ShapeArgs, ShapeOp, ShapeParam};
-use crate::python::args::parse_axes;
+use crate::python::args::{parse_axes, parse_shape};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyTuple};
 
-/// The values of one shape-op call, indexed by [`ShapeParam`] (None: not given or None).
+/// The number of parameter names of the vocabulary.
+const N: usize = ShapeParam::ALL.len();
+
+/// The values of one shape-op call, indexed by [`ShapeParam`] (None: not given or None),
+/// and the `*args` of an op that takes them.
 #[derive(Clone, Copy, Default)]
-pub struct ShapeSlots<'a, 'py>(pub [Option<&'a Bound<'py, PyAny>>; 7]);
+pub struct ShapeSlots<'a, 'py>(
+    pub [Option<&'a Bound<'py, PyAny>>; N],
+    pub Option<&'a Bound<'py, PyTuple>>,
+);
+
+/// `v` as an int, or a TypeError naming the op and the parameter.
+fn int_of(op: ShapeOp, param: &str, v: &Bound<'_, PyAny>) -> PyResult<isize> {
+    v.extract::<isize>().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "{}(): {param} must be an int, got {}",
+            op.name(),
+            v.repr().map(|r| r.to_string()).unwrap_or_default()
+        ))
+    })
+}
+
+/// A permutation given as one value (a list, a tuple, a 1-d tensor).
+fn one_perm(v: &Bound<'_, PyAny>) -> PyResult<Vec<isize>> {
+    parse_shape(&PyTuple::new(v.py(), [v])?)
+}
 
 impl<'a, 'py> ShapeSlots<'a, 'py> {
     /// The value of the first parameter of `op`'s signature (positional, then
@@ -31,14 +54,64 @@ impl<'a, 'py> ShapeSlots<'a, 'py> {
     fn int(&self, op: ShapeOp, role: &[ShapeParam], default: isize) -> PyResult<isize> {
         match self.role(op, role) {
             None => Ok(default),
-            Some((p, v)) => v.extract::<isize>().map_err(|_| {
-                PyTypeError::new_err(format!(
-                    "{}(): {} must be an int, got {}",
-                    op.name(),
-                    p.name(),
-                    v.repr().map(|r| r.to_string()).unwrap_or_default()
-                ))
-            }),
+            Some((p, v)) => int_of(op, p.name(), v),
+        }
+    }
+
+    /// The `perm` and `pair` roles of a reordering: from the `*args` (a permutation as
+    /// ints or one sequence; for an op with `dim0`/`dim1` roles two of them are the pair),
+    /// `perm`/`dims`, or `dim0` and `dim1`. Mixing the forms is a TypeError.
+    #[allow(clippy::type_complexity)]
+    fn reorder(&self, op: ShapeOp) -> PyResult<(Option<Vec<isize>>, Option<(isize, isize)>)> {
+        let name = op.name();
+        if op.varargs() == Some("shape") {
+            return Ok((None, None)); // (`reshape`'s varargs are its target shape)
+        }
+        let perm = self.role(op, &[ShapeParam::Perm, ShapeParam::Dims]);
+        let (d0, d1) = (
+            self.role(op, &[ShapeParam::Dim0]),
+            self.role(op, &[ShapeParam::Dim1]),
+        );
+        let takes_pair = op.keywords().contains(&ShapeParam::Dim1);
+        // (a static program's attributes may leave out `args`: none given)
+        let n = self.1.map_or(0, |t| t.len());
+        let item = |i: usize| -> PyResult<Bound<'py, PyAny>> {
+            match self.1 {
+                Some(t) => t.get_item(i),
+                None => Err(PyTypeError::new_err("missing argument")),
+            }
+        };
+        if !takes_pair {
+            return match perm {
+                Some(_) if n > 0 => Err(PyTypeError::new_err(format!(
+                    "{name}() takes the dims positionally or as {}=, not both",
+                    perm.map_or("dims", |(p, _)| p.name())
+                ))),
+                Some((_, v)) => Ok((Some(one_perm(v)?), None)),
+                None => Ok((self.1.map(parse_shape).transpose()?, None)),
+            };
+        }
+        let pair = |a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>| -> PyResult<_> {
+            Ok((None, Some((int_of(op, "dim0", a)?, int_of(op, "dim1", b)?))))
+        };
+        match (perm, d0, d1, n) {
+            (Some((_, p)), None, None, 0) => return Ok((Some(one_perm(p)?), None)),
+            (None, Some((_, a)), Some((_, b)), 0) => return pair(a, b),
+            (None, None, Some((_, b)), 1) => return pair(&item(0)?, b),
+            (None, None, None, _) => {}
+            _ => {
+                return Err(PyTypeError::new_err(format!(
+                    "{name}() takes perm= (Paddle) or dim0=, dim1= (torch), not a mix of \
+                     positional and keyword dims"
+                )))
+            }
+        }
+        match n {
+            2 => pair(&item(0)?, &item(1)?),
+            1 => Ok((self.1.map(parse_shape).transpose()?, None)),
+            _ => Err(PyTypeError::new_err(format!(
+                "{name}() takes a permutation (Paddle) or two dims (torch)"
+            ))),
         }
     }
 
@@ -55,27 +128,45 @@ impl<'a, 'py> ShapeSlots<'a, 'py> {
                 ))
             })?,
         };
+        let (perm, pair) = self.reorder(op)?;
+        let shape = match op.varargs() {
+            Some("shape") => self.1.map(parse_shape).transpose()?,
+            _ => None,
+        };
         Ok(ShapeArgs {
             axes,
             start: self.int(op, &[ShapeParam::StartAxis, ShapeParam::StartDim], 0)?,
             stop: self.int(op, &[ShapeParam::StopAxis, ShapeParam::EndDim], -1)?,
+            perm,
+            pair,
+            shape,
             pinned: false,
         })
     }
 }
 
 /// The arguments of shape op `op` from a static op's attribute dict (the same names as
-/// the method's parameters).
+/// the method's parameters; a sequence named like the varargs, `args` or `shape`, for
+/// the varargs of an op that takes them).
 pub fn from_attrs(op: ShapeOp, attrs: Option<&Bound<'_, PyDict>>) -> PyResult<ShapeArgs> {
-    let mut values: [Option<Bound<'_, PyAny>>; 7] = Default::default();
+    let mut values: [Option<Bound<'_, PyAny>>; N] = Default::default();
+    let mut varargs = None;
     if let Some(d) = attrs {
         for (v, p) in values.iter_mut().zip(ShapeParam::ALL) {
             *v = d.get_item(p.name())?.filter(|v| !v.is_none());
+        }
+        let named = op.varargs().map(|n| d.get_item(n)).transpose()?.flatten();
+        if let (Some(name), Some(v)) = (op.varargs(), named) {
+            let items = v.try_iter()?.collect::<PyResult<Vec<_>>>().map_err(|_| {
+                PyTypeError::new_err(format!("{}(): {name} must be a sequence", op.name()))
+            })?;
+            varargs = Some(PyTuple::new(d.py(), items)?);
         }
     }
     let mut slots = ShapeSlots::default();
     for (s, v) in slots.0.iter_mut().zip(&values) {
         *s = v.as_ref();
     }
+    slots.1 = varargs.as_ref();
     slots.parse(op)
 }

@@ -153,72 +153,6 @@ fn reduce(
     Ok((kind.reduction().dtype_rule().apply(x.dtype), shape))
 }
 
-fn reshape(x: &VarDesc, target: &[isize]) -> Result<Vec<Dim>> {
-    let bad = || {
-        Error::value(format!(
-            "reshape: cannot reshape '{}' with shape {} to {:?}",
-            x.name,
-            fmt_shape(&x.shape),
-            target
-        ))
-    };
-    if target.iter().filter(|&&d| d == -1).count() > 1 || target.iter().any(|&d| d < -1) {
-        return Err(Error::value(format!(
-            "reshape: at most one dimension can be -1 and none can be negative otherwise, got {target:?}"
-        )));
-    }
-    let known_in: Option<usize> = x
-        .shape
-        .iter()
-        .copied()
-        .try_fold(1usize, |p, d| d.map(|d| p * d));
-    let fixed: usize = target
-        .iter()
-        .filter(|&&d| d >= 0)
-        .map(|&d| d as usize)
-        .product();
-    let mut out: Vec<Dim> = target
-        .iter()
-        .map(|&d| (d >= 0).then_some(d as usize))
-        .collect();
-    match (known_in, target.iter().position(|&d| d == -1)) {
-        (Some(n), None) if n != fixed => return Err(bad()),
-        (Some(n), Some(k)) => {
-            if fixed == 0 || n % fixed != 0 {
-                return Err(bad());
-            }
-            out[k] = Some(n / fixed);
-        }
-        _ => {}
-    }
-    Ok(out)
-}
-
-fn permute(x: &VarDesc, perm: &[isize]) -> Result<Vec<Dim>> {
-    let nd = x.shape.len();
-    let mut seen = vec![false; nd];
-    let mut out = Vec::with_capacity(nd);
-    if perm.len() != nd {
-        return Err(Error::value(format!(
-            "transpose: the permutation {perm:?} has {} entries, but '{}' has {nd} dimensions ({})",
-            perm.len(),
-            x.name,
-            fmt_shape(&x.shape)
-        )));
-    }
-    for &p in perm {
-        let k = normalize("transpose", x, p)?;
-        if seen[k] {
-            return Err(Error::value(format!(
-                "transpose: {perm:?} repeats axis {p}"
-            )));
-        }
-        seen[k] = true;
-        out.push(x.shape[k]);
-    }
-    Ok(out)
-}
-
 fn concat(vars: &[&VarDesc], axis: isize) -> Result<(DType, Vec<Dim>)> {
     let first = vars
         .first()
@@ -298,24 +232,6 @@ pub fn infer(kind: &OpKind, inputs: &[&VarDesc]) -> Result<(DType, Vec<Dim>)> {
             arity(&name, inputs, 1)?;
             normalize(&name, inputs[0], *a)?;
             Ok((inputs[0].dtype.to_floating(), inputs[0].shape.clone()))
-        }
-        OpKind::Reshape(t) => {
-            arity(&name, inputs, 1)?;
-            Ok((inputs[0].dtype, reshape(inputs[0], t)?))
-        }
-        OpKind::Permute(p) => {
-            arity(&name, inputs, 1)?;
-            Ok((inputs[0].dtype, permute(inputs[0], p)?))
-        }
-        OpKind::Transpose(a, b) => {
-            arity(&name, inputs, 1)?;
-            let x = inputs[0];
-            let (i, j) = (normalize(&name, x, *a)?, normalize(&name, x, *b)?);
-            let mut shape = x.shape.clone();
-            if !shape.is_empty() {
-                shape.swap(i, j);
-            }
-            Ok((x.dtype, shape))
         }
         OpKind::Concat(a) => concat(inputs, *a),
         _ => Err(Error::runtime(format!(

@@ -77,12 +77,6 @@ pub enum OpKind {
     Softmax(isize),
     /// Log-softmax along an axis.
     LogSoftmax(isize),
-    /// Reshape to a target shape (`-1` inferred).
-    Reshape(Vec<isize>),
-    /// Permutation of the axes.
-    Permute(Vec<isize>),
-    /// Swap of two axes.
-    Transpose(isize, isize),
     /// Concatenation of the inputs along an axis.
     Concat(isize),
     /// A constant tensor embedded in the program (scalars and eager tensors used while building).
@@ -130,9 +124,6 @@ impl OpKind {
             .into(),
             OpKind::Softmax(_) => "softmax".into(),
             OpKind::LogSoftmax(_) => "log_softmax".into(),
-            OpKind::Reshape(_) => "reshape".into(),
-            OpKind::Permute(_) => "transpose".into(),
-            OpKind::Transpose(..) => "transpose".into(),
             OpKind::Concat(_) => "concat".into(),
             OpKind::Constant(_) => "constant".into(),
             OpKind::Init(_) => "init".into(),
@@ -198,9 +189,6 @@ impl OpKind {
             }
             OpKind::Softmax(a) => one(x()?.softmax(*a)),
             OpKind::LogSoftmax(a) => one(x()?.log_softmax(*a)),
-            OpKind::Reshape(s) => one(x()?.reshape(s)),
-            OpKind::Permute(p) => one(x()?.permute(p)),
-            OpKind::Transpose(a, b) => one(x()?.transpose(*a, *b)),
             OpKind::Concat(a) => one(Tensor::cat(inputs, *a)),
             OpKind::Constant(t) => Ok(vec![t.clone()]),
             OpKind::Init(init) => one(run_init(init, out_shape, out_dtype)),

@@ -33,7 +33,8 @@ def _x(shape=(2, 1, 3, 1)):
 
 
 def test_the_table_lists_the_migrated_ops():
-    assert set(SHAPE) == set(CALLS)
+    # (the ops taking *args are tested in test_shape_table_permute.py and _reshape.py)
+    assert set(SHAPE) == set(CALLS) | {"reshape", "permute", "transpose"}
     assert SHAPE["squeeze"][4] == "Always" and SHAPE["unsqueeze"][4] == "Always"
     assert SHAPE["flatten"][4] == "WhenPossible"
     # only squeeze resolves its arguments against the recorded shape when building

@@ -476,10 +476,12 @@ class Variable(
 
     view = reshape
 
+    # permute/transpose/swapaxes: the shape table's `transpose` row (src/op_defs/shape.rs),
+    # recorded as one op type; its rule infers the shape
     def permute(self, *perm: Any) -> Variable:
         """Permutes the axes."""
         dims = perm[0] if len(perm) == 1 and isinstance(perm[0], (list, tuple)) else perm
-        return self._op("permute", [self], perm=[int(d) for d in dims])
+        return self._op("transpose", [self], perm=[int(d) for d in dims])
 
     def transpose(self, *args: Any, perm: Any = None, name: str | None = None) -> Variable:
         """Paddle form ``transpose(perm)`` or PyTorch form ``transpose(dim0, dim1)``."""
@@ -491,7 +493,7 @@ class Variable(
 
     def swapaxes(self, dim0: int, dim1: int) -> Variable:
         """Swaps two axes."""
-        return self._op("swapaxes", [self], dim0=dim0, dim1=dim1)
+        return self._op("transpose", [self], dim0=int(dim0), dim1=int(dim1))
 
     def t(self) -> Variable:
         """Transpose of a matrix (1-D and 0-D unchanged)."""

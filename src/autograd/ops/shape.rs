@@ -1,38 +1,18 @@
-//! Differentiable views and copies: reshape, expand, permute, transpose, clone,
-//! contiguous, and the crate's calls of the shape table's ops (squeeze, unsqueeze,
-//! flatten: `src/op_defs/shape.rs`, recorded by `shape_table.rs`).
+//! Differentiable views and copies: expand, clone, contiguous, and the crate's calls of
+//! the shape table's ops (reshape, squeeze, unsqueeze, flatten, permute, transpose:
+//! `src/op_defs/shape.rs`, recorded by `shape_table.rs`).
 
 use crate::autograd::Recorder;
 use crate::error::Result;
-use crate::layout::normalize_dim;
 use crate::op_defs::{ShapeArgs, ShapeOp};
-use crate::tensor::shape::infer_shape;
 use crate::tensor::Tensor;
 use smallvec::smallvec;
-use std::sync::Arc;
-
-fn as_isize(shape: &[usize]) -> Vec<isize> {
-    shape.iter().map(|&d| d as isize).collect()
-}
 
 impl Tensor {
-    /// Same elements in `shape` (one `-1` inferred); a view when possible.
+    /// Same elements in `shape` (one `-1` inferred); a view when possible: the table's
+    /// `reshape`.
     pub fn reshape(&self, shape: &[isize]) -> Result<Tensor> {
-        let target = infer_shape(shape, self.numel(), "reshape")?;
-        if target.as_slice() == self.shape() {
-            return Ok(self.alias_view(self.layout().clone(), "ViewBackward"));
-        }
-        let out = self.reshape_raw(&target)?;
-        if Arc::ptr_eq(out.storage(), self.storage()) {
-            out.mark_view_of(self);
-        }
-        if let Some(rec) = Recorder::begin(&[self]) {
-            let back = as_isize(self.shape());
-            rec.finish("ReshapeBackward", &out, move |g, _, _| {
-                Ok(smallvec![Some(g.reshape(&back)?)])
-            })?;
-        }
-        Ok(out)
+        ShapeOp::Reshape.apply(self, &ShapeArgs::shape(shape))
     }
 
     /// A view sharing storage with an identity gradient (used for no-op views).
@@ -58,43 +38,14 @@ impl Tensor {
         Ok(out)
     }
 
-    /// Dims reordered by `perm` (negative dims allowed).
+    /// Dims reordered by `perm` (negative dims allowed): the table's `permute`.
     pub fn permute(&self, perm: &[isize]) -> Result<Tensor> {
-        let p: Vec<usize> = perm
-            .iter()
-            .map(|&d| normalize_dim(d, self.ndim(), "permute"))
-            .collect::<Result<_>>()?;
-        let out = self.view_with(self.layout().permute(&p)?);
-        out.mark_view_of(self);
-        if let Some(rec) = Recorder::begin(&[self]) {
-            let mut inv = vec![0isize; p.len()];
-            for (i, &d) in p.iter().enumerate() {
-                inv[d] = i as isize;
-            }
-            rec.finish("PermuteBackward", &out, move |g, _, _| {
-                Ok(smallvec![Some(g.permute(&inv)?)])
-            })?;
-        }
-        Ok(out)
+        ShapeOp::Permute.apply(self, &ShapeArgs::perm(perm))
     }
 
-    /// Swaps two dims (torch's `transpose(d0, d1)`).
+    /// Swaps two dims (torch's `transpose(d0, d1)`): the table's `transpose`.
     pub fn transpose(&self, d0: isize, d1: isize) -> Result<Tensor> {
-        let n = self.ndim();
-        if n < 2 && d0 == d1 {
-            return Ok(self.alias_view(self.layout().clone(), "TransposeBackward"));
-        }
-        let (a, b) = (
-            normalize_dim(d0, n, "transpose")?,
-            normalize_dim(d1, n, "transpose")?,
-        );
-        if n == 0 {
-            // dims 0 and -1 of a 0-d tensor both name the tensor itself (as in PyTorch)
-            return Ok(self.alias_view(self.layout().clone(), "TransposeBackward"));
-        }
-        let mut perm: Vec<isize> = (0..n as isize).collect();
-        perm.swap(a, b);
-        self.permute(&perm)
+        ShapeOp::Transpose.apply(self, &ShapeArgs::pair(d0, d1))
     }
 
     /// Inserts a size-1 dim at `dim` (`-ndim-1 ..= ndim`): the table's `unsqueeze`.

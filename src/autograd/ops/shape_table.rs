@@ -18,14 +18,14 @@ macro_rules! shape_kernels_and_grads {
     ($($v:ident {
         name: $m:ident,
         doc: $doc:literal,
-        params: [$($p:ident),*], keywords: [$($k:ident),*],
+        varargs: [$($va:ident)?], params: [$($p:ident),*], keywords: [$($k:ident),*],
         signature: $sig:tt,
         view: $view:ident,
         rule: $rule:expr,
         static_rule: [$($static_rule:expr)?],
         kernel: $kernel:expr,
         grad: $grad:expr,
-        node: $node:literal,
+        node: $node:literal $(or $node_fn:path)?,
     })*) => {
         impl ShapeOp {
             /// The layout change to `out` (a view, or a copy for `WhenPossible`),
@@ -70,8 +70,8 @@ crate::op_defs::shape::for_each_shape_op!(shape_kernels_and_grads);
 impl ShapeOp {
     /// The eager op on `x`: the entry's rule (and its argument checks), its kernel, the
     /// view marking (`mark_view_of`, for in-place version checks: always, or when the
-    /// kernel kept the storage) and, when `x` requires grad, one node named `node` whose
-    /// backward is the entry's inverse.
+    /// kernel kept the storage) and, when `x` requires grad, one node named by the entry's
+    /// `node` column whose backward is the entry's inverse.
     pub fn apply(self, x: &Tensor, args: &ShapeArgs) -> Result<Tensor> {
         let dims = self.shape_rule(&known(x.shape()), args, DimSubject::Tensor)?;
         let out_shape = dims
@@ -88,9 +88,10 @@ impl ShapeOp {
             out.mark_view_of(x);
         }
         if let Some(rec) = Recorder::begin(&[x]) {
+            let node = self.node_for(args, x.ndim());
             let in_shape = x.shape_vec();
             let args = args.clone();
-            rec.finish(self.node_name(), &out, move |g, _, _| {
+            rec.finish(node, &out, move |g, _, _| {
                 let s = ShapeSaved {
                     in_shape: &in_shape,
                     args: &args,

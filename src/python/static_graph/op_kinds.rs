@@ -41,9 +41,6 @@ pub fn parse_op(name: &str, attrs: Option<&Bound<'_, PyDict>>) -> PyResult<OpKin
         "matmul" => OpKind::Matmul,
         "softmax" => OpKind::Softmax(attr(attrs, "axis", -1)?),
         "log_softmax" => OpKind::LogSoftmax(attr(attrs, "axis", -1)?),
-        "reshape" => OpKind::Reshape(attr(attrs, "shape", Vec::new())?),
-        "permute" => OpKind::Permute(attr(attrs, "perm", Vec::new())?),
-        "swapaxes" => OpKind::Transpose(attr(attrs, "dim0", 0)?, attr(attrs, "dim1", 1)?),
         "concat" => OpKind::Concat(attr(attrs, "axis", 0)?),
         "clip" => OpKind::Clip(opt_attr(attrs, "min")?, opt_attr(attrs, "max")?),
         "cast" => {

@@ -20,38 +20,64 @@ type PyT = PyResult<Py<PyTensor>>;
 /// One `Tensor` method per shape op, from the declarations in [`crate::op_defs::shape`]:
 /// every parameter defaults to None (each role's default is applied by the generic
 /// parser of [`crate::python::shape_args`]; the entry's `signature` shows it), the
-/// keyword-only ones after `*`.
+/// keyword-only ones after `*` (or after the entry's `*args`).
 macro_rules! shape_methods {
     ($($v:ident {
         name: $m:ident,
         doc: $doc:literal,
-        params: [$($p:ident),*], keywords: [$($k:ident),*],
+        varargs: [$($va:ident)?], params: [$($p:ident),*], keywords: [$($k:ident),*],
         signature: $sig:tt,
         view: $view:ident,
         rule: $rule:expr,
         static_rule: [$($static_rule:expr)?],
         kernel: $kernel:expr,
         grad: $grad:expr,
-        node: $node:literal,
+        node: $node:literal $(or $node_fn:path)?,
     })*) => {
+        $(shape_method!($v, $m, $doc, $sig, [$($va)?], [$($p),*], [$($k),*]);)*
+    };
+}
+
+/// One method of [`shape_methods`] (in a `#[pymethods]` block of its own, as pyo3 does
+/// not expand macros inside one): with `*args` (then no positional-or-keyword
+/// parameters) or without.
+macro_rules! shape_method {
+    ($v:ident, $m:ident, $doc:literal, $sig:tt, [$va:ident], [], [$($k:ident),*]) => {
         #[pymethods]
         impl PyTensor {
-            $(
-                #[doc = $doc]
-                #[pyo3(signature = ($($p = None,)* *, $($k = None),*), text_signature = $sig)]
-                fn $m(
-                    &self,
-                    py: Python<'_>,
-                    $($p: Option<&Bound<'_, PyAny>>,)*
-                    $($k: Option<&Bound<'_, PyAny>>,)*
-                ) -> PyT {
-                    let mut slots = ShapeSlots::default();
-                    $(slots.0[shape_param_of(stringify!($p)) as usize] = $p;)*
-                    $(slots.0[shape_param_of(stringify!($k)) as usize] = $k;)*
-                    let args = slots.parse(ShapeOp::$v)?;
-                    wrap(py, ShapeOp::$v.apply(&self.inner, &args).py()?)
-                }
-            )*
+        #[doc = $doc]
+        #[pyo3(signature = (*$va, $($k = None),*), text_signature = $sig)]
+        fn $m(
+            &self,
+            py: Python<'_>,
+            $va: &Bound<'_, PyTuple>,
+            $($k: Option<&Bound<'_, PyAny>>,)*
+        ) -> PyT {
+            let mut slots = ShapeSlots::default();
+            slots.1 = Some($va);
+            $(slots.0[shape_param_of(stringify!($k)) as usize] = $k;)*
+            let args = slots.parse(ShapeOp::$v)?;
+            wrap(py, ShapeOp::$v.apply(&self.inner, &args).py()?)
+        }
+        }
+    };
+    ($v:ident, $m:ident, $doc:literal, $sig:tt, [], [$($p:ident),*], [$($k:ident),*]) => {
+        #[pymethods]
+        impl PyTensor {
+        #[doc = $doc]
+        #[pyo3(signature = ($($p = None,)* *, $($k = None),*), text_signature = $sig)]
+        fn $m(
+            &self,
+            py: Python<'_>,
+            $($p: Option<&Bound<'_, PyAny>>,)*
+            $($k: Option<&Bound<'_, PyAny>>,)*
+        ) -> PyT {
+            let mut slots = ShapeSlots::default();
+            $(slots.0[shape_param_of(stringify!($p)) as usize] = $p;)*
+            $(slots.0[shape_param_of(stringify!($k)) as usize] = $k;)*
+            let args = slots.parse(ShapeOp::$v)?;
+            wrap(py, ShapeOp::$v.apply(&self.inner, &args).py()?)
+        }
         }
     };
 }
@@ -60,11 +86,6 @@ crate::op_defs::shape::for_each_shape_op!(shape_methods);
 
 #[pymethods]
 impl PyTensor {
-    /// Same elements in a new shape (one dim may be -1).
-    #[pyo3(signature = (*shape))]
-    fn reshape(&self, py: Python<'_>, shape: &Bound<'_, PyTuple>) -> PyT {
-        wrap(py, self.inner.reshape(&parse_shape(shape)?).py()?)
-    }
     /// Same as `reshape` (always succeeds; copies when a view is impossible).
     #[pyo3(signature = (*shape))]
     fn view(&self, py: Python<'_>, shape: &Bound<'_, PyTuple>) -> PyT {
@@ -120,65 +141,6 @@ impl PyTensor {
     /// Broadcast view to `other`'s shape.
     fn expand_as(&self, py: Python<'_>, other: &Bound<'_, PyTensor>) -> PyT {
         wrap(py, self.inner.expand(other.get().inner.shape()).py()?)
-    }
-    /// Reorders dims (`permute(1, 0)`, `permute([1, 0])` or torch's `permute(dims=[1, 0])`).
-    #[pyo3(signature = (*args, dims=None))]
-    fn permute(
-        &self,
-        py: Python<'_>,
-        args: &Bound<'_, PyTuple>,
-        dims: Option<&Bound<'_, PyAny>>,
-    ) -> PyT {
-        let perm = match dims {
-            Some(d) if args.is_empty() => parse_shape(&PyTuple::new(py, [d])?)?,
-            Some(_) => {
-                return Err(PyTypeError::new_err(
-                    "permute() takes the dims positionally or as dims=, not both",
-                ))
-            }
-            None => parse_shape(args)?,
-        };
-        wrap(py, self.inner.permute(&perm).py()?)
-    }
-    /// `transpose(perm)` (Paddle: a full permutation, also `perm=`) or `transpose(d0, d1)`
-    /// (torch, also `dim0=`, `dim1=`).
-    #[pyo3(signature = (*args, perm=None, dim0=None, dim1=None, name=None))]
-    fn transpose(
-        &self,
-        py: Python<'_>,
-        args: &Bound<'_, PyTuple>,
-        perm: Option<&Bound<'_, PyAny>>,
-        dim0: Option<isize>,
-        dim1: Option<isize>,
-        name: Option<&Bound<'_, PyAny>>,
-    ) -> PyT {
-        let _ = name;
-        match (perm, dim0, dim1, args.len()) {
-            (Some(p), None, None, 0) => return self.permute(py, &PyTuple::new(py, [p])?, None),
-            (None, Some(a), Some(b), 0) => return wrap(py, self.inner.transpose(a, b).py()?),
-            (None, None, Some(b), 1) => {
-                let a: isize = args.get_item(0)?.extract()?;
-                return wrap(py, self.inner.transpose(a, b).py()?);
-            }
-            (None, None, None, _) => {}
-            _ => {
-                return Err(PyTypeError::new_err(
-                    "transpose() takes perm= (Paddle) or dim0=, dim1= (torch), not a mix of \
-                     positional and keyword dims",
-                ))
-            }
-        }
-        if args.len() == 2 {
-            let (a, b): (isize, isize) =
-                (args.get_item(0)?.extract()?, args.get_item(1)?.extract()?);
-            return wrap(py, self.inner.transpose(a, b).py()?);
-        }
-        if args.len() == 1 {
-            return self.permute(py, args, None);
-        }
-        Err(PyTypeError::new_err(
-            "transpose() takes a permutation (Paddle) or two dims (torch)",
-        ))
     }
     /// Transpose of a matrix (0-d and 1-d unchanged).
     fn t(&self, py: Python<'_>) -> PyT {
