@@ -19,30 +19,29 @@ from ._lu import lu_factor_ex, lu_solve
 Tensor = _core.Tensor
 
 
-class _CholeskyEx(Function):
-    @staticmethod
-    def forward(ctx: Any, A: Tensor) -> tuple[Tensor, Tensor]:
-        L, info = run("cholesky_ex", A)
-        ctx.mark_non_differentiable(info)
-        ctx.save_for_backward(L)
-        return L, info
+def _ex_function(op: str, plain: Any, name: str) -> Any:
+    """A ``Function`` class (named ``name``) running the kernel ``op``, which returns a
+    result and its int32 ``info``; ``info`` is not differentiable and the result has the
+    gradient of ``plain`` (a ``Function`` whose backward reads the saved result)."""
 
-    @staticmethod
-    def backward(ctx: Any, gL: Tensor, ginfo: Any) -> Tensor:
-        return _Cholesky.backward(ctx, gL)
+    class _Ex(Function):
+        @staticmethod
+        def forward(ctx: Any, A: Tensor) -> tuple[Tensor, Tensor]:
+            out, info = run(op, A)
+            ctx.mark_non_differentiable(info)
+            ctx.save_for_backward(out)
+            return out, info
+
+        @staticmethod
+        def backward(ctx: Any, g: Tensor, ginfo: Any) -> Tensor:
+            return plain.backward(ctx, g)  # type: ignore[no-any-return]
+
+    _Ex.__name__ = _Ex.__qualname__ = name
+    return _Ex
 
 
-class _InvEx(Function):
-    @staticmethod
-    def forward(ctx: Any, A: Tensor) -> tuple[Tensor, Tensor]:
-        Y, info = run("inv_ex", A)
-        ctx.mark_non_differentiable(info)
-        ctx.save_for_backward(Y)
-        return Y, info
-
-    @staticmethod
-    def backward(ctx: Any, g: Tensor, ginfo: Any) -> Tensor:
-        return _Inv.backward(ctx, g)
+_CholeskyEx = _ex_function("cholesky_ex", _Cholesky, "_CholeskyEx")
+_InvEx = _ex_function("inv_ex", _Inv, "_InvEx")
 
 
 class CholeskyExResult(NamedTuple):
