@@ -58,14 +58,15 @@ class InvExResult(NamedTuple):
     info: Tensor
 
 
-def _first_failure(info: Tensor) -> tuple[int, str] | None:
-    """The first nonzero ``info`` value and a note saying where it is, or None."""
+def _raise_first_failure(info: Tensor, message: str) -> None:
+    """Raises ``LinAlgError`` for the first nonzero ``info`` value, if any: ``message``
+    formatted with ``where`` (a note saying which matrix of the batch, or empty) and
+    ``code`` (the value)."""
     flat = info.numpy().reshape(-1)
     bad = np.flatnonzero(flat)
-    if not bad.size:
-        return None
-    where = "" if info.ndim == 0 else f" at (flat) batch index {int(bad[0])}"
-    return int(flat[bad[0]]), where
+    if bad.size:
+        where = "" if info.ndim == 0 else f" at (flat) batch index {int(bad[0])}"
+        raise LinAlgError(message.format(where=where, code=int(flat[bad[0]])))
 
 
 def cholesky_ex(
@@ -77,12 +78,11 @@ def cholesky_ex(
     op = "linalg.cholesky_ex"
     L, info = _CholeskyEx.apply(_square(A, None, op))
     if check_errors:
-        f = _first_failure(info)
-        if f is not None:
-            raise LinAlgError(
-                f"{op}: the input{f[1]} is not positive-definite (the leading minor of "
-                f"order {f[0]} is not positive-definite)"
-            )
+        _raise_first_failure(
+            info,
+            op + ": the input{where} is not positive-definite (the leading minor of "
+            "order {code} is not positive-definite)",
+        )
     return CholeskyExResult(mT(L) if upper else L, info)
 
 
@@ -93,12 +93,11 @@ def inv_ex(A: Any = None, *, check_errors: bool = False, out: Any = None) -> Inv
     op = "linalg.inv_ex"
     Y, info = _InvEx.apply(_square(A, None, op))
     if check_errors:
-        f = _first_failure(info)
-        if f is not None:
-            raise LinAlgError(
-                f"{op}: the input{f[1]} is singular (diagonal element {f[0]} of U in its LU "
-                "factorization is exactly zero)"
-            )
+        _raise_first_failure(
+            info,
+            op + ": the input{where} is singular (diagonal element {code} of U in its LU "
+            "factorization is exactly zero)",
+        )
     return InvExResult(Y, info)
 
 
