@@ -214,16 +214,19 @@ class Pareto(_Rebuilt):
         return (self.scale / self.alpha).log() + self.alpha.reciprocal() + 1
 
 
-class HalfNormal(_Rebuilt):
-    """``|X|`` for ``X ~ Normal(0, scale)``. PyTorch ``HalfNormal(scale)``."""
+class _Folded(_Rebuilt):
+    """``|X|`` for ``X ~ _base(0, scale)`` with ``_base`` symmetric about 0: the density
+    and cdf of the base folded onto ``[0, inf)``, the entropy less ``log 2``."""
 
     arg_constraints = {"scale": constraints.positive}
     support = constraints.nonnegative
     _params = ("scale",)
+    #: the location-scale family folded, called as ``_base(loc, scale, validate_args=...)``
+    _base: Any
 
     def __init__(self, scale: Any, validate_args: Any = None, name: Any = None) -> None:
         (self.scale,) = broadcast_all(scale)
-        base = Normal(self.scale.detach() * 0, self.scale, validate_args=False)
+        base = type(self)._base(self.scale.detach() * 0, self.scale, validate_args=False)
         super().__init__(base, AbsTransform(), validate_args=_validate_flag(validate_args))
         self._check_params(scale=self.scale)
 
@@ -235,6 +238,19 @@ class HalfNormal(_Rebuilt):
     def cdf(self, value: Any) -> Tensor:
         v = _value(self, value, self.scale)
         return 2 * self.base_dist.cdf(v) - 1
+
+    @property
+    def mode(self) -> Tensor:
+        return self.scale * 0
+
+    def entropy(self) -> Tensor:
+        return self.base_dist.entropy() - _LOG2
+
+
+class HalfNormal(_Folded):
+    """``|X|`` for ``X ~ Normal(0, scale)``. PyTorch ``HalfNormal(scale)``."""
+
+    _base = Normal
 
     def icdf(self, value: Any) -> Tensor:
         return self.scale * math.sqrt(2) * value.erfinv()
@@ -244,39 +260,15 @@ class HalfNormal(_Rebuilt):
         return self.scale * math.sqrt(2 / math.pi)
 
     @property
-    def mode(self) -> Tensor:
-        return self.scale * 0
-
-    @property
     def variance(self) -> Tensor:
         return self.scale.square() * (1 - 2 / math.pi)
 
-    def entropy(self) -> Tensor:
-        return self.base_dist.entropy() - _LOG2
 
-
-class HalfCauchy(_Rebuilt):
+class HalfCauchy(_Folded):
     """``|X|`` for ``X ~ Cauchy(0, scale)``. PyTorch ``HalfCauchy(scale)`` (its mean and
     variance are infinite)."""
 
-    arg_constraints = {"scale": constraints.positive}
-    support = constraints.nonnegative
-    _params = ("scale",)
-
-    def __init__(self, scale: Any, validate_args: Any = None, name: Any = None) -> None:
-        (self.scale,) = broadcast_all(scale)
-        base = Cauchy(self.scale.detach() * 0, self.scale, validate_args=False)
-        super().__init__(base, AbsTransform(), validate_args=_validate_flag(validate_args))
-        self._check_params(scale=self.scale)
-
-    def log_prob(self, value: Any) -> Tensor:
-        v = _value(self, value, self.scale)
-        lp = self.base_dist.log_prob(v) + _LOG2
-        return _core.where(v >= 0, lp, lp * 0 + float("-inf"))
-
-    def cdf(self, value: Any) -> Tensor:
-        v = _value(self, value, self.scale)
-        return 2 * self.base_dist.cdf(v) - 1
+    _base = Cauchy
 
     def icdf(self, value: Any) -> Tensor:
         return self.scale * (math.pi / 2 * value).tan()
@@ -286,12 +278,5 @@ class HalfCauchy(_Rebuilt):
         return self.scale.detach() * 0 + float("inf")
 
     @property
-    def mode(self) -> Tensor:
-        return self.scale * 0
-
-    @property
     def variance(self) -> Tensor:
         return self.scale.detach() * 0 + float("inf")
-
-    def entropy(self) -> Tensor:
-        return self.base_dist.entropy() - _LOG2

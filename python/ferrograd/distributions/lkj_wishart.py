@@ -28,7 +28,7 @@ from ._utils import as_float_tensor, standard_normal
 from .continuous import _validate_flag
 from .distribution import Distribution
 from .gamma_family import _gamma_draw
-from .multivariate import _half_log_det
+from .multivariate import _batch_with_matrix, _half_log_det, _one_matrix, _ScaleTrilMatrices
 
 Tensor = _core.Tensor
 
@@ -127,7 +127,7 @@ class LKJCholesky(Distribution):
         return f"LKJCholesky(dim: {self.dim}, concentration: {list(self.concentration.shape)})"
 
 
-class Wishart(Distribution):
+class Wishart(_ScaleTrilMatrices):
     """The Wishart distribution over ``p x p`` positive definite matrices with ``df``
     degrees of freedom (``df > p - 1``) and scale given as one of ``covariance_matrix``,
     ``precision_matrix`` or ``scale_tril``. PyTorch ``Wishart(df, covariance_matrix=None,
@@ -152,54 +152,19 @@ class Wishart(Distribution):
         scale_tril: Any = None,
         validate_args: Any = None,
     ) -> None:
-        mats = (covariance_matrix, precision_matrix, scale_tril)
-        if sum(m is not None for m in mats) != 1:
-            raise ValueError(
-                "Wishart: give exactly one of covariance_matrix, precision_matrix or scale_tril"
-            )
-        matrix = next(m for m in mats if m is not None)
+        matrix = _one_matrix("Wishart", covariance_matrix, precision_matrix, scale_tril)
         dtype = _float_dtype(df, matrix)
         mat = as_float_tensor(matrix, dtype)
         df_t = as_float_tensor(df, dtype)
         if mat.ndim < 2 or mat.shape[-1] != mat.shape[-2] or mat.shape[-1] < 1:
             raise ValueError(f"Wishart: the matrix must be [..., p, p], got {list(mat.shape)}")
         p = int(mat.shape[-1])
-        try:
-            batch = np.broadcast_shapes(tuple(df_t.shape), tuple(mat.shape[:-2]))
-        except ValueError:
-            raise ValueError(
-                f"Wishart: the batch shapes of df {list(df_t.shape)} and the matrix "
-                f"{list(mat.shape)} do not broadcast"
-            ) from None
+        batch = _batch_with_matrix("Wishart", "df", tuple(df_t.shape), mat)
         super().__init__(batch, (p, p), _validate_flag(validate_args))
         if self._validate and not bool((df_t.detach() > p - 1).all()):
             raise ValueError(f"Wishart: df must exceed p - 1 = {p - 1}, got {df_t.tolist()}")
-        if scale_tril is not None:
-            self._check_params(scale_tril=mat)
-            tril = mat
-        elif covariance_matrix is not None:
-            self._check_params(covariance_matrix=mat)
-            tril = linalg.cholesky(mat)
-        else:
-            self._check_params(precision_matrix=mat)
-            tril = linalg.cholesky(linalg.inv(mat))
+        self._set_scale_tril(mat, covariance_matrix, scale_tril, [*batch, p, p])
         self.df = df_t.broadcast_to(list(batch))
-        self._scale_tril = tril.broadcast_to([*batch, p, p])
-
-    @property
-    def scale_tril(self) -> Tensor:
-        """The lower Cholesky factor ``L`` of the scale matrix (``L @ L.mT``)."""
-        return self._scale_tril
-
-    @property
-    def covariance_matrix(self) -> Tensor:
-        """The scale matrix ``L @ L.mT``."""
-        return self._scale_tril.matmul(self._scale_tril.mT)
-
-    @property
-    def precision_matrix(self) -> Tensor:
-        """The inverse of the scale matrix."""
-        return linalg.inv(self.covariance_matrix)
 
     @property
     def mean(self) -> Tensor:

@@ -28,7 +28,74 @@ def _half_log_det(scale_tril: Tensor) -> Tensor:
     return scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
 
 
-class MultivariateNormal(Distribution):
+def _one_matrix(who: str, covariance_matrix: Any, precision_matrix: Any, scale_tril: Any) -> Any:
+    """The one matrix given of ``covariance_matrix``, ``precision_matrix`` and
+    ``scale_tril``; a ``ValueError`` naming ``who`` unless exactly one is given."""
+    mats = (covariance_matrix, precision_matrix, scale_tril)
+    if sum(m is not None for m in mats) != 1:
+        raise ValueError(
+            f"{who}: give exactly one of covariance_matrix, precision_matrix or scale_tril"
+        )
+    return next(m for m in mats if m is not None)
+
+
+def _batch_with_matrix(who: str, name: str, batch: tuple[int, ...], mat: Tensor) -> tuple[int, ...]:
+    """The broadcast of the batch shape ``batch`` of the parameter ``name`` with the batch
+    shape of the ``[..., k, k]`` matrix ``mat``; a ``ValueError`` naming ``who`` if they
+    do not broadcast."""
+    import numpy as np
+
+    try:
+        return tuple(np.broadcast_shapes(batch, tuple(mat.shape[:-2])))
+    except ValueError:
+        raise ValueError(
+            f"{who}: the batch shapes of {name} {list(batch)} and the matrix "
+            f"{list(mat.shape)} do not broadcast"
+        ) from None
+
+
+class _ScaleTrilMatrices(Distribution):
+    """A distribution parametrised by a positive definite matrix held as its lower
+    Cholesky factor ``self._scale_tril``: turns whichever of ``covariance_matrix``,
+    ``precision_matrix`` or ``scale_tril`` was given into that factor, and derives the
+    other two from it."""
+
+    _scale_tril: Tensor
+
+    def _set_scale_tril(
+        self, mat: Tensor, covariance_matrix: Any, scale_tril: Any, shape: list[int]
+    ) -> None:
+        """Checks ``mat`` against the constraint of the argument it came from
+        (``scale_tril``, ``covariance_matrix``, else ``precision_matrix``), factors it and
+        stores the factor broadcast to ``shape``."""
+        if scale_tril is not None:
+            self._check_params(scale_tril=mat)
+            tril = mat
+        elif covariance_matrix is not None:
+            self._check_params(covariance_matrix=mat)
+            tril = linalg.cholesky(mat)
+        else:
+            self._check_params(precision_matrix=mat)
+            tril = linalg.cholesky(linalg.inv(mat))
+        self._scale_tril = tril.broadcast_to(shape)
+
+    @property
+    def scale_tril(self) -> Tensor:
+        """The lower Cholesky factor ``L`` of the matrix (``L @ L.mT``)."""
+        return self._scale_tril
+
+    @property
+    def covariance_matrix(self) -> Tensor:
+        """The matrix ``L @ L.mT`` (the covariance, or Wishart's scale matrix)."""
+        return self._scale_tril.matmul(self._scale_tril.mT)
+
+    @property
+    def precision_matrix(self) -> Tensor:
+        """The inverse of ``covariance_matrix``."""
+        return linalg.inv(self.covariance_matrix)
+
+
+class MultivariateNormal(_ScaleTrilMatrices):
     """The normal distribution on ``R^k`` with mean ``loc`` (``[..., k]``) and one of
     ``covariance_matrix``, ``precision_matrix`` or ``scale_tril`` (its lower Cholesky
     factor), each ``[..., k, k]``; the batch dims of ``loc`` and the matrix broadcast."""
@@ -52,13 +119,7 @@ class MultivariateNormal(Distribution):
         validate_args: Any = None,
         name: Any = None,
     ) -> None:
-        given = [m is not None for m in (covariance_matrix, precision_matrix, scale_tril)]
-        if sum(given) != 1:
-            raise ValueError(
-                "MultivariateNormal: give exactly one of covariance_matrix, precision_matrix "
-                "or scale_tril"
-            )
-        matrix = next(m for m in (covariance_matrix, precision_matrix, scale_tril) if m is not None)
+        matrix = _one_matrix("MultivariateNormal", covariance_matrix, precision_matrix, scale_tril)
         dtype = next(
             (v.dtype for v in (loc, matrix) if isinstance(v, Tensor) and v.dtype.is_floating_point),
             _core._get_default_dtype(),
@@ -73,43 +134,11 @@ class MultivariateNormal(Distribution):
                 f"{loc_t.shape[-1]}, got shape {list(mat.shape)}"
             )
         k = int(loc_t.shape[-1])
-        import numpy as np
-
-        try:
-            batch = np.broadcast_shapes(tuple(loc_t.shape[:-1]), tuple(mat.shape[:-2]))
-        except ValueError:
-            raise ValueError(
-                f"MultivariateNormal: the batch shapes of loc {list(loc_t.shape)} and the "
-                f"matrix {list(mat.shape)} do not broadcast"
-            ) from None
+        batch = _batch_with_matrix("MultivariateNormal", "loc", tuple(loc_t.shape[:-1]), mat)
         super().__init__(batch, (k,), _validate_flag(validate_args))
-        if scale_tril is not None:
-            self._check_params(scale_tril=mat)
-            tril = mat
-        elif covariance_matrix is not None:
-            self._check_params(covariance_matrix=mat)
-            tril = linalg.cholesky(mat)
-        else:
-            self._check_params(precision_matrix=mat)
-            tril = linalg.cholesky(linalg.inv(mat))
+        self._set_scale_tril(mat, covariance_matrix, scale_tril, [*batch, k, k])
         self._check_params(loc=loc_t)
         self.loc = loc_t.broadcast_to([*batch, k])
-        self._scale_tril = tril.broadcast_to([*batch, k, k])
-
-    @property
-    def scale_tril(self) -> Tensor:
-        """The lower Cholesky factor ``L`` of the covariance (``L @ L.mT``)."""
-        return self._scale_tril
-
-    @property
-    def covariance_matrix(self) -> Tensor:
-        """The covariance matrix."""
-        return self._scale_tril.matmul(self._scale_tril.mT)
-
-    @property
-    def precision_matrix(self) -> Tensor:
-        """The inverse of the covariance matrix."""
-        return linalg.inv(self.covariance_matrix)
 
     @property
     def mean(self) -> Tensor:
@@ -181,7 +210,9 @@ class Independent(Distribution):
     @property
     def support(self) -> Any:
         base = self.base_dist.support
-        return None if base is None else constraints.independent(base, self.reinterpreted_batch_ndims)
+        return (
+            None if base is None else constraints.independent(base, self.reinterpreted_batch_ndims)
+        )
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Independent:
         extra = tuple(self.event_shape)[: self.reinterpreted_batch_ndims]

@@ -75,42 +75,6 @@ class LogitRelaxedBernoulli(Distribution):
         return self.temperature.log() + diff - 2 * diff.softplus()
 
 
-class RelaxedBernoulli(TransformedDistribution):
-    """A relaxed Bernoulli on ``(0, 1)``: ``sigmoid`` of a :class:`LogitRelaxedBernoulli`
-    draw. PyTorch ``RelaxedBernoulli(temperature, probs=None, logits=None)``."""
-
-    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
-    support = constraints.unit_interval
-
-    def __init__(
-        self, temperature: Any, probs: Any = None, logits: Any = None, validate_args: Any = None
-    ) -> None:
-        base = LogitRelaxedBernoulli(temperature, probs, logits, validate_args=validate_args)
-        super().__init__(base, SigmoidTransform(), validate_args=_validate_flag(validate_args))
-
-    def expand(self, batch_shape: Any, _instance: Any = None) -> RelaxedBernoulli:
-        """This distribution with its parameters broadcast to ``batch_shape``."""
-        shape = list(size_tuple(batch_shape, "batch_shape"))
-        return RelaxedBernoulli(
-            self.temperature, logits=self.logits.broadcast_to(shape), validate_args=False
-        )
-
-    @property
-    def temperature(self) -> Tensor:
-        """The relaxation temperature."""
-        return self.base_dist.temperature  # type: ignore[attr-defined,no-any-return]
-
-    @property
-    def logits(self) -> Tensor:
-        """The log-odds."""
-        return self.base_dist.logits  # type: ignore[attr-defined,no-any-return]
-
-    @property
-    def probs(self) -> Tensor:
-        """The probability of 1 as the temperature goes to 0."""
-        return self.base_dist.probs  # type: ignore[attr-defined,no-any-return]
-
-
 class ExpRelaxedCategorical(Distribution):
     """The log of a relaxed one-hot categorical draw (the Concrete distribution in log
     space): ``log_softmax((logits + Gumbel noise) / temperature)``; event shape ``[K]``."""
@@ -169,24 +133,25 @@ class ExpRelaxedCategorical(Distribution):
         return score + log_scale
 
 
-class RelaxedOneHotCategorical(TransformedDistribution):
-    """A relaxed one-hot categorical on the simplex: ``exp`` of an
-    :class:`ExpRelaxedCategorical` draw. PyTorch ``RelaxedOneHotCategorical(temperature,
-    probs=None, logits=None)``."""
+class _Relaxed(TransformedDistribution):
+    """A relaxed distribution as a fixed transform (``_transform``) of its log-space one
+    (``_base``, built as ``_base(temperature, probs, logits, validate_args=...)``); the
+    parameters are the base's."""
 
-    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
-    support = constraints.simplex
+    _base: Any
+    _transform: Any
 
     def __init__(
         self, temperature: Any, probs: Any = None, logits: Any = None, validate_args: Any = None
     ) -> None:
-        base = ExpRelaxedCategorical(temperature, probs, logits, validate_args=validate_args)
-        super().__init__(base, ExpTransform(), validate_args=_validate_flag(validate_args))
+        base = type(self)._base(temperature, probs, logits, validate_args=validate_args)
+        super().__init__(base, type(self)._transform(), validate_args=_validate_flag(validate_args))
 
-    def expand(self, batch_shape: Any, _instance: Any = None) -> RelaxedOneHotCategorical:
-        """This distribution with its logits broadcast to ``batch_shape + [K]``."""
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Any:
+        """This distribution with its logits broadcast to ``batch_shape`` (then the event
+        shape)."""
         shape = list(size_tuple(batch_shape, "batch_shape")) + list(self.event_shape)
-        return RelaxedOneHotCategorical(
+        return type(self)(
             self.temperature, logits=self.logits.broadcast_to(shape), validate_args=False
         )
 
@@ -197,10 +162,32 @@ class RelaxedOneHotCategorical(TransformedDistribution):
 
     @property
     def logits(self) -> Tensor:
-        """Normalised log-probabilities."""
+        """The base's logits: log-odds (Bernoulli) or normalised log-probabilities."""
         return self.base_dist.logits  # type: ignore[attr-defined,no-any-return]
 
     @property
     def probs(self) -> Tensor:
-        """The category probabilities."""
+        """The probabilities the draws tend to (as one-hot or 0/1) as the temperature
+        goes to 0."""
         return self.base_dist.probs  # type: ignore[attr-defined,no-any-return]
+
+
+class RelaxedBernoulli(_Relaxed):
+    """A relaxed Bernoulli on ``(0, 1)``: ``sigmoid`` of a :class:`LogitRelaxedBernoulli`
+    draw. PyTorch ``RelaxedBernoulli(temperature, probs=None, logits=None)``."""
+
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.unit_interval
+    _base = LogitRelaxedBernoulli
+    _transform = SigmoidTransform
+
+
+class RelaxedOneHotCategorical(_Relaxed):
+    """A relaxed one-hot categorical on the simplex: ``exp`` of an
+    :class:`ExpRelaxedCategorical` draw. PyTorch ``RelaxedOneHotCategorical(temperature,
+    probs=None, logits=None)``."""
+
+    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
+    support = constraints.simplex
+    _base = ExpRelaxedCategorical
+    _transform = ExpTransform

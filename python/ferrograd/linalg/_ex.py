@@ -19,30 +19,29 @@ from ._lu import lu_factor_ex, lu_solve
 Tensor = _core.Tensor
 
 
-class _CholeskyEx(Function):
-    @staticmethod
-    def forward(ctx: Any, A: Tensor) -> tuple[Tensor, Tensor]:
-        L, info = run("cholesky_ex", A)
-        ctx.mark_non_differentiable(info)
-        ctx.save_for_backward(L)
-        return L, info
+def _ex_function(op: str, plain: Any, name: str) -> Any:
+    """A ``Function`` class (named ``name``) running the kernel ``op``, which returns a
+    result and its int32 ``info``; ``info`` is not differentiable and the result has the
+    gradient of ``plain`` (a ``Function`` whose backward reads the saved result)."""
 
-    @staticmethod
-    def backward(ctx: Any, gL: Tensor, ginfo: Any) -> Tensor:
-        return _Cholesky.backward(ctx, gL)
+    class _Ex(Function):
+        @staticmethod
+        def forward(ctx: Any, A: Tensor) -> tuple[Tensor, Tensor]:
+            out, info = run(op, A)
+            ctx.mark_non_differentiable(info)
+            ctx.save_for_backward(out)
+            return out, info
+
+        @staticmethod
+        def backward(ctx: Any, g: Tensor, ginfo: Any) -> Tensor:
+            return plain.backward(ctx, g)  # type: ignore[no-any-return]
+
+    _Ex.__name__ = _Ex.__qualname__ = name
+    return _Ex
 
 
-class _InvEx(Function):
-    @staticmethod
-    def forward(ctx: Any, A: Tensor) -> tuple[Tensor, Tensor]:
-        Y, info = run("inv_ex", A)
-        ctx.mark_non_differentiable(info)
-        ctx.save_for_backward(Y)
-        return Y, info
-
-    @staticmethod
-    def backward(ctx: Any, g: Tensor, ginfo: Any) -> Tensor:
-        return _Inv.backward(ctx, g)
+_CholeskyEx = _ex_function("cholesky_ex", _Cholesky, "_CholeskyEx")
+_InvEx = _ex_function("inv_ex", _Inv, "_InvEx")
 
 
 class CholeskyExResult(NamedTuple):
@@ -59,14 +58,15 @@ class InvExResult(NamedTuple):
     info: Tensor
 
 
-def _first_failure(info: Tensor) -> tuple[int, str] | None:
-    """The first nonzero ``info`` value and a note saying where it is, or None."""
+def _raise_first_failure(info: Tensor, message: str) -> None:
+    """Raises ``LinAlgError`` for the first nonzero ``info`` value, if any: ``message``
+    formatted with ``where`` (a note saying which matrix of the batch, or empty) and
+    ``code`` (the value)."""
     flat = info.numpy().reshape(-1)
     bad = np.flatnonzero(flat)
-    if not bad.size:
-        return None
-    where = "" if info.ndim == 0 else f" at (flat) batch index {int(bad[0])}"
-    return int(flat[bad[0]]), where
+    if bad.size:
+        where = "" if info.ndim == 0 else f" at (flat) batch index {int(bad[0])}"
+        raise LinAlgError(message.format(where=where, code=int(flat[bad[0]])))
 
 
 def cholesky_ex(
@@ -78,12 +78,11 @@ def cholesky_ex(
     op = "linalg.cholesky_ex"
     L, info = _CholeskyEx.apply(_square(A, None, op))
     if check_errors:
-        f = _first_failure(info)
-        if f is not None:
-            raise LinAlgError(
-                f"{op}: the input{f[1]} is not positive-definite (the leading minor of "
-                f"order {f[0]} is not positive-definite)"
-            )
+        _raise_first_failure(
+            info,
+            op + ": the input{where} is not positive-definite (the leading minor of "
+            "order {code} is not positive-definite)",
+        )
     return CholeskyExResult(mT(L) if upper else L, info)
 
 
@@ -94,12 +93,11 @@ def inv_ex(A: Any = None, *, check_errors: bool = False, out: Any = None) -> Inv
     op = "linalg.inv_ex"
     Y, info = _InvEx.apply(_square(A, None, op))
     if check_errors:
-        f = _first_failure(info)
-        if f is not None:
-            raise LinAlgError(
-                f"{op}: the input{f[1]} is singular (diagonal element {f[0]} of U in its LU "
-                "factorization is exactly zero)"
-            )
+        _raise_first_failure(
+            info,
+            op + ": the input{where} is singular (diagonal element {code} of U in its LU "
+            "factorization is exactly zero)",
+        )
     return InvExResult(Y, info)
 
 

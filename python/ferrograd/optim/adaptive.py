@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from .optimizer import Optimizer, _check_number, _decay, _is_scheduler, _refuse_unsupported
+from .optimizer import (
+    Optimizer,
+    _check_betas,
+    _check_number,
+    _decay,
+    _is_scheduler,
+    _refuse_unsupported,
+)
 
 
 def _paddle_rate_first(params: Any) -> bool:
@@ -201,9 +208,7 @@ class Adamax(Optimizer):
 
     def _validate_group(self, group: dict[str, Any]) -> None:
         super()._validate_group(group)
-        b1, b2 = group["betas"]
-        _check_number("beta parameter at index 0", float(b1), 0.0, 1.0)
-        _check_number("beta parameter at index 1", float(b2), 0.0, 1.0)
+        _check_betas(group)
         _check_number("epsilon value", float(group["eps"]))
 
     def _update_group(self, group: dict[str, Any], state: Any) -> None:

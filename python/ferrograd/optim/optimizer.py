@@ -105,6 +105,28 @@ def _check_number(name: str, value: float, low: float = 0.0, high: float = math.
         raise ValueError(f"Invalid {name}: {value} (it must be {bound})")
 
 
+def _check_betas(group: dict[str, Any]) -> None:
+    """Checks that both of ``group["betas"]`` lie in ``[0, 1)`` (PyTorch's messages)."""
+    b1, b2 = group["betas"]
+    _check_number("beta parameter at index 0", float(b1), 0.0, 1.0)
+    _check_number("beta parameter at index 1", float(b2), 0.0, 1.0)
+
+
+def _real_grads(group: dict[str, Any], who: str) -> Iterator[tuple[int, Any, Any]]:
+    """``(index, parameter, gradient)`` for each parameter of ``group`` that has a
+    gradient, the gradient negated when ``group["maximize"]``; a ``TypeError`` naming
+    ``who`` for a complex parameter (for optimizers written in Python, real only)."""
+    for pi, p in enumerate(group["params"]):
+        grad = p.grad
+        if grad is None:
+            continue
+        if p.dtype.is_complex:
+            raise TypeError(f"{who}: complex parameters are not supported")
+        if group.get("maximize"):
+            grad = -grad
+        yield pi, p, grad
+
+
 class _StateView(Mapping):  # type: ignore[type-arg]
     """``optimizer.state[param]``: a read-only mapping from each parameter to its state
     dict (``step`` and the named buffers, shared with the optimizer)."""

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._core import Tensor
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _real_grads
 
 
 def _plain(value: Any) -> Any:
@@ -35,14 +35,7 @@ class PythonStateOptimizer(Optimizer):
 
         gi = next(i for i, st in enumerate(self._group_states) if st is state)
         with no_grad():
-            for pi, p in enumerate(group["params"]):
-                grad = p.grad
-                if grad is None:
-                    continue
-                if p.dtype.is_complex:
-                    raise TypeError(f"{type(self).__name__}: complex parameters are not supported")
-                if group.get("maximize"):
-                    grad = -grad
+            for pi, p, grad in _real_grads(group, type(self).__name__):
                 self._update_param(group, self._pstate.setdefault((gi, pi), {}), p, grad)
 
     def _update_param(self, group: dict[str, Any], st: dict[str, Any], p: Any, grad: Any) -> None:

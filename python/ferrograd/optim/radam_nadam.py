@@ -18,7 +18,14 @@ from typing import Any
 
 from .. import _core
 from ..grad_mode import no_grad
-from .optimizer import Optimizer, _check_number, _decay, _refuse_unsupported
+from .optimizer import (
+    Optimizer,
+    _check_betas,
+    _check_number,
+    _decay,
+    _real_grads,
+    _refuse_unsupported,
+)
 
 
 def _betas(betas: Any, beta1: Any, beta2: Any) -> tuple[float, float]:
@@ -33,22 +40,13 @@ class _PythonAdamFamily(Optimizer):
 
     def _validate_group(self, group: dict[str, Any]) -> None:
         super()._validate_group(group)
-        b1, b2 = group["betas"]
-        _check_number("beta parameter at index 0", float(b1), 0.0, 1.0)
-        _check_number("beta parameter at index 1", float(b2), 0.0, 1.0)
+        _check_betas(group)
         _check_number("epsilon value", float(group["eps"]))
 
     def _update_group(self, group: dict[str, Any], state: Any) -> None:
         gi = next(i for i, st in enumerate(self._group_states) if st is state)
         with no_grad():
-            for pi, p in enumerate(group["params"]):
-                grad = p.grad
-                if grad is None:
-                    continue
-                if p.dtype.is_complex:
-                    raise TypeError(f"{type(self).__name__}: complex parameters are not supported")
-                if group["maximize"]:
-                    grad = -grad
+            for pi, p, grad in _real_grads(group, type(self).__name__):
                 bufs = state.buffers(pi)
                 if not bufs:
                     bufs = [_core.zeros_like(p), _core.zeros_like(p)]

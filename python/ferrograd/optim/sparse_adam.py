@@ -18,7 +18,7 @@ from typing import Any
 
 from .. import _core
 from ..grad_mode import no_grad
-from .optimizer import Optimizer, _check_number
+from .optimizer import Optimizer, _check_betas, _real_grads
 
 
 class SparseAdam(Optimizer):
@@ -54,9 +54,7 @@ class SparseAdam(Optimizer):
 
     def _validate_group(self, group: dict[str, Any]) -> None:
         super()._validate_group(group)
-        b1, b2 = group["betas"]
-        _check_number("beta parameter at index 0", float(b1), 0.0, 1.0)
-        _check_number("beta parameter at index 1", float(b2), 0.0, 1.0)
+        _check_betas(group)
         eps = float(group["eps"])
         if not eps > 0.0:
             raise ValueError(f"Invalid epsilon value: {eps} (it must be > 0)")
@@ -65,14 +63,7 @@ class SparseAdam(Optimizer):
         lr, eps = float(group["lr"]), float(group["eps"])
         b1, b2 = (float(b) for b in group["betas"])
         with no_grad():
-            for pi, p in enumerate(group["params"]):
-                grad = p.grad
-                if grad is None:
-                    continue
-                if p.dtype.is_complex:
-                    raise TypeError("SparseAdam: complex parameters are not supported")
-                if group["maximize"]:
-                    grad = -grad
+            for pi, p, grad in _real_grads(group, "SparseAdam"):
                 bufs = state.buffers(pi) or [_core.zeros_like(p), _core.zeros_like(p)]
                 step = state.step_count(pi) + 1
                 touched = grad != 0

@@ -40,12 +40,48 @@ def _is_valid(
     return path.lower().endswith(tuple(e.lower() for e in (extensions or ())))
 
 
-def _check_args(extensions: Any, is_valid_file: Any, what: str) -> None:
-    if extensions is not None and is_valid_file is not None:
-        raise ValueError(f"{what}: pass extensions or is_valid_file, not both")
+def _valid_files(
+    top: str, extensions: Optional[Sequence[str]], is_valid_file: Optional[Callable[[str], bool]]
+) -> list[str]:
+    """The files under ``top`` (recursively, following links, sorted) that pass
+    ``_is_valid``."""
+    out: list[str] = []
+    for dirpath, _, files in sorted(os.walk(top, followlinks=True)):
+        for name in sorted(files):
+            path = os.path.join(dirpath, name)
+            if _is_valid(path, extensions, is_valid_file):
+                out.append(path)
+    return out
 
 
-class DatasetFolder(Dataset):
+class _Folder(Dataset):
+    """What both folder datasets share: the arguments' checks and attributes."""
+
+    def _setup(
+        self,
+        what: str,
+        root: str,
+        loader: Optional[Callable[[str], Any]],
+        extensions: Optional[Sequence[str]],
+        transform: Optional[Callable[[Any], Any]],
+        is_valid_file: Optional[Callable[[str], bool]],
+    ) -> None:
+        """Checks the arguments (``what`` names the class in errors) and sets ``root``,
+        ``transform``, ``loader`` and ``extensions`` (``IMG_EXTENSIONS`` unless
+        ``is_valid_file`` is given)."""
+        if extensions is not None and is_valid_file is not None:
+            raise ValueError(f"{what}: pass extensions or is_valid_file, not both")
+        if extensions is None and is_valid_file is None:
+            extensions = IMG_EXTENSIONS
+        self.root = root
+        self.transform = transform
+        self.loader = default_loader if loader is None else loader
+        self.extensions = extensions
+        if not os.path.isdir(root):
+            raise FileNotFoundError(f"{what}: root {root!r} is not a directory")
+
+
+class DatasetFolder(_Folder):
     """Samples in ``root/<class>/**/<file>``: classes are the sorted sub-directory names.
 
     ``DatasetFolder(root, loader=None, extensions=None, transform=None, is_valid_file=None)``;
@@ -62,28 +98,17 @@ class DatasetFolder(Dataset):
         transform: Optional[Callable[[Any], Any]] = None,
         is_valid_file: Optional[Callable[[str], bool]] = None,
     ) -> None:
-        _check_args(extensions, is_valid_file, "DatasetFolder")
-        if extensions is None and is_valid_file is None:
-            extensions = IMG_EXTENSIONS
-        self.root = root
-        self.transform = transform
-        self.loader = default_loader if loader is None else loader
-        self.extensions = extensions
-        if not os.path.isdir(root):
-            raise FileNotFoundError(f"DatasetFolder: root {root!r} is not a directory")
+        self._setup("DatasetFolder", root, loader, extensions, transform, is_valid_file)
         classes = sorted(d.name for d in os.scandir(root) if d.is_dir())
         if not classes:
             raise RuntimeError(f"DatasetFolder: found 0 class directories in {root!r}")
         self.classes = classes
         self.class_to_idx = {c: i for i, c in enumerate(classes)}
-        samples: list[tuple[str, int]] = []
-        for cls in classes:
-            base = os.path.join(root, cls)
-            for dirpath, _, files in sorted(os.walk(base, followlinks=True)):
-                for name in sorted(files):
-                    path = os.path.join(dirpath, name)
-                    if _is_valid(path, extensions, is_valid_file):
-                        samples.append((path, self.class_to_idx[cls]))
+        samples = [
+            (path, self.class_to_idx[cls])
+            for cls in classes
+            for path in _valid_files(os.path.join(root, cls), self.extensions, is_valid_file)
+        ]
         if not samples:
             raise RuntimeError(f"DatasetFolder: found 0 files in the class directories of {root!r}")
         self.samples = samples
@@ -102,7 +127,7 @@ class DatasetFolder(Dataset):
         return len(self.samples)
 
 
-class ImageFolder(Dataset):
+class ImageFolder(_Folder):
     """Every matching file under ``root`` (recursively, sorted), without labels: an item is
     ``[sample]``, as in Paddle. Arguments as :class:`DatasetFolder`.
     """
@@ -115,21 +140,8 @@ class ImageFolder(Dataset):
         transform: Optional[Callable[[Any], Any]] = None,
         is_valid_file: Optional[Callable[[str], bool]] = None,
     ) -> None:
-        _check_args(extensions, is_valid_file, "ImageFolder")
-        if extensions is None and is_valid_file is None:
-            extensions = IMG_EXTENSIONS
-        self.root = root
-        self.transform = transform
-        self.loader = default_loader if loader is None else loader
-        self.extensions = extensions
-        if not os.path.isdir(root):
-            raise FileNotFoundError(f"ImageFolder: root {root!r} is not a directory")
-        samples: list[str] = []
-        for dirpath, _, files in sorted(os.walk(root, followlinks=True)):
-            for name in sorted(files):
-                path = os.path.join(dirpath, name)
-                if _is_valid(path, extensions, is_valid_file):
-                    samples.append(path)
+        self._setup("ImageFolder", root, loader, extensions, transform, is_valid_file)
+        samples = _valid_files(root, self.extensions, is_valid_file)
         if not samples:
             raise RuntimeError(f"ImageFolder: found 0 files in {root!r}")
         self.samples = samples

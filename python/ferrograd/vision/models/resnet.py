@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from ... import flatten, nn
 from ._pretrained import check_pretrained
@@ -223,74 +223,45 @@ def _resnet(arch: str, block: Any, depth: int, pretrained: bool, **kwargs: Any) 
     return ResNet(block, depth, **kwargs)
 
 
-def resnet18(pretrained: bool = False, **kwargs: Any) -> ResNet:
-    """ResNet-18 (BasicBlock, [2, 2, 2, 2]); ``pretrained=True`` raises (no weights)."""
-    return _resnet("resnet18", BasicBlock, 18, pretrained, **kwargs)
+def _factory(arch: str, block: Any, depth: int, what: str, **fixed: Any) -> Callable[..., ResNet]:
+    """The public constructor ``arch(pretrained=False, **kwargs)``: a :class:`ResNet` of
+    ``block`` and ``depth`` with the keyword arguments ``fixed`` set over ``kwargs``; its
+    docstring names ``what``."""
+
+    def build(pretrained: bool = False, **kwargs: Any) -> ResNet:
+        kwargs.update(fixed)
+        return _resnet(arch, block, depth, pretrained, **kwargs)
+
+    build.__name__ = build.__qualname__ = arch
+    build.__doc__ = f"{what}; ``pretrained=True`` raises (no weights)."
+    return build
 
 
-def resnet34(pretrained: bool = False, **kwargs: Any) -> ResNet:
-    """ResNet-34 (BasicBlock, [3, 4, 6, 3]); ``pretrained=True`` raises (no weights)."""
-    return _resnet("resnet34", BasicBlock, 34, pretrained, **kwargs)
+_B, _BN = BasicBlock, BottleneckBlock
+_RX, _WIDE = "(``groups={}, width=4``)", "(bottleneck width 128)"
 
-
-def resnet50(pretrained: bool = False, **kwargs: Any) -> ResNet:
-    """ResNet-50 (BottleneckBlock, [3, 4, 6, 3]); ``pretrained=True`` raises (no weights)."""
-    return _resnet("resnet50", BottleneckBlock, 50, pretrained, **kwargs)
-
-
-def resnet101(pretrained: bool = False, **kwargs: Any) -> ResNet:
-    """ResNet-101 (BottleneckBlock, [3, 4, 23, 3]); ``pretrained=True`` raises (no weights)."""
-    return _resnet("resnet101", BottleneckBlock, 101, pretrained, **kwargs)
-
-
-def resnet152(pretrained: bool = False, **kwargs: Any) -> ResNet:
-    """ResNet-152 (BottleneckBlock, [3, 8, 36, 3]); ``pretrained=True`` raises (no weights)."""
-    return _resnet("resnet152", BottleneckBlock, 152, pretrained, **kwargs)
-
-
-def _resnext(arch: str, depth: int, groups: int, pretrained: bool, **kwargs: Any) -> ResNet:
-    kwargs["groups"] = groups
-    kwargs["width"] = 4
-    return _resnet(arch, BottleneckBlock, depth, pretrained, **kwargs)
-
-
-def resnext50_32x4d(pretrained: bool = False, **kwargs: Any) -> ResNet:
-    """ResNeXt-50 32x4d (``groups=32, width=4``); ``pretrained=True`` raises (no weights)."""
-    return _resnext("resnext50_32x4d", 50, 32, pretrained, **kwargs)
-
-
-def resnext50_64x4d(pretrained: bool = False, **kwargs: Any) -> ResNet:
-    """ResNeXt-50 64x4d (``groups=64, width=4``); ``pretrained=True`` raises (no weights)."""
-    return _resnext("resnext50_64x4d", 50, 64, pretrained, **kwargs)
-
-
-def resnext101_32x4d(pretrained: bool = False, **kwargs: Any) -> ResNet:
-    """ResNeXt-101 32x4d (``groups=32, width=4``); ``pretrained=True`` raises (no weights)."""
-    return _resnext("resnext101_32x4d", 101, 32, pretrained, **kwargs)
-
-
-def resnext101_64x4d(pretrained: bool = False, **kwargs: Any) -> ResNet:
-    """ResNeXt-101 64x4d (``groups=64, width=4``); ``pretrained=True`` raises (no weights)."""
-    return _resnext("resnext101_64x4d", 101, 64, pretrained, **kwargs)
-
-
-def resnext152_32x4d(pretrained: bool = False, **kwargs: Any) -> ResNet:
-    """ResNeXt-152 32x4d (``groups=32, width=4``); ``pretrained=True`` raises (no weights)."""
-    return _resnext("resnext152_32x4d", 152, 32, pretrained, **kwargs)
-
-
-def resnext152_64x4d(pretrained: bool = False, **kwargs: Any) -> ResNet:
-    """ResNeXt-152 64x4d (``groups=64, width=4``); ``pretrained=True`` raises (no weights)."""
-    return _resnext("resnext152_64x4d", 152, 64, pretrained, **kwargs)
-
-
-def wide_resnet50_2(pretrained: bool = False, **kwargs: Any) -> ResNet:
-    """Wide ResNet-50-2 (bottleneck width 128); ``pretrained=True`` raises (no weights)."""
-    kwargs["width"] = 64 * 2
-    return _resnet("wide_resnet50_2", BottleneckBlock, 50, pretrained, **kwargs)
-
-
-def wide_resnet101_2(pretrained: bool = False, **kwargs: Any) -> ResNet:
-    """Wide ResNet-101-2 (bottleneck width 128); ``pretrained=True`` raises (no weights)."""
-    kwargs["width"] = 64 * 2
-    return _resnet("wide_resnet101_2", BottleneckBlock, 101, pretrained, **kwargs)
+resnet18 = _factory("resnet18", _B, 18, "ResNet-18 (BasicBlock, [2, 2, 2, 2])")
+resnet34 = _factory("resnet34", _B, 34, "ResNet-34 (BasicBlock, [3, 4, 6, 3])")
+resnet50 = _factory("resnet50", _BN, 50, "ResNet-50 (BottleneckBlock, [3, 4, 6, 3])")
+resnet101 = _factory("resnet101", _BN, 101, "ResNet-101 (BottleneckBlock, [3, 4, 23, 3])")
+resnet152 = _factory("resnet152", _BN, 152, "ResNet-152 (BottleneckBlock, [3, 8, 36, 3])")
+resnext50_32x4d = _factory(
+    "resnext50_32x4d", _BN, 50, "ResNeXt-50 32x4d " + _RX.format(32), groups=32, width=4
+)
+resnext50_64x4d = _factory(
+    "resnext50_64x4d", _BN, 50, "ResNeXt-50 64x4d " + _RX.format(64), groups=64, width=4
+)
+resnext101_32x4d = _factory(
+    "resnext101_32x4d", _BN, 101, "ResNeXt-101 32x4d " + _RX.format(32), groups=32, width=4
+)
+resnext101_64x4d = _factory(
+    "resnext101_64x4d", _BN, 101, "ResNeXt-101 64x4d " + _RX.format(64), groups=64, width=4
+)
+resnext152_32x4d = _factory(
+    "resnext152_32x4d", _BN, 152, "ResNeXt-152 32x4d " + _RX.format(32), groups=32, width=4
+)
+resnext152_64x4d = _factory(
+    "resnext152_64x4d", _BN, 152, "ResNeXt-152 64x4d " + _RX.format(64), groups=64, width=4
+)
+wide_resnet50_2 = _factory("wide_resnet50_2", _BN, 50, "Wide ResNet-50-2 " + _WIDE, width=128)
+wide_resnet101_2 = _factory("wide_resnet101_2", _BN, 101, "Wide ResNet-101-2 " + _WIDE, width=128)
