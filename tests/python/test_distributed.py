@@ -30,7 +30,9 @@ def _mpi_skip_reason() -> str | None:
 needs_mpi = pytest.mark.skipif(_mpi_skip_reason() is not None, reason=str(_mpi_skip_reason()))
 
 
-def run_job(script: str, *args: str, launcher: bool = False) -> subprocess.CompletedProcess:
+def run_job(
+    script: str, *args: str, launcher: bool = False, timeout: float = 120
+) -> subprocess.CompletedProcess:
     """Runs ``script`` in 2 ranks; returns the finished process (output captured)."""
     path = os.path.join(SCRIPTS, script)
     if launcher:
@@ -38,7 +40,7 @@ def run_job(script: str, *args: str, launcher: bool = False) -> subprocess.Compl
     else:
         cmd = [find_mpiexec(), "-n", "2", sys.executable]
     env = dict(os.environ, OMP_NUM_THREADS="1", RAYON_NUM_THREADS="1")
-    return subprocess.run([*cmd, path, *args], capture_output=True, text=True, timeout=120, env=env)
+    return subprocess.run([*cmd, path, *args], capture_output=True, text=True, timeout=timeout, env=env)
 
 
 def check_ok(p: subprocess.CompletedProcess, marker: str) -> None:
@@ -94,6 +96,17 @@ def test_a_rank_that_raises_fails_ddp_backward_on_the_other_naming_it():
     assert p.returncode != 0
     assert "rank 0 caught: rank 0: rank 1 failed" in out, out
     assert "ZeroDivisionError: rank 1 divided by zero on purpose" in out, out
+
+
+@needs_mpi
+def test_a_rank_that_caught_a_peer_failure_ends_the_job_when_it_exits():
+    # rank 1 reports a failure and lingers; rank 0's MPI_Finalize would wait on it
+    # forever (seen in CI), so a broken group exits through MPI_Abort
+    p = run_job("rank_failure.py", "linger", timeout=40)
+    out = p.stdout + p.stderr
+    assert p.returncode != 0
+    assert "rank 0 caught: rank 0: rank 1 failed" in out, out
+    assert "mpi_abort" in out.lower(), out
 
 
 @needs_mpi

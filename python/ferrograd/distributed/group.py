@@ -7,7 +7,9 @@ the traceback, sends a short notice (the exception's text) to every other rank o
 private communicator and exits. Every rank polls for such notices while it waits for a
 collective, and raises :class:`RankFailedError` naming the failed rank. A rank that dies
 without running Python code (killed) cannot send one; the others then raise
-:class:`DistributedTimeoutError` once the group's ``timeout`` has passed.
+:class:`DistributedTimeoutError` once the group's ``timeout`` has passed. After either
+error the group is unusable, and the process ends through ``MPI_Abort`` at exit (status
+1) rather than ``MPI_Finalize``, which could wait forever on the failed rank.
 """
 
 from __future__ import annotations
@@ -199,6 +201,21 @@ def new_group(
     return ProcessGroup(None if comm == mpi().COMM_NULL else comm, ranks, secs)
 
 
+def _mark_broken() -> None:
+    """Makes this process end through ``MPI_Abort`` instead of ``MPI_Finalize`` at exit.
+
+    Once a peer failed or a collective timed out, requests to the failed rank can never
+    complete, and ``MPI_Finalize`` (which mpi4py calls at interpreter exit) may wait on
+    them, or on the process manager, forever: a job whose rank caught the error and
+    exited was seen to hang. mpi4py's ``_set_abort_status`` (the hook behind
+    ``python -m mpi4py``) makes its exit handler call ``MPI_Abort`` instead, which ends
+    the whole job with exit status 1 whatever the script passed to ``sys.exit``.
+    """
+    set_status = getattr(mpi(), "_set_abort_status", None)
+    if set_status is not None:
+        set_status(1)
+
+
 def _check_notices() -> None:
     """Raises RankFailedError when another rank has reported a failure."""
     comm = _State.notices
@@ -211,6 +228,7 @@ def _check_notices() -> None:
         buf = bytearray(status.Get_count(MPI.BYTE))
         comm.Recv([buf, MPI.BYTE], source=src, tag=_NOTICE_TAG)
         _State.failed.add(src)
+        _mark_broken()
         raise RankFailedError(
             f"rank {comm.Get_rank()}: rank {src} failed, so this collective cannot complete "
             f"(rank {src} reported: {buf.decode(errors='replace')})"
@@ -232,6 +250,7 @@ def wait_all(requests: list, group: ProcessGroup, what: str, timeout: Optional[f
         _check_notices()
         now = time.monotonic()
         if now >= deadline:
+            _mark_broken()
             raise DistributedTimeoutError(
                 f"rank {world().rank()}: {what} did not complete within the timeout of "
                 f"{limit:g} s (a rank may have died, stopped, or not called it); the group "
