@@ -645,9 +645,20 @@ class Tensor:
         """``(min, max)`` over ``dim`` (all elements by default) as a named tuple."""
     def argwhere(x) -> Tensor:
         """Indices of the non-zero elements, one row per element (``[N, x.ndim]``)."""
-    def diagonal_scatter(x, src: Any, offset: Any = ..., dim1: Any = ..., dim2: Any = ...) -> Tensor:
+    def diagonal_scatter(
+        x, src: Any, offset: Any = ..., dim1: Any = ..., dim2: Any = ...
+    ) -> Tensor:
         """A copy of ``x`` with its diagonal ``offset`` (of the ``dim1``, ``dim2`` planes) ..."""
-    def diff(x, n: Any = ..., dim: Any = ..., prepend: Any = ..., append: Any = ..., *, axis: Any = ..., name: Any = ...) -> Tensor:
+    def diff(
+        x,
+        n: Any = ...,
+        dim: Any = ...,
+        prepend: Any = ...,
+        append: Any = ...,
+        *,
+        axis: Any = ...,
+        name: Any = ...,
+    ) -> Tensor:
         """The ``n``-th forward difference along ``dim`` (``out[i] = x[i+1] - x[i]``), after ..."""
     def dsplit(x, indices_or_sections: Any) -> tuple[Tensor, ...]:
         """``tensor_split`` along dimension 2 of a tensor with at least 3 dimensions."""
@@ -683,7 +694,16 @@ class Tensor:
         """``log(x / (1 - x))``, with ``x`` first clamped to ``[eps, 1 - eps]`` when ``eps`` is ..."""
     def msort(x) -> Tensor:
         """``x`` sorted along its first dimension (values only)."""
-    def nanquantile(x, q: Any, dim: Any = ..., keepdim: Any = ..., *, interpolation: Any = ..., axis: Any = ..., name: Any = ...) -> Tensor:
+    def nanquantile(
+        x,
+        q: Any,
+        dim: Any = ...,
+        keepdim: Any = ...,
+        *,
+        interpolation: Any = ...,
+        axis: Any = ...,
+        name: Any = ...,
+    ) -> Tensor:
         """``quantile`` ignoring NaN values (an all-NaN slice gives NaN)."""
     def narrow_copy(x, dim: Any, start: Any, length: Any) -> Tensor:
         """``narrow`` as a new tensor (not a view)."""
@@ -695,11 +715,22 @@ class Tensor:
         """A new tensor of ``size`` with this tensor's dtype (zeros)."""
     def new_full(self, size: Any, fill_value: Any, *, dtype: Any = ..., **_: Any) -> Tensor:
         """A new tensor of ``size`` filled with ``fill_value``."""
-    def new_tensor(self, data: Any, *, dtype: Any = ..., requires_grad: Any = ..., **_: Any) -> Tensor:
+    def new_tensor(
+        self, data: Any, *, dtype: Any = ..., requires_grad: Any = ..., **_: Any
+    ) -> Tensor:
         """A new tensor from ``data`` (this tensor's dtype by default)."""
     def positive(x) -> Tensor:
         """``x`` itself (``+x``); refused for bool tensors, as in PyTorch."""
-    def quantile(x, q: Any, dim: Any = ..., keepdim: Any = ..., *, interpolation: Any = ..., axis: Any = ..., name: Any = ...) -> Tensor:
+    def quantile(
+        x,
+        q: Any,
+        dim: Any = ...,
+        keepdim: Any = ...,
+        *,
+        interpolation: Any = ...,
+        axis: Any = ...,
+        name: Any = ...,
+    ) -> Tensor:
         """The ``q``-th quantiles of ``x`` over ``dim`` (all elements by default); ``q`` a number ..."""
     def renorm(x, p: Any, dim: Any, maxnorm: Any) -> Tensor:
         """Each slice along ``dim`` rescaled so its ``p``-norm is at most ``maxnorm``."""
@@ -713,11 +744,15 @@ class Tensor:
         """A copy of ``x`` with ``x.select(dim, index)`` replaced by ``src``."""
     def sinc(x) -> Tensor:
         """The normalized sinc ``sin(pi x) / (pi x)``, 1 at 0 (differentiable, also at 0)."""
-    def slice_scatter(x, src: Any, dim: Any = ..., start: Any = ..., end: Any = ..., step: Any = ...) -> Tensor:
+    def slice_scatter(
+        x, src: Any, dim: Any = ..., start: Any = ..., end: Any = ..., step: Any = ...
+    ) -> Tensor:
         """A copy of ``x`` with ``x[..., start:end:step, ...]`` (along ``dim``) replaced by ``src``."""
     def take_along_dim(x, indices: Any, dim: Any = ...) -> Tensor:
         """Values of ``x`` at ``indices`` along ``dim`` (both broadcast against each other in the ..."""
-    def tensor_split(x, indices_or_sections: Any, dim: Any = ..., *, axis: Any = ..., name: Any = ...) -> tuple[Tensor, ...]:
+    def tensor_split(
+        x, indices_or_sections: Any, dim: Any = ..., *, axis: Any = ..., name: Any = ...
+    ) -> tuple[Tensor, ...]:
         """Views of ``x`` split along ``dim``: into ``n`` nearly equal parts (an int: the first ..."""
     def vdot(x, y: Any) -> Tensor:
         """Dot product of two 1-d tensors, conjugating the first when complex."""
@@ -890,7 +925,9 @@ class Tensor:
         name: str | None = None,
     ) -> Tensor: ...
     @overload
-    def transpose(self, a: _int, /, *, dim1: _int | None = None, name: str | None = None) -> Tensor: ...
+    def transpose(
+        self, a: _int, /, *, dim1: _int | None = None, name: str | None = None
+    ) -> Tensor: ...
     def t(self) -> Tensor:
         """Transpose of a matrix (0-d and 1-d unchanged)."""
     def clone(self) -> Tensor:
@@ -1803,9 +1840,7 @@ class Tensor:
         """Matrix exponential (``linalg.matrix_exp``)."""
     def lu(self, pivot: _bool = True, get_infos: _bool = False, *, out: Any = None) -> Any:
         """``torch.lu``: ``(LU, pivots[, infos])``."""
-    def lu_solve(
-        self, LU_data: Any = None, LU_pivots: Any = None, *, out: Any = None
-    ) -> Tensor:
+    def lu_solve(self, LU_data: Any = None, LU_pivots: Any = None, *, out: Any = None) -> Tensor:
         """``torch.lu_solve``: ``X`` with ``A X = self`` from ``A``'s ``lu_factor``."""
     def triangular_solve(
         self,
@@ -1817,9 +1852,7 @@ class Tensor:
         out: Any = None,
     ) -> Any:
         """``torch.triangular_solve``: ``(X, A.clone())`` with ``A X = self``."""
-    def orgqr(
-        self, tau: Any = None, *, x: Any = None, out: Any = None, name: Any = None
-    ) -> Tensor:
+    def orgqr(self, tau: Any = None, *, x: Any = None, out: Any = None, name: Any = None) -> Tensor:
         """``torch.orgqr``: ``linalg.householder_product(self, tau)``."""
     def mv(
         self, vec: Any = None, *, x: Any = None, y: Any = None, out: Any = None, name: Any = None
@@ -2223,6 +2256,7 @@ def _set_default_dtype(dtype: _DTypeLike) -> None: ...
 def _get_default_dtype() -> dtype: ...
 def _num_threads() -> _int:
     """The number of threads of the kernels' pool (fixed at import)."""
+
 def _set_print_options(options: dict[str, Any] | None = None) -> None: ...
 
 # ---- joining, splitting, selecting --------------------------------------------------
@@ -2596,6 +2630,7 @@ def _reduce_op_table() -> list[
     """The reduction declarations: ``(name, doc, params, keyword-only params, the other
     dialect's positional order, dtype rule, axes kind, has_gradient, backward node)`` per
     op (read by ``scripts/gen_op_bindings.py``)."""
+
 def _shape_op_table() -> list[tuple[str, str, list[str], list[str], str, _bool, str]]:
     """The shape-op declarations: ``(name, doc, params, keyword-only params, view kind,
     has a static rule, backward node)`` per op."""

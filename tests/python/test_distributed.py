@@ -40,7 +40,9 @@ def run_job(
     else:
         cmd = [find_mpiexec(), "-n", "2", sys.executable]
     env = dict(os.environ, OMP_NUM_THREADS="1", RAYON_NUM_THREADS="1")
-    return subprocess.run([*cmd, path, *args], capture_output=True, text=True, timeout=timeout, env=env)
+    return subprocess.run(
+        [*cmd, path, *args], capture_output=True, text=True, timeout=timeout, env=env
+    )
 
 
 def check_ok(p: subprocess.CompletedProcess, marker: str) -> None:

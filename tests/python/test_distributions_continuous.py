@@ -191,7 +191,9 @@ def test_validation_can_be_turned_off_and_checks_the_support():
     assert math.isnan(d.log_prob(fg.tensor(0.0)).item())
     with pytest.raises(ValueError, match="support"):
         D.Exponential(1.0).log_prob(fg.tensor(-1.0))
-    assert D.Exponential(1.0, validate_args=False).log_prob(fg.tensor(-1.0)).item() == pytest.approx(1.0)
+    assert D.Exponential(1.0, validate_args=False).log_prob(
+        fg.tensor(-1.0)
+    ).item() == pytest.approx(1.0)
     with pytest.raises(ValueError, match="support"):
         D.Uniform(0.0, 1.0).log_prob(fg.tensor(2.0))
     assert D.Uniform(0.0, 1.0, validate_args=False).log_prob(fg.tensor(2.0)).item() == -math.inf

@@ -49,7 +49,9 @@ def test_geometric_and_poisson_match_scipy():
     rates = [0.3, 4.0, 250.0]
     p = D.Poisson(t64(rates))
     k = [0.0, 7.0, 260.0]
-    np.testing.assert_allclose(p.log_prob(t64(k)).numpy(), stats.poisson(rates).logpmf(k), rtol=1e-10)
+    np.testing.assert_allclose(
+        p.log_prob(t64(k)).numpy(), stats.poisson(rates).logpmf(k), rtol=1e-10
+    )
     np.testing.assert_allclose(p.mean.numpy(), rates)
     np.testing.assert_allclose(p.variance.numpy(), rates)
     assert D.Poisson(t64(0.0)).log_prob(t64(0.0)).item() == 0.0

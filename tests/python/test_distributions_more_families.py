@@ -466,7 +466,9 @@ def test_exponential_family_bregman_entropy():
     ]
     for d in ds:
         assert isinstance(d, EF)
-        np.testing.assert_allclose(EF.entropy(d).numpy(), d.entropy().numpy(), rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(
+            EF.entropy(d).numpy(), d.entropy().numpy(), rtol=1e-9, atol=1e-12
+        )
     assert not isinstance(D.Laplace(0.0, 1.0), EF)
     assert fg.distribution.ExponentialFamily is EF
     # the Bregman entropy is differentiable in the parameters
@@ -490,6 +492,8 @@ def test_exponential_family_bregman_entropy():
 
         _mean_carrier_measure = 0
 
-    np.testing.assert_allclose(Rayleighish(t64([2.0])).entropy().numpy(), 1 - np.log(2.0), rtol=1e-12)
+    np.testing.assert_allclose(
+        Rayleighish(t64([2.0])).entropy().numpy(), 1 - np.log(2.0), rtol=1e-12
+    )
     with pytest.raises(NotImplementedError):
         EF().entropy()

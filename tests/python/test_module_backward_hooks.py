@@ -22,7 +22,7 @@ def test_full_backward_hook_sees_this_calls_gradients():
     x = fg.tensor(np.arange(12.0).reshape(4, 3), requires_grad=True)
     out = lin(x)
     (out * 3.0).sum().backward()
-    (m, gi, go), = seen
+    ((m, gi, go),) = seen
     assert m is lin and len(gi) == 1 and len(go) == 1
     np.testing.assert_allclose(go[0].numpy(), np.full((4, 2), 3.0))
     np.testing.assert_allclose(gi[0].numpy(), np.full((4, 2), 3.0) @ lin.weight.detach().numpy())
@@ -44,7 +44,9 @@ def test_hook_result_replaces_grad_input_and_pre_hook_replaces_grad_output():
     lin2.register_full_backward_pre_hook(lambda m, go: (go[0] * 2.0,))
     x2 = fg.tensor(np.ones((2, 3)), requires_grad=True)
     lin2(x2).sum().backward()
-    np.testing.assert_allclose(x2.grad.numpy(), 2.0 * np.ones((2, 2)) @ lin2.weight.detach().numpy())
+    np.testing.assert_allclose(
+        x2.grad.numpy(), 2.0 * np.ones((2, 2)) @ lin2.weight.detach().numpy()
+    )
     np.testing.assert_allclose(lin2.weight.grad.numpy(), 2.0 * np.ones((2, 2)).T @ np.ones((2, 3)))
 
 
@@ -53,7 +55,7 @@ def test_input_not_requiring_grad_gives_none_and_hooks_still_run():
     seen = []
     lin.register_full_backward_hook(lambda m, gi, go: seen.append((gi, go)))
     lin(fg.ones(2, 3, dtype=fg.float64)).sum().backward()
-    (gi, go), = seen
+    ((gi, go),) = seen
     assert gi == (None,) and go[0].shape == [2, 2]
 
 
@@ -78,7 +80,7 @@ def test_multiple_inputs_and_outputs():
     b = fg.tensor([3.0, 4.0])  # does not require grad
     p, q = mod(a, b, 2.0)
     p.sum().backward()  # q unused: its grad_output entry is None
-    (gi, go), = seen  # one entry per positional argument, as PyTorch
+    ((gi, go),) = seen  # one entry per positional argument, as PyTorch
     assert len(gi) == 3 and gi[2] is None and gi[0].tolist() == [6.0, 8.0]
     assert go[1] is None and go[0].tolist() == [1.0, 1.0]
     assert a.grad.tolist() == [6.0, 8.0]

@@ -17,7 +17,9 @@ def _t(a, grad=False):
 
 
 def test_erfinv_inverts_erf_to_a_few_ulps():
-    y = np.concatenate([RNG.uniform(-1, 1, 2000), [0.0, 1e-300, -1e-12, 0.999999999, -0.9999999999999]])
+    y = np.concatenate(
+        [RNG.uniform(-1, 1, 2000), [0.0, 1e-300, -1e-12, 0.999999999, -0.9999999999999]]
+    )
     x = fg.erfinv(_t(y)).numpy()
     back = np.vectorize(math.erf)(x)
     np.testing.assert_allclose(back, y, rtol=4e-16, atol=4e-16)
@@ -44,8 +46,12 @@ def test_special_functions_match_references():
     np.testing.assert_allclose(special.logit(_t(p)).numpy(), np.log(p / (1 - p)), rtol=1e-13)
     np.testing.assert_allclose(special.exp2(_t(x)).numpy(), 2.0**x, rtol=1e-14)
     e = np.array([0.0, 0.5, 2.0, -1.0])
-    np.testing.assert_allclose(special.entr(_t(e)).numpy(), [0.0, -0.5 * math.log(0.5), -2 * math.log(2), -math.inf])
-    np.testing.assert_allclose(special.xlog1py(_t([0.0, 2.0]), _t([-1.0, 0.5])).numpy(), [0.0, 2 * math.log1p(0.5)])
+    np.testing.assert_allclose(
+        special.entr(_t(e)).numpy(), [0.0, -0.5 * math.log(0.5), -2 * math.log(2), -math.inf]
+    )
+    np.testing.assert_allclose(
+        special.xlog1py(_t([0.0, 2.0]), _t([-1.0, 0.5])).numpy(), [0.0, 2 * math.log1p(0.5)]
+    )
     np.testing.assert_allclose(special.round(_t([1.2345, -2.5]), decimals=2).numpy(), [1.23, -2.5])
     np.testing.assert_allclose(special.softmax(_t([[1.0, 2.0]]), 1).numpy().sum(), 1.0)
     assert special.erf(fg.tensor([0])).dtype == fg.float32  # integers compute in float

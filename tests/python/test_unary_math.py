@@ -27,9 +27,17 @@ OPS = {
     "deg2rad": (np.deg2rad, lambda n: RNG.uniform(-360, 360, n), True),
     "rad2deg": (np.rad2deg, lambda n: RNG.uniform(-7, 7, n), True),
 }
-ALIASES = {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": "asinh",
-           "arccosh": "acosh", "arctanh": "atanh", "fix": "trunc", "absolute": "abs",
-           "sgn": "sign"}
+ALIASES = {
+    "arcsin": "asin",
+    "arccos": "acos",
+    "arctan": "atan",
+    "arcsinh": "asinh",
+    "arccosh": "acosh",
+    "arctanh": "atanh",
+    "fix": "trunc",
+    "absolute": "abs",
+    "sgn": "sign",
+}
 
 
 def _erfc(a):
@@ -43,7 +51,9 @@ def test_values_match_numpy(name):
     ref, sample, _ = OPS[name]
     ref = ref or _erfc
     a = sample((3, 4))
-    np.testing.assert_allclose(getattr(fg, name)(fg.tensor(a)).numpy(), ref(a), rtol=1e-13, atol=1e-14)
+    np.testing.assert_allclose(
+        getattr(fg, name)(fg.tensor(a)).numpy(), ref(a), rtol=1e-13, atol=1e-14
+    )
     got32 = getattr(fg.tensor(a.astype(np.float32)), name)()
     assert got32.dtype == fg.float32
     np.testing.assert_allclose(got32.numpy(), ref(a.astype(np.float32)), rtol=2e-6, atol=1e-6)
@@ -70,7 +80,12 @@ def test_integer_and_bool_input():
     assert fg.trunc(i).tolist() == [-2, 0, 3] and fg.trunc(i).dtype == fg.int64
     assert fg.frac(i).tolist() == [0, 0, 0] and fg.frac(i).dtype == fg.int64
     assert fg.signbit(i).tolist() == [True, False, False]
-    assert fg.signbit(fg.tensor([-0.0, 0.0, -1.0, float("nan")])).tolist() == [True, False, True, False]
+    assert fg.signbit(fg.tensor([-0.0, 0.0, -1.0, float("nan")])).tolist() == [
+        True,
+        False,
+        True,
+        False,
+    ]
     assert fg.signbit(fg.tensor([True])).tolist() == [False]
     with pytest.raises(TypeError, match="asin"):
         fg.asin(fg.tensor([1j]))
@@ -89,4 +104,6 @@ def test_edge_values():
     assert fg.log2(fg.tensor([0.0])).item() == float("-inf")
     assert fg.erfc(fg.tensor([30.0], dtype=fg.float64)).item() == 0.0
     assert fg.erfc(fg.tensor([-30.0], dtype=fg.float64)).item() == 2.0
-    assert fg.erfc(fg.tensor([5.0], dtype=fg.float64)).item() == pytest.approx(1.5374597944280349e-12, rel=1e-14)
+    assert fg.erfc(fg.tensor([5.0], dtype=fg.float64)).item() == pytest.approx(
+        1.5374597944280349e-12, rel=1e-14
+    )

@@ -11,7 +11,12 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-__all__ = ["detect_anomaly", "is_anomaly_check_nan_enabled", "is_anomaly_enabled", "set_detect_anomaly"]
+__all__ = [
+    "detect_anomaly",
+    "is_anomaly_check_nan_enabled",
+    "is_anomaly_enabled",
+    "set_detect_anomaly",
+]
 
 _state = {"enabled": False, "check_nan": True, "warned": False}
 

@@ -126,7 +126,9 @@ def log_factorial(counts: Tensor) -> Tensor:
     needed, so it is computed in NumPy with ``math.lgamma``)."""
     k = counts.detach().numpy().astype(np.float64)
     out = np.vectorize(lambda x: math.lgamma(x + 1.0), otypes=[np.float64])(k)
-    return _core.tensor(out).astype(counts.dtype if counts.dtype.is_floating_point else _core.float64)
+    return _core.tensor(out).astype(
+        counts.dtype if counts.dtype.is_floating_point else _core.float64
+    )
 
 
 def numel(shape: Sequence[int]) -> int:

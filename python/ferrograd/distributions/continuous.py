@@ -55,7 +55,6 @@ class Normal(ExponentialFamily):
         super().__init__(self.loc.shape, (), _validate_flag(validate_args))
         self._check_params(loc=self.loc, scale=self.scale)
 
-
     @property
     def _natural_params(self) -> tuple[Tensor, ...]:
         return (self.loc / self.scale.square(), -0.5 * self.scale.square().reciprocal())
@@ -179,7 +178,6 @@ class Exponential(ExponentialFamily):
         (self.rate,) = broadcast_all(rate)
         super().__init__(self.rate.shape, (), _validate_flag(validate_args))
         self._check_params(rate=self.rate)
-
 
     @property
     def _natural_params(self) -> tuple[Tensor, ...]:
@@ -309,7 +307,12 @@ class LogNormal(Distribution):
     def log_prob(self, value: Any) -> Tensor:
         v = _value(self, value, self.loc)
         y = v.log()
-        return -((y - self.loc).square()) / (2 * self.scale.square()) - self.scale.log() - _LOG_SQRT_2PI - y
+        return (
+            -((y - self.loc).square()) / (2 * self.scale.square())
+            - self.scale.log()
+            - _LOG_SQRT_2PI
+            - y
+        )
 
     def cdf(self, value: Any) -> Tensor:
         v = _value(self, value, self.loc)

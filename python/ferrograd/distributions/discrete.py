@@ -76,7 +76,6 @@ class Bernoulli(ExponentialFamily):
         else:
             self._check_params(logits=self.logits)
 
-
     @property
     def _natural_params(self) -> tuple[Tensor, ...]:
         return (self.logits,)
@@ -360,7 +359,6 @@ class Poisson(ExponentialFamily):
         super().__init__(self.rate.shape, (), _validate_flag(validate_args))
         self._check_params(rate=self.rate)
 
-
     @property
     def _natural_params(self) -> tuple[Tensor, ...]:
         return (self.rate.log(),)
@@ -403,5 +401,3 @@ class Poisson(ExponentialFamily):
     def log_prob(self, value: Any) -> Tensor:
         k = _counts(self, value, self.rate)
         return k.xlogy(self.rate) - self.rate - log_factorial(k)
-
-

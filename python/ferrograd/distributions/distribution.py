@@ -126,7 +126,9 @@ class Distribution:
         with no_grad():
             return self._draw(full, generator_for(seed, generator)).detach()
 
-    def rsample(self, sample_shape: Any = (), *, shape: Any = None, generator: Any = None) -> Tensor:
+    def rsample(
+        self, sample_shape: Any = (), *, shape: Any = None, generator: Any = None
+    ) -> Tensor:
         """Reparameterised samples: differentiable with respect to the parameters."""
         if not self.has_rsample:
             raise NotImplementedError(
@@ -220,5 +222,7 @@ class Distribution:
         for name in self._params:
             value = self.__dict__.get(name)
             if isinstance(value, Tensor):
-                parts.append(f"{name}: {value.tolist() if value.numel() == 1 else list(value.shape)}")
+                parts.append(
+                    f"{name}: {value.tolist() if value.numel() == 1 else list(value.shape)}"
+                )
         return f"{type(self).__name__}({', '.join(parts)})"

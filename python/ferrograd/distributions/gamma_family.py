@@ -30,6 +30,7 @@ Tensor = _core.Tensor
 
 __all__ = ["Gamma", "Chi2", "Beta", "Dirichlet", "StudentT"]
 
+
 def _tiny(dtype: Any) -> float:
     return float(np.finfo(np.float64 if dtype == _core.float64 else np.float32).tiny)
 
@@ -59,7 +60,6 @@ class Gamma(ExponentialFamily):
         self.concentration, self.rate = broadcast_all(concentration, rate)
         super().__init__(self.concentration.shape, (), _validate_flag(validate_args))
         self._check_params(concentration=self.concentration, rate=self.rate)
-
 
     @property
     def _natural_params(self) -> tuple[Tensor, ...]:
@@ -144,7 +144,6 @@ class Beta(ExponentialFamily):
         super().__init__(self.concentration1.shape, (), _validate_flag(validate_args))
         self._check_params(concentration1=self.concentration1, concentration0=self.concentration0)
 
-
     @property
     def _natural_params(self) -> tuple[Tensor, ...]:
         # exponents of log x and log(1 - x), so that the carrier measure is 1
@@ -219,7 +218,6 @@ class Dirichlet(ExponentialFamily):
         self.concentration = c
         super().__init__(c.shape[:-1], c.shape[-1:], _validate_flag(validate_args))
         self._check_params(concentration=c)
-
 
     @property
     def _natural_params(self) -> tuple[Tensor, ...]:

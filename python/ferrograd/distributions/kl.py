@@ -18,7 +18,9 @@ __all__ = ["kl_divergence", "register_kl"]
 _KL: dict[tuple[type, type], Callable[[Any, Any], Tensor]] = {}
 
 
-def register_kl(type_p: type, type_q: type) -> Callable[[Callable[..., Tensor]], Callable[..., Tensor]]:
+def register_kl(
+    type_p: type, type_q: type
+) -> Callable[[Callable[..., Tensor]], Callable[..., Tensor]]:
     """Decorator registering ``fn(p, q)`` as KL(p || q) for ``p`` of ``type_p`` and ``q``
     of ``type_q`` (subclasses included)::
 
