@@ -21,9 +21,9 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
         "sparse": ("PyTorch, Paddle", ""),
     },
     "ferrograd.jit": {
-        "script": ("PyTorch", "call the function or module directly (it runs eagerly)"),
-        "trace": ("PyTorch", "call the function or module directly (it runs eagerly)"),
         "TranslatedLayer": ("Paddle", "paddle.jit.load is not implemented either"),
+        "ScriptModule": ("PyTorch", "jit.script returns the nn.Module itself"),
+        "ScriptFunction": ("PyTorch", "jit.script returns a plain function"),
     },
     # ferrograd.linalg (docs/linalg.md): what remains of the peers' linalg modules
     "ferrograd.linalg": {
