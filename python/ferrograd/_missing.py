@@ -25,17 +25,6 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
         "trace": ("PyTorch", "call the function or module directly (it runs eagerly)"),
         "TranslatedLayer": ("Paddle", "paddle.jit.load is not implemented either"),
     },
-    # ferrograd.linalg (docs/linalg.md): what remains of the peers' linalg modules
-    "ferrograd.linalg": {
-        "ldl_factor": ("PyTorch", "linalg.cholesky for positive-definite, lu_factor otherwise"),
-        "ldl_factor_ex": ("PyTorch", "linalg.lu_factor_ex"),
-        "ldl_solve": ("PyTorch", "linalg.lu_solve"),
-        "vander": ("PyTorch", ""),
-        "diagonal": ("PyTorch", "ferrograd.diagonal(A, dim1=-2, dim2=-1)"),
-        "ormqr": ("Paddle", "linalg.householder_product(x, tau) @ y"),
-        "pca_lowrank": ("Paddle", "linalg.svd"),
-        "svd_lowrank": ("Paddle", "linalg.svd"),
-    },
 }
 
 

@@ -11,9 +11,11 @@ from .._methods import as_method as _as_method
 from ._common import float_tensor, mT, pick
 from ._derived import matrix_power, pinverse
 from ._factor import _SVD, cholesky, det, inv, logdet, qr, slogdet
+from ._lowrank import pca_lowrank, svd_lowrank_paddle
 from ._lu import lu_legacy, lu_solve_legacy
 from ._matfn import householder_product, matrix_exp
 from ._norms import dist, tensor_norm
+from ._ormqr import ormqr_method
 from ._products import addmm, addmv, baddbmm, cross, ger, inner, kron, mv
 from ._triangular import triangular_solve_legacy
 
@@ -78,6 +80,9 @@ def install_tensor_methods() -> None:
         "lu_solve": lu_solve_legacy,
         "triangular_solve": triangular_solve_legacy,
         "orgqr": householder_product,
+        "ormqr": ormqr_method,
+        "pca_lowrank": pca_lowrank,
+        "svd_lowrank": svd_lowrank_paddle,
     }
     for meth, fn in methods.items():
         setattr(Tensor, meth, _as_method(fn))
