@@ -174,16 +174,16 @@ def ormqr_method(
     used when ``y=`` or ``name=`` is given, or when the calling module names ferrograd
     ``paddle`` and not ``torch``; torch's otherwise."""
     paddle = y is not None or "name" in kw
-    if other is None and y is None and not any(k in kw for k in ("input2", "input3")):
-        paddle = paddle or _called_as_paddle()
+    if not paddle and other is None and not ("input2" in kw or "input3" in kw):
+        paddle = _called_as_paddle()
     if paddle:
         if other is not None:
             raise TypeError("Tensor.ormqr: Paddle's spelling takes y=, not other=")
-        return ormqr(x, tau, *args, y=y, **kw) if y is not None else ormqr(x, tau, *args, **kw)
+        if y is not None:
+            kw["y"] = y
+        return ormqr(x, tau, *args, **kw)
     if y is not None:
         raise TypeError("Tensor.ormqr: torch's spelling takes other=, not y=")
-    return (
-        ormqr_torch(x, tau, *args, other=other, **kw)
-        if other is not None
-        else ormqr_torch(x, tau, *args, **kw)
-    )
+    if other is not None:
+        kw["other"] = other
+    return ormqr_torch(x, tau, *args, **kw)
