@@ -508,6 +508,8 @@ __all__ += [
 ]
 # linear algebra, norms, einsum and the matmul family (docs/linalg.md)
 from . import linalg as linalg  # noqa: E402
+from .linalg._cholesky_solve import cholesky_inverse as cholesky_inverse  # noqa: E402
+from .linalg._cholesky_solve import cholesky_solve as cholesky_solve  # noqa: E402
 from .linalg._derived import matrix_power as matrix_power  # noqa: E402
 from .linalg._derived import pinverse as pinverse  # noqa: E402
 from .linalg._einsum import einsum as einsum  # noqa: E402
@@ -544,6 +546,7 @@ from .linalg._lu import lu_unpack as lu_unpack  # noqa: E402
 from .linalg._matfn import householder_product as _householder_product  # noqa: E402
 from .linalg._matfn import matrix_exp as matrix_exp  # noqa: E402
 from .linalg._ormqr import ormqr_torch as _ormqr_torch  # noqa: E402
+from .linalg._paddle_names import matrix_transpose as matrix_transpose  # noqa: E402
 from .linalg._triangular import triangular_solve_legacy as _triangular_solve  # noqa: E402
 
 lu = _lu_legacy  # torch.lu(A, pivot=True, get_infos=False): (LU, pivots[, infos])
@@ -557,7 +560,8 @@ __all__ += [
     "slogdet", "dist", "norm", "addmm", "addmv", "baddbmm", "cdist", "chain_matmul",
     "cross", "ger", "inner", "kron", "mv", "tensordot", "inverse", "qr", "svd",
     "lu", "lu_solve", "lu_unpack", "orgqr", "matrix_exp", "triangular_solve",
-    "ormqr", "pca_lowrank", "svd_lowrank",
+    "ormqr", "pca_lowrank", "svd_lowrank", "cholesky_solve", "cholesky_inverse",
+    "matrix_transpose",
 ]  # fmt: skip
 
 # probability distributions: torch.distributions / paddle.distribution (docs/distributions.md)

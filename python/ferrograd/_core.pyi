@@ -1873,6 +1873,23 @@ class Tensor:
         self, q: Any = None, niter: Any = 2, M: Any = None, name: Any = None
     ) -> tuple[Tensor, Tensor, Tensor]:
         """Randomized low-rank SVD (``paddle.linalg.svd_lowrank``): ``(U, S, V)``."""
+    def cholesky_solve(
+        self,
+        input2: Any = None,
+        upper: _bool = False,
+        *,
+        x: Any = None,
+        y: Any = None,
+        out: Any = None,
+        name: Any = None,
+    ) -> Tensor:
+        """``X`` with ``(L Lᵀ) X = self`` for the Cholesky factor ``input2`` (``y``)."""
+    def cholesky_inverse(
+        self, upper: _bool = False, *, x: Any = None, out: Any = None, name: Any = None
+    ) -> Tensor:
+        """``(L Lᵀ)⁻¹`` from the Cholesky factor ``self``."""
+    def matrix_transpose(self, name: Any = None) -> Tensor:
+        """``self`` with its last two dims swapped (Paddle's ``matrix_transpose``)."""
     def mv(
         self, vec: Any = None, *, x: Any = None, y: Any = None, out: Any = None, name: Any = None
     ) -> Tensor:

@@ -25,6 +25,13 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
         "trace": ("PyTorch", "call the function or module directly (it runs eagerly)"),
         "TranslatedLayer": ("Paddle", "paddle.jit.load is not implemented either"),
     },
+    # ferrograd.linalg (docs/linalg.md): what remains of the peers' linalg modules
+    "ferrograd.linalg": {
+        "fp8_fp8_half_gemm_fused": (
+            "Paddle",
+            "a GPU-only fused FP8 GEMM kernel; ferrograd runs on the CPU: use linalg.matmul",
+        ),
+    },
 }
 
 

@@ -64,10 +64,10 @@ def test_in_place_methods_on_a_leaf_name_an_out_of_place_fix(op, advice):
 MODULES = {
     "ferrograd": fg,
     "ferrograd.jit": fg.jit,
-    # ferrograd.optim, ferrograd.nn, ferrograd.nn.functional and ferrograd.linalg: every
-    # listed name is implemented (issue 17's optimizers, layers and losses landed in
-    # session 14, the last linalg names in session 15); their module __getattr__ still
-    # gives the usual error
+    "ferrograd.linalg": fg.linalg,
+    # ferrograd.optim, ferrograd.nn and ferrograd.nn.functional: every listed name is
+    # implemented (issue 17's optimizers, layers and losses landed in session 14); their
+    # module __getattr__ still gives the usual error
 }
 
 

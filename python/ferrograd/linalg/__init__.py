@@ -12,6 +12,8 @@ svd_lowrank / pca_lowrank. See docs/linalg.md.
 from __future__ import annotations
 
 from .._core import Tensor as _Tensor
+from ._cholesky_solve import cholesky_inverse as cholesky_inverse
+from ._cholesky_solve import cholesky_solve as cholesky_solve
 from ._common import LinAlgError as LinAlgError
 from ._derived import LstsqResult as LstsqResult
 from ._derived import cond as cond
@@ -67,7 +69,13 @@ from ._norms import matrix_norm as matrix_norm
 from ._norms import norm as norm
 from ._norms import vector_norm as vector_norm
 from ._ormqr import ormqr as ormqr
+from ._paddle_names import corrcoef as corrcoef
+from ._paddle_names import cov as cov
+from ._paddle_names import matrix_transpose as matrix_transpose
 from ._products import linalg_cross as cross
+from ._sqrth_polar import PolarResult as PolarResult
+from ._sqrth_polar import matrix_sqrth as matrix_sqrth
+from ._sqrth_polar import polar as polar
 from ._triangular import solve_triangular as solve_triangular
 from ._triangular import triangular_solve as triangular_solve
 from ._vander_diagonal import diagonal as diagonal
@@ -138,6 +146,14 @@ __all__ = [
     "ormqr",
     "pca_lowrank",
     "svd_lowrank",
+    "cholesky_solve",
+    "cholesky_inverse",
+    "matrix_transpose",
+    "cov",
+    "corrcoef",
+    "PolarResult",
+    "polar",
+    "matrix_sqrth",
 ]
 
 # torch.linalg / paddle.linalg names ferrograd lacks raise an AttributeError that says so

@@ -8,6 +8,7 @@ from typing import Any, Callable, NamedTuple
 
 from .. import _core
 from .._methods import as_method as _as_method
+from ._cholesky_solve import cholesky_inverse, cholesky_solve
 from ._common import float_tensor, mT, pick
 from ._derived import matrix_power, pinverse
 from ._factor import _SVD, cholesky, det, inv, logdet, qr, slogdet
@@ -16,6 +17,7 @@ from ._lu import lu_legacy, lu_solve_legacy
 from ._matfn import householder_product, matrix_exp
 from ._norms import dist, tensor_norm
 from ._ormqr import ormqr_method
+from ._paddle_names import matrix_transpose
 from ._products import addmm, addmv, baddbmm, cross, ger, inner, kron, mv
 from ._triangular import triangular_solve_legacy
 
@@ -83,6 +85,9 @@ def install_tensor_methods() -> None:
         "ormqr": ormqr_method,
         "pca_lowrank": pca_lowrank,
         "svd_lowrank": svd_lowrank_paddle,
+        "cholesky_solve": cholesky_solve,
+        "cholesky_inverse": cholesky_inverse,
+        "matrix_transpose": matrix_transpose,
     }
     for meth, fn in methods.items():
         setattr(Tensor, meth, _as_method(fn))
