@@ -122,6 +122,10 @@ struct PackedSave {
 pub struct SavedTensor {
     state: Mutex<SavedState>,
     identity: Mutex<Identity>,
+    /// For a custom layer's save: the tensor object saved (weak; the allocation cannot be
+    /// reused while this lives), so an output can be recognised even when a copy or a
+    /// pack was stored instead of the tensor itself.
+    source: Option<crate::tensor::WeakTensor>,
 }
 
 impl SavedTensor {
@@ -136,6 +140,23 @@ impl SavedTensor {
             },
         };
         Self::save(t, t.clone(), identity)
+    }
+
+    /// Saves a custom layer's tensor (`ctx.save_for_backward`), remembering which tensor
+    /// it was so [`SavedTensor::saved_from`] can tell whether it became an output.
+    pub fn custom_layer_input(t: &Tensor) -> Result<SavedTensor> {
+        let mut saved = Self::input(t)?;
+        saved.source = Some(t.downgrade());
+        Ok(saved)
+    }
+
+    /// Whether this was saved from `t` itself (by [`SavedTensor::custom_layer_input`]),
+    /// whatever is stored: the tensor, a copy of aliased memory, or a hook's pack.
+    pub fn saved_from(&self, t: &Tensor) -> bool {
+        match &self.source {
+            Some(w) => w.upgrade().is_some_and(|s| s.same(t)),
+            None => self.live_tensor().is_some_and(|x| x.same(t)),
+        }
     }
 
     /// Saves forward output `output_nr` of `node` (the node under construction).
@@ -202,6 +223,7 @@ impl SavedTensor {
         Ok(SavedTensor {
             state: Mutex::new(state),
             identity: Mutex::new(identity),
+            source: None,
         })
     }
 
@@ -392,8 +414,8 @@ fn freed_error(op: &str) -> Error {
     Error::runtime(format!(
         "Trying to backward through the graph a second time (or directly access saved tensors \
          after they have already been freed): {op} has already released what it saved. Saved \
-         values are freed by backward() and grad(); pass retain_graph=True to the first call if \
-         you need to run backward through the graph again or to read saved tensors after it"
+         values are freed by backward() and grad(). Specify retain_graph=True in the first call \
+         if you need to run backward through the graph again or to read saved tensors after it"
     ))
 }
 
@@ -403,6 +425,7 @@ impl SavedTensor {
         SavedTensor {
             state: Mutex::new(SavedState::Released),
             identity: Mutex::new(Identity::Constant),
+            source: None,
         }
     }
 }

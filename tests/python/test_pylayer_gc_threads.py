@@ -457,3 +457,39 @@ def test_grad_mode_in_one_thread_does_not_leak_into_a_layer_in_another():
 
     run_in_threads(lambda i: (holder if i == 0 else user)(i), n=2)
     assert seen == {"holder": False, "recorded": True, "grad": True}
+
+
+@pytest.mark.parametrize("base", [Function, PyLayer])
+def test_a_stashed_ctx_loses_its_saved_tensors_with_the_graph(base):
+    """PyTorch's test_naughty_autograd_function_stashing_ctx: a ctx kept by user code
+    must not keep what forward saved once the graph is gone (reading it raises)."""
+    stash = []
+    inner = []
+
+    class Twice(base):
+        @staticmethod
+        def forward(ctx, x):
+            y = x * 2
+            inner.append(weakref.ref(y))
+            ctx.save_for_backward(x, y)
+            return y + 0
+
+        @staticmethod
+        def backward(ctx, g):
+            stash.append(ctx)
+            saved = ctx.saved_tensors if base is Function else ctx.saved_tensor()
+            return g * 2 + 0 * saved[1]
+
+    def saved_of(ctx):
+        return ctx.saved_tensors if base is Function else ctx.saved_tensor()
+
+    p = fg.zeros([3], dtype=fg.float64, requires_grad=True)
+    loss = Twice.apply(p).sum()
+    loss.backward(retain_graph=True)
+    ctx = stash[0]
+    assert len(saved_of(ctx)) == 2  # the graph is alive: still readable
+    del loss
+    with pytest.raises(RuntimeError, match="freed"):
+        saved_of(ctx)
+    assert inner[0]() is None  # the saved intermediate went with the graph
+    np.testing.assert_array_equal(p.grad.numpy(), [2.0, 2.0, 2.0])

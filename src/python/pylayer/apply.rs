@@ -77,6 +77,31 @@ impl Node for PyLayerNode {
     }
 }
 
+/// When the graph lets go of the node (its outputs were deleted, or the graph was freed),
+/// what forward saved goes too, even if user code stashed the `ctx`: reading
+/// `ctx.saved_tensors` then raises the "freed" error, as in PyTorch, and a stashed `ctx`
+/// cannot keep the saved tensors alive. (`ctx` is frozen: no GIL needed for its lock;
+/// Python objects in the slots are released by PyO3 when the GIL is next held.)
+impl Drop for PyLayerNode {
+    fn drop(&mut self) {
+        let ctx = self.ctx.get();
+        // try_lock: never wait on a lock held further up this thread's stack
+        let taken = match ctx.state.try_lock() {
+            Some(mut st) if !st.released => {
+                st.released = true;
+                for s in &st.saved {
+                    if let SavedSlot::Tensor { saved, .. } = s {
+                        saved.release();
+                    }
+                }
+                std::mem::take(&mut st.saved)
+            }
+            _ => return,
+        };
+        drop(taken);
+    }
+}
+
 impl PyLayerNode {
     /// Frees what forward saved (the GIL is held: dropping slots drops Python objects).
     fn release_saved_attached(&self, py: Python<'_>) {
@@ -474,7 +499,8 @@ fn rebind_saved(
     let mut st = ctx.get().state.lock();
     for slot in st.saved.iter_mut() {
         if let SavedSlot::Tensor { saved, original } = slot {
-            if saved.live_tensor().is_some_and(|x| x.same(t)) {
+            // (an output made over NumPy memory was saved as a copy: matched by source)
+            if saved.saved_from(t) {
                 saved.rebind_as_output(weak, k);
                 *original = None;
             }

@@ -117,7 +117,7 @@ impl PyCtx {
         for obj in tensors.iter() {
             if let Ok(t) = obj.cast::<PyTensor>() {
                 if recording {
-                    let saved = SavedTensor::input(&t.get().inner).py()?;
+                    let saved = SavedTensor::custom_layer_input(&t.get().inner).py()?;
                     slots.push(SavedSlot::Tensor {
                         saved: std::sync::Arc::new(saved),
                         original: Some(obj.clone().unbind()),
@@ -255,8 +255,8 @@ impl PyCtx {
                 return Err(PyRuntimeError::new_err(format!(
                     "Trying to backward through the graph a second time (or to read saved \
                      tensors after they were freed): {} has already released what it saved. \
-                     Pass retain_graph=True to the first backward() or grad() if you need them \
-                     again",
+                     Specify retain_graph=True in the first backward() or grad() if you need \
+                     them again",
                     st.name
                 )));
             }
