@@ -1,12 +1,31 @@
-"""``paddle.vision.ops``: the conv + norm + activation block the model zoo is built from."""
+"""``paddle.vision.ops``: detection ops and the conv + norm + activation block of the zoo.
+
+``nms`` and ``box_coder`` live in :mod:`.box_ops`, ``roi_align`` / ``roi_pool`` and their
+layers in :mod:`.roi_ops`; the Paddle names not implemented raise a clear AttributeError
+(see ``ferrograd._missing``).
+"""
 
 from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
 from .. import nn
+from .box_ops import box_coder as box_coder
+from .box_ops import nms as nms
+from .roi_ops import RoIAlign as RoIAlign
+from .roi_ops import RoIPool as RoIPool
+from .roi_ops import roi_align as roi_align
+from .roi_ops import roi_pool as roi_pool
 
-__all__ = ["ConvNormActivation"]
+__all__ = [
+    "ConvNormActivation",
+    "nms",
+    "box_coder",
+    "roi_align",
+    "roi_pool",
+    "RoIAlign",
+    "RoIPool",
+]
 
 
 class ConvNormActivation(nn.Sequential):
@@ -53,3 +72,9 @@ class ConvNormActivation(nn.Sequential):
         if activation_layer is not None:
             layers.append(activation_layer())
         super().__init__(*layers)
+
+
+from .._missing import missing_attribute as _missing_attribute  # noqa: E402
+
+# Paddle names not implemented here raise an AttributeError saying so (PEP 562).
+__getattr__ = _missing_attribute(__name__)
