@@ -41,8 +41,6 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
         "yolo_loss": ("Paddle", ""),
         "yolo_box": ("Paddle", ""),
         "prior_box": ("Paddle", ""),
-        "deform_conv2d": ("Paddle", ""),
-        "DeformConv2D": ("Paddle", ""),
         "distribute_fpn_proposals": ("Paddle", ""),
         "generate_proposals": ("Paddle", ""),
         "read_file": (

@@ -1,8 +1,8 @@
 """``paddle.vision.ops``: detection ops and the conv + norm + activation block of the zoo.
 
 ``nms`` and ``box_coder`` live in :mod:`.box_ops`, ``roi_align`` / ``roi_pool`` and their
-layers in :mod:`.roi_ops`; the Paddle names not implemented raise a clear AttributeError
-(see ``ferrograd._missing``).
+layers in :mod:`.roi_ops`, ``deform_conv2d`` / ``DeformConv2D`` in :mod:`.deform_conv`;
+the Paddle names not implemented raise a clear AttributeError (see ``ferrograd._missing``).
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ from typing import Any, Callable, Optional
 from .. import nn
 from .box_ops import box_coder as box_coder
 from .box_ops import nms as nms
+from .deform_conv import DeformConv2D as DeformConv2D
+from .deform_conv import deform_conv2d as deform_conv2d
 from .roi_ops import RoIAlign as RoIAlign
 from .roi_ops import RoIPool as RoIPool
 from .roi_ops import roi_align as roi_align
@@ -25,6 +27,8 @@ __all__ = [
     "roi_pool",
     "RoIAlign",
     "RoIPool",
+    "deform_conv2d",
+    "DeformConv2D",
 ]
 
 
