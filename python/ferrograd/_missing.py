@@ -39,8 +39,6 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
     # ferrograd.vision.ops (docs/vision.md): Paddle's detection ops not written yet
     "ferrograd.vision.ops": {
         "yolo_loss": ("Paddle", ""),
-        "yolo_box": ("Paddle", ""),
-        "prior_box": ("Paddle", ""),
         "distribute_fpn_proposals": ("Paddle", ""),
         "generate_proposals": ("Paddle", ""),
         "read_file": (
@@ -48,8 +46,6 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
             "open(path, 'rb').read() and numpy.frombuffer(..., dtype=numpy.uint8)",
         ),
         "decode_jpeg": ("Paddle", "decode with Pillow: numpy.asarray(PIL.Image.open(path))"),
-        "psroi_pool": ("Paddle", ""),
-        "PSRoIPool": ("Paddle", ""),
         "matrix_nms": ("Paddle", "vision.ops.nms"),
     },
 }

@@ -147,8 +147,8 @@ def test_roi_align_matches_reference(size, scale, ratio, aligned):
 
 
 def test_roi_align_gradcheck_and_layer():
-    x = paddle.to_tensor(np.random.RandomState(2).normal(size=(2, 2, 6, 5)), stop_gradient=False)
-    rois = paddle.to_tensor(np.array([[0.5, 1.0, 4.3, 5.2], [1.0, 0.0, 3.0, 2.5]]))
+    x = paddle.to_tensor(np.random.RandomState(2).normal(size=(2, 1, 5, 4)), stop_gradient=False)
+    rois = paddle.to_tensor(np.array([[0.5, 1.0, 3.3, 4.2], [1.0, 0.0, 3.0, 2.5]]))
     num = paddle.to_tensor([1, 1])
     assert gradcheck(lambda t: ops.roi_align(t, rois, num, 2, sampling_ratio=2), [x])
     layer = ops.RoIAlign(output_size=(2, 3), spatial_scale=1.0)

@@ -1,7 +1,8 @@
 """``paddle.vision.ops``: detection ops and the conv + norm + activation block of the zoo.
 
 ``nms`` and ``box_coder`` live in :mod:`.box_ops`, ``roi_align`` / ``roi_pool`` and their
-layers in :mod:`.roi_ops`, ``deform_conv2d`` / ``DeformConv2D`` in :mod:`.deform_conv`;
+layers (and ``psroi_pool``) in :mod:`.roi_ops`, ``deform_conv2d`` / ``DeformConv2D`` in
+:mod:`.deform_conv`, ``prior_box`` / ``yolo_box`` in :mod:`.anchor_ops`;
 the Paddle names not implemented raise a clear AttributeError (see ``ferrograd._missing``).
 """
 
@@ -10,12 +11,16 @@ from __future__ import annotations
 from typing import Any, Callable, Optional
 
 from .. import nn
+from .anchor_ops import prior_box as prior_box
+from .anchor_ops import yolo_box as yolo_box
 from .box_ops import box_coder as box_coder
 from .box_ops import nms as nms
 from .deform_conv import DeformConv2D as DeformConv2D
 from .deform_conv import deform_conv2d as deform_conv2d
+from .roi_ops import PSRoIPool as PSRoIPool
 from .roi_ops import RoIAlign as RoIAlign
 from .roi_ops import RoIPool as RoIPool
+from .roi_ops import psroi_pool as psroi_pool
 from .roi_ops import roi_align as roi_align
 from .roi_ops import roi_pool as roi_pool
 
@@ -29,6 +34,10 @@ __all__ = [
     "RoIPool",
     "deform_conv2d",
     "DeformConv2D",
+    "psroi_pool",
+    "PSRoIPool",
+    "prior_box",
+    "yolo_box",
 ]
 
 

@@ -1,11 +1,12 @@
-"""``paddle.vision.ops.roi_align`` / ``roi_pool`` and their layers ``RoIAlign`` / ``RoIPool``.
+"""``paddle.vision.ops.roi_align`` / ``roi_pool`` / ``psroi_pool`` and their layers.
 
 Both are composed of differentiable tensor ops, so gradients reach ``x`` (not the boxes,
 as in Paddle). RoI Align's bilinear sampling is separable: for each box, a ``[ph, H]``
 matrix of row weights and a ``[pw, W]`` matrix of column weights (the sampling points'
 interpolation weights summed per bin, computed in NumPy from the box) turn the feature
-map into the pooled bins with two matrix products. RoI pooling gathers each bin's pixels
-(padded with -inf) and takes the max.
+map into the pooled bins with two matrix products; position-sensitive pooling averages
+the same way (uniform weights over each bin's pixels). RoI pooling gathers each bin's
+pixels (padded with -inf) and takes the max.
 """
 
 from __future__ import annotations
@@ -16,9 +17,20 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .. import _core, amax, concat, full, index_select, matmul, nn, to_tensor, where
+from .. import (
+    _core,
+    amax,
+    concat,
+    full,
+    index_select,
+    matmul,
+    nn,
+    take_along_axis,
+    to_tensor,
+    where,
+)
 
-__all__ = ["roi_align", "roi_pool", "RoIAlign", "RoIPool"]
+__all__ = ["roi_align", "roi_pool", "psroi_pool", "RoIAlign", "RoIPool", "PSRoIPool"]
 
 Tensor = _core.Tensor
 
@@ -99,33 +111,42 @@ def roi_align(
     """
     ph, pw = _pair(output_size, "roi_align")
     b, batch = _box_batches(x, boxes, boxes_num, "roi_align")
-    _, c, h, w = (int(s) for s in x.shape)
+    _, _, h, w = (int(s) for s in x.shape)
     off = 0.5 if aligned else 0.0
+    wy = np.zeros((b.shape[0], ph, h))
+    wx = np.zeros((b.shape[0], pw, w))
+    for r in range(b.shape[0]):
+        x1, y1, x2, y2 = b[r] * spatial_scale - off
+        rw, rh = x2 - x1, y2 - y1
+        if not aligned:
+            rw, rh = max(rw, 1.0), max(rh, 1.0)
+        gh = sampling_ratio if sampling_ratio > 0 else math.ceil(rh / ph)
+        gw = sampling_ratio if sampling_ratio > 0 else math.ceil(rw / pw)
+        wy[r] = _axis_weights(y1, rh, ph, gh, h) / max(gh * gw, 1)
+        wx[r] = _axis_weights(x1, rw, pw, gw, w)
+    return _separable_bins(x, batch, wy, wx)
+
+
+def _separable_bins(x: Any, batch: np.ndarray, wy: np.ndarray, wx: np.ndarray) -> Any:
+    """``out[r, c] = wy[r] @ x[batch[r], c] @ wx[r].T``: ``[R, C, ph, pw]`` from per-box
+    row weights ``wy`` ``[R, ph, H]`` and column weights ``wx`` ``[R, pw, W]`` (constants).
+    """
+    _, c, h, w = (int(s) for s in x.shape)
+    nb, ph, pw = wy.shape[0], wy.shape[1], wx.shape[1]
+    dtype = _np_dtype(x)
     outs = []
     for img in range(int(x.shape[0])):
         members = np.nonzero(batch == img)[0]
         if members.size == 0:
             continue
-        wy = np.zeros((members.size, ph, h))
-        wx = np.zeros((members.size, pw, w))
-        for k, r in enumerate(members):
-            x1, y1, x2, y2 = b[r] * spatial_scale - off
-            rw, rh = x2 - x1, y2 - y1
-            if not aligned:
-                rw, rh = max(rw, 1.0), max(rh, 1.0)
-            gh = sampling_ratio if sampling_ratio > 0 else math.ceil(rh / ph)
-            gw = sampling_ratio if sampling_ratio > 0 else math.ceil(rw / pw)
-            count = max(gh * gw, 1)
-            wy[k] = _axis_weights(y1, rh, ph, gh, h) / count
-            wx[k] = _axis_weights(x1, rw, pw, gw, w)
-        wy_t = to_tensor(wy.reshape(members.size * ph, h).astype(_np_dtype(x)))
-        wx_t = to_tensor(np.ascontiguousarray(wx.transpose(0, 2, 1)).astype(_np_dtype(x)))
+        wy_t = to_tensor(wy[members].reshape(members.size * ph, h).astype(dtype))
+        wx_t = to_tensor(np.ascontiguousarray(wx[members].transpose(0, 2, 1)).astype(dtype))
         # rows: [R*ph, H] @ [H, C*W] -> [R, ph*C, W]; columns: @ [R, W, pw] -> [R, ph*C, pw]
         feat = x[img].transpose([1, 0, 2]).reshape([h, c * w])
         t = matmul(wy_t, feat).reshape([members.size, ph * c, w])
         t = matmul(t, wx_t).reshape([members.size, ph, c, pw])
         outs.append((members, t.transpose([0, 2, 1, 3])))
-    return _in_box_order(outs, b.shape[0], (c, ph, pw), x)
+    return _in_box_order(outs, nb, (c, ph, pw), x)
 
 
 def _np_dtype(x: Any) -> Any:
@@ -193,6 +214,80 @@ def roi_pool(
     best = amax(picked, axis=1)
     best = where(to_tensor(np.ascontiguousarray(empty)), full([1, c], 0.0, dtype=x.dtype), best)
     return best.reshape([r, ph, pw, c]).transpose([0, 3, 1, 2])
+
+
+def _span_weights(start: np.ndarray, end: np.ndarray, size: int) -> np.ndarray:
+    """``[bins, size]``: 1 / length over each bin's pixel span ``[start, end)`` (all zero
+    for an empty span).
+    """
+    out = np.zeros((len(start), size))
+    for i, (a, e) in enumerate(zip(start, end)):
+        if e > a:
+            out[i, a:e] = 1.0 / (e - a)
+    return out
+
+
+def psroi_pool(
+    x: Any,
+    boxes: Any,
+    boxes_num: Any,
+    output_size: Any,
+    spatial_scale: float = 1.0,
+    name: Optional[str] = None,
+) -> Any:
+    """Position-sensitive RoI average pooling (R-FCN) as ``paddle.vision.ops.psroi_pool``.
+
+    ``x`` has ``C = out_channels * ph * pw`` channels; output bin ``(i, j)`` of channel
+    ``k`` averages input channel ``(k * ph + i) * pw + j`` over the bin. Box corners are
+    rounded to whole pixels (the far corner inclusive), then scaled by ``spatial_scale``.
+    Returns ``[R, out_channels, ph, pw]``, differentiable in ``x``.
+    """
+    ph, pw = _pair(output_size, "psroi_pool")
+    if ph <= 0 or pw <= 0:
+        raise ValueError(f"psroi_pool: output_size must be positive, got {output_size!r}")
+    b, batch = _box_batches(x, boxes, boxes_num, "psroi_pool")
+    _, c, h, w = (int(s) for s in x.shape)
+    if c % (ph * pw):
+        raise ValueError(
+            f"psroi_pool: the input's {c} channels must be a multiple of output_size h*w "
+            f"({ph}*{pw})"
+        )
+    oc = c // (ph * pw)
+    corners = _round_half_away(b)
+    wy = np.zeros((b.shape[0], ph, h))
+    wx = np.zeros((b.shape[0], pw, w))
+    for r in range(b.shape[0]):
+        x1, y1 = corners[r, 0] * spatial_scale, corners[r, 1] * spatial_scale
+        x2, y2 = (corners[r, 2] + 1) * spatial_scale, (corners[r, 3] + 1) * spatial_scale
+        bh, bw = max(y2 - y1, 0.1) / ph, max(x2 - x1, 0.1) / pw
+        ys = np.clip(np.floor(np.arange(ph) * bh + y1), 0, h).astype(np.int64)
+        ye = np.clip(np.ceil(np.arange(1, ph + 1) * bh + y1), 0, h).astype(np.int64)
+        xs = np.clip(np.floor(np.arange(pw) * bw + x1), 0, w).astype(np.int64)
+        xe = np.clip(np.ceil(np.arange(1, pw + 1) * bw + x1), 0, w).astype(np.int64)
+        wy[r], wx[r] = _span_weights(ys, ye, h), _span_weights(xs, xe, w)
+    full = _separable_bins(x, batch, wy, wx)  # every channel pooled over every bin
+    # keep, for bin (i, j), the channels of group i * pw + j: a diagonal in (group, bin)
+    full = full.reshape([b.shape[0], oc, ph * pw, ph * pw])
+    diag = np.broadcast_to(
+        np.arange(ph * pw).reshape(1, 1, ph * pw, 1), (b.shape[0], oc, ph * pw, 1)
+    )
+    diag = to_tensor(np.ascontiguousarray(diag))
+    return take_along_axis(full, diag, 3).reshape([b.shape[0], oc, ph, pw])
+
+
+class PSRoIPool(nn.Layer):
+    """Layer form of :func:`psroi_pool`: ``PSRoIPool(output_size, spatial_scale=1.0)``,
+    called as ``layer(x, boxes, boxes_num)``.
+    """
+
+    def __init__(self, output_size: Any, spatial_scale: float = 1.0) -> None:
+        super().__init__()
+        self.output_size = output_size
+        self.spatial_scale = spatial_scale
+
+    def forward(self, x: Any, boxes: Any, boxes_num: Any) -> Any:
+        """:func:`psroi_pool` with the layer's size and scale."""
+        return psroi_pool(x, boxes, boxes_num, self.output_size, self.spatial_scale)
 
 
 class RoIAlign(nn.Layer):
