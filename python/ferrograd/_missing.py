@@ -41,12 +41,6 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
         "yolo_loss": ("Paddle", ""),
         "distribute_fpn_proposals": ("Paddle", ""),
         "generate_proposals": ("Paddle", ""),
-        "read_file": (
-            "Paddle",
-            "open(path, 'rb').read() and numpy.frombuffer(..., dtype=numpy.uint8)",
-        ),
-        "decode_jpeg": ("Paddle", "decode with Pillow: numpy.asarray(PIL.Image.open(path))"),
-        "matrix_nms": ("Paddle", "vision.ops.nms"),
     },
 }
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import _core, exp, log, stack, to_tensor
 
-__all__ = ["nms", "box_coder"]
+__all__ = ["nms", "matrix_nms", "box_coder"]
 
 Tensor = _core.Tensor
 
@@ -120,6 +120,101 @@ def nms(
             )
         keep = keep[: int(top_k)]
     return to_tensor(np.ascontiguousarray(keep, dtype=np.int64))
+
+
+def _iou_matrix(b: np.ndarray, normalized: bool) -> np.ndarray:
+    """Pairwise IoU of ``[K, 4]`` boxes (pixel boxes, ``normalized=False``, are one wider)."""
+    off = 0.0 if normalized else 1.0
+    area = (b[:, 2] - b[:, 0] + off) * (b[:, 3] - b[:, 1] + off)
+    w = np.minimum(b[:, None, 2], b[None, :, 2]) - np.maximum(b[:, None, 0], b[None, :, 0]) + off
+    h = np.minimum(b[:, None, 3], b[None, :, 3]) - np.maximum(b[:, None, 1], b[None, :, 1]) + off
+    inter = np.clip(w, 0, None) * np.clip(h, 0, None)
+    # boxes that do not touch have no overlap, before the "+1" of pixel boxes (Paddle's rule)
+    apart = (
+        (b[None, :, 0] > b[:, None, 2])
+        | (b[None, :, 2] < b[:, None, 0])
+        | (b[None, :, 1] > b[:, None, 3])
+        | (b[None, :, 3] < b[:, None, 1])
+    )
+    inter = np.where(apart, 0.0, inter)
+    union = area[:, None] + area[None, :] - inter
+    return np.where(union > 0, inter / np.where(union > 0, union, 1.0), 0.0)
+
+
+def matrix_nms(
+    bboxes: Any,
+    scores: Any,
+    score_threshold: float,
+    post_threshold: float,
+    nms_top_k: int,
+    keep_top_k: int,
+    use_gaussian: bool = False,
+    gaussian_sigma: float = 2.0,
+    background_label: int = 0,
+    normalized: bool = True,
+    return_index: bool = False,
+    return_rois_num: bool = True,
+    name: Optional[str] = None,
+) -> tuple[Any, Any, Any]:
+    """Matrix NMS (SOLOv2) as ``paddle.vision.ops.matrix_nms``: scores are decayed by
+    their overlap with higher-scored boxes of the same class instead of being dropped.
+
+    ``bboxes`` ``[N, M, 4]``, ``scores`` ``[N, C, M]``. Per image and class (but
+    ``background_label``): boxes scoring above ``score_threshold``, the best ``nms_top_k``
+    (-1: all), get score ``s * min_j decay(i, j)`` over the higher-scored ``j``, with
+    ``decay = (1 - iou_ij) / (1 - max_iou_j)`` or, ``use_gaussian``,
+    ``exp((max_iou_j^2 - iou_ij^2) * gaussian_sigma)``; those at or above
+    ``post_threshold`` are kept, then the best ``keep_top_k`` per image (-1: all).
+    Returns ``(out, rois_num, index)`` as Paddle does: ``out`` ``[No, 6]`` rows
+    ``[label, score, x1, y1, x2, y2]``, ``rois_num`` ``[N]`` (None unless
+    ``return_rois_num``), ``index`` ``[No, 1]`` into the flattened ``N * M`` boxes (None
+    unless ``return_index``).
+    """
+    bb = _as_numpy(bboxes, "bboxes", "matrix_nms").astype(np.float64)
+    sc = _as_numpy(scores, "scores", "matrix_nms").astype(np.float64)
+    if bb.ndim != 3 or bb.shape[2] != 4 or sc.ndim != 3 or sc.shape[2] != bb.shape[1]:
+        raise ValueError(
+            "matrix_nms: bboxes must be [N, M, 4] and scores [N, C, M] with the same M, got "
+            f"{list(bb.shape)} and {list(sc.shape)}"
+        )
+    n, m = bb.shape[:2]
+    rows, index, counts = [], [], []
+    for img in range(n):
+        dets = []  # (score, label, box index)
+        for c in range(sc.shape[1]):
+            if c == background_label:
+                continue
+            cand = np.nonzero(sc[img, c] > score_threshold)[0]
+            cand = cand[np.argsort(-sc[img, c, cand], kind="stable")]
+            if nms_top_k > -1:
+                cand = cand[:nms_top_k]
+            if cand.size == 0:
+                continue
+            iou = np.triu(_iou_matrix(bb[img, cand], normalized), k=1)  # iou[j, i], j < i
+            max_iou = iou.max(axis=0)  # each box's largest overlap with a better one
+            if use_gaussian:
+                decay = np.exp((max_iou[:, None] ** 2 - iou**2) * gaussian_sigma)
+            else:
+                decay = (1.0 - iou) / (1.0 - max_iou[:, None])
+            # only pairs j < i decay box i; the rest count as 1
+            decay = np.where(np.triu(np.ones_like(iou), k=1) > 0, decay, 1.0).min(axis=0)
+            decayed = sc[img, c, cand] * decay
+            for k in np.nonzero(decayed >= post_threshold)[0]:
+                dets.append((decayed[k], c, cand[k]))
+        dets.sort(key=lambda d: -d[0])
+        if keep_top_k > -1:
+            dets = dets[:keep_top_k]
+        for score, label, box in dets:
+            rows.append([label, score, *bb[img, box]])
+            index.append(img * m + box)
+        counts.append(len(dets))
+    dtype = (
+        np.float32 if _as_numpy(bboxes, "bboxes", "matrix_nms").dtype == np.float32 else np.float64
+    )
+    out = to_tensor(np.asarray(rows, dtype=dtype).reshape(-1, 6))
+    idx = to_tensor(np.asarray(index, dtype=np.int64).reshape(-1, 1)) if return_index else None
+    num = to_tensor(np.asarray(counts, dtype=np.int32)) if return_rois_num else None
+    return out, num, idx
 
 
 def _corners(t: Any) -> list[Any]:

@@ -1,8 +1,9 @@
 """``paddle.vision.ops``: detection ops and the conv + norm + activation block of the zoo.
 
-``nms`` and ``box_coder`` live in :mod:`.box_ops`, ``roi_align`` / ``roi_pool`` and their
+``nms``, ``matrix_nms`` and ``box_coder`` live in :mod:`.box_ops`, ``roi_align`` / ``roi_pool`` and their
 layers (and ``psroi_pool``) in :mod:`.roi_ops`, ``deform_conv2d`` / ``DeformConv2D`` in
-:mod:`.deform_conv`, ``prior_box`` / ``yolo_box`` in :mod:`.anchor_ops`;
+:mod:`.deform_conv`, ``prior_box`` / ``yolo_box`` in :mod:`.anchor_ops`, ``read_file`` / ``decode_jpeg`` in
+:mod:`.image`;
 the Paddle names not implemented raise a clear AttributeError (see ``ferrograd._missing``).
 """
 
@@ -14,9 +15,12 @@ from .. import nn
 from .anchor_ops import prior_box as prior_box
 from .anchor_ops import yolo_box as yolo_box
 from .box_ops import box_coder as box_coder
+from .box_ops import matrix_nms as matrix_nms
 from .box_ops import nms as nms
 from .deform_conv import DeformConv2D as DeformConv2D
 from .deform_conv import deform_conv2d as deform_conv2d
+from .image import decode_jpeg as decode_jpeg
+from .image import read_file as read_file
 from .roi_ops import PSRoIPool as PSRoIPool
 from .roi_ops import RoIAlign as RoIAlign
 from .roi_ops import RoIPool as RoIPool
@@ -38,6 +42,9 @@ __all__ = [
     "PSRoIPool",
     "prior_box",
     "yolo_box",
+    "read_file",
+    "decode_jpeg",
+    "matrix_nms",
 ]
 
 
