@@ -1,10 +1,11 @@
 """``paddle.vision.ops``: detection ops and the conv + norm + activation block of the zoo.
 
-``nms``, ``matrix_nms`` and ``box_coder`` live in :mod:`.box_ops`, ``roi_align`` / ``roi_pool`` and their
-layers (and ``psroi_pool``) in :mod:`.roi_ops`, ``deform_conv2d`` / ``DeformConv2D`` in
-:mod:`.deform_conv`, ``prior_box`` / ``yolo_box`` in :mod:`.anchor_ops`, ``read_file`` / ``decode_jpeg`` in
-:mod:`.image`;
-the Paddle names not implemented raise a clear AttributeError (see ``ferrograd._missing``).
+Where each lives: ``nms``, ``matrix_nms``, ``box_coder`` in :mod:`.box_ops`;
+``roi_align``, ``roi_pool``, ``psroi_pool`` and their layers in :mod:`.roi_ops`;
+``deform_conv2d`` / ``DeformConv2D`` in :mod:`.deform_conv`; ``prior_box`` / ``yolo_box``
+in :mod:`.anchor_ops`; ``generate_proposals`` / ``distribute_fpn_proposals`` in
+:mod:`.proposal_ops`; ``read_file`` / ``decode_jpeg`` in :mod:`.image`. The Paddle names
+not implemented raise a clear AttributeError (see ``ferrograd._missing``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from .deform_conv import DeformConv2D as DeformConv2D
 from .deform_conv import deform_conv2d as deform_conv2d
 from .image import decode_jpeg as decode_jpeg
 from .image import read_file as read_file
+from .proposal_ops import distribute_fpn_proposals as distribute_fpn_proposals
+from .proposal_ops import generate_proposals as generate_proposals
 from .roi_ops import PSRoIPool as PSRoIPool
 from .roi_ops import RoIAlign as RoIAlign
 from .roi_ops import RoIPool as RoIPool
@@ -45,6 +48,8 @@ __all__ = [
     "read_file",
     "decode_jpeg",
     "matrix_nms",
+    "generate_proposals",
+    "distribute_fpn_proposals",
 ]
 
 
