@@ -36,11 +36,6 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
         "pca_lowrank": ("Paddle", "linalg.svd"),
         "svd_lowrank": ("Paddle", "linalg.svd"),
     },
-    # ferrograd.vision.ops (docs/vision.md): Paddle's detection ops not written yet
-    # (yolo_loss: YOLOv3's training loss, with its target assignment and ignore rule)
-    "ferrograd.vision.ops": {
-        "yolo_loss": ("Paddle", ""),
-    },
 }
 
 

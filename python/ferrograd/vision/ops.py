@@ -3,7 +3,7 @@
 Where each lives: ``nms``, ``matrix_nms``, ``box_coder`` in :mod:`.box_ops`;
 ``roi_align``, ``roi_pool``, ``psroi_pool`` and their layers in :mod:`.roi_ops`;
 ``deform_conv2d`` / ``DeformConv2D`` in :mod:`.deform_conv`; ``prior_box`` / ``yolo_box``
-in :mod:`.anchor_ops`; ``generate_proposals`` / ``distribute_fpn_proposals`` in
+in :mod:`.anchor_ops`; ``yolo_loss`` in :mod:`.yolo_loss`; ``generate_proposals`` / ``distribute_fpn_proposals`` in
 :mod:`.proposal_ops`; ``read_file`` / ``decode_jpeg`` in :mod:`.image`. The Paddle names
 not implemented raise a clear AttributeError (see ``ferrograd._missing``).
 """
@@ -30,6 +30,7 @@ from .roi_ops import RoIPool as RoIPool
 from .roi_ops import psroi_pool as psroi_pool
 from .roi_ops import roi_align as roi_align
 from .roi_ops import roi_pool as roi_pool
+from .yolo_loss import yolo_loss as yolo_loss
 
 __all__ = [
     "ConvNormActivation",
@@ -50,6 +51,7 @@ __all__ = [
     "matrix_nms",
     "generate_proposals",
     "distribute_fpn_proposals",
+    "yolo_loss",
 ]
 
 
