@@ -3,9 +3,10 @@
 Where each lives: ``nms``, ``matrix_nms``, ``box_coder`` in :mod:`.box_ops`;
 ``roi_align``, ``roi_pool``, ``psroi_pool`` and their layers in :mod:`.roi_ops`;
 ``deform_conv2d`` / ``DeformConv2D`` in :mod:`.deform_conv`; ``prior_box`` / ``yolo_box``
-in :mod:`.anchor_ops`; ``yolo_loss`` in :mod:`.yolo_loss`; ``generate_proposals`` / ``distribute_fpn_proposals`` in
-:mod:`.proposal_ops`; ``read_file`` / ``decode_jpeg`` in :mod:`.image`. The Paddle names
-not implemented raise a clear AttributeError (see ``ferrograd._missing``).
+in :mod:`.anchor_ops`; ``yolo_loss`` in :mod:`.detection_loss`; ``generate_proposals`` /
+``distribute_fpn_proposals`` in :mod:`.proposal_ops`; ``read_file`` / ``decode_jpeg`` in
+:mod:`.image`. A Paddle name not implemented would raise a clear AttributeError (see
+``ferrograd._missing``); today every ``paddle.vision.ops`` name is here.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from .box_ops import matrix_nms as matrix_nms
 from .box_ops import nms as nms
 from .deform_conv import DeformConv2D as DeformConv2D
 from .deform_conv import deform_conv2d as deform_conv2d
+from .detection_loss import yolo_loss as yolo_loss
 from .image import decode_jpeg as decode_jpeg
 from .image import read_file as read_file
 from .proposal_ops import distribute_fpn_proposals as distribute_fpn_proposals
@@ -30,7 +32,6 @@ from .roi_ops import RoIPool as RoIPool
 from .roi_ops import psroi_pool as psroi_pool
 from .roi_ops import roi_align as roi_align
 from .roi_ops import roi_pool as roi_pool
-from .yolo_loss import yolo_loss as yolo_loss
 
 __all__ = [
     "ConvNormActivation",
