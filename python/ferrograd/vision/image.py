@@ -90,7 +90,7 @@ def decode_jpeg(x: Any, mode: str = "unchanged", name: Optional[str] = None) -> 
             "decode_jpeg: x must be the file's bytes as a 1-D uint8 Tensor (see read_file), "
             f"got dtype {raw.dtype} and shape {list(raw.shape)}"
         )
-    img = Image.open(io.BytesIO(raw.tobytes()))
+    img: Any = Image.open(io.BytesIO(raw.tobytes()))
     if mode == "gray":
         img = img.convert("L")
     elif mode == "rgb":

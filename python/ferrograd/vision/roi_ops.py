@@ -271,8 +271,9 @@ def psroi_pool(
     diag = np.broadcast_to(
         np.arange(ph * pw).reshape(1, 1, ph * pw, 1), (b.shape[0], oc, ph * pw, 1)
     )
-    diag = to_tensor(np.ascontiguousarray(diag))
-    return take_along_axis(full, diag, 3).reshape([b.shape[0], oc, ph, pw])
+    return take_along_axis(full, to_tensor(np.ascontiguousarray(diag)), 3).reshape(
+        [b.shape[0], oc, ph, pw]
+    )
 
 
 class PSRoIPool(nn.Layer):

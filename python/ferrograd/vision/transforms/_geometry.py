@@ -29,10 +29,12 @@ _INTERPOLATIONS = ("nearest", "bilinear")
 def _pil_resample(interpolation: str) -> Any:
     from PIL import Image
 
+    # Pillow >= 9.1 names the filters in Image.Resampling; older versions on Image itself
+    filters: Any = getattr(Image, "Resampling", Image)
     table = {
-        "nearest": Image.NEAREST,
-        "bilinear": Image.BILINEAR,
-        "bicubic": Image.BICUBIC,
+        "nearest": filters.NEAREST,
+        "bilinear": filters.BILINEAR,
+        "bicubic": filters.BICUBIC,
     }
     if interpolation not in table:
         raise ValueError(
@@ -44,7 +46,7 @@ def _pil_resample(interpolation: str) -> Any:
 def _pil_fill(img: Any, fill: Any) -> Any:
     """Pillow's ``fillcolor`` for ``img``: a number for one band, a tuple for several."""
     bands = len(img.getbands())
-    if isinstance(fill, numbers.Number):
+    if isinstance(fill, numbers.Real):
         return fill if bands == 1 else tuple([fill] * bands)
     fill = tuple(fill)
     return fill[0] if bands == 1 else fill
@@ -54,7 +56,7 @@ def _fill_vector(fill: Any, channels: int, fn: str) -> np.ndarray:
     """``fill`` as one value per channel (float64)."""
     if fill is None:
         fill = 0
-    if isinstance(fill, numbers.Number):
+    if isinstance(fill, numbers.Real):
         return np.full(channels, float(fill))
     vals = [float(v) for v in fill]
     if len(vals) == 1:
@@ -154,7 +156,7 @@ def _inverse_affine_matrix(
 
 
 def _normalize_shear(shear: Any) -> list[float]:
-    if isinstance(shear, numbers.Number):
+    if isinstance(shear, numbers.Real):
         return [float(shear), 0.0]
     shear = [float(s) for s in shear]
     if len(shear) == 1:
@@ -178,7 +180,7 @@ def affine(
     ``scale`` and shear by ``shear`` degrees (a number: along x; a pair: x then y), about
     ``center`` (``(x, y)``, default the image centre), as ``paddle.vision.transforms.affine``.
     """
-    if not isinstance(angle, numbers.Number):
+    if not isinstance(angle, numbers.Real):
         raise TypeError(f"affine: angle must be a number, got {type(angle).__name__}")
     if not isinstance(translate, (list, tuple)) or len(translate) != 2:
         raise ValueError(f"affine: translate must be a sequence of 2 numbers, got {translate!r}")
@@ -220,7 +222,7 @@ def rotate(
     """Rotate counter-clockwise by ``angle`` degrees about ``center`` (``(x, y)``, default
     the image centre); ``expand=True`` enlarges the output to hold the whole rotated image.
     """
-    if not isinstance(angle, numbers.Number):
+    if not isinstance(angle, numbers.Real):
         raise TypeError(f"rotate: angle must be a number, got {type(angle).__name__}")
     if is_pil(img):
         return img.rotate(
@@ -315,9 +317,9 @@ def erase(img: Any, i: int, j: int, h: int, w: int, v: Any, inplace: bool = Fals
         raise TypeError(
             f"erase: expected a NumPy array, a PIL image or a Tensor, got {type(img).__name__}"
         )
-    out = img if inplace else img.copy()
-    out[i : i + h, j : j + w] = _in_range(v, out.dtype)
-    return out
+    result = img if inplace else img.copy()
+    result[i : i + h, j : j + w] = _in_range(v, result.dtype)
+    return result
 
 
 def _in_range(v: Any, dtype: Any) -> np.ndarray:

@@ -33,7 +33,7 @@ def _factor_range(
     """Paddle's range rule: a number ``v`` means ``[center - v, center + v]`` (the low end
     clipped at 0 for factors), a pair is taken as given; None when it is just ``center``.
     """
-    if isinstance(value, numbers.Number):
+    if isinstance(value, numbers.Real):
         if value < 0:
             raise ValueError(f"{name}: a single number must be non-negative, got {value!r}")
         lo, hi = center - float(value), center + float(value)

@@ -25,7 +25,7 @@ _INTERPOLATIONS = ("nearest", "bilinear", "bicubic")
 
 def _angle_range(x: Any, name: str, sizes: tuple[int, ...] = (2,)) -> list[float]:
     """A number ``v`` means ``[-v, v]``; a sequence must have one of ``sizes`` lengths."""
-    if isinstance(x, numbers.Number):
+    if isinstance(x, numbers.Real):
         if x < 0:
             raise ValueError(f"{name}: a single number must be non-negative, got {x!r}")
         return [-float(x), float(x)]
@@ -232,8 +232,8 @@ class RandomErasing(BaseTransform):
         c, h, w = _channels_hw(_first_image(inputs))
         log_ratio = (math.log(self.ratio[0]), math.log(self.ratio[1]))
         for _ in range(10):
-            area = np.random.uniform(*self.scale) * h * w
-            aspect = math.exp(np.random.uniform(*log_ratio))
+            area = np.random.uniform(self.scale[0], self.scale[1]) * h * w
+            aspect = math.exp(np.random.uniform(log_ratio[0], log_ratio[1]))
             eh = int(round(math.sqrt(area * aspect)))
             ew = int(round(math.sqrt(area / aspect)))
             if eh >= h or ew >= w:
