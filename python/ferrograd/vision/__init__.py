@@ -13,10 +13,12 @@ from . import models as models
 from . import ops as ops
 from . import transforms as transforms
 from .datasets import MNIST as MNIST
+from .datasets import VOC2012 as VOC2012
 from .datasets import Cifar10 as Cifar10
 from .datasets import Cifar100 as Cifar100
 from .datasets import DatasetFolder as DatasetFolder
 from .datasets import FashionMNIST as FashionMNIST
+from .datasets import Flowers as Flowers
 from .datasets import ImageFolder as ImageFolder
 from .image import get_image_backend as get_image_backend
 from .image import image_load as image_load
@@ -120,6 +122,8 @@ __all__ = [
     "Cifar100",
     "DatasetFolder",
     "FashionMNIST",
+    "Flowers",
+    "VOC2012",
     "ImageFolder",
     "VGG",
     "AlexNet",
