@@ -55,6 +55,9 @@ def test_nms_plain_scored_and_per_category():
         ops.nms(b, 0.5, paddle.to_tensor(scores), paddle.to_tensor(cats))
     with pytest.raises(ValueError, match=r"\[num_boxes, 4\]"):
         ops.nms(paddle.zeros([3, 5]))
+    # torchvision's argument order gets a message that names Paddle's
+    with pytest.raises(TypeError, match=r"nms\(boxes, iou_threshold, scores\)"):
+        ops.nms(b, paddle.to_tensor(scores), 0.5)
 
 
 def test_box_coder_encode_decode():
@@ -159,6 +162,8 @@ def test_roi_align_gradcheck_and_layer():
         ops.roi_align(x, rois, None, 2)
     with pytest.raises(ValueError, match="sum to 2"):
         ops.roi_align(x, rois, paddle.to_tensor([2, 1]), 2)
+    with pytest.raises(ValueError, match=r"torchvision's \[K, 5\] boxes"):
+        ops.roi_align(x, paddle.zeros([2, 5]), num, 2)
 
 
 def test_roi_pool_matches_reference_and_routes_gradient_to_the_max():

@@ -82,7 +82,11 @@ def nms(
     b = _as_numpy(boxes, "boxes", "nms")
     _check_boxes(b, "nms")
     if not isinstance(iou_threshold, numbers.Real):
-        raise TypeError(f"nms: iou_threshold must be a number, got {iou_threshold!r}")
+        raise TypeError(
+            f"nms: iou_threshold must be a number, got {type(iou_threshold).__name__}; the "
+            "order is Paddle's nms(boxes, iou_threshold, scores) (torchvision's "
+            "nms(boxes, scores, iou_threshold) is nms(boxes, iou_threshold, scores) here)"
+        )
     if scores is None:
         if category_idxs is not None:
             raise ValueError("nms: category_idxs needs scores to rank the boxes")

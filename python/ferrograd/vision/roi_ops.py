@@ -50,7 +50,16 @@ def _box_batches(x: Any, boxes: Any, boxes_num: Any, fn: str) -> tuple[np.ndarra
     b = boxes.numpy() if isinstance(boxes, Tensor) else np.asarray(boxes)
     b = b.astype(np.float64)
     if b.ndim != 2 or b.shape[1] != 4:
-        raise ValueError(f"{fn}: boxes must have shape [num_boxes, 4], got {list(b.shape)}")
+        hint = ""
+        if b.ndim == 2 and b.shape[1] == 5:
+            hint = (
+                " (torchvision's [K, 5] boxes carry the image index first: pass boxes[:, 1:] "
+                "and the number of boxes per image as boxes_num)"
+            )
+        raise ValueError(
+            f"{fn}: boxes must have shape [num_boxes, 4] (x1, y1, x2, y2), got "
+            f"{list(b.shape)}{hint}"
+        )
     n = int(x.shape[0])
     if boxes_num is None:
         if n != 1:
