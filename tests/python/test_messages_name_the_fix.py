@@ -65,9 +65,10 @@ MODULES = {
     "ferrograd": fg,
     "ferrograd.jit": fg.jit,
     "ferrograd.linalg": fg.linalg,
-    # ferrograd.optim, ferrograd.nn and ferrograd.nn.functional: every listed name is
-    # implemented (issue 17's optimizers, layers and losses landed in session 14); their
-    # module __getattr__ still gives the usual error
+    # ferrograd.optim, ferrograd.nn, ferrograd.nn.functional and ferrograd.vision.ops: every
+    # listed name is implemented (issue 17's optimizers, layers and losses landed in session
+    # 14, Paddle's vision ops in session 15); their module __getattr__ still gives the usual
+    # error
 }
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-__all__ = ["set_image_backend", "get_image_backend", "image_load"]
+__all__ = ["set_image_backend", "get_image_backend", "image_load", "read_file", "decode_jpeg"]
 
 _BACKEND: Optional[str] = None
 
@@ -51,3 +51,50 @@ def image_load(path: str, backend: Optional[str] = None) -> Any:
             "image_load(backend='cv2') needs OpenCV (pip install opencv-python)"
         ) from e
     return cv2.imread(path)
+
+
+def read_file(filename: str, name: Optional[str] = None) -> Any:
+    """The bytes of ``filename`` as a 1-D uint8 Tensor, as ``paddle.vision.ops.read_file``."""
+    import numpy as np
+
+    from .. import to_tensor
+
+    with open(filename, "rb") as f:
+        data = f.read()
+    return to_tensor(np.frombuffer(data, dtype=np.uint8).copy())
+
+
+def decode_jpeg(x: Any, mode: str = "unchanged", name: Optional[str] = None) -> Any:
+    """Decode the JPEG bytes in the 1-D uint8 Tensor ``x`` (from :func:`read_file`) into a
+    ``[C, H, W]`` uint8 Tensor, as ``paddle.vision.ops.decode_jpeg``.
+
+    ``mode`` is ``"unchanged"`` (the file's channels), ``"gray"`` (1 channel) or ``"rgb"``
+    (3 channels). Decoding uses Pillow (not a dependency of ferrograd); Paddle's own
+    kernel runs on GPUs only.
+    """
+    import io
+
+    import numpy as np
+
+    from .. import to_tensor
+
+    if mode not in ("unchanged", "gray", "rgb"):
+        raise ValueError(f"decode_jpeg: mode must be 'unchanged', 'gray' or 'rgb', got {mode!r}")
+    try:
+        from PIL import Image
+    except ImportError as e:
+        raise ImportError("decode_jpeg needs Pillow (pip install pillow)") from e
+    raw = x.numpy() if hasattr(x, "numpy") else np.asarray(x)
+    if raw.dtype != np.uint8 or raw.ndim != 1:
+        raise ValueError(
+            "decode_jpeg: x must be the file's bytes as a 1-D uint8 Tensor (see read_file), "
+            f"got dtype {raw.dtype} and shape {list(raw.shape)}"
+        )
+    img: Any = Image.open(io.BytesIO(raw.tobytes()))
+    if mode == "gray":
+        img = img.convert("L")
+    elif mode == "rgb":
+        img = img.convert("RGB")
+    arr = np.asarray(img)
+    arr = arr[None] if arr.ndim == 2 else arr.transpose(2, 0, 1)
+    return to_tensor(np.ascontiguousarray(arr))

@@ -35,9 +35,62 @@ def resolve_backend(dataset: str, backend: Optional[str]) -> str:
     return backend
 
 
-def check_mode(dataset: str, mode: Any) -> str:
-    """``mode`` lower-cased, which must be ``"train"`` or ``"test"``."""
+def check_mode(dataset: str, mode: Any, allowed: tuple[str, ...] = ("train", "test")) -> str:
+    """``mode`` lower-cased, which must be one of ``allowed``."""
     m = str(mode).lower()
-    if m not in ("train", "test"):
-        raise ValueError(f"{dataset}: mode must be 'train' or 'test', got {mode!r}")
+    if m not in allowed:
+        names = ", ".join(repr(a) for a in allowed)
+        raise ValueError(f"{dataset}: mode must be one of {names}, got {mode!r}")
     return m
+
+
+class TarMembers:
+    """Random access to the files of a tar archive, reopened in each process (a
+    ``DataLoader`` worker gets its own handle; an open ``TarFile`` cannot be shared).
+    """
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._pid = -1
+        self._tar: Any = None
+        self._members: dict[str, Any] = {}
+
+    def _open(self) -> None:
+        import tarfile
+
+        if self._tar is None or self._pid != os.getpid():
+            self._tar = tarfile.open(self.path)
+            self._members = {m.name: m for m in self._tar.getmembers()}
+            self._pid = os.getpid()
+
+    def names(self) -> list[str]:
+        """Every member name."""
+        self._open()
+        return list(self._members)
+
+    def read(self, name: str) -> bytes:
+        """The bytes of member ``name`` (a KeyError names the archive when it is absent)."""
+        self._open()
+        if name not in self._members:
+            raise KeyError(f"{name!r} is not in the archive {self.path!r}")
+        f = self._tar.extractfile(self._members[name])
+        if f is None:
+            raise KeyError(f"{name!r} in {self.path!r} is not a regular file")
+        return bytes(f.read())
+
+    def __getstate__(self) -> dict[str, Any]:
+        # pickled for worker processes: the handle is reopened there
+        return {"path": self.path, "_pid": -1, "_tar": None, "_members": {}}
+
+
+def open_image(data: bytes, dataset: str) -> Any:
+    """A PIL image from encoded bytes (Pillow is needed to decode JPEG / PNG files)."""
+    import io
+
+    try:
+        from PIL import Image
+    except ImportError as e:
+        raise ImportError(
+            f"{dataset} decodes JPEG / PNG files with Pillow (pip install pillow)"
+        ) from e
+    return Image.open(io.BytesIO(data))

@@ -9,11 +9,20 @@ flows). Pillow is optional: nothing here imports it unless the input is a PIL im
 from __future__ import annotations
 
 import numbers
-from typing import Any, Callable, Sequence, Union
+from typing import Any, Sequence, Union
 
 import numpy as np
 
 from ... import _core
+from ._color import adjust_brightness as adjust_brightness
+from ._color import adjust_contrast as adjust_contrast
+from ._color import adjust_hue as adjust_hue
+from ._color import adjust_saturation as adjust_saturation
+from ._geometry import affine as affine
+from ._geometry import erase as erase
+from ._geometry import perspective as perspective
+from ._geometry import rotate as rotate
+from ._image_kinds import image_size, is_pil, to_hwc
 
 __all__ = [
     "to_tensor",
@@ -25,45 +34,20 @@ __all__ = [
     "vflip",
     "pad",
     "to_grayscale",
+    "adjust_brightness",
+    "adjust_contrast",
+    "adjust_saturation",
+    "adjust_hue",
+    "affine",
+    "rotate",
+    "perspective",
+    "erase",
 ]
 
 Tensor = _core.Tensor
-
-
-def _is_pil(img: Any) -> bool:
-    """True for a PIL image (without importing Pillow when it is not already loaded)."""
-    return type(img).__module__.startswith("PIL.")
-
-
-def _to_hwc(img: Any) -> tuple[np.ndarray, Callable[[np.ndarray], Any]]:
-    """``img`` as a NumPy HWC / HW array, and a function turning a result back into its kind."""
-    if isinstance(img, np.ndarray):
-        return img, lambda a: a
-    if _is_pil(img):
-        from PIL import Image  # only reached with a PIL image, so Pillow is installed
-
-        mode = img.mode
-        return np.asarray(img), lambda a: Image.fromarray(np.ascontiguousarray(a), mode=mode)
-    if isinstance(img, Tensor):
-        arr = img.numpy()
-        if arr.ndim == 3:
-            return arr.transpose(1, 2, 0), lambda a: _core.to_tensor(
-                np.ascontiguousarray(a.transpose(2, 0, 1))
-            )
-        return arr, lambda a: _core.to_tensor(np.ascontiguousarray(a))
-    raise TypeError(f"expected a NumPy array, a PIL image or a Tensor, got {type(img).__name__}")
-
-
-def _image_size(img: Any) -> tuple[int, int]:
-    """``(width, height)`` of a NumPy HWC array, a PIL image or a CHW Tensor."""
-    if _is_pil(img):
-        w, h = img.size
-        return int(w), int(h)
-    if isinstance(img, Tensor):
-        shape = list(img.shape)
-        return int(shape[-1]), int(shape[-2])
-    arr = np.asarray(img)
-    return int(arr.shape[1]), int(arr.shape[0])
+_is_pil = is_pil
+_to_hwc = to_hwc
+_image_size = image_size
 
 
 def to_tensor(pic: Any, data_format: str = "CHW") -> Any:
