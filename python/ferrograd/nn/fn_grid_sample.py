@@ -1,7 +1,8 @@
 """``F.affine_grid`` and ``F.grid_sample`` (2-D and 3-D), composed from differentiable ops:
 the sampling positions are computed from ``grid`` with elementwise ops, the corner values
 are gathered with ``take_along_axis`` and weighted, so gradients of any order flow to both
-``input`` and ``grid`` (``mode='bilinear'``; ``'nearest'`` gives ``grid`` no gradient).
+``input`` and ``grid`` (``mode='bilinear'`` and, 2-D only, ``'bicubic'``; ``'nearest'``
+gives ``grid`` no gradient).
 
 The two peers differ in one default: PyTorch's ``align_corners`` is False, Paddle's is
 True. A call that leaves it out gets PyTorch's False and a ``UserWarning`` saying so
@@ -20,7 +21,7 @@ from ..autograd.py_layer import Function
 
 Tensor = _core.Tensor
 
-_MODES = ("bilinear", "nearest")
+_MODES = ("bilinear", "nearest", "bicubic")
 _PADDINGS = ("zeros", "border", "reflection")
 
 
@@ -155,8 +156,9 @@ def grid_sample(
     ``[N, Ho, Wo, 2]`` (``(x, y)`` in ``[-1, 1]``), giving ``[N, C, Ho, Wo]``; likewise
     ``[N, C, D, H, W]`` with ``grid`` ``[N, Do, Ho, Wo, 3]``.
 
-    ``mode``: ``'bilinear'`` (trilinear for 5-D) or ``'nearest'`` (the nearest pixel,
-    ties to even). ``padding_mode``: ``'zeros'`` (outside pixels are 0), ``'border'``
+    ``mode``: ``'bilinear'`` (trilinear for 5-D), ``'nearest'`` (the nearest pixel,
+    ties to even) or, for 4-D input, ``'bicubic'`` (PyTorch's: 4x4 taps, a = -0.75, the
+    padding rule applied to each tap). ``padding_mode``: ``'zeros'`` (outside pixels are 0), ``'border'``
     (positions clamped to the edge) or ``'reflection'`` (reflected at the edges).
     ``align_corners``: whether -1 and 1 are the centres of the corner pixels (True) or
     their outer edges (False); see the module docstring for the default. Paddle's
@@ -170,8 +172,8 @@ def grid_sample(
         input = x
     inp = _float_tensor(input, "input", what)
     g = _float_tensor(grid, "grid", what)
-    if mode == "bicubic":
-        raise NotImplementedError(f"{what}: mode='bicubic' is not implemented; use 'bilinear'")
+    if mode == "bicubic" and inp.ndim != 4:
+        raise ValueError(f"{what}: mode='bicubic' needs a 4-D input, got shape {list(inp.shape)}")
     if mode not in _MODES:
         raise ValueError(f"{what}: mode must be one of {_MODES}, got {mode!r}")
     if padding_mode not in _PADDINGS:
@@ -195,7 +197,7 @@ def grid_sample(
     spatial = list(inp.shape[2:])
     if any(s == 0 for s in spatial) and g.numel() > 0:
         raise ValueError(f"{what}: the input's spatial dims must be non-empty, got {spatial}")
-    if d == 2:
+    if d == 2 and mode != "bicubic":
         return _GridSample2d.apply(inp, g, mode, padding_mode, ac)
     return _composed(inp, g, mode, padding_mode, ac)
 
@@ -276,6 +278,8 @@ def _composed(inp: Tensor, g: Tensor, mode: str, padding_mode: str, ac: bool) ->
             for cj in coords:
                 out = out + cj.round() * 0.0
         return out.reshape([n, c, *out_spatial])
+    if mode == "bicubic":
+        return _bicubic(inp, g, padding_mode, ac, gather)
     # the 2**d corners around each point: corner k has offset bits[k][j] along dim j
     bits = list(itertools.product((0.0, 1.0), repeat=d))
     lows = [cj.detach().floor() for cj in pts4]
@@ -290,6 +294,51 @@ def _composed(inp: Tensor, g: Tensor, mode: str, padding_mode: str, ac: bool) ->
     assert weight is not None
     vals, inside = gather(idx)
     return (vals * (weight * inside)).sum(2).reshape([n, c, *out_spatial])
+
+
+def _cubic_weights(t: Tensor) -> Tensor:
+    """Keys' cubic-convolution weights (a = -0.75, as both peers) of the taps at offsets
+    -1, 0, 1, 2 from ``floor``, for fractions ``t`` ``[N, 1, 1, P]``: ``[N, 1, 4, P]``."""
+    a = -0.75
+
+    def near(z: Tensor) -> Tensor:
+        return ((z * (a + 2) - (a + 3)) * z) * z + 1.0
+
+    def far(z: Tensor) -> Tensor:
+        return ((z * a - 5 * a) * z + 8 * a) * z - 4 * a
+
+    return _core.concat([far(t + 1.0), near(t), near(1.0 - t), far(2.0 - t)], 2)
+
+
+def _pad_taps(c: Tensor, size: int, padding: str, align_corners: bool) -> Tensor:
+    """Integer tap positions moved inside by ``padding`` (PyTorch's bicubic applies the
+    padding rule to each of the 16 taps, not to the sampled point)."""
+    if padding == "border":
+        return c.clamp(0.0, float(size - 1))
+    if padding == "reflection":
+        c = _reflect(c, 0, 2 * (size - 1)) if align_corners else _reflect(c, -1, 2 * size - 1)
+        return c.clamp(0.0, float(size - 1))
+    return c
+
+
+def _bicubic(inp: Tensor, g: Tensor, padding: str, ac: bool, gather: Any) -> Tensor:
+    """PyTorch's 2-D bicubic ``grid_sample``: 4x4 taps around the unnormalised point,
+    each tap padded on its own, weights differentiable in the grid."""
+    n, c = inp.shape[0], inp.shape[1]
+    h, w = inp.shape[2], inp.shape[3]
+    pts = g.reshape([n, 1, 1, -1, 2])
+    y = _unnormalize(pts[..., 1], h, ac)  # [N, 1, 1, P]
+    x = _unnormalize(pts[..., 0], w, ac)
+    y0, x0 = y.detach().floor(), x.detach().floor()
+    offs = [(ky - 1.0, kx - 1.0) for ky in range(4) for kx in range(4)]
+    off_y = _core.tensor([o[0] for o in offs], dtype=inp.dtype).reshape([1, 1, 16, 1])
+    off_x = _core.tensor([o[1] for o in offs], dtype=inp.dtype).reshape([1, 1, 16, 1])
+    iy = _pad_taps(y0 + off_y, h, padding, ac)
+    ix = _pad_taps(x0 + off_x, w, padding, ac)
+    wy, wx = _cubic_weights(y - y0), _cubic_weights(x - x0)  # [N, 1, 4, P]
+    weight = (wy.unsqueeze(3) * wx.unsqueeze(2)).reshape([n, 1, 16, -1])
+    vals, inside = gather([iy, ix])
+    return (vals * (weight * inside)).sum(2).reshape([n, c, *g.shape[1:3]])
 
 
 __all__ = ["affine_grid", "grid_sample"]
