@@ -1890,6 +1890,11 @@ class Tensor:
         """``(L Lᵀ)⁻¹`` from the Cholesky factor ``self``."""
     def matrix_transpose(self, name: Any = None) -> Tensor:
         """``self`` with its last two dims swapped (Paddle's ``matrix_transpose``)."""
+    def cov(self, *args: Any, **kw: Any) -> Tensor:
+        """Covariance matrix: torch's ``cov(*, correction, fweights, aweights)`` or
+        Paddle's ``cov(rowvar, ddof, fweights, aweights)``."""
+    def corrcoef(self, *args: Any, **kw: Any) -> Tensor:
+        """Pearson correlation coefficients (Paddle's ``rowvar=`` accepted)."""
     def mv(
         self, vec: Any = None, *, x: Any = None, y: Any = None, out: Any = None, name: Any = None
     ) -> Tensor:

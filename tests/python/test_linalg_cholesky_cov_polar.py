@@ -109,6 +109,19 @@ def test_paddle_matrix_transpose_cov_corrcoef():
 scipy_linalg = pytest.importorskip("scipy.linalg")
 
 
+def test_tensor_cov_and_corrcoef_take_either_peers_arguments():
+    a = np.random.default_rng(3).standard_normal((3, 5))
+    x = fg.tensor(a)
+    np.testing.assert_allclose(x.cov().numpy(), np.cov(a))  # torch: keyword-only
+    np.testing.assert_allclose(x.cov(correction=0).numpy(), np.cov(a, ddof=0))
+    np.testing.assert_allclose(x.cov(False).numpy(), np.cov(a, rowvar=False))  # Paddle
+    np.testing.assert_allclose(x.cov(rowvar=True, ddof=False).numpy(), np.cov(a, ddof=0))
+    np.testing.assert_allclose(x.corrcoef().numpy(), np.corrcoef(a))
+    np.testing.assert_allclose(x.corrcoef(rowvar=False).numpy(), np.corrcoef(a, rowvar=False))
+    with pytest.raises(TypeError, match="rowvar"):
+        x.cov("no")
+
+
 def test_matrix_sqrth_matches_scipy_and_clamps_negative_eigenvalues():
     X = fg.linalg.matrix_sqrth(fg.tensor(SPD)).numpy()
     for i in range(2):

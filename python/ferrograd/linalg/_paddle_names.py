@@ -1,7 +1,8 @@
 """Names only ``paddle.linalg`` has, as thin adapters of ferrograd's ops:
 ``matrix_transpose`` (also ``paddle.matrix_transpose`` and the method), ``cov`` and
 ``corrcoef`` (Paddle's ``rowvar`` / ``ddof`` spelling of ``ferrograd.cov`` /
-``corrcoef``). Differentiable as the ops they call."""
+``corrcoef``), and the ``Tensor.cov`` / ``corrcoef`` methods, which take either peer's
+arguments. Differentiable as the ops they call."""
 
 from __future__ import annotations
 
@@ -59,3 +60,23 @@ def corrcoef(x: Any = None, rowvar: bool = True, name: Any = None) -> Tensor:
     """``paddle.linalg.corrcoef(x, rowvar=True)``: Pearson correlation coefficients of
     the variables in ``x``'s rows (``rowvar=False``: columns), clipped to ``[-1, 1]``."""
     return _corrcoef(_observations(x, rowvar, "linalg.corrcoef"))
+
+
+_PADDLE_COV_KEYS = ("rowvar", "ddof", "name")
+
+
+def cov_method(self: Tensor, *args: Any, **kw: Any) -> Tensor:
+    """``Tensor.cov``: torch's ``x.cov(*, correction=1, fweights=None, aweights=None)``
+    (keyword-only), or Paddle's ``x.cov(rowvar=True, ddof=True, fweights, aweights)``
+    when an argument is positional or spelled ``rowvar`` / ``ddof`` / ``name``."""
+    if args or any(k in kw for k in _PADDLE_COV_KEYS):
+        return cov(self, *args, **kw)
+    return _cov(self, **kw)
+
+
+def corrcoef_method(self: Tensor, *args: Any, **kw: Any) -> Tensor:
+    """``Tensor.corrcoef``: torch's ``x.corrcoef()``, or Paddle's
+    ``x.corrcoef(rowvar=True)`` when ``rowvar`` / ``name`` is given."""
+    if args or kw:
+        return corrcoef(self, *args, **kw)
+    return _corrcoef(self)

@@ -17,7 +17,7 @@ from ._lu import lu_legacy, lu_solve_legacy
 from ._matfn import householder_product, matrix_exp
 from ._norms import dist, tensor_norm
 from ._ormqr import ormqr_method
-from ._paddle_names import matrix_transpose
+from ._paddle_names import corrcoef_method, cov_method, matrix_transpose
 from ._products import addmm, addmv, baddbmm, cross, ger, inner, kron, mv
 from ._triangular import triangular_solve_legacy
 
@@ -88,6 +88,8 @@ def install_tensor_methods() -> None:
         "cholesky_solve": cholesky_solve,
         "cholesky_inverse": cholesky_inverse,
         "matrix_transpose": matrix_transpose,
+        "cov": cov_method,
+        "corrcoef": corrcoef_method,
     }
     for meth, fn in methods.items():
         setattr(Tensor, meth, _as_method(fn))
