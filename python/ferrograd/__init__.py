@@ -596,7 +596,6 @@ globals().update({n: getattr(nn.functional, n) for n in _TRACED_F if n in global
 from . import sparse as sparse  # noqa: E402
 from .sparse._create import install_tensor_methods as _install_sparse_methods  # noqa: E402
 from .sparse._dispatch import install as _install_sparse_dispatch  # noqa: E402
-from .sparse._elementwise import install_methods as _install_sparse_value_methods  # noqa: E402
 from .sparse._layout import layout as layout  # noqa: E402
 from .sparse._layout import sparse_coo as sparse_coo  # noqa: E402
 from .sparse._layout import sparse_csr as sparse_csr  # noqa: E402
@@ -605,7 +604,6 @@ from .sparse._layout import strided as strided  # noqa: E402
 sparse_coo_tensor = sparse.sparse_coo_tensor
 sparse_csr_tensor = sparse.sparse_csr_tensor
 _install_sparse_methods()
-_install_sparse_value_methods()
 _install_sparse_dispatch(globals())
 __all__ += [
     "sparse", "sparse_coo_tensor", "sparse_csr_tensor", "layout", "strided", "sparse_coo",

@@ -16,7 +16,6 @@ from typing import Callable, NoReturn
 #: Peer names per ferrograd module: name -> (which peers have it, hint or "").
 _CPU = "ferrograd runs on the CPU only; drop the device handling"
 _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
-    "ferrograd": {},
     # ferrograd.sparse (docs/sparse.md): the peers' sparse names it does not implement
     "ferrograd.sparse": {
         "reshape": ("Paddle", "x.to_dense().reshape(...).to_sparse_coo(sparse_dim)"),

@@ -18,11 +18,12 @@ from typing import Any
 from .. import _core
 from .._size import Size, SizeOrNumel
 from ._layout import Flag
+from ._value_methods import ValueWiseMethods
 
 Tensor = _core.Tensor
 
 
-class SparseTensor:
+class SparseTensor(ValueWiseMethods):
     """Base of :class:`SparseCooTensor` and :class:`SparseCsrTensor` (not built directly)."""
 
     _vals: Tensor
@@ -78,11 +79,35 @@ class SparseTensor:
         """Paddle's name for :attr:`device`."""
         return self._vals.place
 
-    is_sparse = property(lambda self: Flag(True), doc="True: ``x.is_sparse`` or ``x.is_sparse()``.")
+    @property
+    def is_sparse(self) -> Flag:
+        """True: ``x.is_sparse`` (PyTorch) or ``x.is_sparse()`` (Paddle)."""
+        return Flag(True)
 
     def is_floating_point(self) -> bool:
         """Whether the values are floating point."""
         return self._vals.is_floating_point()
+
+    # -- per layout (overridden) ------------------------------------------------------
+    def sparse_dim(self) -> int:
+        """How many leading dimensions are indexed."""
+        raise NotImplementedError
+
+    def dense_dim(self) -> int:
+        """How many trailing dimensions each stored value has."""
+        raise NotImplementedError
+
+    def values(self) -> Tensor:
+        """The stored values."""
+        raise NotImplementedError
+
+    def to_dense(self) -> Tensor:
+        """The dense tensor."""
+        raise NotImplementedError
+
+    def to_sparse_coo(self, sparse_dim: Any = None) -> Any:
+        """The COO form."""
+        raise NotImplementedError
 
     def nnz(self) -> int:
         """The number of stored entries (duplicates of an uncoalesced COO tensor count)."""

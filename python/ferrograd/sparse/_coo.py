@@ -81,8 +81,15 @@ class SparseCooTensor(SparseTensor):
         self._leaf = bool(leaf)
 
     # -- structure ------------------------------------------------------------------------
-    is_sparse_coo = property(lambda self: Flag(True), doc="True (property or method).")
-    is_sparse_csr = property(lambda self: Flag(False), doc="False (property or method).")
+    @property
+    def is_sparse_coo(self) -> Flag:
+        """True: ``x.is_sparse_coo()`` (Paddle's method; also a property)."""
+        return Flag(True)
+
+    @property
+    def is_sparse_csr(self) -> Flag:
+        """False: ``x.is_sparse_csr`` (PyTorch) or ``x.is_sparse_csr()`` (Paddle)."""
+        return Flag(False)
 
     def sparse_dim(self) -> int:
         """How many leading dimensions are indexed."""

@@ -244,12 +244,16 @@ def _to_dense(self: Tensor, dtype: Any = None, *, masked_grad: Any = None) -> Te
 
 def install_tensor_methods() -> None:
     """Adds the sparse conversions and layout queries to the dense ``Tensor``."""
-    Tensor.to_sparse = _to_sparse  # type: ignore[attr-defined]
-    Tensor.to_sparse_coo = _to_sparse_coo  # type: ignore[attr-defined]
-    Tensor.to_sparse_csr = _to_sparse_csr  # type: ignore[attr-defined]
-    Tensor.to_dense = _to_dense  # type: ignore[attr-defined]
     false = property(lambda self: Flag(False), doc="False: a dense tensor (property or method).")
-    Tensor.is_sparse = false  # type: ignore[attr-defined]
-    Tensor.is_sparse_coo = false  # type: ignore[attr-defined]
-    Tensor.is_sparse_csr = false  # type: ignore[attr-defined]
-    Tensor.layout = property(lambda self: strided, doc="ferrograd.strided (dense).")  # type: ignore[attr-defined]
+    methods: dict[str, Any] = {
+        "to_sparse": _to_sparse,
+        "to_sparse_coo": _to_sparse_coo,
+        "to_sparse_csr": _to_sparse_csr,
+        "to_dense": _to_dense,
+        "is_sparse": false,
+        "is_sparse_coo": false,
+        "is_sparse_csr": false,
+        "layout": property(lambda self: strided, doc="ferrograd.strided (dense)."),
+    }
+    for name, attr in methods.items():
+        setattr(Tensor, name, attr)

@@ -44,8 +44,15 @@ class SparseCsrTensor(SparseTensor):
         self._leaf = bool(leaf)
         self._row_cache: Tensor | None = None
 
-    is_sparse_coo = property(lambda self: Flag(False), doc="False (property or method).")
-    is_sparse_csr = property(lambda self: Flag(True), doc="True (property or method).")
+    @property
+    def is_sparse_coo(self) -> Flag:
+        """False: ``x.is_sparse_coo()`` (Paddle's method; also a property)."""
+        return Flag(False)
+
+    @property
+    def is_sparse_csr(self) -> Flag:
+        """True: ``x.is_sparse_csr`` (PyTorch) or ``x.is_sparse_csr()`` (Paddle)."""
+        return Flag(True)
 
     def sparse_dim(self) -> int:
         """2: both dimensions are compressed/indexed."""

@@ -228,10 +228,3 @@ ACTIVATIONS: dict[str, Callable[..., SparseTensor]] = {
     n: _value_wise(_functional(n), f"``nn.functional.{n}``")
     for n in ("relu", "relu6", "leaky_relu")
 }
-
-
-def install_methods() -> None:
-    """Gives the sparse tensors the value-wise ops as methods (``x.abs()``, ``x.relu()``)."""
-    for name, fn in {**VALUE_WISE, **ACTIVATIONS}.items():
-        if name != "cast":
-            setattr(SparseTensor, name, fn)

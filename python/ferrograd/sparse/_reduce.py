@@ -51,7 +51,7 @@ def sum(  # noqa: A001  (torch.sparse.sum / paddle.sparse.sum)
     """
     what = "sparse.sum"
     spec = axis if dim is None else dim
-    c = x.to_sparse_coo() if isinstance(x, SparseCsrTensor) else x
+    c: SparseCooTensor = x.to_sparse_coo() if isinstance(x, SparseCsrTensor) else x  # type: ignore[assignment]
     v = c.values() if dtype is None else c.values().to(dtype)
     sd = c.sparse_dim()
     if spec is None:
@@ -91,7 +91,7 @@ def _softmax(x: SparseTensor, dim: Any, dtype: Any, axis: Any, log: bool) -> Spa
     if spec is None:
         spec = -1
     c0 = canonical(x)
-    c = c0.to_sparse_coo() if isinstance(c0, SparseCsrTensor) else c0
+    c: SparseCooTensor = c0.to_sparse_coo() if isinstance(c0, SparseCsrTensor) else c0  # type: ignore[assignment]
     d = _dims(spec, c.ndim, what)[0]
     v = c.values() if dtype is None else c.values().to(dtype)
     if not v.is_floating_point():
