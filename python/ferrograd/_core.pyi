@@ -301,9 +301,7 @@ class Tensor:
     @property
     def layout(self) -> Any:
         """``ferrograd.strided``: every ``Tensor`` is dense."""
-    def to_sparse(
-        self, sparse_dim: Any = None, *, layout: Any = None, **_: Any
-    ) -> Any:
+    def to_sparse(self, sparse_dim: Any = None, *, layout: Any = None, **_: Any) -> Any:
         """The COO form (``layout=ferrograd.sparse_csr``: the CSR form); see docs/sparse.md."""
     def to_sparse_coo(self, sparse_dim: Any = None) -> Any:
         """Paddle's ``x.to_sparse_coo(sparse_dim)``: the COO form of the nonzeros."""
