@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 import ferrograd as fg
 
 from .. import _core
@@ -20,7 +22,10 @@ Tensor = _core.Tensor
 
 
 def _index_tensor(obj: Any, what: str, name: str) -> Tensor:
-    t = obj if isinstance(obj, Tensor) else fg.tensor(obj, dtype=fg.int64)
+    if not isinstance(obj, Tensor):
+        arr = np.asarray(obj)
+        obj = fg.tensor(arr.astype(np.int64) if arr.size == 0 else arr)
+    t = obj
     if t.is_floating_point() or t.is_complex() or t.dtype == fg.bool:
         raise TypeError(f"{what}: {name} must hold integers, got dtype {t.dtype}")
     return t.to(fg.int64)

@@ -137,6 +137,8 @@ def mm(mat1: Any, mat2: Any, reduce: Any = None) -> Any:
     if reduce not in (None, "sum"):
         raise NotImplementedError(f"sparse.mm: reduce={reduce!r} is not implemented (only 'sum')")
     for t in (mat1, mat2):
+        if isinstance(t, SparseTensor):
+            _no_hybrid(t, "sparse.mm")
         if getattr(t, "ndim", 2) != 2:
             raise ValueError(f"sparse.mm: expects 2-D operands, got shape {list(t.shape)}")
     return matmul(mat1, mat2)
