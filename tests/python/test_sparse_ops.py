@@ -292,3 +292,20 @@ def test_softmax_of_a_hybrid_tensor_and_large_values():
     np.testing.assert_allclose(
         fg.sparse.softmax(h, 2).to_dense().numpy(), _np_sparse_softmax(d, present, 2)
     )
+
+
+def test_top_level_products_take_both_dialects_arguments_with_a_sparse_operand():
+    a = REF.toarray()
+    x = RNG.standard_normal((4, 3))
+    m = RNG.standard_normal((3, 3))
+    s, X, M = coo(), fg.tensor(x), fg.tensor(m)
+    # paddle.addmm(input, x, y, beta, alpha) positionally and with x= / y=
+    np.testing.assert_allclose(fg.addmm(M, s, X, 0.5, 2.0).numpy(), 0.5 * m + 2 * a @ x)
+    np.testing.assert_allclose(fg.addmm(M, x=s, y=X).numpy(), m + a @ x)
+    # paddle.matmul(x, y, transpose_x, transpose_y)
+    np.testing.assert_allclose(fg.matmul(s, fg.tensor(x.T), False, True).numpy(), a @ x)
+    np.testing.assert_allclose(
+        fg.matmul(X, s, transpose_x=True, transpose_y=True).numpy(), x.T @ a.T
+    )
+    # dense calls still reach the dense functions
+    assert fg.matmul(M, M).tolist() == (M @ M).tolist()

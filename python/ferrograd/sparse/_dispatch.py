@@ -21,22 +21,39 @@ def _wrap(dense: Callable[..., Any], sparse: Callable[..., Any], name: str) -> C
     op.__doc__ = (getattr(dense, "__doc__", None) or name) + (
         "\n\nA sparse operand (``ferrograd.sparse``) is handed to the sparse product."
     )
-    op.__wrapped__ = dense  # type: ignore[attr-defined]
+    # signatures and the API tests look through to the Tensor method the dense function
+    # itself wraps; the module is where pickle finds the wrapper again
+    op.__wrapped__ = getattr(dense, "__wrapped__", dense)  # type: ignore[attr-defined]
+    op.__module__ = "ferrograd"
     return op
 
 
 def _sparse_addmm(
-    input: Any, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1, **_: Any
+    input: Any = None,
+    mat1: Any = None,
+    mat2: Any = None,
+    beta: Any = 1,
+    alpha: Any = 1,
+    *,
+    x: Any = None,
+    y: Any = None,
+    **_: Any,
 ) -> Any:
-    return addmm(input, mat1, mat2, beta=beta, alpha=alpha)
+    # torch.addmm(input, mat1, mat2, *, beta, alpha) / paddle.addmm(input, x, y, beta, alpha)
+    return addmm(
+        input, mat1 if mat1 is not None else x, mat2 if mat2 is not None else y, beta, alpha
+    )
 
 
-def _sparse_matmul(x: Any, y: Any, *args: Any, **kwargs: Any) -> Any:
-    if args or any(kwargs.get(k) for k in ("transpose_x", "transpose_y")):
-        raise NotImplementedError(
-            "matmul: transpose_x / transpose_y are not supported with a sparse operand; "
-            "transpose it first (x.t())"
-        )
+def _sparse_matmul(x: Any, y: Any = None, *args: Any, other: Any = None, **kwargs: Any) -> Any:
+    # torch.matmul(input, other) / paddle.matmul(x, y, transpose_x, transpose_y)
+    y = y if y is not None else other
+    flags = dict(zip(("transpose_x", "transpose_y"), args))
+    flags.update({k: kwargs[k] for k in ("transpose_x", "transpose_y") if k in kwargs})
+    if flags.get("transpose_x"):
+        x = x.transpose(-2, -1)
+    if flags.get("transpose_y"):
+        y = y.transpose(-2, -1)
     return matmul(x, y)
 
 
