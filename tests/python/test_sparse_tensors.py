@@ -220,3 +220,20 @@ def test_missing_peer_names_raise_a_clear_attribute_error():
         fg.sparse.reshape  # noqa: B018
     with pytest.raises(AttributeError, match="does not implement paddle.sparse.nn.Conv3D"):
         fg.sparse.nn.Conv3D  # noqa: B018
+
+
+def test_legacy_constructors_and_spmm_as_pygcn_writes_them():
+    import ferrograd as torch
+
+    i = torch.tensor(IDX)
+    s = torch.sparse.FloatTensor(i, torch.tensor(VAL.astype(np.float32)), torch.Size(SHAPE))
+    assert s.dtype == torch.float32 and s.layout is torch.sparse_coo
+    np.testing.assert_allclose(s.to_dense().numpy(), scipy_dense(), rtol=1e-6)
+    x = RNG.standard_normal((4, 2))
+    np.testing.assert_allclose(
+        torch.spmm(s.double(), torch.tensor(x)).numpy(), scipy_dense() @ x, rtol=1e-6
+    )
+    empty = torch.sparse.DoubleTensor(2, 3)
+    assert empty.shape == [2, 3] and empty.nnz() == 0 and empty.dtype == torch.float64
+    with pytest.raises(TypeError, match="sparse"):
+        torch.spmm(torch.ones(2, 2), torch.ones(2, 2))

@@ -11,6 +11,8 @@ from .._missing import missing_attribute as _missing_attribute
 from . import nn as nn
 from ._base import SparseTensor as SparseTensor
 from ._coo import SparseCooTensor as SparseCooTensor
+from ._create import DoubleTensor as DoubleTensor
+from ._create import FloatTensor as FloatTensor
 from ._create import sparse_coo_tensor as sparse_coo_tensor
 from ._create import sparse_csr_tensor as sparse_csr_tensor
 from ._csr import SparseCsrTensor as SparseCsrTensor
@@ -67,7 +69,7 @@ __all__ = [
     "masked_matmul", "matmul", "mm", "mv", "sampled_addmm", "sum", "softmax",
     "log_softmax", "coalesce", "is_same_shape", "abs", "sin", "tan", "asin", "atan",
     "sinh", "tanh", "asinh", "atanh", "sqrt", "square", "log1p", "expm1", "deg2rad",
-    "rad2deg", "isnan", "neg", "pow", "cast", "nn",
+    "rad2deg", "isnan", "neg", "pow", "cast", "nn", "FloatTensor", "DoubleTensor",
 ]  # fmt: skip
 
 # PyTorch / Paddle names this module lacks raise an AttributeError that says so

@@ -262,3 +262,33 @@ def install_tensor_methods() -> None:
     }
     for name, attr in methods.items():
         setattr(Tensor, name, attr)
+
+
+def _legacy(dtype_name: str) -> Any:
+    def build(*args: Any, size: Any = None) -> SparseCooTensor:
+        dtype = getattr(fg, dtype_name)
+        if len(args) >= 2 and not isinstance(args[0], int):
+            # (indices, values[, size])
+            shape = args[2] if len(args) > 2 else size
+            return sparse_coo_tensor(args[0], args[1], shape, dtype=dtype)
+        # (size...) or (): an empty sparse tensor of that shape
+        dims = [
+            int(d) for d in (args[0] if len(args) == 1 and not isinstance(args[0], int) else args)
+        ]
+        if size is not None:
+            dims = [int(d) for d in size]
+        empty_idx = fg.zeros([len(dims), 0], dtype=fg.int64)
+        return sparse_coo_tensor(empty_idx, fg.zeros([0], dtype=dtype), dims)
+
+    name = {"float32": "FloatTensor", "float64": "DoubleTensor"}[dtype_name]
+    build.__name__ = build.__qualname__ = name
+    build.__doc__ = (
+        f"PyTorch's legacy ``torch.sparse.{name}(indices, values, size)`` (a {dtype_name} COO "
+        f"tensor) or ``torch.sparse.{name}(*size)`` (an empty one)."
+    )
+    return build
+
+
+#: ``torch.sparse.FloatTensor`` / ``DoubleTensor`` (legacy constructors, e.g. in pygcn)
+FloatTensor = _legacy("float32")
+DoubleTensor = _legacy("float64")

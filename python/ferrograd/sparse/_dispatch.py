@@ -59,7 +59,7 @@ def _sparse_matmul(x: Any, y: Any = None, *args: Any, other: Any = None, **kwarg
 
 def install(namespace: dict[str, Any]) -> None:
     """Wraps the product functions of the ``ferrograd`` namespace."""
-    sparse_fns = {
+    sparse_fns: dict[str, Callable[..., Any]] = {
         "mm": lambda a, b, *r, **k: mm(a, b),
         "matmul": _sparse_matmul,
         "addmm": _sparse_addmm,

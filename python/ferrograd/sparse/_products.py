@@ -144,6 +144,13 @@ def mm(mat1: Any, mat2: Any, reduce: Any = None) -> Any:
     return matmul(mat1, mat2)
 
 
+def spmm(input: Any, mat2: Any) -> Any:
+    """``torch.spmm(sparse, dense)``: a sparse 2-D matrix times a dense one (dense result)."""
+    if not isinstance(input, SparseTensor):
+        raise TypeError("spmm: the first operand must be a sparse matrix (use mm / matmul)")
+    return mm(input, mat2)
+
+
 def addmm(
     input: Any, mat1: Any, mat2: Any, beta: float = 1.0, alpha: float = 1.0, name: Any = None
 ) -> Any:
