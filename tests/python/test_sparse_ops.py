@@ -309,3 +309,19 @@ def test_top_level_products_take_both_dialects_arguments_with_a_sparse_operand()
     )
     # dense calls still reach the dense functions
     assert fg.matmul(M, M).tolist() == (M @ M).tolist()
+
+
+def test_method_spellings_and_devices():
+    a = REF.toarray()
+    s = coo()
+    np.testing.assert_allclose(s.add(s, alpha=2).to_dense().numpy(), 3 * a)
+    np.testing.assert_allclose(s.sub(s).to_dense().numpy(), 0 * a)
+    np.testing.assert_allclose(s.mul(2.0).to_dense().numpy(), 2 * a)
+    np.testing.assert_allclose(s.div(2.0).to_dense().numpy(), a / 2)
+    np.testing.assert_allclose(s.multiply(s).to_dense().numpy(), a * a)
+    assert s.cpu() is s and not s.is_cuda
+    assert fg.sparse_coo_tensor(IDX, VAL, SHAPE, device="cpu").nnz() == 5
+    with pytest.raises(ValueError, match="CPU only"):
+        fg.sparse_coo_tensor(IDX, VAL, SHAPE, device="cuda")
+    with pytest.raises(RuntimeError, match="CPU only"):
+        s.cuda()

@@ -216,6 +216,19 @@ class SparseTensor(ValueWiseMethods):
         """Casts the values to float32."""
         return self._with_values(self._vals.to(_core.float32))
 
+    def cpu(self) -> SparseTensor:
+        """Itself: ferrograd runs on the CPU."""
+        return self
+
+    def cuda(self, *args: Any, **kwargs: Any) -> SparseTensor:
+        """The dense tensors' answer: ferrograd has no GPU build (an error)."""
+        return self._with_values(self._vals.cuda(*args, **kwargs))
+
+    @property
+    def is_cuda(self) -> bool:
+        """False: ferrograd runs on the CPU."""
+        return False
+
     def numpy(self) -> Any:
         """Not defined for sparse tensors: densify first."""
         raise TypeError(
@@ -264,6 +277,32 @@ class SparseTensor(ValueWiseMethods):
         from ._elementwise import divide
 
         return divide(self, other)
+
+    def add(self, other: Any, alpha: Any = 1) -> Any:
+        """``self + alpha * other`` (``ferrograd.sparse.add``)."""
+        from ._elementwise import add
+
+        return add(self, other, alpha)
+
+    def sub(self, other: Any) -> Any:
+        """``self - other`` (``ferrograd.sparse.subtract``)."""
+        from ._elementwise import subtract
+
+        return subtract(self, other)
+
+    def mul(self, other: Any) -> Any:
+        """``self * other`` (``ferrograd.sparse.multiply``)."""
+        from ._elementwise import multiply
+
+        return multiply(self, other)
+
+    def div(self, other: Any) -> Any:
+        """``self / other`` (``ferrograd.sparse.divide``)."""
+        from ._elementwise import divide
+
+        return divide(self, other)
+
+    subtract, multiply, divide = sub, mul, div
 
     def __neg__(self) -> SparseTensor:
         return self._with_values(-self._vals)

@@ -129,6 +129,8 @@ def sparse_coo_tensor(
         if nnz > 1 and not bool((keys[1:] > keys[:-1]).all()):
             raise ValueError(f"{what}: is_coalesced=True but the indices are not sorted and unique")
         coalesced = True
+    if device is not None:
+        vals = vals.to(device)  # the CPU, or the dense tensors' device error
     vals, leaf = _own_values(vals, _grad_flag(requires_grad, stop_gradient), what)
     return SparseCooTensor(idx, vals, tuple(sizes), coalesced=coalesced, leaf=leaf)
 
@@ -161,6 +163,8 @@ def sparse_csr_tensor(
     crow = _index_tensor(crow_indices, what, "crow_indices")
     col = _index_tensor(col_indices, what, "col_indices")
     vals = _values_tensor(values, dtype)
+    if device is not None:
+        vals = vals.to(device)
     sizes = _check_size(size, shape)
     if crow.ndim != 1 or (sizes is not None and len(sizes) != 2):
         raise NotImplementedError(
