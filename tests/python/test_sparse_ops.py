@@ -325,3 +325,41 @@ def test_method_spellings_and_devices():
         fg.sparse_coo_tensor(IDX, VAL, SHAPE, device="cuda")
     with pytest.raises(RuntimeError, match="CPU only"):
         s.cuda()
+
+
+@pytest.mark.parametrize(
+    "shape, sd", [((5,), 1), ((3, 4), 1), ((3, 4), 2), ((2, 3, 4), 2), ((2, 3, 4), 3)]
+)
+@pytest.mark.parametrize("nnz", [0, 1, 7])
+def test_random_patterns_against_numpy(shape, sd, nnz):
+    # empty tensors, single entries, duplicates, hybrid dims: every op against np.add.at
+    rng = np.random.default_rng(nnz * 10 + sd)
+    idx = np.stack([rng.integers(0, s, nnz) for s in shape[:sd]])
+    vals = rng.standard_normal((nnz, *shape[sd:]))
+    s = fg.sparse_coo_tensor(idx, vals, shape)
+    d = np.zeros(shape)
+    np.add.at(d, tuple(idx), vals)
+
+    def dense(t):
+        return t.to_dense().numpy() if isinstance(t, fg.sparse.SparseTensor) else t.numpy()
+
+    np.testing.assert_allclose(s.to_dense().numpy(), d)
+    np.testing.assert_allclose(s.coalesce().to_dense().numpy(), d)
+    np.testing.assert_allclose(fg.tensor(d).to_sparse(sd).to_dense().numpy(), d)
+    assert fg.sparse.sum(s).item() == pytest.approx(d.sum())
+    for dim in range(len(shape)):
+        np.testing.assert_allclose(dense(fg.sparse.sum(s, dim)), d.sum(dim), atol=1e-12)
+        kept = fg.sparse.sum(s, axis=dim, keepdim=True)
+        np.testing.assert_allclose(dense(kept), d.sum(dim, keepdims=True), atol=1e-12)
+        assert fg.sparse.softmax(s, dim).nnz() == s.coalesce().nnz()
+    perm = list(range(sd))[::-1] + list(range(sd, len(shape)))
+    np.testing.assert_allclose(fg.sparse.transpose(s, perm).to_dense().numpy(), d.transpose(perm))
+    if len(shape) == sd == 2:
+        x = rng.standard_normal((shape[1], 3))
+        np.testing.assert_allclose((s @ fg.tensor(x)).numpy(), d @ x, atol=1e-12)
+        np.testing.assert_allclose(s.to_sparse_csr().to_dense().numpy(), d)
+        np.testing.assert_allclose(fg.sparse.mm(s, s.t()).to_dense().numpy(), d @ d.T, atol=1e-12)
+        np.testing.assert_allclose((s * s).to_dense().numpy(), d * d)
+    if len(shape) == sd == 3:
+        x = rng.standard_normal((shape[0], shape[2], 2))
+        np.testing.assert_allclose(fg.bmm(s, fg.tensor(x)).numpy(), d @ x, atol=1e-12)
