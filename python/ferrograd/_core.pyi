@@ -1876,6 +1876,42 @@ class Tensor:
         """``torch.triangular_solve``: ``(X, A.clone())`` with ``A X = self``."""
     def orgqr(self, tau: Any = None, *, x: Any = None, out: Any = None, name: Any = None) -> Tensor:
         """``torch.orgqr``: ``linalg.householder_product(self, tau)``."""
+    def ormqr(
+        self, tau: Any = None, *args: Any, y: Any = None, other: Any = None, **kw: Any
+    ) -> Tensor:
+        """``op(Q)`` times a matrix for ``Q`` in Householder form: torch's
+        ``ormqr(tau, other, left=True, transpose=False)`` or Paddle's ``(tau, y, ...)``."""
+    def pca_lowrank(
+        self,
+        q: Any = None,
+        center: _bool = True,
+        niter: Any = 2,
+        *,
+        x: Any = None,
+        name: Any = None,
+    ) -> tuple[Tensor, Tensor, Tensor]:
+        """Randomized PCA (``paddle.linalg.pca_lowrank``): ``(U, S, V)``."""
+    def svd_lowrank(
+        self, q: Any = None, niter: Any = 2, M: Any = None, name: Any = None
+    ) -> tuple[Tensor, Tensor, Tensor]:
+        """Randomized low-rank SVD (``paddle.linalg.svd_lowrank``): ``(U, S, V)``."""
+    def cholesky_solve(
+        self,
+        input2: Any = None,
+        upper: _bool = False,
+        *,
+        x: Any = None,
+        y: Any = None,
+        out: Any = None,
+        name: Any = None,
+    ) -> Tensor:
+        """``X`` with ``(L Lᵀ) X = self`` for the Cholesky factor ``input2`` (``y``)."""
+    def cholesky_inverse(
+        self, upper: _bool = False, *, x: Any = None, out: Any = None, name: Any = None
+    ) -> Tensor:
+        """``(L Lᵀ)⁻¹`` from the Cholesky factor ``self``."""
+    def matrix_transpose(self, name: Any = None) -> Tensor:
+        """``self`` with its last two dims swapped (Paddle's ``matrix_transpose``)."""
     def mv(
         self, vec: Any = None, *, x: Any = None, y: Any = None, out: Any = None, name: Any = None
     ) -> Tensor:

@@ -45,20 +45,16 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
         "attention": ("Paddle", ""),
     },
     "ferrograd.jit": {
-        "script": ("PyTorch", "call the function or module directly (it runs eagerly)"),
-        "trace": ("PyTorch", "call the function or module directly (it runs eagerly)"),
         "TranslatedLayer": ("Paddle", "paddle.jit.load is not implemented either"),
+        "ScriptModule": ("PyTorch", "jit.script returns the nn.Module itself"),
+        "ScriptFunction": ("PyTorch", "jit.script returns a plain function"),
     },
     # ferrograd.linalg (docs/linalg.md): what remains of the peers' linalg modules
     "ferrograd.linalg": {
-        "ldl_factor": ("PyTorch", "linalg.cholesky for positive-definite, lu_factor otherwise"),
-        "ldl_factor_ex": ("PyTorch", "linalg.lu_factor_ex"),
-        "ldl_solve": ("PyTorch", "linalg.lu_solve"),
-        "vander": ("PyTorch", ""),
-        "diagonal": ("PyTorch", "ferrograd.diagonal(A, dim1=-2, dim2=-1)"),
-        "ormqr": ("Paddle", "linalg.householder_product(x, tau) @ y"),
-        "pca_lowrank": ("Paddle", "linalg.svd"),
-        "svd_lowrank": ("Paddle", "linalg.svd"),
+        "fp8_fp8_half_gemm_fused": (
+            "Paddle",
+            "a GPU-only fused FP8 GEMM kernel; ferrograd runs on the CPU: use linalg.matmul",
+        ),
     },
 }
 

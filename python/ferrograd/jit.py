@@ -1,4 +1,5 @@
-"""``paddle.jit``: ``to_static`` runs the function or layer EAGERLY.
+"""``paddle.jit`` / ``torch.jit``: ``to_static``, ``script`` and ``trace`` run the function
+or layer EAGERLY.
 
 Paddle's ``to_static`` translates a dygraph function into a static program. ferrograd does
 not translate Python code: ``to_static`` returns the layer itself, or a function that
@@ -6,8 +7,17 @@ calls the original, so results, gradients and tensor hooks are exactly those of 
 mode (what Paddle does after ``paddle.jit.enable_to_static(False)``). ``input_spec=``,
 ``full_graph=``, ``build_strategy=`` and ``backend=`` are accepted and do not change what
 runs. Static programs are built with ``ferrograd.static`` instead (see docs/static.md).
-``save`` / ``load`` (Paddle's inference-model format) are not implemented: save the
-``state_dict()`` with ``ferrograd.save``.
+``save`` / ``load`` (Paddle's inference-model format, TorchScript archives) are not implemented:
+save the ``state_dict()`` with ``ferrograd.save``.
+
+PyTorch's ``torch.jit.script`` / ``trace`` likewise compile nothing here: they hand back
+the module itself, or a function that calls the original, so code decorated for
+TorchScript runs unchanged with eager results and gradients. ``trace`` does not run its
+example inputs (PyTorch does, which also updates e.g. batch-norm statistics in training
+mode); data-dependent control flow therefore behaves as written, not as traced.
+``is_scripting()`` / ``is_tracing()`` are False, ``ignore`` / ``unused`` / ``export`` /
+``annotate`` / ``Final`` are accepted as TorchScript's annotations, and ``fork`` runs the
+call at once and returns a finished future for ``wait``.
 """
 
 from __future__ import annotations
@@ -18,13 +28,28 @@ from typing import Any, Callable, NoReturn, Optional
 from ._input_spec import InputSpec
 
 __all__ = [
+    "Final",
     "InputSpec",
+    "annotate",
     "enable_to_static",
+    "export",
+    "fork",
+    "freeze",
+    "ignore",
     "ignore_module",
+    "is_scripting",
+    "is_tracing",
     "load",
     "not_to_static",
+    "optimize_for_inference",
     "save",
+    "script",
+    "script_if_tracing",
     "to_static",
+    "trace",
+    "trace_module",
+    "unused",
+    "wait",
 ]
 
 _enabled = True
@@ -98,22 +123,158 @@ def ignore_module(modules: Any) -> None:
     del modules
 
 
-def save(layer: Any, path: str, input_spec: Any = None, **configs: Any) -> NoReturn:
-    """Not implemented: Paddle's inference-model format needs a translated program."""
+def save(layer: Any, path: Any = None, input_spec: Any = None, **configs: Any) -> NoReturn:
+    """Not implemented: Paddle's inference-model format and TorchScript archives need a
+    translated program."""
     raise NotImplementedError(
-        "paddle.jit.save is not implemented in ferrograd (to_static runs eagerly, so there is "
-        "no translated program to save); save the weights with "
+        "jit.save is not implemented in ferrograd (to_static / script run eagerly, so there "
+        "is no translated program to save); save the weights with "
         "ferrograd.save(layer.state_dict(), path) and rebuild the layer in Python"
     )
 
 
-def load(path: str, **configs: Any) -> NoReturn:
+def load(path: Any, *args: Any, **configs: Any) -> NoReturn:
     """Not implemented: see ``save``."""
     raise NotImplementedError(
-        "paddle.jit.load is not implemented in ferrograd (there is no saved inference program); "
-        "load weights saved with ferrograd.save and call layer.set_state_dict(...) / "
-        "load_state_dict(...)"
+        "jit.load is not implemented in ferrograd (there is no saved program); load weights "
+        "saved with ferrograd.save and call layer.set_state_dict(...) / load_state_dict(...)"
     )
+
+
+# ---- PyTorch's torch.jit ---------------------------------------------------------------
+
+
+def _eager(fn: Any, what: str) -> Any:
+    """The module itself, or a function that calls ``fn`` (keeping its name and docs)."""
+    from .nn import Module
+
+    if isinstance(fn, Module):
+        return fn
+    if not callable(fn):
+        raise TypeError(f"{what}: expected a function or a Module, got {type(fn).__name__}")
+
+    @functools.wraps(fn)
+    def eager(*args: Any, **kw: Any) -> Any:
+        return fn(*args, **kw)
+
+    return eager
+
+
+def script(obj: Any, optimize: Any = None, _frames_up: int = 0, _rcb: Any = None,
+           example_inputs: Any = None) -> Any:  # fmt: skip
+    """``torch.jit.script``: compiles nothing; the module itself, or a function calling
+    ``obj`` (see the module docs). A class is returned unchanged."""
+    del optimize, _frames_up, _rcb, example_inputs
+    if isinstance(obj, type):
+        return obj
+    return _eager(obj, "jit.script")
+
+
+def trace(func: Any, example_inputs: Any = None, *args: Any, **kwargs: Any) -> Any:
+    """``torch.jit.trace``: records nothing and does not run ``example_inputs``; the
+    module itself, or a function calling ``func`` (see the module docs)."""
+    del example_inputs, args, kwargs
+    return _eager(func, "jit.trace")
+
+
+def trace_module(mod: Any, inputs: Any = None, *args: Any, **kwargs: Any) -> Any:
+    """``torch.jit.trace_module``: the module itself (see ``trace``)."""
+    del inputs, args, kwargs
+    return _eager(mod, "jit.trace_module")
+
+
+def script_if_tracing(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``torch.jit.script_if_tracing``: the function unchanged (nothing is traced)."""
+    return fn
+
+
+def freeze(mod: Any, preserved_attrs: Any = None, optimize_numerics: bool = True) -> Any:
+    """``torch.jit.freeze``: the module itself (there is no scripted graph to inline)."""
+    del preserved_attrs, optimize_numerics
+    return mod
+
+
+def optimize_for_inference(mod: Any, other_methods: Any = None) -> Any:
+    """``torch.jit.optimize_for_inference``: the module itself."""
+    del other_methods
+    return mod
+
+
+def is_scripting() -> bool:
+    """``torch.jit.is_scripting``: False (code always runs eagerly)."""
+    return False
+
+
+def is_tracing() -> bool:
+    """``torch.jit.is_tracing``: False (code always runs eagerly)."""
+    return False
+
+
+def ignore(drop: Any = False, **kwargs: Any) -> Any:
+    """``@torch.jit.ignore`` / ``@torch.jit.ignore(drop=True)``: the function unchanged."""
+    if callable(drop):
+        return drop
+    return lambda fn: fn
+
+
+def unused(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``@torch.jit.unused``: the function unchanged."""
+    return fn
+
+
+def export(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``@torch.jit.export``: the method unchanged."""
+    return fn
+
+
+def annotate(the_type: Any, the_value: Any) -> Any:
+    """``torch.jit.annotate``: the value unchanged (a type hint for the compiler)."""
+    del the_type
+    return the_value
+
+
+class _FinalType:
+    """``torch.jit.Final[T]``: marks a constant attribute for TorchScript; here
+    subscripting gives back ``T``."""
+
+    def __getitem__(self, item: Any) -> Any:
+        return item
+
+    def __repr__(self) -> str:
+        return "ferrograd.jit.Final"
+
+
+Final = _FinalType()
+
+
+class Future:
+    """The result of ``fork``: already finished (the call ran at once)."""
+
+    def __init__(self, value: Any) -> None:
+        self._value = value
+
+    def wait(self) -> Any:
+        """The call's result."""
+        return self._value
+
+    def done(self) -> bool:
+        """Always True."""
+        return True
+
+    def value(self) -> Any:
+        """The call's result."""
+        return self._value
+
+
+def fork(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Future:
+    """``torch.jit.fork``: runs ``func(*args, **kwargs)`` now (exceptions propagate here)
+    and returns a finished :class:`Future`."""
+    return Future(func(*args, **kwargs))
+
+
+def wait(future: Future) -> Any:
+    """``torch.jit.wait``: the forked call's result."""
+    return future.wait()
 
 
 # names of the peers' jit that ferrograd lacks get a clear AttributeError (see _missing.py)

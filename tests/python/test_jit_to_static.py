@@ -57,7 +57,62 @@ def test_save_and_load_are_not_implemented():
     with pytest.raises(NotImplementedError):
         fg.jit.load("/tmp/never")
     with pytest.raises(AttributeError, match="does not implement"):
-        fg.jit.script  # noqa: B018
+        fg.jit.ScriptModule  # noqa: B018
+
+
+def test_torch_jit_script_and_trace_run_eagerly():
+    net = Net()
+    assert fg.jit.script(net) is net
+    assert fg.jit.trace(net, fg.ones([2, 4])) is net
+    assert fg.jit.freeze(net) is net and fg.jit.optimize_for_inference(net) is net
+
+    @fg.jit.script
+    def f(x, flag: bool):
+        """doc"""
+        if flag:  # data-dependent branches run as written
+            return x * 2
+        return x - 1
+
+    x = fg.tensor([1.0, 2.0], requires_grad=True)
+    f(x, True).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 2.0])
+    assert f.__name__ == "f" and f.__doc__ == "doc"
+    np.testing.assert_array_equal(f(x, False).detach().numpy(), [0.0, 1.0])
+    g = fg.jit.trace(lambda t: t.exp(), (fg.zeros([1]),))
+    np.testing.assert_allclose(g(fg.ones([1])).numpy(), [np.e], rtol=1e-6)
+    assert not fg.jit.is_scripting() and not fg.jit.is_tracing()
+    with pytest.raises(TypeError, match="function or a Module"):
+        fg.jit.script(3)
+
+
+def test_torch_jit_annotations_and_fork():
+    class M(fg.nn.Module):
+        scale: fg.jit.Final[float]
+
+        @fg.jit.ignore
+        def helper(self):
+            return 1
+
+        @fg.jit.unused
+        def other(self):
+            return 2
+
+        @fg.jit.export
+        def third(self):
+            return 3
+
+        @fg.jit.ignore(drop=True)
+        def fourth(self):
+            return 4
+
+    m = M()
+    assert (m.helper(), m.other(), m.third(), m.fourth()) == (1, 2, 3, 4)
+    assert fg.jit.Final[int] is int
+    assert fg.jit.annotate(list, []) == []
+    fut = fg.jit.fork(lambda a, b: a + b, 2, b=3)
+    assert fg.jit.wait(fut) == 5 and fut.done()
+    with pytest.raises(ZeroDivisionError):
+        fg.jit.fork(lambda: 1 / 0)
 
 
 def test_input_spec():

@@ -5,6 +5,8 @@ gradgradcheck and bad input."""
 
 from __future__ import annotations
 
+import math
+
 import ferrograd as fg
 import ferrograd.nn.functional as F
 import numpy as np
@@ -168,6 +170,77 @@ def test_interpolate_bad_input():
     with pytest.raises(ValueError, match="spatial"):
         F.interpolate(t64(A), size=4, mode="linear")
     with pytest.raises(ValueError, match="not supported"):
-        F.interpolate(t64(A), size=4, mode="bicubic")
+        F.interpolate(t64(A), size=4, mode="lanczos")
     with pytest.raises(ValueError, match="3 to 5"):
         F.interpolate(t64(A[0, 0]), size=4)
+
+
+def ref_bicubic(a, n_h, n_w, align_corners):
+    """Bicubic resize of the last two axes, one output pixel at a time (4x4 taps, Keys'
+    a = -0.75, border pixels repeated): PyTorch's and Paddle's rule, written directly."""
+
+    def kernel(z):
+        z, c = abs(z), -0.75
+        if z <= 1:
+            return ((c + 2) * z - (c + 3)) * z * z + 1
+        return ((c * z - 5 * c) * z + 8 * c) * z - 4 * c if z < 2 else 0.0
+
+    def src(i, n_in, n_out):
+        if align_corners:
+            return i * ((n_in - 1) / (n_out - 1) if n_out > 1 else 0.0)
+        return (i + 0.5) * n_in / n_out - 0.5
+
+    h, w = a.shape[-2:]
+    out = np.zeros(a.shape[:-2] + (n_h, n_w))
+    for i in range(n_h):
+        for j in range(n_w):
+            y, x = src(i, h, n_h), src(j, w, n_w)
+            y0, x0 = math.floor(y), math.floor(x)
+            for p in range(y0 - 1, y0 + 3):
+                for q in range(x0 - 1, x0 + 3):
+                    wt = kernel(y - p) * kernel(x - q)
+                    out[..., i, j] += wt * a[..., min(max(p, 0), h - 1), min(max(q, 0), w - 1)]
+    return out
+
+
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("size", [(7, 3), (2, 9), (1, 1)])
+def test_bicubic_matches_reference_and_gradchecks(size, align_corners):
+    got = F.interpolate(t64(A), size=size, mode="bicubic", align_corners=align_corners)
+    want = ref_bicubic(A, *size, align_corners)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12, atol=1e-12)
+    if size == (7, 3):
+        grads_ok(
+            lambda x: F.interpolate(x, size=size, mode="bicubic", align_corners=align_corners),
+            A[:1, :1],
+        )
+
+
+def test_bicubic_channels_last_and_torch_values():
+    # weights sum to one: a constant image stays constant, borders included
+    np.testing.assert_allclose(
+        F.interpolate(fg.full([1, 1, 3, 4], 2.5, dtype=fg.float64), scale_factor=2.5,
+                      mode="bicubic").numpy(),
+        np.full((1, 1, 7, 10), 2.5), rtol=1e-14,
+    )  # fmt: skip
+    last = F.interpolate(
+        t64(A.transpose(0, 2, 3, 1)), size=(6, 2), mode="bicubic", data_format="NHWC"
+    )
+    np.testing.assert_allclose(
+        last.numpy().transpose(0, 3, 1, 2), ref_bicubic(A, 6, 2, False), rtol=1e-12
+    )
+    # torch 2.15: F.interpolate(torch.arange(16.).reshape(1, 1, 4, 4), size=(3, 3),
+    # mode="bicubic")[0, 0, 0]
+    x = fg.arange(16, dtype=fg.float64).reshape([1, 1, 4, 4])
+    row = F.interpolate(x, size=(3, 3), mode="bicubic")[0, 0, 0].numpy()
+    np.testing.assert_allclose(row, [0.6307870370, 2.0046296296, 3.3784722222], rtol=1e-9)
+
+
+def test_area_mode_is_adaptive_average_pooling():
+    got = F.interpolate(t64(A), size=(2, 3), mode="area")
+    np.testing.assert_allclose(got.numpy(), F.adaptive_avg_pool2d(t64(A), (2, 3)).numpy())
+    np.testing.assert_allclose(got.numpy()[..., 0, 0], A[..., :2, :2].mean(axis=(-1, -2)))
+    one = F.interpolate(t64(A[:, :, 0]), scale_factor=0.5, mode="area")
+    # width 5 -> 2: windows [0, 3) and [2, 5) (floor / ceil of i * 5 / 2)
+    np.testing.assert_allclose(one.numpy()[..., 0], A[:, :, 0, 0:3].mean(-1))
+    np.testing.assert_allclose(one.numpy()[..., 1], A[:, :, 0, 2:5].mean(-1))

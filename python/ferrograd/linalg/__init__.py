@@ -5,12 +5,15 @@ Factorizations run in Rust (the ``faer`` crate, float32/float64, batched over le
 dims); their gradients are the published formulas written with differentiable ops, so
 higher derivatives work. Norms, pinv, lstsq, matrix_power and the matmul family are
 compositions of differentiable ops, and so are matrix_exp, householder_product, lu_solve
-and the tensor solves. See docs/linalg.md.
+and the tensor solves; so are ldl_solve, ormqr, vander and the randomized
+svd_lowrank / pca_lowrank. See docs/linalg.md.
 """
 
 from __future__ import annotations
 
 from .._core import Tensor as _Tensor
+from ._cholesky_solve import cholesky_inverse as cholesky_inverse
+from ._cholesky_solve import cholesky_solve as cholesky_solve
 from ._common import LinAlgError as LinAlgError
 from ._derived import LstsqResult as LstsqResult
 from ._derived import cond as cond
@@ -42,6 +45,13 @@ from ._factor import slogdet as slogdet
 from ._factor import solve as solve
 from ._factor import svd as svd
 from ._factor import svdvals as svdvals
+from ._ldl import LDLFactorExResult as LDLFactorExResult
+from ._ldl import LDLFactorResult as LDLFactorResult
+from ._ldl import ldl_factor as ldl_factor
+from ._ldl import ldl_factor_ex as ldl_factor_ex
+from ._ldl import ldl_solve as ldl_solve
+from ._lowrank import pca_lowrank as pca_lowrank
+from ._lowrank import svd_lowrank_paddle as svd_lowrank
 from ._lu import LUFactorExResult as LUFactorExResult
 from ._lu import LUFactorResult as LUFactorResult
 from ._lu import LUResult as LUResult
@@ -58,9 +68,18 @@ from ._matfn import vecdot as vecdot
 from ._norms import matrix_norm as matrix_norm
 from ._norms import norm as norm
 from ._norms import vector_norm as vector_norm
+from ._ormqr import ormqr as ormqr
+from ._paddle_names import corrcoef as corrcoef
+from ._paddle_names import cov as cov
+from ._paddle_names import matrix_transpose as matrix_transpose
 from ._products import linalg_cross as cross
+from ._sqrth_polar import PolarResult as PolarResult
+from ._sqrth_polar import matrix_sqrth as matrix_sqrth
+from ._sqrth_polar import polar as polar
 from ._triangular import solve_triangular as solve_triangular
 from ._triangular import triangular_solve as triangular_solve
+from ._vander_diagonal import diagonal as diagonal
+from ._vander_diagonal import vander as vander
 
 #: ``torch.linalg.matmul``: the same op as ``ferrograd.matmul``.
 matmul = _Tensor.matmul
@@ -117,6 +136,24 @@ __all__ = [
     "vecdot",
     "solve_triangular",
     "triangular_solve",
+    "LDLFactorResult",
+    "LDLFactorExResult",
+    "ldl_factor",
+    "ldl_factor_ex",
+    "ldl_solve",
+    "vander",
+    "diagonal",
+    "ormqr",
+    "pca_lowrank",
+    "svd_lowrank",
+    "cholesky_solve",
+    "cholesky_inverse",
+    "matrix_transpose",
+    "cov",
+    "corrcoef",
+    "PolarResult",
+    "polar",
+    "matrix_sqrth",
 ]
 
 # torch.linalg / paddle.linalg names ferrograd lacks raise an AttributeError that says so

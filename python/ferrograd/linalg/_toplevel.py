@@ -8,12 +8,16 @@ from typing import Any, Callable, NamedTuple
 
 from .. import _core
 from .._methods import as_method as _as_method
+from ._cholesky_solve import cholesky_inverse, cholesky_solve
 from ._common import float_tensor, mT, pick
 from ._derived import matrix_power, pinverse
 from ._factor import _SVD, cholesky, det, inv, logdet, qr, slogdet
+from ._lowrank import pca_lowrank, svd_lowrank_paddle
 from ._lu import lu_legacy, lu_solve_legacy
 from ._matfn import householder_product, matrix_exp
 from ._norms import dist, tensor_norm
+from ._ormqr import ormqr_method
+from ._paddle_names import matrix_transpose
 from ._products import addmm, addmv, baddbmm, cross, ger, inner, kron, mv
 from ._triangular import triangular_solve_legacy
 
@@ -78,6 +82,12 @@ def install_tensor_methods() -> None:
         "lu_solve": lu_solve_legacy,
         "triangular_solve": triangular_solve_legacy,
         "orgqr": householder_product,
+        "ormqr": ormqr_method,
+        "pca_lowrank": pca_lowrank,
+        "svd_lowrank": svd_lowrank_paddle,
+        "cholesky_solve": cholesky_solve,
+        "cholesky_inverse": cholesky_inverse,
+        "matrix_transpose": matrix_transpose,
     }
     for meth, fn in methods.items():
         setattr(Tensor, meth, _as_method(fn))

@@ -203,6 +203,8 @@ def _resize_dim(
     if mode == "nearest-exact":
         idx = np.minimum(np.floor((dst + 0.5) * r).astype(np.int64), n_in - 1)
         return x.index_select(d, _core.tensor(idx))
+    if mode == "bicubic":
+        return _cubic_dim(x, d, n_in, dst, r, align_corners)
     if align_corners or align_mode == 1:
         src = dst * r
     else:
@@ -217,7 +219,44 @@ def _resize_dim(
     return x.index_select(d, _core.tensor(i0)) * w0 + x.index_select(d, _core.tensor(i1)) * w1
 
 
-_LINEAR = {"linear": 1, "bilinear": 2, "trilinear": 3}
+_CUBIC_A = -0.75  # the cubic-convolution constant PyTorch and Paddle both use
+
+
+def _cubic_weights(t: np.ndarray) -> list[np.ndarray]:
+    """Keys' cubic-convolution weights of the 4 taps at offsets -1, 0, 1, 2 from
+    ``floor(src)``, for fractional positions ``t`` (they sum to 1)."""
+    a = _CUBIC_A
+
+    def near(z: np.ndarray) -> np.ndarray:  # |z| <= 1
+        return ((a + 2) * z - (a + 3)) * z * z + 1
+
+    def far(z: np.ndarray) -> np.ndarray:  # 1 < |z| < 2
+        return ((a * z - 5 * a) * z + 8 * a) * z - 4 * a
+
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+
+
+def _cubic_dim(
+    x: Tensor, d: int, n_in: int, dst: np.ndarray, r: float, align_corners: bool
+) -> Tensor:
+    """Bicubic resampling along ``d``: PyTorch's and Paddle's rule (source position
+    ``dst * r``, or ``(dst + 0.5) * r - 0.5`` without align_corners and *not* clamped at
+    0; taps outside the input read the border pixel). Four gathers and a weighted sum, so
+    the gradient is exact through ``index_select``."""
+    src = dst * r if align_corners else (dst + 0.5) * r - 0.5
+    base = np.floor(src)
+    shape = [1] * x.ndim
+    shape[d] = len(dst)
+    out: Optional[Tensor] = None
+    for k, w in enumerate(_cubic_weights(src - base)):
+        idx = np.clip(base.astype(np.int64) + (k - 1), 0, n_in - 1)
+        term = x.index_select(d, _core.tensor(idx)) * _core.tensor(w.reshape(shape), dtype=x.dtype)
+        out = term if out is None else out + term
+    assert out is not None
+    return out
+
+
+_LINEAR = {"linear": 1, "bilinear": 2, "trilinear": 3, "bicubic": 2}
 
 
 def interpolate(
@@ -239,7 +278,9 @@ def interpolate(
     ``floor(dst * in / out)``; with Paddle's ``align_corners=True``, rounded), or
     ``linear`` / ``bilinear`` / ``trilinear`` (half-pixel centres; ``align_corners=True``
     maps the corner pixels onto each other; Paddle's ``align_mode=1`` uses ``dst * in /
-    out``)."""
+    out``), or ``bicubic`` (Keys' cubic convolution with a = -0.75 over 4x4 pixels, border
+    pixels repeated, as both peers compute it), or ``area`` (adaptive average pooling to
+    the output size)."""
     if input is not None:
         x = input
     if x is None:
@@ -247,10 +288,10 @@ def interpolate(
     if antialias:
         raise NotImplementedError("interpolate: antialias=True is not supported")
     mode = mode.lower()
-    if mode not in ("nearest", "nearest-exact", *_LINEAR):
+    if mode not in ("nearest", "nearest-exact", "area", *_LINEAR):
         raise ValueError(
             f"interpolate: mode {mode!r} is not supported; use 'nearest', 'nearest-exact', "
-            "'linear', 'bilinear' or 'trilinear'"
+            "'linear', 'bilinear', 'bicubic', 'trilinear' or 'area'"
         )
     if x.ndim < 3:
         raise ValueError(
@@ -265,6 +306,14 @@ def interpolate(
     sizes, scales = _out_sizes(x, dims, size, scale_factor)
     if recompute_scale_factor:
         scales = [None] * len(dims)
+    if mode == "area":  # both peers: adaptive average pooling to the output size
+        from . import _window as W
+        from .fn_pool import _adaptive_avg
+
+        nd = len(dims)
+        first, last = W.LAYOUTS[nd]
+        fmt = last if dims[0] == 1 else first
+        return _adaptive_avg(nd, "interpolate(mode='area')", x, sizes, fmt)
     ac = bool(align_corners)
     out = x
     for d, n, s in zip(dims, sizes, scales):
