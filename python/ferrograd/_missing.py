@@ -20,7 +20,6 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
     "ferrograd.sparse": {
         "reshape": ("Paddle", "x.to_dense().reshape(...).to_sparse_coo(sparse_dim)"),
         "slice": ("Paddle", "densify, slice, then to_sparse_coo"),
-        "pca_lowrank": ("Paddle", "linalg.svd of x.to_dense()"),
         "spdiags": ("PyTorch", "sparse_coo_tensor with the diagonals' indices"),
         "as_sparse_gradcheck": ("PyTorch", "autograd.gradcheck on a function of the values"),
         "check_sparse_tensor_invariants": ("PyTorch", "ferrograd always checks them"),

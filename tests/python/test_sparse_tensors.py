@@ -237,3 +237,13 @@ def test_legacy_constructors_and_spmm_as_pygcn_writes_them():
     assert empty.shape == [2, 3] and empty.nnz() == 0 and empty.dtype == torch.float64
     with pytest.raises(TypeError, match="sparse"):
         torch.spmm(torch.ones(2, 2), torch.ones(2, 2))
+
+
+def test_pca_lowrank_is_the_dense_one():
+    d = RNG.standard_normal((6, 4)) * (RNG.random((6, 4)) < 0.6)
+    fg.manual_seed(0)
+    u, s, v = fg.sparse.pca_lowrank(fg.tensor(d).to_sparse(), q=2)
+    fg.manual_seed(0)
+    u2, s2, v2 = fg.linalg.pca_lowrank(fg.tensor(d), q=2)
+    np.testing.assert_allclose(s.numpy(), s2.numpy())
+    np.testing.assert_allclose(np.abs(v.numpy()), np.abs(v2.numpy()))

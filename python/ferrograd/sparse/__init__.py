@@ -58,6 +58,16 @@ def coalesce(x: SparseCooTensor, name: object = None) -> SparseCooTensor:
     return x.coalesce()
 
 
+def pca_lowrank(
+    x: SparseTensor, q: object = None, center: bool = True, niter: int = 2, name: object = None
+) -> tuple:
+    """Paddle's ``sparse.pca_lowrank``: ``linalg.pca_lowrank`` of the dense form of ``x``
+    (the same ``(U, S, V)``; it densifies, so it costs what the dense call costs)."""
+    from .. import linalg
+
+    return linalg.pca_lowrank(x.to_dense(), q=q, center=center, niter=niter)
+
+
 def is_same_shape(x: object, y: object) -> bool:
     """Paddle's ``sparse.is_same_shape``: whether two (sparse or dense) tensors' shapes match."""
     return list(x.shape) == list(y.shape)  # type: ignore[attr-defined]
@@ -67,7 +77,7 @@ __all__ = [
     "SparseTensor", "SparseCooTensor", "SparseCsrTensor", "sparse_coo_tensor",
     "sparse_csr_tensor", "add", "subtract", "multiply", "divide", "transpose", "addmm",
     "masked_matmul", "matmul", "mm", "mv", "sampled_addmm", "sum", "softmax",
-    "log_softmax", "coalesce", "is_same_shape", "abs", "sin", "tan", "asin", "atan",
+    "log_softmax", "coalesce", "is_same_shape", "pca_lowrank", "abs", "sin", "tan", "asin", "atan",
     "sinh", "tanh", "asinh", "atanh", "sqrt", "square", "log1p", "expm1", "deg2rad",
     "rad2deg", "isnan", "neg", "pow", "cast", "nn", "FloatTensor", "DoubleTensor",
 ]  # fmt: skip
