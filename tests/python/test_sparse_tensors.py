@@ -175,6 +175,12 @@ def test_csr_leaf_grad_and_non_leaf_values_path():
     np.testing.assert_allclose(v.grad.numpy(), np.ones(5))
     with pytest.raises(RuntimeError, match="only a leaf"):
         s.requires_grad_(False)
+    # requires_grad=True as well keeps the graph to v (PyTorch: a non-leaf result)
+    v.grad = None
+    s2 = fg.sparse_coo_tensor(IDX, v, SHAPE, requires_grad=True)
+    assert not s2.is_leaf
+    (s2.to_dense() * 2).sum().backward()
+    np.testing.assert_allclose(v.grad.numpy(), 2 * np.ones(5))
 
 
 def test_gradcheck_to_dense_coalesce_and_dense_to_sparse():

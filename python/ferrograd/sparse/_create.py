@@ -44,16 +44,17 @@ def _grad_flag(requires_grad: Any, stop_gradient: Any) -> bool:
 
 def _own_values(values: Tensor, make_leaf: bool, what: str) -> tuple[Tensor, bool]:
     """The values a new sparse tensor keeps, and whether it is a gradient leaf."""
+    if values.requires_grad:
+        # an alias inside the graph: the sparse tensor is then a non-leaf result whose
+        # gradient reaches `values` (and its .grad stays None), as in PyTorch, also when
+        # requires_grad=True is passed as well
+        return values.reshape(list(values.shape)), False
     if make_leaf:
         if not (values.is_floating_point() or values.is_complex()):
             raise TypeError(f"{what}: only floating and complex values can require grad")
         leaf = values.detach()
         leaf.requires_grad_(True)
         return leaf, True
-    if values.requires_grad:
-        # an alias inside the graph: the sparse tensor is then a non-leaf result whose
-        # gradient reaches `values` (and its .grad stays None, as in PyTorch)
-        return values.reshape(list(values.shape)), False
     return values, False
 
 
@@ -207,6 +208,8 @@ def sparse_csr_tensor(
 def dense_to_coo(x: Tensor, sparse_dim: Any = None) -> SparseCooTensor:
     """The COO form of a dense tensor: its nonzeros (rows with any nonzero, for a hybrid
     ``sparse_dim < ndim``); the values are gathered differentiably from ``x``."""
+    if x.ndim == 0:
+        raise ValueError("to_sparse: a 0-d tensor has no sparse form here; reshape it to 1-d")
     sd = x.ndim if sparse_dim is None else int(sparse_dim)
     if not 1 <= sd <= x.ndim:
         raise ValueError(
