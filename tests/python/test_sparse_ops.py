@@ -9,7 +9,7 @@ import ferrograd as fg
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from ferrograd.autograd import gradcheck
+from ferrograd.autograd import gradcheck, gradgradcheck
 
 RNG = np.random.default_rng(1515)
 IDX = np.array([[0, 1, 1, 0, 2], [2, 0, 2, 2, 3]])  # (0, 2) twice
@@ -60,6 +60,7 @@ def test_gradients_of_sparse_mm_values_and_dense_operand():
 
     assert gradcheck(f, (v, x))
     assert gradcheck(lambda v, x: f(v, x).sum(), (v, x))
+    assert gradgradcheck(f, (v, x))
     # torch's result: values.grad[i] = sum_k g[row_i, k] * x[col_i, k]
     f(v, x).sum().backward()
     xs = x.detach().numpy()
@@ -276,9 +277,11 @@ def test_softmax_over_stored_entries(dim):
     np.testing.assert_allclose(csr.to_dense().numpy(), _np_sparse_softmax(dense, present, dim))
     v = fg.tensor(c.values().numpy(), requires_grad=True)
     ci = c.indices()
-    assert gradcheck(
-        lambda v: fg.sparse.softmax(fg.sparse_coo_tensor(ci, v, SHAPE), dim).values(), (v,)
-    )
+
+    def soft(v):
+        return fg.sparse.softmax(fg.sparse_coo_tensor(ci, v, SHAPE), dim).values()
+
+    assert gradcheck(soft, (v,)) and gradgradcheck(soft, (v,))
 
 
 def test_softmax_of_a_hybrid_tensor_and_large_values():
