@@ -287,6 +287,28 @@ class Tensor:
         dimension (PyTorch)."""
     def dim(self) -> _int:
         """Number of dimensions (torch spelling)."""
+    # -- sparse conversions and layout queries (ferrograd/sparse/_create.py; typed Any:
+    # importing ferrograd.sparse here would make the stubs import the package) --
+    @property
+    def is_sparse(self) -> Any:
+        """False for a dense tensor: ``x.is_sparse`` (PyTorch) or ``x.is_sparse()`` (Paddle)."""
+    @property
+    def is_sparse_coo(self) -> Any:
+        """False for a dense tensor (property or method)."""
+    @property
+    def is_sparse_csr(self) -> Any:
+        """False for a dense tensor (property or method)."""
+    @property
+    def layout(self) -> Any:
+        """``ferrograd.strided``: every ``Tensor`` is dense."""
+    def to_sparse(self, sparse_dim: Any = None, *, layout: Any = None, **_: Any) -> Any:
+        """The COO form (``layout=ferrograd.sparse_csr``: the CSR form); see docs/sparse.md."""
+    def to_sparse_coo(self, sparse_dim: Any = None) -> Any:
+        """Paddle's ``x.to_sparse_coo(sparse_dim)``: the COO form of the nonzeros."""
+    def to_sparse_csr(self, dense_dim: Any = None) -> Any:
+        """The CSR form of a 2-D tensor."""
+    def to_dense(self, dtype: Any = None, *, masked_grad: Any = None) -> Tensor:
+        """Itself (a dense tensor's dense form; cast when ``dtype`` is given)."""
     def numel(self) -> _int:
         """Number of elements."""
     @overload
