@@ -145,8 +145,8 @@ fn check(x: &Tensor, w: &Tensor, b: Option<&Tensor>, a: &ConvArgs) -> Result<(Co
 enum Kernel {
     /// `conv_direct`.
     Direct,
-    /// `conv_shift`.
-    Shift(ShiftPlan),
+    /// `conv_shift` (boxed: the plan holds two grids).
+    Shift(Box<ShiftPlan>),
     /// `conv_gemm`.
     Gemm,
 }
@@ -161,7 +161,7 @@ fn choose(d: &ConvDims, path: ConvPath) -> Result<Kernel> {
         ConvPath::Auto => false,
         _ => return Ok(Kernel::Gemm),
     };
-    Ok(ks::plan(d, force).map_or(Kernel::Gemm, Kernel::Shift))
+    Ok(ks::plan(d, force).map_or(Kernel::Gemm, |p| Kernel::Shift(Box::new(p))))
 }
 
 /// Whether the direct kernel runs this convolution.
