@@ -2917,4 +2917,5 @@ def _conv(
     path: str = "auto",
 ) -> Tensor:
     """Convolution ``[N, C, *S]`` x ``[O, C/groups, *k]`` (+ bias ``[O]``) → ``[N, O, *out]``
-    as one op; ``path``: "auto", "gemm" or "direct"."""
+    as one op; ``path``: "auto", "gemm" (im2col), "shift" (one product per kernel row
+    over the padded input, where the stride is 1; else as "gemm") or "direct"."""

@@ -1,10 +1,17 @@
 //! Direct convolution (no im2col) for depthwise and few-channels-per-group
 //! convolutions, where a gemm's inner dimension (`c/groups * kernel`) would be too
-//! short to pay for the column matrix: forward and both gradients as loops over
-//! whole output rows, which the compiler vectorises (built for AVX2 too, chosen at run
-//! time; no fused multiply-add, so both builds give the same bits).
+//! short to pay for the column matrix: forward and both gradients as loops the compiler
+//! vectorises (built for AVX2 and AVX-512 too, chosen at run time; no fused
+//! multiply-add, so every build gives the same bits).
 //!
-//! Every dim is padded to three (leading size-1 dims). An input plane is first copied
+//! With unit stride (and non-negative padding) the loops run on the padded grid of
+//! `conv_grid`: each output plane is a sum over taps of shifted slices of the padded
+//! input plane, 32 outputs held in registers across the taps; the input gradient is the
+//! same loop over the padded output gradient with the kernel flipped (a gather, no
+//! scattered adds); the weight gradient is one dot product per tap, with the bias
+//! gradient summed in the same pass. Larger strides use the row loops below.
+//!
+//! Strided: every dim is padded to three (leading size-1 dims). An input plane is first copied
 //! into a zero-bordered buffer (reused per thread), so the loops never test bounds:
 //! `out[p, q, r] += w[a, b, c] * xpad[p*s0 + a*d0, q*s1 + b*d1, r*s2 + c*d2]`, the
 //! innermost loop running over `r` (a contiguous slice for stride 1). Work is split
@@ -13,10 +20,11 @@
 //! results do not depend on scheduling).
 
 use super::conv_gemm::ConvDims;
+use super::conv_grid::Grid;
 use crate::dtype::Element;
 use crate::error::{Error, Result};
 use crate::interrupt::parallel_allowed;
-use crate::storage::try_filled_vec;
+use crate::storage::{try_filled_vec, try_vec_with_capacity};
 use rayon::prelude::*;
 use std::ops::AddAssign;
 
@@ -142,8 +150,10 @@ impl D3 {
     }
 }
 
-/// Compiles `$body` (a function of the listed arguments) twice, for the baseline target
-/// and for AVX2, and calls the AVX2 build when the CPU has it.
+/// Compiles `$body` (a function of the listed arguments) three times, for the baseline
+/// target, AVX2 and AVX-512, and calls the widest build the CPU runs. The bodies add and
+/// multiply in one fixed order (no fused multiply-add), so every build gives the same
+/// bits.
 macro_rules! multiversion {
     ($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),*) $body:block) => {
         $(#[$doc])*
@@ -152,9 +162,17 @@ macro_rules! multiversion {
             fn body<T: ConvFloat>($($arg: $ty),*) $body
             #[cfg(target_arch = "x86_64")]
             {
+                #[target_feature(enable = "avx512f")]
+                unsafe fn wider<T: ConvFloat>($($arg: $ty),*) {
+                    body($($arg),*)
+                }
                 #[target_feature(enable = "avx2")]
                 unsafe fn wide<T: ConvFloat>($($arg: $ty),*) {
                     body($($arg),*)
+                }
+                if std::arch::is_x86_feature_detected!("avx512f") {
+                    // SAFETY: the CPU supports AVX-512F (checked just above).
+                    return unsafe { wider($($arg),*) };
                 }
                 if std::arch::is_x86_feature_detected!("avx2") {
                     // SAFETY: the CPU supports AVX2 (checked just above).
@@ -260,6 +278,66 @@ multiversion! {
     }
 }
 
+multiversion! {
+    /// `ext[q] (+)= sum_t w[t] * xp[q + offs[t]]` for every column `q` of `ext` (`=`
+    /// when `first`): one unit-stride plane on the padded grid, 32 columns at a time
+    /// held in registers across the taps.
+    fn taps_into(xp: &[T], offs: &[usize], w: &[T], ext: &mut [T], first: bool) {
+        const B: usize = 32;
+        let zero = <T as Element>::zero();
+        let mut blocks = ext.chunks_exact_mut(B);
+        let mut q0 = 0;
+        for e in &mut blocks {
+            let mut acc = [zero; B];
+            for (&off, &wv) in offs.iter().zip(w) {
+                for (a, &x) in acc.iter_mut().zip(&xp[q0 + off..q0 + off + B]) {
+                    *a += wv * x;
+                }
+            }
+            if first {
+                e.copy_from_slice(&acc);
+            } else {
+                for (d, &a) in e.iter_mut().zip(&acc) {
+                    *d += a;
+                }
+            }
+            q0 += B;
+        }
+        let rest = blocks.into_remainder();
+        let mut acc = [zero; B];
+        for (&off, &wv) in offs.iter().zip(w) {
+            for (a, &x) in acc.iter_mut().zip(&xp[q0 + off..q0 + off + rest.len()]) {
+                *a += wv * x;
+            }
+        }
+        for (d, &a) in rest.iter_mut().zip(&acc) {
+            *d = if first { a } else { *d + a };
+        }
+    }
+}
+
+multiversion! {
+    /// `dw[t] += sum_q gext[q] * xp[q + offs[t]]` for every tap `t`: the correlation
+    /// of a gradient on the padded grid with a padded input plane (16 partial sums each).
+    fn taps_dot(xp: &[T], offs: &[usize], gext: &[T], dw: &mut [T]) {
+        let zero = <T as Element>::zero();
+        for (&off, d) in offs.iter().zip(dw.iter_mut()) {
+            let xs = &xp[off..off + gext.len()];
+            let mut lanes = [zero; 16];
+            let (mut gc, mut xc) = (gext.chunks_exact(16), xs.chunks_exact(16));
+            for (u, v) in (&mut gc).zip(&mut xc) {
+                for i in 0..16 {
+                    lanes[i] += u[i] * v[i];
+                }
+            }
+            for (i, (&u, &v)) in gc.remainder().iter().zip(xc.remainder()).enumerate() {
+                lanes[i] += u * v;
+            }
+            *d += lanes.iter().fold(zero, |a, &b| a + b);
+        }
+    }
+}
+
 /// Runs `f(first_task, chunk)` over `out` cut into chunks of whole tasks of `task_len`
 /// elements each, over the pool's threads when `work` (multiply-adds) is large.
 fn over_tasks<T: Send>(
@@ -285,6 +363,9 @@ fn over_tasks<T: Send>(
 /// Forward: `x` `[n, c, *spatial]`, `w` `[o, c/groups, *kernel]`, `bias` `[o]` →
 /// `[n, o, *out]` (contiguous slices). Errors for negative padding.
 pub fn forward<T: ConvFloat>(x: &[T], w: &[T], bias: Option<&[T]>, d: &ConvDims) -> Result<Vec<T>> {
+    if let Some(g) = Grid::of(d) {
+        return forward_flat(x, w, bias, d, &g);
+    }
     let g = D3::new(d)?;
     let (cg, og, kk, l, plane) = (d.cg(), d.og(), d.kk, d.l, d.plane);
     let mut out = try_filled_vec(d.n * d.o * l, <T as Element>::zero())?;
@@ -315,6 +396,9 @@ pub fn forward<T: ConvFloat>(x: &[T], w: &[T], bias: Option<&[T]>, d: &ConvDims)
 
 /// Input gradient for output gradient `gy` `[n, o, *out]`: `[n, c, *spatial]`.
 pub fn input_grad<T: ConvFloat>(w: &[T], gy: &[T], d: &ConvDims) -> Result<Vec<T>> {
+    if let Some(g) = Grid::of(d).and_then(|g| g.transposed()) {
+        return input_grad_flat(w, gy, d, &g);
+    }
     let g = D3::new(d)?;
     let (cg, og, kk, l, plane) = (d.cg(), d.og(), d.kk, d.l, d.plane);
     let mut dx = try_filled_vec(d.n * d.c * plane, <T as Element>::zero())?;
@@ -339,8 +423,23 @@ pub fn input_grad<T: ConvFloat>(w: &[T], gy: &[T], d: &ConvDims) -> Result<Vec<T
     Ok(dx)
 }
 
-/// Weight gradient for output gradient `gy` `[n, o, *out]`: `[o, c/groups, *kernel]`.
-pub fn weight_grad<T: ConvFloat>(x: &[T], gy: &[T], d: &ConvDims) -> Result<Vec<T>> {
+/// Weight gradient for output gradient `gy` `[n, o, *out]`: `[o, c/groups, *kernel]`,
+/// and with `need_b` the bias gradient `[o]` (summed in the same pass where the stride
+/// is 1, else `None`: the caller sums it on its own).
+pub fn weight_grad<T: ConvFloat>(
+    x: &[T],
+    gy: &[T],
+    d: &ConvDims,
+    need_b: bool,
+) -> Result<(Vec<T>, Option<Vec<T>>)> {
+    if let Some(g) = Grid::of(d) {
+        return weight_grad_flat(x, gy, d, &g, need_b);
+    }
+    Ok((weight_grad_strided(x, gy, d)?, None))
+}
+
+/// [`weight_grad`] for strides above 1 (one pass per tap over each plane's rows).
+fn weight_grad_strided<T: ConvFloat>(x: &[T], gy: &[T], d: &ConvDims) -> Result<Vec<T>> {
     let g = D3::new(d)?;
     let (cg, og, kk, l, plane) = (d.cg(), d.og(), d.kk, d.l, d.plane);
     let mut dw = try_filled_vec(d.o * cg * kk, <T as Element>::zero())?;
@@ -362,4 +461,124 @@ pub fn weight_grad<T: ConvFloat>(x: &[T], gy: &[T], d: &ConvDims) -> Result<Vec<
         Ok(())
     })?;
     Ok(dw)
+}
+
+/// [`forward`] for unit stride on the padded grid: per (sample, group) the input planes
+/// are padded once, then each output plane is `taps_into` over them, cropped.
+fn forward_flat<T: ConvFloat>(
+    x: &[T],
+    w: &[T],
+    bias: Option<&[T]>,
+    d: &ConvDims,
+    g: &Grid,
+) -> Result<Vec<T>> {
+    let (cg, og, kk, l, plane) = (d.cg(), d.og(), d.kk, d.l, d.plane);
+    let zero = <T as Element>::zero();
+    let (p, offs) = (g.padded_len(), g.tap_offsets());
+    let mut out = try_filled_vec(d.n * d.o * l, zero)?;
+    let work = d.n.saturating_mul(d.work_per_sample());
+    over_tasks(&mut out, og * l, work, |first, chunk| {
+        let mut xp = try_filled_vec(cg * p, zero)?;
+        let mut ext = try_filled_vec(g.q, zero)?;
+        for (t, planes) in chunk.chunks_exact_mut(og * l).enumerate() {
+            let (s, gi) = ((first + t) / d.groups, (first + t) % d.groups);
+            let src = &x[(s * d.c + gi * cg) * plane..][..cg * plane];
+            for (src, dst) in src.chunks_exact(plane).zip(xp.chunks_exact_mut(p)) {
+                g.pad(src, dst);
+            }
+            for (j, dst) in planes.chunks_exact_mut(l).enumerate() {
+                let oc = gi * og + j;
+                for (ci, xpc) in xp.chunks_exact(p).enumerate() {
+                    let taps = &w[(oc * cg + ci) * kk..][..kk];
+                    taps_into(xpc, &offs, taps, &mut ext, ci == 0);
+                }
+                g.crop(&ext, dst, bias.map_or(zero, |b| b[oc]));
+            }
+        }
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// [`input_grad`] for unit stride, as the forward of the padded output gradient with
+/// the flipped kernel (`g` is the transposed grid): a gather, no scattered adds.
+fn input_grad_flat<T: ConvFloat>(w: &[T], gy: &[T], d: &ConvDims, g: &Grid) -> Result<Vec<T>> {
+    let (cg, og, kk, l, plane) = (d.cg(), d.og(), d.kk, d.l, d.plane);
+    let zero = <T as Element>::zero();
+    let (p, offs) = (g.padded_len(), g.tap_offsets());
+    let mut flipped = try_filled_vec(w.len(), zero)?;
+    for (dst, src) in flipped.chunks_exact_mut(kk).zip(w.chunks_exact(kk)) {
+        for (a, &b) in dst.iter_mut().zip(src.iter().rev()) {
+            *a = b;
+        }
+    }
+    let mut dx = try_filled_vec(d.n * d.c * plane, zero)?;
+    let work = d.n.saturating_mul(d.work_per_sample());
+    over_tasks(&mut dx, cg * plane, work, |first, chunk| {
+        let mut gp = try_filled_vec(og * p, zero)?;
+        let mut ext = try_filled_vec(g.q, zero)?;
+        for (t, planes) in chunk.chunks_exact_mut(cg * plane).enumerate() {
+            let (s, gi) = ((first + t) / d.groups, (first + t) % d.groups);
+            let src = &gy[(s * d.o + gi * og) * l..][..og * l];
+            for (src, dst) in src.chunks_exact(l).zip(gp.chunks_exact_mut(p)) {
+                g.pad(src, dst);
+            }
+            for (ci, dst) in planes.chunks_exact_mut(plane).enumerate() {
+                for (j, gpj) in gp.chunks_exact(p).enumerate() {
+                    let taps = &flipped[((gi * og + j) * cg + ci) * kk..][..kk];
+                    taps_into(gpj, &offs, taps, &mut ext, j == 0);
+                }
+                g.crop(&ext, dst, zero);
+            }
+        }
+        Ok(())
+    })?;
+    Ok(dx)
+}
+
+/// [`weight_grad`] for unit stride: per output channel and sample, the gradient plane
+/// spread onto the padded grid (its sum is the bias gradient) and `taps_dot` with each
+/// padded input plane. One task per output channel, samples summed in order.
+fn weight_grad_flat<T: ConvFloat>(
+    x: &[T],
+    gy: &[T],
+    d: &ConvDims,
+    g: &Grid,
+    need_b: bool,
+) -> Result<(Vec<T>, Option<Vec<T>>)> {
+    let (cg, og, kk, l, plane) = (d.cg(), d.og(), d.kk, d.l, d.plane);
+    let zero = <T as Element>::zero();
+    let (p, offs) = (g.padded_len(), g.tap_offsets());
+    // per output channel: its cg*kk weight gradients, then its bias gradient
+    let row = cg * kk + 1;
+    let mut both = try_filled_vec(d.o * row, zero)?;
+    let work = d.n.saturating_mul(d.work_per_sample());
+    over_tasks(&mut both, row, work, |first, chunk| {
+        let mut xp = try_filled_vec(p, zero)?;
+        let mut gext = try_filled_vec(g.q, zero)?;
+        for (t, acc) in chunk.chunks_exact_mut(row).enumerate() {
+            let oc = first + t;
+            let gi = oc / og;
+            for s in 0..d.n {
+                let grad = &gy[(s * d.o + oc) * l..][..l];
+                let sum = g.spread(grad, &mut gext, need_b);
+                acc[cg * kk] += sum;
+                for ci in 0..cg {
+                    let src = &x[(s * d.c + gi * cg + ci) * plane..][..plane];
+                    g.pad(src, &mut xp);
+                    taps_dot(&xp, &offs, &gext, &mut acc[ci * kk..(ci + 1) * kk]);
+                }
+            }
+        }
+        Ok(())
+    })?;
+    let mut dw = try_vec_with_capacity(d.o * cg * kk)?;
+    let mut db = try_vec_with_capacity(if need_b { d.o } else { 0 })?;
+    for r in both.chunks_exact(row) {
+        dw.extend_from_slice(&r[..cg * kk]);
+        if need_b {
+            db.push(r[cg * kk]);
+        }
+    }
+    Ok((dw, need_b.then_some(db)))
 }

@@ -125,7 +125,7 @@ impl ConvDims {
     }
 
     /// Samples per thread block, and gemm's own parallelism.
-    fn blocks(&self, work: usize) -> (usize, Parallelism) {
+    pub(crate) fn blocks(&self, work: usize) -> (usize, Parallelism) {
         let n = self.n.max(1);
         let parallel = parallel_allowed() && rayon::current_num_threads() > 1;
         let threads = if parallel && n.saturating_mul(work) >= PAR_WORK {

@@ -14,6 +14,8 @@ pub mod complex_math;
 pub mod conv;
 pub mod conv_direct;
 pub mod conv_gemm;
+pub mod conv_grid;
+pub mod conv_shift;
 pub mod copy;
 pub mod elementwise;
 pub mod fastmath;

@@ -17,7 +17,7 @@ from ferrograd import _core
 from ferrograd.autograd import gradcheck, gradgradcheck
 
 RNG = np.random.default_rng(22)
-PATHS = ["auto", "gemm", "direct"]
+PATHS = ["auto", "gemm", "shift", "direct"]
 
 
 def arr(*shape):
@@ -147,6 +147,26 @@ def test_sizes_that_split_over_threads_are_deterministic(path):
     for a, b_, ref in zip(grads[0], grads[1], (x2, w2, b2)):
         np.testing.assert_array_equal(a, b_)  # same bits on a second run
         np.testing.assert_allclose(a, ref.grad.numpy(), rtol=1e-11, atol=1e-9)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_auto_takes_the_shifted_gemm_on_large_images(dtype):
+    # 23x25 outputs (575 >= 512 positions) with unit stride: "auto" runs the shifted
+    # gemm (one product per kernel row over the padded planes); odd sizes, uneven
+    # "same" padding and groups, forward and all three gradients, across threads
+    xa, wa, ba = arr(5, 4, 23, 26), arr(6, 2, 3, 4), arr(6)
+    args = ([1, 1], [1, 1], [1, 1], [1, 2], 2)
+    want = ref_conv(xa, wa, ba, *args)
+    gy = arr(*want.shape)
+    x, w, b = t(xa, True, dtype), t(wa, True, dtype), t(ba, True, dtype)
+    out = _core._conv(x, w, b, *args, "auto")
+    tol = 1e-12 if dtype == np.float64 else 2e-4
+    np.testing.assert_allclose(out.numpy(), want, rtol=tol, atol=tol)
+    out.backward(t(gy, dtype=dtype))
+    x2, w2, b2 = t(xa, True), t(wa, True), t(ba, True)
+    composed(x2, w2, b2, *args).backward(t(gy))
+    for got, ref in ((x, x2), (w, w2), (b, b2)):
+        np.testing.assert_allclose(got.grad.numpy(), ref.grad.numpy(), rtol=tol, atol=tol * 10)
 
 
 @pytest.mark.parametrize("groups", [1, 2])

@@ -1,6 +1,8 @@
 //! Convolution (1 to 3 spatial dims; stride, padding, dilation, groups, bias) as one
-//! graph node: the forward runs `kernels::conv_gemm` (per-sample im2col + the project's
-//! gemm) or, for depthwise and few channels per group, `kernels::conv_direct`; the
+//! graph node: the forward runs `kernels::conv_shift` (unit stride on images of 512+
+//! positions: one gemm per kernel tap over the padded input, no im2col),
+//! `kernels::conv_gemm` (per-sample im2col + the project's gemm) or, for depthwise and
+//! few channels per group, `kernels::conv_direct`; the
 //! backward computes the input, weight and bias gradients in the same kernels. With
 //! `create_graph=True` the backward instead recomposes the convolution from
 //! differentiable ops (`unfold_window` + `matmul`, see `ops::conv`) and differentiates
@@ -13,16 +15,22 @@ use crate::error::{Error, Result};
 use crate::kernels::conv::Window;
 use crate::kernels::conv_direct::{self as kd, ConvFloat};
 use crate::kernels::conv_gemm::{self as kg, ConvDims};
+use crate::kernels::conv_shift::{self as ks, ShiftPlan};
 use crate::tensor::Tensor;
 use smallvec::{smallvec, SmallVec};
 
 /// Which kernel runs a convolution.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ConvPath {
-    /// The direct kernel for depthwise / few channels per group, else gemm.
+    /// The direct kernel for depthwise / few channels per group, else the shifted gemm
+    /// where it applies (unit stride, 512+ output positions), else im2col + gemm.
     Auto,
     /// Per-sample im2col + gemm.
     Gemm,
+    /// One gemm per kernel tap over the padded input where the geometry allows (unit
+    /// stride, pads within `0..=dilation*(kernel-1)`, kernel larger than 1x1), at any
+    /// size; else im2col + gemm.
+    Shift,
     /// The direct kernel (needs non-negative padding).
     Direct,
 }
@@ -132,11 +140,35 @@ fn check(x: &Tensor, w: &Tensor, b: Option<&Tensor>, a: &ConvArgs) -> Result<(Co
     Ok((d, win))
 }
 
+/// The kernel that runs a convolution.
+#[derive(Clone, Debug)]
+enum Kernel {
+    /// `conv_direct`.
+    Direct,
+    /// `conv_shift` (boxed: the plan holds two grids).
+    Shift(Box<ShiftPlan>),
+    /// `conv_gemm`.
+    Gemm,
+}
+
+/// Chooses the kernel for `d`.
+fn choose(d: &ConvDims, path: ConvPath) -> Result<Kernel> {
+    if use_direct(d, path)? {
+        return Ok(Kernel::Direct);
+    }
+    let force = match path {
+        ConvPath::Shift => true,
+        ConvPath::Auto => false,
+        _ => return Ok(Kernel::Gemm),
+    };
+    Ok(ks::plan(d, force).map_or(Kernel::Gemm, |p| Kernel::Shift(Box::new(p))))
+}
+
 /// Whether the direct kernel runs this convolution.
 fn use_direct(d: &ConvDims, path: ConvPath) -> Result<bool> {
     let pads_ok = d.win.pad_lo.iter().chain(&d.win.pad_hi).all(|&p| p >= 0);
     match path {
-        ConvPath::Gemm => Ok(false),
+        ConvPath::Gemm | ConvPath::Shift => Ok(false),
         ConvPath::Direct if !pads_ok => Err(Error::value(
             "conv: the direct kernel needs non-negative padding",
         )),
@@ -153,16 +185,14 @@ fn forward<T: ConvFloat>(
     w: &Tensor,
     b: Option<&Tensor>,
     d: &ConvDims,
-    direct: bool,
+    kernel: &Kernel,
 ) -> Result<Vec<T>> {
     with_slice::<T, _>(x, |xs| {
         with_slice::<T, _>(w, |ws| {
-            let run = |bs: Option<&[T]>| {
-                if direct {
-                    kd::forward(xs, ws, bs, d)
-                } else {
-                    kg::forward(xs, ws, bs, d)
-                }
+            let run = |bs: Option<&[T]>| match kernel {
+                Kernel::Direct => kd::forward(xs, ws, bs, d),
+                Kernel::Shift(plan) => ks::forward(xs, ws, bs, d, plan),
+                Kernel::Gemm => kg::forward(xs, ws, bs, d),
             };
             match b {
                 Some(b) => with_slice::<T, _>(b, |bs| run(Some(bs))),
@@ -178,7 +208,7 @@ fn backward<T: ConvFloat>(
     w: &Tensor,
     gy: &Tensor,
     d: &ConvDims,
-    direct: bool,
+    kernel: &Kernel,
     needs: &[bool],
 ) -> Result<Vec<Option<Tensor>>> {
     let need = |i: usize| needs.get(i).copied().unwrap_or(false);
@@ -186,18 +216,31 @@ fn backward<T: ConvFloat>(
     let (dx, dw, db) = with_slice::<T, _>(x, |xs| {
         with_slice::<T, _>(w, |ws| {
             with_slice::<T, _>(gy, |gs| {
-                let db = if need_b {
-                    Some(kg::bias_grad(gs, d.n, d.o, d.l)?)
-                } else {
-                    None
+                let bias_grad = |done: Option<Vec<T>>| match done {
+                    Some(db) => Ok(Some(db)),
+                    None if need_b => kg::bias_grad(gs, d.n, d.o, d.l).map(Some),
+                    None => Ok(None),
                 };
-                if direct {
-                    let dx = need_x.then(|| kd::input_grad(ws, gs, d)).transpose()?;
-                    let dw = need_w.then(|| kd::weight_grad(xs, gs, d)).transpose()?;
-                    Ok((dx, dw, db))
-                } else {
-                    let g = kg::backward(xs, ws, gs, d, (need_x, need_w))?;
-                    Ok((g.dx, g.dw, db))
+                match kernel {
+                    Kernel::Direct => {
+                        let dx = need_x.then(|| kd::input_grad(ws, gs, d)).transpose()?;
+                        let (dw, db) = match need_w {
+                            true => {
+                                let (dw, db) = kd::weight_grad(xs, gs, d, need_b)?;
+                                (Some(dw), db)
+                            }
+                            false => (None, None),
+                        };
+                        Ok((dx, dw, bias_grad(db)?))
+                    }
+                    Kernel::Shift(plan) => {
+                        let g = ks::backward(xs, ws, gs, d, plan, (need_x, need_w, need_b))?;
+                        Ok((g.dx, g.dw, g.db))
+                    }
+                    Kernel::Gemm => {
+                        let g = kg::backward(xs, ws, gs, d, (need_x, need_w))?;
+                        Ok((g.dx, g.dw, bias_grad(None)?))
+                    }
                 }
             })
         })
@@ -254,15 +297,15 @@ impl Tensor {
         args: &ConvArgs,
     ) -> Result<Tensor> {
         let (d, win) = check(self, weight, bias, args)?;
-        let direct = use_direct(&d, args.path)?;
+        let kernel = choose(&d, args.path)?;
         let mut shape = vec![d.n, d.o];
         shape.extend_from_slice(d.geo.out_shape());
         let out = match self.dtype() {
             DType::F32 => {
-                Tensor::from_vec(forward::<f32>(self, weight, bias, &d, direct)?, &shape)?
+                Tensor::from_vec(forward::<f32>(self, weight, bias, &d, &kernel)?, &shape)?
             }
             DType::F64 => {
-                Tensor::from_vec(forward::<f64>(self, weight, bias, &d, direct)?, &shape)?
+                Tensor::from_vec(forward::<f64>(self, weight, bias, &d, &kernel)?, &shape)?
             }
             dt => {
                 return Err(Error::type_err(format!(
@@ -286,7 +329,7 @@ impl Tensor {
             if is_grad_enabled() {
                 return composed_backward(&x, &w, b.as_ref(), &win, groups, gr, needs);
             }
-            let g = float_dispatch!(gr.dtype(), backward, (&x, &w, gr, &d, direct, needs))?;
+            let g = float_dispatch!(gr.dtype(), backward, (&x, &w, gr, &d, &kernel, needs))?;
             Ok(g.into_iter().take(saved.len()).collect())
         })?;
         Ok(out)

@@ -10,8 +10,9 @@ use pyo3::prelude::*;
 
 /// Convolution of `x` `[N, C, *S]` with `weight` `[O, C/groups, *kernel]` and optional
 /// `bias` `[O]`, channels first, padding given per side (`pad_lo`, `pad_hi`). `path`
-/// picks the kernel: "auto", "gemm" (per-sample im2col + gemm) or "direct" (the
-/// depthwise / few-channel kernel). One graph node, differentiable to any order.
+/// picks the kernel: "auto", "gemm" (per-sample im2col + gemm), "shift" (one gemm per
+/// kernel tap over the padded input, where the stride is 1; else as "gemm") or "direct"
+/// (the depthwise / few-channel kernel). One graph node, differentiable to any order.
 #[pyfunction]
 #[pyo3(signature = (x, weight, bias, stride, dilation, pad_lo, pad_hi, groups, path = "auto"))]
 #[allow(clippy::too_many_arguments)]
@@ -30,10 +31,11 @@ pub fn _conv(
     let path = match path {
         "auto" => ConvPath::Auto,
         "gemm" => ConvPath::Gemm,
+        "shift" => ConvPath::Shift,
         "direct" => ConvPath::Direct,
         p => {
             return Err(PyValueError::new_err(format!(
-                "_conv: path must be 'auto', 'gemm' or 'direct', got {p:?}"
+                "_conv: path must be 'auto', 'gemm', 'shift' or 'direct', got {p:?}"
             )))
         }
     };
