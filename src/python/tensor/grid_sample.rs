@@ -9,6 +9,9 @@ use pyo3::prelude::*;
 
 type PyT = PyResult<Py<PyTensor>>;
 
+/// The input and grid gradients (each only when asked for).
+type GradPair = (Option<Py<PyTensor>>, Option<Py<PyTensor>>);
+
 /// `input` `[N, C, H, W]` sampled at `grid` `[N, Ho, Wo, 2]` (records no graph).
 #[pyfunction]
 pub fn _grid_sample_2d(
@@ -42,7 +45,7 @@ pub fn _grid_sample_2d_backward(
     align_corners: bool,
     need_input: bool,
     need_grid: bool,
-) -> PyResult<(Option<Py<PyTensor>>, Option<Py<PyTensor>>)> {
+) -> PyResult<GradPair> {
     let (m, p) = parse_options(mode, padding_mode).py()?;
     let (gy, x, g) = (&grad.get().inner, &input.get().inner, &grid.get().inner);
     let work = gy.numel();
