@@ -98,6 +98,7 @@ mod tests {
     const X: DimSubject<'static> = DimSubject::Var {
         name: "x",
         shape: &[None, Some(4), Some(3)],
+        other: None,
     };
 
     #[test]
