@@ -9,7 +9,9 @@ Per call: callgrind's total instructions for N = 20,000 calls minus N = 0, over 
 one thread, for a 1-element float32 tensor: ``x.sum()``, ``x.sum(0)``, ``x.mean()``,
 ``x.max(0)`` (ferrograd), ``torch.sum`` likewise when run under PyTorch's interpreter with
 ``--lib torch``. ``--case EXPR`` (repeatable) counts other calls on the same ``x``
-instead, e.g. ``--case "x.count_nonzero()" --case "x.reshape([1])"``.
+instead, e.g. ``--case "x.count_nonzero()" --case "x.reshape([1])"``, and ``--shape 4,6``
+makes ``x`` a float32 tensor of that shape (e.g. the shape-table call cost in
+``docs/performance.md``: ``--shape 4,6 --case "x.permute(1, 0)" --case "x.transpose(0, 1)"``).
 """
 
 from __future__ import annotations
@@ -25,28 +27,28 @@ import time
 CASES = ["x.sum()", "x.sum(0)", "x.mean()", "x.max(0)"]
 
 
-def _run_calls(lib: str, case: str, n: int) -> None:
+def _run_calls(lib: str, case: str, n: int, shape: list[int]) -> None:
     if lib == "torch":
         import torch as m
 
         torch_case = case.replace("x.max(0)", "x.amax(0)")
-        x = m.ones(1)
+        x = m.ones(shape)
         code = compile(torch_case, "<case>", "eval")
     else:
         import ferrograd as m
 
-        x = m.ones([1])
+        x = m.ones(shape)
         code = compile(case, "<case>", "eval")
     env = {"x": x}
     for _ in range(n):
         eval(code, env)
 
 
-def _instructions(python: str, lib: str, case: str, n: int) -> int:
+def _instructions(python: str, lib: str, case: str, n: int, shape: str) -> int:
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "cg.out")
         cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", python]
-        cmd += [__file__, "--calls", case, str(n), "--lib", lib]
+        cmd += [__file__, "--calls", case, str(n), "--lib", lib, "--shape", shape]
         env = {**os.environ, "RAYON_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
         res = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True)
         m = re.search(r"Collected : (\d+)", res.stderr)
@@ -76,17 +78,18 @@ def main() -> None:
     ap.add_argument("--bandwidth", action="store_true")
     ap.add_argument("-n", type=int, default=20_000)
     ap.add_argument("--case", action="append", help="a call on x to count (repeatable)")
+    ap.add_argument("--shape", default="1", help="x's shape, comma-separated (default 1)")
     a = ap.parse_args()
     if a.calls:
-        _run_calls(a.lib, a.calls[0], int(a.calls[1]))
+        _run_calls(a.lib, a.calls[0], int(a.calls[1]), [int(d) for d in a.shape.split(",")])
         return
     if not a.bandwidth:
         cases = a.case or CASES
         # N = 0 runs the same start-up for every case: counted once
-        base = _instructions(a.python, a.lib, cases[0], 0)
+        base = _instructions(a.python, a.lib, cases[0], 0, a.shape)
         for case in cases:
-            full = _instructions(a.python, a.lib, case, a.n)
-            print(f"{a.lib:9} {case:10} {(full - base) / a.n:8.0f} instructions per call")
+            full = _instructions(a.python, a.lib, case, a.n, a.shape)
+            print(f"{a.lib:9} {case:18} {(full - base) / a.n:8.0f} instructions per call")
     if a.bandwidth or a.lib == "ferrograd":
         print(
             f"sum of 16M float32: {_bandwidth():.1f} GB/s (best of 10; timing, so load-dependent)"

@@ -9,8 +9,9 @@ script reads the tables from the built extension (``ferrograd._core._unary_op_ta
 Its output is checked in (type checkers and readers see plain code) and
 ``tests/python/test_op_registry.py`` fails when a block is stale.
 
-The reductions (``src/op_defs/reduce.rs``, ``_reduce_op_table()``) get their stubs and
-static ``Variable`` methods with the signature their entry declares.
+The reductions (``src/op_defs/reduce.rs``, ``_reduce_op_table()``) and the shape ops
+(``src/op_defs/shape.rs``, ``_shape_op_table()``) get their stubs and static ``Variable``
+methods with the signature their entry declares.
 
 Usage (after rebuilding the extension)::
 
@@ -211,9 +212,108 @@ def _reduction_variable_methods(ops: list[RedOp]) -> list[str]:
     return out
 
 
+# (name, doc, params, keyword-only params, view kind, has static rule, backward node,
+#  varargs name or "", arity, Python signature) per shape op
+ShapeRow = tuple[str, str, list[str], list[str], str, bool, str, str, int, str]
+
+# stub annotation of each shape-op parameter, by the vocabulary's names
+_SHAPE_TYPES = {
+    "axis": "_Axis",
+    "dim": "_Axis",
+    "start_axis": "_int",
+    "stop_axis": "_int",
+    "start_dim": "_int | None",
+    "end_dim": "_int | None",
+    "perm": "_ShapeLike | None",
+    "dims": "_ShapeLike | None",
+    "dim0": "_int | None",
+    "dim1": "_int | None",
+    "shape": "_ShapeLike | SupportsIndex | None",
+    "size": "_ShapeLike | SupportsIndex | None",
+    "other": "Tensor | None",
+    "y": "Tensor | None",
+    "name": "str | None",
+}
+
+
+def _defaults(signature: str) -> dict[str, str]:
+    """Each parameter's default as the entry's ``signature`` shows it."""
+    out = {}
+    for part in signature.strip("()").split(","):
+        name, _, default = part.strip().partition("=")
+        if default:
+            out[name] = default
+    return out
+
+
+def _shape_stub_methods(ops: list[ShapeRow]) -> list[str]:
+    out: list[str] = []
+    for name, doc, params, keywords, _, _, _, varargs, _, signature in ops:
+        defaults = _defaults(signature)
+        kw = [f"{k}: {_SHAPE_TYPES[k]} = {defaults[k]}" for k in keywords]
+        if not varargs:
+            sig = ["self", *[f"{p}: {_SHAPE_TYPES[p]} = {defaults[p]}" for p in params]]
+            sig += ["*", *kw] if kw else []
+            out += [*_def(name, sig, "Tensor"), f'        """{_rst(doc)}"""']
+            continue
+        # the varargs as ints, or as one sequence (positional-only)
+        out += [
+            "    @overload",
+            *_def(name, ["self", f"*{varargs}: SupportsIndex", *kw], "Tensor"),
+            f'        """{_rst(doc)}"""',
+        ]
+        alt = _def(
+            name, ["self", f"{varargs}: _ShapeLike", "/", *(["*", *kw] if kw else [])], "Tensor"
+        )
+        out += ["    @overload", *alt[:-1], alt[-1] + " ..."]
+    return out
+
+
+def _shape_functions(ops: list[ShapeRow]) -> list[str]:
+    return [f"{op[0]} = Tensor.{op[0]}" for op in ops]
+
+
+def _shape_all(ops: list[ShapeRow]) -> list[str]:
+    return [f'    "{op[0]}",' for op in ops]
+
+
+def _shape_variable_methods(ops: list[ShapeRow]) -> list[str]:
+    out: list[str] = []
+    for name, doc, params, keywords, _, _, _, varargs, arity, _ in ops:
+
+        def typed(p: str) -> str:
+            return f"{p}: {'str | None' if p == 'name' else 'Any'} = None"
+
+        sig = [
+            "self",
+            *(
+                [f"*{varargs}: Any", *map(typed, keywords)]
+                if varargs
+                else [*map(typed, params), *(["*", *map(typed, keywords)] if keywords else [])]
+            ),
+        ]
+        passed = [p for p in [varargs, *params, *keywords] if p and p != "name"]
+        inputs = "[self]"
+        if arity == 2:  # the second input plays the other/y role
+            second = [p for p in passed if p in ("other", "y")]
+            passed = [p for p in passed if p not in second]
+            inputs = f'[self, self._second("{name}", {", ".join(second)})]'
+        attrs = ", ".join(f"{p}={p}" for p in passed)
+        call = f'        return self._op("{name}", {inputs}{", " + attrs if attrs else ""})'
+        if len(call) > LINE_LENGTH:
+            call = "\n".join(
+                ["        return self._op(", f'            "{name}",', f"            {inputs},"]
+                + [f"            {p}={p}," for p in passed]
+                + ["        )"]
+            )
+        out += [*_def(name, sig, "Variable"), f'        """{_rst(doc)}"""', call, ""]
+    return out
+
+
 UNARY = "src/op_defs/unary.rs"
 BINARY = "src/op_defs/binary.rs"
 REDUCE = "src/op_defs/reduce.rs"
+SHAPE = "src/op_defs/shape.rs"
 
 # (file, block name, source table, renderer)
 BLOCKS: list[tuple[Path, str, str, Callable[[list[Any]], list[str]]]] = [
@@ -240,6 +340,15 @@ BLOCKS: list[tuple[Path, str, str, Callable[[list[Any]], list[str]]]] = [
         "reduction Variable methods",
         REDUCE,
         _reduction_variable_methods,
+    ),
+    (PKG / "_core.pyi", "shape Tensor methods", SHAPE, _shape_stub_methods),
+    (PKG / "_dialect_aliases.py", "shape functions", SHAPE, _shape_functions),
+    (PKG / "_dialect_aliases.py", "shape __all__", SHAPE, _shape_all),
+    (
+        PKG / "static" / "variable_shapes.py",
+        "shape Variable methods",
+        SHAPE,
+        _shape_variable_methods,
     ),
 ]
 
@@ -290,7 +399,11 @@ def table() -> dict[str, list[Any]]:
         (n, d, list(p), list(k), list(o), r, a, g, node)
         for n, d, p, k, o, r, a, g, node in _core._reduce_op_table()
     ]
-    return {UNARY: unary, BINARY: binary, REDUCE: reduce}
+    shape = [
+        (n, d, list(p), list(k), v, r, node, va, a, sig)
+        for n, d, p, k, v, r, node, va, a, sig in _core._shape_op_table()
+    ]
+    return {UNARY: unary, BINARY: binary, REDUCE: reduce, SHAPE: shape}
 
 
 def main(argv: list[str]) -> int:

@@ -177,7 +177,7 @@ impl Layout {
     /// View with dims reordered by `perm` (a permutation of `0..ndim`).
     pub fn permute(&self, perm: &[usize]) -> Result<Layout> {
         let n = self.ndim();
-        let mut seen = vec![false; n];
+        let mut seen: SmallVec<[bool; 8]> = SmallVec::from_elem(false, n);
         if perm.len() != n
             || perm
                 .iter()

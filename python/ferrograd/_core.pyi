@@ -887,18 +887,13 @@ class Tensor:
         """The slices along ``axis``, as a list."""
 
     # -- shape --
-    @overload
-    def reshape(self, *shape: SupportsIndex) -> Tensor:
-        """Same elements in a new shape (one dim may be -1)."""
-    @overload
-    def reshape(self, shape: _ShapeLike, /) -> Tensor: ...
-    @overload
-    def view(self, *shape: SupportsIndex) -> Tensor:
-        """Same as ``reshape``; ``view(dtype)`` converts to ``dtype``."""
-    @overload
-    def view(self, shape: _ShapeLike, /) -> Tensor: ...
-    @overload
-    def view(self, dtype: _DTypeLike, /) -> Tensor: ...
+    # BEGIN generated: shape Tensor methods (scripts/gen_op_bindings.py from src/op_defs/shape.rs)
+    def squeeze(self, axis: _Axis = None, name: str | None = None, *, dim: _Axis = None) -> Tensor:
+        """Removes size-1 dims: all of them, or those in ``axis``/``dim`` (a listed dim that is not 1 is left alone)."""
+    def unsqueeze(
+        self, axis: _Axis = None, name: str | None = None, *, dim: _Axis = None
+    ) -> Tensor:
+        """Inserts size-1 dims at ``axis``/``dim`` (an int or a list; positions in the result)."""
     def flatten(
         self,
         start_axis: _int = 0,
@@ -908,48 +903,77 @@ class Tensor:
         start_dim: _int | None = None,
         end_dim: _int | None = None,
     ) -> Tensor:
-        """Flattens dims ``start..=stop`` (``start_axis``/``stop_axis`` or ``*_dim``)."""
-    def squeeze(self, axis: _Axis = None, name: str | None = None, *, dim: _Axis = None) -> Tensor:
-        """Removes size-1 dims (all, or those in ``axis``)."""
-    def unsqueeze(
-        self, axis: _Axis = None, name: str | None = None, *, dim: _Axis = None
-    ) -> Tensor:
-        """Inserts size-1 dims at ``axis`` (an int or a list)."""
+        """Flattens dims ``start_axis..=stop_axis`` (torch ``start_dim..=end_dim``) into one."""
     @overload
-    def expand(self, *shape: SupportsIndex) -> Tensor:
-        """Broadcast view; ``-1`` keeps a dimension."""
+    def reshape(self, *shape: SupportsIndex, name: str | None = None) -> Tensor:
+        """Same elements in a new shape (one dim may be -1)."""
     @overload
-    def expand(self, shape: _ShapeLike, /) -> Tensor: ...
-    def broadcast_to(self, shape: _ShapeLike | SupportsIndex, name: str | None = None) -> Tensor:
-        """Paddle spelling of ``expand`` taking one shape."""
-    def expand_as(self, other: Tensor) -> Tensor:
-        """Broadcast view to ``other``'s shape."""
+    def reshape(self, shape: _ShapeLike, /, *, name: str | None = None) -> Tensor: ...
     @overload
-    def permute(self, *args: SupportsIndex) -> Tensor:
-        """Reorders dims (``permute(1, 0)`` or ``permute([1, 0])``)."""
+    def permute(self, *args: SupportsIndex, dims: _ShapeLike | None = None) -> Tensor:
+        """Reorders dims (``permute(1, 0)``, ``permute([1, 0])`` or torch's ``permute(dims=[1, 0])``)."""
     @overload
-    def permute(self, order: _ShapeLike, /) -> Tensor: ...
-    @overload
-    def permute(self, *, dims: _ShapeLike | None = None) -> Tensor: ...
-    @overload
-    def transpose(self, order: Sequence[_int], /, *, name: str | None = None) -> Tensor:
-        """``transpose(perm)`` / ``transpose(perm=...)`` (Paddle) or ``transpose(dim0, dim1)``
-        / ``transpose(dim0=..., dim1=...)`` (torch)."""
-    @overload
-    def transpose(self, a: _int, b: _int, /, *, name: str | None = None) -> Tensor: ...
+    def permute(self, args: _ShapeLike, /, *, dims: _ShapeLike | None = None) -> Tensor: ...
     @overload
     def transpose(
         self,
+        *args: SupportsIndex,
+        perm: _ShapeLike | None = None,
+        dim0: _int | None = None,
+        dim1: _int | None = None,
+        name: str | None = None,
+    ) -> Tensor:
+        """``transpose(perm)`` (Paddle: a full permutation, also ``perm=``) or ``transpose(d0, d1)`` (torch, also ``dim0=``, ``dim1=``)."""
+    @overload
+    def transpose(
+        self,
+        args: _ShapeLike,
+        /,
         *,
-        perm: Sequence[_int] | None = None,
+        perm: _ShapeLike | None = None,
         dim0: _int | None = None,
         dim1: _int | None = None,
         name: str | None = None,
     ) -> Tensor: ...
     @overload
-    def transpose(
-        self, a: _int, /, *, dim1: _int | None = None, name: str | None = None
+    def expand(
+        self,
+        *sizes: SupportsIndex,
+        shape: _ShapeLike | SupportsIndex | None = None,
+        size: _ShapeLike | SupportsIndex | None = None,
+        name: str | None = None,
+    ) -> Tensor:
+        """Broadcast view to a shape (``expand(2, -1, 3)``, ``expand([2, -1, 3])``, Paddle's ``shape=``); -1 keeps a dimension."""
+    @overload
+    def expand(
+        self,
+        sizes: _ShapeLike,
+        /,
+        *,
+        shape: _ShapeLike | SupportsIndex | None = None,
+        size: _ShapeLike | SupportsIndex | None = None,
+        name: str | None = None,
     ) -> Tensor: ...
+    def broadcast_to(
+        self,
+        shape: _ShapeLike | SupportsIndex | None = None,
+        name: str | None = None,
+        *,
+        size: _ShapeLike | SupportsIndex | None = None,
+    ) -> Tensor:
+        """Broadcast view to ``shape`` (torch: ``size``); -1 keeps a dimension."""
+    def expand_as(
+        self, other: Tensor | None = None, name: str | None = None, *, y: Tensor | None = None
+    ) -> Tensor:
+        """Broadcast view to the shape of ``other`` (Paddle: ``y``)."""
+    # END generated: shape Tensor methods
+    @overload
+    def view(self, *shape: SupportsIndex) -> Tensor:
+        """Same as ``reshape``; ``view(dtype)`` converts to ``dtype``."""
+    @overload
+    def view(self, shape: _ShapeLike, /) -> Tensor: ...
+    @overload
+    def view(self, dtype: _DTypeLike, /) -> Tensor: ...
     def t(self) -> Tensor:
         """Transpose of a matrix (0-d and 1-d unchanged)."""
     def clone(self) -> Tensor:
@@ -2694,9 +2718,12 @@ def _reduce_op_table() -> list[
     dialect's positional order, dtype rule, axes kind, has_gradient, backward node)`` per
     op (read by ``scripts/gen_op_bindings.py``)."""
 
-def _shape_op_table() -> list[tuple[str, str, list[str], list[str], str, _bool, str]]:
+def _shape_op_table() -> list[
+    tuple[str, str, list[str], list[str], str, _bool, str, str, _int, str]
+]:
     """The shape-op declarations: ``(name, doc, params, keyword-only params, view kind,
-    has a static rule, backward node)`` per op."""
+    has a static rule, backward node, varargs name ("" if none), arity, Python signature)``
+    per op (read by ``scripts/gen_op_bindings.py``)."""
 
 # ---- custom layers (PyLayer / autograd.Function) and saved-tensor hooks --------------
 @disjoint_base

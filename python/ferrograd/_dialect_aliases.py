@@ -150,16 +150,18 @@ mm = Tensor.mm
 bmm = Tensor.bmm
 dot = Tensor.dot
 outer = Tensor.outer
-reshape = Tensor.reshape
-view = Tensor.view
-flatten = Tensor.flatten
+# BEGIN generated: shape functions (scripts/gen_op_bindings.py from src/op_defs/shape.rs)
 squeeze = Tensor.squeeze
 unsqueeze = Tensor.unsqueeze
+flatten = Tensor.flatten
+reshape = Tensor.reshape
+permute = Tensor.permute
+transpose = Tensor.transpose
 expand = Tensor.expand
 broadcast_to = Tensor.broadcast_to
 expand_as = Tensor.expand_as
-permute = Tensor.permute
-transpose = Tensor.transpose
+# END generated: shape functions
+view = Tensor.view
 t = Tensor.t
 clone = Tensor.clone
 detach = Tensor.detach
@@ -312,16 +314,18 @@ __all__ = [
     "bmm",
     "dot",
     "outer",
-    "reshape",
-    "view",
-    "flatten",
+    # BEGIN generated: shape __all__ (scripts/gen_op_bindings.py from src/op_defs/shape.rs)
     "squeeze",
     "unsqueeze",
+    "flatten",
+    "reshape",
+    "permute",
+    "transpose",
     "expand",
     "broadcast_to",
     "expand_as",
-    "permute",
-    "transpose",
+    # END generated: shape __all__
+    "view",
     "t",
     "clone",
     "detach",

@@ -5,6 +5,7 @@ use crate::error::{Error, Result};
 use crate::op_defs::shape_meta::{fmt_dims, Dim, DimSubject, ShapeArgs};
 use crate::tensor::Tensor;
 
+pub use super::expand::*;
 pub use super::permute::*;
 pub use super::reshape::*;
 
@@ -29,7 +30,7 @@ fn squeeze_drops(d: &[Dim], a: &ShapeArgs, cx: DimSubject<'_>) -> Result<Vec<usi
                 }
             }
             None => {
-                let DimSubject::Var { name, shape } = cx else {
+                let DimSubject::Var { name, shape, .. } = cx else {
                     return Err(Error::runtime("squeeze: unknown dimension of a tensor"));
                 };
                 return Err(Error::value(format!(
@@ -168,6 +169,7 @@ mod tests {
     const X: DimSubject<'static> = DimSubject::Var {
         name: "x",
         shape: &[None, Some(1), Some(3)],
+        other: None,
     };
 
     #[test]

@@ -46,11 +46,19 @@ pub enum ShapeParam {
     Dim0,
     /// Torch's second swapped dimension.
     Dim1,
+    /// Paddle's target shape (`expand(x, shape=...)`, `broadcast_to(x, shape)`).
+    Shape,
+    /// Torch's spelling of `Shape` (`broadcast_to(x, size)`, `expand(size=...)`).
+    Size,
+    /// Torch's second tensor, whose shape is the target (`expand_as(other)`).
+    Other,
+    /// Paddle's spelling of `Other` (`expand_as(x, y)`).
+    Y,
 }
 
 impl ShapeParam {
     /// Every parameter name of the vocabulary.
-    pub const ALL: [ShapeParam; 11] = [
+    pub const ALL: [ShapeParam; 15] = [
         ShapeParam::Axis,
         ShapeParam::Dim,
         ShapeParam::StartAxis,
@@ -62,6 +70,10 @@ impl ShapeParam {
         ShapeParam::Dims,
         ShapeParam::Dim0,
         ShapeParam::Dim1,
+        ShapeParam::Shape,
+        ShapeParam::Size,
+        ShapeParam::Other,
+        ShapeParam::Y,
     ];
 
     /// The Python parameter name.
@@ -78,6 +90,10 @@ impl ShapeParam {
             ShapeParam::Dims => "dims",
             ShapeParam::Dim0 => "dim0",
             ShapeParam::Dim1 => "dim1",
+            ShapeParam::Shape => "shape",
+            ShapeParam::Size => "size",
+            ShapeParam::Other => "other",
+            ShapeParam::Y => "y",
         }
     }
 }
@@ -96,8 +112,13 @@ pub struct ShapeArgs {
     pub perm: Option<Vec<isize>>,
     /// `dim0`, `dim1` (or two varargs of `transpose`): two dimensions to swap.
     pub pair: Option<(isize, isize)>,
-    /// `*shape` (`reshape`): the target shape, one `-1` inferred.
+    /// `*shape` (`reshape`: the target shape, one `-1` inferred), or `*sizes`/`shape`/
+    /// `size` (`expand`, `broadcast_to`: the target shape, `-1` keeps a dimension).
     pub shape: Option<Vec<isize>>,
+    /// The shape of an entry's second input (`expand_as`'s `other`/`y`): filled from the
+    /// tensor by the eager parser, from the second input by a static program (its recorded
+    /// shape when building, the value's when running), never recorded as an attribute.
+    pub like: Option<Vec<Dim>>,
     /// Set by a static program's build-time resolution (`static_rule`): the axes were
     /// checked against the recorded shape, and a value whose shape no longer fits them is
     /// an error at run time instead of a result of another rank.
@@ -114,6 +135,7 @@ impl ShapeArgs {
             perm: None,
             pair: None,
             shape: None,
+            like: None,
             pinned: false,
         }
     }
@@ -146,6 +168,14 @@ impl ShapeArgs {
     pub fn shape(shape: &[isize]) -> ShapeArgs {
         ShapeArgs {
             shape: Some(shape.to_vec()),
+            ..ShapeArgs::new()
+        }
+    }
+
+    /// Arguments whose target is the shape `like` of a second input (`expand_as`).
+    pub fn like(like: &[Dim]) -> ShapeArgs {
+        ShapeArgs {
+            like: Some(like.to_vec()),
             ..ShapeArgs::new()
         }
     }
@@ -198,6 +228,8 @@ pub enum DimSubject<'a> {
         name: &'a str,
         /// Its recorded shape.
         shape: &'a [Dim],
+        /// The name of the op's second input, for an entry of arity 2 (`expand_as`).
+        other: Option<&'a str>,
     },
 }
 
@@ -216,7 +248,7 @@ impl DimSubject<'_> {
     pub fn axis(self, op: &str, axis: isize, ndim: usize) -> Result<usize> {
         match self {
             DimSubject::Tensor => normalize_dim(axis, ndim, op),
-            DimSubject::Var { name, shape } => {
+            DimSubject::Var { name, shape, .. } => {
                 let n = ndim.max(1) as isize;
                 let a = if axis < 0 { axis + n } else { axis };
                 if a < 0 || a >= n {
@@ -235,7 +267,7 @@ impl DimSubject<'_> {
     pub fn suffix(self) -> String {
         match self {
             DimSubject::Tensor => String::new(),
-            DimSubject::Var { name, shape } => {
+            DimSubject::Var { name, shape, .. } => {
                 format!(" for '{name}' with shape {}", fmt_dims(shape))
             }
         }
@@ -245,7 +277,17 @@ impl DimSubject<'_> {
     pub fn describe(self, d: &[Dim]) -> String {
         match self {
             DimSubject::Tensor => format!("a tensor of shape {}", fmt_dims(d)),
-            DimSubject::Var { name, shape } => format!("'{name}' with shape {}", fmt_dims(shape)),
+            DimSubject::Var { name, shape, .. } => {
+                format!("'{name}' with shape {}", fmt_dims(shape))
+            }
+        }
+    }
+
+    /// `" of 'y'"`: the second input's name for a variable (`expand_as`), else nothing.
+    pub fn other_suffix(self) -> String {
+        match self {
+            DimSubject::Var { other: Some(o), .. } => format!(" of '{o}'"),
+            _ => String::new(),
         }
     }
 
@@ -260,6 +302,7 @@ macro_rules! declare_shape_ops {
     ($($v:ident {
         name: $m:ident,
         doc: $doc:literal,
+        arity: $arity:literal,
         varargs: [$($va:ident)?], params: [$($p:ident),*], keywords: [$($k:ident),*],
         signature: $sig:tt,
         view: $view:ident,
@@ -293,6 +336,14 @@ macro_rules! declare_shape_ops {
             pub fn doc(self) -> &'static str {
                 match self {
                     $(ShapeOp::$v => $doc,)*
+                }
+            }
+
+            /// The number of tensor inputs: 1, or 2 for an entry whose second input
+            /// (the `other`/`y` role) gives the target shape (`expand_as`).
+            pub fn arity(self) -> usize {
+                match self {
+                    $(ShapeOp::$v => $arity,)*
                 }
             }
 
@@ -342,6 +393,13 @@ macro_rules! declare_shape_ops {
                 };
                 let _ = (args, ndim);
                 pick.unwrap_or_else(|| self.node_name())
+            }
+
+            /// The Python signature `help()` and `inspect` show (each role's default).
+            pub fn signature(self) -> &'static str {
+                match self {
+                    $(ShapeOp::$v => $sig,)*
+                }
             }
 
             /// The name of the varargs parameter (`permute(*args)`), if the op takes one.
@@ -414,6 +472,10 @@ pub(crate) const fn shape_param_of(name: &str) -> ShapeParam {
         b"dims" => ShapeParam::Dims,
         b"dim0" => ShapeParam::Dim0,
         b"dim1" => ShapeParam::Dim1,
+        b"shape" => ShapeParam::Shape,
+        b"size" => ShapeParam::Size,
+        b"other" => ShapeParam::Other,
+        b"y" => ShapeParam::Y,
         _ => panic!("unknown shape-op parameter name"),
     }
 }

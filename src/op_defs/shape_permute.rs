@@ -5,16 +5,20 @@ use crate::error::{Error, Result};
 use crate::op_defs::shape::fns::known;
 use crate::op_defs::shape_meta::{Dim, DimSubject, ShapeArgs, ShapeSaved};
 use crate::tensor::Tensor;
+use smallvec::{smallvec, SmallVec};
+
+/// A dimension order (inline up to 8 dimensions: no allocation per call).
+type Order = SmallVec<[usize; 8]>;
 
 /// `perm` normalized against the `d.len()` dimensions and checked to be a permutation of
 /// them (an out-of-range entry is an IndexError, as for every axis).
-fn perm_axes(op: &str, d: &[Dim], perm: &[isize], cx: DimSubject<'_>) -> Result<Vec<usize>> {
+fn perm_axes(op: &str, d: &[Dim], perm: &[isize], cx: DimSubject<'_>) -> Result<Order> {
     let n = d.len();
     let axes = perm
         .iter()
         .map(|&p| cx.axis(op, p, n))
-        .collect::<Result<Vec<_>>>()?;
-    let mut seen = vec![false; n];
+        .collect::<Result<Order>>()?;
+    let mut seen: SmallVec<[bool; 8]> = smallvec![false; n];
     // (every axis is < n.max(1) here; a 0-d tensor's axis 0 fails the length check)
     let is_perm = axes.len() == n && axes.iter().all(|&k| !std::mem::replace(&mut seen[k], true));
     if !is_perm {
@@ -29,12 +33,12 @@ fn perm_axes(op: &str, d: &[Dim], perm: &[isize], cx: DimSubject<'_>) -> Result<
 
 /// The order of the input's dimensions in the result of `op` (`permute` or
 /// `transpose`): the permutation, or the identity with the pair swapped.
-fn order(op: &str, d: &[Dim], a: &ShapeArgs, cx: DimSubject<'_>) -> Result<Vec<usize>> {
+fn order(op: &str, d: &[Dim], a: &ShapeArgs, cx: DimSubject<'_>) -> Result<Order> {
     let n = d.len();
     let Some((d0, d1)) = a.pair else {
         return perm_axes(op, d, a.perm.as_deref().unwrap_or(&[]), cx);
     };
-    let mut p: Vec<usize> = (0..n).collect();
+    let mut p: Order = (0..n).collect();
     if n < 2 && d0 == d1 {
         return Ok(p); // nothing to swap (any dim, as before the table)
     }
@@ -98,6 +102,7 @@ mod tests {
     const X: DimSubject<'static> = DimSubject::Var {
         name: "x",
         shape: &[None, Some(4), Some(3)],
+        other: None,
     };
 
     #[test]

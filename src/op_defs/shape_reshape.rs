@@ -67,6 +67,7 @@ mod tests {
     const X: DimSubject<'static> = DimSubject::Var {
         name: "x",
         shape: &[None, Some(4), Some(3)],
+        other: None,
     };
 
     fn rule(d: &[Dim], t: &[isize], cx: DimSubject<'_>) -> Result<Vec<Dim>> {

@@ -34,17 +34,23 @@ pub fn parse_shape(args: &Bound<'_, PyTuple>) -> PyResult<Vec<isize>> {
     } else {
         args.clone().into_any()
     };
-    seq.try_iter()?
-        .map(|x| {
-            let x = x?;
-            x.extract::<isize>().map_err(|_| {
-                PyTypeError::new_err(format!(
-                    "shape entries must be integers, got {}",
-                    x.repr().map(|r| r.to_string()).unwrap_or_default()
-                ))
-            })
+    let entry = |x: Bound<'_, PyAny>| {
+        x.extract::<isize>().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "shape entries must be integers, got {}",
+                x.repr().map(|r| r.to_string()).unwrap_or_default()
+            ))
         })
-        .collect()
+    };
+    // tuples and lists by index: the iterator protocol's length hint (a `__length_hint__`
+    // lookup per call) cost more than the rest of `x.permute(1, 0)`'s parsing
+    if let Ok(t) = seq.cast::<PyTuple>() {
+        return t.iter().map(entry).collect();
+    }
+    if let Ok(l) = seq.cast::<PyList>() {
+        return l.iter().map(entry).collect();
+    }
+    seq.try_iter()?.map(|x| entry(x?)).collect()
 }
 
 /// A shape of non-negative sizes; negative sizes are a ValueError naming `op`.

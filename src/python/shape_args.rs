@@ -4,9 +4,10 @@
 
 use crate::op_defs::{ShapeArgs, ShapeOp, ShapeParam};
 use crate::python::args::{parse_axes, parse_shape};
+use crate::python::tensor::class::PyTensor;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyTuple};
+use pyo3::types::{PyDict, PyString, PyTuple};
 
 /// The number of parameter names of the vocabulary.
 const N: usize = ShapeParam::ALL.len();
@@ -28,6 +29,12 @@ fn int_of(op: ShapeOp, param: &str, v: &Bound<'_, PyAny>) -> PyResult<isize> {
             v.repr().map(|r| r.to_string()).unwrap_or_default()
         ))
     })
+}
+
+/// Whether `op`'s varargs are a target shape (`reshape(*shape)`, `expand(*sizes)`)
+/// rather than dimensions to reorder (`permute(*args)`).
+fn shape_varargs(op: ShapeOp) -> bool {
+    matches!(op.varargs(), Some("shape" | "sizes"))
 }
 
 /// A permutation given as one value (a list, a tuple, a 1-d tensor).
@@ -64,8 +71,8 @@ impl<'a, 'py> ShapeSlots<'a, 'py> {
     #[allow(clippy::type_complexity)]
     fn reorder(&self, op: ShapeOp) -> PyResult<(Option<Vec<isize>>, Option<(isize, isize)>)> {
         let name = op.name();
-        if op.varargs() == Some("shape") {
-            return Ok((None, None)); // (`reshape`'s varargs are its target shape)
+        if shape_varargs(op) {
+            return Ok((None, None)); // (`reshape`'s, `expand`'s varargs: a target shape)
         }
         let perm = self.role(op, &[ShapeParam::Perm, ShapeParam::Dims]);
         let (d0, d1) = (
@@ -129,25 +136,70 @@ impl<'a, 'py> ShapeSlots<'a, 'py> {
             })?,
         };
         let (perm, pair) = self.reorder(op)?;
-        let shape = match op.varargs() {
-            Some("shape") => self.1.map(parse_shape).transpose()?,
-            _ => None,
-        };
+        if let Some((_, v)) = self.role(op, &[ShapeParam::Name]) {
+            if !v.is_instance_of::<PyString>() {
+                return Err(PyTypeError::new_err(format!(
+                    "{}(): name must be a str or None, got {}",
+                    op.name(),
+                    v.repr().map(|r| r.to_string()).unwrap_or_default()
+                )));
+            }
+        }
         Ok(ShapeArgs {
             axes,
             start: self.int(op, &[ShapeParam::StartAxis, ShapeParam::StartDim], 0)?,
             stop: self.int(op, &[ShapeParam::StopAxis, ShapeParam::EndDim], -1)?,
             perm,
             pair,
-            shape,
+            shape: self.shape(op)?,
+            like: self.like(op)?,
             pinned: false,
         })
+    }
+
+    /// The target shape: the varargs of an op whose varargs are a shape, or the
+    /// `shape`/`size` role (giving both is a TypeError).
+    fn shape(&self, op: ShapeOp) -> PyResult<Option<Vec<isize>>> {
+        let keyword = self.role(op, &[ShapeParam::Shape, ShapeParam::Size]);
+        let varargs = self.1.filter(|_| shape_varargs(op));
+        match (varargs, keyword) {
+            (Some(t), Some((p, _))) if !t.is_empty() => Err(PyTypeError::new_err(format!(
+                "{}() takes the sizes positionally or as {}=, not both",
+                op.name(),
+                p.name()
+            ))),
+            (_, Some((_, v))) => Ok(Some(one_perm(v)?)),
+            (Some(t), None) => Ok(Some(parse_shape(t)?)),
+            (None, None) => Ok(None),
+        }
+    }
+
+    /// The shape of the tensor of the `other`/`y` role (`expand_as`), as known dims.
+    fn like(&self, op: ShapeOp) -> PyResult<Option<Vec<crate::op_defs::Dim>>> {
+        let Some((p, v)) = self.role(op, &[ShapeParam::Other, ShapeParam::Y]) else {
+            return Ok(None);
+        };
+        let t = v.cast::<PyTensor>().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "{}(): {} must be a Tensor, got {}",
+                op.name(),
+                p.name(),
+                v.get_type()
+                    .name()
+                    .map(|n| n.to_string())
+                    .unwrap_or_default()
+            ))
+        })?;
+        Ok(Some(
+            t.get().inner.shape().iter().map(|&d| Some(d)).collect(),
+        ))
     }
 }
 
 /// The arguments of shape op `op` from a static op's attribute dict (the same names as
-/// the method's parameters; a sequence named like the varargs, `args` or `shape`, for
-/// the varargs of an op that takes them).
+/// the method's parameters; a sequence named like the varargs, `args`, `shape` or
+/// `sizes`, for the varargs of an op that takes them). The tensor of an entry of arity 2
+/// is the op's second input, not an attribute.
 pub fn from_attrs(op: ShapeOp, attrs: Option<&Bound<'_, PyDict>>) -> PyResult<ShapeArgs> {
     let mut values: [Option<Bound<'_, PyAny>>; N] = Default::default();
     let mut varargs = None;

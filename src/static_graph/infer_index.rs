@@ -3,8 +3,8 @@
 //! variables index by NumPy's advanced rules (broadcast together; a bool mask stands for
 //! its non-zero coordinates, whose count is known only at run time).
 
-use super::infer_ext::OutDesc;
-use super::op_ext::IndexSpec;
+use super::infer_index_join_reduce::OutDesc;
+use super::op_index_join_reduce::IndexSpec;
 use super::program::{fmt_shape, Dim, VarDesc};
 use crate::autograd::ops::index::slice_bounds;
 use crate::dtype::DType;

@@ -21,17 +21,17 @@
 pub mod executor;
 pub mod fusion;
 pub mod infer;
-pub mod infer_ext;
 pub mod infer_index;
+pub mod infer_index_join_reduce;
 pub mod op;
-pub mod op_ext;
+pub mod op_index_join_reduce;
 pub mod optim_op;
 pub mod program;
 pub mod pyfunc;
 
 pub use executor::{Executor, Plan, Scope};
 pub use op::{InitKind, OpKind, ReduceKind};
-pub use op_ext::{ExtOp, ExtReduce, IndexSpec};
+pub use op_index_join_reduce::{ExtOp, ExtReduce, IndexSpec};
 pub use optim_op::{OptRule, OptimizerStep};
 pub use program::{fmt_shape, Dim, OpRecord, Program, VarDesc, VarKind};
 pub use pyfunc::{OutSpec, PyFuncCallback, PyFuncOp};

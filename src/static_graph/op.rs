@@ -2,7 +2,7 @@
 //! family with its attributes, how each runs over the crate's differentiable tensor ops,
 //! and which of them carry gradients.
 
-use super::op_ext::ExtOp;
+use super::op_index_join_reduce::ExtOp;
 use super::optim_op::OptimizerStep;
 use super::pyfunc::PyFuncOp;
 use crate::dtype::DType;

@@ -4,7 +4,7 @@
 //! error then, naming the op.
 
 use super::infer::infer;
-use super::infer_ext::infer_ext;
+use super::infer_index_join_reduce::infer_ext;
 use super::op::{InitKind, OpKind};
 use super::optim_op::{OptRule, OptimizerStep};
 use super::pyfunc::{OutSpec, PyFuncCallback, PyFuncOp};

@@ -12,7 +12,8 @@ import pytest
 from ferrograd import _core, static
 from ferrograd.autograd import gradcheck, gradgradcheck
 
-# name -> (name, doc, params, keywords, view kind, has static rule, node)
+# name -> (name, doc, params, keywords, view kind, has static rule, node, varargs, arity,
+# signature)
 SHAPE = {row[0]: row for row in _core._shape_op_table()}
 
 # one call per row, in both dialects' spellings: (paddle kwargs, torch kwargs)
@@ -34,7 +35,12 @@ def _x(shape=(2, 1, 3, 1)):
 
 def test_the_table_lists_the_migrated_ops():
     # (the ops taking *args are tested in test_shape_table_permute.py and _reshape.py)
-    assert set(SHAPE) == set(CALLS) | {"reshape", "permute", "transpose"}
+    # (and the broadcasts in test_shape_table_expand.py)
+    assert set(SHAPE) == set(CALLS) | {"reshape", "permute", "transpose"} | {
+        "expand",
+        "broadcast_to",
+        "expand_as",
+    }
     assert SHAPE["squeeze"][4] == "Always" and SHAPE["unsqueeze"][4] == "Always"
     assert SHAPE["flatten"][4] == "WhenPossible"
     # only squeeze resolves its arguments against the recorded shape when building

@@ -18,6 +18,7 @@ from .variable_index_split_reduce import VariableOpsMixin
 from .variable_layout_scan import VariableLayoutScanMixin
 from .variable_operators import VariableOperatorsMixin
 from .variable_reductions import VariableReductionsMixin
+from .variable_shapes import VariableShapesMixin
 
 if TYPE_CHECKING:
     from .program import Block, Program
@@ -31,6 +32,7 @@ class Variable(
     VariableOpsMixin,
     VariableLayoutScanMixin,
     VariableReductionsMixin,
+    VariableShapesMixin,
     VariableBinaryMixin,
     VariableEagerOpsMixin,
     VariableOperatorsMixin,
@@ -468,29 +470,7 @@ class Variable(
         x = self.astype(dtype) if dtype is not None else self
         return x._op("log_softmax", [x], axis=axis)
 
-    # shapes
-    def reshape(self, *shape: Any, name: str | None = None) -> Variable:
-        """Reshape; ``-1`` is inferred (``x.reshape([2, -1])`` or ``x.reshape(2, -1)``)."""
-        dims = shape[0] if len(shape) == 1 and isinstance(shape[0], (list, tuple)) else shape
-        return self._op("reshape", [self], shape=[int(d) for d in dims])
-
-    view = reshape
-
-    # permute/transpose/swapaxes: the shape table's `transpose` row (src/op_defs/shape.rs),
-    # recorded as one op type; its rule infers the shape
-    def permute(self, *perm: Any) -> Variable:
-        """Permutes the axes."""
-        dims = perm[0] if len(perm) == 1 and isinstance(perm[0], (list, tuple)) else perm
-        return self._op("transpose", [self], perm=[int(d) for d in dims])
-
-    def transpose(self, *args: Any, perm: Any = None, name: str | None = None) -> Variable:
-        """Paddle form ``transpose(perm)`` or PyTorch form ``transpose(dim0, dim1)``."""
-        if perm is not None:
-            return self.permute(perm)
-        if len(args) == 2:
-            return self.swapaxes(int(args[0]), int(args[1]))
-        return self.permute(*args)
-
+    # the shape table's ops (reshape, permute, transpose, ...): variable_shapes.py
     def swapaxes(self, dim0: int, dim1: int) -> Variable:
         """Swaps two axes."""
         return self._op("transpose", [self], dim0=int(dim0), dim1=int(dim1))

@@ -1,5 +1,5 @@
-"""More ``Variable`` methods: indexing, split/chunk/unbind, gather/index_select,
-squeeze/unsqueeze/flatten/expand.
+"""More ``Variable`` methods: indexing, split/chunk/unbind, gather/index_select (the
+shape table's ops are in ``variable_shapes.py``).
 
 Each records one op (shape and dtype inferred in Rust when it is recorded) with the
 eager method's signature, both dialects' argument names included."""
@@ -20,11 +20,6 @@ if TYPE_CHECKING:
 def _pick(primary: Any, alias: Any) -> Any:
     """Paddle's ``axis`` or torch's ``dim`` (whichever was given)."""
     return alias if alias is not None else primary
-
-
-def _shape_args(shape: tuple[Any, ...]) -> list[int]:
-    dims = shape[0] if len(shape) == 1 and isinstance(shape[0], (list, tuple)) else shape
-    return [operator.index(d) for d in dims]
 
 
 def _is_index_like(value: Any) -> bool:
@@ -241,46 +236,3 @@ class VariableOpsMixin:
         ax = operator.index(_pick(axis, dim))
         count = self.shape[ax] if self.shape and -len(self.shape) <= ax < len(self.shape) else 0
         return self._many("unbind", axis=ax, count=max(count, 0))
-
-    # ------------------------------------------------------------------ shapes
-    # squeeze/unsqueeze/flatten: rows of the shape table (src/op_defs/shape.rs); the
-    # arguments go as recorded to its generic parser, the rule infers the shape.
-    def squeeze(self, axis: Any = None, name: str | None = None, *, dim: Any = None) -> Variable:
-        """Removes size-1 dims (all those known to be 1, or those in ``axis``; a listed
-        dim that is not 1 is left alone)."""
-        return self._one("squeeze", [self._me()], axis=axis, dim=dim)
-
-    def unsqueeze(self, axis: Any = None, name: str | None = None, *, dim: Any = None) -> Variable:
-        """Inserts size-1 dims at ``axis`` (an int or a list)."""
-        return self._one("unsqueeze", [self._me()], axis=axis, dim=dim)
-
-    def flatten(
-        self,
-        start_axis: Any = None,
-        stop_axis: Any = None,
-        name: str | None = None,
-        *,
-        start_dim: Any = None,
-        end_dim: Any = None,
-    ) -> Variable:
-        """Flattens dims ``start..=stop`` (``start_axis``/``stop_axis`` or ``*_dim``)."""
-        return self._one(
-            "flatten",
-            [self._me()],
-            start_axis=start_axis,
-            stop_axis=stop_axis,
-            start_dim=start_dim,
-            end_dim=end_dim,
-        )
-
-    def expand(self, *shape: Any) -> Variable:
-        """Broadcast to ``shape``; ``-1`` keeps a dimension (also a run-time one)."""
-        return self._one("expand", [self._me()], shape=_shape_args(shape))
-
-    def broadcast_to(self, shape: Any, name: str | None = None) -> Variable:
-        """Paddle spelling of ``expand`` taking one shape."""
-        return self._one("expand", [self._me()], shape=_shape_args((shape,)))
-
-    def expand_as(self, other: Any) -> Variable:
-        """Broadcast to ``other``'s shape (known at run time)."""
-        return self._one("expand_as", [self._me(), self.block._as_variable(other, like=self._me())])

@@ -1,10 +1,10 @@
-//! Differentiable views and copies: expand, clone, contiguous, and the crate's calls of
-//! the shape table's ops (reshape, squeeze, unsqueeze, flatten, permute, transpose:
+//! Differentiable views and copies: clone, contiguous, and the crate's calls of the shape
+//! table's ops (reshape, squeeze, unsqueeze, flatten, permute, transpose, expand:
 //! `src/op_defs/shape.rs`, recorded by `shape_table.rs`).
 
 use crate::autograd::Recorder;
 use crate::error::Result;
-use crate::op_defs::{ShapeArgs, ShapeOp};
+use crate::op_defs::{Dim, ShapeArgs, ShapeOp};
 use crate::tensor::Tensor;
 use smallvec::smallvec;
 
@@ -25,17 +25,11 @@ impl Tensor {
         out
     }
 
-    /// Broadcast view to `shape`; the gradient is summed back by the engine.
+    /// Broadcast view to `shape` (new dims in front, size-1 dims expanded): the table's
+    /// `expand`; the gradient sums over the broadcast dims.
     pub fn expand(&self, shape: &[usize]) -> Result<Tensor> {
-        let out = self.expand_raw(shape)?;
-        out.mark_view_of(self);
-        if let Some(rec) = Recorder::begin(&[self]) {
-            let back = self.shape_vec();
-            rec.finish("ExpandBackward", &out, move |g, _, _| {
-                Ok(smallvec![Some(g.sum_to(&back)?)])
-            })?;
-        }
-        Ok(out)
+        let known: Vec<Dim> = shape.iter().map(|&d| Some(d)).collect();
+        ShapeOp::Expand.apply(self, &ShapeArgs::like(&known))
     }
 
     /// Dims reordered by `perm` (negative dims allowed): the table's `permute`.

@@ -18,6 +18,7 @@ macro_rules! shape_kernels_and_grads {
     ($($v:ident {
         name: $m:ident,
         doc: $doc:literal,
+        arity: $arity:literal,
         varargs: [$($va:ident)?], params: [$($p:ident),*], keywords: [$($k:ident),*],
         signature: $sig:tt,
         view: $view:ident,

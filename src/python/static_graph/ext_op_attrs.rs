@@ -1,5 +1,5 @@
 //! Parsing of the keyword attributes of the static [`ExtOp`]s (indexing, stack/split,
-//! gather, where, argmax, statistics, squeeze/expand ...) as the Python `static`
+//! gather, where, argmax, statistics, the shape table's ops ...) as the Python `static`
 //! package passes them, and of the optimizer rules of `minimize`.
 
 use crate::op_defs::{DimSubject, Reduction, ShapeOp};
@@ -77,6 +77,7 @@ pub fn parse_ext(
             let cx = DimSubject::Var {
                 name: &desc.name,
                 shape: &desc.shape,
+                other: None,
             };
             args = op.static_args(&desc.shape, &args, cx).py()?;
         }
@@ -109,8 +110,6 @@ pub fn parse_ext(
         "gather" => ExtOp::Gather(attr(attrs, "axis", 0)?),
         "index_select" => ExtOp::IndexSelect(attr(attrs, "axis", 0)?),
         "where" => ExtOp::Where,
-        "expand" => ExtOp::Expand(attr(attrs, "shape", Vec::new())?),
-        "expand_as" => ExtOp::ExpandAs,
         _ => return Ok(None),
     };
     Ok(Some(OpKind::Ext(op)))

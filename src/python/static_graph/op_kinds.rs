@@ -157,7 +157,7 @@ pub fn _reduce_op_table() -> Vec<ReduceOpRow> {
 }
 
 /// One op of [`_shape_op_table`]: `(name, doc, params, keyword-only params, view kind,
-/// has a static rule, backward node)`.
+/// has a static rule, backward node, varargs name ("" if none), arity, Python signature)`.
 type ShapeOpRow = (
     &'static str,
     &'static str,
@@ -166,10 +166,13 @@ type ShapeOpRow = (
     String,
     bool,
     &'static str,
+    &'static str,
+    usize,
+    &'static str,
 );
 
 /// The shape-op declarations as Python data, one row per op (see [`ShapeOpRow`]), for the
-/// registry tests.
+/// registry tests and `scripts/gen_op_bindings.py` (stubs, static `Variable` methods).
 #[pyfunction]
 pub fn _shape_op_table() -> Vec<ShapeOpRow> {
     crate::op_defs::ShapeOp::ALL
@@ -183,6 +186,9 @@ pub fn _shape_op_table() -> Vec<ShapeOpRow> {
                 format!("{:?}", op.view_kind()),
                 op.has_static_rule(),
                 op.node_name(),
+                op.varargs().unwrap_or(""),
+                op.arity(),
+                op.signature(),
             )
         })
         .collect()

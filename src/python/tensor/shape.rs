@@ -2,7 +2,7 @@
 
 use crate::dtype::DType;
 use crate::op_defs::{shape_param_of, ShapeOp};
-use crate::python::args::{check_device, operand_arg, parse_shape};
+use crate::python::args::{check_device, operand_arg};
 use crate::python::dtype::parse_dtype;
 use crate::python::errors::IntoPy;
 use crate::python::interop::convert::operand;
@@ -25,6 +25,7 @@ macro_rules! shape_methods {
     ($($v:ident {
         name: $m:ident,
         doc: $doc:literal,
+        arity: $arity:literal,
         varargs: [$($va:ident)?], params: [$($p:ident),*], keywords: [$($k:ident),*],
         signature: $sig:tt,
         view: $view:ident,
@@ -98,49 +99,7 @@ impl PyTensor {
                 return wrap(py, self.inner.to_dtype(parse_dtype(&a)?).py()?);
             }
         }
-        self.reshape(py, shape)
-    }
-    /// Broadcast view; `-1` keeps a dimension.
-    #[pyo3(signature = (*shape))]
-    fn expand(&self, py: Python<'_>, shape: &Bound<'_, PyTuple>) -> PyT {
-        let req = parse_shape(shape)?;
-        let n = req.len();
-        let nd = self.inner.ndim();
-        if n < nd {
-            return Err(PyValueError::new_err(format!(
-                "expand: the target shape {req:?} has fewer dimensions than the tensor's shape {:?}",
-                self.inner.shape()
-            )));
-        }
-        let target: Vec<usize> = req
-            .iter()
-            .enumerate()
-            .map(|(i, &d)| {
-                if d == -1 && i >= n - nd {
-                    Ok(self.inner.shape()[i - (n - nd)])
-                } else {
-                    usize::try_from(d).map_err(|_| {
-                        PyValueError::new_err(format!("expand: invalid size {d} in {req:?}"))
-                    })
-                }
-            })
-            .collect::<PyResult<_>>()?;
-        wrap(py, self.inner.expand(&target).py()?)
-    }
-    /// Paddle spelling of `expand` taking one shape.
-    #[pyo3(signature = (shape, name=None))]
-    fn broadcast_to(
-        &self,
-        py: Python<'_>,
-        shape: &Bound<'_, PyAny>,
-        name: Option<&Bound<'_, PyAny>>,
-    ) -> PyT {
-        let _ = name;
-        self.expand(py, &PyTuple::new(py, [shape])?)
-    }
-    /// Broadcast view to `other`'s shape.
-    fn expand_as(&self, py: Python<'_>, other: &Bound<'_, PyTensor>) -> PyT {
-        wrap(py, self.inner.expand(other.get().inner.shape()).py()?)
+        self.reshape(py, shape, None)
     }
     /// Transpose of a matrix (0-d and 1-d unchanged).
     fn t(&self, py: Python<'_>) -> PyT {

@@ -1,10 +1,11 @@
-//! The indexing, joining/splitting, selection, statistics and shape ops of static
-//! programs ([`ExtOp`]): their attributes, names, and how each runs over the crate's
-//! differentiable tensor ops. Their build-time inference is in [`super::infer_ext`].
+//! The indexing, joining/splitting (stack, split, unbind), selection (gather,
+//! index_select, where), reduction and shape-table ops of static programs ([`ExtOp`]):
+//! their attributes, names, and how each runs over the crate's differentiable tensor ops.
+//! Their build-time inference is in [`super::infer_index_join_reduce`].
 
 use crate::autograd::ops::index::IndexItem;
 use crate::error::{Error, Result};
-use crate::op_defs::{ReduceArgs, Reduction, ShapeArgs, ShapeOp};
+use crate::op_defs::{Dim, ReduceArgs, Reduction, ShapeArgs, ShapeOp};
 use crate::tensor::Tensor;
 
 /// One item of a recorded `x[...]` index. Tensor indices are variables: each
@@ -101,10 +102,6 @@ pub enum ExtOp {
         /// Keep reduced dimensions as size 1.
         keepdim: bool,
     },
-    /// Broadcasts to a shape; `-1` keeps the input's dimension.
-    Expand(Vec<isize>),
-    /// Broadcasts the first input to the second input's shape.
-    ExpandAs,
     /// Any reduction of the table in `src/op_defs/reduce.rs`, with its parsed arguments
     /// (what Python programs record; `Reduce`/`ArgReduce` stay for Rust callers).
     TableReduce {
@@ -115,7 +112,8 @@ pub enum ExtOp {
     },
     /// Any op of the shape table in `src/op_defs/shape.rs`, with its arguments as
     /// recorded (after the entry's `static_rule`: `squeeze`'s dimensions are pinned when
-    /// the program is built).
+    /// the program is built). An entry of arity 2 (`expand_as`) reads the shape of its
+    /// second input.
     TableShape {
         /// Which shape op.
         op: ShapeOp,
@@ -145,8 +143,6 @@ impl ExtOp {
                 ExtReduce::Var(_) => "var",
                 ExtReduce::Std(_) => "std",
             },
-            ExtOp::Expand(_) => "expand",
-            ExtOp::ExpandAs => "expand_as",
             ExtOp::TableReduce { op, .. } => op.name(),
             ExtOp::TableShape { op, .. } => op.name(),
         }
@@ -244,26 +240,17 @@ impl ExtOp {
                     ExtReduce::Std(c) => x.std(ax, *c, *keepdim),
                 })?
             }
-            ExtOp::TableShape { op, args } => one(op.apply(x, args))?,
-            ExtOp::Expand(shape) => {
-                let n = shape.len();
-                let nd = x.ndim();
-                let target = shape
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &d)| {
-                        if d == -1 && i + nd >= n {
-                            Ok(x.shape()[i + nd - n])
-                        } else {
-                            usize::try_from(d).map_err(|_| {
-                                Error::value(format!("expand: invalid size {d} in {shape:?}"))
-                            })
-                        }
-                    })
-                    .collect::<Result<Vec<_>>>()?;
-                one(x.expand(&target))?
+            ExtOp::TableShape { op, args } if op.arity() == 2 => {
+                let like: Vec<Dim> = second()?.shape().iter().map(|&d| Some(d)).collect();
+                one(op.apply(
+                    x,
+                    &ShapeArgs {
+                        like: Some(like),
+                        ..args.clone()
+                    },
+                ))?
             }
-            ExtOp::ExpandAs => one(x.expand(second()?.shape()))?,
+            ExtOp::TableShape { op, args } => one(op.apply(x, args))?,
         };
         if outs.len() != n_outputs {
             return Err(Error::value(format!(

@@ -1,13 +1,15 @@
-//! Build-time shape and dtype inference for the [`ExtOp`]s, with the eager ops' rules.
-//! Run-time dimensions (`None`) stay unknown unless the op fixes them; errors name the op.
+//! Build-time shape and dtype inference for the [`ExtOp`]s (indexing, stack/split/unbind,
+//! gather/index_select/where, reductions, the shape table's ops), with the eager ops'
+//! rules. Run-time dimensions (`None`) stay unknown unless the op fixes them; errors name
+//! the op.
 
 use super::infer::broadcast;
 use super::infer_index::index_shape;
-use super::op_ext::{ExtOp, ExtReduce};
+use super::op_index_join_reduce::{ExtOp, ExtReduce};
 use super::program::{fmt_shape, Dim, VarDesc};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::op_defs::{AxesKind, DimSubject};
+use crate::op_defs::{AxesKind, DimSubject, ShapeArgs};
 
 /// One output's dtype and shape.
 pub type OutDesc = (DType, Vec<Dim>);
@@ -210,59 +212,6 @@ fn index_select(x: &VarDesc, index: &VarDesc, dim: isize) -> Result<OutDesc> {
     Ok((x.dtype, shape))
 }
 
-fn expand(x: &VarDesc, target: &[isize]) -> Result<Vec<Dim>> {
-    let (n, nd) = (target.len(), x.shape.len());
-    if n < nd {
-        return Err(Error::value(format!(
-            "expand: the target shape {target:?} has fewer dimensions than '{}' with shape {}",
-            x.name,
-            fmt_shape(&x.shape)
-        )));
-    }
-    target
-        .iter()
-        .enumerate()
-        .map(|(i, &t)| {
-            let own = (i + nd >= n).then(|| x.shape[i + nd - n]);
-            match (t, own) {
-                (-1, Some(d)) => Ok(d),
-                (t, _) if t < 0 => Err(Error::value(format!(
-                    "expand: invalid size {t} in {target:?} (-1 keeps an existing dimension)"
-                ))),
-                (t, Some(Some(d))) if d != 1 && d != t as usize => Err(Error::value(format!(
-                    "expand: cannot expand '{}' with shape {} to {target:?}: dimension {i} has \
-                     size {d}, which is not 1",
-                    x.name,
-                    fmt_shape(&x.shape)
-                ))),
-                (t, _) => Ok(Some(t as usize)),
-            }
-        })
-        .collect()
-}
-
-fn expand_as(x: &VarDesc, other: &VarDesc) -> Result<Vec<Dim>> {
-    let (n, nd) = (other.shape.len(), x.shape.len());
-    let ok = n >= nd
-        && x.shape
-            .iter()
-            .enumerate()
-            .all(|(i, &d)| match (d, other.shape[i + n - nd]) {
-                (Some(a), Some(b)) => a == 1 || a == b,
-                _ => true,
-            });
-    if !ok {
-        return Err(Error::value(format!(
-            "expand_as: cannot expand '{}' with shape {} to the shape {} of '{}'",
-            x.name,
-            fmt_shape(&x.shape),
-            fmt_shape(&other.shape),
-            other.name
-        )));
-    }
-    Ok(other.shape.clone())
-}
-
 /// The dtypes and shapes of the outputs of `op` applied to `inputs`.
 pub fn infer_ext(op: &ExtOp, inputs: &[&VarDesc]) -> Result<Vec<OutDesc>> {
     let name = op.name();
@@ -343,22 +292,26 @@ pub fn infer_ext(op: &ExtOp, inputs: &[&VarDesc]) -> Result<Vec<OutDesc>> {
             single(reduce(*kind, x()?, axes, *keepdim))
         }
         ExtOp::TableShape { op, args } => {
-            arity(name, inputs, 1)?;
+            arity(name, inputs, op.arity())?;
             let x = x()?;
+            // an entry of arity 2 reads its second input's recorded shape (`expand_as`)
+            let other = inputs.get(1).filter(|_| op.arity() == 2);
             let cx = DimSubject::Var {
                 name: &x.name,
                 shape: &x.shape,
+                other: other.map(|o| o.name.as_str()),
             };
-            Ok(vec![(x.dtype, op.shape_rule(&x.shape, args, cx)?)])
-        }
-        ExtOp::Expand(t) => {
-            arity(name, inputs, 1)?;
-            let x = x()?;
-            Ok(vec![(x.dtype, expand(x, t)?)])
-        }
-        ExtOp::ExpandAs => {
-            arity(name, inputs, 2)?;
-            Ok(vec![(inputs[0].dtype, expand_as(inputs[0], inputs[1])?)])
+            let shape = match other {
+                Some(o) => {
+                    let args = ShapeArgs {
+                        like: Some(o.shape.clone()),
+                        ..args.clone()
+                    };
+                    op.shape_rule(&x.shape, &args, cx)?
+                }
+                None => op.shape_rule(&x.shape, args, cx)?,
+            };
+            Ok(vec![(x.dtype, shape)])
         }
     }
 }
