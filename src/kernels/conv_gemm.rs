@@ -376,19 +376,8 @@ pub fn backward<T: ConvFloat>(
         }
         Ok(dw)
     };
-    let parts: Vec<Option<Vec<T>>> = if per >= d.n {
-        vec![block(0, dx.as_deref_mut())?]
-    } else if let Some(dx) = dx.as_mut().filter(|_| in_block > 0) {
-        dx.par_chunks_mut(per * in_block)
-            .enumerate()
-            .map(|(bi, ch)| block(bi * per, Some(ch)))
-            .collect::<Result<_>>()?
-    } else {
-        (0..d.n.div_ceil(per))
-            .into_par_iter()
-            .map(|bi| block(bi * per, None))
-            .collect::<Result<_>>()?
-    };
+    let parts: Vec<Option<Vec<T>>> =
+        over_sample_blocks(d.n, per, in_block, dx.as_deref_mut(), block)?;
     // the blocks' weight gradients (transposed per group), summed in block order
     let mut parts = parts.into_iter().flatten();
     let dw = parts
@@ -409,6 +398,37 @@ pub fn backward<T: ConvFloat>(
             dw => dw,
         },
     })
+}
+
+/// Runs `block(first_sample, its_slice_of_dx)` over the batch in blocks of `per` samples:
+/// inline when one block covers it, else in parallel, each block writing its own
+/// `per * in_block` chunk of `dx` (when there is one); the results come back in block order.
+pub(crate) fn over_sample_blocks<T, P, F>(
+    n: usize,
+    per: usize,
+    in_block: usize,
+    dx: Option<&mut [T]>,
+    block: F,
+) -> Result<Vec<P>>
+where
+    T: Send,
+    P: Send,
+    F: Fn(usize, Option<&mut [T]>) -> Result<P> + Sync,
+{
+    if per >= n {
+        return Ok(vec![block(0, dx)?]);
+    }
+    match dx.filter(|_| in_block > 0) {
+        Some(dx) => dx
+            .par_chunks_mut(per * in_block)
+            .enumerate()
+            .map(|(bi, ch)| block(bi * per, Some(ch)))
+            .collect(),
+        None => (0..n.div_ceil(per))
+            .into_par_iter()
+            .map(|bi| block(bi * per, None))
+            .collect(),
+    }
 }
 
 /// The backward of samples `s0..s1` (`dxb`: their input gradients), `sb` samples per

@@ -27,7 +27,7 @@
 //! on scheduling.
 
 use super::conv_direct::ConvFloat;
-use super::conv_gemm::ConvDims;
+use super::conv_gemm::{over_sample_blocks, ConvDims};
 use super::conv_grid::Grid;
 use super::gemm_into::{gemm_into, Mat, Parallelism};
 use crate::dtype::Element;
@@ -261,19 +261,7 @@ pub fn backward<T: ConvFloat>(
         }
         Ok((need_w.then_some(dwt), need_b.then_some(db)))
     };
-    let parts: Vec<Partial<T>> = if per >= d.n {
-        vec![block(0, dx.as_deref_mut())?]
-    } else if let Some(dx) = dx.as_mut().filter(|_| in_block > 0) {
-        dx.par_chunks_mut(per * in_block)
-            .enumerate()
-            .map(|(bi, ch)| block(bi * per, Some(ch)))
-            .collect::<Result<_>>()?
-    } else {
-        (0..d.n.div_ceil(per))
-            .into_par_iter()
-            .map(|bi| block(bi * per, None))
-            .collect::<Result<_>>()?
-    };
+    let parts: Vec<Partial<T>> = over_sample_blocks(d.n, per, in_block, dx.as_deref_mut(), block)?;
     // the blocks' sums, in block order
     let (mut dwt, mut db): Partial<T> = (None, None);
     for (pw, pb) in parts {
