@@ -293,4 +293,25 @@ def _excepthook(tp: Any, value: Any, tb: Any) -> None:
         _notify_failure(f"{last} (uncaught in rank {me})")
         sys.stdout.flush()
         sys.stderr.flush()
+        _give_peers_time()
         os._exit(1)
+
+
+def _give_peers_time(limit: float = 5.0) -> None:
+    """Waits (at most ``limit`` s) before the failed rank exits: its exit makes mpiexec end
+    the whole job at once, which could kill a peer before it has read the notice and
+    reported the failure (seen in the tests). A peer that reads it raises, and its exit
+    (through ``MPI_Abort``) ends the job, this rank included; peers that failed too (they
+    sent their own notice) are not waited for."""
+    comm = _State.notices
+    MPI = mpi()
+    alive = set(range(comm.Get_size())) - {comm.Get_rank()} - _State.failed
+    end = time.monotonic() + limit
+    status = MPI.Status()
+    while alive and time.monotonic() < end:
+        while comm.Iprobe(source=MPI.ANY_SOURCE, tag=_NOTICE_TAG, status=status):
+            src = status.Get_source()
+            buf = bytearray(status.Get_count(MPI.BYTE))
+            comm.Recv([buf, MPI.BYTE], source=src, tag=_NOTICE_TAG)
+            alive.discard(src)
+        time.sleep(0.01)
