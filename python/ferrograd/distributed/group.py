@@ -4,7 +4,7 @@ when this one fails (so they raise instead of waiting forever).
 
 Failure protocol: ``init_process_group`` installs a ``sys.excepthook`` that, after printing
 the traceback, sends a short notice (the exception's text) to every other rank on a
-private communicator and exits. Every rank polls for such notices while it waits for a
+private communicator and exits (after giving the peers up to 5 s to read it). Every rank polls for such notices while it waits for a
 collective, and raises :class:`RankFailedError` naming the failed rank. A rank that dies
 without running Python code (killed) cannot send one; the others then raise
 :class:`DistributedTimeoutError` once the group's ``timeout`` has passed. After either
