@@ -508,45 +508,17 @@ __all__ += [
 ]
 # linear algebra, norms, einsum and the matmul family (docs/linalg.md)
 from . import linalg as linalg  # noqa: E402
-from .linalg._cholesky_solve import cholesky_inverse as cholesky_inverse  # noqa: E402
-from .linalg._cholesky_solve import cholesky_solve as cholesky_solve  # noqa: E402
-from .linalg._derived import matrix_power as matrix_power  # noqa: E402
-from .linalg._derived import pinverse as pinverse  # noqa: E402
-from .linalg._einsum import einsum as einsum  # noqa: E402
-from .linalg._factor import cholesky as cholesky  # noqa: E402
-from .linalg._factor import det as det  # noqa: E402
-from .linalg._factor import logdet as logdet  # noqa: E402
-from .linalg._factor import slogdet as slogdet  # noqa: E402
-from .linalg._norms import dist as dist  # noqa: E402
 from .linalg._norms import tensor_norm as _tensor_norm  # noqa: E402
-from .linalg._products import addmm as addmm  # noqa: E402
-from .linalg._products import addmv as addmv  # noqa: E402
-from .linalg._products import baddbmm as baddbmm  # noqa: E402
-from .linalg._products import cdist as cdist  # noqa: E402
-from .linalg._products import chain_matmul as chain_matmul  # noqa: E402
-from .linalg._products import cross as cross  # noqa: E402
-from .linalg._products import ger as ger  # noqa: E402
-from .linalg._products import inner as inner  # noqa: E402
-from .linalg._products import kron as kron  # noqa: E402
-from .linalg._products import mv as mv  # noqa: E402
-from .linalg._products import tensordot as tensordot  # noqa: E402
 from .linalg._toplevel import install_tensor_methods as _install_linalg_methods  # noqa: E402
-from .linalg._toplevel import inverse as inverse  # noqa: E402
 from .linalg._toplevel import qr_legacy as _qr_legacy  # noqa: E402
-from .linalg._toplevel import svd as svd  # noqa: E402
 
 norm = _tensor_norm  # torch.norm / paddle.norm (linalg.norm is the other rule set)
 qr = _qr_legacy  # torch.qr(input, some=True)
 _install_linalg_methods()
-from .linalg._lowrank import pca_lowrank as pca_lowrank  # noqa: E402
-from .linalg._lowrank import svd_lowrank as svd_lowrank  # noqa: E402
 from .linalg._lu import lu_legacy as _lu_legacy  # noqa: E402
 from .linalg._lu import lu_solve_legacy as _lu_solve_legacy  # noqa: E402
-from .linalg._lu import lu_unpack as lu_unpack  # noqa: E402
 from .linalg._matfn import householder_product as _householder_product  # noqa: E402
-from .linalg._matfn import matrix_exp as matrix_exp  # noqa: E402
 from .linalg._ormqr import ormqr_torch as _ormqr_torch  # noqa: E402
-from .linalg._paddle_names import matrix_transpose as matrix_transpose  # noqa: E402
 from .linalg._triangular import triangular_solve_legacy as _triangular_solve  # noqa: E402
 
 lu = _lu_legacy  # torch.lu(A, pivot=True, get_infos=False): (LU, pivots[, infos])
@@ -556,12 +528,7 @@ orgqr = _householder_product  # torch.orgqr(A, tau)
 ormqr = _ormqr_torch  # torch.ormqr(input, tau, other, left, transpose): the full Q
 
 __all__ += [
-    "linalg", "matrix_power", "pinverse", "einsum", "cholesky", "det", "logdet",
-    "slogdet", "dist", "norm", "addmm", "addmv", "baddbmm", "cdist", "chain_matmul",
-    "cross", "ger", "inner", "kron", "mv", "tensordot", "inverse", "qr", "svd",
-    "lu", "lu_solve", "lu_unpack", "orgqr", "matrix_exp", "triangular_solve",
-    "ormqr", "pca_lowrank", "svd_lowrank", "cholesky_solve", "cholesky_inverse",
-    "matrix_transpose",
+    "linalg", "norm", "qr", "lu", "lu_solve", "orgqr", "triangular_solve", "ormqr",
 ]  # fmt: skip
 
 # probability distributions: torch.distributions / paddle.distribution (docs/distributions.md)

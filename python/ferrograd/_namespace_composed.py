@@ -123,6 +123,37 @@ from ._ops_stats import trapezoid as trapezoid
 from ._ops_stats import trapz as trapz
 from ._ops_stats import var_mean as var_mean
 
+# the top-level linear-algebra functions (docs/linalg.md; torch's legacy spellings and
+# the linalg Tensor methods stay in ferrograd/__init__.py)
+from .linalg._cholesky_solve import cholesky_inverse as cholesky_inverse
+from .linalg._cholesky_solve import cholesky_solve as cholesky_solve
+from .linalg._derived import matrix_power as matrix_power
+from .linalg._derived import pinverse as pinverse
+from .linalg._einsum import einsum as einsum
+from .linalg._factor import cholesky as cholesky
+from .linalg._factor import det as det
+from .linalg._factor import logdet as logdet
+from .linalg._factor import slogdet as slogdet
+from .linalg._lowrank import pca_lowrank as pca_lowrank
+from .linalg._lowrank import svd_lowrank as svd_lowrank
+from .linalg._lu import lu_unpack as lu_unpack
+from .linalg._matfn import matrix_exp as matrix_exp
+from .linalg._norms import dist as dist
+from .linalg._paddle_names import matrix_transpose as matrix_transpose
+from .linalg._products import addmm as addmm
+from .linalg._products import addmv as addmv
+from .linalg._products import baddbmm as baddbmm
+from .linalg._products import cdist as cdist
+from .linalg._products import chain_matmul as chain_matmul
+from .linalg._products import cross as cross
+from .linalg._products import ger as ger
+from .linalg._products import inner as inner
+from .linalg._products import kron as kron
+from .linalg._products import mv as mv
+from .linalg._products import tensordot as tensordot
+from .linalg._toplevel import inverse as inverse
+from .linalg._toplevel import svd as svd
+
 __all__ = [
     "atleast_1d",
     "atleast_2d",
@@ -226,4 +257,32 @@ __all__ = [
     "IntTensor",
     "LongTensor",
     "ShortTensor",
+    "cholesky_inverse",
+    "cholesky_solve",
+    "matrix_power",
+    "pinverse",
+    "einsum",
+    "cholesky",
+    "det",
+    "logdet",
+    "slogdet",
+    "dist",
+    "addmm",
+    "addmv",
+    "baddbmm",
+    "cdist",
+    "chain_matmul",
+    "cross",
+    "ger",
+    "inner",
+    "kron",
+    "mv",
+    "tensordot",
+    "inverse",
+    "svd",
+    "pca_lowrank",
+    "svd_lowrank",
+    "lu_unpack",
+    "matrix_exp",
+    "matrix_transpose",
 ]
