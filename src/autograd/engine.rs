@@ -127,6 +127,23 @@ fn run(
     opts: BackwardOptions,
 ) -> Result<Vec<Option<Tensor>>> {
     let _depth = super::reentry::DepthGuard::enter()?;
+    if super::reentry::should_hop() {
+        // deep re-entrant nesting: continue on a fresh stack (see `reentry`)
+        return super::reentry::on_fresh_thread(move || {
+            run_here(roots, root_grads, targets, blocked, opts)
+        });
+    }
+    run_here(roots, root_grads, targets, blocked, opts)
+}
+
+/// [`run`] on the current thread.
+fn run_here(
+    roots: &[Tensor],
+    root_grads: Vec<Tensor>,
+    targets: Targets,
+    blocked: &Blocked,
+    opts: BackwardOptions,
+) -> Result<Vec<Option<Tensor>>> {
     let frame = crate::autograd::callbacks::CallbackFrame::begin();
     let out = run_pass(roots, root_grads, targets, blocked, opts)?;
     frame.finish()?;

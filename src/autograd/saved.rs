@@ -64,6 +64,17 @@ pub fn set_saved_tensor_hooks_disabled(message: Option<String>) -> Option<String
     HOOKS_DISABLED.with(|d| std::mem::replace(&mut *d.borrow_mut(), message))
 }
 
+/// This thread's hook stack, outermost first (carried to a thread that continues a
+/// re-entrant backward pass).
+pub(crate) fn hook_stack_snapshot() -> Vec<Arc<dyn SavedTensorHooks>> {
+    HOOK_STACK.with(|s| s.borrow().clone())
+}
+
+/// Replaces this thread's hook stack (on a thread that continues a re-entrant pass).
+pub(crate) fn set_hook_stack(stack: Vec<Arc<dyn SavedTensorHooks>>) {
+    HOOK_STACK.with(|s| *s.borrow_mut() = stack);
+}
+
 fn current_hooks() -> Option<Arc<dyn SavedTensorHooks>> {
     HOOK_STACK.with(|s| s.borrow().last().cloned())
 }
