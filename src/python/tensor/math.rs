@@ -95,6 +95,15 @@ fn bin(py: Python<'_>, a: &Tensor, other: &Bound<'_, PyAny>, op: BinaryOp, refle
     wrap(py, r.py()?)
 }
 
+/// Whether a failed conversion of `other` should make an operator return
+/// `NotImplemented` (Python then asks `other`'s reflected method): a `TypeError` for
+/// an operand that is neither a number nor a tensor (e.g. a sparse tensor object).
+fn defers(py: Python<'_>, e: &PyErr, other: &Bound<'_, PyAny>) -> bool {
+    e.is_instance_of::<PyTypeError>(py)
+        && crate::python::interop::convert::scalar_kind(other).is_none()
+        && other.cast::<PyTensor>().is_err()
+}
+
 fn dunder(
     py: Python<'_>,
     a: &Tensor,
@@ -104,13 +113,7 @@ fn dunder(
 ) -> PyResult<Py<PyAny>> {
     match bin(py, a, other, op, reflected) {
         Ok(t) => Ok(t.into_any()),
-        Err(e)
-            if e.is_instance_of::<PyTypeError>(py)
-                && crate::python::interop::convert::scalar_kind(other).is_none()
-                && other.cast::<PyTensor>().is_err() =>
-        {
-            Ok(py.NotImplemented())
-        }
+        Err(e) if defers(py, &e, other) => Ok(py.NotImplemented()),
         Err(e) => Err(e),
     }
 }
@@ -204,19 +207,26 @@ crate::op_defs::for_each_unary_op!(unary_methods);
 
 #[pymethods]
 impl PyTensor {
-    /// `self @ other`.
-    fn __matmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyT {
-        let b = operand(other, self.inner.dtype())?;
+    /// `self @ other` (`NotImplemented` for an operand ferrograd cannot convert, so that
+    /// the other object's `__rmatmul__` runs: `dense @ sparse`).
+    fn __matmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let b = match operand(other, self.inner.dtype()) {
+            Ok(b) => b,
+            Err(e) if defers(py, &e, other) => return Ok(py.NotImplemented()),
+            Err(e) => return Err(e),
+        };
         let a = &self.inner;
-        wrap(
-            py,
-            maybe_detach(py, a.numel().max(b.numel()), || a.matmul(&b)).py()?,
-        )
+        let r = maybe_detach(py, a.numel().max(b.numel()), || a.matmul(&b)).py()?;
+        Ok(wrap(py, r)?.into_any())
     }
-    /// `other @ self`.
-    fn __rmatmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyT {
-        let a = operand(other, self.inner.dtype())?;
-        wrap(py, a.matmul(&self.inner).py()?)
+    /// `other @ self` (`NotImplemented` for an operand ferrograd cannot convert).
+    fn __rmatmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let a = match operand(other, self.inner.dtype()) {
+            Ok(a) => a,
+            Err(e) if defers(py, &e, other) => return Ok(py.NotImplemented()),
+            Err(e) => return Err(e),
+        };
+        Ok(wrap(py, a.matmul(&self.inner).py()?)?.into_any())
     }
     /// `self ** other` (`modulo` is not supported and ignored).
     fn __pow__(
