@@ -109,6 +109,41 @@ class SparseTensor(ValueWiseMethods):
         """The COO form."""
         raise NotImplementedError
 
+    def to_sparse(
+        self, sparse_dim: Any = None, *, layout: Any = None, blocksize: Any = None,
+        dense_dim: Any = None,
+    ) -> Any:  # fmt: skip
+        """This tensor in ``layout`` (COO by default; ``blocksize`` for BSR / BSC)."""
+        from ._compressed import to_layout
+
+        if layout is None:
+            return self.to_sparse_coo(sparse_dim)
+        return to_layout(self, layout, blocksize, dense_dim)
+
+    def to_sparse_csr(self, dense_dim: Any = None) -> Any:
+        """The CSR form (batch dims: the sparse dims but the last two)."""
+        from ._layout import sparse_csr
+
+        return self.to_sparse(layout=sparse_csr, dense_dim=dense_dim)
+
+    def to_sparse_csc(self, dense_dim: Any = None) -> Any:
+        """The CSC form."""
+        from ._layout import sparse_csc
+
+        return self.to_sparse(layout=sparse_csc, dense_dim=dense_dim)
+
+    def to_sparse_bsr(self, blocksize: Any, dense_dim: Any = None) -> Any:
+        """The BSR form with blocks of ``blocksize = (bh, bw)``."""
+        from ._layout import sparse_bsr
+
+        return self.to_sparse(layout=sparse_bsr, blocksize=blocksize, dense_dim=dense_dim)
+
+    def to_sparse_bsc(self, blocksize: Any, dense_dim: Any = None) -> Any:
+        """The BSC form with blocks of ``blocksize = (bh, bw)``."""
+        from ._layout import sparse_bsc
+
+        return self.to_sparse(layout=sparse_bsc, blocksize=blocksize, dense_dim=dense_dim)
+
     def nnz(self) -> int:
         """The number of stored entries (duplicates of an uncoalesced COO tensor count)."""
         return int(self._vals.shape[0])
