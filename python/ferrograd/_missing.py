@@ -18,11 +18,6 @@ _CPU = "ferrograd runs on the CPU only; drop the device handling"
 _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
     # ferrograd.sparse (docs/sparse.md): the peers' sparse names it does not implement
     "ferrograd.sparse": {
-        "reshape": ("Paddle", "x.to_dense().reshape(...).to_sparse_coo(sparse_dim)"),
-        "slice": ("Paddle", "densify, slice, then to_sparse_coo"),
-        "spdiags": ("PyTorch", "sparse_coo_tensor with the diagonals' indices"),
-        "as_sparse_gradcheck": ("PyTorch", "autograd.gradcheck on a function of the values"),
-        "check_sparse_tensor_invariants": ("PyTorch", "ferrograd always checks them"),
         "to_sparse_semi_structured": ("PyTorch", ""),
         "SparseSemiStructuredTensor": ("PyTorch", ""),
     },

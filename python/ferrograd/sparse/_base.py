@@ -388,3 +388,29 @@ class SparseTensor(ValueWiseMethods):
         if len(dims) == 1:
             return transpose(self, dims[0])
         raise TypeError("transpose: expects (dim0, dim1) or a permutation list")
+
+    # -- indexing (COO; _shape_ops.py) ---------------------------------------------------
+    def __getitem__(self, key: Any) -> Any:
+        """``x[i]``, ``x[i, j]``, ``x[a:b]``, ``x[[i, j]]`` on COO (see ``select``)."""
+        from ._shape_ops import getitem
+
+        return getitem(self, key)
+
+    def select(self, dim: Any, index: Any) -> Any:
+        """The slice at ``index`` along ``dim`` (sparse for a sparse dim, as PyTorch)."""
+        from ._shape_ops import select
+
+        return select(self, dim, index)
+
+    def index_select(self, dim: Any, index: Any) -> Any:
+        """The slices at ``index`` (1-D integers, repeats allowed) along ``dim``."""
+        from ._shape_ops import index_select
+
+        return index_select(self, dim, index)
+
+    def reshape(self, *shape: Any) -> Any:
+        """``paddle.sparse.reshape(self, shape)`` (only the sparse dims change)."""
+        from ._shape_ops import reshape
+
+        dims = shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape
+        return reshape(self, dims)
