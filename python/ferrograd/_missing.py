@@ -22,21 +22,7 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
         "SparseSemiStructuredTensor": ("PyTorch", ""),
     },
     "ferrograd.sparse.nn": {
-        "Conv2D": ("Paddle", ""),
-        "Conv3D": ("Paddle", ""),
-        "SubmConv2D": ("Paddle", ""),
-        "SubmConv3D": ("Paddle", ""),
-        "BatchNorm": ("Paddle", "apply nn.BatchNorm1D to x.values()"),
-        "SyncBatchNorm": ("Paddle", ""),
-        "MaxPool3D": ("Paddle", ""),
-    },
-    "ferrograd.sparse.nn.functional": {
-        "conv2d": ("Paddle", ""),
-        "conv3d": ("Paddle", ""),
-        "subm_conv2d": ("Paddle", ""),
-        "subm_conv3d": ("Paddle", ""),
-        "max_pool3d": ("Paddle", ""),
-        "attention": ("Paddle", ""),
+        "SyncBatchNorm": ("Paddle", "sparse.nn.BatchNorm on one process"),
     },
     "ferrograd.jit": {
         "TranslatedLayer": ("Paddle", "paddle.jit.load is not implemented either"),
