@@ -197,3 +197,32 @@ def test_load_revalidates_sparse_parts(tmp_path):
             zf.writestr(n, data)
     with pytest.raises(ValueError, match="sparse tensor at"):
         fg.load(path)
+
+
+def test_mask_as_takes_the_dense_values_at_the_pattern():
+    csr = fg.sparse.sparse_csr_tensor([0, 2, 3, 5], [1, 3, 2, 0, 1], [1.0] * 5, [3, 4])
+    x = t(np.arange(12.0).reshape(3, 4), True)
+    out = fg.sparse.mask_as(x, csr)
+    assert out.layout is fg.sparse_csr and out.values().tolist() == [1.0, 3.0, 6.0, 8.0, 9.0]
+    bsr = t(np.eye(4)).to_sparse_bsr(2)
+    np.testing.assert_allclose(
+        fg.sparse.mask_as(t(np.ones((4, 4)) * 2), bsr).to_dense().numpy(),
+        2 * np.kron(np.eye(2), np.ones((2, 2))),
+    )
+    coo = fg.sparse_coo_tensor([[1, 0, 1]], [1.0, 1.0, 1.0], (3,))  # uncoalesced
+    got = fg.sparse.mask_as(t([5.0, 6.0, 7.0]), coo)
+    assert got.is_coalesced() and got.values().tolist() == [5.0, 6.0]
+    assert gradcheck(lambda a: fg.sparse.mask_as(a, csr).values(), (x,))
+    with pytest.raises(ValueError, match="differ in shape"):
+        fg.sparse.mask_as(t(np.ones((2, 2))), csr)
+
+
+def test_spsolve_is_the_dense_solve():
+    a = np.array([[4.0, 0.0, 1.0], [0.0, 3.0, 0.0], [1.0, 0.0, 2.0]])
+    b = RNG.standard_normal(3)
+    s = t(a).to_sparse_csr()
+    np.testing.assert_allclose(fg.sparse.spsolve(s, t(b)).numpy(), np.linalg.solve(a, b))
+    vals = s.values().detach().clone().requires_grad_(True)
+    assert gradcheck(lambda v, y: fg.sparse.spsolve(s._with_values(v), y), (vals, t(b, True)))
+    with pytest.raises(NotImplementedError, match="left=True"):
+        fg.sparse.spsolve(s, t(b), left=False)

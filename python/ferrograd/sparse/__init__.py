@@ -25,7 +25,9 @@ from ._elementwise import subtract as subtract
 from ._elementwise import transpose as transpose
 from ._extras import as_sparse_gradcheck as as_sparse_gradcheck
 from ._extras import check_sparse_tensor_invariants as check_sparse_tensor_invariants
+from ._extras import mask_as as mask_as
 from ._extras import spdiags as spdiags
+from ._extras import spsolve as spsolve
 from ._products import addmm as addmm
 from ._products import masked_matmul as masked_matmul
 from ._products import matmul as matmul
@@ -87,7 +89,7 @@ __all__ = [
     "sinh", "tanh", "asinh", "atanh", "sqrt", "square", "log1p", "expm1", "deg2rad",
     "rad2deg", "isnan", "neg", "pow", "cast", "nn", "FloatTensor", "DoubleTensor",
     "SparseCompressedTensor", "reshape", "slice", "spdiags", "check_sparse_tensor_invariants",
-    "as_sparse_gradcheck",
+    "as_sparse_gradcheck", "mask_as", "spsolve",
 ]  # fmt: skip
 
 # PyTorch / Paddle names this module lacks raise an AttributeError that says so

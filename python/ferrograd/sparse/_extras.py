@@ -146,3 +146,34 @@ def as_sparse_gradcheck(gradcheck: Callable[..., Any]) -> Callable[..., Any]:
         return gradcheck(dense_func, tuple(flat), **kwargs)
 
     return check
+
+
+def mask_as(x: Tensor, mask: SparseTensor, name: Any = None) -> SparseTensor:
+    """Paddle's ``sparse.mask_as(x, mask)``: the entries of the dense ``x`` at ``mask``'s
+    stored positions, as a sparse tensor with ``mask``'s layout and pattern (zeros of
+    ``x`` stay stored). Differentiable w.r.t. ``x``."""
+    what = "sparse.mask_as"
+    if not isinstance(mask, SparseTensor) or not isinstance(x, Tensor):
+        raise TypeError(f"{what}: expects a dense x and a sparse mask")
+    if list(x.shape) != list(mask.shape):
+        raise ValueError(f"{what}: x {list(x.shape)} and mask {list(mask.shape)} differ in shape")
+    c = mask.coalesce() if isinstance(mask, SparseCooTensor) else mask
+    coo = c if isinstance(c, SparseCooTensor) else c.to_sparse_coo()
+    idx = coo.indices()
+    vals = x[tuple(idx[d] for d in range(int(idx.shape[0])))]
+    # a compressed mask's COO view lists its entries in stored order
+    return c._with_values(vals.reshape(list(c.values().shape)))
+
+
+def spsolve(input: SparseTensor, other: Tensor, *, left: bool = True) -> Tensor:
+    """``torch.sparse.spsolve(A, b)``: the solution of ``A @ out = b`` for a sparse square
+    ``A``. It densifies ``A`` and calls ``linalg.solve`` (O(n^3), no sparse
+    factorisation); differentiable w.r.t. ``A``'s values and ``b``. Only ``left=True``
+    (as PyTorch)."""
+    from .. import linalg
+
+    if not left:
+        raise NotImplementedError("sparse.spsolve: only left=True is supported (as PyTorch)")
+    if not isinstance(input, SparseTensor) or input.ndim != 2 or input.shape[0] != input.shape[1]:
+        raise ValueError("sparse.spsolve: input must be a square 2-D sparse matrix")
+    return linalg.solve(input.to_dense(), other)
