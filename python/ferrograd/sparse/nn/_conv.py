@@ -121,7 +121,6 @@ def _subm_rulebook(
     coords: np.ndarray, spatial: list[int], ksize: list[int], dil: list[int]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Pairs of a submanifold convolution (outputs = the sorted input sites)."""
-    nd = len(spatial)
     centre = np.array([(k - 1) // 2 for k in ksize])
     offs = (_offsets(ksize) - centre) * np.array(dil)
     sizes = [int(coords[:, 0].max()) + 1 if len(coords) else 1, *spatial]
@@ -135,7 +134,6 @@ def _subm_rulebook(
     pos = np.searchsorted(keys, qkeys).clip(max=max(len(keys) - 1, 0))
     found = inside & (keys[pos] == qkeys) if len(keys) else inside & False
     kk, oo = np.nonzero(found)
-    del nd
     return kk, pos[kk, oo], oo
 
 
