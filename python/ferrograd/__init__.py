@@ -569,20 +569,11 @@ globals().update({n: getattr(nn.functional, n) for n in _TRACED_F if n in global
 # END static dispatch
 
 # sparse tensors: torch.sparse / paddle.sparse, COO and CSR (docs/sparse.md)
-from . import sparse as sparse  # noqa: E402
-from .sparse import sparse_coo_tensor as sparse_coo_tensor  # noqa: E402
-from .sparse import sparse_csr_tensor as sparse_csr_tensor  # noqa: E402
+from . import _namespace_sparse  # noqa: E402
+from ._namespace_sparse import *  # noqa: E402,F403  (see that module)
 from .sparse._create import install_tensor_methods as _install_sparse_methods  # noqa: E402
 from .sparse._dispatch import install as _install_sparse_dispatch  # noqa: E402
-from .sparse._layout import layout as layout  # noqa: E402
-from .sparse._layout import sparse_coo as sparse_coo  # noqa: E402
-from .sparse._layout import sparse_csr as sparse_csr  # noqa: E402
-from .sparse._layout import strided as strided  # noqa: E402
-from .sparse._products import spmm as spmm  # noqa: E402
 
 _install_sparse_methods()
 _install_sparse_dispatch(globals())
-__all__ += [
-    "sparse", "sparse_coo_tensor", "sparse_csr_tensor", "layout", "strided", "sparse_coo",
-    "sparse_csr", "spmm",
-]  # fmt: skip
+__all__ += _namespace_sparse.__all__

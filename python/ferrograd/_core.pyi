@@ -301,12 +301,25 @@ class Tensor:
     @property
     def layout(self) -> Any:
         """``ferrograd.strided``: every ``Tensor`` is dense."""
-    def to_sparse(self, sparse_dim: Any = None, *, layout: Any = None, **_: Any) -> Any:
-        """The COO form (``layout=ferrograd.sparse_csr``: the CSR form); see docs/sparse.md."""
+    def to_sparse(
+        self,
+        sparse_dim: Any = None,
+        *,
+        layout: Any = None,
+        blocksize: Any = None,
+        dense_dim: Any = None,
+    ) -> Any:
+        """The COO form, or ``layout`` (CSR / CSC / BSR / BSC); see docs/sparse.md."""
     def to_sparse_coo(self, sparse_dim: Any = None) -> Any:
         """Paddle's ``x.to_sparse_coo(sparse_dim)``: the COO form of the nonzeros."""
     def to_sparse_csr(self, dense_dim: Any = None) -> Any:
-        """The CSR form of a 2-D tensor."""
+        """The CSR form (batched for more than 2 dims + ``dense_dim``)."""
+    def to_sparse_csc(self, dense_dim: Any = None) -> Any:
+        """The CSC form."""
+    def to_sparse_bsr(self, blocksize: Any, dense_dim: Any = None) -> Any:
+        """The BSR form with blocks of ``blocksize = (bh, bw)``."""
+    def to_sparse_bsc(self, blocksize: Any, dense_dim: Any = None) -> Any:
+        """The BSC form with blocks of ``blocksize = (bh, bw)``."""
     def to_dense(self, dtype: Any = None, *, masked_grad: Any = None) -> Tensor:
         """Itself (a dense tensor's dense form; cast when ``dtype`` is given)."""
     def numel(self) -> _int:

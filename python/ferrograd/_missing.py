@@ -18,30 +18,11 @@ _CPU = "ferrograd runs on the CPU only; drop the device handling"
 _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
     # ferrograd.sparse (docs/sparse.md): the peers' sparse names it does not implement
     "ferrograd.sparse": {
-        "reshape": ("Paddle", "x.to_dense().reshape(...).to_sparse_coo(sparse_dim)"),
-        "slice": ("Paddle", "densify, slice, then to_sparse_coo"),
-        "spdiags": ("PyTorch", "sparse_coo_tensor with the diagonals' indices"),
-        "as_sparse_gradcheck": ("PyTorch", "autograd.gradcheck on a function of the values"),
-        "check_sparse_tensor_invariants": ("PyTorch", "ferrograd always checks them"),
         "to_sparse_semi_structured": ("PyTorch", ""),
         "SparseSemiStructuredTensor": ("PyTorch", ""),
     },
     "ferrograd.sparse.nn": {
-        "Conv2D": ("Paddle", ""),
-        "Conv3D": ("Paddle", ""),
-        "SubmConv2D": ("Paddle", ""),
-        "SubmConv3D": ("Paddle", ""),
-        "BatchNorm": ("Paddle", "apply nn.BatchNorm1D to x.values()"),
-        "SyncBatchNorm": ("Paddle", ""),
-        "MaxPool3D": ("Paddle", ""),
-    },
-    "ferrograd.sparse.nn.functional": {
-        "conv2d": ("Paddle", ""),
-        "conv3d": ("Paddle", ""),
-        "subm_conv2d": ("Paddle", ""),
-        "subm_conv3d": ("Paddle", ""),
-        "max_pool3d": ("Paddle", ""),
-        "attention": ("Paddle", ""),
+        "SyncBatchNorm": ("Paddle", "sparse.nn.BatchNorm on one process"),
     },
     "ferrograd.jit": {
         "TranslatedLayer": ("Paddle", "paddle.jit.load is not implemented either"),

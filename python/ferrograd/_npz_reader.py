@@ -31,7 +31,7 @@ MAX_MANIFEST_BYTES = 64 << 20
 MAX_DEPTH = 100
 # deflate emits at least one bit per 258-byte match: no member inflates more than 1032:1
 _MAX_DEFLATE_RATIO = 1032
-_NODE_KINDS = ("tensor", "ndarray", "dict", "list", "tuple", "value", "float")
+_NODE_KINDS = ("tensor", "ndarray", "dict", "list", "tuple", "value", "float", "sparse")
 _VALUE_TYPES = (type(None), bool, int, float, str)
 
 
@@ -145,9 +145,11 @@ class Reader:
         archive_size: int,
         max_bytes: int | None,
         make_tensor: Callable[[np.ndarray, str, bool], Any],
+        make_sparse: Callable[[dict, list], Any] | None = None,
     ) -> None:
         self.zf = zf
         self.make_tensor = make_tensor
+        self.make_sparse = make_sparse
         self.infos = _member_checks(zf, archive_size)
         self.max_bytes = max_bytes
         self.used: set[str] = set()
@@ -191,6 +193,19 @@ class Reader:
                 return self.make_tensor(array, dtype, bool(node.get("requires_grad")))
             except (TypeError, ValueError) as e:
                 raise _Bad(f"tensor at {where} cannot be made ({e})") from None
+        if kind == "sparse":
+            parts = node.get("parts")
+            if not isinstance(parts, list) or not all(
+                isinstance(p, dict) and p.get("kind") == "tensor" for p in parts
+            ):
+                raise _Bad(f"sparse node at {where} has no list of tensor parts")
+            built = [self.build(p, f"{where}.parts[{i}]", depth + 1) for i, p in enumerate(parts)]
+            if self.make_sparse is None:
+                raise _Bad(f"sparse node at {where}: this reader builds no sparse tensors")
+            try:
+                return self.make_sparse(node, built)
+            except (TypeError, ValueError, IndexError, KeyError) as e:
+                raise _Bad(f"sparse tensor at {where} cannot be made ({e})") from None
         items = node.get("items")
         if kind in ("dict", "list", "tuple") and not isinstance(items, list):
             raise _Bad(f"{kind} node at {where} has no list of items")

@@ -14,6 +14,10 @@ Format (readable with ``numpy.load(path, allow_pickle=False)`` alone):
     ``["int", 0]`` (dict keys of other types are refused)
   - ``{"kind": "list", "items": [NODE, ...]}`` and ``{"kind": "tuple", ...}``
   - ``{"kind": "value", "value": V}`` for ``None``, bools, ints, floats and strings.
+  - ``{"kind": "sparse", "layout": "sparse_coo", "shape": [...], "coalesced": false,
+    "requires_grad": false, "parts": [NODE, ...]}`` for a sparse tensor (docs/sparse.md):
+    the parts are tensor nodes, ``[indices, values]`` for COO and ``[compressed_indices,
+    plain_indices, values]`` for the compressed layouts; loading re-validates them.
 
 bfloat16 tensors (which NumPy lacks) are stored as float32 and cast back on load.
 Anything else (arbitrary objects) is a ``TypeError`` at save time.
@@ -64,6 +68,10 @@ class _Writer:
                 "dtype": dtype,
                 "requires_grad": bool(obj.requires_grad),
             }
+        from .sparse._base import SparseTensor
+
+        if isinstance(obj, SparseTensor):
+            return self._sparse(obj, where)
         if isinstance(obj, np.ndarray):
             if obj.dtype == object:
                 raise TypeError(f"save: {where} is an object array, which needs pickle")
@@ -99,10 +107,54 @@ class _Writer:
             f"(no pickle)"
         )
 
+    def _sparse(self, obj: Any, where: str) -> dict:
+        from .sparse._coo import SparseCooTensor
+        from .sparse._csr import SparseCsrTensor
+
+        if isinstance(obj, SparseCooTensor):
+            parts = [obj.indices(), obj.values()]
+        elif isinstance(obj, SparseCsrTensor):
+            parts = [obj.crow_indices(), obj.col_indices(), obj.values()]
+        else:  # CSC / BSR / BSC / batched CSR: compressed and plain indices, values
+            parts = [obj._cidx, obj._pidx, obj.values()]
+        return {
+            "kind": "sparse",
+            "layout": repr(obj.layout).replace("ferrograd.", ""),
+            "shape": list(obj.shape),
+            "coalesced": bool(isinstance(obj, SparseCooTensor) and obj.is_coalesced()),
+            "requires_grad": bool(obj.requires_grad),
+            "parts": [self.node(p.detach(), f"{where}.parts[{i}]") for i, p in enumerate(parts)],
+        }
+
+
+def _make_sparse(node: dict, parts: list) -> Any:
+    """A sparse tensor from a ``sparse`` node, through the validating constructors."""
+    from . import sparse
+    from .sparse import _layout
+    from .sparse._create_compressed import sparse_compressed_tensor
+
+    layout = node.get("layout")
+    shape = node.get("shape")
+    if not isinstance(shape, list) or not all(isinstance(s, int) for s in shape):
+        raise ValueError("its shape is not a list of ints")
+    grad = bool(node.get("requires_grad"))
+    if layout == "sparse_coo" and len(parts) == 2:
+        return sparse.sparse_coo_tensor(
+            parts[0], parts[1], shape, requires_grad=grad,
+            is_coalesced=bool(node.get("coalesced")),
+        )  # fmt: skip
+    names = ("sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc")
+    kind = getattr(_layout, layout) if layout in names else None
+    if kind is None or len(parts) != 3:
+        raise ValueError(f"unknown sparse layout {layout!r} with {len(parts)} parts")
+    return sparse_compressed_tensor(
+        parts[0], parts[1], parts[2], shape, layout=kind, requires_grad=grad
+    )
+
 
 def save(obj: Any, path: PathLike, protocol: Any = None, **kwargs: Any) -> None:
-    """Saves ``obj`` (a state dict: tensors, arrays, numbers, strings, None, nested in
-    dicts/lists/tuples) to ``path`` as an ``.npz`` file. ``path`` is used as given (no
+    """Saves ``obj`` (a state dict: tensors, sparse tensors, arrays, numbers, strings,
+    None, nested in dicts/lists/tuples) to ``path`` as an ``.npz`` file. ``path`` is used as given (no
     suffix is added); a binary file object works too."""
     writer = _Writer()
     root = writer.node(obj, "obj")
@@ -158,7 +210,7 @@ def load(
             raise ValueError(f"load: {name} is not a ferrograd .npz file ({e})") from None
         with zf:
             try:
-                reader = _npz_reader.Reader(zf, size, max_bytes, _make_tensor)
+                reader = _npz_reader.Reader(zf, size, max_bytes, _make_tensor, _make_sparse)
                 return reader.build(reader.manifest_root())
             except _npz_reader._Bad as e:
                 raise ValueError(f"load: {name} is not a valid ferrograd .npz file: {e}") from None

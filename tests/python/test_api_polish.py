@@ -151,20 +151,21 @@ def test_api_functions_are_static_and_match_the_methods():
 def test_init_binds_every_public_name_statically():
     """Every name in ``__all__`` is bound by an explicit re-export (``import x as x``), an
     assignment or a definition in ``__init__.py``, or comes from the star import of
-    ``_dialect_aliases`` or ``_namespace_composed`` (whose own names are explicit
-    re-exports, checked here the same way)."""
-    composed = fg._namespace_composed
-    tree = ast.parse(pathlib.Path(composed.__file__).read_text())
-    reexported = {
-        a.asname
-        for n in tree.body
-        if isinstance(n, ast.ImportFrom)
-        for a in n.names
-        if a.asname == a.name
-    }
-    assert set(composed.__all__) <= reexported
+    ``_dialect_aliases``, ``_namespace_composed`` or ``_namespace_sparse`` (whose own
+    names are explicit re-exports, checked here the same way)."""
+    spread = (fg._namespace_composed, fg._namespace_sparse)
+    for module in spread:
+        tree = ast.parse(pathlib.Path(module.__file__).read_text())
+        reexported = {
+            a.asname
+            for n in tree.body
+            if isinstance(n, ast.ImportFrom)
+            for a in n.names
+            if a.asname == a.name
+        }
+        assert set(module.__all__) <= reexported
     tree = ast.parse(pathlib.Path(fg.__file__).read_text())
-    bound = set(_dialect_aliases.__all__) | set(composed.__all__)
+    bound = set(_dialect_aliases.__all__).union(*(m.__all__ for m in spread))
     for node in tree.body:
         if isinstance(node, ast.ImportFrom):
             bound |= {a.asname for a in node.names if a.asname == a.name}

@@ -65,13 +65,13 @@ MODULES = {
     # the top level lists nothing since ferrograd.sparse landed (session 15)
     "ferrograd.sparse": fg.sparse,
     "ferrograd.sparse.nn": fg.sparse.nn,
-    "ferrograd.sparse.nn.functional": fg.sparse.nn.functional,
     "ferrograd.jit": fg.jit,
     "ferrograd.linalg": fg.linalg,
     # ferrograd.optim, ferrograd.nn, ferrograd.nn.functional and ferrograd.vision.ops: every
     # listed name is implemented (issue 17's optimizers, layers and losses landed in session
     # 14, Paddle's vision ops in session 15); their module __getattr__ still gives the usual
-    # error
+    # error; ferrograd.sparse.nn.functional lists nothing since sparse convolution,
+    # pooling and attention landed (session 16)
 }
 
 

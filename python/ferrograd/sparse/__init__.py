@@ -1,4 +1,4 @@
-"""Sparse tensors: ``torch.sparse`` and ``paddle.sparse`` (COO and 2-D CSR).
+"""Sparse tensors: ``torch.sparse`` and ``paddle.sparse`` (COO, CSR, CSC, BSR, BSC).
 
 A sparse tensor is a Python object over dense ferrograd tensors (int64 indices and a
 ``values`` tensor); every op is a composition of differentiable dense ops, so gradients
@@ -10,6 +10,7 @@ from __future__ import annotations
 from .._missing import missing_attribute as _missing_attribute
 from . import nn as nn
 from ._base import SparseTensor as SparseTensor
+from ._compressed import SparseCompressedTensor as SparseCompressedTensor
 from ._coo import SparseCooTensor as SparseCooTensor
 from ._create import DoubleTensor as DoubleTensor
 from ._create import FloatTensor as FloatTensor
@@ -22,6 +23,11 @@ from ._elementwise import divide as divide
 from ._elementwise import multiply as multiply
 from ._elementwise import subtract as subtract
 from ._elementwise import transpose as transpose
+from ._extras import as_sparse_gradcheck as as_sparse_gradcheck
+from ._extras import check_sparse_tensor_invariants as check_sparse_tensor_invariants
+from ._extras import mask_as as mask_as
+from ._extras import spdiags as spdiags
+from ._extras import spsolve as spsolve
 from ._products import addmm as addmm
 from ._products import masked_matmul as masked_matmul
 from ._products import matmul as matmul
@@ -31,6 +37,8 @@ from ._products import sampled_addmm as sampled_addmm
 from ._reduce import log_softmax as log_softmax
 from ._reduce import softmax as softmax
 from ._reduce import sum as sum  # noqa: A004
+from ._shape_ops import reshape as reshape
+from ._shape_ops import slice as slice  # noqa: A004
 
 abs = _VALUE_WISE["abs"]  # noqa: A001
 sin = _VALUE_WISE["sin"]
@@ -74,12 +82,14 @@ def is_same_shape(x: object, y: object) -> bool:
 
 
 __all__ = [
-    "SparseTensor", "SparseCooTensor", "SparseCsrTensor", "sparse_coo_tensor",
+    "SparseTensor", "SparseCooTensor", "SparseCsrTensor", "SparseCompressedTensor", "sparse_coo_tensor",
     "sparse_csr_tensor", "add", "subtract", "multiply", "divide", "transpose", "addmm",
     "masked_matmul", "matmul", "mm", "mv", "sampled_addmm", "sum", "softmax",
     "log_softmax", "coalesce", "is_same_shape", "pca_lowrank", "abs", "sin", "tan", "asin", "atan",
     "sinh", "tanh", "asinh", "atanh", "sqrt", "square", "log1p", "expm1", "deg2rad",
     "rad2deg", "isnan", "neg", "pow", "cast", "nn", "FloatTensor", "DoubleTensor",
+    "SparseCompressedTensor", "reshape", "slice", "spdiags", "check_sparse_tensor_invariants",
+    "as_sparse_gradcheck", "mask_as", "spsolve",
 ]  # fmt: skip
 
 # PyTorch / Paddle names this module lacks raise an AttributeError that says so

@@ -109,6 +109,41 @@ class SparseTensor(ValueWiseMethods):
         """The COO form."""
         raise NotImplementedError
 
+    def to_sparse(
+        self, sparse_dim: Any = None, *, layout: Any = None, blocksize: Any = None,
+        dense_dim: Any = None,
+    ) -> Any:  # fmt: skip
+        """This tensor in ``layout`` (COO by default; ``blocksize`` for BSR / BSC)."""
+        from ._compressed import to_layout
+
+        if layout is None:
+            return self.to_sparse_coo(sparse_dim)
+        return to_layout(self, layout, blocksize, dense_dim)
+
+    def to_sparse_csr(self, dense_dim: Any = None) -> Any:
+        """The CSR form (batch dims: the sparse dims but the last two)."""
+        from ._layout import sparse_csr
+
+        return self.to_sparse(layout=sparse_csr, dense_dim=dense_dim)
+
+    def to_sparse_csc(self, dense_dim: Any = None) -> Any:
+        """The CSC form."""
+        from ._layout import sparse_csc
+
+        return self.to_sparse(layout=sparse_csc, dense_dim=dense_dim)
+
+    def to_sparse_bsr(self, blocksize: Any, dense_dim: Any = None) -> Any:
+        """The BSR form with blocks of ``blocksize = (bh, bw)``."""
+        from ._layout import sparse_bsr
+
+        return self.to_sparse(layout=sparse_bsr, blocksize=blocksize, dense_dim=dense_dim)
+
+    def to_sparse_bsc(self, blocksize: Any, dense_dim: Any = None) -> Any:
+        """The BSC form with blocks of ``blocksize = (bh, bw)``."""
+        from ._layout import sparse_bsc
+
+        return self.to_sparse(layout=sparse_bsc, blocksize=blocksize, dense_dim=dense_dim)
+
     def nnz(self) -> int:
         """The number of stored entries (duplicates of an uncoalesced COO tensor count)."""
         return int(self._vals.shape[0])
@@ -353,3 +388,29 @@ class SparseTensor(ValueWiseMethods):
         if len(dims) == 1:
             return transpose(self, dims[0])
         raise TypeError("transpose: expects (dim0, dim1) or a permutation list")
+
+    # -- indexing (COO; _shape_ops.py) ---------------------------------------------------
+    def __getitem__(self, key: Any) -> Any:
+        """``x[i]``, ``x[i, j]``, ``x[a:b]``, ``x[[i, j]]`` on COO (see ``select``)."""
+        from ._shape_ops import getitem
+
+        return getitem(self, key)
+
+    def select(self, dim: Any, index: Any) -> Any:
+        """The slice at ``index`` along ``dim`` (sparse for a sparse dim, as PyTorch)."""
+        from ._shape_ops import select
+
+        return select(self, dim, index)
+
+    def index_select(self, dim: Any, index: Any) -> Any:
+        """The slices at ``index`` (1-D integers, repeats allowed) along ``dim``."""
+        from ._shape_ops import index_select
+
+        return index_select(self, dim, index)
+
+    def reshape(self, *shape: Any) -> Any:
+        """``paddle.sparse.reshape(self, shape)`` (only the sparse dims change)."""
+        from ._shape_ops import reshape
+
+        dims = shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape
+        return reshape(self, dims)

@@ -161,26 +161,14 @@ class SparseCooTensor(SparseTensor):
         flat = flat.index_add(0, self._keys("to_dense"), self._vals)
         return flat.reshape(list(self._shape))
 
-    def to_sparse(self, sparse_dim: Any = None, *, layout: Any = None) -> SparseTensor:
-        """Itself (``layout=sparse_csr``: :meth:`to_sparse_csr`)."""
-        from ._layout import sparse_csr
-
-        if layout is sparse_csr:
-            return self.to_sparse_csr()
+    def to_sparse_coo(self, sparse_dim: Any = None) -> SparseCooTensor:
+        """Itself (changing ``sparse_dim`` is not supported: go through ``to_dense()``)."""
         if sparse_dim is not None and int(sparse_dim) != self.sparse_dim():
             raise ValueError(
                 f"to_sparse: this tensor has sparse_dim {self.sparse_dim()}; changing it "
                 f"to {sparse_dim} is not supported (go through .to_dense())"
             )
         return self
-
-    to_sparse_coo = to_sparse
-
-    def to_sparse_csr(self, dense_dim: Any = None) -> SparseTensor:
-        """The CSR form of a 2-D COO tensor (coalesced first)."""
-        from ._csr import coo_to_csr
-
-        return coo_to_csr(self)
 
     def _grad_from_values(self, g: Tensor) -> SparseCooTensor:
         if self._coalesced:

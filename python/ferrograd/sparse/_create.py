@@ -15,8 +15,8 @@ import ferrograd as fg
 from .. import _core
 from ._base import SparseTensor
 from ._coo import SparseCooTensor, linear_keys
-from ._csr import SparseCsrTensor, coo_to_csr
-from ._layout import Flag, sparse_coo, sparse_csr, strided
+from ._csr import SparseCsrTensor
+from ._layout import Flag, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided
 
 Tensor = _core.Tensor
 
@@ -151,14 +151,15 @@ def sparse_csr_tensor(
     check_invariants: Any = None,
     pin_memory: bool = False,
     layout: Any = None,
-) -> SparseCsrTensor:
-    """A 2-D CSR sparse tensor from row pointers, column indices and values.
+) -> SparseTensor:
+    """A CSR sparse tensor from row pointers, column indices and values.
 
     PyTorch: ``sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype,
     requires_grad)``; Paddle: ``sparse.sparse_csr_tensor(crows, cols, values, shape,
     dtype=None, place=None, stop_gradient=True)``. Checked: ``crow[0] == 0``,
     non-decreasing, ``crow[-1] == nnz``, columns in range and strictly increasing within
-    each row. Batched (3-D) and hybrid CSR are not implemented (a clear error).
+    each row. Batched (``crow_indices`` [*batch, n + 1], the same nnz in every batch) and
+    hybrid (``values`` [nnz, *dense]) CSR go to :func:`sparse_compressed_tensor`.
     """
     what = "sparse_csr_tensor"
     crow = _index_tensor(crow_indices, what, "crow_indices")
@@ -167,15 +168,18 @@ def sparse_csr_tensor(
     if device is not None:
         vals = vals.to(device)
     sizes = _check_size(size, shape)
-    if crow.ndim != 1 or (sizes is not None and len(sizes) != 2):
-        raise NotImplementedError(
-            f"{what}: only 2-D CSR tensors are implemented (got crow_indices of shape "
-            f"{list(crow.shape)}, size {sizes}); build batched ones as COO"
-        )
-    if col.ndim != 1 or vals.ndim != 1 or col.shape[0] != vals.shape[0]:
+    if crow.ndim != 1 or vals.ndim != 1 or (sizes is not None and len(sizes) != 2):
+        # batched (crow_indices [*batch, n + 1]) or hybrid (values [nnz, *dense]) CSR
+        from ._create_compressed import sparse_compressed_tensor
+
+        return sparse_compressed_tensor(
+            crow, col, vals, sizes, layout=sparse_csr,
+            requires_grad=_grad_flag(requires_grad, stop_gradient),
+        )  # fmt: skip
+    if col.ndim != 1 or col.shape[0] != vals.shape[0]:
         raise ValueError(
-            f"{what}: col_indices and values must be 1-D of the same length (hybrid CSR is "
-            f"not implemented), got {list(col.shape)} and {list(vals.shape)}"
+            f"{what}: col_indices and values must be 1-D of the same length, got "
+            f"{list(col.shape)} and {list(vals.shape)}"
         )
     nnz, n = int(col.shape[0]), int(crow.shape[0]) - 1
     if n < 0:
@@ -224,14 +228,20 @@ def dense_to_coo(x: Tensor, sparse_dim: Any = None) -> SparseCooTensor:
 
 
 def _to_sparse(
-    self: Tensor, sparse_dim: Any = None, *, layout: Any = None, **_: Any
+    self: Tensor,
+    sparse_dim: Any = None,
+    *,
+    layout: Any = None,
+    blocksize: Any = None,
+    dense_dim: Any = None,
 ) -> SparseTensor:
-    """The sparse form of a dense tensor (COO; ``layout=ferrograd.sparse_csr`` for CSR)."""
+    """The sparse form of a dense tensor: COO by default, or ``layout`` (``sparse_csr`` /
+    ``csc`` / ``bsr`` / ``bsc``; ``blocksize=(bh, bw)`` for the block layouts)."""
+    from ._compressed import to_layout
+
     if layout is None or layout is sparse_coo:
         return dense_to_coo(self, sparse_dim)
-    if layout is sparse_csr:
-        return _to_sparse_csr(self)
-    raise ValueError(f"to_sparse: layout must be sparse_coo or sparse_csr, got {layout!r}")
+    return to_layout(self, layout, blocksize, dense_dim)
 
 
 def _to_sparse_coo(self: Tensor, sparse_dim: Any = None) -> SparseCooTensor:
@@ -239,14 +249,24 @@ def _to_sparse_coo(self: Tensor, sparse_dim: Any = None) -> SparseCooTensor:
     return dense_to_coo(self, sparse_dim)
 
 
-def _to_sparse_csr(self: Tensor, dense_dim: Any = None) -> SparseCsrTensor:
-    """The CSR form of a dense 2-D tensor."""
-    if self.ndim != 2 or dense_dim:
-        raise ValueError(
-            f"to_sparse_csr: needs a 2-D tensor (got {self.ndim}-D); batched and hybrid "
-            "CSR are not implemented"
-        )
-    return coo_to_csr(dense_to_coo(self))
+def _to_sparse_csr(self: Tensor, dense_dim: Any = None) -> SparseTensor:
+    """The CSR form of a dense tensor (batched for more than 2 dims + ``dense_dim``)."""
+    return _to_sparse(self, layout=sparse_csr, dense_dim=dense_dim)
+
+
+def _to_sparse_csc(self: Tensor, dense_dim: Any = None) -> SparseTensor:
+    """The CSC form of a dense tensor."""
+    return _to_sparse(self, layout=sparse_csc, dense_dim=dense_dim)
+
+
+def _to_sparse_bsr(self: Tensor, blocksize: Any, dense_dim: Any = None) -> SparseTensor:
+    """The BSR form of a dense tensor (blocks of ``blocksize = (bh, bw)``)."""
+    return _to_sparse(self, layout=sparse_bsr, blocksize=blocksize, dense_dim=dense_dim)
+
+
+def _to_sparse_bsc(self: Tensor, blocksize: Any, dense_dim: Any = None) -> SparseTensor:
+    """The BSC form of a dense tensor (blocks of ``blocksize = (bh, bw)``)."""
+    return _to_sparse(self, layout=sparse_bsc, blocksize=blocksize, dense_dim=dense_dim)
 
 
 def _to_dense(self: Tensor, dtype: Any = None, *, masked_grad: Any = None) -> Tensor:
@@ -261,6 +281,9 @@ def install_tensor_methods() -> None:
         "to_sparse": _to_sparse,
         "to_sparse_coo": _to_sparse_coo,
         "to_sparse_csr": _to_sparse_csr,
+        "to_sparse_csc": _to_sparse_csc,
+        "to_sparse_bsr": _to_sparse_bsr,
+        "to_sparse_bsc": _to_sparse_bsc,
         "to_dense": _to_dense,
         "is_sparse": false,
         "is_sparse_coo": false,

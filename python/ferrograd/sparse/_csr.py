@@ -101,14 +101,12 @@ class SparseCsrTensor(SparseTensor):
         indices = _core.stack([self._rows(), self._col], 0)
         return SparseCooTensor(indices, self._vals, self._shape, coalesced=True)
 
-    def to_sparse(self, sparse_dim: Any = None, *, layout: Any = None) -> SparseTensor:
-        """The COO form (PyTorch's ``to_sparse()``), or itself for ``layout=sparse_csr``."""
-        if layout is sparse_csr:
-            return self
-        return self.to_sparse_coo(sparse_dim)
-
     def to_sparse_csr(self, dense_dim: Any = None) -> SparseCsrTensor:
         """Itself."""
+        if dense_dim:
+            raise ValueError(
+                "to_sparse_csr: changing dense_dim of a sparse tensor is not supported"
+            )
         return self
 
     def to_dense(self) -> Tensor:
@@ -127,14 +125,14 @@ class SparseCsrTensor(SparseTensor):
         )
 
 
-def coo_to_csr(coo: SparseCooTensor) -> SparseCsrTensor:
-    """The CSR form of a 2-D COO tensor without dense dimensions (coalesced first)."""
+def coo_to_csr(coo: SparseCooTensor) -> Any:
+    """The CSR form of a COO tensor (coalesced first): a :class:`SparseCsrTensor` for a
+    2-D one without dense dimensions, batched / hybrid CSR otherwise."""
     if coo.sparse_dim() != 2 or coo.dense_dim() != 0:
-        raise ValueError(
-            f"to_sparse_csr: needs a 2-D sparse tensor without dense dimensions, got shape "
-            f"{list(coo.shape)} with sparse_dim {coo.sparse_dim()}; ferrograd's CSR tensors "
-            "are 2-D (batched and hybrid CSR are not implemented)"
-        )
+        from ._compressed import coo_to_compressed
+        from ._layout import sparse_csr
+
+        return coo_to_compressed(coo, sparse_csr)
     c = coo.coalesce()
     rows, cols = c.indices()[0], c.indices()[1]
     counts = fg.bincount(rows, minlength=coo.shape[0]) if rows.shape[0] else None

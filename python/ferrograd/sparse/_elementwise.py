@@ -23,12 +23,12 @@ Tensor = _core.Tensor
 
 
 def canonical(x: SparseTensor) -> SparseTensor:
-    """``x`` with unique positions: a coalesced COO tensor, or the CSR tensor itself."""
-    return x if isinstance(x, SparseCsrTensor) else x.coalesce()  # type: ignore[attr-defined]
+    """``x`` with unique positions: a coalesced COO tensor, or a compressed tensor itself."""
+    return x.coalesce() if isinstance(x, SparseCooTensor) else x
 
 
 def _as_coo(x: SparseTensor) -> SparseCooTensor:
-    return x.to_sparse_coo() if isinstance(x, SparseCsrTensor) else x  # type: ignore[return-value]
+    return x if isinstance(x, SparseCooTensor) else x.to_sparse_coo()  # type: ignore[return-value]
 
 
 def _like(x: SparseTensor, y: SparseTensor, out: SparseCooTensor) -> SparseTensor:
@@ -159,6 +159,8 @@ def transpose(x: SparseTensor, perm: Any, name: Any = None) -> SparseTensor:
         raise ValueError(f"sparse.transpose: {perm} is not a permutation of {x.ndim} dims")
     if isinstance(x, SparseCsrTensor):
         return x if perm == [0, 1] else coo_to_csr(transpose(x.to_sparse_coo(), perm))  # type: ignore[arg-type]
+    if not isinstance(x, SparseCooTensor):  # CSC / BSR / BSC / batched CSR: a COO result
+        return transpose(x.to_sparse_coo(), perm)
     c: SparseCooTensor = x  # type: ignore[assignment]
     sd = c.sparse_dim()
     if sorted(perm[:sd]) != list(range(sd)):

@@ -4,11 +4,15 @@ sparse-query flag that reads both as PyTorch's property and as Paddle's method.
 
 from __future__ import annotations
 
-__all__ = ["layout", "strided", "sparse_coo", "sparse_csr", "Flag"]
+__all__ = [
+    "layout", "strided", "sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc",
+    "COMPRESSED", "ROW_MAJOR", "BLOCKED", "Flag",
+]  # fmt: skip
 
 
 class layout:  # noqa: N801  (torch.layout is lower-case)
-    """A memory layout: ``strided`` (dense), ``sparse_coo`` or ``sparse_csr``."""
+    """A memory layout: ``strided`` (dense), ``sparse_coo``, ``sparse_csr``,
+    ``sparse_csc``, ``sparse_bsr`` or ``sparse_bsc``."""
 
     __slots__ = ("_name",)
 
@@ -29,6 +33,17 @@ strided = layout("strided")
 sparse_coo = layout("sparse_coo")
 #: compressed-sparse-row tensors (``SparseCsrTensor``)
 sparse_csr = layout("sparse_csr")
+#: compressed-sparse-column tensors (``SparseCompressedTensor``)
+sparse_csc = layout("sparse_csc")
+#: block compressed-sparse-row tensors (values are [nnz_blocks, bh, bw] blocks)
+sparse_bsr = layout("sparse_bsr")
+#: block compressed-sparse-column tensors
+sparse_bsc = layout("sparse_bsc")
+
+#: the compressed layouts, those compressing rows, and those storing blocks
+COMPRESSED = (sparse_csr, sparse_csc, sparse_bsr, sparse_bsc)
+ROW_MAJOR = (sparse_csr, sparse_bsr)
+BLOCKED = (sparse_bsr, sparse_bsc)
 
 
 class Flag:

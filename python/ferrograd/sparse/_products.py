@@ -24,7 +24,7 @@ Tensor = _core.Tensor
 
 
 def _coo(s: SparseTensor) -> SparseCooTensor:
-    return s.to_sparse_coo() if isinstance(s, SparseCsrTensor) else s  # type: ignore[return-value]
+    return s if isinstance(s, SparseCooTensor) else s.to_sparse_coo()  # type: ignore[return-value]
 
 
 def _no_hybrid(s: SparseTensor, what: str) -> None:
@@ -85,7 +85,7 @@ def sparse_sparse(a: SparseTensor, b: SparseTensor, what: str) -> SparseTensor:
             f"{what}: cannot multiply sparse {list(a.shape)} by sparse {list(b.shape)}"
         )
     ca = _coo(a).coalesce()
-    cb = b if isinstance(b, SparseCsrTensor) else coo_to_csr(b)  # type: ignore[arg-type]
+    cb = b if isinstance(b, SparseCsrTensor) else coo_to_csr(_coo(b))
     ra, ka = ca.indices()[0], ca.indices()[1]
     crow = cb.crow_indices()
     per_entry = (crow[1:] - crow[:-1]).index_select(0, ka)  # entries of b's row ka
@@ -192,10 +192,11 @@ def masked_matmul(x: Tensor, y: Tensor, mask: SparseTensor, name: Any = None) ->
             f"{list(x.shape)}, {list(y.shape)}, mask {list(mask.shape)}"
         )
     # an uncoalesced COO mask is coalesced first, so each position is computed once
-    c = mask if isinstance(mask, SparseCsrTensor) else mask.coalesce()  # type: ignore[attr-defined]
+    c = mask.coalesce() if isinstance(mask, SparseCooTensor) else mask
     idx = _coo(c).indices()
     vals = (x.index_select(0, idx[0]) * y.t().index_select(0, idx[1])).sum(-1)
-    return c._with_values(vals)
+    # the COO view lists a compressed tensor's entries in stored order (BSR: per block)
+    return c._with_values(vals.reshape(list(c.values().shape)))
 
 
 def sampled_addmm(
@@ -203,6 +204,6 @@ def sampled_addmm(
 ) -> SparseTensor:
     """``torch.sparse.sampled_addmm``: ``beta * input + alpha * (mat1 @ mat2)`` at the
     entries of the sparse ``input`` (same layout and pattern)."""
-    c = input if isinstance(input, SparseCsrTensor) else input.coalesce()  # type: ignore[attr-defined]
+    c = input.coalesce() if isinstance(input, SparseCooTensor) else input
     prod = masked_matmul(mat1, mat2, c).values()
     return c._with_values(beta * c.values() + alpha * prod)

@@ -51,7 +51,7 @@ def sum(  # noqa: A001  (torch.sparse.sum / paddle.sparse.sum)
     """
     what = "sparse.sum"
     spec = axis if dim is None else dim
-    c: SparseCooTensor = x.to_sparse_coo() if isinstance(x, SparseCsrTensor) else x  # type: ignore[assignment]
+    c: SparseCooTensor = x if isinstance(x, SparseCooTensor) else x.to_sparse_coo()  # type: ignore[assignment]
     v = c.values() if dtype is None else c.values().to(dtype)
     sd = c.sparse_dim()
     if spec is None:
@@ -91,7 +91,7 @@ def _softmax(x: SparseTensor, dim: Any, dtype: Any, axis: Any, log: bool) -> Spa
     if spec is None:
         spec = -1
     c0 = canonical(x)
-    c: SparseCooTensor = c0.to_sparse_coo() if isinstance(c0, SparseCsrTensor) else c0  # type: ignore[assignment]
+    c: SparseCooTensor = c0 if isinstance(c0, SparseCooTensor) else c0.to_sparse_coo()  # type: ignore[assignment]
     d = _dims(spec, c.ndim, what)[0]
     v = c.values() if dtype is None else c.values().to(dtype)
     if not v.is_floating_point():
@@ -99,7 +99,7 @@ def _softmax(x: SparseTensor, dim: Any, dtype: Any, axis: Any, log: bool) -> Spa
     sd = c.sparse_dim()
     if d >= sd:  # a dense dimension: an ordinary softmax of each stored block
         fn = fg.nn.functional.log_softmax if log else fg.nn.functional.softmax
-        return c0._with_values(fn(v, d - sd + 1))
+        return c0._with_values(fn(v, d - sd + 1).reshape(list(c0.values().shape)))
     others = [k for k in range(sd) if k != d]
     sizes = tuple(c._shape[k] for k in others)
     rows = c.indices().index_select(0, fg.tensor(others, dtype=fg.int64))
@@ -117,7 +117,8 @@ def _softmax(x: SparseTensor, dim: Any, dtype: Any, axis: Any, log: bool) -> Spa
         out = shifted - total.log().index_select(0, group)
     else:
         out = e / total.index_select(0, group)
-    return c0._with_values(out)
+    # a compressed tensor's COO view lists its values in stored order: reshape back
+    return c0._with_values(out.reshape(list(c0.values().shape)))
 
 
 def softmax(

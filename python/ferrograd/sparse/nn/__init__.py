@@ -1,6 +1,6 @@
 """``paddle.sparse.nn``: activation layers over sparse tensors (value-wise, zeros stay
-zero) and ``functional``. Sparse convolution, pooling and batch norm are not implemented
-(listed in ``ferrograd._missing``)."""
+zero), sparse convolution / pooling / batch norm layers (``_layers.py``) and
+``functional``. ``SyncBatchNorm`` is not implemented (listed in ``ferrograd._missing``)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,12 @@ from typing import Any
 from ..._missing import missing_attribute as _missing_attribute
 from ...nn import Module as _Module
 from . import functional as functional
+from ._layers import BatchNorm as BatchNorm
+from ._layers import Conv2D as Conv2D
+from ._layers import Conv3D as Conv3D
+from ._layers import MaxPool3D as MaxPool3D
+from ._layers import SubmConv2D as SubmConv2D
+from ._layers import SubmConv3D as SubmConv3D
 
 
 class ReLU(_Module):
@@ -51,5 +57,8 @@ class Softmax(_Module):
         return functional.softmax(x, self.axis)
 
 
-__all__ = ["ReLU", "ReLU6", "LeakyReLU", "Softmax", "functional"]
+__all__ = [
+    "ReLU", "ReLU6", "LeakyReLU", "Softmax", "functional", "BatchNorm", "Conv2D", "Conv3D",
+    "MaxPool3D", "SubmConv2D", "SubmConv3D",
+]  # fmt: skip
 __getattr__ = _missing_attribute(__name__)
