@@ -154,6 +154,9 @@ class Node:
         """``((node_or_None, input_nr), ...)``, one per forward input."""
     def __eq__(self, other: object, /) -> _bool: ...
     def __hash__(self) -> _int: ...
+    def __call__(self, *grad_outputs: Tensor | None) -> Any:
+        """Runs the node's backward formula on one gradient per forward output and returns
+        its input gradients (one tensor, or a tuple when the op had several inputs)."""
     def register_prehook(self, hook: Callable[[tuple[Tensor | None, ...]], Any]) -> RemovableHandle:
         """Registers ``hook(grad_outputs)``, run before this node's backward; returning a
         tuple replaces the gradients flowing in."""

@@ -239,3 +239,29 @@ def test_a_tensor_returned_twice_comes_back_as_one_object():
     np.testing.assert_allclose(x.grad.numpy(), np.full((3, 3), 4.0))
     assert gradcheck(fn, [x])
     assert gradgradcheck(fn, [x])
+
+
+def test_calling_a_node_runs_its_backward_formula():
+    """PyTorch's `Node.__call__` (`test_grad_fn_badcalls`): one gradient per forward
+    output; the input gradients come back (one tensor for one input, else a tuple)."""
+    x = fg.tensor([1.0, 3.0], dtype=fg.float64, requires_grad=True)
+    t = fg.tanh(x)  # one input: the gradient itself
+    np.testing.assert_allclose(t.grad_fn(fg.ones(2, dtype=fg.float64)).numpy(), 1 - np.tanh([1.0, 3.0]) ** 2)
+    y = x**2  # one slot per forward operand, as in next_functions: (grad, None)
+    g, none = y.grad_fn(fg.ones(2, dtype=fg.float64))
+    np.testing.assert_array_equal(g.numpy(), [2.0, 6.0])
+    assert none is None and len(y.grad_fn.next_functions) == 2
+    with pytest.raises(TypeError, match="expected 1 arguments, got 2 instead"):
+        y.grad_fn(x.detach(), x.detach())
+    with pytest.raises(TypeError, match="expected 1 arguments, got 0 instead"):
+        y.grad_fn()
+    with pytest.raises(TypeError, match="must be a Tensor or None"):
+        y.grad_fn([1.0, 2.0])
+    w = fg.tensor([5.0, 7.0], dtype=fg.float64, requires_grad=True)
+    gx, gw = (x * w).grad_fn(fg.ones(2, dtype=fg.float64))
+    np.testing.assert_array_equal(gx.numpy(), [5.0, 7.0])
+    np.testing.assert_array_equal(gw.numpy(), [1.0, 3.0])
+    assert t.grad_fn(None) is None
+    # the graph is untouched: backward still runs
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 6.0])

@@ -2,7 +2,7 @@
 
 use crate::autograd::node::{Edge, GradHook, NodeRef};
 use crate::error::Error;
-use crate::python::errors::from_pyerr;
+use crate::python::errors::{from_pyerr, IntoPy};
 use crate::python::tensor::class::{wrap, PyTensor};
 use crate::tensor::Tensor;
 use pyo3::prelude::*;
@@ -170,6 +170,58 @@ impl PyNode {
 
     fn __repr__(&self) -> String {
         format!("<{} object>", type_name(&self.node))
+    }
+
+    /// `node(*grad_outputs)`: runs the node's backward formula on one gradient per
+    /// output of its forward op (None where there is none) and returns its input
+    /// gradients: the gradient itself for a node with one input, else a tuple (PyTorch's
+    /// `Node.__call__`). No hooks run and the saved tensors stay.
+    #[pyo3(signature = (*grad_outputs))]
+    fn __call__(&self, py: Python<'_>, grad_outputs: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
+        let want = self.node.num_outputs();
+        if grad_outputs.len() != want {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "{}: expected {want} arguments, got {} instead (one gradient per output of \
+                 the forward op, None where there is none)",
+                type_name(&self.node),
+                grad_outputs.len()
+            )));
+        }
+        let mut grads = Vec::with_capacity(want);
+        for (i, g) in grad_outputs.iter().enumerate() {
+            if g.is_none() {
+                grads.push(None);
+                continue;
+            }
+            let t = g.cast::<PyTensor>().map_err(|_| {
+                pyo3::exceptions::PyTypeError::new_err(format!(
+                    "{}: argument {i} must be a Tensor or None, got {}",
+                    type_name(&self.node),
+                    g.get_type()
+                        .name()
+                        .map(|n| n.to_string())
+                        .unwrap_or_default()
+                ))
+            })?;
+            grads.push(Some(t.get().inner.clone()));
+        }
+        let node = self.node.clone();
+        let out = if node.as_any().is_none() && grads.iter().all(Option::is_none) {
+            vec![None; node.base().edges.len()]
+        } else {
+            py.detach(move || node.apply(grads)).py()?
+        };
+        let mut objs = Vec::with_capacity(out.len());
+        for g in out {
+            objs.push(match g {
+                Some(t) => wrap(py, t)?.into_any(),
+                None => py.None(),
+            });
+        }
+        if objs.len() == 1 {
+            return Ok(objs.pop().unwrap_or_else(|| py.None()));
+        }
+        Ok(PyTuple::new(py, objs)?.into_any().unbind())
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
