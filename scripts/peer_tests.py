@@ -73,6 +73,11 @@ def install_aliases(base_shim: bool = True) -> None:
     sys.modules["torch.testing"] = testing
     sys.modules["torch.testing._internal"] = internal
     sys.modules["torch.testing._internal.common_utils"] = torch_common_utils
+    # ``common_cuda``: only its ``TEST_CUDA`` flag (ferrograd computes on the CPU)
+    common_cuda = types.ModuleType("torch.testing._internal.common_cuda")
+    common_cuda.TEST_CUDA = False  # type: ignore[attr-defined]
+    internal.common_cuda = common_cuda  # type: ignore[attr-defined]
+    sys.modules["torch.testing._internal.common_cuda"] = common_cuda
 
     if base_shim:
         from peer_harness import paddle_base
