@@ -78,7 +78,10 @@ def skipIfTorchDynamo(msg=""):  # noqa: N802  (torch's name)
 
 
 def _is_sparse(x) -> bool:
-    return bool(getattr(x, "is_sparse", False)) and hasattr(x, "to_dense")
+    # not a class: on ``type(t)`` the attribute is a descriptor, not a flag
+    return (
+        not isinstance(x, type) and bool(getattr(x, "is_sparse", False)) and hasattr(x, "to_dense")
+    )
 
 
 def _is_tensor(x) -> bool:
