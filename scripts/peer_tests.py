@@ -87,12 +87,13 @@ def install_aliases(base_shim: bool = True) -> None:
         # this process only) before sys.modules
         ferrograd.base = paddle_base
         sys.modules["paddle.base.core"] = paddle_base.core
+        sys.modules["paddle.base.compiler"] = paddle_base.compiler
         sys.modules["paddle.base.framework"] = paddle_base.framework
         sys.modules["paddle.base.dygraph"] = paddle_base.dygraph  # type: ignore[assignment]
         sys.modules["paddle.base.wrapped_decorator"] = paddle_base.wrapped_decorator  # type: ignore[assignment]
         # ``paddle.fluid`` is Paddle 2's name for ``paddle.base`` (older test revisions)
         ferrograd.fluid = paddle_base
-        for name in ("", ".core", ".framework", ".dygraph", ".wrapped_decorator"):
+        for name in ("", ".core", ".compiler", ".framework", ".dygraph", ".wrapped_decorator"):
             sys.modules["paddle.fluid" + name] = sys.modules["paddle.base" + name]
 
 
