@@ -73,6 +73,11 @@ def install_aliases(base_shim: bool = True) -> None:
     sys.modules["torch.testing"] = testing
     sys.modules["torch.testing._internal"] = internal
     sys.modules["torch.testing._internal.common_utils"] = torch_common_utils
+    # ``common_cuda``: only its ``TEST_CUDA`` flag (ferrograd computes on the CPU)
+    common_cuda = types.ModuleType("torch.testing._internal.common_cuda")
+    common_cuda.TEST_CUDA = False  # type: ignore[attr-defined]
+    internal.common_cuda = common_cuda  # type: ignore[attr-defined]
+    sys.modules["torch.testing._internal.common_cuda"] = common_cuda
 
     if base_shim:
         from peer_harness import paddle_base
@@ -82,12 +87,13 @@ def install_aliases(base_shim: bool = True) -> None:
         # this process only) before sys.modules
         ferrograd.base = paddle_base
         sys.modules["paddle.base.core"] = paddle_base.core
+        sys.modules["paddle.base.compiler"] = paddle_base.compiler
         sys.modules["paddle.base.framework"] = paddle_base.framework
         sys.modules["paddle.base.dygraph"] = paddle_base.dygraph  # type: ignore[assignment]
         sys.modules["paddle.base.wrapped_decorator"] = paddle_base.wrapped_decorator  # type: ignore[assignment]
         # ``paddle.fluid`` is Paddle 2's name for ``paddle.base`` (older test revisions)
         ferrograd.fluid = paddle_base
-        for name in ("", ".core", ".framework", ".dygraph", ".wrapped_decorator"):
+        for name in ("", ".core", ".compiler", ".framework", ".dygraph", ".wrapped_decorator"):
             sys.modules["paddle.fluid" + name] = sys.modules["paddle.base" + name]
 
 

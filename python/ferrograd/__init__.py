@@ -96,6 +96,7 @@ from . import version as version  # noqa: E402
 from .distributed import DataParallel as DataParallel  # noqa: E402
 from .hapi import Model as Model  # noqa: E402
 from .hapi import callbacks as callbacks  # noqa: E402
+from .io.batch_reader import batch as batch  # noqa: E402  (paddle.batch)
 from .nn.summary import summary as summary  # noqa: E402
 from .serialization import load as load  # noqa: E402
 from .serialization import save as save  # noqa: E402

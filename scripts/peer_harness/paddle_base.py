@@ -4,8 +4,11 @@ framework package).
 Paddle's legacy unit tests wrap their bodies in ``base.dygraph.guard()`` and build inputs
 with ``base.dygraph.to_variable``; in eager (dygraph) mode, Paddle's default and
 ferrograd's only eager mode, these are a no-op context and ``to_tensor``. Only such
-scaffolding is provided: names that reach into Paddle's engine (``base.core``'s C++
-bindings, ``framework._dygraph_tracer``, ``compiler``, ``set_flags``) are absent, so the
+scaffolding is provided, plus Paddle's public static-graph names under their old package
+(``base.Program``, ``program_guard``, ``scope_guard``, ``Executor``, the default
+programs, ``compiler.CompiledProgram``, ``core.Scope``: ``paddle.static``'s classes and
+functions). Names that reach into Paddle's engine (``base.core``'s other C++ bindings,
+``framework._dygraph_tracer``, ``set_flags``) and ``base.DataFeeder`` are absent, so the
 tests that need them fail with an AttributeError naming what is missing.
 """
 
@@ -61,6 +64,8 @@ class CPUPlace:
 core = types.ModuleType("paddle.base.core")
 # except the device queries tests use to pick the dtypes and places they cover
 core.is_compiled_with_cuda = ferrograd.is_compiled_with_cuda  # type: ignore[attr-defined]
+# ``core.Scope`` is the class ``paddle.static.Scope`` exports
+core.Scope = ferrograd.static.Scope  # type: ignore[attr-defined]
 framework = types.ModuleType("paddle.base.framework")
 framework.in_dygraph_mode = in_dygraph_mode
 
@@ -82,3 +87,13 @@ framework.dygraph_not_support = dygraph_not_support
 
 #: ``base.ParamAttr`` is Paddle's public ``paddle.ParamAttr`` under its old package
 ParamAttr = ferrograd.ParamAttr
+
+# Paddle's public static-graph API (``paddle.static``) under its old package
+Program = ferrograd.static.Program
+program_guard = ferrograd.static.program_guard
+scope_guard = ferrograd.static.scope_guard
+default_main_program = ferrograd.static.default_main_program
+default_startup_program = ferrograd.static.default_startup_program
+Executor = ferrograd.static.Executor
+compiler = types.ModuleType("paddle.base.compiler")
+compiler.CompiledProgram = ferrograd.static.CompiledProgram  # type: ignore[attr-defined]

@@ -77,11 +77,20 @@ def skipIfTorchDynamo(msg=""):  # noqa: N802  (torch's name)
     return decorator
 
 
+def _is_sparse(x) -> bool:
+    # not a class: on ``type(t)`` the attribute is a descriptor, not a flag
+    return (
+        not isinstance(x, type) and bool(getattr(x, "is_sparse", False)) and hasattr(x, "to_dense")
+    )
+
+
 def _is_tensor(x) -> bool:
-    return isinstance(x, ferrograd.Tensor)
+    return isinstance(x, ferrograd.Tensor) or _is_sparse(x)
 
 
 def _as_array(x):
+    if _is_sparse(x):  # torch compares sparse tensors by their values (coalesced)
+        x = x.to_dense()
     if _is_tensor(x):
         return x.detach().numpy()
     return np.asarray(x)

@@ -22,6 +22,7 @@ from . import initializer as initializer
 from . import nn as nn
 from .backward import append_backward as append_backward
 from .backward import gradients as gradients
+from .executor import CompiledProgram as CompiledProgram
 from .executor import Executor as Executor
 from .io import load as load
 from .io import save as save
@@ -59,6 +60,7 @@ __all__ = [
     "Block",
     "InputSpec",
     "CPUPlace",
+    "CompiledProgram",
     "Executor",
     "Program",
     "Scope",

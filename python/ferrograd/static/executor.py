@@ -14,6 +14,20 @@ from . import program as _program
 from .variable import Variable
 
 
+class CompiledProgram:
+    """Paddle's ``static.CompiledProgram(program_or_graph, build_strategy=None)``: a
+    program prepared for multi-device execution. ferrograd runs on one CPU device, so an
+    Executor runs it as the program itself (``build_strategy`` has nothing to tune)."""
+
+    def __init__(self, program_or_graph: _program.Program, build_strategy: Any = None) -> None:
+        if not isinstance(program_or_graph, _program.Program):
+            raise TypeError(
+                f"CompiledProgram: expects a static Program, got {type(program_or_graph).__name__}"
+            )
+        self._program = program_or_graph
+        self._build_strategy = build_strategy
+
+
 class Executor:
     """Runs programs. ``place`` is accepted for Paddle compatibility (CPU only)."""
 
@@ -23,7 +37,7 @@ class Executor:
 
     def run(
         self,
-        program: _program.Program | None = None,
+        program: _program.Program | CompiledProgram | None = None,
         feed: dict[str, Any] | None = None,
         fetch_list: Sequence[Any] | Any = None,
         feed_var_name: str = "feed",
@@ -32,11 +46,14 @@ class Executor:
         return_numpy: bool = True,
         use_program_cache: bool = True,
     ) -> list[Any]:
-        """Runs ``program`` (default: the default main program) with ``feed``
+        """Runs ``program`` (default: the default main program; a ``CompiledProgram``
+        runs its program) with ``feed``
         ({data name: array}) and returns the values of ``fetch_list`` (Variables or
         names) as NumPy arrays (Tensors if ``return_numpy=False``)."""
         if program is None:
             program = _program.default_main_program()
+        if isinstance(program, CompiledProgram):
+            program = program._program
         if not isinstance(program, _program.Program):
             raise TypeError(
                 f"Executor.run: program must be a static Program, got {type(program).__name__}"
@@ -75,4 +92,4 @@ class Executor:
         """Nothing to release (kept for Paddle compatibility)."""
 
 
-__all__ = ["Executor"]
+__all__ = ["CompiledProgram", "Executor"]

@@ -81,6 +81,16 @@ def py_func(
     return out
 
 
+def _attr_kwargs(attr: Any) -> dict[str, Any]:
+    """``create_parameter`` keywords for a ``weight_attr``/``bias_attr``: a ParamAttr (or
+    a name) goes in as ``attr``, anything else (an initializer, None) as the initializer."""
+    from ..nn.param_attr import ParamAttr
+
+    if isinstance(attr, (ParamAttr, str)):
+        return {"attr": attr}
+    return {"default_initializer": attr}
+
+
 def fc(
     x: Variable,
     size: int,
@@ -91,17 +101,19 @@ def fc(
     name: str | None = None,
 ) -> Variable:
     """Fully connected layer ``act(x @ W + b)`` over the last dimension of a 2-D ``x``;
-    creates ``W`` ([in, size], Xavier uniform) and ``b`` ([size], zeros) as parameters."""
+    creates ``W`` ([in, size], Xavier uniform) and ``b`` ([size], zeros) as parameters.
+    ``weight_attr``/``bias_attr``: a ``ParamAttr``, an initializer or None
+    (``bias_attr=False``: no bias)."""
     if not isinstance(x, Variable):
         raise TypeError(f"fc: x must be a static Variable, got {type(x).__name__}")
     if x.ndim != num_flatten_dims + 1 or x.shape[-1] < 0:
         raise ValueError(
             f"fc: expects x with {num_flatten_dims + 1} dims and a known last dim, got {x.shape}"
         )
-    w = _program.create_parameter([x.shape[-1], size], x.dtype, default_initializer=weight_attr)
+    w = _program.create_parameter([x.shape[-1], size], x.dtype, **_attr_kwargs(weight_attr))
     y = x @ w
     if bias_attr is not False:
-        b = _program.create_parameter([size], x.dtype, is_bias=True, default_initializer=bias_attr)
+        b = _program.create_parameter([size], x.dtype, is_bias=True, **_attr_kwargs(bias_attr))
         y = y + b
     if activation is not None:
         y = getattr(y, activation)()

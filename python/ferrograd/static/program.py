@@ -248,12 +248,23 @@ def data(
 _param_counter = [0]
 
 
-def _init_spec(init: Any, shape: Sequence[int], is_bias: bool) -> tuple[str, float, float, Any]:
+def _init_spec(
+    init: Any, shape: Sequence[int], is_bias: bool, dtype: Any = "float32"
+) -> tuple[str, float, float, Any]:
     if init is None:
         init = _init.Constant(0.0) if is_bias else _init.XavierUniform()
     if hasattr(init, "_static_init"):
         spec: tuple[str, float, float, Any] = init._static_init(list(shape))
         return spec
+    from ..nn import init as _nn_init
+
+    if isinstance(init, _nn_init.Initializer):
+        # an eager ``nn.initializer`` fills a tensor in place: its values, drawn now
+        from .. import zeros
+
+        value = zeros(list(shape), dtype=dtype)
+        init(value)
+        return ("value", 0.0, 0.0, value.detach())
     if isinstance(init, numbers.Number):
         return ("constant", float(init), 0.0, None)  # type: ignore[arg-type]
     if callable(init):
@@ -274,7 +285,25 @@ def create_parameter(
 
     ``default_initializer``: None (Xavier uniform for weights, zeros for biases), a number,
     an array/Tensor, a callable ``shape -> array``, or an initializer object from
-    ``ferrograd.static.initializer`` (anything with ``_static_init``)."""
+    ``ferrograd.static.initializer`` (anything with ``_static_init``) or ``nn.initializer``.
+
+    ``attr``: a ``ParamAttr`` (its ``name``, its ``initializer``, which takes precedence
+    over ``default_initializer``, and ``trainable=False``: the parameter is kept but not
+    trained); a ``learning_rate`` other than 1 is refused (use a parameter group)."""
+    trainable = True
+    if attr is not None and not isinstance(attr, str):
+        scale = float(getattr(attr, "learning_rate", 1.0))
+        if scale != 1.0:
+            raise NotImplementedError(
+                f"create_parameter: ParamAttr(learning_rate={scale}) is not carried into static "
+                "programs; give the optimizer a parameter group instead: "
+                "parameters=[{'params': [...], 'learning_rate': scale}, ...]"
+            )
+        if getattr(attr, "initializer", None) is not None:
+            default_initializer = attr.initializer
+        trainable = bool(getattr(attr, "trainable", True))
+    if isinstance(attr, str) and name is None:
+        name = attr
     if name is None and attr is not None and getattr(attr, "name", None):
         name = attr.name
     if name is None:
@@ -284,12 +313,16 @@ def create_parameter(
     main, startup = _main_program, _startup_program
     pid = main._core.create_var(name, dtype, shape, "parameter")
     sid = startup._core.create_var(name, dtype, shape, "parameter")
-    kind, a, b, value = _init_spec(default_initializer, shape, is_bias)
+    kind, a, b, value = _init_spec(default_initializer, shape, is_bias, dtype)
     if kind == "value":
         value = value if isinstance(value, _core.Tensor) else _core.to_tensor(value)
     startup._core.append_init(sid, kind, a, b, value)
-    startup.current_block()._wrap(sid)
-    return main.current_block()._wrap(pid)
+    twin = startup.current_block()._wrap(sid)
+    var = main.current_block()._wrap(pid)
+    if not trainable:
+        var.trainable = twin.trainable = False
+        var.stop_gradient = True
+    return var
 
 
 def assign(x: Any, output: Variable | None = None) -> Variable:
