@@ -182,6 +182,13 @@ class SavedTensor:
         self, pack_hook: Callable[[Tensor], Any], unpack_hook: Callable[[Any], Tensor]
     ) -> None:
         """Packs the saved tensor now with ``pack_hook``; ``unpack_hook`` gives it back."""
+    @property
+    def data(self) -> Any:
+        """What ``pack_hook`` returned, as it is; without hooks the saved input itself
+        or a detached copy of a saved output."""
+    @property
+    def unpack_hook(self) -> Callable[[Any], Tensor] | None:
+        """The hook that will unpack this save, or None."""
 
 @final
 class AccumulateGrad:

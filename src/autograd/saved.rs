@@ -18,6 +18,12 @@ use std::sync::{Arc, Weak};
 pub trait PackedTensor: Send + Sync {
     /// Returns the saved tensor's data (shape and dtype are checked by the caller).
     fn unpack(&self) -> Result<Tensor>;
+
+    /// The concrete packed value, for the layer that made it (the bindings read a Python
+    /// hook's packed object back: `SavedTensor.data`).
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
+    }
 }
 
 /// A pair of pack/unpack hooks (one level of `saved_tensors_hooks`).
@@ -209,9 +215,16 @@ impl SavedTensor {
             },
             Some(hooks) => {
                 let before = t.storage().version();
+                // the saved input itself, as the caller holds it (PyTorch: `pack_hook(t)`
+                // sees `t is x`); an output detached, so that a pack that keeps it does
+                // not tie the node to itself
+                let arg = match identity {
+                    Identity::Output { .. } => t.detach(),
+                    _ => t.clone(),
+                };
                 let packed = {
                     let _g = crate::autograd::grad_mode::no_grad();
-                    hooks.pack(&t.detach())?
+                    hooks.pack(&arg)?
                 };
                 if t.storage().version() != before {
                     return Err(Error::runtime(
@@ -236,6 +249,20 @@ impl SavedTensor {
             identity: Mutex::new(identity),
             source: None,
         })
+    }
+
+    /// What a pack hook returned for this save, if it was handed to one (and not yet
+    /// released).
+    pub fn packed(&self) -> Option<Arc<dyn PackedTensor>> {
+        match &*self.state.lock() {
+            SavedState::Packed(p) => Some(p.packed.clone()),
+            _ => None,
+        }
+    }
+
+    /// Whether this slot holds the saving node's own output.
+    pub fn is_output(&self) -> bool {
+        matches!(&*self.identity.lock(), Identity::Output { .. })
     }
 
     /// Returns the saved tensor, rebuilt with its place in the graph. `op` names the node

@@ -82,12 +82,30 @@ const SHORT_SIDE: usize = 128;
 /// packing of the shorter operand per tile costs more than the second thread gives).
 const TILE_WORK: usize = 1 << 23;
 
+/// `a @ b.T` products (the right operand stored row-major as `[n, k]`, read column by
+/// column: `x @ W.T` of a linear layer) with fewer output rows than this are cut into
+/// column tiles too: with its own threading the `gemm` crate ran `[256, 1024] @
+/// [1024, 1024]^T` at 152 GFLOP/s on 2 cores and at 188 as two column tiles (best of 30
+/// interleaved calls, `examples/gemm_candidates.rs`, 2026-11-29, load 2.6), while taller
+/// outputs (2048 rows) ran as fast as the plain layout either way.
+const NT_ROWS: usize = 1024;
+/// Work from which such a product is cut into column tiles: smaller ones (`[128, 256] @
+/// [256, 784]^T`) ran up to 14 % slower as tiles than with `gemm`'s threading.
+const NT_TILE_WORK: usize = 1 << 26;
+
+/// Whether the right operand is read across its rows' memory order (`rhs_rs` is the
+/// unit step and columns are far apart): the transposed-weight layout.
+fn transposed_rhs<T>(a: &GemmArgs<T>) -> bool {
+    a.rhs_rs.unsigned_abs() == 1 && a.rhs_cs.unsigned_abs() > 1
+}
+
 /// Runs `args` through `gemm`: single-threaded when `parallel` is false; when the output
 /// has a short side (< 128 rows or columns) and at least [`TILE_WORK`] of work, one
 /// single-threaded call per output tile on the rayon pool (the `gemm` crate leaves such
 /// products on one thread: `[64, 1024] @ [1024, 4096]` ran 2.2x faster tiled on 2
-/// cores); otherwise `gemm` with its own rayon threading (smaller short-sided products
-/// ran up to 2x slower as tiles).
+/// cores); likewise column tiles for a large `a @ b.T` with fewer than [`NT_ROWS`]
+/// output rows; otherwise `gemm` with its own rayon threading (smaller short-sided
+/// products ran up to 2x slower as tiles).
 ///
 /// # Safety
 /// As `gemm::gemm`: every element the strides reach from `lhs`, `rhs` and `dst` must be
@@ -96,13 +114,17 @@ const TILE_WORK: usize = 1 << 23;
 pub unsafe fn gemm_tiled<T: Element>(args: GemmArgs<T>, parallel: bool) {
     let work = args.m.saturating_mul(args.n).saturating_mul(args.k);
     let short = args.m.min(args.n) < SHORT_SIDE;
+    let few_rows_nt = args.m < NT_ROWS && work >= NT_TILE_WORK && transposed_rhs(&args);
     // the pool size is asked for only when tiles are possible (small products, the
     // common case, skip the thread-local lookup)
-    let tiling = parallel && short && work >= TILE_WORK;
-    let (tiles, by_cols) = if tiling {
-        plan(args.m, args.n, rayon::current_num_threads())
-    } else {
+    let tiling = parallel && (short || few_rows_nt) && work >= TILE_WORK;
+    let (tiles, by_cols) = if !tiling {
         (1, true)
+    } else if few_rows_nt && !short {
+        // column tiles: each thread packs its own rows of the transposed operand
+        (plan(args.m, args.n, rayon::current_num_threads()).0, true)
+    } else {
+        plan(args.m, args.n, rayon::current_num_threads())
     };
     if tiles <= 1 {
         let par = if parallel {
@@ -217,14 +239,17 @@ mod tests {
     #[test]
     fn tiles_match_a_loop_for_every_shape_class() {
         // column tiles, row tiles, a ragged last tile (all above TILE_WORK with a short
-        // side), gemm's own threading (no short side), a tiny product; plain and
-        // transposed right operand
+        // side), gemm's own threading (no short side), a tiny product, the transposed
+        // layout's column tiles; plain and transposed right operand
         let shapes = [
             (3, 4096, 700),
             (700, 4096, 3),
             (65, 2048, 200),
             (130, 17, 129),
             (1, 9, 1),
+            // no short side, few rows: column tiles when the right operand is transposed
+            (300, 1024, 260),
+            (600, 512, 250),
         ];
         for &(m, k, n) in &shapes {
             let (a, b) = operands(m, k, n);

@@ -100,3 +100,33 @@ def test_bad_grad_arguments_are_assertion_and_type_errors(call):
     assert isinstance(info.value, (TypeError, ValueError))
     assert issubclass(fg.AutogradArgumentError, TypeError)
     assert issubclass(fg.AutogradArgumentError, ValueError)
+
+
+def test_raw_saved_data_and_unpack_hook():
+    """PyTorch's `SavedVariable.data` / `.unpack_hook`: the packed object as it is under
+    hooks; without hooks the saved input itself, a detached copy of a saved output."""
+
+    def pack_hook(t):
+        return t
+
+    def unpack_hook(t):
+        return t
+
+    a = fg.tensor(2.0, requires_grad=True)
+    with fg.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook):
+        b = a**2
+    c = b.exp()
+    d = c**2
+    pow_sv = b.grad_fn._raw_saved_self
+    exp_sv = c.grad_fn._raw_saved_result
+    pow2_sv = d.grad_fn._raw_saved_self
+    assert pow_sv.data is a
+    assert pow_sv.unpack_hook is unpack_hook
+    assert exp_sv.data is not c
+    assert not exp_sv.data.requires_grad and exp_sv.data.item() == c.item()
+    assert exp_sv.unpack_hook is None
+    assert pow2_sv.data is c
+    assert pow2_sv.unpack_hook is None
+    d.backward()
+    with pytest.raises(RuntimeError, match="retain_graph=True"):
+        _ = exp_sv.data

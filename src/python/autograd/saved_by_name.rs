@@ -6,8 +6,9 @@
 
 use crate::autograd::node::NodeRef;
 use crate::python::autograd::node::PyNode;
-use crate::python::autograd::saved_hooks::single_hooks;
+use crate::python::autograd::saved_hooks::{python_packed, single_hooks};
 use crate::python::errors::IntoPy;
+use crate::python::tensor::class::wrap;
 use crate::python::tensor::identity::wrap_shared;
 use pyo3::exceptions::{PyAttributeError, PyTypeError};
 use pyo3::prelude::*;
@@ -56,6 +57,22 @@ impl PyNode {
     }
 }
 
+/// The slot called `name` among a node's saved tensors; `op` names the node in the error.
+fn find_slot<'a>(
+    named: &'a [(
+        std::borrow::Cow<'static, str>,
+        &'a crate::autograd::SavedTensor,
+    )],
+    name: &str,
+    op: &str,
+) -> PyResult<&'a crate::autograd::SavedTensor> {
+    named
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, slot)| *slot)
+        .ok_or_else(|| PyAttributeError::new_err(format!("{op} saved no tensor called {name}")))
+}
+
 /// One tensor a built-in node saved (`grad_fn._raw_saved_self`): PyTorch's
 /// `SavedVariable`, whose `register_hooks(pack_hook, unpack_hook)` packs it now.
 #[pyclass(name = "SavedTensor", module = "ferrograd.autograd", frozen)]
@@ -84,14 +101,40 @@ impl PySavedTensor {
         }
         let op = format!("{}0", self.node.name());
         let named = self.node.saved_named();
-        let Some((_, slot)) = named.iter().find(|(n, _)| *n == self.name) else {
-            return Err(PyAttributeError::new_err(format!(
-                "{op} saved no tensor called {}",
-                self.name
-            )));
-        };
+        let slot = find_slot(&named, &self.name, &op)?;
         slot.register_hooks(&single_hooks(pack_hook, unpack_hook), &op)
             .py()
+    }
+
+    /// What is kept for backward: the object `pack_hook` returned, as it is, when a
+    /// hook packed it; otherwise the saved input itself (the caller's own object), or a
+    /// detached tensor for a saved output (PyTorch's `SavedVariable.data`).
+    #[getter]
+    fn data(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let op = format!("{}0", self.node.name());
+        let named = self.node.saved_named();
+        let slot = find_slot(&named, &self.name, &op)?;
+        if let Some((obj, _)) = slot.packed().and_then(|p| python_packed(py, &*p)) {
+            return Ok(obj);
+        }
+        let t = slot.unpack(&op).py()?;
+        if slot.is_output() {
+            return Ok(wrap(py, t.detach())?.into_any());
+        }
+        Ok(wrap_shared(py, t)?.into_any())
+    }
+
+    /// The `unpack_hook` that will read this save back, or None when no Python hook
+    /// packed it (PyTorch's `SavedVariable.unpack_hook`).
+    #[getter]
+    fn unpack_hook(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let op = format!("{}0", self.node.name());
+        let named = self.node.saved_named();
+        let slot = find_slot(&named, &self.name, &op)?;
+        Ok(slot
+            .packed()
+            .and_then(|p| python_packed(py, &*p))
+            .map_or_else(|| py.None(), |(_, unpack)| unpack))
     }
 
     fn __repr__(&self) -> String {

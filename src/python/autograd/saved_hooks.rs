@@ -5,7 +5,8 @@
 use crate::autograd::saved::{self, PackedTensor, SavedTensorHooks};
 use crate::error::{Error, Result};
 use crate::python::errors::{from_pyerr, IntoPy};
-use crate::python::tensor::class::{wrap, PyTensor};
+use crate::python::tensor::class::PyTensor;
+use crate::python::tensor::identity::wrap_shared;
 use crate::tensor::Tensor;
 use parking_lot::Mutex;
 use pyo3::prelude::*;
@@ -92,7 +93,9 @@ impl SavedTensorHooks for PyHooks {
             let obj = match known {
                 Some(obj) => obj,
                 None => {
-                    let arg = wrap(py, t.clone()).map_err(from_pyerr)?;
+                    // the caller's own object when it is alive (PyTorch passes the
+                    // saved tensor itself: `pack_hook(t)` sees `t is x`)
+                    let arg = wrap_shared(py, t.clone()).map_err(from_pyerr)?;
                     let obj = self.pack.call1(py, (arg,)).map_err(from_pyerr)?;
                     if let Some(m) = &self.once {
                         m.lock().insert(py, t, &obj);
@@ -108,7 +111,21 @@ impl SavedTensorHooks for PyHooks {
     }
 }
 
+/// For a save packed by Python hooks: what `pack_hook` returned and the `unpack_hook`
+/// that will read it (PyTorch's `SavedVariable.data` / `.unpack_hook`).
+pub(crate) fn python_packed(
+    py: Python<'_>,
+    packed: &dyn PackedTensor,
+) -> Option<(Py<PyAny>, Py<PyAny>)> {
+    let p = packed.as_any()?.downcast_ref::<PyPacked>()?;
+    Some((p.obj.clone_ref(py), p.unpack.as_ref().clone_ref(py)))
+}
+
 impl PackedTensor for PyPacked {
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
+    }
+
     fn unpack(&self) -> Result<Tensor> {
         Python::attach(|py| {
             let r = self
