@@ -1,10 +1,12 @@
 //! The matrix-product candidates of issue #23 side by side on this machine, in one
 //! process: the `gemm` crate on one thread, the `gemm` crate with its own rayon
 //! threading, ferrograd's entry point (`kernels::gemm_split::gemm_tiled`: per-thread
-//! tiles for short-sided products, gemm's threading otherwise) on the pool and on one
-//! thread, and `faer`'s matmul (one thread: ferrograd builds faer without its rayon
-//! feature). `GEMM_LAYOUT=NT` and
-//! `GEMM_CANDIDATES=0,4` select shapes and candidates.
+//! tiles for short-sided products and large `a @ b.T` with few rows, gemm's threading
+//! otherwise) on the pool and on one thread, `faer`'s matmul (one thread: ferrograd
+//! builds faer without its rayon feature), and two single-threaded gemm calls on the
+//! output's column or row halves on `rayon::join` (how per-thread tiles compare with the
+//! crate's threading for a shape). `GEMM_LAYOUT=NT` and `GEMM_CANDIDATES=0,4` select
+//! shapes and candidates (0-6, in the order printed).
 //!
 //! `cargo run --release --example gemm_candidates [rounds]` prints GFLOP/s, the best of
 //! `rounds` calls (default 30) per candidate, the candidates interleaved call by call so
@@ -117,6 +119,49 @@ macro_rules! candidates {
                 }
             }
 
+            /// Experiment: two single-threaded gemm calls on halves of the output
+            /// (`by_cols`: column halves), on rayon::join.
+            fn run_halves(&mut self, by_cols: bool) {
+                let ((a_cs, a_rs), (b_cs, b_rs)) = self.steps();
+                let (m, n, k) = (self.m, self.n, self.k);
+                let dst = self.dst.as_mut_ptr() as usize;
+                let (a, b) = (self.a.as_ptr() as usize, self.b.as_ptr() as usize);
+                let half = |lo: usize, hi: usize| {
+                    let (r0, r1, c0, c1) = if by_cols {
+                        (0, m, lo, hi)
+                    } else {
+                        (lo, hi, 0, n)
+                    };
+                    // SAFETY: disjoint output halves of buffers sized for the product.
+                    unsafe {
+                        gemm::gemm(
+                            r1 - r0,
+                            c1 - c0,
+                            k,
+                            (dst as *mut $t).add(r0 * n + c0),
+                            1,
+                            n as isize,
+                            false,
+                            (a as *const $t).offset(r0 as isize * a_rs),
+                            a_cs,
+                            a_rs,
+                            (b as *const $t).offset(c0 as isize * b_cs),
+                            b_cs,
+                            b_rs,
+                            0.0,
+                            1.0,
+                            false,
+                            false,
+                            false,
+                            gemm::Parallelism::None,
+                        )
+                    }
+                };
+                let side = if by_cols { n } else { m };
+                let mid = (side / 2).div_ceil(64) * 64;
+                rayon::join(|| half(0, mid), || half(mid, side));
+            }
+
             fn run_faer(&mut self) {
                 let (m, k, n) = (self.m, self.k, self.n);
                 let a = if self.a_t {
@@ -141,8 +186,10 @@ macro_rules! candidates {
                     "ferrograd",
                     "faer 1 thread",
                     "ferrograd 1 thread",
+                    "halves by cols",
+                    "halves by rows",
                 ];
-                let mut best = [f64::INFINITY; 5];
+                let mut best = [f64::INFINITY; 7];
                 // GEMM_CANDIDATES=0,4 runs only those candidates
                 let only: Option<Vec<usize>> = std::env::var("GEMM_CANDIDATES")
                     .ok()
@@ -158,7 +205,9 @@ macro_rules! candidates {
                             1 => c.run_gemm(None, gemm::Parallelism::Rayon(0)),
                             2 => c.run_gemm(Some(true), gemm::Parallelism::None),
                             3 => c.run_faer(),
-                            _ => c.run_gemm(Some(false), gemm::Parallelism::None),
+                            4 => c.run_gemm(Some(false), gemm::Parallelism::None),
+                            5 => c.run_halves(true),
+                            _ => c.run_halves(false),
                         }
                         *b = b.min(t.elapsed().as_secs_f64());
                     }
