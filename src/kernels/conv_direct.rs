@@ -21,6 +21,7 @@
 
 use super::conv_gemm::ConvDims;
 use super::conv_grid::Grid;
+use super::par::{build_blocks, Fresh};
 use crate::dtype::Element;
 use crate::error::{Error, Result};
 use crate::interrupt::parallel_allowed;
@@ -360,6 +361,34 @@ fn over_tasks<T: Send>(
         .try_for_each(|(i, ch)| f(i * per, ch))
 }
 
+/// [`over_tasks`] building its output: a vector of `tasks * task_len` elements whose
+/// chunks of whole tasks are written through a [`Fresh`] (zeroed just before use, not
+/// in a serial pass over the whole output first).
+fn build_over_tasks<T: Copy + Send + Sync>(
+    tasks: usize,
+    task_len: usize,
+    work: usize,
+    zero: T,
+    f: &(dyn Fn(usize, &mut Fresh<'_, T>) -> Result<()> + Sync),
+) -> Result<Vec<T>> {
+    let len = tasks
+        .checked_mul(task_len)
+        .ok_or_else(|| Error::memory("conv: the output size overflows"))?;
+    if len == 0 {
+        return Ok(Vec::new());
+    }
+    let threads = rayon::current_num_threads();
+    let parallel = tasks > 1 && threads > 1 && work >= PAR_WORK && parallel_allowed();
+    let per = if parallel {
+        tasks.div_ceil(threads * 4)
+    } else {
+        tasks
+    };
+    let blocks = tasks.div_ceil(per);
+    let run = |bi: usize, fresh: &mut Fresh<'_, T>| f(bi * per, fresh);
+    Ok(build_blocks(len, blocks, per * task_len, zero, parallel, &run)?.0)
+}
+
 /// Forward: `x` `[n, c, *spatial]`, `w` `[o, c/groups, *kernel]`, `bias` `[o]` →
 /// `[n, o, *out]` (contiguous slices). Errors for negative padding.
 pub fn forward<T: ConvFloat>(x: &[T], w: &[T], bias: Option<&[T]>, d: &ConvDims) -> Result<Vec<T>> {
@@ -475,12 +504,13 @@ fn forward_flat<T: ConvFloat>(
     let (cg, og, kk, l, plane) = (d.cg(), d.og(), d.kk, d.l, d.plane);
     let zero = <T as Element>::zero();
     let (p, offs) = (g.padded_len(), g.tap_offsets());
-    let mut out = try_filled_vec(d.n * d.o * l, zero)?;
     let work = d.n.saturating_mul(d.work_per_sample());
-    over_tasks(&mut out, og * l, work, |first, chunk| {
+    // one task: the og output planes of one (sample, group)
+    build_over_tasks(d.n * d.groups, og * l, work, zero, &|first, chunk| {
         let mut xp = try_filled_vec(cg * p, zero)?;
         let mut ext = try_filled_vec(g.q, zero)?;
-        for (t, planes) in chunk.chunks_exact_mut(og * l).enumerate() {
+        for t in 0..chunk.len() / (og * l) {
+            let planes = chunk.next(og * l);
             let (s, gi) = ((first + t) / d.groups, (first + t) % d.groups);
             let src = &x[(s * d.c + gi * cg) * plane..][..cg * plane];
             for (src, dst) in src.chunks_exact(plane).zip(xp.chunks_exact_mut(p)) {
@@ -496,8 +526,7 @@ fn forward_flat<T: ConvFloat>(
             }
         }
         Ok(())
-    })?;
-    Ok(out)
+    })
 }
 
 /// [`input_grad`] for unit stride, as the forward of the padded output gradient with
@@ -512,12 +541,13 @@ fn input_grad_flat<T: ConvFloat>(w: &[T], gy: &[T], d: &ConvDims, g: &Grid) -> R
             *a = b;
         }
     }
-    let mut dx = try_filled_vec(d.n * d.c * plane, zero)?;
     let work = d.n.saturating_mul(d.work_per_sample());
-    over_tasks(&mut dx, cg * plane, work, |first, chunk| {
+    // one task: the cg input planes of one (sample, group)
+    build_over_tasks(d.n * d.groups, cg * plane, work, zero, &|first, chunk| {
         let mut gp = try_filled_vec(og * p, zero)?;
         let mut ext = try_filled_vec(g.q, zero)?;
-        for (t, planes) in chunk.chunks_exact_mut(cg * plane).enumerate() {
+        for t in 0..chunk.len() / (cg * plane) {
+            let planes = chunk.next(cg * plane);
             let (s, gi) = ((first + t) / d.groups, (first + t) % d.groups);
             let src = &gy[(s * d.o + gi * og) * l..][..og * l];
             for (src, dst) in src.chunks_exact(l).zip(gp.chunks_exact_mut(p)) {
@@ -532,8 +562,7 @@ fn input_grad_flat<T: ConvFloat>(w: &[T], gy: &[T], d: &ConvDims, g: &Grid) -> R
             }
         }
         Ok(())
-    })?;
-    Ok(dx)
+    })
 }
 
 /// [`weight_grad`] for unit stride: per output channel and sample, the gradient plane

@@ -27,13 +27,13 @@
 //! on scheduling.
 
 use super::conv_direct::ConvFloat;
-use super::conv_gemm::{over_sample_blocks, ConvDims};
+use super::conv_gemm::ConvDims;
 use super::conv_grid::Grid;
 use super::gemm_into::{gemm_into, Mat, Parallelism};
+use super::par::{build_blocks, Fresh};
 use crate::dtype::Element;
 use crate::error::Result;
 use crate::storage::try_filled_vec;
-use rayon::prelude::*;
 
 /// Output positions per sample from which the shifted path is chosen over im2col
 /// (smaller images batch several samples into one im2col product instead).
@@ -142,21 +142,25 @@ pub fn forward<T: ConvFloat>(
     let (c, o, l, p) = (d.c, d.o, d.l, g.padded_len());
     let (in_block, out_block) = (c * d.plane, o * l);
     let zero = <T as Element>::zero();
-    let mut out = try_filled_vec(d.n * out_block, zero)?;
-    if out.is_empty() {
-        return Ok(out);
+    let total = d.n * out_block;
+    if total == 0 {
+        return Ok(Vec::new());
     }
     let wr = arrange(w, d, false)?;
     let k2 = g.k[2];
     let (per, par) = d.blocks(d.work_per_sample());
-    let run = |first: usize, ob: &mut [T]| -> Result<()> {
+    let blocks = d.n.div_ceil(per);
+    let run = |bi: usize, ob: &mut Fresh<'_, T>| -> Result<()> {
+        let first = bi * per;
         let mut xp = try_filled_vec(c * k2 * p, zero)?;
         let mut ext = try_filled_vec(o * g.q, zero)?;
-        for (s, on) in ob.chunks_exact_mut(out_block).enumerate() {
-            let xn = &x[(first + s) * in_block..][..in_block];
+        for s in first..(first + per).min(d.n) {
+            let xn = &x[s * in_block..][..in_block];
             replicate(g, xn, &mut xp);
             let dims = (d.groups, d.cg() * k2, d.og());
             shifted_products(g, &xp, &wr, dims, &mut ext, par)?;
+            // the sample's output, zeroed just before the crop overwrites it (cache-hot)
+            let on = ob.next(out_block);
             for (oi, dst) in on.chunks_exact_mut(l).enumerate() {
                 let b = bias.map_or(zero, |b| b[oi]);
                 g.crop(&ext[oi * g.q..][..g.q], dst, b);
@@ -164,13 +168,7 @@ pub fn forward<T: ConvFloat>(
         }
         Ok(())
     };
-    if per >= d.n {
-        run(0, &mut out)?;
-    } else {
-        out.par_chunks_mut(per * out_block)
-            .enumerate()
-            .try_for_each(|(bi, ob)| run(bi * per, ob))?;
-    }
+    let (out, _) = build_blocks(total, blocks, per * out_block, zero, blocks > 1, &run)?;
     Ok(out)
 }
 
@@ -202,15 +200,13 @@ pub fn backward<T: ConvFloat>(
     let (cg, og) = (d.cg(), d.og());
     let (in_block, out_block, wlen) = (c * d.plane, o * l, o * cg * kk);
     let zero = <T as Element>::zero();
-    let mut dx = need_x
-        .then(|| try_filled_vec(d.n * in_block, zero))
-        .transpose()?;
     let wt = need_x.then(|| arrange(w, d, true)).transpose()?;
     let (k2, rows, offs) = (g.k[2], kk / g.k[2], g.row_offsets());
     let (per, par) = d.blocks(d.work_per_sample().saturating_mul(2));
     let (p, pt) = (g.padded_len(), gt.padded_len());
-    // the samples from `s0` (`dxb`: their input gradients)
-    let block = |s0: usize, dxb: Option<&mut [T]>| -> Result<Partial<T>> {
+    // block `bi`: samples `s0..s1`, their input gradients written through `dxb`
+    let block = |bi: usize, dxb: &mut Fresh<'_, T>| -> Result<Partial<T>> {
+        let s0 = bi * per;
         let s1 = (s0 + per).min(d.n);
         let buf = |on: bool, len: usize| try_filled_vec(if on { len } else { 0 }, zero);
         let mut dwt = buf(need_w, wlen)?;
@@ -219,7 +215,6 @@ pub fn backward<T: ConvFloat>(
         let mut gext = buf(need_w || need_b, o * g.q)?;
         let mut gp = buf(need_x, o * k2 * pt)?;
         let mut dext = buf(need_x, c * gt.q)?;
-        let mut dxb = dxb;
         for s in s0..s1 {
             let gn = &gy[s * out_block..][..out_block];
             if need_w || need_b {
@@ -249,11 +244,11 @@ pub fn backward<T: ConvFloat>(
                     }
                 }
             }
-            if let (Some(dxb), Some(wt)) = (dxb.as_deref_mut(), wt.as_deref()) {
+            if let Some(wt) = wt.as_deref() {
                 replicate(gt, gn, &mut gp);
                 let dims = (d.groups, og * k2, cg);
                 shifted_products(gt, &gp, wt, dims, &mut dext, par)?;
-                let dxn = &mut dxb[(s - s0) * in_block..][..in_block];
+                let dxn = dxb.next(in_block);
                 for (ci, dst) in dxn.chunks_exact_mut(d.plane).enumerate() {
                     gt.crop(&dext[ci * gt.q..][..gt.q], dst, zero);
                 }
@@ -261,7 +256,11 @@ pub fn backward<T: ConvFloat>(
         }
         Ok((need_w.then_some(dwt), need_b.then_some(db)))
     };
-    let parts: Vec<Partial<T>> = over_sample_blocks(d.n, per, in_block, dx.as_deref_mut(), block)?;
+    let blocks = d.n.div_ceil(per);
+    let dx_len = if need_x { d.n * in_block } else { 0 };
+    let dx_block = if need_x { per * in_block } else { 0 };
+    let (dx, parts) = build_blocks(dx_len, blocks, dx_block, zero, blocks > 1, &block)?;
+    let dx = need_x.then_some(dx);
     // the blocks' sums, in block order
     let (mut dwt, mut db): Partial<T> = (None, None);
     for (pw, pb) in parts {

@@ -156,6 +156,12 @@ pub fn map_unary_split<T: Copy + Sync, O: Copy + Send>(
             }
         });
     }
+    if n > 0 && layout.strides.iter().all(|&s| s == 0) {
+        // one element broadcast to the whole shape (e.g. the gradient of `sum()`): a
+        // fill, not a strided walk re-reading that element
+        let at = layout.offset;
+        return build_output_split(n, split, |_, c| c.fill(MaybeUninit::new(f(src[at]))));
+    }
     let shape = layout.shape.clone();
     let inner = shape.last().copied().unwrap_or(1);
     let (is, _) = (layout.strides.last().copied().unwrap_or(1), ());
@@ -163,8 +169,13 @@ pub fn map_unary_split<T: Copy + Sync, O: Copy + Send>(
         let mut pos = 0;
         for_rows(&shape, [layout], lo, hi, |[b]| {
             let row = &mut out[pos..pos + inner];
-            for (j, o) in row.iter_mut().enumerate() {
-                o.write(f(src[(b + j as isize * is) as usize]));
+            if is == 0 {
+                // a row broadcast from one element
+                row.fill(MaybeUninit::new(f(src[b as usize])));
+            } else {
+                for (j, o) in row.iter_mut().enumerate() {
+                    o.write(f(src[(b + j as isize * is) as usize]));
+                }
             }
             pos += inner;
         });
