@@ -246,7 +246,9 @@ def test_calling_a_node_runs_its_backward_formula():
     output; the input gradients come back (one tensor for one input, else a tuple)."""
     x = fg.tensor([1.0, 3.0], dtype=fg.float64, requires_grad=True)
     t = fg.tanh(x)  # one input: the gradient itself
-    np.testing.assert_allclose(t.grad_fn(fg.ones(2, dtype=fg.float64)).numpy(), 1 - np.tanh([1.0, 3.0]) ** 2)
+    np.testing.assert_allclose(
+        t.grad_fn(fg.ones(2, dtype=fg.float64)).numpy(), 1 - np.tanh([1.0, 3.0]) ** 2
+    )
     y = x**2  # one slot per forward operand, as in next_functions: (grad, None)
     g, none = y.grad_fn(fg.ones(2, dtype=fg.float64))
     np.testing.assert_array_equal(g.numpy(), [2.0, 6.0])

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import traceback
 
+import ferrograd as torch
 import numpy as np
 import pytest
-
-import ferrograd as torch
 from ferrograd.autograd import Function
 
 

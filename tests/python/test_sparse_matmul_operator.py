@@ -4,10 +4,9 @@ runs (before, the dense side raised TypeError)."""
 
 from __future__ import annotations
 
+import ferrograd as torch
 import numpy as np
 import pytest
-
-import ferrograd as torch
 
 
 def test_dense_at_sparse_operator_matches_numpy_and_its_gradient():
