@@ -119,6 +119,7 @@ pub fn grad_blocking(
 }
 
 /// One pass, then the callbacks its hooks queued (`queue_callback`), if it succeeded.
+/// A pass nested deep inside custom backwards continues on a fresh thread (`reentry`).
 fn run(
     roots: &[Tensor],
     root_grads: Vec<Tensor>,
@@ -126,28 +127,12 @@ fn run(
     blocked: &Blocked,
     opts: BackwardOptions,
 ) -> Result<Vec<Option<Tensor>>> {
-    let _depth = super::reentry::DepthGuard::enter()?;
-    if super::reentry::should_hop() {
-        // deep re-entrant nesting: continue on a fresh stack (see `reentry`)
-        return super::reentry::on_fresh_thread(move || {
-            run_here(roots, root_grads, targets, blocked, opts)
-        });
-    }
-    run_here(roots, root_grads, targets, blocked, opts)
-}
-
-/// [`run`] on the current thread.
-fn run_here(
-    roots: &[Tensor],
-    root_grads: Vec<Tensor>,
-    targets: Targets,
-    blocked: &Blocked,
-    opts: BackwardOptions,
-) -> Result<Vec<Option<Tensor>>> {
-    let frame = crate::autograd::callbacks::CallbackFrame::begin();
-    let out = run_pass(roots, root_grads, targets, blocked, opts)?;
-    frame.finish()?;
-    Ok(out)
+    super::reentry::nested(move || {
+        let frame = crate::autograd::callbacks::CallbackFrame::begin();
+        let out = run_pass(roots, root_grads, targets, blocked, opts)?;
+        frame.finish()?;
+        Ok(out)
+    })
 }
 
 fn run_pass(

@@ -67,6 +67,18 @@ pub(crate) fn should_hop() -> bool {
     DEPTH.with(Cell::get) >= HOP_DEPTH
 }
 
+/// Runs one backward pass `f` as one nesting level: here, or on a fresh thread when this
+/// thread already runs [`HOP_DEPTH`] of them; a `RecursionError` past
+/// [`MAX_REENTRANT_DEPTH`] levels in all.
+pub(crate) fn nested<R: Send>(f: impl FnOnce() -> Result<R> + Send) -> Result<R> {
+    let _depth = DepthGuard::enter()?;
+    if should_hop() {
+        on_fresh_thread(f)
+    } else {
+        f()
+    }
+}
+
 /// The thread-local modes a pass sees, carried to the thread that continues it.
 struct Modes {
     grad: bool,
@@ -151,15 +163,12 @@ mod tests {
     #[test]
     fn depth_is_bounded_across_hops() {
         fn nest(level: usize) -> Result<usize> {
-            let _g = DepthGuard::enter()?;
-            if level == 0 {
-                return Ok(BASE.with(Cell::get) + DEPTH.with(Cell::get));
-            }
-            if should_hop() {
-                on_fresh_thread(move || nest(level - 1))
-            } else {
+            nested(move || {
+                if level == 0 {
+                    return Ok(BASE.with(Cell::get) + DEPTH.with(Cell::get));
+                }
                 nest(level - 1)
-            }
+            })
         }
         assert_eq!(nest(3 * HOP_DEPTH + 7).unwrap(), 3 * HOP_DEPTH + 8);
         let e = match nest(MAX_REENTRANT_DEPTH + 5) {
