@@ -96,7 +96,7 @@ impl Modes {
             inference: crate::inference::is_inference_mode(),
             autocast: crate::autograd::autocast::autocast_state(),
             hooks: crate::autograd::saved::hook_stack_snapshot(),
-            hooks_disabled: crate::autograd::saved::set_saved_tensor_hooks_disabled(None),
+            hooks_disabled: crate::autograd::saved::saved_tensor_hooks_disabled(),
             base: BASE.with(Cell::get) + DEPTH.with(Cell::get),
         }
     }
@@ -117,9 +117,7 @@ impl Modes {
 /// pass), so the new thread's Python callbacks can take it.
 pub(crate) fn on_fresh_thread<R: Send>(f: impl FnOnce() -> Result<R> + Send) -> Result<R> {
     let modes = Modes::capture();
-    // capture() took the disabled-hooks message out of this thread; put it back
-    let disabled = modes.hooks_disabled.clone();
-    let out = std::thread::scope(|s| {
+    std::thread::scope(|s| {
         let spawned = std::thread::Builder::new()
             .name("ferrograd-reentrant-backward".into())
             .stack_size(HOP_STACK_BYTES)
@@ -140,9 +138,7 @@ pub(crate) fn on_fresh_thread<R: Send>(f: impl FnOnce() -> Result<R> + Send) -> 
                  {HOP_DEPTH}+ levels deep ({e}); reduce the re-entrant depth"
             ))),
         }
-    });
-    crate::autograd::saved::set_saved_tensor_hooks_disabled(disabled);
-    out
+    })
 }
 
 /// The text of a panic's payload (a `&str` or `String`; otherwise a placeholder).

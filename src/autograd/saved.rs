@@ -45,7 +45,7 @@ thread_local! {
 
 /// Pushes a hook pair onto this thread's stack (innermost wins); errors while disabled.
 pub fn push_saved_tensor_hooks(hooks: Arc<dyn SavedTensorHooks>) -> Result<()> {
-    if let Some(msg) = HOOKS_DISABLED.with(|d| d.borrow().clone()) {
+    if let Some(msg) = saved_tensor_hooks_disabled() {
         return Err(Error::runtime(msg));
     }
     HOOK_STACK.with(|s| s.borrow_mut().push(hooks));
@@ -62,6 +62,11 @@ pub fn pop_saved_tensor_hooks() {
 /// Number of hook pairs active on this thread.
 pub fn saved_tensor_hooks_depth() -> usize {
     HOOK_STACK.with(|s| s.borrow().len())
+}
+
+/// This thread's disabled-hooks message (`Some` while hooks are disabled).
+pub(crate) fn saved_tensor_hooks_disabled() -> Option<String> {
+    HOOKS_DISABLED.with(|d| d.borrow().clone())
 }
 
 /// Disables (with `Some(message)`) or re-enables hooks on this thread; returns the old
