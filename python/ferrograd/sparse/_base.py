@@ -29,6 +29,8 @@ class SparseTensor(ValueWiseMethods):
     _vals: Tensor
     _shape: tuple[int, ...]
     _leaf: bool
+    #: the node an arithmetic op recorded for this result (``_node.py``), else None
+    _node: Any = None
     #: lets NumPy and Tensor operators hand ``dense op sparse`` to our reflected methods
     __array_priority__ = 1000
 
@@ -176,8 +178,16 @@ class SparseTensor(ValueWiseMethods):
 
     @property
     def grad_fn(self) -> Any:
-        """The node that produced the values (None for a leaf)."""
-        return None if self.is_leaf else self._vals.grad_fn
+        """The node that produced this tensor (None for a leaf): for the result of
+        sparse arithmetic, PyTorch's node with the saved operands (``MulBackward0``,
+        ``_saved_self``; see ``_node.py``), otherwise the node of the values."""
+        if self.is_leaf:
+            return None
+        node = self._node
+        # (the values may have been replaced since, e.g. by requires_grad_ on a copy)
+        if node is not None and node._values_node is self._vals.grad_fn:
+            return node
+        return self._vals.grad_fn
 
     def requires_grad_(self, requires_grad: bool = True) -> SparseTensor:
         """Makes this sparse tensor a leaf whose values collect gradients (in place)."""
@@ -306,7 +316,10 @@ class SparseTensor(ValueWiseMethods):
 
         return multiply(self, other)
 
-    __rmul__ = __mul__
+    def __rmul__(self, other: Any) -> Any:
+        from ._elementwise import multiply
+
+        return multiply(other, self)  # ``other`` stays PyTorch's ``self``
 
     def __truediv__(self, other: Any) -> Any:
         from ._elementwise import divide
@@ -340,7 +353,9 @@ class SparseTensor(ValueWiseMethods):
     subtract, multiply, divide = sub, mul, div
 
     def __neg__(self) -> SparseTensor:
-        return self._with_values(-self._vals)
+        from ._node import record
+
+        return record(self._with_values(-self._vals), "NegBackward0", {})
 
     def __matmul__(self, other: Any) -> Any:
         from ._products import matmul

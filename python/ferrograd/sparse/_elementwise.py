@@ -18,6 +18,7 @@ from .. import _core
 from ._base import SparseTensor
 from ._coo import SparseCooTensor
 from ._csr import SparseCsrTensor, coo_to_csr
+from ._node import record
 
 Tensor = _core.Tensor
 
@@ -56,13 +57,18 @@ def add(x: Any, y: Any, alpha: Any = 1, name: Any = None) -> Any:
     """``x + alpha * y``: sparse + sparse is sparse (coalesced), sparse + dense dense.
 
     Adding a number would fill every implicit zero, so it raises: use
-    ``x.to_dense() + c``.
+    ``x.to_dense() + c``. A sparse result's ``grad_fn`` is ``AddBackward0``
+    (``_saved_alpha``).
     """
+    return record(_add(x, y, alpha), "AddBackward0", {}, {"alpha": alpha})
+
+
+def _add(x: Any, y: Any, alpha: Any = 1) -> Any:
     what = "sparse.add"
     if not isinstance(x, SparseTensor):
         x, y = y, x  # dense + sparse
     if alpha != 1:
-        y = y * alpha
+        y = _multiply(y, alpha) if isinstance(y, SparseTensor) else y * alpha
     if isinstance(y, SparseTensor):
         _same_shape(x, y, what)
         a, b = _as_coo(x), _as_coo(y)
@@ -82,14 +88,21 @@ def add(x: Any, y: Any, alpha: Any = 1, name: Any = None) -> Any:
 
 
 def subtract(x: Any, y: Any, name: Any = None) -> Any:
-    """``x - y`` (same rules as :func:`add`)."""
-    return add(x, -y)
+    """``x - y`` (same rules as :func:`add`; a sparse result's ``grad_fn`` is
+    ``SubBackward0``)."""
+    neg = y._with_values(-y._vals) if isinstance(y, SparseTensor) else -y
+    return record(_add(x, neg), "SubBackward0", {}, {"alpha": 1})
 
 
 def multiply(x: Any, y: Any, name: Any = None) -> Any:
     """``x * y``: sparse * number or 0-d tensor, sparse * dense (broadcast to ``x``'s
     shape; result sparse with ``x``'s pattern) and sparse * sparse (the intersection of
-    the patterns)."""
+    the patterns). The result's ``grad_fn`` is ``MulBackward0``, with the operands as
+    ``_saved_self`` / ``_saved_other`` (saved through the active saved-tensor hooks)."""
+    return record(_multiply(x, y), "MulBackward0", {"self": x, "other": y})
+
+
+def _multiply(x: Any, y: Any) -> Any:
     what = "sparse.multiply"
     if not isinstance(x, SparseTensor):
         x, y = y, x
@@ -126,7 +139,12 @@ def _intersect(a: SparseCooTensor, b: SparseCooTensor) -> SparseCooTensor:
 def divide(x: Any, y: Any, name: Any = None) -> Any:
     """``x / y`` for a number / 0-d tensor ``y``, or a sparse ``y`` with exactly ``x``'s
     pattern (Paddle's same-sparsity ``divide``: the values divided, implicit zeros stay
-    zero). Other patterns raise (``0 / 0`` would be NaN at every implicit position)."""
+    zero). Other patterns raise (``0 / 0`` would be NaN at every implicit position).
+    The result's ``grad_fn`` is ``DivBackward0`` (``_saved_self``, ``_saved_other``)."""
+    return record(_divide(x, y), "DivBackward0", {"self": x, "other": y})
+
+
+def _divide(x: Any, y: Any) -> Any:
     what = "sparse.divide"
     if not isinstance(x, SparseTensor):
         raise TypeError(f"{what}: the dividend must be the sparse tensor")
