@@ -394,6 +394,14 @@ class Tensor:
         """PyTorch: allocated inside ``inference_mode()`` (a constant to autograd)."""
     def _is_view(self) -> _bool:
         """PyTorch: whether the tensor is a view of another one (its ``_base``)."""
+    @property
+    def name(self) -> str:
+        """Paddle: the tensor's name (``eager_tmp_<n>`` unless assigned; a str)."""
+    @name.setter
+    def name(self, value: str) -> None: ...
+    @property
+    def inplace_version(self) -> _int:
+        """Paddle: the number of in-place writes to the tensor's memory (``_version``)."""
     def select(self, dim: _int, index: _int) -> Tensor:
         """PyTorch: the view at ``index`` along ``dim``, without that dimension."""
     # -- scans, sorting, searching (Rust: src/python/tensor/scan.rs) --

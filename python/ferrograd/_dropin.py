@@ -5,6 +5,7 @@ equality, Paddle's ``Tensor.gradient()``."""
 from __future__ import annotations
 
 import builtins
+import itertools
 import math
 import operator
 from typing import Any
@@ -177,6 +178,30 @@ def CUDAPlace(device_id: Any = 0) -> Any:  # noqa: N802  (Paddle's name)
 CUDAPinnedPlace = CUDAPlace
 
 
+_TENSOR_NAMES = itertools.count()
+
+
+def _get_name(self: Tensor) -> str:
+    """Paddle's ``Tensor.name``: given on first read (``eager_tmp_0``, ``eager_tmp_1``, ...,
+    as Paddle 3 names eager tensors) unless assigned; kept by this Python object."""
+    n = self.__dict__.get("_fg_name")
+    if n is None:
+        n = self.__dict__["_fg_name"] = f"eager_tmp_{next(_TENSOR_NAMES)}"
+    return n
+
+
+def _set_name(self: Tensor, value: str) -> None:
+    if not isinstance(value, str):
+        raise TypeError(f"a tensor name must be a str, got {type(value).__name__}")
+    self.__dict__["_fg_name"] = value
+
+
+def _inplace_version(self: Tensor) -> builtins.int:
+    """Paddle's ``Tensor.inplace_version``: how many in-place writes the tensor's memory
+    has had (PyTorch's ``_version``; detached tensors share it)."""
+    return self._version
+
+
 def _gradient(self: Tensor) -> Any:
     """Paddle: the gradient as a NumPy array, or None when there is none."""
     g = self.grad
@@ -222,6 +247,8 @@ def install_tensor_methods() -> None:
     Tensor.is_inference = _is_inference  # type: ignore[method-assign]  # installed here
     Tensor._is_view = _is_view  # type: ignore[method-assign]  # installed here
     Tensor.select = _select  # type: ignore[method-assign]  # installed here
+    Tensor.name = property(_get_name, _set_name, doc=_get_name.__doc__)  # type: ignore[method-assign,assignment]  # Paddle's
+    Tensor.inplace_version = property(_inplace_version, doc=_inplace_version.__doc__)  # type: ignore[method-assign,assignment]  # Paddle's
     Tensor.__reduce__ = _reduce  # type: ignore[method-assign,assignment]  # pickling
     global _core_requires_grad_
     _core_requires_grad_ = Tensor.requires_grad_

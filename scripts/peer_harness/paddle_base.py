@@ -3,7 +3,8 @@ framework package).
 
 Paddle's legacy unit tests wrap their bodies in ``base.dygraph.guard()`` and build inputs
 with ``base.dygraph.to_variable``; in eager (dygraph) mode, Paddle's default and
-ferrograd's only eager mode, these are a no-op context and ``to_tensor``. Only such
+ferrograd's only eager mode, these are a no-op context and ``to_tensor``
+(``base.dygraph.grad`` is ``paddle.grad``). Only such
 scaffolding is provided, plus Paddle's public static-graph names under their old package
 (``base.Program``, ``program_guard``, ``scope_guard``, ``Executor``, the default
 programs, ``compiler.CompiledProgram``, ``core.Scope``: ``paddle.static``'s classes and
@@ -32,6 +33,8 @@ dygraph = types.SimpleNamespace(
         value, dtype=dtype
     ),
     no_grad=ferrograd.no_grad,
+    # ``base.dygraph.grad`` is Paddle's public ``paddle.grad`` under its old package
+    grad=ferrograd.grad,
 )
 
 
