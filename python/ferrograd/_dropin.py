@@ -8,6 +8,7 @@ import builtins
 import itertools
 import math
 import operator
+import weakref
 from typing import Any
 
 from . import _core
@@ -202,6 +203,24 @@ def _inplace_version(self: Tensor) -> builtins.int:
     return self._version
 
 
+def _register_post_accumulate_grad_hook(self: Tensor, hook: Any) -> Any:
+    """Registers ``hook(tensor)``, run right after a backward pass has accumulated this
+    leaf's gradient into ``.grad``; the hook must return None. Returns a handle with
+    ``remove()``. The hook gets this very object (a ``Parameter`` stays one and works as a
+    dict key, as in PyTorch), held weakly so the hook does not keep it alive."""
+    if not callable(hook):
+        raise TypeError(
+            f"register_post_accumulate_grad_hook: hook must be callable, got {type(hook).__name__}"
+        )
+    own = weakref.ref(self)
+
+    def call(t: Tensor) -> Any:
+        obj = own()
+        return hook(t if obj is None else obj)
+
+    return _core_register_post_accumulate_grad_hook(self, call)
+
+
 def _gradient(self: Tensor) -> Any:
     """Paddle: the gradient as a NumPy array, or None when there is none."""
     g = self.grad
@@ -250,7 +269,9 @@ def install_tensor_methods() -> None:
     Tensor.name = property(_get_name, _set_name, doc=_get_name.__doc__)  # type: ignore[method-assign,assignment]  # Paddle's
     Tensor.inplace_version = property(_inplace_version, doc=_inplace_version.__doc__)  # type: ignore[method-assign,assignment]  # Paddle's
     Tensor.__reduce__ = _reduce  # type: ignore[method-assign,assignment]  # pickling
-    global _core_requires_grad_
+    global _core_requires_grad_, _core_register_post_accumulate_grad_hook
+    _core_register_post_accumulate_grad_hook = Tensor.register_post_accumulate_grad_hook
+    Tensor.register_post_accumulate_grad_hook = _register_post_accumulate_grad_hook  # type: ignore[method-assign]  # wraps the native method
     _core_requires_grad_ = Tensor.requires_grad_
     Tensor.requires_grad_ = _requires_grad_  # type: ignore[method-assign,assignment]  # wraps the native method
 
@@ -280,6 +301,7 @@ randn = _shape_keyword(_core.randn)
 
 
 _core_requires_grad_: Any = None
+_core_register_post_accumulate_grad_hook: Any = None
 
 
 def _requires_grad_(self: Tensor, requires_grad: builtins.bool = True) -> Tensor:
