@@ -161,6 +161,8 @@ from ._errors import AutogradArgumentError as AutogradArgumentError  # noqa: E40
 from ._errors import AutogradTypeError as AutogradTypeError  # noqa: E402
 from ._errors import AutogradUsageError as AutogradUsageError  # noqa: E402
 from ._errors import BackwardNotImplementedError as BackwardNotImplementedError  # noqa: E402
+from ._flags import get_flags as get_flags  # noqa: E402  (paddle.get_flags)
+from ._flags import set_flags as set_flags  # noqa: E402  (paddle.set_flags)
 from .amp import autocast as autocast  # noqa: E402  (torch.autocast)
 from .nn.param_attr import ParamAttr as ParamAttr  # noqa: E402
 

@@ -8,9 +8,11 @@ ferrograd's only eager mode, these are a no-op context and ``to_tensor``
 scaffolding is provided, plus Paddle's public static-graph names under their old package
 (``base.Program``, ``program_guard``, ``scope_guard``, ``Executor``, the default
 programs, ``compiler.CompiledProgram``, ``core.Scope``: ``paddle.static``'s classes and
-functions). Names that reach into Paddle's engine (``base.core``'s other C++ bindings,
-``framework._dygraph_tracer``, ``set_flags``) and ``base.DataFeeder`` are absent, so the
-tests that need them fail with an AttributeError naming what is missing.
+functions) and ``base.set_flags`` (the public ``paddle.set_flags``, which knows only the
+flags ferrograd's behaviour already satisfies). Names that reach into Paddle's engine
+(``base.core``'s other C++ bindings, ``framework._dygraph_tracer``) and
+``base.DataFeeder`` are absent, so the tests that need them fail with an AttributeError
+naming what is missing.
 """
 
 from __future__ import annotations
@@ -90,6 +92,8 @@ framework.dygraph_not_support = dygraph_not_support
 
 #: ``base.ParamAttr`` is Paddle's public ``paddle.ParamAttr`` under its old package
 ParamAttr = ferrograd.ParamAttr
+#: ``base.set_flags`` is Paddle's public ``paddle.set_flags`` under its old package
+set_flags = ferrograd.set_flags
 
 # Paddle's public static-graph API (``paddle.static``) under its old package
 Program = ferrograd.static.Program
