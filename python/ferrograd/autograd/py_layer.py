@@ -64,6 +64,10 @@ class Function(PyLayer):
 
     apply: Any = classmethod(_core._apply_torch)
     _fg_uses_setup_context = False
+    #: PyTorch's request that ``torch.func.vmap`` derive a batching rule for this
+    #: Function. ferrograd's ``vmap`` maps by running the Function once per sample, so it
+    #: needs no rule: it reads neither this flag nor a ``vmap`` staticmethod.
+    generate_vmap_rule = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -90,6 +94,17 @@ class Function(PyLayer):
         )
 
     vjp = backward
+
+    @staticmethod
+    def vmap(info: Any, in_dims: Any, *args: Any) -> Any:
+        """PyTorch's hook for a hand-written batching rule. ferrograd's
+        ``torch.func.vmap`` never calls it (it runs the Function once per sample, which
+        gives the same values); called directly, the default raises, as PyTorch's does."""
+        raise NotImplementedError(
+            "autograd.Function.vmap: this Function defines no batching rule; "
+            "ferrograd's torch.func.vmap does not need one (it maps by running the "
+            "Function once per sample)"
+        )
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # PyTorch's error for the pre-1.3 style (``MyFunction()(x)`` with instance methods)
