@@ -161,14 +161,14 @@ def _node_class(name: str) -> type:
 
 def record(out: Any, name: str, saved: dict[str, Any], plain: dict[str, Any] | None = None) -> Any:
     """Gives the sparse result ``out`` a :class:`SparseNode` called ``name`` when autograd
-    recorded it (its values require grad); returns ``out`` (unchanged when dense).
+    recorded it (its values have a node); returns ``out`` (unchanged when dense).
 
     ``saved`` maps names to operands: a sparse or dense tensor is saved through the
     hooks; a Python number is kept by value as a 0-d tensor (numbers are never packed).
     ``plain`` holds other attributes (``alpha``), kept as they are.
     """
-    if not isinstance(out, SparseTensor) or not out._vals.requires_grad:
-        return out
+    if not isinstance(out, SparseTensor) or out._vals.grad_fn is None:
+        return out  # nothing recorded (no grad mode, no operand needing grad)
     plain = dict(plain or {})
     to_save: list[Tensor] = []
     slots: dict[str, Any] = {}
