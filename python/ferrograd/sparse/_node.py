@@ -23,7 +23,6 @@ composition; this module only adds what PyTorch's node shows:
 from __future__ import annotations
 
 import weakref
-from numbers import Number
 from typing import Any, Callable
 
 from .. import _core
@@ -81,10 +80,10 @@ class _SaveOperands(Function):
         return grad, None, None
 
 
-_SAVERS: dict[str, type] = {}
+_SAVERS: dict[str, type[_SaveOperands]] = {}
 
 
-def _saver(name: str) -> type:
+def _saver(name: str) -> type[_SaveOperands]:
     """The pass-through ``Function`` whose node is called ``name`` (one class per name)."""
     cls = _SAVERS.get(name)
     if cls is None:
@@ -181,7 +180,7 @@ def record(out: Any, name: str, saved: dict[str, Any], plain: dict[str, Any] | N
         elif isinstance(operand, Tensor):
             slots[key] = ("dense", len(to_save))
             to_save.append(operand)
-        elif isinstance(operand, Number):
+        elif isinstance(operand, (bool, int, float, complex)):
             plain[key] = _core.tensor(operand)
     ctx = None
     if to_save:
