@@ -1,9 +1,8 @@
 """Gaps found running Paddle tutorial-style scripts with only the import line changed
 (session 17): each test is one idiom those scripts use, checked against NumPy."""
 
-import numpy as np
-
 import ferrograd as paddle
+import numpy as np
 from ferrograd.io import DataLoader, Dataset
 
 
@@ -86,3 +85,31 @@ def test_adamw_lr_ratio_follows_a_scheduler():
     opt.step()
     # a step syncs the group's rate with the scheduler: 0.1 * 0.25, and |m / sqrt(v)| = 1
     np.testing.assert_allclose(p.numpy(), before - 0.1 * 0.25, rtol=0, atol=1e-9)
+
+
+def test_label_smooth_matches_the_formula_and_its_gradient():
+    f = paddle.nn.functional
+    onehot = np.eye(4)[[1, 3, 0]]
+    got = f.label_smooth(paddle.to_tensor(onehot), epsilon=0.2)
+    np.testing.assert_allclose(got.numpy(), 0.8 * onehot + 0.05, rtol=1e-15)
+    prior = np.array([[0.1, 0.2, 0.3, 0.4]])
+    got = f.label_smooth(paddle.to_tensor(onehot), prior_dist=paddle.to_tensor(prior), epsilon=0.5)
+    np.testing.assert_allclose(got.numpy(), 0.5 * onehot + 0.5 * prior, rtol=1e-15)
+    # the smoothed one-hot as a soft label gives PyTorch's label_smoothing loss
+    logits = np.array([[1.0, 2.0, 0.5, -1.0], [0.3, 0.2, 0.1, 0.0], [2.0, 0.0, 1.0, 1.0]])
+    x = paddle.to_tensor(logits, stop_gradient=False)
+    soft = f.label_smooth(paddle.to_tensor(onehot), epsilon=0.2)
+    loss = f.cross_entropy(x, soft, soft_label=True)
+    logp = logits - np.log(np.exp(logits).sum(1, keepdims=True))
+    want = -((0.8 * onehot + 0.05) * logp).sum(1).mean()
+    np.testing.assert_allclose(float(loss), want, rtol=1e-12)
+    assert paddle.autograd.gradcheck(
+        lambda t: f.label_smooth(t, epsilon=0.3), (paddle.to_tensor(onehot, stop_gradient=False),)
+    )
+
+
+def test_label_smooth_refuses_integer_labels():
+    import pytest
+
+    with pytest.raises(TypeError, match="float tensor"):
+        paddle.nn.functional.label_smooth(paddle.to_tensor([[0, 1]]))

@@ -165,7 +165,9 @@ def _lr_ratio_value(value: Any) -> float:
     try:
         r = float(value)
     except (TypeError, ValueError):
-        raise TypeError(f"AdamW: lr_ratio must return a number, got {type(value).__name__}") from None
+        raise TypeError(
+            f"AdamW: lr_ratio must return a number, got {type(value).__name__}"
+        ) from None
     if not math.isfinite(r) or r < 0:
         raise ValueError(f"AdamW: lr_ratio must return a finite number >= 0, got {r}")
     return r
