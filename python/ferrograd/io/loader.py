@@ -96,3 +96,8 @@ class DataLoader(_TorchDataLoader):
             prefetch_factor=prefetch_factor if num_workers > 0 else None,
             persistent_workers=persistent_workers,
         )
+
+    def __call__(self) -> Iterator[Any]:
+        """Paddle's ``for x, y in loader():`` spelling: an iterator over one epoch, the
+        same as ``iter(loader)``."""
+        return iter(self)

@@ -105,9 +105,66 @@ def cross_entropy(
 
     ``label_smoothing`` mixes the one-hot target with the uniform distribution;
     ``use_softmax=False`` (Paddle) treats ``input`` as probabilities already.
+    With ``reduction="none"`` the per-sample losses keep a size-1 class dimension where
+    Paddle keeps it (class ids with one, ``[N, 1]``, or ``soft_label=True``: ``[N, 1]``),
+    and drop it where PyTorch does (ids ``[N]``, float targets without ``soft_label``).
     """
     if target is not None:
         label = target
+    if not isinstance(label, Tensor):
+        label = _core.tensor(label)
+    if axis is None:
+        axis = _default_class_dim(input, label, soft_label)
+    loss = _cross_entropy(
+        input, label, weight, ignore_index, reduction, label_smoothing, soft_label, axis,
+        use_softmax,
+    )  # fmt: skip
+    if reduction == "none" and input.ndim > 0:
+        class_dim = (1 if input.ndim > 1 else 0) if axis is None else axis % input.ndim
+        hard_with_dim = (
+            not (soft_label or label.dtype.is_floating_point)
+            and label.ndim == input.ndim
+            and label.shape[class_dim] == 1
+        )
+        if hard_with_dim or soft_label:
+            # Paddle's per-sample loss keeps the class dim (size 1): dropping it would
+            # make `loss * mask` with an [N, 1] mask broadcast to [N, N]
+            loss = loss.unsqueeze(class_dim)
+    return loss
+
+
+def _default_class_dim(input: Tensor, label: Tensor, soft_label: bool) -> Optional[int]:
+    """The class dimension when ``axis`` is not given: PyTorch's (1) unless the call can
+    only be Paddle's, whose default is the last one: ``soft_label=True`` (a Paddle-only
+    keyword), class ids with as many dims as the input and a size-1 last one
+    (``[B, T, 1]``), or ids whose shape fits classes-last but not classes-at-1 (a
+    ``[B, T]`` label for ``[B, T, V]`` logits). ``None`` keeps PyTorch's."""
+    if input.ndim <= 2:
+        return None  # dim 1 is the last one: the dialects agree
+    last = input.ndim - 1
+    if soft_label:
+        return last
+    if label.dtype.is_floating_point:
+        return None  # PyTorch's probability targets (Paddle's need soft_label=True)
+    shape, ids = list(input.shape), list(label.shape)
+    if len(ids) == len(shape):
+        return last if ids[-1] == 1 and ids[1] != 1 else None
+    torch_fit = ids == shape[:1] + shape[2:]
+    return last if not torch_fit and ids == shape[:-1] else None
+
+
+def _cross_entropy(
+    input: Tensor,
+    label: Tensor,
+    weight: Optional[Tensor],
+    ignore_index: int,
+    reduction: str,
+    label_smoothing: float,
+    soft_label: bool,
+    axis: Optional[int],
+    use_softmax: bool,
+) -> Tensor:
+    """``cross_entropy`` with the class dimension of a ``"none"`` reduction dropped."""
     if reduction not in _REDUCTIONS:
         raise ValueError(
             f"cross_entropy: reduction must be one of {_REDUCTIONS}, got {reduction!r}"
@@ -123,7 +180,8 @@ def cross_entropy(
         label = label.squeeze(class_dim)  # Paddle's labels keep a size-1 class dim
     if class_dim != natural:
         # move the class dim to position 1, the other dims keeping their order
-        perm = [0, class_dim] + [d for d in range(1, input.ndim) if d != class_dim]
+        others = [d for d in range(input.ndim) if d != class_dim]
+        perm = [others[0], class_dim, *others[1:]]
         input = input.permute(perm)
         if is_soft:
             label = label.permute(perm)

@@ -1,5 +1,6 @@
 """Paddle-only losses of ``paddle.nn.functional``: ``square_error_cost``,
-``sigmoid_focal_loss``, ``dice_loss``, ``npair_loss`` and ``margin_cross_entropy``
+``sigmoid_focal_loss``, ``dice_loss``, ``label_smooth``,
+``softmax_with_cross_entropy``, ``npair_loss`` and ``margin_cross_entropy``
 (single process: the model-parallel ``group`` is not supported).
 
 Each is a composition of differentiable tensor ops (gradients of every order flow
@@ -46,6 +47,71 @@ def square_error_cost(input: Tensor, label: Tensor) -> Tensor:
     x = _floating(_tensor(input, what, "input"), what)
     d = x - _tensor(label, what, "label")
     return d * d
+
+
+def label_smooth(
+    label: Tensor, prior_dist: Optional[Tensor] = None, epsilon: float = 0.1, name: Any = None
+) -> Tensor:
+    """Paddle's ``F.label_smooth(label, prior_dist=None, epsilon=0.1)``: the smoothed
+    targets ``(1 - epsilon) * label + epsilon * prior_dist`` over the last dimension (``C``
+    classes; the prior defaults to uniform, ``1 / C``). ``label`` is a float tensor (a
+    one-hot, e.g. ``F.one_hot(ids, C).astype('float32')``); differentiable in both."""
+    what = "label_smooth"
+    label = _tensor(label, what, "label")
+    if not label.dtype.is_floating_point:
+        raise TypeError(
+            f"{what}: label must be a float tensor (a one-hot of the class ids), got "
+            f"{label.dtype}; convert it with label.astype('float32')"
+        )
+    eps = float(epsilon)
+    if not 0.0 <= eps <= 1.0:
+        raise ValueError(f"{what}: epsilon must be in [0, 1], got {eps}")
+    if label.ndim == 0:
+        raise ValueError(f"{what}: label needs a class dimension (last), got a 0-d tensor")
+    if prior_dist is None:
+        return label * (1.0 - eps) + eps / label.shape[-1]
+    prior = _tensor(prior_dist, what, "prior_dist")
+    if prior.shape[-1] != label.shape[-1]:
+        raise ValueError(
+            f"{what}: prior_dist has {prior.shape[-1]} classes (last dimension), label "
+            f"{label.shape[-1]}"
+        )
+    return label * (1.0 - eps) + prior.astype(label.dtype) * eps
+
+
+def softmax_with_cross_entropy(
+    logits: Tensor,
+    label: Tensor,
+    soft_label: bool = False,
+    ignore_index: int = -100,
+    numeric_stable_mode: bool = True,
+    return_softmax: bool = False,
+    axis: int = -1,
+) -> Any:
+    """Paddle's older ``F.softmax_with_cross_entropy``: the unreduced softmax cross
+    entropy along ``axis`` (default last), shaped like ``logits`` with that dim of size 1;
+    ``(loss, softmax)`` with ``return_softmax=True``. Class ids (``[N, 1]`` or ``[N]``)
+    unless ``soft_label=True``. ``numeric_stable_mode`` is accepted (always stable)."""
+    from .fn_class_loss import cross_entropy
+
+    what = "softmax_with_cross_entropy"
+    logits = _tensor(logits, what, "logits")
+    label = _tensor(label, what, "label")
+    if not soft_label and label.dtype.is_floating_point:
+        raise TypeError(
+            f"{what}: label has dtype {label.dtype}; class ids must be int64 "
+            f"(label.astype('int64')), or pass soft_label=True for probabilities"
+        )
+    dim = axis % logits.ndim if logits.ndim else 0
+    loss = cross_entropy(
+        logits, label, ignore_index=ignore_index, reduction="none", soft_label=soft_label,
+        axis=dim,
+    )  # fmt: skip
+    if loss.ndim < logits.ndim:  # ids without the size-1 class dim
+        loss = loss.unsqueeze(dim)
+    if return_softmax:
+        return loss, logits.softmax(dim)
+    return loss
 
 
 def sigmoid_focal_loss(

@@ -514,9 +514,13 @@ __all__ += ["rnnt_loss"]
 from .fn_hsigmoid import hsigmoid_loss as hsigmoid_loss  # noqa: E402
 from .fn_loss_multilabel import multilabel_margin_loss as multilabel_margin_loss  # noqa: E402
 from .fn_loss_paddle_extra import dice_loss as dice_loss  # noqa: E402
+from .fn_loss_paddle_extra import label_smooth as label_smooth  # noqa: E402
 from .fn_loss_paddle_extra import margin_cross_entropy as margin_cross_entropy  # noqa: E402
 from .fn_loss_paddle_extra import npair_loss as npair_loss  # noqa: E402
 from .fn_loss_paddle_extra import sigmoid_focal_loss as sigmoid_focal_loss  # noqa: E402
+from .fn_loss_paddle_extra import (  # noqa: E402
+    softmax_with_cross_entropy as softmax_with_cross_entropy,
+)
 from .fn_loss_paddle_extra import square_error_cost as square_error_cost  # noqa: E402
 from .fn_resize_shift import temporal_shift as temporal_shift  # noqa: E402
 from .fn_resize_shift import upsample_bilinear as upsample_bilinear  # noqa: E402
@@ -525,5 +529,6 @@ from .fn_resize_shift import upsample_nearest as upsample_nearest  # noqa: E402
 __all__ += [
     "upsample_bilinear", "upsample_nearest", "temporal_shift", "multilabel_margin_loss",
     "square_error_cost", "sigmoid_focal_loss", "dice_loss", "npair_loss",
-    "margin_cross_entropy", "hsigmoid_loss",
+    "margin_cross_entropy", "hsigmoid_loss", "label_smooth",
+    "softmax_with_cross_entropy",
 ]  # fmt: skip

@@ -14,6 +14,8 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
+import numpy as np
+
 from .. import _core
 from ..grad_mode import no_grad
 
@@ -227,3 +229,139 @@ class KaimingNormal(Initializer):
 
     def __call__(self, param: Tensor, block: Any = None) -> Tensor:
         return kaiming_normal_(param, self.a, self.mode, self.nonlinearity)
+
+
+# ------------------------------------------------------------------ less common fills
+
+
+def trunc_normal_(
+    tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0
+) -> Tensor:
+    """Fills with samples from N(``mean``, ``std``²) conditioned on ``[a, b]`` (absolute
+    bounds, as in PyTorch): values outside are drawn again until all fall inside."""
+    _check(tensor, "trunc_normal_")
+    if std < 0 or not a < b:
+        raise ValueError(f"nn.init.trunc_normal_: need std >= 0 and a < b, got {std}, {a}, {b}")
+    if b < mean - 6 * std or a > mean + 6 * std:
+        raise ValueError(
+            f"nn.init.trunc_normal_: [a, b] = [{a}, {b}] lies more than 6 std from the mean "
+            f"{mean}; nearly no sample would fall inside"
+        )
+    n = tensor.numel()
+    out = np.empty(n)
+    todo = np.arange(n)
+    while todo.size:
+        draw = _core.randn([int(todo.size)], dtype=_core.float64).numpy() * std + mean
+        ok = (draw >= a) & (draw <= b)
+        out[todo[ok]] = draw[ok]
+        todo = todo[~ok]
+    values = _core.tensor(out.reshape(list(tensor.shape))).astype(tensor.dtype)
+    return _fill_from(tensor, values)
+
+
+def orthogonal_(tensor: Tensor, gain: float = 1.0) -> Tensor:
+    """Fills a tensor of 2 or more dims with a (semi-)orthogonal matrix of its
+    ``[shape[0], numel / shape[0]]`` view, times ``gain`` (Saxe et al.; the QR of a
+    normal draw with the signs of ``R``'s diagonal, as PyTorch does)."""
+    _check(tensor, "orthogonal_")
+    if tensor.ndim < 2:
+        raise ValueError(
+            "nn.init.orthogonal_: only tensors with 2 or more dimensions are supported"
+        )
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows if rows else 0
+    if rows == 0 or cols == 0:
+        return tensor
+    flat = _core.randn([rows, cols], dtype=_core.float64).numpy()
+    if rows < cols:
+        flat = flat.T
+    q, r = np.linalg.qr(flat)
+    q = q * np.sign(np.diag(r))
+    if rows < cols:
+        q = q.T
+    values = _core.tensor(gain * q.reshape(list(tensor.shape))).astype(tensor.dtype)
+    return _fill_from(tensor, values)
+
+
+def eye_(tensor: Tensor) -> Tensor:
+    """Fills a 2-D tensor with the identity (ones on the diagonal of a non-square one)."""
+    _check(tensor, "eye_")
+    if tensor.ndim != 2:
+        raise ValueError(f"nn.init.eye_: only 2-D tensors are supported, got {tensor.ndim}-D")
+    values = _core.tensor(np.eye(*tensor.shape)).astype(tensor.dtype)
+    return _fill_from(tensor, values)
+
+
+def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
+    """Fills a ``[out, in, *kernel]`` convolution weight (3 to 5 dims) so that the
+    convolution passes its input through: in each of ``groups``, output channel ``i``
+    copies input channel ``i`` at the kernel's centre."""
+    _check(tensor, "dirac_")
+    if tensor.ndim not in (3, 4, 5):
+        raise ValueError("nn.init.dirac_: only 3, 4 or 5-D tensors are supported")
+    out_per = tensor.shape[0] // groups
+    if groups < 1 or tensor.shape[0] % groups:
+        raise ValueError(
+            f"nn.init.dirac_: dim 0 ({tensor.shape[0]}) must divide into {groups} groups"
+        )
+    w = np.zeros(list(tensor.shape))
+    centre = tuple(k // 2 for k in tensor.shape[2:])
+    for g in range(groups):
+        for i in range(min(out_per, tensor.shape[1])):
+            w[(g * out_per + i, i, *centre)] = 1.0
+    return _fill_from(tensor, _core.tensor(w).astype(tensor.dtype))
+
+
+class TruncatedNormal(Initializer):
+    """Paddle: N(``mean``, ``std``²) truncated to ``[a, b]`` (absolute bounds, as in
+    Paddle 3)."""
+
+    def __init__(
+        self,
+        mean: float = 0.0,
+        std: float = 1.0,
+        a: float = -2.0,
+        b: float = 2.0,
+        name: Optional[str] = None,
+    ) -> None:
+        self.mean, self.std, self.a, self.b = mean, std, a, b
+
+    def __call__(self, param: Tensor, block: Any = None) -> Tensor:
+        return trunc_normal_(param, self.mean, self.std, self.a, self.b)
+
+
+class Orthogonal(Initializer):
+    """Paddle: a (semi-)orthogonal matrix times ``gain``."""
+
+    def __init__(self, gain: float = 1.0, name: Optional[str] = None) -> None:
+        self.gain = gain
+
+    def __call__(self, param: Tensor, block: Any = None) -> Tensor:
+        return orthogonal_(param, self.gain)
+
+
+class Dirac(Initializer):
+    """Paddle: the identity convolution kernel (``dirac_``)."""
+
+    def __init__(self, groups: int = 1, name: Optional[str] = None) -> None:
+        self.groups = groups
+
+    def __call__(self, param: Tensor, block: Any = None) -> Tensor:
+        return dirac_(param, self.groups)
+
+
+class Assign(Initializer):
+    """Paddle: fills with the given values (a NumPy array, list or tensor of the
+    parameter's shape)."""
+
+    def __init__(self, value: Any, name: Optional[str] = None) -> None:
+        self.value = value
+
+    def __call__(self, param: Tensor, block: Any = None) -> Tensor:
+        v = self.value.numpy() if isinstance(self.value, Tensor) else np.asarray(self.value)
+        if list(v.shape) != list(param.shape):
+            raise ValueError(
+                f"nn.initializer.Assign: the value has shape {list(v.shape)}, the parameter "
+                f"{list(param.shape)}"
+            )
+        return _fill_from(param, _core.tensor(v).astype(param.dtype))

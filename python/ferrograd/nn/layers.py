@@ -143,6 +143,74 @@ class Sequential(Module):
         self.add_module(str(len(self._modules)), layer)
         return self
 
+    def __setitem__(self, idx: int, layer: Module) -> None:
+        """Replaces the layer at position ``idx``, keeping its name and place."""
+        _replace_at(self, _key_at(self, idx, "Sequential"), layer)
+
+    def __delitem__(self, idx: Union[int, slice]) -> None:
+        """Removes the layer(s) at ``idx``; the rest are renamed ``"0"``, ``"1"``, ...
+        (as in PyTorch)."""
+        _delete_and_renumber(self, idx, "Sequential")
+
+    def insert(self, index: int, layer: Module) -> Sequential:
+        """Inserts ``layer`` before position ``index``; layers are renamed ``"0"``,
+        ``"1"``, ..."""
+        _insert_and_renumber(self, index, layer)
+        return self
+
+    def extend(self, layers: Iterable[Module]) -> Sequential:
+        """Adds each of ``layers`` at the end."""
+        for layer in layers:
+            self.append(layer)
+        return self
+
+
+def _key_at(owner: Module, idx: int, what: str) -> str:
+    """The name of the child at position ``idx`` (negative counts from the end)."""
+    keys = list(owner._modules)
+    if isinstance(idx, bool) or not isinstance(idx, int):
+        raise TypeError(f"{what} indices must be integers, got {type(idx).__name__}")
+    if not -len(keys) <= idx < len(keys):
+        raise IndexError(f"{what} index {idx} out of range for {len(keys)} modules")
+    return keys[idx]
+
+
+def _replace_at(owner: Module, key: str, module: Module) -> None:
+    """Registers ``module`` as the child ``key`` in that child's place (re-registering
+    the children in order: registering alone would move ``key`` to the end)."""
+    if not isinstance(module, Module):
+        raise TypeError(f"expected a Module, got {type(module).__name__}")
+    items = [(k, module if k == key else m) for k, m in owner._modules.items()]
+    for name, _ in items:
+        delattr(owner, name)
+    for name, m in items:
+        owner.add_module(name, m)
+
+
+def _renumber(owner: Module, modules: list[Module]) -> None:
+    """Re-registers ``modules`` as the children ``"0"``, ``"1"``, ... in order."""
+    for name in list(owner._modules):
+        delattr(owner, name)
+    for i, m in enumerate(modules):
+        owner.add_module(str(i), m)
+
+
+def _delete_and_renumber(owner: Module, idx: Union[int, slice], what: str) -> None:
+    mods = list(owner._modules.values())
+    if isinstance(idx, slice):
+        del mods[idx]
+    else:
+        del mods[list(owner._modules).index(_key_at(owner, idx, what))]
+    _renumber(owner, mods)
+
+
+def _insert_and_renumber(owner: Module, index: int, module: Module) -> None:
+    if not isinstance(module, Module):
+        raise TypeError(f"insert: expected a Module, got {type(module).__name__}")
+    mods = list(owner._modules.values())
+    mods.insert(index, module)
+    _renumber(owner, mods)
+
 
 class ModuleList(Module):
     """A list of modules, registered as children (Paddle: ``LayerList``)."""
@@ -174,6 +242,18 @@ class ModuleList(Module):
         if isinstance(idx, slice):
             return ModuleList(items[idx])
         return items[idx]
+
+    def __setitem__(self, idx: int, module: Module) -> None:
+        """Replaces the module at position ``idx``."""
+        _replace_at(self, _key_at(self, idx, "ModuleList"), module)
+
+    def __delitem__(self, idx: Union[int, slice]) -> None:
+        """Removes the module(s) at ``idx``; the rest are renumbered from ``"0"``."""
+        _delete_and_renumber(self, idx, "ModuleList")
+
+    def insert(self, index: int, module: Module) -> None:
+        """Inserts ``module`` before position ``index`` (the modules are renumbered)."""
+        _insert_and_renumber(self, index, module)
 
 
 class ReLU(Module):

@@ -241,8 +241,18 @@ class Module:
         self.register_parameter(name, parameter)
         return self._parameters[name]
 
-    def register_buffer(self, name: str, tensor: Optional[Tensor], persistent: bool = True) -> None:
-        """Registers a non-trainable tensor (in ``state_dict`` unless ``persistent=False``)."""
+    def register_buffer(
+        self,
+        name: str,
+        tensor: Optional[Tensor],
+        persistent: bool = True,
+        *,
+        persistable: Optional[bool] = None,
+    ) -> None:
+        """Registers a non-trainable tensor (in ``state_dict`` unless ``persistent=False``,
+        or Paddle's spelling ``persistable=False``)."""
+        if persistable is not None:
+            persistent = bool(persistable)
         self._check_name(name, "buffer")
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"register_buffer({name!r}): expected a Tensor or None")

@@ -4,7 +4,7 @@ Paddle's name (with the schedulers in ``ferrograd.optimizer.lr``)."""
 
 from __future__ import annotations
 
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
 from .adam import Adam, AdamW
 from .adaptive import Adadelta, Adagrad, Adamax
 from .lbfgs import LBFGS
@@ -33,6 +33,7 @@ __all__ = [
     "ASGD",
     "SparseAdam",
     "lr_scheduler",
+    "swa_utils",
 ]
 
 # PyTorch / Paddle names ferrograd lacks raise an AttributeError that says so (reached only

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+from .._core import Tensor
 from .optimizer import Optimizer, _check_betas, _check_number, _decay, _refuse_unsupported
 
 
@@ -103,7 +105,12 @@ class Adam(Optimizer):
 class AdamW(Adam):
     """Adam with decoupled weight decay (Loshchilov & Hutter): each step first shrinks the
     parameter, ``p = p * (1 - lr * weight_decay)``, then takes the Adam step on the raw
-    gradient. ``weight_decay`` defaults to 0.01 in both dialects."""
+    gradient. ``weight_decay`` defaults to 0.01 in both dialects.
+
+    Paddle's ``apply_decay_param_fun(name) -> bool`` decays only the parameters whose
+    ``param.name`` it accepts, and ``lr_ratio(param) -> float`` scales each parameter's
+    learning rate: each parameter group is split into sub-groups that share a decay and a
+    ratio (so ``param_groups`` can hold more groups than were given)."""
 
     _decoupled = True
     _default_weight_decay = 0.01
@@ -111,9 +118,56 @@ class AdamW(Adam):
     def __init__(
         self, *args: Any, apply_decay_param_fun: Any = None, lr_ratio: Any = None, **kwargs: Any
     ) -> None:
-        if apply_decay_param_fun is not None or lr_ratio is not None:
-            raise NotImplementedError(
-                "apply_decay_param_fun / lr_ratio are not supported; use parameter groups "
-                "with their own weight_decay instead"
-            )
+        for what, fun in (("apply_decay_param_fun", apply_decay_param_fun), ("lr_ratio", lr_ratio)):
+            if fun is not None and not callable(fun):
+                raise TypeError(f"AdamW: {what} must be a function, got {type(fun).__name__}")
+        self._apply_decay_param_fun = apply_decay_param_fun
+        self._lr_ratio = lr_ratio
         super().__init__(*args, **kwargs)
+
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        """Adds a group; with ``apply_decay_param_fun`` or ``lr_ratio`` it is split into
+        sub-groups of parameters sharing a decay (on/off) and a learning-rate ratio."""
+        decide = getattr(self, "_apply_decay_param_fun", None)
+        ratio_of = getattr(self, "_lr_ratio", None)
+        if (decide is None and ratio_of is None) or not isinstance(param_group, dict):
+            super().add_param_group(param_group)
+            return
+        params = param_group.get("params")
+        if params is None:
+            super().add_param_group(param_group)  # its error names the missing entry
+            return
+        params = [params] if isinstance(params, Tensor) else list(params)
+        # sub-groups in first-seen order, keyed by (decayed, ratio)
+        split: dict[tuple[bool, float], list[Any]] = {}
+        for p in params:
+            decayed = True if decide is None else bool(decide(getattr(p, "name", None)))
+            ratio = 1.0 if ratio_of is None else _lr_ratio_value(ratio_of(p))
+            split.setdefault((decayed, ratio), []).append(p)
+        for (decayed, ratio), members in split.items():
+            sub = {**param_group, "params": members}
+            if not decayed:
+                sub["weight_decay"] = 0.0
+            if ratio != 1.0:
+                base_scale = float(sub.pop("lr_scale", 1.0))
+                if "learning_rate" in sub:  # Paddle's per-group scale
+                    sub["learning_rate"] = _lr_ratio_value(sub["learning_rate"]) * ratio
+                else:
+                    sub["learning_rate"] = base_scale * ratio
+                    if "lr" in sub:  # an explicit rate: scale it too
+                        sub["lr"] = float(sub["lr"]) * ratio
+            super().add_param_group(sub)
+
+
+def _lr_ratio_value(value: Any) -> float:
+    """A learning-rate ratio as a float, refusing anything that is not a finite number
+    >= 0."""
+    try:
+        r = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"AdamW: lr_ratio must return a number, got {type(value).__name__}"
+        ) from None
+    if not math.isfinite(r) or r < 0:
+        raise ValueError(f"AdamW: lr_ratio must return a finite number >= 0, got {r}")
+    return r

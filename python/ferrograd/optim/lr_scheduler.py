@@ -39,7 +39,9 @@ class LRScheduler:
                 raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
             for g in optimizer.param_groups:
                 if last_epoch == -1:
-                    g["initial_lr"] = g["lr"]
+                    # kept when set: a second scheduler on the optimizer (a warm-up,
+                    # then a decay) starts from the same base rate, as in PyTorch
+                    g.setdefault("initial_lr", g["lr"])
                 elif "initial_lr" not in g:
                     raise KeyError(
                         "param 'initial_lr' is not specified in param_groups when resuming "
@@ -198,6 +200,18 @@ from .schedules_closed_form import (  # noqa: E402
     PiecewiseDecay,
 )
 from .schedules_cyclic import OneCycleLR, ReduceLROnPlateau, ReduceOnPlateau  # noqa: E402
+from .schedules_more import (  # noqa: E402
+    ConstantLR,
+    CosineAnnealingWarmRestarts,
+    InverseTimeDecay,
+    LinearLR,
+    MultiplicativeDecay,
+    MultiplicativeLR,
+    NaturalExpDecay,
+    PolynomialDecay,
+    PolynomialLR,
+    SequentialLR,
+)
 
 __all__ = [
     "LRScheduler",
@@ -217,4 +231,14 @@ __all__ = [
     "NoamDecay",
     "LinearWarmup",
     "ReduceOnPlateau",
+    "LinearLR",
+    "ConstantLR",
+    "PolynomialLR",
+    "PolynomialDecay",
+    "MultiplicativeLR",
+    "MultiplicativeDecay",
+    "NaturalExpDecay",
+    "InverseTimeDecay",
+    "CosineAnnealingWarmRestarts",
+    "SequentialLR",
 ]
