@@ -24,6 +24,8 @@ pub(crate) mod math;
 pub(crate) mod narrow;
 pub(crate) mod reduce;
 pub(crate) mod repr;
+/// `x.data = y` and the in-place view ops: re-pointing a Python tensor.
+pub(crate) mod repoint;
 /// The fused recurrent layer op behind `nn.LSTM` / `GRU` / `RNN`.
 pub(crate) mod rnn;
 pub(crate) mod scan;
