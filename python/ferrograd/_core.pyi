@@ -948,10 +948,22 @@ class Tensor:
     ) -> Tensor:
         """Flattens dims ``start_axis..=stop_axis`` (torch ``start_dim..=end_dim``) into one."""
     @overload
-    def reshape(self, *shape: SupportsIndex, name: str | None = None) -> Tensor:
-        """Same elements in a new shape (one dim may be -1)."""
+    def reshape(
+        self,
+        *sizes: SupportsIndex,
+        shape: _ShapeLike | SupportsIndex | None = None,
+        name: str | None = None,
+    ) -> Tensor:
+        """Same elements in a new shape (one dim may be -1): ``reshape(2, 3)``, ``reshape([2, 3])`` or ``reshape(shape=[2, 3])``."""
     @overload
-    def reshape(self, shape: _ShapeLike, /, *, name: str | None = None) -> Tensor: ...
+    def reshape(
+        self,
+        sizes: _ShapeLike,
+        /,
+        *,
+        shape: _ShapeLike | SupportsIndex | None = None,
+        name: str | None = None,
+    ) -> Tensor: ...
     @overload
     def permute(self, *args: SupportsIndex, dims: _ShapeLike | None = None) -> Tensor:
         """Reorders dims (``permute(1, 0)``, ``permute([1, 0])`` or torch's ``permute(dims=[1, 0])``)."""

@@ -51,7 +51,9 @@ def _sizes(args: tuple[Any, ...]) -> list[int]:
     return [int(s) for s in args]
 
 
-def _resize_(self: Tensor, *sizes: Any, memory_format: Any = None, fill_zero: bool = False) -> Tensor:
+def _resize_(
+    self: Tensor, *sizes: Any, memory_format: Any = None, fill_zero: bool = False
+) -> Tensor:
     """``x.resize_(*sizes)`` (PyTorch; Paddle's ``resize_(shape, fill_zero)``): ``x``
     takes the shape ``sizes``. Its elements in row-major order are kept as far as they
     reach; new elements are zero (PyTorch leaves them uninitialized). With the same number

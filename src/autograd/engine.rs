@@ -558,12 +558,7 @@ fn finish_leaf(
             leaf.shape()
         )));
     }
-    let hooks: Vec<_> = leaf
-        .meta()
-        .hooks
-        .iter()
-        .map(|(_, h)| h.clone())
-        .collect();
+    let hooks: Vec<_> = leaf.meta().hooks.iter().map(|(_, h)| h.clone()).collect();
     let g = run_hooks(&hooks, g)?;
     if g.shape() != leaf.shape() {
         return Err(Error::runtime(format!(

@@ -82,10 +82,8 @@ pub struct TensorImpl {
     moved: std::sync::atomic::AtomicBool,
 }
 
-/// A cheap, shared handle to a tensor. `repr(transparent)` so that a reference to the
-/// `Arc` inside can be read as a reference to a `Tensor` ([`Tensor::from_arc_ref`]).
+/// A cheap, shared handle to a tensor.
 #[derive(Clone)]
-#[repr(transparent)]
 pub struct Tensor(Arc<TensorImpl>);
 
 /// A weak handle: does not keep the tensor alive.
@@ -209,22 +207,6 @@ impl Tensor {
         Arc::ptr_eq(&self.0, &other.0)
     }
 
-    /// The shared state, for a cell that swaps whole tensors (the Python object's).
-    pub fn into_arc(self) -> Arc<TensorImpl> {
-        self.0
-    }
-
-    /// A tensor handle from the shared state taken by [`Tensor::into_arc`].
-    pub fn from_arc(a: Arc<TensorImpl>) -> Tensor {
-        Tensor(a)
-    }
-
-    /// A reference to shared state read as a reference to a tensor handle.
-    pub fn from_arc_ref(a: &Arc<TensorImpl>) -> &Tensor {
-        // SAFETY: `Tensor` is `repr(transparent)` over `Arc<TensorImpl>`.
-        unsafe { &*(a as *const Arc<TensorImpl> as *const Tensor) }
-    }
-
     /// The tensor that now stands for this one: itself, unless its Python object was
     /// re-pointed (see [`AutogradMeta::moved_to`]), then the newest replacement alive.
     pub fn current(&self) -> Tensor {
@@ -238,7 +220,11 @@ impl Tensor {
         if !self.0.moved.load(std::sync::atomic::Ordering::Acquire) {
             return None;
         }
-        let mut t = self.meta().moved_to.as_ref().and_then(WeakTensor::upgrade)?;
+        let mut t = self
+            .meta()
+            .moved_to
+            .as_ref()
+            .and_then(WeakTensor::upgrade)?;
         while let Some(n) = t.replacement() {
             t = n;
         }
@@ -280,7 +266,9 @@ impl Tensor {
         drop(m);
         old.moved_to = Some(new.downgrade());
         drop(old);
-        self.0.moved.store(true, std::sync::atomic::Ordering::Release);
+        self.0
+            .moved
+            .store(true, std::sync::atomic::Ordering::Release);
         new
     }
 

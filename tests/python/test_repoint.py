@@ -2,10 +2,9 @@
 object: ``x.data = y`` (both peers) and the in-place view ops (``transpose_``, ``t_``,
 ``squeeze_``, ``unsqueeze_``, Paddle's ``reshape_`` / ``flatten_``, ``resize_``)."""
 
+import ferrograd as fg
 import numpy as np
 import pytest
-
-import ferrograd as fg
 
 
 def arr(t):

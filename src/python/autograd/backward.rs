@@ -187,11 +187,12 @@ pub fn grad<'py>(
             )?)),
             None if allow_unused => out.push(None),
             None => {
-                return Err(PyRuntimeError::new_err(format!(
+                // Paddle raises ValueError here, PyTorch RuntimeError: one class for both
+                return Err(crate::python::errors::usage_error(format!(
                     "The differentiated Tensor at index {i} appears to not have been used in the \
                      graph (or its gradient is None). Set allow_unused=True if this is the \
                      desired behavior."
-                )))
+                )));
             }
         }
     }

@@ -34,7 +34,9 @@ impl PyTensor {
                 }
             })
         });
-        self.inner().register_post_accumulate_grad_hook(id, f).py()?;
+        self.inner()
+            .register_post_accumulate_grad_hook(id, f)
+            .py()?;
         Ok(PyHookHandle::on_post_accumulate(self.inner().clone(), id))
     }
 }

@@ -124,7 +124,9 @@ impl PyTensor {
         if !unsafe { std::ptr::read_volatile(&self.ready) } {
             return Ok(());
         }
-        let inner = self.inner();
+        let Some(inner) = self.try_inner() else {
+            return Ok(());
+        };
         if inner.handle_count() != 1 {
             return Ok(());
         }

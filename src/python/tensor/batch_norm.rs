@@ -29,9 +29,15 @@ pub fn _batch_norm(
     cdim: usize,
 ) -> PyResult<(Py<PyTensor>, Option<Py<PyTensor>>, Option<Py<PyTensor>>)> {
     let t = &x.get().inner();
-    let (w, b) = (weight.map(|w| w.get().inner()), bias.map(|b| b.get().inner()));
+    let (w, b) = (
+        weight.map(|w| w.get().inner()),
+        bias.map(|b| b.get().inner()),
+    );
     let (w, b) = (w.as_deref(), b.as_deref());
-    let (rm, rv) = (running_mean.map(|m| m.get().inner()), running_var.map(|v| v.get().inner()));
+    let (rm, rv) = (
+        running_mean.map(|m| m.get().inner()),
+        running_var.map(|v| v.get().inner()),
+    );
     let stats =
         if use_batch_stats {
             BnStats::Batch

@@ -7,9 +7,8 @@
 
 use crate::python::dtype::PyDType;
 use crate::python::errors::IntoPy;
-use crate::tensor::{Tensor, TensorImpl};
-use arc_swap::ArcSwap;
-use std::sync::Arc;
+use crate::tensor::Tensor;
+use parking_lot::{RwLock, RwLockReadGuard};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -23,23 +22,17 @@ pub struct PyTensor {
     /// allocation (the eager instance `__dict__`), which can run the GC; `__traverse__`
     /// must then see nothing.
     pub(super) ready: bool,
-    /// The core tensor this object stands for. Read on every call (a lock-free load);
-    /// replaced only by `x.data = y` and in-place view ops (`transpose_`, `unsqueeze_`),
-    /// which keep the Python object (its id, its place in modules and optimizers) and
-    /// change what it shows, as PyTorch's `set_data` does. See [`PyTensor::repoint`].
-    cell: ArcSwap<TensorImpl>,
+    /// The core tensor this object stands for, read on every call. Replaced only by
+    /// `x.data = y` and the in-place view ops (`transpose_`, `unsqueeze_`), which keep the
+    /// Python object (its id, its place in modules and optimizers) and change what it
+    /// shows, as PyTorch's `set_data` does. See [`PyTensor::repoint`]. A read lock, not an
+    /// atomic swap cell: reads are two uncontended atomic operations, and a reader that
+    /// runs a kernel without the GIL keeps the tensor it read alive by holding the lock.
+    cell: RwLock<Tensor>,
 }
 
 /// A read of a Python tensor's core tensor ([`PyTensor::inner`]); derefs to [`Tensor`].
-/// Holding it keeps that core tensor alive even if the object is re-pointed meanwhile.
-pub struct TensorRead(arc_swap::Guard<Arc<TensorImpl>>);
-
-impl std::ops::Deref for TensorRead {
-    type Target = Tensor;
-    fn deref(&self) -> &Tensor {
-        Tensor::from_arc_ref(&self.0)
-    }
-}
+pub type TensorRead<'a> = RwLockReadGuard<'a, Tensor>;
 
 static SIZE_CLASS: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
@@ -63,7 +56,7 @@ impl Drop for PyTensor {
         if !self.ready {
             return;
         }
-        let inner = self.inner();
+        let inner = self.cell.get_mut();
         let p = inner.owner() as *mut pyo3::ffi::PyObject;
         // SAFETY: a recorded wrapper is alive or being deallocated (it clears the record
         // here, before its memory is freed); the one being deallocated has refcount 0.
@@ -87,23 +80,49 @@ impl PyTensor {
     pub fn new(t: Tensor) -> Self {
         PyTensor {
             ready: true,
-            cell: ArcSwap::new(t.into_arc()),
+            cell: RwLock::new(t),
         }
     }
 
     /// The core tensor this object stands for now.
     #[inline]
-    pub fn inner(&self) -> TensorRead {
-        TensorRead(self.cell.load())
+    pub fn inner(&self) -> TensorRead<'_> {
+        self.cell.read()
+    }
+
+    /// [`PyTensor::inner`] unless it is being replaced right now (for GC traversal,
+    /// which must never block).
+    pub(super) fn try_inner(&self) -> Option<TensorRead<'_>> {
+        self.cell.try_read()
     }
 
     /// Makes this object stand for `t` from now on (`me` is this object's address, its
     /// Python identity): `t` records it as its wrapper and the tensor it stood for
     /// forgets it, so a saved copy of the old tensor unpacks to an object of its own.
-    pub fn repoint(&self, me: usize, t: Tensor) {
+    /// Waits (without the GIL) while another thread runs an op on this tensor; a reader
+    /// that does not finish within 10 s (one on this very thread, waiting for this
+    /// call) is a RuntimeError rather than a deadlock.
+    pub fn repoint(&self, py: Python<'_>, me: usize, t: Tensor) -> PyResult<()> {
+        let start = std::time::Instant::now();
+        let mut w = loop {
+            // never `write()`: a writer parked in the queue would block the nested read
+            // locks of a reader that holds one already
+            if let Some(w) = self.cell.try_write() {
+                break w;
+            }
+            if start.elapsed() > std::time::Duration::from_secs(10) {
+                return Err(pyo3::exceptions::PyRuntimeError::new_err(
+                    "cannot change the tensor's data or shape: an operation on it has been \
+                     running for 10 s (on another thread, or one this call is part of)",
+                ));
+            }
+            py.detach(std::thread::yield_now);
+        };
         t.set_owner_if_none(me);
-        let old = Tensor::from_arc(self.cell.swap(t.into_arc()));
+        let old = std::mem::replace(&mut *w, t);
+        drop(w);
         old.clear_owner(me);
+        Ok(())
     }
 }
 

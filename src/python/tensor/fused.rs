@@ -24,7 +24,10 @@ pub fn _layer_norm(
     eps: f64,
 ) -> PyT {
     let t = &x.get().inner();
-    let (w, b) = (weight.map(|w| w.get().inner()), bias.map(|b| b.get().inner()));
+    let (w, b) = (
+        weight.map(|w| w.get().inner()),
+        bias.map(|b| b.get().inner()),
+    );
     let (w, b) = (w.as_deref(), b.as_deref());
     let r = maybe_detach(py, t.numel(), || t.layer_norm(normalized_ndim, w, b, eps));
     wrap(py, r.py()?)

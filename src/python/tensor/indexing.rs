@@ -259,7 +259,10 @@ impl PyTensor {
             Some(a) if !a.is_none() => (index.clone(), a.extract::<isize>()?),
             _ => (index.clone(), dim.unwrap_or(0)),
         };
-        wrap(py, self.inner().index_select(ax, &index_tensor(&idx)?).py()?)
+        wrap(
+            py,
+            self.inner().index_select(ax, &index_tensor(&idx)?).py()?,
+        )
     }
 
     /// torch `gather(dim, index)`, or Paddle `gather(index, axis=None)` (= index_select).
@@ -350,7 +353,13 @@ impl PyTensor {
         axis: Option<isize>,
     ) -> PyResult<Py<PyList>> {
         let d = dim.or(axis).unwrap_or(0);
-        split_impl(py, &self.inner(), split_size_or_sections, num_or_sections, d)
+        split_impl(
+            py,
+            &self.inner(),
+            split_size_or_sections,
+            num_or_sections,
+            d,
+        )
     }
 
     /// `chunks` nearly equal pieces along `axis`.

@@ -14,11 +14,15 @@ use pyo3::prelude::*;
 
 /// Points `obj` at `t`, recording `obj` as `t`'s Python object (so a saved `t` unpacks to
 /// `obj` and `t._base` finds it) even when a temporary wrapper of `t` recorded itself first.
-fn repoint(obj: &Bound<'_, PyTensor>, t: Tensor, temporary: Option<&Bound<'_, PyTensor>>) {
+fn repoint(
+    obj: &Bound<'_, PyTensor>,
+    t: Tensor,
+    temporary: Option<&Bound<'_, PyTensor>>,
+) -> PyResult<()> {
     if let Some(tmp) = temporary {
         t.clear_owner(tmp.as_ptr() as usize);
     }
-    obj.get().repoint(obj.as_ptr() as usize, t);
+    obj.get().repoint(obj.py(), obj.as_ptr() as usize, t)
 }
 
 #[pymethods]
@@ -38,8 +42,7 @@ impl PyTensor {
             )));
         }
         let n = x.rebound(y.storage().clone(), y.layout().clone());
-        repoint(slf, n, None);
-        Ok(())
+        repoint(slf, n, None)
     }
 
     /// Finishes an in-place view op (`op`, e.g. `"transpose_"`) whose out-of-place result
@@ -56,8 +59,7 @@ impl PyTensor {
         let recorded = crate::autograd::is_grad_enabled() && x.grad_fn().is_some();
         if !recorded {
             let n = x.rebound(v.storage().clone(), v.layout().clone());
-            repoint(slf, n, None);
-            return Ok(());
+            return repoint(slf, n, None);
         }
         let retains = x.meta().retains_grad;
         if retains {
@@ -68,7 +70,6 @@ impl PyTensor {
                 node.base().retained.lock().push((nr, v.downgrade()));
             }
         }
-        repoint(slf, v, Some(view));
-        Ok(())
+        repoint(slf, v, Some(view))
     }
 }
