@@ -47,7 +47,10 @@ pub fn _set_size_class(py: Python<'_>, cls: Bound<'_, PyType>) -> PyResult<()> {
 pub fn wrap(py: Python<'_>, t: Tensor) -> PyResult<Py<PyTensor>> {
     let obj = Py::new(py, PyTensor::new(t))?;
     // the first live wrapper is the tensor's Python identity (see `identity.rs`)
-    obj.get().inner().set_owner_if_none(obj.as_ptr() as usize);
+    // SAFETY: nothing else can reach the object yet, so no re-point can run meanwhile
+    // (this skips the read lock on the path every op's result takes)
+    let inner = unsafe { &*obj.get().cell.data_ptr() };
+    inner.set_owner_if_none(obj.as_ptr() as usize);
     Ok(obj)
 }
 
