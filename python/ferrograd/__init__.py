@@ -478,6 +478,17 @@ _ops_compose_more.install_tensor_methods()
 _ops_gamma.install_tensor_methods()
 random_gen.install_tensor_methods()
 _conveniences.install_tensor_methods()
+# in-place view ops (`transpose_`, `unsqueeze_`, Paddle's `reshape_`) and `resize_`
+from . import _inplace_views  # noqa: E402
+from ._inplace_views import flatten_ as flatten_  # noqa: E402
+from ._inplace_views import reshape_ as reshape_  # noqa: E402
+from ._inplace_views import squeeze_ as squeeze_  # noqa: E402
+from ._inplace_views import t_ as t_  # noqa: E402
+from ._inplace_views import transpose_ as transpose_  # noqa: E402
+from ._inplace_views import unsqueeze_ as unsqueeze_  # noqa: E402
+
+_inplace_views.install_tensor_methods()
+__all__ += _inplace_views.__all__
 __all__ += _ops_gamma.__all__
 __all__ += [
     "fmod",

@@ -199,19 +199,13 @@ def _get_data(self: Tensor) -> Tensor:
 
 
 def _set_data(self: Tensor, value: Any) -> None:
-    """``t.data = other``: the values of ``other`` (same shape and dtype) are copied into
-    this tensor, outside autograd. PyTorch re-points ``t`` at ``other``'s memory (any
-    shape); ferrograd cannot, so another shape or dtype is an error that says so."""
+    """``t.data = other`` (both peers): ``t`` shows ``other``'s memory from now on, any
+    shape or dtype, shared with ``other`` (a write to one is seen by the other), outside
+    autograd. ``t`` stays the same object with its own requires_grad, ``.grad``, hooks
+    and history, as with PyTorch's ``set_data``."""
     if not isinstance(value, Tensor):
         raise TypeError(f"data: expects a Tensor, got {type(value).__name__}")
-    if list(value.shape) != list(self.shape) or value.dtype != self.dtype:
-        raise NotImplementedError(
-            f"data: ferrograd copies the new values into the tensor's own memory, so they "
-            f"need its shape {list(self.shape)} and dtype {self.dtype}, got "
-            f"{list(value.shape)} {value.dtype}; make a new tensor instead"
-        )
-    with no_grad():
-        self.detach().copy_(value.detach())
+    self._repoint_data(value)
 
 
 def _view_as(self: Tensor, other: Tensor) -> Tensor:

@@ -826,6 +826,26 @@ class Tensor:
     def data(self, value: Tensor) -> None: ...
     def view_as(self, other: Tensor) -> Tensor:
         """``self.view(other.shape)``."""
+    def transpose_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place ``transpose``: this tensor takes the new shape; returns it."""
+    def t_(self) -> Tensor:
+        """In-place ``t``: this tensor takes the new shape; returns it."""
+    def swapaxes_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place ``swapaxes``: this tensor takes the new shape; returns it."""
+    def swapdims_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place ``swapdims``: this tensor takes the new shape; returns it."""
+    def squeeze_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place ``squeeze``: this tensor takes the new shape; returns it."""
+    def unsqueeze_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place ``unsqueeze``: this tensor takes the new shape; returns it."""
+    def reshape_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place ``reshape`` (Paddle): this tensor takes the new shape; returns it."""
+    def flatten_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place ``flatten`` (Paddle): this tensor takes the new shape; returns it."""
+    def resize_(self, *sizes: Any, memory_format: Any = None, fill_zero: _bool = False) -> Tensor:
+        """This tensor takes the shape ``sizes``; elements kept in row-major order, new ones zero."""
+    def resize_as_(self, other: Tensor, memory_format: Any = None) -> Tensor:
+        """``self.resize_(other.shape)``."""
     def new(self, *args: Any) -> Tensor:
         """``Tensor(*args)`` with this tensor's dtype."""
 
@@ -936,10 +956,22 @@ class Tensor:
     ) -> Tensor:
         """Flattens dims ``start_axis..=stop_axis`` (torch ``start_dim..=end_dim``) into one."""
     @overload
-    def reshape(self, *shape: SupportsIndex, name: str | None = None) -> Tensor:
-        """Same elements in a new shape (one dim may be -1)."""
+    def reshape(
+        self,
+        *sizes: SupportsIndex,
+        shape: _ShapeLike | SupportsIndex | None = None,
+        name: str | None = None,
+    ) -> Tensor:
+        """Same elements in a new shape (one dim may be -1): ``reshape(2, 3)``, ``reshape([2, 3])`` or ``reshape(shape=[2, 3])``."""
     @overload
-    def reshape(self, shape: _ShapeLike, /, *, name: str | None = None) -> Tensor: ...
+    def reshape(
+        self,
+        sizes: _ShapeLike,
+        /,
+        *,
+        shape: _ShapeLike | SupportsIndex | None = None,
+        name: str | None = None,
+    ) -> Tensor: ...
     @overload
     def permute(self, *args: SupportsIndex, dims: _ShapeLike | None = None) -> Tensor:
         """Reorders dims (``permute(1, 0)``, ``permute([1, 0])`` or torch's ``permute(dims=[1, 0])``)."""

@@ -547,31 +547,36 @@ fn finish_leaf(
         return Ok(());
     };
     let Some(g) = ls.buffer else { return Ok(()) };
-    let hooks: Vec<_> = ls
-        .leaf
-        .meta()
-        .hooks
-        .iter()
-        .map(|(_, h)| h.clone())
-        .collect();
+    // A leaf whose Python object was re-pointed since this graph was recorded
+    // (`x.data = y`): its gradient, hooks and `.grad` went to the new core tensor.
+    let moved = ls.leaf.replacement();
+    let leaf = moved.as_ref().unwrap_or(&ls.leaf);
+    if leaf.shape() != ls.leaf.shape() {
+        return Err(Error::runtime(format!(
+            "a tensor of shape {:?} was used by this graph, and its data was replaced by data              of shape {:?} (`x.data = ...` or an in-place view op) before backward; run              backward before changing the tensor's shape",
+            ls.leaf.shape(),
+            leaf.shape()
+        )));
+    }
+    let hooks: Vec<_> = leaf.meta().hooks.iter().map(|(_, h)| h.clone()).collect();
     let g = run_hooks(&hooks, g)?;
-    if g.shape() != ls.leaf.shape() {
+    if g.shape() != leaf.shape() {
         return Err(Error::runtime(format!(
             "a gradient hook on a leaf returned a gradient of shape {:?} for a tensor of shape \
              {:?}; hooks must return a gradient of the tensor's shape",
             g.shape(),
-            ls.leaf.shape()
+            leaf.shape()
         )));
     }
-    let g = if g.dtype() != ls.leaf.dtype() {
-        g.to_dtype(ls.leaf.dtype())?
+    let g = if g.dtype() != leaf.dtype() {
+        g.to_dtype(leaf.dtype())?
     } else {
         g
     };
     match targets {
         Targets::AllLeaves => {
-            accumulate_into_leaf(&ls.leaf, g, create_graph)?;
-            crate::autograd::callbacks::run_post_accumulate_hooks(&ls.leaf)
+            accumulate_into_leaf(leaf, g, create_graph)?;
+            crate::autograd::callbacks::run_post_accumulate_hooks(leaf)
         }
         Targets::Inputs { leaves: wanted, .. } => {
             if let Some(ks) = wanted.get(&lid) {

@@ -289,9 +289,10 @@ impl SavedTensor {
                             "one of the variables needed for gradient computation has been \
                              modified by an inplace operation: {op} saved a {} tensor of shape \
                              {:?} at version {version}, and it is now at version {now} (it was \
-                             modified by an in-place operation after it was saved). Hint: \
-                             avoid the in-place op (use its out-of-place form), or clone the \
-                             tensor before modifying it",
+                             modified by an in-place operation after it was saved; received \
+                             tensor_version:{now} != wrapper_version_snapshot:{version}). \
+                             Hint: avoid the in-place op (use its out-of-place form), or clone \
+                             the tensor before modifying it",
                             data.dtype(),
                             data.shape()
                         )));

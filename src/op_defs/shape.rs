@@ -116,10 +116,10 @@ macro_rules! for_each_shape_op {
             }
             Reshape {
                 name: reshape,
-                doc: "Same elements in a new shape (one dim may be -1).",
+                doc: "Same elements in a new shape (one dim may be -1): `reshape(2, 3)`, `reshape([2, 3])` or `reshape(shape=[2, 3])`.",
                 arity: 1,
-                varargs: [shape], params: [], keywords: [name],
-                signature: "($self, *shape, name=None)",
+                varargs: [sizes], params: [], keywords: [shape, name],
+                signature: "($self, *sizes, shape=None, name=None)",
                 view: WhenPossible,
                 rule: |d, a, cx| reshape_rule(d, a, cx),
                 static_rule: [],

@@ -23,7 +23,7 @@ pub fn parse_shape(args: &Bound<'_, PyTuple>) -> PyResult<Vec<isize>> {
         if a.is_instance_of::<PyList>() || a.is_instance_of::<PyTuple>() {
             a
         } else if let Ok(t) = a.cast::<PyTensor>() {
-            if t.get().inner.ndim() == 1 {
+            if t.get().inner().ndim() == 1 {
                 t.call_method0("tolist")?
             } else {
                 args.clone().into_any()

@@ -206,7 +206,7 @@ fn fill_value_of(
     dtype: Option<DType>,
 ) -> PyResult<(num_complex::Complex64, DType)> {
     if let Ok(t) = v.cast::<PyTensor>() {
-        let inner = &t.get().inner;
+        let inner = &t.get().inner();
         let value = tensor_item(v.py(), inner)?.extract::<num_complex::Complex64>()?;
         return Ok((value, dtype.unwrap_or(inner.dtype())));
     }
@@ -256,7 +256,7 @@ macro_rules! like_factory {
             let _ = name;
             let op = stringify!($name);
             check_device(device, op)?;
-            let x = &x.get().inner;
+            let x = &x.get().inner();
             let d = parse_opt_dtype(dtype)?.unwrap_or(x.dtype());
             finish(
                 py,
@@ -288,7 +288,7 @@ pub fn full_like(
 ) -> PyT {
     let _ = name;
     check_device(device, "full_like")?;
-    let x = &x.get().inner;
+    let x = &x.get().inner();
     let (v, _) = fill_value_of(fill_value, None)?;
     let d = parse_opt_dtype(dtype)?.unwrap_or(x.dtype());
     finish(
@@ -322,7 +322,7 @@ pub fn arange(
             Some(v) if v.is_none() => Ok((default, true)),
             Some(v) => {
                 if let Ok(t) = v.cast::<PyTensor>() {
-                    let t = &t.get().inner;
+                    let t = &t.get().inner();
                     return Ok((t.item_f64().py()?, t.dtype().is_int()));
                 }
                 Ok((v.extract::<f64>()?, scalar_kind(v) == Some(ScalarKind::Int)))

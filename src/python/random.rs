@@ -139,7 +139,7 @@ impl PyGenerator {
 /// The words of a generator state given as a Tensor or a sequence of ints.
 fn state_words(state: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
     let items: Vec<Bound<'_, PyAny>> = if let Ok(t) = state.cast::<PyTensor>() {
-        let t = &t.get().inner;
+        let t = &t.get().inner();
         if t.dtype() != DType::I64 {
             return Err(PyTypeError::new_err(format!(
                 "set_state: expected the int64 state tensor from get_state(), got dtype {}",
@@ -256,7 +256,7 @@ pub fn _bernoulli(
     p: PyRef<'_, PyTensor>,
     generator: Option<PyRef<'_, PyGenerator>>,
 ) -> PyT {
-    wrap(py, rnd::bernoulli_tensor(&p.inner, gen(&generator)).py()?)
+    wrap(py, rnd::bernoulli_tensor(&p.inner(), gen(&generator)).py()?)
 }
 
 /// 0/1 samples of `shape`, 1 with probability `p`.
@@ -308,7 +308,7 @@ pub fn _multinomial(
     })?;
     wrap(
         py,
-        rnd::multinomial(&probs.inner, k, replacement, gen(&generator)).py()?,
+        rnd::multinomial(&probs.inner(), k, replacement, gen(&generator)).py()?,
     )
 }
 

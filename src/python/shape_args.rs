@@ -191,7 +191,7 @@ impl<'a, 'py> ShapeSlots<'a, 'py> {
             ))
         })?;
         Ok(Some(
-            t.get().inner.shape().iter().map(|&d| Some(d)).collect(),
+            t.get().inner().shape().iter().map(|&d| Some(d)).collect(),
         ))
     }
 }

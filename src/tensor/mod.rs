@@ -62,6 +62,11 @@ pub struct AutogradMeta {
     /// A number the library made into a tensor (a Python scalar operand, a constant of a
     /// backward formula): saved as is, never handed to saved-tensor pack hooks.
     pub constant: bool,
+    /// Set when the Python tensor that stood for this one was re-pointed at another core
+    /// tensor (`x.data = y`, `x.transpose_(0, 1)` on a leaf, see [`Tensor::rebound`]): a
+    /// graph recorded before still delivers its gradient, and a hook handle still removes
+    /// its hook, there.
+    pub moved_to: Option<WeakTensor>,
 }
 
 /// Storage + layout + autograd metadata; always used through [`Tensor`].
@@ -73,6 +78,8 @@ pub struct TensorImpl {
     /// Python bindings keep the address of the first live Python wrapper here, so that
     /// `view._base` and saved tensors give back that same object. Not a reference.
     owner: std::sync::atomic::AtomicUsize,
+    /// Set once [`AutogradMeta::moved_to`] is: lets the hot paths skip the lock.
+    moved: std::sync::atomic::AtomicBool,
 }
 
 /// A cheap, shared handle to a tensor.
@@ -116,6 +123,7 @@ impl Tensor {
             layout,
             meta: Mutex::new(AutogradMeta::default()),
             owner: std::sync::atomic::AtomicUsize::new(0),
+            moved: std::sync::atomic::AtomicBool::new(false),
         }))
     }
 
@@ -197,6 +205,71 @@ impl Tensor {
     /// True when `self` and `other` are the same tensor object.
     pub fn same(&self, other: &Tensor) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
+    }
+
+    /// The tensor that now stands for this one: itself, unless its Python object was
+    /// re-pointed (see [`AutogradMeta::moved_to`]), then the newest replacement alive.
+    pub fn current(&self) -> Tensor {
+        self.replacement().unwrap_or_else(|| self.clone())
+    }
+
+    /// The newest live tensor that replaced this one ([`Tensor::current`]), `None` when
+    /// it was never replaced (one atomic load: the common case on hot paths).
+    #[inline]
+    pub fn replacement(&self) -> Option<Tensor> {
+        if !self.0.moved.load(std::sync::atomic::Ordering::Acquire) {
+            return None;
+        }
+        let mut t = self
+            .meta()
+            .moved_to
+            .as_ref()
+            .and_then(WeakTensor::upgrade)?;
+        while let Some(n) = t.replacement() {
+            t = n;
+        }
+        Some(t)
+    }
+
+    /// A new core tensor over `storage` / `layout` that takes over this tensor's autograd
+    /// state (requires_grad, `.grad`, history, hooks, `retain_grad`), leaving behind a
+    /// forward pointer so a graph recorded earlier still reaches the new one. What the
+    /// Python object gets when `x.data = y` changes its shape or dtype, or an in-place
+    /// view op (`transpose_`) changes a leaf's layout; `x`'s id stays, as in PyTorch.
+    pub fn rebound(&self, storage: Arc<Storage>, layout: Layout) -> Tensor {
+        let new = Tensor::from_parts(storage, layout);
+        let mut old = self.meta();
+        let mut m = new.meta();
+        m.requires_grad = old.requires_grad;
+        m.grad_fn = old.grad_fn.clone();
+        m.output_nr = old.output_nr;
+        m.grad = old.grad.take();
+        m.retains_grad = old.retains_grad;
+        m.hooks = std::mem::take(&mut old.hooks);
+        m.post_accumulate_hooks = std::mem::take(&mut old.post_accumulate_hooks);
+        m.constant = old.constant;
+        if Arc::ptr_eq(&self.0.storage, &new.0.storage) {
+            // the same memory seen another way: still a view of the same base
+            m.view_base = old.view_base.clone();
+            m.view_version = old.view_version;
+            m.view_frozen = old.view_frozen;
+            m.view_no_grad = old.view_no_grad;
+            m.view_multi_output = old.view_multi_output;
+        }
+        if let (true, Some(node)) = (m.retains_grad, &m.grad_fn) {
+            // `retain_grad()` keeps a weak handle per output: the new tensor joins it
+            node.base()
+                .retained
+                .lock()
+                .push((m.output_nr, new.downgrade()));
+        }
+        drop(m);
+        old.moved_to = Some(new.downgrade());
+        drop(old);
+        self.0
+            .moved
+            .store(true, std::sync::atomic::Ordering::Release);
+        new
     }
 
     /// A weak handle to this tensor object.

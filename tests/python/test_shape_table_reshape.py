@@ -22,7 +22,7 @@ def _x(shape=(2, 3, 4)):
 
 def test_row_and_signatures():
     assert SHAPE["reshape"][4] == "WhenPossible" and SHAPE["reshape"][6] == "ReshapeBackward"
-    assert str(inspect.signature(fg.Tensor.reshape)) == "(self, /, *shape, name=None)"
+    assert str(inspect.signature(fg.Tensor.reshape)) == "(self, /, *sizes, shape=None, name=None)"
     assert str(inspect.signature(fg.Tensor.view)) == "(self, /, *shape)"
     assert fg.Tensor.reshape.__doc__.startswith("Same elements in a new shape")
 

@@ -66,9 +66,9 @@ class VariableShapesMixin:
             end_dim=end_dim,
         )
 
-    def reshape(self, *shape: Any, name: str | None = None) -> Variable:
-        """Same elements in a new shape (one dim may be -1)."""
-        return self._op("reshape", [self], shape=shape)
+    def reshape(self, *sizes: Any, shape: Any = None, name: str | None = None) -> Variable:
+        """Same elements in a new shape (one dim may be -1): ``reshape(2, 3)``, ``reshape([2, 3])`` or ``reshape(shape=[2, 3])``."""
+        return self._op("reshape", [self], sizes=sizes, shape=shape)
 
     def permute(self, *args: Any, dims: Any = None) -> Variable:
         """Reorders dims (``permute(1, 0)``, ``permute([1, 0])`` or torch's ``permute(dims=[1, 0])``)."""

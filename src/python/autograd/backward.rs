@@ -33,7 +33,7 @@ pub fn root_grad(t: &Tensor, g: Option<&Bound<'_, PyAny>>, index: usize) -> PyRe
 /// Reads a Tensor or a sequence of Tensors.
 fn tensor_list(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Tensor>> {
     if let Ok(t) = obj.cast::<PyTensor>() {
-        return Ok(vec![t.get().inner.clone()]);
+        return Ok(vec![t.get().inner().clone()]);
     }
     if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
         return obj
@@ -42,7 +42,7 @@ fn tensor_list(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Tensor>> {
             .map(|(i, x)| {
                 let x = x?;
                 x.cast::<PyTensor>()
-                    .map(|t| t.get().inner.clone())
+                    .map(|t| t.get().inner().clone())
                     .map_err(|_| {
                         grad_argument_error(format!(
                             "{what}[{i}] must be a Tensor, got {}",
@@ -187,11 +187,12 @@ pub fn grad<'py>(
             )?)),
             None if allow_unused => out.push(None),
             None => {
-                return Err(PyRuntimeError::new_err(format!(
+                // Paddle raises ValueError here, PyTorch RuntimeError: one class for both
+                return Err(crate::python::errors::usage_error(format!(
                     "The differentiated Tensor at index {i} appears to not have been used in the \
                      graph (or its gradient is None). Set allow_unused=True if this is the \
                      desired behavior."
-                )))
+                )));
             }
         }
     }
@@ -220,7 +221,7 @@ pub fn is_inference_mode_enabled() -> bool {
 /// (views of it are inference tensors too). Autograd treats inference tensors as constants.
 #[pyfunction]
 pub fn is_inference(t: &Bound<'_, PyTensor>) -> bool {
-    t.borrow().tensor().is_inference()
+    t.borrow().inner().is_inference()
 }
 
 /// Sets inference mode (also switching grad mode off); returns `(prev_inference, prev_grad)`.

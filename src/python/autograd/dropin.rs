@@ -52,7 +52,7 @@ impl PyTensor {
     /// shows), and zeros when the tensor's node runs without a gradient for it. A leaf
     /// keeps its gradient anyway; a tensor that does not require grad is left alone.
     fn _retain_grads_in_order(&self) {
-        let t = &self.inner;
+        let t = &self.inner();
         let Some(node) = t.grad_fn() else { return };
         {
             let mut m = t.meta();

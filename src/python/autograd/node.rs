@@ -203,7 +203,7 @@ impl PyNode {
                         .unwrap_or_default()
                 ))
             })?;
-            grads.push(Some(t.get().inner.clone()));
+            grads.push(Some(t.get().inner().clone()));
         }
         let node = self.node.clone();
         let out = if node.as_any().is_none() && grads.iter().all(Option::is_none) {
@@ -330,12 +330,14 @@ impl PyHookHandle {
                 before != h.pre.len() + h.post.len()
             }
             HookSite::Leaf(t) => {
+                // the tensor's Python object may stand for another core tensor by now
+                let t = t.current();
                 let mut meta = t.meta();
                 let before = meta.hooks.len();
                 meta.hooks.retain(|(id, _)| *id != self.id);
                 meta.hooks.len() != before
             }
-            HookSite::PostAccumulate(t) => t.remove_post_accumulate_grad_hook(self.id),
+            HookSite::PostAccumulate(t) => t.current().remove_post_accumulate_grad_hook(self.id),
         }
     }
 }
@@ -356,7 +358,7 @@ pub fn python_grad_hook(f: Py<PyAny>) -> GradHook {
                 return Ok(None);
             }
             match r.cast::<PyTensor>() {
-                Ok(t) => Ok(Some(t.get().inner.clone())),
+                Ok(t) => Ok(Some(t.get().inner().clone())),
                 Err(_) => Err(Error::type_err(format!(
                     "a tensor hook must return a Tensor or None, but returned {}",
                     r.get_type()

@@ -51,7 +51,7 @@ fn hook_result(r: &Bound<'_, PyAny>) -> Result<Option<Vec<Option<Tensor>>>> {
                 item.cast::<PyTensor>()
                     .map_err(|_| bad())?
                     .get()
-                    .inner
+                    .inner()
                     .clone(),
             ));
         }

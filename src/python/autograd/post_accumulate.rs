@@ -34,8 +34,10 @@ impl PyTensor {
                 }
             })
         });
-        self.inner.register_post_accumulate_grad_hook(id, f).py()?;
-        Ok(PyHookHandle::on_post_accumulate(self.inner.clone(), id))
+        self.inner()
+            .register_post_accumulate_grad_hook(id, f)
+            .py()?;
+        Ok(PyHookHandle::on_post_accumulate(self.inner().clone(), id))
     }
 }
 

@@ -95,7 +95,7 @@ pub fn operand(other: &Bound<'_, PyAny>, like: DType) -> PyResult<Tensor> {
 /// capture by value instead of recording it as an input).
 pub fn classified_operand(other: &Bound<'_, PyAny>, like: DType) -> PyResult<(Tensor, bool)> {
     if let Ok(t) = other.cast::<PyTensor>() {
-        return Ok((t.get().inner.clone(), false));
+        return Ok((t.get().inner().clone(), false));
     }
     if let Some(kind) = scalar_kind(other) {
         return Ok((
@@ -213,7 +213,7 @@ fn leaves_len(l: &Leaves) -> usize {
 /// arrays, the source dtype for tensors.
 pub fn to_tensor(data: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Tensor> {
     if let Ok(t) = data.cast::<PyTensor>() {
-        let t = t.get().inner.detach();
+        let t = t.get().inner().detach();
         let t = t.contiguous_copy().py()?;
         return match dtype {
             Some(d) => t.cast_raw(d).py(),

@@ -230,7 +230,7 @@ impl PyTensor {
             }
         }
         check_export_device(dl_device)?;
-        if self.inner.requires_grad() {
+        if self.inner().requires_grad() {
             return Err(PyRuntimeError::new_err(
                 "cannot export a tensor that requires grad through DLPack (gradients cannot \
                  flow through another library); export t.detach() instead",
@@ -238,9 +238,9 @@ impl PyTensor {
         }
         let versioned = max_version.is_some_and(|(major, _)| major >= 1);
         let (t, copied) = if copy == Some(true) {
-            (self.inner.contiguous_copy().py()?, true)
+            (self.inner().contiguous_copy().py()?, true)
         } else {
-            (self.inner.clone(), false)
+            (self.inner().clone(), false)
         };
         export_capsule(py, t, versioned, copied)
     }
@@ -447,7 +447,7 @@ pub fn from_dlpack(
 ) -> PyResult<Py<PyTensor>> {
     crate::python::args::check_device(device, "from_dlpack")?;
     if let Ok(t) = x.cast::<PyTensor>() {
-        let t = &t.get().inner;
+        let t = &t.get().inner();
         return wrap(
             py,
             if copy == Some(true) {

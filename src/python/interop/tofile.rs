@@ -18,7 +18,7 @@ pub fn _tofile(
     tensor: &Bound<'_, PyTensor>,
     path: std::path::PathBuf,
 ) -> PyResult<()> {
-    let t = tensor.get().inner.contiguous_raw().py()?;
+    let t = tensor.get().inner().contiguous_raw().py()?;
     py.detach(|| -> PyResult<()> {
         let bytes = t.numel() * t.dtype().size();
         let storage = t.storage();

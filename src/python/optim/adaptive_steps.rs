@@ -20,6 +20,7 @@ impl PyParamGroupState {
         py: Python<'_>,
         f: impl FnOnce(&mut [ParamState]) -> Result<usize> + Send,
     ) -> PyResult<usize> {
+        self.refresh()?;
         let big = self.total_elems() >= DETACH_MIN_ELEMS;
         let params = &mut self.params;
         if big {

@@ -27,6 +27,30 @@ impl PyParamGroupState {
         })
     }
 
+    /// Follows parameters whose Python tensor was re-pointed (`p.data = q` of another
+    /// shape or dtype) to the core tensor they stand for now. State kept for the old
+    /// shape or dtype is refused rather than applied to data it does not fit.
+    pub(super) fn refresh(&mut self) -> PyResult<()> {
+        for (i, ps) in self.params.iter_mut().enumerate() {
+            let Some(now) = ps.param.replacement() else {
+                continue;
+            };
+            if let Some(b) = ps.buffers.first() {
+                if b.shape() != now.shape() || b.dtype() != now.dtype() {
+                    return Err(PyValueError::new_err(format!(
+                        "parameter {i} of this optimizer was given new data of shape {:?} and                          dtype {} (`p.data = ...`), but its optimizer state is for shape {:?}                          and dtype {}; make a new optimizer for the new parameters",
+                        now.shape(),
+                        now.dtype(),
+                        b.shape(),
+                        b.dtype()
+                    )));
+                }
+            }
+            ps.param = now;
+        }
+        Ok(())
+    }
+
     pub(super) fn total_elems(&self) -> usize {
         self.params.iter().map(|p| p.param.numel()).sum()
     }
@@ -50,7 +74,7 @@ impl PyParamGroupState {
                 ))
             })?;
             out.push(ParamState {
-                param: t.get().inner.clone(),
+                param: t.get().inner().clone(),
                 buffers: Vec::new(),
                 step: 0,
             });
@@ -84,6 +108,7 @@ impl PyParamGroupState {
             nesterov,
             maximize,
         };
+        self.refresh()?;
         let params = &mut self.params;
         if params.iter().map(|p| p.param.numel()).sum::<usize>() >= DETACH_MIN_ELEMS {
             py.detach(|| sgd_step(params, &cfg)).py()
@@ -117,6 +142,7 @@ impl PyParamGroupState {
             amsgrad,
             maximize,
         };
+        self.refresh()?;
         let big = self.total_elems() >= DETACH_MIN_ELEMS;
         let params = &mut self.params;
         if big {
@@ -128,7 +154,8 @@ impl PyParamGroupState {
 
     /// Drops every parameter's gradient (`set_to_none`), or zeros it in place.
     #[pyo3(signature = (set_to_none=true))]
-    fn zero_grad(&self, set_to_none: bool) -> PyResult<()> {
+    fn zero_grad(&mut self, set_to_none: bool) -> PyResult<()> {
+        self.refresh()?;
         let _guard = crate::autograd::no_grad();
         for ps in &self.params {
             match ps.param.grad() {
@@ -141,7 +168,8 @@ impl PyParamGroupState {
     }
 
     /// The parameters (the same tensors, new Python handles).
-    fn params(&self, py: Python<'_>) -> PyResult<Vec<Py<PyTensor>>> {
+    fn params(&mut self, py: Python<'_>) -> PyResult<Vec<Py<PyTensor>>> {
+        self.refresh()?;
         self.params
             .iter()
             .map(|p| wrap(py, p.param.clone()))
@@ -170,6 +198,7 @@ impl PyParamGroupState {
         buffers: Vec<PyRef<'_, PyTensor>>,
         step: u64,
     ) -> PyResult<()> {
+        self.refresh()?;
         let n = self.params.len();
         let slot = self.params.get_mut(i).ok_or_else(|| {
             PyIndexError::new_err(format!(
@@ -178,7 +207,7 @@ impl PyParamGroupState {
         })?;
         let mut out = Vec::with_capacity(buffers.len());
         for (k, b) in buffers.iter().enumerate() {
-            let b = &b.inner;
+            let b = &b.inner();
             if b.shape() != slot.param.shape() {
                 return Err(PyValueError::new_err(format!(
                     "optimizer state buffer {k} for a parameter of shape {:?} has shape {:?}",

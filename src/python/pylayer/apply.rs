@@ -213,7 +213,7 @@ impl PyLayerNode {
                     return Ok(None);
                 }
                 match it.cast::<PyTensor>() {
-                    Ok(t) => Ok(Some(t.get().inner.clone())),
+                    Ok(t) => Ok(Some(t.get().inner().clone())),
                     Err(_) => {
                         Err(crate::python::autograd::dropin::grad_type_error(format!(
                         "{}: backward must return Tensors or None, but returned {} at position {i}",
@@ -317,7 +317,7 @@ fn apply(
     let mut nig: smallvec::SmallVec<[bool; 4]> = smallvec::SmallVec::new();
     for (i, a) in all_args.iter().enumerate() {
         if let Ok(t) = a.cast::<PyTensor>() {
-            let t = &t.get().inner;
+            let t = t.get().inner().clone();
             tensor_arg_pos.push(i);
             nig.push(grad_on && t.requires_grad());
             inputs.push(t.clone());
@@ -380,7 +380,7 @@ fn apply(
 
     let out_tensors: Vec<Tensor> = items
         .iter()
-        .filter_map(|it| it.cast::<PyTensor>().ok().map(|t| t.get().inner.clone()))
+        .filter_map(|it| it.cast::<PyTensor>().ok().map(|t| t.get().inner().clone()))
         .collect();
     let out_metas: Vec<InputMeta> = out_tensors
         .iter()
@@ -517,7 +517,7 @@ pub fn _delayed_error(
     inputs: Vec<Bound<'_, PyTensor>>,
     message: String,
 ) -> PyResult<Vec<Py<PyAny>>> {
-    let ins: Vec<Tensor> = inputs.iter().map(|t| t.get().inner.clone()).collect();
+    let ins: Vec<Tensor> = inputs.iter().map(|t| t.get().inner().clone()).collect();
     let refs: Vec<&Tensor> = ins.iter().collect();
     outputs
         .into_iter()
@@ -526,7 +526,7 @@ pub fn _delayed_error(
             let Ok(t) = b.cast::<PyTensor>() else {
                 return Ok(o);
             };
-            let out = t.get().inner.detach();
+            let out = t.get().inner().detach();
             if let Some(rec) = Recorder::begin(&refs) {
                 let msg = message.clone();
                 rec.finish("DelayedError", &out, move |_, _, _| {

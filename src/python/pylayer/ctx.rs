@@ -87,7 +87,7 @@ fn tensors_of(args: &Bound<'_, PyTuple>, what: &str) -> PyResult<Vec<Tensor>> {
         .enumerate()
         .map(|(i, a)| {
             a.cast::<PyTensor>()
-                .map(|t| t.get().inner.clone())
+                .map(|t| t.get().inner().clone())
                 .map_err(|_| {
                     PyTypeError::new_err(format!(
                         "{what} takes Tensors, but argument {i} is {}",
@@ -117,7 +117,7 @@ impl PyCtx {
         for obj in tensors.iter() {
             if let Ok(t) = obj.cast::<PyTensor>() {
                 if recording {
-                    let saved = SavedTensor::custom_layer_input(&t.get().inner).py()?;
+                    let saved = SavedTensor::custom_layer_input(&t.get().inner()).py()?;
                     slots.push(SavedSlot::Tensor {
                         saved: std::sync::Arc::new(saved),
                         original: Some(obj.clone().unbind()),
@@ -284,7 +284,7 @@ impl PyCtx {
                         Some(o)
                             if o.bind(py)
                                 .cast::<PyTensor>()
-                                .is_ok_and(|p| p.get().inner.same(&t)) =>
+                                .is_ok_and(|p| p.get().inner().same(&t)) =>
                         {
                             o
                         }

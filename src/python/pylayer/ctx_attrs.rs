@@ -42,7 +42,7 @@ pub(crate) fn weaken_output_attributes(
         let (Ok(name), Ok(t)) = (key.extract::<String>(), value.cast::<PyTensor>()) else {
             continue;
         };
-        let t = &t.get().inner;
+        let t = &t.get().inner();
         if let Some((_, nr)) = outputs.iter().find(|(o, _)| o.same(t)) {
             moved.push((
                 key.clone(),

@@ -36,7 +36,7 @@ impl PyScope {
     /// Sets `name` to `value` (array-like or Tensor; copied).
     fn set(&self, name: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let t = match value.cast::<PyTensor>() {
-            Ok(t) => t.get().inner.clone_tensor().py()?,
+            Ok(t) => t.get().inner().clone_tensor().py()?,
             Err(_) => to_tensor(value, None)?,
         };
         self.inner.set(name, t);
@@ -110,7 +110,7 @@ impl PyExecutor {
             for (k, v) in feed.iter() {
                 let name: String = k.extract()?;
                 let t = if let Ok(t) = v.cast::<PyTensor>() {
-                    t.get().inner.detach()
+                    t.get().inner().detach()
                 } else if let (true, Ok(arr)) = (share, v.cast::<PyUntypedArray>()) {
                     // dtypes or strides that cannot be shared are copied
                     numpy_to_tensor(arr, true).or_else(|_| to_tensor(&v, None))?

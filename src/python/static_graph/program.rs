@@ -184,7 +184,7 @@ impl PyProgram {
     #[pyo3(signature = (value, like=None))]
     fn append_constant(&self, value: &Bound<'_, PyAny>, like: Option<usize>) -> PyResult<usize> {
         let t = if let Ok(t) = value.cast::<PyTensor>() {
-            t.get().inner.clone()
+            t.get().inner().clone()
         } else {
             let dtype = match like {
                 Some(id) => self.inner.lock().var(id).py()?.dtype,
@@ -210,7 +210,7 @@ impl PyProgram {
             ("constant", _) => InitKind::Constant(a),
             ("uniform", _) => InitKind::Uniform(a, b),
             ("normal", _) => InitKind::Normal(a, b),
-            ("value", Some(t)) => InitKind::Value(t.get().inner.detach()),
+            ("value", Some(t)) => InitKind::Value(t.get().inner().detach()),
             _ => {
                 return Err(PyValueError::new_err(format!(
                     "unknown initializer kind '{kind}' (or 'value' without a value)"

@@ -79,7 +79,7 @@ fn results<'py>(r: &Bound<'py, PyAny>, expected: usize) -> PyResult<Vec<Bound<'p
 /// a tensor keeps its autograd history when `keep_graph` (traced callbacks).
 fn as_tensor(obj: &Bound<'_, PyAny>, keep_graph: bool) -> PyResult<Tensor> {
     if let Ok(t) = obj.cast::<PyTensor>() {
-        let t = &t.get().inner;
+        let t = t.get().inner();
         return Ok(if keep_graph { t.clone() } else { t.detach() });
     }
     if let Ok(a) = obj.cast::<PyUntypedArray>() {
@@ -253,7 +253,7 @@ pub fn _py_func_eager(
         )),
         outputs,
     };
-    let ts: Vec<Tensor> = inputs.iter().map(|t| t.get().inner.clone()).collect();
+    let ts: Vec<Tensor> = inputs.iter().map(|t| t.get().inner().clone()).collect();
     let outs = op.apply(&ts).py()?;
     outs.into_iter().map(|t| wrap(py, t)).collect()
 }

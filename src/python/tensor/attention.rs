@@ -24,8 +24,8 @@ pub fn _sdpa(
     is_causal: bool,
     scale: Option<f64>,
 ) -> PyResult<Py<PyTensor>> {
-    let (q, k, v) = (&q.get().inner, &k.get().inner, &v.get().inner);
-    let m = mask.map(|m| m.get().inner.clone());
+    let (q, k, v) = (&q.get().inner(), &k.get().inner(), &v.get().inner());
+    let m = mask.map(|m| m.get().inner().clone());
     let opts = SdpaOpts {
         scale,
         causal: is_causal,

@@ -14,7 +14,7 @@ impl PyTensor {
     /// The node that produced this tensor (None for leaves).
     #[getter]
     fn grad_fn(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
-        self.inner
+        self.inner()
             .grad_fn()
             .map(|n| crate::python::autograd::node::node_object(py, n))
             .transpose()
@@ -24,8 +24,8 @@ impl PyTensor {
     /// `Tensor.output_nr`.
     #[getter]
     fn output_nr(&self) -> usize {
-        if self.inner.grad_fn().is_some() {
-            self.inner.output_nr()
+        if self.inner().grad_fn().is_some() {
+            self.inner().output_nr()
         } else {
             0
         }
@@ -37,7 +37,7 @@ impl PyTensor {
         &self,
         hook: Py<PyAny>,
     ) -> PyResult<crate::python::autograd::node::PyHookHandle> {
-        let t = &self.inner;
+        let t = self.inner().clone();
         if !t.requires_grad() {
             return Err(crate::python::errors::usage_error(
                 "cannot register a hook on a tensor that does not require grad (set \
@@ -92,7 +92,7 @@ impl PyTensor {
             return Ok(());
         }
         let this = slf.borrow();
-        if !this.inner.requires_grad() {
+        if !this.inner().requires_grad() {
             // Paddle: a no-op (seed code relies on it); say so instead of failing silently
             pyo3::PyErr::warn(
                 py,
@@ -103,8 +103,8 @@ impl PyTensor {
             )?;
             return Ok(());
         }
-        let g = crate::python::autograd::backward::root_grad(&this.inner, grad_tensor, 0)?;
-        let root = this.inner.clone();
+        let g = crate::python::autograd::backward::root_grad(&this.inner(), grad_tensor, 0)?;
+        let root = this.inner().clone();
         drop(this);
         let opts = BackwardOptions {
             retain_graph: retain_graph.unwrap_or(create_graph),
@@ -124,10 +124,13 @@ impl PyTensor {
         if !unsafe { std::ptr::read_volatile(&self.ready) } {
             return Ok(());
         }
-        if self.inner.handle_count() != 1 {
+        let Some(inner) = self.try_inner() else {
+            return Ok(());
+        };
+        if inner.handle_count() != 1 {
             return Ok(());
         }
-        let Some(meta) = self.inner.try_meta() else {
+        let Some(meta) = inner.try_meta() else {
             return Ok(());
         };
         if let Some(node) = &meta.grad_fn {

@@ -28,14 +28,22 @@ pub fn _batch_norm(
     eps: f64,
     cdim: usize,
 ) -> PyResult<(Py<PyTensor>, Option<Py<PyTensor>>, Option<Py<PyTensor>>)> {
-    let t = &x.get().inner;
-    let (w, b) = (weight.map(|w| &w.get().inner), bias.map(|b| &b.get().inner));
+    let t = &x.get().inner();
+    let (w, b) = (
+        weight.map(|w| w.get().inner()),
+        bias.map(|b| b.get().inner()),
+    );
+    let (w, b) = (w.as_deref(), b.as_deref());
+    let (rm, rv) = (
+        running_mean.map(|m| m.get().inner()),
+        running_var.map(|v| v.get().inner()),
+    );
     let stats =
         if use_batch_stats {
             BnStats::Batch
         } else {
-            match (running_mean, running_var) {
-                (Some(m), Some(v)) => BnStats::Running(&m.get().inner, &v.get().inner),
+            match (&rm, &rv) {
+                (Some(m), Some(v)) => BnStats::Running(m, v),
                 _ => return Err(PyValueError::new_err(
                     "batch_norm: running_mean and running_var are needed without batch statistics",
                 )),

@@ -8,6 +8,7 @@
 use crate::python::dtype::PyDType;
 use crate::python::errors::IntoPy;
 use crate::tensor::Tensor;
+use parking_lot::{RwLock, RwLockReadGuard};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -21,8 +22,17 @@ pub struct PyTensor {
     /// allocation (the eager instance `__dict__`), which can run the GC; `__traverse__`
     /// must then see nothing.
     pub(super) ready: bool,
-    pub(crate) inner: Tensor,
+    /// The core tensor this object stands for, read on every call. Replaced only by
+    /// `x.data = y` and the in-place view ops (`transpose_`, `unsqueeze_`), which keep the
+    /// Python object (its id, its place in modules and optimizers) and change what it
+    /// shows, as PyTorch's `set_data` does. See [`PyTensor::repoint`]. A read lock, not an
+    /// atomic swap cell: reads are two uncontended atomic operations, and a reader that
+    /// runs a kernel without the GIL keeps the tensor it read alive by holding the lock.
+    cell: RwLock<Tensor>,
 }
+
+/// A read of a Python tensor's core tensor ([`PyTensor::inner`]); derefs to [`Tensor`].
+pub type TensorRead<'a> = RwLockReadGuard<'a, Tensor>;
 
 static SIZE_CLASS: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
@@ -37,7 +47,10 @@ pub fn _set_size_class(py: Python<'_>, cls: Bound<'_, PyType>) -> PyResult<()> {
 pub fn wrap(py: Python<'_>, t: Tensor) -> PyResult<Py<PyTensor>> {
     let obj = Py::new(py, PyTensor::new(t))?;
     // the first live wrapper is the tensor's Python identity (see `identity.rs`)
-    obj.get().inner.set_owner_if_none(obj.as_ptr() as usize);
+    // SAFETY: nothing else can reach the object yet, so no re-point can run meanwhile
+    // (this skips the read lock on the path every op's result takes)
+    let inner = unsafe { &*obj.get().cell.data_ptr() };
+    inner.set_owner_if_none(obj.as_ptr() as usize);
     Ok(obj)
 }
 
@@ -46,11 +59,12 @@ impl Drop for PyTensor {
         if !self.ready {
             return;
         }
-        let p = self.inner.owner() as *mut pyo3::ffi::PyObject;
+        let inner = self.cell.get_mut();
+        let p = inner.owner() as *mut pyo3::ffi::PyObject;
         // SAFETY: a recorded wrapper is alive or being deallocated (it clears the record
         // here, before its memory is freed); the one being deallocated has refcount 0.
         if !p.is_null() && unsafe { pyo3::ffi::Py_REFCNT(p) } <= 0 {
-            self.inner.clear_owner(p as usize);
+            inner.clear_owner(p as usize);
         }
     }
 }
@@ -69,13 +83,49 @@ impl PyTensor {
     pub fn new(t: Tensor) -> Self {
         PyTensor {
             ready: true,
-            inner: t,
+            cell: RwLock::new(t),
         }
     }
 
-    /// The wrapped core tensor.
-    pub fn tensor(&self) -> &Tensor {
-        &self.inner
+    /// The core tensor this object stands for now.
+    #[inline]
+    pub fn inner(&self) -> TensorRead<'_> {
+        self.cell.read()
+    }
+
+    /// [`PyTensor::inner`] unless it is being replaced right now (for GC traversal,
+    /// which must never block).
+    pub(super) fn try_inner(&self) -> Option<TensorRead<'_>> {
+        self.cell.try_read()
+    }
+
+    /// Makes this object stand for `t` from now on (`me` is this object's address, its
+    /// Python identity): `t` records it as its wrapper and the tensor it stood for
+    /// forgets it, so a saved copy of the old tensor unpacks to an object of its own.
+    /// Waits (without the GIL) while another thread runs an op on this tensor; a reader
+    /// that does not finish within 10 s (one on this very thread, waiting for this
+    /// call) is a RuntimeError rather than a deadlock.
+    pub fn repoint(&self, py: Python<'_>, me: usize, t: Tensor) -> PyResult<()> {
+        let start = std::time::Instant::now();
+        let mut w = loop {
+            // never `write()`: a writer parked in the queue would block the nested read
+            // locks of a reader that holds one already
+            if let Some(w) = self.cell.try_write() {
+                break w;
+            }
+            if start.elapsed() > std::time::Duration::from_secs(10) {
+                return Err(pyo3::exceptions::PyRuntimeError::new_err(
+                    "cannot change the tensor's data or shape: an operation on it has been \
+                     running for 10 s (on another thread, or one this call is part of)",
+                ));
+            }
+            py.detach(std::thread::yield_now);
+        };
+        t.set_owner_if_none(me);
+        let old = std::mem::replace(&mut *w, t);
+        drop(w);
+        old.clear_owner(me);
+        Ok(())
     }
 }
 
@@ -84,17 +134,17 @@ impl PyTensor {
     /// Dimensions as a `Size` (equal to both a tuple and a list).
     #[getter]
     fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        size_object(py, self.inner.shape())
+        size_object(py, self.inner().shape())
     }
 
     /// `size()` → shape; `size(dim)` → that dimension.
     #[pyo3(signature = (dim=None))]
     fn size<'py>(&self, py: Python<'py>, dim: Option<isize>) -> PyResult<Bound<'py, PyAny>> {
         match dim {
-            None => size_object(py, self.inner.shape()),
+            None => size_object(py, self.inner().shape()),
             Some(d) => {
-                let d = crate::layout::normalize_axis(d, self.inner.ndim(), "size").py()?;
-                Ok(self.inner.shape()[d].into_pyobject(py)?.into_any())
+                let d = crate::layout::normalize_axis(d, self.inner().ndim(), "size").py()?;
+                Ok(self.inner().shape()[d].into_pyobject(py)?.into_any())
             }
         }
     }
@@ -102,27 +152,27 @@ impl PyTensor {
     /// Element type.
     #[getter]
     fn dtype(&self, py: Python<'_>) -> PyResult<Py<PyDType>> {
-        crate::python::dtype::dtype_object(py, self.inner.dtype())
+        crate::python::dtype::dtype_object(py, self.inner().dtype())
     }
 
     /// Number of dimensions.
     #[getter]
     fn ndim(&self) -> usize {
-        self.inner.ndim()
+        self.inner().ndim()
     }
 
     /// Number of dimensions (torch spelling).
     fn dim(&self) -> usize {
-        self.inner.ndim()
+        self.inner().ndim()
     }
 
     /// Number of elements.
     fn numel(&self) -> usize {
-        self.inner.numel()
+        self.inner().numel()
     }
 
     fn __len__(&self) -> PyResult<usize> {
-        self.inner
+        self.inner()
             .shape()
             .first()
             .copied()
@@ -132,11 +182,12 @@ impl PyTensor {
     /// Element strides.
     #[pyo3(signature = (dim=None))]
     fn stride<'py>(&self, py: Python<'py>, dim: Option<isize>) -> PyResult<Bound<'py, PyAny>> {
-        let s = &self.inner.layout().strides;
+        let inner = self.inner();
+        let s = &inner.layout().strides;
         match dim {
             None => Ok(PyTuple::new(py, s.iter())?.into_any()),
             Some(d) => {
-                let d = crate::layout::normalize_axis(d, self.inner.ndim(), "stride").py()?;
+                let d = crate::layout::normalize_axis(d, self.inner().ndim(), "stride").py()?;
                 Ok(s[d].into_pyobject(py)?.into_any())
             }
         }
@@ -144,18 +195,18 @@ impl PyTensor {
 
     /// True when elements are row-major without gaps.
     fn is_contiguous(&self) -> bool {
-        self.inner.is_contiguous()
+        self.inner().is_contiguous()
     }
 
     /// Address of the first element.
     fn data_ptr(&self) -> usize {
-        let l = self.inner.layout();
-        self.inner.storage().data_ptr() as usize + l.offset * self.inner.dtype().size()
+        let t = self.inner();
+        t.storage().data_ptr() as usize + t.layout().offset * t.dtype().size()
     }
 
     /// Bytes per element.
     fn element_size(&self) -> usize {
-        self.inner.dtype().size()
+        self.inner().dtype().size()
     }
 
     /// Where the tensor lives (always the CPU).
@@ -180,29 +231,29 @@ impl PyTensor {
     /// Whether gradients are tracked (the inverse of `stop_gradient`).
     #[getter]
     fn requires_grad(&self) -> bool {
-        self.inner.requires_grad()
+        self.inner().requires_grad()
     }
 
     #[setter]
     fn set_requires_grad(&self, flag: bool) -> PyResult<()> {
-        self.inner.set_requires_grad(flag).py()
+        self.inner().set_requires_grad(flag).py()
     }
 
     /// Paddle's view of the same flag: `stop_gradient == not requires_grad`.
     #[getter]
     fn stop_gradient(&self) -> bool {
-        !self.inner.requires_grad()
+        !self.inner().requires_grad()
     }
 
     #[setter]
     fn set_stop_gradient(&self, flag: bool) -> PyResult<()> {
-        self.inner.set_requires_grad(!flag).py()
+        self.inner().set_requires_grad(!flag).py()
     }
 
     /// Sets `requires_grad` in place and returns the tensor.
     #[pyo3(signature = (requires_grad=true))]
     fn requires_grad_(slf: Py<Self>, py: Python<'_>, requires_grad: bool) -> PyResult<Py<Self>> {
-        slf.get().inner.set_requires_grad(requires_grad).py()?;
+        slf.get().inner().set_requires_grad(requires_grad).py()?;
         let _ = py;
         Ok(slf)
     }
@@ -210,13 +261,13 @@ impl PyTensor {
     /// True for tensors without a `grad_fn`.
     #[getter]
     fn is_leaf(&self) -> bool {
-        self.inner.is_leaf()
+        self.inner().is_leaf()
     }
 
     /// Accumulated gradient (None until a backward pass reaches this tensor).
     #[getter]
     fn grad(&self, py: Python<'_>) -> PyResult<Option<Py<PyTensor>>> {
-        self.inner.grad().map(|g| wrap(py, g)).transpose()
+        self.inner().grad().map(|g| wrap(py, g)).transpose()
     }
 
     #[setter]
@@ -228,11 +279,11 @@ impl PyTensor {
                 v.cast::<PyTensor>()
                     .map_err(|_| PyTypeError::new_err("assigned grad must be a Tensor or None"))?
                     .get()
-                    .inner
+                    .inner()
                     .clone(),
             ),
         };
-        self.inner.set_grad(g).py()
+        self.inner().set_grad(g).py()
     }
 
     /// Clears the accumulated gradient: zeros it in place (Paddle's default), or drops it
@@ -240,13 +291,13 @@ impl PyTensor {
     #[pyo3(signature = (set_to_zero=true))]
     fn clear_grad(&self, set_to_zero: bool) -> PyResult<()> {
         if set_to_zero {
-            if let Some(g) = self.inner.grad() {
+            if let Some(g) = self.inner().grad() {
                 let _guard = crate::autograd::no_grad();
                 g.fill_(0.0).py()?;
                 return Ok(());
             }
         }
-        self.inner.set_grad(None).py()
+        self.inner().set_grad(None).py()
     }
 
     /// Same as `clear_grad`.
@@ -258,22 +309,22 @@ impl PyTensor {
     /// Number of in-place writes to this tensor's memory so far.
     #[getter]
     fn _version(&self) -> u64 {
-        self.inner.storage().version()
+        self.inner().storage().version()
     }
 
     /// Paddle's spelling of `_version`.
     fn _inplace_version(&self) -> u64 {
-        self.inner.storage().version()
+        self.inner().storage().version()
     }
 
     /// Same data, no history, never requires grad (shares storage).
     fn detach(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
-        wrap(py, self.inner.detach())
+        wrap(py, self.inner().detach())
     }
 
     /// Detaches this tensor from its graph in place.
     fn detach_(slf: Py<Self>) -> PyResult<Py<Self>> {
-        let base = slf.get().inner.meta().view_base.clone();
+        let base = slf.get().inner().meta().view_base.clone();
         if base.is_some_and(|b| b.requires_grad()) {
             // PyTorch's rule: its base would still see the history through it
             return Err(pyo3::exceptions::PyRuntimeError::new_err(
@@ -281,13 +332,13 @@ impl PyTensor {
                  without history over the same memory)",
             ));
         }
-        slf.get().inner.set_requires_grad(false).py()?;
+        slf.get().inner().set_requires_grad(false).py()?;
         Ok(slf)
     }
 
     /// Keeps the gradient of this non-leaf in `.grad` during backward.
     fn retain_grad(&self) -> PyResult<()> {
-        let t = &self.inner;
+        let t = &self.inner();
         match t.grad_fn() {
             None => {
                 if !t.requires_grad() {
@@ -321,13 +372,13 @@ impl PyTensor {
     }
 
     fn __float__(&self) -> PyResult<f64> {
-        if self.inner.numel() != 1 {
+        if self.inner().numel() != 1 {
             return Err(PyValueError::new_err(format!(
                 "only one-element tensors can be converted to Python scalars (shape {:?})",
-                self.inner.shape()
+                self.inner().shape()
             )));
         }
-        self.inner.item_f64().py()
+        self.inner().item_f64().py()
     }
 
     fn __int__(&self) -> PyResult<i64> {
@@ -337,35 +388,35 @@ impl PyTensor {
                 "cannot convert {v} to an integer"
             )));
         }
-        if self.inner.dtype() == crate::DType::I64 {
-            return Ok(self.inner.storage().read::<i64>()[self.inner.layout().offset]);
+        if self.inner().dtype() == crate::DType::I64 {
+            return Ok(self.inner().storage().read::<i64>()[self.inner().layout().offset]);
         }
         Ok(v.trunc() as i64)
     }
 
     fn __index__(&self) -> PyResult<i64> {
-        if !(self.inner.dtype().is_int() || self.inner.dtype() == crate::DType::Bool) {
+        if !(self.inner().dtype().is_int() || self.inner().dtype() == crate::DType::Bool) {
             return Err(PyTypeError::new_err(format!(
                 "only integer tensors of a single element can be used as an index; this one is {}",
-                self.inner.dtype()
+                self.inner().dtype()
             )));
         }
         self.__int__()
     }
 
     fn __bool__(&self) -> PyResult<bool> {
-        if self.inner.numel() != 1 {
+        if self.inner().numel() != 1 {
             return Err(PyValueError::new_err(format!(
                 "the truth value of a tensor with {} elements is ambiguous; use .any() or .all()",
-                self.inner.numel()
+                self.inner().numel()
             )));
         }
-        Ok(self.inner.item_f64().py()? != 0.0
-            || (self.inner.dtype().is_complex() && tensor_item_is_nonzero_complex(&self.inner)))
+        Ok(self.inner().item_f64().py()? != 0.0
+            || (self.inner().dtype().is_complex() && tensor_item_is_nonzero_complex(&self.inner())))
     }
 
     fn __hash__(&self) -> u64 {
-        self.inner.id() as u64
+        self.inner().id() as u64
     }
 }
 

@@ -13,29 +13,29 @@ type PyT = PyResult<Py<PyTensor>>;
 impl PyTensor {
     /// Complex conjugate (the tensor itself for real dtypes).
     fn conj(&self, py: Python<'_>) -> PyT {
-        wrap(py, self.inner.conj().py()?)
+        wrap(py, self.inner().conj().py()?)
     }
 
     /// Complex conjugate, always materialised (same as `conj` here).
     fn conj_physical(&self, py: Python<'_>) -> PyT {
-        wrap(py, self.inner.conj().py()?)
+        wrap(py, self.inner().conj().py()?)
     }
 
     /// Real part (torch's property; `ferrograd.real(x)` is the function form).
     #[getter]
     fn real(&self, py: Python<'_>) -> PyT {
-        wrap(py, self.inner.real().py()?)
+        wrap(py, self.inner().real().py()?)
     }
 
     /// Imaginary part (torch's property; `ferrograd.imag(x)` is the function form).
     #[getter]
     fn imag(&self, py: Python<'_>) -> PyT {
-        wrap(py, self.inner.imag().py()?)
+        wrap(py, self.inner().imag().py()?)
     }
 
     /// Phase angle in radians (`pi` for negative reals, `0` otherwise).
     fn angle(&self, py: Python<'_>) -> PyT {
-        wrap(py, self.inner.angle().py()?)
+        wrap(py, self.inner().angle().py()?)
     }
 }
 
@@ -49,5 +49,5 @@ pub fn complex_fn(
     name: Option<&str>,
 ) -> PyT {
     let _ = name;
-    wrap(py, Tensor::complex(&real.inner, &imag.inner).py()?)
+    wrap(py, Tensor::complex(&real.inner(), &imag.inner()).py()?)
 }

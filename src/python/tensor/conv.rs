@@ -47,8 +47,8 @@ pub fn _conv(
         groups,
         path,
     };
-    let (t, w) = (&x.get().inner, &weight.get().inner);
-    let b = bias.map(|b| b.get().inner.clone());
+    let (t, w) = (&x.get().inner(), &weight.get().inner());
+    let b = bias.map(|b| b.get().inner().clone());
     let work = t
         .numel()
         .saturating_mul(w.numel() / w.shape().first().copied().unwrap_or(1).max(1));

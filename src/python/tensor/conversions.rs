@@ -44,7 +44,7 @@ impl PyTensor {
 
     /// A NumPy array holding a copy of the values.
     fn numpy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        tensor_to_numpy(py, &self.inner)
+        tensor_to_numpy(py, &self.inner())
     }
 
     /// NumPy array protocol. `np.asarray(t)` gets a view of the tensor's memory (no
@@ -61,7 +61,7 @@ impl PyTensor {
         let view = if copy == Some(true) {
             None
         } else {
-            crate::python::interop::array_interface::numpy_view(py, &self.inner)?
+            crate::python::interop::array_interface::numpy_view(py, &self.inner())?
         };
         let a = match view {
             Some(v) => v,
@@ -72,7 +72,7 @@ impl PyTensor {
                      from_dlpack to share bfloat16 memory with a library that has it",
                 ))
             }
-            None => tensor_to_numpy(py, &self.inner)?,
+            None => tensor_to_numpy(py, &self.inner())?,
         };
         match dtype {
             Some(d) if !d.is_none() => {
@@ -86,25 +86,25 @@ impl PyTensor {
 
     /// Nested Python lists (a Python scalar for 0-d tensors).
     fn tolist<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        tensor_to_numpy(py, &self.inner)?.call_method0("tolist")
+        tensor_to_numpy(py, &self.inner())?.call_method0("tolist")
     }
 
     /// The single element as a Python scalar.
     fn item<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        tensor_item(py, &self.inner)
+        tensor_item(py, &self.inner())
     }
 
     /// `complex(t)`: the single element as a Python complex (one-element tensors only).
     fn __complex__(&self, py: Python<'_>) -> PyResult<num_complex::Complex64> {
-        tensor_item(py, &self.inner)?.extract()
+        tensor_item(py, &self.inner())?.extract()
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        crate::python::tensor::repr::tensor_repr(py, &self.inner)
+        crate::python::tensor::repr::tensor_repr(py, &self.inner())
     }
 
     fn __str__(&self, py: Python<'_>) -> PyResult<String> {
-        crate::python::tensor::repr::tensor_repr(py, &self.inner)
+        crate::python::tensor::repr::tensor_repr(py, &self.inner())
     }
 }
 

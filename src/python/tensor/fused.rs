@@ -23,8 +23,12 @@ pub fn _layer_norm(
     bias: OptT<'_, '_>,
     eps: f64,
 ) -> PyT {
-    let t = &x.get().inner;
-    let (w, b) = (weight.map(|w| &w.get().inner), bias.map(|b| &b.get().inner));
+    let t = &x.get().inner();
+    let (w, b) = (
+        weight.map(|w| w.get().inner()),
+        bias.map(|b| b.get().inner()),
+    );
+    let (w, b) = (w.as_deref(), b.as_deref());
     let r = maybe_detach(py, t.numel(), || t.layer_norm(normalized_ndim, w, b, eps));
     wrap(py, r.py()?)
 }
@@ -58,8 +62,9 @@ pub fn _class_loss(
         smoothing: label_smoothing,
         log_softmax,
     };
-    let (t, y) = (&x.get().inner, &target.get().inner);
-    let w = weight.map(|w| &w.get().inner);
+    let (t, y) = (&x.get().inner(), &target.get().inner());
+    let w = weight.map(|w| w.get().inner());
+    let w = w.as_deref();
     let r = maybe_detach(py, t.numel(), || t.class_loss(y, w, opts));
     wrap(py, r.py()?)
 }
@@ -68,7 +73,7 @@ pub fn _class_loss(
 /// generator, as `rand(x.shape) >= p` drew it).
 #[pyfunction]
 pub fn _dropout(py: Python<'_>, x: &Bound<'_, PyTensor>, p: f64, upscale: bool) -> PyT {
-    let t = &x.get().inner;
+    let t = &x.get().inner();
     wrap(py, t.dropout(p, upscale).py()?)
 }
 
@@ -81,8 +86,9 @@ pub fn _linear(
     weight: &Bound<'_, PyTensor>,
     bias: OptT<'_, '_>,
 ) -> PyT {
-    let (t, w) = (&x.get().inner, &weight.get().inner);
-    let b = bias.map(|b| &b.get().inner);
+    let (t, w) = (&x.get().inner(), &weight.get().inner());
+    let b = bias.map(|b| b.get().inner());
+    let b = b.as_deref();
     let work = t.numel().max(w.numel());
     wrap(py, maybe_detach(py, work, || t.linear_t(w, b)).py()?)
 }

@@ -23,7 +23,7 @@ pub fn _grid_sample_2d(
     align_corners: bool,
 ) -> PyT {
     let (m, p) = parse_options(mode, padding_mode).py()?;
-    let (x, g) = (&input.get().inner, &grid.get().inner);
+    let (x, g) = (&input.get().inner(), &grid.get().inner());
     let work = g
         .numel()
         .saturating_mul(x.shape().get(1).copied().unwrap_or(1));
@@ -47,7 +47,11 @@ pub fn _grid_sample_2d_backward(
     need_grid: bool,
 ) -> PyResult<GradPair> {
     let (m, p) = parse_options(mode, padding_mode).py()?;
-    let (gy, x, g) = (&grad.get().inner, &input.get().inner, &grid.get().inner);
+    let (gy, x, g) = (
+        &grad.get().inner(),
+        &input.get().inner(),
+        &grid.get().inner(),
+    );
     let work = gy.numel();
     let (gx, gg) = maybe_detach(py, work, || {
         gy.grid_sample_2d_backward(x, g, m, p, align_corners, need_input, need_grid)

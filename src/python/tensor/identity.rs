@@ -43,7 +43,7 @@ impl PyTensor {
     /// view): the root of a chain of views, the same Python object while it is alive.
     #[getter]
     fn _base(&self, py: Python<'_>) -> PyResult<Option<Py<PyTensor>>> {
-        let base = self.inner.meta().view_base.clone();
+        let base = self.inner().meta().view_base.clone();
         base.map(|b| wrap_shared(py, b)).transpose()
     }
 }

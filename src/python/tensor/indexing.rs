@@ -68,7 +68,7 @@ fn index_item(o: &Bound<'_, PyAny>) -> PyResult<IndexItem> {
         return Ok(IndexItem::Tensor(Tensor::scalar(o.extract::<bool>()?)));
     }
     if let Ok(t) = o.cast::<PyTensor>() {
-        let t = &t.get().inner;
+        let t = &t.get().inner();
         return Ok(IndexItem::Tensor(uint8_as_mask(o.py(), t.detach())?));
     }
     if scalar_kind(o).is_none() && o.hasattr("__index__")? && !o.hasattr("shape")? {
@@ -143,7 +143,7 @@ fn tensor_seq(obj: &Bound<'_, PyAny>, op: &str) -> PyResult<Vec<Tensor>> {
     let items: Vec<Bound<'_, PyAny>> = obj.try_iter()?.collect::<PyResult<_>>()?;
     let like = items
         .iter()
-        .find_map(|x| x.cast::<PyTensor>().ok().map(|t| t.get().inner.dtype()))
+        .find_map(|x| x.cast::<PyTensor>().ok().map(|t| t.get().inner().dtype()))
         .unwrap_or(crate::dtype::default_float());
     items
         .iter()
@@ -165,7 +165,7 @@ fn wrap_list(py: Python<'_>, ts: Vec<Tensor>) -> PyResult<Py<PyList>> {
 
 fn index_tensor(o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
     match o.cast::<PyTensor>() {
-        Ok(t) => Ok(t.get().inner.clone()),
+        Ok(t) => Ok(t.get().inner().clone()),
         Err(_) => to_tensor(o, None),
     }
 }
@@ -208,12 +208,12 @@ impl PyTensor {
     /// for 0-d tensors.
     fn __iter__(&self) -> PyResult<PyTensorIterator> {
         let len = *self
-            .inner
+            .inner()
             .shape()
             .first()
             .ok_or_else(|| PyTypeError::new_err("iteration over a 0-d tensor"))?;
         Ok(PyTensorIterator {
-            t: self.inner.clone(),
+            t: self.inner().clone(),
             next: 0,
             len,
         })
@@ -222,14 +222,14 @@ impl PyTensor {
     /// `self[key]`: integers, slices, None, Ellipsis, bool/integer tensors and lists.
     fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyT {
         let items = parse_key(key)?;
-        wrap(py, self.inner.index(&items).py()?)
+        wrap(py, self.inner().index(&items).py()?)
     }
 
     /// `self[key] = value` in place (value broadcast and cast to this tensor's dtype).
     fn __setitem__(&self, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let items = parse_key(key)?;
-        let v = operand(value, self.inner.dtype())?;
-        self.inner.index_put_(&items, &v).py()
+        let v = operand(value, self.inner().dtype())?;
+        self.inner().index_put_(&items, &v).py()
     }
 
     /// Rows (or slices along `axis`) picked by a 1-D integer index (Paddle `index_select`;
@@ -259,7 +259,10 @@ impl PyTensor {
             Some(a) if !a.is_none() => (index.clone(), a.extract::<isize>()?),
             _ => (index.clone(), dim.unwrap_or(0)),
         };
-        wrap(py, self.inner.index_select(ax, &index_tensor(&idx)?).py()?)
+        wrap(
+            py,
+            self.inner().index_select(ax, &index_tensor(&idx)?).py()?,
+        )
     }
 
     /// torch `gather(dim, index)`, or Paddle `gather(index, axis=None)` (= index_select).
@@ -283,7 +286,7 @@ impl PyTensor {
             };
             let idx = if a_is_dim { b.or(index) } else { a.or(index) };
             let idx = idx.ok_or_else(|| PyTypeError::new_err("gather() needs an index tensor"))?;
-            return wrap(py, self.inner.gather(d, &index_tensor(idx)?).py()?);
+            return wrap(py, self.inner().gather(d, &index_tensor(idx)?).py()?);
         }
         let idx = a
             .or(index)
@@ -299,7 +302,7 @@ impl PyTensor {
         } else {
             it
         };
-        wrap(py, self.inner.index_select(ax, &it).py()?)
+        wrap(py, self.inner().index_select(ax, &it).py()?)
     }
 
     /// Elementwise gather along `axis` (Paddle `take_along_axis`, torch `gather`).
@@ -312,17 +315,17 @@ impl PyTensor {
         broadcast: bool,
     ) -> PyT {
         let _ = broadcast;
-        wrap(py, self.inner.gather(axis, &index_tensor(indices)?).py()?)
+        wrap(py, self.inner().gather(axis, &index_tensor(indices)?).py()?)
     }
 
     /// Indices of non-zero elements: `[n, ndim]` int64, or a tuple of 1-D index tensors.
     #[pyo3(signature = (as_tuple=false))]
     fn nonzero(&self, py: Python<'_>, as_tuple: bool) -> PyResult<Py<PyAny>> {
-        let nz = self.inner.nonzero().py()?;
+        let nz = self.inner().nonzero().py()?;
         if !as_tuple {
             return Ok(wrap(py, nz)?.into_any());
         }
-        let cols: Vec<Tensor> = (0..self.inner.ndim() as isize)
+        let cols: Vec<Tensor> = (0..self.inner().ndim() as isize)
             .map(|d| nz.select(1, d))
             .collect::<crate::Result<_>>()
             .py()?;
@@ -335,7 +338,7 @@ impl PyTensor {
 
     /// 1-D tensor of the elements where `mask` is true.
     fn masked_select(&self, py: Python<'_>, mask: &Bound<'_, PyAny>) -> PyT {
-        wrap(py, self.inner.masked_select(&index_tensor(mask)?).py()?)
+        wrap(py, self.inner().masked_select(&index_tensor(mask)?).py()?)
     }
 
     /// Splits along `dim`: torch `split(size)` / `split([sizes])`, or Paddle with
@@ -350,7 +353,13 @@ impl PyTensor {
         axis: Option<isize>,
     ) -> PyResult<Py<PyList>> {
         let d = dim.or(axis).unwrap_or(0);
-        split_impl(py, &self.inner, split_size_or_sections, num_or_sections, d)
+        split_impl(
+            py,
+            &self.inner(),
+            split_size_or_sections,
+            num_or_sections,
+            d,
+        )
     }
 
     /// `chunks` nearly equal pieces along `axis`.
@@ -364,13 +373,13 @@ impl PyTensor {
         dim: Option<isize>,
     ) -> PyResult<Py<PyList>> {
         let _ = name;
-        wrap_list(py, self.inner.chunk(chunks, dim.unwrap_or(axis)).py()?)
+        wrap_list(py, self.inner().chunk(chunks, dim.unwrap_or(axis)).py()?)
     }
 
     /// The slices along `axis`, as a list.
     #[pyo3(signature = (axis=0, *, dim=None))]
     fn unbind(&self, py: Python<'_>, axis: isize, dim: Option<isize>) -> PyResult<Py<PyList>> {
-        wrap_list(py, self.inner.unbind(dim.unwrap_or(axis)).py()?)
+        wrap_list(py, self.inner().unbind(dim.unwrap_or(axis)).py()?)
     }
 }
 
@@ -504,7 +513,7 @@ pub fn split(
     dim: Option<isize>,
 ) -> PyResult<Py<PyList>> {
     let _ = name;
-    let t = &x.get().inner;
+    let t = &x.get().inner();
     let torch_style = split_size_or_sections.is_some() || dim.is_some();
     let d = dim.unwrap_or(axis);
     if torch_style {
@@ -530,8 +539,8 @@ pub fn where_fn(
         (Some(x), Some(y)) => {
             let like = x
                 .cast::<PyTensor>()
-                .map(|t| t.get().inner.dtype())
-                .or_else(|_| y.cast::<PyTensor>().map(|t| t.get().inner.dtype()))
+                .map(|t| t.get().inner().dtype())
+                .or_else(|_| y.cast::<PyTensor>().map(|t| t.get().inner().dtype()))
                 .unwrap_or(crate::dtype::default_float());
             let (xt, yt) = (operand(x, like)?, operand(y, like)?);
             Ok(wrap(py, Tensor::where_(&c, &xt, &yt).py()?)?.into_any())

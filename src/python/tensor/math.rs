@@ -19,7 +19,7 @@ type PyT = PyResult<Py<PyTensor>>;
 /// anything else is a TypeError naming `param` of `op`.
 pub(crate) fn scalar_arg(v: &Bound<'_, PyAny>, op: &str, param: &str) -> PyResult<Complex64> {
     if let Ok(t) = v.cast::<PyTensor>() {
-        let t = &t.get().inner;
+        let t = &t.get().inner();
         if t.numel() != 1 {
             return Err(PyValueError::new_err(format!(
                 "{op}(): {param} must be a number or a one-element tensor, got a tensor of shape \
@@ -151,7 +151,7 @@ macro_rules! binary_method {
                 let _ = name;
                 let method = crate::op_defs::py_name(stringify!($m));
                 let b = operand_arg(other, &[$((stringify!($kw), $kw)),*], method)?;
-                bin(py, &self.inner, b, BinaryOp::$v, false)
+                bin(py, &self.inner(), b, BinaryOp::$v, false)
             }
         }
     };
@@ -165,11 +165,11 @@ macro_rules! binary_operators {
         impl PyTensor {
             #[doc = $doc]
             fn $fwd(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-                dunder(py, &self.inner, other, BinaryOp::$v, false)
+                dunder(py, &self.inner(), other, BinaryOp::$v, false)
             }
             #[doc = $doc]
             fn $refl(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-                dunder(py, &self.inner, other, BinaryOp::$v, true)
+                dunder(py, &self.inner(), other, BinaryOp::$v, true)
             }
         }
     };
@@ -195,7 +195,7 @@ macro_rules! unary_methods {
                 #[pyo3(signature = (name=None))]
                 fn $m(&self, py: Python<'_>, name: Option<&Bound<'_, PyAny>>) -> PyT {
                     let _ = name;
-                    let t = &self.inner;
+                    let t = &self.inner();
                     wrap(py, maybe_detach(py, t.numel(), || t.unary(UnaryOp::$v)).py()?)
                 }
             )+)*
@@ -210,23 +210,23 @@ impl PyTensor {
     /// `self @ other` (`NotImplemented` for an operand ferrograd cannot convert, so that
     /// the other object's `__rmatmul__` runs: `dense @ sparse`).
     fn __matmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let b = match operand(other, self.inner.dtype()) {
+        let b = match operand(other, self.inner().dtype()) {
             Ok(b) => b,
             Err(e) if defers(py, &e, other) => return Ok(py.NotImplemented()),
             Err(e) => return Err(e),
         };
-        let a = &self.inner;
+        let a = &self.inner();
         let r = maybe_detach(py, a.numel().max(b.numel()), || a.matmul(&b)).py()?;
         Ok(wrap(py, r)?.into_any())
     }
     /// `other @ self` (`NotImplemented` for an operand ferrograd cannot convert).
     fn __rmatmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let a = match operand(other, self.inner.dtype()) {
+        let a = match operand(other, self.inner().dtype()) {
             Ok(a) => a,
             Err(e) if defers(py, &e, other) => return Ok(py.NotImplemented()),
             Err(e) => return Err(e),
         };
-        Ok(wrap(py, a.matmul(&self.inner).py()?)?.into_any())
+        Ok(wrap(py, a.matmul(&self.inner()).py()?)?.into_any())
     }
     /// `self ** other` (`modulo` is not supported and ignored).
     fn __pow__(
@@ -236,7 +236,7 @@ impl PyTensor {
         modulo: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         let _ = modulo;
-        dunder(py, &self.inner, other, BinaryOp::Pow, false)
+        dunder(py, &self.inner(), other, BinaryOp::Pow, false)
     }
     /// `other ** self`.
     fn __rpow__(
@@ -246,11 +246,11 @@ impl PyTensor {
         modulo: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         let _ = modulo;
-        dunder(py, &self.inner, other, BinaryOp::Pow, true)
+        dunder(py, &self.inner(), other, BinaryOp::Pow, true)
     }
     /// `-self`.
     fn __neg__(&self, py: Python<'_>) -> PyT {
-        wrap(py, self.inner.neg().py()?)
+        wrap(py, self.inner().neg().py()?)
     }
     /// `+self`: the tensor itself.
     fn __pos__(slf: Py<Self>) -> Py<Self> {
@@ -258,11 +258,11 @@ impl PyTensor {
     }
     /// `abs(self)`.
     fn __abs__(&self, py: Python<'_>) -> PyT {
-        wrap(py, self.inner.unary(UnaryOp::Abs).py()?)
+        wrap(py, self.inner().unary(UnaryOp::Abs).py()?)
     }
     /// `~self`: bitwise NOT of integers, logical NOT of bools (`bitwise_not`).
     fn __invert__(&self, py: Python<'_>) -> PyT {
-        wrap(py, self.inner.unary(UnaryOp::BitwiseNot).py()?)
+        wrap(py, self.inner().unary(UnaryOp::BitwiseNot).py()?)
     }
     /// Elementwise comparisons `==`, `!=`, `<`, `<=`, `>`, `>=` (bool tensors).
     fn __richcmp__(
@@ -286,7 +286,7 @@ impl PyTensor {
                 .into_any()
                 .unbind());
         }
-        dunder(py, &self.inner, other, bop, false)
+        dunder(py, &self.inner(), other, bop, false)
     }
 
     /// Matrix product `self @ other` (Paddle's `y=` and `transpose_x/transpose_y` too).
@@ -302,7 +302,7 @@ impl PyTensor {
     ) -> PyT {
         let _ = name;
         let other = operand_arg(other, &[("y", y)], "matmul")?;
-        let mut a = self.inner.clone();
+        let mut a = self.inner().clone();
         let mut b = operand(other, a.dtype())?;
         if transpose_x && a.ndim() >= 2 {
             a = a.transpose(-1, -2).py()?;
@@ -348,8 +348,8 @@ impl PyTensor {
     ) -> PyT {
         let _ = name;
         let other = operand_arg(other, &[("y", y)], "dot")?;
-        let b = operand(other, self.inner.dtype())?;
-        wrap(py, self.inner.dot(&b).py()?)
+        let b = operand(other, self.inner().dtype())?;
+        wrap(py, self.inner().dot(&b).py()?)
     }
     /// Outer product of 1-D tensors (Paddle's `y=` also accepted).
     #[pyo3(signature = (other=None, name=None, *, y=None))]
@@ -362,8 +362,8 @@ impl PyTensor {
     ) -> PyT {
         let _ = name;
         let other = operand_arg(other, &[("y", y)], "outer")?;
-        let b = operand(other, self.inner.dtype())?;
-        wrap(py, self.inner.outer(&b).py()?)
+        let b = operand(other, self.inner().dtype())?;
+        wrap(py, self.inner().outer(&b).py()?)
     }
 
     /// Clamps values into `[min, max]`; either bound may be None, a number or a
@@ -379,7 +379,7 @@ impl PyTensor {
         let _ = name;
         let lo = real_bound(min, "clip", "min")?;
         let hi = real_bound(max, "clip", "max")?;
-        wrap(py, self.inner.clip(lo, hi).py()?)
+        wrap(py, self.inner().clip(lo, hi).py()?)
     }
     /// Same as `clip`.
     #[pyo3(signature = (min=None, max=None, name=None))]
@@ -393,6 +393,6 @@ impl PyTensor {
         let _ = name;
         let lo = real_bound(min, "clamp", "min")?;
         let hi = real_bound(max, "clamp", "max")?;
-        wrap(py, self.inner.clip(lo, hi).py()?)
+        wrap(py, self.inner().clip(lo, hi).py()?)
     }
 }

@@ -23,6 +23,8 @@ pub(crate) mod math;
 /// uint8 / int8 / int16 conversions (`byte`, `char`, `short`).
 pub(crate) mod narrow;
 pub(crate) mod reduce;
+/// `x.data = y` and the in-place view ops: re-pointing a Python tensor.
+pub(crate) mod repoint;
 pub(crate) mod repr;
 /// The fused recurrent layer op behind `nn.LSTM` / `GRU` / `RNN`.
 pub(crate) mod rnn;

@@ -12,14 +12,14 @@ type PyT = PyResult<Py<PyTensor>>;
 impl PyTensor {
     /// Converts to uint8 (values outside 0..=255 wrap, as in PyTorch).
     fn byte(&self, py: Python<'_>) -> PyT {
-        wrap(py, self.inner.to_dtype(DType::U8).py()?)
+        wrap(py, self.inner().to_dtype(DType::U8).py()?)
     }
     /// Converts to int8 (values outside -128..=127 wrap, as in PyTorch).
     fn char(&self, py: Python<'_>) -> PyT {
-        wrap(py, self.inner.to_dtype(DType::I8).py()?)
+        wrap(py, self.inner().to_dtype(DType::I8).py()?)
     }
     /// Converts to int16 (values outside -32768..=32767 wrap, as in PyTorch).
     fn short(&self, py: Python<'_>) -> PyT {
-        wrap(py, self.inner.to_dtype(DType::I16).py()?)
+        wrap(py, self.inner().to_dtype(DType::I16).py()?)
     }
 }

@@ -18,7 +18,7 @@ impl PyTensor {
     /// GIL released for large tensors) and wraps the result.
     fn reduce_call(&self, py: Python<'_>, op: Reduction, slots: Slots<'_, '_>) -> PyT {
         let args = slots.parse(op)?;
-        let x = &self.inner;
+        let x = &self.inner();
         wrap(py, maybe_detach(py, x.numel(), || op.run(x, &args)).py()?)
     }
 }
@@ -78,8 +78,8 @@ impl PyTensor {
     ) -> PyT {
         let _ = name;
         let x = match dtype_arg(dtype, "softmax")? {
-            Some(d) => self.inner.to_dtype(d).py()?,
-            None => self.inner.clone(),
+            Some(d) => self.inner().to_dtype(d).py()?,
+            None => self.inner().clone(),
         };
         wrap(
             py,
@@ -101,8 +101,8 @@ impl PyTensor {
     ) -> PyT {
         let _ = name;
         let x = match dtype_arg(dtype, "log_softmax")? {
-            Some(d) => self.inner.to_dtype(d).py()?,
-            None => self.inner.clone(),
+            Some(d) => self.inner().to_dtype(d).py()?,
+            None => self.inner().clone(),
         };
         wrap(
             py,

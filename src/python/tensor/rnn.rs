@@ -36,8 +36,8 @@ pub fn _rnn_layer(
             )))
         }
     };
-    let (x, w, h) = (&xp.get().inner, &w_hh.get().inner, &h0.get().inner);
-    let c = extra.map(|c| c.get().inner.clone());
+    let (x, w, h) = (&xp.get().inner(), &w_hh.get().inner(), &h0.get().inner());
+    let c = extra.map(|c| c.get().inner().clone());
     let work = x
         .numel()
         .saturating_mul(h.shape().last().copied().unwrap_or(1));

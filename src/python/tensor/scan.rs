@@ -29,7 +29,7 @@ impl PyTensor {
     ) -> PyT {
         let _ = name;
         let dt = dtype_arg(dtype, "cumsum")?;
-        let t = &self.inner;
+        let t = &self.inner();
         let ax = pick_dim(axis, dim);
         wrap(py, maybe_detach(py, t.numel(), || t.cumsum(ax, dt)).py()?)
     }
@@ -47,7 +47,7 @@ impl PyTensor {
     ) -> PyT {
         let _ = name;
         let dt = dtype_arg(dtype, "cumprod")?;
-        let t = &self.inner;
+        let t = &self.inner();
         let ax = pick_dim(dim, axis);
         wrap(py, maybe_detach(py, t.numel(), || t.cumprod(ax, dt)).py()?)
     }
@@ -64,7 +64,7 @@ impl PyTensor {
     ) -> PyT {
         let _ = name;
         let dt = dtype_arg(dtype, "logcumsumexp")?;
-        let t = &self.inner;
+        let t = &self.inner();
         let ax = pick_dim(axis, dim);
         wrap(
             py,
@@ -85,7 +85,7 @@ impl PyTensor {
         dim: Option<isize>,
     ) -> PyT {
         let _ = (stable, name); // every sort here is stable
-        let t = &self.inner;
+        let t = &self.inner();
         let d = dim.unwrap_or(axis);
         let (_, idx) = maybe_detach(py, t.numel(), || {
             t.sort_topk(d, None, descending, false, "argsort")
@@ -96,7 +96,7 @@ impl PyTensor {
 
     /// Running max (`is_max`) or min along `dim` (None: flattened): (values, indices).
     fn _cum_extreme(&self, py: Python<'_>, dim: Option<isize>, is_max: bool) -> PyPair {
-        let t = &self.inner;
+        let t = &self.inner();
         let (v, i) = maybe_detach(py, t.numel(), || t.cum_extreme(dim, is_max)).py()?;
         Ok((wrap(py, v)?, wrap(py, i)?))
     }
@@ -119,7 +119,7 @@ impl PyTensor {
             Some(k) => Some(k as usize),
             None => None,
         };
-        let t = &self.inner;
+        let t = &self.inner();
         let (v, i) =
             maybe_detach(py, t.numel(), || t.sort_topk(dim, k, descending, true, op)).py()?;
         let v = v.ok_or_else(|| {
@@ -157,14 +157,14 @@ impl PyTensor {
             Pick::Mode => "mode",
             Pick::Median { .. } => "median",
         };
-        let t = &self.inner;
+        let t = &self.inner();
         let (v, i) = maybe_detach(py, t.numel(), || t.select_along(dim, p, keepdim, op)).py()?;
         Ok((wrap(py, v)?, wrap(py, i)?))
     }
 
     /// Insertion points (int64) of `values` in this sorted tensor (see `searchsorted`).
     fn _searchsorted(&self, py: Python<'_>, values: &PyTensor, right: bool) -> PyT {
-        let (s, v) = (&self.inner, &values.inner);
+        let (s, v) = (&self.inner(), &values.inner());
         wrap(
             py,
             maybe_detach(py, v.numel() + s.numel(), || s.searchsorted(v, right)).py()?,

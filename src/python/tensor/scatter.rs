@@ -20,7 +20,7 @@ impl PyTensor {
         index: &Bound<'_, PyTensor>,
         src: &Bound<'_, PyTensor>,
     ) -> PyT {
-        let (x, i, s) = (&self.inner, &index.get().inner, &src.get().inner);
+        let (x, i, s) = (&self.inner(), &index.get().inner(), &src.get().inner());
         let work = x.numel() + i.numel();
         wrap(
             py,
@@ -36,7 +36,7 @@ impl PyTensor {
         index: &Bound<'_, PyTensor>,
         src: &Bound<'_, PyTensor>,
     ) -> PyT {
-        let (x, i, s) = (&self.inner, &index.get().inner, &src.get().inner);
+        let (x, i, s) = (&self.inner(), &index.get().inner(), &src.get().inner());
         let work = x.numel() + i.numel();
         wrap(py, maybe_detach(py, work, || x.scatter(dim, i, s)).py()?)
     }
@@ -48,7 +48,7 @@ impl PyTensor {
         mask: &Bound<'_, PyTensor>,
         value: &Bound<'_, PyTensor>,
     ) -> PyT {
-        let (x, m, v) = (&self.inner, &mask.get().inner, &value.get().inner);
+        let (x, m, v) = (&self.inner(), &mask.get().inner(), &value.get().inner());
         wrap(
             py,
             maybe_detach(py, x.numel(), || x.masked_fill(m, v)).py()?,
@@ -65,7 +65,7 @@ impl PyTensor {
         reduce: &str,
         include_self: bool,
     ) -> PyT {
-        let (x, i, s) = (&self.inner, &index.get().inner, &src.get().inner);
+        let (x, i, s) = (&self.inner(), &index.get().inner(), &src.get().inner());
         let work = x.numel() + i.numel();
         let r = maybe_detach(py, work, || {
             x.scatter_reduce_raw(dim, i, s, reduce, include_self)

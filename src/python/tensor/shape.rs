@@ -58,7 +58,7 @@ macro_rules! shape_method {
             slots.1 = Some($va);
             $(slots.0[shape_param_of(stringify!($k)) as usize] = $k;)*
             let args = slots.parse(ShapeOp::$v)?;
-            wrap(py, ShapeOp::$v.apply(&self.inner, &args).py()?)
+            wrap(py, ShapeOp::$v.apply(&self.inner(), &args).py()?)
         }
         }
     };
@@ -77,7 +77,7 @@ macro_rules! shape_method {
             $(slots.0[shape_param_of(stringify!($p)) as usize] = $p;)*
             $(slots.0[shape_param_of(stringify!($k)) as usize] = $k;)*
             let args = slots.parse(ShapeOp::$v)?;
-            wrap(py, ShapeOp::$v.apply(&self.inner, &args).py()?)
+            wrap(py, ShapeOp::$v.apply(&self.inner(), &args).py()?)
         }
         }
     };
@@ -96,52 +96,52 @@ impl PyTensor {
                 && !a.is_instance_of::<PyTuple>()
                 && a.extract::<isize>().is_err()
             {
-                return wrap(py, self.inner.to_dtype(parse_dtype(&a)?).py()?);
+                return wrap(py, self.inner().to_dtype(parse_dtype(&a)?).py()?);
             }
         }
-        self.reshape(py, shape, None)
+        self.reshape(py, shape, None, None)
     }
     /// Transpose of a matrix (0-d and 1-d unchanged).
     fn t(&self, py: Python<'_>) -> PyT {
-        if self.inner.ndim() < 2 {
-            return wrap(py, self.inner.clone());
+        if self.inner().ndim() < 2 {
+            return wrap(py, self.inner().clone());
         }
-        if self.inner.ndim() > 2 {
+        if self.inner().ndim() > 2 {
             return Err(PyValueError::new_err(format!(
                 "t() expects a tensor with <= 2 dimensions, got {}",
-                self.inner.ndim()
+                self.inner().ndim()
             )));
         }
-        wrap(py, self.inner.transpose(0, 1).py()?)
+        wrap(py, self.inner().transpose(0, 1).py()?)
     }
     /// All dims reversed.
     #[getter(T)]
     fn full_transpose(&self, py: Python<'_>) -> PyT {
-        let n = self.inner.ndim() as isize;
+        let n = self.inner().ndim() as isize;
         let perm: Vec<isize> = (0..n).rev().collect();
-        wrap(py, self.inner.permute(&perm).py()?)
+        wrap(py, self.inner().permute(&perm).py()?)
     }
     /// Last two dims swapped.
     #[getter(mT)]
     fn matrix_transpose(&self, py: Python<'_>) -> PyT {
-        if self.inner.ndim() < 2 {
+        if self.inner().ndim() < 2 {
             return Err(PyValueError::new_err(
                 "mT needs a tensor with at least 2 dimensions",
             ));
         }
-        wrap(py, self.inner.transpose(-1, -2).py()?)
+        wrap(py, self.inner().transpose(-1, -2).py()?)
     }
     /// A copy with its own memory; differentiable.
     fn clone(&self, py: Python<'_>) -> PyT {
-        wrap(py, self.inner.clone_tensor().py()?)
+        wrap(py, self.inner().clone_tensor().py()?)
     }
     /// Itself if contiguous, else a contiguous copy.
     fn contiguous(&self, py: Python<'_>) -> PyT {
-        wrap(py, self.inner.contiguous().py()?)
+        wrap(py, self.inner().contiguous().py()?)
     }
     /// Converts to `dtype`.
     fn astype(&self, py: Python<'_>, dtype: &Bound<'_, PyAny>) -> PyT {
-        wrap(py, self.inner.to_dtype(parse_dtype(dtype)?).py()?)
+        wrap(py, self.inner().to_dtype(parse_dtype(dtype)?).py()?)
     }
     /// Same as `astype`.
     fn cast(&self, py: Python<'_>, dtype: &Bound<'_, PyAny>) -> PyT {
@@ -181,7 +181,7 @@ impl PyTensor {
                 }
             }
             if let Ok(t) = a.cast::<PyTensor>() {
-                target = Some(t.get().inner.dtype());
+                target = Some(t.get().inner().dtype());
                 continue;
             }
             match parse_dtype(&a) {
@@ -201,7 +201,7 @@ impl PyTensor {
             ));
         }
         let copy = copy || flags.get(1).copied().unwrap_or(false);
-        let t = &slf.get().inner;
+        let t = &slf.get().inner().clone();
         match target {
             Some(d) if d != t.dtype() => Ok(wrap(py, t.to_dtype(d).py()?)?.into_any()),
             _ if copy => Ok(wrap(py, t.clone_tensor().py()?)?.into_any()),
@@ -210,58 +210,58 @@ impl PyTensor {
     }
     /// Converts to float32.
     fn float(&self, py: Python<'_>) -> PyT {
-        wrap(py, self.inner.to_dtype(DType::F32).py()?)
+        wrap(py, self.inner().to_dtype(DType::F32).py()?)
     }
     /// Converts to float64.
     fn double(&self, py: Python<'_>) -> PyT {
-        wrap(py, self.inner.to_dtype(DType::F64).py()?)
+        wrap(py, self.inner().to_dtype(DType::F64).py()?)
     }
     /// Converts to float16.
     fn half(&self, py: Python<'_>) -> PyT {
-        wrap(py, self.inner.to_dtype(DType::F16).py()?)
+        wrap(py, self.inner().to_dtype(DType::F16).py()?)
     }
     /// Converts to bfloat16.
     fn bfloat16(&self, py: Python<'_>) -> PyT {
-        wrap(py, self.inner.to_dtype(DType::BF16).py()?)
+        wrap(py, self.inner().to_dtype(DType::BF16).py()?)
     }
     /// Converts to int32.
     fn int(&self, py: Python<'_>) -> PyT {
-        wrap(py, self.inner.to_dtype(DType::I32).py()?)
+        wrap(py, self.inner().to_dtype(DType::I32).py()?)
     }
     /// Converts to int64.
     fn long(&self, py: Python<'_>) -> PyT {
-        wrap(py, self.inner.to_dtype(DType::I64).py()?)
+        wrap(py, self.inner().to_dtype(DType::I64).py()?)
     }
     /// Converts to bool.
     fn bool(&self, py: Python<'_>) -> PyT {
-        wrap(py, self.inner.to_dtype(DType::Bool).py()?)
+        wrap(py, self.inner().to_dtype(DType::Bool).py()?)
     }
     /// True for floating dtypes.
     fn is_floating_point(&self) -> bool {
-        self.inner.dtype().is_float()
+        self.inner().dtype().is_float()
     }
     /// True for complex dtypes.
     fn is_complex(&self) -> bool {
-        self.inner.dtype().is_complex()
+        self.inner().dtype().is_complex()
     }
 
     // ---- in-place ---------------------------------------------------------------------
 
     fn __iadd__(&self, other: &Bound<'_, PyAny>) -> PyResult<()> {
-        let o = operand(other, self.inner.dtype())?;
-        self.inner.binary_(&o, BinaryOp::Add, "add_").py()
+        let o = operand(other, self.inner().dtype())?;
+        self.inner().binary_(&o, BinaryOp::Add, "add_").py()
     }
     fn __isub__(&self, other: &Bound<'_, PyAny>) -> PyResult<()> {
-        let o = operand(other, self.inner.dtype())?;
-        self.inner.binary_(&o, BinaryOp::Sub, "sub_").py()
+        let o = operand(other, self.inner().dtype())?;
+        self.inner().binary_(&o, BinaryOp::Sub, "sub_").py()
     }
     fn __imul__(&self, other: &Bound<'_, PyAny>) -> PyResult<()> {
-        let o = operand(other, self.inner.dtype())?;
-        self.inner.binary_(&o, BinaryOp::Mul, "mul_").py()
+        let o = operand(other, self.inner().dtype())?;
+        self.inner().binary_(&o, BinaryOp::Mul, "mul_").py()
     }
     fn __itruediv__(&self, other: &Bound<'_, PyAny>) -> PyResult<()> {
-        let o = operand(other, self.inner.dtype())?;
-        self.inner.binary_(&o, BinaryOp::Div, "div_").py()
+        let o = operand(other, self.inner().dtype())?;
+        self.inner().binary_(&o, BinaryOp::Div, "div_").py()
     }
     /// In-place `self += other` (Paddle's `y=` also accepted).
     #[pyo3(signature = (other=None, *, y=None))]
@@ -309,13 +309,13 @@ impl PyTensor {
     }
     /// Fills with zeros in place.
     fn zero_(slf: Py<Self>) -> PyResult<Py<Self>> {
-        slf.get().inner.fill_named(0.0, "zero_").py()?;
+        slf.get().inner().fill_named(0.0, "zero_").py()?;
         Ok(slf)
     }
     /// Fills with `value` in place: a number or a one-element tensor (complex values for
     /// complex tensors).
     fn fill_(slf: Py<Self>, value: &Bound<'_, PyAny>) -> PyResult<Py<Self>> {
-        let t = &slf.get().inner;
+        let t = &slf.get().inner().clone();
         let v = scalar_arg(value, "fill_", "value")?;
         if v.im != 0.0 && !t.dtype().is_complex() {
             return Err(PyTypeError::new_err(format!(
@@ -342,8 +342,8 @@ impl PyTensor {
         non_blocking: bool,
     ) -> PyResult<Py<Self>> {
         let _ = non_blocking;
-        let s = operand(src, slf.get().inner.dtype())?;
-        slf.get().inner.copy_(&s).py()?;
+        let s = operand(src, slf.get().inner().dtype())?;
+        slf.get().inner().copy_(&s).py()?;
         let _ = py;
         Ok(slf)
     }
@@ -358,7 +358,7 @@ impl PyTensor {
         let _ = name;
         let lo = real_bound(min, "clip_", "min")?;
         let hi = real_bound(max, "clip_", "max")?;
-        slf.get().inner.clip_(lo, hi).py()?;
+        slf.get().inner().clip_(lo, hi).py()?;
         Ok(slf)
     }
     /// Same as `clip_`.
@@ -374,7 +374,7 @@ impl PyTensor {
     /// `e^x` in place.
     fn exp_(slf: Py<Self>) -> PyResult<Py<Self>> {
         slf.get()
-            .inner
+            .inner()
             .unary_(crate::tensor::UnaryOp::Exp, "exp_")
             .py()?;
         Ok(slf)
@@ -382,7 +382,7 @@ impl PyTensor {
     /// `x = scale * x + bias` (or `scale * (x + bias)`) in place (Paddle).
     #[pyo3(signature = (scale=1.0, bias=0.0, bias_after_scale=true))]
     fn scale_(slf: Py<Self>, scale: f64, bias: f64, bias_after_scale: bool) -> PyResult<Py<Self>> {
-        let t = &slf.get().inner;
+        let t = &slf.get().inner().clone();
         t.check_inplace("scale_").py()?;
         let r = scale_op(t, scale, bias, bias_after_scale).py()?;
         t.apply_inplace("scale_", &r).py()?;
@@ -402,7 +402,7 @@ impl PyTensor {
         let _ = (act, name);
         wrap(
             py,
-            scale_op(&self.inner, scale, bias, bias_after_scale).py()?,
+            scale_op(&self.inner(), scale, bias, bias_after_scale).py()?,
         )
     }
 }
@@ -427,7 +427,7 @@ fn inplace(
     op: BinaryOp,
     name: &str,
 ) -> PyResult<Py<PyTensor>> {
-    let t = slf.get().inner.clone();
+    let t = slf.get().inner().clone();
     let o = operand(other, t.dtype())?;
     t.binary_(&o, op, name).py()?;
     let _ = py;

@@ -36,7 +36,7 @@ pub fn _unfold(
     pad_lo: Vec<isize>,
     pad_hi: Vec<isize>,
 ) -> PyT {
-    let t = &x.get().inner;
+    let t = &x.get().inner();
     let w = window(kernel, stride, dilation, pad_lo, pad_hi);
     let work = t.numel().saturating_mul(w.kernel.iter().product());
     wrap(py, maybe_detach(py, work, || t.unfold_window(&w)).py()?)
@@ -55,7 +55,7 @@ pub fn _fold(
     pad_lo: Vec<isize>,
     pad_hi: Vec<isize>,
 ) -> PyT {
-    let t = &cols.get().inner;
+    let t = &cols.get().inner();
     let w = window(kernel, stride, dilation, pad_lo, pad_hi);
     wrap(
         py,
@@ -74,7 +74,7 @@ pub fn _max_pool_indices(
     pad_lo: Vec<isize>,
     pad_hi: Vec<isize>,
 ) -> PyT {
-    let t = &x.get().inner;
+    let t = &x.get().inner();
     let w = window(kernel, stride, dilation, pad_lo, pad_hi);
     let work = t.numel().saturating_mul(w.kernel.iter().product());
     wrap(py, maybe_detach(py, work, || t.max_pool_indices(&w)).py()?)
@@ -87,7 +87,7 @@ pub fn _take_in_planes(
     x: &Bound<'_, PyTensor>,
     index: &Bound<'_, PyTensor>,
 ) -> PyT {
-    let (t, i) = (&x.get().inner, &index.get().inner);
+    let (t, i) = (&x.get().inner(), &index.get().inner());
     wrap(py, t.take_in_planes(i).py()?)
 }
 
@@ -100,6 +100,6 @@ pub fn _unpool_put(
     index: &Bound<'_, PyTensor>,
     size: Vec<usize>,
 ) -> PyT {
-    let (t, i) = (&x.get().inner, &index.get().inner);
+    let (t, i) = (&x.get().inner(), &index.get().inner());
     wrap(py, t.unpool_put(i, &size).py()?)
 }

@@ -1,0 +1,75 @@
+//! Python tensors that change what they show while keeping their identity: `x.data = y`
+//! and the in-place view ops (`transpose_`, `t_`, `squeeze_`, `unsqueeze_`, Paddle's
+//! `reshape_` / `flatten_`, `resize_`). A core tensor's shape, dtype and memory never
+//! change; the Python object is re-pointed at a new core tensor instead
+//! ([`PyTensor::repoint`]), which takes over the old one's autograd state
+//! ([`crate::tensor::Tensor::rebound`]). So `id(x)`, `x` in a module or an optimizer,
+//! `x.grad` and the hooks on `x` all stay, as with PyTorch's `set_data`.
+
+use crate::python::errors::IntoPy;
+use crate::python::tensor::class::PyTensor;
+use crate::tensor::Tensor;
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+
+/// Points `obj` at `t`, recording `obj` as `t`'s Python object (so a saved `t` unpacks to
+/// `obj` and `t._base` finds it) even when a temporary wrapper of `t` recorded itself first.
+fn repoint(
+    obj: &Bound<'_, PyTensor>,
+    t: Tensor,
+    temporary: Option<&Bound<'_, PyTensor>>,
+) -> PyResult<()> {
+    if let Some(tmp) = temporary {
+        t.clear_owner(tmp.as_ptr() as usize);
+    }
+    obj.get().repoint(obj.py(), obj.as_ptr() as usize, t)
+}
+
+#[pymethods]
+impl PyTensor {
+    /// `x.data = y` (both peers): `x` shows `y`'s memory from now on (any shape or dtype;
+    /// the two share it, as in PyTorch and Paddle), keeping its own autograd state:
+    /// requires_grad, `.grad`, hooks, history. Not recorded by autograd.
+    fn _repoint_data(slf: &Bound<'_, Self>, value: &Bound<'_, PyTensor>) -> PyResult<()> {
+        let x = slf.get().inner().clone();
+        let y = value.get().inner().clone();
+        if x.meta().requires_grad && !(y.dtype().is_float() || y.dtype().is_complex()) {
+            return Err(PyRuntimeError::new_err(format!(
+                "data: the tensor requires grad, so its data must be floating point or \
+                 complex, got {}; convert the new data first (y.float()) or stop the \
+                 gradient (x.requires_grad_(False))",
+                y.dtype()
+            )));
+        }
+        let n = x.rebound(y.storage().clone(), y.layout().clone());
+        repoint(slf, n, None)
+    }
+
+    /// Finishes an in-place view op (`op`, e.g. `"transpose_"`) whose out-of-place result
+    /// is `view`: `x` becomes that view. While grad mode records and `x` has history, the
+    /// op's node is `x`'s new `grad_fn` (the transpose's node after `transpose_`); otherwise only the shape changes and the history stays. A leaf
+    /// that requires grad is refused under grad mode, as any in-place op is.
+    fn _become_view(slf: &Bound<'_, Self>, view: &Bound<'_, PyTensor>, op: &str) -> PyResult<()> {
+        let x = slf.get().inner().clone();
+        let v = view.get().inner().clone();
+        if x.storage().is_writable() {
+            // (a read-only tensor can still be reshaped: nothing is written)
+            x.check_inplace(op).py()?;
+        }
+        let recorded = crate::autograd::is_grad_enabled() && x.grad_fn().is_some();
+        if !recorded {
+            let n = x.rebound(v.storage().clone(), v.layout().clone());
+            return repoint(slf, n, None);
+        }
+        let retains = x.meta().retains_grad;
+        if retains {
+            // `retain_grad()` follows the tensor to its new version, as for `add_`
+            if let Some(node) = v.grad_fn() {
+                v.meta().retains_grad = true;
+                let nr = v.output_nr();
+                node.base().retained.lock().push((nr, v.downgrade()));
+            }
+        }
+        repoint(slf, v, Some(view))
+    }
+}
