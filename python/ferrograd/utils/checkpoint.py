@@ -329,8 +329,12 @@ def checkpoint(
         if keep:  # memory_budget has room: keep this region's tensors, no recomputation
             return _run_kept(budget, function, args, kwargs)
     frame = _Frame(function, args, kwargs, preserve_rng_state)
-    with _in_memory_hooks(frame.pack, _unpack):
-        out = function(*args, **kwargs)
+    try:
+        with _in_memory_hooks(frame.pack, _unpack):
+            out = function(*args, **kwargs)
+    except BaseException:
+        frame.pending = []  # a partial graph may outlive the error: keep no tensors
+        raise
     frame.finish_forward(out)
     return out
 
