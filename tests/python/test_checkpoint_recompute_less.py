@@ -5,9 +5,12 @@ bit-identical to the plain run (float64)."""
 
 from __future__ import annotations
 
+import gc
+import weakref
+
 import ferrograd as fg
 import numpy as np
-from ferrograd.utils.checkpoint import checkpoint
+from ferrograd.utils.checkpoint import _Handle, checkpoint
 
 W = 5
 
@@ -105,3 +108,16 @@ def test_dropout_region_with_early_stop_leaves_the_generator_as_plain():
     for a, b in zip(ck, grads(ws + [x])):
         np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(after_ck, after_plain)
+
+
+def test_kept_output_does_not_keep_its_graph_alive():
+    # the handle keeps the output's data, not the output with its history: a graph
+    # dropped without backward is freed (no cycle node -> handle -> output -> node)
+    ws, x = leaves(1)
+    out = checkpoint(counted([], 0), x, ws[0])
+    alive = weakref.ref(out)
+    loss = out.sum()
+    del out, loss
+    gc.collect()
+    assert alive() is None
+    assert not [h for h in gc.get_objects() if isinstance(h, _Handle)]

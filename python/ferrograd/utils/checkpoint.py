@@ -167,7 +167,9 @@ class _Frame:
             if k in inputs:
                 self.sources[i] = (k, inputs[k])
             elif k in outputs and (h := self.handles[i]()) is not None:
-                h.output = outputs[k]
+                # its data only: the output itself would tie the node that saved it to
+                # itself (node -> handle -> output -> node), a cycle nothing collects
+                h.output = outputs[k].detach()
                 self.sources[i] = (k, None)
             if k in first:
                 self.aliases.setdefault(first[k], []).append(i)
