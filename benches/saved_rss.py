@@ -37,6 +37,15 @@ runs when the interpreter can import it, e.g. a venv with torch and ferrograd on
 ``PYTHONPATH``): ``python benches/saved_rss.py --steps 1 --rounds 2``. Usage:
 ``python benches/saved_rss.py [--model mlp encoder] [--layers 20] [--width 1024]
 [--batch 256 4096] [--steps 3] [--rounds 0] [--modes ...]``.
+
+``--count N`` (ferrograd modes only) instead counts the instructions of one step with
+``valgrind --tool=callgrind`` (``RAYON_NUM_THREADS=1``), which no machine load changes:
+each mode runs in its own process, one warm-up step and then N steps, with callgrind
+dumping its counters at every step boundary; the median step is reported, with the
+ratio to plain. The mode ``fwd`` counts the plain forward alone (grad mode on, graph
+freed unused), so ``plain + fwd`` is what a step that recomputes every layer once would
+cost with no overhead. ``--count 2 --modes plain fwd ckpt5 ckpt1`` takes about 5 minutes
+of one core at batch 256 (far more under load).
 """
 
 from __future__ import annotations
@@ -45,10 +54,13 @@ import argparse
 import contextlib
 import ctypes
 import json
+import os
+import re
 import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 FG_MODES = ("plain", "ckpt1", "ckpt5", "bf16", "lossless", "disk", "budget")
@@ -268,6 +280,46 @@ def timing(modes: list, model: str, layers: int, width: int, batch: int, rounds:
     return {m: (statistics.median(times[m]), statistics.median(cpu[m])) for m in modes}
 
 
+def count_child(mode: str, model: str, layers: int, width: int, batch: int, n: int) -> None:
+    """Runs one warm-up step and ``n`` steps of ``mode``, calling ``os.getppid()`` (the
+    marker ``--dump-before=getppid`` makes callgrind dump its counters at) after each."""
+    forward, backward = _fg_step("plain" if mode == "fwd" else mode, model, layers, width, batch)
+    backward(forward())
+    os.getppid()
+    for _ in range(n):
+        if mode == "fwd":
+            forward()  # the graph is freed unused
+        else:
+            backward(forward())
+        os.getppid()
+
+
+def count(modes: list, model: str, layers: int, width: int, batch: int, n: int) -> dict:
+    """Instructions per step of each mode (callgrind, one thread): the median of ``n``
+    steps, each one callgrind dump between two step boundaries."""
+    out = {}
+    env = dict(os.environ, RAYON_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    common = ["--model", model, "--layers", str(layers), "--width", str(width)]
+    common += ["--batch", str(batch), "--steps", str(n)]
+    for mode in modes:
+        with tempfile.TemporaryDirectory() as tmp:
+            cmd = ["valgrind", "--tool=callgrind", "--dump-before=getppid"]
+            cmd += [f"--callgrind-out-file={tmp}/cg", sys.executable, __file__]
+            subprocess.run(
+                cmd + ["--count-child", mode, *common], env=env, check=True, capture_output=True
+            )
+            steps = []
+            # dump 1 = start-up and warm-up; dumps 2 .. n+1 = one step each
+            for k in range(2, n + 2):
+                with open(f"{tmp}/cg.{k}") as f:
+                    m = re.search(r"^(?:summary|totals): (\d+)", f.read(), re.M)
+                if m is None:
+                    raise RuntimeError(f"no callgrind total in dump {k} of {mode}")
+                steps.append(int(m.group(1)))
+        out[mode] = statistics.median(steps)
+    return out
+
+
 def _have_torch() -> bool:
     try:
         import torch  # noqa: F401
@@ -338,12 +390,37 @@ def main(argv=None) -> None:
         default=0,
         help="also time all strategies interleaved in one process, this many rounds",
     )
+    p.add_argument(
+        "--count",
+        type=int,
+        default=0,
+        help="count instructions per step under callgrind instead, median of this many steps",
+    )
     p.add_argument("--child", help=argparse.SUPPRESS)
+    p.add_argument("--count-child", help=argparse.SUPPRESS)
     p.add_argument("--timing-child", nargs="+", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     model = a.model[0]
     if a.child:
         print(json.dumps(child(a.child, model, a.layers, a.width, a.batch[0], a.steps)))
+        return
+    if a.count_child:
+        count_child(a.count_child, model, a.layers, a.width, a.batch[0], a.steps)
+        return
+    if a.count:
+        modes = a.modes or ["plain", "fwd", "ckpt5", "ckpt1", "bf16"]
+        if any(m.startswith("torch") for m in modes):
+            raise SystemExit("--count measures ferrograd modes only")
+        print(f"callgrind, RAYON_NUM_THREADS=1, median of {a.count} steps; instructions per step")
+        for batch in a.batch:
+            c = count(modes, model, a.layers, a.width, batch, a.count)
+            ref = c.get("plain")
+            print(f"{model}, batch {batch}")
+            for mode in modes:
+                rel = f"  x{c[mode] / ref:.3f}" if ref else ""
+                print(f"  {mode:<10} {c[mode] / 1e9:8.3f} G{rel}")
+            if ref and "fwd" in c:
+                print(f"  plain + fwd {(ref + c['fwd']) / 1e9:7.3f} G  x{1 + c['fwd'] / ref:.3f}")
         return
     if a.timing_child:
         args = (a.timing_child, model, a.layers, a.width, a.batch[0], a.rounds)

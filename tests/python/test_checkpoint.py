@@ -305,9 +305,22 @@ def test_threads():
         same(r, o)
 
 
+def grads_of(fn, x, ws):
+    """x's gradient of fn().sum() (leaves' gradients reset before and after)."""
+    x.grad = None
+    for w in ws:
+        w.grad = None
+    fn().sum().backward()
+    g = x.grad.numpy().copy()
+    x.grad = None
+    for w in ws:
+        w.grad = None
+    return g
+
+
 def test_recomputation_that_differs_is_an_error_naming_the_region():
     ws, x = params(1), data()
-    state = {"n": W}
+    state = {"n": W - 1}  # a proper slice: not the input itself (that is not recomputed)
 
     def changing(x, w):
         return (x[:, : state["n"]] @ w[: state["n"]]).tanh()
@@ -323,20 +336,37 @@ def test_recomputation_that_differs_is_an_error_naming_the_region():
         y = (x @ w).tanh()
         return y.sin() if state["extra"] else y
 
-    out = checkpoint(grows, x, ws[0]).sum()
+    calls = []
+
+    def grows_late(x, w):
+        y = (x @ w).tanh()
+        calls.append(state["extra"])
+        return y.sin() if state["extra"] else y
+
+    # the recomputation stops at the last tensor backward needs (tanh's output here): an
+    # op added after it does not run again, so it cannot differ
+    out = checkpoint(grows_late, x, ws[0]).sum()
     state["extra"] = True
-    with pytest.raises(RuntimeError, match="grows.*more tensors"):
-        out.backward()
+    out.backward()
+    assert calls == [False]  # the recomputation stopped inside tanh, before the append
+    np.testing.assert_array_equal(x.grad.numpy(), grads_of(lambda: (x @ ws[0]).tanh(), x, ws))
+    x.grad = ws[0].grad = None
+
+    def shrinks(x, w):
+        y = (x @ w).tanh()
+        # exp saves its output, a tensor that is not the region's output
+        return y.exp() * 2.0 if state["extra"] else y
 
     state["extra"] = True
-    out = checkpoint(grows, x, ws[0]).sum()
-    state["extra"] = False  # the recomputation skips sin: fewer saved tensors
-    with pytest.raises(RuntimeError, match=r"grows.*saved \d+ tensors but the forward saved \d+"):
+    out = checkpoint(shrinks, x, ws[0]).sum()
+    state["extra"] = False  # the recomputation skips exp: its saved output never comes
+    with pytest.raises(RuntimeError, match=r"shrinks.*saved \d+ tensors but the forward saved \d+"):
         out.backward()
 
     def dtype_changes(x, w):
         y = x @ w
-        return (y if state["extra"] else y.astype("float32")).tanh()
+        return (y if state["extra"] else y.astype("float32")).tanh() * 2.0  # tanh's saved
+        # output is then not the region's output, which would be served unrecomputed
 
     out = checkpoint(dtype_changes, x, ws[0]).sum()
     state["extra"] = True

@@ -10,6 +10,14 @@ node unpacks it, and a handle is freed with its node, so a recomputed tensor liv
 until the node that needs it has run. The engine re-attaches every unpacked tensor to the
 original graph, so ``create_graph=True`` and nested regions differentiate as without
 checkpointing.
+
+Recomputation does only what backward cannot get otherwise. A saved tensor that is the
+region's own input or one of its outputs, unchanged when backward needs it, is served
+as it is (an output is kept until the node that saved it is freed, as
+a plain save of it is: in a chain of regions it is the next region's input, alive
+anyway); parameters are saved as they are (they stay alive anyway); and the recomputation
+stops as soon as every handle that still needs a tensor has one (PyTorch's early stop),
+so the ops after the last needed save do not run again.
 """
 
 from __future__ import annotations
@@ -56,9 +64,26 @@ _recomputing = threading.local()
 class _in_memory_hooks(saved_tensors_hooks):
     """The recomputing hooks of this module: what they pack (a data-less handle, a
     recomputed tensor) stays in RAM, so they leave the buffer cache on (large recomputed
-    and backward tensors then reuse freed buffers instead of faulting in fresh pages)."""
+    and backward tensors then reuse freed buffers instead of faulting in fresh pages).
+    Parameters are saved as they are: they stay alive anyway, and recomputing them
+    would only cost a pack and an unpack call each."""
 
     _in_memory = True
+    _keep_leaves = True
+
+
+class _StopRecompute(Exception):
+    """Raised by the recomputing pack hook once every handle that needs a tensor has
+    one: the rest of the region need not run again."""
+
+
+def _view_key(t: Any) -> tuple | None:
+    """What identifies the memory and values of ``t`` while it is alive: two live tensors
+    with the same key read the same elements (None for empty tensors, whose address
+    means nothing)."""
+    if t.numel() == 0:
+        return None
+    return (t.data_ptr(), tuple(t.shape), tuple(t.stride()), t.dtype, t._version)
 
 
 class _Held:
@@ -75,10 +100,13 @@ class _Handle:
     """One tensor saved in a checkpointed region: no data until recomputation fills
     ``value``; freed with the node that saved it."""
 
-    __slots__ = ("frame", "index", "value", "__weakref__")
+    __slots__ = ("frame", "index", "value", "output", "__weakref__")
 
     def __init__(self, frame: _Frame, index: int) -> None:
         self.frame, self.index, self.value = frame, index, None
+        # the region's output this handle saved (kept like a plain save of it: until
+        # the node that saved it is freed)
+        self.output: Any = None
 
 
 def _region_name(fn: Any) -> str:
@@ -100,6 +128,14 @@ class _Frame:
         ]
         self.specs: list[tuple[tuple, Any]] = []
         self.handles: list[weakref.ref] = []
+        # the saved tensors themselves, only until the forward ends (finish_forward)
+        self.pending: list[Any] = []
+        # index -> (key, where): a saved tensor that is an input (int: its position in
+        # args) or an output (None: the handle keeps it) of the region, served as it is
+        self.sources: dict[int, tuple[tuple, Any]] = {}
+        # index -> the later indices that saved the same view (one recomputed tensor
+        # fills them all, so the recomputation can stop at the first)
+        self.aliases: dict[int, list[int]] = {}
         self.forward_done = False
         self.lock = threading.RLock()
 
@@ -107,16 +143,58 @@ class _Frame:
         h = _Handle(self, len(self.specs))
         self.specs.append((tuple(t.shape), t.dtype))
         self.handles.append(weakref.ref(h))
+        self.pending.append(t)
         return h
 
-    def recompute(self) -> None:
-        """Runs the region again and gives every live handle its tensor."""
-        if not self.forward_done:
-            raise RuntimeError(
-                f"{self.name}: a tensor saved inside the region was needed before the region's "
-                "forward finished (a backward or autograd.grad inside the checkpointed "
-                "function); run that part outside checkpoint()"
-            )
+    def finish_forward(self, out: Any) -> None:
+        """Records which saved tensors are the region's inputs or outputs, or the same
+        view saved twice, while all of them are alive (equal keys then mean the same
+        memory), and lets go of the saved tensors."""
+        inputs = {}
+        for i, a in enumerate(self.args):
+            if isinstance(a, _core.Tensor) and (k := _view_key(a)) is not None:
+                inputs.setdefault(k, i)
+        outs = out if isinstance(out, (tuple, list)) else (out,)
+        outputs = {}
+        for o in outs:
+            if isinstance(o, _core.Tensor) and (k := _view_key(o)) is not None:
+                outputs.setdefault(k, o)
+        first: dict[tuple, int] = {}
+        for i, t in enumerate(self.pending):
+            k = _view_key(t)
+            if k is None:
+                continue
+            if k in inputs:
+                self.sources[i] = (k, inputs[k])
+            elif k in outputs and (h := self.handles[i]()) is not None:
+                # its data only: the output itself would tie the node that saved it to
+                # itself (node -> handle -> output -> node), a cycle nothing collects
+                h.output = outputs[k].detach()
+                self.sources[i] = (k, None)
+            if k in first:
+                self.aliases.setdefault(first[k], []).append(i)
+            else:
+                first[k] = i
+        self.pending = []
+        self.forward_done = True
+
+    def served(self, i: int) -> Any:
+        """Saved tensor ``i`` without recomputing, if it is an input of the region or an
+        output still alive and unchanged; else None."""
+        src = self.sources.get(i)
+        if src is None:
+            return None
+        key, where = src
+        if where is None:
+            h = self.handles[i]()
+            t = None if h is None else h.output
+        else:
+            t = self.args[where]
+        if t is None or _view_key(t) != key:
+            return None  # changed in place since: recompute it
+        return t
+
+    def check_inputs(self) -> None:
         for i, a, v in self.versions:
             if a._version != v:
                 raise RuntimeError(
@@ -124,12 +202,31 @@ class _Frame:
                     f"(version {v} -> {a._version}), so recomputation would not reproduce the "
                     "saved tensors; clone the input before modifying it"
                 )
+
+    def recompute(self) -> None:
+        """Runs the region again, until every live handle that cannot be served otherwise
+        has its tensor."""
+        if not self.forward_done:
+            raise RuntimeError(
+                f"{self.name}: a tensor saved inside the region was needed before the region's "
+                "forward finished (a backward or autograd.grad inside the checkpointed "
+                "function); run that part outside checkpoint()"
+            )
+        self.check_inputs()
+        needed = set()
+        for i, ref in enumerate(self.handles):
+            h = ref()
+            if h is not None and h.value is None and self.served(i) is None:
+                needed.add(i)
         count = 0
+        stopped = False
 
         def pack(t: Any) -> _Held:
-            nonlocal count
+            nonlocal count, stopped
             i = count
             count += 1
+            if stopped:  # fn caught _StopRecompute and went on: nothing more is needed
+                raise _StopRecompute()
             if i >= len(self.specs):
                 raise RuntimeError(
                     f"{self.name}: recomputation saved more tensors than the forward "
@@ -145,9 +242,14 @@ class _Frame:
                     f"{self.specs[i][1]} tensor of shape {list(self.specs[i][0])}; the "
                     "checkpointed function must compute the same thing each time it runs"
                 )
-            h = self.handles[i]()
-            if h is not None:  # None: its node has run and been freed; keep nothing
-                h.value = t
+            for j in (i, *self.aliases.get(i, ())):
+                h = self.handles[j]()
+                if h is not None and h.value is None:  # None: its node ran and was freed
+                    h.value = t
+                needed.discard(j)
+            if not needed:
+                stopped = True
+                raise _StopRecompute()
             return _Held(t)
 
         outer = get_rng_state() if self.rng_state is not None else None
@@ -158,11 +260,14 @@ class _Frame:
                 set_rng_state(self.rng_state)
             with _in_memory_hooks(pack, _unpack), enable_grad():
                 self.fn(*self.args, **self.kwargs)
+        except _StopRecompute:
+            if not stopped:
+                raise
         finally:
             _recomputing.on = was_recomputing
             if outer is not None:
                 set_rng_state(outer)
-        if count != len(self.specs):
+        if not stopped and count != len(self.specs):
             raise RuntimeError(
                 f"{self.name}: recomputation saved {count} tensors but the forward saved "
                 f"{len(self.specs)}; the checkpointed function must do the same operations "
@@ -176,6 +281,10 @@ def _unpack(obj: Any) -> Any:
     frame = obj.frame
     with frame.lock:
         if obj.value is None:
+            t = frame.served(obj.index)
+            if t is not None:
+                frame.check_inputs()  # as a recomputation would
+                return t
             frame.recompute()
         t, obj.value = obj.value, None  # handed over: freed once its node has run
     return t
@@ -222,9 +331,13 @@ def checkpoint(
         if keep:  # memory_budget has room: keep this region's tensors, no recomputation
             return _run_kept(budget, function, args, kwargs)
     frame = _Frame(function, args, kwargs, preserve_rng_state)
-    with _in_memory_hooks(frame.pack, _unpack):
-        out = function(*args, **kwargs)
-    frame.forward_done = True
+    try:
+        with _in_memory_hooks(frame.pack, _unpack):
+            out = function(*args, **kwargs)
+    except BaseException:
+        frame.pending = []  # a partial graph may outlive the error: keep no tensors
+        raise
+    frame.finish_forward(out)
     return out
 
 
