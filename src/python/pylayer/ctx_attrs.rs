@@ -87,7 +87,11 @@ fn instance_dict<'py>(ctx: &Bound<'py, PyCtx>) -> Option<Bound<'py, PyDict>> {
     // offset of its `PyObject *` dict slot inside the live object (null until the dict
     // is created); the pointer read is borrowed and turned into a new reference.
     unsafe {
-        let slot = ctx.as_ptr().cast::<u8>().offset(offset).cast::<*mut pyo3::ffi::PyObject>();
+        let slot = ctx
+            .as_ptr()
+            .cast::<u8>()
+            .offset(offset)
+            .cast::<*mut pyo3::ffi::PyObject>();
         let d = *slot;
         if d.is_null() {
             return None;
