@@ -528,7 +528,13 @@ fn insert_state(
     states.push(NodeState {
         node: node.clone(),
         deps: 0,
-        buffer: vec![None; node.num_outputs()],
+        // room for the gradients the node returns in this same vector (one per edge)
+        buffer: {
+            let n = node.num_outputs();
+            let mut b = Vec::with_capacity(n.max(node.base().edges.len()));
+            b.resize(n, None);
+            b
+        },
         children: smallvec::smallvec![NO_CHILD; node.base().edges.len()],
         reaches: false,
         execute: false,

@@ -11,11 +11,10 @@ use crate::op_defs::shape_meta::{fmt_dims, Dim, DimSubject, ShapeArgs};
 /// size wanted (itself `None` when a static program knows it only at run time).
 type Want = Option<Dim>;
 
-/// The target of a broadcast call as wanted sizes, and how errors show it.
-fn target(op: &str, a: &ShapeArgs, cx: DimSubject<'_>) -> Result<(Vec<Want>, String)> {
+/// The target of a broadcast call as wanted sizes.
+fn target(op: &str, a: &ShapeArgs) -> Result<Vec<Want>> {
     if let Some(like) = &a.like {
-        let shown = format!("the shape {}{}", fmt_dims(like), cx.other_suffix());
-        return Ok((like.iter().map(|&t| Some(t)).collect(), shown));
+        return Ok(like.iter().map(|&t| Some(t)).collect());
     }
     let Some(shape) = &a.shape else {
         return Err(Error::type_err(if op == "expand_as" {
@@ -25,7 +24,7 @@ fn target(op: &str, a: &ShapeArgs, cx: DimSubject<'_>) -> Result<(Vec<Want>, Str
             format!("{op}() needs the target shape (shape=, or torch's size=)")
         }));
     };
-    let want = shape
+    shape
         .iter()
         .map(|&t| match t {
             -1 => Ok(None),
@@ -35,8 +34,17 @@ fn target(op: &str, a: &ShapeArgs, cx: DimSubject<'_>) -> Result<(Vec<Want>, Str
                 ))
             }),
         })
-        .collect::<Result<Vec<_>>>()?;
-    Ok((want, format!("{shape:?}")))
+        .collect::<Result<Vec<_>>>()
+}
+
+/// How errors show the target (formatted only when an error is raised: this rule runs
+/// on every broadcast, including each `sum` backward).
+fn shown_target(a: &ShapeArgs, cx: DimSubject<'_>) -> String {
+    match (&a.like, &a.shape) {
+        (Some(like), _) => format!("the shape {}{}", fmt_dims(like), cx.other_suffix()),
+        (None, Some(shape)) => format!("{shape:?}"),
+        (None, None) => String::new(),
+    }
 }
 
 /// The result shape of broadcasting the input (dimensions `d`) to the call's target:
@@ -44,12 +52,14 @@ fn target(op: &str, a: &ShapeArgs, cx: DimSubject<'_>) -> Result<(Vec<Want>, Str
 /// front; an existing one must be 1 or equal the target's (checked again at run time
 /// when either is known only then).
 pub fn expand_rule(op: &str, d: &[Dim], a: &ShapeArgs, cx: DimSubject<'_>) -> Result<Vec<Dim>> {
-    let (want, shown) = target(op, a, cx)?;
+    let want = target(op, a)?;
+    let shown = || shown_target(a, cx);
     let (n, nd) = (want.len(), d.len());
     if n < nd {
         return Err(Error::value(format!(
-            "{op}: cannot expand {} to {shown}: the target shape has fewer dimensions",
-            cx.describe(d)
+            "{op}: cannot expand {} to {}: the target shape has fewer dimensions",
+            cx.describe(d),
+            shown()
         )));
     }
     let lead = n - nd;
@@ -60,8 +70,9 @@ pub fn expand_rule(op: &str, d: &[Dim], a: &ShapeArgs, cx: DimSubject<'_>) -> Re
             (None, Some(own)) => own,
             (None, None) => {
                 return Err(Error::value(format!(
-                    "{op}: invalid size -1 in {shown} (-1 keeps an existing dimension, and \
-                     dimension {i} is a new one)"
+                    "{op}: invalid size -1 in {} (-1 keeps an existing dimension, and \
+                     dimension {i} is a new one)",
+                    shown()
                 )))
             }
             (Some(t), None | Some(None) | Some(Some(1))) => t,
@@ -69,9 +80,10 @@ pub fn expand_rule(op: &str, d: &[Dim], a: &ShapeArgs, cx: DimSubject<'_>) -> Re
             (Some(Some(t)), Some(Some(o))) if o == t => Some(t),
             (Some(Some(t)), Some(Some(o))) => {
                 return Err(Error::value(format!(
-                    "{op}: cannot expand {} to {shown}: dimension {i} has size {o}, which is not \
+                    "{op}: cannot expand {} to {}: dimension {i} has size {o}, which is not \
                      1 (only size-1 dimensions can be expanded, here to {t})",
-                    cx.describe(d)
+                    cx.describe(d),
+                    shown()
                 )))
             }
         });
@@ -83,7 +95,7 @@ pub fn expand_rule(op: &str, d: &[Dim], a: &ShapeArgs, cx: DimSubject<'_>) -> Re
             numel = numel
                 .checked_mul(k)
                 .filter(|&p| p <= isize::MAX as usize)
-                .ok_or_else(|| Error::value(format!("{op}: the shape {shown} is too large")))?;
+                .ok_or_else(|| Error::value(format!("{op}: the shape {} is too large", shown())))?;
         }
     }
     Ok(out)

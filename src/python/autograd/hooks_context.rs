@@ -30,10 +30,11 @@ pub struct PySavedTensorsHooks {
     /// Called with what `pack_hook` returned when backward needs the tensor.
     #[pyo3(get, set)]
     unpack_hook: Option<Py<PyAny>>,
-    /// The thread of each active `__enter__`, innermost last.
-    threads: Vec<u64>,
+    /// The thread of each active `__enter__`, innermost last (inline: a context is
+    /// usually entered once, so no heap allocation per `with` block).
+    threads: smallvec::SmallVec<[u64; 1]>,
     /// The cache-suspend setting each active `__enter__` replaced, innermost last.
-    suspends: Vec<bool>,
+    suspends: smallvec::SmallVec<[bool; 1]>,
 }
 
 /// `threading.get_ident()` of the calling thread.
@@ -76,8 +77,8 @@ impl PySavedTensorsHooks {
         PySavedTensorsHooks {
             pack_hook: None,
             unpack_hook: None,
-            threads: Vec::new(),
-            suspends: Vec::new(),
+            threads: smallvec::SmallVec::new(),
+            suspends: smallvec::SmallVec::new(),
         }
     }
 

@@ -137,7 +137,8 @@ impl PyLayerNode {
                 None => Ok(py.None()),
             }
         };
-        let mut call_args: Vec<Py<PyAny>> = vec![ctx.clone().into_any().unbind()];
+        let mut call_args: Vec<Py<PyAny>> = Vec::with_capacity(1 + self.output_kinds.len());
+        call_args.push(ctx.clone().into_any().unbind());
         if self.torch_dialect {
             for kind in &self.output_kinds {
                 call_args.push(match kind {
@@ -248,12 +249,27 @@ fn class_name(cls: &Bound<'_, PyAny>) -> String {
 /// apply serves the node and its ctx.
 fn node_name(cls: &Bound<'_, PyAny>) -> PyResult<Arc<str>> {
     match cls.getattr(pyo3::intern!(cls.py(), "_fg_node_name")) {
-        Ok(n) => Ok(Arc::from(
-            &*n.cast_into::<pyo3::types::PyString>()?.to_cow()?,
-        )),
+        Ok(n) => {
+            let n = n.cast_into::<pyo3::types::PyString>()?;
+            // the last name converted, kept with its (immutable) string object: the same
+            // object again (the same layer applied again) reuses the copy; a held
+            // reference keeps the object's address from being reused by another string
+            let mut last = LAST_NODE_NAME.lock();
+            if let Some((obj, name)) = &*last {
+                if obj.as_ptr() == n.as_ptr() {
+                    return Ok(name.clone());
+                }
+            }
+            let name: Arc<str> = Arc::from(&*n.to_cow()?);
+            *last = Some((n.unbind(), name.clone()));
+            Ok(name)
+        }
         Err(_) => Ok(Arc::from(format!("{}Backward", class_name(cls)))),
     }
 }
+
+static LAST_NODE_NAME: parking_lot::Mutex<Option<(Py<pyo3::types::PyString>, Arc<str>)>> =
+    parking_lot::Mutex::new(None);
 
 enum Container {
     Single,
@@ -312,8 +328,8 @@ fn apply(
     };
     // one pass over the arguments: tensor positions, inputs, needs_input_grad
     let grad_on = crate::autograd::is_grad_enabled();
-    let mut tensor_arg_pos = Vec::new();
-    let mut inputs: Vec<Tensor> = Vec::new();
+    let mut tensor_arg_pos = Vec::with_capacity(all_args.len());
+    let mut inputs: Vec<Tensor> = Vec::with_capacity(all_args.len());
     let mut nig: smallvec::SmallVec<[bool; 4]> = smallvec::SmallVec::new();
     for (i, a) in all_args.iter().enumerate() {
         if let Ok(t) = a.cast::<PyTensor>() {
@@ -327,7 +343,7 @@ fn apply(
     }
     let needs = nig.contains(&true);
     let ctx = Bound::new(py, PyCtx::new(name.clone(), needs))?;
-    ctx.get().state.lock().needs_input_grad = Some(PyTuple::new(py, nig)?.unbind());
+    ctx.get().state.lock().needs_input_grad = nig;
     let forward = cls.getattr(pyo3::intern!(cls.py(), "forward"))?;
     let out = {
         let _no_grad = GradModeGuard::new(false);

@@ -36,7 +36,8 @@ pub(crate) struct CtxState {
     pub in_forward: bool,
     /// Whether saving must create graph entries (a node will be recorded).
     pub recording: bool,
-    pub needs_input_grad: Option<Py<PyTuple>>,
+    /// One flag per forward argument; the tuple is built only when `backward` reads it.
+    pub needs_input_grad: smallvec::SmallVec<[bool; 4]>,
     pub non_differentiable: Vec<Tensor>,
     pub dirty: Vec<Tensor>,
     pub not_inplace: Vec<Tensor>,
@@ -152,11 +153,9 @@ impl PyCtx {
 
     /// One bool per forward argument: whether its gradient is needed.
     #[getter]
-    fn needs_input_grad<'py>(&self, py: Python<'py>) -> Bound<'py, PyTuple> {
-        match &self.state.lock().needs_input_grad {
-            Some(t) => t.bind(py).clone(),
-            None => PyTuple::empty(py),
-        }
+    fn needs_input_grad<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let flags = self.state.lock().needs_input_grad.clone();
+        PyTuple::new(py, flags)
     }
 
     /// Marks outputs that are not differentiable: they do not require grad, and their
@@ -223,17 +222,11 @@ impl PyCtx {
                 _ => {}
             }
         }
-        if let Some(t) = &st.needs_input_grad {
-            visit.call(t)?;
-        }
         Ok(())
     }
 
     fn __clear__(&self) {
-        let taken = {
-            let mut st = self.state.lock();
-            (std::mem::take(&mut st.saved), st.needs_input_grad.take())
-        };
+        let taken = std::mem::take(&mut self.state.lock().saved);
         drop(taken);
     }
 }

@@ -17,6 +17,7 @@ use crate::python::tensor::class::{wrap, PyTensor};
 use crate::tensor::Tensor;
 use pyo3::exceptions::PyAttributeError;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyString};
 use std::sync::Weak;
 
@@ -30,11 +31,7 @@ pub(crate) fn weaken_output_attributes(
     if outputs.is_empty() {
         return Ok(());
     }
-    let py = ctx.py();
-    let Ok(dict) = ctx.getattr(pyo3::intern!(py, "__dict__")) else {
-        return Ok(());
-    };
-    let Ok(dict) = dict.cast_into::<PyDict>() else {
+    let Some(dict) = instance_dict(ctx) else {
         return Ok(());
     };
     let mut moved = Vec::new();
@@ -66,6 +63,41 @@ pub(crate) fn weaken_output_attributes(
     }
     ctx.get().state.lock().output_attrs.extend(attrs);
     Ok(())
+}
+
+/// The ctx's instance `__dict__`, or `None` when no attribute was ever set. Reading the
+/// `__dict__` attribute would create an empty dict on every `apply` of the usual layer
+/// that sets no attribute, so the dict slot is read directly (at the type's
+/// `__dictoffset__`, the same for every ctx `apply` makes: they are all exactly
+/// `FunctionCtx`); any other layout falls back to the attribute.
+fn instance_dict<'py>(ctx: &Bound<'py, PyCtx>) -> Option<Bound<'py, PyDict>> {
+    static OFFSET: PyOnceLock<isize> = PyOnceLock::new();
+    let py = ctx.py();
+    let ty = py.get_type::<PyCtx>();
+    let offset = *OFFSET.get_or_init(py, || {
+        ty.getattr(pyo3::intern!(py, "__dictoffset__"))
+            .and_then(|o| o.extract::<isize>())
+            .unwrap_or(0)
+    });
+    if offset <= 0 || !ctx.get_type().is(&ty) {
+        let dict = ctx.getattr(pyo3::intern!(py, "__dict__")).ok()?;
+        return dict.cast_into::<PyDict>().ok();
+    }
+    // SAFETY: for an object of exactly this type, a positive `tp_dictoffset` is the
+    // offset of its `PyObject *` dict slot inside the live object (null until the dict
+    // is created); the pointer read is borrowed and turned into a new reference.
+    unsafe {
+        let slot = ctx
+            .as_ptr()
+            .cast::<u8>()
+            .offset(offset)
+            .cast::<*mut pyo3::ffi::PyObject>();
+        let d = *slot;
+        if d.is_null() {
+            return None;
+        }
+        Bound::from_borrowed_ptr(py, d).cast_into::<PyDict>().ok()
+    }
 }
 
 #[pymethods]
