@@ -826,9 +826,13 @@ class Tensor:
     def data(self, value: Tensor) -> None: ...
     def view_as(self, other: Tensor) -> Tensor:
         """``self.view(other.shape)``."""
+    def _repoint_data(self, value: Tensor) -> None:
+        """``x.data = value``: this object shows ``value``'s memory from now on."""
+    def _become_view(self, view: Tensor, op: str) -> None:
+        """Finishes in-place view op ``op``: this object becomes ``view``."""
     def transpose_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place ``transpose``: this tensor takes the new shape; returns it."""
-    def t_(self) -> Tensor:
+    def t_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place ``t``: this tensor takes the new shape; returns it."""
     def swapaxes_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place ``swapaxes``: this tensor takes the new shape; returns it."""

@@ -107,5 +107,5 @@ def install_tensor_methods() -> None:
     """Adds the in-place view ops and ``resize_`` / ``resize_as_`` to ``Tensor``."""
     for name, base in _VIEW_OPS.items():
         setattr(Tensor, name, _view_method(name, base))
-    Tensor.resize_ = _resize_  # type: ignore[attr-defined]
-    Tensor.resize_as_ = _resize_as_  # type: ignore[attr-defined]
+    Tensor.resize_ = _resize_  # type: ignore[method-assign]
+    Tensor.resize_as_ = _resize_as_  # type: ignore[method-assign]

@@ -150,12 +150,12 @@ class _Frame:
         """Records which saved tensors are the region's inputs or outputs, or the same
         view saved twice, while all of them are alive (equal keys then mean the same
         memory), and lets go of the saved tensors."""
-        inputs = {}
+        inputs: dict[Any, int] = {}
         for i, a in enumerate(self.args):
             if isinstance(a, _core.Tensor) and (k := _view_key(a)) is not None:
                 inputs.setdefault(k, i)
         outs = out if isinstance(out, (tuple, list)) else (out,)
-        outputs = {}
+        outputs: dict[Any, Any] = {}
         for o in outs:
             if isinstance(o, _core.Tensor) and (k := _view_key(o)) is not None:
                 outputs.setdefault(k, o)
