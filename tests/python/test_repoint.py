@@ -179,6 +179,17 @@ def test_in_place_view_op_records_its_node_on_a_tensor_with_history():
     np.testing.assert_array_equal(arr(s.grad), w.T)
 
 
+def test_in_place_view_op_that_changes_nothing_keeps_identity():
+    s = fg.ones([3], requires_grad=True)
+    a = s * 1.0
+    a.t_()  # the transpose of a 1-d tensor is itself
+    y = a * a
+    assert y.grad_fn._saved_self is a
+    b = fg.ones([3])
+    b.squeeze_()
+    assert b.view([3])._base is b
+
+
 def test_retain_grad_follows_the_in_place_view_op():
     s = fg.tensor(np.ones((2, 3)), requires_grad=True)
     a = s * 2.0

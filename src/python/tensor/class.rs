@@ -121,6 +121,10 @@ impl PyTensor {
             }
             py.detach(std::thread::yield_now);
         };
+        if w.same(&t) {
+            // (`t()` of a 1-d tensor gives the tensor itself: nothing changes)
+            return Ok(());
+        }
         t.set_owner_if_none(me);
         let old = std::mem::replace(&mut *w, t);
         drop(w);
