@@ -252,3 +252,29 @@ def test_resize_refuses_bad_sizes_and_grad():
         fg.zeros([2]).resize_(-1)
     with pytest.raises(RuntimeError, match="requires grad"):
         fg.zeros([2], requires_grad=True).resize_(4)
+
+
+def test_repoint_while_other_threads_run_ops_on_the_tensor():
+    import threading
+
+    x = fg.ones([128, 64])
+    w = fg.ones([64, 64])
+    done = threading.Event()
+    seen = set()
+
+    def reader():
+        while not done.is_set():
+            y = x @ w  # runs without the GIL on the handle it took
+            seen.add(tuple(y.shape))
+
+    readers = [threading.Thread(target=reader) for _ in range(2)]
+    for t in readers:
+        t.start()
+    for k in range(50):  # each re-point must get through while the readers keep going
+        x.data = fg.ones([128 + k % 3, 64])
+    done.set()
+    for t in readers:
+        t.join(timeout=60)
+        assert not t.is_alive()
+    assert seen <= {(128, 64), (129, 64), (130, 64)}
+    assert list(x.shape) == [128 + 49 % 3, 64]

@@ -25,14 +25,24 @@ pub struct PyTensor {
     /// The core tensor this object stands for, read on every call. Replaced only by
     /// `x.data = y` and the in-place view ops (`transpose_`, `unsqueeze_`), which keep the
     /// Python object (its id, its place in modules and optimizers) and change what it
-    /// shows, as PyTorch's `set_data` does. See [`PyTensor::repoint`]. A read lock, not an
-    /// atomic swap cell: reads are two uncontended atomic operations, and a reader that
-    /// runs a kernel without the GIL keeps the tensor it read alive by holding the lock.
+    /// shows, as PyTorch's `set_data` does. See [`PyTensor::repoint`]. The lock is held
+    /// only while a reader clones the handle out (never across an op, a GIL release or a
+    /// call into Python), so a re-point never waits for an op and cannot deadlock; the
+    /// clone keeps the tensor a reader works on alive if the object is re-pointed
+    /// meanwhile.
     cell: RwLock<Tensor>,
 }
 
-/// A read of a Python tensor's core tensor ([`PyTensor::inner`]); derefs to [`Tensor`].
-pub type TensorRead<'a> = RwLockReadGuard<'a, Tensor>;
+/// A read of a Python tensor's core tensor ([`PyTensor::inner`]): an owned handle that
+/// derefs to [`Tensor`] (the lifetime ties it to the object only for the borrow checker).
+pub struct TensorRead<'a>(Tensor, std::marker::PhantomData<&'a PyTensor>);
+
+impl std::ops::Deref for TensorRead<'_> {
+    type Target = Tensor;
+    fn deref(&self) -> &Tensor {
+        &self.0
+    }
+}
 
 static SIZE_CLASS: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
@@ -90,46 +100,30 @@ impl PyTensor {
     /// The core tensor this object stands for now.
     #[inline]
     pub fn inner(&self) -> TensorRead<'_> {
-        self.cell.read()
+        TensorRead(self.cell.read().clone(), std::marker::PhantomData)
     }
 
     /// [`PyTensor::inner`] unless it is being replaced right now (for GC traversal,
     /// which must never block).
-    pub(super) fn try_inner(&self) -> Option<TensorRead<'_>> {
+    pub(super) fn try_inner(&self) -> Option<RwLockReadGuard<'_, Tensor>> {
         self.cell.try_read()
     }
 
     /// Makes this object stand for `t` from now on (`me` is this object's address, its
     /// Python identity): `t` records it as its wrapper and the tensor it stood for
     /// forgets it, so a saved copy of the old tensor unpacks to an object of its own.
-    /// Waits (without the GIL) while another thread runs an op on this tensor; a reader
-    /// that does not finish within 10 s (one on this very thread, waiting for this
-    /// call) is a RuntimeError rather than a deadlock.
-    pub fn repoint(&self, py: Python<'_>, me: usize, t: Tensor) -> PyResult<()> {
-        let start = std::time::Instant::now();
-        let mut w = loop {
-            // never `write()`: a writer parked in the queue would block the nested read
-            // locks of a reader that holds one already
-            if let Some(w) = self.cell.try_write() {
-                break w;
-            }
-            if start.elapsed() > std::time::Duration::from_secs(10) {
-                return Err(pyo3::exceptions::PyRuntimeError::new_err(
-                    "cannot change the tensor's data or shape: an operation on it has been \
-                     running for 10 s (on another thread, or one this call is part of)",
-                ));
-            }
-            py.detach(std::thread::yield_now);
-        };
+    pub fn repoint(&self, me: usize, t: Tensor) {
+        // readers hold the lock only to clone the handle out (no GIL needed), so this
+        // blocking write lock is taken at once even with the GIL held
+        let mut w = self.cell.write();
         if w.same(&t) {
             // (`t()` of a 1-d tensor gives the tensor itself: nothing changes)
-            return Ok(());
+            return;
         }
         t.set_owner_if_none(me);
         let old = std::mem::replace(&mut *w, t);
         drop(w);
         old.clear_owner(me);
-        Ok(())
     }
 }
 
