@@ -33,7 +33,7 @@ pub fn root_grad(t: &Tensor, g: Option<&Bound<'_, PyAny>>, index: usize) -> PyRe
 /// Reads a Tensor or a sequence of Tensors.
 fn tensor_list(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Tensor>> {
     if let Ok(t) = obj.cast::<PyTensor>() {
-        return Ok(vec![t.get().inner().clone()]);
+        return Ok(vec![t.get().inner().take()]);
     }
     if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
         return obj
@@ -42,7 +42,7 @@ fn tensor_list(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Tensor>> {
             .map(|(i, x)| {
                 let x = x?;
                 x.cast::<PyTensor>()
-                    .map(|t| t.get().inner().clone())
+                    .map(|t| t.get().inner().take())
                     .map_err(|_| {
                         grad_argument_error(format!(
                             "{what}[{i}] must be a Tensor, got {}",

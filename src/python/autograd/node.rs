@@ -203,7 +203,7 @@ impl PyNode {
                         .unwrap_or_default()
                 ))
             })?;
-            grads.push(Some(t.get().inner().clone()));
+            grads.push(Some(t.get().inner().take()));
         }
         let node = self.node.clone();
         let out = if node.as_any().is_none() && grads.iter().all(Option::is_none) {
@@ -358,7 +358,7 @@ pub fn python_grad_hook(f: Py<PyAny>) -> GradHook {
                 return Ok(None);
             }
             match r.cast::<PyTensor>() {
-                Ok(t) => Ok(Some(t.get().inner().clone())),
+                Ok(t) => Ok(Some(t.get().inner().take())),
                 Err(_) => Err(Error::type_err(format!(
                     "a tensor hook must return a Tensor or None, but returned {}",
                     r.get_type()

@@ -37,7 +37,7 @@ impl PyTensor {
         self.inner()
             .register_post_accumulate_grad_hook(id, f)
             .py()?;
-        Ok(PyHookHandle::on_post_accumulate(self.inner().clone(), id))
+        Ok(PyHookHandle::on_post_accumulate(self.inner().take(), id))
     }
 }
 

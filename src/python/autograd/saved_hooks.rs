@@ -134,7 +134,7 @@ impl PackedTensor for PyPacked {
                 .map_err(from_pyerr)?;
             let r = r.bind(py);
             match r.cast::<PyTensor>() {
-                Ok(t) => Ok(t.get().inner().clone()),
+                Ok(t) => Ok(t.get().inner().take()),
                 Err(_) => Err(Error::type_err(format!(
                     "Output of saved tensor unpack_hook expected to be a Tensor but got result \
                      of type {}: the unpack hook must return a Tensor",

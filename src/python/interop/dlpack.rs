@@ -240,7 +240,7 @@ impl PyTensor {
         let (t, copied) = if copy == Some(true) {
             (self.inner().contiguous_copy().py()?, true)
         } else {
-            (self.inner().clone(), false)
+            (self.inner().take(), false)
         };
         export_capsule(py, t, versioned, copied)
     }

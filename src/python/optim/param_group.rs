@@ -74,7 +74,7 @@ impl PyParamGroupState {
                 ))
             })?;
             out.push(ParamState {
-                param: t.get().inner().clone(),
+                param: t.get().inner().take(),
                 buffers: Vec::new(),
                 step: 0,
             });

@@ -214,7 +214,7 @@ impl PyLayerNode {
                     return Ok(None);
                 }
                 match it.cast::<PyTensor>() {
-                    Ok(t) => Ok(Some(t.get().inner().clone())),
+                    Ok(t) => Ok(Some(t.get().inner().take())),
                     Err(_) => {
                         Err(crate::python::autograd::dropin::grad_type_error(format!(
                         "{}: backward must return Tensors or None, but returned {} at position {i}",
@@ -333,7 +333,7 @@ fn apply(
     let mut nig: smallvec::SmallVec<[bool; 4]> = smallvec::SmallVec::new();
     for (i, a) in all_args.iter().enumerate() {
         if let Ok(t) = a.cast::<PyTensor>() {
-            let t = t.get().inner().clone();
+            let t = t.get().inner().take();
             tensor_arg_pos.push(i);
             nig.push(grad_on && t.requires_grad());
             inputs.push(t.clone());
@@ -396,7 +396,7 @@ fn apply(
 
     let out_tensors: Vec<Tensor> = items
         .iter()
-        .filter_map(|it| it.cast::<PyTensor>().ok().map(|t| t.get().inner().clone()))
+        .filter_map(|it| it.cast::<PyTensor>().ok().map(|t| t.get().inner().take()))
         .collect();
     let out_metas: Vec<InputMeta> = out_tensors
         .iter()
@@ -533,7 +533,7 @@ pub fn _delayed_error(
     inputs: Vec<Bound<'_, PyTensor>>,
     message: String,
 ) -> PyResult<Vec<Py<PyAny>>> {
-    let ins: Vec<Tensor> = inputs.iter().map(|t| t.get().inner().clone()).collect();
+    let ins: Vec<Tensor> = inputs.iter().map(|t| t.get().inner().take()).collect();
     let refs: Vec<&Tensor> = ins.iter().collect();
     outputs
         .into_iter()

@@ -88,7 +88,7 @@ fn tensors_of(args: &Bound<'_, PyTuple>, what: &str) -> PyResult<Vec<Tensor>> {
         .enumerate()
         .map(|(i, a)| {
             a.cast::<PyTensor>()
-                .map(|t| t.get().inner().clone())
+                .map(|t| t.get().inner().take())
                 .map_err(|_| {
                     PyTypeError::new_err(format!(
                         "{what} takes Tensors, but argument {i} is {}",

@@ -184,7 +184,7 @@ impl PyProgram {
     #[pyo3(signature = (value, like=None))]
     fn append_constant(&self, value: &Bound<'_, PyAny>, like: Option<usize>) -> PyResult<usize> {
         let t = if let Ok(t) = value.cast::<PyTensor>() {
-            t.get().inner().clone()
+            t.get().inner().take()
         } else {
             let dtype = match like {
                 Some(id) => self.inner.lock().var(id).py()?.dtype,

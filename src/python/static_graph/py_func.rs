@@ -253,7 +253,7 @@ pub fn _py_func_eager(
         )),
         outputs,
     };
-    let ts: Vec<Tensor> = inputs.iter().map(|t| t.get().inner().clone()).collect();
+    let ts: Vec<Tensor> = inputs.iter().map(|t| t.get().inner().take()).collect();
     let outs = op.apply(&ts).py()?;
     outs.into_iter().map(|t| wrap(py, t)).collect()
 }

@@ -25,7 +25,7 @@ pub fn _sdpa(
     scale: Option<f64>,
 ) -> PyResult<Py<PyTensor>> {
     let (q, k, v) = (&q.get().inner(), &k.get().inner(), &v.get().inner());
-    let m = mask.map(|m| m.get().inner().clone());
+    let m = mask.map(|m| m.get().inner().take());
     let opts = SdpaOpts {
         scale,
         causal: is_causal,

@@ -37,7 +37,7 @@ impl PyTensor {
         &self,
         hook: Py<PyAny>,
     ) -> PyResult<crate::python::autograd::node::PyHookHandle> {
-        let t = self.inner().clone();
+        let t = self.inner().take();
         if !t.requires_grad() {
             return Err(crate::python::errors::usage_error(
                 "cannot register a hook on a tensor that does not require grad (set \
@@ -104,7 +104,7 @@ impl PyTensor {
             return Ok(());
         }
         let g = crate::python::autograd::backward::root_grad(&this.inner(), grad_tensor, 0)?;
-        let root = this.inner().clone();
+        let root = this.inner().take();
         drop(this);
         let opts = BackwardOptions {
             retain_graph: retain_graph.unwrap_or(create_graph),

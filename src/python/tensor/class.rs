@@ -37,6 +37,15 @@ pub struct PyTensor {
 /// derefs to [`Tensor`] (the lifetime ties it to the object only for the borrow checker).
 pub struct TensorRead<'a>(Tensor, std::marker::PhantomData<&'a PyTensor>);
 
+impl TensorRead<'_> {
+    /// The handle itself, without cloning it a second time (`inner().take()` rather than
+    /// `inner().take()`).
+    #[inline]
+    pub fn take(self) -> Tensor {
+        self.0
+    }
+}
+
 impl std::ops::Deref for TensorRead<'_> {
     type Target = Tensor;
     fn deref(&self) -> &Tensor {

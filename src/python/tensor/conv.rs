@@ -48,7 +48,7 @@ pub fn _conv(
         path,
     };
     let (t, w) = (&x.get().inner(), &weight.get().inner());
-    let b = bias.map(|b| b.get().inner().clone());
+    let b = bias.map(|b| b.get().inner().take());
     let work = t
         .numel()
         .saturating_mul(w.numel() / w.shape().first().copied().unwrap_or(1).max(1));

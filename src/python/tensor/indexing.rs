@@ -165,7 +165,7 @@ fn wrap_list(py: Python<'_>, ts: Vec<Tensor>) -> PyResult<Py<PyList>> {
 
 fn index_tensor(o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
     match o.cast::<PyTensor>() {
-        Ok(t) => Ok(t.get().inner().clone()),
+        Ok(t) => Ok(t.get().inner().take()),
         Err(_) => to_tensor(o, None),
     }
 }
@@ -213,7 +213,7 @@ impl PyTensor {
             .first()
             .ok_or_else(|| PyTypeError::new_err("iteration over a 0-d tensor"))?;
         Ok(PyTensorIterator {
-            t: self.inner().clone(),
+            t: self.inner().take(),
             next: 0,
             len,
         })

@@ -45,8 +45,8 @@ pub fn _linalg(
             )))
         }
     };
-    let a = a.get().inner().clone();
-    let b = b.map(|b| b.get().inner().clone());
+    let a = a.get().inner().take();
+    let b = b.map(|b| b.get().inner().take());
     let outs = py.detach(|| linalg_op(op, &a, b.as_ref(), flag)).py()?;
     outs.into_iter().map(|t| wrap(py, t)).collect()
 }

@@ -302,7 +302,7 @@ impl PyTensor {
     ) -> PyT {
         let _ = name;
         let other = operand_arg(other, &[("y", y)], "matmul")?;
-        let mut a = self.inner().clone();
+        let mut a = self.inner().take();
         let mut b = operand(other, a.dtype())?;
         if transpose_x && a.ndim() >= 2 {
             a = a.transpose(-1, -2).py()?;

@@ -79,7 +79,7 @@ impl PyTensor {
         let _ = name;
         let x = match dtype_arg(dtype, "softmax")? {
             Some(d) => self.inner().to_dtype(d).py()?,
-            None => self.inner().clone(),
+            None => self.inner().take(),
         };
         wrap(
             py,
@@ -102,7 +102,7 @@ impl PyTensor {
         let _ = name;
         let x = match dtype_arg(dtype, "log_softmax")? {
             Some(d) => self.inner().to_dtype(d).py()?,
-            None => self.inner().clone(),
+            None => self.inner().take(),
         };
         wrap(
             py,

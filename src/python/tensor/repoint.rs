@@ -32,8 +32,8 @@ impl PyTensor {
     /// the two share it, as in PyTorch and Paddle), keeping its own autograd state:
     /// requires_grad, `.grad`, hooks, history. Not recorded by autograd.
     fn _repoint_data(slf: &Bound<'_, Self>, value: &Bound<'_, PyTensor>) -> PyResult<()> {
-        let x = slf.get().inner().clone();
-        let y = value.get().inner().clone();
+        let x = slf.get().inner().take();
+        let y = value.get().inner().take();
         if x.meta().requires_grad && !(y.dtype().is_float() || y.dtype().is_complex()) {
             return Err(PyRuntimeError::new_err(format!(
                 "data: the tensor requires grad, so its data must be floating point or \
@@ -51,8 +51,8 @@ impl PyTensor {
     /// op's node is `x`'s new `grad_fn` (the transpose's node after `transpose_`); otherwise only the shape changes and the history stays. A leaf
     /// that requires grad is refused under grad mode, as any in-place op is.
     fn _become_view(slf: &Bound<'_, Self>, view: &Bound<'_, PyTensor>, op: &str) -> PyResult<()> {
-        let x = slf.get().inner().clone();
-        let v = view.get().inner().clone();
+        let x = slf.get().inner().take();
+        let v = view.get().inner().take();
         if x.storage().is_writable() {
             // (a read-only tensor can still be reshaped: nothing is written)
             x.check_inplace(op).py()?;

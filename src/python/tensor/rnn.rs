@@ -37,7 +37,7 @@ pub fn _rnn_layer(
         }
     };
     let (x, w, h) = (&xp.get().inner(), &w_hh.get().inner(), &h0.get().inner());
-    let c = extra.map(|c| c.get().inner().clone());
+    let c = extra.map(|c| c.get().inner().take());
     let work = x
         .numel()
         .saturating_mul(h.shape().last().copied().unwrap_or(1));

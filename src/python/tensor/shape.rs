@@ -104,7 +104,7 @@ impl PyTensor {
     /// Transpose of a matrix (0-d and 1-d unchanged).
     fn t(&self, py: Python<'_>) -> PyT {
         if self.inner().ndim() < 2 {
-            return wrap(py, self.inner().clone());
+            return wrap(py, self.inner().take());
         }
         if self.inner().ndim() > 2 {
             return Err(PyValueError::new_err(format!(
@@ -201,7 +201,7 @@ impl PyTensor {
             ));
         }
         let copy = copy || flags.get(1).copied().unwrap_or(false);
-        let t = &slf.get().inner().clone();
+        let t = &slf.get().inner().take();
         match target {
             Some(d) if d != t.dtype() => Ok(wrap(py, t.to_dtype(d).py()?)?.into_any()),
             _ if copy => Ok(wrap(py, t.clone_tensor().py()?)?.into_any()),
@@ -315,7 +315,7 @@ impl PyTensor {
     /// Fills with `value` in place: a number or a one-element tensor (complex values for
     /// complex tensors).
     fn fill_(slf: Py<Self>, value: &Bound<'_, PyAny>) -> PyResult<Py<Self>> {
-        let t = &slf.get().inner().clone();
+        let t = &slf.get().inner().take();
         let v = scalar_arg(value, "fill_", "value")?;
         if v.im != 0.0 && !t.dtype().is_complex() {
             return Err(PyTypeError::new_err(format!(
@@ -382,7 +382,7 @@ impl PyTensor {
     /// `x = scale * x + bias` (or `scale * (x + bias)`) in place (Paddle).
     #[pyo3(signature = (scale=1.0, bias=0.0, bias_after_scale=true))]
     fn scale_(slf: Py<Self>, scale: f64, bias: f64, bias_after_scale: bool) -> PyResult<Py<Self>> {
-        let t = &slf.get().inner().clone();
+        let t = &slf.get().inner().take();
         t.check_inplace("scale_").py()?;
         let r = scale_op(t, scale, bias, bias_after_scale).py()?;
         t.apply_inplace("scale_", &r).py()?;
@@ -427,7 +427,7 @@ fn inplace(
     op: BinaryOp,
     name: &str,
 ) -> PyResult<Py<PyTensor>> {
-    let t = slf.get().inner().clone();
+    let t = slf.get().inner().take();
     let o = operand(other, t.dtype())?;
     t.binary_(&o, op, name).py()?;
     let _ = py;
