@@ -54,7 +54,7 @@ def _stub_methods(ops: list[Op]) -> list[str]:
 
 
 def _api_functions(ops: list[Op]) -> list[str]:
-    return [f"{m} = Tensor.{m}" for methods, *_ in ops for m in methods]
+    return [_function_line(m) for methods, *_ in ops for m in methods]
 
 
 def _api_all(ops: list[Op]) -> list[str]:
@@ -111,12 +111,13 @@ def _binary_stub_methods(ops: list[BinOp]) -> list[str]:
         params = ["self", "other: _Operand | None = None", "name: str | None = None", "*"]
         params += [f"{k}: _Operand | None = None" for k in keywords]
         for m in methods:
-            out += [*_def(m, params, "Tensor"), f'        """{_rst(doc)}"""']
+            ret = "Any" if m in _DIALECT_WRAPPED else "Tensor"
+            out += [*_def(m, params, ret), f'        """{_rst(doc)}"""']
     return out
 
 
 def _binary_functions(ops: list[BinOp]) -> list[str]:
-    return [f"{m} = Tensor.{m}" for methods, *_ in ops for m in methods]
+    return [_function_line(m) for methods, *_ in ops for m in methods]
 
 
 def _binary_all(ops: list[BinOp]) -> list[str]:
@@ -152,6 +153,24 @@ _PARAM_TYPES = {
 }
 
 
+# ops whose Python function (in the module named here) wraps the table's op because the two
+# dialects spell a call the same way and answer differently (``max(x, 1)``: values or
+# PyTorch's ``(values, indices)``; ``equal``: elementwise or one bool); the wrapper
+# (``_shared_spellings.py``) holds the rule, and their stubs return ``Any``
+_DIALECT_WRAPPED = {
+    "max": "_shared_spellings",
+    "min": "_shared_spellings",
+    "equal": "_shared_spellings",
+}
+
+
+def _function_line(name: str) -> str:
+    """The module function for op ``name``: the method itself, or the dialect wrapper."""
+    if name in _DIALECT_WRAPPED:
+        return f"{name} = {_DIALECT_WRAPPED[name]}.{name}"  # (imported at the file's top)
+    return f"{name} = Tensor.{name}"
+
+
 def _param_type(param: str, axes: str) -> str:
     if param in ("axis", "dim"):
         return "_Axis" if axes == "Many" else "_int | None"
@@ -163,8 +182,9 @@ def _reduction_stub_methods(ops: list[RedOp]) -> list[str]:
     for name, doc, params, keywords, other, _, axes, _, _ in ops:
         sig = ["self", *[f"{p}: {_param_type(p, axes)} = None" for p in params]]
         sig += ["*", *[f"{k}: {_param_type(k, axes)} = None" for k in keywords]]
+        ret = "Any" if name in _DIALECT_WRAPPED else "Tensor"
         if not other:
-            out += [*_def(name, sig, "Tensor"), f'        """{_rst(doc)}"""']
+            out += [*_def(name, sig, ret), f'        """{_rst(doc)}"""']
             continue
         # the other dialect's positional order as a second overload: positional-only up
         # to the last moved parameter, required up to the first one
@@ -183,7 +203,7 @@ def _reduction_stub_methods(ops: list[RedOp]) -> list[str]:
 
 
 def _reduction_functions(ops: list[RedOp]) -> list[str]:
-    return [f"{op[0]} = Tensor.{op[0]}" for op in ops]
+    return [_function_line(op[0]) for op in ops]
 
 
 def _reduction_all(ops: list[RedOp]) -> list[str]:

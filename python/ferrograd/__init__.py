@@ -52,7 +52,6 @@ from ._core import linspace as linspace
 from ._core import ones_like as ones_like
 from ._core import randint as randint
 from ._core import set_buffer_cache_limit as set_buffer_cache_limit
-from ._core import split as split
 from ._core import stack as stack
 from ._core import tensor as tensor
 from ._core import to_tensor as to_tensor
@@ -66,6 +65,7 @@ from ._dropin import ones as ones  # (accepts shape=)
 from ._dropin import rand as rand  # (accepts shape=)
 from ._dropin import randn as randn  # (accepts shape=)
 from ._dropin import zeros as zeros  # (accepts shape=)
+from ._shared_spellings import split as split  # (the dialect rule: _shared_spellings.py)
 from ._size import Size as Size
 from .grad_mode import enable_grad as enable_grad
 from .grad_mode import inference_mode as inference_mode

@@ -1207,7 +1207,7 @@ class Tensor:
         """Elementwise minimum of ``self`` and ``other`` (NaN propagates)."""
     def equal(
         self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
-    ) -> Tensor:
+    ) -> Any:
         """Elementwise ``self == other``, as a bool tensor."""
     def eq(
         self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
@@ -1532,8 +1532,8 @@ class Tensor:
         *,
         dim: _Axis = None,
         keepdims: _bool | None = None,
-    ) -> Tensor:
-        """Maximum over ``axis``/``dim`` (values only; see ``argmax`` for indices)."""
+    ) -> Any:
+        """Maximum over ``axis``/``dim``: the values (Paddle); PyTorch's ``(values, indices)`` for one ``dim=``, or one dimension in code that imports ferrograd as ``torch`` (python/ferrograd/_reduce_pairs.py)."""
     def min(
         self,
         axis: _Axis = None,
@@ -1542,8 +1542,8 @@ class Tensor:
         *,
         dim: _Axis = None,
         keepdims: _bool | None = None,
-    ) -> Tensor:
-        """Minimum over ``axis``/``dim`` (values only; see ``argmin`` for indices)."""
+    ) -> Any:
+        """Minimum over ``axis``/``dim``: the values (Paddle); PyTorch's ``(values, indices)`` for one ``dim=``, or one dimension in code that imports ferrograd as ``torch`` (python/ferrograd/_reduce_pairs.py)."""
     def amax(
         self,
         axis: _Axis = None,

@@ -9,7 +9,7 @@ re-exports exactly that list.
 
 from __future__ import annotations
 
-from . import _core
+from . import _core, _shared_spellings  # (the calls the dialects answer differently)
 
 Tensor = _core.Tensor
 
@@ -29,7 +29,7 @@ mod = Tensor.mod
 pow = Tensor.pow
 maximum = Tensor.maximum
 minimum = Tensor.minimum
-equal = Tensor.equal
+equal = _shared_spellings.equal
 eq = Tensor.eq
 not_equal = Tensor.not_equal
 ne = Tensor.ne
@@ -128,8 +128,8 @@ clamp = Tensor.clamp
 sum = Tensor.sum
 mean = Tensor.mean
 prod = Tensor.prod
-max = Tensor.max
-min = Tensor.min
+max = _shared_spellings.max
+min = _shared_spellings.min
 amax = Tensor.amax
 amin = Tensor.amin
 argmax = Tensor.argmax
@@ -365,6 +365,10 @@ def install_tensor_aliases() -> None:
         *shape, dtype=dtype or self.dtype
     )
     Tensor.new_ones = lambda self, *shape, dtype=None: _core.ones(*shape, dtype=dtype or self.dtype)  # type: ignore[method-assign]
+    # x.max(1) / x.min(1) / x.equal(y): the calls the dialects answer differently
+    from . import _shared_spellings
+
+    _shared_spellings.install_tensor_methods()
 
 
 # BEGIN static dispatch: the module functions above dispatch on their first argument's

@@ -20,6 +20,7 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from . import _core, _dialect_aliases
+from ._dialect import caller_dialect
 from .grad_mode import no_grad
 
 Tensor = _core.Tensor
@@ -366,11 +367,14 @@ def allclose(
     *,
     input: Any = None,
     other: Any = None,
-) -> builtins.bool:
-    """True when every element pair is :func:`isclose`. Returns a Python ``bool`` as
-    torch does (Paddle returns a one-element bool tensor; a ``bool`` behaves the same in
-    ``if``/``assert``, and ``ferrograd.tensor(allclose(...))`` gives Paddle's value)."""
-    return builtins.bool(isclose(x, y, rtol, atol, equal_nan, input=input, other=other).all())
+) -> Any:
+    """True when every element pair is :func:`isclose`: a Python ``bool`` as torch
+    returns it, or in Paddle code (``import ferrograd as paddle``; docs/dialects.md) or
+    with Paddle's ``name=``, Paddle's 0-d bool tensor."""
+    close = builtins.bool(isclose(x, y, rtol, atol, equal_nan, input=input, other=other).all())
+    if name is not None or caller_dialect(2) == "paddle":
+        return _core.tensor(close)
+    return close
 
 
 # ---- nn.functional vector helpers ---------------------------------------------------------

@@ -15,6 +15,7 @@ import builtins
 from typing import Any, Optional
 
 from . import _core
+from ._dialect import caller_dialect
 
 Tensor = _core.Tensor
 Generator = _core.Generator
@@ -344,7 +345,9 @@ def _uniform_(
     **bounds: Any,
 ) -> Tensor:
     """Fills ``self`` with samples uniform in ``[from, to)`` (torch's names and defaults
-    0 and 1; Paddle's ``min=`` / ``max=`` keywords and ``seed=`` also accepted)."""
+    0 and 1; Paddle's ``min=`` / ``max=`` keywords and ``seed=`` also accepted). The lower
+    default is Paddle's -1 with Paddle's keywords or in Paddle code (docs/dialects.md)."""
+    paddle = "min" in bounds or "max" in bounds or builtins.bool(seed)
     lo: Any = bounds.pop("from", bounds.pop("min", None))
     hi: Any = bounds.pop("to", bounds.pop("max", None))
     if bounds:
@@ -358,7 +361,9 @@ def _uniform_(
     g = _gen(generator, "uniform_")
     if seed:
         g = Generator().manual_seed(seed)
-    lo = 0.0 if lo is None else builtins.float(lo)
+    if lo is None:
+        lo = -1.0 if paddle or caller_dialect(2) == "paddle" else 0.0
+    lo = builtins.float(lo)
     hi = 1.0 if hi is None else builtins.float(hi)
     return _fill(self, _core._uniform(list(self.shape), lo, hi, self.dtype, g))
 

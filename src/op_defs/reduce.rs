@@ -90,7 +90,7 @@ macro_rules! for_each_reduce_op {
             }
             Max {
                 name: max,
-                doc: "Maximum over `axis`/`dim` (values only; see `argmax` for indices).",
+                doc: "Maximum over `axis`/`dim`: the values (Paddle); PyTorch's `(values, indices)` for one `dim=`, or one dimension in code that imports ferrograd as `torch` (python/ferrograd/_shared_spellings.py).",
                 params: [axis, keepdim, name], keywords: [dim, keepdims], other_order: [],
                 dtype: Same, axes: Many,
                 kernel: [|x, ax, keep| x.reduce_raw(ReduceOp::Max, ax, keep)],
@@ -100,7 +100,7 @@ macro_rules! for_each_reduce_op {
             }
             Min {
                 name: min,
-                doc: "Minimum over `axis`/`dim` (values only; see `argmin` for indices).",
+                doc: "Minimum over `axis`/`dim`: the values (Paddle); PyTorch's `(values, indices)` for one `dim=`, or one dimension in code that imports ferrograd as `torch` (python/ferrograd/_shared_spellings.py).",
                 params: [axis, keepdim, name], keywords: [dim, keepdims], other_order: [],
                 dtype: Same, axes: Many,
                 kernel: [|x, ax, keep| x.reduce_raw(ReduceOp::Min, ax, keep)],

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .. import _core
+from .._dialect import caller_dialect
 from ..autograd.py_layer import Function
 from ._common import LinAlgError, check_matrix, const, float_tensor, mT, pick, run
 from ._triangular import solve_tri
@@ -245,16 +246,10 @@ def lu_unpack(
 
 
 def _called_as_paddle(depth: int = 2) -> bool:
-    """Whether the calling code names ferrograd ``paddle`` and not ``torch`` (the tie-break
-    for a call both peers spell the same way but answer differently)."""
-    import ferrograd
-
-    try:
-        g = sys._getframe(depth).f_globals
-    except ValueError:
-        return False
-    names = {k for k, v in g.items() if v is ferrograd}
-    return "paddle" in names and "torch" not in names
+    """Whether the calling code is Paddle code (``import ferrograd as paddle``; see
+    ``ferrograd._dialect``): the tie-break for a call both peers spell the same way but
+    answer differently."""
+    return caller_dialect(depth + 1) == "paddle"
 
 
 def lu(

@@ -5,9 +5,10 @@ are gathered with ``take_along_axis`` and weighted, so gradients of any order fl
 gives ``grid`` no gradient).
 
 The two peers differ in one default: PyTorch's ``align_corners`` is False, Paddle's is
-True. A call that leaves it out gets PyTorch's False and a ``UserWarning`` saying so
-(PyTorch warns in the same case); Paddle's keywords (``x=``, ``out_shape=``, ``name=``)
-select Paddle's True.
+True. A call that leaves it out gets Paddle's True in Paddle code (``import ferrograd as
+paddle``; docs/dialects.md) or with Paddle's keywords (``x=``, ``out_shape=``, ``name=``),
+and otherwise PyTorch's False with a ``UserWarning`` saying so (PyTorch warns in the same
+case).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import warnings
 from typing import Any, Optional
 
 from .. import _core
+from .._dialect import caller_dialect
 from ..autograd.py_layer import Function
 
 Tensor = _core.Tensor
@@ -29,7 +31,7 @@ def _align(align_corners: Optional[bool], paddle: bool, what: str) -> bool:
     """The dialect's ``align_corners`` default when the caller left it out."""
     if align_corners is not None:
         return bool(align_corners)
-    if paddle:
+    if paddle or caller_dialect(3) == "paddle":  # (3: the user's frame, above the op)
         return True
     warnings.warn(
         f"{what}: align_corners not given; using False (PyTorch's default). Paddle's default "

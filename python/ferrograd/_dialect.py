@@ -1,0 +1,45 @@
+"""Which dialect a call comes from, for the few calls both peers spell the same way and
+answer differently (``max(x, 1)``: Paddle's values, PyTorch's ``(values, indices)``;
+``linalg.lu(A)``: Paddle's packed factors, PyTorch's ``(P, L, U)``).
+
+The rule is the import line, the one thing a ported program changes: code in a module that
+names ferrograd ``torch`` (``import ferrograd as torch``) is PyTorch code; code in a module
+that names it ``paddle`` is Paddle code. A module that names it both ways, or neither
+(``import ferrograd as fg``), gets the answer of the process-wide alias when exactly one
+of ``sys.modules['torch']`` / ``sys.modules['paddle']`` is ferrograd (a test runner that
+aliases the peer's package), and otherwise no dialect: the caller then keeps ferrograd's
+documented default (docs/dialects.md). ferrograd's own modules have no dialect. Only the two global names are looked up (no scan),
+so the check costs two dictionary reads.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Optional
+
+_PACKAGE = __name__.rpartition(".")[0]
+
+
+def caller_dialect(depth: int = 2) -> Optional[str]:
+    """``"torch"``, ``"paddle"`` or ``None`` for the code ``depth`` frames above this
+    call (1: the function calling ``caller_dialect``; 2: its caller)."""
+    fg = sys.modules.get(_PACKAGE)
+    try:
+        g = sys._getframe(depth).f_globals
+    except ValueError:  # fewer frames than asked (called from C at the top level)
+        g = {}
+    if str(g.get("__name__", "")).startswith(_PACKAGE + "."):
+        return None  # ferrograd's own code spells what it means (axis= / dim=)
+    as_torch, as_paddle = g.get("torch") is fg, g.get("paddle") is fg
+    if as_torch != as_paddle:
+        return "torch" if as_torch else "paddle"
+    if as_torch:  # both names: a mixed program states its dialect per call
+        return None
+    as_torch = sys.modules.get("torch") is fg
+    as_paddle = sys.modules.get("paddle") is fg
+    if as_torch != as_paddle:
+        return "torch" if as_torch else "paddle"
+    return None
+
+
+__all__ = ["caller_dialect"]

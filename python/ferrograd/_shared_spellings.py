@@ -1,0 +1,209 @@
+"""Calls both peers spell the same way and answer differently: ``max`` / ``min`` with a
+dimension (Paddle's values, PyTorch's ``(values, indices)``) and ``equal`` (Paddle's
+elementwise comparison, PyTorch's one bool). Keywords only one peer has decide first; for a
+shared spelling the calling module's import line does (``ferrograd._dialect``;
+docs/dialects.md, "Which dialect a call speaks").
+
+``paddle.max(x, 1)`` is the largest value of each row; ``torch.max(x, 1)`` is a pair, and
+``_, pred = torch.max(out, 1)`` (the PyTorch tutorials' idiom) unpacks it. Answering with
+the values alone broke PyTorch code — silently when the first dimension has length 2,
+which unpacks two values. The rule for ``max`` / ``min``:
+
+- ``dim=`` (a PyTorch keyword; Paddle refuses it on ``max``): the pair.
+- a dimension given positionally or as ``axis=``: the pair in code that names ferrograd
+  ``torch``, the values otherwise (ferrograd's default is Paddle's, as it was before the
+  rule).
+- a Tensor where the dimension goes (``torch.max(a, b)``): the elementwise maximum, except
+  in Paddle code, where Paddle reads a Tensor there as the axes.
+- no dimension, or several: the values (both peers agree).
+
+The values of the pair are gathered at the indices, so the gradient goes to the chosen
+element only (PyTorch's rule; the values-only reduction shares it among ties). Indices
+are those of the first extreme element, or of the first NaN in a line that has one.
+
+``equal(x, y)`` in code that names ferrograd ``torch`` is PyTorch's: ``True`` when the two
+tensors have the same shape and equal elements (a NaN equals nothing); elsewhere it is
+Paddle's elementwise ``x == y`` (``equal_all`` is the one-bool form in every dialect).
+
+``split(x, 2)``: Paddle's 2 equal sections, PyTorch's sections of size 2 (the same call
+silently gives other pieces when the length is not 4). The module function is Paddle's
+unless PyTorch's keywords are given or the code is PyTorch code; the method ``x.split(2)``
+is PyTorch's unless Paddle's keywords (``num_or_sections=``, ``axis=``) are given or the
+code is Paddle code.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import _core
+from ._dialect import caller_dialect
+from ._methods import as_method
+from ._sort_scan import _ValuesIndices
+
+Tensor = _core.Tensor
+
+# the reduction table's values-only ops (Rust; src/op_defs/reduce.rs), captured before
+# install_tensor_methods() puts the dialect-aware methods in their place
+_VALUES = {"max": Tensor.max, "min": Tensor.min}
+_ARG = {"max": Tensor.argmax, "min": Tensor.argmin}
+_ELEMENTWISE = {"max": Tensor.maximum, "min": Tensor.minimum}
+_EQ = Tensor.equal
+_SPLIT_SECTIONS = _core.split  # Paddle's: an int is a number of sections
+_SPLIT_SIZES = Tensor.split  # PyTorch's: an int is a section size
+
+
+class MaxResult(_ValuesIndices):
+    """``(values, indices)`` of PyTorch's ``max(x, dim)`` (``torch.return_types.max``)."""
+
+    __slots__ = ()
+
+
+class MinResult(_ValuesIndices):
+    """``(values, indices)`` of PyTorch's ``min(x, dim)`` (``torch.return_types.min``)."""
+
+    __slots__ = ()
+
+
+_RESULT = {"max": MaxResult, "min": MinResult}
+
+
+def _one_int(d: Any) -> bool:
+    return isinstance(d, (int, np.integer)) and not isinstance(d, (bool, np.bool_))
+
+
+def _pair(op: str, x: Tensor, d: int, keep: bool) -> Any:
+    d = int(d)
+    if x.ndim == 0:
+        if d not in (0, -1):
+            raise IndexError(
+                f"{op}(): dimension {d} is out of range for a 0-d tensor (expected 0 or -1)"
+            )
+        return _RESULT[op](x.clone(), _core.zeros([], dtype="int64"))
+    idx = _ARG[op](x, d, True)
+    values = x.take_along_axis(idx, d)
+    if not keep:
+        values, idx = values.squeeze(d), idx.squeeze(d)
+    return _RESULT[op](values, idx)
+
+
+def _extreme(op: str, x: Any, axis: Any, keepdim: Any, name: Any, dim: Any, keepdims: Any) -> Any:
+    if isinstance(axis, Tensor) and dim is None and isinstance(x, Tensor):
+        if caller_dialect(3) != "paddle":
+            if keepdim is not None or keepdims is not None:
+                raise TypeError(
+                    f"{op}(x, other) is the elementwise {op}imum of two tensors and takes no "
+                    f"keepdim; pass a dimension (an int) to reduce, or call "
+                    f"{op}imum(x, other)"
+                )
+            return _ELEMENTWISE[op](x, axis)
+        axis = axis.tolist()  # Paddle's axes given as a Tensor
+    if isinstance(x, Tensor):
+        keep = bool(keepdim if keepdim is not None else keepdims)
+        if dim is not None and _one_int(dim):
+            if axis is not None:
+                raise TypeError(f"{op}(): got both axis= (Paddle) and dim= (PyTorch); pass one")
+            return _pair(op, x, dim, keep)
+        if dim is None and _one_int(axis) and caller_dialect(3) == "torch":
+            return _pair(op, x, axis, keep)
+    return _VALUES[op](x, axis, keepdim, name, dim=dim, keepdims=keepdims)
+
+
+def max(
+    x: Any,
+    axis: Any = None,
+    keepdim: Any = None,
+    name: Any = None,
+    *,
+    dim: Any = None,
+    keepdims: Any = None,
+) -> Any:
+    """Maximum over ``axis``/``dim`` (all elements by default). Paddle's values; PyTorch's
+    ``(values, indices)`` with ``dim=`` or in code that names ferrograd ``torch``; with a
+    Tensor in place of the dimension, the elementwise maximum (``torch.max(a, b)``)."""
+    return _extreme("max", x, axis, keepdim, name, dim, keepdims)
+
+
+def min(
+    x: Any,
+    axis: Any = None,
+    keepdim: Any = None,
+    name: Any = None,
+    *,
+    dim: Any = None,
+    keepdims: Any = None,
+) -> Any:
+    """Minimum over ``axis``/``dim`` (all elements by default). Paddle's values; PyTorch's
+    ``(values, indices)`` with ``dim=`` or in code that names ferrograd ``torch``; with a
+    Tensor in place of the dimension, the elementwise minimum (``torch.min(a, b)``)."""
+    return _extreme("min", x, axis, keepdim, name, dim, keepdims)
+
+
+def equal(x: Any, other: Any = None, name: Any = None, *, y: Any = None) -> Any:
+    """Paddle's elementwise ``x == y`` (a bool tensor); in code that names ferrograd
+    ``torch``, PyTorch's ``equal``: one ``bool``, whether the shapes and all elements agree."""
+    if isinstance(x, Tensor) and caller_dialect(2) == "torch":
+        o = y if other is None else other
+        if not isinstance(o, Tensor):
+            raise TypeError(
+                f"equal(): PyTorch's equal compares two tensors, got {type(o).__name__}; "
+                f"compare with a number elementwise as `x == value`"
+            )
+        return list(x.shape) == list(o.shape) and bool(_EQ(x, o).all())
+    return _EQ(x, other, name, y=y)
+
+
+def split(
+    x: Any,
+    num_or_sections: Any = None,
+    axis: Any = 0,
+    name: Any = None,
+    *,
+    split_size_or_sections: Any = None,
+    dim: Any = None,
+) -> Any:
+    """Splits ``x`` along ``axis``/``dim``: Paddle's ``split(x, num_or_sections, axis)``
+    (an int is a number of equal sections), or PyTorch's ``split(x,
+    split_size_or_sections, dim)`` (an int is a section size) with PyTorch's keywords or in
+    PyTorch code; a list gives the sections' sizes in both."""
+    torch_kw = split_size_or_sections is not None or dim is not None
+    if isinstance(x, Tensor) and not torch_kw and caller_dialect(2) == "torch":
+        return _SPLIT_SIZES(x, num_or_sections, axis)
+    return _SPLIT_SECTIONS(
+        x, num_or_sections, axis, name, split_size_or_sections=split_size_or_sections, dim=dim
+    )
+
+
+def _split_method(
+    self: Tensor,
+    split_size_or_sections: Any = None,
+    dim: Any = None,
+    *,
+    num_or_sections: Any = None,
+    axis: Any = None,
+) -> Any:
+    """Splits along ``dim``/``axis``: PyTorch's ``x.split(split_size_or_sections, dim)``
+    (an int is a section size), or Paddle's ``x.split(num_or_sections, axis)`` (an int is a
+    number of equal sections) with Paddle's keywords or in Paddle code."""
+    if num_or_sections is None and dim is None:
+        if axis is not None or caller_dialect(2) == "paddle":
+            return _SPLIT_SECTIONS(self, split_size_or_sections, 0 if axis is None else axis)
+    return _SPLIT_SIZES(
+        self, split_size_or_sections, dim, num_or_sections=num_or_sections, axis=axis
+    )
+
+
+def install_tensor_methods() -> None:
+    """Makes ``x.max(...)`` / ``x.min(...)`` / ``x.equal(y)`` / ``x.split(...)`` follow the
+    same rules as the functions."""
+    Tensor.max = as_method(max)  # type: ignore[method-assign]
+    Tensor.min = as_method(min)  # type: ignore[method-assign]
+    Tensor.equal = as_method(equal)  # type: ignore[method-assign]
+    _split_method.__name__ = "split"
+    _split_method.__qualname__ = "Tensor.split"
+    Tensor.split = _split_method  # type: ignore[method-assign]
+
+
+__all__ = ["max", "min", "equal", "split", "MaxResult", "MinResult", "install_tensor_methods"]
