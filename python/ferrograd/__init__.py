@@ -136,6 +136,7 @@ def dtype_from_name(name: str) -> dtype:
 # drop-in names for the peers' code (device queries, constants, torch.cuda, paddle.tensor)
 from . import _dropin  # noqa: E402
 from . import amp as amp  # noqa: E402  (autocast, GradScaler, decorate)
+from . import backends as backends  # noqa: E402  (torch.backends.cudnn / mps / ...)
 from . import cpu as cpu  # noqa: E402  (torch.cpu.amp)
 from . import cuda as cuda  # noqa: E402
 from . import jit as jit  # noqa: E402  (paddle.jit.to_static runs eagerly)
@@ -273,6 +274,7 @@ __all__ = [
     "static",
     # drop-in names: devices, constants
     "cuda",
+    "backends",
     "amp",
     "autocast",
     "cpu",

@@ -3,6 +3,7 @@
 
 import ferrograd as paddle
 import numpy as np
+import pytest
 from ferrograd.io import DataLoader, Dataset
 
 
@@ -113,3 +114,15 @@ def test_label_smooth_refuses_integer_labels():
 
     with pytest.raises(TypeError, match="float tensor"):
         paddle.nn.functional.label_smooth(paddle.to_tensor([[0, 1]]))
+
+
+def test_optimizer_learning_rate_attribute_is_the_schedule_or_the_rate():
+    # Paddle code steps the schedule through the optimizer (session 18's text classifier)
+    sched = paddle.optimizer.lr.StepDecay(0.1, step_size=1, gamma=0.5)
+    net = paddle.nn.Linear(2, 2)
+    opt = paddle.optimizer.AdamW(learning_rate=sched, parameters=net.parameters())
+    assert opt._learning_rate is sched
+    opt._learning_rate.step()
+    assert opt.get_lr() == pytest.approx(0.05)
+    sgd = paddle.optimizer.SGD(learning_rate=0.3, parameters=net.parameters())
+    assert sgd._learning_rate == pytest.approx(0.3)

@@ -85,3 +85,38 @@ def test_eye_dirac_assign():
     np.testing.assert_array_equal(p.numpy(), [[1, 2], [3, 4]])
     with pytest.raises(ValueError, match="shape"):
         nn.initializer.Assign([1.0, 2.0])(p)
+
+
+def test_backends_and_cuda_answer_as_a_cpu_only_pytorch():
+    # pytorch/examples' mnist: `use_mps = torch.backends.mps.is_available()`
+    import ferrograd.backends.cudnn as cudnn
+
+    assert not torch.backends.mps.is_available() and not torch.backends.mps.is_built()
+    assert not torch.backends.cudnn.is_available() and torch.backends.cudnn.version() is None
+    cudnn.benchmark = True  # a switch scripts set: kept, selects nothing
+    assert torch.backends.cudnn.benchmark is True
+    cudnn.benchmark = False
+    assert not torch.backends.cuda.is_built() and not torch.backends.cuda.matmul.allow_tf32
+    assert torch.backends.cpu.get_cpu_capability() in ("AVX512", "AVX2", "DEFAULT")
+    torch.cuda.manual_seed_all(0)
+    torch.cuda.empty_cache()
+    assert torch.cuda.memory_allocated() == 0 and not torch.cuda.is_bf16_supported()
+    with pytest.raises(RuntimeError, match="no GPU backend"):
+        torch.cuda.synchronize()
+
+
+def test_cuda_amp_disables_itself_with_a_warning_and_training_still_steps():
+    lin = nn.Linear(2, 1)
+    opt = torch.optim.SGD(lin.parameters(), lr=0.1)
+    with pytest.warns(UserWarning, match="GradScaler is enabled, but ferrograd has no GPU"):
+        scaler = torch.cuda.amp.GradScaler()
+    with pytest.warns(UserWarning, match="autocast is enabled"):
+        ctx = torch.cuda.amp.autocast()
+    before = lin.weight.detach().numpy().copy()
+    with ctx:
+        loss = lin(torch.ones(1, 2)).sum()
+    assert loss.dtype == torch.float32
+    scaler.scale(loss).backward()
+    scaler.step(opt)
+    scaler.update()
+    np.testing.assert_allclose(lin.weight.detach().numpy(), before - 0.1)

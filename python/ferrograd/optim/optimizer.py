@@ -435,6 +435,13 @@ class Optimizer:
         for g in self.param_groups:
             g["lr"] = lr * g.get("lr_scale", 1.0)
 
+    @property
+    def _learning_rate(self) -> Any:
+        """Paddle's ``optimizer._learning_rate``, which Paddle code reads to step the
+        schedule (``opt._learning_rate.step()``): the ``LRScheduler`` given as
+        ``learning_rate``, else the rate as a float."""
+        return self._lr_scheduler if self._lr_scheduler is not None else self.get_lr()
+
     def set_lr_scheduler(self, scheduler: Any) -> None:
         """Attaches a Paddle-style ``LRScheduler`` that drives the learning rate."""
         if not _is_scheduler(scheduler):
