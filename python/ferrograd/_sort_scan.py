@@ -7,10 +7,12 @@ gradient are gathered at them). This module spells the two dialects' signatures 
 types around those primitives. ``unique``, ``unique_consecutive``, ``histc`` and
 ``histogram`` return no gradient and data-dependent sizes; they run on NumPy.
 
-Where the dialects disagree, the keyword decides (as Paddle's own aliases do): ``sort``
-returns PyTorch's ``(values, indices)`` unless Paddle's ``axis=`` is given;
-``median`` / ``nanmedian`` are Paddle's (the mean of the two middle values, values only)
-unless PyTorch's ``dim=`` is given (the lower middle value, with its index).
+Where the dialects disagree, the keyword decides (as Paddle's own aliases do), and for a
+shared spelling the calling module's import line (``ferrograd._dialect``): ``sort``
+returns PyTorch's ``(values, indices)`` unless Paddle's ``axis=`` is given or the code is
+Paddle code; ``median`` / ``nanmedian`` are Paddle's (the mean of the two middle values,
+values only) unless PyTorch's ``dim=`` is given or the code is PyTorch code (the lower
+middle value, with its index along a dimension).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any, NamedTuple, Optional
 import numpy as np
 
 from . import _core
+from ._dialect import caller_dialect
 from ._methods import as_method as _as_method
 
 Tensor = _core.Tensor
@@ -191,11 +194,12 @@ def sort(
     axis: Any = None,
 ) -> Any:
     """Sorts along ``dim`` (NaN last ascending, first descending; equal elements keep
-    their order). Returns PyTorch's ``(values, indices)``; with Paddle's ``axis=`` keyword
-    it returns the sorted values alone, as ``paddle.sort`` does."""
+    their order). Returns PyTorch's ``(values, indices)``; with Paddle's ``axis=`` keyword,
+    or in Paddle code (``import ferrograd as paddle``: the second positional argument is
+    then Paddle's ``axis``), the sorted values alone, as ``paddle.sort`` does."""
     _check_tensor(x, "sort")
-    if axis is not None:
-        d = _one_dim(axis, None, -1, "sort")
+    if axis is not None or caller_dialect(2) == "paddle":
+        d = _one_dim(dim if axis is None else axis, None, -1, "sort")
         return x._sort_topk(d, None, builtins.bool(descending), "sort")[0]
     d = _one_dim(None, dim, -1, "sort")
     return SortResult(*x._sort_topk(d, None, builtins.bool(descending), "sort"))
@@ -253,6 +257,10 @@ def kthvalue(
 def _median(x: Tensor, axis: Any, keepdim: Any, mode: Any, dim: Any, nan: builtins.bool) -> Any:
     op = "nanmedian" if nan else "median"
     _check_tensor(x, op)
+    if mode is None and dim is None and caller_dialect(3) == "torch":
+        dim, axis = axis, None  # PyTorch code: its positional dim, its lower middle value
+        if dim is None:
+            mode = "min"
     if mode is None:
         mode = "min" if dim is not None else "avg"
     if mode not in ("avg", "min"):

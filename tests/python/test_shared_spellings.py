@@ -227,3 +227,27 @@ r = NS.nn.functional.grid_sample(x, grid)
     with pytest.warns(UserWarning, match="align_corners not given"):
         g = _run(src.replace("NS", "torch"), "torch", M=m, Z=z)
     assert g["r"].item() == 0.25  # PyTorch: the pixel's corner, bilinear with zero padding
+
+
+def test_median_one_hot_and_sort_follow_the_dialect_of_the_code():
+    even = np.array([[4.0, 1.0, 3.0, 2.0]])
+    g = _run("m = torch.median(torch.tensor(E)); r = torch.tensor(E).median(1)", "torch", E=even)
+    assert g["m"].item() == 2.0  # PyTorch: the lower middle value
+    assert g["r"].values.tolist() == [2.0] and g["r"].indices.tolist() == [3]
+    g = _run(
+        "m = paddle.median(paddle.to_tensor(E)); r = paddle.median(paddle.to_tensor(E), 1)",
+        "paddle",
+        E=even,
+    )
+    assert g["m"].item() == 2.5 and g["r"].tolist() == [2.5]  # Paddle: the mean of the two
+    assert fg.median(fg.tensor(even)).item() == 2.5  # neutral code: ferrograd's default
+
+    g = _run("h = torch.nn.functional.one_hot(torch.tensor([0, 2]), 3)", "torch")
+    assert g["h"].dtype == fg.int64 and g["h"].tolist() == [[1, 0, 0], [0, 0, 1]]
+    g = _run("h = paddle.nn.functional.one_hot(paddle.to_tensor([0, 2]), 3)", "paddle")
+    assert g["h"].dtype == fg.float32
+
+    g = _run("s = paddle.sort(paddle.to_tensor(E), 1, True)", "paddle", E=even)
+    assert isinstance(g["s"], fg.Tensor) and g["s"].tolist() == [[4.0, 3.0, 2.0, 1.0]]
+    g = _run("s = torch.sort(torch.tensor(E), 1, True)", "torch", E=even)
+    assert g["s"].indices.tolist() == [[0, 2, 3, 1]]

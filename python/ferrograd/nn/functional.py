@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence, Union
 
 from .. import _core
+from .._dialect import caller_dialect
 from ._inplace import run_inplace
 
 Tensor = _core.Tensor
@@ -275,10 +276,9 @@ def leaky_relu(
 
 def one_hot(x: Tensor, num_classes: int = -1, name: Optional[str] = None) -> Tensor:
     """One-hot encoding of the integer tensor ``x``: shape ``x.shape + [num_classes]``.
-    The result is float32 as in Paddle, so ``mean``/``matmul`` work on it directly
-    (PyTorch returns int64: code that needs integers casts with ``.long()``);
-    ``num_classes=-1`` means ``x.max() + 1``. Not differentiable (indices have no
-    gradient)."""
+    The result is float32 as in Paddle, or int64 as in PyTorch in PyTorch code (``import
+    ferrograd as torch``; docs/dialects.md); ``num_classes=-1`` means ``x.max() + 1``.
+    Not differentiable (indices have no gradient)."""
     import numpy as np
 
     ids = x.numpy() if isinstance(x, Tensor) else np.asarray(x)
@@ -293,7 +293,8 @@ def one_hot(x: Tensor, num_classes: int = -1, name: Optional[str] = None) -> Ten
             f"one_hot: class values must lie in [0, {num_classes}), got values in "
             f"[{ids.min()}, {ids.max()}]"
         )
-    out = np.zeros(ids.shape + (num_classes,), dtype=np.float32)
+    torch = caller_dialect(2) == "torch"
+    out = np.zeros(ids.shape + (num_classes,), dtype=np.int64 if torch else np.float32)
     np.put_along_axis(out, ids[..., None].astype(np.int64), 1, axis=-1)
     return _core.tensor(out)
 
