@@ -20,12 +20,22 @@ from typing import Optional
 _PACKAGE = __name__.rpartition(".")[0]
 
 
-def caller_dialect(depth: int = 2) -> Optional[str]:
+def caller_dialect(depth: int = 2, through_layers: bool = False) -> Optional[str]:
     """``"torch"``, ``"paddle"`` or ``None`` for the code ``depth`` frames above this
-    call (1: the function calling ``caller_dialect``; 2: its caller)."""
+    call (1: the function calling ``caller_dialect``; 2: its caller). With
+    ``through_layers``, frames of ferrograd's own modules above that one are skipped, so a
+    loss function called by its layer (``nn.CrossEntropyLoss``) answers the dialect of the
+    code that called the layer; use it only where ferrograd's own modules never call the
+    function for their own purposes."""
     fg = sys.modules.get(_PACKAGE)
     try:
-        g = sys._getframe(depth).f_globals
+        frame = sys._getframe(depth)
+        g = frame.f_globals
+        while through_layers and str(g.get("__name__", "")).startswith(_PACKAGE + "."):
+            if frame.f_back is None:
+                break
+            frame = frame.f_back
+            g = frame.f_globals
     except ValueError:  # fewer frames than asked (called from C at the top level)
         g = {}
     if str(g.get("__name__", "")).startswith(_PACKAGE + "."):

@@ -15,7 +15,6 @@ import builtins
 from typing import Any, Optional
 
 from . import _core
-from ._dialect import caller_dialect
 
 Tensor = _core.Tensor
 Generator = _core.Generator
@@ -162,15 +161,16 @@ def _broadcast_shape(a: Tensor, b: Tensor) -> tuple[int, ...]:
 def uniform(
     shape: Any = None,
     dtype: Any = None,
-    min: float = -1.0,
+    min: float = 0.0,
     max: float = 1.0,
     seed: int = 0,
     name: Any = None,
     *,
     generator: Any = None,
 ) -> Tensor:
-    """Paddle's ``uniform``: samples in ``[min, max)`` of ``shape``. A non-zero ``seed``
-    draws from a generator seeded with it (the same values on every call, as Paddle)."""
+    """Paddle's ``uniform``: samples in ``[min, max)`` of ``shape`` (``[0, 1)`` by default,
+    as Paddle 3.3.1; older Paddle defaulted to ``min=-1``). A non-zero ``seed`` draws from
+    a generator seeded with it (the same values on every call, as Paddle)."""
     if shape is None:
         raise TypeError("uniform: expects a shape")
     g = _gen(generator, "uniform")
@@ -344,10 +344,9 @@ def _uniform_(
     name: Any = None,
     **bounds: Any,
 ) -> Tensor:
-    """Fills ``self`` with samples uniform in ``[from, to)`` (torch's names and defaults
-    0 and 1; Paddle's ``min=`` / ``max=`` keywords and ``seed=`` also accepted). The lower
-    default is Paddle's -1 with Paddle's keywords or in Paddle code (docs/dialects.md)."""
-    paddle = "min" in bounds or "max" in bounds or builtins.bool(seed)
+    """Fills ``self`` with samples uniform in ``[from, to)`` (torch's names; Paddle's
+    ``min=`` / ``max=`` keywords and ``seed=`` also accepted; both peers default to 0 and 1
+    — Paddle 3.3.1's defaults, older Paddle's ``min`` was -1)."""
     lo: Any = bounds.pop("from", bounds.pop("min", None))
     hi: Any = bounds.pop("to", bounds.pop("max", None))
     if bounds:
@@ -361,9 +360,7 @@ def _uniform_(
     g = _gen(generator, "uniform_")
     if seed:
         g = Generator().manual_seed(seed)
-    if lo is None:
-        lo = -1.0 if paddle or caller_dialect(2) == "paddle" else 0.0
-    lo = builtins.float(lo)
+    lo = 0.0 if lo is None else builtins.float(lo)
     hi = 1.0 if hi is None else builtins.float(hi)
     return _fill(self, _core._uniform(list(self.shape), lo, hi, self.dtype, g))
 

@@ -193,15 +193,17 @@ def test_split_follows_the_dialect_of_the_code():
     ]
 
 
-def test_uniform_default_lower_bound_follows_the_dialect():
+def test_uniform_defaults_to_zero_one_as_both_peers():
+    # Paddle 3.3.1's paddle.uniform / Tensor.uniform_ default to [0, 1) too (older Paddle: -1)
     fg.seed(0)
-    g = _run("x = paddle.zeros([2000]); x.uniform_()", "paddle")
-    assert float(g["x"].min()) < -0.9  # Paddle's [-1, 1)
-    g = _run("x = torch.zeros(2000); x.uniform_()", "torch")
-    assert float(g["x"].min()) >= 0.0  # PyTorch's [0, 1)
-    x = fg.zeros([2000])
-    assert float(x.uniform_(max=0.5).min()) < -0.9  # Paddle's keywords: Paddle's default
-    assert float(fg.zeros([2000]).uniform_().min()) >= 0.0
+    for src, name in [
+        ("x = paddle.uniform([2000])", "paddle"),
+        ("x = paddle.zeros([2000]); x.uniform_()", "paddle"),
+        ("x = torch.zeros(2000); x.uniform_()", "torch"),
+    ]:
+        x = _run(src, name)["x"]
+        assert 0.0 <= float(x.min()) < 0.01 and 0.99 < float(x.max()) < 1.0
+    assert float(fg.zeros([2000]).uniform_(min=-1.0).min()) < -0.9
 
 
 def test_allclose_is_a_bool_or_paddles_tensor():
@@ -251,3 +253,39 @@ def test_median_one_hot_and_sort_follow_the_dialect_of_the_code():
     assert isinstance(g["s"], fg.Tensor) and g["s"].tolist() == [[4.0, 3.0, 2.0, 1.0]]
     g = _run("s = torch.sort(torch.tensor(E), 1, True)", "torch", E=even)
     assert g["s"].indices.tolist() == [[0, 2, 3, 1]]
+
+
+def test_cross_entropy_mean_with_ignored_labels_follows_the_dialect():
+    # Paddle (3.3.1) averages over every sample when ignore_index < 0 and no weight is
+    # given; PyTorch over the counted ones. Measured: Paddle 1.5857552, torch 2.1143403.
+    rng = np.random.default_rng(0)
+    logits = rng.standard_normal((4, 5)).astype(np.float32)
+    lab = np.array([0, -100, 2, 3])
+    ls = logits - np.log(np.exp(logits).sum(1, keepdims=True))
+    kept = -np.array([ls[0, 0], ls[2, 2], ls[3, 3]])
+    src = "l = NS.nn.functional.cross_entropy(T(L), T(Y)); m = NS.nn.CrossEntropyLoss()(T(L), T(Y))"
+    g = _run(
+        src.replace("NS", "paddle").replace("T(", "paddle.to_tensor("), "paddle", L=logits, Y=lab
+    )
+    np.testing.assert_allclose([g["l"].item(), g["m"].item()], [kept.sum() / 4] * 2, rtol=1e-6)
+    g = _run(src.replace("NS", "torch").replace("T(", "torch.tensor("), "torch", L=logits, Y=lab)
+    np.testing.assert_allclose([g["l"].item(), g["m"].item()], [kept.mean()] * 2, rtol=1e-6)
+    # Paddle's own rule elsewhere: a non-negative ignore_index or a weight count the kept
+    g = _run(
+        "l = paddle.nn.functional.cross_entropy(paddle.to_tensor(L), paddle.to_tensor(Y), "
+        "ignore_index=1)",
+        "paddle",
+        L=logits,
+        Y=np.array([0, 1, 2, 3]),
+    )
+    np.testing.assert_allclose(g["l"].item(), kept.mean(), rtol=1e-6)
+    # the gradient follows the value (mean over all four)
+    x = fg.tensor(logits.astype(np.float64), requires_grad=True)
+    g = _run("l = paddle.nn.functional.cross_entropy(X, paddle.to_tensor(Y))", "paddle", X=x, Y=lab)
+    g["l"].backward()
+    p = np.exp(ls.astype(np.float64))
+    want = p.copy()
+    for i, c in enumerate(lab):
+        want[i, c if c >= 0 else 0] -= 1.0 if c >= 0 else 0.0
+    want[1] = 0.0
+    np.testing.assert_allclose(x.grad.numpy(), want / 4, rtol=1e-5, atol=1e-7)

@@ -4,9 +4,10 @@ the other losses (``fn_loss.py``) share. Re-exported by ``nn.functional``."""
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 from .. import _core
+from .._dialect import caller_dialect
 from .functional import _constant_weight
 
 Tensor = _core.Tensor
@@ -115,6 +116,14 @@ def cross_entropy(
         label = _core.tensor(label)
     if axis is None:
         axis = _default_class_dim(input, label, soft_label)
+    if _paddle_mean_over_all(label, weight, ignore_index, reduction, soft_label):
+        # Paddle averages over every sample, ignored ones (loss 0) included, when
+        # ignore_index < 0 and no weight is given (its default -100 among them)
+        n = label.numel()
+        total = _cross_entropy(
+            input, label, None, ignore_index, "sum", label_smoothing, False, axis, use_softmax
+        )
+        return total / n
     loss = _cross_entropy(
         input, label, weight, ignore_index, reduction, label_smoothing, soft_label, axis,
         use_softmax,
@@ -131,6 +140,22 @@ def cross_entropy(
             # make `loss * mask` with an [N, 1] mask broadcast to [N, N]
             loss = loss.unsqueeze(class_dim)
     return loss
+
+
+def _paddle_mean_over_all(
+    label: Tensor, weight: Any, ignore_index: Any, reduction: str, soft_label: bool
+) -> bool:
+    """Whether the call takes Paddle's mean: in Paddle code (also through
+    ``nn.CrossEntropyLoss``), class ids, no weight, a negative ``ignore_index``."""
+    return (
+        reduction == "mean"
+        and weight is None
+        and not soft_label
+        and not label.dtype.is_floating_point
+        and isinstance(ignore_index, int)
+        and ignore_index < 0
+        and caller_dialect(3, through_layers=True) == "paddle"
+    )
 
 
 def _default_class_dim(input: Tensor, label: Tensor, soft_label: bool) -> Optional[int]:
