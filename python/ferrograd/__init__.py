@@ -380,6 +380,7 @@ __all__ += [
 ]  # fmt: skip
 # scans, sorting, searching, counting (issue #19; docs/tensor-sort-scan.md)
 from . import _sort_scan  # noqa: E402
+from ._shared_spellings import histogram as histogram  # noqa: E402  (both dialects)
 from ._sort_scan import argsort as argsort  # noqa: E402
 from ._sort_scan import bucketize as bucketize  # noqa: E402
 from ._sort_scan import cummax as cummax  # noqa: E402
@@ -387,7 +388,6 @@ from ._sort_scan import cummin as cummin  # noqa: E402
 from ._sort_scan import cumprod as cumprod  # noqa: E402
 from ._sort_scan import cumsum as cumsum  # noqa: E402
 from ._sort_scan import histc as histc  # noqa: E402
-from ._sort_scan import histogram as histogram  # noqa: E402
 from ._sort_scan import kthvalue as kthvalue  # noqa: E402
 from ._sort_scan import logcumsumexp as logcumsumexp  # noqa: E402
 from ._sort_scan import median as median  # noqa: E402

@@ -345,6 +345,12 @@ class Tensor:
         """Address of the first element."""
     def element_size(self) -> _int:
         """Bytes per element."""
+    @property
+    def itemsize(self) -> _int:
+        """Bytes per element (PyTorch's ``x.itemsize``; installed by ``_dropin``)."""
+    @property
+    def nbytes(self) -> _int:
+        """Bytes of the elements, ``numel() * element_size()`` (installed by ``_dropin``)."""
     def cpu(self) -> Self:
         """Itself (ferrograd tensors live on the CPU)."""
     def __len__(self) -> _int: ...

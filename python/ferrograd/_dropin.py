@@ -255,6 +255,16 @@ def _reduce(self: Tensor) -> Any:
     return (_rebuild_tensor, (self.detach().numpy(), self.dtype.name, self.requires_grad, kind))
 
 
+def _itemsize(self: Tensor) -> int:
+    """Bytes per element (PyTorch's ``x.itemsize``, the same as ``x.element_size()``)."""
+    return self.element_size()
+
+
+def _nbytes(self: Tensor) -> int:
+    """Bytes of the elements (PyTorch's ``x.nbytes``: ``numel() * element_size()``)."""
+    return self.numel() * self.element_size()
+
+
 def install_tensor_methods() -> None:
     """Adds ``Tensor.gradient`` and ``Tensor._grad_ivar``; makes Paddle's
     ``retain_grads`` a no-op on tensors that stop the gradient."""
@@ -268,6 +278,8 @@ def install_tensor_methods() -> None:
     Tensor.select = _select  # type: ignore[method-assign]  # installed here
     Tensor.name = property(_get_name, _set_name, doc=_get_name.__doc__)  # type: ignore[method-assign,assignment]  # Paddle's
     Tensor.inplace_version = property(_inplace_version, doc=_inplace_version.__doc__)  # type: ignore[method-assign,assignment]  # Paddle's
+    Tensor.itemsize = property(_itemsize, doc=_itemsize.__doc__)  # type: ignore[method-assign,assignment]  # torch's
+    Tensor.nbytes = property(_nbytes, doc=_nbytes.__doc__)  # type: ignore[method-assign,assignment]  # torch's
     Tensor.__reduce__ = _reduce  # type: ignore[method-assign,assignment]  # pickling
     global _core_requires_grad_, _core_register_post_accumulate_grad_hook
     _core_register_post_accumulate_grad_hook = Tensor.register_post_accumulate_grad_hook

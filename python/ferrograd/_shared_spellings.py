@@ -25,6 +25,11 @@ are those of the first extreme element, or of the first NaN in a line that has o
 tensors have the same shape and equal elements (a NaN equals nothing); elsewhere it is
 Paddle's elementwise ``x == y`` (``equal_all`` is the one-bool form in every dialect).
 
+``histogram(x, 3)``: Paddle's int64 counts over ``[min, max]`` (the data's range for the
+default 0, 0), PyTorch's ``(hist, bin_edges)`` in the input's dtype. PyTorch's form is
+taken with its ``range=`` keyword, with bin edges given as a tensor or list, or in PyTorch
+code.
+
 ``split(x, 2)``: Paddle's 2 equal sections, PyTorch's sections of size 2 (the same call
 silently gives other pieces when the length is not 4). The module function is Paddle's
 unless PyTorch's keywords are given or the code is PyTorch code; the method ``x.split(2)``
@@ -34,7 +39,7 @@ code is Paddle code.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -42,6 +47,7 @@ from . import _core
 from ._dialect import caller_dialect
 from ._methods import as_method
 from ._sort_scan import _ValuesIndices
+from ._sort_scan import histogram as _paddle_histogram
 
 Tensor = _core.Tensor
 
@@ -155,6 +161,55 @@ def equal(x: Any, other: Any = None, name: Any = None, *, y: Any = None) -> Any:
     return _EQ(x, other, name, y=y)
 
 
+class HistogramResult(NamedTuple):
+    """``(hist, bin_edges)`` of PyTorch's ``histogram`` (``torch.return_types.histogram``)."""
+
+    hist: Tensor
+    bin_edges: Tensor
+
+
+def histogram(
+    input: Any,
+    bins: Any = 100,
+    min: Any = 0,
+    max: Any = 0,
+    weight: Any = None,
+    density: Any = False,
+    name: Any = None,
+    *,
+    range: Any = None,
+) -> Any:
+    """Paddle's ``histogram(input, bins, min, max, weight, density)`` (int64 counts; float
+    with ``weight`` or ``density``), or PyTorch's ``histogram(input, bins, *, range,
+    weight, density)`` -> ``(hist, bin_edges)`` with ``range=``, with ``bins`` given as
+    edges (a tensor or list), or in PyTorch code. Neither has a gradient."""
+    edges = isinstance(bins, (Tensor, list, tuple))
+    if not (range is not None or edges or caller_dialect(2) == "torch"):
+        return _paddle_histogram(input, bins, min, max, weight, density, name)
+    if not isinstance(input, Tensor) or not input.dtype.is_floating_point:
+        raise TypeError("histogram(): PyTorch's form takes a floating-point tensor")
+    if (min, max) != (0, 0):
+        raise TypeError(
+            "histogram(): PyTorch's form takes the bounds as range=(min, max); Paddle's "
+            "histogram(input, bins, min, max) is the form without range= in Paddle code"
+        )
+    a = input.detach().numpy().astype(np.float64).reshape(-1)
+    w = None if weight is None else weight.detach().numpy().astype(np.float64).reshape(-1)
+    if w is not None and w.shape != a.shape:
+        raise ValueError(f"histogram(): weight must have the input's shape {list(input.shape)}")
+    b = np.asarray(bins.tolist() if isinstance(bins, Tensor) else bins, dtype=np.float64)
+    try:
+        hist, bin_edges = np.histogram(
+            a, bins=b if edges else int(bins), range=range, weights=w, density=bool(density)
+        )
+    except ValueError as e:
+        raise ValueError(f"histogram(): {e}") from None
+    dt = input.dtype
+    return HistogramResult(
+        _core.tensor(hist.astype(np.float64)).astype(dt), _core.tensor(bin_edges).astype(dt)
+    )
+
+
 def split(
     x: Any,
     num_or_sections: Any = None,
@@ -201,9 +256,20 @@ def install_tensor_methods() -> None:
     Tensor.max = as_method(max)  # type: ignore[method-assign]
     Tensor.min = as_method(min)  # type: ignore[method-assign]
     Tensor.equal = as_method(equal)  # type: ignore[method-assign]
+    Tensor.histogram = as_method(histogram)  # type: ignore[attr-defined]
     _split_method.__name__ = "split"
     _split_method.__qualname__ = "Tensor.split"
     Tensor.split = _split_method  # type: ignore[method-assign]
 
 
-__all__ = ["max", "min", "equal", "split", "MaxResult", "MinResult", "install_tensor_methods"]
+__all__ = [
+    "max",
+    "min",
+    "equal",
+    "split",
+    "histogram",
+    "MaxResult",
+    "MinResult",
+    "HistogramResult",
+    "install_tensor_methods",
+]

@@ -289,3 +289,24 @@ def test_cross_entropy_mean_with_ignored_labels_follows_the_dialect():
         want[i, c if c >= 0 else 0] -= 1.0 if c >= 0 else 0.0
     want[1] = 0.0
     np.testing.assert_allclose(x.grad.numpy(), want / 4, rtol=1e-5, atol=1e-7)
+
+
+def test_histogram_is_paddles_counts_or_pytorchs_pair():
+    data = np.array([1.0, 2.0, 7.0, 7.0])
+    g = _run("h = paddle.histogram(paddle.to_tensor(D), bins=3, min=0, max=9)", "paddle", D=data)
+    assert g["h"].dtype == fg.int64 and g["h"].tolist() == [2, 0, 2]
+    for src in ("r = torch.histogram(torch.tensor(D), bins=3)", "r = torch.tensor(D).histogram(3)"):
+        r = _run(src, "torch", D=data)["r"]
+        hist, edges = np.histogram(data, bins=3)
+        assert r.hist.dtype == fg.float64 and r.hist.tolist() == hist.tolist()
+        np.testing.assert_allclose(r.bin_edges.numpy(), edges)
+    # PyTorch's keywords or edges choose its form anywhere; weight and density as NumPy's
+    x = fg.tensor(data.astype(np.float32))
+    r = fg.histogram(x, 2, range=(0.0, 8.0), weight=fg.ones([4]) * 2, density=True)
+    want, _ = np.histogram(data, 2, range=(0, 8), weights=np.full(4, 2.0), density=True)
+    np.testing.assert_allclose(r.hist.numpy(), want, rtol=1e-6)
+    assert r.hist.dtype == fg.float32
+    r = fg.histogram(x, fg.tensor([0.0, 1.5, 8.0]))
+    assert r.hist.tolist() == [1.0, 3.0]
+    with pytest.raises(TypeError, match="range=\\(min, max\\)"):
+        _run("torch.histogram(torch.tensor(D), 3, 0, 8)", "torch", D=data)
