@@ -125,4 +125,7 @@ def test_cuda_amp_disables_itself_with_a_warning_and_training_still_steps():
 def test_itemsize_and_nbytes():
     x = torch.ones(4, 5)
     assert x.itemsize == 4 and x.nbytes == 80
-    assert torch.ones(3, dtype=torch.float64).nbytes == 24 and torch.ones(2, dtype=torch.int8).itemsize == 1
+    assert (
+        torch.ones(3, dtype=torch.float64).nbytes == 24
+        and torch.ones(2, dtype=torch.int8).itemsize == 1
+    )
