@@ -33,8 +33,9 @@ LINE_LENGTH = 100  # ruff's (pyproject.toml): generated lines are already format
 
 # (methods, functional names, doc, dtype rule, has_gradient) per unary op
 Op = tuple[list[str], list[str], str, str, bool]
-# (methods, operators, operand keywords, doc, dtype rule, has_gradient) per binary op
-BinOp = tuple[list[str], list[str], list[str], str, str, bool]
+# (methods, operators, operand keywords, doc, dtype rule, has_gradient, extra keyword:
+# torch's alpha / rounding_mode or None) per binary op
+BinOp = tuple[list[str], list[str], list[str], str, str, bool, Any]
 
 
 def _rst(doc: str) -> str:
@@ -105,11 +106,17 @@ def _def(name: str, params: list[str], ret: str) -> list[str]:
     return [f"    def {name}(", *[f"        {p}," for p in params], f"    ) -> {ret}:"]
 
 
+# stub annotation of each extra keyword of the binary table
+_EXTRA_TYPES = {"alpha": "_Scalar", "rounding_mode": "str"}
+
+
 def _binary_stub_methods(ops: list[BinOp]) -> list[str]:
     out = []
-    for methods, _, keywords, doc, _, _ in ops:
+    for methods, _, keywords, doc, _, _, extra in ops:
         params = ["self", "other: _Operand | None = None", "name: str | None = None", "*"]
         params += [f"{k}: _Operand | None = None" for k in keywords]
+        if extra is not None:
+            params.append(f"{extra}: {_EXTRA_TYPES[extra]} | None = None")
         for m in methods:
             ret = "Any" if m in _DIALECT_WRAPPED else "Tensor"
             out += [*_def(m, params, ret), f'        """{_rst(doc)}"""']
@@ -126,7 +133,7 @@ def _binary_all(ops: list[BinOp]) -> list[str]:
 
 def _binary_variable_methods(ops: list[BinOp]) -> list[str]:
     out: list[str] = []
-    for methods, _, _, doc, _, _ in ops:
+    for methods, _, _, doc, *_ in ops:
         for m in methods:
             out += [
                 f"    def {m}(self, y: Any, name: str | None = None) -> Variable:",
@@ -414,7 +421,9 @@ def table() -> dict[str, list[Any]]:
     from ferrograd import _core
 
     unary = [(list(m), list(f), d, r, g) for m, f, d, r, g in _core._unary_op_table()]
-    binary = [(list(m), list(o), list(k), d, r, g) for m, o, k, d, r, g in _core._binary_op_table()]
+    binary = [
+        (list(m), list(o), list(k), d, r, g, e) for m, o, k, d, r, g, e in _core._binary_op_table()
+    ]
     reduce = [
         (n, d, list(p), list(k), list(o), r, a, g, node)
         for n, d, p, k, o, r, a, g, node in _core._reduce_op_table()

@@ -541,6 +541,18 @@ class Tensor:
         """Runs of equal consecutive elements collapsed (inverse, counts as asked)."""
     def histc(self, bins: _int = 100, min: float = 0, max: float = 0) -> Tensor:
         """Histogram counts in the input's float dtype."""
+    def histogram(
+        self,
+        bins: Any = 100,
+        min: Any = 0,
+        max: Any = 0,
+        weight: Any = None,
+        density: Any = False,
+        name: Any = None,
+        *,
+        range: Any = None,
+    ) -> Any:
+        """Paddle's int64 counts, or PyTorch's ``(hist, bin_edges)`` (``_shared_spellings``)."""
     # -- added at import by ``ferrograd._ops_math.install_tensor_methods`` --
     def fmod(
         self,
@@ -1151,15 +1163,30 @@ class Tensor:
     # -- binary ops (method and module-function forms) --
     # BEGIN generated: binary Tensor methods (scripts/gen_op_bindings.py from src/op_defs/binary.rs)
     def add(
-        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+        self,
+        other: _Operand | None = None,
+        name: str | None = None,
+        *,
+        y: _Operand | None = None,
+        alpha: _Scalar | None = None,
     ) -> Tensor:
         """Elementwise ``self + other`` (broadcasting; Paddle's ``y=`` also accepted)."""
     def subtract(
-        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+        self,
+        other: _Operand | None = None,
+        name: str | None = None,
+        *,
+        y: _Operand | None = None,
+        alpha: _Scalar | None = None,
     ) -> Tensor:
         """Elementwise ``self - other`` (broadcasting; Paddle's ``y=`` also accepted)."""
     def sub(
-        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+        self,
+        other: _Operand | None = None,
+        name: str | None = None,
+        *,
+        y: _Operand | None = None,
+        alpha: _Scalar | None = None,
     ) -> Tensor:
         """Elementwise ``self - other`` (broadcasting; Paddle's ``y=`` also accepted)."""
     def multiply(
@@ -1171,15 +1198,30 @@ class Tensor:
     ) -> Tensor:
         """Elementwise ``self * other`` (broadcasting; Paddle's ``y=`` also accepted)."""
     def divide(
-        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+        self,
+        other: _Operand | None = None,
+        name: str | None = None,
+        *,
+        y: _Operand | None = None,
+        rounding_mode: str | None = None,
     ) -> Tensor:
         """Elementwise true division ``self / other`` (Paddle's ``y=`` also accepted)."""
     def div(
-        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+        self,
+        other: _Operand | None = None,
+        name: str | None = None,
+        *,
+        y: _Operand | None = None,
+        rounding_mode: str | None = None,
     ) -> Tensor:
         """Elementwise true division ``self / other`` (Paddle's ``y=`` also accepted)."""
     def true_divide(
-        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+        self,
+        other: _Operand | None = None,
+        name: str | None = None,
+        *,
+        y: _Operand | None = None,
+        rounding_mode: str | None = None,
     ) -> Tensor:
         """Elementwise true division ``self / other`` (Paddle's ``y=`` also accepted)."""
     def floor_divide(
@@ -1287,6 +1329,14 @@ class Tensor:
         self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
     ) -> Tensor:
         """Elementwise ``|self|`` with the sign of ``other`` (IEEE ``copysign``; ``-0.0`` counts as negative)."""
+    def atan2(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
+        """Elementwise angle of the point ``(other, self)``: ``atan(self / other)`` in the right quadrant, in ``[-pi, pi]``."""
+    def arctan2(
+        self, other: _Operand | None = None, name: str | None = None, *, y: _Operand | None = None
+    ) -> Tensor:
+        """Elementwise angle of the point ``(other, self)``: ``atan(self / other)`` in the right quadrant, in ``[-pi, pi]``."""
     def zeta(
         self, other: _Operand | None = None, name: str | None = None, *, q: _Operand | None = None
     ) -> Tensor:
@@ -1539,7 +1589,7 @@ class Tensor:
         dim: _Axis = None,
         keepdims: _bool | None = None,
     ) -> Any:
-        """Maximum over ``axis``/``dim``: the values (Paddle); PyTorch's ``(values, indices)`` for one ``dim=``, or one dimension in code that imports ferrograd as ``torch`` (python/ferrograd/_reduce_pairs.py)."""
+        """Maximum over ``axis``/``dim``: the values (Paddle); PyTorch's ``(values, indices)`` for one ``dim=``, or one dimension in code that imports ferrograd as ``torch`` (python/ferrograd/_shared_spellings.py)."""
     def min(
         self,
         axis: _Axis = None,
@@ -1549,7 +1599,7 @@ class Tensor:
         dim: _Axis = None,
         keepdims: _bool | None = None,
     ) -> Any:
-        """Minimum over ``axis``/``dim``: the values (Paddle); PyTorch's ``(values, indices)`` for one ``dim=``, or one dimension in code that imports ferrograd as ``torch`` (python/ferrograd/_reduce_pairs.py)."""
+        """Minimum over ``axis``/``dim``: the values (Paddle); PyTorch's ``(values, indices)`` for one ``dim=``, or one dimension in code that imports ferrograd as ``torch`` (python/ferrograd/_shared_spellings.py)."""
     def amax(
         self,
         axis: _Axis = None,
@@ -1712,10 +1762,22 @@ class Tensor:
         """Log-softmax along ``axis`` (default: last)."""
 
     # -- in-place --
-    def add_(self, other: _Operand | None = None, *, y: _Operand | None = None) -> Self:
-        """In-place ``self += other`` (Paddle's ``y=`` also accepted)."""
-    def sub_(self, other: _Operand | None = None, *, y: _Operand | None = None) -> Self:
-        """In-place ``self -= other`` (Paddle's ``y=`` also accepted)."""
+    def add_(
+        self,
+        other: _Operand | None = None,
+        *,
+        y: _Operand | None = None,
+        alpha: _Scalar | None = None,
+    ) -> Self:
+        """In-place ``self += other`` (Paddle's ``y=``; torch's ``alpha=`` scales ``other``)."""
+    def sub_(
+        self,
+        other: _Operand | None = None,
+        *,
+        y: _Operand | None = None,
+        alpha: _Scalar | None = None,
+    ) -> Self:
+        """In-place ``self -= other`` (Paddle's ``y=``; torch's ``alpha=`` scales ``other``)."""
     def mul_(self, other: _Operand | None = None, *, y: _Operand | None = None) -> Self:
         """In-place ``self *= other`` (Paddle's ``y=`` also accepted)."""
     def div_(self, other: _Operand | None = None, *, y: _Operand | None = None) -> Self:

@@ -48,6 +48,8 @@ bitwise_and = Tensor.bitwise_and
 bitwise_or = Tensor.bitwise_or
 bitwise_xor = Tensor.bitwise_xor
 copysign = Tensor.copysign
+atan2 = Tensor.atan2
+arctan2 = Tensor.arctan2
 zeta = Tensor.zeta
 # END generated: binary functions
 # BEGIN generated: unary functions (scripts/gen_op_bindings.py from src/op_defs/unary.rs)
@@ -212,6 +214,8 @@ __all__ = [
     "bitwise_or",
     "bitwise_xor",
     "copysign",
+    "atan2",
+    "arctan2",
     "zeta",
     # END generated: binary __all__
     # BEGIN generated: unary __all__ (scripts/gen_op_bindings.py from src/op_defs/unary.rs)

@@ -256,7 +256,7 @@ def install_tensor_methods() -> None:
     Tensor.max = as_method(max)  # type: ignore[method-assign]
     Tensor.min = as_method(min)  # type: ignore[method-assign]
     Tensor.equal = as_method(equal)  # type: ignore[method-assign]
-    Tensor.histogram = as_method(histogram)  # type: ignore[attr-defined]
+    Tensor.histogram = as_method(histogram)  # type: ignore[method-assign]
     _split_method.__name__ = "split"
     _split_method.__qualname__ = "Tensor.split"
     Tensor.split = _split_method  # type: ignore[method-assign]

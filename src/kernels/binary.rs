@@ -25,6 +25,7 @@ fn unsupported(op: BinaryOp, dtype: DType) -> Error {
 macro_rules! binary_kernels {
     ($($v:ident {
         methods: [$($m:ident),+], dunders: [$($dunder:ident),*], kwargs: [$($kw:ident),*],
+        extra: [$($ex:ident)?],
         doc: $doc:literal,
         dtype: $dtype:ident,
         float: [$($float:expr)?], int: [$($int:expr)?],

@@ -21,6 +21,10 @@
 //!   none (comparisons go through `__richcmp__`, `**` through `__pow__(other, modulo)`).
 //! - `kwargs`: keyword names also accepted for the second operand (Paddle's `y=`,
 //!   torch's `exponent=`).
+//! - `extra`: one more torch keyword the methods take, or `[]`: `[alpha]` (a number that
+//!   scales the second operand first: `add(x, y, alpha=a)` is `x + a * y`) or
+//!   `[rounding_mode]` (`div`: `'trunc'` or `'floor'` rounds the quotient). What each
+//!   does is `binary_extra` in `src/python/tensor/math.rs`.
 //! - `doc`: one line, used for the method, the function and the stub.
 //! - `dtype`: [`BinaryDType`](crate::op_defs::BinaryDType).
 //! - `float`, `int`, `complex`, `boolean`: the kernel over one pair of elements for
@@ -51,7 +55,7 @@ macro_rules! for_each_binary_op {
     ($consumer:ident) => {
         $consumer! {
             Add {
-                methods: [add], dunders: [__add__, __radd__], kwargs: [y],
+                methods: [add], dunders: [__add__, __radd__], kwargs: [y], extra: [alpha],
                 doc: "Elementwise `self + other` (broadcasting; Paddle's `y=` also accepted).",
                 dtype: Promote,
                 float: [|x, y| Num::add(x, y)], int: [|x, y| Num::add(x, y)],
@@ -62,6 +66,7 @@ macro_rules! for_each_binary_op {
             }
             Sub {
                 methods: [subtract, sub], dunders: [__sub__, __rsub__], kwargs: [y],
+                extra: [alpha],
                 doc: "Elementwise `self - other` (broadcasting; Paddle's `y=` also accepted).",
                 dtype: PromoteNotBool,
                 float: [|x, y| Num::sub(x, y)], int: [|x, y| Num::sub(x, y)],
@@ -71,7 +76,7 @@ macro_rules! for_each_binary_op {
                 number_lhs: [], node: "SubBackward",
             }
             Mul {
-                methods: [multiply, mul], dunders: [__mul__, __rmul__], kwargs: [y],
+                methods: [multiply, mul], dunders: [__mul__, __rmul__], kwargs: [y], extra: [],
                 doc: "Elementwise `self * other` (broadcasting; Paddle's `y=` also accepted).",
                 dtype: Promote,
                 float: [|x, y| Num::mul(x, y)], int: [|x, y| Num::mul(x, y)],
@@ -82,7 +87,7 @@ macro_rules! for_each_binary_op {
             }
             Div {
                 methods: [divide, div, true_divide], dunders: [__truediv__, __rtruediv__],
-                kwargs: [y],
+                kwargs: [y], extra: [rounding_mode],
                 doc: "Elementwise true division `self / other` (Paddle's `y=` also accepted).",
                 dtype: Float,
                 float: [|x, y| Num::div(x, y)], int: [],
@@ -104,6 +109,7 @@ macro_rules! for_each_binary_op {
             }
             FloorDiv {
                 methods: [floor_divide], dunders: [__floordiv__, __rfloordiv__], kwargs: [y],
+                extra: [],
                 doc: "Elementwise `self // other` (rounding toward minus infinity).",
                 dtype: PromoteBoolToInt,
                 float: [|x, y| Real::floor_div(x, y)], int: [|x, y| Real::floor_div(x, y)],
@@ -112,7 +118,7 @@ macro_rules! for_each_binary_op {
                 number_lhs: [], node: "FloorDivBackward",
             }
             Rem {
-                methods: [remainder, r#mod], dunders: [__mod__, __rmod__], kwargs: [y],
+                methods: [remainder, r#mod], dunders: [__mod__, __rmod__], kwargs: [y], extra: [],
                 doc: "Elementwise `self % other`, with the sign of the divisor (Python's `%`).",
                 dtype: PromoteBoolToInt,
                 float: [|x, y| Real::rem(x, y)], int: [|x, y| Real::rem(x, y)],
@@ -125,7 +131,7 @@ macro_rules! for_each_binary_op {
                 number_lhs: [], node: "RemainderBackward",
             }
             Pow {
-                methods: [pow], dunders: [], kwargs: [exponent, y],
+                methods: [pow], dunders: [], kwargs: [exponent, y], extra: [],
                 doc: "Elementwise `self ** other` (torch's `exponent=` and Paddle's `y=` also accepted).",
                 dtype: PromoteBoolToInt,
                 float: [|x, y| Num::pow(x, y)], int: [|x, y| Num::pow(x, y)],
@@ -143,7 +149,7 @@ macro_rules! for_each_binary_op {
                 node: "PowBackward",
             }
             Maximum {
-                methods: [maximum], dunders: [], kwargs: [y],
+                methods: [maximum], dunders: [], kwargs: [y], extra: [],
                 doc: "Elementwise maximum of `self` and `other` (NaN propagates).",
                 dtype: Promote,
                 float: [|x, y| Real::maximum(x, y)], int: [|x, y| Real::maximum(x, y)],
@@ -156,7 +162,7 @@ macro_rules! for_each_binary_op {
                 number_lhs: [], node: "MaximumBackward",
             }
             Minimum {
-                methods: [minimum], dunders: [], kwargs: [y],
+                methods: [minimum], dunders: [], kwargs: [y], extra: [],
                 doc: "Elementwise minimum of `self` and `other` (NaN propagates).",
                 dtype: Promote,
                 float: [|x, y| Real::minimum(x, y)], int: [|x, y| Real::minimum(x, y)],
@@ -169,7 +175,7 @@ macro_rules! for_each_binary_op {
                 number_lhs: [], node: "MinimumBackward",
             }
             Eq {
-                methods: [equal, eq], dunders: [], kwargs: [y],
+                methods: [equal, eq], dunders: [], kwargs: [y], extra: [],
                 doc: "Elementwise `self == other`, as a bool tensor.",
                 dtype: Bool,
                 float: [|x, y| x == y], int: [|x, y| x == y],
@@ -178,7 +184,7 @@ macro_rules! for_each_binary_op {
                 number_lhs: [], node: "EqBackward",
             }
             Ne {
-                methods: [not_equal, ne], dunders: [], kwargs: [y],
+                methods: [not_equal, ne], dunders: [], kwargs: [y], extra: [],
                 doc: "Elementwise `self != other`, as a bool tensor.",
                 dtype: Bool,
                 float: [|x, y| x != y], int: [|x, y| x != y],
@@ -187,7 +193,7 @@ macro_rules! for_each_binary_op {
                 number_lhs: [], node: "NeBackward",
             }
             Lt {
-                methods: [less_than, lt], dunders: [], kwargs: [y],
+                methods: [less_than, lt], dunders: [], kwargs: [y], extra: [],
                 doc: "Elementwise `self < other`, as a bool tensor.",
                 dtype: Bool,
                 float: [|x, y| x < y], int: [|x, y| x < y],
@@ -196,7 +202,7 @@ macro_rules! for_each_binary_op {
                 number_lhs: [], node: "LtBackward",
             }
             Le {
-                methods: [less_equal, le], dunders: [], kwargs: [y],
+                methods: [less_equal, le], dunders: [], kwargs: [y], extra: [],
                 doc: "Elementwise `self <= other`, as a bool tensor.",
                 dtype: Bool,
                 float: [|x, y| x <= y], int: [|x, y| x <= y],
@@ -205,7 +211,7 @@ macro_rules! for_each_binary_op {
                 number_lhs: [], node: "LeBackward",
             }
             Gt {
-                methods: [greater_than, gt], dunders: [], kwargs: [y],
+                methods: [greater_than, gt], dunders: [], kwargs: [y], extra: [],
                 doc: "Elementwise `self > other`, as a bool tensor.",
                 dtype: Bool,
                 float: [|x, y| x > y], int: [|x, y| x > y],
@@ -214,7 +220,7 @@ macro_rules! for_each_binary_op {
                 number_lhs: [], node: "GtBackward",
             }
             Ge {
-                methods: [greater_equal, ge], dunders: [], kwargs: [y],
+                methods: [greater_equal, ge], dunders: [], kwargs: [y], extra: [],
                 doc: "Elementwise `self >= other`, as a bool tensor.",
                 dtype: Bool,
                 float: [|x, y| x >= y], int: [|x, y| x >= y],
@@ -223,7 +229,7 @@ macro_rules! for_each_binary_op {
                 number_lhs: [], node: "GeBackward",
             }
             LogicalAnd {
-                methods: [logical_and], dunders: [], kwargs: [y],
+                methods: [logical_and], dunders: [], kwargs: [y], extra: [],
                 doc: "Elementwise logical AND of the truth values, as a bool tensor.",
                 dtype: Bool,
                 float: [|x, y| truthy(x) && truthy(y)], int: [|x, y| truthy(x) && truthy(y)],
@@ -232,7 +238,7 @@ macro_rules! for_each_binary_op {
                 number_lhs: [], node: "LogicalAndBackward",
             }
             LogicalOr {
-                methods: [logical_or], dunders: [], kwargs: [y],
+                methods: [logical_or], dunders: [], kwargs: [y], extra: [],
                 doc: "Elementwise logical OR of the truth values, as a bool tensor.",
                 dtype: Bool,
                 float: [|x, y| truthy(x) || truthy(y)], int: [|x, y| truthy(x) || truthy(y)],
@@ -241,7 +247,7 @@ macro_rules! for_each_binary_op {
                 number_lhs: [], node: "LogicalOrBackward",
             }
             LogicalXor {
-                methods: [logical_xor], dunders: [], kwargs: [y],
+                methods: [logical_xor], dunders: [], kwargs: [y], extra: [],
                 doc: "Elementwise logical XOR of the truth values, as a bool tensor.",
                 dtype: Bool,
                 float: [|x, y| truthy(x) != truthy(y)], int: [|x, y| truthy(x) != truthy(y)],
@@ -250,7 +256,7 @@ macro_rules! for_each_binary_op {
                 number_lhs: [], node: "LogicalXorBackward",
             }
             BitAnd {
-                methods: [bitwise_and], dunders: [__and__, __rand__], kwargs: [y],
+                methods: [bitwise_and], dunders: [__and__, __rand__], kwargs: [y], extra: [],
                 doc: "Elementwise bitwise AND of integer or bool tensors (`&`).",
                 dtype: IntOrBool,
                 float: [], int: [|x, y| IntBits::bit_and(x, y)],
@@ -259,7 +265,7 @@ macro_rules! for_each_binary_op {
                 number_lhs: [], node: "BitAndBackward",
             }
             BitOr {
-                methods: [bitwise_or], dunders: [__or__, __ror__], kwargs: [y],
+                methods: [bitwise_or], dunders: [__or__, __ror__], kwargs: [y], extra: [],
                 doc: "Elementwise bitwise OR of integer or bool tensors (`|`).",
                 dtype: IntOrBool,
                 float: [], int: [|x, y| IntBits::bit_or(x, y)],
@@ -268,7 +274,7 @@ macro_rules! for_each_binary_op {
                 number_lhs: [], node: "BitOrBackward",
             }
             BitXor {
-                methods: [bitwise_xor], dunders: [__xor__, __rxor__], kwargs: [y],
+                methods: [bitwise_xor], dunders: [__xor__, __rxor__], kwargs: [y], extra: [],
                 doc: "Elementwise bitwise XOR of integer or bool tensors (`^`).",
                 dtype: IntOrBool,
                 float: [], int: [|x, y| IntBits::bit_xor(x, y)],
@@ -277,7 +283,7 @@ macro_rules! for_each_binary_op {
                 number_lhs: [], node: "BitXorBackward",
             }
             Copysign {
-                methods: [copysign], dunders: [], kwargs: [y],
+                methods: [copysign], dunders: [], kwargs: [y], extra: [],
                 doc: "Elementwise `|self|` with the sign of `other` (IEEE `copysign`; `-0.0` counts as negative).",
                 dtype: Float,
                 float: [|x, y| FloatBits::copy_sign(x, y)], int: [],
@@ -290,8 +296,22 @@ macro_rules! for_each_binary_op {
                 ],
                 number_lhs: [], node: "CopysignBackward",
             }
+            Atan2 {
+                methods: [atan2, arctan2], dunders: [], kwargs: [y], extra: [],
+                doc: "Elementwise angle of the point `(other, self)`: `atan(self / other)` in the right quadrant, in `[-pi, pi]`.",
+                dtype: Float,
+                float: [|x, y| FloatBits::atan2(x, y)], int: [],
+                complex: [], boolean: [],
+                saves: [Always, Always, Never],
+                // d/da atan2(a, b) = b / (a^2 + b^2), d/db = -a / (a^2 + b^2)
+                grad: [
+                    |g, s| g.mul(&s.b()?.div(&squares_sum(s.a()?, s.b()?)?)?),
+                    |g, s| g.mul(&s.a()?.div(&squares_sum(s.a()?, s.b()?)?)?.neg()?)
+                ],
+                number_lhs: [], node: "Atan2Backward",
+            }
             Zeta {
-                methods: [zeta], dunders: [], kwargs: [q],
+                methods: [zeta], dunders: [], kwargs: [q], extra: [],
                 doc: "Elementwise Hurwitz zeta function `sum_k (other + k) ** -self` (NaN for `self < 1`; differentiable in `other` only).",
                 dtype: Float,
                 float: [|x, y| FloatBits::zeta(x, y)], int: [],

@@ -48,6 +48,8 @@ pub trait FloatBits: Copy {
     fn copy_sign(self, o: Self) -> Self;
     /// The Hurwitz zeta function `zeta(a, b)` (computed in f64, see [`hurwitz_zeta`]).
     fn zeta(self, q: Self) -> Self;
+    /// The angle of the point `(o, self)` (C's `atan2(self, o)`).
+    fn atan2(self, o: Self) -> Self;
 }
 
 macro_rules! impl_float_bits {
@@ -61,10 +63,19 @@ macro_rules! impl_float_bits {
             fn zeta(self, q: Self) -> Self {
                 hurwitz_zeta(self as f64, q as f64) as $t
             }
+            #[inline(always)]
+            fn atan2(self, o: Self) -> Self {
+                <$t>::atan2(self, o)
+            }
         }
     )*};
 }
 impl_float_bits!(f32, f64);
+
+/// `a^2 + b^2` for atan2's gradient, from differentiable ops (double backward works).
+pub fn squares_sum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    a.mul(a)?.add(&b.mul(b)?)
+}
 
 /// `b - 1` for pow's gradient; a library constant stays one, so saved-tensor hooks of a
 /// double backward never see (or change) an exponent the user wrote as a number.

@@ -70,6 +70,7 @@ use present;
 macro_rules! declare_binary_ops {
     ($($v:ident {
         methods: [$($m:ident),+], dunders: [$($dunder:ident),*], kwargs: [$($kw:ident),*],
+        extra: [$($ex:ident)?],
         doc: $doc:literal,
         dtype: $dtype:ident,
         float: [$($float:expr)?], int: [$($int:expr)?],
@@ -121,6 +122,14 @@ macro_rules! declare_binary_ops {
             pub fn operand_keywords(self) -> &'static [&'static str] {
                 match self {
                     $(BinaryOp::$v => &[$(stringify!($kw)),*],)*
+                }
+            }
+
+            /// The one more torch keyword the methods take (`alpha`, `rounding_mode`), if
+            /// any.
+            pub fn extra_keyword(self) -> Option<&'static str> {
+                match self {
+                    $(BinaryOp::$v => None$(.or(Some(stringify!($ex))))?,)*
                 }
             }
 

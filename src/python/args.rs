@@ -114,6 +114,36 @@ pub fn check_device(device: Option<&Bound<'_, PyAny>>, op: &str) -> PyResult<()>
     )))
 }
 
+/// `other` scaled by torch's `alpha=` (`add(x, y, alpha=a)` is `x + a * y`): unchanged
+/// without one or for `alpha=1`, else `other * alpha` (a recorded product for a tensor, so
+/// gradients flow through it). `alpha` must be a Python number.
+pub(crate) fn scaled_operand<'py>(
+    other: &Bound<'py, PyAny>,
+    alpha: Option<&Bound<'py, PyAny>>,
+    op: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    let Some(alpha) = alpha else {
+        return Ok(other.clone());
+    };
+    let op = op.trim_start_matches("r#");
+    let number = !alpha.is_instance_of::<PyTensor>()
+        && (alpha.is_instance_of::<pyo3::types::PyInt>()
+            || alpha.is_instance_of::<pyo3::types::PyFloat>()
+            || alpha.is_instance_of::<pyo3::types::PyComplex>()
+            || alpha.hasattr("__index__")?
+            || alpha.hasattr("__float__")?);
+    if !number {
+        return Err(PyTypeError::new_err(format!(
+            "{op}(): alpha must be a number (it scales the second operand), got {}",
+            alpha.get_type().name()?
+        )));
+    }
+    if alpha.eq(1)? {
+        return Ok(other.clone());
+    }
+    other.mul(alpha)
+}
+
 /// The second operand of a binary method: `other` (torch) or one of the keyword
 /// `aliases` (Paddle's `y`; torch's `exponent` for `pow`). Exactly one must be given.
 pub(crate) fn operand_arg<'a, 'py>(

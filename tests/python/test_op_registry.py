@@ -107,7 +107,7 @@ def test_every_declared_op_records_and_runs_in_static_graphs(entry):
 
 @pytest.mark.parametrize("entry", BINARY, ids=[e[0][0] for e in BINARY])
 def test_every_declared_binary_name_is_bound_everywhere(entry):
-    methods, operators, keywords, doc, rule, differentiable = entry
+    methods, operators, keywords, doc, rule, differentiable, extra = entry
     for m in methods:
         if _check_dialect_wrapper(m):
             continue
@@ -124,12 +124,20 @@ def test_every_declared_binary_name_is_bound_everywhere(entry):
         np.testing.assert_array_equal(
             getattr(x, methods[0])(**{k: x}).numpy(), getattr(x, methods[0])(x).numpy()
         )
+    for m in methods:  # torch's extra keyword (alpha=, rounding_mode=), where declared
+        params = inspect.signature(getattr(fg.Tensor, m)).parameters
+        assert (extra in params) if extra else not {"alpha", "rounding_mode"} & set(params)
+    if extra == "alpha":  # scales the second operand first
+        y = fg.tensor([10, 20], dtype="int64")
+        np.testing.assert_array_equal(
+            getattr(x, methods[0])(y, alpha=3).numpy(), getattr(x, methods[0])(y * 3).numpy()
+        )
     assert rule in ("Promote", "PromoteNotBool", "PromoteBoolToInt", "Float", "Bool", "IntOrBool")
 
 
 @pytest.mark.parametrize("entry", BINARY, ids=[e[0][0] for e in BINARY])
 def test_binary_dtype_rule_and_gradient_flag_hold_eagerly(entry):
-    methods, _, _, _, rule, differentiable = entry
+    methods, _, _, _, rule, differentiable, _ = entry
     op = getattr(fg.Tensor, methods[0])
     i = fg.tensor([1, 2], dtype="int64")
     want = {"Float": fg.float32, "Bool": fg.bool}.get(rule, fg.int64)
@@ -162,7 +170,7 @@ def test_binary_dtype_rule_and_gradient_flag_hold_eagerly(entry):
 
 @pytest.mark.parametrize("entry", BINARY, ids=[e[0][0] for e in BINARY])
 def test_every_declared_binary_op_records_and_runs_in_static_graphs(entry):
-    methods, _, _, _, rule, _ = entry
+    methods, _, _, _, rule, _, _ = entry
     dtype = "int64" if rule == "IntOrBool" else "float64"
     st = fg.static
     main, startup = st.Program(), st.Program()

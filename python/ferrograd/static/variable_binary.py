@@ -154,6 +154,14 @@ class VariableBinaryMixin:
         """Elementwise ``|self|`` with the sign of ``other`` (IEEE ``copysign``; ``-0.0`` counts as negative)."""
         return self._binary("copysign", y)
 
+    def atan2(self, y: Any, name: str | None = None) -> Variable:
+        """Elementwise angle of the point ``(other, self)``: ``atan(self / other)`` in the right quadrant, in ``[-pi, pi]``."""
+        return self._binary("atan2", y)
+
+    def arctan2(self, y: Any, name: str | None = None) -> Variable:
+        """Elementwise angle of the point ``(other, self)``: ``atan(self / other)`` in the right quadrant, in ``[-pi, pi]``."""
+        return self._binary("atan2", y)
+
     def zeta(self, y: Any, name: str | None = None) -> Variable:
         """Elementwise Hurwitz zeta function ``sum_k (other + k) ** -self`` (NaN for ``self < 1``; differentiable in ``other`` only)."""
         return self._binary("zeta", y)

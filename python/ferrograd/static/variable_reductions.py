@@ -96,7 +96,7 @@ class VariableReductionsMixin:
         dim: Any = None,
         keepdims: Any = None,
     ) -> Variable:
-        """Maximum over ``axis``/``dim``: the values (Paddle); PyTorch's ``(values, indices)`` for one ``dim=``, or one dimension in code that imports ferrograd as ``torch`` (python/ferrograd/_reduce_pairs.py)."""
+        """Maximum over ``axis``/``dim``: the values (Paddle); PyTorch's ``(values, indices)`` for one ``dim=``, or one dimension in code that imports ferrograd as ``torch`` (python/ferrograd/_shared_spellings.py)."""
         return self._op("max", [self], axis=axis, keepdim=keepdim, dim=dim, keepdims=keepdims)
 
     def min(
@@ -108,7 +108,7 @@ class VariableReductionsMixin:
         dim: Any = None,
         keepdims: Any = None,
     ) -> Variable:
-        """Minimum over ``axis``/``dim``: the values (Paddle); PyTorch's ``(values, indices)`` for one ``dim=``, or one dimension in code that imports ferrograd as ``torch`` (python/ferrograd/_reduce_pairs.py)."""
+        """Minimum over ``axis``/``dim``: the values (Paddle); PyTorch's ``(values, indices)`` for one ``dim=``, or one dimension in code that imports ferrograd as ``torch`` (python/ferrograd/_shared_spellings.py)."""
         return self._op("min", [self], axis=axis, keepdim=keepdim, dim=dim, keepdims=keepdims)
 
     def amax(

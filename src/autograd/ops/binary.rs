@@ -111,6 +111,7 @@ fn no_formula(op: BinaryOp) -> Error {
 macro_rules! binary_grads {
     ($($v:ident {
         methods: [$($m:ident),+], dunders: [$($dunder:ident),*], kwargs: [$($kw:ident),*],
+        extra: [$($ex:ident)?],
         doc: $doc:literal,
         dtype: $dtype:ident,
         float: [$($float:expr)?], int: [$($int:expr)?],

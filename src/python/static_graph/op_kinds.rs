@@ -90,7 +90,7 @@ pub fn _unary_op_table() -> Vec<UnaryOpRow> {
 }
 
 /// One op of [`_binary_op_table`]: `(methods, operators, operand keywords, doc, dtype
-/// rule, has_gradient)`.
+/// rule, has_gradient, extra keyword)`.
 type BinaryOpRow = (
     Vec<&'static str>,
     Vec<&'static str>,
@@ -98,10 +98,11 @@ type BinaryOpRow = (
     &'static str,
     String,
     bool,
+    Option<&'static str>,
 );
 
 /// The binary op declarations as Python data, one `(methods, operators, operand
-/// keywords, doc, dtype rule, has_gradient)` tuple per op, for
+/// keywords, doc, dtype rule, has_gradient, extra keyword)` tuple per op, for
 /// `scripts/gen_op_bindings.py` and the registry tests.
 #[pyfunction]
 pub fn _binary_op_table() -> Vec<BinaryOpRow> {
@@ -115,6 +116,7 @@ pub fn _binary_op_table() -> Vec<BinaryOpRow> {
                 op.doc(),
                 format!("{:?}", op.dtype_rule()),
                 op.has_gradient(),
+                op.extra_keyword(),
             )
         })
         .collect()

@@ -2,14 +2,14 @@
 //! are in `reduce.rs`).
 //! Each method extracts its arguments and calls one differentiable op of the core.
 
-use crate::python::args::{operand_arg, type_name};
+use crate::python::args::{operand_arg, scaled_operand, type_name};
 use crate::python::errors::IntoPy;
 use crate::python::interop::convert::{operand, tensor_item};
 use crate::python::tensor::class::{wrap, PyTensor};
 use crate::tensor::{BinaryOp, Tensor, UnaryOp};
 use num_complex::Complex64;
 use pyo3::basic::CompareOp;
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
@@ -95,6 +95,87 @@ fn bin(py: Python<'_>, a: &Tensor, other: &Bound<'_, PyAny>, op: BinaryOp, refle
     wrap(py, r.py()?)
 }
 
+/// A binary op with its extra torch keyword (the table's `extra` column): `alpha` scales
+/// `other` first; `rounding_mode` (`div`) rounds the quotient toward zero (`'trunc'`,
+/// integer operands give an integer result as in PyTorch) or down (`'floor'`, the
+/// `floor_divide` op). Without a value it is the plain op.
+fn binary_extra(
+    py: Python<'_>,
+    a: &Tensor,
+    other: &Bound<'_, PyAny>,
+    op: BinaryOp,
+    (keyword, value): (&str, Option<&Bound<'_, PyAny>>),
+    method: &str,
+) -> PyT {
+    let Some(value) = value.filter(|v| !v.is_none()) else {
+        return bin(py, a, other, op, false);
+    };
+    match keyword {
+        "alpha" => bin(
+            py,
+            a,
+            &scaled_operand(other, Some(value), method)?,
+            op,
+            false,
+        ),
+        "rounding_mode" => {
+            let mode: String = value.extract().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "{method}(): rounding_mode must be None, 'trunc' or 'floor', got {}",
+                    type_name(value)
+                ))
+            })?;
+            match mode.as_str() {
+                "floor" => bin(py, a, other, BinaryOp::FloorDiv, false),
+                "trunc" => trunc_div(py, a, other),
+                _ => Err(PyValueError::new_err(format!(
+                    "{method}(): rounding_mode must be None, 'trunc' or 'floor', got {mode:?}"
+                ))),
+            }
+        }
+        _ => Err(PyRuntimeError::new_err(format!(
+            "internal: {method}() declares an unknown extra keyword {keyword:?}"
+        ))),
+    }
+}
+
+/// `a / b` rounded toward zero; integer operands give their promoted integer dtype (an
+/// integer 0 divisor is refused, as `floor_divide` refuses it).
+fn trunc_div(py: Python<'_>, a: &Tensor, other: &Bound<'_, PyAny>) -> PyT {
+    let (b, number) = crate::python::interop::convert::classified_operand(other, a.dtype())?;
+    let ints = a.dtype().is_int() && b.dtype().is_int();
+    let work = a.numel().max(b.numel());
+    let r = maybe_detach(py, work, || -> crate::Result<Tensor> {
+        if ints {
+            // the floor quotient, moved one up where it rounded a negative quotient down
+            let q = if number {
+                a.binary_with_scalar(&b, BinaryOp::FloorDiv, false)?
+            } else {
+                a.binary(&b, BinaryOp::FloorDiv)?
+            };
+            let rem = if number {
+                a.binary_with_scalar(&b, BinaryOp::Rem, false)?
+            } else {
+                a.binary(&b, BinaryOp::Rem)?
+            };
+            let q_neg = q.binary_raw(&q.scalar_like(0.0), BinaryOp::Lt)?;
+            let inexact = rem.binary_raw(&rem.scalar_like(0.0), BinaryOp::Ne)?;
+            let bump = q_neg
+                .binary_raw(&inexact, BinaryOp::LogicalAnd)?
+                .cast_raw(q.dtype())?;
+            q.binary_raw(&bump, BinaryOp::Add)
+        } else {
+            let q = if number {
+                a.binary_with_scalar(&b, BinaryOp::Div, false)?
+            } else {
+                a.binary(&b, BinaryOp::Div)?
+            };
+            q.unary(UnaryOp::Trunc)
+        }
+    });
+    wrap(py, r.py()?)
+}
+
 /// Whether a failed conversion of `other` should make an operator return
 /// `NotImplemented` (Python then asks `other`'s reflected method): a `TypeError` for
 /// an operand that is neither a number nor a tensor (e.g. a sparse tensor object).
@@ -123,20 +204,43 @@ fn dunder(
 /// that each expansion names one method's keywords).
 macro_rules! binary_bindings {
     ($($v:ident {
-        methods: [$($m:ident),+], dunders: $dunders:tt, kwargs: $kw:tt,
+        methods: [$($m:ident),+], dunders: $dunders:tt, kwargs: $kw:tt, extra: $ex:tt,
         doc: $doc:literal,
         $($rest:tt)*
     })*) => {
         $(
-            $(binary_method!($v, $m, $doc, $kw);)+
+            $(binary_method!($v, $m, $doc, $kw, $ex);)+
             binary_operators!($v, $doc, $dunders);
         )*
     };
 }
 
-/// The method `$m` of op `$v`; `other` may also be given by the keywords `$kw`.
+/// The method `$m` of op `$v`; `other` may also be given by the keywords `$kw`, and the
+/// op's extra torch keyword `$ex` (`alpha`, `rounding_mode`) is handled by
+/// [`binary_extra`].
 macro_rules! binary_method {
-    ($v:ident, $m:ident, $doc:literal, [$($kw:ident),*]) => {
+    ($v:ident, $m:ident, $doc:literal, [$($kw:ident),*], [$ex:ident]) => {
+        #[pymethods]
+        impl PyTensor {
+            #[doc = $doc]
+            #[pyo3(signature = (other=None, name=None, *, $($kw=None,)* $ex=None))]
+            fn $m(
+                &self,
+                py: Python<'_>,
+                other: Option<&Bound<'_, PyAny>>,
+                name: Option<&Bound<'_, PyAny>>,
+                $($kw: Option<&Bound<'_, PyAny>>,)*
+                $ex: Option<&Bound<'_, PyAny>>,
+            ) -> PyT {
+                let _ = name;
+                let method = crate::op_defs::py_name(stringify!($m));
+                let b = operand_arg(other, &[$((stringify!($kw), $kw)),*], method)?;
+                let a = &self.inner();
+                binary_extra(py, a, b, BinaryOp::$v, (stringify!($ex), $ex), method)
+            }
+        }
+    };
+    ($v:ident, $m:ident, $doc:literal, [$($kw:ident),*], []) => {
         #[pymethods]
         impl PyTensor {
             #[doc = $doc]

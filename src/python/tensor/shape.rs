@@ -2,7 +2,7 @@
 
 use crate::dtype::DType;
 use crate::op_defs::{shape_param_of, ShapeOp};
-use crate::python::args::{check_device, operand_arg};
+use crate::python::args::{check_device, operand_arg, scaled_operand};
 use crate::python::dtype::parse_dtype;
 use crate::python::errors::IntoPy;
 use crate::python::interop::convert::operand;
@@ -263,27 +263,33 @@ impl PyTensor {
         let o = operand(other, self.inner().dtype())?;
         self.inner().binary_(&o, BinaryOp::Div, "div_").py()
     }
-    /// In-place `self += other` (Paddle's `y=` also accepted).
-    #[pyo3(signature = (other=None, *, y=None))]
+    /// In-place `self += other` (Paddle's `y=` also accepted; torch's `alpha=` scales
+    /// `other` first).
+    #[pyo3(signature = (other=None, *, y=None, alpha=None))]
     fn add_(
         slf: Py<Self>,
         py: Python<'_>,
         other: Option<&Bound<'_, PyAny>>,
         y: Option<&Bound<'_, PyAny>>,
+        alpha: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<Self>> {
         let other = operand_arg(other, &[("y", y)], "add_")?;
-        inplace(py, slf, other, BinaryOp::Add, "add_")
+        let other = scaled_operand(other, alpha, "add_")?;
+        inplace(py, slf, &other, BinaryOp::Add, "add_")
     }
-    /// In-place `self -= other` (Paddle's `y=` also accepted).
-    #[pyo3(signature = (other=None, *, y=None))]
+    /// In-place `self -= other` (Paddle's `y=` also accepted; torch's `alpha=` scales
+    /// `other` first).
+    #[pyo3(signature = (other=None, *, y=None, alpha=None))]
     fn sub_(
         slf: Py<Self>,
         py: Python<'_>,
         other: Option<&Bound<'_, PyAny>>,
         y: Option<&Bound<'_, PyAny>>,
+        alpha: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<Self>> {
         let other = operand_arg(other, &[("y", y)], "sub_")?;
-        inplace(py, slf, other, BinaryOp::Sub, "sub_")
+        let other = scaled_operand(other, alpha, "sub_")?;
+        inplace(py, slf, &other, BinaryOp::Sub, "sub_")
     }
     /// In-place `self *= other` (Paddle's `y=` also accepted).
     #[pyo3(signature = (other=None, *, y=None))]
