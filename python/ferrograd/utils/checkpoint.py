@@ -12,12 +12,14 @@ original graph, so ``create_graph=True`` and nested regions differentiate as wit
 checkpointing.
 
 Recomputation does only what backward cannot get otherwise. A saved tensor that is the
-region's own input or one of its outputs, unchanged when backward needs it, is served
-as it is (an output is kept until the node that saved it is freed, as
-a plain save of it is: in a chain of regions it is the next region's input, alive
-anyway); parameters are saved as they are (they stay alive anyway); and the recomputation
-stops as soon as every handle that still needs a tensor has one (PyTorch's early stop),
-so the ops after the last needed save do not run again.
+region's own input, unchanged when backward needs it, is served as it is (the region
+keeps its inputs); so is one of its outputs while the caller still holds that output
+object, unchanged (in a chain of regions it is the next region's input, held by it).
+Outputs are held weakly: once the caller drops one, its memory is freed at once, and
+backward recomputes the part of the region that produces it. Parameters are saved as
+they are (they stay alive anyway); and the recomputation stops as soon as every handle
+that still needs a tensor has one (PyTorch's early stop), so the ops after the last
+needed save do not run again.
 """
 
 from __future__ import annotations
@@ -100,13 +102,66 @@ class _Handle:
     """One tensor saved in a checkpointed region: no data until recomputation fills
     ``value``; freed with the node that saved it."""
 
-    __slots__ = ("frame", "index", "value", "output", "__weakref__")
+    __slots__ = ("frame", "index", "value", "output", "kept", "__weakref__")
 
     def __init__(self, frame: _Frame, index: int) -> None:
         self.frame, self.index, self.value = frame, index, None
-        # the region's output this handle saved (kept like a plain save of it: until
-        # the node that saved it is freed)
-        self.output: Any = None
+        # a weak reference to the region's output object this handle saved, if any:
+        # served while the caller holds it, recomputed once the caller has dropped it
+        self.output: weakref.ref | None = None
+        # that output's data, given by _relay when the later region that took the output
+        # as its input is freed: kept until this handle's node has run, as a plain save
+        self.kept: Any = None
+
+
+# The region outputs that handles refer to weakly, by object id: (a weak reference to the
+# output, weak references to the handles that saved it). A later region that takes such
+# an output as its input holds it strongly; when that region's frame is freed (in
+# backward: once its nodes have run), _relay gives the output's data to the handles
+# still waiting for it, so that the region that produced it is not recomputed for it.
+_weak_outputs: dict[int, tuple[weakref.ref, list[weakref.ref]]] = {}
+_weak_outputs_lock = threading.RLock()  # reentrant: a weak callback may run inside (gc)
+
+
+def _forget(key: int) -> Callable[[weakref.ref], None]:
+    def drop(ref: weakref.ref) -> None:
+        with _weak_outputs_lock:
+            entry = _weak_outputs.get(key)
+            if entry is not None and entry[0] is ref:
+                del _weak_outputs[key]
+
+    return drop
+
+
+def _register_output(out: Any, handle: _Handle) -> None:
+    """Makes ``handle`` refer weakly to the region output ``out`` (TypeError if ``out``
+    takes no weak references)."""
+    key = id(out)
+    with _weak_outputs_lock:
+        entry = _weak_outputs.get(key)
+        if entry is None or entry[0]() is not out:
+            entry = (weakref.ref(out, _forget(key)), [])
+            _weak_outputs[key] = entry
+        entry[1].append(weakref.ref(handle))
+    handle.output = entry[0]
+
+
+def _relay(tensors: list) -> None:
+    """Called when a frame whose inputs include region outputs is freed: the handles
+    that saved those outputs keep their data from now on (until their nodes run)."""
+    for t in tensors:
+        with _weak_outputs_lock:
+            entry = _weak_outputs.get(id(t))
+            if entry is None or entry[0]() is not t:
+                continue
+            refs = list(entry[1])
+        data = None
+        for ref in refs:
+            h = ref()
+            if h is not None and h.kept is None:
+                if data is None:
+                    data = t.detach()  # data only: no cycle node -> handle -> output -> node
+                h.kept = data
 
 
 def _region_name(fn: Any) -> str:
@@ -131,13 +186,21 @@ class _Frame:
         # the saved tensors themselves, only until the forward ends (finish_forward)
         self.pending: list[Any] = []
         # index -> (key, where): a saved tensor that is an input (int: its position in
-        # args) or an output (None: the handle keeps it) of the region, served as it is
+        # args) or an output (None: the handle refers to it weakly) of the region, served
+        # as it is while it is alive and unchanged
         self.sources: dict[int, tuple[tuple, Any]] = {}
         # index -> the later indices that saved the same view (one recomputed tensor
         # fills them all, so the recomputation can stop at the first)
         self.aliases: dict[int, list[int]] = {}
         self.forward_done = False
         self.lock = threading.RLock()
+        outputs_taken = [
+            a
+            for a in (*args, *kwargs.values())
+            if isinstance(a, _core.Tensor) and id(a) in _weak_outputs
+        ]
+        if outputs_taken:  # earlier regions' outputs, held by this frame until it is freed
+            weakref.finalize(self, _relay, outputs_taken).atexit = False
 
     def pack(self, t: Any) -> _Handle:
         h = _Handle(self, len(self.specs))
@@ -167,10 +230,16 @@ class _Frame:
             if k in inputs:
                 self.sources[i] = (k, inputs[k])
             elif k in outputs and (h := self.handles[i]()) is not None:
-                # its data only: the output itself would tie the node that saved it to
-                # itself (node -> handle -> output -> node), a cycle nothing collects
-                h.output = outputs[k].detach()
-                self.sources[i] = (k, None)
+                # weakly: holding the output would keep one activation per region that
+                # nothing else needs (the last region's output once the loss is computed)
+                # and tie the node that saved it to itself (node -> handle -> output ->
+                # node), a cycle nothing collects
+                try:
+                    _register_output(outputs[k], h)
+                except TypeError:  # an output type without weak references: recompute it
+                    pass
+                else:
+                    self.sources[i] = (k, None)
             if k in first:
                 self.aliases.setdefault(first[k], []).append(i)
             else:
@@ -180,19 +249,22 @@ class _Frame:
 
     def served(self, i: int) -> Any:
         """Saved tensor ``i`` without recomputing, if it is an input of the region or an
-        output still alive and unchanged; else None."""
+        output the caller still holds, unchanged; else None."""
         src = self.sources.get(i)
         if src is None:
             return None
         key, where = src
         if where is None:
             h = self.handles[i]()
-            t = None if h is None else h.output
+            t = None if h is None else h.kept
+            if t is None and h is not None and h.output is not None:
+                t = h.output()
         else:
             t = self.args[where]
         if t is None or _view_key(t) != key:
-            return None  # changed in place since: recompute it
-        return t
+            return None  # dropped by the caller, or changed in place since: recompute it
+        # an output detached: the engine re-attaches it to the node that saved it
+        return t.detach() if where is None else t
 
     def check_inputs(self) -> None:
         for i, a, v in self.versions:
