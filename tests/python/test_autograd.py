@@ -1254,9 +1254,10 @@ class TestGradFunction:
         with pytest.raises(RuntimeError, match="element 0 .*does not require grad"):
             fg.grad(fg.tensor([1.0]), x)
 
-    def test_batched_grads_not_supported(self):
+    def test_batched_grads_need_grad_outputs(self):
+        # (the batched results themselves: test_grad_batched.py)
         x = leaf()
-        with pytest.raises(NotImplementedError, match="is_grads_batched"):
+        with pytest.raises(RuntimeError, match="is_grads_batched=True.*grad_outputs"):
             fg.grad((x * x).sum(), x, is_grads_batched=True)
 
     def test_works_under_no_grad(self):
