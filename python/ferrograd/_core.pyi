@@ -817,6 +817,9 @@ class Tensor:
         """Views of ``x`` split along ``dim``: into ``n`` nearly equal parts (an int: the first ..."""
     def vdot(x, y: Any) -> Tensor:
         """Dot product of two 1-d tensors, conjugating the first when complex."""
+    def nextafter(x, y: Any, name: Any = None) -> Tensor:
+        """The next floating-point value after each element toward ``y`` (not
+        differentiable: backward raises ``NotImplementedError``)."""
     def vsplit(x, indices_or_sections: Any) -> tuple[Tensor, ...]:
         """``tensor_split`` along dimension 0 of a tensor with at least 2 dimensions."""
     def where(self, condition: Any, y: Any) -> Tensor:

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from . import _core
+from .autograd.py_layer import Function
 
 Tensor = _core.Tensor
 
@@ -269,24 +270,16 @@ def _nextafter_values(x: Tensor, y: Tensor) -> Tensor:
     return _core.tensor(np.nextafter(x.numpy(), y.numpy()))
 
 
-def _nextafter_node() -> Any:
-    from .autograd.py_layer import Function
+class Nextafter(Function):
+    """``nextafter``'s node: not differentiable, so its backward raises."""
 
-    class Nextafter(Function):
-        """``nextafter``'s node: not differentiable, so its backward raises."""
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, y: Tensor) -> Tensor:
+        return _nextafter_values(x, y)
 
-        @staticmethod
-        def forward(ctx: Any, x: Tensor, y: Tensor) -> Tensor:
-            return _nextafter_values(x, y)
-
-        @staticmethod
-        def backward(ctx: Any, grad: Tensor) -> Any:
-            raise NotImplementedError("the derivative for 'nextafter' is not implemented.")
-
-    return Nextafter
-
-
-_NEXTAFTER: list[Any] = []
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Any:
+        raise NotImplementedError("the derivative for 'nextafter' is not implemented.")
 
 
 def nextafter(x: Tensor, y: Any, name: Any = None) -> Tensor:
@@ -303,9 +296,7 @@ def nextafter(x: Tensor, y: Any, name: Any = None) -> Tensor:
         )
     if not (x.requires_grad or y.requires_grad) or not _core.is_grad_enabled():
         return _nextafter_values(x, y)
-    if not _NEXTAFTER:
-        _NEXTAFTER.append(_nextafter_node())
-    return _NEXTAFTER[0].apply(x, y)
+    return Nextafter.apply(x, y)
 
 
 def install_tensor_methods() -> None:

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from . import _core
+from .autograd.py_layer import Function
 
 Tensor = _core.Tensor
 
@@ -63,42 +64,31 @@ def var_mean(
         corr = float(correction)
     else:
         corr = 0.0 if unbiased is False else 1.0
-    return _var_mean_node().apply(x, d, kw, corr)
+    return VarMean.apply(x, d, kw, corr)
 
 
-_VAR_MEAN: list[Any] = []
+class VarMean(Function):
+    """``var_mean``'s node: ``(var, mean)`` of ``x`` over ``d``; its backward sums both
+    outputs' contributions, ``gvar * 2 (x - mean) / (n - correction) + gmean / n``, from
+    ``x`` itself (so gradients of gradients are exact)."""
 
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, d: Any, kw: dict[str, Any], corr: float) -> Any:
+        ctx.save_for_backward(x)
+        ctx.d, ctx.corr = d, corr
+        return x.var(d, **kw), x.mean(d, keepdim=kw["keepdim"])
 
-def _var_mean_node() -> Any:
-    if _VAR_MEAN:
-        return _VAR_MEAN[0]
-    from .autograd.py_layer import Function
-
-    class VarMean(Function):
-        """``var_mean``'s node: ``(var, mean)`` of ``x`` over ``d``; its backward sums
-        both outputs' contributions, ``gvar * 2 (x - mean) / (n - correction) +
-        gmean / n``, from ``x`` itself (so gradients of gradients are exact)."""
-
-        @staticmethod
-        def forward(ctx: Any, x: Tensor, d: Any, kw: dict[str, Any], corr: float) -> Any:
-            ctx.save_for_backward(x)
-            ctx.d, ctx.corr = d, corr
-            return x.var(d, **kw), x.mean(d, keepdim=kw["keepdim"])
-
-        @staticmethod
-        def backward(ctx: Any, gvar: Tensor, gmean: Tensor) -> Any:
-            (x,) = ctx.saved_tensors
-            mean_k = x.mean(ctx.d, keepdim=True)
-            n = x.numel() // max(mean_k.numel(), 1)
-            shape_k = list(mean_k.shape)
-            denom = n - ctx.corr
-            scale = 2.0 / denom if denom != 0 else math.inf
-            gx = gvar.reshape(shape_k) * scale * (x - mean_k)
-            gx = gx + gmean.reshape(shape_k) / max(n, 1)
-            return gx, None, None, None
-
-    _VAR_MEAN.append(VarMean)
-    return VarMean
+    @staticmethod
+    def backward(ctx: Any, gvar: Tensor, gmean: Tensor) -> Any:
+        (x,) = ctx.saved_tensors
+        mean_k = x.mean(ctx.d, keepdim=True)
+        n = x.numel() // max(mean_k.numel(), 1)
+        shape_k = list(mean_k.shape)
+        denom = n - ctx.corr
+        scale = 2.0 / denom if denom != 0 else math.inf
+        gx = gvar.reshape(shape_k) * scale * (x - mean_k)
+        gx = gx + gmean.reshape(shape_k) / max(n, 1)
+        return gx, None, None, None
 
 
 def std_mean(
