@@ -4,7 +4,7 @@ use crate::autograd::engine::{self, BackwardOptions};
 use crate::autograd::node::Edge;
 use crate::python::autograd::dropin::grad_argument_error;
 use crate::python::autograd::grad_batched::{batched_grads, grad_batched, zeros_for};
-use crate::python::autograd::grad_edges::{backward_inputs, items, Item};
+use crate::python::autograd::grad_edges::{backward_inputs, grad_items, items, Item};
 use crate::python::errors::IntoPy;
 use crate::python::interop::convert::operand;
 use crate::python::tensor::class::{wrap, PyTensor};
@@ -62,30 +62,6 @@ fn tensor_list(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Tensor>> {
         "{what} must be a Tensor or a sequence of Tensors, got {}",
         obj.get_type().name()?
     )))
-}
-
-/// The per-root gradient arguments: one per root (None where not given).
-pub(crate) fn grad_items<'py>(
-    grads: Option<&Bound<'py, PyAny>>,
-    n: usize,
-) -> PyResult<Vec<Option<Bound<'py, PyAny>>>> {
-    let items: Vec<Option<Bound<'_, PyAny>>> = match grads {
-        None => vec![None; n],
-        Some(g) if g.is_none() => vec![None; n],
-        Some(g) if g.cast::<PyTensor>().is_ok() => vec![Some(g.clone())],
-        Some(g) => g
-            .try_iter()?
-            .map(|x| x.map(Some))
-            .collect::<PyResult<_>>()?,
-    };
-    if items.len() != n {
-        return Err(grad_argument_error(format!(
-            "got {} gradients for {} outputs; pass one gradient (or None) per output",
-            items.len(),
-            n
-        )));
-    }
-    Ok(items)
 }
 
 /// Reads the optional per-root gradients (`likes`: each root's shape and dtype).

@@ -8,7 +8,7 @@
 use crate::autograd::engine::{self, BackwardOptions};
 use crate::autograd::node::Edge;
 use crate::error::{Error, Result};
-use crate::python::autograd::backward::grad_items;
+use crate::python::autograd::grad_edges::grad_items;
 use crate::python::errors::IntoPy;
 use crate::python::interop::convert::operand;
 use crate::tensor::Tensor;

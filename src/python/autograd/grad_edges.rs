@@ -189,3 +189,27 @@ pub fn _gradient_edge(py: Python<'_>, t: &Bound<'_, PyTensor>) -> PyResult<(Py<P
         )),
     }
 }
+
+/// The per-root gradient arguments: one per root (None where not given).
+pub(crate) fn grad_items<'py>(
+    grads: Option<&Bound<'py, PyAny>>,
+    n: usize,
+) -> PyResult<Vec<Option<Bound<'py, PyAny>>>> {
+    let items: Vec<Option<Bound<'_, PyAny>>> = match grads {
+        None => vec![None; n],
+        Some(g) if g.is_none() => vec![None; n],
+        Some(g) if g.cast::<PyTensor>().is_ok() => vec![Some(g.clone())],
+        Some(g) => g
+            .try_iter()?
+            .map(|x| x.map(Some))
+            .collect::<PyResult<_>>()?,
+    };
+    if items.len() != n {
+        return Err(grad_argument_error(format!(
+            "got {} gradients for {} outputs; pass one gradient (or None) per output",
+            items.len(),
+            n
+        )));
+    }
+    Ok(items)
+}
