@@ -93,6 +93,7 @@ from . import regularizer as regularizer  # noqa: E402
 from . import special as special  # noqa: E402  (torch.special)
 from . import utils as utils  # noqa: E402  (data loading; activation checkpointing)
 from . import version as version  # noqa: E402
+from ._paddle_grad import grad as grad  # noqa: E402  (paddle.grad)
 from .distributed import DataParallel as DataParallel  # noqa: E402
 from .hapi import Model as Model  # noqa: E402
 from .hapi import callbacks as callbacks  # noqa: E402
@@ -101,7 +102,6 @@ from .nn.summary import summary as summary  # noqa: E402
 from .serialization import load as load  # noqa: E402
 from .serialization import save as save  # noqa: E402
 
-grad = autograd.grad
 cat = concat
 
 # PyTorch dtype spellings

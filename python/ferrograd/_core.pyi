@@ -202,6 +202,14 @@ class AccumulateGrad:
     @property
     def next_functions(self) -> tuple[()]:
         """No further nodes."""
+    def register_prehook(self, hook: Callable[[tuple[Tensor | None, ...]], Any]) -> RemovableHandle:
+        """Registers ``hook(grad_outputs)``, run before the gradient is accumulated (after
+        the tensor's own hooks); a returned 1-tuple replaces the gradient."""
+    def register_hook(
+        self, hook: Callable[[tuple[Tensor | None, ...], tuple[Tensor | None, ...]], Any]
+    ) -> RemovableHandle:
+        """Registers ``hook((), grad_outputs)``, run after the accumulation and the
+        post-accumulate-grad hooks."""
 
 @final
 class RemovableHandle:
@@ -827,6 +835,9 @@ class Tensor:
         """Views of ``x`` split along ``dim``: into ``n`` nearly equal parts (an int: the first ..."""
     def vdot(x, y: Any) -> Tensor:
         """Dot product of two 1-d tensors, conjugating the first when complex."""
+    def nextafter(x, y: Any, name: Any = None) -> Tensor:
+        """The next floating-point value after each element toward ``y`` (not
+        differentiable: backward raises ``NotImplementedError``)."""
     def vsplit(x, indices_or_sections: Any) -> tuple[Tensor, ...]:
         """``tensor_split`` along dimension 0 of a tensor with at least 2 dimensions."""
     def where(self, condition: Any, y: Any) -> Tensor:
@@ -2516,17 +2527,23 @@ def where(
 # ---- autograd -----------------------------------------------------------------------
 
 def backward(
-    tensors: Tensor | Sequence[Tensor],
+    tensors: Tensor | Any | Sequence[Tensor | Any],
     grad_tensors: Tensor | Sequence[_Operand | None] | None = None,
     retain_graph: _bool | None = None,
     create_graph: _bool = False,
+    inputs: Tensor | Any | Sequence[Tensor | Any] | None = None,
 ) -> None:
-    """Accumulates gradients of ``tensors`` into the leaves' ``.grad``."""
+    """Accumulates gradients of ``tensors`` into the leaves' ``.grad`` (with ``inputs``:
+    into those tensors' ``.grad`` only). ``tensors`` and ``inputs`` may hold
+    ``GradientEdge``s."""
+
+def _gradient_edge(t: Tensor) -> tuple[Node | AccumulateGrad, _int]:
+    """``(node, output_nr)`` of ``t``'s gradient edge (``get_gradient_edge``)."""
 
 @overload
 def grad(
-    outputs: Tensor | Sequence[Tensor],
-    inputs: Tensor | Sequence[Tensor],
+    outputs: Tensor | Any | Sequence[Tensor | Any],
+    inputs: Tensor | Any | Sequence[Tensor | Any],
     grad_outputs: Tensor | Sequence[_Operand | None] | None = None,
     retain_graph: _bool | None = None,
     create_graph: _bool = False,
@@ -2536,12 +2553,14 @@ def grad(
     materialize_grads: _bool = False,
     is_grads_batched: Literal[False] = False,
 ) -> tuple[Tensor, ...]:
-    """Gradients of ``outputs`` w.r.t. ``inputs``, returned without touching ``.grad``."""
+    """Gradients of ``outputs`` w.r.t. ``inputs``, returned without touching ``.grad``
+    (either may hold ``GradientEdge``s; ``is_grads_batched``: the first dimension of each
+    grad_output is a batch, one backward pass per sample, results stacked)."""
 
 @overload
 def grad(
-    outputs: Tensor | Sequence[Tensor],
-    inputs: Tensor | Sequence[Tensor],
+    outputs: Tensor | Any | Sequence[Tensor | Any],
+    inputs: Tensor | Any | Sequence[Tensor | Any],
     grad_outputs: Tensor | Sequence[_Operand | None] | None = None,
     retain_graph: _bool | None = None,
     create_graph: _bool = False,
@@ -2549,7 +2568,7 @@ def grad(
     allow_unused: _bool | None = None,
     no_grad_vars: Tensor | Sequence[Tensor] | None = None,
     materialize_grads: _bool = False,
-    is_grads_batched: Literal[False] = False,
+    is_grads_batched: _bool = False,
 ) -> tuple[Tensor | None, ...]: ...
 def is_grad_enabled() -> _bool:
     """True when ops on this thread record history."""

@@ -82,6 +82,7 @@ from ._ops_more_math import isreal as isreal
 from ._ops_more_math import logit as logit
 from ._ops_more_math import logspace as logspace
 from ._ops_more_math import msort as msort
+from ._ops_more_math import nextafter as nextafter
 from ._ops_more_math import positive as positive
 from ._ops_more_math import select as select
 from ._ops_more_math import tril_indices as tril_indices
@@ -195,6 +196,7 @@ __all__ = [
     "is_floating_point",
     "is_nonzero",
     "isin",
+    "nextafter",
     "isreal",
     "logit",
     "logspace",

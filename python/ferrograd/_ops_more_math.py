@@ -1,8 +1,9 @@
 """Everyday module functions composed of other ops: ``addcmul``/``addcdiv``,
 ``clamp_min``/``clamp_max``, ``logit``, ``positive``, ``isin``, ``argwhere``, ``msort``,
 ``vdot``, ``logspace``, ``tril_indices``/``triu_indices``, ``vander``, ``diagflat``,
-``select``, ``broadcast_shapes``, ``isreal``, ``is_floating_point``, ``is_nonzero``.
-Differentiable where the peers' are (through the ops they are made of)."""
+``select``, ``broadcast_shapes``, ``isreal``, ``is_floating_point``, ``is_nonzero``,
+``nextafter``. Differentiable where the peers' are (through the ops they are made of);
+``nextafter`` records a node whose backward raises ``NotImplementedError``, as PyTorch's."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from . import _core
+from .autograd.py_layer import Function
 
 Tensor = _core.Tensor
 
@@ -30,6 +32,7 @@ __all__ = [
     "logit",
     "logspace",
     "msort",
+    "nextafter",
     "positive",
     "select",
     "tril_indices",
@@ -263,6 +266,39 @@ def _fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor
     return self.masked_fill_(_core.tensor(mask), fill_value)
 
 
+def _nextafter_values(x: Tensor, y: Tensor) -> Tensor:
+    return _core.tensor(np.nextafter(x.numpy(), y.numpy()))
+
+
+class Nextafter(Function):
+    """``nextafter``'s node: not differentiable, so its backward raises."""
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, y: Tensor) -> Tensor:
+        return _nextafter_values(x, y)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Any:
+        raise NotImplementedError("the derivative for 'nextafter' is not implemented.")
+
+
+def nextafter(x: Tensor, y: Any, name: Any = None) -> Tensor:
+    """The next floating-point value after each element of ``x`` toward the matching
+    element of ``y`` (broadcast; both peers). Not differentiable: when an input requires
+    grad the result records a node whose backward raises ``NotImplementedError``
+    ("the derivative for 'nextafter' is not implemented."), as PyTorch's does."""
+    if not isinstance(y, Tensor):
+        y = _core.tensor(y, dtype=x.dtype)
+    if not x.is_floating_point() or x.dtype != y.dtype:
+        raise TypeError(
+            f"nextafter: x and y must be floating-point tensors of one dtype, got {x.dtype} "
+            f"and {y.dtype}; cast one of them"
+        )
+    if not (x.requires_grad or y.requires_grad) or not _core.is_grad_enabled():
+        return _nextafter_values(x, y)
+    return Nextafter.apply(x, y)
+
+
 def install_tensor_methods() -> None:
     """Adds the ``Tensor`` methods of this module, of ``_ops_stack_split`` and of
     ``_ops_stats`` (PyTorch's method spellings), plus ``new_empty`` /
@@ -273,6 +309,7 @@ def install_tensor_methods() -> None:
 
     T: Any = Tensor
     fs: tuple[Any, ...] = (addcmul, addcdiv, logit, msort, argwhere, isreal, positive, vdot)
+    fs += (nextafter,)
     fs += (
         ss.tensor_split,
         ss.hsplit,

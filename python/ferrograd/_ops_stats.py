@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from . import _core
+from .autograd.py_layer import Function
 
 Tensor = _core.Tensor
 
@@ -48,14 +49,46 @@ def var_mean(
     axis: Any = None,
 ) -> tuple[Tensor, Tensor]:
     """``(var, mean)`` over ``dim`` (all elements by default); ``correction`` /
-    ``unbiased`` as for ``var``."""
+    ``unbiased`` as for ``var``. When ``x`` requires grad both come from one graph node
+    with two outputs, as PyTorch's ``VarMeanBackward0`` (a pre-hook on it sees both
+    gradients)."""
     d = _dim_kw(dim, axis)
     kw: dict[str, Any] = {"keepdim": keepdim}
     if correction is not None:
         kw["correction"] = correction
     elif unbiased is not None:
         kw["unbiased"] = unbiased
-    return x.var(d, **kw), x.mean(d, keepdim=keepdim)
+    if not (x.requires_grad and _core.is_grad_enabled()):
+        return x.var(d, **kw), x.mean(d, keepdim=keepdim)
+    if correction is not None:
+        corr = float(correction)
+    else:
+        corr = 0.0 if unbiased is False else 1.0
+    return VarMean.apply(x, d, kw, corr)
+
+
+class VarMean(Function):
+    """``var_mean``'s node: ``(var, mean)`` of ``x`` over ``d``; its backward sums both
+    outputs' contributions, ``gvar * 2 (x - mean) / (n - correction) + gmean / n``, from
+    ``x`` itself (so gradients of gradients are exact)."""
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, d: Any, kw: dict[str, Any], corr: float) -> Any:
+        ctx.save_for_backward(x)
+        ctx.d, ctx.corr = d, corr
+        return x.var(d, **kw), x.mean(d, keepdim=kw["keepdim"])
+
+    @staticmethod
+    def backward(ctx: Any, gvar: Tensor, gmean: Tensor) -> Any:
+        (x,) = ctx.saved_tensors
+        mean_k = x.mean(ctx.d, keepdim=True)
+        n = x.numel() // max(mean_k.numel(), 1)
+        shape_k = list(mean_k.shape)
+        denom = n - ctx.corr
+        scale = 2.0 / denom if denom != 0 else math.inf
+        gx = gvar.reshape(shape_k) * scale * (x - mean_k)
+        gx = gx + gmean.reshape(shape_k) / max(n, 1)
+        return gx, None, None, None
 
 
 def std_mean(

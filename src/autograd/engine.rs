@@ -3,9 +3,10 @@
 //! node returns, leaf accumulation, and `grad()` over the part of the graph that matters.
 
 use crate::autograd::grad_mode::GradModeGuard;
-use crate::autograd::leaf_grad::accumulate_into_leaf;
+use crate::autograd::leaf_grad::{accumulate_into_leaf, finish_leaf};
 use crate::autograd::node::{Edge, NodeRef};
-use crate::autograd::pass_targets::{Blocked, PtrMap, Targets};
+pub use crate::autograd::pass_targets::{input_edge, root_edge, root_edges};
+use crate::autograd::pass_targets::{input_targets, tensor_edges, Blocked, PtrMap, Targets};
 use crate::autograd::validate::validate_outputs;
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
@@ -49,25 +50,38 @@ fn add_into(slot: &mut Option<Tensor>, g: Tensor) -> Result<()> {
     Ok(())
 }
 
-fn run_hooks(hooks: &[crate::autograd::node::GradHook], mut g: Tensor) -> Result<Tensor> {
-    for h in hooks {
-        if let Some(replacement) = h(Some(&g))? {
-            g = replacement;
-        }
-    }
-    Ok(g)
-}
-
 /// Runs backward from `roots` with gradients `root_grads` (one per root).
 pub fn backward(roots: &[Tensor], root_grads: Vec<Tensor>, opts: BackwardOptions) -> Result<()> {
-    run(
-        roots,
-        root_grads,
-        Targets::AllLeaves,
-        &Blocked::default(),
-        opts,
-    )
-    .map(|_| ())
+    backward_edges(root_edges(roots)?, root_grads, None, opts)
+}
+
+/// Runs backward from the gradient edges `roots` (a tensor's is
+/// [`Tensor::gradient_edge`]; PyTorch's `GradientEdge`). With `inputs`, only those
+/// tensors' `.grad` change (`backward(inputs=)`): a leaf among them accumulates with its
+/// hooks as in a full pass, a non-leaf keeps the gradient that reached it after its
+/// tensor hooks (as `retain_grad` would), and the nodes of non-leaf inputs run; an input
+/// the roots do not reach keeps its `.grad`.
+pub fn backward_edges(
+    roots: Vec<Edge>,
+    root_grads: Vec<Tensor>,
+    inputs: Option<&[Tensor]>,
+    opts: BackwardOptions,
+) -> Result<()> {
+    let blocked = Blocked::default();
+    let Some(inputs) = inputs else {
+        return run(roots, root_grads, Targets::AllLeaves, &blocked, opts).map(|_| ());
+    };
+    let edges = tensor_edges(inputs, "backward(inputs=)")?;
+    let targets = input_targets(&edges, true)?;
+    let captured = run(roots, root_grads, targets, &blocked, opts)?;
+    for (t, g) in inputs.iter().zip(captured) {
+        let t = t.current();
+        // (a tensor that retains its gradient got it during the pass already)
+        if let Some(g) = g.filter(|_| !t.meta().retains_grad) {
+            accumulate_into_leaf(&t, g, opts.create_graph)?;
+        }
+    }
+    Ok(())
 }
 
 /// Returns the gradients of `roots` (weighted by `root_grads`) with respect to `inputs`,
@@ -89,44 +103,35 @@ pub fn grad_blocking(
     blocked: &[Tensor],
     opts: BackwardOptions,
 ) -> Result<Vec<Option<Tensor>>> {
-    let mut nodes: PtrMap<Vec<(usize, usize)>> = PtrMap::default();
-    let mut leaves: PtrMap<Vec<usize>> = PtrMap::default();
-    for (k, t) in inputs.iter().enumerate() {
-        match t.gradient_edge() {
-            Edge::None => {
-                return Err(Error::runtime(format!(
-                    "grad(): input {k} does not require grad, so it has no gradient; set \
-                     requires_grad=True (stop_gradient=False) on it before computing the outputs"
-                )))
-            }
-            Edge::Leaf(l) => leaves.entry(l.id()).or_default().push(k),
-            Edge::Node { node, input_nr } => {
-                nodes.entry(node.id()).or_default().push((input_nr, k))
-            }
-        }
-    }
-    run(
-        roots,
-        root_grads,
-        Targets::Inputs {
-            nodes,
-            leaves,
-            count: inputs.len(),
-        },
-        &Blocked::new(blocked),
-        opts,
-    )
+    let inputs = tensor_edges(inputs, "grad()")?;
+    grad_edges(root_edges(roots)?, root_grads, &inputs, blocked, opts)
+}
+
+/// [`grad_blocking`] from gradient edges to gradient edges (PyTorch's `GradientEdge`s
+/// as `outputs` / `inputs`): the gradient that flows along each input edge.
+pub fn grad_edges(
+    roots: Vec<Edge>,
+    root_grads: Vec<Tensor>,
+    inputs: &[Edge],
+    blocked: &[Tensor],
+    opts: BackwardOptions,
+) -> Result<Vec<Option<Tensor>>> {
+    let targets = input_targets(inputs, false)?;
+    run(roots, root_grads, targets, &Blocked::new(blocked), opts)
 }
 
 /// One pass, then the callbacks its hooks queued (`queue_callback`), if it succeeded.
 /// A pass nested deep inside custom backwards continues on a fresh thread (`reentry`).
+/// The thread's saved-tensor hook stack is restored when the pass ends: hooks entered
+/// (or left) inside a hook during backward do not outlive it, as in PyTorch.
 fn run(
-    roots: &[Tensor],
+    roots: Vec<Edge>,
     root_grads: Vec<Tensor>,
     targets: Targets,
     blocked: &Blocked,
     opts: BackwardOptions,
 ) -> Result<Vec<Option<Tensor>>> {
+    let _hooks = crate::autograd::saved::HookStackGuard::new();
     super::reentry::nested(move || {
         let frame = crate::autograd::callbacks::CallbackFrame::begin();
         let out = run_pass(roots, root_grads, targets, blocked, opts)?;
@@ -136,14 +141,13 @@ fn run(
 }
 
 fn run_pass(
-    roots: &[Tensor],
+    root_edges: Vec<Edge>,
     root_grads: Vec<Tensor>,
     targets: Targets,
     blocked: &Blocked,
     opts: BackwardOptions,
 ) -> Result<Vec<Option<Tensor>>> {
     let _mode = GradModeGuard::new(opts.create_graph);
-    let root_edges = root_edges(roots)?;
     let mut graph = discover(&root_edges, blocked)?;
     compute_dependencies(&mut graph, &targets, blocked);
     let ready = seed_roots(&mut graph, &root_edges, root_grads)?;
@@ -167,23 +171,6 @@ struct GraphTask {
 struct Ready {
     nodes: BinaryHeap<(u64, u32)>,
     leaves: Vec<usize>,
-}
-
-/// The gradient edge of each root; an error names the first root that needs no grad.
-fn root_edges(roots: &[Tensor]) -> Result<Vec<Edge>> {
-    let mut root_edges = Vec::with_capacity(roots.len());
-    for (i, r) in roots.iter().enumerate() {
-        let e = r.gradient_edge();
-        if !e.is_some() {
-            return Err(Error::runtime(format!(
-                "element {i} of the tensors to differentiate does not require grad and has no \
-                 grad_fn: nothing that requires grad was used to compute it (set \
-                 requires_grad=True / stop_gradient=False on the inputs first)"
-            )));
-        }
-        root_edges.push(e);
-    }
-    Ok(root_edges)
 }
 
 fn new_leaf(l: &Tensor) -> LeafState {
@@ -274,10 +261,16 @@ fn compute_dependencies(g: &mut GraphTask, targets: &Targets, blocked: &Blocked)
                 Edge::None => {}
             }
         }
-        let is_target =
-            matches!(targets, Targets::Inputs { nodes, .. } if nodes.contains_key(&st.node.id()));
+        let (is_target, runs_as_target) = match targets {
+            Targets::Inputs {
+                nodes, accumulate, ..
+            } if nodes.contains_key(&st.node.id()) => (true, *accumulate),
+            _ => (false, false),
+        };
         let st = &mut g.states[i as usize];
-        st.execute = execute;
+        // `backward(inputs=)` runs the node of a non-leaf input, as PyTorch's engine does
+        // (its node hooks fire; what it computes goes nowhere that is not wanted)
+        st.execute = execute || runs_as_target;
         st.reaches = execute || is_target;
     }
     for &i in &g.post {
@@ -368,13 +361,14 @@ fn execute(
     };
     loop {
         for lid in ready.leaves.drain(..) {
-            finish_leaf(
-                &mut g.leaves,
-                lid,
-                targets,
-                &mut captured,
-                opts.create_graph,
-            )?;
+            if let Some(LeafState {
+                leaf,
+                buffer: Some(grad),
+                ..
+            }) = g.leaves.remove(&lid)
+            {
+                finish_leaf(&leaf, grad, targets, &mut captured, opts.create_graph)?;
+            }
         }
         let Some((_, i)) = ready.nodes.pop() else {
             break;
@@ -540,59 +534,6 @@ fn insert_state(
         execute: false,
     });
     Ok(i)
-}
-
-fn finish_leaf(
-    leaves: &mut PtrMap<LeafState>,
-    lid: usize,
-    targets: &Targets,
-    captured: &mut [Option<Tensor>],
-    create_graph: bool,
-) -> Result<()> {
-    let Some(ls) = leaves.remove(&lid) else {
-        return Ok(());
-    };
-    let Some(g) = ls.buffer else { return Ok(()) };
-    // A leaf whose Python object was re-pointed since this graph was recorded
-    // (`x.data = y`): its gradient, hooks and `.grad` went to the new core tensor.
-    let moved = ls.leaf.replacement();
-    let leaf = moved.as_ref().unwrap_or(&ls.leaf);
-    if leaf.shape() != ls.leaf.shape() {
-        return Err(Error::runtime(format!(
-            "a tensor of shape {:?} was used by this graph, and its data was replaced by data              of shape {:?} (`x.data = ...` or an in-place view op) before backward; run              backward before changing the tensor's shape",
-            ls.leaf.shape(),
-            leaf.shape()
-        )));
-    }
-    let hooks: Vec<_> = leaf.meta().hooks.iter().map(|(_, h)| h.clone()).collect();
-    let g = run_hooks(&hooks, g)?;
-    if g.shape() != leaf.shape() {
-        return Err(Error::runtime(format!(
-            "a gradient hook on a leaf returned a gradient of shape {:?} for a tensor of shape \
-             {:?}; hooks must return a gradient of the tensor's shape",
-            g.shape(),
-            leaf.shape()
-        )));
-    }
-    let g = if g.dtype() != leaf.dtype() {
-        g.to_dtype(leaf.dtype())?
-    } else {
-        g
-    };
-    match targets {
-        Targets::AllLeaves => {
-            accumulate_into_leaf(leaf, g, create_graph)?;
-            crate::autograd::callbacks::run_post_accumulate_hooks(leaf)
-        }
-        Targets::Inputs { leaves: wanted, .. } => {
-            if let Some(ks) = wanted.get(&lid) {
-                for k in ks {
-                    captured[*k] = Some(g.clone());
-                }
-            }
-            Ok(())
-        }
-    }
 }
 
 #[cfg(test)]

@@ -90,6 +90,7 @@ fn grad_of_an_intermediate_runs_only_what_leads_to_it() {
         nodes,
         leaves: PtrMap::default(),
         count: 1,
+        accumulate: false,
     };
     let roots = root_edges(std::slice::from_ref(&y)).unwrap();
     let mut g = discover(&roots, &Blocked::default()).unwrap();

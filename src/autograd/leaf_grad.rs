@@ -1,7 +1,12 @@
-//! Storing a finished gradient into a leaf's `.grad`: in place when the kept gradient is
-//! a dense buffer of its own, out of place under `create_graph` (so it stays differentiable).
+//! A leaf's finished gradient: its hooks, in PyTorch's order (the tensor's hooks, the
+//! `AccumulateGrad` node's pre-hooks, the accumulation, the post-accumulate-grad hooks,
+//! the node's post-hooks), and storing it into `.grad`: in place when the kept gradient
+//! is a dense buffer of its own, out of place under `create_graph` (so it stays
+//! differentiable).
 
-use crate::error::Result;
+use crate::autograd::node::{GradHook, NodeHooks};
+use crate::autograd::pass_targets::Targets;
+use crate::error::{Error, Result};
 use crate::tensor::Tensor;
 
 /// True when `t` is the only view of a dense buffer nobody else holds, so it can be kept
@@ -91,5 +96,138 @@ pub(crate) fn accumulate_into_leaf(leaf: &Tensor, g: Tensor, create_graph: bool)
         }
     };
     meta.grad = Some(new);
+    Ok(())
+}
+
+fn run_hooks(hooks: &[GradHook], mut g: Tensor) -> Result<Tensor> {
+    for h in hooks {
+        if let Some(replacement) = h(Some(&g))? {
+            g = replacement;
+        }
+    }
+    Ok(g)
+}
+
+/// A hook on a leaf's `AccumulateGrad` node must return one gradient per slot.
+fn check_acc_count(what: &str, got: usize, want: usize) -> Result<()> {
+    if got == want {
+        return Ok(());
+    }
+    Err(Error::runtime(format!(
+        "a {what} of AccumulateGrad returned {got} gradients, but {want} were expected \
+         (AccumulateGrad has one gradient flowing in and none flowing out)"
+    )))
+}
+
+/// Finishes the gradient `g` of leaf `leaf` at the end of its part of the pass: runs the
+/// tensor's hooks, then either accumulates (`backward()`, and `backward(inputs=)` for a
+/// leaf among the inputs: with the `AccumulateGrad` node's hooks around it) or captures
+/// it (`grad()`: tensor hooks only, as PyTorch, whose `grad()` runs no `AccumulateGrad`).
+/// A leaf that is not a target of an input-restricted pass is left alone, hooks included.
+pub(crate) fn finish_leaf(
+    leaf: &Tensor,
+    g: Tensor,
+    targets: &Targets,
+    captured: &mut [Option<Tensor>],
+    create_graph: bool,
+) -> Result<()> {
+    let lid = leaf.id();
+    let wanted = match targets {
+        Targets::AllLeaves => None,
+        Targets::Inputs { leaves, .. } => match leaves.get(&lid) {
+            Some(ks) => Some(ks),
+            None => return Ok(()),
+        },
+    };
+    // A leaf whose Python object was re-pointed since this graph was recorded
+    // (`x.data = y`): its gradient, hooks and `.grad` went to the new core tensor.
+    let moved = leaf.replacement();
+    let recorded = leaf;
+    let leaf = moved.as_ref().unwrap_or(leaf);
+    if leaf.shape() != recorded.shape() {
+        return Err(Error::runtime(format!(
+            "a tensor of shape {:?} was used by this graph, and its data was replaced by data \
+             of shape {:?} (`x.data = ...` or an in-place view op) before backward; run \
+             backward before changing the tensor's shape",
+            recorded.shape(),
+            leaf.shape()
+        )));
+    }
+    let hooks: Vec<_> = leaf.meta().hooks.iter().map(|(_, h)| h.clone()).collect();
+    let g = run_hooks(&hooks, g)?;
+    if g.shape() != leaf.shape() {
+        return Err(Error::runtime(format!(
+            "a gradient hook on a leaf returned a gradient of shape {:?} for a tensor of shape \
+             {:?}; hooks must return a gradient of the tensor's shape",
+            g.shape(),
+            leaf.shape()
+        )));
+    }
+    let g = if g.dtype() != leaf.dtype() {
+        g.to_dtype(leaf.dtype())?
+    } else {
+        g
+    };
+    let accumulate = match targets {
+        Targets::AllLeaves => true,
+        Targets::Inputs { accumulate, .. } => *accumulate,
+    };
+    if !accumulate {
+        for k in wanted.into_iter().flatten() {
+            captured[*k] = Some(g.clone());
+        }
+        return Ok(());
+    }
+    let node_hooks: Option<NodeHooks> = leaf.meta().acc_hooks.as_deref().cloned();
+    let Some(h) = node_hooks else {
+        accumulate_into_leaf(leaf, g, create_graph)?;
+        return crate::autograd::callbacks::run_post_accumulate_hooks(leaf);
+    };
+    accumulate_with_node_hooks(leaf, g, &h, create_graph)
+}
+
+/// The accumulation of a leaf whose `AccumulateGrad` node has hooks: its pre-hooks see
+/// (and may replace) the gradient flowing in; its post-hooks run last and see no input
+/// gradient and, as the gradient that flowed in, the leaf's `.grad` itself when the
+/// accumulation adopted the gradient as `.grad` (so changes made by post-accumulate-grad
+/// hooks show), else the gradient that was added.
+fn accumulate_with_node_hooks(
+    leaf: &Tensor,
+    g: Tensor,
+    h: &NodeHooks,
+    create_graph: bool,
+) -> Result<()> {
+    let mut slot = vec![Some(g)];
+    for (_, pre) in &h.pre {
+        if let Some(r) = pre(&slot)? {
+            check_acc_count("pre-hook", r.len(), 1)?;
+            slot = r;
+        }
+    }
+    let mut flowed = vec![None];
+    if let Some(g) = slot.pop().flatten() {
+        if g.shape() != leaf.shape() {
+            return Err(Error::runtime(format!(
+                "a pre-hook of AccumulateGrad returned a gradient of shape {:?} for a tensor \
+                 of shape {:?}; it must keep the tensor's shape",
+                g.shape(),
+                leaf.shape()
+            )));
+        }
+        let had_grad = leaf.meta().grad.is_some();
+        if had_grad && !h.post.is_empty() {
+            flowed = vec![Some(g.clone())];
+        }
+        accumulate_into_leaf(leaf, g, create_graph)?;
+        crate::autograd::callbacks::run_post_accumulate_hooks(leaf)?;
+        if !had_grad {
+            flowed = vec![leaf.meta().grad.clone()];
+        }
+    }
+    for (_, post) in &h.post {
+        if let Some(r) = post(&[], &flowed)? {
+            check_acc_count("hook", r.len(), 0)?;
+        }
+    }
     Ok(())
 }

@@ -1,8 +1,10 @@
 //! What one backward pass is for and what it must not cross: its [`Targets`] (every
 //! leaf, or the given inputs of `grad()`), the [`Blocked`] edges (Paddle's
-//! `no_grad_vars`), and the pointer-keyed maps the engine indexes nodes and leaves by.
+//! `no_grad_vars`), the pointer-keyed maps the engine indexes nodes and leaves by, and
+//! the gradient edges of the tensors a pass starts from or ends at.
 
 use crate::autograd::node::Edge;
+use crate::error::{Error, Result};
 use crate::tensor::Tensor;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -30,10 +32,14 @@ pub(crate) enum Targets {
     /// `backward()`: every reachable leaf accumulates into `.grad`.
     AllLeaves,
     /// `grad()`: capture the gradient of each input; keyed by node id + slot or leaf id.
+    /// With `accumulate` (`backward(inputs=)`), leaves among the inputs accumulate into
+    /// `.grad` as in a full `backward()` (their `AccumulateGrad` hooks included), and the
+    /// nodes of non-leaf inputs run (their node hooks included), as PyTorch's engine does.
     Inputs {
         nodes: PtrMap<Vec<(usize, usize)>>,
         leaves: PtrMap<Vec<usize>>,
         count: usize,
+        accumulate: bool,
     },
 }
 
@@ -71,4 +77,68 @@ impl Blocked {
             Edge::None => false,
         }
     }
+}
+
+/// The gradient edge of each root; an error names the first root that needs no grad.
+pub fn root_edges(roots: &[Tensor]) -> Result<Vec<Edge>> {
+    (roots.iter().enumerate())
+        .map(|(i, r)| root_edge(r, i))
+        .collect()
+}
+
+/// The gradient edge of root `i`; an error when it needs no grad.
+pub fn root_edge(r: &Tensor, i: usize) -> Result<Edge> {
+    let e = r.gradient_edge();
+    if !e.is_some() {
+        return Err(Error::runtime(format!(
+            "element {i} of the tensors to differentiate does not require grad and has no \
+             grad_fn: nothing that requires grad was used to compute it (set \
+             requires_grad=True / stop_gradient=False on the inputs first)"
+        )));
+    }
+    Ok(e)
+}
+
+/// The gradient edge of each input tensor; an error names the first that needs no grad.
+pub(crate) fn tensor_edges(inputs: &[Tensor], what: &str) -> Result<Vec<Edge>> {
+    (inputs.iter().enumerate())
+        .map(|(k, t)| input_edge(t, k, what))
+        .collect()
+}
+
+/// The gradient edge of input `k` of `what` (`"grad()"`); an error when it needs no grad.
+pub fn input_edge(t: &Tensor, k: usize, what: &str) -> Result<Edge> {
+    let e = t.gradient_edge();
+    if !e.is_some() {
+        return Err(Error::runtime(format!(
+            "{what}: input {k} does not require grad, so it has no gradient; set \
+             requires_grad=True (stop_gradient=False) on it before computing the outputs"
+        )));
+    }
+    Ok(e)
+}
+
+/// The targets of an input-restricted pass over the edges `inputs`.
+pub(crate) fn input_targets(inputs: &[Edge], accumulate: bool) -> Result<Targets> {
+    let mut nodes: PtrMap<Vec<(usize, usize)>> = PtrMap::default();
+    let mut leaves: PtrMap<Vec<usize>> = PtrMap::default();
+    for (k, e) in inputs.iter().enumerate() {
+        match e {
+            Edge::None => {
+                return Err(Error::runtime(format!(
+                    "input {k} is an edge that carries no gradient (it needs no grad)"
+                )))
+            }
+            Edge::Leaf(l) => leaves.entry(l.id()).or_default().push(k),
+            Edge::Node { node, input_nr } => {
+                nodes.entry(node.id()).or_default().push((*input_nr, k))
+            }
+        }
+    }
+    Ok(Targets::Inputs {
+        nodes,
+        leaves,
+        count: inputs.len(),
+        accumulate,
+    })
 }

@@ -86,6 +86,42 @@ pub(crate) fn set_hook_stack(stack: Vec<Arc<dyn SavedTensorHooks>>) {
     HOOK_STACK.with(|s| *s.borrow_mut() = stack);
 }
 
+/// Restores this thread's saved-tensor hook stack (and its buffer-cache suspend setting)
+/// when dropped, as it was when created: held across one backward pass, so that a
+/// `saved_tensors_hooks` entered or left inside a hook during backward does not stay in
+/// effect after it (PyTorch restores the thread's state the same way).
+pub(crate) struct HookStackGuard {
+    stack: Vec<Arc<dyn SavedTensorHooks>>,
+    suspend: bool,
+}
+
+impl HookStackGuard {
+    /// Records the current stack.
+    pub(crate) fn new() -> HookStackGuard {
+        let suspend = crate::buffer_cache::set_packs_suspend(true);
+        crate::buffer_cache::set_packs_suspend(suspend);
+        HookStackGuard {
+            stack: hook_stack_snapshot(),
+            suspend,
+        }
+    }
+}
+
+impl Drop for HookStackGuard {
+    fn drop(&mut self) {
+        let same = HOOK_STACK.with(|s| {
+            let s = s.borrow();
+            s.len() == self.stack.len() && s.iter().zip(&self.stack).all(|(a, b)| Arc::ptr_eq(a, b))
+        });
+        if !same {
+            let old = HOOK_STACK.with(|s| std::mem::take(&mut *s.borrow_mut()));
+            set_hook_stack(std::mem::take(&mut self.stack));
+            drop(old);
+        }
+        crate::buffer_cache::set_packs_suspend(self.suspend);
+    }
+}
+
 fn current_hooks() -> Option<Arc<dyn SavedTensorHooks>> {
     HOOK_STACK.with(|s| s.borrow().last().cloned())
 }

@@ -128,6 +128,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m
     )?)?;
     m.add_function(wrap_pyfunction!(autograd::backward::grad, m)?)?;
+    m.add_function(wrap_pyfunction!(autograd::grad_edges::_gradient_edge, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::backward::is_grad_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::autocast::_set_autocast, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::autocast::_get_autocast, m)?)?;

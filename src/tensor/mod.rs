@@ -43,6 +43,9 @@ pub struct AutogradMeta {
     pub hooks: Vec<(u64, GradHook)>,
     /// Hooks run on a leaf after its `.grad` was updated by a backward pass `(id, hook)`.
     pub post_accumulate_hooks: Vec<(u64, crate::autograd::callbacks::PostAccumulateHook)>,
+    /// For a leaf: the hooks on its `AccumulateGrad` node (`register_prehook` /
+    /// `register_hook` on `x.view_as(x).grad_fn.next_functions[0][0]`), rare, so boxed.
+    pub acc_hooks: Option<Box<crate::autograd::node::NodeHooks>>,
     /// For a view made by a view op: the tensor whose memory it shares (the root: never
     /// itself a view). In-place writes through the view rebase the root's history
     /// (`autograd::ops::copy_slices`).
@@ -247,6 +250,7 @@ impl Tensor {
         m.retains_grad = old.retains_grad;
         m.hooks = std::mem::take(&mut old.hooks);
         m.post_accumulate_hooks = std::mem::take(&mut old.post_accumulate_hooks);
+        m.acc_hooks = old.acc_hooks.take();
         m.constant = old.constant;
         if Arc::ptr_eq(&self.0.storage, &new.0.storage) {
             // the same memory seen another way: still a view of the same base

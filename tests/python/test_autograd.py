@@ -1028,8 +1028,14 @@ class TestInPlace:
 
 
 class TestGradFunction:
-    def test_same_function_under_both_names(self):
-        assert fg.grad is fg.autograd.grad
+    def test_same_gradients_under_both_names(self):
+        # fg.grad is paddle.grad: autograd.grad plus Paddle's reading of a [1] gradient
+        # of a 0-d output (test_paddle_grad_scalar.py, docs/dialects.md)
+        x = leaf()
+        y = (x * x).sum()
+        (a,) = fg.grad(y, x, retain_graph=True)
+        (b,) = fg.autograd.grad(y, x)
+        assert a.tolist() == b.tolist()
 
     def test_returns_a_tuple_for_requested_inputs_only(self):
         x = leaf()
@@ -1248,9 +1254,10 @@ class TestGradFunction:
         with pytest.raises(RuntimeError, match="element 0 .*does not require grad"):
             fg.grad(fg.tensor([1.0]), x)
 
-    def test_batched_grads_not_supported(self):
+    def test_batched_grads_need_grad_outputs(self):
+        # (the batched results themselves: test_grad_batched.py)
         x = leaf()
-        with pytest.raises(NotImplementedError, match="is_grads_batched"):
+        with pytest.raises(RuntimeError, match="is_grads_batched=True.*grad_outputs"):
             fg.grad((x * x).sum(), x, is_grads_batched=True)
 
     def test_works_under_no_grad(self):

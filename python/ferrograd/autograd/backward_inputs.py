@@ -3,8 +3,11 @@
 PyTorch's ``tensor.backward(inputs=[...])`` and ``autograd.backward(..., inputs=[...])``
 accumulate into ``.grad`` of just those tensors (leaves or not) and leave every other
 ``.grad`` untouched; an input the outputs do not depend on keeps its ``.grad`` (as if
-``allow_unused=True``). Built on ``grad``, which returns gradients without touching
-``.grad``.
+``allow_unused=True``). The engine does it natively (``_core.backward(inputs=)``): a leaf
+among the inputs accumulates with its hooks (tensor hooks, ``AccumulateGrad`` pre- and
+post-hooks, post-accumulate-grad hooks) as in a full backward, and the node of a non-leaf
+input runs, as PyTorch's engine does. ``tensors`` and ``inputs`` may hold
+``GradientEdge``s (``autograd.graph.get_gradient_edge``).
 """
 
 from __future__ import annotations
@@ -12,7 +15,6 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _core
-from ..grad_mode import no_grad
 
 Tensor = _core.Tensor
 
@@ -20,19 +22,6 @@ __all__ = ["backward", "Variable"]
 
 _core_backward = _core.backward
 # (``Tensor.backward(inputs=...)`` is native and calls ``backward`` below for ``inputs``)
-
-
-def _accumulate(targets: list, grads: tuple, create_graph: bool) -> None:
-    for t, g in zip(targets, grads):
-        if g is None:
-            continue
-        if t.grad is None:
-            t.grad = g if create_graph else g.detach()
-        elif create_graph:
-            t.grad = t.grad + g
-        else:
-            with no_grad():
-                t.grad.add_(g)
 
 
 def backward(
@@ -47,16 +36,9 @@ def backward(
     those tensors' ``.grad`` only)."""
     if grad_variables is not None:
         grad_tensors = grad_variables
-    if inputs is None:
-        return _core_backward(tensors, grad_tensors, retain_graph, create_graph)
-    targets = [inputs] if isinstance(inputs, Tensor) else list(inputs)
-    if not targets:
-        raise RuntimeError("backward(): the 'inputs' argument cannot be empty")
-    grads = _core.grad(
-        tensors, targets, grad_tensors, retain_graph, create_graph, allow_unused=True
-    )
-    _accumulate(targets, grads, create_graph)
-    return None
+    if inputs is not None and not isinstance(inputs, (Tensor, tuple, list)):
+        inputs = list(inputs)  # any iterable of tensors, as PyTorch
+    return _core_backward(tensors, grad_tensors, retain_graph, create_graph, inputs)
 
 
 class _VariableMeta(type):

@@ -19,8 +19,11 @@ from typing import Any
 import numpy as np
 
 from .. import _core
+from .gradient_edge import GradientEdge, get_gradient_edge
 
 __all__ = [
+    "GradientEdge",
+    "get_gradient_edge",
     "saved_tensors_hooks",
     "disable_saved_tensors_hooks",
     "save_on_cpu",

@@ -1,7 +1,10 @@
 //! `backward`, `grad`, and thread-local grad mode, as module functions.
 
 use crate::autograd::engine::{self, BackwardOptions};
+use crate::autograd::node::Edge;
 use crate::python::autograd::dropin::grad_argument_error;
+use crate::python::autograd::grad_batched::{batched_grads, grad_batched, zeros_for};
+use crate::python::autograd::grad_edges::{backward_inputs, grad_items, items, Item};
 use crate::python::errors::IntoPy;
 use crate::python::interop::convert::operand;
 use crate::python::tensor::class::{wrap, PyTensor};
@@ -61,30 +64,10 @@ fn tensor_list(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Tensor>> {
     )))
 }
 
-/// Reads the optional per-root gradients.
-fn root_grads(
-    py: Python<'_>,
-    roots: &[Tensor],
-    grads: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Vec<Tensor>> {
-    let items: Vec<Option<Bound<'_, PyAny>>> = match grads {
-        None => vec![None; roots.len()],
-        Some(g) if g.is_none() => vec![None; roots.len()],
-        Some(g) if g.cast::<PyTensor>().is_ok() => vec![Some(g.clone())],
-        Some(g) => g
-            .try_iter()?
-            .map(|x| x.map(Some))
-            .collect::<PyResult<_>>()?,
-    };
-    if items.len() != roots.len() {
-        return Err(grad_argument_error(format!(
-            "got {} gradients for {} outputs; pass one gradient (or None) per output",
-            items.len(),
-            roots.len()
-        )));
-    }
-    let _ = py;
-    roots
+/// Reads the optional per-root gradients (`likes`: each root's shape and dtype).
+fn root_grads(likes: &[&Tensor], grads: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<Tensor>> {
+    let items = grad_items(grads, likes.len())?;
+    likes
         .iter()
         .zip(&items)
         .enumerate()
@@ -92,23 +75,55 @@ fn root_grads(
         .collect()
 }
 
-/// Accumulates gradients of `tensors` into the leaves' `.grad`.
+/// The edges of the roots of a pass.
+fn root_edges(outputs: &[Item]) -> PyResult<Vec<Edge>> {
+    (outputs.iter().enumerate())
+        .map(|(i, o)| o.root_edge(i))
+        .collect()
+}
+
+/// The roots of a pass: their edges and their gradients.
+fn roots_and_grads(
+    outputs: &[Item],
+    grads: Option<&Bound<'_, PyAny>>,
+) -> PyResult<(Vec<Edge>, Vec<Tensor>)> {
+    // the arguments' checks first, then whether the roots require grad (Paddle's tests
+    // expect the argument error for a bad gradient list)
+    let likes: Vec<&Tensor> = outputs.iter().map(Item::like).collect();
+    let grads = root_grads(&likes, grads)?;
+    Ok((root_edges(outputs)?, grads))
+}
+
+/// Accumulates gradients of `tensors` into the leaves' `.grad` (with `inputs`: into those
+/// tensors' `.grad` only). `tensors` and `inputs` may hold `GradientEdge`s.
 #[pyfunction]
-#[pyo3(signature = (tensors, grad_tensors=None, retain_graph=None, create_graph=false))]
+#[pyo3(signature = (tensors, grad_tensors=None, retain_graph=None, create_graph=false, inputs=None))]
 pub fn backward(
     py: Python<'_>,
     tensors: &Bound<'_, PyAny>,
     grad_tensors: Option<&Bound<'_, PyAny>>,
     retain_graph: Option<bool>,
     create_graph: bool,
+    inputs: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<()> {
-    let roots = tensor_list(tensors, "tensors")?;
-    let grads = root_grads(py, &roots, grad_tensors)?;
+    let (roots, grads) = roots_and_grads(&items(tensors, "tensors")?, grad_tensors)?;
+    let inputs = match inputs.filter(|i| !i.is_none()) {
+        None => None,
+        Some(i) => {
+            let ins = backward_inputs(items(i, "inputs")?)?;
+            if ins.is_empty() {
+                return Err(PyRuntimeError::new_err(
+                    "backward(): the 'inputs' argument cannot be empty",
+                ));
+            }
+            Some(ins)
+        }
+    };
     let opts = BackwardOptions {
         retain_graph: retain_graph.unwrap_or(create_graph),
         create_graph,
     };
-    py.detach(move || engine::backward(&roots, grads, opts))
+    py.detach(move || engine::backward_edges(roots, grads, inputs.as_deref(), opts))
         .py()
 }
 
@@ -144,11 +159,6 @@ pub fn grad<'py>(
     materialize_grads: bool,
     is_grads_batched: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    if is_grads_batched {
-        return Err(pyo3::exceptions::PyNotImplementedError::new_err(
-            "grad(is_grads_batched=True) is not supported; loop over the batch of grad_outputs",
-        ));
-    }
     let _ = only_inputs; // deprecated in torch; gradients only ever go to `inputs`
     if materialize_grads && allow_unused == Some(false) {
         return Err(PyValueError::new_err(
@@ -157,8 +167,8 @@ pub fn grad<'py>(
         ));
     }
     let allow_unused = allow_unused.unwrap_or(materialize_grads);
-    let roots = tensor_list(outputs, "outputs")?;
-    let ins = tensor_list(inputs, "inputs")?;
+    let outs = items(outputs, "outputs")?;
+    let ins = items(inputs, "inputs")?;
     if ins.is_empty() {
         return Err(PyValueError::new_err(
             "grad requires non-empty inputs. (Pass the tensors to differentiate with respect to.)",
@@ -168,22 +178,40 @@ pub fn grad<'py>(
         Some(v) if !v.is_none() => tensor_list(v, "no_grad_vars")?,
         _ => Vec::new(),
     };
-    let grads = root_grads(py, &roots, grad_outputs)?;
     let opts = BackwardOptions {
         retain_graph: retain_graph.unwrap_or(create_graph),
         create_graph,
     };
-    let ins2 = ins.clone();
-    let res = py
-        .detach(move || engine::grad_blocking(&roots, grads, &ins2, &blocked, opts))
-        .py()?;
+    let input_edges = || -> PyResult<Vec<Edge>> {
+        (ins.iter().enumerate())
+            .map(|(k, x)| x.input_edge(k))
+            .collect()
+    };
+    let (res, batch) = if is_grads_batched {
+        let likes: Vec<&Tensor> = outs.iter().map(Item::like).collect();
+        let batches = batched_grads(&likes, grad_outputs)?;
+        let n = batches.first().map_or(0, Vec::len);
+        let roots = root_edges(&outs)?;
+        let in_edges = input_edges()?;
+        let res = py
+            .detach(move || grad_batched(roots, batches, &in_edges, &blocked, opts))
+            .py()?;
+        (res, Some(n))
+    } else {
+        let (roots, grads) = roots_and_grads(&outs, grad_outputs)?;
+        let in_edges = input_edges()?;
+        let res = py
+            .detach(move || engine::grad_edges(roots, grads, &in_edges, &blocked, opts))
+            .py()?;
+        (res, None)
+    };
     let mut out: Vec<Option<Py<PyTensor>>> = Vec::with_capacity(res.len());
     for (i, (g, x)) in res.into_iter().zip(&ins).enumerate() {
         match g {
             Some(g) => out.push(Some(wrap(py, differentiable(g, create_graph).py()?)?)),
             None if materialize_grads => out.push(Some(wrap(
                 py,
-                differentiable(x.zeros_like().py()?, create_graph).py()?,
+                differentiable(zeros_for(x.like(), batch).py()?, create_graph).py()?,
             )?)),
             None if allow_unused => out.push(None),
             None => {

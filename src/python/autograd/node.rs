@@ -239,7 +239,7 @@ impl PyNode {
 /// The sink a leaf's gradient flows into (appears in `next_functions`).
 #[pyclass(name = "AccumulateGrad", module = "ferrograd.autograd", frozen)]
 pub struct PyAccumulateGrad {
-    variable: Tensor,
+    pub(crate) variable: Tensor,
 }
 
 #[pymethods]
@@ -248,10 +248,10 @@ impl PyAccumulateGrad {
     fn name(&self) -> &'static str {
         "AccumulateGrad"
     }
-    /// The leaf tensor.
+    /// The leaf tensor: the very Python object the caller holds, while it is alive.
     #[getter]
     fn variable(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
-        wrap(py, self.variable.clone())
+        crate::python::tensor::identity::wrap_shared(py, self.variable.current())
     }
     /// No further nodes.
     #[getter]
@@ -261,6 +261,16 @@ impl PyAccumulateGrad {
     fn __repr__(&self) -> &'static str {
         "<AccumulateGrad object>"
     }
+    /// Two `AccumulateGrad` objects of one leaf are equal (the leaf has one such node).
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other
+            .cast::<PyAccumulateGrad>()
+            .map(|o| o.get().variable.current().id() == self.variable.current().id())
+            .unwrap_or(false)
+    }
+    fn __hash__(&self) -> u64 {
+        self.variable.current().id() as u64
+    }
 }
 
 enum HookSite {
@@ -269,6 +279,8 @@ enum HookSite {
     NodeHooks(NodeRef),
     Leaf(Tensor),
     PostAccumulate(Tensor),
+    /// A hook on a leaf's `AccumulateGrad` node.
+    AccumulateGrad(Tensor),
 }
 
 /// Returned by `register_hook`; `remove()` unregisters the hook.
@@ -297,6 +309,13 @@ impl PyHookHandle {
     pub fn on_post_accumulate(t: Tensor, id: u64) -> Self {
         PyHookHandle {
             site: HookSite::PostAccumulate(t),
+            id,
+        }
+    }
+    /// A handle for a hook on a leaf's `AccumulateGrad` node.
+    pub fn on_accumulate_grad(t: Tensor, id: u64) -> Self {
+        PyHookHandle {
+            site: HookSite::AccumulateGrad(t),
             id,
         }
     }
@@ -338,6 +357,17 @@ impl PyHookHandle {
                 meta.hooks.len() != before
             }
             HookSite::PostAccumulate(t) => t.current().remove_post_accumulate_grad_hook(self.id),
+            HookSite::AccumulateGrad(t) => {
+                let t = t.current();
+                let mut meta = t.meta();
+                let Some(h) = meta.acc_hooks.as_mut() else {
+                    return false;
+                };
+                let before = h.pre.len() + h.post.len();
+                h.pre.retain(|(id, _)| *id != self.id);
+                h.post.retain(|(id, _)| *id != self.id);
+                before != h.pre.len() + h.post.len()
+            }
         }
     }
 }
