@@ -6,7 +6,8 @@
 //! real tensors (`a * 3` packs nothing; `a ** 3` packs `a`). The formulas are the op's
 //! declared ones ([`crate::op_defs::binary`]) with the number in its operand's place, or
 //! the cheaper one an op declares for a number on the left (`2 ** a` keeps only its
-//! output).
+//! output). Without a graph to record, a real number on a float32/float64 tensor is not
+//! made a tensor at all ([`Tensor::binary_number_raw`]; the bindings call it first).
 
 use super::binary::{grad_lhs, grad_rhs, grad_rhs_of_number, save_operands, Operands};
 use crate::autograd::{Grads, Recorder};
