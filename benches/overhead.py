@@ -175,7 +175,16 @@ def count(python: str, lib: str, case: str, n: int) -> float:
     totals = []
     with tempfile.TemporaryDirectory() as tmp:
         for k in (0, n):
-            env = dict(os.environ, RAYON_NUM_THREADS="1", OMP_NUM_THREADS="1")
+            # a fixed string hash: with a random one the interpreter's dict probes differ
+            # from run to run by ~1.6M instructions, which is noise in (N-run - 0-run) / N;
+            # one BLAS thread: NumPy's idle BLAS threads counted too
+            env = dict(
+                os.environ,
+                RAYON_NUM_THREADS="1",
+                OMP_NUM_THREADS="1",
+                OPENBLAS_NUM_THREADS="1",
+                PYTHONHASHSEED="0",
+            )
             r = subprocess.run(
                 [
                     "valgrind",
@@ -217,11 +226,11 @@ def report(fg: dict, torch: dict | None, unit: str) -> None:
     for case in CASES:
         t = torch.get(case) if torch else None
         ratio = f"{fg[case] / t:7.3f}" if t else "      -"
-        ts = f"{t:12.4g}" if t else "           -"
-        print(f"{case:10} {fg[case]:12.4g} {ts} {ratio}")
+        ts = f"{t:12.6g}" if t else "           -"
+        print(f"{case:10} {fg[case]:12.6g} {ts} {ratio}")
     print(
         f"custom / builtin: {fg['custom'] / fg['builtin']:.3f} (goal <= 1.3); "
-        f"hooked - small: {fg['hooked'] - fg['small']:.4g} {unit}"
+        f"hooked - small: {fg['hooked'] - fg['small']:.5g} {unit}"
     )
 
 

@@ -125,3 +125,40 @@ pub fn binary_storage(
         }
     }
 }
+
+/// `op(a, s)` (or `op(s, a)` when `reflected`) for a float32/float64 storage `a` viewed
+/// by `la` and a number `s` converted to `a`'s dtype: the result of [`binary_storage`]
+/// with `s` as a 0-d operand, without building a storage for it.
+pub fn binary_storage_number(
+    op: BinaryOp,
+    a: &Storage,
+    la: &Layout,
+    s: f64,
+    reflected: bool,
+) -> Result<Storage> {
+    use crate::dtype::Element;
+    fn go<T: Real + FloatBits + Element>(
+        op: BinaryOp,
+        a: &[T],
+        la: &Layout,
+        s: f64,
+        reflected: bool,
+    ) -> Result<Storage> {
+        // the same conversion as a 0-d tensor made from the number
+        let s = [T::from_c128(Complex64::new(s, 0.0))];
+        let ls = Layout::contiguous(&[]);
+        if reflected {
+            float_op::<T>(op, &s, &ls, a, la, &la.shape)
+        } else {
+            float_op::<T>(op, a, la, &s, &ls, &la.shape)
+        }
+    }
+    match a.dtype() {
+        DType::F32 => go::<f32>(op, &a.read(), la, s, reflected),
+        DType::F64 => go::<f64>(op, &a.read(), la, s, reflected),
+        d => Err(Error::runtime(format!(
+            "internal: {} number kernel called on {d}",
+            op.name()
+        ))),
+    }
+}

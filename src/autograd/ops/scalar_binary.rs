@@ -6,22 +6,34 @@
 //! real tensors (`a * 3` packs nothing; `a ** 3` packs `a`). The formulas are the op's
 //! declared ones ([`crate::op_defs::binary`]) with the number in its operand's place, or
 //! the cheaper one an op declares for a number on the left (`2 ** a` keeps only its
-//! output).
+//! output). Without a graph to record, a real number on a float32/float64 tensor is not
+//! made a tensor at all ([`Tensor::binary_number_raw`]; the bindings call it first).
 
 use super::binary::{grad_lhs, grad_rhs, grad_rhs_of_number, save_operands, Operands};
 use crate::autograd::{Grads, Recorder};
+use crate::dtype::DType;
 use crate::error::Result;
+use crate::layout::Layout;
 use crate::tensor::{BinaryOp, Tensor};
 use smallvec::smallvec;
+use std::sync::Arc;
 
 impl Tensor {
     /// `self op c` (or `c op self` when `reflected`) for a 0-d constant `c` made from a
     /// number.
     pub fn binary_with_scalar(&self, c: &Tensor, op: BinaryOp, reflected: bool) -> Result<Tensor> {
-        let out = if reflected {
-            c.binary_raw(self, op)?
+        let direct = if c.ndim() == 0 && c.dtype() == self.dtype() {
+            // (a float32 value read as float64 converts back exactly)
+            c.item_f64()
+                .ok()
+                .and_then(|v| self.binary_number_raw(v, op, reflected))
         } else {
-            self.binary_raw(c, op)?
+            None
+        };
+        let out = match direct {
+            Some(r) => r?,
+            None if reflected => c.binary_raw(self, op)?,
+            None => self.binary_raw(c, op)?,
         };
         if !op.has_gradient() || !out.dtype().is_differentiable() {
             return Ok(out);
@@ -64,5 +76,35 @@ impl Tensor {
             })
         })?;
         Ok(out)
+    }
+
+    /// `self op v` (or `v op self` when `reflected`) for a real number `v`, without a graph
+    /// and without making `v` a tensor first, when the result keeps `self`'s float32 /
+    /// float64 dtype: the values [`Tensor::binary_raw`] gives with `v` as a 0-d tensor of
+    /// that dtype. `None` for every other case (the caller takes the general path, which
+    /// also raises its errors).
+    pub fn binary_number_raw(
+        &self,
+        v: f64,
+        op: BinaryOp,
+        reflected: bool,
+    ) -> Option<Result<Tensor>> {
+        let d = self.dtype();
+        if !matches!(d, DType::F32 | DType::F64)
+            || op.returns_bool()
+            || !matches!(Self::binary_result_dtype(op, d, d), Ok(o) if o == d)
+        {
+            return None;
+        }
+        Some(
+            crate::kernels::binary::binary_storage_number(
+                op,
+                self.storage(),
+                self.layout(),
+                v,
+                reflected,
+            )
+            .map(|s| Tensor::from_parts(Arc::new(s), Layout::contiguous(self.shape()))),
+        )
     }
 }

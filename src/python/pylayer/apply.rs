@@ -122,12 +122,13 @@ impl PyLayerNode {
     fn call_backward(
         &self,
         py: Python<'_>,
-        grads: Vec<Option<Tensor>>,
+        mut grads: Vec<Option<Tensor>>,
     ) -> Result<Vec<Option<Tensor>>> {
         let ctx = self.ctx.bind(py);
         let materialize = ctx.get().state.lock().materialize_grads;
-        let grad_obj = |k: usize| -> Result<Py<PyAny>> {
-            match grads.get(k).cloned().flatten() {
+        // (each output's gradient is handed over once: taken, not cloned)
+        let mut grad_obj = |k: usize| -> Result<Py<PyAny>> {
+            match grads.get_mut(k).and_then(Option::take) {
                 Some(g) => wrap(py, g).map(|t| t.into_any()).map_err(from_pyerr),
                 None if materialize => {
                     let m = &self.out_metas[k];
@@ -336,7 +337,7 @@ fn apply(
             let t = t.get().inner().take();
             tensor_arg_pos.push(i);
             nig.push(grad_on && t.requires_grad());
-            inputs.push(t.clone());
+            inputs.push(t);
         } else {
             nig.push(false);
         }

@@ -80,6 +80,16 @@ pub(crate) fn maybe_detach<R: Send>(
 }
 
 fn bin(py: Python<'_>, a: &Tensor, other: &Bound<'_, PyAny>, op: BinaryOp, reflected: bool) -> PyT {
+    // a real Python number and no graph to record (the number never requires grad): the
+    // op runs on the number directly, without making it a 0-d tensor first
+    if !(a.requires_grad() && crate::autograd::is_grad_enabled()) {
+        if let Some(v) = plain_real(other) {
+            let r = maybe_detach(py, a.numel(), || a.binary_number_raw(v, op, reflected));
+            if let Some(r) = r {
+                return wrap(py, r.py()?);
+            }
+        }
+    }
     // a Python number: captured by the formula, never an input or a saved tensor
     let (b, number) = crate::python::interop::convert::classified_operand(other, a.dtype())?;
     let work = a.numel().max(b.numel());
@@ -174,6 +184,19 @@ fn trunc_div(py: Python<'_>, a: &Tensor, other: &Bound<'_, PyAny>) -> PyT {
         }
     });
     wrap(py, r.py()?)
+}
+
+/// The value of a Python `int` (not `bool`) or `float` (or a subclass, as NumPy's
+/// `float64`) that converts to float64; `None` for anything else.
+fn plain_real(o: &Bound<'_, PyAny>) -> Option<f64> {
+    use pyo3::types::{PyBool, PyFloat, PyInt};
+    if o.is_instance_of::<PyFloat>()
+        || (o.is_instance_of::<PyInt>() && !o.is_instance_of::<PyBool>())
+    {
+        o.extract::<f64>().ok()
+    } else {
+        None
+    }
 }
 
 /// Whether a failed conversion of `other` should make an operator return
