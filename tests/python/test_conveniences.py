@@ -49,7 +49,11 @@ def printoptions_restored():
 
 def test_set_printoptions_changes_repr(printoptions_restored):
     x = fg.tensor([1.23456789, 2.0])
-    assert "1.2345679" in repr(x)
+    # PyTorch's look: four digits for every element, whole numbers as `1.`, and scientific
+    # notation by PyTorch's thresholds
+    assert repr(x) == "tensor([1.2346, 2.0000])"
+    assert repr(fg.tensor([1.0, 2.0])) == "tensor([1., 2.])"
+    assert repr(fg.tensor([1e-5, 2.0])) == "tensor([1.0000e-05, 2.0000e+00])"
     fg.set_printoptions(precision=2)
     assert "1.23" in repr(x) and "1.2346" not in repr(x)
     fg.set_printoptions(threshold=5, edgeitems=2)
@@ -63,7 +67,7 @@ def test_set_printoptions_changes_repr(printoptions_restored):
     assert max(len(line) for line in repr(fg.arange(30)).splitlines()) <= 22
     assert fg.get_printoptions()["linewidth"] == 20
     fg.set_printoptions(profile="default")
-    assert "1.2345679" in repr(x) and fg.get_printoptions() == {}
+    assert "1.2346" in repr(x) and fg.get_printoptions() == {}
     with pytest.raises(ValueError, match="precision"):
         fg.set_printoptions(precision=-1)
     with pytest.raises(ValueError, match="profile"):

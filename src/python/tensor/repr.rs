@@ -19,6 +19,14 @@ pub fn _set_print_options(options: Option<Bound<'_, PyDict>>) {
     *PRINT_OPTIONS.lock() = options.map(|d| d.unbind());
 }
 
+/// Whether every finite element is a whole number (PyTorch then prints `1., 2.`).
+fn integral_values(np: &Bound<'_, PyModule>, arr: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let finite = arr.get_item(np.call_method1("isfinite", (arr,))?)?;
+    let rounded = np.call_method1("round", (&finite,))?;
+    np.call_method1("array_equal", (&finite, rounded))?
+        .extract()
+}
+
 /// `tensor([[1., 2.], [3., 4.]], dtype=float64, requires_grad=True)`.
 pub fn tensor_repr(py: Python<'_>, t: &Tensor) -> PyResult<String> {
     let np = py.import("numpy")?;
@@ -30,6 +38,15 @@ pub fn tensor_repr(py: Python<'_>, t: &Tensor) -> PyResult<String> {
     let opts = PRINT_OPTIONS.lock().as_ref().map(|d| d.clone_ref(py));
     if let Some(o) = opts {
         kw.update(o.bind(py).as_mapping())?;
+    }
+    if t.dtype().is_float() && !kw.contains("formatter")? && !integral_values(&np, &arr)? {
+        // PyTorch's look: every element with the same number of digits (`1.2346, 2.0000`);
+        // NumPy picks scientific notation by the same thresholds as PyTorch (an element
+        // below 1e-4 or above 1e8, or a spread over 1e3)
+        kw.set_item("floatmode", "fixed")?;
+        if !kw.contains("precision")? {
+            kw.set_item("precision", 4)?;
+        }
     }
     let body: String = np
         .call_method("array2string", (arr,), Some(&kw))?
