@@ -150,6 +150,7 @@ def _relay(tensors: list) -> None:
     """Called when a frame whose inputs include region outputs is freed: the handles
     that saved those outputs keep their data from now on (until their nodes run)."""
     for t in tensors:
+        tensor: Any = t  # (the identity test below would narrow `t` to the weakref's result)
         with _weak_outputs_lock:
             entry = _weak_outputs.get(id(t))
             if entry is None or entry[0]() is not t:
@@ -160,7 +161,7 @@ def _relay(tensors: list) -> None:
             h = ref()
             if h is not None and h.kept is None:
                 if data is None:
-                    data = t.detach()  # data only: no cycle node -> handle -> output -> node
+                    data = tensor.detach()  # data only: no cycle node -> handle -> output -> node
                 h.kept = data
 
 
