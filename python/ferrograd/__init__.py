@@ -434,6 +434,7 @@ from . import (  # noqa: E402
 from ._conveniences import as_tensor as as_tensor  # noqa: E402
 from ._conveniences import get_default_dtype as get_default_dtype  # noqa: E402
 from ._conveniences import get_printoptions as get_printoptions  # noqa: E402
+from ._conveniences import rank as rank  # noqa: E402
 from ._conveniences import set_default_dtype as set_default_dtype  # noqa: E402
 from ._conveniences import set_printoptions as set_printoptions  # noqa: E402
 from ._conveniences import shape as shape  # noqa: E402
@@ -529,6 +530,7 @@ __all__ += [
     "set_printoptions",
     "get_printoptions",
     "shape",
+    "rank",
 ]
 # linear algebra, norms, einsum and the matmul family (docs/linalg.md)
 from . import linalg as linalg  # noqa: E402

@@ -119,6 +119,13 @@ def shape(x: Any) -> Tensor:
     return _core.tensor(list(x.shape), dtype="int64")
 
 
+def rank(input: Any) -> Tensor:
+    """Paddle's ``rank(input)``: the number of dimensions as a 0-d int32 tensor."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"rank: expects a Tensor, got {type(input).__name__}")
+    return _core.tensor(input.ndim, dtype="int32")
+
+
 # torch's legacy tensor type names
 _TYPE_NAMES = LEGACY_NAMES
 _BY_TYPE_NAME = {v: k for k, v in _TYPE_NAMES.items()}

@@ -50,3 +50,10 @@ def test_increment_adds_in_place():
     assert step.item() == 6.5
     with pytest.raises(ValueError, match="exactly one element"):
         paddle.increment(paddle.ones([2]))
+
+
+def test_rank_is_a_0d_int32_tensor():
+    r = paddle.rank(paddle.ones([2, 3, 4]))
+    assert r.dtype == paddle.int32 and r.shape == [] and r.item() == 3
+    with pytest.raises(TypeError, match="expects a Tensor"):
+        paddle.rank([1, 2])
