@@ -492,14 +492,6 @@ from ._inplace_views import unsqueeze_ as unsqueeze_  # noqa: E402
 
 _inplace_views.install_tensor_methods()
 __all__ += _inplace_views.__all__
-# Paddle's functional slicing (paddle.slice / strided_slice / crop / increment)
-from . import _ops_paddle_slicing  # noqa: E402
-from ._ops_paddle_slicing import crop as crop  # noqa: E402
-from ._ops_paddle_slicing import increment as increment  # noqa: E402
-from ._ops_paddle_slicing import slice as slice  # noqa: E402, A004
-from ._ops_paddle_slicing import strided_slice as strided_slice  # noqa: E402
-
-__all__ += _ops_paddle_slicing.__all__
 __all__ += _ops_gamma.__all__
 __all__ += [
     "fmod",

@@ -90,6 +90,12 @@ from ._ops_more_math import triu_indices as triu_indices
 from ._ops_more_math import vander as vander
 from ._ops_more_math import vdot as vdot
 
+# Paddle's functional slicing (paddle.slice / strided_slice / crop / increment)
+from ._ops_paddle_slicing import crop as crop
+from ._ops_paddle_slicing import increment as increment
+from ._ops_paddle_slicing import slice as slice  # noqa: A004
+from ._ops_paddle_slicing import strided_slice as strided_slice
+
 # stacking and splitting (hstack .. dsplit, tensor_split, atleast_Nd, block_diag, ...)
 from ._ops_stack_split import atleast_1d as atleast_1d
 from ._ops_stack_split import atleast_2d as atleast_2d
@@ -156,6 +162,10 @@ from .linalg._toplevel import inverse as inverse
 from .linalg._toplevel import svd as svd
 
 __all__ = [
+    "crop",
+    "increment",
+    "slice",
+    "strided_slice",
     "atleast_1d",
     "atleast_2d",
     "atleast_3d",
