@@ -883,8 +883,9 @@ class Tensor:
         """``Tensor(*args)`` with this tensor's dtype."""
 
     # -- conversions --
-    def numpy(self) -> NDArray[Any]:
-        """A NumPy array holding a copy of the values."""
+    def numpy(self, *, force: _bool = False) -> NDArray[Any]:
+        """The values as a NumPy array: a copy (Paddle's rule); in PyTorch code an array
+        sharing the tensor's memory, read-only while autograd needs the values."""
     def __array__(self, dtype: DTypeLike | None = None, copy: _bool | None = None) -> NDArray[Any]:
         """NumPy array protocol: a copy (``np.asarray`` prefers the buffer protocol, which
         shares memory; this is its fallback for bfloat16)."""
@@ -2531,11 +2532,12 @@ def backward(
     grad_tensors: Tensor | Sequence[_Operand | None] | None = None,
     retain_graph: _bool | None = None,
     create_graph: _bool = False,
-    inputs: Tensor | Any | Sequence[Tensor | Any] | None = None,
+    grad_variables: Tensor | Sequence[_Operand | None] | None = None,
+    inputs: Tensor | Any | Iterable[Tensor | Any] | None = None,
 ) -> None:
     """Accumulates gradients of ``tensors`` into the leaves' ``.grad`` (with ``inputs``:
     into those tensors' ``.grad`` only). ``tensors`` and ``inputs`` may hold
-    ``GradientEdge``s."""
+    ``GradientEdge``s; ``grad_variables`` is PyTorch's old name of ``grad_tensors``."""
 
 def _gradient_edge(t: Tensor) -> tuple[Node | AccumulateGrad, _int]:
     """``(node, output_nr)`` of ``t``'s gradient edge (``get_gradient_edge``)."""

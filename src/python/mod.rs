@@ -15,6 +15,7 @@
 //! | `optim/` | `ParamGroupState` and its optimizer steps |
 //! | `creation`, `random` | factories (`zeros`, `arange`, ...); generators and samplers |
 //! | `memory`, `debug` | the buffer cache's knobs; a test hook that panics on purpose |
+//! | `dialect` | leaf: the calling module's dialect (`ferrograd._dialect`), for the calls the peers answer differently |
 //!
 //! Dependencies point from concerns to the leaves (`errors`, `dtype`, `args`,
 //! `tensor::class`) and never back: `scripts/check_module_cycles.py` (run by
@@ -27,6 +28,7 @@ mod args;
 mod autograd;
 mod creation;
 mod debug;
+mod dialect;
 mod dtype;
 mod errors;
 mod interop;

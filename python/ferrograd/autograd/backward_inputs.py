@@ -20,25 +20,10 @@ Tensor = _core.Tensor
 
 __all__ = ["backward", "Variable"]
 
-_core_backward = _core.backward
-# (``Tensor.backward(inputs=...)`` is native and calls ``backward`` below for ``inputs``)
-
-
-def backward(
-    tensors: Any,
-    grad_tensors: Any = None,
-    retain_graph: Any = None,
-    create_graph: bool = False,
-    grad_variables: Any = None,
-    inputs: Any = None,
-) -> None:
-    """Accumulates gradients of ``tensors`` into the leaves' ``.grad`` (``inputs``: into
-    those tensors' ``.grad`` only)."""
-    if grad_variables is not None:
-        grad_tensors = grad_variables
-    if inputs is not None and not isinstance(inputs, (Tensor, tuple, list)):
-        inputs = list(inputs)  # any iterable of tensors, as PyTorch
-    return _core_backward(tensors, grad_tensors, retain_graph, create_graph, inputs)
+# Native (``_core.backward``, also behind ``Tensor.backward(inputs=...)``): no Python frame
+# between the user's code and the engine, so PyTorch code's check of a non-scalar root
+# without a gradient reads the user's module (docs/dialects.md).
+backward = _core.backward
 
 
 class _VariableMeta(type):

@@ -14,8 +14,14 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
 /// The gradient to seed root `t` with: ones when `g` is None (for any shape, as Paddle
-/// does), else `g` converted, shape-checked against `t`, and cast to `t`'s dtype.
-pub fn root_grad(t: &Tensor, g: Option<&Bound<'_, PyAny>>, index: usize) -> PyResult<Tensor> {
+/// does; PyTorch code gets PyTorch's error for a root with more than one element), else
+/// `g` converted, shape-checked against `t`, and cast to `t`'s dtype.
+pub fn root_grad(
+    py: Python<'_>,
+    t: &Tensor,
+    g: Option<&Bound<'_, PyAny>>,
+    index: usize,
+) -> PyResult<Tensor> {
     match g {
         Some(g) if !g.is_none() => {
             let g = operand(g, t.dtype())?;
@@ -29,7 +35,17 @@ pub fn root_grad(t: &Tensor, g: Option<&Bound<'_, PyAny>>, index: usize) -> PyRe
             }
             g.cast_raw(t.dtype()).py()
         }
-        _ => t.ones_like().py(),
+        _ => {
+            if t.numel() != 1 && crate::python::dialect::caller_is_torch(py)? {
+                return Err(PyRuntimeError::new_err(format!(
+                    "grad can be implicitly created only for scalar outputs: output[{index}] \
+                     has shape {:?}; pass its gradient (y.backward(gradient) or grad_outputs=), \
+                     or reduce it first (y.sum().backward())",
+                    t.shape()
+                )));
+            }
+            t.ones_like().py()
+        }
     }
 }
 
@@ -65,13 +81,17 @@ fn tensor_list(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Tensor>> {
 }
 
 /// Reads the optional per-root gradients (`likes`: each root's shape and dtype).
-fn root_grads(likes: &[&Tensor], grads: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<Tensor>> {
+fn root_grads(
+    py: Python<'_>,
+    likes: &[&Tensor],
+    grads: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Vec<Tensor>> {
     let items = grad_items(grads, likes.len())?;
     likes
         .iter()
         .zip(&items)
         .enumerate()
-        .map(|(i, (r, g))| root_grad(r, g.as_ref(), i))
+        .map(|(i, (r, g))| root_grad(py, r, g.as_ref(), i))
         .collect()
 }
 
@@ -84,29 +104,34 @@ fn root_edges(outputs: &[Item]) -> PyResult<Vec<Edge>> {
 
 /// The roots of a pass: their edges and their gradients.
 fn roots_and_grads(
+    py: Python<'_>,
     outputs: &[Item],
     grads: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<(Vec<Edge>, Vec<Tensor>)> {
     // the arguments' checks first, then whether the roots require grad (Paddle's tests
     // expect the argument error for a bad gradient list)
     let likes: Vec<&Tensor> = outputs.iter().map(Item::like).collect();
-    let grads = root_grads(&likes, grads)?;
+    let grads = root_grads(py, &likes, grads)?;
     Ok((root_edges(outputs)?, grads))
 }
 
 /// Accumulates gradients of `tensors` into the leaves' `.grad` (with `inputs`: into those
-/// tensors' `.grad` only). `tensors` and `inputs` may hold `GradientEdge`s.
+/// tensors' `.grad` only). `tensors` and `inputs` may hold `GradientEdge`s; `inputs` may
+/// be any iterable; `grad_variables` is PyTorch's old name of `grad_tensors`. Native, so
+/// that the caller's dialect (a non-scalar root without a gradient) is the user's module.
 #[pyfunction]
-#[pyo3(signature = (tensors, grad_tensors=None, retain_graph=None, create_graph=false, inputs=None))]
+#[pyo3(signature = (tensors, grad_tensors=None, retain_graph=None, create_graph=false, grad_variables=None, inputs=None))]
 pub fn backward(
     py: Python<'_>,
     tensors: &Bound<'_, PyAny>,
     grad_tensors: Option<&Bound<'_, PyAny>>,
     retain_graph: Option<bool>,
     create_graph: bool,
+    grad_variables: Option<&Bound<'_, PyAny>>,
     inputs: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<()> {
-    let (roots, grads) = roots_and_grads(&items(tensors, "tensors")?, grad_tensors)?;
+    let grad_tensors = grad_variables.filter(|g| !g.is_none()).or(grad_tensors);
+    let (roots, grads) = roots_and_grads(py, &items(tensors, "tensors")?, grad_tensors)?;
     let inputs = match inputs.filter(|i| !i.is_none()) {
         None => None,
         Some(i) => {
@@ -198,7 +223,7 @@ pub fn grad<'py>(
             .py()?;
         (res, Some(n))
     } else {
-        let (roots, grads) = roots_and_grads(&outs, grad_outputs)?;
+        let (roots, grads) = roots_and_grads(py, &outs, grad_outputs)?;
         let in_edges = input_edges()?;
         let res = py
             .detach(move || engine::grad_edges(roots, grads, &in_edges, &blocked, opts))

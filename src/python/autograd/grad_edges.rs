@@ -17,7 +17,7 @@ use crate::tensor::Tensor;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyList, PyTuple, PyType};
+use pyo3::types::PyType;
 
 /// One output or input of `grad()` / `backward()`.
 pub(crate) enum Item {
@@ -126,14 +126,16 @@ fn item(x: &Bound<'_, PyAny>) -> PyResult<Option<Item>> {
     }))
 }
 
-/// Reads a Tensor, a `GradientEdge`, or a sequence of them (`what` names the argument).
+/// Reads a Tensor, a `GradientEdge`, or a sequence or other iterable of them (`what` names
+/// the argument).
 pub(crate) fn items(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Item>> {
     if let Some(it) = item(obj)? {
         return Ok(vec![it]);
     }
-    if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
+    // a list or tuple, or any other iterable (PyTorch takes a generator for `inputs`)
+    if let Ok(iter) = obj.try_iter() {
         let mut out = Vec::new();
-        for (i, x) in obj.try_iter()?.enumerate() {
+        for (i, x) in iter.enumerate() {
             let x = x?;
             match item(&x)? {
                 Some(it) => out.push(it),

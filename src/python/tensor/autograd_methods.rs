@@ -65,8 +65,9 @@ impl PyTensor {
     }
 
     /// Runs backward from this tensor. Without a gradient (`gradient`, Paddle's
-    /// `grad_tensor`), the gradient is ones of this tensor's shape (Paddle semantics;
-    /// torch requires a scalar here). With PyTorch's `inputs=`, gradients accumulate into
+    /// `grad_tensor`), the gradient is ones of this tensor's shape (Paddle semantics; in
+    /// PyTorch code, as in PyTorch, a tensor of more than one element is an error, and so is
+    /// one that does not require grad, which Paddle code only warns about). With PyTorch's `inputs=`, gradients accumulate into
     /// those tensors' `.grad` only (`autograd.backward_inputs`). One native call: the
     /// common case runs no Python frame.
     #[pyo3(signature = (gradient=None, retain_graph=None, create_graph=false, inputs=None, grad_tensor=None))]
@@ -81,18 +82,25 @@ impl PyTensor {
     ) -> PyResult<()> {
         let grad_tensor = grad_tensor.or(gradient);
         if let Some(inputs) = inputs.filter(|i| !i.is_none()) {
-            let kwargs = pyo3::types::PyDict::new(py);
-            kwargs.set_item("inputs", inputs)?;
-            py.import("ferrograd.autograd.backward_inputs")?
-                .getattr("backward")?
-                .call(
-                    (slf, grad_tensor, retain_graph, create_graph),
-                    Some(&kwargs),
-                )?;
-            return Ok(());
+            return crate::python::autograd::backward::backward(
+                py,
+                slf.as_any(),
+                grad_tensor,
+                retain_graph,
+                create_graph,
+                None,
+                Some(inputs),
+            );
         }
         let this = slf.borrow();
         if !this.inner().requires_grad() {
+            if crate::python::dialect::caller_is_torch(py)? {
+                return Err(pyo3::exceptions::PyRuntimeError::new_err(
+                    "element 0 of tensors does not require grad and does not have a grad_fn: \
+                     nothing that requires grad was used to compute this tensor (set \
+                     requires_grad=True on the inputs, and check no_grad blocks)",
+                ));
+            }
             // Paddle: a no-op (seed code relies on it); say so instead of failing silently
             pyo3::PyErr::warn(
                 py,
@@ -103,7 +111,7 @@ impl PyTensor {
             )?;
             return Ok(());
         }
-        let g = crate::python::autograd::backward::root_grad(&this.inner(), grad_tensor, 0)?;
+        let g = crate::python::autograd::backward::root_grad(py, &this.inner(), grad_tensor, 0)?;
         let root = this.inner().take();
         drop(this);
         let opts = BackwardOptions {

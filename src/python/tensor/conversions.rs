@@ -42,9 +42,23 @@ impl PyTensor {
         Ok(PyTensor::new(t))
     }
 
-    /// A NumPy array holding a copy of the values.
-    fn numpy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        tensor_to_numpy(py, &self.inner())
+    /// The values as a NumPy array. Paddle code (and code of no dialect) gets a copy, as
+    /// Paddle's `numpy()` does. PyTorch code gets PyTorch's sharing: an array on the
+    /// tensor's memory, read-only while autograd may need the values (where PyTorch raises
+    /// for a tensor that requires grad, or lets a write silently change a gradient), and a
+    /// float32 copy for bfloat16, which NumPy lacks. `force` (PyTorch's) is accepted: the
+    /// array never carries autograd state.
+    #[pyo3(signature = (*, force=false))]
+    fn numpy<'py>(&self, py: Python<'py>, force: bool) -> PyResult<Bound<'py, PyAny>> {
+        let _ = force;
+        let t = self.inner();
+        if !crate::python::dialect::caller_is_torch(py)? {
+            return tensor_to_numpy(py, &t);
+        }
+        match crate::python::interop::array_interface::numpy_view(py, &t)? {
+            Some(view) => Ok(view),
+            None => tensor_to_numpy(py, &t),
+        }
     }
 
     /// NumPy array protocol. `np.asarray(t)` gets a view of the tensor's memory (no
