@@ -156,3 +156,33 @@ def test_loading_the_other_peers_layout_names_both_shapes_and_the_rule():
     torch_ckpt = {"weight": np.zeros((5, 3), np.float32), "bias": np.zeros(5, np.float32)}
     with pytest.raises(ValueError, match=r"\[5, 3\].*\[3, 5\].*built by Paddle code"):
         g["lin"].set_state_dict(torch_ckpt)
+
+
+def test_paddle_prelu_and_bilinear_have_paddles_names_and_shapes():
+    # paddle 3.3.1: PReLU's parameter is `_weight`; Bilinear's bias is [1, out], zero at first
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    a, b = rng.standard_normal((5, 3)), rng.standard_normal((5, 4))
+    slopes = np.array([0.1, -0.5, 2.0], np.float32)
+    w = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    bias = np.array([[0.5, -1.0]], np.float32)
+    src = (
+        "prelu = paddle.nn.PReLU(3)\n"
+        "bil = paddle.nn.Bilinear(3, 4, 2)\n"
+        "fresh = {k: list(v.shape) for m in (prelu, bil) for k, v in m.state_dict().items()}\n"
+        "zero_bias = bool((bil.bias.numpy() == 0).all())\n"
+        "prelu.set_state_dict({'_weight': slopes})\n"
+        "bil.set_state_dict({'weight': w, 'bias': bias})\n"
+        "y = prelu(paddle.to_tensor(x))\n"
+        "z = bil(paddle.to_tensor(a), paddle.to_tensor(b))\n"
+    )
+    g = _run(src, "paddle", x=x, a=a.astype(np.float32), b=b.astype(np.float32), slopes=slopes,
+             w=w, bias=bias)  # fmt: skip
+    assert g["fresh"] == {"_weight": [3], "weight": [2, 3, 4], "bias": [1, 2]}
+    assert g["zero_bias"]
+    s = slopes.reshape(1, 3, 1)
+    np.testing.assert_allclose(g["y"].numpy(), np.where(x > 0, x, s * x), rtol=1e-6)
+    want = np.einsum("ni,oij,nj->no", a, w, b) + bias
+    np.testing.assert_allclose(g["z"].numpy(), want, rtol=1e-5, atol=1e-5)
+    g = _run("prelu = torch.nn.PReLU(3); bil = torch.nn.Bilinear(3, 4, 2)", "torch")
+    assert list(g["prelu"].state_dict()) == ["weight"] and list(g["bil"].bias.shape) == [2]

@@ -10,16 +10,15 @@ each peer's checkpoints load unchanged. Parameters are named ``weight`` and ``bi
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import math
 from collections import OrderedDict
 from typing import Any, Iterable, Iterator, Optional, Sequence, Union
 
 from .. import _core
-from .._dialect import caller_dialect
 from . import functional as F
 from . import init
+from ._layouts import construction_dialect as construction_dialect
+from ._layouts import layout_of as layout_of
 from .module import Module
 from .param_attr import apply_param_attr
 from .parameter import Parameter
@@ -34,35 +33,6 @@ def _wants_param(attr: Any) -> bool:
 
 def _dtype_name(dtype: Any) -> Any:
     return dtype if dtype is not None else _core._get_default_dtype()
-
-
-_FORCED_LAYOUT: contextvars.ContextVar[Optional[str]] = contextvars.ContextVar(
-    "ferrograd_forced_layout", default=None
-)
-
-
-@contextlib.contextmanager
-def layout_of(dialect: Optional[str]) -> Iterator[None]:
-    """Layers built inside take ``dialect``'s parameter layouts (``"torch"`` /
-    ``"paddle"``) whatever the calling code's dialect; ``None`` changes nothing. Used by
-    ferrograd's layers that belong to one peer (PyTorch's ``MultiheadAttention``)."""
-    token = _FORCED_LAYOUT.set(dialect) if dialect is not None else None
-    try:
-        yield
-    finally:
-        if token is not None:
-            _FORCED_LAYOUT.reset(token)
-
-
-def construction_dialect(depth: int = 3) -> str:
-    """``"paddle"`` when the layer under construction takes Paddle's parameter layouts
-    (built by Paddle code, ferrograd's own frames skipped, or inside ``layout_of("paddle")``),
-    ``"torch"`` otherwise. ``depth``: as for ``caller_dialect``, counted from the caller
-    of this function (the default suits a call from the layer's ``__init__``)."""
-    forced = _FORCED_LAYOUT.get()
-    if forced is not None:
-        return forced
-    return "paddle" if caller_dialect(depth, through_layers=True) == "paddle" else "torch"
 
 
 class Identity(Module):
