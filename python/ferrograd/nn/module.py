@@ -420,10 +420,13 @@ class Module:
                 f"paddle.set_default_dtype({str(getattr(dtype, 'name', dtype))!r}) before "
                 "building it"
             )
+        done: dict = {}  # id -> (old, new): a parameter shared by two layers stays shared
         for m in self.modules():
             for name, p in list(m._parameters.items()):
                 if p is not None and p.is_floating_point():
-                    m.register_parameter(name, Parameter(p.astype(dtype), p.requires_grad))
+                    if id(p) not in done:
+                        done[id(p)] = (p, Parameter(p.astype(dtype), p.requires_grad))
+                    m.register_parameter(name, done[id(p)][1])
             for name, b in list(m._buffers.items()):
                 if b is not None and b.is_floating_point():
                     m.register_buffer(name, b.astype(dtype), name not in m._non_persistent)

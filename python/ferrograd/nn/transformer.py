@@ -97,6 +97,7 @@ class _LayerBase(Module):
         activation: Any,
         args: tuple,
         kw: dict,
+        cross: bool = False,
     ) -> dict:
         what = type(self).__name__
         self._config = (d_model, nhead, dim_feedforward, dropout, activation, args, dict(kw))
@@ -120,6 +121,14 @@ class _LayerBase(Module):
         bias = o.get("bias", True)
         attn_p = float(dropout if o.get("attn_dropout") is None else o["attn_dropout"])
         act_p = float(dropout if o.get("act_dropout") is None else o["act_dropout"])
+        c = {"paddle": paddle, "attn_p": attn_p, "bias": bias, "dtype": dtype, "o": o}
+        # both peers register the attention first (the order of state_dict's keys)
+        self.self_attn = self._attention(d_model, nhead, c)
+        if cross:  # the decoder's attention over the memory
+            if paddle:
+                self.cross_attn = self._attention(d_model, nhead, c)
+            else:
+                self.multihead_attn = self._attention(d_model, nhead, c)
         lin_kw: dict = (
             {"weight_attr": o.get("weight_attr"), "bias_attr": o.get("bias_attr")}
             if paddle
@@ -187,8 +196,7 @@ class TransformerEncoderLayer(_LayerBase):
         **kw: Any,
     ) -> None:
         super().__init__()
-        c = self._setup(d_model, nhead, dim_feedforward, dropout, activation, args, kw)
-        self.self_attn = self._attention(d_model, nhead, c)
+        self._setup(d_model, nhead, dim_feedforward, dropout, activation, args, kw)
 
     def forward(
         self,
@@ -229,13 +237,7 @@ class TransformerDecoderLayer(_LayerBase):
         **kw: Any,
     ) -> None:
         super().__init__()
-        c = self._setup(d_model, nhead, dim_feedforward, dropout, activation, args, kw)
-        self.self_attn = self._attention(d_model, nhead, c)
-        cross = self._attention(d_model, nhead, c)
-        if self._paddle:
-            self.cross_attn = cross
-        else:
-            self.multihead_attn = cross
+        c = self._setup(d_model, nhead, dim_feedforward, dropout, activation, args, kw, True)
         self.norm3 = LayerNorm(d_model, c["eps"], **c["norm_kw"])
         self.dropout3 = Dropout(dropout)
 
