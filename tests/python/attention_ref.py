@@ -52,5 +52,6 @@ def torch_mha_params(m):
 def paddle_mha_params(m):
     ps = []
     for lin in (m.q_proj, m.k_proj, m.v_proj, m.out_proj):
-        ps += [lin.weight.numpy(), lin.bias.numpy()]
+        w = lin.weight.numpy()  # as [out, in]: Paddle's layout [in, out] transposed
+        ps += [w.T if lin.weight_layout == "in_out" else w, lin.bias.numpy()]
     return ps

@@ -29,7 +29,8 @@ def ln(x, mod):
 
 
 def lin(x, mod):
-    return x @ mod.weight.numpy().T + mod.bias.numpy()
+    w = mod.weight.numpy()  # the layer's own layout: Paddle's [in, out] or PyTorch's [out, in]
+    return x @ (w if mod.weight_layout == "in_out" else w.T) + mod.bias.numpy()
 
 
 def ff(x, layer, act=lambda a: np.maximum(a, 0)):

@@ -61,7 +61,7 @@ def test_shufflenet_names_shapes_and_scales():
     assert list(_run(m, 64).shape) == [1, 7]
     sd = m.state_dict()
     assert "2_1._conv_dw_1.0.weight" in sd and "4_4._conv_linear.1._variance" in sd
-    assert list(sd["_fc.weight"].shape) == [7, 512]  # [out, in]; Paddle stores [in, out]
+    assert list(sd["_fc.weight"].shape) == [512, 7]  # built by Paddle code: Paddle's [in, out]
     swish = models.shufflenet_v2_swish(num_classes=0, with_pool=False)
     assert isinstance(swish._conv1[2], paddle.nn.Swish)
     assert list(_run(swish, 64).shape) == [1, 1024, 2, 2]
@@ -97,7 +97,7 @@ def test_densenet_count_shapes_keys_and_depths():
     assert list(sd["db_conv_2.conv2_6.bn_ac_func2._conv.weight"].shape) == [32, 128, 3, 3]
     assert list(sd["tr_conv4_blk.conv_ac_func._conv.weight"].shape) == [512, 1024, 1, 1]
     assert list(sd["batch_norm._mean"].shape) == [1024]
-    assert list(sd["out.weight"].shape) == [1000, 1024]
+    assert list(sd["out.weight"].shape) == [1024, 1000]  # Paddle's [in, out]
     with pytest.raises(ValueError, match="layers"):
         models.DenseNet(layers=100)
 

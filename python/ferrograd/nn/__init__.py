@@ -3,7 +3,8 @@ and ``init``.
 
 Written for both dialects: ``nn.Module`` is ``nn.Layer``, ``nn.ModuleList`` is
 ``nn.LayerList``, ``nn.init`` is ``nn.initializer``. ``nn.Linear`` stores its weight as
-``[out_features, in_features]`` (PyTorch's layout).
+``[out_features, in_features]`` (PyTorch's layout), or as ``[in_features, out_features]``
+when Paddle code builds it (Paddle's layout; docs/dialects.md, "Parameter layouts").
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ from .. import _core
 from . import fn_activation as A
 from . import functional as F
 from ._inplace import run_inplace
+from ._layouts import construction_dialect
 from .module import Module
 from .param_attr import apply_param_attr
 from .parameter import Parameter
@@ -251,7 +252,8 @@ class GLU(Module):
 class PReLU(Module):
     """Leaky ReLU with learned slopes: ``weight`` of shape ``[num_parameters]`` (one, or one
     per channel), filled with ``init`` (0.25). Paddle's ``data_format`` says where the
-    channels are; ``weight_attr`` is applied as in other layers."""
+    channels are; ``weight_attr`` is applied as in other layers. Built by Paddle code, the
+    parameter is named ``_weight``, as in Paddle's ``state_dict``."""
 
     def __init__(
         self,
@@ -272,14 +274,19 @@ class PReLU(Module):
         self.num_parameters = num_parameters
         self.data_format = data_format
         d = dtype if dtype is not None else _core._get_default_dtype()
-        self.weight = Parameter(_core.full([num_parameters], float(init), dtype=d))
-        apply_param_attr(self.weight, weight_attr)
+        w = Parameter(_core.full([num_parameters], float(init), dtype=d))
+        self._paddle_names = construction_dialect() == "paddle"
+        if self._paddle_names:
+            self._weight = w
+        else:
+            self.weight = w
+        apply_param_attr(w, weight_attr)
 
     def forward(self, x: Tensor) -> Tensor:
         """PReLU of ``x``."""
         # a static Variable records through nn.functional's dispatching prelu
         fn = A.prelu if isinstance(x, Tensor) else F.prelu
-        return fn(x, self.weight, self.data_format)
+        return fn(x, self._weight if self._paddle_names else self.weight, self.data_format)
 
     def extra_repr(self) -> str:
         return f"num_parameters={self.num_parameters}"

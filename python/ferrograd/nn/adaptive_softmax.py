@@ -11,7 +11,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import _core
-from .layers import Linear, ModuleList, Sequential
+from .layers import Linear, ModuleList, Sequential, layout_of
 from .module import Module
 
 Tensor = _core.Tensor
@@ -87,16 +87,17 @@ class AdaptiveLogSoftmaxWithLoss(Module):
             raise ValueError(
                 f"AdaptiveLogSoftmaxWithLoss: {total} parameters are too many (over 2**31)"
             )
-        self.head = Linear(in_features, self.head_size, bias=self.head_bias, dtype=dtype)
-        self.tail = ModuleList(
-            [
-                Sequential(
-                    Linear(in_features, h, bias=False, dtype=dtype),
-                    Linear(h, o, bias=False, dtype=dtype),
-                )
-                for h, o in sizes
-            ]
-        )
+        with layout_of("torch"):  # PyTorch's layer: PyTorch's [out, in] in any code
+            self.head = Linear(in_features, self.head_size, bias=self.head_bias, dtype=dtype)
+            self.tail = ModuleList(
+                [
+                    Sequential(
+                        Linear(in_features, h, bias=False, dtype=dtype),
+                        Linear(h, o, bias=False, dtype=dtype),
+                    )
+                    for h, o in sizes
+                ]
+            )
 
     def reset_parameters(self) -> None:
         """Draws the head's and every cluster's projections afresh."""

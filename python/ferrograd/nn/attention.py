@@ -5,7 +5,8 @@ PyTorch's layer keeps the three input projections in one ``in_proj_weight``
 ``[3*E, E]`` (or ``q_proj_weight``/``k_proj_weight``/``v_proj_weight`` when ``kdim`` /
 ``vdim`` differ from ``E``) and ``in_proj_bias``, and ``out_proj`` (a ``Linear``); its
 bool masks mark positions to *leave out* (True = masked). Paddle's layer has four
-``Linear`` layers ``q_proj``, ``k_proj``, ``v_proj``, ``out_proj``; its bool masks mark
+``Linear`` layers ``q_proj``, ``k_proj``, ``v_proj``, ``out_proj`` (in Paddle's layout
+``[in, out]`` when Paddle code builds it); its bool masks mark
 positions to *keep* (True = attend). Float masks are added to the scores in both.
 Both are compositions of differentiable ops (see ``fn_attention``).
 """
@@ -18,7 +19,7 @@ from .. import _core
 from . import functional as F
 from . import init
 from .fn_attention import attend, attention, split_mask
-from .layers import Linear
+from .layers import Linear, layout_of
 from .module import Module
 from .parameter import Parameter
 
@@ -110,7 +111,8 @@ class MultiheadAttention(Module):
             self.in_proj_bias = Parameter(_core.zeros([3 * embed_dim], dtype=d))
         else:
             self.register_parameter("in_proj_bias", None)
-        self.out_proj = Linear(embed_dim, embed_dim, bias=bias, dtype=d)
+        with layout_of("torch"):  # PyTorch's layer: PyTorch's layouts in any code
+            self.out_proj = Linear(embed_dim, embed_dim, bias=bias, dtype=d)
         self._reset_parameters()
 
     def _reset_parameters(self) -> None:

@@ -4,8 +4,10 @@ Every function is built from differentiable tensor ops, so gradients of any orde
 through it. Argument names follow PyTorch, with Paddle's spellings accepted where they
 differ (``axis`` for ``dim``, ``label`` for ``target``, ``epsilon`` for ``eps``).
 
-Layout note: ``linear(x, weight, bias)`` takes ``weight`` as ``[out_features,
-in_features]`` (PyTorch's layout; Paddle's ``linear`` takes ``[in, out]``).
+Layout note: ``linear(x, weight, bias)`` follows the caller's dialect
+(docs/dialects.md): PyTorch code (and ferrograd's own modules) pass ``weight`` as
+``[out_features, in_features]`` (``x @ weight.T + b``), Paddle code as ``[in_features,
+out_features]`` (``x @ weight + b``).
 """
 
 from __future__ import annotations
@@ -101,19 +103,36 @@ def log_softmax(
 def linear(
     x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, name: Optional[str] = None
 ) -> Tensor:
-    """``x @ weight.T + bias`` with ``weight`` of shape ``[out_features, in_features]``."""
+    """A fully connected layer's function. PyTorch code (and ferrograd's own modules):
+    ``x @ weight.T + bias`` with ``weight`` ``[out_features, in_features]``; Paddle code
+    (a module that imported ferrograd as ``paddle``): ``x @ weight + bias`` with
+    ``weight`` ``[in_features, out_features]``, as each peer's ``F.linear`` does."""
+    return _linear_in_layout(x, weight, bias, caller_dialect(2) == "paddle")
+
+
+def _linear_in_layout(x: Tensor, weight: Tensor, bias: Optional[Tensor], in_out: bool) -> Tensor:
+    """``x @ weight + bias`` (``in_out``: weight ``[in, out]``, Paddle's layout) or
+    ``x @ weight.T + bias`` (weight ``[out, in]``, PyTorch's)."""
     try:
-        if isinstance(x, Tensor) and isinstance(weight, Tensor):
-            if bias is None or isinstance(bias, Tensor):
-                return _core._linear(x, weight, bias)  # one op and graph node
-        out = x.matmul(weight, False, True)
+        if in_out:
+            out = x.matmul(weight)
+        else:
+            if isinstance(x, Tensor) and isinstance(weight, Tensor):
+                if bias is None or isinstance(bias, Tensor):
+                    return _core._linear(x, weight, bias)  # one op and graph node
+            out = x.matmul(weight, False, True)
     except ValueError as e:
-        if x.ndim == 0 or weight.ndim != 2 or x.shape[-1] == weight.shape[-1]:
+        feat = 0 if in_out else -1
+        if x.ndim == 0 or weight.ndim != 2 or x.shape[-1] == weight.shape[feat]:
             raise
+        layout = (
+            "[in_features, out_features] (Paddle's layout, used in Paddle code)"
+            if in_out
+            else "[out_features, in_features] (PyTorch's layout)"
+        )
         raise ValueError(
             f"linear: the input has {x.shape[-1]} features (shape {list(x.shape)}) but the "
-            f"weight [out_features, in_features] = {list(weight.shape)} expects "
-            f"{weight.shape[1]}"
+            f"weight {layout} = {list(weight.shape)} expects {weight.shape[feat]}"
         ) from e
     return out if bias is None else out + bias
 

@@ -6,7 +6,8 @@ reproducible. Fans follow PyTorch's weight layout: a ``[out, in, *kernel]`` tens
 
 Paddle's initializer classes (``Uniform``, ``Normal``, ``XavierUniform``, ...) are here
 too, as callables that fill the parameter they are given (also reachable as
-``ferrograd.nn.initializer``).
+``ferrograd.nn.initializer``); on a ``Linear`` weight in Paddle's layout ``[in, out]``
+(built by Paddle code) they read the fans as Paddle does (``fan_in = in``).
 """
 
 from __future__ import annotations
@@ -142,6 +143,15 @@ def kaiming_normal_(
 # ------------------------------------------------------------------ Paddle initializer classes
 
 
+def _paddle_mode(param: Tensor, mode: str) -> str:
+    """The fan to read, from the torch-layout rule, for Paddle's initializer classes: a
+    weight in Paddle's layout ``[in, out]`` (a ``Linear`` built by Paddle code) has its
+    fans the other way round."""
+    if getattr(param, "_in_out_layout", False) and param.ndim == 2:
+        return {"fan_in": "fan_out", "fan_out": "fan_in"}.get(mode, mode)
+    return mode
+
+
 class Initializer:
     """Base of Paddle-style initializers: ``init(param)`` fills ``param`` in place."""
 
@@ -180,7 +190,7 @@ class Normal(Initializer):
 
 
 class XavierUniform(Initializer):
-    """Glorot uniform (fans from the torch layout ``[out, in]``)."""
+    """Glorot uniform (its bound is the same in either weight layout)."""
 
     def __init__(self, gain: float = 1.0, name: Optional[str] = None, **_: Any) -> None:
         self.gain = gain
@@ -212,7 +222,7 @@ class KaimingUniform(Initializer):
         self.a, self.nonlinearity, self.mode = negative_slope, nonlinearity, mode
 
     def __call__(self, param: Tensor, block: Any = None) -> Tensor:
-        return kaiming_uniform_(param, self.a, self.mode, self.nonlinearity)
+        return kaiming_uniform_(param, self.a, _paddle_mode(param, self.mode), self.nonlinearity)
 
 
 class KaimingNormal(Initializer):
@@ -228,7 +238,7 @@ class KaimingNormal(Initializer):
         self.a, self.nonlinearity, self.mode = negative_slope, nonlinearity, mode
 
     def __call__(self, param: Tensor, block: Any = None) -> Tensor:
-        return kaiming_normal_(param, self.a, self.mode, self.nonlinearity)
+        return kaiming_normal_(param, self.a, _paddle_mode(param, self.mode), self.nonlinearity)
 
 
 # ------------------------------------------------------------------ less common fills

@@ -1,9 +1,11 @@
 """Layers: ``Linear``, ``Sequential``, activations, ``Dropout``, ``LayerNorm``,
 ``Embedding`` and the loss modules. Each forwards to ``nn.functional``.
 
-``Linear.weight`` has shape ``[out_features, in_features]`` (PyTorch's layout; Paddle
-stores ``[in, out]`` — transpose when loading a Paddle checkpoint). Parameters are
-named ``weight`` and ``bias`` in ``state_dict``, as in both frameworks.
+``Linear.weight`` has PyTorch's shape ``[out_features, in_features]`` when the layer is
+built by PyTorch code (or ferrograd's neutral code), and Paddle's ``[in_features,
+out_features]`` when built by Paddle code (docs/dialects.md, "Parameter layouts"), so
+each peer's checkpoints load unchanged. Parameters are named ``weight`` and ``bias`` in
+``state_dict``, as in both frameworks.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from typing import Any, Iterable, Iterator, Optional, Sequence, Union
 from .. import _core
 from . import functional as F
 from . import init
+from ._layouts import construction_dialect as construction_dialect
+from ._layouts import layout_of as layout_of
 from .module import Module
 from .param_attr import apply_param_attr
 from .parameter import Parameter
@@ -43,10 +47,13 @@ class Identity(Module):
 
 
 class Linear(Module):
-    """``y = x @ weight.T + bias`` with ``weight`` of shape ``[out_features, in_features]``.
-
-    Both weight and bias start uniform in ``±1/sqrt(in_features)`` (PyTorch's default).
-    ``bias=False`` (torch) or ``bias_attr=False`` (Paddle) leaves the bias out.
+    """A fully connected layer: ``y = x @ weight.T + bias`` with ``weight``
+    ``[out_features, in_features]`` (PyTorch's layout and init: both uniform in
+    ``±1/sqrt(in_features)``) when built by PyTorch or neutral code, ``y = x @ weight +
+    bias`` with ``weight`` ``[in_features, out_features]`` (Paddle's layout and init:
+    Xavier-uniform weight, zero bias) when built by Paddle code. The layout is fixed at
+    construction (``weight_layout``). ``bias=False`` (torch) or ``bias_attr=False``
+    (Paddle) leaves the bias out.
     """
 
     def __init__(
@@ -68,8 +75,14 @@ class Linear(Module):
             )
         self.in_features = in_features
         self.out_features = out_features
+        paddle = construction_dialect() == "paddle"
+        #: ``"in_out"`` (Paddle's ``[in, out]``) or ``"out_in"`` (PyTorch's ``[out, in]``)
+        self.weight_layout = "in_out" if paddle else "out_in"
         d = _dtype_name(dtype)
-        self.weight = Parameter(_core.empty([out_features, in_features], dtype=d))
+        shape = [in_features, out_features] if paddle else [out_features, in_features]
+        self.weight = Parameter(_core.empty(shape, dtype=d))
+        if paddle:
+            self.weight._in_out_layout = True  # Paddle's initializers read fans from [in, out]
         if bias and _wants_param(bias_attr):
             self.bias = Parameter(_core.empty([out_features], dtype=d))
         else:
@@ -80,15 +93,24 @@ class Linear(Module):
             apply_param_attr(self.bias, bias_attr)
 
     def reset_parameters(self) -> None:
-        """Draws fresh initial values (from ferrograd's seeded generator)."""
+        """Draws fresh initial values (from ferrograd's seeded generator): PyTorch's
+        uniform ``±1/sqrt(in_features)``, or Paddle's Xavier-uniform weight and zero bias
+        for a layer in Paddle's layout."""
+        if getattr(self, "weight_layout", "out_in") == "in_out":
+            if self.weight.numel() > 0:
+                init.xavier_uniform_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+            return
         bound = 1.0 / math.sqrt(self.in_features) if self.in_features > 0 else 0.0
         init.uniform_(self.weight, -bound, bound)
         if self.bias is not None:
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, x: Tensor) -> Tensor:
-        """``x @ weight.T + bias``."""
-        return F.linear(x, self.weight, self.bias)
+        """``x @ weight.T + bias`` (``x @ weight + bias`` in Paddle's layout)."""
+        in_out = getattr(self, "weight_layout", "out_in") == "in_out"
+        return F._linear_in_layout(x, self.weight, self.bias, in_out)
 
     def extra_repr(self) -> str:
         return (

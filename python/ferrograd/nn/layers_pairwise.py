@@ -10,6 +10,7 @@ from typing import Any, Optional
 from .. import _core
 from .._ops_math import cosine_similarity, pairwise_distance
 from . import init
+from ._layouts import construction_dialect
 from .fn_bilinear import bilinear
 from .fn_loss_nll import _eps
 from .module import Module
@@ -101,8 +102,11 @@ class Bilinear(Module):
         self.out_features = out_features
         d = dtype if dtype is not None else _core._get_default_dtype()
         self.weight = Parameter(_core.empty([out_features, in1_features, in2_features], dtype=d))
+        #: Paddle code: Paddle's bias ``[1, out]`` and init (Xavier-uniform weight, zero bias)
+        self._paddle_layout = construction_dialect() == "paddle"
         if bias and bias_attr is not False:
-            self.bias = Parameter(_core.empty([out_features], dtype=d))
+            shape = [1, out_features] if self._paddle_layout else [out_features]
+            self.bias = Parameter(_core.empty(shape, dtype=d))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
@@ -111,7 +115,13 @@ class Bilinear(Module):
             apply_param_attr(self.bias, bias_attr)
 
     def reset_parameters(self) -> None:
-        """Fresh values uniform in ``±1/sqrt(in1_features)`` (ferrograd's generator)."""
+        """Fresh values uniform in ``±1/sqrt(in1_features)`` (ferrograd's generator);
+        in Paddle code, Paddle's: Xavier-uniform weight, zero bias."""
+        if getattr(self, "_paddle_layout", False):
+            init.xavier_uniform_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+            return
         bound = 1.0 / math.sqrt(self.in1_features)
         init.uniform_(self.weight, -bound, bound)
         if self.bias is not None:

@@ -57,6 +57,7 @@ class LazyLinear(Linear):
         Module.__init__(self)
         self.in_features = 0
         self.out_features = _features(out_features, "LazyLinear")
+        self.weight_layout = "out_in"  # PyTorch's layer: PyTorch's layout in any code
         self._lazy_dtype = dtype
         self.weight = UninitializedParameter(dtype=dtype)
         if bias:

@@ -420,10 +420,13 @@ class Module:
                 f"paddle.set_default_dtype({str(getattr(dtype, 'name', dtype))!r}) before "
                 "building it"
             )
+        done: dict = {}  # id -> (old, new): a parameter shared by two layers stays shared
         for m in self.modules():
             for name, p in list(m._parameters.items()):
                 if p is not None and p.is_floating_point():
-                    m.register_parameter(name, Parameter(p.astype(dtype), p.requires_grad))
+                    if id(p) not in done:
+                        done[id(p)] = (p, Parameter(p.astype(dtype), p.requires_grad))
+                    m.register_parameter(name, done[id(p)][1])
             for name, b in list(m._buffers.items()):
                 if b is not None and b.is_floating_point():
                     m.register_buffer(name, b.astype(dtype), name not in m._non_persistent)
@@ -515,10 +518,7 @@ class Module:
                 if list(value.shape) != list(target.shape):
                     hint = ""
                     if value.ndim == 2 and list(value.shape)[::-1] == list(target.shape):
-                        hint = (
-                            " (Linear weights are [out_features, in_features] here, as in "
-                            "PyTorch; transpose a Paddle [in, out] weight with .T)"
-                        )
+                        hint = _layout_hint(self, key)
                     raise ValueError(
                         f"load_state_dict: {key!r} has shape {list(value.shape)} in the state "
                         f"dict but {list(target.shape)} in the module{hint}"
@@ -562,6 +562,32 @@ class Module:
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
+
+
+def _layout_hint(root: Module, key: str) -> str:
+    """Why a 2-D checkpoint tensor arrived transposed: the layer's layout (PyTorch's
+    ``[out, in]`` or Paddle's ``[in, out]``, fixed by the dialect of the code that built
+    it) and the checkpoint's."""
+    owner_name, _, _ = key.rpartition(".")
+    owner: Any = root
+    for part in owner_name.split(".") if owner_name else ():
+        owner = owner._modules.get(part) if isinstance(owner, Module) else None
+    layout = getattr(owner, "weight_layout", None)
+    if layout is None:
+        return (
+            " (the transpose: Linear weights are [out_features, in_features] in PyTorch's "
+            "layout and [in_features, out_features] in Paddle's; transpose with .T)"
+        )
+    paddle = layout == "in_out"
+    mine, theirs = ("Paddle", "PyTorch") if paddle else ("PyTorch", "Paddle")
+    built = "Paddle code" if paddle else "PyTorch (or neutral) code"
+    return (
+        f" (the transpose: this {type(owner).__name__} was built by {built}, so it stores "
+        f"{mine}'s layout {'[in_features, out_features]' if paddle else '[out_features, in_features]'}"
+        f", and the checkpoint holds {theirs}'s; build the model in the checkpoint's dialect "
+        f"(import ferrograd as {'torch' if paddle else 'paddle'}) or transpose the tensor "
+        f'with .T before loading; docs/dialects.md, "Parameter layouts")'
+    )
 
 
 Layer = Module

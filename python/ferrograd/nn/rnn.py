@@ -34,6 +34,7 @@ import numpy as np
 from .. import _core
 from ..autograd import PyLayer
 from . import functional as F
+from ._layouts import construction_dialect
 from .module import Module
 from .rnn_cells import GATES, PADDLE_ONLY, activation_mode, check_sizes, new_param, step
 from .rnn_packing import PackedSequence, lengths_array, packed_lengths, repack
@@ -45,6 +46,7 @@ _TORCH_POS = {
     "LSTM": ["bias", "batch_first", "dropout", "bidirectional", "proj_size", "device", "dtype"],
     "GRU": ["bias", "batch_first", "dropout", "bidirectional", "device", "dtype"],
 }
+_TORCH_ONLY = frozenset({"nonlinearity", "bias", "batch_first", "bidirectional", "device", "dtype"})
 _ATTRS = ["weight_ih_attr", "weight_hh_attr", "bias_ih_attr", "bias_hh_attr"]
 _PADDLE_POS = {
     "SimpleRNN": ["direction", "time_major", "dropout", "activation"] + _ATTRS + ["name"],
@@ -128,6 +130,8 @@ class _RNNBase(Module):
             paddle = paddle or args[0] in _DIRECTIONS
         elif args:
             paddle = paddle or isinstance(args[0], str)
+        if not paddle and not (_TORCH_ONLY & set(kw)) and construction_dialect() == "paddle":
+            paddle = True  # Paddle code: Paddle's arguments, batch-first input and keys
         names = _PADDLE_POS[kind] if paddle else _TORCH_POS[kind]
         if len(args) > len(names):
             raise TypeError(f"{what}() takes at most {len(names) + 3} positional arguments")
@@ -180,6 +184,25 @@ class _RNNBase(Module):
             self.batch_first = bool(o.get("batch_first", paddle))
         bias = o.get("bias", True)
         self._make_params(o.get("dtype"), bias, o)
+        if paddle and not self.proj_size:
+            self._alias_cells()
+
+    def _alias_cells(self) -> None:
+        """Paddle's ``state_dict`` lists each layer's parameters twice: ``weight_ih_l0``
+        and, through the layer's cell, ``0.cell.weight_ih`` (``0.cell_fw`` /
+        ``0.cell_bw`` when bidirectional). The same Parameter objects are registered
+        under both names, so a Paddle checkpoint loads with no missing or unexpected
+        keys (``parameters()`` lists each once)."""
+        for layer in range(self.num_layers):
+            holder = Module()
+            for d in range(self.num_directions):
+                cell = Module()
+                for n in self._names[layer * self.num_directions + d][:4]:
+                    if n is not None:
+                        cell.register_parameter(n.split("_l")[0], getattr(self, n))
+                cell_name = ("cell_bw" if d else "cell_fw") if self.bidirectional else "cell"
+                holder.add_module(cell_name, cell)
+            self.add_module(str(layer), holder)
 
     def _layout_hint(self, batch_first: bool) -> str:
         if self._layout_given or batch_first:

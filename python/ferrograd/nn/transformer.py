@@ -9,7 +9,10 @@ unless ``batch_first``; bool masks mark positions to leave out. Paddle's (``attn
 ``act_dropout``, ``normalize_before``, ``weight_attr``, ``bias_attr``) build one on
 ``MultiHeadAttention`` (``self_attn``, ``cross_attn``): batch-first input; bool masks mark
 positions to keep; ``forward(src, src_mask)``. Float masks are added in both. A layer is
-built in Paddle's dialect when one of Paddle's arguments is given, PyTorch's otherwise.
+built in Paddle's dialect when one of Paddle's arguments is given, or when Paddle code
+builds it without one of PyTorch's own (``batch_first``, ``norm_first``, ``bias``,
+``device``, ``dtype``); PyTorch's otherwise. Its ``Linear`` layers take that dialect's
+layout (Paddle's ``[in, out]``, so ``state_dict`` matches Paddle's keys and shapes).
 
 ``TransformerEncoder`` / ``TransformerDecoder`` stack ``num_layers`` copies of a layer
 (PyTorch: deep copies, same initial weights; Paddle: fresh layers built from the same
@@ -27,7 +30,7 @@ from .. import _core
 from . import functional as F
 from . import init
 from .attention import MultiHeadAttention, MultiheadAttention
-from .layers import Dropout, LayerNorm, Linear, ModuleList
+from .layers import Dropout, LayerNorm, Linear, ModuleList, construction_dialect, layout_of
 from .module import Module
 
 Tensor = _core.Tensor
@@ -35,6 +38,7 @@ Tensor = _core.Tensor
 _PADDLE_ARGS = frozenset(
     {"attn_dropout", "act_dropout", "normalize_before", "weight_attr", "bias_attr"}
 )
+_TORCH_ONLY = frozenset({"batch_first", "norm_first", "bias", "device", "dtype"})
 _TORCH_POS = ["layer_norm_eps", "batch_first", "norm_first", "bias", "device", "dtype"]
 _PADDLE_POS = ["attn_dropout", "act_dropout", "normalize_before", "weight_attr", "bias_attr",
                "layer_norm_eps"]  # fmt: skip
@@ -50,9 +54,17 @@ def _activation(act: Union[str, Callable], what: str) -> Callable:
     raise ValueError(f"{what}: activation must be 'relu', 'gelu' or a callable, got {act!r}")
 
 
+def _paddle_dialect(kw: dict) -> bool:
+    """Whether a layer takes Paddle's dialect: one of Paddle's own arguments, or Paddle
+    code (ferrograd's frames skipped) giving none of PyTorch's own."""
+    if _PADDLE_ARGS & set(kw):
+        return True
+    return not (_TORCH_ONLY & set(kw)) and construction_dialect() == "paddle"
+
+
 def _options(what: str, args: tuple, kw: dict) -> tuple[bool, dict]:
     """Which dialect, and every option by name."""
-    paddle = bool(_PADDLE_ARGS & set(kw))
+    paddle = _paddle_dialect(kw)
     names = _PADDLE_POS if paddle else _TORCH_POS
     if len(args) > len(names):
         raise TypeError(f"{what}() got too many positional arguments")
@@ -85,6 +97,7 @@ class _LayerBase(Module):
         activation: Any,
         args: tuple,
         kw: dict,
+        cross: bool = False,
     ) -> dict:
         what = type(self).__name__
         self._config = (d_model, nhead, dim_feedforward, dropout, activation, args, dict(kw))
@@ -108,14 +121,23 @@ class _LayerBase(Module):
         bias = o.get("bias", True)
         attn_p = float(dropout if o.get("attn_dropout") is None else o["attn_dropout"])
         act_p = float(dropout if o.get("act_dropout") is None else o["act_dropout"])
+        c = {"paddle": paddle, "attn_p": attn_p, "bias": bias, "dtype": dtype, "o": o}
+        # both peers register the attention first (the order of state_dict's keys)
+        self.self_attn = self._attention(d_model, nhead, c)
+        if cross:  # the decoder's attention over the memory
+            if paddle:
+                self.cross_attn = self._attention(d_model, nhead, c)
+            else:
+                self.multihead_attn = self._attention(d_model, nhead, c)
         lin_kw: dict = (
             {"weight_attr": o.get("weight_attr"), "bias_attr": o.get("bias_attr")}
             if paddle
             else {"bias": bias, "dtype": dtype}
         )
-        self.linear1 = Linear(d_model, dim_feedforward, **lin_kw)
+        with layout_of("paddle" if paddle else "torch"):
+            self.linear1 = Linear(d_model, dim_feedforward, **lin_kw)
+            self.linear2 = Linear(dim_feedforward, d_model, **lin_kw)
         self.dropout = Dropout(act_p)
-        self.linear2 = Linear(dim_feedforward, d_model, **lin_kw)
         norm_kw: dict = {} if paddle else {"bias": bias, "dtype": dtype}
         self.norm1 = LayerNorm(d_model, eps, **norm_kw)
         self.norm2 = LayerNorm(d_model, eps, **norm_kw)
@@ -127,10 +149,11 @@ class _LayerBase(Module):
     def _attention(self, d_model: int, nhead: int, c: dict) -> Module:
         if c["paddle"]:
             o = c["o"]
-            return MultiHeadAttention(
-                d_model, nhead, c["attn_p"], weight_attr=o.get("weight_attr"),
-                bias_attr=o.get("bias_attr"),
-            )  # fmt: skip
+            with layout_of("paddle"):
+                return MultiHeadAttention(
+                    d_model, nhead, c["attn_p"], weight_attr=o.get("weight_attr"),
+                    bias_attr=o.get("bias_attr"),
+                )  # fmt: skip
         return MultiheadAttention(
             d_model, nhead, c["attn_p"], bias=c["bias"], batch_first=self.batch_first,
             dtype=c["dtype"],
@@ -173,8 +196,7 @@ class TransformerEncoderLayer(_LayerBase):
         **kw: Any,
     ) -> None:
         super().__init__()
-        c = self._setup(d_model, nhead, dim_feedforward, dropout, activation, args, kw)
-        self.self_attn = self._attention(d_model, nhead, c)
+        self._setup(d_model, nhead, dim_feedforward, dropout, activation, args, kw)
 
     def forward(
         self,
@@ -215,13 +237,7 @@ class TransformerDecoderLayer(_LayerBase):
         **kw: Any,
     ) -> None:
         super().__init__()
-        c = self._setup(d_model, nhead, dim_feedforward, dropout, activation, args, kw)
-        self.self_attn = self._attention(d_model, nhead, c)
-        cross = self._attention(d_model, nhead, c)
-        if self._paddle:
-            self.cross_attn = cross
-        else:
-            self.multihead_attn = cross
+        c = self._setup(d_model, nhead, dim_feedforward, dropout, activation, args, kw, True)
         self.norm3 = LayerNorm(d_model, c["eps"], **c["norm_kw"])
         self.dropout3 = Dropout(dropout)
 
@@ -269,7 +285,8 @@ def _clones(layer: _LayerBase, n: int, what: str) -> ModuleList:
         raise TypeError(f"{what}: expected a transformer layer, got {type(layer).__name__}")
     if layer._paddle:
         d, h, ff, p, act, args, kw = layer._config
-        fresh = [type(layer)(d, h, ff, p, act, *args, **kw) for _ in range(n - 1)]
+        with layout_of("paddle"):
+            fresh = [type(layer)(d, h, ff, p, act, *args, **kw) for _ in range(n - 1)]
         return ModuleList([layer] + fresh)
     return ModuleList([copy.deepcopy(layer) for _ in range(n)])
 
@@ -378,22 +395,12 @@ class Transformer(Module):
     ) -> None:
         super().__init__()
         layer_kw = {k: v for k, v in kw.items() if k not in ("device",)}
-        paddle = bool(_PADDLE_ARGS & set(kw))
+        paddle = _paddle_dialect(kw)
         eps = kw.get("layer_norm_eps", 1e-5)
-        if custom_encoder is not None:
-            self.encoder = custom_encoder
-        else:
-            enc = TransformerEncoderLayer(
-                d_model, nhead, dim_feedforward, dropout, activation, **layer_kw
-            )
-            self.encoder = TransformerEncoder(enc, num_encoder_layers, LayerNorm(d_model, eps))
-        if custom_decoder is not None:
-            self.decoder = custom_decoder
-        else:
-            dec = TransformerDecoderLayer(
-                d_model, nhead, dim_feedforward, dropout, activation, **layer_kw
-            )
-            self.decoder = TransformerDecoder(dec, num_decoder_layers, LayerNorm(d_model, eps))
+        with layout_of("paddle" if paddle else "torch"):  # the layers take its dialect
+            self._build(d_model, nhead, num_encoder_layers, num_decoder_layers,
+                        dim_feedforward, dropout, activation, custom_encoder,
+                        custom_decoder, layer_kw, eps)  # fmt: skip
         self.d_model = d_model
         self.nhead = nhead
         self.batch_first = True if paddle else bool(kw.get("batch_first", False))
@@ -401,6 +408,22 @@ class Transformer(Module):
             for p in self.parameters():
                 if p.ndim > 1:
                     init.xavier_uniform_(p)
+
+    def _build(
+        self, d_model: int, nhead: int, n_enc: int, n_dec: int, ff: int, dropout: float,
+        activation: Any, custom_encoder: Optional[Module], custom_decoder: Optional[Module],
+        layer_kw: dict, eps: float,
+    ) -> None:  # fmt: skip
+        if custom_encoder is not None:
+            self.encoder = custom_encoder
+        else:
+            enc = TransformerEncoderLayer(d_model, nhead, ff, dropout, activation, **layer_kw)
+            self.encoder = TransformerEncoder(enc, n_enc, LayerNorm(d_model, eps))
+        if custom_decoder is not None:
+            self.decoder = custom_decoder
+        else:
+            dec = TransformerDecoderLayer(d_model, nhead, ff, dropout, activation, **layer_kw)
+            self.decoder = TransformerDecoder(dec, n_dec, LayerNorm(d_model, eps))
 
     def forward(
         self,
