@@ -29,6 +29,9 @@ pub struct PyLayerNode {
     backward: Py<PyAny>,
     torch_dialect: bool,
     /// Per forward output: `Some(k)` for the k-th tensor output, `None` for other values.
+    /// The node's output slots (a tensor's `output_nr`) are PyTorch's in PyTorch code, one
+    /// per forward output, so hooks and `backward` see a gradient slot (None) for every
+    /// non-tensor output too; Paddle's, one per tensor output (index `k`), otherwise.
     output_kinds: Vec<Option<usize>>,
     out_metas: Vec<InputMeta>,
     /// Number of forward arguments (positional, then keyword values).
@@ -45,10 +48,19 @@ impl Node for PyLayerNode {
         &self.base
     }
     fn num_outputs(&self) -> usize {
-        self.out_metas.len()
+        if self.torch_dialect {
+            self.output_kinds.len()
+        } else {
+            self.out_metas.len()
+        }
     }
     fn output_meta(&self, i: usize) -> Option<InputMeta> {
-        self.out_metas.get(i).cloned()
+        if self.torch_dialect {
+            let k = (*self.output_kinds.get(i)?)?;
+            self.out_metas.get(k).cloned()
+        } else {
+            self.out_metas.get(i).cloned()
+        }
     }
     fn casts_incoming_grads(&self) -> bool {
         !self.ctx.get().state.lock().keep_grad_dtype
@@ -126,9 +138,10 @@ impl PyLayerNode {
     ) -> Result<Vec<Option<Tensor>>> {
         let ctx = self.ctx.bind(py);
         let materialize = ctx.get().state.lock().materialize_grads;
-        // (each output's gradient is handed over once: taken, not cloned)
-        let mut grad_obj = |k: usize| -> Result<Py<PyAny>> {
-            match grads.get_mut(k).and_then(Option::take) {
+        // (each output's gradient is handed over once: taken, not cloned; `slot`: the
+        // node's output slot, `k`: the tensor output's index)
+        let mut grad_obj = |slot: usize, k: usize| -> Result<Py<PyAny>> {
+            match grads.get_mut(slot).and_then(Option::take) {
                 Some(g) => wrap(py, g).map(|t| t.into_any()).map_err(from_pyerr),
                 None if materialize => {
                     let m = &self.out_metas[k];
@@ -141,15 +154,15 @@ impl PyLayerNode {
         let mut call_args: Vec<Py<PyAny>> = Vec::with_capacity(1 + self.output_kinds.len());
         call_args.push(ctx.clone().into_any().unbind());
         if self.torch_dialect {
-            for kind in &self.output_kinds {
+            for (slot, kind) in self.output_kinds.iter().enumerate() {
                 call_args.push(match kind {
-                    Some(k) => grad_obj(*k)?,
-                    None => py.None(),
+                    Some(k) => grad_obj(slot, *k)?,
+                    None => py.None(), // (a hook's value for a non-tensor slot is dropped)
                 });
             }
         } else {
             for k in 0..self.out_metas.len() {
-                call_args.push(grad_obj(k)?);
+                call_args.push(grad_obj(k, k)?);
             }
         }
         let args = PyTuple::new(py, call_args).map_err(from_pyerr)?;
@@ -445,6 +458,7 @@ fn apply(
     };
     for (pos, kind) in output_kinds.iter().enumerate() {
         let Some(k) = *kind else { continue };
+        let slot = if torch_dialect { pos } else { k }; // the output's slot on the node
         // the same tensor object returned again comes back as the same object (PyTorch);
         // its later output slots get no gradient of their own
         if let Some(q) = (0..pos).find(|&q| originals[q].is(&originals[pos])) {
@@ -476,24 +490,24 @@ fn apply(
             }
             // a view modified in place: its base's history is rebased too (CopySlices)
             let out = t.view_with(t.layout().clone());
-            out.set_grad_fn(node_ref.clone(), k);
+            out.set_grad_fn(node_ref.clone(), slot);
             if t.write_view_history("mark_dirty", &out).map_err(to_pyerr)? {
                 continue;
             }
             t.storage().bump_version();
-            t.set_grad_fn(node_ref.clone(), k);
-            rebind_saved(py, &ctx, &t, &weak, k);
-            bound_outputs.push((t, k));
+            t.set_grad_fn(node_ref.clone(), slot);
+            rebind_saved(py, &ctx, &t, &weak, slot);
+            bound_outputs.push((t, slot));
         } else if is_input || t.grad_fn().is_some() || t.requires_grad() {
             // an input (or a tensor with history of its own) returned as is: a new tensor
             // over the same memory, produced by this layer, so its gradient reaches backward
             let nt = t.view_with(t.layout().clone());
-            nt.set_grad_fn(node_ref.clone(), k);
+            nt.set_grad_fn(node_ref.clone(), slot);
             items[pos] = wrap(py, nt)?.into_bound(py).into_any();
         } else {
-            t.set_grad_fn(node_ref.clone(), k);
-            rebind_saved(py, &ctx, &t, &weak, k);
-            bound_outputs.push((t, k));
+            t.set_grad_fn(node_ref.clone(), slot);
+            rebind_saved(py, &ctx, &t, &weak, slot);
+            bound_outputs.push((t, slot));
         }
     }
     weaken_output_attributes(&ctx, &bound_outputs, &weak)?;
