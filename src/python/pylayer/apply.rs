@@ -458,7 +458,8 @@ fn apply(
     };
     for (pos, kind) in output_kinds.iter().enumerate() {
         let Some(k) = *kind else { continue };
-        let slot = if torch_dialect { pos } else { k }; // the output's slot on the node
+        // the output's slot on the node
+        let slot = if torch_dialect { pos } else { k };
         // the same tensor object returned again comes back as the same object (PyTorch);
         // its later output slots get no gradient of their own
         if let Some(q) = (0..pos).find(|&q| originals[q].is(&originals[pos])) {
