@@ -36,6 +36,15 @@ pub trait SavedTensorHooks: Send + Sync {
     fn keeps_leaves(&self) -> bool {
         false
     }
+
+    /// Whether leaves that do not require grad (the model's input, a batch) are saved as
+    /// they are, without `pack`, when a binding object (the caller's Python tensor) holds
+    /// them at the moment they are saved: the caller keeps the original alive, so a packed
+    /// copy would add memory instead of saving it. A leaf nothing outside holds (made
+    /// inside an op) is still packed.
+    fn keeps_held_leaves(&self) -> bool {
+        false
+    }
 }
 
 thread_local! {
@@ -119,6 +128,18 @@ impl Drop for HookStackGuard {
             drop(old);
         }
         crate::buffer_cache::set_packs_suspend(self.suspend);
+    }
+}
+
+/// Whether `hooks` save `t` as it is instead of packing it: a parameter (a leaf that
+/// requires grad) under [`SavedTensorHooks::keeps_leaves`], or a leaf without grad that a
+/// binding object holds right now under [`SavedTensorHooks::keeps_held_leaves`]. `t` is
+/// what would be saved: a copy made of aliased memory has no owner, so it is packed.
+fn kept_as_is(hooks: &dyn SavedTensorHooks, t: &Tensor, identity: &Identity) -> bool {
+    match identity {
+        Identity::Leaf(_) => hooks.keeps_leaves(),
+        Identity::Constant => hooks.keeps_held_leaves() && t.owner() != 0,
+        Identity::NonLeaf { .. } | Identity::Output { .. } => false,
     }
 }
 
@@ -245,7 +266,7 @@ impl SavedTensor {
         let hooks = if t.is_constant() {
             None // library-made numbers are not the user's saved tensors
         } else {
-            current_hooks().filter(|h| !(h.keeps_leaves() && matches!(identity, Identity::Leaf(_))))
+            current_hooks().filter(|h| !kept_as_is(h.as_ref(), t, &identity))
         };
         let state = match hooks {
             None => SavedState::Live {
