@@ -24,6 +24,13 @@ pub trait PackedTensor: Send + Sync {
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         None
     }
+
+    /// Runs `f`, which unpacks this and the other saves of one node, inside what this
+    /// packed form's unpack needs, entered once for all of them (the Python hooks attach
+    /// to the interpreter once per node instead of once per saved tensor).
+    fn unpack_scope(&self, f: &mut dyn FnMut() -> Result<()>) -> Result<()> {
+        f()
+    }
 }
 
 /// A pair of pack/unpack hooks (one level of `saved_tensors_hooks`).
@@ -319,6 +326,19 @@ impl SavedTensor {
         match &*self.state.lock() {
             SavedState::Packed(p) => Some(p.packed.clone()),
             _ => None,
+        }
+    }
+
+    /// Runs `f` (the unpacks of one node's saved slots) inside the unpack scope of the
+    /// first packed slot among `slots`, so hooks that need a context (the interpreter)
+    /// enter it once per node; runs `f` directly when none is packed.
+    pub fn with_unpack_scope<'a>(
+        slots: impl IntoIterator<Item = &'a SavedTensor>,
+        f: &mut dyn FnMut() -> Result<()>,
+    ) -> Result<()> {
+        match slots.into_iter().find_map(SavedTensor::packed) {
+            Some(packed) => packed.unpack_scope(f),
+            None => f(),
         }
     }
 

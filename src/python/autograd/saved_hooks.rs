@@ -133,6 +133,12 @@ impl PackedTensor for PyPacked {
         Some(self)
     }
 
+    /// Attached once for all of a node's unpacks: each `unpack` inside then finds the
+    /// thread attached, which costs a counter, not a GIL acquisition.
+    fn unpack_scope(&self, f: &mut dyn FnMut() -> Result<()>) -> Result<()> {
+        Python::attach(|_py| f())
+    }
+
     fn unpack(&self) -> Result<Tensor> {
         Python::attach(|py| {
             let r = self
