@@ -2932,6 +2932,7 @@ class _SavedTensorsHooks:
     unpack_hook: Callable[[Any], Tensor]
     _pack_once: _bool
     _keep_leaves: _bool
+    _keep_held_leaves: _bool
     _in_memory: _bool
     def __new__(cls, *_args: Any, **_kwargs: Any) -> Self: ...
     def __init__(
@@ -2945,10 +2946,13 @@ def _push_saved_tensors_hooks(
     unpack_hook: Callable[[Any], Tensor],
     once: _bool = False,
     keep_leaves: _bool = False,
+    keep_held_leaves: _bool = False,
 ) -> None:
     """Enters a ``saved_tensors_hooks`` level on this thread. ``once``: a view of a
     storage this level already packed reuses what ``pack_hook`` returned; ``keep_leaves``:
-    leaves that require grad are saved as they are instead of being packed."""
+    leaves that require grad are saved as they are instead of being packed;
+    ``keep_held_leaves``: so are leaves without grad that a Python object holds when
+    saved (the caller's input)."""
 
 def _queue_callback(callback: Callable[[], Any]) -> None:
     """Queues ``callback()`` to run once the backward pass now running on this thread has

@@ -224,12 +224,17 @@ impl Node for FnNode {
             None => crate::tensor::zeros(&self.out_meta.shape, self.out_meta.dtype)?,
         };
         let mut saved: SmallVec<[Option<Tensor>; 2]> = SmallVec::new();
-        for s in &self.saved {
-            saved.push(match s {
-                Some(s) => Some(s.unpack(self.name)?),
-                None => None,
-            });
-        }
+        // all slots in one unpack scope: Python hooks attach to the interpreter once per
+        // node, not once per saved tensor
+        SavedTensor::with_unpack_scope(self.saved.iter().flatten(), &mut || {
+            for s in &self.saved {
+                saved.push(match s {
+                    Some(s) => Some(s.unpack(self.name)?),
+                    None => None,
+                });
+            }
+            Ok(())
+        })?;
         let needs: SmallVec<[bool; 2]> = self.base.edges.iter().map(|e| e.is_some()).collect();
         let out = (self.backward)(&grad, &saved, &needs)?;
         // reuse the incoming buffer's allocation for the result (one output gradient in,

@@ -24,6 +24,13 @@ pub trait PackedTensor: Send + Sync {
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         None
     }
+
+    /// Runs `f`, which unpacks this and the other saves of one node, inside what this
+    /// packed form's unpack needs, entered once for all of them (the Python hooks attach
+    /// to the interpreter once per node instead of once per saved tensor).
+    fn unpack_scope(&self, f: &mut dyn FnMut() -> Result<()>) -> Result<()> {
+        f()
+    }
 }
 
 /// A pair of pack/unpack hooks (one level of `saved_tensors_hooks`).
@@ -34,6 +41,15 @@ pub trait SavedTensorHooks: Send + Sync {
     /// Whether leaves that require grad (parameters) are saved as they are, without
     /// `pack`: they stay alive anyway, so packing them would only add a copy.
     fn keeps_leaves(&self) -> bool {
+        false
+    }
+
+    /// Whether leaves that do not require grad (the model's input, a batch) are saved as
+    /// they are, without `pack`, when a binding object (the caller's Python tensor) holds
+    /// them at the moment they are saved: the caller keeps the original alive, so a packed
+    /// copy would add memory instead of saving it. A leaf nothing outside holds (made
+    /// inside an op) is still packed.
+    fn keeps_held_leaves(&self) -> bool {
         false
     }
 }
@@ -119,6 +135,18 @@ impl Drop for HookStackGuard {
             drop(old);
         }
         crate::buffer_cache::set_packs_suspend(self.suspend);
+    }
+}
+
+/// Whether `hooks` save `t` as it is instead of packing it: a parameter (a leaf that
+/// requires grad) under [`SavedTensorHooks::keeps_leaves`], or a leaf without grad that a
+/// binding object holds right now under [`SavedTensorHooks::keeps_held_leaves`]. `t` is
+/// what would be saved: a copy made of aliased memory has no owner, so it is packed.
+fn kept_as_is(hooks: &dyn SavedTensorHooks, t: &Tensor, identity: &Identity) -> bool {
+    match identity {
+        Identity::Leaf(_) => hooks.keeps_leaves(),
+        Identity::Constant => hooks.keeps_held_leaves() && t.owner() != 0,
+        Identity::NonLeaf { .. } | Identity::Output { .. } => false,
     }
 }
 
@@ -245,7 +273,7 @@ impl SavedTensor {
         let hooks = if t.is_constant() {
             None // library-made numbers are not the user's saved tensors
         } else {
-            current_hooks().filter(|h| !(h.keeps_leaves() && matches!(identity, Identity::Leaf(_))))
+            current_hooks().filter(|h| !kept_as_is(h.as_ref(), t, &identity))
         };
         let state = match hooks {
             None => SavedState::Live {
@@ -298,6 +326,19 @@ impl SavedTensor {
         match &*self.state.lock() {
             SavedState::Packed(p) => Some(p.packed.clone()),
             _ => None,
+        }
+    }
+
+    /// Runs `f` (the unpacks of one node's saved slots) inside the unpack scope of the
+    /// first packed slot among `slots`, so hooks that need a context (the interpreter)
+    /// enter it once per node; runs `f` directly when none is packed.
+    pub fn with_unpack_scope<'a>(
+        slots: impl IntoIterator<Item = &'a SavedTensor>,
+        f: &mut dyn FnMut() -> Result<()>,
+    ) -> Result<()> {
+        match slots.into_iter().find_map(SavedTensor::packed) {
+            Some(packed) => packed.unpack_scope(f),
+            None => f(),
         }
     }
 

@@ -5,7 +5,9 @@ smaller (ReLU outputs, dropout masks, mostly-zero tensors).
 
 Both pack a tensor saved by several nodes (e.g. ``tanh``'s output, saved by ``tanh`` and
 by the matmul that reads it) once: the hook level remembers which views it packed. Both
-save parameters (leaves that require grad) as they are: those stay in memory anyway.
+save parameters (leaves that require grad) as they are: those stay in memory anyway. So
+is a leaf without grad that the caller holds when it is saved (the model's input): the
+caller keeps it alive, so a packed copy would add memory instead of saving it.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ class _CompressingHooks(saved_tensors_hooks):
 
     _pack_once = True
     _keep_leaves = True  # parameters stay alive anyway: a packed copy would only add memory
+    _keep_held_leaves = True  # so does the caller's input (a leaf its Python object holds)
 
     def __init__(self, pack: Any, unpack: Any) -> None:
         self.tensors = 0

@@ -48,6 +48,10 @@ class saved_tensors_hooks(_core._SavedTensorsHooks):
     _pack_once = False
     #: save parameters (leaves requiring grad) as they are instead of packing them
     _keep_leaves = False
+    #: save leaves that do not require grad as they are when a Python object holds them
+    #: at the moment they are saved (the model's input: the caller keeps it alive, so a
+    #: packed copy would only add memory); leaves nothing else holds are still packed
+    _keep_held_leaves = False
     #: what the pack hook returns stays in RAM (checkpoint handles, compressed copies):
     #: its saves then leave ferrograd's buffer cache on, which other hooks suspend (see
     #: ``buffer_cache_info`` and docs/memory.md)

@@ -3,8 +3,8 @@
 //! `with` block, most of the cost of identity hooks on a small step; issue 23 item 4).
 //!
 //! `ferrograd.autograd.graph.saved_tensors_hooks` subclasses this class in Python and
-//! keeps the class attributes its own subclasses override: `_pack_once`, `_keep_leaves`
-//! and `_in_memory` (read here on every `__enter__`, so an instance may set them too, as
+//! keeps the class attributes its own subclasses override: `_pack_once`, `_keep_leaves`,
+//! `_keep_held_leaves` and `_in_memory` (read here on every `__enter__`, so an instance may set them too, as
 //! `checkpoint` does). Subclasses with their own `__init__` call
 //! `super().__init__(pack_hook, unpack_hook)`, which is this class's `__init__`.
 
@@ -62,6 +62,13 @@ impl PySavedTensorsHooks {
         false
     }
 
+    /// Save leaves without grad that a Python object holds when saved (the caller's
+    /// input) as they are instead of packing them: a copy would add memory.
+    #[classattr]
+    fn _keep_held_leaves() -> bool {
+        false
+    }
+
     /// What the pack hook returns stays in RAM (checkpoint handles, compressed copies):
     /// its saves then leave ferrograd's buffer cache on, which other hooks suspend.
     #[classattr]
@@ -109,6 +116,7 @@ impl PySavedTensorsHooks {
         let any = slf.as_any();
         let once = flag(any, pyo3::intern!(py, "_pack_once"))?;
         let keep_leaves = flag(any, pyo3::intern!(py, "_keep_leaves"))?;
+        let keep_held = flag(any, pyo3::intern!(py, "_keep_held_leaves"))?;
         let in_memory = flag(any, pyo3::intern!(py, "_in_memory"))?;
         let (pack, unpack) = {
             let me = slf.borrow();
@@ -116,7 +124,7 @@ impl PySavedTensorsHooks {
                 |h: &Option<Py<PyAny>>| h.as_ref().map_or_else(|| py.None(), |h| h.clone_ref(py));
             (hook(&me.pack_hook), hook(&me.unpack_hook))
         };
-        super::saved_hooks::push_hooks(pack, unpack, once, keep_leaves).py()?;
+        super::saved_hooks::push_hooks(pack, unpack, once, keep_leaves, keep_held).py()?;
         let mut me = slf.borrow_mut();
         me.threads.push(thread_ident());
         me.suspends

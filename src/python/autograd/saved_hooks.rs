@@ -23,6 +23,9 @@ struct PyHooks {
     once: Option<Mutex<PackedViews>>,
     /// With `keep_leaves=True`: parameters are saved as they are, not packed.
     keep_leaves: bool,
+    /// With `keep_held_leaves=True`: leaves without grad that a Python object holds when
+    /// saved (the caller's input) are saved as they are, not packed.
+    keep_held_leaves: bool,
 }
 
 /// A view already packed at this level.
@@ -87,6 +90,10 @@ impl SavedTensorHooks for PyHooks {
         self.keep_leaves
     }
 
+    fn keeps_held_leaves(&self) -> bool {
+        self.keep_held_leaves
+    }
+
     fn pack(&self, t: &Tensor) -> Result<Box<dyn PackedTensor>> {
         Python::attach(|py| {
             let known = self.once.as_ref().and_then(|m| m.lock().find(py, t));
@@ -126,6 +133,12 @@ impl PackedTensor for PyPacked {
         Some(self)
     }
 
+    /// Attached once for all of a node's unpacks: each `unpack` inside then finds the
+    /// thread attached, which costs a counter, not a GIL acquisition.
+    fn unpack_scope(&self, f: &mut dyn FnMut() -> Result<()>) -> Result<()> {
+        Python::attach(|_py| f())
+    }
+
     fn unpack(&self) -> Result<Tensor> {
         Python::attach(|py| {
             let r = self
@@ -156,22 +169,26 @@ pub(crate) fn single_hooks(pack: Py<PyAny>, unpack: Py<PyAny>) -> impl SavedTens
         unpack: Arc::new(unpack),
         once: None,
         keep_leaves: false,
+        keep_held_leaves: false,
     }
 }
 
 /// Enters a `saved_tensors_hooks` level on this thread. With `once`, a view of a
 /// storage that this level already packed (same storage, version, layout and dtype) reuses
 /// what `pack_hook` returned instead of calling it again. With `keep_leaves`, leaves that
-/// require grad (parameters) are saved as they are instead of being packed.
+/// require grad (parameters) are saved as they are instead of being packed; with
+/// `keep_held_leaves`, so are leaves without grad that a Python object holds when saved
+/// (the caller's input).
 #[pyfunction]
-#[pyo3(signature = (pack_hook, unpack_hook, once = false, keep_leaves = false))]
+#[pyo3(signature = (pack_hook, unpack_hook, once = false, keep_leaves = false, keep_held_leaves = false))]
 pub fn _push_saved_tensors_hooks(
     pack_hook: Py<PyAny>,
     unpack_hook: Py<PyAny>,
     once: bool,
     keep_leaves: bool,
+    keep_held_leaves: bool,
 ) -> PyResult<()> {
-    push_hooks(pack_hook, unpack_hook, once, keep_leaves).py()
+    push_hooks(pack_hook, unpack_hook, once, keep_leaves, keep_held_leaves).py()
 }
 
 /// Pushes a Python hook pair onto this thread's stack (see `_push_saved_tensors_hooks`).
@@ -180,12 +197,14 @@ pub(crate) fn push_hooks(
     unpack_hook: Py<PyAny>,
     once: bool,
     keep_leaves: bool,
+    keep_held_leaves: bool,
 ) -> Result<()> {
     saved::push_saved_tensor_hooks(Arc::new(PyHooks {
         pack: pack_hook,
         unpack: Arc::new(unpack_hook),
         once: once.then(|| Mutex::new(PackedViews::default())),
         keep_leaves,
+        keep_held_leaves,
     }))
 }
 
