@@ -93,6 +93,7 @@ def view_as_complex(x: Tensor, name: str | None = None) -> Tensor:
 
 
 def _where(cond: Tensor, a: Any, b: Tensor) -> Tensor:
+    """``a`` (a number, in ``b``'s dtype) where ``cond``, else ``b``."""
     return _core.where(cond, _core.full([], a, dtype=b.dtype), b)
 
 
