@@ -31,8 +31,9 @@ ROOT = Path(__file__).resolve().parent.parent
 PKG = ROOT / "python" / "ferrograd"
 LINE_LENGTH = 100  # ruff's (pyproject.toml): generated lines are already formatted
 
-# (methods, functional names, doc, dtype rule, has_gradient) per unary op
-Op = tuple[list[str], list[str], str, str, bool]
+# (methods, functional names, doc, dtype rule, has_gradient, extra keyword: round's
+# decimals or None) per unary op
+Op = tuple[list[str], list[str], str, str, bool, Any]
 # (methods, operators, operand keywords, doc, dtype rule, has_gradient, extra keyword:
 # torch's alpha / rounding_mode or None) per binary op
 BinOp = tuple[list[str], list[str], list[str], str, str, bool, Any]
@@ -43,14 +44,19 @@ def _rst(doc: str) -> str:
     return re.sub(r"`([^`]+)`", r"``\1``", doc)
 
 
+# stub annotation of each extra keyword of the unary table (before ``name``, as Paddle's
+# ``round(x, decimals=0, name=None)``)
+_UNARY_EXTRA_TYPES = {"decimals": "_int"}
+
+
 def _stub_methods(ops: list[Op]) -> list[str]:
     out = []
-    for methods, _, doc, _, _ in ops:
+    for methods, _, doc, _, _, extra in ops:
+        params = ["self", "name: str | None = None"]
+        if extra is not None:
+            params.insert(1, f"{extra}: {_UNARY_EXTRA_TYPES[extra]} | None = None")
         for m in methods:
-            out += [
-                f"    def {m}(self, name: str | None = None) -> Tensor:",
-                f'        """{_rst(doc)}"""',
-            ]
+            out += [*_def(m, params, "Tensor"), f'        """{_rst(doc)}"""']
     return out
 
 
@@ -83,12 +89,21 @@ def _functional_all(ops: list[Op]) -> list[str]:
 
 def _variable_methods(ops: list[Op]) -> list[str]:
     out: list[str] = []
-    for methods, _, doc, _, _ in ops:
+    for methods, _, doc, _, _, extra in ops:
         for m in methods:
+            if extra is None:
+                out += [
+                    f"    def {m}(self, name: str | None = None) -> Variable:",
+                    f'        """{_rst(doc)}"""',
+                    f'        return self._op("{methods[0]}", [self])',
+                    "",
+                ]
+                continue
+            # (the extra keyword composes the op in ``Variable._unary_extra``)
             out += [
-                f"    def {m}(self, name: str | None = None) -> Variable:",
+                *_def(m, ["self", f"{extra}: Any = None", "name: str | None = None"], "Variable"),
                 f'        """{_rst(doc)}"""',
-                f'        return self._op("{methods[0]}", [self])',
+                f'        return self._unary_extra("{methods[0]}", {extra}={extra})',
                 "",
             ]
     return out
@@ -420,7 +435,7 @@ def table() -> dict[str, list[Any]]:
     """The op tables from the built extension, by declaring file."""
     from ferrograd import _core
 
-    unary = [(list(m), list(f), d, r, g) for m, f, d, r, g in _core._unary_op_table()]
+    unary = [(list(m), list(f), d, r, g, e) for m, f, d, r, g, e in _core._unary_op_table()]
     binary = [
         (list(m), list(o), list(k), d, r, g, e) for m, o, k, d, r, g, e in _core._binary_op_table()
     ]

@@ -813,6 +813,12 @@ class Tensor:
         """The ``q``-th quantiles of ``x`` over ``dim`` (all elements by default); ``q`` a number ..."""
     def renorm(x, p: Any, dim: Any, maxnorm: Any) -> Tensor:
         """Each slice along ``dim`` rescaled so its ``p``-norm is at most ``maxnorm``."""
+    def frexp(x, name: str | None = None) -> tuple[Tensor, Tensor]:
+        """The decomposition ``x = mantissa * 2 ** exponent`` (``0.5 <= |mantissa| < 1``)."""
+    def view_as_real(x, name: str | None = None) -> Tensor:
+        """A complex tensor as real numbers with a trailing axis of 2 (a new tensor)."""
+    def view_as_complex(x, name: str | None = None) -> Tensor:
+        """A real tensor with a trailing axis of 2 as complex numbers (a new tensor)."""
     def reshape_as(self, other: Any) -> Tensor:
         """Reshaped to ``other``'s shape."""
     def resolve_conj(x) -> Tensor:
@@ -1410,7 +1416,7 @@ class Tensor:
         """Elementwise rounding down."""
     def ceil(self, name: str | None = None) -> Tensor:
         """Elementwise rounding up."""
-    def round(self, name: str | None = None) -> Tensor:
+    def round(self, decimals: _int | None = None, name: str | None = None) -> Tensor:
         """Elementwise rounding to the nearest integer (halves to even, as NumPy)."""
     def silu(self, name: str | None = None) -> Tensor:
         """Elementwise SiLU (swish) ``self * sigmoid(self)``."""
@@ -1494,6 +1500,16 @@ class Tensor:
         """Elementwise natural logarithm of the absolute value of the gamma function (+inf at the poles 0, -1, -2, ...)."""
     def digamma(self, name: str | None = None) -> Tensor:
         """Elementwise digamma function, the derivative of ``lgamma`` (-inf at 0, NaN at negative integers)."""
+    def i0(self, name: str | None = None) -> Tensor:
+        """Elementwise modified Bessel function of the first kind of order 0."""
+    def i0e(self, name: str | None = None) -> Tensor:
+        """Elementwise exponentially scaled modified Bessel function ``i0(self) * exp(-|self|)``."""
+    def i1(self, name: str | None = None) -> Tensor:
+        """Elementwise modified Bessel function of the first kind of order 1."""
+    def i1e(self, name: str | None = None) -> Tensor:
+        """Elementwise exponentially scaled modified Bessel function ``i1(self) * exp(-|self|)``."""
+    def erfcx(self, name: str | None = None) -> Tensor:
+        """Elementwise scaled complementary error function ``exp(self**2) * erfc(self)``, accurate for large inputs."""
     def signbit(self, name: str | None = None) -> Tensor:
         """Elementwise test of the sign bit (true for negative numbers and -0.0), as a bool tensor."""
     # END generated: unary Tensor methods
@@ -2859,9 +2875,9 @@ def _debug_panic(message: str, where_: str = "here") -> None:
     """Test hook: panics in Rust (``"here"``, ``"worker"`` or ``"detached"``)."""
 
 # ---- op declarations ------------------------------------------------------------------
-def _unary_op_table() -> list[tuple[list[str], list[str], str, str, _bool]]:
+def _unary_op_table() -> list[tuple[list[str], list[str], str, str, _bool, str | None]]:
     """The unary op declarations: ``(methods, functional names, doc, dtype rule,
-    has_gradient)`` per op (read by ``scripts/gen_op_bindings.py``)."""
+    has_gradient, extra keyword)`` per op (read by ``scripts/gen_op_bindings.py``)."""
 
 def _binary_op_table() -> list[tuple[list[str], list[str], list[str], str, str, _bool]]:
     """The binary op declarations: ``(methods, operators, operand keywords, doc, dtype

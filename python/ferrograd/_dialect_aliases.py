@@ -122,6 +122,11 @@ deg2rad = Tensor.deg2rad
 rad2deg = Tensor.rad2deg
 lgamma = Tensor.lgamma
 digamma = Tensor.digamma
+i0 = Tensor.i0
+i0e = Tensor.i0e
+i1 = Tensor.i1
+i1e = Tensor.i1e
+erfcx = Tensor.erfcx
 signbit = Tensor.signbit
 # END generated: unary functions
 clip = Tensor.clip
@@ -288,6 +293,11 @@ __all__ = [
     "rad2deg",
     "lgamma",
     "digamma",
+    "i0",
+    "i0e",
+    "i1",
+    "i1e",
+    "erfcx",
     "signbit",
     # END generated: unary __all__
     "clip",

@@ -56,7 +56,6 @@ from ._ops_compose_more import is_storage as is_storage
 from ._ops_compose_more import lcm as lcm
 from ._ops_compose_more import ldexp as ldexp
 from ._ops_compose_more import narrow_copy as narrow_copy
-from ._ops_compose_more import pdist as pdist
 from ._ops_compose_more import polar as polar
 from ._ops_compose_more import renorm as renorm
 from ._ops_compose_more import resolve_conj as resolve_conj
@@ -95,6 +94,10 @@ from ._ops_paddle_slicing import crop as crop
 from ._ops_paddle_slicing import increment as increment
 from ._ops_paddle_slicing import slice as slice  # noqa: A004
 from ._ops_paddle_slicing import strided_slice as strided_slice
+from ._ops_special_more import frexp as frexp
+from ._ops_special_more import pdist as pdist
+from ._ops_special_more import view_as_complex as view_as_complex
+from ._ops_special_more import view_as_real as view_as_real
 
 # stacking and splitting (hstack .. dsplit, tensor_split, atleast_Nd, block_diag, ...)
 from ._ops_stack_split import atleast_1d as atleast_1d
@@ -239,6 +242,9 @@ __all__ = [
     "pdist",
     "polar",
     "renorm",
+    "frexp",
+    "view_as_complex",
+    "view_as_real",
     "resolve_conj",
     "resolve_neg",
     "select_scatter",

@@ -1,6 +1,6 @@
 """More PyTorch module functions composed of differentiable ops: ``addbmm``, ``addr``,
 ``combinations``, ``float_power``, ``fmax``/``fmin``, ``heaviside``, ``sinc``, ``ldexp``,
-``renorm``, ``pdist``, ``polar``, ``index_copy``, ``narrow_copy``, ``select_scatter``,
+``renorm``, ``polar``, ``index_copy``, ``narrow_copy``, ``select_scatter``,
 ``slice_scatter``, ``diagonal_scatter``, the window functions, the integer helpers
 ``gcd``/``lcm``/``unravel_index``, and ``compile`` (which runs eagerly)."""
 
@@ -37,7 +37,6 @@ __all__ = [
     "lcm",
     "ldexp",
     "narrow_copy",
-    "pdist",
     "polar",
     "renorm",
     "resolve_conj",
@@ -152,25 +151,6 @@ def renorm(x: Tensor, p: Any, dim: int, maxnorm: Any) -> Tensor:
     norms = x.abs().pow(p).sum(others, keepdim=True).pow(1.0 / p)
     scale = _core.where(norms > maxnorm, maxnorm / (norms + 1e-7), _core.ones([], dtype=x.dtype))
     return x * scale
-
-
-def pdist(x: Tensor, p: float = 2.0) -> Tensor:
-    """The ``p``-norm distances between the rows of a 2-d tensor, the upper triangle of
-    ``cdist(x, x)`` flattened row by row (``N * (N - 1) / 2`` values)."""
-    if x.ndim != 2:
-        raise ValueError(f"pdist: expects a 2-d tensor, got {x.ndim}-d")
-    n = x.shape[0]
-    i, j = np.triu_indices(n, 1)
-    if len(i) == 0:
-        return _core.zeros([0], dtype=x.dtype)
-    a = x.index_select(0, _core.tensor(i.astype(np.int64)))
-    b = x.index_select(0, _core.tensor(j.astype(np.int64)))
-    diff = (a - b).abs()
-    if p == math.inf:
-        return diff.amax(1)
-    if p == 0:
-        return (diff != 0).astype(x.dtype).sum(1)
-    return diff.pow(p).sum(1).pow(1.0 / p)
 
 
 def polar(abs: Tensor, angle: Tensor) -> Tensor:
@@ -387,6 +367,9 @@ def install_tensor_methods() -> None:
         resolve_neg,
     ):
         setattr(T, f.__name__, f)
+    from . import _ops_special_more  # (frexp, view_as_real, view_as_complex)
+
+    _ops_special_more.install_tensor_methods()
     T.index_copy_ = lambda self, dim, index, source: self.copy_(
         index_copy(self, dim, index, source)
     )

@@ -22,7 +22,12 @@ __all__ = [
     "exp2",
     "expit",
     "expm1",
+    "erfcx",
     "gammaln",
+    "i0",
+    "i0e",
+    "i1",
+    "i1e",
     "log1p",
     "log_ndtr",
     "log_softmax",
@@ -169,11 +174,34 @@ def xlog1py(x: Any, y: Any) -> Tensor:
 
 
 def round(x: Tensor, decimals: int = 0) -> Tensor:  # noqa: A001  (torch's name)
-    """Rounding to ``decimals`` places (halves to even)."""
-    if decimals == 0:
-        return x.round()
-    s = 10.0**decimals
-    return (_float(x) * s).round() / s
+    """Rounding to ``decimals`` places (halves to even), as ``Tensor.round(decimals=)``."""
+    return x.round(decimals=decimals)
+
+
+def erfcx(x: Tensor) -> Tensor:
+    """The scaled complementary error function ``exp(x**2) * erfc(x)``, accurate for large
+    ``x`` (where the product would overflow and underflow)."""
+    return _float(x).erfcx()
+
+
+def i0(x: Tensor) -> Tensor:
+    """The modified Bessel function of the first kind of order 0."""
+    return _float(x).i0()
+
+
+def i0e(x: Tensor) -> Tensor:
+    """The exponentially scaled ``i0(x) * exp(-|x|)``."""
+    return _float(x).i0e()
+
+
+def i1(x: Tensor) -> Tensor:
+    """The modified Bessel function of the first kind of order 1."""
+    return _float(x).i1()
+
+
+def i1e(x: Tensor) -> Tensor:
+    """The exponentially scaled ``i1(x) * exp(-|x|)``."""
+    return _float(x).i1e()
 
 
 def sinc(x: Tensor) -> Tensor:

@@ -21,7 +21,7 @@ fn unsupported(op: UnaryOp, d: DType) -> Error {
 
 macro_rules! unary_kernels {
     ($($v:ident {
-        methods: [$($m:ident),+], functional: [$($f:ident),*],
+        methods: [$($m:ident),+], functional: [$($f:ident),*], extra: [$($ex:ident)?],
         doc: $doc:literal,
         dtype: $dtype:ident, cost: $cost:ident,
         real: $real:expr, fast_f32: [$($fast:ident, $fast1:ident)?],

@@ -73,7 +73,7 @@ pub enum Saves {
 
 macro_rules! declare_unary_ops {
     ($($v:ident {
-        methods: [$($m:ident),+], functional: [$($f:ident),*],
+        methods: [$($m:ident),+], functional: [$($f:ident),*], extra: [$($ex:ident)?],
         doc: $doc:literal,
         dtype: $dtype:ident, cost: $cost:ident,
         real: $real:expr, fast_f32: [$($fast:ident, $fast1:ident)?],
@@ -111,6 +111,13 @@ macro_rules! declare_unary_ops {
             pub fn functional_names(self) -> &'static [&'static str] {
                 match self {
                     $(UnaryOp::$v => &[$(stringify!($f)),*],)*
+                }
+            }
+
+            /// The one more keyword the methods take (`decimals` for `round`), if any.
+            pub fn extra_keyword(self) -> Option<&'static str> {
+                match self {
+                    $(UnaryOp::$v => None$(.or(Some(stringify!($ex))))?,)*
                 }
             }
 
@@ -187,6 +194,14 @@ mod tests {
                 assert_eq!(UnaryOp::from_name(name), Some(op));
             }
             assert_eq!(op.method_names()[0], op.name());
+        }
+    }
+
+    #[test]
+    fn only_round_declares_an_extra_keyword() {
+        for &op in UnaryOp::ALL {
+            let want = (op == UnaryOp::Round).then_some("decimals");
+            assert_eq!(op.extra_keyword(), want, "{}", op.name());
         }
     }
 

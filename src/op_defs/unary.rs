@@ -20,6 +20,11 @@
 //! Entry columns (all required; `[]` means "none"):
 //! - `methods`: `Tensor` method names, also module functions (both dialects share them);
 //!   `functional`: names in `nn.functional`.
+//! - `extra`: one more keyword the methods take (before Paddle's `name`), or `[]`:
+//!   `[decimals]` (`round`: `round(x * 10**d) / 10**d`, halves to even, as both peers).
+//!   What each does is `unary_extra` in `src/python/tensor/unary.rs`; the generator gives
+//!   it to the stubs, and the static `Variable` method composes it
+//!   (`Variable._unary_extra`).
 //! - `doc`: one line, used for the method, the function and the stub.
 //! - `dtype`: [`DTypeRule`](crate::op_defs::DTypeRule) — `Same`, `Float` (integers and
 //!   bools compute in the default float dtype), `Bool` (a bool result), `Modulus` (complex
@@ -48,7 +53,7 @@ macro_rules! for_each_unary_op {
         // (the entries of `unary_math.rs` are appended there: one table in two files)
         $crate::op_defs::unary_math::for_each_unary_op_more! { $consumer;
             Neg {
-                methods: [neg, negative], functional: [],
+                methods: [neg, negative], functional: [], extra: [],
                 doc: "Elementwise negation `-self`.",
                 dtype: Same, cost: CHEAP,
                 real: |x| -x, fast_f32: [],
@@ -56,7 +61,7 @@ macro_rules! for_each_unary_op {
                 saves: Nothing, grad: [|g, _v| g.neg()], node: "NegBackward",
             }
             Abs {
-                methods: [abs, absolute], functional: [],
+                methods: [abs, absolute], functional: [], extra: [],
                 doc: "Elementwise absolute value (the modulus for complex tensors).",
                 dtype: Modulus, cost: CHEAP,
                 real: |x| f_abs(x), fast_f32: [],
@@ -64,7 +69,7 @@ macro_rules! for_each_unary_op {
                 saves: Input, grad: [|g, v| abs_grad(g, v)], node: "AbsBackward",
             }
             Sign {
-                methods: [sign, sgn], functional: [],
+                methods: [sign, sgn], functional: [], extra: [],
                 doc: "Elementwise sign: -1, 0 or 1.",
                 dtype: Same, cost: CHEAP,
                 real: |x| Real::sign(x), fast_f32: [],
@@ -72,7 +77,7 @@ macro_rules! for_each_unary_op {
                 saves: ZeroGrad, grad: [], node: "ZeroGradBackward",
             }
             Exp {
-                methods: [exp], functional: [],
+                methods: [exp], functional: [], extra: [],
                 doc: "Elementwise `e ** self`.",
                 dtype: Float, cost: COSTLY,
                 real: |x| x.exp(), fast_f32: [exp_f32_slice, exp_f32],
@@ -80,7 +85,7 @@ macro_rules! for_each_unary_op {
                 saves: Output, grad: [|g, y| g.mul_conj(y)], node: "ExpBackward",
             }
             Log {
-                methods: [log], functional: [],
+                methods: [log], functional: [], extra: [],
                 doc: "Elementwise natural logarithm.",
                 dtype: Float, cost: COSTLY,
                 real: |x| x.ln(), fast_f32: [],
@@ -88,7 +93,7 @@ macro_rules! for_each_unary_op {
                 saves: Input, grad: [|g, x| g.div_conj(x)], node: "LogBackward",
             }
             Log1p {
-                methods: [log1p], functional: [],
+                methods: [log1p], functional: [], extra: [],
                 doc: "Elementwise `log(1 + self)`, accurate near zero.",
                 dtype: Float, cost: COSTLY,
                 real: |x| x.ln_1p(), fast_f32: [],
@@ -96,7 +101,7 @@ macro_rules! for_each_unary_op {
                 saves: Input, grad: [|g, x| g.div_conj(&x.add_scalar(1.0)?)], node: "Log1pBackward",
             }
             Expm1 {
-                methods: [expm1], functional: [],
+                methods: [expm1], functional: [], extra: [],
                 doc: "Elementwise `exp(self) - 1`, accurate near zero.",
                 dtype: Float, cost: COSTLY,
                 real: |x| x.exp_m1(), fast_f32: [],
@@ -104,7 +109,7 @@ macro_rules! for_each_unary_op {
                 saves: Output, grad: [|g, y| g.mul_conj(&y.add_scalar(1.0)?)], node: "Expm1Backward",
             }
             Sqrt {
-                methods: [sqrt], functional: [],
+                methods: [sqrt], functional: [], extra: [],
                 doc: "Elementwise square root.",
                 dtype: Float, cost: CHEAP,
                 real: |x| x.sqrt(), fast_f32: [],
@@ -112,7 +117,7 @@ macro_rules! for_each_unary_op {
                 saves: Output, grad: [|g, y| g.div_conj(&y.mul_scalar(2.0)?)], node: "SqrtBackward",
             }
             Rsqrt {
-                methods: [rsqrt], functional: [],
+                methods: [rsqrt], functional: [], extra: [],
                 doc: "Elementwise reciprocal square root `1 / sqrt(self)`.",
                 dtype: Float, cost: CHEAP,
                 real: |x| f_rsqrt(x), fast_f32: [],
@@ -122,7 +127,7 @@ macro_rules! for_each_unary_op {
                 node: "RsqrtBackward",
             }
             Square {
-                methods: [square], functional: [],
+                methods: [square], functional: [], extra: [],
                 doc: "Elementwise `self * self`.",
                 dtype: Same, cost: CHEAP,
                 real: |x| x * x, fast_f32: [],
@@ -130,7 +135,7 @@ macro_rules! for_each_unary_op {
                 saves: Input, grad: [|g, x| g.mul_conj(&x.mul_scalar(2.0)?)], node: "SquareBackward",
             }
             Reciprocal {
-                methods: [reciprocal], functional: [],
+                methods: [reciprocal], functional: [], extra: [],
                 doc: "Elementwise `1 / self`.",
                 dtype: Float, cost: CHEAP,
                 real: |x| f_recip(x), fast_f32: [],
@@ -139,7 +144,7 @@ macro_rules! for_each_unary_op {
                 node: "ReciprocalBackward",
             }
             Sin {
-                methods: [sin], functional: [],
+                methods: [sin], functional: [], extra: [],
                 doc: "Elementwise sine.",
                 dtype: Float, cost: COSTLY,
                 real: |x| x.sin(), fast_f32: [],
@@ -147,7 +152,7 @@ macro_rules! for_each_unary_op {
                 saves: Input, grad: [|g, x| g.mul_conj(&x.cos()?)], node: "SinBackward",
             }
             Cos {
-                methods: [cos], functional: [],
+                methods: [cos], functional: [], extra: [],
                 doc: "Elementwise cosine.",
                 dtype: Float, cost: COSTLY,
                 real: |x| x.cos(), fast_f32: [],
@@ -155,7 +160,7 @@ macro_rules! for_each_unary_op {
                 saves: Input, grad: [|g, x| g.mul_conj(&x.sin()?.neg()?)], node: "CosBackward",
             }
             Tan {
-                methods: [tan], functional: [],
+                methods: [tan], functional: [], extra: [],
                 doc: "Elementwise tangent.",
                 dtype: Float, cost: COSTLY,
                 real: |x| x.tan(), fast_f32: [],
@@ -164,7 +169,7 @@ macro_rules! for_each_unary_op {
                 node: "TanBackward",
             }
             Tanh {
-                methods: [tanh], functional: [tanh],
+                methods: [tanh], functional: [tanh], extra: [],
                 doc: "Elementwise hyperbolic tangent.",
                 dtype: Float, cost: COSTLY,
                 real: |x| x.tanh(), fast_f32: [tanh_f32_slice, tanh_f32],
@@ -173,7 +178,7 @@ macro_rules! for_each_unary_op {
                 node: "TanhBackward",
             }
             Sigmoid {
-                methods: [sigmoid], functional: [sigmoid],
+                methods: [sigmoid], functional: [sigmoid], extra: [],
                 doc: "Elementwise logistic sigmoid `1 / (1 + exp(-self))`.",
                 dtype: Float, cost: COSTLY,
                 real: |x| f_sigmoid(x), fast_f32: [sigmoid_f32_slice, sigmoid_f32],
@@ -182,7 +187,7 @@ macro_rules! for_each_unary_op {
                 node: "SigmoidBackward",
             }
             Relu {
-                methods: [relu], functional: [relu],
+                methods: [relu], functional: [relu], extra: [],
                 doc: "Elementwise `max(self, 0)`.",
                 dtype: Same, cost: CHEAP,
                 real: |x| f_relu(x), fast_f32: [],
@@ -191,7 +196,7 @@ macro_rules! for_each_unary_op {
                 node: "ReluBackward",
             }
             Gelu {
-                methods: [gelu], functional: [],
+                methods: [gelu], functional: [], extra: [],
                 doc: "Elementwise GELU (the exact, erf-based form).",
                 dtype: Float, cost: COSTLY,
                 real: |x| f_gelu(x), fast_f32: [],
@@ -214,7 +219,7 @@ macro_rules! for_each_unary_op {
                 node: "GeluBackward",
             }
             GeluTanh {
-                methods: [gelu_tanh], functional: [],
+                methods: [gelu_tanh], functional: [], extra: [],
                 doc: "Elementwise GELU, tanh approximation `0.5 * self * (1 + tanh(sqrt(2/pi) * (self + 0.044715 * self**3)))`.",
                 dtype: Float, cost: COSTLY,
                 real: |x| f_gelu_tanh(x), fast_f32: [gelu_tanh_f32_slice, gelu_tanh_f32],
@@ -241,7 +246,7 @@ macro_rules! for_each_unary_op {
                 node: "GeluBackward",
             }
             Softplus {
-                methods: [softplus], functional: [],
+                methods: [softplus], functional: [], extra: [],
                 doc: "Elementwise `log(1 + exp(self))` (linear above 20, as torch).",
                 dtype: Float, cost: COSTLY,
                 real: |x| f_softplus(x), fast_f32: [],
@@ -249,7 +254,7 @@ macro_rules! for_each_unary_op {
                 saves: Input, grad: [|g, x| g.mul(&x.sigmoid()?)], node: "SoftplusBackward",
             }
             Mish {
-                methods: [mish], functional: [mish],
+                methods: [mish], functional: [mish], extra: [],
                 doc: "Elementwise Mish `self * tanh(softplus(self))`.",
                 dtype: Float, cost: COSTLY,
                 real: |x| f_mish(x), fast_f32: [],
@@ -264,7 +269,7 @@ macro_rules! for_each_unary_op {
                 node: "MishBackward",
             }
             Erf {
-                methods: [erf], functional: [],
+                methods: [erf], functional: [], extra: [],
                 doc: "Elementwise Gauss error function.",
                 dtype: Float, cost: COSTLY,
                 real: |x| FloatMath::erf(x), fast_f32: [],
@@ -277,7 +282,7 @@ macro_rules! for_each_unary_op {
                 node: "ErfBackward",
             }
             Floor {
-                methods: [floor], functional: [],
+                methods: [floor], functional: [], extra: [],
                 doc: "Elementwise rounding down.",
                 dtype: Same, cost: CHEAP,
                 real: |x| x.floor(), fast_f32: [],
@@ -285,7 +290,7 @@ macro_rules! for_each_unary_op {
                 saves: ZeroGrad, grad: [], node: "ZeroGradBackward",
             }
             Ceil {
-                methods: [ceil], functional: [],
+                methods: [ceil], functional: [], extra: [],
                 doc: "Elementwise rounding up.",
                 dtype: Same, cost: CHEAP,
                 real: |x| x.ceil(), fast_f32: [],
@@ -293,7 +298,7 @@ macro_rules! for_each_unary_op {
                 saves: ZeroGrad, grad: [], node: "ZeroGradBackward",
             }
             Round {
-                methods: [round], functional: [],
+                methods: [round], functional: [], extra: [decimals],
                 doc: "Elementwise rounding to the nearest integer (halves to even, as NumPy).",
                 dtype: Same, cost: CHEAP,
                 real: |x| f_round(x), fast_f32: [],
@@ -301,7 +306,7 @@ macro_rules! for_each_unary_op {
                 saves: ZeroGrad, grad: [], node: "ZeroGradBackward",
             }
             Silu {
-                methods: [silu], functional: [swish],
+                methods: [silu], functional: [swish], extra: [],
                 doc: "Elementwise SiLU (swish) `self * sigmoid(self)`.",
                 dtype: Float, cost: COSTLY,
                 real: |x| f_silu(x), fast_f32: [],
@@ -315,7 +320,7 @@ macro_rules! for_each_unary_op {
                 node: "SiluBackward",
             }
             Selu {
-                methods: [selu], functional: [],
+                methods: [selu], functional: [], extra: [],
                 doc: "Elementwise SELU `scale * (self if self > 0 else alpha * (exp(self) - 1))`.",
                 dtype: Float, cost: COSTLY,
                 real: |x| f_selu(x), fast_f32: [],
@@ -332,7 +337,7 @@ macro_rules! for_each_unary_op {
                 node: "SeluBackward",
             }
             Relu6 {
-                methods: [relu6], functional: [],
+                methods: [relu6], functional: [], extra: [],
                 doc: "Elementwise `min(max(self, 0), 6)`.",
                 dtype: Float, cost: CHEAP,
                 real: |x| f_relu6(x), fast_f32: [],
@@ -348,7 +353,7 @@ macro_rules! for_each_unary_op {
                 node: "Relu6Backward",
             }
             Hardsigmoid {
-                methods: [hardsigmoid], functional: [],
+                methods: [hardsigmoid], functional: [], extra: [],
                 doc: "Elementwise hard sigmoid `relu6(self + 3) / 6`.",
                 dtype: Float, cost: CHEAP,
                 real: |x| f_hardsigmoid(x), fast_f32: [],
@@ -364,7 +369,7 @@ macro_rules! for_each_unary_op {
                 node: "HardsigmoidBackward",
             }
             Hardswish {
-                methods: [hardswish], functional: [],
+                methods: [hardswish], functional: [], extra: [],
                 doc: "Elementwise hard swish `self * relu6(self + 3) / 6`.",
                 dtype: Float, cost: CHEAP,
                 real: |x| f_hardswish(x), fast_f32: [],
@@ -383,7 +388,7 @@ macro_rules! for_each_unary_op {
                 node: "HardswishBackward",
             }
             Softsign {
-                methods: [softsign], functional: [softsign],
+                methods: [softsign], functional: [softsign], extra: [],
                 doc: "Elementwise `self / (1 + |self|)`.",
                 dtype: Float, cost: CHEAP,
                 real: |x| f_softsign(x), fast_f32: [],
@@ -396,7 +401,7 @@ macro_rules! for_each_unary_op {
                 node: "SoftsignBackward",
             }
             Tanhshrink {
-                methods: [tanhshrink], functional: [tanhshrink],
+                methods: [tanhshrink], functional: [tanhshrink], extra: [],
                 doc: "Elementwise `self - tanh(self)`.",
                 dtype: Float, cost: COSTLY,
                 real: |x| f_tanhshrink(x), fast_f32: [],
@@ -409,7 +414,7 @@ macro_rules! for_each_unary_op {
                 node: "TanhshrinkBackward",
             }
             LogSigmoid {
-                methods: [log_sigmoid], functional: [log_sigmoid, logsigmoid],
+                methods: [log_sigmoid], functional: [log_sigmoid, logsigmoid], extra: [],
                 doc: "Elementwise `log(sigmoid(self))`, computed stably.",
                 dtype: Float, cost: COSTLY,
                 real: |x| f_log_sigmoid(x), fast_f32: [],
@@ -417,7 +422,7 @@ macro_rules! for_each_unary_op {
                 saves: Input, grad: [|g, x| g.mul(&x.neg()?.sigmoid()?)], node: "LogSigmoidBackward",
             }
             LogicalNot {
-                methods: [logical_not], functional: [],
+                methods: [logical_not], functional: [], extra: [],
                 doc: "Elementwise logical NOT of the truth values, as a bool tensor.",
                 dtype: Bool, cost: CHEAP,
                 real: |x| is_zero(x), fast_f32: [],
@@ -425,7 +430,7 @@ macro_rules! for_each_unary_op {
                 saves: NoGrad, grad: [], node: "UnaryBackward",
             }
             BitwiseNot {
-                methods: [bitwise_not], functional: [],
+                methods: [bitwise_not], functional: [], extra: [],
                 doc: "Elementwise bitwise NOT `~self` of integers (logical NOT of bools).",
                 dtype: Integral, cost: CHEAP,
                 // (never runs: the `Integral` rule rejects floating input before the kernel)
@@ -434,7 +439,7 @@ macro_rules! for_each_unary_op {
                 saves: NoGrad, grad: [], node: "UnaryBackward",
             }
             IsNan {
-                methods: [isnan], functional: [],
+                methods: [isnan], functional: [], extra: [],
                 doc: "Elementwise test for NaN, as a bool tensor (complex: either part).",
                 dtype: Bool, cost: CHEAP,
                 real: |x| f_isnan(x), fast_f32: [],
@@ -442,7 +447,7 @@ macro_rules! for_each_unary_op {
                 saves: NoGrad, grad: [], node: "UnaryBackward",
             }
             IsInf {
-                methods: [isinf], functional: [],
+                methods: [isinf], functional: [], extra: [],
                 doc: "Elementwise test for +inf or -inf, as a bool tensor (complex: either part).",
                 dtype: Bool, cost: CHEAP,
                 real: |x| f_isinf(x), fast_f32: [],
@@ -450,7 +455,7 @@ macro_rules! for_each_unary_op {
                 saves: NoGrad, grad: [], node: "UnaryBackward",
             }
             IsFinite {
-                methods: [isfinite], functional: [],
+                methods: [isfinite], functional: [], extra: [],
                 doc: "Elementwise test for a finite value (not NaN, not infinite), as a bool tensor.",
                 dtype: Bool, cost: CHEAP,
                 real: |x| f_isfinite(x), fast_f32: [],
@@ -458,7 +463,7 @@ macro_rules! for_each_unary_op {
                 saves: NoGrad, grad: [], node: "UnaryBackward",
             }
             IsPosInf {
-                methods: [isposinf], functional: [],
+                methods: [isposinf], functional: [], extra: [],
                 doc: "Elementwise test for +inf, as a bool tensor.",
                 dtype: Bool, cost: CHEAP,
                 real: |x| f_isposinf(x), fast_f32: [],
@@ -466,7 +471,7 @@ macro_rules! for_each_unary_op {
                 saves: NoGrad, grad: [], node: "UnaryBackward",
             }
             IsNegInf {
-                methods: [isneginf], functional: [],
+                methods: [isneginf], functional: [], extra: [],
                 doc: "Elementwise test for -inf, as a bool tensor.",
                 dtype: Bool, cost: CHEAP,
                 real: |x| f_isneginf(x), fast_f32: [],

@@ -7,6 +7,10 @@ use crate::kernels::scalar::Real;
 use num_complex::Complex;
 use num_traits::Float;
 
+#[path = "unary_special.rs"]
+mod special;
+pub use special::{bessel_i1_grad, f_erfcx, f_i0, f_i0e, f_i1, f_i1e};
+
 /// Float math the float kernels need beyond [`Float`], for f32 and f64.
 pub trait FloatMath: Real + Float {
     /// Gauss error function.

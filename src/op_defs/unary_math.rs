@@ -1,6 +1,6 @@
 //! More unary elementwise ops (inverse trigonometric and hyperbolic functions, base-2/10
 //! logarithms and powers, `trunc`/`frac`, `erfc`/`erfinv`, angle conversions, `signbit`,
-//! `lgamma`/`digamma`), declared
+//! `lgamma`/`digamma`, the Bessel functions `i0`/`i0e`/`i1`/`i1e`, `erfcx`), declared
 //! exactly like the entries of [`for_each_unary_op!`](crate::op_defs::unary) — the columns
 //! are documented there. They live in their own file only to keep each table file short:
 //! [`for_each_unary_op!`](crate::op_defs::unary) passes its own entries to
@@ -13,7 +13,7 @@ macro_rules! for_each_unary_op_more {
         $consumer! {
             $($first)*
             Asin {
-                methods: [asin, arcsin], functional: [],
+                methods: [asin, arcsin], functional: [], extra: [],
                 doc: "Elementwise inverse sine (NaN outside [-1, 1]).",
                 dtype: Float, cost: COSTLY,
                 real: |x| x.asin(), fast_f32: [],
@@ -23,7 +23,7 @@ macro_rules! for_each_unary_op_more {
                 node: "AsinBackward",
             }
             Acos {
-                methods: [acos, arccos], functional: [],
+                methods: [acos, arccos], functional: [], extra: [],
                 doc: "Elementwise inverse cosine (NaN outside [-1, 1]).",
                 dtype: Float, cost: COSTLY,
                 real: |x| x.acos(), fast_f32: [],
@@ -33,7 +33,7 @@ macro_rules! for_each_unary_op_more {
                 node: "AcosBackward",
             }
             Atan {
-                methods: [atan, arctan], functional: [],
+                methods: [atan, arctan], functional: [], extra: [],
                 doc: "Elementwise inverse tangent.",
                 dtype: Float, cost: COSTLY,
                 real: |x| x.atan(), fast_f32: [],
@@ -42,7 +42,7 @@ macro_rules! for_each_unary_op_more {
                 node: "AtanBackward",
             }
             Sinh {
-                methods: [sinh], functional: [],
+                methods: [sinh], functional: [], extra: [],
                 doc: "Elementwise hyperbolic sine.",
                 dtype: Float, cost: COSTLY,
                 real: |x| x.sinh(), fast_f32: [],
@@ -50,7 +50,7 @@ macro_rules! for_each_unary_op_more {
                 saves: Input, grad: [|g, x| g.mul(&x.unary(UnaryOp::Cosh)?)], node: "SinhBackward",
             }
             Cosh {
-                methods: [cosh], functional: [],
+                methods: [cosh], functional: [], extra: [],
                 doc: "Elementwise hyperbolic cosine.",
                 dtype: Float, cost: COSTLY,
                 real: |x| x.cosh(), fast_f32: [],
@@ -58,7 +58,7 @@ macro_rules! for_each_unary_op_more {
                 saves: Input, grad: [|g, x| g.mul(&x.unary(UnaryOp::Sinh)?)], node: "CoshBackward",
             }
             Asinh {
-                methods: [asinh, arcsinh], functional: [],
+                methods: [asinh, arcsinh], functional: [], extra: [],
                 doc: "Elementwise inverse hyperbolic sine.",
                 dtype: Float, cost: COSTLY,
                 real: |x| x.asinh(), fast_f32: [],
@@ -68,7 +68,7 @@ macro_rules! for_each_unary_op_more {
                 node: "AsinhBackward",
             }
             Acosh {
-                methods: [acosh, arccosh], functional: [],
+                methods: [acosh, arccosh], functional: [], extra: [],
                 doc: "Elementwise inverse hyperbolic cosine (NaN below 1).",
                 dtype: Float, cost: COSTLY,
                 real: |x| x.acosh(), fast_f32: [],
@@ -78,7 +78,7 @@ macro_rules! for_each_unary_op_more {
                 node: "AcoshBackward",
             }
             Atanh {
-                methods: [atanh, arctanh], functional: [],
+                methods: [atanh, arctanh], functional: [], extra: [],
                 doc: "Elementwise inverse hyperbolic tangent (NaN outside [-1, 1]).",
                 dtype: Float, cost: COSTLY,
                 real: |x| x.atanh(), fast_f32: [],
@@ -87,7 +87,7 @@ macro_rules! for_each_unary_op_more {
                 node: "AtanhBackward",
             }
             Log2 {
-                methods: [log2], functional: [],
+                methods: [log2], functional: [], extra: [],
                 doc: "Elementwise base-2 logarithm.",
                 dtype: Float, cost: COSTLY,
                 real: |x| x.log2(), fast_f32: [],
@@ -96,7 +96,7 @@ macro_rules! for_each_unary_op_more {
                 node: "Log2Backward",
             }
             Log10 {
-                methods: [log10], functional: [],
+                methods: [log10], functional: [], extra: [],
                 doc: "Elementwise base-10 logarithm.",
                 dtype: Float, cost: COSTLY,
                 real: |x| x.log10(), fast_f32: [],
@@ -105,7 +105,7 @@ macro_rules! for_each_unary_op_more {
                 node: "Log10Backward",
             }
             Exp2 {
-                methods: [exp2], functional: [],
+                methods: [exp2], functional: [], extra: [],
                 doc: "Elementwise `2 ** self`.",
                 dtype: Float, cost: COSTLY,
                 real: |x| x.exp2(), fast_f32: [],
@@ -114,7 +114,7 @@ macro_rules! for_each_unary_op_more {
                 node: "Exp2Backward",
             }
             Erfc {
-                methods: [erfc], functional: [],
+                methods: [erfc], functional: [], extra: [],
                 doc: "Elementwise complementary error function `1 - erf(self)`, accurate for large inputs.",
                 dtype: Float, cost: COSTLY,
                 real: |x| FloatMath::erfc(x), fast_f32: [],
@@ -127,7 +127,7 @@ macro_rules! for_each_unary_op_more {
                 node: "ErfcBackward",
             }
             Erfinv {
-                methods: [erfinv], functional: [],
+                methods: [erfinv], functional: [], extra: [],
                 doc: "Elementwise inverse error function (NaN outside [-1, 1], +-inf at +-1).",
                 dtype: Float, cost: COSTLY,
                 real: |x| f_erfinv(x), fast_f32: [],
@@ -141,7 +141,7 @@ macro_rules! for_each_unary_op_more {
                 node: "ErfinvBackward",
             }
             Trunc {
-                methods: [trunc, fix], functional: [],
+                methods: [trunc, fix], functional: [], extra: [],
                 doc: "Elementwise rounding toward zero.",
                 dtype: Same, cost: CHEAP,
                 real: |x| x.trunc(), fast_f32: [],
@@ -149,7 +149,7 @@ macro_rules! for_each_unary_op_more {
                 saves: ZeroGrad, grad: [], node: "ZeroGradBackward",
             }
             Frac {
-                methods: [frac], functional: [],
+                methods: [frac], functional: [], extra: [],
                 doc: "Elementwise fractional part `self - trunc(self)` (keeps the sign; 0 for integers).",
                 dtype: Same, cost: CHEAP,
                 real: |x| x.fract(), fast_f32: [],
@@ -157,7 +157,7 @@ macro_rules! for_each_unary_op_more {
                 saves: Nothing, grad: [|g, _v| g.mul_scalar(1.0)], node: "FracBackward",
             }
             Deg2rad {
-                methods: [deg2rad], functional: [],
+                methods: [deg2rad], functional: [], extra: [],
                 doc: "Elementwise conversion of degrees to radians.",
                 dtype: Float, cost: CHEAP,
                 real: |x| x * f_const(std::f64::consts::PI / 180.0), fast_f32: [],
@@ -166,7 +166,7 @@ macro_rules! for_each_unary_op_more {
                 node: "Deg2RadBackward",
             }
             Rad2deg {
-                methods: [rad2deg], functional: [],
+                methods: [rad2deg], functional: [], extra: [],
                 doc: "Elementwise conversion of radians to degrees.",
                 dtype: Float, cost: CHEAP,
                 real: |x| x * f_const(180.0 / std::f64::consts::PI), fast_f32: [],
@@ -175,7 +175,7 @@ macro_rules! for_each_unary_op_more {
                 node: "Rad2DegBackward",
             }
             Lgamma {
-                methods: [lgamma], functional: [],
+                methods: [lgamma], functional: [], extra: [],
                 doc: "Elementwise natural logarithm of the absolute value of the gamma function (+inf at the poles 0, -1, -2, ...).",
                 dtype: Float, cost: COSTLY,
                 real: |x| FloatMath::lgamma(x), fast_f32: [],
@@ -184,7 +184,7 @@ macro_rules! for_each_unary_op_more {
                 node: "LgammaBackward",
             }
             Digamma {
-                methods: [digamma], functional: [],
+                methods: [digamma], functional: [], extra: [],
                 doc: "Elementwise digamma function, the derivative of `lgamma` (-inf at 0, NaN at negative integers).",
                 dtype: Float, cost: COSTLY,
                 real: |x| f_digamma(x), fast_f32: [],
@@ -194,8 +194,72 @@ macro_rules! for_each_unary_op_more {
                 grad: [|g, x| g.mul(&x.scalar_like(2.0).binary(x, BinaryOp::Zeta)?)],
                 node: "DigammaBackward",
             }
+            I0 {
+                methods: [i0], functional: [], extra: [],
+                doc: "Elementwise modified Bessel function of the first kind of order 0.",
+                dtype: Float, cost: COSTLY,
+                real: |x| f_i0(x), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Input, grad: [|g, x| g.mul(&x.unary(UnaryOp::I1)?)], node: "I0Backward",
+            }
+            I0e {
+                methods: [i0e], functional: [], extra: [],
+                doc: "Elementwise exponentially scaled modified Bessel function `i0(self) * exp(-|self|)`.",
+                dtype: Float, cost: COSTLY,
+                real: |x| f_i0e(x), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Input,
+                // d/dx i0e = i1e(x) - sign(x) i0e(x)
+                grad: [|g, x| {
+                    let s = x.unary(UnaryOp::Sign)?.mul(&x.unary(UnaryOp::I0e)?)?;
+                    g.mul(&x.unary(UnaryOp::I1e)?.sub(&s)?)
+                }],
+                node: "SpecialI0eBackward",
+            }
+            I1 {
+                methods: [i1], functional: [], extra: [],
+                doc: "Elementwise modified Bessel function of the first kind of order 1.",
+                dtype: Float, cost: COSTLY,
+                real: |x| f_i1(x), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Input,
+                // d/dx i1 = i0(x) - i1(x) / x, 1/2 at 0
+                grad: [|g, x| {
+                    use crate::op_defs::unary::fns::bessel_i1_grad;
+                    g.mul(&bessel_i1_grad(x, UnaryOp::I0, UnaryOp::I1, false)?)
+                }],
+                node: "SpecialI1Backward",
+            }
+            I1e {
+                methods: [i1e], functional: [], extra: [],
+                doc: "Elementwise exponentially scaled modified Bessel function `i1(self) * exp(-|self|)`.",
+                dtype: Float, cost: COSTLY,
+                real: |x| f_i1e(x), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Input,
+                // d/dx i1e = i0e(x) - i1e(x) (sign(x) + 1 / x), 1/2 at 0
+                grad: [|g, x| {
+                    use crate::op_defs::unary::fns::bessel_i1_grad;
+                    g.mul(&bessel_i1_grad(x, UnaryOp::I0e, UnaryOp::I1e, true)?)
+                }],
+                node: "SpecialI1eBackward",
+            }
+            Erfcx {
+                methods: [erfcx], functional: [], extra: [],
+                doc: "Elementwise scaled complementary error function `exp(self**2) * erfc(self)`, accurate for large inputs.",
+                dtype: Float, cost: COSTLY,
+                real: |x| f_erfcx(x), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Input,
+                // d/dx erfcx = 2 x erfcx(x) - 2 / sqrt(pi)
+                grad: [|g, x| {
+                    let c = -2.0 / std::f64::consts::PI.sqrt();
+                    g.mul(&x.mul(&x.unary(UnaryOp::Erfcx)?)?.mul_scalar(2.0)?.add_scalar(c)?)
+                }],
+                node: "SpecialErfcxBackward",
+            }
             Signbit {
-                methods: [signbit], functional: [],
+                methods: [signbit], functional: [], extra: [],
                 doc: "Elementwise test of the sign bit (true for negative numbers and -0.0), as a bool tensor.",
                 dtype: Bool, cost: CHEAP,
                 real: |x| x.is_sign_negative(), fast_f32: [],

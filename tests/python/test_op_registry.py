@@ -50,8 +50,11 @@ def test_a_stale_block_is_detected(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("entry", TABLE, ids=[e[0][0] for e in TABLE])
 def test_every_declared_name_is_bound_everywhere(entry):
-    methods, functional, doc, rule, differentiable = entry
+    methods, functional, doc, rule, differentiable, extra = entry
     for m in methods:
+        # the extra keyword (round's decimals=), where declared, before Paddle's name=
+        params = list(inspect.signature(getattr(fg.Tensor, m)).parameters)
+        assert params[1:] == ([extra, "name"] if extra else ["name"])
         if _check_dialect_wrapper(m):
             continue
         assert getattr(fg.Tensor, m).__doc__.startswith(doc.split("`")[0])
@@ -67,7 +70,7 @@ def test_every_declared_name_is_bound_everywhere(entry):
 
 @pytest.mark.parametrize("entry", TABLE, ids=[e[0][0] for e in TABLE])
 def test_dtype_rule_and_gradient_flag_hold_eagerly(entry):
-    methods, _, _, rule, differentiable = entry
+    methods, _, _, rule, differentiable, _ = entry
     op = getattr(fg.Tensor, methods[0])
     y = op(fg.tensor([1, 2], dtype="int64")) if rule != "Float" else op(fg.tensor([1, 2]))
     want = {"Same": fg.int64, "Modulus": fg.int64, "Bool": fg.bool, "Float": fg.float32}
@@ -88,7 +91,7 @@ def test_dtype_rule_and_gradient_flag_hold_eagerly(entry):
 
 @pytest.mark.parametrize("entry", TABLE, ids=[e[0][0] for e in TABLE])
 def test_every_declared_op_records_and_runs_in_static_graphs(entry):
-    methods, _, _, rule, _ = entry
+    methods, _, _, rule, _, _ = entry
     st = fg.static
     main, startup = st.Program(), st.Program()
     dtype = "int64" if rule == "Integral" else "float64"

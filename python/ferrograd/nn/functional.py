@@ -394,12 +394,14 @@ from .fn_pad import pad as pad  # noqa: E402
 from .fn_pad import upsample as upsample  # noqa: E402
 
 __all__ += ["pad", "interpolate", "upsample"]
-# vector helpers (normalize, cosine_similarity, pairwise_distance; see _ops_math.py)
+# vector helpers (normalize, cosine_similarity, pairwise_distance; see _ops_math.py), and
+# pdist (_ops_special_more.py)
 from .._ops_math import cosine_similarity as cosine_similarity  # noqa: E402
 from .._ops_math import normalize as normalize  # noqa: E402
 from .._ops_math import pairwise_distance as pairwise_distance  # noqa: E402
+from .._ops_special_more import pdist as pdist  # noqa: E402
 
-__all__ += ["normalize", "cosine_similarity", "pairwise_distance"]
+__all__ += ["normalize", "cosine_similarity", "pairwise_distance", "pdist"]
 
 # PyTorch / Paddle names ferrograd lacks raise an AttributeError that says so (reached only
 # for names this module does not define; see ferrograd/_missing.py).

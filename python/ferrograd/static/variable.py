@@ -127,6 +127,16 @@ class Variable(
     def _operand(self, other: Any) -> Variable:
         return self.block._as_variable(other, like=self)
 
+    def _unary_extra(self, op: str, decimals: Any = None) -> Variable:
+        """A unary op with the extra keyword its table entry declares (``round``'s
+        ``decimals``), composed as the eager method computes it."""
+        if decimals is None or decimals == 0:
+            return self._op(op, [self])
+        scale = 10.0 ** abs(int(decimals))
+        scaled = self * scale if decimals > 0 else self / scale
+        rounded = scaled._op(op, [scaled])
+        return rounded / scale if decimals > 0 else rounded * scale
+
     def _binary(self, op: str, other: Any) -> Variable:
         return self._op(op, [self, self._operand(other)])
 
@@ -257,9 +267,9 @@ class Variable(
         """Elementwise rounding up."""
         return self._op("ceil", [self])
 
-    def round(self, name: str | None = None) -> Variable:
+    def round(self, decimals: Any = None, name: str | None = None) -> Variable:
         """Elementwise rounding to the nearest integer (halves to even, as NumPy)."""
-        return self._op("round", [self])
+        return self._unary_extra("round", decimals=decimals)
 
     def silu(self, name: str | None = None) -> Variable:
         """Elementwise SiLU (swish) ``self * sigmoid(self)``."""
@@ -424,6 +434,26 @@ class Variable(
     def digamma(self, name: str | None = None) -> Variable:
         """Elementwise digamma function, the derivative of ``lgamma`` (-inf at 0, NaN at negative integers)."""
         return self._op("digamma", [self])
+
+    def i0(self, name: str | None = None) -> Variable:
+        """Elementwise modified Bessel function of the first kind of order 0."""
+        return self._op("i0", [self])
+
+    def i0e(self, name: str | None = None) -> Variable:
+        """Elementwise exponentially scaled modified Bessel function ``i0(self) * exp(-|self|)``."""
+        return self._op("i0e", [self])
+
+    def i1(self, name: str | None = None) -> Variable:
+        """Elementwise modified Bessel function of the first kind of order 1."""
+        return self._op("i1", [self])
+
+    def i1e(self, name: str | None = None) -> Variable:
+        """Elementwise exponentially scaled modified Bessel function ``i1(self) * exp(-|self|)``."""
+        return self._op("i1e", [self])
+
+    def erfcx(self, name: str | None = None) -> Variable:
+        """Elementwise scaled complementary error function ``exp(self**2) * erfc(self)``, accurate for large inputs."""
+        return self._op("erfcx", [self])
 
     def signbit(self, name: str | None = None) -> Variable:
         """Elementwise test of the sign bit (true for negative numbers and -0.0), as a bool tensor."""

@@ -14,7 +14,7 @@ use smallvec::smallvec;
 /// [`crate::op_defs::unary`].
 macro_rules! unary_grads {
     ($($v:ident {
-        methods: [$($m:ident),+], functional: [$($f:ident),*],
+        methods: [$($m:ident),+], functional: [$($f:ident),*], extra: [$($ex:ident)?],
         doc: $doc:literal,
         dtype: $dtype:ident, cost: $cost:ident,
         real: $real:expr, fast_f32: [$($fast:ident, $fast1:ident)?],

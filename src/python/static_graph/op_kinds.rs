@@ -61,18 +61,19 @@ pub fn parse_op(name: &str, attrs: Option<&Bound<'_, PyDict>>) -> PyResult<OpKin
 }
 
 /// One op of [`_unary_op_table`]: `(methods, functional names, doc, dtype rule,
-/// has_gradient)`.
+/// has_gradient, extra keyword)`.
 type UnaryOpRow = (
     Vec<&'static str>,
     Vec<&'static str>,
     &'static str,
     String,
     bool,
+    Option<&'static str>,
 );
 
 /// The unary op declarations as Python data, one `(methods, functional, doc, dtype rule,
-/// has_gradient)` tuple per op: `scripts/gen_op_bindings.py` writes the Python-side
-/// names and stubs from it, and the tests check those against it.
+/// has_gradient, extra keyword)` tuple per op: `scripts/gen_op_bindings.py` writes the
+/// Python-side names and stubs from it, and the tests check those against it.
 #[pyfunction]
 pub fn _unary_op_table() -> Vec<UnaryOpRow> {
     UnaryOp::ALL
@@ -84,6 +85,7 @@ pub fn _unary_op_table() -> Vec<UnaryOpRow> {
                 op.doc(),
                 format!("{:?}", op.dtype_rule()),
                 op.has_gradient(),
+                op.extra_keyword(),
             )
         })
         .collect()

@@ -304,34 +304,6 @@ macro_rules! binary_operators {
 
 crate::op_defs::for_each_binary_op!(binary_bindings);
 
-/// One `Tensor` method per name of each unary op, from the declarations in
-/// [`crate::op_defs::unary`].
-macro_rules! unary_methods {
-    ($($v:ident {
-        methods: [$($m:ident),+], functional: [$($f:ident),*],
-        doc: $doc:literal,
-        dtype: $dtype:ident, cost: $cost:ident,
-        real: $real:expr, fast_f32: [$($fast:ident, $fast1:ident)?],
-        int: [$($int:expr)?], complex: [$($cplx:expr)?], boolean: [$($b:expr)?],
-        saves: $saves:ident, grad: [$($grad:expr)?], node: $node:literal,
-    })*) => {
-        #[pymethods]
-        impl PyTensor {
-            $($(
-                #[doc = $doc]
-                #[pyo3(signature = (name=None))]
-                fn $m(&self, py: Python<'_>, name: Option<&Bound<'_, PyAny>>) -> PyT {
-                    let _ = name;
-                    let t = &self.inner();
-                    wrap(py, maybe_detach(py, t.numel(), || t.unary(UnaryOp::$v)).py()?)
-                }
-            )+)*
-        }
-    };
-}
-
-crate::op_defs::for_each_unary_op!(unary_methods);
-
 #[pymethods]
 impl PyTensor {
     /// `self @ other` (`NotImplemented` for an operand ferrograd cannot convert, so that

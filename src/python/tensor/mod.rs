@@ -32,3 +32,5 @@ pub(crate) mod scan;
 pub(crate) mod scatter;
 pub(crate) mod shape;
 pub(crate) mod sliding_window;
+/// The unary ops' `Tensor` methods, with their extra keyword (`round(decimals=)`).
+pub(crate) mod unary;
