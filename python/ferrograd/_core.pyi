@@ -1417,7 +1417,7 @@ class Tensor:
     def ceil(self, name: str | None = None) -> Tensor:
         """Elementwise rounding up."""
     def round(self, decimals: _int | None = None, name: str | None = None) -> Tensor:
-        """Elementwise rounding to the nearest integer (halves to even, as NumPy)."""
+        """Elementwise rounding to the nearest integer, or with ``decimals`` to that many decimal places (halves to even, as NumPy)."""
     def silu(self, name: str | None = None) -> Tensor:
         """Elementwise SiLU (swish) ``self * sigmoid(self)``."""
     def selu(self, name: str | None = None) -> Tensor:

@@ -299,7 +299,7 @@ macro_rules! for_each_unary_op {
             }
             Round {
                 methods: [round], functional: [], extra: [decimals],
-                doc: "Elementwise rounding to the nearest integer (halves to even, as NumPy).",
+                doc: "Elementwise rounding to the nearest integer, or with `decimals` to that many decimal places (halves to even, as NumPy).",
                 dtype: Same, cost: CHEAP,
                 real: |x| f_round(x), fast_f32: [],
                 int: [|x| x], complex: [], boolean: [|x| x],

@@ -268,7 +268,7 @@ class Variable(
         return self._op("ceil", [self])
 
     def round(self, decimals: Any = None, name: str | None = None) -> Variable:
-        """Elementwise rounding to the nearest integer (halves to even, as NumPy)."""
+        """Elementwise rounding to the nearest integer, or with ``decimals`` to that many decimal places (halves to even, as NumPy)."""
         return self._unary_extra("round", decimals=decimals)
 
     def silu(self, name: str | None = None) -> Variable:
