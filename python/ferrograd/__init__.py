@@ -90,6 +90,7 @@ from . import nn as nn  # noqa: E402
 from . import optim as optim  # noqa: E402
 from . import optimizer as optimizer  # noqa: E402
 from . import regularizer as regularizer  # noqa: E402
+from . import signal as signal  # noqa: E402  (torch.signal.windows / paddle.signal)
 from . import special as special  # noqa: E402  (torch.special)
 from . import utils as utils  # noqa: E402  (data loading; activation checkpointing)
 from . import version as version  # noqa: E402
@@ -247,6 +248,7 @@ __all__ = [
     "optimizer",
     "regularizer",
     "special",
+    "signal",
     "fft",
     "hapi",
     "Model",

@@ -418,6 +418,34 @@ class Tensor:
         """Paddle: the number of in-place writes to the tensor's memory (``_version``)."""
     def select(self, dim: _int, index: _int) -> Tensor:
         """PyTorch: the view at ``index`` along ``dim``, without that dimension."""
+    # -- added at import by ``ferrograd._signal_stft`` --
+    def stft(
+        self,
+        n_fft: _int,
+        hop_length: _int | None = None,
+        win_length: _int | None = None,
+        window: Tensor | None = None,
+        center: _bool = True,
+        pad_mode: str = "reflect",
+        normalized: _bool = False,
+        onesided: _bool | None = None,
+        return_complex: _bool | None = None,
+        align_to_window: _bool | None = None,
+    ) -> Tensor:
+        """PyTorch: the short-time Fourier transform (``ferrograd.stft``)."""
+    def istft(
+        self,
+        n_fft: _int,
+        hop_length: _int | None = None,
+        win_length: _int | None = None,
+        window: Tensor | None = None,
+        center: _bool = True,
+        normalized: _bool = False,
+        onesided: _bool | None = None,
+        length: _int | None = None,
+        return_complex: _bool = False,
+    ) -> Tensor:
+        """PyTorch: the inverse short-time Fourier transform (``ferrograd.istft``)."""
     # -- scans, sorting, searching (Rust: src/python/tensor/scan.rs) --
     def cumsum(
         self,

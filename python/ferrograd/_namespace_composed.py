@@ -133,6 +133,11 @@ from ._ops_stats import trapezoid as trapezoid
 from ._ops_stats import trapz as trapz
 from ._ops_stats import var_mean as var_mean
 
+# the short-time Fourier transform and the Kaiser window (_signal_stft.py, _windows.py)
+from ._signal_stft import istft as istft
+from ._signal_stft import stft as stft
+from ._windows import kaiser_window as kaiser_window
+
 # the top-level linear-algebra functions (docs/linalg.md; torch's legacy spellings and
 # the linalg Tensor methods stay in ferrograd/__init__.py)
 from .linalg._cholesky_solve import cholesky_inverse as cholesky_inverse
@@ -233,6 +238,9 @@ __all__ = [
     "gcd",
     "hamming_window",
     "hann_window",
+    "kaiser_window",
+    "stft",
+    "istft",
     "heaviside",
     "index_copy",
     "is_storage",
