@@ -327,10 +327,49 @@ def paddle_istft(
     )  # fmt: skip
 
 
+def _stft_method(
+    self: Tensor,
+    n_fft: int,
+    hop_length: int | None = None,
+    win_length: int | None = None,
+    window: Tensor | None = None,
+    center: bool = True,
+    pad_mode: str = "reflect",
+    normalized: bool = False,
+    onesided: bool | None = None,
+    return_complex: bool | None = None,
+    align_to_window: bool | None = None,
+) -> Tensor:
+    """PyTorch: the short-time Fourier transform (``ferrograd.stft``)."""
+    return stft(
+        self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided,
+        return_complex, align_to_window,
+    )  # fmt: skip
+
+
+def _istft_method(
+    self: Tensor,
+    n_fft: int,
+    hop_length: int | None = None,
+    win_length: int | None = None,
+    window: Tensor | None = None,
+    center: bool = True,
+    normalized: bool = False,
+    onesided: bool | None = None,
+    length: int | None = None,
+    return_complex: bool = False,
+) -> Tensor:
+    """PyTorch: the inverse short-time Fourier transform (``ferrograd.istft``)."""
+    return istft(
+        self, n_fft, hop_length, win_length, window, center, normalized, onesided, length,
+        return_complex,
+    )  # fmt: skip
+
+
 def _install_tensor_methods() -> None:
-    """``Tensor.stft`` / ``Tensor.istft`` (PyTorch's methods: the tensor is ``input``)."""
-    Tensor.stft = stft  # type: ignore[method-assign,assignment]  # installed here
-    Tensor.istft = istft  # type: ignore[method-assign,assignment]  # installed here
+    """``Tensor.stft`` / ``Tensor.istft`` (PyTorch's methods)."""
+    Tensor.stft = _stft_method  # type: ignore[method-assign]  # installed here
+    Tensor.istft = _istft_method  # type: ignore[method-assign]  # installed here
 
 
 _install_tensor_methods()
