@@ -7,6 +7,9 @@ module with ``*``.
 
 from __future__ import annotations
 
+# paddle.audio (functional.get_window only)
+from . import audio as audio
+
 # dtype queries and process settings (finfo, iinfo, promote_types, ...)
 from ._dtype_info import (
     are_deterministic_algorithms_enabled as are_deterministic_algorithms_enabled,
@@ -239,6 +242,7 @@ __all__ = [
     "hamming_window",
     "hann_window",
     "kaiser_window",
+    "audio",
     "stft",
     "istft",
     "heaviside",

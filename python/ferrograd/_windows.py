@@ -30,6 +30,7 @@ __all__ = [
     "hann",
     "kaiser",
     "nuttall",
+    "get_window",
 ]
 
 
@@ -155,3 +156,83 @@ def exponential(
         return np.exp(-np.abs(np.arange(p) - c) / tau)
 
     return _sym_window("exponential", M, sym, dtype, values)
+
+
+def _triang(p: int) -> np.ndarray:
+    n = np.arange(1, (p + 1) // 2 + 1, dtype=np.float64)
+    if p % 2 == 0:
+        w = (2 * n - 1.0) / p
+        return np.concatenate([w, w[::-1]])
+    w = 2 * n / (p + 1.0)
+    return np.concatenate([w, w[-2::-1]])
+
+
+def _bohman(p: int) -> np.ndarray:
+    fac = np.abs(np.linspace(-1, 1, p)[1:-1])
+    w = (1 - fac) * np.cos(np.pi * fac) + np.sin(np.pi * fac) / np.pi
+    return np.concatenate([[0.0], w, [0.0]])
+
+
+def _tukey(p: int, alpha: float = 0.5) -> np.ndarray:
+    if alpha <= 0:
+        return np.ones(p)
+    if alpha >= 1.0:
+        return _cosine_sum(p, [0.5, 0.5])
+    n = np.arange(p, dtype=np.float64)
+    width = int(alpha * (p - 1) / 2.0)
+    n1, n2, n3 = n[: width + 1], n[width + 1 : p - width - 1], n[p - width - 1 :]
+    w1 = 0.5 * (1 + np.cos(np.pi * (-1 + 2.0 * n1 / alpha / (p - 1))))
+    w3 = 0.5 * (1 + np.cos(np.pi * (-2.0 / alpha + 1 + 2.0 * n3 / alpha / (p - 1))))
+    return np.concatenate([w1, np.ones(n2.shape), w3])
+
+
+def _exponential(p: int, center: float | None = None, tau: float = 1.0) -> np.ndarray:
+    c = (p - 1) / 2 if center is None else center
+    return np.exp(-np.abs(np.arange(p) - c) / tau)
+
+
+# Paddle's window names -> (values of a symmetric window of p points, the parameters)
+_PADDLE_WINDOWS: dict[str, Callable[..., np.ndarray]] = {
+    "hamming": lambda p: _cosine_sum(p, [0.54, 0.46]),
+    "hann": lambda p: _cosine_sum(p, [0.5, 0.5]),
+    "blackman": lambda p: _cosine_sum(p, [0.42, 0.5, 0.08]),
+    "nuttall": lambda p: _cosine_sum(p, [0.3635819, 0.4891775, 0.1365995, 0.0106411]),
+    "general_cosine": lambda p, a: _cosine_sum(p, list(a)),
+    "general_hamming": lambda p, alpha: _cosine_sum(p, [alpha, 1 - alpha]),
+    "bartlett": np.bartlett,
+    "triang": _triang,
+    "bohman": _bohman,
+    "tukey": _tukey,
+    "cosine": lambda p: np.sin(np.pi * (np.arange(p) + 0.5) / p),
+    "kaiser": lambda p, beta: np.kaiser(p, beta),
+    "gaussian": lambda p, std: np.exp(-0.5 * ((np.arange(p) - (p - 1) / 2) / std) ** 2),
+    "general_gaussian": lambda p, q, sig: np.exp(
+        -0.5 * np.abs((np.arange(p) - (p - 1) / 2) / sig) ** (2 * q)
+    ),
+    "exponential": _exponential,
+}
+
+
+def get_window(
+    window: Any, win_length: int, fftbins: bool = True, dtype: Any = "float64"
+) -> Tensor:
+    """``paddle.audio.functional.get_window``: the window called ``window`` (a name, or a
+    tuple ``(name, *parameters)``: ``('kaiser', beta)``, ``('gaussian', std)``,
+    ``('exponential', center, tau)``, ``('general_gaussian', p, sig)``, ``('tukey', alpha)``
+    ...) of ``win_length`` points, periodic when ``fftbins`` (the default), as scipy's."""
+    if isinstance(window, tuple):
+        name, args = window[0], tuple(window[1:])
+    elif isinstance(window, str):
+        if window in ("gaussian", "exponential", "kaiser"):
+            raise ValueError(f"The '{window}' window needs one or more parameters -- pass a tuple.")
+        name, args = window, ()
+    else:
+        raise ValueError(f"{type(window)} as window type is not supported.")
+    values = _PADDLE_WINDOWS.get(name)
+    if values is None:
+        raise ValueError(f"Unknown window type {name!r}; supported: {sorted(_PADDLE_WINDOWS)}")
+    dt = getattr(_core, dtype) if isinstance(dtype, str) else dtype
+    m = operator.index(win_length)
+    if m <= 1:
+        return _core.ones([max(m, 0)], dtype=dt)
+    return _sym_window("get_window", m, not fftbins, dt, lambda p: values(p, *args))

@@ -84,3 +84,50 @@ def test_window_errors():
         fg.signal.windows.gaussian(4, std=0.0)
     with pytest.raises(ValueError, match="center"):
         fg.signal.windows.exponential(4, center=1.0)
+
+
+def _triang(m):
+    half = (m + 1) / 2 if m % 2 else m / 2
+    return 1 - np.abs((np.arange(m) - (m - 1) / 2) / half)
+
+
+def _bohman(m):
+    f = np.abs(np.linspace(-1, 1, m))
+    return (1 - f) * np.cos(np.pi * f) + np.sin(np.pi * f) / np.pi
+
+
+GET_WINDOW = [
+    ("hann", np.hanning),
+    ("hamming", np.hamming),
+    ("blackman", np.blackman),
+    ("bartlett", np.bartlett),
+    ("triang", _triang),
+    ("bohman", _bohman),
+    (("tukey", 1.0), np.hanning),
+    (("tukey", 0.0), np.ones),
+    (("kaiser", 5.0), lambda m: np.kaiser(m, 5.0)),
+    (("gaussian", 2.0), lambda m: np.exp(-0.5 * ((np.arange(m) - (m - 1) / 2) / 2.0) ** 2)),
+    (
+        ("general_gaussian", 1.0, 2.0),
+        lambda m: np.exp(-0.5 * ((np.arange(m) - (m - 1) / 2) / 2.0) ** 2),
+    ),
+]
+
+
+@pytest.mark.parametrize("window, ref", GET_WINDOW)
+@pytest.mark.parametrize("n", [2, 7, 16])
+def test_paddle_get_window(window, ref, n):
+    get = fg.audio.functional.get_window
+    np.testing.assert_allclose(get(window, n).numpy(), _periodic(ref, n), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(
+        get(window, n, fftbins=False).numpy(), ref(n), rtol=1e-12, atol=1e-15
+    )
+    assert get(window, n).dtype == fg.float64
+    assert get(window, n, dtype="float32").dtype == fg.float32
+
+
+def test_paddle_get_window_errors():
+    with pytest.raises(ValueError, match="needs one or more parameters"):
+        fg.audio.functional.get_window("kaiser", 8)
+    with pytest.raises(ValueError, match="Unknown window type"):
+        fg.audio.functional.get_window("nonesuch", 8)
