@@ -520,10 +520,19 @@ impl Tensor {
         m.view_multi_output = multi;
     }
 
-    /// Errors if in-place modification is forbidden here: a leaf that requires grad, a
-    /// view of such a leaf, or a view made under no_grad of a tensor that requires grad,
-    /// while grad mode is on. `op` names the op.
+    /// Errors if in-place modification is forbidden here: an inference tensor outside
+    /// inference mode (PyTorch's rule: its version is not tracked, so a later backward
+    /// could not notice the change), and, while grad mode is on, a leaf that requires
+    /// grad, a view of such a leaf, or a view made under no_grad of a tensor that requires
+    /// grad. `op` names the op.
     pub fn check_inplace(&self, op: &str) -> Result<()> {
+        if self.is_inference() && !crate::inference::is_inference_mode() {
+            return Err(Error::runtime(format!(
+                "{op}: Inplace update to inference tensor outside InferenceMode is not \
+                 allowed: this tensor was made under inference_mode(). Modify a clone made \
+                 outside it (x = x.clone()), or do the update inside inference_mode()"
+            )));
+        }
         if crate::autograd::is_grad_enabled() {
             let (base, no_grad_view, multi) = {
                 let m = self.0.meta.lock();

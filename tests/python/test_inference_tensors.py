@@ -41,3 +41,19 @@ def test_inference_mode_false_makes_normal_tensors():
             n = fg.ones(2)
         i = fg.ones(2)
     assert not fg.is_inference(n) and fg.is_inference(i)
+
+
+@pytest.mark.parametrize("op", [lambda x: x.add_(2), lambda x: x.zero_(), lambda x: x.fill_(1)])
+def test_an_inference_tensor_is_not_modified_in_place_outside_inference_mode(op):
+    # its version is not tracked, so no later backward could notice the change (PyTorch)
+    with fg.inference_mode():
+        c = fg.ones(1, 2, 3)
+    with pytest.raises(RuntimeError, match="Inplace update to inference tensor outside"):
+        op(c)
+    with fg.no_grad(), pytest.raises(RuntimeError, match="clone"):
+        op(c)
+    with fg.inference_mode():
+        op(c)  # inside inference mode it may change
+    d = c.clone()  # a normal tensor made outside
+    op(d)
+    assert not fg.is_inference(d)
