@@ -8,6 +8,8 @@ module with ``*``.
 from __future__ import annotations
 
 # dtype queries and process settings (finfo, iinfo, promote_types, ...)
+from ._dropin_fixes import index_sample as index_sample
+from ._dropin_fixes import put as put
 from ._dtype_info import (
     are_deterministic_algorithms_enabled as are_deterministic_algorithms_enabled,
 )
@@ -165,6 +167,8 @@ from .linalg._toplevel import inverse as inverse
 from .linalg._toplevel import svd as svd
 
 __all__ = [
+    "index_sample",
+    "put",
     "crop",
     "increment",
     "slice",

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import sys
 from typing import Any, Optional, Union
 
 import numpy as np
@@ -220,6 +221,21 @@ def _bound_needs_tensor_path(v: Any, x: Tensor) -> bool:
     return isinstance(v, Tensor) and (v.numel() != 1 or v.requires_grad or v.ndim > x.ndim)
 
 
+def _float_bound_of_int(x: Tensor, *bounds: Any) -> bool:
+    """Whether an integer (or bool) ``x`` is clamped by a float number or float tensor."""
+    if x.dtype.is_floating_point or x.dtype.is_complex:
+        return False
+    return builtins.any(
+        isinstance(b, builtins.float)
+        or (isinstance(b, Tensor) and (b.dtype.is_floating_point or b.dtype.is_complex))
+        for b in bounds
+    )
+
+
+def _default_float() -> Any:
+    return sys.modules[__package__].get_default_dtype()
+
+
 def clip(
     x: Tensor, min: Any = None, max: Any = None, name: Any = None, *, input: Any = None
 ) -> Tensor:
@@ -227,11 +243,15 @@ def clip(
     kernel; tensor bounds broadcast against ``x`` (torch's ``clamp(x, min_t, max_t)``):
     ``min`` applies first, then ``max`` (so ``min > max`` gives ``max``, as torch). The
     gradient goes to ``x`` where it is inside the bounds (ties included) and to a tensor
-    bound where that bound is taken; a NaN in ``x`` or in a tensor bound propagates."""
+    bound where that bound is taken; a NaN in ``x`` or in a tensor bound propagates. Outside
+    Paddle code an integer ``x`` with a float bound is promoted first (torch's rule)."""
     if input is not None:
         x = input
     if not isinstance(x, Tensor):
         raise TypeError(f"clip: expects a Tensor, got {type(x).__name__}")
+    if _float_bound_of_int(x, min, max) and caller_dialect() != "paddle":
+        # torch: clamp(int tensor, 2.5) is result_type(x, 2.5), the default float dtype
+        x = x.astype(_default_float())
     if not (_bound_needs_tensor_path(min, x) or _bound_needs_tensor_path(max, x)):
         return _native_clip(x, min, max)
     for label, bound in (("min", min), ("max", max)):

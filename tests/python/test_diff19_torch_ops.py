@@ -1,9 +1,8 @@
 """Session 19 differential run, PyTorch side: calls whose PyTorch answer differed
 (expected values computed once with PyTorch 2.15)."""
 
-import numpy as np
-
 import ferrograd as torch
+import numpy as np
 
 
 def test_clamp_int_tensor_with_float_bound_promotes():
