@@ -244,16 +244,28 @@ def clip(
     ``min`` applies first, then ``max`` (so ``min > max`` gives ``max``, as torch). The
     gradient goes to ``x`` where it is inside the bounds (ties included) and to a tensor
     bound where that bound is taken; a NaN in ``x`` or in a tensor bound propagates. Outside
-    Paddle code an integer ``x`` with a float bound is promoted first (torch's rule)."""
-    if input is not None:
-        x = input
+    Paddle code an integer ``x`` with a float bound is promoted first (torch's rule); in
+    PyTorch code number bounds pass no gradient where ``x`` equals a bound (PyTorch's)."""
+    return _clip(input if input is not None else x, min, max, caller_dialect())
+
+
+def _clip(x: Tensor, min: Any, max: Any, dialect: Any) -> Tensor:
     if not isinstance(x, Tensor):
         raise TypeError(f"clip: expects a Tensor, got {type(x).__name__}")
-    if _float_bound_of_int(x, min, max) and caller_dialect() != "paddle":
+    if _float_bound_of_int(x, min, max) and dialect != "paddle":
         # torch: clamp(int tensor, 2.5) is result_type(x, 2.5), the default float dtype
         x = x.astype(_default_float())
     if not (_bound_needs_tensor_path(min, x) or _bound_needs_tensor_path(max, x)):
-        return _native_clip(x, min, max)
+        out = _native_clip(x, min, max)
+        if dialect == "torch" and out.requires_grad and (min is not None or max is not None):
+            with no_grad():
+                inside = _core.ones_like(x).astype(_core.bool)
+                if min is not None:
+                    inside = inside & (x > min)
+                if max is not None:
+                    inside = inside & (x < max)
+            out = _core.where(inside, out, out.detach())
+        return out
     for label, bound in (("min", min), ("max", max)):
         if isinstance(bound, Tensor):
             try:
@@ -290,7 +302,7 @@ def clamp(
     """torch's name for :func:`clip` (tensor bounds broadcast)."""
     if out is not None:
         raise TypeError("clamp: out= is not supported; assign the result instead")
-    return clip(input if x is None else x, min, max)
+    return _clip(input if x is None else x, min, max, caller_dialect())
 
 
 def _finfo(dtype: Any) -> tuple[float, float]:

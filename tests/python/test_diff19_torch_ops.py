@@ -43,3 +43,14 @@ def test_int_shift_operators():
     """``>>`` and ``<<`` on integer tensors are arithmetic shifts."""
     assert (torch.tensor([1, -8]) >> 1).tolist() == [0, -4]
     assert (torch.tensor([1, -8]) << 2).tolist() == [4, -32]
+
+
+def test_clamp_gradient_is_zero_at_the_bounds_in_torch_code():
+    """PyTorch 2.15's ``clamp`` with number bounds passes no gradient where ``x`` equals
+    a bound (values from the peer: ``[0, 1, 0, 0, 0]``)."""
+    a = torch.tensor([0.0, 0.5, 1.0, 2.0, -1.0], requires_grad=True)
+    a.clamp(0.0, 1.0).sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), [0, 1, 0, 0, 0])
+    a.grad = None
+    torch.clamp(a, min=0.0).sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), [0, 1, 1, 1, 0])
