@@ -2,7 +2,8 @@
 peers (docs/user-scripts.md, "Session 19 differential run"): ``Tensor.put`` / ``put_``,
 ``Tensor.unfold`` (sliding windows), ``>>`` / ``<<`` on integer tensors,
 ``paddle.index_sample``, ``argmax`` / ``argmin``'s ``dtype=``, and in Paddle code
-``full(shape, int)`` (the default float dtype) and ``reshape`` with 0 (copy that size)."""
+``full(shape, int)`` (the default float dtype), ``reshape`` with 0 (copy that size) and
+``mean`` of an integer tensor (Paddle keeps the dtype)."""
 
 from __future__ import annotations
 
@@ -84,6 +85,15 @@ def index_sample(x: Tensor, index: Tensor, name: Any = None) -> Tensor:
     return x.take_along_axis(index.long(), 1)
 
 
+def _method_caller_dialect() -> Any:
+    """The dialect of the code calling a method wrapper below, looking past the package
+    function that forwards to it (``paddle.mean(x)`` as well as ``x.mean()``)."""
+    depth = 3  # 1: this helper, 2: the method wrapper, 3: its caller
+    if sys._getframe(2).f_globals.get("__name__") == __name__:
+        depth = 4
+    return caller_dialect(depth)
+
+
 def _cast_indices(orig: Any) -> Any:
     def reduce_index(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         dtype = kwargs.get("dtype")
@@ -100,9 +110,7 @@ def _paddle_reshape(orig: Any) -> Any:
             isinstance(shape, (list, tuple))
             and 0 in shape
             and self.numel() != 0
-            # (a 0 with a non-empty input is an error in PyTorch, ferrograd's own code
-            # never relies on it, so the frames of its own modules are skipped)
-            and caller_dialect(through_layers=True) == "paddle"
+            and _method_caller_dialect() == "paddle"
         ):
             dims = list(self.shape)
             fixed = [dims[i] if s == 0 and i < len(dims) else s for i, s in enumerate(shape)]
@@ -111,6 +119,23 @@ def _paddle_reshape(orig: Any) -> Any:
         return orig(self, *args, **kwargs)
 
     return reshape
+
+
+def _paddle_int_mean(orig: Any) -> Any:
+    def mean(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        dt = self.dtype
+        if (
+            dt.is_floating_point
+            or dt.is_complex
+            or dt == _core.bool
+            or kwargs.get("dtype") is not None
+            or _method_caller_dialect() != "paddle"
+        ):
+            return orig(self, *args, **kwargs)
+        # Paddle keeps an integer dtype, rounding toward zero
+        return orig(self.astype(_core.float64), *args, **kwargs).trunc().astype(dt)
+
+    return mean
 
 
 def _replace_method(pkg: Any, name: str, make: Any) -> None:
@@ -164,4 +189,5 @@ def install() -> None:
     _replace_method(pkg, "argmax", _cast_indices)
     _replace_method(pkg, "argmin", _cast_indices)
     _replace_method(pkg, "reshape", _paddle_reshape)
+    _replace_method(pkg, "mean", _paddle_int_mean)
     pkg.full = _paddle_full(pkg.full)

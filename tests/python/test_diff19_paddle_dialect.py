@@ -73,3 +73,12 @@ def test_unfold_paddle_keywords():
 def test_full_float_fill_keeps_float32(shape):
     """A float fill stays float32 (unchanged behaviour)."""
     assert paddle.full(shape, 2.5).dtype == paddle.float32
+
+
+def test_mean_of_int_tensor_stays_int_in_paddle_code():
+    """Paddle 3.3's ``mean`` of an integer tensor keeps the dtype (rounded toward zero)."""
+    out = paddle.mean(paddle.to_tensor([-1, -2]))
+    assert out.dtype == paddle.int64 and out.item() == -1
+    out = paddle.to_tensor([[1, 2], [3, 6]], dtype="int32").mean(axis=0)
+    assert out.dtype == paddle.int32 and out.numpy().tolist() == [2, 4]
+    assert paddle.mean(paddle.to_tensor([1.0, 2.0])).item() == 1.5
