@@ -82,3 +82,11 @@ def test_mean_of_int_tensor_stays_int_in_paddle_code():
     out = paddle.to_tensor([[1, 2], [3, 6]], dtype="int32").mean(axis=0)
     assert out.dtype == paddle.int32 and out.numpy().tolist() == [2, 4]
     assert paddle.mean(paddle.to_tensor([1.0, 2.0])).item() == 1.5
+
+
+def test_pad_full_length_constant_list_reads_from_the_first_axis_in_paddle_code():
+    """Paddle's constant ``pad`` with ``2 * ndim`` values starts at the first axis."""
+    out = F.pad(paddle.ones([2, 3]), [1, 0, 0, 2])
+    assert out.shape == [3, 5]
+    np.testing.assert_allclose(out.numpy()[0], np.zeros(5))
+    np.testing.assert_allclose(out.numpy()[1], [1, 1, 1, 0, 0])

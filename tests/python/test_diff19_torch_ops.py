@@ -54,3 +54,11 @@ def test_clamp_gradient_is_zero_at_the_bounds_in_torch_code():
     a.grad = None
     torch.clamp(a, min=0.0).sum().backward()
     np.testing.assert_allclose(a.grad.numpy(), [0, 1, 1, 1, 0])
+
+
+def test_pad_full_length_constant_list_reads_from_the_last_dim_in_torch_code():
+    """PyTorch's ``pad`` pairs start at the last dimension, also with ``2 * ndim`` values."""
+    out = torch.nn.functional.pad(torch.ones(2, 3), (1, 0, 0, 2))
+    assert list(out.shape) == [4, 4]
+    np.testing.assert_allclose(out.numpy()[0], [0, 1, 1, 1])
+    np.testing.assert_allclose(out.numpy()[3], np.zeros(4))
