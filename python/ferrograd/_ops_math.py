@@ -236,6 +236,23 @@ def _default_float() -> Any:
     return sys.modules[__package__].get_default_dtype()
 
 
+def _torch_tie_gradient(x: Tensor, out: Tensor, lo: Any, hi: Any) -> Tensor:
+    """PyTorch's gradient of ``clamp`` where ``x`` equals a bound: none for a number
+    bound, half for a (one-element) tensor bound."""
+    with no_grad():
+        inside = _core.ones_like(x).astype(_core.bool)
+        half = _core.zeros_like(x).astype(_core.bool)
+        for bound, below in ((lo, False), (hi, True)):
+            if bound is None:
+                continue
+            inside = inside & ((x < bound) if below else (x > bound))
+            if isinstance(bound, Tensor):
+                half = half | (x == bound)
+        half = half & ~inside
+    halved = out * 0.5 + out.detach() * 0.5
+    return _core.where(inside, out, _core.where(half, halved, out.detach()))
+
+
 def clip(
     x: Tensor, min: Any = None, max: Any = None, name: Any = None, *, input: Any = None
 ) -> Tensor:
@@ -258,13 +275,7 @@ def _clip(x: Tensor, min: Any, max: Any, dialect: Any) -> Tensor:
     if not (_bound_needs_tensor_path(min, x) or _bound_needs_tensor_path(max, x)):
         out = _native_clip(x, min, max)
         if dialect == "torch" and out.requires_grad and (min is not None or max is not None):
-            with no_grad():
-                inside = _core.ones_like(x).astype(_core.bool)
-                if min is not None:
-                    inside = inside & (x > min)
-                if max is not None:
-                    inside = inside & (x < max)
-            out = _core.where(inside, out, out.detach())
+            out = _torch_tie_gradient(x, out, min, max)
         return out
     for label, bound in (("min", min), ("max", max)):
         if isinstance(bound, Tensor):

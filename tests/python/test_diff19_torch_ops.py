@@ -62,3 +62,11 @@ def test_pad_full_length_constant_list_reads_from_the_last_dim_in_torch_code():
     assert list(out.shape) == [4, 4]
     np.testing.assert_allclose(out.numpy()[0], [0, 1, 1, 1])
     np.testing.assert_allclose(out.numpy()[3], np.zeros(4))
+
+
+def test_clamp_gradient_at_one_element_tensor_bounds_is_halved_in_torch_code():
+    """With one-element tensor bounds PyTorch 2.15 gives ``x`` half the gradient where it
+    equals a bound (values from the peer: ``[0.5, 1, 0.5, 0, 0]``)."""
+    a = torch.tensor([0.0, 0.5, 1.0, 2.0, -1.0], requires_grad=True)
+    torch.clamp(a, min=torch.tensor(0.0), max=torch.tensor(1.0)).sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), [0.5, 1, 0.5, 0, 0])
