@@ -262,7 +262,8 @@ def clip(
     gradient goes to ``x`` where it is inside the bounds (ties included) and to a tensor
     bound where that bound is taken; a NaN in ``x`` or in a tensor bound propagates. Outside
     Paddle code an integer ``x`` with a float bound is promoted first (torch's rule); in
-    PyTorch code number bounds pass no gradient where ``x`` equals a bound (PyTorch's)."""
+    PyTorch code number bounds pass no gradient where ``x`` equals a bound and one-element
+    tensor bounds half of it (PyTorch's)."""
     return _clip(input if input is not None else x, min, max, caller_dialect())
 
 
