@@ -597,3 +597,6 @@ from .sparse._dispatch import install as _install_sparse_dispatch  # noqa: E402
 _install_sparse_methods()
 _install_sparse_dispatch(globals())
 __all__ += _namespace_sparse.__all__
+from . import _dropin_fixes  # noqa: E402
+
+_dropin_fixes.install()

@@ -11,6 +11,8 @@ from __future__ import annotations
 from . import audio as audio
 
 # dtype queries and process settings (finfo, iinfo, promote_types, ...)
+from ._dropin_fixes import index_sample as index_sample
+from ._dropin_fixes import put as put
 from ._dtype_info import (
     are_deterministic_algorithms_enabled as are_deterministic_algorithms_enabled,
 )
@@ -173,6 +175,8 @@ from .linalg._toplevel import inverse as inverse
 from .linalg._toplevel import svd as svd
 
 __all__ = [
+    "index_sample",
+    "put",
     "crop",
     "increment",
     "slice",

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import sys
 from typing import Any, Optional, Union
 
 import numpy as np
@@ -220,6 +221,38 @@ def _bound_needs_tensor_path(v: Any, x: Tensor) -> bool:
     return isinstance(v, Tensor) and (v.numel() != 1 or v.requires_grad or v.ndim > x.ndim)
 
 
+def _float_bound_of_int(x: Tensor, *bounds: Any) -> bool:
+    """Whether an integer (or bool) ``x`` is clamped by a float number or float tensor."""
+    if x.dtype.is_floating_point or x.dtype.is_complex:
+        return False
+    return builtins.any(
+        isinstance(b, builtins.float)
+        or (isinstance(b, Tensor) and (b.dtype.is_floating_point or b.dtype.is_complex))
+        for b in bounds
+    )
+
+
+def _default_float() -> Any:
+    return sys.modules[__package__].get_default_dtype()
+
+
+def _torch_tie_gradient(x: Tensor, out: Tensor, lo: Any, hi: Any) -> Tensor:
+    """PyTorch's gradient of ``clamp`` where ``x`` equals a bound: none for a number
+    bound, half for a (one-element) tensor bound."""
+    with no_grad():
+        inside = _core.ones_like(x).astype(_core.bool)
+        half = _core.zeros_like(x).astype(_core.bool)
+        for bound, below in ((lo, False), (hi, True)):
+            if bound is None:
+                continue
+            inside = inside & ((x < bound) if below else (x > bound))
+            if isinstance(bound, Tensor):
+                half = half | (x == bound)
+        half = half & ~inside
+    halved = out * 0.5 + out.detach() * 0.5
+    return _core.where(inside, out, _core.where(half, halved, out.detach()))
+
+
 def clip(
     x: Tensor, min: Any = None, max: Any = None, name: Any = None, *, input: Any = None
 ) -> Tensor:
@@ -227,13 +260,24 @@ def clip(
     kernel; tensor bounds broadcast against ``x`` (torch's ``clamp(x, min_t, max_t)``):
     ``min`` applies first, then ``max`` (so ``min > max`` gives ``max``, as torch). The
     gradient goes to ``x`` where it is inside the bounds (ties included) and to a tensor
-    bound where that bound is taken; a NaN in ``x`` or in a tensor bound propagates."""
-    if input is not None:
-        x = input
+    bound where that bound is taken; a NaN in ``x`` or in a tensor bound propagates. Outside
+    Paddle code an integer ``x`` with a float bound is promoted first (torch's rule); in
+    PyTorch code number bounds pass no gradient where ``x`` equals a bound and one-element
+    tensor bounds half of it (PyTorch's)."""
+    return _clip(input if input is not None else x, min, max, caller_dialect())
+
+
+def _clip(x: Tensor, min: Any, max: Any, dialect: Any) -> Tensor:
     if not isinstance(x, Tensor):
         raise TypeError(f"clip: expects a Tensor, got {type(x).__name__}")
+    if _float_bound_of_int(x, min, max) and dialect != "paddle":
+        # torch: clamp(int tensor, 2.5) is result_type(x, 2.5), the default float dtype
+        x = x.astype(_default_float())
     if not (_bound_needs_tensor_path(min, x) or _bound_needs_tensor_path(max, x)):
-        return _native_clip(x, min, max)
+        out = _native_clip(x, min, max)
+        if dialect == "torch" and out.requires_grad and (min is not None or max is not None):
+            out = _torch_tie_gradient(x, out, min, max)
+        return out
     for label, bound in (("min", min), ("max", max)):
         if isinstance(bound, Tensor):
             try:
@@ -270,7 +314,7 @@ def clamp(
     """torch's name for :func:`clip` (tensor bounds broadcast)."""
     if out is not None:
         raise TypeError("clamp: out= is not supported; assign the result instead")
-    return clip(input if x is None else x, min, max)
+    return _clip(input if x is None else x, min, max, caller_dialect())
 
 
 def _finfo(dtype: Any) -> tuple[float, float]:

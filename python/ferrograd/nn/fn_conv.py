@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any, List, Optional
 
 from .. import _core
+from .._dialect import caller_dialect
 from ..amp.auto_cast import conv_autocast
 from . import _window as W
 
@@ -261,7 +262,7 @@ conv3d_transpose = conv_transpose3d
 
 def unfold(
     x: Tensor,
-    kernel_size: Any,
+    kernel_size: Any = None,
     dilation: Any = 1,
     padding: Any = 0,
     stride: Any = 1,
@@ -273,8 +274,12 @@ def unfold(
     name: Optional[str] = None,
 ) -> Tensor:
     """im2col (torch ``F.unfold``; Paddle's plural keywords too): ``[N, C, H, W]`` →
-    ``[N, C*kh*kw, L]``, one column per window position."""
+    ``[N, C*kh*kw, L]``, one column per window position. Paddle's positional order is
+    ``(x, kernel_sizes, strides, paddings, dilations)``: in Paddle code the third and fifth
+    positional arguments are the strides and the dilations."""
     op = "unfold"
+    if caller_dialect() == "paddle":
+        dilation, stride = stride, dilation
     if kernel_sizes is not None:
         kernel_size = kernel_sizes
     stride = strides if strides is not None else stride

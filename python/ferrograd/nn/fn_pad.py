@@ -8,7 +8,9 @@ backwards. Paddle's does too, except that in ``constant`` mode a list of length
 ``2 * x.ndim`` goes from the *first* dimension forwards (``pad_from_left_axis=True``,
 its default), and that with ``data_format`` (``NHWC`` ...) the pairs go to the spatial
 axes. A call that could be either (constant mode, ``2 * ndim`` numbers, readings that
-differ, no keyword that only one peer has) raises and asks for ``pad_from_left_axis``.
+differ, no keyword that only one peer has) follows the calling module's import line
+(``docs/dialects.md``); in code of neither dialect it raises and asks for
+``pad_from_left_axis``.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from .. import _core
+from .._dialect import caller_dialect
 
 Tensor = _core.Tensor
 
@@ -128,6 +131,9 @@ def pad(
         from_left = False if pad_from_left_axis is None else pad_from_left_axis
     if x is None or pad is None:
         raise TypeError("pad() needs a tensor and a pad list")
+    if from_left is None:
+        # an ambiguous list follows the import line (Paddle: from the first axis)
+        from_left = {"paddle": True, "torch": False}.get(caller_dialect())
     if mode not in _PAD_MODES:
         raise ValueError(f"pad: mode must be one of {_PAD_MODES}, got {mode!r}")
     pads = (

@@ -26,6 +26,7 @@ from typing import Any, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from .. import _core
+from .._dialect import caller_dialect
 from . import _window as W
 
 Tensor = _core.Tensor
@@ -309,13 +310,19 @@ def _avg_pool_fn(nd: int) -> Any:
         stride: Any = None,
         padding: Any = 0,
         ceil_mode: bool = False,
-        count_include_pad: bool = True,
+        count_include_pad: Optional[bool] = None,
         divisor_override: Optional[int] = None,
         *,
         exclusive: Optional[bool] = None,
         data_format: str = first,
         name: Optional[str] = None,
     ) -> Tensor:
+        if exclusive is None and caller_dialect() == "paddle":
+            # Paddle's sixth parameter is ``exclusive`` (default True), torch's
+            # ``count_include_pad`` (default True): opposite meanings, same position
+            exclusive = True if count_include_pad is None else bool(count_include_pad)
+        if count_include_pad is None:
+            count_include_pad = True
         return _avg_pool(
             nd, op, x, kernel_size, stride, padding, ceil_mode,
             count_include_pad, divisor_override, exclusive, data_format,
@@ -325,7 +332,8 @@ def _avg_pool_fn(nd: int) -> Any:
         avg_pool,
         op,
         f"""{nd}-D average pooling; ``count_include_pad`` (PyTorch, default True) or
-    ``exclusive`` (Paddle: True = padding not counted) choose the divisor near the border.""",
+    ``exclusive`` (Paddle: True = padding not counted) choose the divisor near the border;
+    in Paddle code the sixth positional argument is ``exclusive`` and defaults to True.""",
     )
 
 

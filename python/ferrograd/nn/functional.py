@@ -228,7 +228,8 @@ def embedding(
     name: Optional[str] = None,
 ) -> Tensor:
     """Rows of ``weight`` picked by the integer ids in ``x``: shape ``x.shape + [dim]``.
-    Positions equal to ``padding_idx`` get no gradient."""
+    Positions equal to ``padding_idx`` get no gradient; in Paddle code their output is
+    zeros (Paddle's), elsewhere the weight row (PyTorch's)."""
     if max_norm is not None:
         raise NotImplementedError("embedding: max_norm is not supported; leave it None")
     if x.dtype.is_floating_point or x.dtype.is_complex:
@@ -243,9 +244,11 @@ def embedding(
         raise IndexError(f"embedding: ids must lie in [0, {num}) ({e})") from None
     out = rows.reshape(list(x.shape) + [weight.shape[1]])
     if padding_idx is not None:
-        # the padding row's value is kept, its gradient is cut
+        # the padding row's value is kept (PyTorch; Paddle outputs zeros there), its
+        # gradient is cut
         mask = (x != padding_idx).unsqueeze(-1)
-        out = _core.where(mask, out, out.detach())
+        keep = out.detach() * 0 if caller_dialect() == "paddle" else out.detach()
+        out = _core.where(mask, out, keep)
     return out
 
 
