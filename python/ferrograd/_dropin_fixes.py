@@ -1,14 +1,13 @@
 """Calls the session-19 differential run found missing or answering differently from the
 peers (docs/user-scripts.md, "Session 19 differential run"): ``Tensor.put`` / ``put_``,
 ``Tensor.unfold`` (sliding windows), ``>>`` / ``<<`` on integer tensors,
-``paddle.index_sample``, ``argmax`` / ``argmin``'s ``dtype=``, and in Paddle code
-``full(shape, int)`` (the default float dtype), ``reshape`` with 0 (copy that size) and
-``mean`` of an integer tensor (Paddle keeps the dtype)."""
+``paddle.index_sample``, and in Paddle code ``full(shape, int)`` (the default float
+dtype). (``argmax``/``argmin``'s ``dtype=``, ``reshape`` with 0 and Paddle's ``mean`` of an
+integer tensor are in the Rust methods, where they cost the other calls nothing.)"""
 
 from __future__ import annotations
 
 import builtins
-import inspect
 import sys
 from typing import Any
 
@@ -85,84 +84,6 @@ def index_sample(x: Tensor, index: Tensor, name: Any = None) -> Tensor:
     return x.take_along_axis(index.long(), 1)
 
 
-def _method_caller_dialect() -> Any:
-    """The dialect of the code calling a method wrapper below, looking past the package
-    function that forwards to it (``paddle.mean(x)`` as well as ``x.mean()``)."""
-    depth = 3  # 1: this helper, 2: the method wrapper, 3: its caller
-    if sys._getframe(2).f_globals.get("__name__") == __name__:
-        depth = 4
-    return caller_dialect(depth)
-
-
-def _cast_indices(orig: Any) -> Any:
-    def reduce_index(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        dtype = kwargs.get("dtype")
-        out = orig(self, *args, **kwargs)
-        return out if dtype is None or out.dtype == dtype else out.astype(dtype)
-
-    return reduce_index
-
-
-def _paddle_reshape(orig: Any) -> Any:
-    def reshape(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        shape = kwargs.get("shape", args[0] if len(args) == 1 else args)
-        if (
-            isinstance(shape, (list, tuple))
-            and 0 in shape
-            and self.numel() != 0
-            and _method_caller_dialect() == "paddle"
-        ):
-            dims = list(self.shape)
-            fixed = [dims[i] if s == 0 and i < len(dims) else s for i, s in enumerate(shape)]
-            kwargs.pop("shape", None)
-            return orig(self, fixed, **kwargs)
-        return orig(self, *args, **kwargs)
-
-    return reshape
-
-
-def _paddle_int_mean(orig: Any) -> Any:
-    def mean(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        dt = self.dtype
-        if (
-            dt.is_floating_point
-            or dt.is_complex
-            or dt == _core.bool
-            or kwargs.get("dtype") is not None
-            or _method_caller_dialect() != "paddle"
-        ):
-            return orig(self, *args, **kwargs)
-        # Paddle keeps an integer dtype, rounding toward zero
-        return orig(self.astype(_core.float64), *args, **kwargs).trunc().astype(dt)
-
-    return mean
-
-
-def _replace_method(pkg: Any, name: str, make: Any) -> None:
-    """Replaces ``Tensor.<name>`` by ``make(original)`` (same name, docstring and
-    signature) and the package function by one that sends tensors to it and anything else
-    (a static ``Variable``) to the original dispatching function."""
-    orig = getattr(Tensor, name)
-    dispatch = getattr(pkg, name)
-    method = make(orig)
-    method.__name__ = name
-    method.__qualname__ = f"Tensor.{name}"
-    method.__doc__ = orig.__doc__
-    method.__signature__ = inspect.signature(orig)  # type: ignore[attr-defined]
-
-    def function(x: Any, *args: Any, **kwargs: Any) -> Any:
-        if isinstance(x, Tensor):
-            return method(x, *args, **kwargs)
-        return dispatch(x, *args, **kwargs)
-
-    function.__name__ = function.__qualname__ = name
-    function.__doc__ = orig.__doc__
-    function.__wrapped__ = method  # type: ignore[attr-defined]
-    setattr(Tensor, name, method)
-    setattr(pkg, name, function)
-    setattr(pkg._dialect_aliases, name, function)
-
-
 def _paddle_full(orig: Any) -> Any:
     def full(*args: Any, **kwargs: Any) -> Tensor:
         if caller_dialect() == "paddle" and kwargs.get("dtype") is None and len(args) < 3:
@@ -186,8 +107,4 @@ def install() -> None:
     Tensor.unfold = unfold_windows  # type: ignore[method-assign]
     Tensor.__rshift__ = _rshift  # type: ignore[operator]
     Tensor.__lshift__ = _lshift  # type: ignore[operator]
-    _replace_method(pkg, "argmax", _cast_indices)
-    _replace_method(pkg, "argmin", _cast_indices)
-    _replace_method(pkg, "reshape", _paddle_reshape)
-    _replace_method(pkg, "mean", _paddle_int_mean)
     pkg.full = _paddle_full(pkg.full)

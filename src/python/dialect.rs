@@ -14,6 +14,15 @@ static CALLER_DIALECT: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 /// names ferrograd `torch` (or the process aliases only `torch` to ferrograd). ferrograd's
 /// own modules never do, so library code keeps ferrograd's documented default.
 pub fn caller_is_torch(py: Python<'_>) -> PyResult<bool> {
+    caller_is(py, "torch")
+}
+
+/// Whether the calling Python code speaks Paddle (as [`caller_is_torch`] for `paddle`).
+pub fn caller_is_paddle(py: Python<'_>) -> PyResult<bool> {
+    caller_is(py, "paddle")
+}
+
+fn caller_is(py: Python<'_>, dialect: &str) -> PyResult<bool> {
     let f = CALLER_DIALECT.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
         Ok(py
             .import("ferrograd._dialect")?
@@ -22,5 +31,5 @@ pub fn caller_is_torch(py: Python<'_>) -> PyResult<bool> {
     })?;
     // depth 1: the frame that called this Rust method (Rust frames are not Python frames)
     let d = f.bind(py).call1((1,))?;
-    Ok(!d.is_none() && d.extract::<String>()? == "torch")
+    Ok(!d.is_none() && d.extract::<String>()? == dialect)
 }

@@ -17,8 +17,26 @@ impl PyTensor {
     /// The shared body of the reduction methods: parses the call, runs the op (with the
     /// GIL released for large tensors) and wraps the result.
     fn reduce_call(&self, py: Python<'_>, op: Reduction, slots: Slots<'_, '_>) -> PyT {
-        let args = slots.parse(op)?;
+        let mut args = slots.parse(op)?;
         let x = &self.inner();
+        // argmax/argmin's `dtype` (Paddle's) is the indices' dtype, not a cast of the input
+        if matches!(op, Reduction::Argmax | Reduction::Argmin) {
+            if let Some(d) = args.dtype.take() {
+                let idx = maybe_detach(py, x.numel(), || op.run(x, &args)).py()?;
+                return wrap(py, idx.to_dtype(d).py()?);
+            }
+        }
+        // Paddle's mean of an integer tensor keeps its dtype, rounded toward zero (the
+        // dialect is asked only on this path)
+        if matches!(op, Reduction::Mean)
+            && args.dtype.is_none()
+            && x.dtype().is_int()
+            && crate::python::dialect::caller_is_paddle(py)?
+        {
+            let wide = x.to_dtype(crate::dtype::DType::F64).py()?;
+            let m = maybe_detach(py, x.numel(), || op.run(&wide, &args)).py()?;
+            return wrap(py, m.to_dtype(x.dtype()).py()?);
+        }
         wrap(py, maybe_detach(py, x.numel(), || op.run(x, &args)).py()?)
     }
 }
