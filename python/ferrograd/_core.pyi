@@ -399,6 +399,17 @@ class Tensor:
     ) -> None:
         """Runs backward from this tensor (seed: ones of its shape unless given); with
         ``inputs``, gradients accumulate into those tensors only."""
+    # -- added at import by ``ferrograd._dropin_fixes.install`` --
+    def put(self, index: Tensor, source: Tensor, accumulate: _bool = False) -> Tensor:
+        """``self`` with ``source`` written at the flat positions ``index``."""
+    def put_(self, index: Tensor, source: Tensor, accumulate: _bool = False) -> Tensor:
+        """In-place ``put``; returns ``self``."""
+    def unfold(self, dimension: _int, size: _int, step: _int) -> Tensor:
+        """Every window of ``size`` elements along ``dimension``, ``step`` apart."""
+    def __rshift__(self, other: Any) -> Tensor:
+        """Arithmetic right shift of an integer tensor."""
+    def __lshift__(self, other: Any) -> Tensor:
+        """Left shift of an integer tensor."""
     # -- added at import by ``ferrograd._dropin.install_tensor_methods`` --
     def gradient(self) -> NDArray[Any] | None:
         """Paddle: the gradient as a NumPy array, or None when there is none."""

@@ -102,9 +102,28 @@ def install() -> None:
     """Adds the methods to ``Tensor`` and rebinds the wrapped package functions (``put``
     and ``index_sample`` are re-exported by ``_namespace_composed``)."""
     pkg = sys.modules[__package__]
-    Tensor.put = put  # type: ignore[attr-defined]
-    Tensor.put_ = put_  # type: ignore[attr-defined]
-    Tensor.unfold = unfold_windows  # type: ignore[method-assign]
-    Tensor.__rshift__ = _rshift  # type: ignore[operator]
-    Tensor.__lshift__ = _lshift  # type: ignore[operator]
-    pkg.full = _paddle_full(pkg.full)
+    # (the stub declares these methods on Tensor: _core.pyi)
+    for name, fn in (
+        ("put", _put_method),
+        ("put_", _put_method_),
+        ("unfold", _unfold_method),
+        ("__rshift__", _rshift),
+        ("__lshift__", _lshift),
+    ):
+        setattr(Tensor, name, fn)
+    pkg.__dict__["full"] = _paddle_full(pkg.__dict__["full"])
+
+
+def _put_method(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """``Tensor.put``: :func:`put` on this tensor."""
+    return put(self, index, source, accumulate)
+
+
+def _put_method_(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """``Tensor.put_``: :func:`put_` on this tensor."""
+    return put_(self, index, source, accumulate)
+
+
+def _unfold_method(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    """``Tensor.unfold``: :func:`unfold_windows` on this tensor."""
+    return unfold_windows(self, dimension, size, step)

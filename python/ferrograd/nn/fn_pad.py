@@ -133,7 +133,8 @@ def pad(
         raise TypeError("pad() needs a tensor and a pad list")
     if from_left is None:
         # an ambiguous list follows the import line (Paddle: from the first axis)
-        from_left = {"paddle": True, "torch": False}.get(caller_dialect())
+        dialect = caller_dialect()
+        from_left = True if dialect == "paddle" else False if dialect == "torch" else None
     if mode not in _PAD_MODES:
         raise ValueError(f"pad: mode must be one of {_PAD_MODES}, got {mode!r}")
     pads = (
