@@ -597,6 +597,4 @@ from .sparse._dispatch import install as _install_sparse_dispatch  # noqa: E402
 _install_sparse_methods()
 _install_sparse_dispatch(globals())
 __all__ += _namespace_sparse.__all__
-from . import _dropin_fixes  # noqa: E402
-
-_dropin_fixes.install()
+from . import _dropin_fixes  # noqa: E402,F401  (installs its methods when imported)

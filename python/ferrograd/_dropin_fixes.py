@@ -127,3 +127,6 @@ def _put_method_(self: Tensor, index: Tensor, source: Tensor, accumulate: bool =
 def _unfold_method(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
     """``Tensor.unfold``: :func:`unfold_windows` on this tensor."""
     return unfold_windows(self, dimension, size, step)
+
+
+install()  # imported once, last, by the package's __init__

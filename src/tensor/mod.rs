@@ -7,6 +7,7 @@ mod binary;
 mod complex;
 mod creation;
 pub mod grid_sample;
+mod inplace_check;
 pub mod linalg;
 pub mod random;
 pub mod reduce;
@@ -518,88 +519,5 @@ impl Tensor {
         m.view_frozen = no_grad;
         m.view_no_grad = no_grad;
         m.view_multi_output = multi;
-    }
-
-    /// Errors if in-place modification is forbidden here: an inference tensor outside
-    /// inference mode (PyTorch's rule: its version is not tracked, so a later backward
-    /// could not notice the change), and, while grad mode is on, a leaf that requires
-    /// grad, a view of such a leaf, or a view made under no_grad of a tensor that requires
-    /// grad. `op` names the op.
-    pub fn check_inplace(&self, op: &str) -> Result<()> {
-        if self.is_inference() && !crate::inference::is_inference_mode() {
-            return Err(Error::runtime(format!(
-                "{op}: Inplace update to inference tensor outside InferenceMode is not \
-                 allowed: this tensor was made under inference_mode(). Modify a clone made \
-                 outside it (x = x.clone()), or do the update inside inference_mode()"
-            )));
-        }
-        if crate::autograd::is_grad_enabled() {
-            let (base, no_grad_view, multi) = {
-                let m = self.0.meta.lock();
-                (m.view_base.clone(), m.view_no_grad, m.view_multi_output)
-            };
-            if let Some(b) = base.filter(|b| b.requires_grad()) {
-                if multi {
-                    return Err(Error::runtime(format!(
-                        "{op}: this tensor is a view and is being modified inplace, and it is \
-                         one of several views a single function returned (split, chunk, \
-                         unbind); such views do not allow in-place modification. Replace the \
-                         in-place operation by an out-of-place one, or clone() the view"
-                    )));
-                }
-                if no_grad_view {
-                    return Err(Error::runtime(format!(
-                        "{op}: a view was created in no_grad mode and is being modified \
-                         inplace with grad mode enabled; this is ambiguous and forbidden. Make \
-                         both the view and the in-place op inside no_grad() (not tracked) or \
-                         both outside it (tracked)"
-                    )));
-                }
-                if b.is_leaf() {
-                    return Err(Error::runtime(format!(
-                        "{op}: a view of a leaf Variable that requires grad is being used in an \
-                         in-place operation; modify a copy (y = x.clone(); then write into a \
-                         view of y), or do it under no_grad() if you mean to change the leaf \
-                         itself"
-                    )));
-                }
-            }
-            let m = self.0.meta.lock();
-            if m.grad_fn.is_none() && m.requires_grad {
-                // The fix differs between an in-place method (`add_`: its out-of-place
-                // twin) and item assignment (`x[i] = v`: assign into a clone).
-                let fix = match op.strip_suffix('_') {
-                    Some("zero") => {
-                        "make a new tensor instead (x = ferrograd.zeros_like(x))".into()
-                    }
-                    Some("fill") => {
-                        "make a new tensor instead (x = ferrograd.full_like(x, value))".into()
-                    }
-                    Some("copy") => "use the source itself instead (x = src.clone())".into(),
-                    Some(plain) if !op.starts_with("__") => {
-                        format!("use the out-of-place op instead (x = x.{plain}(...))")
-                    }
-                    _ => "assign into a copy instead (y = x.clone(); y[i] = value; \
-                          gradients flow back to x through the copy)"
-                        .to_string(),
-                };
-                let what = if op == "__setitem__" {
-                    "x[i] = value"
-                } else {
-                    op
-                };
-                return Err(Error::runtime(format!(
-                    "{what}: a leaf tensor that requires grad cannot be modified in place; \
-                     {fix}, or do it under no_grad() if you mean to change the parameter \
-                     itself (with ferrograd.no_grad(): ...)"
-                )));
-            }
-        }
-        if !self.storage().is_writable() {
-            return Err(Error::value(format!(
-                "{op}: the tensor's memory is read-only (created from a read-only NumPy array)"
-            )));
-        }
-        Ok(())
     }
 }
