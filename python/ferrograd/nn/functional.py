@@ -114,13 +114,10 @@ def _linear_in_layout(x: Tensor, weight: Tensor, bias: Optional[Tensor], in_out:
     """``x @ weight + bias`` (``in_out``: weight ``[in, out]``, Paddle's layout) or
     ``x @ weight.T + bias`` (weight ``[out, in]``, PyTorch's)."""
     try:
-        if in_out:
-            out = x.matmul(weight)
-        else:
-            if isinstance(x, Tensor) and isinstance(weight, Tensor):
-                if bias is None or isinstance(bias, Tensor):
-                    return _core._linear(x, weight, bias)  # one op and graph node
-            out = x.matmul(weight, False, True)
+        if isinstance(x, Tensor) and isinstance(weight, Tensor):
+            if bias is None or isinstance(bias, Tensor):
+                return _core._linear(x, weight, bias, in_out)  # one op and graph node
+        out = x.matmul(weight) if in_out else x.matmul(weight, False, True)
     except ValueError as e:
         feat = 0 if in_out else -1
         if x.ndim == 0 or weight.ndim != 2 or x.shape[-1] == weight.shape[feat]:

@@ -77,18 +77,20 @@ pub fn _dropout(py: Python<'_>, x: &Bound<'_, PyTensor>, p: f64, upscale: bool) 
     wrap(py, t.dropout(p, upscale).py()?)
 }
 
-/// `x @ weight.T + bias` with `weight` `[out, in]` (one graph node on the fused path).
+/// `x @ weight.T + bias` with `weight` `[out, in]`, or with `in_out` `x @ weight + bias`
+/// with `weight` `[in, out]` (Paddle's layout); one graph node on the fused path.
 #[pyfunction]
-#[pyo3(signature = (x, weight, bias=None))]
+#[pyo3(signature = (x, weight, bias=None, in_out=false))]
 pub fn _linear(
     py: Python<'_>,
     x: &Bound<'_, PyTensor>,
     weight: &Bound<'_, PyTensor>,
     bias: OptT<'_, '_>,
+    in_out: bool,
 ) -> PyT {
     let (t, w) = (&x.get().inner(), &weight.get().inner());
     let b = bias.map(|b| b.get().inner());
     let b = b.as_deref();
     let work = t.numel().max(w.numel());
-    wrap(py, maybe_detach(py, work, || t.linear_t(w, b)).py()?)
+    wrap(py, maybe_detach(py, work, || t.linear_in_layout(w, b, in_out)).py()?)
 }
