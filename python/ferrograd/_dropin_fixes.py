@@ -1,18 +1,15 @@
 """Calls the session-19 differential run found missing or answering differently from the
 peers (docs/user-scripts.md, "Session 19 differential run"): ``Tensor.put`` / ``put_``,
 ``Tensor.unfold`` (sliding windows), ``>>`` / ``<<`` on integer tensors,
-``paddle.index_sample``, and in Paddle code ``full(shape, int)`` (the default float
-dtype). (``argmax``/``argmin``'s ``dtype=``, ``reshape`` with 0 and Paddle's ``mean`` of an
-integer tensor are in the Rust methods, where they cost the other calls nothing.)"""
+and ``paddle.index_sample``. (``argmax``/``argmin``'s ``dtype=``, ``reshape`` with 0,
+Paddle's ``mean`` of an integer tensor and ``full(shape, int)`` in Paddle code are in the
+Rust functions, where they cost the other calls nothing.)"""
 
 from __future__ import annotations
 
-import builtins
-import sys
 from typing import Any
 
 from . import _core
-from ._dialect import caller_dialect
 
 Tensor = _core.Tensor
 
@@ -84,24 +81,9 @@ def index_sample(x: Tensor, index: Tensor, name: Any = None) -> Tensor:
     return x.take_along_axis(index.long(), 1)
 
 
-def _paddle_full(orig: Any) -> Any:
-    def full(*args: Any, **kwargs: Any) -> Tensor:
-        if caller_dialect() == "paddle" and kwargs.get("dtype") is None and len(args) < 3:
-            value = args[1] if len(args) > 1 else kwargs.get("fill_value")
-            if isinstance(value, int) and not isinstance(value, builtins.bool):
-                kwargs["dtype"] = sys.modules[__package__].get_default_dtype()
-        return orig(*args, **kwargs)
-
-    full.__doc__ = (
-        orig.__doc__ or ""
-    ) + " In Paddle code an int fill without ``dtype`` gives the default float dtype."
-    return full
-
-
 def install() -> None:
-    """Adds the methods to ``Tensor`` and rebinds the wrapped package functions (``put``
-    and ``index_sample`` are re-exported by ``_namespace_composed``)."""
-    pkg = sys.modules[__package__]
+    """Adds the methods to ``Tensor`` (the functions ``put`` and ``index_sample`` are
+    re-exported by ``_namespace_composed``)."""
     # (the stub declares these methods on Tensor: _core.pyi)
     for name, fn in (
         ("put", _put_method),
@@ -111,7 +93,6 @@ def install() -> None:
         ("__lshift__", _lshift),
     ):
         setattr(Tensor, name, fn)
-    pkg.__dict__["full"] = _paddle_full(pkg.__dict__["full"])
 
 
 def _put_method(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:

@@ -174,7 +174,8 @@ filled_factory!(
     "An uninitialised tensor (ferrograd zero-fills it)."
 );
 
-/// A tensor of `shape` filled with `fill_value` (dtype inferred from the value).
+/// A tensor of `shape` filled with `fill_value` (dtype inferred from the value; in Paddle
+/// code an int fill without `dtype` gives the default float dtype, as `paddle.full` does).
 #[pyfunction]
 #[pyo3(signature = (shape, fill_value, dtype=None, name=None, *, requires_grad=false, stop_gradient=None, device=None))]
 pub fn full(
@@ -190,7 +191,16 @@ pub fn full(
     let _ = name;
     check_device(device, "full")?;
     let dims = parse_dims(&PyTuple::new(py, [shape])?, "full")?;
-    let (value, d) = fill_value_of(fill_value, parse_opt_dtype(dtype)?)?;
+    let mut dtype = parse_opt_dtype(dtype)?;
+    // Paddle's `full(shape, 3)` is float32, PyTorch's int64: only this rare spelling asks
+    // the caller's dialect (docs/dialects.md)
+    if dtype.is_none()
+        && scalar_kind(fill_value) == Some(ScalarKind::Int)
+        && crate::python::dialect::caller_is_paddle(py)?
+    {
+        dtype = Some(crate::dtype::default_float());
+    }
+    let (value, d) = fill_value_of(fill_value, dtype)?;
     finish(
         py,
         "full",

@@ -32,6 +32,9 @@ def test_full_with_int_fill_is_float32_in_paddle_code():
     assert paddle.full([2], 3).dtype == paddle.float32
     assert paddle.full([2], True).dtype == paddle.bool
     assert paddle.full([2], 3, dtype="int64").dtype == paddle.int64
+    assert paddle.full([2], 3, "int32").dtype == paddle.int32
+    assert paddle.full(shape=[2], fill_value=3).dtype == paddle.float32
+    assert paddle.full([2], 3.5).dtype == paddle.float32
 
 
 def test_argmax_dtype_keyword():

@@ -70,3 +70,10 @@ def test_clamp_gradient_at_one_element_tensor_bounds_is_halved_in_torch_code():
     a = torch.tensor([0.0, 0.5, 1.0, 2.0, -1.0], requires_grad=True)
     torch.clamp(a, min=torch.tensor(0.0), max=torch.tensor(1.0)).sum().backward()
     np.testing.assert_allclose(a.grad.numpy(), [0.5, 1, 0.5, 0, 0])
+
+
+def test_full_with_int_fill_is_int64_in_torch_code():
+    """``torch.full((2,), 3)`` is int64 (Paddle code gets float32: the Paddle test)."""
+    assert torch.full((2,), 3).dtype == torch.int64
+    assert torch.full((2,), 3, dtype=torch.float64).dtype == torch.float64
+    assert torch.full((2,), True).dtype == torch.bool
