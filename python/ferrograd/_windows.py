@@ -191,6 +191,26 @@ def _exponential(p: int, center: float | None = None, tau: float = 1.0) -> np.nd
     return np.exp(-np.abs(np.arange(p) - c) / tau)
 
 
+def _taylor(p: int, nbar: int = 4, sll: float = 30, norm: bool = True) -> np.ndarray:
+    """Taylor window: ``nbar`` nearly constant sidelobes ``sll`` dB below the main lobe
+    (the cosine series of Taylor's line-source distribution), 1 at the middle when
+    ``norm``."""
+    a = np.arccosh(10 ** (sll / 20.0)) / np.pi
+    s2 = nbar**2 / (a**2 + (nbar - 0.5) ** 2)
+    ms = np.arange(1, nbar, dtype=np.float64)
+    f = np.empty(nbar - 1)
+    for i, m in enumerate(ms):
+        num = (-1) ** (m + 1) * np.prod(1 - m**2 / s2 / (a**2 + (ms - 0.5) ** 2))
+        others = np.delete(ms, i)
+        f[i] = num / (2 * np.prod(1 - m**2 / others**2))
+
+    def series(x: np.ndarray) -> np.ndarray:
+        return 1 + 2 * np.cos(2 * np.pi * np.outer(x - p / 2.0 + 0.5, ms) / p) @ f
+
+    w = series(np.arange(p, dtype=np.float64))
+    return w / series(np.array([(p - 1) / 2.0]))[0] if norm else w
+
+
 # Paddle's window names -> (values of a symmetric window of p points, the parameters)
 _PADDLE_WINDOWS: dict[str, Callable[..., np.ndarray]] = {
     "hamming": lambda p: _cosine_sum(p, [0.54, 0.46]),
@@ -210,6 +230,7 @@ _PADDLE_WINDOWS: dict[str, Callable[..., np.ndarray]] = {
         -0.5 * np.abs((np.arange(p) - (p - 1) / 2) / sig) ** (2 * q)
     ),
     "exponential": _exponential,
+    "taylor": _taylor,
 }
 
 
@@ -218,8 +239,8 @@ def get_window(
 ) -> Tensor:
     """``paddle.audio.functional.get_window``: the window called ``window`` (a name, or a
     tuple ``(name, *parameters)``: ``('kaiser', beta)``, ``('gaussian', std)``,
-    ``('exponential', center, tau)``, ``('general_gaussian', p, sig)``, ``('tukey', alpha)``
-    ...) of ``win_length`` points, periodic when ``fftbins`` (the default), as scipy's."""
+    ``('exponential', center, tau)``, ``('general_gaussian', p, sig)``, ``('tukey', alpha)``,
+    ``('taylor', nbar, sll, norm)`` ...) of ``win_length`` points, periodic when ``fftbins`` (the default), as scipy's."""
     if isinstance(window, tuple):
         name, args = window[0], tuple(window[1:])
     elif isinstance(window, str):

@@ -131,3 +131,25 @@ def test_paddle_get_window_errors():
         fg.audio.functional.get_window("kaiser", 8)
     with pytest.raises(ValueError, match="Unknown window type"):
         fg.audio.functional.get_window("nonesuch", 8)
+
+
+def test_paddle_get_window_taylor():
+    """``('taylor', nbar, sll, norm)``; the values are Paddle 3.3.1's (scipy's formula)."""
+    get = fg.audio.functional.get_window
+    np.testing.assert_allclose(
+        get(("taylor", 4, 30), 8).numpy(),
+        [0.2718834924087382, 0.46690631985001974, 0.7246751121792886, 0.92465582532122, 1.0,
+         0.92465582532122, 0.7246751121792886, 0.46690631985001974],
+        rtol=1e-14,
+    )  # fmt: skip
+    sym = get("taylor", 9, fftbins=False).numpy()
+    np.testing.assert_allclose(sym, sym[::-1], rtol=1e-15)
+    assert sym[4] == 1.0 and sym.argmax() == 4
+    np.testing.assert_allclose(
+        get(("taylor", 3, 20, False), 7).numpy(),
+        [0.7145356726838509, 0.8774290592987835, 1.1164505853768154, 1.2915846826405502,
+         1.2915846826405502, 1.1164505853768154, 0.8774290592987835],
+        rtol=1e-14,
+    )  # fmt: skip
+    # one "sidelobe term" (nbar=1) is the flat window
+    np.testing.assert_allclose(get(("taylor", 1, 30), 5).numpy(), np.ones(5))
