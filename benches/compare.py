@@ -24,6 +24,7 @@ import json
 import math
 import os
 import platform
+import re
 import signal
 import statistics
 import subprocess
@@ -595,7 +596,7 @@ def setup_numpy(np, s: Settings):
     cases.update(
         scan_sort_cases(lambda x: x, lambda t, d: t.cumsum(d), numpy_sort_pair(np), numpy_topk(np))
     )
-    return np.__version__, {}, cases
+    return np.__version__, {"blas": numpy_blas(np)}, cases
 
 
 def setup_ferrograd(np, s: Settings):
@@ -638,7 +639,8 @@ def setup_ferrograd(np, s: Settings):
         cases["conv2d_3x3_64_fwdbwd_ms"] = conv_case(conv_step.ferrograd_conv(False), "conv")
         cases["depthwise3x3_fwdbwd_ms"] = conv_case(conv_step.ferrograd_conv(True), "depthwise")
         cases["digits_cnn_step_ms"] = conv_case(conv_step.ferrograd_digits_step, "digits")
-    return fg.__version__, {"threads": threads}, cases
+    # ferrograd multiplies with the `gemm` crate (pure Rust, runtime CPU dispatch)
+    return fg.__version__, {"threads": threads, "blas": "gemm crate (Rust)"}, cases
 
 
 def ferrograd_static_mlp(fg, data: Data, s: Settings) -> Case:
@@ -722,7 +724,18 @@ def setup_torch(np, s: Settings):
     cases["conv2d_3x3_64_fwdbwd_ms"] = conv_case(conv_step.torch_conv(False), "conv")
     cases["depthwise3x3_fwdbwd_ms"] = conv_case(conv_step.torch_conv(True), "depthwise")
     cases["digits_cnn_step_ms"] = conv_case(conv_step.torch_digits_step, "digits")
-    return torch.__version__, {"threads": torch.get_num_threads()}, cases
+    blas = re.search(r"BLAS_INFO=(\w+)", torch.__config__.show())
+    info = {"threads": torch.get_num_threads(), "blas": blas.group(1) if blas else "unknown"}
+    return torch.__version__, info, cases
+
+
+def numpy_blas(np) -> str:
+    """The BLAS NumPy was built with (name and version), as ``np.show_config`` reports."""
+    try:
+        blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
+        return f"{blas['name']} {blas.get('version', '')}".strip()
+    except Exception:  # older NumPy: no dict mode
+        return "unknown"
 
 
 def setup_paddle(np, s: Settings):
@@ -745,7 +758,12 @@ def setup_paddle(np, s: Settings):
         saved=lambda ctx: ctx.saved_tensor(),
         hooks=paddle.autograd.saved_tensors_hooks,
     )
-    return paddle.__version__, {}, eager_cases(np, e, s)
+    mkl = getattr(paddle.version, "with_mkl", "unknown")
+    return (
+        paddle.__version__,
+        {"blas": "mkl" if mkl == "ON" else f"with_mkl={mkl}"},
+        eager_cases(np, e, s),
+    )
 
 
 def setup_jax(np, s: Settings):
