@@ -2,10 +2,9 @@
 (``_core._linear(..., in_out=True)``): values, gradients of every operand, double
 backward and the fallbacks agree with ``x @ W + b`` composed of separate ops."""
 
+import ferrograd as fg
 import numpy as np
 import pytest
-
-import ferrograd as fg
 from ferrograd import _core
 from ferrograd.nn import functional as F
 
@@ -31,9 +30,7 @@ def test_values_and_gradients_match_numpy(shape_x, with_bias):
     y.backward(fg.to_tensor(g))
     g2 = g.reshape(-1, 3)
     np.testing.assert_allclose(x.grad.numpy(), g @ wn.T, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(
-        w.grad.numpy(), xn.reshape(-1, 4).T @ g2, rtol=1e-12, atol=1e-12
-    )
+    np.testing.assert_allclose(w.grad.numpy(), xn.reshape(-1, 4).T @ g2, rtol=1e-12, atol=1e-12)
     if with_bias:
         np.testing.assert_allclose(b.grad.numpy(), g2.sum(0), rtol=1e-12, atol=1e-12)
     else:
