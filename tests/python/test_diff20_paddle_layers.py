@@ -1,0 +1,84 @@
+"""Session-20 differential run, Paddle code: cross-entropy's soft-label / label-smoothing
+weighting and shapes (Paddle 3.3.1) and ``paddle.load``'s plain dict."""
+
+import os
+import tempfile
+
+import ferrograd as paddle
+import numpy as np
+import pytest
+
+F = paddle.nn.functional
+W4 = np.array([0.5, 2.0, 1.0, 1.5])
+X = np.random.default_rng(0).standard_normal((5, 4))
+TG = np.array([0, 3, 1, 3, 2])
+
+
+def _logp(x):
+    return x - np.log(np.exp(x).sum(1, keepdims=True))
+
+
+def _paddle_soft(s, weight):
+    # Paddle 3.3.1: loss_i = -sum(s * log p) * sum(s * w); mean = sum(loss) / sum(factors)
+    per = -(s * _logp(X)).sum(1)
+    wg = s @ weight
+    return per * wg, (per * wg).sum() / wg.sum()
+
+
+def test_label_smoothing_with_weight_is_paddles_soft_label():
+    s = np.eye(4)[TG] * 0.9 + 0.1 / 4
+    none, mean = _paddle_soft(s, W4)
+    x = paddle.to_tensor(X)
+    kw = {"weight": paddle.to_tensor(W4), "label_smoothing": 0.1}
+    out = F.cross_entropy(x, paddle.to_tensor(TG), reduction="none", **kw)
+    assert list(out.shape) == [5, 1]  # Paddle keeps the class dim here
+    np.testing.assert_allclose(out.numpy().ravel(), none, rtol=1e-10)
+    got = F.cross_entropy(x, paddle.to_tensor(TG), reduction="mean", **kw)
+    np.testing.assert_allclose(got.numpy(), mean, rtol=1e-10)
+
+
+def test_label_smoothing_without_weight_keeps_class_dim():
+    out = F.cross_entropy(
+        paddle.to_tensor(X), paddle.to_tensor(TG), reduction="none", label_smoothing=0.2
+    )
+    s = np.eye(4)[TG] * 0.8 + 0.2 / 4
+    assert list(out.shape) == [5, 1]
+    np.testing.assert_allclose(out.numpy().ravel(), -(s * _logp(X)).sum(1), rtol=1e-10)
+
+
+def test_soft_label_with_weight():
+    s = np.random.default_rng(1).dirichlet(np.ones(4), 5)
+    none, mean = _paddle_soft(s, W4)
+    x = paddle.to_tensor(X, stop_gradient=False)
+    out = F.cross_entropy(
+        x, paddle.to_tensor(s), weight=paddle.to_tensor(W4), soft_label=True, reduction="none"
+    )
+    np.testing.assert_allclose(out.numpy().ravel(), none, rtol=1e-10)
+    m = F.cross_entropy(
+        x, paddle.to_tensor(s), weight=paddle.to_tensor(W4), soft_label=True, reduction="mean"
+    )
+    np.testing.assert_allclose(m.numpy(), mean, rtol=1e-10)
+    m.backward()
+    # d mean / d x = factor_i * (softmax_i - s_i) / sum(factors)
+    p = np.exp(_logp(X))
+    wg = s @ W4
+    np.testing.assert_allclose(
+        x.grad.numpy(), wg[:, None] * (p - s) / wg.sum(), rtol=1e-9, atol=1e-12
+    )
+
+
+def test_label_smoothing_refuses_ignored_ids():
+    with pytest.raises(ValueError, match="class id"):
+        F.cross_entropy(
+            paddle.to_tensor(X), paddle.to_tensor(np.array([0, -100, 1, 2, 3])), label_smoothing=0.1
+        )
+
+
+def test_paddle_load_gives_a_plain_dict():
+    m = paddle.nn.Linear(3, 2)
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "m.pdparams")
+        paddle.save(m.state_dict(), path)
+        sd = paddle.load(path)
+    assert type(sd) is dict  # Paddle 3.3.1
+    assert list(sd) == ["weight", "bias"]
