@@ -44,3 +44,31 @@ def test_torch_load_gives_an_ordered_dict():
     assert type(sd) is collections.OrderedDict  # torch 2.15
     assert list(sd) == list(m.state_dict())
     assert type(plain) is dict and list(plain) == ["b", "a"]
+
+
+def test_embedding_max_norm_renormalises_used_rows():
+    w0 = np.arange(18, dtype=np.float64).reshape(6, 3) / 4.0
+    m = nn.Embedding(6, 3, max_norm=1.0)
+    m.load_state_dict({"weight": torch.tensor(w0)})
+    ids = torch.tensor(np.array([0, 3, 3, 5]))
+    y = m(ids)
+    want = w0.copy()
+    for r in (0, 3, 5):  # PyTorch's rule: scale max_norm / (norm + 1e-7) when norm > max_norm
+        n = np.linalg.norm(w0[r])
+        if n > 1.0:
+            want[r] = w0[r] * (1.0 / (n + 1e-7))
+    np.testing.assert_allclose(m.weight.detach().numpy(), want, rtol=1e-6)
+    np.testing.assert_allclose(y.detach().numpy(), want[[0, 3, 3, 5]], rtol=1e-6)
+    y.sum().backward()
+    np.testing.assert_allclose(m.weight.grad.numpy()[:, 0], [1, 0, 0, 2, 0, 1])
+    # the functional form, norm_type 1
+    w = torch.tensor(w0.copy())
+    torch.nn.functional.embedding(torch.tensor(np.array([4])), w, max_norm=2.0, norm_type=1.0)
+    np.testing.assert_allclose(w.numpy()[4], w0[4] * 2.0 / (np.abs(w0[4]).sum() + 1e-7))
+
+
+def test_get_total_norm():
+    ts = [torch.tensor(np.array([3.0, 4.0])), torch.tensor(np.array([12.0]))]
+    assert float(nn.utils.get_total_norm(ts)) == 13.0  # torch 2.15
+    assert float(nn.utils.get_total_norm(ts, norm_type=1)) == 19.0
+    assert float(nn.utils.get_total_norm(ts, norm_type=float("inf"))) == 12.0

@@ -226,12 +226,16 @@ def embedding(
     max_norm: Optional[float] = None,
     sparse: bool = False,
     name: Optional[str] = None,
+    norm_type: float = 2.0,
 ) -> Tensor:
     """Rows of ``weight`` picked by the integer ids in ``x``: shape ``x.shape + [dim]``.
     Positions equal to ``padding_idx`` get no gradient; in Paddle code their output is
-    zeros (Paddle's), elsewhere the weight row (PyTorch's)."""
+    zeros (Paddle's), elsewhere the weight row (PyTorch's). With ``max_norm`` the rows
+    named in ``x`` are first renormalised in place (PyTorch's rule)."""
     if max_norm is not None:
-        raise NotImplementedError("embedding: max_norm is not supported; leave it None")
+        from .fn_embedding_bag import embedding_renorm_
+
+        embedding_renorm_(weight, x, float(max_norm), norm_type)
     if x.dtype.is_floating_point or x.dtype.is_complex:
         raise TypeError(f"embedding: ids must be an integer tensor, got {x.dtype}")
     num = weight.shape[0]

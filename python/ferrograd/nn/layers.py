@@ -458,10 +458,8 @@ class Embedding(Module):
         device: Any = None,
     ) -> None:
         super().__init__()
-        if max_norm is not None or scale_grad_by_freq:
-            raise NotImplementedError(
-                "Embedding: max_norm and scale_grad_by_freq are not supported"
-            )
+        if scale_grad_by_freq:
+            raise NotImplementedError("Embedding: scale_grad_by_freq is not supported")
         if padding_idx is not None:
             if not -num_embeddings <= padding_idx < num_embeddings:
                 raise ValueError(
@@ -472,6 +470,8 @@ class Embedding(Module):
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
         self.padding_idx = padding_idx
+        self.max_norm = max_norm
+        self.norm_type = norm_type
         self.weight = Parameter(
             _core.empty([num_embeddings, embedding_dim], dtype=_dtype_name(dtype))
         )
@@ -482,6 +482,10 @@ class Embedding(Module):
 
     def forward(self, ids: Tensor) -> Tensor:
         """The rows of ``weight`` for ``ids``: shape ``ids.shape + [embedding_dim]``."""
+        if self.max_norm is not None:
+            return F.embedding(
+                ids, self.weight, self.padding_idx, self.max_norm, norm_type=self.norm_type
+            )
         return F.embedding(ids, self.weight, self.padding_idx)
 
     def extra_repr(self) -> str:
