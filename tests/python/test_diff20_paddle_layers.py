@@ -82,3 +82,33 @@ def test_paddle_load_gives_a_plain_dict():
         sd = paddle.load(path)
     assert type(sd) is dict  # Paddle 3.3.1
     assert list(sd) == ["weight", "bias"]
+
+
+def _lamb_run(**kw):
+    paddle.set_default_dtype("float64")
+    try:
+        a = paddle.create_parameter([3], "float64")
+        a.set_value(paddle.to_tensor(np.array([1.0, -2.0, 0.5])))
+        b = paddle.create_parameter([2], "float64")
+        b.set_value(paddle.to_tensor(np.array([0.3, 0.7])))
+        o = paddle.optimizer.Lamb(learning_rate=0.1, lamb_weight_decay=0.2, parameters=[a, b], **kw)
+        for _ in range(3):
+            ((a * a * a).sum() + (a.sum() * b * b).sum()).backward()
+            o.step()
+            o.clear_grad()
+        return a.numpy(), b.numpy(), b
+    finally:
+        paddle.set_default_dtype("float32")
+
+
+def test_lamb_matches_paddle():
+    holder = {}
+    a, b, _ = _lamb_run(exclude_from_weight_decay_fn=lambda p: p is holder.get("b"))
+    # without exclusion first, then the same with b excluded (no decay, trust ratio 1)
+    a2, b2, bp = _lamb_run(exclude_from_weight_decay_fn=lambda p: p.shape == [2])
+    # Paddle 3.3.1 (its beta powers are float32, hence rtol 1e-5)
+    np.testing.assert_allclose(a2, [0.52916741, -2.23848363, 0.06547704], rtol=1e-5)
+    np.testing.assert_allclose(b2, [0.58741072, 0.99143046], rtol=1e-5)
+    assert not np.allclose(b, b2)  # the exclusion changes b's update
+    with pytest.raises(ValueError, match="beta1"):
+        paddle.optimizer.Lamb(beta1=1.0, parameters=[bp])
