@@ -112,3 +112,16 @@ def test_lamb_matches_paddle():
     assert not np.allclose(b, b2)  # the exclusion changes b's update
     with pytest.raises(ValueError, match="beta1"):
         paddle.optimizer.Lamb(beta1=1.0, parameters=[bp])
+
+
+def test_layer_norm_multi_dim_parameters_are_flat():
+    m = paddle.nn.LayerNorm([2, 3], epsilon=1e-4)
+    assert list(m.weight.shape) == [6] and list(m.bias.shape) == [6]  # Paddle 3.3.1
+    w, b = np.linspace(0.5, 1.5, 6), np.linspace(-1, 1, 6)
+    m.set_state_dict({"weight": paddle.to_tensor(w), "bias": paddle.to_tensor(b)})
+    x = np.random.default_rng(3).standard_normal((4, 2, 3))
+    flat = x.reshape(4, 6)
+    want = (flat - flat.mean(1, keepdims=True)) / np.sqrt(flat.var(1, keepdims=True) + 1e-4)
+    want = (want * w + b).reshape(4, 2, 3)
+    got = m(paddle.to_tensor(x.astype(np.float32)))
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-4, atol=1e-5)

@@ -72,3 +72,8 @@ def test_get_total_norm():
     assert float(nn.utils.get_total_norm(ts)) == 13.0  # torch 2.15
     assert float(nn.utils.get_total_norm(ts, norm_type=1)) == 19.0
     assert float(nn.utils.get_total_norm(ts, norm_type=float("inf"))) == 12.0
+
+
+def test_layer_norm_multi_dim_parameters_keep_the_shape():
+    m = nn.LayerNorm((2, 3))
+    assert list(m.weight.shape) == [2, 3]  # torch 2.15 (Paddle's are flat)

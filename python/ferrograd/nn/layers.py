@@ -420,18 +420,26 @@ class LayerNorm(Module):
         self.normalized_shape = shape
         self.eps = eps if epsilon is None else epsilon
         d = _dtype_name(dtype)
+        # Paddle keeps the scale and shift of a multi-dim shape flat ([prod(shape)]), so
+        # its checkpoints load only into flat parameters
+        self._flat = len(shape) > 1 and construction_dialect() == "paddle"
+        pshape = [math.prod(shape)] if self._flat else shape
         if elementwise_affine and _wants_param(weight_attr):
-            self.weight = Parameter(_core.ones(shape, dtype=d))
+            self.weight = Parameter(_core.ones(pshape, dtype=d))
         else:
             self.register_parameter("weight", None)
         if elementwise_affine and bias and _wants_param(bias_attr):
-            self.bias = Parameter(_core.zeros(shape, dtype=d))
+            self.bias = Parameter(_core.zeros(pshape, dtype=d))
         else:
             self.register_parameter("bias", None)
 
     def forward(self, x: Tensor) -> Tensor:
         """Layer-normalised ``x``."""
-        return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+        w, b = self.weight, self.bias
+        if self._flat:
+            w = None if w is None else w.reshape(self.normalized_shape)
+            b = None if b is None else b.reshape(self.normalized_shape)
+        return F.layer_norm(x, self.normalized_shape, w, b, self.eps)
 
     def extra_repr(self) -> str:
         return f"{self.normalized_shape}, eps={self.eps}"
