@@ -77,3 +77,53 @@ def test_get_total_norm():
 def test_layer_norm_multi_dim_parameters_keep_the_shape():
     m = nn.LayerNorm((2, 3))
     assert list(m.weight.shape) == [2, 3]  # torch 2.15 (Paddle's are flat)
+
+
+def _np_mha(m, q, k, v, mask, zero_attn):
+    """NumPy float64 reference of PyTorch's add_bias_kv / add_zero_attn (batch_first)."""
+    sd = {n: t.detach().numpy().astype(np.float64) for n, t in m.state_dict().items()}
+    e, h = m.embed_dim, m.num_heads
+    w, b = sd["in_proj_weight"], sd["in_proj_bias"]
+    qp, kp, vp = (
+        x @ w[i * e : (i + 1) * e].T + b[i * e : (i + 1) * e] for i, x in enumerate((q, k, v))
+    )
+    n = q.shape[0]
+    kp = np.concatenate([kp, np.broadcast_to(sd["bias_k"], (n, 1, e))], 1)
+    vp = np.concatenate([vp, np.broadcast_to(sd["bias_v"], (n, 1, e))], 1)
+    mask = np.concatenate([mask, np.zeros((mask.shape[0], 1), bool)], 1)
+
+    def split(x):
+        return x.reshape(n, x.shape[1], h, e // h).transpose(0, 2, 1, 3)
+
+    qh, kh, vh = split(qp), split(kp), split(vp)
+    if zero_attn:
+        z = np.zeros((n, h, 1, e // h))
+        kh, vh = np.concatenate([kh, z], 2), np.concatenate([vh, z], 2)
+        mask = np.concatenate([mask, np.zeros((mask.shape[0], 1), bool)], 1)
+    s = qh @ kh.transpose(0, 1, 3, 2) / np.sqrt(e // h)
+    s = np.where(mask, -np.inf, s)
+    a = np.exp(s - s.max(-1, keepdims=True))
+    a /= a.sum(-1, keepdims=True)
+    o = (a @ vh).transpose(0, 2, 1, 3).reshape(n, -1, e)
+    return o @ sd["out_proj.weight"].T + sd["out_proj.bias"], a.mean(1)
+
+
+def test_multihead_attention_bias_kv_and_zero_attn():
+    rng = np.random.default_rng(4)
+    q, k, v = (rng.standard_normal((2, 3, 4)) for _ in range(3))
+    mask = np.array([[False, True, False], [False, False, True], [True, False, False]])
+    for zero_attn in (False, True):
+        m = nn.MultiheadAttention(4, 2, add_bias_kv=True, add_zero_attn=zero_attn, batch_first=True)
+        m = m.double()
+        # torch 2.15's state_dict keys
+        assert list(m.state_dict()) == [
+            "in_proj_weight", "in_proj_bias", "bias_k", "bias_v", "out_proj.weight",
+            "out_proj.bias",
+        ]  # fmt: skip
+        assert list(m.bias_k.shape) == [1, 1, 4]
+        out, w = m(torch.tensor(q), torch.tensor(k), torch.tensor(v), attn_mask=torch.tensor(mask))
+        want_o, want_w = _np_mha(m, q, k, v, mask, zero_attn)
+        np.testing.assert_allclose(out.detach().numpy(), want_o, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(w.detach().numpy(), want_w, rtol=1e-10, atol=1e-12)
+        out.sum().backward()
+        assert m.bias_k.grad is not None and m.bias_v.grad is not None
