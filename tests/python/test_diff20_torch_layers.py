@@ -6,6 +6,7 @@ import tempfile
 
 import ferrograd as torch
 import numpy as np
+import pytest
 
 nn = torch.nn
 
@@ -127,3 +128,27 @@ def test_multihead_attention_bias_kv_and_zero_attn():
         np.testing.assert_allclose(w.detach().numpy(), want_w, rtol=1e-10, atol=1e-12)
         out.sum().backward()
         assert m.bias_k.grad is not None and m.bias_v.grad is not None
+
+
+def test_interpolate_antialias_matches_torch():
+    x = torch.tensor(np.arange(20, dtype=np.float64).reshape(1, 1, 5, 4) ** 1.5)
+    F = torch.nn.functional
+    # torch 2.15, rounded to 10 digits
+    cases = [
+        ({"size": (2, 3), "mode": "bilinear"}, [11.1610445787, 14.8196306358, 19.0575325443, 44.4493574621, 50.8525406214, 57.5506530612]),
+        ({"size": (2, 3), "mode": "bicubic"}, [8.4331591212, 12.1852662438, 16.6448633989, 46.1613401034, 53.3653469538, 60.8879724772]),
+        ({"size": (3, 2), "mode": "bicubic", "align_corners": True}, [7.1230980249, 11.7758208174, 40.1898221973, 48.7911266085, 70.7608962443, 81.2528282301]),
+    ]  # fmt: skip
+    for kw, want in cases:
+        y = F.interpolate(x, antialias=True, **kw)
+        np.testing.assert_allclose(y.numpy().ravel(), want, rtol=1e-9)
+
+
+def test_interpolate_antialias_gradient_and_errors():
+    from ferrograd.autograd import gradcheck
+
+    x = torch.tensor(np.random.default_rng(5).standard_normal((1, 2, 6, 5)), requires_grad=True)
+    F = torch.nn.functional
+    assert gradcheck(lambda t: F.interpolate(t, size=(3, 4), mode="bicubic", antialias=True), (x,))
+    with pytest.raises(ValueError, match="antialias"):
+        F.interpolate(x, size=(3, 4), mode="nearest", antialias=True)
