@@ -82,3 +82,43 @@ def test_chained_scheduler_refuses_non_multiplicative():
     o = _sgd()
     with pytest.raises(TypeError, match="multiplicative"):
         S.ChainedScheduler([S.LambdaLR(o, lambda e: 1.0), S.ExponentialLR(o, 0.9)])
+
+
+def test_adam_decoupled_weight_decay_is_adamw():
+    def run(cls, **kw):
+        p = fg.nn.Parameter(fg.tensor(np.array([1.0, -2.0, 0.5])))
+        o = cls([p], lr=0.05, weight_decay=0.3, **kw)
+        for _ in range(4):
+            o.zero_grad()
+            (p**3).sum().backward()
+            o.step()
+        return p.detach().numpy(), o
+
+    got, o = run(fg.optim.Adam, decoupled_weight_decay=True)
+    want, _ = run(fg.optim.AdamW)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert o.param_groups[0]["decoupled_weight_decay"] is True  # torch 2.15's group key
+    plain, o = run(fg.optim.Adam)
+    assert not np.allclose(plain, want) and o.param_groups[0]["decoupled_weight_decay"] is False
+    with pytest.raises(TypeError, match="decoupled_weight_decay"):
+        fg.optim.AdamW([fg.nn.Parameter(fg.zeros(1))], decoupled_weight_decay=False)
+
+
+@pytest.mark.parametrize("ls", [None, "strong_wolfe"])
+def test_lbfgs_maximize(ls):
+    x = fg.nn.Parameter(fg.tensor(np.array([0.5, -0.3])))
+    o = fg.optim.LBFGS([x], lr=0.5, max_iter=5, line_search_fn=ls, maximize=True)
+    target = fg.tensor(np.array([1.0, 2.0]))
+
+    def closure():
+        o.zero_grad()
+        loss = -((x - target) ** 2).sum() - (x**4).sum() * 0.1
+        loss.backward()
+        return loss
+
+    first = o.step(closure)
+    assert float(first) == pytest.approx(-5.54706)
+    o.step(closure)
+    o.step(closure)
+    # torch 2.15 (both line searches end there after 3 steps)
+    np.testing.assert_allclose(x.detach().numpy(), [0.8688127062, 1.4233029909], rtol=1e-8)

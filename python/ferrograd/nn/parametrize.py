@@ -182,7 +182,7 @@ def _parametrized_setattr(self: Module, name: str, value: Any) -> None:
     if name in type(self)._parametrized_names:  # type: ignore[attr-defined]
         self.parametrizations[name].right_inverse(value)
         return
-    type(self).__mro__[1].__setattr__(self, name, value)
+    super(type(self), self).__setattr__(name, value)
 
 
 def _inject_class(module: Module) -> None:
