@@ -428,16 +428,14 @@ class Module:
                     if id(p) not in done:
                         done[id(p)] = (p, Parameter(p.astype(dtype), p.requires_grad))
                     m.register_parameter(name, done[id(p)][1])
-            for name in declared:
-                m._parameters[name] = m._parameters.pop(name)
             order = list(m._buffers)
             for name, b in list(m._buffers.items()):
                 if b is not None and b.is_floating_point():
                     m.register_buffer(name, b.astype(dtype), name not in m._non_persistent)
-            # registering again moves a buffer to the end: keep the declared order (PyTorch's
+            # registering again moves an entry to the end: keep the declared order (PyTorch's
             # state_dict keys: running_mean, running_var, num_batches_tracked)
-            for name in order:
-                m._buffers[name] = m._buffers.pop(name)
+            m._parameters.update({k: m._parameters.pop(k) for k in declared})
+            m._buffers.update({k: m._buffers.pop(k) for k in order})
         return self
 
     def to(self, *args: Any, dtype: Any = None, **kwargs: Any) -> Module:
