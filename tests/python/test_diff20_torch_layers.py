@@ -152,3 +152,18 @@ def test_interpolate_antialias_gradient_and_errors():
     assert gradcheck(lambda t: F.interpolate(t, size=(3, 4), mode="bicubic", antialias=True), (x,))
     with pytest.raises(ValueError, match="antialias"):
         F.interpolate(x, size=(3, 4), mode="nearest", antialias=True)
+
+
+def test_embedding_from_pretrained_and_positional_norm_type():
+    w0 = np.arange(18, dtype=np.float64).reshape(6, 3) / 4.0
+    e = nn.Embedding.from_pretrained(torch.tensor(w0), padding_idx=1)
+    assert e.weight.requires_grad is False  # torch 2.15: frozen, the padding row as given
+    np.testing.assert_allclose(e(torch.tensor(np.array([1, 2]))).numpy(), w0[[1, 2]])
+    e = nn.Embedding.from_pretrained(torch.tensor(w0), freeze=False)
+    assert e.weight.requires_grad is True
+    with pytest.raises(ValueError, match="2-dimensional"):
+        nn.Embedding.from_pretrained(torch.tensor(np.ones(3)))
+    # both peers: F.embedding(x, weight, padding_idx, max_norm, norm_type, ...)
+    w = torch.tensor(w0.copy())
+    torch.nn.functional.embedding(torch.tensor(np.array([4])), w, None, 1.0, 1.0)
+    np.testing.assert_allclose(w.numpy()[4], w0[4] / (np.abs(w0[4]).sum() + 1e-7))

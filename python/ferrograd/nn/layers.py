@@ -19,6 +19,7 @@ from . import functional as F
 from . import init
 from ._layouts import construction_dialect as construction_dialect
 from ._layouts import layout_of as layout_of
+from .layers_embedding_bag import Embedding as Embedding
 from .module import Module
 from .param_attr import apply_param_attr
 from .parameter import Parameter
@@ -443,62 +444,6 @@ class LayerNorm(Module):
 
     def extra_repr(self) -> str:
         return f"{self.normalized_shape}, eps={self.eps}"
-
-
-class Embedding(Module):
-    """A lookup table: ``Embedding(n, d)(ids)`` is ``weight[ids]``, ``weight`` of shape
-    ``[n, d]`` drawn from N(0, 1); the ``padding_idx`` row starts at zero and gets no
-    gradient."""
-
-    def __init__(
-        self,
-        num_embeddings: int,
-        embedding_dim: int,
-        padding_idx: Optional[int] = None,
-        max_norm: Optional[float] = None,
-        norm_type: float = 2.0,
-        scale_grad_by_freq: bool = False,
-        sparse: bool = False,
-        dtype: Any = None,
-        *,
-        weight_attr: Any = None,
-        name: Optional[str] = None,
-        device: Any = None,
-    ) -> None:
-        super().__init__()
-        if scale_grad_by_freq:
-            raise NotImplementedError("Embedding: scale_grad_by_freq is not supported")
-        if padding_idx is not None:
-            if not -num_embeddings <= padding_idx < num_embeddings:
-                raise ValueError(
-                    f"Embedding: padding_idx {padding_idx} is outside [-{num_embeddings}, "
-                    f"{num_embeddings})"
-                )
-            padding_idx %= num_embeddings
-        self.num_embeddings = num_embeddings
-        self.embedding_dim = embedding_dim
-        self.padding_idx = padding_idx
-        self.max_norm = max_norm
-        self.norm_type = norm_type
-        self.weight = Parameter(
-            _core.empty([num_embeddings, embedding_dim], dtype=_dtype_name(dtype))
-        )
-        init.normal_(self.weight)
-        if padding_idx is not None:
-            init._fill_row_(self.weight, padding_idx, 0.0)
-        apply_param_attr(self.weight, weight_attr)
-
-    def forward(self, ids: Tensor) -> Tensor:
-        """The rows of ``weight`` for ``ids``: shape ``ids.shape + [embedding_dim]``."""
-        if self.max_norm is not None:
-            return F.embedding(
-                ids, self.weight, self.padding_idx, self.max_norm, norm_type=self.norm_type
-            )
-        return F.embedding(ids, self.weight, self.padding_idx)
-
-    def extra_repr(self) -> str:
-        pad = f", padding_idx={self.padding_idx}" if self.padding_idx is not None else ""
-        return f"{self.num_embeddings}, {self.embedding_dim}{pad}"
 
 
 class CrossEntropyLoss(Module):
