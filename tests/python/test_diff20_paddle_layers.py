@@ -125,3 +125,21 @@ def test_layer_norm_multi_dim_parameters_are_flat():
     want = (want * w + b).reshape(4, 2, 3)
     got = m(paddle.to_tensor(x.astype(np.float32)))
     np.testing.assert_allclose(got.numpy(), want, rtol=1e-4, atol=1e-5)
+
+
+def test_hook_weight_norm_paddle_layout():
+    m = paddle.nn.utils.weight_norm(paddle.nn.Conv2D(2, 3, 3), dim=1)
+    # Paddle 3.3.1: v first, then a 1-D g
+    shapes = {k: list(v.shape) for k, v in m.state_dict().items()}
+    assert list(shapes) == ["bias", "weight_v", "weight_g"]
+    assert shapes["weight_g"] == [2]
+    whole = paddle.nn.utils.weight_norm(paddle.nn.Conv2D(2, 3, 3), dim=None)
+    assert list(whole.weight_g.shape) == []
+    x = paddle.to_tensor(np.random.default_rng(0).standard_normal((1, 2, 5, 5)).astype("float32"))
+    w = m.weight_v.numpy()
+    g = m.weight_g.numpy()
+    want = w * (g / np.sqrt((w * w).sum(axis=(0, 2, 3))))[None, :, None, None]
+    m(x)
+    np.testing.assert_allclose(m.weight.numpy(), want, rtol=1e-5)
+    paddle.nn.utils.remove_weight_norm(m)
+    assert list(m.state_dict()) == ["bias", "weight"]

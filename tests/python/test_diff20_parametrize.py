@@ -162,3 +162,36 @@ def test_orthogonal_errors():
         orthogonal(nn.BatchNorm1d(3))
     with pytest.raises(ValueError, match="orthogonal_map"):
         orthogonal(nn.Linear(2, 2), orthogonal_map="qr")
+
+
+def test_hook_weight_norm_torch():
+    m, w = _linear(4, 3)
+    nn.utils.weight_norm(m)
+    assert list(m.state_dict()) == ["bias", "weight_g", "weight_v"]  # torch 2.15
+    np.testing.assert_allclose(m.weight_g.detach().numpy(), np.linalg.norm(w, axis=1)[:, None])
+    with torch.no_grad():
+        m.weight_g.mul_(3.0)
+    y = m(torch.tensor(np.ones((1, 3))))
+    np.testing.assert_allclose(y.detach().numpy(), (3 * w).sum(1)[None], rtol=1e-12)
+    y.sum().backward()
+    assert m.weight_g.grad is not None and m.weight_v.grad is not None
+    nn.utils.remove_weight_norm(m)
+    assert list(m.state_dict()) == ["bias", "weight"]
+    np.testing.assert_allclose(m.weight.detach().numpy(), 3 * w, rtol=1e-12)
+    with pytest.raises(ValueError, match="not found"):
+        nn.utils.remove_weight_norm(m)
+    whole = nn.utils.weight_norm(_linear(4, 3)[0], dim=None)
+    assert list(whole.weight_g.shape) == []
+
+
+def test_hook_spectral_norm_torch():
+    m, w = _linear(4, 3, seed=3)
+    nn.utils.spectral_norm(m, n_power_iterations=30)
+    assert list(m.state_dict()) == ["bias", "weight_orig", "weight_u", "weight_v"]
+    np.testing.assert_allclose(m.weight.numpy(), w)  # raw until the first forward (torch)
+    m(torch.tensor(np.ones((1, 3))))
+    sigma = np.linalg.svd(w, compute_uv=False)[0]
+    np.testing.assert_allclose(m.weight.detach().numpy(), w / sigma, rtol=1e-6)
+    nn.utils.remove_spectral_norm(m)
+    assert list(m.state_dict()) == ["bias", "weight"]
+    np.testing.assert_allclose(m.weight.detach().numpy(), w / sigma, rtol=1e-6)
