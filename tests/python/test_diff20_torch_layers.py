@@ -167,3 +167,25 @@ def test_embedding_from_pretrained_and_positional_norm_type():
     w = torch.tensor(w0.copy())
     torch.nn.functional.embedding(torch.tensor(np.array([4])), w, None, 1.0, 1.0)
     np.testing.assert_allclose(w.numpy()[4], w0[4] / (np.abs(w0[4]).sum() + 1e-7))
+
+
+def test_dotted_module_access():
+    m = nn.Sequential(nn.Linear(2, 3), nn.Sequential(nn.BatchNorm1d(3), nn.ReLU()))
+    assert type(m.get_submodule("1.0")) is nn.BatchNorm1d and m.get_submodule("") is m
+    assert m.get_parameter("0.weight") is m[0].weight
+    assert m.get_buffer("1.0.running_mean") is m[1][0].running_mean
+    # torch 2.15's messages
+    with pytest.raises(AttributeError, match="Sequential has no attribute `2`"):
+        m.get_submodule("2")
+    with pytest.raises(AttributeError, match="`weight` is not an nn.Module"):
+        m.get_submodule("0.weight")
+    with pytest.raises(AttributeError, match="`running_mean` is not an nn.Parameter"):
+        m.get_parameter("1.0.running_mean")
+    with pytest.raises(AttributeError, match="`bias` is not a buffer"):
+        m.get_buffer("0.bias")
+    m.set_submodule("1.1", nn.Tanh())
+    assert type(m[1][1]) is nn.Tanh
+    with pytest.raises(ValueError, match="without a target name"):
+        m.set_submodule("", nn.ReLU())
+    with pytest.raises(AttributeError, match="has no attribute `5`"):
+        m.set_submodule("1.5", nn.ReLU(), strict=True)

@@ -19,6 +19,7 @@ from .. import _core
 from .._dropin import device as _device
 from ..grad_mode import no_grad
 from . import module_hooks as _module_hooks
+from .module_access import ModuleAccess
 from .parameter import Parameter
 from .static_build import converter as _static_converter
 from .static_build import set_value as _static_set_value
@@ -70,7 +71,7 @@ def create_eager_parameter(
     return p
 
 
-class Module:
+class Module(ModuleAccess):
     """Base class of all layers (``ferrograd.nn.Layer`` is the same class)."""
 
     training: bool
