@@ -189,3 +189,17 @@ def test_dotted_module_access():
         m.set_submodule("", nn.ReLU())
     with pytest.raises(AttributeError, match="has no attribute `5`"):
         m.set_submodule("1.5", nn.ReLU(), strict=True)
+
+
+def test_clip_grads_with_norm():
+    a = nn.Parameter(torch.tensor(np.ones(3)))
+    a.grad = torch.tensor(np.array([3.0, -4.0, 1.0]))
+    total = nn.utils.get_total_norm([a.grad])
+    nn.utils.clip_grads_with_norm_([a], 1.5, total)
+    # torch 2.15 (float32 there): [0.8825..., -1.1767..., 0.2941...]
+    np.testing.assert_allclose(
+        a.grad.numpy(), np.array([3.0, -4.0, 1.0]) * 1.5 / (np.sqrt(26) + 1e-6)
+    )
+    a.grad = torch.tensor(np.array([0.3, -0.4, 0.1]))
+    nn.utils.clip_grads_with_norm_([a], 1.5, 0.5)  # a coefficient above 1: unchanged
+    np.testing.assert_allclose(a.grad.numpy(), [0.3, -0.4, 0.1])

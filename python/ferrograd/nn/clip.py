@@ -94,6 +94,23 @@ def get_total_norm(
     return _core.tensor(total, dtype=dtype)
 
 
+def clip_grads_with_norm_(
+    parameters: Iterable[Tensor] | Tensor,
+    max_norm: float,
+    total_norm: Any,
+    foreach: Any = None,
+) -> None:
+    """PyTorch's second half of ``clip_grad_norm_``: scales every gradient in place by
+    ``min(1, max_norm / (total_norm + 1e-6))`` for a ``total_norm`` already computed
+    (``get_total_norm``)."""
+    coef = float(max_norm) / (float(total_norm) + 1e-6)
+    if coef < 1.0:
+        with no_grad():
+            for p in _params(parameters):
+                if p.grad is not None:
+                    p.grad.mul_(coef)
+
+
 def clip_grad_value_(
     parameters: Iterable[Tensor] | Tensor, clip_value: float, foreach: Any = None
 ) -> None:
