@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import math
 import zipfile
+from collections import OrderedDict
 from typing import Any, Callable, cast
 
 import numpy as np
@@ -152,6 +153,8 @@ class Reader:
         self.make_sparse = make_sparse
         self.infos = _member_checks(zf, archive_size)
         self.max_bytes = max_bytes
+        # dicts saved from an OrderedDict come back as one (PyTorch's torch.load)
+        self.ordered = True
         self.used: set[str] = set()
         self.total = 0
 
@@ -211,7 +214,7 @@ class Reader:
             raise _Bad(f"{kind} node at {where} has no list of items")
         if kind == "dict":
             assert isinstance(items, list)  # checked just above
-            out = {}
+            out: dict = OrderedDict() if node.get("ordered") is True and self.ordered else {}
             for i, item in enumerate(items):
                 if not (isinstance(item, list) and len(item) == 2):
                     raise _Bad(f"dict item {i} at {where} is not a [key, node] pair")

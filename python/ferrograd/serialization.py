@@ -11,7 +11,9 @@ Format (readable with ``numpy.load(path, allow_pickle=False)`` alone):
   - ``{"kind": "tensor", "key": "t3", "dtype": "float32", "requires_grad": false}``
   - ``{"kind": "ndarray", "key": "t4"}``
   - ``{"kind": "dict", "items": [[KEY, NODE], ...]}`` with KEY ``["str", "w"]`` or
-    ``["int", 0]`` (dict keys of other types are refused)
+    ``["int", 0]`` (dict keys of other types are refused), and ``"ordered": true`` when
+    saved from an ``OrderedDict`` (loaded back as one in PyTorch code, as a ``dict`` in
+    Paddle code, as the peers do)
   - ``{"kind": "list", "items": [NODE, ...]}`` and ``{"kind": "tuple", ...}``
   - ``{"kind": "value", "value": V}`` for ``None``, bools, ints, floats and strings.
   - ``{"kind": "sparse", "layout": "sparse_coo", "shape": [...], "coalesced": false,
@@ -29,11 +31,13 @@ import json
 import math
 import os
 import zipfile
+from collections import OrderedDict
 from typing import Any, BinaryIO, Union
 
 import numpy as np
 
 from . import _core, _npz_reader
+from ._dialect import caller_dialect
 
 Tensor = _core.Tensor
 
@@ -85,7 +89,10 @@ class _Writer:
                     )
                 tag = "str" if isinstance(k, str) else "int"
                 items.append([[tag, k], self.node(v, f"{where}[{k!r}]")])
-            return {"kind": "dict", "items": items}
+            node: dict = {"kind": "dict", "items": items}
+            if isinstance(obj, OrderedDict):
+                node["ordered"] = True  # a state_dict: torch.load gives an OrderedDict back
+            return node
         if isinstance(obj, (list, tuple)):
             kind = "list" if isinstance(obj, list) else "tuple"
             return {
@@ -211,6 +218,7 @@ def load(
         with zf:
             try:
                 reader = _npz_reader.Reader(zf, size, max_bytes, _make_tensor, _make_sparse)
+                reader.ordered = caller_dialect() != "paddle"
                 return reader.build(reader.manifest_root())
             except _npz_reader._Bad as e:
                 raise ValueError(f"load: {name} is not a valid ferrograd .npz file: {e}") from None

@@ -209,8 +209,7 @@ def test_multihead_attention_bad_input():
         m(x, x, x, key_padding_mask=fg.ones(3, 2).astype("bool"))
     with pytest.raises(ValueError, match="feature sizes"):
         m(fg.randn(3, 2, 5), x, x)
-    with pytest.raises(NotImplementedError, match="add_bias_kv"):
-        nn.MultiheadAttention(4, 2, add_bias_kv=True)
+    # add_bias_kv / add_zero_attn are supported since session 20 (test_diff20_torch_layers)
 
 
 # ------------------------------------------------------------------ MultiHeadAttention (Paddle)

@@ -215,6 +215,19 @@ from .rnn_cells import SimpleRNNCell as SimpleRNNCell  # noqa: E402
 
 utils.rnn = _rnn_packing  # type: ignore[attr-defined]
 _sys.modules[__name__ + ".utils.rnn"] = _rnn_packing
+# nn.utils.parametrize / nn.utils.parametrizations (parametrize.py, parametrizations.py)
+from . import parametrizations as _parametrizations  # noqa: E402
+from . import parametrize as _parametrize  # noqa: E402
+
+utils.parametrize = _parametrize  # type: ignore[attr-defined]
+utils.parametrizations = _parametrizations  # type: ignore[attr-defined]
+_sys.modules[__name__ + ".utils.parametrize"] = _parametrize
+_sys.modules[__name__ + ".utils.parametrizations"] = _parametrizations
+# the hook-based weight_norm / spectral_norm (PyTorch's older API; Paddle's nn.utils)
+from . import weight_norm_hooks as _weight_norm_hooks  # noqa: E402
+
+for _name in _weight_norm_hooks.__all__:
+    setattr(utils, _name, getattr(_weight_norm_hooks, _name))
 __all__ += ["RNN", "LSTM", "GRU", "SimpleRNN", "BiRNN"]
 __all__ += ["RNNCell", "LSTMCell", "GRUCell", "SimpleRNNCell"]
 

@@ -55,6 +55,14 @@ def _check_dropout(p: Any, what: str) -> float:
     return float(p)
 
 
+def _pad_key(mask: Optional[Tensor]) -> Optional[Tensor]:
+    """``mask`` with one more key column that leaves nothing out (False / 0.0)."""
+    if mask is None:
+        return None
+    extra = _core.zeros([*mask.shape[:-1], 1], dtype=mask.dtype)
+    return _core.concat([mask, extra], axis=-1)
+
+
 class MultiheadAttention(Module):
     """PyTorch's multi-head attention: ``forward(query, key, value, key_padding_mask,
     need_weights=True, attn_mask=None, average_attn_weights=True, is_causal=False)``
@@ -88,8 +96,6 @@ class MultiheadAttention(Module):
         super().__init__()
         what = "MultiheadAttention"
         self.head_dim = _heads(embed_dim, num_heads, what)
-        if add_bias_kv or add_zero_attn:
-            raise NotImplementedError(f"{what}: add_bias_kv and add_zero_attn are not supported")
         self.embed_dim = embed_dim
         self.num_heads = num_heads
         self.dropout = _check_dropout(dropout, what)
@@ -113,6 +119,13 @@ class MultiheadAttention(Module):
             self.register_parameter("in_proj_bias", None)
         with layout_of("torch"):  # PyTorch's layer: PyTorch's layouts in any code
             self.out_proj = Linear(embed_dim, embed_dim, bias=bias, dtype=d)
+        if add_bias_kv:
+            # one learned key and value appended to every sequence (PyTorch's [1, 1, E])
+            self.bias_k = Parameter(_core.empty([1, 1, embed_dim], dtype=d))
+            self.bias_v = Parameter(_core.empty([1, 1, embed_dim], dtype=d))
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = bool(add_zero_attn)
         self._reset_parameters()
 
     def _reset_parameters(self) -> None:
@@ -125,6 +138,9 @@ class MultiheadAttention(Module):
         if self.in_proj_bias is not None:
             init.zeros_(self.in_proj_bias)
             init.zeros_(self.out_proj.bias)
+        if self.bias_k is not None:
+            init.xavier_normal_(self.bias_k)
+            init.xavier_normal_(self.bias_v)
 
     def _project(
         self, q: Tensor, k: Tensor, v: Tensor, same: bool
@@ -179,7 +195,18 @@ class MultiheadAttention(Module):
                 f"{self.vdim}, got {query.shape[-1]}/{key.shape[-1]}/{value.shape[-1]}"
             )
         q, k, v = self._project(query, key, value, same)
+        if self.bias_k is not None:
+            k = _core.concat([k, self.bias_k.expand([n, 1, self.embed_dim])], axis=1)
+            v = _core.concat([v, self.bias_v.expand([n, 1, self.embed_dim])], axis=1)
+            attn_mask, key_padding_mask = _pad_key(attn_mask), _pad_key(key_padding_mask)
+            src += 1
         q, k, v = (_split_heads(t, self.num_heads) for t in (q, k, v))
+        if self.add_zero_attn:
+            # a key and value of zeros: a row may then attend to nothing
+            zeros = _core.zeros([n, self.num_heads, 1, self.head_dim], dtype=k.dtype)
+            k, v = _core.concat([k, zeros], axis=2), _core.concat([v, zeros], axis=2)
+            attn_mask, key_padding_mask = _pad_key(attn_mask), _pad_key(key_padding_mask)
+            src += 1
         keep, bias = self._masks(attn_mask, key_padding_mask, n, tgt, src, q.dtype)
         weights: Optional[Tensor] = None
         if need_weights:

@@ -75,6 +75,42 @@ def clip_grad_norm_(
     return _core.tensor(total, dtype=dtype)
 
 
+def get_total_norm(
+    tensors: Iterable[Tensor] | Tensor,
+    norm_type: float = 2.0,
+    error_if_nonfinite: bool = False,
+    foreach: Any = None,
+) -> Tensor:
+    """PyTorch's ``nn.utils.get_total_norm``: the ``norm_type`` norm of the norms of
+    ``tensors`` (``None`` entries skipped), a 0-d tensor of the first one's dtype."""
+    norm_type = float(norm_type)
+    if norm_type <= 0 and not math.isinf(norm_type):
+        raise ValueError(f"norm_type must be positive or inf, got {norm_type}")
+    ts = [t for t in _params(tensors) if t is not None]
+    total = _total_norm(ts, norm_type)
+    if error_if_nonfinite and not math.isfinite(total):
+        raise RuntimeError(f"The total norm of order {norm_type} is non-finite")
+    dtype = ts[0].dtype if ts and ts[0].is_floating_point() else _core.float32
+    return _core.tensor(total, dtype=dtype)
+
+
+def clip_grads_with_norm_(
+    parameters: Iterable[Tensor] | Tensor,
+    max_norm: float,
+    total_norm: Any,
+    foreach: Any = None,
+) -> None:
+    """PyTorch's second half of ``clip_grad_norm_``: scales every gradient in place by
+    ``min(1, max_norm / (total_norm + 1e-6))`` for a ``total_norm`` already computed
+    (``get_total_norm``)."""
+    coef = float(max_norm) / (float(total_norm) + 1e-6)
+    if coef < 1.0:
+        with no_grad():
+            for p in _params(parameters):
+                if p.grad is not None:
+                    p.grad.mul_(coef)
+
+
 def clip_grad_value_(
     parameters: Iterable[Tensor] | Tensor, clip_value: float, foreach: Any = None
 ) -> None:

@@ -114,6 +114,13 @@ def cross_entropy(
         label = target
     if not isinstance(label, Tensor):
         label = _core.tensor(label)
+    if (label_smoothing > 0 or (soft_label and weight is not None)) and caller_dialect(
+        2, through_layers=True
+    ) == "paddle":
+        return _paddle_soft(
+            input, label, weight, reduction, float(label_smoothing), soft_label, axis,
+            use_softmax,
+        )  # fmt: skip
     if axis is None:
         axis = _default_class_dim(input, label, soft_label)
     if _paddle_mean_over_all(label, weight, ignore_index, reduction, soft_label):
@@ -140,6 +147,64 @@ def cross_entropy(
             # make `loss * mask` with an [N, 1] mask broadcast to [N, N]
             loss = loss.unsqueeze(class_dim)
     return loss
+
+
+def _paddle_soft(
+    input: Tensor,
+    label: Tensor,
+    weight: Optional[Tensor],
+    reduction: str,
+    label_smoothing: float,
+    soft_label: bool,
+    axis: Optional[int],
+    use_softmax: bool,
+) -> Tensor:
+    """Paddle's soft-label cross-entropy, which ``label_smoothing`` also takes (class ids
+    become smoothed one-hot rows): the per-sample loss ``-sum(s * log p)`` keeps a size-1
+    class dim and, with ``weight``, is multiplied by ``sum(s * weight)``; ``mean`` then
+    divides by the sum of those factors (PyTorch: ``weight`` inside the sum, and the
+    mean over samples)."""
+    if reduction not in _REDUCTIONS:
+        raise ValueError(
+            f"cross_entropy: reduction must be one of {_REDUCTIONS}, got {reduction!r}"
+        )
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"cross_entropy: label_smoothing must be in [0, 1], got {label_smoothing}")
+    cd = (input.ndim - 1 if axis is None else axis) % max(input.ndim, 1)
+    n_cls = input.shape[cd]
+    if soft_label or label.dtype.is_floating_point:
+        probs = label.astype(input.dtype)
+    else:
+        ids = label.squeeze(cd) if label.ndim == input.ndim else label
+        if ids.numel() and bool(((ids < 0).logical_or(ids >= n_cls)).any()):
+            raise ValueError(
+                f"cross_entropy: with label_smoothing every label must be a class id in "
+                f"[0, {n_cls}) (Paddle turns them into one-hot rows; ignore_index is not "
+                "applied there)"
+            )
+        probs = (ids.unsqueeze(-1) == _core.arange(0, n_cls)).astype(input.dtype)
+        if cd != input.ndim - 1:
+            probs = probs.movedim(-1, cd)
+    if list(probs.shape) != list(input.shape):
+        raise ValueError(
+            f"cross_entropy: soft labels must have the input's shape {list(input.shape)}, "
+            f"got {list(probs.shape)}"
+        )
+    if label_smoothing > 0:
+        probs = probs * (1.0 - label_smoothing) + label_smoothing / n_cls
+    logp = input.log_softmax(cd) if use_softmax else input.log()
+    loss = -(logp * probs).sum(cd, keepdim=True)
+    factor = None
+    if weight is not None:
+        shape = [1] * input.ndim
+        shape[cd] = n_cls
+        factor = (probs * weight.astype(input.dtype).reshape(shape)).sum(cd, keepdim=True)
+        loss = loss * factor
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    return loss.mean() if factor is None else loss.sum() / factor.sum()
 
 
 def _paddle_mean_over_all(

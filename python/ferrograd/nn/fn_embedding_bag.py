@@ -27,6 +27,32 @@ def _ids(x: Any, what: str, arg: str) -> np.ndarray:
     return a.astype(np.int64)
 
 
+def embedding_renorm_(weight: Tensor, ids: Any, max_norm: float, norm_type: float = 2.0) -> None:
+    """PyTorch's ``max_norm``: in place and unrecorded, each row of ``weight`` named in
+    ``ids`` whose ``norm_type``-norm exceeds ``max_norm`` is scaled by ``max_norm / (norm +
+    1e-7)``. The forward pass then reads the renormalised rows."""
+    from ..grad_mode import no_grad
+
+    p = float(norm_type)
+    if p <= 0:
+        raise ValueError(f"embedding: norm_type must be positive, got {norm_type}")
+    rows_ids = np.unique(_ids(ids, "embedding", "ids").reshape(-1))
+    if rows_ids.size == 0:
+        return
+    num = weight.shape[0]
+    if rows_ids[0] < -num or rows_ids[-1] >= num:
+        raise IndexError(f"embedding: ids must lie in [0, {num})")
+    with no_grad():
+        idx = _core.tensor(rows_ids % num)
+        rows = weight.index_select(idx, axis=0)
+        a = rows.abs()
+        norms = a.max(1) if np.isinf(p) else a.pow(p).sum(1).pow(1.0 / p)
+        if isinstance(norms, tuple):
+            norms = norms[0]
+        scale = _core.where(norms > max_norm, max_norm / (norms + 1e-7), _core.ones_like(norms))
+        weight[idx] = rows * scale.unsqueeze(1)
+
+
 def _bags(
     ids: np.ndarray, offsets: Any, include_last: bool, what: str
 ) -> tuple[np.ndarray, np.ndarray, int]:

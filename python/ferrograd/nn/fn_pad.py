@@ -292,8 +292,6 @@ def interpolate(
         x = input
     if x is None:
         raise TypeError("interpolate() needs an input tensor")
-    if antialias:
-        raise NotImplementedError("interpolate: antialias=True is not supported")
     mode = mode.lower()
     if mode not in ("nearest", "nearest-exact", "area", *_LINEAR):
         raise ValueError(
@@ -322,6 +320,10 @@ def interpolate(
         fmt = last if dims[0] == 1 else first
         return _adaptive_avg(nd, "interpolate(mode='area')", x, sizes, fmt)
     ac = bool(align_corners)
+    if antialias:
+        from .fn_resize_aa import resize_aa
+
+        return resize_aa(x, list(dims), list(sizes), list(scales), mode, ac)
     out = x
     for d, n, s in zip(dims, sizes, scales):
         out = _resize_dim(out, d, n, s, mode, ac, align_mode)

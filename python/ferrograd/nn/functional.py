@@ -221,14 +221,21 @@ def embedding(
     weight: Tensor,
     padding_idx: Optional[int] = None,
     max_norm: Optional[float] = None,
+    norm_type: float = 2.0,
     sparse: bool = False,
+    scale_grad_by_freq: bool = False,
     name: Optional[str] = None,
 ) -> Tensor:
     """Rows of ``weight`` picked by the integer ids in ``x``: shape ``x.shape + [dim]``.
     Positions equal to ``padding_idx`` get no gradient; in Paddle code their output is
-    zeros (Paddle's), elsewhere the weight row (PyTorch's)."""
+    zeros (Paddle's), elsewhere the weight row (PyTorch's). With ``max_norm`` the rows
+    named in ``x`` are first renormalised in place (PyTorch's rule)."""
+    if scale_grad_by_freq:
+        raise NotImplementedError("embedding: scale_grad_by_freq=True is not supported")
     if max_norm is not None:
-        raise NotImplementedError("embedding: max_norm is not supported; leave it None")
+        from .fn_embedding_bag import embedding_renorm_
+
+        embedding_renorm_(weight, x, float(max_norm), norm_type)
     if x.dtype.is_floating_point or x.dtype.is_complex:
         raise TypeError(f"embedding: ids must be an integer tensor, got {x.dtype}")
     num = weight.shape[0]

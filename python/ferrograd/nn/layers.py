@@ -19,6 +19,7 @@ from . import functional as F
 from . import init
 from ._layouts import construction_dialect as construction_dialect
 from ._layouts import layout_of as layout_of
+from .layers_embedding_bag import Embedding as Embedding
 from .module import Module
 from .param_attr import apply_param_attr
 from .parameter import Parameter
@@ -420,73 +421,29 @@ class LayerNorm(Module):
         self.normalized_shape = shape
         self.eps = eps if epsilon is None else epsilon
         d = _dtype_name(dtype)
+        # Paddle keeps the scale and shift of a multi-dim shape flat ([prod(shape)]), so
+        # its checkpoints load only into flat parameters
+        self._flat = len(shape) > 1 and construction_dialect() == "paddle"
+        pshape = [math.prod(shape)] if self._flat else shape
         if elementwise_affine and _wants_param(weight_attr):
-            self.weight = Parameter(_core.ones(shape, dtype=d))
+            self.weight = Parameter(_core.ones(pshape, dtype=d))
         else:
             self.register_parameter("weight", None)
         if elementwise_affine and bias and _wants_param(bias_attr):
-            self.bias = Parameter(_core.zeros(shape, dtype=d))
+            self.bias = Parameter(_core.zeros(pshape, dtype=d))
         else:
             self.register_parameter("bias", None)
 
     def forward(self, x: Tensor) -> Tensor:
         """Layer-normalised ``x``."""
-        return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+        w, b = self.weight, self.bias
+        if self._flat:
+            w = None if w is None else w.reshape(self.normalized_shape)
+            b = None if b is None else b.reshape(self.normalized_shape)
+        return F.layer_norm(x, self.normalized_shape, w, b, self.eps)
 
     def extra_repr(self) -> str:
         return f"{self.normalized_shape}, eps={self.eps}"
-
-
-class Embedding(Module):
-    """A lookup table: ``Embedding(n, d)(ids)`` is ``weight[ids]``, ``weight`` of shape
-    ``[n, d]`` drawn from N(0, 1); the ``padding_idx`` row starts at zero and gets no
-    gradient."""
-
-    def __init__(
-        self,
-        num_embeddings: int,
-        embedding_dim: int,
-        padding_idx: Optional[int] = None,
-        max_norm: Optional[float] = None,
-        norm_type: float = 2.0,
-        scale_grad_by_freq: bool = False,
-        sparse: bool = False,
-        dtype: Any = None,
-        *,
-        weight_attr: Any = None,
-        name: Optional[str] = None,
-        device: Any = None,
-    ) -> None:
-        super().__init__()
-        if max_norm is not None or scale_grad_by_freq:
-            raise NotImplementedError(
-                "Embedding: max_norm and scale_grad_by_freq are not supported"
-            )
-        if padding_idx is not None:
-            if not -num_embeddings <= padding_idx < num_embeddings:
-                raise ValueError(
-                    f"Embedding: padding_idx {padding_idx} is outside [-{num_embeddings}, "
-                    f"{num_embeddings})"
-                )
-            padding_idx %= num_embeddings
-        self.num_embeddings = num_embeddings
-        self.embedding_dim = embedding_dim
-        self.padding_idx = padding_idx
-        self.weight = Parameter(
-            _core.empty([num_embeddings, embedding_dim], dtype=_dtype_name(dtype))
-        )
-        init.normal_(self.weight)
-        if padding_idx is not None:
-            init._fill_row_(self.weight, padding_idx, 0.0)
-        apply_param_attr(self.weight, weight_attr)
-
-    def forward(self, ids: Tensor) -> Tensor:
-        """The rows of ``weight`` for ``ids``: shape ``ids.shape + [embedding_dim]``."""
-        return F.embedding(ids, self.weight, self.padding_idx)
-
-    def extra_repr(self) -> str:
-        pad = f", padding_idx={self.padding_idx}" if self.padding_idx is not None else ""
-        return f"{self.num_embeddings}, {self.embedding_dim}{pad}"
 
 
 class CrossEntropyLoss(Module):

@@ -1,14 +1,16 @@
-"""PyTorch's ``nn.EmbeddingBag``: an embedding table whose lookups are summed, averaged
-or max-ed per bag (``F.embedding_bag``)."""
+"""Embedding tables: ``nn.Embedding`` (both dialects) and PyTorch's ``nn.EmbeddingBag``,
+whose lookups are summed, averaged or max-ed per bag (``F.embedding_bag``)."""
 
 from __future__ import annotations
 
 from typing import Any, Optional
 
 from .. import _core
+from . import functional as F
 from . import init
 from .fn_embedding_bag import embedding_bag
 from .module import Module
+from .param_attr import apply_param_attr
 from .parameter import Parameter
 
 Tensor = _core.Tensor
@@ -90,3 +92,92 @@ class EmbeddingBag(Module):
 
 
 __all__ = ["EmbeddingBag"]
+
+
+class Embedding(Module):
+    """A lookup table: ``Embedding(n, d)(ids)`` is ``weight[ids]``, ``weight`` of shape
+    ``[n, d]`` drawn from N(0, 1); the ``padding_idx`` row starts at zero and gets no
+    gradient."""
+
+    def __init__(
+        self,
+        num_embeddings: int,
+        embedding_dim: int,
+        padding_idx: Optional[int] = None,
+        max_norm: Optional[float] = None,
+        norm_type: float = 2.0,
+        scale_grad_by_freq: bool = False,
+        sparse: bool = False,
+        dtype: Any = None,
+        *,
+        weight_attr: Any = None,
+        name: Optional[str] = None,
+        device: Any = None,
+        _weight: Optional[Tensor] = None,
+        _freeze: bool = False,
+    ) -> None:
+        super().__init__()
+        if scale_grad_by_freq:
+            raise NotImplementedError("Embedding: scale_grad_by_freq is not supported")
+        if padding_idx is not None:
+            if not -num_embeddings <= padding_idx < num_embeddings:
+                raise ValueError(
+                    f"Embedding: padding_idx {padding_idx} is outside [-{num_embeddings}, "
+                    f"{num_embeddings})"
+                )
+            padding_idx %= num_embeddings
+        self.num_embeddings = num_embeddings
+        self.embedding_dim = embedding_dim
+        self.padding_idx = padding_idx
+        self.max_norm = max_norm
+        self.norm_type = norm_type
+        if _weight is not None:
+            # PyTorch's way in: a given table (from_pretrained), used as it is
+            if list(_weight.shape) != [num_embeddings, embedding_dim]:
+                raise ValueError(
+                    f"Embedding: _weight has shape {list(_weight.shape)}, expected "
+                    f"{[num_embeddings, embedding_dim]}"
+                )
+            self.weight = Parameter(_weight.detach(), requires_grad=not _freeze)
+            return
+        d = dtype if dtype is not None else _core._get_default_dtype()
+        self.weight = Parameter(_core.empty([num_embeddings, embedding_dim], dtype=d))
+        init.normal_(self.weight)
+        if padding_idx is not None:
+            init._fill_row_(self.weight, padding_idx, 0.0)
+        apply_param_attr(self.weight, weight_attr)
+
+    def forward(self, ids: Tensor) -> Tensor:
+        """The rows of ``weight`` for ``ids``: shape ``ids.shape + [embedding_dim]``."""
+        if self.max_norm is not None:
+            return F.embedding(
+                ids, self.weight, self.padding_idx, self.max_norm, norm_type=self.norm_type
+            )
+        return F.embedding(ids, self.weight, self.padding_idx)
+
+    @classmethod
+    def from_pretrained(
+        cls,
+        embeddings: Tensor,
+        freeze: bool = True,
+        padding_idx: Optional[int] = None,
+        max_norm: Optional[float] = None,
+        norm_type: float = 2.0,
+        scale_grad_by_freq: bool = False,
+        sparse: bool = False,
+    ) -> Embedding:
+        """PyTorch's: an ``Embedding`` whose ``weight`` holds the 2-D ``embeddings`` (a
+        parameter of their values; PyTorch's shares their storage), frozen
+        (``requires_grad=False``) unless ``freeze=False``; ``padding_idx`` leaves its row
+        as given."""
+        if not isinstance(embeddings, Tensor) or embeddings.ndim != 2:
+            raise ValueError("Embeddings parameter is expected to be 2-dimensional")
+        rows, cols = embeddings.shape
+        return cls(
+            rows, cols, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse,
+            _weight=embeddings, _freeze=freeze,
+        )  # fmt: skip
+
+    def extra_repr(self) -> str:
+        pad = f", padding_idx={self.padding_idx}" if self.padding_idx is not None else ""
+        return f"{self.num_embeddings}, {self.embedding_dim}{pad}"

@@ -19,6 +19,7 @@ from .. import _core
 from .._dropin import device as _device
 from ..grad_mode import no_grad
 from . import module_hooks as _module_hooks
+from .module_access import ModuleAccess
 from .parameter import Parameter
 from .static_build import converter as _static_converter
 from .static_build import set_value as _static_set_value
@@ -70,7 +71,7 @@ def create_eager_parameter(
     return p
 
 
-class Module:
+class Module(ModuleAccess):
     """Base class of all layers (``ferrograd.nn.Layer`` is the same class)."""
 
     training: bool
@@ -422,14 +423,20 @@ class Module:
             )
         done: dict = {}  # id -> (old, new): a parameter shared by two layers stays shared
         for m in self.modules():
+            declared = list(m._parameters)
             for name, p in list(m._parameters.items()):
                 if p is not None and p.is_floating_point():
                     if id(p) not in done:
                         done[id(p)] = (p, Parameter(p.astype(dtype), p.requires_grad))
                     m.register_parameter(name, done[id(p)][1])
+            order = list(m._buffers)
             for name, b in list(m._buffers.items()):
                 if b is not None and b.is_floating_point():
                     m.register_buffer(name, b.astype(dtype), name not in m._non_persistent)
+            # registering again moves an entry to the end: keep the declared order (PyTorch's
+            # state_dict keys: running_mean, running_var, num_batches_tracked)
+            m._parameters.update({k: m._parameters.pop(k) for k in declared})
+            m._buffers.update({k: m._buffers.pop(k) for k in order})
         return self
 
     def to(self, *args: Any, dtype: Any = None, **kwargs: Any) -> Module:

@@ -432,9 +432,7 @@ class _InstanceNormTorch(Module):
                     "track_running_stats=False (statistics of each input)",
                 )  # fmt: skip
             fn = recording("instance_norm")
-        elif self.training and self.track_running_stats:
-            with no_grad():
-                self.num_batches_tracked.add_(1)
+        # (PyTorch's instance norms keep num_batches_tracked at 0: momentum=None means 0.1)
         return fn(
             x,
             self.running_mean,

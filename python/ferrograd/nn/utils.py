@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from .. import _core
 from ..grad_mode import no_grad
-from .clip import clip_grad_norm_, clip_grad_value_
+from .clip import clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm
 
 Tensor = _core.Tensor
 
@@ -44,6 +44,8 @@ def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
 __all__ = [
     "clip_grad_norm_",
     "clip_grad_value_",
+    "clip_grads_with_norm_",
+    "get_total_norm",
     "parameters_to_vector",
     "vector_to_parameters",
 ]

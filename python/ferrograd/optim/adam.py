@@ -13,7 +13,7 @@ class Adam(Optimizer):
     """Adam (Kingma & Ba), with optional AMSGrad and L2 weight decay added to the gradient.
 
     torch: ``Adam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
-    amsgrad=False, maximize=False)``; Paddle: ``Adam(learning_rate=1e-3, beta1=0.9,
+    amsgrad=False, maximize=False, decoupled_weight_decay=False)`` (True: AdamW's decay); Paddle: ``Adam(learning_rate=1e-3, beta1=0.9,
     beta2=0.999, epsilon=1e-8, parameters=..., weight_decay=None, amsgrad=False)``.
     Per parameter at step ``t``::
 
@@ -51,6 +51,7 @@ class Adam(Optimizer):
         capturable: bool = False,
         differentiable: bool = False,
         fused: Any = None,
+        decoupled_weight_decay: bool | None = None,
     ) -> None:
         _refuse_unsupported(grad_clip, lazy_mode, differentiable)
         b1, b2 = betas
@@ -66,6 +67,10 @@ class Adam(Optimizer):
             ),
             "amsgrad": bool(amsgrad),
             "maximize": bool(maximize),
+            # PyTorch 2.15: Adam(decoupled_weight_decay=True) is AdamW
+            "decoupled_weight_decay": bool(
+                self._decoupled if decoupled_weight_decay is None else decoupled_weight_decay
+            ),
         }
         super().__init__(params, defaults, learning_rate, parameters, grad_clip)
 
@@ -82,7 +87,7 @@ class Adam(Optimizer):
             float(b2),
             float(group["eps"]),
             float(group["weight_decay"]),
-            self._decoupled,
+            bool(group.get("decoupled_weight_decay", self._decoupled)),
             bool(group["amsgrad"]),
             bool(group["maximize"]),
         )
@@ -94,7 +99,7 @@ class Adam(Optimizer):
             "beta2": float(b2),
             "eps": float(group["eps"]),
             "weight_decay": float(group["weight_decay"]),
-            "decoupled": bool(self._decoupled),
+            "decoupled": bool(group.get("decoupled_weight_decay", self._decoupled)),
             "amsgrad": bool(group["amsgrad"]),
             "maximize": bool(group["maximize"]),
         }
@@ -121,6 +126,10 @@ class AdamW(Adam):
         for what, fun in (("apply_decay_param_fun", apply_decay_param_fun), ("lr_ratio", lr_ratio)):
             if fun is not None and not callable(fun):
                 raise TypeError(f"AdamW: {what} must be a function, got {type(fun).__name__}")
+        if "decoupled_weight_decay" in kwargs:
+            raise TypeError(
+                "AdamW.__init__() got an unexpected keyword argument 'decoupled_weight_decay'"
+            )
         self._apply_decay_param_fun = apply_decay_param_fun
         self._lr_ratio = lr_ratio
         super().__init__(*args, **kwargs)

@@ -34,6 +34,7 @@ class LBFGS(Optimizer):
         tolerance_change: float = 1e-9,
         history_size: int = 100,
         line_search_fn: str | None = None,
+        maximize: bool = False,
         *,
         learning_rate: Any = None,
         parameters: Any = None,
@@ -57,6 +58,7 @@ class LBFGS(Optimizer):
             "tolerance_change": float(tolerance_change),
             "history_size": int(history_size),
             "line_search_fn": line_search_fn,
+            "maximize": bool(maximize),
         }
         super().__init__(params, defaults, learning_rate, parameters)
         if len(self.param_groups) != 1:
@@ -79,7 +81,14 @@ class LBFGS(Optimizer):
         for p in self._params:
             g = p.grad
             parts.append(zeros([p.numel()], dtype=p.dtype) if g is None else g.reshape([-1]))
-        return cat(parts).detach()
+        flat = cat(parts).detach()
+        # maximize: minimise the negated loss (its gradient negated too), as PyTorch
+        return -flat if self.param_groups[0].get("maximize", False) else flat
+
+    def _loss(self, value: Any) -> float:
+        """The closure's loss as minimised (negated when maximizing)."""
+        v = float(value)
+        return -v if self.param_groups[0].get("maximize", False) else v
 
     def _add(self, t: float, d: Tensor) -> None:
         """``p += t * d`` over the parameters, ``d`` flat."""
@@ -111,7 +120,7 @@ class LBFGS(Optimizer):
 
         with enable_grad():
             orig_loss = closure()
-        loss = float(orig_loss)
+        loss = self._loss(orig_loss)
         current_evals = 1
         st["func_evals"] += 1
         flat_grad = self._flat_grad()
@@ -171,7 +180,7 @@ class LBFGS(Optimizer):
                 def evaluate(step: float, d: Tensor = d, saved: list[Tensor] = saved) -> Any:
                     self._add(step, d)
                     with enable_grad():
-                        value = float(closure())
+                        value = self._loss(closure())
                     grad = self._flat_grad()
                     self._restore(saved)
                     return value, grad
@@ -184,7 +193,7 @@ class LBFGS(Optimizer):
                 self._add(t, d)
                 if n_iter != max_iter:
                     with enable_grad():
-                        loss = float(closure())
+                        loss = self._loss(closure())
                     flat_grad = self._flat_grad()
                     ls_evals = 1
             current_evals += ls_evals

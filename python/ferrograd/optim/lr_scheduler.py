@@ -199,6 +199,7 @@ from .schedules_closed_form import (  # noqa: E402
     NoamDecay,
     PiecewiseDecay,
 )
+from .schedules_cycle_chain import ChainedScheduler, CyclicLR  # noqa: E402
 from .schedules_cyclic import OneCycleLR, ReduceLROnPlateau, ReduceOnPlateau  # noqa: E402
 from .schedules_more import (  # noqa: E402
     ConstantLR,
@@ -241,4 +242,6 @@ __all__ = [
     "InverseTimeDecay",
     "CosineAnnealingWarmRestarts",
     "SequentialLR",
+    "CyclicLR",
+    "ChainedScheduler",
 ]

@@ -18,6 +18,7 @@ from ..optim import (
     RMSProp,
 )
 from . import lr
+from .lamb import Lamb
 from .rprop_asgd import ASGD, Rprop
 
 __all__ = [
@@ -35,5 +36,6 @@ __all__ = [
     "LBFGS",
     "Rprop",
     "ASGD",
+    "Lamb",
     "lr",
 ]

@@ -6,6 +6,7 @@ from ..optim.lr_scheduler import (
     CosineAnnealingDecay,
     CosineAnnealingLR,
     CosineAnnealingWarmRestarts,
+    CyclicLR,
     ExponentialDecay,
     InverseTimeDecay,
     LambdaDecay,
@@ -44,4 +45,5 @@ __all__ = [
     "NaturalExpDecay",
     "InverseTimeDecay",
     "CosineAnnealingWarmRestarts",
+    "CyclicLR",
 ]
