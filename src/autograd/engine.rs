@@ -191,16 +191,18 @@ fn discover(root_edges: &[Edge], blocked: &Blocked) -> Result<GraphTask> {
         leaves: PtrMap::default(),
         post: Vec::new(),
     };
-    let mut stack: Vec<(u32, usize)> = Vec::new(); // (node index, next edge to visit)
+    // (node index, the node, next edge to visit): the node is held here so that its edges
+    // can be read while `g.states` grows (one reference count per node, not one per edge)
+    let mut stack: Vec<(u32, NodeRef, usize)> = Vec::new();
     for e in root_edges {
         if let Edge::Node { node, .. } = e {
             if !g.index.contains_key(&node.id()) {
                 let i = insert_state(&mut g.states, &mut g.index, node)?;
-                stack.push((i, 0));
+                stack.push((i, node.clone(), 0));
             }
         }
-        while let Some(&mut (i, ref mut next)) = stack.last_mut() {
-            let node = g.states[i as usize].node.clone();
+        while let Some((i, node, next)) = stack.last_mut() {
+            let i = *i;
             let edges = &node.base().edges;
             if *next >= edges.len() {
                 g.post.push(i);
@@ -219,7 +221,8 @@ fn discover(root_edges: &[Edge], blocked: &Blocked) -> Result<GraphTask> {
                         Some(&c) => c,
                         None => {
                             let c = insert_state(&mut g.states, &mut g.index, child)?;
-                            stack.push((c, 0));
+                            let child = child.clone();
+                            stack.push((c, child, 0));
                             c
                         }
                     };
@@ -440,7 +443,15 @@ fn evaluate_node(
     // Tensor hooks registered on this node's outputs, then retain_grad. A hook on an
     // output that got no gradient is called with None (PyTorch); its return value, if
     // any, becomes that output's gradient.
-    let hooks: Vec<_> = node.base().pre_hooks.lock().clone();
+    // copied out of the lock (a hook may add hooks); usually there are none
+    let hooks: Vec<_> = {
+        let h = node.base().pre_hooks.lock();
+        if h.is_empty() {
+            Vec::new()
+        } else {
+            h.clone()
+        }
+    };
     for (slot, _, hook) in &hooks {
         let g = buffer[*slot].take();
         buffer[*slot] = match hook(g.as_ref())? {
@@ -448,7 +459,14 @@ fn evaluate_node(
             None => g,
         };
     }
-    let retained: Vec<_> = node.base().retained.lock().clone();
+    let retained: Vec<_> = {
+        let r = node.base().retained.lock();
+        if r.is_empty() {
+            Vec::new()
+        } else {
+            r.clone()
+        }
+    };
     for (slot, weak) in &retained {
         if let (Some(g), Some(t)) = (&buffer[*slot], weak.upgrade()) {
             crate::autograd::retain::store_retained(&t, g, opts.create_graph)?;

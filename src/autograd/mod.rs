@@ -106,6 +106,46 @@ impl Recorder {
         })
     }
 
+    /// Starts recording for a binary op of `t` and a Python number in input slot `pos`
+    /// (0: left, 1: right), as [`Recorder::begin`] with the number a 0-d `dtype` constant,
+    /// without making it a tensor: its slot holds an edge to nothing and the metadata of
+    /// a 0-d `dtype` input. `None` when nothing needs a graph.
+    #[inline]
+    pub fn begin_number(t: &Tensor, pos: usize, dtype: crate::dtype::DType) -> Option<Recorder> {
+        if !is_grad_enabled() || !t.requires_grad() || t.is_inference() {
+            return None;
+        }
+        let meta = InputMeta {
+            shape: t.shape_vec(),
+            dtype: t.dtype(),
+        };
+        let number = InputMeta {
+            shape: Default::default(),
+            dtype,
+        };
+        // no tensor has this id: the number is never claimed by a save
+        let (edges, metas, input_ids) = if pos == 0 {
+            (
+                smallvec::smallvec![Edge::None, t.gradient_edge()],
+                smallvec::smallvec![number, meta],
+                smallvec::smallvec![usize::MAX, t.id()],
+            )
+        } else {
+            (
+                smallvec::smallvec![t.gradient_edge(), Edge::None],
+                smallvec::smallvec![meta, number],
+                smallvec::smallvec![t.id(), usize::MAX],
+            )
+        };
+        Some(Recorder {
+            base: NodeBase::new(edges, metas),
+            saves: SmallVec::new(),
+            input_ids,
+            claimed: 0,
+            roles: SmallVec::new(),
+        })
+    }
+
     /// The node base built so far, for an op that makes its own node type (edges and
     /// input metadata; what was saved is dropped).
     pub fn into_base(self) -> NodeBase {

@@ -67,7 +67,13 @@ impl Blocked {
         }
         b
     }
+    #[inline]
     pub(crate) fn blocks(&self, e: &Edge) -> bool {
+        // nothing blocked (every pass but `grad(..., inputs)` through an input's history):
+        // no hashing per edge
+        if self.slots.is_empty() && self.leaves.is_empty() {
+            return false;
+        }
         match e {
             Edge::Node { node, input_nr } => self
                 .slots

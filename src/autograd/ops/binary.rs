@@ -3,12 +3,14 @@
 
 use super::saved;
 use crate::autograd::{Grads, Recorder};
+use crate::dtype::DType;
 use crate::error::{Error, Result};
 #[allow(unused_imports)] // the table's formulas name some of these
 use crate::op_defs::binary::fns::*;
 use crate::op_defs::SaveWhen;
 use crate::tensor::{BinaryOp, Tensor};
 use smallvec::smallvec;
+use std::cell::OnceCell;
 
 /// What a binary formula reads: the operands `a`, `b` and the output, each from its
 /// saved slot or (a Python number operand) captured by the formula.
@@ -17,15 +19,46 @@ pub(crate) struct Operands<'a> {
     /// The slot of `a`, `b`, `out` (`None`: the op never saves it).
     slots: [Option<usize>; 3],
     /// A number operand: its position (0 = `a`, 1 = `b`) and value.
-    number: Option<(usize, &'a Tensor)>,
+    number: Option<(usize, Number<'a>)>,
     node: &'static str,
+}
+
+/// A Python number operand as a backward formula sees it.
+#[derive(Clone, Copy)]
+pub(crate) enum Number<'a> {
+    /// Already a 0-d constant tensor.
+    Tensor(&'a Tensor),
+    /// A real value of a float32/float64 op, made a 0-d constant tensor only when a
+    /// formula reads it (`y + 1.0`'s backward never does), in `cell`.
+    Real {
+        value: f64,
+        dtype: DType,
+        cell: &'a OnceCell<Tensor>,
+    },
+}
+
+impl<'a> Number<'a> {
+    fn tensor(self) -> &'a Tensor {
+        match self {
+            Number::Tensor(t) => t,
+            Number::Real { value, dtype, cell } => cell.get_or_init(|| {
+                // the value was rounded to `dtype` when recorded: this conversion is exact
+                let t = if dtype == DType::F32 {
+                    Tensor::scalar(value as f32)
+                } else {
+                    Tensor::scalar(value)
+                };
+                t.mark_constant()
+            }),
+        }
+    }
 }
 
 impl<'a> Operands<'a> {
     pub(crate) fn new(
         saved: &'a [Option<Tensor>],
         rules: [SaveWhen; 3],
-        number: Option<(usize, &'a Tensor)>,
+        number: Option<(usize, Number<'a>)>,
         node: &'static str,
     ) -> Self {
         Operands {
@@ -50,7 +83,7 @@ impl<'a> Operands<'a> {
     fn get(&self, i: usize) -> Result<&'a Tensor> {
         if let Some((pos, t)) = self.number {
             if pos == i {
-                return Ok(t);
+                return Ok(t.tensor());
             }
         }
         match self.slots[i] {

@@ -9,13 +9,14 @@
 //! output). Without a graph to record, a real number on a float32/float64 tensor is not
 //! made a tensor at all ([`Tensor::binary_number_raw`]; the bindings call it first).
 
-use super::binary::{grad_lhs, grad_rhs, grad_rhs_of_number, save_operands, Operands};
+use super::binary::{grad_lhs, grad_rhs, grad_rhs_of_number, save_operands, Number, Operands};
 use crate::autograd::{Grads, Recorder};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::layout::Layout;
 use crate::tensor::{BinaryOp, Tensor};
 use smallvec::smallvec;
+use std::cell::OnceCell;
 use std::sync::Arc;
 
 impl Tensor {
@@ -62,20 +63,54 @@ impl Tensor {
         let node = op.node_name();
         let c = c.clone();
         rec.finish(node, &out, move |g, s, _| {
-            let ops = Operands::new(s, rules, Some((pos, &c)), node);
-            // the tensor operand's gradient, in its slot; the number's slot gets none
-            Ok(if reflected {
-                let grad = if shortcut.is_some() {
-                    grad_rhs_of_number(op, g, &ops)?
-                } else {
-                    grad_rhs(op, g, &ops)?
-                };
-                smallvec![None, Some(grad)] as Grads
-            } else {
-                smallvec![Some(grad_lhs(op, g, &ops)?), None]
-            })
+            let ops = Operands::new(s, rules, Some((pos, Number::Tensor(&c))), node);
+            number_grads(op, g, &ops, reflected, shortcut.is_some())
         })?;
         Ok(out)
+    }
+
+    /// `self op v` (or `v op self` when `reflected`) for a real Python number `v` whose
+    /// 0-d tensor would have `self`'s float32/float64 dtype (the weak scalar rule keeps
+    /// it), recording the gradient as [`Tensor::binary_with_scalar`] does, but without
+    /// making `v` a tensor: the node keeps the value, and its backward makes the 0-d
+    /// constant only if the formula reads it (`y + 1.0`'s never does). `None` where
+    /// [`Tensor::binary_number_raw`] declines (the caller takes the general path).
+    pub fn binary_number(&self, v: f64, op: BinaryOp, reflected: bool) -> Option<Result<Tensor>> {
+        let out = match self.binary_number_raw(v, op, reflected)? {
+            Ok(out) => out,
+            Err(e) => return Some(Err(e)),
+        };
+        let d = self.dtype();
+        if !op.has_gradient() || !d.is_differentiable() {
+            return Some(Ok(out));
+        }
+        // the number's input slot
+        let pos = usize::from(!reflected);
+        let Some(mut rec) = Recorder::begin_number(self, pos, d) else {
+            return Some(Ok(out));
+        };
+        // the value the 0-d tensor would hold (exactly representable in `d`)
+        let v = if d == DType::F32 { v as f32 as f64 } else { v };
+        let shortcut = op.number_lhs_saves().filter(|_| reflected && v != 0.0);
+        let rules = shortcut.unwrap_or(op.saves());
+        let operands = if reflected {
+            [None, Some(self)]
+        } else {
+            [Some(self), None]
+        };
+        save_operands(&mut rec, rules, operands);
+        let node = op.node_name();
+        let r = rec.finish(node, &out, move |g, s, _| {
+            let cell = OnceCell::new();
+            let number = Number::Real {
+                value: v,
+                dtype: d,
+                cell: &cell,
+            };
+            let ops = Operands::new(s, rules, Some((pos, number)), node);
+            number_grads(op, g, &ops, reflected, shortcut.is_some())
+        });
+        Some(r.map(|()| out))
     }
 
     /// `self op v` (or `v op self` when `reflected`) for a real number `v`, without a graph
@@ -107,4 +142,25 @@ impl Tensor {
             .map(|s| Tensor::from_parts(Arc::new(s), Layout::contiguous(self.shape()))),
         )
     }
+}
+
+/// The gradients of a binary op with a number operand: the tensor operand's in its slot
+/// (the right one when `reflected`), none in the number's.
+fn number_grads(
+    op: BinaryOp,
+    g: &Tensor,
+    ops: &Operands<'_>,
+    reflected: bool,
+    shortcut: bool,
+) -> Result<Grads> {
+    Ok(if reflected {
+        let grad = if shortcut {
+            grad_rhs_of_number(op, g, ops)?
+        } else {
+            grad_rhs(op, g, ops)?
+        };
+        smallvec![None, Some(grad)]
+    } else {
+        smallvec![Some(grad_lhs(op, g, ops)?), None]
+    })
 }

@@ -80,14 +80,17 @@ pub(crate) fn maybe_detach<R: Send>(
 }
 
 fn bin(py: Python<'_>, a: &Tensor, other: &Bound<'_, PyAny>, op: BinaryOp, reflected: bool) -> PyT {
-    // a real Python number and no graph to record (the number never requires grad): the
-    // op runs on the number directly, without making it a 0-d tensor first
-    if !(a.requires_grad() && crate::autograd::is_grad_enabled()) {
-        if let Some(v) = plain_real(other) {
-            let r = maybe_detach(py, a.numel(), || a.binary_number_raw(v, op, reflected));
-            if let Some(r) = r {
-                return wrap(py, r.py()?);
-            }
+    // a real Python number on a float32/float64 tensor (the weak scalar rule keeps that
+    // dtype): the op runs on the number directly, without making it a 0-d tensor first,
+    // and a recorded node keeps the number by value
+    if let Some(v) = plain_real(other) {
+        let r = if a.requires_grad() && crate::autograd::is_grad_enabled() {
+            maybe_detach(py, a.numel(), || a.binary_number(v, op, reflected))
+        } else {
+            maybe_detach(py, a.numel(), || a.binary_number_raw(v, op, reflected))
+        };
+        if let Some(r) = r {
+            return wrap(py, r.py()?);
         }
     }
     // a Python number: captured by the formula, never an input or a saved tensor
