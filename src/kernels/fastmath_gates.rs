@@ -25,8 +25,8 @@ const EXP_POLY: [f32; 6] = [
     1.398_199_9e-3,
     8.333_452e-3,
     4.166_579_6e-2,
-    1.666_666_5e-1,
-    5.000_000_1e-1,
+    1.666_666_6e-1,
+    0.5,
 ];
 /// `tanh(a) = a + a^3 * poly(a^2)` on `0 <= a < TANH_SMALL`, a least-squares (Lawson)
 /// fit of the relative error, 1.1e-9 at worst before float32 rounding.
@@ -34,7 +34,7 @@ const TANH_POLY: [f32; 7] = [
     -4.554_607_6e-4,
     2.582_670_2e-3,
     -8.264_547e-3,
-    2.166_354_4e-2,
+    2.166_354_5e-2,
     -5.392_930_3e-2,
     1.333_297_8e-1,
     -3.333_332_2e-1,
