@@ -221,7 +221,8 @@ mod tests {
         // 1003 values: the vector loop and its scalar tail
         let src: Vec<f32> = (0..1003).map(|i| (i as f32 - 501.0) * 0.0373).collect();
         type SliceFn = fn(&[f32], &mut [f32]);
-        let kernels: [(SliceFn, fn(f32) -> f32); 2] = [
+        type ScalarFn = fn(f32) -> f32;
+        let kernels: [(SliceFn, ScalarFn); 2] = [
             (tanh_gate_slice, tanh_gate),
             (sigmoid_gate_slice, sigmoid_gate),
         ];
