@@ -19,6 +19,7 @@ pub mod conv_shift;
 pub mod copy;
 pub mod elementwise;
 pub mod fastmath;
+pub mod fastmath_gates;
 pub mod fused_nn;
 pub mod gemm_into;
 pub mod gemm_split;

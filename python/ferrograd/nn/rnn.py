@@ -293,10 +293,13 @@ class _RNNBase(Module):
             outs = []
             for d in range(self.num_directions):
                 w_ih, w_hh, b_ih, b_hh, w_hr = self._params(layer * self.num_directions + d)
-                gx_all = F.linear(inp, w_ih, b_ih)
+                bias = b_ih
                 if b_hh is not None and self.mode != "GRU":
-                    # bias_hh is added once for all steps (GRU needs it inside r * (...))
-                    gx_all, b_hh = gx_all + b_hh, None
+                    # bias_hh joins bias_ih before the input projection (GRU needs it
+                    # inside r * (...)): one [G*H] add instead of a pass over [T, B, G*H]
+                    # forward and a reduction over T * B rows backward
+                    bias, b_hh = (b_hh if b_ih is None else b_ih + b_hh), None
+                gx_all = F.linear(inp, w_ih, bias)
                 state = states[layer * self.num_directions + d]
                 if masks is None and w_hr is None and _fusable(self.mode, gx_all):
                     out, state = _fused_layer(self.mode, gx_all, w_hh, b_hh, state, d == 1)
