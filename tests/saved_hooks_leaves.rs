@@ -19,9 +19,9 @@ struct Counting {
     keep_leaves: bool,
 }
 impl SavedTensorHooks for Counting {
-    fn pack(&self, t: &Tensor) -> ferrograd::Result<Box<dyn PackedTensor>> {
+    fn pack(&self, t: &Tensor) -> ferrograd::Result<Arc<dyn PackedTensor>> {
         self.packs.fetch_add(1, Ordering::SeqCst);
-        Ok(Box::new(Keep(t.clone())))
+        Ok(Arc::new(Keep(t.clone())))
     }
     fn keeps_leaves(&self) -> bool {
         self.keep_leaves

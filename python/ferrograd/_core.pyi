@@ -2980,8 +2980,9 @@ def _delayed_error(outputs: list[Any], inputs: list[Tensor], message: str) -> li
     """Views of ``outputs`` whose backward raises ``message`` (``once_differentiable``)."""
 
 @disjoint_base
-class _SavedTensorsHooks:
-    """Native base of ``autograd.graph.saved_tensors_hooks`` (the ``with`` block)."""
+class saved_tensors_hooks:
+    """``autograd.graph.saved_tensors_hooks``: installs ``(pack_hook, unpack_hook)`` on
+    this thread for the ``with`` block."""
 
     pack_hook: Callable[[Tensor], Any]
     unpack_hook: Callable[[Any], Tensor]

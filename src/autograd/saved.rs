@@ -35,8 +35,9 @@ pub trait PackedTensor: Send + Sync {
 
 /// A pair of pack/unpack hooks (one level of `saved_tensors_hooks`).
 pub trait SavedTensorHooks: Send + Sync {
-    /// Called once when a recorded node saves `tensor`.
-    fn pack(&self, tensor: &Tensor) -> Result<Box<dyn PackedTensor>>;
+    /// Called once when a recorded node saves `tensor`. (An `Arc`, as the save keeps it:
+    /// a `Box` would be copied into a new allocation on every save.)
+    fn pack(&self, tensor: &Tensor) -> Result<Arc<dyn PackedTensor>>;
 
     /// Whether leaves that require grad (parameters) are saved as they are, without
     /// `pack`: they stay alive anyway, so packing them would only add a copy.
@@ -303,7 +304,7 @@ impl SavedTensor {
                     ));
                 }
                 SavedState::Packed(Box::new(PackedSave {
-                    packed: Arc::from(packed),
+                    packed,
                     shape: t.shape_vec(),
                     dtype: t.dtype(),
                     origin: Arc::downgrade(t.storage()),
@@ -514,7 +515,7 @@ impl SavedTensor {
             return Err(freed_error(op));
         }
         *st = SavedState::Packed(Box::new(PackedSave {
-            packed: Arc::from(packed),
+            packed,
             shape: data.shape_vec(),
             dtype: data.dtype(),
             origin: Arc::downgrade(data.storage()),

@@ -148,8 +148,11 @@ def test_saved_tensors_hooks_per_step_and_threads():
 def test_saved_tensors_hooks_native_context_subclasses_and_flags():
     from ferrograd.autograd.graph import disable_saved_tensors_hooks, saved_tensors_hooks
 
-    # no Python frame per `with`: construction, __enter__ and __exit__ are native
-    assert "__enter__" not in saved_tensors_hooks.__dict__
+    # no Python frame per `with`: construction, __enter__ and __exit__ are native, and
+    # the public class is the native one (no Python subclass in between)
+    for name in ("__new__", "__init__", "__enter__", "__exit__"):
+        assert not inspect.isfunction(inspect.getattr_static(saved_tensors_hooks, name))
+    assert saved_tensors_hooks is fg._core.saved_tensors_hooks
     seen = []
 
     class Counting(saved_tensors_hooks):
@@ -181,6 +184,20 @@ def test_saved_tensors_hooks_native_context_subclasses_and_flags():
     with h:
         (x * x).sum()  # x is a leaf requiring grad: saved as is
     assert "leaf" not in seen
+    assert saved_tensors_hooks(lambda t: t, lambda t: t)._keep_leaves is False
+
+    # a subclass overrides a flag as a class attribute; its instances may set it back
+    class KeepLeaves(saved_tensors_hooks):
+        _keep_leaves = True
+
+    k = KeepLeaves(lambda t: seen.append("sub") or t, lambda t: t)
+    with k:
+        (x * x).sum()
+    assert "sub" not in seen
+    k._keep_leaves = False
+    with k:
+        (x * x).sum()
+    assert seen.count("sub") == 2
 
     # entering while disabled raises the given message; nothing is left installed
     with disable_saved_tensors_hooks("no hooks here"):

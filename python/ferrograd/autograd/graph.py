@@ -34,28 +34,17 @@ __all__ = [
 ]
 
 
-class saved_tensors_hooks(_core._SavedTensorsHooks):
-    """Context manager installing ``(pack_hook, unpack_hook)`` on this thread. Nested
-    contexts stack: the innermost wins and the outer pair is restored on exit (also when
-    an exception leaves the block).
-
-    Construction, ``__enter__`` and ``__exit__`` are native (``_core._SavedTensorsHooks``,
-    no Python frame per ``with`` block); subclasses call ``super().__init__(pack, unpack)``
-    and set the class attributes below (read on every ``__enter__``). ``__exit__`` on
-    another thread than the one that entered raises ``RuntimeError``."""
-
-    #: pack a view that this level already packed only once (the compressing hooks)
-    _pack_once = False
-    #: save parameters (leaves requiring grad) as they are instead of packing them
-    _keep_leaves = False
-    #: save leaves that do not require grad as they are when a Python object holds them
-    #: at the moment they are saved (the model's input: the caller keeps it alive, so a
-    #: packed copy would only add memory); leaves nothing else holds are still packed
-    _keep_held_leaves = False
-    #: what the pack hook returns stays in RAM (checkpoint handles, compressed copies):
-    #: its saves then leave ferrograd's buffer cache on, which other hooks suspend (see
-    #: ``buffer_cache_info`` and docs/memory.md)
-    _in_memory = False
+#: Context manager installing ``(pack_hook, unpack_hook)`` on this thread. Nested
+#: contexts stack: the innermost wins and the outer pair is restored on exit (also when
+#: an exception leaves the block). The class is native (construction, ``__enter__`` and
+#: ``__exit__`` run no Python frame); subclasses call ``super().__init__(pack, unpack)``
+#: and may override the settings ``_pack_once`` (pack a view this level already packed
+#: only once), ``_keep_leaves`` (save parameters as they are), ``_keep_held_leaves``
+#: (save leaves without grad that a Python object holds as they are) and ``_in_memory``
+#: (what pack returns stays in RAM: the buffer cache stays on) as class attributes; an
+#: instance may set them too. ``__exit__`` on another thread than the one that entered
+#: raises ``RuntimeError``.
+saved_tensors_hooks = _core.saved_tensors_hooks
 
 
 class disable_saved_tensors_hooks:

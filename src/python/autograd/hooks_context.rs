@@ -2,11 +2,14 @@
 //! `__enter__` / `__exit__` run no Python frame (it was a Python class: three frames per
 //! `with` block, most of the cost of identity hooks on a small step; issue 23 item 4).
 //!
-//! `ferrograd.autograd.graph.saved_tensors_hooks` subclasses this class in Python and
-//! keeps the class attributes its own subclasses override: `_pack_once`, `_keep_leaves`,
-//! `_keep_held_leaves` and `_in_memory` (read here on every `__enter__`, so an instance may set them too, as
-//! `checkpoint` does). Subclasses with their own `__init__` call
-//! `super().__init__(pack_hook, unpack_hook)`, which is this class's `__init__`.
+//! This class *is* `ferrograd.autograd.graph.saved_tensors_hooks` (no Python subclass in
+//! between: a plain `with saved_tensors_hooks(pack, unpack)` block then reads its four
+//! settings from the object's fields instead of four attribute lookups). The settings
+//! `_pack_once`, `_keep_leaves`, `_keep_held_leaves` and `_in_memory` are fields that an
+//! instance may set (as `checkpoint` does); Python subclasses override them as class
+//! attributes, so for a subclass's instance `__enter__` reads them as attributes.
+//! Subclasses with their own `__init__` call `super().__init__(pack_hook, unpack_hook)`,
+//! which is this class's `__init__`.
 
 use crate::python::errors::IntoPy;
 use pyo3::exceptions::PyRuntimeError;
@@ -14,10 +17,14 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use pyo3::{PyTraverseError, PyVisit};
 
-/// The base of `saved_tensors_hooks`: installs `(pack_hook, unpack_hook)` on this thread
-/// for the `with` block (nested blocks stack; the innermost wins).
+/// `saved_tensors_hooks(pack_hook, unpack_hook)`: installs the pair on this thread for the
+/// `with` block (nested blocks stack: the innermost wins and the outer pair is restored on
+/// exit, also when an exception leaves the block). `pack_hook(tensor)` runs once when a
+/// recorded node saves a tensor and may return any object; `unpack_hook(obj)` runs when
+/// backward needs the tensor and must return a Tensor of the saved shape and dtype.
+/// `__exit__` on another thread than the one that entered raises `RuntimeError`.
 #[pyclass(
-    name = "_SavedTensorsHooks",
+    name = "saved_tensors_hooks",
     module = "ferrograd.autograd.graph",
     subclass,
     dict,
@@ -35,6 +42,20 @@ pub struct PySavedTensorsHooks {
     threads: smallvec::SmallVec<[u64; 1]>,
     /// The cache-suspend setting each active `__enter__` replaced, innermost last.
     suspends: smallvec::SmallVec<[bool; 1]>,
+    /// Pack a view that this level already packed only once (the compressing hooks).
+    #[pyo3(get, set)]
+    _pack_once: bool,
+    /// Save parameters (leaves requiring grad) as they are instead of packing them.
+    #[pyo3(get, set)]
+    _keep_leaves: bool,
+    /// Save leaves without grad that a Python object holds when saved (the caller's
+    /// input) as they are instead of packing them: a copy would add memory.
+    #[pyo3(get, set)]
+    _keep_held_leaves: bool,
+    /// What the pack hook returns stays in RAM (checkpoint handles, compressed copies):
+    /// its saves then leave ferrograd's buffer cache on, which other hooks suspend.
+    #[pyo3(get, set)]
+    _in_memory: bool,
 }
 
 /// `threading.get_ident()` of the calling thread.
@@ -50,32 +71,6 @@ fn flag(obj: &Bound<'_, PyAny>, name: &Bound<'_, pyo3::types::PyString>) -> PyRe
 
 #[pymethods]
 impl PySavedTensorsHooks {
-    /// Pack a view that this level already packed only once (the compressing hooks).
-    #[classattr]
-    fn _pack_once() -> bool {
-        false
-    }
-
-    /// Save parameters (leaves requiring grad) as they are instead of packing them.
-    #[classattr]
-    fn _keep_leaves() -> bool {
-        false
-    }
-
-    /// Save leaves without grad that a Python object holds when saved (the caller's
-    /// input) as they are instead of packing them: a copy would add memory.
-    #[classattr]
-    fn _keep_held_leaves() -> bool {
-        false
-    }
-
-    /// What the pack hook returns stays in RAM (checkpoint handles, compressed copies):
-    /// its saves then leave ferrograd's buffer cache on, which other hooks suspend.
-    #[classattr]
-    fn _in_memory() -> bool {
-        false
-    }
-
     /// Accepts (and ignores) any arguments: subclasses have constructors of their own
     /// (`save_on_cpu(pin_memory=False)`); the hooks are set by `__init__`.
     #[new]
@@ -86,6 +81,10 @@ impl PySavedTensorsHooks {
             unpack_hook: None,
             threads: smallvec::SmallVec::new(),
             suspends: smallvec::SmallVec::new(),
+            _pack_once: false,
+            _keep_leaves: false,
+            _keep_held_leaves: false,
+            _in_memory: false,
         }
     }
 
@@ -113,11 +112,26 @@ impl PySavedTensorsHooks {
 
     fn __enter__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, Self>> {
         let py = slf.py();
-        let any = slf.as_any();
-        let once = flag(any, pyo3::intern!(py, "_pack_once"))?;
-        let keep_leaves = flag(any, pyo3::intern!(py, "_keep_leaves"))?;
-        let keep_held = flag(any, pyo3::intern!(py, "_keep_held_leaves"))?;
-        let in_memory = flag(any, pyo3::intern!(py, "_in_memory"))?;
+        // this class itself: its settings are its fields (no class attribute can shadow
+        // them); a Python subclass may override them as class attributes: read those
+        let exact = slf.get_type().is(py.get_type::<PySavedTensorsHooks>());
+        let (once, keep_leaves, keep_held, in_memory) = if exact {
+            let me = slf.borrow();
+            (
+                me._pack_once,
+                me._keep_leaves,
+                me._keep_held_leaves,
+                me._in_memory,
+            )
+        } else {
+            let any = slf.as_any();
+            (
+                flag(any, pyo3::intern!(py, "_pack_once"))?,
+                flag(any, pyo3::intern!(py, "_keep_leaves"))?,
+                flag(any, pyo3::intern!(py, "_keep_held_leaves"))?,
+                flag(any, pyo3::intern!(py, "_in_memory"))?,
+            )
+        };
         let (pack, unpack) = {
             let me = slf.borrow();
             let hook =

@@ -94,7 +94,7 @@ impl SavedTensorHooks for PyHooks {
         self.keep_held_leaves
     }
 
-    fn pack(&self, t: &Tensor) -> Result<Box<dyn PackedTensor>> {
+    fn pack(&self, t: &Tensor) -> Result<Arc<dyn PackedTensor>> {
         Python::attach(|py| {
             let known = self.once.as_ref().and_then(|m| m.lock().find(py, t));
             let obj = match known {
@@ -110,10 +110,10 @@ impl SavedTensorHooks for PyHooks {
                     obj
                 }
             };
-            Ok(Box::new(PyPacked {
+            Ok(Arc::new(PyPacked {
                 obj,
                 unpack: self.unpack.clone(),
-            }) as Box<dyn PackedTensor>)
+            }) as Arc<dyn PackedTensor>)
         })
     }
 }
