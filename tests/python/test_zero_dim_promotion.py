@@ -215,3 +215,28 @@ def test_code_of_no_dialect_gets_pytorchs_rule():
     g = _run(PADDLE.replace("paddle.", "fg."), None)
     assert (g["add"], g["mx"], g["wh"]) == (torch.float32,) * 3
     assert (g["cplx"], g["c64f64"]) == (torch.complex64, torch.complex64)
+
+
+def test_clamp_with_a_0d_tensor_bound_follows_pytorch():
+    # PyTorch 2.x: clamp's dtype is result_type(x, min, max)
+    i = torch.tensor([1, 2, 3], dtype=torch.int32)
+    lo = torch.clamp(i, min=torch.tensor(1.5, dtype=torch.float64))
+    assert lo.dtype == torch.float64 and lo.tolist() == [1.5, 2.0, 3.0]
+    assert torch.clamp(i, max=torch.tensor(0.5, dtype=torch.float16)).dtype == torch.float16
+    assert torch.clamp(i, min=torch.tensor(2)).dtype == torch.int32
+    assert torch.clamp(torch.ones(3), min=torch.tensor(1)).dtype == torch.float32
+    assert torch.clamp(i, min=0.5).dtype == torch.float32
+
+
+def test_a_0d_integer_that_does_not_fit_the_result_is_an_error():
+    # PyTorch casts the 0-d int64 to int32 first and silently wraps 2**40 to 0
+    i = torch.tensor([1, 2, 3], dtype=torch.int32)
+    big = torch.tensor(2**40)
+    for op in (lambda: i + big, lambda: i < big, lambda: i // big, lambda: i & big):
+        with pytest.raises(ValueError, match="outside the range of int32"):
+            op()
+    u = torch.tensor([1, 2], dtype=torch.uint8)
+    with pytest.raises(ValueError, match="outside the range of uint8"):
+        u - torch.tensor(-1, dtype=torch.int8)
+    assert (i + torch.tensor(-(2**31))).tolist() == [-(2**31) + 1, -(2**31) + 2, -(2**31) + 3]
+    assert (i / big).dtype == torch.float32  # true division casts to float, no wrap
