@@ -239,6 +239,8 @@ def _torch_clip_dtype(x: Tensor, min: Any, max: Any) -> Any:
     0-d ``float64`` is ``float64``; ``float32`` by a 0-d ``float64`` stays ``float32``)."""
     dtype = x.dtype
     for b in (min, max):
+        if isinstance(b, (builtins.int, builtins.float, builtins.complex)):
+            b = type(b)(0)  # only its kind matters (a huge int must not overflow here)
         if b is not None:
             dtype = result_type(_core.zeros([0] if x.ndim else [], dtype=dtype), b)
     return dtype
@@ -269,7 +271,8 @@ def clip(
     ``min`` applies first, then ``max`` (so ``min > max`` gives ``max``, as torch). The
     gradient goes to ``x`` where it is inside the bounds (ties included) and to a tensor
     bound where that bound is taken; a NaN in ``x`` or in a tensor bound propagates. Outside
-    Paddle code an integer ``x`` with a float bound is promoted first (torch's rule); in
+    Paddle code ``x`` is first cast to PyTorch's result dtype of ``x`` and the bounds (an
+    integer ``x`` with a float bound, or a bound tensor of a higher category); in
     PyTorch code number bounds pass no gradient where ``x`` equals a bound and one-element
     tensor bounds half of it (PyTorch's)."""
     return _clip(input if input is not None else x, min, max, caller_dialect())
