@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import builtins
 import math
-import sys
 from typing import Any, Optional, Union
 
 import numpy as np
 
 from . import _core, _dialect_aliases
 from ._dialect import caller_dialect
+from ._dtype_info import result_type
 from .grad_mode import no_grad
 
 Tensor = _core.Tensor
@@ -232,8 +232,18 @@ def _float_bound_of_int(x: Tensor, *bounds: Any) -> bool:
     )
 
 
-def _default_float() -> Any:
-    return sys.modules[__package__].get_default_dtype()
+def _torch_clip_dtype(x: Tensor, min: Any, max: Any) -> Any:
+    """PyTorch's result dtype of ``clamp(x, min, max)``: ``result_type`` of ``x`` and the
+    bounds, so a float number widens an integer ``x`` to the default float, and a 0-d
+    tensor bound widens ``x`` only when its category is higher (``int32`` clamped by a
+    0-d ``float64`` is ``float64``; ``float32`` by a 0-d ``float64`` stays ``float32``)."""
+    dtype = x.dtype
+    for b in (min, max):
+        if isinstance(b, (builtins.int, builtins.float, builtins.complex)):
+            b = type(b)(0)  # only its kind matters (a huge int must not overflow here)
+        if b is not None:
+            dtype = result_type(_core.zeros([0] if x.ndim else [], dtype=dtype), b)
+    return dtype
 
 
 def _torch_tie_gradient(x: Tensor, out: Tensor, lo: Any, hi: Any) -> Tensor:
@@ -261,7 +271,8 @@ def clip(
     ``min`` applies first, then ``max`` (so ``min > max`` gives ``max``, as torch). The
     gradient goes to ``x`` where it is inside the bounds (ties included) and to a tensor
     bound where that bound is taken; a NaN in ``x`` or in a tensor bound propagates. Outside
-    Paddle code an integer ``x`` with a float bound is promoted first (torch's rule); in
+    Paddle code ``x`` is first cast to PyTorch's result dtype of ``x`` and the bounds (an
+    integer ``x`` with a float bound, or a bound tensor of a higher category); in
     PyTorch code number bounds pass no gradient where ``x`` equals a bound and one-element
     tensor bounds half of it (PyTorch's)."""
     return _clip(input if input is not None else x, min, max, caller_dialect())
@@ -270,9 +281,12 @@ def clip(
 def _clip(x: Tensor, min: Any, max: Any, dialect: Any) -> Tensor:
     if not isinstance(x, Tensor):
         raise TypeError(f"clip: expects a Tensor, got {type(x).__name__}")
-    if _float_bound_of_int(x, min, max) and dialect != "paddle":
+    if dialect != "paddle" and (
+        _float_bound_of_int(x, min, max)
+        or builtins.any(isinstance(b, Tensor) and b.dtype != x.dtype for b in (min, max))
+    ):
         # torch: clamp(int tensor, 2.5) is result_type(x, 2.5), the default float dtype
-        x = x.astype(_default_float())
+        x = x.astype(_torch_clip_dtype(x, min, max))
     if not (_bound_needs_tensor_path(min, x) or _bound_needs_tensor_path(max, x)):
         out = _native_clip(x, min, max)
         if dialect == "torch" and out.requires_grad and (min is not None or max is not None):

@@ -8,7 +8,7 @@ use std::fmt;
 pub mod narrow;
 pub mod promotion;
 
-pub use promotion::{default_complex, default_float, set_default_float, ScalarKind};
+pub use promotion::{default_complex, default_float, set_default_float, ScalarKind, ZeroDimRule};
 
 /// The element type of a tensor.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -10,7 +10,13 @@
 //! | integer + floating | the floating type (`int64+float32=float32`) |
 //! | floating + complex | complex wide enough for both (`float64+complex64=complex128`) |
 //! | tensor op Python scalar | the tensor's dtype unless the scalar's category is higher: then `int64` for an int, the default float (`float32`) for a float, `complex64` (or `complex128` for a float64 tensor) for a complex |
+//! | dimensioned tensor op 0-d tensor ([`ZeroDimRule::Torch`], the default) | the dimensioned tensor's dtype unless the 0-d one's category is higher: then the 0-d one's dtype (`int32[3] + float64[] = float64`, `float32[3] + float64[] = float32`, `int8[3] + int64[] = int8`), except a floating tensor with a 0-d complex one: the complex type of the tensor's precision (`float32[3] + complex128[] = complex64`; `complex64` for float16/bfloat16, which have no complex type here) |
+//! | dimensioned tensor op 0-d tensor ([`ZeroDimRule::Paddle`], Paddle's arithmetic and comparisons) | the dimensioned tensor's dtype when both are of one category; otherwise as two tensors (`float32[3] + complex128[] = complex128`) |
+//! | two 0-d tensors, or two dimensioned ones | as two tensors (the rows above the scalar row) |
 //!
+//! Which 0-d rule a call uses is the caller's choice ([`ZeroDimRule`]); the Python bindings
+//! take Paddle's only for Paddle code, and only where the two rules differ
+//! (docs/dialects.md).
 //! True division and float-only unary ops on bool/integer tensors produce the default float.
 
 use super::DType;
@@ -27,6 +33,23 @@ pub enum ScalarKind {
     Float,
     /// Python `complex`.
     Complex,
+}
+
+/// How a 0-d tensor operand of a binary op takes part in type promotion when the other
+/// operand has dimensions (with two 0-d operands, or none, both are plain tensors).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ZeroDimRule {
+    /// PyTorch's (`torch.result_type`), ferrograd's default: the 0-d operand decides only
+    /// when its category (bool < integer < floating < complex) is higher than the
+    /// dimensioned operand's.
+    Torch,
+    /// Paddle's for its arithmetic and comparison ops: a 0-d operand of the dimensioned
+    /// operand's category leaves that operand's dtype; operands of two categories promote
+    /// as two tensors.
+    Paddle,
+    /// No 0-d rule: both operands promote as tensors (Paddle's `maximum`, `atan2`,
+    /// `where`, ...).
+    Plain,
 }
 
 impl DType {
@@ -68,6 +91,32 @@ impl DType {
             // no 8-bit type holds both: the smallest signed one that does
             (U8, I8) | (I8, U8) => I16,
             _ => a.max(b),
+        }
+    }
+
+    /// Result dtype of a binary op between a tensor of dtype `a` and one of dtype `b`,
+    /// where `a_0d` / `b_0d` say which of them is 0-d (see [`ZeroDimRule`]). Equal dtypes
+    /// return at once, before anything else is looked at.
+    pub fn promote_ranked(a: DType, a_0d: bool, b: DType, b_0d: bool, rule: ZeroDimRule) -> DType {
+        if a == b || a_0d == b_0d {
+            return Self::promote(a, b);
+        }
+        let (dim, zero) = if a_0d { (b, a) } else { (a, b) };
+        let (cd, cz) = (dim.category(), zero.category());
+        match rule {
+            ZeroDimRule::Plain => Self::promote(a, b),
+            ZeroDimRule::Paddle if cd == cz => dim,
+            ZeroDimRule::Paddle => Self::promote(a, b),
+            ZeroDimRule::Torch if cz <= cd => dim,
+            // a 0-d complex keeps a floating tensor's precision
+            ZeroDimRule::Torch if zero.is_complex() && dim.is_float() => {
+                if dim == DType::F64 {
+                    DType::C128
+                } else {
+                    DType::C64
+                }
+            }
+            ZeroDimRule::Torch => zero,
         }
     }
 
@@ -165,6 +214,39 @@ mod tests {
         assert_eq!(DType::promote(Bool, U8), U8);
         assert_eq!(DType::promote(U8, F16), F16);
         assert_eq!(DType::promote(I16, F32), F32);
+    }
+
+    #[test]
+    fn zero_dim_promotion() {
+        use DType::*;
+        use ZeroDimRule::*;
+        let r = DType::promote_ranked;
+        // PyTorch 2.x's torch.result_type for a [3] tensor and a 0-d one
+        assert_eq!(r(F32, false, F64, true, Torch), F32);
+        assert_eq!(r(F64, true, F32, false, Torch), F32);
+        assert_eq!(r(I32, false, F64, true, Torch), F64);
+        assert_eq!(r(F16, false, F32, true, Torch), F16);
+        assert_eq!(r(I8, false, I64, true, Torch), I8);
+        assert_eq!(r(U8, false, I8, true, Torch), U8);
+        assert_eq!(r(Bool, false, I64, true, Torch), I64);
+        assert_eq!(r(Bool, false, F64, true, Torch), F64);
+        assert_eq!(r(I64, false, F16, true, Torch), F16);
+        assert_eq!(r(BF16, false, F16, true, Torch), BF16);
+        assert_eq!(r(F32, false, C128, true, Torch), C64);
+        assert_eq!(r(F64, false, C64, true, Torch), C128);
+        assert_eq!(r(I32, false, C128, true, Torch), C128);
+        assert_eq!(r(C64, false, F64, true, Torch), C64);
+        // two 0-d tensors, or two dimensioned ones: plain promotion
+        assert_eq!(r(F32, true, F64, true, Torch), F64);
+        assert_eq!(r(F32, false, F64, false, Torch), F64);
+        // Paddle 3.3.1: one category keeps the tensor's dtype, two promote as tensors
+        assert_eq!(r(F32, false, F64, true, Paddle), F32);
+        assert_eq!(r(I8, false, I64, true, Paddle), I8);
+        assert_eq!(r(I32, false, F64, true, Paddle), F64);
+        assert_eq!(r(F32, false, C128, true, Paddle), C128);
+        assert_eq!(r(C64, false, F64, true, Paddle), C128);
+        assert_eq!(r(C64, false, C128, true, Paddle), C64);
+        assert_eq!(r(F32, false, F64, true, Plain), F64);
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use super::op::{OpKind, ReduceKind};
 use super::program::{fmt_shape, Dim, VarDesc};
-use crate::dtype::DType;
+use crate::dtype::{DType, ZeroDimRule};
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
 
@@ -194,7 +194,14 @@ pub fn infer(kind: &OpKind, inputs: &[&VarDesc]) -> Result<(DType, Vec<Dim>)> {
     match kind {
         OpKind::Binary(op) => {
             arity(&name, inputs, 2)?;
-            let dtype = Tensor::binary_result_dtype(*op, inputs[0].dtype, inputs[1].dtype)?;
+            // Paddle's 0-d promotion, as the op runs (`OpKind::run`)
+            let (a, b) = (inputs[0], inputs[1]);
+            let dtype = Tensor::binary_result_dtype_ranked(
+                *op,
+                (a.dtype, a.shape.is_empty()),
+                (b.dtype, b.shape.is_empty()),
+                ZeroDimRule::Paddle,
+            )?;
             Ok((dtype, broadcast(&name, inputs[0], inputs[1])?))
         }
         OpKind::Unary(op) => {

@@ -5,7 +5,7 @@
 use super::op_index_join_reduce::ExtOp;
 use super::optim_op::OptimizerStep;
 use super::pyfunc::PyFuncOp;
-use crate::dtype::DType;
+use crate::dtype::{DType, ZeroDimRule};
 use crate::error::{Error, Result};
 use crate::tensor::{BinaryOp, Tensor, UnaryOp};
 use std::sync::Arc;
@@ -169,7 +169,10 @@ impl OpKind {
         };
         let one = |t: Result<Tensor>| t.map(|t| vec![t]);
         match self {
-            OpKind::Binary(op) => one(inputs[0].binary(&inputs[1], *op)),
+            // Paddle's 0-d promotion: static programs are Paddle's API (as in `infer`)
+            OpKind::Binary(op) => {
+                one(inputs[0].binary_ranked(&inputs[1], *op, ZeroDimRule::Paddle))
+            }
             OpKind::Unary(op) => one(x()?.unary(*op)),
             OpKind::Clip(lo, hi) => one(x()?.clip(*lo, *hi)),
             OpKind::Cast(d) => one(x()?.to_dtype(*d)),

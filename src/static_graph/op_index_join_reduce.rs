@@ -221,7 +221,13 @@ impl ExtOp {
                 let y = inputs
                     .get(2)
                     .ok_or_else(|| Error::runtime("where: missing input"))?;
-                one(Tensor::where_(x, second()?, y))?
+                // Paddle's `where` promotes a 0-d operand as a tensor (as `infer` says)
+                one(Tensor::where_ranked(
+                    x,
+                    second()?,
+                    y,
+                    crate::dtype::ZeroDimRule::Plain,
+                ))?
             }
             ExtOp::TableReduce { op, args } => one(op.run(x, args))?,
             ExtOp::ArgReduce { axis, keepdim, max } => one(x.argmax_argmin(*axis, *keepdim, *max))?,

@@ -2,7 +2,7 @@
 //! dtype, broadcasting, and narrowing half results back.
 
 use super::Tensor;
-use crate::dtype::DType;
+use crate::dtype::{DType, ZeroDimRule};
 use crate::error::{Error, Result};
 pub use crate::kernels::binary::BinaryOp;
 use crate::layout::{broadcast_shapes, Layout};
@@ -22,10 +22,28 @@ impl Tensor {
     }
 
     /// The dtype `op` produces for `self op other` (its declared
-    /// [`BinaryDType`](crate::op_defs::BinaryDType) rule).
+    /// [`BinaryDType`](crate::op_defs::BinaryDType) rule), for two operands of equal rank
+    /// class (both 0-d or both dimensioned; see [`Tensor::binary_result_dtype_ranked`]).
     pub fn binary_result_dtype(op: BinaryOp, a: DType, b: DType) -> Result<DType> {
+        Self::result_dtype_of_common(op, DType::promote(a, b))
+    }
+
+    /// The dtype `op` produces for operands of dtypes `a`, `b`, of which those with
+    /// `a_0d` / `b_0d` set are 0-d, under the 0-d promotion `rule`
+    /// ([`DType::promote_ranked`]).
+    pub fn binary_result_dtype_ranked(
+        op: BinaryOp,
+        (a, a_0d): (DType, bool),
+        (b, b_0d): (DType, bool),
+        rule: ZeroDimRule,
+    ) -> Result<DType> {
+        let common = DType::promote_ranked(a, a_0d, b, b_0d, zero_dim_rule_of(op, rule));
+        Self::result_dtype_of_common(op, common)
+    }
+
+    /// `op`'s result dtype from its operands' common dtype.
+    fn result_dtype_of_common(op: BinaryOp, common: DType) -> Result<DType> {
         use crate::op_defs::BinaryDType as R;
-        let common = DType::promote(a, b);
         if common.is_complex() && !op.supports_complex() {
             return Err(Error::type_err(format!(
                 "{}: not supported for complex tensors (got {common})",
@@ -53,14 +71,40 @@ impl Tensor {
         })
     }
 
-    /// `self op other` with broadcasting and promotion; records nothing.
+    /// `self op other` with broadcasting and promotion (PyTorch's 0-d rule,
+    /// [`ZeroDimRule::Torch`]); records nothing.
     pub fn binary_raw(&self, other: &Tensor, op: BinaryOp) -> Result<Tensor> {
-        let out_dtype = Self::binary_result_dtype(op, self.dtype(), other.dtype())?;
+        self.binary_raw_ranked(other, op, ZeroDimRule::Torch)
+    }
+
+    /// The common dtype of `self` and `other` for `op` under the 0-d `rule`.
+    pub fn binary_common_dtype(&self, other: &Tensor, op: BinaryOp, rule: ZeroDimRule) -> DType {
+        let (a, b) = (self.dtype(), other.dtype());
+        if a == b {
+            return a;
+        }
+        let rule = zero_dim_rule_of(op, rule);
+        DType::promote_ranked(a, self.ndim() == 0, b, other.ndim() == 0, rule)
+    }
+
+    /// [`Tensor::binary_raw`] with a 0-d operand promoted by `rule`.
+    pub fn binary_raw_ranked(
+        &self,
+        other: &Tensor,
+        op: BinaryOp,
+        rule: ZeroDimRule,
+    ) -> Result<Tensor> {
+        let common = self.binary_common_dtype(other, op, rule);
+        let out_dtype = Self::result_dtype_of_common(op, common)?;
         let compute = if op.returns_bool() {
-            DType::promote(self.dtype(), other.dtype()).compute_dtype()
+            common.compute_dtype()
         } else {
             out_dtype.compute_dtype()
         };
+        if compute.is_int() && self.dtype() != other.dtype() {
+            check_fits(self, common, op)?;
+            check_fits(other, common, op)?;
+        }
         let shape = broadcast_shapes(self.shape(), other.shape(), op.name())?;
         let a = self.cast_raw(compute)?;
         let b = other.cast_raw(compute)?;
@@ -81,6 +125,59 @@ impl Tensor {
         }
         Ok(out)
     }
+}
+
+/// The 0-d rule `op` follows under `rule`: Paddle applies its 0-d rule only to its
+/// arithmetic and comparison ops (add, subtract, multiply, divide, remainder, pow,
+/// comparisons, copysign; `floor_divide`, `maximum`, `minimum`, `atan2`, logical and
+/// bitwise ops promote as tensors: Paddle 3.3.1's answers).
+fn zero_dim_rule_of(op: BinaryOp, rule: ZeroDimRule) -> ZeroDimRule {
+    use BinaryOp as B;
+    match (rule, op) {
+        (
+            ZeroDimRule::Paddle,
+            B::Add
+            | B::Sub
+            | B::Mul
+            | B::Div
+            | B::Rem
+            | B::Pow
+            | B::Eq
+            | B::Ne
+            | B::Lt
+            | B::Le
+            | B::Gt
+            | B::Ge
+            | B::Copysign,
+        ) => ZeroDimRule::Paddle,
+        (ZeroDimRule::Paddle, _) => ZeroDimRule::Plain,
+        (r, _) => r,
+    }
+}
+
+/// A 0-d integer operand that takes a narrower integer tensor's dtype (the 0-d rule:
+/// `int32[3] + int64[]` is int32) must hold a value of that dtype: PyTorch would wrap
+/// `2**40` to 0 silently; here, as for a Python integer, it is an error.
+fn check_fits(t: &Tensor, common: DType, op: BinaryOp) -> Result<()> {
+    if t.dtype() == common || t.ndim() != 0 || !t.dtype().is_int() {
+        return Ok(());
+    }
+    let (lo, hi): (i64, i64) = match common {
+        DType::U8 => (0, u8::MAX.into()),
+        DType::I8 => (i8::MIN.into(), i8::MAX.into()),
+        DType::I16 => (i16::MIN.into(), i16::MAX.into()),
+        DType::I32 => (i32::MIN.into(), i32::MAX.into()),
+        _ => return Ok(()),
+    };
+    let v = t.cast_raw(DType::I64)?.to_vec::<i64>()?[0];
+    if v < lo || v > hi {
+        return Err(Error::value(format!(
+            "{}: the 0-d {} tensor holds {v}, outside the range of {common}, the dtype of the              result (a 0-d tensor takes the dimensioned operand's dtype within its category,              PyTorch's rule); cast one operand explicitly (e.g. x.astype('int64'))",
+            op.name(),
+            t.dtype()
+        )));
+    }
+    Ok(())
 }
 
 /// Integer `//` and `%` by zero: an error, as in PyTorch and Paddle (NumPy returns 0 with

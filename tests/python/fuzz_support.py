@@ -105,8 +105,13 @@ def viewed(draw, dtype=None, shape=None, special=True, lo=-8.0, hi=8.0):
     return a, fg.tensor(a, dtype=dtype)
 
 
-def promote(a: str, b: str) -> str:
-    """ferrograd's documented promotion of two tensor dtypes (README "Type promotion")."""
+def promote(a: str, b: str, a_0d: bool = False, b_0d: bool = False) -> str:
+    """ferrograd's documented promotion of two tensor dtypes (docs/tensors.md "Type
+    promotion"); `a_0d` / `b_0d` mark 0-d operands: with exactly one, PyTorch's rule (it
+    decides only when its category is higher; these dtypes have no complex)."""
+    if a != b and a_0d != b_0d:
+        dim, zero = (b, a) if a_0d else (a, b)
+        return dim if CATEGORY[zero] <= CATEGORY[dim] else zero
     ca, cb = CATEGORY[a], CATEGORY[b]
     if ca != cb:
         return a if ca > cb else b

@@ -3,7 +3,7 @@
 
 use super::saved;
 use crate::autograd::{Grads, Recorder};
-use crate::dtype::DType;
+use crate::dtype::{DType, ZeroDimRule};
 use crate::error::{Error, Result};
 #[allow(unused_imports)] // the table's formulas name some of these
 use crate::op_defs::binary::fns::*;
@@ -187,9 +187,16 @@ macro_rules! binary_grads {
 crate::op_defs::for_each_binary_op!(binary_grads);
 
 impl Tensor {
-    /// `self op other` with broadcasting, recording the gradient when needed.
+    /// `self op other` with broadcasting, recording the gradient when needed (PyTorch's
+    /// 0-d promotion, [`ZeroDimRule::Torch`]).
     pub fn binary(&self, other: &Tensor, op: BinaryOp) -> Result<Tensor> {
-        let out = self.binary_raw(other, op)?;
+        self.binary_ranked(other, op, ZeroDimRule::Torch)
+    }
+
+    /// [`Tensor::binary`] with a 0-d operand promoted by `rule` (the gradients reach each
+    /// input in its own dtype and shape).
+    pub fn binary_ranked(&self, other: &Tensor, op: BinaryOp, rule: ZeroDimRule) -> Result<Tensor> {
+        let out = self.binary_raw_ranked(other, op, rule)?;
         if !op.has_gradient() || !out.dtype().is_differentiable() {
             return Ok(out);
         }
@@ -249,9 +256,20 @@ impl Tensor {
         self.binary_with_scalar(&self.scalar_like(v), BinaryOp::Sub, true)
     }
 
-    /// `cond ? x : y` elementwise with broadcasting; differentiable in `x` and `y`.
+    /// `cond ? x : y` elementwise with broadcasting; differentiable in `x` and `y`
+    /// (PyTorch's 0-d promotion of `x` and `y`).
     pub fn where_(cond: &Tensor, x: &Tensor, y: &Tensor) -> Result<Tensor> {
-        let out = Self::where_raw(cond, x, y)?;
+        Self::where_ranked(cond, x, y, ZeroDimRule::Torch)
+    }
+
+    /// [`Tensor::where_`] with a 0-d `x` or `y` promoted by `rule`.
+    pub fn where_ranked(
+        cond: &Tensor,
+        x: &Tensor,
+        y: &Tensor,
+        rule: ZeroDimRule,
+    ) -> Result<Tensor> {
+        let out = Self::where_raw_ranked(cond, x, y, rule)?;
         if !out.dtype().is_differentiable() {
             return Ok(out);
         }
@@ -277,9 +295,25 @@ impl Tensor {
         Ok(out)
     }
 
-    /// Raw `where`: promotes `x` and `y`, broadcasts all three.
+    /// Raw `where`: promotes `x` and `y` (PyTorch's 0-d rule), broadcasts all three.
     pub fn where_raw(cond: &Tensor, x: &Tensor, y: &Tensor) -> Result<Tensor> {
-        let dtype = crate::dtype::DType::promote(x.dtype(), y.dtype());
+        Self::where_raw_ranked(cond, x, y, ZeroDimRule::Torch)
+    }
+
+    /// [`Tensor::where_raw`] with a 0-d `x` or `y` promoted by `rule`.
+    fn where_raw_ranked(
+        cond: &Tensor,
+        x: &Tensor,
+        y: &Tensor,
+        rule: ZeroDimRule,
+    ) -> Result<Tensor> {
+        let dtype = crate::dtype::DType::promote_ranked(
+            x.dtype(),
+            x.ndim() == 0,
+            y.dtype(),
+            y.ndim() == 0,
+            rule,
+        );
         let shape = crate::layout::broadcast_shapes(x.shape(), y.shape(), "where")?;
         let shape = crate::layout::broadcast_shapes(cond.shape(), &shape, "where")?;
         let c = cond

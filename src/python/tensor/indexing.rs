@@ -7,7 +7,7 @@
 //! (torch), and the keywords `num_or_sections=` / `split_size_or_sections=` decide either.
 
 use crate::autograd::ops::index::IndexItem;
-use crate::dtype::DType;
+use crate::dtype::{DType, ZeroDimRule};
 use crate::python::errors::IntoPy;
 use crate::python::interop::convert::{operand, scalar_kind, to_tensor};
 use crate::python::tensor::class::{wrap, PyTensor};
@@ -523,6 +523,24 @@ pub fn split(
     }
 }
 
+/// How `where` promotes a 0-d `x` or `y`: PyTorch's rule, or (Paddle code) as two tensors,
+/// as Paddle 3.3.1's `where` does. The dialect is asked only when the two differ.
+fn where_rule(py: Python<'_>, x: &Tensor, y: &Tensor) -> PyResult<ZeroDimRule> {
+    let (a, b) = (x.dtype(), y.dtype());
+    let (a0, b0) = (x.ndim() == 0, y.ndim() == 0);
+    if a == b
+        || DType::promote_ranked(a, a0, b, b0, ZeroDimRule::Torch)
+            == DType::promote_ranked(a, a0, b, b0, ZeroDimRule::Plain)
+    {
+        return Ok(ZeroDimRule::Torch);
+    }
+    Ok(if crate::python::dialect::caller_is_paddle(py)? {
+        ZeroDimRule::Plain
+    } else {
+        ZeroDimRule::Torch
+    })
+}
+
 /// `condition ? x : y` elementwise; with only `condition`, its non-zero indices.
 #[pyfunction]
 #[pyo3(name = "where", signature = (condition, x=None, y=None, name=None))]
@@ -543,7 +561,8 @@ pub fn where_fn(
                 .or_else(|_| y.cast::<PyTensor>().map(|t| t.get().inner().dtype()))
                 .unwrap_or(crate::dtype::default_float());
             let (xt, yt) = (operand(x, like)?, operand(y, like)?);
-            Ok(wrap(py, Tensor::where_(&c, &xt, &yt).py()?)?.into_any())
+            let rule = where_rule(py, &xt, &yt)?;
+            Ok(wrap(py, Tensor::where_ranked(&c, &xt, &yt, rule).py()?)?.into_any())
         }
         (None, None) => {
             let nz = c.nonzero().py()?;

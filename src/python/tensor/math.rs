@@ -2,6 +2,7 @@
 //! are in `reduce.rs`).
 //! Each method extracts its arguments and calls one differentiable op of the core.
 
+use crate::dtype::ZeroDimRule;
 use crate::python::args::{operand_arg, scaled_operand, type_name};
 use crate::python::errors::IntoPy;
 use crate::python::interop::convert::{operand, tensor_item};
@@ -96,16 +97,44 @@ fn bin(py: Python<'_>, a: &Tensor, other: &Bound<'_, PyAny>, op: BinaryOp, refle
     // a Python number: captured by the formula, never an input or a saved tensor
     let (b, number) = crate::python::interop::convert::classified_operand(other, a.dtype())?;
     let work = a.numel().max(b.numel());
+    let rule = if number {
+        ZeroDimRule::Torch
+    } else {
+        zero_dim_rule(py, a, &b, op)?
+    };
     let r = maybe_detach(py, work, || {
         if number {
             a.binary_with_scalar(&b, op, reflected)
         } else if reflected {
-            b.binary(a, op)
+            b.binary_ranked(a, op, rule)
         } else {
-            a.binary(&b, op)
+            a.binary_ranked(&b, op, rule)
         }
     });
     wrap(py, r.py()?)
+}
+
+/// The 0-d promotion rule for `a op b` (docs/dialects.md): PyTorch's, or Paddle's in
+/// Paddle code. Only a pair of different dtypes, one of them 0-d, for which the two rules
+/// give different dtypes asks for the caller's dialect (a Python call); every other pair,
+/// equal dtypes first, decides from the dtypes alone.
+pub(crate) fn zero_dim_rule(
+    py: Python<'_>,
+    a: &Tensor,
+    b: &Tensor,
+    op: BinaryOp,
+) -> PyResult<ZeroDimRule> {
+    if a.dtype() == b.dtype()
+        || a.binary_common_dtype(b, op, ZeroDimRule::Torch)
+            == a.binary_common_dtype(b, op, ZeroDimRule::Paddle)
+    {
+        return Ok(ZeroDimRule::Torch);
+    }
+    Ok(if crate::python::dialect::caller_is_paddle(py)? {
+        ZeroDimRule::Paddle
+    } else {
+        ZeroDimRule::Torch
+    })
 }
 
 /// A binary op with its extra torch keyword (the table's `extra` column): `alpha` scales
