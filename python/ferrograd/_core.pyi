@@ -3107,9 +3107,7 @@ def _class_loss(
 def _dropout(x: Tensor, p: _float, upscale: _bool) -> Tensor:
     """Dropout with ``0 < p < 1`` (one graph node; mask from the default generator)."""
 
-def _linear(
-    x: Tensor, weight: Tensor, bias: Tensor | None = None, in_out: bool = False
-) -> Tensor:
+def _linear(x: Tensor, weight: Tensor, bias: Tensor | None = None, in_out: _bool = False) -> Tensor:
     """``x @ weight.T + bias`` with ``weight`` ``[out, in]``, or with ``in_out``
     ``x @ weight + bias`` with ``weight`` ``[in, out]`` (one graph node)."""
 
