@@ -92,5 +92,8 @@ pub fn _linear(
     let b = bias.map(|b| b.get().inner());
     let b = b.as_deref();
     let work = t.numel().max(w.numel());
-    wrap(py, maybe_detach(py, work, || t.linear_in_layout(w, b, in_out)).py()?)
+    wrap(
+        py,
+        maybe_detach(py, work, || t.linear_in_layout(w, b, in_out)).py()?,
+    )
 }
