@@ -1,4 +1,4 @@
-"""Shared dtype lists of the creation tests (test_creation*.py)."""
+"""Shared dtype lists of the creation and API tests (test_creation*.py, test_api_polish.py)."""
 
 from __future__ import annotations
 

@@ -16,20 +16,8 @@ import sys
 import ferrograd as fg
 import numpy as np
 import pytest
+from creation_support import ALL_DTYPES
 from ferrograd import _core, _dialect_aliases
-
-ALL_DTYPES = [
-    "bool",
-    "int32",
-    "int64",
-    "float16",
-    "bfloat16",
-    "float32",
-    "float64",
-    "complex64",
-    "complex128",
-]
-
 
 # ---------------------------------------------------------------------------------------
 # 1. pickling dtypes
@@ -58,19 +46,6 @@ def test_dtype_from_name_only_returns_dtypes():
     for bad in ["Tensor", "zeros", "no_such_dtype"]:
         with pytest.raises(ValueError, match="not a ferrograd dtype"):
             fg.dtype_from_name(bad)
-
-
-ALL_DTYPES = [
-    "bool",
-    "int32",
-    "int64",
-    "float16",
-    "bfloat16",
-    "float32",
-    "float64",
-    "complex64",
-    "complex128",
-]
 
 
 # ---------------------------------------------------------------------------------------

@@ -122,3 +122,23 @@ def test_lbfgs_maximize(ls):
     o.step(closure)
     # torch 2.15 (both line searches end there after 3 steps)
     np.testing.assert_allclose(x.detach().numpy(), [0.8688127062, 1.4233029909], rtol=1e-8)
+
+
+@pytest.mark.parametrize("kind", ["chained", "sequential"])
+def test_composed_schedules_state_dict_round_trip(kind):
+    """A schedule made of others saves its schedulers' states and resumes from them."""
+
+    def make():
+        o = _sgd()
+        parts = [S.ConstantLR(o, factor=0.5, total_iters=3), S.ExponentialLR(o, 0.9)]
+        if kind == "chained":
+            return o, S.ChainedScheduler(parts)
+        return o, S.SequentialLR(o, parts, milestones=[2])
+
+    o1, s1 = make()
+    _run(o1, s1, 3)
+    o2, s2 = make()
+    s2.load_state_dict(s1.state_dict())
+    o2.param_groups[0]["lr"] = o1.param_groups[0]["lr"]
+    assert "_schedulers" in s1.state_dict() and "optimizer" not in s1.state_dict()
+    np.testing.assert_allclose(_run(o2, s2, 4), _run(o1, s1, 4), rtol=1e-12)

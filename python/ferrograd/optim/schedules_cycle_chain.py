@@ -7,8 +7,8 @@ from typing import Any, Callable, Sequence
 
 from .lr_scheduler import CosineAnnealingLR, LRScheduler, StepLR, _positive_int
 from .schedules_closed_form import ExponentialLR, MultiStepLR
-from .schedules_cyclic import _per_group
-from .schedules_more import ConstantLR, LinearLR, MultiplicativeLR, PolynomialLR
+from .schedules_cyclic import _momentum_key, _per_group
+from .schedules_more import ConstantLR, LinearLR, MultiplicativeLR, PolynomialLR, _ComposedState
 
 _MODES: dict[str, tuple[Callable[[float], float], str]] = {
     "triangular": (lambda x: 1.0, "cycle"),
@@ -96,15 +96,7 @@ class CyclicLR(LRScheduler):
         self.cycle_momentum = bool(cycle_momentum)
         self._mom_key: str | None = None
         if self.cycle_momentum:
-            defaults = optimizer.defaults
-            if "momentum" in defaults:
-                self._mom_key = "momentum"
-            elif "betas" in defaults:
-                self._mom_key = "betas"
-            else:
-                raise ValueError(
-                    "optimizer must support momentum or beta1 with `cycle_momentum` enabled"
-                )
+            self._mom_key = _momentum_key(optimizer)
             self.base_momentums = _per_group(base_momentum, n, "base_momentum")
             self.max_momentums = _per_group(max_momentum, n, "max_momentum")
         if torch_style:
@@ -166,7 +158,7 @@ _CHAINABLE = (
 )
 
 
-class ChainedScheduler(LRScheduler):
+class ChainedScheduler(_ComposedState, LRScheduler):
     """PyTorch's ``ChainedScheduler(schedulers, optimizer=None)``: every ``step()`` steps
     each scheduler, and the rate is the product of their factors: ``base_lr *
     prod(rate_i / base_lr)``. Accepted: ``StepLR``, ``MultiStepLR``, ``ExponentialLR``,
@@ -223,16 +215,3 @@ class ChainedScheduler(LRScheduler):
 
     def _rates(self, epoch: int) -> list[float]:
         return list(self._last_lr)
-
-    def state_dict(self) -> dict[str, Any]:
-        """Its own state and each scheduler's."""
-        own = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
-        own["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return own
-
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        """Restores ``state_dict()``'s output (the schedulers' too)."""
-        state = dict(state_dict)
-        for s, sd in zip(self._schedulers, state.pop("_schedulers", [])):
-            s.load_state_dict(sd)
-        self.__dict__.update(state)

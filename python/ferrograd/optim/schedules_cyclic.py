@@ -17,6 +17,17 @@ def _anneal(strategy: str) -> Any:
     raise ValueError(f"anneal_strategy must be 'cos' or 'linear', got {strategy!r}")
 
 
+def _momentum_key(optimizer: Any) -> str:
+    """The hyper-parameter a cycling schedule moves with the rate: ``momentum`` (SGD,
+    RMSprop) or ``betas`` (Adam's beta1)."""
+    defaults = optimizer.defaults
+    if "momentum" in defaults:
+        return "momentum"
+    if "betas" in defaults:
+        return "betas"
+    raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` enabled")
+
+
 def _per_group(value: Any, n: int, name: str) -> list[float]:
     if isinstance(value, (list, tuple)):
         if len(value) != n:
@@ -112,15 +123,7 @@ class OneCycleLR(LRScheduler):
         self._mom_points: list[list[float]] = []
         self._mom_key = None
         if self.cycle_momentum:
-            defaults = optimizer.defaults
-            if "momentum" in defaults:
-                self._mom_key = "momentum"
-            elif "betas" in defaults:
-                self._mom_key = "betas"
-            else:
-                raise ValueError(
-                    "optimizer must support momentum or beta1 with `cycle_momentum` enabled"
-                )
+            self._mom_key = _momentum_key(optimizer)
             lows = _per_group(base_momentum, n, "base_momentum")
             highs = _per_group(max_momentum, n, "max_momentum")
             self._mom_points = [

@@ -304,7 +304,27 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 g["lr"] = r
 
 
-class SequentialLR(LRScheduler):
+class _ComposedState:
+    """``state_dict`` / ``load_state_dict`` of a schedule made of others
+    (``self._schedulers``): its own fields and each scheduler's state."""
+
+    _schedulers: list[Any]
+
+    def state_dict(self) -> dict[str, Any]:
+        """Its own state and each scheduler's."""
+        own = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        own["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return own
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restores ``state_dict()``'s output (the schedulers' too)."""
+        state = dict(state_dict)
+        for s, sd in zip(self._schedulers, state.pop("_schedulers", [])):
+            s.load_state_dict(sd)
+        self.__dict__.update(state)
+
+
+class SequentialLR(_ComposedState, LRScheduler):
     """PyTorch's ``SequentialLR(optimizer, schedulers, milestones)``: ``schedulers[i]``
     drives the rate from ``milestones[i-1]`` on (the first until ``milestones[0]``), each
     restarting at its own epoch 0 when it takes over (e.g. a ``LinearLR`` warm-up, then
@@ -365,16 +385,3 @@ class SequentialLR(LRScheduler):
     def get_lr(self) -> Any:
         """The rates set by the last step."""
         return list(self._last_lr)
-
-    def state_dict(self) -> dict[str, Any]:
-        """Its own state and each scheduler's."""
-        own = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
-        own["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return own
-
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        """Restores ``state_dict()``'s output (the schedulers' too)."""
-        state = dict(state_dict)
-        for s, sd in zip(self._schedulers, state.pop("_schedulers", [])):
-            s.load_state_dict(sd)
-        self.__dict__.update(state)
