@@ -2,7 +2,7 @@
 
 use super::Tensor;
 use crate::dtype::DType;
-use crate::error::Result;
+use crate::error::{Error, Result};
 pub use crate::kernels::unary::UnaryOp;
 use crate::layout::Layout;
 use crate::op_defs::DTypeRule;
@@ -52,11 +52,50 @@ impl Tensor {
         Ok(out)
     }
 
-    /// `clip(self, min, max)`; records nothing.
+    /// `clip(self, min, max)`; records nothing. On an integer tensor a bound beyond the
+    /// dtype's range on the side where it clamps nothing is dropped, and one that would
+    /// clamp every value to an unrepresentable number is a `ValueError` (PyTorch's rule;
+    /// converting it would wrap: `clip(int32, max=2**31)` gave `-2**31` everywhere).
     pub fn clip_raw(&self, min: Option<f64>, max: Option<f64>) -> Result<Tensor> {
         let d = self.dtype();
+        let (min, max) = int_clip_bounds(d, min, max)?;
         let x = self.cast_raw(d.compute_dtype())?;
         let s = crate::kernels::unary::clip_storage(x.storage(), x.layout(), min, max)?;
         Tensor::from_parts(Arc::new(s), Layout::contiguous(self.shape())).cast_raw(d)
     }
+}
+
+/// `clip`'s bounds for dtype `d` (see [`Tensor::clip_raw`]): unchanged unless `d` is an
+/// integer dtype and a bound lies outside its range.
+fn int_clip_bounds(
+    d: DType,
+    min: Option<f64>,
+    max: Option<f64>,
+) -> Result<(Option<f64>, Option<f64>)> {
+    let (lo, hi) = match d {
+        DType::U8 => (0.0, f64::from(u8::MAX)),
+        DType::I8 => (f64::from(i8::MIN), f64::from(i8::MAX)),
+        DType::I16 => (f64::from(i16::MIN), f64::from(i16::MAX)),
+        DType::I32 => (f64::from(i32::MIN), f64::from(i32::MAX)),
+        // (i64::MAX rounds up to 2**63 as f64; a bound of 2**63 converts saturating)
+        DType::I64 => (i64::MIN as f64, i64::MAX as f64),
+        _ => return Ok((min, max)),
+    };
+    let outside = |name: &str, v: f64| {
+        Error::value(format!(
+            "clip: {name} value {v} is outside the representable range of {d}; cast the \
+             tensor to a wider dtype first"
+        ))
+    };
+    let min = match min {
+        Some(v) if v > hi => return Err(outside("min", v)),
+        Some(v) if v < lo => None,
+        m => m,
+    };
+    let max = match max {
+        Some(v) if v < lo => return Err(outside("max", v)),
+        Some(v) if v > hi => None,
+        m => m,
+    };
+    Ok((min, max))
 }

@@ -3,6 +3,7 @@
 
 import ferrograd as torch
 import numpy as np
+import pytest
 
 
 def test_clamp_int_tensor_with_float_bound_promotes():
@@ -77,3 +78,25 @@ def test_full_with_int_fill_is_int64_in_torch_code():
     assert torch.full((2,), 3).dtype == torch.int64
     assert torch.full((2,), 3, dtype=torch.float64).dtype == torch.float64
     assert torch.full((2,), True).dtype == torch.bool
+
+
+def test_clamp_int_tensor_with_bounds_beyond_its_range():
+    """A bound past int32's range on the side that clamps nothing is ignored (converting
+    it wrapped: ``clamp(int32, max=2**31)`` gave ``-2**31`` everywhere); one that would
+    clamp everything to an unrepresentable value raises (PyTorch 2.15 answers the same)."""
+    x = torch.tensor([1, 2, 3], dtype=torch.int32)
+    for kw in ({"max": 2**40}, {"max": 2**31}, {"min": -(2**40)}, {"max": 2**31 - 1}):
+        out = torch.clamp(x, **kw)
+        assert out.dtype == torch.int32 and out.tolist() == [1, 2, 3]
+    assert x.clip(max=2**40).tolist() == [1, 2, 3]
+    assert torch.clamp(x, min=2, max=2**40).tolist() == [2, 2, 3]
+    for kw in ({"max": -(2**40)}, {"min": 2**31}):
+        with pytest.raises(ValueError, match="outside the representable range of int32"):
+            torch.clamp(x, **kw)
+    u8 = torch.tensor([1, 2, 3], dtype=torch.uint8)
+    assert torch.clamp(u8, max=300).tolist() == [1, 2, 3]
+    assert torch.clamp(u8, min=-5).tolist() == [1, 2, 3]
+    with pytest.raises(ValueError, match="uint8"):
+        torch.clamp(u8, max=-5)
+    i64 = torch.tensor([1, -(2**62)])
+    assert torch.clamp(i64, min=-(2**70), max=2**70).tolist() == [1, -(2**62)]
