@@ -177,10 +177,30 @@ def pack_sequence(sequences: Sequence[Tensor], enforce_sorted: bool = True) -> P
     return pack_padded_sequence(pad_sequence(seqs), lengths, enforce_sorted=enforce_sorted)
 
 
+def unpad_sequence(
+    padded_sequences: Tensor, lengths: Any, batch_first: bool = False
+) -> list[Tensor]:
+    """The inverse of :func:`pad_sequence`: the list of ``[L_i, *]`` tensors held in
+    ``padded_sequences`` (``[max L, B, *]``, or ``[B, max L, *]`` with ``batch_first``),
+    ``lengths[i]`` rows each (differentiable: each is a slice of the padded tensor)."""
+    x = padded_sequences if batch_first else padded_sequences.transpose(0, 1)
+    lens = lengths_array(lengths, x.shape[0], x.shape[1], "unpad_sequence")
+    return [x[i, : int(n)] for i, n in enumerate(lens)]
+
+
+def unpack_sequence(packed_sequences: PackedSequence) -> list[Tensor]:
+    """The inverse of :func:`pack_sequence`: the packed batch as a list of ``[L_i, *]``
+    tensors, in the order they were packed."""
+    padded, lengths = pad_packed_sequence(packed_sequences, batch_first=True)
+    return unpad_sequence(padded, lengths, batch_first=True)
+
+
 __all__ = [
     "PackedSequence",
     "pack_padded_sequence",
     "pad_packed_sequence",
     "pad_sequence",
     "pack_sequence",
+    "unpad_sequence",
+    "unpack_sequence",
 ]
