@@ -215,10 +215,13 @@ from .rnn_cells import SimpleRNNCell as SimpleRNNCell  # noqa: E402
 
 utils.rnn = _rnn_packing  # type: ignore[attr-defined]
 _sys.modules[__name__ + ".utils.rnn"] = _rnn_packing
-# nn.utils.parametrize / nn.utils.parametrizations (parametrize.py, parametrizations.py)
+# nn.utils.fusion / parametrize / parametrizations (fusion.py, parametrize.py, parametrizations.py)
+from . import fusion as _fusion  # noqa: E402
 from . import parametrizations as _parametrizations  # noqa: E402
 from . import parametrize as _parametrize  # noqa: E402
 
+utils.fusion = _fusion  # type: ignore[attr-defined]
+_sys.modules[__name__ + ".utils.fusion"] = _fusion
 utils.parametrize = _parametrize  # type: ignore[attr-defined]
 utils.parametrizations = _parametrizations  # type: ignore[attr-defined]
 _sys.modules[__name__ + ".utils.parametrize"] = _parametrize

@@ -1,4 +1,5 @@
-"""``nn.utils``: gradient clipping and flattening parameters into one vector."""
+"""``nn.utils``: gradient clipping, flattening parameters into one vector, and folding
+batch norm into the layer before it (``fusion.py``)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,12 @@ from collections.abc import Iterable
 from .. import _core
 from ..grad_mode import no_grad
 from .clip import clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm
+from .fusion import (
+    fuse_conv_bn_eval,
+    fuse_conv_bn_weights,
+    fuse_linear_bn_eval,
+    fuse_linear_bn_weights,
+)
 
 Tensor = _core.Tensor
 
@@ -45,6 +52,10 @@ __all__ = [
     "clip_grad_norm_",
     "clip_grad_value_",
     "clip_grads_with_norm_",
+    "fuse_conv_bn_eval",
+    "fuse_conv_bn_weights",
+    "fuse_linear_bn_eval",
+    "fuse_linear_bn_weights",
     "get_total_norm",
     "parameters_to_vector",
     "vector_to_parameters",
