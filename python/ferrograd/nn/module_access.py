@@ -29,10 +29,7 @@ class ModuleAccess:
         """The parameter at the dotted path ``target``."""
         from .parameter import Parameter
 
-        path, _, name = target.rpartition(".")
-        mod = self.get_submodule(path)
-        if not hasattr(mod, name):
-            raise AttributeError(f"{type(mod).__name__} has no attribute `{name}`")
+        mod, name = self._owner(target)
         p = getattr(mod, name)
         if not isinstance(p, Parameter):
             raise AttributeError(f"`{name}` is not an nn.Parameter")
@@ -40,13 +37,19 @@ class ModuleAccess:
 
     def get_buffer(self, target: str) -> Any:
         """The buffer at the dotted path ``target``."""
+        mod, name = self._owner(target)
+        if name not in mod._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return mod._buffers[name]
+
+    def _owner(self, target: str) -> tuple[Any, str]:
+        """The module holding the last name of the dotted path ``target``, and that name
+        (which it must have)."""
         path, _, name = target.rpartition(".")
         mod = self.get_submodule(path)
         if not hasattr(mod, name):
             raise AttributeError(f"{type(mod).__name__} has no attribute `{name}`")
-        if name not in mod._buffers:
-            raise AttributeError(f"`{name}` is not a buffer")
-        return mod._buffers[name]
+        return mod, name
 
     def set_submodule(self, target: str, module: Any, strict: bool = False) -> None:
         """Puts ``module`` at the dotted path ``target`` (its parent must exist; with
