@@ -11,7 +11,9 @@ Its output is checked in (type checkers and readers see plain code) and
 
 The reductions (``src/op_defs/reduce.rs``, ``_reduce_op_table()``) and the shape ops
 (``src/op_defs/shape.rs``, ``_shape_op_table()``) get their stubs and static ``Variable``
-methods with the signature their entry declares.
+methods with the signature their entry declares. The factories declared in
+``creation_factories!`` (``src/python/creation.rs``, ``_creation_op_table()``) get their
+stubs, module names and ``__all__`` entries from their signature family.
 
 Usage (after rebuilding the extension)::
 
@@ -109,16 +111,17 @@ def _variable_methods(ops: list[Op]) -> list[str]:
     return out
 
 
-def _def(name: str, params: list[str], ret: str) -> list[str]:
+def _def(name: str, params: list[str], ret: str, indent: str = "    ") -> list[str]:
     """A stub ``def`` line as ruff formats it: on one line, with the parameters on one
-    indented line, or one parameter per line."""
-    one = f"    def {name}({', '.join(params)}) -> {ret}:"
+    indented line, or one parameter per line (``indent``: the def's own indentation)."""
+    one = f"{indent}def {name}({', '.join(params)}) -> {ret}:"
     if len(one) <= LINE_LENGTH:
         return [one]
-    hug = "        " + ", ".join(params)
+    inner = indent + "    "
+    hug = inner + ", ".join(params)
     if len(hug) <= LINE_LENGTH:
-        return [f"    def {name}(", hug, f"    ) -> {ret}:"]
-    return [f"    def {name}(", *[f"        {p}," for p in params], f"    ) -> {ret}:"]
+        return [f"{indent}def {name}(", hug, f"{indent}) -> {ret}:"]
+    return [f"{indent}def {name}(", *[f"{inner}{p}," for p in params], f"{indent}) -> {ret}:"]
 
 
 # stub annotation of each extra keyword of the binary table
@@ -352,10 +355,65 @@ def _shape_variable_methods(ops: list[ShapeRow]) -> list[str]:
     return out
 
 
+# (name, family macro, doc) per table-declared factory (src/python/creation.rs)
+Factory = tuple[str, str, str]
+
+# the keywords every factory takes after its family's own parameters
+_FACTORY_FLAGS = [
+    "requires_grad: _bool = False",
+    "stop_gradient: _bool | None = None",
+]
+
+
+def _creation_stubs(rows: list[Factory]) -> list[str]:
+    """Module-level stubs: a shape factory as ints or Paddle's positional form (a
+    sequence, then dtype and name), with ``shape=``/``size=``; a like factory after ``x``."""
+    out: list[str] = []
+    for name, family, doc in rows:
+        extra = ["generator: Generator | None = None"] if family == "random_factory" else []
+        if family == "like_factory":
+            params = ["x: Tensor", "dtype: _DTypeLike | None = None", "name: str | None = None"]
+            params += ["*", *_FACTORY_FLAGS, "device: object = None"]
+            out += [*_top_def(name, params), f'    """{_rst(doc)}"""', ""]
+            continue
+        keywords = [
+            "dtype: _DTypeLike | None = None",
+            *_FACTORY_FLAGS,
+            "name: str | None = None",
+            "device: object = None",
+            *extra,
+        ]
+        shape_kw = [
+            "shape: _ShapeLike | SupportsIndex | None = None",
+            "size: _ShapeLike | None = None",
+        ]
+        ints = ["*dims: SupportsIndex", *keywords, *shape_kw]
+        out += ["@overload", *_top_def(name, ints), f'    """{_rst(doc)}"""', ""]
+        paddle = ["paddle_shape: _ShapeLike", "paddle_dtype: _DTypeLike | None = None"]
+        paddle += ["paddle_name: str | None = None", "/", "*", *keywords]
+        alt = _top_def(name, paddle)
+        out += ["@overload", *alt[:-1], alt[-1] + " ..."]
+    return [*out, ""] if out and out[-1].endswith("...") else out  # (ruff: a blank line)
+
+
+def _top_def(name: str, params: list[str]) -> list[str]:
+    """A module-level stub ``def`` as ruff formats it (one parameter per line when long)."""
+    return _def(name, params, "Tensor", indent="")
+
+
+def _creation_names(rows: list[Factory]) -> list[str]:
+    return [f"{name} = _core.{name}" for name, _, _ in rows]
+
+
+def _creation_all(rows: list[Factory]) -> list[str]:
+    return [f'    "{name}",' for name, _, _ in rows]
+
+
 UNARY = "src/op_defs/unary.rs"
 BINARY = "src/op_defs/binary.rs"
 REDUCE = "src/op_defs/reduce.rs"
 SHAPE = "src/op_defs/shape.rs"
+CREATION = "src/python/creation.rs"
 
 # (file, block name, source table, renderer)
 BLOCKS: list[tuple[Path, str, str, Callable[[list[Any]], list[str]]]] = [
@@ -392,6 +450,10 @@ BLOCKS: list[tuple[Path, str, str, Callable[[list[Any]], list[str]]]] = [
         SHAPE,
         _shape_variable_methods,
     ),
+    (PKG / "_core.pyi", "creation factories", CREATION, _creation_stubs),
+    (PKG / "_core.pyi", "creation __all__", CREATION, _creation_all),
+    (PKG / "_dialect_aliases.py", "creation functions", CREATION, _creation_names),
+    (PKG / "_dialect_aliases.py", "creation __all__", CREATION, _creation_all),
 ]
 
 
@@ -447,7 +509,8 @@ def table() -> dict[str, list[Any]]:
         (n, d, list(p), list(k), v, r, node, va, a, sig)
         for n, d, p, k, v, r, node, va, a, sig in _core._shape_op_table()
     ]
-    return {UNARY: unary, BINARY: binary, REDUCE: reduce, SHAPE: shape}
+    creation = [tuple(row) for row in _core._creation_op_table()]
+    return {UNARY: unary, BINARY: binary, REDUCE: reduce, SHAPE: shape, CREATION: creation}
 
 
 def main(argv: list[str]) -> int:

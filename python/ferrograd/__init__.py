@@ -35,7 +35,6 @@ from ._core import complex128 as complex128
 from ._core import concat as concat
 from ._core import dtype as dtype
 from ._core import empty_buffer_cache as empty_buffer_cache
-from ._core import empty_like as empty_like
 from ._core import eye as eye
 from ._core import float16 as float16
 from ._core import float32 as float32
@@ -49,7 +48,6 @@ from ._core import int16 as int16
 from ._core import int32 as int32
 from ._core import int64 as int64
 from ._core import linspace as linspace
-from ._core import ones_like as ones_like
 from ._core import randint as randint
 from ._core import set_buffer_cache_limit as set_buffer_cache_limit
 from ._core import stack as stack
@@ -57,14 +55,8 @@ from ._core import tensor as tensor
 from ._core import to_tensor as to_tensor
 from ._core import uint8 as uint8
 from ._core import where as where
-from ._core import zeros_like as zeros_like
 from ._dialect_aliases import *  # noqa: F403  (the method-backed functions; listed in _dialect_aliases.__all__)
 from ._dialect_aliases import install_tensor_aliases
-from ._dropin import empty as empty  # (accepts shape=)
-from ._dropin import ones as ones  # (accepts shape=)
-from ._dropin import rand as rand  # (accepts shape=)
-from ._dropin import randn as randn  # (accepts shape=)
-from ._dropin import zeros as zeros  # (accepts shape=)
 from ._shared_spellings import split as split  # (the dialect rule: _shared_spellings.py)
 from ._size import Size as Size
 from .grad_mode import enable_grad as enable_grad
@@ -220,19 +212,11 @@ __all__ = [
     "from_numpy",
     "as_tensor",
     "from_dlpack",
-    "zeros",
-    "ones",
-    "empty",
     "full",
-    "zeros_like",
-    "ones_like",
-    "empty_like",
     "full_like",
     "arange",
     "linspace",
     "eye",
-    "rand",
-    "randn",
     "randint",
     "seed",
     "manual_seed",

@@ -36,19 +36,21 @@ __all__ = [
     "tensor",
     "to_tensor",
     "from_numpy",
+    # BEGIN generated: creation __all__ (scripts/gen_op_bindings.py from src/python/creation.rs)
     "zeros",
     "ones",
     "empty",
-    "full",
     "zeros_like",
     "ones_like",
     "empty_like",
+    "rand",
+    "randn",
+    # END generated: creation __all__
+    "full",
     "full_like",
     "arange",
     "linspace",
     "eye",
-    "rand",
-    "randn",
     "randint",
     "seed",
     "Generator",
@@ -2244,20 +2246,23 @@ def from_dlpack(x: Any, *, device: Any = None, copy: _bool | None = None) -> Ten
     """A tensor sharing the memory of ``x``: an object with ``__dlpack__`` (NumPy array,
     torch tensor, ...) or a DLPack capsule; ``copy=True`` copies. CPU memory only."""
 
+# BEGIN generated: creation factories (scripts/gen_op_bindings.py from src/python/creation.rs)
 @overload
 def zeros(
-    *shape: SupportsIndex,
+    *dims: SupportsIndex,
     dtype: _DTypeLike | None = None,
     requires_grad: _bool = False,
     stop_gradient: _bool | None = None,
     name: str | None = None,
     device: object = None,
+    shape: _ShapeLike | SupportsIndex | None = None,
+    size: _ShapeLike | None = None,
 ) -> Tensor:
     """Zeros of the given shape (float32 unless ``dtype``)."""
 
 @overload
 def zeros(
-    shape: _ShapeLike,
+    paddle_shape: _ShapeLike,
     paddle_dtype: _DTypeLike | None = None,
     paddle_name: str | None = None,
     /,
@@ -2270,18 +2275,20 @@ def zeros(
 ) -> Tensor: ...
 @overload
 def ones(
-    *shape: SupportsIndex,
+    *dims: SupportsIndex,
     dtype: _DTypeLike | None = None,
     requires_grad: _bool = False,
     stop_gradient: _bool | None = None,
     name: str | None = None,
     device: object = None,
+    shape: _ShapeLike | SupportsIndex | None = None,
+    size: _ShapeLike | None = None,
 ) -> Tensor:
     """Ones of the given shape (float32 unless ``dtype``)."""
 
 @overload
 def ones(
-    shape: _ShapeLike,
+    paddle_shape: _ShapeLike,
     paddle_dtype: _DTypeLike | None = None,
     paddle_name: str | None = None,
     /,
@@ -2294,18 +2301,20 @@ def ones(
 ) -> Tensor: ...
 @overload
 def empty(
-    *shape: SupportsIndex,
+    *dims: SupportsIndex,
     dtype: _DTypeLike | None = None,
     requires_grad: _bool = False,
     stop_gradient: _bool | None = None,
     name: str | None = None,
     device: object = None,
+    shape: _ShapeLike | SupportsIndex | None = None,
+    size: _ShapeLike | None = None,
 ) -> Tensor:
     """An uninitialised tensor (ferrograd zero-fills it)."""
 
 @overload
 def empty(
-    shape: _ShapeLike,
+    paddle_shape: _ShapeLike,
     paddle_dtype: _DTypeLike | None = None,
     paddle_name: str | None = None,
     /,
@@ -2316,18 +2325,6 @@ def empty(
     name: str | None = None,
     device: object = None,
 ) -> Tensor: ...
-def full(
-    shape: _ShapeLike | SupportsIndex,
-    fill_value: _Scalar | Tensor,
-    dtype: _DTypeLike | None = None,
-    name: str | None = None,
-    *,
-    requires_grad: _bool = False,
-    stop_gradient: _bool | None = None,
-    device: object = None,
-) -> Tensor:
-    """A tensor of ``shape`` filled with ``fill_value`` (dtype inferred from the value)."""
-
 def zeros_like(
     x: Tensor,
     dtype: _DTypeLike | None = None,
@@ -2359,7 +2356,77 @@ def empty_like(
     stop_gradient: _bool | None = None,
     device: object = None,
 ) -> Tensor:
-    """A (zero-filled) tensor shaped like ``x``."""
+    """An (zero-filled) tensor shaped like ``x``."""
+
+@overload
+def rand(
+    *dims: SupportsIndex,
+    dtype: _DTypeLike | None = None,
+    requires_grad: _bool = False,
+    stop_gradient: _bool | None = None,
+    name: str | None = None,
+    device: object = None,
+    generator: Generator | None = None,
+    shape: _ShapeLike | SupportsIndex | None = None,
+    size: _ShapeLike | None = None,
+) -> Tensor:
+    """Uniform samples in [0, 1) (from ``generator``, or the default generator)."""
+
+@overload
+def rand(
+    paddle_shape: _ShapeLike,
+    paddle_dtype: _DTypeLike | None = None,
+    paddle_name: str | None = None,
+    /,
+    *,
+    dtype: _DTypeLike | None = None,
+    requires_grad: _bool = False,
+    stop_gradient: _bool | None = None,
+    name: str | None = None,
+    device: object = None,
+    generator: Generator | None = None,
+) -> Tensor: ...
+@overload
+def randn(
+    *dims: SupportsIndex,
+    dtype: _DTypeLike | None = None,
+    requires_grad: _bool = False,
+    stop_gradient: _bool | None = None,
+    name: str | None = None,
+    device: object = None,
+    generator: Generator | None = None,
+    shape: _ShapeLike | SupportsIndex | None = None,
+    size: _ShapeLike | None = None,
+) -> Tensor:
+    """Standard normal samples (from ``generator``, or the default generator)."""
+
+@overload
+def randn(
+    paddle_shape: _ShapeLike,
+    paddle_dtype: _DTypeLike | None = None,
+    paddle_name: str | None = None,
+    /,
+    *,
+    dtype: _DTypeLike | None = None,
+    requires_grad: _bool = False,
+    stop_gradient: _bool | None = None,
+    name: str | None = None,
+    device: object = None,
+    generator: Generator | None = None,
+) -> Tensor: ...
+
+# END generated: creation factories
+def full(
+    shape: _ShapeLike | SupportsIndex,
+    fill_value: _Scalar | Tensor,
+    dtype: _DTypeLike | None = None,
+    name: str | None = None,
+    *,
+    requires_grad: _bool = False,
+    stop_gradient: _bool | None = None,
+    device: object = None,
+) -> Tensor:
+    """A tensor of ``shape`` filled with ``fill_value`` (dtype inferred from the value)."""
 
 def full_like(
     x: Tensor,
@@ -2411,58 +2478,6 @@ def eye(
 ) -> Tensor:
     """Identity matrix ``num_rows x num_columns`` (square by default)."""
 
-@overload
-def rand(
-    *shape: SupportsIndex,
-    dtype: _DTypeLike | None = None,
-    requires_grad: _bool = False,
-    stop_gradient: _bool | None = None,
-    name: str | None = None,
-    device: object = None,
-    generator: Generator | None = None,
-) -> Tensor:
-    """Uniform samples in [0, 1)."""
-
-@overload
-def rand(
-    shape: _ShapeLike,
-    paddle_dtype: _DTypeLike | None = None,
-    paddle_name: str | None = None,
-    /,
-    *,
-    dtype: _DTypeLike | None = None,
-    requires_grad: _bool = False,
-    stop_gradient: _bool | None = None,
-    name: str | None = None,
-    device: object = None,
-    generator: Generator | None = None,
-) -> Tensor: ...
-@overload
-def randn(
-    *shape: SupportsIndex,
-    dtype: _DTypeLike | None = None,
-    requires_grad: _bool = False,
-    stop_gradient: _bool | None = None,
-    name: str | None = None,
-    device: object = None,
-    generator: Generator | None = None,
-) -> Tensor:
-    """Standard normal samples."""
-
-@overload
-def randn(
-    shape: _ShapeLike,
-    paddle_dtype: _DTypeLike | None = None,
-    paddle_name: str | None = None,
-    /,
-    *,
-    dtype: _DTypeLike | None = None,
-    requires_grad: _bool = False,
-    stop_gradient: _bool | None = None,
-    name: str | None = None,
-    device: object = None,
-    generator: Generator | None = None,
-) -> Tensor: ...
 def randint(
     low: _int = 0,
     high: _int | _ShapeLike | None = None,
@@ -2928,6 +2943,10 @@ def _reduce_op_table() -> list[
     """The reduction declarations: ``(name, doc, params, keyword-only params, the other
     dialect's positional order, dtype rule, axes kind, has_gradient, backward node)`` per
     op (read by ``scripts/gen_op_bindings.py``)."""
+
+def _creation_op_table() -> list[tuple[str, str, str]]:
+    """The table-declared factories: ``(name, family macro, doc)`` per factory (read by
+    ``scripts/gen_op_bindings.py``)."""
 
 def _shape_op_table() -> list[
     tuple[str, str, list[str], list[str], str, _bool, str, str, _int, str]

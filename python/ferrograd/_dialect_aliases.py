@@ -13,6 +13,18 @@ from . import _core, _shared_spellings  # (the calls the dialects answer differe
 
 Tensor = _core.Tensor
 
+# The table-declared factories (src/python/creation.rs), under the package's name.
+# BEGIN generated: creation functions (scripts/gen_op_bindings.py from src/python/creation.rs)
+zeros = _core.zeros
+ones = _core.ones
+empty = _core.empty
+zeros_like = _core.zeros_like
+ones_like = _core.ones_like
+empty_like = _core.empty_like
+rand = _core.rand
+randn = _core.randn
+# END generated: creation functions
+
 # Module functions that take the tensor first: the method descriptors themselves.
 # BEGIN generated: binary functions (scripts/gen_op_bindings.py from src/op_defs/binary.rs)
 add = Tensor.add
@@ -185,6 +197,16 @@ chunk = Tensor.chunk
 unbind = Tensor.unbind
 
 __all__ = [
+    # BEGIN generated: creation __all__ (scripts/gen_op_bindings.py from src/python/creation.rs)
+    "zeros",
+    "ones",
+    "empty",
+    "zeros_like",
+    "ones_like",
+    "empty_like",
+    "rand",
+    "randn",
+    # END generated: creation __all__
     # BEGIN generated: binary __all__ (scripts/gen_op_bindings.py from src/op_defs/binary.rs)
     "add",
     "subtract",

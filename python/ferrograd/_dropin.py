@@ -288,30 +288,6 @@ def install_tensor_methods() -> None:
     Tensor.requires_grad_ = _requires_grad_  # type: ignore[method-assign,assignment]  # wraps the native method
 
 
-def _shape_keyword(fn: Any) -> Any:
-    """``fn(*size, **kw)`` that also takes Paddle's ``shape=`` keyword."""
-
-    def creation(*size: Any, shape: Any = None, **kwargs: Any) -> Tensor:
-        if shape is not None:
-            if size:
-                raise TypeError(
-                    f"{fn.__name__}() got the shape both positionally {size} and as shape={shape}"
-                )
-            size = (shape,)
-        return fn(*size, **kwargs)
-
-    creation.__name__ = creation.__qualname__ = fn.__name__
-    creation.__doc__ = fn.__doc__
-    return creation
-
-
-zeros = _shape_keyword(_core.zeros)
-ones = _shape_keyword(_core.ones)
-empty = _shape_keyword(_core.empty)
-rand = _shape_keyword(_core.rand)
-randn = _shape_keyword(_core.randn)
-
-
 _core_requires_grad_: Any = None
 _core_register_post_accumulate_grad_hook: Any = None
 

@@ -76,6 +76,33 @@ fn shape_and_extras<'py>(
     Ok((PyTuple::new(py, [first])?, d))
 }
 
+/// The shape arguments of a factory given positionally (`zeros(2, 3)`, `zeros([2, 3])`)
+/// or by keyword: Paddle's `shape=` or PyTorch's `size=` (one of the three ways only).
+fn shape_from_keywords<'py>(
+    dims: &Bound<'py, PyTuple>,
+    shape: Option<&Bound<'py, PyAny>>,
+    size: Option<&Bound<'py, PyAny>>,
+    op: &str,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let keyword = match (shape, size) {
+        (Some(_), Some(_)) => {
+            return Err(PyTypeError::new_err(format!(
+                "{op}() got both shape= and size=; pass the shape once"
+            )))
+        }
+        (Some(s), None) | (None, Some(s)) => s,
+        (None, None) => return Ok(dims.clone()),
+    };
+    if !dims.is_empty() {
+        return Err(PyTypeError::new_err(format!(
+            "{op}() got the shape both positionally {} and by keyword ({})",
+            dims.repr()?,
+            keyword.repr()?
+        )));
+    }
+    PyTuple::new(dims.py(), [keyword])
+}
+
 /// Builds a tensor from data (torch dialect), copying.
 #[pyfunction]
 #[pyo3(name = "tensor", signature = (data, dtype=None, device=None, requires_grad=false, pin_memory=false, *, stop_gradient=None, name=None))]
@@ -137,42 +164,30 @@ macro_rules! filled_factory {
     ($name:ident, $value:expr, $doc:literal) => {
         #[doc = $doc]
         #[pyfunction]
-        #[pyo3(signature = (*shape, dtype=None, requires_grad=false, stop_gradient=None, name=None, device=None))]
+        #[pyo3(signature = (*dims, dtype=None, requires_grad=false, stop_gradient=None, name=None, device=None, shape=None, size=None))]
+        #[allow(clippy::too_many_arguments)]
         pub fn $name(
             py: Python<'_>,
-            shape: &Bound<'_, PyTuple>,
+            dims: &Bound<'_, PyTuple>,
             dtype: Option<&Bound<'_, PyAny>>,
             requires_grad: bool,
             stop_gradient: Option<bool>,
             name: Option<&Bound<'_, PyAny>>,
             device: Option<&Bound<'_, PyAny>>,
+            shape: Option<&Bound<'_, PyAny>>,
+            size: Option<&Bound<'_, PyAny>>,
         ) -> PyT {
             let _ = name;
             let op = stringify!($name);
             check_device(device, op)?;
-            let (shape, dtype) = shape_and_extras(shape, dtype, op)?;
+            let shape = shape_from_keywords(dims, shape, size, op)?;
+            let (shape, dtype) = shape_and_extras(&shape, dtype, op)?;
             let dims = parse_dims(&shape, op)?;
             let d = parse_opt_dtype(dtype.as_ref())?.unwrap_or(crate::dtype::default_float());
             finish(py, op, core::full(&dims, $value, d).py()?, requires_grad, stop_gradient)
         }
     };
 }
-
-filled_factory!(
-    zeros,
-    0.0,
-    "Zeros of the given shape (float32 unless `dtype`)."
-);
-filled_factory!(
-    ones,
-    1.0,
-    "Ones of the given shape (float32 unless `dtype`)."
-);
-filled_factory!(
-    empty,
-    0.0,
-    "An uninitialised tensor (ferrograd zero-fills it)."
-);
 
 /// A tensor of `shape` filled with `fill_value` (dtype inferred from the value; in Paddle
 /// code an int fill without `dtype` gives the default float dtype, as `paddle.full` does).
@@ -278,10 +293,6 @@ macro_rules! like_factory {
         }
     };
 }
-
-like_factory!(zeros_like, 0.0, "Zeros shaped like `x`.");
-like_factory!(ones_like, 1.0, "Ones shaped like `x`.");
-like_factory!(empty_like, 0.0, "An (zero-filled) tensor shaped like `x`.");
 
 /// A tensor shaped like `x` filled with `fill_value`.
 #[pyfunction]
@@ -421,21 +432,25 @@ macro_rules! random_factory {
     ($name:ident, $f:expr, $doc:literal) => {
         #[doc = $doc]
         #[pyfunction]
-        #[pyo3(signature = (*shape, dtype=None, requires_grad=false, stop_gradient=None, name=None, device=None, generator=None))]
+        #[pyo3(signature = (*dims, dtype=None, requires_grad=false, stop_gradient=None, name=None, device=None, generator=None, shape=None, size=None))]
+        #[allow(clippy::too_many_arguments)]
         pub fn $name(
             py: Python<'_>,
-            shape: &Bound<'_, PyTuple>,
+            dims: &Bound<'_, PyTuple>,
             dtype: Option<&Bound<'_, PyAny>>,
             requires_grad: bool,
             stop_gradient: Option<bool>,
             name: Option<&Bound<'_, PyAny>>,
             device: Option<&Bound<'_, PyAny>>,
             generator: Option<PyRef<'_, crate::python::random::PyGenerator>>,
+            shape: Option<&Bound<'_, PyAny>>,
+            size: Option<&Bound<'_, PyAny>>,
         ) -> PyT {
             let _ = name;
             let op = stringify!($name);
             check_device(device, op)?;
-            let (shape, dtype) = shape_and_extras(shape, dtype, op)?;
+            let shape = shape_from_keywords(dims, shape, size, op)?;
+            let (shape, dtype) = shape_and_extras(&shape, dtype, op)?;
             let dims = parse_dims(&shape, op)?;
             let d = parse_opt_dtype(dtype.as_ref())?.unwrap_or(crate::dtype::default_float());
             if !d.is_differentiable() {
@@ -449,16 +464,46 @@ macro_rules! random_factory {
     };
 }
 
-random_factory!(
-    rand,
-    |s, d, g| core::random::uniform(s, 0.0, 1.0, d, g),
-    "Uniform samples in [0, 1) (from `generator`, or the default generator)."
-);
-random_factory!(
-    randn,
-    |s, d, g| core::random::normal(s, 0.0, 1.0, d, g),
-    "Standard normal samples (from `generator`, or the default generator)."
-);
+/// Declares the factories that share a signature family, one line each:
+/// `family name(value) "doc";`. Every line expands into the Python function (through its
+/// family's macro above), its registration in `_core` ([`register_factories`]) and its row
+/// of [`_creation_op_table`], from which `scripts/gen_op_bindings.py` writes the stubs and
+/// the package's names — so adding a factory of a known family is this one line.
+macro_rules! creation_factories {
+    ($($family:ident $name:ident ($value:expr) $doc:literal;)*) => {
+        $($family!($name, $value, $doc);)*
+
+        /// Adds every table-declared factory to the extension module.
+        pub fn register_factories(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
+            use pyo3::types::PyModuleMethods;
+            $(m.add_function(wrap_pyfunction!($name, m)?)?;)*
+            Ok(())
+        }
+
+        /// `(name, family macro, doc)` of each table-declared factory, in declaration order.
+        const FACTORIES: &[(&str, &str, &str)] = &[$((stringify!($name), stringify!($family), $doc),)*];
+    };
+}
+
+creation_factories! {
+    filled_factory zeros(0.0) "Zeros of the given shape (float32 unless `dtype`).";
+    filled_factory ones(1.0) "Ones of the given shape (float32 unless `dtype`).";
+    filled_factory empty(0.0) "An uninitialised tensor (ferrograd zero-fills it).";
+    like_factory zeros_like(0.0) "Zeros shaped like `x`.";
+    like_factory ones_like(1.0) "Ones shaped like `x`.";
+    like_factory empty_like(0.0) "An (zero-filled) tensor shaped like `x`.";
+    random_factory rand(|s, d, g| core::random::uniform(s, 0.0, 1.0, d, g)) "Uniform samples in [0, 1) (from `generator`, or the default generator).";
+    random_factory randn(|s, d, g| core::random::normal(s, 0.0, 1.0, d, g)) "Standard normal samples (from `generator`, or the default generator).";
+}
+
+/// The table-declared factories as `(name, family, doc)` tuples, the family being the
+/// macro that shapes the signature (`filled_factory`: `zeros(*shape, ...)`,
+/// `like_factory`: `zeros_like(x, ...)`, `random_factory`: `rand(*shape, ..., generator=)`);
+/// `scripts/gen_op_bindings.py` writes the stubs and the package's names from it.
+#[pyfunction]
+pub fn _creation_op_table() -> Vec<(&'static str, &'static str, &'static str)> {
+    FACTORIES.to_vec()
+}
 
 /// Integers uniform in `[low, high)`; `randint(high, shape)` or `randint(low, high, shape)`.
 /// int64 unless `dtype`; `requires_grad=True` needs a floating `dtype`.
