@@ -236,14 +236,33 @@ def _torch_clip_dtype(x: Tensor, min: Any, max: Any) -> Any:
     """PyTorch's result dtype of ``clamp(x, min, max)``: ``result_type`` of ``x`` and the
     bounds, so a float number widens an integer ``x`` to the default float, and a 0-d
     tensor bound widens ``x`` only when its category is higher (``int32`` clamped by a
-    0-d ``float64`` is ``float64``; ``float32`` by a 0-d ``float64`` stays ``float32``)."""
+    0-d ``float64`` is ``float64``; ``float32`` by a 0-d ``float64`` stays ``float32``).
+    Beside a number bound, a 0-d tensor bound counts as a number of its kind (PyTorch then
+    takes its ``clamp(Tensor, Number, Number)`` form): ``clamp(int32, min=<0-d float64>,
+    max=2)`` is the default float dtype."""
     dtype = x.dtype
+    if builtins.any(
+        isinstance(b, (builtins.int, builtins.float, builtins.complex)) for b in (min, max)
+    ):
+        min, max = (_as_number_kind(b) for b in (min, max))
     for b in (min, max):
         if isinstance(b, (builtins.int, builtins.float, builtins.complex)):
             b = type(b)(0)  # only its kind matters (a huge int must not overflow here)
         if b is not None:
             dtype = result_type(_core.zeros([0] if x.ndim else [], dtype=dtype), b)
     return dtype
+
+
+def _as_number_kind(b: Any) -> Any:
+    """A 0-d tensor bound that does not require grad as a number of its kind (its value
+    does not matter for the dtype); anything else unchanged."""
+    if not isinstance(b, Tensor) or b.ndim != 0 or b.requires_grad:
+        return b
+    if b.dtype.is_complex:
+        return 0j
+    if b.dtype.is_floating_point:
+        return 0.0
+    return False if b.dtype == _core.bool else 0
 
 
 def _torch_tie_gradient(x: Tensor, out: Tensor, lo: Any, hi: Any) -> Tensor:

@@ -80,12 +80,11 @@ impl Recorder {
     /// Starts recording for an op over `inputs`; `None` when nothing needs a graph.
     #[inline]
     pub fn begin(inputs: &[&Tensor]) -> Option<Recorder> {
-        // inference tensors are constants to autograd (as in PyTorch), whatever their
-        // requires_grad says
+        // as in PyTorch, an op whose inputs are all inference tensors records nothing; with
+        // a normal tensor among them, an inference leaf that requires grad is a leaf
         if !is_grad_enabled()
-            || !inputs
-                .iter()
-                .any(|t| t.requires_grad() && !t.is_inference())
+            || !inputs.iter().any(|t| t.requires_grad())
+            || inputs.iter().all(|t| t.is_inference())
         {
             return None;
         }
@@ -112,7 +111,8 @@ impl Recorder {
     /// a 0-d `dtype` input. `None` when nothing needs a graph.
     #[inline]
     pub fn begin_number(t: &Tensor, pos: usize, dtype: crate::dtype::DType) -> Option<Recorder> {
-        if !is_grad_enabled() || !t.requires_grad() || t.is_inference() {
+        // (a number counts as a normal tensor, as PyTorch's wrapped numbers do)
+        if !is_grad_enabled() || !t.requires_grad() {
             return None;
         }
         let meta = InputMeta {

@@ -218,6 +218,16 @@ pub struct SavedTensor {
 impl SavedTensor {
     /// Saves a forward input of the node being recorded.
     pub fn input(t: &Tensor) -> Result<SavedTensor> {
+        if t.is_inference() {
+            // PyTorch's rule: an inference tensor may be changed in place inside inference
+            // mode, out of autograd's sight
+            return Err(crate::error::Error::runtime(
+                "Inference tensors cannot be saved for backward. Please do not use Tensors \
+                 created in inference mode in computation tracked by autograd. To work around \
+                 this, make a clone of the inference tensor outside inference mode \
+                 (x = x.clone()) and use that instead",
+            ));
+        }
         let identity = match t.gradient_edge() {
             crate::autograd::node::Edge::None => Identity::Constant,
             crate::autograd::node::Edge::Leaf(l) => Identity::Leaf(l),

@@ -10,7 +10,7 @@ impl Tensor {
     /// inference mode (PyTorch's rule: its version is not tracked, so a later backward
     /// could not notice the change), and, while grad mode is on, a leaf that requires
     /// grad, a view of such a leaf, or a view made under no_grad of a tensor that requires
-    /// grad. `op` names the op.
+    /// grad, or one made inside inference mode. `op` names the op.
     pub fn check_inplace(&self, op: &str) -> Result<()> {
         if self.is_inference() && !crate::inference::is_inference_mode() {
             return Err(Error::runtime(format!(
@@ -20,9 +20,14 @@ impl Tensor {
             )));
         }
         if crate::autograd::is_grad_enabled() {
-            let (base, no_grad_view, multi) = {
+            let (base, no_grad_view, inference_view, multi) = {
                 let m = self.0.meta.lock();
-                (m.view_base.clone(), m.view_no_grad, m.view_multi_output)
+                (
+                    m.view_base.clone(),
+                    m.view_no_grad,
+                    m.view_inference,
+                    m.view_multi_output,
+                )
             };
             if let Some(b) = base.filter(|b| b.requires_grad()) {
                 if multi {
@@ -39,6 +44,16 @@ impl Tensor {
                          inplace with grad mode enabled; this is ambiguous and forbidden. Make \
                          both the view and the in-place op inside no_grad() (not tracked) or \
                          both outside it (tracked)"
+                    )));
+                }
+                if inference_view {
+                    return Err(Error::runtime(format!(
+                        "{op}: A view was created in inference mode and is being modified \
+                         inplace in normal mode. Given that this use case is ambiguous and \
+                         error-prone, it is forbidden. You can clarify your code by moving both \
+                         the view and the inplace either both inside the inference_mode block \
+                         (if you don't want the inplace to be tracked) or both outside (if you \
+                         want the inplace to be tracked)."
                     )));
                 }
                 if b.is_leaf() {

@@ -60,6 +60,11 @@ pub struct AutogradMeta {
     /// For a view made under no_grad of a base that required grad: in-place writes
     /// through it with grad mode on are refused (PyTorch's rule).
     pub view_no_grad: bool,
+    /// For a view made inside inference mode of a normal tensor that requires grad: it
+    /// reports `requires_grad` but is not tracked (no history, no gradient), and an
+    /// in-place write through it, or reading its history after its memory changed, is
+    /// refused (PyTorch's rule).
+    pub view_inference: bool,
     /// For a view among several a single op returned (`split`, `unbind`) while recording,
     /// and views of it: in-place writes through it are refused (PyTorch's rule).
     pub view_multi_output: bool,
@@ -259,6 +264,7 @@ impl Tensor {
             m.view_version = old.view_version;
             m.view_frozen = old.view_frozen;
             m.view_no_grad = old.view_no_grad;
+            m.view_inference = old.view_inference;
             m.view_multi_output = old.view_multi_output;
         }
         if let (true, Some(node)) = (m.retains_grad, &m.grad_fn) {
@@ -459,8 +465,8 @@ impl Tensor {
                 node: node.clone(),
                 input_nr: m.output_nr,
             },
-            // an inference tensor is a constant to autograd (see `is_inference`)
-            None if m.requires_grad && !self.is_inference() => Edge::Leaf(self.clone()),
+            // a view made in inference mode is not tracked (see `view_inference`)
+            None if m.requires_grad && !m.view_inference => Edge::Leaf(self.clone()),
             None => Edge::None,
         }
     }
@@ -511,13 +517,40 @@ impl Tensor {
             let root = b.view_base.clone().unwrap_or_else(|| base.clone());
             (root, b.view_multi_output)
         };
-        let no_grad = !crate::autograd::is_grad_enabled() && root.requires_grad();
+        if root.is_inference() {
+            // PyTorch: an inference tensor carries no view metadata (nothing to track)
+            return;
+        }
+        let untracked = !crate::autograd::is_grad_enabled() && root.requires_grad();
+        let inference = untracked && crate::inference::is_inference_mode();
         let version = self.0.storage.version();
         let mut m = self.0.meta.lock();
         m.view_base = Some(root);
         m.view_version = version;
-        m.view_frozen = no_grad;
-        m.view_no_grad = no_grad;
+        m.view_frozen = untracked;
+        m.view_no_grad = untracked && !inference;
+        m.view_inference = inference;
+        if inference {
+            m.requires_grad = true;
+        }
         m.view_multi_output = multi;
+    }
+
+    /// Errors for a view made inside inference mode of a tensor that requires grad
+    /// (see [`AutogradMeta::view_inference`]) whose memory was modified in place since:
+    /// its history cannot be regenerated, so reading it is refused (PyTorch's rule).
+    pub fn check_inference_view(&self) -> Result<()> {
+        let m = self.0.meta.lock();
+        if m.view_inference && m.view_version != self.0.storage.version() {
+            return Err(Error::runtime(
+                "A view was created in inference mode and its base or another view of its \
+                 base has been modified inplace in normal mode. Given that this use case is \
+                 ambiguous and error-prone, it is forbidden. You can clarify your code by \
+                 moving both the view and the inplace either both inside the inference_mode \
+                 block (if you don't want the inplace to be tracked) or both outside (if you \
+                 want the inplace to be tracked).",
+            ));
+        }
+        Ok(())
     }
 }

@@ -1,7 +1,8 @@
 """Inference tensors (PyTorch's ``torch.is_inference``): memory allocated inside
-``inference_mode()`` marks its tensors, and views of them; autograd treats them as
-constants, so their ``requires_grad`` never starts a graph (issue 17: five tests of
-PyTorch's test_inference_mode.py need this)."""
+``inference_mode()`` marks its tensors; an op on inference tensors alone records nothing,
+so their ``requires_grad`` never starts a graph by itself (issue 17: tests of PyTorch's
+test_inference_mode.py need this; the rest of PyTorch's rules around inference mode are
+in test_inference_mode_autograd.py)."""
 
 import ferrograd as fg
 import pytest
@@ -19,20 +20,22 @@ def test_tensors_created_or_computed_in_inference_mode_are_inference_tensors():
     assert fg.is_inference(d) and not d.requires_grad
     assert not fg.is_inference(v) and not fg.is_inference(x)
     assert fg.is_inference(c.view(-1))  # a view of an inference tensor is one too
+    assert not c.view(-1)._is_view()  # ... but not a view (PyTorch: nothing to track)
     assert not fg.is_inference(c * c)  # computed outside: a normal tensor
 
 
 @pytest.mark.parametrize("requires_grad", [True, False])
-def test_inference_tensors_are_constants_to_autograd(requires_grad):
+def test_ops_on_inference_tensors_alone_record_nothing(requires_grad):
     with fg.inference_mode():
         c = fg.ones(1, 2, 3, requires_grad=requires_grad)
     out = c * c
     assert not out.requires_grad and out.is_leaf and out.grad_fn is None
-    # with a normal tensor that requires grad, only that one gets a gradient
+    # beside a normal tensor that requires grad, an op that saves nothing records, and
+    # the gradient reaches c only when c itself requires grad (a leaf, as in PyTorch)
     w = fg.full([1, 2, 3], 2.0, requires_grad=True)
-    (w * c).sum().backward()
+    (w + c).sum().backward()
     assert (w.grad.numpy() == 1.0).all()
-    assert c.grad is None
+    assert (c.grad is not None) is requires_grad
 
 
 def test_inference_mode_false_makes_normal_tensors():

@@ -152,16 +152,25 @@ pub fn backward(
         .py()
 }
 
-/// With `create_graph`, a returned gradient can always be differentiated again: one
-/// that does not depend on the graph (a constant, a materialized zero, the seed itself)
-/// comes back as a new leaf that requires grad (Paddle: `stop_gradient=False`; PyTorch
-/// needs it for the materialized zeros). The user's own tensors are never modified.
-fn differentiable(g: Tensor, create_graph: bool) -> crate::error::Result<Tensor> {
+/// With `create_graph`, a returned gradient that does not depend on the graph (a
+/// constant, the seed itself) comes back as a new leaf that requires grad in Paddle code
+/// (`stop_gradient=False`, Paddle's answer) and as it is in PyTorch code (PyTorch's
+/// `requires_grad=False`: it is a constant); a materialized zero (`materialize`) is such
+/// a leaf for both, as in PyTorch. The user's own tensors are never modified.
+fn differentiable(
+    py: Python<'_>,
+    g: Tensor,
+    create_graph: bool,
+    materialize: bool,
+) -> PyResult<Tensor> {
     if !create_graph || g.requires_grad() || !g.dtype().is_differentiable() {
         return Ok(g);
     }
+    if !materialize && crate::python::dialect::caller_is_torch(py)? {
+        return Ok(g);
+    }
     let leaf = g.detach();
-    leaf.set_requires_grad(true)?;
+    leaf.set_requires_grad(true).py()?;
     Ok(leaf)
 }
 
@@ -233,10 +242,10 @@ pub fn grad<'py>(
     let mut out: Vec<Option<Py<PyTensor>>> = Vec::with_capacity(res.len());
     for (i, (g, x)) in res.into_iter().zip(&ins).enumerate() {
         match g {
-            Some(g) => out.push(Some(wrap(py, differentiable(g, create_graph).py()?)?)),
+            Some(g) => out.push(Some(wrap(py, differentiable(py, g, create_graph, false)?)?)),
             None if materialize_grads => out.push(Some(wrap(
                 py,
-                differentiable(zeros_for(x.like(), batch).py()?, create_graph).py()?,
+                differentiable(py, zeros_for(x.like(), batch).py()?, create_graph, true)?,
             )?)),
             None if allow_unused => out.push(None),
             None => {

@@ -14,6 +14,7 @@ impl PyTensor {
     /// The node that produced this tensor (None for leaves).
     #[getter]
     fn grad_fn(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        self.inner().check_inference_view().py()?;
         self.inner()
             .grad_fn()
             .map(|n| crate::python::autograd::node::node_object(py, n))

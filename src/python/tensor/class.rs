@@ -267,8 +267,10 @@ impl PyTensor {
 
     /// True for tensors without a `grad_fn`.
     #[getter]
-    fn is_leaf(&self) -> bool {
-        self.inner().is_leaf()
+    fn is_leaf(&self) -> PyResult<bool> {
+        // (PyTorch reads the history here, so a stale view made in inference mode raises)
+        self.inner().check_inference_view().py()?;
+        Ok(self.inner().is_leaf())
     }
 
     /// Accumulated gradient (None until a backward pass reaches this tensor).

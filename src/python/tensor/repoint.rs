@@ -58,10 +58,22 @@ impl PyTensor {
             x.check_inplace(op).py()?;
         }
         let recorded = crate::autograd::is_grad_enabled() && x.grad_fn().is_some();
+        // an in-place op, so the memory's version counts it (PyTorch's rule: a value saved
+        // before is stale, views made in inference mode see their base changed); the new
+        // tensor itself is in step with it (its history, if any, was just recorded)
+        x.storage().bump_version();
+        let in_step = |t: &crate::tensor::Tensor| {
+            let mut m = t.meta();
+            if m.view_base.is_some() {
+                m.view_version = t.storage().version();
+            }
+        };
         if !recorded {
             let n = x.rebound(v.storage().clone(), v.layout().clone());
+            in_step(&n);
             return repoint(slf, n, None);
         }
+        in_step(&v);
         let retains = x.meta().retains_grad;
         if retains {
             // `retain_grad()` follows the tensor to its new version, as for `add_`
