@@ -56,6 +56,14 @@ fn paddle_node_name(node: &NodeRef) -> String {
     if custom {
         return format!("GradNodePyLayer_{op}");
     }
+    if paddle_scalar_operand(node).is_some() {
+        // Paddle's ops with a Python number: `x * 2`, `x + 1`, `x - 1` scale; `x / 2`
+        match op {
+            "Add" | "Sub" | "Mul" => return "ScaleGradNode".into(),
+            "Div" => return "DivScaleGradNode".into(),
+            _ => {}
+        }
+    }
     let op = match op {
         "Mul" => "Multiply",
         "Sub" => "Subtract",
@@ -71,6 +79,28 @@ fn paddle_node_name(node: &NodeRef) -> String {
         other => other,
     };
     format!("{op}GradNode")
+}
+
+/// For Paddle's view of a built-in two-input node: the input that was (as far as the
+/// graph can tell) a Python number, `x ** 2`'s exponent or `x * 2`'s factor: a 0-d input
+/// that needs no gradient, beside an input that is not 0-d or needs one. Paddle's ops with
+/// a number have one input (`PowGradNode`, `ScaleGradNode`), so `next_functions` leaves it
+/// out. (A 0-d tensor that does not require grad in that place looks the same and is left
+/// out too; ferrograd records both alike.)
+fn paddle_scalar_operand(node: &NodeRef) -> Option<usize> {
+    if node.as_any().is_some() {
+        return None;
+    }
+    let base = node.base();
+    if base.edges.len() != 2 || base.inputs.len() != 2 {
+        return None;
+    }
+    let scalar = |i: usize| matches!(base.edges[i], Edge::None) && base.inputs[i].shape.is_empty();
+    match (scalar(0), scalar(1)) {
+        (false, true) => Some(1),
+        (true, false) => Some(0),
+        _ => None,
+    }
 }
 
 /// The live Python object of each node that has one, weakly (node address -> weak
@@ -176,16 +206,20 @@ impl PyNode {
 
     /// `((node_or_None, input_nr), ...)`, one per forward input (leaves show as
     /// `AccumulateGrad`); called from Paddle code, Paddle's form: a list of the nodes
-    /// alone (`[node_or_None, ...]`).
+    /// alone (`[node_or_None, ...]`), without a Python-number operand
+    /// ([`paddle_scalar_operand`]).
     #[getter]
     fn next_functions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         if crate::python::dialect::caller_is_paddle(py)? {
+            let skip = paddle_scalar_operand(&self.node);
             let nodes = self
                 .node
                 .base()
                 .edges
                 .iter()
-                .map(|e| -> PyResult<Bound<'py, PyAny>> {
+                .enumerate()
+                .filter(|(i, _)| Some(*i) != skip)
+                .map(|(_, e)| -> PyResult<Bound<'py, PyAny>> {
                     Ok(match e {
                         Edge::None => py.None().into_bound(py),
                         Edge::Node { node, .. } => node_object(py, node.clone())?.into_bound(py),
