@@ -480,10 +480,12 @@ fn apply(
             continue;
         }
         let is_input = inputs.iter().any(|x| x.same(&t));
-        // Paddle's PyLayer treats an input returned as is as modified in place (unless
-        // `ctx.mark_not_inplace` names it), as `mark_dirty` does in PyTorch
+        // Paddle's PyLayer treats an input returned as is (the very object it was given)
+        // as modified in place (unless `ctx.mark_not_inplace` names it), as `mark_dirty`
+        // does in PyTorch
         let implicit_inplace = is_input
             && !torch_dialect
+            && all_args.iter().any(|a| a.is(&items[pos]))
             && !dirty.iter().any(|x| x.same(&t))
             && !marked_not_inplace(&ctx, &t);
         if implicit_inplace && t.is_leaf() {
@@ -537,12 +539,7 @@ fn apply(
 /// Whether forward named `t` in `ctx.mark_not_inplace` (read only for an input returned
 /// as is, a rare case).
 fn marked_not_inplace(ctx: &Bound<'_, PyCtx>, t: &Tensor) -> bool {
-    ctx.get()
-        .state
-        .lock()
-        .not_inplace
-        .iter()
-        .any(|x| x.same(t))
+    ctx.get().state.lock().not_inplace.iter().any(|x| x.same(t))
 }
 
 /// A saved tensor that is output `k` keeps only a weak link to the node, and the ctx
