@@ -150,10 +150,13 @@ class Node:
         """Rewraps another node object (used to build the named subclasses' instances)."""
 
     def name(self) -> str:
-        """The node's name, e.g. ``MulBackward``."""
+        """The node's name, e.g. ``MulBackward0``; from Paddle code, Paddle's (``MultiplyGradNode``)."""
     @property
-    def next_functions(self) -> tuple[tuple[Node | AccumulateGrad | None, _int], ...]:
-        """``((node_or_None, input_nr), ...)``, one per forward input."""
+    def next_functions(
+        self,
+    ) -> tuple[tuple[Node | AccumulateGrad | None, _int], ...] | list[Node | AccumulateGrad | None]:
+        """``((node_or_None, input_nr), ...)``, one per forward input; from Paddle code,
+        Paddle's list of the nodes alone."""
     def __eq__(self, other: object, /) -> _bool: ...
     def __hash__(self) -> _int: ...
     def __call__(self, *grad_outputs: Tensor | None) -> Any:
@@ -202,8 +205,8 @@ class AccumulateGrad:
     def variable(self) -> Tensor:
         """The leaf tensor."""
     @property
-    def next_functions(self) -> tuple[()]:
-        """No further nodes."""
+    def next_functions(self) -> tuple[()] | list[None]:
+        """No further nodes: ``()``; from Paddle code, Paddle's ``[None]``."""
     def register_prehook(self, hook: Callable[[tuple[Tensor | None, ...]], Any]) -> RemovableHandle:
         """Registers ``hook(grad_outputs)``, run before the gradient is accumulated (after
         the tensor's own hooks); a returned 1-tuple replaces the gradient."""

@@ -7,8 +7,10 @@ and ``register_full_backward_hook``:
   positional tensor arguments are known; a non-None result replaces them.
 
 Entries are None for outputs without a gradient and for arguments that are not tensors or
-do not require grad. When no argument requires grad, the full hooks run right after the
-pre-hooks, with ``grad_input`` all None (PyTorch warns about it, and so does ferrograd).
+do not require grad. A full hook registered by Paddle code gets Paddle's ``grad_input``
+instead: only the arguments that require grad, so an empty tuple when none does. When no
+argument requires grad, the full hooks run right after the pre-hooks, with ``grad_input``
+all None (PyTorch warns about it, and so does ferrograd).
 
 The module call routes its tensor arguments and its tensor outputs (a tensor, or the
 tensors of a tuple/list) through two identity functions whose backward runs the hooks.
@@ -36,15 +38,27 @@ class _State:
 
 
 def _call_full_hooks(state: _State, grad_input: tuple) -> tuple:
-    for hook in list(state.module.__dict__.get("_full_backward_hooks", {}).values()):
-        changed = hook(state.module, grad_input, state.grad_output)
+    d = state.module.__dict__
+    paddle_ids = d.get("_full_backward_hooks_paddle", ())
+    for hook_id, hook in list(d.get("_full_backward_hooks", {}).items()):
+        if hook_id in paddle_ids:
+            # Paddle's form: only the arguments that require grad (none: an empty tuple)
+            given = tuple(grad_input[i] for i in state.arg_slots)
+        else:
+            given = grad_input
+        changed = hook(state.module, given, state.grad_output)
         if changed is not None:
             changed = tuple(changed) if isinstance(changed, (tuple, list)) else (changed,)
-            if len(changed) != len(grad_input):
+            if len(changed) != len(given):
                 raise RuntimeError(
                     f"a full backward hook returned {len(changed)} gradients for "
-                    f"{len(grad_input)} inputs"
+                    f"{len(given)} inputs"
                 )
+            if given is not grad_input:
+                new = list(grad_input)
+                for i, g in zip(state.arg_slots, changed):
+                    new[i] = g
+                changed = tuple(new)
             grad_input = changed
     return grad_input
 

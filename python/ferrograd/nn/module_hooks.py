@@ -17,6 +17,7 @@ import warnings
 from collections import OrderedDict
 from typing import Any, Callable
 
+from .._dialect import caller_dialect
 from . import module_backward_hooks as _bw
 
 
@@ -68,8 +69,13 @@ def register_backward(module: Any, hook: Callable, pre: bool, prepend: bool) -> 
         module.__dict__["_backward_hook_marker"] = register(
             module, _mark_backward_hooks, True, False, False
         )
-    handle = HookHandle(hooks)
+    # a full hook registered by Paddle code gets Paddle's grad_input (only the arguments
+    # that require grad; see module_backward_hooks.py), decided once, here
+    paddle_hooks = _side(module, "_full_backward_hooks_paddle", set)
+    handle = HookHandle(hooks, paddle_hooks)
     hooks[handle.id] = hook
+    if not pre and caller_dialect(2, through_layers=True) == "paddle":
+        paddle_hooks.add(handle.id)
     if prepend:
         hooks.move_to_end(handle.id, last=False)
     return handle

@@ -7,7 +7,7 @@ use crate::python::tensor::class::{wrap, PyTensor};
 use crate::tensor::Tensor;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyTuple, PyType, PyWeakrefMethods, PyWeakrefReference};
+use pyo3::types::{PyDict, PyList, PyTuple, PyType, PyWeakrefMethods, PyWeakrefReference};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -37,6 +37,69 @@ fn type_name(node: &NodeRef) -> String {
         format!("{name}0")
     } else {
         name.into_owned()
+    }
+}
+
+/// Paddle's name for a node, as Paddle's `grad_fn.name()` gives it: `<Op>GradNode` from
+/// the op's name (`AddBackward` → `AddGradNode`), with Paddle's op names where ferrograd's
+/// differ (`MulBackward` → `MultiplyGradNode`, `PermuteBackward` → `TransposeGradNode`,
+/// slicing → `SliceGradNode`, ...), and `GradNodePyLayer_<Class>` for a custom layer.
+fn paddle_node_name(node: &NodeRef) -> String {
+    let name = node.name();
+    let custom = node
+        .as_any()
+        .is_some_and(|a| a.is::<crate::python::pylayer::apply::PyLayerNode>());
+    let op = name
+        .strip_suffix("Backward0")
+        .or_else(|| name.strip_suffix("Backward"))
+        .unwrap_or(&name);
+    if custom {
+        return format!("GradNodePyLayer_{op}");
+    }
+    if paddle_scalar_operand(node).is_some() {
+        // Paddle's ops with a Python number: `x * 2`, `x + 1`, `x - 1` scale; `x / 2`
+        match op {
+            "Add" | "Sub" | "Mul" => return "ScaleGradNode".into(),
+            "Div" => return "DivScaleGradNode".into(),
+            _ => {}
+        }
+    }
+    let op = match op {
+        "Mul" => "Multiply",
+        "Sub" => "Subtract",
+        "Div" => "Divide",
+        "FloorDiv" => "FloorDivide",
+        "Permute" => "Transpose",
+        "Index" | "Select" => "Slice",
+        "Cat" => "Concat",
+        "Neg" => "Scale",
+        "Clone" => "Assign",
+        "SplitWithSizes" => "Split",
+        "Linear" => "Add",
+        other => other,
+    };
+    format!("{op}GradNode")
+}
+
+/// For Paddle's view of a built-in two-input node: the input that was (as far as the
+/// graph can tell) a Python number, `x ** 2`'s exponent or `x * 2`'s factor: a 0-d input
+/// that needs no gradient, beside an input that is not 0-d or needs one. Paddle's ops with
+/// a number have one input (`PowGradNode`, `ScaleGradNode`), so `next_functions` leaves it
+/// out. (A 0-d tensor that does not require grad in that place looks the same and is left
+/// out too; ferrograd records both alike.)
+fn paddle_scalar_operand(node: &NodeRef) -> Option<usize> {
+    if node.as_any().is_some() {
+        return None;
+    }
+    let base = node.base();
+    if base.edges.len() != 2 || base.inputs.len() != 2 {
+        return None;
+    }
+    let scalar = |i: usize| matches!(base.edges[i], Edge::None) && base.inputs[i].shape.is_empty();
+    match (scalar(0), scalar(1)) {
+        (false, true) => Some(1),
+        (true, false) => Some(0),
+        _ => None,
     }
 }
 
@@ -131,15 +194,47 @@ impl PyNode {
         }
     }
 
-    /// The node's name, as its class name: e.g. `MulBackward0`, `MyLayerBackward`.
-    fn name(&self) -> String {
-        type_name(&self.node)
+    /// The node's name, as its class name: e.g. `MulBackward0`, `MyLayerBackward`; called
+    /// from Paddle code, Paddle's name for the node (`MultiplyGradNode`,
+    /// `GradNodePyLayer_MyLayer`: see [`paddle_node_name`]).
+    fn name(&self, py: Python<'_>) -> PyResult<String> {
+        if crate::python::dialect::caller_is_paddle(py)? {
+            return Ok(paddle_node_name(&self.node));
+        }
+        Ok(type_name(&self.node))
     }
 
     /// `((node_or_None, input_nr), ...)`, one per forward input (leaves show as
-    /// `AccumulateGrad`).
+    /// `AccumulateGrad`); called from Paddle code, Paddle's form: a list of the nodes
+    /// alone (`[node_or_None, ...]`), without a Python-number operand
+    /// ([`paddle_scalar_operand`]).
     #[getter]
-    fn next_functions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+    fn next_functions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        if crate::python::dialect::caller_is_paddle(py)? {
+            let skip = paddle_scalar_operand(&self.node);
+            let nodes = self
+                .node
+                .base()
+                .edges
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| Some(*i) != skip)
+                .map(|(_, e)| -> PyResult<Bound<'py, PyAny>> {
+                    Ok(match e {
+                        Edge::None => py.None().into_bound(py),
+                        Edge::Node { node, .. } => node_object(py, node.clone())?.into_bound(py),
+                        Edge::Leaf(t) => Bound::new(
+                            py,
+                            PyAccumulateGrad {
+                                variable: t.clone(),
+                            },
+                        )?
+                        .into_any(),
+                    })
+                })
+                .collect::<PyResult<Vec<_>>>()?;
+            return Ok(PyList::new(py, nodes)?.into_any());
+        }
         let items: Vec<Bound<'py, PyAny>> = self
             .node
             .base()
@@ -165,7 +260,7 @@ impl PyNode {
                 })
             })
             .collect::<PyResult<_>>()?;
-        PyTuple::new(py, items)
+        Ok(PyTuple::new(py, items)?.into_any())
     }
 
     fn __repr__(&self) -> String {
@@ -244,19 +339,26 @@ pub struct PyAccumulateGrad {
 
 #[pymethods]
 impl PyAccumulateGrad {
-    /// `"AccumulateGrad"`.
-    fn name(&self) -> &'static str {
-        "AccumulateGrad"
+    /// `"AccumulateGrad"`; called from Paddle code, Paddle's `"GradNodeAccumulation"`.
+    fn name(&self, py: Python<'_>) -> PyResult<&'static str> {
+        Ok(if crate::python::dialect::caller_is_paddle(py)? {
+            "GradNodeAccumulation"
+        } else {
+            "AccumulateGrad"
+        })
     }
     /// The leaf tensor: the very Python object the caller holds, while it is alive.
     #[getter]
     fn variable(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
         crate::python::tensor::identity::wrap_shared(py, self.variable.current())
     }
-    /// No further nodes.
+    /// No further nodes: `()`; called from Paddle code, Paddle's `[None]`.
     #[getter]
-    fn next_functions<'py>(&self, py: Python<'py>) -> Bound<'py, PyTuple> {
-        PyTuple::empty(py)
+    fn next_functions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        if crate::python::dialect::caller_is_paddle(py)? {
+            return Ok(PyList::new(py, [py.None()])?.into_any());
+        }
+        Ok(PyTuple::empty(py).into_any())
     }
     fn __repr__(&self) -> &'static str {
         "<AccumulateGrad object>"

@@ -480,7 +480,24 @@ fn apply(
             continue;
         }
         let is_input = inputs.iter().any(|x| x.same(&t));
-        if is_input && dirty.iter().any(|x| x.same(&t)) {
+        // Paddle's PyLayer treats an input returned as is (the very object it was given)
+        // as modified in place (unless `ctx.mark_not_inplace` names it), as `mark_dirty`
+        // does in PyTorch
+        let implicit_inplace = is_input
+            && !torch_dialect
+            && all_args.iter().any(|a| a.is(&items[pos]))
+            && !dirty.iter().any(|x| x.same(&t))
+            && !marked_not_inplace(&ctx, &t);
+        if implicit_inplace && t.is_leaf() {
+            return Err(PyValueError::new_err(format!(
+                "{}: PyLayer.forward returned its input, a leaf tensor, as an output. Paddle \
+                 treats that as an in-place change, and a leaf that doesn't stop gradient \
+                 can't use inplace strategy (its values must not change under autograd). \
+                 Return a copy (x.clone()), or call ctx.mark_not_inplace(x) in forward",
+                class_name(cls)
+            )));
+        }
+        if is_input && (implicit_inplace || dirty.iter().any(|x| x.same(&t))) {
             if t.is_leaf() && t.requires_grad() {
                 return Err(PyRuntimeError::new_err(format!(
                     "{}: forward modified a leaf tensor that requires grad in place \
@@ -517,6 +534,12 @@ fn apply(
         Container::Tuple => PyTuple::new(py, items)?.into_any().unbind(),
         Container::List => PyList::new(py, items)?.into_any().unbind(),
     })
+}
+
+/// Whether forward named `t` in `ctx.mark_not_inplace` (read only for an input returned
+/// as is, a rare case).
+fn marked_not_inplace(ctx: &Bound<'_, PyCtx>, t: &Tensor) -> bool {
+    ctx.get().state.lock().not_inplace.iter().any(|x| x.same(t))
 }
 
 /// A saved tensor that is output `k` keeps only a weak link to the node, and the ctx
