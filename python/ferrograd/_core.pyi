@@ -3001,6 +3001,12 @@ def _apply_torch(cls: type, *args: Any, **kwargs: Any) -> Any:
 def _delayed_error(outputs: list[Any], inputs: list[Tensor], message: str) -> list[Any]:
     """Views of ``outputs`` whose backward raises ``message`` (``once_differentiable``)."""
 
+def _ctx_output_attribute(ctx: FunctionCtx, name: str) -> Any:
+    """Reads a ctx attribute that holds one of the layer's outputs (held weakly)."""
+
+def _ctx_forget_output_attribute(ctx: FunctionCtx, name: str) -> _bool:
+    """Drops the weakly held output attribute ``name``; true if there was one."""
+
 @disjoint_base
 class saved_tensors_hooks:
     """``autograd.graph.saved_tensors_hooks``: installs ``(pack_hook, unpack_hook)`` on

@@ -103,6 +103,14 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pylayer::apply::_apply_torch, m)?)?;
     m.add_function(wrap_pyfunction!(pylayer::apply::_delayed_error, m)?)?;
     m.add_function(wrap_pyfunction!(
+        pylayer::ctx_attrs::_ctx_output_attribute,
+        m
+    )?)?;
+    m.add_function(wrap_pyfunction!(
+        pylayer::ctx_attrs::_ctx_forget_output_attribute,
+        m
+    )?)?;
+    m.add_function(wrap_pyfunction!(
         autograd::saved_hooks::_push_saved_tensors_hooks,
         m
     )?)?;

@@ -219,3 +219,36 @@ class _nothing:
 
     def __exit__(self, *a):
         return False
+
+
+@pytest.mark.parametrize("layer_base", [PyLayer, Function])
+def test_a_ctx_holding_an_output_is_still_a_function_ctx(layer_base):
+    # such a ctx reads the attribute through a subclass (FunctionCtx itself has no
+    # __getattr__, for speed); to the user it is a FunctionCtx like any other
+    box = {}
+
+    class Keep(layer_base):
+        @staticmethod
+        def forward(ctx, x):
+            y = x * 2
+            ctx.y = y
+            box["ctx"] = ctx
+            return y
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    y = Keep.apply(fg.tensor([1.0], requires_grad=True))
+    ctx = box["ctx"]
+    assert isinstance(ctx, fg.autograd.FunctionCtx)
+    assert isinstance(ctx, fg.autograd.PyLayerContext)
+    assert type(ctx).__name__ == "FunctionCtx"
+    np.testing.assert_array_equal(ctx.y.numpy(), [2.0])
+    with pytest.raises(AttributeError, match="'FunctionCtx' object has no attribute 'zz'"):
+        _ = ctx.zz
+    ctx.z = 3
+    del ctx.z
+    with pytest.raises(AttributeError, match="no attribute 'z'"):
+        del ctx.z
+    del y

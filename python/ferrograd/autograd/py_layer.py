@@ -30,6 +30,32 @@ PyLayerContext = _core.FunctionCtx
 __all__ = ["PyLayer", "Function", "FunctionCtx", "PyLayerContext", "once_differentiable"]
 
 
+class _FunctionCtxWithOutputs(FunctionCtx):  # type: ignore[misc]
+    """A ctx one of whose attributes holds one of the layer's own outputs: ``apply``
+    switches such a ctx to this class (named ``FunctionCtx`` too). The attribute is kept
+    outside the instance dict with a weak link to the node (no reference cycle, see
+    ``src/python/pylayer/ctx_attrs.rs``), so reading it needs this ``__getattr__``;
+    ``FunctionCtx`` itself has none, which keeps every other ``ctx.xxx`` on CPython's
+    fast generic lookup."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str) -> Any:
+        return _core._ctx_output_attribute(self, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        _core._ctx_forget_output_attribute(self, name)
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if not _core._ctx_forget_output_attribute(self, name):
+            super().__delattr__(name)
+
+
+_FunctionCtxWithOutputs.__name__ = _FunctionCtxWithOutputs.__qualname__ = "FunctionCtx"
+_FunctionCtxWithOutputs.__module__ = FunctionCtx.__module__
+
+
 class PyLayer:
     """Base class of a custom layer in Paddle's dialect (see the module docs)."""
 

@@ -9,6 +9,15 @@
 //! `__dict__` into the ctx's Rust state as data plus a *weak* link to the node (the way
 //! saved outputs are held), and reading the attribute rebuilds the tensor: same memory,
 //! same place in the graph. No cycle is ever formed.
+//!
+//! Reading such an attribute needs a `__getattr__` fallback, but a type with one loses
+//! CPython's generic attribute lookup (`tp_getattro`) for every `ctx.xxx` and with it the
+//! interpreter's method-call shortcut (no bound method object per `ctx.save_for_backward`):
+//! about 1.1k instructions per custom-layer step. So `FunctionCtx` has none; a ctx that
+//! gets such an attribute is switched (`__class__`) to `_FunctionCtxWithOutputs`
+//! (`ferrograd.autograd.py_layer`), a slot-less subclass named `FunctionCtx` too whose
+//! `__getattr__` / `__setattr__` / `__delattr__` call [`_ctx_output_attribute`] and
+//! [`_ctx_forget_output_attribute`].
 
 use super::ctx::PyCtx;
 use super::output_attribute::OutputAttribute;
@@ -62,6 +71,18 @@ pub(crate) fn weaken_output_attributes(
         attrs.push(attr);
     }
     ctx.get().state.lock().output_attrs.extend(attrs);
+    // the ctx `apply` made is exactly `FunctionCtx`: give it the reading fallback
+    let py = ctx.py();
+    if ctx.get_type().is(py.get_type::<PyCtx>()) {
+        static WITH_OUTPUTS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+        let cls = WITH_OUTPUTS.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
+            Ok(py
+                .import("ferrograd.autograd.py_layer")?
+                .getattr("_FunctionCtxWithOutputs")?
+                .unbind())
+        })?;
+        ctx.setattr(pyo3::intern!(py, "__class__"), cls.bind(py))?;
+    }
     Ok(())
 }
 
@@ -100,65 +121,39 @@ fn instance_dict<'py>(ctx: &Bound<'py, PyCtx>) -> Option<Bound<'py, PyDict>> {
     }
 }
 
-#[pymethods]
-impl PyCtx {
-    /// Reads an attribute that holds one of the layer's outputs (only reached when normal
-    /// lookup finds nothing).
-    fn __getattr__(slf: &Bound<'_, Self>, name: &Bound<'_, PyString>) -> PyResult<Py<PyAny>> {
-        let key = name.to_cow()?;
-        let rebuilt = {
-            let st = slf.get().state.lock();
-            st.output_attrs
-                .iter()
-                .find(|a| a.name == key)
-                .map(|a| a.rebuild(&st.name))
-        };
-        match rebuilt {
-            Some(t) => Ok(wrap(slf.py(), t?)?.into_any()),
-            None => Err(PyAttributeError::new_err(format!(
-                "'{}' object has no attribute '{key}'",
-                slf.get_type().name()?
-            ))),
-        }
-    }
-
-    /// Sets an attribute; a new value replaces an output held weakly under that name.
-    fn __setattr__(
-        slf: &Bound<'_, Self>,
-        name: &Bound<'_, PyString>,
-        value: &Bound<'_, PyAny>,
-    ) -> PyResult<()> {
-        forget_output_attribute(slf, name)?;
-        // SAFETY: all three pointers are live objects borrowed for the call.
-        let rc = unsafe {
-            pyo3::ffi::PyObject_GenericSetAttr(slf.as_ptr(), name.as_ptr(), value.as_ptr())
-        };
-        match rc {
-            0 => Ok(()),
-            _ => Err(PyErr::fetch(slf.py())),
-        }
-    }
-
-    /// Deletes an attribute, including one that holds an output weakly.
-    fn __delattr__(slf: &Bound<'_, Self>, name: &Bound<'_, PyString>) -> PyResult<()> {
-        if forget_output_attribute(slf, name)? {
-            return Ok(());
-        }
-        // SAFETY: both pointers are live; a null value means "delete".
-        let rc = unsafe {
-            pyo3::ffi::PyObject_GenericSetAttr(slf.as_ptr(), name.as_ptr(), std::ptr::null_mut())
-        };
-        match rc {
-            0 => Ok(()),
-            _ => Err(PyErr::fetch(slf.py())),
-        }
+/// `_FunctionCtxWithOutputs.__getattr__`: reads an attribute that holds one of the
+/// layer's outputs (only reached when normal lookup finds nothing).
+#[pyfunction]
+pub fn _ctx_output_attribute(
+    ctx: &Bound<'_, PyCtx>,
+    name: &Bound<'_, PyString>,
+) -> PyResult<Py<PyAny>> {
+    let key = name.to_cow()?;
+    let rebuilt = {
+        let st = ctx.get().state.lock();
+        st.output_attrs
+            .iter()
+            .find(|a| a.name == key)
+            .map(|a| a.rebuild(&st.name))
+    };
+    match rebuilt {
+        Some(t) => Ok(wrap(ctx.py(), t?)?.into_any()),
+        None => Err(PyAttributeError::new_err(format!(
+            "'{}' object has no attribute '{key}'",
+            ctx.get_type().name()?
+        ))),
     }
 }
 
-/// Drops the weakly held output attribute `name`; true if there was one.
-fn forget_output_attribute(slf: &Bound<'_, PyCtx>, name: &Bound<'_, PyString>) -> PyResult<bool> {
+/// `_FunctionCtxWithOutputs.__setattr__` / `__delattr__`: drops the weakly held output
+/// attribute `name` (a new value replaces it); true if there was one.
+#[pyfunction]
+pub fn _ctx_forget_output_attribute(
+    ctx: &Bound<'_, PyCtx>,
+    name: &Bound<'_, PyString>,
+) -> PyResult<bool> {
     let key = name.to_cow()?;
-    let mut st = slf.get().state.lock();
+    let mut st = ctx.get().state.lock();
     let before = st.output_attrs.len();
     st.output_attrs.retain(|a| a.name != *key);
     Ok(st.output_attrs.len() != before)
