@@ -52,7 +52,7 @@ impl<'a, T> Mat<'a, T> {
     }
 
     /// Errors unless every element of the view lies inside `data`.
-    fn check(&self, what: &str) -> Result<()> {
+    pub(crate) fn check(&self, what: &str) -> Result<()> {
         if self.rows == 0 || self.cols == 0 {
             return Ok(());
         }

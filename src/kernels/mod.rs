@@ -32,6 +32,7 @@ pub mod matmul;
 pub mod par;
 pub mod reduce;
 pub mod rnn;
+pub mod rnn_gemm;
 pub mod rnn_gru;
 pub mod rnn_step;
 pub mod scalar;

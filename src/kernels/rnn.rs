@@ -16,7 +16,9 @@
 use crate::dtype::Element;
 use crate::error::{Error, Result};
 use crate::kernels::fastmath_gates;
+use crate::kernels::gemm_into::Mat;
 use crate::kernels::matmul::matmul;
+use crate::kernels::rnn_gemm::{self, PackedRhs};
 use crate::kernels::rnn_step::{self, BwdIn, BwdOut, FwdIn, FwdOut, Shared};
 use crate::layout::Layout;
 use crate::storage::try_filled_vec;
@@ -100,6 +102,20 @@ pub trait RnnFloat: Element + Float {
     fn sigmoid_into(src: &[Self], dst: &mut [Self]);
     /// `dst[i] = tanh(src[i])` over equal-length slices.
     fn tanh_into(src: &[Self], dst: &mut [Self]);
+    /// `b` `[K, N]` packed for [`RnnFloat::packed_product`] (once per layer run), or
+    /// `None` where this type or CPU has no packed kernel ([`rnn_gemm`]).
+    fn pack_rhs(b: Mat<'_, Self>) -> Result<Option<PackedRhs<Self>>>;
+    /// `dst = a @ b (+ add)` over `m` rows on an operand from [`RnnFloat::pack_rhs`]
+    /// (row steps `dst_rs`, `a_rs` and `add.1`).
+    fn packed_product(
+        dst: &mut [Self],
+        dst_rs: usize,
+        a: &[Self],
+        a_rs: usize,
+        m: usize,
+        b: &PackedRhs<Self>,
+        add: Option<(&[Self], usize)>,
+    ) -> Result<()>;
 }
 
 impl RnnFloat for f64 {
@@ -113,6 +129,23 @@ impl RnnFloat for f64 {
             *d = x.tanh();
         }
     }
+    // float64 keeps gemm's path: the benchmarks and the packed kernel are float32
+    fn pack_rhs(_: Mat<'_, f64>) -> Result<Option<PackedRhs<f64>>> {
+        Ok(None)
+    }
+    fn packed_product(
+        _: &mut [f64],
+        _: usize,
+        _: &[f64],
+        _: usize,
+        _: usize,
+        _: &PackedRhs<f64>,
+        _: Option<(&[f64], usize)>,
+    ) -> Result<()> {
+        Err(Error::runtime(
+            "internal: no packed float64 recurrent kernel",
+        ))
+    }
 }
 
 // float32 gates run in float32 lanes (within 1-3 ulp, kernels::fastmath_gates): the
@@ -123,6 +156,20 @@ impl RnnFloat for f32 {
     }
     fn tanh_into(src: &[f32], dst: &mut [f32]) {
         fastmath_gates::tanh_gate_slice(src, dst);
+    }
+    fn pack_rhs(b: Mat<'_, f32>) -> Result<Option<PackedRhs<f32>>> {
+        rnn_gemm::pack(b)
+    }
+    fn packed_product(
+        dst: &mut [f32],
+        dst_rs: usize,
+        a: &[f32],
+        a_rs: usize,
+        m: usize,
+        b: &PackedRhs<f32>,
+        add: Option<(&[f32], usize)>,
+    ) -> Result<()> {
+        rnn_gemm::product(dst, dst_rs, a, a_rs, m, b, add)
     }
 }
 
@@ -190,7 +237,13 @@ pub(crate) fn forward_in_blocks<T: RnnFloat>(
     } else {
         Vec::new()
     };
-    let wt = transpose_w(w, s, g)?;
+    // W_hh^T packed once for every step (float32 on AVX2), else transposed once for gemm
+    let packed = T::pack_rhs(Mat::row_major(w, 0, g * hd, hd).t())?;
+    let wt = if packed.is_some() {
+        Vec::new()
+    } else {
+        transpose_w(w, s, g)?
+    };
     let mut pre = try_filled_vec(s.batch * g * hd, <T as Element>::zero())?;
     let lstm = cell == Cell::Lstm;
     // every step's reads and writes go through this one pointer into `out`, `out` is not
@@ -222,6 +275,7 @@ pub(crate) fn forward_in_blocks<T: RnnFloat>(
             c_prev,
             x: &xp[t * bh * g..(t + 1) * bh * g],
             wt: &wt,
+            packed: packed.as_ref(),
         };
         let dst = unsafe {
             FwdOut {
@@ -282,6 +336,8 @@ pub(crate) fn backward_in_blocks<T: RnnFloat>(
     let mut dh = try_filled_vec(bh, <T as Element>::zero())?;
     let mut dh_next = try_filled_vec(bh, <T as Element>::zero())?;
     let mut dc = try_filled_vec(if lstm { bh } else { 0 }, <T as Element>::zero())?;
+    // W_hh `[G*H, H]` packed once for every step's `dgates @ W_hh` (float32 on AVX2)
+    let packed = T::pack_rhs(Mat::row_major(w, 0, g * hd, hd))?;
     for k in (0..steps).rev() {
         let t = s.at(k);
         let c_prev: &[T] = if !lstm {
@@ -305,6 +361,7 @@ pub(crate) fn backward_in_blocks<T: RnnFloat>(
                 &[]
             },
             w,
+            packed: packed.as_ref(),
         };
         let dst = BwdOut {
             d: Shared(dxp[t * bh * g..].as_mut_ptr()),

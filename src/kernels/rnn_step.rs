@@ -11,6 +11,7 @@
 use super::gemm_into::{gemm_into, Mat, Parallelism};
 use super::par::for_each_task;
 use super::rnn::{Cell, RnnFloat, Seq};
+use super::rnn_gemm::PackedRhs;
 use crate::dtype::Element;
 use crate::error::{Error, Result};
 use crate::storage::try_filled_vec;
@@ -90,6 +91,8 @@ pub(crate) struct FwdIn<'a, T> {
     pub c_prev: &'a [T],
     pub x: &'a [T],
     pub wt: &'a [T],
+    /// `W_hh^T` packed for [`RnnFloat::packed_product`]; when given, `wt` is unused.
+    pub packed: Option<&'a PackedRhs<T>>,
 }
 
 /// Where one forward step writes, each from its row 0: the new `h` and `c` `[B, H]`, the
@@ -117,17 +120,22 @@ pub(crate) unsafe fn forward_rows<T: RnnFloat>(
     let (g, hd) = (cell.gates(), s.hidden);
     let gh = g * hd;
     let pre = out.pre.rows(r0 * gh, nr * gh);
-    let lh = Mat::row_major(inp.h_prev, r0 * hd, nr, hd);
-    gemm_into(
-        pre,
-        gh,
-        lh,
-        Mat::row_major(inp.wt, 0, hd, gh),
-        false,
-        Parallelism::None,
-    )?;
-    for (p, xv) in pre.iter_mut().zip(&inp.x[r0 * gh..(r0 + nr) * gh]) {
-        *p = *p + *xv;
+    let x = &inp.x[r0 * gh..(r0 + nr) * gh];
+    if let Some(pk) = inp.packed {
+        T::packed_product(pre, gh, &inp.h_prev[r0 * hd..], hd, nr, pk, Some((x, gh)))?;
+    } else {
+        let lh = Mat::row_major(inp.h_prev, r0 * hd, nr, hd);
+        gemm_into(
+            pre,
+            gh,
+            lh,
+            Mat::row_major(inp.wt, 0, hd, gh),
+            false,
+            Parallelism::None,
+        )?;
+        for (p, xv) in pre.iter_mut().zip(x) {
+            *p = *p + *xv;
+        }
     }
     let h = out.h.rows(r0 * hd, nr * hd);
     match cell {
@@ -182,6 +190,8 @@ pub(crate) struct BwdIn<'a, T> {
     pub c_prev: &'a [T],
     pub acts: &'a [T],
     pub w: &'a [T],
+    /// `W_hh` packed for [`RnnFloat::packed_product`]; when given, `w` is unused.
+    pub packed: Option<&'a PackedRhs<T>>,
 }
 
 /// Where one backward step writes, each from its row 0: the gate gradients `d` `[B,
@@ -254,6 +264,9 @@ pub(crate) unsafe fn backward_rows<T: RnnFloat>(
     }
     // dh for the earlier step = dgates_t @ W_hh, these rows
     let dn = out.dh_next.rows(r0 * hd, nr * hd);
+    if let Some(pk) = inp.packed {
+        return T::packed_product(dn, hd, d, gh, nr, pk, None);
+    }
     let dm = Mat::row_major(&*d, 0, nr, gh);
     gemm_into(
         dn,

@@ -2,7 +2,10 @@
 against the float64 layer with the same weights: values and gradients within float32
 rounding, with the edge cases of the kernel's loops (one step, one batch row, a hidden
 size that is not a multiple of the 8 SIMD lanes, two layers, both directions, initial
-states given)."""
+states given). The float32 LSTM/RNN steps also run their products on the packed AVX2
+kernel (kernels/rnn_gemm.rs: blocks of up to 6 rows, 16-column panels): the cases below
+include batches cut into uneven row blocks (7 = 4 + 3, 5), gate widths that end in a
+short panel, and a batch large enough to be split over the pool's threads."""
 
 from __future__ import annotations
 
@@ -32,6 +35,11 @@ def _grads(layer, x, hx):
         (nn.LSTM, 4, 9, 33, {"num_layers": 2}, False),
         (nn.GRU, 6, 2, 11, {"bidirectional": True}, True),
         (nn.RNN, 6, 2, 11, {"num_layers": 2}, True),
+        (nn.LSTM, 2, 7, 1, {}, True),
+        (nn.RNN, 3, 5, 25, {"bidirectional": True}, True),
+        (nn.RNN, 3, 5, 48, {"nonlinearity": "relu"}, False),
+        # 4H = 520 (32 panels + 8 columns), batch 16 split over threads (B*4H*H >= 2^20)
+        (nn.LSTM, 3, 16, 130, {"bidirectional": True}, True),
     ],
 )
 def test_float32_matches_float64_within_float32_rounding(cls, steps, batch, hidden, kw, given):

@@ -1,0 +1,346 @@
+//! The float32 product of a recurrent step, `dst = a @ B (+ add)`, on a right operand
+//! packed ONCE per layer run ([`pack`]) and reused by every time step.
+//!
+//! Why not the `gemm` crate: it re-packs (or re-reads unpacked) `W_hh^T` on every step,
+//! and at batch 32 its AVX2 micro-kernel (16 x 6, run on the transposed problem) leaves
+//! a 2-column tail that took 19 % of the step's GEMM time for 6 % of the work. Here the
+//! operand is cut once into panels of [`NR`] = 16 columns (zero-padded at the end), each
+//! `K x 16` contiguous, and a 6-row x 16-column AVX2/FMA micro-kernel walks them; the
+//! rows are cut into blocks of nearly equal size (batch 32: 6, 6, 5, 5, 5, 5) instead of
+//! full blocks and a short tail, and a short last panel only computes a few padded
+//! zeros. The kernel needs AVX2 and FMA; without them [`pack`] answers `None` and the
+//! caller keeps the `gemm` path.
+
+use super::gemm_into::Mat;
+use crate::error::{Error, Result};
+use crate::storage::try_filled_vec;
+
+/// Columns per packed panel (two 8-lane float32 registers).
+pub const NR: usize = 16;
+/// Most rows per micro-kernel block.
+const MR: usize = 6;
+
+/// A `[K, N]` right operand cut into column panels of [`NR`]: panel `p` holds columns
+/// `p*NR..` as `K` rows of `NR` values (zeros past column `N`).
+pub struct PackedRhs<T> {
+    data: Vec<T>,
+    k: usize,
+    n: usize,
+}
+
+impl<T> PackedRhs<T> {
+    /// Rows `K` of the packed operand.
+    pub fn k(&self) -> usize {
+        self.k
+    }
+    /// Columns `N` of the packed operand.
+    pub fn n(&self) -> usize {
+        self.n
+    }
+}
+
+/// Whether this CPU runs the packed kernel (AVX2 and FMA).
+pub fn available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Packs the view `b` (`[K, N]`, any strides) for [`product`]; `None` when the CPU lacks
+/// AVX2/FMA.
+pub fn pack(b: Mat<'_, f32>) -> Result<Option<PackedRhs<f32>>> {
+    if !available() {
+        return Ok(None);
+    }
+    pack_any(b).map(Some)
+}
+
+/// [`pack`] without the CPU check (the layout is plain Rust).
+fn pack_any(b: Mat<'_, f32>) -> Result<PackedRhs<f32>> {
+    let (k, n) = (b.rows, b.cols);
+    b.check("packed")?;
+    let panels = n.div_ceil(NR);
+    let len = panels
+        .checked_mul(NR)
+        .and_then(|v| v.checked_mul(k))
+        .ok_or_else(|| Error::value("rnn: packed weight size overflows"))?;
+    let mut data = try_filled_vec(len, 0.0f32)?;
+    if k > 0 {
+        for p in 0..panels {
+            let panel = &mut data[p * k * NR..(p + 1) * k * NR];
+            for j in 0..NR.min(n - p * NR) {
+                let col = (p * NR + j) as isize;
+                for (kk, dst) in panel.iter_mut().skip(j).step_by(NR).enumerate() {
+                    // inside the view: `check` above
+                    let at = b.off as isize + kk as isize * b.rs + col * b.cs;
+                    *dst = b.data[at as usize];
+                }
+            }
+        }
+    }
+    Ok(PackedRhs { data, k, n })
+}
+
+/// Whether rows `0..m` of `cols` elements at row step `rs` fit a slice of `len`.
+fn fits(m: usize, rs: usize, cols: usize, len: usize) -> bool {
+    m == 0
+        || (rs >= cols
+            && (m - 1)
+                .checked_mul(rs)
+                .and_then(|v| v.checked_add(cols))
+                .is_some_and(|v| v <= len))
+}
+
+/// `dst[i, j] = sum_p a[i*a_rs + p] * B[p, j]`, plus `add[i*add_rs + j]` when `add` is
+/// given, for `i < m`, `j < N` (`dst` row step `dst_rs`). `b` comes from [`pack`].
+pub fn product(
+    dst: &mut [f32],
+    dst_rs: usize,
+    a: &[f32],
+    a_rs: usize,
+    m: usize,
+    b: &PackedRhs<f32>,
+    add: Option<(&[f32], usize)>,
+) -> Result<()> {
+    let (k, n) = (b.k, b.n);
+    let add_ok = add.is_none_or(|(x, rs)| fits(m, rs, n, x.len()));
+    if !(fits(m, dst_rs, n, dst.len()) && fits(m, a_rs, k, a.len()) && add_ok) {
+        return Err(Error::runtime(
+            "internal: a packed recurrent product's operands do not fit their buffers",
+        ));
+    }
+    if m == 0 || n == 0 {
+        return Ok(());
+    }
+    let (add_p, add_rs) = add.map_or((std::ptr::null(), 0), |(x, rs)| (x.as_ptr(), rs));
+    #[cfg(target_arch = "x86_64")]
+    if available() {
+        // SAFETY: AVX2/FMA are present; every row the kernel touches lies inside its
+        // slice (checked above), `b.data` holds `ceil(N/NR)` panels of `K x NR`, and
+        // `dst` is a unique borrow, so it overlaps neither `a` nor `add`.
+        unsafe {
+            avx2::product(
+                dst.as_mut_ptr(),
+                dst_rs,
+                a.as_ptr(),
+                a_rs,
+                m,
+                k,
+                n,
+                b.data.as_ptr(),
+                add_p,
+                add_rs,
+            );
+        }
+        return Ok(());
+    }
+    let _ = add_p;
+    // portable loop (only reached for operands packed by `pack_any` in tests)
+    for i in 0..m {
+        for j in 0..n {
+            let (p, jj) = (j / NR, j % NR);
+            let panel = &b.data[p * k * NR..(p + 1) * k * NR];
+            let mut s = 0.0f32;
+            for kk in 0..k {
+                s += a[i * a_rs + kk] * panel[kk * NR + jj];
+            }
+            if let Some((x, rs)) = add {
+                s += x[i * rs + j];
+            }
+            dst[i * dst_rs + j] = s;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::{MR, NR};
+    use std::arch::x86_64::*;
+
+    /// The whole product, panel by panel (a `K x 16` panel stays in L1 or L2 while every
+    /// row block of `a` passes over it). The rows are cut into `ceil(m / 6)` blocks of
+    /// nearly equal size (32 rows: 6, 6, 5, 5, 5, 5), so no block is a short tail with too
+    /// few accumulators to hide the FMA latency.
+    ///
+    /// # Safety
+    /// AVX2/FMA are present and the pointers satisfy [`super::product`]'s checks.
+    #[target_feature(enable = "avx2,fma")]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) unsafe fn product(
+        dst: *mut f32,
+        dst_rs: usize,
+        a: *const f32,
+        a_rs: usize,
+        m: usize,
+        k: usize,
+        n: usize,
+        b: *const f32,
+        add: *const f32,
+        add_rs: usize,
+    ) {
+        let blocks = m.div_ceil(MR);
+        let (base, extra) = (m / blocks, m % blocks);
+        for p in 0..n.div_ceil(NR) {
+            let (c0, bp) = (p * NR, b.add(p * k * NR));
+            let w = NR.min(n - c0);
+            let mut i = 0;
+            for blk in 0..blocks {
+                let rows = base + usize::from(blk < extra);
+                let r = Rows {
+                    a: a.add(i * a_rs),
+                    a_rs,
+                    dst: dst.add(i * dst_rs + c0),
+                    dst_rs,
+                    add: if add.is_null() {
+                        add
+                    } else {
+                        add.add(i * add_rs + c0)
+                    },
+                    add_rs,
+                };
+                match rows {
+                    6 => block::<6>(&r, k, bp, w),
+                    5 => block::<5>(&r, k, bp, w),
+                    4 => block::<4>(&r, k, bp, w),
+                    3 => block::<3>(&r, k, bp, w),
+                    2 => block::<2>(&r, k, bp, w),
+                    _ => block::<1>(&r, k, bp, w),
+                }
+                i += rows;
+            }
+        }
+    }
+
+    /// Where one row block reads and writes.
+    struct Rows {
+        a: *const f32,
+        a_rs: usize,
+        dst: *mut f32,
+        dst_rs: usize,
+        add: *const f32,
+        add_rs: usize,
+    }
+
+    /// `R` rows x one panel (`w` of its 16 columns stored): 2*R accumulators, the two
+    /// panel vectors and one broadcast (15 of the 16 registers at `R = 6`: none spilled).
+    ///
+    /// # Safety
+    /// As [`product`], for the block's rows and the panel at `bp`.
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    unsafe fn block<const R: usize>(r: &Rows, k: usize, bp: *const f32, w: usize) {
+        let mut acc = [[_mm256_setzero_ps(); 2]; R];
+        for p in 0..k {
+            let b0 = _mm256_loadu_ps(bp.add(p * NR));
+            let b1 = _mm256_loadu_ps(bp.add(p * NR + 8));
+            for (row, ac) in acc.iter_mut().enumerate() {
+                let av = _mm256_broadcast_ss(&*r.a.add(row * r.a_rs + p));
+                ac[0] = _mm256_fmadd_ps(av, b0, ac[0]);
+                ac[1] = _mm256_fmadd_ps(av, b1, ac[1]);
+            }
+        }
+        for (row, ac) in acc.iter().enumerate() {
+            let d = r.dst.add(row * r.dst_rs);
+            let x = if r.add.is_null() {
+                r.add
+            } else {
+                r.add.add(row * r.add_rs)
+            };
+            if w == NR {
+                for (v, val) in ac.iter().enumerate() {
+                    let mut val = *val;
+                    if !x.is_null() {
+                        val = _mm256_add_ps(val, _mm256_loadu_ps(x.add(8 * v)));
+                    }
+                    _mm256_storeu_ps(d.add(8 * v), val);
+                }
+            } else {
+                // the last, short panel: only its first `w` columns exist in `dst`/`add`
+                let mut tmp = [0.0f32; NR];
+                for (v, val) in ac.iter().enumerate() {
+                    _mm256_storeu_ps(tmp.as_mut_ptr().add(8 * v), *val);
+                }
+                for (j, t) in tmp.iter().take(w).enumerate() {
+                    let extra = if x.is_null() { 0.0 } else { *x.add(j) };
+                    *d.add(j) = *t + extra;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vals(n: usize, seed: usize) -> Vec<f32> {
+        (0..n)
+            .map(|i| (((i * 37 + seed * 11) % 29) as f32 - 14.0) / 8.0)
+            .collect()
+    }
+
+    #[test]
+    fn packed_product_matches_a_float64_loop() {
+        // rows below, at and past the 6-row block (uneven blocks: 7 = 4 + 3, 32 = 6, 6,
+        // 5, 5, 5, 5); columns short of, at and past a 16-wide panel; a strided
+        // (transposed) right operand; with and without `add`
+        for &(m, k, n) in &[
+            (1, 1, 1),
+            (3, 5, 7),
+            (4, 8, 16),
+            (5, 9, 17),
+            (6, 3, 15),
+            (7, 16, 48),
+            (13, 7, 33),
+            (16, 33, 100),
+            (32, 256, 1024),
+            (6, 0, 10),
+        ] {
+            let a = vals(m * (k + 2), 1);
+            let bt = vals(n * k, 2); // [N, K]: b = bt^T
+            let xadd = vals(m * (n + 3), 3);
+            let b = Mat::row_major(&bt, 0, n, k).t();
+            let packed = [pack(b).unwrap(), Some(pack_any(b).unwrap())];
+            for pk in packed.iter().flatten() {
+                for with_add in [false, true] {
+                    let mut dst = vec![9.0f32; m * (n + 1)];
+                    let add = with_add.then_some((&xadd[..], n + 3));
+                    product(&mut dst, n + 1, &a, k + 2, m, pk, add).unwrap();
+                    for i in 0..m {
+                        for j in 0..n {
+                            let mut want: f64 = (0..k)
+                                .map(|p| a[i * (k + 2) + p] as f64 * bt[j * k + p] as f64)
+                                .sum();
+                            if with_add {
+                                want += xadd[i * (n + 3) + j] as f64;
+                            }
+                            let got = dst[i * (n + 1) + j] as f64;
+                            let tol = 1e-5 * (1.0 + want.abs()) * (k as f64).sqrt().max(1.0);
+                            assert!((got - want).abs() <= tol, "{m}x{k}x{n} [{i},{j}]");
+                        }
+                        // the column past N is untouched
+                        assert_eq!(dst[i * (n + 1) + n], 9.0);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn buffers_too_small_are_errors() {
+        let bt = vals(6, 1);
+        let pk = pack_any(Mat::row_major(&bt, 0, 3, 2).t()).unwrap(); // [2, 3]
+        let a = vals(4, 2);
+        let mut dst = vec![0.0f32; 6];
+        assert!(product(&mut dst, 3, &a, 2, 2, &pk, None).is_ok());
+        assert!(product(&mut dst[..5], 3, &a, 2, 2, &pk, None).is_err());
+        assert!(product(&mut dst, 3, &a[..3], 2, 2, &pk, None).is_err());
+        assert!(product(&mut dst, 3, &a, 2, 2, &pk, Some((&a, 3))).is_err());
+    }
+}
