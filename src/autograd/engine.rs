@@ -27,6 +27,8 @@ const NO_CHILD: u32 = u32::MAX;
 struct NodeState {
     node: NodeRef,
     deps: usize,
+    /// One slot per output of the node, allocated when the first gradient arrives (see
+    /// [`NodeState::slot`]): in a chain it is the vector the parent node returned.
     buffer: Vec<Option<Tensor>>,
     /// Per edge: the index of the child node's state, or [`NO_CHILD`].
     children: smallvec::SmallVec<[u32; 2]>,
@@ -34,6 +36,27 @@ struct NodeState {
     reaches: bool,
     /// The node must run (a child edge reaches a wanted gradient).
     execute: bool,
+}
+
+impl NodeState {
+    /// The node's input buffer with one slot per output, filled with `None` first if no
+    /// gradient arrived yet. `spare` is an emptied vector to build it in (the parent's
+    /// returned gradients, whose allocation is then reused), taken only when needed.
+    fn buffer_with(&mut self, spare: &mut Option<Vec<Option<Tensor>>>) -> &mut Vec<Option<Tensor>> {
+        let n = self.node.num_outputs();
+        if self.buffer.len() != n {
+            if self.buffer.capacity() == 0 {
+                if let Some(v) = spare.take() {
+                    self.buffer = v;
+                }
+            }
+            // room for the gradients the node returns in this same vector (one per edge)
+            let want = n.max(self.node.base().edges.len());
+            self.buffer.reserve(want.saturating_sub(self.buffer.len()));
+            self.buffer.resize(n, None);
+        }
+        &mut self.buffer
+    }
 }
 
 struct LeafState {
@@ -315,7 +338,7 @@ fn seed_roots(g: &mut GraphTask, root_edges: &[Edge], root_grads: Vec<Tensor>) -
         match e {
             Edge::Node { node, input_nr } => {
                 let st = &mut g.states[g.index[&node.id()] as usize];
-                add_into(&mut st.buffer[*input_nr], grad)?;
+                add_into(&mut st.buffer_with(&mut None)[*input_nr], grad)?;
             }
             Edge::Leaf(l) => {
                 let ls = g.leaves.get_mut(&l.id()).ok_or_else(|| {
@@ -379,6 +402,8 @@ fn execute(
         watch.check()?;
         let st = &mut g.states[i as usize];
         let node = st.node.clone();
+        // (a node none of whose parents sent a gradient gets its `None` slots here)
+        st.buffer_with(&mut None);
         let buffer = std::mem::take(&mut st.buffer);
         let execute = st.execute;
         let children = std::mem::take(&mut st.children);
@@ -386,8 +411,12 @@ fn execute(
         else {
             continue;
         };
-        let outputs = validate_outputs(&node, outputs, blocked)?;
-        for (k, (e, grad)) in node.base().edges.iter().zip(outputs).enumerate() {
+        let mut outputs = validate_outputs(&node, outputs, blocked)?;
+        // the gradients move out; the emptied vector becomes a child's input buffer if one
+        // needs one (a chain allocates no buffer per node), else it is freed below
+        let grads: smallvec::SmallVec<[Option<Tensor>; 2]> = outputs.drain(..).collect();
+        let mut spare = Some(outputs);
+        for (k, (e, grad)) in node.base().edges.iter().zip(grads).enumerate() {
             match e {
                 Edge::Node { node: c, input_nr } => {
                     let ci = children[k];
@@ -399,7 +428,7 @@ fn execute(
                         continue;
                     }
                     if let Some(grad) = grad {
-                        add_into(&mut cs.buffer[*input_nr], grad)?;
+                        add_into(&mut cs.buffer_with(&mut spare)[*input_nr], grad)?;
                     }
                     cs.deps -= 1;
                     if cs.deps == 0 {
@@ -540,13 +569,7 @@ fn insert_state(
     states.push(NodeState {
         node: node.clone(),
         deps: 0,
-        // room for the gradients the node returns in this same vector (one per edge)
-        buffer: {
-            let n = node.num_outputs();
-            let mut b = Vec::with_capacity(n.max(node.base().edges.len()));
-            b.resize(n, None);
-            b
-        },
+        buffer: Vec::new(),
         children: smallvec::smallvec![NO_CHILD; node.base().edges.len()],
         reaches: false,
         execute: false,

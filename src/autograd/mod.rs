@@ -201,11 +201,25 @@ impl Recorder {
                 _ => None,
             });
         }
-        let mut failure = None;
         let out_meta = InputMeta {
             shape: out.shape_vec(),
             dtype: out.dtype(),
         };
+        if !saves.iter().any(|s| matches!(s, SaveSpec::Output)) {
+            // no weak self-reference needed: the node is built in one place (the cyclic
+            // path below moves the whole ~650-byte node through its closure's captures)
+            let node = Arc::new(FnNode {
+                base,
+                name,
+                saved: slots,
+                roles,
+                out_meta,
+                backward: Box::new(backward),
+            });
+            out.set_grad_fn(NodeRef::new(node), 0);
+            return Ok(());
+        }
+        let mut failure = None;
         let node = Arc::new_cyclic(|weak: &Weak<FnNode>| {
             let weak_dyn: Weak<dyn Node> = weak.clone();
             let saved = saves
