@@ -582,3 +582,9 @@ _install_sparse_methods()
 _install_sparse_dispatch(globals())
 __all__ += _namespace_sparse.__all__
 from . import _dropin_fixes  # noqa: E402,F401  (installs its methods when imported)
+
+# PyTorch's out= on the Python functions that declare it (the native ones get it from
+# OpFunction): see _out_arg.py
+from ._out_arg import wrap_out_functions as _wrap_out_functions  # noqa: E402
+
+_wrap_out_functions(globals(), __all__)

@@ -494,3 +494,8 @@ def ifftshift(
 ) -> Tensor:
     """Undoes :func:`fftshift`: a roll by ``-(size // 2)``."""
     return _shift("ifftshift", _pick("ifftshift", x, input), _dim(dim, axes, None), -1)
+
+
+from ._out_arg import wrap_out_functions as _wrap_out_functions  # noqa: E402
+
+_wrap_out_functions(globals(), __all__)  # PyTorch's out= (see _out_arg.py)

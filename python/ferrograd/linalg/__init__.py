@@ -160,3 +160,7 @@ __all__ = [
 from .._missing import missing_attribute as _missing_attribute  # noqa: E402
 
 __getattr__ = _missing_attribute(__name__)
+
+from .._out_arg import wrap_out_functions as _wrap_out_functions  # noqa: E402
+
+_wrap_out_functions(globals(), __all__)  # PyTorch's out= (see _out_arg.py)

@@ -561,3 +561,7 @@ __all__ += [
     "margin_cross_entropy", "hsigmoid_loss", "label_smooth",
     "softmax_with_cross_entropy",
 ]  # fmt: skip
+
+from .._out_arg import wrap_out_functions as _wrap_out_functions  # noqa: E402
+
+_wrap_out_functions(globals(), __all__)  # PyTorch's out= (see _out_arg.py)

@@ -58,6 +58,18 @@ unsafe extern "C" fn op_call(
     if (*this).target.is_null() || (*this).name.is_null() {
         return uninitialised();
     }
+    // PyTorch's `out=`: looked up only when keywords are passed
+    if !kwargs.is_null() && ffi::PyDict_Size(kwargs) > 0 {
+        let py = Python::assume_attached();
+        let key = pyo3::intern!(py, "out");
+        let out = ffi::PyDict_GetItemWithError(kwargs, key.as_ptr());
+        if !out.is_null() {
+            return guarded(py, || out_call(py, slf, args, kwargs));
+        }
+        if !ffi::PyErr_Occurred().is_null() {
+            return null_mut();
+        }
+    }
     if ffi::PyTuple_Size(args) > 0 {
         let tp = ffi::Py_TYPE(ffi::PyTuple_GetItem(args, 0));
         let tensor = TENSOR_TYPE.load(Ordering::Relaxed);
@@ -66,6 +78,53 @@ unsafe extern "C" fn op_call(
         }
     }
     slow_call(this, args, kwargs)
+}
+
+/// Runs `run` with its error restored and panics caught, so none crosses into Python.
+unsafe fn guarded<'py>(
+    py: Python<'py>,
+    run: impl FnOnce() -> PyResult<Bound<'py, PyAny>>,
+) -> *mut ffi::PyObject {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
+        Ok(Ok(out)) => out.into_ptr(),
+        Ok(Err(e)) => {
+            e.restore(py);
+            null_mut()
+        }
+        Err(_) => {
+            PyRuntimeError::new_err("internal error (a panic) while dispatching a call")
+                .restore(py);
+            null_mut()
+        }
+    }
+}
+
+/// A call with `out=`: this function called without it, the result written into `out`
+/// by `ferrograd._out_arg.call_with_out` (PyTorch's rules; `out=None` is no `out`).
+unsafe fn out_call<'py>(
+    py: Python<'py>,
+    slf: *mut ffi::PyObject,
+    args: *mut ffi::PyObject,
+    kwargs: *mut ffi::PyObject,
+) -> PyResult<Bound<'py, PyAny>> {
+    let this = slf as *mut RawOpFunction;
+    let function = Bound::from_borrowed_ptr(py, slf);
+    let args = Bound::from_borrowed_ptr(py, args).cast_into_unchecked::<PyTuple>();
+    let kwargs = Bound::from_borrowed_ptr(py, kwargs)
+        .cast_into_unchecked::<PyDict>()
+        .copy()?;
+    let key = pyo3::intern!(py, "out");
+    let out = kwargs.get_item(key)?;
+    kwargs.del_item(key)?;
+    match out {
+        Some(out) if !out.is_none() => {
+            let name = Bound::from_borrowed_ptr(py, (*this).name);
+            py.import(pyo3::intern!(py, "ferrograd._out_arg"))?
+                .getattr(pyo3::intern!(py, "call_with_out"))?
+                .call1((function, name, args, kwargs, out))
+        }
+        _ => function.call(args, Some(&kwargs)),
+    }
 }
 
 /// The call without a tensor first: a handler's, or the eager implementation's (for its
@@ -93,18 +152,7 @@ unsafe fn slow_call(
             },
         }
     };
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
-        Ok(Ok(out)) => out.into_ptr(),
-        Ok(Err(e)) => {
-            e.restore(py);
-            null_mut()
-        }
-        Err(_) => {
-            PyRuntimeError::new_err("internal error (a panic) while dispatching a call")
-                .restore(py);
-            null_mut()
-        }
-    }
+    guarded(py, run)
 }
 
 /// The reflected `Tensor` operator of a binary op that PyTorch also accepts with a
