@@ -327,7 +327,6 @@ def one_hot(x: Tensor, num_classes: int = -1, name: Optional[str] = None) -> Ten
 
 # attention (fn_attention.py)
 from .fn_attention import scaled_dot_product_attention as scaled_dot_product_attention  # noqa: E402
-
 from .fn_mha import multi_head_attention_forward as multi_head_attention_forward  # noqa: E402
 
 __all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]
