@@ -80,8 +80,7 @@ def _run_step(opt: Any, fn: Callable, args: tuple, kwargs: dict) -> Any:
                 full, kwargs = result
             else:
                 raise RuntimeError(
-                    f"{fn} must return None or a tuple of (new_args, new_kwargs), but got "
-                    f"{result}."
+                    f"{fn} must return None or a tuple of (new_args, new_kwargs), but got {result}."
                 )
     out = fn(*full, **kwargs)
     for hook in [*_own(opt, "_optimizer_step_post_hooks"), *_global_post.values()]:
@@ -167,9 +166,7 @@ class OptimizerHooks:
 
     def register_step_post_hook(self, hook: Callable) -> HookHandle:
         """``hook(optimizer, args, kwargs)`` after ``step``."""
-        return self._add_hook(
-            "_optimizer_step_post_hooks", hook, False, "register_step_post_hook"
-        )
+        return self._add_hook("_optimizer_step_post_hooks", hook, False, "register_step_post_hook")
 
     def register_state_dict_pre_hook(self, hook: Callable, prepend: bool = False) -> HookHandle:
         """``hook(optimizer)`` before ``state_dict``."""
