@@ -20,12 +20,14 @@ Tensor = _core.Tensor
 _WHAT = "multi_head_attention_forward"
 
 
-def _tensor(t: Any, name: str, optional: bool = False) -> Optional[Tensor]:
-    if t is None and optional:
-        return None
+def _tensor(t: Any, name: str) -> Tensor:
     if not isinstance(t, Tensor):
         raise TypeError(f"{_WHAT}: {name} must be a Tensor, got {type(t).__name__}")
     return t
+
+
+def _optional(t: Any, name: str) -> Optional[Tensor]:
+    return None if t is None else _tensor(t, name)
 
 
 def _shape(t: Optional[Tensor], name: str, want: list[int]) -> None:
@@ -55,7 +57,6 @@ def _project(
     bq, bk, bv = (None, None, None) if bias is None else (bias[:e], bias[e : 2 * e], bias[2 * e :])
     if separate is None:
         w = _tensor(packed, "in_proj_weight (use_separate_proj_weight=False)")
-        assert w is not None
         _shape(w, "in_proj_weight", [3 * e, e])
         if q is k and k is v:  # self-attention: one [3E, E] product instead of three
             q, k, v = _linear_in_layout(q, w, bias, False).chunk(3, -1)
@@ -165,7 +166,7 @@ def multi_head_attention_forward(
             f"{_WHAT}: key shape {list(key.shape)} does not match value shape {list(value.shape)}"
         )
     src = key.shape[0]
-    _tensor(in_proj_bias, "in_proj_bias", True)
+    _optional(in_proj_bias, "in_proj_bias")
     separate = (q_proj_weight, k_proj_weight, v_proj_weight) if use_separate_proj_weight else None
     same = query is key and key is value
     # [L, N, E] -> [N, L, E] (the object identity of self-attention kept)
@@ -175,7 +176,6 @@ def multi_head_attention_forward(
     q, k, v = _project(query, key, value, e, in_proj_weight, in_proj_bias, separate)
     if attn_mask is not None:
         attn_mask = _tensor(attn_mask, "attn_mask")
-        assert attn_mask is not None
         if attn_mask.ndim == 2:
             _shape(attn_mask, "a 2-D attn_mask ([L, S])", [tgt, src])
         elif attn_mask.ndim == 3:
@@ -189,15 +189,15 @@ def multi_head_attention_forward(
     if bias_k is not None:
         if static_k is not None or static_v is not None:
             raise ValueError(f"{_WHAT}: bias_k/bias_v cannot be used with static_k/static_v")
-        for b, name in ((bias_k, "bias_k"), (bias_v, "bias_v")):
-            _tensor(b, name)
-            _shape(b, name, [1, 1, e])
-        k = _core.concat([k, bias_k.expand([n, 1, e])], axis=1)  # type: ignore[union-attr]
-        v = _core.concat([v, bias_v.expand([n, 1, e])], axis=1)  # type: ignore[union-attr]
+        bk, bv = _tensor(bias_k, "bias_k"), _tensor(bias_v, "bias_v")
+        _shape(bk, "bias_k", [1, 1, e])
+        _shape(bv, "bias_v", [1, 1, e])
+        k = _core.concat([k, bk.expand([n, 1, e])], axis=1)
+        v = _core.concat([v, bv.expand([n, 1, e])], axis=1)
         attn_mask, key_padding_mask = _pad_key(attn_mask), _pad_key(key_padding_mask)
     q = q.reshape([n, tgt, h, d]).transpose(1, 2)
-    k = _heads_of(k, _tensor(static_k, "static_k", True), n, h, d, "static_k")
-    v = _heads_of(v, _tensor(static_v, "static_v", True), n, h, d, "static_v")
+    k = _heads_of(k, _optional(static_k, "static_k"), n, h, d, "static_k")
+    v = _heads_of(v, _optional(static_v, "static_v"), n, h, d, "static_v")
     if add_zero_attn:  # a key and value of zeros: a row may then attend to nothing
         zeros = _core.zeros([n, h, 1, d], dtype=k.dtype)
         k, v = _core.concat([k, zeros], axis=2), _core.concat([v, zeros], axis=2)
@@ -214,7 +214,7 @@ def multi_head_attention_forward(
     out = out.transpose(1, 2).reshape([n, tgt, e])
     _tensor(out_proj_weight, "out_proj_weight")
     _shape(out_proj_weight, "out_proj_weight", [e, e])
-    _tensor(out_proj_bias, "out_proj_bias", True)
+    _optional(out_proj_bias, "out_proj_bias")
     out = _linear_in_layout(out, out_proj_weight, out_proj_bias, False).transpose(0, 1)
     if unbatched:
         out = out.squeeze(1)
@@ -255,7 +255,7 @@ def _masks(
             k = k.logical_not()
             keep = k if keep is None else keep.logical_and(k)
         else:
-            bias = b if bias is None else bias + b
+            bias = b if bias is None or b is None else bias + b
     return keep, bias
 
 
