@@ -598,3 +598,8 @@ _install_sparse_methods()
 _install_sparse_dispatch(globals())
 __all__ += _namespace_sparse.__all__
 from . import _dropin_fixes  # noqa: E402,F401  (installs its methods when imported)
+# in-place elementwise math (`x.sqrt_()`, `x.pow_(2)`, `x.lt_(y)`, ...), installed last so
+# that every out-of-place method it writes back exists: _inplace_math.py
+from . import _inplace_math  # noqa: E402
+
+_inplace_math.install()
