@@ -746,6 +746,19 @@ class Tensor:
         """Always a RuntimeError: ferrograd has no GPU build."""
     def set_value(self, value: Any) -> None:
         """Paddle: overwrites the values in place."""
+    # -- added at import by ``ferrograd._tensor_extras`` --
+    def greater(x, other: Any, *, out: Any = ...) -> Tensor:
+        """``x > other`` elementwise (bool): PyTorch's and Paddle's alias of ``gt``."""
+    def less(x, other: Any, *, out: Any = ...) -> Tensor:
+        """``x < other`` elementwise (bool): PyTorch's and Paddle's alias of ``lt``."""
+    def get_device(self) -> int:
+        """-1: the tensor is in CPU memory (both peers' answer for a CPU tensor)."""
+    def is_signed(self) -> _bool:
+        """Whether the dtype holds negative values (False for bool and uint8)."""
+    def is_integer(x) -> _bool:
+        """Paddle: whether ``x``'s dtype is an integer one (bool excluded)."""
+    def is_pinned(self) -> _bool:
+        """False: ferrograd has no pinned (page-locked) memory."""
     # -- added at import by ``ferrograd._inplace_math`` (in-place elementwise math) --
     def abs_(self) -> Self:
         """``abs`` written into this tensor in place (returns it)."""

@@ -467,6 +467,25 @@ class Module(ModuleState, ModuleAccess):
         """Casts floating parameters and buffers to float64."""
         return self._cast("float64")
 
+    def half(self) -> Module:
+        """PyTorch's: casts floating parameters and buffers to float16."""
+        return self._cast("float16")
+
+    def bfloat16(self) -> Module:
+        """PyTorch's: casts floating parameters and buffers to bfloat16."""
+        return self._cast("bfloat16")
+
+    def cpu(self) -> Module:
+        """Both peers': moves the module to the CPU, where it already is (returns it)."""
+        return self
+
+    def cuda(self, device: Any = None) -> Module:
+        """There is no GPU build of ferrograd: always a RuntimeError."""
+        raise RuntimeError(
+            "cuda(): ferrograd runs on the CPU only (no GPU build); drop the device handling, "
+            "or guard it with ferrograd.cuda.is_available(), which is False"
+        )
+
     # ------------------------------------------------------------------ printing
 
     def extra_repr(self) -> str:
