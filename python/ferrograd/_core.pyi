@@ -759,6 +759,10 @@ class Tensor:
         """Paddle: whether ``x``'s dtype is an integer one (bool excluded)."""
     def is_pinned(self) -> _bool:
         """False: ferrograd has no pinned (page-locked) memory."""
+    def bincount(self, weights: Any = ..., minlength: _int = ...) -> Tensor:
+        """``bincount(self, weights, minlength)``: counts of each non-negative integer."""
+    def diagflat(self, offset: _int = ...) -> Tensor:
+        """``diagflat(self, offset)``: a 2-D tensor with the flattened input on a diagonal."""
     # -- added at import by ``ferrograd._inplace_math`` (in-place elementwise math) --
     def abs_(self) -> Self:
         """``abs`` written into this tensor in place (returns it)."""

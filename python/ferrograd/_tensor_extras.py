@@ -1,7 +1,8 @@
 """Small ``Tensor`` queries and aliases both peers' code calls: ``greater`` / ``less``
 (PyTorch's and Paddle 3's aliases of ``gt`` / ``lt``), ``get_device()`` (-1: the CPU, as
 both peers answer for a CPU tensor), ``is_signed()``, ``is_integer()`` (Paddle) and
-``is_pinned()`` (False: ferrograd has no pinned memory); Paddle's ``assign``."""
+``is_pinned()`` (False: ferrograd has no pinned memory), the methods ``bincount`` /
+``diagflat``; Paddle's ``assign``."""
 
 from __future__ import annotations
 
@@ -77,6 +78,20 @@ def assign(x: Any, output: Any = None) -> Any:
     return output.copy_(value)
 
 
+def _bincount(self: Tensor, weights: Any = None, minlength: int = 0) -> Tensor:
+    """``bincount(self, weights, minlength)``: counts of each non-negative integer."""
+    from ._ops_stats import bincount
+
+    return bincount(self, weights, minlength)
+
+
+def _diagflat(self: Tensor, offset: int = 0) -> Tensor:
+    """``diagflat(self, offset)``: a 2-D tensor with the flattened input on a diagonal."""
+    from ._ops_more_math import diagflat
+
+    return diagflat(self, offset)
+
+
 def install_tensor_methods() -> None:
     """Adds the methods to ``Tensor`` (the stub lists them)."""
     Tensor.greater = greater  # type: ignore[method-assign]
@@ -85,6 +100,8 @@ def install_tensor_methods() -> None:
     Tensor.is_signed = _is_signed  # type: ignore[method-assign]
     Tensor.is_integer = is_integer  # type: ignore[method-assign]
     Tensor.is_pinned = _is_pinned  # type: ignore[method-assign]
+    Tensor.bincount = _bincount  # type: ignore[method-assign]
+    Tensor.diagflat = _diagflat  # type: ignore[method-assign]
 
 
 __all__ = ["greater", "less", "is_integer", "assign"]

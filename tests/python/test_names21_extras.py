@@ -114,3 +114,31 @@ def test_sequence_mask_and_diag_embed():
         F.sequence_mask(fg.tensor([1]), maxlen=-1)
     x = fg.tensor([[1.0, 2.0]])
     assert F.diag_embed(x).tolist() == [[[1.0, 0.0], [0.0, 2.0]]]
+
+
+def test_deprecated_init_and_clip_spellings_warn_and_work():
+    t = fg.empty([3, 2])
+    with pytest.warns(FutureWarning, match="nn.init.constant_"):
+        assert fg.nn.init.constant(t, 0.5) is t
+    assert t.tolist() == [[0.5, 0.5]] * 3
+    for name in ("uniform", "normal", "xavier_uniform", "xavier_normal", "kaiming_uniform",
+                 "kaiming_normal", "orthogonal", "eye"):  # fmt: skip
+        with pytest.warns(FutureWarning, match=f"nn.init.{name}_"):
+            getattr(fg.nn.init, name)(fg.empty([3, 2]))
+    with pytest.warns(FutureWarning, match="nn.init.dirac_"):
+        fg.nn.init.dirac(fg.empty([2, 2, 3]))
+    p = fg.nn.Parameter(fg.ones([2]))
+    p.grad = fg.tensor([3.0, 4.0])
+    with pytest.warns(FutureWarning, match="clip_grad_norm_"):
+        total = fg.nn.utils.clip_grad_norm([p], 1.0)
+    assert total.item() == pytest.approx(5.0)
+    np.testing.assert_allclose(p.grad.numpy(), [0.6, 0.8], rtol=1e-5)
+
+
+def test_bincount_and_diagflat_methods():
+    x = fg.tensor([0, 1, 1, 3])
+    assert x.bincount().tolist() == [1, 2, 0, 1]
+    assert x.bincount(minlength=6).tolist() == [1, 2, 0, 1, 0, 0]
+    w = fg.tensor([0.5, 1.0, 2.0, 4.0])
+    assert x.bincount(w).tolist() == [0.5, 3.0, 0.0, 4.0]
+    assert fg.tensor([1.0, 2.0]).diagflat(1).tolist() == [[0, 1, 0], [0, 0, 2], [0, 0, 0]]

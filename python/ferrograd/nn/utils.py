@@ -50,6 +50,19 @@ def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
             offset += n
 
 
+def clip_grad_norm(*args: Any, **kwargs: Any) -> Any:
+    """Deprecated spelling of ``clip_grad_norm_`` (warns ``FutureWarning``, as PyTorch)."""
+    import warnings
+
+    warnings.warn(
+        "`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
+        "`torch.nn.utils.clip_grad_norm_`.",
+        FutureWarning,
+        stacklevel=2,
+    )
+    return clip_grad_norm_(*args, **kwargs)
+
+
 def skip_init(module_cls: Any, *args: Any, **kwargs: Any) -> Any:
     """PyTorch's ``skip_init``: ``module_cls(*args, **kwargs)`` with its parameters and
     buffers left uninitialised (``to_empty``). The class must take a ``device`` argument
@@ -66,6 +79,7 @@ def skip_init(module_cls: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 __all__ = [
+    "clip_grad_norm",
     "clip_grad_norm_",
     "clip_grad_value_",
     "clip_grads_with_norm_",
