@@ -751,6 +751,244 @@ class Tensor:
         """Always a RuntimeError: ferrograd has no GPU build."""
     def set_value(self, value: Any) -> None:
         """Paddle: overwrites the values in place."""
+    # -- added at import by ``ferrograd._tensor_extras`` --
+    def greater(x, other: Any, *, out: Any = ...) -> Tensor:
+        """``x > other`` elementwise (bool): PyTorch's and Paddle's alias of ``gt``."""
+    def less(x, other: Any, *, out: Any = ...) -> Tensor:
+        """``x < other`` elementwise (bool): PyTorch's and Paddle's alias of ``lt``."""
+    def get_device(self) -> int:
+        """-1: the tensor is in CPU memory (both peers' answer for a CPU tensor)."""
+    def is_signed(self) -> _bool:
+        """Whether the dtype holds negative values (False for bool and uint8)."""
+    def is_integer(x) -> _bool:
+        """Paddle: whether ``x``'s dtype is an integer one (bool excluded)."""
+    def is_pinned(self) -> _bool:
+        """False: ferrograd has no pinned (page-locked) memory."""
+    def bincount(self, weights: Any = ..., minlength: _int = ...) -> Tensor:
+        """``bincount(self, weights, minlength)``: counts of each non-negative integer."""
+    def diagflat(self, offset: _int = ...) -> Tensor:
+        """``diagflat(self, offset)``: a 2-D tensor with the flattened input on a diagonal."""
+    # -- added at import by ``ferrograd._inplace_math`` (in-place elementwise math) --
+    def abs_(self) -> Self:
+        """``abs`` written into this tensor in place (returns it)."""
+    def absolute_(self) -> Self:
+        """``absolute`` written into this tensor in place (returns it)."""
+    def acos_(self) -> Self:
+        """``acos`` written into this tensor in place (returns it)."""
+    def acosh_(self) -> Self:
+        """``acosh`` written into this tensor in place (returns it)."""
+    def addbmm_(self, *args: Any, **kwargs: Any) -> Self:
+        """``addbmm`` written into this tensor in place (returns it)."""
+    def addmm_(self, *args: Any, **kwargs: Any) -> Self:
+        """``addmm`` written into this tensor in place (returns it)."""
+    def addmv_(self, *args: Any, **kwargs: Any) -> Self:
+        """``addmv`` written into this tensor in place (returns it)."""
+    def addr_(self, *args: Any, **kwargs: Any) -> Self:
+        """``addr`` written into this tensor in place (returns it)."""
+    def arccos_(self) -> Self:
+        """``arccos`` written into this tensor in place (returns it)."""
+    def arccosh_(self) -> Self:
+        """``arccosh`` written into this tensor in place (returns it)."""
+    def arcsin_(self) -> Self:
+        """``arcsin`` written into this tensor in place (returns it)."""
+    def arcsinh_(self) -> Self:
+        """``arcsinh`` written into this tensor in place (returns it)."""
+    def arctan2_(self, *args: Any, **kwargs: Any) -> Self:
+        """``arctan2`` written into this tensor in place (returns it)."""
+    def arctan_(self) -> Self:
+        """``arctan`` written into this tensor in place (returns it)."""
+    def arctanh_(self) -> Self:
+        """``arctanh`` written into this tensor in place (returns it)."""
+    def asin_(self) -> Self:
+        """``asin`` written into this tensor in place (returns it)."""
+    def asinh_(self) -> Self:
+        """``asinh`` written into this tensor in place (returns it)."""
+    def atan2_(self, *args: Any, **kwargs: Any) -> Self:
+        """``atan2`` written into this tensor in place (returns it)."""
+    def atan_(self) -> Self:
+        """``atan`` written into this tensor in place (returns it)."""
+    def atanh_(self) -> Self:
+        """``atanh`` written into this tensor in place (returns it)."""
+    def baddbmm_(self, *args: Any, **kwargs: Any) -> Self:
+        """``baddbmm`` written into this tensor in place (returns it)."""
+    def bitwise_and_(self, *args: Any, **kwargs: Any) -> Self:
+        """``bitwise_and`` written into this tensor in place (returns it)."""
+    def bitwise_not_(self) -> Self:
+        """``bitwise_not`` written into this tensor in place (returns it)."""
+    def bitwise_or_(self, *args: Any, **kwargs: Any) -> Self:
+        """``bitwise_or`` written into this tensor in place (returns it)."""
+    def bitwise_xor_(self, *args: Any, **kwargs: Any) -> Self:
+        """``bitwise_xor`` written into this tensor in place (returns it)."""
+    def ceil_(self) -> Self:
+        """``ceil`` written into this tensor in place (returns it)."""
+    def clamp_max_(self, *args: Any, **kwargs: Any) -> Self:
+        """``clamp_max`` written into this tensor in place (returns it)."""
+    def clamp_min_(self, *args: Any, **kwargs: Any) -> Self:
+        """``clamp_min`` written into this tensor in place (returns it)."""
+    def copysign_(self, *args: Any, **kwargs: Any) -> Self:
+        """``copysign`` written into this tensor in place (returns it)."""
+    def cos_(self) -> Self:
+        """``cos`` written into this tensor in place (returns it)."""
+    def cosh_(self) -> Self:
+        """``cosh`` written into this tensor in place (returns it)."""
+    def cumprod_(self, *args: Any, **kwargs: Any) -> Self:
+        """``cumprod`` written into this tensor in place (returns it)."""
+    def cumsum_(self, *args: Any, **kwargs: Any) -> Self:
+        """``cumsum`` written into this tensor in place (returns it)."""
+    def deg2rad_(self) -> Self:
+        """``deg2rad`` written into this tensor in place (returns it)."""
+    def digamma_(self) -> Self:
+        """``digamma`` written into this tensor in place (returns it)."""
+    def divide_(self, *args: Any, **kwargs: Any) -> Self:
+        """``divide`` written into this tensor in place (returns it)."""
+    def eq_(self, *args: Any, **kwargs: Any) -> Self:
+        """``eq`` written into this tensor in place (returns it)."""
+    def equal_(self, *args: Any, **kwargs: Any) -> Self:
+        """``eq`` written into this tensor in place (returns it)."""
+    def erf_(self) -> Self:
+        """``erf`` written into this tensor in place (returns it)."""
+    def erfc_(self) -> Self:
+        """``erfc`` written into this tensor in place (returns it)."""
+    def erfinv_(self) -> Self:
+        """``erfinv`` written into this tensor in place (returns it)."""
+    def exp2_(self) -> Self:
+        """``exp2`` written into this tensor in place (returns it)."""
+    def expm1_(self) -> Self:
+        """``expm1`` written into this tensor in place (returns it)."""
+    def fix_(self) -> Self:
+        """``fix`` written into this tensor in place (returns it)."""
+    def float_power_(self, *args: Any, **kwargs: Any) -> Self:
+        """``float_power`` written into this tensor in place (returns it)."""
+    def floor_(self) -> Self:
+        """``floor`` written into this tensor in place (returns it)."""
+    def floor_divide_(self, *args: Any, **kwargs: Any) -> Self:
+        """``floor_divide`` written into this tensor in place (returns it)."""
+    def floor_mod_(self, *args: Any, **kwargs: Any) -> Self:
+        """``remainder`` written into this tensor in place (returns it)."""
+    def fmod_(self, *args: Any, **kwargs: Any) -> Self:
+        """``fmod`` written into this tensor in place (returns it)."""
+    def frac_(self) -> Self:
+        """``frac`` written into this tensor in place (returns it)."""
+    def gcd_(self, *args: Any, **kwargs: Any) -> Self:
+        """``gcd`` written into this tensor in place (returns it)."""
+    def ge_(self, *args: Any, **kwargs: Any) -> Self:
+        """``ge`` written into this tensor in place (returns it)."""
+    def greater_(self, *args: Any, **kwargs: Any) -> Self:
+        """``gt`` written into this tensor in place (returns it)."""
+    def greater_equal_(self, *args: Any, **kwargs: Any) -> Self:
+        """``ge`` written into this tensor in place (returns it)."""
+    def greater_than_(self, *args: Any, **kwargs: Any) -> Self:
+        """``gt`` written into this tensor in place (returns it)."""
+    def gt_(self, *args: Any, **kwargs: Any) -> Self:
+        """``gt`` written into this tensor in place (returns it)."""
+    def heaviside_(self, *args: Any, **kwargs: Any) -> Self:
+        """``heaviside`` written into this tensor in place (returns it)."""
+    def hypot_(self, *args: Any, **kwargs: Any) -> Self:
+        """``hypot`` written into this tensor in place (returns it)."""
+    def i0_(self) -> Self:
+        """``i0`` written into this tensor in place (returns it)."""
+    def lcm_(self, *args: Any, **kwargs: Any) -> Self:
+        """``lcm`` written into this tensor in place (returns it)."""
+    def ldexp_(self, *args: Any, **kwargs: Any) -> Self:
+        """``ldexp`` written into this tensor in place (returns it)."""
+    def le_(self, *args: Any, **kwargs: Any) -> Self:
+        """``le`` written into this tensor in place (returns it)."""
+    def lerp_(self, *args: Any, **kwargs: Any) -> Self:
+        """``lerp`` written into this tensor in place (returns it)."""
+    def less_(self, *args: Any, **kwargs: Any) -> Self:
+        """``lt`` written into this tensor in place (returns it)."""
+    def less_equal_(self, *args: Any, **kwargs: Any) -> Self:
+        """``le`` written into this tensor in place (returns it)."""
+    def less_than_(self, *args: Any, **kwargs: Any) -> Self:
+        """``lt`` written into this tensor in place (returns it)."""
+    def lgamma_(self) -> Self:
+        """``lgamma`` written into this tensor in place (returns it)."""
+    def log10_(self) -> Self:
+        """``log10`` written into this tensor in place (returns it)."""
+    def log1p_(self) -> Self:
+        """``log1p`` written into this tensor in place (returns it)."""
+    def log2_(self) -> Self:
+        """``log2`` written into this tensor in place (returns it)."""
+    def log_(self) -> Self:
+        """``log`` written into this tensor in place (returns it)."""
+    def logical_and_(self, *args: Any, **kwargs: Any) -> Self:
+        """``logical_and`` written into this tensor in place (returns it)."""
+    def logical_not_(self) -> Self:
+        """``logical_not`` written into this tensor in place (returns it)."""
+    def logical_or_(self, *args: Any, **kwargs: Any) -> Self:
+        """``logical_or`` written into this tensor in place (returns it)."""
+    def logical_xor_(self, *args: Any, **kwargs: Any) -> Self:
+        """``logical_xor`` written into this tensor in place (returns it)."""
+    def logit_(self, *args: Any, **kwargs: Any) -> Self:
+        """``logit`` written into this tensor in place (returns it)."""
+    def lt_(self, *args: Any, **kwargs: Any) -> Self:
+        """``lt`` written into this tensor in place (returns it)."""
+    def mod_(self, *args: Any, **kwargs: Any) -> Self:
+        """``remainder`` written into this tensor in place (returns it)."""
+    def multigammaln_(self, *args: Any, **kwargs: Any) -> Self:
+        """``mvlgamma`` written into this tensor in place (returns it)."""
+    def mvlgamma_(self, *args: Any, **kwargs: Any) -> Self:
+        """``mvlgamma`` written into this tensor in place (returns it)."""
+    def nan_to_num_(self, *args: Any, **kwargs: Any) -> Self:
+        """``nan_to_num`` written into this tensor in place (returns it)."""
+    def ne_(self, *args: Any, **kwargs: Any) -> Self:
+        """``ne`` written into this tensor in place (returns it)."""
+    def neg_(self) -> Self:
+        """``neg`` written into this tensor in place (returns it)."""
+    def negative_(self) -> Self:
+        """``negative`` written into this tensor in place (returns it)."""
+    def nextafter_(self, *args: Any, **kwargs: Any) -> Self:
+        """``nextafter`` written into this tensor in place (returns it)."""
+    def not_equal_(self, *args: Any, **kwargs: Any) -> Self:
+        """``ne`` written into this tensor in place (returns it)."""
+    def polygamma_(self, *args: Any, **kwargs: Any) -> Self:
+        """``polygamma`` written into this tensor in place (returns it)."""
+    def pow_(self, *args: Any, **kwargs: Any) -> Self:
+        """``pow`` written into this tensor in place (returns it)."""
+    def rad2deg_(self) -> Self:
+        """``rad2deg`` written into this tensor in place (returns it)."""
+    def reciprocal_(self) -> Self:
+        """``reciprocal`` written into this tensor in place (returns it)."""
+    def relu_(self) -> Self:
+        """``relu`` written into this tensor in place (returns it)."""
+    def remainder_(self, *args: Any, **kwargs: Any) -> Self:
+        """``remainder`` written into this tensor in place (returns it)."""
+    def renorm_(self, *args: Any, **kwargs: Any) -> Self:
+        """``renorm`` written into this tensor in place (returns it)."""
+    def round_(self, *args: Any, **kwargs: Any) -> Self:
+        """``round`` written into this tensor in place (returns it)."""
+    def rsqrt_(self) -> Self:
+        """``rsqrt`` written into this tensor in place (returns it)."""
+    def selu_(self) -> Self:
+        """``selu`` written into this tensor in place (returns it)."""
+    def sgn_(self) -> Self:
+        """``sgn`` written into this tensor in place (returns it)."""
+    def sigmoid_(self) -> Self:
+        """``sigmoid`` written into this tensor in place (returns it)."""
+    def sign_(self) -> Self:
+        """``sign`` written into this tensor in place (returns it)."""
+    def sin_(self) -> Self:
+        """``sin`` written into this tensor in place (returns it)."""
+    def sinc_(self) -> Self:
+        """``sinc`` written into this tensor in place (returns it)."""
+    def sinh_(self) -> Self:
+        """``sinh`` written into this tensor in place (returns it)."""
+    def sqrt_(self) -> Self:
+        """``sqrt`` written into this tensor in place (returns it)."""
+    def square_(self) -> Self:
+        """``square`` written into this tensor in place (returns it)."""
+    def subtract_(self, *args: Any, **kwargs: Any) -> Self:
+        """``subtract`` written into this tensor in place (returns it)."""
+    def tan_(self) -> Self:
+        """``tan`` written into this tensor in place (returns it)."""
+    def tanh_(self) -> Self:
+        """``tanh`` written into this tensor in place (returns it)."""
+    def true_divide_(self, *args: Any, **kwargs: Any) -> Self:
+        """``true_divide`` written into this tensor in place (returns it)."""
+    def trunc_(self) -> Self:
+        """``trunc`` written into this tensor in place (returns it)."""
+    def xlogy_(self, *args: Any, **kwargs: Any) -> Self:
+        """``xlogy`` written into this tensor in place (returns it)."""
     # -- added at import by ``ferrograd._ops_more_math`` / ``_ops_compose_more`` (composed of the ops above) --
     def addbmm(x, batch1: Any, batch2: Any, *, beta: Any = ..., alpha: Any = ...) -> Tensor:
         """``beta * x + alpha * sum_b(batch1[b] @ batch2[b])``."""

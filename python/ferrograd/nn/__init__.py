@@ -226,6 +226,11 @@ utils.parametrize = _parametrize  # type: ignore[attr-defined]
 utils.parametrizations = _parametrizations  # type: ignore[attr-defined]
 _sys.modules[__name__ + ".utils.parametrize"] = _parametrize
 _sys.modules[__name__ + ".utils.parametrizations"] = _parametrizations
+# nn.utils.stateless (stateless.py: PyTorch's older spelling of func.functional_call)
+from . import stateless as _stateless  # noqa: E402
+
+utils.stateless = _stateless  # type: ignore[attr-defined]
+_sys.modules[__name__ + ".utils.stateless"] = _stateless
 # the hook-based weight_norm / spectral_norm (PyTorch's older API; Paddle's nn.utils)
 from . import weight_norm_hooks as _weight_norm_hooks  # noqa: E402
 

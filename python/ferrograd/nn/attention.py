@@ -16,9 +16,9 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from .. import _core
-from . import functional as F
 from . import init
 from .fn_attention import attend, attention, split_mask
+from .fn_mha import multi_head_attention_forward
 from .layers import Linear, layout_of
 from .module import Module
 from .parameter import Parameter
@@ -53,14 +53,6 @@ def _check_dropout(p: Any, what: str) -> float:
     if not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
         raise ValueError(f"{what}: dropout must be a probability in [0, 1], got {p!r}")
     return float(p)
-
-
-def _pad_key(mask: Optional[Tensor]) -> Optional[Tensor]:
-    """``mask`` with one more key column that leaves nothing out (False / 0.0)."""
-    if mask is None:
-        return None
-    extra = _core.zeros([*mask.shape[:-1], 1], dtype=mask.dtype)
-    return _core.concat([mask, extra], axis=-1)
 
 
 class MultiheadAttention(Module):
@@ -142,23 +134,6 @@ class MultiheadAttention(Module):
             init.xavier_normal_(self.bias_k)
             init.xavier_normal_(self.bias_v)
 
-    def _project(
-        self, q: Tensor, k: Tensor, v: Tensor, same: bool
-    ) -> tuple[Tensor, Tensor, Tensor]:
-        e = self.embed_dim
-        b = self.in_proj_bias
-        if same and self.in_proj_weight is not None:
-            # self-attention: one [3E, E] matmul instead of three
-            q, k, v = F.linear(q, self.in_proj_weight, b).chunk(3, -1)
-            return q, k, v
-        bq, bk, bv = (None, None, None) if b is None else (b[:e], b[e : 2 * e], b[2 * e :])
-        if self.in_proj_weight is not None:
-            w = self.in_proj_weight
-            wq, wk, wv = w[:e], w[e : 2 * e], w[2 * e :]
-        else:
-            wq, wk, wv = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
-        return F.linear(q, wq, bq), F.linear(k, wk, bk), F.linear(v, wv, bv)
-
     def forward(
         self,
         query: Tensor,
@@ -170,97 +145,56 @@ class MultiheadAttention(Module):
         average_attn_weights: bool = True,
         is_causal: bool = False,
     ) -> tuple[Tensor, Optional[Tensor]]:
-        """Attention of ``query`` over ``key``/``value``: ``(output, weights)``."""
+        """Attention of ``query`` over ``key``/``value``: ``(output, weights)``
+        (``F.multi_head_attention_forward`` with this layer's parameters)."""
         what = "MultiheadAttention"
-        if is_causal and attn_mask is None:
-            raise ValueError(
-                f"{what}: is_causal=True is a hint that attn_mask is the causal mask; pass "
-                f"attn_mask as well"
-            )
-        same = query is key and key is value
-        unbatched = query.ndim == 2
-        if unbatched:
-            query, key, value = (t.unsqueeze(1) for t in (query, key, value))
-            if key_padding_mask is not None:
-                key_padding_mask = key_padding_mask.unsqueeze(0)
-        elif query.ndim != 3:
+        for t, name in ((query, "query"), (key, "key"), (value, "value")):
+            if not isinstance(t, Tensor):
+                raise TypeError(f"{what}: {name} must be a Tensor, got {type(t).__name__}")
+        if query.ndim not in (2, 3):
             raise ValueError(f"{what}: query must be 2-D or 3-D, got shape {list(query.shape)}")
-        if not self.batch_first or unbatched:
-            query, key, value = (t.transpose(0, 1) for t in (query, key, value))
-        n, tgt, e = query.shape
-        src = key.shape[1]
-        if e != self.embed_dim or key.shape[-1] != self.kdim or value.shape[-1] != self.vdim:
+        if (
+            query.shape[-1] != self.embed_dim
+            or key.shape[-1] != self.kdim
+            or value.shape[-1] != self.vdim
+        ):
             raise ValueError(
                 f"{what}: expected query/key/value feature sizes {self.embed_dim}/{self.kdim}/"
                 f"{self.vdim}, got {query.shape[-1]}/{key.shape[-1]}/{value.shape[-1]}"
             )
-        q, k, v = self._project(query, key, value, same)
-        if self.bias_k is not None:
-            k = _core.concat([k, self.bias_k.expand([n, 1, self.embed_dim])], axis=1)
-            v = _core.concat([v, self.bias_v.expand([n, 1, self.embed_dim])], axis=1)
-            attn_mask, key_padding_mask = _pad_key(attn_mask), _pad_key(key_padding_mask)
-            src += 1
-        q, k, v = (_split_heads(t, self.num_heads) for t in (q, k, v))
-        if self.add_zero_attn:
-            # a key and value of zeros: a row may then attend to nothing
-            zeros = _core.zeros([n, self.num_heads, 1, self.head_dim], dtype=k.dtype)
-            k, v = _core.concat([k, zeros], axis=2), _core.concat([v, zeros], axis=2)
-            attn_mask, key_padding_mask = _pad_key(attn_mask), _pad_key(key_padding_mask)
-            src += 1
-        keep, bias = self._masks(attn_mask, key_padding_mask, n, tgt, src, q.dtype)
-        weights: Optional[Tensor] = None
-        if need_weights:
-            out, weights = attend(q, k, v, keep, bias, self.dropout, self.training)
-        else:  # the fused op: no [L, S] weights kept for backward
-            out = attention(q, k, v, keep, bias, self.dropout, self.training)
-        out = self.out_proj(_merge_heads(out))
-        if not self.batch_first or unbatched:
-            out = out.transpose(0, 1)
-        if unbatched:
-            out = out.squeeze(1)
-        if weights is None:
-            return out, None
-        if average_attn_weights:
-            weights = weights.mean(1)
-        if unbatched:
-            weights = weights.squeeze(0)
-        return out, weights
-
-    def _masks(
-        self, attn_mask: Any, kpm: Any, n: int, tgt: int, src: int, dtype: Any
-    ) -> tuple[Optional[Tensor], Optional[Tensor]]:
-        """torch's masks (True = leave out) as (keep [N,H,L,S]-broadcastable, bias)."""
-        what = "MultiheadAttention"
-        keep: Optional[Tensor] = None
-        bias: Optional[Tensor] = None
-        if attn_mask is not None:
-            if attn_mask.ndim == 3:
-                if list(attn_mask.shape) != [n * self.num_heads, tgt, src]:
-                    raise ValueError(
-                        f"{what}: a 3-D attn_mask must be [N*num_heads, L, S] = "
-                        f"{[n * self.num_heads, tgt, src]}, got {list(attn_mask.shape)}"
-                    )
-                attn_mask = attn_mask.reshape([n, self.num_heads, tgt, src])
-            elif list(attn_mask.shape) != [tgt, src]:
-                raise ValueError(
-                    f"{what}: a 2-D attn_mask must be [L, S] = {[tgt, src]}, got "
-                    f"{list(attn_mask.shape)}"
-                )
-            k, b = split_mask(attn_mask, dtype, what)
-            keep = None if k is None else k.logical_not()
-            bias = b
-        if kpm is not None:
-            if list(kpm.shape) != [n, src]:
-                raise ValueError(
-                    f"{what}: key_padding_mask must be [N, S] = {[n, src]}, got {list(kpm.shape)}"
-                )
-            k, b = split_mask(kpm.reshape([n, 1, 1, src]), dtype, what)
-            if k is not None:
-                k = k.logical_not()
-                keep = k if keep is None else keep.logical_and(k)
+        batch_first = self.batch_first and query.ndim == 3
+        if batch_first:  # [N, L, E] -> [L, N, E], self-attention's one object kept one
+            if query is key and key is value:
+                query = key = value = query.transpose(0, 1)
             else:
-                bias = b if bias is None or b is None else bias + b
-        return keep, bias
+                query, key, value = (t.transpose(0, 1) for t in (query, key, value))
+        separate = not self._qkv_same_embed_dim
+        out, weights = multi_head_attention_forward(
+            query,
+            key,
+            value,
+            self.embed_dim,
+            self.num_heads,
+            self.in_proj_weight,
+            self.in_proj_bias,
+            self.bias_k,
+            self.bias_v,
+            self.add_zero_attn,
+            self.dropout,
+            self.out_proj.weight,
+            self.out_proj.bias,
+            training=self.training,
+            key_padding_mask=key_padding_mask,
+            need_weights=need_weights,
+            attn_mask=attn_mask,
+            use_separate_proj_weight=separate,
+            q_proj_weight=self.q_proj_weight,
+            k_proj_weight=self.k_proj_weight,
+            v_proj_weight=self.v_proj_weight,
+            average_attn_weights=average_attn_weights,
+            is_causal=is_causal,
+        )
+        return (out.transpose(0, 1) if batch_first else out), weights
 
 
 class MultiHeadAttention(Module):

@@ -99,8 +99,8 @@ def embedding_bag(
     what = "embedding_bag"
     if mode not in ("sum", "mean", "max"):
         raise ValueError(f"{what}: mode must be 'sum', 'mean' or 'max', got {mode!r}")
-    if max_norm is not None or scale_grad_by_freq:
-        raise NotImplementedError(f"{what}: max_norm and scale_grad_by_freq are not supported")
+    if scale_grad_by_freq:
+        raise NotImplementedError(f"{what}: scale_grad_by_freq is not supported")
     if not isinstance(weight, Tensor) or weight.ndim != 2:
         raise ValueError(f"{what}: weight must be a 2-D Tensor [num_embeddings, dim]")
     num, dim = weight.shape
@@ -108,6 +108,8 @@ def embedding_bag(
     flat, bag, n_bags = _bags(ids, offsets, bool(include_last_offset), what)
     if flat.size and (flat.min() < 0 or flat.max() >= num):
         raise IndexError(f"{what}: ids must lie in [0, {num}), got [{flat.min()}, {flat.max()}]")
+    if max_norm is not None:  # PyTorch's: every id of the input renormalised first
+        embedding_renorm_(weight, ids, float(max_norm), norm_type)
     if padding_idx is not None:
         padding_idx = padding_idx + num if padding_idx < 0 else padding_idx
         if not 0 <= padding_idx < num:

@@ -327,8 +327,9 @@ def one_hot(x: Tensor, num_classes: int = -1, name: Optional[str] = None) -> Ten
 
 # attention (fn_attention.py)
 from .fn_attention import scaled_dot_product_attention as scaled_dot_product_attention  # noqa: E402
+from .fn_mha import multi_head_attention_forward as multi_head_attention_forward  # noqa: E402
 
-__all__ += ["scaled_dot_product_attention"]
+__all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]
 # Activations with arguments, class-index / regression / binary / ranking losses and
 # normalisation, each family in its own file (they import helpers defined above).
 from .fn_activation import celu as celu  # noqa: E402
@@ -561,6 +562,27 @@ __all__ += [
     "margin_cross_entropy", "hsigmoid_loss", "label_smooth",
     "softmax_with_cross_entropy",
 ]  # fmt: skip
+# in-place activations (fn_activation_inplace.py: F.relu_, elu_, ..., Paddle's tanh_, softmax_)
+from .fn_activation_inplace import celu_ as celu_  # noqa: E402
+from .fn_activation_inplace import elu_ as elu_  # noqa: E402
+from .fn_activation_inplace import hardtanh_ as hardtanh_  # noqa: E402
+from .fn_activation_inplace import leaky_relu_ as leaky_relu_  # noqa: E402
+from .fn_activation_inplace import relu_ as relu_  # noqa: E402
+from .fn_activation_inplace import rrelu_ as rrelu_  # noqa: E402
+from .fn_activation_inplace import selu_ as selu_  # noqa: E402
+from .fn_activation_inplace import softmax_ as softmax_  # noqa: E402
+from .fn_activation_inplace import tanh_ as tanh_  # noqa: E402
+from .fn_activation_inplace import threshold_ as threshold_  # noqa: E402
+from .fn_activation_inplace import thresholded_relu_ as thresholded_relu_  # noqa: E402
+
+__all__ += [
+    "relu_", "elu_", "leaky_relu_", "hardtanh_", "threshold_", "selu_", "celu_", "rrelu_",
+    "tanh_", "softmax_", "thresholded_relu_",
+]  # fmt: skip
+from .fn_sequence_mask import diag_embed as diag_embed  # noqa: E402
+from .fn_sequence_mask import sequence_mask as sequence_mask  # noqa: E402
+
+__all__ += ["sequence_mask", "diag_embed"]
 
 from .._out_arg import wrap_out_functions as _wrap_out_functions  # noqa: E402
 

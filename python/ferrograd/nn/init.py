@@ -375,3 +375,65 @@ class Assign(Initializer):
                 f"{list(param.shape)}"
             )
         return _fill_from(param, _core.tensor(v).astype(param.dtype))
+
+
+# PyTorch's deprecated spellings without the trailing underscore: they warn and fill in place
+def _deprecated(old: str, new: Any, args: tuple, kwargs: dict) -> Any:
+    import warnings
+
+    warnings.warn(
+        f"`nn.init.{old}` is now deprecated in favor of `nn.init.{old}_`.",
+        FutureWarning,
+        stacklevel=3,
+    )
+    return new(*args, **kwargs)
+
+
+def uniform(*args: Any, **kwargs: Any) -> Tensor:
+    """Deprecated spelling of ``uniform_`` (warns ``FutureWarning``, as PyTorch)."""
+    return _deprecated("uniform", uniform_, args, kwargs)
+
+
+def normal(*args: Any, **kwargs: Any) -> Tensor:
+    """Deprecated spelling of ``normal_`` (warns ``FutureWarning``, as PyTorch)."""
+    return _deprecated("normal", normal_, args, kwargs)
+
+
+def constant(*args: Any, **kwargs: Any) -> Tensor:
+    """Deprecated spelling of ``constant_`` (warns ``FutureWarning``, as PyTorch)."""
+    return _deprecated("constant", constant_, args, kwargs)
+
+
+def xavier_uniform(*args: Any, **kwargs: Any) -> Tensor:
+    """Deprecated spelling of ``xavier_uniform_`` (warns ``FutureWarning``, as PyTorch)."""
+    return _deprecated("xavier_uniform", xavier_uniform_, args, kwargs)
+
+
+def xavier_normal(*args: Any, **kwargs: Any) -> Tensor:
+    """Deprecated spelling of ``xavier_normal_`` (warns ``FutureWarning``, as PyTorch)."""
+    return _deprecated("xavier_normal", xavier_normal_, args, kwargs)
+
+
+def kaiming_uniform(*args: Any, **kwargs: Any) -> Tensor:
+    """Deprecated spelling of ``kaiming_uniform_`` (warns ``FutureWarning``, as PyTorch)."""
+    return _deprecated("kaiming_uniform", kaiming_uniform_, args, kwargs)
+
+
+def kaiming_normal(*args: Any, **kwargs: Any) -> Tensor:
+    """Deprecated spelling of ``kaiming_normal_`` (warns ``FutureWarning``, as PyTorch)."""
+    return _deprecated("kaiming_normal", kaiming_normal_, args, kwargs)
+
+
+def orthogonal(*args: Any, **kwargs: Any) -> Tensor:
+    """Deprecated spelling of ``orthogonal_`` (warns ``FutureWarning``, as PyTorch)."""
+    return _deprecated("orthogonal", orthogonal_, args, kwargs)
+
+
+def eye(*args: Any, **kwargs: Any) -> Tensor:
+    """Deprecated spelling of ``eye_`` (warns ``FutureWarning``, as PyTorch)."""
+    return _deprecated("eye", eye_, args, kwargs)
+
+
+def dirac(*args: Any, **kwargs: Any) -> Tensor:
+    """Deprecated spelling of ``dirac_`` (warns ``FutureWarning``, as PyTorch)."""
+    return _deprecated("dirac", dirac_, args, kwargs)

@@ -38,10 +38,8 @@ class EmbeddingBag(Module):
         dtype: Any = None,
     ) -> None:
         super().__init__()
-        if max_norm is not None or scale_grad_by_freq:
-            raise NotImplementedError(
-                "EmbeddingBag: max_norm and scale_grad_by_freq are not supported"
-            )
+        if scale_grad_by_freq:
+            raise NotImplementedError("EmbeddingBag: scale_grad_by_freq is not supported")
         if mode not in ("sum", "mean", "max"):
             raise ValueError(f"EmbeddingBag: mode must be 'sum', 'mean' or 'max', got {mode!r}")
         if padding_idx is not None:
@@ -54,6 +52,7 @@ class EmbeddingBag(Module):
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         self.mode, self.include_last_offset = mode, bool(include_last_offset)
         self.padding_idx = padding_idx
+        self.max_norm, self.norm_type = max_norm, norm_type
         if _weight is not None:
             if list(_weight.shape) != [num_embeddings, embedding_dim]:
                 raise ValueError(
@@ -79,11 +78,40 @@ class EmbeddingBag(Module):
             input,
             self.weight,
             offsets,
+            self.max_norm,
+            self.norm_type,
             mode=self.mode,
             per_sample_weights=per_sample_weights,
             include_last_offset=self.include_last_offset,
             padding_idx=self.padding_idx,
         )
+
+    @classmethod
+    def from_pretrained(
+        cls,
+        embeddings: Tensor,
+        freeze: bool = True,
+        max_norm: Optional[float] = None,
+        norm_type: float = 2.0,
+        scale_grad_by_freq: bool = False,
+        mode: str = "mean",
+        sparse: bool = False,
+        include_last_offset: bool = False,
+        padding_idx: Optional[int] = None,
+    ) -> EmbeddingBag:
+        """PyTorch's: an ``EmbeddingBag`` whose ``weight`` holds the 2-D ``embeddings`` (a
+        parameter of their values), frozen (``requires_grad=False``) unless
+        ``freeze=False``; the ``padding_idx`` row is left as given."""
+        if not isinstance(embeddings, Tensor) or embeddings.ndim != 2:
+            raise ValueError("Embeddings parameter is expected to be 2-dimensional")
+        rows, cols = embeddings.shape
+        bag = cls(
+            rows, cols, max_norm, norm_type, scale_grad_by_freq, mode, sparse,
+            _weight=embeddings, include_last_offset=include_last_offset,
+            padding_idx=padding_idx, dtype=embeddings.dtype,
+        )  # fmt: skip
+        bag.weight.requires_grad_(not freeze)
+        return bag
 
     def extra_repr(self) -> str:
         """Sizes and mode."""

@@ -10,24 +10,20 @@ Registered objects are also kept in the instance ``__dict__`` so that reading
 
 from __future__ import annotations
 
-from collections import OrderedDict, namedtuple
-from typing import Any, Callable, Iterator, Mapping, Optional
-
-import numpy as np
+from collections import OrderedDict
+from typing import Any, Callable, Iterator, Optional
 
 from .. import _core
 from .._dropin import device as _device
-from ..grad_mode import no_grad
 from . import module_hooks as _module_hooks
 from .module_access import ModuleAccess
+from .module_state import ModuleState
+from .module_state import _IncompatibleKeys as _IncompatibleKeys  # noqa: F401 (old home)
 from .parameter import Parameter
 from .static_build import converter as _static_converter
-from .static_build import set_value as _static_set_value
 from .static_build import tracking_construction as _tracking_construction
 
 Tensor = _core.Tensor
-
-_IncompatibleKeys = namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 
 
 _HookHandle = _module_hooks.HookHandle
@@ -71,7 +67,7 @@ def create_eager_parameter(
     return p
 
 
-class Module(ModuleAccess):
+class Module(ModuleState, ModuleAccess):
     """Base class of all layers (``ferrograd.nn.Layer`` is the same class)."""
 
     training: bool
@@ -471,78 +467,24 @@ class Module(ModuleAccess):
         """Casts floating parameters and buffers to float64."""
         return self._cast("float64")
 
-    # ------------------------------------------------------------------ state dict
+    def half(self) -> Module:
+        """PyTorch's: casts floating parameters and buffers to float16."""
+        return self._cast("float16")
 
-    def state_dict(
-        self, destination: Optional[dict] = None, prefix: str = "", keep_vars: bool = False
-    ) -> OrderedDict:
-        """``{dotted_name: tensor}`` of every parameter and persistent buffer. Tensors are
-        detached (sharing memory with the parameters) unless ``keep_vars``."""
-        out: Any = OrderedDict() if destination is None else destination
-        for owner_name, m in self.named_modules(prefix=prefix, remove_duplicate=False):
-            dot = f"{owner_name}." if owner_name else ""
-            for name, p in m._parameters.items():
-                if p is not None:
-                    # (a static layer's parameters are Variables: given as they are)
-                    out[dot + name] = p if keep_vars or not isinstance(p, Tensor) else p.detach()
-            for name, b in m._buffers.items():
-                if b is not None and name not in m._non_persistent:
-                    out[dot + name] = b if keep_vars or not isinstance(b, Tensor) else b.detach()
-        return out
+    def bfloat16(self) -> Module:
+        """PyTorch's: casts floating parameters and buffers to bfloat16."""
+        return self._cast("bfloat16")
 
-    def load_state_dict(self, state_dict: Mapping[str, Any], strict: bool = True) -> Any:
-        """Copies values from ``state_dict`` into the parameters and buffers in place.
+    def cpu(self) -> Module:
+        """Both peers': moves the module to the CPU, where it already is (returns it)."""
+        return self
 
-        Values may be Tensors or NumPy arrays; shapes must match exactly (dtypes are cast).
-        With ``strict`` a missing or unexpected key is an error; either way the result is
-        ``(missing_keys, unexpected_keys)``.
-        """
-        if not isinstance(state_dict, Mapping):
-            raise TypeError(
-                f"load_state_dict: expected a mapping of names to tensors, got "
-                f"{type(state_dict).__name__}"
-            )
-        # lazy modules (nn.LazyLinear) take their shapes from the saved tensors first
-        for prefix, m in self.named_modules():
-            hook = getattr(type(m), "_materialize_from_state", None)
-            if hook is not None:
-                hook(m, state_dict, f"{prefix}." if prefix else "")
-        own = self.state_dict(keep_vars=True)
-        missing = [k for k in own if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in own]
-        if strict and (missing or unexpected):
-            raise RuntimeError(
-                f"load_state_dict for {type(self).__name__}: missing keys {missing}, "
-                f"unexpected keys {unexpected} (pass strict=False to load the rest)"
-            )
-        with no_grad():
-            for key, target in own.items():
-                if key not in state_dict:
-                    continue
-                value = state_dict[key]
-                if not isinstance(value, Tensor):
-                    value = _core.tensor(np.asarray(value))
-                if list(value.shape) != list(target.shape):
-                    hint = ""
-                    if value.ndim == 2 and list(value.shape)[::-1] == list(target.shape):
-                        hint = _layout_hint(self, key)
-                    raise ValueError(
-                        f"load_state_dict: {key!r} has shape {list(value.shape)} in the state "
-                        f"dict but {list(target.shape)} in the module{hint}"
-                    )
-                if isinstance(target, Tensor):
-                    target.copy_(value.astype(target.dtype))
-                else:  # a static layer's Variable: its value in the global scope
-                    _static_set_value(target, value)
-        return _IncompatibleKeys(missing, unexpected)
-
-    def set_state_dict(
-        self, state_dict: Mapping[str, Any], use_structured_name: bool = True
-    ) -> Any:
-        """Paddle: load ``state_dict`` non-strictly; returns ``(missing, unexpected)``."""
-        return self.load_state_dict(state_dict, strict=False)
-
-    set_dict = set_state_dict
+    def cuda(self, device: Any = None) -> Module:
+        """There is no GPU build of ferrograd: always a RuntimeError."""
+        raise RuntimeError(
+            "cuda(): ferrograd runs on the CPU only (no GPU build); drop the device handling, "
+            "or guard it with ferrograd.cuda.is_available(), which is False"
+        )
 
     # ------------------------------------------------------------------ printing
 
@@ -569,32 +511,6 @@ class Module(ModuleAccess):
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
-
-
-def _layout_hint(root: Module, key: str) -> str:
-    """Why a 2-D checkpoint tensor arrived transposed: the layer's layout (PyTorch's
-    ``[out, in]`` or Paddle's ``[in, out]``, fixed by the dialect of the code that built
-    it) and the checkpoint's."""
-    owner_name, _, _ = key.rpartition(".")
-    owner: Any = root
-    for part in owner_name.split(".") if owner_name else ():
-        owner = owner._modules.get(part) if isinstance(owner, Module) else None
-    layout = getattr(owner, "weight_layout", None)
-    if layout is None:
-        return (
-            " (the transpose: Linear weights are [out_features, in_features] in PyTorch's "
-            "layout and [in_features, out_features] in Paddle's; transpose with .T)"
-        )
-    paddle = layout == "in_out"
-    mine, theirs = ("Paddle", "PyTorch") if paddle else ("PyTorch", "Paddle")
-    built = "Paddle code" if paddle else "PyTorch (or neutral) code"
-    return (
-        f" (the transpose: this {type(owner).__name__} was built by {built}, so it stores "
-        f"{mine}'s layout {'[in_features, out_features]' if paddle else '[out_features, in_features]'}"
-        f", and the checkpoint holds {theirs}'s; build the model in the checkpoint's dialect "
-        f"(import ferrograd as {'torch' if paddle else 'paddle'}) or transpose the tensor "
-        f'with .T before loading; docs/dialects.md, "Parameter layouts")'
-    )
 
 
 Layer = Module

@@ -1,9 +1,11 @@
-"""``nn.utils``: gradient clipping, flattening parameters into one vector, and folding
-batch norm into the layer before it (``fusion.py``)."""
+"""``nn.utils``: gradient clipping, flattening parameters into one vector, folding
+batch norm into the layer before it (``fusion.py``), and ``skip_init``."""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterable
+from typing import Any
 
 from .. import _core
 from ..grad_mode import no_grad
@@ -48,7 +50,36 @@ def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
             offset += n
 
 
+def clip_grad_norm(*args: Any, **kwargs: Any) -> Any:
+    """Deprecated spelling of ``clip_grad_norm_`` (warns ``FutureWarning``, as PyTorch)."""
+    import warnings
+
+    warnings.warn(
+        "`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
+        "`torch.nn.utils.clip_grad_norm_`.",
+        FutureWarning,
+        stacklevel=2,
+    )
+    return clip_grad_norm_(*args, **kwargs)
+
+
+def skip_init(module_cls: Any, *args: Any, **kwargs: Any) -> Any:
+    """PyTorch's ``skip_init``: ``module_cls(*args, **kwargs)`` with its parameters and
+    buffers left uninitialised (``to_empty``). The class must take a ``device`` argument
+    (PyTorch's rule). ferrograd has no meta device, so the constructor's initialisation
+    does run before the storage is replaced: the values are unspecified either way."""
+    from .module import Module
+
+    if not isinstance(module_cls, type) or not issubclass(module_cls, Module):
+        raise RuntimeError(f"Expected a Module; got {module_cls}")
+    if "device" not in inspect.signature(module_cls).parameters:
+        raise RuntimeError("Module must support a 'device' arg to skip initialization")
+    device = kwargs.pop("device", "cpu")
+    return module_cls(*args, device=device, **kwargs).to_empty(device=device)
+
+
 __all__ = [
+    "clip_grad_norm",
     "clip_grad_norm_",
     "clip_grad_value_",
     "clip_grads_with_norm_",
@@ -58,5 +89,6 @@ __all__ = [
     "fuse_linear_bn_weights",
     "get_total_norm",
     "parameters_to_vector",
+    "skip_init",
     "vector_to_parameters",
 ]

@@ -5,6 +5,7 @@ Paddle's name (with the schedulers in ``ferrograd.optimizer.lr``)."""
 from __future__ import annotations
 
 from . import lr_scheduler, swa_utils
+from .adafactor import Adafactor
 from .adam import Adam, AdamW
 from .adaptive import Adadelta, Adagrad, Adamax
 from .lbfgs import LBFGS
@@ -32,6 +33,7 @@ __all__ = [
     "Rprop",
     "ASGD",
     "SparseAdam",
+    "Adafactor",
     "lr_scheduler",
     "swa_utils",
 ]

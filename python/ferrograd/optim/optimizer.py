@@ -13,6 +13,9 @@ from .. import _core
 from .._core import Tensor
 from ..grad_mode import enable_grad, no_grad
 from ..regularizer import L1Decay, split_decay
+from .optimizer_hooks import OptimizerHooks
+from .optimizer_hooks import register_optimizer_step_post_hook as register_optimizer_step_post_hook
+from .optimizer_hooks import register_optimizer_step_pre_hook as register_optimizer_step_pre_hook
 
 ParamsArg = Iterable[Any]
 
@@ -157,7 +160,7 @@ class _StateView(Mapping):  # type: ignore[type-arg]
         return sum(1 for _ in self)
 
 
-class Optimizer:
+class Optimizer(OptimizerHooks):
     """Base class of ferrograd's optimizers.
 
     Accepts PyTorch's ``Opt(params, lr=..., ...)`` and Paddle's
