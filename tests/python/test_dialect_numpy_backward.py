@@ -24,15 +24,14 @@ def test_paddle_and_neutral_numpy_copy():
     assert x.numpy().tolist() == [1.0, 1.0]  # Paddle: a parameter's values, everyday code
 
 
-def test_pytorch_numpy_of_a_tensor_that_requires_grad_is_a_read_only_view():
-    # PyTorch raises here; a read-only view serves Paddle habits without the risk
-    g = _run(
-        "x = torch.ones(2, requires_grad=True); a = x.numpy(); b = x.numpy(force=True)", "torch"
-    )
-    for a in (g["a"], g["b"]):
-        assert a.tolist() == [1.0, 1.0] and not a.flags.writeable
-    g["x"].detach().add_(1)
-    assert g["a"].tolist() == [2.0, 2.0]  # a view, not a copy
+def test_pytorch_numpy_of_a_tensor_that_requires_grad_raises_as_pytorch():
+    with pytest.raises(RuntimeError, match=r"Can't call numpy\(\) on Tensor that requires grad"):
+        _run("x = torch.ones(2, requires_grad=True); a = x.numpy()", "torch")
+    with pytest.raises(RuntimeError, match="requires grad"):
+        _run("x = torch.ones(2, requires_grad=True)\nwith torch.no_grad():\n    x.numpy()", "torch")
+    # force=True: a copy (PyTorch's escape)
+    g = _run("x = torch.ones(2, requires_grad=True); b = x.numpy(force=True); b[0] = 7", "torch")
+    assert g["b"].tolist() == [7.0, 1.0] and g["x"].tolist() == [1.0, 1.0]
     g = _run("x = torch.ones(2, requires_grad=True); a = x.detach().numpy(); a[0] = 4", "torch")
     assert g["x"].tolist() == [4.0, 1.0]
 

@@ -43,17 +43,25 @@ impl PyTensor {
     }
 
     /// The values as a NumPy array. Paddle code (and code of no dialect) gets a copy, as
-    /// Paddle's `numpy()` does. PyTorch code gets PyTorch's sharing: an array on the
-    /// tensor's memory, read-only while autograd may need the values (where PyTorch raises
-    /// for a tensor that requires grad, or lets a write silently change a gradient), and a
-    /// float32 copy for bfloat16, which NumPy lacks. `force` (PyTorch's) is accepted: the
-    /// array never carries autograd state.
+    /// Paddle's `numpy()` does. PyTorch code gets PyTorch's rules: a tensor that requires
+    /// grad is refused (PyTorch's RuntimeError) unless `force=True`, which gives a copy;
+    /// otherwise an array on the tensor's memory, read-only while autograd may need the
+    /// values (a saved tensor: PyTorch lets a write silently change a gradient), and a
+    /// float32 copy for bfloat16, which NumPy lacks.
     #[pyo3(signature = (*, force=false))]
     fn numpy<'py>(&self, py: Python<'py>, force: bool) -> PyResult<Bound<'py, PyAny>> {
-        let _ = force;
         let t = self.inner();
         if !crate::python::dialect::caller_is_torch(py)? {
             return tensor_to_numpy(py, &t);
+        }
+        if t.requires_grad() {
+            if force {
+                return tensor_to_numpy(py, &t);
+            }
+            return Err(pyo3::exceptions::PyRuntimeError::new_err(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() \
+                 instead.",
+            ));
         }
         match crate::python::interop::array_interface::numpy_view(py, &t)? {
             Some(view) => Ok(view),
