@@ -160,7 +160,8 @@ def wrap_out_functions(namespace: dict[str, Any], names: Iterable[str]) -> None:
     receives one but None, so none can ignore it)."""
     for n in names:
         fn = namespace.get(n)
-        if fn is not None and not isinstance(fn, type) and _declares_out(fn):
+        native = isinstance(fn, (type, _core.OpFunction))  # (OpFunction handles out= itself)
+        if fn is not None and not native and _declares_out(fn):
             namespace[n] = with_out(fn, n)
 
 

@@ -43,8 +43,9 @@ impl PyTensor {
     }
 
     /// The values as a NumPy array. Paddle code (and code of no dialect) gets a copy, as
-    /// Paddle's `numpy()` does. PyTorch code gets PyTorch's rules: a tensor that requires
-    /// grad is refused (PyTorch's RuntimeError) unless `force=True`, which gives a copy;
+    /// Paddle's `numpy()` does. PyTorch code gets PyTorch's rules: under grad mode a tensor
+    /// that requires grad is refused (PyTorch's RuntimeError) unless `force=True`, which
+    /// gives a copy;
     /// otherwise an array on the tensor's memory, read-only while autograd may need the
     /// values (a saved tensor: PyTorch lets a write silently change a gradient), and a
     /// float32 copy for bfloat16, which NumPy lacks.
@@ -54,7 +55,7 @@ impl PyTensor {
         if !crate::python::dialect::caller_is_torch(py)? {
             return tensor_to_numpy(py, &t);
         }
-        if t.requires_grad() {
+        if t.requires_grad() && crate::autograd::grad_mode::is_grad_enabled() {
             if force {
                 return tensor_to_numpy(py, &t);
             }
