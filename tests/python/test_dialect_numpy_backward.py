@@ -28,7 +28,9 @@ def test_pytorch_numpy_of_a_tensor_that_requires_grad_raises_as_pytorch():
     with pytest.raises(RuntimeError, match=r"Can't call numpy\(\) on Tensor that requires grad"):
         _run("x = torch.ones(2, requires_grad=True); a = x.numpy()", "torch")
     # under no_grad PyTorch allows it
-    g = _run("x = torch.ones(2, requires_grad=True)\nwith torch.no_grad():\n    a = x.numpy()", "torch")
+    g = _run(
+        "x = torch.ones(2, requires_grad=True)\nwith torch.no_grad():\n    a = x.numpy()", "torch"
+    )
     assert g["a"].tolist() == [1.0, 1.0]
     # force=True: a copy (PyTorch's escape)
     g = _run("x = torch.ones(2, requires_grad=True); b = x.numpy(force=True); b[0] = 7", "torch")
