@@ -20,6 +20,9 @@ from typing import Optional
 _PACKAGE = __name__.rpartition(".")[0]
 
 
+_OUT_ARG = "ferrograd._out_arg"
+
+
 def caller_dialect(depth: int = 2, through_layers: bool = False) -> Optional[str]:
     """``"torch"``, ``"paddle"`` or ``None`` for the code ``depth`` frames above this
     call (1: the function calling ``caller_dialect``; 2: its caller). With
@@ -31,6 +34,10 @@ def caller_dialect(depth: int = 2, through_layers: bool = False) -> Optional[str
     try:
         frame = sys._getframe(depth)
         g = frame.f_globals
+        # the out= wrapper (_out_arg.py) is transparent: its caller is the caller
+        while g.get("__name__") == _OUT_ARG and frame.f_back is not None:
+            frame = frame.f_back
+            g = frame.f_globals
         while through_layers and str(g.get("__name__", "")).startswith(_PACKAGE + "."):
             if frame.f_back is None:
                 break

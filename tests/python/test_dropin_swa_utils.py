@@ -28,9 +28,9 @@ def test_swa_is_the_mean_of_the_models_seen():
         _set(model, v)
         swa.update_parameters(model)
     assert int(swa.n_averaged) == 3
-    np.testing.assert_allclose(swa.module.weight.numpy(), [[3.0, 3.0]])
-    np.testing.assert_allclose(swa(torch.ones(1, 2)).numpy(), [[9.0]])  # 3 + 3 + bias 3
-    assert model.weight.numpy()[0, 0] == 6.0  # the model itself is untouched
+    np.testing.assert_allclose(swa.module.weight.detach().numpy(), [[3.0, 3.0]])
+    np.testing.assert_allclose(swa(torch.ones(1, 2)).detach().numpy(), [[9.0]])  # 3 + 3 + bias 3
+    assert model.weight.detach().numpy()[0, 0] == 6.0  # the model itself is untouched
 
 
 def test_ema_with_multi_avg_fn():
@@ -41,7 +41,7 @@ def test_ema_with_multi_avg_fn():
         _set(model, v)
         ema.update_parameters(model)
         want = v if want is None else 0.5 * want + 0.5 * v
-    np.testing.assert_allclose(ema.module.weight.numpy(), [[want]])
+    np.testing.assert_allclose(ema.module.weight.detach().numpy(), [[want]])
 
 
 def test_update_bn_averages_the_batches_and_keeps_the_mode():
@@ -52,9 +52,9 @@ def test_update_bn_averages_the_batches_and_keeps_the_mode():
     model.eval()
     update_bn([(b, 0) for b in batches], model)
     bn = model[1]
-    np.testing.assert_allclose(bn.running_mean.numpy(), [(2.0 + 6.0) / 2, (4.0 + 0.0) / 2])
+    np.testing.assert_allclose(bn.running_mean.detach().numpy(), [(2.0 + 6.0) / 2, (4.0 + 0.0) / 2])
     # unbiased batch variances, averaged: col 0: 2, 2; col 1: 8, 0
-    np.testing.assert_allclose(bn.running_var.numpy(), [2.0, 4.0], rtol=1e-6)
+    np.testing.assert_allclose(bn.running_var.detach().numpy(), [2.0, 4.0], rtol=1e-6)
     assert not model.training and bn.momentum == 0.1
 
 

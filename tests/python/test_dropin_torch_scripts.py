@@ -16,7 +16,7 @@ def test_sequential_item_assignment_keeps_the_place():
     assert [n for n, _ in model.named_children()] == ["0", "1", "2"]
     x = torch.randn(5, 3)
     want = model[2](model[1](new_first(x)))
-    np.testing.assert_array_equal(model(x).numpy(), want.numpy())
+    np.testing.assert_array_equal(model(x).detach().numpy(), want.detach().numpy())
     model[-1] = nn.Identity()
     assert model(x).shape == [5, 4]
     with pytest.raises(IndexError):
@@ -47,10 +47,10 @@ def test_orthogonal_is_orthogonal_with_gain():
     torch.manual_seed(1)
     w = torch.empty(3, 5, dtype=torch.float64)
     nn.init.orthogonal_(w, gain=2.0)
-    np.testing.assert_allclose(w.numpy() @ w.numpy().T, 4.0 * np.eye(3), atol=1e-12)
+    np.testing.assert_allclose(w.detach().numpy() @ w.detach().numpy().T, 4.0 * np.eye(3), atol=1e-12)
     w = torch.empty(6, 2, 2, dtype=torch.float64)  # rows > cols of the [6, 4] view
     nn.init.orthogonal_(w)
-    flat = w.numpy().reshape(6, 4)
+    flat = w.detach().numpy().reshape(6, 4)
     np.testing.assert_allclose(flat.T @ flat, np.eye(4), atol=1e-12)
 
 
@@ -58,7 +58,7 @@ def test_trunc_normal_stays_inside_and_keeps_the_moments():
     torch.manual_seed(2)
     w = torch.empty(20000, dtype=torch.float64)
     nn.init.trunc_normal_(w, mean=1.0, std=2.0, a=0.0, b=3.0)
-    v = w.numpy()
+    v = w.detach().numpy()
     assert v.min() >= 0.0 and v.max() <= 3.0
     # the truncated normal on [mean - 0.5 std, mean + std]: mean = mu + s (phi(al) - phi(be)) / Z
     phi = lambda t: np.exp(-t * t / 2) / np.sqrt(2 * np.pi)  # noqa: E731
@@ -75,14 +75,14 @@ def test_trunc_normal_stays_inside_and_keeps_the_moments():
 
 def test_eye_dirac_assign():
     w = torch.empty(2, 3)
-    np.testing.assert_array_equal(nn.init.eye_(w).numpy(), np.eye(2, 3))
+    np.testing.assert_array_equal(nn.init.eye_(w).detach().numpy(), np.eye(2, 3))
     conv = nn.Conv2d(2, 2, 3, padding=1, bias=False)
     nn.init.dirac_(conv.weight)
     x = torch.randn(1, 2, 4, 4)
-    np.testing.assert_allclose(conv(x).numpy(), x.numpy(), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(conv(x).detach().numpy(), x.detach().numpy(), rtol=1e-6, atol=1e-6)
     p = torch.empty(2, 2)
     nn.initializer.Assign(np.array([[1.0, 2.0], [3.0, 4.0]]))(p)
-    np.testing.assert_array_equal(p.numpy(), [[1, 2], [3, 4]])
+    np.testing.assert_array_equal(p.detach().numpy(), [[1, 2], [3, 4]])
     with pytest.raises(ValueError, match="shape"):
         nn.initializer.Assign([1.0, 2.0])(p)
 

@@ -236,7 +236,7 @@ def test_strict_error_without_post_hooks_leaves_the_module_unchanged():
     before = m.weight.detach().clone()
     with pytest.raises(RuntimeError, match="missing keys"):
         m.load_state_dict({"weight": torch.full([2, 2], 7.0)})
-    np.testing.assert_array_equal(m.weight.detach().numpy(), before.numpy())
+    np.testing.assert_array_equal(m.weight.detach().numpy(), before.detach().numpy())
     with pytest.raises(ValueError, match="has shape"):
         m.load_state_dict({"weight": torch.ones([3, 2]), "bias": torch.ones([2])})
 
@@ -270,9 +270,9 @@ def test_to_empty_keeps_parameters_and_compile_is_a_no_op():
     with pytest.raises(TypeError):
         m2.to_empty("cpu")  # device is keyword-only (PyTorch's)
     x = torch.ones([1, 3])
-    before = m2(x).numpy()
+    before = m2(x).detach().numpy()
     assert m2.compile(mode="reduce-overhead", fullgraph=True) is None
-    np.testing.assert_array_equal(m2(x).numpy(), before)
+    np.testing.assert_array_equal(m2(x).detach().numpy(), before)
     with pytest.raises(TypeError, match="keywords"):
         m2.compile("inductor")
 
@@ -322,7 +322,7 @@ def test_embedding_bag_from_pretrained_matches_torch():
     # torch 2.15's values: rows 0, 2, 3 renormalised to norm 1.2 in place (1 is padding)
     want = [[-0.8674768334082492, -0.6747042037619717, -0.48193157411569404],
             [1.5165673993726934, 2.0292051814283103, 2.5418429634839264]]  # fmt: skip
-    np.testing.assert_allclose(out.numpy(), want, rtol=1e-13)
+    np.testing.assert_allclose(out.detach().numpy(), want, rtol=1e-13)
     out.sum().backward()
     assert bag.weight.grad.tolist() == [[1.0] * 3, [0.0] * 3, [1.0] * 3, [2.0] * 3]
     renormed = [0.5607080447169515, 0.6853098324318296, 0.8099116201467076]
@@ -333,7 +333,7 @@ def test_embedding_bag_from_pretrained_matches_torch():
     )
     assert not frozen.weight.requires_grad
     got = frozen(torch.tensor([0, 1, 3, 3, 2]), torch.tensor([0, 2, 5]))
-    np.testing.assert_allclose(got.numpy(), [w0[1], w0[3]])
+    np.testing.assert_allclose(got.detach().numpy(), [w0[1], w0[3]])
     with pytest.raises(ValueError, match="2-dimensional"):
         torch.nn.EmbeddingBag.from_pretrained(torch.ones([3]))
     with pytest.raises(NotImplementedError, match="scale_grad_by_freq"):

@@ -15,9 +15,9 @@ def test_dense_at_sparse_operator_matches_numpy_and_its_gradient():
     dense = torch.tensor(d, requires_grad=True)
     sp = torch.tensor(s).to_sparse()
     out = dense @ sp
-    np.testing.assert_allclose(out.numpy(), d @ s)
+    np.testing.assert_allclose(out.detach().numpy(), d @ s)
     out.sum().backward()
-    np.testing.assert_allclose(dense.grad.numpy(), np.ones((2, 2)) @ s.T)
+    np.testing.assert_allclose(dense.grad.detach().numpy(), np.ones((2, 2)) @ s.T)
 
 
 def test_an_operand_of_no_known_kind_still_raises_type_error():

@@ -31,7 +31,7 @@ for _ in range(4):
         (net(x) ** 2).mean().backward()
         opt.step()
 for a, b in zip(plain.parameters(), sharded.parameters()):
-    assert np.max(np.abs(a.numpy() - b.numpy())) <= 1e-12
+    assert np.max(np.abs(a.detach().numpy() - b.detach().numpy())) <= 1e-12
 mine = o_sharded.local_state_bytes()
 full = sum(
     v.numel() * v.element_size()
