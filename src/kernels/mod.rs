@@ -34,7 +34,6 @@ pub mod reduce;
 pub mod rnn;
 pub mod rnn_gemm;
 pub mod rnn_gru;
-pub mod rnn_split;
 pub mod rnn_step;
 pub mod scalar;
 pub mod scan;

@@ -19,7 +19,6 @@ use crate::kernels::fastmath_gates;
 use crate::kernels::gemm_into::Mat;
 use crate::kernels::matmul::matmul;
 use crate::kernels::rnn_gemm::{self, PackedRhs};
-use crate::kernels::rnn_split;
 use crate::kernels::rnn_step::{self, BwdIn, BwdOut, FwdIn, FwdOut, Shared};
 use crate::layout::Layout;
 use crate::storage::try_filled_vec;
@@ -210,13 +209,6 @@ pub fn forward<T: RnnFloat>(
     h0: &[T],
     c0: &[T],
 ) -> Result<(Vec<T>, Vec<T>)> {
-    // two or more threads on a large float32 step: each owns a range of hidden units
-    let chunks = rnn_split::unit_chunks(s, cell.gates());
-    if chunks > 1 && cell != Cell::Gru {
-        if let Some(r) = rnn_split::forward_in_units(cell, s, xp, w, h0, c0, chunks)? {
-            return Ok(r);
-        }
-    }
     let rows = rnn_step::rows_per_task(s, cell.gates());
     forward_in_blocks(cell, s, xp, w, h0, c0, rows)
 }
@@ -314,13 +306,6 @@ pub fn backward<T: RnnFloat>(
     acts: &[T],
     gout: &[T],
 ) -> Result<LayerGrads<T>> {
-    let chunks = rnn_split::unit_chunks(s, cell.gates());
-    if chunks > 1 && cell != Cell::Gru {
-        let r = rnn_split::backward_in_units(cell, s, w, h0, c0, out, acts, gout, chunks)?;
-        if let Some(r) = r {
-            return Ok(r);
-        }
-    }
     let rows = rnn_step::rows_per_task(s, cell.gates());
     backward_in_blocks(cell, s, w, h0, c0, out, acts, gout, rows)
 }
@@ -391,26 +376,8 @@ pub(crate) fn backward_in_blocks<T: RnnFloat>(
         })?;
         std::mem::swap(&mut dh, &mut dh_next);
     }
-    let dw = dw_hh(s, g, hs, h0, &dxp)?;
-    Ok(LayerGrads {
-        dxp,
-        dw,
-        dh0: dh,
-        dc0: dc,
-    })
-}
-
-/// `dW_hh = sum over steps of dgates_t^T @ h_prev_t`, ONE GEMM over all steps: `dxp`
-/// `[T, B, G*H]` (the gate gradients), `hs` the hidden states `[T, B, H]`.
-pub(crate) fn dw_hh<T: RnnFloat>(
-    s: &Seq,
-    g: usize,
-    hs: &[T],
-    h0: &[T],
-    dxp: &[T],
-) -> Result<Vec<T>> {
-    let (hd, bh, steps) = (s.hidden, s.bh(), s.steps);
-    let mut h_prev = try_filled_vec(steps * bh, <T as Element>::zero())?;
+    // dW_hh = sum over steps of dgates_t^T @ h_prev_t: one GEMM over all steps
+    let mut h_prev = try_filled_vec(tbh, <T as Element>::zero())?;
     for k in 0..steps {
         let t = s.at(k);
         let src = if k == 0 {
@@ -424,7 +391,13 @@ pub(crate) fn dw_hh<T: RnnFloat>(
     let rows = steps * s.batch;
     let mut ldt = Layout::contiguous(&[g * hd, rows]);
     ldt.strides = smallvec![1, (g * hd) as isize];
-    matmul(dxp, &ldt, &h_prev, &Layout::contiguous(&[rows, hd]))
+    let dw = matmul(&dxp, &ldt, &h_prev, &Layout::contiguous(&[rows, hd]))?;
+    Ok(LayerGrads {
+        dxp,
+        dw,
+        dh0: dh,
+        dc0: dc,
+    })
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::storage::try_filled_vec;
 
 /// `B * G*H * H` of one step from which its batch is split over threads.
-pub(crate) const STEP_PAR_WORK: usize = 1 << 20;
+const STEP_PAR_WORK: usize = 1 << 20;
 
 /// A pointer the tasks of one step share; each task touches only its own rows.
 #[derive(Clone, Copy)]
@@ -35,17 +35,8 @@ impl<T> Shared<T> {
     /// # Safety
     /// `off..off + len` lies inside the allocation, and no other live reference reaches
     /// those elements while the slice is used.
-    /// `len` elements from `off` as a shared slice.
-    ///
-    /// # Safety
-    /// `off..off + len` lies inside the allocation, and no task writes those elements
-    /// while the slice is used.
-    pub(crate) unsafe fn read(&self, off: usize, len: usize) -> &[T] {
-        std::slice::from_raw_parts(self.0.add(off), len)
-    }
-
     #[allow(clippy::mut_from_ref)]
-    pub(crate) unsafe fn rows(&self, off: usize, len: usize) -> &mut [T] {
+    unsafe fn rows(&self, off: usize, len: usize) -> &mut [T] {
         std::slice::from_raw_parts_mut(self.0.add(off), len)
     }
 }

@@ -5,17 +5,9 @@ size that is not a multiple of the 8 SIMD lanes, two layers, both directions, in
 states given). The float32 LSTM/RNN steps also run their products on the packed AVX2
 kernel (kernels/rnn_gemm.rs: blocks of up to 6 rows, 16-column panels): the cases below
 include batches cut into uneven row blocks (7 = 4 + 3, 5), gate widths that end in a
-short panel, and a batch large enough to be split over the pool's threads. With two or
-more threads, a large float32 LSTM/RNN step is cut by hidden units instead
-(kernels/rnn_split.rs): the last cases reach it (B*G*H*H >= 2^20) with batch 1, odd
-hidden sizes, two layers and both directions, and the thread-count test runs one layer
-under 1, 2 and 3 pool threads."""
+short panel, and a batch large enough to be split over the pool's threads."""
 
 from __future__ import annotations
-
-import os
-import subprocess
-import sys
 
 import ferrograd as fg
 import numpy as np
@@ -48,10 +40,6 @@ def _grads(layer, x, hx):
         (nn.RNN, 3, 5, 48, {"nonlinearity": "relu"}, False),
         # 4H = 520 (32 panels + 8 columns), batch 16 split over threads (B*4H*H >= 2^20)
         (nn.LSTM, 3, 16, 130, {"bidirectional": True}, True),
-        # cut by hidden units over the pool's threads: batch 1, odd sizes, 2 layers
-        (nn.LSTM, 3, 1, 515, {"num_layers": 2, "bidirectional": True}, True),
-        (nn.RNN, 3, 21, 229, {"num_layers": 2}, False),
-        (nn.RNN, 2, 33, 181, {"nonlinearity": "relu", "bidirectional": True}, True),
     ],
 )
 def test_float32_matches_float64_within_float32_rounding(cls, steps, batch, hidden, kw, given):
@@ -82,36 +70,3 @@ def test_float32_matches_float64_within_float32_rounding(cls, steps, batch, hidd
         assert g.dtype == np.float32
         scale = max(np.abs(w).max(), 1.0)
         np.testing.assert_allclose(g, w, rtol=0, atol=2e-5 * scale)
-
-
-_THREADS_SCRIPT = """
-import sys, numpy as np, ferrograd as fg
-from ferrograd import nn
-fg.manual_seed(3)
-layer = nn.LSTM(5, 131, num_layers=2, bidirectional=True, dtype="float32")
-rng = np.random.default_rng(2)
-x = fg.tensor(rng.standard_normal((3, 17, 5)), dtype="float32", requires_grad=True)
-out, (h, c) = layer(x)
-((out * out).sum() + (c * c).sum()).backward()
-vals = [out, h, c, x.grad] + [p.grad for p in layer.parameters()]
-np.savez(sys.argv[1], *[v.numpy() for v in vals])
-"""
-
-
-@pytest.mark.parametrize("threads", [2, 3])
-def test_thread_counts_agree(tmp_path, threads):
-    # B*4H*H = 17*524*131 >= 2^20: with 2 or 3 threads each takes a range of hidden
-    # units (3 threads: uneven ranges); 1 thread runs the whole step inline
-    script = tmp_path / "run.py"
-    script.write_text(_THREADS_SCRIPT)
-    res = {}
-    for n in (1, threads):
-        env = dict(os.environ, RAYON_NUM_THREADS=str(n))
-        subprocess.run(
-            [sys.executable, str(script), str(tmp_path / f"{n}.npz")], env=env, check=True
-        )
-        res[n] = np.load(tmp_path / f"{n}.npz")
-    one, many = res[1], res[threads]
-    assert len(one.files) == len(many.files) > 4
-    for k in one.files:
-        np.testing.assert_allclose(many[k], one[k], rtol=1e-5, atol=1e-6)
