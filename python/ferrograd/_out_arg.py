@@ -32,29 +32,16 @@ from typing import Any
 
 from . import _core
 from ._dtype_info import can_cast
+from ._legacy_types import LEGACY_NAMES
 
 Tensor = _core.Tensor
 
-# PyTorch's dtype names in its messages (``Float``, ``Long``, ...)
-_TORCH_NAMES = {
-    "bool": "Bool",
-    "uint8": "Byte",
-    "int8": "Char",
-    "int16": "Short",
-    "int32": "Int",
-    "int64": "Long",
-    "float16": "Half",
-    "bfloat16": "BFloat16",
-    "float32": "Float",
-    "float64": "Double",
-    "complex64": "ComplexFloat",
-    "complex128": "ComplexDouble",
-}
-
 
 def _type_name(dtype: Any) -> str:
+    """PyTorch's name of ``dtype`` in its messages (``Float``, ``Long``): the legacy
+    tensor type's name without ``Tensor``."""
     name = str(dtype).split(".")[-1]
-    return _TORCH_NAMES.get(name, name)
+    return LEGACY_NAMES.get(name, name).removesuffix("Tensor")
 
 
 def _tensors(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Tensor]:
