@@ -47,7 +47,9 @@ def test_orthogonal_is_orthogonal_with_gain():
     torch.manual_seed(1)
     w = torch.empty(3, 5, dtype=torch.float64)
     nn.init.orthogonal_(w, gain=2.0)
-    np.testing.assert_allclose(w.detach().numpy() @ w.detach().numpy().T, 4.0 * np.eye(3), atol=1e-12)
+    np.testing.assert_allclose(
+        w.detach().numpy() @ w.detach().numpy().T, 4.0 * np.eye(3), atol=1e-12
+    )
     w = torch.empty(6, 2, 2, dtype=torch.float64)  # rows > cols of the [6, 4] view
     nn.init.orthogonal_(w)
     flat = w.detach().numpy().reshape(6, 4)

@@ -25,7 +25,9 @@ def test_conv_bn(bias):
     bn = _trained_bn(nn.BatchNorm2d(4).double(), (2, 4, 5, 5))
     x = torch.tensor(np.random.default_rng(0).standard_normal((2, 3, 6, 6)))
     fused = nn.utils.fuse_conv_bn_eval(conv, bn)
-    np.testing.assert_allclose(fused(x).detach().numpy(), bn(conv(x)).detach().numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        fused(x).detach().numpy(), bn(conv(x)).detach().numpy(), rtol=1e-12, atol=1e-12
+    )
     assert fused is not conv and fused.bias is not None and fused.weight.requires_grad
     assert (conv.bias is None) == (not bias)  # the originals are left as they were
 
@@ -35,7 +37,9 @@ def test_conv_transpose_bn():
     bn = _trained_bn(nn.BatchNorm2d(4).double(), (2, 4, 5, 5))
     x = torch.tensor(np.random.default_rng(1).standard_normal((1, 3, 4, 4)))
     fused = fusion.fuse_conv_bn_eval(conv, bn, transpose=True)
-    np.testing.assert_allclose(fused(x).detach().numpy(), bn(conv(x)).detach().numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        fused(x).detach().numpy(), bn(conv(x)).detach().numpy(), rtol=1e-12, atol=1e-12
+    )
 
 
 def test_linear_bn_and_paddle_layout():
@@ -43,13 +47,17 @@ def test_linear_bn_and_paddle_layout():
     bn = _trained_bn(nn.BatchNorm1d(3).double(), (8, 3))
     x = torch.tensor(np.random.default_rng(2).standard_normal((4, 5)))
     fused = nn.utils.fuse_linear_bn_eval(lin, bn)
-    np.testing.assert_allclose(fused(x).detach().numpy(), bn(lin(x)).detach().numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        fused(x).detach().numpy(), bn(lin(x)).detach().numpy(), rtol=1e-12, atol=1e-12
+    )
     scope = {"paddle": torch}
     exec("layer = paddle.nn.Linear(5, 3)", scope)  # Paddle's [in, out] weight
     pl = scope["layer"].double().eval()
     fused = fusion.fuse_linear_bn_eval(pl, bn)
     assert list(fused.weight.shape) == [5, 3]
-    np.testing.assert_allclose(fused(x).detach().numpy(), bn(pl(x)).detach().numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        fused(x).detach().numpy(), bn(pl(x)).detach().numpy(), rtol=1e-12, atol=1e-12
+    )
 
 
 def test_weight_functions_without_affine_and_bias():
