@@ -587,14 +587,8 @@ from . import _dropin_fixes  # noqa: E402,F401  (installs its methods when impor
 # that every out-of-place method it writes back exists: _inplace_math.py
 importlib.import_module("._inplace_math", __name__).install()
 # small Tensor queries and aliases (greater / less, get_device, is_signed ...): _tensor_extras.py
-from . import _tensor_extras  # noqa: E402
-from ._tensor_extras import assign as assign  # noqa: E402
-from ._tensor_extras import greater as greater  # noqa: E402
-from ._tensor_extras import is_integer as is_integer  # noqa: E402
-from ._tensor_extras import less as less  # noqa: E402
-
-_tensor_extras.install_tensor_methods()
-__all__ += _tensor_extras.__all__
+# (its functions are re-exported through _namespace_composed.py)
+importlib.import_module("._tensor_extras", __name__).install_tensor_methods()
 
 # PyTorch's out= on the Python functions that declare it (the native ones get it from
 # OpFunction): see _out_arg.py

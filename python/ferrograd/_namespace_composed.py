@@ -141,6 +141,10 @@ from ._ops_stats import var_mean as var_mean
 # the short-time Fourier transform and the Kaiser window (_signal_stft.py, _windows.py)
 from ._signal_stft import istft as istft
 from ._signal_stft import stft as stft
+from ._tensor_extras import assign as assign
+from ._tensor_extras import greater as greater
+from ._tensor_extras import is_integer as is_integer
+from ._tensor_extras import less as less
 from ._windows import kaiser_window as kaiser_window
 
 # the top-level linear-algebra functions (docs/linalg.md; torch's legacy spellings and
@@ -319,4 +323,9 @@ __all__ = [
     "lu_unpack",
     "matrix_exp",
     "matrix_transpose",
+    # small aliases (_tensor_extras.py)
+    "assign",
+    "greater",
+    "is_integer",
+    "less",
 ]
