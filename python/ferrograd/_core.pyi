@@ -768,6 +768,77 @@ class Tensor:
         """``bincount(self, weights, minlength)``: counts of each non-negative integer."""
     def diagflat(self, offset: _int = ...) -> Tensor:
         """``diagflat(self, offset)``: a 2-D tensor with the flattened input on a diagonal."""
+    # -- added at import by ``ferrograd._names22_tensor`` --
+    def split_with_sizes(self, split_sizes: Sequence[_int], dim: _int = 0) -> list[Tensor]:
+        """Splits along ``dim`` into pieces of the given sizes."""
+    def sum_to_size(self, *size: Any) -> Tensor:
+        """Sums down to ``size`` (which must broadcast to this shape)."""
+    @property
+    def retains_grad(self) -> _bool:
+        """Whether ``retain_grad()`` was called on this non-leaf tensor."""
+    @property
+    def H(self) -> Tensor:
+        """The conjugate transpose of a matrix."""
+    @property
+    def mH(self) -> Tensor:
+        """The conjugate transpose of the last two dimensions."""
+    def adjoint(self) -> Tensor:
+        """``self.mH``."""
+    def cauchy_(
+        self,
+        median: _float = 0.0,
+        sigma: _float = 1.0,
+        *,
+        generator: Generator | None = None,
+        loc: Any = None,
+        scale: Any = None,
+        name: Any = None,
+    ) -> Self:
+        """Fills with Cauchy samples."""
+    def log_normal_(
+        self,
+        mean: _float = 1.0,
+        std: _float = 2.0,
+        *,
+        generator: Generator | None = None,
+        name: Any = None,
+    ) -> Self:
+        """Fills with log-normal samples."""
+    def geometric_(
+        self,
+        p: Any = None,
+        *,
+        generator: Generator | None = None,
+        probs: Any = None,
+        name: Any = None,
+    ) -> Self:
+        """Fills with geometric samples of success probability ``p``."""
+    def cast_(x, dtype: Any) -> Tensor:
+        """Paddle's in-place ``cast``."""
+    def gammaln(self, name: Any = None) -> Tensor:
+        """``lgamma(self)`` (Paddle's name)."""
+    def gammainc(self, y: Any, name: Any = None) -> Tensor:
+        """The regularized lower incomplete gamma function ``P(self, y)``."""
+    def gammaincc(self, y: Any, name: Any = None) -> Tensor:
+        """The regularized upper incomplete gamma function ``Q(self, y)``."""
+    def igamma(self, other: Any) -> Tensor:
+        """``igamma(self, other)``."""
+    def igammac(self, other: Any) -> Tensor:
+        """``igammac(self, other)``."""
+    def igamma_(self, y: Any, name: Any = None) -> Self:
+        """``igamma`` in place."""
+    def igammac_(self, y: Any, name: Any = None) -> Self:
+        """``igammac`` in place."""
+    def gammaln_(self, name: Any = None) -> Self:
+        """``gammaln`` in place."""
+    def gammainc_(self, y: Any, name: Any = None) -> Self:
+        """``gammainc`` in place."""
+    def gammaincc_(self, y: Any, name: Any = None) -> Self:
+        """``gammaincc`` in place."""
+    def reverse(x, axis: Any, name: Any = None) -> Tensor:
+        """Paddle's ``reverse``: ``flip(x, axis)``."""
+    def stanh(x, scale_a: _float = 0.67, scale_b: _float = 1.7159, name: Any = None) -> Tensor:
+        """Paddle's ``scale_b * tanh(scale_a * x)``."""
     # -- added at import by ``ferrograd._inplace_math`` (in-place elementwise math) --
     def abs_(self) -> Self:
         """``abs`` written into this tensor in place (returns it)."""

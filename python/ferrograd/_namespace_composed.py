@@ -141,6 +141,17 @@ from ._ops_stats import var_mean as var_mean
 # the short-time Fourier transform and the Kaiser window (_signal_stft.py, _windows.py)
 from ._signal_stft import istft as istft
 from ._signal_stft import stft as stft
+from ._names22_tensor import cast_ as cast_
+from ._names22_tensor import multiplex as multiplex
+from ._names22_tensor import reverse as reverse
+from ._names22_tensor import stanh as stanh
+from ._names22_tensor import tolist as tolist
+from ._names22_tensor import vecdot as vecdot
+from ._ops_gammainc import gammainc as gammainc
+from ._ops_gammainc import gammaincc as gammaincc
+from ._ops_gammainc import gammaln as gammaln
+from ._ops_gammainc import igamma as igamma
+from ._ops_gammainc import igammac as igammac
 from ._tensor_extras import assign as assign
 from ._tensor_extras import greater as greater
 from ._tensor_extras import is_integer as is_integer
@@ -328,4 +339,16 @@ __all__ = [
     "greater",
     "is_integer",
     "less",
+    # session 22 (_names22_tensor.py, _ops_gammainc.py)
+    "cast_",
+    "multiplex",
+    "reverse",
+    "stanh",
+    "tolist",
+    "vecdot",
+    "gammainc",
+    "gammaincc",
+    "gammaln",
+    "igamma",
+    "igammac",
 ]

@@ -1,8 +1,9 @@
 """PyTorch's ``torch.special``: special functions, most of them other names of ferrograd
 ops (``expit`` is ``sigmoid``, ``ndtr`` the normal CDF through ``erfc``, ...). All are
 differentiable through the ops they are made of. The gamma family (``gammaln``,
-``digamma``/``psi``, ``polygamma``, ``multigammaln``, ``zeta``) is here; Bessel functions
-and the incomplete gamma functions are not yet."""
+``digamma``/``psi``, ``polygamma``, ``multigammaln``, ``zeta``, the regularized incomplete
+gamma functions ``gammainc`` / ``gammaincc``) is here; Bessel functions beyond ``i0`` /
+``i1`` and the orthogonal polynomials are not yet."""
 
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ __all__ = [
     "expit",
     "expm1",
     "erfcx",
+    "gammainc",
+    "gammaincc",
     "gammaln",
     "i0",
     "i0e",
@@ -228,3 +231,18 @@ def log_softmax(x: Tensor, dim: int, dtype: Any = None) -> Tensor:
 def logsumexp(x: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     """``log(sum(exp(x)))`` over ``dim``, stably."""
     return x.logsumexp(dim, keepdim=keepdim)
+
+
+def gammainc(input: Any, other: Any, *, out: Any = None) -> Tensor:
+    """The regularized lower incomplete gamma function ``P(input, other)``; differentiable
+    in ``other`` (a composite, see ``ferrograd._ops_gammainc``)."""
+    from ._ops_gammainc import igamma
+
+    return igamma(input, other, out=out)
+
+
+def gammaincc(input: Any, other: Any, *, out: Any = None) -> Tensor:
+    """The regularized upper incomplete gamma function ``Q(input, other) = 1 - P``."""
+    from ._ops_gammainc import igammac
+
+    return igammac(input, other, out=out)
