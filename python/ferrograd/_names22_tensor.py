@@ -299,7 +299,9 @@ def _top_level(name: str) -> Any:
     def fn(input: Any, *args: Any, **kwargs: Any) -> Any:
         kwargs.pop("name", None)  # Paddle's unused name=
         if not isinstance(input, Tensor):
-            raise TypeError(f"{name}(): argument 'input' must be Tensor, not {type(input).__name__}")
+            raise TypeError(
+                f"{name}(): argument 'input' must be Tensor, not {type(input).__name__}"
+            )
         return getattr(input, name)(*args, **kwargs)
 
     fn.__name__ = fn.__qualname__ = name

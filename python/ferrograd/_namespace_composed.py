@@ -40,6 +40,12 @@ from ._legacy_types import HalfTensor as HalfTensor
 from ._legacy_types import IntTensor as IntTensor
 from ._legacy_types import LongTensor as LongTensor
 from ._legacy_types import ShortTensor as ShortTensor
+from ._names22_tensor import cast_ as cast_
+from ._names22_tensor import multiplex as multiplex
+from ._names22_tensor import reverse as reverse
+from ._names22_tensor import stanh as stanh
+from ._names22_tensor import tolist as tolist
+from ._names22_tensor import vecdot as vecdot
 
 # everyday functions composed of other ops
 from ._ops_compose_more import addbmm as addbmm
@@ -70,6 +76,11 @@ from ._ops_compose_more import sinc as sinc
 from ._ops_compose_more import slice_scatter as slice_scatter
 from ._ops_compose_more import typename as typename
 from ._ops_compose_more import unravel_index as unravel_index
+from ._ops_gammainc import gammainc as gammainc
+from ._ops_gammainc import gammaincc as gammaincc
+from ._ops_gammainc import gammaln as gammaln
+from ._ops_gammainc import igamma as igamma
+from ._ops_gammainc import igammac as igammac
 
 # more elementwise math (addcmul, logit, heaviside, sinc, ...)
 from ._ops_more_math import addcdiv as addcdiv
@@ -141,17 +152,6 @@ from ._ops_stats import var_mean as var_mean
 # the short-time Fourier transform and the Kaiser window (_signal_stft.py, _windows.py)
 from ._signal_stft import istft as istft
 from ._signal_stft import stft as stft
-from ._names22_tensor import cast_ as cast_
-from ._names22_tensor import multiplex as multiplex
-from ._names22_tensor import reverse as reverse
-from ._names22_tensor import stanh as stanh
-from ._names22_tensor import tolist as tolist
-from ._names22_tensor import vecdot as vecdot
-from ._ops_gammainc import gammainc as gammainc
-from ._ops_gammainc import gammaincc as gammaincc
-from ._ops_gammainc import gammaln as gammaln
-from ._ops_gammainc import igamma as igamma
-from ._ops_gammainc import igammac as igammac
 from ._tensor_extras import assign as assign
 from ._tensor_extras import greater as greater
 from ._tensor_extras import is_integer as is_integer
