@@ -768,7 +768,7 @@ class Tensor:
         """``bincount(self, weights, minlength)``: counts of each non-negative integer."""
     def diagflat(self, offset: _int = ...) -> Tensor:
         """``diagflat(self, offset)``: a 2-D tensor with the flattened input on a diagonal."""
-    # -- added at import by ``ferrograd._names22_tensor`` --
+    # -- added at import by ``ferrograd._tensor_peer_names`` --
     def split_with_sizes(self, split_sizes: Sequence[_int], dim: _int = 0) -> list[Tensor]:
         """Splits along ``dim`` into pieces of the given sizes."""
     def sum_to_size(self, *size: Any) -> Tensor:

@@ -40,12 +40,6 @@ from ._legacy_types import HalfTensor as HalfTensor
 from ._legacy_types import IntTensor as IntTensor
 from ._legacy_types import LongTensor as LongTensor
 from ._legacy_types import ShortTensor as ShortTensor
-from ._names22_tensor import cast_ as cast_
-from ._names22_tensor import multiplex as multiplex
-from ._names22_tensor import reverse as reverse
-from ._names22_tensor import stanh as stanh
-from ._names22_tensor import tolist as tolist
-from ._names22_tensor import vecdot as vecdot
 
 # everyday functions composed of other ops
 from ._ops_compose_more import addbmm as addbmm
@@ -156,6 +150,12 @@ from ._tensor_extras import assign as assign
 from ._tensor_extras import greater as greater
 from ._tensor_extras import is_integer as is_integer
 from ._tensor_extras import less as less
+from ._tensor_peer_names import cast_ as cast_
+from ._tensor_peer_names import multiplex as multiplex
+from ._tensor_peer_names import reverse as reverse
+from ._tensor_peer_names import stanh as stanh
+from ._tensor_peer_names import tolist as tolist
+from ._tensor_peer_names import vecdot as vecdot
 from ._windows import kaiser_window as kaiser_window
 
 # the top-level linear-algebra functions (docs/linalg.md; torch's legacy spellings and
@@ -339,7 +339,7 @@ __all__ = [
     "greater",
     "is_integer",
     "less",
-    # session 22 (_names22_tensor.py, _ops_gammainc.py)
+    # session 22 (_tensor_peer_names.py, _ops_gammainc.py)
     "cast_",
     "multiplex",
     "reverse",

@@ -103,13 +103,13 @@ def install_tensor_methods() -> None:
     Tensor.bincount = _bincount  # type: ignore[method-assign]
     Tensor.diagflat = _diagflat  # type: ignore[method-assign]
     # session 22's methods, and the top-level spellings of the in-place methods (all of
-    # which exist by now): _names22_tensor.py
+    # which exist by now): _tensor_peer_names.py
     import sys
 
-    from . import _names22_tensor
+    from . import _tensor_peer_names
 
-    _names22_tensor.install_tensor_methods()
-    _names22_tensor.install_top_level(vars(sys.modules[__package__]))
+    _tensor_peer_names.install_tensor_methods()
+    _tensor_peer_names.install_top_level(vars(sys.modules[__package__]))
 
 
 __all__ = ["greater", "less", "is_integer", "assign"]

@@ -1,4 +1,4 @@
-"""Session 22's Tensor methods and top-level functions (_names22_tensor.py,
+"""Session 22's Tensor methods and top-level functions (_tensor_peer_names.py,
 _ops_gammainc.py), against values worked out with NumPy / mpmath and checked on torch 2.15
 and Paddle 3.3.1."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import ferrograd as fg
 import numpy as np
 import pytest
-from ferrograd._names22_tensor import TOP_LEVEL_INPLACE
+from ferrograd._tensor_peer_names import TOP_LEVEL_INPLACE
 
 
 def _run(code: str, dialect: str) -> dict:

@@ -20,6 +20,7 @@ from ..utils.data import (
     get_worker_info,
     random_split,
 )
+from .compose import ComposeDataset, SequenceSampler
 from .loader import BatchSampler, DataLoader, default_collate_fn
 
 __all__ = [
@@ -40,4 +41,6 @@ __all__ = [
     "DataLoader",
     "default_collate_fn",
     "get_worker_info",
+    "ComposeDataset",
+    "SequenceSampler",
 ]

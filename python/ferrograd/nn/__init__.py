@@ -472,3 +472,19 @@ __all__ += ["LazyLinear", "UninitializedParameter", "SyncBatchNorm"]
 from .adaptive_softmax import AdaptiveLogSoftmaxWithLoss as AdaptiveLogSoftmaxWithLoss  # noqa: E402
 
 __all__ += ["AdaptiveLogSoftmaxWithLoss"]
+
+# session 22: nn.Buffer (parameter.py), the RNN base classes (rnn.py / rnn_cells.py), Paddle
+# 3's padding layers (layers_pad_paddle.py), Maxout and Softmax2D (layers_peer_names.py)
+from .layers_pad_paddle import *  # noqa: E402,F403
+from .layers_peer_names import Maxout as Maxout  # noqa: E402
+from .layers_peer_names import Softmax2D as Softmax2D  # noqa: E402
+from .parameter import Buffer as Buffer  # noqa: E402
+from .rnn import _RNNBase as RNNBase  # noqa: E402  (isinstance(nn.LSTM(...), nn.RNNBase))
+from .rnn_cells import _CellBase as RNNCellBase  # noqa: E402
+
+__all__ += [
+    "Buffer", "RNNBase", "RNNCellBase", "Maxout", "Softmax2D", "ConstantPad1D",  # noqa: F405
+    "ConstantPad2D", "ConstantPad3D", "ReflectionPad1D", "ReflectionPad2D", "ReflectionPad3D",  # noqa: F405
+    "ReplicationPad1D", "ReplicationPad2D", "ReplicationPad3D", "CircularPad1D",  # noqa: F405
+    "CircularPad2D", "CircularPad3D",  # noqa: F405
+]  # fmt: skip

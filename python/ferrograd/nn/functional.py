@@ -583,6 +583,13 @@ from .fn_sequence_mask import diag_embed as diag_embed  # noqa: E402
 from .fn_sequence_mask import sequence_mask as sequence_mask  # noqa: E402
 
 __all__ += ["sequence_mask", "diag_embed"]
+from .fn_peer_names import *  # noqa: E402,F403  (session 22: *_with_indices, maxout, swiglu, ...)
+
+__all__ += [
+    "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices",  # noqa: F405
+    "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",  # noqa: F405
+    "adaptive_max_pool3d_with_indices", "maxout", "log_loss", "zeropad2d", "swiglu",  # noqa: F405
+]  # fmt: skip
 
 from .._out_arg import wrap_out_functions as _wrap_out_functions  # noqa: E402
 

@@ -437,3 +437,14 @@ def eye(*args: Any, **kwargs: Any) -> Tensor:
 def dirac(*args: Any, **kwargs: Any) -> Tensor:
     """Deprecated spelling of ``dirac_`` (warns ``FutureWarning``, as PyTorch)."""
     return _deprecated("dirac", dirac_, args, kwargs)
+
+
+# sparse_ and Paddle's legacy *Initializer names (init_legacy.py)
+from .init_legacy import ConstantInitializer as ConstantInitializer  # noqa: E402
+from .init_legacy import MSRAInitializer as MSRAInitializer  # noqa: E402
+from .init_legacy import NormalInitializer as NormalInitializer  # noqa: E402
+from .init_legacy import NumpyArrayInitializer as NumpyArrayInitializer  # noqa: E402
+from .init_legacy import TruncatedNormalInitializer as TruncatedNormalInitializer  # noqa: E402
+from .init_legacy import UniformInitializer as UniformInitializer  # noqa: E402
+from .init_legacy import XavierInitializer as XavierInitializer  # noqa: E402
+from .init_legacy import sparse_ as sparse_  # noqa: E402

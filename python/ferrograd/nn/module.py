@@ -14,12 +14,14 @@ from collections import OrderedDict
 from typing import Any, Callable, Iterator, Optional
 
 from .. import _core
+from .._dialect import caller_dialect
 from .._dropin import device as _device
 from . import module_hooks as _module_hooks
 from .module_access import ModuleAccess
+from .module_names import ModuleNames, snake_name, unique_full_name
 from .module_state import ModuleState
 from .module_state import _IncompatibleKeys as _IncompatibleKeys  # noqa: F401 (old home)
-from .parameter import Parameter
+from .parameter import Buffer, Parameter
 from .static_build import converter as _static_converter
 from .static_build import tracking_construction as _tracking_construction
 
@@ -67,7 +69,7 @@ def create_eager_parameter(
     return p
 
 
-class Module(ModuleState, ModuleAccess):
+class Module(ModuleState, ModuleAccess, ModuleNames):
     """Base class of all layers (``ferrograd.nn.Layer`` is the same class)."""
 
     training: bool
@@ -79,8 +81,11 @@ class Module(ModuleState, ModuleAccess):
     _forward_hooks: OrderedDict[int, Callable]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        # Paddle's Layer(name_scope=None, dtype="float32") arguments are accepted and unused
+        # Paddle's Layer(name_scope=None, dtype="float32"): the name scope names the layer
+        # (full_name()); dtype is unused
         d = self.__dict__
+        scope = args[0] if args and isinstance(args[0], str) else kwargs.get("name_scope")
+        d["_full_name"] = unique_full_name(scope or snake_name(type(self).__name__))
         d["training"] = True
         d["_parameters"] = OrderedDict()
         d["_buffers"] = OrderedDict()
@@ -161,6 +166,9 @@ class Module(ModuleState, ModuleAccess):
         elif isinstance(value, Module):
             self._forget(name)
             self._modules[name] = value
+        elif isinstance(value, Buffer):  # PyTorch's nn.Buffer declares a buffer
+            self._forget(name)
+            self.register_buffer(name, value, persistent=value.persistent)  # type: ignore[arg-type]
         elif name in self._parameters:
             if value is not None:
                 raise TypeError(
@@ -410,7 +418,7 @@ class Module(ModuleState, ModuleAccess):
 
     # ------------------------------------------------------------------ dtype
 
-    def _cast(self, dtype: Any) -> Module:
+    def _cast(self, dtype: Any, floating_only: bool = True, excluded: tuple = ()) -> Module:
         if any(not isinstance(t, Tensor) for t in [*self.parameters(), *self.buffers()]):
             raise TypeError(
                 f"{type(self).__name__}: a layer built in static mode cannot be cast; call "
@@ -419,15 +427,17 @@ class Module(ModuleState, ModuleAccess):
             )
         done: dict = {}  # id -> (old, new): a parameter shared by two layers stays shared
         for m in self.modules():
+            if excluded and isinstance(m, excluded):
+                continue
             declared = list(m._parameters)
             for name, p in list(m._parameters.items()):
-                if p is not None and p.is_floating_point():
+                if p is not None and (p.is_floating_point() or not floating_only):
                     if id(p) not in done:
                         done[id(p)] = (p, Parameter(p.astype(dtype), p.requires_grad))
                     m.register_parameter(name, done[id(p)][1])
             order = list(m._buffers)
             for name, b in list(m._buffers.items()):
-                if b is not None and b.is_floating_point():
+                if b is not None and (b.is_floating_point() or not floating_only):
                     m.register_buffer(name, b.astype(dtype), name not in m._non_persistent)
             # registering again moves an entry to the end: keep the declared order (PyTorch's
             # state_dict keys: running_mean, running_var, num_batches_tracked)
@@ -471,9 +481,14 @@ class Module(ModuleState, ModuleAccess):
         """PyTorch's: casts floating parameters and buffers to float16."""
         return self._cast("float16")
 
-    def bfloat16(self) -> Module:
-        """PyTorch's: casts floating parameters and buffers to bfloat16."""
-        return self._cast("bfloat16")
+    def bfloat16(self, excluded_layers: Any = None) -> Module:
+        """Casts floating parameters and buffers to bfloat16 (Paddle's
+        ``excluded_layers``: layer types left as they are, default ``nn.BatchNorm``)."""
+        if excluded_layers is None and caller_dialect(2) != "paddle":
+            return self._cast("bfloat16")
+        from .module_names import _excluded
+
+        return self._cast("bfloat16", excluded=_excluded(excluded_layers))
 
     def cpu(self) -> Module:
         """Both peers': moves the module to the CPU, where it already is (returns it)."""

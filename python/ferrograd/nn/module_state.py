@@ -40,11 +40,13 @@ from .. import _core
 from .._dropin import device as _device
 from ..grad_mode import no_grad
 from .module_hooks import HookHandle
+from .module_names import has_extra_state
 from .static_build import set_value as _static_set_value
 
 Tensor = _core.Tensor
 _IncompatibleKeys = namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 _META = "version"
+_EXTRA = "_extra_state"  # PyTorch's key of a module's get_extra_state() value
 
 
 def _hooks(module: Any, name: str) -> OrderedDict:
@@ -82,6 +84,8 @@ def _save(m: Any, out: Any, prefix: str, keep_vars: bool, recurse: bool, use_hoo
     for name, b in m._buffers.items():
         if b is not None and name not in m._non_persistent:
             out[prefix + name] = b if keep_vars or not isinstance(b, Tensor) else b.detach()
+    if has_extra_state(m, "get_extra_state"):  # PyTorch's extra-state entry
+        out[prefix + _EXTRA] = m.get_extra_state()
     if recurse:
         for name, child in m._modules.items():
             if child is not None:
@@ -189,6 +193,12 @@ class ModuleState:
             for k, v in self._buffers.items()
             if v is not None and k not in self._non_persistent
         )
+        extra = has_extra_state(self, "set_extra_state")
+        if extra:
+            if prefix + _EXTRA in local:
+                acc["extra"].append((self, local[prefix + _EXTRA]))
+            else:
+                missing.append(prefix + _EXTRA)
         for name, target in own.items():
             key = prefix + name
             if key in local:
@@ -199,6 +209,8 @@ class ModuleState:
             if key.startswith(prefix):
                 head, dot, _ = key[len(prefix) :].partition(".")
                 if (head not in self._modules) if dot else (head not in own):
+                    if extra and not dot and head == _EXTRA:
+                        continue
                     unexpected.append(key)
         for name, child in self._modules.items():
             if child is not None:
@@ -229,6 +241,7 @@ class ModuleState:
             if hook is not None:
                 hook(m, state_dict, f"{prefix}." if prefix else "")
         acc: dict = {"pairs": [], "missing": [], "unexpected": [], "errors": [], "post": []}
+        acc["extra"] = []
         self._walk_load(OrderedDict(state_dict), "", acc)
         keys = _IncompatibleKeys(acc["missing"], acc["unexpected"])
         values = [self._checked_value(*pair) for pair in acc["pairs"]]
@@ -237,6 +250,8 @@ class ModuleState:
         with no_grad():
             for (_, owner, name, target, _), value in zip(acc["pairs"], values):
                 _put(owner, name, target, value, assign)
+        for m, state in acc["extra"]:
+            m.set_extra_state(state)
         for m in acc["post"]:
             for hook in list(m.__dict__["_load_state_dict_post_hooks"].values()):
                 if hook(m, keys) is not None:  # (PyTorch's exception type)

@@ -94,3 +94,30 @@ def _rebuild(values: Any, dtype: str, requires_grad: bool) -> Parameter:
 def is_parameter(obj: object) -> bool:
     """True when ``obj`` is a ``Parameter``."""
     return isinstance(obj, Parameter)
+
+
+class _BufferMeta(type):
+    # a Buffer is a plain Tensor marked as one (as PyTorch's): isinstance reads the mark
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, Tensor) and bool(getattr(obj, "_is_buffer", False))
+
+
+class Buffer(metaclass=_BufferMeta):
+    """PyTorch's ``nn.Buffer(data=None, *, persistent=True)``: a tensor that, assigned to
+    a ``Module`` attribute, is registered as a buffer (``persistent=False``: left out of
+    ``state_dict``). ``Buffer(t)`` is a Tensor sharing ``t``'s values (detached, keeping
+    ``requires_grad``), marked so that ``isinstance(b, nn.Buffer)`` is True."""
+
+    persistent: bool
+
+    def __new__(cls, data: Any = None, *, persistent: bool = True) -> Any:
+        if data is None:
+            data = _core.empty(0)
+        elif not isinstance(data, Tensor):
+            raise TypeError(f"Buffer: expected a Tensor, got {type(data).__name__}")
+        t = data.detach()
+        if data.requires_grad:
+            t.requires_grad_(True)
+        t.persistent = bool(persistent)
+        t._is_buffer = True
+        return t

@@ -77,7 +77,7 @@ def _retain_grad(self: Tensor) -> None:
     """Keeps ``.grad`` of this non-leaf tensor after ``backward`` (a leaf keeps it anyway)."""
     _native_retain_grad(self)
     if self.grad_fn is not None:
-        self._fg_retains_grad = True
+        self._fg_retains_grad = True  # type: ignore[attr-defined]
 
 
 def _retains_grad(self: Tensor) -> bool:

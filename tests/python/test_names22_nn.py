@@ -1,0 +1,215 @@
+"""Session 22's nn names (checked on torch 2.15 / Paddle 3.3.1): nn.Buffer, the RNN base
+classes, Module.type / share_memory / extra state, Paddle's Layer.full_name /
+get_sublayer / set_sublayer / load_dict / float16 / bfloat16(excluded_layers), the
+*_with_indices pools, Paddle's padding layers, Maxout, Softmax2D, log_loss, zeropad2d,
+swiglu, nn.init.sparse_ and the legacy *Initializer names."""
+
+from __future__ import annotations
+
+import ferrograd as fg
+import ferrograd.nn as nn
+import ferrograd.nn.functional as F
+import numpy as np
+import pytest
+
+
+def _run(code: str, dialect: str) -> dict:
+    ns = {dialect: fg}
+    exec(compile(code, f"<{dialect} code>", "exec"), ns)
+    return ns
+
+
+class _WithState(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.b = nn.Buffer(fg.ones(2))
+        self.c = nn.Buffer(fg.zeros(1), persistent=False)
+        self.fc = nn.Linear(2, 2)
+        self.got = None
+
+    def get_extra_state(self):
+        return {"step": 3}
+
+    def set_extra_state(self, state):
+        self.got = state
+
+
+def test_buffer_registers_and_extra_state_round_trips():
+    m = _WithState()
+    assert isinstance(m.b, nn.Buffer) and not isinstance(fg.ones(1), nn.Buffer)
+    assert dict(m.named_buffers()).keys() == {"b", "c"}
+    sd = m.state_dict()
+    assert list(sd) == ["b", "_extra_state", "fc.weight", "fc.bias"]  # torch's order
+    assert sd["_extra_state"] == {"step": 3}
+    assert m.load_state_dict(sd) == ([], []) and m.got == {"step": 3}
+    del sd["_extra_state"]
+    with pytest.raises(RuntimeError, match="_extra_state"):
+        m.load_state_dict(sd)
+    plain = nn.Linear(2, 2)
+    assert "_extra_state" not in plain.state_dict()
+    with pytest.raises(RuntimeError, match="get_extra_state"):
+        plain.get_extra_state()
+    keys = plain.load_state_dict({**plain.state_dict(), "_extra_state": 1}, strict=False)
+    assert keys.unexpected_keys == ["_extra_state"]
+
+
+def test_rnn_base_classes():
+    assert isinstance(nn.LSTM(2, 3), nn.RNNBase) and isinstance(nn.GRU(2, 3), nn.RNNBase)
+    assert isinstance(nn.GRUCell(2, 3), nn.RNNCellBase)
+    assert isinstance(nn.SimpleRNNCell(2, 3), nn.RNNCellBase)
+    assert not isinstance(nn.Linear(2, 3), (nn.RNNBase, nn.RNNCellBase))
+
+
+def test_module_type_share_memory_and_paddle_names():
+    m = nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2))
+    assert m.share_memory() is m
+    assert m.type(fg.float64) is m
+    assert m[0].weight.dtype == fg.float64
+    assert m[1].num_batches_tracked.dtype == fg.float64  # integers too, as PyTorch
+    ns = _run(
+        """
+class Net(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc = paddle.nn.Linear(2, 3)
+        self.bn = paddle.nn.BatchNorm(3)
+net = Net()
+name, fc_name = net.full_name(), net.fc.full_name()
+same = net.get_sublayer("fc") is net.fc
+net.set_sublayer("fc", paddle.nn.Linear(2, 4))
+net.float16()
+""",
+        "paddle",
+    )
+    net = ns["net"]
+    assert ns["name"].startswith("net_") and ns["fc_name"].startswith("linear_")
+    assert ns["same"] and net.fc.weight.shape == [2, 4]
+    assert net.fc.weight.dtype == fg.float16 and net.bn.weight.dtype == fg.float32
+    with pytest.raises(AttributeError, match="nope"):
+        net.get_sublayer("nope")
+    a, b = nn.Linear(2, 2), nn.Linear(2, 2)
+    na, nb = int(a.full_name().rsplit("_", 1)[1]), int(b.full_name().rsplit("_", 1)[1])
+    assert nb == na + 1  # numbered at construction, per name scope
+    assert nn.Layer("my_scope").full_name().startswith("my_scope_")
+    src = nn.Linear(2, 2)
+    dst = nn.Linear(2, 2)
+    assert dst.load_dict(src.state_dict()) == ([], [])
+    np.testing.assert_array_equal(dst.weight.numpy(), src.weight.numpy())
+    bf = nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1D(2))
+    bf.bfloat16(excluded_layers=[nn.BatchNorm1D])
+    assert bf[0].weight.dtype == fg.bfloat16 and bf[1].weight.dtype == fg.float32
+    with pytest.raises(TypeError, match="excluded_layers"):
+        bf.float16(excluded_layers="x")
+
+
+def test_pools_with_indices():
+    x = fg.arange(16.0).reshape(1, 1, 4, 4)
+    out, idx = F.max_pool2d_with_indices(x, 2)
+    assert out.tolist() == [[[[5.0, 7.0], [13.0, 15.0]]]]
+    assert idx.tolist() == [[[[5, 7], [13, 15]]]]
+    out1, idx1 = F.max_pool1d_with_indices(fg.tensor([[[1.0, 3.0, 2.0, 0.0]]]), 2)
+    assert out1.tolist() == [[[3.0, 2.0]]] and idx1.tolist() == [[[1, 2]]]
+    out3, _ = F.max_pool3d_with_indices(fg.arange(8.0).reshape(1, 1, 2, 2, 2), 2)
+    assert out3.tolist() == [[[[[7.0]]]]]
+    a, ai = F.adaptive_max_pool1d_with_indices(fg.arange(4.0).reshape(1, 1, 4), 2)
+    assert a.tolist() == [[[1.0, 3.0]]] and ai.tolist() == [[[1, 3]]]
+    a2, _ = F.adaptive_max_pool2d_with_indices(x, 1)
+    a3, _ = F.adaptive_max_pool3d_with_indices(fg.arange(8.0).reshape(1, 1, 2, 2, 2), 1)
+    assert a2.item() == 15.0 and a3.item() == 7.0
+
+
+def test_paddle_padding_layers():
+    row = fg.tensor([[[1.0, 2.0, 3.0]]])
+    assert nn.ConstantPad1D([1, 2], 3.0)(fg.ones(1, 1, 2)).tolist() == [[[3, 1, 1, 3, 3]]]
+    assert nn.ReflectionPad1D([1, 1])(row).tolist() == [[[2, 1, 2, 3, 2]]]
+    assert nn.CircularPad1D(1)(row).tolist() == [[[3, 1, 2, 3, 1]]]
+    assert nn.ReplicationPad1D(1)(row).tolist() == [[[1, 1, 2, 3, 3]]]
+    img = np.arange(4.0).reshape(1, 1, 2, 2)
+    for cls, mode in ((nn.ReflectionPad2D, "reflect"), (nn.ReplicationPad2D, "edge"),
+                      (nn.CircularPad2D, "wrap")):  # fmt: skip
+        got = cls([1, 1, 1, 0])(fg.tensor(img)).numpy()
+        np.testing.assert_array_equal(got, np.pad(img, ((0, 0), (0, 0), (1, 0), (1, 1)), mode))
+    got = nn.ConstantPad2D(1, 0.5)(fg.ones(1, 1, 1, 1)).numpy()
+    assert got.shape == (1, 1, 3, 3) and got.sum() == 1 + 8 * 0.5
+    vol = np.arange(8.0).reshape(1, 1, 2, 2, 2)
+    for cls, mode in ((nn.ReflectionPad3D, "reflect"), (nn.ReplicationPad3D, "edge"),
+                      (nn.CircularPad3D, "wrap")):  # fmt: skip
+        got = cls(1)(fg.tensor(vol)).numpy()
+        np.testing.assert_array_equal(got, np.pad(vol, ((0, 0), (0, 0), (1, 1), (1, 1), (1, 1)), mode))  # fmt: skip
+    assert nn.ConstantPad3D(1, 2.0)(fg.zeros(1, 1, 1, 1, 1)).numpy().sum() == 26 * 2.0
+    assert isinstance(nn.ConstantPad2D(1, 0.0), nn.Pad2D)
+    assert "value=0.5" in repr(nn.ConstantPad2D(1, 0.5))
+    with pytest.raises(ValueError, match="3-D"):
+        nn.ReflectionPad1D(1)(fg.ones(3))
+
+
+def test_maxout_softmax2d():
+    x = np.arange(16.0).reshape(1, 4, 2, 2)
+    want = x.reshape(1, 2, 2, 2, 2).max(2)
+    np.testing.assert_array_equal(F.maxout(fg.tensor(x), 2).numpy(), want)
+    np.testing.assert_array_equal(nn.Maxout(2)(fg.tensor(x)).numpy(), want)
+    y = np.arange(16.0).reshape(1, 2, 2, 4)
+    np.testing.assert_array_equal(
+        F.maxout(fg.tensor(y), 2, axis=-1).numpy(), y.reshape(1, 2, 2, 2, 2).max(-1)
+    )
+    xg = fg.tensor(np.random.default_rng(0).normal(size=(1, 4, 2, 2)), requires_grad=True)
+    assert fg.autograd.gradcheck(lambda t: F.maxout(t, 2), (xg,))
+    with pytest.raises(ValueError, match="divisible"):
+        F.maxout(fg.ones(1, 3, 2, 2), 2)
+    s = np.arange(8.0).reshape(2, 2, 2)
+    e = np.exp(s - s.max(0))
+    np.testing.assert_allclose(nn.Softmax2D()(fg.tensor(s)).numpy(), e / e.sum(0), rtol=1e-12)
+    with pytest.raises(ValueError, match="3D or 4D"):
+        nn.Softmax2D()(fg.ones(2, 2))
+
+
+def test_log_loss_zeropad2d_swiglu():
+    p = np.array([[0.2], [0.8]])
+    lab = np.array([[0.0], [1.0]])
+    want = -lab * np.log(p + 1e-4) - (1 - lab) * np.log(1 - p + 1e-4)
+    got = F.log_loss(fg.tensor(p), fg.tensor(lab))
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+    pg = fg.tensor(p, requires_grad=True)
+    assert fg.autograd.gradcheck(lambda t: F.log_loss(t, fg.tensor(lab)), (pg,))
+    with pytest.warns(DeprecationWarning, match="ZeroPad2D"):
+        z = F.zeropad2d(fg.ones(1, 1, 2, 2), [1, 0, 0, 1])
+    assert z.numpy()[0, 0].tolist() == [[0, 1, 1], [0, 1, 1], [0, 0, 0]]
+    v = np.array([1.0, 2.0, 3.0, 4.0])
+    silu = v[:2] / (1 + np.exp(-v[:2]))
+    np.testing.assert_allclose(F.swiglu(fg.tensor(v)).numpy(), silu * v[2:], rtol=1e-12)
+    np.testing.assert_allclose(
+        F.swiglu(fg.tensor(v[:2]), fg.tensor(v[2:])).numpy(), silu * v[2:], rtol=1e-12
+    )
+    vg = fg.tensor(v, requires_grad=True)
+    assert fg.autograd.gradcheck(lambda t: F.swiglu(t), (vg,))
+    with pytest.raises(ValueError, match="even"):
+        F.swiglu(fg.ones(3))
+
+
+def test_sparse_init_and_legacy_initializers():
+    fg.manual_seed(0)
+    w = fg.empty(10, 6)
+    assert nn.init.sparse_(w, 0.3, std=0.5) is w
+    zeros = (w.numpy() == 0).sum(0)
+    assert zeros.tolist() == [3] * 6  # ceil(0.3 * 10) per column
+    with pytest.raises(ValueError, match="2 dimensions"):
+        nn.init.sparse_(fg.empty(3), 0.1)
+    I = nn.initializer  # noqa: E741
+    p = fg.empty(3, 4)
+    I.ConstantInitializer(2.5)(p)
+    assert (p.numpy() == 2.5).all()
+    I.NumpyArrayInitializer(np.ones((3, 4)))(p)
+    assert (p.numpy() == 1).all()
+    big = fg.empty(200, 200)
+    I.XavierInitializer(fan_in=3, fan_out=5)(big)
+    assert np.abs(big.numpy()).max() <= np.sqrt(6 / 8) and np.abs(big.numpy()).max() > 0.8
+    I.MSRAInitializer(fan_in=12)(big)
+    assert np.abs(big.numpy()).max() <= np.sqrt(2) * np.sqrt(3 / 12) + 1e-6
+    I.UniformInitializer(-0.1, 0.1)(big)
+    assert np.abs(big.numpy()).max() <= 0.1
+    I.NormalInitializer(0.0, 2.0)(big)
+    assert abs(big.numpy().std() - 2.0) < 0.05
+    I.TruncatedNormalInitializer(0.0, 1.0, a=-0.5, b=0.5)(big)
+    assert np.abs(big.numpy()).max() <= 0.5
+    I.XavierInitializer(uniform=False)(big)
+    assert abs(big.numpy().std() - np.sqrt(2 / 400)) < 0.005
