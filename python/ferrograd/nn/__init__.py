@@ -488,3 +488,13 @@ __all__ += [
     "ReplicationPad1D", "ReplicationPad2D", "ReplicationPad3D", "CircularPad1D",  # noqa: F405
     "CircularPad2D", "CircularPad3D",  # noqa: F405
 ]  # fmt: skip
+
+# session 22: the lazy convolution and normalization modules (lazy_more.py)
+from .lazy_more import *  # noqa: E402,F403
+
+__all__ += [
+    "UninitializedBuffer", "LazyConv1d", "LazyConv2d", "LazyConv3d",  # noqa: F405
+    "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d",  # noqa: F405
+    "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d",  # noqa: F405
+    "LazyInstanceNorm2d", "LazyInstanceNorm3d",  # noqa: F405
+]  # fmt: skip
