@@ -59,6 +59,10 @@ __all__ = [
     "ifftn",
     "rfftn",
     "irfftn",
+    "hfft2",
+    "ihfft2",
+    "hfftn",
+    "ihfftn",
     "fftfreq",
     "rfftfreq",
     "fftshift",
@@ -422,6 +426,74 @@ def irfft2(
 ) -> Tensor:
     """Inverse of :func:`rfft2` over ``dim`` / ``axes`` (default the last two)."""
     return _c2r_nd("irfft2", _pick("irfft2", x, input), s, _dim(dim, axes, (-2, -1)), norm, None)
+
+
+def _hermitian_nd(
+    fname: str, x: Any, input: Any, s: Any, dims: Any, norm: Any, inverse: bool
+) -> Tensor:
+    # hfftn(x) = irfftn(conj(x)) and ihfftn(x) = conj(rfftn(x)), each with the dual norm
+    t = _pick(fname, x, input)
+    dual = _DUAL[_norm(fname, norm)]
+    if inverse:
+        return _r2c_nd(fname, t, s, dims, dual, None).conj()
+    return _c2r_nd(fname, _as_complex(t).conj(), s, dims, dual, None)
+
+
+def hfft2(
+    x: Any = None,
+    s: Any = None,
+    dim: Any = None,
+    norm: Any = None,
+    name: Any = None,
+    *,
+    axes: Any = None,
+    input: Any = None,
+) -> Tensor:
+    """2-d FFT of a Hermitian-symmetric signal given by its half (real result) over
+    ``dim`` / ``axes`` (default the last two): ``irfft2(conj(x))`` with the dual norm."""
+    return _hermitian_nd("hfft2", x, input, s, _dim(dim, axes, (-2, -1)), norm, False)
+
+
+def ihfft2(
+    x: Any = None,
+    s: Any = None,
+    dim: Any = None,
+    norm: Any = None,
+    name: Any = None,
+    *,
+    axes: Any = None,
+    input: Any = None,
+) -> Tensor:
+    """Inverse of :func:`hfft2` for a real input: ``conj(rfft2(x))`` with the dual norm."""
+    return _hermitian_nd("ihfft2", x, input, s, _dim(dim, axes, (-2, -1)), norm, True)
+
+
+def hfftn(
+    x: Any = None,
+    s: Any = None,
+    dim: Any = None,
+    norm: Any = None,
+    name: Any = None,
+    *,
+    axes: Any = None,
+    input: Any = None,
+) -> Tensor:
+    """N-d :func:`hfft2` (default: every dim, or the last ``len(s)``)."""
+    return _hermitian_nd("hfftn", x, input, s, _dim(dim, axes, None), norm, False)
+
+
+def ihfftn(
+    x: Any = None,
+    s: Any = None,
+    dim: Any = None,
+    norm: Any = None,
+    name: Any = None,
+    *,
+    axes: Any = None,
+    input: Any = None,
+) -> Tensor:
+    """N-d :func:`ihfft2`: ``conj(rfftn(x))`` with the dual norm."""
+    return _hermitian_nd("ihfftn", x, input, s, _dim(dim, axes, None), norm, True)
 
 
 def fftfreq(

@@ -1,5 +1,6 @@
 """``ferrograd.metric`` (``paddle.metric``): classification accuracy as a function
-(``accuracy``) and as a running metric (``Accuracy``)."""
+(``accuracy``) and as a running metric (``Accuracy``); the binary metrics ``Precision``,
+``Recall`` and ``Auc`` (``binary.py``)."""
 
 from __future__ import annotations
 
@@ -132,4 +133,8 @@ class Accuracy(Metric):
         return self._name
 
 
-__all__ = ["Metric", "Accuracy", "accuracy"]
+from .binary import Auc as Auc  # noqa: E402
+from .binary import Precision as Precision  # noqa: E402
+from .binary import Recall as Recall  # noqa: E402
+
+__all__ = ["Metric", "Accuracy", "accuracy", "Precision", "Recall", "Auc"]
