@@ -213,3 +213,51 @@ def test_sparse_init_and_legacy_initializers():
     assert np.abs(big.numpy()).max() <= 0.5
     I.XavierInitializer(uniform=False)(big)
     assert abs(big.numpy().std() - np.sqrt(2 / 400)) < 0.005
+
+
+# torch 2.15's indices for these inputs and samples (F.fractional_max_pool2d/3d with
+# _random_samples; the inputs are permutations of 0..n-1 from numpy's default_rng(7))
+I2 = [[[[1, 14, 16], [20, 32, 35], [37, 32, 35], [55, 49, 62]], [[11, 5, 15], [18, 13, 24], [29, 30, 33], [54, 57, 61]]], [[[11, 5, 8], [11, 21, 15], [27, 31, 43], [54, 48, 61]], [[11, 3, 16], [19, 23, 35], [38, 48, 51], [55, 48, 51]]]]  # fmt: skip
+I3 = [[[[[49, 52, 11, 6], [15, 16, 61, 61], [70, 72, 74, 34], [70, 72, 82, 82]], [[92, 94, 95, 47], [99, 108, 61, 61], [70, 72, 74, 117], [70, 72, 82, 82]], [[134, 170, 130, 173], [190, 142, 194, 146], [190, 156, 200, 202], [155, 164, 200, 167]]], [[[1, 9, 11, 13], [14, 9, 60, 13], [14, 17, 60, 26], [29, 72, 39, 33]], [[91, 51, 94, 97], [57, 51, 60, 97], [105, 108, 108, 110], [120, 122, 122, 124]], [[126, 129, 129, 138], [133, 142, 185, 188], [189, 191, 151, 194], [204, 199, 199, 201]]]]]  # fmt: skip
+
+
+def test_fractional_max_pool_matches_torch():
+    rng = np.random.default_rng(7)
+    x = rng.permutation(2 * 2 * 7 * 9).astype(np.float64).reshape(2, 2, 7, 9)
+    s = np.array([[[0.3, 0.8], [0.9, 0.1]], [[0.05, 0.6], [0.5, 0.5]]])
+    out, idx = F.fractional_max_pool2d(
+        fg.tensor(x), (2, 3), output_size=(4, 3), return_indices=True, _random_samples=fg.tensor(s)
+    )
+    assert idx.tolist() == I2
+    np.testing.assert_array_equal(
+        out.numpy(),
+        np.take_along_axis(x.reshape(2, 2, -1), np.array(I2).reshape(2, 2, -1), 2).reshape(
+            2, 2, 4, 3
+        ),  # fmt: skip
+    )
+    x3 = rng.permutation(2 * 5 * 6 * 7).astype(np.float64).reshape(1, 2, 5, 6, 7)
+    s3 = np.array([[[0.2, 0.7, 0.4], [0.95, 0.0, 0.33]]])
+    _, idx3 = F.fractional_max_pool3d_with_indices(
+        fg.tensor(x3), 2, output_size=(3, 4, 4), _random_samples=fg.tensor(s3)
+    )
+    assert idx3.tolist() == I3
+    t = fg.tensor(np.random.default_rng(1).normal(size=(1, 1, 6, 6)), requires_grad=True)
+    half = fg.full([1, 1, 2], 0.5, dtype=fg.float64)
+    assert fg.autograd.gradcheck(
+        lambda v: F.fractional_max_pool2d(v, 2, output_size=3, _random_samples=half), (t,)
+    )
+    assert list(nn.FractionalMaxPool2d(2, output_ratio=0.5)(fg.randn(1, 1, 9, 7)).shape) == [
+        1, 1, 4, 3,
+    ]  # fmt: skip
+    assert list(F.fractional_max_pool2d(fg.randn(1, 5, 5), 2, output_size=2).shape) == [1, 2, 2]
+    m3 = nn.FractionalMaxPool3d(2, output_size=(3, 4, 4), return_indices=True)
+    o3, i3 = m3(fg.randn(1, 2, 5, 6, 7))
+    assert list(o3.shape) == list(i3.shape) == [1, 2, 3, 4, 4]
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        nn.FractionalMaxPool2d(2, output_ratio=1.5)
+    with pytest.raises(ValueError, match="only one of"):
+        nn.FractionalMaxPool2d(2, output_size=2, output_ratio=0.5)
+    with pytest.raises(RuntimeError, match="too large"):
+        F.fractional_max_pool2d(fg.ones(1, 1, 7, 9), 3, output_size=(6, 3))
+    with pytest.raises(ValueError, match="either an output_size"):
+        F.fractional_max_pool2d(fg.ones(1, 1, 7, 9), 3)

@@ -489,12 +489,16 @@ __all__ += [
     "CircularPad2D", "CircularPad3D",  # noqa: F405
 ]  # fmt: skip
 
-# session 22: the lazy convolution and normalization modules (lazy_more.py)
+# session 22: the lazy convolution and normalization modules (lazy_more.py), fractional max
+# pooling (fractional_pool.py)
+from .fractional_pool import FractionalMaxPool2d as FractionalMaxPool2d  # noqa: E402
+from .fractional_pool import FractionalMaxPool3d as FractionalMaxPool3d  # noqa: E402
 from .lazy_more import *  # noqa: E402,F403
 
 __all__ += [
     "UninitializedBuffer", "LazyConv1d", "LazyConv2d", "LazyConv3d",  # noqa: F405
     "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d",  # noqa: F405
     "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d",  # noqa: F405
-    "LazyInstanceNorm2d", "LazyInstanceNorm3d",  # noqa: F405
+    "LazyInstanceNorm2d", "LazyInstanceNorm3d", "FractionalMaxPool2d",  # noqa: F405
+    "FractionalMaxPool3d",
 ]  # fmt: skip

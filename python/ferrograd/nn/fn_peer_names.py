@@ -1,7 +1,8 @@
 """Functional names both peers' code calls (session 22): PyTorch's
 ``max_pool{1,2,3}d_with_indices`` and ``adaptive_max_pool{1,2,3}d_with_indices`` (the
 ``return_indices=True`` forms under their own names: they always return ``(output,
-indices)``); Paddle's ``maxout``, ``log_loss``, ``zeropad2d`` and ``swiglu``. All are
+indices)``), PyTorch's ``fractional_max_pool2d/3d`` (from ``fractional_pool.py``); Paddle's
+``maxout``, ``log_loss``, ``zeropad2d`` and ``swiglu``. All are
 composites of existing ops (differentiable through them)."""
 
 from __future__ import annotations
@@ -11,6 +12,14 @@ from typing import Any, Optional
 
 from .. import _core
 from . import fn_pool
+from .fractional_pool import fractional_max_pool2d as fractional_max_pool2d
+from .fractional_pool import (
+    fractional_max_pool2d_with_indices as fractional_max_pool2d_with_indices,
+)
+from .fractional_pool import fractional_max_pool3d as fractional_max_pool3d
+from .fractional_pool import (
+    fractional_max_pool3d_with_indices as fractional_max_pool3d_with_indices,
+)
 
 Tensor = _core.Tensor
 
@@ -130,4 +139,6 @@ __all__ = [
     "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices",
     "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
     "adaptive_max_pool3d_with_indices", "maxout", "log_loss", "zeropad2d", "swiglu",
+    "fractional_max_pool2d", "fractional_max_pool3d", "fractional_max_pool2d_with_indices",
+    "fractional_max_pool3d_with_indices",
 ]  # fmt: skip

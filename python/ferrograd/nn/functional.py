@@ -589,6 +589,8 @@ __all__ += [
     "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices",  # noqa: F405
     "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",  # noqa: F405
     "adaptive_max_pool3d_with_indices", "maxout", "log_loss", "zeropad2d", "swiglu",  # noqa: F405
+    "fractional_max_pool2d", "fractional_max_pool3d", "fractional_max_pool2d_with_indices",  # noqa: F405
+    "fractional_max_pool3d_with_indices",  # noqa: F405
 ]  # fmt: skip
 
 from .._out_arg import wrap_out_functions as _wrap_out_functions  # noqa: E402
