@@ -9,6 +9,7 @@ from .adafactor import Adafactor
 from .adam import Adam, AdamW
 from .adaptive import Adadelta, Adagrad, Adamax
 from .lbfgs import LBFGS
+from .muon import Muon
 from .optimizer import Optimizer
 from .radam_nadam import NAdam, RAdam
 from .rmsprop import RMSProp, RMSprop
@@ -34,6 +35,7 @@ __all__ = [
     "ASGD",
     "SparseAdam",
     "Adafactor",
+    "Muon",
     "lr_scheduler",
     "swa_utils",
 ]
