@@ -261,3 +261,49 @@ def test_fractional_max_pool_matches_torch():
         F.fractional_max_pool2d(fg.ones(1, 1, 7, 9), 3, output_size=(6, 3))
     with pytest.raises(ValueError, match="either an output_size"):
         F.fractional_max_pool2d(fg.ones(1, 1, 7, 9), 3)
+
+
+def test_set_global_initializer_as_paddle():
+    init = nn.initializer
+    try:
+        ns = _run(
+            """
+I = paddle.nn.initializer
+I.set_global_initializer(I.Constant(2.0), I.Constant(3.0))
+lin = paddle.nn.Linear(2, 2)
+bn = paddle.nn.BatchNorm1D(2)
+conv = paddle.nn.Conv2D(1, 1, 2)
+cell = paddle.nn.GRUCell(2, 2)
+ln = paddle.nn.LayerNorm(2)
+own = paddle.nn.Linear(2, 2, weight_attr=paddle.ParamAttr(initializer=I.Constant(5.0)))
+layer = paddle.nn.Layer()
+w = layer.create_parameter([2, 2])
+b = layer.create_parameter([2], is_bias=True)
+I.set_global_initializer(None)
+after = paddle.nn.Linear(2, 2)
+""",
+            "paddle",
+        )
+    finally:
+        init.set_global_initializer(None)
+    for name in ("lin", "conv", "own"):
+        assert (ns[name].bias.numpy() == 3.0).all(), name
+    assert (ns["lin"].weight.numpy() == 2.0).all() and (ns["conv"].weight.numpy() == 2.0).all()
+    assert (ns["bn"].weight.numpy() == 2.0).all() and (ns["bn"].bias.numpy() == 3.0).all()
+    assert (ns["bn"]._mean.numpy() == 0.0).all()  # buffers are not parameters
+    assert (ns["cell"].weight_ih.numpy() == 2.0).all() and (ns["cell"].bias_ih.numpy() == 3).all()
+    assert (ns["ln"].weight.numpy() == 2.0).all() and (ns["ln"].bias.numpy() == 3.0).all()
+    assert (ns["own"].weight.numpy() == 5.0).all()  # the ParamAttr's initializer first
+    assert (ns["w"].numpy() == 2.0).all() and (ns["b"].numpy() == 3.0).all()
+    assert (ns["after"].bias.numpy() == 0.0).all()
+    with pytest.raises(TypeError, match="initializer"):
+        init.set_global_initializer(3)
+
+
+def test_layer_norm_applies_its_param_attrs():
+    ln = nn.LayerNorm(
+        2,
+        weight_attr=fg.ParamAttr(initializer=nn.initializer.Constant(4.0)),
+        bias_attr=fg.ParamAttr(name="lnb"),
+    )
+    assert ln.weight.detach().numpy().tolist() == [4.0, 4.0] and ln.bias.name == "lnb"

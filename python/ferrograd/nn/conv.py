@@ -93,7 +93,7 @@ class _ConvNd(Module):
         self.reset_parameters()
         apply_param_attr(self.weight, weight_attr)
         if self.bias is not None:
-            apply_param_attr(self.bias, bias_attr)
+            apply_param_attr(self.bias, bias_attr, is_bias=True)
 
     def reset_parameters(self) -> None:
         """Draws fresh initial values as PyTorch does (from ferrograd's seeded generator)."""

@@ -448,3 +448,4 @@ from .init_legacy import TruncatedNormalInitializer as TruncatedNormalInitialize
 from .init_legacy import UniformInitializer as UniformInitializer  # noqa: E402
 from .init_legacy import XavierInitializer as XavierInitializer  # noqa: E402
 from .init_legacy import sparse_ as sparse_  # noqa: E402
+from .param_attr import set_global_initializer as set_global_initializer  # noqa: E402

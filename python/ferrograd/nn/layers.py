@@ -91,7 +91,7 @@ class Linear(Module):
         self.reset_parameters()
         apply_param_attr(self.weight, weight_attr)
         if self.bias is not None:
-            apply_param_attr(self.bias, bias_attr)
+            apply_param_attr(self.bias, bias_attr, is_bias=True)
 
     def reset_parameters(self) -> None:
         """Draws fresh initial values (from ferrograd's seeded generator): PyTorch's
@@ -427,10 +427,12 @@ class LayerNorm(Module):
         pshape = [math.prod(shape)] if self._flat else shape
         if elementwise_affine and _wants_param(weight_attr):
             self.weight = Parameter(_core.ones(pshape, dtype=d))
+            apply_param_attr(self.weight, weight_attr)
         else:
             self.register_parameter("weight", None)
         if elementwise_affine and bias and _wants_param(bias_attr):
             self.bias = Parameter(_core.zeros(pshape, dtype=d))
+            apply_param_attr(self.bias, bias_attr, is_bias=True)
         else:
             self.register_parameter("bias", None)
 

@@ -112,7 +112,7 @@ class Bilinear(Module):
         self.reset_parameters()
         apply_param_attr(self.weight, weight_attr)
         if self.bias is not None:
-            apply_param_attr(self.bias, bias_attr)
+            apply_param_attr(self.bias, bias_attr, is_bias=True)
 
     def reset_parameters(self) -> None:
         """Fresh values uniform in ``±1/sqrt(in1_features)`` (ferrograd's generator);

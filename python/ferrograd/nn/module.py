@@ -65,7 +65,7 @@ def create_eager_parameter(
     elif not is_bias:  # Paddle's fans for 0-d/1-d: fan_in = fan_out = numel
         bound = (6.0 / (2 * max(p.numel(), 1))) ** 0.5
         init.uniform_(p, -bound, bound)
-    apply_param_attr(p, attr)
+    apply_param_attr(p, attr, is_bias)
     return p
 
 

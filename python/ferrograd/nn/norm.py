@@ -218,7 +218,7 @@ class _BatchNormPaddle(Module):
             self.register_parameter("weight", None)
         if _wants(bias_attr):
             self.bias = Parameter(_core.zeros([num_features], dtype=d))
-            apply_param_attr(self.bias, bias_attr)
+            apply_param_attr(self.bias, bias_attr, is_bias=True)
         else:
             self.register_parameter("bias", None)
         self.register_buffer("_mean", _core.zeros([num_features], dtype=d))
@@ -378,7 +378,7 @@ class GroupNorm(Module):
             self.register_parameter("weight", None)
         if affine and _wants(bias_attr):
             self.bias = Parameter(_core.zeros([num_channels], dtype=d))
-            apply_param_attr(self.bias, bias_attr)
+            apply_param_attr(self.bias, bias_attr, is_bias=True)
         else:
             self.register_parameter("bias", None)
 
@@ -503,7 +503,7 @@ class _InstanceNormPaddle(Module):
             self.scale = Parameter(_core.ones([num_features], dtype=d))
             self.bias = Parameter(_core.zeros([num_features], dtype=d))
             apply_param_attr(self.scale, weight_attr)
-            apply_param_attr(self.bias, bias_attr)
+            apply_param_attr(self.bias, bias_attr, is_bias=True)
         else:
             self.register_parameter("scale", None)
             self.register_parameter("bias", None)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-__all__ = ["ParamAttr", "apply_param_attr"]
+__all__ = ["ParamAttr", "apply_param_attr", "set_global_initializer"]
 
 
 class ParamAttr:
@@ -47,9 +47,34 @@ class ParamAttr:
         )
 
 
-def apply_param_attr(param: Any, attr: Any) -> None:
+#: Paddle's global initializers (weight, bias), set by ``set_global_initializer``
+_GLOBAL: list = [None, None]
+
+
+def set_global_initializer(weight_init: Any, bias_init: Any = None) -> None:
+    """Paddle's ``nn.initializer.set_global_initializer(weight_init, bias_init=None)``:
+    the parameters created afterwards (weights with ``weight_init``, biases with
+    ``bias_init``) start from these initializers unless their ``ParamAttr`` names one
+    (``ParamAttr`` first, then the global one, then the layer's default). ``None`` turns
+    one off."""
+    for v, what in ((weight_init, "weight_init"), (bias_init, "bias_init")):
+        if v is not None and not callable(v):
+            raise TypeError(
+                f"set_global_initializer: {what} must be an initializer (e.g. "
+                f"nn.initializer.Constant) or None, got {type(v).__name__}"
+            )
+    _GLOBAL[0], _GLOBAL[1] = weight_init, bias_init
+
+
+def apply_param_attr(param: Any, attr: Any, is_bias: bool = False) -> None:
     """Applies a ``ParamAttr`` (or a parameter name given as a string) to a freshly
-    initialised parameter; anything else (``None``, ``True``) leaves it as it is."""
+    initialised parameter; anything else (``None``, ``True``) leaves it as it is. Without
+    an initializer in ``attr``, the global one (``set_global_initializer``) for a weight
+    or a bias (``is_bias``) is applied when set."""
+    own = attr.initializer if isinstance(attr, ParamAttr) else None
+    glob = _GLOBAL[1 if is_bias else 0]
+    if own is None and glob is not None:
+        glob(param)
     if isinstance(attr, str):
         param.name = attr
         return

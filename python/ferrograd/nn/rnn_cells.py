@@ -108,7 +108,7 @@ def new_param(shape: Sequence[int], bound: float, dtype: Any, attr: Any) -> Para
         _core.empty(list(shape), dtype=dtype if dtype is not None else _core._get_default_dtype())
     )
     init.uniform_(p, -bound, bound)
-    apply_param_attr(p, attr)
+    apply_param_attr(p, attr, is_bias=len(shape) == 1)  # (weights are 2-D)
     return p
 
 
