@@ -296,8 +296,14 @@ def tolist(x: Any) -> Any:
 
 
 def _top_level(name: str) -> Any:
-    def fn(input: Any, *args: Any, **kwargs: Any) -> Any:
+    def fn(*args: Any, **kwargs: Any) -> Any:
         kwargs.pop("name", None)  # Paddle's unused name=
+        if args:
+            input, args = args[0], args[1:]
+        else:  # the tensor by keyword: PyTorch's input=, Paddle's x=
+            input = kwargs.pop("input", kwargs.pop("x", None))
+            if input is None:
+                raise TypeError(f"{name}() missing the tensor argument (input / x)")
         if not isinstance(input, Tensor):
             raise TypeError(
                 f"{name}(): argument 'input' must be Tensor, not {type(input).__name__}"

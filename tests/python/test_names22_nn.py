@@ -171,7 +171,7 @@ def test_log_loss_zeropad2d_swiglu():
     np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
     pg = fg.tensor(p, requires_grad=True)
     assert fg.autograd.gradcheck(lambda t: F.log_loss(t, fg.tensor(lab)), (pg,))
-    with pytest.warns(DeprecationWarning, match="ZeroPad2D"):
+    with pytest.warns(UserWarning, match="ZeroPad2D"):
         z = F.zeropad2d(fg.ones(1, 1, 2, 2), [1, 0, 0, 1])
     assert z.numpy()[0, 0].tolist() == [[0, 1, 1], [0, 1, 1], [0, 0, 0]]
     v = np.array([1.0, 2.0, 3.0, 4.0])

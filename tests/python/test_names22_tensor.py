@@ -24,6 +24,8 @@ def test_top_level_inplace_spellings_call_the_method():
     ns = _run("x = paddle.to_tensor([0.5, 1.0])\ny = paddle.tanh_(x, name=None)", "paddle")
     assert ns["y"] is ns["x"]
     np.testing.assert_allclose(ns["x"].numpy(), np.tanh([0.5, 1.0]), rtol=1e-6)
+    w = fg.tensor([4.0])
+    assert fg.sqrt_(input=w) is w and fg.floor_(x=fg.tensor([1.5])).tolist() == [1.0]
     z = fg.tensor([1.0, 2.0])
     assert fg.clamp_(z, max=1.5).tolist() == [1.0, 1.5]
     with pytest.raises(TypeError, match="must be Tensor"):

@@ -106,15 +106,16 @@ def log_loss(
 def zeropad2d(
     x: Tensor, padding: Any, data_format: str = "NCHW", name: Optional[str] = None
 ) -> Tensor:
-    """Paddle's ``zeropad2d`` (deprecated since Paddle 3.0, as there: a warning; use
-    ``nn.ZeroPad2D``): zeros around a 4-D input, ``padding`` an int or ``[left, right,
-    top, bottom]``."""
+    """Paddle's ``zeropad2d`` (deprecated since Paddle 3.0; as there, a visible warning — a
+    ``UserWarning``, Paddle's ``VisibleDeprecationWarning`` is one — that names
+    ``nn.ZeroPad2D``): zeros around a 4-D input, ``padding`` an int or ``[left, right, top,
+    bottom]``."""
     from .layers_pad import ZeroPad2D
 
     warnings.warn(
         'API "paddle.nn.functional.zeropad2d" is deprecated since 3.0.0; use '
         '"paddle.nn.ZeroPad2D" instead',
-        DeprecationWarning,
+        UserWarning,
         stacklevel=2,
     )
     return ZeroPad2D(padding, data_format)(x)
