@@ -252,6 +252,8 @@ def multiplex(inputs: Any, index: Any, name: Any = None) -> Tensor:
         raise ValueError("multiplex: inputs must be a list of at least two tensors")
     if not isinstance(index, Tensor) or index.is_floating_point() or index.is_complex():
         raise TypeError("multiplex: index must be an integer Tensor")
+    if any(not isinstance(t, Tensor) or t.ndim < 2 for t in inputs):
+        raise ValueError("multiplex: the rank of candidate tensors must be not less than 2")
     rows = int(inputs[0].shape[0])
     idx = index.reshape([-1])
     if int(idx.shape[0]) != rows:

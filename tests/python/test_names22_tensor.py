@@ -159,6 +159,8 @@ def test_paddle_small_functions():
     aw = fg.tensor([[1.0, 2], [3, 4]], requires_grad=True)
     fg.multiplex([aw, b], fg.tensor([[1], [0]])).sum().backward()
     assert aw.grad.tolist() == [[0.0, 0.0], [1.0, 1.0]]
+    with pytest.raises(ValueError, match="not less than 2"):
+        fg.multiplex([fg.ones(2), fg.ones(2)], fg.tensor([[1], [0]]))
     with pytest.raises(IndexError, match="index values"):
         fg.multiplex([a, b], fg.tensor([[2], [0]]))
     assert fg.reverse(fg.tensor([[1, 2], [3, 4]]), 0).tolist() == [[3, 4], [1, 2]]
