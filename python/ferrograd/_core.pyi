@@ -839,6 +839,27 @@ class Tensor:
         """Paddle's ``reverse``: ``flip(x, axis)``."""
     def stanh(x, scale_a: _float = 0.67, scale_b: _float = 1.7159, name: Any = None) -> Tensor:
         """Paddle's ``scale_b * tanh(scale_a * x)``."""
+    # -- added at import by ``ferrograd._ops_shift`` --
+    def __rlshift__(self, other: Any) -> Tensor:
+        """``other << self``."""
+    def __rrshift__(self, other: Any) -> Tensor:
+        """``other >> self``."""
+    def bitwise_left_shift(
+        self, other: Any, is_arithmetic: _bool = True, name: Any = None
+    ) -> Tensor:
+        """``self << other``."""
+    def bitwise_right_shift(
+        self, other: Any, is_arithmetic: _bool = True, name: Any = None
+    ) -> Tensor:
+        """``self >> other``."""
+    def bitwise_left_shift_(
+        self, other: Any, is_arithmetic: _bool = True, name: Any = None
+    ) -> Self:
+        """``self << other`` in place."""
+    def bitwise_right_shift_(
+        self, other: Any, is_arithmetic: _bool = True, name: Any = None
+    ) -> Self:
+        """``self >> other`` in place."""
     # -- added at import by ``ferrograd._inplace_math`` (in-place elementwise math) --
     def abs_(self) -> Self:
         """``abs`` written into this tensor in place (returns it)."""

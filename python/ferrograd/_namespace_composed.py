@@ -104,6 +104,8 @@ from ._ops_paddle_slicing import crop as crop
 from ._ops_paddle_slicing import increment as increment
 from ._ops_paddle_slicing import slice as slice  # noqa: A004
 from ._ops_paddle_slicing import strided_slice as strided_slice
+from ._ops_shift import bitwise_left_shift as bitwise_left_shift
+from ._ops_shift import bitwise_right_shift as bitwise_right_shift
 from ._ops_special_more import frexp as frexp
 from ._ops_special_more import pdist as pdist
 from ._ops_special_more import view_as_complex as view_as_complex
@@ -150,12 +152,15 @@ from ._tensor_extras import assign as assign
 from ._tensor_extras import greater as greater
 from ._tensor_extras import is_integer as is_integer
 from ._tensor_extras import less as less
+from ._tensor_peer_names import broadcast_shape as broadcast_shape
 from ._tensor_peer_names import cast_ as cast_
 from ._tensor_peer_names import multiplex as multiplex
 from ._tensor_peer_names import reverse as reverse
 from ._tensor_peer_names import stanh as stanh
 from ._tensor_peer_names import tolist as tolist
+from ._tensor_peer_names import unfold as unfold
 from ._tensor_peer_names import vecdot as vecdot
+from ._tensor_peer_names import view_as as view_as
 from ._windows import kaiser_window as kaiser_window
 
 # the top-level linear-algebra functions (docs/linalg.md; torch's legacy spellings and
@@ -351,4 +356,9 @@ __all__ = [
     "gammaln",
     "igamma",
     "igammac",
+    "bitwise_left_shift",
+    "bitwise_right_shift",
+    "view_as",
+    "broadcast_shape",
+    "unfold",
 ]

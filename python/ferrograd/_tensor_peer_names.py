@@ -297,6 +297,28 @@ def tolist(x: Any) -> Any:
     return x.tolist()
 
 
+def view_as(x: Any, other: Any, name: Any = None) -> Tensor:
+    """Paddle's ``view_as(x, other)``: ``x`` reshaped to ``other``'s shape (a view)."""
+    if not isinstance(x, Tensor) or not isinstance(other, Tensor):
+        raise TypeError("view_as: x and other must be Tensors")
+    return x.view_as(other)
+
+
+def broadcast_shape(x_shape: Any, y_shape: Any) -> list:
+    """Paddle's ``broadcast_shape(x_shape, y_shape)``: the broadcast shape, as a list."""
+    from ._ops_more_math import broadcast_shapes
+
+    return [int(s) for s in broadcast_shapes(list(x_shape), list(y_shape))]
+
+
+def unfold(x: Any, axis: int, size: int, step: int, name: Any = None) -> Tensor:
+    """Paddle's ``unfold(x, axis, size, step)``: ``x.unfold(axis, size, step)`` (windows
+    of ``size`` every ``step`` along ``axis``, as a new last dimension)."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"unfold: expected a Tensor, got {type(x).__name__}")
+    return x.unfold(axis, size, step)
+
+
 def _top_level(name: str) -> Any:
     def fn(*args: Any, **kwargs: Any) -> Any:
         kwargs.pop("name", None)  # Paddle's unused name=
@@ -321,7 +343,7 @@ def _top_level(name: str) -> Any:
 #: ``dir()`` names whose method ferrograd has)
 TOP_LEVEL_INPLACE = """abs_ acos_ acosh_ addmm_ addmv_ arccos_ arccosh_ arcsin_ arcsinh_
 arctan_ arctanh_ asin_ asinh_ atan_ atanh_ baddbmm_ bernoulli_ bitwise_and_ bitwise_not_
-bitwise_or_ bitwise_xor_ cauchy_ ceil_ clamp_ clamp_max_ clamp_min_ clip_ copysign_ cos_
+bitwise_or_ bitwise_xor_ bitwise_left_shift_ bitwise_right_shift_ cauchy_ ceil_ clamp_ clamp_max_ clamp_min_ clip_ copysign_ cos_
 cosh_ cumprod_ cumsum_ deg2rad_ detach_ digamma_ div_ divide_ equal_ erf_ erfc_ exp2_ exp_
 expm1_ fill_ fix_ floor_ floor_divide_ floor_mod_ frac_ gammainc_ gammaincc_ gammaln_ gcd_
 geometric_ greater_equal_ greater_than_ hypot_ i0_ lcm_ ldexp_ less_ less_equal_ less_than_
@@ -334,6 +356,9 @@ tanh_ tril_ triu_ trunc_ xlogy_ zero_""".split()
 
 def install_tensor_methods() -> None:
     """Adds the methods and properties to ``Tensor`` (the stub lists them)."""
+    from . import _ops_shift
+
+    _ops_shift.install_tensor_methods()
     Tensor.split_with_sizes = _split_with_sizes  # type: ignore[method-assign,assignment]
     Tensor.sum_to_size = _sum_to_size  # type: ignore[method-assign,assignment]
     Tensor.retain_grad = _retain_grad  # type: ignore[method-assign]
@@ -369,4 +394,7 @@ def install_top_level(namespace: dict[str, Any]) -> list[str]:
     return added
 
 
-__all__ = ["cast_", "multiplex", "reverse", "vecdot", "stanh", "tolist"]
+__all__ = [
+    "cast_", "multiplex", "reverse", "vecdot", "stanh", "tolist", "view_as",
+    "broadcast_shape", "unfold",
+]  # fmt: skip

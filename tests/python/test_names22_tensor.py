@@ -178,3 +178,34 @@ def test_paddle_small_functions():
     xg = fg.tensor(xs, dtype=fg.float64, requires_grad=True)
     assert fg.autograd.gradcheck(lambda t: fg.stanh(t, 0.5, 2.0), (xg,))
     assert fg.tolist(fg.tensor([[1, 2]])) == [[1, 2]]
+
+
+def test_bit_shifts_match_the_peers():
+    x = fg.tensor([-8, 5, 1], dtype=fg.int32)
+    y = fg.tensor([1, 1, 31], dtype=fg.int32)
+    # torch 2.15 / Paddle 3.3.1 values
+    assert fg.bitwise_right_shift(x, y).tolist() == [-4, 2, 0]
+    assert fg.bitwise_right_shift(x, y, is_arithmetic=False).tolist() == [2147483644, 2, 0]
+    assert fg.bitwise_left_shift(x, y).tolist() == [-16, 10, -2147483648]
+    assert (x >> y).tolist() == [-4, 2, 0]  # was [-4, 2, -1]: 1 // (2**31 wrapped)
+    assert (x << 40).tolist() == [0, 0, 0] and (x >> 40).tolist() == [-1, 0, 0]
+    assert (x >> -1).tolist() == [-1, 0, 0]
+    wide = x >> fg.tensor([31, 31, 31])
+    assert wide.dtype == fg.int64 and wide.tolist() == [-1, 0, 0]
+    assert (5 << fg.tensor([1, 2])).tolist() == [10, 20]
+    u = fg.tensor([200, 3], dtype=fg.uint8)
+    assert (u >> 1).tolist() == [100, 1] and (u << 1).tolist() == [144, 6]
+    i8 = fg.bitwise_left_shift(fg.tensor([1], dtype=fg.int8), fg.tensor([1], dtype=fg.uint8))
+    assert i8.dtype == fg.int16
+    z = fg.tensor([-8, 5, 1], dtype=fg.int32)
+    assert z.bitwise_left_shift_(1) is z and z.tolist() == [-16, 10, 2]
+    assert fg.bitwise_right_shift_(z, 1).tolist() == [-8, 5, 1]
+    assert x.bitwise_left_shift(2).tolist() == [-32, 20, 4]
+    with pytest.raises(TypeError, match="integer"):
+        _ = fg.tensor([1.0]) << 1
+
+
+def test_paddle_view_as_broadcast_shape_unfold():
+    assert fg.broadcast_shape([2, 1, 3], [4, 3]) == [2, 4, 3]
+    assert fg.unfold(fg.arange(6.0), 0, 2, 2).tolist() == [[0, 1], [2, 3], [4, 5]]
+    assert list(fg.view_as(fg.arange(6.0), fg.ones(2, 3)).shape) == [2, 3]
