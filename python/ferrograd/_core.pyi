@@ -411,10 +411,6 @@ class Tensor:
         """In-place ``put``; returns ``self``."""
     def unfold(self, dimension: _int, size: _int, step: _int) -> Tensor:
         """Every window of ``size`` elements along ``dimension``, ``step`` apart."""
-    def __rshift__(self, other: Any) -> Tensor:
-        """Arithmetic right shift of an integer tensor."""
-    def __lshift__(self, other: Any) -> Tensor:
-        """Left shift of an integer tensor."""
     # -- added at import by ``ferrograd._dropin.install_tensor_methods`` --
     def gradient(self) -> NDArray[Any] | None:
         """Paddle: the gradient as a NumPy array, or None when there is none."""
@@ -840,6 +836,10 @@ class Tensor:
     def stanh(x, scale_a: _float = 0.67, scale_b: _float = 1.7159, name: Any = None) -> Tensor:
         """Paddle's ``scale_b * tanh(scale_a * x)``."""
     # -- added at import by ``ferrograd._ops_shift`` --
+    def __rshift__(self, other: Any) -> Tensor:
+        """Arithmetic right shift of an integer tensor."""
+    def __lshift__(self, other: Any) -> Tensor:
+        """Left shift of an integer tensor."""
     def __rlshift__(self, other: Any) -> Tensor:
         """``other << self``."""
     def __rrshift__(self, other: Any) -> Tensor:

@@ -1,7 +1,7 @@
 """Calls the session-19 differential run found missing or answering differently from the
 peers (docs/user-scripts.md, "Session 19 differential run"): ``Tensor.put`` / ``put_``,
-``Tensor.unfold`` (sliding windows), ``>>`` / ``<<`` on integer tensors,
-and ``paddle.index_sample``. (``argmax``/``argmin``'s ``dtype=``, ``reshape`` with 0,
+``Tensor.unfold`` (sliding windows) and ``paddle.index_sample`` (``>>`` / ``<<`` on
+integer tensors moved to ``_ops_shift.py``). (``argmax``/``argmin``'s ``dtype=``, ``reshape`` with 0,
 Paddle's ``mean`` of an integer tensor and ``full(shape, int)`` in Paddle code are in the
 Rust functions, where they cost the other calls nothing.)"""
 
@@ -52,24 +52,6 @@ def unfold_windows(x: Tensor, dimension: int, size: int, step: int) -> Tensor:
     return picked.movedim(d + 1, -1)
 
 
-def _shift_factor(x: Tensor, other: Any) -> Any:
-    if x.dtype.is_floating_point or x.dtype.is_complex or x.dtype == _core.bool:
-        raise TypeError(f"shift: expects an integer tensor, got {x.dtype}")
-    if isinstance(other, Tensor):
-        return _core.full(list(other.shape), 2, dtype=x.dtype) ** other.astype(x.dtype)
-    return 2 ** int(other)
-
-
-def _rshift(self: Tensor, other: Any) -> Tensor:
-    """Arithmetic right shift (rounds toward minus infinity, as the peers)."""
-    return self // _shift_factor(self, other)
-
-
-def _lshift(self: Tensor, other: Any) -> Tensor:
-    """Left shift (``x * 2**n``)."""
-    return self * _shift_factor(self, other)
-
-
 def index_sample(x: Tensor, index: Tensor, name: Any = None) -> Tensor:
     """Paddle's ``index_sample``: ``out[i, j] = x[i, index[i, j]]`` for a 2-D ``x`` and
     an integer ``index`` with as many rows (gradients add up at repeated picks)."""
@@ -89,8 +71,6 @@ def install() -> None:
         ("put", _put_method),
         ("put_", _put_method_),
         ("unfold", _unfold_method),
-        ("__rshift__", _rshift),
-        ("__lshift__", _lshift),
     ):
         setattr(Tensor, name, fn)
 
