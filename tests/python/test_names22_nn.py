@@ -307,3 +307,47 @@ def test_layer_norm_applies_its_param_attrs():
         bias_attr=fg.ParamAttr(name="lnb"),
     )
     assert ln.weight.detach().numpy().tolist() == [4.0, 4.0] and ln.bias.name == "lnb"
+
+
+# Paddle 3.3.1's masks for these inputs (F.fractional_max_pool2d/3d with random_u; the
+# inputs are permutations from numpy's default_rng(11))
+P2 = [[[[1, 2, 6, 19, 21], [22, 35, 26, 30, 42], [66, 47, 59, 62, 65], [88, 80, 94, 85, 86]], [[11, 3, 17, 18, 20], [34, 36, 27, 30, 43], [55, 68, 70, 74, 53], [77, 79, 93, 84, 87]]]]  # fmt: skip
+P2K = [[[[2, 6, 21], [35, 38, 52], [66, 59, 63], [88, 94, 85]], [[11, 17, 20], [34, 48, 53], [68, 70, 74], [77, 93, 87]]]]  # fmt: skip
+P3 = [[[[[2, 10, 12], [99, 59, 62], [65, 32, 75], [120, 38, 124]], [[126, 172, 138], [182, 185, 145], [147, 151, 159], [204, 165, 209]]]]]  # fmt: skip
+
+
+def test_paddle_fractional_max_pool_matches_paddle():
+    rng = np.random.default_rng(11)
+    x = fg.tensor(rng.permutation(2 * 9 * 11).astype(np.float64).reshape(1, 2, 9, 11))
+    ns = {"paddle": fg, "x": x}
+    code = """
+F = paddle.nn.functional
+_, m1 = F.fractional_max_pool2d(x, (4, 5), random_u=0.37, return_mask=True)
+_, m2 = F.fractional_max_pool2d(x, (4, 3), (2, 3), 0.81, True)  # Paddle's order in Paddle code
+layer = paddle.nn.FractionalMaxPool2D(output_size=(4, 5), random_u=0.37, return_mask=True)
+out, m3 = layer(x)
+"""
+    exec(compile(code, "<paddle code>", "exec"), ns)
+    assert ns["m1"].tolist() == P2 and ns["m1"].dtype == fg.int32
+    assert ns["m2"].tolist() == P2K and ns["m3"].tolist() == P2
+    np.testing.assert_array_equal(
+        ns["out"].numpy(),
+        np.take_along_axis(x.numpy().reshape(1, 2, -1), np.array(P2).reshape(1, 2, -1), 2).reshape(
+            1, 2, 4, 5
+        ),  # fmt: skip
+    )
+    x3 = fg.tensor(rng.permutation(5 * 6 * 7).astype(np.float64).reshape(1, 1, 5, 6, 7))
+    _, m3d = F.fractional_max_pool3d(x3, output_size=(2, 4, 3), random_u=0.6, return_mask=True)
+    assert m3d.tolist() == P3
+    assert list(nn.FractionalMaxPool3D(2)(x3).shape) == [1, 1, 2, 2, 2]
+    assert list(F.fractional_max_pool2d(x, output_size=[3, None], random_u=0.5).shape) == [
+        1, 2, 3, 11,
+    ]  # fmt: skip
+    t = fg.tensor(np.random.default_rng(2).normal(size=(1, 1, 7, 6)), requires_grad=True)
+    assert fg.autograd.gradcheck(lambda v: F.fractional_max_pool2d(v, output_size=3, random_u=0.3), (t,))  # fmt: skip
+    with pytest.raises(ValueError, match="random_u"):
+        F.fractional_max_pool2d(x, output_size=3, random_u=1.0)
+    with pytest.raises(ValueError, match="less than valid"):
+        F.fractional_max_pool2d(x, output_size=9, kernel_size=2, random_u=0.5)
+    with pytest.raises(ValueError, match="4-D"):
+        F.fractional_max_pool2d(x=fg.ones(1, 5, 5), output_size=3)

@@ -491,7 +491,9 @@ __all__ += [
 
 # session 22: the lazy convolution and normalization modules (lazy_more.py), fractional max
 # pooling (fractional_pool.py)
+from .fractional_pool import FractionalMaxPool2D as FractionalMaxPool2D  # noqa: E402
 from .fractional_pool import FractionalMaxPool2d as FractionalMaxPool2d  # noqa: E402
+from .fractional_pool import FractionalMaxPool3D as FractionalMaxPool3D  # noqa: E402
 from .fractional_pool import FractionalMaxPool3d as FractionalMaxPool3d  # noqa: E402
 from .lazy_more import *  # noqa: E402,F403
 
@@ -500,5 +502,5 @@ __all__ += [
     "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d",  # noqa: F405
     "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d",  # noqa: F405
     "LazyInstanceNorm2d", "LazyInstanceNorm3d", "FractionalMaxPool2d",  # noqa: F405
-    "FractionalMaxPool3d",
+    "FractionalMaxPool3d", "FractionalMaxPool2D", "FractionalMaxPool3D",
 ]  # fmt: skip
