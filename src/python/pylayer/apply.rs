@@ -18,6 +18,7 @@ use crate::tensor::Tensor;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
+use smallvec::SmallVec;
 use std::borrow::Cow;
 use std::sync::{Arc, Weak};
 
@@ -32,12 +33,12 @@ pub struct PyLayerNode {
     /// The node's output slots (a tensor's `output_nr`) are PyTorch's in PyTorch code, one
     /// per forward output, so hooks and `backward` see a gradient slot (None) for every
     /// non-tensor output too; Paddle's, one per tensor output (index `k`), otherwise.
-    output_kinds: Vec<Option<usize>>,
-    out_metas: Vec<InputMeta>,
+    output_kinds: SmallVec<[Option<usize>; 2]>,
+    out_metas: SmallVec<[InputMeta; 1]>,
     /// Number of forward arguments (positional, then keyword values).
     n_args: usize,
     /// Which forward arguments are the tensor inputs (the node's edges, in order).
-    tensor_arg_pos: Vec<usize>,
+    tensor_arg_pos: SmallVec<[usize; 2]>,
 }
 
 impl Node for PyLayerNode {
@@ -151,7 +152,8 @@ impl PyLayerNode {
                 None => Ok(py.None()),
             }
         };
-        let mut call_args: Vec<Py<PyAny>> = Vec::with_capacity(1 + self.output_kinds.len());
+        // (inline: a layer has few outputs, so no heap vector per call)
+        let mut call_args: SmallVec<[Py<PyAny>; 4]> = SmallVec::new();
         call_args.push(ctx.clone().into_any().unbind());
         if self.torch_dialect {
             for (slot, kind) in self.output_kinds.iter().enumerate() {
@@ -178,7 +180,7 @@ impl PyLayerNode {
         _py: Python<'_>,
         result: &Bound<'_, PyAny>,
     ) -> Result<Vec<Option<Tensor>>> {
-        let items: Vec<Bound<'_, PyAny>> =
+        let items: SmallVec<[Bound<'_, PyAny>; 4]> =
             if result.is_instance_of::<PyTuple>() || result.is_instance_of::<PyList>() {
                 result
                     .try_iter()
@@ -186,7 +188,7 @@ impl PyLayerNode {
                     .collect::<PyResult<_>>()
                     .map_err(from_pyerr)?
             } else {
-                vec![result.clone()]
+                smallvec::smallvec![result.clone()]
             };
         let n_t = self.tensor_arg_pos.len();
         let n_args = self.n_args;
@@ -195,7 +197,7 @@ impl PyLayerNode {
         while r > n_t.max(n_args) && items[r - 1].is_none() {
             r -= 1;
         }
-        let picked: Vec<&Bound<'_, PyAny>> = if r == n_t {
+        let picked: SmallVec<[&Bound<'_, PyAny>; 4]> = if r == n_t {
             items[..r].iter().collect()
         } else if r == n_args {
             for (i, it) in items[..r].iter().enumerate() {
@@ -327,7 +329,9 @@ fn apply(
     let setup_style = torch_dialect && uses_setup_context(cls);
     // forward arguments in forward's parameter order (tensors passed by keyword are inputs;
     // binding to the signature keeps `apply(y=b, x=a)` from swapping gradients)
-    let all_args: Vec<Bound<'_, PyAny>> = match kwargs {
+    // (the per-call lists below are inline vectors: a layer has few arguments and outputs,
+    // and each heap vector cost an allocation and a free per apply)
+    let all_args: SmallVec<[Bound<'_, PyAny>; 4]> = match kwargs {
         Some(kw) if !kw.is_empty() => {
             let helper = ORDER_ARGS.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
                 Ok(py
@@ -342,9 +346,9 @@ fn apply(
     };
     // one pass over the arguments: tensor positions, inputs, needs_input_grad
     let grad_on = crate::autograd::is_grad_enabled();
-    let mut tensor_arg_pos = Vec::with_capacity(all_args.len());
-    let mut inputs: Vec<Tensor> = Vec::with_capacity(all_args.len());
-    let mut nig: smallvec::SmallVec<[bool; 4]> = smallvec::SmallVec::new();
+    let mut tensor_arg_pos: SmallVec<[usize; 2]> = SmallVec::new();
+    let mut inputs: SmallVec<[Tensor; 2]> = SmallVec::new();
+    let mut nig: SmallVec<[bool; 4]> = SmallVec::new();
     for (i, a) in all_args.iter().enumerate() {
         if let Ok(t) = a.cast::<PyTensor>() {
             let t = t.get().inner().take();
@@ -368,7 +372,7 @@ fn apply(
                 Ok(o)
             })
         } else {
-            let mut fargs: Vec<Bound<'_, PyAny>> = Vec::with_capacity(args.len() + 1);
+            let mut fargs: SmallVec<[Bound<'_, PyAny>; 4]> = SmallVec::new();
             fargs.push(ctx.clone().into_any());
             fargs.extend(args.iter());
             forward.call(PyTuple::new(py, fargs)?, kwargs)
@@ -377,15 +381,15 @@ fn apply(
     ctx.get().state.lock().in_forward = false;
     let out = out?;
 
-    let (container, mut items): (Container, Vec<Bound<'_, PyAny>>) =
+    let (container, mut items): (Container, SmallVec<[Bound<'_, PyAny>; 2]>) =
         if let Ok(t) = out.cast::<PyTuple>() {
             (Container::Tuple, t.iter().collect())
         } else if let Ok(l) = out.cast::<PyList>() {
             (Container::List, l.iter().collect())
         } else {
-            (Container::Single, vec![out.clone()])
+            (Container::Single, smallvec::smallvec![out.clone()])
         };
-    let output_kinds: Vec<Option<usize>> = {
+    let output_kinds: SmallVec<[Option<usize>; 2]> = {
         let mut k = 0;
         items
             .iter()
@@ -408,11 +412,11 @@ fn apply(
         return Ok(out.unbind());
     }
 
-    let out_tensors: Vec<Tensor> = items
+    let out_tensors: SmallVec<[Tensor; 2]> = items
         .iter()
         .filter_map(|it| it.cast::<PyTensor>().ok().map(|t| t.get().inner().take()))
         .collect();
-    let out_metas: Vec<InputMeta> = out_tensors
+    let out_metas: SmallVec<[InputMeta; 1]> = out_tensors
         .iter()
         .map(|t| InputMeta {
             shape: t.shape_vec(),
@@ -449,7 +453,7 @@ fn apply(
         let st = ctx.get().state.lock();
         (st.non_differentiable.clone(), st.dirty.clone())
     };
-    let mut bound_outputs: Vec<(Tensor, usize)> = Vec::new();
+    let mut bound_outputs: SmallVec<[(Tensor, usize); 2]> = SmallVec::new();
     // forward's own objects, to spot one tensor returned twice
     let originals: Vec<Bound<'_, PyAny>> = if items.len() > 1 {
         items.to_vec()

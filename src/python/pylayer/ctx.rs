@@ -12,6 +12,7 @@ use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use pyo3::{PyTraverseError, PyVisit};
+use smallvec::SmallVec;
 
 /// One entry of `save_for_backward`.
 pub(crate) enum SavedSlot {
@@ -233,7 +234,9 @@ impl PyCtx {
 
 impl PyCtx {
     /// Unpacks what was saved: `None` when `save_for_backward` was never called.
-    fn unpack_all(&self, py: Python<'_>) -> PyResult<Option<Vec<Py<PyAny>>>> {
+    /// (Inline vectors: a layer saves few tensors, and `backward` reads them on every
+    /// step, so no heap vector per read.)
+    fn unpack_all(&self, py: Python<'_>) -> PyResult<Option<SmallVec<[Py<PyAny>; 4]>>> {
         // copy what is needed, then unpack without the lock (unpack hooks run Python)
         enum Item {
             Obj(Py<PyAny>),
@@ -253,7 +256,7 @@ impl PyCtx {
                     st.name
                 )));
             }
-            let items: Vec<Item> = st
+            let items: SmallVec<[Item; 4]> = st
                 .saved
                 .iter()
                 .map(|s| match s {
@@ -265,7 +268,7 @@ impl PyCtx {
                 .collect();
             (items, st.name.clone())
         };
-        let mut out = Vec::with_capacity(items.len());
+        let mut out = SmallVec::with_capacity(items.len());
         for it in items {
             out.push(match it {
                 Item::Obj(o) => o,
