@@ -188,6 +188,8 @@ fn check_f32(d: &ConvDims, plan: &ShiftPlan, inputs: [&[f64]; 4], want: [&[f64];
     near(&g.db.unwrap(), db, d.n * d.l, "f32 db");
     let g = backward(&x, &w, &gy, d, plan, (true, false, false)).unwrap();
     near(&g.dx.unwrap(), dx, d.og() * d.kk, "f32 dx alone");
+    let g = backward(&x, &w, &gy, d, plan, (false, true, false)).unwrap();
+    near(&g.dw.unwrap(), dw, d.n * d.l, "f32 dw alone");
 }
 
 #[test]
