@@ -32,8 +32,24 @@ use std::ops::AddAssign;
 const PAR_WORK: usize = 1 << 15;
 
 /// The float types convolution runs on (float32, float64).
-pub trait ConvFloat: Element + num_traits::Float + AddAssign {}
-impl ConvFloat for f32 {}
+pub trait ConvFloat: Element + num_traits::Float + AddAssign {
+    /// `s` as float32 values when `Self` is `f32` (the packed-panel kernel's operands).
+    fn f32s(_s: &[Self]) -> Option<&[f32]> {
+        None
+    }
+    /// [`ConvFloat::f32s`] for a mutable slice.
+    fn f32s_mut(_s: &mut [Self]) -> Option<&mut [f32]> {
+        None
+    }
+}
+impl ConvFloat for f32 {
+    fn f32s(s: &[f32]) -> Option<&[f32]> {
+        Some(s)
+    }
+    fn f32s_mut(s: &mut [f32]) -> Option<&mut [f32]> {
+        Some(s)
+    }
+}
 impl ConvFloat for f64 {}
 
 /// The direct path's sizes, every dim padded to three.

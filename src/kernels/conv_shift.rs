@@ -29,6 +29,7 @@
 use super::conv_direct::ConvFloat;
 use super::conv_gemm::ConvDims;
 use super::conv_grid::Grid;
+use super::conv_panel;
 use super::gemm_into::{gemm_into, Mat, Parallelism};
 use super::par::{build_blocks, Fresh};
 use crate::dtype::Element;
@@ -146,21 +147,35 @@ pub fn forward<T: ConvFloat>(
     if total == 0 {
         return Ok(Vec::new());
     }
-    let wr = arrange(w, d, false)?;
     let k2 = g.k[2];
     let (per, par) = d.blocks(d.work_per_sample());
     let blocks = d.n.div_ceil(per);
+    let dims = (d.groups, d.cg() * k2, d.og());
+    // float32: the packed-panel kernel over planes padded once; else gemm per kernel row
+    // over the row-tap-replicated planes
+    let packed = conv_panel::pack(w, d, false, par)?;
+    let wr = match packed {
+        Some(_) => Vec::new(),
+        None => arrange(w, d, false)?,
+    };
     let run = |bi: usize, ob: &mut Fresh<'_, T>| -> Result<()> {
         let first = bi * per;
-        let mut xp = try_filled_vec(c * k2 * p, zero)?;
-        let mut ext = try_filled_vec(o * g.q, zero)?;
+        let (xp_len, ext_len) = match packed {
+            Some(_) => (c * p + conv_panel::SPARE, 0),
+            None => (c * k2 * p, o * g.q),
+        };
+        let mut xp = try_filled_vec(xp_len, zero)?;
+        let mut ext = try_filled_vec(ext_len, zero)?;
         for s in first..(first + per).min(d.n) {
             let xn = &x[s * in_block..][..in_block];
-            replicate(g, xn, &mut xp);
-            let dims = (d.groups, d.cg() * k2, d.og());
-            shifted_products(g, &xp, &wr, dims, &mut ext, par)?;
-            // the sample's output, zeroed just before the crop overwrites it (cache-hot)
+            // the sample's output, zeroed just before the kernel overwrites it (cache-hot)
             let on = ob.next(out_block);
+            if let Some(pk) = packed.as_deref() {
+                conv_panel::sample(g, xn, &mut xp, pk, d.cg(), bias, on, l)?;
+                continue;
+            }
+            replicate(g, xn, &mut xp);
+            shifted_products(g, &xp, &wr, dims, &mut ext, par)?;
             for (oi, dst) in on.chunks_exact_mut(l).enumerate() {
                 let b = bias.map_or(zero, |b| b[oi]);
                 g.crop(&ext[oi * g.q..][..g.q], dst, b);
@@ -200,9 +215,16 @@ pub fn backward<T: ConvFloat>(
     let (cg, og) = (d.cg(), d.og());
     let (in_block, out_block, wlen) = (c * d.plane, o * l, o * cg * kk);
     let zero = <T as Element>::zero();
-    let wt = need_x.then(|| arrange(w, d, true)).transpose()?;
     let (k2, rows, offs) = (g.k[2], kk / g.k[2], g.row_offsets());
     let (per, par) = d.blocks(d.work_per_sample().saturating_mul(2));
+    let dims_t = (d.groups, og * k2, cg);
+    let packed = match need_x {
+        true => conv_panel::pack(w, d, true, par)?,
+        false => None,
+    };
+    let wt = (need_x && packed.is_none())
+        .then(|| arrange(w, d, true))
+        .transpose()?;
     let (p, pt) = (g.padded_len(), gt.padded_len());
     // block `bi`: samples `s0..s1`, their input gradients written through `dxb`
     let block = |bi: usize, dxb: &mut Fresh<'_, T>| -> Result<Partial<T>> {
@@ -213,8 +235,12 @@ pub fn backward<T: ConvFloat>(
         let mut db = buf(need_b, o)?;
         let mut xp = buf(need_w, c * k2 * p)?;
         let mut gext = buf(need_w || need_b, o * g.q)?;
-        let mut gp = buf(need_x, o * k2 * pt)?;
-        let mut dext = buf(need_x, c * gt.q)?;
+        let gp_len = match packed {
+            Some(_) => o * pt + conv_panel::SPARE,
+            None => o * k2 * pt,
+        };
+        let mut gp = buf(need_x, gp_len)?;
+        let mut dext = buf(need_x && packed.is_none(), c * gt.q)?;
         for s in s0..s1 {
             let gn = &gy[s * out_block..][..out_block];
             if need_w || need_b {
@@ -244,11 +270,13 @@ pub fn backward<T: ConvFloat>(
                     }
                 }
             }
-            if let Some(wt) = wt.as_deref() {
-                replicate(gt, gn, &mut gp);
-                let dims = (d.groups, og * k2, cg);
-                shifted_products(gt, &gp, wt, dims, &mut dext, par)?;
+            if let Some(pk) = packed.as_deref() {
                 let dxn = dxb.next(in_block);
+                conv_panel::sample(gt, gn, &mut gp, pk, og, None, dxn, d.plane)?;
+            } else if let Some(wt) = wt.as_deref() {
+                replicate(gt, gn, &mut gp);
+                let dxn = dxb.next(in_block);
+                shifted_products(gt, &gp, wt, dims_t, &mut dext, par)?;
                 for (ci, dst) in dxn.chunks_exact_mut(d.plane).enumerate() {
                     gt.crop(&dext[ci * gt.q..][..gt.q], dst, zero);
                 }

@@ -144,6 +144,7 @@ fn check(case: Case, want_shift: bool) {
         let g = backward(&x, &w, &gy, &d, &plan, (false, true, false)).unwrap();
         assert!(g.dx.is_none() && g.db.is_none());
         close(&g.dw.unwrap(), &dw, "shift dw alone");
+        check_f32(&d, &plan, [&x, &w, &b, &gy], [&out, &dx, &dw, &db]);
     }
     // the direct kernel (on the padded grid where the pads are non-negative)
     if d.win.pad_lo.iter().chain(&d.win.pad_hi).all(|&p| p >= 0) {
@@ -157,6 +158,61 @@ fn check(case: Case, want_shift: bool) {
         close(&gw, &dw, "direct dw");
         close(&gb.unwrap(), &db, "direct db");
     }
+}
+
+/// The shifted path in float32 (the packed-panel kernel where the CPU has AVX2/FMA)
+/// against the float64 reference, within float32 rounding of sums of up to `terms`.
+fn check_f32(d: &ConvDims, plan: &ShiftPlan, inputs: [&[f64]; 4], want: [&[f64]; 4]) {
+    let [x, w, b, gy] = inputs.map(|v| v.iter().map(|&a| a as f32).collect::<Vec<f32>>());
+    let near = |got: &[f32], want: &[f64], terms: usize, what: &str| {
+        assert_eq!(got.len(), want.len(), "{what}: length");
+        let tol = 4e-7 * (terms as f64).max(1.0);
+        for (i, (&a, &b)) in got.iter().zip(want).enumerate() {
+            assert!(
+                (a as f64 - b).abs() <= tol * (1.0 + b.abs()),
+                "{what}[{i}]: {a} vs {b}"
+            );
+        }
+    };
+    let [out, dx, dw, db] = want;
+    let taps = d.cg() * d.kk + 1;
+    near(
+        &forward(&x, &w, Some(&b), d, plan).unwrap(),
+        out,
+        taps,
+        "f32 out",
+    );
+    let g = backward(&x, &w, &gy, d, plan, (true, true, true)).unwrap();
+    near(&g.dx.unwrap(), dx, d.og() * d.kk, "f32 dx");
+    near(&g.dw.unwrap(), dw, d.n * d.l, "f32 dw");
+    near(&g.db.unwrap(), db, d.n * d.l, "f32 db");
+    let g = backward(&x, &w, &gy, d, plan, (true, false, false)).unwrap();
+    near(&g.dx.unwrap(), dx, d.og() * d.kk, "f32 dx alone");
+    let g = backward(&x, &w, &gy, d, plan, (false, true, false)).unwrap();
+    near(&g.dw.unwrap(), dw, d.n * d.l, "f32 dw alone");
+}
+
+#[test]
+fn float32_packed_panels() {
+    // output channels past and short of the 6-row blocks (13, 14, 8 per group), rows of
+    // exactly two 16-wide panels (32) and with a short last panel (37, 17, 19), batch 1,
+    // groups, dilation, "same" and no padding
+    check(
+        case(1, (5, 13, 1), &[5, 37], &[3, 3], &[1, 1], &[1, 1], &[1, 1]),
+        true,
+    );
+    check(
+        case(3, (7, 14, 1), &[6, 32], &[3, 3], &[1, 1], &[1, 1], &[1, 1]),
+        true,
+    );
+    check(
+        case(2, (12, 16, 2), &[9, 17], &[3, 3], &[1, 1], &[0, 0], &[0, 0]),
+        true,
+    );
+    check(
+        case(2, (5, 7, 1), &[10, 19], &[3, 3], &[2, 2], &[2, 2], &[2, 2]),
+        true,
+    );
 }
 
 #[allow(clippy::too_many_arguments)]

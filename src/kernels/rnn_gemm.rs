@@ -18,7 +18,7 @@ use crate::storage::try_filled_vec;
 /// Columns per packed panel (two 8-lane float32 registers).
 pub const NR: usize = 16;
 /// Most rows per micro-kernel block.
-const MR: usize = 6;
+pub(crate) const MR: usize = 6;
 
 /// A `[K, N]` right operand cut into column panels of [`NR`]: panel `p` holds columns
 /// `p*NR..` as `K` rows of `NR` values (zeros past column `N`).
@@ -159,7 +159,7 @@ pub fn product(
 }
 
 #[cfg(target_arch = "x86_64")]
-mod avx2 {
+pub(crate) mod avx2 {
     use super::{MR, NR};
     use std::arch::x86_64::*;
 
@@ -217,6 +217,66 @@ mod avx2 {
         }
     }
 
+    /// Where the micro-kernel reads row `row`'s `p`-th left value and the `p`-th row of
+    /// 16 right values: one trait, so that the LSTM's products (left rows in place, right
+    /// panel packed) and the convolution's (`kernels::panel_gemm`: left packed once, right
+    /// rows in place) run the same loop.
+    pub(crate) trait Walk {
+        /// The `p`-th left value of row `row`.
+        ///
+        /// # Safety
+        /// `row` and `p` lie inside the operand the walk was made for.
+        unsafe fn a(&self, row: usize, p: usize) -> *const f32;
+        /// The first of the 16 right values of row `p`.
+        ///
+        /// # Safety
+        /// As [`Walk::a`].
+        unsafe fn b(&self, p: usize) -> *const f32;
+    }
+
+    /// The LSTM's walk: left rows `a_rs` apart, right operand one packed panel.
+    struct RowsOnPanel {
+        a: *const f32,
+        a_rs: usize,
+        b: *const f32,
+    }
+
+    impl Walk for RowsOnPanel {
+        #[inline(always)]
+        unsafe fn a(&self, row: usize, p: usize) -> *const f32 {
+            self.a.add(row * self.a_rs + p)
+        }
+        #[inline(always)]
+        unsafe fn b(&self, p: usize) -> *const f32 {
+            self.b.add(p * NR)
+        }
+    }
+
+    /// THE micro-kernel: `acc[row] += a(row, p) * b(p)[0..16]` for `p < k`; `2*R`
+    /// accumulators, two right vectors and one broadcast (15 of the 16 registers at
+    /// `R = 6`: none spilled).
+    ///
+    /// # Safety
+    /// AVX2/FMA are present; `walk` is valid for rows `0..R` and `p < k`.
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    pub(crate) unsafe fn mac<const R: usize, W: Walk>(
+        acc: &mut [[__m256; 2]; R],
+        walk: &W,
+        k: usize,
+    ) {
+        for p in 0..k {
+            let bp = walk.b(p);
+            let b0 = _mm256_loadu_ps(bp);
+            let b1 = _mm256_loadu_ps(bp.add(8));
+            for (row, ac) in acc.iter_mut().enumerate() {
+                let av = _mm256_broadcast_ss(&*walk.a(row, p));
+                ac[0] = _mm256_fmadd_ps(av, b0, ac[0]);
+                ac[1] = _mm256_fmadd_ps(av, b1, ac[1]);
+            }
+        }
+    }
+
     /// Where one row block reads and writes.
     struct Rows {
         a: *const f32,
@@ -227,8 +287,7 @@ mod avx2 {
         add_rs: usize,
     }
 
-    /// `R` rows x one panel (`w` of its 16 columns stored): 2*R accumulators, the two
-    /// panel vectors and one broadcast (15 of the 16 registers at `R = 6`: none spilled).
+    /// `R` rows x one panel (`w` of its 16 columns stored), on [`mac`].
     ///
     /// # Safety
     /// As [`product`], for the block's rows and the panel at `bp`.
@@ -236,15 +295,12 @@ mod avx2 {
     #[inline]
     unsafe fn block<const R: usize>(r: &Rows, k: usize, bp: *const f32, w: usize) {
         let mut acc = [[_mm256_setzero_ps(); 2]; R];
-        for p in 0..k {
-            let b0 = _mm256_loadu_ps(bp.add(p * NR));
-            let b1 = _mm256_loadu_ps(bp.add(p * NR + 8));
-            for (row, ac) in acc.iter_mut().enumerate() {
-                let av = _mm256_broadcast_ss(&*r.a.add(row * r.a_rs + p));
-                ac[0] = _mm256_fmadd_ps(av, b0, ac[0]);
-                ac[1] = _mm256_fmadd_ps(av, b1, ac[1]);
-            }
-        }
+        let walk = RowsOnPanel {
+            a: r.a,
+            a_rs: r.a_rs,
+            b: bp,
+        };
+        mac(&mut acc, &walk, k);
         for (row, ac) in acc.iter().enumerate() {
             let d = r.dst.add(row * r.dst_rs);
             let x = if r.add.is_null() {

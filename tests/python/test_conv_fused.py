@@ -205,6 +205,35 @@ def test_float32_matches_float64(path):
         np.testing.assert_allclose(got.grad.numpy(), ref.grad.numpy(), rtol=1e-4, atol=1e-3)
 
 
+PANEL_CASES = [
+    # (x shape, w shape, dilation, pad_lo, pad_hi, groups): output channels short of and
+    # past the packed kernel's 6-row blocks, rows of exactly two 16-wide panels (32) and
+    # with a short last panel, batch 1, groups, dilation, uneven and no padding
+    ((2, 64, 12, 32), (64, 64, 3, 3), [1, 1], [1, 1], [1, 1], 1),
+    ((1, 5, 7, 37), (13, 5, 3, 3), [1, 1], [1, 1], [1, 1], 1),
+    ((3, 6, 9, 21), (8, 3, 3, 3), [2, 1], [2, 0], [1, 2], 2),
+    ((2, 4, 11, 17), (7, 4, 3, 2), [1, 1], [0, 0], [0, 0], 1),
+]
+
+
+@pytest.mark.parametrize("xs,ws,dl,lo,hi,groups", PANEL_CASES)
+def test_float32_shifted_path_on_packed_panels(xs, ws, dl, lo, hi, groups):
+    # float32 on the shifted path runs the packed-panel kernel (AVX2/FMA CPUs): forward
+    # (bias added in the kernel's store) and all three gradients against float64
+    xa, wa, ba = arr(*xs), arr(*ws), arr(ws[0])
+    args = ([1, 1], dl, lo, hi, groups)
+    want = ref_conv(xa, wa, ba, *args)
+    gy = arr(*want.shape)
+    x, w, b = (t(a, True, np.float32) for a in (xa, wa, ba))
+    out = _core._conv(x, w, b, *args, "shift")
+    np.testing.assert_allclose(out.numpy(), want, rtol=1e-4, atol=1e-4)
+    out.backward(t(gy, dtype=np.float32))
+    x2, w2, b2 = t(xa, True), t(wa, True), t(ba, True)
+    composed(x2, w2, b2, *args).backward(t(gy))
+    for got, ref in ((x, x2), (w, w2), (b, b2)):
+        np.testing.assert_allclose(got.grad.numpy(), ref.grad.numpy(), rtol=1e-4, atol=1e-3)
+
+
 @pytest.mark.parametrize("path", PATHS)
 def test_empty_batch(path):
     x, w, b = t(np.zeros((0, 2, 5, 5)), True), t(arr(3, 2, 3, 3), True), t(arr(3), True)
