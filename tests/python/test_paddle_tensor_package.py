@@ -67,6 +67,23 @@ def test_fill_constant_out():
         fc([2], "int64", 5.0, out=paddle.zeros([2], dtype="float32"))
 
 
+def test_fill_constant_and_full_refuse_an_int_overflow():
+    # Paddle 3.3.1 silently gives -2147483648; PyTorch refuses ("value cannot be
+    # converted to type int without overflow")
+    for v in (3e9, -3e9, 1e40, float("nan"), float("inf")):
+        with pytest.raises((ValueError, OverflowError, RuntimeError)):
+            paddle.tensor.fill_constant([2], "int32", v)
+        with pytest.raises((ValueError, OverflowError, RuntimeError)):
+            paddle.full([2], v, dtype="int32")
+    assert paddle.full([1], 2147483647.0, dtype="int32").tolist() == [2147483647]
+    assert paddle.full([1], -2.9, dtype="int8").tolist() == [-2]
+    assert paddle.full([1], 255.5, dtype="uint8").tolist() == [255]
+    with pytest.raises(ValueError, match="without overflow"):
+        paddle.full([1], 1e19, dtype="int64")
+    with pytest.raises(ValueError, match="without overflow"):
+        paddle.full_like(paddle.zeros([2], dtype="int32"), 3e9)
+
+
 def test_paddle_tensor_random_is_an_attribute():
     paddle.seed(1)
     a = paddle.tensor.random.gaussian([500], mean=2.0, std=0.5)
