@@ -272,7 +272,7 @@ fn check_fill_fits(value: num_complex::Complex64, d: DType) -> PyResult<()> {
     let (lo, hi) = match (d, crate::python::interop::convert::int_bounds(d)) {
         (_, Some((lo, hi))) => (lo as f64, hi as f64),
         // i64::MAX is not a float: the bound is 2^63, exclusive
-        (DType::I64, None) => (i64::MIN as f64, 9.223_372_036_854_775_808e18),
+        (DType::I64, None) => (i64::MIN as f64, -(i64::MIN as f64)),
         _ => return Ok(()),
     };
     let t = value.re.trunc();
