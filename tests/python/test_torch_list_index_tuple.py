@@ -167,4 +167,3 @@ def test_a_tuple_inside_the_key_is_an_index_array(name):
     want = A.copy()
     want[(0, 1), (1, 0)] = -1.0
     np.testing.assert_array_equal(g["z"].numpy(), want)
-
