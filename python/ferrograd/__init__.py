@@ -162,7 +162,9 @@ from .nn.param_attr import ParamAttr as ParamAttr  # noqa: E402
 
 _dropin.install_tensor_methods()
 _dropin._attach_cuda_namespace()
-sys.modules.setdefault(__name__ + ".tensor", importlib.import_module("._paddle_tensor", __name__))
+# ferrograd.tensor: the creation function and paddle.tensor in one object (_paddle_tensor)
+_tensor_pkg = importlib.import_module("._paddle_tensor", __name__)
+globals()["tensor"] = sys.modules.setdefault(__name__ + ".tensor", _tensor_pkg)
 
 from . import static as static  # noqa: E402  (static graphs; needs the names above)
 from .static.mode_switch import disable_static as disable_static  # noqa: E402

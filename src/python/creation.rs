@@ -216,6 +216,7 @@ pub fn full(
         dtype = Some(crate::dtype::default_float());
     }
     let (value, d) = fill_value_of(fill_value, dtype)?;
+    check_fill_fits(value, d)?;
     finish(
         py,
         "full",
@@ -262,6 +263,27 @@ fn fill_value_of(
         }
     }
     Ok((value, d))
+}
+
+/// Refuses a fill value that an integer `dtype` cannot hold once truncated (NaN, an
+/// infinity, `3e9` for int32), as PyTorch does ("value cannot be converted to type int32
+/// without overflow"), instead of a wrapped or saturated number.
+fn check_fill_fits(value: num_complex::Complex64, d: DType) -> PyResult<()> {
+    let (lo, hi) = match (d, crate::python::interop::convert::int_bounds(d)) {
+        (_, Some((lo, hi))) => (lo as f64, hi as f64),
+        // i64::MAX is not a float: the bound is 2^63, exclusive
+        (DType::I64, None) => (i64::MIN as f64, -(i64::MIN as f64)),
+        _ => return Ok(()),
+    };
+    let t = value.re.trunc();
+    let fits = t >= lo && (t < hi || (d != DType::I64 && t == hi));
+    if fits {
+        return Ok(());
+    }
+    Err(PyValueError::new_err(format!(
+        "value {} cannot be converted to type {d} without overflow",
+        value.re
+    )))
 }
 
 macro_rules! like_factory {
@@ -312,6 +334,7 @@ pub fn full_like(
     let x = &x.get().inner();
     let (v, _) = fill_value_of(fill_value, None)?;
     let d = parse_opt_dtype(dtype)?.unwrap_or(x.dtype());
+    check_fill_fits(v, d)?;
     finish(
         py,
         "full_like",

@@ -1,10 +1,36 @@
-"""``paddle.tensor``: Paddle's tensor-function package path, for
-``from paddle.tensor import random``. It is registered as the module
-``ferrograd.tensor`` without becoming the attribute ``ferrograd.tensor``, which stays the
-``tensor(...)`` creation function."""
+"""``ferrograd.tensor``: PyTorch's ``torch.tensor`` creation function and Paddle's
+``paddle.tensor`` package in one object, as Paddle 3.3.1's own ``paddle.tensor`` is.
+
+Calling it creates a tensor (``ferrograd.tensor([1, 2])``, the function
+``ferrograd._core.tensor``); its attributes are Paddle's package
+(``paddle.tensor.fill_constant(...)``, ``paddle.tensor.random.gaussian(...)``,
+``from paddle.tensor import random``). It is registered as the module
+``ferrograd.tensor``."""
 
 from __future__ import annotations
 
-from . import random as random
+import inspect
+import sys
+import types
 
-__all__ = ["random"]
+from .. import _core
+from . import creation as creation
+from . import random as random
+from .creation import fill_constant as fill_constant
+
+__all__ = ["creation", "fill_constant", "random"]
+
+
+class _CreationFunctionPackage(types.ModuleType):
+    """The type of this package: calling it calls ``_core.tensor`` directly (no Python
+    frame in between, so the creation function still sees its caller's dialect)."""
+
+    __call__ = staticmethod(_core.tensor)
+
+    def __repr__(self) -> str:
+        return repr(_core.tensor)
+
+
+sys.modules[__name__].__class__ = _CreationFunctionPackage
+# inspect.signature(ferrograd.tensor) is the creation function's
+__signature__ = inspect.signature(_core.tensor)

@@ -273,28 +273,6 @@ impl PyTensor {
         Ok(self.inner().is_leaf())
     }
 
-    /// Accumulated gradient (None until a backward pass reaches this tensor).
-    #[getter]
-    fn grad(&self, py: Python<'_>) -> PyResult<Option<Py<PyTensor>>> {
-        self.inner().grad().map(|g| wrap(py, g)).transpose()
-    }
-
-    #[setter]
-    fn set_grad(&self, value: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
-        let g = match value {
-            None => None,
-            Some(v) if v.is_none() => None,
-            Some(v) => Some(
-                v.cast::<PyTensor>()
-                    .map_err(|_| PyTypeError::new_err("assigned grad must be a Tensor or None"))?
-                    .get()
-                    .inner()
-                    .clone(),
-            ),
-        };
-        self.inner().set_grad(g).py()
-    }
-
     /// Clears the accumulated gradient: zeros it in place (Paddle's default), or drops it
     /// (`set_to_zero=False`, like torch's `x.grad = None`).
     #[pyo3(signature = (set_to_zero=true))]

@@ -5,8 +5,10 @@
 //! A core tensor records the address of its first live Python wrapper
 //! ([`crate::tensor::Tensor::owner`]); the wrapper forgets itself when it is deallocated
 //! (`Drop for PyTensor`), so the address is never stale. No reference is kept: a saved
-//! tensor or a view does not keep its base's Python object alive.
+//! tensor or a view does not keep its base's Python object alive. `.grad` is read the
+//! same way, so `p.grad is p.grad` and `p.grad = g; p.grad is g` hold, as in PyTorch.
 
+use crate::python::errors::IntoPy;
 use crate::python::tensor::class::{wrap, PyTensor};
 use crate::tensor::Tensor;
 use pyo3::prelude::*;
@@ -45,5 +47,33 @@ impl PyTensor {
     fn _base(&self, py: Python<'_>) -> PyResult<Option<Py<PyTensor>>> {
         let base = self.inner().meta().view_base.clone();
         base.map(|b| wrap_shared(py, b)).transpose()
+    }
+
+    /// Accumulated gradient (None until a backward pass reaches this tensor): the same
+    /// Python object while it is alive and the gradient is accumulated in place, as in
+    /// PyTorch (`p.grad = g` makes `p.grad is g`).
+    #[getter]
+    fn grad(&self, py: Python<'_>) -> PyResult<Option<Py<PyTensor>>> {
+        self.inner().grad().map(|g| wrap_shared(py, g)).transpose()
+    }
+
+    #[setter]
+    fn set_grad(&self, value: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        let g = match value {
+            None => None,
+            Some(v) if v.is_none() => None,
+            Some(v) => Some(
+                v.cast::<PyTensor>()
+                    .map_err(|_| {
+                        pyo3::exceptions::PyTypeError::new_err(
+                            "assigned grad must be a Tensor or None",
+                        )
+                    })?
+                    .get()
+                    .inner()
+                    .clone(),
+            ),
+        };
+        self.inner().set_grad(g).py()
     }
 }

@@ -9,135 +9,15 @@
 use crate::autograd::ops::index::IndexItem;
 use crate::dtype::{DType, ZeroDimRule};
 use crate::python::errors::IntoPy;
-use crate::python::interop::convert::{operand, scalar_kind, to_tensor};
+use crate::python::interop::convert::{operand, to_tensor};
 use crate::python::tensor::class::{wrap, PyTensor};
+use crate::python::tensor::index_key::parse_key;
 use crate::tensor::Tensor;
-use pyo3::exceptions::{PyIndexError, PyMemoryError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyEllipsis, PyList, PySlice, PyTuple};
+use pyo3::types::{PyList, PyTuple};
 
 type PyT = PyResult<Py<PyTensor>>;
-
-fn opt_isize(o: &Bound<'_, PyAny>) -> PyResult<Option<isize>> {
-    if o.is_none() {
-        Ok(None)
-    } else {
-        Ok(Some(
-            o.call_method0("__index__")
-                .and_then(|i| i.extract())
-                .map_err(|_| {
-                    PyTypeError::new_err(format!("slice indices must be integers or None, got {o}"))
-                })?,
-        ))
-    }
-}
-
-/// A uint8 index is a mask, as in PyTorch (which deprecates it, with the same warning):
-/// its nonzero entries select. Int8 and int16 indices are integer positions.
-fn uint8_as_mask(py: Python<'_>, t: Tensor) -> PyResult<Tensor> {
-    if t.dtype() != DType::U8 {
-        return Ok(t);
-    }
-    let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
-    PyErr::warn(
-        py,
-        &category,
-        c"indexing with dtype uint8 is deprecated (as in PyTorch): it is read as a bool mask; \
-          use a bool tensor (mask.bool()), or int64 positions (idx.long())",
-        1,
-    )?;
-    t.cast_raw(DType::Bool).py()
-}
-
-fn index_item(o: &Bound<'_, PyAny>) -> PyResult<IndexItem> {
-    if o.is_none() {
-        return Ok(IndexItem::NewAxis);
-    }
-    if o.is_instance_of::<PyEllipsis>() {
-        return Ok(IndexItem::Ellipsis);
-    }
-    if let Ok(s) = o.cast::<PySlice>() {
-        let step = opt_isize(&s.getattr(pyo3::intern!(s.py(), "step"))?)?.unwrap_or(1);
-        return Ok(IndexItem::Slice(
-            opt_isize(&s.getattr(pyo3::intern!(s.py(), "start"))?)?,
-            opt_isize(&s.getattr(pyo3::intern!(s.py(), "stop"))?)?,
-            step,
-        ));
-    }
-    if o.is_instance_of::<PyBool>() {
-        return Ok(IndexItem::Tensor(Tensor::scalar(o.extract::<bool>()?)));
-    }
-    if let Ok(t) = o.cast::<PyTensor>() {
-        let t = &t.get().inner();
-        return Ok(IndexItem::Tensor(uint8_as_mask(o.py(), t.detach())?));
-    }
-    if scalar_kind(o).is_none() && o.hasattr("__index__")? && !o.hasattr("shape")? {
-        return Ok(IndexItem::Int(o.call_method0("__index__")?.extract()?));
-    }
-    if let Ok(i) = o.extract::<isize>() {
-        return Ok(IndexItem::Int(i));
-    }
-    if o.is_instance_of::<PyList>() || o.hasattr("__array__")? || o.hasattr("shape")? {
-        let mut t = to_tensor(o, None)?;
-        if o.is_instance_of::<PyList>() && t.numel() == 0 {
-            // `[]` is an empty integer index in NumPy, not the default float dtype
-            t = t
-                .cast_raw(DType::I64)
-                .map_err(|e| PyIndexError::new_err(e.to_string()))?;
-        }
-        if !(t.dtype().is_int() || t.dtype() == DType::Bool) {
-            return Err(PyIndexError::new_err(format!(
-                "tensors used as indices must be integer or bool, got {}",
-                t.dtype()
-            )));
-        }
-        return Ok(IndexItem::Tensor(uint8_as_mask(o.py(), t)?));
-    }
-    Err(PyIndexError::new_err(format!(
-        "only integers, slices, None, Ellipsis, bool/integer tensors and lists are valid \
-         indices, got {}",
-        o.get_type().name()?
-    )))
-}
-
-/// Parses a Python index key (one item or a tuple of items).
-///
-/// A *list* holding a slice, `...` or `None` (`x[[slice(None), [1, 3]]]`) is read as a
-/// tuple with PyTorch's deprecation warning: PyTorch (2.15 still) reads such lists so,
-/// and for NumPy and Paddle they are errors, so no valid code changes meaning. Any other
-/// list (`x[[0, 2]]`, `x[[[0, 1], [1, 0]]]`) is one index array, as in NumPy and Paddle.
-pub fn parse_key(key: &Bound<'_, PyAny>) -> PyResult<Vec<IndexItem>> {
-    if let Ok(t) = key.cast::<PyTuple>() {
-        t.iter().map(|o| index_item(&o)).collect()
-    } else if let Some(items) = list_as_tuple(key)? {
-        items.iter().map(index_item).collect()
-    } else {
-        Ok(vec![index_item(key)?])
-    }
-}
-
-/// The items of `key` when it is a list that only makes sense as a tuple of indices (it
-/// holds a slice, `...` or `None`); warns as PyTorch does.
-fn list_as_tuple<'py>(key: &Bound<'py, PyAny>) -> PyResult<Option<Vec<Bound<'py, PyAny>>>> {
-    let Ok(list) = key.cast::<PyList>() else {
-        return Ok(None);
-    };
-    let tuple_like = list
-        .iter()
-        .any(|o| o.is_none() || o.is_instance_of::<PySlice>() || o.is_instance_of::<PyEllipsis>());
-    if !tuple_like {
-        return Ok(None);
-    }
-    let py = key.py();
-    PyErr::warn(
-        py,
-        &py.get_type::<pyo3::exceptions::PyUserWarning>(),
-        c"Using a non-tuple sequence for multidimensional indexing is deprecated (as in \
-          PyTorch); use x[tuple(seq)] instead of x[seq]",
-        1,
-    )?;
-    Ok(Some(list.iter().collect()))
-}
 
 fn tensor_seq(obj: &Bound<'_, PyAny>, op: &str) -> PyResult<Vec<Tensor>> {
     let items: Vec<Bound<'_, PyAny>> = obj.try_iter()?.collect::<PyResult<_>>()?;

@@ -17,6 +17,8 @@ pub(crate) mod fused;
 pub(crate) mod grid_sample;
 /// Python object identity of `_base` and saved inputs.
 pub(crate) mod identity;
+/// Parsing an index key (`x[key]`) into index items.
+pub(crate) mod index_key;
 pub(crate) mod indexing;
 pub(crate) mod linalg;
 pub(crate) mod math;
