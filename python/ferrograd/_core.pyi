@@ -1143,7 +1143,7 @@ class Tensor:
     def data(self, value: Tensor) -> None: ...
     def view_as(self, other: Tensor) -> Tensor:
         """``self.view(other.shape)``."""
-    def _repoint_data(self, value: Tensor, keep_version: bool = False) -> None:
+    def _repoint_data(self, value: Tensor, keep_version: _bool = False) -> None:
         """``x.data = value``: this object shows ``value``'s memory from now on, with its
         own version counter (``keep_version``, PyTorch) or ``value``'s (Paddle)."""
     def _data_new_version(self) -> Tensor:
