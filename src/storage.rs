@@ -4,7 +4,12 @@
 //! owned by Rust (a `Vec<T>`) or borrowed from a foreign owner (a NumPy array) that is kept
 //! alive for as long as the storage lives. Access goes through a reader/writer lock so that
 //! kernels running with the GIL released never race with an in-place write. Every in-place
-//! write bumps the version counter, which saved tensors compare against at backward time.
+//! write bumps a version counter, which saved tensors compare against at backward time.
+//!
+//! The version counter belongs to a tensor *family* (a tensor, its views and `detach()`es,
+//! PyTorch's rule), not to the memory: PyTorch's `x.data` is the same memory with a counter
+//! of its own. The common family's counter lives here, inline (no allocation per tensor);
+//! a tensor with a counter of its own carries it (`crate::tensor::Tensor::version`).
 
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
@@ -12,6 +17,7 @@ use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::any::Any;
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 
 enum Owner {
     /// Memory of a `Vec<T>` with this capacity; rebuilt and dropped with the storage.
@@ -28,7 +34,15 @@ pub struct Storage {
     owner: Owner,
     writable: bool,
     lock: RwLock<()>,
+    /// The version counter of the tensors over this memory that have none of their own.
     version: AtomicU64,
+    /// Set once that counter became shared with a tensor over other memory (PyTorch's
+    /// `x.data = y`: `x` keeps its counter, and the views of `x` taken before follow it);
+    /// from then on it replaces `version`.
+    family: OnceLock<Arc<AtomicU64>>,
+    /// Writes by tensors with a counter of their own (not counted in `version`), so that
+    /// [`Storage::memory_version`] sees every change of the memory.
+    other_writes: AtomicU64,
     /// Live saved-for-backward slots over this memory (see `storage_marks`).
     saved: AtomicUsize,
     /// Live writable exports of this memory to other libraries (buffer protocol, DLPack).
@@ -106,6 +120,8 @@ impl Storage {
             writable: true,
             lock: RwLock::new(()),
             version: AtomicU64::new(0),
+            family: OnceLock::new(),
+            other_writes: AtomicU64::new(0),
             saved: AtomicUsize::new(0),
             writable_exports: AtomicUsize::new(0),
             inference: crate::inference::is_inference_mode(),
@@ -139,6 +155,8 @@ impl Storage {
             writable,
             lock: RwLock::new(()),
             version: AtomicU64::new(0),
+            family: OnceLock::new(),
+            other_writes: AtomicU64::new(0),
             saved: AtomicUsize::new(0),
             writable_exports: AtomicUsize::new(0),
             inference: crate::inference::is_inference_mode(),
@@ -175,14 +193,55 @@ impl Storage {
         self.writable
     }
 
-    /// Current version: the number of in-place writes so far.
+    /// The version of the tensors over this memory without a counter of their own: the
+    /// number of in-place writes they made. Autograd asks the tensor
+    /// ([`crate::tensor::Tensor::version`]), which knows whose counter it uses.
+    #[inline]
     pub fn version(&self) -> u64 {
-        self.version.load(Ordering::Acquire)
+        match self.family.get() {
+            Some(c) => c.load(Ordering::Acquire),
+            None => self.version.load(Ordering::Acquire),
+        }
     }
 
-    /// Records one in-place write.
+    /// Records one in-place write by a tensor without a counter of its own (see
+    /// [`crate::tensor::Tensor::bump_version`], the entry point).
+    #[inline]
     pub fn bump_version(&self) {
-        self.version.fetch_add(1, Ordering::AcqRel);
+        match self.family.get() {
+            Some(c) => {
+                c.fetch_add(1, Ordering::AcqRel);
+            }
+            None => {
+                self.version.fetch_add(1, Ordering::AcqRel);
+                if let Some(c) = self.family.get() {
+                    // shared meanwhile: its copy may predate this write; a version only
+                    // has to change, so counting it twice is harmless
+                    c.fetch_add(1, Ordering::AcqRel);
+                }
+            }
+        }
+    }
+
+    /// Records one in-place write by a tensor with a counter of its own (which it bumps).
+    pub(crate) fn note_other_write(&self) {
+        self.other_writes.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// Changes whenever the memory is written, through any tensor (for caches keyed by
+    /// the memory's contents, not by a tensor family).
+    pub fn memory_version(&self) -> u64 {
+        self.version()
+            .wrapping_add(self.other_writes.load(Ordering::Acquire))
+    }
+
+    /// The counter of the tensors over this memory without one of their own, as a shared
+    /// counter (made on the first call, starting at the current version): they keep using
+    /// it, and a tensor over other memory may now share it.
+    pub(crate) fn shared_version(&self) -> Arc<AtomicU64> {
+        self.family
+            .get_or_init(|| Arc::new(AtomicU64::new(self.version.load(Ordering::Acquire))))
+            .clone()
     }
 
     /// True while a node holds this memory saved for backward.
@@ -320,6 +379,21 @@ mod tests {
         s.bump_version();
         assert_eq!(s.version(), 1);
         assert_eq!(s.read::<f32>()[1], 5.0);
+    }
+
+    #[test]
+    fn a_shared_counter_starts_at_the_version_and_replaces_it() {
+        let s = Storage::from_vec(vec![1.0f32]);
+        s.bump_version();
+        let c = s.shared_version();
+        assert_eq!(c.load(Ordering::Acquire), 1);
+        s.bump_version();
+        c.fetch_add(1, Ordering::AcqRel);
+        assert_eq!(s.version(), 3);
+        assert!(Arc::ptr_eq(&c, &s.shared_version()));
+        let m = s.memory_version();
+        s.note_other_write();
+        assert_eq!((s.version(), s.memory_version()), (3, m + 1));
     }
 
     #[test]

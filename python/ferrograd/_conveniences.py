@@ -10,6 +10,7 @@ from typing import Any, Optional
 import numpy as np
 
 from . import _core
+from ._dialect import caller_dialect
 from ._legacy_types import LEGACY_NAMES, LegacyTensorType
 from ._size import SizeOrNumel
 from .grad_mode import no_grad
@@ -200,8 +201,12 @@ def _set_value(self: Tensor, value: Any) -> None:
 
 def _get_data(self: Tensor) -> Tensor:
     """``Tensor.data`` (both peers): this tensor's values as a tensor outside autograd,
-    sharing its memory (``detach()``): ``p.data.mul_(0.5)`` changes ``p`` without
-    recording history."""
+    sharing its memory: ``p.data.mul_(0.5)`` changes ``p`` without recording history.
+    In PyTorch code it has a version counter of its own, as in PyTorch (writes through it
+    are not seen by ``p``'s saved-tensor checks); elsewhere it is ``detach()``, sharing
+    ``p``'s counter (Paddle's ``inplace_version`` counts the memory's writes)."""
+    if caller_dialect(2) == "torch":
+        return self._data_new_version()
     return self.detach()
 
 
@@ -209,10 +214,12 @@ def _set_data(self: Tensor, value: Any) -> None:
     """``t.data = other`` (both peers): ``t`` shows ``other``'s memory from now on, any
     shape or dtype, shared with ``other`` (a write to one is seen by the other), outside
     autograd. ``t`` stays the same object with its own requires_grad, ``.grad``, hooks
-    and history, as with PyTorch's ``set_data``."""
+    and history, as with PyTorch's ``set_data``. In PyTorch code ``t`` also keeps its
+    version counter (shared with the views of ``t`` taken before); elsewhere it counts
+    with ``other``'s memory, as Paddle's ``inplace_version`` does."""
     if not isinstance(value, Tensor):
         raise TypeError(f"data: expects a Tensor, got {type(value).__name__}")
-    self._repoint_data(value)
+    self._repoint_data(value, caller_dialect(2) == "torch")
 
 
 def _view_as(self: Tensor, other: Tensor) -> Tensor:

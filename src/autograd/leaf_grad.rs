@@ -49,7 +49,7 @@ fn add_same_layout(dst: &Tensor, src: &Tensor) -> Option<Result<()>> {
         DType::F64 => add_slices::<f64>(dst, src, ld.offset, ls.offset, n),
         _ => return None,
     };
-    Some(r.map(|()| dst.storage().bump_version()))
+    Some(r.map(|()| dst.bump_version()))
 }
 
 fn add_slices<T>(dst: &Tensor, src: &Tensor, od: usize, os: usize, n: usize) -> Result<()>

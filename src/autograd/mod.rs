@@ -283,7 +283,7 @@ impl Node for FnNode {
         SavedTensor::with_unpack_scope(self.saved.iter().flatten(), &mut || {
             for s in &self.saved {
                 saved.push(match s {
-                    Some(s) => Some(s.unpack(self.name)?),
+                    Some(s) => Some(s.unpack_for_backward(self.name)?),
                     None => None,
                 });
             }

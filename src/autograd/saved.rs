@@ -193,10 +193,12 @@ struct PackedSave {
     packed: Arc<dyn PackedTensor>,
     shape: Shape,
     dtype: DType,
-    /// The saved tensor's storage (weakly: packing is meant to let it go) and its
-    /// version, so an unpack that hands back that same memory after an in-place
-    /// change is caught like an unhooked save.
+    /// The saved tensor's storage (weakly: packing is meant to let it go), its own
+    /// version counter if it has one (else the storage's) and its version, so an unpack
+    /// that hands back that same memory after an in-place change is caught like an
+    /// unhooked save.
     origin: std::sync::Weak<crate::storage::Storage>,
+    counter: Option<Arc<std::sync::atomic::AtomicU64>>,
     version: u64,
     /// Exports of the original memory are read-only while it is saved.
     _mark: crate::storage_marks::SavedMark,
@@ -288,13 +290,13 @@ impl SavedTensor {
         };
         let state = match hooks {
             None => SavedState::Live {
-                version: t.storage().version(),
+                version: t.version(),
                 copied: aliased,
                 _mark: crate::storage_marks::SavedMark::new(keep.storage()),
                 data: keep,
             },
             Some(hooks) => {
-                let before = t.storage().version();
+                let before = t.version();
                 // the saved input itself, as the caller holds it (PyTorch: `pack_hook(t)`
                 // sees `t is x`); an output detached, so that a pack that keeps it does
                 // not tie the node to itself
@@ -306,7 +308,7 @@ impl SavedTensor {
                     let _g = crate::autograd::grad_mode::no_grad();
                     hooks.pack(&arg)?
                 };
-                if t.storage().version() != before {
+                if t.version() != before {
                     return Err(Error::runtime(
                         "A saved tensor pack hook is modifying its input in place: a \
                          saved_tensors_hooks pack hook must not change the tensor it is given \
@@ -318,6 +320,7 @@ impl SavedTensor {
                     shape: t.shape_vec(),
                     dtype: t.dtype(),
                     origin: Arc::downgrade(t.storage()),
+                    counter: t.own_version_counter(),
                     version: before,
                     _mark: crate::storage_marks::SavedMark::new(t.storage()),
                     _cache_off: crate::buffer_cache::Suspension::new(),
@@ -371,7 +374,7 @@ impl SavedTensor {
                     copied,
                     ..
                 } => {
-                    let now = data.storage().version();
+                    let now = data.version();
                     if now != *version {
                         return Err(Error::runtime(format!(
                             "one of the variables needed for gradient computation has been \
@@ -398,6 +401,7 @@ impl SavedTensor {
                     let packed = p.packed.clone();
                     let (shape, dtype, origin, version) =
                         (p.shape.clone(), p.dtype, p.origin.clone(), p.version);
+                    let counter = p.counter.clone();
                     drop(st);
                     let t = {
                         let _g = crate::autograd::grad_mode::no_grad();
@@ -415,7 +419,10 @@ impl SavedTensor {
                         )));
                     }
                     if let Some(orig) = origin.upgrade() {
-                        let now = orig.version();
+                        let now = counter.as_ref().map_or_else(
+                            || orig.version(),
+                            |c| c.load(std::sync::atomic::Ordering::Acquire),
+                        );
                         if Arc::ptr_eq(&orig, t.storage()) && now != version {
                             return Err(Error::runtime(format!(
                                 "one of the tensors needed for gradient computation by {op} has \
@@ -431,6 +438,25 @@ impl SavedTensor {
             }
         };
         Ok(self.rebuild(data))
+    }
+
+    /// [`SavedTensor::unpack`] for a built-in node's backward formula. A saved input
+    /// that had history and that PyTorch code detached in place since (`detach_()`) is
+    /// refused, as PyTorch refuses it; custom layers' saves and the `_saved_*` accessors
+    /// still read it, and so does Paddle code (its `detach_` marks nothing).
+    pub fn unpack_for_backward(&self, op: &str) -> Result<Tensor> {
+        let t = self.unpack(op)?;
+        if t.was_detached_in_place() && matches!(&*self.identity.lock(), Identity::NonLeaf { .. }) {
+            return Err(Error::runtime(format!(
+                "Trying to use a saved tensor that has been detached in-place, i.e. with \
+                 .detach_(): {op} saved this {} tensor of shape {:?} as an input while it had \
+                 history, and its backward needs it. This is not supported, please use \
+                 out-of-place `.detach()` instead",
+                t.dtype(),
+                t.shape()
+            )));
+        }
+        Ok(t)
     }
 
     fn rebuild(&self, data: Tensor) -> Tensor {
@@ -468,7 +494,7 @@ impl SavedTensor {
         if let SavedState::Live { data, version, .. } = &mut *st {
             *data = data.detach();
             // the saved value is the output as it leaves forward (after mark_dirty's bump)
-            *version = data.storage().version();
+            *version = data.version();
         }
         *self.identity.lock() = Identity::Output {
             node: node.clone(),
@@ -503,7 +529,7 @@ impl SavedTensor {
             SavedState::Live { data, version, .. } => (data.clone(), *version),
         };
         drop(st); // the pack hook is user code, which may read this saved tensor
-        if data.storage().version() != version {
+        if data.version() != version {
             return Err(Error::runtime(format!(
                 "{op}: the saved tensor was modified by an in-place operation after it was \
                  saved, so it cannot be packed"
@@ -513,7 +539,7 @@ impl SavedTensor {
             let _g = crate::autograd::grad_mode::no_grad();
             hooks.pack(&data.detach())?
         };
-        if data.storage().version() != version {
+        if data.version() != version {
             return Err(Error::runtime(
                 "A saved tensor pack hook is modifying its input in place: a pack hook must \
                  not change the tensor it is given (copy it first, e.g. x.clone())",
@@ -529,6 +555,7 @@ impl SavedTensor {
             shape: data.shape_vec(),
             dtype: data.dtype(),
             origin: Arc::downgrade(data.storage()),
+            counter: data.own_version_counter(),
             version,
             _mark: crate::storage_marks::SavedMark::new(data.storage()),
             _cache_off: crate::buffer_cache::Suspension::new(),

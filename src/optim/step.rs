@@ -162,9 +162,9 @@ fn update_one<U: Update>(p: &Tensor, grad: &Tensor, bufs: &[Tensor], u: &U) -> R
             "optimizer: cannot update a {d} parameter"
         ))),
     }?;
-    p.storage().bump_version();
+    p.bump_version();
     for b in bufs {
-        b.storage().bump_version();
+        b.bump_version();
     }
     Ok(())
 }
@@ -234,7 +234,7 @@ mod tests {
             buffers: vec![],
             step: 0,
         });
-        let v0 = ps[0].param.storage().version();
+        let v0 = ps[0].param.version();
         let cfg = SgdConfig {
             lr: 0.1,
             momentum: 0.9,
@@ -242,7 +242,7 @@ mod tests {
         };
         assert_eq!(sgd_step(&mut ps, &cfg).unwrap(), 1);
         assert_eq!(ps[0].param.to_vec::<f64>().unwrap(), vec![0.95, 2.05]);
-        assert_eq!(ps[0].param.storage().version(), v0 + 1);
+        assert_eq!(ps[0].param.version(), v0 + 1);
         assert_eq!(ps[0].buffers[0].to_vec::<f64>().unwrap(), vec![0.5, -0.5]);
         assert_eq!(lone.to_vec::<f64>().unwrap(), vec![3.0]);
         assert!(ps[1].buffers.is_empty());

@@ -13,6 +13,7 @@ pub mod random;
 pub mod reduce;
 pub mod shape;
 mod unary;
+mod version;
 
 pub use binary::BinaryOp;
 pub use creation::*;
@@ -51,7 +52,7 @@ pub struct AutogradMeta {
     /// itself a view). In-place writes through the view rebase the root's history
     /// (`autograd::ops::copy_slices`).
     pub view_base: Option<Tensor>,
-    /// For a view: the storage version its `grad_fn` was last in step with its base at;
+    /// For a view: the version its `grad_fn` was last in step with its base at;
     /// when the memory changed since, the history is regenerated from the base.
     pub view_version: u64,
     /// For a view: its history is never regenerated from the base (made under no_grad of
@@ -89,6 +90,13 @@ pub struct TensorImpl {
     owner: std::sync::atomic::AtomicUsize,
     /// Set once [`AutogradMeta::moved_to`] is: lets the hot paths skip the lock.
     moved: std::sync::atomic::AtomicBool,
+    /// Set when PyTorch code detached this tensor in place (`detach_()`) while it had
+    /// history: a built-in node that saved it as an input refuses to use it (PyTorch).
+    detached_in_place: std::sync::atomic::AtomicBool,
+    /// This tensor's version counter when it has one of its own (PyTorch's `x.data`, and
+    /// `x` after `x.data = y`); `None`, the common case, uses the storage's
+    /// ([`Tensor::version`]). Views and `detach()` inherit it.
+    counter: Option<Arc<std::sync::atomic::AtomicU64>>,
 }
 
 /// A cheap, shared handle to a tensor.
@@ -119,7 +127,16 @@ impl std::fmt::Debug for Tensor {
 
 impl Tensor {
     /// A tensor over `storage` seen through `layout`, with no autograd history.
-    pub fn from_parts(storage: Arc<Storage>, mut layout: Layout) -> Tensor {
+    pub fn from_parts(storage: Arc<Storage>, layout: Layout) -> Tensor {
+        Tensor::with_counter(storage, layout, None)
+    }
+
+    /// [`Tensor::from_parts`] with the version counter `counter` (see `TensorImpl::counter`).
+    fn with_counter(
+        storage: Arc<Storage>,
+        mut layout: Layout,
+        counter: Option<Arc<std::sync::atomic::AtomicU64>>,
+    ) -> Tensor {
         if layout.numel() == 0 {
             // A view with no elements reads nothing; an offset left over from the view
             // that made it (`zeros(3, 0)[2]`) may lie past the end of the storage, and
@@ -133,6 +150,8 @@ impl Tensor {
             meta: Mutex::new(AutogradMeta::default()),
             owner: std::sync::atomic::AtomicUsize::new(0),
             moved: std::sync::atomic::AtomicBool::new(false),
+            detached_in_place: std::sync::atomic::AtomicBool::new(false),
+            counter,
         }))
     }
 
@@ -245,8 +264,14 @@ impl Tensor {
     /// forward pointer so a graph recorded earlier still reaches the new one. What the
     /// Python object gets when `x.data = y` changes its shape or dtype, or an in-place
     /// view op (`transpose_`) changes a leaf's layout; `x`'s id stays, as in PyTorch.
-    pub fn rebound(&self, storage: Arc<Storage>, layout: Layout) -> Tensor {
-        let new = Tensor::from_parts(storage, layout);
+    /// `counter` is the new tensor's version counter (see `TensorImpl::counter`).
+    pub fn rebound(
+        &self,
+        storage: Arc<Storage>,
+        layout: Layout,
+        counter: Option<Arc<std::sync::atomic::AtomicU64>>,
+    ) -> Tensor {
+        let new = Tensor::with_counter(storage, layout, counter);
         let mut old = self.meta();
         let mut m = new.meta();
         m.requires_grad = old.requires_grad;
@@ -351,7 +376,7 @@ impl Tensor {
     /// (its `grad_fn` must be regenerated from the base before use).
     #[inline]
     fn view_is_stale(&self, m: &AutogradMeta) -> bool {
-        m.view_base.is_some() && !m.view_frozen && m.view_version != self.0.storage.version()
+        m.view_base.is_some() && !m.view_frozen && m.view_version != self.version()
     }
 
     /// Regenerates a stale view's history from its base (see [`Self::view_is_stale`]).
@@ -472,8 +497,9 @@ impl Tensor {
     }
 
     /// A new tensor over the same storage with another layout and no history.
+    /// It shares this tensor's version counter.
     pub fn view_with(&self, layout: Layout) -> Tensor {
-        Tensor::from_parts(self.0.storage.clone(), layout)
+        Tensor::with_counter(self.0.storage.clone(), layout, self.0.counter.clone())
     }
 
     /// Same data, no history, never requires grad (shares storage).
@@ -523,7 +549,7 @@ impl Tensor {
         }
         let untracked = !crate::autograd::is_grad_enabled() && root.requires_grad();
         let inference = untracked && crate::inference::is_inference_mode();
-        let version = self.0.storage.version();
+        let version = self.version();
         let mut m = self.0.meta.lock();
         m.view_base = Some(root);
         m.view_version = version;
@@ -541,7 +567,7 @@ impl Tensor {
     /// its history cannot be regenerated, so reading it is refused (PyTorch's rule).
     pub fn check_inference_view(&self) -> Result<()> {
         let m = self.0.meta.lock();
-        if m.view_inference && m.view_version != self.0.storage.version() {
+        if m.view_inference && m.view_version != self.version() {
             return Err(Error::runtime(
                 "A view was created in inference mode and its base or another view of its \
                  base has been modified inplace in normal mode. Given that this use case is \

@@ -117,7 +117,7 @@ impl Tensor {
             let mut d = self.storage().write::<T>()?;
             crate::kernels::copy::assign::<T>(&mut d, self.layout(), &s, src.layout())?;
         });
-        self.storage().bump_version();
+        self.bump_version();
         Ok(())
     }
 }

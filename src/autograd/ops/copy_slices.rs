@@ -120,7 +120,7 @@ pub(crate) fn regenerate_view(view: &Tensor) {
     };
     let Some(base) = base else { return };
     // first, so that nothing below sees the view as stale again
-    view.meta().view_version = view.storage().version();
+    view.meta().view_version = view.version();
     if base.is_inference() || !base.requires_grad() {
         return;
     }
@@ -178,7 +178,7 @@ pub(crate) fn write_through_view(view: &Tensor, base: &Tensor, result: &Tensor) 
             move_retained(base, &old, nr);
         }
     }
-    view.meta().view_version = view.storage().version();
+    view.meta().view_version = view.version();
     set_view_history(view, base, Ok(map), old_view)
 }
 

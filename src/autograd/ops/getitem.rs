@@ -78,7 +78,7 @@ impl Tensor {
                 let mut w = self.storage().write::<T>()?;
                 kx::put(&mut w, view.layout(), &m.lin, &vals, false, OP)?;
             });
-            self.storage().bump_version();
+            self.bump_version();
             return Ok(());
         }
         // Out of place: result = where(written, value scattered into place, self).

@@ -22,7 +22,7 @@ use pyo3::{PyTraverseError, PyVisit};
 /// exit, also when an exception leaves the block). `pack_hook(tensor)` runs once when a
 /// recorded node saves a tensor and may return any object; `unpack_hook(obj)` runs when
 /// backward needs the tensor and must return a Tensor of the saved shape and dtype.
-/// `__exit__` on another thread than the one that entered raises `RuntimeError`.
+/// `__exit__` without a matching `__enter__` on this thread: see `__exit__`.
 #[pyclass(
     name = "saved_tensors_hooks",
     module = "ferrograd.autograd.graph",
@@ -146,31 +146,53 @@ impl PySavedTensorsHooks {
         Ok(slf.clone())
     }
 
-    /// Leaves the block; refuses (RuntimeError) on another thread than the one that
-    /// entered it: the hooks are per thread, so popping there would leave them installed
-    /// on the entering thread.
+    /// Leaves the block: pops the level this context pushed on this thread. An exit with
+    /// no matching enter on this thread (more exits than enters, an exit inside backward,
+    /// an exit on another thread than the enter's) follows the calling code: PyTorch code
+    /// pops this thread's innermost level, as PyTorch does, and Paddle code too (Paddle's
+    /// `__exit__` resets the hooks and never raises, so on an empty stack it does nothing);
+    /// other code gets a RuntimeError, since popping another context's level would leave
+    /// that context's hooks off. PyTorch code exiting on an empty stack also gets one (so
+    /// does PyTorch: an internal assert).
     #[pyo3(signature = (*_exc))]
-    fn __exit__(&mut self, _exc: &Bound<'_, PyTuple>) -> PyResult<()> {
+    fn __exit__(&mut self, py: Python<'_>, _exc: &Bound<'_, PyTuple>) -> PyResult<()> {
         let here = thread_ident();
-        match self.threads.last() {
-            Some(&t) if t == here => {}
-            last => {
-                let entered = match last {
-                    Some(t) => format!("thread {t}"),
-                    None => "no thread".to_string(),
-                };
-                return Err(PyRuntimeError::new_err(format!(
-                    "saved_tensors_hooks.__exit__ on thread {here}, but this context was \
-                     entered on {entered}; the hooks are installed per thread, so enter and \
-                     exit the context on the same thread (one `with` block per thread)"
-                )));
+        if self.threads.last() == Some(&here) {
+            self.threads.pop();
+            crate::autograd::saved::pop_saved_tensor_hooks();
+            if let Some(prev) = self.suspends.pop() {
+                crate::buffer_cache::set_packs_suspend(prev);
             }
+            return Ok(());
         }
-        self.threads.pop();
-        crate::autograd::saved::pop_saved_tensor_hooks();
-        if let Some(prev) = self.suspends.pop() {
-            crate::buffer_cache::set_packs_suspend(prev);
+        // the rare path: no enter of this context to undo on this thread
+        let depth = crate::autograd::saved::saved_tensor_hooks_depth();
+        let torch = crate::python::dialect::caller_is_torch(py)?;
+        if torch && depth > 0 {
+            crate::autograd::saved::pop_saved_tensor_hooks();
+            return Ok(());
         }
-        Ok(())
+        if !torch && crate::python::dialect::caller_is_paddle(py)? {
+            if depth > 0 {
+                crate::autograd::saved::pop_saved_tensor_hooks();
+            }
+            return Ok(());
+        }
+        if torch {
+            return Err(PyRuntimeError::new_err(
+                "saved_tensors_hooks.__exit__: no saved_tensors_hooks level is active on this \
+                 thread (more exits than enters); every __exit__ must follow an __enter__ on \
+                 the same thread",
+            ));
+        }
+        let entered = match self.threads.last() {
+            Some(t) => format!("thread {t}"),
+            None => "no thread".to_string(),
+        };
+        Err(PyRuntimeError::new_err(format!(
+            "saved_tensors_hooks.__exit__ on thread {here}, but this context was entered on \
+             {entered}; the hooks are installed per thread, so enter and exit the context on \
+             the same thread (one `with` block per thread)"
+        )))
     }
 }

@@ -50,7 +50,7 @@ impl PackedViews {
         self.by_storage.get(&key)?.iter().find_map(|v| {
             let live = v.storage.upgrade()?;
             (Arc::ptr_eq(&live, t.storage())
-                && v.version == t.storage().version()
+                && v.version == t.storage().memory_version()
                 && v.dtype == t.dtype()
                 && &v.layout == t.layout())
             .then(|| v.obj.clone_ref(py))
@@ -71,7 +71,7 @@ impl PackedViews {
         vs.retain(|v| v.storage.strong_count() > 0);
         vs.push(PackedView {
             storage: Arc::downgrade(t.storage()),
-            version: t.storage().version(),
+            version: t.storage().memory_version(),
             layout: t.layout().clone(),
             dtype: t.dtype(),
             obj: obj.clone_ref(py),

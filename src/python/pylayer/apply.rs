@@ -516,7 +516,7 @@ fn apply(
             if t.write_view_history("mark_dirty", &out).map_err(to_pyerr)? {
                 continue;
             }
-            t.storage().bump_version();
+            t.bump_version();
             t.set_grad_fn(node_ref.clone(), slot);
             rebind_saved(py, &ctx, &t, &weak, slot);
             bound_outputs.push((t, slot));

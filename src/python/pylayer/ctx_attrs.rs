@@ -55,7 +55,7 @@ pub(crate) fn weaken_output_attributes(
                 OutputAttribute {
                     name,
                     data: t.detach(),
-                    version: t.storage().version(),
+                    version: t.version(),
                     node: node.clone(),
                     output_nr: *nr,
                 },

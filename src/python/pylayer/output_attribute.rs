@@ -25,7 +25,7 @@ impl OutputAttribute {
         let Some(node) = self.node.upgrade() else {
             return Ok(t); // the graph is gone: only the values remain meaningful
         };
-        if self.data.storage().version() != self.version && crate::autograd::is_grad_enabled() {
+        if self.data.version() != self.version && crate::autograd::is_grad_enabled() {
             // its history now runs through the in-place op, which this handle cannot see;
             // differentiating through the old node would give a wrong higher-order gradient
             return Err(PyRuntimeError::new_err(format!(

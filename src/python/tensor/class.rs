@@ -296,12 +296,12 @@ impl PyTensor {
     /// Number of in-place writes to this tensor's memory so far.
     #[getter]
     fn _version(&self) -> u64 {
-        self.inner().storage().version()
+        self.inner().version()
     }
 
     /// Paddle's spelling of `_version`.
     fn _inplace_version(&self) -> u64 {
-        self.inner().storage().version()
+        self.inner().version()
     }
 
     /// Same data, no history, never requires grad (shares storage).
@@ -310,7 +310,7 @@ impl PyTensor {
     }
 
     /// Detaches this tensor from its graph in place.
-    fn detach_(slf: Py<Self>) -> PyResult<Py<Self>> {
+    fn detach_(slf: Py<Self>, py: Python<'_>) -> PyResult<Py<Self>> {
         let base = slf.get().inner().meta().view_base.clone();
         if base.is_some_and(|b| b.requires_grad()) {
             // PyTorch's rule: its base would still see the history through it
@@ -319,7 +319,13 @@ impl PyTensor {
                  without history over the same memory)",
             ));
         }
-        slf.get().inner().set_requires_grad(false).py()?;
+        let t = slf.get().inner().take();
+        let had_history = t.meta().grad_fn.is_some();
+        if had_history && crate::python::dialect::caller_is_torch(py)? {
+            // PyTorch refuses a built-in node's saved input detached so at backward
+            t.mark_detached_in_place();
+        }
+        t.set_requires_grad(false).py()?;
         Ok(slf)
     }
 

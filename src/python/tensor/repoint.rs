@@ -30,8 +30,15 @@ fn repoint(
 impl PyTensor {
     /// `x.data = y` (both peers): `x` shows `y`'s memory from now on (any shape or dtype;
     /// the two share it, as in PyTorch and Paddle), keeping its own autograd state:
-    /// requires_grad, `.grad`, hooks, history. Not recorded by autograd.
-    fn _repoint_data(slf: &Bound<'_, Self>, value: &Bound<'_, PyTensor>) -> PyResult<()> {
+    /// requires_grad, `.grad`, hooks, history. Not recorded by autograd. With
+    /// `keep_version` (PyTorch) `x` keeps its version counter, which the views of `x`
+    /// taken before share; otherwise (Paddle) it counts with `y`.
+    #[pyo3(signature = (value, keep_version=false))]
+    fn _repoint_data(
+        slf: &Bound<'_, Self>,
+        value: &Bound<'_, PyTensor>,
+        keep_version: bool,
+    ) -> PyResult<()> {
         let x = slf.get().inner().take();
         let y = value.get().inner().take();
         if x.meta().requires_grad && !(y.dtype().is_float() || y.dtype().is_complex()) {
@@ -42,8 +49,19 @@ impl PyTensor {
                 y.dtype()
             )));
         }
-        let n = x.rebound(y.storage().clone(), y.layout().clone());
+        let counter = match keep_version {
+            true => Some(x.version_counter()),
+            false => y.own_version_counter(),
+        };
+        let n = x.rebound(y.storage().clone(), y.layout().clone(), counter);
         repoint(slf, n, None)
+    }
+
+    /// PyTorch's `x.data`: `x`'s memory and layout without history, with a version
+    /// counter of its own (in-place writes through it are not seen by `x`'s saved-tensor
+    /// checks, which is what `.data` is for). Paddle's `x.data` is `x.detach()`.
+    fn _data_new_version(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
+        crate::python::tensor::class::wrap(py, self.inner().with_new_version())
     }
 
     /// Finishes an in-place view op (`op`, e.g. `"transpose_"`) whose out-of-place result
@@ -58,18 +76,23 @@ impl PyTensor {
             x.check_inplace(op).py()?;
         }
         let recorded = crate::autograd::is_grad_enabled() && x.grad_fn().is_some();
-        // an in-place op, so the memory's version counts it (PyTorch's rule: a value saved
+        // an in-place op, so `x`'s version counts it (PyTorch's rule: a value saved
         // before is stale, views made in inference mode see their base changed); the new
         // tensor itself is in step with it (its history, if any, was just recorded)
-        x.storage().bump_version();
+        x.bump_version();
         let in_step = |t: &crate::tensor::Tensor| {
             let mut m = t.meta();
             if m.view_base.is_some() {
-                m.view_version = t.storage().version();
+                m.view_version = t.version();
             }
         };
         if !recorded {
-            let n = x.rebound(v.storage().clone(), v.layout().clone());
+            // the same memory: `x` keeps its counter
+            let n = x.rebound(
+                v.storage().clone(),
+                v.layout().clone(),
+                x.own_version_counter(),
+            );
             in_step(&n);
             return repoint(slf, n, None);
         }
