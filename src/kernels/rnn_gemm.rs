@@ -19,6 +19,8 @@ use crate::storage::try_filled_vec;
 pub const NR: usize = 16;
 /// Most rows per micro-kernel block.
 const MR: usize = 6;
+/// Packed elements from which [`pack`] fills its panels on the pool.
+const PACK_PAR_LEN: usize = 1 << 16;
 
 /// A `[K, N]` right operand cut into column panels of [`NR`]: panel `p` holds columns
 /// `p*NR..` as `K` rows of `NR` values (zeros past column `N`).
@@ -70,17 +72,29 @@ fn pack_any(b: Mat<'_, f32>) -> Result<PackedRhs<f32>> {
         .and_then(|v| v.checked_mul(k))
         .ok_or_else(|| Error::value("rnn: packed weight size overflows"))?;
     let mut data = try_filled_vec(len, 0.0f32)?;
-    if k > 0 {
-        for p in 0..panels {
-            let panel = &mut data[p * k * NR..(p + 1) * k * NR];
-            for j in 0..NR.min(n - p * NR) {
-                let col = (p * NR + j) as isize;
-                for (kk, dst) in panel.iter_mut().skip(j).step_by(NR).enumerate() {
-                    // inside the view: `check` above
-                    let at = b.off as isize + kk as isize * b.rs + col * b.cs;
-                    *dst = b.data[at as usize];
-                }
+    if k == 0 {
+        return Ok(PackedRhs { data, k, n });
+    }
+    // one panel per task: the panels are disjoint, and packing `W_hh` (1 MB in the
+    // benchmark) ran single-threaded once per layer run and direction
+    let fill = |start: usize, panel: &mut [f32]| {
+        let c0 = start / (k * NR) * NR;
+        let w = NR.min(n - c0);
+        // row by row: both `W^T` (columns strided) and `W` (rows strided) read each
+        // cache line once per panel; column by column re-read `W`'s lines 16 times
+        for (kk, row) in panel.chunks_exact_mut(NR).enumerate() {
+            let base = b.off as isize + kk as isize * b.rs;
+            for (j, dst) in row.iter_mut().take(w).enumerate() {
+                // inside the view: `check` above
+                *dst = b.data[(base + (c0 + j) as isize * b.cs) as usize];
             }
+        }
+    };
+    if len >= PACK_PAR_LEN && crate::interrupt::parallel_allowed() {
+        super::par::for_each_chunk(&mut data, k * NR, &fill);
+    } else {
+        for (p, panel) in data.chunks_exact_mut(k * NR).enumerate() {
+            fill(p * k * NR, panel);
         }
     }
     Ok(PackedRhs { data, k, n })
