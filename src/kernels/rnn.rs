@@ -5,9 +5,11 @@
 //! (`xp = x @ W_ih^T + b_ih + b_hh`, `[T, B, G*H]`). Forward then runs, per step, one
 //! GEMM `h @ W_hh^T` on the project's matmul and one pass of the gate arithmetic.
 //! Backward runs the steps in reverse, one GEMM `dgates @ W_hh` per step for the
-//! recurrent gradient, and accumulates `dW_hh` with ONE GEMM over all steps
-//! (`dgates_all^T @ h_prev_all`); the gradient of `xp` is `dgates_all` itself, so the
-//! caller's input projection gets its `dW_ih` in one GEMM as well.
+//! recurrent gradient, and accumulates `dW_hh` with one GEMM over all steps
+//! (`dgates_all^T @ h_prev_all`, the previous states read in place as the states shifted
+//! by one step, the first step's `h0` term added after); the gradient of `xp` is
+//! `dgates_all` itself, so the caller's input projection gets its `dW_ih` in one GEMM as
+//! well.
 //!
 //! Layouts are contiguous row-major: the states are `[S, T, B, H]` with `S = 2` for the
 //! LSTM (hidden states, then cell states) and `S = 1` for an Elman network; gates are in
@@ -16,12 +18,12 @@
 use crate::dtype::Element;
 use crate::error::{Error, Result};
 use crate::kernels::fastmath_gates;
-use crate::kernels::gemm_into::Mat;
+use crate::kernels::gemm_into::{gemm_into, Mat, Parallelism};
 use crate::kernels::matmul::matmul;
 use crate::kernels::rnn_gemm::{self, PackedRhs};
 use crate::kernels::rnn_step::{self, BwdIn, BwdOut, FwdIn, FwdOut, Shared};
 use crate::layout::Layout;
-use crate::storage::try_filled_vec;
+use crate::storage::{try_filled_vec, try_vec_with_capacity};
 use num_traits::Float;
 use smallvec::smallvec;
 
@@ -231,12 +233,12 @@ pub(crate) fn forward_in_blocks<T: RnnFloat>(
         .steps
         .checked_mul(bh)
         .ok_or_else(|| Error::value("rnn: size overflows"))?;
-    let mut out = try_filled_vec(tbh * cell.states(), <T as Element>::zero())?;
-    let mut acts = if cell == Cell::Lstm {
-        try_filled_vec(tbh * g, <T as Element>::zero())?
-    } else {
-        Vec::new()
-    };
+    // not zero-filled (12 MB per layer run in the benchmark's LSTM): every step writes
+    // all of its rows of both, and their lengths are set after the last step
+    let out_len = tbh * cell.states();
+    let acts_len = if cell == Cell::Lstm { tbh * g } else { 0 };
+    let mut out = try_vec_with_capacity::<T>(out_len)?;
+    let mut acts = try_vec_with_capacity::<T>(acts_len)?;
     // W_hh^T packed once for every step (float32 on AVX2), else transposed once for gemm
     let packed = T::pack_rhs(Mat::row_major(w, 0, g * hd, hd).t())?;
     let wt = if packed.is_some() {
@@ -290,6 +292,13 @@ pub(crate) fn forward_in_blocks<T: RnnFloat>(
             rnn_step::forward_rows(cell, s, &inp, &dst, r0, nr)
         })?;
     }
+    // SAFETY: the loop visited every step `t` once, and `forward_rows` wrote every row of
+    // step t of `out` (h, and c for the LSTM) and of `acts` (LSTM) over the whole batch;
+    // the capacities are these lengths. An error above returned before this point.
+    unsafe {
+        out.set_len(out_len);
+        acts.set_len(acts_len);
+    }
     Ok((out, acts))
 }
 
@@ -331,7 +340,8 @@ pub(crate) fn backward_in_blocks<T: RnnFloat>(
     let (hs, cs) = out.split_at(tbh);
     let (gh, gc) = gout.split_at(tbh);
     let lstm = cell == Cell::Lstm;
-    let mut dxp = try_filled_vec(tbh * g, <T as Element>::zero())?;
+    // not zero-filled: every step writes all of its rows (length set after the loop)
+    let mut dxp = try_vec_with_capacity::<T>(tbh * g)?;
     // the recurrent gradient, read from one buffer and written to the other each step
     let mut dh = try_filled_vec(bh, <T as Element>::zero())?;
     let mut dh_next = try_filled_vec(bh, <T as Element>::zero())?;
@@ -364,7 +374,8 @@ pub(crate) fn backward_in_blocks<T: RnnFloat>(
             packed: packed.as_ref(),
         };
         let dst = BwdOut {
-            d: Shared(dxp[t * bh * g..].as_mut_ptr()),
+            // SAFETY: `t * B * G*H` is inside the capacity of `tbh * G` elements
+            d: Shared(unsafe { dxp.as_mut_ptr().add(t * bh * g) }),
             dc: Shared(dc.as_mut_ptr()),
             dh_next: Shared(dh_next.as_mut_ptr()),
         };
@@ -376,22 +387,10 @@ pub(crate) fn backward_in_blocks<T: RnnFloat>(
         })?;
         std::mem::swap(&mut dh, &mut dh_next);
     }
-    // dW_hh = sum over steps of dgates_t^T @ h_prev_t: one GEMM over all steps
-    let mut h_prev = try_filled_vec(tbh, <T as Element>::zero())?;
-    for k in 0..steps {
-        let t = s.at(k);
-        let src = if k == 0 {
-            h0
-        } else {
-            let p = s.at(k - 1);
-            &hs[p * bh..(p + 1) * bh]
-        };
-        h_prev[t * bh..(t + 1) * bh].copy_from_slice(src);
-    }
-    let rows = steps * s.batch;
-    let mut ldt = Layout::contiguous(&[g * hd, rows]);
-    ldt.strides = smallvec![1, (g * hd) as isize];
-    let dw = matmul(&dxp, &ldt, &h_prev, &Layout::contiguous(&[rows, hd]))?;
+    // SAFETY: the loop visited every step `t` once and `backward_rows` wrote every row of
+    // step t of `dxp` over the whole batch; the capacity is this length.
+    unsafe { dxp.set_len(tbh * g) };
+    let dw = dw_hh(s, g, &dxp, hs, h0)?;
     Ok(LayerGrads {
         dxp,
         dw,
@@ -400,148 +399,36 @@ pub(crate) fn backward_in_blocks<T: RnnFloat>(
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn lcg(n: usize, seed: u64) -> Vec<f64> {
-        let mut x = seed;
-        (0..n)
-            .map(|_| {
-                x = x
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                ((x >> 11) as f64 / (1u64 << 53) as f64) - 0.5
-            })
-            .collect()
-    }
-
-    /// The sum of `out * weights`, a scalar loss for finite differences.
-    fn loss(cell: Cell, s: &Seq, xp: &[f64], w: &[f64], h0: &[f64], c0: &[f64], r: &[f64]) -> f64 {
-        let (out, _) = forward(cell, s, xp, w, h0, c0).unwrap();
-        out.iter().zip(r).map(|(a, b)| a * b).sum()
-    }
-
-    #[test]
-    fn transpose_w_is_the_transpose() {
-        // row counts below, at and past the 32-row block, odd hidden sizes
-        for (g, hd) in [(1, 1), (4, 3), (4, 8), (3, 11), (4, 9), (1, 70)] {
-            let s = Seq {
-                steps: 1,
-                batch: 1,
-                hidden: hd,
-                reverse: false,
-            };
-            let w = lcg(g * hd * hd, 7);
-            let wt = transpose_w(&w, &s, g).unwrap();
-            for r in 0..g * hd {
-                for p in 0..hd {
-                    assert_eq!(
-                        wt[p * g * hd + r],
-                        w[r * hd + p],
-                        "g={g} hd={hd} r={r} p={p}"
-                    );
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn batch_blocks_match_the_whole_batch() {
-        // blocks of 2 rows (2, 2, 1: the last one short) run as pool tasks; the results
-        // must equal one block of the whole batch
-        for cell in [Cell::Lstm, Cell::Tanh, Cell::Relu] {
-            for reverse in [false, true] {
-                let s = Seq {
-                    steps: 4,
-                    batch: 5,
-                    hidden: 3,
-                    reverse,
-                };
-                let g = cell.gates();
-                let xp = lcg(4 * 5 * 3 * g, 11);
-                let w = lcg(g * 3 * 3, 12);
-                let (h0, c0) = (lcg(15, 13), lcg(15, 14));
-                let whole = forward_in_blocks(cell, &s, &xp, &w, &h0, &c0, 5).unwrap();
-                let split = forward_in_blocks(cell, &s, &xp, &w, &h0, &c0, 2).unwrap();
-                let close = |a: &[f64], b: &[f64], what: &str| {
-                    assert_eq!(a.len(), b.len());
-                    for (i, (x, y)) in a.iter().zip(b).enumerate() {
-                        assert!((x - y).abs() < 1e-13, "{cell:?} {what}[{i}]: {x} vs {y}");
-                    }
-                };
-                close(&whole.0, &split.0, "states");
-                close(&whole.1, &split.1, "acts");
-                let r = lcg(whole.0.len(), 15);
-                let (o, a) = (&whole.0, &whole.1);
-                let gw = backward_in_blocks(cell, &s, &w, &h0, &c0, o, a, &r, 5).unwrap();
-                let gs = backward_in_blocks(cell, &s, &w, &h0, &c0, o, a, &r, 2).unwrap();
-                close(&gw.dxp, &gs.dxp, "dxp");
-                close(&gw.dw, &gs.dw, "dw");
-                close(&gw.dh0, &gs.dh0, "dh0");
-                close(&gw.dc0, &gs.dc0, "dc0");
-            }
-        }
-    }
-
-    #[test]
-    fn backward_matches_finite_differences() {
-        for cell in [Cell::Lstm, Cell::Tanh, Cell::Relu] {
-            for reverse in [false, true] {
-                let s = Seq {
-                    steps: 3,
-                    batch: 2,
-                    hidden: 3,
-                    reverse,
-                };
-                let g = cell.gates();
-                let xp = lcg(3 * 2 * 3 * g, 1);
-                let w = lcg(g * 3 * 3, 2);
-                let h0 = lcg(6, 3);
-                let c0 = lcg(6, 4);
-                let (out, acts) = forward(cell, &s, &xp, &w, &h0, &c0).unwrap();
-                let r = lcg(out.len(), 5);
-                let gr = backward(cell, &s, &w, &h0, &c0, &out, &acts, &r).unwrap();
-                let eps = 1e-6;
-                // numeric check of every input, one at a time
-                let num = |xp: &[f64], w: &[f64]| loss(cell, &s, xp, w, &h0, &c0, &r);
-                for i in 0..xp.len() {
-                    let mut a = xp.clone();
-                    a[i] += eps;
-                    let mut b = xp.clone();
-                    b[i] -= eps;
-                    let fd = (num(&a, &w) - num(&b, &w)) / (2.0 * eps);
-                    assert!((fd - gr.dxp[i]).abs() < 1e-7, "{cell:?} dxp[{i}]");
-                }
-                for i in 0..w.len() {
-                    let mut a = w.clone();
-                    a[i] += eps;
-                    let mut b = w.clone();
-                    b[i] -= eps;
-                    let fd = (num(&xp, &a) - num(&xp, &b)) / (2.0 * eps);
-                    assert!((fd - gr.dw[i]).abs() < 1e-7, "{cell:?} dw[{i}]");
-                }
-                for i in 0..h0.len() {
-                    let mut a = h0.clone();
-                    a[i] += eps;
-                    let mut b = h0.clone();
-                    b[i] -= eps;
-                    let fd = (loss(cell, &s, &xp, &w, &a, &c0, &r)
-                        - loss(cell, &s, &xp, &w, &b, &c0, &r))
-                        / (2.0 * eps);
-                    assert!((fd - gr.dh0[i]).abs() < 1e-7, "{cell:?} dh0[{i}]");
-                    if cell == Cell::Lstm {
-                        let mut a = c0.clone();
-                        a[i] += eps;
-                        let mut b = c0.clone();
-                        b[i] -= eps;
-                        let fd = (loss(cell, &s, &xp, &w, &h0, &a, &r)
-                            - loss(cell, &s, &xp, &w, &h0, &b, &r))
-                            / (2.0 * eps);
-                        assert!((fd - gr.dc0[i]).abs() < 1e-7, "{cell:?} dc0[{i}]");
-                    }
-                }
-            }
-        }
-    }
+/// `dW_hh = sum over steps of dgates_t^T @ h_prev_t` (`dxp` `[T, B, G*H]`, the states
+/// `hs` `[T, B, H]`), `[G*H, H]`. The previous state of every step but the first one
+/// processed is the state of the step before it, so `hs` shifted by one step is read in
+/// place: one GEMM over `T - 1` steps (no `[T, B, H]` copy of the previous states), plus
+/// the first step's `dgates^T @ h0` added to it.
+fn dw_hh<T: RnnFloat>(s: &Seq, g: usize, dxp: &[T], hs: &[T], h0: &[T]) -> Result<Vec<T>> {
+    let (hd, bh, steps) = (s.hidden, s.bh(), s.steps);
+    let gh = g * hd;
+    // forward: steps 1.. with the states of 0..T-1; reverse: 0..T-1 with those of 1..
+    let (first, d_from, h_from) = if s.reverse {
+        (steps - 1, 0, bh)
+    } else {
+        (0, bh * g, 0)
+    };
+    let rows = (steps - 1) * s.batch;
+    let mut dw = if rows == 0 {
+        try_filled_vec(gh * hd, <T as Element>::zero())?
+    } else {
+        let mut ldt = Layout::contiguous(&[gh, rows]);
+        ldt.strides = smallvec![1, gh as isize];
+        let d = &dxp[d_from..d_from + rows * gh];
+        let h = &hs[h_from..h_from + rows * hd];
+        matmul(d, &ldt, h, &Layout::contiguous(&[rows, hd]))?
+    };
+    let d0 = Mat::row_major(dxp, first * bh * g, s.batch, gh).t();
+    let h0m = Mat::row_major(h0, 0, s.batch, hd);
+    gemm_into(&mut dw, hd, d0, h0m, true, Parallelism::None)?;
+    Ok(dw)
 }
+
+#[cfg(test)]
+#[path = "rnn_tests.rs"]
+mod tests;

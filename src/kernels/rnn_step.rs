@@ -203,6 +203,97 @@ pub(crate) struct BwdOut<T> {
     pub dh_next: Shared<T>,
 }
 
+/// One batch row of the LSTM's backward gate arithmetic, every slice one row of the
+/// same length: `g = [gh, dh, gc]` (incoming gradients of h and c, recurrent gradient),
+/// `st = [c_prev, tanh(c)]`, the activated gates `a = [i, f, g, o]`; `dc` is read and
+/// overwritten, `d = [di, df, dg, do]` written. The loop runs in [`lstm_gate_grads_in`],
+/// whose slice arguments tell the compiler that no two overlap, so it vectorises (cut
+/// from shared row buffers inside the step, the same loop ran scalar).
+fn lstm_gate_grads<T: RnnFloat>(
+    g: [&[T]; 3],
+    st: [&[T]; 2],
+    a: [&[T]; 4],
+    dc: &mut [T],
+    d: [&mut [T]; 4],
+) {
+    let [gh, dh, gc] = g;
+    let [cp, tc] = st;
+    let [ai, af, ag, ao] = a;
+    let [di, df, dg, d_o] = d;
+    #[cfg(target_arch = "x86_64")]
+    {
+        /// [`lstm_gate_grads_in`] compiled for AVX2.
+        ///
+        /// # Safety
+        /// The CPU supports AVX2.
+        #[target_feature(enable = "avx2")]
+        #[allow(clippy::too_many_arguments)]
+        unsafe fn wide<T: RnnFloat>(
+            gh: &[T],
+            dh: &[T],
+            gc: &[T],
+            cp: &[T],
+            tc: &[T],
+            ai: &[T],
+            af: &[T],
+            ag: &[T],
+            ao: &[T],
+            dc: &mut [T],
+            di: &mut [T],
+            df: &mut [T],
+            dg: &mut [T],
+            d_o: &mut [T],
+        ) {
+            lstm_gate_grads_in(gh, dh, gc, cp, tc, ai, af, ag, ao, dc, di, df, dg, d_o)
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2 (checked just above).
+            return unsafe { wide(gh, dh, gc, cp, tc, ai, af, ag, ao, dc, di, df, dg, d_o) };
+        }
+    }
+    lstm_gate_grads_in(gh, dh, gc, cp, tc, ai, af, ag, ao, dc, di, df, dg, d_o)
+}
+
+/// The loop of [`lstm_gate_grads`] over `dc.len()` units (every slice at least that
+/// long: the callers cut them to one row).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn lstm_gate_grads_in<T: RnnFloat>(
+    gh: &[T],
+    dh: &[T],
+    gc: &[T],
+    cp: &[T],
+    tc: &[T],
+    ai: &[T],
+    af: &[T],
+    ag: &[T],
+    ao: &[T],
+    dc: &mut [T],
+    di: &mut [T],
+    df: &mut [T],
+    dg: &mut [T],
+    d_o: &mut [T],
+) {
+    let one = <T as Element>::one();
+    let n = dc.len();
+    // one length for all, so the loop below has no bounds checks
+    let (gh, dh, gc, cp, tc) = (&gh[..n], &dh[..n], &gc[..n], &cp[..n], &tc[..n]);
+    let (ai, af, ag, ao) = (&ai[..n], &af[..n], &ag[..n], &ao[..n]);
+    let (di, df, dg, d_o) = (&mut di[..n], &mut df[..n], &mut dg[..n], &mut d_o[..n]);
+    for j in 0..n {
+        let dh_t = gh[j] + dh[j];
+        let mut dc_t = gc[j] + dc[j];
+        let t = tc[j];
+        let (i, f, gg, o) = (ai[j], af[j], ag[j], ao[j]);
+        dc_t = dc_t + dh_t * o * (one - t * t);
+        dc[j] = dc_t * f;
+        di[j] = dc_t * gg * i * (one - i);
+        df[j] = dc_t * cp[j] * f * (one - f);
+        dg[j] = dc_t * i * (one - gg * gg);
+        d_o[j] = dh_t * t * o * (one - o);
+    }
+}
+
 /// The backward step for batch rows `r0..r0 + nr` (not the GRU).
 ///
 /// # Safety
@@ -226,22 +317,23 @@ pub(crate) unsafe fn backward_rows<T: RnnFloat>(
             let mut tanh_c = try_filled_vec(hd, zero)?;
             for lr in 0..nr {
                 let bi = r0 + lr;
-                let (row, a) = (lr * gh, &inp.acts[bi * gh..(bi + 1) * gh]);
-                T::tanh_into(&inp.c[bi * hd..(bi + 1) * hd], &mut tanh_c);
-                for j in 0..hd {
-                    let e = bi * hd + j;
-                    let dh_t = inp.gh[e] + inp.dh[e];
-                    let mut dc_t = inp.gc[e] + dc[lr * hd + j];
-                    let tc = tanh_c[j];
-                    let (i, f) = (a[j], a[hd + j]);
-                    let (gg, o) = (a[2 * hd + j], a[3 * hd + j]);
-                    dc_t = dc_t + dh_t * o * (one - tc * tc);
-                    dc[lr * hd + j] = dc_t * f;
-                    d[row + j] = dc_t * gg * i * (one - i);
-                    d[row + hd + j] = dc_t * inp.c_prev[e] * f * (one - f);
-                    d[row + 2 * hd + j] = dc_t * i * (one - gg * gg);
-                    d[row + 3 * hd + j] = dh_t * tc * o * (one - o);
-                }
+                let e = bi * hd..(bi + 1) * hd;
+                T::tanh_into(&inp.c[e.clone()], &mut tanh_c);
+                let a = &inp.acts[bi * gh..(bi + 1) * gh];
+                let (ai, rest) = a.split_at(hd);
+                let (af, rest) = rest.split_at(hd);
+                let (ag, ao) = rest.split_at(hd);
+                let drow = &mut d[lr * gh..(lr + 1) * gh];
+                let (di, rest) = drow.split_at_mut(hd);
+                let (df, rest) = rest.split_at_mut(hd);
+                let (dg, d_o) = rest.split_at_mut(hd);
+                lstm_gate_grads::<T>(
+                    [&inp.gh[e.clone()], &inp.dh[e.clone()], &inp.gc[e.clone()]],
+                    [&inp.c_prev[e], &tanh_c],
+                    [ai, af, ag, ao],
+                    &mut dc[lr * hd..(lr + 1) * hd],
+                    [di, df, dg, d_o],
+                );
             }
         }
         Cell::Tanh | Cell::Relu => {

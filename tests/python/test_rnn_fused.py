@@ -57,6 +57,30 @@ def test_fused_matches_composed(cls, kw, monkeypatch):
 
 
 @pytest.mark.parametrize(
+    "cls,kw",
+    [
+        (nn.LSTM, {"bidirectional": True, "num_layers": 2}),
+        (nn.GRU, {"bidirectional": True}),
+        (nn.RNN, {"nonlinearity": "tanh", "bidirectional": True}),
+    ],
+)
+@pytest.mark.parametrize("steps", [1, 2])
+def test_fused_short_sequences_with_initial_states_match_composed(cls, kw, steps, monkeypatch):
+    # dW_hh reads the previous states in place, the states shifted by one step, and adds
+    # the first step's h0 term after (kernels/rnn.rs, dw_hh): one step is the h0 term
+    # alone, two steps one shifted step; both directions, initial states given
+    layer = cls(4, 5, dtype="float64", **kw)
+    n = layer.num_layers * 2
+    h = _t([n, 3, 5], grad=False)
+    hx = (h, _t([n, 3, 5], grad=False)) if cls is nn.LSTM else h
+    x = _t([steps, 3, 4])
+    v_f, g_f = _run(layer, x, hx, True, monkeypatch)
+    v_c, g_c = _run(layer, x, hx, False, monkeypatch)
+    for a, b in zip(v_f + g_f, v_c + g_c):
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize(
     "cls,hidden,kw", [(nn.LSTM, 182, {}), (nn.RNN, 364, {"bidirectional": True})]
 )
 def test_fused_with_the_batch_split_over_threads_matches_composed(cls, hidden, kw, monkeypatch):
