@@ -47,6 +47,8 @@ class _NoSuggestions:
 
 
 _NO_SUGGESTIONS = _NoSuggestions()
+# CPython's traceback suggests a close name only among at most this many (`dir`) names.
+_PYTHON_SUGGESTION_LIMIT = 750
 
 
 def peer_names(module: str) -> dict[str, tuple[str, str]]:
@@ -83,9 +85,20 @@ def missing_attribute(module: str) -> Callable[[str], NoReturn]:
         # (they need the name and the module object, which Python fills in from these).
         import sys
 
+        mod = sys.modules.get(module)
         err = AttributeError(f"module '{module}' has no attribute '{name}'")
         err.name = name
-        err.obj = sys.modules.get(module)
+        err.obj = mod
+        names = dir(mod) if mod is not None else []
+        if len(names) > _PYTHON_SUGGESTION_LIMIT:
+            # Python gives up suggesting past 750 names (ferrograd has more): suggest here
+            import difflib
+
+            close = difflib.get_close_matches(name, names, n=1, cutoff=0.75)
+            if close:
+                err = AttributeError(f"{err}. Did you mean: '{close[0]}'?")
+                err.name = name
+                err.obj = _NO_SUGGESTIONS
         raise err
 
     return __getattr__
