@@ -11,6 +11,11 @@ NumPy, and the gradient in ``x`` is ``x**(a-1) * exp(-x) / Gamma(a)`` (``-`` tha
 derivative in ``a`` is not available: asking for it raises. Edge values follow the peers:
 ``a = 0`` gives ``P = 1`` for ``x > 0``, ``x = 0`` gives ``P = 0``, negative ``a`` or
 ``x`` and NaN give NaN, ``x = inf`` gives ``P = 1``.
+
+Why not ``scipy.special.gammainc``: SciPy is the well-kept library for this, but it is
+only a test extra of ferrograd, not a runtime dependency, and one function does not
+justify adding it; the series and continued fraction here (Numerical Recipes' method)
+are checked against mpmath values in ``tests/python/test_names22_tensor.py``.
 """
 
 from __future__ import annotations
