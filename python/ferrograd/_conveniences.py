@@ -10,7 +10,6 @@ from typing import Any, Optional
 import numpy as np
 
 from . import _core
-from ._dialect import caller_dialect
 from ._legacy_types import LEGACY_NAMES, LegacyTensorType
 from ._size import SizeOrNumel
 from .grad_mode import no_grad
@@ -199,29 +198,6 @@ def _set_value(self: Tensor, value: Any) -> None:
         self.copy_(src)
 
 
-def _get_data(self: Tensor) -> Tensor:
-    """``Tensor.data`` (both peers): this tensor's values as a tensor outside autograd,
-    sharing its memory: ``p.data.mul_(0.5)`` changes ``p`` without recording history.
-    In PyTorch code it has a version counter of its own, as in PyTorch (writes through it
-    are not seen by ``p``'s saved-tensor checks); elsewhere it is ``detach()``, sharing
-    ``p``'s counter (Paddle's ``inplace_version`` counts the memory's writes)."""
-    if caller_dialect(2) == "torch":
-        return self._data_new_version()
-    return self.detach()
-
-
-def _set_data(self: Tensor, value: Any) -> None:
-    """``t.data = other`` (both peers): ``t`` shows ``other``'s memory from now on, any
-    shape or dtype, shared with ``other`` (a write to one is seen by the other), outside
-    autograd. ``t`` stays the same object with its own requires_grad, ``.grad``, hooks
-    and history, as with PyTorch's ``set_data``. In PyTorch code ``t`` also keeps its
-    version counter (shared with the views of ``t`` taken before); elsewhere it counts
-    with ``other``'s memory, as Paddle's ``inplace_version`` does."""
-    if not isinstance(value, Tensor):
-        raise TypeError(f"data: expects a Tensor, got {type(value).__name__}")
-    self._repoint_data(value, caller_dialect(2) == "torch")
-
-
 def _view_as(self: Tensor, other: Tensor) -> Tensor:
     """``x.view_as(other)`` (both peers): ``x.view(other.shape)``."""
     if not isinstance(other, Tensor):
@@ -236,7 +212,7 @@ def _new(self: Tensor, *args: Any) -> Tensor:
 
 
 def install_tensor_methods() -> None:
-    """Adds ``type``, ``cuda``, ``set_value``, ``size``, ``is_cuda``, ``is_cpu``, ``data``,
+    """Adds ``type``, ``cuda``, ``set_value``, ``size``, ``is_cuda``, ``is_cpu``,
     ``view_as`` and ``new`` to ``Tensor``."""
     # methods added to the native class on purpose (the stub lists them as methods)
     Tensor.type = _type  # type: ignore[method-assign,assignment]
@@ -250,6 +226,5 @@ def install_tensor_methods() -> None:
     # torch's device flags: every ferrograd tensor lives in CPU memory
     Tensor.is_cuda = property(lambda self: False, doc="False: ferrograd tensors live on the CPU.")  # type: ignore[assignment]
     Tensor.is_cpu = property(lambda self: True, doc="True: ferrograd tensors live on the CPU.")  # type: ignore[assignment]
-    Tensor.data = property(_get_data, _set_data)  # type: ignore[method-assign,assignment]
     Tensor.view_as = _view_as  # type: ignore[method-assign]
     Tensor.new = _new  # type: ignore[method-assign]

@@ -1238,8 +1238,6 @@ class Tensor:
     def _repoint_data(self, value: Tensor, keep_version: _bool = False) -> None:
         """``x.data = value``: this object shows ``value``'s memory from now on, with its
         own version counter (``keep_version``, PyTorch) or ``value``'s (Paddle)."""
-    def _data_new_version(self) -> Tensor:
-        """PyTorch's ``x.data``: the same memory, no history, a new version counter."""
     def _become_view(self, view: Tensor, op: str) -> None:
         """Finishes in-place view op ``op``: this object becomes ``view``."""
     def transpose_(self, *args: Any, **kwargs: Any) -> Tensor:

@@ -9,7 +9,7 @@
 use crate::python::errors::IntoPy;
 use crate::python::tensor::class::PyTensor;
 use crate::tensor::Tensor;
-use pyo3::exceptions::PyRuntimeError;
+use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 
 /// Points `obj` at `t`, recording `obj` as `t`'s Python object (so a saved `t` unpacks to
@@ -57,11 +57,36 @@ impl PyTensor {
         repoint(slf, n, None)
     }
 
-    /// PyTorch's `x.data`: `x`'s memory and layout without history, with a version
-    /// counter of its own (in-place writes through it are not seen by `x`'s saved-tensor
-    /// checks, which is what `.data` is for). Paddle's `x.data` is `x.detach()`.
-    fn _data_new_version(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
-        crate::python::tensor::class::wrap(py, self.inner().with_new_version())
+    /// `x.data` (both peers): `x`'s values as a tensor outside autograd, sharing its
+    /// memory (`p.data.mul_(0.5)` changes `p` without recording history). In PyTorch code
+    /// it has a version counter of its own, as in PyTorch (writes through it are not seen
+    /// by `x`'s saved-tensor checks, which is what `.data` is for); elsewhere it is
+    /// `x.detach()`, sharing `x`'s counter (Paddle's `inplace_version` counts the
+    /// memory's writes). The dialect check reads the caller's globals (no Python call).
+    #[getter]
+    fn data(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
+        let t = match crate::python::dialect::caller_is_torch(py)? {
+            true => self.inner().with_new_version(),
+            false => self.inner().detach(),
+        };
+        crate::python::tensor::class::wrap(py, t)
+    }
+
+    /// `x.data = y` (both peers): `x` shows `y`'s memory from now on, any shape or dtype,
+    /// shared with `y`, outside autograd; `x` stays the same object with its own
+    /// requires_grad, `.grad`, hooks and history (PyTorch's `set_data`). In PyTorch code
+    /// `x` keeps its version counter (shared with the views of `x` taken before);
+    /// elsewhere it counts with `y`'s memory, as Paddle's `inplace_version` does.
+    #[setter]
+    fn set_data(slf: &Bound<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let Ok(value) = value.cast::<PyTensor>() else {
+            return Err(PyTypeError::new_err(format!(
+                "data: expects a Tensor, got {}",
+                value.get_type().name()?
+            )));
+        };
+        let torch = crate::python::dialect::caller_is_torch(slf.py())?;
+        Self::_repoint_data(slf, value, torch)
     }
 
     /// Finishes an in-place view op (`op`, e.g. `"transpose_"`) whose out-of-place result
