@@ -300,31 +300,6 @@ def leaky_relu(
     return _core.where(x > 0, x, x * float(negative_slope))
 
 
-def one_hot(x: Tensor, num_classes: int = -1, name: Optional[str] = None) -> Tensor:
-    """One-hot encoding of the integer tensor ``x``: shape ``x.shape + [num_classes]``.
-    The result is float32 as in Paddle, or int64 as in PyTorch in PyTorch code (``import
-    ferrograd as torch``; docs/dialects.md); ``num_classes=-1`` means ``x.max() + 1``.
-    Not differentiable (indices have no gradient)."""
-    import numpy as np
-
-    ids = x.numpy() if isinstance(x, Tensor) else np.asarray(x)
-    if ids.dtype.kind not in "iu":
-        raise TypeError(f"one_hot: x must hold integers, got dtype {ids.dtype}")
-    if num_classes == -1:
-        num_classes = int(ids.max()) + 1 if ids.size else 0
-    if not isinstance(num_classes, int) or num_classes < 0:
-        raise ValueError(f"one_hot: num_classes must be a non-negative int, got {num_classes!r}")
-    if ids.size and (ids.min() < 0 or ids.max() >= num_classes):
-        raise ValueError(
-            f"one_hot: class values must lie in [0, {num_classes}), got values in "
-            f"[{ids.min()}, {ids.max()}]"
-        )
-    torch = caller_dialect(2) == "torch"
-    out = np.zeros(ids.shape + (num_classes,), dtype=np.int64 if torch else np.float32)
-    np.put_along_axis(out, ids[..., None].astype(np.int64), 1, axis=-1)
-    return _core.tensor(out)
-
-
 # attention (fn_attention.py)
 from .fn_attention import scaled_dot_product_attention as scaled_dot_product_attention  # noqa: E402
 from .fn_mha import multi_head_attention_forward as multi_head_attention_forward  # noqa: E402
@@ -580,6 +555,7 @@ __all__ += [
     "tanh_", "softmax_", "thresholded_relu_",
 ]  # fmt: skip
 from .fn_sequence_mask import diag_embed as diag_embed  # noqa: E402
+from .fn_sequence_mask import one_hot as one_hot  # noqa: E402
 from .fn_sequence_mask import sequence_mask as sequence_mask  # noqa: E402
 
 __all__ += ["sequence_mask", "diag_embed"]
