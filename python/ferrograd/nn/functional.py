@@ -230,8 +230,6 @@ def embedding(
     Positions equal to ``padding_idx`` get no gradient; in Paddle code their output is
     zeros (Paddle's), elsewhere the weight row (PyTorch's). With ``max_norm`` the rows
     named in ``x`` are first renormalised in place (PyTorch's rule)."""
-    if scale_grad_by_freq:
-        raise NotImplementedError("embedding: scale_grad_by_freq=True is not supported")
     if max_norm is not None:
         from .fn_embedding_bag import embedding_renorm_
 
@@ -246,6 +244,10 @@ def embedding(
         rows = weight.index_select(x.reshape(-1), axis=0)
     except IndexError as e:
         raise IndexError(f"embedding: ids must lie in [0, {num}) ({e})") from None
+    if scale_grad_by_freq:  # each row's gradient divided by its id's count in x
+        from .fn_embedding_bag import grad_scaled_by_freq
+
+        rows = grad_scaled_by_freq(rows, x.numpy().reshape(-1))
     out = rows.reshape(list(x.shape) + [weight.shape[1]])
     if padding_idx is not None:
         # the padding row's value is kept (PyTorch; Paddle outputs zeros there), its
