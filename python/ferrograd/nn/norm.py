@@ -11,7 +11,7 @@ layer uses the batch statistics in training mode and the running ones after ``ev
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Optional
 
 from .. import _core
 from ..grad_mode import no_grad
@@ -542,41 +542,7 @@ class InstanceNorm3D(_InstanceNormPaddle):
     _formats = ("NCDHW", "NDHWC")
 
 
-class RMSNorm(Module):
-    """``x / sqrt(mean(x^2) + eps) * weight`` over the trailing ``normalized_shape`` dims
-    (torch's ``nn.RMSNorm``; ``eps=None`` is the dtype's machine epsilon); ``weight`` starts
-    at ones."""
-
-    def __init__(
-        self,
-        normalized_shape: Union[int, Sequence[int]],
-        eps: Optional[float] = None,
-        elementwise_affine: bool = True,
-        device: Any = None,
-        dtype: Any = None,
-        *,
-        epsilon: Optional[float] = None,
-    ) -> None:
-        super().__init__()
-        shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
-        self.normalized_shape = shape
-        self.eps = eps if epsilon is None else epsilon
-        self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(_core.ones(shape, dtype=_dt(dtype)))
-        else:
-            self.register_parameter("weight", None)
-
-    def forward(self, x: Tensor) -> Tensor:
-        """RMS-normalised ``x``."""
-        fn = fn_norm.rms_norm if isinstance(x, Tensor) else recording("rms_norm")
-        return fn(x, self.normalized_shape, self.weight, self.eps)
-
-    def extra_repr(self) -> str:
-        return (
-            f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
-        )
-
+from .norm_rms import RMSNorm as RMSNorm  # noqa: E402  (moved out: this file was at 600 lines)
 
 __all__ = [
     "BatchNorm1d",
