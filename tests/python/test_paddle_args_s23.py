@@ -1,7 +1,8 @@
 """Paddle arguments ferrograd refused with NotImplementedError until session 23 (issue
 #17): the legacy ``UniformInitializer``'s diagonal (``diag_num``, ``diag_step``,
-``diag_val``). Expected values follow Paddle's documented rule, checked on Paddle
-3.3.1's static-graph ``uniform_random`` op."""
+``diag_val``; expected values follow Paddle's documented rule, checked on Paddle 3.3.1's
+static-graph ``uniform_random`` op) and ``F.dropout(axis=...)`` (Paddle's masks shared
+along the dims not named)."""
 
 from __future__ import annotations
 
@@ -56,3 +57,69 @@ def test_uniform_initializer_argument_errors():
     # no diagonal: the plain uniform draw
     p = paddle.create_parameter([50], "float32", default_initializer=UniformInitializer(-2, 2))
     assert np.abs(p.numpy()).max() <= 2 and p.numpy().std() > 0.5
+
+
+# ---- F.dropout(axis=...): Paddle's masks shared along the other dims ----
+
+F = paddle.nn.functional
+
+
+def _kept_pattern(out: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """The output reduced over the non-``axes`` dims, checking it is constant there."""
+    other = tuple(i for i in range(out.ndim) if i not in axes)
+    lo, hi = out.min(axis=other), out.max(axis=other)
+    np.testing.assert_array_equal(lo, hi)
+    return lo
+
+
+@pytest.mark.parametrize("axis", [1, [0, 2], (1,), [0, 1, 2]])
+def test_dropout_axis_shares_the_mask(axis):
+    paddle.seed(3)
+    x = paddle.ones([6, 40, 5], dtype="float64")
+    x.stop_gradient = False
+    out = F.dropout(x, 0.5, axis=axis)
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    kept = _kept_pattern(out.numpy(), axes)
+    assert set(np.unique(kept)) == {0.0, 2.0}  # dropped, or kept and scaled by 1/(1-p)
+    assert 0.25 < (kept == 0).mean() < 0.75
+    out.sum().backward()  # the gradient is the mask times the scale
+    np.testing.assert_array_equal(x.grad.numpy(), out.numpy())
+
+
+def test_dropout_axis_modes_training_and_inplace():
+    paddle.seed(5)
+    x = paddle.to_tensor(np.arange(1.0, 25.0).reshape(2, 3, 4))
+    down = F.dropout(x, 0.25, axis=[0, 1], mode="downscale_in_infer").numpy()
+    keep = down / x.numpy()
+    assert set(np.unique(keep)) <= {0.0, 1.0}  # not rescaled in training
+    _kept_pattern(keep, (0, 1))
+    np.testing.assert_allclose(
+        F.dropout(x, 0.25, axis=1, training=False, mode="downscale_in_infer").numpy(),
+        x.numpy() * 0.75,
+    )
+    np.testing.assert_array_equal(F.dropout(x, 0.25, axis=1, training=False).numpy(), x.numpy())
+    np.testing.assert_array_equal(F.dropout(x, 1.0, axis=1).numpy(), np.zeros((2, 3, 4)))
+    np.testing.assert_array_equal(F.dropout(x, 0.0, axis=1).numpy(), x.numpy())
+    y = paddle.ones([3, 50])
+    assert F.dropout(y, 0.5, inplace=True, axis=1) is y
+    _kept_pattern(y.numpy(), (1,))
+    layer = paddle.nn.Dropout(0.5, axis=0)
+    out = layer(paddle.ones([30, 4]))
+    _kept_pattern(out.numpy(), (0,))
+    layer.eval()
+    np.testing.assert_array_equal(layer(paddle.ones([30, 4])).numpy(), np.ones((30, 4)))
+
+
+def test_dropout_axis_errors():
+    x = paddle.ones([2, 3])
+    with pytest.raises(ValueError, match="in \\[0, 2\\)"):
+        F.dropout(x, 0.5, axis=-1)  # Paddle's rule: axes are counted from 0
+    with pytest.raises(ValueError, match="in \\[0, 2\\)"):
+        F.dropout(x, 0.5, axis=[0, 2])
+    with pytest.raises(TypeError, match="axis must be an int"):
+        F.dropout(x, 0.5, axis="1")
+    # Paddle's positional order (x, p, axis, training) is not PyTorch's (x, p, training)
+    with pytest.raises(TypeError, match="pass Paddle's axis by keyword"):
+        F.dropout(x, 0.5, 1)
+    with pytest.raises(TypeError, match="training must be a bool"):
+        F.dropout(x, 0.5, [0])

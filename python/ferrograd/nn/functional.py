@@ -144,17 +144,25 @@ def dropout(
     name: Optional[str] = None,
 ) -> Tensor:
     """Zeroes each element with probability ``p`` and scales the rest by ``1/(1-p)`` in
-    training; the identity otherwise. Draws from ferrograd's generator (``seed``)."""
+    training; the identity otherwise. Draws from ferrograd's generator (``seed``).
+    Paddle's ``axis=``: one mask value per index of those dims, shared along the others."""
     if not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout: p must be a probability in [0, 1], got {p!r}")
     if mode not in ("upscale_in_train", "downscale_in_infer"):
         raise ValueError(
             f"dropout: mode must be 'upscale_in_train' or 'downscale_in_infer', got {mode!r}"
         )
-    if axis is not None:
-        raise NotImplementedError("dropout: axis= (shared masks) is not supported; leave it None")
+    if training is None or isinstance(training, (list, tuple)) or type(training) is int:
+        raise TypeError(
+            f"dropout: training must be a bool, got {training!r}; the positional order is "
+            "(x, p, training, inplace) (PyTorch's): pass Paddle's axis by keyword (axis=...)"
+        )
     if inplace is True:
-        return run_inplace(x, lambda v: dropout(v, p, training, False, None, mode), "dropout")
+        return run_inplace(x, lambda v: dropout(v, p, training, False, axis, mode), "dropout")
+    if axis is not None:
+        from .fn_dropout import dropout_axes
+
+        return dropout_axes(x, float(p), axis, bool(training), mode)
     if not training:
         return x * (1.0 - p) if mode == "downscale_in_infer" and p > 0 else x
     if p == 0.0:
