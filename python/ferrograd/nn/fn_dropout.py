@@ -224,7 +224,7 @@ def dropout_axes(x: Tensor, p: float, axis: Any, training: bool, mode: str) -> T
         raise TypeError(f"{what}: axis must be an int or a non-empty list of ints, got {axis!r}")
     nd = x.ndim
     for a in axes:
-        if isinstance(a, bool) or not isinstance(a, numbers.Integral) or not 0 <= a < nd:
+        if isinstance(a, bool) or not isinstance(a, numbers.Integral) or not 0 <= int(a) < nd:
             raise ValueError(
                 f"{what}: each axis must be an int in [0, {nd}) (the input's dims), got {axis!r}"
             )
@@ -236,7 +236,8 @@ def dropout_axes(x: Tensor, p: float, axis: Any, training: bool, mode: str) -> T
         return x * (1.0 - p) if mode == "downscale_in_infer" else x
     if p == 1.0:
         return x * 0.0
-    shape = [int(n) if i in axes else 1 for i, n in enumerate(x.shape)]
+    picked = {int(a) for a in axes}
+    shape = [int(n) if i in picked else 1 for i, n in enumerate(x.shape)]
     keep = _keep_mask(shape, p, x.dtype if x.dtype.is_floating_point else _core.float32)
     return x * (keep * (1.0 / (1.0 - p)) if mode == "upscale_in_train" else keep)
 

@@ -229,7 +229,7 @@ class TransformerEncoderLayer(_LayerBase):
         src_key_padding_mask: Optional[Tensor] = None,
         is_causal: bool = False,
         cache: Any = None,
-    ) -> Tensor:
+    ) -> Any:
         """The layer applied to ``src``; with Paddle's ``cache`` (a
         ``MultiHeadAttention.Cache``, see ``gen_cache``), ``(output, new_cache)``."""
         kpm, cache = _cache_arg(self, src_key_padding_mask, cache, "TransformerEncoderLayer")
@@ -289,7 +289,7 @@ class TransformerDecoderLayer(_LayerBase):
         tgt_is_causal: bool = False,
         memory_is_causal: bool = False,
         cache: Any = None,
-    ) -> Tensor:
+    ) -> Any:
         """The layer applied to ``tgt`` attending to ``memory``; with Paddle's ``cache``
         (``(Cache, StaticCache)``, see ``gen_cache``), ``(output, new_cache)``."""
         tkpm, cache = _cache_arg(self, tgt_key_padding_mask, cache, "TransformerDecoderLayer")
@@ -379,7 +379,7 @@ class TransformerEncoder(Module):
         cache: Any = None,
         *,
         src_mask: Optional[Tensor] = None,
-    ) -> Tensor:
+    ) -> Any:
         """``src`` through every layer (Paddle: ``forward(src, src_mask, cache)``, the
         cache a list of one ``Cache`` per layer; then ``(output, new_caches)``)."""
         mask = src_mask if src_mask is not None else mask
@@ -428,7 +428,7 @@ class TransformerDecoder(Module):
         tgt_is_causal: Optional[bool] = None,
         memory_is_causal: bool = False,
         cache: Any = None,
-    ) -> Tensor:
+    ) -> Any:
         """``tgt`` through every layer, each attending to ``memory`` (Paddle's ``cache``:
         one ``(Cache, StaticCache)`` per layer; then ``(output, new_caches)``)."""
         tkpm, cache = _cache_arg(self.layers[0], tgt_key_padding_mask, cache, "TransformerDecoder")
