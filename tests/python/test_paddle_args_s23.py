@@ -1,8 +1,9 @@
 """Paddle arguments ferrograd refused with NotImplementedError until session 23 (issue
 #17): the legacy ``UniformInitializer``'s diagonal (``diag_num``, ``diag_step``,
 ``diag_val``; expected values follow Paddle's documented rule, checked on Paddle 3.3.1's
-static-graph ``uniform_random`` op) and ``F.dropout(axis=...)`` (Paddle's masks shared
-along the dims not named)."""
+static-graph ``uniform_random`` op), ``F.dropout(axis=...)`` (Paddle's masks shared
+along the dims not named) and ``weight_*_attr=False`` on the recurrent layers (Paddle's
+frozen weight of ones)."""
 
 from __future__ import annotations
 
@@ -123,3 +124,41 @@ def test_dropout_axis_errors():
         F.dropout(x, 0.5, 1)
     with pytest.raises(TypeError, match="training must be a bool"):
         F.dropout(x, 0.5, [0])
+
+
+# ---- weight_*_attr=False on Paddle's recurrent layers: a frozen weight of ones ----
+
+
+@pytest.mark.parametrize(
+    "make, frozen",
+    [
+        (lambda: paddle.nn.SimpleRNNCell(3, 4, weight_ih_attr=False), ["weight_ih"]),
+        (lambda: paddle.nn.LSTMCell(3, 4, weight_hh_attr=False), ["weight_hh"]),
+        (lambda: paddle.nn.GRU(3, 4, weight_ih_attr=False), ["weight_ih_l0"]),
+        (
+            lambda: paddle.nn.LSTM(3, 4, 2, "bidirect", weight_hh_attr=False),
+            ["weight_hh_l0", "weight_hh_l0_reverse", "weight_hh_l1", "weight_hh_l1_reverse"],
+        ),
+    ],
+)
+def test_recurrent_weight_attr_false_is_a_frozen_weight_of_ones(make, frozen):
+    """Paddle 3.3.1's parameters: the weight stays (in the state_dict too), all ones,
+    stop_gradient=True; the others train."""
+    m = make()
+    params = dict(m.named_parameters())
+    for name in frozen:
+        assert params[name].stop_gradient and (params[name].numpy() == 1).all()
+        assert name in m.state_dict()
+    x = paddle.randn([2, 3]) if "Cell" in type(m).__name__ else paddle.randn([2, 5, 3])
+    m(x)[0].sum().backward()
+    for name, p in params.items():
+        assert (p.grad is None) == (name in frozen)
+
+
+def test_simple_rnn_cell_with_frozen_input_weight_values():
+    cell = paddle.nn.SimpleRNNCell(3, 4, weight_ih_attr=False)
+    x, h = np.random.default_rng(0).standard_normal((2, 2, 3)), np.zeros((2, 4))
+    out, _ = cell(paddle.to_tensor(x[0], dtype="float32"))
+    w_hh, b_ih, b_hh = (cell.weight_hh.numpy(), cell.bias_ih.numpy(), cell.bias_hh.numpy())
+    want = np.tanh(x[0] @ np.ones((4, 3)).T + b_ih + h @ w_hh.T + b_hh)
+    np.testing.assert_allclose(out.numpy(), want, rtol=1e-5, atol=1e-6)
