@@ -78,16 +78,15 @@ def vmap(
     entry per positional argument: an int, None for an unmapped argument, or a nested
     structure matching the argument); the results are stacked along ``out_dims``
     (``None`` for an output that does not depend on the mapped inputs: returned once,
-    not stacked). A loop over the batch (see the module docstring): no faster than
-    writing it."""
+    not stacked). ``randomness="same"``: random ops (of the default generator) draw the
+    same values for every entry; otherwise they draw anew per entry. A loop over the
+    batch (see the module docstring): no faster than writing it."""
     if not callable(func):
         raise TypeError(f"vmap: func must be callable, got {type(func).__name__}")
     if randomness not in ("error", "different", "same"):
         raise ValueError(
             f"vmap: randomness must be 'error', 'different' or 'same', got {randomness!r}"
         )
-    if randomness == "same":
-        raise NotImplementedError("vmap: randomness='same' is not supported (the loop draws anew)")
     del chunk_size  # the loop handles one entry at a time anyway
 
     def mapped(*args: Any, **kwargs: Any) -> Any:
@@ -122,7 +121,12 @@ def vmap(
             raise ValueError(f"vmap: the mapped dimensions have different sizes {sizes}")
         results = []
         first_slices: list[Tensor] = []  # the mapped inputs of entry 0 (for out_dims=None)
+        # randomness="same": every entry starts from the same state of the default
+        # generator, so its random ops draw the same values for each entry
+        rng = _core._rng_state() if randomness == "same" else None
         for i in range(sizes[0]):
+            if rng is not None:
+                _core._set_rng_state(rng)
 
             def pick(x: Any, d: Any, i: int = i) -> Any:
                 if d is None:

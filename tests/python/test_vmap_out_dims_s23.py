@@ -1,6 +1,7 @@
-"""``vmap(out_dims=None)`` (issue #17): an output that does not depend on the mapped
-inputs is returned once, not stacked (PyTorch's ``torch.func.vmap``); one that does
-raises ``ValueError``, as in PyTorch."""
+"""``vmap(out_dims=None)`` and ``vmap(randomness="same")`` (issue #17): an output that
+does not depend on the mapped inputs is returned once, not stacked (PyTorch's
+``torch.func.vmap``), one that does raises ``ValueError`` as in PyTorch; with
+``randomness="same"`` every entry draws the same random values."""
 
 from __future__ import annotations
 
@@ -41,3 +42,19 @@ def test_vmap_unmapped_output_that_depends_on_the_mapped_input_raises():
     x = X.clone().requires_grad_(True)
     with pytest.raises(ValueError, match="must not depend on the mapped inputs"):
         vmap(lambda x: x.sum() * 0 + 1, out_dims=None)(x)
+
+
+def test_vmap_randomness_same_and_different():
+    """randomness='same' (issue #17): every entry draws the same values (PyTorch's)."""
+    x = torch.zeros(4, 3)
+    torch.manual_seed(0)
+    same = vmap(lambda x: x + torch.rand(3), randomness="same")(x).numpy()
+    assert (same == same[0]).all() and len(set(same[0].tolist())) == 3
+    torch.manual_seed(0)
+    assert (torch.rand(3).numpy() == same[0]).all()  # the first draw after the seed
+    masks = vmap(lambda x: torch.nn.functional.dropout(x + 1, 0.5), randomness="same")(
+        torch.zeros(3, 50)
+    ).numpy()
+    assert (masks == masks[0]).all() and 0 < (masks[0] == 0).sum() < 50
+    diff = vmap(lambda x: x + torch.rand(3), randomness="different")(x).numpy()
+    assert len({tuple(r) for r in diff.tolist()}) == 4
