@@ -162,3 +162,45 @@ def test_simple_rnn_cell_with_frozen_input_weight_values():
     w_hh, b_ih, b_hh = (cell.weight_hh.numpy(), cell.bias_ih.numpy(), cell.bias_hh.numpy())
     want = np.tanh(x[0] @ np.ones((4, 3)).T + b_ih + h @ w_hh.T + b_hh)
     np.testing.assert_allclose(out.numpy(), want, rtol=1e-5, atol=1e-6)
+
+
+# ---- paddle.Model.prepare(amp_configs=...) ----
+
+
+def _amp_model(amp_configs):
+    paddle.seed(0)
+    net = paddle.nn.Sequential(paddle.nn.Linear(4, 3))
+    model = paddle.Model(net)
+    opt = paddle.optimizer.SGD(0.1, parameters=net.parameters())
+    model.prepare(opt, paddle.nn.CrossEntropyLoss(), amp_configs=amp_configs)
+    return net, model
+
+
+def test_model_amp_configs_trains_under_auto_cast_with_a_scaler():
+    x = np.random.default_rng(0).standard_normal((8, 4)).astype("float32")
+    y = np.arange(8).reshape(8, 1) % 3
+    net0, plain = _amp_model(None)
+    net1, amp = _amp_model({"level": "O1", "init_loss_scaling": 128.0})
+    seen = []
+    net1.register_forward_post_hook(lambda layer, inp, out: seen.append(out.dtype))
+    for _ in range(3):
+        l0 = plain.train_batch([x], [y])[0]
+        l1 = amp.train_batch([x], [y])[0]
+        np.testing.assert_allclose(l1, l0, rtol=2e-2)  # float16 matmuls
+    assert seen == [paddle.float16] * 3  # the network ran under auto_cast
+    assert amp._scaler.get_scale() == 128.0  # one scaler, from the dict's arguments
+    for a, b in zip(net0.parameters(), net1.parameters()):
+        np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=2e-2, atol=2e-3)
+    _, o0 = _amp_model("O0")
+    assert o0._scaler is None and o0.train_batch([x], [y])
+
+
+def test_model_amp_configs_errors():
+    with pytest.raises(ValueError, match="'O0', 'O1' or 'O2'"):
+        _amp_model("O3")
+    with pytest.raises(ValueError, match="should be 'O0', 'O1' or 'O2'"):
+        _amp_model({"level": "fp16"})
+    with pytest.raises(ValueError, match="use_pure_fp16"):
+        _amp_model({"level": "O2", "use_pure_fp16": True})
+    with pytest.raises(ValueError, match="could not be recognized"):
+        _amp_model({"level": "O1", "use_fp16_guard": True})
