@@ -190,16 +190,29 @@ def slice_scatter(
 def diagonal_scatter(
     x: Tensor, src: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1
 ) -> Tensor:
-    """A copy of ``x`` with its diagonal ``offset`` (of the ``dim1``, ``dim2`` planes)
-    replaced by ``src``."""
-    if x.ndim != 2 or (dim1 % 2, dim2 % 2) != (0, 1):
-        raise NotImplementedError(
-            "diagonal_scatter: only the main planes of a 2-d tensor are supported"
+    """A copy of ``x`` with its diagonal ``offset`` of the (``dim1``, ``dim2``) planes
+    replaced by ``src``, shaped as ``x.diagonal(offset, dim1, dim2)`` (the other dims,
+    then the diagonal). Gradients reach ``x`` (off the diagonal) and ``src``."""
+    what = "diagonal_scatter"
+    if x.ndim < 2:
+        raise ValueError(f"{what}: x needs at least 2 dims, got shape {list(x.shape)}")
+    d1, d2 = (operator.index(d) for d in (dim1, dim2))
+    if not (-x.ndim <= d1 < x.ndim and -x.ndim <= d2 < x.ndim):
+        raise IndexError(f"{what}: dim1 {dim1} / dim2 {dim2} out of range for {x.ndim} dims")
+    if d1 % x.ndim == d2 % x.ndim:
+        raise ValueError(f"{what}: dim1 and dim2 must differ, got {dim1} and {dim2}")
+    shape = [int(n) for n in x.shape]
+    # the flat positions of the diagonal, in torch.diagonal's order (numpy's is the same)
+    where = np.diagonal(
+        np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape),
+        operator.index(offset), d1 % x.ndim, d2 % x.ndim,
+    )  # fmt: skip
+    if list(src.shape) != list(where.shape):
+        raise ValueError(
+            f"{what}: src must have the diagonal's shape {list(where.shape)}, got {list(src.shape)}"
         )
-    rows, cols = x.shape
-    r = np.arange(max(0, -offset), min(rows, cols - offset))
-    flat = _core.tensor((r * cols + r + offset).astype(np.int64))
-    return x.reshape([-1]).scatter(0, flat, src.reshape([-1])).reshape([rows, cols])
+    flat = _core.tensor(np.ascontiguousarray(where).reshape(-1))
+    return x.reshape([-1]).scatter(0, flat, src.reshape([-1])).reshape(shape)
 
 
 def _window(op: str, n: int, periodic: bool, dtype: Any, values: Any) -> Tensor:

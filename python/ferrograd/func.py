@@ -26,6 +26,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, Union
 
+import numpy as np
+
 from . import _core
 from ._core import Tensor
 from .autograd import functional as _functional
@@ -67,23 +69,24 @@ def _check_dim(dim: Any, what: str) -> None:
 def vmap(
     func: Callable[..., Any],
     in_dims: InDims = 0,
-    out_dims: Union[int, Sequence[int]] = 0,
+    out_dims: Union[int, None, Sequence[Any]] = 0,
     randomness: str = "error",
     *,
     chunk_size: Any = None,
 ) -> Callable[..., Any]:
     """``func`` mapped over dimension ``in_dims`` of its arguments (an int for all, or one
     entry per positional argument: an int, None for an unmapped argument, or a nested
-    structure matching the argument); the results are stacked along ``out_dims``. A loop
-    over the batch (see the module docstring): no faster than writing it."""
+    structure matching the argument); the results are stacked along ``out_dims``
+    (``None`` for an output that does not depend on the mapped inputs: returned once,
+    not stacked). ``randomness="same"``: random ops (of the default generator) draw the
+    same values for every entry; otherwise they draw anew per entry. A loop over the
+    batch (see the module docstring): no faster than writing it."""
     if not callable(func):
         raise TypeError(f"vmap: func must be callable, got {type(func).__name__}")
     if randomness not in ("error", "different", "same"):
         raise ValueError(
             f"vmap: randomness must be 'error', 'different' or 'same', got {randomness!r}"
         )
-    if randomness == "same":
-        raise NotImplementedError("vmap: randomness='same' is not supported (the loop draws anew)")
     del chunk_size  # the loop handles one entry at a time anyway
 
     def mapped(*args: Any, **kwargs: Any) -> Any:
@@ -117,35 +120,92 @@ def vmap(
         if len(set(sizes)) != 1:
             raise ValueError(f"vmap: the mapped dimensions have different sizes {sizes}")
         results = []
+        first_slices: list[Tensor] = []  # the mapped inputs of entry 0 (for out_dims=None)
+        # randomness="same": every entry starts from the same state of the default
+        # generator, so its random ops draw the same values for each entry
+        rng = _core._rng_state() if randomness == "same" else None
         for i in range(sizes[0]):
+            if rng is not None:
+                _core._set_rng_state(rng)
 
             def pick(x: Any, d: Any, i: int = i) -> Any:
-                return x if d is None else x.select(d, i)
+                if d is None:
+                    return x
+                piece = x.select(d, i)
+                if i == 0:
+                    first_slices.append(piece)
+                return piece
 
             picked = _map_leaves(pick, list(args), list(dims))
             results.append(func(*picked, **kwargs))
-        return _stack_results(results, out_dims, sizes[0])
+        return _stack_results(results, out_dims, first_slices)
 
     mapped.__name__ = f"vmap({getattr(func, '__name__', 'func')})"
     mapped.__doc__ = func.__doc__
     return mapped
 
 
-def _stack_results(results: list[Any], out_dims: Any, n: int) -> Any:
+def _stack_results(results: list[Any], out_dims: Any, slices: list[Tensor]) -> Any:
     first = results[0] if results else None
     if isinstance(first, tuple):
         dims = out_dims if isinstance(out_dims, (tuple, list)) else [out_dims] * len(first)
         if len(dims) != len(first):
             raise ValueError(f"vmap: out_dims {out_dims!r} does not match {len(first)} outputs")
-        return tuple(_stack_one([r[k] for r in results], dims[k]) for k in range(len(first)))
+        return tuple(
+            _stack_one([r[k] for r in results], dims[k], slices) for k in range(len(first))
+        )
     if isinstance(out_dims, (tuple, list)):
         raise ValueError("vmap: out_dims is a sequence but the function returns one value")
-    return _stack_one(results, out_dims)
+    return _stack_one(results, out_dims, slices)
 
 
-def _stack_one(values: list[Any], dim: Any) -> Tensor:
+def _same_value(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    if isinstance(a, Tensor) or isinstance(b, Tensor):
+        if not (isinstance(a, Tensor) and isinstance(b, Tensor)):
+            return False
+        if a.dtype != b.dtype or list(a.shape) != list(b.shape):
+            return False
+        x, y = a.detach().numpy(), b.detach().numpy()
+        return bool(np.array_equal(x, y, equal_nan=x.dtype.kind in "fc"))
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
+
+
+def _depends_on(value: Any, slices: list[Tensor]) -> bool:
+    """Whether the graph of ``value`` reaches one of the mapped inputs' slices."""
+    if not isinstance(value, Tensor) or not value.requires_grad:
+        return False
+    inputs = [t for t in slices if t.requires_grad]
+    if not inputs:
+        return False
+    grads = _core.grad(
+        [value], inputs, [_core.ones_like(value)], retain_graph=True, allow_unused=True
+    )
+    return any(g is not None for g in grads)
+
+
+def _unmapped(values: list[Any], slices: list[Tensor]) -> Any:
+    """``out_dims=None``: the one value every entry returned, which must not depend on
+    the mapped inputs (PyTorch's rule); checked by its value across the entries and by
+    its graph."""
+    if not values:
+        raise ValueError("vmap: out_dims=None needs at least one batch entry")
+    first = values[0]
+    if not all(_same_value(v, first) for v in values[1:]) or _depends_on(first, slices):
+        raise ValueError(
+            "vmap: an output with out_dims=None must not depend on the mapped inputs (it "
+            "differs between the batch entries, or its graph reaches them)"
+        )
+    return first
+
+
+def _stack_one(values: list[Any], dim: Any, slices: list[Tensor]) -> Any:
     if dim is None:
-        raise NotImplementedError("vmap: out_dims=None (an unmapped output) is not supported")
+        return _unmapped(values, slices)
     _check_dim(dim, "out_dims")
     values = [v if isinstance(v, Tensor) else _core.tensor(v) for v in values]
     ndim = values[0].ndim + 1

@@ -142,3 +142,28 @@ def test_integer_helpers_and_compile():
     assert fg.compile(lin) is lin and fg.compile(mode="max-autotune")(lin) is lin
     assert fg.typename(fg.ones(1)) == "torch.FloatTensor" and fg.typename(1) == "int"
     assert not fg.is_storage(fg.ones(1))
+
+
+def test_diagonal_scatter_any_planes_match_torch():
+    """N-d inputs and any (dim1, dim2) planes (issue #17: only 2-d was built); values are
+    torch 2.15's for x = arange(24).reshape(2, 3, 4) and src = -1."""
+    x = fg.arange(24.0, dtype=fg.float64).reshape(2, 3, 4)
+    want = {
+        (1, 1, 2): [1, 6, 11, 13, 18, 23],
+        (-1, 2, 0): [1, 5, 9, 14, 18, 22],
+        (0, -1, -2): [0, 5, 10, 12, 17, 22],
+        (0, 0, 1): [0, 1, 2, 3, 16, 17, 18, 19],
+    }
+    for (off, d1, d2), flat in want.items():
+        src = -fg.ones_like(x.diagonal(off, d1, d2))
+        got = fg.diagonal_scatter(x, src, off, d1, d2).numpy().reshape(-1)
+        expect = np.arange(24.0)
+        expect[flat] = -1
+        np.testing.assert_array_equal(got, expect)
+    s = _t(np.random.default_rng(1).standard_normal((2, 3)), True)
+    xt = _t(np.random.default_rng(2).standard_normal((2, 3, 4)), True)
+    assert gradcheck(lambda x, s: fg.diagonal_scatter(x, s, 1, 1, 2), (xt, s))
+    with pytest.raises(ValueError, match="diagonal's shape \\[2, 3\\]"):
+        fg.diagonal_scatter(x, fg.ones(3), 1, 1, 2)
+    with pytest.raises(ValueError, match="must differ"):
+        fg.diagonal_scatter(x, fg.ones(3), 0, 1, -2)

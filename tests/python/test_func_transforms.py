@@ -58,8 +58,8 @@ def test_vmap_errors():
         vmap(lambda a, b: a, in_dims=(0,))(t(X), t(X))
     with pytest.raises(TypeError, match="not a Tensor"):
         vmap(lambda a: a)(3.0)
-    with pytest.raises(NotImplementedError, match="same"):
-        vmap(lambda a: a, randomness="same")
+    with pytest.raises(ValueError, match="randomness"):
+        vmap(lambda a: a, randomness="shared")
     with pytest.raises(IndexError, match="out_dims"):
         vmap(lambda a: a, out_dims=5)(t(X))
 

@@ -16,6 +16,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from .. import _core
+from ..amp import GradScaler, auto_cast
 from ..grad_mode import no_grad
 from . import callbacks as cbks
 
@@ -30,6 +31,45 @@ def _to_list(x: Any) -> list[Any]:
 
 def _tensor(x: Any) -> Any:
     return x if isinstance(x, _core.Tensor) else _core.to_tensor(np.asarray(x))
+
+
+_SCALER_KEYS = frozenset(
+    {"init_loss_scaling", "incr_ratio", "decr_ratio", "incr_every_n_steps",
+     "decr_every_n_nan_or_inf", "use_dynamic_loss_scaling"}
+)  # fmt: skip
+_LIST_KEYS = ("custom_white_list", "custom_black_list")
+
+
+def _amp_settings(amp_configs: Any) -> tuple[str, dict, dict]:
+    """Paddle's ``prepare(amp_configs=...)``: ``(level, auto_cast lists, GradScaler
+    arguments)`` from ``'O0'``/``'O1'``/``'O2'`` or a dict (``level`` defaults to
+    ``'O1'``), with Paddle's checks as ``ValueError``."""
+    if not amp_configs:
+        return "O0", {}, {}
+    levels = ("O0", "O1", "O2")
+    if isinstance(amp_configs, str):
+        if amp_configs not in levels:
+            raise ValueError("The level of amp_configs should be 'O0', 'O1' or 'O2'.")
+        return amp_configs, {}, {}
+    if not isinstance(amp_configs, dict):
+        raise TypeError(f"amp_configs must be a str or a dict, got {type(amp_configs).__name__}")
+    level = amp_configs.get("level", "O1")
+    if level not in levels:
+        raise ValueError("amp_configs['level'] should be 'O0', 'O1' or 'O2'.")
+    keys = set(amp_configs) - {"level"}
+    if "use_pure_fp16" in keys:
+        raise ValueError(
+            "'use_pure_fp16' is an invalid parameter, the level of mixed precision training "
+            "only depends on 'O1' or 'O2'."
+        )
+    unknown = keys - _SCALER_KEYS - set(_LIST_KEYS)
+    if unknown:  # custom_black_varnames and use_fp16_guard are static-graph options
+        raise ValueError(
+            "Except for 'level', the keys of 'amp_configs' must be accepted by the dynamic "
+            f"mode's mixed precision APIs, but {tuple(sorted(unknown))} could not be recognized."
+        )
+    lists = {k: amp_configs[k] for k in _LIST_KEYS if k in keys}
+    return level, lists, {k: amp_configs[k] for k in keys & _SCALER_KEYS}
 
 
 def _forward_arity(network: Any) -> int:
@@ -61,6 +101,8 @@ class Model:
         self._loss: Optional[Callable] = None
         self._metrics: list[Any] = []
         self.stop_training = False
+        self._amp: tuple[str, dict, dict] = ("O0", {}, {})
+        self._scaler: Any = None
 
     # ---- setup ---------------------------------------------------------------------
 
@@ -69,12 +111,11 @@ class Model:
     ) -> None:
         """Sets the optimizer (needed by ``fit``), the loss (a callable taking the
         network's outputs then the labels) and the metrics (``paddle.metric.Metric``
-        objects)."""
-        if amp_configs is not None:
-            raise NotImplementedError(
-                "Model.prepare(amp_configs=...) is not supported; wrap your own loop in "
-                "paddle.amp.auto_cast instead"
-            )
+        objects). ``amp_configs`` (``'O1'``, ``'O2'`` or a dict with ``level``, the
+        ``auto_cast`` lists and ``GradScaler`` arguments): training batches run the
+        network under ``amp.auto_cast`` and scale the loss with one ``amp.GradScaler``,
+        as Paddle's dynamic mode does."""
+        self._amp, self._scaler = _amp_settings(amp_configs), None
         if loss is not None and not callable(loss):
             raise TypeError(
                 f"prepare: loss must be callable (e.g. nn.CrossEntropyLoss()), got {loss!r}"
@@ -137,14 +178,22 @@ class Model:
             raise RuntimeError("no optimizer: call Model.prepare(optimizer, loss, metrics) first")
         self.network.train()
         ins, labs = [_tensor(x) for x in _to_list(inputs)], [_tensor(x) for x in _to_list(labels)]
-        outputs = _to_list(self.network(*ins))
+        level, lists, scaler_args = self._amp
+        amp = level != "O0"
+        if amp and self._scaler is None:  # one scaler for the whole training (Paddle's)
+            self._scaler = GradScaler(**scaler_args)
+        with auto_cast(enable=amp, level=level, **lists):
+            outputs = _to_list(self.network(*ins))
         losses = self._losses(outputs, labs)
         total = losses[0]
         for extra in losses[1:]:
             total = total + extra
-        total.backward()
+        (self._scaler.scale(total) if amp else total).backward()
         if update:
-            self._optimizer.step()
+            if amp:
+                self._scaler.minimize(self._optimizer)
+            else:
+                self._optimizer.step()
             self._optimizer.clear_grad()
         with no_grad():
             metrics = self._update_metrics([o.detach() for o in outputs], labs)

@@ -13,6 +13,7 @@ Both are compositions of differentiable ops (see ``fn_attention``).
 
 from __future__ import annotations
 
+import collections
 from typing import Any, Optional
 
 from .. import _core
@@ -199,10 +200,23 @@ class MultiheadAttention(Module):
 
 class MultiHeadAttention(Module):
     """Paddle's multi-head attention: ``forward(query, key=None, value=None,
-    attn_mask=None)`` on ``[batch, seq, embed_dim]`` inputs returns the output, or
-    ``(output, weights)`` (``[batch, heads, L, S]``) when built with
-    ``need_weights=True``. A bool ``attn_mask`` (broadcastable to ``[batch, heads, L,
-    S]``) keeps positions where it is True; a float one is added."""
+    attn_mask=None, cache=None)`` on ``[batch, seq, embed_dim]`` inputs returns the
+    output, or ``(output, weights)`` (``[batch, heads, L, S]``) when built with
+    ``need_weights=True``, the new cache appended when ``cache`` is given. A bool
+    ``attn_mask`` (broadcastable to ``[batch, heads, L, S]``) keeps positions where it is
+    True; a float one is added.
+
+    Paddle's caches (inference): ``Cache(k, v)`` holds the projected keys and values
+    (``[batch, heads, length, head_dim]``) of the positions seen so far, and each call
+    appends those of ``key`` / ``value`` (incremental decoding, returned as a new
+    ``Cache``); ``StaticCache(k, v)`` replaces the projection of ``key`` / ``value``
+    (cross attention over a fixed memory, returned unchanged). ``gen_cache`` builds
+    either."""
+
+    #: Paddle's incremental cache (decoder self-attention): projected keys / values so far
+    Cache = collections.namedtuple("Cache", ["k", "v"])
+    #: Paddle's static cache (cross attention): the projected keys / values of a memory
+    StaticCache = collections.namedtuple("StaticCache", ["k", "v"])
 
     #: why static programs cannot record this layer, and what to use (nn/static_build.py)
     _static_unsupported = (
@@ -250,27 +264,63 @@ class MultiHeadAttention(Module):
         attn_mask: Optional[Tensor] = None,
         cache: Any = None,
     ) -> Any:
-        """Attention of ``query`` over ``key`` (default ``query``) and ``value``
-        (default ``key``)."""
+        """Attention of ``query`` over ``key`` and ``value`` (each ``query`` when not
+        given, as Paddle), or over a ``cache`` (see the class notes)."""
         what = "MultiHeadAttention"
-        if cache is not None:
-            raise NotImplementedError(f"{what}: cache (incremental decoding) is not supported")
         key = query if key is None else key
-        value = key if value is None else value
+        value = query if value is None else value
         if query.ndim != 3:
             raise ValueError(
                 f"{what}: query must be [batch, seq, embed_dim], got shape {list(query.shape)}"
             )
         q = _split_heads(self.q_proj(query), self.num_heads)
-        k = _split_heads(self.k_proj(key), self.num_heads)
-        v = _split_heads(self.v_proj(value), self.num_heads)
+        if isinstance(cache, self.StaticCache):
+            k, v = cache.k, cache.v
+        else:
+            k, v = self.compute_kv(key, value)
+        if isinstance(cache, self.Cache):
+            k = _core.concat([cache.k, k], 2)
+            v = _core.concat([cache.v, v], 2)
+            cache = self.Cache(k, v)
+        elif cache is not None and not isinstance(cache, self.StaticCache):
+            raise TypeError(
+                f"{what}: cache must be a MultiHeadAttention.Cache or StaticCache (see "
+                f"gen_cache), got {type(cache).__name__}"
+            )
         keep, bias = split_mask(attn_mask, q.dtype, what)
         if self.need_weights:
             out, weights = attend(q, k, v, keep, bias, self.dropout, self.training)
         else:  # the fused op: no [L, S] weights kept for backward
             out, weights = attention(q, k, v, keep, bias, self.dropout, self.training), None
         out = self.out_proj(_merge_heads(out))
-        return (out, weights) if self.need_weights else out
+        outs = (
+            (out,) + ((weights,) if self.need_weights else ()) + (() if cache is None else (cache,))
+        )
+        return outs[0] if len(outs) == 1 else outs
+
+    def compute_kv(self, key: Tensor, value: Tensor) -> tuple[Tensor, Tensor]:
+        """Paddle's: the projected keys and values, ``[batch, heads, length, head_dim]``
+        each (what a cache holds)."""
+        k = _split_heads(self.k_proj(key), self.num_heads)
+        v = _split_heads(self.v_proj(value), self.num_heads)
+        return k, v
+
+    def gen_cache(self, key: Tensor, value: Optional[Tensor] = None, type: Any = None) -> Any:
+        """Paddle's: a ``StaticCache`` of ``compute_kv(key, value)`` (``value`` defaults
+        to ``key``) when ``type`` is ``StaticCache``; otherwise a ``Cache`` (the default
+        ``type``): empty (length 0, the batch size of ``key``) without ``value``, or
+        holding ``key`` and ``value`` as given (already projected)."""
+        if type is self.StaticCache:
+            return self.StaticCache(*self.compute_kv(key, key if value is None else value))
+        if type is not None and type is not self.Cache:
+            raise TypeError(
+                "MultiHeadAttention.gen_cache: type must be MultiHeadAttention.Cache or "
+                f"MultiHeadAttention.StaticCache, got {type!r}"
+            )
+        if value is None:
+            empty = _core.zeros([key.shape[0], self.num_heads, 0, self.head_dim], dtype=key.dtype)
+            return self.Cache(empty, empty.clone())
+        return self.Cache(key, value)
 
 
 __all__ = ["MultiheadAttention", "MultiHeadAttention"]

@@ -154,6 +154,25 @@ def split_mask(mask: Any, dtype: Any, what: str) -> tuple[Optional[Tensor], Opti
     raise TypeError(f"{what}: attn_mask must be bool (True = attend) or floating, got {mask.dtype}")
 
 
+def _repeat_heads(q: Tensor, k: Tensor, v: Tensor, what: str) -> tuple[Tensor, Tensor]:
+    """Grouped-query attention: key and value heads (dim -3) repeated, each in place,
+    to the query's head count (``repeat_interleave``, both peers' order)."""
+    if min(q.ndim, k.ndim, v.ndim) < 3:
+        raise ValueError(
+            f"{what}: enable_gqa needs a heads dim ([..., heads, L, E]), got shapes "
+            f"{list(q.shape)}, {list(k.shape)}, {list(v.shape)}"
+        )
+    hq, hk, hv = q.shape[-3], k.shape[-3], v.shape[-3]
+    if hk == 0 or hv == 0 or hq % hk or hq % hv:
+        raise ValueError(
+            f"{what}: the number of heads in key ({hk}) and value ({hv}) must divide the "
+            f"number of heads in query ({hq})"
+        )
+    k = k if hk == hq else k.repeat_interleave(hq // hk, -3)
+    v = v if hv == hq else v.repeat_interleave(hq // hv, -3)
+    return k, v
+
+
 def scaled_dot_product_attention(
     query: Tensor,
     key: Tensor,
@@ -165,18 +184,18 @@ def scaled_dot_product_attention(
     name: Optional[str] = None,
     *,
     scale: Optional[float] = None,
-    enable_gqa: bool = False,
+    enable_gqa: Optional[bool] = None,
 ) -> Tensor:
     """Attention ``softmax(Q K^T / sqrt(d) + mask) V``.
 
     PyTorch layout ``[..., L, E]`` by default; Paddle's ``[batch, seq, heads, dim]`` when
     ``training=`` or ``name=`` is passed (Paddle's own arguments). ``dropout_p`` drops
     attention weights (only while ``training``, default True); ``scale`` replaces
-    ``1/sqrt(E)``."""
+    ``1/sqrt(E)``. ``enable_gqa`` (grouped-query attention; default off in PyTorch's
+    layout, on in Paddle's, as each peer): each key / value head serves
+    ``query heads / key heads`` consecutive query heads."""
     what = "scaled_dot_product_attention"
     _check_qkv(query, key, value, what)
-    if enable_gqa:
-        raise NotImplementedError(f"{what}: enable_gqa=True is not supported")
     if not isinstance(dropout_p, (int, float)) or not 0.0 <= dropout_p <= 1.0:
         raise ValueError(f"{what}: dropout_p must be a probability in [0, 1], got {dropout_p!r}")
     paddle = training is not None or name is not None
@@ -188,6 +207,8 @@ def scaled_dot_product_attention(
             )
         # [.., seq, heads, dim] -> [.., heads, seq, dim]
         query, key, value = (t.transpose(-3, -2) for t in (query, key, value))
+    if paddle if enable_gqa is None else enable_gqa:
+        key, value = _repeat_heads(query, key, value, what)
     keep, bias = split_mask(attn_mask, query.dtype, what)
     if is_causal and attn_mask is not None:
         raise ValueError(f"{what}: pass either attn_mask or is_causal=True, not both")

@@ -15,6 +15,10 @@ and multiply the input, so gradients of every order flow through the kept elemen
   ``a = ((1 - p) (1 + p alpha'^2))^-1/2``, ``b = -a alpha' p`` (both peers' formula).
   ``feature_alpha_dropout`` draws one mask value per channel.
 
+- ``dropout(x, p, axis=...)`` (Paddle's): the mask has ``x``'s size along the dims of
+  ``axis`` and size 1 along the others, so each index of those dims is kept or dropped
+  as a whole (``axis=[0, 1]`` of an ``NCHW`` input drops whole channels).
+
 ``inplace=True`` writes the result into the input and returns it, as the peers do (see
 ``_inplace.py``: same meaning, no memory saved).
 """
@@ -208,6 +212,34 @@ def feature_alpha_dropout(
         raise ValueError(f"{what}: expects an [N, C, *] input, got shape {list(x.shape)}")
     shape = [x.shape[0], x.shape[1]] + [1] * (x.ndim - 2)
     return _alpha(x, _check_p(p, what), bool(training), shape)
+
+
+def dropout_axes(x: Tensor, p: float, axis: Any, training: bool, mode: str) -> Tensor:
+    """Paddle's ``F.dropout(x, p, axis=...)``: one mask value per index of the ``axis``
+    dims (ints in ``[0, x.ndim)``, as Paddle), broadcast along the other dims; ``mode``
+    as in ``F.dropout``."""
+    what = "dropout"
+    axes = [axis] if isinstance(axis, numbers.Integral) else axis
+    if isinstance(axis, bool) or not isinstance(axes, (list, tuple)) or not axes:
+        raise TypeError(f"{what}: axis must be an int or a non-empty list of ints, got {axis!r}")
+    nd = x.ndim
+    for a in axes:
+        if isinstance(a, bool) or not isinstance(a, numbers.Integral) or not 0 <= int(a) < nd:
+            raise ValueError(
+                f"{what}: each axis must be an int in [0, {nd}) (the input's dims), got {axis!r}"
+            )
+    if len(axes) > nd:
+        raise ValueError(f"{what}: axis {axis!r} names more dims than the input's {nd}")
+    if p == 0.0:
+        return x
+    if not training:
+        return x * (1.0 - p) if mode == "downscale_in_infer" else x
+    if p == 1.0:
+        return x * 0.0
+    picked = {int(a) for a in axes}
+    shape = [int(n) if i in picked else 1 for i, n in enumerate(x.shape)]
+    keep = _keep_mask(shape, p, x.dtype if x.dtype.is_floating_point else _core.float32)
+    return x * (keep * (1.0 / (1.0 - p)) if mode == "upscale_in_train" else keep)
 
 
 __all__ = [

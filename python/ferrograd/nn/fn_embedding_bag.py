@@ -7,6 +7,10 @@ to ``padding_idx`` are left out (not counted by ``mean``); an empty bag gives ze
 ``per_sample_weights`` (``mode="sum"`` only) scales each id's row. Built from
 ``index_select``, ``index_add`` and ``max`` over a padded gather, so gradients of every
 order reach ``weight`` and ``per_sample_weights``.
+
+``scale_grad_by_freq=True`` (here and in ``F.embedding``) divides the gradient each
+looked-up row sends to ``weight`` by the number of times its id occurs in the input
+(PyTorch's and Paddle's rule); the values are unchanged.
 """
 
 from __future__ import annotations
@@ -16,8 +20,49 @@ from typing import Any, Optional
 import numpy as np
 
 from .. import _core
+from ..autograd.py_layer import Function
 
 Tensor = _core.Tensor
+
+
+class _ScaleGrad(Function):
+    """``rows`` (times the column ``factor`` when given) whose gradient in ``rows`` is
+    multiplied by the constant ``scale``. The gradient in ``factor`` is the plain one,
+    and the backward is built of recorded ops, so gradients of gradients are exact."""
+
+    @staticmethod
+    def forward(ctx: Any, rows: Tensor, scale: Tensor, factor: Optional[Tensor]) -> Tensor:
+        ctx.save_for_backward(rows, factor)
+        ctx.scale = scale
+        return rows.view_as(rows) if factor is None else rows * factor
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Optional[Tensor], None, Optional[Tensor]]:
+        rows, factor = ctx.saved_tensors
+        g_rows = g_factor = None
+        if ctx.needs_input_grad[0]:
+            g_rows = grad * ctx.scale if factor is None else grad * (factor * ctx.scale)
+        if factor is not None and ctx.needs_input_grad[2]:
+            g_factor = (grad * rows).sum(1, keepdim=True)
+        return g_rows, None, g_factor
+
+
+def grad_scaled_by_freq(
+    rows: Tensor,
+    row_ids: np.ndarray,
+    all_ids: Optional[np.ndarray] = None,
+    factor: Optional[Tensor] = None,
+) -> Tensor:
+    """``rows`` (one looked-up row per id of the 1-D ``row_ids``; times the ``[n, 1]``
+    column ``factor`` when given) whose gradient in ``rows`` is divided by how often
+    each row's id occurs in ``all_ids`` (the whole mini-batch input; ``row_ids`` when
+    not given)."""
+    if not rows.requires_grad or row_ids.size == 0:
+        return rows if factor is None else rows * factor
+    ids, counts = np.unique(row_ids if all_ids is None else all_ids, return_counts=True)
+    per_row = counts[np.searchsorted(ids, row_ids)]
+    scale = _core.tensor((1.0 / per_row).reshape(-1, 1), dtype=rows.dtype)
+    return _ScaleGrad.apply(rows, scale, factor)
 
 
 def _ids(x: Any, what: str, arg: str) -> np.ndarray:
@@ -99,8 +144,8 @@ def embedding_bag(
     what = "embedding_bag"
     if mode not in ("sum", "mean", "max"):
         raise ValueError(f"{what}: mode must be 'sum', 'mean' or 'max', got {mode!r}")
-    if scale_grad_by_freq:
-        raise NotImplementedError(f"{what}: scale_grad_by_freq is not supported")
+    if scale_grad_by_freq and mode == "max":
+        raise ValueError(f"{what}: max mode does not support scaling the gradient by the frequency")
     if not isinstance(weight, Tensor) or weight.ndim != 2:
         raise ValueError(f"{what}: weight must be a 2-D Tensor [num_embeddings, dim]")
     num, dim = weight.shape
@@ -117,6 +162,7 @@ def embedding_bag(
     keep = np.ones(flat.size, dtype=bool) if padding_idx is None else flat != padding_idx
     rows = weight.index_select(_core.tensor(flat[keep]), axis=0)
     kept_bag = bag[keep]
+    factor = None
     if per_sample_weights is not None:
         if mode != "sum":
             raise ValueError(f"{what}: per_sample_weights is only supported with mode='sum'")
@@ -126,7 +172,11 @@ def embedding_bag(
                 f"{what}: per_sample_weights must have the input's shape {list(ids.shape)}"
             )
         psw_flat = psw.reshape([-1])[: flat.size]
-        rows = rows * psw_flat.index_select(_core.tensor(np.nonzero(keep)[0]), axis=0).unsqueeze(1)
+        factor = psw_flat.index_select(_core.tensor(np.nonzero(keep)[0]), axis=0).unsqueeze(1)
+    if scale_grad_by_freq:  # counted over the ids in bags (padding ids too)
+        rows = grad_scaled_by_freq(rows, flat[keep], flat, factor)
+    elif factor is not None:
+        rows = rows * factor
     counts = np.bincount(kept_bag, minlength=n_bags)
     if mode in ("sum", "mean"):
         out = _core.zeros([n_bags, dim], dtype=weight.dtype).index_add(

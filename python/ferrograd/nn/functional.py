@@ -144,17 +144,25 @@ def dropout(
     name: Optional[str] = None,
 ) -> Tensor:
     """Zeroes each element with probability ``p`` and scales the rest by ``1/(1-p)`` in
-    training; the identity otherwise. Draws from ferrograd's generator (``seed``)."""
+    training; the identity otherwise. Draws from ferrograd's generator (``seed``).
+    Paddle's ``axis=``: one mask value per index of those dims, shared along the others."""
     if not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout: p must be a probability in [0, 1], got {p!r}")
     if mode not in ("upscale_in_train", "downscale_in_infer"):
         raise ValueError(
             f"dropout: mode must be 'upscale_in_train' or 'downscale_in_infer', got {mode!r}"
         )
-    if axis is not None:
-        raise NotImplementedError("dropout: axis= (shared masks) is not supported; leave it None")
+    if training is None or isinstance(training, (list, tuple)) or type(training) is int:
+        raise TypeError(
+            f"dropout: training must be a bool, got {training!r}; the positional order is "
+            "(x, p, training, inplace) (PyTorch's): pass Paddle's axis by keyword (axis=...)"
+        )
     if inplace is True:
-        return run_inplace(x, lambda v: dropout(v, p, training, False, None, mode), "dropout")
+        return run_inplace(x, lambda v: dropout(v, p, training, False, axis, mode), "dropout")
+    if axis is not None:
+        from .fn_dropout import dropout_axes
+
+        return dropout_axes(x, float(p), axis, bool(training), mode)
     if not training:
         return x * (1.0 - p) if mode == "downscale_in_infer" and p > 0 else x
     if p == 0.0:
@@ -230,8 +238,6 @@ def embedding(
     Positions equal to ``padding_idx`` get no gradient; in Paddle code their output is
     zeros (Paddle's), elsewhere the weight row (PyTorch's). With ``max_norm`` the rows
     named in ``x`` are first renormalised in place (PyTorch's rule)."""
-    if scale_grad_by_freq:
-        raise NotImplementedError("embedding: scale_grad_by_freq=True is not supported")
     if max_norm is not None:
         from .fn_embedding_bag import embedding_renorm_
 
@@ -246,6 +252,10 @@ def embedding(
         rows = weight.index_select(x.reshape(-1), axis=0)
     except IndexError as e:
         raise IndexError(f"embedding: ids must lie in [0, {num}) ({e})") from None
+    if scale_grad_by_freq:  # each row's gradient divided by its id's count in x
+        from .fn_embedding_bag import grad_scaled_by_freq
+
+        rows = grad_scaled_by_freq(rows, x.numpy().reshape(-1))
     out = rows.reshape(list(x.shape) + [weight.shape[1]])
     if padding_idx is not None:
         # the padding row's value is kept (PyTorch; Paddle outputs zeros there), its
@@ -298,31 +308,6 @@ def leaky_relu(
     if inplace is True:
         return run_inplace(x, lambda v: leaky_relu(v, negative_slope), "leaky_relu")
     return _core.where(x > 0, x, x * float(negative_slope))
-
-
-def one_hot(x: Tensor, num_classes: int = -1, name: Optional[str] = None) -> Tensor:
-    """One-hot encoding of the integer tensor ``x``: shape ``x.shape + [num_classes]``.
-    The result is float32 as in Paddle, or int64 as in PyTorch in PyTorch code (``import
-    ferrograd as torch``; docs/dialects.md); ``num_classes=-1`` means ``x.max() + 1``.
-    Not differentiable (indices have no gradient)."""
-    import numpy as np
-
-    ids = x.numpy() if isinstance(x, Tensor) else np.asarray(x)
-    if ids.dtype.kind not in "iu":
-        raise TypeError(f"one_hot: x must hold integers, got dtype {ids.dtype}")
-    if num_classes == -1:
-        num_classes = int(ids.max()) + 1 if ids.size else 0
-    if not isinstance(num_classes, int) or num_classes < 0:
-        raise ValueError(f"one_hot: num_classes must be a non-negative int, got {num_classes!r}")
-    if ids.size and (ids.min() < 0 or ids.max() >= num_classes):
-        raise ValueError(
-            f"one_hot: class values must lie in [0, {num_classes}), got values in "
-            f"[{ids.min()}, {ids.max()}]"
-        )
-    torch = caller_dialect(2) == "torch"
-    out = np.zeros(ids.shape + (num_classes,), dtype=np.int64 if torch else np.float32)
-    np.put_along_axis(out, ids[..., None].astype(np.int64), 1, axis=-1)
-    return _core.tensor(out)
 
 
 # attention (fn_attention.py)
@@ -580,6 +565,7 @@ __all__ += [
     "tanh_", "softmax_", "thresholded_relu_",
 ]  # fmt: skip
 from .fn_sequence_mask import diag_embed as diag_embed  # noqa: E402
+from .fn_sequence_mask import one_hot as one_hot  # noqa: E402
 from .fn_sequence_mask import sequence_mask as sequence_mask  # noqa: E402
 
 __all__ += ["sequence_mask", "diag_embed"]

@@ -7,6 +7,7 @@ re-exported by ``nn.init`` (which is also ``nn.initializer``)."""
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any, Optional
 
 from .. import _core
@@ -51,8 +52,12 @@ class NormalInitializer(_init.Normal):
 
 
 class UniformInitializer(_init.Uniform):
-    """Paddle's legacy ``UniformInitializer(low=-1.0, high=1.0, seed=0, ...)`` (the
-    ``diag_*`` arguments, which write a diagonal value, are refused when set)."""
+    """Paddle's legacy ``UniformInitializer(low=-1.0, high=1.0, seed=0, diag_num=0,
+    diag_step=0, diag_val=1.0)``: uniform in ``[low, high)``, then, with ``diag_num > 0``,
+    the elements at flat positions ``i * (diag_step + 1)`` for ``i < diag_num`` (the
+    diagonal of a matrix ``diag_step`` wide) set to ``diag_val``. That is Paddle's
+    documented rule (its static-graph ``uniform_random`` op); Paddle 3's eager mode
+    ignores the ``diag_*`` arguments."""
 
     def __init__(
         self,
@@ -63,9 +68,35 @@ class UniformInitializer(_init.Uniform):
         diag_step: int = 0,
         diag_val: float = 1.0,
     ) -> None:
-        if diag_num or diag_step:
-            raise NotImplementedError("UniformInitializer: diag_num / diag_step are not supported")
+        if not high >= low:
+            raise ValueError(f"UniformInitializer: high ({high}) must be >= low ({low})")
+        for arg, v in (("diag_num", diag_num), ("diag_step", diag_step)):
+            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 0:
+                raise ValueError(f"UniformInitializer: {arg} must be an int >= 0, got {v!r}")
+        if (diag_num > 0) != (diag_step > 0):
+            raise ValueError(
+                "UniformInitializer: diag_num and diag_step must both be > 0 (a diagonal) "
+                f"or both 0, got diag_num={diag_num}, diag_step={diag_step}"
+            )
         super().__init__(low, high)
+        self.diag_num, self.diag_step = int(diag_num), int(diag_step)
+        self.diag_val = float(diag_val)
+
+    def __call__(self, param: Tensor, block: Any = None) -> Tensor:
+        out = super().__call__(param, block)
+        if not self.diag_num:
+            return out
+        size = int(param.numel())
+        last = (self.diag_num - 1) * (self.diag_step + 1)  # Python ints: no overflow
+        if last >= size:
+            raise ValueError(
+                f"UniformInitializer: the diagonal's last element (position {last} = "
+                f"(diag_num - 1) * (diag_step + 1)) lies outside the parameter's {size} "
+                "elements"
+            )
+        flat = param.detach().reshape([-1]).clone()
+        flat[_core.tensor(list(range(0, last + 1, self.diag_step + 1)))] = self.diag_val
+        return _init._fill_from(param, flat.reshape(list(param.shape)))
 
 
 class TruncatedNormalInitializer(_init.TruncatedNormal):

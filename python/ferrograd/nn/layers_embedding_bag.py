@@ -38,8 +38,6 @@ class EmbeddingBag(Module):
         dtype: Any = None,
     ) -> None:
         super().__init__()
-        if scale_grad_by_freq:
-            raise NotImplementedError("EmbeddingBag: scale_grad_by_freq is not supported")
         if mode not in ("sum", "mean", "max"):
             raise ValueError(f"EmbeddingBag: mode must be 'sum', 'mean' or 'max', got {mode!r}")
         if padding_idx is not None:
@@ -53,6 +51,7 @@ class EmbeddingBag(Module):
         self.mode, self.include_last_offset = mode, bool(include_last_offset)
         self.padding_idx = padding_idx
         self.max_norm, self.norm_type = max_norm, norm_type
+        self.scale_grad_by_freq = bool(scale_grad_by_freq)
         if _weight is not None:
             if list(_weight.shape) != [num_embeddings, embedding_dim]:
                 raise ValueError(
@@ -80,6 +79,7 @@ class EmbeddingBag(Module):
             offsets,
             self.max_norm,
             self.norm_type,
+            self.scale_grad_by_freq,
             mode=self.mode,
             per_sample_weights=per_sample_weights,
             include_last_offset=self.include_last_offset,
@@ -116,7 +116,8 @@ class EmbeddingBag(Module):
     def extra_repr(self) -> str:
         """Sizes and mode."""
         extra = f", padding_idx={self.padding_idx}" if self.padding_idx is not None else ""
-        return f"{self.num_embeddings}, {self.embedding_dim}, mode={self.mode!r}{extra}"
+        freq = ", scale_grad_by_freq=True" if self.scale_grad_by_freq else ""
+        return f"{self.num_embeddings}, {self.embedding_dim}{freq}, mode={self.mode!r}{extra}"
 
 
 __all__ = ["EmbeddingBag"]
@@ -145,8 +146,6 @@ class Embedding(Module):
         _freeze: bool = False,
     ) -> None:
         super().__init__()
-        if scale_grad_by_freq:
-            raise NotImplementedError("Embedding: scale_grad_by_freq is not supported")
         if padding_idx is not None:
             if not -num_embeddings <= padding_idx < num_embeddings:
                 raise ValueError(
@@ -159,6 +158,7 @@ class Embedding(Module):
         self.padding_idx = padding_idx
         self.max_norm = max_norm
         self.norm_type = norm_type
+        self.scale_grad_by_freq = bool(scale_grad_by_freq)
         if _weight is not None:
             # PyTorch's way in: a given table (from_pretrained), used as it is
             if list(_weight.shape) != [num_embeddings, embedding_dim]:
@@ -177,10 +177,11 @@ class Embedding(Module):
 
     def forward(self, ids: Tensor) -> Tensor:
         """The rows of ``weight`` for ``ids``: shape ``ids.shape + [embedding_dim]``."""
-        if self.max_norm is not None:
+        if self.max_norm is not None or self.scale_grad_by_freq:
             return F.embedding(
-                ids, self.weight, self.padding_idx, self.max_norm, norm_type=self.norm_type
-            )
+                ids, self.weight, self.padding_idx, self.max_norm, norm_type=self.norm_type,
+                scale_grad_by_freq=self.scale_grad_by_freq,
+            )  # fmt: skip
         return F.embedding(ids, self.weight, self.padding_idx)
 
     @classmethod
@@ -208,4 +209,5 @@ class Embedding(Module):
 
     def extra_repr(self) -> str:
         pad = f", padding_idx={self.padding_idx}" if self.padding_idx is not None else ""
-        return f"{self.num_embeddings}, {self.embedding_dim}{pad}"
+        freq = ", scale_grad_by_freq=True" if self.scale_grad_by_freq else ""
+        return f"{self.num_embeddings}, {self.embedding_dim}{pad}{freq}"

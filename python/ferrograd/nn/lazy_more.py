@@ -70,9 +70,14 @@ class _LazyModule(Module):
         dtype = kwargs.get("dtype")
         if self._kind == "norm":
             self.num_features = 0
-            if kwargs["affine"]:
-                self.weight = UninitializedParameter(dtype=dtype)
-                self.bias = UninitializedParameter(dtype=dtype)
+            # None entries where there is no weight / bias (PyTorch's)
+            affine, use_bias = kwargs["affine"], kwargs["affine"] and kwargs["bias"]
+            self.register_parameter(
+                "weight", UninitializedParameter(dtype=dtype) if affine else None
+            )
+            self.register_parameter(
+                "bias", UninitializedParameter(dtype=dtype) if use_bias else None
+            )
             if stats:
                 self.register_buffer("running_mean", UninitializedBuffer(dtype=dtype))
                 self.register_buffer("running_var", UninitializedBuffer(dtype=dtype))
@@ -237,10 +242,8 @@ def _lazy_norm(cls: Any, affine_default: bool, stats_default: bool) -> Any:
         *,
         bias: bool = True,
     ) -> None:
-        if not bias:
-            raise NotImplementedError(f"{type(self).__name__}: bias=False is not supported")
         kw = dict(
-            eps=eps, momentum=momentum, affine=affine,
+            eps=eps, momentum=momentum, affine=affine, bias=bool(bias),
             track_running_stats=track_running_stats, dtype=dtype,
         )  # fmt: skip
         self._lazy_init(kw, affine, track_running_stats)

@@ -11,7 +11,7 @@ layer uses the batch statistics in training mode and the running ones after ``ev
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Optional
 
 from .. import _core
 from ..grad_mode import no_grad
@@ -38,15 +38,13 @@ def _check_features(n: Any, what: str, arg: str = "num_features") -> int:
     return n
 
 
-def _torch_state(m: Module, n: int, affine: bool, track: bool, d: Any) -> None:
-    """PyTorch's batch/instance-norm state: ``weight``/``bias`` when ``affine``, the
-    running statistics and ``num_batches_tracked`` when ``track`` (else None entries)."""
-    if affine:
-        m.weight = Parameter(_core.ones([n], dtype=d))
-        m.bias = Parameter(_core.zeros([n], dtype=d))
-    else:
-        m.register_parameter("weight", None)
-        m.register_parameter("bias", None)
+def _torch_state(m: Module, n: int, affine: bool, track: bool, d: Any, bias: bool) -> None:
+    """PyTorch's batch/instance-norm state: ``weight`` when ``affine``, ``bias`` when
+    ``affine`` and ``bias``, the running statistics and ``num_batches_tracked`` when
+    ``track`` (else None entries)."""
+    m.register_parameter("weight", Parameter(_core.ones([n], dtype=d)) if affine else None)
+    use_bias = affine and bias
+    m.register_parameter("bias", Parameter(_core.zeros([n], dtype=d)) if use_bias else None)
     buffers = (
         (_core.zeros([n], dtype=d), _core.ones([n], dtype=d), _core.tensor(0, dtype="int64"))
         if track
@@ -57,7 +55,8 @@ def _torch_state(m: Module, n: int, affine: bool, track: bool, d: Any) -> None:
 
 
 class _BatchNormTorch(Module):
-    """PyTorch's batch norm; subclasses fix the accepted input ranks."""
+    """PyTorch's batch norm; subclasses fix the accepted input ranks. ``bias=False``
+    (keyword, PyTorch 2.x) keeps ``weight`` without ``bias``."""
 
     _ranks: tuple = ()
 
@@ -70,6 +69,8 @@ class _BatchNormTorch(Module):
         track_running_stats: bool = True,
         device: Any = None,
         dtype: Any = None,
+        *,
+        bias: bool = True,
     ) -> None:
         super().__init__()
         what = type(self).__name__
@@ -80,7 +81,7 @@ class _BatchNormTorch(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        _torch_state(self, num_features, affine, track_running_stats, _dt(dtype))
+        _torch_state(self, num_features, affine, track_running_stats, _dt(dtype), bias)
 
     def reset_running_stats(self) -> None:
         """Running mean 0, running variance 1, no batches seen."""
@@ -96,7 +97,8 @@ class _BatchNormTorch(Module):
         if self.affine:
             with no_grad():
                 self.weight.fill_(1.0)
-                self.bias.zero_()
+                if self.bias is not None:
+                    self.bias.zero_()
 
     def forward(self, x: Tensor) -> Tensor:
         """Batch-normalised ``x`` (batch statistics in training, running ones in eval)."""
@@ -155,7 +157,8 @@ class _BatchNormTorch(Module):
     def extra_repr(self) -> str:
         return (
             f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-            f"affine={self.affine}, track_running_stats={self.track_running_stats}"
+            f"affine={self.affine}, bias={self.bias is not None}, "
+            f"track_running_stats={self.track_running_stats}"
         )
 
 
@@ -335,10 +338,10 @@ class BatchNorm(_BatchNormPaddle):
 
 
 class GroupNorm(Module):
-    """Group norm (both dialects): ``GroupNorm(num_groups, num_channels, eps, affine)``
-    (torch) / ``GroupNorm(num_groups, num_channels, epsilon, weight_attr, bias_attr,
-    data_format)`` (Paddle). Parameters ``weight`` (ones) and ``bias`` (zeros), one per
-    channel."""
+    """Group norm (both dialects): ``GroupNorm(num_groups, num_channels, eps, affine, *,
+    bias)`` (torch) / ``GroupNorm(num_groups, num_channels, epsilon, weight_attr,
+    bias_attr, data_format)`` (Paddle). Parameters ``weight`` (ones) and ``bias`` (zeros),
+    one per channel; no ``bias`` with ``bias=False`` / ``bias_attr=False``."""
 
     def __init__(
         self,
@@ -354,6 +357,7 @@ class GroupNorm(Module):
         weight_attr: Any = None,
         device: Any = None,
         dtype: Any = None,
+        bias: bool = True,
     ) -> None:
         super().__init__()
         _check_features(num_groups, "GroupNorm", "num_groups")
@@ -376,7 +380,7 @@ class GroupNorm(Module):
             apply_param_attr(self.weight, weight_attr)
         else:
             self.register_parameter("weight", None)
-        if affine and _wants(bias_attr):
+        if affine and bias and _wants(bias_attr):
             self.bias = Parameter(_core.zeros([num_channels], dtype=d))
             apply_param_attr(self.bias, bias_attr, is_bias=True)
         else:
@@ -388,11 +392,15 @@ class GroupNorm(Module):
         return fn(x, self.num_groups, self.weight, self.bias, self.eps, self.data_format)
 
     def extra_repr(self) -> str:
-        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
+        return (
+            f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
+            f"bias={self.bias is not None}"
+        )
 
 
 class _InstanceNormTorch(Module):
-    """PyTorch's instance norm: no affine map and no running statistics by default."""
+    """PyTorch's instance norm: no affine map and no running statistics by default;
+    ``affine=True, bias=False`` keeps ``weight`` without ``bias``."""
 
     _ranks: tuple = ()
 
@@ -405,6 +413,8 @@ class _InstanceNormTorch(Module):
         track_running_stats: bool = False,
         device: Any = None,
         dtype: Any = None,
+        *,
+        bias: bool = True,
     ) -> None:
         super().__init__()
         what = type(self).__name__
@@ -413,7 +423,7 @@ class _InstanceNormTorch(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        _torch_state(self, num_features, affine, track_running_stats, _dt(dtype))
+        _torch_state(self, num_features, affine, track_running_stats, _dt(dtype), bias)
 
     def forward(self, x: Tensor) -> Tensor:
         """Instance-normalised ``x``."""
@@ -447,7 +457,8 @@ class _InstanceNormTorch(Module):
     def extra_repr(self) -> str:
         return (
             f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-            f"affine={self.affine}, track_running_stats={self.track_running_stats}"
+            f"affine={self.affine}, bias={self.bias is not None}, "
+            f"track_running_stats={self.track_running_stats}"
         )
 
 
@@ -542,41 +553,7 @@ class InstanceNorm3D(_InstanceNormPaddle):
     _formats = ("NCDHW", "NDHWC")
 
 
-class RMSNorm(Module):
-    """``x / sqrt(mean(x^2) + eps) * weight`` over the trailing ``normalized_shape`` dims
-    (torch's ``nn.RMSNorm``; ``eps=None`` is the dtype's machine epsilon); ``weight`` starts
-    at ones."""
-
-    def __init__(
-        self,
-        normalized_shape: Union[int, Sequence[int]],
-        eps: Optional[float] = None,
-        elementwise_affine: bool = True,
-        device: Any = None,
-        dtype: Any = None,
-        *,
-        epsilon: Optional[float] = None,
-    ) -> None:
-        super().__init__()
-        shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
-        self.normalized_shape = shape
-        self.eps = eps if epsilon is None else epsilon
-        self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(_core.ones(shape, dtype=_dt(dtype)))
-        else:
-            self.register_parameter("weight", None)
-
-    def forward(self, x: Tensor) -> Tensor:
-        """RMS-normalised ``x``."""
-        fn = fn_norm.rms_norm if isinstance(x, Tensor) else recording("rms_norm")
-        return fn(x, self.normalized_shape, self.weight, self.eps)
-
-    def extra_repr(self) -> str:
-        return (
-            f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
-        )
-
+from .norm_rms import RMSNorm as RMSNorm  # noqa: E402  (moved out: this file was at 600 lines)
 
 __all__ = [
     "BatchNorm1d",

@@ -144,11 +144,6 @@ class _RNNBase(Module):
         known.add("proj_size")  # for LSTM only: a ValueError below says so
         if set(o) - known:
             raise TypeError(f"{what}() got unexpected keyword arguments {sorted(set(o) - known)}")
-        for a in ("weight_ih_attr", "weight_hh_attr"):
-            if o.get(a) is False:
-                raise NotImplementedError(
-                    f"{what}: {a}=False is not supported; use ParamAttr(trainable=False)"
-                )
         direction = o.get("direction", "bidirect" if o.get("bidirectional") else "forward")
         if direction not in _DIRECTIONS:
             raise ValueError(

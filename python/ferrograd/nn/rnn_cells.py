@@ -103,21 +103,18 @@ def check_sizes(input_size: Any, hidden_size: Any, what: str) -> None:
 
 
 def new_param(shape: Sequence[int], bound: float, dtype: Any, attr: Any) -> Parameter:
-    """A parameter uniform in ``±bound`` with Paddle's ``ParamAttr`` applied."""
+    """A parameter uniform in ``±bound`` with Paddle's ``ParamAttr`` applied; ``attr=False``
+    (for a weight) is Paddle's frozen weight of ones (``stop_gradient=True``)."""
     p = Parameter(
         _core.empty(list(shape), dtype=dtype if dtype is not None else _core._get_default_dtype())
     )
+    if attr is False:
+        init.ones_(p)
+        p.stop_gradient = True
+        return p
     init.uniform_(p, -bound, bound)
     apply_param_attr(p, attr, is_bias=len(shape) == 1)  # (weights are 2-D)
     return p
-
-
-def _no_false_weight(attr: Any, what: str) -> None:
-    if attr is False:
-        raise NotImplementedError(
-            f"{what}: weight_*_attr=False (a frozen weight of ones) is not supported; "
-            f"pass ParamAttr(trainable=False) to freeze a weight"
-        )
 
 
 class _CellBase(Module):
@@ -145,8 +142,6 @@ class _CellBase(Module):
         check_sizes(input_size, hidden_size, what)
         if not isinstance(proj_size, int) or not 0 <= proj_size < max(hidden_size, 1):
             raise ValueError(f"{what}: proj_size must be in [0, hidden_size), got {proj_size!r}")
-        _no_false_weight(attrs.get("weight_ih_attr"), what)
-        _no_false_weight(attrs.get("weight_hh_attr"), what)
         self.input_size = input_size
         self.hidden_size = hidden_size
         self.proj_size = proj_size

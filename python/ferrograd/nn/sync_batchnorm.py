@@ -6,9 +6,9 @@ local batch's: the layer is batch norm over the channel dimension of an input of
 rank >= 2, with the state of the peer whose signature built it:
 
 * PyTorch: ``SyncBatchNorm(num_features, eps=1e-5, momentum=0.1, affine=True,
-  track_running_stats=True, process_group=None, device=None, dtype=None)`` — the
-  ``BatchNorm2d`` state (``running_mean``, ``running_var``, ``num_batches_tracked``);
-  ``process_group`` is kept and unused.
+  track_running_stats=True, process_group=None, device=None, dtype=None, *, bias=True)``
+  — the ``BatchNorm2d`` state (``running_mean``, ``running_var``,
+  ``num_batches_tracked``); ``process_group`` is kept and unused.
 * Paddle: ``SyncBatchNorm(num_features, momentum=0.9, epsilon=1e-5, weight_attr=None,
   bias_attr=None, data_format="NCHW", name=None)`` — the ``BatchNorm2D`` state
   (``_mean``, ``_variance``).
@@ -32,7 +32,9 @@ from .norm import BatchNorm1D, BatchNorm2D, BatchNorm3D, _BatchNormPaddle, _Batc
 Tensor = _core.Tensor
 
 _PADDLE_KEYWORDS = ("epsilon", "weight_attr", "bias_attr", "data_format", "name")
-_TORCH_KEYWORDS = ("eps", "affine", "track_running_stats", "process_group", "device", "dtype")
+_TORCH_KEYWORDS = (
+    "eps", "affine", "track_running_stats", "process_group", "device", "dtype", "bias",
+)  # fmt: skip
 
 
 def _paddle_call(args: tuple, kwargs: dict) -> bool:
@@ -108,10 +110,13 @@ class _SyncBatchNormTorch(SyncBatchNorm, _BatchNormTorch):
         process_group: Any = None,
         device: Any = None,
         dtype: Any = None,
+        *,
+        bias: bool = True,
     ) -> None:
         _BatchNormTorch.__init__(
-            self, num_features, eps, momentum, affine, track_running_stats, device, dtype
-        )
+            self, num_features, eps, momentum, affine, track_running_stats, device, dtype,
+            bias=bias,
+        )  # fmt: skip
         self.process_group = process_group
 
     def forward(self, x: Tensor) -> Tensor:

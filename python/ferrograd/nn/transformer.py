@@ -44,6 +44,30 @@ _PADDLE_POS = ["attn_dropout", "act_dropout", "normalize_before", "weight_attr",
                "layer_norm_eps"]  # fmt: skip
 
 
+def _cache_arg(layer: Any, kpm: Any, cache: Any, what: str) -> tuple[Any, Any]:
+    """``(key_padding_mask, cache)``: Paddle's positional ``cache`` lands where PyTorch's
+    key padding mask is (Paddle's layers have none), so a tuple / list there is the
+    cache; a cache given to a layer built in PyTorch's dialect raises."""
+    if layer._paddle and cache is None and isinstance(kpm, (tuple, list)):
+        kpm, cache = None, kpm
+    if cache is not None and not layer._paddle:
+        raise TypeError(
+            f"{what}: cache is Paddle's argument (incremental decoding); this layer was "
+            "built in PyTorch's dialect"
+        )
+    return kpm, cache
+
+
+def _paddle_only(layer: Any, what: str) -> None:
+    if not layer._paddle:
+        raise TypeError(f"{what}: gen_cache is Paddle's; this layer was built in PyTorch's dialect")
+
+
+def _check_caches(cache: Any, n: int, what: str) -> None:
+    if cache is not None and len(cache) != n:
+        raise ValueError(f"{what}: cache must hold one entry per layer ({n}), got {len(cache)}")
+
+
 def _activation(act: Union[str, Callable], what: str) -> Callable:
     if callable(act):
         return act
@@ -205,20 +229,33 @@ class TransformerEncoderLayer(_LayerBase):
         src_key_padding_mask: Optional[Tensor] = None,
         is_causal: bool = False,
         cache: Any = None,
-    ) -> Tensor:
-        """The layer applied to ``src``."""
-        if cache is not None:
-            raise NotImplementedError("TransformerEncoderLayer: cache is not supported")
+    ) -> Any:
+        """The layer applied to ``src``; with Paddle's ``cache`` (a
+        ``MultiHeadAttention.Cache``, see ``gen_cache``), ``(output, new_cache)``."""
+        kpm, cache = _cache_arg(self, src_key_padding_mask, cache, "TransformerEncoderLayer")
+        new: list = []
+
+        def sa(h: Tensor) -> Tensor:
+            if cache is None:
+                return self.dropout1(self._attend(self.self_attn, h, h, src_mask, kpm, is_causal))
+            out, c = self.self_attn(h, h, h, src_mask, cache)
+            new.append(c)
+            return self.dropout1(out)
+
         x = src
-        sa = self.self_attn
         if self.norm_first:
-            h = self.norm1(x)
-            x = x + self.dropout1(self._attend(sa, h, h, src_mask, src_key_padding_mask, is_causal))
-            return x + self.dropout2(self._ff(self.norm2(x)))
-        x = self.norm1(
-            x + self.dropout1(self._attend(sa, x, x, src_mask, src_key_padding_mask, is_causal))
-        )
-        return self.norm2(x + self.dropout2(self._ff(x)))
+            x = x + sa(self.norm1(x))
+            x = x + self.dropout2(self._ff(self.norm2(x)))
+        else:
+            x = self.norm1(x + sa(x))
+            x = self.norm2(x + self.dropout2(self._ff(x)))
+        return x if cache is None else (x, new[0])
+
+    def gen_cache(self, src: Tensor) -> Any:
+        """Paddle's: an empty ``MultiHeadAttention.Cache`` for ``self_attn`` (the batch
+        size of ``src``)."""
+        _paddle_only(self, "TransformerEncoderLayer")
+        return self.self_attn.gen_cache(src, type=self.self_attn.Cache)
 
 
 class TransformerDecoderLayer(_LayerBase):
@@ -252,30 +289,50 @@ class TransformerDecoderLayer(_LayerBase):
         tgt_is_causal: bool = False,
         memory_is_causal: bool = False,
         cache: Any = None,
-    ) -> Tensor:
-        """The layer applied to ``tgt`` attending to ``memory``."""
-        if cache is not None:
-            raise NotImplementedError("TransformerDecoderLayer: cache is not supported")
+    ) -> Any:
+        """The layer applied to ``tgt`` attending to ``memory``; with Paddle's ``cache``
+        (``(Cache, StaticCache)``, see ``gen_cache``), ``(output, new_cache)``."""
+        tkpm, cache = _cache_arg(self, tgt_key_padding_mask, cache, "TransformerDecoderLayer")
         cross = self.cross_attn if self._paddle else self.multihead_attn
         x = tgt
+        new: list = []
 
         def sa(h: Tensor) -> Tensor:
-            a = self._attend(self.self_attn, h, h, tgt_mask, tgt_key_padding_mask, tgt_is_causal)
+            if cache is None:
+                a = self._attend(self.self_attn, h, h, tgt_mask, tkpm, tgt_is_causal)
+            else:
+                a, c = self.self_attn(h, h, h, tgt_mask, cache[0])
+                new.append(c)
             return self.dropout1(a)
 
         def ca(h: Tensor) -> Tensor:
-            a = self._attend(
-                cross, h, memory, memory_mask, memory_key_padding_mask, memory_is_causal
-            )
+            if cache is None:
+                a = self._attend(
+                    cross, h, memory, memory_mask, memory_key_padding_mask, memory_is_causal
+                )
+            else:
+                a, c = cross(h, memory, memory, memory_mask, cache[1])
+                new.append(c)
             return self.dropout2(a)
 
         if self.norm_first:
             x = x + sa(self.norm1(x))
             x = x + ca(self.norm2(x))
-            return x + self.dropout3(self._ff(self.norm3(x)))
-        x = self.norm1(x + sa(x))
-        x = self.norm2(x + ca(x))
-        return self.norm3(x + self.dropout3(self._ff(x)))
+            x = x + self.dropout3(self._ff(self.norm3(x)))
+        else:
+            x = self.norm1(x + sa(x))
+            x = self.norm2(x + ca(x))
+            x = self.norm3(x + self.dropout3(self._ff(x)))
+        return x if cache is None else (x, (new[0], new[1]))
+
+    def gen_cache(self, memory: Tensor) -> tuple[Any, Any]:
+        """Paddle's: ``(Cache, StaticCache)``, an empty incremental cache for
+        ``self_attn`` and the projected ``memory`` for ``cross_attn``."""
+        _paddle_only(self, "TransformerDecoderLayer")
+        sa, ca = self.self_attn, self.cross_attn
+        return sa.gen_cache(memory, type=sa.Cache), ca.gen_cache(
+            memory, memory, type=ca.StaticCache
+        )
 
 
 def _clones(layer: _LayerBase, n: int, what: str) -> ModuleList:
@@ -322,13 +379,25 @@ class TransformerEncoder(Module):
         cache: Any = None,
         *,
         src_mask: Optional[Tensor] = None,
-    ) -> Tensor:
-        """``src`` through every layer (Paddle: ``forward(src, src_mask)``)."""
+    ) -> Any:
+        """``src`` through every layer (Paddle: ``forward(src, src_mask, cache)``, the
+        cache a list of one ``Cache`` per layer; then ``(output, new_caches)``)."""
         mask = src_mask if src_mask is not None else mask
-        x = src
-        for layer in self.layers:
-            x = layer(x, mask, src_key_padding_mask, bool(is_causal), cache)
-        return x if self.norm is None else self.norm(x)
+        kpm, cache = _cache_arg(self.layers[0], src_key_padding_mask, cache, "TransformerEncoder")
+        _check_caches(cache, len(self.layers), "TransformerEncoder")
+        x, new = src, []
+        for i, layer in enumerate(self.layers):
+            if cache is None:
+                x = layer(x, mask, kpm, bool(is_causal))
+            else:
+                x, c = layer(x, mask, cache=cache[i])
+                new.append(c)
+        x = x if self.norm is None else self.norm(x)
+        return x if cache is None else (x, new)
+
+    def gen_cache(self, src: Tensor) -> list:
+        """Paddle's: one empty ``Cache`` per layer."""
+        return [layer.gen_cache(src) for layer in self.layers]
 
 
 class TransformerDecoder(Module):
@@ -359,15 +428,29 @@ class TransformerDecoder(Module):
         tgt_is_causal: Optional[bool] = None,
         memory_is_causal: bool = False,
         cache: Any = None,
-    ) -> Tensor:
-        """``tgt`` through every layer, each attending to ``memory``."""
-        x = tgt
-        for layer in self.layers:
-            x = layer(
-                x, memory, tgt_mask, memory_mask, tgt_key_padding_mask,
-                memory_key_padding_mask, bool(tgt_is_causal), memory_is_causal, cache,
-            )  # fmt: skip
-        return x if self.norm is None else self.norm(x)
+    ) -> Any:
+        """``tgt`` through every layer, each attending to ``memory`` (Paddle's ``cache``:
+        one ``(Cache, StaticCache)`` per layer; then ``(output, new_caches)``)."""
+        tkpm, cache = _cache_arg(self.layers[0], tgt_key_padding_mask, cache, "TransformerDecoder")
+        _check_caches(cache, len(self.layers), "TransformerDecoder")
+        x, new = tgt, []
+        for i, layer in enumerate(self.layers):
+            if cache is None:
+                x = layer(
+                    x, memory, tgt_mask, memory_mask, tkpm, memory_key_padding_mask,
+                    bool(tgt_is_causal), memory_is_causal,
+                )  # fmt: skip
+            else:
+                x, c = layer(x, memory, tgt_mask, memory_mask, cache=cache[i])
+                new.append(c)
+        x = x if self.norm is None else self.norm(x)
+        return x if cache is None else (x, new)
+
+    def gen_cache(self, memory: Tensor, do_zip: bool = False) -> list:
+        """Paddle's: one ``(Cache, StaticCache)`` per layer (``do_zip=True``: the two
+        lists zipped, ``[(Cache, ...), (StaticCache, ...)]``)."""
+        cache = [layer.gen_cache(memory) for layer in self.layers]
+        return list(zip(*cache)) if do_zip else cache
 
 
 class Transformer(Module):
