@@ -377,6 +377,8 @@ class Tensor:
         """Same as ``clear_grad``."""
     def _inplace_version(self) -> _int:
         """Paddle's spelling of ``_version``."""
+    def _increment_version(self) -> None:
+        """Adds one to the version counter without writing anything."""
     def detach(self) -> Tensor:
         """Same data, no history, never requires grad (shares storage)."""
     def detach_(self) -> Self:
@@ -3300,6 +3302,9 @@ class FunctionCtx:
     @property
     def saved_tensors(self) -> tuple[Tensor | None, ...]:
         """The saved tensors (``()`` when none were saved)."""
+    @property
+    def saved_variables(self) -> tuple[Tensor | None, ...]:
+        """PyTorch's old name for ``saved_tensors`` (warns ``DeprecationWarning``)."""
     def saved_tensor(self) -> tuple[Tensor | None, ...] | None:
         """Paddle's form: the saved tensors, or ``None`` when none were saved."""
     @property

@@ -24,6 +24,8 @@ __all__ = [
     "gradgradcheck",
     "disable_gc",
     "skipIfTorchDynamo",
+    "slowTest",
+    "set_warn_always_context",
     "TEST_WITH_TORCHDYNAMO",
     "IS_WINDOWS",
     "IS_MACOS",
@@ -75,6 +77,22 @@ def skipIfTorchDynamo(msg=""):  # noqa: N802  (torch's name)
         return fn
 
     return decorator
+
+
+def slowTest(fn):  # noqa: N802  (torch's name)
+    """PyTorch runs the tests marked slow in a separate CI job; here they always run."""
+    return fn
+
+
+@contextlib.contextmanager
+def set_warn_always_context(new_val: bool):
+    """``torch.set_warn_always(new_val)`` inside the block, the previous setting after."""
+    old_val = ferrograd.is_warn_always_enabled()
+    ferrograd.set_warn_always(new_val)
+    try:
+        yield
+    finally:
+        ferrograd.set_warn_always(old_val)
 
 
 def _is_sparse(x) -> bool:

@@ -39,11 +39,29 @@ impl Tensor {
                     )));
                 }
                 if no_grad_view {
+                    // a custom layer's forward runs under no_grad: a view it returns is
+                    // refused for its own reason (the layer's backward would be bypassed)
+                    if let Some(layer) = self.grad_fn().filter(|n| n.as_any().is_some()) {
+                        let name = layer.name();
+                        let name = name.strip_suffix("Backward").unwrap_or(&name);
+                        return Err(Error::runtime(format!(
+                            "{op}: Output {} of {name} is a view and is being modified \
+                             inplace. This view was created inside a custom Function (or \
+                             because an input was returned as-is) and the autograd logic to \
+                             handle view+inplace would override the custom backward \
+                             associated with the custom Function, leading to incorrect \
+                             gradients. This behavior is forbidden. You can fix this by \
+                             cloning the output of the custom Function.",
+                            self.output_nr()
+                        )));
+                    }
                     return Err(Error::runtime(format!(
-                        "{op}: a view was created in no_grad mode and is being modified \
-                         inplace with grad mode enabled; this is ambiguous and forbidden. Make \
-                         both the view and the in-place op inside no_grad() (not tracked) or \
-                         both outside it (tracked)"
+                        "{op}: A view was created in no_grad mode and is being modified \
+                         inplace with grad mode enabled. Given that this use case is \
+                         ambiguous and error-prone, it is forbidden. You can clarify your \
+                         code by moving both the view and the inplace either both inside the \
+                         no_grad block (if you don't want the inplace to be tracked) or both \
+                         outside (if you want the inplace to be tracked)."
                     )));
                 }
                 if inference_view {

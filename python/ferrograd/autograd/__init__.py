@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .. import _core
 from ..grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
-from . import functional, graph
+from . import functional, grad_mode, graph
 from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .backward_inputs import Variable, backward  # noqa: E402
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
@@ -40,6 +40,7 @@ __all__ = [
     "saved_tensors_hooks",
     "disable_saved_tensors_hooks",
     "graph",
+    "grad_mode",
     "functional",
     "gradcheck",
     "gradgradcheck",

@@ -24,6 +24,7 @@ from .gradient_edge import GradientEdge, get_gradient_edge
 __all__ = [
     "GradientEdge",
     "get_gradient_edge",
+    "increment_version",
     "saved_tensors_hooks",
     "disable_saved_tensors_hooks",
     "save_on_cpu",
@@ -60,6 +61,28 @@ class disable_saved_tensors_hooks:
 
     def __exit__(self, *exc: Any) -> None:
         _core._set_saved_tensors_hooks_disabled(self._prev)
+
+
+def increment_version(tensor: Any) -> None:
+    """Adds one to the version counter of ``tensor`` (a Tensor, or an iterable of them)
+    without touching its values: the way to tell autograd that code outside it (a NumPy
+    view, a C extension) changed the memory, so backward refuses a saved copy of it as it
+    does after an in-place op (PyTorch's ``torch.autograd.graph.increment_version``)."""
+    if isinstance(tensor, _core.Tensor):
+        tensors = [tensor]
+    else:
+        try:
+            tensors = list(tensor)
+        except TypeError:
+            tensors = [tensor]  # refused below, with the message
+    for t in tensors:
+        if not isinstance(t, _core.Tensor):
+            raise TypeError(
+                f"increment_version expects a Tensor or an iterable of Tensors, got an "
+                f"item of type {type(t).__name__}"
+            )
+    for t in tensors:
+        t._increment_version()
 
 
 def _restore(array: np.ndarray, dtype: Any) -> Any:

@@ -144,6 +144,19 @@ impl PyCtx {
         PyTuple::new(py, items.unwrap_or_default())
     }
 
+    /// PyTorch's old name for `saved_tensors`: the same tuple, with PyTorch's
+    /// `DeprecationWarning`.
+    #[getter]
+    fn saved_variables<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyErr::warn(
+            py,
+            &py.get_type::<pyo3::exceptions::PyDeprecationWarning>(),
+            c"'saved_variables' is deprecated; use 'saved_tensors'",
+            1,
+        )?;
+        self.saved_tensors(py)
+    }
+
     /// The saved tensors (Paddle: a method; `None` when nothing was saved).
     fn saved_tensor<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyTuple>>> {
         match self.unpack_all(py)? {

@@ -304,6 +304,13 @@ impl PyTensor {
         self.inner().version()
     }
 
+    /// Adds one to the version counter without writing anything: what
+    /// `autograd.graph.increment_version` does for code that changes the memory behind
+    /// autograd's back (so a saved copy of this tensor is refused in backward).
+    fn _increment_version(&self) {
+        self.inner().bump_version()
+    }
+
     /// Same data, no history, never requires grad (shares storage).
     fn detach(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
         wrap(py, self.inner().detach())
