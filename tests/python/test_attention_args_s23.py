@@ -74,3 +74,29 @@ def test_sdpa_gqa_errors():
         F.scaled_dot_product_attention(q2, k2, k2, enable_gqa=True)
     with pytest.raises(ValueError):  # PyTorch's default: no GQA, heads must match
         F.scaled_dot_product_attention(q, k, k)
+
+
+def test_paddle_code_gets_paddles_layout_without_paddles_arguments():
+    # Paddle's [batch, seq, heads, dim]: before, Paddle code without training=/name= got
+    # PyTorch's layout silently (a wrong result of the right shape)
+    from test_shared_spellings import _run
+
+    rng = np.random.default_rng(5)
+    q, k, v = (rng.standard_normal((2, 5, 3, 4)) for _ in range(3))
+    g = _run(
+        "import ferrograd.nn.functional as F\n"
+        "o = F.scaled_dot_product_attention(paddle.to_tensor(q), paddle.to_tensor(k), "
+        "paddle.to_tensor(v))\n"
+        "o2 = F.scaled_dot_product_attention(paddle.to_tensor(q), paddle.to_tensor(k), "
+        "paddle.to_tensor(v), training=False)",
+        "paddle",
+        q=q,
+        k=k,
+        v=v,
+    )
+    qt, kt, vt = (a.transpose(0, 2, 1, 3) for a in (q, k, v))
+    s = qt @ kt.transpose(0, 1, 3, 2) / 2.0
+    w = np.exp(s - s.max(-1, keepdims=True))
+    ref = ((w / w.sum(-1, keepdims=True)) @ vt).transpose(0, 2, 1, 3)
+    np.testing.assert_allclose(g["o"].numpy(), ref, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(g["o2"].numpy(), ref, rtol=1e-10, atol=1e-12)

@@ -25,6 +25,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .. import _core
+from .._dialect import caller_dialect
 from . import functional as F
 
 Tensor = _core.Tensor
@@ -188,8 +189,8 @@ def scaled_dot_product_attention(
 ) -> Tensor:
     """Attention ``softmax(Q K^T / sqrt(d) + mask) V``.
 
-    PyTorch layout ``[..., L, E]`` by default; Paddle's ``[batch, seq, heads, dim]`` when
-    ``training=`` or ``name=`` is passed (Paddle's own arguments). ``dropout_p`` drops
+    PyTorch layout ``[..., L, E]`` by default; Paddle's ``[batch, seq, heads, dim]`` in
+    Paddle code or when ``training=`` or ``name=`` is passed (Paddle's own arguments). ``dropout_p`` drops
     attention weights (only while ``training``, default True); ``scale`` replaces
     ``1/sqrt(E)``. ``enable_gqa`` (grouped-query attention; default off in PyTorch's
     layout, on in Paddle's, as each peer): each key / value head serves
@@ -198,7 +199,7 @@ def scaled_dot_product_attention(
     _check_qkv(query, key, value, what)
     if not isinstance(dropout_p, (int, float)) or not 0.0 <= dropout_p <= 1.0:
         raise ValueError(f"{what}: dropout_p must be a probability in [0, 1], got {dropout_p!r}")
-    paddle = training is not None or name is not None
+    paddle = training is not None or name is not None or caller_dialect(2) == "paddle"
     if paddle:
         if query.ndim not in (3, 4):
             raise ValueError(
