@@ -76,7 +76,8 @@ def test_lazy_norms():
     assert type(b) is nn.BatchNorm1d and b.num_features == 3 and calls == [1]
     assert not b.training
     np.testing.assert_allclose(y.detach().numpy(), x.numpy() / np.sqrt(1 + 1e-5), rtol=1e-6)
-    i = nn.LazyInstanceNorm2d()  # no parameters at all: still becomes InstanceNorm2d
+    # no parameters at all: still becomes InstanceNorm2d
+    i = nn.LazyInstanceNorm2d(affine=False, track_running_stats=False)
     a = np.random.default_rng(0).normal(size=(2, 3, 4, 4))
     out = i(fg.tensor(a))
     assert type(i) is nn.InstanceNorm2d and i.num_features == 3
@@ -86,5 +87,10 @@ def test_lazy_norms():
     bn3.load_state_dict(nn.BatchNorm3d(5).state_dict())
     assert type(bn3) is nn.BatchNorm3d and bn3.num_features == 5
     for cls in (nn.LazyBatchNorm2d, nn.LazyInstanceNorm1d, nn.LazyInstanceNorm3d):
-        assert cls().has_uninitialized_params() == (cls is nn.LazyBatchNorm2d)
+        assert cls().has_uninitialized_params()  # PyTorch's defaults: affine, running stats
+    j = nn.LazyInstanceNorm1d()
+    j(fg.randn(2, 3, 5))
+    assert j.weight.shape == [3] and j.running_mean.shape == [3] and j.track_running_stats
+    k = nn.LazyInstanceNorm1d(affine=False)
+    assert k.weight is None and isinstance(k.running_mean, nn.UninitializedBuffer)
     assert nn.LazyBatchNorm1d(bias=False).bias is None  # built since session 23

@@ -260,12 +260,14 @@ LazyConv3d = _lazy_conv(Conv3d, 3)
 LazyConvTranspose1d = _lazy_transpose(ConvTranspose1d, 1)
 LazyConvTranspose2d = _lazy_transpose(ConvTranspose2d, 2)
 LazyConvTranspose3d = _lazy_transpose(ConvTranspose3d, 3)
+# PyTorch's lazy instance norms default to affine=True, track_running_stats=True, unlike
+# InstanceNorm*d (both False): its signatures, kept as they are
 LazyBatchNorm1d = _lazy_norm(BatchNorm1d, True, True)
 LazyBatchNorm2d = _lazy_norm(BatchNorm2d, True, True)
 LazyBatchNorm3d = _lazy_norm(BatchNorm3d, True, True)
-LazyInstanceNorm1d = _lazy_norm(InstanceNorm1d, False, False)
-LazyInstanceNorm2d = _lazy_norm(InstanceNorm2d, False, False)
-LazyInstanceNorm3d = _lazy_norm(InstanceNorm3d, False, False)
+LazyInstanceNorm1d = _lazy_norm(InstanceNorm1d, True, True)
+LazyInstanceNorm2d = _lazy_norm(InstanceNorm2d, True, True)
+LazyInstanceNorm3d = _lazy_norm(InstanceNorm3d, True, True)
 
 __all__ = [
     "UninitializedBuffer", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
