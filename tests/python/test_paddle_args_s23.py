@@ -164,6 +164,20 @@ def test_simple_rnn_cell_with_frozen_input_weight_values():
     np.testing.assert_allclose(out.numpy(), want, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("cls", ["SimpleRNNCell", "GRUCell", "LSTMCell"])
+def test_cell_bias_attr_false_is_a_frozen_bias_of_zeros(cls):
+    """Paddle 3.3.1's cells keep `bias_ih` / `bias_hh` with `bias_*_attr=False`: zeros,
+    stop_gradient=True, in the state_dict (so a Paddle checkpoint loads); the output is
+    the cell's without that bias."""
+    cell = getattr(paddle.nn, cls)(3, 4, bias_ih_attr=False, bias_hh_attr=False)
+    for name in ("bias_ih", "bias_hh"):
+        p = getattr(cell, name)
+        assert p.stop_gradient and (p.numpy() == 0).all() and name in cell.state_dict()
+    out = cell(paddle.randn([2, 3]))[0]
+    out.sum().backward()
+    assert cell.bias_ih.grad is None and cell.weight_ih.grad is not None
+
+
 # ---- paddle.Model.prepare(amp_configs=...) ----
 
 

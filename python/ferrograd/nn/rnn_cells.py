@@ -102,14 +102,17 @@ def check_sizes(input_size: Any, hidden_size: Any, what: str) -> None:
         raise ValueError(f"{what}: hidden_size must be positive, got 0")
 
 
-def new_param(shape: Sequence[int], bound: float, dtype: Any, attr: Any) -> Parameter:
+def new_param(
+    shape: Sequence[int], bound: float, dtype: Any, attr: Any, fill: float = 1.0
+) -> Parameter:
     """A parameter uniform in ``±bound`` with Paddle's ``ParamAttr`` applied; ``attr=False``
-    (for a weight) is Paddle's frozen weight of ones (``stop_gradient=True``)."""
+    is Paddle's frozen parameter (``stop_gradient=True``) of ``fill``: ones for a weight,
+    zeros for a cell's bias."""
     p = Parameter(
         _core.empty(list(shape), dtype=dtype if dtype is not None else _core._get_default_dtype())
     )
     if attr is False:
-        init.ones_(p)
+        init.constant_(p, fill)
         p.stop_gradient = True
         return p
     init.uniform_(p, -bound, bound)
@@ -153,10 +156,12 @@ class _CellBase(Module):
         self.weight_hh = new_param([rows, h_in], bound, dtype, attrs.get("weight_hh_attr"))
         for name in ("bias_ih", "bias_hh"):
             attr = attrs.get(name + "_attr")
-            if bias and attr is not False:
-                setattr(self, name, new_param([rows], bound, dtype, attr))
-            else:
+            if not bias:
                 self.register_parameter(name, None)
+            elif attr is False:  # Paddle's cells: a frozen bias of zeros, in the state_dict
+                setattr(self, name, new_param([rows], bound, dtype, False, fill=0.0))
+            else:
+                setattr(self, name, new_param([rows], bound, dtype, attr))
         if proj_size:
             # Paddle's name and layout: h @ weight_ho, [hidden, proj]
             self.weight_ho = new_param([hidden_size, proj_size], bound, dtype, None)
