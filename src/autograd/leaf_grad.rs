@@ -64,6 +64,19 @@ where
     Ok(())
 }
 
+/// Accumulates a gradient into a leaf whose `.grad` is kept outside the core
+/// ([`crate::tensor::AutogradMeta::ext_grad`], a sparse gradient): `(leaf, g,
+/// create_graph)`. Installed by the bindings, which own such gradients.
+pub type ExtAccumulate = fn(&Tensor, Tensor, bool) -> Result<()>;
+
+static EXT_ACCUMULATE: std::sync::OnceLock<ExtAccumulate> = std::sync::OnceLock::new();
+
+/// Installs the accumulation of gradients kept outside the core (once; later calls are
+/// ignored).
+pub fn set_ext_accumulator(f: ExtAccumulate) {
+    let _ = EXT_ACCUMULATE.set(f);
+}
+
 /// Stores `g` into `leaf.grad`: summed in place, or out of place under `create_graph`.
 /// A kept gradient is always a dense buffer of its own (never a broadcast view), so
 /// later in-place accumulation and user edits of `.grad` are element-exact.
@@ -71,6 +84,17 @@ pub(crate) fn accumulate_into_leaf(leaf: &Tensor, g: Tensor, create_graph: bool)
     // The whole read-modify-write happens under the leaf's lock: backward passes run with
     // the GIL released, and concurrent passes into one leaf must not lose an update.
     let mut meta = leaf.meta();
+    if meta.ext_grad.is_some() {
+        // a sparse `.grad` (rare): the bindings sum it, with the GIL, outside our lock
+        drop(meta);
+        return match EXT_ACCUMULATE.get() {
+            Some(f) => f(leaf, g, create_graph),
+            None => Err(Error::runtime(
+                "this tensor's .grad is kept outside the core (a sparse gradient) and no \
+                 accumulation for it is installed",
+            )),
+        };
+    }
     let new = match meta.grad.take() {
         None if create_graph => g,
         None if owns_dense_buffer(&g) => g.detach(),
@@ -214,7 +238,10 @@ fn accumulate_with_node_hooks(
                 leaf.shape()
             )));
         }
-        let had_grad = leaf.meta().grad.is_some();
+        let had_grad = {
+            let m = leaf.meta();
+            m.grad.is_some() || m.ext_grad.is_some()
+        };
         if had_grad && !h.post.is_empty() {
             flowed = vec![Some(g.clone())];
         }

@@ -6,7 +6,7 @@ pub mod autocast;
 pub mod callbacks;
 pub mod engine;
 pub mod grad_mode;
-mod leaf_grad;
+pub(crate) mod leaf_grad;
 pub mod node;
 pub mod ops;
 mod pass_targets;
