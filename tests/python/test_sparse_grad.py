@@ -1,5 +1,5 @@
-"""A sparse COO ``.grad`` on a dense tensor (PyTorch code): assignment and accumulation by
-backward, against NumPy float64."""
+"""A sparse COO ``.grad`` on a dense tensor (PyTorch code): assignment, accumulation by
+backward, optimizers, zero_grad / clear_grad and clipping, against NumPy float64."""
 
 import ferrograd as torch
 import numpy as np
@@ -137,3 +137,151 @@ def test_autograd_grad_leaves_a_sparse_grad_alone():
     np.testing.assert_allclose(g.tolist(), [2.0, 4.0])
     assert p.grad is s
     np.testing.assert_allclose(_dense(s), [1.0, 0.0])
+
+
+# ---- optimizers ------------------------------------------------------------------------
+
+
+def _rows_param():
+    w0 = np.arange(12, dtype=np.float64).reshape(4, 3) / 10.0
+    return w0, torch.tensor(w0.tolist(), dtype=torch.float64).requires_grad_()
+
+
+def _rows_grad():
+    # rows 1 and 3 (row 3 twice: summed by coalescing), row 1 all zeros: still an entry
+    idx = [[3, 1, 3]]
+    vals = [[1.0, -2.0, 0.5], [0.0, 0.0, 0.0], [0.5, 1.0, 1.0]]
+    dense = np.zeros((4, 3))
+    for i, v in zip(idx[0], vals):
+        dense[i] += v
+    return _sp(idx, vals, (4, 3)), dense
+
+
+@pytest.mark.parametrize("maximize", [False, True])
+def test_sgd_sparse_step_changes_only_the_entries(maximize):
+    w0, w = _rows_param()
+    s, dense = _rows_grad()
+    other = _param([1.0, -1.0])
+    other.grad = torch.tensor([0.5, 0.5], dtype=torch.float64)
+    opt = torch.optim.SGD([w, other], lr=0.1, maximize=maximize)
+    w.grad = s
+    opt.step()
+    sign = 1.0 if maximize else -1.0
+    np.testing.assert_allclose(w.tolist(), w0 + sign * 0.1 * dense, rtol=1e-12)
+    np.testing.assert_allclose(other.tolist(), [1.0 + sign * 0.05, -1.0 + sign * 0.05])
+    assert w.grad is s
+
+
+def test_sgd_momentum_with_sparse_grads_matches_numpy():
+    w0, w = _rows_param()
+    opt = torch.optim.SGD([w], lr=0.1, momentum=0.9, nesterov=True)
+    ref, buf = w0.copy(), None
+    for _ in range(3):
+        s, dense = _rows_grad()
+        w.grad = s
+        opt.step()
+        buf = dense.copy() if buf is None else 0.9 * buf + dense
+        ref = ref - 0.1 * (dense + 0.9 * buf)
+    np.testing.assert_allclose(w.tolist(), ref, rtol=1e-12)
+    assert not isinstance(w.grad, torch.Tensor)
+
+
+def test_sgd_weight_decay_refuses_sparse_grads_before_any_update():
+    w0, w = _rows_param()
+    other = _param([1.0, -1.0])
+    other.grad = torch.tensor([0.5, 0.5], dtype=torch.float64)
+    opt = torch.optim.SGD([other, w], lr=0.1, weight_decay=0.01)
+    w.grad = _rows_grad()[0]
+    with pytest.raises(RuntimeError, match="weight_decay does not support sparse gradients"):
+        opt.step()
+    np.testing.assert_allclose(w.tolist(), w0)
+    np.testing.assert_allclose(other.tolist(), [1.0, -1.0])
+
+
+def test_adagrad_with_sparse_grads_matches_numpy():
+    w0, w = _rows_param()
+    opt = torch.optim.Adagrad([w], lr=0.5, lr_decay=0.1, initial_accumulator_value=0.2)
+    ref, acc = w0.copy(), np.full_like(w0, 0.2)
+    for t in range(1, 3):
+        s, dense = _rows_grad()
+        w.grad = s
+        opt.step()
+        acc += dense * dense
+        ref = ref - 0.5 / (1 + (t - 1) * 0.1) * dense / (np.sqrt(acc) + 1e-10)
+    np.testing.assert_allclose(w.tolist(), ref, rtol=1e-12)
+
+
+@pytest.mark.parametrize("maximize", [False, True])
+def test_sparse_adam_updates_exactly_the_stored_rows(maximize):
+    w0, w = _rows_param()
+    opt = torch.optim.SparseAdam([w], lr=0.1, betas=(0.8, 0.9), eps=1e-8, maximize=maximize)
+    ref, m, v = w0.copy(), np.zeros_like(w0), np.zeros_like(w0)
+    rows = [1, 3]
+    for t in range(1, 4):
+        s, dense = _rows_grad()
+        if maximize:
+            dense = -dense
+        w.grad = s
+        opt.step()
+        m[rows] = 0.8 * m[rows] + 0.2 * dense[rows]
+        v[rows] = 0.9 * v[rows] + 0.1 * dense[rows] ** 2
+        size = 0.1 * np.sqrt(1 - 0.9**t) / (1 - 0.8**t)
+        ref[rows] -= size * m[rows] / (np.sqrt(v[rows]) + 1e-8)
+    np.testing.assert_allclose(w.tolist(), ref, rtol=1e-12)
+    st = opt.state[w]
+    np.testing.assert_allclose(st["exp_avg"].tolist(), m, rtol=1e-12)
+    np.testing.assert_allclose(st["exp_avg_sq"].tolist(), v, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("make", "name"),
+    [
+        (lambda ps: torch.optim.Adam(ps), "Adam"),
+        (lambda ps: torch.optim.AdamW(ps), "AdamW"),
+        (lambda ps: torch.optim.RMSprop(ps), "RMSprop"),
+        (lambda ps: torch.optim.Adamax(ps), "Adamax"),
+        (lambda ps: torch.optim.Adadelta(ps), "Adadelta"),
+        (lambda ps: torch.optim.NAdam(ps), "NAdam"),
+        (lambda ps: torch.optim.LBFGS(ps), "LBFGS"),
+    ],
+)
+def test_dense_only_optimizers_refuse_a_sparse_grad(make, name):
+    w0, w = _rows_param()
+    opt = make([w])
+    w.grad = _rows_grad()[0]
+    with pytest.raises(RuntimeError, match=f"{name} does not support sparse gradients"):
+        opt.step(lambda: (w * w).sum()) if name == "LBFGS" else opt.step()
+    np.testing.assert_allclose(w.tolist(), w0)
+
+
+def test_zero_grad_and_clear_grad_with_a_sparse_grad():
+    _, w = _rows_param()
+    opt = torch.optim.SGD([w], lr=0.1)
+    s = _rows_grad()[0]
+    w.grad = s
+    opt.zero_grad(set_to_none=False)
+    assert w.grad is s and s.nnz() == 0 and list(s.shape) == [4, 3]
+    np.testing.assert_allclose(_dense(s), np.zeros((4, 3)))
+    opt.zero_grad()
+    assert w.grad is None
+    s = _rows_grad()[0]
+    w.grad = s
+    w.clear_grad()
+    assert w.grad is s and s.nnz() == 0
+    w.clear_grad(set_to_zero=False)
+    assert w.grad is None
+
+
+def test_clip_grad_norm_with_a_sparse_grad():
+    _, w = _rows_param()
+    s, dense = _rows_grad()
+    w.grad = s
+    other = _param([3.0, 4.0])
+    other.grad = torch.tensor([3.0, 4.0], dtype=torch.float64)
+    total = torch.nn.utils.clip_grad_norm_([w, other], 1.0)
+    want = np.sqrt((dense**2).sum() + 25.0)
+    assert float(total) == pytest.approx(want, rel=1e-12)
+    coef = 1.0 / (want + 1e-6)
+    assert w.grad is s
+    np.testing.assert_allclose(_dense(s), dense * coef, rtol=1e-12)
+    np.testing.assert_allclose(other.grad.tolist(), [3.0 * coef, 4.0 * coef], rtol=1e-12)
