@@ -84,8 +84,10 @@ pub(crate) fn accumulate_into_leaf(leaf: &Tensor, g: Tensor, create_graph: bool)
     // The whole read-modify-write happens under the leaf's lock: backward passes run with
     // the GIL released, and concurrent passes into one leaf must not lose an update.
     let mut meta = leaf.meta();
-    if meta.ext_grad.is_some() {
-        // a sparse `.grad` (rare): the bindings sum it, with the GIL, outside our lock
+    if meta.ext_grad.is_some() || g.has_ext_grad() {
+        // a sparse `.grad`, or a gradient that carries a sparse form (`nn.Embedding(sparse=
+        // True)`; see `sparse_grad.rs`), both rare: the bindings sum it, with the GIL,
+        // outside our lock
         drop(meta);
         return match EXT_ACCUMULATE.get() {
             Some(f) => f(leaf, g, create_graph),

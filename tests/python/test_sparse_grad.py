@@ -285,3 +285,112 @@ def test_clip_grad_norm_with_a_sparse_grad():
     assert w.grad is s
     np.testing.assert_allclose(_dense(s), dense * coef, rtol=1e-12)
     np.testing.assert_allclose(other.grad.tolist(), [3.0 * coef, 4.0 * coef], rtol=1e-12)
+
+
+# ---- nn.Embedding(sparse=True) / F.embedding / EmbeddingBag ----------------------------
+
+
+def _emb_case():
+    w0 = np.arange(15, dtype=np.float64).reshape(5, 3) / 7.0
+    ids = np.array([[1, 3], [3, 0]])
+    up = np.arange(12, dtype=np.float64).reshape(2, 2, 3) - 4.0  # d loss / d out
+    return w0, ids, up
+
+
+def _dense_embedding_grad(ids, up, n, padding_idx=None):
+    g = np.zeros((n, up.shape[-1]))
+    for i, row in zip(ids.reshape(-1), up.reshape(-1, up.shape[-1])):
+        if i != padding_idx:
+            g[i] += row
+    return g
+
+
+@pytest.mark.parametrize("padding_idx", [None, 0])
+def test_embedding_sparse_gives_pytorchs_sparse_gradient(padding_idx):
+    w0, ids, up = _emb_case()
+    emb = torch.nn.Embedding(5, 3, padding_idx=padding_idx, sparse=True, dtype=torch.float64)
+    with torch.no_grad():
+        emb.weight.copy_(torch.tensor(w0.tolist(), dtype=torch.float64))
+    out = emb(torch.tensor(ids.tolist()))
+    np.testing.assert_allclose(out.tolist(), w0[ids])
+    (out * torch.tensor(up.tolist(), dtype=torch.float64)).sum().backward()
+    g = emb.weight.grad
+    assert not isinstance(g, torch.Tensor) and g.layout == torch.sparse_coo
+    flat = ids.reshape(-1)
+    kept = flat != padding_idx if padding_idx is not None else np.ones(flat.size, bool)
+    assert g._indices().tolist() == [flat[kept].tolist()]
+    np.testing.assert_allclose(g._values().tolist(), up.reshape(-1, 3)[kept])
+    want = _dense_embedding_grad(ids, up, 5, padding_idx)
+    np.testing.assert_allclose(g.coalesce().to_dense().tolist(), want)
+    # a second pass accumulates into the same sparse object
+    (
+        emb(torch.tensor(ids.tolist())) * torch.tensor(up.tolist(), dtype=torch.float64)
+    ).sum().backward()
+    assert emb.weight.grad is g
+    np.testing.assert_allclose(g.to_dense().tolist(), 2 * want)
+    assert "sparse=True" in repr(emb)
+
+
+def test_functional_embedding_sparse_and_a_dense_use_of_the_weight():
+    w0, ids, up = _emb_case()
+    w = torch.tensor(w0.tolist(), dtype=torch.float64).requires_grad_()
+    out = torch.nn.functional.embedding(torch.tensor(ids.tolist()), w, sparse=True)
+    loss = (out * torch.tensor(up.tolist(), dtype=torch.float64)).sum() + (w * w).sum()
+    loss.backward()
+    # the weight's gradients are summed by the pass: a dense .grad (as PyTorch's)
+    assert isinstance(w.grad, torch.Tensor)
+    np.testing.assert_allclose(w.grad.tolist(), _dense_embedding_grad(ids, up, 5) + 2 * w0)
+
+
+def test_embedding_sparse_then_sparse_adam_steps_match_numpy():
+    w0, ids, up = _emb_case()
+    emb = torch.nn.Embedding(5, 3, sparse=True, dtype=torch.float64)
+    with torch.no_grad():
+        emb.weight.copy_(torch.tensor(w0.tolist(), dtype=torch.float64))
+    opt = torch.optim.SparseAdam(emb.parameters(), lr=0.1)
+    ref, m, v = w0.copy(), np.zeros_like(w0), np.zeros_like(w0)
+    rows = [0, 1, 3]  # the looked-up ids
+    for t in range(1, 3):
+        if t == 2:
+            up = up.copy()
+            up[0, 0] = 0.0  # id 1 looked up with a zero gradient: its moments still decay
+        opt.zero_grad()
+        out = emb(torch.tensor(ids.tolist()))
+        (out * torch.tensor(up.tolist(), dtype=torch.float64)).sum().backward()
+        opt.step()
+        g = _dense_embedding_grad(ids, up, 5)
+        m[rows] = 0.9 * m[rows] + 0.1 * g[rows]
+        v[rows] = 0.999 * v[rows] + 0.001 * g[rows] ** 2
+        size = 0.1 * np.sqrt(1 - 0.999**t) / (1 - 0.9**t)
+        ref[rows] -= size * m[rows] / (np.sqrt(v[rows]) + 1e-8)
+    np.testing.assert_allclose(emb.weight.tolist(), ref, rtol=1e-12)
+
+
+def test_embedding_sparse_in_paddle_code_keeps_a_dense_gradient():
+    w0, ids, _ = _emb_case()
+    ns = {"paddle": torch, "w0": w0.tolist(), "ids": ids.tolist()}
+    exec(
+        "emb = paddle.nn.Embedding(5, 3, sparse=True)\n"
+        "out = emb(paddle.to_tensor(ids))\n"
+        "out.sum().backward()\n"
+        "g = emb.weight.grad\n",
+        ns,
+    )
+    assert isinstance(ns["g"], torch.Tensor)
+    np.testing.assert_allclose(ns["g"].tolist(), _dense_embedding_grad(ids, np.ones((2, 2, 3)), 5))
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean"])
+def test_embedding_bag_sparse_gradient(mode):
+    w0 = np.arange(15, dtype=np.float64).reshape(5, 3) / 7.0
+    bag = torch.nn.EmbeddingBag(5, 3, mode=mode, sparse=True, padding_idx=2, dtype=torch.float64)
+    with torch.no_grad():
+        bag.weight.copy_(torch.tensor(w0.tolist(), dtype=torch.float64))
+    bag(torch.tensor([[1, 2], [2, 4], [4, 4]])).sum().backward()
+    g = bag.weight.grad
+    assert not isinstance(g, torch.Tensor)
+    assert g._indices().tolist() == [[1, 4, 4, 4]]
+    scale = {"sum": [1.0, 1.0, 1.0, 1.0], "mean": [1.0, 1.0, 0.5, 0.5]}[mode]
+    np.testing.assert_allclose(g._values().tolist(), np.outer(scale, np.ones(3)))
+    with pytest.raises(ValueError, match="max mode does not support sparse weights"):
+        torch.nn.EmbeddingBag(5, 3, mode="max", sparse=True)(torch.tensor([[1, 2]]))

@@ -53,6 +53,7 @@ class EmbeddingBag(Module):
         self.mode, self.include_last_offset = mode, bool(include_last_offset)
         self.padding_idx = padding_idx
         self.max_norm, self.norm_type = max_norm, norm_type
+        self.sparse = bool(sparse)
         if _weight is not None:
             if list(_weight.shape) != [num_embeddings, embedding_dim]:
                 raise ValueError(
@@ -84,6 +85,7 @@ class EmbeddingBag(Module):
             per_sample_weights=per_sample_weights,
             include_last_offset=self.include_last_offset,
             padding_idx=self.padding_idx,
+            sparse=self.sparse,
         )
 
     @classmethod
@@ -157,6 +159,7 @@ class Embedding(Module):
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
         self.padding_idx = padding_idx
+        self.sparse = bool(sparse)
         self.max_norm = max_norm
         self.norm_type = norm_type
         if _weight is not None:
@@ -179,9 +182,14 @@ class Embedding(Module):
         """The rows of ``weight`` for ``ids``: shape ``ids.shape + [embedding_dim]``."""
         if self.max_norm is not None:
             return F.embedding(
-                ids, self.weight, self.padding_idx, self.max_norm, norm_type=self.norm_type
+                ids,
+                self.weight,
+                self.padding_idx,
+                self.max_norm,
+                norm_type=self.norm_type,
+                sparse=self.sparse,
             )
-        return F.embedding(ids, self.weight, self.padding_idx)
+        return F.embedding(ids, self.weight, self.padding_idx, sparse=self.sparse)
 
     @classmethod
     def from_pretrained(
@@ -208,4 +216,5 @@ class Embedding(Module):
 
     def extra_repr(self) -> str:
         pad = f", padding_idx={self.padding_idx}" if self.padding_idx is not None else ""
-        return f"{self.num_embeddings}, {self.embedding_dim}{pad}"
+        sparse = ", sparse=True" if self.sparse else ""
+        return f"{self.num_embeddings}, {self.embedding_dim}{pad}{sparse}"

@@ -73,9 +73,14 @@ def _add_into(acc: SparseCooTensor, g: SparseCooTensor) -> None:
 
 
 def _accumulate(param: Tensor, g: Any, create_graph: bool) -> None:
-    """Sums the gradient ``g`` (dense Tensor or sparse COO) into ``param.grad``, which the
-    core reports as sparse when called from a backward pass."""
+    """Sums the gradient ``g`` (dense Tensor, one carrying its sparse form, or sparse COO)
+    into ``param.grad`` (called by the core for a sparse ``.grad`` or a gradient carrying
+    a sparse form)."""
     old = param.grad
+    if isinstance(g, Tensor):
+        carried = g.grad  # a dense gradient carrying its sparse form (nn.Embedding(sparse=True))
+        if carried is not None and not isinstance(carried, Tensor):
+            g = carried
     if isinstance(g, SparseTensor):
         g = _check_like(param, g)
     with enable_grad() if create_graph else no_grad():

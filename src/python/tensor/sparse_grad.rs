@@ -6,6 +6,12 @@
 //! `zero_grad`, `clear_grad`) checks the flag and comes here, or refuses, instead of
 //! taking the empty slot for "no gradient". The checks and arithmetic live in
 //! `ferrograd/sparse/_grad.py`; only this rare path takes the GIL inside a backward pass.
+//!
+//! A sparse gradient flowing through a pass (`nn.Embedding(sparse=True)`) is a dense
+//! gradient tensor that carries its sparse form in its own `ext_grad` slot: anything that
+//! transforms it (a sum with another gradient, a hook's replacement, a cast) makes a plain
+//! dense tensor with the right values, and one that reaches a leaf unchanged is stored in
+//! its sparse form.
 
 use crate::error::Result;
 use crate::python::errors::from_pyerr;
