@@ -394,3 +394,14 @@ def test_embedding_bag_sparse_gradient(mode):
     np.testing.assert_allclose(g._values().tolist(), np.outer(scale, np.ones(3)))
     with pytest.raises(ValueError, match="max mode does not support sparse weights"):
         torch.nn.EmbeddingBag(5, 3, mode="max", sparse=True)(torch.tensor([[1, 2]]))
+
+
+def test_grad_scaler_unscales_a_sparse_grad():
+    _, w = _rows_param()
+    s, dense = _rows_grad()
+    w.grad = s
+    opt = torch.optim.SGD([w], lr=0.1)
+    scaler = torch.amp.GradScaler(init_scale=4.0)
+    scaler.unscale_(opt)
+    assert not isinstance(w.grad, torch.Tensor)
+    np.testing.assert_allclose(_dense(w.grad), dense / 4.0)

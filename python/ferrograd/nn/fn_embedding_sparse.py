@@ -40,7 +40,8 @@ class _SparseRows(Function):
             keep = (ids != ctx.padding_idx).nonzero().reshape([-1])
             ids, rows = ids.index_select(keep, axis=0), rows.index_select(keep, axis=0)
         dense = _core.zeros(list(ctx.shape), dtype=grad.dtype).index_add(0, ids, rows)
-        dense.grad = SparseCooTensor(ids.reshape([1, -1]), rows, ctx.shape)
+        # the stubs type .grad as a Tensor; a sparse one is accepted at run time
+        dense.grad = SparseCooTensor(ids.reshape([1, -1]), rows, ctx.shape)  # type: ignore[assignment]
         return dense, None, None
 
 

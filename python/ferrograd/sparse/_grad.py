@@ -37,8 +37,8 @@ def _check_like(param: Tensor, value: Any) -> SparseCooTensor:
         raise TypeError(f"assigned grad must be a Tensor or None, got {type(value).__name__}")
     if not isinstance(value, SparseCooTensor):
         raise TypeError(
-            f"a sparse .grad must be in the COO layout, got {value.layout}; convert it "
-            "with .to_sparse_coo() (or .to_dense())"
+            f"a sparse .grad must be in the COO layout, got {getattr(value, 'layout', None)}; "
+            "convert it with .to_sparse_coo() (or .to_dense())"
         )
     if tuple(value.shape) != tuple(param.shape):
         raise RuntimeError(
