@@ -18,6 +18,7 @@ code that assigns one gets a ``TypeError``.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import ferrograd as fg
@@ -72,7 +73,17 @@ def _add_into(acc: SparseCooTensor, g: SparseCooTensor) -> None:
     acc._idx, acc._vals, acc._coalesced = summed._idx, summed._vals, True
 
 
+# backward passes may run in several threads: the read-modify-write of one .grad must
+# not interleave with another's (the GIL alone can switch threads in between)
+_LOCK = threading.RLock()
+
+
 def _accumulate(param: Tensor, g: Any, create_graph: bool) -> None:
+    with _LOCK:
+        _accumulate_locked(param, g, create_graph)
+
+
+def _accumulate_locked(param: Tensor, g: Any, create_graph: bool) -> None:
     """Sums the gradient ``g`` (dense Tensor, one carrying its sparse form, or sparse COO)
     into ``param.grad`` (called by the core for a sparse ``.grad`` or a gradient carrying
     a sparse form)."""
