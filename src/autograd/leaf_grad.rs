@@ -260,3 +260,39 @@ fn accumulate_with_node_hooks(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+
+    fn count(_: &Tensor, _: Tensor, _: bool) -> Result<()> {
+        CALLS.fetch_add(1, Ordering::SeqCst);
+        Ok(())
+    }
+
+    /// A leaf whose `.grad` is kept outside the core, or a gradient that carries such a
+    /// form, goes to the installed accumulation; the dense slot is never filled instead.
+    #[test]
+    fn ext_grads_go_to_the_installed_accumulator() {
+        set_ext_accumulator(count);
+        let leaf = Tensor::from_vec(vec![1.0f64, 2.0], &[2]).unwrap();
+        leaf.set_ext_grad(Some(std::sync::Arc::new(7u8)));
+        assert!(leaf.has_ext_grad() && leaf.grad().is_none());
+        let before = CALLS.load(Ordering::SeqCst);
+        let g = Tensor::from_vec(vec![1.0f64, 1.0], &[2]).unwrap();
+        accumulate_into_leaf(&leaf, g, false).unwrap();
+        assert_eq!(CALLS.load(Ordering::SeqCst), before + 1);
+        assert!(leaf.grad().is_none());
+        // a dense `.grad` assigned replaces it and clears the flag
+        leaf.set_grad(Some(Tensor::from_vec(vec![0.0f64, 0.0], &[2]).unwrap()))
+            .unwrap();
+        assert!(!leaf.has_ext_grad() && leaf.ext_grad().is_none());
+        let carrier = Tensor::from_vec(vec![1.0f64, 1.0], &[2]).unwrap();
+        carrier.set_ext_grad(Some(std::sync::Arc::new(8u8)));
+        accumulate_into_leaf(&leaf, carrier, false).unwrap();
+        assert_eq!(CALLS.load(Ordering::SeqCst), before + 2);
+    }
+}

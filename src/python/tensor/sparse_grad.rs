@@ -51,7 +51,7 @@ pub(crate) fn zero_ext_grad(py: Python<'_>, t: &Tensor) -> PyResult<()> {
 }
 
 /// Sums the dense gradient `g` of a backward pass into `leaf`'s sparse `.grad` (the
-/// engine's [`crate::autograd::leaf_grad::ExtAccumulate`]).
+/// engine's [`crate::autograd::ExtAccumulate`]).
 fn accumulate(leaf: &Tensor, g: Tensor, create_graph: bool) -> Result<()> {
     Python::attach(|py| {
         let param = wrap_shared(py, leaf.clone())?;
@@ -64,7 +64,7 @@ fn accumulate(leaf: &Tensor, g: Tensor, create_graph: bool) -> Result<()> {
 
 /// Installs [`accumulate`] into the engine (module init).
 pub(crate) fn install() {
-    crate::autograd::leaf_grad::set_ext_accumulator(accumulate);
+    crate::autograd::set_ext_accumulator(accumulate);
 }
 
 /// `t.backward(gradient)` with a `gradient` that is not a dense Tensor: a sparse one
