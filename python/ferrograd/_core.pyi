@@ -3246,6 +3246,8 @@ class ParamGroupState:
         paddle: _bool = False,
     ) -> _int:
         """One Adamax step (Paddle's eps placement with ``paddle``)."""
+    def sparse_grads(self) -> list[_int]:
+        """The indices of the parameters whose ``.grad`` is a sparse gradient."""
     def zero_grad(self, set_to_none: _bool = True) -> None:
         """Drops every gradient, or zeros it in place."""
     def params(self) -> list[Tensor]:

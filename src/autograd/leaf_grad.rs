@@ -64,6 +64,19 @@ where
     Ok(())
 }
 
+/// Accumulates a gradient into a leaf whose `.grad` is kept outside the core
+/// ([`crate::tensor::AutogradMeta::ext_grad`], a sparse gradient): `(leaf, g,
+/// create_graph)`. Installed by the bindings, which own such gradients.
+pub type ExtAccumulate = fn(&Tensor, Tensor, bool) -> Result<()>;
+
+static EXT_ACCUMULATE: std::sync::OnceLock<ExtAccumulate> = std::sync::OnceLock::new();
+
+/// Installs the accumulation of gradients kept outside the core (once; later calls are
+/// ignored).
+pub fn set_ext_accumulator(f: ExtAccumulate) {
+    let _ = EXT_ACCUMULATE.set(f);
+}
+
 /// Stores `g` into `leaf.grad`: summed in place, or out of place under `create_graph`.
 /// A kept gradient is always a dense buffer of its own (never a broadcast view), so
 /// later in-place accumulation and user edits of `.grad` are element-exact.
@@ -71,6 +84,19 @@ pub(crate) fn accumulate_into_leaf(leaf: &Tensor, g: Tensor, create_graph: bool)
     // The whole read-modify-write happens under the leaf's lock: backward passes run with
     // the GIL released, and concurrent passes into one leaf must not lose an update.
     let mut meta = leaf.meta();
+    if meta.ext_grad.is_some() || g.has_ext_grad() {
+        // a sparse `.grad`, or a gradient that carries a sparse form (`nn.Embedding(sparse=
+        // True)`; see `sparse_grad.rs`), both rare: the bindings sum it, with the GIL,
+        // outside our lock
+        drop(meta);
+        return match EXT_ACCUMULATE.get() {
+            Some(f) => f(leaf, g, create_graph),
+            None => Err(Error::runtime(
+                "this tensor's .grad is kept outside the core (a sparse gradient) and no \
+                 accumulation for it is installed",
+            )),
+        };
+    }
     let new = match meta.grad.take() {
         None if create_graph => g,
         None if owns_dense_buffer(&g) => g.detach(),
@@ -214,7 +240,10 @@ fn accumulate_with_node_hooks(
                 leaf.shape()
             )));
         }
-        let had_grad = leaf.meta().grad.is_some();
+        let had_grad = {
+            let m = leaf.meta();
+            m.grad.is_some() || m.ext_grad.is_some()
+        };
         if had_grad && !h.post.is_empty() {
             flowed = vec![Some(g.clone())];
         }
@@ -230,4 +259,40 @@ fn accumulate_with_node_hooks(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+
+    fn count(_: &Tensor, _: Tensor, _: bool) -> Result<()> {
+        CALLS.fetch_add(1, Ordering::SeqCst);
+        Ok(())
+    }
+
+    /// A leaf whose `.grad` is kept outside the core, or a gradient that carries such a
+    /// form, goes to the installed accumulation; the dense slot is never filled instead.
+    #[test]
+    fn ext_grads_go_to_the_installed_accumulator() {
+        set_ext_accumulator(count);
+        let leaf = Tensor::from_vec(vec![1.0f64, 2.0], &[2]).unwrap();
+        leaf.set_ext_grad(Some(std::sync::Arc::new(7u8)));
+        assert!(leaf.has_ext_grad() && leaf.grad().is_none());
+        let before = CALLS.load(Ordering::SeqCst);
+        let g = Tensor::from_vec(vec![1.0f64, 1.0], &[2]).unwrap();
+        accumulate_into_leaf(&leaf, g, false).unwrap();
+        assert_eq!(CALLS.load(Ordering::SeqCst), before + 1);
+        assert!(leaf.grad().is_none());
+        // a dense `.grad` assigned replaces it and clears the flag
+        leaf.set_grad(Some(Tensor::from_vec(vec![0.0f64, 0.0], &[2]).unwrap()))
+            .unwrap();
+        assert!(!leaf.has_ext_grad() && leaf.ext_grad().is_none());
+        let carrier = Tensor::from_vec(vec![1.0f64, 1.0], &[2]).unwrap();
+        carrier.set_ext_grad(Some(std::sync::Arc::new(8u8)));
+        accumulate_into_leaf(&leaf, carrier, false).unwrap();
+        assert_eq!(CALLS.load(Ordering::SeqCst), before + 2);
+    }
 }

@@ -17,6 +17,7 @@ mod validate;
 
 pub use callbacks::{queue_callback, FinalCallback, PostAccumulateHook};
 pub use grad_mode::{is_grad_enabled, no_grad, set_grad_enabled, GradModeGuard};
+pub use leaf_grad::{set_ext_accumulator, ExtAccumulate};
 pub use node::{Edge, GradHook, InputMeta, Node, NodeBase, NodeRef};
 pub use saved::SavedTensor;
 

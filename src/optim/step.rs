@@ -24,8 +24,24 @@ pub struct ParamState {
     pub step: u64,
 }
 
+/// Refuses a step when a parameter's `.grad` is a sparse gradient (kept outside the core,
+/// [`Tensor::has_ext_grad`]): these steps read the dense slot, and skipping the
+/// parameter would silently leave it untrained. Checked before any parameter changes.
+pub fn refuse_sparse_grads(params: &[ParamState], opt: &str) -> Result<()> {
+    match params.iter().position(|p| p.param.has_ext_grad()) {
+        None => Ok(()),
+        Some(i) => Err(Error::runtime(format!(
+            "{opt} does not support sparse gradients, please consider SparseAdam instead \
+             (parameter {i} of this group has a sparse .grad, e.g. from \
+             nn.Embedding(sparse=True); SGD without momentum and weight decay also takes \
+             one, or make it dense first: p.grad = p.grad.to_dense())"
+        ))),
+    }
+}
+
 /// One SGD step over every parameter in `params`. Returns how many were updated.
 pub fn sgd_step(params: &mut [ParamState], cfg: &SgdConfig) -> Result<usize> {
+    refuse_sparse_grads(params, "SGD")?;
     let nbuf = usize::from(cfg.momentum != 0.0);
     let mut updated = 0;
     for ps in params.iter_mut() {
@@ -48,6 +64,7 @@ pub fn sgd_step(params: &mut [ParamState], cfg: &SgdConfig) -> Result<usize> {
 
 /// One Adam/AdamW step over every parameter in `params`. Returns how many were updated.
 pub fn adam_step(params: &mut [ParamState], cfg: &AdamConfig) -> Result<usize> {
+    refuse_sparse_grads(params, if cfg.decoupled { "AdamW" } else { "Adam" })?;
     let nbuf = if cfg.amsgrad { 3 } else { 2 };
     let mut updated = 0;
     for ps in params.iter_mut() {
@@ -76,6 +93,7 @@ pub fn step_with<U: Update>(
     opt: &str,
     make: impl Fn(u64) -> U,
 ) -> Result<usize> {
+    refuse_sparse_grads(params, opt)?;
     let mut updated = 0;
     for ps in params.iter_mut() {
         let Some(grad) = ps.param.grad() else {

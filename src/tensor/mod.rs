@@ -28,6 +28,9 @@ use crate::storage::Storage;
 use parking_lot::{Mutex, MutexGuard};
 use std::sync::Arc;
 
+/// An opaque gradient object kept outside the core (see [`AutogradMeta::ext_grad`]).
+pub type ExtGrad = Arc<dyn std::any::Any + Send + Sync>;
+
 /// Autograd state of one tensor.
 #[derive(Default)]
 pub struct AutogradMeta {
@@ -39,6 +42,10 @@ pub struct AutogradMeta {
     pub output_nr: usize,
     /// Accumulated gradient.
     pub grad: Option<Tensor>,
+    /// A gradient kept outside the core (a sparse `.grad`, a Python object owned by the
+    /// bindings); when set, `grad` is `None`, and `TensorImpl::ext` is set so readers of
+    /// the dense slot (optimizers) can refuse without taking the lock.
+    pub ext_grad: Option<ExtGrad>,
     /// Non-leaf that keeps its gradient in `.grad` (`retain_grad()`).
     pub retains_grad: bool,
     /// Hooks on a leaf's gradient `(id, hook)`; a non-leaf's live on its `grad_fn`.
@@ -90,6 +97,8 @@ pub struct TensorImpl {
     owner: std::sync::atomic::AtomicUsize,
     /// Set once [`AutogradMeta::moved_to`] is: lets the hot paths skip the lock.
     moved: std::sync::atomic::AtomicBool,
+    /// Set while [`AutogradMeta::ext_grad`] is: a lock-free check for readers of `.grad`.
+    ext: std::sync::atomic::AtomicBool,
     /// Set when PyTorch code detached this tensor in place (`detach_()`) while it had
     /// history: a built-in node that saved it as an input refuses to use it (PyTorch).
     detached_in_place: std::sync::atomic::AtomicBool,
@@ -150,6 +159,7 @@ impl Tensor {
             meta: Mutex::new(AutogradMeta::default()),
             owner: std::sync::atomic::AtomicUsize::new(0),
             moved: std::sync::atomic::AtomicBool::new(false),
+            ext: std::sync::atomic::AtomicBool::new(false),
             detached_in_place: std::sync::atomic::AtomicBool::new(false),
             counter,
         }))
@@ -278,6 +288,13 @@ impl Tensor {
         m.grad_fn = old.grad_fn.clone();
         m.output_nr = old.output_nr;
         m.grad = old.grad.take();
+        if let Some(e) = old.ext_grad.take() {
+            m.ext_grad = Some(e);
+            self.0
+                .ext
+                .store(false, std::sync::atomic::Ordering::Release);
+            new.0.ext.store(true, std::sync::atomic::Ordering::Release);
+        }
         m.retains_grad = old.retains_grad;
         m.hooks = std::mem::take(&mut old.hooks);
         m.post_accumulate_hooks = std::mem::take(&mut old.post_accumulate_hooks);
@@ -473,8 +490,38 @@ impl Tensor {
                 )));
             }
         }
-        self.0.meta.lock().grad = grad;
+        let mut m = self.0.meta.lock();
+        m.grad = grad;
+        if m.ext_grad.take().is_some() {
+            self.0
+                .ext
+                .store(false, std::sync::atomic::Ordering::Release);
+        }
         Ok(())
+    }
+
+    /// True while `.grad` is a gradient kept outside the core ([`AutogradMeta::ext_grad`],
+    /// a sparse gradient): the dense slot is then empty and must not be read as "no
+    /// gradient".
+    pub fn has_ext_grad(&self) -> bool {
+        self.0.ext.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// The gradient kept outside the core, if any.
+    pub fn ext_grad(&self) -> Option<ExtGrad> {
+        self.0.meta.lock().ext_grad.clone()
+    }
+
+    /// Makes `g` this tensor's `.grad`, kept outside the core (the dense slot is emptied);
+    /// `None` clears it (and leaves the dense slot alone).
+    pub fn set_ext_grad(&self, g: Option<ExtGrad>) {
+        let mut m = self.0.meta.lock();
+        let set = g.is_some();
+        if set {
+            m.grad = None;
+        }
+        m.ext_grad = g;
+        self.0.ext.store(set, std::sync::atomic::Ordering::Release);
     }
 
     /// Where a gradient for this tensor goes in backward.

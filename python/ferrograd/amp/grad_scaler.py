@@ -135,7 +135,9 @@ class GradScaler:
                 if g is None:
                     continue
                 g2 = g * inv
-                if not bool(g2.isfinite().all()):
+                # a sparse .grad (nn.Embedding(sparse=True)): its coalesced values count
+                vals = g2 if isinstance(g2, _core.Tensor) else g2.coalesce().values()
+                if not bool(vals.isfinite().all()):
                     found = True
                 p.grad = g2
         self._found_inf = self._found_inf or found

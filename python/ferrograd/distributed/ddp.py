@@ -256,6 +256,11 @@ class DistributedDataParallel(nn.Module):
         for k, (i, p) in enumerate(b.params):
             dst = b.flat[b.offsets[k] : b.offsets[k + 1]]
             g = p.grad
+            if g is not None and not isinstance(g, _core.Tensor):
+                raise RuntimeError(
+                    "DistributedDataParallel: a parameter's .grad is sparse "
+                    "(nn.Embedding(sparse=True)), which is not supported here; use sparse=False"
+                )
             if g is None or not self._used[i]:
                 dst[...] = 0
             elif b.dtype in B.HALF:

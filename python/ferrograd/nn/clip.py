@@ -22,7 +22,10 @@ def _params(parameters: Any) -> list[Tensor]:
 
 
 def _norm(g: Tensor, p: float) -> float:
-    """The ``p``-norm of one gradient, accumulated in float64."""
+    """The ``p``-norm of one gradient (a sparse one: of its coalesced values, as
+    PyTorch), accumulated in float64."""
+    if not isinstance(g, Tensor):  # a sparse .grad
+        g = g.coalesce().values()
     a = g.detach().abs()
     if a.dtype != _core.float64:
         a = a.astype("float64")
@@ -118,8 +121,14 @@ def clip_grad_value_(
     v = float(clip_value)
     with no_grad():
         for p in _params(parameters):
-            if p.grad is not None:
-                p.grad.clamp_(-v, v)
+            g = p.grad
+            if g is not None and not isinstance(g, Tensor):
+                raise RuntimeError(
+                    "clip_grad_value_: a parameter's .grad is sparse; clamp "
+                    "p.grad.coalesce().values() yourself, or make it dense first"
+                )
+            if g is not None:
+                g.clamp_(-v, v)
 
 
 class _Clip:

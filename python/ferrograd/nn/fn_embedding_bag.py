@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import _core
 from ..autograd.py_layer import Function
+from .fn_embedding_sparse import gather_rows
 
 Tensor = _core.Tensor
 
@@ -160,7 +161,10 @@ def embedding_bag(
         if not 0 <= padding_idx < num:
             raise ValueError(f"{what}: padding_idx must lie in [-{num}, {num}), got {padding_idx}")
     keep = np.ones(flat.size, dtype=bool) if padding_idx is None else flat != padding_idx
-    rows = weight.index_select(_core.tensor(flat[keep]), axis=0)
+    if sparse and mode == "max":
+        raise ValueError("max mode does not support sparse weights")
+    # sparse=True: weight gets a sparse COO gradient (indices: every kept id of every bag)
+    rows = gather_rows(weight, _core.tensor(flat[keep]), bool(sparse), None)
     kept_bag = bag[keep]
     factor = None
     if per_sample_weights is not None:

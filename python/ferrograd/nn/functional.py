@@ -17,6 +17,7 @@ from typing import Any, Optional, Sequence, Union
 from .. import _core
 from .._dialect import caller_dialect
 from ._inplace import run_inplace
+from .fn_embedding_sparse import gather_rows
 
 Tensor = _core.Tensor
 
@@ -237,7 +238,8 @@ def embedding(
     """Rows of ``weight`` picked by the integer ids in ``x``: shape ``x.shape + [dim]``.
     Positions equal to ``padding_idx`` get no gradient; in Paddle code their output is
     zeros (Paddle's), elsewhere the weight row (PyTorch's). With ``max_norm`` the rows
-    named in ``x`` are first renormalised in place (PyTorch's rule)."""
+    named in ``x`` are first renormalised in place (PyTorch's rule). ``sparse=True`` gives
+    ``weight`` a sparse COO gradient in PyTorch code (``fn_embedding_sparse``)."""
     if max_norm is not None:
         from .fn_embedding_bag import embedding_renorm_
 
@@ -248,8 +250,10 @@ def embedding(
     if padding_idx is not None and padding_idx < 0:
         padding_idx += num
     # index first, axis by keyword: unambiguous also for a single id
+    # PyTorch code's sparse=True: a sparse COO gradient for weight (Paddle's stays dense)
+    sparse = bool(sparse) and caller_dialect(2, through_layers=True) != "paddle"
     try:
-        rows = weight.index_select(x.reshape(-1), axis=0)
+        rows = gather_rows(weight, x.reshape(-1), sparse, padding_idx)
     except IndexError as e:
         raise IndexError(f"embedding: ids must lie in [0, {num}) ({e})") from None
     if scale_grad_by_freq:  # each row's gradient divided by its id's count in x

@@ -52,6 +52,7 @@ class EmbeddingBag(Module):
         self.padding_idx = padding_idx
         self.max_norm, self.norm_type = max_norm, norm_type
         self.scale_grad_by_freq = bool(scale_grad_by_freq)
+        self.sparse = bool(sparse)
         if _weight is not None:
             if list(_weight.shape) != [num_embeddings, embedding_dim]:
                 raise ValueError(
@@ -84,6 +85,7 @@ class EmbeddingBag(Module):
             per_sample_weights=per_sample_weights,
             include_last_offset=self.include_last_offset,
             padding_idx=self.padding_idx,
+            sparse=self.sparse,
         )
 
     @classmethod
@@ -156,6 +158,7 @@ class Embedding(Module):
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
         self.padding_idx = padding_idx
+        self.sparse = bool(sparse)
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = bool(scale_grad_by_freq)
@@ -180,9 +183,9 @@ class Embedding(Module):
         if self.max_norm is not None or self.scale_grad_by_freq:
             return F.embedding(
                 ids, self.weight, self.padding_idx, self.max_norm, norm_type=self.norm_type,
-                scale_grad_by_freq=self.scale_grad_by_freq,
+                scale_grad_by_freq=self.scale_grad_by_freq, sparse=self.sparse,
             )  # fmt: skip
-        return F.embedding(ids, self.weight, self.padding_idx)
+        return F.embedding(ids, self.weight, self.padding_idx, sparse=self.sparse)
 
     @classmethod
     def from_pretrained(
@@ -210,4 +213,5 @@ class Embedding(Module):
     def extra_repr(self) -> str:
         pad = f", padding_idx={self.padding_idx}" if self.padding_idx is not None else ""
         freq = ", scale_grad_by_freq=True" if self.scale_grad_by_freq else ""
-        return f"{self.num_embeddings}, {self.embedding_dim}{pad}{freq}"
+        sparse = ", sparse=True" if self.sparse else ""
+        return f"{self.num_embeddings}, {self.embedding_dim}{pad}{freq}{sparse}"

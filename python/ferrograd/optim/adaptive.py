@@ -17,6 +17,7 @@ from .optimizer import (
     _decay,
     _is_scheduler,
     _refuse_unsupported,
+    _with_dense_grads,
 )
 
 
@@ -88,14 +89,28 @@ class Adagrad(Optimizer):
         _check_number("epsilon value", float(group["eps"]))
 
     def _update_group(self, group: dict[str, Any], state: Any) -> None:
-        state.adagrad_step(
-            float(group["lr"]),
-            float(group["lr_decay"]),
-            float(group["weight_decay"]),
-            float(group["eps"]),
-            float(group["initial_accumulator_value"]),
-            bool(group["maximize"]),
-        )
+        def run() -> None:
+            state.adagrad_step(
+                float(group["lr"]),
+                float(group["lr_decay"]),
+                float(group["weight_decay"]),
+                float(group["eps"]),
+                float(group["initial_accumulator_value"]),
+                bool(group["maximize"]),
+            )
+
+        sparse = state.sparse_grads()
+        if not sparse:
+            run()
+            return
+        if float(group["weight_decay"]) != 0.0:
+            raise RuntimeError(
+                "Adagrad: weight_decay option is not compatible with sparse gradients (a "
+                "parameter's .grad is sparse); use weight_decay=0 or a dense gradient"
+            )
+        # a zero gradient leaves Adagrad's sum and the parameter as they are, so the dense
+        # rule on the densified gradient is PyTorch's sparse update
+        _with_dense_grads(group["params"], sparse, run)
 
 
 class Adadelta(Optimizer):

@@ -8,7 +8,7 @@ from typing import Any
 from .._core import Tensor
 from ..grad_mode import enable_grad, no_grad
 from .line_search import strong_wolfe
-from .optimizer import Optimizer, _check_number
+from .optimizer import Optimizer, _check_number, _refuse_sparse
 
 
 class LBFGS(Optimizer):
@@ -80,6 +80,7 @@ class LBFGS(Optimizer):
         parts = []
         for p in self._params:
             g = p.grad
+            _refuse_sparse("LBFGS", g)
             parts.append(zeros([p.numel()], dtype=p.dtype) if g is None else g.reshape([-1]))
         flat = cat(parts).detach()
         # maximize: minimise the negated loss (its gradient negated too), as PyTorch

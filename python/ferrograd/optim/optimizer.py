@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from typing import Any
 
 from .. import _core
@@ -32,7 +32,12 @@ def _refuse_unsupported(
             f"got {type(grad_clip).__name__}"
         )
     if lazy_mode:
-        raise NotImplementedError("lazy_mode applies to sparse gradients, which are not supported")
+        # Paddle's lazy_mode updates only the rows of a SelectedRows gradient; ferrograd's
+        # Paddle code has no sparse gradients (nn.Embedding(sparse=True) gives a dense one)
+        raise NotImplementedError(
+            "lazy_mode applies to Paddle's sparse (SelectedRows) gradients, which Paddle code "
+            "here does not produce: use lazy_mode=False (the same update for dense gradients)"
+        )
     if differentiable:
         raise NotImplementedError("differentiable=True is not supported")
 
@@ -115,14 +120,50 @@ def _check_betas(group: dict[str, Any]) -> None:
     _check_number("beta parameter at index 1", float(b2), 0.0, 1.0)
 
 
-def _real_grads(group: dict[str, Any], who: str) -> Iterator[tuple[int, Any, Any]]:
+def _refuse_sparse(who: str, grad: Any) -> None:
+    """A ``RuntimeError`` naming ``who`` when ``grad`` is a sparse gradient (for optimizers
+    that only update with dense ones: never skip such a parameter silently)."""
+    if grad is None or isinstance(grad, Tensor):
+        return
+    from ..sparse._base import SparseTensor
+
+    if isinstance(grad, SparseTensor):
+        raise RuntimeError(
+            f"{who} does not support sparse gradients, please consider SparseAdam instead "
+            "(a parameter's .grad is a sparse tensor, e.g. from nn.Embedding(sparse=True); "
+            "SGD and Adagrad also take one, or make it dense: p.grad = p.grad.to_dense())"
+        )
+
+
+def _with_dense_grads(params: list[Any], sparse: list[int], run: Callable[[], Any]) -> None:
+    """Runs the dense update ``run()`` with the sparse gradients of ``params[i]`` (``i`` in
+    ``sparse``) replaced by their dense form, then puts the sparse ones back. For rules
+    whose sparse form is the dense one restricted to the stored entries (SGD momentum,
+    Adagrad: a zero gradient leaves the parameter as it is), the result is the same."""
+    saved = [(params[i], params[i].grad) for i in sparse]
+    with no_grad():
+        for p, g in saved:
+            p.grad = g.to_dense()
+    try:
+        run()
+    finally:
+        for p, g in saved:
+            p.grad = g
+
+
+def _real_grads(
+    group: dict[str, Any], who: str, sparse_ok: Container[int] = ()
+) -> Iterator[tuple[int, Any, Any]]:
     """``(index, parameter, gradient)`` for each parameter of ``group`` that has a
     gradient, the gradient negated when ``group["maximize"]``; a ``TypeError`` naming
-    ``who`` for a complex parameter (for optimizers written in Python, real only)."""
+    ``who`` for a complex parameter (for optimizers written in Python, real only), a
+    ``RuntimeError`` for a sparse gradient (but at the indices ``sparse_ok``)."""
     for pi, p in enumerate(group["params"]):
         grad = p.grad
         if grad is None:
             continue
+        if pi not in sparse_ok:
+            _refuse_sparse(who, grad)
         if p.dtype.is_complex:
             raise TypeError(f"{who}: complex parameters are not supported")
         if group.get("maximize"):

@@ -2,9 +2,43 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from .optimizer import Optimizer, _check_number, _decay, _refuse_unsupported
+from ..grad_mode import no_grad
+from .optimizer import Optimizer, _check_number, _decay, _refuse_unsupported, _with_dense_grads
+
+
+def _sparse_sgd(group: dict[str, Any], sparse: list[int], run: Callable[[], None]) -> None:
+    """One SGD step of a group in which the parameters ``sparse`` have a sparse ``.grad``
+    (PyTorch's rules): without momentum, only their stored entries change; with momentum,
+    the dense rule on the densified gradient (the same values as PyTorch's sparse
+    momentum buffer, which is zero where no gradient ever was); weight decay is refused,
+    as by PyTorch (``add(sparse, dense)``)."""
+    if float(group["weight_decay"]) != 0.0:
+        raise RuntimeError(
+            "SGD: weight_decay does not support sparse gradients (a parameter's .grad is "
+            "sparse); use weight_decay=0, or make the gradient dense: p.grad = "
+            "p.grad.to_dense()"
+        )
+    params = group["params"]
+    if float(group["momentum"]) != 0.0:
+        _with_dense_grads(params, sparse, run)
+        return
+    saved = [(params[i], params[i].grad) for i in sparse]
+    for p, _ in saved:
+        p.grad = None
+    try:
+        run()  # the dense ones
+    finally:
+        for p, g in saved:
+            p.grad = g
+    from ..sparse._grad import _add_sparse_rows
+
+    lr = float(group["lr"])
+    with no_grad():
+        for p, g in saved:
+            _add_sparse_rows(p, g, lr if group["maximize"] else -lr)
 
 
 class SGD(Optimizer):
@@ -58,14 +92,21 @@ class SGD(Optimizer):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
 
     def _update_group(self, group: dict[str, Any], state: Any) -> None:
-        state.sgd_step(
-            float(group["lr"]),
-            float(group["momentum"]),
-            float(group["dampening"]),
-            float(group["weight_decay"]),
-            bool(group["nesterov"]),
-            bool(group["maximize"]),
-        )
+        def run() -> None:
+            state.sgd_step(
+                float(group["lr"]),
+                float(group["momentum"]),
+                float(group["dampening"]),
+                float(group["weight_decay"]),
+                bool(group["nesterov"]),
+                bool(group["maximize"]),
+            )
+
+        sparse = state.sparse_grads()
+        if not sparse:
+            run()
+            return
+        _sparse_sgd(group, sparse, run)
 
     def _static_rule(self, group: dict[str, Any]) -> tuple[str, dict[str, Any], tuple[str, ...]]:
         hyper = {

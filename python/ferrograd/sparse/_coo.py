@@ -184,6 +184,21 @@ class SparseCooTensor(SparseTensor):
             unravel(uniq, self._sparse_sizes()), vals, self._shape, coalesced=True
         )
 
+    # -- in place (a sparse ``.grad``: ``zero_grad(set_to_none=False)``, gradient clipping)
+    def zero_(self) -> SparseCooTensor:
+        """Drops every entry in place (the shape stays), as PyTorch's sparse ``zero_()``."""
+        self._idx = _core.zeros([int(self._idx.shape[0]), 0], dtype=self._idx.dtype)
+        self._vals = _core.zeros([0, *self._vals.shape[1:]], dtype=self._vals.dtype)
+        self._coalesced = True
+        return self
+
+    def mul_(self, other: Any) -> SparseCooTensor:
+        """Scales the values in place by the number ``other``."""
+        if isinstance(other, (Tensor, SparseTensor)):
+            raise TypeError("sparse mul_: only a number is supported")
+        self._vals.mul_(other)
+        return self
+
     def __repr__(self) -> str:
         pad = " " * len("tensor(indices=")
         idx = repr(self._idx).replace("\n", "\n" + pad)

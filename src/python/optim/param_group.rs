@@ -152,12 +152,31 @@ impl PyParamGroupState {
         }
     }
 
-    /// Drops every parameter's gradient (`set_to_none`), or zeros it in place.
+    /// The indices of the parameters whose `.grad` is a sparse gradient (the Rust steps
+    /// refuse those; optimizers that take them update them on the Python side).
+    fn sparse_grads(&mut self) -> PyResult<Vec<usize>> {
+        self.refresh()?;
+        Ok((self.params.iter().enumerate())
+            .filter(|(_, p)| p.param.has_ext_grad())
+            .map(|(i, _)| i)
+            .collect())
+    }
+
+    /// Drops every parameter's gradient (`set_to_none`), or zeros it in place (a sparse
+    /// gradient keeps its shape and loses its entries, as PyTorch's `zero_()`).
     #[pyo3(signature = (set_to_none=true))]
-    fn zero_grad(&mut self, set_to_none: bool) -> PyResult<()> {
+    fn zero_grad(&mut self, py: Python<'_>, set_to_none: bool) -> PyResult<()> {
         self.refresh()?;
         let _guard = crate::autograd::no_grad();
         for ps in &self.params {
+            if ps.param.has_ext_grad() {
+                if set_to_none {
+                    ps.param.set_grad(None).py()?;
+                } else {
+                    crate::python::tensor::sparse_grad::zero_ext_grad(py, &ps.param)?;
+                }
+                continue;
+            }
             match ps.param.grad() {
                 Some(g) if !set_to_none => g.fill_(0.0).py()?,
                 Some(_) => ps.param.set_grad(None).py()?,

@@ -81,7 +81,18 @@ impl PyTensor {
         inputs: Option<&Bound<'_, PyAny>>,
         grad_tensor: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
-        let grad_tensor = grad_tensor.or(gradient);
+        let mut grad_tensor = grad_tensor.or(gradient).cloned();
+        if let Some(g) = grad_tensor.as_ref() {
+            if !g.is_none() && g.cast::<PyTensor>().is_err() {
+                let restricted = inputs.is_some_and(|i| !i.is_none());
+                // a sparse gradient (rare): accumulated as it is into a leaf, else densified
+                match super::sparse_grad::sparse_root(slf, g, create_graph, !restricted)? {
+                    None => return Ok(()),
+                    Some(d) => grad_tensor = Some(d),
+                }
+            }
+        }
+        let grad_tensor = grad_tensor.as_ref();
         if let Some(inputs) = inputs.filter(|i| !i.is_none()) {
             return crate::python::autograd::backward::backward(
                 py,

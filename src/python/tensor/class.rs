@@ -276,7 +276,10 @@ impl PyTensor {
     /// Clears the accumulated gradient: zeros it in place (Paddle's default), or drops it
     /// (`set_to_zero=False`, like torch's `x.grad = None`).
     #[pyo3(signature = (set_to_zero=true))]
-    fn clear_grad(&self, set_to_zero: bool) -> PyResult<()> {
+    fn clear_grad(&self, py: Python<'_>, set_to_zero: bool) -> PyResult<()> {
+        if set_to_zero && self.inner().has_ext_grad() {
+            return crate::python::tensor::sparse_grad::zero_ext_grad(py, &self.inner());
+        }
         if set_to_zero {
             if let Some(g) = self.inner().grad() {
                 let _guard = crate::autograd::no_grad();
@@ -289,8 +292,8 @@ impl PyTensor {
 
     /// Same as `clear_grad`.
     #[pyo3(signature = (set_to_zero=true))]
-    fn clear_gradient(&self, set_to_zero: bool) -> PyResult<()> {
-        self.clear_grad(set_to_zero)
+    fn clear_gradient(&self, py: Python<'_>, set_to_zero: bool) -> PyResult<()> {
+        self.clear_grad(py, set_to_zero)
     }
 
     /// Number of in-place writes to this tensor's memory so far.

@@ -51,10 +51,17 @@ impl PyTensor {
 
     /// Accumulated gradient (None until a backward pass reaches this tensor): the same
     /// Python object while it is alive and the gradient is accumulated in place, as in
-    /// PyTorch (`p.grad = g` makes `p.grad is g`).
+    /// PyTorch (`p.grad = g` makes `p.grad is g`). A sparse gradient (PyTorch code) is
+    /// the sparse tensor object itself.
     #[getter]
-    fn grad(&self, py: Python<'_>) -> PyResult<Option<Py<PyTensor>>> {
-        self.inner().grad().map(|g| wrap_shared(py, g)).transpose()
+    fn grad(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        let t = self.inner();
+        if t.has_ext_grad() {
+            return Ok(super::sparse_grad::ext_grad_object(py, &t));
+        }
+        t.grad()
+            .map(|g| Ok(wrap_shared(py, g)?.into_any()))
+            .transpose()
     }
 
     #[setter]
@@ -62,17 +69,11 @@ impl PyTensor {
         let g = match value {
             None => None,
             Some(v) if v.is_none() => None,
-            Some(v) => Some(
-                v.cast::<PyTensor>()
-                    .map_err(|_| {
-                        pyo3::exceptions::PyTypeError::new_err(
-                            "assigned grad must be a Tensor or None",
-                        )
-                    })?
-                    .get()
-                    .inner()
-                    .clone(),
-            ),
+            Some(v) => match v.cast::<PyTensor>() {
+                Ok(t) => Some(t.get().inner().clone()),
+                // a sparse tensor (checked, or refused, by the Python side)
+                Err(_) => return super::sparse_grad::set_sparse_grad(&self.inner(), v),
+            },
         };
         self.inner().set_grad(g).py()
     }

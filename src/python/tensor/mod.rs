@@ -34,5 +34,6 @@ pub(crate) mod scan;
 pub(crate) mod scatter;
 pub(crate) mod shape;
 pub(crate) mod sliding_window;
+pub(crate) mod sparse_grad;
 /// The unary ops' `Tensor` methods, with their extra keyword (`round(decimals=)`).
 pub(crate) mod unary;
