@@ -26,6 +26,7 @@ pub mod layout;
 pub mod op_defs;
 pub mod optim;
 pub mod static_graph;
+pub mod small_blocks;
 pub mod storage;
 pub mod storage_marks;
 pub mod tensor;
