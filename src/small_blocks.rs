@@ -209,7 +209,10 @@ mod tests {
                 // SAFETY: a live block of `layout` written with `tag` above.
                 unsafe {
                     let bytes = std::slice::from_raw_parts(p, layout.size());
-                    assert!(bytes.iter().all(|&b| b == tag), "a live block was overwritten");
+                    assert!(
+                        bytes.iter().all(|&b| b == tag),
+                        "a live block was overwritten"
+                    );
                     dealloc(p, layout);
                 }
             }
@@ -224,7 +227,8 @@ mod tests {
     #[test]
     fn blocks_are_reused_within_their_class() {
         let a = Layout::from_size_align(680, 8).unwrap();
-        let b = Layout::from_size_align(673, 16).unwrap(); // the same 688-byte class
+        // the same 688-byte class
+        let b = Layout::from_size_align(673, 16).unwrap();
         // SAFETY: blocks of these layouts, each released once with a layout of its class.
         unsafe {
             let p = alloc(a);
