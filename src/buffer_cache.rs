@@ -33,6 +33,7 @@
 //! megabyte that stayed resident: the peak of a checkpointed step at batch 256 was 28 MB
 //! instead of 16 MB (docs/memory.md).
 
+use crate::small_blocks;
 use parking_lot::Mutex;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -290,7 +291,8 @@ pub fn stats() -> (usize, usize, u64, u64) {
     (c.held, c.entries.len(), c.hits, c.misses)
 }
 
-/// The crate's global allocator: the system allocator, with blocks of [`MIN_BYTES`] or
+/// The crate's global allocator: the system allocator, with small blocks kept on per-thread
+/// free lists ([`crate::small_blocks`]) and blocks of [`MIN_BYTES`] or
 /// more taken from and given back to the cache (the same rules as tensor storage: nothing
 /// is kept while caching is suspended or past the limit; what is not kept has its pages
 /// returned before it is freed).
@@ -300,7 +302,12 @@ pub struct CachingAlloc;
 // hands out only blocks `give` received with exactly the requested layout, and `give`
 // receives blocks this allocator allocated with that layout.
 unsafe impl GlobalAlloc for CachingAlloc {
+    #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if small_blocks::handles(layout) {
+            // SAFETY: a non-zero size (the caller's contract) the lists handle.
+            return unsafe { small_blocks::alloc(layout) };
+        }
         if let Some(p) = take(layout) {
             return p;
         }
@@ -309,14 +316,28 @@ unsafe impl GlobalAlloc for CachingAlloc {
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if small_blocks::handles(layout) {
+            // SAFETY: as in `alloc`; a kept block holds stale data, so it is cleared.
+            unsafe {
+                let p = small_blocks::alloc(layout);
+                if !p.is_null() {
+                    std::ptr::write_bytes(p, 0, layout.size());
+                }
+                return p;
+            }
+        }
         // fresh pages are zero already; a cached block would have to be cleared
         // SAFETY: as in `alloc`.
         unsafe { System.alloc_zeroed(layout) }
     }
 
+    #[inline]
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         // SAFETY: `ptr` was allocated by this allocator with `layout` and is not used again.
         unsafe {
+            if small_blocks::handles(layout) {
+                return small_blocks::dealloc(ptr, layout);
+            }
             if layout.size() >= MIN_BYTES {
                 if give(ptr, layout) {
                     return;
@@ -328,7 +349,14 @@ unsafe impl GlobalAlloc for CachingAlloc {
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if layout.size() < MIN_BYTES && new_size < MIN_BYTES {
+        let small = small_blocks::handles(layout);
+        if small && small_blocks::same_class(layout, new_size) {
+            return ptr; // the block already holds a whole class
+        }
+        // (a block of the small lists, or one that becomes one, must not go through the
+        // system's realloc: the lists' blocks have their class's size, below)
+        let new_small = layout.align() <= small_blocks::ALIGN && new_size <= small_blocks::MAX_SIZE;
+        if !small && !new_small && layout.size() < MIN_BYTES && new_size < MIN_BYTES {
             // SAFETY: the caller's contract, forwarded.
             return unsafe { System.realloc(ptr, layout, new_size) };
         }

@@ -3015,7 +3015,8 @@ def set_buffer_cache_limit(nbytes: _int) -> _int:
     returns the previous limit."""
 
 def empty_buffer_cache() -> None:
-    """Frees every buffer the cache holds (the limit stays)."""
+    """Frees every buffer the cache holds (the limit stays), and the small freed blocks the
+    calling thread keeps for reuse."""
 
 def buffer_cache_info() -> dict[str, _int]:
     """``bytes``, ``buffers``, ``limit``, ``hits`` and ``misses`` of the buffer cache, and

@@ -187,10 +187,22 @@ impl Recorder {
     }
 
     /// Creates the node named `name` with formula `backward` and makes it `out`'s grad_fn.
+    #[inline]
     pub fn finish<F>(self, name: &'static str, out: &Tensor, backward: F) -> Result<()>
     where
         F: Fn(&Tensor, &[Option<Tensor>], &[bool]) -> Result<Grads> + Send + Sync + 'static,
     {
+        // (one copy of the node-building code for every formula, not one per closure type)
+        self.finish_boxed(name, out, Box::new(backward))
+    }
+
+    /// [`Recorder::finish`] with the formula boxed.
+    fn finish_boxed(
+        self,
+        name: &'static str,
+        out: &Tensor,
+        backward: Box<BackwardFn>,
+    ) -> Result<()> {
         let Recorder {
             base, saves, roles, ..
         } = self;
@@ -208,15 +220,25 @@ impl Recorder {
         };
         if !saves.iter().any(|s| matches!(s, SaveSpec::Output)) {
             // no weak self-reference needed: the node is built in one place (the cyclic
-            // path below moves the whole ~650-byte node through its closure's captures)
-            let node = Arc::new(FnNode {
-                base,
-                name,
-                saved: slots,
-                roles,
-                out_meta,
-                backward: Box::new(backward),
-            });
+            // path below moves the whole ~650-byte node through its closure's captures),
+            // field by field in its heap block (`Arc::new(FnNode { .. })` assembled it on
+            // the stack first and copied it there: several `memcpy` calls per node)
+            let mut node = Arc::<FnNode>::new_uninit();
+            let p = Arc::get_mut(&mut node)
+                .expect("a new Arc has no other reference")
+                .as_mut_ptr();
+            // SAFETY: `p` points at the new Arc's uninitialised, unaliased FnNode; each
+            // field is written exactly once, nothing reads it before, and `assume_init`
+            // comes after the last write.
+            let node = unsafe {
+                std::ptr::addr_of_mut!((*p).base).write(base);
+                std::ptr::addr_of_mut!((*p).name).write(name);
+                std::ptr::addr_of_mut!((*p).saved).write(slots);
+                std::ptr::addr_of_mut!((*p).roles).write(roles);
+                std::ptr::addr_of_mut!((*p).out_meta).write(out_meta);
+                std::ptr::addr_of_mut!((*p).backward).write(backward);
+                node.assume_init()
+            };
             out.set_grad_fn(NodeRef::new(node), 0);
             return Ok(());
         }
@@ -244,7 +266,7 @@ impl Recorder {
                 saved,
                 roles,
                 out_meta,
-                backward: Box::new(backward),
+                backward,
             }
         });
         if let Some(e) = failure {

@@ -17,10 +17,12 @@ pub fn set_buffer_cache_limit(nbytes: i64) -> PyResult<usize> {
     Ok(buffer_cache::set_limit(n))
 }
 
-/// Frees every buffer the cache holds (the limit stays).
+/// Frees every buffer the cache holds (the limit stays), and the small free blocks the
+/// calling thread keeps for reuse (`crate::small_blocks`).
 #[pyfunction]
 pub fn empty_buffer_cache() {
     buffer_cache::clear();
+    crate::small_blocks::release_thread();
 }
 
 /// What the buffer cache holds: `bytes`, `buffers`, `limit`, the `hits` / `misses` of
