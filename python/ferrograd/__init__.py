@@ -87,6 +87,11 @@ from . import special as special  # noqa: E402  (torch.special)
 from . import utils as utils  # noqa: E402  (data loading; activation checkpointing)
 from . import version as version  # noqa: E402
 from ._paddle_grad import grad as grad  # noqa: E402  (paddle.grad)
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled as is_anomaly_check_nan_enabled  # noqa: E402
+from .autograd.anomaly_mode import is_anomaly_enabled as is_anomaly_enabled  # noqa: E402
+from .autograd.anomaly_mode import is_warn_always_enabled as is_warn_always_enabled  # noqa: E402
+from .autograd.anomaly_mode import set_anomaly_enabled as set_anomaly_enabled  # noqa: E402
+from .autograd.anomaly_mode import set_warn_always as set_warn_always  # noqa: E402
 from .distributed import DataParallel as DataParallel  # noqa: E402
 from .hapi import Model as Model  # noqa: E402
 from .hapi import callbacks as callbacks  # noqa: E402
@@ -245,6 +250,11 @@ __all__ = [
     "enable_grad",
     "set_grad_enabled",
     "is_grad_enabled",
+    "is_anomaly_enabled",
+    "is_anomaly_check_nan_enabled",
+    "set_anomaly_enabled",
+    "set_warn_always",
+    "is_warn_always_enabled",
     "inference_mode",
     # layers and checkpoints
     "nn",

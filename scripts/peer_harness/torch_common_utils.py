@@ -23,6 +23,7 @@ __all__ = [
     "gradcheck",
     "gradgradcheck",
     "disable_gc",
+    "set_warn_always_context",
     "skipIfTorchDynamo",
     "TEST_WITH_TORCHDYNAMO",
     "IS_WINDOWS",
@@ -54,6 +55,17 @@ def gradgradcheck(fn, inputs, grad_outputs=None, **kwargs):
     """``torch.autograd.gradgradcheck`` as the tests call it (extra flags ignored)."""
     kwargs = {k: v for k, v in kwargs.items() if k in ("eps", "atol", "rtol", "raise_exception")}
     return _gradgradcheck(fn, inputs, grad_outputs, **kwargs)
+
+
+@contextlib.contextmanager
+def set_warn_always_context(new_val: bool):
+    """Sets ``set_warn_always(new_val)`` inside the block, restoring the old value after."""
+    old = ferrograd.is_warn_always_enabled()
+    ferrograd.set_warn_always(new_val)
+    try:
+        yield
+    finally:
+        ferrograd.set_warn_always(old)
 
 
 @contextlib.contextmanager
