@@ -14,15 +14,16 @@ use num_complex::Complex64;
 use std::any::Any;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
-use super::node::NodeRef;
+use super::node::{NodeHooks, NodeRef};
 
 static ENABLED: AtomicBool = AtomicBool::new(false);
 static CHECK_NAN: AtomicBool = AtomicBool::new(true);
 
-/// A node's metadata (PyTorch's `grad_fn.metadata`), owned by the bindings.
-pub type Metadata = Box<dyn Any + Send + Sync>;
+/// A node's metadata (PyTorch's `grad_fn.metadata`), owned by the bindings; kept in the
+/// node's [`NodeHooks`] box.
+pub type Metadata = Arc<dyn Any + Send + Sync>;
 
 /// What the bindings plug in: how to record a new node's metadata, and how to report a
 /// node whose backward failed.
@@ -64,27 +65,30 @@ pub fn set_enabled(enabled: bool, check_nan: bool) {
     ENABLED.store(enabled, Ordering::Relaxed);
 }
 
-/// The metadata slot of a node being recorded: empty unless the mode is on.
+/// The hooks box of a node being recorded: `None` unless the mode is on, then one holding
+/// the node's metadata.
 #[inline(always)]
-pub fn initial_metadata() -> OnceLock<Metadata> {
-    let slot = OnceLock::new();
+pub fn initial_hooks() -> Option<Box<NodeHooks>> {
     if is_enabled() {
-        record(&slot);
+        record()
+    } else {
+        None
     }
-    slot
 }
 
 #[cold]
 #[inline(never)]
-fn record(slot: &OnceLock<Metadata>) {
-    let Some(hooks) = HOOKS.get() else { return };
+fn record() -> Option<Box<NodeHooks>> {
+    let hooks = HOOKS.get()?;
     let parent = CURRENT
         .try_with(|c| c.borrow().last().cloned())
         .ok()
         .flatten();
-    if let Some(m) = (hooks.capture)(parent.as_ref()) {
-        let _ = slot.set(m);
-    }
+    let metadata = (hooks.capture)(parent.as_ref())?;
+    Some(Box::new(NodeHooks {
+        metadata: Some(metadata),
+        ..NodeHooks::default()
+    }))
 }
 
 /// PyTorch's class name of a node, used in anomaly messages: built-in nodes carry an

@@ -408,18 +408,20 @@ fn execute(
         let buffer = std::mem::take(&mut st.buffer);
         let execute = st.execute;
         let children = std::mem::take(&mut st.children);
-        let run = || {
-            evaluate_node(&node, buffer, execute, targets, &mut captured, opts)?
-                .map(|o| validate_outputs(&node, o, blocked))
-                .transpose()
-        };
         // anomaly mode (rare) wraps the node's backward: NaN check, forward traceback
         let evaluated = if anomaly::is_enabled() {
-            anomaly::evaluate(&node, run)
+            anomaly::evaluate(&node, || {
+                evaluate_node(&node, buffer, execute, targets, &mut captured, opts)?
+                    .map(|o| validate_outputs(&node, o, blocked))
+                    .transpose()
+            })?
         } else {
-            run()
+            match evaluate_node(&node, buffer, execute, targets, &mut captured, opts)? {
+                Some(o) => Some(validate_outputs(&node, o, blocked)?),
+                None => None,
+            }
         };
-        let Some(mut outputs) = evaluated? else {
+        let Some(mut outputs) = evaluated else {
             continue;
         };
         // the gradients move out; the emptied vector becomes a child's input buffer if one
