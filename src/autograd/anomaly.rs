@@ -102,17 +102,23 @@ pub fn display_name(node: &NodeRef) -> String {
     }
 }
 
-/// Runs `f` (one node's backward and the validation of its outputs) under anomaly mode:
-/// nodes created meanwhile get `node` as their parent; a failure, or NaN in an output
-/// gradient when `check_nan` is on, is reported through the hook.
+/// Called by the engine under anomaly mode before a node's backward: nodes created until
+/// [`leave`] get `node` as their parent.
 #[cold]
 #[inline(never)]
-pub fn evaluate<F>(node: &NodeRef, f: F) -> Result<Option<Vec<Option<Tensor>>>>
-where
-    F: FnOnce() -> Result<Option<Vec<Option<Tensor>>>>,
-{
+pub fn enter(node: &NodeRef) {
     CURRENT.with(|c| c.borrow_mut().push(node.clone()));
-    let out = f();
+}
+
+/// Called by the engine under anomaly mode with the result of a node's backward (and of
+/// the validation of its outputs): a failure, or NaN in an output gradient when
+/// `check_nan` is on, is reported through the hook.
+#[cold]
+#[inline(never)]
+pub fn leave(
+    node: &NodeRef,
+    out: Result<Option<Vec<Option<Tensor>>>>,
+) -> Result<Option<Vec<Option<Tensor>>>> {
     CURRENT.with(|c| c.borrow_mut().pop());
     let out = match out {
         Ok(Some(grads)) if is_check_nan_enabled() => match first_nan(&grads) {

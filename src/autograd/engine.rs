@@ -408,20 +408,17 @@ fn execute(
         let buffer = std::mem::take(&mut st.buffer);
         let execute = st.execute;
         let children = std::mem::take(&mut st.children);
-        // anomaly mode (rare) wraps the node's backward: NaN check, forward traceback
-        let evaluated = if anomaly::is_enabled() {
-            anomaly::evaluate(&node, || {
-                evaluate_node(&node, buffer, execute, targets, &mut captured, opts)?
-                    .map(|o| validate_outputs(&node, o, blocked))
-                    .transpose()
-            })?
-        } else {
-            match evaluate_node(&node, buffer, execute, targets, &mut captured, opts)? {
-                Some(o) => Some(validate_outputs(&node, o, blocked)?),
-                None => None,
-            }
-        };
-        let Some(mut outputs) = evaluated else {
+        // anomaly mode (rare) brackets the node's backward: NaN check, forward traceback
+        let anomalous = anomaly::is_enabled();
+        if anomalous {
+            anomaly::enter(&node);
+        }
+        let mut evaluated = evaluate_node(&node, buffer, execute, targets, &mut captured, opts)
+            .and_then(|o| o.map(|o| validate_outputs(&node, o, blocked)).transpose());
+        if anomalous {
+            evaluated = anomaly::leave(&node, evaluated);
+        }
+        let Some(mut outputs) = evaluated? else {
             continue;
         };
         // the gradients move out; the emptied vector becomes a child's input buffer if one
