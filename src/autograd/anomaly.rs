@@ -14,16 +14,15 @@ use num_complex::Complex64;
 use std::any::Any;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
-use super::node::{NodeHooks, NodeRef};
+use super::node::NodeRef;
 
 static ENABLED: AtomicBool = AtomicBool::new(false);
 static CHECK_NAN: AtomicBool = AtomicBool::new(true);
 
-/// A node's metadata (PyTorch's `grad_fn.metadata`), owned by the bindings; kept in the
-/// node's [`NodeHooks`] box.
-pub type Metadata = Arc<dyn Any + Send + Sync>;
+/// A node's metadata (PyTorch's `grad_fn.metadata`), owned by the bindings.
+pub type Metadata = Box<dyn Any + Send + Sync>;
 
 /// What the bindings plug in: how to record a new node's metadata, and how to report a
 /// node whose backward failed.
@@ -65,30 +64,27 @@ pub fn set_enabled(enabled: bool, check_nan: bool) {
     ENABLED.store(enabled, Ordering::Relaxed);
 }
 
-/// The hooks box of a node being recorded: `None` unless the mode is on, then one holding
-/// the node's metadata.
+/// The metadata slot of a node being recorded: empty unless the mode is on.
 #[inline(always)]
-pub fn initial_hooks() -> Option<Box<NodeHooks>> {
+pub fn initial_metadata() -> OnceLock<Metadata> {
+    let slot = OnceLock::new();
     if is_enabled() {
-        record()
-    } else {
-        None
+        record(&slot);
     }
+    slot
 }
 
 #[cold]
 #[inline(never)]
-fn record() -> Option<Box<NodeHooks>> {
-    let hooks = HOOKS.get()?;
+fn record(slot: &OnceLock<Metadata>) {
+    let Some(hooks) = HOOKS.get() else { return };
     let parent = CURRENT
         .try_with(|c| c.borrow().last().cloned())
         .ok()
         .flatten();
-    let metadata = (hooks.capture)(parent.as_ref())?;
-    Some(Box::new(NodeHooks {
-        metadata: Some(metadata),
-        ..NodeHooks::default()
-    }))
+    if let Some(m) = (hooks.capture)(parent.as_ref()) {
+        let _ = slot.set(m);
+    }
 }
 
 /// PyTorch's class name of a node, used in anomaly messages: built-in nodes carry an

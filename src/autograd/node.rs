@@ -50,10 +50,6 @@ pub struct NodeHooks {
     pub pre: Vec<(u64, NodePreHook)>,
     /// Post-hooks: run after it.
     pub post: Vec<(u64, NodePostHook)>,
-    /// PyTorch's `grad_fn.metadata`, filled by anomaly mode (see
-    /// [`crate::autograd::anomaly`]) or on first read; kept here, in the rarely present
-    /// box, so that the common node pays nothing for it.
-    pub metadata: Option<crate::autograd::anomaly::Metadata>,
 }
 
 /// A backward function in the graph.
@@ -131,9 +127,11 @@ pub struct NodeBase {
     pub pre_hooks: Mutex<Vec<(usize, u64, GradHook)>>,
     /// Non-leaf outputs that keep their gradient (`retain_grad()`): `(output_nr, tensor)`.
     pub retained: Mutex<Vec<(usize, crate::tensor::WeakTensor)>>,
-    /// Hooks on the node itself and its `metadata` (rare: boxed, `None` for almost every
-    /// node).
+    /// Hooks on the node itself (rare: boxed, `None` for almost every node).
     pub node_hooks: Mutex<Option<Box<NodeHooks>>>,
+    /// PyTorch's `grad_fn.metadata`, filled by anomaly mode (see
+    /// [`crate::autograd::anomaly`]) or on first read; empty for almost every node.
+    pub metadata: std::sync::OnceLock<crate::autograd::anomaly::Metadata>,
 }
 
 impl NodeBase {
@@ -145,7 +143,8 @@ impl NodeBase {
             inputs,
             pre_hooks: Mutex::new(Vec::new()),
             retained: Mutex::new(Vec::new()),
-            node_hooks: Mutex::new(crate::autograd::anomaly::initial_hooks()),
+            node_hooks: Mutex::new(None),
+            metadata: crate::autograd::anomaly::initial_metadata(),
         }
     }
 }

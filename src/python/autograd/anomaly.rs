@@ -12,7 +12,6 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::ffi::CString;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 
 /// PyTorch's key for the forward traceback in `grad_fn.metadata`.
 const TRACEBACK_KEY: &str = "traceback_";
@@ -56,11 +55,8 @@ impl PyNode {
 
 /// The node's metadata dict, created empty on first use.
 fn metadata_dict(py: Python<'_>, node: &NodeRef) -> PyResult<Py<PyDict>> {
-    let mut slot = node.base().node_hooks.lock();
-    let hooks = slot.get_or_insert_with(Default::default);
-    let m = hooks
-        .metadata
-        .get_or_insert_with(|| Arc::new(PyDict::new(py).unbind()) as Metadata);
+    let slot = &node.base().metadata;
+    let m = slot.get_or_init(|| Box::new(PyDict::new(py).unbind()) as Metadata);
     m.downcast_ref::<Py<PyDict>>()
         .map(|d| d.clone_ref(py))
         .ok_or_else(|| PyRuntimeError::new_err("grad_fn.metadata: not a dict"))
@@ -83,7 +79,7 @@ fn capture(parent: Option<&NodeRef>) -> Option<Metadata> {
                 let _ = dict.set_item(PARENT_KEY, obj);
             }
         }
-        Some(Arc::new(dict.unbind()) as Metadata)
+        Some(Box::new(dict.unbind()) as Metadata)
     })
 }
 
@@ -100,7 +96,7 @@ fn traceback_text(dict: &Bound<'_, PyDict>) -> Option<String> {
 
 /// The metadata dict of `node`, if anything was recorded or read.
 fn existing_dict<'py>(py: Python<'py>, node: &NodeRef) -> Option<Bound<'py, PyDict>> {
-    let m = node.base().node_hooks.lock().as_ref()?.metadata.clone()?;
+    let m = node.base().metadata.get()?;
     Some(m.downcast_ref::<Py<PyDict>>()?.bind(py).clone())
 }
 
