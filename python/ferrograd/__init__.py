@@ -583,6 +583,11 @@ from .sparse._dispatch import install as _install_sparse_dispatch  # noqa: E402
 _install_sparse_methods()
 _install_sparse_dispatch(globals())
 __all__ += _namespace_sparse.__all__
+# anomaly mode and warn-always (torch.set_anomaly_enabled, ...): see that module
+from . import _namespace_anomaly  # noqa: E402
+from ._namespace_anomaly import *  # noqa: E402,F403
+
+__all__ += _namespace_anomaly.__all__
 from . import _dropin_fixes  # noqa: E402,F401  (installs its methods when imported)
 
 # in-place elementwise math (`x.sqrt_()`, `x.pow_(2)`, `x.lt_(y)`, ...), installed last so

@@ -174,6 +174,10 @@ class Node:
         self, hook: Callable[[tuple[Tensor | None, ...], tuple[Tensor | None, ...]], Any]
     ) -> RemovableHandle:
         """Paddle's spelling of ``register_hook``."""
+    @property
+    def metadata(self) -> dict[Any, Any]:
+        """PyTorch's per-node dict, empty unless anomaly mode recorded the forward
+        traceback (``"traceback_"``) and the creating node (``"parent_"``)."""
     def __getattr__(self, attr: str, /) -> Any:
         """``_saved_<name>`` (a saved tensor, unpacked: ``self``, ``other``, ``result``,
         ...) and ``_raw_saved_<name>`` (the saved slot, a ``SavedTensor``)."""
@@ -3390,6 +3394,21 @@ def _saved_tensors_hooks_depth() -> _int:
 def _set_saved_tensors_hooks_disabled(message: str | None) -> str | None:
     """Disables hooks on this thread with ``message`` (None re-enables); returns the
     previous setting."""
+
+def _set_anomaly_enabled(enabled: _bool, check_nan: _bool) -> None:
+    """Switches anomaly mode (process-wide)."""
+
+def _is_anomaly_enabled() -> _bool:
+    """Whether anomaly mode is on."""
+
+def _is_anomaly_check_nan_enabled() -> _bool:
+    """Whether anomaly mode checks backward results for NaN."""
+
+def _set_warn_always(enabled: _bool) -> None:
+    """``torch.set_warn_always``'s core."""
+
+def _is_warn_always_enabled() -> _bool:
+    """``torch.is_warn_always_enabled``'s core."""
 
 # --- sliding windows: convolution and pooling (nn/fn_conv.py, nn/fn_pool.py) -----------
 

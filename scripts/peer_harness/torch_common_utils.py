@@ -23,9 +23,9 @@ __all__ = [
     "gradcheck",
     "gradgradcheck",
     "disable_gc",
+    "set_warn_always_context",
     "skipIfTorchDynamo",
     "slowTest",
-    "set_warn_always_context",
     "TEST_WITH_TORCHDYNAMO",
     "IS_WINDOWS",
     "IS_MACOS",
@@ -59,6 +59,17 @@ def gradgradcheck(fn, inputs, grad_outputs=None, **kwargs):
 
 
 @contextlib.contextmanager
+def set_warn_always_context(new_val: bool):
+    """Sets ``set_warn_always(new_val)`` inside the block, restoring the old value after."""
+    old = ferrograd.is_warn_always_enabled()
+    ferrograd.set_warn_always(new_val)
+    try:
+        yield
+    finally:
+        ferrograd.set_warn_always(old)
+
+
+@contextlib.contextmanager
 def disable_gc():
     """Turns Python's cyclic garbage collector off inside the block."""
     was = gc.isenabled()
@@ -82,17 +93,6 @@ def skipIfTorchDynamo(msg=""):  # noqa: N802  (torch's name)
 def slowTest(fn):  # noqa: N802  (torch's name)
     """PyTorch runs the tests marked slow in a separate CI job; here they always run."""
     return fn
-
-
-@contextlib.contextmanager
-def set_warn_always_context(new_val: bool):
-    """``torch.set_warn_always(new_val)`` inside the block, the previous setting after."""
-    old_val = ferrograd.is_warn_always_enabled()
-    ferrograd.set_warn_always(new_val)
-    try:
-        yield
-    finally:
-        ferrograd.set_warn_always(old_val)
 
 
 def _is_sparse(x) -> bool:

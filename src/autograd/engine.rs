@@ -2,6 +2,7 @@
 //! queue ordered by creation sequence, per-node input buffers, validation of what each
 //! node returns, leaf accumulation, and `grad()` over the part of the graph that matters.
 
+use crate::autograd::anomaly;
 use crate::autograd::grad_mode::GradModeGuard;
 use crate::autograd::leaf_grad::{accumulate_into_leaf, finish_leaf};
 use crate::autograd::node::{Edge, NodeRef};
@@ -407,11 +408,19 @@ fn execute(
         let buffer = std::mem::take(&mut st.buffer);
         let execute = st.execute;
         let children = std::mem::take(&mut st.children);
-        let Some(outputs) = evaluate_node(&node, buffer, execute, targets, &mut captured, opts)?
-        else {
+        // anomaly mode (rare) brackets the node's backward: NaN check, forward traceback
+        let anomalous = anomaly::is_enabled();
+        if anomalous {
+            anomaly::enter(&node);
+        }
+        let mut evaluated = evaluate_node(&node, buffer, execute, targets, &mut captured, opts)
+            .and_then(|o| o.map(|o| validate_outputs(&node, o, blocked)).transpose());
+        if anomalous {
+            evaluated = anomaly::leave(&node, evaluated);
+        }
+        let Some(mut outputs) = evaluated? else {
             continue;
         };
-        let mut outputs = validate_outputs(&node, outputs, blocked)?;
         // the gradients move out; the emptied vector becomes a child's input buffer if one
         // needs one (a chain allocates no buffer per node), else it is freed below
         let grads: smallvec::SmallVec<[Option<Tensor>; 2]> = outputs.drain(..).collect();

@@ -2,6 +2,7 @@
 //! that ops use to attach a backward formula to their output.
 
 pub mod alias;
+pub mod anomaly;
 pub mod autocast;
 pub mod callbacks;
 pub mod engine;

@@ -129,6 +129,9 @@ pub struct NodeBase {
     pub retained: Mutex<Vec<(usize, crate::tensor::WeakTensor)>>,
     /// Hooks on the node itself (rare: boxed, `None` for almost every node).
     pub node_hooks: Mutex<Option<Box<NodeHooks>>>,
+    /// PyTorch's `grad_fn.metadata`, filled by anomaly mode (see
+    /// [`crate::autograd::anomaly`]) or on first read; empty for almost every node.
+    pub metadata: std::sync::OnceLock<crate::autograd::anomaly::Metadata>,
 }
 
 impl NodeBase {
@@ -141,6 +144,7 @@ impl NodeBase {
             pre_hooks: Mutex::new(Vec::new()),
             retained: Mutex::new(Vec::new()),
             node_hooks: Mutex::new(None),
+            metadata: crate::autograd::anomaly::initial_metadata(),
         }
     }
 }

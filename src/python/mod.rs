@@ -128,6 +128,21 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m
     )?)?;
     m.add_function(wrap_pyfunction!(autograd::backward::backward, m)?)?;
+    autograd::anomaly::install();
+    m.add_function(wrap_pyfunction!(
+        autograd::anomaly::_set_anomaly_enabled,
+        m
+    )?)?;
+    m.add_function(wrap_pyfunction!(autograd::anomaly::_is_anomaly_enabled, m)?)?;
+    m.add_function(wrap_pyfunction!(
+        autograd::anomaly::_is_anomaly_check_nan_enabled,
+        m
+    )?)?;
+    m.add_function(wrap_pyfunction!(autograd::anomaly::_set_warn_always, m)?)?;
+    m.add_function(wrap_pyfunction!(
+        autograd::anomaly::_is_warn_always_enabled,
+        m
+    )?)?;
     m.add_function(wrap_pyfunction!(
         autograd::post_accumulate::_queue_callback,
         m

@@ -9,7 +9,12 @@ from __future__ import annotations
 from .. import _core
 from ..grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from . import functional, grad_mode, graph
-from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
+from .anomaly_mode import (
+    detect_anomaly,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_detect_anomaly,
+)
 from .backward_inputs import Variable, backward  # noqa: E402
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .graph import disable_saved_tensors_hooks, saved_tensors_hooks
@@ -21,6 +26,7 @@ Node = _core.Node
 
 __all__ = [
     "detect_anomaly",
+    "is_anomaly_check_nan_enabled",
     "is_anomaly_enabled",
     "set_detect_anomaly",
     "backward",

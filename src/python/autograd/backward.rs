@@ -144,6 +144,9 @@ pub fn backward(
             Some(ins)
         }
     };
+    if create_graph {
+        crate::python::autograd::anomaly::warn_backward_create_graph(py)?;
+    }
     let opts = BackwardOptions {
         retain_graph: retain_graph.unwrap_or(create_graph),
         create_graph,

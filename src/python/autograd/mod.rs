@@ -1,10 +1,11 @@
-//! The Python side of the autograd engine: `backward` / `grad` and grad mode as module
+//! The Python side of the autograd engine (anomaly mode in `anomaly.rs`): `backward` / `grad` and grad mode as module
 //! functions (`backward.rs`; `GradientEdge` arguments in `grad_edges.rs`, batched
 //! gradients in `grad_batched.rs`), graph nodes and gradient hooks (`node.rs`), saved-tensor
 //! pack/unpack hooks (`saved_hooks.rs`) and their context manager (`hooks_context.rs`), a node's saved tensors by name
 //! (`saved_by_name.rs`), post-accumulate hooks (`post_accumulate.rs`), and the details where the peers
 //! define alike-spelled things differently (`dropin.rs`).
 
+pub(crate) mod anomaly;
 pub(crate) mod autocast;
 pub(crate) mod backward;
 pub(crate) mod dropin;

@@ -28,16 +28,10 @@ pub struct PyNode {
 /// The Python subclass of `Node` for each node name, created once.
 static NODE_TYPES: PyOnceLock<Mutex<HashMap<String, Py<PyType>>>> = PyOnceLock::new();
 
-/// PyTorch's class name for a node: built-in nodes carry an overload number
-/// (`MulBackward` → `MulBackward0`); a custom layer's node keeps its name
-/// (`MyFunctionBackward`).
+/// PyTorch's class name for a node (`MulBackward` → `MulBackward0`; a custom layer's node
+/// keeps its name): the one rule, [`crate::autograd::anomaly::display_name`].
 fn type_name(node: &NodeRef) -> String {
-    let name = node.name();
-    if node.as_any().is_none() && name.ends_with("Backward") {
-        format!("{name}0")
-    } else {
-        name.into_owned()
-    }
+    crate::autograd::anomaly::display_name(node)
 }
 
 /// Paddle's name for a node, as Paddle's `grad_fn.name()` gives it: `<Op>GradNode` from

@@ -126,6 +126,9 @@ impl PyTensor {
         let g = crate::python::autograd::backward::root_grad(py, &this.inner(), grad_tensor, 0)?;
         let root = this.inner().take();
         drop(this);
+        if create_graph {
+            crate::python::autograd::anomaly::warn_backward_create_graph(py)?;
+        }
         let opts = BackwardOptions {
             retain_graph: retain_graph.unwrap_or(create_graph),
             create_graph,
