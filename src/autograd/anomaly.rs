@@ -87,8 +87,9 @@ fn record(slot: &OnceLock<Metadata>) {
     }
 }
 
-/// PyTorch's class name of a node (`type(y.grad_fn).__name__`, anomaly messages): built-in nodes carry an
-/// overload number (`MulBackward` → `MulBackward0`), custom layers keep theirs.
+/// PyTorch's class name of a node (`type(y.grad_fn).__name__`, anomaly messages):
+/// built-in nodes carry an overload number (`MulBackward` → `MulBackward0`), custom layers
+/// keep theirs.
 pub fn display_name(node: &NodeRef) -> String {
     let name = node.name();
     if node.as_any().is_none() && name.ends_with("Backward") {
