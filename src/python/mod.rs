@@ -48,7 +48,7 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     dtype::register(m)?;
-    tensor::sparse_grad::install();
+    tensor::identity::install_sparse_accumulator();
     m.add_class::<tensor::class::PyTensor>()?;
     m.add_class::<autograd::node::PyNode>()?;
     m.add_class::<autograd::node::PyAccumulateGrad>()?;

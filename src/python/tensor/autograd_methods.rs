@@ -86,7 +86,14 @@ impl PyTensor {
             if !g.is_none() && g.cast::<PyTensor>().is_err() {
                 let restricted = inputs.is_some_and(|i| !i.is_none());
                 // a sparse gradient (rare): accumulated as it is into a leaf, else densified
-                match super::sparse_grad::sparse_root(slf, g, create_graph, !restricted)? {
+                let t = slf.get().inner().take();
+                match super::sparse_grad::sparse_root(
+                    slf.as_any(),
+                    &t,
+                    g,
+                    create_graph,
+                    !restricted,
+                )? {
                     None => return Ok(()),
                     Some(d) => grad_tensor = Some(d),
                 }

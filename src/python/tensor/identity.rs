@@ -6,9 +6,11 @@
 //! ([`crate::tensor::Tensor::owner`]); the wrapper forgets itself when it is deallocated
 //! (`Drop for PyTensor`), so the address is never stale. No reference is kept: a saved
 //! tensor or a view does not keep its base's Python object alive. `.grad` is read the
-//! same way, so `p.grad is p.grad` and `p.grad = g; p.grad is g` hold, as in PyTorch.
+//! same way, so `p.grad is p.grad` and `p.grad = g; p.grad is g` hold, as in PyTorch. A
+//! sparse `.grad` (`sparse_grad.rs`) is summed here, where core tensors can be wrapped.
 
-use crate::python::errors::IntoPy;
+use crate::error::Result;
+use crate::python::errors::{from_pyerr, IntoPy};
 use crate::python::tensor::class::{wrap, PyTensor};
 use crate::tensor::Tensor;
 use pyo3::prelude::*;
@@ -65,16 +67,36 @@ impl PyTensor {
     }
 
     #[setter]
-    fn set_grad(&self, value: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+    fn set_grad(slf: &Bound<'_, Self>, value: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
         let g = match value {
             None => None,
             Some(v) if v.is_none() => None,
             Some(v) => match v.cast::<PyTensor>() {
                 Ok(t) => Some(t.get().inner().clone()),
                 // a sparse tensor (checked, or refused, by the Python side)
-                Err(_) => return super::sparse_grad::set_sparse_grad(&self.inner(), v),
+                Err(_) => {
+                    let t = slf.get().inner().take();
+                    return super::sparse_grad::set_sparse_grad(slf.as_any(), &t, v);
+                }
             },
         };
-        self.inner().set_grad(g).py()
+        slf.get().inner().set_grad(g).py()
     }
+}
+
+/// Sums the dense gradient `g` of a backward pass into `leaf`'s sparse `.grad` (the
+/// engine's [`crate::autograd::ExtAccumulate`]).
+fn accumulate_sparse(leaf: &Tensor, g: Tensor, create_graph: bool) -> Result<()> {
+    Python::attach(|py| {
+        let param = wrap_shared(py, leaf.clone())?;
+        let g = wrap(py, g)?;
+        super::sparse_grad::helpers(py)?.call_method1("_accumulate", (param, g, create_graph))?;
+        Ok(())
+    })
+    .map_err(from_pyerr)
+}
+
+/// Installs [`accumulate_sparse`] into the engine (module init).
+pub(crate) fn install_sparse_accumulator() {
+    crate::autograd::set_ext_accumulator(accumulate_sparse);
 }

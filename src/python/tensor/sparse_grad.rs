@@ -13,16 +13,17 @@
 //! dense tensor with the right values, and one that reaches a leaf unchanged is stored in
 //! its sparse form.
 
-use crate::error::Result;
-use crate::python::errors::from_pyerr;
-use crate::python::tensor::class::{wrap, PyTensor};
-use crate::python::tensor::identity::wrap_shared;
+//
+//! This module names nothing else of `tensor/` (the callers hand it the Python objects), so
+//! the `.grad` accessors (`identity.rs`), `clear_grad` (`class.rs`) and the engine's
+//! accumulation callback (`identity.rs`, which can wrap core tensors) may all call it.
+
 use crate::tensor::Tensor;
 use pyo3::prelude::*;
 use std::sync::Arc;
 
 /// The Python helpers' module.
-fn helpers(py: Python<'_>) -> PyResult<Bound<'_, PyModule>> {
+pub(crate) fn helpers(py: Python<'_>) -> PyResult<Bound<'_, PyModule>> {
     py.import("ferrograd.sparse._grad")
 }
 
@@ -32,11 +33,15 @@ pub(crate) fn ext_grad_object(py: Python<'_>, t: &Tensor) -> Option<Py<PyAny>> {
     e.downcast_ref::<Py<PyAny>>().map(|o| o.clone_ref(py))
 }
 
-/// `t.grad = value` for a value that is not a dense Tensor: the Python side checks it
-/// (a sparse tensor of `t`'s shape and dtype, in PyTorch code) or raises.
-pub(crate) fn set_sparse_grad(t: &Tensor, value: &Bound<'_, PyAny>) -> PyResult<()> {
+/// `t.grad = value` for a value that is not a dense Tensor (`param` is `t`'s Python
+/// object): the Python side checks it (a sparse tensor of `t`'s shape and dtype, in
+/// PyTorch code) or raises.
+pub(crate) fn set_sparse_grad(
+    param: &Bound<'_, PyAny>,
+    t: &Tensor,
+    value: &Bound<'_, PyAny>,
+) -> PyResult<()> {
     let py = value.py();
-    let param = wrap_shared(py, t.clone())?;
     helpers(py)?.call_method1("_check_assign", (param, value))?;
     t.set_ext_grad(Some(Arc::new(value.clone().unbind())));
     Ok(())
@@ -50,35 +55,19 @@ pub(crate) fn zero_ext_grad(py: Python<'_>, t: &Tensor) -> PyResult<()> {
     Ok(())
 }
 
-/// Sums the dense gradient `g` of a backward pass into `leaf`'s sparse `.grad` (the
-/// engine's [`crate::autograd::ExtAccumulate`]).
-fn accumulate(leaf: &Tensor, g: Tensor, create_graph: bool) -> Result<()> {
-    Python::attach(|py| {
-        let param = wrap_shared(py, leaf.clone())?;
-        let g = wrap(py, g)?;
-        helpers(py)?.call_method1("_accumulate", (param, g, create_graph))?;
-        Ok(())
-    })
-    .map_err(from_pyerr)
-}
-
-/// Installs [`accumulate`] into the engine (module init).
-pub(crate) fn install() {
-    crate::autograd::set_ext_accumulator(accumulate);
-}
-
 /// `t.backward(gradient)` with a `gradient` that is not a dense Tensor: a sparse one
 /// into a leaf is accumulated as it is (PyTorch keeps a sparse `.grad` sparse); into a
 /// non-leaf (or with `backward(inputs=)`, `!into_leaf`) it continues densified. Returns
 /// `None` when handled, else the gradient to use (the value itself when not sparse).
+/// `slf` is the Python object of `t`.
 pub(crate) fn sparse_root<'py>(
-    slf: &Bound<'py, PyTensor>,
+    slf: &Bound<'py, PyAny>,
+    t: &Tensor,
     gradient: &Bound<'py, PyAny>,
     create_graph: bool,
     into_leaf: bool,
 ) -> PyResult<Option<Bound<'py, PyAny>>> {
     let py = slf.py();
-    let t = slf.get().inner().take();
     let hooked = {
         let m = t.meta();
         !(m.hooks.is_empty() && m.post_accumulate_hooks.is_empty() && m.acc_hooks.is_none())
