@@ -95,9 +95,7 @@ from .nn.summary import summary as summary  # noqa: E402
 from .serialization import load as load  # noqa: E402
 from .serialization import save as save  # noqa: E402
 
-cat = concat
-
-# PyTorch dtype spellings
+# PyTorch dtype spellings (cat = concat is bound with the static dispatch below)
 float = float32  # noqa: A001
 double = float64
 half = float16
@@ -105,8 +103,7 @@ int = int32  # noqa: A001
 long = int64
 cfloat = complex64
 cdouble = complex128
-# the narrow integers' PyTorch spellings
-byte = uint8
+byte = uint8  # the narrow integers' PyTorch spellings: byte, char, short
 char = int8
 short = int16
 
@@ -583,8 +580,7 @@ from .sparse._dispatch import install as _install_sparse_dispatch  # noqa: E402
 _install_sparse_methods()
 _install_sparse_dispatch(globals())
 __all__ += _namespace_sparse.__all__
-# anomaly mode and warn-always (torch.set_anomaly_enabled, ...): see that module
-from . import _namespace_anomaly  # noqa: E402
+from . import _namespace_anomaly  # noqa: E402  (torch.set_anomaly_enabled, set_warn_always ...)
 from ._namespace_anomaly import *  # noqa: E402,F403
 
 __all__ += _namespace_anomaly.__all__

@@ -6,6 +6,7 @@
 mod binary;
 mod complex;
 mod creation;
+mod ext_grad;
 pub mod grid_sample;
 mod inplace_check;
 pub mod linalg;
@@ -14,6 +15,7 @@ pub mod reduce;
 pub mod shape;
 mod unary;
 mod version;
+mod view_meta;
 
 pub use binary::BinaryOp;
 pub use creation::*;
@@ -500,30 +502,6 @@ impl Tensor {
         Ok(())
     }
 
-    /// True while `.grad` is a gradient kept outside the core ([`AutogradMeta::ext_grad`],
-    /// a sparse gradient): the dense slot is then empty and must not be read as "no
-    /// gradient".
-    pub fn has_ext_grad(&self) -> bool {
-        self.0.ext.load(std::sync::atomic::Ordering::Acquire)
-    }
-
-    /// The gradient kept outside the core, if any.
-    pub fn ext_grad(&self) -> Option<ExtGrad> {
-        self.0.meta.lock().ext_grad.clone()
-    }
-
-    /// Makes `g` this tensor's `.grad`, kept outside the core (the dense slot is emptied);
-    /// `None` clears it (and leaves the dense slot alone).
-    pub fn set_ext_grad(&self, g: Option<ExtGrad>) {
-        let mut m = self.0.meta.lock();
-        let set = g.is_some();
-        if set {
-            m.grad = None;
-        }
-        m.ext_grad = g;
-        self.0.ext.store(set, std::sync::atomic::Ordering::Release);
-    }
-
     /// Where a gradient for this tensor goes in backward.
     pub fn gradient_edge(&self) -> Edge {
         let mut m = self.0.meta.lock();
@@ -580,50 +558,5 @@ impl Tensor {
         Ok(crate::with_dtype!(self.dtype(), T, {
             self.storage().read::<T>()[off].to_f64()
         }))
-    }
-
-    /// Records that this tensor is a view sharing `base`'s memory (see `view_base`); its
-    /// current history is in step with the base's memory as it is now.
-    pub fn mark_view_of(&self, base: &Tensor) {
-        let (root, multi) = {
-            let b = base.0.meta.lock();
-            let root = b.view_base.clone().unwrap_or_else(|| base.clone());
-            (root, b.view_multi_output)
-        };
-        if root.is_inference() {
-            // PyTorch: an inference tensor carries no view metadata (nothing to track)
-            return;
-        }
-        let untracked = !crate::autograd::is_grad_enabled() && root.requires_grad();
-        let inference = untracked && crate::inference::is_inference_mode();
-        let version = self.version();
-        let mut m = self.0.meta.lock();
-        m.view_base = Some(root);
-        m.view_version = version;
-        m.view_frozen = untracked;
-        m.view_no_grad = untracked && !inference;
-        m.view_inference = inference;
-        if inference {
-            m.requires_grad = true;
-        }
-        m.view_multi_output = multi;
-    }
-
-    /// Errors for a view made inside inference mode of a tensor that requires grad
-    /// (see [`AutogradMeta::view_inference`]) whose memory was modified in place since:
-    /// its history cannot be regenerated, so reading it is refused (PyTorch's rule).
-    pub fn check_inference_view(&self) -> Result<()> {
-        let m = self.0.meta.lock();
-        if m.view_inference && m.view_version != self.version() {
-            return Err(Error::runtime(
-                "A view was created in inference mode and its base or another view of its \
-                 base has been modified inplace in normal mode. Given that this use case is \
-                 ambiguous and error-prone, it is forbidden. You can clarify your code by \
-                 moving both the view and the inplace either both inside the inference_mode \
-                 block (if you don't want the inplace to be tracked) or both outside (if you \
-                 want the inplace to be tracked).",
-            ));
-        }
-        Ok(())
     }
 }

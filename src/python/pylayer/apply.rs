@@ -13,6 +13,7 @@ use crate::error::{Error, Result};
 use crate::python::errors::{from_pyerr, to_pyerr};
 use crate::python::pylayer::ctx::{PyCtx, SavedSlot};
 use crate::python::pylayer::ctx_attrs::weaken_output_attributes;
+use crate::python::pylayer::dirty::{check_dirty, marked_not_inplace};
 use crate::python::tensor::class::{wrap, PyTensor};
 use crate::tensor::Tensor;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -541,42 +542,6 @@ fn apply(
         Container::Tuple => PyTuple::new(py, items)?.into_any().unbind(),
         Container::List => PyList::new(py, items)?.into_any().unbind(),
     })
-}
-
-/// Whether forward named `t` in `ctx.mark_not_inplace` (read only for an input returned
-/// as is, a rare case).
-/// PyTorch's rules for `ctx.mark_dirty`: a tensor that is not an input of the layer is
-/// warned about (nothing of it changes); an input marked dirty must be one of the
-/// outputs, since the layer's node becomes its history: left out, its in-place change
-/// would be invisible to autograd and the gradients through it silently wrong.
-fn check_dirty(
-    py: Python<'_>,
-    dirty: &[Tensor],
-    inputs: &[Tensor],
-    outputs: &[Tensor],
-) -> PyResult<()> {
-    for d in dirty {
-        if !inputs.iter().any(|x| x.same(d)) {
-            PyErr::warn(
-                py,
-                &py.get_type::<pyo3::exceptions::PyUserWarning>(),
-                c"ctx.mark_dirty() received a tensor that was not an input. Only input \
-                  Tensors that have been mutated should be passed to ctx.mark_dirty().",
-                1,
-            )?;
-        } else if !outputs.iter().any(|o| o.same(d)) {
-            return Err(PyRuntimeError::new_err(
-                "Some elements marked as dirty during the forward method were not returned \
-                 as output. The inputs that are modified inplace must all be outputs of the \
-                 Function.",
-            ));
-        }
-    }
-    Ok(())
-}
-
-fn marked_not_inplace(ctx: &Bound<'_, PyCtx>, t: &Tensor) -> bool {
-    ctx.get().state.lock().not_inplace.iter().any(|x| x.same(t))
 }
 
 /// A saved tensor that is output `k` keeps only a weak link to the node, and the ctx

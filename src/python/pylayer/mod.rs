@@ -6,4 +6,5 @@
 pub(crate) mod apply;
 pub(crate) mod ctx;
 pub(crate) mod ctx_attrs;
+pub(crate) mod dirty;
 pub(crate) mod output_attribute;
