@@ -56,8 +56,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<autograd::saved_by_name::PySavedTensor>()?;
     m.add_class::<interop::array_interface::ArrayExport>()?;
     static_graph::dispatch::register(m)?;
-    // Whether `memoryview(tensor)` works: false in the abi3 wheel (see interop/buffer.rs).
-    m.add("_HAS_BUFFER_PROTOCOL", cfg!(not(feature = "abi3")))?;
+    // Whether `memoryview(tensor)` works: true in every build since the abi3 floor is
+    // CPython 3.11 (kept for code that checks it).
+    m.add("_HAS_BUFFER_PROTOCOL", true)?;
     m.add_function(wrap_pyfunction!(tensor::class::_set_size_class, m)?)?;
     m.add_function(wrap_pyfunction!(memory::set_buffer_cache_limit, m)?)?;
     m.add_function(wrap_pyfunction!(memory::empty_buffer_cache, m)?)?;

@@ -14,15 +14,6 @@ import ferrograd as fg
 import numpy as np
 import pytest
 
-# memoryview(tensor) needs the buffer protocol, compiled only in builds without the abi3
-# feature (PyO3 implements it under CPython's limited API only from 3.11; the wheel targets
-# 3.9+). NumPy sharing works in every build: test_numpy_array_interface.py.
-needs_buffer_protocol = pytest.mark.skipif(
-    not fg._core._HAS_BUFFER_PROTOCOL,
-    reason="this is the abi3 build: no buffer protocol (memoryview) below CPython 3.11's "
-    "limited API; NumPy reads tensors through __array__ instead",
-)
-
 # NumPy before 2.1 (the last NumPy for Python 3.9 is 2.0) imports DLPack read-only, has no
 # versioned capsules and no `copy=` in from_dlpack.
 needs_numpy_2_1 = pytest.mark.skipif(
@@ -299,7 +290,6 @@ FORMATS = {
 }
 
 
-@needs_buffer_protocol
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_memoryview_reads_the_tensor(dtype):
     t = fg.tensor(sample(dtype))
@@ -323,7 +313,6 @@ def test_numpy_functions_read_a_tensor_directly():
     np.testing.assert_array_equal(np.maximum(t, 3), [[10, 3], [3, 4]])
 
 
-@needs_buffer_protocol
 def test_buffer_of_a_strided_view():
     base = fg.tensor(np.arange(12.0).reshape(3, 4))
     v = base[:, ::-2]
@@ -335,7 +324,6 @@ def test_buffer_of_a_strided_view():
     assert array.array("d", bytes(m)).tolist() == [3.0, 1.0, 7.0, 5.0, 11.0, 9.0]
 
 
-@needs_buffer_protocol
 def test_buffer_keeps_the_storage_alive():
     t = fg.tensor([1.0, 2.0])
     m = memoryview(t)
@@ -344,7 +332,6 @@ def test_buffer_keeps_the_storage_alive():
     assert m.tolist() == [1.0, 2.0]
 
 
-@needs_buffer_protocol
 def test_read_only_storage_gives_a_read_only_buffer():
     a = np.arange(3.0)
     a.flags.writeable = False
@@ -363,7 +350,6 @@ def test_read_only_storage_gives_a_read_only_array():
     assert not b.flags.writeable
 
 
-@needs_buffer_protocol
 def test_bfloat16_has_no_buffer_format():
     t = fg.tensor([1.5, 2.5], dtype="bfloat16")
     with pytest.raises(BufferError, match="bfloat16"):
@@ -377,7 +363,6 @@ def test_bfloat16_asarray_is_a_float32_copy():
     np.testing.assert_array_equal(a, [1.5, 2.5])
 
 
-@needs_buffer_protocol
 def test_buffer_zero_d_and_empty():
     m = memoryview(fg.tensor(2.5))
     assert m.shape == () and m.tolist() == 2.5

@@ -9,20 +9,12 @@ import ferrograd as fg
 import numpy as np
 import pytest
 
-# memoryview(t) needs the buffer protocol, which the abi3 build (CPython 3.9+ wheel) lacks;
-# np.asarray(t) goes through __array__ there and follows the same rule.
-HAS_BUFFER = fg._core._HAS_BUFFER_PROTOCOL
-needs_buffer_protocol = pytest.mark.skipif(
-    not HAS_BUFFER, reason="abi3 build: no buffer protocol (memoryview) before CPython 3.11"
-)
-
 
 def test_export_of_tensor_requiring_grad_is_read_only():
     a = fg.tensor([1.0, 2.0], requires_grad=True)
     arr = np.asarray(a)
     assert not arr.flags.writeable
-    if HAS_BUFFER:
-        assert memoryview(a).readonly
+    assert memoryview(a).readonly
     with pytest.raises(ValueError):
         arr[0] = 5.0
     np.testing.assert_array_equal(arr, [1.0, 2.0])  # still a view: no copy
@@ -37,9 +29,8 @@ def test_export_of_memory_saved_for_backward_is_read_only():
     assert not arr.flags.writeable
     with pytest.raises((TypeError, ValueError, BufferError)):
         arr[0] = 9.0
-    if HAS_BUFFER:
-        with pytest.raises((TypeError, ValueError, BufferError)):
-            memoryview(x)[0] = 9.0
+    with pytest.raises((TypeError, ValueError, BufferError)):
+        memoryview(x)[0] = 9.0
     y.backward()
     np.testing.assert_array_equal(w.grad.numpy(), [1.0, 2.0])
     # the saved slot is freed by backward: the memory is writable through NumPy again
@@ -58,7 +49,6 @@ def test_write_through_earlier_writable_export_does_not_change_gradient():
     np.testing.assert_array_equal(w.grad.numpy(), [1.0, 2.0])
 
 
-@needs_buffer_protocol
 def test_write_through_memoryview_taken_before_forward():
     x = fg.tensor([1.0, 2.0], dtype="float64")
     w = fg.tensor([3.0, 4.0], dtype="float64", requires_grad=True)

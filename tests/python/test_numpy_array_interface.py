@@ -1,6 +1,8 @@
-"""NumPy views of tensors through ``Tensor.__array__`` (no copy), which work in every
-build, the abi3 wheel included (it has no buffer protocol): shared memory both ways,
-strided views, lifetimes, read-only memory, dtypes, and the copies NumPy asks for."""
+"""NumPy views of tensors through ``Tensor.__array__`` and the buffer protocol (no copy):
+shared memory both ways, strided views, lifetimes, read-only memory, dtypes, and the
+copies NumPy asks for. NumPy's ``np.asarray(t)`` takes the buffer protocol (every build
+has it since the abi3 floor is CPython 3.11); ``t.__array__()`` is the array-interface
+path that code calling it directly gets."""
 
 from __future__ import annotations
 
@@ -100,6 +102,14 @@ def test_a_tensor_that_requires_grad_is_viewed_too():
 
 def test_export_object_is_the_base_and_holds_no_tensor_reference():
     t = fg.tensor([1.0])
-    a = np.asarray(t)
+    a = t.__array__()
     assert type(a.base).__name__ == "_ArrayExport"
     assert a.base.__array_interface__["typestr"] == "<f4"
+
+
+def test_np_asarray_takes_the_buffer_protocol_and_shares_memory():
+    t = fg.tensor([1.0, 2.0])
+    a = np.asarray(t)
+    assert isinstance(a.base, memoryview) and a.base.obj is t
+    a[0] = 5.0
+    assert t.tolist() == [5.0, 2.0]

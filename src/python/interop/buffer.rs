@@ -90,7 +90,7 @@ impl PyTensor {
         if view.is_null() {
             return Err(PyBufferError::new_err("Tensor buffer: view is null"));
         }
-        let t = slf.get().inner.clone();
+        let t = slf.get().inner().clone();
         let dtype = t.dtype();
         let source_ro = !t.storage().is_writable();
         let guarded = t.requires_grad() || t.storage().is_saved_for_backward();

@@ -3,9 +3,8 @@
 //! DLPack (both directions) and raw file output (`tofile.rs`).
 
 pub(crate) mod array_interface;
-// The buffer protocol needs CPython's limited API of 3.11; the abi3 (3.9+) wheel goes
-// without it and NumPy reads tensors through `array_interface.rs` instead.
-#[cfg(not(feature = "abi3"))]
+// The buffer protocol (`memoryview(tensor)`): in the limited API since CPython 3.11, the
+// floor of the abi3 wheel, so every build has it.
 pub(crate) mod buffer;
 pub(crate) mod convert;
 pub(crate) mod dlpack;
