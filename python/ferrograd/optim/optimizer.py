@@ -13,6 +13,7 @@ from .. import _core
 from .._core import Tensor
 from ..grad_mode import enable_grad, no_grad
 from ..regularizer import L1Decay, split_decay
+from .grad_terms import needs_grad_terms, update_with_grad_terms
 from .optimizer_hooks import OptimizerHooks
 from .optimizer_hooks import register_optimizer_step_post_hook as register_optimizer_step_post_hook
 from .optimizer_hooks import register_optimizer_step_pre_hook as register_optimizer_step_pre_hook
@@ -384,10 +385,20 @@ class Optimizer(OptimizerHooks):
         if self._grad_clip is not None:
             self._clip_gradients()
         for group, st in zip(self.param_groups, self._group_states):
+            if needs_grad_terms(group):  # Paddle's per-parameter regularizers, rescale_grad
+                update_with_grad_terms(group, st, self._l2_in_grad(group), self._update_group)
+                continue
             if group.get("l1_decay"):
                 _add_l1_decay(group)
             self._update_group(group, st)
         return loss
+
+    def _l2_in_grad(self, group: dict[str, Any]) -> bool:
+        """Whether the group's ``weight_decay`` is an L2 term added to the gradient (a
+        regularizer, which a parameter's own one replaces) rather than a decoupled decay
+        of the weights (``AdamW``'s, which stays)."""
+        decoupled = group.get("decoupled_weight_decay", getattr(self, "_decoupled", False))
+        return "weight_decay" in group and not decoupled
 
     def _clip_gradients(self) -> None:
         """Applies ``grad_clip`` to the gradients of all parameters (all groups together,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -122,7 +123,10 @@ class SGD(Optimizer):
 
 class Momentum(SGD):
     """Paddle's ``Momentum(learning_rate=1e-3, momentum=0.9, parameters=...,
-    use_nesterov=False, weight_decay=None)``: SGD with momentum and no dampening."""
+    use_nesterov=False, weight_decay=None, rescale_grad=1.0)``: SGD with momentum and no
+    dampening. ``rescale_grad`` multiplies each (clipped) gradient before the update; as
+    in Paddle's fused kernel, an L2 decay is added after the rescale, an L1 one before.
+    A parameter group may set its own ``rescale_grad``."""
 
     def __init__(
         self,
@@ -137,8 +141,12 @@ class Momentum(SGD):
         use_multi_tensor: bool = False,
         name: str | None = None,
     ) -> None:
-        if rescale_grad != 1.0:
-            raise NotImplementedError("rescale_grad is not supported; scale the loss instead")
+        if isinstance(rescale_grad, bool) or not isinstance(rescale_grad, (int, float)):
+            raise TypeError(f"rescale_grad must be a number, got {type(rescale_grad).__name__}")
+        if not math.isfinite(rescale_grad):
+            raise ValueError(f"rescale_grad must be finite, got {rescale_grad}")
+        #: the default of each group's ``rescale_grad`` (set before the groups are built)
+        self._rescale_grad = float(rescale_grad)
         super().__init__(
             parameters,
             momentum=momentum,
@@ -147,3 +155,17 @@ class Momentum(SGD):
             learning_rate=learning_rate,
             grad_clip=grad_clip,
         )
+        self.defaults["rescale_grad"] = self._rescale_grad
+
+    def _group_settings(self, param_group: dict[str, Any]) -> dict[str, Any]:
+        group = dict(param_group)
+        group.setdefault("rescale_grad", self._rescale_grad)
+        return super()._group_settings(group)
+
+    def _static_rule(self, group: dict[str, Any]) -> tuple[str, dict[str, Any], tuple[str, ...]]:
+        if float(group.get("rescale_grad", 1.0)) != 1.0:
+            raise NotImplementedError(
+                "Momentum(rescale_grad=...) is not supported in static mode yet; scale the "
+                "loss instead, or train eagerly"
+            )
+        return super()._static_rule(group)
