@@ -165,9 +165,14 @@ def test_param_attr_regularizer_must_be_a_regularizer():
 def test_param_regularizer_refused_in_static_mode():
     paddle.enable_static()
     try:
-        x = paddle.static.data("x", [2, 3], "float64")
-        with pytest.raises(NotImplementedError, match="regularizer"):
-            paddle.static.nn.fc(x, 2, weight_attr=paddle.ParamAttr(regularizer=L2Decay(0.1)))
+        main, startup = paddle.static.Program(), paddle.static.Program()
+        with paddle.static.program_guard(main, startup):
+            x = paddle.static.data("x", [2, 3], "float64")
+            attr = paddle.ParamAttr(regularizer=L2Decay(0.1))
+            with pytest.raises(NotImplementedError, match="regularizer"):
+                paddle.static.nn.fc(x, 2, weight_attr=attr)
+            with pytest.raises(NotImplementedError, match="regularizer"):
+                paddle.nn.Linear(3, 2, weight_attr=attr)(x)
     finally:
         paddle.disable_static()
 

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..grad_mode import no_grad
+from .differentiable import sgd_step as differentiable_sgd_step
 from .optimizer import Optimizer, _check_number, _decay, _refuse_unsupported, _with_dense_grads
 
 
@@ -75,7 +76,7 @@ class SGD(Optimizer):
         differentiable: bool = False,
         fused: Any = None,
     ) -> None:
-        _refuse_unsupported(grad_clip, differentiable=differentiable)
+        _refuse_unsupported(grad_clip)
         defaults = {
             "lr": lr,
             "momentum": float(momentum),
@@ -83,6 +84,7 @@ class SGD(Optimizer):
             "weight_decay": _decay(weight_decay),
             "nesterov": bool(nesterov),
             "maximize": bool(maximize),
+            "differentiable": bool(differentiable),
         }
         super().__init__(params, defaults, learning_rate, parameters, grad_clip)
 
@@ -93,6 +95,10 @@ class SGD(Optimizer):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
 
     def _update_group(self, group: dict[str, Any], state: Any) -> None:
+        if group.get("differentiable"):
+            differentiable_sgd_step(group, self._diff_states(state))
+            return
+
         def run() -> None:
             state.sgd_step(
                 float(group["lr"]),
