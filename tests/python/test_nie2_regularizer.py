@@ -277,3 +277,15 @@ def test_lbfgs_grad_clip_type_checked():
     lin = _linear()
     with pytest.raises(TypeError, match="grad_clip"):
         OPT.LBFGS(parameters=lin.parameters(), grad_clip=1.0)
+
+
+def test_bad_regularizer_object_leaves_gradients_alone():
+    lin = _linear()
+    lin.weight.regularizer = 0.5  # not a regularizer object (set by hand)
+    opt = OPT.SGD(0.01, parameters=lin.parameters(), weight_decay=0.1)
+    (lin(paddle.to_tensor(X)) ** 2).sum().backward()
+    before = lin.bias.grad.numpy().copy()
+    with pytest.raises(TypeError, match="L2Decay or L1Decay"):
+        opt.step()
+    np.testing.assert_array_equal(lin.bias.grad.numpy(), before)
+    np.testing.assert_array_equal(lin.weight.numpy(), W0)

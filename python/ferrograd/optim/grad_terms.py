@@ -21,7 +21,7 @@ from typing import Any
 
 from .._core import Tensor
 from ..grad_mode import no_grad
-from ..regularizer import L1Decay
+from ..regularizer import L1Decay, WeightDecayRegularizer
 
 
 def needs_grad_terms(group: dict[str, Any]) -> bool:
@@ -47,7 +47,7 @@ def update_with_grad_terms(
     scale = float(group.get("rescale_grad", 1.0))
     # maximize: the update negates the gradient; the terms must still pull towards zero
     sign = -1.0 if group.get("maximize") else 1.0
-    saved = []
+    updated = []
     with no_grad():
         for p in group["params"]:
             g = p.grad
@@ -58,6 +58,11 @@ def update_with_grad_terms(
                 raise RuntimeError(
                     "a regularizer or rescale_grad needs dense gradients, but a parameter's "
                     ".grad is sparse; make it dense: p.grad = p.grad.to_dense()"
+                )
+            if reg is not None and not isinstance(reg, WeightDecayRegularizer):
+                raise TypeError(
+                    "a parameter's regularizer must be paddle.regularizer.L2Decay or L1Decay, "
+                    f"got {type(reg).__name__}"
                 )
             if reg is None:
                 pre, post = l1, wd
@@ -72,13 +77,14 @@ def update_with_grad_terms(
                 new = new * scale
             if post:
                 new = new + p * (sign * post)
-            saved.append((p, g))
-            p.grad = new
+            updated.append((p, g, new))
     settings = {**group, "l1_decay": 0.0}
     if l2_in_grad:
         settings["weight_decay"] = 0.0
     try:
+        for p, _, new in updated:  # set only once every term is computed
+            p.grad = new
         update(settings, state)
     finally:
-        for p, g in saved:
+        for p, g, _ in updated:
             p.grad = g
