@@ -24,6 +24,21 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
     "ferrograd.sparse.nn": {
         "SyncBatchNorm": ("Paddle", "sparse.nn.BatchNorm on one process"),
     },
+    # ferrograd.utils.checkpoint: PyTorch's selective activation checkpointing picks what
+    # to save per operator (a TorchDispatchMode); ferrograd's ops have no such dispatch
+    "ferrograd.utils.checkpoint": {
+        name: (
+            "PyTorch",
+            "selective checkpointing (per-operator save or recompute) is not implemented: "
+            "checkpoint the region whole, or pass a context_fn of your own "
+            "(use_reentrant=False)",
+        )
+        for name in (
+            "create_selective_checkpoint_contexts",
+            "CheckpointPolicy",
+            "SelectiveCheckpointContext",
+        )
+    },
     "ferrograd.jit": {
         "TranslatedLayer": ("Paddle", "paddle.jit.load is not implemented either"),
         "ScriptModule": ("PyTorch", "jit.script returns the nn.Module itself"),

@@ -4,7 +4,9 @@
 ``L2Decay(coeff)`` adds ``coeff * param`` to each gradient before the update (the same as
 a number ``weight_decay=coeff``); ``L1Decay(coeff)`` adds ``coeff * sign(param)``. As in
 Paddle, the term is added after gradient clipping. ``AdamW`` decays the weights itself
-(decoupled) and takes a number only.
+(decoupled) and takes a number only. A parameter's own regularizer
+(``ParamAttr(regularizer=L2Decay(c))``) replaces the optimizer's ``weight_decay`` for
+that parameter (``optim.grad_terms``).
 """
 
 from __future__ import annotations

@@ -10,9 +10,11 @@ __all__ = ["ParamAttr", "apply_param_attr", "set_global_initializer"]
 class ParamAttr:
     """Paddle's parameter attribute: ``name``, ``initializer`` (an ``nn.initializer``
     object or any callable that fills the parameter), ``learning_rate`` (a factor on the
-    optimizer's rate, kept on the parameter as ``optimize_attr``) and ``trainable``
-    (``False``: the parameter gets ``stop_gradient=True``). Passed as a layer's
-    ``weight_attr``/``bias_attr``."""
+    optimizer's rate, kept on the parameter as ``optimize_attr``), ``regularizer``
+    (``paddle.regularizer.L2Decay(c)`` / ``L1Decay(c)``, kept on the parameter as
+    ``regularizer``: the optimizers use it instead of their ``weight_decay`` for this
+    parameter, as Paddle's do) and ``trainable`` (``False``: the parameter gets
+    ``stop_gradient=True``). Passed as a layer's ``weight_attr``/``bias_attr``."""
 
     def __init__(
         self,
@@ -24,9 +26,12 @@ class ParamAttr:
         do_model_average: bool = True,
         need_clip: bool = True,
     ) -> None:
-        if regularizer is not None:
-            raise NotImplementedError(
-                "ParamAttr(regularizer=...) is not supported; pass weight_decay to the optimizer"
+        from ..regularizer import WeightDecayRegularizer
+
+        if regularizer is not None and not isinstance(regularizer, WeightDecayRegularizer):
+            raise TypeError(
+                "ParamAttr: regularizer must be a regularizer object (paddle.regularizer."
+                f"L2Decay(coeff) or L1Decay(coeff)) or None, got {type(regularizer).__name__}"
             )
         if initializer is not None and not callable(initializer):
             raise TypeError(
@@ -36,6 +41,7 @@ class ParamAttr:
         self.name = name
         self.initializer = initializer
         self.learning_rate = float(learning_rate)
+        self.regularizer = regularizer
         self.trainable = bool(trainable)
         self.do_model_average = do_model_average
         self.need_clip = need_clip
@@ -43,7 +49,8 @@ class ParamAttr:
     def __repr__(self) -> str:
         return (
             f"ParamAttr(name={self.name!r}, initializer={self.initializer!r}, "
-            f"learning_rate={self.learning_rate}, trainable={self.trainable})"
+            f"learning_rate={self.learning_rate}, regularizer={self.regularizer!r}, "
+            f"trainable={self.trainable})"
         )
 
 
@@ -87,3 +94,5 @@ def apply_param_attr(param: Any, attr: Any, is_bias: bool = False) -> None:
     if not attr.trainable:
         param.stop_gradient = True
     param.optimize_attr = {"learning_rate": attr.learning_rate}
+    if attr.regularizer is not None:
+        param.regularizer = attr.regularizer

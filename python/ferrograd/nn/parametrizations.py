@@ -21,8 +21,13 @@ parametrizations (``nn.utils.parametrize``), with PyTorch's ``state_dict`` keys.
   ``base @ map(original)``, ``base`` a buffer (``parametrizations.weight.0.base``) set
   when a value is assigned: the value itself if orthogonal, else the Q of its QR
   factorisation with ``diag(R) > 0`` (a non-square one first completed with random
-  columns); ``original`` then restarts at the map's identity. Complex weights are
-  refused.
+  columns); ``original`` then restarts at the map's identity. With
+  ``use_trivialization=False`` there is no ``base``: the weight is ``map(original)``;
+  for ``'householder'`` registering or assigning a value ``X`` stores the reflectors of
+  ``X = QR`` (``diag(R) > 0``, LAPACK's ``geqrf`` layout), so the weight becomes that Q;
+  ``'matrix_exp'`` / ``'cayley'`` keep the registered weight as ``original`` and refuse
+  an assignment (``NotImplementedError``, as PyTorch: they have no right inverse).
+  Complex weights are refused.
 """
 
 from __future__ import annotations
@@ -170,6 +175,24 @@ def _orthonormalise(a: Tensor) -> Tensor:
     return q * signs.unsqueeze(-2)
 
 
+def _householder_inverse(q: Tensor) -> Tensor:
+    """The ``original`` whose Householder map is the Q of ``q = QR`` with ``diag(R) > 0``
+    (``q`` tall): LAPACK's ``geqrf`` reflectors below the diagonal, ``R`` above it, and on
+    the diagonal the signs of ``R``'s, negated where a column needed no reflection
+    (``tau = 0``; the map reflects it anyway). PyTorch's right inverse; ``geqrf`` is
+    NumPy's (``qr(mode="raw")``, LAPACK itself)."""
+    import numpy as np
+
+    a = np.array(q.detach().numpy(), copy=True)
+    for idx in np.ndindex(*a.shape[:-2]):
+        h, tau = np.linalg.qr(a[idx], mode="raw")  # h: geqrf's output, transposed
+        mat = h.T
+        d = np.sign(np.diagonal(mat)) * np.where(tau == 0.0, -1.0, 1.0)
+        np.fill_diagonal(mat, d)
+        a[idx] = mat
+    return _core.tensor(a, dtype=q.dtype)
+
+
 class _Orthogonal(Module):
     def __init__(self, weight: Tensor, orthogonal_map: str, use_trivialization: bool) -> None:
         super().__init__()
@@ -210,7 +233,9 @@ class _Orthogonal(Module):
         return q.mT if wide else q
 
     def right_inverse(self, q: Tensor) -> Tensor:
-        """Sets ``base`` from the orthogonal ``q`` and returns the map's identity point."""
+        """With ``use_trivialization``: sets ``base`` from the orthogonal ``q`` and returns
+        the map's identity point. Without: the Householder reflectors of ``q``'s QR
+        (``'householder'``; the other maps have none: ``NotImplementedError``)."""
         if list(q.shape) != self.shape:
             raise ValueError(
                 f"Expected a matrix or batch of matrices of shape {self.shape}. Got a tensor "
@@ -218,13 +243,19 @@ class _Orthogonal(Module):
             )
         given = q
         n, k = q.shape[-2], q.shape[-1]
-        if n < k:
+        wide = n < k
+        if wide:
             q = q.mT
             n, k = k, n
         if not self.use_trivialization:
-            raise NotImplementedError(
-                "orthogonal: assigning a value needs use_trivialization=True in ferrograd"
-            )
+            if self.orthogonal_map != "householder":
+                # PyTorch's message; registration catches it and keeps the weight as is
+                raise NotImplementedError(
+                    "It is not possible to assign to the matrix exponential or the Cayley "
+                    "parametrizations when use_trivialization=False."
+                )
+            a = _householder_inverse(q)
+            return a.mT if wide else a
         with no_grad():
             if n == k:
                 eye = _eye_like(q, k)

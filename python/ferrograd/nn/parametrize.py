@@ -69,7 +69,10 @@ class ParametrizationList(ModuleList):
         with no_grad():
             for m in reversed(list(modules)):
                 if hasattr(m, "right_inverse"):
-                    new = m.right_inverse(new)
+                    try:
+                        new = m.right_inverse(new)
+                    except NotImplementedError:
+                        pass  # as PyTorch: no right inverse, the tensor is stored as it is
                 elif not isinstance(new, Tensor):
                     raise ValueError("'right_inverse' must return a Tensor or a tuple of Tensors")
         self.is_tensor = isinstance(new, Tensor)

@@ -35,6 +35,9 @@ class Adafactor(PythonStateOptimizer):
     machine epsilon. State per parameter: ``step`` and ``row_var`` / ``col_var`` or
     ``variance``. ``foreach`` is accepted (one implementation)."""
 
+    #: ``weight_decay`` shrinks the weights (not an L2 term added to the gradient)
+    _decoupled = True
+
     def __init__(
         self,
         params: Any,

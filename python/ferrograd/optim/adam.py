@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 from .._core import Tensor
+from .differentiable import adam_step as differentiable_adam_step
 from .optimizer import Optimizer, _check_betas, _check_number, _decay, _refuse_unsupported
 
 
@@ -21,6 +22,8 @@ class Adam(Optimizer):
         p = p - lr * (m / (1 - b1**t)) / (sqrt(v / (1 - b2**t)) + eps)
 
     Complex parameters are updated per real component, as PyTorch does.
+    ``differentiable=True`` records the step on the autograd graph (real parameters;
+    ``optim.differentiable``).
     """
 
     _buffer_names = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")
@@ -53,7 +56,7 @@ class Adam(Optimizer):
         fused: Any = None,
         decoupled_weight_decay: bool | None = None,
     ) -> None:
-        _refuse_unsupported(grad_clip, lazy_mode, differentiable)
+        _refuse_unsupported(grad_clip, lazy_mode)
         b1, b2 = betas
         defaults = {
             "lr": lr,
@@ -71,6 +74,7 @@ class Adam(Optimizer):
             "decoupled_weight_decay": bool(
                 self._decoupled if decoupled_weight_decay is None else decoupled_weight_decay
             ),
+            "differentiable": bool(differentiable),
         }
         super().__init__(params, defaults, learning_rate, parameters, grad_clip)
 
@@ -80,6 +84,10 @@ class Adam(Optimizer):
         _check_number("epsilon value", float(group["eps"]))
 
     def _update_group(self, group: dict[str, Any], state: Any) -> None:
+        decoupled = bool(group.get("decoupled_weight_decay", self._decoupled))
+        if group.get("differentiable"):
+            differentiable_adam_step(group, self._diff_states(state), decoupled)
+            return
         b1, b2 = group["betas"]
         state.adam_step(
             float(group["lr"]),

@@ -70,7 +70,7 @@ class Adagrad(Optimizer):
         grad_clip: Any = None,
         name: str | None = None,
     ) -> None:
-        _refuse_unsupported(grad_clip, differentiable=differentiable)
+        _refuse_unsupported(grad_clip, differentiable=differentiable, who=type(self).__name__)
         paddle = _paddle_call(params, learning_rate, parameters)
         defaults = {
             "lr": lr,
@@ -143,7 +143,7 @@ class Adadelta(Optimizer):
         grad_clip: Any = None,
         name: str | None = None,
     ) -> None:
-        _refuse_unsupported(grad_clip, differentiable=differentiable)
+        _refuse_unsupported(grad_clip, differentiable=differentiable, who=type(self).__name__)
         paddle = _paddle_call(params, learning_rate, parameters)
         if paddle and learning_rate is None and not _paddle_rate_first(params):
             learning_rate = 1e-3 if lr is None else lr
@@ -204,7 +204,7 @@ class Adamax(Optimizer):
         grad_clip: Any = None,
         name: str | None = None,
     ) -> None:
-        _refuse_unsupported(grad_clip, differentiable=differentiable)
+        _refuse_unsupported(grad_clip, differentiable=differentiable, who=type(self).__name__)
         self._paddle = _paddle_call(params, learning_rate, parameters)
         if self._paddle and learning_rate is None and not _paddle_rate_first(params):
             learning_rate = 1e-3 if lr is None else lr

@@ -2,13 +2,36 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from .._core import Tensor
 from ..grad_mode import enable_grad, no_grad
 from .line_search import strong_wolfe
-from .optimizer import Optimizer, _check_number, _refuse_sparse
+from .optimizer import Optimizer, _check_number, _coeff, _refuse_sparse
+
+
+def _accept_unused(weight_decay: Any, grad_clip: Any) -> None:
+    """Checks Paddle's ``weight_decay`` / ``grad_clip`` arguments of ``LBFGS``, which
+    Paddle accepts but never applies (its ``step`` reads the raw gradients: the steps are
+    the same with or without them); ferrograd takes the same steps and says so once."""
+    if grad_clip is not None and not callable(grad_clip):
+        raise TypeError(
+            "grad_clip must be a gradient clip object such as nn.ClipGradByGlobalNorm(1.0), "
+            f"got {type(grad_clip).__name__}"
+        )
+    if weight_decay is not None:
+        _coeff(weight_decay, "weight_decay")  # a number or a regularizer object
+    given = [n for n, v in (("weight_decay", weight_decay), ("grad_clip", grad_clip)) if v]
+    if given:
+        warnings.warn(
+            f"LBFGS: {' and '.join(given)} {'is' if len(given) == 1 else 'are'} not applied, "
+            "as in Paddle (whose LBFGS accepts them but steps on the raw gradients); add "
+            "the penalty to the closure's loss instead",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
 class LBFGS(Optimizer):
@@ -21,7 +44,9 @@ class LBFGS(Optimizer):
     Directions come from the two-loop recursion over the last ``history_size`` curvature
     pairs; the step starts at ``lr`` (on the very first iteration ``min(1, 1 / |g|_1) *
     lr``) and is kept as is, or with ``line_search_fn="strong_wolfe"`` adjusted by a
-    line search satisfying the strong Wolfe conditions (PyTorch's).
+    line search satisfying the strong Wolfe conditions (PyTorch's). Paddle's
+    ``weight_decay`` and ``grad_clip`` are accepted and, as in Paddle, not applied (a
+    warning says so).
     """
 
     def __init__(
@@ -42,8 +67,7 @@ class LBFGS(Optimizer):
         grad_clip: Any = None,
         name: str | None = None,
     ) -> None:
-        if weight_decay is not None or grad_clip is not None:
-            raise NotImplementedError("LBFGS: weight_decay and grad_clip are not supported")
+        _accept_unused(weight_decay, grad_clip)
         if line_search_fn not in (None, "strong_wolfe"):
             raise ValueError(
                 f"LBFGS: line_search_fn must be None or 'strong_wolfe', got {line_search_fn!r}"

@@ -54,6 +54,9 @@ class Muon(PythonStateOptimizer):
     runs it in the parameter's dtype (the same iteration, without bfloat16's rounding).
     State per parameter: ``momentum_buffer``."""
 
+    #: ``weight_decay`` shrinks the weights (not an L2 term added to the gradient)
+    _decoupled = True
+
     def __init__(
         self,
         params: Any,

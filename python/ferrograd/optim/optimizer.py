@@ -13,19 +13,23 @@ from .. import _core
 from .._core import Tensor
 from ..grad_mode import enable_grad, no_grad
 from ..regularizer import L1Decay, split_decay
+from . import differentiable as _differentiable
+from .grad_terms import needs_grad_terms, update_with_grad_terms
 from .optimizer_hooks import OptimizerHooks
 from .optimizer_hooks import register_optimizer_step_post_hook as register_optimizer_step_post_hook
 from .optimizer_hooks import register_optimizer_step_pre_hook as register_optimizer_step_pre_hook
+from .state_view import StateView as _StateView
 
 ParamsArg = Iterable[Any]
 
 
 def _refuse_unsupported(
-    grad_clip: Any = None, lazy_mode: bool = False, differentiable: bool = False
+    grad_clip: Any = None, lazy_mode: bool = False, differentiable: bool = False, who: str = ""
 ) -> None:
     """Raises for the optimizer options ferrograd does not implement (rather than
     silently ignoring them). ``grad_clip`` is supported (checked here, applied by
-    ``step()``)."""
+    ``step()``); ``differentiable=True`` by the optimizers that pass False here for it
+    (``optim.differentiable``); ``who`` names the optimizer in the refusal."""
     if grad_clip is not None and not callable(grad_clip):
         raise TypeError(
             "grad_clip must be a gradient clip object such as nn.ClipGradByGlobalNorm(1.0), "
@@ -39,7 +43,7 @@ def _refuse_unsupported(
             "here does not produce: use lazy_mode=False (the same update for dense gradients)"
         )
     if differentiable:
-        raise NotImplementedError("differentiable=True is not supported")
+        _differentiable.refuse(who)
 
 
 def _static_parameters(params: Any) -> list[Any] | None:
@@ -171,36 +175,6 @@ def _real_grads(
         yield pi, p, grad
 
 
-class _StateView(Mapping):  # type: ignore[type-arg]
-    """``optimizer.state[param]``: a read-only mapping from each parameter to its state
-    dict (``step`` and the named buffers, shared with the optimizer)."""
-
-    def __init__(self, opt: Optimizer) -> None:
-        self._opt = opt
-
-    def _locate(self, key: object) -> tuple[int, int] | None:
-        for gi, group in enumerate(self._opt.param_groups):
-            for pi, p in enumerate(group["params"]):
-                if p is key or (isinstance(key, Tensor) and hash(p) == hash(key)):
-                    return gi, pi
-        return None
-
-    def __getitem__(self, key: object) -> dict[str, Any]:
-        loc = self._locate(key)
-        if loc is None:
-            raise KeyError("this tensor is not a parameter of the optimizer")
-        return self._opt._param_state(*loc)
-
-    def __iter__(self) -> Iterator[Tensor]:
-        for gi, group in enumerate(self._opt.param_groups):
-            for pi, p in enumerate(group["params"]):
-                if self._opt._param_state(gi, pi):
-                    yield p
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self)
-
-
 class Optimizer(OptimizerHooks):
     """Base class of ferrograd's optimizers.
 
@@ -225,6 +199,8 @@ class Optimizer(OptimizerHooks):
     ) -> None:
         #: Paddle's gradient clip (``nn.ClipGradByGlobalNorm`` ...), applied by ``step()``
         self._grad_clip = grad_clip
+        #: group index -> parameter index -> state, for the groups with ``differentiable``
+        self._diff_state: dict[int, dict[int, dict[str, Any]]] = {}
         # Paddle passes the rate first: Opt(0.1, parameters=...) or a scheduler
         if (
             isinstance(params, (int, float))
@@ -304,7 +280,8 @@ class Optimizer(OptimizerHooks):
                     "module (nn.LazyLinear); call the model once (a dry run) before building "
                     "the optimizer"
                 )
-            if not p.is_leaf:
+            differentiable = group.get("differentiable", self.defaults.get("differentiable"))
+            if not p.is_leaf and not differentiable:  # PyTorch's rule
                 raise ValueError(
                     f"can't optimize a non-leaf Tensor (parameter {i} of the group, shape "
                     f"{list(p.shape)}); optimize the leaf it was computed from, or .detach() "
@@ -384,10 +361,20 @@ class Optimizer(OptimizerHooks):
         if self._grad_clip is not None:
             self._clip_gradients()
         for group, st in zip(self.param_groups, self._group_states):
+            if needs_grad_terms(group):  # Paddle's per-parameter regularizers, rescale_grad
+                update_with_grad_terms(group, st, self._l2_in_grad(group), self._update_group)
+                continue
             if group.get("l1_decay"):
                 _add_l1_decay(group)
             self._update_group(group, st)
         return loss
+
+    def _l2_in_grad(self, group: dict[str, Any]) -> bool:
+        """Whether the group's ``weight_decay`` is an L2 term added to the gradient (a
+        regularizer, which a parameter's own one replaces) rather than a decoupled decay
+        of the weights (``AdamW``'s, which stays)."""
+        decoupled = group.get("decoupled_weight_decay", getattr(self, "_decoupled", False))
+        return "weight_decay" in group and not decoupled
 
     def _clip_gradients(self) -> None:
         """Applies ``grad_clip`` to the gradients of all parameters (all groups together,
@@ -499,7 +486,16 @@ class Optimizer(OptimizerHooks):
         """``state[param]``: that parameter's ``step`` and buffers (shared tensors)."""
         return _StateView(self)
 
+    def _diff_states(self, state: Any) -> dict[int, dict[str, Any]]:
+        """The per-parameter states (index -> dict) of the group whose Rust state is
+        ``state``, for a differentiable step (kept in Python: they hold graphs)."""
+        gi = next(i for i, st in enumerate(self._group_states) if st is state)
+        return self._diff_state.setdefault(gi, {})
+
     def _param_state(self, gi: int, pi: int) -> dict[str, Any]:
+        if self.param_groups[gi].get("differentiable"):
+            # the live dict, as PyTorch's: opt.state[p].update(...) sets the state
+            return self._diff_state.setdefault(gi, {}).setdefault(pi, {})
         st = self._group_states[gi]
         bufs = st.buffers(pi)
         if not bufs and st.step_count(pi) == 0:
@@ -550,6 +546,11 @@ class Optimizer(OptimizerHooks):
         for gi, (saved, mine) in enumerate(zip(groups, self.param_groups)):
             for pi, idx in enumerate(saved["params"]):
                 s = states.get(idx)
+                if self.param_groups[gi].get("differentiable"):
+                    self._diff_state.setdefault(gi, {})[pi] = {
+                        k: (v.clone() if isinstance(v, Tensor) else v) for k, v in (s or {}).items()
+                    }
+                    continue
                 if s is None:
                     self._group_states[gi].set_state(pi, [], 0)
                     continue

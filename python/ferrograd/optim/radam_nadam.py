@@ -107,7 +107,7 @@ class RAdam(_PythonAdamFamily):
         grad_clip: Any = None,
         name: str | None = None,
     ) -> None:
-        _refuse_unsupported(grad_clip, differentiable=differentiable)
+        _refuse_unsupported(grad_clip, differentiable=differentiable, who=type(self).__name__)
         defaults = {
             "lr": lr,
             "betas": _betas(betas, beta1, beta2),
@@ -173,7 +173,7 @@ class NAdam(_PythonAdamFamily):
         grad_clip: Any = None,
         name: str | None = None,
     ) -> None:
-        _refuse_unsupported(grad_clip, differentiable=differentiable)
+        _refuse_unsupported(grad_clip, differentiable=differentiable, who=type(self).__name__)
         defaults = {
             "lr": lr,
             "betas": _betas(betas, beta1, beta2),

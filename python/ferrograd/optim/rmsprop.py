@@ -42,7 +42,7 @@ class RMSprop(Optimizer):
         grad_clip: Any = None,
         name: str | None = None,
     ) -> None:
-        _refuse_unsupported(grad_clip, differentiable=differentiable)
+        _refuse_unsupported(grad_clip, differentiable=differentiable, who=type(self).__name__)
         defaults = {
             "lr": lr,
             "alpha": float(alpha),

@@ -53,7 +53,7 @@ class Rprop(PythonStateOptimizer):
         parameters: Any = None,
         grad_clip: Any = None,
     ) -> None:
-        _refuse_unsupported(grad_clip, differentiable=differentiable)
+        _refuse_unsupported(grad_clip, differentiable=differentiable, who=type(self).__name__)
         defaults = {
             "lr": lr,
             "etas": _pair(etas, "etas"),
@@ -134,7 +134,7 @@ class ASGD(PythonStateOptimizer):
         parameters: Any = None,
         grad_clip: Any = None,
     ) -> None:
-        _refuse_unsupported(grad_clip, differentiable=differentiable)
+        _refuse_unsupported(grad_clip, differentiable=differentiable, who=type(self).__name__)
         defaults = {
             "lr": lr,
             "lambd": float(lambd),

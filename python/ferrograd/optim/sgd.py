@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 from ..grad_mode import no_grad
+from .differentiable import sgd_step as differentiable_sgd_step
 from .optimizer import Optimizer, _check_number, _decay, _refuse_unsupported, _with_dense_grads
 
 
@@ -74,7 +76,7 @@ class SGD(Optimizer):
         differentiable: bool = False,
         fused: Any = None,
     ) -> None:
-        _refuse_unsupported(grad_clip, differentiable=differentiable)
+        _refuse_unsupported(grad_clip)
         defaults = {
             "lr": lr,
             "momentum": float(momentum),
@@ -82,6 +84,7 @@ class SGD(Optimizer):
             "weight_decay": _decay(weight_decay),
             "nesterov": bool(nesterov),
             "maximize": bool(maximize),
+            "differentiable": bool(differentiable),
         }
         super().__init__(params, defaults, learning_rate, parameters, grad_clip)
 
@@ -92,6 +95,10 @@ class SGD(Optimizer):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
 
     def _update_group(self, group: dict[str, Any], state: Any) -> None:
+        if group.get("differentiable"):
+            differentiable_sgd_step(group, self._diff_states(state))
+            return
+
         def run() -> None:
             state.sgd_step(
                 float(group["lr"]),
@@ -122,7 +129,10 @@ class SGD(Optimizer):
 
 class Momentum(SGD):
     """Paddle's ``Momentum(learning_rate=1e-3, momentum=0.9, parameters=...,
-    use_nesterov=False, weight_decay=None)``: SGD with momentum and no dampening."""
+    use_nesterov=False, weight_decay=None, rescale_grad=1.0)``: SGD with momentum and no
+    dampening. ``rescale_grad`` multiplies each (clipped) gradient before the update; as
+    in Paddle's fused kernel, an L2 decay is added after the rescale, an L1 one before.
+    A parameter group may set its own ``rescale_grad``."""
 
     def __init__(
         self,
@@ -137,8 +147,12 @@ class Momentum(SGD):
         use_multi_tensor: bool = False,
         name: str | None = None,
     ) -> None:
-        if rescale_grad != 1.0:
-            raise NotImplementedError("rescale_grad is not supported; scale the loss instead")
+        if isinstance(rescale_grad, bool) or not isinstance(rescale_grad, (int, float)):
+            raise TypeError(f"rescale_grad must be a number, got {type(rescale_grad).__name__}")
+        if not math.isfinite(rescale_grad):
+            raise ValueError(f"rescale_grad must be finite, got {rescale_grad}")
+        #: the default of each group's ``rescale_grad`` (set before the groups are built)
+        self._rescale_grad = float(rescale_grad)
         super().__init__(
             parameters,
             momentum=momentum,
@@ -147,3 +161,17 @@ class Momentum(SGD):
             learning_rate=learning_rate,
             grad_clip=grad_clip,
         )
+        self.defaults["rescale_grad"] = self._rescale_grad
+
+    def _group_settings(self, param_group: dict[str, Any]) -> dict[str, Any]:
+        group = dict(param_group)
+        group.setdefault("rescale_grad", self._rescale_grad)
+        return super()._group_settings(group)
+
+    def _static_rule(self, group: dict[str, Any]) -> tuple[str, dict[str, Any], tuple[str, ...]]:
+        if float(group.get("rescale_grad", 1.0)) != 1.0:
+            raise NotImplementedError(
+                "Momentum(rescale_grad=...) is not supported in static mode yet; scale the "
+                "loss instead, or train eagerly"
+            )
+        return super()._static_rule(group)

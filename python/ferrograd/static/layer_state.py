@@ -91,6 +91,12 @@ def static_parameter(layer: Any, attr: str, param: Any) -> Variable:
             "static programs; give the optimizer a parameter group instead: "
             "parameters=[{'params': [...], 'learning_rate': scale}, ...]"
         )
+    if param.__dict__.get("regularizer") is not None:
+        raise NotImplementedError(
+            f"{type(layer).__name__}.{attr}: ParamAttr(regularizer=...) is not carried into "
+            "static programs yet; give the optimizer weight_decay= (per parameter group), "
+            "or train eagerly"
+        )
     name = _given_name(param) or _unique_name(layer, attr, is_bias)
     var = _program.create_parameter(
         list(param.shape),

@@ -55,6 +55,11 @@ def _attr(attr: Any) -> tuple[str | None, Any]:
         return None, None
     if hasattr(attr, "_static_init"):
         return None, attr
+    if getattr(attr, "regularizer", None) is not None:
+        raise NotImplementedError(
+            "static.nn: ParamAttr(regularizer=...) is not carried into static programs yet; "
+            "give the optimizer weight_decay= (per parameter group), or train eagerly"
+        )
     return getattr(attr, "name", None), getattr(attr, "initializer", None)
 
 

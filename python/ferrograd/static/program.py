@@ -299,6 +299,12 @@ def create_parameter(
                 "programs; give the optimizer a parameter group instead: "
                 "parameters=[{'params': [...], 'learning_rate': scale}, ...]"
             )
+        if getattr(attr, "regularizer", None) is not None:
+            raise NotImplementedError(
+                "create_parameter: ParamAttr(regularizer=...) is not carried into static "
+                "programs yet; give the optimizer weight_decay= (per parameter group), or "
+                "train eagerly"
+            )
         if getattr(attr, "initializer", None) is not None:
             default_initializer = attr.initializer
         trainable = bool(getattr(attr, "trainable", True))

@@ -24,9 +24,10 @@ needed save do not run again.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import weakref
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 from .. import _core
 from ..autograd.budget import current_budget
@@ -35,6 +36,7 @@ from ..grad_mode import enable_grad, is_grad_enabled
 
 __all__ = [
     "checkpoint",
+    "noop_context_fn",
     "checkpoint_sequential",
     "get_rng_state",
     "set_rng_state",
@@ -194,6 +196,8 @@ class _Frame:
         # fills them all, so the recomputation can stop at the first)
         self.aliases: dict[int, list[int]] = {}
         self.forward_done = False
+        #: ``context_fn``'s second context manager, entered around each recomputation
+        self.recompute_context: Any = None
         self.lock = threading.RLock()
         outputs_taken = [
             a
@@ -331,8 +335,10 @@ class _Frame:
         try:
             if self.rng_state is not None:
                 set_rng_state(self.rng_state)
+            context = self.recompute_context
             with _in_memory_hooks(pack, _unpack), enable_grad():
-                self.fn(*self.args, **self.kwargs)
+                with context if context is not None else contextlib.nullcontext():
+                    self.fn(*self.args, **self.kwargs)
         except _StopRecompute:
             if not stopped:
                 raise
@@ -363,6 +369,37 @@ def _unpack(obj: Any) -> Any:
     return t
 
 
+def noop_context_fn() -> tuple[Any, Any]:
+    """PyTorch's default ``context_fn``: two contexts that do nothing."""
+    return contextlib.nullcontext(), contextlib.nullcontext()
+
+
+def _contexts(context_fn: Any, use_reentrant: bool | None) -> tuple[Any, Any] | None:
+    """``context_fn()``'s (forward, recompute) context managers; None for no
+    ``context_fn`` (or PyTorch's ``noop_context_fn``). As PyTorch, a ``context_fn``
+    needs ``use_reentrant=False``."""
+    if context_fn is None or context_fn is noop_context_fn:
+        return None
+    if use_reentrant is not False:
+        raise ValueError(
+            "Passing `context_fn`, `debug`, or `respect_saved_tensors_hooks` is only "
+            "supported when use_reentrant=False."
+        )
+    if not callable(context_fn):
+        raise TypeError(f"checkpoint: context_fn must be callable, got {type(context_fn).__name__}")
+    pair = context_fn()
+    if not (
+        isinstance(pair, tuple)
+        and len(pair) == 2
+        and all(hasattr(c, "__enter__") and hasattr(c, "__exit__") for c in pair)
+    ):
+        raise TypeError(
+            "checkpoint: context_fn must return a tuple of two context managers (one for the "
+            f"forward, one for the recomputation), got {pair!r}"
+        )
+    return pair
+
+
 def checkpoint(
     function: Callable,
     *args: Any,
@@ -380,13 +417,14 @@ def checkpoint(
     draws the same mask. ``use_reentrant`` is accepted for PyTorch compatibility: both
     values run this hook-based implementation, which supports ``autograd.grad``,
     ``create_graph=True``, nested regions, keyword arguments and inputs that do not
-    require grad. Outside grad mode this is a plain call. ``context_fn`` and
-    ``debug`` are not supported (a ``NotImplementedError`` says so);
+    require grad. Outside grad mode this is a plain call. ``context_fn`` (with
+    ``use_reentrant=False``, as PyTorch requires) returns two context managers: the first
+    is entered around the forward, the second around each recomputation (PyTorch's
+    selective checkpointing, ``create_selective_checkpoint_contexts``, is not
+    implemented). ``debug`` is not supported (a ``NotImplementedError`` says so);
     ``determinism_check`` accepts ``"default"`` (shapes and dtypes of the recomputed
     tensors are checked) and ``"none"``.
     """
-    if context_fn is not None:
-        raise NotImplementedError("checkpoint: context_fn is not supported by ferrograd")
     if debug:
         raise NotImplementedError("checkpoint: debug=True is not supported by ferrograd")
     if determinism_check not in ("default", "none"):
@@ -395,23 +433,47 @@ def checkpoint(
         )
     if not callable(function):
         raise TypeError(f"checkpoint: function must be callable, got {type(function).__name__}")
+    contexts = _contexts(context_fn, use_reentrant)
     if not is_grad_enabled():
-        return function(*args, **kwargs)
+        return function(*args, **kwargs)  # as PyTorch: context_fn called, not entered
+    forward_context = contextlib.nullcontext() if contexts is None else contexts[0]
     budget = None if getattr(_recomputing, "on", False) else current_budget()
     if budget is not None:
         keep = budget.has_room()
         budget.region_started(keep)
         if keep:  # memory_budget has room: keep this region's tensors, no recomputation
-            return _run_kept(budget, function, args, kwargs)
+            with _forward_guard(forward_context):
+                return _run_kept(budget, function, args, kwargs)
     frame = _Frame(function, args, kwargs, preserve_rng_state)
+    if contexts is not None:
+        frame.recompute_context = contexts[1]
     try:
-        with _in_memory_hooks(frame.pack, _unpack):
+        with _in_memory_hooks(frame.pack, _unpack), _forward_guard(forward_context):
             out = function(*args, **kwargs)
     except BaseException:
         frame.pending = []  # a partial graph may outlive the error: keep no tensors
         raise
     frame.finish_forward(out)
     return out
+
+
+@contextlib.contextmanager
+def _forward_guard(context: Any) -> Iterator[None]:
+    """Enters ``context_fn``'s forward context; as PyTorch, one that swallows the
+    forward's exception is an error (there is no output to return)."""
+    raised = False
+    with context:
+        try:
+            yield
+        except BaseException:
+            raised = True
+            raise
+    if raised:
+        raise RuntimeError(
+            "torch.utils.checkpoint: the forward context provided by context_fn suppressed "
+            "an exception raised during the checkpointed forward. This is not supported "
+            "because checkpoint cannot return a value for a failed forward."
+        )
 
 
 def _run_kept(budget: Any, function: Callable, args: tuple, kwargs: dict) -> Any:
@@ -505,3 +567,9 @@ def recompute_sequential(ctx: dict, functions: Any, *args: Any, **kwargs: Any) -
         args[0],
         preserve_rng_state=ctx.get("preserve_rng_state", True),
     )
+
+
+from .._missing import missing_attribute as _missing_attribute  # noqa: E402
+
+#: PyTorch's selective-checkpointing names raise an AttributeError saying they are missing
+__getattr__ = _missing_attribute(__name__)
