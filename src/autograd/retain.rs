@@ -66,7 +66,8 @@ pub fn paddle_retain_hook(t: WeakTensor) -> GradHook {
 
 /// Ids of the hooks added by `_retain_grads_in_order`, apart from `register_hook`'s
 /// (which count up from 1): no handle refers to them; `retain_grad` recognizes them.
-const RETAIN_ID_BASE: u64 = 1 << 63;
+/// The first id of a Paddle `retain_grads()` hook (ids at or above it are those).
+pub const RETAIN_ID_BASE: u64 = 1 << 63;
 static NEXT_RETAIN_ID: AtomicU64 = AtomicU64::new(RETAIN_ID_BASE);
 
 /// True when Paddle's `retain_grads()` already keeps the gradient of output `slot` of

@@ -23,6 +23,48 @@ use crate::tensor::Tensor;
 use smallvec::smallvec;
 use std::sync::Arc;
 
+/// Set in the id of a tensor hook that PyTorch code registered on a view (see
+/// [`drop_view_hooks`]). Hook ids count up from 1 and Paddle's `retain_grads()` ids from
+/// `1 << 63` (`autograd::retain`), so neither ever carries this bit on its own.
+pub const VIEW_HOOK_BIT: u64 = 1 << 62;
+
+/// Whether `id` names a hook registered with [`VIEW_HOOK_BIT`].
+fn is_view_hook(id: u64) -> bool {
+    id & VIEW_HOOK_BIT != 0 && id < crate::autograd::retain::RETAIN_ID_BASE
+}
+
+/// PyTorch's rule for tensor hooks on a view written in place: they belong to the
+/// history the view had when they were registered, which PyTorch's `CopySlices` leaves
+/// out of the write's path, so they are not called for the gradient of the write (only
+/// hooks registered on the view afterwards are). Here the write's path still runs
+/// through that history (`old`, output `nr`), so the hooks PyTorch code registered there
+/// (and on the views of views in between, down to the base's history `stop`) are
+/// removed from it. Hooks of Paddle code stay: Paddle calls them.
+fn drop_view_hooks(old: &NodeRef, nr: usize, stop: Option<&NodeRef>) {
+    old.base()
+        .pre_hooks
+        .lock()
+        .retain(|(slot, id, _)| *slot != nr || !is_view_hook(*id));
+    // a view of a view: the chain of one-input view nodes down to the base's history
+    // (bounded: a chain is as long as the views were nested)
+    let mut at = old.clone();
+    for _ in 0..64 {
+        let next = match at.base().edges.as_slice() {
+            [crate::autograd::Edge::Node { node, input_nr }] => (node.clone(), *input_nr),
+            _ => return,
+        };
+        if stop.is_none_or(|s| s.id() == next.0.id()) {
+            return;
+        }
+        next.0
+            .base()
+            .pre_hooks
+            .lock()
+            .retain(|(slot, id, _)| *slot != next.1 || !is_view_hook(*id));
+        at = next.0;
+    }
+}
+
 /// Row-major indices into `base` of `view`'s elements (both over one storage).
 fn positions_in_base(base: &Tensor, view: &Tensor) -> Result<Arc<Linear>> {
     let offsets = view.layout().offsets()?;
@@ -173,12 +215,15 @@ pub(crate) fn write_through_view(view: &Tensor, base: &Tensor, result: &Tensor) 
         if let Some(node) = tmp.grad_fn() {
             base.set_grad_fn(node, 0);
         }
-        if let Some((old, nr)) = old_base {
+        if let Some((old, nr)) = old_base.clone() {
             // retain_grad() follows the base to its new version (PyTorch)
             move_retained(base, &old, nr);
         }
     }
     view.meta().view_version = view.version();
+    if let Some((old, nr)) = &old_view {
+        drop_view_hooks(old, *nr, old_base.as_ref().map(|(n, _)| n));
+    }
     set_view_history(view, base, Ok(map), old_view)
 }
 
@@ -227,6 +272,33 @@ mod tests {
         run(&v.sum(None, false).unwrap());
         let g = a.grad().unwrap().to_vec::<f64>().unwrap();
         assert_eq!(g, vec![3.0, 3.0, 0.0]);
+    }
+
+    #[test]
+    fn a_write_drops_only_the_view_hooks_marked_for_it() {
+        use super::VIEW_HOOK_BIT;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::sync::Arc;
+        let a = leaf(vec![1.0, 2.0], &[2]);
+        let b = a.clone_tensor().unwrap();
+        let v = b.slice(0, Some(0), Some(1), 1).unwrap();
+        let calls = Arc::new([AtomicUsize::new(0), AtomicUsize::new(0)]);
+        let node = v.grad_fn().unwrap();
+        for (k, id) in [(0, 1 | VIEW_HOOK_BIT), (1, 2)] {
+            let c = calls.clone();
+            let hook: crate::autograd::GradHook = Arc::new(move |_| {
+                c[k].fetch_add(1, Ordering::Relaxed);
+                Ok(None)
+            });
+            node.base().pre_hooks.lock().push((v.output_nr(), id, hook));
+        }
+        v.binary_(&Tensor::scalar(2.0f64), BinaryOp::Mul, "mul_")
+            .unwrap();
+        run(&v.sum(None, false).unwrap());
+        // the marked hook (PyTorch code's) is gone; the other still sees the old value's
+        assert_eq!(calls[0].load(Ordering::Relaxed), 0);
+        assert_eq!(calls[1].load(Ordering::Relaxed), 1);
+        assert_eq!(a.grad().unwrap().to_vec::<f64>().unwrap(), vec![2.0, 0.0]);
     }
 
     #[test]

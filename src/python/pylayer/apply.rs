@@ -455,7 +455,8 @@ fn apply(
         (st.non_differentiable.clone(), st.dirty.clone())
     };
     if !dirty.is_empty() {
-        check_dirty(py, &dirty, &inputs, &out_tensors)?;
+        let torch_multi = torch_dialect && items.len() > 1;
+        check_dirty(py, &dirty, &inputs, &out_tensors, &non_diff, torch_multi)?;
     }
     let mut bound_outputs: SmallVec<[(Tensor, usize); 2]> = SmallVec::new();
     // forward's own objects, to spot one tensor returned twice

@@ -10,12 +10,19 @@ use pyo3::prelude::*;
 /// warned about (nothing of it changes); an input marked dirty must be one of the
 /// outputs, since the layer's node becomes its history: left out, its in-place change
 /// would be invisible to autograd and the gradients through it silently wrong.
+/// `torch_multi`: a PyTorch `Function` whose `forward` returned more than one object (see
+/// [`check_dirty_view`]); `non_diff`: the outputs marked non-differentiable.
 pub(crate) fn check_dirty(
     py: Python<'_>,
     dirty: &[Tensor],
     inputs: &[Tensor],
     outputs: &[Tensor],
+    non_diff: &[Tensor],
+    torch_multi: bool,
 ) -> PyResult<()> {
+    if torch_multi {
+        check_dirty_view(dirty, inputs, outputs, non_diff)?;
+    }
     for d in dirty {
         if !inputs.iter().any(|x| x.same(d)) {
             PyErr::warn(
@@ -32,6 +39,37 @@ pub(crate) fn check_dirty(
                  Function.",
             ));
         }
+    }
+    Ok(())
+}
+
+/// PyTorch's refusal of a `Function` that writes a view input in place (`mark_dirty`),
+/// returns it differentiable and returns more than one object: its engine rebases the
+/// view's base only for a node with one output. (ferrograd could compute it, and does so
+/// for Paddle's `PyLayer`, which has no `mark_dirty` and accepts the equivalent layer
+/// that returns its written view input; PyTorch code gets PyTorch's error.)
+fn check_dirty_view(
+    dirty: &[Tensor],
+    inputs: &[Tensor],
+    outputs: &[Tensor],
+    non_diff: &[Tensor],
+) -> PyResult<()> {
+    let refused = dirty.iter().any(|d| {
+        inputs.iter().any(|x| x.same(d))
+            && outputs.iter().any(|o| o.same(d))
+            && !non_diff.iter().any(|x| x.same(d))
+            && d.meta().view_base.is_some()
+    });
+    if refused {
+        return Err(PyRuntimeError::new_err(
+            "If your Function modifies inplace an input that is a view of another Tensor, \
+             your Function cannot return more than one Tensor. This is not supported by the \
+             current autograd engine. You should either make sure the input is not a view \
+             (using .clone() for example) or make your Function only return one Tensor \
+             (potentially splitting it into two Functions: one doing the inplace that returns \
+             a single Tensor and a second one that does the other operations). You can ask on \
+             the forum https://discuss.pytorch.org/ if you need help to do this change.",
+        ));
     }
     Ok(())
 }

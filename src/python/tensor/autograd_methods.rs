@@ -33,9 +33,12 @@ impl PyTensor {
     }
 
     /// Registers `hook(grad)`, run when this tensor's gradient is computed; a non-None
-    /// return value replaces the gradient. Returns a handle with `remove()`.
+    /// return value replaces the gradient. Returns a handle with `remove()`. In PyTorch
+    /// code a hook on a view belongs to the view's history of now: an in-place write to
+    /// the view drops it, as PyTorch does (`copy_slices::VIEW_HOOK_BIT`).
     fn register_hook(
         &self,
+        py: Python<'_>,
         hook: Py<PyAny>,
     ) -> PyResult<crate::python::autograd::node::PyHookHandle> {
         let t = self.inner().take();
@@ -50,6 +53,16 @@ impl PyTensor {
         let f = crate::python::autograd::node::python_grad_hook(hook);
         match t.grad_fn() {
             Some(node) => {
+                // (the dialect is asked only for a view: the common hook pays nothing)
+                let view = {
+                    let m = t.meta();
+                    m.view_base.is_some() && !m.view_frozen
+                };
+                let id = if view && crate::python::dialect::caller_is_torch(py)? {
+                    id | crate::autograd::ops::copy_slices::VIEW_HOOK_BIT
+                } else {
+                    id
+                };
                 node.base().pre_hooks.lock().push((t.output_nr(), id, f));
                 Ok(crate::python::autograd::node::PyHookHandle::on_node(
                     node, id,
