@@ -10,7 +10,9 @@ Entries are None for outputs without a gradient and for arguments that are not t
 do not require grad. A full hook registered by Paddle code gets Paddle's ``grad_input``
 instead: only the arguments that require grad, so an empty tuple when none does. When no
 argument requires grad, the full hooks run right after the pre-hooks, with ``grad_input``
-all None (PyTorch warns about it, and so does ferrograd).
+all None (PyTorch warns about it, and so does ferrograd). As in PyTorch, the full hooks
+run only in a pass that went through the module's outputs: a double backward that reaches
+the arguments from the gradient of a first pass calls none.
 
 The module call routes its tensor arguments and its tensor outputs (a tensor, or the
 tensors of a tuple/list) through two identity functions whose backward runs the hooks.
