@@ -161,3 +161,22 @@ def test_full_backward_hook_does_not_keep_a_create_graph_pass_alive():
     ref = run()
     gc.collect()
     assert ref() is None
+
+
+def test_random_factories_draw_complex_dtypes():
+    g = torch.Generator().manual_seed(0)
+    z = torch.rand(20000, dtype=torch.complex64, generator=g)
+    assert z.dtype == torch.complex64
+    re, im = z.real.numpy(), z.imag.numpy()
+    # PyTorch's complex uniform: each part in [0, 1), independently
+    assert re.min() >= 0 and re.max() < 1 and im.min() >= 0 and im.max() < 1
+    assert abs(re.mean() - 0.5) < 0.02 and abs(im.mean() - 0.5) < 0.02
+    assert abs(np.corrcoef(re, im)[0, 1]) < 0.05
+    # PyTorch's complex normal: each part N(0, 1/2), so E|z|^2 = 1
+    n = torch.randn(20000, dtype=torch.complex128, generator=g).numpy()
+    assert abs((np.abs(n) ** 2).mean() - 1.0) < 0.05
+    assert abs(n.real.var() - 0.5) < 0.03 and abs(n.imag.var() - 0.5) < 0.03
+    like = torch.rand_like(torch.zeros(2, 3), dtype=torch.complex128)
+    assert like.dtype == torch.complex128 and list(like.shape) == [2, 3]
+    with pytest.raises(TypeError, match="dtype must be floating"):
+        torch.rand(2, dtype=torch.int32)
