@@ -3,8 +3,9 @@ found missing or different, checked in PyTorch code (every value checked on PyTo
 grad-mode decorators on a class warn, ``.grad`` read on a non-leaf warns,
 ``backward(inputs=)`` takes a ``GradientEdge`` into a graph node, ``grad()`` refuses
 ``materialize_grads`` with a ``GradientEdge`` input and a complex ``grad_outputs`` for a
-real output, and a module's full backward hook is not called again by a double backward
-nor keeps a ``create_graph`` pass's graph alive."""
+real output, a module's full backward hook is not called again by a double backward
+nor keeps a ``create_graph`` pass's graph alive, and the random factories draw complex
+dtypes."""
 
 from __future__ import annotations
 
