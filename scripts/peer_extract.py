@@ -1,12 +1,13 @@
-"""Rebuilds the extracts of PyTorch's ``test/test_autograd.py`` that
-``docs/peer-tests.md`` reports, from a copy of the upstream file you fetched.
+"""Rebuilds the extracts of upstream test files (PyTorch's ``test/test_autograd.py``,
+Paddle's ``test/legacy_test/test_inplace.py``) that ``docs/peer-tests.md`` reports, from
+a copy of the upstream file you fetched.
 
 The extracts are collections of upstream tests that use only public API, bodies
-unchanged. Which tests (and helpers) each holds, and from which upstream revision, is
-listed in ``scripts/peer_harness/extracts.json``; this script copies exactly those
-class members and module functions out of the upstream file (by name, with Python's
-``ast``), under the header the manifest gives (upstream's import lines, minus the
-internal modules the listed tests do not use).
+unchanged; each is one class of the upstream file. Which tests (and helpers) each holds,
+and from which upstream revision, is listed in ``scripts/peer_harness/extracts.json``;
+this script copies exactly those class members and module functions out of the upstream
+file (by name, with Python's ``ast``), under the header the manifest gives (upstream's
+import lines, minus the internal modules the listed tests do not use).
 
 Usage::
 
@@ -73,7 +74,7 @@ def build(upstream: str, spec: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point (see the module docstring)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("upstream", help="a copy of pytorch/pytorch test/test_autograd.py")
+    ap.add_argument("upstream", help="a copy of the upstream file the extract names")
     ap.add_argument("out_dir", help="folder to write the extracts into")
     ap.add_argument("--only", help="write just this extract (its file name)")
     args = ap.parse_args(argv)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import inspect
 import sys
+import warnings
 from typing import Any, Callable, TypeVar
 
 from . import _core
@@ -29,6 +30,16 @@ class _DecoratorContextManager:
         return self.__class__()
 
     def __call__(self, func: F) -> F:
+        if inspect.isclass(func):
+            # as in PyTorch: the mode holds while the class is constructed, not in its
+            # methods, which is rarely what was meant
+            warnings.warn(
+                "Decorating classes is deprecated: the grad mode only applies while the "
+                "class is constructed, not in its methods. Decorate __init__ (or the "
+                "methods) instead.",
+                FutureWarning,
+                stacklevel=2,
+            )
         if inspect.isgeneratorfunction(func):
             return self._wrap_generator(func)  # type: ignore[return-value]
 

@@ -84,21 +84,25 @@ pub fn backward(roots: &[Tensor], root_grads: Vec<Tensor>, opts: BackwardOptions
 /// tensors' `.grad` change (`backward(inputs=)`): a leaf among them accumulates with its
 /// hooks as in a full pass, a non-leaf keeps the gradient that reached it after its
 /// tensor hooks (as `retain_grad` would), and the nodes of non-leaf inputs run; an input
-/// the roots do not reach keeps its `.grad`.
+/// the roots do not reach keeps its `.grad`. Each input is its gradient edge and the
+/// tensor whose `.grad` receives the gradient (None: only the edge is known).
 pub fn backward_edges(
     roots: Vec<Edge>,
     root_grads: Vec<Tensor>,
-    inputs: Option<&[Tensor]>,
+    inputs: Option<&[(Edge, Option<Tensor>)]>,
     opts: BackwardOptions,
 ) -> Result<()> {
     let blocked = Blocked::default();
     let Some(inputs) = inputs else {
         return run(roots, root_grads, Targets::AllLeaves, &blocked, opts).map(|_| ());
     };
-    let edges = tensor_edges(inputs, "backward(inputs=)")?;
+    let edges: Vec<Edge> = inputs.iter().map(|(e, _)| e.clone()).collect();
     let targets = input_targets(&edges, true)?;
     let captured = run(roots, root_grads, targets, &blocked, opts)?;
-    for (t, g) in inputs.iter().zip(captured) {
+    // an input without a tensor (PyTorch's `GradientEdge` into a graph node) has no `.grad`:
+    // the pass stops there and its gradient is dropped, as in PyTorch
+    for ((_, t), g) in inputs.iter().zip(captured) {
+        let Some(t) = t else { continue };
         let t = t.current();
         // (a tensor that retains its gradient got it during the pass already)
         if let Some(g) = g.filter(|_| !t.meta().retains_grad) {

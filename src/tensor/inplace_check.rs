@@ -107,7 +107,8 @@ impl Tensor {
                 } else {
                     op
                 };
-                return Err(Error::runtime(format!(
+                // Paddle raises ValueError here, PyTorch RuntimeError: one class for both
+                return Err(Error::usage(format!(
                     "{what}: a leaf tensor that requires grad cannot be modified in place; \
                      {fix}, or do it under no_grad() if you mean to change the parameter \
                      itself (with ferrograd.no_grad(): ...)"

@@ -178,8 +178,9 @@ fn sample(
     })
 }
 
-/// Uniform samples in `[low, high)` of a floating `dtype`. A value that rounds up to
-/// `high` in a narrow dtype is drawn again, so `high` itself never occurs.
+/// Uniform samples in `[low, high)` of a floating `dtype` (complex: each part). A value
+/// that rounds up to `high` in a narrow dtype is drawn again, so `high` itself never
+/// occurs.
 pub fn uniform(
     shape: &[usize],
     low: f64,
@@ -187,12 +188,18 @@ pub fn uniform(
     dtype: DType,
     g: Option<&Generator>,
 ) -> Result<Tensor> {
-    float_only("uniform", dtype)?;
     if !(low.is_finite() && high.is_finite() && low <= high) {
         return Err(Error::value(format!(
             "uniform: expects finite bounds with low <= high, got low={low}, high={high}"
         )));
     }
+    if dtype.is_complex() {
+        // PyTorch's complex uniform: the real and imaginary parts each in [low, high)
+        let re = uniform(shape, low, high, dtype.to_real(), g)?;
+        let im = uniform(shape, low, high, dtype.to_real(), g)?;
+        return Tensor::complex_raw(&re, &im);
+    }
+    float_only("uniform", dtype)?;
     let n = checked_numel(shape)?;
     crate::with_dtype!(dtype, T, {
         let mut v = try_vec_with_capacity::<T>(n)?;
@@ -209,7 +216,8 @@ pub fn uniform(
     })
 }
 
-/// Normal samples with `mean` and standard deviation `std` (>= 0).
+/// Normal samples with `mean` and standard deviation `std` (>= 0); complex: PyTorch's
+/// complex normal (each part with `std / sqrt(2)`).
 pub fn normal(
     shape: &[usize],
     mean: f64,
@@ -217,12 +225,20 @@ pub fn normal(
     dtype: DType,
     g: Option<&Generator>,
 ) -> Result<Tensor> {
-    float_only("normal", dtype)?;
     if !(std >= 0.0 && std.is_finite() && mean.is_finite()) {
         return Err(Error::value(format!(
             "normal: expects a finite mean and a finite std >= 0, got mean={mean}, std={std}"
         )));
     }
+    if dtype.is_complex() {
+        // PyTorch's complex normal: each part normal with std / sqrt(2), so that
+        // E|z - mean|^2 = std^2 (the mean goes to the real part)
+        let part = std / std::f64::consts::SQRT_2;
+        let re = normal(shape, mean, part, dtype.to_real(), g)?;
+        let im = normal(shape, 0.0, part, dtype.to_real(), g)?;
+        return Tensor::complex_raw(&re, &im);
+    }
+    float_only("normal", dtype)?;
     if mean == 0.0 && std == 1.0 {
         return sample(shape, dtype, g, |r| r.normal());
     }

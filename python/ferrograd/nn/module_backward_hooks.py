@@ -10,7 +10,9 @@ Entries are None for outputs without a gradient and for arguments that are not t
 do not require grad. A full hook registered by Paddle code gets Paddle's ``grad_input``
 instead: only the arguments that require grad, so an empty tuple when none does. When no
 argument requires grad, the full hooks run right after the pre-hooks, with ``grad_input``
-all None (PyTorch warns about it, and so does ferrograd).
+all None (PyTorch warns about it, and so does ferrograd). As in PyTorch, the full hooks
+run only in a pass that went through the module's outputs: a double backward that reaches
+the arguments from the gradient of a first pass calls none.
 
 The module call routes its tensor arguments and its tensor outputs (a tensor, or the
 tensors of a tuple/list) through two identity functions whose backward runs the hooks.
@@ -35,6 +37,7 @@ class _State:
         self.n_args = n_args  # positional arguments
         self.arg_slots = arg_slots  # positions of the arguments that require grad
         self.grad_output: Any = None
+        self.outputs_wrapped = False  # an output identity records this call's outputs
 
 
 def _call_full_hooks(state: _State, grad_input: tuple) -> tuple:
@@ -96,6 +99,10 @@ class _OutputsIdentity(Function):
                 stacklevel=2,
             )
             _call_full_hooks(state, (None,) * state.n_args)
+        if not state.arg_slots:
+            # no input identity will read it; kept, a create_graph pass's gradient (and
+            # its graph, which holds this node) would outlive the pass
+            state.grad_output = None
         return (None, *grads)
 
 
@@ -113,10 +120,16 @@ class _InputsIdentity(Function):
     @staticmethod
     def backward(ctx: Any, *grads: Any) -> Any:
         state: _State = ctx.state
+        if state.outputs_wrapped and state.grad_output is None:
+            # the gradient reached the module's arguments without passing its outputs
+            # in this pass (double backward through the gradient of a first pass):
+            # there is no grad_output to give the hooks, and PyTorch runs none
+            return (None, *grads)
         grad_input: list = [None] * state.n_args
         for slot, g in zip(state.arg_slots, grads):
             grad_input[slot] = g
         new = _call_full_hooks(state, tuple(grad_input))
+        state.grad_output = None
         return (None, *(new[slot] for slot in state.arg_slots))
 
 
@@ -147,11 +160,15 @@ def wrap_outputs(state: _State, out: Any) -> Any:
     if not _core.is_grad_enabled():
         return out
     if isinstance(out, Tensor):
-        return _OutputsIdentity.apply(state, out) if out.requires_grad else out
+        if not out.requires_grad:
+            return out
+        state.outputs_wrapped = True
+        return _OutputsIdentity.apply(state, out)
     if isinstance(out, (tuple, list)):
         slots = [i for i, o in enumerate(out) if isinstance(o, Tensor) and o.requires_grad]
         if not slots:
             return out
+        state.outputs_wrapped = True
         wrapped = _OutputsIdentity.apply(state, *(out[i] for i in slots))
         wrapped = wrapped if isinstance(wrapped, tuple) else (wrapped,)
         new = list(out)

@@ -33,7 +33,17 @@ pub fn root_grad(
                     t.shape()
                 )));
             }
-            g.cast_raw(t.dtype()).py()
+            let (gd, od) = (g.dtype(), t.dtype());
+            if gd != od && (gd.is_complex() || od.is_complex()) {
+                // a cast would drop the imaginary part (or invent one): refused, as in
+                // PyTorch
+                return Err(PyRuntimeError::new_err(format!(
+                    "For complex Tensors, both grad_output and output are required to have \
+                     the same dtype: grad_output[{index}] has dtype {gd} and output[{index}] \
+                     has dtype {od}."
+                )));
+            }
+            g.cast_raw(od).py()
         }
         _ => {
             if t.numel() != 1 && crate::python::dialect::caller_is_torch(py)? {
@@ -246,6 +256,13 @@ pub fn grad<'py>(
     for (i, (g, x)) in res.into_iter().zip(&ins).enumerate() {
         match g {
             Some(g) => out.push(Some(wrap(py, differentiable(py, g, create_graph, false)?)?)),
+            // as in PyTorch, a zero is not made for a `GradientEdge` input
+            None if materialize_grads && matches!(x, Item::Edge { .. }) => {
+                return Err(PyRuntimeError::new_err(format!(
+                    "materialize_grads cannot be used when the given input is a GradientEdge \
+                     (input {i} is one, and the outputs do not depend on it)"
+                )));
+            }
             None if materialize_grads => out.push(Some(wrap(
                 py,
                 differentiable(py, zeros_for(x.like(), batch).py()?, create_graph, true)?,

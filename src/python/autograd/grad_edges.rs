@@ -155,25 +155,23 @@ pub(crate) fn items(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Item>> {
     )))
 }
 
-/// The tensors `backward(inputs=)` accumulates into: tensors as given, and the leaf of a
-/// `GradientEdge` into an `AccumulateGrad`. An edge into a node has no `.grad` to fill.
-pub(crate) fn backward_inputs(items: Vec<Item>) -> PyResult<Vec<Tensor>> {
+/// The `inputs` of `backward()`: each one's gradient edge and the tensor whose `.grad`
+/// receives its gradient (a `GradientEdge` into a leaf: the leaf; into a graph node:
+/// none, so the pass stops there and drops the gradient, as PyTorch does).
+pub(crate) fn backward_inputs(items: Vec<Item>) -> PyResult<Vec<(Edge, Option<Tensor>)>> {
     let mut out = Vec::with_capacity(items.len());
     for (k, it) in items.into_iter().enumerate() {
-        match it {
-            Item::Tensor(t) => out.push(t),
+        out.push(match it {
+            Item::Tensor(t) => (
+                engine::input_edge(&t, k, "backward(inputs=)").py()?,
+                Some(t),
+            ),
             Item::Edge {
                 edge: Edge::Leaf(l),
                 ..
-            } => out.push(l),
-            Item::Edge { .. } => {
-                return Err(PyRuntimeError::new_err(format!(
-                    "backward(inputs=): input {k} is a GradientEdge into a graph node, which \
-                     has no .grad to accumulate into; pass the tensor itself (or use \
-                     autograd.grad, which returns the gradient along the edge)"
-                )))
-            }
-        }
+            } => (Edge::Leaf(l.clone()), Some(l)),
+            Item::Edge { edge, .. } => (edge, None),
+        });
     }
     Ok(out)
 }

@@ -54,16 +54,23 @@ impl PyTensor {
     /// Accumulated gradient (None until a backward pass reaches this tensor): the same
     /// Python object while it is alive and the gradient is accumulated in place, as in
     /// PyTorch (`p.grad = g` makes `p.grad is g`). A sparse gradient (PyTorch code) is
-    /// the sparse tensor object itself.
+    /// the sparse tensor object itself. Read from PyTorch code on a non-leaf that does
+    /// not retain its gradient (so it is None), it warns as PyTorch does.
     #[getter]
     fn grad(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
         let t = self.inner();
         if t.has_ext_grad() {
             return Ok(super::sparse_grad::ext_grad_object(py, &t));
         }
-        t.grad()
-            .map(|g| Ok(wrap_shared(py, g)?.into_any()))
-            .transpose()
+        let Some(g) = t.grad() else {
+            // (the dialect, a frame lookup, only in the rare case that warns)
+            let retains = t.meta().retains_grad;
+            if !t.is_leaf() && !retains && crate::python::dialect::caller_is_torch(py)? {
+                warn_non_leaf_grad(py)?;
+            }
+            return Ok(None);
+        };
+        Ok(Some(wrap_shared(py, g)?.into_any()))
     }
 
     #[setter]
@@ -82,6 +89,19 @@ impl PyTensor {
         };
         slf.get().inner().set_grad(g).py()
     }
+}
+
+/// PyTorch's warning for `.grad` read on a non-leaf tensor that does not retain it.
+fn warn_non_leaf_grad(py: Python<'_>) -> PyResult<()> {
+    PyErr::warn(
+        py,
+        &py.get_type::<pyo3::exceptions::PyUserWarning>(),
+        c"The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. \
+          backward() does not fill the .grad of a non-leaf tensor, so it stays None. Call \
+          .retain_grad() on the tensor before the backward pass if you want its gradient \
+          there; if you meant a leaf, take .grad from the leaf itself.",
+        1,
+    )
 }
 
 /// Sums the dense gradient `g` of a backward pass into `leaf`'s sparse `.grad` (the
