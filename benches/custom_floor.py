@@ -8,15 +8,16 @@ own Python: two frames (``forward``, ``backward``), a save, a read of what was s
 the three tensor ops of ``backward``. This script counts those pieces on their own, with
 a plain Python object as the context and no graph (no layer machinery at all), so that
 
-    floor = builtin + frames - tanh_op
+    floor = builtin - tanh_node + frames - tanh_op
 
 where ``builtin`` is ``x.tanh().sum().backward()`` (``overhead.py``'s case), ``frames``
 is ``forward(ctx, x)`` followed by ``backward(ctx, dy)`` on tensors that need no grad,
-and ``tanh_op`` is the one ``x.tanh()`` that ``frames`` and ``builtin`` both contain
-(``bare``: ``frames`` without any context, forward's output handed to backward, for a
-floor that charges nothing to saving and reading). The
-built-in step's ``TanhBackward`` node, which a custom step replaces by the user's
-``backward``, is not subtracted: the floor is, if anything, too high.
+``tanh_op`` is the one ``x.tanh()`` that ``frames`` and ``builtin`` both contain (``bare``:
+``frames`` without any context, forward's output handed to backward, for a floor that
+charges nothing to saving and reading), and ``tanh_node`` is the built-in step's
+``TanhBackward`` node, which a custom step replaces by the user's ``backward``: it cannot
+be run on its own, so it is read off a profile of the built-in step (the engine's
+``apply_then_release`` of that node, inclusive; docs/performance.md, session 24).
 
     PYTHONPATH=python PYTHONHASHSEED=0 python benches/custom_floor.py   # callgrind counts
     python benches/custom_floor.py --case frames --n 100              # one run (internal)
