@@ -14,6 +14,7 @@ use crate::python::errors::{from_pyerr, to_pyerr};
 use crate::python::pylayer::ctx::{PyCtx, SavedSlot};
 use crate::python::pylayer::ctx_attrs::weaken_output_attributes;
 use crate::python::pylayer::dirty::{check_dirty, marked_not_inplace};
+use crate::python::pylayer::vcall::call_positional;
 use crate::python::tensor::class::{wrap, PyTensor};
 use crate::tensor::Tensor;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -153,23 +154,25 @@ impl PyLayerNode {
                 None => Ok(py.None()),
             }
         };
-        // (inline: a layer has few outputs, so no heap vector per call)
-        let mut call_args: SmallVec<[Py<PyAny>; 4]> = SmallVec::new();
-        call_args.push(ctx.clone().into_any().unbind());
+        // (inline: a layer has few outputs, so no heap vector per call; passed to
+        // `backward` as a vector, no argument tuple)
+        let mut call_args: SmallVec<[Bound<'_, PyAny>; 4]> = SmallVec::new();
+        call_args.push(ctx.clone().into_any());
         if self.torch_dialect {
             for (slot, kind) in self.output_kinds.iter().enumerate() {
                 call_args.push(match kind {
-                    Some(k) => grad_obj(slot, *k)?,
-                    None => py.None(), // (a hook's value for a non-tensor slot is dropped)
+                    Some(k) => grad_obj(slot, *k)?.into_bound(py),
+                    // (a hook's value for a non-tensor slot is dropped)
+                    None => py.None().into_bound(py),
                 });
             }
         } else {
             for k in 0..self.out_metas.len() {
-                call_args.push(grad_obj(k, k)?);
+                call_args.push(grad_obj(k, k)?.into_bound(py));
             }
         }
-        let args = PyTuple::new(py, call_args).map_err(from_pyerr)?;
-        let result = self.backward.bind(py).call1(args).map_err(from_pyerr)?;
+        let result = call_positional(py, self.backward.bind(py), &call_args).map_err(from_pyerr)?;
+        drop(call_args);
         self.map_results(py, &result)
     }
 
@@ -376,7 +379,10 @@ fn apply(
             let mut fargs: SmallVec<[Bound<'_, PyAny>; 4]> = SmallVec::new();
             fargs.push(ctx.clone().into_any());
             fargs.extend(args.iter());
-            forward.call(PyTuple::new(py, fargs)?, kwargs)
+            match kwargs {
+                Some(kw) if !kw.is_empty() => forward.call(PyTuple::new(py, fargs)?, Some(kw)),
+                _ => call_positional(py, &forward, &fargs),
+            }
         }
     };
     ctx.get().state.lock().in_forward = false;

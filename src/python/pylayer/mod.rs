@@ -1,10 +1,12 @@
 //! Custom differentiable layers written in Python (`PyLayer` / `autograd.Function`):
 //! `apply` and the graph node that calls the user's `backward` (`apply.rs`), the `ctx`
 //! object (`ctx.rs`), and ctx attributes that hold the layer's own outputs without a
-//! reference cycle (`ctx_attrs.rs`, `output_attribute.rs`).
+//! reference cycle (`ctx_attrs.rs`, `output_attribute.rs`), and the tuple-free call into
+//! `forward` / `backward` (`vcall.rs`).
 
 pub(crate) mod apply;
 pub(crate) mod ctx;
 pub(crate) mod ctx_attrs;
 pub(crate) mod dirty;
 pub(crate) mod output_attribute;
+pub(crate) mod vcall;
