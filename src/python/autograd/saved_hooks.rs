@@ -85,14 +85,25 @@ impl PackedViews {
 struct PyPacked {
     /// Released by `Drop` (see [`release_packed`]), never dropped in place.
     obj: ManuallyDrop<Py<PyAny>>,
-    unpack: Arc<Py<PyAny>>,
+    /// Shared with the level and its other packs; the last holder releases the hook
+    /// through [`release_packed`] too (the level is usually gone by then).
+    unpack: ManuallyDrop<Arc<Py<PyAny>>>,
 }
 
 impl Drop for PyPacked {
     fn drop(&mut self) {
-        // SAFETY: `obj` is taken once, here, and `self` is not used afterwards.
-        let obj = unsafe { ManuallyDrop::take(&mut self.obj) };
+        // SAFETY: `obj` and `unpack` are taken once, here, and `self` is not used
+        // afterwards.
+        let (obj, unpack) = unsafe {
+            (
+                ManuallyDrop::take(&mut self.obj),
+                ManuallyDrop::take(&mut self.unpack),
+            )
+        };
         release_packed(obj);
+        if let Some(unpack) = Arc::into_inner(unpack) {
+            release_packed(unpack);
+        }
     }
 }
 
@@ -106,10 +117,11 @@ thread_local! {
     static PACKS_TO_RELEASE: RefCell<Vec<Py<PyAny>>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Drops what a pack hook returned: straight away when no backward of this thread will
-/// release it on return (attached, pyo3 decrements it now; detached elsewhere, pyo3 does
-/// at the next attach), else into this thread's list (the node released its saves after
-/// its backward, while the engine runs detached).
+/// Drops what a pack hook returned (or the unpack hook that its packs shared): straight
+/// away when no backward of this thread will release it on return (attached, pyo3
+/// decrements it now; detached elsewhere, pyo3 does at the next attach), else into this
+/// thread's list (the node released its saves after its backward, while the engine runs
+/// detached).
 fn release_packed(obj: Py<PyAny>) {
     if RELEASE_ON_RETURN.with(Cell::get) {
         // the list is gone during the thread's exit, or borrowed by a release running
@@ -172,7 +184,7 @@ impl SavedTensorHooks for PyHooks {
             };
             Ok(Arc::new(PyPacked {
                 obj: ManuallyDrop::new(obj),
-                unpack: self.unpack.clone(),
+                unpack: ManuallyDrop::new(self.unpack.clone()),
             }) as Arc<dyn PackedTensor>)
         })
     }
@@ -185,7 +197,7 @@ pub(crate) fn python_packed(
     packed: &dyn PackedTensor,
 ) -> Option<(Py<PyAny>, Py<PyAny>)> {
     let p = packed.as_any()?.downcast_ref::<PyPacked>()?;
-    Some((p.obj.clone_ref(py), p.unpack.as_ref().clone_ref(py)))
+    Some((p.obj.clone_ref(py), p.unpack.clone_ref(py)))
 }
 
 impl PackedTensor for PyPacked {
