@@ -161,8 +161,10 @@ pub fn backward(
         retain_graph: retain_graph.unwrap_or(create_graph),
         create_graph,
     };
-    py.detach(move || engine::backward_edges(roots, grads, inputs.as_deref(), opts))
-        .py()
+    super::saved_hooks::backward_releasing_packs(py, move || {
+        engine::backward_edges(roots, grads, inputs.as_deref(), opts)
+    })
+    .py()
 }
 
 /// With `create_graph`, a returned gradient that does not depend on the graph (a
@@ -240,16 +242,18 @@ pub fn grad<'py>(
         let n = batches.first().map_or(0, Vec::len);
         let roots = root_edges(&outs)?;
         let in_edges = input_edges()?;
-        let res = py
-            .detach(move || grad_batched(roots, batches, &in_edges, &blocked, opts))
-            .py()?;
+        let res = super::saved_hooks::backward_releasing_packs(py, move || {
+            grad_batched(roots, batches, &in_edges, &blocked, opts)
+        })
+        .py()?;
         (res, Some(n))
     } else {
         let (roots, grads) = roots_and_grads(py, &outs, grad_outputs)?;
         let in_edges = input_edges()?;
-        let res = py
-            .detach(move || engine::grad_edges(roots, grads, &in_edges, &blocked, opts))
-            .py()?;
+        let res = super::saved_hooks::backward_releasing_packs(py, move || {
+            engine::grad_edges(roots, grads, &in_edges, &blocked, opts)
+        })
+        .py()?;
         (res, None)
     };
     let mut out: Vec<Option<Py<PyTensor>>> = Vec::with_capacity(res.len());

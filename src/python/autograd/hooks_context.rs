@@ -154,8 +154,16 @@ impl PySavedTensorsHooks {
     /// other code gets a RuntimeError, since popping another context's level would leave
     /// that context's hooks off. PyTorch code exiting on an empty stack also gets one (so
     /// does PyTorch: an internal assert).
-    #[pyo3(signature = (*_exc))]
-    fn __exit__(&mut self, py: Python<'_>, _exc: &Bound<'_, PyTuple>) -> PyResult<()> {
+    /// The three exception arguments are named parameters (not `*args`), so the fast
+    /// call builds no tuple for them.
+    #[pyo3(signature = (_exc_type=None, _exc_value=None, _traceback=None))]
+    fn __exit__(
+        &mut self,
+        py: Python<'_>,
+        _exc_type: Option<&Bound<'_, PyAny>>,
+        _exc_value: Option<&Bound<'_, PyAny>>,
+        _traceback: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
         let here = thread_ident();
         if self.threads.last() == Some(&here) {
             self.threads.pop();

@@ -10,7 +10,9 @@ use crate::python::tensor::identity::wrap_shared;
 use crate::tensor::Tensor;
 use parking_lot::Mutex;
 use pyo3::prelude::*;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
+use std::mem::ManuallyDrop;
 use std::sync::{Arc, Weak};
 
 /// One `saved_tensors_hooks(pack_hook, unpack_hook)` level.
@@ -81,8 +83,78 @@ impl PackedViews {
 
 /// What `pack_hook` returned, with the `unpack_hook` that turns it back into a tensor.
 struct PyPacked {
-    obj: Py<PyAny>,
-    unpack: Arc<Py<PyAny>>,
+    /// Released by `Drop` (see [`release_packed`]), never dropped in place.
+    obj: ManuallyDrop<Py<PyAny>>,
+    /// Shared with the level and its other packs; the last holder releases the hook
+    /// through [`release_packed`] too (the level is usually gone by then).
+    unpack: ManuallyDrop<Arc<Py<PyAny>>>,
+}
+
+impl Drop for PyPacked {
+    fn drop(&mut self) {
+        // SAFETY: `obj` and `unpack` are taken once, here, and `self` is not used
+        // afterwards.
+        let (obj, unpack) = unsafe {
+            (
+                ManuallyDrop::take(&mut self.obj),
+                ManuallyDrop::take(&mut self.unpack),
+            )
+        };
+        release_packed(obj);
+        if let Some(unpack) = Arc::into_inner(unpack) {
+            release_packed(unpack);
+        }
+    }
+}
+
+thread_local! {
+    /// Set while this thread runs a backward (detached) inside
+    /// [`backward_releasing_packs`], which releases [`PACKS_TO_RELEASE`] on return.
+    static RELEASE_ON_RETURN: Cell<bool> = const { Cell::new(false) };
+    /// Packed objects dropped while detached, released when the backward returns (a
+    /// plain per-thread list: pyo3's deferred-decref pool takes a lock and gives up its
+    /// vector on every drain, ~0.6k instructions per step for two saves).
+    static PACKS_TO_RELEASE: RefCell<Vec<Py<PyAny>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Drops what a pack hook returned (or the unpack hook that its packs shared): straight
+/// away when no backward of this thread will release it on return (attached, pyo3
+/// decrements it now; detached elsewhere, pyo3 does at the next attach), else into this
+/// thread's list (the node released its saves after its backward, while the engine runs
+/// detached).
+fn release_packed(obj: Py<PyAny>) {
+    if RELEASE_ON_RETURN.with(Cell::get) {
+        // the list is gone during the thread's exit, or borrowed by a release running
+        // now: `obj` is then dropped with the closure (pyo3 takes it)
+        let _ = PACKS_TO_RELEASE.try_with(move |l| {
+            if let Ok(mut l) = l.try_borrow_mut() {
+                l.push(obj);
+            }
+        });
+        return;
+    }
+    drop(obj);
+}
+
+/// Runs a backward `f` detached, then (attached again) releases the packed objects that
+/// its nodes dropped on this thread. Nested backwards (inside a hook or a custom layer)
+/// release on their own return; what an inner one leaves, the outer one releases.
+pub(crate) fn backward_releasing_packs<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> T {
+    /// Restores the flag also when `f` unwinds.
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            RELEASE_ON_RETURN.with(|r| r.set(self.0));
+        }
+    }
+    let restore = Restore(RELEASE_ON_RETURN.with(|r| r.replace(true)));
+    let out = py.detach(f);
+    drop(restore);
+    // one at a time: a release may run Python (`__del__`) that backs up more
+    while let Some(obj) = PACKS_TO_RELEASE.with(|l| l.borrow_mut().pop()) {
+        drop(obj);
+    }
+    out
 }
 
 impl SavedTensorHooks for PyHooks {
@@ -111,8 +183,8 @@ impl SavedTensorHooks for PyHooks {
                 }
             };
             Ok(Arc::new(PyPacked {
-                obj,
-                unpack: self.unpack.clone(),
+                obj: ManuallyDrop::new(obj),
+                unpack: ManuallyDrop::new(self.unpack.clone()),
             }) as Arc<dyn PackedTensor>)
         })
     }
@@ -125,7 +197,7 @@ pub(crate) fn python_packed(
     packed: &dyn PackedTensor,
 ) -> Option<(Py<PyAny>, Py<PyAny>)> {
     let p = packed.as_any()?.downcast_ref::<PyPacked>()?;
-    Some((p.obj.clone_ref(py), p.unpack.as_ref().clone_ref(py)))
+    Some((p.obj.clone_ref(py), p.unpack.clone_ref(py)))
 }
 
 impl PackedTensor for PyPacked {

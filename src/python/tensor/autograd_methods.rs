@@ -153,8 +153,10 @@ impl PyTensor {
             retain_graph: retain_graph.unwrap_or(create_graph),
             create_graph,
         };
-        py.detach(move || engine::backward(&[root], vec![g], opts))
-            .py()
+        crate::python::autograd::saved_hooks::backward_releasing_packs(py, move || {
+            engine::backward(&[root], vec![g], opts)
+        })
+        .py()
     }
 
     /// GC support: when this object is the only owner of its tensor and of the custom
