@@ -103,7 +103,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<autograd::hooks_context::PySavedTensorsHooks>()?;
     m.add_function(wrap_pyfunction!(pylayer::apply::_apply_paddle, m)?)?;
     m.add_function(wrap_pyfunction!(pylayer::apply::_apply_torch, m)?)?;
-    m.add_function(wrap_pyfunction!(pylayer::apply::_delayed_error, m)?)?;
+    m.add_function(wrap_pyfunction!(pylayer::delayed_error::_delayed_error, m)?)?;
     m.add_function(wrap_pyfunction!(
         pylayer::ctx_attrs::_ctx_output_attribute,
         m

@@ -2,11 +2,13 @@
 //! `apply` and the graph node that calls the user's `backward` (`apply.rs`), the `ctx`
 //! object (`ctx.rs`), and ctx attributes that hold the layer's own outputs without a
 //! reference cycle (`ctx_attrs.rs`, `output_attribute.rs`), and the tuple-free call into
-//! `forward` / `backward` (`vcall.rs`).
+//! `forward` / `backward` (`vcall.rs`), and `once_differentiable`'s error node
+//! (`delayed_error.rs`).
 
 pub(crate) mod apply;
 pub(crate) mod ctx;
 pub(crate) mod ctx_attrs;
+pub(crate) mod delayed_error;
 pub(crate) mod dirty;
 pub(crate) mod output_attribute;
 pub(crate) mod vcall;
