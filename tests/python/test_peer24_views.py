@@ -79,3 +79,37 @@ def test_inplace_on_one_of_several_views_gives_pytorchs_words():
     b, _ = torch.tensor([1.0, 2.0], requires_grad=True).split_with_sizes([1, 1], dim=0)
     with pytest.raises(RuntimeError, match="output of a function that returns multiple view"):
         Func.apply(b)
+
+
+def _dirty_layer(body):
+    class Func(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, inp):
+            return body(ctx, inp)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    return Func
+
+
+def test_mark_dirty_of_a_returned_view_of_an_intermediate_is_refused():
+    def view_of_intermediate(ctx, inp):
+        out = inp.clone().view_as(inp)
+        ctx.mark_dirty(out)
+        return out
+
+    a = torch.tensor([1.0], requires_grad=True).clone()
+    with pytest.raises(RuntimeError, match="received a tensor that was not an input"):
+        _dirty_layer(view_of_intermediate).apply(a)
+
+    # a returned non-view intermediate is only warned about (as PyTorch)
+    def intermediate(ctx, inp):
+        out = inp.clone()
+        ctx.mark_dirty(out)
+        return out
+
+    with pytest.warns(UserWarning, match="received a tensor that was not an input"):
+        out = _dirty_layer(intermediate).apply(a)
+    out.sum().backward()
