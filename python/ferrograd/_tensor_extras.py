@@ -57,7 +57,9 @@ def assign(x: Any, output: Any = None) -> Any:
     """Paddle's ``assign``: a copy of ``x`` (a Tensor, recorded by autograd, or a NumPy
     array, list or number, as Paddle converts them: NumPy keeps its dtype, Python floats
     give float64, ints int64, a number a ``[1]`` tensor), written into ``output`` (which
-    is returned; it must have the copy's shape) when given."""
+    is returned) when given. As in Paddle 3.3.1, ``output`` takes the copy's shape and
+    dtype when they differ (it stays the same object and keeps its version counter,
+    which the write bumps once)."""
     if isinstance(x, Tensor):
         value = x.clone()
     else:
@@ -71,10 +73,12 @@ def assign(x: Any, output: Any = None) -> Any:
         return value
     if not isinstance(output, Tensor):
         raise TypeError(f"assign: output must be a Tensor, got {type(output).__name__}")
-    if list(output.shape) != list(value.shape):
-        raise ValueError(
-            f"assign: output has shape {list(output.shape)}, the value {list(value.shape)}"
-        )
+    if list(output.shape) != list(value.shape) or output.dtype != value.dtype:
+        # Paddle re-creates `output` with the value's shape and dtype: re-point it at new
+        # memory of that kind (keeping its identity, autograd state and version counter),
+        # then write the value in, which records the copy and bumps the version once
+        fresh = _core.empty(list(value.shape), dtype=value.dtype)
+        output._repoint_data(fresh, keep_version=True)
     return output.copy_(value)
 
 

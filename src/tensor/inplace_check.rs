@@ -2,7 +2,7 @@
 //! inference-tensor rule and autograd's leaf and view rules, in one place for every
 //! in-place op.
 
-use super::Tensor;
+use super::{Tensor, ViewCreation};
 use crate::error::{Error, Result};
 
 impl Tensor {
@@ -20,22 +20,68 @@ impl Tensor {
             )));
         }
         if crate::autograd::is_grad_enabled() {
-            let (base, no_grad_view, inference_view, multi) = {
+            let (base, no_grad_view, inference_view, multi, created, requires_grad) = {
                 let m = self.0.meta.lock();
                 (
                     m.view_base.clone(),
                     m.view_no_grad,
                     m.view_inference,
                     m.view_multi_output,
+                    m.view_created,
+                    m.requires_grad,
                 )
             };
+            if let (Some(_), true, false) =
+                (&base, requires_grad, created == ViewCreation::GradMode)
+            {
+                // a view (with history) of a view made under no_grad or inference mode:
+                // PyTorch refuses an in-place write to it, whether or not the root
+                // requires grad (the view made there may since require grad itself)
+                // (a custom layer's view output, made in its no_grad forward, has its
+                // own rule below)
+                if let Some(node) = self.grad_fn().filter(|n| n.as_any().is_none()) {
+                    let name = node.name();
+                    let name = name.trim_end_matches(|c: char| c.is_ascii_digit());
+                    let name = name.strip_suffix("Backward").unwrap_or(name);
+                    let (made, then) = match created {
+                        ViewCreation::Inference => (
+                            "inference mode and is being modified inplace in normal mode",
+                            "inference_mode",
+                        ),
+                        _ => (
+                            "no_grad mode and is being modified inplace with grad mode enabled",
+                            "no_grad",
+                        ),
+                    };
+                    return Err(Error::runtime(format!(
+                        "{op}: Output {} of {name} is a view of a view which was created in \
+                         {made}. Given that this use case is ambiguous and error-prone, it \
+                         is forbidden. You can clarify your code by moving both the view and \
+                         the inplace either both inside the {then} block (if you don't want \
+                         the inplace to be tracked) or both outside (if you want the inplace \
+                         to be tracked).",
+                        self.output_nr()
+                    )));
+                }
+            }
             if let Some(b) = base.filter(|b| b.requires_grad()) {
                 if multi {
+                    // PyTorch's words, with the ops named
+                    let who = match self.grad_fn() {
+                        Some(node) => format!("Output {} of {}", self.output_nr(), {
+                            let name = node.name();
+                            let name = name.trim_end_matches(|c: char| c.is_ascii_digit());
+                            name.strip_suffix("Backward").unwrap_or(name).to_string()
+                        }),
+                        None => "This tensor".to_string(),
+                    };
                     return Err(Error::runtime(format!(
-                        "{op}: this tensor is a view and is being modified inplace, and it is \
-                         one of several views a single function returned (split, chunk, \
-                         unbind); such views do not allow in-place modification. Replace the \
-                         in-place operation by an out-of-place one, or clone() the view"
+                        "{op}: {who} is a view and is being modified inplace. This view is the \
+                         output of a function that returns multiple views (one of several \
+                         views a single function returned: split, chunk, unbind). Such \
+                         functions do not allow the output views to be modified inplace. You \
+                         should replace the inplace operation by an out-of-place one, or \
+                         clone() the view"
                     )));
                 }
                 if no_grad_view {

@@ -16,6 +16,7 @@ pub mod shape;
 mod unary;
 mod version;
 mod view_meta;
+pub use view_meta::ViewCreation;
 
 pub use binary::BinaryOp;
 pub use creation::*;
@@ -78,6 +79,11 @@ pub struct AutogradMeta {
     /// For a view among several a single op returned (`split`, `unbind`) while recording,
     /// and views of it: in-place writes through it are refused (PyTorch's rule).
     pub view_multi_output: bool,
+    /// For a view: the mode it was made in (PyTorch's creation meta), whether or not its
+    /// base requires grad, and inherited by the views of a view made under `no_grad` or
+    /// inference mode; an in-place write with grad mode on to such a view of a view that
+    /// requires grad is refused (`check_inplace`).
+    pub view_created: ViewCreation,
     /// A number the library made into a tensor (a Python scalar operand, a constant of a
     /// backward formula): saved as is, never handed to saved-tensor pack hooks.
     pub constant: bool,
@@ -310,6 +316,7 @@ impl Tensor {
             m.view_no_grad = old.view_no_grad;
             m.view_inference = old.view_inference;
             m.view_multi_output = old.view_multi_output;
+            m.view_created = old.view_created;
         }
         if let (true, Some(node)) = (m.retains_grad, &m.grad_fn) {
             // `retain_grad()` keeps a weak handle per output: the new tensor joins it

@@ -4,14 +4,27 @@
 use super::Tensor;
 use crate::error::{Error, Result};
 
+/// The mode a view was made in (PyTorch's `CreationMeta`, see
+/// [`AutogradMeta::view_created`](super::AutogradMeta::view_created)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ViewCreation {
+    /// Made with grad mode on (or not a view).
+    #[default]
+    GradMode,
+    /// Made under `no_grad`, or a view of such a view.
+    NoGrad,
+    /// Made inside inference mode, or a view of such a view.
+    Inference,
+}
+
 impl Tensor {
     /// Records that this tensor is a view sharing `base`'s memory (see `view_base`); its
     /// current history is in step with the base's memory as it is now.
     pub fn mark_view_of(&self, base: &Tensor) {
-        let (root, multi) = {
+        let (root, multi, parent_created) = {
             let b = base.0.meta.lock();
             let root = b.view_base.clone().unwrap_or_else(|| base.clone());
-            (root, b.view_multi_output)
+            (root, b.view_multi_output, b.view_created)
         };
         if root.is_inference() {
             // PyTorch: an inference tensor carries no view metadata (nothing to track)
@@ -19,8 +32,22 @@ impl Tensor {
         }
         let untracked = !crate::autograd::is_grad_enabled() && root.requires_grad();
         let inference = untracked && crate::inference::is_inference_mode();
+        // the mode this view is made in; a view of a view keeps its parent's record
+        // unless made in a stricter mode (PyTorch's `propagate_creation_meta`)
+        let created = if crate::inference::is_inference_mode() {
+            ViewCreation::Inference
+        } else if !crate::autograd::is_grad_enabled() {
+            ViewCreation::NoGrad
+        } else {
+            ViewCreation::GradMode
+        };
+        let created = match (parent_created, created) {
+            (ViewCreation::Inference, _) | (_, ViewCreation::GradMode) => parent_created,
+            _ => created,
+        };
         let version = self.version();
         let mut m = self.0.meta.lock();
+        m.view_created = created;
         m.view_base = Some(root);
         m.view_version = version;
         m.view_frozen = untracked;

@@ -96,10 +96,28 @@ def test_paddle_assign_matches_paddle():
     assert x.grad.tolist() == [3.0, 3.0]
     out = fg.zeros([2])
     assert fg.assign(fg.tensor([5.0, 6.0]), out) is out and out.tolist() == [5.0, 6.0]
-    with pytest.raises(ValueError, match="shape"):
-        fg.assign(fg.tensor([5.0, 6.0]), fg.zeros([3]))
     with pytest.raises(TypeError):
         fg.assign("text")
+
+
+def test_paddle_assign_output_takes_the_value_shape_and_dtype():
+    # Paddle 3.3.1: `output` becomes the copy's shape and dtype, stays the same object,
+    # its inplace_version counts the write once, and the copy is recorded by autograd
+    out = fg.to_tensor(np.ones((4, 2, 3), dtype=np.float32))
+    out[0] = 1.1
+    assert out.inplace_version == 1
+    x = fg.tensor([1.0, 2.0, 3.0], dtype=fg.float32, requires_grad=True)
+    assert fg.assign(x * 2, out) is out
+    assert out.shape == [3] and out.dtype == fg.float32 and out.inplace_version == 2
+    np.testing.assert_allclose(out.numpy(), [2.0, 4.0, 6.0])
+    (out * 3).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [6.0, 6.0, 6.0])
+    out[2] = 3.0
+    assert out.inplace_version == 3
+    same_shape = fg.zeros([3], dtype=fg.float64)
+    fg.assign(fg.ones([3], dtype=fg.float32), same_shape)
+    assert same_shape.dtype == fg.float32 and same_shape.inplace_version == 1
+    assert same_shape.tolist() == [1.0, 1.0, 1.0]
 
 
 def test_sequence_mask_and_diag_embed():

@@ -7,7 +7,8 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 
 /// PyTorch's rules for `ctx.mark_dirty`: a tensor that is not an input of the layer is
-/// warned about (nothing of it changes); an input marked dirty must be one of the
+/// warned about (nothing of it changes), or refused when it is a view that the layer
+/// returns (a view of an intermediate, as PyTorch refuses it); an input marked dirty must be one of the
 /// outputs, since the layer's node becomes its history: left out, its in-place change
 /// would be invisible to autograd and the gradients through it silently wrong.
 /// `torch_multi`: a PyTorch `Function` whose `forward` returned more than one object (see
@@ -25,6 +26,18 @@ pub(crate) fn check_dirty(
     }
     for d in dirty {
         if !inputs.iter().any(|x| x.same(d)) {
+            let is_view = d.meta().view_base.is_some();
+            if is_view && outputs.iter().any(|o| o.same(d)) {
+                // PyTorch refuses a returned view that is not an input (a view of an
+                // intermediate): the layer's node cannot become the history of a view
+                // whose base it never saw; a non-view only gets the warning
+                return Err(PyRuntimeError::new_err(
+                    "ctx.mark_dirty() received a tensor that was not an input. Only input \
+                     Tensors that have been mutated should be passed to ctx.mark_dirty(). \
+                     (This one is a view, of a tensor made inside forward, and is returned: \
+                     clone() it before returning, or do not mark it dirty.)",
+                ));
+            }
             PyErr::warn(
                 py,
                 &py.get_type::<pyo3::exceptions::PyUserWarning>(),
