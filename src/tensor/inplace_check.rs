@@ -168,4 +168,35 @@ impl Tensor {
         }
         Ok(())
     }
+
+    /// Errors for a write that requires grad into a view whose base does not: PyTorch
+    /// refuses it for one of several views an op returned (`unbind`, `split`) and for a
+    /// view a custom `Function` returned (its backward would be bypassed), whether or not
+    /// history was recorded when the view was made. Checked before the write.
+    pub(crate) fn check_untracked_view_write(&self, op: &str) -> Result<()> {
+        let (multi, custom_fn) = {
+            let m = self.0.meta.lock();
+            (m.view_multi_output, m.view_custom_fn)
+        };
+        if multi {
+            return Err(Error::runtime(format!(
+                "{op}: A view was created in no_grad mode and is being modified inplace with \
+                 grad mode enabled. This view is the output of a function that returns \
+                 multiple views. Such functions do not allow the output views to be modified \
+                 inplace. You should replace the inplace operation by an out-of-place one, \
+                 or clone() the view"
+            )));
+        }
+        if custom_fn {
+            return Err(Error::runtime(format!(
+                "{op}: A view was created in no_grad mode and is being modified inplace with \
+                 grad mode enabled. This view was created inside a custom Function (or \
+                 because an input was returned as-is) and the autograd logic to handle \
+                 view+inplace would override the custom backward associated with the custom \
+                 Function, leading to incorrect gradients. This behavior is forbidden. You \
+                 can fix this by cloning the output of the custom Function."
+            )));
+        }
+        Ok(())
+    }
 }

@@ -84,6 +84,10 @@ pub struct AutogradMeta {
     /// inference mode; an in-place write with grad mode on to such a view of a view that
     /// requires grad is refused (`check_inplace`).
     pub view_created: ViewCreation,
+    /// For a view a custom `Function` returned while recording no graph (no input
+    /// required grad), and views of it: a later in-place write that requires grad is
+    /// refused, as in PyTorch (the layer's backward would be bypassed).
+    pub view_custom_fn: bool,
     /// A number the library made into a tensor (a Python scalar operand, a constant of a
     /// backward formula): saved as is, never handed to saved-tensor pack hooks.
     pub constant: bool,
@@ -317,6 +321,7 @@ impl Tensor {
             m.view_inference = old.view_inference;
             m.view_multi_output = old.view_multi_output;
             m.view_created = old.view_created;
+            m.view_custom_fn = old.view_custom_fn;
         }
         if let (true, Some(node)) = (m.retains_grad, &m.grad_fn) {
             // `retain_grad()` keeps a weak handle per output: the new tensor joins it

@@ -21,10 +21,10 @@ impl Tensor {
     /// Records that this tensor is a view sharing `base`'s memory (see `view_base`); its
     /// current history is in step with the base's memory as it is now.
     pub fn mark_view_of(&self, base: &Tensor) {
-        let (root, multi, parent_created) = {
+        let (root, multi, parent_created, custom_fn) = {
             let b = base.0.meta.lock();
             let root = b.view_base.clone().unwrap_or_else(|| base.clone());
-            (root, b.view_multi_output, b.view_created)
+            (root, b.view_multi_output, b.view_created, b.view_custom_fn)
         };
         if root.is_inference() {
             // PyTorch: an inference tensor carries no view metadata (nothing to track)
@@ -57,6 +57,7 @@ impl Tensor {
             m.requires_grad = true;
         }
         m.view_multi_output = multi;
+        m.view_custom_fn = custom_fn;
     }
 
     /// Errors for a view made inside inference mode of a tensor that requires grad

@@ -16,6 +16,9 @@ impl Tensor {
                     && !b.is_inference()
                     && (b.requires_grad() || result.requires_grad())
             }) {
+                if !base.requires_grad() && result.requires_grad() {
+                    self.check_untracked_view_write(op)?;
+                }
                 // a write through a view: the base's history changes too (CopySlices)
                 return super::copy_slices::write_through_view(self, &base, result);
             }

@@ -98,6 +98,7 @@ impl Tensor {
         if pieces.is_empty() || !self.dtype().is_differentiable() {
             return pieces;
         }
+
         let Some(rec) = Recorder::begin(&[self]) else {
             return pieces;
         };

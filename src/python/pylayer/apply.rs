@@ -415,6 +415,9 @@ fn apply(
         )));
     }
     if !needs || n_tensor_out == 0 {
+        if torch_dialect && grad_on {
+            mark_untracked_views(&items, &inputs);
+        }
         return Ok(out.unbind());
     }
 
@@ -548,6 +551,23 @@ fn apply(
         Container::Tuple => PyTuple::new(py, items)?.into_any().unbind(),
         Container::List => PyList::new(py, items)?.into_any().unbind(),
     })
+}
+
+/// PyTorch's `Function` with no input requiring grad: a view among the outputs (not an
+/// input returned as is) is marked, so a later write into it that requires grad is
+/// refused (`Tensor::check_untracked_view_write`).
+fn mark_untracked_views(items: &[Bound<'_, PyAny>], inputs: &[Tensor]) {
+    for it in items {
+        if let Ok(t) = it.cast::<PyTensor>() {
+            let t = t.get().inner().take();
+            if !inputs.iter().any(|i| i.same(&t)) {
+                let mut m = t.meta();
+                if m.view_base.is_some() {
+                    m.view_custom_fn = true;
+                }
+            }
+        }
+    }
 }
 
 /// A saved tensor that is output `k` keeps only a weak link to the node, and the ctx

@@ -35,7 +35,23 @@ fn tensor_seq(obj: &Bound<'_, PyAny>, op: &str) -> PyResult<Vec<Tensor>> {
         .collect()
 }
 
+/// Wraps the pieces of one split-family op (`split`, `chunk`, `unbind`). In PyTorch code,
+/// views among them made with no history recorded (the input needs no grad) are marked
+/// as one op's several views, as PyTorch does: a later write into one of them that
+/// requires grad is refused (`Tensor::check_untracked_view_write`). Paddle allows that
+/// write (checked with Paddle 3.3.1), so Paddle code's pieces are not marked.
 fn wrap_list(py: Python<'_>, ts: Vec<Tensor>) -> PyResult<Py<PyList>> {
+    let untracked_views = ts
+        .first()
+        .is_some_and(|t| t.grad_fn().is_none() && t.meta().view_base.is_some());
+    if untracked_views
+        && crate::autograd::is_grad_enabled()
+        && crate::python::dialect::caller_is_torch(py)?
+    {
+        for t in &ts {
+            t.meta().view_multi_output = true;
+        }
+    }
     let items: Vec<Py<PyTensor>> = ts
         .into_iter()
         .map(|t| wrap(py, t))
