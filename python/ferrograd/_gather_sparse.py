@@ -78,6 +78,13 @@ def gather(self: Tensor, *args: Any, sparse_grad: bool = False, **kwargs: Any) -
     return out
 
 
-def install_tensor_methods() -> None:
-    """Replaces ``Tensor.gather`` with the wrapper that takes ``sparse_grad``."""
+def install_tensor_methods() -> Any:
+    """Replaces ``Tensor.gather`` with the wrapper that takes ``sparse_grad``; returns the
+    module function ``gather`` (dispatching on the argument type, as before), also set in
+    ``_dialect_aliases``."""
+    from . import _dialect_aliases
+    from ._op_functions import dispatching
+
     Tensor.gather = gather  # type: ignore[method-assign,assignment]
+    _dialect_aliases.gather = dispatching(gather, "gather")
+    return _dialect_aliases.gather
