@@ -31,7 +31,9 @@ class _SparseGather(Function):
     def forward(ctx: Any, inp: Tensor, dim: int, index: Tensor) -> Tensor:
         out = _core_gather(inp, dim, index)
         ctx.dim = dim % inp.ndim
-        ctx.index = index.to(_core.int64)
+        index = index.to(_core.int64)
+        # the core gather takes negative indices (from the end): the COO indices must not
+        ctx.index = index + (index < 0).to(_core.int64) * int(inp.shape[ctx.dim])
         ctx.shape = tuple(int(s) for s in inp.shape)
         return out
 

@@ -105,3 +105,11 @@ def test_gather_without_sparse_grad_unchanged():
     np.testing.assert_allclose(x.gather(1, torch.tensor([[1], [0]])).numpy(), [[2.0], [3.0]])
     with pytest.raises(TypeError, match="sparse_grad"):
         x.gather(torch.tensor([0]), sparse_grad=True)
+
+
+def test_gather_sparse_grad_negative_index_and_dim():
+    # (the core gather reads a negative index from the end; the sparse indices are >= 0)
+    x = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    x.gather(-1, torch.tensor([[-1], [0]]), sparse_grad=True).sum().backward()
+    np.testing.assert_array_equal(x.grad.indices().numpy(), [[0, 1], [1, 0]])
+    np.testing.assert_allclose(x.grad.to_dense().numpy(), [[0.0, 1.0], [1.0, 0.0]])
