@@ -476,6 +476,9 @@ from ._inplace_views import transpose_ as transpose_  # noqa: E402
 from ._inplace_views import unsqueeze_ as unsqueeze_  # noqa: E402
 
 _inplace_views.install_tensor_methods()
+from ._gather_sparse import install_tensor_methods as _install_gather  # noqa: E402
+
+gather = _install_gather()  # Tensor.gather / gather(...) take sparse_grad=True
 __all__ += _inplace_views.__all__
 __all__ += _ops_gamma.__all__
 __all__ += [

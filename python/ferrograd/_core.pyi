@@ -1266,6 +1266,9 @@ class Tensor:
         """This tensor takes the shape ``sizes``; elements kept in row-major order, new ones zero."""
     def resize_as_(self, other: Tensor, memory_format: Any = None) -> Tensor:
         """``self.resize_(other.shape)``."""
+    def set_(self, source: Tensor | None = None, *args: Any, **kwargs: Any) -> Tensor:
+        """``x.set_(source)`` (PyTorch): ``x`` shares ``source``'s memory, shape and
+        strides; ``x.set_()`` makes it empty. Returns ``x``."""
     def new(self, *args: Any) -> Tensor:
         """``Tensor(*args)`` with this tensor's dtype."""
 
@@ -1321,10 +1324,11 @@ class Tensor:
     @overload
     def index_select(self, dim: _int, index: _IndexLike, /) -> Tensor: ...
     @overload
-    def gather(self, dim: _int, index: _IndexLike, /) -> Tensor:
-        """torch ``gather(dim, index)``, or Paddle ``gather(index, axis=None)``."""
+    def gather(self, dim: _int, index: _IndexLike, /, *, sparse_grad: _bool = False) -> Tensor:
+        """torch ``gather(dim, index, *, sparse_grad=False)``, or Paddle ``gather(index,
+        axis=None)``; ``sparse_grad=True`` gives the input a sparse COO gradient."""
     @overload
-    def gather(self, *, dim: _int, index: _IndexLike) -> Tensor: ...
+    def gather(self, *, dim: _int, index: _IndexLike, sparse_grad: _bool = False) -> Tensor: ...
     @overload
     def gather(self, index: _IndexLike, axis: _int | None = None, /) -> Tensor: ...
     @overload

@@ -1,6 +1,7 @@
 """In-place view ops of both peers: ``x.transpose_(0, 1)``, ``x.t_()``, ``x.squeeze_()``,
 ``x.unsqueeze_(0)``, ``x.swapaxes_`` / ``swapdims_`` (PyTorch), ``x.reshape_(shape)`` /
-``x.flatten_()`` (Paddle), ``x.resize_(*sizes)`` / ``resize_as_``, and Paddle's functions
+``x.flatten_()`` (Paddle), ``x.resize_(*sizes)`` / ``resize_as_``, ``x.set_(source)``
+(PyTorch), and Paddle's functions
 ``paddle.squeeze_(x, axis)`` and friends.
 
 Each runs the out-of-place op and re-points ``x`` at its result (``Tensor._become_view``):
@@ -15,7 +16,7 @@ import math
 from typing import Any
 
 from ._core import Tensor, zeros
-from .grad_mode import no_grad
+from .grad_mode import is_grad_enabled, no_grad
 
 # in-place name -> the out-of-place method it re-points to
 _VIEW_OPS = {
@@ -86,6 +87,45 @@ def _resize_as_(self: Tensor, other: Tensor, memory_format: Any = None) -> Tenso
     return _resize_(self, list(other.shape), memory_format=memory_format)
 
 
+def _set_(self: Tensor, source: Any = None, *args: Any, **kwargs: Any) -> Tensor:
+    """``x.set_(source)`` (PyTorch): ``x`` shares ``source``'s memory, shape and strides
+    from now on and stays the same object (its ``.grad``, hooks and requires_grad kept);
+    ``x.set_()`` makes ``x`` an empty tensor. ``x`` keeps its version counter (PyTorch
+    also bumps it); a leaf that requires grad is refused under grad mode. For autograd ``x`` is a new
+    tensor afterwards (a graph recorded before reaches it only through its old gradient
+    edge). Not differentiable: under grad mode a ``source`` that requires grad or an ``x``
+    with history is refused (PyTorch fails later, in backward). ``set_(source,
+    storage_offset, size, stride)`` is not supported."""
+    if args or kwargs:
+        raise TypeError(
+            "set_: only set_() and set_(source) are supported; for another view of "
+            "source's memory take it first (source.view(...)) and pass it"
+        )
+    if source is None:
+        source = zeros([0], dtype=self.dtype)
+    if not isinstance(source, Tensor):
+        raise TypeError(f"set_: expects a Tensor source, got {type(source).__name__}")
+    if source.dtype != self.dtype:
+        raise RuntimeError(
+            f"set_: could not set a tensor of type {self.dtype} to a tensor of type "
+            f"{source.dtype}; convert the source first (source.to(x.dtype))"
+        )
+    if is_grad_enabled() and self.is_leaf and self.requires_grad:
+        raise RuntimeError(
+            "set_: a leaf tensor that requires grad cannot be modified in place; do it "
+            "under no_grad() (with torch.no_grad(): x.set_(source))"
+        )
+    if is_grad_enabled() and (source.requires_grad or self.grad_fn is not None):
+        raise RuntimeError(
+            "set_: not differentiable; call it under no_grad() (with torch.no_grad(): "
+            "x.set_(source))"
+        )
+    # x keeps its version counter (shared with its views taken before); unlike PyTorch
+    # it is not bumped: values saved from x before stay valid (they keep the old memory)
+    self._repoint_data(source.detach(), keep_version=True)
+    return self
+
+
 def _function(name: str) -> Any:
     def fn(x: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         return getattr(x, name)(*args, **kwargs)
@@ -109,3 +149,4 @@ def install_tensor_methods() -> None:
         setattr(Tensor, name, _view_method(name, base))
     Tensor.resize_ = _resize_  # type: ignore[method-assign]
     Tensor.resize_as_ = _resize_as_  # type: ignore[method-assign]
+    Tensor.set_ = _set_  # type: ignore[method-assign]
