@@ -105,3 +105,32 @@ def test_stale_inference_view_repr():
     with torch.no_grad():
         a.mul_(2)
     assert repr(w) == "tensor([2.], grad_fn=<Invalid>)"
+
+
+class _TripleSave(torch.autograd.Function):
+    """Triples ``x`` in place, marks it dirty and saves it; backward uses the save."""
+
+    @staticmethod
+    def forward(ctx, x):
+        x.mul_(3)
+        ctx.mark_dirty(x)
+        ctx.save_for_backward(x)
+        return x
+
+    @staticmethod
+    def backward(ctx, g):
+        (y,) = ctx.saved_tensors
+        return g * y
+
+
+def test_dirty_saved_view_input_double_backward():
+    """With ``create_graph=True`` the save of the written view is differentiable through
+    the layer's node (values as PyTorch 2.x gives them for this layer)."""
+    leaf = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, requires_grad=True)
+    base = leaf * 1
+    _TripleSave.apply(base[1:])
+    out = (base * base).sum()
+    (g,) = torch.autograd.grad(out, leaf, create_graph=True)
+    np.testing.assert_allclose(g.detach().numpy(), [2.0, 72.0, 162.0])
+    g.sum().backward()
+    np.testing.assert_allclose(leaf.grad.numpy(), [2.0, 144.0, 324.0])
