@@ -60,6 +60,31 @@ impl Tensor {
         m.view_custom_fn = custom_fn;
     }
 
+    /// True for a view made under `no_grad` of a tensor that requires grad whose memory
+    /// was modified in place since (by it, its base or another view): PyTorch cannot say
+    /// what its history is then (`grad_fn` raises, `repr` shows `grad_fn=<Invalid>`).
+    pub fn is_stale_no_grad_view(&self) -> bool {
+        let m = self.0.meta.lock();
+        m.view_no_grad && m.view_version != self.version()
+    }
+
+    /// Errors for a stale view made under `no_grad` (see
+    /// [`Tensor::is_stale_no_grad_view`]), in PyTorch's words; PyTorch code reading its
+    /// `grad_fn` or `is_leaf` gets this.
+    pub fn check_no_grad_view(&self) -> Result<()> {
+        if self.is_stale_no_grad_view() {
+            return Err(Error::runtime(
+                "A view was created in no_grad mode and its base or another view of its base \
+                 has been modified inplace with grad mode enabled. Given that this use case is \
+                 ambiguous and error-prone, it is forbidden. You can clarify your code by \
+                 moving both the view and the inplace either both inside the no_grad block \
+                 (if you don't want the inplace to be tracked) or both outside (if you want \
+                 the inplace to be tracked).",
+            ));
+        }
+        Ok(())
+    }
+
     /// Errors for a view made inside inference mode of a tensor that requires grad
     /// (see [`AutogradMeta::view_inference`]) whose memory was modified in place since:
     /// its history cannot be regenerated, so reading it is refused (PyTorch's rule).

@@ -526,11 +526,12 @@ fn apply(
             // a view modified in place: its base's history is rebased too (CopySlices)
             let out = t.view_with(t.layout().clone());
             out.set_grad_fn(node_ref.clone(), slot);
-            if t.write_view_history("mark_dirty", &out).map_err(to_pyerr)? {
-                continue;
+            // (a view's new history runs through its base's CopySlices to the node: a save
+            // of it must hold the node weakly too, or node -> ctx -> save -> view -> node)
+            if !t.write_view_history("mark_dirty", &out).map_err(to_pyerr)? {
+                t.bump_version();
+                t.set_grad_fn(node_ref.clone(), slot);
             }
-            t.bump_version();
-            t.set_grad_fn(node_ref.clone(), slot);
             rebind_saved(py, &ctx, &t, &weak, slot);
             bound_outputs.push((t, slot));
         } else if is_input || t.grad_fn().is_some() || t.requires_grad() {

@@ -15,6 +15,9 @@ impl PyTensor {
     #[getter]
     fn grad_fn(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
         self.inner().check_inference_view().py()?;
+        if self.inner().is_stale_no_grad_view() && crate::python::dialect::caller_is_torch(py)? {
+            self.inner().check_no_grad_view().py()?;
+        }
         self.inner()
             .grad_fn()
             .map(|n| crate::python::autograd::node::node_object(py, n))

@@ -267,9 +267,13 @@ impl PyTensor {
 
     /// True for tensors without a `grad_fn`.
     #[getter]
-    fn is_leaf(&self) -> PyResult<bool> {
-        // (PyTorch reads the history here, so a stale view made in inference mode raises)
+    fn is_leaf(&self, py: Python<'_>) -> PyResult<bool> {
+        // (PyTorch reads the history here, so a stale view made in inference mode, or in
+        // no_grad mode in PyTorch code, raises)
         self.inner().check_inference_view().py()?;
+        if self.inner().is_stale_no_grad_view() && crate::python::dialect::caller_is_torch(py)? {
+            self.inner().check_no_grad_view().py()?;
+        }
         Ok(self.inner().is_leaf())
     }
 

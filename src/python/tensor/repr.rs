@@ -56,8 +56,14 @@ pub fn tensor_repr(py: Python<'_>, t: &Tensor) -> PyResult<String> {
     if !default || t.numel() == 0 {
         s.push_str(&format!(", dtype={}", t.dtype()));
     }
-    if let Some(node) = t.grad_fn() {
-        s.push_str(&format!(", grad_fn=<{}>", node.name()));
+    if t.check_inference_view().is_err() || t.is_stale_no_grad_view() {
+        // a view whose history cannot be told (its memory was written since it was made
+        // untracked): PyTorch's repr catches the `grad_fn` error and prints this
+        s.push_str(", grad_fn=<Invalid>");
+    } else if let Some(node) = t.grad_fn() {
+        // the node's class name, as PyTorch prints it (`CloneBackward0`)
+        let name = crate::autograd::anomaly::display_name(&node);
+        s.push_str(&format!(", grad_fn=<{name}>"));
     } else if t.requires_grad() {
         s.push_str(", requires_grad=True");
     }
