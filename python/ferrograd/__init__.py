@@ -301,8 +301,7 @@ from ._missing import missing_attribute as _missing_attribute  # noqa: E402
 __getattr__ = _missing_attribute(__name__)
 __all__ += ["distributed", "DataParallel"]
 
-# torch.func and torch.vmap (issue 17; func.py: transforms over the reverse-mode engine,
-# vmap an honest loop)
+# torch.func and torch.vmap (issue 17; func.py; vmap an honest loop)
 from . import func as func  # noqa: E402
 from .func import vmap as vmap  # noqa: E402
 
@@ -467,7 +466,7 @@ _ops_gamma.install_tensor_methods()
 random_gen.install_tensor_methods()
 _conveniences.install_tensor_methods()
 # in-place view ops (`transpose_`, `unsqueeze_`, Paddle's `reshape_`) and `resize_`
-from . import _inplace_views  # noqa: E402
+from . import _gather_sparse, _inplace_views  # noqa: E402
 from ._inplace_views import flatten_ as flatten_  # noqa: E402
 from ._inplace_views import reshape_ as reshape_  # noqa: E402
 from ._inplace_views import squeeze_ as squeeze_  # noqa: E402
@@ -476,9 +475,7 @@ from ._inplace_views import transpose_ as transpose_  # noqa: E402
 from ._inplace_views import unsqueeze_ as unsqueeze_  # noqa: E402
 
 _inplace_views.install_tensor_methods()
-from ._gather_sparse import install_tensor_methods as _install_gather  # noqa: E402
-
-gather = _install_gather()  # Tensor.gather / gather(...) take sparse_grad=True
+gather = _gather_sparse.install_tensor_methods()  # Tensor.gather / gather: sparse_grad=True
 __all__ += _inplace_views.__all__
 __all__ += _ops_gamma.__all__
 __all__ += [
