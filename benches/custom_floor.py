@@ -26,11 +26,9 @@ be run on its own, so it is read off a profile of the built-in step (the engine'
 from __future__ import annotations
 
 import argparse
-import os
-import re
-import subprocess
 import sys
-import tempfile
+
+from callgrind_steps import instructions_per_step
 
 CASES = ["frames", "bare", "tanh_op"]
 COUNT_N = 1000
@@ -100,38 +98,9 @@ def run_once(case: str, n: int) -> None:
 
 def count(case: str, n: int) -> float:
     """Instructions of one step: callgrind of N steps minus callgrind of 0 steps, / N."""
-    totals = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for k in (0, n):
-            env = dict(
-                os.environ,
-                RAYON_NUM_THREADS="1",
-                OMP_NUM_THREADS="1",
-                OPENBLAS_NUM_THREADS="1",
-                PYTHONHASHSEED="0",
-            )
-            r = subprocess.run(
-                [
-                    "valgrind",
-                    "--tool=callgrind",
-                    f"--callgrind-out-file={tmp}/cg.{k}",
-                    sys.executable,
-                    __file__,
-                    "--case",
-                    case,
-                    "--n",
-                    str(k),
-                ],
-                capture_output=True,
-                text=True,
-                env=env,
-                check=True,
-            )
-            m = re.search(r"Collected : (\d+)", r.stderr)
-            if m is None:
-                raise RuntimeError(f"no callgrind total in:\n{r.stderr[-2000:]}")
-            totals.append(int(m.group(1)))
-    return (totals[1] - totals[0]) / n
+    return instructions_per_step(
+        lambda k: [sys.executable, __file__, "--case", case, "--n", str(k)], n
+    )
 
 
 def main() -> None:

@@ -25,11 +25,9 @@ Counted as in ``overhead.py --count``: callgrind of N steps minus callgrind of 0
 from __future__ import annotations
 
 import argparse
-import os
-import re
-import subprocess
 import sys
-import tempfile
+
+from callgrind_steps import instructions_per_step
 
 CASES = ["empty", "with", "lock", "calls", "floor"]
 N = 5000
@@ -79,18 +77,9 @@ def make_steps() -> dict:
 
 def count(case: str, n: int) -> float:
     """Instructions of one step: callgrind of N steps minus callgrind of 0 steps, / N."""
-    totals = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for k in (0, n):
-            env = dict(os.environ, PYTHONHASHSEED="0")
-            cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.{k}"]
-            cmd += [sys.executable, __file__, "--case", case, "--n", str(k)]
-            r = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True)
-            m = re.search(r"Collected : (\d+)", r.stderr)
-            if m is None:
-                raise RuntimeError(f"no callgrind total in:\n{r.stderr[-2000:]}")
-            totals.append(int(m.group(1)))
-    return (totals[1] - totals[0]) / n
+    return instructions_per_step(
+        lambda k: [sys.executable, __file__, "--case", case, "--n", str(k)], n
+    )
 
 
 def main() -> None:

@@ -28,12 +28,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import statistics
 import subprocess
 import sys
-import tempfile
 import timeit
+
+from callgrind_steps import instructions_per_step
 
 CASES = ["small", "chain", "custom", "builtin", "hooked"]
 # steps per measurement: instruction counts (--count) and timeit numbers (--time)
@@ -172,43 +172,9 @@ def time_inproc(rounds: int) -> None:
 
 def count(python: str, lib: str, case: str, n: int) -> float:
     """Instructions of one step: callgrind of N steps minus callgrind of 0 steps, / N."""
-    totals = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for k in (0, n):
-            # a fixed string hash: with a random one the interpreter's dict probes differ
-            # from run to run by ~1.6M instructions, which is noise in (N-run - 0-run) / N;
-            # one BLAS thread: NumPy's idle BLAS threads counted too
-            env = dict(
-                os.environ,
-                RAYON_NUM_THREADS="1",
-                OMP_NUM_THREADS="1",
-                OPENBLAS_NUM_THREADS="1",
-                PYTHONHASHSEED="0",
-            )
-            r = subprocess.run(
-                [
-                    "valgrind",
-                    "--tool=callgrind",
-                    f"--callgrind-out-file={tmp}/cg.{k}",
-                    python,
-                    __file__,
-                    "--lib",
-                    lib,
-                    "--case",
-                    case,
-                    "--n",
-                    str(k),
-                ],
-                capture_output=True,
-                text=True,
-                env=env,
-                check=True,
-            )
-            m = re.search(r"Collected : (\d+)", r.stderr)
-            if m is None:
-                raise RuntimeError(f"no callgrind total in:\n{r.stderr[-2000:]}")
-            totals.append(int(m.group(1)))
-    return (totals[1] - totals[0]) / n
+    return instructions_per_step(
+        lambda k: [python, __file__, "--lib", lib, "--case", case, "--n", str(k)], n
+    )
 
 
 def run_in(python: str, lib: str, rounds: int) -> dict:
