@@ -41,9 +41,10 @@ fn tensor_seq(obj: &Bound<'_, PyAny>, op: &str) -> PyResult<Vec<Tensor>> {
 /// requires grad is refused (`Tensor::check_untracked_view_write`). Paddle allows that
 /// write (checked with Paddle 3.3.1), so Paddle code's pieces are not marked.
 fn wrap_list(py: Python<'_>, ts: Vec<Tensor>) -> PyResult<Py<PyList>> {
-    let untracked_views = ts
-        .first()
-        .is_some_and(|t| t.grad_fn().is_none() && t.meta().view_base.is_some());
+    let untracked_views = ts.first().is_some_and(|t| {
+        let m = t.meta(); // one lock, no node handle cloned
+        m.grad_fn.is_none() && m.view_base.is_some()
+    });
     if untracked_views
         && crate::autograd::is_grad_enabled()
         && crate::python::dialect::caller_is_torch(py)?
