@@ -17,7 +17,7 @@ is ``forward(ctx, x)`` followed by ``backward(ctx, dy)`` on tensors that need no
 charges nothing to saving and reading), and ``tanh_node`` is the built-in step's
 ``TanhBackward`` node, which a custom step replaces by the user's ``backward``: it cannot
 be run on its own, so it is read off a profile of the built-in step (the engine's
-``apply_then_release`` of that node, inclusive; docs/performance.md, session 24).
+``apply_then_release`` of that node, inclusive; docs/performance-overhead-floors.md, session 24).
 
     PYTHONPATH=python PYTHONHASHSEED=0 python benches/custom_floor.py   # callgrind counts
     python benches/custom_floor.py --case frames --n 100              # one run (internal)
