@@ -1241,9 +1241,13 @@ class Tensor:
     def data(self, value: Tensor) -> None: ...
     def view_as(self, other: Tensor) -> Tensor:
         """``self.view(other.shape)``."""
-    def _repoint_data(self, value: Tensor, keep_version: _bool = False) -> None:
+    def _repoint_data(
+        self, value: Tensor, keep_version: _bool = False, new_accumulator: _bool = False
+    ) -> None:
         """``x.data = value``: this object shows ``value``'s memory from now on, with its
-        own version counter (``keep_version``, PyTorch) or ``value``'s (Paddle)."""
+        own version counter (``keep_version``, PyTorch) or ``value``'s (Paddle), and its
+        gradient accumulator kept when shape and dtype stay (a new one with
+        ``new_accumulator``, ``x.set_(value)``)."""
     def _become_view(self, view: Tensor, op: str) -> None:
         """Finishes in-place view op ``op``: this object becomes ``view``."""
     def transpose_(self, *args: Any, **kwargs: Any) -> Tensor:

@@ -121,8 +121,9 @@ def _set_(self: Tensor, source: Any = None, *args: Any, **kwargs: Any) -> Tensor
             "x.set_(source))"
         )
     # x keeps its version counter (shared with its views taken before); unlike PyTorch
-    # it is not bumped: values saved from x before stay valid (they keep the old memory)
-    self._repoint_data(source.detach(), keep_version=True)
+    # it is not bumped: values saved from x before stay valid (they keep the old memory).
+    # A new gradient accumulator, as PyTorch's set_ (unlike `x.data = y`)
+    self._repoint_data(source.detach(), keep_version=True, new_accumulator=True)
     return self
 
 

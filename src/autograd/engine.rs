@@ -257,7 +257,7 @@ fn discover(root_edges: &[Edge], blocked: &Blocked) -> Result<GraphTask> {
                     g.states[i as usize].children[k] = c;
                 }
                 Edge::Leaf(l) => {
-                    g.leaves.entry(l.id()).or_insert_with(|| new_leaf(l));
+                    g.leaves.entry(l.leaf_key()).or_insert_with(|| new_leaf(l));
                 }
                 Edge::None => {}
             }
@@ -265,7 +265,7 @@ fn discover(root_edges: &[Edge], blocked: &Blocked) -> Result<GraphTask> {
     }
     for e in root_edges {
         if let Edge::Leaf(l) = e {
-            g.leaves.entry(l.id()).or_insert_with(|| new_leaf(l));
+            g.leaves.entry(l.leaf_key()).or_insert_with(|| new_leaf(l));
         }
     }
     Ok(g)
@@ -288,7 +288,7 @@ fn compute_dependencies(g: &mut GraphTask, targets: &Targets, blocked: &Blocked)
             }
             match e {
                 Edge::Node { .. } => execute |= g.states[c as usize].reaches,
-                Edge::Leaf(l) => execute |= leaf_wanted(l.id()),
+                Edge::Leaf(l) => execute |= leaf_wanted(l.leaf_key()),
                 Edge::None => {}
             }
         }
@@ -322,7 +322,7 @@ fn compute_dependencies(g: &mut GraphTask, targets: &Targets, blocked: &Blocked)
                     }
                 }
                 Edge::Leaf(l) => {
-                    if let Some(ls) = g.leaves.get_mut(&l.id()) {
+                    if let Some(ls) = g.leaves.get_mut(&l.leaf_key()) {
                         ls.deps += 1;
                     }
                 }
@@ -346,7 +346,7 @@ fn seed_roots(g: &mut GraphTask, root_edges: &[Edge], root_grads: Vec<Tensor>) -
                 add_into(&mut st.buffer_with(&mut None)[*input_nr], grad)?;
             }
             Edge::Leaf(l) => {
-                let ls = g.leaves.get_mut(&l.id()).ok_or_else(|| {
+                let ls = g.leaves.get_mut(&l.leaf_key()).ok_or_else(|| {
                     Error::runtime("backward: a root leaf was not discovered (internal error)")
                 })?;
                 add_into(&mut ls.buffer, grad)?
@@ -364,8 +364,8 @@ fn seed_roots(g: &mut GraphTask, root_edges: &[Edge], root_grads: Vec<Tensor>) -
                 }
             }
             Edge::Leaf(l) => {
-                if g.leaves[&l.id()].deps == 0 && !ready.leaves.contains(&l.id()) {
-                    ready.leaves.push(l.id());
+                if g.leaves[&l.leaf_key()].deps == 0 && !ready.leaves.contains(&l.leaf_key()) {
+                    ready.leaves.push(l.leaf_key());
                 }
             }
             Edge::None => {}
@@ -449,7 +449,7 @@ fn execute(
                     }
                 }
                 Edge::Leaf(l) => {
-                    let lid = l.id();
+                    let lid = l.leaf_key();
                     if blocked.blocks(e) {
                         continue;
                     }

@@ -22,7 +22,7 @@ fn diamond() -> (Tensor, Tensor, Tensor) {
 
 fn leaf_id(t: &Tensor) -> usize {
     match t.gradient_edge() {
-        Edge::Leaf(l) => l.id(),
+        Edge::Leaf(l) => l.leaf_key(),
         _ => panic!("not a leaf"),
     }
 }

@@ -157,7 +157,7 @@ pub(crate) fn finish_leaf(
     captured: &mut [Option<Tensor>],
     create_graph: bool,
 ) -> Result<()> {
-    let lid = leaf.id();
+    let lid = leaf.leaf_key();
     let wanted = match targets {
         Targets::AllLeaves => None,
         Targets::Inputs { leaves, .. } => match leaves.get(&lid) {

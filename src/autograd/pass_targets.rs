@@ -60,7 +60,7 @@ impl Blocked {
                     b.slots.entry(node.id()).or_default().push(input_nr)
                 }
                 Edge::Leaf(l) => {
-                    b.leaves.insert(l.id(), ());
+                    b.leaves.insert(l.leaf_key(), ());
                 }
                 Edge::None => {}
             }
@@ -79,7 +79,7 @@ impl Blocked {
                 .slots
                 .get(&node.id())
                 .is_some_and(|v| v.contains(input_nr)),
-            Edge::Leaf(l) => self.leaves.contains_key(&l.id()),
+            Edge::Leaf(l) => self.leaves.contains_key(&l.leaf_key()),
             Edge::None => false,
         }
     }
@@ -135,7 +135,7 @@ pub(crate) fn input_targets(inputs: &[Edge], accumulate: bool) -> Result<Targets
                     "input {k} is an edge that carries no gradient (it needs no grad)"
                 )))
             }
-            Edge::Leaf(l) => leaves.entry(l.id()).or_default().push(k),
+            Edge::Leaf(l) => leaves.entry(l.leaf_key()).or_default().push(k),
             Edge::Node { node, input_nr } => {
                 nodes.entry(node.id()).or_default().push((*input_nr, k))
             }

@@ -11,6 +11,7 @@ pub mod grid_sample;
 mod inplace_check;
 pub mod linalg;
 pub mod random;
+mod rebound;
 pub mod reduce;
 pub mod shape;
 mod unary;
@@ -118,6 +119,9 @@ pub struct TensorImpl {
     /// `x` after `x.data = y`); `None`, the common case, uses the storage's
     /// ([`Tensor::version`]). Views and `detach()` inherit it.
     counter: Option<Arc<std::sync::atomic::AtomicU64>>,
+    /// This tensor's leaf key when it shares its gradient accumulator with another core
+    /// tensor (see [`Tensor::leaf_key`]); 0, the common case, means its own [`Tensor::id`].
+    leaf_key: std::sync::atomic::AtomicUsize,
 }
 
 /// A cheap, shared handle to a tensor.
@@ -174,6 +178,7 @@ impl Tensor {
             ext: std::sync::atomic::AtomicBool::new(false),
             detached_in_place: std::sync::atomic::AtomicBool::new(false),
             counter,
+            leaf_key: std::sync::atomic::AtomicUsize::new(0),
         }))
     }
 
@@ -255,88 +260,6 @@ impl Tensor {
     /// True when `self` and `other` are the same tensor object.
     pub fn same(&self, other: &Tensor) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
-    }
-
-    /// The tensor that now stands for this one: itself, unless its Python object was
-    /// re-pointed (see [`AutogradMeta::moved_to`]), then the newest replacement alive.
-    pub fn current(&self) -> Tensor {
-        self.replacement().unwrap_or_else(|| self.clone())
-    }
-
-    /// The newest live tensor that replaced this one ([`Tensor::current`]), `None` when
-    /// it was never replaced (one atomic load: the common case on hot paths).
-    #[inline]
-    pub fn replacement(&self) -> Option<Tensor> {
-        if !self.0.moved.load(std::sync::atomic::Ordering::Acquire) {
-            return None;
-        }
-        let mut t = self
-            .meta()
-            .moved_to
-            .as_ref()
-            .and_then(WeakTensor::upgrade)?;
-        while let Some(n) = t.replacement() {
-            t = n;
-        }
-        Some(t)
-    }
-
-    /// A new core tensor over `storage` / `layout` that takes over this tensor's autograd
-    /// state (requires_grad, `.grad`, history, hooks, `retain_grad`), leaving behind a
-    /// forward pointer so a graph recorded earlier still reaches the new one. What the
-    /// Python object gets when `x.data = y` changes its shape or dtype, or an in-place
-    /// view op (`transpose_`) changes a leaf's layout; `x`'s id stays, as in PyTorch.
-    /// `counter` is the new tensor's version counter (see `TensorImpl::counter`).
-    pub fn rebound(
-        &self,
-        storage: Arc<Storage>,
-        layout: Layout,
-        counter: Option<Arc<std::sync::atomic::AtomicU64>>,
-    ) -> Tensor {
-        let new = Tensor::with_counter(storage, layout, counter);
-        let mut old = self.meta();
-        let mut m = new.meta();
-        m.requires_grad = old.requires_grad;
-        m.grad_fn = old.grad_fn.clone();
-        m.output_nr = old.output_nr;
-        m.grad = old.grad.take();
-        if let Some(e) = old.ext_grad.take() {
-            m.ext_grad = Some(e);
-            self.0
-                .ext
-                .store(false, std::sync::atomic::Ordering::Release);
-            new.0.ext.store(true, std::sync::atomic::Ordering::Release);
-        }
-        m.retains_grad = old.retains_grad;
-        m.hooks = std::mem::take(&mut old.hooks);
-        m.post_accumulate_hooks = std::mem::take(&mut old.post_accumulate_hooks);
-        m.acc_hooks = old.acc_hooks.take();
-        m.constant = old.constant;
-        if Arc::ptr_eq(&self.0.storage, &new.0.storage) {
-            // the same memory seen another way: still a view of the same base
-            m.view_base = old.view_base.clone();
-            m.view_version = old.view_version;
-            m.view_frozen = old.view_frozen;
-            m.view_no_grad = old.view_no_grad;
-            m.view_inference = old.view_inference;
-            m.view_multi_output = old.view_multi_output;
-            m.view_created = old.view_created;
-            m.view_custom_fn = old.view_custom_fn;
-        }
-        if let (true, Some(node)) = (m.retains_grad, &m.grad_fn) {
-            // `retain_grad()` keeps a weak handle per output: the new tensor joins it
-            node.base()
-                .retained
-                .lock()
-                .push((m.output_nr, new.downgrade()));
-        }
-        drop(m);
-        old.moved_to = Some(new.downgrade());
-        drop(old);
-        self.0
-            .moved
-            .store(true, std::sync::atomic::Ordering::Release);
-        new
     }
 
     /// A weak handle to this tensor object.

@@ -100,6 +100,7 @@ mod tests {
             y.storage().clone(),
             y.layout().clone(),
             Some(x.version_counter()),
+            false,
         );
         assert_eq!(moved.version(), 1);
         moved.bump_version();

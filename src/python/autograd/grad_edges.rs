@@ -82,8 +82,10 @@ fn item(x: &Bound<'_, PyAny>) -> PyResult<Option<Item>> {
                  input, number 0"
             )));
         }
-        let leaf = acc.get().variable.current();
-        let like = leaf.clone();
+        // the edge names the accumulator it was taken from (the tensor's leaf key then):
+        // after `x.set_(y)` it is not `x`'s new one; the gradient's shape is `x`'s now
+        let leaf = acc.get().variable.clone();
+        let like = leaf.current();
         return Ok(Some(Item::Edge {
             edge: Edge::Leaf(leaf),
             like,

@@ -357,15 +357,17 @@ impl PyAccumulateGrad {
     fn __repr__(&self) -> &'static str {
         "<AccumulateGrad object>"
     }
-    /// Two `AccumulateGrad` objects of one leaf are equal (the leaf has one such node).
+    /// Two `AccumulateGrad` objects of one accumulator are equal (the leaf has one such
+    /// node, kept by `x.data = y` of the same shape and dtype, new after `x.set_(y)`: its
+    /// [`Tensor::leaf_key`]).
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
         other
             .cast::<PyAccumulateGrad>()
-            .map(|o| o.get().variable.current().id() == self.variable.current().id())
+            .map(|o| o.get().variable.leaf_key() == self.variable.leaf_key())
             .unwrap_or(false)
     }
     fn __hash__(&self) -> u64 {
-        self.variable.current().id() as u64
+        self.variable.leaf_key() as u64
     }
 }
 

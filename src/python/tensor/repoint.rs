@@ -32,12 +32,17 @@ impl PyTensor {
     /// the two share it, as in PyTorch and Paddle), keeping its own autograd state:
     /// requires_grad, `.grad`, hooks, history. Not recorded by autograd. With
     /// `keep_version` (PyTorch) `x` keeps its version counter, which the views of `x`
-    /// taken before share; otherwise (Paddle) it counts with `y`.
-    #[pyo3(signature = (value, keep_version=false))]
+    /// taken before share; otherwise (Paddle) it counts with `y`. With `new_accumulator`
+    /// (`x.set_(y)`) `x` gets a new gradient accumulator, as in PyTorch: a graph recorded
+    /// before reaches it only through the `GradientEdge` taken before (and still
+    /// accumulates into `x.grad`); otherwise it keeps its accumulator when the shape and
+    /// dtype stay ([`crate::tensor::Tensor::rebound`]).
+    #[pyo3(signature = (value, keep_version=false, new_accumulator=false))]
     fn _repoint_data(
         slf: &Bound<'_, Self>,
         value: &Bound<'_, PyTensor>,
         keep_version: bool,
+        new_accumulator: bool,
     ) -> PyResult<()> {
         let x = slf.get().inner().take();
         let y = value.get().inner().take();
@@ -53,7 +58,12 @@ impl PyTensor {
             true => Some(x.version_counter()),
             false => y.own_version_counter(),
         };
-        let n = x.rebound(y.storage().clone(), y.layout().clone(), counter);
+        let n = x.rebound(
+            y.storage().clone(),
+            y.layout().clone(),
+            counter,
+            new_accumulator,
+        );
         repoint(slf, n, None)
     }
 
@@ -86,7 +96,7 @@ impl PyTensor {
             )));
         };
         let torch = crate::python::dialect::caller_is_torch(slf.py())?;
-        Self::_repoint_data(slf, value, torch)
+        Self::_repoint_data(slf, value, torch, false)
     }
 
     /// Finishes an in-place view op (`op`, e.g. `"transpose_"`) whose out-of-place result
@@ -117,6 +127,7 @@ impl PyTensor {
                 v.storage().clone(),
                 v.layout().clone(),
                 x.own_version_counter(),
+                false,
             );
             in_step(&n);
             return repoint(slf, n, None);
