@@ -145,6 +145,9 @@ from ._ops_stats import trapezoid as trapezoid
 from ._ops_stats import trapz as trapz
 from ._ops_stats import var_mean as var_mean
 
+# a view of the memory with any sizes and strides (both dialects)
+from ._ops_strided import as_strided as as_strided
+
 # the short-time Fourier transform and the Kaiser window (_signal_stft.py, _windows.py)
 from ._signal_stft import istft as istft
 from ._signal_stft import stft as stft
@@ -195,6 +198,7 @@ from .linalg._toplevel import inverse as inverse
 from .linalg._toplevel import svd as svd
 
 __all__ = [
+    "as_strided",
     "index_sample",
     "put",
     "crop",
