@@ -32,6 +32,7 @@ _VIEW_OPS = {
     "as_strided_": "as_strided",
 }
 
+# (as_strided_ is exported through _namespace_composed)
 __all__ = ["squeeze_", "unsqueeze_", "reshape_", "flatten_", "transpose_", "t_"]
 
 
@@ -143,6 +144,7 @@ reshape_ = _function("reshape_")
 flatten_ = _function("flatten_")
 transpose_ = _function("transpose_")
 t_ = _function("t_")
+as_strided_ = _function("as_strided_")  # torch.as_strided_(x, size, stride, storage_offset)
 
 
 def install_tensor_methods() -> None:

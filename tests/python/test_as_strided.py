@@ -221,6 +221,9 @@ def test_as_strided_inplace():
         b = fg.zeros([3], requires_grad=True)
         b.as_strided_((2,), (1,), 1)
     assert tuple(b.shape) == (2,) and b.is_leaf and b.requires_grad
+    c = fg.zeros([4])
+    assert fg.as_strided_(c, (2,), (2,), 1) is c  # torch.as_strided_
+    assert tuple(c.shape) == (2,) and c.storage_offset() == 1
 
 
 def test_paddle_dialect_offsets_count_bytes_from_the_memory_start():
