@@ -1258,6 +1258,26 @@ class Tensor:
         """In-place ``swapaxes``: this tensor takes the new shape; returns it."""
     def swapdims_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place ``swapdims``: this tensor takes the new shape; returns it."""
+    def as_strided_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place ``as_strided``: this tensor becomes that view of its memory; returns it."""
+    # -- added at import by ``ferrograd._ops_strided.install`` (Rust core: strided.rs) --
+    def as_strided(
+        self,
+        size: Any = None,
+        stride: Any = None,
+        *args: Any,
+        storage_offset: Any = None,
+        name: str | None = None,
+        shape: Any = None,
+        offset: Any = None,
+    ) -> Tensor:
+        """The view of this tensor's memory with sizes ``size`` and strides ``stride``."""
+    def _as_strided(
+        self, size: Sequence[_int], stride: Sequence[_int], offset: _int | None = None
+    ) -> Tensor:
+        """The core of ``as_strided``: sizes, strides and offset in elements."""
+    def storage_offset(self) -> _int:
+        """Where the first element sits in the memory, in elements from its start."""
     def squeeze_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place ``squeeze``: this tensor takes the new shape; returns it."""
     def unsqueeze_(self, *args: Any, **kwargs: Any) -> Tensor:

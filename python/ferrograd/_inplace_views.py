@@ -1,5 +1,5 @@
 """In-place view ops of both peers: ``x.transpose_(0, 1)``, ``x.t_()``, ``x.squeeze_()``,
-``x.unsqueeze_(0)``, ``x.swapaxes_`` / ``swapdims_`` (PyTorch), ``x.reshape_(shape)`` /
+``x.unsqueeze_(0)``, ``x.swapaxes_`` / ``swapdims_`` / ``as_strided_`` (PyTorch), ``x.reshape_(shape)`` /
 ``x.flatten_()`` (Paddle), ``x.resize_(*sizes)`` / ``resize_as_``, ``x.set_(source)``
 (PyTorch), and Paddle's functions
 ``paddle.squeeze_(x, axis)`` and friends.
@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from . import _ops_strided
 from ._core import Tensor, zeros
 from .grad_mode import is_grad_enabled, no_grad
 
@@ -28,8 +29,10 @@ _VIEW_OPS = {
     "unsqueeze_": "unsqueeze",
     "reshape_": "reshape",
     "flatten_": "flatten",
+    "as_strided_": "as_strided",
 }
 
+# (as_strided_ is exported through _namespace_composed)
 __all__ = ["squeeze_", "unsqueeze_", "reshape_", "flatten_", "transpose_", "t_"]
 
 
@@ -142,10 +145,13 @@ reshape_ = _function("reshape_")
 flatten_ = _function("flatten_")
 transpose_ = _function("transpose_")
 t_ = _function("t_")
+as_strided_ = _function("as_strided_")  # torch.as_strided_(x, size, stride, storage_offset)
 
 
 def install_tensor_methods() -> None:
-    """Adds the in-place view ops and ``resize_`` / ``resize_as_`` to ``Tensor``."""
+    """Adds the in-place view ops and ``resize_`` / ``resize_as_`` to ``Tensor`` (and
+    ``as_strided``, which ``as_strided_`` re-points to)."""
+    _ops_strided.install()
     for name, base in _VIEW_OPS.items():
         setattr(Tensor, name, _view_method(name, base))
     Tensor.resize_ = _resize_  # type: ignore[method-assign]

@@ -27,6 +27,9 @@ from ._dtype_info import set_float32_matmul_precision as set_float32_matmul_prec
 from ._dtype_info import set_num_threads as set_num_threads
 from ._dtype_info import use_deterministic_algorithms as use_deterministic_algorithms
 
+# torch.as_strided_(x, size, stride, storage_offset): x becomes that view of its memory
+from ._inplace_views import as_strided_ as as_strided_
+
 # PyTorch's legacy typed constructors (FloatTensor, LongTensor, ...)
 from ._legacy_types import BFloat16Tensor as BFloat16Tensor
 from ._legacy_types import BoolTensor as BoolTensor
@@ -145,6 +148,9 @@ from ._ops_stats import trapezoid as trapezoid
 from ._ops_stats import trapz as trapz
 from ._ops_stats import var_mean as var_mean
 
+# a view of the memory with any sizes and strides (both dialects)
+from ._ops_strided import as_strided as as_strided
+
 # the short-time Fourier transform and the Kaiser window (_signal_stft.py, _windows.py)
 from ._signal_stft import istft as istft
 from ._signal_stft import stft as stft
@@ -195,6 +201,8 @@ from .linalg._toplevel import inverse as inverse
 from .linalg._toplevel import svd as svd
 
 __all__ = [
+    "as_strided",
+    "as_strided_",
     "index_sample",
     "put",
     "crop",

@@ -2,6 +2,8 @@
 //! with differentiable ops (so every formula can itself be differentiated). One file per
 //! op family. Broadcast gradients are reduced to input shapes by the engine (`sum_to`).
 
+/// `as_strided`: a view of the memory with any sizes, strides and offset.
+mod as_strided;
 /// Scaled dot-product attention as one node with a memory-saving backward.
 pub mod attention;
 /// Batch norm as one node with its closed-form backward.

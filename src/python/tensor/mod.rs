@@ -35,5 +35,7 @@ pub(crate) mod scatter;
 pub(crate) mod shape;
 pub(crate) mod sliding_window;
 pub(crate) mod sparse_grad;
+/// The core of `as_strided`, a view of the memory with any sizes and strides.
+pub(crate) mod strided;
 /// The unary ops' `Tensor` methods, with their extra keyword (`round(decimals=)`).
 pub(crate) mod unary;

@@ -1,0 +1,197 @@
+//! `as_strided`: a view of a tensor's memory with any sizes, strides and storage offset.
+//!
+//! It is its own op rather than an entry of the shape-op table (`src/op_defs/shape.rs`):
+//! its result is described by the input's *storage* (the offset and strides count from
+//! the start of the memory, whatever view of it the input is) and its bounds by the
+//! storage's length, while the table's rules only see the input's dimensions (so that
+//! static programs can run them over dimensions known at run time), and its arguments (a
+//! size list, a stride list and an offset) have no roles in the table's vocabulary.
+//!
+//! Backward works through the memory, as PyTorch's does: the output's gradient is
+//! scatter-added into a zero buffer over the memory both layouts reach (several output
+//! elements may share one memory element), then read back out at the input's elements.
+//! When the input itself has several elements on one memory element (an expanded
+//! tensor), each gets that element's gradient divided by how many share it (PyTorch's
+//! numbers). Both steps are the differentiable take / put-add pair of `index`, so double
+//! backward works.
+
+use super::index::{put_add_linear, Linear};
+use crate::autograd::Recorder;
+use crate::error::{Error, Result};
+use crate::layout::{checked_numel, Layout, Shape, Strides};
+use crate::storage::try_filled_vec;
+use crate::tensor::Tensor;
+use smallvec::smallvec;
+use std::sync::Arc;
+
+/// The memory `layout` reaches, as `[lo, hi)`, or None for an empty layout.
+fn reach(layout: &Layout) -> Option<(usize, usize)> {
+    (layout.numel() > 0).then(|| layout.storage_span())
+}
+
+/// The layout `as_strided` makes, checked: equal lengths, non-negative sizes, strides
+/// and offset, and every element inside a storage of `storage_len` elements of
+/// `itemsize` bytes (an empty view may sit anywhere, as in PyTorch).
+pub fn strided_layout(
+    size: &[i64],
+    stride: &[i64],
+    offset: i64,
+    storage_len: usize,
+    itemsize: usize,
+) -> Result<Layout> {
+    if size.len() != stride.len() {
+        return Err(Error::runtime(format!(
+            "as_strided: mismatch in length of strides and shape: {} sizes {size:?}, {} \
+             strides {stride:?}",
+            size.len(),
+            stride.len()
+        )));
+    }
+    if let Some(s) = size.iter().find(|&&s| s < 0) {
+        return Err(Error::runtime(format!(
+            "as_strided: sizes must be non-negative, got {s} in sizes {size:?}"
+        )));
+    }
+    if stride.iter().any(|&s| s < 0) {
+        return Err(Error::runtime(format!(
+            "as_strided: Negative strides are not supported at the moment, got strides: \
+             {stride:?}"
+        )));
+    }
+    if offset < 0 {
+        return Err(Error::runtime(format!(
+            "as_strided: invalid storage offset {offset}; it must be non-negative"
+        )));
+    }
+    let shape: Shape = size.iter().map(|&s| s as usize).collect();
+    checked_numel(&shape)?;
+    let too_big = || {
+        Error::runtime(format!(
+            "as_strided: sizes {size:?}, strides {stride:?} and storage offset {offset} \
+             reach past any addressable memory"
+        ))
+    };
+    let mut strides = Strides::with_capacity(stride.len());
+    for &s in stride {
+        strides.push(isize::try_from(s).map_err(|_| too_big())?);
+    }
+    let offset_u = usize::try_from(offset).map_err(|_| too_big())?;
+    if !shape.contains(&0) {
+        // the last element reached, plus one, in elements and then in bytes
+        let mut need = offset_u.checked_add(1).ok_or_else(too_big)?;
+        for (&d, &s) in shape.iter().zip(&strides) {
+            let ext = (d - 1).checked_mul(s as usize).ok_or_else(too_big)?;
+            need = need.checked_add(ext).ok_or_else(too_big)?;
+        }
+        // the last element must also have a valid (isize) offset for the kernels
+        isize::try_from(need).map_err(|_| too_big())?;
+        if need > storage_len {
+            let bytes = need.checked_mul(itemsize).ok_or_else(too_big)?;
+            return Err(Error::runtime(format!(
+                "as_strided: sizes {size:?}, strides {stride:?}, storage offset {offset}, and \
+                 itemsize {itemsize} requiring a storage size of {bytes} are out of bounds for \
+                 storage of size {} (sizes, strides and offset count in elements from the \
+                 start of the input's memory)",
+                storage_len * itemsize
+            )));
+        }
+    }
+    Ok(Layout {
+        shape,
+        strides,
+        offset: offset_u,
+    })
+}
+
+/// The input's gradient of `as_strided` from the output's gradient `g`: `g` summed into
+/// the memory positions it was read from, read back at the input's positions (divided
+/// by the input's elements per position where they overlap).
+fn strided_grad(g: &Tensor, inp: &Layout, out: &Layout) -> Result<Tensor> {
+    let (Some((ilo, ihi)), Some((olo, ohi))) = (reach(inp), reach(out)) else {
+        // nothing read, or nothing to read into: a zero gradient
+        return crate::tensor::zeros(&inp.shape, g.dtype());
+    };
+    let (lo, hi) = (ilo.min(olo), ihi.max(ohi));
+    let span: Shape = smallvec![hi - lo];
+    let from = |l: &Layout| -> Result<Arc<Linear>> {
+        let mut lin = l.offsets()?;
+        lin.iter_mut().for_each(|p| *p -= lo);
+        Ok(Arc::new(Linear {
+            lin,
+            in_shape: span.clone(),
+            out_shape: l.shape.clone(),
+        }))
+    };
+    let (out_map, in_map) = (from(out)?, from(inp)?);
+    let memory = put_add_linear(g, &out_map)?;
+    let gx = memory.take_linear(&in_map, "AsStridedBackward")?;
+    let mut count = try_filled_vec(hi - lo, 0u32)?;
+    for &p in &in_map.lin {
+        count[p] += 1;
+    }
+    if !in_map.lin.iter().any(|&p| count[p] > 1) {
+        return Ok(gx);
+    }
+    let share: Vec<f64> = in_map.lin.iter().map(|&p| 1.0 / count[p] as f64).collect();
+    let share = Tensor::from_vec(share, &inp.shape)?.cast_raw(g.dtype())?;
+    gx.mul(&share)
+}
+
+impl Tensor {
+    /// `as_strided(size, stride, offset)`: the view of this tensor's memory with those
+    /// sizes and strides, starting `offset` elements from the memory's start (not from
+    /// this view's first element). Shares memory and version counter with `self`;
+    /// backward `AsStridedBackward` (see the module docs).
+    pub fn as_strided(&self, size: &[i64], stride: &[i64], offset: i64) -> Result<Tensor> {
+        let layout = strided_layout(
+            size,
+            stride,
+            offset,
+            self.storage().len(),
+            self.dtype().size(),
+        )?;
+        let out = self.view_with(layout);
+        out.mark_view_of(self);
+        if let Some(rec) = Recorder::begin(&[self]) {
+            let (inp, outl) = (self.layout().clone(), out.layout().clone());
+            rec.finish("AsStridedBackward", &out, move |g, _, _| {
+                Ok(smallvec![Some(strided_grad(g, &inp, &outl)?)])
+            })?;
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layouts_are_checked_against_the_storage() {
+        let l = strided_layout(&[2, 2], &[1, 3], 1, 6, 8).unwrap();
+        assert_eq!(l.storage_span(), (1, 6));
+        assert!(strided_layout(&[2, 2], &[3, 1], 5, 6, 4).is_err());
+        assert!(strided_layout(&[2], &[-1], 1, 6, 4).is_err());
+        assert!(strided_layout(&[2], &[1, 1], 0, 6, 4).is_err());
+        assert!(strided_layout(&[2], &[1], -1, 6, 4).is_err());
+        assert!(strided_layout(&[2], &[i64::MAX], 0, 6, 4).is_err());
+        // an empty view may start past the end, as in PyTorch
+        assert!(strided_layout(&[1, 0], &[2, 2], 10, 6, 4).is_ok());
+        assert!(strided_layout(&[3], &[0], 5, 6, 4).is_ok());
+    }
+
+    #[test]
+    fn overlapping_outputs_sum_and_overlapping_inputs_share() {
+        let x = Tensor::from_vec(vec![1.0f64, 2.0], &[2]).unwrap();
+        let e = x.expand(&[3, 2]).unwrap();
+        let g = Tensor::from_vec(vec![1.0f64, 10.0, 100.0, 1000.0], &[2, 2]).unwrap();
+        let out = strided_layout(&[2, 2], &[1, 0], 0, 2, 8).unwrap();
+        let gx = strided_grad(&g, e.layout(), &out).unwrap();
+        // x0 gets 11 and x1 gets 1100, each shared by the 3 rows of the expansion
+        let v = gx.to_vec::<f64>().unwrap();
+        let want = [11.0 / 3.0, 1100.0 / 3.0];
+        for (i, got) in v.iter().enumerate() {
+            assert!((got - want[i % 2]).abs() < 1e-12, "{v:?}");
+        }
+    }
+}

@@ -1,0 +1,35 @@
+//! The core of `as_strided` (`Tensor._as_strided`) and `Tensor.storage_offset()`; the
+//! public `as_strided` / `Tensor.as_strided` / `as_strided_` are written in Python over
+//! them (`python/ferrograd/_ops_strided.py`), which reads the dialect's spellings.
+
+use crate::python::errors::IntoPy;
+use crate::python::tensor::class::{wrap, PyTensor};
+use pyo3::prelude::*;
+
+#[pymethods]
+impl PyTensor {
+    /// The view of this tensor's memory with sizes `size`, strides `stride` (elements)
+    /// and its first element `offset` elements from the memory's start (None: where this
+    /// tensor's first element is); differentiable.
+    #[pyo3(signature = (size, stride, offset=None))]
+    fn _as_strided(
+        &self,
+        py: Python<'_>,
+        size: Vec<i64>,
+        stride: Vec<i64>,
+        offset: Option<i64>,
+    ) -> PyResult<Py<PyTensor>> {
+        let t = self.inner();
+        let offset = match offset {
+            Some(o) => o,
+            None => i64::try_from(t.layout().offset).unwrap_or(i64::MAX),
+        };
+        wrap(py, t.as_strided(&size, &stride, offset).py()?)
+    }
+
+    /// Where this tensor's first element sits in its memory, in elements from the
+    /// memory's start (PyTorch's `Tensor.storage_offset()`).
+    fn storage_offset(&self) -> usize {
+        self.inner().layout().offset
+    }
+}
