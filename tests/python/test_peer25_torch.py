@@ -1,7 +1,9 @@
 """PyTorch behaviour that the session-25 peer tests (``docs/peer-tests.md``) found
 missing or different, checked in PyTorch code (every outcome checked on PyTorch 2.x):
 the pieces of ``split`` are one op's several views, as those of ``unbind`` / ``chunk``
-are (a write that requires grad into a piece of a tensor that needs none is refused)."""
+are (a write that requires grad into a piece of a tensor that needs none is refused);
+and ``gradcheck`` takes PyTorch's forward-mode switches, refusing to run a forward-mode
+check it cannot do rather than report one it did not."""
 
 from __future__ import annotations
 
@@ -54,3 +56,29 @@ def test_split_pieces_of_a_tensor_that_requires_grad_keep_their_rule():
     (first.sum() * 2 + (second**2).sum()).backward()
     want = np.vstack([np.full((1, 3), 2.0), 2 * np.arange(3.0, 12.0).reshape(3, 3)])
     np.testing.assert_allclose(x.grad.numpy(), want)
+
+
+def _cat(a, b):
+    return torch.cat((a, b), dim=-1)
+
+
+def test_gradcheck_takes_the_forward_mode_switches_off():
+    r = torch.randn(3, 2, dtype=torch.float64, requires_grad=True)
+    c = torch.rand(3, 2, dtype=torch.complex128, requires_grad=True)
+    assert torch.autograd.gradcheck(
+        _cat, (r, c), check_forward_ad=False, check_batched_forward_grad=False
+    )
+    assert torch.autograd.gradgradcheck(lambda x: x**3, (r,), check_fwd_over_rev=False)
+
+
+@pytest.mark.parametrize("flag", ["check_forward_ad", "check_batched_forward_grad"])
+def test_gradcheck_refuses_a_forward_mode_check(flag):
+    r = torch.randn(3, 2, dtype=torch.float64, requires_grad=True)
+    with pytest.raises(NotImplementedError, match=f"{flag}=True.*reverse-mode AD only"):
+        torch.autograd.gradcheck(lambda x: x * 2, (r,), **{flag: True})
+
+
+def test_gradgradcheck_refuses_a_forward_over_reverse_check():
+    r = torch.randn(3, dtype=torch.float64, requires_grad=True)
+    with pytest.raises(NotImplementedError, match="check_fwd_over_rev=True"):
+        torch.autograd.gradgradcheck(lambda x: x**3, (r,), check_fwd_over_rev=True)
