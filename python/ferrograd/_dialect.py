@@ -20,7 +20,10 @@ from typing import Optional
 _PACKAGE = __name__.rpartition(".")[0]
 
 
-_OUT_ARG = "ferrograd._out_arg"
+# Wrapper modules whose frames the rule looks through (their caller is the caller): the
+# out= wrapper, and split's (its Rust pieces ask the dialect to mark PyTorch's views).
+# src/python/dialect.rs holds the same list.
+TRANSPARENT = frozenset({"ferrograd._out_arg", "ferrograd._split_spelling"})
 
 
 def caller_dialect(depth: int = 2, through_layers: bool = False) -> Optional[str]:
@@ -34,8 +37,8 @@ def caller_dialect(depth: int = 2, through_layers: bool = False) -> Optional[str
     try:
         frame = sys._getframe(depth)
         g = frame.f_globals
-        # the out= wrapper (_out_arg.py) is transparent: its caller is the caller
-        while g.get("__name__") == _OUT_ARG and frame.f_back is not None:
+        # a transparent wrapper (TRANSPARENT): its caller is the caller
+        while g.get("__name__") in TRANSPARENT and frame.f_back is not None:
             frame = frame.f_back
             g = frame.f_globals
         while through_layers and str(g.get("__name__", "")).startswith(_PACKAGE + "."):

@@ -30,11 +30,8 @@ default 0, 0), PyTorch's ``(hist, bin_edges)`` in the input's dtype. PyTorch's f
 taken with its ``range=`` keyword, with bin edges given as a tensor or list, or in PyTorch
 code.
 
-``split(x, 2)``: Paddle's 2 equal sections, PyTorch's sections of size 2 (the same call
-silently gives other pieces when the length is not 4). The module function is Paddle's
-unless PyTorch's keywords are given or the code is PyTorch code; the method ``x.split(2)``
-is PyTorch's unless Paddle's keywords (``num_or_sections=``, ``axis=``) are given or the
-code is Paddle code.
+``split(x, 2)``: Paddle's 2 equal sections, PyTorch's sections of size 2; its rule is in
+``_split_spelling.py`` (re-exported here).
 """
 
 from __future__ import annotations
@@ -48,6 +45,7 @@ from ._dialect import caller_dialect
 from ._methods import as_method
 from ._sort_scan import _ValuesIndices
 from ._sort_scan import histogram as _paddle_histogram
+from ._split_spelling import _split_method, split
 
 Tensor = _core.Tensor
 
@@ -57,8 +55,6 @@ _VALUES = {"max": Tensor.max, "min": Tensor.min}
 _ARG = {"max": Tensor.argmax, "min": Tensor.argmin}
 _ELEMENTWISE = {"max": Tensor.maximum, "min": Tensor.minimum}
 _EQ = Tensor.equal
-_SPLIT_SECTIONS = _core.split  # Paddle's: an int is a number of sections
-_SPLIT_SIZES = Tensor.split  # PyTorch's: an int is a section size
 
 
 class MaxResult(_ValuesIndices):
@@ -207,46 +203,6 @@ def histogram(
     dt = input.dtype
     return HistogramResult(
         _core.tensor(hist.astype(np.float64)).astype(dt), _core.tensor(bin_edges).astype(dt)
-    )
-
-
-def split(
-    x: Any,
-    num_or_sections: Any = None,
-    axis: Any = 0,
-    name: Any = None,
-    *,
-    split_size_or_sections: Any = None,
-    dim: Any = None,
-) -> Any:
-    """Splits ``x`` along ``axis``/``dim``: Paddle's ``split(x, num_or_sections, axis)``
-    (an int is a number of equal sections), or PyTorch's ``split(x,
-    split_size_or_sections, dim)`` (an int is a section size) with PyTorch's keywords or in
-    PyTorch code; a list gives the sections' sizes in both."""
-    torch_kw = split_size_or_sections is not None or dim is not None
-    if isinstance(x, Tensor) and not torch_kw and caller_dialect(2) == "torch":
-        return _SPLIT_SIZES(x, num_or_sections, axis)
-    return _SPLIT_SECTIONS(
-        x, num_or_sections, axis, name, split_size_or_sections=split_size_or_sections, dim=dim
-    )
-
-
-def _split_method(
-    self: Tensor,
-    split_size_or_sections: Any = None,
-    dim: Any = None,
-    *,
-    num_or_sections: Any = None,
-    axis: Any = None,
-) -> Any:
-    """Splits along ``dim``/``axis``: PyTorch's ``x.split(split_size_or_sections, dim)``
-    (an int is a section size), or Paddle's ``x.split(num_or_sections, axis)`` (an int is a
-    number of equal sections) with Paddle's keywords or in Paddle code."""
-    if num_or_sections is None and dim is None:
-        if axis is not None or caller_dialect(2) == "paddle":
-            return _SPLIT_SECTIONS(self, split_size_or_sections, 0 if axis is None else axis)
-    return _SPLIT_SIZES(
-        self, split_size_or_sections, dim, num_or_sections=num_or_sections, axis=axis
     )
 
 

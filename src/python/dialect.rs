@@ -28,6 +28,11 @@ pub enum Dialect {
     Paddle,
 }
 
+/// ferrograd's wrapper modules that the rule looks through (their caller is the caller):
+/// the `out=` wrapper, and `split`'s, whose Rust pieces ask the dialect to mark PyTorch's
+/// multi-op views. The same list as `ferrograd._dialect.TRANSPARENT`.
+const TRANSPARENT: [&str; 2] = ["ferrograd._out_arg", "ferrograd._split_spelling"];
+
 /// Whether the Python code that called the current Rust method speaks PyTorch: its module
 /// names ferrograd `torch` (or the process aliases only `torch` to ferrograd). ferrograd's
 /// own modules never do, so library code keeps ferrograd's documented default.
@@ -54,7 +59,7 @@ pub fn caller_dialect(py: Python<'_>) -> PyResult<Option<Dialect>> {
     if let Some(name) = globals.get_item(intern!(py, "__name__"))? {
         if let Ok(name) = name.cast::<PyString>() {
             let name = name.to_cow()?;
-            if name == "ferrograd._out_arg" {
+            if TRANSPARENT.contains(&name.as_ref()) {
                 return python_rule(py); // transparent wrapper: the frame walk decides
             }
             if name.starts_with("ferrograd.") {

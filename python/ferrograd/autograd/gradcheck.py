@@ -120,6 +120,17 @@ def _report(
     )
 
 
+def _refuse_forward_ad(**flags: bool) -> None:
+    # ferrograd has reverse mode only: a forward-mode check asked for is refused rather
+    # than skipped, so a passing gradcheck never claims a check that did not run.
+    asked = [name for name, on in flags.items() if on]
+    if asked:
+        raise NotImplementedError(
+            f"gradcheck: {', '.join(asked)}=True asks for a forward-mode AD check; "
+            "ferrograd implements reverse-mode AD only (pass False, the default)"
+        )
+
+
 def gradcheck(
     func: Callable[..., Any],
     inputs: Any,
@@ -132,6 +143,8 @@ def gradcheck(
     check_undefined_grad: bool = True,
     check_grad_dtypes: bool = False,
     check_batched_grad: bool = False,
+    check_batched_forward_grad: bool = False,
+    check_forward_ad: bool = False,
     check_backward_ad: bool = True,
     fast_mode: bool = False,
     masked: bool | None = None,
@@ -146,6 +159,9 @@ def gradcheck(
     ``raise_exception=False``.
     """
     del nondet_tol, check_undefined_grad, check_batched_grad, fast_mode, masked
+    _refuse_forward_ad(
+        check_forward_ad=check_forward_ad, check_batched_forward_grad=check_batched_forward_grad
+    )
     if not callable(func):
         raise TypeError(f"gradcheck: func must be callable, got {type(func).__name__}")
     given = _as_tuple(inputs)
@@ -257,7 +273,8 @@ def gradgradcheck(
     ``(inputs, grad_outputs) -> grad(func(inputs), inputs, grad_outputs, create_graph=True)``.
     Missing ``grad_outputs`` are drawn at random (seeded, so the check is deterministic)
     and are themselves checked as inputs."""
-    del gen_non_contig_grad_outputs, check_fwd_over_rev, check_rev_over_rev
+    del gen_non_contig_grad_outputs, check_rev_over_rev
+    _refuse_forward_ad(check_fwd_over_rev=check_fwd_over_rev)
     given = _as_tuple(inputs)
     ins = tuple(_widen(x) if isinstance(x, Tensor) else x for x in given)
     diff = [i for i, x in enumerate(ins) if isinstance(x, Tensor) and x.requires_grad]
