@@ -275,9 +275,10 @@ fn discover(root_edges: &[Edge], blocked: &Blocked) -> Result<GraphTask> {
 /// `reaches`: that, or the node holds a wanted input), then the dependency count of
 /// each node and leaf: the number of executing parents that will send it a gradient.
 fn compute_dependencies(g: &mut GraphTask, targets: &Targets, blocked: &Blocked) {
-    let leaf_wanted = |id: usize| match targets {
+    // (a full backward wants every leaf: no key read)
+    let leaf_wanted = |l: &Tensor| match targets {
         Targets::AllLeaves => true,
-        Targets::Inputs { leaves, .. } => leaves.contains_key(&id),
+        Targets::Inputs { leaves, .. } => leaves.contains_key(&l.leaf_key()),
     };
     for &i in &g.post {
         let st = &g.states[i as usize];
@@ -288,7 +289,7 @@ fn compute_dependencies(g: &mut GraphTask, targets: &Targets, blocked: &Blocked)
             }
             match e {
                 Edge::Node { .. } => execute |= g.states[c as usize].reaches,
-                Edge::Leaf(l) => execute |= leaf_wanted(l.leaf_key()),
+                Edge::Leaf(l) => execute |= leaf_wanted(l),
                 Edge::None => {}
             }
         }

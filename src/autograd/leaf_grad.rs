@@ -157,10 +157,9 @@ pub(crate) fn finish_leaf(
     captured: &mut [Option<Tensor>],
     create_graph: bool,
 ) -> Result<()> {
-    let lid = leaf.leaf_key();
     let wanted = match targets {
         Targets::AllLeaves => None,
-        Targets::Inputs { leaves, .. } => match leaves.get(&lid) {
+        Targets::Inputs { leaves, .. } => match leaves.get(&leaf.leaf_key()) {
             Some(ks) => Some(ks),
             None => return Ok(()),
         },
