@@ -30,12 +30,14 @@ ROOT = Path(__file__).resolve().parents[2]
 #: test binary (cargo target name) -> libtest filters (substrings of test names; "" runs
 #: all). The unit tests cover storages, the buffer cache, every kernel and the optimizers'
 #: raw loops; tests/engine.rs the engine's iterative drop and saved tensors;
-#: tests/indexing.rs the index kernels through tensors. tests/static_graph.rs adds no
-#: unsafe code of its own and is left out to keep the run short.
+#: tests/indexing.rs and tests/indexing_writes.rs the index kernels through tensors.
+#: tests/static_graph.rs adds no unsafe code of its own and is left out to keep the run
+#: short.
 SUBSETS = {
     "ferrograd": [""],
     "engine": [""],
     "indexing": [""],
+    "indexing_writes": [""],
 }
 
 #: valgrind exits with this code when it found an error
