@@ -365,8 +365,9 @@ fn seed_roots(g: &mut GraphTask, root_edges: &[Edge], root_grads: Vec<Tensor>) -
                 }
             }
             Edge::Leaf(l) => {
-                if g.leaves[&l.leaf_key()].deps == 0 && !ready.leaves.contains(&l.leaf_key()) {
-                    ready.leaves.push(l.leaf_key());
+                let key = l.leaf_key();
+                if g.leaves[&key].deps == 0 && !ready.leaves.contains(&key) {
+                    ready.leaves.push(key);
                 }
             }
             Edge::None => {}

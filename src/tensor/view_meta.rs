@@ -64,8 +64,21 @@ impl Tensor {
     /// was modified in place since (by it, its base or another view): PyTorch cannot say
     /// what its history is then (`grad_fn` raises, `repr` shows `grad_fn=<Invalid>`).
     pub fn is_stale_no_grad_view(&self) -> bool {
+        self.stale_view() == Some(ViewCreation::NoGrad)
+    }
+
+    /// The mode an untracked view was made in (`NoGrad` or `Inference`) when its memory
+    /// was modified in place since, read under one lock; None for every other tensor
+    /// (the common case, which reads no version). Its history cannot be told then
+    /// ([`Tensor::check_inference_view`], [`Tensor::check_no_grad_view`]).
+    pub fn stale_view(&self) -> Option<ViewCreation> {
         let m = self.0.meta.lock();
-        m.view_no_grad && m.view_version != self.version()
+        let made = match (m.view_inference, m.view_no_grad) {
+            (true, _) => ViewCreation::Inference,
+            (false, true) => ViewCreation::NoGrad,
+            (false, false) => return None,
+        };
+        (m.view_version != self.version()).then_some(made)
     }
 
     /// Errors for a stale view made under `no_grad` (see
@@ -89,8 +102,7 @@ impl Tensor {
     /// (see [`AutogradMeta::view_inference`]) whose memory was modified in place since:
     /// its history cannot be regenerated, so reading it is refused (PyTorch's rule).
     pub fn check_inference_view(&self) -> Result<()> {
-        let m = self.0.meta.lock();
-        if m.view_inference && m.view_version != self.version() {
+        if self.stale_view() == Some(ViewCreation::Inference) {
             return Err(Error::runtime(
                 "A view was created in inference mode and its base or another view of its \
                  base has been modified inplace in normal mode. Given that this use case is \

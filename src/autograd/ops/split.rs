@@ -98,7 +98,6 @@ impl Tensor {
         if pieces.is_empty() || !self.dtype().is_differentiable() {
             return pieces;
         }
-
         let Some(rec) = Recorder::begin(&[self]) else {
             return pieces;
         };

@@ -270,10 +270,7 @@ impl PyTensor {
     fn is_leaf(&self, py: Python<'_>) -> PyResult<bool> {
         // (PyTorch reads the history here, so a stale view made in inference mode, or in
         // no_grad mode in PyTorch code, raises)
-        self.inner().check_inference_view().py()?;
-        if self.inner().is_stale_no_grad_view() && crate::python::dialect::caller_is_torch(py)? {
-            self.inner().check_no_grad_view().py()?;
-        }
+        crate::python::tensor::autograd_methods::check_history_readable(py, &self.inner())?;
         Ok(self.inner().is_leaf())
     }
 

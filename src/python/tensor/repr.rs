@@ -56,7 +56,7 @@ pub fn tensor_repr(py: Python<'_>, t: &Tensor) -> PyResult<String> {
     if !default || t.numel() == 0 {
         s.push_str(&format!(", dtype={}", t.dtype()));
     }
-    if t.check_inference_view().is_err() || t.is_stale_no_grad_view() {
+    if t.stale_view().is_some() {
         // a view whose history cannot be told (its memory was written since it was made
         // untracked): PyTorch's repr catches the `grad_fn` error and prints this
         s.push_str(", grad_fn=<Invalid>");
