@@ -14,7 +14,7 @@ impl PyTensor {
     /// The node that produced this tensor (None for leaves).
     #[getter]
     fn grad_fn(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
-        check_history_readable(py, &self.inner())?;
+        crate::python::tensor::class::check_history_readable(py, &self.inner())?;
         self.inner()
             .grad_fn()
             .map(|n| crate::python::autograd::node::node_object(py, n))
@@ -189,20 +189,5 @@ impl PyTensor {
             }
         }
         Ok(())
-    }
-}
-
-/// Refuses reading the history (`grad_fn`, `is_leaf`) of an untracked view whose memory
-/// changed since it was made, as PyTorch does: one made in inference mode in every
-/// dialect, one made under `no_grad` in PyTorch code only (Paddle reads `None`/`True`).
-/// One meta lock for every other tensor.
-pub(crate) fn check_history_readable(py: Python<'_>, t: &crate::tensor::Tensor) -> PyResult<()> {
-    use crate::tensor::ViewCreation;
-    match t.stale_view() {
-        Some(ViewCreation::Inference) => t.check_inference_view().py(),
-        Some(ViewCreation::NoGrad) if crate::python::dialect::caller_is_torch(py)? => {
-            t.check_no_grad_view().py()
-        }
-        _ => Ok(()),
     }
 }

@@ -270,7 +270,7 @@ impl PyTensor {
     fn is_leaf(&self, py: Python<'_>) -> PyResult<bool> {
         // (PyTorch reads the history here, so a stale view made in inference mode, or in
         // no_grad mode in PyTorch code, raises)
-        crate::python::tensor::autograd_methods::check_history_readable(py, &self.inner())?;
+        check_history_readable(py, &self.inner())?;
         Ok(self.inner().is_leaf())
     }
 
@@ -430,4 +430,19 @@ fn tensor_item_is_nonzero_complex(t: &Tensor) -> bool {
     crate::with_dtype!(t.dtype(), T, {
         t.storage().read::<T>()[off].to_c128().im != 0.0
     })
+}
+
+/// Refuses reading the history (`grad_fn`, `is_leaf`) of an untracked view whose memory
+/// changed since it was made, as PyTorch does: one made in inference mode in every
+/// dialect, one made under `no_grad` in PyTorch code only (Paddle reads `None`/`True`).
+/// One meta lock for every other tensor.
+pub(crate) fn check_history_readable(py: Python<'_>, t: &crate::tensor::Tensor) -> PyResult<()> {
+    use crate::tensor::ViewCreation;
+    match t.stale_view() {
+        Some(ViewCreation::Inference) => t.check_inference_view().py(),
+        Some(ViewCreation::NoGrad) if crate::python::dialect::caller_is_torch(py)? => {
+            t.check_no_grad_view().py()
+        }
+        _ => Ok(()),
+    }
 }
