@@ -17,6 +17,7 @@ This script counts those pieces without ferrograd, in callgrind instructions per
 * ``floor``  -- ``with`` and ``calls`` together
 
     PYTHONHASHSEED=0 python3 benches/hooks_floor.py --count       # all cases
+    PYTHONPATH=python python3 benches/hooks_floor.py --time         # in time, beside ferrograd's steps
     python3 benches/hooks_floor.py --case floor --n 100             # one run (internal)
 
 Counted as in ``overhead.py --count``: callgrind of N steps minus callgrind of 0 steps, / N.
@@ -25,7 +26,9 @@ Counted as in ``overhead.py --count``: callgrind of N steps minus callgrind of 0
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
+import timeit
 
 from callgrind_steps import instructions_per_step
 
@@ -82,12 +85,39 @@ def count(case: str, n: int) -> float:
     )
 
 
+def time_floor(rounds: int) -> None:
+    """The pieces in time beside ferrograd's ``small`` and ``hooked`` steps
+    (``overhead.py``), all in one process, batch by batch in turn; medians of ``rounds``."""
+    import overhead
+
+    steps = overhead.make_steps("ferrograd")
+    cases = {"small": steps["small"], "hooked": steps["hooked"], **make_steps()}
+    for f in cases.values():
+        for _ in range(200):
+            f()
+    times: dict = {k: [] for k in cases}
+    for _ in range(rounds):
+        for k, f in cases.items():
+            times[k].append(timeit.timeit(f, number=1000) / 1000 * 1e6)
+    m = {k: statistics.median(v) for k, v in times.items()}
+    for k, v in m.items():
+        print(f"{k:7} {v:7.3f} µs per step")
+    print(
+        f"hooked - small {m['hooked'] - m['small']:.3f} µs (goal <= 0.5); "
+        f"floor - empty {m['floor'] - m['empty']:.3f} µs"
+    )
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--count", action="store_true", help="callgrind instructions per step")
     p.add_argument("--case", choices=CASES)
     p.add_argument("--n", type=int, default=N)
+    p.add_argument("--time", action="store_true", help="in time, beside ferrograd's steps")
+    p.add_argument("--rounds", type=int, default=40)
     a = p.parse_args()
+    if a.time:
+        return time_floor(a.rounds)
     if a.count:
         got = {c: count(c, a.n) for c in CASES}
         for c in CASES:
