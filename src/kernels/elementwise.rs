@@ -1,6 +1,7 @@
 //! Generic elementwise maps over strided, broadcast layouts with contiguous output.
 
 use super::par::for_each_chunk;
+use super::tiles;
 use super::{Split, PAR_CHUNK, PAR_THRESHOLD};
 use crate::error::Result;
 use crate::interrupt::{parallel_allowed, Watch};
@@ -104,6 +105,16 @@ fn build_by_rows<O: Send + Copy>(
     shape: &[usize],
     fill_rows: impl Fn(usize, usize, &mut [MaybeUninit<O>]) + Sync + Send,
 ) -> Result<Vec<O>> {
+    build_by_rows_min(shape, 1, fill_rows)
+}
+
+/// [`build_by_rows`] whose parallel chunks hold at least `min_rows` rows (a multiple of
+/// it): the tiled walks want whole tiles of rows per chunk.
+fn build_by_rows_min<O: Send + Copy>(
+    shape: &[usize],
+    min_rows: usize,
+    fill_rows: impl Fn(usize, usize, &mut [MaybeUninit<O>]) + Sync + Send,
+) -> Result<Vec<O>> {
     let n: usize = shape.iter().product();
     let inner = shape.last().copied().unwrap_or(1).max(1);
     let rows = if n == 0 { 0 } else { n / inner };
@@ -112,7 +123,7 @@ fn build_by_rows<O: Send + Copy>(
         let spare = &mut out.spare_capacity_mut()[..n];
         if n >= PAR_THRESHOLD && rows > 1 && rayon::current_num_threads() > 1 && parallel_allowed()
         {
-            let rows_per = (PAR_CHUNK / inner).max(1);
+            let rows_per = (PAR_CHUNK / inner).max(1).div_ceil(min_rows) * min_rows;
             let watch = Watch::begin();
             for_each_chunk(spare, rows_per * inner, &|start, c| {
                 let lo = start / inner;
@@ -165,6 +176,13 @@ pub fn map_unary_split<T: Copy + Sync, O: Copy + Send>(
     let shape = layout.shape.clone();
     let inner = shape.last().copied().unwrap_or(1);
     let (is, _) = (layout.strides.last().copied().unwrap_or(1), ());
+    if n > 0 && tiles::transposed(layout) {
+        return build_by_rows_min(&shape, tiles::TILE, |lo, hi, out| {
+            tiles::for_tiles(&shape, [layout], lo, hi, |pos, [b], len| {
+                gather_map(src, b, is, &mut out[pos..pos + len], &f)
+            })
+        });
+    }
     build_by_rows(&shape, |lo, hi, out| {
         let mut pos = 0;
         for_rows(&shape, [layout], lo, hi, |[b]| {
@@ -191,13 +209,92 @@ pub fn map_unary_chunked<T: Copy + Sync, O: Copy + Send>(
     f: impl Fn(T) -> O + Sync + Send,
 ) -> Result<Vec<O>> {
     if !layout.is_contiguous() {
-        return map_unary(src, layout, f);
+        return map_unary_runs(src, layout, &chunk, f);
     }
     let n = layout.numel();
     let s = &src[layout.offset..layout.offset + n];
     // the chunked kernels are the transcendental ones
     build_output_split(n, Split::COSTLY, |start, c| {
         chunk(&s[start..start + c.len()], c)
+    })
+}
+
+/// `out[j] = f(src[b + j * stride])` for every `j` of `out`. The run's last element is
+/// checked to be in bounds first (a panic, as indexing would, if a layout were wrong), so
+/// a positive stride walks `src` without a bounds check per element.
+#[inline]
+fn gather_map<T: Copy, O>(
+    src: &[T],
+    b: isize,
+    stride: isize,
+    out: &mut [MaybeUninit<O>],
+    f: impl Fn(T) -> O,
+) {
+    let len = out.len();
+    if len == 0 {
+        return;
+    }
+    let last = b + (len as isize - 1) * stride;
+    assert!(
+        b >= 0 && last >= 0 && (last as usize) < src.len(),
+        "internal: a strided run outside its buffer"
+    );
+    if stride > 0 {
+        let run = src[b as usize..].iter().step_by(stride as usize);
+        for (o, &x) in out.iter_mut().zip(run) {
+            o.write(f(x));
+        }
+    } else {
+        for (j, o) in out.iter_mut().enumerate() {
+            o.write(f(src[(b + j as isize * stride) as usize]));
+        }
+    }
+}
+
+/// Elements a strided [`map_unary_chunked`] gathers into a buffer before each call of its
+/// vectorised kernel.
+const GATHER_RUN: usize = 256;
+
+/// [`map_unary_chunked`] of a strided view: each run of the view (a row, or a tile's row
+/// for a transposed view) is gathered into a small buffer and goes through `chunk`, so a
+/// strided view gets the vectorised kernel, and the same values, as a contiguous one.
+fn map_unary_runs<T: Copy + Sync, O: Copy + Send>(
+    src: &[T],
+    layout: &Layout,
+    chunk: &(impl Fn(&[T], &mut [MaybeUninit<O>]) + Sync + Send),
+    f: impl Fn(T) -> O + Sync + Send,
+) -> Result<Vec<O>> {
+    let n = layout.numel();
+    if n == 0 || layout.strides.iter().all(|&s| s == 0) {
+        return map_unary(src, layout, f);
+    }
+    let shape = &layout.shape;
+    let is = layout.strides.last().copied().unwrap_or(1);
+    let run = |b: isize, out: &mut [MaybeUninit<O>]| {
+        let mut buf = [MaybeUninit::<T>::uninit(); GATHER_RUN];
+        let mut at = b;
+        for piece in out.chunks_mut(GATHER_RUN) {
+            gather_map(src, at, is, &mut buf[..piece.len()], |x| x);
+            at += piece.len() as isize * is;
+            // SAFETY: `gather_map` wrote the first `piece.len()` elements of `buf`.
+            let got = unsafe { std::slice::from_raw_parts(buf.as_ptr().cast::<T>(), piece.len()) };
+            chunk(got, piece);
+        }
+    };
+    if tiles::transposed(layout) {
+        return build_by_rows_min(shape, tiles::TILE, |lo, hi, out| {
+            tiles::for_tiles(shape, [layout], lo, hi, |pos, [b], len| {
+                run(b, &mut out[pos..pos + len])
+            })
+        });
+    }
+    let inner = shape.last().copied().unwrap_or(1);
+    build_by_rows(shape, |lo, hi, out| {
+        let mut pos = 0;
+        for_rows(shape, [layout], lo, hi, |[b]| {
+            run(b, &mut out[pos..pos + inner]);
+            pos += inner;
+        });
     })
 }
 
@@ -247,6 +344,16 @@ pub fn map_binary<A: Copy + Sync, B: Copy + Sync, O: Copy + Send>(
     let inner = out_shape.last().copied().unwrap_or(1);
     let sa = ba.strides.last().copied().unwrap_or(1);
     let sb = bb.strides.last().copied().unwrap_or(1);
+    if n > 0 && (tiles::transposed(&ba) || tiles::transposed(&bb)) {
+        return build_by_rows_min(out_shape, tiles::TILE, |lo, hi, out| {
+            tiles::for_tiles(out_shape, [&ba, &bb], lo, hi, |pos, [oa, ob], len| {
+                for (j, o) in out[pos..pos + len].iter_mut().enumerate() {
+                    let j = j as isize;
+                    o.write(f(a[(oa + j * sa) as usize], b[(ob + j * sb) as usize]));
+                }
+            })
+        });
+    }
     build_by_rows(out_shape, |lo, hi, out| {
         let mut pos = 0;
         for_rows(out_shape, [&ba, &bb], lo, hi, |[oa, ob]| {
@@ -340,6 +447,15 @@ pub fn zip_assign<T: Copy + Sync + Send, S: Copy + Sync>(
     let sd = ld.strides.last().copied().unwrap_or(1);
     let ss = bs.strides.last().copied().unwrap_or(1);
     let rows = n / inner.max(1);
+    if tiles::transposed(ld) || tiles::transposed(&bs) {
+        tiles::for_tiles(&shape, [ld, &bs], 0, rows, |_, [od, os], len| {
+            for j in 0..len as isize {
+                let di = (od + j * sd) as usize;
+                dst[di] = f(dst[di], src[(os + j * ss) as usize]);
+            }
+        });
+        return Ok(());
+    }
     for_rows(&shape, [ld, &bs], 0, rows, |[od, os]| {
         for j in 0..inner as isize {
             let di = (od + j * sd) as usize;
@@ -367,6 +483,13 @@ pub fn map_runs<O: Copy + Send>(layout: &Layout, run: &RunKernel<'_, O>) -> Resu
     let shape = &layout.shape;
     let inner = shape.last().copied().unwrap_or(1);
     let stride = layout.strides.last().copied().unwrap_or(1);
+    if n > 0 && tiles::transposed(layout) {
+        return build_by_rows_min(shape, tiles::TILE, |lo, hi, out| {
+            tiles::for_tiles(shape, [layout], lo, hi, |pos, [b], len| {
+                run(b, stride, &mut out[pos..pos + len])
+            })
+        });
+    }
     build_by_rows(shape, |lo, hi, out| {
         let mut pos = 0;
         for_rows(shape, [layout], lo, hi, |[b]| {

@@ -41,6 +41,7 @@ pub mod scalar;
 pub mod scan;
 pub mod scatter;
 pub mod sort;
+pub mod tiles;
 pub mod unary;
 
 /// Element count above which elementwise kernels split work across rayon threads.
