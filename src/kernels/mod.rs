@@ -39,6 +39,7 @@ pub mod rnn_gru;
 pub mod rnn_step;
 pub mod scalar;
 pub mod scan;
+pub mod scan_blocked;
 pub mod scatter;
 pub mod sort;
 pub mod tiles;

@@ -140,7 +140,10 @@ fn scan_block<T: Copy, F: Accum<T>>(src: &[T], out: &mut [T], l: Lines, reverse:
 }
 
 /// Cumulative sum with an accumulator of type `A` (f64 for f32: fewer rounding errors at
-/// the same memory traffic).
+/// the same memory traffic); its `Accum` impls, one per [`SumElem`] type, are in
+/// `scan_blocked`, which also holds the blocked scan for long lines.
+///
+/// [`SumElem`]: super::scan_blocked::SumElem
 pub struct CumSum;
 /// Cumulative product.
 pub struct CumProd;
@@ -149,21 +152,6 @@ pub struct LogCumSumExp;
 
 macro_rules! float_accums {
     ($t:ty, $a:ty) => {
-        impl Accum<$t> for CumSum {
-            type A = $a;
-            #[inline(always)]
-            fn first(&self, x: $t) -> $a {
-                x as $a
-            }
-            #[inline(always)]
-            fn step(&self, acc: $a, x: $t) -> $a {
-                acc + x as $a
-            }
-            #[inline(always)]
-            fn store(&self, acc: $a) -> $t {
-                acc as $t
-            }
-        }
         impl Accum<$t> for CumProd {
             type A = $a;
             #[inline(always)]
@@ -207,22 +195,6 @@ macro_rules! float_accums {
 }
 float_accums!(f32, f64);
 float_accums!(f64, f64);
-
-impl Accum<i64> for CumSum {
-    type A = i64;
-    #[inline(always)]
-    fn first(&self, x: i64) -> i64 {
-        x
-    }
-    #[inline(always)]
-    fn step(&self, acc: i64, x: i64) -> i64 {
-        acc.wrapping_add(x)
-    }
-    #[inline(always)]
-    fn store(&self, acc: i64) -> i64 {
-        acc
-    }
-}
 
 impl Accum<i64> for CumProd {
     type A = i64;

@@ -13,6 +13,7 @@ use crate::autograd::{is_grad_enabled, Recorder};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::kernels::scan::{self as ks, Accum, Lines};
+use crate::kernels::scan_blocked::{self as kb, SumElem};
 use crate::layout::normalize_dim;
 use crate::tensor::{BinaryOp, Tensor, UnaryOp};
 use smallvec::smallvec;
@@ -49,6 +50,19 @@ where
     Tensor::from_vec(data, x.shape())
 }
 
+/// The cumulative sum of a contiguous tensor of element type `T` (blocked on long lines).
+fn run_sum<T>(x: &Tensor, lines: Lines, reverse: bool) -> Result<Tensor>
+where
+    T: crate::dtype::Element + SumElem,
+{
+    let off = x.layout().offset;
+    let data = {
+        let g = x.storage().read::<T>();
+        kb::cumsum(&g[off..off + x.numel()], lines, reverse)?
+    };
+    Tensor::from_vec(data, x.shape())
+}
+
 /// The scan `kind` of `x` along `dim` (no graph). Integers and bool sum / multiply in
 /// int64; half types compute in float32 and round back; logcumsumexp of integers gives
 /// float32.
@@ -71,12 +85,12 @@ fn scan_raw(x: &Tensor, dim: usize, kind: Scan, reverse: bool) -> Result<Tensor>
     let xc = x.cast_raw(compute)?.contiguous_raw()?;
     let lines = Lines::of(x.shape(), dim);
     let out = match (compute, kind) {
-        (DType::I64, Scan::Sum) => run::<i64, _>(&xc, lines, reverse, &ks::CumSum)?,
+        (DType::I64, Scan::Sum) => run_sum::<i64>(&xc, lines, reverse)?,
         (DType::I64, _) => run::<i64, _>(&xc, lines, reverse, &ks::CumProd)?,
-        (DType::F32, Scan::Sum) => run::<f32, _>(&xc, lines, reverse, &ks::CumSum)?,
+        (DType::F32, Scan::Sum) => run_sum::<f32>(&xc, lines, reverse)?,
         (DType::F32, Scan::Prod) => run::<f32, _>(&xc, lines, reverse, &ks::CumProd)?,
         (DType::F32, _) => run::<f32, _>(&xc, lines, reverse, &ks::LogCumSumExp)?,
-        (_, Scan::Sum) => run::<f64, _>(&xc, lines, reverse, &ks::CumSum)?,
+        (_, Scan::Sum) => run_sum::<f64>(&xc, lines, reverse)?,
         (_, Scan::Prod) => run::<f64, _>(&xc, lines, reverse, &ks::CumProd)?,
         (_, Scan::LogSumExp) => run::<f64, _>(&xc, lines, reverse, &ks::LogCumSumExp)?,
     };
