@@ -4,11 +4,10 @@ every dtype family, index dtypes, duplicates, empty and 0-size cases, sizes arou
 parallel threshold (65536 output elements) and block size (32768), errors as before,
 and gradients by gradcheck."""
 
-import numpy as np
-import pytest
-
 import ferrograd as fg
 import ferrograd.nn.functional as F
+import numpy as np
+import pytest
 from ferrograd.autograd import gradcheck, gradgradcheck
 
 RNG = np.random.default_rng(23)
@@ -65,7 +64,9 @@ def test_index_select_zero_size_dims():
 
 def test_index_select_errors_as_before():
     t = fg.tensor(np.arange(20.0).reshape(4, 5))
-    with pytest.raises(IndexError, match="index_select: index 5 is out of range for dimension 1 with size 5"):
+    with pytest.raises(
+        IndexError, match="index_select: index 5 is out of range for dimension 1 with size 5"
+    ):
         t.index_select(1, idx_tensor([0, 5, 7], np.int64))
     with pytest.raises(IndexError, match="index -6 is out of range for dimension 1 with size 5"):
         t.index_select(-1, idx_tensor([-6], np.int32))
@@ -87,8 +88,12 @@ def test_index_select_around_the_parallel_threshold(rows):
     # last-dim select (one element per unit) across blocks and outer rows
     b = RNG.standard_normal((rows, 17))
     j = RNG.integers(0, 17, 9)
-    np.testing.assert_array_equal(fg.tensor(b).index_select(1, idx_tensor(j, np.int64)).numpy(), b[:, j])
-    np.testing.assert_array_equal(fg.tensor(b).t().index_select(0, idx_tensor(j, np.int32)).numpy(), b.T[j])
+    np.testing.assert_array_equal(
+        fg.tensor(b).index_select(1, idx_tensor(j, np.int64)).numpy(), b[:, j]
+    )
+    np.testing.assert_array_equal(
+        fg.tensor(b).t().index_select(0, idx_tensor(j, np.int32)).numpy(), b.T[j]
+    )
 
 
 def test_index_select_units_longer_than_a_block():
@@ -99,7 +104,9 @@ def test_index_select_units_longer_than_a_block():
     np.testing.assert_array_equal(t.index_select(0, idx_tensor(idx, np.int64)).numpy(), a[idx])
     # the same on a source whose inner dims are not dense (a strided row read)
     at = a.transpose(0, 2, 1)
-    np.testing.assert_array_equal(t.permute(0, 2, 1).index_select(0, idx_tensor(idx, np.int64)).numpy(), at[idx])
+    np.testing.assert_array_equal(
+        t.permute(0, 2, 1).index_select(0, idx_tensor(idx, np.int64)).numpy(), at[idx]
+    )
 
 
 def gather_ref(a, dim, idx):
@@ -151,17 +158,25 @@ def test_gather_around_the_parallel_threshold_reports_the_first_bad_index(n):
     a = RNG.standard_normal((n, 300)).astype(np.float32)
     ix = RNG.integers(-300, 300, (n, 256))
     t = fg.tensor(a)
-    np.testing.assert_array_equal(t.gather(1, idx_tensor(ix, np.int64)).numpy(), gather_ref(a, 1, ix))
+    np.testing.assert_array_equal(
+        t.gather(1, idx_tensor(ix, np.int64)).numpy(), gather_ref(a, 1, ix)
+    )
     ix0 = RNG.integers(0, n, (n, 256))
-    np.testing.assert_array_equal(t.gather(0, idx_tensor(ix0, np.int32)).numpy(), gather_ref(a, 0, ix0))
+    np.testing.assert_array_equal(
+        t.gather(0, idx_tensor(ix0, np.int32)).numpy(), gather_ref(a, 0, ix0)
+    )
     # two bad indices in different blocks: the first in row-major order is reported
     bad = ix.copy()
     bad[n // 2, 7] = 300
     bad[n - 1, 0] = -301
-    with pytest.raises(IndexError, match="gather: index 300 is out of bounds for dimension 1 with size 300"):
+    with pytest.raises(
+        IndexError, match="gather: index 300 is out of bounds for dimension 1 with size 300"
+    ):
         t.gather(1, idx_tensor(bad, np.int64))
     bad[n // 2, 7] = 0
-    with pytest.raises(IndexError, match="index -301 is out of bounds for dimension 1 with size 300"):
+    with pytest.raises(
+        IndexError, match="index -301 is out of bounds for dimension 1 with size 300"
+    ):
         t.gather(-1, idx_tensor(bad, np.int64))
 
 
@@ -189,7 +204,9 @@ def test_nearest_interpolate_matches_repeat():
     got = F.interpolate(fg.tensor(img), scale_factor=2, mode="nearest").numpy()
     np.testing.assert_array_equal(got, img.repeat(2, axis=2).repeat(2, axis=3))
     got = F.interpolate(fg.tensor(img).permute(0, 1, 3, 2), size=(14, 10), mode="nearest").numpy()
-    np.testing.assert_array_equal(got, img.transpose(0, 1, 3, 2).repeat(2, axis=2).repeat(2, axis=3))
+    np.testing.assert_array_equal(
+        got, img.transpose(0, 1, 3, 2).repeat(2, axis=2).repeat(2, axis=3)
+    )
 
 
 def test_gradients_by_gradcheck():
