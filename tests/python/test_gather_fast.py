@@ -23,13 +23,18 @@ def data(shape, dtype):
 
 def views(a):
     """(numpy array, ferrograd tensor) pairs holding the same values: contiguous,
-    transposed, sliced (offset and step) and broadcast (stride 0) sources."""
+    transposed, sliced (offset and step), reversed (negative strides) and broadcast
+    (stride 0) sources."""
     t = fg.tensor(a)
     yield a, t
     if a.ndim >= 2:
         yield a.T, t.permute(*range(a.ndim - 1, -1, -1))
         yield a[1:, ::2], t[1:, ::2]
     yield a[..., 1:], t[..., 1:]
+    if a.ndim >= 2:  # negative strides
+        yield a[::-1, ..., ::-2], t[::-1, ..., ::-2]
+    else:
+        yield a[::-1], t[::-1]
     b = np.broadcast_to(a[:1], (3,) + a.shape[1:])
     yield b, t[:1].expand(*b.shape)
 
