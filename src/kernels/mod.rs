@@ -26,6 +26,8 @@ pub mod gemm_into;
 pub mod gemm_split;
 pub mod grid_sample;
 pub mod index;
+/// `index_select` / `gather` copying straight from the source view, rows in parallel.
+pub mod index_rows;
 pub mod linalg;
 pub mod linalg_eig;
 pub mod linalg_lu;

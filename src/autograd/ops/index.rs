@@ -12,6 +12,7 @@ use crate::autograd::Recorder;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::kernels::index as kx;
+use crate::kernels::index_rows as rows;
 use crate::layout::{broadcast_shapes, checked_numel, normalize_dim, Layout, Shape};
 use crate::tensor::{zeros, Tensor};
 use smallvec::smallvec;
@@ -111,15 +112,54 @@ pub(super) struct Linear {
     pub(super) out_shape: Shape,
 }
 
-/// The values of an index tensor as int64 (TypeError unless int32/int64).
-fn int_values(index: &Tensor, op: &str) -> Result<Vec<i64>> {
+/// TypeError unless `index` has an integer dtype.
+fn check_int(index: &Tensor, op: &str) -> Result<()> {
     if !index.dtype().is_int() {
         return Err(Error::type_err(format!(
             "{op}: the index must be an int32 or int64 tensor, got {}",
             index.dtype()
         )));
     }
+    Ok(())
+}
+
+/// The values of an index tensor as int64 (TypeError unless int32/int64).
+fn int_values(index: &Tensor, op: &str) -> Result<Vec<i64>> {
+    check_int(index, op)?;
     index.cast_raw(DType::I64)?.to_vec::<i64>()
+}
+
+/// `gather` on the row kernel: reads an int32 / int64 index in place (row-major), other
+/// integer dtypes through an int64 copy. Needs `rows::gather_fits`.
+fn gather_fast(src: &Tensor, d: usize, index: &Tensor) -> Result<Tensor> {
+    let index = if index.is_contiguous() {
+        index.clone()
+    } else {
+        index.contiguous_raw()?
+    };
+    let (off, n) = (index.layout().offset, index.numel());
+    let ishape = index.shape();
+    let internal = || Error::runtime("internal: gather: the index view reaches past its buffer");
+    Ok(crate::with_dtype!(src.dtype(), T, {
+        let s = src.storage().read::<T>();
+        let v = match index.dtype() {
+            DType::I64 => {
+                let g = index.storage().read::<i64>();
+                let ix = g.get(off..off + n).ok_or_else(internal)?;
+                rows::gather_rows(&s, src.layout(), d, ix, ishape, "gather")?
+            }
+            DType::I32 => {
+                let g = index.storage().read::<i32>();
+                let ix = g.get(off..off + n).ok_or_else(internal)?;
+                rows::gather_rows(&s, src.layout(), d, ix, ishape, "gather")?
+            }
+            _ => {
+                let ix = index.cast_raw(DType::I64)?.to_vec::<i64>()?;
+                rows::gather_rows(&s, src.layout(), d, &ix, ishape, "gather")?
+            }
+        };
+        Tensor::from_vec(v, ishape)?
+    }))
 }
 
 /// Zeros of `shape` with `src` written into the view `steps` selects; backward: the view.
@@ -216,8 +256,19 @@ impl Tensor {
             let v = kx::take(&self.storage().read::<T>(), self.layout(), &map.lin, name)?;
             Tensor::from_vec(v, &map.out_shape)?
         });
+        self.record_take(out, || Ok(map.clone()), name)
+    }
+
+    /// Records `out`, computed from `self` as a take, with the put-add backward of the
+    /// linear map `map` builds; the map is only built when a graph is recorded.
+    fn record_take(
+        &self,
+        out: Tensor,
+        map: impl FnOnce() -> Result<Arc<Linear>>,
+        name: &'static str,
+    ) -> Result<Tensor> {
         if let Some(rec) = Recorder::begin(&[self]) {
-            let map = map.clone();
+            let map = map()?;
             rec.finish(name, &out, move |g, _, _| {
                 Ok(smallvec![Some(put_add_linear(g, &map)?)])
             })?;
@@ -282,29 +333,46 @@ impl Tensor {
             )));
         }
         let idx = int_values(index, "index_select")?;
-        let lin = kx::select_linear(self.shape(), d, &idx, "index_select")?;
+        let wrapped = rows::wrap_select_indices(&idx, self.shape()[d], d, "index_select")?;
         let mut out_shape = self.shape_vec();
         out_shape[d] = idx.len();
-        let map = Arc::new(Linear {
-            lin,
-            in_shape: self.shape_vec(),
-            out_shape,
+        let out = crate::with_dtype!(self.dtype(), T, {
+            let s = self.storage().read::<T>();
+            let v = rows::select_rows(&s, self.layout(), d, &wrapped, "index_select")?;
+            Tensor::from_vec(v, &out_shape)?
         });
-        self.take_linear(&map, "IndexSelectBackward")
+        self.record_take(
+            out,
+            || {
+                Ok(Arc::new(Linear {
+                    lin: kx::select_linear(self.shape(), d, &idx, "index_select")?,
+                    in_shape: self.shape_vec(),
+                    out_shape,
+                }))
+            },
+            "IndexSelectBackward",
+        )
     }
 
     /// `torch.gather` / `paddle.take_along_axis`: `out[m] = self[m with m[dim] = index[m]]`;
     /// the output has the index's shape.
     pub fn gather(&self, dim: isize, index: &Tensor) -> Result<Tensor> {
         let d = normalize_dim(dim, self.ndim(), "gather")?;
-        let idx = int_values(index, "gather")?;
-        let lin = kx::gather_linear(self.shape(), d, &idx, index.shape(), "gather")?;
-        let map = Arc::new(Linear {
-            lin,
-            in_shape: self.shape_vec(),
-            out_shape: index.shape_vec(),
-        });
-        self.take_linear(&map, "GatherBackward")
+        check_int(index, "gather")?;
+        let linear = || -> Result<Arc<Linear>> {
+            let idx = int_values(index, "gather")?;
+            Ok(Arc::new(Linear {
+                lin: kx::gather_linear(self.shape(), d, &idx, index.shape(), "gather")?,
+                in_shape: self.shape_vec(),
+                out_shape: index.shape_vec(),
+            }))
+        };
+        if !rows::gather_fits(self.shape(), d, index.shape()) {
+            // 0-d sources and mismatched shapes: the general path (and its errors)
+            return self.take_linear(&linear()?, "GatherBackward");
+        }
+        let out = gather_fast(self, d, index)?;
+        self.record_take(out, linear, "GatherBackward")
     }
 
     /// Elements at row-major positions `linear_index` (int tensor of any shape, negative
