@@ -40,6 +40,7 @@ pub mod rnn_step;
 pub mod scalar;
 pub mod scan;
 pub mod scatter;
+pub mod scatter_put;
 pub mod sort;
 pub mod unary;
 
