@@ -304,6 +304,7 @@ mod tests {
         // not aligned: a smaller index outside `dim` takes the general path
         assert!(scatter_put(&mut dst, &[2, 2], 0, &[0], &[1, 1], &[1], true, "t").is_err());
         assert!(scatter_put(&mut dst, &[4], 0, &[], &[0], &[], false, "t").is_ok());
-        assert_eq!(dst, vec![1, 1, 0, 0]);
+        // position (0, j) of the [1, 2] index writes row index[j], column j
+        assert_eq!(dst, vec![1, 0, 0, 1]);
     }
 }
