@@ -43,6 +43,7 @@ pub mod scalar;
 pub mod scan;
 pub mod scan_blocked;
 pub mod scatter;
+pub mod scatter_put;
 pub mod sort;
 pub mod tiles;
 pub mod unary;

@@ -18,16 +18,46 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::kernels::index as kx;
 use crate::kernels::scatter::{masked_fill, scatter_linear, scatter_reduce, ScatterReduce};
+use crate::kernels::scatter_put::{is_aligned, scatter_put};
 use crate::layout::{broadcast_shapes, checked_numel, normalize_dim};
 use crate::tensor::Tensor;
 use smallvec::smallvec;
 use std::sync::Arc;
 
-/// What a scatter needs: where each index position writes in `self` (row-major linear
-/// indices; `out_shape` is the index's shape) and the part of `src` that is used.
+/// What a scatter needs: the dimension, the index as a contiguous int64 tensor and the
+/// part of `src` that is used. The indices are validated when they are turned into
+/// targets ([`Plan::linear`], or inside the fused kernel).
 struct Plan {
-    map: Arc<Linear>,
+    dim: usize,
+    index: Tensor,
     src_region: Tensor,
+}
+
+impl Plan {
+    /// Calls `f` with the index values (row-major, read in place).
+    fn with_index<R>(&self, op: &str, f: impl FnOnce(&[i64]) -> Result<R>) -> Result<R> {
+        let all = self.index.storage().read::<i64>();
+        let start = self.index.layout().offset;
+        let vals = all.get(start..start + self.index.numel()).ok_or_else(|| {
+            Error::runtime(format!(
+                "internal: {op}: the index view reaches past its buffer"
+            ))
+        })?;
+        f(vals)
+    }
+
+    /// Where each index position writes in `x` (row-major linear indices; `out_shape` is
+    /// the index's shape); an `IndexError` for an index out of range.
+    fn linear(&self, x: &Tensor, op: &str) -> Result<Arc<Linear>> {
+        let lin = self.with_index(op, |vals| {
+            scatter_linear(x.shape(), self.dim, vals, self.index.shape(), op)
+        })?;
+        Ok(Arc::new(Linear {
+            lin,
+            in_shape: x.shape_vec(),
+            out_shape: self.index.shape_vec(),
+        }))
+    }
 }
 
 /// Validates the operands of a scatter along `dim` and computes its [`Plan`].
@@ -67,27 +97,13 @@ fn plan(x: &Tensor, dim: isize, index: &Tensor, src: &Tensor, op: &str) -> Resul
         )));
     }
     let d = normalize_dim(dim, x.ndim(), op)?;
-    // read a contiguous int64 index in place (no copy of a large index)
-    let idx = index.cast_raw(DType::I64)?.contiguous_raw()?;
-    let lin = {
-        let all = idx.storage().read::<i64>();
-        let start = idx.layout().offset;
-        let vals = all.get(start..start + idx.numel()).ok_or_else(|| {
-            Error::runtime(format!(
-                "internal: {op}: the index view reaches past its buffer"
-            ))
-        })?;
-        scatter_linear(x.shape(), d, vals, index.shape(), op)?
-    };
     let region = (0..src.ndim()).fold(src.layout().clone(), |l, k| {
         l.slice(k, 0, index.shape()[k], 1)
     });
     Ok(Plan {
-        map: Arc::new(Linear {
-            lin,
-            in_shape: x.shape_vec(),
-            out_shape: index.shape_vec(),
-        }),
+        dim: d,
+        // read a contiguous int64 index in place (no copy of a large index)
+        index: index.cast_raw(DType::I64)?.contiguous_raw()?,
         src_region: src.view_with(region),
     })
 }
@@ -127,16 +143,45 @@ fn with_source<T: crate::dtype::Element, R>(
     f(vals)
 }
 
-/// A copy of `x` with the plan's source values put at the plan's positions.
-fn put_copy(x: &Tensor, p: &Plan, accumulate: bool, op: &str) -> Result<Tensor> {
+/// A copy of `x` with the plan's source values put (or added) at the plan's positions,
+/// and the linear map of those positions when `need_map` (for a backward). An index
+/// aligned with `x` outside `dim` goes through the fused kernel, which needs no map.
+fn put_copy(
+    x: &Tensor,
+    p: &Plan,
+    accumulate: bool,
+    need_map: bool,
+    op: &str,
+) -> Result<(Tensor, Option<Arc<Linear>>)> {
+    let aligned = is_aligned(x.shape(), p.dim, p.index.shape());
+    // (the map first: a bad index then raises before `x` is copied)
+    let map = if need_map || !aligned {
+        Some(p.linear(x, op)?)
+    } else {
+        None
+    };
     let out = x.contiguous_copy()?;
     crate::with_dtype!(x.dtype(), T, {
         let mut w = out.storage().write::<T>()?;
-        with_source::<T, ()>(p, op, |vals| {
-            kx::put(&mut w, out.layout(), &p.map.lin, vals, accumulate, op)
+        with_source::<T, ()>(p, op, |vals| match &map {
+            Some(m) if !aligned => kx::put(&mut w, out.layout(), &m.lin, vals, accumulate, op),
+            _ => p.with_index(op, |idx| {
+                let (shape, ishape) = (x.shape(), p.index.shape());
+                scatter_put(&mut w, shape, p.dim, idx, ishape, vals, accumulate, op)
+            }),
         })?;
     });
-    Ok(out)
+    Ok((out, map))
+}
+
+/// The recorder of a scatter of `x` and `src` (`None` when it records no backward, so
+/// needs no linear map).
+fn recorder(x: &Tensor, src: &Tensor) -> Option<Recorder> {
+    if x.dtype().is_differentiable() {
+        Recorder::begin(&[x, src])
+    } else {
+        None
+    }
 }
 
 impl Tensor {
@@ -144,12 +189,9 @@ impl Tensor {
     /// `m with m[dim] = index[m]` for every position `m` of `index` (duplicates add up).
     pub fn scatter_add(&self, dim: isize, index: &Tensor, src: &Tensor) -> Result<Tensor> {
         let p = plan(self, dim, index, src, "scatter_add")?;
-        let out = put_copy(self, &p, true, "scatter_add")?;
-        if !out.dtype().is_differentiable() {
-            return Ok(out);
-        }
-        if let Some(rec) = Recorder::begin(&[self, src]) {
-            let map = p.map;
+        let rec = recorder(self, src);
+        let (out, map) = put_copy(self, &p, true, rec.is_some(), "scatter_add")?;
+        if let (Some(rec), Some(map)) = (rec, map) {
             let src_shape = src.shape_vec();
             rec.finish("ScatterAddBackward", &out, move |g, _, n| {
                 let gs = if n[1] {
@@ -169,25 +211,22 @@ impl Tensor {
     /// of `index`) wins, and only it receives a gradient.
     pub fn scatter(&self, dim: isize, index: &Tensor, src: &Tensor) -> Result<Tensor> {
         let p = plan(self, dim, index, src, "scatter")?;
-        let out = put_copy(self, &p, false, "scatter")?;
-        if !out.dtype().is_differentiable() {
-            return Ok(out);
-        }
-        if let Some(rec) = Recorder::begin(&[self, src]) {
+        let rec = recorder(self, src);
+        let (out, map) = put_copy(self, &p, false, rec.is_some(), "scatter")?;
+        if let (Some(rec), Some(map)) = (rec, map) {
             let numel = checked_numel(self.shape())?;
             let mut written = crate::storage::try_filled_vec(numel, false)?;
-            for &l in &p.map.lin {
+            for &l in &map.lin {
                 written[l] = true;
             }
             let written = Tensor::from_vec(written, self.shape())?;
-            let winners = kx::last_writers(&p.map.lin, numel)?;
+            let winners = kx::last_writers(&map.lin, numel)?;
             let lost = winners.iter().any(|w| !w);
             let winners = if lost {
                 Some(Tensor::from_vec(winners, index.shape())?)
             } else {
                 None
             };
-            let map = p.map;
             let src_shape = src.shape_vec();
             rec.finish("ScatterBackward", &out, move |g, _, n| {
                 let z = g.zeros_like()?;
@@ -303,12 +342,13 @@ impl Tensor {
         }
         let r = ScatterReduce::parse(reduce, op)?;
         let p = plan(self, dim, index, src, op)?;
+        let map = p.linear(self, op)?;
         let out = self.contiguous_copy()?;
         macro_rules! run {
             ($T:ty) => {{
                 let mut w = out.storage().write::<$T>()?;
                 with_source::<$T, ()>(&p, op, |vals| {
-                    scatter_reduce::<$T>(&mut w, &p.map.lin, vals, r, include_self, op)
+                    scatter_reduce::<$T>(&mut w, &map.lin, vals, r, include_self, op)
                 })?;
             }};
         }
