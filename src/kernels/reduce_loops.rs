@@ -25,29 +25,8 @@ pub fn reduced_shape(shape: &[usize], axes: &[usize]) -> Shape {
         .collect()
 }
 
-/// Folds a non-empty contiguous run with `LANES` accumulators merged as a tree; compiled
-/// twice, for the baseline target and (chosen at run time) with AVX2, which holds the 16
-/// float64 accumulators of a float32 sum in 4 registers instead of 8 and converts 4 floats
-/// per instruction instead of 2. The order of the additions is the same in both (no fused
-/// multiply-add is written and Rust never contracts), so the results are bit-identical.
+/// Folds a non-empty contiguous run with `LANES` accumulators merged as a tree.
 pub(super) fn lanes<T: Element, F: Fold<T>>(x: &[T]) -> F::A {
-    #[cfg(target_arch = "x86_64")]
-    {
-        #[target_feature(enable = "avx2")]
-        unsafe fn wide<T: Element, F: Fold<T>>(x: &[T]) -> F::A {
-            lanes_body::<T, F>(x)
-        }
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU supports AVX2 (checked just above).
-            return unsafe { wide::<T, F>(x) };
-        }
-    }
-    lanes_body::<T, F>(x)
-}
-
-/// The loop of [`lanes`], inlined into each of its two compilations.
-#[inline(always)]
-fn lanes_body<T: Element, F: Fold<T>>(x: &[T]) -> F::A {
     let mut acc = [F::start(x[0]); LANES];
     let chunks = x.chunks_exact(LANES);
     let tail = chunks.remainder();
