@@ -2179,6 +2179,9 @@ class Tensor:
     ) -> Tensor:
         """Mean over ``axis``/``dim`` of the non-NaN elements (NaN where all are NaN)."""
     # END generated: reduction Tensor methods
+    def _sum_squares(self, dims: Sequence[_int] | None = None, keepdim: _bool = False) -> Tensor:
+        """``sum(self * self)`` over ``dims`` (None: all) of a float32/float64 tensor in one
+        pass, without a graph: the kernel of the 2-norm."""
     def softmax(
         self,
         axis: _int = -1,

@@ -137,7 +137,7 @@ pub fn binary_storage_number(
     reflected: bool,
 ) -> Result<Storage> {
     use crate::dtype::Element;
-    fn go<T: Real + FloatBits + Element>(
+    fn go<T: Real + FloatBits + Element + PowNumber>(
         op: BinaryOp,
         a: &[T],
         la: &Layout,
@@ -146,6 +146,11 @@ pub fn binary_storage_number(
     ) -> Result<Storage> {
         // the same conversion as a 0-d tensor made from the number
         let s = [T::from_c128(Complex64::new(s, 0.0))];
+        if op == BinaryOp::Pow && !reflected {
+            if let Some(r) = T::pow_number(a, la, s[0]) {
+                return r.map(Storage::from_vec);
+            }
+        }
         let ls = Layout::contiguous(&[]);
         if reflected {
             float_op::<T>(op, &s, &ls, a, la, &la.shape)
@@ -160,5 +165,71 @@ pub fn binary_storage_number(
             "internal: {} number kernel called on {d}",
             op.name()
         ))),
+    }
+}
+
+/// `x ** n` for a float32/float64 tensor and a number `n` whose power is a few
+/// multiplications, a division or a square root (`powf` is a scalar library call, 5-10x
+/// slower than these loops): only where the result is the correctly rounded power or
+/// within the accuracy of `powf`, with `powf`'s special values (docs/performance-kernels.md,
+/// "Powers by a number").
+trait PowNumber: Sized {
+    /// The elements of `x ** n` over the view `la` of `a`; `None` to take `powf`.
+    fn pow_number(a: &[Self], la: &Layout, n: Self) -> Option<Result<Vec<Self>>>;
+}
+
+impl PowNumber for f32 {
+    fn pow_number(a: &[f32], la: &Layout, n: f32) -> Option<Result<Vec<f32>>> {
+        use super::elementwise::map_unary;
+        // Integer powers in float64: the product of up to four float32 values, or its
+        // reciprocal, neither overflows nor underflows float64, and each step rounds by at
+        // most 2^-53, so the float32 result is within 0.5 ulp + 2^-29 relative (powf: 0.82
+        // ulp). IEEE pow's special values (+-0, +-inf, NaN) come out of the arithmetic.
+        let w = |x: f32| x as f64;
+        Some(match n {
+            0.0 => map_unary(a, la, |_: f32| 1.0f32), // NaN ** 0 is 1 too
+            1.0 => map_unary(a, la, |x: f32| x),
+            2.0 => map_unary(a, la, |x: f32| x * x), // one rounding: correctly rounded
+            3.0 => map_unary(a, la, |x: f32| (w(x) * w(x) * w(x)) as f32),
+            4.0 => map_unary(a, la, |x: f32| ((w(x) * w(x)) * (w(x) * w(x))) as f32),
+            -1.0 => map_unary(a, la, |x: f32| 1.0 / x),
+            -2.0 => map_unary(a, la, |x: f32| (1.0 / (w(x) * w(x))) as f32),
+            -3.0 => map_unary(a, la, |x: f32| (1.0 / (w(x) * w(x) * w(x))) as f32),
+            -4.0 => map_unary(a, la, |x: f32| {
+                (1.0 / ((w(x) * w(x)) * (w(x) * w(x)))) as f32
+            }),
+            0.5 => map_unary(a, la, |x: f32| sqrt_as_pow(x as f64) as f32),
+            -0.5 => map_unary(a, la, |x: f32| (1.0 / sqrt_as_pow(x as f64)) as f32),
+            _ => return None,
+        })
+    }
+}
+
+impl PowNumber for f64 {
+    fn pow_number(a: &[f64], la: &Layout, n: f64) -> Option<Result<Vec<f64>>> {
+        use super::elementwise::map_unary;
+        // only single correctly rounded operations: `x * x * x` rounds twice (up to 1.5
+        // ulp, where the C library's pow is within 0.52)
+        Some(match n {
+            0.0 => map_unary(a, la, |_: f64| 1.0f64),
+            1.0 => map_unary(a, la, |x: f64| x),
+            2.0 => map_unary(a, la, |x: f64| x * x),
+            -1.0 => map_unary(a, la, |x: f64| 1.0 / x),
+            0.5 => map_unary(a, la, sqrt_as_pow),
+            _ => return None,
+        })
+    }
+}
+
+/// `x ** 0.5` as IEEE pow defines it: `sqrt`, except `(-0) ** 0.5 = +0` and
+/// `(-inf) ** 0.5 = +inf` (`sqrt` gives -0 and NaN there).
+#[inline(always)]
+fn sqrt_as_pow(x: f64) -> f64 {
+    // + 0.0 turns -0 into +0 and changes nothing else
+    let r = x.sqrt() + 0.0;
+    if x == f64::NEG_INFINITY {
+        f64::INFINITY
+    } else {
+        r
     }
 }

@@ -1,4 +1,4 @@
-//! Vectorisable float32 `exp`, `tanh` and `sigmoid`.
+//! Vectorisable float32 `exp`, `tanh`, `sigmoid`, `erf` and the exact (erf) GELU.
 //!
 //! The C library's `expf`/`tanhf` are scalar calls (~20 ns each for `tanhf`), which made
 //! `tanh` of a 128×256 activation cost as much as the matmul before it. These versions
@@ -92,6 +92,61 @@ pub fn sigmoid_f32(x: f32) -> f32 {
     }
 }
 
+/// `g * d/dx gelu(x) = g * (Phi(x) + x phi(x))` for float32, computed in float64 through
+/// [`erf_core`] and [`exp_core`] and rounded once: GELU's backward in one pass. NaN where
+/// `x` is infinite or NaN, as the composed formula (`inf * exp(-inf)`).
+#[inline(always)]
+pub fn gelu_grad_f32(g: f32, x: f32) -> f32 {
+    let d = x as f64;
+    let cdf = 0.5 * (1.0 + erf_core(d * std::f64::consts::FRAC_1_SQRT_2));
+    // e^-700 times the largest float32 is far below float32's smallest step
+    let pdf = exp_core((-0.5 * d * d).max(-700.0))
+        * (0.5 * std::f64::consts::FRAC_2_SQRT_PI)
+        * std::f64::consts::FRAC_1_SQRT_2;
+    let y = (g as f64 * (cdf + d * pdf)) as f32;
+    if x.is_finite() {
+        y
+    } else {
+        f32::NAN
+    }
+}
+
+/// `dst[i] = gelu_grad_f32(g[i], x[i])` over equal-length slices (AVX2 when the CPU has it).
+pub fn gelu_grad_f32_slice(g: &[f32], x: &[f32], dst: &mut [MaybeUninit<f32>]) {
+    #[inline(always)]
+    fn body(g: &[f32], x: &[f32], dst: &mut [MaybeUninit<f32>]) {
+        for ((o, &gv), &xv) in dst.iter_mut().zip(g).zip(x) {
+            o.write(gelu_grad_f32(gv, xv));
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx2")]
+        unsafe fn wide(g: &[f32], x: &[f32], dst: &mut [MaybeUninit<f32>]) {
+            body(g, x, dst)
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2 (checked just above).
+            return unsafe { wide(g, x, dst) };
+        }
+    }
+    body(g, x, dst)
+}
+
+/// SiLU `x * sigmoid(x)` for float32 as `x / (1 + e^-x)` in float64, rounded once (within
+/// 1 ulp; `-inf` gives NaN, as `-inf * sigmoid(-inf)` does). `e^-x` is clamped at `e^200`,
+/// where the quotient of any float32 is below float32's smallest step.
+#[inline(always)]
+pub fn silu_f32(x: f32) -> f32 {
+    let d = x as f64;
+    let y = (d / (1.0 + exp_core((-d).clamp(-110.0, 200.0)))) as f32;
+    if x.is_nan() || x == f32::NEG_INFINITY {
+        f32::NAN
+    } else {
+        y
+    }
+}
+
 /// GELU's tanh approximation for float32 through [`tanh_f32`], in the order of
 /// [`crate::op_defs::unary::fns::f_gelu_tanh`] (each step rounded to float32).
 #[inline(always)]
@@ -99,6 +154,72 @@ pub fn gelu_tanh_f32(x: f32) -> f32 {
     use crate::op_defs::unary::fns::{GELU_TANH_C, GELU_TANH_K};
     let inner = (x + GELU_TANH_C as f32 * x * x * x) * GELU_TANH_K as f32;
     0.5 * x * (1.0 + tanh_f32(inner))
+}
+
+/// `|x|` from which `erf` is taken as `+-1`: `erfc(3.92) = 2.961e-8` is below half a
+/// float32 ulp of 1 (2.980e-8), so float32's `erf` is exactly 1 from about 3.9192 on.
+const ERF_CLAMP: f64 = 3.92;
+/// `erf(x) / x` as a polynomial in `t = 2 x^2 / ERF_CLAMP^2 - 1` (so `t` in `[-1, 1]`),
+/// highest power first: degree-18 Chebyshev interpolation of the float64 `erf`, absolute
+/// error below 2.3e-10 on `|x| <= ERF_CLAMP` (the float32 results are within 0.504 ulp). In `t`
+/// rather than `x^2` the coefficients stay below 0.4 and Horner's rule loses nothing.
+const ERF_POLY: [f64; 19] = [
+    5.78707655975918e-05,
+    -0.00015692440881493488,
+    0.0001333098233802417,
+    -0.0002723422163250734,
+    0.0010412296190575323,
+    -0.002212406894103817,
+    0.0038858544464918125,
+    -0.00708671862635699,
+    0.012468932441356374,
+    -0.020190636165360654,
+    0.030523584214862443,
+    -0.04341379004872535,
+    0.05818702517978233,
+    -0.07401724523161787,
+    0.09062260302103552,
+    -0.10917990035387488,
+    0.13408337042837168,
+    -0.18010860288363223,
+    0.36073682020936976,
+];
+
+/// `erf(x)` for a float64 holding a float32 value, branch-free: exactly `+-1` from
+/// [`ERF_CLAMP`] on, `+-0` kept; NaN gives some finite value (callers select NaN back).
+#[inline(always)]
+fn erf_core(x: f64) -> f64 {
+    let a = x.abs();
+    let c = a.min(ERF_CLAMP);
+    let t = (c * c) * (2.0 / (ERF_CLAMP * ERF_CLAMP)) - 1.0;
+    let mut p = ERF_POLY[0];
+    for k in &ERF_POLY[1..] {
+        p = p * t + k;
+    }
+    let y = if a >= ERF_CLAMP { 1.0 } else { c * p };
+    y.copysign(x)
+}
+
+/// `erf(x)` for float32, within 1 ulp (0.504 at worst; NaN stays NaN, `erf(+-0) = +-0`,
+/// `erf(+-inf) = +-1`). The C library's `erff` is a scalar call with branches.
+#[inline(always)]
+pub fn erf_f32(x: f32) -> f32 {
+    let y = erf_core(x as f64) as f32;
+    if x.is_nan() {
+        x
+    } else {
+        y
+    }
+}
+
+/// The exact GELU `x / 2 * (1 + erf(x / sqrt 2))` for float32, computed in float64
+/// through [`erf_core`] and rounded once (the float32 formula rounds at every step; where
+/// `1 + erf` cancels, below about -3, this keeps more of the small result, and it is 0
+/// where float32's `erf` is -1, as before).
+#[inline(always)]
+pub fn gelu_f32(x: f32) -> f32 {
+    let d = x as f64;
+    (0.5 * d * (1.0 + erf_core(d * std::f64::consts::FRAC_1_SQRT_2))) as f32
 }
 
 macro_rules! slice_kernel {
@@ -146,6 +267,22 @@ slice_kernel!(
     /// `dst[i] = gelu_tanh_f32(src[i])` over equal-length slices.
     gelu_tanh_f32_slice,
     gelu_tanh_f32
+);
+
+slice_kernel!(
+    /// `dst[i] = silu_f32(src[i])` over equal-length slices.
+    silu_f32_slice,
+    silu_f32
+);
+slice_kernel!(
+    /// `dst[i] = erf_f32(src[i])` over equal-length slices.
+    erf_f32_slice,
+    erf_f32
+);
+slice_kernel!(
+    /// `dst[i] = gelu_f32(src[i])` over equal-length slices.
+    gelu_f32_slice,
+    gelu_f32
 );
 
 #[cfg(test)]
@@ -210,7 +347,101 @@ mod tests {
     }
 
     #[test]
+    fn silu_is_within_one_ulp() {
+        check("silu", silu_f32, |x| x / (1.0 + (-x).exp()));
+    }
+
+    #[test]
+    fn erf_is_within_one_ulp() {
+        check("erf", erf_f32, libm::erf);
+    }
+
+    #[test]
+    fn erf_is_within_one_ulp_on_a_dense_grid() {
+        // every float32 step near the clamp, and a fine grid where erf bends
+        let step = if cfg!(miri) { 99_991 } else { 1 };
+        let near = (3.8f32.to_bits()..=3.95f32.to_bits()).step_by(step);
+        let grid = (0..=400_000)
+            .step_by(step)
+            .map(|i| (i as f32 * 1e-5).to_bits());
+        for x in near.chain(grid).map(f32::from_bits) {
+            for x in [x, -x] {
+                let want = libm::erf(x as f64) as f32;
+                assert!(ulps(erf_f32(x), want) <= 1, "erf({x:e}) = {}", erf_f32(x));
+            }
+        }
+    }
+
+    #[test]
+    fn gelu_is_within_one_ulp_where_it_does_not_cancel() {
+        // above -2.5 `1 + erf(x / sqrt 2)` keeps its float64 accuracy
+        let gelu = |x: f64| 0.5 * x * (1.0 + libm::erf(x * std::f64::consts::FRAC_1_SQRT_2));
+        for i in -250_000..=400_000 {
+            let x = i as f32 * 1e-5;
+            let want = gelu(x as f64) as f32;
+            assert!(
+                ulps(gelu_f32(x), want) <= 1,
+                "gelu({x:e}) = {}",
+                gelu_f32(x)
+            );
+        }
+        // below it the small result stays within 1e-5 of its size or 1e-7 (it is 0 from
+        // -5.54 on, where the float32 formula's `1 + erf` is 0 too)
+        for i in 0..=40_000 {
+            let x = -2.5 - i as f32 * 1e-4;
+            let (got, want) = (gelu_f32(x) as f64, gelu(x as f64));
+            assert!(
+                (got - want).abs() <= 1e-5 * want.abs() + 1e-7,
+                "gelu({x}) = {got}"
+            );
+        }
+    }
+
+    #[test]
+    fn gelu_grad_is_within_one_ulp() {
+        let want = |x: f64| {
+            let cdf = 0.5 * (1.0 + libm::erf(x * std::f64::consts::FRAC_1_SQRT_2));
+            cdf + x * (-0.5 * x * x).exp() / (2.0 * std::f64::consts::PI).sqrt()
+        };
+        for i in -120_000..=120_000 {
+            let x = i as f32 * 1e-4;
+            let got = gelu_grad_f32(1.0, x);
+            // where the derivative is small (its zero near -0.75, and below -2.5 where
+            // `1 + erf` cancels) the error is bounded in absolute terms, by erf's 2.3e-10;
+            // below -5.54 `Phi(x) < 1.5e-8` is taken as 0, as float32's `erf` (and the
+            // composed float32 formula, 3e-8 off) does
+            let w = want(x as f64);
+            let tail = if x < -5.5 { 1.5e-8 } else { 2.5e-10 };
+            assert!(
+                ulps(got, w as f32) <= 1 || (got as f64 - w).abs() < tail,
+                "gelu'({x}) = {got}, want {w}"
+            );
+        }
+        assert!(gelu_grad_f32(1.0, f32::INFINITY).is_nan());
+        assert_eq!(gelu_grad_f32(2.0, 50.0), 2.0);
+        assert_eq!(gelu_grad_f32(2.0, -50.0), 0.0);
+    }
+
+    #[test]
     fn special_values() {
+        assert!(erf_f32(f32::NAN).is_nan() && gelu_f32(f32::NAN).is_nan());
+        assert_eq!(erf_f32(f32::INFINITY), 1.0);
+        assert_eq!(erf_f32(f32::NEG_INFINITY), -1.0);
+        assert_eq!(erf_f32(3.92), 1.0);
+        assert_eq!(erf_f32(-1e30), -1.0);
+        assert!(erf_f32(-0.0).is_sign_negative() && erf_f32(-0.0) == 0.0);
+        assert!(erf_f32(0.0).is_sign_positive() && erf_f32(0.0) == 0.0);
+        // subnormals: erf(x) = 2x/sqrt(pi), rounded once
+        let tiny = f32::from_bits(3);
+        assert_eq!(
+            erf_f32(tiny),
+            (tiny as f64 * std::f64::consts::FRAC_2_SQRT_PI) as f32
+        );
+        assert_eq!(gelu_f32(f32::INFINITY), f32::INFINITY);
+        assert_eq!(gelu_f32(0.0), 0.0);
+        assert!(silu_f32(f32::NEG_INFINITY).is_nan() && silu_f32(f32::NAN).is_nan());
+        assert_eq!(silu_f32(f32::INFINITY), f32::INFINITY);
+        assert!(silu_f32(-1e30) == 0.0 && silu_f32(-1e30).is_sign_negative());
         for f in [exp_f32, tanh_f32, sigmoid_f32] {
             assert!(f(f32::NAN).is_nan());
         }
@@ -230,10 +461,13 @@ mod tests {
         let src: Vec<f32> = (0..1000).map(|i| (i as f32 - 500.0) * 0.173).collect();
         type SliceFn = fn(&[f32], &mut [MaybeUninit<f32>]);
         type ScalarFn = fn(f32) -> f32;
-        let kernels: [(SliceFn, ScalarFn); 3] = [
+        let kernels: [(SliceFn, ScalarFn); 6] = [
+            (silu_f32_slice, silu_f32),
             (exp_f32_slice, exp_f32),
             (tanh_f32_slice, tanh_f32),
             (sigmoid_f32_slice, sigmoid_f32),
+            (erf_f32_slice, erf_f32),
+            (gelu_f32_slice, gelu_f32),
         ];
         for (slice_fn, scalar) in kernels {
             let mut dst = vec![MaybeUninit::uninit(); src.len()];

@@ -80,6 +80,7 @@ macro_rules! reduce_elem {
             type Acc = $acc;
             type Key = $key;
             const ORDERED: bool = $ord;
+            #[inline(always)]
             fn to_acc(self) -> $acc {
                 ($to)(self)
             }
@@ -165,6 +166,69 @@ pub fn sum_run<T: ReduceElem>(x: &[T]) -> T {
     <S as Fold<T>>::finish(acc)
 }
 
+/// Sum of squares, the radicand of the 2-norm: each float32/float64 element squared and
+/// added in float64 (a float32 square is exact there), in one pass over the input instead
+/// of a `x * x` tensor and its sum.
+struct SumSquares;
+
+macro_rules! sum_squares_fold {
+    ($t:ty) => {
+        impl Fold<$t> for SumSquares {
+            type A = f64;
+            type Out = $t;
+            const IDEMPOTENT: bool = false;
+            fn identity() -> Option<f64> {
+                Some(0.0)
+            }
+            #[inline(always)]
+            fn lift(x: $t) -> f64 {
+                let a = x as f64;
+                a * a
+            }
+            #[inline(always)]
+            fn merge(a: f64, b: f64) -> f64 {
+                a + b
+            }
+            fn finish(a: f64) -> $t {
+                a as $t
+            }
+        }
+    };
+}
+sum_squares_fold!(f32);
+sum_squares_fold!(f64);
+
+/// `sum(x * x)` over `axes` of a float32/float64 storage in one pass (float64 squares and
+/// accumulators, the pairwise tree of `sum`); the output shape as [`reduce_storage`]'s.
+/// For float64 the values are those of `(x * x).sum(axes)` bit for bit.
+pub fn sum_squares_storage(
+    src: &Storage,
+    layout: &Layout,
+    axes: &[usize],
+) -> Result<(Storage, Shape)> {
+    const OP: &str = "sum_squares";
+    let out = match src.dtype() {
+        DType::F32 => Storage::from_vec(reduce_with::<f32, SumSquares>(
+            OP,
+            &src.read(),
+            layout,
+            axes,
+        )?),
+        DType::F64 => Storage::from_vec(reduce_with::<f64, SumSquares>(
+            OP,
+            &src.read(),
+            layout,
+            axes,
+        )?),
+        d => {
+            return Err(Error::type_err(format!(
+                "{OP}: only float32 and float64 tensors, got {d}"
+            )))
+        }
+    };
+    Ok((out, reduced_shape(&layout.shape, axes)))
+}
+
 /// Sum, or product when `MUL`.
 struct Arith<const MUL: bool>;
 /// Max, or min when not `MAX`.
@@ -179,9 +243,11 @@ impl<T: ReduceElem, const MUL: bool> Fold<T> for Arith<MUL> {
     fn identity() -> Option<T::Acc> {
         Some(if MUL { T::one() } else { T::zero() }.to_acc())
     }
+    #[inline(always)]
     fn lift(x: T) -> T::Acc {
         x.to_acc()
     }
+    #[inline(always)]
     fn merge(a: T::Acc, b: T::Acc) -> T::Acc {
         if MUL {
             a * b
@@ -201,10 +267,12 @@ impl<T: ReduceElem, const MAX: bool> Fold<T> for Extremum<MAX> {
     fn identity() -> Option<T> {
         None
     }
+    #[inline(always)]
     fn lift(x: T) -> T {
         x
     }
     // `b` wins when strictly beyond `a` or NaN, and nothing beats a NaN: NaN propagates.
+    #[inline(always)]
     fn merge(a: T, b: T) -> T {
         let beyond = if MAX {
             b.key() > a.key()

@@ -199,22 +199,26 @@ macro_rules! for_each_unary_op {
                 methods: [gelu], functional: [], extra: [],
                 doc: "Elementwise GELU (the exact, erf-based form).",
                 dtype: Float, cost: COSTLY,
-                real: |x| f_gelu(x), fast_f32: [],
+                real: |x| f_gelu(x), fast_f32: [gelu_f32_slice, gelu_f32],
                 int: [], complex: [], boolean: [],
                 saves: Input,
-                grad: [|g, x| {
-                    // d/dx x*Phi(x) = Phi(x) + x*phi(x)
-                    let cdf = x
-                        .mul_scalar(std::f64::consts::FRAC_1_SQRT_2)?
-                        .unary(UnaryOp::Erf)?
-                        .add_scalar(1.0)?
-                        .mul_scalar(0.5)?;
-                    let pdf = x
-                        .mul(x)?
-                        .mul_scalar(-0.5)?
-                        .exp()?
-                        .mul_scalar(1.0 / (2.0 * std::f64::consts::PI).sqrt())?;
-                    g.mul(&cdf.add(&x.mul(&pdf)?)?)
+                grad: [|g, x| match crate::autograd::ops::fused_nn::gelu_grad(g, x)? {
+                    // one pass when no graph is recorded
+                    Some(grad) => Ok(grad),
+                    None => {
+                        // d/dx x*Phi(x) = Phi(x) + x*phi(x)
+                        let cdf = x
+                            .mul_scalar(std::f64::consts::FRAC_1_SQRT_2)?
+                            .unary(UnaryOp::Erf)?
+                            .add_scalar(1.0)?
+                            .mul_scalar(0.5)?;
+                        let pdf = x
+                            .mul(x)?
+                            .mul_scalar(-0.5)?
+                            .exp()?
+                            .mul_scalar(1.0 / (2.0 * std::f64::consts::PI).sqrt())?;
+                        g.mul(&cdf.add(&x.mul(&pdf)?)?)
+                    }
                 }],
                 node: "GeluBackward",
             }
@@ -272,7 +276,7 @@ macro_rules! for_each_unary_op {
                 methods: [erf], functional: [], extra: [],
                 doc: "Elementwise Gauss error function.",
                 dtype: Float, cost: COSTLY,
-                real: |x| FloatMath::erf(x), fast_f32: [],
+                real: |x| FloatMath::erf(x), fast_f32: [erf_f32_slice, erf_f32],
                 int: [], complex: [], boolean: [],
                 saves: Input,
                 grad: [|g, x| {
@@ -309,7 +313,7 @@ macro_rules! for_each_unary_op {
                 methods: [silu], functional: [swish], extra: [],
                 doc: "Elementwise SiLU (swish) `self * sigmoid(self)`.",
                 dtype: Float, cost: COSTLY,
-                real: |x| f_silu(x), fast_f32: [],
+                real: |x| f_silu(x), fast_f32: [silu_f32_slice, silu_f32],
                 int: [], complex: [], boolean: [],
                 saves: Input,
                 grad: [|g, x| {

@@ -66,6 +66,16 @@ impl Tensor {
         Tensor::from_parts(Arc::new(s), Layout::contiguous(&shape)).cast_raw(out_dtype)
     }
 
+    /// `sum(self * self)` over `axes` for float32/float64 in one fused pass (the 2-norm's
+    /// radicand; float64 squares and accumulators); records nothing. Other dtypes are a
+    /// type error.
+    pub fn sum_squares_raw(&self, axes: &[usize], keepdim: bool) -> Result<Tensor> {
+        let (s, _) =
+            crate::kernels::reduce::sum_squares_storage(self.storage(), self.layout(), axes)?;
+        let shape = reduced_shape(self.shape(), axes, keepdim);
+        Ok(Tensor::from_parts(Arc::new(s), Layout::contiguous(&shape)))
+    }
+
     /// Indices of the max / min along `axis` (None = flattened); int64.
     pub fn arg_reduce_raw(
         &self,

@@ -37,6 +37,14 @@ def _dims(x: Tensor, dim: Any, op: str) -> tuple[int, ...]:
     return tuple(sorted(out))
 
 
+def _sum_squares(x: Tensor, dims: tuple[int, ...], keepdim: bool) -> Tensor:
+    """``(x * x).sum(dims)``: for float32/float64 one fused pass of the kernel (float64
+    squares and accumulators, no ``x * x`` tensor), without a graph."""
+    if x.dtype == _core.float32 or x.dtype == _core.float64:
+        return x._sum_squares(list(dims), keepdim)
+    return (x * x).sum(list(dims), keepdim=keepdim)
+
+
 def _keep_shape(x: Tensor, dims: tuple[int, ...]) -> list[int]:
     return [1 if i in dims else s for i, s in enumerate(x.shape)]
 
@@ -51,7 +59,7 @@ class _PNorm(Function):
     @staticmethod
     def forward(ctx: Any, x: Tensor, p: float, dims: tuple[int, ...], keepdim: bool) -> Tensor:
         if p == 2:
-            n = (x * x).sum(list(dims), keepdim=True).sqrt()
+            n = _sum_squares(x, dims, True).sqrt()
         else:
             n = (x.abs() ** p).sum(list(dims), keepdim=True) ** (1.0 / p)
         out = n.reshape(_out_shape(x, dims, keepdim))
@@ -121,7 +129,7 @@ def _vector_norm(t: Tensor, ord: Any, dims: tuple[int, ...], keepdim: bool, op: 
     if not (t.requires_grad and _core.is_grad_enabled()):
         # nothing to differentiate: the same arithmetic without the graph node
         if p == 2:
-            return (t * t).sum(list(dims), keepdim=keepdim).sqrt()
+            return _sum_squares(t, dims, keepdim).sqrt()
         return (t.abs() ** p).sum(list(dims), keepdim=keepdim) ** (1.0 / p)
     return _PNorm.apply(t, p, dims, keepdim)
 

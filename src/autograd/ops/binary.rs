@@ -323,6 +323,30 @@ impl Tensor {
             x.cast_raw(dtype)?.expand_raw(&shape)?,
             y.cast_raw(dtype)?.expand_raw(&shape)?,
         );
+        // One of `x`, `y` a single value, as in tril's `where(mask, x, 0)`: one broadcasting
+        // (and threaded) pass over the other two with a select, instead of the offset
+        // tables (8 bytes an element for each operand) and serial loop below.
+        let single = |t: &Tensor| t.layout().strides.iter().all(|&s| s == 0);
+        if shape.iter().product::<usize>() > 0 && (single(&x) || single(&y)) {
+            use crate::kernels::elementwise::map_binary;
+            let data = crate::with_dtype!(dtype, T, {
+                let cs = c.storage().read::<bool>();
+                let v = if single(&y) {
+                    let yv: T = y.storage().read::<T>()[y.layout().offset];
+                    let xs = x.storage().read::<T>();
+                    let pick = move |ci: bool, xi: T| if ci { xi } else { yv };
+                    map_binary(&cs, c.layout(), &xs, x.layout(), &shape, pick)?
+                } else {
+                    let xv: T = x.storage().read::<T>()[x.layout().offset];
+                    let ys = y.storage().read::<T>();
+                    let pick = move |ci: bool, yi: T| if ci { xv } else { yi };
+                    map_binary(&cs, c.layout(), &ys, y.layout(), &shape, pick)?
+                };
+                crate::storage::Storage::from_vec(v)
+            });
+            let l = crate::layout::Layout::contiguous(&shape);
+            return Ok(Tensor::from_parts(std::sync::Arc::new(data), l));
+        }
         // out = y; out[c] = x   (two contiguous passes, no per-dtype branching)
         let out = y.contiguous_copy()?;
         crate::with_dtype!(dtype, T, {

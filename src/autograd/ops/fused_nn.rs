@@ -287,6 +287,46 @@ pub fn gelu_tanh_grad(g: &Tensor, x: &Tensor) -> Result<Option<Tensor>> {
     }
 }
 
+/// The gradient of the exact (erf) GELU in one pass, `g * (Phi(x) + x phi(x))` (`None`
+/// when a graph is being recorded, or for dtypes and shapes other than a float32/float64
+/// elementwise pair: the registry's composed formula runs then). float32 through
+/// [`crate::kernels::fastmath::gelu_grad_f32`] (float64 inside, rounded once).
+pub fn gelu_grad(g: &Tensor, x: &Tensor) -> Result<Option<Tensor>> {
+    use crate::kernels::fastmath::{gelu_grad_f32, gelu_grad_f32_slice};
+    type Chunk<T> = fn(&[T], &[T], &mut [std::mem::MaybeUninit<T>]);
+    fn run<T: Element>(
+        g: &Tensor,
+        x: &Tensor,
+        chunk: Chunk<T>,
+        f: fn(T, T) -> T,
+    ) -> Result<Tensor> {
+        // `sum().backward()` hands a broadcast scalar: one copy lets the vectorised kernel run
+        let g = &g.contiguous_raw()?;
+        let x = &x.contiguous_raw()?;
+        let (gs, xs) = (g.storage().read::<T>(), x.storage().read::<T>());
+        let v = map_binary_chunked(&gs, g.layout(), &xs, x.layout(), x.shape(), chunk, f)?;
+        Ok(tensor_of(v, x.shape()))
+    }
+    fn elem64(g: f64, x: f64) -> f64 {
+        let cdf = 0.5 * (1.0 + libm::erf(x * std::f64::consts::FRAC_1_SQRT_2));
+        let c = 0.5 * std::f64::consts::FRAC_2_SQRT_PI * std::f64::consts::FRAC_1_SQRT_2;
+        g * (cdf + x * ((x * x * -0.5).exp() * c))
+    }
+    fn plain64(g: &[f64], x: &[f64], out: &mut [std::mem::MaybeUninit<f64>]) {
+        for ((o, &gv), &xv) in out.iter_mut().zip(g).zip(x) {
+            o.write(elem64(gv, xv));
+        }
+    }
+    if is_grad_enabled() || g.dtype() != x.dtype() || g.shape() != x.shape() {
+        return Ok(None);
+    }
+    match x.dtype() {
+        DType::F32 => run::<f32>(g, x, gelu_grad_f32_slice, gelu_grad_f32).map(Some),
+        DType::F64 => run::<f64>(g, x, plain64, elem64).map(Some),
+        _ => Ok(None),
+    }
+}
+
 /// `n` keep flags drawn as `rand(n) >= p` in dtype `T` draws (`uniform`'s loop: a value
 /// that rounds up to 1 is drawn again).
 fn draw_mask<T: NnFloat>(n: usize, p: f64) -> Result<Vec<bool>> {

@@ -81,6 +81,17 @@ crate::op_defs::reduce::for_each_reduce_op!(reduce_methods);
 
 #[pymethods]
 impl PyTensor {
+    /// `sum(self * self)` over `dims` (None: all) of a float32/float64 tensor in one pass,
+    /// without a graph: the private kernel of the 2-norm (`linalg/_norms.py`).
+    #[pyo3(signature = (dims=None, keepdim=false))]
+    fn _sum_squares(&self, py: Python<'_>, dims: Option<Vec<isize>>, keepdim: bool) -> PyT {
+        let x = self.inner().take();
+        let axes = crate::tensor::reduce::normalize_axes(dims.as_deref(), x.ndim(), "norm").py()?;
+        wrap(
+            py,
+            maybe_detach(py, x.numel(), || x.sum_squares_raw(&axes, keepdim)).py()?,
+        )
+    }
     /// Softmax along `axis` (default: last).
     #[pyo3(
         signature = (axis=-1, dtype=None, name=None, *, dim=None),
