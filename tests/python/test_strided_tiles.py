@@ -5,10 +5,9 @@ in-place writes must give exactly what a row-by-row walk gives — checked again
 
 from __future__ import annotations
 
+import ferrograd as fg
 import numpy as np
 import pytest
-
-import ferrograd as fg
 
 # (rows, cols) of the source matrix: below one tile (31), ragged tile edges (33, 70, 45),
 # whole tiles (64), and large enough for the parallel split (300 x 301 > 2^16 elements)
