@@ -387,6 +387,29 @@ pub fn map_binary<A: Copy + Sync, B: Copy + Sync, O: Copy + Send>(
     })
 }
 
+/// `out[i] = f(a[i], b[i], c[i])` over three contiguous slices of equal length (`where`
+/// on three dense operands), threaded when large.
+pub fn map_ternary<A: Copy + Sync, B: Copy + Sync, C: Copy + Sync, O: Copy + Send>(
+    a: &[A],
+    b: &[B],
+    c: &[C],
+    f: impl Fn(A, B, C) -> O + Sync + Send,
+) -> Result<Vec<O>> {
+    let n = a.len();
+    if b.len() != n || c.len() != n {
+        return Err(crate::error::Error::runtime(
+            "internal: map_ternary operands differ in length",
+        ));
+    }
+    build_output(n, |start, out| {
+        let end = start + out.len();
+        let operands = a[start..end].iter().zip(&b[start..end]).zip(&c[start..end]);
+        for (o, ((&x, &y), &z)) in out.iter_mut().zip(operands) {
+            o.write(f(x, y, z));
+        }
+    })
+}
+
 /// Like [`map_binary`] with the split of a costly op, but when both operands are
 /// contiguous and of the output's shape the work goes through `chunk` (a vectorised kernel
 /// over equal-length slices); other layouts use `f`, which must compute the same function.

@@ -343,3 +343,20 @@ def test_where_with_a_single_value_on_either_side():
     assert fg.where(tc, fg.ones([]), zero).numpy().sum() == c.sum()
     empty = fg.where(fg.from_numpy(np.zeros((0, 3), bool)), fg.ones([0, 3]), zero)
     assert list(empty.shape) == [0, 3]
+
+
+@pytest.mark.parametrize("n", [1, 7, 65, 65537])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.bool_, np.complex64])
+def test_where_on_three_dense_operands(n, dtype):
+    # all three contiguous and of the output's shape: the one-pass select
+    rng = np.random.default_rng(n)
+    c = rng.random(n) < 0.5
+    x = rng.normal(size=n).astype(dtype)
+    y = rng.normal(size=n).astype(dtype)
+    if np.issubdtype(dtype, np.floating):
+        x[::3] = np.nan
+    got = fg.where(fg.tensor(c), fg.tensor(x), fg.tensor(y)).numpy()
+    np.testing.assert_array_equal(got, np.where(c, x, y))
+    # the same values through a non-dense operand (the general path)
+    got2 = fg.where(fg.tensor(c), fg.tensor(np.stack([x, x], 1))[:, 0], fg.tensor(y)).numpy()
+    np.testing.assert_array_equal(got2, np.where(c, x, y))

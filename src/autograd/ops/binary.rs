@@ -347,6 +347,22 @@ impl Tensor {
             let l = crate::layout::Layout::contiguous(&shape);
             return Ok(Tensor::from_parts(std::sync::Arc::new(data), l));
         }
+        // all three dense and of the output's shape: one threaded select pass
+        let n = shape.iter().product::<usize>();
+        let dense = |t: &Tensor| t.is_contiguous() && t.shape() == shape.as_slice();
+        if n > 0 && dense(&c) && dense(&x) && dense(&y) {
+            use crate::kernels::elementwise::map_ternary;
+            let data = crate::with_dtype!(dtype, T, {
+                let cs = c.storage().read::<bool>();
+                let (xs, ys) = (x.storage().read::<T>(), y.storage().read::<T>());
+                let (co, xo, yo) = (c.layout().offset, x.layout().offset, y.layout().offset);
+                let pick = |ci: bool, xi: T, yi: T| if ci { xi } else { yi };
+                let v = map_ternary(&cs[co..co + n], &xs[xo..xo + n], &ys[yo..yo + n], pick)?;
+                crate::storage::Storage::from_vec(v)
+            });
+            let l = crate::layout::Layout::contiguous(&shape);
+            return Ok(Tensor::from_parts(std::sync::Arc::new(data), l));
+        }
         // out = y; out[c] = x   (two contiguous passes, no per-dtype branching)
         let out = y.contiguous_copy()?;
         crate::with_dtype!(dtype, T, {
