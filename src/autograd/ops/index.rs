@@ -132,11 +132,7 @@ fn int_values(index: &Tensor, op: &str) -> Result<Vec<i64>> {
 /// `gather` on the row kernel: reads an int32 / int64 index in place (row-major), other
 /// integer dtypes through an int64 copy. Needs `rows::gather_fits`.
 fn gather_fast(src: &Tensor, d: usize, index: &Tensor) -> Result<Tensor> {
-    let index = if index.is_contiguous() {
-        index.clone()
-    } else {
-        index.contiguous_raw()?
-    };
+    let index = index.contiguous_raw()?;
     let (off, n) = (index.layout().offset, index.numel());
     let ishape = index.shape();
     let internal = || Error::runtime("internal: gather: the index view reaches past its buffer");
