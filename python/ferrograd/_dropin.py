@@ -248,11 +248,21 @@ def _rebuild_tensor(
 
 
 def _reduce(self: Tensor) -> Any:
-    """Pickling (``pickle.dumps(tensor)``, multiprocessing): the values as a NumPy array,
-    the dtype and ``requires_grad``, as PyTorch pickles a tensor (history and ``.grad``
-    are not kept)."""
+    """Pickling (``pickle.dumps(tensor)``, multiprocessing) and ``copy``: the values as a
+    NumPy array, the dtype and ``requires_grad``, and the attributes set on the tensor
+    (its ``__dict__``, which ``copy.deepcopy`` copies deeply), as PyTorch pickles a tensor
+    (history and ``.grad`` are not kept; nor is the Paddle name, ``_fg_name``: a copy gets
+    a name of its own)."""
     kind = "Parameter" if type(self).__name__ == "Parameter" else "Tensor"
-    return (_rebuild_tensor, (self.detach().numpy(), self.dtype.name, self.requires_grad, kind))
+    args = (self.detach().numpy(), self.dtype.name, self.requires_grad, kind)
+    state = _pickled_state(self)
+    return (_rebuild_tensor, args, state) if state else (_rebuild_tensor, args)
+
+
+def _pickled_state(self: Tensor) -> dict:
+    """The attributes a pickle or copy of ``self`` keeps: its ``__dict__`` less
+    ferrograd's own ``_fg_`` entries."""
+    return {k: v for k, v in self.__dict__.items() if not k.startswith("_fg_")}
 
 
 def _itemsize(self: Tensor) -> int:

@@ -32,6 +32,7 @@ mod dialect;
 mod dtype;
 mod errors;
 mod interop;
+mod lazy_dict;
 mod memory;
 mod optim;
 mod pylayer;

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from .. import _core
+from .._dropin import _pickled_state
 from ..grad_mode import no_grad
 
 Tensor = _core.Tensor
@@ -79,11 +80,14 @@ class Parameter(Tensor):
         return Parameter(self.detach(), bool(self.requires_grad))
 
     def __reduce_ex__(self, protocol: Any) -> Any:
-        # pickle: the values as a NumPy array, the dtype by name, and the flag
+        # pickle (and copy.copy): the values as a NumPy array, the dtype by name, the flag,
+        # and the attributes set on the parameter, as PyTorch's
         data = self.detach()
         if data.dtype == "bfloat16":
             data = data.astype("float32")
-        return (_rebuild, (data.numpy(), self.dtype.name, bool(self.requires_grad)))
+        args = (data.numpy(), self.dtype.name, bool(self.requires_grad))
+        state = _pickled_state(self)
+        return (_rebuild, args, state) if state else (_rebuild, args)
 
 
 def _rebuild(values: Any, dtype: str, requires_grad: bool) -> Parameter:

@@ -53,6 +53,9 @@ impl std::ops::Deref for TensorRead<'_> {
     }
 }
 
+static TENSOR_ALLOC: crate::python::lazy_dict::LazyDictAlloc =
+    crate::python::lazy_dict::LazyDictAlloc::new();
+
 static SIZE_CLASS: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
 /// Installs the Python `Size` class (a tuple that also equals lists) used by `.shape`.
@@ -64,7 +67,8 @@ pub fn _set_size_class(py: Python<'_>, cls: Bound<'_, PyType>) -> PyResult<()> {
 
 /// Wraps a core tensor as a new Python object.
 pub fn wrap(py: Python<'_>, t: Tensor) -> PyResult<Py<PyTensor>> {
-    let obj = Py::new(py, PyTensor::new(t))?;
+    // (no eager instance `__dict__`: see `lazy_dict.rs`)
+    let obj = TENSOR_ALLOC.create(py, PyTensor::new(t), |v| Py::new(py, v))?;
     // the first live wrapper is the tensor's Python identity (see `identity.rs`)
     // SAFETY: nothing else can reach the object yet, so no re-point can run meanwhile
     // (this skips the read lock on the path every op's result takes)
