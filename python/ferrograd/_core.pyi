@@ -3372,6 +3372,9 @@ def _apply_paddle(cls: type, *args: Any, **kwargs: Any) -> Any:
 def _apply_torch(cls: type, *args: Any, **kwargs: Any) -> Any:
     """``autograd.Function.apply``."""
 
+def _bind_apply(cls: type, torch: bool) -> Any:
+    """``cls.apply`` as a builtin function bound to ``cls`` (no method object, no tuple)."""
+
 def _delayed_error(outputs: list[Any], inputs: list[Tensor], message: str) -> list[Any]:
     """Views of ``outputs`` whose backward raises ``message`` (``once_differentiable``)."""
 

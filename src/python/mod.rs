@@ -102,8 +102,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tensor::indexing::where_fn, m)?)?;
     m.add_class::<pylayer::ctx::PyCtx>()?;
     m.add_class::<autograd::hooks_context::PySavedTensorsHooks>()?;
-    m.add_function(wrap_pyfunction!(pylayer::apply::_apply_paddle, m)?)?;
-    m.add_function(wrap_pyfunction!(pylayer::apply::_apply_torch, m)?)?;
+    m.add_function(wrap_pyfunction!(pylayer::entry::_apply_paddle, m)?)?;
+    m.add_function(wrap_pyfunction!(pylayer::entry::_apply_torch, m)?)?;
+    m.add_function(wrap_pyfunction!(pylayer::entry::_bind_apply, m)?)?;
     m.add_function(wrap_pyfunction!(pylayer::delayed_error::_delayed_error, m)?)?;
     m.add_function(wrap_pyfunction!(
         pylayer::ctx_attrs::_ctx_output_attribute,

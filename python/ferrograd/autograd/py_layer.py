@@ -56,16 +56,53 @@ _FunctionCtxWithOutputs.__name__ = _FunctionCtxWithOutputs.__qualname__ = "Funct
 _FunctionCtxWithOutputs.__module__ = FunctionCtx.__module__
 
 
+def _is_our_apply(owner: type, value: Any) -> bool:
+    """``value``, found in ``owner.__dict__['apply']``, is ferrograd's own ``apply``: a
+    base class's classmethod, or the bound builtin ``_install_apply`` gave ``owner``."""
+    if value is PyLayer.__dict__["apply"] or value is Function.__dict__["apply"]:
+        return True
+    return (
+        type(value) is type(_core._bind_apply)
+        and getattr(value, "__self__", None) is owner
+        and getattr(value, "__name__", None) == "apply"
+    )
+
+
+def _install_apply(cls: type) -> None:
+    """Gives ``cls`` an ``apply`` of its own: a builtin function bound to ``cls`` that
+    CPython calls without a method object or argument tuple (``src/python/pylayer/
+    entry.rs``), unless ``cls`` (or the class it inherits ``apply`` from) brings its own
+    ``apply``. A bound ``apply`` is only correct for the class it is bound to, so every
+    subclass must get its own here: a class in the hierarchy with an
+    ``__init_subclass__`` of its own might not call this one for its subclasses, so
+    ``cls`` then gets the base classmethod instead (slower, right for every subclass)."""
+    if "apply" in cls.__dict__:
+        return
+    owner = next(c for c in cls.__mro__ if "apply" in c.__dict__)
+    if not _is_our_apply(owner, owner.__dict__["apply"]):
+        return
+    base = Function if issubclass(cls, Function) else PyLayer
+    for c in cls.__mro__:
+        if c is base:
+            break
+        if "__init_subclass__" in c.__dict__:
+            cls.apply = base.__dict__["apply"]
+            return
+    cls.apply = _core._bind_apply(cls, cls._fg_torch_dialect)
+
+
 class PyLayer:
     """Base class of a custom layer in Paddle's dialect (see the module docs)."""
 
     apply: Any = classmethod(_core._apply_paddle)
     _fg_node_name = "PyLayerBackward"
+    _fg_torch_dialect = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         # the graph node's name, computed once per class rather than per apply
         cls._fg_node_name = f"{cls.__name__}Backward"
+        _install_apply(cls)
 
     @staticmethod
     def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
@@ -89,6 +126,7 @@ class Function(PyLayer):
     """
 
     apply: Any = classmethod(_core._apply_torch)
+    _fg_torch_dialect = True
     _fg_uses_setup_context = False
     #: PyTorch's request that ``torch.func.vmap`` derive a batching rule for this
     #: Function. ferrograd's ``vmap`` maps by running the Function once per sample, so it

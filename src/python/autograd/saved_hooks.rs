@@ -5,6 +5,7 @@
 use crate::autograd::saved::{self, PackedTensor, SavedTensorHooks};
 use crate::error::{Error, Result};
 use crate::python::errors::{from_pyerr, IntoPy};
+use crate::python::pylayer::vcall::call_positional;
 use crate::python::tensor::class::PyTensor;
 use crate::python::tensor::identity::wrap_shared;
 use crate::tensor::Tensor;
@@ -175,7 +176,11 @@ impl SavedTensorHooks for PyHooks {
                     // the caller's own object when it is alive (PyTorch passes the
                     // saved tensor itself: `pack_hook(t)` sees `t is x`)
                     let arg = wrap_shared(py, t.clone()).map_err(from_pyerr)?;
-                    let obj = self.pack.call1(py, (arg,)).map_err(from_pyerr)?;
+                    // (vectorcall: no argument tuple per save)
+                    let obj =
+                        call_positional(py, self.pack.bind(py), &[arg.into_bound(py).into_any()])
+                            .map_err(from_pyerr)?
+                            .unbind();
                     if let Some(m) = &self.once {
                         m.lock().insert(py, t, &obj);
                     }
@@ -213,11 +218,9 @@ impl PackedTensor for PyPacked {
 
     fn unpack(&self) -> Result<Tensor> {
         Python::attach(|py| {
-            let r = self
-                .unpack
-                .call1(py, (self.obj.clone_ref(py),))
+            let r = call_positional(py, self.unpack.bind(py), &[self.obj.bind(py).clone()])
                 .map_err(from_pyerr)?;
-            let r = r.bind(py);
+            let r = &r;
             match r.cast::<PyTensor>() {
                 Ok(t) => Ok(t.get().inner().take()),
                 Err(_) => Err(Error::type_err(format!(

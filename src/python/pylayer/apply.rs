@@ -247,6 +247,10 @@ impl PyLayerNode {
     }
 }
 
+/// Makes each ctx without an eager instance `__dict__` (see `lazy_dict.rs`).
+static CTX_ALLOC: crate::python::lazy_dict::LazyDictAlloc =
+    crate::python::lazy_dict::LazyDictAlloc::new();
+
 static ORDER_ARGS: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
 
 /// True for a torch-style Function written as `forward(*args)` + `setup_context`.
@@ -296,36 +300,14 @@ enum Container {
     List,
 }
 
-/// `Layer.apply(*args, **kwargs)` for the Paddle dialect (`PyLayer`).
-#[pyfunction]
-#[pyo3(signature = (cls, *args, **kwargs))]
-pub fn _apply_paddle(
-    py: Python<'_>,
-    cls: &Bound<'_, PyAny>,
-    args: &Bound<'_, PyTuple>,
-    kwargs: Option<&Bound<'_, PyDict>>,
-) -> PyResult<Py<PyAny>> {
-    apply(py, cls, false, args, kwargs)
-}
-
-/// `Function.apply(*args, **kwargs)` for the torch dialect (`autograd.Function`).
-#[pyfunction]
-#[pyo3(signature = (cls, *args, **kwargs))]
-pub fn _apply_torch(
-    py: Python<'_>,
-    cls: &Bound<'_, PyAny>,
-    args: &Bound<'_, PyTuple>,
-    kwargs: Option<&Bound<'_, PyDict>>,
-) -> PyResult<Py<PyAny>> {
-    apply(py, cls, true, args, kwargs)
-}
-
-fn apply(
-    py: Python<'_>,
-    cls: &Bound<'_, PyAny>,
+/// `cls.apply(*args, **kwargs)`: `args` are the positional arguments (see `entry.rs` for
+/// the Python entry points).
+pub(crate) fn apply<'py>(
+    py: Python<'py>,
+    cls: &Bound<'py, PyAny>,
     torch_dialect: bool,
-    args: &Bound<'_, PyTuple>,
-    kwargs: Option<&Bound<'_, PyDict>>,
+    args: &[Bound<'py, PyAny>],
+    kwargs: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Py<PyAny>> {
     let name = node_name(cls)?;
     // torch's `forward(*args)` + `setup_context(ctx, inputs, output)` style
@@ -342,10 +324,13 @@ fn apply(
                     .getattr("_ordered_arguments")?
                     .unbind())
             })?;
-            let ordered = helper.bind(py).call1((cls, args, kw, !setup_style))?;
+            let ordered =
+                helper
+                    .bind(py)
+                    .call1((cls, PyTuple::new(py, args)?, kw, !setup_style))?;
             ordered.try_iter()?.collect::<PyResult<_>>()?
         }
-        _ => args.iter().collect(),
+        _ => args.iter().cloned().collect(),
     };
     // one pass over the arguments: tensor positions, inputs, needs_input_grad
     let grad_on = crate::autograd::is_grad_enabled();
@@ -363,21 +348,24 @@ fn apply(
         }
     }
     let needs = nig.contains(&true);
-    let ctx = Bound::new(py, PyCtx::new(name.clone(), needs))?;
+    let ctx = CTX_ALLOC
+        .create(py, PyCtx::new(name.clone(), needs), |v| Py::new(py, v))?
+        .into_bound(py);
     ctx.get().state.lock().needs_input_grad = nig;
     let forward = cls.getattr(pyo3::intern!(cls.py(), "forward"))?;
     let out = {
         let _no_grad = GradModeGuard::new(false);
         if setup_style {
-            forward.call(args, kwargs).and_then(|o| {
+            let args = PyTuple::new(py, args)?;
+            forward.call(&args, kwargs).and_then(|o| {
                 cls.getattr(pyo3::intern!(cls.py(), "setup_context"))?
-                    .call1((ctx.clone(), args.clone(), o.clone()))?;
+                    .call1((ctx.clone(), args, o.clone()))?;
                 Ok(o)
             })
         } else {
             let mut fargs: SmallVec<[Bound<'_, PyAny>; 4]> = SmallVec::new();
             fargs.push(ctx.clone().into_any());
-            fargs.extend(args.iter());
+            fargs.extend(args.iter().cloned());
             match kwargs {
                 Some(kw) if !kw.is_empty() => forward.call(PyTuple::new(py, fargs)?, Some(kw)),
                 _ => call_positional(py, &forward, &fargs),

@@ -1,5 +1,6 @@
 //! Custom differentiable layers written in Python (`PyLayer` / `autograd.Function`):
-//! `apply` and the graph node that calls the user's `backward` (`apply.rs`), the `ctx`
+//! `apply` and the graph node that calls the user's `backward` (`apply.rs`), its Python
+//! entry points (`entry.rs`), the `ctx`
 //! object (`ctx.rs`), and ctx attributes that hold the layer's own outputs without a
 //! reference cycle (`ctx_attrs.rs`, `output_attribute.rs`), and the tuple-free call into
 //! `forward` / `backward` (`vcall.rs`), and `once_differentiable`'s error node
@@ -10,5 +11,6 @@ pub(crate) mod ctx;
 pub(crate) mod ctx_attrs;
 pub(crate) mod delayed_error;
 pub(crate) mod dirty;
+pub(crate) mod entry;
 pub(crate) mod output_attribute;
 pub(crate) mod vcall;
