@@ -3372,6 +3372,9 @@ def _apply_paddle(cls: type, *args: Any, **kwargs: Any) -> Any:
 def _apply_torch(cls: type, *args: Any, **kwargs: Any) -> Any:
     """``autograd.Function.apply``."""
 
+def _lazy_dict_active() -> dict[str, bool | None]:
+    """Whether tensors and ctx objects are made without the eager instance dict."""
+
 def _bind_apply(cls: type, torch: bool) -> Any:
     """``cls.apply`` as a builtin function bound to ``cls`` (no method object, no tuple)."""
 

@@ -16,7 +16,7 @@
 //! and thread checkers (a frozen, `Send` class), then the dict and weakref slots. That
 //! layout is not a documented pyo3 API, so the first call checks it against what pyo3
 //! itself made (an object made the ordinary way, the type's `__dictoffset__`,
-//! `__weaklistoffset__` and `__basicsize__`); if anything differs, every call takes the
+//! `__weakrefoffset__` and `__basicsize__`); if anything differs, every call takes the
 //! ordinary path.
 
 use pyo3::prelude::*;
@@ -25,8 +25,9 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::PyType;
 use pyo3::PyClass;
 
-/// The checked layout decision for one class (one static per class).
-pub(crate) struct LazyDictAlloc(PyOnceLock<bool>);
+/// The checked layout decision for one class (one static per class): the address of the
+/// type's `tp_alloc` when its objects can be made without the eager dict, 0 when not.
+pub(crate) struct LazyDictAlloc(PyOnceLock<usize>);
 
 /// `PyObject` header size, also the value's offset when the value's alignment is ≤ 8.
 const HEADER: usize = std::mem::size_of::<pyo3::ffi::PyObject>();
@@ -35,6 +36,11 @@ impl LazyDictAlloc {
     /// Not yet checked.
     pub(crate) const fn new() -> Self {
         LazyDictAlloc(PyOnceLock::new())
+    }
+
+    /// Whether objects are made without the eager dict: `None` before the first object.
+    pub(crate) fn active(&self, py: Python<'_>) -> Option<bool> {
+        self.0.get(py).map(|&a| a != 0)
     }
 
     /// A new object of exactly class `T` holding `value`, without an instance dict until
@@ -46,16 +52,22 @@ impl LazyDictAlloc {
         value: T,
         ordinary: impl FnOnce(T) -> PyResult<Py<T>>,
     ) -> PyResult<Py<T>> {
-        if let Some(&ok) = self.0.get(py) {
-            if ok {
-                return alloc_lazy(py, value);
+        if let Some(&alloc) = self.0.get(py) {
+            if alloc != 0 {
+                // SAFETY: `alloc` is `T`'s own `tp_alloc` (read below), and `T`'s layout
+                // was checked against the one `alloc_lazy` writes
+                return unsafe { alloc_lazy(py, value, alloc) };
             }
             return ordinary(value);
         }
         // the first object is made the ordinary way and measured
         let obj = ordinary(value)?;
-        let ok = layout_matches::<T>(py, &obj).unwrap_or(false);
-        let _ = self.0.set(py, ok);
+        let alloc = if layout_matches::<T>(py, &obj).unwrap_or(false) {
+            type_alloc::<T>(py)
+        } else {
+            0
+        };
+        let _ = self.0.set(py, alloc);
         Ok(obj)
     }
 }
@@ -72,7 +84,7 @@ fn layout_matches<T: PyClass<Frozen = True> + Sync>(
     let ty = py.get_type::<T>();
     let num = |name: &str| -> PyResult<usize> { ty.getattr(name)?.extract() };
     let dict_at = num("__dictoffset__")?;
-    let weak_at = num("__weaklistoffset__")?;
+    let weak_at = num("__weakrefoffset__")?;
     let size = num("__basicsize__")?;
     let value_end = HEADER + std::mem::size_of::<T>();
     let dict_expected = value_end.next_multiple_of(std::mem::align_of::<usize>());
@@ -86,29 +98,40 @@ fn layout_matches<T: PyClass<Frozen = True> + Sync>(
 /// The class derives directly from `object` (pyo3's layout above assumes that base).
 fn is_object_subtype(ty: &Bound<'_, PyType>) -> bool {
     ty.getattr("__base__")
-        .map(|b| b.is(&ty.py().get_type::<pyo3::types::PyAny>()))
+        .map(|b| b.is(ty.py().get_type::<pyo3::types::PyAny>()))
         .unwrap_or(false)
 }
 
-/// Allocates with the type's `tp_alloc` and moves `value` in (layout checked).
-fn alloc_lazy<T: PyClass>(py: Python<'_>, value: T) -> PyResult<Py<T>> {
-    let ty = py.get_type::<T>();
-    let tp = ty.as_type_ptr();
-    // SAFETY: `tp` is the live type object of `T` (held by `ty`); `Py_tp_alloc` is set on
-    // every type (inherited `PyType_GenericAlloc` for pyo3's heap types), and returns a
-    // new reference to zeroed, GC-tracked memory of `__basicsize__` bytes, or NULL with
-    // an exception set. The layout check established that the value lives `HEADER` bytes
-    // in and that the remaining contents (zero-sized checkers, dict and weakref slots)
-    // are valid when zeroed; the write below runs no Python code and allocates nothing,
-    // so no GC pass can see the object before its value is in place (and the classes'
-    // `ready` flag reads false in zeroed memory, so a traversal would skip it anyway).
+/// The address of `T`'s `tp_alloc` (`PyType_GenericAlloc` unless the type sets its own).
+fn type_alloc<T: PyClass>(py: Python<'_>) -> usize {
+    // SAFETY: a read of a slot of `T`'s live type object
+    let slot = unsafe {
+        pyo3::ffi::PyType_GetSlot(py.get_type::<T>().as_type_ptr(), pyo3::ffi::Py_tp_alloc)
+    };
+    if slot.is_null() {
+        pyo3::ffi::PyType_GenericAlloc as *const () as usize
+    } else {
+        slot as usize
+    }
+}
+
+/// Allocates with the type's `tp_alloc` and moves `value` in.
+///
+/// # Safety
+/// `alloc` is the address [`type_alloc`] returned for `T`, whose layout
+/// [`layout_matches`].
+unsafe fn alloc_lazy<T: PyClass>(py: Python<'_>, value: T, alloc: usize) -> PyResult<Py<T>> {
+    let tp = py.get_type::<T>().as_type_ptr();
+    // SAFETY: `tp` is the type object of `T` (pyo3 keeps it alive for the process);
+    // `alloc` is its `tp_alloc`, which returns a new reference to zeroed, GC-tracked memory
+    // of `__basicsize__` bytes, or NULL with an exception set. The layout check established
+    // that the value lives `HEADER` bytes in and that the remaining contents (zero-sized
+    // checkers, dict and weakref slots) are valid when zeroed; the write below runs no
+    // Python code and allocates nothing, so no GC pass can see the object before its value
+    // is in place (and the classes' `ready` flag reads false in zeroed memory, so a
+    // traversal would skip it anyway).
     unsafe {
-        let slot = pyo3::ffi::PyType_GetSlot(tp, pyo3::ffi::Py_tp_alloc);
-        let alloc: pyo3::ffi::allocfunc = if slot.is_null() {
-            pyo3::ffi::PyType_GenericAlloc
-        } else {
-            std::mem::transmute::<*mut std::ffi::c_void, pyo3::ffi::allocfunc>(slot)
-        };
+        let alloc = std::mem::transmute::<usize, pyo3::ffi::allocfunc>(alloc);
         let obj = alloc(tp, 0);
         if obj.is_null() {
             drop(value);
@@ -119,4 +142,21 @@ fn alloc_lazy<T: PyClass>(py: Python<'_>, value: T) -> PyResult<Py<T>> {
             .cast_into_unchecked::<T>()
             .unbind())
     }
+}
+
+/// `{"Tensor": bool | None, "FunctionCtx": bool | None}`: whether each class's objects are
+/// made without the eager instance dict (None: no object made yet). For tests: the fast
+/// path must not switch itself off unnoticed.
+#[pyfunction]
+pub fn _lazy_dict_active(py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyDict>> {
+    let d = pyo3::types::PyDict::new(py);
+    d.set_item(
+        "Tensor",
+        crate::python::tensor::class::TENSOR_ALLOC.active(py),
+    )?;
+    d.set_item(
+        "FunctionCtx",
+        crate::python::pylayer::apply::CTX_ALLOC.active(py),
+    )?;
+    Ok(d)
 }

@@ -20,6 +20,27 @@ def _fresh():
     return a * 2.0  # an op's result: made by the fast path
 
 
+def test_the_lazy_path_is_active():
+    # the layout check must pass on this pyo3 / CPython (else every object silently takes
+    # the slower ordinary path)
+    _fresh()
+    _fresh()
+
+    class Id(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1.0
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    x = fg.tensor([1.0], requires_grad=True)
+    Id.apply(x)
+    Id.apply(x)
+    assert fg._core._lazy_dict_active() == {"Tensor": True, "FunctionCtx": True}
+
+
 def test_fresh_result_has_an_empty_dict_and_takes_attributes():
     t = _fresh()
     assert t.__dict__ == {}

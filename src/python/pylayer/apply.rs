@@ -248,7 +248,7 @@ impl PyLayerNode {
 }
 
 /// Makes each ctx without an eager instance `__dict__` (see `lazy_dict.rs`).
-static CTX_ALLOC: crate::python::lazy_dict::LazyDictAlloc =
+pub(crate) static CTX_ALLOC: crate::python::lazy_dict::LazyDictAlloc =
     crate::python::lazy_dict::LazyDictAlloc::new();
 
 static ORDER_ARGS: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();

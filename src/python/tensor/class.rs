@@ -53,7 +53,8 @@ impl std::ops::Deref for TensorRead<'_> {
     }
 }
 
-static TENSOR_ALLOC: crate::python::lazy_dict::LazyDictAlloc =
+/// Makes each tensor object without an eager instance `__dict__` (see `lazy_dict.rs`).
+pub(crate) static TENSOR_ALLOC: crate::python::lazy_dict::LazyDictAlloc =
     crate::python::lazy_dict::LazyDictAlloc::new();
 
 static SIZE_CLASS: PyOnceLock<Py<PyType>> = PyOnceLock::new();
