@@ -3372,10 +3372,10 @@ def _apply_paddle(cls: type, *args: Any, **kwargs: Any) -> Any:
 def _apply_torch(cls: type, *args: Any, **kwargs: Any) -> Any:
     """``autograd.Function.apply``."""
 
-def _lazy_dict_active() -> dict[str, bool | None]:
+def _lazy_dict_active() -> dict[str, _bool | None]:
     """Whether tensors and ctx objects are made without the eager instance dict."""
 
-def _bind_apply(cls: type, torch: bool) -> Any:
+def _bind_apply(cls: type, torch: _bool) -> Any:
     """``cls.apply`` as a builtin function bound to ``cls`` (no method object, no tuple)."""
 
 def _delayed_error(outputs: list[Any], inputs: list[Tensor], message: str) -> list[Any]:

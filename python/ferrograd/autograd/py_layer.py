@@ -68,7 +68,7 @@ def _is_our_apply(owner: type, value: Any) -> bool:
     )
 
 
-def _install_apply(cls: type) -> None:
+def _install_apply(cls: Any) -> None:
     """Gives ``cls`` an ``apply`` of its own: a builtin function bound to ``cls`` that
     CPython calls without a method object or argument tuple (``src/python/pylayer/
     entry.rs``), unless ``cls`` (or the class it inherits ``apply`` from) brings its own
