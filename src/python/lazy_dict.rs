@@ -143,20 +143,3 @@ unsafe fn alloc_lazy<T: PyClass>(py: Python<'_>, value: T, alloc: usize) -> PyRe
             .unbind())
     }
 }
-
-/// `{"Tensor": bool | None, "FunctionCtx": bool | None}`: whether each class's objects are
-/// made without the eager instance dict (None: no object made yet). For tests: the fast
-/// path must not switch itself off unnoticed.
-#[pyfunction]
-pub fn _lazy_dict_active(py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyDict>> {
-    let d = pyo3::types::PyDict::new(py);
-    d.set_item(
-        "Tensor",
-        crate::python::tensor::class::TENSOR_ALLOC.active(py),
-    )?;
-    d.set_item(
-        "FunctionCtx",
-        crate::python::pylayer::apply::CTX_ALLOC.active(py),
-    )?;
-    Ok(d)
-}
