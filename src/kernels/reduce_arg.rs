@@ -16,8 +16,9 @@ use crate::kernels::par::for_each_chunk;
 
 /// Elements per block of the whole-tensor search.
 const BLOCK: usize = 1 << 16;
-/// Output columns per task of the strided (inner > 1) kernel.
-const TILE: usize = 1024;
+/// Output columns per task of the column (inner > 1) kernel: rows of 16 KB float32 are
+/// read whole, one sequential stream.
+const TILE: usize = 4096;
 
 /// `x` is strictly better than `b` (NaN beats every number, and a later NaN does not
 /// beat an earlier one): the rule that makes the first occurrence win.
@@ -114,51 +115,116 @@ pub(super) fn arg_dim<T: ReduceElem, const MAX: bool>(
         }
         return;
     }
-    // one task per (outer index, tile of inner columns); indices of the element's width
-    // (u32 for 4-byte types) keep the compare-and-select loop in one vector shape
+    // tasks of (outer index, column tile, row range); indices of the element's width (u32
+    // for 4-byte types) keep the compare-and-select loop in one vector shape
     let narrow = std::mem::size_of::<T>() == 4 && n <= u32::MAX as usize;
-    let tile = |o: usize, j0: usize, idx: &mut [i64]| {
-        let at = o * n * inner + j0;
+    let split = ColSplit::new(x.len() / (n * inner), n, inner, TILE);
+    let parts = split.run(par, &|t| {
+        let (at, w, rows) = split.task(t);
         if narrow {
-            best_rows::<T, u32, MAX>(x, at, n, inner, idx, |i| i as u32);
+            best_rows::<T, u32, MAX>(x, at, rows, inner, w, |i| i as u32)
         } else {
-            best_rows::<T, u64, MAX>(x, at, n, inner, idx, |i| i as u64);
+            best_rows::<T, u64, MAX>(x, at, rows, inner, w, |i| i as u64)
         }
-    };
-    let row = |start: usize, r: &mut [i64]| {
-        let o = start / inner;
-        if par && inner > TILE {
-            for_each_chunk(r, TILE, &|j0, c| tile(o, j0, c));
-        } else {
-            r.chunks_mut(TILE)
-                .enumerate()
-                .for_each(|(t, c)| tile(o, t * TILE, c));
+    });
+    // the row ranges of a unit merged in order: a later range wins only when strictly
+    // better, so the first occurrence stays
+    for (u, unit) in parts.chunks(split.parts).enumerate() {
+        let (mut best, mut idx) = unit[0].clone();
+        for (b, k) in &unit[1..] {
+            for (((bv, kv), &v), &i) in best.iter_mut().zip(idx.iter_mut()).zip(b).zip(k) {
+                if better::<T, MAX>(v, *bv) {
+                    (*bv, *kv) = (v, i);
+                }
+            }
         }
-    };
-    if par {
-        for_each_chunk(out, inner, &row);
-    } else {
-        out.chunks_mut(inner)
-            .enumerate()
-            .for_each(|(o, r)| row(o * inner, r));
+        let o = split.out_at(u);
+        out[o..o + idx.len()].copy_from_slice(&idx);
     }
 }
 
-/// For each column `j < idx.len()`, the first row `i < n` of the best
-/// `x[at + i * inner + j]`, by running best values and indices (type `I`) updated with
+/// How the column kernels (argmax / var over a dim that is not the innermost) cut
+/// `[outer, n, inner]` into tasks: units of (outer index, tile of at most `tile`
+/// columns), each cut into `parts` ranges of rows so that a few units still fill the
+/// threads. The cut depends on the shape alone, so results do not depend on threading.
+pub(super) struct ColSplit {
+    outer: usize,
+    n: usize,
+    inner: usize,
+    tile: usize,
+    tiles: usize,
+    /// Row ranges per unit.
+    pub(super) parts: usize,
+}
+
+impl ColSplit {
+    /// The cut of `[outer, n, inner]` with column tiles of `tile`.
+    pub(super) fn new(outer: usize, n: usize, inner: usize, tile: usize) -> ColSplit {
+        let tiles = inner.div_ceil(tile);
+        let units = outer * tiles;
+        // about 16 tasks when the units are few, rows of at least 64 each
+        let parts = if units >= 16 {
+            1
+        } else {
+            (16 / units).min(n.div_ceil(64)).max(1)
+        };
+        ColSplit {
+            outer,
+            n,
+            inner,
+            tile,
+            tiles,
+            parts,
+        }
+    }
+
+    /// Task `t`'s first element, column count and row range (`i` counted in the unit).
+    pub(super) fn task(&self, t: usize) -> (usize, usize, std::ops::Range<usize>) {
+        let (u, p) = (t / self.parts, t % self.parts);
+        let (o, tile) = (u / self.tiles, u % self.tiles);
+        let j0 = tile * self.tile;
+        let w = self.tile.min(self.inner - j0);
+        let rows = p * self.n / self.parts..(p + 1) * self.n / self.parts;
+        (o * self.n * self.inner + j0, w, rows)
+    }
+
+    /// Where unit `u`'s outputs start in the `[outer, inner]` output.
+    pub(super) fn out_at(&self, u: usize) -> usize {
+        (u / self.tiles) * self.inner + (u % self.tiles) * self.tile
+    }
+
+    /// Runs every task (on the pool when `par`), results in task order.
+    pub(super) fn run<R: Send>(&self, par: bool, f: &(dyn Fn(usize) -> R + Sync)) -> Vec<R> {
+        let total = self.outer * self.tiles * self.parts;
+        let mut res: Vec<Option<R>> = (0..total).map(|_| None).collect();
+        if par {
+            for_each_chunk(&mut res, 1, &|t, r| r[0] = Some(f(t)));
+        } else {
+            res.iter_mut()
+                .enumerate()
+                .for_each(|(t, r)| *r = Some(f(t)));
+        }
+        res.into_iter()
+            .map(|r| r.expect("every column task ran"))
+            .collect()
+    }
+}
+
+/// For each column `j < w`, the best `x[at + i * inner + j]` over `rows` and the first
+/// row holding it, by running best values and indices (type `I`) updated with
 /// branch-free selects one whole row at a time.
 fn best_rows<T: ReduceElem, I: Copy + Into<u64>, const MAX: bool>(
     x: &[T],
     at: usize,
-    n: usize,
+    rows: std::ops::Range<usize>,
     inner: usize,
-    idx: &mut [i64],
+    w: usize,
     index: impl Fn(usize) -> I,
-) {
-    let w = idx.len();
-    let mut best: Vec<T> = x[at..at + w].to_vec();
-    let mut k: Vec<I> = vec![index(0); w];
-    for i in 1..n {
+) -> (Vec<T>, Vec<i64>) {
+    let i0 = rows.start;
+    let mut best: Vec<T> = x[at + i0 * inner..at + i0 * inner + w].to_vec();
+    let mut k: Vec<I> = vec![index(i0); w];
+    for i in rows.skip(1) {
         let row = &x[at + i * inner..at + i * inner + w];
         let iv = index(i);
         for ((b, k), &v) in best.iter_mut().zip(k.iter_mut()).zip(row) {
@@ -167,9 +233,7 @@ fn best_rows<T: ReduceElem, I: Copy + Into<u64>, const MAX: bool>(
             *k = if t { iv } else { *k };
         }
     }
-    for (o, &k) in idx.iter_mut().zip(&k) {
-        *o = k.into() as i64;
-    }
+    (best, k.into_iter().map(|k| k.into() as i64).collect())
 }
 
 /// Whether a reduction reading `n` elements runs threaded.

@@ -10,13 +10,16 @@
 //! memory. Block boundaries depend only on the shape, so the result is the same for any
 //! thread count.
 
-use super::arg::par_for;
+use super::arg::{par_for, ColSplit};
 use crate::kernels::par::for_each_chunk;
 
 /// Elements per cache-resident block.
 const BLOCK: usize = 1 << 14;
-/// Output columns per task when the reduced dims are not the innermost.
-const TILE: usize = 1024;
+/// Output columns per task when the reduced dims are not the innermost (rows of 16 KB
+/// float32 are read whole, one sequential stream).
+const TILE: usize = 4096;
+/// Elements of a cache-resident chunk of rows in the column kernel.
+const COL_BLOCK: usize = 1 << 16;
 /// Independent float64 accumulators (breaks the add dependency chain).
 const LANES: usize = 8;
 
@@ -144,47 +147,72 @@ fn long_stat<T: VarElem>(x: &[T], par: bool) -> Stat {
     merge_all(&parts)
 }
 
-/// Sums of squared deviations of the columns of rows `x[i * inner + j]`, `i < n`,
-/// `j < w` (`w = m2.len()`): chunks of rows that fit a block are reduced exactly in two
-/// passes (column means, then squared deviations) and merged into the running columns
-/// with Chan's update; every column of a chunk has the same count, so the merge is a
-/// vectorised pass with one division per chunk.
-fn column_m2<T: VarElem>(x: &[T], n: usize, inner: usize, m2: &mut [f64]) {
-    let w = m2.len();
-    let rows = (BLOCK / w).clamp(1, n);
-    let mut mean = vec![0.0f64; w];
-    let (mut cm, mut cq) = (vec![0.0f64; w], vec![0.0f64; w]);
-    let mut na = 0.0f64;
-    for i0 in (0..n).step_by(rows) {
-        let r = rows.min(n - i0);
-        let row = |i: usize| &x[(i0 + i) * inner..(i0 + i) * inner + w];
-        cm.fill(0.0);
-        cq.fill(0.0);
-        for i in 0..r {
-            cm.iter_mut().zip(row(i)).for_each(|(m, &v)| *m += v.wide());
+/// Count, means and sums of squared deviations of a set of columns.
+#[derive(Clone)]
+struct Cols {
+    n: f64,
+    mean: Vec<f64>,
+    m2: Vec<f64>,
+}
+
+impl Cols {
+    /// Chan's update with the later rows `b` (every column has the same count, so this
+    /// is a vectorised pass with one division).
+    fn merge(&mut self, b: &Cols) {
+        let f = b.n / (self.n + b.n);
+        let g = self.n * f;
+        let cols = self.mean.iter_mut().zip(self.m2.iter_mut());
+        for (((m, q), &bm), &bq) in cols.zip(&b.mean).zip(&b.m2) {
+            let d = bm - *m;
+            *m += d * f;
+            *q += bq + d * d * g;
         }
-        let nb = r as f64;
-        cm.iter_mut().for_each(|m| *m /= nb);
+        self.n += b.n;
+    }
+}
+
+/// Statistics of the `w` columns of rows `x[at + i * inner + j]`, `i` in `rows`
+/// (non-empty): chunks of rows that fit a block are reduced exactly in two passes
+/// (column means, then squared deviations) and merged in order.
+fn column_part<T: VarElem>(
+    x: &[T],
+    at: usize,
+    rows: std::ops::Range<usize>,
+    inner: usize,
+    w: usize,
+) -> Cols {
+    let step = (COL_BLOCK / w).max(1);
+    let mut acc: Option<Cols> = None;
+    let mut c = Cols {
+        n: 0.0,
+        mean: vec![0.0; w],
+        m2: vec![0.0; w],
+    };
+    for i0 in rows.clone().step_by(step) {
+        let r = step.min(rows.end - i0);
+        let row = |i: usize| &x[at + (i0 + i) * inner..at + (i0 + i) * inner + w];
+        c.mean.fill(0.0);
+        c.m2.fill(0.0);
         for i in 0..r {
-            for ((q, &m), &v) in cq.iter_mut().zip(&cm).zip(row(i)) {
+            c.mean
+                .iter_mut()
+                .zip(row(i))
+                .for_each(|(m, &v)| *m += v.wide());
+        }
+        c.n = r as f64;
+        c.mean.iter_mut().for_each(|m| *m /= r as f64);
+        for i in 0..r {
+            for ((q, &m), &v) in c.m2.iter_mut().zip(&c.mean).zip(row(i)) {
                 let d = v.wide() - m;
                 *q += d * d;
             }
         }
-        if na == 0.0 {
-            mean.copy_from_slice(&cm);
-            m2.copy_from_slice(&cq);
-        } else {
-            let f = nb / (na + nb);
-            let g = na * f;
-            for (((m, q), &c), &cqj) in mean.iter_mut().zip(m2.iter_mut()).zip(&cm).zip(&cq) {
-                let d = c - *m;
-                *m += d * f;
-                *q += cqj + d * d * g;
-            }
+        match &mut acc {
+            None => acc = Some(c.clone()),
+            Some(a) => a.merge(&c),
         }
-        na += nb;
     }
+    acc.expect("a non-empty row range")
 }
 
 /// Variance (standard deviation when `sqrt`) over the middle dim of non-empty row-major
@@ -227,31 +255,18 @@ pub fn var_dense<T: VarElem>(
         }
         return Ok(out);
     }
-    let tile = |start: usize, o: &mut [T]| {
-        let (b, j0) = (start / inner, start % inner);
-        let mut m2 = vec![0.0f64; o.len()];
-        column_m2(&x[b * n * inner + j0..], n, inner, &mut m2);
-        o.iter_mut().zip(&m2).for_each(|(r, &q)| *r = fin_m2(q));
-    };
-    // tasks never straddle two outer indices: chunks of a whole row or of TILE columns
-    let row = |start: usize, r: &mut [T]| {
-        if par && inner > TILE {
-            for_each_chunk(r, TILE, &|j, c| tile(start + j, c));
-        } else {
-            let mut j = 0;
-            for c in r.chunks_mut(TILE) {
-                tile(start + j, c);
-                j += c.len();
-            }
-        }
-    };
-    if par {
-        for_each_chunk(&mut out, inner, &row);
-    } else {
-        let mut s = 0;
-        for r in out.chunks_mut(inner) {
-            row(s, r);
-            s += r.len();
+    // tasks of (outer index, column tile, row range), merged in order per unit
+    let split = ColSplit::new(outer, n, inner, TILE);
+    let parts = split.run(par, &|t| {
+        let (at, w, rows) = split.task(t);
+        column_part(x, at, rows, inner, w)
+    });
+    for (u, unit) in parts.chunks(split.parts).enumerate() {
+        let mut c = unit[0].clone();
+        unit[1..].iter().for_each(|b| c.merge(b));
+        let o = split.out_at(u);
+        for (r, &q) in out[o..o + c.m2.len()].iter_mut().zip(&c.m2) {
+            *r = fin_m2(q);
         }
     }
     Ok(out)

@@ -6,7 +6,7 @@
 //! every block copies its selected elements into its own part of the output. The copy
 //! reads the mask eight bytes at a time: an all-false word is skipped, an all-true word
 //! copies eight elements, and a mixed word runs a branch-free loop (write the element,
-//! advance the output cursor by the mask bit). Blocks and their offsets depend only on the
+//! advance the output cursor by the mask bit) over the eight values. Blocks and their offsets depend only on the
 //! mask, so the result is the same for any thread count.
 
 use crate::error::Result;
@@ -53,53 +53,95 @@ fn block_counts(mask: &[bool]) -> Vec<usize> {
     counts
 }
 
-/// Writes `value(base + i)` for every true `mask[i]`, in order, into `out`, which has
-/// exactly one slot per true element (all of them get written).
+/// Where the selected elements come from: element `i`, and the eight elements from `i`.
+trait Pick<T>: Sync {
+    fn one(&self, i: usize) -> T;
+    fn eight(&self, i: usize) -> [T; 8];
+}
+
+/// The elements of a slice.
+struct Values<'a, T>(&'a [T]);
+
+impl<T: Copy + Sync> Pick<T> for Values<'_, T> {
+    #[inline(always)]
+    fn one(&self, i: usize) -> T {
+        self.0[i]
+    }
+    #[inline(always)]
+    fn eight(&self, i: usize) -> [T; 8] {
+        self.0[i..i + 8].try_into().expect("8 elements")
+    }
+}
+
+/// The positions themselves.
+struct Positions;
+
+impl Pick<usize> for Positions {
+    #[inline(always)]
+    fn one(&self, i: usize) -> usize {
+        i
+    }
+    #[inline(always)]
+    fn eight(&self, i: usize) -> [usize; 8] {
+        std::array::from_fn(|j| i + j)
+    }
+}
+
+/// Writes element `base + i` of `pick` for every true `mask[i]`, in order, into `out`,
+/// which has exactly one slot per true element (all of them get written).
 #[inline(always)]
-fn fill_block<T: Copy>(
-    mask: &[u8],
-    base: usize,
-    out: &mut [MaybeUninit<T>],
-    value: &impl Fn(usize) -> T,
-) {
+fn fill_block<T: Copy, P: Pick<T>>(mask: &[u8], base: usize, out: &mut [MaybeUninit<T>], pick: &P) {
     let mut k = 0usize;
     let words = mask.chunks_exact(8);
     let tail = words.remainder();
     let tail_at = mask.len() - tail.len();
-    // branch-free over a run of mask bytes: every element is written at the cursor and the
-    // cursor advances by the bit; a slot past the end is only ever written for a false
-    // element after the block's last true one, so the (predictable) check skips it
-    let mixed = |bits: &[u8], at: usize, k: &mut usize, out: &mut [MaybeUninit<T>]| {
-        for (j, &b) in bits.iter().enumerate() {
-            if let Some(o) = out.get_mut(*k) {
-                *o = MaybeUninit::new(value(at + j));
-            }
-            *k += b as usize;
-        }
-    };
     for (w, bits) in words.enumerate() {
-        let word = u64::from_ne_bytes(bits.try_into().expect("8-byte chunk"));
+        let bits: &[u8; 8] = bits.try_into().expect("8-byte chunk");
+        let word = u64::from_ne_bytes(*bits);
         let at = base + w * 8;
         if word == 0 {
             continue;
-        } else if word == 0x0101_0101_0101_0101 {
-            for (j, o) in out[k..k + 8].iter_mut().enumerate() {
-                *o = MaybeUninit::new(value(at + j));
+        }
+        let vals = pick.eight(at);
+        if word == 0x0101_0101_0101_0101 {
+            for (o, &v) in out[k..k + 8].iter_mut().zip(&vals) {
+                *o = MaybeUninit::new(v);
             }
             k += 8;
+        } else if k + 8 <= out.len() {
+            // branch-free: every element is written at the cursor, which advances by the
+            // mask bit; a slot written by a false element is rewritten by the true one of
+            // its rank, which comes later in this block (`& 7` is a no-op: the cursor is
+            // at most the element's index in the word, but drops the bounds check)
+            let dst = &mut out[k..k + 8];
+            let mut c = 0usize;
+            for (&v, &b) in vals.iter().zip(bits) {
+                dst[c & 7] = MaybeUninit::new(v);
+                c += b as usize;
+            }
+            k += c;
         } else {
-            mixed(bits, at, &mut k, out);
+            // the block's last slots: only true elements are written
+            for (&v, &b) in vals.iter().zip(bits) {
+                if b != 0 {
+                    out[k] = MaybeUninit::new(v);
+                    k += 1;
+                }
+            }
         }
     }
-    mixed(tail, base + tail_at, &mut k, out);
+    for (j, &b) in tail.iter().enumerate() {
+        if b != 0 {
+            out[k] = MaybeUninit::new(pick.one(base + tail_at + j));
+            k += 1;
+        }
+    }
     debug_assert_eq!(k, out.len());
 }
 
-/// `value(i)` for every true `mask[i]`, in increasing `i`: the two-pass blocked compaction.
-fn compact_with<T: Copy + Send + Sync>(
-    mask: &[bool],
-    value: impl Fn(usize) -> T + Sync,
-) -> Result<Vec<T>> {
+/// Element `i` of `pick` for every true `mask[i]`, in increasing `i`: the two-pass
+/// blocked compaction.
+fn compact_with<T: Copy + Send + Sync, P: Pick<T>>(mask: &[bool], pick: P) -> Result<Vec<T>> {
     let counts = block_counts(mask);
     let total: usize = counts.iter().sum();
     let mut out = try_vec_with_capacity::<T>(total)?;
@@ -114,7 +156,7 @@ fn compact_with<T: Copy + Send + Sync>(
         }
         let run = |i: usize, piece: &mut [MaybeUninit<T>]| {
             let block = &m[i * BLOCK..((i + 1) * BLOCK).min(m.len())];
-            fill_block(block, i * BLOCK, piece, &value);
+            fill_block(block, i * BLOCK, piece, &pick);
         };
         if parallel(m.len()) {
             crate::kernels::par::for_each_chunk(&mut pieces, 1, &|i, p| run(i, &mut *p[0]));
@@ -134,12 +176,12 @@ fn compact_with<T: Copy + Send + Sync>(
 /// The elements of `src` where `mask` (of the same length, both row-major) is true.
 pub fn masked_values<T: Copy + Send + Sync>(src: &[T], mask: &[bool]) -> Result<Vec<T>> {
     assert_eq!(src.len(), mask.len(), "masked_values: lengths differ");
-    compact_with(mask, |i| src[i])
+    compact_with(mask, Values(src))
 }
 
 /// The positions of the true elements of `mask`, increasing.
 pub fn mask_positions(mask: &[bool]) -> Result<Vec<usize>> {
-    compact_with(mask, |i| i)
+    compact_with(mask, Positions)
 }
 
 #[cfg(test)]
