@@ -44,6 +44,7 @@ pub mod scan;
 pub mod scan_blocked;
 pub mod scatter;
 pub mod scatter_put;
+pub mod select_mask;
 pub mod sort;
 pub mod tiles;
 pub mod unary;

@@ -23,8 +23,12 @@ use num_complex::{Complex32, Complex64};
 use std::num::Wrapping;
 use std::ops::{Add, Mul};
 
+#[path = "reduce_arg.rs"]
+mod arg;
 #[path = "reduce_loops.rs"]
 mod loops;
+#[path = "reduce_var.rs"]
+pub mod var;
 pub use loops::reduced_shape;
 use loops::{inner, outer, plan};
 
@@ -420,7 +424,20 @@ pub fn arg_reduce<T: ReduceElem>(
     check_args(op, src, layout, axis.as_slice())?;
     // Strictly better only, so the first occurrence wins; a NaN beats every number.
     let better = |x: T, b: T| beyond(is_max, x, b) || (is_nan(x) && !is_nan(b));
+    // row-major input: the vectorised, threaded kernels of `reduce_arg.rs`
+    let n_all = layout.numel();
+    let dense =
+        (layout.is_contiguous() && n_all > 0).then(|| &src[layout.offset..layout.offset + n_all]);
     let Some(ax) = axis else {
+        if let Some(x) = dense {
+            let par = arg::par_for(n_all);
+            let i = if is_max {
+                arg::arg_all::<T, true>(x, par)
+            } else {
+                arg::arg_all::<T, false>(x, par)
+            };
+            return Ok(vec![i]);
+        }
         if layout.numel() == 0 {
             return Err(empty_err(op, layout));
         }
@@ -441,6 +458,17 @@ pub fn arg_reduce<T: ReduceElem>(
         return Ok(Vec::new());
     } else if n == 0 {
         return Err(empty_err(op, layout));
+    }
+    if let Some(x) = dense {
+        let inner: usize = layout.shape[ax + 1..].iter().product();
+        let mut out = try_filled_vec(out_n, 0i64)?;
+        let par = arg::par_for(n_all);
+        if is_max {
+            arg::arg_dim::<T, true>(x, n, inner, &mut out, par);
+        } else {
+            arg::arg_dim::<T, false>(x, n, inner, &mut out, par);
+        }
+        return Ok(out);
     }
     let perm: Vec<usize> = (0..nd).filter(|&d| d != ax).chain([ax]).collect();
     let moved = layout.permute(&perm)?;

@@ -33,6 +33,12 @@ impl Tensor {
     /// ints count as advanced too; the broadcast dims replace the indexed dims in place
     /// when those are adjacent, else they come first) and give a copy.
     pub fn index(&self, items: &[IndexItem]) -> Result<Tensor> {
+        if let [IndexItem::Tensor(mask)] = items {
+            if mask.dtype() == DType::Bool && mask.ndim() > 0 && mask.shape() == self.shape() {
+                // a mask of the whole shape: the blocked compaction, not coordinate lists
+                return self.mask_take(mask, "IndexBackward");
+            }
+        }
         let plan = self.plan_index(items, "index")?;
         if plan.adv.is_empty() {
             return self.view_steps(plan.steps.into(), "IndexBackward");

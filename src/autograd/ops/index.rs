@@ -401,17 +401,47 @@ impl Tensor {
             )));
         }
         let shape = broadcast_shapes(self.shape(), mask.shape(), "masked_select")?;
-        let m = mask.expand_raw(&shape)?.to_vec::<bool>()?;
-        // count first, so the index list is one fallible allocation (MemoryError, not abort)
-        let mut lin = crate::storage::try_vec_with_capacity(m.iter().filter(|&&b| b).count())?;
-        lin.extend(m.iter().enumerate().filter(|(_, &b)| b).map(|(p, _)| p));
-        let out_shape = smallvec![lin.len()];
-        let map = Arc::new(Linear {
-            lin,
-            in_shape: shape.clone(),
-            out_shape,
+        if self.shape() == &shape[..] {
+            self.mask_take(mask, "MaskedSelectBackward")
+        } else {
+            // the expand node sums the gradient back to this shape
+            self.expand(&shape)?.mask_take(mask, "MaskedSelectBackward")
+        }
+    }
+
+    /// The elements of `self` where the bool `mask`, broadcast to this shape, is true, in
+    /// row-major order (1-D); the blocked two-pass compaction of
+    /// [`crate::kernels::select_mask`]. The backward's index list is only built when a
+    /// graph is recorded.
+    pub(super) fn mask_take(&self, mask: &Tensor, name: &'static str) -> Result<Tensor> {
+        let n = self.numel();
+        // both operands row-major and dense (copies only when strided or broadcast)
+        let m = mask.expand_raw(self.shape())?.contiguous_raw()?;
+        let x = self.contiguous_raw()?;
+        let internal =
+            || Error::runtime(format!("internal: {name}: a view reaches past its buffer"));
+        let mg = m.storage().read::<bool>();
+        let mo = m.layout().offset;
+        let bits = mg.get(mo..mo + n).ok_or_else(internal)?;
+        let out = crate::with_dtype!(self.dtype(), T, {
+            let s = x.storage().read::<T>();
+            let xo = x.layout().offset;
+            let vals = s.get(xo..xo + n).ok_or_else(internal)?;
+            let v = crate::kernels::select_mask::masked_values(vals, bits)?;
+            let len = v.len();
+            Tensor::from_vec(v, &[len])?
         });
-        self.expand(&shape)?
-            .take_linear(&map, "MaskedSelectBackward")
+        let out_shape = out.shape().into();
+        self.record_take(
+            out,
+            || {
+                Ok(Arc::new(Linear {
+                    lin: crate::kernels::select_mask::mask_positions(bits)?,
+                    in_shape: self.shape_vec(),
+                    out_shape,
+                }))
+            },
+            name,
+        )
     }
 }

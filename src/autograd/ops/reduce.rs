@@ -195,6 +195,9 @@ impl Tensor {
         } else {
             self.to_dtype(crate::dtype::default_float())?
         };
+        if let Some(v) = var_fast(&x, &ax, correction, keepdim, false)? {
+            return Ok(v);
+        }
         let centered = x.sub(&x.mean(axes, true)?)?;
         // one saved tensor (square saves its input once; centered * centered saves it twice)
         let sq = centered.unary(crate::tensor::UnaryOp::Square)?;
@@ -205,7 +208,12 @@ impl Tensor {
 
     /// Standard deviation over `axes` with `correction`.
     pub fn std(&self, axes: Option<&[isize]>, correction: f64, keepdim: bool) -> Result<Tensor> {
-        normalize_axes(axes, self.ndim(), "std")?;
+        let ax = normalize_axes(axes, self.ndim(), "std")?;
+        if self.dtype().is_float() {
+            if let Some(v) = var_fast(self, &ax, correction, keepdim, true)? {
+                return Ok(v);
+            }
+        }
         self.var(axes, correction, keepdim)?
             .unary(crate::tensor::UnaryOp::Sqrt)
     }
@@ -234,4 +242,62 @@ impl Tensor {
         };
         op.apply(self, axes, keepdim)
     }
+}
+
+/// Variance (standard deviation when `sqrt`) of float32/float64 `x` over normalised `ax`
+/// in one fused pass ([`crate::kernels::reduce::var`]) when nothing is recorded, the
+/// input is not empty and `ax` is a run of neighbouring dims; `None` otherwise (the
+/// composed ops then run and record the gradient).
+fn var_fast(
+    x: &Tensor,
+    ax: &[usize],
+    correction: f64,
+    keepdim: bool,
+    sqrt: bool,
+) -> Result<Option<Tensor>> {
+    use crate::dtype::DType;
+    use crate::kernels::reduce::var::var_dense;
+    let run = ax.windows(2).all(|w| w[1] == w[0] + 1);
+    let recorded = crate::autograd::is_grad_enabled() && x.requires_grad();
+    let (Some(&a0), Some(&a1)) = (ax.first(), ax.last()) else {
+        return Ok(None);
+    };
+    if recorded || !run || x.numel() == 0 || !matches!(x.dtype(), DType::F32 | DType::F64) {
+        return Ok(None);
+    }
+    let shape = x.shape();
+    let n: usize = shape[a0..=a1].iter().product();
+    let inner: usize = shape[a1 + 1..].iter().product();
+    let out_shape: Vec<usize> = if keepdim {
+        (0..shape.len())
+            .map(|d| if ax.contains(&d) { 1 } else { shape[d] })
+            .collect()
+    } else {
+        crate::kernels::reduce::reduced_shape(shape, ax).to_vec()
+    };
+    let xc = x.contiguous_raw()?;
+    let (off, len) = (xc.layout().offset, xc.numel());
+    let internal = || Error::runtime("internal: var: the view reaches past its buffer");
+    let out = if x.dtype() == DType::F32 {
+        let s = xc.storage().read::<f32>();
+        let v = var_dense(
+            s.get(off..off + len).ok_or_else(internal)?,
+            n,
+            inner,
+            correction,
+            sqrt,
+        )?;
+        Tensor::from_vec(v, &out_shape)?
+    } else {
+        let s = xc.storage().read::<f64>();
+        let v = var_dense(
+            s.get(off..off + len).ok_or_else(internal)?,
+            n,
+            inner,
+            correction,
+            sqrt,
+        )?;
+        Tensor::from_vec(v, &out_shape)?
+    };
+    Ok(Some(out))
 }
