@@ -45,6 +45,7 @@ pub mod scan_blocked;
 pub mod scatter;
 pub mod scatter_put;
 pub mod sort;
+pub mod strided_assign;
 pub mod tiles;
 pub mod unary;
 
