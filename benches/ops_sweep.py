@@ -106,10 +106,13 @@ def make_ops(lib: str) -> dict[str, Callable[[], Any]]:
     }
 
 
-def run_lib(lib: str, repeat: int) -> dict[str, float | str]:
-    """Best-of-``repeat`` milliseconds per op (an error's text where the op failed)."""
+def run_lib(lib: str, repeat: int, only: list[str]) -> dict[str, float | str]:
+    """Best-of-``repeat`` milliseconds per op (an error's text where the op failed); only
+    the ops named in ``only`` when it is not empty."""
     res: dict[str, float | str] = {}
     for name, f in make_ops(lib).items():
+        if only and name not in only:
+            continue
         try:
             f()
             best = float("inf")
@@ -128,13 +131,17 @@ def main() -> None:
     p.add_argument("--lib", choices=["ferrograd", "torch"])
     p.add_argument("--python-torch", default=sys.executable)
     p.add_argument("--repeat", type=int, default=5)
+    p.add_argument(
+        "--only", action="append", default=[], help="run only this op (repeatable), e.g. 'gelu'"
+    )
     a = p.parse_args()
     if a.lib:
-        print(json.dumps(run_lib(a.lib, a.repeat)))
+        print(json.dumps(run_lib(a.lib, a.repeat, a.only)))
         return
     got = {}
     for lib, py in (("ferrograd", sys.executable), ("torch", a.python_torch)):
         cmd = [py, __file__, "--lib", lib, "--repeat", str(a.repeat)]
+        cmd += [arg for name in a.only for arg in ("--only", name)]
         r = subprocess.run(cmd, capture_output=True, text=True, check=True)
         got[lib] = json.loads(r.stdout.strip().splitlines()[-1])
     print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load {os.getloadavg()}")

@@ -1,7 +1,8 @@
 //! Generic elementwise maps over strided, broadcast layouts with contiguous output.
 
 use super::par::for_each_chunk;
-use super::tiles;
+pub use super::strided_assign::zip_assign;
+use super::tiles::{self, Block, Tile};
 use super::{Split, PAR_CHUNK, PAR_THRESHOLD};
 use crate::error::Result;
 use crate::interrupt::{parallel_allowed, Watch};
@@ -47,7 +48,7 @@ fn build_output_split<O: Send + Copy>(
 
 /// Visits rows `[row_lo, row_hi)` of `shape` (rows = all dims but the last), giving the
 /// base offset of each row in each of `layouts` (all already broadcast to `shape`).
-fn for_rows<const K: usize>(
+pub(super) fn for_rows<const K: usize>(
     shape: &[usize],
     layouts: [&Layout; K],
     row_lo: usize,
@@ -177,9 +178,27 @@ pub fn map_unary_split<T: Copy + Sync, O: Copy + Send>(
     let inner = shape.last().copied().unwrap_or(1);
     let (is, _) = (layout.strides.last().copied().unwrap_or(1), ());
     if n > 0 && tiles::transposed(layout) {
-        return build_by_rows_min(&shape, tiles::TILE, |lo, hi, out| {
-            tiles::for_tiles(&shape, [layout], lo, hi, |pos, [b], len| {
-                gather_map(src, b, is, &mut out[pos..pos + len], &f)
+        let rs = layout.strides[shape.len() - 2];
+        return build_by_rows_min(&shape, tiles::TILE_ROWS, |lo, hi, out| {
+            let mut tile = Tile::new();
+            tiles::for_tile_blocks(&shape, [layout], lo, hi, |pos, [base], rows, cols| {
+                tile.gather(
+                    src,
+                    Block {
+                        base,
+                        rs,
+                        cs: is,
+                        rows,
+                        cols,
+                    },
+                );
+                prefetch_next_out(out, pos, inner, rows, cols);
+                for k in 0..rows {
+                    let at = pos + k * inner;
+                    for (o, &x) in out[at..at + cols].iter_mut().zip(tile.row(k)) {
+                        o.write(f(x));
+                    }
+                }
             })
         });
     }
@@ -251,6 +270,26 @@ fn gather_map<T: Copy, O>(
     }
 }
 
+/// Prefetches the output lines of the tile after the one of `rows x cols` elements at
+/// `pos` (rows `inner` apart) of a tiled walk: its rows are as far apart as the source's.
+#[inline(always)]
+fn prefetch_next_out<O>(
+    out: &[MaybeUninit<O>],
+    pos: usize,
+    inner: usize,
+    rows: usize,
+    cols: usize,
+) {
+    let b = Block {
+        base: pos as isize,
+        rs: inner as isize,
+        cs: 1,
+        rows,
+        cols,
+    };
+    b.right().prefetch(out.as_ptr(), out.len());
+}
+
 /// Elements a strided [`map_unary_chunked`] gathers into a buffer before each call of its
 /// vectorised kernel.
 const GATHER_RUN: usize = 256;
@@ -281,14 +320,32 @@ fn map_unary_runs<T: Copy + Sync, O: Copy + Send>(
             chunk(got, piece);
         }
     };
+    let inner = shape.last().copied().unwrap_or(1);
     if tiles::transposed(layout) {
-        return build_by_rows_min(shape, tiles::TILE, |lo, hi, out| {
-            tiles::for_tiles(shape, [layout], lo, hi, |pos, [b], len| {
-                run(b, &mut out[pos..pos + len])
+        // a tile is copied out along memory first, then each of its rows goes through
+        // the vectorised kernel straight from L1
+        let rs = layout.strides[shape.len() - 2];
+        return build_by_rows_min(shape, tiles::TILE_ROWS, |lo, hi, out| {
+            let mut tile = Tile::new();
+            tiles::for_tile_blocks(shape, [layout], lo, hi, |pos, [base], rows, cols| {
+                tile.gather(
+                    src,
+                    Block {
+                        base,
+                        rs,
+                        cs: is,
+                        rows,
+                        cols,
+                    },
+                );
+                prefetch_next_out(out, pos, inner, rows, cols);
+                for k in 0..rows {
+                    let at = pos + k * inner;
+                    chunk(tile.row(k), &mut out[at..at + cols]);
+                }
             })
         });
     }
-    let inner = shape.last().copied().unwrap_or(1);
     build_by_rows(shape, |lo, hi, out| {
         let mut pos = 0;
         for_rows(shape, [layout], lo, hi, |[b]| {
@@ -345,7 +402,7 @@ pub fn map_binary<A: Copy + Sync, B: Copy + Sync, O: Copy + Send>(
     let sa = ba.strides.last().copied().unwrap_or(1);
     let sb = bb.strides.last().copied().unwrap_or(1);
     if n > 0 && (tiles::transposed(&ba) || tiles::transposed(&bb)) {
-        return build_by_rows_min(out_shape, tiles::TILE, |lo, hi, out| {
+        return build_by_rows_min(out_shape, tiles::TILE_ROWS, |lo, hi, out| {
             tiles::for_tiles(out_shape, [&ba, &bb], lo, hi, |pos, [oa, ob], len| {
                 for (j, o) in out[pos..pos + len].iter_mut().enumerate() {
                     let j = j as isize;
@@ -434,60 +491,6 @@ pub fn map_binary_chunked<A: Copy + Sync, B: Copy + Sync, O: Copy + Send>(
     })
 }
 
-/// `dst[view] = f(dst[view], src)` in place, `src` broadcast to the view's shape.
-/// `dst` and `src` must not alias (callers copy `src` first when they share storage).
-pub fn zip_assign<T: Copy + Sync + Send, S: Copy + Sync>(
-    dst: &mut [T],
-    ld: &Layout,
-    src: &[S],
-    ls: &Layout,
-    f: impl Fn(T, S) -> T + Sync + Send,
-) -> Result<()> {
-    let shape = ld.shape.clone();
-    let bs = ls.broadcast_to(&shape, "assign")?;
-    let inner = shape.last().copied().unwrap_or(1);
-    let n = ld.numel();
-    if n == 0 {
-        return Ok(());
-    }
-    if ld.is_contiguous() && bs.is_contiguous() && bs.numel() == n {
-        let d = &mut dst[ld.offset..ld.offset + n];
-        let s = &src[bs.offset..bs.offset + n];
-        if n >= PAR_THRESHOLD && parallel_allowed() {
-            for_each_chunk(d, PAR_CHUNK, &|start, dc| {
-                let sc = &s[start..start + dc.len()];
-                for (o, &x) in dc.iter_mut().zip(sc) {
-                    *o = f(*o, x);
-                }
-            });
-        } else {
-            for (o, &x) in d.iter_mut().zip(s) {
-                *o = f(*o, x);
-            }
-        }
-        return Ok(());
-    }
-    let sd = ld.strides.last().copied().unwrap_or(1);
-    let ss = bs.strides.last().copied().unwrap_or(1);
-    let rows = n / inner.max(1);
-    if tiles::transposed(ld) || tiles::transposed(&bs) {
-        tiles::for_tiles(&shape, [ld, &bs], 0, rows, |_, [od, os], len| {
-            for j in 0..len as isize {
-                let di = (od + j * sd) as usize;
-                dst[di] = f(dst[di], src[(os + j * ss) as usize]);
-            }
-        });
-        return Ok(());
-    }
-    for_rows(&shape, [ld, &bs], 0, rows, |[od, os]| {
-        for j in 0..inner as isize {
-            let di = (od + j * sd) as usize;
-            dst[di] = f(dst[di], src[(os + j * ss) as usize]);
-        }
-    });
-    Ok(())
-}
-
 /// A kernel over one run of a view: writes `out[j] = f(src[offset + j * stride])` for
 /// every `j` of `out` (`offset` and `stride` count elements of the source).
 pub type RunKernel<'a, O> = dyn Fn(isize, isize, &mut [MaybeUninit<O>]) + Sync + 'a;
@@ -507,7 +510,7 @@ pub fn map_runs<O: Copy + Send>(layout: &Layout, run: &RunKernel<'_, O>) -> Resu
     let inner = shape.last().copied().unwrap_or(1);
     let stride = layout.strides.last().copied().unwrap_or(1);
     if n > 0 && tiles::transposed(layout) {
-        return build_by_rows_min(shape, tiles::TILE, |lo, hi, out| {
+        return build_by_rows_min(shape, tiles::TILE_ROWS, |lo, hi, out| {
             tiles::for_tiles(shape, [layout], lo, hi, |pos, [b], len| {
                 run(b, stride, &mut out[pos..pos + len])
             })

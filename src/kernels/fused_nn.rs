@@ -12,7 +12,6 @@ use crate::dtype::Element;
 use crate::error::Result;
 use crate::storage::try_filled_vec;
 use rayon::prelude::*;
-use std::mem::MaybeUninit;
 
 /// Element count from which the fused kernels split rows across threads.
 const PAR_MIN: usize = 1 << 15;
@@ -93,28 +92,18 @@ pub fn gelu_tanh_grad_elem<T: NnFloat>(g: T, x: T) -> T {
     g * ((t + one) * half + x * half * (one - t * t) * du)
 }
 
-/// `dst[i] = gelu_tanh_grad_elem(g[i], x[i])` for float32 over equal-length slices, with
-/// AVX2 when the CPU has it (the forward's slice kernel does the same).
-pub fn gelu_tanh_grad_f32_slice(g: &[f32], x: &[f32], dst: &mut [MaybeUninit<f32>]) {
-    #[inline(always)]
-    fn body(g: &[f32], x: &[f32], dst: &mut [MaybeUninit<f32>]) {
-        for ((o, &gv), &xv) in dst.iter_mut().zip(g).zip(x) {
-            o.write(gelu_tanh_grad_elem(gv, xv));
-        }
-    }
-    #[cfg(target_arch = "x86_64")]
-    {
-        #[target_feature(enable = "avx2")]
-        unsafe fn wide(g: &[f32], x: &[f32], dst: &mut [MaybeUninit<f32>]) {
-            body(g, x, dst)
-        }
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU supports AVX2 (checked just above).
-            return unsafe { wide(g, x, dst) };
-        }
-    }
-    body(g, x, dst)
+/// `gelu_tanh_grad_elem` for float32, as a plain function for the slice kernel below.
+#[inline(always)]
+fn gelu_tanh_grad_f32(g: f32, x: f32) -> f32 {
+    gelu_tanh_grad_elem(g, x)
 }
+
+super::fastmath::zip_slice_kernel!(
+    /// `dst[i] = gelu_tanh_grad_elem(g[i], x[i])` for float32 over equal-length slices,
+    /// with AVX2 when the CPU has it (the forward's slice kernel does the same).
+    gelu_tanh_grad_f32_slice,
+    gelu_tanh_grad_f32
+);
 
 /// Whether a fused kernel over `len` elements splits its rows across threads.
 pub(super) fn parallel(len: usize) -> bool {

@@ -46,6 +46,7 @@ pub mod scatter;
 pub mod scatter_put;
 pub mod select_mask;
 pub mod sort;
+pub mod strided_assign;
 pub mod tiles;
 pub mod unary;
 

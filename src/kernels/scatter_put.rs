@@ -85,7 +85,7 @@ impl Targets<'_> {
 
 /// Hints the CPU to bring the cache line of `p` into L1 (no effect on other targets).
 #[inline(always)]
-fn prefetch<T>(p: *const T) {
+pub(super) fn prefetch<T>(p: *const T) {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     // SAFETY: a prefetch never faults and has no architectural effect, whatever `p` is.
     unsafe {
