@@ -256,7 +256,6 @@ fn var_fast(
     sqrt: bool,
 ) -> Result<Option<Tensor>> {
     use crate::dtype::DType;
-    use crate::kernels::reduce::var::var_dense;
     let run = ax.windows(2).all(|w| w[1] == w[0] + 1);
     let recorded = crate::autograd::is_grad_enabled() && x.requires_grad();
     let (Some(&a0), Some(&a1)) = (ax.first(), ax.last()) else {
@@ -276,28 +275,29 @@ fn var_fast(
         crate::kernels::reduce::reduced_shape(shape, ax).to_vec()
     };
     let xc = x.contiguous_raw()?;
-    let (off, len) = (xc.layout().offset, xc.numel());
-    let internal = || Error::runtime("internal: var: the view reaches past its buffer");
     let out = if x.dtype() == DType::F32 {
-        let s = xc.storage().read::<f32>();
-        let v = var_dense(
-            s.get(off..off + len).ok_or_else(internal)?,
-            n,
-            inner,
-            correction,
-            sqrt,
-        )?;
-        Tensor::from_vec(v, &out_shape)?
+        var_of::<f32>(&xc, n, inner, correction, sqrt, &out_shape)?
     } else {
-        let s = xc.storage().read::<f64>();
-        let v = var_dense(
-            s.get(off..off + len).ok_or_else(internal)?,
-            n,
-            inner,
-            correction,
-            sqrt,
-        )?;
-        Tensor::from_vec(v, &out_shape)?
+        var_of::<f64>(&xc, n, inner, correction, sqrt, &out_shape)?
     };
     Ok(Some(out))
+}
+
+/// [`var_dense`](crate::kernels::reduce::var::var_dense) of the dense row-major `xc`
+/// (element type `T`), as a tensor of `out_shape`.
+fn var_of<T: crate::kernels::reduce::var::VarElem + crate::dtype::Element>(
+    xc: &Tensor,
+    n: usize,
+    inner: usize,
+    correction: f64,
+    sqrt: bool,
+    out_shape: &[usize],
+) -> Result<Tensor> {
+    let (off, len) = (xc.layout().offset, xc.numel());
+    let s = xc.storage().read::<T>();
+    let x = s
+        .get(off..off + len)
+        .ok_or_else(|| Error::runtime("internal: var: the view reaches past its buffer"))?;
+    let v = crate::kernels::reduce::var::var_dense(x, n, inner, correction, sqrt)?;
+    Tensor::from_vec(v, out_shape)
 }

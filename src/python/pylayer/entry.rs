@@ -69,11 +69,11 @@ pub fn _bind_apply<'py>(cls: &Bound<'py, PyAny>, torch: bool) -> PyResult<Bound<
         (
             def(pyo3::impl_::trampoline::get_trampoline_function!(
                 fastcall_cfunction_with_keywords,
-                apply_paddle_fast
+                apply_fast::<false>
             )),
             def(pyo3::impl_::trampoline::get_trampoline_function!(
                 fastcall_cfunction_with_keywords,
-                apply_torch_fast
+                apply_fast::<true>
             )),
         )
     });
@@ -91,11 +91,12 @@ pub fn _bind_apply<'py>(cls: &Bound<'py, PyAny>, torch: bool) -> PyResult<Bound<
     }
 }
 
-/// `METH_FASTCALL | METH_KEYWORDS` body of the Paddle dialect's bound `apply`.
+/// `METH_FASTCALL | METH_KEYWORDS` body of a bound `apply`: the torch dialect's when
+/// `TORCH`, else Paddle's.
 ///
 /// # Safety
 /// As [`fast_call`].
-unsafe fn apply_paddle_fast(
+unsafe fn apply_fast<const TORCH: bool>(
     py: Python<'_>,
     slf: *mut ffi::PyObject,
     args: *const *mut ffi::PyObject,
@@ -103,22 +104,7 @@ unsafe fn apply_paddle_fast(
     kwnames: *mut ffi::PyObject,
 ) -> PyResult<*mut ffi::PyObject> {
     // SAFETY: the caller's contract is `fast_call`'s
-    unsafe { fast_call(py, slf, args, nargs, kwnames, false) }
-}
-
-/// `METH_FASTCALL | METH_KEYWORDS` body of the torch dialect's bound `apply`.
-///
-/// # Safety
-/// As [`fast_call`].
-unsafe fn apply_torch_fast(
-    py: Python<'_>,
-    slf: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> PyResult<*mut ffi::PyObject> {
-    // SAFETY: the caller's contract is `fast_call`'s
-    unsafe { fast_call(py, slf, args, nargs, kwnames, true) }
+    unsafe { fast_call(py, slf, args, nargs, kwnames, TORCH) }
 }
 
 /// Runs [`apply`] for a vectorcall: `slf` is the bound class, `args[..nargs]` the
