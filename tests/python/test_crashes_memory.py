@@ -49,10 +49,18 @@ def run_capped(body: str, extra_mib: int) -> subprocess.CompletedProcess:
     ("body", "extra_mib"),
     [
         # each cap lets the first big buffer fit and not the next (sizes in the comments)
-        ("m = fg.ones([1 << 24], dtype='bool')\nm[m]", 200),  # 16M + 128M offsets + 128M
+        # the mask's selection: 16M mask + 128M values, then 128M for the result
+        (
+            "m = fg.ones([1 << 24], dtype='bool')\nx = fg.zeros([1 << 24], dtype='float64')\nx[m]",
+            200,
+        ),
         ("fg.arange(0, 1 << 25, dtype='float16')", 288),  # 256M of float64, then 64M
         ("fg.ones([1 << 24], dtype='bool').nonzero()", 200),  # 16M + 128M + 128M coords
-        ("fg.masked_select(fg.zeros([1 << 23]), fg.ones([1 << 23], dtype='bool'))", 80),
+        # 64M values + 8M mask, then 64M for the result
+        (
+            "fg.masked_select(fg.zeros([1 << 23], dtype='float64'), fg.ones([1 << 23], dtype='bool'))",
+            80,
+        ),
     ],
     ids=["bool-mask-index", "arange-float16", "nonzero", "masked_select"],
 )
