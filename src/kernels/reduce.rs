@@ -18,13 +18,14 @@
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::layout::{Layout, Shape};
-use crate::storage::{try_filled_vec, try_vec_with_capacity, Storage};
+use crate::storage::{try_filled_vec, Storage};
 use num_complex::{Complex32, Complex64};
 use std::num::Wrapping;
 use std::ops::{Add, Mul};
 
 #[path = "reduce_arg.rs"]
 mod arg;
+pub use arg::arg_reduce;
 #[path = "reduce_loops.rs"]
 mod loops;
 #[path = "reduce_var.rs"]
@@ -400,107 +401,6 @@ pub fn reduce<T: ReduceElem>(
             "reduce: '{op}' is not a sum/prod/max/min reduction"
         ))),
     }
-}
-
-/// ArgMax/ArgMin over ONE axis (or over the flattened tensor when `axis` is None), returning
-/// i64 indices; the first occurrence wins on ties; NaN counts as the maximum (and minimum)
-/// like torch; an empty reduction is an error.
-pub fn arg_reduce<T: ReduceElem>(
-    kind: ReduceKind,
-    src: &[T],
-    layout: &Layout,
-    axis: Option<usize>,
-) -> Result<Vec<i64>> {
-    let (op, is_max) = (kind.name(), kind == ReduceKind::ArgMax);
-    if !matches!(kind, ReduceKind::ArgMax | ReduceKind::ArgMin) {
-        return Err(Error::value(format!(
-            "arg_reduce: '{op}' is not argmax/argmin"
-        )));
-    }
-    if !T::ORDERED {
-        return Err(unordered_err::<T>(op));
-    }
-    let axis = axis.filter(|_| layout.ndim() > 0); // dim 0 of a 0-d tensor: the flat form
-    check_args(op, src, layout, axis.as_slice())?;
-    // Strictly better only, so the first occurrence wins; a NaN beats every number.
-    let better = |x: T, b: T| beyond(is_max, x, b) || (is_nan(x) && !is_nan(b));
-    // row-major input: the vectorised, threaded kernels of `reduce_arg.rs`
-    let n_all = layout.numel();
-    let dense =
-        (layout.is_contiguous() && n_all > 0).then(|| &src[layout.offset..layout.offset + n_all]);
-    let Some(ax) = axis else {
-        if let Some(x) = dense {
-            let par = arg::par_for(n_all);
-            let i = if is_max {
-                arg::arg_all::<T, true>(x, par)
-            } else {
-                arg::arg_all::<T, false>(x, par)
-            };
-            return Ok(vec![i]);
-        }
-        if layout.numel() == 0 {
-            return Err(empty_err(op, layout));
-        }
-        let (mut best, mut idx, mut pos) = (src[layout.offset], 0, 0);
-        layout.for_each_row(|b, s, len| {
-            for v in (0..len as isize).map(|i| src[(b + i * s) as usize]) {
-                if better(v, best) {
-                    (best, idx) = (v, pos);
-                }
-                pos += 1;
-            }
-        });
-        return Ok(vec![idx]);
-    };
-    let out_n: usize = reduced_shape(&layout.shape, &[ax]).iter().product();
-    let (nd, n) = (layout.ndim(), layout.shape[ax]);
-    if out_n == 0 {
-        return Ok(Vec::new());
-    } else if n == 0 {
-        return Err(empty_err(op, layout));
-    }
-    if let Some(x) = dense {
-        let inner: usize = layout.shape[ax + 1..].iter().product();
-        let mut out = try_filled_vec(out_n, 0i64)?;
-        let par = arg::par_for(n_all);
-        if is_max {
-            arg::arg_dim::<T, true>(x, n, inner, &mut out, par);
-        } else {
-            arg::arg_dim::<T, false>(x, n, inner, &mut out, par);
-        }
-        return Ok(out);
-    }
-    let perm: Vec<usize> = (0..nd).filter(|&d| d != ax).chain([ax]).collect();
-    let moved = layout.permute(&perm)?;
-    let s = moved.strides[nd - 1];
-    let mut out = try_vec_with_capacity(out_n)?;
-    moved.select(nd - 1, 0).for_each_row(|b, ks, len| {
-        let at = |i: usize, j: usize| src[(b + i as isize * s + j as isize * ks) as usize];
-        let start = out.len();
-        out.resize(start + len, 0i64);
-        let idx = &mut out[start..];
-        if ks.abs() >= s.abs() {
-            for (j, o) in idx.iter_mut().enumerate() {
-                let mut best = at(0, j);
-                for i in 1..n {
-                    if better(at(i, j), best) {
-                        (best, *o) = (at(i, j), i as i64);
-                    }
-                }
-            }
-            return;
-        }
-        // The kept dim varies faster: walk the axis outermost to read memory row by row.
-        let mut best: Vec<T> = (0..len).map(|j| at(0, j)).collect();
-        for i in 1..n {
-            for (j, (bv, o)) in best.iter_mut().zip(idx.iter_mut()).enumerate() {
-                if better(at(i, j), *bv) {
-                    (*bv, *o) = (at(i, j), i as i64);
-                }
-            }
-        }
-    });
-    Ok(out)
 }
 
 /// All/Any over `axes` of any element type (truthiness: `!= zero`, so NaN is true),
