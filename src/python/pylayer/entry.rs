@@ -26,8 +26,7 @@ pub fn _apply_paddle(
     args: &Bound<'_, PyTuple>,
     kwargs: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Py<PyAny>> {
-    let args: SmallVec<[Bound<'_, PyAny>; 4]> = args.iter().collect();
-    apply(py, cls, false, &args, kwargs)
+    apply_tuple(py, cls, false, args, kwargs)
 }
 
 /// `Function.apply(*args, **kwargs)` for the torch dialect (`autograd.Function`).
@@ -39,8 +38,19 @@ pub fn _apply_torch(
     args: &Bound<'_, PyTuple>,
     kwargs: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Py<PyAny>> {
-    let args: SmallVec<[Bound<'_, PyAny>; 4]> = args.iter().collect();
-    apply(py, cls, true, &args, kwargs)
+    apply_tuple(py, cls, true, args, kwargs)
+}
+
+/// [`apply`] with the positional arguments in a tuple (the base classes' `classmethod`).
+fn apply_tuple<'py>(
+    py: Python<'py>,
+    cls: &Bound<'py, PyAny>,
+    torch: bool,
+    args: &Bound<'py, PyTuple>,
+    kwargs: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Py<PyAny>> {
+    let args: SmallVec<[Bound<'py, PyAny>; 4]> = args.iter().collect();
+    apply(py, cls, torch, &args, kwargs)
 }
 
 /// The method definitions of the bound `apply`s, made once and never freed (CPython keeps
