@@ -12,7 +12,7 @@ pub type Shape = SmallVec<[usize; 6]>;
 pub type Strides = SmallVec<[isize; 6]>;
 
 /// Where a tensor's elements sit inside its storage.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct Layout {
     /// Size of each dimension.
     pub shape: Shape,
@@ -20,6 +20,18 @@ pub struct Layout {
     pub strides: Strides,
     /// Index of the first element in the storage.
     pub offset: usize,
+}
+
+impl Clone for Layout {
+    /// Copies the dimension lists as slices (smallvec's generic `clone` pushes element by
+    /// element: ~50 instructions per list on every op's result layout).
+    fn clone(&self) -> Self {
+        Layout {
+            shape: Shape::from_slice(&self.shape),
+            strides: Strides::from_slice(&self.strides),
+            offset: self.offset,
+        }
+    }
 }
 
 /// Product of the dimensions; fails on overflow (huge shapes must not wrap around).

@@ -90,18 +90,23 @@ impl Recorder {
         {
             return None;
         }
-        let edges = inputs.iter().map(|t| t.gradient_edge()).collect();
-        let metas = inputs
-            .iter()
-            .map(|t| InputMeta {
+        // one pass of pushes (three `collect`s into inline vectors cost ~100 instructions
+        // each, most of it smallvec's generic `extend`)
+        let mut edges = SmallVec::new();
+        let mut metas = SmallVec::new();
+        let mut input_ids = SmallVec::new();
+        for t in inputs {
+            edges.push(t.gradient_edge());
+            metas.push(InputMeta {
                 shape: t.shape_vec(),
                 dtype: t.dtype(),
-            })
-            .collect();
+            });
+            input_ids.push(t.id());
+        }
         Some(Recorder {
             base: NodeBase::new(edges, metas),
             saves: SmallVec::new(),
-            input_ids: inputs.iter().map(|t| t.id()).collect(),
+            input_ids,
             claimed: 0,
             roles: SmallVec::new(),
         })
@@ -207,7 +212,11 @@ impl Recorder {
         let Recorder {
             base, saves, roles, ..
         } = self;
-        // Pack inputs now (hooks may raise); outputs are packed inside new_cyclic below.
+        // Inputs are packed first, then outputs (hooks may raise; pack hooks see this
+        // order). An output's save needs a weak link to the node that does not exist yet:
+        // it gets an empty one, bound below once the node is built. (Building the node
+        // inside `Arc::new_cyclic` instead moved the whole ~650-byte node through the
+        // closure's return value: several `memcpy` calls per recorded op.)
         let mut slots: SmallVec<[Option<SavedTensor>; 2]> = SmallVec::new();
         for s in &saves {
             slots.push(match s {
@@ -215,63 +224,41 @@ impl Recorder {
                 _ => None,
             });
         }
+        let mut has_output = false;
+        for (s, slot) in saves.iter().zip(slots.iter_mut()) {
+            if let SaveSpec::Output = s {
+                let unbound: Weak<dyn Node> = Weak::<FnNode>::new();
+                *slot = Some(SavedTensor::output(out, &unbound, 0)?);
+                has_output = true;
+            }
+        }
         let out_meta = InputMeta {
             shape: out.shape_vec(),
             dtype: out.dtype(),
         };
-        if !saves.iter().any(|s| matches!(s, SaveSpec::Output)) {
-            // no weak self-reference needed: the node is built in one place (the cyclic
-            // path below moves the whole ~650-byte node through its closure's captures),
-            // field by field in its heap block (`Arc::new(FnNode { .. })` assembled it on
-            // the stack first and copied it there: several `memcpy` calls per node)
-            let mut node = Arc::<FnNode>::new_uninit();
-            let p = Arc::get_mut(&mut node)
-                .expect("a new Arc has no other reference")
-                .as_mut_ptr();
-            // SAFETY: `p` points at the new Arc's uninitialised, unaliased FnNode; each
-            // field is written exactly once, nothing reads it before, and `assume_init`
-            // comes after the last write.
-            let node = unsafe {
-                std::ptr::addr_of_mut!((*p).base).write(base);
-                std::ptr::addr_of_mut!((*p).name).write(name);
-                std::ptr::addr_of_mut!((*p).saved).write(slots);
-                std::ptr::addr_of_mut!((*p).roles).write(roles);
-                std::ptr::addr_of_mut!((*p).out_meta).write(out_meta);
-                std::ptr::addr_of_mut!((*p).backward).write(backward);
-                node.assume_init()
-            };
-            out.set_grad_fn(NodeRef::new(node), 0);
-            return Ok(());
-        }
-        let mut failure = None;
-        let node = Arc::new_cyclic(|weak: &Weak<FnNode>| {
-            let weak_dyn: Weak<dyn Node> = weak.clone();
-            let saved = saves
-                .iter()
-                .zip(slots)
-                .map(|(spec, slot)| match spec {
-                    SaveSpec::Output => match SavedTensor::output(out, &weak_dyn, 0) {
-                        Ok(s) => Some(s),
-                        Err(e) => {
-                            failure = Some(e);
-                            Some(SavedTensor::released())
-                        }
-                    },
-                    SaveSpec::Input(_) => slot,
-                    SaveSpec::Nothing => None,
-                })
-                .collect();
-            FnNode {
-                base,
-                name,
-                saved,
-                roles,
-                out_meta,
-                backward,
+        // built field by field in its heap block (`Arc::new(FnNode { .. })` assembles it
+        // on the stack first and copies it there)
+        let mut node = Arc::<FnNode>::new_uninit();
+        let p = Arc::get_mut(&mut node)
+            .expect("a new Arc has no other reference")
+            .as_mut_ptr();
+        // SAFETY: `p` points at the new Arc's uninitialised, unaliased FnNode; each
+        // field is written exactly once, nothing reads it before, and `assume_init`
+        // comes after the last write.
+        let node = unsafe {
+            std::ptr::addr_of_mut!((*p).base).write(base);
+            std::ptr::addr_of_mut!((*p).name).write(name);
+            std::ptr::addr_of_mut!((*p).saved).write(slots);
+            std::ptr::addr_of_mut!((*p).roles).write(roles);
+            std::ptr::addr_of_mut!((*p).out_meta).write(out_meta);
+            std::ptr::addr_of_mut!((*p).backward).write(backward);
+            node.assume_init()
+        };
+        if has_output {
+            let weak: Weak<dyn Node> = Arc::downgrade(&node) as Weak<FnNode>;
+            for s in node.saved.iter().flatten() {
+                s.bind_output_node(&weak);
             }
-        });
-        if let Some(e) = failure {
-            return Err(e);
         }
         out.set_grad_fn(NodeRef::new(node), 0);
         Ok(())

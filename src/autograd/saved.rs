@@ -486,6 +486,14 @@ impl SavedTensor {
         }
     }
 
+    /// Points an output's save (made with an empty weak link while its node was being
+    /// built) at that node; other saves are left as they are.
+    pub(crate) fn bind_output_node(&self, node: &Weak<dyn Node>) {
+        if let Identity::Output { node: n, .. } = &mut *self.identity.lock() {
+            *n = node.clone();
+        }
+    }
+
     /// Re-binds a tensor saved during a custom layer's forward as output `output_nr` of
     /// `node`, once the outputs are known: the saved entry then holds only the data and a
     /// weak link, so the output does not keep its own node (and ctx) alive.
@@ -576,15 +584,4 @@ fn freed_error(op: &str) -> Error {
          values are freed by backward() and grad(). Specify retain_graph=True in the first call \
          if you need to run backward through the graph again or to read saved tensors after it"
     ))
-}
-
-impl SavedTensor {
-    /// A slot that is already released (used when saving failed part-way).
-    pub(crate) fn released() -> SavedTensor {
-        SavedTensor {
-            state: Mutex::new(SavedState::Released),
-            identity: Mutex::new(Identity::Constant),
-            source: None,
-        }
-    }
 }

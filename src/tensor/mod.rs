@@ -169,17 +169,29 @@ impl Tensor {
             layout.offset = 0;
         }
         debug_assert!(layout.numel() == 0 || layout.storage_span().1 <= storage.len());
-        Tensor(Arc::new(TensorImpl {
-            storage,
-            layout,
-            meta: Mutex::new(AutogradMeta::default()),
-            owner: std::sync::atomic::AtomicUsize::new(0),
-            moved: std::sync::atomic::AtomicBool::new(false),
-            ext: std::sync::atomic::AtomicBool::new(false),
-            detached_in_place: std::sync::atomic::AtomicBool::new(false),
-            counter,
-            leaf_key: std::sync::atomic::AtomicUsize::new(0),
-        }))
+        // built field by field in its heap block: `Arc::new(TensorImpl { .. })` assembles
+        // the ~300-byte value on the stack and copies it there (a `memcpy` per tensor)
+        let mut inner = Arc::<TensorImpl>::new_uninit();
+        let p = Arc::get_mut(&mut inner)
+            .expect("a new Arc has no other reference")
+            .as_mut_ptr();
+        // SAFETY: `p` points at the new Arc's uninitialised, unaliased TensorImpl; each
+        // field is written exactly once, nothing reads it before, and `assume_init` comes
+        // after the last write.
+        unsafe {
+            use std::ptr::addr_of_mut;
+            use std::sync::atomic::{AtomicBool, AtomicUsize};
+            addr_of_mut!((*p).storage).write(storage);
+            addr_of_mut!((*p).layout).write(layout);
+            addr_of_mut!((*p).meta).write(Mutex::new(AutogradMeta::default()));
+            addr_of_mut!((*p).owner).write(AtomicUsize::new(0));
+            addr_of_mut!((*p).moved).write(AtomicBool::new(false));
+            addr_of_mut!((*p).ext).write(AtomicBool::new(false));
+            addr_of_mut!((*p).detached_in_place).write(AtomicBool::new(false));
+            addr_of_mut!((*p).counter).write(counter);
+            addr_of_mut!((*p).leaf_key).write(AtomicUsize::new(0));
+            Tensor(inner.assume_init())
+        }
     }
 
     /// A contiguous tensor owning `data` with `shape`; errors if the sizes differ.
@@ -229,7 +241,8 @@ impl Tensor {
 
     /// Dimensions as an owned small vector.
     pub fn shape_vec(&self) -> Shape {
-        self.0.layout.shape.clone()
+        // (as a slice copy: smallvec's `clone` pushes element by element)
+        Shape::from_slice(&self.0.layout.shape)
     }
 
     /// Element dtype.
