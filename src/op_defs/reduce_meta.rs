@@ -414,7 +414,50 @@ impl ReduceSaved<'_> {
 
     /// `g` (shaped like the result) broadcast back to the input's shape (a view; no copy).
     pub fn unreduce(&self, g: &Tensor) -> Result<Tensor> {
+        // (when nothing is recorded, the usual case in backward, as one view: `keep`'s
+        // reshape and `expand` each went through the shape ops' generic driver, ~3k
+        // instructions for a 1-element gradient)
+        if !crate::autograd::is_grad_enabled() || !g.requires_grad() {
+            if let Some(out) = self.broadcast_view(g) {
+                return Ok(out);
+            }
+        }
         self.keep(g)?.expand(self.shape)
+    }
+
+    /// `unreduce`'s result made directly: `g`'s layout with the reduced dimensions put
+    /// back (stride 0) and size-1 ones broadcast, marked as a view of `g` like the
+    /// composed ops' result. `None` when `g` does not fit (the composed ops raise).
+    fn broadcast_view(&self, g: &Tensor) -> Option<Tensor> {
+        let gl = g.layout();
+        let mut strides = crate::layout::Strides::new();
+        let mut k = 0; // g's dimension matching the input's dimension `i`
+        for (i, &d) in self.shape.iter().enumerate() {
+            if !self.keepdim && self.axes.contains(&i) {
+                strides.push(0);
+                continue;
+            }
+            let (gd, gs) = (*gl.shape.get(k)?, gl.strides[k]);
+            k += 1;
+            strides.push(if gd == d {
+                gs
+            } else if gd == 1 {
+                0
+            } else {
+                return None;
+            });
+        }
+        if k != gl.shape.len() {
+            return None;
+        }
+        let layout = crate::layout::Layout {
+            shape: crate::layout::Shape::from_slice(self.shape),
+            strides,
+            offset: gl.offset,
+        };
+        let out = g.view_with(layout);
+        out.mark_view_of(g);
+        Some(out)
     }
 }
 
