@@ -80,15 +80,20 @@ pub(super) fn unravel(dims: &[(usize, isize)], mut i: usize) -> isize {
 }
 
 /// Merges neighbouring (size, stride) dims that step through memory as one dim.
-pub(super) fn merge_dims(dims: Vec<(usize, isize)>) -> Vec<(usize, isize)> {
-    let mut out: Vec<(usize, isize)> = Vec::with_capacity(dims.len());
-    for (n, s) in dims {
-        match out.last_mut() {
-            Some(last) if last.1 == s * n as isize => *last = (last.0 * n, s),
-            _ => out.push((n, s)),
+pub(super) fn merge_dims(mut dims: Vec<(usize, isize)>) -> Vec<(usize, isize)> {
+    // in place (`w` dims written so far): no second vector per reduction
+    let mut w = 0;
+    for r in 0..dims.len() {
+        let (n, s) = dims[r];
+        if w > 0 && dims[w - 1].1 == s * n as isize {
+            dims[w - 1] = (dims[w - 1].0 * n, s);
+        } else {
+            dims[w] = (n, s);
+            w += 1;
         }
     }
-    out
+    dims.truncate(w);
+    dims
 }
 
 /// Canonical form of a non-empty reduction.
@@ -108,7 +113,12 @@ pub(super) struct Plan {
 /// value again changes nothing.
 pub(super) fn plan(layout: &Layout, axes: &[usize], idempotent: bool) -> Plan {
     let mut offset = layout.offset as isize;
-    let (mut kept, mut red) = (Vec::new(), Vec::new());
+    // (sized up front: a first push into an empty vector takes the slower growth path)
+    let n_red = axes.len().min(layout.ndim());
+    let (mut kept, mut red) = (
+        Vec::with_capacity(layout.ndim() - n_red),
+        Vec::with_capacity(n_red),
+    );
     for (d, (&n, &s)) in layout.shape.iter().zip(&layout.strides).enumerate() {
         if n == 1 || (s == 0 && idempotent && axes.contains(&d)) {
             continue; // contributes nothing new
