@@ -6,7 +6,8 @@
 //! Then one of two loops runs:
 //!
 //! * **inner**: each output element folds its own reduced sub-tensor; unit-stride rows go
-//!   through a blocked pairwise kernel (16 independent lanes, which the compiler vectorises),
+//!   through a blocked pairwise kernel (16 independent lanes, which the compiler vectorises;
+//!   float32/float64 sums: the explicit AVX2 kernels of `reduce_simd.rs`, same bits),
 //!   split with `rayon::join` on long rows. Split points depend only on the row length, so
 //!   results are bit-identical whatever the thread count.
 //! * **outer**: when the last kept dim has the smallest stride (a sum over axis 0 of a
