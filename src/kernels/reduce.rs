@@ -6,7 +6,8 @@
 //! Then one of two loops runs:
 //!
 //! * **inner**: each output element folds its own reduced sub-tensor; unit-stride rows go
-//!   through a blocked pairwise kernel (16 independent lanes, which the compiler vectorises),
+//!   through a blocked pairwise kernel (16 independent lanes, which the compiler vectorises;
+//!   float32/float64 sums: the explicit AVX2 kernels of `reduce_simd.rs`, same bits),
 //!   split with `rayon::join` on long rows. Split points depend only on the row length, so
 //!   results are bit-identical whatever the thread count.
 //! * **outer**: when the last kept dim has the smallest stride (a sum over axis 0 of a
@@ -28,6 +29,8 @@ mod arg;
 pub use arg::arg_reduce;
 #[path = "reduce_loops.rs"]
 mod loops;
+#[path = "reduce_simd.rs"]
+mod simd;
 #[path = "reduce_var.rs"]
 pub mod var;
 pub use loops::reduced_shape;
@@ -77,10 +80,16 @@ pub trait ReduceElem: Element {
     fn from_acc(a: Self::Acc) -> Self;
     /// The comparison key; a key unequal to itself is a NaN.
     fn key(self) -> Self::Key;
+    /// The sum lane fold of a contiguous run (`loops::lanes` of `Arith<false>`, same
+    /// bits) by a hand-vectorised kernel, where this type and the CPU have one.
+    #[inline(always)]
+    fn sum_lanes(_x: &[Self]) -> Option<Self::Acc> {
+        None
+    }
 }
 
 macro_rules! reduce_elem {
-    ($t:ty, $acc:ty, $key:ty, $ord:expr, $to:expr, $from:expr, $keyf:expr) => {
+    ($t:ty, $acc:ty, $key:ty, $ord:expr, $to:expr, $from:expr, $keyf:expr $(, $lanes:path)?) => {
         impl ReduceElem for $t {
             type Acc = $acc;
             type Key = $key;
@@ -95,6 +104,12 @@ macro_rules! reduce_elem {
             fn key(self) -> $key {
                 ($keyf)(self)
             }
+            $(
+                #[inline(always)]
+                fn sum_lanes(x: &[Self]) -> Option<$acc> {
+                    $lanes(x)
+                }
+            )?
         }
     };
 }
@@ -103,8 +118,8 @@ type C64 = Complex32;
 type C128 = Complex64;
 reduce_elem! { i32, Wrapping<i32>, i32, true, Wrapping, |a: Wrapping<i32>| a.0, |x| x }
 reduce_elem! { i64, Wrapping<i64>, i64, true, Wrapping, |a: Wrapping<i64>| a.0, |x| x }
-reduce_elem! { f32, f64, f32, true, |x: f32| x as f64, |a: f64| a as f32, |x| x }
-reduce_elem! { f64, f64, f64, true, |x| x, |a| a, |x| x }
+reduce_elem! { f32, f64, f32, true, |x: f32| x as f64, |a: f64| a as f32, |x| x, simd::sum_f32 }
+reduce_elem! { f64, f64, f64, true, |x| x, |a| a, |x| x, simd::sum_f64 }
 reduce_elem! {
     C64, C128, (), false,
     |x: C64| C128::new(x.re as f64, x.im as f64),
@@ -150,6 +165,12 @@ trait Fold<T: Element> {
     #[inline(always)]
     fn step(a: Self::A, x: T) -> Self::A {
         Self::merge(a, Self::lift(x))
+    }
+    /// `loops::lanes` of a contiguous run by a hand-vectorised kernel with the same bits,
+    /// where this op, the element type and the CPU have one (`None`: the generic loop).
+    #[inline(always)]
+    fn fast_lanes(_x: &[T]) -> Option<Self::A> {
+        None
     }
 }
 
@@ -262,6 +283,14 @@ impl<T: ReduceElem, const MUL: bool> Fold<T> for Arith<MUL> {
     }
     fn finish(a: T::Acc) -> T {
         T::from_acc(a)
+    }
+    #[inline(always)]
+    fn fast_lanes(x: &[T]) -> Option<T::Acc> {
+        if MUL {
+            None
+        } else {
+            T::sum_lanes(x)
+        }
     }
 }
 

@@ -25,8 +25,12 @@ pub fn reduced_shape(shape: &[usize], axes: &[usize]) -> Shape {
         .collect()
 }
 
-/// Folds a non-empty contiguous run with `LANES` accumulators merged as a tree.
+/// Folds a non-empty contiguous run with `LANES` accumulators merged as a tree (float
+/// sums: by `super::simd`'s kernels where the CPU has them, with the same bits).
 pub(super) fn lanes<T: Element, F: Fold<T>>(x: &[T]) -> F::A {
+    if let Some(a) = F::fast_lanes(x) {
+        return a;
+    }
     let mut acc = [F::start(x[0]); LANES];
     let chunks = x.chunks_exact(LANES);
     let tail = chunks.remainder();
@@ -202,7 +206,10 @@ pub(super) fn inner<T: Element, F: Fold<T>>(src: &[T], p: &Plan, out: &mut [F::O
 }
 
 /// Folds the `acc.len()`-element input rows starting at `offs` (elements `sk` apart) into
-/// `acc`. Four unit-stride rows go in one pass, loading and storing `acc` once.
+/// `acc`. Four unit-stride rows go in one pass, loading and storing `acc` once. Long
+/// unit-stride rows run in an AVX2 build where the CPU has it (the baseline SSE2 build
+/// widens and adds two float32 values an instruction, AVX2 four); both builds do the same
+/// operations on each element in the same order, so they give the same bits.
 #[inline]
 pub(super) fn add_rows<T: Element, F: Fold<T>>(
     src: &[T],
@@ -210,6 +217,23 @@ pub(super) fn add_rows<T: Element, F: Fold<T>>(
     offs: &[isize],
     sk: isize,
 ) {
+    #[cfg(target_arch = "x86_64")]
+    if sk == 1 && acc.len() >= 64 {
+        #[target_feature(enable = "avx2")]
+        unsafe fn wide<T: Element, F: Fold<T>>(s: &[T], a: &mut [F::A], o: &[isize]) {
+            add_rows_body::<T, F>(s, a, o, 1)
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2 (checked just above).
+            return unsafe { wide::<T, F>(src, acc, offs) };
+        }
+    }
+    add_rows_body::<T, F>(src, acc, offs, sk)
+}
+
+/// The loops of [`add_rows`], inlined into each of its builds.
+#[inline(always)]
+fn add_rows_body<T: Element, F: Fold<T>>(src: &[T], acc: &mut [F::A], offs: &[isize], sk: isize) {
     let n = acc.len();
     let seg = |off: isize| &src[off as usize..off as usize + n];
     match *offs {
@@ -238,13 +262,23 @@ pub(super) fn add_rows<T: Element, F: Fold<T>>(
 
 /// Outer kernel: the last kept dim (length `m`, stride `sk`) has the smallest stride, so a
 /// tile of outputs is updated by whole input row segments, one reduced index at a time.
-/// Long rows are cut into tiles of `TILE`; very short rows are grouped into one task.
+/// Long rows are cut into tiles of `TILE` (narrower when few rows must feed the threads);
+/// very short rows are grouped into one task.
 pub(super) fn outer<T: Element, F: Fold<T>>(src: &[T], p: &Plan, out: &mut [F::Out], watch: Watch) {
     let (m, sk) = *p.kept.last().expect("outer kernel needs a kept dim");
     let lead = &p.kept[..p.kept.len() - 1];
+    let par = p.work >= PAR_MIN && crate::interrupt::parallel_allowed();
+    // With few output rows (a sum over dim 0 of a matrix), rows are cut into narrower
+    // tiles so that every thread gets some; each output still adds its inputs in the
+    // same order, so the tiling never changes results.
+    let width = if par && out.len() / m < 4 && m >= 1024 {
+        (m.div_ceil(4).next_multiple_of(64)).clamp(512, TILE)
+    } else {
+        TILE
+    };
     let job = |o: usize, t: usize, chunk: &mut [F::Out]| {
         let n = chunk.len().min(m);
-        let tile = (t * TILE) as isize * sk;
+        let tile = (t * width) as isize * sk;
         let bases: Vec<isize> = (0..chunk.len() / n)
             .map(|k| p.offset + unravel(lead, o + k) + tile)
             .collect();
@@ -275,10 +309,9 @@ pub(super) fn outer<T: Element, F: Fold<T>>(src: &[T], p: &Plan, out: &mut [F::O
             .zip(&acc)
             .for_each(|(o, &a)| *o = F::finish(a));
     };
-    let par = p.work >= PAR_MIN && crate::interrupt::parallel_allowed();
-    if m > TILE {
+    if m > width {
         chunked(out, m, par, watch, |o, row| {
-            chunked(row, TILE, par, watch, |t, c| job(o, t, c))
+            chunked(row, width, par, watch, |t, c| job(o, t, c))
         });
     } else {
         // Grouping saves per-row overhead on very short rows; longer rows stay one task

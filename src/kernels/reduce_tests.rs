@@ -307,3 +307,44 @@ fn storage_dispatch_and_bad_arguments() {
     );
     assert!(reduce(ArgMax, &[1.0f32; 6], &l, &[0]).is_err());
 }
+
+/// The 16-lane fold written out in scalars: the bits `simd`'s kernels must give.
+fn lane_model(x: &[f64]) -> f64 {
+    let mut acc = [0.0f64; loops::LANES];
+    for (i, &v) in x.iter().enumerate() {
+        acc[i % loops::LANES] += v;
+    }
+    let mut w = loops::LANES;
+    while w > 1 {
+        w /= 2;
+        for i in 0..w {
+            acc[i] += acc[i + w];
+        }
+    }
+    acc[0]
+}
+
+#[test]
+fn simd_sums_give_the_generic_lane_fold_bits() {
+    // a wide dynamic range, so that another order of adds would round differently
+    let vals = |n: usize| -> Vec<f64> {
+        (0..n)
+            .map(|i| (i as f64 * 0.618_033_988_7).sin() * 2f64.powi((i * 31 % 81) as i32 - 40))
+            .collect()
+    };
+    for n in (1..=70).chain([4095, 4096, 4097]) {
+        let x64 = vals(n);
+        let x32: Vec<f32> = x64.iter().map(|&v| v as f32).collect();
+        let w32: Vec<f64> = x32.iter().map(|&v| v as f64).collect();
+        if let Some(s) = simd::sum_f32(&x32) {
+            assert_eq!(s.to_bits(), lane_model(&w32).to_bits(), "f32, n = {n}");
+        }
+        if let Some(s) = simd::sum_f64(&x64) {
+            assert_eq!(s.to_bits(), lane_model(&x64).to_bits(), "f64, n = {n}");
+        }
+    }
+    // -0.0 everywhere: every lane stays +0.0, as in the generic fold
+    let z = simd::sum_f32(&[-0.0f32; 37]).unwrap_or(0.0);
+    assert!(z == 0.0 && z.is_sign_positive());
+    assert!(simd::sum_f64(&[1.0, f64::NAN, 2.0]).is_none_or(f64::is_nan));
+}
