@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import itertools
 
+import ferrograd as fg
 import numpy as np
 import pytest
-
-import ferrograd as fg
 
 SHAPE = (2, 3, 4)
 AXES = [None, 0, 1, 2, -1, (0, 2), (1, 2), (0, 1, 2)]
