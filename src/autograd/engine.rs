@@ -423,8 +423,12 @@ fn execute(
         if anomalous {
             anomaly::enter(&node);
         }
-        let mut evaluated = evaluate_node(&node, buffer, execute, targets, &mut captured, opts)
-            .and_then(|o| o.map(|o| validate_outputs(&node, o, blocked)).transpose());
+        let skips = targets.unneeded_edges(&node.base().edges, blocked, |k| {
+            children[k] != NO_CHILD && g.states[children[k] as usize].reaches
+        });
+        let mut evaluated =
+            evaluate_node(&node, buffer, execute, skips, targets, &mut captured, opts)
+                .and_then(|o| o.map(|o| validate_outputs(&node, o, blocked)).transpose());
         if anomalous {
             evaluated = anomaly::leave(&node, evaluated);
         }
@@ -484,6 +488,7 @@ fn evaluate_node(
     node: &NodeRef,
     mut buffer: Vec<Option<Tensor>>,
     execute: bool,
+    skips: u64,
     targets: &Targets,
     captured: &mut [Option<Tensor>],
     opts: BackwardOptions,
@@ -551,10 +556,14 @@ fn evaluate_node(
         return Ok(Some(vec![None; node.base().edges.len()]));
     }
     let Some(h) = node_hooks.filter(|h| !h.post.is_empty()) else {
-        return Ok(Some(node.apply_then_release(buffer, !opts.retain_graph)?));
+        return Ok(Some(node.apply_needed(
+            buffer,
+            !opts.retain_graph,
+            skips,
+        )?));
     };
     let grad_outputs = buffer.clone();
-    let mut out = node.apply_then_release(buffer, !opts.retain_graph)?;
+    let mut out = node.apply_needed(buffer, !opts.retain_graph, skips)?;
     for (_, post) in &h.post {
         if let Some(r) = post(&out, &grad_outputs)? {
             check_hook_count(node, "hook", r.len(), out.len())?;

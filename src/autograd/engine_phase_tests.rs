@@ -147,3 +147,75 @@ fn validation_checks_count_and_sums_broadcast_gradients() {
         "{err}"
     );
 }
+
+/// `y = f(a, b)` with a formula that records the `needs` mask it is called with.
+fn recording_node(
+    a: &Tensor,
+    b: &Tensor,
+) -> (Tensor, std::sync::Arc<parking_lot::Mutex<Vec<Vec<bool>>>>) {
+    let seen = std::sync::Arc::new(parking_lot::Mutex::new(Vec::new()));
+    let out = a.detach().mul(&b.detach()).unwrap();
+    let rec = crate::autograd::Recorder::begin(&[a, b]).unwrap();
+    let log = seen.clone();
+    rec.finish("RecordingBackward", &out, move |g, _, needs| {
+        log.lock().push(needs.to_vec());
+        Ok(smallvec::smallvec![
+            needs[0].then(|| g.clone()),
+            needs[1].then(|| g.clone())
+        ])
+    })
+    .unwrap();
+    (out, seen)
+}
+
+#[test]
+fn a_pass_asks_only_for_the_gradients_it_wants() {
+    let (a, b) = (leaf(&[1.0, 2.0]), leaf(&[3.0, 4.0]));
+    let (y, seen) = recording_node(&a, &b);
+    let y = y.sum(None, false).unwrap();
+    let opts = BackwardOptions {
+        retain_graph: true,
+        create_graph: false,
+    };
+    let one = || vec![Tensor::scalar(1.0f64)];
+    // grad(y, a): b's gradient reaches nothing the pass wants
+    let ga = grad(
+        std::slice::from_ref(&y),
+        one(),
+        std::slice::from_ref(&a),
+        opts,
+    )
+    .unwrap();
+    assert_eq!(
+        ga[0].as_ref().unwrap().to_vec::<f64>().unwrap(),
+        vec![1.0, 1.0]
+    );
+    let gb = grad(
+        std::slice::from_ref(&y),
+        one(),
+        std::slice::from_ref(&b),
+        opts,
+    )
+    .unwrap();
+    assert!(gb[0].is_some());
+    // a full backward wants both; a blocked input is not wanted either
+    backward(std::slice::from_ref(&y), one(), opts).unwrap();
+    grad_blocking(
+        std::slice::from_ref(&y),
+        one(),
+        &[a.clone(), b.clone()],
+        std::slice::from_ref(&b),
+        opts,
+    )
+    .unwrap();
+    assert_eq!(
+        *seen.lock(),
+        vec![
+            vec![true, false],
+            vec![false, true],
+            vec![true, true],
+            vec![true, false]
+        ]
+    );
+    assert!(b.grad().is_some() && a.grad().is_some());
+}

@@ -283,7 +283,46 @@ impl Node for FnNode {
     fn base(&self) -> &NodeBase {
         &self.base
     }
-    fn apply(&self, mut grads: Vec<Option<Tensor>>) -> Result<Vec<Option<Tensor>>> {
+    fn apply(&self, grads: Vec<Option<Tensor>>) -> Result<Vec<Option<Tensor>>> {
+        self.apply_skipping(grads, 0)
+    }
+    fn apply_needed(
+        &self,
+        grads: Vec<Option<Tensor>>,
+        release: bool,
+        skips: u64,
+    ) -> Result<Vec<Option<Tensor>>> {
+        let out = self.apply_skipping(grads, skips)?;
+        if release {
+            self.release_saved();
+        }
+        Ok(out)
+    }
+    fn release_saved(&self) {
+        for s in self.saved.iter().flatten() {
+            s.release();
+        }
+    }
+    fn output_meta(&self, i: usize) -> Option<InputMeta> {
+        (i == 0).then(|| self.out_meta.clone())
+    }
+    fn saved_named(&self) -> Vec<(Cow<'static, str>, &SavedTensor)> {
+        self.roles
+            .iter()
+            .zip(&self.saved)
+            .filter_map(|(role, slot)| Some((role.name()?, slot.as_ref()?)))
+            .collect()
+    }
+}
+
+impl FnNode {
+    /// `apply`, leaving out the input gradients marked in `skips` (see
+    /// [`Node::apply_needed`]): the formula sees them as not needed.
+    fn apply_skipping(
+        &self,
+        mut grads: Vec<Option<Tensor>>,
+        skips: u64,
+    ) -> Result<Vec<Option<Tensor>>> {
         let grad = match grads.first_mut().and_then(Option::take) {
             Some(g) => g,
             None => crate::tensor::zeros(&self.out_meta.shape, self.out_meta.dtype)?,
@@ -300,27 +339,15 @@ impl Node for FnNode {
             }
             Ok(())
         })?;
-        let needs: SmallVec<[bool; 2]> = self.base.edges.iter().map(|e| e.is_some()).collect();
+        // (an input's gradient is needed if it requires grad and the pass wants it)
+        let needs: SmallVec<[bool; 2]> = (self.base.edges.iter().enumerate())
+            .map(|(k, e)| e.is_some() && (k >= 64 || skips & (1 << k) == 0))
+            .collect();
         let out = (self.backward)(&grad, &saved, &needs)?;
         // reuse the incoming buffer's allocation for the result (one output gradient in,
         // usually one or two input gradients out)
         grads.clear();
         grads.extend(out);
         Ok(grads)
-    }
-    fn release_saved(&self) {
-        for s in self.saved.iter().flatten() {
-            s.release();
-        }
-    }
-    fn output_meta(&self, i: usize) -> Option<InputMeta> {
-        (i == 0).then(|| self.out_meta.clone())
-    }
-    fn saved_named(&self) -> Vec<(Cow<'static, str>, &SavedTensor)> {
-        self.roles
-            .iter()
-            .zip(&self.saved)
-            .filter_map(|(role, slot)| Some((role.name()?, slot.as_ref()?)))
-            .collect()
     }
 }

@@ -76,6 +76,19 @@ pub trait Node: Send + Sync + 'static {
         }
         Ok(out)
     }
+    /// [`Node::apply_then_release`] in a pass that needs only some input gradients: bit
+    /// `k` of `skips` is set when edge `k`'s gradient reaches nothing the pass wants
+    /// (`grad(y, x)` with another input that requires grad), so the node may return None
+    /// there instead of computing it (PyTorch's output mask). The default computes all.
+    fn apply_needed(
+        &self,
+        grads: Vec<Option<Tensor>>,
+        release: bool,
+        skips: u64,
+    ) -> Result<Vec<Option<Tensor>>> {
+        let _ = skips;
+        self.apply_then_release(grads, release)
+    }
     /// Number of forward outputs, i.e. of gradients `apply` receives.
     fn num_outputs(&self) -> usize {
         1

@@ -148,3 +148,33 @@ pub(crate) fn input_targets(inputs: &[Edge], accumulate: bool) -> Result<Targets
         accumulate,
     })
 }
+
+impl Targets {
+    /// The edges (bit k: edge k, k < 64) of a node about to run whose gradient reaches
+    /// nothing this pass wants — a blocked edge, a child node for which `child_reaches(k)`
+    /// is false, a leaf that is not a target — so the node may leave them out
+    /// ([`crate::autograd::node::Node::apply_needed`]).
+    pub(crate) fn unneeded_edges(
+        &self,
+        edges: &[Edge],
+        blocked: &Blocked,
+        child_reaches: impl Fn(usize) -> bool,
+    ) -> u64 {
+        let mut skips = 0u64;
+        for (k, e) in edges.iter().enumerate().take(64) {
+            let needed = !blocked.blocks(e)
+                && match e {
+                    Edge::Node { .. } => child_reaches(k),
+                    Edge::Leaf(l) => match self {
+                        Targets::AllLeaves => true,
+                        Targets::Inputs { leaves, .. } => leaves.contains_key(&l.leaf_key()),
+                    },
+                    Edge::None => true,
+                };
+            if !needed {
+                skips |= 1 << k;
+            }
+        }
+        skips
+    }
+}
