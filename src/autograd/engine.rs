@@ -3,24 +3,17 @@
 //! node returns, leaf accumulation, and `grad()` over the part of the graph that matters.
 
 use crate::autograd::anomaly;
+use crate::autograd::evaluate::evaluate_node;
 use crate::autograd::grad_mode::GradModeGuard;
 use crate::autograd::leaf_grad::{accumulate_into_leaf, finish_leaf};
 use crate::autograd::node::{Edge, NodeRef};
+pub use crate::autograd::pass_targets::BackwardOptions;
 pub use crate::autograd::pass_targets::{input_edge, root_edge, root_edges};
 use crate::autograd::pass_targets::{input_targets, tensor_edges, Blocked, PtrMap, Targets};
 use crate::autograd::validate::validate_outputs;
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
 use std::collections::BinaryHeap;
-
-/// Options of one backward pass.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct BackwardOptions {
-    /// Keep saved tensors so the graph can be run again.
-    pub retain_graph: bool,
-    /// Run with grad mode on so the gradients get a graph of their own.
-    pub create_graph: bool,
-}
 
 /// First capacity of a pass's per-node vectors: most passes are small graphs, and a first
 /// push into an empty vector takes Rust's slower growth path.
@@ -479,110 +472,6 @@ fn execute(
         }
     }
     Ok(captured)
-}
-
-/// Runs one node: its output tensors' hooks and `retain_grad`, captures wanted
-/// gradients (`grad()`), then, if the node must execute, its backward. `None` when the
-/// node does not execute (it only held a wanted input).
-fn evaluate_node(
-    node: &NodeRef,
-    mut buffer: Vec<Option<Tensor>>,
-    execute: bool,
-    skips: u64,
-    targets: &Targets,
-    captured: &mut [Option<Tensor>],
-    opts: BackwardOptions,
-) -> Result<Option<Vec<Option<Tensor>>>> {
-    // Tensor hooks registered on this node's outputs, then retain_grad. A hook on an
-    // output that got no gradient is called with None (PyTorch); its return value, if
-    // any, becomes that output's gradient.
-    // copied out of the lock (a hook may add hooks); usually there are none
-    let hooks: Vec<_> = {
-        let h = node.base().pre_hooks.lock();
-        if h.is_empty() {
-            Vec::new()
-        } else {
-            h.clone()
-        }
-    };
-    for (slot, _, hook) in &hooks {
-        let g = buffer[*slot].take();
-        buffer[*slot] = match hook(g.as_ref())? {
-            Some(r) => Some(r),
-            None => g,
-        };
-    }
-    let retained: Vec<_> = {
-        let r = node.base().retained.lock();
-        if r.is_empty() {
-            Vec::new()
-        } else {
-            r.clone()
-        }
-    };
-    for (slot, weak) in &retained {
-        if let (Some(g), Some(t)) = (&buffer[*slot], weak.upgrade()) {
-            crate::autograd::retain::store_retained(&t, g, opts.create_graph)?;
-        }
-    }
-    if let Targets::Inputs { nodes, .. } = targets {
-        if let Some(list) = nodes.get(&node.id()) {
-            for (slot, k) in list {
-                captured[*k] = buffer[*slot].clone();
-            }
-        }
-    }
-    if !execute {
-        return Ok(None);
-    }
-    // the node's own hooks (grad_fn.register_prehook / register_hook), rare
-    let node_hooks = node.base().node_hooks.lock().as_deref().cloned();
-    if let Some(h) = &node_hooks {
-        for (_, pre) in &h.pre {
-            if let Some(r) = pre(&buffer)? {
-                check_hook_count(node, "pre-hook", r.len(), buffer.len())?;
-                buffer = r;
-            }
-        }
-    }
-    // A built-in node that received no gradient at all (an upstream custom layer
-    // returned None) passes none on, as in both peers: the leaves' `.grad` stays
-    // None instead of becoming zeros. Custom layers still run (their backward sees
-    // zeros or None, per `materialize_grads`).
-    if node.as_any().is_none() && buffer.iter().all(Option::is_none) {
-        if !opts.retain_graph {
-            node.release_saved();
-        }
-        return Ok(Some(vec![None; node.base().edges.len()]));
-    }
-    let Some(h) = node_hooks.filter(|h| !h.post.is_empty()) else {
-        return Ok(Some(node.apply_needed(
-            buffer,
-            !opts.retain_graph,
-            skips,
-        )?));
-    };
-    let grad_outputs = buffer.clone();
-    let mut out = node.apply_needed(buffer, !opts.retain_graph, skips)?;
-    for (_, post) in &h.post {
-        if let Some(r) = post(&out, &grad_outputs)? {
-            check_hook_count(node, "hook", r.len(), out.len())?;
-            out = r;
-        }
-    }
-    Ok(Some(out))
-}
-
-/// A node hook must return one gradient per slot it was given.
-fn check_hook_count(node: &NodeRef, what: &str, got: usize, want: usize) -> Result<()> {
-    if got == want {
-        return Ok(());
-    }
-    Err(Error::runtime(format!(
-        "a {what} of {} returned {got} gradients, but {want} were expected (one per slot, \
-         None where there is none)",
-        node.name()
-    )))
 }
 
 /// Adds `node` to the dense state vector and the id index; returns its index.

@@ -6,6 +6,7 @@ pub mod anomaly;
 pub mod autocast;
 pub mod callbacks;
 pub mod engine;
+mod evaluate;
 pub mod grad_mode;
 mod leaf_grad;
 pub mod node;

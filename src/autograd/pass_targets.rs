@@ -27,6 +27,15 @@ impl Hasher for PtrHasher {
 }
 pub(crate) type PtrMap<V> = HashMap<usize, V, BuildHasherDefault<PtrHasher>>;
 
+/// Options of one backward pass.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BackwardOptions {
+    /// Keep saved tensors so the graph can be run again.
+    pub retain_graph: bool,
+    /// Run with grad mode on so the gradients get a graph of their own.
+    pub create_graph: bool,
+}
+
 /// What the pass is for: accumulating into leaves, or capturing given inputs.
 pub(crate) enum Targets {
     /// `backward()`: every reachable leaf accumulates into `.grad`.
