@@ -76,7 +76,7 @@ pub fn validate(
                 offset: 0,
             },
             // a slice of 0 elements still needs a non-null, aligned pointer
-            base: if data != 0 && data % itemsize == 0 {
+            base: if data != 0 && data.is_multiple_of(itemsize) {
                 data
             } else {
                 DANGLING

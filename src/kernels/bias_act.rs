@@ -123,7 +123,7 @@ pub fn bias_act_in_place<T: BiasActElement>(
     if n == 0 || out.is_empty() {
         return Ok(());
     }
-    debug_assert!(out.len() % n == 0 && bias.is_none_or(|b| b.len() == n));
+    debug_assert!(out.len().is_multiple_of(n) && bias.is_none_or(|b| b.len() == n));
     let split = if act == Activation::Identity || act == Activation::Relu {
         Split::CHEAP
     } else {

@@ -148,7 +148,11 @@ pub fn det<T: LinalgFloat>(a: &[T], batch: usize, n: usize) -> Result<(Vec<T>, V
             }
             transpositions += len - 1;
         }
-        let mut sign = if transpositions % 2 == 0 { 1.0 } else { -1.0 };
+        let mut sign = if transpositions.is_multiple_of(2) {
+            1.0
+        } else {
+            -1.0
+        };
         let (mut logabs, mut prod) = (0.0f64, T::from_f64(sign));
         let u = lu.U();
         for i in 0..n {

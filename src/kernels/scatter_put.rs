@@ -253,7 +253,7 @@ mod tests {
                 let index: Vec<i64> = (0..m)
                     .map(|_| {
                         let v = (r() % distinct) as i64;
-                        if r() % 4 == 0 {
+                        if r().is_multiple_of(4) {
                             v - size as i64 // the same element, counted from the end
                         } else {
                             v

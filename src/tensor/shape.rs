@@ -29,7 +29,7 @@ pub fn infer_shape(requested: &[isize], numel: usize, op: &str) -> Result<Shape>
     }
     let mut out: Shape = requested.iter().map(|&d| d.max(0) as usize).collect();
     if let Some(i) = infer {
-        if known == 0 || numel % known != 0 {
+        if known == 0 || !numel.is_multiple_of(known) {
             return Err(Error::value(format!(
                 "{op}: cannot reshape a tensor of {numel} elements into shape {requested:?}"
             )));

@@ -103,7 +103,8 @@ impl Tensor {
     pub fn fold_window(&self, spatial: &[usize], win: &Window) -> Result<Tensor> {
         let g = Geometry::new("fold", spatial, win)?;
         let (k, l) = (g.kernel_len(), g.out_len()?);
-        let ok_shape = self.ndim() == 3 && self.shape()[1] % k == 0 && self.shape()[2] == l;
+        let ok_shape =
+            self.ndim() == 3 && self.shape()[1].is_multiple_of(k) && self.shape()[2] == l;
         if !ok_shape {
             return Err(Error::value(format!(
                 "fold: the input must be [N, C*{k}, {l}] (C times the kernel's {k} \

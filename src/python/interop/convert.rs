@@ -416,8 +416,8 @@ pub fn numpy_to_tensor(arr: &Bound<'_, PyUntypedArray>, share: bool) -> PyResult
     let byte_strides: Vec<isize> = arr.strides().to_vec();
     // SAFETY: reading the data pointer of a live array object
     let data_ptr = unsafe { (*arr.as_array_ptr()).fields.data } as *mut u8;
-    let aligned =
-        byte_strides.iter().all(|s| s % itemsize == 0) && (data_ptr as usize) % dtype.size() == 0;
+    let aligned = byte_strides.iter().all(|s| s % itemsize == 0)
+        && (data_ptr as usize).is_multiple_of(dtype.size());
     if share {
         if !aligned {
             return Err(PyValueError::new_err(

@@ -295,7 +295,7 @@ fn sections_to_sizes(
             PyMemoryError::new_err(format!("split: {n} sections do not fit in memory"))
         })?;
         if count_means_sections {
-            if total % n != 0 {
+            if !total.is_multiple_of(n) {
                 return Err(PyValueError::new_err(format!(
                     "split: a dimension of size {total} cannot be split into {n} equal sections"
                 )));
@@ -306,7 +306,7 @@ fn sections_to_sizes(
             return Ok(sizes);
         }
         let mut sizes = vec![n; total / n];
-        if total % n != 0 || total == 0 {
+        if !total.is_multiple_of(n) || total == 0 {
             sizes.push(total % n);
         }
         return Ok(sizes.into_iter().filter(|&s| s > 0 || total == 0).collect());
