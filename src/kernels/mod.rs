@@ -32,6 +32,7 @@ pub mod linalg;
 pub mod linalg_eig;
 pub mod linalg_lu;
 pub mod matmul;
+pub mod panel_avx512;
 pub mod panel_gemm;
 pub mod par;
 pub mod reduce;

@@ -10,21 +10,29 @@
 //! for every output channel, summing all kernel rows in registers, so a panel starts at
 //! an output row's first column and the dropped columns are never computed; the result
 //! (plus the bias) is stored straight into the output.
+//!
+//! On a CPU with AVX-512 the blocks are [`MR_WIDE`] rows and one 16-lane register per
+//! row ([`super::panel_avx512`]): twice the multiply-adds per instruction of the AVX2
+//! kernel (6 rows x two 8-lane registers), which ran at the AVX2 peak.
 
 use super::gemm_into::Mat;
+use super::panel_avx512::{self as wide, MR_WIDE};
 use super::rnn_gemm::{available, MR, NR};
 use crate::error::{Error, Result};
 use crate::storage::try_filled_vec;
 
-/// A `[M, K]` left operand cut into blocks of at most [`MR`] rows (sizes as equal as
-/// possible: 64 rows are nine blocks of 6 and two of 5); a block of `r` rows starting at
-/// row `i` is stored at `i*K` as `K` groups of its `r` values (`[K, r]`).
+/// A `[M, K]` left operand cut into blocks of at most [`MR`] rows, or [`MR_WIDE`] for
+/// the AVX-512 kernel (sizes as equal as possible: 64 rows are nine blocks of 6 and two
+/// of 5, or four of 16); a block of `r` rows starting at row `i` is stored at `i*K` as
+/// `K` groups of its `r` values (`[K, r]`).
 pub struct PackedLhs {
     data: Vec<f32>,
     m: usize,
     k: usize,
     /// (first row, rows) of every block.
     blocks: Vec<(usize, usize)>,
+    /// Packed for the AVX-512 kernel (blocks of up to [`MR_WIDE`] rows).
+    wide: bool,
 }
 
 impl PackedLhs {
@@ -42,14 +50,18 @@ impl PackedLhs {
 /// `[M, K_s]`, any strides; `M` the same for all); `None` when the CPU lacks AVX2/FMA
 /// (the caller keeps the gemm path).
 pub fn pack_lhs(segs: &[Mat<'_, f32>]) -> Result<Option<PackedLhs>> {
+    if wide::available() {
+        return pack_lhs_any(segs, true).map(Some);
+    }
     if !available() {
         return Ok(None);
     }
-    pack_lhs_any(segs).map(Some)
+    pack_lhs_any(segs, false).map(Some)
 }
 
-/// [`pack_lhs`] without the CPU check (the layout is plain Rust).
-fn pack_lhs_any(segs: &[Mat<'_, f32>]) -> Result<PackedLhs> {
+/// [`pack_lhs`] without the CPU check (the layout is plain Rust); `wide`: blocks for
+/// the AVX-512 kernel.
+fn pack_lhs_any(segs: &[Mat<'_, f32>], wide: bool) -> Result<PackedLhs> {
     let m = segs.first().map_or(0, |s| s.rows);
     let mut k = 0usize;
     for s in segs {
@@ -67,7 +79,7 @@ fn pack_lhs_any(segs: &[Mat<'_, f32>]) -> Result<PackedLhs> {
     let mut data = try_filled_vec(len, 0.0f32)?;
     let mut blocks = Vec::new();
     if m > 0 {
-        let count = m.div_ceil(MR);
+        let count = m.div_ceil(if wide { MR_WIDE } else { MR });
         let (base, extra) = (m / count, m % count);
         let mut i = 0;
         for b in 0..count {
@@ -87,7 +99,13 @@ fn pack_lhs_any(segs: &[Mat<'_, f32>]) -> Result<PackedLhs> {
             i += r;
         }
     }
-    Ok(PackedLhs { data, m, k, blocks })
+    Ok(PackedLhs {
+        data,
+        m,
+        k,
+        blocks,
+        wide,
+    })
 }
 
 /// One 16-column panel of a product on a packed left operand, for every row:
@@ -114,7 +132,7 @@ pub fn panel_product(
     if m == 0 || w == 0 {
         return Ok(());
     }
-    if segs == 0 || a.k % segs != 0 || w > NR || bias.is_some_and(|x| x.len() < m) {
+    if segs == 0 || !a.k.is_multiple_of(segs) || w > NR || bias.is_some_and(|x| x.len() < m) {
         return Err(bad());
     }
     let kseg = a.k / segs;
@@ -134,10 +152,10 @@ pub fn panel_product(
         }
     }
     #[cfg(target_arch = "x86_64")]
-    if available() {
+    if (a.wide && wide::available()) || (!a.wide && available()) {
         let bias = bias.map_or(std::ptr::null(), <[f32]>::as_ptr);
         for &(i, r) in &a.blocks {
-            let blk = avx2::Block {
+            let blk = Block {
                 dst: dst[i * dst_rs..].as_mut_ptr(),
                 dst_rs,
                 a: a.data[i * a.k..].as_ptr(),
@@ -152,18 +170,17 @@ pub fn panel_product(
                 },
                 w,
             };
-            // SAFETY: AVX2/FMA are present; the block's rows of `dst` (`w` columns, row
-            // step `dst_rs`) and of `bias`, its packed rows (`r*K` values at `i*K`) and
-            // every right row read (16 values) lie inside their slices (checked above);
-            // `dst` is a unique borrow, so it overlaps no operand.
+            // SAFETY: the kernel's instruction set is present (AVX-512F for a wide
+            // packing, else AVX2/FMA); the block's rows of `dst` (`w` columns, row step
+            // `dst_rs`) and of `bias`, its packed rows (`r*K` values at `i*K`, `r` at
+            // most the packing's block size) and every right row read (16 values) lie
+            // inside their slices (checked above); `dst` is a unique borrow, so it
+            // overlaps no operand.
             unsafe {
-                match r {
-                    6 => avx2::block::<6>(&blk),
-                    5 => avx2::block::<5>(&blk),
-                    4 => avx2::block::<4>(&blk),
-                    3 => avx2::block::<3>(&blk),
-                    2 => avx2::block::<2>(&blk),
-                    _ => avx2::block::<1>(&blk),
+                if a.wide {
+                    wide::panel_block(&blk, r);
+                } else {
+                    avx2::panel_block(&blk, r);
                 }
             }
         }
@@ -188,27 +205,27 @@ pub fn panel_product(
     Ok(())
 }
 
+/// Where one row block of [`panel_product`] reads and writes.
+pub(crate) struct Block<'a> {
+    pub(crate) dst: *mut f32,
+    pub(crate) dst_rs: usize,
+    /// The block's packed rows, `[K, R]`.
+    pub(crate) a: *const f32,
+    /// Right operand at the panel's first column.
+    pub(crate) b: *const f32,
+    pub(crate) offs: &'a [usize],
+    pub(crate) b_rs: usize,
+    pub(crate) kseg: usize,
+    /// The block's first bias value, or null.
+    pub(crate) bias: *const f32,
+    pub(crate) w: usize,
+}
+
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
-    use super::NR;
+    use super::{Block, NR};
     use crate::kernels::rnn_gemm::avx2::{mac, Walk};
     use std::arch::x86_64::*;
-
-    /// Where one row block of [`super::panel_product`] reads and writes.
-    pub(super) struct Block<'a> {
-        pub dst: *mut f32,
-        pub dst_rs: usize,
-        /// The block's packed rows, `[K, R]`.
-        pub a: *const f32,
-        /// Right operand at the panel's first column.
-        pub b: *const f32,
-        pub offs: &'a [usize],
-        pub b_rs: usize,
-        pub kseg: usize,
-        /// The block's first bias value, or null.
-        pub bias: *const f32,
-        pub w: usize,
-    }
 
     /// The walk of one segment: left packed `[K, R]`, right rows `b_rs` apart in place.
     struct PackedOnRows<const R: usize> {
@@ -228,13 +245,28 @@ mod avx2 {
         }
     }
 
+    /// [`block`] for a block of `r` (at most six) rows.
+    ///
+    /// # Safety
+    /// As [`block`].
+    pub(super) unsafe fn panel_block(k: &Block<'_>, r: usize) {
+        match r {
+            6 => block::<6>(k),
+            5 => block::<5>(k),
+            4 => block::<4>(k),
+            3 => block::<3>(k),
+            2 => block::<2>(k),
+            _ => block::<1>(k),
+        }
+    }
+
     /// `R` rows x 16 columns: the accumulators start at the bias, every segment runs
     /// [`mac`] into them, and `w` columns are stored.
     ///
     /// # Safety
     /// AVX2/FMA are present and the pointers satisfy [`super::panel_product`]'s checks.
     #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn block<const R: usize>(k: &Block<'_>) {
+    unsafe fn block<const R: usize>(k: &Block<'_>) {
         let mut acc = [[_mm256_setzero_ps(); 2]; R];
         if !k.bias.is_null() {
             for (row, ac) in acc.iter_mut().enumerate() {
@@ -277,9 +309,10 @@ mod tests {
 
     #[test]
     fn panel_product_matches_a_float64_loop() {
-        // rows below, at and past a 6-row block (64 = nine blocks of 6, two of 5);
-        // one and three segments; stored widths short of and at 16; with and without
-        // a bias; a left operand given transposed
+        // rows below, at and past a 6-row block (64 = nine blocks of 6, two of 5) and
+        // a 16-row wide block (17 = 9 + 8, 33 = three of 11); one and three segments;
+        // stored widths short of and at 16; with and without a bias; a left operand
+        // given transposed; packed for the machine, for AVX2 and for AVX-512
         for &(m, kseg, segs, w) in &[
             (1, 1, 1, 1),
             (5, 3, 2, 7),
@@ -287,6 +320,8 @@ mod tests {
             (7, 5, 3, 13),
             (13, 9, 1, 16),
             (64, 192, 3, 16),
+            (17, 6, 2, 16),
+            (33, 5, 3, 9),
             (4, 0, 2, 5),
         ] {
             let k = kseg * segs;
@@ -300,7 +335,8 @@ mod tests {
                 .collect();
             let packed = [
                 pack_lhs(&a_segs).unwrap(),
-                Some(pack_lhs_any(&a_segs).unwrap()),
+                Some(pack_lhs_any(&a_segs, false).unwrap()),
+                Some(pack_lhs_any(&a_segs, true).unwrap()),
             ];
             for pk in packed.iter().flatten() {
                 for with_bias in [false, true] {
@@ -332,7 +368,7 @@ mod tests {
     #[test]
     fn operands_too_small_are_errors() {
         let at = vals(6, 1);
-        let pk = pack_lhs_any(&[Mat::row_major(&at, 0, 2, 3)]).unwrap(); // [2, 3]
+        let pk = pack_lhs_any(&[Mat::row_major(&at, 0, 2, 3)], false).unwrap(); // [2, 3]
         let b = vals(2 * 5 + NR, 2);
         let mut dst = vec![0.0f32; 2 * 16];
         assert!(panel_product(&mut dst, 16, &pk, &b, 0, &[0], 5, None, 16).is_ok());

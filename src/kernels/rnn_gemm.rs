@@ -121,6 +121,45 @@ pub fn product(
     b: &PackedRhs<f32>,
     add: Option<(&[f32], usize)>,
 ) -> Result<()> {
+    product_on(Kernel::best(), dst, dst_rs, a, a_rs, m, b, add)
+}
+
+/// The micro-kernels [`product`] can run on.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Kernel {
+    /// AVX-512F (`panel_avx512`).
+    Wide,
+    /// AVX2 and FMA.
+    Avx2,
+    /// Plain loops.
+    Portable,
+}
+
+impl Kernel {
+    /// The widest kernel this CPU runs.
+    fn best() -> Kernel {
+        if super::panel_avx512::available() {
+            Kernel::Wide
+        } else if available() {
+            Kernel::Avx2
+        } else {
+            Kernel::Portable
+        }
+    }
+}
+
+/// [`product`] on `kernel`, which must be one the CPU runs (at most [`Kernel::best`]).
+#[allow(clippy::too_many_arguments)]
+fn product_on(
+    kernel: Kernel,
+    dst: &mut [f32],
+    dst_rs: usize,
+    a: &[f32],
+    a_rs: usize,
+    m: usize,
+    b: &PackedRhs<f32>,
+    add: Option<(&[f32], usize)>,
+) -> Result<()> {
     let (k, n) = (b.k, b.n);
     let add_ok = add.is_none_or(|(x, rs)| fits(m, rs, n, x.len()));
     if !(fits(m, dst_rs, n, dst.len()) && fits(m, a_rs, k, a.len()) && add_ok) {
@@ -133,7 +172,27 @@ pub fn product(
     }
     let (add_p, add_rs) = add.map_or((std::ptr::null(), 0), |(x, rs)| (x.as_ptr(), rs));
     #[cfg(target_arch = "x86_64")]
-    if available() {
+    if kernel == Kernel::Wide && super::panel_avx512::available() {
+        // SAFETY: AVX-512F is present; the operands fit as checked above (the same
+        // contract as the AVX2 kernel below).
+        unsafe {
+            super::panel_avx512::rows_product(
+                dst.as_mut_ptr(),
+                dst_rs,
+                a.as_ptr(),
+                a_rs,
+                m,
+                k,
+                n,
+                b.data.as_ptr(),
+                add_p,
+                add_rs,
+            );
+        }
+        return Ok(());
+    }
+    #[cfg(target_arch = "x86_64")]
+    if kernel == Kernel::Avx2 && available() {
         // SAFETY: AVX2/FMA are present; every row the kernel touches lies inside its
         // slice (checked above), `b.data` holds `ceil(N/NR)` panels of `K x NR`, and
         // `dst` is a unique borrow, so it overlaps neither `a` nor `add`.
@@ -153,8 +212,8 @@ pub fn product(
         }
         return Ok(());
     }
-    let _ = add_p;
-    // portable loop (only reached for operands packed by `pack_any` in tests)
+    let _ = (add_p, kernel);
+    // portable loop (CPUs without AVX2/FMA never get a packed operand: only tests)
     for i in 0..m {
         for j in 0..n {
             let (p, jj) = (j / NR, j % NR);
@@ -383,8 +442,12 @@ mod tests {
         // rows below, at and past the 6-row block (uneven blocks: 7 = 4 + 3, 32 = 6, 6,
         // 5, 5, 5, 5); K of every remainder past the 4-step unrolled loop (0, 1, 2, 3);
         // columns short of, at and past a 16-wide panel; a strided
-        // (transposed) right operand; with and without `add`
+        // (transposed) right operand; with and without `add`; past four panels (the
+        // AVX-512 kernel's group) with 1-3 left; on every kernel this CPU runs
         for &(m, k, n) in &[
+            (7, 9, 80),
+            (12, 5, 70),
+            (6, 4, 100),
             (1, 1, 1),
             (3, 5, 7),
             (4, 8, 16),
@@ -402,12 +465,25 @@ mod tests {
             let bt = vals(n * k, 2); // [N, K]: b = bt^T
             let xadd = vals(m * (n + 3), 3);
             let b = Mat::row_major(&bt, 0, n, k).t();
-            let packed = [pack(b).unwrap(), Some(pack_any(b).unwrap())];
-            for pk in packed.iter().flatten() {
+            let (machine, plain) = (pack(b).unwrap(), pack_any(b).unwrap());
+            // the machine's packing on its best kernel, the plain packing on each kernel
+            let mut runs: Vec<(&PackedRhs<f32>, Kernel)> =
+                machine.iter().map(|pk| (pk, Kernel::best())).collect();
+            for kernel in [Kernel::Wide, Kernel::Avx2, Kernel::Portable] {
+                let runs_here = match kernel {
+                    Kernel::Wide => crate::kernels::panel_avx512::available(),
+                    Kernel::Avx2 => available(),
+                    Kernel::Portable => true,
+                };
+                if runs_here {
+                    runs.push((&plain, kernel));
+                }
+            }
+            for (pk, kernel) in runs {
                 for with_add in [false, true] {
                     let mut dst = vec![9.0f32; m * (n + 1)];
                     let add = with_add.then_some((&xadd[..], n + 3));
-                    product(&mut dst, n + 1, &a, k + 2, m, pk, add).unwrap();
+                    product_on(kernel, &mut dst, n + 1, &a, k + 2, m, pk, add).unwrap();
                     for i in 0..m {
                         for j in 0..n {
                             let mut want: f64 = (0..k)
