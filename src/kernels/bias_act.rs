@@ -84,14 +84,23 @@ fn rows_body<T: BiasActElement>(rows: &mut [T], bias: Option<&[T]>, f: impl Fn(T
     }
 }
 
-/// One block of whole rows; the loop is compiled for AVX2 too and chosen at run time.
+/// One block of whole rows; the loop is compiled for AVX2 and AVX-512 too and the widest
+/// the CPU runs is chosen at run time (the same operations in the same order: same bits).
 #[inline(always)]
 fn rows_with<T: BiasActElement>(rows: &mut [T], bias: Option<&[T]>, f: impl Fn(T) -> T) {
     #[cfg(target_arch = "x86_64")]
     {
+        #[target_feature(enable = "avx512f")]
+        unsafe fn wider<T: BiasActElement>(rows: &mut [T], bias: Option<&[T]>, f: impl Fn(T) -> T) {
+            rows_body(rows, bias, f)
+        }
         #[target_feature(enable = "avx2")]
         unsafe fn wide<T: BiasActElement>(rows: &mut [T], bias: Option<&[T]>, f: impl Fn(T) -> T) {
             rows_body(rows, bias, f)
+        }
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU supports AVX-512F (checked just above).
+            return unsafe { wider(rows, bias, f) };
         }
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU supports AVX2 (checked just above).

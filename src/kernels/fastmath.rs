@@ -141,9 +141,17 @@ macro_rules! zip_slice_kernel {
             }
             #[cfg(target_arch = "x86_64")]
             {
+                #[target_feature(enable = "avx512f")]
+                unsafe fn wider(a: &[f32], b: &[f32], dst: &mut [std::mem::MaybeUninit<f32>]) {
+                    body(a, b, dst)
+                }
                 #[target_feature(enable = "avx2")]
                 unsafe fn wide(a: &[f32], b: &[f32], dst: &mut [std::mem::MaybeUninit<f32>]) {
                     body(a, b, dst)
+                }
+                if std::arch::is_x86_feature_detected!("avx512f") {
+                    // SAFETY: the CPU supports AVX-512F (checked just above).
+                    return unsafe { wider(a, b, dst) };
                 }
                 if std::arch::is_x86_feature_detected!("avx2") {
                     // SAFETY: the CPU supports AVX2 (checked just above).
@@ -298,9 +306,17 @@ macro_rules! slice_kernel {
             }
             #[cfg(target_arch = "x86_64")]
             {
+                #[target_feature(enable = "avx512f")]
+                unsafe fn wider(src: &[f32], dst: &mut [MaybeUninit<f32>]) {
+                    body(src, dst)
+                }
                 #[target_feature(enable = "avx2")]
                 unsafe fn wide(src: &[f32], dst: &mut [MaybeUninit<f32>]) {
                     body(src, dst)
+                }
+                if std::arch::is_x86_feature_detected!("avx512f") {
+                    // SAFETY: the CPU supports AVX-512F (checked just above).
+                    return unsafe { wider(src, dst) };
                 }
                 if std::arch::is_x86_feature_detected!("avx2") {
                     // SAFETY: the CPU supports AVX2 (checked just above).

@@ -109,9 +109,17 @@ macro_rules! gate_kernel {
             }
             #[cfg(target_arch = "x86_64")]
             {
+                #[target_feature(enable = "avx512f")]
+                unsafe fn wider(src: &[f32], dst: &mut [f32]) {
+                    body(src, dst)
+                }
                 #[target_feature(enable = "avx2")]
                 unsafe fn wide(src: &[f32], dst: &mut [f32]) {
                     body(src, dst)
+                }
+                if std::arch::is_x86_feature_detected!("avx512f") {
+                    // SAFETY: the CPU supports AVX-512F (checked just above).
+                    return unsafe { wider(src, dst) };
                 }
                 if std::arch::is_x86_feature_detected!("avx2") {
                     // SAFETY: the CPU supports AVX2 (checked just above).

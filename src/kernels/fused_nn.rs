@@ -48,9 +48,17 @@ impl NnFloat for f32 {
     fn exp_shifted(src: &[f32], a: f32, b: f32, dst: &mut [f32]) {
         #[cfg(target_arch = "x86_64")]
         {
+            #[target_feature(enable = "avx512f")]
+            unsafe fn wider(src: &[f32], a: f32, b: f32, dst: &mut [f32]) {
+                exp_shifted_loop(src, a, b, dst)
+            }
             #[target_feature(enable = "avx2")]
             unsafe fn wide(src: &[f32], a: f32, b: f32, dst: &mut [f32]) {
                 exp_shifted_loop(src, a, b, dst)
+            }
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                // SAFETY: the CPU supports AVX-512F (checked just above).
+                return unsafe { wider(src, a, b, dst) };
             }
             if std::arch::is_x86_feature_detected!("avx2") {
                 // SAFETY: the CPU supports AVX2 (checked just above).

@@ -222,6 +222,30 @@ fn lstm_gate_grads<T: RnnFloat>(
     let [di, df, dg, d_o] = d;
     #[cfg(target_arch = "x86_64")]
     {
+        /// [`lstm_gate_grads_in`] compiled for AVX-512.
+        ///
+        /// # Safety
+        /// The CPU supports AVX-512F.
+        #[target_feature(enable = "avx512f")]
+        #[allow(clippy::too_many_arguments)]
+        unsafe fn wider<T: RnnFloat>(
+            gh: &[T],
+            dh: &[T],
+            gc: &[T],
+            cp: &[T],
+            tc: &[T],
+            ai: &[T],
+            af: &[T],
+            ag: &[T],
+            ao: &[T],
+            dc: &mut [T],
+            di: &mut [T],
+            df: &mut [T],
+            dg: &mut [T],
+            d_o: &mut [T],
+        ) {
+            lstm_gate_grads_in(gh, dh, gc, cp, tc, ai, af, ag, ao, dc, di, df, dg, d_o)
+        }
         /// [`lstm_gate_grads_in`] compiled for AVX2.
         ///
         /// # Safety
@@ -245,6 +269,10 @@ fn lstm_gate_grads<T: RnnFloat>(
             d_o: &mut [T],
         ) {
             lstm_gate_grads_in(gh, dh, gc, cp, tc, ai, af, ag, ao, dc, di, df, dg, d_o)
+        }
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU supports AVX-512F (checked just above).
+            return unsafe { wider(gh, dh, gc, cp, tc, ai, af, ag, ao, dc, di, df, dg, d_o) };
         }
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU supports AVX2 (checked just above).
