@@ -200,6 +200,17 @@ impl PowNumber for f32 {
             }),
             0.5 => map_unary(a, la, |x: f32| sqrt_as_pow(x as f64) as f32),
             -0.5 => map_unary(a, la, |x: f32| (1.0 / sqrt_as_pow(x as f64)) as f32),
+            // half-integer powers as odd powers of `s = x ** 0.5` in float64: `s` is
+            // within 2^-53 relative, each product adds at most 2^-53, so the float32
+            // result is within 0.5 ulp + 2^-48 relative; `s` carries pow's special values
+            // (+0 for -0, +inf for -inf, NaN for a negative base), and s^7 of a float32
+            // neither overflows nor underflows float64
+            1.5 => map_unary(a, la, |x: f32| half_pow(x, 1, false)),
+            2.5 => map_unary(a, la, |x: f32| half_pow(x, 2, false)),
+            3.5 => map_unary(a, la, |x: f32| half_pow(x, 3, false)),
+            -1.5 => map_unary(a, la, |x: f32| half_pow(x, 1, true)),
+            -2.5 => map_unary(a, la, |x: f32| half_pow(x, 2, true)),
+            -3.5 => map_unary(a, la, |x: f32| half_pow(x, 3, true)),
             _ => return None,
         })
     }
@@ -219,6 +230,20 @@ impl PowNumber for f64 {
             _ => return None,
         })
     }
+}
+
+/// `x ** (k + 0.5)` (or its reciprocal, `recip`) for a float32 `x` and `k` in 1..=3, as
+/// `s^(2k+1)` for `s = x ** 0.5` in float64 (see [`PowNumber`] for f32).
+#[inline(always)]
+fn half_pow(x: f32, k: u32, recip: bool) -> f32 {
+    let s = sqrt_as_pow(x as f64);
+    let s2 = s * s;
+    let p = match k {
+        1 => s2 * s,
+        2 => (s2 * s2) * s,
+        _ => (s2 * s2) * (s2 * s),
+    };
+    (if recip { 1.0 / p } else { p }) as f32
 }
 
 /// `x ** 0.5` as IEEE pow defines it: `sqrt`, except `(-0) ** 0.5 = +0` and

@@ -170,7 +170,7 @@ def test_silu_float32_special_values():
 
 # ---- pow by a Python number --------------------------------------------------------
 
-EXPONENTS32 = [0, 1, 2, 3, 4, -1, -2, -3, -4, 0.5, -0.5, 2.5]
+EXPONENTS32 = [0, 1, 2, 3, 4, -1, -2, -3, -4, 0.5, -0.5, 1.5, 2.5, 3.5, -1.5, -2.5, -3.5, 4.5]
 POW_SPECIAL = np.array(
     [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 3e38, -3e38, 1e-20, -2.0, 0.7],
     dtype=np.float32,
@@ -238,7 +238,7 @@ def test_pow_number_int32_stays_exact_and_wraps():
             np.testing.assert_array_equal(got.numpy(), np.power(x, n))
 
 
-@pytest.mark.parametrize("n", [3, -2, 0.5, -0.5, -1, 4])
+@pytest.mark.parametrize("n", [3, -2, 0.5, -0.5, -1, 4, 2.5, -1.5])
 def test_pow_number_gradcheck(n):
     x = fg.from_numpy(np.linspace(0.3, 2.0, 9)).requires_grad_()
     assert gradcheck(lambda a: a.pow(n), (x,))
