@@ -27,11 +27,10 @@ impl SortKey for f32 {
     const WIDE: bool = false;
     #[inline(always)]
     fn key(self) -> u64 {
-        if self.is_nan() {
-            return u32::MAX as u64;
-        }
+        // selects, not branches: vectorisable (`few_of_row`'s chunk test)
         let b = if self == 0.0 { 0 } else { self.to_bits() };
-        (if b >> 31 == 1 { !b } else { b | 1 << 31 }) as u64
+        let k = if b >> 31 == 1 { !b } else { b | 1 << 31 };
+        (if self.is_nan() { u32::MAX } else { k }) as u64
     }
     fn is_nan_value(self) -> bool {
         self.is_nan()
@@ -42,14 +41,12 @@ impl SortKey for f64 {
     const WIDE: bool = true;
     #[inline(always)]
     fn key(self) -> u64 {
-        if self.is_nan() {
-            return u64::MAX;
-        }
         let b = if self == 0.0 { 0 } else { self.to_bits() };
-        if b >> 63 == 1 {
-            !b
+        let k = if b >> 63 == 1 { !b } else { b | 1 << 63 };
+        if self.is_nan() {
+            u64::MAX
         } else {
-            b | 1 << 63
+            k
         }
     }
     fn is_nan_value(self) -> bool {
@@ -114,6 +111,10 @@ fn order_row<T: SortKey>(row: &[T], descending: bool, order: &mut [i64], par: bo
     }
     let n = row.len();
     let partial = k < n;
+    if partial && k <= FEW {
+        few_of_row(row, descending, order);
+        return;
+    }
     if T::WIDE {
         let mut v: Vec<(u64, u32)> = row
             .iter()
@@ -148,6 +149,83 @@ fn order_row<T: SortKey>(row: &[T], descending: bool, order: &mut [i64], par: bo
         for (o, &p) in order.iter_mut().zip(&v) {
             *o = (p & 0xffff_ffff) as i64;
         }
+    }
+}
+
+/// Top-`k` counts up to which a row is scanned once ([`few_of_row`]), keeping its best
+/// `k` items sorted (an insertion costs up to `k` moves; random rows insert about
+/// `k ln(n/k)` times), instead of copied whole and partitioned.
+const FEW: usize = 32;
+
+/// Elements per chunk of [`few_of_row`]'s scan.
+const CHUNK: usize = 16;
+
+/// The positions of the first `order.len()` (1 to [`FEW`], less than the row) elements of
+/// `row` in sorted order: the best `k` (key, position) items are kept sorted while the
+/// row is scanned [`CHUNK`] elements at a time; a branch-free test marks the elements of
+/// a chunk whose key is below the worst kept one (an equal key at a later position never
+/// beats it), and only those are looked at one by one: on most rows a few dozen. The
+/// scan is compiled for AVX2 and AVX-512 too, chosen once per row.
+fn few_of_row<T: SortKey>(row: &[T], descending: bool, order: &mut [i64]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl")]
+        unsafe fn wider<T: SortKey>(row: &[T], descending: bool, order: &mut [i64]) {
+            few_of_row_body(row, descending, order)
+        }
+        #[target_feature(enable = "avx2")]
+        unsafe fn wide<T: SortKey>(row: &[T], descending: bool, order: &mut [i64]) {
+            few_of_row_body(row, descending, order)
+        }
+        if std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512bw")
+            && std::arch::is_x86_feature_detected!("avx512dq")
+            && std::arch::is_x86_feature_detected!("avx512vl")
+        {
+            // SAFETY: the CPU supports these AVX-512 subsets (checked just above).
+            return unsafe { wider(row, descending, order) };
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2 (checked just above).
+            return unsafe { wide(row, descending, order) };
+        }
+    }
+    few_of_row_body(row, descending, order)
+}
+
+/// [`few_of_row`]'s loop, inlined into each of its builds.
+#[inline(always)]
+fn few_of_row_body<T: SortKey>(row: &[T], descending: bool, order: &mut [i64]) {
+    let k = order.len();
+    let mut best: Vec<(u64, u32)> = Vec::with_capacity(k);
+    for (i, &x) in row[..k].iter().enumerate() {
+        let item = (dkey(x, descending), i as u32);
+        let at = best.partition_point(|b| *b < item);
+        best.insert(at, item);
+    }
+    let mut worst = best[k - 1];
+    for (c, chunk) in row[k..].chunks(CHUNK).enumerate() {
+        // bit j: chunk[j]'s key is below the worst kept one
+        let mut mask = 0u32;
+        for (j, &x) in chunk.iter().enumerate() {
+            mask |= u32::from(dkey(x, descending) < worst.0) << j;
+        }
+        let base = k + c * CHUNK;
+        while mask != 0 {
+            let j = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            let item = (dkey(chunk[j], descending), (base + j) as u32);
+            // the worst may have improved since the chunk was marked
+            if item < worst {
+                best.pop();
+                let at = best.partition_point(|b| *b < item);
+                best.insert(at, item);
+                worst = best[k - 1];
+            }
+        }
+    }
+    for (o, &(_, i)) in order.iter_mut().zip(&best) {
+        *o = i as i64;
     }
 }
 
