@@ -171,45 +171,34 @@ fn product_on(
         return Ok(());
     }
     let (add_p, add_rs) = add.map_or((std::ptr::null(), 0), |(x, rs)| (x.as_ptr(), rs));
+    /// The SIMD kernels' common signature (`panel_avx512::rows_product`, `avx2::product`).
     #[cfg(target_arch = "x86_64")]
-    if kernel == Kernel::Wide && super::panel_avx512::available() {
-        // SAFETY: AVX-512F is present; the operands fit as checked above (the same
-        // contract as the AVX2 kernel below).
-        unsafe {
-            super::panel_avx512::rows_product(
-                dst.as_mut_ptr(),
-                dst_rs,
-                a.as_ptr(),
-                a_rs,
-                m,
-                k,
-                n,
-                b.data.as_ptr(),
-                add_p,
-                add_rs,
-            );
-        }
-        return Ok(());
-    }
+    type Simd = unsafe fn(
+        *mut f32,
+        usize,
+        *const f32,
+        usize,
+        usize,
+        usize,
+        usize,
+        *const f32,
+        *const f32,
+        usize,
+    );
     #[cfg(target_arch = "x86_64")]
-    if kernel == Kernel::Avx2 && available() {
-        // SAFETY: AVX2/FMA are present; every row the kernel touches lies inside its
-        // slice (checked above), `b.data` holds `ceil(N/NR)` panels of `K x NR`, and
-        // `dst` is a unique borrow, so it overlaps neither `a` nor `add`.
-        unsafe {
-            avx2::product(
-                dst.as_mut_ptr(),
-                dst_rs,
-                a.as_ptr(),
-                a_rs,
-                m,
-                k,
-                n,
-                b.data.as_ptr(),
-                add_p,
-                add_rs,
-            );
-        }
+    let simd: Option<Simd> = match kernel {
+        Kernel::Wide if super::panel_avx512::available() => Some(super::panel_avx512::rows_product),
+        Kernel::Avx2 if available() => Some(avx2::product),
+        _ => None,
+    };
+    #[cfg(target_arch = "x86_64")]
+    if let Some(f) = simd {
+        let (dp, ap, bp) = (dst.as_mut_ptr(), a.as_ptr(), b.data.as_ptr());
+        // SAFETY: the kernel's instruction set is present (checked in the match); every
+        // row the kernel touches lies inside its slice (checked above), `b.data` holds
+        // `ceil(N/NR)` panels of `K x NR`, and `dst` is a unique borrow, so it overlaps
+        // neither `a` nor `add`.
+        unsafe { f(dp, dst_rs, ap, a_rs, m, k, n, bp, add_p, add_rs) };
         return Ok(());
     }
     let _ = (add_p, kernel);

@@ -222,54 +222,35 @@ fn lstm_gate_grads<T: RnnFloat>(
     let [di, df, dg, d_o] = d;
     #[cfg(target_arch = "x86_64")]
     {
-        /// [`lstm_gate_grads_in`] compiled for AVX-512.
-        ///
-        /// # Safety
-        /// The CPU supports AVX-512F.
-        #[target_feature(enable = "avx512f")]
-        #[allow(clippy::too_many_arguments)]
-        unsafe fn wider<T: RnnFloat>(
-            gh: &[T],
-            dh: &[T],
-            gc: &[T],
-            cp: &[T],
-            tc: &[T],
-            ai: &[T],
-            af: &[T],
-            ag: &[T],
-            ao: &[T],
-            dc: &mut [T],
-            di: &mut [T],
-            df: &mut [T],
-            dg: &mut [T],
-            d_o: &mut [T],
-        ) {
-            lstm_gate_grads_in(gh, dh, gc, cp, tc, ai, af, ag, ao, dc, di, df, dg, d_o)
+        /// [`lstm_gate_grads_in`] compiled with the target feature `$feat`.
+        macro_rules! build {
+            ($name:ident, $feat:literal) => {
+                /// # Safety
+                /// The CPU supports the function's target feature.
+                #[target_feature(enable = $feat)]
+                #[allow(clippy::too_many_arguments)]
+                unsafe fn $name<T: RnnFloat>(
+                    gh: &[T],
+                    dh: &[T],
+                    gc: &[T],
+                    cp: &[T],
+                    tc: &[T],
+                    ai: &[T],
+                    af: &[T],
+                    ag: &[T],
+                    ao: &[T],
+                    dc: &mut [T],
+                    di: &mut [T],
+                    df: &mut [T],
+                    dg: &mut [T],
+                    d_o: &mut [T],
+                ) {
+                    lstm_gate_grads_in(gh, dh, gc, cp, tc, ai, af, ag, ao, dc, di, df, dg, d_o)
+                }
+            };
         }
-        /// [`lstm_gate_grads_in`] compiled for AVX2.
-        ///
-        /// # Safety
-        /// The CPU supports AVX2.
-        #[target_feature(enable = "avx2")]
-        #[allow(clippy::too_many_arguments)]
-        unsafe fn wide<T: RnnFloat>(
-            gh: &[T],
-            dh: &[T],
-            gc: &[T],
-            cp: &[T],
-            tc: &[T],
-            ai: &[T],
-            af: &[T],
-            ag: &[T],
-            ao: &[T],
-            dc: &mut [T],
-            di: &mut [T],
-            df: &mut [T],
-            dg: &mut [T],
-            d_o: &mut [T],
-        ) {
-            lstm_gate_grads_in(gh, dh, gc, cp, tc, ai, af, ag, ao, dc, di, df, dg, d_o)
-        }
+        build!(wider, "avx512f");
+        build!(wide, "avx2");
         if std::arch::is_x86_feature_detected!("avx512f") {
             // SAFETY: the CPU supports AVX-512F (checked just above).
             return unsafe { wider(gh, dh, gc, cp, tc, ai, af, ag, ao, dc, di, df, dg, d_o) };
