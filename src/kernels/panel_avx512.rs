@@ -203,15 +203,21 @@ mod imp {
 
     /// Where one row block of [`super::rows_product`] reads and writes.
     pub(super) struct RowBlock {
+        /// The block's first left row (`k` values, rows `a_rs` apart).
         pub a: *const f32,
+        /// Left row step.
         pub a_rs: usize,
         /// The group's first packed panel.
         pub b: *const f32,
+        /// Rows of each panel (the products' inner size).
         pub k: usize,
         /// At the group's first column.
         pub dst: *mut f32,
+        /// Output row step.
         pub dst_rs: usize,
+        /// Added to the product (same place as `dst`), or null.
         pub add: *const f32,
+        /// `add`'s row step.
         pub add_rs: usize,
         /// Columns from the group's first to the product's last.
         pub w: usize,

@@ -207,17 +207,23 @@ pub fn panel_product(
 
 /// Where one row block of [`panel_product`] reads and writes.
 pub(crate) struct Block<'a> {
+    /// The block's first output row at the panel's first column.
     pub(crate) dst: *mut f32,
+    /// Output row step.
     pub(crate) dst_rs: usize,
     /// The block's packed rows, `[K, R]`.
     pub(crate) a: *const f32,
     /// Right operand at the panel's first column.
     pub(crate) b: *const f32,
+    /// Each segment's offset into the right operand.
     pub(crate) offs: &'a [usize],
+    /// Right row step.
     pub(crate) b_rs: usize,
+    /// Inner size of each segment (`K / offs.len()`).
     pub(crate) kseg: usize,
     /// The block's first bias value, or null.
     pub(crate) bias: *const f32,
+    /// Columns stored (at most 16).
     pub(crate) w: usize,
 }
 
