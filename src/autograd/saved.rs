@@ -181,9 +181,11 @@ enum SavedState {
         copied: bool,
         _mark: crate::storage_marks::SavedMark,
     },
-    /// Handed to a pack hook (boxed: most saves are live, and every node holds its
-    /// saved slots inline, so the rare case should not size them).
-    Packed(Box<PackedSave>),
+    /// Handed to a pack hook (behind a pointer: most saves are live, and every node holds
+    /// its saved slots inline, so the rare case should not size them; shared, so that an
+    /// unpack takes what it needs past the lock with one count instead of copying the
+    /// shape and the links).
+    Packed(Arc<PackedSave>),
     /// Freed after a backward pass without `retain_graph`.
     Released,
 }
@@ -315,7 +317,7 @@ impl SavedTensor {
                          (copy it first, e.g. x.clone())",
                     ));
                 }
-                SavedState::Packed(Box::new(PackedSave {
+                SavedState::Packed(Arc::new(PackedSave {
                     packed,
                     shape: t.shape_vec(),
                     dtype: t.dtype(),
@@ -398,15 +400,15 @@ impl SavedTensor {
                     });
                 }
                 SavedState::Packed(p) => {
-                    let packed = p.packed.clone();
-                    let (shape, dtype, origin, version) =
-                        (p.shape.clone(), p.dtype, p.origin.clone(), p.version);
-                    let counter = p.counter.clone();
+                    // (the hook is user code, which may read or release this save: the
+                    // lock is not held while it runs)
+                    let p = p.clone();
                     drop(st);
                     let t = {
                         let _g = crate::autograd::grad_mode::no_grad();
-                        packed.unpack()?
+                        p.packed.unpack()?
                     };
+                    let (shape, dtype, version) = (&p.shape, p.dtype, p.version);
                     if t.shape() != shape.as_slice() || t.dtype() != dtype {
                         return Err(Error::runtime(format!(
                             "{op}: the unpack hook returned a {} tensor of shape {:?}, but a {} \
@@ -418,8 +420,8 @@ impl SavedTensor {
                             shape.as_slice()
                         )));
                     }
-                    if let Some(orig) = origin.upgrade() {
-                        let now = counter.as_ref().map_or_else(
+                    if let Some(orig) = p.origin.upgrade() {
+                        let now = p.counter.as_ref().map_or_else(
                             || orig.version(),
                             |c| c.load(std::sync::atomic::Ordering::Acquire),
                         );
@@ -558,7 +560,7 @@ impl SavedTensor {
             // the hook itself released or packed it: keep what happened
             return Err(freed_error(op));
         }
-        *st = SavedState::Packed(Box::new(PackedSave {
+        *st = SavedState::Packed(Arc::new(PackedSave {
             packed,
             shape: data.shape_vec(),
             dtype: data.dtype(),
