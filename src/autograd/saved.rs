@@ -240,7 +240,7 @@ impl SavedTensor {
                 output_nr: input_nr,
             },
         };
-        Self::save(t, t.clone(), identity)
+        Self::save(t, Tensor::clone, identity)
     }
 
     /// Saves a custom layer's tensor (`ctx.save_for_backward`), remembering which tensor
@@ -264,7 +264,7 @@ impl SavedTensor {
     pub fn output(t: &Tensor, node: &Weak<dyn Node>, output_nr: usize) -> Result<SavedTensor> {
         Self::save(
             t,
-            t.detach(),
+            Tensor::detach,
             Identity::Output {
                 node: node.clone(),
                 output_nr,
@@ -272,17 +272,19 @@ impl SavedTensor {
         )
     }
 
-    /// `keep` is what a live (unhooked) save holds: the input itself, or an output's data.
-    fn save(t: &Tensor, keep: Tensor, identity: Identity) -> Result<SavedTensor> {
+    /// `keep` makes what a live (unhooked) save holds from `t`: the input itself, or an
+    /// output's data (made only for a live save: a packed one would drop it at once, and
+    /// an output's `detach` is a new tensor).
+    fn save(t: &Tensor, keep: fn(&Tensor) -> Tensor, identity: Identity) -> Result<SavedTensor> {
         // A writable alias held by another library (np.asarray, memoryview, DLPack, the
         // array behind from_numpy) could change this memory without bumping its version:
         // save a copy instead.
         let aliased = t.storage().has_writable_aliases();
-        let (t, keep) = if aliased {
+        let (t, copy) = if aliased {
             let c = t.detach().contiguous_copy()?;
-            (c.clone(), c)
+            (c.clone(), Some(c))
         } else {
-            (t.clone(), keep)
+            (t.clone(), None)
         };
         let t = &t;
         let hooks = if t.is_constant() {
@@ -291,12 +293,17 @@ impl SavedTensor {
             current_hooks().filter(|h| !kept_as_is(h.as_ref(), t, &identity))
         };
         let state = match hooks {
-            None => SavedState::Live {
-                version: t.version(),
-                copied: aliased,
-                _mark: crate::storage_marks::SavedMark::new(keep.storage()),
-                data: keep,
-            },
+            None => {
+                // (the handle `t` is a clone of the caller's: `keep` of it is `keep` of
+                // the caller's tensor)
+                let keep = copy.unwrap_or_else(|| keep(t));
+                SavedState::Live {
+                    version: t.version(),
+                    copied: aliased,
+                    _mark: crate::storage_marks::SavedMark::new(keep.storage()),
+                    data: keep,
+                }
+            }
             Some(hooks) => {
                 let before = t.version();
                 // the saved input itself, as the caller holds it (PyTorch: `pack_hook(t)`
