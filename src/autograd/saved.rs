@@ -181,9 +181,11 @@ enum SavedState {
         copied: bool,
         _mark: crate::storage_marks::SavedMark,
     },
-    /// Handed to a pack hook (boxed: most saves are live, and every node holds its
-    /// saved slots inline, so the rare case should not size them).
-    Packed(Box<PackedSave>),
+    /// Handed to a pack hook (behind a pointer: most saves are live, and every node holds
+    /// its saved slots inline, so the rare case should not size them; shared, so that an
+    /// unpack takes what it needs past the lock with one count instead of copying the
+    /// shape and the links).
+    Packed(Arc<PackedSave>),
     /// Freed after a backward pass without `retain_graph`.
     Released,
 }
@@ -238,7 +240,7 @@ impl SavedTensor {
                 output_nr: input_nr,
             },
         };
-        Self::save(t, t.clone(), identity)
+        Self::save(t, Tensor::clone, identity)
     }
 
     /// Saves a custom layer's tensor (`ctx.save_for_backward`), remembering which tensor
@@ -262,7 +264,7 @@ impl SavedTensor {
     pub fn output(t: &Tensor, node: &Weak<dyn Node>, output_nr: usize) -> Result<SavedTensor> {
         Self::save(
             t,
-            t.detach(),
+            Tensor::detach,
             Identity::Output {
                 node: node.clone(),
                 output_nr,
@@ -270,17 +272,19 @@ impl SavedTensor {
         )
     }
 
-    /// `keep` is what a live (unhooked) save holds: the input itself, or an output's data.
-    fn save(t: &Tensor, keep: Tensor, identity: Identity) -> Result<SavedTensor> {
+    /// `keep` makes what a live (unhooked) save holds from `t`: the input itself, or an
+    /// output's data (made only for a live save: a packed one would drop it at once, and
+    /// an output's `detach` is a new tensor).
+    fn save(t: &Tensor, keep: fn(&Tensor) -> Tensor, identity: Identity) -> Result<SavedTensor> {
         // A writable alias held by another library (np.asarray, memoryview, DLPack, the
         // array behind from_numpy) could change this memory without bumping its version:
         // save a copy instead.
         let aliased = t.storage().has_writable_aliases();
-        let (t, keep) = if aliased {
+        let (t, copy) = if aliased {
             let c = t.detach().contiguous_copy()?;
-            (c.clone(), c)
+            (c.clone(), Some(c))
         } else {
-            (t.clone(), keep)
+            (t.clone(), None)
         };
         let t = &t;
         let hooks = if t.is_constant() {
@@ -289,12 +293,17 @@ impl SavedTensor {
             current_hooks().filter(|h| !kept_as_is(h.as_ref(), t, &identity))
         };
         let state = match hooks {
-            None => SavedState::Live {
-                version: t.version(),
-                copied: aliased,
-                _mark: crate::storage_marks::SavedMark::new(keep.storage()),
-                data: keep,
-            },
+            None => {
+                // (the handle `t` is a clone of the caller's: `keep` of it is `keep` of
+                // the caller's tensor)
+                let keep = copy.unwrap_or_else(|| keep(t));
+                SavedState::Live {
+                    version: t.version(),
+                    copied: aliased,
+                    _mark: crate::storage_marks::SavedMark::new(keep.storage()),
+                    data: keep,
+                }
+            }
             Some(hooks) => {
                 let before = t.version();
                 // the saved input itself, as the caller holds it (PyTorch: `pack_hook(t)`
@@ -315,7 +324,7 @@ impl SavedTensor {
                          (copy it first, e.g. x.clone())",
                     ));
                 }
-                SavedState::Packed(Box::new(PackedSave {
+                SavedState::Packed(Arc::new(PackedSave {
                     packed,
                     shape: t.shape_vec(),
                     dtype: t.dtype(),
@@ -398,15 +407,15 @@ impl SavedTensor {
                     });
                 }
                 SavedState::Packed(p) => {
-                    let packed = p.packed.clone();
-                    let (shape, dtype, origin, version) =
-                        (p.shape.clone(), p.dtype, p.origin.clone(), p.version);
-                    let counter = p.counter.clone();
+                    // (the hook is user code, which may read or release this save: the
+                    // lock is not held while it runs)
+                    let p = p.clone();
                     drop(st);
                     let t = {
                         let _g = crate::autograd::grad_mode::no_grad();
-                        packed.unpack()?
+                        p.packed.unpack()?
                     };
+                    let (shape, dtype, version) = (&p.shape, p.dtype, p.version);
                     if t.shape() != shape.as_slice() || t.dtype() != dtype {
                         return Err(Error::runtime(format!(
                             "{op}: the unpack hook returned a {} tensor of shape {:?}, but a {} \
@@ -418,8 +427,8 @@ impl SavedTensor {
                             shape.as_slice()
                         )));
                     }
-                    if let Some(orig) = origin.upgrade() {
-                        let now = counter.as_ref().map_or_else(
+                    if let Some(orig) = p.origin.upgrade() {
+                        let now = p.counter.as_ref().map_or_else(
                             || orig.version(),
                             |c| c.load(std::sync::atomic::Ordering::Acquire),
                         );
@@ -558,7 +567,7 @@ impl SavedTensor {
             // the hook itself released or packed it: keep what happened
             return Err(freed_error(op));
         }
-        *st = SavedState::Packed(Box::new(PackedSave {
+        *st = SavedState::Packed(Arc::new(PackedSave {
             packed,
             shape: data.shape_vec(),
             dtype: data.dtype(),

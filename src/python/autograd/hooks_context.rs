@@ -114,32 +114,31 @@ impl PySavedTensorsHooks {
         let py = slf.py();
         // this class itself: its settings are its fields (no class attribute can shadow
         // them); a Python subclass may override them as class attributes: read those
-        let exact = slf.get_type().is(py.get_type::<PySavedTensorsHooks>());
-        let (once, keep_leaves, keep_held, in_memory) = if exact {
-            let me = slf.borrow();
-            (
-                me._pack_once,
-                me._keep_leaves,
-                me._keep_held_leaves,
-                me._in_memory,
-            )
+        // (before the borrow below: an attribute read may run Python that uses `slf`)
+        let exact = slf.get_type_ptr() == <Self as pyo3::PyTypeInfo>::type_object_raw(py);
+        let inherited = if exact {
+            None
         } else {
             let any = slf.as_any();
-            (
+            Some((
                 flag(any, pyo3::intern!(py, "_pack_once"))?,
                 flag(any, pyo3::intern!(py, "_keep_leaves"))?,
                 flag(any, pyo3::intern!(py, "_keep_held_leaves"))?,
                 flag(any, pyo3::intern!(py, "_in_memory"))?,
-            )
+            ))
         };
-        let (pack, unpack) = {
-            let me = slf.borrow();
-            let hook =
-                |h: &Option<Py<PyAny>>| h.as_ref().map_or_else(|| py.None(), |h| h.clone_ref(py));
-            (hook(&me.pack_hook), hook(&me.unpack_hook))
-        };
-        super::saved_hooks::push_hooks(pack, unpack, once, keep_leaves, keep_held).py()?;
+        // one borrow for the rest (nothing below runs Python)
         let mut me = slf.borrow_mut();
+        let (once, keep_leaves, keep_held, in_memory) = inherited.unwrap_or((
+            me._pack_once,
+            me._keep_leaves,
+            me._keep_held_leaves,
+            me._in_memory,
+        ));
+        let hook =
+            |h: &Option<Py<PyAny>>| h.as_ref().map_or_else(|| py.None(), |h| h.clone_ref(py));
+        let (pack, unpack) = (hook(&me.pack_hook), hook(&me.unpack_hook));
+        super::saved_hooks::push_hooks(pack, unpack, once, keep_leaves, keep_held).py()?;
         me.threads.push(thread_ident());
         me.suspends
             .push(crate::buffer_cache::set_packs_suspend(!in_memory));

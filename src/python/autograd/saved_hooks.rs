@@ -108,14 +108,25 @@ impl Drop for PyPacked {
     }
 }
 
-thread_local! {
+/// This thread's deferred releases of packed objects (one thread-local, so that a release
+/// and a backward's bookkeeping look it up once, not once per field).
+struct Releases {
     /// Set while this thread runs a backward (detached) inside
-    /// [`backward_releasing_packs`], which releases [`PACKS_TO_RELEASE`] on return.
-    static RELEASE_ON_RETURN: Cell<bool> = const { Cell::new(false) };
+    /// [`backward_releasing_packs`], which releases `list` on return.
+    on_return: Cell<bool>,
     /// Packed objects dropped while detached, released when the backward returns (a
     /// plain per-thread list: pyo3's deferred-decref pool takes a lock and gives up its
     /// vector on every drain, ~0.6k instructions per step for two saves).
-    static PACKS_TO_RELEASE: RefCell<Vec<Py<PyAny>>> = const { RefCell::new(Vec::new()) };
+    list: RefCell<Vec<Py<PyAny>>>,
+}
+
+thread_local! {
+    static RELEASES: Releases = const {
+        Releases {
+            on_return: Cell::new(false),
+            list: RefCell::new(Vec::new()),
+        }
+    };
 }
 
 /// Drops what a pack hook returned (or the unpack hook that its packs shared): straight
@@ -124,17 +135,22 @@ thread_local! {
 /// thread's list (the node released its saves after its backward, while the engine runs
 /// detached).
 fn release_packed(obj: Py<PyAny>) {
-    if RELEASE_ON_RETURN.with(Cell::get) {
-        // the list is gone during the thread's exit, or borrowed by a release running
-        // now: `obj` is then dropped with the closure (pyo3 takes it)
-        let _ = PACKS_TO_RELEASE.try_with(move |l| {
-            if let Ok(mut l) = l.try_borrow_mut() {
+    // the list is gone during the thread's exit: `obj` is then dropped with the closure
+    // (pyo3 takes it); borrowed by a release running now, `obj` is dropped at once, as
+    // when no backward will release it (outside the closure: a drop may run Python)
+    let now = RELEASES.try_with(move |r| {
+        if !r.on_return.get() {
+            return Some(obj);
+        }
+        match r.list.try_borrow_mut() {
+            Ok(mut l) => {
                 l.push(obj);
+                None
             }
-        });
-        return;
-    }
-    drop(obj);
+            Err(_) => Some(obj),
+        }
+    });
+    drop(now);
 }
 
 /// Runs a backward `f` detached, then (attached again) releases the packed objects that
@@ -145,14 +161,14 @@ pub(crate) fn backward_releasing_packs<T: Send>(py: Python<'_>, f: impl FnOnce()
     struct Restore(bool);
     impl Drop for Restore {
         fn drop(&mut self) {
-            RELEASE_ON_RETURN.with(|r| r.set(self.0));
+            RELEASES.with(|r| r.on_return.set(self.0));
         }
     }
-    let restore = Restore(RELEASE_ON_RETURN.with(|r| r.replace(true)));
+    let restore = Restore(RELEASES.with(|r| r.on_return.replace(true)));
     let out = py.detach(f);
     drop(restore);
     // one at a time: a release may run Python (`__del__`) that backs up more
-    while let Some(obj) = PACKS_TO_RELEASE.with(|l| l.borrow_mut().pop()) {
+    while let Some(obj) = RELEASES.with(|r| r.list.borrow_mut().pop()) {
         drop(obj);
     }
     out

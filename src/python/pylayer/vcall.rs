@@ -32,8 +32,20 @@ pub(crate) fn call_positional<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     #[cfg(any(not(feature = "abi3"), not(windows)))]
     {
-        let ptrs: smallvec::SmallVec<[*mut pyo3::ffi::PyObject; 6]> =
-            args.iter().map(Bound::as_ptr).collect();
+        // the pointers on the stack for the usual few arguments, filled by a plain loop
+        // (collecting into a `SmallVec` goes through its generic `extend`, ~30
+        // instructions per call, which every pack and unpack hook call paid)
+        let mut inline = [std::ptr::null_mut::<pyo3::ffi::PyObject>(); 6];
+        let heap: Vec<*mut pyo3::ffi::PyObject>;
+        let ptrs: &[*mut pyo3::ffi::PyObject] = if args.len() <= inline.len() {
+            for (p, a) in inline.iter_mut().zip(args) {
+                *p = a.as_ptr();
+            }
+            &inline[..args.len()]
+        } else {
+            heap = args.iter().map(Bound::as_ptr).collect();
+            &heap
+        };
         // SAFETY: the GIL is held (`py`); `callable` and every argument are live objects
         // borrowed from `args` for the whole call (the callee takes its own references if
         // it keeps any); `ptrs` holds exactly `ptrs.len()` valid pointers and no keyword
