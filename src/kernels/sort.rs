@@ -111,8 +111,7 @@ fn order_row<T: SortKey>(row: &[T], descending: bool, order: &mut [i64], par: bo
     }
     let n = row.len();
     let partial = k < n;
-    if partial && k <= FEW {
-        few_of_row(row, descending, order);
+    if partial && few_pays(k, n) && few_of_row(row, descending, order) {
         return;
     }
     if T::WIDE {
@@ -152,10 +151,17 @@ fn order_row<T: SortKey>(row: &[T], descending: bool, order: &mut [i64], par: bo
     }
 }
 
-/// Top-`k` counts up to which a row is scanned once ([`few_of_row`]), keeping its best
-/// `k` items sorted (an insertion costs up to `k` moves; random rows insert about
+/// Top-`k` counts up to which a row is first scanned once ([`few_of_row`]), keeping its
+/// best `k` items sorted (an insertion costs up to `k` moves; random rows insert about
 /// `k ln(n/k)` times), instead of copied whole and partitioned.
-const FEW: usize = 32;
+const FEW: usize = 256;
+
+/// Whether [`few_of_row`] is worth trying for the top `k` of `n`: a random row moves
+/// about `k/2` items per insertion, `k ln(n/k)` times; tried where that is at most `n/2`
+/// (top 10 of 4096, top 100 or 256 of a million; not top 32 of 4096).
+fn few_pays(k: usize, n: usize) -> bool {
+    k <= FEW && (k * k) as f64 * (n as f64 / k as f64).ln() <= n as f64
+}
 
 /// Elements per chunk of [`few_of_row`]'s scan.
 const CHUNK: usize = 16;
@@ -164,17 +170,19 @@ const CHUNK: usize = 16;
 /// `row` in sorted order: the best `k` (key, position) items are kept sorted while the
 /// row is scanned [`CHUNK`] elements at a time; a branch-free test marks the elements of
 /// a chunk whose key is below the worst kept one (an equal key at a later position never
-/// beats it), and only those are looked at one by one: on most rows a few dozen. The
-/// scan is compiled for AVX2 and AVX-512 too, chosen once per row.
-fn few_of_row<T: SortKey>(row: &[T], descending: bool, order: &mut [i64]) {
+/// beats it), and only those are looked at one by one: on most rows a few dozen. Gives up
+/// (false; the caller partitions instead) once the insertions have moved as many items as
+/// the row holds, as on a row sorted against the requested order. The scan is compiled for AVX2
+/// and AVX-512 too, chosen once per row.
+fn few_of_row<T: SortKey>(row: &[T], descending: bool, order: &mut [i64]) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl")]
-        unsafe fn wider<T: SortKey>(row: &[T], descending: bool, order: &mut [i64]) {
+        unsafe fn wider<T: SortKey>(row: &[T], descending: bool, order: &mut [i64]) -> bool {
             few_of_row_body(row, descending, order)
         }
         #[target_feature(enable = "avx2")]
-        unsafe fn wide<T: SortKey>(row: &[T], descending: bool, order: &mut [i64]) {
+        unsafe fn wide<T: SortKey>(row: &[T], descending: bool, order: &mut [i64]) -> bool {
             few_of_row_body(row, descending, order)
         }
         if std::arch::is_x86_feature_detected!("avx512f")
@@ -195,8 +203,11 @@ fn few_of_row<T: SortKey>(row: &[T], descending: bool, order: &mut [i64]) {
 
 /// [`few_of_row`]'s loop, inlined into each of its builds.
 #[inline(always)]
-fn few_of_row_body<T: SortKey>(row: &[T], descending: bool, order: &mut [i64]) {
+fn few_of_row_body<T: SortKey>(row: &[T], descending: bool, order: &mut [i64]) -> bool {
     let k = order.len();
+    // items moved by insertions before giving up (random rows move about
+    // `k/2 * k ln(n/k)`, far less for the usual short k)
+    let mut budget = row.len();
     let mut best: Vec<(u64, u32)> = Vec::with_capacity(k);
     for (i, &x) in row[..k].iter().enumerate() {
         let item = (dkey(x, descending), i as u32);
@@ -219,6 +230,10 @@ fn few_of_row_body<T: SortKey>(row: &[T], descending: bool, order: &mut [i64]) {
             if item < worst {
                 best.pop();
                 let at = best.partition_point(|b| *b < item);
+                let Some(left) = budget.checked_sub(best.len() - at) else {
+                    return false;
+                };
+                budget = left;
                 best.insert(at, item);
                 worst = best[k - 1];
             }
@@ -227,6 +242,7 @@ fn few_of_row_body<T: SortKey>(row: &[T], descending: bool, order: &mut [i64]) {
     for (o, &(_, i)) in order.iter_mut().zip(&best) {
         *o = i as i64;
     }
+    true
 }
 
 /// Rows from this length on sort by radix (below, a comparison sort is quicker).

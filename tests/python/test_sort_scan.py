@@ -471,23 +471,31 @@ def test_sort_and_cumsum_properties(shape, seed, descending):
         np.testing.assert_array_equal(tv, ref_k)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(
     st.sampled_from(["float32", "float64", "int32", "int64"]),
     st.integers(1, 3),
-    st.integers(1, 200),
-    st.integers(1, 40),
+    st.integers(1, 3000),
+    st.integers(1, 300),
     st.booleans(),
+    st.sampled_from(["ties", "spread", "ascending", "descending"]),
     st.integers(0, 2**32 - 1),
 )
-def test_topk_of_a_few_is_the_stable_sorts_head(dtype, rows, n, k, largest, seed):
-    # k <= 32 scans each row once keeping the best k (kernels/sort.rs `smallest_k`); larger
-    # k partitions a copy; both must give the head of the stable full sort: ties (few
-    # distinct values here) in position order, NaN as the largest value
+def test_topk_of_a_few_is_the_stable_sorts_head(dtype, rows, n, k, largest, kind, seed):
+    # k <= 256 first scans each row once keeping the best k (kernels/sort.rs
+    # `few_of_row`), giving up for a partition of a copy when a row makes it insert too
+    # often (sorted against the order); every path must give the head of the stable full
+    # sort: ties in position order, NaN as the largest value
     k = min(k, n)
     rng = np.random.default_rng(seed)
-    a = rng.integers(-3, 4, (rows, n)).astype(dtype)
-    if dtype.startswith("float"):
+    if kind == "ties":
+        a = rng.integers(-3, 4, (rows, n)).astype(dtype)
+    else:
+        a = rng.integers(-(10**6), 10**6, (rows, n)).astype(dtype)
+        if kind != "spread":
+            a = np.sort(a, axis=1)
+            a = a if kind == "ascending" else a[:, ::-1].copy()
+    if dtype.startswith("float") and kind in ("ties", "spread"):
         a[rng.random((rows, n)) < 0.1] = np.nan
         a[rng.random((rows, n)) < 0.1] = -0.0
     x = fg.from_numpy(a)
@@ -498,3 +506,16 @@ def test_topk_of_a_few_is_the_stable_sorts_head(dtype, rows, n, k, largest, seed
     # along dim 0 (a transposed copy) too
     v0, i0 = fg.from_numpy(np.ascontiguousarray(a.T)).topk(k, dim=0, largest=largest)
     np.testing.assert_array_equal(i0.numpy(), order.T)
+
+
+@pytest.mark.parametrize("largest", [True, False])
+def test_topk_long_sorted_rows_fall_back_to_the_partition(largest):
+    # a row sorted against the requested order makes every element an insertion: the
+    # one-scan path gives up after its budget and the partition path answers
+    a = np.arange(200_000, dtype=np.float32)
+    a = a if largest else a[::-1].copy()
+    for k in (1, 10, 100, 256):
+        v, i = fg.from_numpy(a).topk(k, largest=largest)
+        want = np.argsort(-a if largest else a, kind="stable")[:k]
+        np.testing.assert_array_equal(i.numpy(), want)
+        np.testing.assert_array_equal(v.numpy(), a[want])
