@@ -172,8 +172,8 @@ const CHUNK: usize = 16;
 /// a chunk whose key is below the worst kept one (an equal key at a later position never
 /// beats it), and only those are looked at one by one: on most rows a few dozen. Gives up
 /// (false; the caller partitions instead) once the insertions have moved as many items as
-/// the row holds, as on a row sorted against the requested order. The scan is compiled for AVX2
-/// and AVX-512 too, chosen once per row.
+/// the row holds, as on a row sorted against the requested order. The scan is compiled
+/// for AVX2 and AVX-512 too, chosen once per row.
 fn few_of_row<T: SortKey>(row: &[T], descending: bool, order: &mut [i64]) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
