@@ -85,17 +85,13 @@ pub(crate) unsafe fn rows_product(
     add: *const f32,
     add_rs: usize,
 ) {
-    use crate::kernels::rnn_gemm::NR;
-    let blocks = m.div_ceil(ROWS_MR);
-    let (base, extra) = (m / blocks, m % blocks);
+    use crate::kernels::rnn_gemm::{even_blocks, NR};
     let panels = n.div_ceil(NR);
     let mut p0 = 0;
     while p0 < panels {
         let np = ROWS_NP.min(panels - p0);
         let c0 = p0 * NR;
-        let mut i = 0;
-        for blk in 0..blocks {
-            let rows = base + usize::from(blk < extra);
+        for (i, rows) in even_blocks(m, ROWS_MR) {
             let r = imp::RowBlock {
                 a: a.add(i * a_rs),
                 a_rs,
@@ -111,15 +107,12 @@ pub(crate) unsafe fn rows_product(
                 add_rs,
                 w: n - c0,
             };
-            match (rows, np) {
-                (6, 4) => imp::rows_block::<6, 4>(&r),
-                (5, 4) => imp::rows_block::<5, 4>(&r),
-                (r6, 4) => imp::rows_block_any::<4>(&r, r6),
-                (r6, 3) => imp::rows_block_any::<3>(&r, r6),
-                (r6, 2) => imp::rows_block_any::<2>(&r, r6),
-                (r6, _) => imp::rows_block_any::<1>(&r, r6),
+            match np {
+                4 => imp::rows_block_any::<4>(&r, rows),
+                3 => imp::rows_block_any::<3>(&r, rows),
+                2 => imp::rows_block_any::<2>(&r, rows),
+                _ => imp::rows_block_any::<1>(&r, rows),
             }
-            i += rows;
         }
         p0 += np;
     }
@@ -273,7 +266,7 @@ mod imp {
     /// AVX-512F is present; rows `0..R` of `a` (`k` values each), of `dst` and of `add`
     /// (the group's columns that exist) and the `NP` panels lie inside their buffers.
     #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn rows_block<const R: usize, const NP: usize>(bk: &RowBlock) {
+    unsafe fn rows_block<const R: usize, const NP: usize>(bk: &RowBlock) {
         let mut acc = [[_mm512_setzero_ps(); NP]; R];
         let mut rows = [bk.a; R];
         for (row, rp) in rows.iter_mut().enumerate() {

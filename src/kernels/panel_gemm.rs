@@ -17,7 +17,7 @@
 
 use super::gemm_into::Mat;
 use super::panel_avx512::{self as wide, MR_WIDE};
-use super::rnn_gemm::{available, MR, NR};
+use super::rnn_gemm::{available, even_blocks, MR, NR};
 use crate::error::{Error, Result};
 use crate::storage::try_filled_vec;
 
@@ -77,26 +77,18 @@ fn pack_lhs_any(segs: &[Mat<'_, f32>], wide: bool) -> Result<PackedLhs> {
         .checked_mul(k)
         .ok_or_else(|| Error::value("conv: packed weight size overflows"))?;
     let mut data = try_filled_vec(len, 0.0f32)?;
-    let mut blocks = Vec::new();
-    if m > 0 {
-        let count = m.div_ceil(if wide { MR_WIDE } else { MR });
-        let (base, extra) = (m / count, m % count);
-        let mut i = 0;
-        for b in 0..count {
-            let r = base + usize::from(b < extra);
-            let mut at = i * k;
-            for s in segs {
-                for p in 0..s.cols {
-                    for row in 0..r {
-                        // inside the view: `check` above
-                        let src = s.off as isize + (i + row) as isize * s.rs + p as isize * s.cs;
-                        data[at] = s.data[src as usize];
-                        at += 1;
-                    }
+    let blocks: Vec<(usize, usize)> = even_blocks(m, if wide { MR_WIDE } else { MR }).collect();
+    for &(i, r) in &blocks {
+        let mut at = i * k;
+        for s in segs {
+            for p in 0..s.cols {
+                for row in 0..r {
+                    // inside the view: `check` above
+                    let src = s.off as isize + (i + row) as isize * s.rs + p as isize * s.cs;
+                    data[at] = s.data[src as usize];
+                    at += 1;
                 }
             }
-            blocks.push((i, r));
-            i += r;
         }
     }
     Ok(PackedLhs {

@@ -100,6 +100,20 @@ fn pack_any(b: Mat<'_, f32>) -> Result<PackedRhs<f32>> {
     Ok(PackedRhs { data, k, n })
 }
 
+/// `m` rows cut into `ceil(m / most)` blocks of nearly equal size (32 rows, at most 6 a
+/// block: 6, 6, 5, 5, 5, 5), as (first row, rows): no block is a short tail with too few
+/// accumulators to hide the multiply-add latency. The one row split of the packed kernels
+/// (`rnn_gemm`, `panel_gemm`, `panel_avx512`).
+pub(crate) fn even_blocks(m: usize, most: usize) -> impl Iterator<Item = (usize, usize)> {
+    let count = m.div_ceil(most);
+    // no blocks (m = 0) leaves the split unused
+    let (base, extra) = (
+        m.checked_div(count).unwrap_or(0),
+        m.checked_rem(count).unwrap_or(0),
+    );
+    (0..count).map(move |b| (b * base + b.min(extra), base + usize::from(b < extra)))
+}
+
 /// Whether rows `0..m` of `cols` elements at row step `rs` fit a slice of `len`.
 fn fits(m: usize, rs: usize, cols: usize, len: usize) -> bool {
     m == 0
@@ -246,14 +260,10 @@ pub(crate) mod avx2 {
         add: *const f32,
         add_rs: usize,
     ) {
-        let blocks = m.div_ceil(MR);
-        let (base, extra) = (m / blocks, m % blocks);
         for p in 0..n.div_ceil(NR) {
             let (c0, bp) = (p * NR, b.add(p * k * NR));
             let w = NR.min(n - c0);
-            let mut i = 0;
-            for blk in 0..blocks {
-                let rows = base + usize::from(blk < extra);
+            for (i, rows) in super::even_blocks(m, MR) {
                 let r = Rows {
                     a: a.add(i * a_rs),
                     a_rs,
@@ -274,7 +284,6 @@ pub(crate) mod avx2 {
                     2 => block::<2>(&r, k, bp, w),
                     _ => block::<1>(&r, k, bp, w),
                 }
-                i += rows;
             }
         }
     }
@@ -491,6 +500,18 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn even_blocks_cover_the_rows_in_nearly_equal_blocks() {
+        let b: Vec<_> = even_blocks(32, 6).collect();
+        assert_eq!(b, [(0, 6), (6, 6), (12, 5), (17, 5), (22, 5), (27, 5)]);
+        assert_eq!(
+            even_blocks(64, 16).collect::<Vec<_>>(),
+            [(0, 16), (16, 16), (32, 16), (48, 16)]
+        );
+        assert_eq!(even_blocks(7, 6).collect::<Vec<_>>(), [(0, 4), (4, 3)]);
+        assert_eq!(even_blocks(0, 6).count(), 0);
     }
 
     #[test]
