@@ -53,13 +53,22 @@ pub fn checked_numel(shape: &[usize]) -> Result<usize> {
 /// strides saturate at `isize::MAX` instead of wrapping (no element is ever addressed
 /// through them). Found by the `dlpack_validate` cargo-fuzz target.
 pub fn contiguous_strides(shape: &[usize]) -> Strides {
-    let mut strides: Strides = SmallVec::from_elem(0, shape.len());
-    let mut acc = 1isize;
-    for i in (0..shape.len()).rev() {
-        strides[i] = acc;
-        let d = isize::try_from(shape[i].max(1)).unwrap_or(isize::MAX);
-        acc = acc.saturating_mul(d);
+    fn fill(shape: &[usize], strides: &mut [isize]) {
+        let mut acc = 1isize;
+        for (s, &d) in strides.iter_mut().zip(shape).rev() {
+            *s = acc;
+            acc = acc.saturating_mul(isize::try_from(d.max(1)).unwrap_or(isize::MAX));
+        }
     }
+    // up to 6 dims: filled in an inline buffer (smallvec's `from_elem` and indexed
+    // stores cost ~60 instructions more on every op's output layout)
+    if shape.len() <= 6 {
+        let mut buf = [0isize; 6];
+        fill(shape, &mut buf[..shape.len()]);
+        return SmallVec::from_buf_and_len(buf, shape.len());
+    }
+    let mut strides: Strides = SmallVec::from_elem(0, shape.len());
+    fill(shape, &mut strides);
     strides
 }
 
@@ -84,6 +93,9 @@ pub fn element_span(shape: &[usize], strides: &[isize]) -> (isize, usize) {
 
 /// NumPy broadcasting of two shapes; names the op and both shapes on failure.
 pub fn broadcast_shapes(a: &[usize], b: &[usize], op: &str) -> Result<Shape> {
+    if a == b {
+        return Ok(Shape::from_slice(a)); // the common case, without the per-dim loop
+    }
     let n = a.len().max(b.len());
     let mut out: Shape = SmallVec::from_elem(0, n);
     for i in 0..n {

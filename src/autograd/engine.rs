@@ -173,8 +173,7 @@ fn run_pass(
     opts: BackwardOptions,
 ) -> Result<Vec<Option<Tensor>>> {
     let _mode = GradModeGuard::new(opts.create_graph);
-    let mut graph = discover(&root_edges, blocked)?;
-    compute_dependencies(&mut graph, &targets, blocked);
+    let mut graph = discover(&root_edges, &targets, blocked)?;
     let ready = seed_roots(&mut graph, &root_edges, root_grads)?;
     execute(graph, ready, &targets, blocked, opts)
 }
@@ -208,8 +207,9 @@ fn new_leaf(l: &Tensor) -> LeafState {
 
 /// Phase 1: finds every node and leaf reachable from the roots without crossing a
 /// blocked edge, iteratively (no recursion, so a 10^6-node chain is fine), recording
-/// each node's child indices and a post-order.
-fn discover(root_edges: &[Edge], blocked: &Blocked) -> Result<GraphTask> {
+/// each node's child indices and a post-order, and counts each node's dependencies as
+/// it is finished ([`count_dependencies`]: its children are finished before it).
+fn discover(root_edges: &[Edge], targets: &Targets, blocked: &Blocked) -> Result<GraphTask> {
     let mut g = GraphTask {
         states: Vec::with_capacity(SMALL_GRAPH),
         index: PtrMap::default(),
@@ -231,6 +231,9 @@ fn discover(root_edges: &[Edge], blocked: &Blocked) -> Result<GraphTask> {
             let edges = &node.base().edges;
             if *next >= edges.len() {
                 g.post.push(i);
+                // (counted here, while the node is fresh in the cache, instead of in two
+                // more sweeps over the post-order)
+                count_dependencies(&mut g, i, node, targets, blocked);
                 stack.pop();
                 continue;
             }
@@ -268,64 +271,68 @@ fn discover(root_edges: &[Edge], blocked: &Blocked) -> Result<GraphTask> {
     Ok(g)
 }
 
-/// Phase 2: which nodes matter (`execute`: some child edge reaches a wanted gradient;
-/// `reaches`: that, or the node holds a wanted input), then the dependency count of
-/// each node and leaf: the number of executing parents that will send it a gradient.
-fn compute_dependencies(g: &mut GraphTask, targets: &Targets, blocked: &Blocked) {
+/// Phase 2, per node as discovery finishes it (its children are finished already, a
+/// post-order): whether it matters (`execute`: some child edge reaches a wanted gradient;
+/// `reaches`: that, or the node holds a wanted input), then, if it executes, one more
+/// dependency for each child node that reaches and each leaf it sends a gradient to (a
+/// node's or leaf's count is the number of executing parents that will send it one).
+fn count_dependencies(
+    g: &mut GraphTask,
+    i: u32,
+    node: &NodeRef,
+    targets: &Targets,
+    blocked: &Blocked,
+) {
     // (a full backward wants every leaf: no key read)
     let leaf_wanted = |l: &Tensor| match targets {
         Targets::AllLeaves => true,
         Targets::Inputs { leaves, .. } => leaves.contains_key(&l.leaf_key()),
     };
-    for &i in &g.post {
-        let st = &g.states[i as usize];
-        let mut execute = false;
-        for (e, &c) in st.node.base().edges.iter().zip(&st.children) {
-            if blocked.blocks(e) {
-                continue;
-            }
-            match e {
-                Edge::Node { .. } => execute |= g.states[c as usize].reaches,
-                Edge::Leaf(l) => execute |= leaf_wanted(l),
-                Edge::None => {}
-            }
+    let edges = &node.base().edges;
+    let mut execute = false;
+    for (e, &c) in edges.iter().zip(&g.states[i as usize].children) {
+        match e {
+            // (a blocked edge to a node has no child index)
+            Edge::Node { .. } if c != NO_CHILD => execute |= g.states[c as usize].reaches,
+            Edge::Leaf(l) if !blocked.blocks(e) => execute |= leaf_wanted(l),
+            _ => {}
         }
-        let (is_target, runs_as_target) = match targets {
-            Targets::Inputs {
-                nodes, accumulate, ..
-            } if nodes.contains_key(&st.node.id()) => (true, *accumulate),
-            _ => (false, false),
-        };
-        let st = &mut g.states[i as usize];
-        // `backward(inputs=)` runs the node of a non-leaf input, as PyTorch's engine does
-        // (its node hooks fire; what it computes goes nowhere that is not wanted)
-        st.execute = execute || runs_as_target;
-        st.reaches = execute || is_target;
     }
-    for &i in &g.post {
-        if !g.states[i as usize].execute {
-            continue;
-        }
-        let node = g.states[i as usize].node.clone();
-        for (k, e) in node.base().edges.iter().enumerate() {
-            if blocked.blocks(e) {
-                continue;
-            }
-            match e {
-                Edge::Node { .. } => {
-                    let c = g.states[i as usize].children[k];
-                    let cs = &mut g.states[c as usize];
-                    if cs.reaches {
-                        cs.deps += 1;
-                    }
+    let (is_target, runs_as_target) = match targets {
+        Targets::Inputs {
+            nodes, accumulate, ..
+        } if nodes.contains_key(&node.id()) => (true, *accumulate),
+        _ => (false, false),
+    };
+    let st = &mut g.states[i as usize];
+    // `backward(inputs=)` runs the node of a non-leaf input, as PyTorch's engine does
+    // (its node hooks fire; what it computes goes nowhere that is not wanted)
+    st.execute = execute || runs_as_target;
+    st.reaches = execute || is_target;
+    if !st.execute {
+        return;
+    }
+    for (k, e) in edges.iter().enumerate() {
+        match e {
+            Edge::Node { .. } => {
+                let c = g.states[i as usize].children[k];
+                if c == NO_CHILD {
+                    continue; // blocked
                 }
-                Edge::Leaf(l) => {
-                    if let Some(ls) = g.leaves.get_mut(&l.leaf_key()) {
-                        ls.deps += 1;
-                    }
+                let cs = &mut g.states[c as usize];
+                if cs.reaches {
+                    cs.deps += 1;
                 }
-                Edge::None => {}
             }
+            Edge::Leaf(l) => {
+                if blocked.blocks(e) {
+                    continue;
+                }
+                if let Some(ls) = g.leaves.get_mut(&l.leaf_key()) {
+                    ls.deps += 1;
+                }
+            }
+            Edge::None => {}
         }
     }
 }

@@ -1,4 +1,4 @@
-//! Each phase of the backward pass on its own: discovery, dependency counting, seeding
+//! Each phase of the backward pass on its own: discovery (which counts dependencies), seeding
 //! and output validation (the whole pass is tested in `tests/engine.rs`).
 
 use super::*;
@@ -36,7 +36,7 @@ fn position(g: &GraphTask, t: &Tensor) -> usize {
 fn discovery_finds_each_node_once_children_before_parents() {
     let (x, a, y) = diamond();
     let roots = root_edges(std::slice::from_ref(&y)).unwrap();
-    let g = discover(&roots, &Blocked::default()).unwrap();
+    let g = discover(&roots, &Targets::AllLeaves, &Blocked::default()).unwrap();
     // sum, add(b, c), exp, add(a, a), mul: five nodes, one leaf.
     assert_eq!(g.states.len(), 5);
     assert_eq!(g.post.len(), 5);
@@ -52,8 +52,7 @@ fn discovery_finds_each_node_once_children_before_parents() {
 fn dependencies_count_executing_parents() {
     let (x, a, y) = diamond();
     let roots = root_edges(std::slice::from_ref(&y)).unwrap();
-    let mut g = discover(&roots, &Blocked::default()).unwrap();
-    compute_dependencies(&mut g, &Targets::AllLeaves, &Blocked::default());
+    let g = discover(&roots, &Targets::AllLeaves, &Blocked::default()).unwrap();
     let ia = position(&g, &a);
     // `a` feeds exp and add(a, a) (twice): three gradients arrive.
     assert_eq!(g.states[ia].deps, 3);
@@ -67,12 +66,11 @@ fn blocked_edges_are_neither_discovered_nor_counted() {
     let (x, a, y) = diamond();
     let blocked = Blocked::new(std::slice::from_ref(&a));
     let roots = root_edges(std::slice::from_ref(&y)).unwrap();
-    let mut g = discover(&roots, &blocked).unwrap();
+    let g = discover(&roots, &Targets::AllLeaves, &blocked).unwrap();
     // Only sum, add(b, c), exp, add(a, a): the mul below `a` is cut off, and so is x.
     assert_eq!(g.states.len(), 4);
     assert!(g.leaves.is_empty());
     let _ = x;
-    compute_dependencies(&mut g, &Targets::AllLeaves, &blocked);
     assert!(g
         .states
         .iter()
@@ -93,8 +91,7 @@ fn grad_of_an_intermediate_runs_only_what_leads_to_it() {
         accumulate: false,
     };
     let roots = root_edges(std::slice::from_ref(&y)).unwrap();
-    let mut g = discover(&roots, &Blocked::default()).unwrap();
-    compute_dependencies(&mut g, &targets, &Blocked::default());
+    let g = discover(&roots, &targets, &Blocked::default()).unwrap();
     let ia = position(&g, &a);
     // `a`'s node holds the wanted gradient but need not run its own backward.
     assert!(g.states[ia].reaches);
@@ -106,8 +103,7 @@ fn grad_of_an_intermediate_runs_only_what_leads_to_it() {
 fn seeding_makes_the_root_ready() {
     let (_x, _a, y) = diamond();
     let roots = root_edges(std::slice::from_ref(&y)).unwrap();
-    let mut g = discover(&roots, &Blocked::default()).unwrap();
-    compute_dependencies(&mut g, &Targets::AllLeaves, &Blocked::default());
+    let mut g = discover(&roots, &Targets::AllLeaves, &Blocked::default()).unwrap();
     let ready = seed_roots(&mut g, &roots, vec![y.ones_like().unwrap()]).unwrap();
     assert_eq!(ready.nodes.len(), 1);
     assert!(g.index.is_empty());

@@ -27,6 +27,7 @@ use crate::error::Result;
 use crate::tensor::Tensor;
 use smallvec::SmallVec;
 use std::borrow::Cow;
+use std::mem::MaybeUninit;
 use std::sync::{Arc, Weak};
 
 /// Gradients returned by a backward formula, one per forward input.
@@ -71,7 +72,11 @@ impl SavedRole {
 /// Collects what one op records: edges to its inputs and the tensors it saves.
 /// Exists only when grad mode is on and some input requires grad.
 pub struct Recorder {
-    base: NodeBase,
+    /// The node, built in its own heap block from the start: `begin` writes its `base`,
+    /// `finish` the other fields. (Holding a `NodeBase` by value moved its ~320 bytes, and
+    /// the whole recorder's ~420, through several `memcpy` calls per recorded op.)
+    /// `None` once `finish` or `into_base` took it.
+    node: Option<Arc<MaybeUninit<FnNode>>>,
     saves: SmallVec<[SaveSpec; 2]>,
     /// The inputs' identities (to name saved tensors) and which were saved already.
     input_ids: SmallVec<[usize; 3]>,
@@ -104,13 +109,7 @@ impl Recorder {
             });
             input_ids.push(t.id());
         }
-        Some(Recorder {
-            base: NodeBase::new(edges, metas),
-            saves: SmallVec::new(),
-            input_ids,
-            claimed: 0,
-            roles: SmallVec::new(),
-        })
+        Some(Recorder::with_base(edges, metas, input_ids))
     }
 
     /// Starts recording for a binary op of `t` and a Python number in input slot `pos`
@@ -145,25 +144,59 @@ impl Recorder {
                 smallvec::smallvec![t.id(), usize::MAX],
             )
         };
-        Some(Recorder {
-            base: NodeBase::new(edges, metas),
+        Some(Recorder::with_base(edges, metas, input_ids))
+    }
+
+    /// A recorder whose node has `edges` and `metas` written in its heap block.
+    #[inline]
+    fn with_base(
+        edges: SmallVec<[Edge; 2]>,
+        metas: SmallVec<[InputMeta; 2]>,
+        input_ids: SmallVec<[usize; 3]>,
+    ) -> Recorder {
+        let mut node = Arc::<FnNode>::new_uninit();
+        let p = Arc::get_mut(&mut node)
+            .expect("a new Arc has no other reference")
+            .as_mut_ptr();
+        // SAFETY: `p` points at the new Arc's uninitialised, unaliased FnNode; only its
+        // `base` field is written here (the recorder's drop or `finish` completes it).
+        unsafe { NodeBase::write_new(std::ptr::addr_of_mut!((*p).base), edges, metas) };
+        Recorder {
+            node: Some(node),
             saves: SmallVec::new(),
             input_ids,
             claimed: 0,
             roles: SmallVec::new(),
-        })
+        }
+    }
+
+    /// The node's base (written by `begin`).
+    #[inline]
+    fn base(&self) -> &NodeBase {
+        let node = self
+            .node
+            .as_ref()
+            .expect("a recorder holds its node until finished");
+        // SAFETY: while the recorder holds the node, its `base` field is initialised
+        unsafe { &*std::ptr::addr_of!((*node.as_ptr()).base) }
     }
 
     /// The node base built so far, for an op that makes its own node type (edges and
     /// input metadata; what was saved is dropped).
-    pub fn into_base(self) -> NodeBase {
-        self.base
+    pub fn into_base(mut self) -> NodeBase {
+        let node = self
+            .node
+            .take()
+            .expect("a recorder holds its node until finished");
+        // SAFETY: `base` is initialised; it is moved out exactly once, and the block is
+        // then freed as `MaybeUninit` (nothing in it is dropped again)
+        unsafe { std::ptr::read(std::ptr::addr_of!((*node.as_ptr()).base)) }
     }
 
     /// Whether input `i` needs a gradient.
     #[inline]
     pub fn needs(&self, i: usize) -> bool {
-        self.base.edges[i].is_some()
+        self.base().edges[i].is_some()
     }
 
     /// Saves input tensor `t` (becomes the next entry of `saved` in backward).
@@ -205,14 +238,12 @@ impl Recorder {
 
     /// [`Recorder::finish`] with the formula boxed.
     fn finish_boxed(
-        self,
+        mut self,
         name: &'static str,
         out: &Tensor,
         backward: Box<BackwardFn>,
     ) -> Result<()> {
-        let Recorder {
-            base, saves, roles, ..
-        } = self;
+        let saves = std::mem::take(&mut self.saves);
         // Inputs are packed first, then outputs (hooks may raise; pack hooks see this
         // order). An output's save needs a weak link to the node that does not exist yet:
         // it gets an empty one, bound below once the node is built. (Building the node
@@ -237,17 +268,20 @@ impl Recorder {
             shape: out.shape_vec(),
             dtype: out.dtype(),
         };
-        // built field by field in its heap block (`Arc::new(FnNode { .. })` assembles it
-        // on the stack first and copies it there)
-        let mut node = Arc::<FnNode>::new_uninit();
+        // the rest of the node, field by field in its heap block (`Arc::new(FnNode { .. })`
+        // assembles it on the stack first and copies it there)
+        let roles = std::mem::take(&mut self.roles);
+        let mut node = self
+            .node
+            .take()
+            .expect("a recorder holds its node until finished");
         let p = Arc::get_mut(&mut node)
-            .expect("a new Arc has no other reference")
+            .expect("the recorder's node has no other reference")
             .as_mut_ptr();
-        // SAFETY: `p` points at the new Arc's uninitialised, unaliased FnNode; each
-        // field is written exactly once, nothing reads it before, and `assume_init`
-        // comes after the last write.
+        // SAFETY: `p` points at the recorder's unaliased FnNode whose `base` was written by
+        // `begin`; each other field is written exactly once, nothing reads them before,
+        // and `assume_init` comes after the last write.
         let node = unsafe {
-            std::ptr::addr_of_mut!((*p).base).write(base);
             std::ptr::addr_of_mut!((*p).name).write(name);
             std::ptr::addr_of_mut!((*p).saved).write(slots);
             std::ptr::addr_of_mut!((*p).roles).write(roles);
@@ -263,6 +297,19 @@ impl Recorder {
         }
         out.set_grad_fn(NodeRef::new(node), 0);
         Ok(())
+    }
+}
+
+impl Drop for Recorder {
+    /// A recorder dropped before `finish` (an op that failed after `begin`) drops the
+    /// node's `base`, the one field written; the block is freed as `MaybeUninit`.
+    fn drop(&mut self) {
+        if let Some(mut node) = self.node.take() {
+            if let Some(n) = Arc::get_mut(&mut node) {
+                // SAFETY: `base` is initialised and dropped once; nothing else was written
+                unsafe { std::ptr::drop_in_place(std::ptr::addr_of_mut!((*n.as_mut_ptr()).base)) };
+            }
+        }
     }
 }
 
@@ -350,5 +397,64 @@ impl FnNode {
         grads.clear();
         grads.extend(out);
         Ok(grads)
+    }
+}
+
+#[cfg(test)]
+mod recorder_tests {
+    use super::*;
+
+    fn leaf() -> Tensor {
+        let x = Tensor::from_vec(vec![1.0f64, 2.0], &[2]).unwrap();
+        x.set_requires_grad(true).unwrap();
+        x
+    }
+
+    /// The node a recorder builds in place holds its inputs' edges from `begin` on: a
+    /// recorder dropped before `finish` (an op that failed) or turned into a base must
+    /// release them, exactly once.
+    #[test]
+    fn an_unfinished_recorder_releases_what_its_node_held() {
+        let x = leaf();
+        let weak = x.downgrade();
+        let rec = Recorder::begin(&[&x]).expect("x requires grad");
+        assert!(rec.needs(0));
+        drop(rec);
+        drop(x);
+        assert!(
+            weak.upgrade().is_none(),
+            "the dropped recorder kept its edge"
+        );
+
+        let x = leaf();
+        let weak = x.downgrade();
+        let base = Recorder::begin_number(&x, 1, crate::dtype::DType::F64)
+            .expect("x requires grad")
+            .into_base();
+        assert_eq!(base.edges.len(), 2);
+        assert!(base.edges[0].is_some() && !base.edges[1].is_some());
+        drop(x);
+        assert!(weak.upgrade().is_some(), "the base holds the edge");
+        drop(base);
+        assert!(weak.upgrade().is_none(), "the base's edge was kept twice");
+    }
+
+    /// A finished recorder's node is the output's `grad_fn`, with the edges from `begin`.
+    #[test]
+    fn a_finished_recorder_makes_the_grad_fn() {
+        let x = leaf();
+        let out = Tensor::from_vec(vec![3.0f64, 4.0], &[2]).unwrap();
+        let mut rec = Recorder::begin(&[&x]).expect("x requires grad");
+        rec.save(&x);
+        rec.finish("TestBackward", &out, |g, _, _| {
+            Ok(smallvec::smallvec![Some(g.clone())])
+        })
+        .unwrap();
+        let Edge::Node { node, .. } = out.gradient_edge() else {
+            panic!("the output has no grad_fn");
+        };
+        assert_eq!(node.name(), "TestBackward");
+        assert_eq!(node.base().edges.len(), 1);
+        assert_eq!(node.saved_named().len(), 1);
     }
 }

@@ -148,6 +148,30 @@ pub struct NodeBase {
 }
 
 impl NodeBase {
+    /// Writes [`NodeBase::new`]`(edges, inputs)` at `p` field by field (a node built in
+    /// its heap block: no ~320-byte value assembled on the stack and copied there).
+    ///
+    /// # Safety
+    /// `p` must be valid for writes and properly aligned; whatever it held is overwritten
+    /// without being dropped.
+    pub unsafe fn write_new(
+        p: *mut NodeBase,
+        edges: SmallVec<[Edge; 2]>,
+        inputs: SmallVec<[InputMeta; 2]>,
+    ) {
+        use std::ptr::addr_of_mut;
+        // SAFETY: the caller's contract; each field is written once
+        unsafe {
+            addr_of_mut!((*p).sequence_nr).write(next_sequence_nr());
+            addr_of_mut!((*p).edges).write(edges);
+            addr_of_mut!((*p).inputs).write(inputs);
+            addr_of_mut!((*p).pre_hooks).write(Mutex::new(Vec::new()));
+            addr_of_mut!((*p).retained).write(Mutex::new(Vec::new()));
+            addr_of_mut!((*p).node_hooks).write(Mutex::new(None));
+            addr_of_mut!((*p).metadata).write(crate::autograd::anomaly::initial_metadata());
+        }
+    }
+
     /// A base with the given edges and input metadata and a fresh sequence number.
     pub fn new(edges: SmallVec<[Edge; 2]>, inputs: SmallVec<[InputMeta; 2]>) -> Self {
         NodeBase {

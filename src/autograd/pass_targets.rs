@@ -76,13 +76,18 @@ impl Blocked {
         }
         b
     }
-    #[inline]
+    #[inline(always)]
     pub(crate) fn blocks(&self, e: &Edge) -> bool {
         // nothing blocked (every pass but `grad(..., inputs)` through an input's history):
-        // no hashing per edge
+        // no hashing per edge, and no call (the engine asks once or twice per edge)
         if self.slots.is_empty() && self.leaves.is_empty() {
             return false;
         }
+        self.blocks_listed(e)
+    }
+
+    #[inline(never)]
+    fn blocks_listed(&self, e: &Edge) -> bool {
         match e {
             Edge::Node { node, input_nr } => self
                 .slots

@@ -365,8 +365,9 @@ pub fn map_binary<A: Copy + Sync, B: Copy + Sync, O: Copy + Send>(
     f: impl Fn(A, B) -> O + Sync + Send,
 ) -> Result<Vec<O>> {
     let n: usize = out_shape.iter().product();
-    let a_full = la.numel() == n && la.shape.as_slice() == out_shape;
-    let b_full = lb.numel() == n && lb.shape.as_slice() == out_shape;
+    // (equal shapes have equal element counts)
+    let a_full = la.shape.as_slice() == out_shape;
+    let b_full = lb.shape.as_slice() == out_shape;
     // Fast paths: both contiguous, or one side a single element.
     if a_full && b_full && la.is_contiguous() && lb.is_contiguous() {
         let (sa, sb) = (&a[la.offset..la.offset + n], &b[lb.offset..lb.offset + n]);

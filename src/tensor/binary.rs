@@ -106,10 +106,22 @@ impl Tensor {
             check_fits(other, common, op)?;
         }
         let shape = broadcast_shapes(self.shape(), other.shape(), op.name())?;
-        let a = self.cast_raw(compute)?;
-        let b = other.cast_raw(compute)?;
+        // (operands already in the compute dtype are used as they are, without a clone)
+        let (a_cast, b_cast);
+        let a = if self.dtype() == compute {
+            self
+        } else {
+            a_cast = self.cast_raw(compute)?;
+            &a_cast
+        };
+        let b = if other.dtype() == compute {
+            other
+        } else {
+            b_cast = other.cast_raw(compute)?;
+            &b_cast
+        };
         if matches!(op, BinaryOp::FloorDiv | BinaryOp::Rem) && compute.is_int() {
-            check_no_zero_divisor(&b, op)?;
+            check_no_zero_divisor(b, op)?;
         }
         let s = crate::kernels::binary::binary_storage(
             op,
