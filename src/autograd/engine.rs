@@ -174,8 +174,10 @@ fn run_pass(
 ) -> Result<Vec<Option<Tensor>>> {
     let _mode = GradModeGuard::new(opts.create_graph);
     let mut graph = discover(&root_edges, &targets, blocked)?;
-    let ready = seed_roots(&mut graph, &root_edges, root_grads)?;
-    execute(graph, ready, &targets, blocked, opts)
+    let mut ready = seed_roots(&mut graph, &root_edges, root_grads)?;
+    let out = execute(&mut graph, &mut ready, &targets, blocked, opts);
+    graph.keep(ready);
+    out
 }
 
 /// The part of the graph one pass runs over, as discovery found it. Nodes live in a dense
@@ -189,6 +191,67 @@ struct GraphTask {
     leaves: PtrMap<LeafState>,
     /// Node indices in post-order (children before parents).
     post: Vec<u32>,
+    /// Discovery's stack (empty outside `discover`).
+    stack: Vec<(u32, NodeRef, usize)>,
+    /// The containers of [`Ready`] while the pass does not hold them (empty).
+    spare_ready: Option<Ready>,
+}
+
+/// Passes of up to this many nodes and leaves leave their (emptied) containers to the
+/// thread's next pass; bigger ones free them (clearing a hash map costs its capacity).
+const KEEP_CAPACITY: usize = 64;
+
+thread_local! {
+    /// The emptied containers of the thread's last small pass (see [`GraphTask::keep`]).
+    static KEPT: std::cell::Cell<Option<Box<GraphTask>>> = const { std::cell::Cell::new(None) };
+}
+
+impl GraphTask {
+    /// The thread's kept containers (empty), or new ones. A small pass otherwise
+    /// allocates and frees seven vectors and maps (~1k instructions of the ~33k of a
+    /// one-element `(a*b + a).sum().backward()` step). A pass nested in another (a custom
+    /// backward calling `backward`) finds none kept and makes its own.
+    fn take() -> Box<GraphTask> {
+        KEPT.try_with(|k| k.take())
+            .ok()
+            .flatten()
+            .unwrap_or_else(|| {
+                Box::new(GraphTask {
+                    states: Vec::with_capacity(SMALL_GRAPH),
+                    index: PtrMap::default(),
+                    leaves: PtrMap::default(),
+                    post: Vec::with_capacity(SMALL_GRAPH),
+                    stack: Vec::with_capacity(SMALL_GRAPH),
+                    spare_ready: None,
+                })
+            })
+    }
+
+    /// Ends the pass: drops what it holds (node states, buffers, leaves: when the pass
+    /// ends, as before) and keeps the emptied containers for the thread's next pass when
+    /// they are small.
+    fn keep(mut self: Box<GraphTask>, mut ready: Ready) {
+        self.states.clear();
+        self.index.clear();
+        self.leaves.clear();
+        self.post.clear();
+        self.stack.clear();
+        ready.nodes.clear();
+        ready.leaves.clear();
+        let small = [
+            self.states.capacity(),
+            self.index.capacity(),
+            self.leaves.capacity(),
+            ready.nodes.capacity(),
+        ]
+        .iter()
+        .all(|&c| c <= KEEP_CAPACITY);
+        if small {
+            self.spare_ready = Some(ready);
+            // (a thread that is exiting drops them instead)
+            let _ = KEPT.try_with(|k| k.set(Some(self)));
+        }
+    }
 }
 
 /// Nodes ready to run, newest first (highest creation sequence), and ready leaves.
@@ -209,16 +272,11 @@ fn new_leaf(l: &Tensor) -> LeafState {
 /// blocked edge, iteratively (no recursion, so a 10^6-node chain is fine), recording
 /// each node's child indices and a post-order, and counts each node's dependencies as
 /// it is finished ([`count_dependencies`]: its children are finished before it).
-fn discover(root_edges: &[Edge], targets: &Targets, blocked: &Blocked) -> Result<GraphTask> {
-    let mut g = GraphTask {
-        states: Vec::with_capacity(SMALL_GRAPH),
-        index: PtrMap::default(),
-        leaves: PtrMap::default(),
-        post: Vec::with_capacity(SMALL_GRAPH),
-    };
+fn discover(root_edges: &[Edge], targets: &Targets, blocked: &Blocked) -> Result<Box<GraphTask>> {
+    let mut g = GraphTask::take();
     // (node index, the node, next edge to visit): the node is held here so that its edges
     // can be read while `g.states` grows (one reference count per node, not one per edge)
-    let mut stack: Vec<(u32, NodeRef, usize)> = Vec::with_capacity(SMALL_GRAPH);
+    let mut stack = std::mem::take(&mut g.stack);
     for e in root_edges {
         if let Edge::Node { node, .. } = e {
             if !g.index.contains_key(&node.id()) {
@@ -268,6 +326,7 @@ fn discover(root_edges: &[Edge], targets: &Targets, blocked: &Blocked) -> Result
             g.leaves.entry(l.leaf_key()).or_insert_with(|| new_leaf(l));
         }
     }
+    g.stack = stack;
     Ok(g)
 }
 
@@ -338,12 +397,12 @@ fn count_dependencies(
 }
 
 /// Phase 3: puts each root's gradient into its node's (or leaf's) input buffer and
-/// returns what is ready to run. Drops the id index: later phases use indices only.
+/// returns what is ready to run. Empties the id index: later phases use indices only.
 fn seed_roots(g: &mut GraphTask, root_edges: &[Edge], root_grads: Vec<Tensor>) -> Result<Ready> {
-    let mut ready = Ready {
+    let mut ready = g.spare_ready.take().unwrap_or_else(|| Ready {
         nodes: BinaryHeap::with_capacity(SMALL_GRAPH),
         leaves: Vec::with_capacity(SMALL_GRAPH),
-    };
+    });
     for (e, grad) in root_edges.iter().zip(root_grads) {
         match e {
             Edge::Node { node, input_nr } => {
@@ -377,7 +436,7 @@ fn seed_roots(g: &mut GraphTask, root_edges: &[Edge], root_grads: Vec<Tensor>) -
             Edge::None => {}
         }
     }
-    g.index = PtrMap::default();
+    g.index.clear();
     Ok(ready)
 }
 
@@ -385,8 +444,8 @@ fn seed_roots(g: &mut GraphTask, root_edges: &[Edge], root_grads: Vec<Tensor>) -
 /// node returns to its child (validated by [`validate_outputs`]) and finishing leaves
 /// whose count reached zero. Ctrl-C stops the pass between nodes.
 fn execute(
-    mut g: GraphTask,
-    mut ready: Ready,
+    g: &mut GraphTask,
+    ready: &mut Ready,
     targets: &Targets,
     blocked: &Blocked,
     opts: BackwardOptions,

@@ -215,3 +215,61 @@ fn a_pass_asks_only_for_the_gradients_it_wants() {
     );
     assert!(b.grad().is_some() && a.grad().is_some());
 }
+
+/// Whether the thread holds the emptied containers of a finished pass.
+fn kept() -> bool {
+    KEPT.with(|k| {
+        let g = k.take();
+        let some = g.as_ref().is_some_and(|g| {
+            g.states.is_empty() && g.index.is_empty() && g.leaves.is_empty() && g.post.is_empty()
+        });
+        k.set(g);
+        some
+    })
+}
+
+fn chain(n: usize) -> (Tensor, Tensor) {
+    let x = leaf(&[1.0, 2.0]);
+    let mut y = x.clone();
+    for _ in 0..n {
+        y = y.add(&x).unwrap();
+    }
+    (x, y.sum(None, false).unwrap())
+}
+
+#[test]
+fn a_small_pass_leaves_its_emptied_containers_to_the_next_and_a_big_one_does_not() {
+    let opts = BackwardOptions::default();
+    let (x, y) = chain(3);
+    backward(std::slice::from_ref(&y), vec![y.ones_like().unwrap()], opts).unwrap();
+    assert!(kept(), "a small pass kept nothing");
+    // the next pass runs on the kept containers
+    let (x2, y2) = chain(3);
+    backward(
+        std::slice::from_ref(&y2),
+        vec![y2.ones_like().unwrap()],
+        opts,
+    )
+    .unwrap();
+    let g = |t: &Tensor| t.grad().unwrap().to_vec::<f64>().unwrap();
+    assert_eq!(g(&x), vec![4.0, 4.0]);
+    assert_eq!(g(&x2), vec![4.0, 4.0]);
+    let (_x3, y3) = chain(2 * KEEP_CAPACITY);
+    backward(
+        std::slice::from_ref(&y3),
+        vec![y3.ones_like().unwrap()],
+        opts,
+    )
+    .unwrap();
+    assert!(!kept(), "a big pass kept its containers");
+    // and the next small pass starts from new ones
+    let (x4, y4) = chain(1);
+    backward(
+        std::slice::from_ref(&y4),
+        vec![y4.ones_like().unwrap()],
+        opts,
+    )
+    .unwrap();
+    assert_eq!(g(&x4), vec![2.0, 2.0]);
+    assert!(kept());
+}
