@@ -388,14 +388,19 @@ impl FnNode {
             Ok(())
         })?;
         // (an input's gradient is needed if it requires grad and the pass wants it)
-        let needs: SmallVec<[bool; 2]> = (self.base.edges.iter().enumerate())
-            .map(|(k, e)| e.is_some() && (k >= 64 || skips & (1 << k) == 0))
-            .collect();
+        // (pushed one by one: `collect` into an inline vector goes through smallvec's
+        // generic `extend`, ~100 instructions per node)
+        let mut needs: SmallVec<[bool; 2]> = SmallVec::new();
+        for (k, e) in self.base.edges.iter().enumerate() {
+            needs.push(e.is_some() && (k >= 64 || skips & (1 << k) == 0));
+        }
         let out = (self.backward)(&grad, &saved, &needs)?;
         // reuse the incoming buffer's allocation for the result (one output gradient in,
         // usually one or two input gradients out)
         grads.clear();
-        grads.extend(out);
+        for g in out {
+            grads.push(g);
+        }
         Ok(grads)
     }
 }
