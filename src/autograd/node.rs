@@ -244,9 +244,17 @@ impl Deref for NodeRef {
     }
 }
 
+/// The thread's queue of nodes whose last reference went, and whether a frame is draining
+/// it: one thread-local, looked up once per queued node and once per node taken off.
+struct Drain {
+    draining: Cell<bool>,
+    pending: RefCell<Vec<Arc<dyn Node>>>,
+}
+
 thread_local! {
-    static DRAINING: Cell<bool> = const { Cell::new(false) };
-    static PENDING: RefCell<Vec<Arc<dyn Node>>> = const { RefCell::new(Vec::new()) };
+    static DRAIN: Drain = const {
+        Drain { draining: Cell::new(false), pending: RefCell::new(Vec::new()) }
+    };
 }
 
 impl Drop for NodeRef {
@@ -257,23 +265,24 @@ impl Drop for NodeRef {
         }
         // Last reference: dropping the node may drop more nodes. Queue them and drain
         // in a loop so the stack depth stays constant.
-        let queued = PENDING
-            .try_with(|p| p.borrow_mut().push(arc.clone()))
-            .is_ok();
-        drop(arc);
-        if !queued {
-            return; // thread is shutting down; fall back to a direct drop
-        }
-        if DRAINING.with(|d| d.replace(true)) {
+        // (queued: is an outer frame draining already? Err: the thread is shutting down, the
+        // closure and the node in it are dropped unqueued, a direct drop)
+        let Ok(outer) = DRAIN.try_with(move |d| {
+            d.pending.borrow_mut().push(arc);
+            d.draining.replace(true)
+        }) else {
+            return;
+        };
+        if outer {
             return; // an outer frame is draining
         }
         loop {
-            let next = PENDING.with(|p| p.borrow_mut().pop());
+            let next = DRAIN.with(|d| d.pending.borrow_mut().pop());
             match next {
                 Some(n) => drop(n),
                 None => break,
             }
         }
-        DRAINING.with(|d| d.set(false));
+        DRAIN.with(|d| d.draining.set(false));
     }
 }
