@@ -13,6 +13,7 @@ use crate::autograd::pass_targets::{input_targets, tensor_edges, Blocked, PtrMap
 use crate::autograd::validate::validate_outputs;
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
+use std::cell::Cell;
 use std::collections::BinaryHeap;
 
 /// First capacity of a pass's per-node vectors: most passes are small graphs, and a first
@@ -203,7 +204,9 @@ const KEEP_CAPACITY: usize = 64;
 
 thread_local! {
     /// The emptied containers of the thread's last small pass (see [`GraphTask::keep`]).
-    static KEPT: std::cell::Cell<Option<Box<GraphTask>>> = const { std::cell::Cell::new(None) };
+    static KEPT: Cell<Option<Box<GraphTask>>> = const { Cell::new(None) };
+    /// How many nodes and leaves the thread's last pass had (see [`GraphTask::take`]).
+    static LAST_SIZE: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
 }
 
 impl GraphTask {
@@ -211,20 +214,26 @@ impl GraphTask {
     /// allocates and frees seven vectors and maps (~1k instructions of the ~33k of a
     /// one-element `(a*b + a).sum().backward()` step). A pass nested in another (a custom
     /// backward calling `backward`) finds none kept and makes its own.
+    ///
+    /// New containers start with room for as many nodes and leaves as the thread's last
+    /// pass had (`LAST_SIZE`): a training loop runs the same graph every step, and a
+    /// 10k-node pass otherwise copied its vectors and rehashed its index some fourteen
+    /// times as they grew (~0.2k instructions per node). (A small pass right after a big
+    /// one therefore gets the big one's room, once, and does not keep it.)
     fn take() -> Box<GraphTask> {
-        KEPT.try_with(|k| k.take())
-            .ok()
-            .flatten()
-            .unwrap_or_else(|| {
-                Box::new(GraphTask {
-                    states: Vec::with_capacity(SMALL_GRAPH),
-                    index: PtrMap::default(),
-                    leaves: PtrMap::default(),
-                    post: Vec::with_capacity(SMALL_GRAPH),
-                    stack: Vec::with_capacity(SMALL_GRAPH),
-                    spare_ready: None,
-                })
-            })
+        if let Some(g) = KEPT.try_with(|k| k.take()).ok().flatten() {
+            return g;
+        }
+        let (nodes, leaves) = LAST_SIZE.try_with(Cell::get).unwrap_or((0, 0));
+        let (nodes, leaves) = (nodes.max(SMALL_GRAPH), leaves);
+        Box::new(GraphTask {
+            states: with_room(nodes),
+            index: map_with_room(nodes),
+            leaves: map_with_room(leaves),
+            post: with_room(nodes),
+            stack: with_room(nodes),
+            spare_ready: None,
+        })
     }
 
     /// Ends the pass: drops what it holds (node states, buffers, leaves: when the pass
@@ -252,6 +261,25 @@ impl GraphTask {
             let _ = KEPT.try_with(|k| k.set(Some(self)));
         }
     }
+}
+
+/// A vector with room for `n` items, or for a few if that much memory is not there (the
+/// room is only a guess from the last pass).
+fn with_room<T>(n: usize) -> Vec<T> {
+    let mut v = Vec::new();
+    if v.try_reserve_exact(n).is_err() {
+        v.reserve(SMALL_GRAPH);
+    }
+    v
+}
+
+/// [`with_room`] for a map.
+fn map_with_room<V>(n: usize) -> PtrMap<V> {
+    let mut m = PtrMap::default();
+    if n > 0 && m.try_reserve(n).is_err() {
+        m = PtrMap::default();
+    }
+    m
 }
 
 /// Nodes ready to run, newest first (highest creation sequence), and ready leaves.
@@ -327,6 +355,8 @@ fn discover(root_edges: &[Edge], targets: &Targets, blocked: &Blocked) -> Result
         }
     }
     g.stack = stack;
+    // (the next pass's new containers start this big: see `GraphTask::take`)
+    let _ = LAST_SIZE.try_with(|n| n.set((g.states.len(), g.leaves.len())));
     Ok(g)
 }
 
