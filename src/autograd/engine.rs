@@ -13,7 +13,6 @@ use crate::autograd::pass_targets::{input_targets, tensor_edges, Blocked, PtrMap
 use crate::autograd::validate::validate_outputs;
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
-use std::cell::Cell;
 use std::collections::BinaryHeap;
 
 /// First capacity of a pass's per-node vectors: most passes are small graphs, and a first
@@ -22,6 +21,13 @@ const SMALL_GRAPH: usize = 8;
 
 /// `NodeState::children` entry of an edge that leads to no node (or is blocked).
 const NO_CHILD: u32 = u32::MAX;
+
+// A pass's containers: kept from the last small pass, or made with the last pass's room.
+#[path = "engine_room.rs"]
+mod room;
+use room::LAST_SIZE;
+#[cfg(test)]
+use room::{KEEP_CAPACITY, KEPT};
 
 struct NodeState {
     node: NodeRef,
@@ -196,90 +202,6 @@ struct GraphTask {
     stack: Vec<(u32, NodeRef, usize)>,
     /// The containers of [`Ready`] while the pass does not hold them (empty).
     spare_ready: Option<Ready>,
-}
-
-/// Passes of up to this many nodes and leaves leave their (emptied) containers to the
-/// thread's next pass; bigger ones free them (clearing a hash map costs its capacity).
-const KEEP_CAPACITY: usize = 64;
-
-thread_local! {
-    /// The emptied containers of the thread's last small pass (see [`GraphTask::keep`]).
-    static KEPT: Cell<Option<Box<GraphTask>>> = const { Cell::new(None) };
-    /// How many nodes and leaves the thread's last pass had (see [`GraphTask::take`]).
-    static LAST_SIZE: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
-}
-
-impl GraphTask {
-    /// The thread's kept containers (empty), or new ones. A small pass otherwise
-    /// allocates and frees seven vectors and maps (~1k instructions of the ~33k of a
-    /// one-element `(a*b + a).sum().backward()` step). A pass nested in another (a custom
-    /// backward calling `backward`) finds none kept and makes its own.
-    ///
-    /// New containers start with room for as many nodes and leaves as the thread's last
-    /// pass had (`LAST_SIZE`): a training loop runs the same graph every step, and a
-    /// 10k-node pass otherwise copied its vectors and rehashed its index some fourteen
-    /// times as they grew (~0.2k instructions per node). (A small pass right after a big
-    /// one therefore gets the big one's room, once, and does not keep it.)
-    fn take() -> Box<GraphTask> {
-        if let Some(g) = KEPT.try_with(|k| k.take()).ok().flatten() {
-            return g;
-        }
-        let (nodes, leaves) = LAST_SIZE.try_with(Cell::get).unwrap_or((0, 0));
-        let (nodes, leaves) = (nodes.max(SMALL_GRAPH), leaves);
-        Box::new(GraphTask {
-            states: with_room(nodes),
-            index: map_with_room(nodes),
-            leaves: map_with_room(leaves),
-            post: with_room(nodes),
-            stack: with_room(nodes),
-            spare_ready: None,
-        })
-    }
-
-    /// Ends the pass: drops what it holds (node states, buffers, leaves: when the pass
-    /// ends, as before) and keeps the emptied containers for the thread's next pass when
-    /// they are small.
-    fn keep(mut self: Box<GraphTask>, mut ready: Ready) {
-        self.states.clear();
-        self.index.clear();
-        self.leaves.clear();
-        self.post.clear();
-        self.stack.clear();
-        ready.nodes.clear();
-        ready.leaves.clear();
-        let small = [
-            self.states.capacity(),
-            self.index.capacity(),
-            self.leaves.capacity(),
-            ready.nodes.capacity(),
-        ]
-        .iter()
-        .all(|&c| c <= KEEP_CAPACITY);
-        if small {
-            self.spare_ready = Some(ready);
-            // (a thread that is exiting drops them instead)
-            let _ = KEPT.try_with(|k| k.set(Some(self)));
-        }
-    }
-}
-
-/// A vector with room for `n` items, or for a few if that much memory is not there (the
-/// room is only a guess from the last pass).
-fn with_room<T>(n: usize) -> Vec<T> {
-    let mut v = Vec::new();
-    if v.try_reserve_exact(n).is_err() {
-        v.reserve(SMALL_GRAPH);
-    }
-    v
-}
-
-/// [`with_room`] for a map.
-fn map_with_room<V>(n: usize) -> PtrMap<V> {
-    let mut m = PtrMap::default();
-    if n > 0 && m.try_reserve(n).is_err() {
-        m = PtrMap::default();
-    }
-    m
 }
 
 /// Nodes ready to run, newest first (highest creation sequence), and ready leaves.

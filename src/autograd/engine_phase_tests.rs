@@ -263,7 +263,7 @@ fn a_small_pass_leaves_its_emptied_containers_to_the_next_and_a_big_one_does_not
     .unwrap();
     assert!(!kept(), "a big pass kept its containers");
     // new containers start with room for the last pass's nodes (no growth on the next)
-    let (nodes, leaves) = LAST_SIZE.with(Cell::get);
+    let (nodes, leaves) = LAST_SIZE.with(std::cell::Cell::get);
     assert_eq!((nodes, leaves), (2 * KEEP_CAPACITY + 1, 1));
     let task = GraphTask::take();
     assert!(task.states.capacity() >= nodes && task.post.capacity() >= nodes);
