@@ -53,13 +53,8 @@ impl GraphTask {
     /// ends, as before) and keeps the emptied containers for the thread's next pass when
     /// they are small.
     pub(super) fn keep(mut self: Box<GraphTask>, mut ready: Ready) {
-        self.states.clear();
-        self.index.clear();
-        self.leaves.clear();
-        self.post.clear();
-        self.stack.clear();
-        ready.nodes.clear();
-        ready.leaves.clear();
+        // (capacities do not change when emptied: a big pass's containers are dropped
+        // with what they hold, without clearing them first)
         let small = [
             self.states.capacity(),
             self.index.capacity(),
@@ -68,11 +63,19 @@ impl GraphTask {
         ]
         .iter()
         .all(|&c| c <= KEEP_CAPACITY);
-        if small {
-            self.spare_ready = Some(ready);
-            // (a thread that is exiting drops them instead)
-            let _ = KEPT.try_with(|k| k.set(Some(self)));
+        if !small {
+            return;
         }
+        self.states.clear();
+        self.index.clear();
+        self.leaves.clear();
+        self.post.clear();
+        self.stack.clear();
+        ready.nodes.clear();
+        ready.leaves.clear();
+        self.spare_ready = Some(ready);
+        // (a thread that is exiting drops them instead)
+        let _ = KEPT.try_with(|k| k.set(Some(self)));
     }
 }
 

@@ -174,14 +174,13 @@ impl NodeBase {
 
     /// A base with the given edges and input metadata and a fresh sequence number.
     pub fn new(edges: SmallVec<[Edge; 2]>, inputs: SmallVec<[InputMeta; 2]>) -> Self {
-        NodeBase {
-            sequence_nr: next_sequence_nr(),
-            edges,
-            inputs,
-            pre_hooks: Mutex::new(Vec::new()),
-            retained: Mutex::new(Vec::new()),
-            node_hooks: Mutex::new(None),
-            metadata: crate::autograd::anomaly::initial_metadata(),
+        // (one list of the initial fields: `write_new`'s)
+        let mut base = std::mem::MaybeUninit::<NodeBase>::uninit();
+        // SAFETY: `base` is valid for writes and aligned; `write_new` initialises every
+        // field, so `assume_init` reads an initialised value.
+        unsafe {
+            NodeBase::write_new(base.as_mut_ptr(), edges, inputs);
+            base.assume_init()
         }
     }
 }
