@@ -68,18 +68,32 @@ pub fn try_filled_vec<T: Clone>(n: usize, fill: T) -> Result<Vec<T>> {
 pub fn try_vec_with_capacity<T>(n: usize) -> Result<Vec<T>> {
     // (a large block comes from the buffer cache when it holds one of this exact layout:
     // the global allocator is `buffer_cache::CachingAlloc`)
-    let mut v = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| {
-        Error::memory(format!(
-            "cannot allocate {n} elements ({} bytes): not enough memory",
-            n.saturating_mul(std::mem::size_of::<T>())
-        ))
-    })?;
-    advise_huge_pages(
-        v.as_mut_ptr() as *mut u8,
-        n.saturating_mul(std::mem::size_of::<T>()),
-    );
-    Ok(v)
+    let bytes = n.saturating_mul(std::mem::size_of::<T>());
+    let layout = match std::alloc::Layout::array::<T>(n) {
+        Ok(l) if l.size() > 0 => l,
+        Ok(_) => return Ok(Vec::new()), // nothing to allocate (n == 0)
+        Err(_) => return Err(out_of_memory(n, bytes)),
+    };
+    // The block is requested directly rather than through `Vec::try_reserve_exact`, whose
+    // generic growth path (`finish_grow`: layout checks, a `realloc` branch, an error
+    // enum) cost ~60 instructions per tensor on top of the allocator itself.
+    // SAFETY: `layout` has a non-zero size.
+    let ptr = unsafe { std::alloc::alloc(layout) } as *mut T;
+    if ptr.is_null() {
+        return Err(out_of_memory(n, bytes));
+    }
+    advise_huge_pages(ptr as *mut u8, bytes);
+    // SAFETY: `ptr` was allocated by the global allocator with the layout of `n` values of
+    // `T`, which is what a `Vec<T>` of capacity `n` owns; its length 0 reads nothing.
+    Ok(unsafe { Vec::from_raw_parts(ptr, 0, n) })
+}
+
+/// The `MemoryError` for a buffer of `n` elements (`bytes` bytes) that cannot be had.
+#[cold]
+fn out_of_memory(n: usize, bytes: usize) -> Error {
+    Error::memory(format!(
+        "cannot allocate {n} elements ({bytes} bytes): not enough memory"
+    ))
 }
 
 /// Asks the kernel to back a large fresh buffer with transparent huge pages (as NumPy

@@ -7,6 +7,7 @@ pub mod autocast;
 pub mod callbacks;
 pub mod engine;
 mod evaluate;
+mod formula;
 pub mod grad_mode;
 mod leaf_grad;
 pub mod node;
@@ -25,6 +26,7 @@ pub use saved::SavedTensor;
 
 use crate::error::Result;
 use crate::tensor::Tensor;
+use formula::Formula;
 use smallvec::SmallVec;
 use std::borrow::Cow;
 use std::mem::MaybeUninit;
@@ -32,9 +34,6 @@ use std::sync::{Arc, Weak};
 
 /// Gradients returned by a backward formula, one per forward input.
 pub type Grads = SmallVec<[Option<Tensor>; 2]>;
-
-/// Signature of a backward formula: `(grad_output, saved, needs_input_grad)`.
-pub type BackwardFn = dyn Fn(&Tensor, &[Option<Tensor>], &[bool]) -> Result<Grads> + Send + Sync;
 
 enum SaveSpec {
     Input(Tensor),
@@ -233,16 +232,11 @@ impl Recorder {
         F: Fn(&Tensor, &[Option<Tensor>], &[bool]) -> Result<Grads> + Send + Sync + 'static,
     {
         // (one copy of the node-building code for every formula, not one per closure type)
-        self.finish_boxed(name, out, Box::new(backward))
+        self.finish_with(name, out, Formula::new(backward))
     }
 
-    /// [`Recorder::finish`] with the formula boxed.
-    fn finish_boxed(
-        mut self,
-        name: &'static str,
-        out: &Tensor,
-        backward: Box<BackwardFn>,
-    ) -> Result<()> {
+    /// [`Recorder::finish`] with the formula stored.
+    fn finish_with(mut self, name: &'static str, out: &Tensor, backward: Formula) -> Result<()> {
         let saves = std::mem::take(&mut self.saves);
         // Inputs are packed first, then outputs (hooks may raise; pack hooks see this
         // order). An output's save needs a weak link to the node that does not exist yet:
@@ -321,7 +315,8 @@ pub struct FnNode {
     /// One per `saved` slot: what it holds (for reading saved tensors by name).
     roles: SmallVec<[SavedRole; 2]>,
     out_meta: InputMeta,
-    backward: Box<BackwardFn>,
+    /// The formula, in the node itself when small (no allocation, no pointer to follow).
+    backward: Formula,
 }
 
 impl Node for FnNode {
@@ -394,7 +389,7 @@ impl FnNode {
         for (k, e) in self.base.edges.iter().enumerate() {
             needs.push(e.is_some() && (k >= 64 || skips & (1 << k) == 0));
         }
-        let out = (self.backward)(&grad, &saved, &needs)?;
+        let out = self.backward.call(&grad, &saved, &needs)?;
         // reuse the incoming buffer's allocation for the result (one output gradient in,
         // usually one or two input gradients out)
         grads.clear();
