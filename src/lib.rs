@@ -25,6 +25,7 @@ pub mod kernels;
 pub mod layout;
 pub mod op_defs;
 pub mod optim;
+pub mod rare_list;
 pub mod small_blocks;
 pub mod static_graph;
 pub mod storage;

@@ -23,31 +23,24 @@ pub(super) fn evaluate_node(
     // Tensor hooks registered on this node's outputs, then retain_grad. A hook on an
     // output that got no gradient is called with None (PyTorch); its return value, if
     // any, becomes that output's gradient.
-    // copied out of the lock (a hook may add hooks); usually there are none
-    let hooks: Vec<_> = {
+    // copied out of the lock (a hook may add hooks); usually there are none (an `Option`:
+    // no empty vector made and dropped per node)
+    let hooks = {
         let h = node.base().pre_hooks.lock();
-        if h.is_empty() {
-            Vec::new()
-        } else {
-            h.clone()
-        }
+        (!h.is_empty()).then(|| h.to_vec())
     };
-    for (slot, _, hook) in &hooks {
+    for (slot, _, hook) in hooks.iter().flatten() {
         let g = buffer[*slot].take();
         buffer[*slot] = match hook(g.as_ref())? {
             Some(r) => Some(r),
             None => g,
         };
     }
-    let retained: Vec<_> = {
+    let retained = {
         let r = node.base().retained.lock();
-        if r.is_empty() {
-            Vec::new()
-        } else {
-            r.clone()
-        }
+        (!r.is_empty()).then(|| r.to_vec())
     };
-    for (slot, weak) in &retained {
+    for (slot, weak) in retained.iter().flatten() {
         if let (Some(g), Some(t)) = (&buffer[*slot], weak.upgrade()) {
             crate::autograd::retain::store_retained(&t, g, opts.create_graph)?;
         }

@@ -178,8 +178,16 @@ pub(crate) fn finish_leaf(
             leaf.shape()
         )));
     }
-    let hooks: Vec<_> = leaf.meta().hooks.iter().map(|(_, h)| h.clone()).collect();
-    let g = run_hooks(&hooks, g)?;
+    // (copied out of the lock: a hook may add hooks; an `Option`, so that the usual leaf
+    // without hooks makes and drops no vector)
+    let hooks: Option<Vec<_>> = {
+        let m = leaf.meta();
+        (!m.hooks.is_empty()).then(|| m.hooks.iter().map(|(_, h)| h.clone()).collect())
+    };
+    let g = match &hooks {
+        Some(hooks) => run_hooks(hooks, g)?,
+        None => g,
+    };
     if g.shape() != leaf.shape() {
         return Err(Error::runtime(format!(
             "a gradient hook on a leaf returned a gradient of shape {:?} for a tensor of shape \

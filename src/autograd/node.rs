@@ -8,6 +8,7 @@
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::layout::Shape;
+use crate::rare_list::RareList;
 use crate::tensor::Tensor;
 use parking_lot::Mutex;
 use smallvec::SmallVec;
@@ -137,9 +138,9 @@ pub struct NodeBase {
     /// One per forward input: what its gradient must look like.
     pub inputs: SmallVec<[InputMeta; 2]>,
     /// Hooks on this node's outputs: `(output_nr, id, hook)`, run before `apply`.
-    pub pre_hooks: Mutex<Vec<(usize, u64, GradHook)>>,
+    pub pre_hooks: Mutex<RareList<(usize, u64, GradHook)>>,
     /// Non-leaf outputs that keep their gradient (`retain_grad()`): `(output_nr, tensor)`.
-    pub retained: Mutex<Vec<(usize, crate::tensor::WeakTensor)>>,
+    pub retained: Mutex<RareList<(usize, crate::tensor::WeakTensor)>>,
     /// Hooks on the node itself (rare: boxed, `None` for almost every node).
     pub node_hooks: Mutex<Option<Box<NodeHooks>>>,
     /// PyTorch's `grad_fn.metadata`, filled by anomaly mode (see
@@ -165,8 +166,8 @@ impl NodeBase {
             addr_of_mut!((*p).sequence_nr).write(next_sequence_nr());
             addr_of_mut!((*p).edges).write(edges);
             addr_of_mut!((*p).inputs).write(inputs);
-            addr_of_mut!((*p).pre_hooks).write(Mutex::new(Vec::new()));
-            addr_of_mut!((*p).retained).write(Mutex::new(Vec::new()));
+            addr_of_mut!((*p).pre_hooks).write(Mutex::new(RareList::new()));
+            addr_of_mut!((*p).retained).write(Mutex::new(RareList::new()));
             addr_of_mut!((*p).node_hooks).write(Mutex::new(None));
             addr_of_mut!((*p).metadata).write(crate::autograd::anomaly::initial_metadata());
         }

@@ -53,9 +53,10 @@ pub struct AutogradMeta {
     /// Non-leaf that keeps its gradient in `.grad` (`retain_grad()`).
     pub retains_grad: bool,
     /// Hooks on a leaf's gradient `(id, hook)`; a non-leaf's live on its `grad_fn`.
-    pub hooks: Vec<(u64, GradHook)>,
+    pub hooks: crate::rare_list::RareList<(u64, GradHook)>,
     /// Hooks run on a leaf after its `.grad` was updated by a backward pass `(id, hook)`.
-    pub post_accumulate_hooks: Vec<(u64, crate::autograd::callbacks::PostAccumulateHook)>,
+    pub post_accumulate_hooks:
+        crate::rare_list::RareList<(u64, crate::autograd::callbacks::PostAccumulateHook)>,
     /// For a leaf: the hooks on its `AccumulateGrad` node (`register_prehook` /
     /// `register_hook` on `x.view_as(x).grad_fn.next_functions[0][0]`), rare, so boxed.
     pub acc_hooks: Option<Box<crate::autograd::node::NodeHooks>>,
