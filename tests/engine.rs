@@ -340,3 +340,39 @@ fn queued_callbacks_run_once_at_the_end_of_the_pass() {
     // outside a pass, queueing fails again (the frame was closed)
     assert!(ferrograd::autograd::queue_callback(Box::new(|| Ok(()))).is_err());
 }
+
+/// Sequence numbers are counted per thread (as in PyTorch): a graph whose nodes were made
+/// on two threads, the later ones with smaller numbers, still runs each node after every
+/// node that sends it a gradient.
+#[test]
+fn a_graph_built_on_two_threads_gets_its_gradients() {
+    let x = leaf(&[1.0, 2.0]);
+    // warm this thread's counter past the other thread's
+    let mut warm = x.clone();
+    for _ in 0..50 {
+        warm = warm.mul_scalar(1.0).unwrap();
+    }
+    drop(warm);
+    let y = {
+        let x = x.clone();
+        std::thread::spawn(move || x.mul_scalar(2.0).unwrap().exp().unwrap())
+            .join()
+            .unwrap()
+    };
+    // z = 3 exp(2x) + exp(2x): dz/dx = 8 exp(2x)
+    let z = y
+        .mul_scalar(3.0)
+        .unwrap()
+        .add(&y)
+        .unwrap()
+        .sum(None, false)
+        .unwrap();
+    backward(&z, false).unwrap();
+    let want: Vec<f64> = [1.0f64, 2.0]
+        .iter()
+        .map(|v| 8.0 * (2.0 * v).exp())
+        .collect();
+    for (g, w) in vals(&x.grad().unwrap()).iter().zip(&want) {
+        assert!((g - w).abs() < 1e-9 * w, "{g} vs {w}");
+    }
+}

@@ -61,7 +61,7 @@ fn node_prehook_replaces_incoming_gradient() {
             ))
         }),
     ));
-    *node.base().node_hooks.lock() = Some(Box::new(hooks));
+    *node.base().node_hooks() = Some(Box::new(hooks));
     backward(&y.sum(None, false).unwrap());
     assert_eq!(x.grad().unwrap().to_vec::<f64>().unwrap(), [30.0, 30.0]);
 }

@@ -6,7 +6,7 @@ use crate::autograd::anomaly;
 use crate::autograd::evaluate::evaluate_node;
 use crate::autograd::grad_mode::GradModeGuard;
 use crate::autograd::leaf_grad::{accumulate_into_leaf, finish_leaf};
-use crate::autograd::node::{Edge, NodeRef};
+use crate::autograd::node::{Edge, Node, NodeRef};
 pub use crate::autograd::pass_targets::BackwardOptions;
 pub use crate::autograd::pass_targets::{input_edge, root_edge, root_edges};
 use crate::autograd::pass_targets::{input_targets, tensor_edges, Blocked, PtrMap, Targets};
@@ -14,6 +14,7 @@ use crate::autograd::validate::validate_outputs;
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
 use std::collections::BinaryHeap;
+use std::sync::Arc;
 
 /// First capacity of a pass's per-node vectors: most passes are small graphs, and a first
 /// push into an empty vector takes Rust's slower growth path.
@@ -198,11 +199,18 @@ struct GraphTask {
     leaves: PtrMap<LeafState>,
     /// Node indices in post-order (children before parents).
     post: Vec<u32>,
-    /// Discovery's stack (empty outside `discover`).
-    stack: Vec<(u32, NodeRef, usize)>,
+    /// Discovery's stack (empty outside `discover`): see [`Pending`].
+    stack: Vec<Pending>,
     /// The containers of [`Ready`] while the pass does not hold them (empty).
     spare_ready: Option<Ready>,
 }
+
+/// A node on discovery's stack: its index, the node, and the next edge to visit. The node
+/// is reached through a plain pointer to it, not a counted reference (a clone and a drop
+/// per node were two locked instructions): `states[index]` holds a counted reference for
+/// the whole pass, and the node lives in its own heap block, which the state vector's
+/// growth does not move.
+type Pending = (u32, *const dyn Node, usize);
 
 /// Nodes ready to run, newest first (highest creation sequence), and ready leaves.
 struct Ready {
@@ -224,18 +232,20 @@ fn new_leaf(l: &Tensor) -> LeafState {
 /// it is finished ([`count_dependencies`]: its children are finished before it).
 fn discover(root_edges: &[Edge], targets: &Targets, blocked: &Blocked) -> Result<Box<GraphTask>> {
     let mut g = GraphTask::take();
-    // (node index, the node, next edge to visit): the node is held here so that its edges
-    // can be read while `g.states` grows (one reference count per node, not one per edge)
+    // (node index, the node, next edge to visit: see `Pending`)
     let mut stack = std::mem::take(&mut g.stack);
     for e in root_edges {
         if let Edge::Node { node, .. } = e {
             if !g.index.contains_key(&node.id()) {
                 let i = insert_state(&mut g.states, &mut g.index, node)?;
-                stack.push((i, node.clone(), 0));
+                stack.push((i, Arc::as_ptr(node.arc()), 0));
             }
         }
         while let Some((i, node, next)) = stack.last_mut() {
             let i = *i;
+            // SAFETY: `states[i]` holds a counted reference to this node until the pass
+            // ends (see `Pending`), so the node outlives this borrow
+            let node: &dyn Node = unsafe { &**node };
             let edges = &node.base().edges;
             if *next >= edges.len() {
                 g.post.push(i);
@@ -257,8 +267,7 @@ fn discover(root_edges: &[Edge], targets: &Targets, blocked: &Blocked) -> Result
                         Some(&c) => c,
                         None => {
                             let c = insert_state(&mut g.states, &mut g.index, child)?;
-                            let child = child.clone();
-                            stack.push((c, child, 0));
+                            stack.push((c, Arc::as_ptr(child.arc()), 0));
                             c
                         }
                     };
@@ -290,7 +299,7 @@ fn discover(root_edges: &[Edge], targets: &Targets, blocked: &Blocked) -> Result
 fn count_dependencies(
     g: &mut GraphTask,
     i: u32,
-    node: &NodeRef,
+    node: &dyn Node,
     targets: &Targets,
     blocked: &Blocked,
 ) {
@@ -312,7 +321,9 @@ fn count_dependencies(
     let (is_target, runs_as_target) = match targets {
         Targets::Inputs {
             nodes, accumulate, ..
-        } if nodes.contains_key(&node.id()) => (true, *accumulate),
+        } if nodes.contains_key(&(node as *const dyn Node as *const () as usize)) => {
+            (true, *accumulate)
+        }
         _ => (false, false),
     };
     let st = &mut g.states[i as usize];
@@ -423,9 +434,11 @@ fn execute(
         };
         watch.check()?;
         let st = &mut g.states[i as usize];
-        let node = st.node.clone();
         // (a node none of whose parents sent a gradient gets its `None` slots here)
         st.buffer_with(&mut None);
+        // moved out of its state, not cloned (a node runs once, and nothing reads an
+        // executed node's state again): two locked instructions per node fewer
+        let node = st.node.take();
         let buffer = std::mem::take(&mut st.buffer);
         let execute = st.execute;
         let children = std::mem::take(&mut st.children);

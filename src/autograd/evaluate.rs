@@ -24,11 +24,10 @@ pub(super) fn evaluate_node(
     // output that got no gradient is called with None (PyTorch); its return value, if
     // any, becomes that output's gradient.
     // copied out of the lock (a hook may add hooks); usually there are none (an `Option`:
-    // no empty vector made and dropped per node)
-    let hooks = {
-        let h = node.base().pre_hooks.lock();
-        (!h.is_empty()).then(|| h.to_vec())
-    };
+    // no empty vector made and dropped per node), and a node none was ever added to is not
+    // locked at all (`maybe_hooked`, read again before each list: a hook may add to them)
+    let base = node.base();
+    let hooks = base.maybe_hooked().then(|| base.pre_hooks().to_vec());
     for (slot, _, hook) in hooks.iter().flatten() {
         let g = buffer[*slot].take();
         buffer[*slot] = match hook(g.as_ref())? {
@@ -36,10 +35,7 @@ pub(super) fn evaluate_node(
             None => g,
         };
     }
-    let retained = {
-        let r = node.base().retained.lock();
-        (!r.is_empty()).then(|| r.to_vec())
-    };
+    let retained = base.maybe_hooked().then(|| base.retained().to_vec());
     for (slot, weak) in retained.iter().flatten() {
         if let (Some(g), Some(t)) = (&buffer[*slot], weak.upgrade()) {
             crate::autograd::retain::store_retained(&t, g, opts.create_graph)?;
@@ -56,7 +52,11 @@ pub(super) fn evaluate_node(
         return Ok(None);
     }
     // the node's own hooks (grad_fn.register_prehook / register_hook), rare
-    let node_hooks = node.base().node_hooks.lock().as_deref().cloned();
+    let node_hooks = if base.maybe_hooked() {
+        base.node_hooks().as_deref().cloned()
+    } else {
+        None
+    };
     if let Some(h) = &node_hooks {
         for (_, pre) in &h.pre {
             if let Some(r) = pre(&buffer)? {

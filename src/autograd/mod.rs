@@ -153,10 +153,9 @@ impl Recorder {
         metas: SmallVec<[InputMeta; 2]>,
         input_ids: SmallVec<[usize; 3]>,
     ) -> Recorder {
-        let mut node = Arc::<FnNode>::new_uninit();
-        let p = Arc::get_mut(&mut node)
-            .expect("a new Arc has no other reference")
-            .as_mut_ptr();
+        let node = Arc::<FnNode>::new_uninit();
+        // SAFETY: `node` was just made: nothing else refers to it
+        let p = unsafe { crate::tensor::fresh_arc_ptr(&node) };
         // SAFETY: `p` points at the new Arc's uninitialised, unaliased FnNode; only its
         // `base` field is written here (the recorder's drop or `finish` completes it).
         unsafe { NodeBase::write_new(std::ptr::addr_of_mut!((*p).base), edges, metas) };
@@ -265,13 +264,13 @@ impl Recorder {
         // the rest of the node, field by field in its heap block (`Arc::new(FnNode { .. })`
         // assembles it on the stack first and copies it there)
         let roles = std::mem::take(&mut self.roles);
-        let mut node = self
+        let node = self
             .node
             .take()
             .expect("a recorder holds its node until finished");
-        let p = Arc::get_mut(&mut node)
-            .expect("the recorder's node has no other reference")
-            .as_mut_ptr();
+        // SAFETY: the recorder held the only reference to its node since `begin`, and no
+        // reference into it (`Recorder::base`'s) outlives the call that made it
+        let p = unsafe { crate::tensor::fresh_arc_ptr(&node) };
         // SAFETY: `p` points at the recorder's unaliased FnNode whose `base` was written by
         // `begin`; each other field is written exactly once, nothing reads them before,
         // and `assume_init` comes after the last write.

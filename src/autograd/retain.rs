@@ -34,13 +34,13 @@ pub fn move_retained(t: &Tensor, old: &NodeRef, old_nr: usize) {
         return;
     }
     let mut moved = false;
-    old.base().retained.lock().retain(|(slot, w)| {
+    old.base().retained().retain(|(slot, w)| {
         let is_t = *slot == old_nr && w.upgrade().is_some_and(|x| x.same(t));
         moved |= is_t;
         !is_t
     });
     if moved {
-        new.base().retained.lock().push((new_nr, t.downgrade()));
+        new.base().retained().push((new_nr, t.downgrade()));
     }
 }
 
@@ -75,8 +75,7 @@ static NEXT_RETAIN_ID: AtomicU64 = AtomicU64::new(RETAIN_ID_BASE);
 /// time (the two would add up).
 pub fn retained_in_order(node: &NodeRef, slot: usize) -> bool {
     node.base()
-        .pre_hooks
-        .lock()
+        .pre_hooks()
         .iter()
         .any(|(s, id, _)| *s == slot && *id >= RETAIN_ID_BASE)
 }

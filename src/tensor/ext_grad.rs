@@ -13,13 +13,13 @@ impl Tensor {
 
     /// The gradient kept outside the core, if any.
     pub fn ext_grad(&self) -> Option<ExtGrad> {
-        self.0.meta.lock().ext_grad.clone()
+        self.meta().ext_grad.clone()
     }
 
     /// Makes `g` this tensor's `.grad`, kept outside the core (the dense slot is emptied);
     /// `None` clears it (and leaves the dense slot alone).
     pub fn set_ext_grad(&self, g: Option<ExtGrad>) {
-        let mut m = self.0.meta.lock();
+        let mut m = self.meta();
         let set = g.is_some();
         if set {
             m.grad = None;

@@ -21,7 +21,7 @@ impl Tensor {
         }
         if crate::autograd::is_grad_enabled() {
             let (base, no_grad_view, inference_view, multi, created, requires_grad) = {
-                let m = self.0.meta.lock();
+                let m = self.meta();
                 (
                     m.view_base.clone(),
                     m.view_no_grad,
@@ -129,7 +129,7 @@ impl Tensor {
                     )));
                 }
             }
-            let m = self.0.meta.lock();
+            let m = self.meta();
             if m.grad_fn.is_none() && m.requires_grad {
                 // The fix differs between an in-place method (`add_`: its out-of-place
                 // twin) and item assignment (`x[i] = v`: assign into a clone).
@@ -175,7 +175,7 @@ impl Tensor {
     /// history was recorded when the view was made. Checked before the write.
     pub(crate) fn check_untracked_view_write(&self, op: &str) -> Result<()> {
         let (multi, custom_fn) = {
-            let m = self.0.meta.lock();
+            let m = self.meta();
             (m.view_multi_output, m.view_custom_fn)
         };
         if multi {

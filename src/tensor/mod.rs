@@ -10,6 +10,7 @@ mod ext_grad;
 pub mod grid_sample;
 mod inplace_check;
 pub mod linalg;
+mod meta_guard;
 pub mod random;
 mod rebound;
 pub mod reduce;
@@ -17,6 +18,7 @@ pub mod shape;
 mod unary;
 mod version;
 mod view_meta;
+pub use meta_guard::MetaGuard;
 pub use view_meta::ViewCreation;
 
 pub use binary::BinaryOp;
@@ -29,7 +31,7 @@ use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::layout::{Layout, Shape};
 use crate::storage::Storage;
-use parking_lot::{Mutex, MutexGuard};
+use parking_lot::Mutex;
 use std::sync::Arc;
 
 /// An opaque gradient object kept outside the core (see [`AutogradMeta::ext_grad`]).
@@ -104,7 +106,12 @@ pub struct AutogradMeta {
 pub struct TensorImpl {
     storage: Arc<Storage>,
     layout: Layout,
-    meta: Mutex<AutogradMeta>,
+    /// Reached only through [`Tensor::meta`] / [`Tensor::try_meta`] (their guard keeps
+    /// `tracked` in step).
+    meta_cell: Mutex<AutogradMeta>,
+    /// `requires_grad || grad_fn.is_some()` as of the last release of the metadata's lock
+    /// (see `meta_guard.rs`): [`Tensor::requires_grad`] without the lock.
+    tracked: std::sync::atomic::AtomicBool,
     /// An opaque handle of the binding object that wraps this tensor (0 when none): the
     /// Python bindings keep the address of the first live Python wrapper here, so that
     /// `view._base` and saved tensors give back that same object. Not a reference.
@@ -151,6 +158,22 @@ impl std::fmt::Debug for Tensor {
     }
 }
 
+/// A writable pointer to the value of an `Arc` made just now, to build it in place.
+///
+/// (`Arc::get_mut` gives the same pointer after checking that no other reference exists,
+/// with an atomic compare-exchange on the weak count: a locked instruction per tensor and
+/// per node, which costs more time than its instruction count shows.)
+///
+/// # Safety
+/// No other strong or weak reference to `arc` may exist, and no reference into its value
+/// may be alive while the pointer is used.
+#[inline]
+pub(crate) unsafe fn fresh_arc_ptr<T>(arc: &Arc<std::mem::MaybeUninit<T>>) -> *mut T {
+    // `Arc::as_ptr` derives the pointer from the Arc's own `NonNull` (write provenance),
+    // as `Arc::get_mut` does; the caller guarantees that nothing else can observe it
+    Arc::as_ptr(arc) as *mut std::mem::MaybeUninit<T> as *mut T
+}
+
 impl Tensor {
     /// A tensor over `storage` seen through `layout`, with no autograd history.
     pub fn from_parts(storage: Arc<Storage>, layout: Layout) -> Tensor {
@@ -172,10 +195,9 @@ impl Tensor {
         debug_assert!(layout.numel() == 0 || layout.storage_span().1 <= storage.len());
         // built field by field in its heap block: `Arc::new(TensorImpl { .. })` assembles
         // the ~300-byte value on the stack and copies it there (a `memcpy` per tensor)
-        let mut inner = Arc::<TensorImpl>::new_uninit();
-        let p = Arc::get_mut(&mut inner)
-            .expect("a new Arc has no other reference")
-            .as_mut_ptr();
+        let inner = Arc::<TensorImpl>::new_uninit();
+        // SAFETY: `inner` was just made: nothing else refers to it
+        let p = unsafe { fresh_arc_ptr(&inner) };
         // SAFETY: `p` points at the new Arc's uninitialised, unaliased TensorImpl; each
         // field is written exactly once, nothing reads it before, and `assume_init` comes
         // after the last write.
@@ -184,7 +206,8 @@ impl Tensor {
             use std::sync::atomic::{AtomicBool, AtomicUsize};
             addr_of_mut!((*p).storage).write(storage);
             addr_of_mut!((*p).layout).write(layout);
-            addr_of_mut!((*p).meta).write(Mutex::new(AutogradMeta::default()));
+            addr_of_mut!((*p).meta_cell).write(Mutex::new(AutogradMeta::default()));
+            addr_of_mut!((*p).tracked).write(AtomicBool::new(false));
             addr_of_mut!((*p).owner).write(AtomicUsize::new(0));
             addr_of_mut!((*p).moved).write(AtomicBool::new(false));
             addr_of_mut!((*p).ext).write(AtomicBool::new(false));
@@ -293,39 +316,61 @@ impl Tensor {
 
     /// Records `owner` as this tensor's binding object unless one is recorded.
     pub fn set_owner_if_none(&self, owner: usize) {
-        let _ = self.0.owner.compare_exchange(
-            0,
-            owner,
-            std::sync::atomic::Ordering::AcqRel,
-            std::sync::atomic::Ordering::Relaxed,
-        );
+        use std::sync::atomic::Ordering;
+        if self.is_unshared() {
+            // no other handle: nothing can write the record meanwhile (a plain store
+            // instead of a locked compare-exchange on every op's result)
+            if self.0.owner.load(Ordering::Relaxed) == 0 {
+                self.0.owner.store(owner, Ordering::Release);
+            }
+            return;
+        }
+        let _ = self
+            .0
+            .owner
+            .compare_exchange(0, owner, Ordering::AcqRel, Ordering::Relaxed);
+    }
+
+    /// True when this handle is the only one, strong or weak: nothing else can reach the
+    /// tensor, so writes that must otherwise be atomic or locked can be plain. (Two plain
+    /// loads; while `&self` is held, no other handle can be made from nothing.)
+    #[inline]
+    fn is_unshared(&self) -> bool {
+        Arc::strong_count(&self.0) == 1 && Arc::weak_count(&self.0) == 0
     }
 
     /// Forgets `owner` if it is the recorded binding object (it is going away).
     pub fn clear_owner(&self, owner: usize) {
-        let _ = self.0.owner.compare_exchange(
-            owner,
-            0,
-            std::sync::atomic::Ordering::AcqRel,
-            std::sync::atomic::Ordering::Relaxed,
-        );
+        use std::sync::atomic::Ordering;
+        // A record of `owner` is changed by nobody but `owner`'s own deallocation (here):
+        // `set_owner_if_none` writes only over 0. So a load and a store do what a locked
+        // compare-exchange did, on every tensor object freed.
+        if self.0.owner.load(Ordering::Acquire) == owner {
+            self.0.owner.store(0, Ordering::Release);
+        }
     }
 
     /// Locks and returns the autograd metadata.
-    pub fn meta(&self) -> MutexGuard<'_, AutogradMeta> {
-        self.0.meta.lock()
+    #[inline]
+    pub fn meta(&self) -> MetaGuard<'_> {
+        MetaGuard::new(self.0.meta_cell.lock(), &self.0.tracked)
     }
 
     /// The autograd metadata if it is not locked right now (for GC traversal, which
     /// must never block).
-    pub fn try_meta(&self) -> Option<MutexGuard<'_, AutogradMeta>> {
-        self.0.meta.try_lock()
+    pub fn try_meta(&self) -> Option<MetaGuard<'_>> {
+        let g = self.0.meta_cell.try_lock()?;
+        Some(MetaGuard::new(g, &self.0.tracked))
     }
 
     /// True when gradients flow to or through this tensor.
     #[inline]
     pub fn requires_grad(&self) -> bool {
-        let m = self.0.meta.lock();
+        // (the lock-free flag answers "yes" exactly when the locked check below would)
+        if self.0.tracked.load(std::sync::atomic::Ordering::Relaxed) {
+            return true;
+        }
+        let m = self.meta();
         if m.requires_grad || m.grad_fn.is_some() {
             return true;
         }
@@ -334,7 +379,7 @@ impl Tensor {
         drop(m);
         if stale {
             crate::autograd::ops::copy_slices::regenerate_view(self);
-            let m = self.0.meta.lock();
+            let m = self.meta();
             return m.requires_grad || m.grad_fn.is_some();
         }
         false
@@ -351,7 +396,7 @@ impl Tensor {
     #[inline]
     fn refresh_view(&self) {
         let stale = {
-            let m = self.0.meta.lock();
+            let m = self.meta();
             self.view_is_stale(&m)
         };
         if stale {
@@ -361,38 +406,38 @@ impl Tensor {
 
     /// Marks this tensor as a library-made constant (see [`AutogradMeta::constant`]).
     pub fn mark_constant(self) -> Tensor {
-        self.0.meta.lock().constant = true;
+        self.meta().constant = true;
         self
     }
 
     /// True for a library-made constant that does not take part in autograd.
     pub fn is_constant(&self) -> bool {
-        let m = self.0.meta.lock();
+        let m = self.meta();
         m.constant && !m.requires_grad && m.grad_fn.is_none()
     }
 
     /// True when the tensor has no `grad_fn` (created by the user, or not requiring grad).
     pub fn is_leaf(&self) -> bool {
         self.refresh_view();
-        self.0.meta.lock().grad_fn.is_none()
+        self.meta().grad_fn.is_none()
     }
 
     /// The node that produced this tensor, if any.
     pub fn grad_fn(&self) -> Option<NodeRef> {
         {
-            let m = self.0.meta.lock();
+            let m = self.meta();
             if !self.view_is_stale(&m) {
                 return m.grad_fn.clone();
             }
         }
         crate::autograd::ops::copy_slices::regenerate_view(self);
-        self.0.meta.lock().grad_fn.clone()
+        self.meta().grad_fn.clone()
     }
 
     /// Which output of its `grad_fn` this tensor is.
     pub fn output_nr(&self) -> usize {
         self.refresh_view();
-        self.0.meta.lock().output_nr
+        self.meta().output_nr
     }
 
     /// Sets whether gradients are tracked. Only floating and complex tensors may require
@@ -405,7 +450,7 @@ impl Tensor {
                 self.dtype()
             )));
         }
-        let mut m = self.0.meta.lock();
+        let mut m = self.meta();
         if !flag {
             m.grad_fn = None;
             m.output_nr = 0;
@@ -418,7 +463,21 @@ impl Tensor {
 
     /// Attaches history: this tensor becomes output `output_nr` of `node`.
     pub fn set_grad_fn(&self, node: NodeRef, output_nr: usize) {
-        let mut m = self.0.meta.lock();
+        if self.is_unshared() {
+            // an op's fresh result, which nothing else can reach yet: written without
+            // taking the lock (two locked instructions per recorded op)
+            // SAFETY: this handle is the only one and `&self` borrows it, so no other
+            // thread or guard can touch the metadata while it is written
+            let m = unsafe { &mut *self.0.meta_cell.data_ptr() };
+            m.grad_fn = Some(node);
+            m.output_nr = output_nr;
+            m.requires_grad = true;
+            self.0
+                .tracked
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+            return;
+        }
+        let mut m = self.meta();
         m.grad_fn = Some(node);
         m.output_nr = output_nr;
         m.requires_grad = true;
@@ -426,7 +485,7 @@ impl Tensor {
 
     /// The accumulated gradient.
     pub fn grad(&self) -> Option<Tensor> {
-        self.0.meta.lock().grad.clone()
+        self.meta().grad.clone()
     }
 
     /// Replaces `.grad`; a gradient must have this tensor's shape.
@@ -441,7 +500,7 @@ impl Tensor {
                 )));
             }
         }
-        let mut m = self.0.meta.lock();
+        let mut m = self.meta();
         m.grad = grad;
         if m.ext_grad.take().is_some() {
             self.0
@@ -453,11 +512,11 @@ impl Tensor {
 
     /// Where a gradient for this tensor goes in backward.
     pub fn gradient_edge(&self) -> Edge {
-        let mut m = self.0.meta.lock();
+        let mut m = self.meta();
         if self.view_is_stale(&m) {
             drop(m);
             crate::autograd::ops::copy_slices::regenerate_view(self);
-            m = self.0.meta.lock();
+            m = self.meta();
         }
         match &m.grad_fn {
             Some(node) => Edge::Node {

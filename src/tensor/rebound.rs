@@ -111,10 +111,7 @@ impl Tensor {
         }
         if let (true, Some(node)) = (m.retains_grad, &m.grad_fn) {
             // `retain_grad()` keeps a weak handle per output: the new tensor joins it
-            node.base()
-                .retained
-                .lock()
-                .push((m.output_nr, new.downgrade()));
+            node.base().retained().push((m.output_nr, new.downgrade()));
         }
         drop(m);
         old.moved_to = Some(new.downgrade());

@@ -22,7 +22,7 @@ impl Tensor {
     /// current history is in step with the base's memory as it is now.
     pub fn mark_view_of(&self, base: &Tensor) {
         let (root, multi, parent_created, custom_fn) = {
-            let b = base.0.meta.lock();
+            let b = base.meta();
             let root = b.view_base.clone().unwrap_or_else(|| base.clone());
             (root, b.view_multi_output, b.view_created, b.view_custom_fn)
         };
@@ -46,7 +46,7 @@ impl Tensor {
             _ => created,
         };
         let version = self.version();
-        let mut m = self.0.meta.lock();
+        let mut m = self.meta();
         m.view_created = created;
         m.view_base = Some(root);
         m.view_version = version;
@@ -72,7 +72,7 @@ impl Tensor {
     /// (the common case, which reads no version). Its history cannot be told then
     /// ([`Tensor::check_inference_view`], [`Tensor::check_no_grad_view`]).
     pub fn stale_view(&self) -> Option<ViewCreation> {
-        let m = self.0.meta.lock();
+        let m = self.meta();
         let made = match (m.view_inference, m.view_no_grad) {
             (true, _) => ViewCreation::Inference,
             (false, true) => ViewCreation::NoGrad,

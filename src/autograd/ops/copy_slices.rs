@@ -42,8 +42,7 @@ fn is_view_hook(id: u64) -> bool {
 /// removed from it. Hooks of Paddle code stay: Paddle calls them.
 fn drop_view_hooks(old: &NodeRef, nr: usize, stop: Option<&NodeRef>) {
     old.base()
-        .pre_hooks
-        .lock()
+        .pre_hooks()
         .retain(|(slot, id, _)| *slot != nr || !is_view_hook(*id));
     // a view of a view: the chain of one-input view nodes down to the base's history
     // (bounded: a chain is as long as the views were nested)
@@ -58,8 +57,7 @@ fn drop_view_hooks(old: &NodeRef, nr: usize, stop: Option<&NodeRef>) {
         }
         next.0
             .base()
-            .pre_hooks
-            .lock()
+            .pre_hooks()
             .retain(|(slot, id, _)| *slot != next.1 || !is_view_hook(*id));
         at = next.0;
     }
@@ -290,7 +288,7 @@ mod tests {
                 c[k].fetch_add(1, Ordering::Relaxed);
                 Ok(None)
             });
-            node.base().pre_hooks.lock().push((v.output_nr(), id, hook));
+            node.base().pre_hooks().push((v.output_nr(), id, hook));
         }
         v.binary_(&Tensor::scalar(2.0f64), BinaryOp::Mul, "mul_")
             .unwrap();

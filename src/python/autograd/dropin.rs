@@ -63,6 +63,6 @@ impl PyTensor {
         }
         let id = crate::autograd::retain::next_retain_id();
         let hook = crate::autograd::retain::paddle_retain_hook(t.downgrade());
-        node.base().pre_hooks.lock().push((t.output_nr(), id, hook));
+        node.base().pre_hooks().push((t.output_nr(), id, hook));
     }
 }

@@ -433,13 +433,13 @@ impl PyHookHandle {
     fn remove(&self) -> bool {
         match &self.site {
             HookSite::Node(n) => {
-                let mut hooks = n.base().pre_hooks.lock();
+                let mut hooks = n.base().pre_hooks();
                 let before = hooks.len();
                 hooks.retain(|(_, id, _)| *id != self.id);
                 hooks.len() != before
             }
             HookSite::NodeHooks(n) => {
-                let mut slot = n.base().node_hooks.lock();
+                let mut slot = n.base().node_hooks();
                 let Some(h) = slot.as_mut() else { return false };
                 let before = h.pre.len() + h.post.len();
                 h.pre.retain(|(id, _)| *id != self.id);

@@ -92,7 +92,7 @@ impl PyNode {
     /// whose `remove()` unregisters it.
     fn register_prehook(&self, hook: Py<PyAny>) -> PyHookHandle {
         let id = crate::autograd::retain::next_retain_id();
-        let mut slot = self.node.base().node_hooks.lock();
+        let mut slot = self.node.base().node_hooks();
         slot.get_or_insert_with(|| Box::new(NodeHooks::default()))
             .pre
             .push((id, python_pre_hook(hook)));
@@ -104,7 +104,7 @@ impl PyNode {
     /// tuple replaces the computed ones. Returns a handle whose `remove()` unregisters it.
     fn register_hook(&self, hook: Py<PyAny>) -> PyHookHandle {
         let id = crate::autograd::retain::next_retain_id();
-        let mut slot = self.node.base().node_hooks.lock();
+        let mut slot = self.node.base().node_hooks();
         slot.get_or_insert_with(|| Box::new(NodeHooks::default()))
             .post
             .push((id, python_post_hook(hook)));

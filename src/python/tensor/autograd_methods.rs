@@ -63,7 +63,7 @@ impl PyTensor {
                 } else {
                     id
                 };
-                node.base().pre_hooks.lock().push((t.output_nr(), id, f));
+                node.base().pre_hooks().push((t.output_nr(), id, f));
                 Ok(crate::python::autograd::node::PyHookHandle::on_node(
                     node, id,
                 ))

@@ -362,7 +362,7 @@ impl PyTensor {
                 if crate::autograd::retain::retained_in_order(&node, slot) {
                     return Ok(()); // retain_grads() keeps it already
                 }
-                let mut r = node.base().retained.lock();
+                let mut r = node.base().retained();
                 if !r
                     .iter()
                     .any(|(s, w)| *s == slot && w.upgrade().is_some_and(|x| x.same(t)))

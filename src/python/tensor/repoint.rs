@@ -139,7 +139,7 @@ impl PyTensor {
             if let Some(node) = v.grad_fn() {
                 v.meta().retains_grad = true;
                 let nr = v.output_nr();
-                node.base().retained.lock().push((nr, v.downgrade()));
+                node.base().retained().push((nr, v.downgrade()));
             }
         }
         repoint(slf, v, Some(view))
