@@ -412,6 +412,11 @@ impl Tensor {
 
     /// True for a library-made constant that does not take part in autograd.
     pub fn is_constant(&self) -> bool {
+        // (a tensor that takes part in autograd is no constant: no lock for the common ask
+        // of every save)
+        if self.0.tracked.load(std::sync::atomic::Ordering::Relaxed) {
+            return false;
+        }
         let m = self.meta();
         m.constant && !m.requires_grad && m.grad_fn.is_none()
     }
