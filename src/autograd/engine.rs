@@ -6,7 +6,7 @@ use crate::autograd::anomaly;
 use crate::autograd::evaluate::evaluate_node;
 use crate::autograd::grad_mode::GradModeGuard;
 use crate::autograd::leaf_grad::{accumulate_into_leaf, finish_leaf};
-use crate::autograd::node::{Edge, Node, NodeRef};
+use crate::autograd::node::{node_id, Edge, Node, NodeRef};
 pub use crate::autograd::pass_targets::BackwardOptions;
 pub use crate::autograd::pass_targets::{input_edge, root_edge, root_edges};
 use crate::autograd::pass_targets::{input_targets, tensor_edges, Blocked, PtrMap, Targets};
@@ -321,9 +321,7 @@ fn count_dependencies(
     let (is_target, runs_as_target) = match targets {
         Targets::Inputs {
             nodes, accumulate, ..
-        } if nodes.contains_key(&(node as *const dyn Node as *const () as usize)) => {
-            (true, *accumulate)
-        }
+        } if nodes.contains_key(&node_id(node)) => (true, *accumulate),
         _ => (false, false),
     };
     let st = &mut g.states[i as usize];

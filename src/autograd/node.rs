@@ -251,6 +251,12 @@ impl Edge {
     }
 }
 
+/// A node's identity in the engine: its address (what [`NodeRef::id`] gives).
+#[inline]
+pub fn node_id(node: &dyn Node) -> usize {
+    node as *const dyn Node as *const () as usize
+}
+
 /// A strong reference to a node whose drop never recurses (see the module docs).
 pub struct NodeRef(Option<Arc<dyn Node>>);
 
@@ -263,9 +269,9 @@ impl NodeRef {
     pub fn arc(&self) -> &Arc<dyn Node> {
         self.0.as_ref().expect("NodeRef used after drop")
     }
-    /// Address used as the node's identity in the engine.
+    /// Address used as the node's identity in the engine ([`node_id`]).
     pub fn id(&self) -> usize {
-        Arc::as_ptr(self.arc()) as *const () as usize
+        node_id(&**self.arc())
     }
     /// A weak reference.
     pub fn downgrade(&self) -> std::sync::Weak<dyn Node> {

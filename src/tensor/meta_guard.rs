@@ -43,9 +43,7 @@ impl Drop for MetaGuard<'_> {
     #[inline]
     fn drop(&mut self) {
         // (written while the lock is still held: the guard field is dropped after this)
-        let m = &*self.guard;
-        self.tracked
-            .store(m.requires_grad || m.grad_fn.is_some(), Ordering::Relaxed);
+        self.tracked.store(self.guard.tracks(), Ordering::Relaxed);
     }
 }
 

@@ -102,6 +102,16 @@ pub struct AutogradMeta {
     pub moved_to: Option<WeakTensor>,
 }
 
+impl AutogradMeta {
+    /// Whether gradients flow to or through the tensor by this metadata alone (a view's
+    /// stale history aside): what [`Tensor::requires_grad`] answers, and what the
+    /// lock-free `tracked` flag mirrors (see `meta_guard.rs`).
+    #[inline]
+    pub fn tracks(&self) -> bool {
+        self.requires_grad || self.grad_fn.is_some()
+    }
+}
+
 /// Storage + layout + autograd metadata; always used through [`Tensor`].
 pub struct TensorImpl {
     storage: Arc<Storage>,
@@ -371,7 +381,7 @@ impl Tensor {
             return true;
         }
         let m = self.meta();
-        if m.requires_grad || m.grad_fn.is_some() {
+        if m.tracks() {
             return true;
         }
         // a view of a base that began to require grad after the view was taken
@@ -379,8 +389,7 @@ impl Tensor {
         drop(m);
         if stale {
             crate::autograd::ops::copy_slices::regenerate_view(self);
-            let m = self.meta();
-            return m.requires_grad || m.grad_fn.is_some();
+            return self.meta().tracks();
         }
         false
     }
@@ -418,7 +427,7 @@ impl Tensor {
             return false;
         }
         let m = self.meta();
-        m.constant && !m.requires_grad && m.grad_fn.is_none()
+        m.constant && !m.tracks()
     }
 
     /// True when the tensor has no `grad_fn` (created by the user, or not requiring grad).
@@ -479,7 +488,7 @@ impl Tensor {
             m.requires_grad = true;
             self.0
                 .tracked
-                .store(true, std::sync::atomic::Ordering::Relaxed);
+                .store(m.tracks(), std::sync::atomic::Ordering::Relaxed);
             return;
         }
         let mut m = self.meta();
