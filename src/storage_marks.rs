@@ -29,6 +29,18 @@ impl Drop for SavedMark {
     }
 }
 
+/// Counts one saved-for-backward slot over `s`, for a holder that keeps `s` alive itself
+/// and calls [`unmark_saved`] on it exactly once when it lets go (a live save holds the
+/// tensor: a [`SavedMark`]'s weak link would cost more than the count itself).
+pub fn mark_saved(s: &Storage) {
+    s.add_mark(true, 1);
+}
+
+/// Gives back a count taken by [`mark_saved`].
+pub fn unmark_saved(s: &Storage) {
+    s.add_mark(true, -1);
+}
+
 /// Counts one writable export of a storage (and keeps it alive) while alive.
 pub struct WritableExport(Arc<Storage>);
 

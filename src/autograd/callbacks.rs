@@ -54,6 +54,9 @@ impl Tensor {
 
 /// Runs the post-accumulate hooks of `leaf` (a snapshot: hooks may (un)register hooks).
 pub(crate) fn run_post_accumulate_hooks(leaf: &Tensor) -> Result<()> {
+    if !leaf.may_have_hooks() {
+        return Ok(()); // (no lock for the usual leaf)
+    }
     let hooks: Vec<PostAccumulateHook> = {
         let m = leaf.meta();
         if m.post_accumulate_hooks.is_empty() {

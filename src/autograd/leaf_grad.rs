@@ -180,10 +180,11 @@ pub(crate) fn finish_leaf(
     }
     // (copied out of the lock: a hook may add hooks; an `Option`, so that the usual leaf
     // without hooks makes and drops no vector)
-    let hooks: Option<Vec<_>> = {
-        let m = leaf.meta();
+    // (the lock only for a leaf that may have hooks: the usual one has none)
+    let hooked = leaf.may_have_hooks();
+    let hooks: Option<Vec<_>> = hooked.then(|| leaf.meta()).and_then(|m| {
         (!m.hooks.is_empty()).then(|| m.hooks.iter().map(|(_, h)| h.clone()).collect())
-    };
+    });
     let g = match &hooks {
         Some(hooks) => run_hooks(hooks, g)?,
         None => g,
@@ -211,7 +212,10 @@ pub(crate) fn finish_leaf(
         }
         return Ok(());
     }
-    let node_hooks: Option<NodeHooks> = leaf.meta().acc_hooks.as_deref().cloned();
+    let node_hooks: Option<NodeHooks> = match hooked || leaf.may_have_hooks() {
+        true => leaf.meta().acc_hooks.as_deref().cloned(),
+        false => None,
+    };
     let Some(h) = node_hooks else {
         accumulate_into_leaf(leaf, g, create_graph)?;
         return crate::autograd::callbacks::run_post_accumulate_hooks(leaf);

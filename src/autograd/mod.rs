@@ -16,6 +16,7 @@ mod pass_targets;
 mod reentry;
 pub mod retain;
 pub mod saved;
+mod saved_hook_stack;
 mod validate;
 
 pub use callbacks::{queue_callback, FinalCallback, PostAccumulateHook};
@@ -243,18 +244,29 @@ impl Recorder {
         // inside `Arc::new_cyclic` instead moved the whole ~650-byte node through the
         // closure's return value: several `memcpy` calls per recorded op.)
         let mut slots: SmallVec<[Option<SavedTensor>; 2]> = SmallVec::new();
-        for s in &saves {
-            slots.push(match s {
-                SaveSpec::Input(t) => Some(SavedTensor::input(t)?),
-                _ => None,
+        let mut has_output = false;
+        for (s, role) in saves.into_iter().zip(&self.roles) {
+            slots.push(match (s, role) {
+                // forward input `k` itself: its edge is the node's edge `k` (taken once
+                // by `begin`; reading it again would lock the input's metadata)
+                (SaveSpec::Input(t), SavedRole::Input(k)) => {
+                    let edge = self.base().edges[*k as usize].clone();
+                    Some(SavedTensor::input_with_edge(t, edge)?)
+                }
+                (SaveSpec::Input(t), _) => Some(SavedTensor::input(&t)?),
+                (SaveSpec::Output, _) => {
+                    has_output = true;
+                    None
+                }
+                (SaveSpec::Nothing, _) => None,
             });
         }
-        let mut has_output = false;
-        for (s, slot) in saves.iter().zip(slots.iter_mut()) {
-            if let SaveSpec::Output = s {
-                let unbound: Weak<dyn Node> = Weak::<FnNode>::new();
-                *slot = Some(SavedTensor::output(out, &unbound, 0)?);
-                has_output = true;
+        if has_output {
+            for (slot, role) in slots.iter_mut().zip(&self.roles) {
+                if *role == SavedRole::Output {
+                    let unbound: Weak<dyn Node> = Weak::<FnNode>::new();
+                    *slot = Some(SavedTensor::output(out, &unbound, 0)?);
+                }
             }
         }
         let out_meta = InputMeta {

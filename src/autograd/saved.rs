@@ -11,8 +11,18 @@ use crate::error::{Error, Result};
 use crate::layout::Shape;
 use crate::tensor::Tensor;
 use parking_lot::Mutex;
-use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Weak};
+
+use super::saved_hook_stack::current_hooks;
+pub(crate) use super::saved_hook_stack::HookStackGuard;
+pub(crate) use super::saved_hook_stack::{
+    hook_stack_snapshot, saved_tensor_hooks_disabled, set_hook_stack,
+};
+pub use super::saved_hook_stack::{
+    pop_saved_tensor_hooks, push_saved_tensor_hooks, saved_tensor_hooks_depth,
+    set_saved_tensor_hooks_disabled,
+};
 
 /// What a pack hook produced; unpacking gives the tensor back.
 pub trait PackedTensor: Send + Sync {
@@ -55,90 +65,6 @@ pub trait SavedTensorHooks: Send + Sync {
     }
 }
 
-thread_local! {
-    static HOOK_STACK: RefCell<Vec<Arc<dyn SavedTensorHooks>>> = const { RefCell::new(Vec::new()) };
-    static HOOKS_DISABLED: RefCell<Option<String>> = const { RefCell::new(None) };
-}
-
-/// Pushes a hook pair onto this thread's stack (innermost wins); errors while disabled.
-pub fn push_saved_tensor_hooks(hooks: Arc<dyn SavedTensorHooks>) -> Result<()> {
-    if let Some(msg) = saved_tensor_hooks_disabled() {
-        return Err(Error::runtime(msg));
-    }
-    HOOK_STACK.with(|s| s.borrow_mut().push(hooks));
-    Ok(())
-}
-
-/// Pops the innermost hook pair of this thread.
-pub fn pop_saved_tensor_hooks() {
-    HOOK_STACK.with(|s| {
-        s.borrow_mut().pop();
-    });
-}
-
-/// Number of hook pairs active on this thread.
-pub fn saved_tensor_hooks_depth() -> usize {
-    HOOK_STACK.with(|s| s.borrow().len())
-}
-
-/// This thread's disabled-hooks message (`Some` while hooks are disabled).
-pub(crate) fn saved_tensor_hooks_disabled() -> Option<String> {
-    HOOKS_DISABLED.with(|d| d.borrow().clone())
-}
-
-/// Disables (with `Some(message)`) or re-enables hooks on this thread; returns the old
-/// setting.
-pub fn set_saved_tensor_hooks_disabled(message: Option<String>) -> Option<String> {
-    HOOKS_DISABLED.with(|d| std::mem::replace(&mut *d.borrow_mut(), message))
-}
-
-/// This thread's hook stack, outermost first (carried to a thread that continues a
-/// re-entrant backward pass).
-pub(crate) fn hook_stack_snapshot() -> Vec<Arc<dyn SavedTensorHooks>> {
-    HOOK_STACK.with(|s| s.borrow().clone())
-}
-
-/// Replaces this thread's hook stack (on a thread that continues a re-entrant pass).
-pub(crate) fn set_hook_stack(stack: Vec<Arc<dyn SavedTensorHooks>>) {
-    HOOK_STACK.with(|s| *s.borrow_mut() = stack);
-}
-
-/// Restores this thread's saved-tensor hook stack (and its buffer-cache suspend setting)
-/// when dropped, as it was when created: held across one backward pass, so that a
-/// `saved_tensors_hooks` entered or left inside a hook during backward does not stay in
-/// effect after it (PyTorch restores the thread's state the same way).
-pub(crate) struct HookStackGuard {
-    stack: Vec<Arc<dyn SavedTensorHooks>>,
-    suspend: bool,
-}
-
-impl HookStackGuard {
-    /// Records the current stack.
-    pub(crate) fn new() -> HookStackGuard {
-        let suspend = crate::buffer_cache::set_packs_suspend(true);
-        crate::buffer_cache::set_packs_suspend(suspend);
-        HookStackGuard {
-            stack: hook_stack_snapshot(),
-            suspend,
-        }
-    }
-}
-
-impl Drop for HookStackGuard {
-    fn drop(&mut self) {
-        let same = HOOK_STACK.with(|s| {
-            let s = s.borrow();
-            s.len() == self.stack.len() && s.iter().zip(&self.stack).all(|(a, b)| Arc::ptr_eq(a, b))
-        });
-        if !same {
-            let old = HOOK_STACK.with(|s| std::mem::take(&mut *s.borrow_mut()));
-            set_hook_stack(std::mem::take(&mut self.stack));
-            drop(old);
-        }
-        crate::buffer_cache::set_packs_suspend(self.suspend);
-    }
-}
-
 /// Whether `hooks` save `t` as it is instead of packing it: a parameter (a leaf that
 /// requires grad) under [`SavedTensorHooks::keeps_leaves`], or a leaf without grad that a
 /// binding object holds right now under [`SavedTensorHooks::keeps_held_leaves`]. `t` is
@@ -149,10 +75,6 @@ fn kept_as_is(hooks: &dyn SavedTensorHooks, t: &Tensor, identity: &Identity) -> 
         Identity::Constant => hooks.keeps_held_leaves() && t.owner() != 0,
         Identity::NonLeaf { .. } | Identity::Output { .. } => false,
     }
-}
-
-fn current_hooks() -> Option<Arc<dyn SavedTensorHooks>> {
-    HOOK_STACK.with(|s| s.borrow().last().cloned())
 }
 
 /// How an unpacked tensor regains its place in the graph. Holds no tensor data, so that
@@ -171,16 +93,24 @@ enum Identity {
     },
 }
 
+impl Identity {
+    /// The identity of an input whose gradient edge is `edge`.
+    fn of_edge(edge: crate::autograd::node::Edge) -> Identity {
+        use crate::autograd::node::Edge;
+        match edge {
+            Edge::None => Identity::Constant,
+            Edge::Leaf(l) => Identity::Leaf(l),
+            Edge::Node { node, input_nr } => Identity::NonLeaf {
+                node,
+                output_nr: input_nr,
+            },
+        }
+    }
+}
+
 enum SavedState {
-    /// Saved as is, with the storage version at save time (the mark makes the memory
-    /// export read-only to NumPy while saved).
-    Live {
-        data: Tensor,
-        version: u64,
-        /// `data` is a copy (the memory had a writable export), not the input handle.
-        copied: bool,
-        _mark: crate::storage_marks::SavedMark,
-    },
+    /// Saved as is, with the storage version at save time.
+    Live(LiveSave),
     /// Handed to a pack hook (behind a pointer: most saves are live, and every node holds
     /// its saved slots inline, so the rare case should not size them; shared, so that an
     /// unpack takes what it needs past the lock with one count instead of copying the
@@ -188,6 +118,35 @@ enum SavedState {
     Packed(Arc<PackedSave>),
     /// Freed after a backward pass without `retain_graph`.
     Released,
+}
+
+/// What a save kept as is holds. While it lives, its memory counts as saved for backward
+/// (exported read-only to NumPy): the count is taken here and given back on drop through
+/// `data`, which keeps that memory alive (a `SavedMark` would follow a weak link of its
+/// own: three more locked instructions per save).
+struct LiveSave {
+    data: Tensor,
+    version: u64,
+    /// `data` is a copy (the memory had a writable export), not the input handle.
+    copied: bool,
+}
+
+impl LiveSave {
+    fn new(data: Tensor, version: u64, copied: bool) -> LiveSave {
+        crate::storage_marks::mark_saved(data.storage());
+        LiveSave {
+            data,
+            version,
+            copied,
+        }
+    }
+}
+
+impl Drop for LiveSave {
+    fn drop(&mut self) {
+        // (a tensor's storage never changes, so this is the storage marked in `new`)
+        crate::storage_marks::unmark_saved(self.data.storage());
+    }
 }
 
 /// What a save handed to a pack hook keeps.
@@ -209,10 +168,19 @@ struct PackedSave {
     _cache_off: crate::buffer_cache::Suspension,
 }
 
+/// What a saved slot holds and how it regains its place in the graph, under one lock.
+struct Slot {
+    state: SavedState,
+    identity: Identity,
+}
+
 /// A tensor saved by a node for its backward formula.
 pub struct SavedTensor {
-    state: Mutex<SavedState>,
-    identity: Mutex<Identity>,
+    slot: Mutex<Slot>,
+    /// Set once the slot was handed to a pack hook (never cleared), so that looking for a
+    /// packed slot among a node's saves ([`SavedTensor::with_unpack_scope`]) locks none
+    /// of the slots that never were.
+    ever_packed: AtomicBool,
     /// For a custom layer's save: the tensor object saved (weak; the allocation cannot be
     /// reused while this lives), so an output can be recognised even when a copy or a
     /// pack was stored instead of the tensor itself.
@@ -232,15 +200,20 @@ impl SavedTensor {
                  (x = x.clone()) and use that instead",
             ));
         }
-        let identity = match t.gradient_edge() {
-            crate::autograd::node::Edge::None => Identity::Constant,
-            crate::autograd::node::Edge::Leaf(l) => Identity::Leaf(l),
-            crate::autograd::node::Edge::Node { node, input_nr } => Identity::NonLeaf {
-                node,
-                output_nr: input_nr,
-            },
-        };
-        Self::save(t, Tensor::clone, identity)
+        Self::save(t.clone(), |t| t, Identity::of_edge(t.gradient_edge()))
+    }
+
+    /// Saves a forward input of the node being recorded, taking the recorder's handle
+    /// and the input's gradient edge, which the recorder already holds (reading the edge
+    /// again would lock the input's metadata).
+    pub(crate) fn input_with_edge(
+        t: Tensor,
+        edge: crate::autograd::node::Edge,
+    ) -> Result<SavedTensor> {
+        if t.is_inference() {
+            return Self::input(&t); // (its error)
+        }
+        Self::save(t, |t| t, Identity::of_edge(edge))
     }
 
     /// Saves a custom layer's tensor (`ctx.save_for_backward`), remembering which tensor
@@ -263,8 +236,8 @@ impl SavedTensor {
     /// Saves forward output `output_nr` of `node` (the node under construction).
     pub fn output(t: &Tensor, node: &Weak<dyn Node>, output_nr: usize) -> Result<SavedTensor> {
         Self::save(
-            t,
-            Tensor::detach,
+            t.clone(),
+            |t| t.detach(),
             Identity::Output {
                 node: node.clone(),
                 output_nr,
@@ -272,21 +245,21 @@ impl SavedTensor {
         )
     }
 
-    /// `keep` makes what a live (unhooked) save holds from `t`: the input itself, or an
-    /// output's data (made only for a live save: a packed one would drop it at once, and
-    /// an output's `detach` is a new tensor).
-    fn save(t: &Tensor, keep: fn(&Tensor) -> Tensor, identity: Identity) -> Result<SavedTensor> {
+    /// `keep` makes what a live (unhooked) save holds from `t` (a handle of the caller's
+    /// tensor): the input itself, or an output's data (made only for a live save: a packed
+    /// one would drop it at once, and an output's `detach` is a new tensor).
+    fn save(t: Tensor, keep: fn(Tensor) -> Tensor, identity: Identity) -> Result<SavedTensor> {
         // A writable alias held by another library (np.asarray, memoryview, DLPack, the
         // array behind from_numpy) could change this memory without bumping its version:
         // save a copy instead.
         let aliased = t.storage().has_writable_aliases();
-        let (t, copy) = if aliased {
+        let (owned, copy) = if aliased {
             let c = t.detach().contiguous_copy()?;
             (c.clone(), Some(c))
         } else {
-            (t.clone(), None)
+            (t, None)
         };
-        let t = &t;
+        let t = &owned;
         let hooks = if t.is_constant() {
             None // library-made numbers are not the user's saved tensors
         } else {
@@ -294,15 +267,12 @@ impl SavedTensor {
         };
         let state = match hooks {
             None => {
-                // (the handle `t` is a clone of the caller's: `keep` of it is `keep` of
-                // the caller's tensor)
-                let keep = copy.unwrap_or_else(|| keep(t));
-                SavedState::Live {
-                    version: t.version(),
-                    copied: aliased,
-                    _mark: crate::storage_marks::SavedMark::new(keep.storage()),
-                    data: keep,
-                }
+                let version = t.version();
+                let keep = match copy {
+                    Some(c) => c,
+                    None => keep(owned),
+                };
+                SavedState::Live(LiveSave::new(keep, version, aliased))
             }
             Some(hooks) => {
                 let before = t.version();
@@ -336,9 +306,10 @@ impl SavedTensor {
                 }))
             }
         };
+        let ever_packed = AtomicBool::new(matches!(state, SavedState::Packed(_)));
         Ok(SavedTensor {
-            state: Mutex::new(state),
-            identity: Mutex::new(identity),
+            slot: Mutex::new(Slot { state, identity }),
+            ever_packed,
             source: None,
         })
     }
@@ -346,7 +317,10 @@ impl SavedTensor {
     /// What a pack hook returned for this save, if it was handed to one (and not yet
     /// released).
     pub fn packed(&self) -> Option<Arc<dyn PackedTensor>> {
-        match &*self.state.lock() {
+        if !self.ever_packed.load(Ordering::Acquire) {
+            return None;
+        }
+        match &self.slot.lock().state {
             SavedState::Packed(p) => Some(p.packed.clone()),
             _ => None,
         }
@@ -367,86 +341,76 @@ impl SavedTensor {
 
     /// Whether this slot holds the saving node's own output.
     pub fn is_output(&self) -> bool {
-        matches!(&*self.identity.lock(), Identity::Output { .. })
+        matches!(self.slot.lock().identity, Identity::Output { .. })
     }
 
     /// Returns the saved tensor, rebuilt with its place in the graph. `op` names the node
     /// for error messages.
     pub fn unpack(&self, op: &str) -> Result<Tensor> {
-        let data = {
-            let st = self.state.lock();
-            match &*st {
-                SavedState::Released => return Err(freed_error(op)),
-                SavedState::Live {
-                    data,
-                    version,
-                    copied,
-                    ..
-                } => {
-                    let now = data.version();
-                    if now != *version {
-                        return Err(Error::runtime(format!(
-                            "one of the variables needed for gradient computation has been \
-                             modified by an inplace operation: {op} saved a {} tensor of shape \
-                             {:?} at version {version}, and it is now at version {now} (it was \
-                             modified by an in-place operation after it was saved; received \
-                             tensor_version:{now} != wrapper_version_snapshot:{version}). \
-                             Hint: avoid the in-place op (use its out-of-place form), or clone \
-                             the tensor before modifying it",
-                            data.dtype(),
-                            data.shape()
-                        )));
-                    }
-                    let live = data.clone();
-                    let copied = *copied;
-                    drop(st);
-                    let is_output = matches!(&*self.identity.lock(), Identity::Output { .. });
-                    return Ok(match is_output || copied {
-                        true => self.rebuild(live),
-                        false => live, // the input handle itself
-                    });
+        let slot = self.slot.lock();
+        let p = match &slot.state {
+            SavedState::Released => return Err(freed_error(op)),
+            SavedState::Live(live) => {
+                let (data, version) = (&live.data, live.version);
+                let now = data.version();
+                if now != version {
+                    return Err(Error::runtime(format!(
+                        "one of the variables needed for gradient computation has been \
+                         modified by an inplace operation: {op} saved a {} tensor of shape \
+                         {:?} at version {version}, and it is now at version {now} (it was \
+                         modified by an in-place operation after it was saved; received \
+                         tensor_version:{now} != wrapper_version_snapshot:{version}). \
+                         Hint: avoid the in-place op (use its out-of-place form), or clone \
+                         the tensor before modifying it",
+                        data.dtype(),
+                        data.shape()
+                    )));
                 }
-                SavedState::Packed(p) => {
-                    // (the hook is user code, which may read or release this save: the
-                    // lock is not held while it runs)
-                    let p = p.clone();
-                    drop(st);
-                    let t = {
-                        let _g = crate::autograd::grad_mode::no_grad();
-                        p.packed.unpack()?
-                    };
-                    let (shape, dtype, version) = (&p.shape, p.dtype, p.version);
-                    if t.shape() != shape.as_slice() || t.dtype() != dtype {
-                        return Err(Error::runtime(format!(
-                            "{op}: the unpack hook returned a {} tensor of shape {:?}, but a {} \
-                             tensor of shape {:?} was saved; unpack must return the packed \
-                             tensor's data unchanged in shape and dtype",
-                            t.dtype(),
-                            t.shape(),
-                            dtype,
-                            shape.as_slice()
-                        )));
-                    }
-                    if let Some(orig) = p.origin.upgrade() {
-                        let now = p.counter.as_ref().map_or_else(
-                            || orig.version(),
-                            |c| c.load(std::sync::atomic::Ordering::Acquire),
-                        );
-                        if Arc::ptr_eq(&orig, t.storage()) && now != version {
-                            return Err(Error::runtime(format!(
-                                "one of the tensors needed for gradient computation by {op} has \
-                                 been modified by an in-place operation after it was packed: a \
-                                 {dtype} tensor of shape {:?} was saved at version {version} and \
-                                 is now at version {now}",
-                                shape.as_slice()
-                            )));
-                        }
-                    }
-                    t
-                }
+                let live_data = data.clone();
+                let is_output = matches!(slot.identity, Identity::Output { .. });
+                // (rebuilt under the same lock: nothing it does reaches user code)
+                return Ok(match is_output || live.copied {
+                    true => rebuild(&slot.identity, live_data),
+                    false => live_data, // the input handle itself
+                });
             }
+            // (the hook is user code, which may read or release this save: the lock is
+            // not held while it runs)
+            SavedState::Packed(p) => p.clone(),
         };
-        Ok(self.rebuild(data))
+        drop(slot);
+        let t = {
+            let _g = crate::autograd::grad_mode::no_grad();
+            p.packed.unpack()?
+        };
+        let (shape, dtype, version) = (&p.shape, p.dtype, p.version);
+        if t.shape() != shape.as_slice() || t.dtype() != dtype {
+            return Err(Error::runtime(format!(
+                "{op}: the unpack hook returned a {} tensor of shape {:?}, but a {} \
+                 tensor of shape {:?} was saved; unpack must return the packed \
+                 tensor's data unchanged in shape and dtype",
+                t.dtype(),
+                t.shape(),
+                dtype,
+                shape.as_slice()
+            )));
+        }
+        if let Some(orig) = p.origin.upgrade() {
+            let now = p.counter.as_ref().map_or_else(
+                || orig.version(),
+                |c| c.load(std::sync::atomic::Ordering::Acquire),
+            );
+            if Arc::ptr_eq(&orig, t.storage()) && now != version {
+                return Err(Error::runtime(format!(
+                    "one of the tensors needed for gradient computation by {op} has \
+                     been modified by an in-place operation after it was packed: a \
+                     {dtype} tensor of shape {:?} was saved at version {version} and \
+                     is now at version {now}",
+                    shape.as_slice()
+                )));
+            }
+        }
+        Ok(rebuild(&self.slot.lock().identity, t))
     }
 
     /// [`SavedTensor::unpack`] for a built-in node's backward formula. A saved input
@@ -455,7 +419,9 @@ impl SavedTensor {
     /// still read it, and so does Paddle code (its `detach_` marks nothing).
     pub fn unpack_for_backward(&self, op: &str) -> Result<Tensor> {
         let t = self.unpack(op)?;
-        if t.was_detached_in_place() && matches!(&*self.identity.lock(), Identity::NonLeaf { .. }) {
+        if t.was_detached_in_place()
+            && matches!(self.slot.lock().identity, Identity::NonLeaf { .. })
+        {
             return Err(Error::runtime(format!(
                 "Trying to use a saved tensor that has been detached in-place, i.e. with \
                  .detach_(): {op} saved this {} tensor of shape {:?} as an input while it had \
@@ -468,37 +434,10 @@ impl SavedTensor {
         Ok(t)
     }
 
-    fn rebuild(&self, data: Tensor) -> Tensor {
-        match &*self.identity.lock() {
-            Identity::Constant => data,
-            Identity::Leaf(orig) => {
-                if crate::autograd::is_grad_enabled() {
-                    crate::autograd::alias::alias_of(&data, orig)
-                } else {
-                    data
-                }
-            }
-            Identity::NonLeaf { node, output_nr } => {
-                let t = data.detach();
-                t.set_grad_fn(node.clone(), *output_nr);
-                t
-            }
-            Identity::Output { node, output_nr } => {
-                if let Some(node) = node.upgrade() {
-                    let t = data.detach();
-                    t.set_grad_fn(NodeRef::new(node), *output_nr);
-                    t
-                } else {
-                    data
-                }
-            }
-        }
-    }
-
     /// Points an output's save (made with an empty weak link while its node was being
     /// built) at that node; other saves are left as they are.
     pub(crate) fn bind_output_node(&self, node: &Weak<dyn Node>) {
-        if let Identity::Output { node: n, .. } = &mut *self.identity.lock() {
+        if let Identity::Output { node: n, .. } = &mut self.slot.lock().identity {
             *n = node.clone();
         }
     }
@@ -507,23 +446,29 @@ impl SavedTensor {
     /// `node`, once the outputs are known: the saved entry then holds only the data and a
     /// weak link, so the output does not keep its own node (and ctx) alive.
     pub fn rebind_as_output(&self, node: &Weak<dyn Node>, output_nr: usize) {
-        let mut st = self.state.lock();
-        if let SavedState::Live { data, version, .. } = &mut *st {
-            *data = data.detach();
+        let mut slot = self.slot.lock();
+        if let SavedState::Live(live) = &mut slot.state {
+            // (a detached handle of the same memory: the saved mark stays right)
+            live.data = live.data.detach();
             // the saved value is the output as it leaves forward (after mark_dirty's bump)
-            *version = data.version();
+            live.version = live.data.version();
         }
-        *self.identity.lock() = Identity::Output {
-            node: node.clone(),
-            output_nr,
-        };
+        let old = std::mem::replace(
+            &mut slot.identity,
+            Identity::Output {
+                node: node.clone(),
+                output_nr,
+            },
+        );
+        drop(slot);
+        drop(old); // (an input's link may hold the last handle of a graph: dropped unlocked)
     }
 
     /// The saved tensor object itself when it was saved without hooks (to compare it
     /// against a custom layer's outputs).
     pub fn live_tensor(&self) -> Option<Tensor> {
-        match &*self.state.lock() {
-            SavedState::Live { data, .. } => Some(data.clone()),
+        match &self.slot.lock().state {
+            SavedState::Live(live) => Some(live.data.clone()),
             _ => None,
         }
     }
@@ -533,8 +478,8 @@ impl SavedTensor {
     /// kept packed and unpacked through them. A tensor can be given hooks once, and not
     /// when a `saved_tensors_hooks` context packed it already.
     pub fn register_hooks(&self, hooks: &dyn SavedTensorHooks, op: &str) -> Result<()> {
-        let st = self.state.lock();
-        let (data, version) = match &*st {
+        let slot = self.slot.lock();
+        let (data, version) = match &slot.state {
             SavedState::Released => return Err(freed_error(op)),
             SavedState::Packed(_) => {
                 return Err(Error::runtime(format!(
@@ -543,9 +488,9 @@ impl SavedTensor {
                      packed)"
                 )))
             }
-            SavedState::Live { data, version, .. } => (data.clone(), *version),
+            SavedState::Live(live) => (live.data.clone(), live.version),
         };
-        drop(st); // the pack hook is user code, which may read this saved tensor
+        drop(slot); // the pack hook is user code, which may read this saved tensor
         if data.version() != version {
             return Err(Error::runtime(format!(
                 "{op}: the saved tensor was modified by an in-place operation after it was \
@@ -562,27 +507,63 @@ impl SavedTensor {
                  not change the tensor it is given (copy it first, e.g. x.clone())",
             ));
         }
-        let mut st = self.state.lock();
-        if !matches!(&*st, SavedState::Live { .. }) {
+        let mut slot = self.slot.lock();
+        if !matches!(slot.state, SavedState::Live(_)) {
             // the hook itself released or packed it: keep what happened
             return Err(freed_error(op));
         }
-        *st = SavedState::Packed(Arc::new(PackedSave {
-            packed,
-            shape: data.shape_vec(),
-            dtype: data.dtype(),
-            origin: Arc::downgrade(data.storage()),
-            counter: data.own_version_counter(),
-            version,
-            _mark: crate::storage_marks::SavedMark::new(data.storage()),
-            _cache_off: crate::buffer_cache::Suspension::new(),
-        }));
+        let old = std::mem::replace(
+            &mut slot.state,
+            SavedState::Packed(Arc::new(PackedSave {
+                packed,
+                shape: data.shape_vec(),
+                dtype: data.dtype(),
+                origin: Arc::downgrade(data.storage()),
+                counter: data.own_version_counter(),
+                version,
+                _mark: crate::storage_marks::SavedMark::new(data.storage()),
+                _cache_off: crate::buffer_cache::Suspension::new(),
+            })),
+        );
+        self.ever_packed.store(true, Ordering::Release);
+        drop(slot);
+        drop(old);
         Ok(())
     }
 
     /// Frees the saved data; later unpacks raise the "backward a second time" error.
     pub fn release(&self) {
-        *self.state.lock() = SavedState::Released;
+        let old = std::mem::replace(&mut self.slot.lock().state, SavedState::Released);
+        // (dropped unlocked: a packed value's drop is user code, which may read this slot)
+        drop(old);
+    }
+}
+
+/// `data` given back its place in the graph as `identity` says.
+fn rebuild(identity: &Identity, data: Tensor) -> Tensor {
+    match identity {
+        Identity::Constant => data,
+        Identity::Leaf(orig) => {
+            if crate::autograd::is_grad_enabled() {
+                crate::autograd::alias::alias_of(&data, orig)
+            } else {
+                data
+            }
+        }
+        Identity::NonLeaf { node, output_nr } => {
+            let t = data.detach();
+            t.set_grad_fn(node.clone(), *output_nr);
+            t
+        }
+        Identity::Output { node, output_nr } => {
+            if let Some(node) = node.upgrade() {
+                let t = data.detach();
+                t.set_grad_fn(NodeRef::new(node), *output_nr);
+                t
+            } else {
+                data
+            }
+        }
     }
 }
 

@@ -1,26 +1,28 @@
 //! [`MetaGuard`]: the locked autograd metadata of a tensor, which keeps the tensor's
-//! lock-free "tracked" flag in step with it.
+//! lock-free flags in step with it.
 //!
-//! Whether a tensor requires grad is asked several times per recorded op (the Python
-//! binding, the recorder, each input), and each ask locked the metadata: two locked
-//! instructions, which cost more time than their instruction count shows. The flag holds
-//! `requires_grad || grad_fn.is_some()` as of the last release of the lock, written by the
-//! guard itself when it is released, so no write to the metadata can miss it.
+//! Whether a tensor requires grad, and its gradient edge, are asked several times per
+//! recorded op (the Python binding, the recorder, each input, each save), and each ask
+//! locked the metadata: two locked instructions, which cost more time than their
+//! instruction count shows. The flags ([`AutogradMeta::flags`]: "tracked", `requires_grad
+//! || grad_fn.is_some()`, and "plain leaf", a leaf requiring grad that is no view) hold
+//! as of the last release of the lock, written by the guard itself when it is released,
+//! so no write to the metadata can miss them.
 
 use super::AutogradMeta;
 use parking_lot::MutexGuard;
 use std::ops::{Deref, DerefMut};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 
 /// The locked autograd metadata of a tensor (see the module docs).
 pub struct MetaGuard<'a> {
     guard: MutexGuard<'a, AutogradMeta>,
-    tracked: &'a AtomicBool,
+    flags: &'a AtomicU8,
 }
 
 impl<'a> MetaGuard<'a> {
-    pub(super) fn new(guard: MutexGuard<'a, AutogradMeta>, tracked: &'a AtomicBool) -> Self {
-        MetaGuard { guard, tracked }
+    pub(super) fn new(guard: MutexGuard<'a, AutogradMeta>, flags: &'a AtomicU8) -> Self {
+        MetaGuard { guard, flags }
     }
 }
 
@@ -43,9 +45,57 @@ impl Drop for MetaGuard<'_> {
     #[inline]
     fn drop(&mut self) {
         // (written while the lock is still held: the guard field is dropped after this)
-        self.tracked.store(self.guard.tracks(), Ordering::Relaxed);
+        self.flags.store(self.guard.flags(), Ordering::Relaxed);
     }
 }
+
+impl AutogradMeta {
+    /// The lock-free flags this metadata implies ([`TRACKED`], [`PLAIN_LEAF`],
+    /// [`STALE_VIEW_POSSIBLE`], [`CONSTANT`], [`LEAF_HOOKED`]), which the metadata guard
+    /// stores whenever it releases the lock.
+    #[inline]
+    pub(crate) fn flags(&self) -> u8 {
+        let mut f = 0;
+        if self.tracks() {
+            f |= TRACKED;
+        } else if self.constant {
+            f |= CONSTANT;
+        }
+        if self.view_base.is_some() && !self.view_frozen {
+            f |= STALE_VIEW_POSSIBLE;
+        }
+        if !self.hooks.is_empty()
+            || !self.post_accumulate_hooks.is_empty()
+            || self.acc_hooks.is_some()
+        {
+            f |= LEAF_HOOKED;
+        }
+        // a leaf whose gradient edge is itself: no view history that could go stale, not
+        // an inference view (see `Tensor::gradient_edge`)
+        if self.requires_grad
+            && self.grad_fn.is_none()
+            && self.view_base.is_none()
+            && !self.view_inference
+        {
+            f |= PLAIN_LEAF;
+        }
+        f
+    }
+}
+
+/// Lock-free flag: [`AutogradMeta::tracks`].
+pub(crate) const TRACKED: u8 = 1;
+/// Lock-free flag: a leaf that requires grad, not a view, so its gradient edge is itself
+/// (read by [`Tensor::gradient_edge`] without the lock).
+pub(crate) const PLAIN_LEAF: u8 = 2;
+/// Lock-free flag: a view whose history may have to be regenerated from its base (see
+/// `Tensor::view_is_stale`); without it, an untracked tensor is known not to require grad.
+pub(crate) const STALE_VIEW_POSSIBLE: u8 = 4;
+/// Lock-free flag: [`Tensor::is_constant`].
+pub(crate) const CONSTANT: u8 = 8;
+/// Lock-free flag: the tensor has gradient hooks, post-accumulate hooks or hooks on its
+/// `AccumulateGrad` node (the engine locks a leaf's metadata for them only then).
+pub(crate) const LEAF_HOOKED: u8 = 16;
 
 #[cfg(test)]
 mod tests {
@@ -89,6 +139,36 @@ mod tests {
         let node = y_node();
         z.set_grad_fn(node, 0);
         assert!(other.requires_grad() && other.grad_fn().is_some());
+    }
+
+    /// A leaf's gradient edge (read without the lock while the "plain leaf" flag is set)
+    /// follows every change that makes it something else: requires_grad turned off, a
+    /// `grad_fn` given by an in-place op, and a view of it.
+    #[test]
+    fn a_leaf_edge_follows_every_write() {
+        use crate::autograd::Edge;
+        let x = leaf();
+        assert!(matches!(x.gradient_edge(), Edge::None));
+        x.set_requires_grad(true).unwrap();
+        assert!(matches!(x.gradient_edge(), Edge::Leaf(l) if l.same(&x)));
+        x.set_requires_grad(false).unwrap();
+        assert!(
+            matches!(x.gradient_edge(), Edge::None),
+            "the flag kept a stale leaf"
+        );
+        x.meta().requires_grad = true;
+        assert!(matches!(x.gradient_edge(), Edge::Leaf(_)));
+        // a leaf given history (what an in-place op through the guard does)
+        x.meta().grad_fn = Some(y_node());
+        assert!(
+            matches!(x.gradient_edge(), Edge::Node { .. }),
+            "a leaf turned non-leaf kept its leaf edge"
+        );
+        // a view of a leaf is no plain leaf: its edge is its own view node
+        let z = leaf();
+        z.set_requires_grad(true).unwrap();
+        let v = z.reshape(&[2, 1]).unwrap();
+        assert!(!matches!(v.gradient_edge(), Edge::Leaf(_)));
     }
 
     fn y_node() -> crate::autograd::NodeRef {

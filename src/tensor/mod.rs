@@ -19,6 +19,7 @@ mod unary;
 mod version;
 mod view_meta;
 pub use meta_guard::MetaGuard;
+pub(crate) use meta_guard::{CONSTANT, LEAF_HOOKED, PLAIN_LEAF, STALE_VIEW_POSSIBLE, TRACKED};
 pub use view_meta::ViewCreation;
 
 pub use binary::BinaryOp;
@@ -105,7 +106,7 @@ pub struct AutogradMeta {
 impl AutogradMeta {
     /// Whether gradients flow to or through the tensor by this metadata alone (a view's
     /// stale history aside): what [`Tensor::requires_grad`] answers, and what the
-    /// lock-free `tracked` flag mirrors (see `meta_guard.rs`).
+    /// lock-free [`TRACKED`] flag mirrors (see `meta_guard.rs`).
     #[inline]
     pub fn tracks(&self) -> bool {
         self.requires_grad || self.grad_fn.is_some()
@@ -117,11 +118,12 @@ pub struct TensorImpl {
     storage: Arc<Storage>,
     layout: Layout,
     /// Reached only through [`Tensor::meta`] / [`Tensor::try_meta`] (their guard keeps
-    /// `tracked` in step).
+    /// `flags` in step).
     meta_cell: Mutex<AutogradMeta>,
-    /// `requires_grad || grad_fn.is_some()` as of the last release of the metadata's lock
-    /// (see `meta_guard.rs`): [`Tensor::requires_grad`] without the lock.
-    tracked: std::sync::atomic::AtomicBool,
+    /// [`AutogradMeta::flags`] as of the last release of the metadata's lock (see
+    /// `meta_guard.rs`): [`Tensor::requires_grad`] and a leaf's gradient edge without the
+    /// lock.
+    flags: std::sync::atomic::AtomicU8,
     /// An opaque handle of the binding object that wraps this tensor (0 when none): the
     /// Python bindings keep the address of the first live Python wrapper here, so that
     /// `view._base` and saved tensors give back that same object. Not a reference.
@@ -217,7 +219,7 @@ impl Tensor {
             addr_of_mut!((*p).storage).write(storage);
             addr_of_mut!((*p).layout).write(layout);
             addr_of_mut!((*p).meta_cell).write(Mutex::new(AutogradMeta::default()));
-            addr_of_mut!((*p).tracked).write(AtomicBool::new(false));
+            addr_of_mut!((*p).flags).write(std::sync::atomic::AtomicU8::new(0));
             addr_of_mut!((*p).owner).write(AtomicUsize::new(0));
             addr_of_mut!((*p).moved).write(AtomicBool::new(false));
             addr_of_mut!((*p).ext).write(AtomicBool::new(false));
@@ -363,22 +365,26 @@ impl Tensor {
     /// Locks and returns the autograd metadata.
     #[inline]
     pub fn meta(&self) -> MetaGuard<'_> {
-        MetaGuard::new(self.0.meta_cell.lock(), &self.0.tracked)
+        MetaGuard::new(self.0.meta_cell.lock(), &self.0.flags)
     }
 
     /// The autograd metadata if it is not locked right now (for GC traversal, which
     /// must never block).
     pub fn try_meta(&self) -> Option<MetaGuard<'_>> {
         let g = self.0.meta_cell.try_lock()?;
-        Some(MetaGuard::new(g, &self.0.tracked))
+        Some(MetaGuard::new(g, &self.0.flags))
     }
 
     /// True when gradients flow to or through this tensor.
     #[inline]
     pub fn requires_grad(&self) -> bool {
         // (the lock-free flag answers "yes" exactly when the locked check below would)
-        if self.0.tracked.load(std::sync::atomic::Ordering::Relaxed) {
+        let flags = self.0.flags.load(std::sync::atomic::Ordering::Relaxed);
+        if flags & TRACKED != 0 {
             return true;
+        }
+        if flags & STALE_VIEW_POSSIBLE == 0 {
+            return false;
         }
         let m = self.meta();
         if m.tracks() {
@@ -421,13 +427,15 @@ impl Tensor {
 
     /// True for a library-made constant that does not take part in autograd.
     pub fn is_constant(&self) -> bool {
-        // (a tensor that takes part in autograd is no constant: no lock for the common ask
-        // of every save)
-        if self.0.tracked.load(std::sync::atomic::Ordering::Relaxed) {
-            return false;
-        }
-        let m = self.meta();
-        m.constant && !m.tracks()
+        // (the lock-free flag: asked by every save)
+        self.0.flags.load(std::sync::atomic::Ordering::Relaxed) & CONSTANT != 0
+    }
+
+    /// Whether this tensor may have hooks of any kind ([`LEAF_HOOKED`]): when not, a
+    /// backward pass finishing its gradient skips looking for them under the lock.
+    #[inline]
+    pub(crate) fn may_have_hooks(&self) -> bool {
+        self.0.flags.load(std::sync::atomic::Ordering::Relaxed) & LEAF_HOOKED != 0
     }
 
     /// True when the tensor has no `grad_fn` (created by the user, or not requiring grad).
@@ -487,8 +495,8 @@ impl Tensor {
             m.output_nr = output_nr;
             m.requires_grad = true;
             self.0
-                .tracked
-                .store(m.tracks(), std::sync::atomic::Ordering::Relaxed);
+                .flags
+                .store(m.flags(), std::sync::atomic::Ordering::Relaxed);
             return;
         }
         let mut m = self.meta();
@@ -526,6 +534,10 @@ impl Tensor {
 
     /// Where a gradient for this tensor goes in backward.
     pub fn gradient_edge(&self) -> Edge {
+        // a plain leaf's edge is itself: no lock (asked for every input of every op)
+        if self.0.flags.load(std::sync::atomic::Ordering::Relaxed) & PLAIN_LEAF != 0 {
+            return Edge::Leaf(self.clone());
+        }
         let mut m = self.meta();
         if self.view_is_stale(&m) {
             drop(m);

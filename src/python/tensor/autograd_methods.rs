@@ -124,8 +124,9 @@ impl PyTensor {
                 Some(inputs),
             );
         }
-        let this = slf.borrow();
-        if !this.inner().requires_grad() {
+        // (the core tensor read out once: each read locks the object's cell)
+        let root = slf.borrow().inner().take();
+        if !root.requires_grad() {
             if crate::python::dialect::caller_is_torch(py)? {
                 return Err(pyo3::exceptions::PyRuntimeError::new_err(
                     "element 0 of tensors does not require grad and does not have a grad_fn: \
@@ -143,9 +144,7 @@ impl PyTensor {
             )?;
             return Ok(());
         }
-        let g = crate::python::autograd::backward::root_grad(py, &this.inner(), grad_tensor, 0)?;
-        let root = this.inner().take();
-        drop(this);
+        let g = crate::python::autograd::backward::root_grad(py, &root, grad_tensor, 0)?;
         if create_graph {
             crate::python::autograd::anomaly::warn_backward_create_graph(py)?;
         }
