@@ -19,6 +19,11 @@ impl SavedMark {
         s.add_mark(true, 1);
         SavedMark(Arc::downgrade(s))
     }
+
+    /// The marked storage, if it is still alive.
+    pub fn storage(&self) -> Option<Arc<Storage>> {
+        self.0.upgrade()
+    }
 }
 
 impl Drop for SavedMark {

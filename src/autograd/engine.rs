@@ -74,7 +74,7 @@ struct LeafState {
 fn add_into(slot: &mut Option<Tensor>, g: Tensor) -> Result<()> {
     *slot = Some(match slot.take() {
         None => g,
-        Some(prev) => prev.add(&g)?,
+        Some(prev) => super::grad_sum::sum_gradients(prev, g)?,
     });
     Ok(())
 }

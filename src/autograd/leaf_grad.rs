@@ -4,65 +4,11 @@
 //! is a dense buffer of its own, out of place under `create_graph` (so it stays
 //! differentiable).
 
+use super::grad_sum::{add_same_layout, dense_grad, owns_dense_buffer};
 use crate::autograd::node::{GradHook, NodeHooks};
 use crate::autograd::pass_targets::Targets;
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
-
-/// True when `t` is the only view of a dense buffer nobody else holds, so it can be kept
-/// as `.grad` and summed into in place later.
-fn owns_dense_buffer(t: &Tensor) -> bool {
-    let l = t.layout();
-    t.handle_count() == 1
-        && std::sync::Arc::strong_count(t.storage()) == 1
-        && l.offset == 0
-        && l.is_contiguous()
-        && t.numel() == t.storage().len()
-}
-
-/// True when `.grad` may be updated in place: dense, no history, writable.
-fn dense_grad(t: &Tensor) -> bool {
-    let l = t.layout();
-    !t.requires_grad()
-        && l.is_contiguous()
-        && l.strides.iter().all(|&s| s != 0)
-        && t.storage().is_writable()
-}
-
-/// `dst += src` element by element when both are contiguous float32/float64 views of one
-/// shape over different buffers (the common case of `.grad` accumulation): no temporary
-/// sum and no copy back. `None` when the general path must run.
-fn add_same_layout(dst: &Tensor, src: &Tensor) -> Option<Result<()>> {
-    use crate::dtype::DType;
-    let (ld, ls) = (dst.layout(), src.layout());
-    if dst.dtype() != src.dtype()
-        || ld.shape != ls.shape
-        || !ld.is_contiguous()
-        || !ls.is_contiguous()
-        || std::sync::Arc::ptr_eq(dst.storage(), src.storage())
-    {
-        return None;
-    }
-    let n = dst.numel();
-    let r = match dst.dtype() {
-        DType::F32 => add_slices::<f32>(dst, src, ld.offset, ls.offset, n),
-        DType::F64 => add_slices::<f64>(dst, src, ld.offset, ls.offset, n),
-        _ => return None,
-    };
-    Some(r.map(|()| dst.bump_version()))
-}
-
-fn add_slices<T>(dst: &Tensor, src: &Tensor, od: usize, os: usize, n: usize) -> Result<()>
-where
-    T: crate::dtype::Element + Copy + std::ops::AddAssign,
-{
-    let s = src.storage().read::<T>();
-    let mut d = dst.storage().write::<T>()?;
-    for (a, &b) in d[od..od + n].iter_mut().zip(&s[os..os + n]) {
-        *a += b;
-    }
-    Ok(())
-}
 
 /// Accumulates a gradient into a leaf whose `.grad` is kept outside the core
 /// ([`crate::tensor::AutogradMeta::ext_grad`], a sparse gradient): `(leaf, g,

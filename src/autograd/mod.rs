@@ -9,6 +9,7 @@ pub mod engine;
 mod evaluate;
 mod formula;
 pub mod grad_mode;
+mod grad_sum;
 mod leaf_grad;
 pub mod node;
 pub mod ops;

@@ -154,15 +154,14 @@ struct PackedSave {
     packed: Arc<dyn PackedTensor>,
     shape: Shape,
     dtype: DType,
-    /// The saved tensor's storage (weakly: packing is meant to let it go), its own
-    /// version counter if it has one (else the storage's) and its version, so an unpack
-    /// that hands back that same memory after an in-place change is caught like an
-    /// unhooked save.
-    origin: std::sync::Weak<crate::storage::Storage>,
+    /// The saved tensor's own version counter if it has one (else its storage's, the
+    /// one `origin` marks) and its version, so an unpack that hands back that same memory
+    /// after an in-place change is caught like an unhooked save.
     counter: Option<Arc<std::sync::atomic::AtomicU64>>,
     version: u64,
-    /// Exports of the original memory are read-only while it is saved.
-    _mark: crate::storage_marks::SavedMark,
+    /// The saved tensor's storage, held weakly (packing is meant to let it go) and
+    /// marked saved: exports of the original memory are read-only while it is saved.
+    origin: crate::storage_marks::SavedMark,
     /// Keeps the buffer cache empty while packed activations exist (see
     /// `buffer_cache`): whoever moved them out of RAM wants the memory, not speed.
     _cache_off: crate::buffer_cache::Suspension,
@@ -279,13 +278,17 @@ impl SavedTensor {
                 // the saved input itself, as the caller holds it (PyTorch: `pack_hook(t)`
                 // sees `t is x`); an output detached, so that a pack that keeps it does
                 // not tie the node to itself
+                let detached;
                 let arg = match identity {
-                    Identity::Output { .. } => t.detach(),
-                    _ => t.clone(),
+                    Identity::Output { .. } => {
+                        detached = t.detach();
+                        &detached
+                    }
+                    _ => t,
                 };
                 let packed = {
                     let _g = crate::autograd::grad_mode::no_grad();
-                    hooks.pack(&arg)?
+                    hooks.pack(arg)?
                 };
                 if t.version() != before {
                     return Err(Error::runtime(
@@ -298,10 +301,9 @@ impl SavedTensor {
                     packed,
                     shape: t.shape_vec(),
                     dtype: t.dtype(),
-                    origin: Arc::downgrade(t.storage()),
                     counter: t.own_version_counter(),
                     version: before,
-                    _mark: crate::storage_marks::SavedMark::new(t.storage()),
+                    origin: crate::storage_marks::SavedMark::new(t.storage()),
                     _cache_off: crate::buffer_cache::Suspension::new(),
                 }))
             }
@@ -395,7 +397,7 @@ impl SavedTensor {
                 shape.as_slice()
             )));
         }
-        if let Some(orig) = p.origin.upgrade() {
+        if let Some(orig) = p.origin.storage() {
             let now = p.counter.as_ref().map_or_else(
                 || orig.version(),
                 |c| c.load(std::sync::atomic::Ordering::Acquire),
@@ -518,10 +520,9 @@ impl SavedTensor {
                 packed,
                 shape: data.shape_vec(),
                 dtype: data.dtype(),
-                origin: Arc::downgrade(data.storage()),
                 counter: data.own_version_counter(),
                 version,
-                _mark: crate::storage_marks::SavedMark::new(data.storage()),
+                origin: crate::storage_marks::SavedMark::new(data.storage()),
                 _cache_off: crate::buffer_cache::Suspension::new(),
             })),
         );

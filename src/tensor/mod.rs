@@ -347,7 +347,7 @@ impl Tensor {
     /// tensor, so writes that must otherwise be atomic or locked can be plain. (Two plain
     /// loads; while `&self` is held, no other handle can be made from nothing.)
     #[inline]
-    fn is_unshared(&self) -> bool {
+    pub(crate) fn is_unshared(&self) -> bool {
         Arc::strong_count(&self.0) == 1 && Arc::weak_count(&self.0) == 0
     }
 
@@ -421,7 +421,7 @@ impl Tensor {
 
     /// Marks this tensor as a library-made constant (see [`AutogradMeta::constant`]).
     pub fn mark_constant(self) -> Tensor {
-        self.meta().constant = true;
+        self.with_meta_mut(|m| m.constant = true);
         self
     }
 
@@ -485,24 +485,30 @@ impl Tensor {
 
     /// Attaches history: this tensor becomes output `output_nr` of `node`.
     pub fn set_grad_fn(&self, node: NodeRef, output_nr: usize) {
-        if self.is_unshared() {
-            // an op's fresh result, which nothing else can reach yet: written without
-            // taking the lock (two locked instructions per recorded op)
-            // SAFETY: this handle is the only one and `&self` borrows it, so no other
-            // thread or guard can touch the metadata while it is written
-            let m = unsafe { &mut *self.0.meta_cell.data_ptr() };
+        self.with_meta_mut(|m| {
             m.grad_fn = Some(node);
             m.output_nr = output_nr;
             m.requires_grad = true;
+        });
+    }
+
+    /// Runs `f` on the autograd metadata: without the lock when this handle is the only
+    /// one (an op's fresh result, which nothing else can reach yet: two locked
+    /// instructions fewer per recorded op or view), else under it. Either way the
+    /// lock-free flags follow.
+    #[inline]
+    pub(crate) fn with_meta_mut<R>(&self, f: impl FnOnce(&mut AutogradMeta) -> R) -> R {
+        if self.is_unshared() {
+            // SAFETY: this handle is the only one and `&self` borrows it, so no other
+            // thread or guard can touch the metadata while `f` runs
+            let m = unsafe { &mut *self.0.meta_cell.data_ptr() };
+            let r = f(m);
             self.0
                 .flags
                 .store(m.flags(), std::sync::atomic::Ordering::Relaxed);
-            return;
+            return r;
         }
-        let mut m = self.meta();
-        m.grad_fn = Some(node);
-        m.output_nr = output_nr;
-        m.requires_grad = true;
+        f(&mut self.meta())
     }
 
     /// The accumulated gradient.

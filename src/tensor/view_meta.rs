@@ -46,18 +46,20 @@ impl Tensor {
             _ => created,
         };
         let version = self.version();
-        let mut m = self.meta();
-        m.view_created = created;
-        m.view_base = Some(root);
-        m.view_version = version;
-        m.view_frozen = untracked;
-        m.view_no_grad = untracked && !inference;
-        m.view_inference = inference;
-        if inference {
-            m.requires_grad = true;
-        }
-        m.view_multi_output = multi;
-        m.view_custom_fn = custom_fn;
+        // (a view op's fresh result: written without the lock)
+        self.with_meta_mut(|m| {
+            m.view_created = created;
+            m.view_base = Some(root);
+            m.view_version = version;
+            m.view_frozen = untracked;
+            m.view_no_grad = untracked && !inference;
+            m.view_inference = inference;
+            if inference {
+                m.requires_grad = true;
+            }
+            m.view_multi_output = multi;
+            m.view_custom_fn = custom_fn;
+        });
     }
 
     /// True for a view made under `no_grad` of a tensor that requires grad whose memory

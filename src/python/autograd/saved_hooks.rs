@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::python::errors::{from_pyerr, IntoPy};
 use crate::python::pylayer::vcall::call_positional;
 use crate::python::tensor::class::PyTensor;
-use crate::python::tensor::identity::wrap_shared;
+use crate::python::tensor::identity::wrap_shared_ref;
 use crate::tensor::Tensor;
 use parking_lot::Mutex;
 use pyo3::prelude::*;
@@ -191,7 +191,7 @@ impl SavedTensorHooks for PyHooks {
                 None => {
                     // the caller's own object when it is alive (PyTorch passes the
                     // saved tensor itself: `pack_hook(t)` sees `t is x`)
-                    let arg = wrap_shared(py, t.clone()).map_err(from_pyerr)?;
+                    let arg = wrap_shared_ref(py, t).map_err(from_pyerr)?;
                     // (vectorcall: no argument tuple per save)
                     let obj =
                         call_positional(py, self.pack.bind(py), &[arg.into_bound(py).into_any()])

@@ -41,6 +41,14 @@ pub fn wrap_shared(py: Python<'_>, t: Tensor) -> PyResult<Py<PyTensor>> {
     }
 }
 
+/// [`wrap_shared`] of a borrowed tensor (cloned only when a new wrapper is made).
+pub fn wrap_shared_ref(py: Python<'_>, t: &Tensor) -> PyResult<Py<PyTensor>> {
+    match recorded_owner(py, t) {
+        Some(obj) => Ok(obj),
+        None => wrap(py, t.clone()),
+    }
+}
+
 #[pymethods]
 impl PyTensor {
     /// The tensor this view shares its memory with (`None` for a tensor that is not a
