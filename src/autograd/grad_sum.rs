@@ -67,10 +67,14 @@ where
 /// float32/float64 tensors of one shape and dtype are summed in place, and IEEE addition
 /// is commutative.
 pub(super) fn sum_gradients(prev: Tensor, g: Tensor) -> Result<Tensor> {
+    // (a gradient that carries a sparse form, `has_ext_grad`, is summed densely by
+    // `add`, which drops that form: it is never written into)
     if prev.dtype() == g.dtype()
         && prev.shape() == g.shape()
         && !prev.requires_grad()
         && !g.requires_grad()
+        && !prev.has_ext_grad()
+        && !g.has_ext_grad()
     {
         for (dst, src) in [(&prev, &g), (&g, &prev)] {
             if held_only_here(dst) {
