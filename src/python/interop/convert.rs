@@ -95,7 +95,7 @@ pub fn operand(other: &Bound<'_, PyAny>, like: DType) -> PyResult<Tensor> {
 /// capture by value instead of recording it as an input).
 pub fn classified_operand(other: &Bound<'_, PyAny>, like: DType) -> PyResult<(Tensor, bool)> {
     if let Ok(t) = other.cast::<PyTensor>() {
-        return Ok((t.get().inner().take(), false));
+        return Ok((t.get().inner_gil(other.py()).take(), false));
     }
     if let Some(kind) = scalar_kind(other) {
         return Ok((

@@ -125,7 +125,7 @@ impl PyTensor {
             );
         }
         // (the core tensor read out once: each read locks the object's cell)
-        let root = slf.borrow().inner().take();
+        let root = slf.borrow().inner_gil(py).take();
         if !root.requires_grad() {
             if crate::python::dialect::caller_is_torch(py)? {
                 return Err(pyo3::exceptions::PyRuntimeError::new_err(

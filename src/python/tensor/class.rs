@@ -117,6 +117,20 @@ impl PyTensor {
         TensorRead(self.cell.read().clone(), std::marker::PhantomData)
     }
 
+    /// [`PyTensor::inner`] for a caller that holds the GIL (the token says so), without
+    /// the read lock (two locked instructions per read; the hot paths of every op call
+    /// from Python read this way). Sound because the only write, [`PyTensor::repoint`],
+    /// holds the GIL too (it takes the token), so no write can run while this reads;
+    /// readers without the GIL keep taking the lock, which orders them with the writer.
+    #[inline]
+    pub fn inner_gil(&self, _py: Python<'_>) -> TensorRead<'_> {
+        // SAFETY: see above: no write is in progress while the caller holds the GIL
+        TensorRead(
+            unsafe { (*self.cell.data_ptr()).clone() },
+            std::marker::PhantomData,
+        )
+    }
+
     /// [`PyTensor::inner`] unless it is being replaced right now (for GC traversal,
     /// which must never block).
     pub(super) fn try_inner(&self) -> Option<RwLockReadGuard<'_, Tensor>> {
@@ -126,7 +140,8 @@ impl PyTensor {
     /// Makes this object stand for `t` from now on (`me` is this object's address, its
     /// Python identity): `t` records it as its wrapper and the tensor it stood for
     /// forgets it, so a saved copy of the old tensor unpacks to an object of its own.
-    pub fn repoint(&self, me: usize, t: Tensor) {
+    /// Takes the GIL's token: [`PyTensor::inner_gil`] relies on every write holding it.
+    pub fn repoint(&self, _py: Python<'_>, me: usize, t: Tensor) {
         // readers hold the lock only to clone the handle out (no GIL needed), so this
         // blocking write lock is taken at once even with the GIL held
         let mut w = self.cell.write();

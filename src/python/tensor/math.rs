@@ -324,11 +324,11 @@ macro_rules! binary_operators {
         impl PyTensor {
             #[doc = $doc]
             fn $fwd(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-                dunder(py, &self.inner(), other, BinaryOp::$v, false)
+                dunder(py, &self.inner_gil(py), other, BinaryOp::$v, false)
             }
             #[doc = $doc]
             fn $refl(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-                dunder(py, &self.inner(), other, BinaryOp::$v, true)
+                dunder(py, &self.inner_gil(py), other, BinaryOp::$v, true)
             }
         }
     };

@@ -18,7 +18,7 @@ impl PyTensor {
     /// GIL released for large tensors) and wraps the result.
     fn reduce_call(&self, py: Python<'_>, op: Reduction, slots: Slots<'_, '_>) -> PyT {
         let mut args = slots.parse(op)?;
-        let x = &self.inner();
+        let x = &self.inner_gil(py);
         // argmax/argmin's `dtype` (Paddle's) is the indices' dtype, not a cast of the input
         if matches!(op, Reduction::Argmax | Reduction::Argmin) {
             if let Some(d) = args.dtype.take() {

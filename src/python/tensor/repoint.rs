@@ -22,7 +22,7 @@ fn repoint(
     if let Some(tmp) = temporary {
         t.clear_owner(tmp.as_ptr() as usize);
     }
-    obj.get().repoint(obj.as_ptr() as usize, t);
+    obj.get().repoint(obj.py(), obj.as_ptr() as usize, t);
     Ok(())
 }
 

@@ -101,7 +101,7 @@ macro_rules! unary_op_methods {
                 #[pyo3(signature = (name=None))]
                 fn $m(&self, py: Python<'_>, name: Option<&Bound<'_, PyAny>>) -> PyT {
                     let _ = name;
-                    plain(py, &self.inner(), UnaryOp::$v)
+                    plain(py, &self.inner_gil(py), UnaryOp::$v)
                 }
             )+
         }
@@ -120,7 +120,7 @@ macro_rules! unary_op_methods {
                 ) -> PyT {
                     let _ = name;
                     let method = crate::op_defs::py_name(stringify!($m));
-                    let t = &self.inner();
+                    let t = &self.inner_gil(py);
                     unary_extra(py, t, UnaryOp::$v, (stringify!($ex), $ex), method)
                 }
             )+
