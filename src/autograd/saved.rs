@@ -1,5 +1,5 @@
-//! Tensors saved for backward: version stamps, release after use, and the thread-local
-//! stack of pack/unpack hooks.
+//! Tensors saved for backward: version stamps, release after use, and packing through
+//! the thread's pack/unpack hooks (their stack is `saved_hook_stack.rs`; re-exported here).
 //!
 //! A saved input keeps the input itself (its history is upstream, so no cycle). A saved
 //! output keeps only its data and a weak link to the node that produced it: the output is
