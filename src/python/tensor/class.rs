@@ -122,6 +122,8 @@ impl PyTensor {
     /// from Python read this way). Sound because the only write, [`PyTensor::repoint`],
     /// holds the GIL too (it takes the token), so no write can run while this reads;
     /// readers without the GIL keep taking the lock, which orders them with the writer.
+    /// (The module does not declare itself free-threading safe, so a free-threaded
+    /// interpreter turns the GIL back on when it imports it: the token still excludes.)
     #[inline]
     pub fn inner_gil(&self, _py: Python<'_>) -> TensorRead<'_> {
         // SAFETY: see above: no write is in progress while the caller holds the GIL
