@@ -189,16 +189,7 @@ pub struct SavedTensor {
 impl SavedTensor {
     /// Saves a forward input of the node being recorded.
     pub fn input(t: &Tensor) -> Result<SavedTensor> {
-        if t.is_inference() {
-            // PyTorch's rule: an inference tensor may be changed in place inside inference
-            // mode, out of autograd's sight
-            return Err(crate::error::Error::runtime(
-                "Inference tensors cannot be saved for backward. Please do not use Tensors \
-                 created in inference mode in computation tracked by autograd. To work around \
-                 this, make a clone of the inference tensor outside inference mode \
-                 (x = x.clone()) and use that instead",
-            ));
-        }
+        refuse_inference(t)?;
         Self::save(t.clone(), |t| t, Identity::of_edge(t.gradient_edge()))
     }
 
@@ -209,9 +200,7 @@ impl SavedTensor {
         t: Tensor,
         edge: crate::autograd::node::Edge,
     ) -> Result<SavedTensor> {
-        if t.is_inference() {
-            return Self::input(&t); // (its error)
-        }
+        refuse_inference(&t)?;
         Self::save(t, |t| t, Identity::of_edge(edge))
     }
 
@@ -566,6 +555,20 @@ fn rebuild(identity: &Identity, data: Tensor) -> Tensor {
             }
         }
     }
+}
+
+/// PyTorch's rule: an inference tensor may be changed in place inside inference mode, out
+/// of autograd's sight, so it cannot be saved.
+fn refuse_inference(t: &Tensor) -> Result<()> {
+    if t.is_inference() {
+        return Err(Error::runtime(
+            "Inference tensors cannot be saved for backward. Please do not use Tensors \
+             created in inference mode in computation tracked by autograd. To work around \
+             this, make a clone of the inference tensor outside inference mode \
+             (x = x.clone()) and use that instead",
+        ));
+    }
+    Ok(())
 }
 
 fn freed_error(op: &str) -> Error {

@@ -4,12 +4,13 @@
 //! Whether a tensor requires grad, and its gradient edge, are asked several times per
 //! recorded op (the Python binding, the recorder, each input, each save), and each ask
 //! locked the metadata: two locked instructions, which cost more time than their
-//! instruction count shows. The flags ([`AutogradMeta::flags`]: "tracked", `requires_grad
-//! || grad_fn.is_some()`, and "plain leaf", a leaf requiring grad that is no view) hold
-//! as of the last release of the lock, written by the guard itself when it is released,
-//! so no write to the metadata can miss them.
+//! instruction count shows. The flags ([`AutogradMeta::flags`]: tracked, plain leaf,
+//! stale view possible, constant, leaf hooked) hold as of the last release of the lock,
+//! written by the guard itself when it is released (or by [`Tensor::with_meta_mut`] on a
+//! handle nothing else shares), so no write to the metadata can miss them. Every access
+//! to the metadata is one of the functions here.
 
-use super::AutogradMeta;
+use super::{AutogradMeta, Tensor};
 use parking_lot::MutexGuard;
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -21,7 +22,7 @@ pub struct MetaGuard<'a> {
 }
 
 impl<'a> MetaGuard<'a> {
-    pub(super) fn new(guard: MutexGuard<'a, AutogradMeta>, flags: &'a AtomicU8) -> Self {
+    fn new(guard: MutexGuard<'a, AutogradMeta>, flags: &'a AtomicU8) -> Self {
         MetaGuard { guard, flags }
     }
 }
@@ -46,6 +47,46 @@ impl Drop for MetaGuard<'_> {
     fn drop(&mut self) {
         // (written while the lock is still held: the guard field is dropped after this)
         self.flags.store(self.guard.flags(), Ordering::Relaxed);
+    }
+}
+
+impl Tensor {
+    /// Locks and returns the autograd metadata.
+    #[inline]
+    pub fn meta(&self) -> MetaGuard<'_> {
+        MetaGuard::new(self.0.meta_cell.lock(), &self.0.flags)
+    }
+
+    /// The autograd metadata if it is not locked right now (for GC traversal, which
+    /// must never block).
+    pub fn try_meta(&self) -> Option<MetaGuard<'_>> {
+        let g = self.0.meta_cell.try_lock()?;
+        Some(MetaGuard::new(g, &self.0.flags))
+    }
+
+    /// The lock-free flags ([`AutogradMeta::flags`]) as of the last release of the lock.
+    #[inline]
+    pub(super) fn flag_bits(&self) -> u8 {
+        self.0.flags.load(Ordering::Relaxed)
+    }
+
+    /// Runs `f` on the autograd metadata: without the lock when this handle is the only
+    /// one (an op's fresh result, which nothing else can reach yet: two locked
+    /// instructions fewer per recorded op or view), else under it. Either way the
+    /// lock-free flags follow.
+    #[inline]
+    pub(crate) fn with_meta_mut<R>(&self, f: impl FnOnce(&mut AutogradMeta) -> R) -> R {
+        if self.is_unshared() {
+            // SAFETY: this handle is the only one and `&self` borrows it, so no other
+            // thread or guard can touch the metadata while `f` runs
+            let m = unsafe { &mut *self.0.meta_cell.data_ptr() };
+            let r = f(m);
+            self.0
+                .flags
+                .store(m.flags(), std::sync::atomic::Ordering::Relaxed);
+            return r;
+        }
+        f(&mut self.meta())
     }
 }
 

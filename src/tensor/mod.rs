@@ -362,24 +362,11 @@ impl Tensor {
         }
     }
 
-    /// Locks and returns the autograd metadata.
-    #[inline]
-    pub fn meta(&self) -> MetaGuard<'_> {
-        MetaGuard::new(self.0.meta_cell.lock(), &self.0.flags)
-    }
-
-    /// The autograd metadata if it is not locked right now (for GC traversal, which
-    /// must never block).
-    pub fn try_meta(&self) -> Option<MetaGuard<'_>> {
-        let g = self.0.meta_cell.try_lock()?;
-        Some(MetaGuard::new(g, &self.0.flags))
-    }
-
     /// True when gradients flow to or through this tensor.
     #[inline]
     pub fn requires_grad(&self) -> bool {
         // (the lock-free flag answers "yes" exactly when the locked check below would)
-        let flags = self.0.flags.load(std::sync::atomic::Ordering::Relaxed);
+        let flags = self.flag_bits();
         if flags & TRACKED != 0 {
             return true;
         }
@@ -428,14 +415,14 @@ impl Tensor {
     /// True for a library-made constant that does not take part in autograd.
     pub fn is_constant(&self) -> bool {
         // (the lock-free flag: asked by every save)
-        self.0.flags.load(std::sync::atomic::Ordering::Relaxed) & CONSTANT != 0
+        self.flag_bits() & CONSTANT != 0
     }
 
     /// Whether this tensor may have hooks of any kind ([`LEAF_HOOKED`]): when not, a
     /// backward pass finishing its gradient skips looking for them under the lock.
     #[inline]
     pub(crate) fn may_have_hooks(&self) -> bool {
-        self.0.flags.load(std::sync::atomic::Ordering::Relaxed) & LEAF_HOOKED != 0
+        self.flag_bits() & LEAF_HOOKED != 0
     }
 
     /// True when the tensor has no `grad_fn` (created by the user, or not requiring grad).
@@ -492,25 +479,6 @@ impl Tensor {
         });
     }
 
-    /// Runs `f` on the autograd metadata: without the lock when this handle is the only
-    /// one (an op's fresh result, which nothing else can reach yet: two locked
-    /// instructions fewer per recorded op or view), else under it. Either way the
-    /// lock-free flags follow.
-    #[inline]
-    pub(crate) fn with_meta_mut<R>(&self, f: impl FnOnce(&mut AutogradMeta) -> R) -> R {
-        if self.is_unshared() {
-            // SAFETY: this handle is the only one and `&self` borrows it, so no other
-            // thread or guard can touch the metadata while `f` runs
-            let m = unsafe { &mut *self.0.meta_cell.data_ptr() };
-            let r = f(m);
-            self.0
-                .flags
-                .store(m.flags(), std::sync::atomic::Ordering::Relaxed);
-            return r;
-        }
-        f(&mut self.meta())
-    }
-
     /// The accumulated gradient.
     pub fn grad(&self) -> Option<Tensor> {
         self.meta().grad.clone()
@@ -541,7 +509,7 @@ impl Tensor {
     /// Where a gradient for this tensor goes in backward.
     pub fn gradient_edge(&self) -> Edge {
         // a plain leaf's edge is itself: no lock (asked for every input of every op)
-        if self.0.flags.load(std::sync::atomic::Ordering::Relaxed) & PLAIN_LEAF != 0 {
+        if self.flag_bits() & PLAIN_LEAF != 0 {
             return Edge::Leaf(self.clone());
         }
         let mut m = self.meta();
