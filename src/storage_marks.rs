@@ -20,9 +20,11 @@ impl SavedMark {
         SavedMark(Arc::downgrade(s))
     }
 
-    /// The marked storage, if it is still alive.
-    pub fn storage(&self) -> Option<Arc<Storage>> {
-        self.0.upgrade()
+    /// Whether `s` is the marked storage. (No upgrade of the weak link, which would cost
+    /// two locked instructions: the link keeps the storage's allocation from being reused,
+    /// so a live storage at the same address is the marked one.)
+    pub fn marks(&self, s: &Arc<Storage>) -> bool {
+        std::ptr::eq(self.0.as_ptr(), Arc::as_ptr(s))
     }
 }
 
@@ -74,6 +76,7 @@ mod tests {
         let (a, b) = (SavedMark::new(&s), SavedMark::new(&s));
         let e = WritableExport::new(&s);
         assert!(s.is_saved_for_backward() && s.has_writable_aliases());
+        assert!(a.marks(&s) && !a.marks(&Arc::new(Storage::from_vec(vec![1.0f32]))));
         drop(a);
         assert!(s.is_saved_for_backward());
         drop((b, e));

@@ -35,7 +35,7 @@ pub fn move_retained(t: &Tensor, old: &NodeRef, old_nr: usize) {
     }
     let mut moved = false;
     old.base().retained().retain(|(slot, w)| {
-        let is_t = *slot == old_nr && w.upgrade().is_some_and(|x| x.same(t));
+        let is_t = *slot == old_nr && w.is(t);
         moved |= is_t;
         !is_t
     });

@@ -216,7 +216,7 @@ impl SavedTensor {
     /// whatever is stored: the tensor, a copy of aliased memory, or a hook's pack.
     pub fn saved_from(&self, t: &Tensor) -> bool {
         match &self.source {
-            Some(w) => w.upgrade().is_some_and(|s| s.same(t)),
+            Some(w) => w.is(t),
             None => self.live_tensor().is_some_and(|x| x.same(t)),
         }
     }
@@ -369,6 +369,13 @@ impl SavedTensor {
             // not held while it runs)
             SavedState::Packed(p) => p.clone(),
         };
+        // whether the unpacked tensor is handed back as is, which spares locking the slot
+        // again (the grad mode is the same after the hook: it runs under its own guard)
+        let as_is = match &slot.identity {
+            Identity::Constant => true,
+            Identity::Leaf(_) => !crate::autograd::is_grad_enabled(),
+            _ => false,
+        };
         drop(slot);
         let t = {
             let _g = crate::autograd::grad_mode::no_grad();
@@ -386,12 +393,12 @@ impl SavedTensor {
                 shape.as_slice()
             )));
         }
-        if let Some(orig) = p.origin.storage() {
+        if p.origin.marks(t.storage()) {
             let now = p.counter.as_ref().map_or_else(
-                || orig.version(),
+                || t.storage().version(),
                 |c| c.load(std::sync::atomic::Ordering::Acquire),
             );
-            if Arc::ptr_eq(&orig, t.storage()) && now != version {
+            if now != version {
                 return Err(Error::runtime(format!(
                     "one of the tensors needed for gradient computation by {op} has \
                      been modified by an in-place operation after it was packed: a \
@@ -400,6 +407,9 @@ impl SavedTensor {
                     shape.as_slice()
                 )));
             }
+        }
+        if as_is {
+            return Ok(t);
         }
         Ok(rebuild(&self.slot.lock().identity, t))
     }

@@ -157,6 +157,13 @@ impl WeakTensor {
     pub fn upgrade(&self) -> Option<Tensor> {
         self.0.upgrade().map(Tensor)
     }
+
+    /// Whether `t` is the tensor this handle points at. (No upgrade, which costs two
+    /// locked instructions: the weak handle keeps the allocation from being reused, so a
+    /// live tensor at the same address is this one.)
+    pub fn is(&self, t: &Tensor) -> bool {
+        std::ptr::eq(self.0.as_ptr(), Arc::as_ptr(&t.0))
+    }
 }
 
 impl std::fmt::Debug for Tensor {
