@@ -19,7 +19,7 @@ use std::sync::{Arc, Weak};
 /// One `saved_tensors_hooks(pack_hook, unpack_hook)` level.
 struct PyHooks {
     pack: Py<PyAny>,
-    unpack: Arc<Py<PyAny>>,
+    unpack: Py<PyAny>,
     /// With `once=True`: what `pack_hook` returned per saved view, so a tensor saved by
     /// several nodes is packed once (keyed by storage address; the weak link tells a live
     /// storage from a new one at a reused address).
@@ -86,9 +86,10 @@ impl PackedViews {
 struct PyPacked {
     /// Released by `Drop` (see [`release_packed`]), never dropped in place.
     obj: ManuallyDrop<Py<PyAny>>,
-    /// Shared with the level and its other packs; the last holder releases the hook
-    /// through [`release_packed`] too (the level is usually gone by then).
-    unpack: ManuallyDrop<Arc<Py<PyAny>>>,
+    /// A reference of its own to the level's unpack hook, released by `Drop` like `obj`.
+    /// (A Python reference, counted under the GIL that the pack holds anyway: an `Arc`
+    /// shared with the level cost two locked instructions per save.)
+    unpack: ManuallyDrop<Py<PyAny>>,
 }
 
 impl Drop for PyPacked {
@@ -102,9 +103,7 @@ impl Drop for PyPacked {
             )
         };
         release_packed(obj);
-        if let Some(unpack) = Arc::into_inner(unpack) {
-            release_packed(unpack);
-        }
+        release_packed(unpack);
     }
 }
 
@@ -129,7 +128,7 @@ thread_local! {
     };
 }
 
-/// Drops what a pack hook returned (or the unpack hook that its packs shared): straight
+/// Drops what a pack hook returned (or a pack's reference to the unpack hook): straight
 /// away when no backward of this thread will release it on return (attached, pyo3
 /// decrements it now; detached elsewhere, pyo3 does at the next attach), else into this
 /// thread's list (the node released its saves after its backward, while the engine runs
@@ -205,7 +204,7 @@ impl SavedTensorHooks for PyHooks {
             };
             Ok(Arc::new(PyPacked {
                 obj: ManuallyDrop::new(obj),
-                unpack: ManuallyDrop::new(self.unpack.clone()),
+                unpack: ManuallyDrop::new(self.unpack.clone_ref(py)),
             }) as Arc<dyn PackedTensor>)
         })
     }
@@ -238,7 +237,7 @@ impl PackedTensor for PyPacked {
                 .map_err(from_pyerr)?;
             let r = &r;
             match r.cast::<PyTensor>() {
-                Ok(t) => Ok(t.get().inner().take()),
+                Ok(t) => Ok(t.get().inner_gil(py).take()),
                 Err(_) => Err(Error::type_err(format!(
                     "Output of saved tensor unpack_hook expected to be a Tensor but got result \
                      of type {}: the unpack hook must return a Tensor",
@@ -257,7 +256,7 @@ impl PackedTensor for PyPacked {
 pub(crate) fn single_hooks(pack: Py<PyAny>, unpack: Py<PyAny>) -> impl SavedTensorHooks {
     PyHooks {
         pack,
-        unpack: Arc::new(unpack),
+        unpack,
         once: None,
         keep_leaves: false,
         keep_held_leaves: false,
@@ -292,7 +291,7 @@ pub(crate) fn push_hooks(
 ) -> Result<()> {
     saved::push_saved_tensor_hooks(Arc::new(PyHooks {
         pack: pack_hook,
-        unpack: Arc::new(unpack_hook),
+        unpack: unpack_hook,
         once: once.then(|| Mutex::new(PackedViews::default())),
         keep_leaves,
         keep_held_leaves,

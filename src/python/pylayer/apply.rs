@@ -233,7 +233,7 @@ impl PyLayerNode {
                     return Ok(None);
                 }
                 match it.cast::<PyTensor>() {
-                    Ok(t) => Ok(Some(t.get().inner().take())),
+                    Ok(t) => Ok(Some(t.get().inner_gil(t.py()).take())),
                     Err(_) => {
                         Err(crate::python::autograd::dropin::grad_type_error(format!(
                         "{}: backward must return Tensors or None, but returned {} at position {i}",
@@ -339,7 +339,7 @@ pub(crate) fn apply<'py>(
     let mut nig: SmallVec<[bool; 4]> = SmallVec::new();
     for (i, a) in all_args.iter().enumerate() {
         if let Ok(t) = a.cast::<PyTensor>() {
-            let t = t.get().inner().take();
+            let t = t.get().inner_gil(py).take();
             tensor_arg_pos.push(i);
             nig.push(grad_on && t.requires_grad());
             inputs.push(t);
@@ -349,9 +349,8 @@ pub(crate) fn apply<'py>(
     }
     let needs = nig.contains(&true);
     let ctx = CTX_ALLOC
-        .create(py, PyCtx::new(name.clone(), needs), |v| Py::new(py, v))?
+        .create(py, PyCtx::new(name.clone(), needs, nig), |v| Py::new(py, v))?
         .into_bound(py);
-    ctx.get().state.lock().needs_input_grad = nig;
     let forward = cls.getattr(pyo3::intern!(cls.py(), "forward"))?;
     let out = {
         let _no_grad = GradModeGuard::new(false);
@@ -372,7 +371,12 @@ pub(crate) fn apply<'py>(
             }
         }
     };
-    ctx.get().state.lock().in_forward = false;
+    // (what forward marked is read under the same lock: nothing after it runs forward)
+    let (non_diff, dirty) = {
+        let mut st = ctx.get().state.lock();
+        st.in_forward = false;
+        (st.non_differentiable.clone(), st.dirty.clone())
+    };
     let out = out?;
 
     let (container, mut items): (Container, SmallVec<[Bound<'_, PyAny>; 2]>) =
@@ -411,7 +415,11 @@ pub(crate) fn apply<'py>(
 
     let out_tensors: SmallVec<[Tensor; 2]> = items
         .iter()
-        .filter_map(|it| it.cast::<PyTensor>().ok().map(|t| t.get().inner().take()))
+        .filter_map(|it| {
+            it.cast::<PyTensor>()
+                .ok()
+                .map(|t| t.get().inner_gil(py).take())
+        })
         .collect();
     let out_metas: SmallVec<[InputMeta; 1]> = out_tensors
         .iter()
@@ -446,10 +454,6 @@ pub(crate) fn apply<'py>(
     };
     let node_ref = NodeRef::new(node);
 
-    let (non_diff, dirty) = {
-        let st = ctx.get().state.lock();
-        (st.non_differentiable.clone(), st.dirty.clone())
-    };
     if !dirty.is_empty() {
         let torch_multi = torch_dialect && items.len() > 1;
         check_dirty(py, &dirty, &inputs, &out_tensors, &non_diff, torch_multi)?;

@@ -70,7 +70,11 @@ pub struct PyCtx {
 
 impl PyCtx {
     /// A fresh context for layer `name`.
-    pub fn new(name: std::sync::Arc<str>, recording: bool) -> Self {
+    pub fn new(
+        name: std::sync::Arc<str>,
+        recording: bool,
+        needs_input_grad: smallvec::SmallVec<[bool; 4]>,
+    ) -> Self {
         PyCtx {
             ready: true,
             state: Mutex::new(CtxState {
@@ -78,6 +82,7 @@ impl PyCtx {
                 materialize_grads: true,
                 name,
                 in_forward: true,
+                needs_input_grad,
                 ..Default::default()
             }),
         }
@@ -107,19 +112,20 @@ fn tensors_of(args: &Bound<'_, PyTuple>, what: &str) -> PyResult<Vec<Tensor>> {
 impl PyCtx {
     #[new]
     fn py_new() -> Self {
-        PyCtx::new(std::sync::Arc::from("Function"), false)
+        PyCtx::new(std::sync::Arc::from("Function"), false, Default::default())
     }
 
     /// Saves tensors (and, Paddle style, other values) for backward. Each tensor is
     /// version-stamped and handed to the active `saved_tensors_hooks` pack hook now.
     #[pyo3(signature = (*tensors))]
     fn save_for_backward(&self, tensors: &Bound<'_, PyTuple>) -> PyResult<()> {
+        let py = tensors.py();
         let recording = self.state.lock().recording;
         let mut slots = Vec::with_capacity(tensors.len());
         for obj in tensors.iter() {
             if let Ok(t) = obj.cast::<PyTensor>() {
                 if recording {
-                    let saved = SavedTensor::custom_layer_input(&t.get().inner()).py()?;
+                    let saved = SavedTensor::custom_layer_input(&t.get().inner_gil(py)).py()?;
                     slots.push(SavedSlot::Tensor {
                         saved: std::sync::Arc::new(saved),
                         original: Some(obj.clone().unbind()),
@@ -293,7 +299,7 @@ impl PyCtx {
                         Some(o)
                             if o.bind(py)
                                 .cast::<PyTensor>()
-                                .is_ok_and(|p| p.get().inner().same(&t)) =>
+                                .is_ok_and(|p| p.get().stands_for(py, &t)) =>
                         {
                             o
                         }

@@ -133,6 +133,14 @@ impl PyTensor {
         )
     }
 
+    /// Whether this object stands for `t` now: [`PyTensor::inner_gil`]'s read without the
+    /// handle's clone (nothing runs between the read and the comparison).
+    #[inline]
+    pub fn stands_for(&self, _py: Python<'_>, t: &Tensor) -> bool {
+        // SAFETY: as in `inner_gil`: no write is in progress while the caller holds the GIL
+        unsafe { (*self.cell.data_ptr()).same(t) }
+    }
+
     /// [`PyTensor::inner`] unless it is being replaced right now (for GC traversal,
     /// which must never block).
     pub(super) fn try_inner(&self) -> Option<RwLockReadGuard<'_, Tensor>> {
@@ -380,10 +388,7 @@ impl PyTensor {
                     return Ok(()); // retain_grads() keeps it already
                 }
                 let mut r = node.base().retained();
-                if !r
-                    .iter()
-                    .any(|(s, w)| *s == slot && w.upgrade().is_some_and(|x| x.same(t)))
-                {
+                if !r.iter().any(|(s, w)| *s == slot && w.is(t)) {
                     r.push((slot, t.downgrade()));
                 }
                 t.meta().retains_grad = true;
