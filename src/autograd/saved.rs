@@ -106,6 +106,16 @@ impl Identity {
             },
         }
     }
+
+    /// Whether [`rebuild`] hands the data back unchanged: a constant, or a leaf while grad
+    /// mode is off (read now). An unpack that knows this needs no second look at the slot.
+    fn passes_through(&self) -> bool {
+        match self {
+            Identity::Constant => true,
+            Identity::Leaf(_) => !crate::autograd::is_grad_enabled(),
+            Identity::NonLeaf { .. } | Identity::Output { .. } => false,
+        }
+    }
 }
 
 enum SavedState {
@@ -371,11 +381,7 @@ impl SavedTensor {
         };
         // whether the unpacked tensor is handed back as is, which spares locking the slot
         // again (the grad mode is the same after the hook: it runs under its own guard)
-        let as_is = match &slot.identity {
-            Identity::Constant => true,
-            Identity::Leaf(_) => !crate::autograd::is_grad_enabled(),
-            _ => false,
-        };
+        let as_is = slot.identity.passes_through();
         drop(slot);
         let t = {
             let _g = crate::autograd::grad_mode::no_grad();
@@ -541,15 +547,12 @@ impl SavedTensor {
 
 /// `data` given back its place in the graph as `identity` says.
 fn rebuild(identity: &Identity, data: Tensor) -> Tensor {
+    if identity.passes_through() {
+        return data;
+    }
     match identity {
         Identity::Constant => data,
-        Identity::Leaf(orig) => {
-            if crate::autograd::is_grad_enabled() {
-                crate::autograd::alias::alias_of(&data, orig)
-            } else {
-                data
-            }
-        }
+        Identity::Leaf(orig) => crate::autograd::alias::alias_of(&data, orig),
         Identity::NonLeaf { node, output_nr } => {
             let t = data.detach();
             t.set_grad_fn(node.clone(), *output_nr);
