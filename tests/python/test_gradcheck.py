@@ -117,6 +117,39 @@ def test_tolerances_are_used():
     assert gradcheck(Slightly.apply, (x,), rtol=1e-2, atol=0.0)
 
 
+def test_a_nan_on_either_side_fails_as_in_pytorch():
+    """A NaN finite difference (the output is infinite at x +- eps: inf - inf) against a
+    finite analytical gradient used to pass (its error was NaN, and NaN > tol is false);
+    PyTorch's allclose fails it, and so does ferrograd's check now."""
+
+    class InfOut(PyLayer):
+        @staticmethod
+        def forward(ctx, x):
+            return x * float("inf")
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    class NanGrad(PyLayer):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * float("nan")
+
+    x = rand(2)
+    with np.errstate(invalid="ignore"):
+        with pytest.raises(GradcheckError, match="numerical: +nan(.|\\n)*a NaN is never close"):
+            gradcheck(InfOut.apply, (x,))
+    with pytest.raises(GradcheckError, match="analytical: nan(.|\\n)*a NaN is never close"):
+        gradcheck(NanGrad.apply, (x,))
+    # an infinite derivative on both sides is the same value
+    assert gradcheck(lambda t: t * 2, (x,))
+
+
 @pytest.mark.parametrize(
     "fn",
     [

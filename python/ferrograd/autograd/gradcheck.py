@@ -111,12 +111,20 @@ def _report(
 ) -> str:
     in_idx = np.unravel_index(row, tuple(inp.shape)) if inp.ndim else ()
     out_idx = np.unravel_index(col, out_shape) if out_shape else ()
+    if np.isnan(analytical) or np.isnan(numerical):
+        why = (
+            "  a NaN is never close to anything (the function or its gradient is not "
+            "finite near this point; move the inputs, or fix the NaN)"
+        )
+    else:
+        why = (
+            f"  |difference| {abs(analytical - numerical):.6g} > atol + rtol * |numerical| = "
+            f"{atol + rtol * abs(numerical):.6g}"
+        )
     return (
         f"Jacobian mismatch for output {k} with respect to input {i}{part}:\n"
         f"  worst element: d output{list(map(int, out_idx))} / d input{list(map(int, in_idx))}\n"
-        f"  analytical: {analytical}\n  numerical:  {numerical}\n"
-        f"  |difference| {abs(analytical - numerical):.6g} > atol + rtol * |numerical| = "
-        f"{atol + rtol * abs(numerical):.6g}"
+        f"  analytical: {analytical}\n  numerical:  {numerical}\n{why}"
     )
 
 
@@ -153,7 +161,9 @@ def gradcheck(
     central finite differences with step ``eps``, for every input Tensor that requires
     grad. Floating inputs are widened to float64 and complex ones to complex128 first.
 
-    An element passes when ``|analytical - numerical| <= atol + rtol * |numerical|``.
+    An element passes when ``|analytical - numerical| <= atol + rtol * |numerical|``; a
+    NaN on either side never passes and an infinity passes only against the same infinity
+    (as PyTorch's ``allclose``).
     Returns True; on a mismatch raises :class:`GradcheckError` naming the output and
     input, the worst element's indices and both values — or returns False when
     ``raise_exception=False``.
@@ -224,9 +234,14 @@ def gradcheck(
                 if num_im is not None:
                     expected = expected + 1j * np.real(np.conj(seed) * num_im[k])
                 got = analytical[:, :, s]
-                err = np.abs(got - expected) - (atol + rtol * np.abs(expected))
-                if err.size and (err.max() > 0 or not np.all(np.isfinite(got))):
-                    bad = np.where(np.isfinite(got), err, np.inf)
+                with np.errstate(invalid="ignore"):
+                    err = np.abs(got - expected) - (atol + rtol * np.abs(expected))
+                # as PyTorch's `allclose` (equal_nan=False): a NaN on either side fails, an
+                # infinity passes only against the same infinity (a NaN finite difference,
+                # inf - inf, once made `err` NaN, and NaN > 0 is false: it passed)
+                close = np.isclose(got, expected, rtol=rtol, atol=atol, equal_nan=False)
+                if err.size and not close.all():
+                    bad = np.where(close, -np.inf, np.where(np.isnan(err), np.inf, err))
                     wr, wc = (int(v) for v in np.unravel_index(int(np.argmax(bad)), bad.shape))
                     part = " (imaginary part of the output)" if s == 1 else ""
                     ana, num = complex(got[wr, wc]), complex(expected[wr, wc])
