@@ -234,13 +234,14 @@ def gradcheck(
                 if num_im is not None:
                     expected = expected + 1j * np.real(np.conj(seed) * num_im[k])
                 got = analytical[:, :, s]
-                with np.errstate(invalid="ignore"):
-                    err = np.abs(got - expected) - (atol + rtol * np.abs(expected))
                 # as PyTorch's `allclose` (equal_nan=False): a NaN on either side fails, an
                 # infinity passes only against the same infinity (a NaN finite difference,
-                # inf - inf, once made `err` NaN, and NaN > 0 is false: it passed)
+                # inf - inf, once made the error NaN, and NaN > 0 is false: it passed)
                 close = np.isclose(got, expected, rtol=rtol, atol=atol, equal_nan=False)
-                if err.size and not close.all():
+                if not close.all():
+                    # the worst element: the largest excess over the tolerance, NaN first
+                    with np.errstate(invalid="ignore"):
+                        err = np.abs(got - expected) - (atol + rtol * np.abs(expected))
                     bad = np.where(close, -np.inf, np.where(np.isnan(err), np.inf, err))
                     wr, wc = (int(v) for v in np.unravel_index(int(np.argmax(bad)), bad.shape))
                     part = " (imaginary part of the output)" if s == 1 else ""
