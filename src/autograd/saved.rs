@@ -547,11 +547,9 @@ impl SavedTensor {
 
 /// `data` given back its place in the graph as `identity` says.
 fn rebuild(identity: &Identity, data: Tensor) -> Tensor {
-    if identity.passes_through() {
-        return data;
-    }
     match identity {
         Identity::Constant => data,
+        Identity::Leaf(_) if identity.passes_through() => data,
         Identity::Leaf(orig) => crate::autograd::alias::alias_of(&data, orig),
         Identity::NonLeaf { node, output_nr } => {
             let t = data.detach();
