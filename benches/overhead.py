@@ -22,12 +22,16 @@ and the parts that tell what of the ``custom`` and ``hooked`` goals the library 
 
     python benches/overhead.py --time [--python-torch PATH]    # interleaved timeit ratios
     python benches/overhead.py --count [--python-torch PATH]   # callgrind instructions/step
+    python benches/overhead.py --misses --cases builtin,custom  # + simulated misses/step
     PYTHONPATH=python TORCH_PYTHON benches/overhead.py --time-inproc   # both in one process
     python benches/overhead.py --lib ferrograd --case small --n 100   # one run (internal)
 
 ``--count`` runs ``valgrind --tool=callgrind`` on a process doing the case N times and on
 one doing it 0 times (each after 3 warm-up steps) and prints the difference / N: the
-instructions of one step, independent of the machine's load. ``--time`` times both
+instructions of one step, independent of the machine's load. ``--misses`` does the same
+with callgrind's cache and branch simulation on and prints, per step, the instructions and
+the simulated I1/D1/last-level cache misses and branch mispredictions: why one step takes
+longer per instruction than another (a simple model of a cache, not the machine's). ``--time`` times both
 libraries' steps in turn (each library in its own process, several rounds) and prints the
 medians; under load only the ratios mean anything. ``--time-inproc`` (run by an interpreter
 that has torch, with ferrograd on ``PYTHONPATH``) imports both in one process and alternates
@@ -45,7 +49,7 @@ import subprocess
 import sys
 import timeit
 
-from callgrind_steps import instructions_per_step
+from callgrind_steps import events_per_step, instructions_per_step
 
 CASES = ["small", "chain", "custom", "builtin", "hooked"]
 PARTS = ["layer_ops", "hooks_in", "with_hooks", "with_py"]
@@ -243,6 +247,27 @@ def count(python: str, lib: str, case: str, n: int) -> float:
     )
 
 
+def misses(python: str, lib: str, cases: list[str]) -> None:
+    """Prints the simulated events of one step of each case (``--misses``)."""
+    names = None
+    for case in cases:
+        n = COUNT_N[case]
+        ev = events_per_step(
+            lambda k, case=case: [python, __file__, "--lib", lib, "--case", case, "--n", str(k)],
+            n,
+            simulate=True,
+        )
+        if names is None:
+            names = list(ev)
+            print(f"{lib}, per step: {'case':10} " + " ".join(f"{x:>13}" for x in names))
+        per_instr = 1000 * ev["I1 misses"] / ev["instructions"]
+        print(
+            f"{'':{len(lib) + 11}}{case:10} "
+            + " ".join(f"{ev[x]:13.1f}" for x in names)
+            + f"   (I1 misses per 1k instructions {per_instr:.1f})"
+        )
+
+
 def run_in(python: str, lib: str, rounds: int) -> dict:
     r = subprocess.run(
         [python, __file__, "--lib", lib, "--time-rounds", str(rounds)],
@@ -300,6 +325,9 @@ def main() -> None:
         "--time-inproc", action="store_true", help="both libraries in this process, alternated"
     )
     p.add_argument("--count", action="store_true", help="callgrind instructions per step")
+    p.add_argument(
+        "--misses", action="store_true", help="callgrind simulated cache misses per step"
+    )
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--cases", default=",".join(CASES + PARTS))
     p.add_argument("--python-torch", default=None, help="interpreter with torch installed")
@@ -312,6 +340,11 @@ def main() -> None:
     if a.time_inproc:
         return time_inproc(a.rounds)
     torch_py = a.python_torch
+    if a.misses:
+        misses(sys.executable, "ferrograd", a.cases.split(","))
+        if torch_py:
+            misses(torch_py, "torch", a.cases.split(","))
+        return None
     if a.count:
         cases = a.cases.split(",")
         fg = {c: count(sys.executable, "ferrograd", c, COUNT_N[c]) for c in cases}
