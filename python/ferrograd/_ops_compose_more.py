@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 
 from . import _core
+from ._dtype_info import result_type
+from ._ops_shift import int_result_dtype
 
 Tensor = _core.Tensor
 
@@ -118,10 +120,14 @@ def fmin(x: Tensor, other: Tensor) -> Tensor:
 
 
 def heaviside(x: Tensor, values: Any) -> Tensor:
-    """The step function: 0 where ``x < 0``, 1 where ``x > 0``, ``values`` where ``x == 0``."""
-    v = values if isinstance(values, Tensor) else _core.tensor(values, dtype=x.dtype)
-    one, zero = _core.ones([], dtype=x.dtype), _core.zeros([], dtype=x.dtype)
-    return _core.where(x == 0, v.astype(x.dtype), _core.where(x > 0, one, zero))
+    """The step function: 0 where ``x < 0``, 1 where ``x > 0``, ``values`` where ``x == 0``;
+    the result has the promoted dtype of ``x`` and ``values`` (PyTorch refuses two dtypes;
+    a cast to ``x``'s would truncate ``values``)."""
+    dtype = result_type(x, values)
+    v = values.astype(dtype) if isinstance(values, Tensor) else _core.tensor(values, dtype=dtype)
+    x = x if x.dtype == dtype else x.astype(dtype)
+    one, zero = _core.ones([], dtype=dtype), _core.zeros([], dtype=dtype)
+    return _core.where(x == 0, v, _core.where(x > 0, one, zero))
 
 
 def sinc(x: Tensor) -> Tensor:
@@ -136,12 +142,16 @@ def sinc(x: Tensor) -> Tensor:
 
 
 def ldexp(x: Tensor, other: Tensor) -> Tensor:
-    """``x * 2 ** other``."""
+    """``x * 2 ** other``, in the promoted dtype of ``x`` and ``other`` (the default float
+    when both are integers: an int32 ``x`` beside a float64 ``other`` is float64)."""
     e = other if isinstance(other, Tensor) else _core.tensor(other)
-    base = x if x.is_floating_point() or x.is_complex() else x.astype(_core._get_default_dtype())
-    return base * _core.full(
-        [], 2.0, dtype=base.dtype if base.is_floating_point() else _core.float64
-    ).pow(e)
+    if x.is_complex():
+        return x * _core.full([], 2.0, dtype=_core.float64).pow(e)
+    dtype = result_type(x, e)
+    if not dtype.is_floating_point:
+        dtype = _core._get_default_dtype()
+    base = x if x.dtype == dtype else x.astype(dtype)
+    return base * _core.full([], 2.0, dtype=dtype).pow(e)
 
 
 def renorm(x: Tensor, p: Any, dim: int, maxnorm: Any) -> Tensor:
@@ -296,15 +306,19 @@ def _int_pair(op: str, x: Tensor, y: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def gcd(x: Tensor, other: Any) -> Tensor:
-    """Elementwise greatest common divisor of integer tensors (not differentiable)."""
+    """Elementwise greatest common divisor of integer tensors (not differentiable); the
+    result has the operands' promoted dtype, as ``+``'s."""
     a, b = _int_pair("gcd", x, other)
-    return _core.tensor(np.gcd(a, b)).astype(x.dtype)
+    dtype = int_result_dtype("gcd", x, other, a, b)
+    return _core.tensor(np.gcd(a.astype(dtype), b.astype(dtype)).astype(dtype))
 
 
 def lcm(x: Tensor, other: Any) -> Tensor:
-    """Elementwise least common multiple of integer tensors (not differentiable)."""
+    """Elementwise least common multiple of integer tensors (not differentiable); the
+    result has the operands' promoted dtype, as ``+``'s."""
     a, b = _int_pair("lcm", x, other)
-    return _core.tensor(np.lcm(a, b)).astype(x.dtype)
+    dtype = int_result_dtype("lcm", x, other, a, b)
+    return _core.tensor(np.lcm(a.astype(dtype), b.astype(dtype)).astype(dtype))
 
 
 def unravel_index(indices: Any, shape: Any) -> tuple[Tensor, ...]:

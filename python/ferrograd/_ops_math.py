@@ -84,8 +84,18 @@ def _floating(t: Tensor) -> Tensor:
 
 
 def _float_pair(op: str, x: Any, y: Any) -> tuple[Tensor, Tensor]:
+    """Both operands in one floating dtype: their promoted dtype (as ``+``'s, the 0-d rule
+    included), or the default float when that is not floating. Promoted first, so an
+    int32 beside a float64 is computed in float64, not converted to float32 alone."""
     a, b = _pair(op, x, y)
-    return _floating(a), _floating(b)
+    if a.dtype.is_complex or b.dtype.is_complex:
+        raise TypeError(f"{op}: defined for real tensors only, got a complex one")
+    dtype = result_type(a, b)
+    if not dtype.is_floating_point:
+        dtype = _core._get_default_dtype()
+    return (a if a.dtype == dtype else a.astype(dtype)), (
+        b if b.dtype == dtype else b.astype(dtype)
+    )
 
 
 def _sign_ones(t: Tensor) -> Tensor:
@@ -99,22 +109,28 @@ def fmod(
 ) -> Tensor:
     """C's ``fmod``: the remainder of ``x / y`` truncated toward zero, with the sign of
     ``x`` (``remainder`` / ``%`` take the divisor's sign instead). Exact, also for huge
-    quotients: computed as ``sign(x) * (|x| % |y|)``, where ``%`` of non-negative values
-    is exact. Gradients: 1 for ``x``, ``-trunc(x / y)`` for ``y``."""
+    quotients: floats as ``sign(x) * (|x| % |y|)``, where ``%`` of non-negative values is
+    exact; integers from ``x % y``, less ``y`` where the signs differ (no magnitude, which
+    would not fit at the dtype's minimum). Gradients: 1 for ``x``, ``-trunc(x / y)`` for
+    ``y``."""
     x, y = _args2("fmod", x, y, input, other)
     a, b = _pair("fmod", x, y)
     if a.dtype.is_complex or b.dtype.is_complex:
         raise TypeError("fmod: complex tensors have no fmod")
-    if a.dtype.name in _NARROW_INTS or b.dtype.name in _NARROW_INTS:
-        out = (a.reshape([-1])[:0] + b.reshape([-1])[:0]).dtype  # the promoted dtype
-        if out.name in _NARROW_INTS:
-            # |int8 -128| does not fit in int8: compute in int32 (exact), then narrow
-            return fmod(a.astype("int32"), b.astype("int32")).astype(out)
+    dtype = result_type(a, b)
+    if not dtype.is_floating_point:
+        # integers: from the floor remainder (exact, the divisor's sign) without the
+        # magnitudes, which do not fit at the dtype's minimum (|-2**31| in int32); `%`
+        # and `-` promote (and check a narrowed 0-d operand) as usual
+        r = a.remainder(b)
+        return _core.where((r != 0) & ((a < 0) != (b < 0)), r - b, r)
+    # floats: both in the float dtype first (an int32 divisor's sign flip would wrap)
+    a, b = (
+        (a if a.dtype == dtype else a.astype(dtype)),
+        (b if b.dtype == dtype else b.astype(dtype)),
+    )
     sa, sb = _sign_ones(a), _sign_ones(b)
     return (a * sa).remainder(b * sb) * sa
-
-
-_NARROW_INTS = ("uint8", "int8", "int16")
 
 
 def _args2(op: str, x: Any, y: Any, input: Any, other: Any) -> tuple[Any, Any]:
@@ -179,7 +195,13 @@ def xlogy(
         # 0 at ``a == 0`` and its gradient for ``a`` is ``log(b)``
         bad = (a == 0) & ((b <= 0) | b.isinf())
     b_safe = _core.where(bad, 1.0, b)
-    return _core.where(bad, 0.0, a * b_safe.log())
+    r = _core.where(bad, 0.0, a * b_safe.log())
+    # 0 where x == 0 is +0.0, as PyTorch's (0 * log(y) is -0.0 for y < 1, -0.0 * log(y)
+    # for y > 1): adding +0.0 there turns -0.0 into +0.0; -0.0 elsewhere changes nothing
+    # (x * log(y) itself may be -0.0 there: x = -2, y = 1); the gradient passes unchanged
+    with no_grad():
+        zero_fix = _core.where((a == 0) & ~b.isnan(), 0.0, -0.0).astype(r.dtype)
+    return r + zero_fix
 
 
 def lerp(

@@ -3,7 +3,9 @@
 ``bitwise_left_shift(x, y, is_arithmetic=True)`` / ``bitwise_right_shift``.
 
 Computed with NumPy on the values (integer results carry no gradient). The result has
-the promoted integer dtype of the operands (a Python int keeps the tensor's), and the
+the promoted integer dtype of the operands by PyTorch's rule (``int_result_dtype``, which
+``gcd`` / ``lcm`` use too: a Python int or a 0-d tensor keeps the dimensioned tensor's
+dtype, and must fit it), and the
 peers' answers at the edges: a shift by a negative amount or by at least the dtype's
 width gives 0 to the left and the sign fill (-1 or 0) to the right; a left shift wraps
 in the dtype. Paddle's ``is_arithmetic=False`` right shift is logical (zeros come in from
@@ -32,16 +34,38 @@ def _int_array(op: str, v: Any) -> np.ndarray:
     return np.asarray(int(v), dtype=np.int64)
 
 
+def int_result_dtype(op: str, x: Any, y: Any, a: np.ndarray, b: np.ndarray) -> np.dtype:
+    """The dtype of an integer op's result on ``x`` and ``y`` (tensors or Python ints; ``a``
+    and ``b`` their NumPy values), by PyTorch's promotion, as ``+`` promotes: a Python int,
+    or a 0-d tensor beside a dimensioned one of the same kind, takes the dimensioned
+    tensor's dtype; otherwise the common dtype. The value so narrowed must fit the dtype
+    (PyTorch would wrap a 0-d ``2**40`` to 0 silently): ValueError otherwise."""
+    xt, yt = isinstance(x, Tensor), isinstance(y, Tensor)
+    same_kind = (a.dtype == np.bool_) == (b.dtype == np.bool_)
+    if xt and yt and not ((x.ndim == 0) != (y.ndim == 0) and same_kind):
+        return np.result_type(a.dtype, b.dtype)
+    if xt and yt:
+        dtype, narrowed = (a.dtype, b) if x.ndim else (b.dtype, a)
+    else:
+        dtype, narrowed = (a.dtype, b) if xt else (b.dtype, a)
+    if narrowed.ndim == 0 and dtype != np.bool_ and narrowed.dtype != np.bool_:
+        info, v = np.iinfo(dtype), int(narrowed)
+        if not info.min <= v <= info.max:
+            raise ValueError(
+                f"{op}: the 0-d operand {v} is outside the range of {dtype}, the dtype of "
+                "the result (a Python int or 0-d tensor takes the dimensioned tensor's "
+                "dtype, PyTorch's rule); cast the tensor explicitly (e.g. x.astype('int64'))"
+            )
+    return dtype
+
+
 def shift(op: str, x: Any, y: Any, left: bool, arithmetic: bool = True) -> Tensor:
     """``x << y`` (``left``) or ``x >> y`` elementwise, as the module docs say."""
     if not isinstance(x, Tensor) and not isinstance(y, Tensor):
         raise TypeError(f"{op}: expects at least one Tensor")
     a = _int_array(op, x)
     b = _int_array(op, y)
-    if isinstance(x, Tensor) and isinstance(y, Tensor):
-        dtype = np.result_type(a.dtype, b.dtype)
-    else:
-        dtype = a.dtype if isinstance(x, Tensor) else b.dtype
+    dtype = int_result_dtype(op, x, y, a, b)
     a = a.astype(dtype)
     a, b = np.broadcast_arrays(a, b.astype(np.int64))
     bits = dtype.itemsize * 8

@@ -233,8 +233,10 @@ def _quantile(
     else:
         d = operator.index(dim) % max(x.ndim, 1)
         src = x if x.ndim else x.reshape([1])
-        keep_shape = list(src.shape)
-        keep_shape[d] = 1
+        # (a 0-d input keeps its empty shape, as in PyTorch)
+        keep_shape = list(x.shape)
+        if x.ndim:
+            keep_shape[d] = 1
     moved = src.movedim(d, -1)
     lead = list(moved.shape[:-1])
     n = moved.shape[-1]

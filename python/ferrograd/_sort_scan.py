@@ -415,7 +415,9 @@ def _histogram_counts(
     if lo > hi:
         raise ValueError(f"{op}(): max must be >= min, got min={lo}, max={hi}")
     finite = a[np.isfinite(a)] if a.size else a
-    if lo == hi == 0.0 and finite.size:
+    # equal bounds (not only both 0, as the peers' docs say) mean the data's range: what
+    # PyTorch's and Paddle's code does
+    if lo == hi and finite.size:
         lo, hi = float(finite.min()), float(finite.max())
     if lo == hi:
         lo, hi = lo - 1.0, hi + 1.0
@@ -436,8 +438,9 @@ def _histogram_counts(
 
 
 def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
-    """PyTorch's histogram: ``bins`` equal bins over ``[min, max]`` (both 0: the data's
-    range); elements outside are ignored. The counts have the input's dtype."""
+    """PyTorch's histogram: ``bins`` equal bins over ``[min, max]`` (``min == max``, as
+    both 0 by default: the data's range); elements outside are ignored. The counts have
+    the input's dtype."""
     counts = _histogram_counts(input, bins, min, max, None, False, "histc")
     dtype = input.dtype if "float" in str(input.dtype) else "float32"
     return _core.tensor(counts.astype(np.float64)).astype(dtype)

@@ -177,11 +177,12 @@ macro_rules! float_accums {
             fn step(&self, acc: $a, x: $t) -> $a {
                 let x = x as $a;
                 let (hi, lo) = if acc >= x { (acc, x) } else { (x, acc) };
-                if lo == <$a>::NEG_INFINITY {
-                    // also covers -inf + -inf (no inf - inf = NaN below)
-                    hi
-                } else if hi.is_nan() || lo.is_nan() {
+                if hi.is_nan() || lo.is_nan() {
                     <$a>::NAN
+                } else if lo == <$a>::NEG_INFINITY || hi == <$a>::INFINITY {
+                    // -inf adds nothing (also -inf + -inf), +inf absorbs everything (also
+                    // inf + inf): no inf - inf = NaN below
+                    hi
                 } else {
                     hi + (lo - hi).exp().ln_1p()
                 }
@@ -325,6 +326,14 @@ mod tests {
         assert_eq!(y[0], f64::NEG_INFINITY);
         assert_eq!(y[1], f64::NEG_INFINITY);
         assert_eq!(y[2], 0.0);
+    }
+
+    #[test]
+    fn logcumsumexp_of_plus_infinities_is_plus_infinity() {
+        let l = Lines::of(&[4], 0);
+        let x = [1.0, f64::INFINITY, f64::INFINITY, 2.0];
+        let y = scan(&x, l, false, &LogCumSumExp).unwrap();
+        assert_eq!(y, vec![1.0, f64::INFINITY, f64::INFINITY, f64::INFINITY]);
     }
 
     #[test]

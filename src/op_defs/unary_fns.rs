@@ -19,6 +19,14 @@ pub trait FloatMath: Real + Float {
     fn erfc(self) -> Self;
     /// `ln |Gamma(x)|` (libm's port of the FreeBSD/musl `lgamma`: +inf at the poles).
     fn lgamma(self) -> Self;
+    /// Inverse hyperbolic sine, libm's (musl's): `ln(2|x|)` for huge `|x|` where std's
+    /// `asinh` overflowed to infinity above `MAX / 2`.
+    fn asinh_libm(self) -> Self;
+    /// Inverse hyperbolic cosine, libm's: finite up to `MAX` (std's overflowed).
+    fn acosh_libm(self) -> Self;
+    /// Inverse hyperbolic tangent, libm's: computed on `|x|` with the sign put back, so it
+    /// is as accurate next to -1 as next to 1 (std's lost digits next to -1).
+    fn atanh_libm(self) -> Self;
 }
 impl FloatMath for f32 {
     fn erf(self) -> Self {
@@ -30,6 +38,15 @@ impl FloatMath for f32 {
     fn lgamma(self) -> Self {
         libm::lgammaf(self)
     }
+    fn asinh_libm(self) -> Self {
+        libm::asinhf(self)
+    }
+    fn acosh_libm(self) -> Self {
+        libm::acoshf(self)
+    }
+    fn atanh_libm(self) -> Self {
+        libm::atanhf(self)
+    }
 }
 impl FloatMath for f64 {
     fn erf(self) -> Self {
@@ -40,6 +57,15 @@ impl FloatMath for f64 {
     }
     fn lgamma(self) -> Self {
         libm::lgamma(self)
+    }
+    fn asinh_libm(self) -> Self {
+        libm::asinh(self)
+    }
+    fn acosh_libm(self) -> Self {
+        libm::acosh(self)
+    }
+    fn atanh_libm(self) -> Self {
+        libm::atanh(self)
     }
 }
 
@@ -80,8 +106,9 @@ fn digamma_f64(x: f64) -> f64 {
         if x == x.floor() {
             return f64::NAN;
         }
-        // pi / tan(pi x) has period 1: reduce first
-        let r = x - x.floor();
+        // pi / tan(pi x) has period 1: reduce first, to the fractional part (exact; as
+        // PyTorch's `modf`): `x - floor(x)` rounds to 1 just below a negative integer
+        let r = x.fract();
         return digamma_f64(1.0 - x) - std::f64::consts::PI / (std::f64::consts::PI * r).tan();
     }
     let mut x = x;

@@ -102,8 +102,8 @@ impl Tensor {
             out_dtype.compute_dtype()
         };
         if compute.is_int() && self.dtype() != other.dtype() {
-            check_fits(self, common, op)?;
-            check_fits(other, common, op)?;
+            check_fits(self, common, op.name())?;
+            check_fits(other, common, op.name())?;
         }
         let shape = broadcast_shapes(self.shape(), other.shape(), op.name())?;
         // (operands already in the compute dtype are used as they are, without a clone)
@@ -169,8 +169,9 @@ fn zero_dim_rule_of(op: BinaryOp, rule: ZeroDimRule) -> ZeroDimRule {
 
 /// A 0-d integer operand that takes a narrower integer tensor's dtype (the 0-d rule:
 /// `int32[3] + int64[]` is int32) must hold a value of that dtype: PyTorch would wrap
-/// `2**40` to 0 silently; here, as for a Python integer, it is an error.
-fn check_fits(t: &Tensor, common: DType, op: BinaryOp) -> Result<()> {
+/// `2**40` to 0 silently; here, as for a Python integer, it is an error (`op`: the name
+/// the message gives).
+pub(crate) fn check_fits(t: &Tensor, common: DType, op: &str) -> Result<()> {
     if t.dtype() == common || t.ndim() != 0 || !t.dtype().is_int() {
         return Ok(());
     }
@@ -184,8 +185,10 @@ fn check_fits(t: &Tensor, common: DType, op: BinaryOp) -> Result<()> {
     let v = t.cast_raw(DType::I64)?.to_vec::<i64>()?[0];
     if v < lo || v > hi {
         return Err(Error::value(format!(
-            "{}: the 0-d {} tensor holds {v}, outside the range of {common}, the dtype of the              result (a 0-d tensor takes the dimensioned operand's dtype within its category,              PyTorch's rule); cast one operand explicitly (e.g. x.astype('int64'))",
-            op.name(),
+            "{}: the 0-d {} tensor holds {v}, outside the range of {common}, the dtype of the \
+             result (a 0-d tensor takes the dimensioned operand's dtype within its category, \
+             PyTorch's rule); cast one operand explicitly (e.g. x.astype('int64'))",
+            op,
             t.dtype()
         )));
     }

@@ -22,6 +22,7 @@ pub use meta_guard::MetaGuard;
 pub(crate) use meta_guard::{CONSTANT, LEAF_HOOKED, PLAIN_LEAF, STALE_VIEW_POSSIBLE, TRACKED};
 pub use view_meta::ViewCreation;
 
+pub(crate) use binary::check_fits;
 pub use binary::BinaryOp;
 pub use creation::*;
 pub use reduce::ReduceOp;

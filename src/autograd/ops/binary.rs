@@ -314,6 +314,9 @@ impl Tensor {
             y.ndim() == 0,
             rule,
         );
+        // a 0-d integer operand narrowed to the other's dtype must fit it (as for `+`)
+        crate::tensor::check_fits(x, dtype, "where")?;
+        crate::tensor::check_fits(y, dtype, "where")?;
         let shape = crate::layout::broadcast_shapes(x.shape(), y.shape(), "where")?;
         let shape = crate::layout::broadcast_shapes(cond.shape(), &shape, "where")?;
         let c = cond

@@ -249,6 +249,11 @@ fn cum_extreme_typed(
 /// The gradient of `y = cumprod(x)` along `dim` for output gradient `g` (see the module
 /// doc; exact with zeros and differentiable again).
 fn cumprod_grad(g: &Tensor, x: &Tensor, y: &Tensor, dim: usize) -> Result<Tensor> {
+    if x.shape().get(dim).copied().unwrap_or(1) <= 1 {
+        // lines of one element: y = x, so the gradient is g (PyTorch's shortcut); the
+        // formula below divides by x, and so would its derivative (2e83 at x = 1e-100)
+        return Ok(g.clone());
+    }
     let xd = x.detach();
     let is_zero = xd.binary_raw(&xd.scalar_like(0.0), BinaryOp::Eq)?;
     let zeros_so_far = scan_raw(&is_zero, dim, Scan::Sum, false)?;
