@@ -57,7 +57,8 @@ def diagonal(
 ) -> Tensor:
     """``torch.linalg.diagonal(A, *, offset=0, dim1=-2, dim2=-1)`` or
     ``paddle.linalg.diagonal(x, offset=0, axis1=0, axis2=1)``: diagonal ``offset`` of the
-    planes of the two dims, as the last dim of the result (differentiable).
+    planes of the two dims, as the last dim of the result: a view of ``A``, as torch's
+    (differentiable).
 
     The dialects differ in the default dims. Paddle's are used when an argument only
     Paddle has is given (``x=``, ``axis1=``/``axis2=``, ``name=``, ``offset`` or the axes
