@@ -191,7 +191,8 @@ def glu(
         raise ValueError(
             f"glu: the size of dim {dim} must be even to split it in halves, got {size}"
         )
-    a, b = x.split(size // 2, d)
+    # (narrow, not split: a dim of size 0 has two empty halves, which split refuses)
+    a, b = x.narrow(d, 0, size // 2), x.narrow(d, size // 2, size // 2)
     return a * b.sigmoid()
 
 
@@ -251,12 +252,13 @@ def rrelu(
 def threshold(
     x: Tensor, threshold: float, value: float, inplace: bool = False, name: Optional[str] = None
 ) -> Tensor:
-    """``x`` where ``x > threshold``, else ``value`` (torch's ``F.threshold``)."""
+    """``value`` where ``x <= threshold``, else ``x`` (torch's ``F.threshold``: NaN stays
+    NaN, as its kernel's ``x <= threshold ? value : x``)."""
     if inplace is True:
         return run_inplace(
-            x, lambda v: _threshold_impl(v, threshold, value, "threshold"), "threshold"
+            x, lambda v: _threshold_impl(v, threshold, value, "threshold", True), "threshold"
         )
-    return _threshold_impl(x, threshold, value, "threshold")
+    return _threshold_impl(x, threshold, value, "threshold", True)
 
 
 def thresholded_relu(
@@ -266,9 +268,13 @@ def thresholded_relu(
     return _threshold_impl(x, threshold, value, "thresholded_relu")
 
 
-def _threshold_impl(x: Tensor, t: float, v: float, what: str) -> Tensor:
+def _threshold_impl(x: Tensor, t: float, v: float, what: str, keep_nan: bool = False) -> Tensor:
+    """``x > t ? x : v`` (Paddle's ``thresholded_relu``: NaN becomes ``v``), or with
+    ``keep_nan`` ``x <= t ? v : x`` (torch's ``threshold``: NaN stays)."""
     t = _number(t, what, "threshold")
     v = _number(v, what, "value")
+    if keep_nan:
+        return _core.where(x <= t, _core.full_like(x, v), x)
     return _core.where(x > t, x, _core.full_like(x, v))
 
 
