@@ -187,18 +187,29 @@ def cond(
     A: Any = None, p: Any = None, *, x: Any = None, out: Any = None, name: Any = None
 ) -> Tensor:
     """Condition number: ``S_max / S_min`` for ``p`` None or 2 (``-2``: the inverse),
-    else ``norm(A, p) * norm(inv(A), p)`` (square ``A``)."""
+    else ``norm(A, p) * norm(inv(A), p)`` (square ``A``), ``inf`` for a singular ``A``
+    (as PyTorch and NumPy); 0 for each 0 x 0 matrix (PyTorch's)."""
+    from ._ex import inv_ex
     from ._norms import matrix_norm
 
     op = "linalg.cond"
     t = float_tensor(pick(A, x, "A/x", op), op)
     check_matrix(t, op)
+    if p is not None and p != 2 and p != -2:
+        check_matrix(t, op, square=True)
+    if t.shape[-1] == 0 or t.shape[-2] == 0:
+        return _core.zeros(list(t.shape[:-2]), dtype=svdvals(t).dtype)
     if p is None or p == 2 or p == -2:
         S = svdvals(t)
         hi, lo = S[..., 0], S[..., -1]
         return lo / hi if p == -2 else hi / lo
-    check_matrix(t, op, square=True)
-    return matrix_norm(t, p) * matrix_norm(inv(t), p)
+    Ainv, info = inv_ex(t)
+    # (a singular matrix's inverse is NaN: zeros instead, so the norm of it, whose result
+    # is replaced by inf below, raises nothing: 'nuc' would run an SVD of NaN)
+    singular = (info > 0).reshape(list(info.shape) + [1, 1])
+    Ainv = _core.where(singular, _core.zeros([], dtype=Ainv.dtype), Ainv)
+    c = matrix_norm(t, p) * matrix_norm(Ainv, p)
+    return _core.where(info > 0, _core.full([], float("inf"), dtype=c.dtype), c)
 
 
 def multi_dot(tensors: Any = None, *, x: Any = None, out: Any = None, name: Any = None) -> Tensor:
