@@ -169,7 +169,13 @@ def polar(abs: Tensor, angle: Tensor) -> Tensor:
 
 
 def index_copy(x: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
-    """A copy of ``x`` with the slices ``index`` along ``dim`` replaced by ``source``'s."""
+    """A copy of ``x`` with the slices ``index`` along ``dim`` replaced by ``source``'s (a
+    0-d ``x`` or ``source`` reads as one element, as in PyTorch)."""
+    if x.ndim == 0:
+        flat = index_copy(x.reshape([1]), 0, index.reshape([-1]), source.reshape([-1]))
+        return flat.reshape([])
+    if source.ndim == 0 and x.ndim == 1:
+        source = source.reshape([1])
     d = operator.index(dim) % max(x.ndim, 1)
     shape = [1] * x.ndim
     shape[d] = index.shape[0] if index.ndim else 1
@@ -183,9 +189,15 @@ def narrow_copy(x: Tensor, dim: int, start: int, length: int) -> Tensor:
 
 
 def select_scatter(x: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
-    """A copy of ``x`` with ``x.select(dim, index)`` replaced by ``src``."""
+    """A copy of ``x`` with ``x.select(dim, index)`` replaced by ``src``; an ``index``
+    outside ``[-size, size)`` is an IndexError, as ``select``'s."""
     d = operator.index(dim) % x.ndim
-    return index_copy(x, d, _core.tensor([operator.index(index) % x.shape[d]]), src.unsqueeze(d))
+    i, size = operator.index(index), x.shape[d]
+    if not -size <= i < size:
+        raise IndexError(
+            f"select_scatter(): index {i} is out of range for dimension {d} of size {size}"
+        )
+    return index_copy(x, d, _core.tensor([i % size]), src.unsqueeze(d))
 
 
 def slice_scatter(

@@ -541,7 +541,9 @@ def unique_consecutive(
             raise IndexError(
                 f"unique_consecutive(): dimension {d} is out of range for {a.ndim} dimension(s)"
             )
-        rows = np.moveaxis(a, d, 0).reshape(a.shape[d], -1)
+        # (the slice size spelled out: -1 is ambiguous when dim d has size 0)
+        rest = int(np.prod([s for i, s in enumerate(a.shape) if i != d]))
+        rows = np.moveaxis(a, d, 0).reshape(a.shape[d], rest)
     n = rows.shape[0]
     starts = np.ones(n, dtype=bool)
     if n > 1:

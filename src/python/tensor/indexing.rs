@@ -222,10 +222,16 @@ impl PyTensor {
         if !as_tuple {
             return Ok(wrap(py, nz)?.into_any());
         }
-        let cols: Vec<Tensor> = (0..self.inner().ndim() as isize)
-            .map(|d| nz.select(1, d))
-            .collect::<crate::Result<_>>()
-            .py()?;
+        let cols: Vec<Tensor> = if self.inner().ndim() == 0 {
+            // a 0-d tensor reads as one element, as in PyTorch: `(tensor([0]),)` when it
+            // is non-zero, `(tensor([]),)` when not
+            vec![crate::tensor::zeros(&[nz.shape()[0]], DType::I64).py()?]
+        } else {
+            (0..self.inner().ndim() as isize)
+                .map(|d| nz.select(1, d))
+                .collect::<crate::Result<_>>()
+                .py()?
+        };
         let items: Vec<Py<PyTensor>> = cols
             .into_iter()
             .map(|t| wrap(py, t))
