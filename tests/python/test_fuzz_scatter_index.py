@@ -623,8 +623,10 @@ def test_index_copy_zero_dim_regression():
 
 @pytest.mark.xfail(
     strict=True,
-    reason="scatter_ / index_fill_ / masked_fill_ on an expanded (stride-0) view return it"
-    " unchanged, dropping the write (add_ and setitem write through; PyTorch raises)",
+    reason="scatter_ / index_fill_ / masked_fill_ on an expanded (stride-0) view keep the last"
+    " of the overlapping writes (ferrograd's rule for expanded destinations, so the scatter"
+    " is lost) while add_ accumulates; PyTorch refuses every in-place write to such a view:"
+    " one rule for all in-place ops is still to be chosen (refusing, as PyTorch, passes)",
 )
 def test_inplace_scatter_on_expanded_view_regression():
     v = fg.zeros([1]).expand([3])
