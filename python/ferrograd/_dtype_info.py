@@ -104,6 +104,14 @@ def _probe(v: Any) -> Any:
 def result_type(tensor1: Any, tensor2: Any) -> Any:
     """The dtype ``tensor1 + tensor2`` would have (tensors or Python numbers), by the
     promotion rules ferrograd's arithmetic uses."""
+    if (
+        isinstance(tensor1, _core.Tensor)
+        and isinstance(tensor2, _core.Tensor)
+        and tensor1.dtype == tensor2.dtype
+    ):
+        # one dtype: nothing to promote (skips the two probes and their add, which the
+        # two-operand math functions would otherwise pay on every call)
+        return tensor1.dtype
     a, b = _probe(tensor1), _probe(tensor2)
     if not isinstance(a, _core.Tensor) and not isinstance(b, _core.Tensor):
         a = _core.tensor(a)
