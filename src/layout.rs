@@ -181,6 +181,16 @@ impl Layout {
         true
     }
 
+    /// The first dimension whose elements all share one memory location (size above 1,
+    /// stride 0: a dimension made by `expand`), if any. PyTorch's "internal overlap" test:
+    /// an in-place write into such a view would give several values one element.
+    pub fn broadcast_dim(&self) -> Option<usize> {
+        if self.shape.contains(&0) {
+            return None; // no elements, nothing shared
+        }
+        (0..self.shape.len()).find(|&d| self.shape[d] > 1 && self.strides[d] == 0)
+    }
+
     /// Storage index range `[lo, hi)` this view can touch (empty views touch nothing).
     pub fn storage_span(&self) -> (usize, usize) {
         if self.numel() == 0 {

@@ -196,14 +196,65 @@ def scatter_nd(index: Any, updates: Tensor, shape: Any, name: Any = None) -> Ten
     return scatter_nd_add(_core.zeros(list(shape), dtype=updates.dtype), index, updates)
 
 
+#: The in-place ops here that write one value, so an expanded view (whose elements share
+#: memory) can take them, as in PyTorch: every element sharing memory gets that value.
+_FILLS = frozenset({"masked_fill_", "index_fill_", "index_put_"})
+
+#: Same-width integer dtypes: comparing through them compares bits (NaN, -0.0).
+_BITS = {2: _core.int16, 4: _core.int32, 8: _core.int64}
+
+
+def _expanded(t: Tensor) -> bool:
+    """True when ``t`` repeats memory along a broadcast (stride-0) dimension."""
+    return any(s == 0 and n > 1 for n, s in zip(t.shape, t.stride()))
+
+
+def _bits(t: Tensor) -> Tensor:
+    if t.dtype.is_complex:
+        t = _core.stack([t.real, t.imag], -1)
+    if t.dtype.is_floating_point:
+        return t.view(_BITS[t.element_size()])
+    return t
+
+
+def _fill_expanded(self: Tensor, result: Tensor, name: str) -> None:
+    """Writes ``result`` (a fill's out-of-place result) into ``self``, an expanded view:
+    the elements whose bits changed all got the fill's one value, which then goes to
+    their memory; a write of several values is refused as PyTorch refuses it."""
+    changed = _bits(result) != _bits(self)
+    if changed.ndim > self.ndim:  # the complex parts
+        changed = changed.any(-1)
+    vals = result[changed]
+    if vals.numel() == 0:
+        return
+    first = vals[:1]
+    if bool((_bits(vals) != _bits(first.expand(vals.shape))).any()):
+        raise RuntimeError(
+            f"{name}: unsupported operation: more than one element of the written-to tensor "
+            "refers to a single memory location (an expanded view) and the values written "
+            "differ. Please clone() the tensor before performing the operation"
+        )
+    self[changed] = first.reshape([])
+
+
 def _inplace(fn: Any, name: str) -> Any:
     """The in-place variant of ``fn``: computes the result, copies it into the tensor
     (rebasing its history) and returns the tensor."""
+    fills = name in _FILLS
 
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         # a copy, so that nodes of the result that save the input do not see the write
         src = self.clone() if self.requires_grad else self
-        self.copy_(fn(src, *args, **kwargs))
+        result = fn(src, *args, **kwargs)
+        if fills and not self.requires_grad and _expanded(self):
+            _fill_expanded(self, result, name)
+            return self
+        try:
+            self.copy_(result)
+        except RuntimeError as e:
+            if str(e).startswith("copy_: unsupported operation"):
+                raise RuntimeError(name + str(e)[len("copy_") :]) from None
+            raise
         return self
 
     method.__name__ = method.__qualname__ = name

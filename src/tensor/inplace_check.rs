@@ -169,6 +169,24 @@ impl Tensor {
         Ok(())
     }
 
+    /// Errors when this tensor repeats memory along a broadcast (stride-0) dimension and
+    /// `op` would write different values into the elements that share it, with PyTorch's
+    /// words: which value the shared element keeps would depend on the order of the
+    /// writes. Fills (`fill_`, `zero_`, `x[i] = number`, `masked_fill_`, `index_fill_`)
+    /// write one value and are allowed, as in PyTorch.
+    pub(crate) fn check_no_internal_overlap(&self, op: &str) -> Result<()> {
+        match self.layout().broadcast_dim() {
+            None => Ok(()),
+            Some(d) => Err(Error::runtime(format!(
+                "{op}: unsupported operation: more than one element of the written-to tensor \
+                 refers to a single memory location (it is an expanded view: dimension {d} of \
+                 shape {:?} has stride 0). Please clone() the tensor before performing the \
+                 operation",
+                self.shape()
+            ))),
+        }
+    }
+
     /// Errors for a write that requires grad into a view whose base does not: PyTorch
     /// refuses it for one of several views an op returned (`unbind`, `split`) and for a
     /// view a custom `Function` returned (its backward would be bypassed), whether or not

@@ -52,7 +52,7 @@ def same(g, w):
 
 def overlapping(t):
     """A view with several elements on one memory position (an expand): in-place ops on it
-    are refused by PyTorch; see test_inplace_scatter_on_expanded_view_regression."""
+    are refused (as by PyTorch); see test_inplace_scatter_on_expanded_view_regression."""
     return any(st_ == 0 and n > 1 for st_, n in zip(t.stride(), t.shape))
 
 
@@ -621,20 +621,14 @@ def test_index_copy_zero_dim_regression():
     assert fg.zeros([3]).index_copy(0, fg.tensor([1]), fg.tensor(5.0)).tolist() == [0, 5, 0]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="scatter_ / index_fill_ / masked_fill_ on an expanded (stride-0) view keep the last"
-    " of the overlapping writes (ferrograd's rule for expanded destinations, so the scatter"
-    " is lost) while add_ accumulates; PyTorch refuses every in-place write to such a view:"
-    " one rule for all in-place ops is still to be chosen (refusing, as PyTorch, passes)",
-)
 def test_inplace_scatter_on_expanded_view_regression():
+    # refused as in PyTorch (the rule for every in-place op: test_expanded_inplace.py)
     v = fg.zeros([1]).expand([3])
-    try:
-        out = v.scatter_(0, fg.tensor([1]), fg.tensor([5.0]))
-    except Exception:
-        return  # refusing, as PyTorch does, is fine
-    assert out.tolist() == [5.0, 5.0, 5.0]
+    with pytest.raises(RuntimeError, match="scatter_: unsupported operation"):
+        v.scatter_(0, fg.tensor([1]), fg.tensor([5.0]))
+    assert v.tolist() == [0.0, 0.0, 0.0]
+    # fills are allowed: every element sharing memory gets the value
+    assert fg.zeros([1]).expand([3]).index_fill_(0, fg.tensor([1]), 5.0).tolist() == [5.0] * 3
 
 
 def test_select_scatter_out_of_range_regression():

@@ -3,7 +3,8 @@ are copied out along memory into a small buffer before the kernel runs
 (src/kernels/tiles.rs ``Tile``), and in-place writes into a strided destination are split
 across threads when the destination's elements are distinct
 (src/kernels/strided_assign.rs). Each path against NumPy, exactly; destinations that
-repeat elements, or share memory with their source, keep their old results."""
+repeat elements take fills only (a copy of several values is refused, as in PyTorch),
+destinations sharing memory with their source keep their old results."""
 
 from __future__ import annotations
 
@@ -148,17 +149,22 @@ def test_write_of_a_view_into_its_own_storage(n):
 
 
 @pytest.mark.parametrize("rows", [3, 400])
-def test_destination_that_repeats_elements_keeps_the_last_write(rows):
-    # an expanded destination: every row writes the same elements, the last one wins
+def test_destination_that_repeats_elements_refuses_a_copy_but_takes_a_fill(rows):
+    # an expanded destination: its rows share memory, so a copy of different rows into it
+    # is refused (PyTorch's rule) and leaves it unchanged; one value fills every row
     base = fg.zeros(300)
     src = _src((rows, 300), np.float32)
-    base.expand(rows, 300).copy_(fg.tensor(src))
-    np.testing.assert_array_equal(base.numpy(), src[-1])
-    # a batch of transposed matrices all writing into one matrix (past the parallel split)
+    with pytest.raises(RuntimeError, match="single memory location"):
+        base.expand(rows, 300).copy_(fg.tensor(src))
+    np.testing.assert_array_equal(base.numpy(), 0)
+    base.expand(rows, 300).fill_(2.5)
+    np.testing.assert_array_equal(base.numpy(), 2.5)
+    # a batch of transposed matrices all over one matrix (past the parallel split)
     m = fg.zeros(64, 700)
-    src = _src((5, 700, 64), np.float32, seed=2)
-    m.t().expand(5, 700, 64).copy_(fg.tensor(src))
-    np.testing.assert_array_equal(m.numpy(), src[-1].T)
+    with pytest.raises(RuntimeError, match="single memory location"):
+        m.t().expand(5, 700, 64).copy_(fg.tensor(_src((5, 700, 64), np.float32, seed=2)))
+    m.t().expand(5, 700, 64)[...] = 1.5
+    np.testing.assert_array_equal(m.numpy(), 1.5)
 
 
 def test_gradients_through_strided_writes_and_maps():

@@ -75,6 +75,11 @@ impl Tensor {
         if !tracked {
             let v = fit_value(value, &target, self.dtype(), false)?;
             let view = self.view_with(apply_steps(self.layout(), &steps));
+            if value.numel() > 1 {
+                // one value (`x[i] = 2.0`) is a fill, fine for elements sharing memory;
+                // several would race for them (PyTorch refuses it too)
+                view.check_no_internal_overlap(OP)?;
+            }
             let Some(m) = map else {
                 return view.assign_raw(&v); // bumps the version
             };

@@ -6,8 +6,17 @@ use crate::error::Result;
 use crate::tensor::Tensor;
 
 impl Tensor {
-    /// Replaces this tensor's values and history with `result`'s (same shape).
+    /// Replaces this tensor's values and history with `result`'s (same shape). Refused
+    /// when this tensor repeats memory along an expanded dimension (PyTorch's rule: the
+    /// elements sharing it would get different values); fills use [`Tensor::fill_with`].
     pub fn apply_inplace(&self, op: &str, result: &Tensor) -> Result<()> {
+        self.check_no_internal_overlap(op)?;
+        self.store_inplace(op, result)
+    }
+
+    /// [`Tensor::apply_inplace`] without the overlap check: for writes of one value
+    /// (fills), which give every element sharing memory the same value.
+    pub(crate) fn store_inplace(&self, op: &str, result: &Tensor) -> Result<()> {
         self.check_inplace(op)?;
         if crate::autograd::is_grad_enabled() {
             let base = self.meta().view_base.clone();
@@ -130,14 +139,21 @@ impl Tensor {
     /// Fills with `value`; the old values get a zero gradient (`op` names the caller,
     /// e.g. `zero_`).
     pub fn fill_named(&self, value: f64, op: &str) -> Result<()> {
+        self.fill_with(&crate::tensor::full(self.shape(), value, self.dtype())?, op)
+    }
+
+    /// Fills with `r`, a tensor of this tensor's shape and dtype holding one value
+    /// everywhere (a complex fill builds it with `full_complex`); the old values get a
+    /// zero gradient. Allowed on an expanded view: every element sharing memory gets
+    /// the same value, as PyTorch's `fill_` allows.
+    pub fn fill_with(&self, r: &Tensor, op: &str) -> Result<()> {
         self.check_inplace(op)?;
-        let r = crate::tensor::full(self.shape(), value, self.dtype())?;
         if let Some(rec) = crate::autograd::Recorder::begin(&[self]) {
-            rec.finish("FillBackward", &r, |g, _, _| {
+            rec.finish("FillBackward", r, |g, _, _| {
                 Ok(smallvec::smallvec![Some(g.zeros_like()?)])
             })?;
         }
-        self.apply_inplace(op, &r)
+        self.store_inplace(op, r)
     }
 
     /// Fills with `value`.
