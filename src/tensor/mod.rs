@@ -4,6 +4,7 @@
 //! `grad_fn`). Views are new tensors over the same [`Storage`].
 
 mod binary;
+mod bitcast;
 mod complex;
 mod creation;
 mod ext_grad;

@@ -87,7 +87,9 @@ crate::op_defs::shape::for_each_shape_op!(shape_methods);
 
 #[pymethods]
 impl PyTensor {
-    /// Same as `reshape` (always succeeds; copies when a view is impossible).
+    /// Same as `reshape` (always succeeds; copies when a view is impossible). With a
+    /// dtype, the same bytes read as that dtype (PyTorch's and Paddle's `view(dtype)`):
+    /// a new buffer, not differentiable (`Tensor::view_dtype`); the same dtype gives a view.
     #[pyo3(signature = (*shape))]
     fn view(&self, py: Python<'_>, shape: &Bound<'_, PyTuple>) -> PyT {
         if shape.len() == 1 {
@@ -96,7 +98,12 @@ impl PyTensor {
                 && !a.is_instance_of::<PyTuple>()
                 && a.extract::<isize>().is_err()
             {
-                return wrap(py, self.inner().to_dtype(parse_dtype(&a)?).py()?);
+                let dtype = parse_dtype(&a)?;
+                if dtype != self.inner().dtype() {
+                    return wrap(py, self.inner().view_dtype(dtype).py()?);
+                }
+                let same = PyTuple::new(py, self.inner().shape())?;
+                return self.reshape(py, &same, None, None);
             }
         }
         self.reshape(py, shape, None, None)
@@ -330,12 +337,12 @@ impl PyTensor {
                 value.repr()?
             )));
         }
-        // the real part through `fill_` (which records that the old values get no
-        // gradient), then the imaginary part added in place
-        t.fill_(v.re).py()?;
-        if v.im != 0.0 {
-            let im = crate::tensor::full_complex(&[], Complex64::new(0.0, v.im), t.dtype()).py()?;
-            t.binary_(&im, BinaryOp::Add, "fill_").py()?;
+        if v.im == 0.0 {
+            t.fill_(v.re).py()?;
+        } else {
+            let r = crate::tensor::full_complex(t.shape(), Complex64::new(v.re, v.im), t.dtype())
+                .py()?;
+            t.fill_with(&r, "fill_").py()?;
         }
         Ok(slf)
     }
