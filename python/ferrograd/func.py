@@ -11,6 +11,8 @@ reverse-mode engine.
   with ``autograd.grad`` / ``autograd.functional.jacobian`` (``jacfwd`` gives the same
   values as ``jacrev``: ferrograd has no forward mode, the columns come from reverse
   passes).
+- :func:`vjp`, :func:`jvp`, :func:`linearize` and :func:`hessian` (in ``_func_linear.py``)
+  give a function's linear maps at a point; ``jvp`` costs two reverse passes.
 - :func:`functional_call` calls a module with some of its parameters and buffers
   replaced for the one call.
 
@@ -34,6 +36,7 @@ from .autograd import functional as _functional
 from .grad_mode import enable_grad, is_grad_enabled
 
 __all__ = ["vmap", "grad", "grad_and_value", "jacrev", "jacfwd", "functional_call"]
+__all__ += ["vjp", "jvp", "linearize", "hessian"]
 
 InDims = Union[int, None, Sequence[Any]]
 
@@ -119,6 +122,8 @@ def vmap(
             raise ValueError("vmap: no argument is mapped (every in_dims entry is None)")
         if len(set(sizes)) != 1:
             raise ValueError(f"vmap: the mapped dimensions have different sizes {sizes}")
+        if sizes[0] == 0:
+            return _empty_batch(func, args, dims, out_dims, kwargs)
         results = []
         first_slices: list[Tensor] = []  # the mapped inputs of entry 0 (for out_dims=None)
         # randomness="same": every entry starts from the same state of the default
@@ -145,18 +150,39 @@ def vmap(
     return mapped
 
 
-def _stack_results(results: list[Any], out_dims: Any, slices: list[Tensor]) -> Any:
+def _empty_batch(func: Any, args: Any, dims: Any, out_dims: Any, kwargs: Any) -> Any:
+    """vmap over a batch of size 0: ``func`` runs once on zero-filled entries to learn the
+    results' shapes and dtypes, and each mapped result has size 0 along its out_dim
+    (PyTorch's shapes)."""
+    slices: list[Tensor] = []
+
+    def zero_entry(x: Any, d: Any) -> Any:
+        if d is None:
+            return x
+        shape = list(x.shape)
+        del shape[d]
+        z = _core.zeros(shape, dtype=x.dtype)
+        slices.append(z)
+        return z
+
+    result = func(*_map_leaves(zero_entry, list(args), list(dims)), **kwargs)
+    return _stack_results([result], out_dims, slices, empty=True)
+
+
+def _stack_results(
+    results: list[Any], out_dims: Any, slices: list[Tensor], empty: bool = False
+) -> Any:
     first = results[0] if results else None
     if isinstance(first, tuple):
         dims = out_dims if isinstance(out_dims, (tuple, list)) else [out_dims] * len(first)
         if len(dims) != len(first):
             raise ValueError(f"vmap: out_dims {out_dims!r} does not match {len(first)} outputs")
         return tuple(
-            _stack_one([r[k] for r in results], dims[k], slices) for k in range(len(first))
+            _stack_one([r[k] for r in results], dims[k], slices, empty) for k in range(len(first))
         )
     if isinstance(out_dims, (tuple, list)):
         raise ValueError("vmap: out_dims is a sequence but the function returns one value")
-    return _stack_one(results, out_dims, slices)
+    return _stack_one(results, out_dims, slices, empty)
 
 
 def _same_value(a: Any, b: Any) -> bool:
@@ -203,7 +229,9 @@ def _unmapped(values: list[Any], slices: list[Tensor]) -> Any:
     return first
 
 
-def _stack_one(values: list[Any], dim: Any, slices: list[Tensor]) -> Any:
+def _stack_one(values: list[Any], dim: Any, slices: list[Tensor], empty: bool = False) -> Any:
+    """``values`` stacked along ``dim``; ``empty``: ``values`` is the one result of a
+    size-0 batch's probe call, so the stack keeps none of it along ``dim``."""
     if dim is None:
         return _unmapped(values, slices)
     _check_dim(dim, "out_dims")
@@ -211,7 +239,8 @@ def _stack_one(values: list[Any], dim: Any, slices: list[Tensor]) -> Any:
     ndim = values[0].ndim + 1
     if not -ndim <= dim < ndim:
         raise IndexError(f"vmap: out_dims {dim} is out of range for {ndim}-d results")
-    return _core.stack(values, dim)
+    stacked = _core.stack(values, dim)
+    return stacked.narrow(dim, 0, 0) if empty else stacked
 
 
 # ---- grad and Jacobians ----------------------------------------------------------------
@@ -472,3 +501,6 @@ def functional_call(
     call_args = args if isinstance(args, tuple) else (() if args is None else (args,))
     with _swapped(module, merged):
         return module(*call_args, **(kwargs or {}))
+
+
+from ._func_linear import hessian, jvp, linearize, vjp  # noqa: E402
