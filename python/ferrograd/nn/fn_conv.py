@@ -285,12 +285,19 @@ def unfold(
     stride = strides if strides is not None else stride
     padding = paddings if paddings is not None else padding
     dilation = dilations if dilations is not None else dilation
+    unbatched = isinstance(x, Tensor) and x.ndim == 3  # PyTorch's [C, H, W] -> [C*K, L]
+    if unbatched:
+        x = x.unsqueeze(0)
     if W.check_input(x, 2, op):
-        raise ValueError(f"{op}: the input must be 4-D [N, C, H, W], got shape {list(x.shape)}")
+        raise ValueError(
+            f"{op}: the input must be 4-D [N, C, H, W] (or 3-D [C, H, W]), got shape "
+            f"{list(x.shape)}"
+        )
     k = W.ints(kernel_size, 2, "kernel_size", op)
     st, dl = W.ints(stride, 2, "stride", op), W.ints(dilation, 2, "dilation", op)
     lo, hi = W.padding(padding, 2, op, list(x.shape[2:]), k, st, dl)
-    return _core._unfold(x, k, st, dl, lo, hi)
+    out = _core._unfold(x, k, st, dl, lo, hi)
+    return out.squeeze(0) if unbatched else out
 
 
 def fold(
@@ -311,16 +318,22 @@ def fold(
     """col2im (torch ``F.fold``): ``[N, C*kh*kw, L]`` → ``[N, C, *output_size]``,
     summing where windows overlap; the adjoint of :func:`unfold`."""
     op = "fold"
+    unbatched = isinstance(x, Tensor) and x.ndim == 2  # PyTorch's [C*K, L] -> [C, H, W]
+    if unbatched:
+        x = x.unsqueeze(0)
     if not isinstance(x, Tensor) or x.ndim != 3:
         shape = list(x.shape) if isinstance(x, Tensor) else type(x).__name__
-        raise ValueError(f"{op}: the input must be a 3-D Tensor [N, C*K, L], got {shape}")
+        raise ValueError(
+            f"{op}: the input must be a 3-D Tensor [N, C*K, L] (or 2-D [C*K, L]), got {shape}"
+        )
     size = W.ints(output_sizes if output_sizes is not None else output_size, 2, "output_size", op)
     k = W.ints(kernel_sizes if kernel_sizes is not None else kernel_size, 2, "kernel_size", op)
     st = W.ints(strides if strides is not None else stride, 2, "stride", op)
     dl = W.ints(dilations if dilations is not None else dilation, 2, "dilation", op)
     pad = paddings if paddings is not None else padding
     lo, hi = W.padding(pad, 2, op, size, k, st, dl)
-    return _core._fold(x, size, k, st, dl, lo, hi)
+    out = _core._fold(x, size, k, st, dl, lo, hi)
+    return out.squeeze(0) if unbatched else out
 
 
 __all__ = [

@@ -114,6 +114,9 @@ def linear(
 def _linear_in_layout(x: Tensor, weight: Tensor, bias: Optional[Tensor], in_out: bool) -> Tensor:
     """``x @ weight + bias`` (``in_out``: weight ``[in, out]``, Paddle's layout) or
     ``x @ weight.T + bias`` (weight ``[out, in]``, PyTorch's)."""
+    if isinstance(weight, Tensor) and weight.ndim == 1:
+        out = x.matmul(weight)  # PyTorch: a 1-D weight is one output feature, dropped
+        return out if bias is None else out + bias
     try:
         if isinstance(x, Tensor) and isinstance(weight, Tensor):
             if bias is None or isinstance(bias, Tensor):

@@ -178,6 +178,7 @@ class _RNNBase(Module):
         else:
             self.batch_first = bool(o.get("batch_first", paddle))
         bias = o.get("bias", True)
+        self.bias = bool(bias)  # PyTorch's attribute (the parameters are bias_ih_l0, ...)
         self._make_params(o.get("dtype"), bias, o)
         if paddle and not self.proj_size:
             self._alias_cells()
@@ -337,7 +338,8 @@ class _RNNBase(Module):
             raise TypeError(f"{what}: the input must be a Tensor, got {type(x).__name__}")
         unbatched = x.ndim == 2 and not paddle and not packed
         if unbatched:
-            x = x.unsqueeze(1)
+            x = x.unsqueeze(1)  # [time, 1, features]: time-major whatever batch_first says
+            batch_first = False
         if x.ndim != 3 or x.shape[-1] != self.input_size:
             layout = "[batch, time, features]" if batch_first else "[time, batch, features]"
             raise ValueError(
