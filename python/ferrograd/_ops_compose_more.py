@@ -237,21 +237,44 @@ def diagonal_scatter(
     return x.reshape([-1]).scatter(0, flat, src.reshape([-1])).reshape(shape)
 
 
-def _window(op: str, n: int, periodic: bool, dtype: Any, values: Any) -> Tensor:
+def _window_dtype(op: str, dtype: Any, options: dict) -> Any:
+    """The window's dtype (the default one when None), refusing a non-floating one as
+    PyTorch does (the values would be truncated to integers)."""
+    from ._dtype_info import _dtype
+
+    dt = _dtype(dtype)
+    if not dt.is_floating_point:
+        raise RuntimeError(f"{op} expects floating point dtypes, got: {dt}")
+    unknown = set(options) - {"requires_grad", "layout", "device", "pin_memory", "name"}
+    if unknown:
+        raise TypeError(f"{op}() got unexpected keyword arguments {sorted(unknown)}")
+    return dt
+
+
+def _finish_window(w: Tensor, options: dict) -> Tensor:
+    """``requires_grad=True`` (PyTorch's factory keyword) makes the window a leaf that
+    requires grad."""
+    return w.requires_grad_(True) if options.get("requires_grad") else w
+
+
+def _window(
+    op: str, n: int, periodic: bool, dtype: Any, values: Any, options: Any = None
+) -> Tensor:
+    options = options or {}
+    dt = _window_dtype(op, dtype, options)
     n = operator.index(n)
     if n < 0:
         raise ValueError(f"{op}: window_length must be non-negative, got {n}")
-    if n == 0:
-        return _core.zeros([0], dtype=dtype or _core._get_default_dtype())
-    if n == 1:
-        return _core.ones([1], dtype=dtype or _core._get_default_dtype())
+    if n <= 1:
+        w = (_core.ones if n else _core.zeros)([n], dtype=dt)
+        return _finish_window(w, options)
     m = n + 1 if periodic else n
     w = values(np.arange(m, dtype=np.float64), m)[:n]
-    return _core.tensor(w, dtype=dtype or _core._get_default_dtype())
+    return _finish_window(_core.tensor(w, dtype=dt), options)
 
 
 def hann_window(
-    window_length: int, periodic: bool = True, *, dtype: Any = None, **_: Any
+    window_length: int, periodic: bool = True, *, dtype: Any = None, **options: Any
 ) -> Tensor:
     """The Hann window (``periodic``: for spectral analysis, as PyTorch's default)."""
     return _window(
@@ -260,6 +283,7 @@ def hann_window(
         periodic,
         dtype,
         lambda k, m: 0.5 - 0.5 * np.cos(2 * np.pi * k / (m - 1)),
+        options,
     )
 
 
@@ -270,7 +294,7 @@ def hamming_window(
     beta: float = 0.46,
     *,
     dtype: Any = None,
-    **_: Any,
+    **options: Any,
 ) -> Tensor:
     """The Hamming window ``alpha - beta cos(2 pi k / (N - 1))``."""
     return _window(
@@ -279,11 +303,12 @@ def hamming_window(
         periodic,
         dtype,
         lambda k, m: alpha - beta * np.cos(2 * np.pi * k / (m - 1)),
+        options,
     )
 
 
 def blackman_window(
-    window_length: int, periodic: bool = True, *, dtype: Any = None, **_: Any
+    window_length: int, periodic: bool = True, *, dtype: Any = None, **options: Any
 ) -> Tensor:
     """The Blackman window."""
     return _window(
@@ -294,11 +319,12 @@ def blackman_window(
         lambda k, m: (
             0.42 - 0.5 * np.cos(2 * np.pi * k / (m - 1)) + 0.08 * np.cos(4 * np.pi * k / (m - 1))
         ),
+        options,
     )
 
 
 def bartlett_window(
-    window_length: int, periodic: bool = True, *, dtype: Any = None, **_: Any
+    window_length: int, periodic: bool = True, *, dtype: Any = None, **options: Any
 ) -> Tensor:
     """The Bartlett (triangular) window."""
     return _window(
@@ -307,6 +333,7 @@ def bartlett_window(
         periodic,
         dtype,
         lambda k, m: 1 - np.abs(2 * k / (m - 1) - 1),
+        options,
     )
 
 

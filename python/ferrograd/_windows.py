@@ -3,7 +3,8 @@
 the ``*_window`` functions default to ``periodic=True``). A periodic window of ``N``
 points is the symmetric window of ``N + 1`` points without its last one. The values are
 computed in float64 with NumPy and converted to ``dtype`` (default: the default dtype);
-windows are constants (not differentiable), as PyTorch's."""
+windows are constants (leaves that require grad only when asked with ``requires_grad=True``),
+as PyTorch's; a non-floating ``dtype`` is refused."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from . import _core
-from ._ops_compose_more import _window
+from ._ops_compose_more import _finish_window, _window, _window_dtype
 
 Tensor = _core.Tensor
 
@@ -40,27 +41,33 @@ def kaiser_window(
     beta: float = 12.0,
     *,
     dtype: Any = None,
-    **_: Any,
+    **options: Any,
 ) -> Tensor:
     """The Kaiser window ``I0(beta sqrt(1 - (2k / (N - 1) - 1)^2)) / I0(beta)``
     (``periodic``: for spectral analysis, PyTorch's default)."""
-    return _window("kaiser_window", window_length, periodic, dtype, lambda k, m: np.kaiser(m, beta))
+    return _window(
+        "kaiser_window", window_length, periodic, dtype, lambda k, m: np.kaiser(m, beta), options
+    )
 
 
-def _sym_window(op: str, m: Any, sym: bool, dtype: Any, values: Callable[[int], Any]) -> Tensor:
+def _sym_window(
+    op: str, m: Any, sym: bool, dtype: Any, values: Callable[[int], Any], options: dict
+) -> Tensor:
     """``values(points)`` for a symmetric window of ``points`` points, as torch.signal.windows
-    (``sym=False``: the periodic window, ``m + 1`` points without the last)."""
+    (``sym=False``: the periodic window, ``m + 1`` points without the last); ``options``:
+    PyTorch's factory keywords (``requires_grad``, ``layout``, ``device``)."""
+    try:
+        dt = _window_dtype(op, dtype, options)
+    except RuntimeError:
+        raise ValueError(f"{op} expects floating point dtypes, got: {dtype}") from None
     m = operator.index(m)
     if m < 0:
         raise ValueError(f"{op}: requires non-negative window length, got M={m}")
-    dt = dtype or _core._get_default_dtype()
-    if m == 0:
-        return _core.zeros([0], dtype=dt)
-    if m == 1:
-        return _core.ones([1], dtype=dt)
+    if m <= 1:
+        return _finish_window((_core.ones if m else _core.zeros)([m], dtype=dt), options)
     points = m if sym else m + 1
     w = np.asarray(values(points), dtype=np.float64)[:m]
-    return _core.tensor(w, dtype=dt)
+    return _finish_window(_core.tensor(w, dtype=dt), options)
 
 
 def _cosine_sum(points: int, a: Sequence[float]) -> np.ndarray:
@@ -69,60 +76,73 @@ def _cosine_sum(points: int, a: Sequence[float]) -> np.ndarray:
 
 
 def general_cosine(
-    M: int, *, a: Sequence[float], sym: bool = True, dtype: Any = None, **_: Any
+    M: int, *, a: Sequence[float], sym: bool = True, dtype: Any = None, **options: Any
 ) -> Tensor:
     """The generalised cosine window ``sum_i (-1)^i a_i cos(2 pi i k / (M - 1))``."""
-    return _sym_window("general_cosine", M, sym, dtype, lambda p: _cosine_sum(p, list(a)))
+    return _sym_window("general_cosine", M, sym, dtype, lambda p: _cosine_sum(p, list(a)), options)
 
 
 def general_hamming(
-    M: int, *, alpha: float = 0.54, sym: bool = True, dtype: Any = None, **_: Any
+    M: int, *, alpha: float = 0.54, sym: bool = True, dtype: Any = None, **options: Any
 ) -> Tensor:
     """The generalised Hamming window ``alpha - (1 - alpha) cos(2 pi k / (M - 1))``."""
     return _sym_window(
-        "general_hamming", M, sym, dtype, lambda p: _cosine_sum(p, [alpha, 1 - alpha])
+        "general_hamming",
+        M,
+        sym,
+        dtype,
+        lambda p: _cosine_sum(p, [alpha, 1 - alpha]),
+        options,
     )
 
 
-def hann(M: int, *, sym: bool = True, dtype: Any = None, **_: Any) -> Tensor:
+def hann(M: int, *, sym: bool = True, dtype: Any = None, **options: Any) -> Tensor:
     """The Hann window (``torch.signal.windows.hann``; symmetric by default)."""
-    return _sym_window("hann", M, sym, dtype, lambda p: _cosine_sum(p, [0.5, 0.5]))
+    return _sym_window("hann", M, sym, dtype, lambda p: _cosine_sum(p, [0.5, 0.5]), options)
 
 
-def hamming(M: int, *, sym: bool = True, dtype: Any = None, **_: Any) -> Tensor:
+def hamming(M: int, *, sym: bool = True, dtype: Any = None, **options: Any) -> Tensor:
     """The Hamming window (``torch.signal.windows.hamming``; symmetric by default)."""
-    return _sym_window("hamming", M, sym, dtype, lambda p: _cosine_sum(p, [0.54, 0.46]))
+    return _sym_window("hamming", M, sym, dtype, lambda p: _cosine_sum(p, [0.54, 0.46]), options)
 
 
-def blackman(M: int, *, sym: bool = True, dtype: Any = None, **_: Any) -> Tensor:
+def blackman(M: int, *, sym: bool = True, dtype: Any = None, **options: Any) -> Tensor:
     """The Blackman window (``torch.signal.windows.blackman``; symmetric by default)."""
-    return _sym_window("blackman", M, sym, dtype, lambda p: _cosine_sum(p, [0.42, 0.5, 0.08]))
+    return _sym_window(
+        "blackman", M, sym, dtype, lambda p: _cosine_sum(p, [0.42, 0.5, 0.08]), options
+    )
 
 
-def nuttall(M: int, *, sym: bool = True, dtype: Any = None, **_: Any) -> Tensor:
+def nuttall(M: int, *, sym: bool = True, dtype: Any = None, **options: Any) -> Tensor:
     """The minimum 4-term Blackman-Harris (Nuttall) window."""
     a = [0.3635819, 0.4891775, 0.1365995, 0.0106411]
-    return _sym_window("nuttall", M, sym, dtype, lambda p: _cosine_sum(p, a))
+    return _sym_window("nuttall", M, sym, dtype, lambda p: _cosine_sum(p, a), options)
 
 
-def bartlett(M: int, *, sym: bool = True, dtype: Any = None, **_: Any) -> Tensor:
+def bartlett(M: int, *, sym: bool = True, dtype: Any = None, **options: Any) -> Tensor:
     """The Bartlett (triangular) window (``torch.signal.windows.bartlett``)."""
-    return _sym_window("bartlett", M, sym, dtype, np.bartlett)
+    return _sym_window("bartlett", M, sym, dtype, np.bartlett, options)
 
 
-def kaiser(M: int, *, beta: float = 12.0, sym: bool = True, dtype: Any = None, **_: Any) -> Tensor:
+def kaiser(
+    M: int, *, beta: float = 12.0, sym: bool = True, dtype: Any = None, **options: Any
+) -> Tensor:
     """The Kaiser window (``torch.signal.windows.kaiser``; symmetric by default)."""
     if beta < 0:
         raise ValueError(f"kaiser: beta must be non-negative, got {beta}")
-    return _sym_window("kaiser", M, sym, dtype, lambda p: np.kaiser(p, beta))
+    return _sym_window("kaiser", M, sym, dtype, lambda p: np.kaiser(p, beta), options)
 
 
-def cosine(M: int, *, sym: bool = True, dtype: Any = None, **_: Any) -> Tensor:
+def cosine(M: int, *, sym: bool = True, dtype: Any = None, **options: Any) -> Tensor:
     """The cosine (sine) window ``sin(pi (k + 0.5) / M)``."""
-    return _sym_window("cosine", M, sym, dtype, lambda p: np.sin(np.pi * (np.arange(p) + 0.5) / p))
+    return _sym_window(
+        "cosine", M, sym, dtype, lambda p: np.sin(np.pi * (np.arange(p) + 0.5) / p), options
+    )
 
 
-def gaussian(M: int, *, std: float = 1.0, sym: bool = True, dtype: Any = None, **_: Any) -> Tensor:
+def gaussian(
+    M: int, *, std: float = 1.0, sym: bool = True, dtype: Any = None, **options: Any
+) -> Tensor:
     """The Gaussian window ``exp(-((k - (M - 1) / 2) / std)^2 / 2)``."""
     if std <= 0:
         raise ValueError(f"gaussian: standard deviation must be positive, got {std}")
@@ -132,6 +152,7 @@ def gaussian(M: int, *, std: float = 1.0, sym: bool = True, dtype: Any = None, *
         sym,
         dtype,
         lambda p: np.exp(-(((np.arange(p) - (p - 1) / 2) / std) ** 2) / 2),
+        options,
     )
 
 
@@ -142,7 +163,7 @@ def exponential(
     tau: float = 1.0,
     sym: bool = True,
     dtype: Any = None,
-    **_: Any,
+    **options: Any,
 ) -> Tensor:
     """The exponential (Poisson) window ``exp(-|k - center| / tau)`` (``center``
     defaults to ``(M - 1) / 2`` and must be None when ``sym``)."""
@@ -155,7 +176,7 @@ def exponential(
         c = (p - 1) / 2 if center is None else center
         return np.exp(-np.abs(np.arange(p) - c) / tau)
 
-    return _sym_window("exponential", M, sym, dtype, values)
+    return _sym_window("exponential", M, sym, dtype, values, options)
 
 
 def _triang(p: int) -> np.ndarray:
@@ -256,4 +277,4 @@ def get_window(
     m = operator.index(win_length)
     if m <= 1:
         return _core.ones([max(m, 0)], dtype=dt)
-    return _sym_window("get_window", m, not fftbins, dt, lambda p: values(p, *args))
+    return _sym_window("get_window", m, not fftbins, dt, lambda p: values(p, *args), {})

@@ -228,6 +228,7 @@ def fft(
     *,
     axis: Any = None,
     input: Any = None,
+    out: Any = None,
 ) -> Tensor:
     """1-d discrete Fourier transform along ``dim`` / ``axis`` (default -1); ``n`` crops
     or zero-pads first. Real / integer input is promoted to complex."""
@@ -244,6 +245,7 @@ def ifft(
     *,
     axis: Any = None,
     input: Any = None,
+    out: Any = None,
 ) -> Tensor:
     """1-d inverse discrete Fourier transform (``norm='backward'`` divides by ``n``)."""
     t = _pick("ifft", x, input)
@@ -259,6 +261,7 @@ def rfft(
     *,
     axis: Any = None,
     input: Any = None,
+    out: Any = None,
 ) -> Tensor:
     """FFT of a real signal: the ``n // 2 + 1`` non-negative frequency bins."""
     t = _pick("rfft", x, input)
@@ -274,6 +277,7 @@ def irfft(
     *,
     axis: Any = None,
     input: Any = None,
+    out: Any = None,
 ) -> Tensor:
     """Inverse of :func:`rfft`: ``n`` real points (default ``2 * (bins - 1)``) from a
     half-spectrum."""
@@ -290,6 +294,7 @@ def hfft(
     *,
     axis: Any = None,
     input: Any = None,
+    out: Any = None,
 ) -> Tensor:
     """FFT of a Hermitian-symmetric signal given by its first half: ``n`` real points.
     It is ``irfft(conj(x))`` with the dual norm."""
@@ -306,6 +311,7 @@ def ihfft(
     *,
     axis: Any = None,
     input: Any = None,
+    out: Any = None,
 ) -> Tensor:
     """Inverse of :func:`hfft`: ``conj(rfft(x))`` with the dual norm."""
     t = _pick("ihfft", x, input)
@@ -321,6 +327,7 @@ def fftn(
     *,
     axes: Any = None,
     input: Any = None,
+    out: Any = None,
 ) -> Tensor:
     """N-d FFT over ``dim`` / ``axes`` (default: all dims, or the last ``len(s)``); ``s``
     crops or zero-pads each of them first."""
@@ -336,6 +343,7 @@ def ifftn(
     *,
     axes: Any = None,
     input: Any = None,
+    out: Any = None,
 ) -> Tensor:
     """N-d inverse FFT (see :func:`fftn` for ``s`` and the dims)."""
     return _c2c_nd("ifftn", _pick("ifftn", x, input), s, _dim(dim, axes, None), norm, True, None)
@@ -350,6 +358,7 @@ def rfftn(
     *,
     axes: Any = None,
     input: Any = None,
+    out: Any = None,
 ) -> Tensor:
     """N-d FFT of a real input; the last transformed dim keeps ``n // 2 + 1`` bins."""
     return _r2c_nd("rfftn", _pick("rfftn", x, input), s, _dim(dim, axes, None), norm, None)
@@ -364,6 +373,7 @@ def irfftn(
     *,
     axes: Any = None,
     input: Any = None,
+    out: Any = None,
 ) -> Tensor:
     """Inverse of :func:`rfftn`; the last dim yields ``s[-1]`` real points (default
     ``2 * (bins - 1)``)."""
@@ -379,6 +389,7 @@ def fft2(
     *,
     axes: Any = None,
     input: Any = None,
+    out: Any = None,
 ) -> Tensor:
     """2-d FFT over ``dim`` / ``axes`` (default the last two)."""
     return _c2c_nd("fft2", _pick("fft2", x, input), s, _dim(dim, axes, (-2, -1)), norm, False, None)
@@ -393,6 +404,7 @@ def ifft2(
     *,
     axes: Any = None,
     input: Any = None,
+    out: Any = None,
 ) -> Tensor:
     """2-d inverse FFT over ``dim`` / ``axes`` (default the last two)."""
     return _c2c_nd(
@@ -409,6 +421,7 @@ def rfft2(
     *,
     axes: Any = None,
     input: Any = None,
+    out: Any = None,
 ) -> Tensor:
     """2-d FFT of a real input over ``dim`` / ``axes`` (default the last two)."""
     return _r2c_nd("rfft2", _pick("rfft2", x, input), s, _dim(dim, axes, (-2, -1)), norm, None)
@@ -423,6 +436,7 @@ def irfft2(
     *,
     axes: Any = None,
     input: Any = None,
+    out: Any = None,
 ) -> Tensor:
     """Inverse of :func:`rfft2` over ``dim`` / ``axes`` (default the last two)."""
     return _c2r_nd("irfft2", _pick("irfft2", x, input), s, _dim(dim, axes, (-2, -1)), norm, None)
@@ -448,6 +462,7 @@ def hfft2(
     *,
     axes: Any = None,
     input: Any = None,
+    out: Any = None,
 ) -> Tensor:
     """2-d FFT of a Hermitian-symmetric signal given by its half (real result) over
     ``dim`` / ``axes`` (default the last two): ``irfft2(conj(x))`` with the dual norm."""
@@ -463,6 +478,7 @@ def ihfft2(
     *,
     axes: Any = None,
     input: Any = None,
+    out: Any = None,
 ) -> Tensor:
     """Inverse of :func:`hfft2` for a real input: ``conj(rfft2(x))`` with the dual norm."""
     return _hermitian_nd("ihfft2", x, input, s, _dim(dim, axes, (-2, -1)), norm, True)
@@ -477,6 +493,7 @@ def hfftn(
     *,
     axes: Any = None,
     input: Any = None,
+    out: Any = None,
 ) -> Tensor:
     """N-d :func:`hfft2` (default: every dim, or the last ``len(s)``)."""
     return _hermitian_nd("hfftn", x, input, s, _dim(dim, axes, None), norm, False)
@@ -491,6 +508,7 @@ def ihfftn(
     *,
     axes: Any = None,
     input: Any = None,
+    out: Any = None,
 ) -> Tensor:
     """N-d :func:`ihfft2`: ``conj(rfftn(x))`` with the dual norm."""
     return _hermitian_nd("ihfftn", x, input, s, _dim(dim, axes, None), norm, True)
@@ -533,7 +551,12 @@ def rfftfreq(
 
 
 def _freq(f: Tensor, dtype: Any, requires_grad: bool) -> Tensor:
-    f = f.astype(_core._get_default_dtype() if dtype is None else dtype)
+    from ._dtype_info import _dtype
+
+    dt = _dtype(dtype)
+    if not (dt.is_floating_point or dt.is_complex):
+        raise RuntimeError(f"fftfreq/rfftfreq requires a floating point or complex dtype, got {dt}")
+    f = f.astype(dt)
     if requires_grad:
         f.stop_gradient = False
     return f
