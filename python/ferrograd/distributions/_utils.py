@@ -122,13 +122,11 @@ def logits_to_probs(logits: Tensor, is_binary: bool = False) -> Tensor:
 
 
 def log_factorial(counts: Tensor) -> Tensor:
-    """``log(k!)`` of non-negative integer counts (data, not parameters: no gradient is
-    needed, so it is computed in NumPy with ``math.lgamma``)."""
-    k = counts.detach().numpy().astype(np.float64)
-    out = np.vectorize(lambda x: math.lgamma(x + 1.0), otypes=[np.float64])(k)
-    return _core.tensor(out).astype(
-        counts.dtype if counts.dtype.is_floating_point else _core.float64
-    )
+    """``log(k!) = lgamma(k + 1)`` of counts (float64 for integer counts): +inf at the
+    negative integers, so an unvalidated count outside the support gives a log-probability
+    of -inf, as PyTorch's (``math.lgamma`` raised there)."""
+    k = counts if counts.dtype.is_floating_point else counts.astype(_core.float64)
+    return (k + 1).lgamma()
 
 
 def numel(shape: Sequence[int]) -> int:

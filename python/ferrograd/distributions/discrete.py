@@ -91,7 +91,9 @@ class Bernoulli(ExponentialFamily):
 
     @property
     def mode(self) -> Tensor:
-        return (self.probs >= 0.5).astype(self.probs.dtype)
+        # no single mode at 1/2: NaN there, as PyTorch's
+        p = self.probs
+        return _core.where(p == 0.5, float("nan"), (p >= 0.5).astype(p.dtype))
 
     @property
     def variance(self) -> Tensor:

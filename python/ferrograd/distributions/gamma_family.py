@@ -114,6 +114,15 @@ class Chi2(Gamma):
         return self.concentration * 2
 
 
+def _dirichlet_mode(c: Tensor) -> Tensor:
+    """PyTorch's Dirichlet mode: ``max(c - 1, 0)`` normalised; a one-hot of the first
+    coordinate when every concentration is below 1 (the density peaks at the corners)."""
+    cm1 = (c - 1).clamp(min=0.0)
+    mode = cm1 / cm1.sum(-1, keepdim=True)
+    corner = (_core.arange(int(c.shape[-1])) == 0).astype(c.dtype)
+    return _core.where((c < 1).all(-1, keepdim=True), corner, mode)
+
+
 class Beta(ExponentialFamily):
     """The beta distribution on [0, 1]. PyTorch ``Beta(concentration1, concentration0)``
     (the exponents of ``x`` and ``1 - x``, plus one); Paddle ``Beta(alpha, beta)``."""
@@ -170,8 +179,10 @@ class Beta(ExponentialFamily):
 
     @property
     def mode(self) -> Tensor:
+        # Dirichlet([a, b])'s first coordinate (PyTorch's): 1 when a > 1 >= b, 0 when
+        # b > 1 >= a, 1 when both are below 1 (the first of the two modes)
         a, b = self.concentration1, self.concentration0
-        return (a - 1) / (a + b - 2)
+        return _dirichlet_mode(_core.stack([a, b], -1))[..., 0]
 
     @property
     def variance(self) -> Tensor:
@@ -235,9 +246,7 @@ class Dirichlet(ExponentialFamily):
 
     @property
     def mode(self) -> Tensor:
-        c = self.concentration
-        k = int(c.shape[-1])
-        return ((c - 1) / (c.sum(-1, keepdim=True) - k)).clamp(min=0.0)
+        return _dirichlet_mode(self.concentration)
 
     @property
     def variance(self) -> Tensor:
