@@ -554,7 +554,7 @@ class Optimizer(OptimizerHooks):
                 if s is None:
                     self._group_states[gi].set_state(pi, [], 0)
                     continue
-                bufs = [s[n] for n in self._buffer_names if n in s]
+                bufs = self._buffers_from(s, mine["params"][pi])
                 step = s.get("step", 0)
                 step = int(step.item() if isinstance(step, Tensor) else step)
                 self._group_states[gi].set_state(pi, bufs, step)
@@ -563,6 +563,20 @@ class Optimizer(OptimizerHooks):
                     mine[k] = v
 
     set_state_dict = load_state_dict
+
+    def _buffers_from(self, saved: Mapping[str, Any], param: Tensor) -> list[Any]:
+        """The kernel's buffer list (``_buffer_names`` order, by position) from a saved
+        state: a buffer missing before a present one is zeros (torch leaves out buffers a
+        configuration does not use: RMSprop(centered=True) saves ``grad_avg`` but no
+        ``momentum_buffer``, which put ``grad_avg`` in the momentum slot)."""
+        names = self._buffer_names
+        present = [i for i, n in enumerate(names) if saved.get(n) is not None]
+        if not present:
+            return []
+        return [
+            saved[n] if saved.get(n) is not None else _core.zeros_like(param)
+            for n in names[: present[-1] + 1]
+        ]
 
     def __repr__(self) -> str:
         lines = [f"{type(self).__name__} ("]

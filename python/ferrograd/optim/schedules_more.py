@@ -268,20 +268,27 @@ class CosineAnnealingWarmRestarts(LRScheduler):
             raise ValueError(f"T_mult must be an integer >= 1, got {T_mult!r}")
         self.T_mult = T_mult
         self.eta_min = float(eta_min)
+        # the epoch of the last step(epoch) when it was fractional: a plain step() goes on
+        # from it (torch's T_cur += 1), not from the whole epoch below it
+        self._fractional_epoch: float | None = None
         if _is_optimizer(optimizer):
             LRScheduler.__init__(self, optimizer, last_epoch, None, verbose)
         else:
             LRScheduler.__init__(self, None, last_epoch, optimizer, verbose)
 
     def _period(self, epoch: float) -> tuple[float, float]:
-        """``(T_cur, T_i)``: the position within the current period and its length."""
+        """``(T_cur, T_i)``: the position within the current period and its length. The
+        periods are summed in integers (a logarithm put restarts one period early where
+        it rounded down: log(1000, 10) is 2.9999999999999996)."""
         if epoch < self.T_0:
             return max(epoch, 0.0), float(self.T_0)
         if self.T_mult == 1:
             return math.fmod(epoch, self.T_0), float(self.T_0)
-        n = int(math.log(epoch / self.T_0 * (self.T_mult - 1) + 1, self.T_mult))
-        start = self.T_0 * (self.T_mult**n - 1) / (self.T_mult - 1)
-        return epoch - start, float(self.T_0 * self.T_mult**n)
+        start, t_i = 0, self.T_0
+        while epoch >= start + t_i:
+            start += t_i
+            t_i *= self.T_mult
+        return epoch - start, float(t_i)
 
     def _rate(self, base_lr: float, epoch: Any) -> float:
         t_cur, t_i = self._period(epoch)
@@ -290,11 +297,15 @@ class CosineAnnealingWarmRestarts(LRScheduler):
     def step(self, epoch: Any = None) -> None:
         """Advances one epoch, or jumps to ``epoch`` (which may be fractional, e.g.
         ``epoch + i / iters`` inside an epoch)."""
+        if epoch is None and getattr(self, "_fractional_epoch", None) is not None:
+            epoch = self._fractional_epoch + 1
         if epoch is None or float(epoch) == int(epoch):
+            self._fractional_epoch = None
             super().step(None if epoch is None else int(epoch))
             return
         if float(epoch) < 0:
             raise ValueError(f"expected a non-negative epoch, got {epoch}")
+        self._fractional_epoch = float(epoch)
         self.last_epoch = math.floor(epoch)
         rates = [self._rate(b, float(epoch)) for b in self.base_lrs]
         self._last_lr = rates
