@@ -125,12 +125,15 @@ def logspace(
     *,
     dtype: Any = None,
     name: Any = None,
-    **_: Any,
+    **options: Any,
 ) -> Tensor:
-    """``steps`` values ``base ** v`` for ``v`` evenly spaced from ``start`` to ``end``."""
+    """``steps`` values ``base ** v`` for ``v`` evenly spaced from ``start`` to ``end``
+    (computed as powers in float64, so whole powers are exact:
+    ``logspace(0, 3, 4, base=2, dtype=int64)`` is ``[1, 2, 4, 8]``)."""
     v = _core.linspace(float(start), float(end), operator.index(steps), dtype=_core.float64)
-    out = (v * float(np.log(base))).exp()
-    return out.astype(dtype or _core._get_default_dtype())
+    out = _core.full([], float(base), dtype=_core.float64) ** v
+    out = out.astype(dtype or _core._get_default_dtype())
+    return out.requires_grad_(True) if options.get("requires_grad") else out
 
 
 def _tri_indices(op: str, row: int, col: int, offset: int, lower: bool, dtype: Any) -> Tensor:

@@ -10,6 +10,7 @@ pub mod bias_act;
 pub mod binary;
 pub mod cast;
 pub mod class_loss;
+pub mod complex_elem;
 pub mod complex_math;
 pub mod conv;
 pub mod conv_direct;

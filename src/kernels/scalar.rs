@@ -307,14 +307,8 @@ macro_rules! impl_complex {
             fn pow(self, o: Self) -> Self {
                 if o.im == 0.0 && o.re == 2.0 {
                     self * self
-                } else if self.re == 0.0 && self.im == 0.0 {
-                    if o.re == 0.0 && o.im == 0.0 {
-                        <$t>::new(1.0, 0.0)
-                    } else {
-                        <$t>::new(0.0, 0.0)
-                    }
                 } else {
-                    self.powc(o)
+                    super::complex_elem::cpow(self, o)
                 }
             }
             #[inline(always)]

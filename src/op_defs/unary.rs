@@ -81,7 +81,7 @@ macro_rules! for_each_unary_op {
                 doc: "Elementwise `e ** self`.",
                 dtype: Float, cost: COSTLY,
                 real: |x| x.exp(), fast_f32: [exp_f32_slice, exp_f32],
-                int: [], complex: [|x| x.exp()], boolean: [],
+                int: [], complex: [|x| cexp(x)], boolean: [],
                 saves: Output, grad: [|g, y| g.mul_conj(y)], node: "ExpBackward",
             }
             Log {
@@ -89,7 +89,7 @@ macro_rules! for_each_unary_op {
                 doc: "Elementwise natural logarithm.",
                 dtype: Float, cost: COSTLY,
                 real: |x| x.ln(), fast_f32: [],
-                int: [], complex: [|x| x.ln()], boolean: [],
+                int: [], complex: [|x| cln(x)], boolean: [],
                 saves: Input, grad: [|g, x| g.div_conj(x)], node: "LogBackward",
             }
             Log1p {
@@ -113,7 +113,7 @@ macro_rules! for_each_unary_op {
                 doc: "Elementwise square root.",
                 dtype: Float, cost: CHEAP,
                 real: |x| x.sqrt(), fast_f32: [],
-                int: [], complex: [|x| x.sqrt()], boolean: [],
+                int: [], complex: [|x| csqrt(x)], boolean: [],
                 saves: Output, grad: [|g, y| g.div_conj(&y.mul_scalar(2.0)?)], node: "SqrtBackward",
             }
             Rsqrt {
@@ -148,7 +148,7 @@ macro_rules! for_each_unary_op {
                 doc: "Elementwise sine.",
                 dtype: Float, cost: COSTLY,
                 real: |x| x.sin(), fast_f32: [],
-                int: [], complex: [|x| x.sin()], boolean: [],
+                int: [], complex: [|x| csin(x)], boolean: [],
                 saves: Input, grad: [|g, x| g.mul_conj(&x.cos()?)], node: "SinBackward",
             }
             Cos {
@@ -156,7 +156,7 @@ macro_rules! for_each_unary_op {
                 doc: "Elementwise cosine.",
                 dtype: Float, cost: COSTLY,
                 real: |x| x.cos(), fast_f32: [],
-                int: [], complex: [|x| x.cos()], boolean: [],
+                int: [], complex: [|x| ccos(x)], boolean: [],
                 saves: Input, grad: [|g, x| g.mul_conj(&x.sin()?.neg()?)], node: "CosBackward",
             }
             Tan {

@@ -1,6 +1,8 @@
 //! Scalar helpers used by the kernel closures of the unary op table
 //! ([`for_each_unary_op!`](crate::op_defs::unary)); each consumer imports them.
 
+pub use crate::kernels::complex_elem::{ccos, cexp, cln, csin, csqrt};
+use crate::kernels::complex_elem::{cexpm1, clog1p};
 use crate::kernels::complex_math::cdiv;
 pub use crate::kernels::complex_math::{ctan, ctanh};
 use crate::kernels::scalar::Real;
@@ -352,17 +354,17 @@ pub fn i_neg<T: Real>(x: T) -> T {
 pub fn i_not<T: Real>(x: T) -> T {
     x.neg().sub(T::one())
 }
-/// Complex `log(1 + x)`.
+/// Complex `log(1 + x)` (accurate near 0, see [`clog1p`]).
 pub fn c_log1p<T: Float>(x: Complex<T>) -> Complex<T> {
-    (x + cone::<T>()).ln()
+    clog1p(x)
 }
-/// Complex `e^x - 1`.
+/// Complex `e^x - 1` (accurate near 0, see [`cexpm1`]).
 pub fn c_expm1<T: Float>(x: Complex<T>) -> Complex<T> {
-    x.exp() - cone::<T>()
+    cexpm1(x)
 }
 /// Complex `1 / sqrt(x)`.
 pub fn c_rsqrt<T: Float>(x: Complex<T>) -> Complex<T> {
-    cdiv(cone::<T>(), x.sqrt())
+    cdiv(cone::<T>(), csqrt(x))
 }
 /// Complex `1 / x`.
 pub fn c_recip<T: Float>(x: Complex<T>) -> Complex<T> {
@@ -370,7 +372,7 @@ pub fn c_recip<T: Float>(x: Complex<T>) -> Complex<T> {
 }
 /// Complex `1 / (1 + e^-x)`.
 pub fn c_sigmoid<T: Float>(x: Complex<T>) -> Complex<T> {
-    cdiv(cone::<T>(), cone::<T>() + (-x).exp())
+    cdiv(cone::<T>(), cone::<T>() + cexp(-x))
 }
 /// `x / |x|` (0 stays 0).
 pub fn c_sign<T: Float>(x: Complex<T>) -> Complex<T> {

@@ -269,6 +269,13 @@ fn fill_value_of(
 /// infinity, `3e9` for int32), as PyTorch does ("value cannot be converted to type int32
 /// without overflow"), instead of a wrapped or saturated number.
 fn check_fill_fits(value: num_complex::Complex64, d: DType) -> PyResult<()> {
+    if value.im != 0.0 && !d.is_complex() {
+        // PyTorch's refusal (dropping the imaginary part would be silent)
+        return Err(PyValueError::new_err(format!(
+            "value {value} cannot be converted to type {d} without overflow: a complex fill \
+             value needs a complex dtype"
+        )));
+    }
     let (lo, hi) = match (d, crate::python::interop::convert::int_bounds(d)) {
         (_, Some((lo, hi))) => (lo as f64, hi as f64),
         // i64::MAX is not a float: the bound is 2^63, exclusive

@@ -78,14 +78,32 @@ impl Tensor {
             }
         };
         let shape = broadcast_shapes(re.shape(), im.shape(), "complex")?;
-        let i = crate::tensor::full_complex(&[], Complex64::new(0.0, 1.0), dtype)?;
-        let (r, m) = (re.cast_raw(dtype)?, im.cast_raw(dtype)?);
-        let out = r.binary_raw(
-            &m.binary_raw(&i, super::BinaryOp::Mul)?,
-            super::BinaryOp::Add,
-        )?;
-        out.expand_raw(&shape)?.contiguous_copy()
+        let (r, m) = (re.expand_raw(&shape)?, im.expand_raw(&shape)?);
+        // the parts are paired, not computed as `re + im * 1j` (where `inf * 0` made the
+        // real part NaN: complex(0, inf) was nan+infj)
+        match dtype {
+            DType::C64 => zip_parts::<f32>(&r, &m, &shape),
+            _ => zip_parts::<f64>(&r, &m, &shape),
+        }
     }
+}
+
+/// The complex tensor of shape `shape` whose parts are `re` and `im` (both `T`, both of
+/// that shape).
+fn zip_parts<T>(re: &Tensor, im: &Tensor, shape: &[usize]) -> Result<Tensor>
+where
+    T: crate::dtype::Element + Copy + Send + Sync,
+    num_complex::Complex<T>: crate::dtype::Element,
+{
+    let a = crate::kernels::copy::gather::<T>(&re.storage().read::<T>(), re.layout())?;
+    let b = crate::kernels::copy::gather::<T>(&im.storage().read::<T>(), im.layout())?;
+    let mut v = crate::storage::try_vec_with_capacity(a.len())?;
+    v.extend(
+        a.iter()
+            .zip(&b)
+            .map(|(&x, &y)| num_complex::Complex::new(x, y)),
+    );
+    Tensor::from_vec(v, shape)
 }
 
 impl Tensor {

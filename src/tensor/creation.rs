@@ -47,6 +47,14 @@ pub fn arange(start: f64, end: f64, step: f64, dtype: DType) -> Result<Tensor> {
              end={end}, step={step})"
         )));
     }
+    if (end - start) * step < 0.0 {
+        // both peers refuse it (NumPy gives an empty array)
+        return Err(Error::value(format!(
+            "arange: upper bound and lower bound inconsistent with step sign (start={start}, \
+             end={end}, step={step}); use a {} step",
+            if step > 0.0 { "negative" } else { "positive" }
+        )));
+    }
     let n = ((end - start) / step).ceil().max(0.0);
     if n > (isize::MAX as f64) {
         return Err(Error::memory(format!(
@@ -54,6 +62,12 @@ pub fn arange(start: f64, end: f64, step: f64, dtype: DType) -> Result<Tensor> {
         )));
     }
     let n = n as usize;
+    // an integer dtype takes start and step as integers first (PyTorch's rule:
+    // arange(0, 2.5, 0.5, dtype=int64) is five zeros), the length from the given values
+    let (start, step) = match dtype.is_float() || dtype.is_complex() {
+        true => (start, step),
+        false => (start.trunc(), step.trunc()),
+    };
     let mut v = crate::storage::try_vec_with_capacity::<f64>(n)?;
     v.extend((0..n).map(|i| start + i as f64 * step));
     from_f64_vec(v, &[n], dtype)

@@ -306,7 +306,6 @@ def test_like_factories(dtype):
         ((5,), {}, np.arange(5)),
         ((1, 10, 3), {}, np.arange(1, 10, 3)),
         ((10, 0, -3), {}, np.arange(10, 0, -3)),
-        ((0, -1), {}, np.arange(0, -1)),
         ((5.0,), {}, np.arange(5.0, dtype=np.float32)),
         ((0, 1, 0.25), {}, np.arange(0, 1, 0.25, dtype=np.float32)),
         ((0, 1, 0.1), {}, np.arange(0, 1, 0.1, dtype=np.float32)),
@@ -320,6 +319,14 @@ def test_arange(args, kwargs, expected):
     assert t.numpy().dtype == expected.dtype
     assert t.shape == expected.shape
     np.testing.assert_allclose(t.numpy(), expected, rtol=0, atol=1e-6)
+
+
+def test_arange_refuses_a_step_of_the_wrong_sign():
+    # both peers refuse it (NumPy returns an empty array); start == end is empty
+    for args in [(0, -1), (5, 0), (0, 1, -0.5)]:
+        with pytest.raises(ValueError, match="inconsistent with step sign"):
+            fg.arange(*args)
+    assert fg.arange(3, 3).shape == (0,) and fg.arange(3, 3, -1).shape == (0,)
 
 
 def test_arange_accepts_tensor_bounds():
