@@ -99,7 +99,8 @@ def _nll(lp: Tensor, labels: list[np.ndarray], in_len: np.ndarray, blank: int) -
     skip_t = _core.tensor(skip)
     start = np.zeros((batch, width), dtype=bool)
     start[:, 0] = True
-    start[:, 1] = [len(lab) > 0 for lab in labels] if width > 1 else False
+    if width > 1:  # (all targets empty: only the blank column)
+        start[:, 1] = [len(lab) > 0 for lab in labels]
     alpha = _core.where(_core.tensor(start), emit[0], log_zero)
     pad1 = _core.full([batch, 1], _LOG_ZERO, dtype=dtype)
     pad2 = _core.full([batch, min(2, width)], _LOG_ZERO, dtype=dtype)

@@ -175,10 +175,13 @@ def multi_margin_loss(
         raise ValueError(f"{what}: p must be 1 or 2, got {p!r}")
     if x.ndim not in (1, 2) or x.shape[-1] == 0:
         raise ValueError(f"{what}: input must be [N, C] or [C] with C > 0, got {list(x.shape)}")
+    tgt = _target(label, target, what)
+    if x.ndim == 1 and getattr(tgt, "ndim", 0) == 1:
+        x = x.unsqueeze(0)  # PyTorch: a [C] input with a [1] target is a batch of one
     batched = x.ndim == 2
     x2 = x if batched else x.unsqueeze(0)
     n, c = x2.shape
-    ids = _class_ids(_target(label, target, what), n, c, batched, what)
+    ids = _class_ids(tgt, n, c, batched, what)
     onehot = np.zeros((n, c))
     onehot[np.arange(n), ids] = 1.0
     hot = _core.tensor(onehot, dtype=x.dtype)

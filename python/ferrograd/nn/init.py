@@ -13,6 +13,7 @@ too, as callables that fill the parameter they are given (also reachable as
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any, Optional
 
 import numpy as np
@@ -44,6 +45,7 @@ def _fill_row_(tensor: Tensor, row: int, value: float) -> None:
 def calculate_gain(nonlinearity: str, param: Optional[float] = None) -> float:
     """The recommended gain for ``nonlinearity`` (PyTorch's table)."""
     linear = ("linear", "conv1d", "conv2d", "conv3d", "sigmoid", "identity")
+    linear += ("conv_transpose1d", "conv_transpose2d", "conv_transpose3d")
     if nonlinearity in linear:
         return 1.0
     if nonlinearity == "tanh":
@@ -76,21 +78,25 @@ def _fan(tensor: Tensor, mode: str) -> int:
     return fan_in if mode == "fan_in" else fan_out
 
 
-def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0) -> Tensor:
-    """Fills with samples uniform in ``[a, b)``."""
+def uniform_(
+    tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None
+) -> Tensor:
+    """Fills with samples uniform in ``[a, b)`` (from ``generator`` when given)."""
     _check(tensor, "uniform_")
     if b < a:
         raise ValueError(f"nn.init.uniform_: need a <= b, got a={a}, b={b}")
-    r = _core.rand(list(tensor.shape), dtype=tensor.dtype)
+    r = _core.rand(list(tensor.shape), dtype=tensor.dtype, generator=generator)
     return _fill_from(tensor, r * (b - a) + a)
 
 
-def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0) -> Tensor:
-    """Fills with samples from N(``mean``, ``std``²)."""
+def normal_(
+    tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None
+) -> Tensor:
+    """Fills with samples from N(``mean``, ``std``²) (from ``generator`` when given)."""
     _check(tensor, "normal_")
     if std < 0:
         raise ValueError(f"nn.init.normal_: std must be non-negative, got {std}")
-    r = _core.randn(list(tensor.shape), dtype=tensor.dtype)
+    r = _core.randn(list(tensor.shape), dtype=tensor.dtype, generator=generator)
     return _fill_from(tensor, r * std + mean)
 
 
@@ -112,32 +118,54 @@ def ones_(tensor: Tensor) -> Tensor:
     return constant_(tensor, 1.0)
 
 
-def xavier_uniform_(tensor: Tensor, gain: float = 1.0) -> Tensor:
+def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
     """Glorot uniform: ``±gain * sqrt(6 / (fan_in + fan_out))``."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     bound = gain * math.sqrt(6.0 / (fan_in + fan_out))
-    return uniform_(tensor, -bound, bound)
+    return uniform_(tensor, -bound, bound, generator)
 
 
-def xavier_normal_(tensor: Tensor, gain: float = 1.0) -> Tensor:
+def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
     """Glorot normal: std ``gain * sqrt(2 / (fan_in + fan_out))``."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)))
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)), generator)
+
+
+def _no_elements(tensor: Tensor) -> bool:
+    """PyTorch's rule for the He fills: a tensor without elements (whose fan may be 0) is
+    returned as it is, with a warning."""
+    if 0 not in tuple(tensor.shape):
+        return False
+    warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=3)
+    return True
 
 
 def kaiming_uniform_(
-    tensor: Tensor, a: float = 0.0, mode: str = "fan_in", nonlinearity: str = "leaky_relu"
+    tensor: Tensor,
+    a: float = 0.0,
+    mode: str = "fan_in",
+    nonlinearity: str = "leaky_relu",
+    generator: Any = None,
 ) -> Tensor:
     """He uniform: ``±gain * sqrt(3 / fan)`` with ``gain = calculate_gain(nonlinearity, a)``."""
+    if _no_elements(tensor):
+        return tensor
     bound = calculate_gain(nonlinearity, a) * math.sqrt(3.0 / _fan(tensor, mode))
-    return uniform_(tensor, -bound, bound)
+    return uniform_(tensor, -bound, bound, generator)
 
 
 def kaiming_normal_(
-    tensor: Tensor, a: float = 0.0, mode: str = "fan_in", nonlinearity: str = "leaky_relu"
+    tensor: Tensor,
+    a: float = 0.0,
+    mode: str = "fan_in",
+    nonlinearity: str = "leaky_relu",
+    generator: Any = None,
 ) -> Tensor:
     """He normal: std ``gain / sqrt(fan)``."""
-    return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode)))
+    if _no_elements(tensor):
+        return tensor
+    std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
+    return normal_(tensor, 0.0, std, generator)
 
 
 # ------------------------------------------------------------------ Paddle initializer classes
@@ -245,7 +273,12 @@ class KaimingNormal(Initializer):
 
 
 def trunc_normal_(
-    tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0
+    tensor: Tensor,
+    mean: float = 0.0,
+    std: float = 1.0,
+    a: float = -2.0,
+    b: float = 2.0,
+    generator: Any = None,
 ) -> Tensor:
     """Fills with samples from N(``mean``, ``std``²) conditioned on ``[a, b]`` (absolute
     bounds, as in PyTorch): values outside are drawn again until all fall inside."""
@@ -261,7 +294,8 @@ def trunc_normal_(
     out = np.empty(n)
     todo = np.arange(n)
     while todo.size:
-        draw = _core.randn([int(todo.size)], dtype=_core.float64).numpy() * std + mean
+        draw = _core.randn([int(todo.size)], dtype=_core.float64, generator=generator)
+        draw = draw.numpy() * std + mean
         ok = (draw >= a) & (draw <= b)
         out[todo[ok]] = draw[ok]
         todo = todo[~ok]
@@ -269,7 +303,7 @@ def trunc_normal_(
     return _fill_from(tensor, values)
 
 
-def orthogonal_(tensor: Tensor, gain: float = 1.0) -> Tensor:
+def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
     """Fills a tensor of 2 or more dims with a (semi-)orthogonal matrix of its
     ``[shape[0], numel / shape[0]]`` view, times ``gain`` (Saxe et al.; the QR of a
     normal draw with the signs of ``R``'s diagonal, as PyTorch does)."""
@@ -282,7 +316,7 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0) -> Tensor:
     cols = tensor.numel() // rows if rows else 0
     if rows == 0 or cols == 0:
         return tensor
-    flat = _core.randn([rows, cols], dtype=_core.float64).numpy()
+    flat = _core.randn([rows, cols], dtype=_core.float64, generator=generator).numpy()
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)

@@ -106,5 +106,17 @@ def default_collate(batch: Sequence[Any]) -> Any:
 
 def default_convert(data: Any) -> Any:
     """Without batching (``batch_size=None``): NumPy arrays inside ``data`` become
-    tensors, everything else is left as it is."""
+    tensors, tuples (not named tuples) become lists, as PyTorch's ``default_convert``
+    ("for backwards compatibility"), everything else is left as it is."""
+    if isinstance(data, tuple) and not hasattr(data, "_fields"):
+        return [default_convert(v) for v in data]
+    if isinstance(data, tuple):
+        return type(data)(*(default_convert(v) for v in data))
+    if isinstance(data, list):
+        return [default_convert(v) for v in data]
+    if isinstance(data, Mapping):
+        try:
+            return cast(Any, type(data))({k: default_convert(v) for k, v in data.items()})
+        except TypeError:
+            return {k: default_convert(v) for k, v in data.items()}
     return to_tensors(data)
