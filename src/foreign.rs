@@ -37,7 +37,21 @@ pub fn validate(
     data: usize,
     byte_offset: u64,
 ) -> Result<ForeignView> {
-    if itemsize == 0 {
+    validate_aligned(op, shape, strides, itemsize, itemsize, data, byte_offset)
+}
+
+/// [`validate`] with the element type's own alignment `align` (a complex element is two
+/// floats, aligned to one: 4 bytes for complex64, as NumPy and PyTorch take it).
+pub fn validate_aligned(
+    op: &str,
+    shape: &[i64],
+    strides: Option<&[i64]>,
+    itemsize: usize,
+    align: usize,
+    data: usize,
+    byte_offset: u64,
+) -> Result<ForeignView> {
+    if itemsize == 0 || align == 0 {
         return Err(bad(op, "the element size is 0 bytes".into()));
     }
     if let Some(s) = strides {
@@ -120,7 +134,7 @@ pub fn validate(
             ),
         ));
     }
-    if start % itemsize as i128 != 0 {
+    if start % align as i128 != 0 {
         return Err(bad(
             op,
             "the data pointer is not aligned to the element size; make the producer's \

@@ -147,7 +147,7 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
     if isinstance(data, np.ndarray):
         try:
             shared = _core.from_numpy(data)
-        except TypeError:  # a byte order or dtype that cannot be shared: copy
+        except (TypeError, ValueError):  # byte order, dtype or alignment: copy instead
             shared = None
         if shared is not None and (want is None or shared.dtype == want):
             return shared

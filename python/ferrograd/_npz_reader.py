@@ -145,7 +145,7 @@ class Reader:
         zf: zipfile.ZipFile,
         archive_size: int,
         max_bytes: int | None,
-        make_tensor: Callable[[np.ndarray, str, bool], Any],
+        make_tensor: Callable[[np.ndarray, str, bool, bool], Any],
         make_sparse: Callable[[dict, list], Any] | None = None,
     ) -> None:
         self.zf = zf
@@ -193,7 +193,8 @@ class Reader:
             if not isinstance(dtype, str):
                 raise _Bad(f"tensor at {where} has no dtype name")
             try:
-                return self.make_tensor(array, dtype, bool(node.get("requires_grad")))
+                grad, param = bool(node.get("requires_grad")), bool(node.get("parameter"))
+                return self.make_tensor(array, dtype, grad, param)
             except (TypeError, ValueError) as e:
                 raise _Bad(f"tensor at {where} cannot be made ({e})") from None
         if kind == "sparse":

@@ -8,7 +8,8 @@ Format (readable with ``numpy.load(path, allow_pickle=False)`` alone):
   describes the structure: ``{"format": "ferrograd.npz", "version": 1, "root": NODE}``
   where a NODE is one of
 
-  - ``{"kind": "tensor", "key": "t3", "dtype": "float32", "requires_grad": false}``
+  - ``{"kind": "tensor", "key": "t3", "dtype": "float32", "requires_grad": false}``, with
+    ``"parameter": true`` for an ``nn.Parameter`` (loaded back as one, as PyTorch does)
   - ``{"kind": "ndarray", "key": "t4"}``
   - ``{"kind": "dict", "items": [[KEY, NODE], ...]}`` with KEY ``["str", "w"]`` or
     ``["int", 0]`` (dict keys of other types are refused), and ``"ordered": true`` when
@@ -66,12 +67,15 @@ class _Writer:
             t = obj.detach()
             if dtype == "bfloat16":
                 t = t.astype("float32")
-            return {
+            node = {
                 "kind": "tensor",
                 "key": self._store(t.numpy()),
                 "dtype": dtype,
                 "requires_grad": bool(obj.requires_grad),
             }
+            if _is_parameter(obj):
+                node["parameter"] = True
+            return node
         from .sparse._base import SparseTensor
 
         if isinstance(obj, SparseTensor):
@@ -175,13 +179,34 @@ def save(obj: Any, path: PathLike, protocol: Any = None, **kwargs: Any) -> None:
         np.savez(f, **arrays)  # type: ignore[arg-type]
 
 
-def _make_tensor(array: np.ndarray, dtype: str, requires_grad: bool) -> Any:
+def _is_parameter(obj: Any) -> bool:
+    from .nn.parameter import Parameter
+
+    return isinstance(obj, Parameter)
+
+
+def _make_tensor(array: np.ndarray, dtype: str, requires_grad: bool, parameter: bool) -> Any:
     t = _core.tensor(array)
     if t.dtype.name != dtype:
         t = t.astype(dtype)
+    if parameter:
+        from .nn.parameter import Parameter
+
+        return Parameter(t, requires_grad=requires_grad)
     if requires_grad:
         t.requires_grad_(True)
     return t
+
+
+def _on_cpu(map_location: Any) -> bool:
+    """Whether ``map_location`` (None, a device or its name, a callable, or a dict from
+    saved to target devices, e.g. ``{"cuda:0": "cpu"}``) asks for nothing but the CPU,
+    which is where every tensor loads."""
+    if map_location is None or callable(map_location):
+        return True
+    if isinstance(map_location, dict):
+        return all(_on_cpu(v) for v in map_location.values())
+    return str(map_location).split(":")[0] == "cpu"
 
 
 def load(
@@ -197,7 +222,7 @@ def load(
     ``ValueError`` naming what is wrong, found before anything large is allocated (see
     docs/reliability.md); ``max_bytes`` caps the total size of the arrays (for files from
     untrusted sources)."""
-    if map_location not in (None, "cpu") and not callable(map_location):
+    if not _on_cpu(map_location):
         raise ValueError(f"load: map_location={map_location!r}; ferrograd runs on the CPU only")
     name = repr(path) if not hasattr(path, "read") else "the file object"
     opened = None

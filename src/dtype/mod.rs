@@ -115,6 +115,15 @@ impl DType {
         }
     }
 
+    /// Alignment of an element in bytes: its size, except a complex number's, which is
+    /// that of one of its two floats (Rust's `Complex<f32>` is aligned to 4).
+    pub fn align(self) -> usize {
+        match self {
+            DType::C64 | DType::C128 => self.size() / 2,
+            _ => self.size(),
+        }
+    }
+
     /// True for float16, bfloat16, float32, float64.
     pub fn is_float(self) -> bool {
         matches!(self, DType::F16 | DType::BF16 | DType::F32 | DType::F64)

@@ -166,6 +166,13 @@ fn walk(
         if obj.cast::<PyTensor>().is_ok() || obj.cast::<PyUntypedArray>().is_ok() {
             return Ok(false); // let NumPy assemble mixed content
         }
+        if obj.is_instance_of::<PyFloat>()
+            && !obj.is_exact_instance_of::<PyFloat>()
+            && obj.hasattr("dtype")?
+        {
+            // a numpy.float64 scalar: NumPy assembles it, keeping float64 in PyTorch code
+            return Ok(false);
+        }
         if depth != shape.len() {
             return Err(PyValueError::new_err(format!(
                 "the nested sequence is ragged: a scalar appears at depth {depth} where a \
@@ -283,11 +290,15 @@ pub fn to_tensor(data: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Tens
         let np = data.py().import("numpy")?;
         let arr = np.call_method1("asarray", (data,))?;
         let t = numpy_to_tensor(arr.cast::<PyUntypedArray>()?, false)?;
-        let d = dtype.unwrap_or(if t.dtype() == DType::F64 {
-            crate::dtype::default_float()
-        } else {
-            t.dtype()
-        });
+        // float64 content stays float64 in PyTorch code (torch.tensor([np.float64(1e300)])
+        // is float64 there); Paddle's to_tensor casts non-array input to the default dtype
+        let d = dtype.unwrap_or(
+            if t.dtype() == DType::F64 && !crate::python::dialect::caller_is_torch(data.py())? {
+                crate::dtype::default_float()
+            } else {
+                t.dtype()
+            },
+        );
         return t.cast_raw(d).py();
     }
     if data.hasattr("__array__")? || data.hasattr("__array_interface__")? {
@@ -416,24 +427,36 @@ pub fn numpy_to_tensor(arr: &Bound<'_, PyUntypedArray>, share: bool) -> PyResult
     let byte_strides: Vec<isize> = arr.strides().to_vec();
     // SAFETY: reading the data pointer of a live array object
     let data_ptr = unsafe { (*arr.as_array_ptr()).fields.data } as *mut u8;
-    let aligned = byte_strides.iter().all(|s| s % itemsize == 0)
-        && (data_ptr as usize).is_multiple_of(dtype.size());
+    // a complex element is two floats: aligned to one (NumPy's and PyTorch's rule); an
+    // empty array has nothing to misread
+    let align = dtype.align();
+    let empty = shape.contains(&0);
+    let strided = byte_strides.iter().all(|s| s % itemsize == 0);
+    let aligned = empty || (data_ptr as usize).is_multiple_of(align);
     if share {
-        if !aligned {
+        if !strided {
             return Err(PyValueError::new_err(
                 "from_numpy: the array's strides are not multiples of its item size; pass \
                  numpy.ascontiguousarray(a) instead",
             ));
         }
+        if !aligned {
+            return Err(PyValueError::new_err(format!(
+                "from_numpy: the array's data is not aligned to its {align}-byte elements \
+                 (it starts at an odd address), so it cannot be shared; pass a copy \
+                 (numpy.array(a)) or use ferrograd.tensor(a)"
+            )));
+        }
         // `as_strided` arrays carry any strides NumPy was given: check the span with the
         // same checked arithmetic as a DLPack import before wrapping the memory
         let shape_i: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
         let strides_i: Vec<i64> = byte_strides.iter().map(|s| (s / itemsize) as i64).collect();
-        let view = crate::foreign::validate(
+        let view = crate::foreign::validate_aligned(
             "from_numpy",
             &shape_i,
             Some(&strides_i),
             dtype.size(),
+            align,
             data_ptr as usize,
             0,
         )
@@ -456,7 +479,9 @@ pub fn numpy_to_tensor(arr: &Bound<'_, PyUntypedArray>, share: bool) -> PyResult
         return Ok(Tensor::from_parts(Arc::new(storage), view.layout));
     }
     let np = arr.py().import("numpy")?;
-    let c = np.call_method1("ascontiguousarray", (arr,))?;
+    // C-contiguous and aligned, copied by NumPy only when the array is not already
+    // (ascontiguousarray alone keeps an unaligned array as it is)
+    let c = np.call_method1("require", (arr, arr.py().None(), "CA"))?;
     crate::with_dtype!(dtype, T, { copy_contiguous::<T>(&c, &shape) })
 }
 

@@ -327,11 +327,12 @@ unsafe fn tensor_from_dl(dl: &DLTensor, owner: Imported, writable: bool) -> PyRe
         Some(unsafe { std::slice::from_raw_parts(dl.strides, ndim) })
     };
     // every size and address checked before anything is read (see `crate::foreign`)
-    let view = match crate::foreign::validate(
+    let view = match crate::foreign::validate_aligned(
         "from_dlpack",
         shape_i,
         strides_i,
         dtype.size(),
+        dtype.align(),
         dl.data as usize,
         dl.byte_offset,
     ) {

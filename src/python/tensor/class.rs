@@ -230,9 +230,11 @@ impl PyTensor {
         }
     }
 
-    /// True when elements are row-major without gaps.
+    /// True when elements are row-major without gaps; always for a tensor without
+    /// elements (PyTorch's answer: `zeros(3, 0).is_contiguous()`).
     fn is_contiguous(&self) -> bool {
-        self.inner().is_contiguous()
+        let t = self.inner();
+        t.numel() == 0 || t.is_contiguous()
     }
 
     /// Address of the first element.
