@@ -148,3 +148,42 @@ def assert_same(got, want, dtype: str | None = None, what: str = "") -> None:
     np.testing.assert_allclose(
         g64[fin], w64[fin], err_msg=what, **tolerance(dtype or got.dtype.name)
     )
+
+
+def assert_scaled(got, want, dtype: str, what: str, scale, tol: tuple) -> None:
+    """`got` (tensor) equals `want` (float64 NumPy): shape, dtype, NaN/inf positions
+    exactly, finite values within ``tol = (rtol, atol)``, the atol scaled by `scale` (the
+    magnitudes involved in each value)."""
+    g = got.numpy()
+    with np.errstate(over="ignore"):  # a float32 result beyond float32's range is inf
+        w = np.asarray(want, dtype=dtype).astype(np.float64)
+    assert g.shape == w.shape, f"{what}: shape {g.shape} != {w.shape}"
+    assert got.dtype.name == dtype, f"{what}: dtype {got.dtype.name} != {dtype}"
+    g = g.astype(np.float64)
+    assert (np.isnan(g) == np.isnan(w)).all(), f"{what}: NaN positions\n{g}\n{w}"
+    inf = np.isinf(w)
+    np.testing.assert_array_equal(g[inf], w[inf], err_msg=f"{what}: infinities")
+    fin = np.isfinite(w)
+    rtol, atol = tol
+    bound = atol * np.broadcast_to(scale, w.shape)[fin] + rtol * np.abs(w[fin])
+    bad = np.abs(g[fin] - w[fin]) > bound
+    assert not bad.any(), f"{what}: got {g[fin][bad]}, expected {w[fin][bad]}"
+
+
+def leaf(a, dtype: str = "float64"):
+    """A contiguous tensor of `a` that requires grad (an input of gradcheck)."""
+    t = fg.tensor(np.ascontiguousarray(a), dtype=dtype)
+    t.requires_grad = True
+    return t
+
+
+def grad_ok(fn, *arrays, second: bool = False) -> None:
+    """gradcheck (and with `second`, gradgradcheck) of `fn` at float64 leaves of `arrays`."""
+    from ferrograd.autograd import gradcheck, gradgradcheck
+
+    CALLS["gradcheck"] += 1
+    inputs = tuple(leaf(a) for a in arrays)
+    assert gradcheck(fn, inputs, eps=1e-6, atol=1e-6, rtol=1e-4)
+    if second:
+        CALLS["gradgradcheck"] += 1
+        assert gradgradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3)

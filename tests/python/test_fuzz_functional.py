@@ -17,8 +17,7 @@ import ferrograd as fg
 import ferrograd.nn.functional as F
 import hypothesis.extra.numpy as hnp
 import numpy as np
-from ferrograd.autograd import gradcheck
-from fuzz_support import CALLS, FUZZ, assert_same, viewed
+from fuzz_support import CALLS, FUZZ, assert_same, assert_scaled, grad_ok, leaf, viewed
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from scipy.special import erf, expit, xlogy
@@ -32,33 +31,7 @@ DTYPES = st.sampled_from(["float32", "float64"])
 
 
 def check(got, want, dtype, what, scale=1.0):
-    """`got` (tensor) equals `want` (float64 NumPy): shape, dtype, NaN/inf positions
-    exactly, finite values within rtol and an atol scaled by the magnitudes involved."""
-    g = got.numpy()
-    with np.errstate(over="ignore"):  # a float32 result beyond float32's range is inf
-        w = np.asarray(want, dtype=dtype).astype(np.float64)
-    assert g.shape == w.shape, f"{what}: shape {g.shape} != {w.shape}"
-    assert got.dtype.name == dtype, f"{what}: dtype {got.dtype.name} != {dtype}"
-    g = g.astype(np.float64)
-    assert (np.isnan(g) == np.isnan(w)).all(), f"{what}: NaN positions\n{g}\n{w}"
-    inf = np.isinf(w)
-    np.testing.assert_array_equal(g[inf], w[inf], err_msg=f"{what}: infinities")
-    fin = np.isfinite(w)
-    rtol, atol = TOL[dtype]
-    bound = atol * np.broadcast_to(scale, w.shape)[fin] + rtol * np.abs(w[fin])
-    bad = np.abs(g[fin] - w[fin]) > bound
-    assert not bad.any(), f"{what}: got {g[fin][bad]}, expected {w[fin][bad]}"
-
-
-def leaf(a, dtype="float64"):
-    t = fg.tensor(np.ascontiguousarray(a), dtype=dtype)
-    t.requires_grad = True
-    return t
-
-
-def grad_ok(fn, *arrays):
-    CALLS["gradcheck"] += 1
-    assert gradcheck(fn, tuple(leaf(a) for a in arrays), eps=1e-6, atol=1e-6, rtol=1e-4)
+    assert_scaled(got, want, dtype, what, scale, TOL[dtype])
 
 
 def arr(draw, shape, lo=-3.0, hi=3.0):

@@ -42,8 +42,7 @@ import hypothesis.extra.numpy as hnp
 import numpy as np
 import pytest
 from ferrograd import nn
-from ferrograd.autograd import gradcheck, gradgradcheck
-from fuzz_support import CALLS, FUZZ
+from fuzz_support import CALLS, FUZZ, assert_scaled, grad_ok, leaf
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from scipy.special import log_expit, logsumexp
@@ -57,37 +56,7 @@ DTYPES = st.sampled_from(["float32", "float64"])
 
 
 def check(got, want, dtype, what, scale=1.0):
-    """`got` (tensor) equals `want` (float64 NumPy): shape, dtype, NaN/inf positions
-    exactly, finite values within rtol and an atol scaled by the magnitudes involved."""
-    g = got.numpy()
-    with np.errstate(over="ignore"):
-        w = np.asarray(want, dtype=dtype).astype(np.float64)
-    assert g.shape == w.shape, f"{what}: shape {g.shape} != {w.shape}"
-    assert got.dtype.name == dtype, f"{what}: dtype {got.dtype.name} != {dtype}"
-    g = g.astype(np.float64)
-    assert (np.isnan(g) == np.isnan(w)).all(), f"{what}: NaN positions\n{g}\n{w}"
-    inf = np.isinf(w)
-    np.testing.assert_array_equal(g[inf], w[inf], err_msg=f"{what}: infinities")
-    fin = np.isfinite(w)
-    rtol, atol = TOL[dtype]
-    bound = atol * np.broadcast_to(scale, w.shape)[fin] + rtol * np.abs(w[fin])
-    bad = np.abs(g[fin] - w[fin]) > bound
-    assert not bad.any(), f"{what}: got {g[fin][bad]}, expected {w[fin][bad]}"
-
-
-def leaf(a, dtype="float64"):
-    t = fg.tensor(np.ascontiguousarray(a), dtype=dtype)
-    t.requires_grad = True
-    return t
-
-
-def grad_ok(fn, *arrays, second=False):
-    CALLS["gradcheck"] += 1
-    inputs = tuple(leaf(a) for a in arrays)
-    assert gradcheck(fn, inputs, eps=1e-6, atol=1e-6, rtol=1e-4)
-    if second:
-        CALLS["gradgradcheck"] += 1
-        assert gradgradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3)
+    assert_scaled(got, want, dtype, what, scale, TOL[dtype])
 
 
 def arr(draw, shape, lo=-3.0, hi=3.0):
