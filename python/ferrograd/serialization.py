@@ -67,15 +67,15 @@ class _Writer:
             t = obj.detach()
             if dtype == "bfloat16":
                 t = t.astype("float32")
-            node = {
+            tnode: dict = {
                 "kind": "tensor",
                 "key": self._store(t.numpy()),
                 "dtype": dtype,
                 "requires_grad": bool(obj.requires_grad),
             }
             if _is_parameter(obj):
-                node["parameter"] = True
-            return node
+                tnode["parameter"] = True
+            return tnode
         from .sparse._base import SparseTensor
 
         if isinstance(obj, SparseTensor):

@@ -44,8 +44,8 @@ def _fill_row_(tensor: Tensor, row: int, value: float) -> None:
 
 def calculate_gain(nonlinearity: str, param: Optional[float] = None) -> float:
     """The recommended gain for ``nonlinearity`` (PyTorch's table)."""
-    linear = ("linear", "conv1d", "conv2d", "conv3d", "sigmoid", "identity")
-    linear += ("conv_transpose1d", "conv_transpose2d", "conv_transpose3d")
+    convs = ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d")
+    linear = ("linear", *convs, "conv_transpose3d", "sigmoid", "identity")
     if nonlinearity in linear:
         return 1.0
     if nonlinearity == "tanh":
@@ -78,9 +78,7 @@ def _fan(tensor: Tensor, mode: str) -> int:
     return fan_in if mode == "fan_in" else fan_out
 
 
-def uniform_(
-    tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None
-) -> Tensor:
+def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
     """Fills with samples uniform in ``[a, b)`` (from ``generator`` when given)."""
     _check(tensor, "uniform_")
     if b < a:
@@ -89,9 +87,7 @@ def uniform_(
     return _fill_from(tensor, r * (b - a) + a)
 
 
-def normal_(
-    tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None
-) -> Tensor:
+def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
     """Fills with samples from N(``mean``, ``std``²) (from ``generator`` when given)."""
     _check(tensor, "normal_")
     if std < 0:
@@ -294,8 +290,8 @@ def trunc_normal_(
     out = np.empty(n)
     todo = np.arange(n)
     while todo.size:
-        draw = _core.randn([int(todo.size)], dtype=_core.float64, generator=generator)
-        draw = draw.numpy() * std + mean
+        sample = _core.randn([int(todo.size)], dtype=_core.float64, generator=generator)
+        draw = sample.numpy() * std + mean
         ok = (draw >= a) & (draw <= b)
         out[todo[ok]] = draw[ok]
         todo = todo[~ok]

@@ -297,8 +297,9 @@ class CosineAnnealingWarmRestarts(LRScheduler):
     def step(self, epoch: Any = None) -> None:
         """Advances one epoch, or jumps to ``epoch`` (which may be fractional, e.g.
         ``epoch + i / iters`` inside an epoch)."""
-        if epoch is None and getattr(self, "_fractional_epoch", None) is not None:
-            epoch = self._fractional_epoch + 1
+        frac = getattr(self, "_fractional_epoch", None)
+        if epoch is None and frac is not None:
+            epoch = frac + 1
         if epoch is None or float(epoch) == int(epoch):
             self._fractional_epoch = None
             super().step(None if epoch is None else int(epoch))
