@@ -20,7 +20,7 @@ fn bytes_of(t: &Tensor) -> Result<Vec<u8>> {
         // SAFETY: every dtype's element type is plain data of `size` bytes (bool is one
         // byte, 0 or 1), `vals` holds `n` of them and `out` has room for `total` bytes.
         unsafe {
-            std::ptr::copy_nonoverlapping(vals.as_ptr() as *const u8, out.as_mut_ptr(), total);
+            std::ptr::copy_nonoverlapping(vals.as_ptr().cast::<u8>(), out.as_mut_ptr(), total);
             out.set_len(total);
         }
     });
@@ -66,7 +66,7 @@ impl Tensor {
             // SAFETY: `U` is plain data of `to` bytes for which every bit pattern is a
             // value (bool was handled above); `bytes` holds `n * to` bytes.
             unsafe {
-                std::ptr::copy_nonoverlapping(bytes.as_ptr(), v.as_mut_ptr() as *mut u8, n * to);
+                std::ptr::copy_nonoverlapping(bytes.as_ptr(), v.as_mut_ptr().cast::<u8>(), n * to);
                 v.set_len(n);
             }
             Tensor::from_vec(v, &shape)
