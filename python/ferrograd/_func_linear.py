@@ -110,7 +110,10 @@ def jvp(
 def linearize(func: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..., Any]]:
     """``(func(*primals), jvp_fn)``: ``jvp_fn(*tangents)`` is the Jacobian-vector product
     at ``primals`` (computed anew at each call, by two reverse passes)."""
-    out, _ = jvp(func, primals, tuple(_core.zeros_like(p) for p in primals))
+    from .func import _detach_tree, _tracking
+
+    # the value alone: a jvp here would run its two reverse passes for nothing
+    out = _detach_tree(func(*primals), _tracking(primals))
 
     def jvp_fn(*tangents: Any) -> Any:
         return jvp(func, primals, tangents)[1]

@@ -205,8 +205,10 @@ _BITS = {2: _core.int16, 4: _core.int32, 8: _core.int64}
 
 
 def _expanded(t: Tensor) -> bool:
-    """True when ``t`` repeats memory along a broadcast (stride-0) dimension."""
-    return any(s == 0 and n > 1 for n, s in zip(t.shape, t.stride()))
+    """True when ``t`` repeats memory along a broadcast (stride-0) dimension: the rule of
+    ``Layout::broadcast_dim`` (src/layout.rs), which the other in-place ops check in Rust;
+    a tensor without elements shares nothing."""
+    return t.numel() > 0 and any(s == 0 and n > 1 for n, s in zip(t.shape, t.stride()))
 
 
 def _bits(t: Tensor) -> Tensor:

@@ -156,8 +156,8 @@ pub fn cexpm1<T: Float>(z: Complex<T>) -> Complex<T> {
         let e = cexp(z);
         return Complex::new(e.re - T::one(), e.im);
     }
-    let half = (y / (T::one() + T::one())).sin();
     let two = T::one() + T::one();
+    let half = (y / two).sin();
     Complex::new(x.exp_m1() * y.cos() - two * half * half, x.exp() * y.sin())
 }
 
