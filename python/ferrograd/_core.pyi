@@ -1278,6 +1278,10 @@ class Tensor:
         """The core of ``as_strided``: sizes, strides and offset in elements."""
     def storage_offset(self) -> _int:
         """Where the first element sits in the memory, in elements from its start."""
+    def _storage_key(self) -> tuple[_int, _int]:
+        """``(identity, length in elements)`` of this tensor's memory."""
+    def _storage_tensor(self, size: Sequence[_int], stride: Sequence[_int], offset: _int) -> Tensor:
+        """A detached tensor over this tensor's memory with any checked layout."""
     def squeeze_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place ``squeeze``: this tensor takes the new shape; returns it."""
     def unsqueeze_(self, *args: Any, **kwargs: Any) -> Tensor:

@@ -9,9 +9,14 @@ Rules (see docs/reliability.md, "Loading files: limits"):
   from it (1032:1) — so a member cannot announce more than the file could hold;
 * the manifest is at most ``MAX_MANIFEST_BYTES``, UTF-8 JSON, nested at most
   ``MAX_DEPTH`` levels, made of the documented node kinds only;
-* every array member is referenced once (a manifest naming one big member 200 times
-  does not make 200 copies), is a version 1-3 ``.npy`` of a non-object dtype whose header's
-  shape and dtype account exactly for the member's declared size;
+* every array member is read once: an array (version 1 tensor, NumPy array) member is
+  referenced once (a manifest naming one big member 200 times does not make 200 copies),
+  a storage member (version 2) is read and made a tensor once, however many tensors lie
+  in it, and never also used as an array; each is a version 1-3 ``.npy`` of a
+  non-object dtype whose header's shape and dtype account exactly for the member's
+  declared size; a storage member is 1-D, of its tensors' dtype;
+* a version 2 tensor's shape, strides and offset are ints whose elements all lie inside
+  its storage (checked with exact arithmetic before the tensor is made);
 * the arrays together are at most ``max_bytes`` bytes when a limit is given.
 """
 
@@ -27,13 +32,28 @@ import numpy as np
 
 MANIFEST = "__ferrograd__"
 FORMAT = "ferrograd.npz"
-VERSION = 1
+VERSION = 2
 MAX_MANIFEST_BYTES = 64 << 20
 MAX_DEPTH = 100
 # deflate emits at least one bit per 258-byte match: no member inflates more than 1032:1
 _MAX_DEFLATE_RATIO = 1032
 _NODE_KINDS = ("tensor", "ndarray", "dict", "list", "tuple", "value", "float", "sparse")
 _VALUE_TYPES = (type(None), bool, int, float, str)
+# each dtype's storage member type (NumPy has no bfloat16: its bits, as uint16)
+STORAGE_NUMPY_TYPES = {
+    "bool": "bool",
+    "uint8": "uint8",
+    "int8": "int8",
+    "int16": "int16",
+    "int32": "int32",
+    "int64": "int64",
+    "float16": "float16",
+    "bfloat16": "uint16",
+    "float32": "float32",
+    "float64": "float64",
+    "complex64": "complex64",
+    "complex128": "complex128",
+}
 
 
 class _Bad(ValueError):
@@ -137,6 +157,10 @@ def _read_array(zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> np.ndarray:
     return raw.view(dtype).reshape(shape, order="F" if fortran else "C")
 
 
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
 class Reader:
     """Builds the object tree of an opened archive, checking each node."""
 
@@ -147,10 +171,18 @@ class Reader:
         max_bytes: int | None,
         make_tensor: Callable[[np.ndarray, str, bool, bool], Any],
         make_sparse: Callable[[dict, list], Any] | None = None,
+        make_storage: Callable[[np.ndarray, str], Any] | None = None,
+        make_view: Callable[[Any, list, list, int, bool, bool], Any] | None = None,
     ) -> None:
         self.zf = zf
         self.make_tensor = make_tensor
         self.make_sparse = make_sparse
+        self.make_storage = make_storage
+        self.make_view = make_view
+        # storage member -> (its dtype, the tensor made from it)
+        self.storages: dict[str, tuple[str, Any]] = {}
+        # a version 2 tensor node's "object" number -> the tensor made for it
+        self.objects: dict[int, Any] = {}
         self.infos = _member_checks(zf, archive_size)
         self.max_bytes = max_bytes
         # dicts saved from an OrderedDict come back as one (PyTorch's torch.load)
@@ -178,6 +210,50 @@ class Reader:
             )
         return _read_array(self.zf, info)
 
+    def storage(self, key: Any, dtype: str, where: str) -> Any:
+        """The tensor made from storage member ``key``, read and made once."""
+        seen = self.storages.get(key) if isinstance(key, str) else None
+        if seen is not None:
+            if seen[0] != dtype:
+                raise _Bad(f"{where} reads storage {key!r} as {dtype}, another tensor as {seen[0]}")
+            return seen[1]
+        array = self.array(key, where)
+        if self.make_storage is None:
+            raise _Bad(f"{where}: this reader makes no version 2 tensors")
+        try:
+            made = self.make_storage(array, dtype)
+        except (TypeError, ValueError) as e:
+            raise _Bad(f"tensor at {where} cannot be made ({e})") from None
+        self.storages[key] = (dtype, made)
+        return made
+
+    def view(self, node: dict, where: str) -> Any:
+        """A version 2 tensor node: a layout over a storage member."""
+        dtype = node.get("dtype")
+        if not isinstance(dtype, str):
+            raise _Bad(f"tensor at {where} has no dtype name")
+        shape, strides, offset = node.get("shape"), node.get("strides"), node.get("offset")
+        ints = (shape, strides)
+        if not all(isinstance(v, list) and all(_is_int(i) for i in v) for v in ints) or not (
+            _is_int(offset)
+        ):
+            raise _Bad(f"tensor at {where} has no int lists shape and strides and int offset")
+        number = node.get("object")
+        if number is not None and not _is_int(number):
+            raise _Bad(f"tensor at {where} has object number {number!r}, not an int")
+        storage = self.storage(node.get("storage"), dtype, where)
+        if number in self.objects:
+            return self.objects[number]
+        assert self.make_view is not None  # self.storage checked the makers
+        try:
+            grad, param = bool(node.get("requires_grad")), bool(node.get("parameter"))
+            made = self.make_view(storage, shape, strides, offset, grad, param)
+        except (TypeError, ValueError, RuntimeError, OverflowError) as e:
+            raise _Bad(f"tensor at {where} cannot be made ({e})") from None
+        if number is not None:
+            self.objects[number] = made
+        return made
+
     def build(self, node: Any, where: str = "root", depth: int = 0) -> Any:
         if depth > MAX_DEPTH:
             raise _Bad(f"its manifest nests deeper than {MAX_DEPTH} levels at {where}")
@@ -185,6 +261,8 @@ class Reader:
             kind = node.get("kind") if isinstance(node, dict) else type(node).__name__
             raise _Bad(f"unknown node kind {kind!r} at {where} in the file's manifest")
         kind = node["kind"]
+        if kind == "tensor" and "storage" in node:
+            return self.view(node, where)
         if kind in ("tensor", "ndarray"):
             array = self.array(node.get("key"), where)
             if kind == "ndarray":

@@ -3,13 +3,23 @@
 
 Format (readable with ``numpy.load(path, allow_pickle=False)`` alone):
 
-* every tensor or array in ``obj`` is one array member named ``t0``, ``t1``, ...;
+* every memory (storage) that a saved tensor lies in is stored once, whole, as a 1-D array
+  member named ``t0``, ``t1``, ... (as PyTorch's ``torch.save`` stores each storage once);
+  every NumPy array in ``obj`` is one array member too;
 * the member ``__ferrograd__`` is a UTF-8 JSON document (stored as a uint8 array) that
-  describes the structure: ``{"format": "ferrograd.npz", "version": 1, "root": NODE}``
+  describes the structure: ``{"format": "ferrograd.npz", "version": 2, "root": NODE}``
   where a NODE is one of
 
-  - ``{"kind": "tensor", "key": "t3", "dtype": "float32", "requires_grad": false}``, with
-    ``"parameter": true`` for an ``nn.Parameter`` (loaded back as one, as PyTorch does)
+  - ``{"kind": "tensor", "storage": "t3", "dtype": "float32", "shape": [2, 3],
+    "strides": [1, 2], "offset": 0, "requires_grad": false, "object": 0}``: the tensor's
+    elements in its storage's member, as sizes, strides (in elements, negative ones
+    allowed) and the offset of its first element; with ``"parameter": true`` for an
+    ``nn.Parameter`` (loaded back as one, as PyTorch does). Nodes with one ``object``
+    number were one tensor object (saved twice: tied weights) and load as one object. Tensors that shared memory when saved name one
+    storage and share memory again when loaded; each keeps its strides (a transposed or an
+    expanded tensor loads as such a view). Version 1 files (``{"kind": "tensor", "key":
+    "t3", "dtype": ..., "requires_grad": ...}``, each tensor its own contiguous array)
+    load as before.
   - ``{"kind": "ndarray", "key": "t4"}``
   - ``{"kind": "dict", "items": [[KEY, NODE], ...]}`` with KEY ``["str", "w"]`` or
     ``["int", 0]`` (dict keys of other types are refused), and ``"ordered": true`` when
@@ -22,7 +32,8 @@ Format (readable with ``numpy.load(path, allow_pickle=False)`` alone):
     the parts are tensor nodes, ``[indices, values]`` for COO and ``[compressed_indices,
     plain_indices, values]`` for the compressed layouts; loading re-validates them.
 
-bfloat16 tensors (which NumPy lacks) are stored as float32 and cast back on load.
+A bfloat16 storage (NumPy has no bfloat16) is stored as its bits, a uint16 array (version 1
+stored bfloat16 tensors as float32).
 Anything else (arbitrary objects) is a ``TypeError`` at save time.
 """
 
@@ -54,6 +65,11 @@ class _Writer:
 
     def __init__(self) -> None:
         self.arrays: dict[str, np.ndarray] = {}
+        # storage identity -> (member key, a tensor on it); the tensor keeps the storage
+        # alive while saving, so no temporary's memory can be reused under the same identity
+        self.storages: dict[int, tuple[str, Tensor]] = {}
+        # id() of each tensor object written -> its number ("object" in its node)
+        self.objects: dict[int, int] = {}
 
     def _store(self, array: np.ndarray) -> str:
         key = f"t{len(self.arrays)}"
@@ -61,20 +77,37 @@ class _Writer:
         self.arrays[key] = np.asarray(array, order="C")
         return key
 
+    def _storage(self, t: Tensor) -> str:
+        """The member holding ``t``'s whole memory, written the first time it is seen."""
+        ident, length = t._storage_key()
+        seen = self.storages.get(ident)
+        if seen is not None:
+            return seen[0]
+        flat = t._storage_tensor([length], [1], 0)
+        if flat.dtype.name == "bfloat16":
+            array = np.asarray(flat.view(_core.int16)).view(np.uint16)
+        else:
+            array = np.array(flat, copy=True)
+        key = self._store(array)
+        self.storages[ident] = (key, t)
+        return key
+
     def node(self, obj: Any, where: str) -> dict:
         if isinstance(obj, Tensor):
-            dtype = obj.dtype.name
-            t = obj.detach()
-            if dtype == "bfloat16":
-                t = t.astype("float32")
             tnode: dict = {
                 "kind": "tensor",
-                "key": self._store(t.numpy()),
-                "dtype": dtype,
+                "storage": self._storage(obj),
+                "dtype": obj.dtype.name,
+                "shape": list(obj.shape),
+                "strides": list(obj.stride()),
+                "offset": obj.storage_offset(),
                 "requires_grad": bool(obj.requires_grad),
             }
             if _is_parameter(obj):
                 tnode["parameter"] = True
+            # one object saved twice (tied weights) loads as one object, as pickle's memo
+            # makes torch.load give it
+            tnode["object"] = self.objects.setdefault(id(obj), len(self.objects))
             return tnode
         from .sparse._base import SparseTensor
 
@@ -186,9 +219,39 @@ def _is_parameter(obj: Any) -> bool:
 
 
 def _make_tensor(array: np.ndarray, dtype: str, requires_grad: bool, parameter: bool) -> Any:
+    """A version 1 tensor: its own contiguous array, cast to ``dtype``."""
     t = _core.tensor(array)
     if t.dtype.name != dtype:
         t = t.astype(dtype)
+    return _finish(t, requires_grad, parameter)
+
+
+def _make_storage(array: np.ndarray, dtype: str) -> Any:
+    """A version 2 storage: the 1-D member of exactly ``dtype``'s NumPy type (bfloat16:
+    its bits as uint16) as a 1-D tensor that the storage's tensors share."""
+    want = _npz_reader.STORAGE_NUMPY_TYPES.get(dtype)
+    if want is None:
+        raise ValueError(f"unknown dtype {dtype!r}")
+    if array.ndim != 1 or array.dtype != np.dtype(want):
+        raise ValueError(
+            f"its storage is a {array.dtype} array of shape {array.shape}, not a 1-D {want} "
+            f"array of {dtype} elements"
+        )
+    if dtype == "bfloat16":
+        return _core.tensor(array.view(np.int16)).view(_core.bfloat16)
+    return _core.tensor(array)
+
+
+def _make_view(
+    storage: Any, shape: list, strides: list, offset: int, requires_grad: bool, parameter: bool
+) -> Any:
+    """A version 2 tensor: ``shape`` / ``strides`` / ``offset`` over ``storage``, checked
+    to lie inside it (``RuntimeError`` otherwise, which the reader turns into its
+    ``ValueError``)."""
+    return _finish(storage._storage_tensor(shape, strides, offset), requires_grad, parameter)
+
+
+def _finish(t: Any, requires_grad: bool, parameter: bool) -> Any:
     if parameter:
         from .nn.parameter import Parameter
 
@@ -242,7 +305,9 @@ def load(
             raise ValueError(f"load: {name} is not a ferrograd .npz file ({e})") from None
         with zf:
             try:
-                reader = _npz_reader.Reader(zf, size, max_bytes, _make_tensor, _make_sparse)
+                reader = _npz_reader.Reader(
+                    zf, size, max_bytes, _make_tensor, _make_sparse, _make_storage, _make_view
+                )
                 reader.ordered = caller_dialect() != "paddle"
                 return reader.build(reader.manifest_root())
             except _npz_reader._Bad as e:

@@ -377,9 +377,8 @@ def test_save_load_roundtrip(tmp_path, data):
     paddle = api == "paddle"
     want = describe(obj, paddle)
     before = describe(obj)
-    # contiguous tensors come back contiguous; the strides of a non-contiguous view (and
-    # those of size-1 dims) are not kept (test_save_load_view_strides_regression)
-    contiguous = [t.is_contiguous() and t.numel() > 0 for t in leaves(obj)]
+    # every tensor comes back with its strides and storage offset, as in PyTorch
+    layouts = [(t.stride(), t.storage_offset()) for t in leaves(obj)]
     target, reopen = targets(data.draw, tmp_path)
     save_to(api, obj, target, tmp_path)
     CALLS["save"] += 1
@@ -393,10 +392,9 @@ def test_save_load_roundtrip(tmp_path, data):
     CALLS["load"] += 2
     assert describe(first, paddle) == want
     assert describe(second, paddle) == want
-    for t, c in zip(leaves(first), contiguous):
+    for t, layout in zip(leaves(first), layouts):
         assert t.grad_fn is None, "a loaded tensor is a leaf"
-        if c:
-            assert t.stride() == c_strides(tuple(t.shape))
+        assert (t.stride(), t.storage_offset()) == layout
     # the two loads are independent: zero the first, the second keeps its values
     with fg.no_grad():
         for t in leaves(first):
@@ -417,11 +415,13 @@ def test_save_load_roundtrip(tmp_path, data):
 @FUZZ
 @given(st.data())
 def test_save_load_views_of_one_base(tmp_path, data):
-    """Views of one base keep their values; sharing after the load is pinned by
-    test_save_load_shared_storage_regression."""
+    """Views of one base keep their values and strides and share memory again after
+    the load, as the originals did (PyTorch's storage sharing)."""
     fam = data.draw(families())
     api = data.draw(st.sampled_from(APIS))
     want = describe(fam, api == "paddle")
+    groups = sharing(leaves(fam))
+    layouts = [(t.stride(), t.storage_offset()) for t in leaves(fam)]
     target, reopen = targets(data.draw, tmp_path)
     save_to(api, fam, target, tmp_path)
     del fam
@@ -429,6 +429,14 @@ def test_save_load_views_of_one_base(tmp_path, data):
     got = open_and_load(api, reopen, load_kwargs(data.draw))
     CALLS["load"] += 1
     assert describe(got, api == "paddle") == want
+    assert sharing(leaves(got)) == groups
+    assert [(t.stride(), t.storage_offset()) for t in leaves(got)] == layouts
+
+
+def sharing(tensors) -> list:
+    """Which of ``tensors`` lie in one memory: each one's first index with its memory."""
+    first: dict = {}
+    return [first.setdefault(t._storage_key()[0], i) for i, t in enumerate(tensors)]
 
 
 # ---------------------------------------------------------------- state dicts
@@ -861,7 +869,6 @@ def test_numpy_alias_never_changes_a_gradient(data):
 
 
 # ---------------------------------------------------------------- regressions
-@pytest.mark.xfail(strict=True, reason="save/load drops storage sharing between views")
 def test_save_load_shared_storage_regression():
     # PyTorch: views saved together share one storage after torch.load
     x = torch.arange(6.0).reshape(2, 3)
@@ -873,7 +880,6 @@ def test_save_load_shared_storage_regression():
     assert b[0, 0].item() == 100.0 and c[0, 0].item() == 100.0
 
 
-@pytest.mark.xfail(strict=True, reason="save/load makes non-contiguous views contiguous")
 def test_save_load_view_strides_regression():
     # PyTorch keeps a view's strides: (1, 3) for a transpose, (1, 0) for an expand
     buf = io.BytesIO()

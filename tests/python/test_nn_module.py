@@ -54,7 +54,7 @@ def test_parameter_flags_and_trainable():
     assert not nn.Parameter(fg.zeros(2), trainable=False).requires_grad
 
 
-def test_parameter_copies_values_detached():
+def test_parameter_is_a_detached_alias():
     x = fg.tensor([1.0, 2.0], requires_grad=True)
     y = x * 2
     p = nn.Parameter(y)
@@ -63,6 +63,25 @@ def test_parameter_copies_values_detached():
     assert p.dtype == fg.float32
     assert nn.Parameter(np.ones(2)).dtype == fg.float64
     assert nn.Parameter([1.0]).shape == [1]
+    # PyTorch's: the Parameter shares the tensor's memory, dtype and strides
+    w = fg.zeros(2, 3, dtype=fg.float64)
+    q = nn.Parameter(w.T)
+    assert q.dtype == fg.float64 and q.stride() == (1, 3) and q.data_ptr() == w.data_ptr()
+    w.add_(1.0)
+    assert q.sum().item() == 6.0
+    a = np.ones(2)
+    r = nn.Parameter(a)  # a NumPy array is copied, as PyTorch's tensor(a)
+    a[0] = 5.0
+    assert r[0].item() == 1.0
+
+
+def test_tensor_constructor_of_a_tensor_is_an_alias():
+    # PyTorch's legacy constructor: torch.Tensor(t) keeps t's memory and dtype
+    t = fg.arange(3)
+    u = fg.Tensor(t)
+    assert u.dtype == fg.int64 and u.data_ptr() == t.data_ptr()
+    v = fg.Tensor(t, dtype=fg.float32)  # another dtype: a converted copy
+    assert v.dtype == fg.float32 and v.tolist() == [0.0, 1.0, 2.0]
 
 
 def test_parameter_ops_give_plain_tensors_and_grads_accumulate():

@@ -30,9 +30,11 @@ def test_file_is_plain_npz_readable_without_pickle(tmp_path):
     path = tmp_path / "w.npz"
     fg.save({"w": fg.tensor([[1.0, 2.0]]), "n": 3}, str(path))
     with np.load(path, allow_pickle=False) as z:
-        np.testing.assert_array_equal(z["t0"], [[1.0, 2.0]])
+        np.testing.assert_array_equal(z["t0"], [1.0, 2.0])  # the tensor's memory, 1-D
         manifest = json.loads(bytes(z["__ferrograd__"]).decode())
-    assert manifest["format"] == "ferrograd.npz" and manifest["version"] == 1
+    assert manifest["format"] == "ferrograd.npz" and manifest["version"] == 2
+    w = manifest["root"]["items"][0][1]
+    assert (w["storage"], w["shape"], w["strides"], w["offset"]) == ("t0", [1, 2], [2, 1], 0)
 
 
 def test_nested_structures_dtypes_and_flags(tmp_path):

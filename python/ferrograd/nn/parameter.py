@@ -18,8 +18,9 @@ _NAMES = itertools.count()
 class Parameter(Tensor):
     """A trainable tensor: assigning one to a ``Module`` attribute registers it.
 
-    ``Parameter(data, requires_grad=True)`` holds a detached copy of ``data`` (a Tensor,
-    NumPy array, list or number) and requires grad by default — also when created under
+    ``Parameter(data, requires_grad=True)`` shares a Tensor ``data``'s memory, dtype and
+    strides (as PyTorch's, a detached alias: writes to one show in the other; a NumPy
+    array, list or number is copied) and requires grad by default — also when created under
     ``no_grad``, as in PyTorch. Paddle's ``trainable`` is the same flag as
     ``requires_grad`` (and ``not stop_gradient``).
 
@@ -76,8 +77,11 @@ class Parameter(Tensor):
         return "Parameter containing:\n" + Tensor.__repr__(self)
 
     def __deepcopy__(self, memo: dict) -> Parameter:
-        # a Parameter already holds its own copy of the values it is given
-        return Parameter(self.detach(), bool(self.requires_grad))
+        # PyTorch's: a Parameter over a clone of the values (a Parameter aliases what it
+        # is given), registered in the memo; attributes set on it are not copied
+        result = Parameter(self.detach().clone(), bool(self.requires_grad))
+        memo[id(self)] = result
+        return result
 
     def __reduce_ex__(self, protocol: Any) -> Any:
         # pickle (and copy.copy): the values as a NumPy array, the dtype by name, the flag,

@@ -39,6 +39,28 @@ pub fn strided_layout(
     storage_len: usize,
     itemsize: usize,
 ) -> Result<Layout> {
+    if stride.iter().any(|&s| s < 0) {
+        return Err(Error::runtime(format!(
+            "as_strided: Negative strides are not supported at the moment, got strides: \
+             {stride:?}"
+        )));
+    }
+    storage_layout(size, stride, offset, storage_len, itemsize)
+}
+
+/// The layout `size` / `stride` / `offset` describe over a storage of `storage_len`
+/// elements of `itemsize` bytes, checked with exact arithmetic: equal lengths,
+/// non-negative sizes and offset, and every element (from the lowest a negative stride
+/// reaches to the highest) inside the storage; an empty layout may sit anywhere. Negative
+/// strides are allowed (NumPy's reversed views have them); `strided_layout` refuses them
+/// for `as_strided`, as PyTorch does. Also the check behind loading a checkpoint's views.
+pub fn storage_layout(
+    size: &[i64],
+    stride: &[i64],
+    offset: i64,
+    storage_len: usize,
+    itemsize: usize,
+) -> Result<Layout> {
     if size.len() != stride.len() {
         return Err(Error::runtime(format!(
             "as_strided: mismatch in length of strides and shape: {} sizes {size:?}, {} \
@@ -50,12 +72,6 @@ pub fn strided_layout(
     if let Some(s) = size.iter().find(|&&s| s < 0) {
         return Err(Error::runtime(format!(
             "as_strided: sizes must be non-negative, got {s} in sizes {size:?}"
-        )));
-    }
-    if stride.iter().any(|&s| s < 0) {
-        return Err(Error::runtime(format!(
-            "as_strided: Negative strides are not supported at the moment, got strides: \
-             {stride:?}"
         )));
     }
     if offset < 0 {
@@ -77,14 +93,24 @@ pub fn strided_layout(
     }
     let offset_u = usize::try_from(offset).map_err(|_| too_big())?;
     if !shape.contains(&0) {
-        // the last element reached, plus one, in elements and then in bytes
-        let mut need = offset_u.checked_add(1).ok_or_else(too_big)?;
-        for (&d, &s) in shape.iter().zip(&strides) {
-            let ext = (d - 1).checked_mul(s as usize).ok_or_else(too_big)?;
-            need = need.checked_add(ext).ok_or_else(too_big)?;
+        // the lowest and the highest element reached, in elements (i128: a product of
+        // two i64 fits, the sums are checked)
+        let (mut lo, mut hi) = (i128::from(offset), i128::from(offset));
+        for (&d, &s) in size.iter().zip(stride) {
+            let ext = i128::from(d - 1) * i128::from(s);
+            let end = if ext < 0 { &mut lo } else { &mut hi };
+            *end = end.checked_add(ext).ok_or_else(too_big)?;
         }
-        // the last element must also have a valid (isize) offset for the kernels
+        // every element must also have a valid (isize) offset for the kernels
+        let need = usize::try_from(hi + 1).map_err(|_| too_big())?;
         isize::try_from(need).map_err(|_| too_big())?;
+        if lo < 0 {
+            return Err(Error::runtime(format!(
+                "as_strided: sizes {size:?}, strides {stride:?} and storage offset {offset} \
+                 reach {} elements before the start of the storage",
+                -lo
+            )));
+        }
         if need > storage_len {
             let bytes = need.checked_mul(itemsize).ok_or_else(too_big)?;
             return Err(Error::runtime(format!(
@@ -178,6 +204,18 @@ mod tests {
         // an empty view may start past the end, as in PyTorch
         assert!(strided_layout(&[1, 0], &[2, 2], 10, 6, 4).is_ok());
         assert!(strided_layout(&[3], &[0], 5, 6, 4).is_ok());
+    }
+
+    #[test]
+    fn storage_layouts_take_negative_strides_inside_the_storage() {
+        // NumPy's arange(6)[::-1]: offset 5, stride -1
+        let l = storage_layout(&[6], &[-1], 5, 6, 8).unwrap();
+        assert_eq!(l.storage_span(), (0, 6));
+        assert!(storage_layout(&[6], &[-1], 4, 6, 8).is_err());
+        assert!(storage_layout(&[2, 3], &[-3, 1], 3, 6, 8).is_ok());
+        assert!(storage_layout(&[2, 3], &[-3, 1], 4, 6, 8).is_err());
+        assert!(storage_layout(&[3, 3], &[i64::MAX, i64::MIN], 0, 6, 8).is_err());
+        assert!(storage_layout(&[0, 3], &[-100, 1], 0, 0, 8).is_ok());
     }
 
     #[test]

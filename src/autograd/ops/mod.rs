@@ -4,6 +4,7 @@
 
 /// `as_strided`: a view of the memory with any sizes, strides and offset.
 mod as_strided;
+pub use as_strided::storage_layout;
 /// Scaled dot-product attention as one node with a memory-saving backward.
 pub mod attention;
 /// Batch norm as one node with its closed-form backward.

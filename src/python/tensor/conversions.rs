@@ -24,7 +24,17 @@ impl PyTensor {
         let t = match args.len() {
             0 => crate::tensor::zeros(&[0], float).py()?,
             1 => {
-                let t = to_tensor(&args.get_item(0)?, dtype)?;
+                let arg = args.get_item(0)?;
+                if let Ok(src) = arg.cast::<PyTensor>() {
+                    let src = src.borrow();
+                    let src = src.inner();
+                    if dtype.is_none() || dtype == Some(src.dtype()) {
+                        // PyTorch's `Tensor(t)`, and so `nn.Parameter(t)`: a new tensor on
+                        // `t`'s memory with its dtype and layout, without its history
+                        return Ok(PyTensor::new(src.detach()));
+                    }
+                }
+                let t = to_tensor(&arg, dtype)?;
                 // torch.Tensor(data) is float32 unless told otherwise
                 if dtype.is_none() && !t.dtype().is_differentiable() {
                     t.cast_raw(crate::dtype::default_float()).py()?
