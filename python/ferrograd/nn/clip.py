@@ -56,8 +56,9 @@ def clip_grad_norm_(
 ) -> Tensor:
     """Scales the gradients of ``parameters`` in place so that their total ``norm_type``
     norm (the norm of the per-gradient norms) is at most ``max_norm``: each is multiplied
-    by ``min(1, max_norm / (total + 1e-6))``. Returns the total norm before clipping (a
-    0-d tensor). Parameters without a gradient are skipped."""
+    by ``min(1, max_norm / (total + 1e-6))`` (NaN when the total is NaN, as PyTorch).
+    Returns the total norm before clipping (a 0-d tensor). Parameters without a gradient
+    are skipped."""
     norm_type = float(norm_type)
     if norm_type <= 0 and not math.isinf(norm_type):
         raise ValueError(f"norm_type must be positive or inf, got {norm_type}")
@@ -71,7 +72,7 @@ def clip_grad_norm_(
             "gradients by the non-finite norm anyway, set `error_if_nonfinite=False`"
         )
     coef = float(max_norm) / (total + 1e-6)
-    if coef < 1.0:
+    if coef < 1.0 or math.isnan(coef):  # a NaN norm makes every gradient NaN, as PyTorch
         with no_grad():
             for g in grads:
                 g.mul_(coef)
@@ -107,7 +108,7 @@ def clip_grads_with_norm_(
     ``min(1, max_norm / (total_norm + 1e-6))`` for a ``total_norm`` already computed
     (``get_total_norm``)."""
     coef = float(max_norm) / (float(total_norm) + 1e-6)
-    if coef < 1.0:
+    if coef < 1.0 or math.isnan(coef):
         with no_grad():
             for p in _params(parameters):
                 if p.grad is not None:

@@ -94,5 +94,6 @@ def apply_param_attr(param: Any, attr: Any, is_bias: bool = False) -> None:
     if not attr.trainable:
         param.stop_gradient = True
     param.optimize_attr = {"learning_rate": attr.learning_rate}
+    param.need_clip = bool(attr.need_clip)  # read by the ClipGrad* objects
     if attr.regularizer is not None:
         param.regularizer = attr.regularizer

@@ -1,6 +1,7 @@
 """The gradient terms an optimizer adds in Python before its update rule runs: Paddle's
 per-parameter regularizers (``ParamAttr(regularizer=L2Decay(c) / L1Decay(c))``) and
-``Momentum(rescale_grad=)``.
+``Momentum(rescale_grad=)``; and Paddle's per-parameter learning rates
+(``ParamAttr(learning_rate=s)``: the parameter's rate is ``s`` times its group's).
 
 Paddle's rules (``Optimizer.append_regularization_ops`` and the ``momentum`` kernel):
 
@@ -88,3 +89,34 @@ def update_with_grad_terms(
     finally:
         for p, g, _ in updated:
             p.grad = g
+
+
+def param_lr_scale(p: Tensor) -> float:
+    """The factor ``ParamAttr(learning_rate=s)`` put on ``p``'s learning rate (1.0 when
+    none was given); Paddle's ``optimize_attr["learning_rate"]``."""
+    attr = getattr(p, "optimize_attr", None)
+    return float(attr.get("learning_rate", 1.0)) if isinstance(attr, dict) else 1.0
+
+
+def update_by_param_lr(
+    group: dict[str, Any], state: Any, update: Callable[[dict[str, Any], Any], None]
+) -> None:
+    """Runs ``update(settings, state)`` once per distinct per-parameter rate factor of
+    ``group``'s parameters, with ``lr`` scaled by it and the other parameters' gradients
+    hidden (an update skips parameters without a gradient); one plain call when every
+    factor is 1 (the common case: nothing is hidden)."""
+    by_scale: dict[float, set[int]] = {}
+    for p in group["params"]:
+        by_scale.setdefault(param_lr_scale(p), set()).add(id(p))
+    if len(by_scale) == 1 and 1.0 in by_scale:
+        update(group, state)
+        return
+    for scale, members in by_scale.items():
+        hidden = [(p, p.grad) for p in group["params"] if id(p) not in members]
+        try:
+            for p, _ in hidden:
+                p.grad = None
+            update({**group, "lr": float(group["lr"]) * scale}, state)
+        finally:
+            for p, g in hidden:
+                p.grad = g

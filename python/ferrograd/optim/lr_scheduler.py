@@ -102,8 +102,11 @@ class LRScheduler:
         """Restores ``state_dict()``'s output."""
         self.__dict__.update(state_dict)
 
-    set_state_dict = load_state_dict
-    set_dict = load_state_dict
+    def set_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Paddle's name for ``load_state_dict`` (a subclass's own, when it has one)."""
+        self.load_state_dict(state_dict)
+
+    set_dict = set_state_dict
 
 
 class StepLR(LRScheduler):

@@ -14,7 +14,7 @@ from .._core import Tensor
 from ..grad_mode import enable_grad, no_grad
 from ..regularizer import L1Decay, split_decay
 from . import differentiable as _differentiable
-from .grad_terms import needs_grad_terms, update_with_grad_terms
+from .grad_terms import needs_grad_terms, update_by_param_lr, update_with_grad_terms
 from .optimizer_hooks import OptimizerHooks
 from .optimizer_hooks import register_optimizer_step_post_hook as register_optimizer_step_post_hook
 from .optimizer_hooks import register_optimizer_step_pre_hook as register_optimizer_step_pre_hook
@@ -306,7 +306,7 @@ class Optimizer(OptimizerHooks):
         Paddle's ``learning_rate`` becomes a scale (``lr_scale``) of the optimizer's
         rate, missing ones take the defaults, regularizer objects become numbers.
         Shared by eager groups and static ``minimize``."""
-        group = dict(param_group)
+        group = self._paddle_group_keys(dict(param_group))
         if "learning_rate" in group:  # Paddle: a per-group scale of the global rate
             scale = _coeff(group.pop("learning_rate"), "learning_rate")
             group["lr_scale"] = scale
@@ -325,6 +325,24 @@ class Optimizer(OptimizerHooks):
                     )
                 group["l1_decay"] = l1
         self._validate_group(group)
+        return group
+
+    #: Paddle's names of per-group settings -> this optimizer's (where they differ)
+    _PADDLE_GROUP_KEYS: dict[str, str] = {"epsilon": "eps", "use_nesterov": "nesterov"}
+
+    def _paddle_group_keys(self, group: dict[str, Any]) -> dict[str, Any]:
+        """``group`` with Paddle's per-group setting names (``beta1`` / ``beta2``,
+        ``epsilon``, RMSProp's ``rho``, ``use_nesterov``: Paddle's
+        ``_update_param_group``) renamed to this optimizer's where it has no setting of
+        Paddle's name."""
+        for paddle_key, key in self._PADDLE_GROUP_KEYS.items():
+            if paddle_key in group and paddle_key not in self.defaults and key in self.defaults:
+                group[key] = group.pop(paddle_key)
+        betas = self.defaults.get("betas")
+        if betas is not None and "beta1" not in self.defaults:
+            if "beta1" in group or "beta2" in group:
+                b1, b2 = group.get("betas", betas)
+                group["betas"] = (group.pop("beta1", b1), group.pop("beta2", b2))
         return group
 
     def _validate_group(self, group: dict[str, Any]) -> None:
@@ -361,13 +379,18 @@ class Optimizer(OptimizerHooks):
         if self._grad_clip is not None:
             self._clip_gradients()
         for group, st in zip(self.param_groups, self._group_states):
-            if needs_grad_terms(group):  # Paddle's per-parameter regularizers, rescale_grad
-                update_with_grad_terms(group, st, self._l2_in_grad(group), self._update_group)
-                continue
-            if group.get("l1_decay"):
-                _add_l1_decay(group)
-            self._update_group(group, st)
+            update_by_param_lr(group, st, self._update_with_terms)  # Paddle's ParamAttr rate
         return loss
+
+    def _update_with_terms(self, group: dict[str, Any], st: Any) -> None:
+        """One group's update, with Paddle's per-parameter regularizers, rescale_grad
+        and L1 decay added to the gradients first."""
+        if needs_grad_terms(group):
+            update_with_grad_terms(group, st, self._l2_in_grad(group), self._update_group)
+            return
+        if group.get("l1_decay"):
+            _add_l1_decay(group)
+        self._update_group(group, st)
 
     def _l2_in_grad(self, group: dict[str, Any]) -> bool:
         """Whether the group's ``weight_decay`` is an L2 term added to the gradient (a
@@ -523,7 +546,10 @@ class Optimizer(OptimizerHooks):
             g = {k: v for k, v in group.items() if k != "params"}
             g["params"] = ids
             groups.append(g)
-        return {"state": state, "param_groups": groups}
+        out: dict[str, Any] = {"state": state, "param_groups": groups}
+        if self._lr_scheduler is not None:  # Paddle's optimizer saves its scheduler
+            out["LR_Scheduler"] = self._lr_scheduler.state_dict()
+        return out
 
     def load_state_dict(self, state_dict: Mapping[str, Any]) -> None:
         """Restores hyper-parameters and per-parameter state saved by ``state_dict``
@@ -561,6 +587,10 @@ class Optimizer(OptimizerHooks):
             for k, v in saved.items():
                 if k != "params":
                     mine[k] = v
+        scheduler_state = state_dict.get("LR_Scheduler")
+        if scheduler_state is not None and self._lr_scheduler is not None:
+            self._lr_scheduler.load_state_dict(scheduler_state)
+            self._sync_scheduler()
 
     set_state_dict = load_state_dict
 

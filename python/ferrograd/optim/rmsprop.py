@@ -84,6 +84,8 @@ class RMSProp(RMSprop):
     """
 
     _paddle = True
+    # a parameter group's Paddle ``rho`` is this optimizer's ``alpha``
+    _PADDLE_GROUP_KEYS = {**RMSprop._PADDLE_GROUP_KEYS, "rho": "alpha"}
 
     def __init__(
         self,

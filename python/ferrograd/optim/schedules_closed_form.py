@@ -231,6 +231,3 @@ class LinearWarmup(LRScheduler):
         elif inner is not None:
             state["learning_rate"] = inner
         super().load_state_dict(state)
-
-    set_state_dict = load_state_dict
-    set_dict = load_state_dict

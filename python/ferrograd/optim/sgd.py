@@ -88,10 +88,15 @@ class SGD(Optimizer):
         }
         super().__init__(params, defaults, learning_rate, parameters, grad_clip)
 
+    #: PyTorch refuses ``nesterov`` without momentum; Paddle's ``Momentum`` takes it (its
+    #: steps are plain SGD's then)
+    _nesterov_needs_momentum = True
+
     def _validate_group(self, group: dict[str, Any]) -> None:
         super()._validate_group(group)
         _check_number("momentum value", float(group["momentum"]))
-        if group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0):
+        nesterov_checked = self._nesterov_needs_momentum and group["nesterov"]
+        if nesterov_checked and (group["momentum"] <= 0 or group["dampening"] != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
 
     def _update_group(self, group: dict[str, Any], state: Any) -> None:
@@ -132,7 +137,10 @@ class Momentum(SGD):
     use_nesterov=False, weight_decay=None, rescale_grad=1.0)``: SGD with momentum and no
     dampening. ``rescale_grad`` multiplies each (clipped) gradient before the update; as
     in Paddle's fused kernel, an L2 decay is added after the rescale, an L1 one before.
-    A parameter group may set its own ``rescale_grad``."""
+    A parameter group may set its own ``rescale_grad``. ``use_nesterov`` with a
+    ``momentum`` of 0 is accepted, as Paddle does (plain SGD steps)."""
+
+    _nesterov_needs_momentum = False
 
     def __init__(
         self,
