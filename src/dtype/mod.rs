@@ -238,7 +238,7 @@ pub trait Element: Copy + Send + Sync + Default + PartialEq + fmt::Debug + 'stat
 }
 
 macro_rules! impl_real_element {
-    ($t:ty, $d:expr, $to:expr, $from:expr, $z:expr, $o:expr) => {
+    ($t:ty, $d:expr, $to:expr, $from:expr, $z:expr, $o:expr $(, from_i64 = $fi:expr)?) => {
         impl Element for $t {
             const DTYPE: DType = $d;
             #[inline(always)]
@@ -249,6 +249,12 @@ macro_rules! impl_real_element {
             fn from_f64(v: f64) -> Self {
                 ($from)(v)
             }
+            $(
+            #[inline(always)]
+            fn from_i64(v: i64) -> Self {
+                ($fi)(v)
+            }
+            )?
             #[inline(always)]
             fn to_c128(self) -> Complex64 {
                 Complex64::new(self.to_f64(), 0.0)
@@ -330,7 +336,9 @@ impl_real_element!(
     |v: f32| v as f64,
     |v: f64| v as f32,
     0.0,
-    1.0
+    1.0,
+    // one rounding: through f64 an int64 above 2^53 would round twice
+    from_i64 = |v: i64| v as f32
 );
 impl_real_element!(f64, DType::F64, |v: f64| v, |v: f64| v, 0.0, 1.0);
 impl_real_element!(

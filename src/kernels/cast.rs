@@ -120,7 +120,8 @@ fn convert<S: Element, D: Element>(x: S) -> D {
         D::from_i64(nonzero as i64)
     } else if S::DTYPE.is_complex() || D::DTYPE.is_complex() {
         D::from_c128(x.to_c128())
-    } else if is_exact_int(S::DTYPE) && is_exact_int(D::DTYPE) {
+    } else if is_exact_int(S::DTYPE) {
+        // exact to an integer; rounded once to a float (not through f64 first)
         D::from_i64(x.to_i64())
     } else {
         D::from_f64(x.to_f64())

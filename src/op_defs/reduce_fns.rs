@@ -33,9 +33,13 @@ pub fn nanmean(x: &Tensor, axes: Option<&[isize]>, keepdim: bool) -> Result<Tens
 }
 
 /// The mean's forward: the sum divided by the number of reduced elements (NaN for none),
-/// in the input's (floating) dtype.
+/// in the input's (floating) dtype; float16/bfloat16 sum and divide in float32 and round
+/// once, as PyTorch (rounding the sum first was off by up to an ulp).
 pub fn mean_values(x: &Tensor, ax: &[usize], keepdim: bool) -> Result<Tensor> {
     let count: usize = ax.iter().map(|&a| x.shape()[a]).product();
+    if matches!(x.dtype(), DType::F16 | DType::BF16) {
+        return mean_values(&x.cast_raw(DType::F32)?, ax, keepdim)?.cast_raw(x.dtype());
+    }
     x.reduce_raw(ReduceOp::Sum, ax, keepdim)?
         .binary_raw(&x.scalar_like(count as f64), BinaryOp::Div)
 }

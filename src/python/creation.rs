@@ -2,7 +2,7 @@
 //! `arange`, `linspace`, `eye`, the random family and `seed`.
 
 use crate::dtype::{DType, ScalarKind};
-use crate::python::args::{check_device, parse_dims};
+use crate::python::args::{check_device, is_dtype_like, parse_dims};
 use crate::python::dtype::parse_opt_dtype;
 use crate::python::errors::IntoPy;
 use crate::python::interop::convert::{numpy_to_tensor, scalar_kind, tensor_item};
@@ -53,7 +53,16 @@ fn shape_and_extras<'py>(
         return Ok((args.clone(), dtype.cloned()));
     }
     let first = args.get_item(0)?;
-    if !(first.is_instance_of::<PyList>() || first.is_instance_of::<PyTuple>()) {
+    // a shape is a list, a tuple or (Paddle) a 1-D tensor; a 0-d tensor is one dim, and
+    // the whole shape when a dtype follows it (`randn(tensor(3), "float64")`)
+    let shape_tensor = first
+        .cast::<PyTensor>()
+        .is_ok_and(|t| match t.borrow().inner().ndim() {
+            1 => true,
+            0 => args.get_item(1).is_ok_and(|d| is_dtype_like(&d)),
+            _ => false,
+        });
+    if !(first.is_instance_of::<PyList>() || first.is_instance_of::<PyTuple>() || shape_tensor) {
         return Ok((args.clone(), dtype.cloned()));
     }
     if args.len() > 3 {

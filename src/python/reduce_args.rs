@@ -39,7 +39,8 @@ impl<'a, 'py> Slots<'a, 'py> {
         let name = op.name();
         let axes = self.get(Param::Axis).or(self.get(Param::Dim));
         let axes = match op.axes_kind() {
-            AxesKind::Many => parse_axes(axes)?,
+            // an empty axis list reduces every axis, as both peers (`sum(x, axis=[])`)
+            AxesKind::Many => parse_axes(axes)?.filter(|a| !a.is_empty()),
             AxesKind::One => match axes {
                 None => None,
                 Some(a) => Some(vec![a.extract::<isize>().map_err(|_| {

@@ -106,20 +106,25 @@ impl Tensor {
             check_fits(other, common, op.name())?;
         }
         let shape = broadcast_shapes(self.shape(), other.shape(), op.name())?;
-        // (operands already in the compute dtype are used as they are, without a clone)
-        let (a_cast, b_cast);
-        let a = if self.dtype() == compute {
-            self
-        } else {
-            a_cast = self.cast_raw(compute)?;
-            &a_cast
+        // (operands already in the compute dtype are used as they are, without a clone; an
+        // operand of another dtype is first rounded to the common dtype, as PyTorch's
+        // TensorIterator does: `half == tensor(1000.2)` compares 1000.2 rounded to half,
+        // except a 0-d operand of mul/div, which PyTorch's kernels read unrounded, as a
+        // scalar: `bfloat16 1000 * tensor(1.003)` is 1004)
+        let scalar_read = matches!(op, BinaryOp::Mul | BinaryOp::Div);
+        let prepare = |t: &Tensor| -> Result<Option<Tensor>> {
+            let read_as_scalar = scalar_read && t.ndim() == 0;
+            if t.dtype() != common && common != compute && !read_as_scalar {
+                Ok(Some(t.cast_raw(common)?.cast_raw(compute)?))
+            } else if t.dtype() != compute {
+                Ok(Some(t.cast_raw(compute)?))
+            } else {
+                Ok(None)
+            }
         };
-        let b = if other.dtype() == compute {
-            other
-        } else {
-            b_cast = other.cast_raw(compute)?;
-            &b_cast
-        };
+        let (a_cast, b_cast) = (prepare(self)?, prepare(other)?);
+        let a = a_cast.as_ref().unwrap_or(self);
+        let b = b_cast.as_ref().unwrap_or(other);
         if matches!(op, BinaryOp::FloorDiv | BinaryOp::Rem) && compute.is_int() {
             check_no_zero_divisor(b, op)?;
         }

@@ -289,14 +289,23 @@ pub fn randint_with(
     }
     // the span of any i64 range fits in u64
     let span = (i128::from(high) - i128::from(low)) as u64;
-    sample(shape, dtype, g, |r| {
-        (i128::from(low) + i128::from(r.below(span))) as i64 as f64
+    let n = checked_numel(shape)?;
+    crate::with_dtype!(dtype, T, {
+        let mut v = try_vec_with_capacity::<T>(n)?;
+        // through i64, not f64: int64 values above 2^53 keep their low bits
+        resolve(g).with(|r| {
+            v.extend(
+                (0..n).map(|_| T::from_i64((i128::from(low) + i128::from(r.below(span))) as i64)),
+            )
+        });
+        Tensor::from_vec(v, shape)
     })
 }
 
-/// The smallest and largest value of an integer dtype narrower than int64.
+/// The smallest and largest value of an integer (or bool) dtype narrower than int64.
 fn int_range(dtype: DType) -> Option<(i64, i64)> {
     Some(match dtype {
+        DType::Bool => (0, 1),
         DType::U8 => (0, u8::MAX.into()),
         DType::I8 => (i8::MIN.into(), i8::MAX.into()),
         DType::I16 => (i16::MIN.into(), i16::MAX.into()),

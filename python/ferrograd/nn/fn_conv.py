@@ -97,11 +97,13 @@ def _conv(
     return out.squeeze(0) if unbatched else out
 
 
-def _widen(t: Any) -> Any:
-    """A float16/bfloat16 tensor as float32 (autocast: the fused kernel has no half path)."""
-    if isinstance(t, Tensor) and t.dtype in (_core.float16, _core.bfloat16):
-        return t.astype(_core.float32)
-    return t
+def _widen(t: Any, low: str) -> Any:
+    """An operand under autocast: rounded to ``low`` (the autocast dtype; a float32 or
+    float64 operand too, as PyTorch casts it first), then as float32 for the fused kernel,
+    which has no half path."""
+    if not isinstance(t, Tensor) or not t.dtype.is_floating_point:
+        return t
+    return t.astype(getattr(_core, low)).astype(_core.float32)
 
 
 def _conv_fn(nd: int) -> Any:
@@ -122,7 +124,7 @@ def _conv_fn(nd: int) -> Any:
         low, restore = conv_autocast()
         try:
             if low is not None:
-                x, weight, bias = (_widen(t) for t in (x, weight, bias))
+                x, weight, bias = (_widen(t, low) for t in (x, weight, bias))
             out = _conv(nd, op, x, weight, bias, stride, padding, dilation, groups, data_format)
             return out if low is None else out.astype(getattr(_core, low))
         finally:

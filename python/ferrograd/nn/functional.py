@@ -204,6 +204,14 @@ def layer_norm(
         )
     if _fusable(x, weight, bias) and len(shape) > 0 and all(shape):
         return _core._layer_norm(x, len(shape), weight, bias, float(eps))
+    half = (_core.float16, _core.bfloat16)
+    if isinstance(x, Tensor) and x.dtype in half and all(
+        p is None or (isinstance(p, Tensor) and p.dtype in half) for p in (weight, bias)
+    ):
+        # PyTorch normalises float16/bfloat16 in float32 and rounds once (composed in the
+        # half dtype, statistics and all, it was off by tens of ulps)
+        wide = [None if p is None else p.float() for p in (weight, bias)]
+        return layer_norm(x.float(), shape, wide[0], wide[1], eps).astype(x.dtype)
     axes = list(range(x.ndim - len(shape), x.ndim))
     centred = x - x.mean(axes, keepdim=True)
     var = (centred * centred).mean(axes, keepdim=True)

@@ -8,6 +8,7 @@
 
 use super::saved;
 use crate::autograd::{GradModeGuard, Recorder};
+use crate::dtype::DType;
 use crate::error::Result;
 use crate::tensor::reduce::reduced_shape;
 use crate::tensor::{BinaryOp, ReduceOp, Tensor};
@@ -114,10 +115,18 @@ impl Tensor {
             // nothing to normalise (the max over a zero-size dim has no identity)
             x.detach().zeros_like()?
         } else {
-            let (z, _) = shifted(&x, &[d])?;
+            // float16/bfloat16 run in float32 and round once, as PyTorch's CPU kernel
+            let half = matches!(x.dtype(), DType::F16 | DType::BF16);
+            let wide = if half {
+                x.detach().cast_raw(DType::F32)?
+            } else {
+                x.clone()
+            };
+            let (z, _) = shifted(&wide, &[d])?;
             let _no_grad = GradModeGuard::new(false);
             let e = z.exp()?;
             e.div(&e.sum(Some(&[d as isize]), true)?)?
+                .cast_raw(x.dtype())?
         };
         let Some(mut rec) = Recorder::begin(&[&x]) else {
             return Ok(out);

@@ -146,7 +146,7 @@ unsafe fn slow_call(
                 let kw = kwargs.unwrap_or_else(|| PyDict::new(py));
                 handler.call1((name, args, kw))
             }
-            None => match scalar_first(&name, &args, kwargs.as_ref())? {
+            None => match scalar_first(&target, &name, &args, kwargs.as_ref())? {
                 Some(out) => Ok(out),
                 None => target.call(args, kwargs.as_ref()),
             },
@@ -171,9 +171,11 @@ fn reflected_method(name: &str) -> Option<&'static str> {
 }
 
 /// `op(number, tensor)`: the reflected operator where the op accepts a number first,
-/// else a TypeError naming the argument (the method's own error would talk about a
-/// descriptor). `None` for any other call.
+/// else, for an op whose eager `target` is a `Tensor` method, a TypeError naming the
+/// argument (the method's own error would talk about a descriptor). `None` for any other
+/// call, so a function such as `rand(2, tensor(3))` runs as given.
 fn scalar_first<'py>(
+    target: &Bound<'py, PyAny>,
     name: &Bound<'py, PyAny>,
     args: &Bound<'py, PyTuple>,
     kwargs: Option<&Bound<'py, PyDict>>,
@@ -191,6 +193,7 @@ fn scalar_first<'py>(
     let op: String = name.extract()?;
     match reflected_method(&op) {
         Some(m) => Ok(Some(second.call_method1(m, (first,))?)),
+        None if target.get_type().name()? != "method_descriptor" => Ok(None),
         None => Err(pyo3::exceptions::PyTypeError::new_err(format!(
             "{op}(): the first argument must be a Tensor, not {}; pass the number second \
              or make it a tensor first (ferrograd.full_like(x, value))",

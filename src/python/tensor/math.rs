@@ -2,7 +2,7 @@
 //! are in `reduce.rs`).
 //! Each method extracts its arguments and calls one differentiable op of the core.
 
-use crate::dtype::ZeroDimRule;
+use crate::dtype::{DType, ZeroDimRule};
 use crate::python::args::{operand_arg, scaled_operand, type_name};
 use crate::python::errors::IntoPy;
 use crate::python::interop::convert::{operand, tensor_item};
@@ -81,6 +81,23 @@ pub(crate) fn maybe_detach<R: Send>(
 }
 
 fn bin(py: Python<'_>, a: &Tensor, other: &Bound<'_, PyAny>, op: BinaryOp, reflected: bool) -> PyT {
+    let half = matches!(a.dtype(), DType::F16 | DType::BF16);
+    if let Some(v) =
+        plain_real(other).filter(|_| half && matches!(op, BinaryOp::Mul | BinaryOp::Div))
+    {
+        // PyTorch multiplies and divides a float16/bfloat16 tensor by a Python number in
+        // float32 with the number unrounded, and rounds once (`x * 1.003`); other ops round
+        // the number to the tensor's dtype first, as the general path below does
+        let r = maybe_detach(py, a.numel(), || -> crate::Result<Tensor> {
+            let wide = a.to_dtype(DType::F32)?;
+            let out = match wide.binary_number(v, op, reflected) {
+                Some(r) => r?,
+                None => wide.binary_with_scalar(&wide.scalar_like(v), op, reflected)?,
+            };
+            out.to_dtype(a.dtype())
+        });
+        return wrap(py, r.py()?);
+    }
     // a real Python number on a float32/float64 tensor (the weak scalar rule keeps that
     // dtype): the op runs on the number directly, without making it a 0-d tensor first,
     // and a recorded node keeps the number by value
