@@ -234,6 +234,25 @@ def test_state_dict_round_trip(make):
     _round_trip(make, 4, 5)
 
 
+def test_set_state_dict_runs_the_subclass_load():
+    # Paddle's name must restore a composed schedule's nested states (it ran the base
+    # class's load, which overwrote the schedulers with their state dicts)
+    def make():
+        opt = _sgd()
+        return LS.SequentialLR(
+            opt, [LS.ConstantLR(opt, 0.5, total_iters=2), LS.ExponentialLR(opt, 0.9)], [2]
+        )
+
+    a = make()
+    for _ in range(4):
+        a.step()
+    b = make()
+    b.set_state_dict(a.state_dict())
+    a.step()
+    b.step()
+    assert b.get_last_lr() == pytest.approx(a.get_last_lr())
+
+
 def test_plateau_state_dict_round_trip():
     a = LS.ReduceLROnPlateau(_sgd(), patience=1)
     for m in [3.0, 2.0, 2.0]:

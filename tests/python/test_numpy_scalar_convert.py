@@ -1,6 +1,7 @@
 """NumPy scalars keep their dtype in tensor/to_tensor (issue 16, item 5), and uint64
 values >= 2**63 are converted by value or refused, never wrapped (item 6)."""
 
+import json
 import os
 import tempfile
 
@@ -51,6 +52,16 @@ def test_load_refuses_wrapping_uint64():
         (key,) = [k for k in arrays if k != serialization._MANIFEST]
         arrays[key] = np.array([2**63], dtype=np.uint64)
         bad = os.path.join(d, "bad.pdparams")
+        with open(bad, "wb") as f:
+            np.savez(f, **arrays)
+        # a version 2 storage must hold exactly its tensors' dtype
+        with pytest.raises(ValueError, match="not a 1-D float32 array"):
+            fg.load(bad)
+        # a version 1 tensor (an array converted on load) must not wrap either
+        v1 = {"kind": "dict", "items": [[["str", "w"], {"kind": "tensor", "key": key,
+              "dtype": "float32", "requires_grad": False}]]}  # fmt: skip
+        doc = {"format": "ferrograd.npz", "version": 1, "root": v1}
+        arrays[serialization._MANIFEST] = np.frombuffer(json.dumps(doc).encode(), np.uint8)
         with open(bad, "wb") as f:
             np.savez(f, **arrays)
         with pytest.raises(ValueError, match="does not fit in int64"):
