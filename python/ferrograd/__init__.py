@@ -155,6 +155,8 @@ from ._errors import BackwardNotImplementedError as BackwardNotImplementedError 
 from ._flags import get_flags as get_flags  # noqa: E402  (paddle.get_flags)
 from ._flags import set_flags as set_flags  # noqa: E402  (paddle.set_flags)
 from .amp import autocast as autocast  # noqa: E402  (torch.autocast)
+from .amp import get_autocast_dtype as get_autocast_dtype  # noqa: E402  (torch's)
+from .amp import is_autocast_enabled as is_autocast_enabled  # noqa: E402  (torch's)
 from .nn.param_attr import ParamAttr as ParamAttr  # noqa: E402
 
 _dropin.install_tensor_methods()
@@ -262,6 +264,8 @@ __all__ = [
     "backends",
     "amp",
     "autocast",
+    "get_autocast_dtype",
+    "is_autocast_enabled",
     "cpu",
     "jit",
     "device",
@@ -425,6 +429,8 @@ from ._conveniences import shape as shape  # noqa: E402
 from ._namespace_composed import *  # noqa: E402,F403  (see that module)
 
 __all__ += _namespace_composed.__all__
+# torch.random / paddle.random; not in __all__ (a star import would shadow stdlib random)
+from . import random as random  # noqa: E402
 from ._ops_gamma import multigammaln as multigammaln  # noqa: E402
 from ._ops_gamma import mvlgamma as mvlgamma  # noqa: E402
 from ._ops_gamma import polygamma as polygamma  # noqa: E402
@@ -457,6 +463,7 @@ from .random_gen import randn_like as randn_like  # noqa: E402
 from .random_gen import randperm as randperm  # noqa: E402
 from .random_gen import seed as seed  # noqa: E402
 from .random_gen import set_rng_state as set_rng_state  # noqa: E402
+from .random_gen import standard_normal as standard_normal  # noqa: E402
 from .random_gen import uniform as uniform  # noqa: E402
 
 _ops_math.install_tensor_methods()
@@ -496,6 +503,7 @@ __all__ += [
     "get_rng_state",
     "set_rng_state",
     "normal",
+    "standard_normal",
     "uniform",
     "bernoulli",
     "multinomial",
@@ -518,6 +526,11 @@ from .linalg._toplevel import qr_legacy as _qr_legacy  # noqa: E402
 norm = _tensor_norm  # torch.norm / paddle.norm (linalg.norm is the other rule set)
 qr = _qr_legacy  # torch.qr(input, some=True)
 _install_linalg_methods()
+from ._op_functions import dispatching as _dispatching  # noqa: E402
+from .linalg._products import outer as _outer  # noqa: E402
+
+# outer / ger: Paddle's flattens its operands in Paddle code (docs/linalg.md)
+outer = _dialect_aliases.outer = _dispatching(_outer, "outer")
 from .linalg._lu import lu_legacy as _lu_legacy  # noqa: E402
 from .linalg._lu import lu_solve_legacy as _lu_solve_legacy  # noqa: E402
 from .linalg._matfn import householder_product as _householder_product  # noqa: E402

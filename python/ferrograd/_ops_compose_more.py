@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from . import _core
-from ._dtype_info import result_type
+from ._dtype_info import promote_types, result_type
 from ._ops_shift import int_result_dtype
 
 Tensor = _core.Tensor
@@ -52,13 +52,42 @@ __all__ = [
 
 
 def addbmm(x: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
-    """``beta * x + alpha * sum_b(batch1[b] @ batch2[b])``."""
-    return x * beta + batch1.bmm(batch2).sum(0) * alpha
+    """``beta * x + alpha * sum_b(batch1[b] @ batch2[b])``; ``x`` broadcasts to the
+    product's shape and is ignored when ``beta == 0`` (NaN / inf in it too, as PyTorch
+    documents). Integer batches keep their dtype (the sum over ``b`` does not widen)."""
+    from .linalg._products import _scaled_sum
+
+    prod = batch1.bmm(batch2)
+    dtype = promote_types(x.dtype, prod.dtype)
+    prod = prod.sum(0)
+    if prod.dtype != dtype:  # (sum widens int32 to int64; PyTorch's addbmm does not)
+        prod = prod.astype(dtype)
+    return _scaled_sum("addbmm", x, prod, beta, alpha)
 
 
 def addr(x: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
-    """``beta * x + alpha * outer(vec1, vec2)``."""
-    return x * beta + vec1.outer(vec2) * alpha
+    """``beta * x + alpha * outer(vec1, vec2)`` in the promoted dtype of the three (``x``
+    expanded first, so a 0-d ``x`` counts as a tensor); ``x`` broadcasts to the outer
+    product's shape and is ignored when ``beta == 0`` (NaN / inf in it too, as PyTorch
+    documents). Three bool tensors give PyTorch's logical form
+    ``(beta and x) or (alpha and outer(vec1, vec2))``."""
+    from .linalg._products import _check_input, _scaled_sum
+
+    dtype = promote_types(promote_types(x.dtype, vec1.dtype), vec2.dtype)
+    v1 = vec1 if vec1.dtype == dtype else vec1.astype(dtype)
+    v2 = vec2 if vec2.dtype == dtype else vec2.astype(dtype)
+    prod = v1.outer(v2)
+    if dtype != _core.bool:
+        return _scaled_sum("addr", x, prod, beta, alpha)
+    for name, v in (("beta", beta), ("alpha", alpha)):
+        if isinstance(v, (float, complex)):
+            raise TypeError(
+                f"addr: for bool tensors {name} must be a bool or an int (read as true / "
+                f"false), got {v!r}"
+            )
+    _check_input("addr", x, prod)
+    out = prod if alpha else prod.logical_and(_core.zeros([], dtype=_core.bool))
+    return out.logical_or(x) if beta else out
 
 
 # The most elements a `combinations` result may hold (its index list is built in Python).

@@ -190,9 +190,40 @@ def dsplit(x: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
     return _split_exact(x, indices_or_sections, 2, "dsplit")
 
 
+def _promote(a: Any, b: Any) -> Any:
+    """The promoted dtype of two dtypes (``a`` None: ``b``), bool with bool staying bool."""
+    if a is None or a == b:
+        return b
+    if a == _core.bool or b == _core.bool:  # bool promotes to the other dtype
+        return b if a == _core.bool else a
+    return (_core.zeros([0], dtype=a) + _core.zeros([0], dtype=b)).dtype
+
+
+def _result_type(tensors: list[Tensor]) -> Any:
+    """PyTorch's ``result_type`` of a list of tensors: the dimensioned ones promote among
+    themselves, so do the 0-d ones, and a 0-d dtype counts only when its category (bool <
+    integer < floating < complex) is higher (``float64[]`` beside ``float32[2]``:
+    float32; ``int64[]`` beside ``int32[2]``: int32; ``float64[]`` beside ``int32[2]``:
+    float64)."""
+    dims = zero = None
+    for t in tensors:
+        if t.ndim:
+            dims = _promote(dims, t.dtype)
+        else:
+            zero = _promote(zero, t.dtype)
+    if dims is None or zero is None or dims == zero:
+        return dims if zero is None else zero
+    # ferrograd's arithmetic applies PyTorch's 0-d rule (its own code has no dialect)
+    if dims == _core.bool:
+        return zero
+    return (_core.zeros([0], dtype=dims) + _core.zeros([], dtype=zero)).dtype
+
+
 def block_diag(*tensors: Any) -> Tensor:
     """A block-diagonal matrix of the inputs (0-d -> ``[1, 1]``, 1-d ``[n]`` -> ``[1, n]``,
-    2-d as they are), zeros elsewhere; the dtype is the promoted one."""
+    2-d as they are), zeros elsewhere; the dtype is PyTorch's ``result_type`` of the
+    inputs, where a 0-d block of the same category does not widen it (``float64[]`` beside
+    ``float32[2]`` gives float32)."""
     items = [
         t.reshape([1, 1]) if t.ndim == 0 else t.reshape([1, t.shape[0]]) if t.ndim == 1 else t
         for t in _tensors("block_diag", tensors)
@@ -202,9 +233,7 @@ def block_diag(*tensors: Any) -> Tensor:
             raise ValueError(
                 f"block_diag: input {i} has {t.ndim} dimensions; at most 2 are allowed"
             )
-    dtype = items[0].dtype
-    for t in items[1:]:
-        dtype = (_core.zeros([1], dtype=dtype) + _core.zeros([1], dtype=t.dtype)).dtype
+    dtype = _result_type(list(tensors))
     cols = sum(t.shape[1] for t in items)
     rows, left = [], 0
     for t in items:

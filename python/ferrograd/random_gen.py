@@ -12,6 +12,7 @@ samples write ``mean + std * randn_like(mean)``).
 from __future__ import annotations
 
 import builtins
+import operator
 from typing import Any, Optional
 
 from . import _core
@@ -31,6 +32,7 @@ __all__ = [
     "get_rng_state",
     "set_rng_state",
     "normal",
+    "standard_normal",
     "uniform",
     "bernoulli",
     "multinomial",
@@ -96,6 +98,22 @@ def _shape(op: str, size: Any) -> list[int]:
     return dims
 
 
+def _count(op: str, what: str, n: Any) -> int:
+    """``n`` as an ``int`` through ``__index__``, as PyTorch reads counts: a Python or
+    NumPy integer, or a one-element integer tensor; a bool (or bool tensor) is refused, as
+    PyTorch refuses it."""
+    is_bool = isinstance(n, builtins.bool) or (isinstance(n, Tensor) and n.dtype == _core.bool)
+    try:
+        if is_bool:
+            raise TypeError
+        return operator.index(n)
+    except TypeError:
+        raise TypeError(
+            f"{op}: {what} must be an int (or a NumPy integer / one-element integer tensor), "
+            f"got {n!r}"
+        ) from None
+
+
 def _float_dtype(dtype: Any) -> Any:
     return _core._get_default_dtype() if dtype is None else dtype
 
@@ -156,6 +174,13 @@ def _broadcast_shape(a: Tensor, b: Tensor) -> tuple[int, ...]:
     import numpy as np
 
     return tuple(np.broadcast_shapes(tuple(a.shape), tuple(b.shape)))
+
+
+def standard_normal(shape: Any, dtype: Any = None, name: Any = None) -> Tensor:
+    """Paddle's ``standard_normal(shape, dtype=None, name=None)``: standard normal draws of
+    ``shape`` (a list / tuple of ints or 0-d tensors, or a 1-D integer tensor) in ``dtype``
+    (the default dtype, float32 unless changed, when None), as ``paddle.randn``."""
+    return _core.randn(shape, dtype=_float_dtype(dtype))
 
 
 def uniform(
@@ -223,8 +248,7 @@ def multinomial(
     x = input if x is None else x
     if not isinstance(x, Tensor):
         raise TypeError(f"multinomial: expects a Tensor of weights, got {type(x).__name__}")
-    if isinstance(num_samples, builtins.bool) or not isinstance(num_samples, builtins.int):
-        raise TypeError(f"multinomial: num_samples must be an int, got {num_samples!r}")
+    num_samples = _count("multinomial", "num_samples", num_samples)
     w = x.detach()
     if not w.dtype.is_floating_point:
         w = w.astype(_core._get_default_dtype())
@@ -248,8 +272,7 @@ def randperm(
     """A random permutation of ``0 .. n-1`` (int64 unless ``dtype``)."""
     if out is not None:
         raise TypeError("randperm: out= is not supported; assign the result instead")
-    if isinstance(n, builtins.bool) or not isinstance(n, builtins.int):
-        raise TypeError(f"randperm: n must be an int, got {n!r}")
+    n = _count("randperm", "n", n)
     t = _core._randperm(n, "int64" if dtype is None else dtype, _gen(generator, "randperm"))
     return _finish(t, requires_grad)
 
@@ -292,14 +315,17 @@ def randint_like(
     input: Tensor,
     low: int = 0,
     high: Optional[int] = None,
-    *,
     dtype: Any = None,
+    name: Any = None,
+    *,
     generator: Any = None,
     requires_grad: builtins.bool = False,
     **_: Any,
 ) -> Tensor:
     """Integers uniform in ``[low, high)`` (``randint_like(x, high)`` means ``[0, high)``)
-    with ``input``'s shape and dtype (or ``dtype``)."""
+    with ``input``'s shape and dtype (or ``dtype``). The positional ``dtype`` and ``name``
+    are Paddle's ``randint_like(x, low=0, high=None, dtype=None, name=None)``; PyTorch
+    passes ``dtype=`` by keyword."""
     if high is None:
         low, high = 0, low
     t = _core._randint(

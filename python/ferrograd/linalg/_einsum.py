@@ -1,22 +1,28 @@
 """``einsum`` with a contraction-order planner that routes through matmul.
 
 Plan (cached per equation and operand shapes): parse the subscripts (``...`` included,
-implicit output = the labels seen once, sorted, after the broadcast dims); take repeated
-labels of one operand as its diagonal; drop size-1 dims that broadcast against a larger
-size; sum out each label used by one operand only; then contract the pair of operands
-whose contraction costs fewest multiply-adds, greedily, each contraction one batched
-matmul (permute + reshape to ``[batch, M, K] @ [batch, K, N]``); finally sum and permute
-to the output. Every step is a differentiable op, so gradients of any order follow. A
-batched-matmul pattern such as ``bij,bjk->bik`` is exactly one matmul.
+implicit output = the labels seen once, sorted, after the broadcast dims; PyTorch's sublist
+form is turned into such an equation first); take repeated labels of one operand as its
+diagonal (a ``diagonal`` view: no arithmetic, so the dtype and any inf / NaN off the
+diagonal are left alone); drop size-1 dims that broadcast against another size (0
+included: a label of sizes 1 and 0 has size 0); sum out each label used by one operand
+only; then contract the pair of operands whose contraction costs fewest multiply-adds,
+greedily, each contraction one batched matmul (permute + reshape to
+``[batch, M, K] @ [batch, K, N]``); finally sum and permute to the output. Every step is a
+differentiable op, so gradients of any order follow. A batched-matmul pattern such as
+``bij,bjk->bik`` is exactly one matmul. Operands of mixed dtypes (PyTorch refuses them)
+are first cast to their promoted dtype, so no contraction runs narrower than the result.
 """
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
 
 from .. import _core
+from .._dtype_info import promote_types
 from ._common import as_tensor
 
 Tensor = _core.Tensor
@@ -86,7 +92,9 @@ def _make_plan(eq: str, shapes: tuple[tuple[int, ...], ...]) -> tuple[Any, ...]:
             if lab in sizes and sizes[lab] != d and 1 not in (sizes[lab], d):
                 name = chr(lab) if lab > 0 else "..."
                 raise _err(f"label {name!r} has sizes {sizes[lab]} and {d}, which do not broadcast")
-            sizes[lab] = max(sizes.get(lab, d), d) if d != 1 else sizes.get(lab, 1)
+            # a size-1 dim broadcasts: the label takes the other size, 0 included
+            if d != 1 or lab not in sizes:
+                sizes[lab] = d
     ell_labels = [-(n_ell - i) for i in range(n_ell)]
     if arrow:
         out_raw, has_ell = _parse_term(rhs, None)
@@ -122,7 +130,7 @@ def _make_plan(eq: str, shapes: tuple[tuple[int, ...], ...]) -> tuple[Any, ...]:
                     del ls[pos], shp[pos]
                     break
                 seen[lab] = pos
-        # size-1 dims broadcasting against a larger size: drop them
+        # size-1 dims broadcasting against another size (0 too): drop them
         drop = tuple(pos for pos, lab in enumerate(ls) if shp[pos] == 1 and sizes[lab] != 1)
         if drop:
             steps.append(("squeeze", i, drop))
@@ -202,24 +210,80 @@ def _needed(ops: list[list[Label]], alive: list[int], out: list[Label]) -> Any:
 
 
 def _diag(t: Tensor, a: int, b: int) -> Tensor:
-    """The diagonal of dims ``a < b`` of ``t``, kept at position ``a`` (dim ``b`` removed)."""
-    n = t.shape[a]
-    mask = [1] * t.ndim
-    mask[a], mask[b] = n, n
-    eye = _core.eye(n, dtype=t.dtype).reshape(mask)
-    return (t * eye).sum(b)
+    """The diagonal of dims ``a < b`` of ``t``, kept at position ``a`` (dim ``b`` removed).
+
+    A view (``diagonal`` then ``movedim``), not ``(t * eye).sum(b)``: that turned an
+    infinity off the diagonal into NaN and summed ints into int64."""
+    return t.diagonal(0, a, b).movedim(-1, a)
 
 
-def einsum(equation: str, *operands: Any) -> Tensor:
+_SUBSCRIPTS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+def _sublist_term(sub: Any, what: str) -> str:
+    """One sublist of PyTorch's sublist form as equation text: 0-25 are ``A``-``Z``,
+    26-51 ``a``-``z``, ``Ellipsis`` is ``...``."""
+    if isinstance(sub, (str, bytes, Tensor)) or not hasattr(sub, "__iter__"):
+        raise TypeError(
+            f"einsum(): the {what} must be a list of ints in [0, 52) and Ellipsis, "
+            f"got {type(sub).__name__} (the equation form takes the equation str first: "
+            "einsum('ij,jk->ik', a, b))"
+        )
+    out = []
+    for n in sub:
+        if n is Ellipsis:
+            out.append("...")
+            continue
+        try:
+            i = operator.index(n)
+        except TypeError:
+            raise TypeError(
+                f"einsum(): the {what} holds {n!r}; its items must be ints in [0, 52) or Ellipsis"
+            ) from None
+        if not 0 <= i < 52:
+            raise ValueError(
+                f"einsum(): subscript {i} in the {what} is not within the valid range [0, 52)"
+            )
+        out.append(_SUBSCRIPTS[i])
+    return "".join(out)
+
+
+def _from_sublists(args: tuple[Any, ...]) -> tuple[str, tuple[Any, ...]]:
+    """PyTorch's sublist form ``einsum(op1, sub1, op2, sub2, ..., [sub_out])`` as
+    ``(equation, operands)``."""
+    n_ops = len(args) // 2
+    terms = [_sublist_term(args[2 * k + 1], f"subscript list of operand {k}") for k in range(n_ops)]
+    eq = ",".join(terms)
+    if len(args) % 2:  # an odd count: the last list is the output's
+        eq += "->" + _sublist_term(args[-1], "output subscript list")
+    return eq, tuple(args[2 * k] for k in range(n_ops))
+
+
+def einsum(equation: Any, *operands: Any) -> Tensor:
     """Einstein summation: ``einsum("bij,bjk->bik", a, b)``; operands as arguments or one
-    list (torch and Paddle both). See the module docs for the contraction planner."""
-    if not isinstance(equation, str):
-        raise TypeError(f"einsum(): the equation must be a str, got {type(equation).__name__}")
+    list (torch and Paddle both), or PyTorch's sublist form ``einsum(a, [0, 1], b, [1, 2],
+    [0, 2])`` (ints 0-51 and ``Ellipsis``; the output list optional). See the module docs
+    for the contraction planner."""
+    if isinstance(equation, Tensor):
+        equation, operands = _from_sublists((equation, *operands))
+    elif not isinstance(equation, str):
+        raise TypeError(
+            "einsum(): expected an equation str first (einsum('ij,jk->ik', a, b)), or a "
+            "Tensor for the sublist form (einsum(a, [0, 1], b, [1, 2])), got "
+            f"{type(equation).__name__}"
+        )
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     if not operands:
         raise _err("expected at least one operand")
     ts = [as_tensor(o, "einsum") for o in operands]
+    dtype = ts[0].dtype
+    for t in ts[1:]:
+        if t.dtype != dtype:
+            dtype = promote_types(dtype, t.dtype)
+    # mixed dtypes: every operand in the promoted one first (PyTorch refuses them), so no
+    # pairwise contraction runs in a narrower dtype than the result's
+    ts = [t if t.dtype == dtype else t.astype(dtype) for t in ts]
     steps = _plan(equation, tuple(tuple(t.shape) for t in ts))
     for st in steps:
         kind, i = st[0], st[1]

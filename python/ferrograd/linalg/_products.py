@@ -1,16 +1,19 @@
 """The matmul family as compositions of differentiable ops (matmul, mul, add, reshape):
-addmm, baddbmm, addmv, mv, ger, kron, cdist, cross, inner, tensordot, chain_matmul.
+addmm, baddbmm, addmv, mv, ger, outer (Paddle's flattening form), kron, cdist, cross,
+inner, tensordot (PyTorch's dims and Paddle's axes), chain_matmul.
 Gradients of every order come from the compositions (``cdist``'s 2-norm uses a square
 root whose gradient is 0 at distance 0, as torch)."""
 
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any
 
 import numpy as np
 
 from .. import _core
+from .._dialect import caller_dialect
 from ..autograd.py_layer import Function
 from ._common import as_tensor, mT, pick
 
@@ -28,14 +31,20 @@ def _bshape(a: tuple[int, ...] | list[int], b: tuple[int, ...] | list[int], op: 
         raise _shape_err(op, f"shapes {list(a)} and {list(b)} do not broadcast") from None
 
 
-def _scaled_sum(op: str, inp: Tensor, prod: Tensor, beta: Any, alpha: Any) -> Tensor:
-    """beta * inp + alpha * prod with prod's shape; inp ignored when beta == 0 (torch)."""
+def _check_input(op: str, inp: Tensor, prod: Tensor) -> None:
+    """``inp`` must broadcast to the product's shape (the result has that shape)."""
     if _bshape(inp.shape, prod.shape, op) != list(prod.shape):
         raise _shape_err(
             op,
             f"input of shape {list(inp.shape)} does not broadcast to the product's shape "
             f"{list(prod.shape)}",
         )
+
+
+def _scaled_sum(op: str, inp: Tensor, prod: Tensor, beta: Any, alpha: Any) -> Tensor:
+    """beta * inp + alpha * prod with prod's shape; inp ignored when beta == 0 (torch:
+    NaN / inf in it do not propagate)."""
+    _check_input(op, inp, prod)
     out = prod if alpha == 1 else prod * alpha
     if isinstance(beta, (int, float)) and beta == 0:
         return out
@@ -142,6 +151,28 @@ def ger(
     return a.outer(b)
 
 
+def outer(
+    input: Any = None,
+    vec2: Any = None,
+    *,
+    x: Any = None,
+    y: Any = None,
+    out: Any = None,
+    name: Any = None,
+) -> Tensor:
+    """Outer product. PyTorch's ``outer(input, vec2)`` takes two 1-D tensors; in Paddle code
+    (or with Paddle's ``x=`` / ``y=`` / ``name=``) it is Paddle's ``outer(x, y)``, which
+    flattens operands of any rank, 0-d included (``x.reshape([-1, 1]) @ y.reshape([1, -1])``
+    in Paddle's source)."""
+    op = "outer"
+    a = as_tensor(pick(input, x, "input/x", op), op)
+    b = as_tensor(pick(vec2, y, "vec2/y", op), op)
+    if x is not None or y is not None or name is not None or caller_dialect() == "paddle":
+        a = a if a.ndim == 1 else a.reshape([-1])
+        b = b if b.ndim == 1 else b.reshape([-1])
+    return a.outer(b)
+
+
 def kron(
     input: Any = None,
     other: Any = None,
@@ -201,12 +232,23 @@ def tensordot(
     name: Any = None,
 ) -> Tensor:
     """Contraction of the last ``dims`` dims of ``a`` with the first ``dims`` of ``b``, or
-    of the dims listed in ``dims = [dims_a, dims_b]`` (Paddle: ``axes``)."""
+    of the dims listed in ``dims = [dims_a, dims_b]`` (PyTorch). In Paddle code, or with
+    Paddle's keyword ``axes=``, the third argument has Paddle's meanings: an int as above;
+    a 1-D list names the same axes of both (``axes=[0, 1]``); ``[[0]]`` one list for both;
+    ``[ax, ay]`` with the shorter list extended from the longer; a size-1 axis against
+    another size is summed first (Paddle's broadcast)."""
     op = "tensordot"
     ta = as_tensor(pick(a, x, "a/x", op), op)
     tb = as_tensor(pick(b, y, "b/y", op), op)
-    if axes is not None:
-        dims = axes
+    if axes is not None or caller_dialect() == "paddle":
+        spec = dims if axes is None else axes
+        da, db = _paddle_axes(ta, tb, spec.tolist() if isinstance(spec, Tensor) else spec)
+        for i, j in zip(da, db):  # size 1 against another size: sum it first (Paddle)
+            if ta.shape[i] == 1 and tb.shape[j] != 1:
+                tb = _keep_sum(tb, j)
+            elif tb.shape[j] == 1 and ta.shape[i] != 1:
+                ta = _keep_sum(ta, i)
+        return _contract(ta, tb, da, db, op)
     if isinstance(dims, Tensor):
         dims = dims.tolist()
     if isinstance(dims, int):
@@ -217,8 +259,64 @@ def tensordot(
         da, db = list(range(ta.ndim - dims, ta.ndim)), list(range(dims))
     else:
         da, db = ([d] if isinstance(d, int) else list(d) for d in dims)
-    da = [d % ta.ndim for d in da]
-    db = [d % tb.ndim for d in db]
+    return _contract(ta, tb, _axes_in(da, ta, op), _axes_in(db, tb, op), op)
+
+
+def _axes_in(ds: Any, t: Tensor, op: str) -> list[int]:
+    """``ds`` as non-negative dims of ``t``, each once."""
+    out = []
+    for d in ds:
+        i = operator.index(d)
+        if not -t.ndim <= i < t.ndim:
+            raise IndexError(f"{op}: dim {i} is out of range for shape {list(t.shape)}")
+        out.append(i % t.ndim)
+    if len(set(out)) != len(out):
+        raise _shape_err(op, f"dims {list(ds)} name one dim of shape {list(t.shape)} twice")
+    return out
+
+
+def _paddle_axes(ta: Tensor, tb: Tensor, axes: Any) -> tuple[list[int], list[int]]:
+    """The contracted dims of ``ta`` and ``tb`` for Paddle's ``axes`` (python/paddle/tensor/
+    manipulation.py, tensordot)."""
+    op = "tensordot"
+    if isinstance(axes, (int, np.integer)) and not isinstance(axes, bool):
+        n = int(axes)
+        if n < 0 or n > min(ta.ndim, tb.ndim):
+            raise _shape_err(
+                op, f"axes={n} is out of range for shapes {list(ta.shape)} and {list(tb.shape)}"
+            )
+        return list(range(ta.ndim - n, ta.ndim)), list(range(n))
+    if not isinstance(axes, (list, tuple)):
+        raise TypeError(
+            f"{op}: axes must be an int, a list of ints or a list of two lists of ints, got "
+            f"{type(axes).__name__}"
+        )
+    ax: list[Any]
+    ay: list[Any]
+    if not axes or isinstance(axes[0], (int, np.integer)):  # one list: the same axes of both
+        ax, ay = list(axes), []
+    else:  # [ax] or [ax, ay] (more lists are ignored, as Paddle does)
+        ax, ay = (
+            v.tolist() if isinstance(v, Tensor) else list(v)
+            for v in (axes[0], axes[1] if len(axes) > 1 else [])
+        )
+    if len(ax) < len(ay):  # the shorter list is extended from the longer
+        ax = ax + ay[len(ax) :]
+    elif len(ay) < len(ax):
+        ay = ay + ax[len(ay) :]
+    return _axes_in(ax, ta, op), _axes_in(ay, tb, op)
+
+
+def _keep_sum(t: Tensor, d: int) -> Tensor:
+    """``t`` summed over dim ``d``, kept as size 1, in ``t``'s dtype (Paddle's
+    ``sum(dtype=x.dtype)``; ferrograd's sum widens ints)."""
+    s = t.sum(d, keepdim=True)
+    return s if s.dtype == t.dtype else s.astype(t.dtype)
+
+
+def _contract(ta: Tensor, tb: Tensor, da: list[int], db: list[int], op: str) -> Tensor:
+    """Dims ``da`` of ``ta`` contracted with dims ``db`` of ``tb`` (in pairs) by one matmul;
+    the free dims of ``ta`` then those of ``tb``."""
     if len(da) != len(db) or any(ta.shape[i] != tb.shape[j] for i, j in zip(da, db)):
         raise _shape_err(
             op, f"cannot contract dims {da} of {list(ta.shape)} with dims {db} of {list(tb.shape)}"
@@ -358,4 +456,6 @@ def cdist(
         sq = (a * a).sum(-1, keepdim=True) + mT((b * b).sum(-1, keepdim=True)) - 2.0 * (a @ mT(b))
         return _SafeSqrt.apply(sq)
     diff = a.unsqueeze(-2) - b.unsqueeze(-3)
+    if M == 0:  # no columns: every distance is 0 (the max of nothing too, as torch)
+        return diff.abs().sum(-1)
     return _vector_norm(diff, p, (diff.ndim - 1,), False, op)

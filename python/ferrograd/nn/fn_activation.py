@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from .. import _core
+from .._dialect import caller_dialect
 from ._inplace import run_inplace
 
 Tensor = _core.Tensor
@@ -235,13 +236,21 @@ def rrelu(
     """Randomized leaky ReLU: in training each negative element is scaled by a slope drawn
     uniformly from ``[lower, upper]`` (ferrograd's generator); otherwise by the fixed
     ``(lower + upper) / 2``. torch's default is ``training=False``; Paddle's functional
-    defaults to ``training=True`` — pass it explicitly."""
-    if inplace is True:
-        return run_inplace(x, lambda v: rrelu(v, lower, upper, training), "rrelu")
+    defaults to ``training=True`` — pass it explicitly. The bounds need ``lower <= upper``
+    (PyTorch's check); Paddle code (through ``nn.RReLU`` / ``rrelu_`` too) also needs
+    ``0 <= lower`` and ``upper <= 1``, Paddle's."""
     lo = _number(lower, "rrelu", "lower")
     hi = _number(upper, "rrelu", "upper")
-    if not 0.0 <= lo <= hi <= 1.0:
-        raise ValueError(f"rrelu: need 0 <= lower <= upper <= 1, got lower={lo}, upper={hi}")
+    if caller_dialect(through_layers=True) == "paddle" and not 0.0 <= lo <= hi <= 1.0:
+        raise ValueError(
+            f"rrelu: Paddle needs 0 <= lower <= upper <= 1, got lower={lo}, upper={hi}"
+        )
+    if not lo <= hi:
+        raise ValueError(
+            f"rrelu: lower must be less than or equal to upper, got lower={lo}, upper={hi}"
+        )
+    if inplace is True:
+        return run_inplace(x, lambda v: rrelu(v, lo, hi, training), "rrelu")
     x = _float_input(x, "rrelu")
     if not training:
         return _core.where(x >= 0, x, x * ((lo + hi) / 2.0))
