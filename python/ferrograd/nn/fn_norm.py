@@ -264,8 +264,11 @@ def instance_norm(
         eps = epsilon
     cdim = _channel_dim(x, None if data_format is _UNSET else data_format, what)
     if x.ndim < 3:
+        # (as PyTorch's F.instance_norm: an unbatched [C, L] input is the layers' form)
         raise ValueError(
-            f"{what}: the input must be [N, C, *spatial] (at least 3-d), got {list(x.shape)}"
+            f"{what}: the input must be [N, C, *spatial] (at least 3-d), got {list(x.shape)}; "
+            "for an unbatched [C, *spatial] input use x.unsqueeze(0) (InstanceNorm1d/2d/3d "
+            "accept it as it is)"
         )
     if cdim != 1:
         perm = [0, cdim] + [d for d in range(1, x.ndim) if d != cdim]

@@ -187,6 +187,13 @@ class Sequential(Module):
             self.append(layer)
         return self
 
+    def pop(self, idx: Union[int, slice]) -> Any:
+        """Removes the layer at ``idx`` (a slice: a ``Sequential`` of them) and returns
+        it; the rest are renamed ``"0"``, ``"1"``, ... (as in PyTorch)."""
+        v = self[idx]
+        del self[idx]
+        return v
+
 
 def _key_at(owner: Module, idx: int, what: str) -> str:
     """The name of the child at position ``idx`` (negative counts from the end)."""
@@ -199,15 +206,10 @@ def _key_at(owner: Module, idx: int, what: str) -> str:
 
 
 def _replace_at(owner: Module, key: str, module: Module) -> None:
-    """Registers ``module`` as the child ``key`` in that child's place (re-registering
-    the children in order: registering alone would move ``key`` to the end)."""
+    """Registers ``module`` as the child ``key``, in that child's place."""
     if not isinstance(module, Module):
         raise TypeError(f"expected a Module, got {type(module).__name__}")
-    items = [(k, module if k == key else m) for k, m in owner._modules.items()]
-    for name, _ in items:
-        delattr(owner, name)
-    for name, m in items:
-        owner.add_module(name, m)
+    owner.add_module(key, module)
 
 
 def _renumber(owner: Module, modules: list[Module]) -> None:
@@ -260,7 +262,7 @@ class ModuleList(Module):
     def __iter__(self) -> Iterator[Module]:
         return iter(self._modules.values())
 
-    def __getitem__(self, idx: int) -> Any:
+    def __getitem__(self, idx: Union[int, slice]) -> Any:
         items = list(self._modules.values())
         if isinstance(idx, slice):
             return ModuleList(items[idx])
@@ -277,6 +279,41 @@ class ModuleList(Module):
     def insert(self, index: int, module: Module) -> None:
         """Inserts ``module`` before position ``index`` (the modules are renumbered)."""
         _insert_and_renumber(self, index, module)
+
+    def pop(self, idx: Union[int, slice]) -> Any:
+        """Removes the module at ``idx`` (a slice: a ``ModuleList`` of them) and returns
+        it; the rest are renumbered from ``"0"``."""
+        v = self[idx]
+        del self[idx]
+        return v
+
+    def __add__(self, other: Iterable[Module]) -> ModuleList:
+        """A new ``ModuleList`` of this one's modules, then ``other``'s (any iterable of
+        modules), as PyTorch's."""
+        combined = ModuleList()
+        for i, m in enumerate([*self, *other]):
+            combined.add_module(str(i), m)
+        return combined
+
+    def __iadd__(self, modules: Iterable[Module]) -> ModuleList:
+        return self.extend(modules)
+
+    def __repr__(self) -> str:
+        # PyTorch's: runs of equal reprs print once, as "(first-last): n x repr"
+        reprs = [repr(m) for m in self]
+        if not reprs:
+            return f"{type(self).__name__}()"
+        runs: list[list] = []  # [first, last, repr]
+        for i, r in enumerate(reprs):
+            if runs and runs[-1][2] == r:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, r])
+        lines = [
+            (f"({a}): {r}" if a == b else f"({a}-{b}): {b - a + 1} x {r}").replace("\n", "\n  ")
+            for a, b, r in runs
+        ]
+        return f"{type(self).__name__}(\n  " + "\n  ".join(lines) + "\n)"
 
 
 class ReLU(Module):

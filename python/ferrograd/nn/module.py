@@ -29,6 +29,7 @@ Tensor = _core.Tensor
 
 
 _HookHandle = _module_hooks.HookHandle
+_KINDS = (("_parameters", "a parameter"), ("_buffers", "a buffer"), ("_modules", "a child module"))
 
 
 class _ParameterSequence(list):
@@ -161,15 +162,15 @@ class Module(ModuleState, ModuleAccess, ModuleNames):
             static = _static_converter(self)
             if static is not None:
                 value = static.static_parameter(self, name, value)
-            self._forget(name)
-            self._parameters[name] = value
-        elif isinstance(value, Module):
-            self._forget(name)
-            self._modules[name] = value
-        elif isinstance(value, Buffer):  # PyTorch's nn.Buffer declares a buffer
-            self._forget(name)
-            self.register_buffer(name, value, persistent=value.persistent)  # type: ignore[arg-type]
-        elif name in self._parameters:
+            self._put("_parameters", name, value)
+            return
+        if isinstance(value, Module):
+            self._put("_modules", name, value)
+            return
+        if isinstance(value, Buffer):  # PyTorch's nn.Buffer declares a buffer
+            self._put_buffer(name, value, value.persistent)  # type: ignore[arg-type]
+            return
+        if name in self._parameters:
             if value is not None:
                 raise TypeError(
                     f"cannot assign {type(value).__name__} as parameter {name!r} of "
@@ -213,12 +214,41 @@ class Module(ModuleState, ModuleAccess, ModuleNames):
         else:
             object.__delattr__(self, name)
 
-    def _forget(self, name: str) -> None:
-        """Drops ``name`` from every registry (before it is registered as something else)."""
-        self._parameters.pop(name, None)
-        self._modules.pop(name, None)
-        self._buffers.pop(name, None)
-        self._non_persistent.discard(name)
+    def _forget(self, name: str, keep: str = "") -> None:
+        """Drops ``name`` from every registry but ``keep``."""
+        for registry in ("_parameters", "_modules", "_buffers"):
+            if registry != keep:
+                self.__dict__[registry].pop(name, None)
+        if keep != "_buffers":
+            self._non_persistent.discard(name)
+
+    def _put(self, registry: str, name: str, value: Any) -> None:
+        """Registers ``value`` as ``name`` in ``registry``, dropping ``name`` from the other
+        registries. A name already in ``registry`` keeps its position (PyTorch's dict
+        assignment): ``Sequential.add_module("0", m)`` replaces layer 0 in place."""
+        self._forget(name, keep=registry)
+        self.__dict__[registry][name] = value
+        self.__dict__[name] = value
+
+    def _put_buffer(self, name: str, tensor: Optional[Tensor], persistent: bool) -> None:
+        static = _static_converter(self)
+        if static is not None and tensor is not None:
+            tensor = static.static_buffer(self, name, tensor)
+        self._put("_buffers", name, tensor)
+        (self._non_persistent.discard if persistent else self._non_persistent.add)(name)
+
+    def _check_free(self, name: str, registry: str) -> None:
+        """PyTorch's rule for ``register_*`` / ``add_module``: ``name`` may be new or an
+        entry of ``registry`` itself, not another attribute (a plain one, a method, or an
+        entry of another registry)."""
+        d = self.__dict__
+        if hasattr(self, name) and name not in d[registry]:
+            what = "a plain attribute" if name in d else "a class attribute"
+            what = next((k for r, k in _KINDS if name in d[r]), what)
+            raise KeyError(
+                f"attribute '{name}' already exists ({what} of {type(self).__name__}); "
+                f"delete it first (del module.{name}) or choose another name"
+            )
 
     @staticmethod
     def _check_name(name: str, kind: str) -> None:
@@ -226,8 +256,10 @@ class Module(ModuleState, ModuleAccess, ModuleNames):
             raise KeyError(f"{kind} name must be a non-empty string without '.', got {name!r}")
 
     def register_parameter(self, name: str, param: Optional[Parameter]) -> None:
-        """Registers ``param`` (a ``Parameter`` or None) under ``name``."""
+        """Registers ``param`` (a ``Parameter`` or None) under ``name``; re-registering a
+        parameter keeps its place, another attribute of that name is a ``KeyError``."""
         self._check_name(name, "parameter")
+        self._check_free(name, "_parameters")
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(
                 f"register_parameter({name!r}): expected a Parameter or None, got "
@@ -236,9 +268,7 @@ class Module(ModuleState, ModuleAccess, ModuleNames):
         static = _static_converter(self)
         if static is not None and param is not None:
             param = static.static_parameter(self, name, param)
-        self._forget(name)
-        self._parameters[name] = param
-        self.__dict__[name] = param
+        self._put("_parameters", name, param)
 
     def add_parameter(self, name: str, parameter: Optional[Parameter]) -> Any:
         """Paddle: registers ``parameter`` under ``name`` and returns what was registered
@@ -255,32 +285,37 @@ class Module(ModuleState, ModuleAccess, ModuleNames):
         persistable: Optional[bool] = None,
     ) -> None:
         """Registers a non-trainable tensor (in ``state_dict`` unless ``persistent=False``,
-        or Paddle's spelling ``persistable=False``)."""
+        or Paddle's spelling ``persistable=False``); re-registering a buffer keeps its
+        place, another attribute of that name is a ``KeyError``."""
         if persistable is not None:
             persistent = bool(persistable)
         self._check_name(name, "buffer")
+        self._check_free(name, "_buffers")
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"register_buffer({name!r}): expected a Tensor or None")
-        static = _static_converter(self)
-        if static is not None and tensor is not None:
-            tensor = static.static_buffer(self, name, tensor)
-        self._forget(name)
-        self._buffers[name] = tensor
-        if not persistent:
-            self._non_persistent.add(name)
-        self.__dict__[name] = tensor
+        self._put_buffer(name, tensor, persistent)
 
     def add_module(self, name: str, module: Optional[Module]) -> Optional[Module]:
-        """Registers ``module`` as a child called ``name``; returns it."""
+        """Registers ``module`` as a child called ``name``; returns it. Re-registering a
+        child keeps its place, another attribute of that name is a ``KeyError``."""
         self._check_name(name, "module")
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"add_module({name!r}): expected a Module, got {type(module).__name__}")
-        self._forget(name)
-        self._modules[name] = module
-        self.__dict__[name] = module
+        self._check_free(name, "_modules")
+        self._put("_modules", name, module)
         return module
 
-    add_sublayer = add_module
+    def add_sublayer(self, name: str, sublayer: Optional[Module]) -> Optional[Module]:
+        """Paddle's ``add_module``: as Paddle, an attribute of that name is replaced (not
+        refused); returns ``sublayer``."""
+        self._check_name(name, "sublayer")
+        if sublayer is not None and not isinstance(sublayer, Module):
+            raise TypeError(
+                f"add_sublayer({name!r}): expected a Layer, got {type(sublayer).__name__}"
+            )
+        self._put("_modules", name, sublayer)
+        return sublayer
+
     register_module = add_module
 
     def create_parameter(
@@ -347,13 +382,20 @@ class Module(ModuleState, ModuleAccess, ModuleNames):
     def _named_members(
         self, registry: str, prefix: str, recurse: bool, remove_duplicate: bool = True
     ) -> Iterator[tuple[str, Tensor]]:
+        # PyTorch's walk: with remove_duplicate=False a submodule reached twice is walked
+        # twice, and a tensor held twice is given under each of its names
         seen: set = set()
-        owners = self.named_modules(prefix=prefix) if recurse else iter([(prefix, self)])
+        owners = (
+            self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+            if recurse
+            else iter([(prefix, self)])
+        )
         for owner_name, owner in owners:
             for name, value in getattr(owner, registry).items():
-                if value is None or (remove_duplicate and id(value) in seen):
+                if value is None or id(value) in seen:
                     continue
-                seen.add(id(value))
+                if remove_duplicate:
+                    seen.add(id(value))
                 yield (f"{owner_name}.{name}" if owner_name else name), value
 
     def named_parameters(
@@ -369,9 +411,12 @@ class Module(ModuleState, ModuleAccess, ModuleNames):
             recurse = include_sublayers
         return _ParameterSequence(p for _, p in self.named_parameters(recurse=recurse))
 
-    def named_buffers(self, prefix: str = "", recurse: bool = True) -> Iterator[tuple[str, Tensor]]:
-        """``(dotted_name, buffer)`` for every buffer."""
-        yield from self._named_members("_buffers", prefix, recurse)
+    def named_buffers(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Tensor]]:
+        """``(dotted_name, buffer)`` for every buffer (shared ones once, unless
+        ``remove_duplicate=False``)."""
+        yield from self._named_members("_buffers", prefix, recurse, remove_duplicate)
 
     def buffers(self, recurse: bool = True) -> list:
         """Every buffer."""
@@ -387,16 +432,30 @@ class Module(ModuleState, ModuleAccess, ModuleNames):
     # ------------------------------------------------------------------ modes and grads
 
     def train(self, mode: bool = True) -> Module:
-        """Training mode (dropout active) for this module and its descendants."""
+        """Training mode (dropout active) for this module and its descendants. PyTorch's
+        walk (PyTorch code and by default) sets this module's flag and calls each child's
+        ``train(mode)``, so a child overriding ``train`` runs its own; Paddle code gets
+        Paddle's, which sets the flag of every sublayer without calling them."""
         if not isinstance(mode, bool):
             raise ValueError(f"train(mode): mode must be a bool, got {type(mode).__name__}")
-        for m in self.modules():
-            m.__dict__["training"] = mode
+        if caller_dialect(2, through_layers=True) == "paddle":
+            return self._set_training_flags(mode)
+        self.training = mode
+        for child in self.children():
+            child.train(mode)
         return self
 
     def eval(self) -> Module:
-        """Evaluation mode (dropout is the identity): ``train(False)``."""
+        """Evaluation mode (dropout is the identity): ``train(False)`` (Paddle code:
+        Paddle's walk, which sets the flags without calling ``train``)."""
+        if caller_dialect(2, through_layers=True) == "paddle":
+            return self._set_training_flags(False)
         return self.train(False)
+
+    def _set_training_flags(self, mode: bool) -> Module:
+        for m in self.modules():
+            m.__dict__["training"] = mode
+        return self
 
     def requires_grad_(self, requires_grad: bool = True) -> Module:
         """Sets ``requires_grad`` on every parameter."""
@@ -429,25 +488,32 @@ class Module(ModuleState, ModuleAccess, ModuleNames):
         for m in self.modules():
             if excluded and isinstance(m, excluded):
                 continue
-            declared = list(m._parameters)
+            # (entries replaced in place keep their order; a tensor already of the target
+            # dtype is kept, as PyTorch's t.to(dtype) is t, so a shared buffer stays shared)
             for name, p in list(m._parameters.items()):
-                if p is not None and (p.is_floating_point() or not floating_only):
-                    if id(p) not in done:
-                        done[id(p)] = (p, Parameter(p.astype(dtype), p.requires_grad))
-                    m.register_parameter(name, done[id(p)][1])
-            order = list(m._buffers)
+                if (
+                    p is None
+                    or p.dtype == dtype
+                    or not (p.is_floating_point() or not floating_only)
+                ):
+                    continue
+                if id(p) not in done:
+                    done[id(p)] = (p, Parameter(p.astype(dtype), p.requires_grad))
+                m._parameters[name] = m.__dict__[name] = done[id(p)][1]
             for name, b in list(m._buffers.items()):
-                if b is not None and (b.is_floating_point() or not floating_only):
-                    m.register_buffer(name, b.astype(dtype), name not in m._non_persistent)
-            # registering again moves an entry to the end: keep the declared order (PyTorch's
-            # state_dict keys: running_mean, running_var, num_batches_tracked)
-            m._parameters.update({k: m._parameters.pop(k) for k in declared})
-            m._buffers.update({k: m._buffers.pop(k) for k in order})
+                if (
+                    b is None
+                    or b.dtype == dtype
+                    or not (b.is_floating_point() or not floating_only)
+                ):
+                    continue
+                m._buffers[name] = m.__dict__[name] = b.astype(dtype)
         return self
 
     def to(self, *args: Any, dtype: Any = None, **kwargs: Any) -> Module:
-        """Casts floating parameters and buffers to ``dtype`` (replacing the Parameter
-        objects: build optimizers after this). Devices other than the CPU are refused."""
+        """Casts floating parameters and buffers to ``dtype`` (new Parameter objects for
+        those of another dtype: build optimizers after this). Devices other than the CPU
+        are refused."""
         device = kwargs.pop("device", None)
         kwargs.pop("non_blocking", None)  # torch's; meaningless on the CPU
         if kwargs:
@@ -508,15 +574,20 @@ class Module(ModuleState, ModuleAccess, ModuleNames):
         return ""
 
     def __repr__(self) -> str:
-        lines = []
-        for name, child in self._modules.items():
-            body = repr(child).replace("\n", "\n  ")
-            lines.append(f"({name}): {body}")
+        # PyTorch's layout: the extra_repr lines, then one line per child, indented; a
+        # single extra line without children stays on the first line
         extra = self.extra_repr()
-        if not lines:
-            return f"{type(self).__name__}({extra})"
-        head = f"{type(self).__name__}(" + (f"{extra}" if extra else "")
-        return head + "\n  " + "\n  ".join(lines) + "\n)"
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = [
+            f"({name}): " + repr(child).replace("\n", "\n  ")
+            for name, child in self._modules.items()
+        ]
+        main = f"{type(self).__name__}("
+        if len(extra_lines) == 1 and not child_lines:
+            main += extra_lines[0]
+        elif extra_lines or child_lines:
+            main += "\n  " + "\n  ".join(extra_lines + child_lines) + "\n"
+        return main + ")"
 
     def __dir__(self) -> list:
         return sorted(set(super().__dir__()))

@@ -15,7 +15,8 @@ run only in a pass that went through the module's outputs: a double backward tha
 the arguments from the gradient of a first pass calls none.
 
 The module call routes its tensor arguments and its tensor outputs (a tensor, or the
-tensors of a tuple/list) through two identity functions whose backward runs the hooks.
+tensors of a tuple/list; the final outputs, after the forward hooks, as PyTorch) through
+two identity functions whose backward runs the hooks.
 """
 
 from __future__ import annotations

@@ -134,8 +134,6 @@ def call_with_hooks(module: Any, args: tuple, kwargs: dict) -> Any:
         if _bw.has_backward_hooks(module):
             args, bw_state = _bw.wrap_inputs(module, args)
         out = module.forward(*args, **kwargs)
-        if bw_state is not None:
-            out = _bw.wrap_outputs(bw_state, out)
         for hid, hook in list(module._forward_hooks.items()):
             ran.add(hid)
             if hid in post_kw:
@@ -144,6 +142,10 @@ def call_with_hooks(module: Any, args: tuple, kwargs: dict) -> Any:
                 changed = hook(module, args, out)
             if changed is not None:
                 out = changed
+        if bw_state is not None:
+            # after the forward hooks, as PyTorch: grad_output is the gradient of the
+            # module's final output, a hook's replacement included
+            out = _bw.wrap_outputs(bw_state, out)
         return out
     except Exception:
         # hooks registered with always_call=True still run (once); an error of their own

@@ -49,6 +49,12 @@ _META = "version"
 _EXTRA = "_extra_state"  # PyTorch's key of a module's get_extra_state() value
 
 
+class StateDictShapeError(RuntimeError, ValueError):
+    """``load_state_dict``: a tensor whose shape differs from the module's entry. PyTorch
+    raises ``RuntimeError`` ("size mismatch"); ferrograd's earlier ``ValueError`` is kept
+    as a base, so ``except RuntimeError`` and ``except ValueError`` both catch it."""
+
+
 def _hooks(module: Any, name: str) -> OrderedDict:
     """The module's hook registry ``name`` (made on first use)."""
     d = module.__dict__
@@ -263,16 +269,17 @@ class ModuleState:
         return keys
 
     def _checked_value(self, key: str, owner: Any, name: str, target: Any, value: Any) -> Any:
-        """``value`` as a Tensor of ``target``'s shape (else a ValueError naming ``key``)."""
+        """``value`` as a Tensor of ``target``'s shape (else a ``StateDictShapeError``, a
+        ``RuntimeError`` and ``ValueError``, naming ``key``)."""
         if not isinstance(value, Tensor):
             value = _core.tensor(np.asarray(value))
         if list(value.shape) != list(target.shape):
             hint = ""
             if value.ndim == 2 and list(value.shape)[::-1] == list(target.shape):
                 hint = _layout_hint(self, key)
-            raise ValueError(
-                f"load_state_dict: {key!r} has shape {list(value.shape)} in the state "
-                f"dict but {list(target.shape)} in the module{hint}"
+            raise StateDictShapeError(
+                f"load_state_dict: size mismatch: {key!r} has shape {list(value.shape)} in "
+                f"the state dict but {list(target.shape)} in the module{hint}"
             )
         return value
 

@@ -426,12 +426,16 @@ class _InstanceNormTorch(Module):
         _torch_state(self, num_features, affine, track_running_stats, _dt(dtype), bias)
 
     def forward(self, x: Tensor) -> Tensor:
-        """Instance-normalised ``x``."""
+        """Instance-normalised ``x`` (``[N, C, *spatial]``, or PyTorch's unbatched
+        ``[C, *spatial]``)."""
         what = type(self).__name__
+        if isinstance(x, Tensor) and x.ndim == self._ranks[0] - 1:
+            # PyTorch's unbatched input: normalised as a batch of one
+            return _InstanceNormTorch.forward(self, x.unsqueeze(0)).squeeze(0)
         if isinstance(x, Tensor) and x.ndim not in self._ranks:
             raise ValueError(
-                f"{what}: expected a {self._ranks[0]}-d [N, C, ...] input, got shape "
-                f"{list(x.shape)}"
+                f"{what}: expected a {self._ranks[0]}-d [N, C, ...] input or an unbatched "
+                f"{self._ranks[0] - 1}-d [C, ...] one, got shape {list(x.shape)}"
             )
         use_input = self.training or not self.track_running_stats
         fn = fn_norm.instance_norm
@@ -442,7 +446,8 @@ class _InstanceNormTorch(Module):
                     "track_running_stats=False (statistics of each input)",
                 )  # fmt: skip
             fn = recording("instance_norm")
-        # (PyTorch's instance norms keep num_batches_tracked at 0: momentum=None means 0.1)
+        # PyTorch's instance norms keep num_batches_tracked at 0 and pass momentum=None as
+        # 0.0: the running statistics then stay at their initial values
         return fn(
             x,
             self.running_mean,
@@ -450,7 +455,7 @@ class _InstanceNormTorch(Module):
             self.weight,
             self.bias,
             use_input,
-            self.momentum if self.momentum is not None else 0.1,
+            self.momentum if self.momentum is not None else 0.0,
             self.eps,
         )
 
