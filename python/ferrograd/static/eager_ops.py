@@ -255,6 +255,8 @@ def record_eager(
 
     forward.__name__ = name
     block.program._core.append_traced(forward, [v.id for v in inputs], [o.id for o in outs])
+    for o in outs:
+        block._derived(o, inputs)
     return _rebuild(first, outs)
 
 

@@ -128,10 +128,12 @@ def static_buffer(layer: Any, attr: str, tensor: Any) -> Variable:
 def _untrained(var: Variable) -> None:
     """Marks ``var`` (and its startup twin) persistable but not trained."""
     var.trainable = False
-    var.stop_gradient = True
+    var._stop_gradient_default = True  # (a default: gradients are not cut here)
     startup = _program.default_startup_program().current_block()
     if startup.has_var(var.name):
-        startup.var(var.name).trainable = False
+        twin = startup.var(var.name)
+        twin.trainable = False
+        twin._stop_gradient_default = True
 
 
 def check_not_eager_parameter(value: Any, where: str) -> None:

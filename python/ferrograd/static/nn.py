@@ -78,6 +78,8 @@ def py_func(
     block.program._core.append_py_func(
         func, backward_func, [v.id for v in xs], [o.id for o in outs], [s.id for s in skips]
     )
+    for o in outs:  # (without backward_func, no gradient flows: stop_gradient True)
+        block._derived(o, xs if backward_func is not None else [])
     return out
 
 

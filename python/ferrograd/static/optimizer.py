@@ -39,15 +39,24 @@ def _state_var(
     dtype: Any,
     shape: list[int],
     value: float,
+    optimizer_state: bool = False,
 ) -> Variable:
     """A persistable, non-trainable variable in ``main``, initialised to ``value`` by
-    ``startup``."""
+    ``startup``. ``optimizer_state``: the optimizer's learning rate, step count or moment
+    (a persistable variable, not a Parameter: ``all_parameters()`` leaves it out, and
+    ``state_dict(mode="opt")`` / ``static.save``'s ``.pdopt`` hold it); otherwise a
+    layer's statistic (a non-trainable Parameter, as batch norm's moving mean in Paddle)."""
+    if optimizer_state:  # (before wrapping: the Variable reads its kind from these names)
+        main._optimizer_vars.add(name)
+        startup._optimizer_vars.add(name)
     var = main.current_block()._wrap(main._core.create_var(name, dtype, shape, "parameter"))
     var.trainable = False
-    var.stop_gradient = True
+    var._stop_gradient_default = True
     sid = startup._core.create_var(name, dtype, shape, "parameter")
     startup._core.append_init(sid, "constant", float(value), 0.0, None)
-    startup.current_block()._wrap(sid).trainable = False
+    twin = startup.current_block()._wrap(sid)
+    twin.trainable = False
+    twin._stop_gradient_default = True
     return var
 
 
@@ -128,16 +137,16 @@ def minimize(
         scale = float(settings.get("lr_scale", 1.0))
         lr0 = float(scheduler()) * scale if scheduler is not None else float(settings["lr"])
         lr_name = f"learning_rate_{k}" if gi == 0 else f"learning_rate_{k}_{gi}"
-        lr = _state_var(main, startup, lr_name, "float64", [], lr0)
+        lr = _state_var(main, startup, lr_name, "float64", [], lr0, True)
         steps, buffers = [], []
         for p, _ in group_pairs:
-            steps.append(_state_var(main, startup, f"{p.name}_step_{k}", "int64", [], 0.0))
+            steps.append(_state_var(main, startup, f"{p.name}_step_{k}", "int64", [], 0.0, True))
             for b in buffer_names:
                 buffers.append(
-                    _state_var(main, startup, f"{p.name}_{b}_{k}", p._dtype_name, p.shape, 0.0)
+                    _state_var(
+                        main, startup, f"{p.name}_{b}_{k}", p._dtype_name, p.shape, 0.0, True
+                    )
                 )
-        # (kept apart from the parameters by Program.state_dict(mode="opt") and static.save)
-        main._optimizer_vars.update(v.name for v in [lr, *steps, *buffers])
         main._core.append_optimizer_step(
             rule,
             [p.id for p, _ in group_pairs],

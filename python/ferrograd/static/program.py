@@ -50,7 +50,16 @@ class Block:
             if v.block is not self:
                 raise foreign_variable(op, v)
             ids.append(v.id)
-        return self._wrap(self.program._core.append_op(op, ids, **attrs))
+        return self._derived(self._wrap(self.program._core.append_op(op, ids, **attrs)), inputs)
+
+    @staticmethod
+    def _derived(out: Variable, inputs: Sequence[Variable]) -> Variable:
+        """Notes that ``out`` is computed from ``inputs``: its default ``stop_gradient``
+        is False when an input's is (Paddle's rule), and the inputs are kept for the
+        second-order check of ``gradients``."""
+        out._inputs = tuple(v.id for v in inputs)
+        out._stop_gradient_default = all(v.stop_gradient for v in inputs)
+        return out
 
     def _as_variable(self, value: Any, like: Variable | None = None) -> Variable:
         """``value`` as a variable of this program: Variables pass through, tensors and
@@ -78,17 +87,20 @@ class Block:
         dtype: Any = "float32",
         shape: Sequence[int | None] | None = None,
         persistable: bool = False,
-        stop_gradient: bool = True,
+        stop_gradient: bool | None = None,
         **kwargs: Any,
     ) -> Variable:
         """Declares a variable to be computed by an op later (e.g. a ``py_func`` output).
-        ``-1``/``None`` in ``shape`` is a dimension given at run time."""
+        ``-1``/``None`` in ``shape`` is a dimension given at run time. ``stop_gradient``:
+        None follows the op that computes it (a ``py_func`` with a ``backward_func`` and
+        an input that needs a gradient gives False); True cuts gradients there."""
         if name is None:
             name = f"_generated_var_{self.program._core.num_vars()}"
         if shape is None:
             raise ValueError(f"create_var('{name}'): a shape is needed")
         v = self._wrap(self.program._core.create_var(name, dtype, list(shape), "declared"))
-        v.stop_gradient = stop_gradient
+        if stop_gradient is not None:
+            v.stop_gradient = stop_gradient
         return v
 
     def var(self, name: str) -> Variable:
@@ -117,7 +129,8 @@ class Block:
         return list(self.program._core.op_types())
 
     def all_parameters(self) -> list[Variable]:
-        """The parameters, in creation order."""
+        """The parameters (layer statistics included, not the optimizer's state), in
+        creation order."""
         return [v for v in self.vars.values() if v.kind == "parameter"]
 
 
@@ -174,6 +187,12 @@ class Program:
         p.random_seed = self.random_seed
         p._for_test = bool(for_test) or self._for_test
         p._optimizer_vars = set(self._optimizer_vars)
+        for var_id, v in self._block._vars.items():  # what Python keeps beside Rust
+            w = p._block._wrap(var_id)
+            w.trainable = v.trainable
+            w._stop_gradient_set = v._stop_gradient_set
+            w._stop_gradient_default = v._stop_gradient_default
+            w._inputs = v._inputs
         return p
 
     def state_dict(self, mode: str = "all", scope: Scope | None = None) -> dict[str, Any]:
@@ -327,7 +346,7 @@ def create_parameter(
     var = main.current_block()._wrap(pid)
     if not trainable:
         var.trainable = twin.trainable = False
-        var.stop_gradient = True
+        var._stop_gradient_default = twin._stop_gradient_default = True
     return var
 
 
@@ -341,6 +360,12 @@ def assign(x: Any, output: Variable | None = None) -> Variable:
     block = output.block
     src = block._as_variable(x, like=output)
     output.program._core.append_assign(src.id, output.id)
+    if not output.persistable:  # (a parameter's update is not what its readers compute)
+        first = not output._inputs
+        output._stop_gradient_default = src.stop_gradient and (
+            first or output._stop_gradient_default
+        )
+        output._inputs = (*output._inputs, src.id)
     return output
 
 

@@ -48,20 +48,33 @@ class Variable(
         "_dtype_name",
         "shape",
         "kind",
-        "stop_gradient",
         "trainable",
+        "_stop_gradient_set",
+        "_stop_gradient_default",
+        "_inputs",
     )
 
     def __init__(self, block: Block, var_id: int) -> None:
         name, dtype, shape, kind = block.program._core.var_info(var_id)
+        if kind == "parameter" and name in block.program._optimizer_vars:
+            # the optimizer's state is held in the scope like a parameter (Rust kind
+            # Parameter) but is a persistable variable, not a Parameter, as in Paddle
+            kind = "persistable"
         self.block = block
         self.id: int = var_id
         self.name: str = name
         self._dtype_name: str = dtype
         self.shape: list[int] = list(shape)
         self.kind: str = kind
-        self.stop_gradient: bool = kind != "parameter"
         self.trainable: bool = kind == "parameter"
+        #: ``stop_gradient`` as the user set it (None: never set; only a set True blocks
+        #: gradients, see ``static/backward.py``)
+        self._stop_gradient_set: bool | None = None
+        #: Paddle's default: False for parameters, gradients, declared variables and ops
+        #: with an input that needs a gradient (set when the op is recorded), else True
+        self._stop_gradient_default: bool = kind in ("data", "temp", "persistable")
+        #: ids of the variables this one is computed from (for the second-order check)
+        self._inputs: tuple[int, ...] = ()
 
     # ----------------------------------------------------------------- properties
     @property
@@ -81,8 +94,26 @@ class Variable(
 
     @property
     def persistable(self) -> bool:
-        """Whether the value lives in the scope between runs (parameters)."""
-        return self.kind == "parameter"
+        """Whether the value lives in the scope between runs (parameters, layer
+        statistics and the optimizer's state)."""
+        return self.kind in ("parameter", "persistable")
+
+    @property
+    def stop_gradient(self) -> bool:
+        """Whether no gradient is computed for (or through) this variable. By default, as
+        in Paddle: True for ``data``, constants, the optimizer's state and frozen
+        parameters; False for trainable parameters, gradient variables and op results with
+        an input whose ``stop_gradient`` is False. Setting it True cuts the gradient here:
+        ``gradients`` / ``append_backward`` treat the variable as a constant (a default
+        True does not: a ``data`` variable gets a gradient when asked for one, where
+        Paddle needs ``x.stop_gradient = False`` first)."""
+        if self._stop_gradient_set is not None:
+            return self._stop_gradient_set
+        return self._stop_gradient_default
+
+    @stop_gradient.setter
+    def stop_gradient(self, value: bool) -> None:
+        self._stop_gradient_set = bool(value)
 
     def __repr__(self) -> str:
         return f"Variable(name={self.name!r}, shape={self.shape}, dtype={self._dtype_name}, kind={self.kind})"

@@ -65,7 +65,7 @@ class VariableOpsMixin:
 
     def _many(self, op: str, **attrs: Any) -> list[Variable]:
         ids = self.block.program._core.append_op_multi(op, [self.id], **attrs)
-        return [self.block._wrap(i) for i in ids]
+        return [self.block._derived(self.block._wrap(i), [self._me()]) for i in ids]
 
     def _index_var(self, index: Any) -> Variable:
         """An index as a variable of this program (lists/arrays/tensors become int64 or
