@@ -350,7 +350,7 @@ class Tensor:
     def to_dense(self, dtype: Any = None, *, masked_grad: Any = None) -> Tensor:
         """Itself (a dense tensor's dense form; cast when ``dtype`` is given)."""
     def numel(self) -> _int:
-        """Number of elements."""
+        """Number of elements (an int; in Paddle code a 0-d int64 tensor)."""
     @overload
     def stride(self, dim: None = None) -> tuple[_int, ...]:
         """Element strides (all, or of one dim)."""

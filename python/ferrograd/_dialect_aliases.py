@@ -9,7 +9,8 @@ re-exports exactly that list.
 
 from __future__ import annotations
 
-from . import _core, _shared_spellings  # (the calls the dialects answer differently)
+# (_shared_spellings: the calls the dialects answer differently)
+from . import _core, _ops_shape, _shared_spellings
 
 Tensor = _core.Tensor
 
@@ -162,6 +163,9 @@ count_nonzero = Tensor.count_nonzero
 nansum = Tensor.nansum
 nanmean = Tensor.nanmean
 # END generated: reduction functions
+# (Paddle's check of dtype=: int32 / int64 only; _shared_spellings.py)
+argmax = _shared_spellings.argmax  # type: ignore[assignment]  # noqa: F811
+argmin = _shared_spellings.argmin  # type: ignore[assignment]  # noqa: F811
 softmax = Tensor.softmax
 log_softmax = Tensor.log_softmax
 matmul = Tensor.matmul
@@ -180,18 +184,20 @@ expand = Tensor.expand
 broadcast_to = Tensor.broadcast_to
 expand_as = Tensor.expand_as
 # END generated: shape functions
+# (Paddle's list of axes, inserted one by one; _ops_shape.py)
+unsqueeze = _ops_shape.unsqueeze  # type: ignore[assignment]  # noqa: F811
 view = Tensor.view
 t = Tensor.t
 clone = Tensor.clone
 detach = Tensor.detach
 astype = Tensor.astype
 cast = Tensor.cast
-numel = Tensor.numel
+numel = Tensor.numel  # (Paddle code: a 0-d int64 Tensor, the core's rule)
 scale = Tensor.scale
 gather = Tensor.gather
 index_select = Tensor.index_select
 take_along_axis = Tensor.take_along_axis
-nonzero = Tensor.nonzero
+nonzero = _shared_spellings.nonzero  # (Paddle code: [z, 1] pieces with as_tuple)
 masked_select = Tensor.masked_select
 chunk = Tensor.chunk
 unbind = Tensor.unbind

@@ -61,12 +61,45 @@ class _SparseGather(Function):
         return dense, None, None
 
 
+def _zero_d_index(self: Tensor, args: tuple, kwargs: dict) -> Any:
+    """The result of a gather whose index is 0-d, or None when the index is not 0-d (or the
+    call is malformed: the core then says what is wrong). Paddle's form (an index tensor
+    first) drops the axis (``GatherInferMeta``: "0D index will decrease the dimension");
+    PyTorch's form (a dim first) takes a 0-d index of a 1-D input as a 1-D one and gives a
+    0-d result (a 0-d input takes a 1-D index the same way), as ``torch.gather`` does."""
+    torch_form = "dim" in kwargs or (bool(args) and not isinstance(args[0], Tensor))
+    if torch_form:
+        names = ("dim", "index")
+        p = dict(zip(names, args))
+        if len(args) > 2 or any(k in p for k in kwargs) or set(kwargs) - set(names):
+            return None
+        p.update(kwargs)
+        index = p.get("index")
+        if not isinstance(index, Tensor) or {index.ndim, self.ndim} != {0, 1}:
+            return None
+        out = _core_gather(self.reshape([-1]), p["dim"], index.reshape([-1]))
+        return out.reshape(list(index.shape))
+    p = dict(zip(("index", "axis", "name"), args))
+    if len(args) > 3 or any(k in p for k in kwargs):
+        return None
+    p.update(kwargs)
+    index, axis = p.get("index"), p.get("axis")
+    if not isinstance(index, Tensor) or index.ndim != 0 or self.ndim == 0:
+        return None
+    if isinstance(axis, Tensor):
+        axis = int(axis.item())
+    axis = 0 if axis is None else axis
+    return _core_gather(self, index.reshape([1]), axis).squeeze(axis)
+
+
 def gather(self: Tensor, *args: Any, sparse_grad: bool = False, **kwargs: Any) -> Tensor:
     """torch ``gather(dim, index, *, sparse_grad=False)`` or Paddle ``gather(index,
     axis=None)``. With ``sparse_grad=True`` (PyTorch form only) ``input`` gets a sparse COO
-    gradient, as in PyTorch."""
+    gradient, as in PyTorch. A 0-d index: Paddle's form drops the axis, PyTorch's reads it
+    as 1-D for a 1-D input (a 0-d result)."""
     if not sparse_grad:
-        return _core_gather(self, *args, **kwargs)
+        zero_d = _zero_d_index(self, args, kwargs)
+        return _core_gather(self, *args, **kwargs) if zero_d is None else zero_d
     dim = kwargs.pop("dim", args[0] if args else None)
     index = kwargs.pop("index", args[1] if len(args) > 1 else None)
     if kwargs or len(args) > 2 or not isinstance(dim, int) or not isinstance(index, Tensor):

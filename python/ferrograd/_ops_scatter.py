@@ -20,6 +20,7 @@ import operator
 from typing import Any
 
 from . import _core
+from ._dialect import caller_dialect
 from .autograd.py_layer import Function, once_differentiable
 
 Tensor = _core.Tensor
@@ -175,7 +176,12 @@ def _scatter_sum(x: Tensor, dim: int, index: Tensor, src: Tensor, include_self: 
     return x._scatter_add(dim, index, src)
 
 
-def _scatter_mean(x: Tensor, dim: int, index: Tensor, src: Tensor, include_self: bool) -> Tensor:
+def _scatter_mean(
+    x: Tensor, dim: int, index: Tensor, src: Tensor, include_self: bool, trunc: bool = False
+) -> Tensor:
+    """The mean of the values landing on each element; of ints, rounded down (PyTorch's
+    ``scatter_reduce``) or with ``trunc`` toward zero (Paddle's ``put_along_axis``, which
+    divides in the int type)."""
     total = _scatter_sum(x, dim, index, src, include_self)
     # counts: 1 for self (or for an untouched element), +1 per value landing there
     cnt = _core.ones(list(x.shape), dtype=x.dtype)
@@ -183,7 +189,10 @@ def _scatter_mean(x: Tensor, dim: int, index: Tensor, src: Tensor, include_self:
         cnt = cnt._scatter_set(dim, index, _core.zeros(list(index.shape), dtype=x.dtype))
     cnt = cnt._scatter_add(dim, index, _core.ones(list(index.shape), dtype=x.dtype))
     if x.dtype in _INT_DTYPES:
-        return total.floor_divide(cnt)
+        q = total.floor_divide(cnt)
+        if trunc:  # a negative quotient with a remainder: one up, toward zero
+            q = q + ((total - q * cnt != 0) & (total < 0)).astype(x.dtype)
+        return q
     return total / cnt
 
 
@@ -370,7 +379,9 @@ def put_along_axis(
     """Paddle's ``put_along_axis``: ``values`` put into ``arr`` along ``axis`` at
     ``indices`` with ``reduce`` = ``assign`` (last wins), ``add``, ``mul`` / ``multiply``,
     ``mean``, ``amax`` or ``amin``. With ``broadcast`` the indices are broadcast to
-    ``arr``'s shape except along ``axis``, and the values to the indices' shape."""
+    ``arr``'s shape except along ``axis``, and the values to the indices' shape. The
+    ``mean`` of ints rounds toward zero in Paddle code (Paddle divides in the int type)
+    and down elsewhere (PyTorch's ``scatter_reduce``)."""
     op = "put_along_axis"
     indices = _index(indices, op)
     d = _dim(axis, arr.ndim, op)
@@ -393,4 +404,8 @@ def put_along_axis(
             f"{op}: reduce must be 'assign', 'add', 'mul', 'multiply', 'mean', 'amax' or "
             f"'amin', got {reduce!r}"
         )
+    if reduce == "mean" and arr.dtype in _INT_DTYPES:
+        # (through ferrograd's own frames: put_along_axis_ calls this for Paddle code)
+        trunc = caller_dialect(2, through_layers=True) == "paddle"
+        return _scatter_mean(arr, d, indices, values, include_self, trunc)
     return scatter_reduce(arr, d, indices, values, reduce, include_self=include_self)

@@ -453,7 +453,44 @@ def broadcast_tensors(*tensors: Any, name: Any = None) -> list[Tensor]:
 
 
 #: Tensor methods: name -> function (dialect aliases share one function).
+# the core's unsqueeze: a list of axes is NumPy's (positions in the result)
+_UNSQUEEZE = Tensor.unsqueeze
+
+
+def _insert_positions(axes: list[int], ndim: int) -> list[int]:
+    """Paddle's ``GetUnsqueezeShape``: each axis inserted in turn into the shape built so
+    far (a negative one counts from that shape's end); the final positions of the new
+    dims, sorted (the core's list form)."""
+    cur = ndim
+    marks: list[int] = []
+    for a in axes:
+        p = a + cur + 1 if a < 0 else a
+        if not 0 <= p <= cur:
+            raise IndexError(
+                f"unsqueeze: axis {a} is out of range for inserting into a shape of {cur} "
+                f"dimension(s) (expected a value in [{-cur - 1}, {cur}])"
+            )
+        marks = [m + 1 if m >= p else m for m in marks] + [p]
+        cur += 1
+    return sorted(marks)
+
+
+def unsqueeze(x: Tensor, axis: Any = None, name: Any = None, *, dim: Any = None) -> Tensor:
+    """Inserts size-1 dims at ``axis``/``dim``: an int (both peers), or Paddle's list of
+    axes, inserted one by one into the shape built so far (``[5]`` with ``[1, 0]`` gives
+    ``[1, 5, 1]``, as Paddle's ``GetUnsqueezeShape``)."""
+    if axis.__class__ is int and dim is None and name is None:  # (the common call, cheap)
+        return _UNSQUEEZE(x, axis)
+    ax = axis if dim is None else dim
+    if isinstance(ax, (list, tuple, Tensor)) and isinstance(x, Tensor):
+        axes = _int_list(ax)
+        if len(axes) > 1:
+            return _UNSQUEEZE(x, _insert_positions(axes, x.ndim))
+    return _UNSQUEEZE(x, axis, name, dim=dim)
+
+
 _TENSOR_METHODS = {
+    "unsqueeze": unsqueeze,
     "flip": flip,
     "roll": roll,
     "rot90": rot90,

@@ -39,6 +39,28 @@ def _dim_kw(dim: Any, axis: Any) -> Any:
     return axis if dim is None else dim
 
 
+def _dim_in_range(op: str, d: Any, ndim: int) -> int:
+    """``d`` (an int) as an index in ``0..ndim-1`` (a 0-d tensor counts as 1-d);
+    IndexError naming the valid range otherwise (PyTorch's check and wording; Paddle
+    refuses such an axis too)."""
+    d = operator.index(d)
+    n = max(ndim, 1)
+    if not -n <= d < n:
+        raise IndexError(
+            f"{op}: Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+            f"but got {d})"
+        )
+    return d % n
+
+
+def _one_axis(op: str, dim: Any, axis: Any, default: int) -> Any:
+    """PyTorch's ``dim=`` or Paddle's ``axis=`` (``default`` when neither is given)."""
+    if dim is not None and axis is not None:
+        raise TypeError(f"{op}: got both dim= (PyTorch) and axis= (Paddle); pass one")
+    d = dim if dim is not None else axis
+    return default if d is None else d
+
+
 def var_mean(
     x: Tensor,
     dim: Any = None,
@@ -128,7 +150,7 @@ def diff(
     concatenating ``prepend`` / ``append``; bool tensors give ``x[i+1] != x[i]``."""
     if x.ndim == 0:
         raise ValueError("diff: expects a tensor with at least 1 dimension")
-    d = operator.index(_dim_kw(axis, dim) if axis is not None else dim) % x.ndim
+    d = _dim_in_range("diff", _dim_kw(axis, dim) if axis is not None else dim, x.ndim)
     n = operator.index(n)
     if n < 0:
         raise ValueError(f"diff: order n must be non-negative, got {n}")
@@ -231,7 +253,7 @@ def _quantile(
         src, keep_shape = x.reshape([-1]), [1] * x.ndim
         d = 0
     else:
-        d = operator.index(dim) % max(x.ndim, 1)
+        d = _dim_in_range(op, dim, x.ndim)
         src = x if x.ndim else x.reshape([1])
         # (a 0-d input keeps its empty shape, as in PyTorch)
         keep_shape = list(x.shape)
@@ -320,12 +342,30 @@ def _trapz_parts(y: Tensor, x: Any, dx: Any, d: int) -> tuple[Tensor, Any]:
     return avg, spacing
 
 
+def _trapz_args(op: str, y: Tensor, x: Any, dx: Any, dim: Any, axis: Any) -> int:
+    if x is not None and dx is not None:
+        raise ValueError(
+            f"{op}: not permitted to specify both x and dx; pass the sample points x or "
+            f"the constant spacing dx"
+        )
+    if y.ndim == 0:
+        raise IndexError(f"{op}: expects a tensor with at least 1 dimension, got a 0-d tensor")
+    return _dim_in_range(op, _one_axis(op, dim, axis, -1), y.ndim)
+
+
 def trapezoid(
-    y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1, axis: Any = None
+    y: Tensor,
+    x: Any = None,
+    dx: Any = None,
+    axis: Any = None,
+    name: Any = None,
+    *,
+    dim: Any = None,
 ) -> Tensor:
-    """The trapezoidal-rule integral of ``y`` along ``dim``, with sample points ``x`` or
-    a constant spacing ``dx`` (default 1)."""
-    d = operator.index(_dim_kw(dim, axis) if axis is not None else dim) % max(y.ndim, 1)
+    """The trapezoidal-rule integral of ``y`` along ``dim`` / ``axis`` (default -1), with
+    sample points ``x`` or a constant spacing ``dx`` (default 1), not both: PyTorch's
+    ``trapezoid(y, x, *, dx, dim)`` and Paddle's ``trapezoid(y, x, dx, axis)``."""
+    d = _trapz_args("trapezoid", y, x, dx, dim, axis)
     if y.shape[d] == 0:
         return y.sum(d)
     avg, spacing = _trapz_parts(y, x, dx, d)
@@ -336,11 +376,18 @@ trapz = trapezoid
 
 
 def cumulative_trapezoid(
-    y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1, axis: Any = None
+    y: Tensor,
+    x: Any = None,
+    dx: Any = None,
+    axis: Any = None,
+    name: Any = None,
+    *,
+    dim: Any = None,
 ) -> Tensor:
-    """The running trapezoidal-rule integral of ``y`` along ``dim`` (one element fewer
-    than ``y`` along it)."""
-    d = operator.index(_dim_kw(dim, axis) if axis is not None else dim) % max(y.ndim, 1)
+    """The running trapezoidal-rule integral of ``y`` along ``dim`` / ``axis`` (default
+    -1; one element fewer than ``y`` along it), with sample points ``x`` or a constant
+    spacing ``dx`` (default 1), not both."""
+    d = _trapz_args("cumulative_trapezoid", y, x, dx, dim, axis)
     if y.shape[d] == 0:
         return y
     avg, spacing = _trapz_parts(y, x, dx, d)

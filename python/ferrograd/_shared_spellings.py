@@ -32,6 +32,16 @@ code.
 
 ``split(x, 2)``: Paddle's 2 equal sections, PyTorch's sections of size 2; its rule is in
 ``_split_spelling.py`` (re-exported here).
+
+``nonzero(x, as_tuple=True)``: in Paddle code Paddle 3.3.1's pieces, each a ``[z, 1]``
+column of the ``[z, ndim]`` result (none for a 0-d tensor); elsewhere PyTorch's 1-D ``[z]``
+pieces. ``where`` below applies the same rule to one-argument ``where(c)`` (Paddle's
+``nonzero(c, as_tuple=True)``); the package still binds the core's ``where``
+(``__init__.py``), so it takes effect once bound there. (``numel(x)`` / ``x.numel()``,
+Paddle's 0-d int64 Tensor in Paddle code, is the core's own rule: ``Tensor.numel``.)
+
+Not a dialect rule but Paddle's argument check, kept with the wrappers here: ``argmax`` /
+``argmin`` take ``dtype=`` int32 or int64 only (Paddle's ``ArgMinMaxInferMeta``).
 """
 
 from __future__ import annotations
@@ -55,6 +65,9 @@ _VALUES = {"max": Tensor.max, "min": Tensor.min}
 _ARG = {"max": Tensor.argmax, "min": Tensor.argmin}
 _ELEMENTWISE = {"max": Tensor.maximum, "min": Tensor.minimum}
 _EQ = Tensor.equal
+_NONZERO = Tensor.nonzero
+_ARGMAX, _ARGMIN = Tensor.argmax, Tensor.argmin
+_WHERE = _core.where
 
 
 class MaxResult(_ValuesIndices):
@@ -206,6 +219,78 @@ def histogram(
     )
 
 
+def _paddle_pieces(x: Tensor) -> tuple[Tensor, ...]:
+    # Paddle's as_tuple: the columns of the [z, ndim] result, sliced ([z, 1] each)
+    idx = _NONZERO(x)
+    return tuple(idx[:, i : i + 1] for i in range(x.ndim))
+
+
+def nonzero(x: Any, as_tuple: Any = False) -> Any:
+    """Indices of the non-zero elements: ``[z, ndim]`` int64, or with ``as_tuple`` one
+    index tensor per dimension: PyTorch's 1-D ``[z]`` pieces, or in Paddle code
+    Paddle's ``[z, 1]`` pieces."""
+    if as_tuple and isinstance(x, Tensor) and caller_dialect(2) == "paddle":
+        return _paddle_pieces(x)
+    return _NONZERO(x, as_tuple)
+
+
+def where(condition: Any, x: Any = None, y: Any = None, name: Any = None) -> Any:
+    """``condition ? x : y`` elementwise; with only ``condition``, its non-zero indices as
+    ``nonzero(condition, as_tuple=True)`` gives them (Paddle's ``[z, 1]`` pieces in Paddle
+    code, PyTorch's ``[z]`` elsewhere)."""
+    if x is None and y is None and isinstance(condition, Tensor):
+        if caller_dialect(2) == "paddle":
+            return _paddle_pieces(condition)
+    return _WHERE(condition, x, y, name)
+
+
+def _index_dtype(op: str, dtype: Any, out: Tensor) -> Tensor:
+    if dtype is not None and out.dtype not in (_core.int32, _core.int64):
+        raise TypeError(
+            f"{op}(): dtype must be int32 or int64 (the dtype of the indices), got {dtype!r}"
+        )
+    return out
+
+
+# (two plain functions, not one closure: as_method copies a function's code, which a
+# closure cannot give)
+def argmax(
+    x: Any,
+    axis: Any = None,
+    keepdim: Any = None,
+    dtype: Any = None,
+    name: Any = None,
+    *,
+    dim: Any = None,
+    keepdims: Any = None,
+) -> Any:
+    if dtype is None and dim is None and keepdims is None:  # (the common call, kept cheap)
+        return _ARGMAX(x, axis, keepdim)
+    out = _ARGMAX(x, axis, keepdim, dtype, name, dim=dim, keepdims=keepdims)
+    return _index_dtype("argmax", dtype, out)
+
+
+def argmin(
+    x: Any,
+    axis: Any = None,
+    keepdim: Any = None,
+    dtype: Any = None,
+    name: Any = None,
+    *,
+    dim: Any = None,
+    keepdims: Any = None,
+) -> Any:
+    if dtype is None and dim is None and keepdims is None:  # (the common call, kept cheap)
+        return _ARGMIN(x, axis, keepdim)
+    out = _ARGMIN(x, axis, keepdim, dtype, name, dim=dim, keepdims=keepdims)
+    return _index_dtype("argmin", dtype, out)
+
+
+# the table's docs (ops with a Paddle argument check, the same op otherwise)
+argmax.__doc__ = _ARGMAX.__doc__
+argmin.__doc__ = _ARGMIN.__doc__
+
+
 def install_tensor_methods() -> None:
     """Makes ``x.max(...)`` / ``x.min(...)`` / ``x.equal(y)`` / ``x.split(...)`` follow the
     same rules as the functions."""
@@ -213,6 +298,10 @@ def install_tensor_methods() -> None:
     Tensor.min = as_method(min)  # type: ignore[method-assign]
     Tensor.equal = as_method(equal)  # type: ignore[method-assign]
     Tensor.histogram = as_method(histogram)  # type: ignore[method-assign]
+    # (the function itself, as for gather: the module function wraps the method)
+    Tensor.nonzero = nonzero  # type: ignore[method-assign,assignment]
+    Tensor.argmax = as_method(argmax)  # type: ignore[method-assign]
+    Tensor.argmin = as_method(argmin)  # type: ignore[method-assign]
     _split_method.__name__ = "split"
     _split_method.__qualname__ = "Tensor.split"
     Tensor.split = _split_method  # type: ignore[method-assign]
@@ -224,6 +313,9 @@ __all__ = [
     "equal",
     "split",
     "histogram",
+    "nonzero",
+    "argmax",
+    "argmin",
     "MaxResult",
     "MinResult",
     "HistogramResult",

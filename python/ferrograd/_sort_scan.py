@@ -486,9 +486,10 @@ def unique(
 ) -> Any:
     """The sorted unique elements (or slices along ``axis``/``dim``), and as asked the
     index of each one's first occurrence (Paddle's ``return_index``), the inverse (for
-    every element / slice, its position among the unique ones; the input's shape when
-    flattened, as PyTorch gives it) and the counts. NaNs count as one value (NumPy's
-    rule). Returns a Tensor, or a tuple in the order out, index, inverse, counts."""
+    every element / slice, its position among the unique ones; without an axis the
+    input's shape, as PyTorch gives it, or 1-D ``[numel]`` in Paddle code, as Paddle
+    gives it) and the counts. NaNs count as one value (NumPy's rule). Returns a Tensor,
+    or a tuple in the order out, index, inverse, counts."""
     _check_tensor(x, "unique")
     d = _one_dim(axis, dim, None, "unique")
     a = _np_values(x)
@@ -501,7 +502,8 @@ def unique(
     out, index, inverse, counts = np.unique(
         a, return_index=True, return_inverse=True, return_counts=True, axis=d
     )
-    inverse = inverse.reshape(a.shape) if d is None else inverse.reshape(-1)
+    flat = d is not None or (return_inverse and caller_dialect(2) == "paddle")
+    inverse = inverse.reshape(-1) if flat else inverse.reshape(a.shape)
     res = [_from_np(out, x)]
     idx_dtype = "int32" if str(dtype).endswith("int32") else "int64"
     if return_index:

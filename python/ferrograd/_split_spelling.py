@@ -51,20 +51,34 @@ def split(
 def _split_method(
     self: Tensor,
     split_size_or_sections: Any = None,
+    *axis_or_dim: Any,
     dim: Any = None,
-    *,
     num_or_sections: Any = None,
     axis: Any = None,
 ) -> Any:
     """Splits along ``dim``/``axis``: PyTorch's ``x.split(split_size_or_sections, dim)``
     (an int is a section size), or Paddle's ``x.split(num_or_sections, axis)`` (an int is a
-    number of equal sections) with Paddle's keywords or in Paddle code."""
-    if num_or_sections is None and dim is None:
-        if axis is not None or caller_dialect(2) == "paddle":
-            return _SPLIT_SECTIONS(self, split_size_or_sections, 0 if axis is None else axis)
-    return _SPLIT_SIZES(
-        self, split_size_or_sections, dim, num_or_sections=num_or_sections, axis=axis
-    )
+    number of equal sections) with Paddle's keywords or in Paddle code, where a positional
+    second argument is Paddle's ``axis``."""
+    if len(axis_or_dim) > 2:  # (Paddle's third positional argument is its unused name)
+        raise TypeError(f"split() takes at most 3 positional arguments, got {len(axis_or_dim) + 1}")
+    pos = axis_or_dim[0] if axis_or_dim else None
+    if pos is not None and (dim is not None or axis is not None):
+        raise TypeError("split(): got the dimension both positionally and as dim= / axis=")
+    paddle_kw = num_or_sections is not None or axis is not None
+    if paddle_kw and dim is not None:
+        raise TypeError(
+            "split(): got PyTorch's dim= with Paddle's num_or_sections= / axis=; use "
+            "one peer's keywords"
+        )
+    if dim is None and (paddle_kw or caller_dialect(2) == "paddle"):
+        if num_or_sections is None:
+            num_or_sections = split_size_or_sections
+        elif split_size_or_sections is not None:
+            raise TypeError("split(): got the sections both positionally and as num_or_sections=")
+        ax = axis if axis is not None else pos
+        return _SPLIT_SECTIONS(self, num_or_sections, 0 if ax is None else ax)
+    return _SPLIT_SIZES(self, split_size_or_sections, dim if dim is not None else pos)
 
 
 __all__ = ["split"]

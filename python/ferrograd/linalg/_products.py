@@ -170,7 +170,11 @@ def outer(
     if x is not None or y is not None or name is not None or caller_dialect() == "paddle":
         a = a if a.ndim == 1 else a.reshape([-1])
         b = b if b.ndim == 1 else b.reshape([-1])
-    return a.outer(b)
+    return _TENSOR_OUTER(a, b)
+
+
+# the core's 1-D outer product (``Tensor.outer`` becomes ``outer`` above, __init__.py)
+_TENSOR_OUTER = Tensor.outer
 
 
 def kron(

@@ -203,9 +203,15 @@ impl PyTensor {
         self.inner().ndim()
     }
 
-    /// Number of elements.
-    fn numel(&self) -> usize {
-        self.inner().numel()
+    /// Number of elements: an int; in Paddle code a 0-d int64 tensor, as Paddle's
+    /// `numel` gives (the dialect check is a few dictionary reads, no frame walk).
+    fn numel(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let n = self.inner().numel();
+        if crate::python::dialect::caller_is_paddle(py)? {
+            let count = i64::try_from(n).unwrap_or(i64::MAX);
+            return Ok(wrap(py, Tensor::scalar(count))?.into_any());
+        }
+        Ok(n.into_pyobject(py)?.into_any().unbind())
     }
 
     fn __len__(&self) -> PyResult<usize> {
