@@ -46,6 +46,14 @@ SKIP = frozenset(
         # process-wide print options: a huge precision left by one call broke repr in
         # later tests once the call sequence shifted (a new public function moved it)
         "set_printoptions",
+        # process-wide too: anomaly mode left on by a random call made a later test's
+        # intended NaN gradient raise (test_fuzz_low_precision's GradScaler run)
+        "set_anomaly_enabled",
+        "set_default_dtype",
+        "set_num_threads",
+        "set_flags",
+        "set_warn_always",
+        "set_rng_state",
     ]
 )
 
