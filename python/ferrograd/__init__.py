@@ -54,7 +54,7 @@ from ._core import stack as stack
 from ._core import tensor as tensor
 from ._core import to_tensor as to_tensor
 from ._core import uint8 as uint8
-from ._shared_spellings import where as where  # (one-argument where: dialect rule)
+from ._core import where as where
 from ._dialect_aliases import *  # noqa: F403  (the method-backed functions; listed in _dialect_aliases.__all__)
 from ._dialect_aliases import install_tensor_aliases
 from ._shared_spellings import split as split  # (the dialect rule: _shared_spellings.py)
@@ -264,6 +264,7 @@ __all__ = [
     "backends",
     "amp",
     "autocast",
+    "outer",
     "get_autocast_dtype",
     "is_autocast_enabled",
     "cpu",
@@ -529,9 +530,9 @@ _install_linalg_methods()
 from ._op_functions import dispatching as _dispatching  # noqa: E402
 from .linalg._products import outer as _outer  # noqa: E402
 
-# outer / ger: Paddle's flattens its operands in Paddle code (docs/linalg.md)
-outer = _dialect_aliases.outer = _dispatching(_outer, "outer")
-Tensor.outer = _outer  # type: ignore[method-assign,assignment]  # (x.outer(y): the same rule)
+# outer: Paddle's flattens its operands in Paddle code (docs/linalg.md); the method
+# x.outer(y) stays the core's 1-D product
+outer = _dialect_aliases.outer = _dispatching(_outer, "outer")  # type: ignore[assignment]
 from .linalg._lu import lu_legacy as _lu_legacy  # noqa: E402
 from .linalg._lu import lu_solve_legacy as _lu_solve_legacy  # noqa: E402
 from .linalg._matfn import householder_product as _householder_product  # noqa: E402

@@ -1377,8 +1377,8 @@ class Tensor:
     def split(
         self,
         split_size_or_sections: _int | Sequence[_int] | None = None,
+        *axis_or_dim: _int,
         dim: _int | None = None,
-        *,
         num_or_sections: _int | Sequence[_int] | None = None,
         axis: _int | None = None,
     ) -> list[Tensor]:

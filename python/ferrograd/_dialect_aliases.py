@@ -172,7 +172,7 @@ matmul = Tensor.matmul
 mm = Tensor.mm
 bmm = Tensor.bmm
 dot = Tensor.dot
-outer = Tensor.outer
+outer = Tensor.outer  # (the package binds Paddle's rule over it: __init__.py)
 # BEGIN generated: shape functions (scripts/gen_op_bindings.py from src/op_defs/shape.rs)
 squeeze = Tensor.squeeze
 unsqueeze = Tensor.unsqueeze
@@ -355,7 +355,6 @@ __all__ = [
     "mm",
     "bmm",
     "dot",
-    "outer",
     # BEGIN generated: shape __all__ (scripts/gen_op_bindings.py from src/op_defs/shape.rs)
     "squeeze",
     "unsqueeze",

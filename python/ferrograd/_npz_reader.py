@@ -247,7 +247,9 @@ class Reader:
         assert self.make_view is not None  # self.storage checked the makers
         try:
             grad, param = bool(node.get("requires_grad")), bool(node.get("parameter"))
-            made = self.make_view(storage, shape, strides, offset, grad, param)
+            made = self.make_view(
+                storage, cast(list, shape), cast(list, strides), cast(int, offset), grad, param
+            )
         except (TypeError, ValueError, RuntimeError, OverflowError) as e:
             raise _Bad(f"tensor at {where} cannot be made ({e})") from None
         if number is not None:

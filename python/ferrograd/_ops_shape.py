@@ -475,18 +475,19 @@ def _insert_positions(axes: list[int], ndim: int) -> list[int]:
     return sorted(marks)
 
 
-def unsqueeze(x: Tensor, axis: Any = None, name: Any = None, *, dim: Any = None) -> Tensor:
+def unsqueeze(self: Tensor, axis: Any = None, name: Any = None, *, dim: Any = None) -> Tensor:
     """Inserts size-1 dims at ``axis``/``dim``: an int (both peers), or Paddle's list of
     axes, inserted one by one into the shape built so far (``[5]`` with ``[1, 0]`` gives
-    ``[1, 5, 1]``, as Paddle's ``GetUnsqueezeShape``)."""
+    ``[1, 5, 1]``, as Paddle's ``GetUnsqueezeShape``). (The first parameter is named as
+    the method's: this one function is both ``Tensor.unsqueeze`` and the module function.)"""
     if axis.__class__ is int and dim is None and name is None:  # (the common call, cheap)
-        return _UNSQUEEZE(x, axis)
+        return _UNSQUEEZE(self, axis)
     ax = axis if dim is None else dim
-    if isinstance(ax, (list, tuple, Tensor)) and isinstance(x, Tensor):
+    if isinstance(ax, (list, tuple, Tensor)) and isinstance(self, Tensor):
         axes = _int_list(ax)
         if len(axes) > 1:
-            return _UNSQUEEZE(x, _insert_positions(axes, x.ndim))
-    return _UNSQUEEZE(x, axis, name, dim=dim)
+            return _UNSQUEEZE(self, _insert_positions(axes, self.ndim))
+    return _UNSQUEEZE(self, axis, name, dim=dim)
 
 
 _TENSOR_METHODS = {

@@ -35,9 +35,9 @@ code.
 
 ``nonzero(x, as_tuple=True)``: in Paddle code Paddle 3.3.1's pieces, each a ``[z, 1]``
 column of the ``[z, ndim]`` result (none for a 0-d tensor); elsewhere PyTorch's 1-D ``[z]``
-pieces. ``where`` below applies the same rule to one-argument ``where(c)`` (Paddle's
-``nonzero(c, as_tuple=True)``); the package still binds the core's ``where``
-(``__init__.py``), so it takes effect once bound there. (``numel(x)`` / ``x.numel()``,
+pieces (one-argument ``where(c)``, the core's, still gives PyTorch's: a wrapper would hide
+the caller's dialect from the core's 0-d rule of ``where(c, x, y)``). (``numel(x)`` /
+``x.numel()``,
 Paddle's 0-d int64 Tensor in Paddle code, is the core's own rule: ``Tensor.numel``.)
 
 Not a dialect rule but Paddle's argument check, kept with the wrappers here: ``argmax`` /
@@ -67,7 +67,6 @@ _ELEMENTWISE = {"max": Tensor.maximum, "min": Tensor.minimum}
 _EQ = Tensor.equal
 _NONZERO = Tensor.nonzero
 _ARGMAX, _ARGMIN = Tensor.argmax, Tensor.argmin
-_WHERE = _core.where
 
 
 class MaxResult(_ValuesIndices):
@@ -225,23 +224,15 @@ def _paddle_pieces(x: Tensor) -> tuple[Tensor, ...]:
     return tuple(idx[:, i : i + 1] for i in range(x.ndim))
 
 
-def nonzero(x: Any, as_tuple: Any = False) -> Any:
+def nonzero(self: Any, as_tuple: Any = False) -> Any:
     """Indices of the non-zero elements: ``[z, ndim]`` int64, or with ``as_tuple`` one
     index tensor per dimension: PyTorch's 1-D ``[z]`` pieces, or in Paddle code
     Paddle's ``[z, 1]`` pieces."""
-    if as_tuple and isinstance(x, Tensor) and caller_dialect(2) == "paddle":
-        return _paddle_pieces(x)
-    return _NONZERO(x, as_tuple)
-
-
-def where(condition: Any, x: Any = None, y: Any = None, name: Any = None) -> Any:
-    """``condition ? x : y`` elementwise; with only ``condition``, its non-zero indices as
-    ``nonzero(condition, as_tuple=True)`` gives them (Paddle's ``[z, 1]`` pieces in Paddle
-    code, PyTorch's ``[z]`` elsewhere)."""
-    if x is None and y is None and isinstance(condition, Tensor):
-        if caller_dialect(2) == "paddle":
-            return _paddle_pieces(condition)
-    return _WHERE(condition, x, y, name)
+    # (the first parameter is named as the method's: this one function is both
+    # Tensor.nonzero and the module function, and the stub reads it as a method)
+    if as_tuple and isinstance(self, Tensor) and caller_dialect(2) == "paddle":
+        return _paddle_pieces(self)
+    return _NONZERO(self, as_tuple)
 
 
 def _index_dtype(op: str, dtype: Any, out: Tensor) -> Tensor:

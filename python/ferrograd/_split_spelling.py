@@ -78,7 +78,8 @@ def _split_method(
             raise TypeError("split(): got the sections both positionally and as num_or_sections=")
         ax = axis if axis is not None else pos
         return _SPLIT_SECTIONS(self, num_or_sections, 0 if ax is None else ax)
-    return _SPLIT_SIZES(self, split_size_or_sections, dim if dim is not None else pos)
+    d = dim if dim is not None else pos
+    return _SPLIT_SIZES(self, split_size_or_sections, 0 if d is None else d)
 
 
 __all__ = ["split"]

@@ -205,8 +205,10 @@ def layer_norm(
     if _fusable(x, weight, bias) and len(shape) > 0 and all(shape):
         return _core._layer_norm(x, len(shape), weight, bias, float(eps))
     half = (_core.float16, _core.bfloat16)
-    if isinstance(x, Tensor) and x.dtype in half and all(
-        p is None or (isinstance(p, Tensor) and p.dtype in half) for p in (weight, bias)
+    if (
+        isinstance(x, Tensor)
+        and x.dtype in half
+        and all(p is None or (isinstance(p, Tensor) and p.dtype in half) for p in (weight, bias))
     ):
         # PyTorch normalises float16/bfloat16 in float32 and rounds once (composed in the
         # half dtype, statistics and all, it was off by tens of ulps)

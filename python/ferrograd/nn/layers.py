@@ -295,8 +295,9 @@ class ModuleList(Module):
             combined.add_module(str(i), m)
         return combined
 
-    def __iadd__(self, modules: Iterable[Module]) -> ModuleList:
-        return self.extend(modules)
+    def __iadd__(self, other: Iterable[Module]) -> ModuleList:  # type: ignore[misc]
+        # (in place, as PyTorch's: extend() returns this list)
+        return self.extend(other)
 
     def __repr__(self) -> str:
         # PyTorch's: runs of equal reprs print once, as "(first-last): n x repr"
