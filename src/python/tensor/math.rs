@@ -81,10 +81,11 @@ pub(crate) fn maybe_detach<R: Send>(
 }
 
 fn bin(py: Python<'_>, a: &Tensor, other: &Bound<'_, PyAny>, op: BinaryOp, reflected: bool) -> PyT {
-    let half = matches!(a.dtype(), DType::F16 | DType::BF16);
-    if let Some(v) =
-        plain_real(other).filter(|_| half && matches!(op, BinaryOp::Mul | BinaryOp::Div))
-    {
+    // (the dtype and op tests first: the common float32 call reads its number only once,
+    // below)
+    let half_scaling = matches!(a.dtype(), DType::F16 | DType::BF16)
+        && matches!(op, BinaryOp::Mul | BinaryOp::Div);
+    if let Some(v) = half_scaling.then(|| plain_real(other)).flatten() {
         // PyTorch multiplies and divides a float16/bfloat16 tensor by a Python number in
         // float32 with the number unrounded, and rounds once (`x * 1.003`); other ops round
         // the number to the tensor's dtype first, as the general path below does
