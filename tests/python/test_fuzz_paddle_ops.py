@@ -1725,12 +1725,6 @@ def test_nonzero_as_tuple_shape_regression():
     ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="one-argument where(c) gives PyTorch's [z] pieces in Paddle code: a Python "
-    "wrapper over _core.where would hide the caller's dialect from the core's 0-d rule "
-    "of three-argument where; needs the rule in the core's where",
-)
 def test_where_one_argument_pieces_regression():
     x = paddle.to_tensor([[1.0, 0.0], [0.0, 2.0], [3.0, 0.0]])
     assert [p.shape for p in paddle.where(x != 0)] == [[3, 1], [3, 1]]

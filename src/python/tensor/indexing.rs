@@ -444,7 +444,8 @@ fn where_rule(py: Python<'_>, x: &Tensor, y: &Tensor) -> PyResult<ZeroDimRule> {
     })
 }
 
-/// `condition ? x : y` elementwise; with only `condition`, its non-zero indices.
+/// `condition ? x : y` elementwise; with only `condition`, its non-zero indices (one
+/// piece per dimension: 1-D in PyTorch code and by default, `[z, 1]` in Paddle code).
 #[pyfunction]
 #[pyo3(name = "where", signature = (condition, x=None, y=None, name=None))]
 pub fn where_fn(
@@ -469,8 +470,17 @@ pub fn where_fn(
         }
         (None, None) => {
             let nz = c.nonzero().py()?;
+            // Paddle 3.3.1's where(c) is nonzero(c, as_tuple=True): [z, 1] column slices
+            // of the [z, ndim] result; PyTorch's pieces are the 1-D columns.
+            let paddle = crate::python::dialect::caller_is_paddle(py)?;
             let cols: Vec<Tensor> = (0..c.ndim() as isize)
-                .map(|d| nz.select(1, d))
+                .map(|d| {
+                    if paddle {
+                        nz.slice(1, Some(d), Some(d + 1), 1)
+                    } else {
+                        nz.select(1, d)
+                    }
+                })
                 .collect::<crate::Result<_>>()
                 .py()?;
             let items: Vec<Py<PyTensor>> = cols
