@@ -264,7 +264,6 @@ __all__ = [
     "backends",
     "amp",
     "autocast",
-    "outer",
     "get_autocast_dtype",
     "is_autocast_enabled",
     "cpu",
@@ -519,35 +518,10 @@ __all__ += [
     "rank",
 ]
 # linear algebra, norms, einsum and the matmul family (docs/linalg.md)
-from . import linalg as linalg  # noqa: E402
-from .linalg._norms import tensor_norm as _tensor_norm  # noqa: E402
-from .linalg._toplevel import install_tensor_methods as _install_linalg_methods  # noqa: E402
-from .linalg._toplevel import qr_legacy as _qr_legacy  # noqa: E402
+from . import _namespace_linalg  # noqa: E402
+from ._namespace_linalg import *  # noqa: E402,F403  (see that module)
 
-norm = _tensor_norm  # torch.norm / paddle.norm (linalg.norm is the other rule set)
-qr = _qr_legacy  # torch.qr(input, some=True)
-_install_linalg_methods()
-from ._op_functions import dispatching as _dispatching  # noqa: E402
-from .linalg._products import outer as _outer  # noqa: E402
-
-# outer: Paddle's flattens its operands in Paddle code (docs/linalg.md); the method
-# x.outer(y) stays the core's 1-D product
-outer = _dialect_aliases.outer = _dispatching(_outer, "outer")  # type: ignore[assignment]
-from .linalg._lu import lu_legacy as _lu_legacy  # noqa: E402
-from .linalg._lu import lu_solve_legacy as _lu_solve_legacy  # noqa: E402
-from .linalg._matfn import householder_product as _householder_product  # noqa: E402
-from .linalg._ormqr import ormqr_torch as _ormqr_torch  # noqa: E402
-from .linalg._triangular import triangular_solve_legacy as _triangular_solve  # noqa: E402
-
-lu = _lu_legacy  # torch.lu(A, pivot=True, get_infos=False): (LU, pivots[, infos])
-lu_solve = _lu_solve_legacy  # torch.lu_solve(b, LU_data, LU_pivots)
-triangular_solve = _triangular_solve  # torch.triangular_solve(b, A): (X, A.clone())
-orgqr = _householder_product  # torch.orgqr(A, tau)
-ormqr = _ormqr_torch  # torch.ormqr(input, tau, other, left, transpose): the full Q
-
-__all__ += [
-    "linalg", "norm", "qr", "lu", "lu_solve", "orgqr", "triangular_solve", "ormqr",
-]  # fmt: skip
+__all__ += _namespace_linalg.__all__
 
 # probability distributions: torch.distributions / paddle.distribution (docs/distributions.md)
 from . import distribution as distribution  # noqa: E402

@@ -146,10 +146,15 @@ def test_api_functions_are_static_and_match_the_methods():
 def test_init_binds_every_public_name_statically():
     """Every name in ``__all__`` is bound by an explicit re-export (``import x as x``), an
     assignment or a definition in ``__init__.py``, or comes from the star import of
-    ``_dialect_aliases``, ``_namespace_composed``, ``_namespace_sparse`` or
-    ``_namespace_anomaly`` (whose own names are explicit re-exports, checked here the same
-    way)."""
-    spread = (fg._namespace_composed, fg._namespace_sparse, fg._namespace_anomaly)
+    ``_dialect_aliases``, ``_namespace_composed``, ``_namespace_sparse``,
+    ``_namespace_anomaly`` or ``_namespace_linalg`` (whose own names are explicit
+    re-exports or assignments, checked here the same way)."""
+    spread = (
+        fg._namespace_composed,
+        fg._namespace_sparse,
+        fg._namespace_anomaly,
+        fg._namespace_linalg,
+    )
     for module in spread:
         tree = ast.parse(pathlib.Path(module.__file__).read_text())
         reexported = {
@@ -159,7 +164,14 @@ def test_init_binds_every_public_name_statically():
             for a in n.names
             if a.asname == a.name
         }
-        assert set(module.__all__) <= reexported
+        reexported |= {
+            t.id
+            for n in tree.body
+            if isinstance(n, ast.Assign)
+            for t in n.targets
+            if isinstance(t, ast.Name)
+        }
+        assert set(module.__all__) <= reexported, module.__name__
     tree = ast.parse(pathlib.Path(fg.__file__).read_text())
     bound = set(_dialect_aliases.__all__).union(*(m.__all__ for m in spread))
     for node in tree.body:
