@@ -170,6 +170,30 @@ def test_reassignment_and_deletion_update_the_registries():
         m.scale = fg.ones(2)
 
 
+def test_module_or_buffer_over_a_parameter_name_is_refused():
+    # PyTorch's Module.__setattr__ (and Paddle's Layer.__setattr__) test the parameter
+    # registry before the Module and Buffer branches: a parameter's name takes only a
+    # Parameter or None. ferrograd used to register the Module beside the parameter.
+    m = nn.Linear(2, 3)
+    with pytest.raises(TypeError, match="parameter 'weight'"):
+        m.weight = nn.Linear(2, 2)
+    with pytest.raises(TypeError, match="parameter 'weight'"):
+        m.weight = nn.Buffer(fg.ones(3, 2))
+    assert [n for n, _ in m.named_parameters()] == ["weight", "bias"]
+    assert not list(m.children()) and isinstance(m.weight, nn.Parameter)
+    lin = nn.Linear(2, 3, bias=False)  # a None parameter entry is a parameter name too
+    with pytest.raises(TypeError, match="parameter 'bias'"):
+        lin.bias = nn.Linear(1, 1)
+    m.weight = None  # None is allowed, as the peers
+    assert m.weight is None and [n for n, _ in m.named_parameters()] == ["bias"]
+    del m.weight  # deleting frees the name for a sub-module
+    m.weight = nn.Linear(2, 2)
+    assert [n for n, _ in m.named_parameters()] == ["bias", "weight.weight", "weight.bias"]
+    b = Block()
+    with pytest.raises(TypeError, match="child module 'fc'"):
+        b.fc = nn.Buffer(fg.ones(1))  # PyTorch: a child's name takes a Module or None
+
+
 def test_assignment_before_init_is_explained():
     class Bad(nn.Module):
         def __init__(self):

@@ -15,9 +15,9 @@ from typing import Any, Callable, Iterator, Optional
 
 from .. import _core
 from .._dialect import caller_dialect
-from .._dropin import device as _device
 from . import module_hooks as _module_hooks
 from .module_access import ModuleAccess
+from .module_casts import ModuleCasts
 from .module_names import ModuleNames, snake_name, unique_full_name
 from .module_state import ModuleState
 from .module_state import _IncompatibleKeys as _IncompatibleKeys  # noqa: F401 (old home)
@@ -70,7 +70,7 @@ def create_eager_parameter(
     return p
 
 
-class Module(ModuleState, ModuleAccess, ModuleNames):
+class Module(ModuleState, ModuleAccess, ModuleNames, ModuleCasts):
     """Base class of all layers (``ferrograd.nn.Layer`` is the same class)."""
 
     training: bool
@@ -164,27 +164,34 @@ class Module(ModuleState, ModuleAccess, ModuleNames):
                 value = static.static_parameter(self, name, value)
             self._put("_parameters", name, value)
             return
-        if isinstance(value, Module):
-            self._put("_modules", name, value)
-            return
-        if isinstance(value, Buffer):  # PyTorch's nn.Buffer declares a buffer
-            self._put_buffer(name, value, value.persistent)  # type: ignore[arg-type]
-            return
+        # PyTorch's and Paddle's order: a parameter's name takes only a Parameter or None
+        # (a Module or Buffer assigned over it is an error, not a silent replacement)
         if name in self._parameters:
             if value is not None:
                 raise TypeError(
                     f"cannot assign {type(value).__name__} as parameter {name!r} of "
-                    f"{type(self).__name__}: use a Parameter (or None)"
+                    f"{type(self).__name__}: use a Parameter (or None), or delete the "
+                    f"parameter first (del module.{name})"
                 )
             self._parameters[name] = None
-        elif name in self._modules:
+            d[name] = value  # the registries are mirrored in __dict__ (fast attribute reads)
+            return
+        if isinstance(value, Module):
+            self._put("_modules", name, value)
+            return
+        if name in self._modules:
             if value is not None:
                 raise TypeError(
                     f"cannot assign {type(value).__name__} as child module {name!r} of "
                     f"{type(self).__name__}: use a Module (or None)"
                 )
             self._modules[name] = None
-        elif name in self._buffers:
+            d[name] = value
+            return
+        if isinstance(value, Buffer):  # PyTorch's nn.Buffer declares a buffer
+            self._put_buffer(name, value, value.persistent)  # type: ignore[arg-type]
+            return
+        if name in self._buffers:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(
                     f"cannot assign {type(value).__name__} as buffer {name!r}: use a Tensor"
@@ -474,98 +481,6 @@ class Module(ModuleState, ModuleAccess, ModuleNames):
     def clear_gradients(self, set_to_zero: bool = True) -> None:
         """Paddle: zero every parameter's gradient (``set_to_zero=False`` drops it)."""
         self.zero_grad(set_to_none=not set_to_zero)
-
-    # ------------------------------------------------------------------ dtype
-
-    def _cast(self, dtype: Any, floating_only: bool = True, excluded: tuple = ()) -> Module:
-        if any(not isinstance(t, Tensor) for t in [*self.parameters(), *self.buffers()]):
-            raise TypeError(
-                f"{type(self).__name__}: a layer built in static mode cannot be cast; call "
-                f"paddle.set_default_dtype({str(getattr(dtype, 'name', dtype))!r}) before "
-                "building it"
-            )
-        done: dict = {}  # id -> (old, new): a parameter shared by two layers stays shared
-        for m in self.modules():
-            if excluded and isinstance(m, excluded):
-                continue
-            # (entries replaced in place keep their order; a tensor already of the target
-            # dtype is kept, as PyTorch's t.to(dtype) is t, so a shared buffer stays shared)
-            for name, p in list(m._parameters.items()):
-                if (
-                    p is None
-                    or p.dtype == dtype
-                    or not (p.is_floating_point() or not floating_only)
-                ):
-                    continue
-                if id(p) not in done:
-                    done[id(p)] = (p, Parameter(p.astype(dtype), p.requires_grad))
-                m._parameters[name] = m.__dict__[name] = done[id(p)][1]
-            for name, b in list(m._buffers.items()):
-                if (
-                    b is None
-                    or b.dtype == dtype
-                    or not (b.is_floating_point() or not floating_only)
-                ):
-                    continue
-                m._buffers[name] = m.__dict__[name] = b.astype(dtype)
-        return self
-
-    def to(self, *args: Any, dtype: Any = None, **kwargs: Any) -> Module:
-        """Casts floating parameters and buffers to ``dtype`` (new Parameter objects for
-        those of another dtype: build optimizers after this). Devices other than the CPU
-        are refused."""
-        device = kwargs.pop("device", None)
-        kwargs.pop("non_blocking", None)  # torch's; meaningless on the CPU
-        if kwargs:
-            raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
-        for a in args:
-            if a is None or isinstance(a, bool):  # to(None) / torch's positional non_blocking
-                continue
-            if isinstance(a, (str, _device)):
-                device = a
-                continue
-            if isinstance(a, _core.Tensor):  # to(other): other's dtype (its device is the CPU)
-                a = a.dtype
-            dtype = a
-        if device is not None:
-            _device(device)  # "cpu", "cpu:0", device("cpu"); others raise naming the device
-        return self if dtype is None else self._cast(dtype)
-
-    def astype(self, dtype: Any) -> Module:
-        """Paddle spelling of ``to(dtype)``."""
-        return self._cast(dtype)
-
-    def float(self) -> Module:
-        """Casts floating parameters and buffers to float32."""
-        return self._cast("float32")
-
-    def double(self) -> Module:
-        """Casts floating parameters and buffers to float64."""
-        return self._cast("float64")
-
-    def half(self) -> Module:
-        """PyTorch's: casts floating parameters and buffers to float16."""
-        return self._cast("float16")
-
-    def bfloat16(self, excluded_layers: Any = None) -> Module:
-        """Casts floating parameters and buffers to bfloat16 (Paddle's
-        ``excluded_layers``: layer types left as they are, default ``nn.BatchNorm``)."""
-        if excluded_layers is None and caller_dialect(2) != "paddle":
-            return self._cast("bfloat16")
-        from .module_names import _excluded
-
-        return self._cast("bfloat16", excluded=_excluded(excluded_layers))
-
-    def cpu(self) -> Module:
-        """Both peers': moves the module to the CPU, where it already is (returns it)."""
-        return self
-
-    def cuda(self, device: Any = None) -> Module:
-        """There is no GPU build of ferrograd: always a RuntimeError."""
-        raise RuntimeError(
-            "cuda(): ferrograd runs on the CPU only (no GPU build); drop the device handling, "
-            "or guard it with ferrograd.cuda.is_available(), which is False"
-        )
 
     # ------------------------------------------------------------------ printing
 
