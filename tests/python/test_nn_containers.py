@@ -128,3 +128,30 @@ def test_metric_accuracy_function_and_class():
     assert single.accumulate() == pytest.approx(0.5) and single.name() == ["acc"]
     with pytest.raises(ValueError, match="k=4"):
         paddle.metric.accuracy(scores, label, k=4)
+
+
+def test_sequential_concatenation_and_repetition():
+    # PyTorch 2.x's Sequential.__add__ / __iadd__ / __mul__ / __rmul__ / __imul__: the
+    # same layer objects (not copies), renumbered "0", "1", ...
+    lin, act, out = nn.Linear(2, 2), nn.ReLU(), nn.Linear(2, 1)
+    a, b = nn.Sequential(lin, act), nn.Sequential(out)
+    c = a + b
+    assert list(c._modules) == ["0", "1", "2"] and list(c) == [lin, act, out]
+    assert list(a) == [lin, act]  # + makes a new Sequential
+    x = fg.tensor([[1.0, -2.0]])
+    np.testing.assert_allclose(c(x).numpy(), out(act(lin(x))).numpy())
+    d = a * 3
+    assert list(d) == [lin, act] * 3 and list((2 * a)) == [lin, act] * 2
+    assert len(list(d.parameters())) == 2  # shared, listed once
+    np.testing.assert_allclose(d(x).numpy(), a(a(a(x))).numpy())
+    a += b
+    assert list(a) == [lin, act, out] and list(a._modules) == ["0", "1", "2"]
+    s = nn.Sequential(lin)
+    s *= 3
+    assert list(s) == [lin, lin, lin]
+    with pytest.raises(ValueError, match="only another Sequential"):
+        a + [act]
+    with pytest.raises(ValueError, match="Non-positive"):
+        a * 0
+    with pytest.raises(TypeError, match="unsupported operand"):
+        a * 1.5

@@ -23,6 +23,7 @@ from .layers_embedding_bag import Embedding as Embedding
 from .module import Module
 from .param_attr import apply_param_attr
 from .parameter import Parameter
+from .sequential_ops import SequentialArithmetic
 
 Tensor = _core.Tensor
 
@@ -120,11 +121,12 @@ class Linear(Module):
         )
 
 
-class Sequential(Module):
+class Sequential(SequentialArithmetic, Module):
     """Runs its layers in order: ``Sequential(a, b, c)(x) == c(b(a(x)))``.
 
     Layers may be given positionally (named ``"0"``, ``"1"``, ...), as an ``OrderedDict``
-    or, as in Paddle, as ``(name, layer)`` pairs.
+    or, as in Paddle, as ``(name, layer)`` pairs. ``+`` and ``*`` concatenate and repeat
+    (PyTorch's; see sequential_ops.py).
     """
 
     def __init__(self, *layers: Any) -> None:
