@@ -183,9 +183,6 @@ def test_dense_to_coo(data):
     sd = data.draw(st.integers(1, a.ndim))
     x = fg.tensor(a)
     how = data.draw(st.sampled_from(["to_sparse", "to_sparse_coo", "layout"]))
-    # (a hybrid tensor with a zero-size sparse dim: see test_to_sparse_hybrid_empty_regression)
-    if sd < a.ndim and 0 in a.shape[:sd]:
-        sd = a.ndim
     if how == "to_sparse":
         s = x.to_sparse() if sd == a.ndim and data.draw(st.booleans()) else x.to_sparse(sd)
     elif how == "to_sparse_coo":
@@ -193,8 +190,8 @@ def test_dense_to_coo(data):
     else:
         s = x.to_sparse(layout=torch.sparse_coo) if sd == a.ndim else x.to_sparse(sd)
     nzmask = a != 0
-    if sd < a.ndim:
-        nzmask = nzmask.reshape(*a.shape[:sd], -1).any(-1)
+    if sd < a.ndim:  # (the trailing size spelled out: -1 is ambiguous at size 0)
+        nzmask = nzmask.reshape(*a.shape[:sd], int(np.prod(a.shape[sd:]))).any(-1)
     idx = np.array(np.nonzero(nzmask), dtype=np.int64).reshape(sd, -1)
     vals = a[tuple(idx)]
     assert_coo_structure(s, idx, vals, a.shape, dtype, f"{how}({sd})", coalesced=True)
@@ -299,13 +296,12 @@ def test_csr_build(data):
     np.testing.assert_array_equal(csc.row_indices().numpy(), rc.indices)
     check(csc.values(), rc.data, dtype, "csr -> csc values")
     check(csc.to_sparse_csr().to_dense(), want, dtype, "csc -> csr")
-    if ref.nnz:  # (no entries: see test_compressed_constructor_no_entries_regression)
-        CALLS["csc structure"] += 1
-        t = torch.sparse_csc_tensor(torch.tensor(rc.indptr.astype(np.int64)),
-                                    torch.tensor(rc.indices.astype(np.int64)),
-                                    torch.tensor(rc.data.astype(dtype)), ref.shape)  # fmt: skip
-        assert t.layout == torch.sparse_csc and t.nnz() == ref.nnz
-        check(t.to_dense(), want, dtype, "sparse_csc_tensor")
+    CALLS["csc structure"] += 1
+    t = torch.sparse_csc_tensor(torch.tensor(rc.indptr.astype(np.int64)),
+                                torch.tensor(rc.indices.astype(np.int64)),
+                                torch.tensor(rc.data.astype(dtype)), ref.shape)  # fmt: skip
+    assert t.layout == torch.sparse_csc and t.nnz() == ref.nnz
+    check(t.to_dense(), want, dtype, "sparse_csc_tensor")
 
 
 @FUZZ
@@ -326,9 +322,8 @@ def test_batched_and_hybrid_csr(data):
     np.testing.assert_array_equal(s.crow_indices().numpy(), crow)
     assert list(s.values().shape) == [b, k] and s.nnz() == k
     check(s.to_dense(), a, dtype, "batched csr to_dense")
-    if k:  # (no entries: see test_compressed_constructor_no_entries_regression)
-        t = torch.sparse_csr_tensor(s.crow_indices(), s.col_indices(), s.values(), (b, n, m))
-        check(t.to_dense(), a, dtype, "batched sparse_csr_tensor")
+    t = torch.sparse_csr_tensor(s.crow_indices(), s.col_indices(), s.values(), (b, n, m))
+    check(t.to_dense(), a, dtype, "batched sparse_csr_tensor")
     y = data.draw(vals_strategy(dtype, (b, m, 2)))
     CALLS["batched csr matmul"] += 1
     check(torch.bmm(s, fg.tensor(y)), a.astype(np.float64) @ y, dtype, "bmm", 1 + 16 * m)
@@ -918,10 +913,7 @@ def test_reshape_slice_index(data):
     i = data.draw(st.integers(-shape[d], shape[d] - 1))
     CALLS["sparse select"] += 1
     got = densify(s.select(d, i))
-    # (int32 with no sparse dim left comes back int64: see test_select_last_sparse_dim_
-    # keeps_dtype_regression)
-    last = dtype == "int32" and sd == 1 and d == 0
-    check(got.to(fg.int32) if last else got, np.take(A, i, axis=d), dtype, f"select({d}, {i})")
+    check(got, np.take(A, i, axis=d), dtype, f"select({d}, {i})")
     index = data.draw(st.lists(st.integers(0, shape[d] - 1), max_size=5))
     CALLS["sparse index_select"] += 1
     got = s.index_select(d, fg.tensor(index, dtype=fg.int64))
@@ -930,8 +922,7 @@ def test_reshape_slice_index(data):
         f"index_select({d}, {index})")  # fmt: skip
     CALLS["sparse getitem"] += 1
     got = densify(s[i % shape[0]])
-    last = dtype == "int32" and sd == 1  # (the same regression)
-    check(got.to(fg.int32) if last else got, A[i % shape[0]], dtype, "s[i]")
+    check(got, A[i % shape[0]], dtype, "s[i]")
 
 
 # ------------------------------------------------------------------------ bad input
@@ -1050,33 +1041,72 @@ def test_invalid_input_raises(data):
 
 
 # ------------------------------------------------------------------------ regressions
-@pytest.mark.xfail(
-    strict=True, reason="sparse_compressed_tensor with nnz == 0 (CSC, BSR, batched CSR) raises"
-)
 def test_compressed_constructor_no_entries_regression():
+    # PyTorch's _validate_sparse_compressed_tensor_args_worker (aten/src/ATen/native/sparse/
+    # SparseCsrTensor.cpp) accepts nnz == 0 for every layout and batch shape; without a size,
+    # _estimate_sparse_compressed_tensor_size gives compressed = (len(ptr) - 1) * block,
+    # plain = 0 (no index), the BSR / BSC block taken from values [*batch, 0, bh, bw]
     empty = torch.zeros([0], dtype=fg.int64)
     csc = torch.sparse_csc_tensor(torch.tensor([0, 0, 0]), empty, torch.zeros([0]), (2, 2))
     assert csc.nnz() == 0 and csc.to_dense().tolist() == [[0.0, 0.0], [0.0, 0.0]]
     crow, col = torch.zeros([2, 3], dtype=fg.int64), torch.zeros([2, 0], dtype=fg.int64)
     batched = torch.sparse_csr_tensor(crow, col, torch.zeros([2, 0]), (2, 2, 2))
     assert batched.nnz() == 0 and list(batched.to_dense().shape) == [2, 2, 2]
+    ptr32, empty32 = torch.tensor([0, 0, 0], dtype=fg.int32), torch.zeros([0], dtype=fg.int32)
+    for build, grid in ((torch.sparse_bsr_tensor, [4, 0]), (torch.sparse_bsc_tensor, [0, 6])):
+        t = build(ptr32, empty32, torch.zeros([0, 2, 3]), (4, 6))
+        assert t.nnz() == 0 and t.blocksize == (2, 3) and not t.to_dense().any()
+        assert list(build(ptr32, empty32, torch.zeros([0, 2, 3])).shape) == grid
+    hybrid = torch.sparse_csr_tensor(ptr32, empty32, torch.zeros([0, 3]), (2, 2, 3))
+    assert hybrid.dense_dim() == 1 and list(hybrid.to_dense().shape) == [2, 2, 3]
+    no_batch = torch.sparse_csr_tensor(crow[:0], col[:0], torch.zeros([0, 0]), (0, 2, 2))
+    assert list(no_batch.to_sparse_coo().shape) == [0, 2, 2]
+    with pytest.raises(ValueError, match="divide"):  # the block still has to tile the size
+        torch.sparse_bsr_tensor(ptr32, empty32, torch.zeros([0, 2, 3]), (4, 5))
 
 
-@pytest.mark.xfail(
-    strict=True, reason="select / [] dropping the last sparse dim of int32 gives int64"
-)
-def test_select_last_sparse_dim_keeps_dtype_regression():
-    s = torch.sparse_coo_tensor(torch.tensor([[0, 0, 1]]), torch.tensor([5, 6, 7], dtype=fg.int32))
-    assert s.select(0, 0).dtype == fg.int32 and s[1].dtype == fg.int32
-    assert int(s.select(0, 0)) == 11
+DTYPES_ALL = ["bool", "int8", "uint8", "int16", "int32", "int64", "float16", "bfloat16",
+              "float32", "float64", "complex64", "complex128"]  # fmt: skip
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="to_sparse(sparse_dim) / to_sparse_csr(dense_dim) of a zero-size tensor raise",
-)
+@pytest.mark.parametrize("dtype", DTYPES_ALL)
+def test_select_last_sparse_dim_keeps_dtype_regression(dtype):
+    # PyTorch's select_sparse (aten/src/ATen/native/TensorShape.cpp) sums the selected
+    # values with dtype=values.scalar_type(): x's dtype, never the int64 of a plain sum
+    d = getattr(fg, dtype)
+    raw = [True, True, False] if dtype == "bool" else [5, 6, 7]
+    vals = torch.tensor(raw).to(d)
+    s = torch.sparse_coo_tensor(torch.tensor([[0, 0, 1]]), vals, (3,))
+    for i in range(3):
+        for got in (s.select(0, i), s[i]):
+            assert got.dtype == d and got.tolist() == s.to_dense()[i].tolist()
+    hybrid = torch.sparse_coo_tensor(torch.tensor([[0, 0]]), torch.ones([2, 2], dtype=d), (2, 2))
+    assert hybrid[0].dtype == d and hybrid[0].tolist() == hybrid.to_dense()[0].tolist()
+    if dtype == "int32":
+        assert int(s.select(0, 0)) == 11
+    if dtype == "int8":  # wraps as an int8 sum does
+        big = torch.sparse_coo_tensor(torch.tensor([[0, 0]]), torch.tensor([100, 100], dtype=d))
+        assert int(big[0]) == -56
+
+
 def test_to_sparse_hybrid_empty_regression():
+    # PyTorch's dense_to_sparse (aten/src/ATen/native/TensorConversions.cpp) returns
+    # new_with_dims_sparse(sparse_dim, dims - sparse_dim, sizes) when nothing is nonzero,
+    # whatever the sizes (zero ones included)
     s = torch.zeros(0, 3).to_sparse(1)
     assert list(s.shape) == [0, 3] and s.nnz() == 0 and list(s.values().shape) == [0, 3]
+    assert s.is_coalesced() and list(s.indices().shape) == [1, 0]
     c = torch.zeros(0, 2, 2).to_sparse_csr(dense_dim=1)
     assert list(c.shape) == [0, 2, 2] and c.nnz() == 0
+    for shape in [(2, 0, 3), (0, 2, 2), (2, 3, 0), (2, 2, 0, 2)]:
+        x = torch.zeros(*shape)
+        for sd in range(1, len(shape) + 1):
+            s = x.to_sparse(sd)
+            assert s.sparse_dim() == sd and list(s.values().shape) == [0, *shape[sd:]]
+            assert list(s.to_dense().shape) == list(shape)
+        for dd in range(len(shape) - 1):
+            for c in (x.to_sparse_csr(dense_dim=dd), x.to_sparse_csc(dense_dim=dd)):
+                assert c.dense_dim() == dd and c.nnz() == 0
+                assert list(c.to_dense().shape) == list(shape)
+        s = x.to_sparse(len(shape) - 1)  # sparse * dense with a zero-size dense dim
+        assert list((s * torch.ones(*shape)).to_dense().shape) == list(shape)

@@ -170,7 +170,8 @@ class SparseCompressedTensor(SparseTensor):
             b = b.index_select(0, blk)
         rows = [unravel(b, self._batch())] if nb else []
         indices = _core.concat([*rows, r.unsqueeze(0), c.unsqueeze(0)], 0)
-        vals = self._vals.reshape([-1, *dense])
+        per = _prod(block) if block is not None else 1  # (explicit: -1 fails at size 0)
+        vals = self._vals.reshape([batches * nnz * per, *dense])
         sorted_rows = self._layout is sparse_csr  # (batch, row, col) order already
         return SparseCooTensor(indices, vals, self._shape, coalesced=sorted_rows)
 
@@ -320,14 +321,15 @@ def dense_to_compressed(
         bh, bw = check_blocksize(blocksize, rows, cols, what)
         g = x.reshape([*batch, rows // bh, bh, cols // bw, bw])
         g = g.permute([*range(nb), nb, nb + 2, nb + 1, nb + 3])
-        mask = (g != 0).reshape([*batch, rows // bh, cols // bw, -1]).any(-1)
+        mask = (g != 0).reshape([*batch, rows // bh, cols // bw, bh * bw]).any(-1)
     else:
         if blocksize is not None:
             raise ValueError(f"{what}: blocksize is for the BSR / BSC layouts only")
         g = x
         mask = x != 0
         if dd:
-            mask = mask.reshape([*batch, rows, cols, -1]).any(-1)
+            # the trailing size spelled out: -1 cannot be inferred when a leading size is 0
+            mask = mask.reshape([*batch, rows, cols, _prod(x.shape[nb + 2 :])]).any(-1)
     if layout not in ROW_MAJOR:
         g, mask = g.transpose(nb, nb + 1), mask.transpose(nb, nb + 1)
     nc, npl = int(mask.shape[nb]), int(mask.shape[nb + 1])

@@ -221,7 +221,9 @@ def dense_to_coo(x: Tensor, sparse_dim: Any = None) -> SparseCooTensor:
         )
     mask = x != 0
     if sd < x.ndim:
-        mask = mask.reshape([*x.shape[:sd], -1]).any(-1)
+        # the trailing size spelled out: -1 cannot be inferred when a sparse size is 0
+        per_entry = int(np.prod([int(s) for s in x.shape[sd:]], dtype=np.int64))
+        mask = mask.reshape([*x.shape[:sd], per_entry]).any(-1)
     idx = mask.nonzero().t()
     vals = x[tuple(idx[d] for d in range(sd))]
     return SparseCooTensor(idx, vals, tuple(x.shape), coalesced=True)

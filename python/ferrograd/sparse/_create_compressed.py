@@ -64,8 +64,10 @@ def sparse_compressed_tensor(
     if nblk and (dense or min(block) < 1):
         raise ValueError(f"{what}: BSR / BSC values are [*batch, nnz, bh, bw] (bh, bw >= 1)")
     bh, bw = block if nblk else (1, 1)
-    c = cidx.numpy().reshape(-1, int(cidx.shape[-1]))
-    p = pidx.numpy().reshape(-1, nnz)
+    batches = int(np.prod(batch, dtype=np.int64))
+    # one row per batch (spelled out: -1 cannot be inferred when nnz or a batch size is 0)
+    c = cidx.numpy().reshape(batches, int(cidx.shape[-1]))
+    p = pidx.numpy().reshape(batches, nnz)
     nc = c.shape[1] - 1
     if nc < 0:
         raise ValueError(f"{what}: compressed_indices must have at least one entry (0)")

@@ -114,7 +114,10 @@ def _multiply(x: Any, y: Any) -> Any:
     if isinstance(y, Tensor):
         c = _as_coo(x)
         sd = c.sparse_dim()
-        flat = fg.broadcast_to(y, list(c.shape)).reshape([-1, *c.shape[sd:]])
+        positions = 1  # spelled out: -1 cannot be inferred when a dense size is 0
+        for n in c.shape[:sd]:
+            positions *= int(n)
+        flat = fg.broadcast_to(y, list(c.shape)).reshape([positions, *c.shape[sd:]])
         picked = flat.index_select(0, c._keys(what))
         out = c._with_values(c.values() * picked)
         return coo_to_csr(out) if isinstance(x, SparseCsrTensor) else out

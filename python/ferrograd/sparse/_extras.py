@@ -101,7 +101,10 @@ def _full_pattern(x: SparseTensor) -> SparseTensor:
     sd = x.sparse_dim() + (x.ndim - x.sparse_dim() - x.dense_dim())  # batch dims too
     grid = np.indices(tuple(x.shape[:sd])).reshape(sd, -1).astype(np.int64)
     coo = SparseCooTensor(
-        _core.tensor(grid), d.reshape([-1, *x.shape[sd:]]), tuple(x.shape), coalesced=True
+        _core.tensor(grid),
+        d.reshape([int(grid.shape[1]), *x.shape[sd:]]),
+        tuple(x.shape),
+        coalesced=True,
     )
     if isinstance(x, SparseCooTensor):
         return coo

@@ -168,7 +168,11 @@ def select(x: SparseTensor, dim: Any, index: Any) -> Any:
     sel = (c.indices()[d] == i).nonzero().reshape([-1])
     vals = c.values().index_select(0, sel)
     if sd == 1:  # no sparse dimension would remain: the dense slice
-        return vals.sum(0)
+        # in x's dtype, as PyTorch's select_sparse (TensorShape.cpp) sums with
+        # dtype=values.scalar_type(); the int64 sum of integers or bools cast back wraps
+        # (or ORs) exactly as summing in that dtype does
+        out = vals.sum(0, dtype=vals.dtype)
+        return out if out.dtype == vals.dtype else out.to(vals.dtype)
     others = _core.tensor([k for k in range(sd) if k != d], dtype=_core.int64)
     idx = c.indices().index_select(0, others).index_select(1, sel)
     return SparseCooTensor(idx, vals, shape, coalesced=c.is_coalesced())
