@@ -30,7 +30,6 @@ import math
 import ferrograd as paddle
 import hypothesis.extra.numpy as hnp
 import numpy as np
-import pytest
 from ferrograd.autograd import gradcheck, gradgradcheck
 from fuzz_support import CALLS, FUZZ, viewed
 from hypothesis import assume, given
@@ -835,11 +834,8 @@ def test_embedding(data):
         want = np.where((ids == pad_row)[..., None], 0.0, want)
     CALLS["F.embedding"] += 1
     check(F.embedding(x, emb.weight, padding_idx=pad, sparse=sparse), want, dtype, "F.embedding")
-    if pad_row is not None:
-        # nn.Embedding's forward gives the padding row's weight, not zeros, once that row
-        # is nonzero (test_embedding_layer_padding_row_regression): keep it at zero here
-        w[pad_row] = 0.0
-        emb.weight.set_value(w.astype(dtype))
+    # nn.Embedding built by Paddle code gives zeros there too, whatever the row holds
+    # (Paddle 3.3.1 python/paddle/nn/layer/common.py Embedding.forward: F.embedding)
     CALLS["Embedding"] += 1
     out = emb(x)
     check(out, want, dtype, "Embedding")
@@ -1512,12 +1508,9 @@ def test_rnn_layers(data):
 
 
 # ---------------------------------------------------------------- regressions
-@pytest.mark.xfail(
-    strict=True,
-    reason="nn.Embedding called from Paddle code outputs the padding_idx row's weight, "
-    "not Paddle's zeros (F.embedding gives zeros)",
-)
 def test_embedding_layer_padding_row_regression():
+    # Paddle 3.3.1 python/paddle/nn/layer/common.py Embedding.forward calls F.embedding
+    # with padding_idx, whose output is zeros at those positions
     emb = nn.Embedding(3, 2, padding_idx=-1)
     emb.weight.set_value(np.ones((3, 2), dtype="float32"))  # e.g. a loaded table
     ids = paddle.to_tensor([[2, 0]])
@@ -1525,12 +1518,9 @@ def test_embedding_layer_padding_row_regression():
     np.testing.assert_array_equal(emb(ids).numpy(), [[[0.0, 0.0], [1.0, 1.0]]])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="nn.Embedding built by Paddle code draws N(0, 1) (PyTorch's) instead of Paddle's "
-    "default Xavier-uniform weight",
-)
 def test_embedding_paddle_init_regression():
+    # Paddle 3.3.1 Embedding.__init__: create_parameter(attr=None, is_bias=False), whose
+    # default initializer is XavierUniform (LayerHelperBase._get_default_initializer)
     paddle.seed(0)
     emb = nn.Embedding(100, 20)
     limit = math.sqrt(6.0 / (100 + 20))  # Paddle: XavierUniform on [num, dim]

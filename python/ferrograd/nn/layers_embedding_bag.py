@@ -8,6 +8,7 @@ from typing import Any, Optional
 from .. import _core
 from . import functional as F
 from . import init
+from ._layouts import construction_dialect
 from .fn_embedding_bag import embedding_bag
 from .module import Module
 from .param_attr import apply_param_attr
@@ -127,8 +128,13 @@ __all__ = ["EmbeddingBag"]
 
 class Embedding(Module):
     """A lookup table: ``Embedding(n, d)(ids)`` is ``weight[ids]``, ``weight`` of shape
-    ``[n, d]`` drawn from N(0, 1); the ``padding_idx`` row starts at zero and gets no
-    gradient."""
+    ``[n, d]``; the ``padding_idx`` row starts at zero and gets no gradient.
+
+    Built by PyTorch code (or neutral code): PyTorch's N(0, 1) weight, and the padding
+    row's current value comes out at padding positions. Built by Paddle code: Paddle's
+    Xavier-uniform weight and zeros at padding positions whatever the row holds (Paddle
+    3.3.1's ``nn.Embedding`` / ``F.embedding``); decided once, at construction
+    (docs/dialects.md)."""
 
     def __init__(
         self,
@@ -162,6 +168,8 @@ class Embedding(Module):
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = bool(scale_grad_by_freq)
+        #: Paddle's padding output (zeros) and init, for a layer built by Paddle code
+        self._paddle_padding = _weight is None and construction_dialect() == "paddle"
         if _weight is not None:
             # PyTorch's way in: a given table (from_pretrained), used as it is
             if list(_weight.shape) != [num_embeddings, embedding_dim]:
@@ -173,19 +181,31 @@ class Embedding(Module):
             return
         d = dtype if dtype is not None else _core._get_default_dtype()
         self.weight = Parameter(_core.empty([num_embeddings, embedding_dim], dtype=d))
-        init.normal_(self.weight)
-        if padding_idx is not None:
-            init._fill_row_(self.weight, padding_idx, 0.0)
+        if self._paddle_padding:
+            # Paddle's default for a weight (LayerHelperBase._get_default_initializer)
+            init.xavier_uniform_(self.weight)
+        else:
+            init.normal_(self.weight)
         apply_param_attr(self.weight, weight_attr)
+        if padding_idx is not None:
+            # after any initializer of weight_attr, as Paddle's Embedding zeroes the row
+            init._fill_row_(self.weight, padding_idx, 0.0)
 
     def forward(self, ids: Tensor) -> Tensor:
-        """The rows of ``weight`` for ``ids``: shape ``ids.shape + [embedding_dim]``."""
+        """The rows of ``weight`` for ``ids``: shape ``ids.shape + [embedding_dim]``
+        (zeros at ``padding_idx`` positions for a layer built by Paddle code)."""
         if self.max_norm is not None or self.scale_grad_by_freq:
-            return F.embedding(
+            out = F.embedding(
                 ids, self.weight, self.padding_idx, self.max_norm, norm_type=self.norm_type,
                 scale_grad_by_freq=self.scale_grad_by_freq, sparse=self.sparse,
             )  # fmt: skip
-        return F.embedding(ids, self.weight, self.padding_idx, sparse=self.sparse)
+        else:
+            out = F.embedding(ids, self.weight, self.padding_idx, sparse=self.sparse)
+        if self.padding_idx is not None and getattr(self, "_paddle_padding", False):
+            # F.embedding called from here keeps the row (PyTorch's); its gradient is
+            # already cut there, so only the value changes
+            out = _core.where((ids != self.padding_idx).unsqueeze(-1), out, _core.zeros_like(out))
+        return out
 
     @classmethod
     def from_pretrained(

@@ -60,7 +60,8 @@ def prior_box(
     Per position and per min size: one box per aspect ratio (1 first, then the given ones
     and, with ``flip``, their inverses) and, with ``max_sizes``, a square of side
     ``sqrt(min * max)``; ``min_max_aspect_ratios_order=True`` puts the min and max squares
-    first (Caffe's order). ``steps`` ``(step_w, step_h)`` of 0 mean image size / map size.
+    first (Caffe's order). ``steps`` ``(step_w, step_h)``: a 0 in either makes both
+    image size / map size.
     """
     mins = _as_list(min_sizes)
     maxs = _as_list(max_sizes)
@@ -79,8 +80,11 @@ def prior_box(
     ratios = _expand_ratios(_as_list(aspect_ratios), flip)
     fh, fw = int(input.shape[2]), int(input.shape[3])
     ih, iw = int(image.shape[2]), int(image.shape[3])
-    step_w = step_list[0] if step_list[0] != 0 else iw / fw
-    step_h = step_list[1] if step_list[1] != 0 else ih / fh
+    # PriorBoxKernel: a 0 in either step makes both automatic (image size / map size)
+    if step_list[0] == 0 or step_list[1] == 0:
+        step_w, step_h = iw / fw, ih / fh
+    else:
+        step_w, step_h = step_list[0], step_list[1]
     half_sizes: list[tuple[float, float]] = []  # (half width, half height) per prior
     for s, mn in enumerate(mins):
         squares = [(mn / 2, mn / 2)]

@@ -75,9 +75,10 @@ def nms(
 
     Without ``scores`` the boxes are taken in the given order; with ``scores`` they are
     ranked by score first. With ``category_idxs`` and ``categories`` each category is
-    suppressed on its own and the survivors are ranked by score together. ``top_k``
-    keeps the first ``top_k`` survivors (Paddle applies it only with categories; here it
-    applies whenever it is given). Returns an int64 Tensor of indices into ``boxes``.
+    suppressed on its own and the survivors are ranked by score together (equal scores
+    in index order, with or without categories). ``top_k`` keeps the first ``top_k``
+    survivors (Paddle applies it only with categories; here it applies whenever it is
+    given). Returns an int64 Tensor of indices into ``boxes``.
     """
     b = _as_numpy(boxes, "boxes", "nms")
     _check_boxes(b, "nms")
@@ -116,7 +117,9 @@ def nms(
                 order = _by_score(s, members)
                 kept.append(order[_greedy_nms(b[order], float(iou_threshold))])
             keep = np.concatenate(kept) if kept else np.zeros(0, dtype=np.int64)
-            keep = _by_score(s, keep)
+            # Paddle marks the survivors in a mask, so they are ranked from index order:
+            # equal scores keep index order, whatever their categories
+            keep = _by_score(s, np.sort(keep))
     if top_k is not None:
         if top_k > b.shape[0]:
             raise ValueError(
@@ -167,7 +170,7 @@ def matrix_nms(
     ``background_label``): boxes scoring above ``score_threshold``, the best ``nms_top_k``
     (-1: all), get score ``s * min_j decay(i, j)`` over the higher-scored ``j``, with
     ``decay = (1 - iou_ij) / (1 - max_iou_j)`` or, ``use_gaussian``,
-    ``exp((max_iou_j^2 - iou_ij^2) * gaussian_sigma)``; those at or above
+    ``exp((max_iou_j^2 - iou_ij^2) * gaussian_sigma)``; those above
     ``post_threshold`` are kept, then the best ``keep_top_k`` per image (-1: all).
     Returns ``(out, rois_num, index)`` as Paddle does: ``out`` ``[No, 6]`` rows
     ``[label, score, x1, y1, x2, y2]``, ``rois_num`` ``[N]`` (None unless
@@ -203,7 +206,8 @@ def matrix_nms(
             # only pairs j < i decay box i; the rest count as 1
             decay = np.where(np.triu(np.ones_like(iou), k=1) > 0, decay, 1.0).min(axis=0)
             decayed = sc[img, c, cand] * decay
-            for k in np.nonzero(decayed >= post_threshold)[0]:
+            # strictly above, as NMSMatrix (matrix_nms_kernel.cc) drops `ds <= post_threshold`
+            for k in np.nonzero(decayed > post_threshold)[0]:
                 dets.append((decayed[k], c, cand[k]))
         dets.sort(key=lambda d: -d[0])
         if keep_top_k > -1:

@@ -60,7 +60,8 @@ def distribute_fpn_proposals(
         raise ValueError("distribute_fpn_proposals: min_level must not exceed max_level")
     off = 1.0 if pixel_offset else 0.0
     scale = np.sqrt(_area(rois.astype(np.float64), off))
-    level = np.floor(np.log2(scale / refer_scale + 1e-8) + refer_level)
+    # the 1e-6 of Paddle's CPU kernel (distribute_fpn_proposals_kernel.cc)
+    level = np.floor(np.log2(scale / refer_scale + 1e-6) + refer_level)
     level = np.clip(level, min_level, max_level).astype(np.int64)
     if rois_num is not None:
         counts = _np(rois_num).astype(np.int64).reshape(-1)
