@@ -31,9 +31,8 @@ lu_solve = _lu_solve_legacy  # torch.lu_solve(b, LU_data, LU_pivots)
 triangular_solve = _triangular_solve  # torch.triangular_solve(b, A): (X, A.clone())
 orgqr = _householder_product  # torch.orgqr(A, tau)
 ormqr = _ormqr_torch  # torch.ormqr(input, tau, other, left, transpose): the full Q
-# outer: Paddle's flattens its operands in Paddle code (docs/linalg.md); the method
-# x.outer(y) stays the core's 1-D product. The package's `outer` and the dialect alias
-# are one object.
+# outer: Paddle's flattens its operands in Paddle code (docs/dialects.md), as the core's
+# method x.outer(y) does. The package's `outer` and the dialect alias are one object.
 outer = _dialect_aliases.outer = _dispatching(_outer, "outer")  # type: ignore[assignment]
 
 _install_linalg_methods()

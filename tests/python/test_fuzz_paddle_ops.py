@@ -1810,3 +1810,16 @@ def test_unique_inverse_shape_regression():
     # Paddle's UniqueRawInferMeta (axis empty): inverse dims {numel(x)}
     assert inverse.shape == [4]
     assert inverse.numpy().tolist() == [1, 0, 0, 2]
+
+
+def test_outer_method_flattens_in_paddle_code_regression():
+    # Paddle 3.3.1's Tensor.outer is paddle.outer (x.reshape([-1, 1]) @ y.reshape([1, -1]));
+    # ferrograd's method kept PyTorch's 1-D-only rule in Paddle code
+    a, b = np.arange(4.0).reshape(2, 2), np.arange(3.0)
+    x, y = paddle.to_tensor(a), paddle.to_tensor(b)
+    np.testing.assert_array_equal(x.outer(y).numpy(), np.outer(a.ravel(), b))
+    np.testing.assert_array_equal(y.outer(x).numpy(), np.outer(b, a.ravel()))
+    np.testing.assert_array_equal(paddle.to_tensor(2.0).outer(y).numpy(), np.outer([2.0], b))
+    w = paddle.to_tensor(a, stop_gradient=False)
+    w.outer(y).sum().backward()  # d/dw sum(outer(w.ravel(), b)) = sum(b) everywhere
+    np.testing.assert_array_equal(w.grad.numpy(), np.full((2, 2), b.sum()))

@@ -173,7 +173,8 @@ def outer(
     return _TENSOR_OUTER(a, b)
 
 
-# the core's 1-D outer product (``Tensor.outer`` becomes ``outer`` above, __init__.py)
+# the core's outer product (it flattens only in Paddle code, and ferrograd's own modules
+# have no dialect, so ``outer`` above decides)
 _TENSOR_OUTER = Tensor.outer
 
 

@@ -500,7 +500,9 @@ impl PyTensor {
         let b = operand(other, self.inner().dtype())?;
         wrap(py, self.inner().dot(&b).py()?)
     }
-    /// Outer product of 1-D tensors (Paddle's `y=` also accepted).
+    /// Outer product of 1-D tensors (Paddle's `y=` also accepted). In Paddle code (or
+    /// with Paddle's `y=` / `name=`) operands of any rank are flattened first, as
+    /// Paddle's `x.outer(y)` (`x.reshape([-1, 1]) @ y.reshape([1, -1])`).
     #[pyo3(signature = (other=None, name=None, *, y=None))]
     fn outer(
         &self,
@@ -509,10 +511,18 @@ impl PyTensor {
         name: Option<&Bound<'_, PyAny>>,
         y: Option<&Bound<'_, PyAny>>,
     ) -> PyT {
-        let _ = name;
+        let paddle_kw = name.is_some() || y.is_some();
         let other = operand_arg(other, &[("y", y)], "outer")?;
         let b = operand(other, self.inner().dtype())?;
-        wrap(py, self.inner().outer(&b).py()?)
+        let a = self.inner();
+        // the dialect is asked only when an operand is not 1-D (1-D is both peers' rule)
+        if (a.ndim() != 1 || b.ndim() != 1)
+            && (paddle_kw || crate::python::dialect::caller_is_paddle(py)?)
+        {
+            let (a, b) = (a.reshape(&[-1]).py()?, b.reshape(&[-1]).py()?);
+            return wrap(py, a.outer(&b).py()?);
+        }
+        wrap(py, a.outer(&b).py()?)
     }
 
     /// Clamps values into `[min, max]`; either bound may be None, a number or a
