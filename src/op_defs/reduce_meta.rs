@@ -267,9 +267,14 @@ macro_rules! declare_reduce_ops {
                 !matches!(self.dtype_rule(), ReduceDType::Bool | ReduceDType::Index)
             }
 
-            /// The result dtype for input dtype `d` and the call's arguments.
+            /// The result dtype for input dtype `d` and the call's arguments: an explicit
+            /// `dtype=` of an `IntToI64` op (sum, prod, nansum) is the result's, as both
+            /// peers' (`x.sum(dtype=int32)` is int32, wrapping as int32 arithmetic).
             pub fn result_dtype(self, d: DType, args: &ReduceArgs) -> DType {
-                self.dtype_rule().apply(args.dtype.unwrap_or(d))
+                match (self.dtype_rule(), args.dtype) {
+                    (ReduceDType::IntToI64, Some(asked)) => asked,
+                    (rule, asked) => rule.apply(asked.unwrap_or(d)),
+                }
             }
 
             /// What the backward of a primitive keeps (empty for composites and ops
@@ -292,10 +297,19 @@ macro_rules! declare_reduce_ops {
             /// a primitive through [`Reduction::apply`], a composite through its
             /// `compose` column.
             pub fn run(self, x: &Tensor, args: &ReduceArgs) -> Result<Tensor> {
-                match self {
+                let out = match self {
                     $(Reduction::$v => {
                         run_entry!(run self, x, args, [$($kernel)?] [$($compose)?])
                     })*
+                }?;
+                // an integer sum accumulates in int64 and is then narrowed to the asked
+                // dtype: the same bits as accumulating in it (two's complement wraps
+                // alike; bool: any non-zero)
+                let want = self.result_dtype(x.dtype(), args);
+                if out.dtype() == want {
+                    Ok(out)
+                } else {
+                    out.to_dtype(want)
                 }
             }
 

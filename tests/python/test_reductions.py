@@ -387,3 +387,30 @@ def test_sum_and_mean_of_broadcast_view_gradient():
     y = x.expand(4, 3)
     (g,) = fg.grad(y.mean(), [x])
     np.testing.assert_allclose(g.numpy(), [1 / 3] * 3)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "uint8", "bool", "int64"])
+def test_explicit_integer_dtype_is_the_result_dtype(dtype):
+    # PyTorch and Paddle: sum / prod / nansum / cumsum / cumprod with dtype= return that
+    # dtype, wrapping as its arithmetic (ferrograd returned int64 for every integer dtype)
+    a = np.array([[100, 100, 7], [-3, 120, 5]], dtype=np.int64)
+    x = fg.tensor(a, dtype=fg.int32)
+    want_np = a.astype(dtype)
+    acc = np.int64 if dtype != "bool" else bool
+
+    def narrow(v):
+        return (
+            np.asarray(v).astype(np.int64).astype(dtype) if dtype != "bool" else np.asarray(v) != 0
+        )
+
+    for name, got, want in [
+        ("sum", x.sum(dtype=dtype), narrow(want_np.astype(acc).sum())),
+        ("sum(0)", x.sum(0, dtype=dtype), narrow(want_np.astype(acc).sum(0))),
+        ("fg.sum", fg.sum(x, 1, dtype=dtype), narrow(want_np.astype(acc).sum(1))),
+        ("prod(1)", x.prod(1, dtype=dtype), narrow(want_np.astype(acc).prod(1))),
+        ("nansum", fg.nansum(x, dtype=dtype), narrow(want_np.astype(acc).sum())),
+        ("cumsum", x.cumsum(1, dtype=dtype), narrow(want_np.astype(acc).cumsum(1))),
+        ("cumprod", x.cumprod(0, dtype=dtype), narrow(want_np.astype(acc).cumprod(0))),
+    ]:
+        assert got.dtype.name == dtype, name
+        np.testing.assert_array_equal(got.numpy(), want, err_msg=name)

@@ -113,12 +113,23 @@ fn with_dtype(x: &Tensor, dtype: Option<DType>) -> Result<Tensor> {
     }
 }
 
+/// `out` in the asked `dtype` (an integer scan's int64 result narrowed; wrapping as the
+/// narrow type's arithmetic would).
+fn narrow_to(out: Tensor, dtype: Option<DType>) -> Result<Tensor> {
+    match dtype {
+        Some(d) if d != out.dtype() => out.to_dtype(d),
+        _ => Ok(out),
+    }
+}
+
 impl Tensor {
     /// Cumulative sum along `dim` (None: of the flattened tensor), after casting to
-    /// `dtype` when given. Integer and bool inputs sum in int64.
+    /// `dtype` when given. Integer and bool inputs sum in int64; an explicit integer or
+    /// bool `dtype` is the result's, as both peers' (narrowed from int64: the same bits
+    /// as accumulating in it).
     pub fn cumsum(&self, dim: Option<isize>, dtype: Option<DType>) -> Result<Tensor> {
         let (x, d) = resolve(&with_dtype(self, dtype)?, dim, "cumsum")?;
-        x.cumsum_dir(d, false)
+        narrow_to(x.cumsum_dir(d, false)?, dtype)
     }
 
     /// Cumulative sum along `dim` from the start, or from the end when `reverse`.
@@ -144,7 +155,7 @@ impl Tensor {
     /// given; the gradient is exact where the input holds zeros.
     pub fn cumprod(&self, dim: Option<isize>, dtype: Option<DType>) -> Result<Tensor> {
         let (x, d) = resolve(&with_dtype(self, dtype)?, dim, "cumprod")?;
-        x.cumprod_dim(d)
+        narrow_to(x.cumprod_dim(d)?, dtype)
     }
 
     /// Cumulative product along the normalised `dim`.

@@ -17,7 +17,7 @@ type PyPair = PyResult<(Py<PyTensor>, Py<PyTensor>)>;
 #[pymethods]
 impl PyTensor {
     /// Cumulative sum along `axis`/`dim` (None: of the flattened tensor), after casting
-    /// to `dtype` when given; integer and bool inputs sum in int64.
+    /// to `dtype` when given; integer and bool inputs sum in int64 (an explicit `dtype` is the result's).
     #[pyo3(signature = (axis=None, dtype=None, name=None, *, dim=None))]
     fn cumsum(
         &self,
