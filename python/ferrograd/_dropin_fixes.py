@@ -33,23 +33,27 @@ def put_(x: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> 
 
 def unfold_windows(x: Tensor, dimension: int, size: int, step: int) -> Tensor:
     """``Tensor.unfold(dim, size, step)``: every window of ``size`` elements along ``dim``,
-    ``step`` apart, as a new last dimension (``dim`` becomes the window count)."""
+    ``step`` apart, as a new last dimension (``dim`` becomes the window count). A view
+    of ``x`` (``as_strided`` over its storage), as PyTorch's: writes reach ``x``."""
     nd = max(x.ndim, 1)
     d = dimension + nd if dimension < 0 else dimension
+    if not 0 <= d < nd:
+        raise IndexError(f"unfold: dimension {dimension} out of range for a {x.ndim}-D tensor")
     if x.ndim == 0:
         x = x.reshape([1])
     length = x.shape[d]
-    if size > length or step <= 0:
+    if size > length or step <= 0 or size < 0:
         raise RuntimeError(
-            f"unfold: size {size} must be at most the dimension's length {length} and "
+            f"unfold: size {size} must be in [0, {length}] (the dimension's length) and "
             f"step {step} positive"
         )
     count = (length - size) // step + 1
-    ids = [i * step + j for i in range(count) for j in range(size)]
-    picked = x.index_select(_core.tensor(ids, dtype=_core.int64), axis=d)
-    shape = list(x.shape)
-    picked = picked.reshape(shape[:d] + [count, size] + shape[d + 1 :])
-    return picked.movedim(d + 1, -1)
+    shape, stride = list(x.shape), list(x.stride())
+    return x.as_strided(
+        shape[:d] + [count] + shape[d + 1 :] + [size],
+        stride[:d] + [stride[d] * step] + stride[d + 1 :] + [stride[d]],
+        x.storage_offset(),
+    )
 
 
 def index_sample(x: Tensor, index: Tensor, name: Any = None) -> Tensor:

@@ -46,7 +46,6 @@ exec(compile(_DIALECT_SRC, "<torch code>", "exec"), TORCH)
 PADDLE: dict = {"paddle": fg, "__name__": "fuzz_inplace_paddle_code"}
 exec(compile(_DIALECT_SRC, "<paddle code>", "exec"), PADDLE)
 
-UNFOLD_IS_VIEW = False  # True once test_unfold_is_a_view_regression passes
 small = hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4)
 vals = st.floats(-4.0, 4.0, width=64)
 
@@ -77,8 +76,7 @@ def view_step(draw, shape, contiguous: bool, root_numel: int, multi: bool = True
     kinds = ["slice", "unsqueeze"] + (["as_strided"] if multi or root_numel < 0 else [])
     if nd >= 1:
         kinds += ["transpose", "permute", "narrow", "select"]
-        # unfold is a copy in ferrograd: test_unfold_is_a_view_regression
-        kinds += ["unfold"] if UNFOLD_IS_VIEW else []
+        kinds += ["unfold"]  # a view (test_unfold_is_a_view_regression)
         kinds += ["split", "chunk"] if multi else []
     if nd == 2 or (nd < 2 and multi):
         kinds.append("t")
@@ -701,9 +699,6 @@ def test_real_imag_values(z):
 # -- findings, pinned ------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True, reason="Tensor.unfold is an index_select copy, not a view: writes are lost"
-)
 def test_unfold_is_a_view_regression():
     """PyTorch's unfold is a view (aten/src/ATen/native/TensorShape.cpp unfold:
     ``self.as_strided(new_size, new_stride)``; its docs: "Returns a view of the original
