@@ -74,11 +74,16 @@ def _reflect(c, twice_lo, twice_hi):
 
 
 def _pad_coord(c, size, pad, ac):
+    """PyTorch's padding of pixel coordinates; NaN (and under reflection +-inf, whose
+    reflection is NaN) clipped to 0, as its 2-D CPU kernel's clip_coordinates
+    (GridSamplerKernel.cpp: ``clamp_max(max, clamp_min(0, in))``, "to clamp Nans to
+    zero") and CUDA's (fmax) do, and as its docs say ("NaN values in grid would be
+    interpreted as -1")."""
     if pad == "border":
-        return np.clip(c, 0, size - 1)
+        return np.where(np.isnan(c), 0.0, np.clip(c, 0, size - 1))
     if pad == "reflection":
         r = _reflect(c, 0, 2 * (size - 1)) if ac else _reflect(c, -1, 2 * size - 1)
-        return np.clip(r, 0, size - 1)
+        return np.where(np.isnan(r), 0.0, np.clip(r, 0, size - 1))
     return c
 
 
@@ -94,8 +99,9 @@ def _cubic(t, a=-0.75):
     return [far(t + 1), near(t), near(1 - t), far(2 - t)]
 
 
-def grid_sample_ref(x, g, mode, pad, ac):
-    """PyTorch's grid_sample in float64 NumPy (x [N, C, *S], g [N, *O, d])."""
+def grid_sample_ref(x, g, mode, pad, ac, dtype="float64"):
+    """PyTorch's grid_sample in float64 NumPy (x [N, C, *S], g [N, *O, d]), the grid
+    unnormalised in ``dtype`` as PyTorch does (a float32 0.5 + 6e-9 is a tie)."""
     n, c, *sp = x.shape
     d = len(sp)
     pts = g.reshape(n, -1, d)
@@ -111,7 +117,8 @@ def grid_sample_ref(x, g, mode, pad, ac):
         return np.where(inside[:, None, :], vals, 0.0)
 
     with np.errstate(invalid="ignore"):
-        raw = [_unnorm(pts[..., d - 1 - j], sp[j], ac) for j in range(d)]
+        pts_t = pts.astype(dtype)
+        raw = [_unnorm(pts_t[..., d - 1 - j], sp[j], ac).astype(np.float64) for j in range(d)]
         if mode == "bicubic":
             y, xx = raw
             y0, x0 = np.floor(y), np.floor(xx)
@@ -137,18 +144,22 @@ def grid_sample_ref(x, g, mode, pad, ac):
     return out.reshape(n, c, *g.shape[1:-1])
 
 
-# special grid values with one answer in both PyTorch (2-D and 3-D) and ferrograd
+# special grid values with one answer in PyTorch (its 2-D CPU and CUDA kernels; for NaN
+# with border / reflection and +-inf with reflection its 3-D CPU kernel, scalar, reads
+# the last pixel instead of the documented -1: test_grid_sample_nan_border_regression)
+# and ferrograd
 _SPECIAL_OK = {
     ("nearest", "zeros"): [np.nan, np.inf, -np.inf, 1e30, -1e30],
-    ("nearest", "border"): [np.inf, -np.inf, 1e30, -1e30],
+    ("nearest", "border"): [np.nan, np.inf, -np.inf, 1e30, -1e30],
+    ("nearest", "reflection"): [np.nan, np.inf, -np.inf],
     ("bilinear", "zeros"): [1e30, -1e30],
-    ("bilinear", "border"): [np.inf, -np.inf, 1e30, -1e30],
+    ("bilinear", "border"): [np.nan, np.inf, -np.inf, 1e30, -1e30],
+    ("bilinear", "reflection"): [np.nan, np.inf, -np.inf],
     ("bicubic", "zeros"): [np.nan, np.inf, -np.inf, 1e30, -1e30],
     ("bicubic", "border"): [np.nan, np.inf, -np.inf, 1e30, -1e30],
     ("bicubic", "reflection"): [np.nan, np.inf, -np.inf],
 }
-# Not drawn: NaN with border / reflection (test_grid_sample_nan_border_regression), and
-# NaN / inf with bilinear zeros or reflection (PyTorch's 2-D and 3-D kernels disagree)
+# Not drawn: NaN / inf with bilinear zeros (PyTorch's 2-D kernel gives NaN, its 3-D 0)
 
 
 @FUZZ
@@ -183,7 +194,7 @@ def test_grid_sample(nd, mode, pad, ac, data):
         g[mask] = data.draw(st.sampled_from(specials))
     g = g.astype(dtype).astype(np.float64)
     gt = fg.tensor(g, dtype=dtype)
-    want = grid_sample_ref(x, g, mode, pad, ac)
+    want = grid_sample_ref(x, g, mode, pad, ac, dtype)
     CALLS["grid_sample"] += 1
     got = F.grid_sample(t, gt, mode=mode, padding_mode=pad, align_corners=ac)
     check(got, want, dtype, f"grid_sample {nd}d {mode} {pad} ac={ac}", 10 * (1 + np.abs(x).max()))
@@ -199,7 +210,10 @@ def test_grid_sample(nd, mode, pad, ac, data):
         fr = data.draw(hnp.arrays(np.float64, [1, *go], elements=st.floats(0.15, 0.35)))
         fr = np.where(data.draw(hnp.arrays(bool, [1, *go])), 1 - fr, fr)
         p = base + fr
-        pos.append(2 * p / (gs[j] - 1) - 1 if ac else (2 * p + 1) / gs[j] - 1)
+        if ac and gs[j] == 1:  # every coordinate is pixel 0 (2 * p / 0 would be +-inf)
+            pos.append(0.0 * p)
+        else:
+            pos.append(2 * p / (gs[j] - 1) - 1 if ac else (2 * p + 1) / gs[j] - 1)
     gg = np.stack(pos[::-1], -1)
     xg = arr(data.draw, [1, 1, *gs])
     if mode == "nearest":
@@ -314,10 +328,10 @@ def _aa_matrix(n_in, n_out, scale, ac, mode):
     return m
 
 
-def _nearest_index(n_in, n_out, scale, exact, f32=True):
-    """PyTorch's nearest source indices: its float32 scale (``f32=False``: the same in
-    float64)."""
-    ft = np.float32 if f32 else np.float64
+def _nearest_index(n_in, n_out, scale, exact):
+    """PyTorch's nearest source indices, in float32 (UpSample.h nearest_idx /
+    nearest_exact_idx: ``floorf(dst * float32(scale))``)."""
+    ft = np.float32
     r = ft(1.0 / scale) if scale is not None else ft(n_in) / ft(n_out)
     dst = np.arange(n_out, dtype=ft) + (ft(0.5) if exact else ft(0))
     return np.minimum(np.floor(dst * r).astype(np.int64), n_in - 1)
@@ -378,32 +392,34 @@ def test_interpolate(mode, data):
     dtype = data.draw(DTYPES)
     shape, ins, outs, scales, ac, kw = interp_setup(data, mode, nd, dtype)
     nearest = mode.startswith("nearest")
-    # An output size equal to the input's with a scale_factor != 1 kept: both peers copy
-    # the input for the linear modes (test_interpolate_same_size_scale_factor_regression);
-    # 2-D nearest copies in PyTorch but not in 1-D / 3-D, and PyTorch's 2-D nearest shifts
-    # for out == 2 * in whatever the scale: no one answer to test there.
+    # An output size equal to the input's with a scale_factor != 1 kept: PyTorch copies
+    # along that dimension for the linear modes (UpSample.h compute_source_index_and_lambda;
+    # the reference below too; test_interpolate_same_size_scale_factor_regression). Its
+    # 2-D nearest copies there, and shifts for out == 2 * in whatever the scale, only in
+    # its channels-last kernel (UpSampleKernel.cpp nearest_idx, also taken for C == 1 or
+    # C > 3), not in the generic one: no one answer to test there.
     same = [s is not None and o == n and s != 1.0 for n, o, s in zip(ins, outs, scales)]
-    if mode in ("linear", "bilinear", "trilinear") or (mode == "nearest" and nd == 2):
-        assume(not any(same))
     if mode == "nearest" and nd == 2:
+        assume(not any(same))
         assume(not any(s is not None and o == 2 * n for n, o, s in zip(ins, outs, scales)))
     a, t = data.draw(viewed(dtype, shape=shape, special=nearest))
     x = np.asarray(a, np.float64)
     dims = list(range(2, 2 + nd))
     if nearest:
         exact = mode == "nearest-exact"
+        # in float32, as PyTorch (test_interpolate_nearest_float64_index_regression)
         idx = [_nearest_index(n, o, s, exact) for n, o, s in zip(ins, outs, scales)]
-        # ferrograd computes the index in float64, PyTorch and Paddle in float32
-        # (test_interpolate_nearest_float64_index_regression)
-        idx64 = [_nearest_index(n, o, s, exact, f32=False) for n, o, s in zip(ins, outs, scales)]
-        assume(all(np.array_equal(i, j) for i, j in zip(idx, idx64)))
         want = _take(x, dims, idx)
     elif mode == "area":
         want = _apply(x, dims, [_area_matrix(n, o) for n, o in zip(ins, outs)])
     elif mode == "bicubic":
         want = _apply(x, dims, [_cubic_matrix(n, o, s, ac) for n, o, s in zip(ins, outs, scales)])
-    else:
-        want = _apply(x, dims, [_linear_matrix(n, o, s, ac) for n, o, s in zip(ins, outs, scales)])
+    else:  # a kept size: PyTorch's copy along that dimension
+        mats = [
+            np.eye(n) if o == n else _linear_matrix(n, o, s, ac)
+            for n, o, s in zip(ins, outs, scales)
+        ]
+        want = _apply(x, dims, mats)
     CALLS["interpolate"] += 1
     got = F.interpolate(t, mode=mode, **kw)
     sc = 10 * (1 + np.abs(x[np.isfinite(x)]).max(initial=0))
@@ -426,14 +442,6 @@ def test_interpolate(mode, data):
         assume(
             all(math.floor(n * s) >= 1 for n, s in zip(small, np.atleast_1d(kw["scale_factor"])))
         )
-        # the small input must keep out != in (see above)
-        sfs = np.broadcast_to(np.atleast_1d(kw["scale_factor"]), (nd,))
-        assume(
-            kw.get("recompute_scale_factor")
-            or not any(math.floor(n * s) == n and s != 1 for n, s in zip(small, sfs))
-            or nearest
-            or mode in ("area", "bicubic")
-        )
     grad_ok(lambda u: F.interpolate(u, mode=mode, **gkw), arr(data.draw, gshape))
 
 
@@ -442,11 +450,13 @@ def test_interpolate(mode, data):
 def test_interpolate_antialias(mode, data):
     dtype = data.draw(DTYPES)
     shape, ins, outs, scales, ac, kw = interp_setup(data, mode, 2, dtype, antialias=True)
-    # same-size with a scale kept: PyTorch copies (see test_interpolate)
-    assume(not any(s is not None and o == n and s != 1.0 for n, o, s in zip(ins, outs, scales)))
     a, t = data.draw(viewed(dtype, shape=shape, special=False))
     x = np.asarray(a, np.float64)
-    mats = [_aa_matrix(n, o, s, ac, mode) for n, o, s in zip(ins, outs, scales)]
+    # a kept size, whatever the scale: PyTorch skips that dimension (UpSampleKernel.cpp
+    # separable_upsample_generic_Nd_kernel_impl)
+    mats = [
+        np.eye(n) if o == n else _aa_matrix(n, o, s, ac, mode) for n, o, s in zip(ins, outs, scales)
+    ]
     want = _apply(x, [2, 3], mats)
     CALLS["interpolate_aa"] += 1
     got = F.interpolate(t, mode=mode, **kw)
@@ -466,12 +476,6 @@ def test_upsample_aliases(data):
     x = arr(data.draw, [1, 2, *ins])
     t = fg.tensor(x)
     idx = [_nearest_index(n, o, None, False) for n, o in zip(ins, outs)]
-    assume(
-        all(
-            np.array_equal(i, _nearest_index(n, o, None, False, False))
-            for i, n, o in zip(idx, ins, outs)
-        )
-    )
     lin = _apply(x, [2, 3], [_linear_matrix(n, o, None, True) for n, o in zip(ins, outs)])
     CALLS["upsample"] += 4
     with warnings.catch_warnings():
@@ -544,9 +548,10 @@ def pool_params(data, nd, dilate):
     d = [data.draw(st.integers(1, 2)) if dilate else 1 for _ in range(nd)]
     p = [data.draw(st.integers(0, ((ki - 1) * di + 1) // 2)) for ki, di in zip(k, d)]
     ceil = data.draw(st.booleans())
-    # a padded input shorter than the (dilated) kernel: ferrograd refuses even where
-    # ceil_mode gives PyTorch an output (test_pool_ceil_mode_short_input_regression)
-    assume(all(n + 2 * pi >= di * (ki - 1) + 1 for n, ki, pi, di in zip(sp, k, p, d)))
+    # no window at all: refused, as PyTorch does ("Output size is too small"); a padded
+    # input shorter than the kernel with ceil_mode has one, clipped
+    # (test_pool_ceil_mode_short_input_regression)
+    assume(all(_out_len(n, ki, si, pi, di, ceil) >= 1 for n, ki, si, pi, di in zip(sp, k, s, p, d)))
     return sp, k, s, p, d, ceil
 
 
@@ -665,7 +670,7 @@ def test_lp_pool(nd, p, data):
     k = [data.draw(st.integers(1, 3)) for _ in range(nd)]
     s = [data.draw(st.integers(1, 3)) for _ in range(nd)]
     ceil = data.draw(st.booleans())
-    assume(all(n >= ki for n, ki in zip(sp, k)))  # (see the regression test of ceil_mode)
+    assume(all(_out_len(n, ki, si, 0, 1, ceil) >= 1 for n, ki, si in zip(sp, k, s)))
     shape = [data.draw(st.integers(1, 2)), data.draw(st.integers(1, 2))] + sp
     positive = p == 1.5 or data.draw(st.booleans())
     x = arr(data.draw, shape, 0.1 if positive else -3.0, 3.0)
@@ -789,22 +794,19 @@ def test_paddle_interpolate_nhwc(mode, data):
         outs = [int(n * s) for n, s in zip(ins, sf)]
         assume(min(outs) >= 2)
         kw, scales = dict(scale_factor=sf), sf
-    # same size everywhere: Paddle copies (test_interpolate_same_size_scale_factor_regression)
-    assume(outs != ins or scales == [None, None])
     x = arr(data.draw, [data.draw(st.integers(1, 2)), *ins, data.draw(st.integers(1, 3))])
-    if mode == "nearest":
+    if outs == ins:  # Paddle copies (interpolate_kernel.cc Interpolate2DCPUFwd)
+        want = x
+    elif mode == "nearest":
         idx = []
         for n, o, s in zip(ins, outs, scales):
             if ac:
+                # Paddle's float32 ratio (NearestNeighborInterpolate)
                 r32 = np.float32(n - 1) / np.float32(o - 1)
                 i32 = (np.arange(o, dtype=np.float32) * r32 + np.float32(0.5)).astype(np.int64)
-                i64 = (np.arange(o) * ((n - 1) / (o - 1)) + 0.5).astype(np.int64)
-                assume(np.array_equal(i32, i64))  # (the float64 index regression)
                 idx.append(np.minimum(i32, n - 1))
             else:
-                i32 = _nearest_index(n, o, s, False)
-                assume(np.array_equal(i32, _nearest_index(n, o, s, False, False)))
-                idx.append(i32)
+                idx.append(_nearest_index(n, o, s, False))
         want = _take(x, [1, 2], idx)
     else:
         mats = [
@@ -872,51 +874,131 @@ def test_paddle_pools(data):
 
 
 # ------------------------------------------------- regressions: bugs this fuzzer found
-@pytest.mark.xfail(
-    strict=True,
-    reason="interpolate resamples at 1/scale_factor when the output size equals the input "
-    "size; PyTorch (linear modes, antialias) and Paddle return the input unchanged",
-)
 def test_interpolate_same_size_scale_factor_regression():
+    """A kept size with a scale_factor != 1 (floor(4 * 1.2) == 4). PyTorch: the linear
+    modes copy along that dimension (UpSample.h compute_source_index_and_lambda,
+    ``output_size == input_size``), antialias skips it (UpSampleKernel.cpp
+    separable_upsample_generic_Nd_kernel_impl), nearest and bicubic resample at
+    1 / scale (HelperInterpNearest / HelperInterpCubic). Paddle: a copy when every
+    spatial size is kept (interpolate_kernel.cc Interpolate1D/2D/3DCPUFwd), in every mode."""
     x = np.arange(4.0) ** 1.5
     got = F.interpolate(fg.tensor(x.reshape(1, 1, 4)), scale_factor=1.2, mode="linear")
     np.testing.assert_allclose(got.numpy().ravel(), x, rtol=1e-12)  # PyTorch: x itself
     x2 = np.arange(16.0).reshape(1, 1, 4, 4) ** 1.5
-    got = F.interpolate(fg.tensor(x2), scale_factor=1.2, mode="bilinear", align_corners=False)
-    np.testing.assert_allclose(got.numpy(), x2, rtol=1e-12)
+    t2 = fg.tensor(x2)
+    for ac in (False, True):
+        got = F.interpolate(t2, scale_factor=1.2, mode="bilinear", align_corners=ac)
+        np.testing.assert_allclose(got.numpy(), x2, rtol=1e-12)
+    x3 = np.arange(27.0).reshape(1, 1, 3, 3, 3) ** 1.5
+    got = F.interpolate(fg.tensor(x3), scale_factor=1.2, mode="trilinear")
+    np.testing.assert_allclose(got.numpy(), x3, rtol=1e-12)
+    # one size kept, one doubled: the kept one is copied, the other resampled at 1/2
+    got = F.interpolate(t2, scale_factor=(1.2, 2.0), mode="bilinear")
+    want = F.interpolate(t2, size=(4, 8), mode="bilinear")
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
+    for sf, size in ((1.2, (4, 4)), ((1.2, 0.5), (4, 2))):
+        got = F.interpolate(t2, scale_factor=sf, mode="bicubic", antialias=True)
+        want = F.interpolate(t2, size=size, mode="bicubic", antialias=True)
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
+    # PyTorch's nearest and bicubic resample: index floor(i * float32(1 / 1.2))
+    got = F.interpolate(fg.tensor(x.reshape(1, 1, 4)), scale_factor=1.2, mode="nearest")
+    np.testing.assert_array_equal(got.numpy().ravel(), x[[0, 0, 1, 2]])
+    got = F.interpolate(t2, scale_factor=1.2, mode="bicubic")
+    assert not np.allclose(got.numpy(), x2)
+    got = F.interpolate(t2, scale_factor=1.2, mode="nearest", recompute_scale_factor=True)
+    np.testing.assert_array_equal(got.numpy(), x2)
+    grad_ok(lambda u: F.interpolate(u, scale_factor=(1.2, 2.0), mode="bilinear"), x2)
+    # Paddle code: every size kept: a copy, whatever the mode
+    for mode in ("nearest", "bilinear", "bicubic"):
+        got = PADDLE["functional"]("interpolate", t2, scale_factor=1.2, mode=mode)
+        np.testing.assert_array_equal(got.numpy(), x2)
+    # ... one kept: both resampled, the kept one at Paddle's ratio 1 / 1.2
+    got = PADDLE["functional"]("interpolate", t2, scale_factor=[1.2, 2.0], mode="bilinear")
+    mats = [_paddle_linear_matrix(4, 4, 1.2, False, 0), _paddle_linear_matrix(4, 8, 2.0, False, 0)]
+    np.testing.assert_allclose(got.numpy(), _apply(x2, [2, 3], mats), rtol=1e-6)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="nearest interpolate computes dst * (in / out) in float64: 55 * (18 / 66) rounds "
-    "below 15 and picks pixel 14 (exactly 15; PyTorch, float32: 15)",
-)
 def test_interpolate_nearest_float64_index_regression():
-    x = fg.arange(18.0).reshape([1, 1, 18])
-    got = F.interpolate(x, size=66, mode="nearest").numpy().ravel()
-    assert got[55] == 15.0  # floor(55 * 18 / 66) = 15 exactly; PyTorch 2.15: 15
+    """Nearest indices in float32, as PyTorch (UpSample.h nearest_idx: ``floorf(dst *
+    float32(in / out))``; nearest_exact_idx with ``dst + 0.5``) and Paddle
+    (NearestNeighborInterpolate, a float ratio), for float32 and float64 inputs."""
+    for dtype in ("float32", "float64"):
+        x = fg.arange(18.0, dtype=dtype).reshape([1, 1, 18])
+        got = F.interpolate(x, size=66, mode="nearest").numpy().ravel()
+        assert got[55] == 15.0  # floor(55 * 18 / 66) = 15 exactly; float64: 14.999...
+        # nearest-exact: float32(2 / 41) * 20.5 < 1 (float64: exactly 1)
+        x = fg.tensor([[[10.0, 20.0]]], dtype=dtype)
+        got = F.interpolate(x, size=41, mode="nearest-exact").numpy().ravel()
+        assert got[20] == 10.0 and got[21] == 20.0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="avg/max pooling with ceil_mode=True refuses a padded input shorter than the "
-    "kernel, though the output has one (clipped) window; PyTorch gives it",
-)
 def test_pool_ceil_mode_short_input_regression():
+    """A padded input shorter than the kernel has one clipped window with ceil_mode
+    (Pool.h pooling_output_shape: div_rtn, then the last window must start inside the
+    input or the left padding); the average counts the window up to the padded end
+    (count_include_pad) or the input (AvgPoolKernel.cpp: pool_size = hend - hstart with
+    hend = min(hstart + k, H + pad)). No window at all is refused, as PyTorch does."""
     x = fg.tensor([[[1.0, 2.0]]])
     assert F.avg_pool1d(x, 3, 3, 0, True).tolist() == [[[1.5]]]  # PyTorch: 1.5
     out, idx = F.max_pool1d(x, 3, 3, 0, 1, True, return_indices=True)
     assert out.tolist() == [[[2.0]]] and idx.tolist() == [[[1]]]  # PyTorch: 2, index 1
+    # 2-D, width 1 padded by 1 against a kernel of 4: the window is [-1, 3), padded end 2
+    x2 = fg.tensor([[[[5.0], [7.0]]]])
+    got = F.avg_pool2d(x2, (2, 4), (2, 4), (0, 1), True, True)
+    np.testing.assert_allclose(got.numpy(), [[[[12.0 / 6.0]]]], rtol=1e-6)  # 2 x 3 counted
+    got = F.avg_pool2d(x2, (2, 4), (2, 4), (0, 1), True, False)
+    np.testing.assert_allclose(got.numpy(), [[[[6.0]]]], rtol=1e-6)  # 2 x 1 inside
+    out, idx = F.max_pool2d(x2, (2, 4), (2, 4), (0, 1), 1, True, return_indices=True)
+    assert out.tolist() == [[[[7.0]]]] and idx.tolist() == [[[[1]]]]
+    # PyTorch: (avg_pool(x^2) * 3) ** 0.5 = (2.5 * 3) ** 0.5
+    np.testing.assert_allclose(F.lp_pool1d(x, 2.0, 3, 3, True).numpy(), [[[7.5**0.5]]], 1e-6)
+    xs = np.array([[[0.3, -1.1]]])
+    for pad, cip in itertools.product((0, 1), (True, False)):
+        grad_ok(lambda u, pad=pad, cip=cip: F.avg_pool1d(u, 3, 3, pad, True, cip), xs)
+    grad_ok(lambda u: F.max_pool1d(u, 3, 3, 0, 1, True), xs)
+    with pytest.raises(ValueError, match="no output window"):
+        F.avg_pool1d(x, 3, 3, 0, False)  # PyTorch: "Output size is too small"
+    with pytest.raises(ValueError, match="no output window"):
+        F.max_pool1d(fg.tensor([[[1.0]]]), 3, 1, 0, 1, True)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="2-D grid_sample with padding_mode='border' reads a NaN grid coordinate as 0 "
-    "output; PyTorch documents NaN as -1 (the border value)",
-)
-def test_grid_sample_nan_border_regression():
-    x = fg.arange(1.0, 10.0).reshape([1, 1, 3, 3])
-    g = fg.tensor([[[[np.nan, 0.0]]]])
-    for mode in ("bilinear", "nearest"):
-        got = F.grid_sample(x, g, mode=mode, padding_mode="border", align_corners=False)
-        assert got.item() == 4.0  # PyTorch 2.15: 4.0, as at x = -1
+@pytest.mark.parametrize("nd", [2, 3])
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("pad", ["border", "reflection"])
+@pytest.mark.parametrize("ac", [False, True])
+def test_grid_sample_nan_border_regression(nd, mode, pad, ac):
+    """A NaN grid coordinate (and under reflection +-inf) reads as -1 (PyTorch's docs;
+    its 2-D CPU clip_coordinates, GridSamplerKernel.cpp ``clamp_min(Vec(0), in)`` "to
+    clamp Nans to zero", and CUDA's fmax). The input's gradient is that of -1, the
+    grid's is 0 there."""
+    if nd == 2 and not ac and pad == "border":
+        x = fg.arange(1.0, 10.0).reshape([1, 1, 3, 3])
+        got = F.grid_sample(x, fg.tensor([[[[np.nan, 0.0]]]]), mode, pad, align_corners=False)
+        assert got.item() == 4.0  # PyTorch: 4.0, as at x = -1
+    sp = [3, 4, 2][:nd]
+    x = np.arange(1.0, 1.0 + math.prod(sp)).reshape([1, 1, *sp]) ** 1.3
+    g = np.array([[0.3, -0.4, 0.1], [-0.7, 0.6, 0.2], [0.5, 0.25, -0.9]])[:, :nd]
+    g = g.reshape([1] + [1] * (nd - 1) + [3, nd])
+    bad = g.copy()
+    bad[..., 0, 0] = np.nan
+    bad[..., 1, -1] = np.nan
+    if pad == "reflection":
+        bad[..., 2, 0] = np.inf
+        bad[..., 2, -1] = -np.inf
+    ok = np.where(np.isfinite(bad), bad, -1.0)
+    xt = fg.tensor(x, requires_grad=True)
+    gt = fg.tensor(bad, requires_grad=True)
+    out = F.grid_sample(xt, gt, mode=mode, padding_mode=pad, align_corners=ac)
+    want = F.grid_sample(fg.tensor(x), fg.tensor(ok), mode=mode, padding_mode=pad, align_corners=ac)
+    np.testing.assert_allclose(out.detach().numpy(), want.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(
+        out.detach().numpy(), grid_sample_ref(x, ok, mode, pad, ac), rtol=1e-12
+    )
+    w = np.arange(1.0, 1.0 + out.numel()).reshape(out.shape)
+    (out * fg.tensor(w)).sum().backward()
+    xr = fg.tensor(x, requires_grad=True)
+    ref = F.grid_sample(xr, fg.tensor(ok), mode=mode, padding_mode=pad, align_corners=ac)
+    (ref * fg.tensor(w)).sum().backward()
+    np.testing.assert_allclose(xt.grad.numpy(), xr.grad.numpy(), rtol=1e-12)
+    gg = gt.grad.numpy()
+    assert np.isfinite(gg).all() and (gg[~np.isfinite(bad)] == 0).all()

@@ -199,9 +199,35 @@ def grid_sample(
     spatial = list(inp.shape[2:])
     if any(s == 0 for s in spatial) and g.numel() > 0:
         raise ValueError(f"{what}: the input's spatial dims must be non-empty, got {spatial}")
+    if mode != "bicubic" and padding_mode != "zeros":
+        g = _non_finite_to_low_edge(g, padding_mode, spatial, ac)
     if d == 2 and mode != "bicubic":
         return _GridSample2d.apply(inp, g, mode, padding_mode, ac)
     return _composed(inp, g, mode, padding_mode, ac)
+
+
+def _non_finite_to_low_edge(g: Tensor, padding: str, spatial: list[int], ac: bool) -> Tensor:
+    """``grid`` with the coordinates PyTorch reads as -1 replaced by -1 (bilinear and
+    nearest with ``border`` / ``reflection`` padding): those whose pixel coordinate is
+    NaN before the clip to the input -- NaN; +-inf under reflection (reflected: NaN) and
+    along a size-1 axis with ``align_corners`` (``inf * 0``). PyTorch documents "NaN
+    values in grid would be interpreted as -1": its 2-D CPU kernel (GridSamplerKernel.cpp,
+    ``ComputeLocationBase::clip_coordinates``: ``clamp_max(max, clamp_min(0, in))``,
+    ordered "to clamp Nans to zero") and its CUDA ``clip_coordinates`` (``fmax``) send
+    such a coordinate to pixel 0, exactly where -1 lands. (Its 3-D CPU kernel, scalar
+    ``std::min(max, std::max(in, 0))`` in GridSampler.h, gives the last pixel instead;
+    ferrograd follows the documented -1 in 2-D and 3-D.) The replaced entries take no
+    gradient, as a clamped coordinate; bicubic keeps NaN (its weights are NaN in PyTorch
+    too)."""
+    d = len(spatial)
+    # per grid component (x first: the last spatial dim), whether +-inf also gives NaN
+    inf_bad = [padding == "reflection" or (ac and spatial[d - 1 - k] == 1) for k in range(d)]
+    bad = g.isnan()
+    if any(inf_bad):
+        bad = bad.logical_or(g.isinf().logical_and(_core.tensor(inf_bad)))
+    if not bool(bad.any()):
+        return g
+    return _core.where(bad, -1.0, g)
 
 
 class _GridSample2d(Function):

@@ -187,6 +187,27 @@ def _ratio(n_in: int, n_out: int, scale: Optional[float], align_corners: bool) -
     return 1.0 / scale if scale is not None else n_in / n_out
 
 
+def _nearest_index(
+    n_in: int, n_out: int, scale: Optional[float], align_corners: bool, exact: bool
+) -> np.ndarray:
+    """The source index of each output position for ``nearest`` / ``nearest-exact``, in
+    float32 as both peers compute it (a float64 ratio can land just below an integer the
+    float32 one reaches: ``55 * (18 / 66)``). PyTorch (UpSample.h ``nearest_idx`` /
+    ``nearest_exact_idx``): ``scale = float32(1 / scale_factor)`` or ``float32(in) /
+    out``, index ``floor(float32(dst * scale))`` (``dst + 0.5`` for nearest-exact), at
+    most ``in - 1``. Paddle's ``align_corners=True`` (interpolate_kernel.cc
+    ``NearestNeighborInterpolate``): ``int(float32((in - 1) / (out - 1)) * dst + 0.5)``."""
+    f32 = np.float32
+    dst = np.arange(n_out, dtype=f32)
+    if align_corners:
+        r = f32(n_in - 1) / f32(n_out - 1) if n_out > 1 else f32(0.0)
+        src = dst * r + f32(0.5)
+    else:
+        r = f32(1.0 / scale) if scale is not None else f32(n_in) / f32(n_out)
+        src = (dst + f32(0.5)) * r if exact else dst * r
+    return np.minimum(np.floor(src).astype(np.int64), n_in - 1)
+
+
 def _resize_dim(
     x: Tensor,
     d: int,
@@ -201,15 +222,11 @@ def _resize_dim(
         raise ValueError(f"interpolate: output size {n_out} along dimension {d} must be positive")
     if n_in == 0:
         raise ValueError(f"interpolate: dimension {d} of the input is empty")
+    if mode in ("nearest", "nearest-exact"):
+        idx = _nearest_index(n_in, n_out, scale, align_corners, mode == "nearest-exact")
+        return x.index_select(d, _core.tensor(idx))
     r = _ratio(n_in, n_out, scale, align_corners)
     dst = np.arange(n_out, dtype=np.float64)
-    if mode == "nearest":
-        src = np.floor(dst * r + 0.5) if align_corners else np.floor(dst * r)
-        idx = np.minimum(src.astype(np.int64), n_in - 1)
-        return x.index_select(d, _core.tensor(idx))
-    if mode == "nearest-exact":
-        idx = np.minimum(np.floor((dst + 0.5) * r).astype(np.int64), n_in - 1)
-        return x.index_select(d, _core.tensor(idx))
     if mode == "bicubic":
         return _cubic_dim(x, d, n_in, dst, r, align_corners)
     if align_corners or align_mode == 1:
@@ -287,7 +304,17 @@ def interpolate(
     maps the corner pixels onto each other; Paddle's ``align_mode=1`` uses ``dst * in /
     out``), or ``bicubic`` (Keys' cubic convolution with a = -0.75 over 4x4 pixels, border
     pixels repeated, as both peers compute it), or ``area`` (adaptive average pooling to
-    the output size)."""
+    the output size).
+
+    An output size equal to the input's along a dimension, with a ``scale_factor`` that
+    is not 1 (``floor(4 * 1.2) == 4``): PyTorch code (and code of no dialect) gets
+    PyTorch's copy along that dimension for the linear modes (UpSample.h
+    ``compute_source_index_and_lambda``: ``output_size == input_size`` copies) and with
+    ``antialias=True`` (UpSampleKernel.cpp ``separable_upsample_generic_Nd_kernel_impl``
+    skips such dimensions), and a resampling at ``1 / scale_factor`` for ``nearest``,
+    ``nearest-exact`` and ``bicubic`` (its generic kernels); Paddle code gets Paddle's
+    copy of the whole input when every spatial size is kept, in every mode, and the
+    resampling otherwise (interpolate_kernel.cc ``Interpolate2DCPUFwd``...)."""
     if input is not None:
         x = input
     if x is None:
@@ -320,10 +347,24 @@ def interpolate(
         fmt = last if dims[0] == 1 else first
         return _adaptive_avg(nd, "interpolate(mode='area')", x, sizes, fmt)
     ac = bool(align_corners)
+    same = [n == x.shape[d] for d, n in zip(dims, sizes)]
+    if any(same):
+        # a size kept along some dims: the peers copy there whatever the scale (see the
+        # docstring); the dialect is asked only then
+        paddle = caller_dialect(through_layers=True) == "paddle"
+        if paddle and all(same):
+            return x.clone()
+        if not paddle and (antialias or mode in ("linear", "bilinear", "trilinear")):
+            keep = [i for i, kept in enumerate(same) if not kept]
+            dims, sizes = [dims[i] for i in keep], [sizes[i] for i in keep]
+            scales = [scales[i] for i in keep]
+            if not keep and not antialias:
+                return x.clone()
     if antialias:
         from .fn_resize_aa import resize_aa
 
-        return resize_aa(x, list(dims), list(sizes), list(scales), mode, ac)
+        out = resize_aa(x, list(dims), list(sizes), list(scales), mode, ac)
+        return x.clone() if out is x else out
     out = x
     for d, n, s in zip(dims, sizes, scales):
         out = _resize_dim(out, d, n, s, mode, ac, align_mode)

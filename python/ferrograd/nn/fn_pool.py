@@ -73,15 +73,19 @@ def _geometry(
             )
     outs, hi2 = [], []
     for s, kk, t, d, a, b in zip(spatial, k, st, dl, lo, hi):
+        # PyTorch's pooling_output_shape (Pool.h): floor division (div_rtn), so with
+        # ceil_mode a padded input shorter than the kernel still has one window, clipped
+        # at the end; the last window must start inside the input or the left padding
         span = s + a + b - d * (kk - 1) - 1
-        if span < 0:
-            raise ValueError(
-                f"{op}: input size {spatial} (padded) is smaller than the kernel {k}; "
-                f"use a smaller kernel_size or more padding"
-            )
         o = (span + (t - 1 if ceil_mode else 0)) // t + 1
         if ceil_mode and (o - 1) * t >= s + a:
             o -= 1
+        if o < 1:
+            raise ValueError(
+                f"{op}: input size {spatial} (padded) is smaller than the kernel {k} "
+                f"(dilation {dl}) and leaves no output window (stride {st}, "
+                f"ceil_mode={ceil_mode}); use a smaller kernel_size or more padding"
+            )
         outs.append(o)
         hi2.append(b + max(0, (o - 1) * t + d * (kk - 1) + 1 - (s + a + b)))
     return k, st, dl, lo, hi2, outs
