@@ -6,7 +6,8 @@ Why ``polygamma`` is not a unary table entry: its order ``n`` is an integer para
 the unary table's kernels and formulas see one element only (no per-call attribute). It
 is ``digamma`` for ``n == 0`` and ``(-1)**(n+1) * n! * zeta(n + 1, x)`` otherwise, with
 ``zeta`` the binary table's Hurwitz zeta, whose derivative in ``q`` (``-s * zeta(s + 1,
-q)``) makes the gradient ``polygamma(n + 1, x)`` with no formula of its own."""
+q)``) makes the gradient ``polygamma(n + 1, x)`` with no formula of its own; for ``x >=
+1e8`` it is the asymptotic series, as differentiable."""
 
 from __future__ import annotations
 
@@ -45,12 +46,39 @@ def _polygamma(x: Tensor, n: int) -> Tensor:
     x = _float("polygamma", x)
     if n == 0:
         return x.digamma()
+    if x.dtype == _core.float32:  # float64 inside: float32's zeta terms underflow early
+        return _polygamma(x.astype(_core.float64), n).astype(_core.float32)
     # n! overflows f64 past 170: the result is then +-inf (or NaN) as in the peers
     coef = float(math.factorial(n)) if n <= 170 else math.inf
     if n % 2 == 0:
         coef = -coef
     s = _core.tensor(float(n + 1), dtype=x.dtype)
-    return s.zeta(x) * coef
+    big = x >= _ASYMPTOTIC_MIN
+    # each branch sees a safe argument where the other is taken (no NaN in the gradient)
+    xz = _core.where(big, _core.ones([], dtype=x.dtype), x)
+    xa = _core.where(big, x, _core.full([], _ASYMPTOTIC_MIN, dtype=x.dtype))
+    return _core.where(big, _asymptotic(xa, n), s.zeta(xz) * coef)
+
+
+# From here up the asymptotic series serves: zeta(n + 1, x) loses everything once x^-(n+1)
+# underflows (x above ~1e162 for n = 1, ~3e15 for n = 20), where the series is exact
+_ASYMPTOTIC_MIN = 1e8
+
+
+def _asymptotic(x: Tensor, n: int) -> Tensor:
+    """``polygamma(n, x)`` for ``x >= 1e8``: ``(-1)^(n+1) (n-1)! / x^n (1 + n / (2x) +
+    n (n+1) / (12 x^2))`` (the next term is ``n^4 / (720 x^4)`` relative, below 1e-30
+    there); ``(n-1)! / x^n`` as a product of falling factors ``k / x``, so that it
+    underflows only where the result does."""
+    r = 1.0 / x
+    lead = r
+    # each factor k / x is below 64e-8 up to k = 64, so the product is 0 by then (it is
+    # under 1e-300 after ~40 factors): the loop stops there, whatever n (a huge n such as
+    # 2**62 would otherwise loop forever)
+    for k in range(1, min(n, 64)):
+        lead = lead * (r * float(k))
+    value = lead * (1.0 + r * (n / 2.0) + r * r * (n * (n + 1) / 12.0))
+    return value if n % 2 == 1 else -value
 
 
 def polygamma(

@@ -4,9 +4,10 @@
 ``gammaincc`` and ``torch.igamma`` / ``igammac``; ``gammaln`` (Paddle's name of
 ``lgamma``).
 
-A composite with no kernel of its own: the values come from the power series of ``P``
-(``x < a + 1``) or the continued fraction of ``Q`` (elsewhere), evaluated in float64 with
-NumPy, and the gradient in ``x`` is ``x**(a-1) * exp(-x) / Gamma(a)`` (``-`` that for
+A composite with no kernel of its own: the values come from
+``ferrograd._gammainc_values`` (power series, continued fraction, ``Q``'s own series for
+small ``a``, Temme's uniform expansion for large ``a``), evaluated in float64 with NumPy;
+operands of two float dtypes compute in the promoted one (as PyTorch's), and the gradient in ``x`` is ``x**(a-1) * exp(-x) / Gamma(a)`` (``-`` that for
 ``Q``), made of ferrograd ops so that it is differentiable again. As in PyTorch, the
 derivative in ``a`` is not available: asking for it raises. Edge values follow the peers:
 ``a = 0`` gives ``P = 1`` for ``x > 0``, ``x = 0`` gives ``P = 0``, negative ``a`` or
@@ -14,8 +15,9 @@ derivative in ``a`` is not available: asking for it raises. Edge values follow t
 
 Why not ``scipy.special.gammainc``: SciPy is the well-kept library for this, but it is
 only a test extra of ferrograd, not a runtime dependency, and one function does not
-justify adding it; the series and continued fraction here (Numerical Recipes' method)
-are checked against mpmath values in ``tests/python/test_names22_tensor.py``.
+justify adding it; the values are checked against mpmath in
+``tests/python/test_names22_tensor.py`` and against SciPy in
+``tests/python/test_fuzz_special.py``.
 """
 
 from __future__ import annotations
@@ -26,71 +28,14 @@ from typing import Any
 import numpy as np
 
 from . import _core
+from ._dtype_info import result_type
+from ._gammainc_values import p_and_q
 from .autograd import Function
 from .grad_mode import is_grad_enabled
 
 Tensor = _core.Tensor
 
 __all__ = ["gammainc", "gammaincc", "gammaln", "igamma", "igammac"]
-
-_ITERS = 400
-_EPS = 1e-16
-_lgamma = np.vectorize(math.lgamma, otypes=[np.float64])
-
-
-def _p_and_q(a: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(P(a, x), Q(a, x))`` elementwise (float64 arrays of one shape); each is computed
-    directly where it is the small one, so that neither loses digits to ``1 - other``."""
-    p = np.full(a.shape, np.nan)
-    ok = (a >= 0) & (x >= 0) & ~np.isnan(a) & ~np.isnan(x)
-    p[ok & (x == 0) & (a > 0)] = 0.0
-    p[ok & (a == 0) & (x > 0)] = 1.0
-    p[ok & np.isinf(x) & (a > 0) & ~np.isinf(a)] = 1.0
-    p[ok & np.isinf(a) & ~np.isinf(x)] = 0.0
-    live = ok & (a > 0) & (x > 0) & np.isfinite(a) & np.isfinite(x)
-    a_, x_ = a[live], x[live]
-    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
-        log_front = a_ * np.log(x_) - x_ - _lgamma(a_)
-        series = x_ < a_ + 1.0
-        out = np.empty(a_.shape)
-        out_q = np.empty(a_.shape)
-        # power series: P = front / a * sum_n x^n / ((a+1)...(a+n))
-        sa, sx = a_[series], x_[series]
-        term = 1.0 / sa
-        total = term.copy()
-        ap = sa.copy()
-        for _ in range(_ITERS):
-            ap = ap + 1.0
-            term = term * sx / ap
-            total = total + term
-            if np.all(np.abs(term) < np.abs(total) * _EPS):
-                break
-        out[series] = total * np.exp(log_front[series])
-        out_q[series] = 1.0 - out[series]
-        # continued fraction for Q (modified Lentz)
-        ca, cx = a_[~series], x_[~series]
-        b = cx + 1.0 - ca
-        c = np.full(ca.shape, 1.0 / 1e-300)
-        d = 1.0 / b
-        h = d.copy()
-        for i in range(1, _ITERS):
-            an = -i * (i - ca)
-            b = b + 2.0
-            d = an * d + b
-            d = np.where(np.abs(d) < 1e-300, 1e-300, d)
-            c = b + an / c
-            c = np.where(np.abs(c) < 1e-300, 1e-300, c)
-            d = 1.0 / d
-            delta = d * c
-            h = h * delta
-            if np.all(np.abs(delta - 1.0) < _EPS):
-                break
-        out_q[~series] = np.exp(log_front[~series]) * h
-        out[~series] = 1.0 - out_q[~series]
-    q = 1.0 - p
-    p[live] = out
-    q[live] = out_q
-    return p, q
 
 
 def _as_float(op: str, v: Any, like: Any = None) -> Tensor:
@@ -104,17 +49,31 @@ def _as_float(op: str, v: Any, like: Any = None) -> Tensor:
 
 
 def _density(a: Tensor, x: Tensor) -> Tensor:
-    """dP/dx = exp((a - 1) log x - x - lgamma(a)), made of differentiable ops."""
-    return ((a - 1.0) * x.log() - x - a.lgamma()).exp()
+    """dP/dx = exp((a - 1) log x - x - lgamma(a)), made of differentiable ops (in ``x``;
+    ``a`` is a constant here). For ``a >= 50`` the exponent is taken as ``a log(x / a) -
+    (x - a) + log(a / 2 pi) / 2 - corr(a) - log x`` (Stirling's series for ``lgamma``),
+    which neither overflows nor cancels for huge ``a``; each branch sees a safe ``a``."""
+    big = a >= 50
+    one = _core.ones([], dtype=a.dtype)
+    a_small = _core.where(big, one, a)
+    a_big = _core.where(big, a, _core.full([], 50.0, dtype=a.dtype))
+    plain = (a_small - 1.0) * x.log() - x - a_small.lgamma()
+    r = 1.0 / a_big
+    r2 = r * r
+    corr = r * (1 / 12 - r2 * (1 / 360 - r2 * (1 / 1260 - r2 / 1680)))
+    half_log = (a_big.log() - math.log(2.0 * math.pi)) * 0.5
+    stirling = a_big * (x / a_big).log() - (x - a_big) + half_log - corr - x.log()
+    return _core.where(big, stirling, plain).exp()
 
 
 class _Gammainc(Function):
     @staticmethod
     def forward(ctx: Any, a: Tensor, x: Tensor, upper: bool) -> Tensor:
         shape = list(np.broadcast_shapes(tuple(a.shape), tuple(x.shape)))
-        an = np.broadcast_to(a.detach().numpy().astype(np.float64), shape)
-        xn = np.broadcast_to(x.detach().numpy().astype(np.float64), shape)
-        p, q = _p_and_q(np.ascontiguousarray(an), np.ascontiguousarray(xn))
+        # (np.array copies, keeping a 0-d shape: ascontiguousarray makes it [1])
+        an = np.array(np.broadcast_to(a.detach().numpy().astype(np.float64), shape))
+        xn = np.array(np.broadcast_to(x.detach().numpy().astype(np.float64), shape))
+        p, q = p_and_q(an, xn)
         ctx.save_for_backward(a, x)
         ctx.upper = upper
         return _core.tensor(q if upper else p, dtype=x.dtype)
@@ -133,8 +92,9 @@ class _Gammainc(Function):
 def _gammainc(op: str, a: Any, x: Any, upper: bool) -> Tensor:
     a = _as_float(op, a, x)
     x = _as_float(op, x, a)
-    if a.dtype != x.dtype:
-        raise TypeError(f"{op}: both inputs must have one dtype, got {a.dtype} and {x.dtype}")
+    if a.dtype != x.dtype:  # two float dtypes: the promoted one (as PyTorch's)
+        dtype = result_type(a, x)
+        a, x = a.astype(dtype), x.astype(dtype)
     if a.requires_grad and is_grad_enabled():
         raise RuntimeError(
             f"{op}: the derivative with respect to the first argument (a) is not "

@@ -88,11 +88,15 @@ def multigammaln(input: Tensor, p: int) -> Tensor:
 
 def zeta(input: Any, other: Any) -> Tensor:
     """The Hurwitz zeta function ``sum_k (other + k) ** -input`` (differentiable in ``other``)."""
-    if not isinstance(input, Tensor):
-        if not isinstance(other, Tensor):
-            raise TypeError("zeta: expects at least one Tensor")
-        input = _core.tensor(float(input), dtype=_float(other).dtype)
-    return _float(input).zeta(other)
+    from ._dtype_info import result_type
+
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        raise TypeError("zeta: expects at least one Tensor")
+    dtype = result_type(input, other)  # (the peers' promotion; integers, bools: default float)
+    if not dtype.is_floating_point:
+        dtype = _core._get_default_dtype()
+    s = input.astype(dtype) if isinstance(input, Tensor) else _core.tensor(input, dtype=dtype)
+    return s.zeta(other.astype(dtype) if isinstance(other, Tensor) else other)
 
 
 def erf(x: Tensor) -> Tensor:
@@ -144,13 +148,18 @@ def ndtr(x: Tensor) -> Tensor:
 
 
 def log_ndtr(x: Tensor) -> Tensor:
-    """``log(ndtr(x))``."""
-    return ndtr(x).log()
+    """``log(ndtr(x))``, accurate in both tails (see ``ferrograd._special_tails``)."""
+    from ._special_tails import log_ndtr as _log_ndtr
+
+    return _log_ndtr(_float(x))
 
 
 def ndtri(p: Tensor) -> Tensor:
-    """The standard normal quantile function, the inverse of ``ndtr``."""
-    return (_float(p) * 2.0 - 1.0).erfinv() * math.sqrt(2.0)
+    """The standard normal quantile function, the inverse of ``ndtr``, accurate in both
+    tails (see ``ferrograd._special_tails``)."""
+    from ._special_tails import ndtri as _ndtri
+
+    return _ndtri(_float(p))
 
 
 def entr(x: Tensor) -> Tensor:
@@ -159,7 +168,8 @@ def entr(x: Tensor) -> Tensor:
     zero = _core.zeros([], dtype=x.dtype)
     safe = _core.where(x > 0, x, _core.ones([], dtype=x.dtype))
     val = _core.where(x > 0, -x * safe.log(), zero)
-    return _core.where(x < 0, _core.full([], -math.inf, dtype=x.dtype), val)
+    val = _core.where(x < 0, _core.full([], -math.inf, dtype=x.dtype), val)
+    return _core.where(x != x, x, val)  # NaN stays NaN (as in PyTorch and SciPy)
 
 
 def xlogy(x: Any, y: Any) -> Tensor:
@@ -170,10 +180,24 @@ def xlogy(x: Any, y: Any) -> Tensor:
 
 
 def xlog1py(x: Any, y: Any) -> Tensor:
-    """``x * log1p(y)``, 0 where ``x == 0``."""
-    xt, yt = _float(x), _float(y)
-    safe = _core.where(xt == 0, _core.zeros([], dtype=yt.dtype), yt)
-    return _core.where(xt == 0, _core.zeros([], dtype=xt.dtype), xt * safe.log1p())
+    """``x * log1p(y)``: 0 where ``x == 0`` unless ``y`` is NaN (then NaN, as PyTorch's
+    and SciPy's). The gradient in ``x`` is ``log1p(y)``, also at ``x == 0``, except 0
+    there for ``y <= -1`` (PyTorch's derivatives.yaml, ``special_xlog1py``) and for
+    ``y = inf``; in ``y`` it is ``x / (1 + y)``."""
+    from ._dtype_info import result_type
+
+    dtype = result_type(x, y)  # (the peers' promotion; integers and bools: default float)
+    if not dtype.is_floating_point:
+        dtype = _core._get_default_dtype()
+    # (a Python number goes straight to `dtype`, not through the default float dtype)
+    xt = x.astype(dtype) if isinstance(x, Tensor) else _core.tensor(x, dtype=dtype)
+    yt = y.astype(dtype) if isinstance(y, Tensor) else _core.tensor(y, dtype=dtype)
+    zero = xt == 0
+    # at x == 0, y <= -1 (log1p -inf or NaN) and y = inf give 0 * log1p(0) instead
+    off = zero & ((yt <= -1) | (yt == math.inf))
+    safe = _core.where(off, _core.zeros([], dtype=yt.dtype), yt)
+    # (+ 0.0: a -0.0 product becomes +0.0, as the peers' 0 at x == 0)
+    return xt * safe.log1p() + 0.0
 
 
 def round(x: Tensor, decimals: int = 0) -> Tensor:  # noqa: A001  (torch's name)

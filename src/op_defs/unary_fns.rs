@@ -145,6 +145,9 @@ pub fn f_erfinv<T: FloatMath>(y: T) -> T {
     if yf.is_nan() || yf.abs() > 1.0 {
         return T::nan();
     }
+    if yf == 0.0 {
+        return y; // +-0 keeps its sign (Newton's `x += 0.0` below would make -0 into +0)
+    }
     if yf.abs() == 1.0 {
         return if yf > 0.0 {
             T::infinity()

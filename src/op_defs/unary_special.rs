@@ -74,7 +74,8 @@ fn bessel_scaled(ax: f64, nu: f64) -> f64 {
         let lead = if nu == 0.0 { 1.0 } else { ax / 2.0 };
         lead * bessel_series(ax, nu) * (-ax).exp()
     } else {
-        bessel_asymptotic(ax, nu) / (2.0 * std::f64::consts::PI * ax).sqrt()
+        // (the two square roots apart: `2 pi ax` overflows for |x| above ~2.9e307)
+        bessel_asymptotic(ax, nu) / ((2.0 * std::f64::consts::PI).sqrt() * ax.sqrt())
     }
 }
 
@@ -176,19 +177,49 @@ fn erfcx_f64(x: f64) -> f64 {
     lead * sum
 }
 
+/// Below this `|x|` the derivative of `i1` / `i1e` takes `i1(x) / x` from its power
+/// series (8 terms: below 1e-19 relative there), so that differentiating it again does
+/// not divide by an underflowing `x^2` (an infinite second derivative for tiny `x`).
+const BESSEL_RATIO_SERIES_MAX: f64 = 0.5;
+
+/// `i1(x) / x = 1/2 sum_k (x^2/4)^k / (k! (k+1)!)` for small `x`, with tensor ops (Horner
+/// in `x^2/4`), so its own derivative is the series' derivative.
+fn bessel_i1_ratio_series(x: &Tensor) -> Result<Tensor> {
+    let q = x.mul(x)?.mul_scalar(0.25)?;
+    let coef = |k: i32| -> f64 {
+        let fact = |n: i32| (1..=n).map(f64::from).product::<f64>();
+        0.5 / (fact(k) * fact(k + 1))
+    };
+    let mut acc = q.mul_scalar(coef(8))?.add_scalar(coef(7))?;
+    for k in (0..7).rev() {
+        acc = acc.mul(&q)?.add_scalar(coef(k))?;
+    }
+    Ok(acc)
+}
+
 /// The derivative of `i1` (`i0(x) - i1(x) / x`) or, when `scaled`, of `i1e`
-/// (`i0e(x) - i1e(x) (sign(x) + 1 / x)`), with `i0op`/`i1op` the pair of ops; 1/2 at
-/// `x == 0`, where the division is replaced by one by 1 so that double backward stays
-/// finite. Written with differentiable tensor ops.
+/// (`i0e(x) - i1e(x) (sign(x) + 1 / x)`), with `i0op`/`i1op` the pair of ops. For `|x|`
+/// below [`BESSEL_RATIO_SERIES_MAX`] the ratio `i1(x) / x` comes from its series (times
+/// `e^-|x|` when `scaled`), which is 1/2 at 0 and keeps double backward finite and exact
+/// (`i1''(x) = 3x/8 + ...`, `i1e''(0) = -1`). Written with differentiable tensor ops;
+/// each branch of the `where` sees safe arguments, so no inf or NaN reaches the gradient.
 pub fn bessel_i1_grad(x: &Tensor, i0op: UnaryOp, i1op: UnaryOp, scaled: bool) -> Result<Tensor> {
-    let zero = x.binary_raw(&x.scalar_like(0.0), BinaryOp::Eq)?;
-    let safe = Tensor::where_(&zero, &x.scalar_like(1.0), x)?;
+    let ax = x.unary_raw(UnaryOp::Abs)?;
+    let small = ax.binary_raw(&x.scalar_like(BESSEL_RATIO_SERIES_MAX), BinaryOp::Lt)?;
+    let zero = x.scalar_like(0.0);
+    let x_small = Tensor::where_(&small, x, &zero)?;
+    let x_large = Tensor::where_(&small, &x.scalar_like(1.0), x)?;
+    let mut series = bessel_i1_ratio_series(&x_small)?;
+    if scaled {
+        series = series.mul(&x_small.unary(UnaryOp::Abs)?.neg()?.exp()?)?;
+    }
     let i1 = x.unary(i1op)?;
-    let mut d = x.unary(i0op)?.sub(&i1.div(&safe)?)?;
+    let ratio = Tensor::where_(&small, &series, &x_large.unary(i1op)?.div(&x_large)?)?;
+    let mut d = x.unary(i0op)?.sub(&ratio)?;
     if scaled {
         d = d.sub(&x.unary(UnaryOp::Sign)?.mul(&i1)?)?;
     }
-    Tensor::where_(&zero, &x.scalar_like(0.5), &d)
+    Ok(d)
 }
 
 #[cfg(test)]
@@ -221,6 +252,13 @@ mod tests {
         assert_eq!(f_i0e(f64::NEG_INFINITY), 0.0);
         assert!(f_i1e(f64::NAN).is_nan());
         assert_eq!(f_i0(800.0f32), f32::INFINITY);
+        // beyond ~2.9e307, where 2 pi x overflows: i0e ~ 1 / sqrt(2 pi x), i0 = inf
+        let huge: f64 = 1.5e308;
+        let want = 1.0 / (2.0 * std::f64::consts::PI).sqrt() / huge.sqrt();
+        assert!(close(f_i0e(huge), want, 1e-14));
+        assert!(close(f_i1e(-huge), -want, 1e-14));
+        assert_eq!(f_i0(-huge), f64::INFINITY);
+        assert_eq!(f_i1(-huge), f64::NEG_INFINITY);
     }
 
     #[test]
