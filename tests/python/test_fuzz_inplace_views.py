@@ -69,8 +69,7 @@ def as_strided_np(root: np.ndarray, size, stride, offset: int) -> np.ndarray:
 @st.composite
 def view_step(draw, shape, contiguous: bool, root_numel: int, multi: bool = True):
     """One view of an array of `shape` (C-contiguous or not), as a pair of functions;
-    `multi` False: no split/chunk pieces and no ``t()`` of a 0-d/1-D tensor (for the
-    gradient test: test_t_of_1d_is_a_view_regression)."""
+    `multi` False: no split/chunk pieces (for the gradient test)."""
     nd = len(shape)
     # as_strided of a view reaching outside it: test_as_strided_outside_view_grad_regression
     kinds = ["slice", "unsqueeze"] + (["as_strided"] if multi or root_numel < 0 else [])
@@ -78,8 +77,8 @@ def view_step(draw, shape, contiguous: bool, root_numel: int, multi: bool = True
         kinds += ["transpose", "permute", "narrow", "select"]
         kinds += ["unfold"]  # a view (test_unfold_is_a_view_regression)
         kinds += ["split", "chunk"] if multi else []
-    if nd == 2 or (nd < 2 and multi):
-        kinds.append("t")
+    if nd <= 2:
+        kinds.append("t")  # 0-d / 1-D: an alias view (test_t_of_1d_is_a_view_regression)
     if nd == 2:
         kinds.append("T")
     if nd >= 2:
@@ -724,9 +723,6 @@ def test_real_imag_write_through_regression():
     assert z.tolist() == [10 + 0j, 30 + 0j]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="t() of a 1-D tensor is an alias, not a view: overwritten base loses x"
-)
 def test_t_of_1d_is_a_view_regression():
     """PyTorch's ``t()`` of a 0-d/1-D tensor is ``transpose(0, 0)``, a view (``alias``;
     ``_base`` is the input). Written whole (``copy_``), the base's history becomes

@@ -110,8 +110,12 @@ impl PyTensor {
     }
     /// Transpose of a matrix (0-d and 1-d unchanged).
     fn t(&self, py: Python<'_>) -> PyT {
-        if self.inner().ndim() < 2 {
-            return wrap(py, self.inner().take());
+        // a 0-d or 1-D tensor: an alias view (PyTorch's transpose(0, 0)), so an in-place
+        // write through it is recorded on this tensor's history (CopySlices), not shared
+        match self.inner().ndim() {
+            0 => return wrap(py, self.inner().permute(&[]).py()?),
+            1 => return wrap(py, self.inner().transpose(0, 0).py()?),
+            _ => {}
         }
         if self.inner().ndim() > 2 {
             return Err(PyValueError::new_err(format!(
