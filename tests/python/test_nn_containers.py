@@ -141,7 +141,7 @@ def test_sequential_concatenation_and_repetition():
     x = fg.tensor([[1.0, -2.0]])
     np.testing.assert_allclose(c(x).numpy(), out(act(lin(x))).numpy())
     d = a * 3
-    assert list(d) == [lin, act] * 3 and list((2 * a)) == [lin, act] * 2
+    assert list(d) == [lin, act] * 3 and list(2 * a) == [lin, act] * 2
     assert len(list(d.parameters())) == 2  # shared, listed once
     np.testing.assert_allclose(d(x).numpy(), a(a(a(x))).numpy())
     a += b
