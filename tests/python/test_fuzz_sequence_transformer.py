@@ -41,7 +41,6 @@ import ferrograd.nn.functional as F
 import hypothesis.extra.numpy as hnp
 import numpy as np
 import pytest
-from ferrograd.autograd import gradcheck
 from ferrograd.nn.utils import parametrizations as P
 from ferrograd.nn.utils import parametrize
 from ferrograd.nn.utils.rnn import (
@@ -53,7 +52,7 @@ from ferrograd.nn.utils.rnn import (
     unpack_sequence,
     unpad_sequence,
 )
-from fuzz_support import CALLS, FUZZ, assert_same, viewed
+from fuzz_support import CALLS, FUZZ, assert_same, grad_ok, viewed
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from scipy.linalg import expm
@@ -101,17 +100,6 @@ def check(got, want, dtype, what, scale=1.0):
 
 def npy(t):
     return np.array(t.detach().numpy())
-
-
-def leaf(a, dtype="float64"):
-    t = fg.tensor(np.array(a), dtype=dtype)
-    t.requires_grad = True
-    return t
-
-
-def grad_ok(fn, *arrays):
-    CALLS["gradcheck"] += 1
-    assert gradcheck(fn, tuple(leaf(a) for a in arrays), eps=1e-6, atol=1e-6, rtol=1e-4)
 
 
 def arr(draw, shape, lo=-2.0, hi=2.0):
