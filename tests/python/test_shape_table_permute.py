@@ -79,7 +79,11 @@ def test_matrix_forms_and_no_op_swaps_keep_their_nodes():
     for y in (v.transpose(0, 0), s.transpose(0, -1)):
         assert y._base is not None
         assert gradgradcheck(lambda t: t.transpose(0, 0), (y.detach().requires_grad_(),))
-    assert v.t().grad_fn is None and v.t().data_ptr() == v.data_ptr()  # 1-d: itself
+    # 0-d / 1-D t(): PyTorch's transpose(0, 0), an alias view with its own node (a write
+    # through it is recorded on the base), not the tensor itself
+    for y in (v.t(), s.t()):
+        assert y._base is not None and y.grad_fn is not None
+    assert v.t()._base is v and v.t().data_ptr() == v.data_ptr()
 
 
 def test_a_write_through_a_permuted_view_reaches_its_base():
