@@ -169,10 +169,8 @@ def select(x: SparseTensor, dim: Any, index: Any) -> Any:
     vals = c.values().index_select(0, sel)
     if sd == 1:  # no sparse dimension would remain: the dense slice
         # in x's dtype, as PyTorch's select_sparse (TensorShape.cpp) sums with
-        # dtype=values.scalar_type(); the int64 sum of integers or bools cast back wraps
-        # (or ORs) exactly as summing in that dtype does
-        out = vals.sum(0, dtype=vals.dtype)
-        return out if out.dtype == vals.dtype else out.to(vals.dtype)
+        # dtype=values.scalar_type() (the core's sum returns the dtype asked for)
+        return vals.sum(0, dtype=vals.dtype)
     others = _core.tensor([k for k in range(sd) if k != d], dtype=_core.int64)
     idx = c.indices().index_select(0, others).index_select(1, sel)
     return SparseCooTensor(idx, vals, shape, coalesced=c.is_coalesced())
