@@ -13,7 +13,7 @@
 //! | `pylayer/` | custom layers (`PyLayer` / `autograd.Function`): `apply`, `ctx` |
 //! | `static_graph/` | `ferrograd.static`: programs, op-kind parsing, executor, `py_func` |
 //! | `optim/` | `ParamGroupState` and its optimizer steps |
-//! | `creation`, `random` | factories (`zeros`, `arange`, ...); generators and samplers |
+//! | `creation`, `creation_full`, `random` | factories (`zeros`, `arange`, `full`, ...); generators and samplers |
 //! | `memory`, `debug` | the buffer cache's knobs; a test hook that panics on purpose |
 //! | `dialect` | leaf: the calling module's dialect (`ferrograd._dialect`), for the calls the peers answer differently |
 //!
@@ -27,6 +27,7 @@
 mod args;
 mod autograd;
 mod creation;
+mod creation_full;
 mod debug;
 mod dialect;
 mod dtype;
@@ -87,8 +88,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(creation::from_numpy, m)?)?;
     creation::register_factories(m)?;
     m.add_function(wrap_pyfunction!(creation::_creation_op_table, m)?)?;
-    m.add_function(wrap_pyfunction!(creation::full, m)?)?;
-    m.add_function(wrap_pyfunction!(creation::full_like, m)?)?;
+    m.add_function(wrap_pyfunction!(creation_full::full, m)?)?;
+    m.add_function(wrap_pyfunction!(creation_full::full_like, m)?)?;
     m.add_function(wrap_pyfunction!(creation::arange, m)?)?;
     m.add_function(wrap_pyfunction!(creation::linspace, m)?)?;
     m.add_function(wrap_pyfunction!(creation::eye, m)?)?;
