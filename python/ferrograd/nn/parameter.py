@@ -8,7 +8,9 @@ from typing import Any
 import numpy as np
 
 from .. import _core
+from .._dialect import caller_dialect
 from .._dropin import _pickled_state
+from .._paddle_repr import tensor_paddle_repr
 from ..grad_mode import no_grad
 
 Tensor = _core.Tensor
@@ -74,7 +76,13 @@ class Parameter(Tensor):
         self.__dict__["_fg_name"] = value
 
     def __repr__(self) -> str:
+        # Paddle's EagerParamBase and torch's Parameter both print this header; the
+        # tensor below it in the caller's dialect's look
+        if caller_dialect(2) == "paddle":
+            return "Parameter containing:\n" + tensor_paddle_repr(self)
         return "Parameter containing:\n" + Tensor.__repr__(self)
+
+    __str__ = __repr__
 
     def __deepcopy__(self, memo: dict) -> Parameter:
         # PyTorch's: a Parameter over a clone of the values (a Parameter aliases what it

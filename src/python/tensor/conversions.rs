@@ -139,6 +139,24 @@ impl PyTensor {
     fn __str__(&self, py: Python<'_>) -> PyResult<String> {
         crate::python::tensor::repr::tensor_repr(py, &self.inner())
     }
+
+    /// `f"{loss:.4f}"`: a 0-d tensor formats as its value, as in both peers; any other
+    /// tensor takes only the empty spec (its `str`), as `object.__format__` does.
+    fn __format__(slf: &Bound<'_, Self>, spec: &str) -> PyResult<String> {
+        let py = slf.py();
+        if slf.get().inner().ndim() == 0 {
+            let v = tensor_item(py, &slf.get().inner())?;
+            return v.call_method1("__format__", (spec,))?.extract();
+        }
+        if spec.is_empty() {
+            return Ok(slf.str()?.to_cow()?.into_owned());
+        }
+        Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "unsupported format string {spec:?} passed to a tensor of shape {:?}: only 0-d \
+             tensors format as numbers; use t.item() or t.tolist()",
+            slf.get().inner().shape()
+        )))
+    }
 }
 
 /// The shape when the constructor's arguments are sizes: ints (not bools), or one `Size`.

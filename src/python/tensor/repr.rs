@@ -1,4 +1,5 @@
-//! Readable `repr` of tensors, NumPy-formatted, in PyTorch's style.
+//! Readable `repr` of tensors, NumPy-formatted, in PyTorch's style (Paddle's in Paddle
+//! code).
 
 use crate::dtype::DType;
 use crate::python::interop::convert::tensor_to_numpy;
@@ -27,10 +28,15 @@ fn integral_values(np: &Bound<'_, PyModule>, arr: &Bound<'_, PyAny>) -> PyResult
         .extract()
 }
 
-/// `tensor([[1., 2.], [3., 4.]], dtype=float64, requires_grad=True)`.
+/// `tensor([[1., 2.], [3., 4.]], dtype=float64, requires_grad=True)`; in Paddle code
+/// Paddle's `Tensor(shape=[2, 2], dtype=float64, place=Place(cpu), stop_gradient=False,`
+/// with the values below (`ferrograd._paddle_repr`).
 pub fn tensor_repr(py: Python<'_>, t: &Tensor) -> PyResult<String> {
-    let np = py.import("numpy")?;
     let arr = tensor_to_numpy(py, t)?;
+    if crate::python::dialect::caller_is_paddle(py)? {
+        return paddle_repr(py, t, arr);
+    }
+    let np = py.import("numpy")?;
     let kw = PyDict::new(py);
     kw.set_item("separator", ", ")?;
     kw.set_item("prefix", "tensor(")?;
@@ -69,4 +75,14 @@ pub fn tensor_repr(py: Python<'_>, t: &Tensor) -> PyResult<String> {
     }
     s.push(')');
     Ok(s)
+}
+
+/// Paddle's look, written by `ferrograd._paddle_repr.paddle_repr` over the values.
+pub fn paddle_repr(py: Python<'_>, t: &Tensor, values: Bound<'_, PyAny>) -> PyResult<String> {
+    py.import("ferrograd._paddle_repr")?
+        .call_method1(
+            "paddle_repr",
+            (values, t.dtype().to_string(), !t.requires_grad()),
+        )?
+        .extract()
 }
