@@ -92,6 +92,7 @@ from .hapi import Model as Model  # noqa: E402
 from .hapi import callbacks as callbacks  # noqa: E402
 from .io.batch_reader import batch as batch  # noqa: E402  (paddle.batch)
 from .nn.summary import summary as summary  # noqa: E402
+from .hapi.flops import flops as flops  # noqa: E402
 from .serialization import load as load  # noqa: E402
 from .serialization import save as save  # noqa: E402
 
@@ -141,6 +142,7 @@ from ._dropin import equal_all as equal_all  # noqa: E402
 from ._dropin import get_device as get_device  # noqa: E402
 from ._dropin import inf as inf  # noqa: E402
 from ._dropin import is_compiled_with_cuda as is_compiled_with_cuda  # noqa: E402
+from ._dropin import get_cudnn_version as get_cudnn_version  # noqa: E402
 from ._dropin import is_compiled_with_rocm as is_compiled_with_rocm  # noqa: E402
 from ._dropin import is_compiled_with_xpu as is_compiled_with_xpu  # noqa: E402
 from ._dropin import is_inference as is_inference  # noqa: E402
@@ -254,6 +256,7 @@ __all__ = [
     "utils",
     "metric",
     "summary",
+    "flops",
     # Paddle mode switches
     "in_dynamic_mode",
     "disable_static",
@@ -277,6 +280,7 @@ __all__ = [
     "set_device",
     "get_device",
     "is_compiled_with_cuda",
+    "get_cudnn_version",
     "is_compiled_with_rocm",
     "is_compiled_with_xpu",
     "is_inference",

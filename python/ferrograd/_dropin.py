@@ -22,6 +22,7 @@ __all__ = [
     "e",
     "equal_all",
     "is_compiled_with_cuda",
+    "get_cudnn_version",
     "is_compiled_with_rocm",
     "is_compiled_with_xpu",
     "set_device",
@@ -76,6 +77,11 @@ def is_compiled_with_rocm() -> builtins.bool:
 def is_compiled_with_xpu() -> builtins.bool:
     """False: ferrograd computes on the CPU only."""
     return False
+
+
+def get_cudnn_version() -> None:
+    """Paddle: the cuDNN version, ``None`` on a build without CUDA (as Paddle answers)."""
+    return None
 
 
 def _check_cpu(where: str, name: Any) -> str:
