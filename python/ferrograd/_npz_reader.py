@@ -17,7 +17,14 @@ Rules (see docs/reliability.md, "Loading files: limits"):
   declared size; a storage member is 1-D, of its tensors' dtype;
 * a version 2 tensor's shape, strides and offset are ints whose elements all lie inside
   its storage (checked with exact arithmetic before the tensor is made);
-* the arrays together are at most ``max_bytes`` bytes when a limit is given.
+* a tensor node's ``object`` number names one object: a second node with that number
+  has its dtype and shape;
+* a ``pickle`` node names a uint8 member and lists tensor / sparse nodes; it is refused
+  (``PickleRefused``) before anything of it is read unless the reader may unpickle, and
+  then its tensors are built and checked as any others before the member is unpickled; a
+  pickle that does not unpickle, or names a tensor it does not list, is malformed;
+* the arrays together (pickle members included) are at most ``max_bytes`` bytes when a
+  limit is given.
 """
 
 from __future__ import annotations
@@ -37,7 +44,7 @@ MAX_MANIFEST_BYTES = 64 << 20
 MAX_DEPTH = 100
 # deflate emits at least one bit per 258-byte match: no member inflates more than 1032:1
 _MAX_DEFLATE_RATIO = 1032
-_NODE_KINDS = ("tensor", "ndarray", "dict", "list", "tuple", "value", "float", "sparse")
+_NODE_KINDS = ("tensor", "ndarray", "dict", "list", "tuple", "value", "float", "sparse", "pickle")
 _VALUE_TYPES = (type(None), bool, int, float, str)
 # each dtype's storage member type (NumPy has no bfloat16: its bits, as uint16)
 STORAGE_NUMPY_TYPES = {
@@ -58,6 +65,15 @@ STORAGE_NUMPY_TYPES = {
 
 class _Bad(ValueError):
     """A malformed file; ``load`` adds the path to the message."""
+
+
+class PickleRefused(Exception):
+    """A ``pickle`` node met by a reader that may not unpickle (``load`` without
+    ``weights_only=False``); ``load`` turns it into its ``pickle.UnpicklingError``."""
+
+    def __init__(self, where: str, type_name: Any) -> None:
+        super().__init__(where)
+        self.where, self.type_name = where, type_name
 
 
 def _member_checks(zf: zipfile.ZipFile, archive_size: int) -> dict[str, zipfile.ZipInfo]:
@@ -189,6 +205,9 @@ class Reader:
         self.ordered = True
         self.used: set[str] = set()
         self.total = 0
+        # pickle nodes: None refuses them (PickleRefused); else a function of the node's
+        # built tensors giving the function that unpickles its member
+        self.unpickle: Callable[[list], Callable[[np.ndarray, str], Any]] | None = None
 
     def manifest_root(self) -> Any:
         return _read_manifest(self.zf, self.infos)["root"]
@@ -243,7 +262,10 @@ class Reader:
             raise _Bad(f"tensor at {where} has object number {number!r}, not an int")
         storage = self.storage(node.get("storage"), dtype, where)
         if number in self.objects:
-            return self.objects[number]
+            seen = self.objects[number]
+            if seen.dtype.name != dtype or list(seen.shape) != shape:
+                raise _Bad(f"tensor at {where} is object {number}, saved with another layout")
+            return seen
         assert self.make_view is not None  # self.storage checked the makers
         try:
             grad, param = bool(node.get("requires_grad")), bool(node.get("parameter"))
@@ -255,6 +277,24 @@ class Reader:
         if number is not None:
             self.objects[number] = made
         return made
+
+    def pickled(self, node: dict, where: str, depth: int) -> Any:
+        """A ``pickle`` node: refused unless unpickling is allowed; then its tensors are
+        built (checked as every tensor node) and its member unpickled with them."""
+        key, tensors, type_name = node.get("key"), node.get("tensors"), node.get("type")
+        if not isinstance(key, str) or not isinstance(tensors, list):
+            raise _Bad(f"pickle node at {where} has no member key and list of tensors")
+        if not all(isinstance(t, dict) and t.get("kind") in ("tensor", "sparse") for t in tensors):
+            raise _Bad(f"pickle node at {where} lists tensors that are not tensor nodes")
+        if type_name is not None and not isinstance(type_name, str):
+            raise _Bad(f"pickle node at {where} has type {type_name!r}, not a class name")
+        if self.unpickle is None:
+            raise PickleRefused(where, type_name)
+        built = [self.build(t, f"{where}.tensors[{i}]", depth + 1) for i, t in enumerate(tensors)]
+        raw = self.array(key, where)
+        if raw.dtype != np.uint8 or raw.ndim != 1:
+            raise _Bad(f"pickle node at {where} names a {raw.dtype} array of shape {raw.shape}")
+        return self.unpickle(built)(raw, where)
 
     def build(self, node: Any, where: str = "root", depth: int = 0) -> Any:
         if depth > MAX_DEPTH:
@@ -290,6 +330,8 @@ class Reader:
                 return self.make_sparse(node, built)
             except (TypeError, ValueError, IndexError, KeyError) as e:
                 raise _Bad(f"sparse tensor at {where} cannot be made ({e})") from None
+        if kind == "pickle":
+            return self.pickled(node, where, depth)
         items = node.get("items")
         if kind in ("dict", "list", "tuple") and not isinstance(items, list):
             raise _Bad(f"{kind} node at {where} has no list of items")

@@ -11,6 +11,8 @@ touching the package's namespace (see ``src/python/static_graph/dispatch.rs``).
 from __future__ import annotations
 
 import copyreg
+import importlib
+import sys
 from collections.abc import Iterable, Mapping
 from typing import Any, Callable, TypeVar, cast
 
@@ -28,9 +30,20 @@ def dispatching(fn: F, name: str | None = None) -> F:
     return cast(F, op)
 
 
-def _reduce(f: Any) -> tuple[Any, tuple[Any, str, Any]]:
+def _reduce(f: Any) -> tuple[Any, tuple[Any, ...]]:
     # (copy.deepcopy and pickle of a layer holding, say, ``self.act = F.relu``)
-    return _core._op_function, (f.__wrapped__, f.__name__, f.__doc__)
+    wrapped = f.__wrapped__
+    module, name = getattr(wrapped, "__module__", None), getattr(wrapped, "__name__", None)
+    if isinstance(module, str) and getattr(sys.modules.get(module), str(name), None) is f:
+        # a module's function (``F.relu`` wraps ``functional.relu``, which the module
+        # no longer holds, so pickle cannot store the wrapped function by name): by name
+        return _module_function, (module, name)
+    return _core._op_function, (wrapped, f.__name__, f.__doc__)
+
+
+def _module_function(module: str, name: str) -> Any:
+    """Unpickles a module function by name (``ferrograd.nn.functional``, ``relu``)."""
+    return getattr(importlib.import_module(module), name)
 
 
 copyreg.pickle(_core.OpFunction, _reduce)

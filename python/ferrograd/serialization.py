@@ -1,5 +1,6 @@
 """``ferrograd.save(obj, path)`` / ``ferrograd.load(path)``: state dicts in a NumPy
-``.npz`` file, never pickle.
+``.npz`` file described by a JSON manifest; whole models and other objects pickled, and
+unpickled only by ``load(path, weights_only=False)``.
 
 Format (readable with ``numpy.load(path, allow_pickle=False)`` alone):
 
@@ -32,9 +33,20 @@ Format (readable with ``numpy.load(path, allow_pickle=False)`` alone):
     the parts are tensor nodes, ``[indices, values]`` for COO and ``[compressed_indices,
     plain_indices, values]`` for the compressed layouts; loading re-validates them.
 
+  - ``{"kind": "pickle", "key": "p0", "type": "__main__.Net", "tensors": [NODE, ...]}``
+    when ``obj`` holds anything else (a ``Module``, an optimizer, any user class, a set,
+    complex numbers, an object array, a dict with other keys): then all of ``obj`` is
+    pickled, as ``torch.save`` pickles it (so objects shared by its parts stay shared),
+    into the uint8 member ``p0``; its tensors, Parameters and sparse tensors are not in the
+    pickle but are the tensor / sparse nodes of ``tensors`` (storages written once, tied
+    weights one object, strides kept), the pickle holding their indices (see
+    ``_pickled_objects``). ``type`` names the first class that needed pickle, for
+    messages. ``load`` refuses such a file with ``pickle.UnpicklingError`` unless given
+    ``weights_only=False`` (PyTorch >= 2.6's rule): unpickling can run arbitrary code.
+
 A bfloat16 storage (NumPy has no bfloat16) is stored as its bits, a uint16 array (version 1
-stored bfloat16 tensors as float32).
-Anything else (arbitrary objects) is a ``TypeError`` at save time.
+stored bfloat16 tensors as float32). State dicts are written as before pickle nodes existed.
+What pickle itself cannot store (a lambda) is a ``TypeError`` at save time.
 """
 
 from __future__ import annotations
@@ -42,13 +54,14 @@ from __future__ import annotations
 import json
 import math
 import os
+import pickle
 import zipfile
 from collections import OrderedDict
 from typing import Any, BinaryIO, Union
 
 import numpy as np
 
-from . import _core, _npz_reader
+from . import _core, _npz_reader, _pickled_objects
 from ._dialect import caller_dialect
 
 Tensor = _core.Tensor
@@ -63,13 +76,21 @@ PathLike = Union[str, "os.PathLike[str]", BinaryIO]
 class _Writer:
     """Turns an object tree into a JSON node tree plus a dict of arrays."""
 
-    def __init__(self) -> None:
+    def __init__(self, pickle_module: Any = pickle, protocol: Any = None) -> None:
         self.arrays: dict[str, np.ndarray] = {}
+        self.pickle_module, self.protocol = pickle_module, protocol
+        # every tensor written (temporaries included), kept alive while saving so that
+        # no other tensor can take its id() in ``objects``
+        self.kept: list[Any] = []
         # storage identity -> (member key, a tensor on it); the tensor keeps the storage
         # alive while saving, so no temporary's memory can be reused under the same identity
         self.storages: dict[int, tuple[str, Tensor]] = {}
         # id() of each tensor object written -> its number ("object" in its node)
         self.objects: dict[int, int] = {}
+
+    def keep(self, obj: Any) -> None:
+        """Keeps ``obj`` alive until the file is written."""
+        self.kept.append(obj)
 
     def _store(self, array: np.ndarray) -> str:
         key = f"t{len(self.arrays)}"
@@ -106,8 +127,10 @@ class _Writer:
             if _is_parameter(obj):
                 tnode["parameter"] = True
             # one object saved twice (tied weights) loads as one object, as pickle's memo
-            # makes torch.load give it
+            # makes torch.load give it; kept alive so that no temporary (a sparse tensor's
+            # detached parts) can take its id() later in the save
             tnode["object"] = self.objects.setdefault(id(obj), len(self.objects))
+            self.keep(obj)
             return tnode
         from .sparse._base import SparseTensor
 
@@ -115,15 +138,13 @@ class _Writer:
             return self._sparse(obj, where)
         if isinstance(obj, np.ndarray):
             if obj.dtype == object:
-                raise TypeError(f"save: {where} is an object array, which needs pickle")
+                return self._pickle(obj, where)
             return {"kind": "ndarray", "key": self._store(obj)}
         if isinstance(obj, dict):
+            if not all(isinstance(k, (str, int)) and not isinstance(k, bool) for k in obj):
+                return self._pickle(obj, where)  # the manifest's keys are str or int
             items = []
             for k, v in obj.items():
-                if isinstance(k, bool) or not isinstance(k, (str, int)):
-                    raise TypeError(
-                        f"save: dict keys must be str or int, got {type(k).__name__} at {where}"
-                    )
                 tag = "str" if isinstance(k, str) else "int"
                 items.append([[tag, k], self.node(v, f"{where}[{k!r}]")])
             node: dict = {"kind": "dict", "items": items}
@@ -145,10 +166,14 @@ class _Writer:
             return {"kind": "float", "value": repr(obj)}
         if isinstance(obj, np.generic):
             return self.node(obj.item(), where)
-        raise TypeError(
-            f"save: cannot store {type(obj).__name__} at {where}; ferrograd.save takes "
-            f"tensors, arrays, numbers, strings, None and dicts/lists/tuples of them "
-            f"(no pickle)"
+        return self._pickle(obj, where)
+
+    def _pickle(self, obj: Any, where: str, reason: Any = None) -> dict:
+        """A ``pickle`` node: ``obj`` pickled, its tensors as nodes of this file;
+        ``reason`` (default ``obj``), the first thing in it that needs pickle, names the
+        class in the node's ``type``."""
+        return _pickled_objects.pickle_node(
+            self, obj, where, self.pickle_module, self.protocol, obj if reason is None else reason
         )
 
     def _sparse(self, obj: Any, where: str) -> dict:
@@ -197,11 +222,24 @@ def _make_sparse(node: dict, parts: list) -> Any:
 
 
 def save(obj: Any, path: PathLike, protocol: Any = None, **kwargs: Any) -> None:
-    """Saves ``obj`` (a state dict: tensors, sparse tensors, arrays, numbers, strings,
-    None, nested in dicts/lists/tuples) to ``path`` as an ``.npz`` file. ``path`` is used as given (no
-    suffix is added); a binary file object works too."""
-    writer = _Writer()
-    root = writer.node(obj, "obj")
+    """Saves ``obj`` to ``path`` as an ``.npz`` file. ``path`` is used as given (no
+    suffix is added); a binary file object works too.
+
+    A state dict (tensors, sparse tensors, arrays, numbers, strings, None, nested in
+    dicts/lists/tuples) is described by the JSON manifest alone; any other object (a whole
+    ``Module``, an optimizer...) is pickled with its tensors stored as the file's tensors
+    (``protocol`` / ``pickle_protocol``, default ``pickle.DEFAULT_PROTOCOL``;
+    ``pickle_module``), and loads only with ``load(path, weights_only=False)``. What
+    pickle cannot store (a lambda) is a ``TypeError`` naming it."""
+    module, protocol = _pickled_objects.pickle_settings(protocol, kwargs)
+    writer = _Writer(module, protocol)
+    try:
+        unfit = _pickled_objects.unfit(obj)
+    except RecursionError:  # nested too deeply, or a list holding itself: pickle copes
+        unfit = (obj,)
+    # anything the manifest cannot hold makes the whole object one pickle, as torch.save
+    # pickles it: objects shared by its parts (an optimizer and its scheduler) stay shared
+    root = writer._pickle(obj, "obj", unfit[0]) if unfit else writer.node(obj, "obj")
     manifest = json.dumps({"format": _FORMAT, "version": _VERSION, "root": root})
     arrays = dict(writer.arrays)
     arrays[_MANIFEST] = np.frombuffer(manifest.encode("utf-8"), dtype=np.uint8)
@@ -281,13 +319,22 @@ def load(
     **kwargs: Any,
 ) -> Any:
     """Loads what ``save`` wrote: tensors come back as Tensors (``requires_grad`` as
-    saved), the structure as saved. Never unpickles. Every malformed file is a
-    ``ValueError`` naming what is wrong, found before anything large is allocated (see
-    docs/reliability.md); ``max_bytes`` caps the total size of the arrays (for files from
-    untrusted sources)."""
+    saved), the structure as saved. Every malformed file is a ``ValueError`` naming what
+    is wrong, found before anything large is allocated (see docs/reliability.md);
+    ``max_bytes`` caps the total size of the arrays, pickled objects included (for files
+    from untrusted sources).
+
+    A file holding a pickled object (``save`` of a whole ``Module``, an optimizer...) is
+    refused with ``pickle.UnpicklingError`` unless ``weights_only=False`` is passed (as
+    PyTorch >= 2.6 does; also in Paddle code, whose ``paddle.load`` has no such switch),
+    since unpickling can run arbitrary code: pass it only for files from a trusted
+    source. As ``torch.load``, a ``pickle_module`` given without ``weights_only`` unpickles
+    with it; ``encoding`` is passed to the unpickler."""
     if not _on_cpu(map_location):
         raise ValueError(f"load: map_location={map_location!r}; ferrograd runs on the CPU only")
+    weights_only, pickle_module = _pickled_objects.load_settings(weights_only, kwargs)
     name = repr(path) if not hasattr(path, "read") else "the file object"
+    paddle = caller_dialect() == "paddle"
     opened = None
     try:
         if hasattr(path, "read"):
@@ -308,10 +355,17 @@ def load(
                 reader = _npz_reader.Reader(
                     zf, size, max_bytes, _make_tensor, _make_sparse, _make_storage, _make_view
                 )
-                reader.ordered = caller_dialect() != "paddle"
+                reader.ordered = not paddle
+                if not weights_only:
+                    encoding = kwargs.get("encoding", "utf-8")
+                    reader.unpickle = lambda tensors: _pickled_objects.unpickler(
+                        tensors, _npz_reader._Bad, pickle_module, encoding
+                    )
                 return reader.build(reader.manifest_root())
             except _npz_reader._Bad as e:
                 raise ValueError(f"load: {name} is not a valid ferrograd .npz file: {e}") from None
+            except _npz_reader.PickleRefused as e:
+                raise _pickled_objects.refusal(name, e.where, e.type_name, paddle) from None
     finally:
         if opened is not None:
             opened.close()
