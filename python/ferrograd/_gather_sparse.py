@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import _core
+from ._index_sign import refuse_negative, see_through
 from .autograd import Function
 from .grad_mode import is_grad_enabled
 
@@ -92,11 +93,25 @@ def _zero_d_index(self: Tensor, args: tuple, kwargs: dict) -> Any:
     return _core_gather(self, index.reshape([1]), axis).squeeze(axis)
 
 
+def _torch_form_index_sign(self: Tensor, args: tuple, kwargs: dict) -> None:
+    """PyTorch's form (a dim first): PyTorch code gets PyTorch's IndexError for an index
+    below 0 (``_index_sign``); a malformed call is left to the core's errors."""
+    if not ("dim" in kwargs or (bool(args) and not isinstance(args[0], Tensor))):
+        return
+    dim = kwargs.get("dim", args[0] if args else None)
+    index = kwargs.get("index", args[1] if len(args) > 1 else None)
+    n = max(self.ndim, 1)
+    if isinstance(dim, int) and -n <= dim < n:
+        refuse_negative(index, self.shape[dim] if self.ndim else 1, dim % n, "gather")
+
+
 def gather(self: Tensor, *args: Any, sparse_grad: bool = False, **kwargs: Any) -> Tensor:
     """torch ``gather(dim, index, *, sparse_grad=False)`` or Paddle ``gather(index,
     axis=None)``. With ``sparse_grad=True`` (PyTorch form only) ``input`` gets a sparse COO
     gradient, as in PyTorch. A 0-d index: Paddle's form drops the axis, PyTorch's reads it
-    as 1-D for a 1-D input (a 0-d result)."""
+    as 1-D for a 1-D input (a 0-d result). An index below 0 counts from the end, except in
+    PyTorch code's PyTorch form (PyTorch's IndexError)."""
+    _torch_form_index_sign(self, args, kwargs)
     if not sparse_grad:
         zero_d = _zero_d_index(self, args, kwargs)
         return _core_gather(self, *args, **kwargs) if zero_d is None else zero_d
@@ -111,6 +126,10 @@ def gather(self: Tensor, *args: Any, sparse_grad: bool = False, **kwargs: Any) -
         return _core_gather(self, dim, index)
     out: Tensor = _SparseGather.apply(self, dim, index)
     return out
+
+
+see_through(_torch_form_index_sign, None)
+see_through(gather)
 
 
 def install_tensor_methods() -> Any:

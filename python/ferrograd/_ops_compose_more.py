@@ -15,6 +15,7 @@ import numpy as np
 
 from . import _core
 from ._dtype_info import promote_types, result_type
+from ._index_sign import see_through
 from ._ops_shift import int_result_dtype
 
 Tensor = _core.Tensor
@@ -485,3 +486,6 @@ def install_tensor_methods() -> None:
     T.index_copy_ = lambda self, dim, index, source: self.copy_(
         index_copy(self, dim, index, source)
     )
+    # PyTorch code: PyTorch's IndexError for an index below 0 (_index_sign), named so
+    see_through(index_copy)
+    see_through(T.index_copy_, "index_copy_")

@@ -17,6 +17,7 @@ import numpy as np
 
 from . import _core
 from . import _ops_scatter as _sc
+from ._index_sign import LOCAL_NAME, see_through
 
 Tensor = _core.Tensor
 
@@ -261,7 +262,7 @@ def _inplace(fn: Any, name: str) -> Any:
 
     method.__name__ = method.__qualname__ = name
     method.__doc__ = f"In-place ``{name[:-1]}``: writes the result into this tensor and returns it."
-    return method
+    return see_through(method, LOCAL_NAME)  # (an index op's error names the in-place op)
 
 
 #: Out-of-place functions: (function, Tensor method names, in-place method names).

@@ -21,6 +21,7 @@ from typing import Any
 
 from . import _core
 from ._dialect import caller_dialect
+from ._index_sign import refuse_negative, see_through
 from .autograd.py_layer import Function, once_differentiable
 
 Tensor = _core.Tensor
@@ -78,6 +79,11 @@ def _pad_corner(t: Tensor, shape: list[int]) -> Tensor:
             extra[d] = want - have
             t = _core.concat([t, _core.zeros(extra, dtype=t.dtype)], d)
     return t
+
+
+def _refuse_negative(x: Tensor, index: Tensor, dim: int, op: str) -> None:
+    """PyTorch code: PyTorch's IndexError for an index below 0 (``_index_sign``)."""
+    refuse_negative(index, x.shape[dim] if x.ndim else 1, dim, op)
 
 
 def _corner(src: Tensor, shape: Any) -> Tensor:
@@ -216,6 +222,7 @@ def scatter_reduce(
     if not isinstance(src, Tensor):
         src = _values(x, src, index.shape)
     dim = _dim(dim, x.ndim, op)
+    _refuse_negative(x, index, dim, op)
     r = _REDUCE_ALIASES.get(reduce, reduce)
     if r == "sum":
         return _scatter_sum(x, dim, index, src, include_self)
@@ -234,7 +241,9 @@ def scatter_add(x: Tensor, dim: int, index: Any, src: Tensor) -> Tensor:
     """PyTorch's ``scatter_add``: ``x`` with ``src[m]`` added at ``m with m[dim] =
     index[m]`` for each position ``m`` of ``index`` (duplicates add up)."""
     index = _index(index, "scatter_add")
-    return x._scatter_add(_dim(dim, x.ndim, "scatter_add"), index, src)
+    d = _dim(dim, x.ndim, "scatter_add")
+    _refuse_negative(x, index, d, "scatter_add")
+    return x._scatter_add(d, index, src)
 
 
 def _torch_scatter(
@@ -248,6 +257,7 @@ def _torch_scatter(
     if not isinstance(s, Tensor):
         s = _values(x, s, index.shape)
     d = _dim(dim, x.ndim, op)
+    _refuse_negative(x, index, d, op)
     if reduce is None:
         return x._scatter_set(d, index, s)
     if reduce not in ("add", "multiply"):
@@ -299,15 +309,22 @@ def scatter(x: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     return _paddle_scatter(x, *args, **kwargs)
 
 
-def _index_add_torch(x: Tensor, dim: Any, index: Any, source: Tensor, alpha: Any = 1) -> Tensor:
+def _index_add_torch(
+    x: Tensor, dim: Any, index: Any, source: Tensor, alpha: Any = 1, *, torch_form: bool = True
+) -> Tensor:
+    """``index_add`` in either spelling; ``torch_form``: PyTorch's (its index rule)."""
     op = "index_add"
     index = _index(index, op)
     if index.ndim > 1:
         raise ValueError(f"{op}: the index must be 1-D, got shape {list(index.shape)}")
     index = index.reshape([-1])
     if x.ndim == 0:
-        return _index_add_torch(x.reshape([1]), 0, index, source.reshape([-1]), alpha).reshape([])
+        flat = x.reshape([1])
+        out = _index_add_torch(flat, 0, index, source.reshape([-1]), alpha, torch_form=torch_form)
+        return out.reshape([])
     d = _dim(dim, x.ndim, op)
+    if torch_form:
+        _refuse_negative(x, index, d, op)
     want = list(x.shape)
     want[d] = index.shape[0]
     if list(source.shape) != want:
@@ -329,7 +346,7 @@ def index_add(x: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         names = ("index", "axis", "value")
         p = dict(zip(names, args))
         p.update(kwargs)
-        return _index_add_torch(x, p["axis"], p["index"], p["value"])
+        return _index_add_torch(x, p["axis"], p["index"], p["value"], torch_form=False)
     if "source" not in kwargs and len(args) < 3 and "src" in kwargs:
         kwargs["source"] = kwargs.pop("src")
     return _index_add_torch(x, *args, **kwargs)
@@ -409,3 +426,13 @@ def put_along_axis(
         trunc = caller_dialect(2, through_layers=True) == "paddle"
         return _scatter_mean(arr, d, indices, values, include_self, trunc)
     return scatter_reduce(arr, d, indices, values, reduce, include_self=include_self)
+
+
+# the PyTorch spellings' frames, looked through to find the calling code (_index_sign)
+see_through(_refuse_negative, None)
+see_through(scatter)
+see_through(_torch_scatter, "scatter")
+see_through(index_add)
+see_through(_index_add_torch, "index_add")
+see_through(scatter_add)
+see_through(scatter_reduce)

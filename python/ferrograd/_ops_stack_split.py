@@ -10,6 +10,7 @@ import operator
 from typing import Any, Sequence
 
 from . import _core
+from ._index_sign import see_through
 
 Tensor = _core.Tensor
 
@@ -296,3 +297,6 @@ def take_along_dim(x: Tensor, indices: Tensor, dim: Any = None) -> Tensor:
     bx = [max(a, b) if i != d else xs[i] for i, (a, b) in enumerate(zip(xs, js))]
     bj = [max(a, b) if i != d else js[i] for i, (a, b) in enumerate(zip(xs, js))]
     return x.expand(bx).gather(d, indices.expand(bj))
+
+
+see_through(take_along_dim)  # (gather's PyTorch index rule names take_along_dim)

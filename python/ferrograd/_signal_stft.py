@@ -32,6 +32,7 @@ Tensor = _core.Tensor
 __all__ = ["stft", "istft"]
 
 _PAD_MODES = ("constant", "reflect", "replicate", "circular")
+_INT_DTYPES = (_core.uint8, _core.int8, _core.int16, _core.int32, _core.int64)
 
 
 class _SignalError(ValueError, RuntimeError):
@@ -131,6 +132,11 @@ def stft(
     x = input if isinstance(input, Tensor) else _core.tensor(input)
     if len(x.shape) not in (1, 2):
         raise _SignalError(f"{op}: expected a 1D or 2D tensor, got {len(x.shape)}D")
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
+        # SpectralOps.cpp stft (paddle_stft casts an integer signal first, as Paddle)
+        raise _SignalError(
+            f"{op}: expected a tensor of floating point or complex values, got {x.dtype}"
+        )
     if align_to_window is not None and center:
         raise _SignalError(f"{op}: align_to_window should only be set when center = false")
     n, hop, win = _lengths(op, n_fft, hop_length, win_length)
@@ -300,6 +306,8 @@ def paddle_stft(
     always complex); ``onesided`` defaults to True and is ignored for a complex signal
     or window (the full spectrum, as Paddle 3.3.1)."""
     xt = x if isinstance(x, Tensor) else _core.tensor(x)
+    if xt.dtype in _INT_DTYPES:  # Paddle's fft_r2c casts it to the default float dtype
+        xt = xt.astype(_core._get_default_dtype())
     if xt.dtype.is_complex or (isinstance(window, Tensor) and window.dtype.is_complex):
         onesided = False
     return stft(

@@ -235,7 +235,10 @@ def topk(
     (default: the last), in order, with their positions. NaN counts as the largest."""
     _check_tensor(x, "topk")
     d = _one_dim(axis, dim, -1, "topk")
-    return TopkResult(*x._sort_topk(d, _int_k(k, "topk"), builtins.bool(largest), "topk"))
+    kk = _int_k(k, "topk")
+    if x.ndim == 0 and kk == 0:
+        kk = 1  # PyTorch's topk_out_cpu: a 0-d input is copied (index 0) for k 0 or 1
+    return TopkResult(*x._sort_topk(d, kk, builtins.bool(largest), "topk"))
 
 
 def kthvalue(

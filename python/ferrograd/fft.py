@@ -30,6 +30,7 @@ import operator
 from typing import Any, Sequence
 
 from . import _core
+from ._dialect import caller_dialect
 from ._fft_nodes import (
     _C2R,
     _DUAL,
@@ -527,7 +528,7 @@ def fftfreq(
 ) -> Tensor:
     """The sample frequencies of an ``n``-point FFT with sample spacing ``d``:
     ``[0, 1, ..., (n-1)//2, -(n//2), ..., -1] / (d * n)``."""
-    n = _size("fftfreq", n)
+    n = _freq_points("fftfreq", n, d)
     pos = _core.arange(0, (n - 1) // 2 + 1, dtype=_core.float64)
     neg = _core.arange(-(n // 2), 0, dtype=_core.float64)
     return _freq(_core.concat([pos, neg], 0) / (float(d) * n), dtype, requires_grad)
@@ -545,9 +546,19 @@ def rfftfreq(
     requires_grad: bool = False,
 ) -> Tensor:
     """The sample frequencies of :func:`rfft` of ``n`` points: ``[0, ..., n//2] / (d * n)``."""
-    n = _size("rfftfreq", n)
+    n = _freq_points("rfftfreq", n, d)
     f = _core.arange(0, n // 2 + 1, dtype=_core.float64) / (float(d) * n)
     return _freq(f, dtype, requires_grad)
+
+
+def _freq_points(fname: str, n: Any, d: Any) -> int:
+    """``n`` of fftfreq / rfftfreq: 0 is PyTorch's ``arange(0)`` / ``arange(1) / 0.``
+    (empty / ``[nan]``; SpectralOps.cpp ``fft_fftfreq_out``), but Paddle's ValueError
+    for ``d * n == 0`` in Paddle code (python/paddle/fft.py ``fftfreq``)."""
+    zero = not isinstance(n, bool) and isinstance(n, int) and n == 0
+    if (zero or float(d) == 0) and caller_dialect(3) == "paddle":
+        raise ValueError(f"{fname}: d or n should not be 0.")
+    return 0 if zero else _size(fname, n)
 
 
 def _freq(f: Tensor, dtype: Any, requires_grad: bool) -> Tensor:

@@ -108,8 +108,13 @@ def test_gather_without_sparse_grad_unchanged():
 
 
 def test_gather_sparse_grad_negative_index_and_dim():
-    # (the core gather reads a negative index from the end; the sparse indices are >= 0)
+    # PyTorch code: PyTorch's gather refuses an index below 0 (ScatterGatherKernel.cpp
+    # cpu_scatter_gather_base_kernel; see test_edges_s40.py)
     x = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
-    x.gather(-1, torch.tensor([[-1], [0]]), sparse_grad=True).sum().backward()
+    with pytest.raises(IndexError, match="index -1 is out of bounds"):
+        x.gather(-1, torch.tensor([[-1], [0]]), sparse_grad=True)
+    # code of no dialect reads it from the end (Paddle's rule); the sparse indices are >= 0
+    g = {"__name__": "user_script", "fg": torch, "x": x}
+    exec("fg.gather(x, -1, fg.tensor([[-1], [0]]), sparse_grad=True).sum().backward()", g)
     np.testing.assert_array_equal(x.grad.indices().numpy(), [[0, 1], [1, 0]])
     np.testing.assert_allclose(x.grad.to_dense().numpy(), [[0.0, 1.0], [1.0, 0.0]])

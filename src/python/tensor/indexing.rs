@@ -67,6 +67,31 @@ fn index_tensor(o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
     }
 }
 
+/// PyTorch code's `index_select(dim, index)`: PyTorch refuses an index below 0
+/// (TensorAdvancedIndexing.cpp `index_select_out_cpu_`: "index out of range in self"),
+/// where Paddle 3.x and ferrograd's kernel count it from the end
+/// (`ferrograd._index_sign`, which the Python-level index ops use). A dimension out of
+/// range, or an index that is not an integer tensor, is left to `index_select`'s own errors.
+fn refuse_negative(x: &Tensor, index: &Tensor, dim: isize) -> PyResult<()> {
+    let nd = x.ndim().max(1) as isize;
+    let d = if dim < 0 { dim + nd } else { dim };
+    if index.numel() == 0 || !index.dtype().is_int() || !(0..nd).contains(&d) {
+        return Ok(());
+    }
+    let values = index.cast_raw(DType::I64).py()?.to_vec::<i64>().py()?;
+    match values.iter().min() {
+        Some(&lo) if lo < 0 => {
+            let size = x.shape().get(d as usize).copied().unwrap_or(1);
+            Err(pyo3::exceptions::PyIndexError::new_err(format!(
+                "index_select: index {lo} is out of bounds for dimension {d} with size \
+                 {size}: PyTorch's index_select takes indices in [0, {size}) (negative \
+                 ones are not counted from the end; add the size first)"
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// The iterator `iter(t)` returns: `t[0]`, `t[1]`, ... along the first dimension, each
 /// made when it is reached (so it is recorded for autograd like `t[i]`).
 #[pyclass(name = "TensorIterator", module = "ferrograd")]
@@ -144,22 +169,23 @@ impl PyTensor {
         // torch order: index_select(dim, index). A Tensor in the second slot is always the
         // index (a one-element index tensor also converts to an int, so "is it an int?"
         // alone would silently swap the two).
-        let (idx, ax) = match axis {
+        let (idx, ax, torch_form) = match axis {
             Some(a)
                 if index.extract::<isize>().is_ok()
                     && index.cast::<PyTensor>().is_err()
                     && !a.is_none()
                     && (a.cast::<PyTensor>().is_ok() || a.extract::<isize>().is_err()) =>
             {
-                (a.clone(), index.extract::<isize>()?)
+                (a.clone(), index.extract::<isize>()?, true)
             }
-            Some(a) if !a.is_none() => (index.clone(), a.extract::<isize>()?),
-            _ => (index.clone(), dim.unwrap_or(0)),
+            Some(a) if !a.is_none() => (index.clone(), a.extract::<isize>()?, false),
+            _ => (index.clone(), dim.unwrap_or(0), dim.is_some()),
         };
-        wrap(
-            py,
-            self.inner().index_select(ax, &index_tensor(&idx)?).py()?,
-        )
+        let it = index_tensor(&idx)?;
+        if torch_form && crate::python::dialect::caller_is_torch(py)? {
+            refuse_negative(&self.inner(), &it, ax)?;
+        }
+        wrap(py, self.inner().index_select(ax, &it).py()?)
     }
 
     /// torch `gather(dim, index)`, or Paddle `gather(index, axis=None)` (= index_select).
@@ -292,6 +318,10 @@ fn sections_to_sizes(
     count_means_sections: bool,
 ) -> PyResult<Vec<usize>> {
     if let Ok(n) = obj.extract::<i64>() {
+        if n == 0 && total == 0 && !count_means_sections {
+            // PyTorch's split(0) of a size-0 dim: one empty piece (TensorShape.cpp, split)
+            return Ok(vec![0]);
+        }
         if n <= 0 {
             return Err(PyValueError::new_err(format!(
                 "split: the number or size of sections must be positive, got {n}"
