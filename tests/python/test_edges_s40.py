@@ -287,12 +287,6 @@ def _pytorch_chain(steps: int, t_max: int, gamma: float) -> list[float]:
     return out
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ChainedScheduler multiplies closed-form factors (schedules_cycle_chain.py "
-    "_apply); PyTorch's cosine adds (1 - cos(pi / T_max)) / 2 at epoch T_max + 1 instead, "
-    "so from there the chain differs (0.164025 vs 0.225 at step 4)",
-)
 def test_chained_cosine_then_exponential_past_t_max_regression():
     want = _pytorch_chain(8, 3, 0.9)
     assert [round(v, 6) for v in want[:4]] == [0.675, 0.2025, 0.0, 0.225]
@@ -302,6 +296,33 @@ def test_chained_cosine_then_exponential_past_t_max_regression():
     s = lrs.ChainedScheduler([lrs.CosineAnnealingLR(o, T_max=3), lrs.ExponentialLR(o, 0.9)])
     got = []
     for _ in range(8):
+        o.step()
+        s.step()
+        got.append(o.param_groups[0]["lr"])
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+
+
+def test_chained_cosine_with_eta_min_and_step_lr():
+    """``eta_min != 0`` chains too (it used to be refused): PyTorch's recursion on the
+    rate StepLR left, by hand (lr_scheduler.py CosineAnnealingLR.get_lr, StepLR.get_lr)."""
+    t, eta, lr, want = 4, 0.1, 1.0, []
+    for e in range(1, 13):
+        if (e - 1 - t) % (2 * t) == 0:
+            lr = lr + (1.0 - eta) * (1 - math.cos(math.pi / t)) / 2
+        else:
+            ratio = (1 + math.cos(math.pi * e / t)) / (1 + math.cos(math.pi * (e - 1) / t))
+            lr = ratio * (lr - eta) + eta
+        if e % 3 == 0:
+            lr *= 0.5
+        want.append(lr)
+    p = fg.zeros([1], requires_grad=True)
+    o = fg.optim.SGD([p], lr=1.0)
+    lrs = fg.optim.lr_scheduler
+    s = lrs.ChainedScheduler(
+        [lrs.CosineAnnealingLR(o, T_max=t, eta_min=eta), lrs.StepLR(o, 3, 0.5)]
+    )
+    got = []
+    for _ in range(12):
         o.step()
         s.step()
         got.append(o.param_groups[0]["lr"])

@@ -160,11 +160,15 @@ _CHAINABLE = (
 
 class ChainedScheduler(_ComposedState, LRScheduler):
     """PyTorch's ``ChainedScheduler(schedulers, optimizer=None)``: every ``step()`` steps
-    each scheduler, and the rate is the product of their factors: ``base_lr *
-    prod(rate_i / base_lr)``. Accepted: ``StepLR``, ``MultiStepLR``, ``ExponentialLR``,
-    ``ConstantLR``, ``LinearLR``, ``PolynomialLR``, ``MultiplicativeLR`` and
-    ``CosineAnnealingLR`` with ``eta_min=0`` (the schedules PyTorch chains by
-    multiplying); others raise a ``TypeError`` rather than give another rate."""
+    each scheduler in turn, and each updates the rate the previous one left, as
+    PyTorch's recursive ``get_lr`` forms do: the multiplicative schedules (``StepLR``,
+    ``MultiStepLR``, ``ExponentialLR``, ``ConstantLR``, ``LinearLR``, ``PolynomialLR``,
+    ``MultiplicativeLR``) multiply it by their own step's factor, and
+    ``CosineAnnealingLR`` applies PyTorch's recursion ``(1 + cos(pi e / T)) / (1 +
+    cos(pi (e - 1) / T)) * (lr - eta_min) + eta_min``, adding ``(base_lr - eta_min) *
+    (1 - cos(pi / T)) / 2`` at the epochs past ``T_max`` where that ratio is undefined
+    (so past ``T_max`` the chain is not a product of closed forms). Other schedules raise
+    a ``TypeError`` rather than give another rate."""
 
     def __init__(self, schedulers: Sequence[LRScheduler], optimizer: Any = None) -> None:
         scheds = list(schedulers)
@@ -177,14 +181,12 @@ class ChainedScheduler(_ComposedState, LRScheduler):
                     f"ChainedScheduler expects all schedulers to belong to the same optimizer, "
                     f"but got scheduler {type(s).__name__} at index {i} with a different one"
                 )
-            chainable = isinstance(s, _CHAINABLE) or (
-                isinstance(s, CosineAnnealingLR) and float(getattr(s, "eta_min", 0.0)) == 0.0
-            )
+            chainable = isinstance(s, (*_CHAINABLE, CosineAnnealingLR))
             if not chainable:
                 raise TypeError(
                     f"ChainedScheduler: {type(s).__name__} is not a multiplicative schedule; "
                     "ferrograd chains StepLR, MultiStepLR, ExponentialLR, ConstantLR, LinearLR, "
-                    "PolynomialLR, MultiplicativeLR and CosineAnnealingLR(eta_min=0)"
+                    "PolynomialLR, MultiplicativeLR and CosineAnnealingLR"
                 )
         self._schedulers = scheds
         self.optimizer = optimizer
@@ -195,23 +197,48 @@ class ChainedScheduler(_ComposedState, LRScheduler):
         self._apply()
 
     def _apply(self) -> None:
+        # at construction: each scheduler's epoch-0 factor, applied in turn
         rates = list(self.base_lrs)
         for s in self._schedulers:
             for i, (r, b) in enumerate(zip(s.get_last_lr(), s.base_lrs)):
                 rates[i] *= r / b if b != 0 else 0.0
+        self._set(rates)
+
+    def _set(self, rates: list[float]) -> None:
         for g, r in zip(self.optimizer.param_groups, rates):
             g["lr"] = r
         self._last_lr = rates
         self.last_lr = rates[0]
 
     def step(self, epoch: int | None = None) -> None:
-        """Steps every scheduler and sets the product of their factors."""
+        """Steps every scheduler in turn, each updating the rate the previous one set
+        (PyTorch's recursive rule; see the class docstring)."""
         if epoch is not None:
             raise TypeError("ChainedScheduler.step() takes no epoch (as in PyTorch)")
+        rates = list(self._last_lr)
         for s in self._schedulers:
+            before = s.get_last_lr()
             s.step()
+            rates = [_chained(s, i, lr, b) for i, (lr, b) in enumerate(zip(rates, before))]
         self.last_epoch += 1
-        self._apply()
+        self._set(rates)
 
     def _rates(self, epoch: int) -> list[float]:
         return list(self._last_lr)
+
+
+def _chained(s: LRScheduler, group: int, lr: float, before: float) -> float:
+    """The rate after scheduler ``s``'s step, from the rate ``lr`` the chain had
+    (``before``: ``s``'s own rate before its step)."""
+    e = s.last_epoch
+    if isinstance(s, CosineAnnealingLR):
+        t, eta = s.T_max, s.eta_min
+        if e == 0:
+            return lr
+        if (e - 1 - t) % (2 * t) == 0:
+            return lr + (s.base_lrs[group] - eta) * (1 - math.cos(math.pi / t)) / 2
+        ratio = (1 + math.cos(math.pi * e / t)) / (1 + math.cos(math.pi * (e - 1) / t))
+        return ratio * (lr - eta) + eta
+    after = s.get_last_lr()[group]
+    # a multiplicative schedule: its own step's factor (none once its rate reached 0)
+    return lr * (after / before) if before != 0 else lr
