@@ -90,9 +90,9 @@ from ._paddle_grad import grad as grad  # noqa: E402  (paddle.grad)
 from .distributed import DataParallel as DataParallel  # noqa: E402
 from .hapi import Model as Model  # noqa: E402
 from .hapi import callbacks as callbacks  # noqa: E402
+from .hapi.flops import flops as flops  # noqa: E402
 from .io.batch_reader import batch as batch  # noqa: E402  (paddle.batch)
 from .nn.summary import summary as summary  # noqa: E402
-from .hapi.flops import flops as flops  # noqa: E402
 from .serialization import load as load  # noqa: E402
 from .serialization import save as save  # noqa: E402
 
@@ -139,10 +139,10 @@ from ._dropin import create_parameter as create_parameter  # noqa: E402
 from ._dropin import device as device  # noqa: E402
 from ._dropin import e as e  # noqa: E402
 from ._dropin import equal_all as equal_all  # noqa: E402
+from ._dropin import get_cudnn_version as get_cudnn_version  # noqa: E402
 from ._dropin import get_device as get_device  # noqa: E402
 from ._dropin import inf as inf  # noqa: E402
 from ._dropin import is_compiled_with_cuda as is_compiled_with_cuda  # noqa: E402
-from ._dropin import get_cudnn_version as get_cudnn_version  # noqa: E402
 from ._dropin import is_compiled_with_rocm as is_compiled_with_rocm  # noqa: E402
 from ._dropin import is_compiled_with_xpu as is_compiled_with_xpu  # noqa: E402
 from ._dropin import is_inference as is_inference  # noqa: E402
@@ -314,6 +314,13 @@ from . import func as func  # noqa: E402
 from .func import vmap as vmap  # noqa: E402
 
 __all__ += ["func", "vmap"]
+# torch.testing, torch.mps / torch.xpu (no such device here), torch.multiprocessing
+from . import mps as mps  # noqa: E402
+from . import multiprocessing as multiprocessing  # noqa: E402
+from . import testing as testing  # noqa: E402
+from . import xpu as xpu  # noqa: E402
+
+__all__ += ["mps", "testing", "xpu"]  # (not multiprocessing: `import *` would shadow stdlib's)
 
 # -- scatter / masking / index-put family and shape & layout ops (issue 19; _ops_*.py) --
 from . import _ops_index_put, _ops_shape  # noqa: E402

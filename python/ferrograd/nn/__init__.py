@@ -504,3 +504,13 @@ __all__ += [
     "LazyInstanceNorm2d", "LazyInstanceNorm3d", "FractionalMaxPool2d",  # noqa: F405
     "FractionalMaxPool3d", "FractionalMaxPool2D", "FractionalMaxPool3D",
 ]  # fmt: skip
+
+# nn.DataParallel (data_parallel.py), nn.modules.utils (_pair ...; modules/), and
+# nn.utils.prune (prune.py)
+from . import modules as modules  # noqa: E402
+from . import prune as _prune  # noqa: E402
+from .data_parallel import DataParallel as DataParallel  # noqa: E402
+
+utils.prune = _prune  # type: ignore[attr-defined]
+_sys.modules[__name__ + ".utils.prune"] = _prune
+__all__ += ["DataParallel", "modules"]

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from . import _pytree as _pytree
 from . import checkpoint as checkpoint
 from . import data as data
 from .run_check import run_check as run_check
