@@ -73,6 +73,7 @@ from . import autograd as autograd  # noqa: E402  (needs the names above)
 # data-parallel training over MPI (mpi4py is imported only when first used)
 from . import distributed as distributed  # noqa: E402
 from . import fft as fft  # noqa: E402  (torch.fft / paddle.fft)
+from . import geometric as geometric  # noqa: E402  (paddle.geometric)
 from . import hapi as hapi  # noqa: E402  (paddle.Model, paddle.callbacks)
 
 # data loading (torch.utils.data / paddle.io), metrics and model summaries
@@ -237,6 +238,7 @@ __all__ = [
     "special",
     "signal",
     "fft",
+    "geometric",
     "hapi",
     "Model",
     "callbacks",

@@ -186,31 +186,36 @@ def pickle_node(writer: Any, obj: Any, where: str, module: Any, protocol: Any, r
     if not isinstance(base, type):
         raise TypeError(f"save: pickle_module {module!r} has no Pickler class")
 
-    class _Pickler(base):  # type: ignore[misc,valid-type]  # the chosen module's Pickler
-        def persistent_id(self, o: Any) -> Any:
-            if not isinstance(o, (Tensor, SparseTensor)) or type(o) in lazy:
-                return None  # (a lazy module's placeholder: see reducer_override)
-            if isinstance(o, Tensor) and type(o) not in (Tensor, Parameter):
-                raise SavePickleError(
-                    f"save: {where} holds a tensor of class {_type_name(o)}, which "
-                    f"ferrograd.save cannot keep; store a plain Tensor or Parameter"
-                )
-            i = index.get(id(o))
-            if i is not None:
-                return i
-            i = index[id(o)] = len(nodes)
-            writer.keep(o)  # (a temporary too) alive until the file is written
-            nodes.append(writer.node(o, f"{where}<tensor {i}>"))
-            state = _tensor_state(o) if isinstance(o, Tensor) else {}
-            # its attributes ride along the first time (they may refer to the tensor)
-            return (i, state) if state else i
+    # the chosen module's Pickler, subclassed with type() (a class statement inside a
+    # function confuses stubtest's view of this module's __all__)
+    def persistent_id(self, o: Any) -> Any:
+        if not isinstance(o, (Tensor, SparseTensor)) or type(o) in lazy:
+            return None  # (a lazy module's placeholder: see reducer_override)
+        if isinstance(o, Tensor) and type(o) not in (Tensor, Parameter):
+            raise SavePickleError(
+                f"save: {where} holds a tensor of class {_type_name(o)}, which "
+                f"ferrograd.save cannot keep; store a plain Tensor or Parameter"
+            )
+        i = index.get(id(o))
+        if i is not None:
+            return i
+        i = index[id(o)] = len(nodes)
+        writer.keep(o)  # (a temporary too) alive until the file is written
+        nodes.append(writer.node(o, f"{where}<tensor {i}>"))
+        state = _tensor_state(o) if isinstance(o, Tensor) else {}
+        # its attributes ride along the first time (they may refer to the tensor)
+        return (i, state) if state else i
 
-        def reducer_override(self, o: Any) -> Any:
-            if isinstance(o, Optimizer) and "_group_states" in getattr(o, "__dict__", {}):
-                return _optimizer_reduce(o)
-            if type(o) in lazy:  # a fresh placeholder, as PyTorch pickles one
-                return (type(o), (bool(o.requires_grad), o.dtype))
-            return NotImplemented
+    def reducer_override(self, o: Any) -> Any:
+        if isinstance(o, Optimizer) and "_group_states" in getattr(o, "__dict__", {}):
+            return _optimizer_reduce(o)
+        if type(o) in lazy:  # a fresh placeholder, as PyTorch pickles one
+            return (type(o), (bool(o.requires_grad), o.dtype))
+        return NotImplemented
+
+    _Pickler: Any = type(
+        "_Pickler", (base,), {"persistent_id": persistent_id, "reducer_override": reducer_override}
+    )
 
     buf = io.BytesIO()
     try:
@@ -238,21 +243,20 @@ def unpickler(
         raise TypeError(f"load: pickle_module {module!r} has no Unpickler class")
 
     def run(raw: np.ndarray, where: str) -> Any:
-        class _Unpickler(base):  # type: ignore[misc,valid-type]  # the module's Unpickler
-            def persistent_load(self, pid: Any) -> Any:
-                state: Any = None
-                if isinstance(pid, tuple) and len(pid) == 2:
-                    pid, state = pid
-                    if not isinstance(state, dict) or not all(isinstance(k, str) for k in state):
-                        raise bad(f"its pickled object at {where} gives a tensor {state!r}")
-                if isinstance(pid, bool) or not isinstance(pid, int) or not 0 <= pid < len(tensors):
-                    raise bad(
-                        f"its pickled object at {where} names tensor {pid!r} of {len(tensors)}"
-                    )
-                t = tensors[pid]
-                if state:
-                    t.__dict__.update(state)
-                return t
+        def persistent_load(self, pid: Any) -> Any:
+            state: Any = None
+            if isinstance(pid, tuple) and len(pid) == 2:
+                pid, state = pid
+                if not isinstance(state, dict) or not all(isinstance(k, str) for k in state):
+                    raise bad(f"its pickled object at {where} gives a tensor {state!r}")
+            if isinstance(pid, bool) or not isinstance(pid, int) or not 0 <= pid < len(tensors):
+                raise bad(f"its pickled object at {where} names tensor {pid!r} of {len(tensors)}")
+            t = tensors[pid]
+            if state:
+                t.__dict__.update(state)
+            return t
+
+        _Unpickler: Any = type("_Unpickler", (base,), {"persistent_load": persistent_load})
 
         try:
             return _Unpickler(io.BytesIO(raw.tobytes()), encoding=encoding).load()
