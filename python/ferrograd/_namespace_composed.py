@@ -7,7 +7,7 @@ module with ``*``.
 
 from __future__ import annotations
 
-# paddle.audio (functional.get_window only)
+# paddle.audio (functional, features, backends / load / save / info, datasets; docs/audio.md)
 from . import audio as audio
 
 # dtype queries and process settings (finfo, iinfo, promote_types, ...)
