@@ -347,6 +347,7 @@ from ._ops_shape import flip as flip  # noqa: E402
 from ._ops_shape import meshgrid as meshgrid  # noqa: E402
 from ._ops_shape import movedim as movedim  # noqa: E402
 from ._ops_shape import narrow as narrow  # noqa: E402
+from ._ops_shape import ravel as ravel  # noqa: E402
 from ._ops_shape import repeat_interleave as repeat_interleave  # noqa: E402
 from ._ops_shape import roll as roll  # noqa: E402
 from ._ops_shape import rot90 as rot90  # noqa: E402
@@ -374,7 +375,7 @@ __all__ += [
     "gather_nd", "index_put", "masked_fill", "masked_scatter", "scatter_nd", "scatter_nd_add",
     "take", "index_add", "index_fill", "put_along_axis", "scatter", "scatter_add",
     "scatter_reduce", "broadcast_tensors", "diag", "diag_embed", "diagonal", "flip",
-    "meshgrid", "movedim", "moveaxis", "narrow", "repeat_interleave", "roll", "rot90",
+    "meshgrid", "movedim", "moveaxis", "narrow", "ravel", "repeat_interleave", "roll", "rot90",
     "swapaxes", "swapdims", "tile", "trace", "tril", "triu", "unflatten", "unstack",
     "scatter_", "index_add_", "index_fill_", "index_put_", "masked_fill_", "masked_scatter_",
     "put_along_axis_",

@@ -13,6 +13,7 @@ tensors here too; ``narrow``, ``movedim``, ``swapaxes``, ``meshgrid`` and
 
 from __future__ import annotations
 
+import math
 import operator
 from typing import Any, Sequence
 
@@ -237,6 +238,8 @@ def movedim(x: Tensor, source: Any, destination: Any, name: Any = None) -> Tenso
     dst = _unique_dims(_int_list(destination), x.ndim, "movedim")
     if len(src) != len(dst):
         raise ValueError(f"movedim: {len(src)} source dim(s) but {len(dst)} destination(s)")
+    if x.ndim == 0:  # dims 0 / -1 of a 0-d tensor: a no-op view (PyTorch's movedim)
+        return x.view([])
     rest = [d for d in range(x.ndim) if d not in src]
     perm = [-1] * x.ndim
     for s, t in zip(src, dst):
@@ -368,6 +371,12 @@ def narrow(x: Tensor, dim: int, start: Any, length: int) -> Tensor:
     return x[tuple([slice(None)] * d + [slice(s, s + length)])]
 
 
+def ravel(x: Tensor) -> Tensor:
+    """``x`` flattened to one contiguous dimension, a copy only where needed (PyTorch's
+    ``torch.ravel``: ``contiguous().view(-1)``)."""
+    return x.contiguous().reshape([-1])
+
+
 def swapaxes(x: Tensor, axis0: int, axis1: int) -> Tensor:
     """Dimensions ``axis0`` and ``axis1`` exchanged (a view); PyTorch's ``swapdims``."""
     if x.ndim == 0:
@@ -398,7 +407,23 @@ def unflatten(
     sizes = _int_list(sizes)
     if not sizes:
         raise ValueError("unflatten: sizes must not be empty")
+    if x.ndim == 0:  # PyTorch: "Dimension specified as 0 but tensor has no dimensions"
+        raise ValueError("unflatten: a 0-d tensor has no dimension to unflatten")
     shape = list(x.shape)
+    n = shape[d]
+    # a -1 is inferred from the size of dim alone (PyTorch's infer_size), not from the
+    # whole tensor, which may have no elements while dim has some
+    if sizes.count(-1) > 1 or any(s < -1 for s in sizes):
+        raise ValueError(f"unflatten: invalid sizes {sizes}: sizes >= 0 and at most one -1")
+    known = math.prod(s for s in sizes if s != -1)
+    if -1 in sizes:
+        if known == 0 or n % known:
+            raise ValueError(
+                f"unflatten: cannot infer the -1 in {sizes} for a dimension of size {n}"
+            )
+        sizes = [n // known if s == -1 else s for s in sizes]
+    elif known != n:
+        raise ValueError(f"unflatten: sizes {sizes} do not multiply to the dimension's size {n}")
     return x.reshape(shape[:d] + sizes + shape[d + 1 :])
 
 

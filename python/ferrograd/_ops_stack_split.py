@@ -152,12 +152,13 @@ def tensor_split(
             bounds.append(at)
     else:
         bounds = [operator.index(i) for i in indices_or_sections]
+    # piece i is x[bounds[i-1]:bounds[i]] with Python's slicing rule (PyTorch's slice):
+    # a bound below an earlier one gives an empty piece, and the next piece starts there
     out, start = [], 0
     for b in [*bounds, size]:
         b = min(max(b + size if b < 0 else b, 0), size)
-        lo = min(start, size)
-        out.append(x.narrow(d, lo, max(b - lo, 0)))
-        start = max(b, lo)
+        out.append(x.narrow(d, start, max(b - start, 0)))
+        start = b
     return tuple(out)
 
 

@@ -23,12 +23,13 @@ fn first_of<'a>(tensors: &'a [Tensor], op: &str) -> Result<&'a Tensor> {
     Ok(first)
 }
 
-/// Allocates `shape` of the promoted dtype of `tensors` and copies tensor `i` into the
-/// view `place(out_layout, i)`.
+/// Allocates `shape` of the promoted dtype of all `tensors` and copies tensor `i` into
+/// the view `place(out_layout, i)` (None: tensor `i` is left out, as `cat` leaves out a
+/// legacy `[0]` tensor).
 fn join_raw(
     tensors: &[Tensor],
     shape: &[usize],
-    place: impl Fn(&Layout, usize) -> Layout,
+    place: impl Fn(&Layout, usize) -> Option<Layout>,
 ) -> Result<Tensor> {
     let dtype = tensors
         .iter()
@@ -36,20 +37,37 @@ fn join_raw(
         .fold(tensors[0].dtype(), |d, t| DType::promote(d, t.dtype()));
     let out = zeros(shape, dtype)?;
     for (i, t) in tensors.iter().enumerate() {
-        out.view_with(place(out.layout(), i)).assign_raw(t)?;
+        if let Some(l) = place(out.layout(), i) {
+            out.view_with(l).assign_raw(t)?;
+        }
     }
     Ok(out)
+}
+
+/// PyTorch's legacy rule of `cat` (TensorShape.cpp, `cat_should_skip_tensor`): a 1-D
+/// tensor of size 0 is left out of the shape checks and of the result; its dtype still
+/// takes part in the promotion.
+fn legacy_empty(t: &Tensor) -> bool {
+    t.ndim() == 1 && t.shape()[0] == 0
 }
 
 impl Tensor {
     /// Concatenates `tensors` along `dim` (promoting dtypes); all other dims must match.
     pub fn cat(tensors: &[Tensor], dim: isize) -> Result<Tensor> {
         let first = first_of(tensors, "cat")?;
-        let d = normalize_dim(dim, first.ndim(), "cat")?;
+        // the first tensor that is not a legacy [0] sets the shape (all are: dim 0 of [0])
+        let (first, d) = match tensors.iter().find(|t| !legacy_empty(t)) {
+            Some(t) => (t, normalize_dim(dim, t.ndim(), "cat")?),
+            None => (first, 0),
+        };
         let mut shape: Shape = first.shape_vec();
         shape[d] = 0;
         let mut spans = Vec::with_capacity(tensors.len());
         for (i, t) in tensors.iter().enumerate() {
+            if legacy_empty(t) && first.ndim() != 1 {
+                spans.push(None);
+                continue;
+            }
             let fits = t.ndim() == first.ndim()
                 && (0..t.ndim()).all(|k| k == d || t.shape()[k] == first.shape()[k]);
             if !fits {
@@ -60,13 +78,13 @@ impl Tensor {
                     first.shape()
                 )));
             }
-            spans.push((shape[d], t.shape()[d]));
+            spans.push(Some((shape[d], t.shape()[d])));
             shape[d] = shape[d]
                 .checked_add(t.shape()[d])
                 .ok_or_else(|| Error::memory("cat: result is too large"))?;
         }
         let out = join_raw(tensors, &shape, |l, i| {
-            l.slice(d, spans[i].0, spans[i].1, 1)
+            spans[i].map(|(start, len)| l.slice(d, start, len, 1))
         })?;
         if !out.dtype().is_differentiable() {
             return Ok(out);
@@ -77,12 +95,15 @@ impl Tensor {
                 spans
                     .iter()
                     .zip(needs)
-                    .map(|(&(start, len), &need)| {
-                        let (a, b) = (start as isize, (start + len) as isize);
-                        Ok(if need {
-                            Some(g.slice(d as isize, Some(a), Some(b), 1)?)
-                        } else {
-                            None
+                    .map(|(&span, &need)| {
+                        Ok(match (need, span) {
+                            (false, _) => None,
+                            // a legacy [0] tensor left out: its (empty) gradient
+                            (true, None) => Some(zeros(&[0], g.dtype())?),
+                            (true, Some((start, len))) => {
+                                let (a, b) = (start as isize, (start + len) as isize);
+                                Some(g.slice(d as isize, Some(a), Some(b), 1)?)
+                            }
                         })
                     })
                     .collect::<Result<Grads>>()
@@ -109,7 +130,7 @@ impl Tensor {
         }
         let mut shape: Shape = first.shape_vec();
         shape.insert(d, tensors.len());
-        let out = join_raw(tensors, &shape, |l, i| l.select(d, i))?;
+        let out = join_raw(tensors, &shape, |l, i| Some(l.select(d, i)))?;
         if !out.dtype().is_differentiable() {
             return Ok(out);
         }
