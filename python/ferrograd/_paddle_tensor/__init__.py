@@ -12,6 +12,7 @@ from __future__ import annotations
 import inspect
 import sys
 import types
+from typing import Any
 
 from .. import _core
 from . import creation as creation
@@ -19,6 +20,23 @@ from . import random as random
 from .creation import fill_constant as fill_constant
 
 __all__ = ["creation", "fill_constant", "random"]
+
+
+def __getattr__(name: str) -> Any:
+    """Paddle's ``paddle.tensor`` package re-exports the tensor functions (its
+    ``__init__`` imports ``normal``, ``matmul``, ``reshape``, ``concat``, ... from its
+    submodules), and PaddleNLP-style code calls them there
+    (``paddle.tensor.normal(mean=0.0, std=0.02, shape=w.shape)``,
+    ``paddle.tensor.matmul(q, k, transpose_y=True)``): the top-level function of that
+    name is returned itself (so it still sees its caller's dialect). Submodules and
+    classes are not re-exported."""
+    if not name.startswith("_"):
+        import ferrograd
+
+        obj = getattr(ferrograd, name, None)
+        if callable(obj) and not isinstance(obj, (type, types.ModuleType)):
+            return obj
+    raise AttributeError(f"module 'paddle.tensor' has no attribute {name!r}")
 
 
 class _CreationFunctionPackage(types.ModuleType):

@@ -7,7 +7,9 @@ inputs are cast first with a differentiable cast, so every gradient comes back i
 input's own dtype. Every other op runs in the dtype of its inputs, so reductions and
 losses of float32 tensors stay float32, and a low-precision result that meets a float32
 tensor is promoted to float32 (both peers' CPU autocast lists keep reductions and
-losses in float32). The setting is per thread, like grad mode.
+losses in float32); the class-index losses and ``mse_loss`` widen a half-precision
+operand to float32 (``nn.fn_class_loss._autocast_fp32``). The setting is per thread,
+like grad mode.
 """
 
 from __future__ import annotations

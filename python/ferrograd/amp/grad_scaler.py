@@ -97,6 +97,7 @@ class GradScaler:
             raise ValueError(
                 "GradScaler: incr_every_n_steps / growth_interval and decr_every_n_nan_or_inf must be >= 1"
             )
+        self._init_scale = self._scale
         self._good_steps = 0
         self._bad_steps = 0
         self._found_inf = False
@@ -207,6 +208,64 @@ class GradScaler:
         """Whether the scale changes with inf/NaN checks."""
         return self._dynamic
 
+    # Paddle's get/set pairs (``paddle.amp.GradScaler``, ``AmpScaler`` in
+    # python/paddle/amp/grad_scaler.py); ``set_init_loss_scaling`` also resets the scale
+
+    def get_init_loss_scaling(self) -> float:
+        """Paddle: the initial loss scaling factor (the current one: ``get_loss_scaling``)."""
+        return self._init_scale
+
+    def set_init_loss_scaling(self, new_init_loss_scaling: float) -> None:
+        """Paddle: sets the initial factor and restarts the scale from it."""
+        value = float(new_init_loss_scaling)
+        if not value > 0 or not math.isfinite(value):
+            raise ValueError(
+                f"set_init_loss_scaling: the scale must be a positive number, got {value}"
+            )
+        self._init_scale = self._scale = value
+
+    def get_incr_ratio(self) -> float:
+        """Paddle: the factor the scale grows by."""
+        return self._incr_ratio
+
+    def set_incr_ratio(self, new_incr_ratio: float) -> None:
+        """Paddle: sets the growth factor (must be > 1)."""
+        if not float(new_incr_ratio) > 1.0:
+            raise ValueError(f"set_incr_ratio: the ratio must be > 1.0, got {new_incr_ratio}")
+        self._incr_ratio = float(new_incr_ratio)
+
+    def get_decr_ratio(self) -> float:
+        """Paddle: the factor the scale shrinks by after inf/NaN gradients."""
+        return self._decr_ratio
+
+    def set_decr_ratio(self, new_decr_ratio: float) -> None:
+        """Paddle: sets the backoff factor (must be in (0, 1))."""
+        if not 0.0 < float(new_decr_ratio) < 1.0:
+            raise ValueError(f"set_decr_ratio: the ratio must be in (0, 1), got {new_decr_ratio}")
+        self._decr_ratio = float(new_decr_ratio)
+
+    def get_incr_every_n_steps(self) -> int:
+        """Paddle: finite steps in a row before the scale grows."""
+        return self._incr_every
+
+    def set_incr_every_n_steps(self, new_incr_every_n_steps: int) -> None:
+        """Paddle: sets the steps before the scale grows (>= 1)."""
+        if int(new_incr_every_n_steps) < 1:
+            raise ValueError(f"set_incr_every_n_steps: must be >= 1, got {new_incr_every_n_steps}")
+        self._incr_every = int(new_incr_every_n_steps)
+
+    def get_decr_every_n_nan_or_inf(self) -> int:
+        """Paddle: inf/NaN steps before the scale shrinks."""
+        return self._decr_every
+
+    def set_decr_every_n_nan_or_inf(self, new_decr_every_n_nan_or_inf: int) -> None:
+        """Paddle: sets the inf/NaN steps before the scale shrinks (>= 1)."""
+        if int(new_decr_every_n_nan_or_inf) < 1:
+            raise ValueError(
+                f"set_decr_every_n_nan_or_inf: must be >= 1, got {new_decr_every_n_nan_or_inf}"
+            )
+        self._decr_every = int(new_decr_every_n_nan_or_inf)
+
     def get_growth_factor(self) -> float:
         return self._incr_ratio
 
@@ -239,6 +298,7 @@ class GradScaler:
                 "GradScaler.load_state_dict: the state dict is empty (saved from a disabled scaler)"
             )
         self._scale = float(state_dict["scale"])
+        self._init_scale = self._scale  # Paddle's load_state_dict resets the initial scale too
         self._incr_ratio = float(state_dict.get("growth_factor", self._incr_ratio))
         self._decr_ratio = float(state_dict.get("backoff_factor", self._decr_ratio))
         self._incr_every = int(state_dict.get("growth_interval", self._incr_every))

@@ -145,7 +145,9 @@ class ProgBarLogger(Callback):
 
 class ModelCheckpoint(Callback):
     """Saves the model (``Model.save``) to ``save_dir/<epoch>`` every ``save_freq``
-    epochs and to ``save_dir/final`` at the end of training."""
+    epochs and to ``save_dir/final`` at the end of training. Epochs count from 0 and the
+    first is saved (``epoch % save_freq == 0``: 0, 2, 4 for ``save_freq=2``), as Paddle's
+    ``ModelCheckpoint.on_epoch_end``."""
 
     def __init__(self, save_freq: int = 1, save_dir: Optional[str] = None) -> None:
         super().__init__()
@@ -157,7 +159,7 @@ class ModelCheckpoint(Callback):
 
     def on_epoch_end(self, epoch: int, logs: Optional[dict] = None) -> None:
         d = self._dir()
-        if d and (epoch + 1) % self.save_freq == 0:
+        if d and epoch % self.save_freq == 0:
             self.model.save(os.path.join(d, str(epoch)))
 
     def on_train_end(self, logs: Optional[dict] = None) -> None:

@@ -1,7 +1,8 @@
 """``paddle.Model``: the training loop, evaluation and prediction of Paddle's high-level
 API for a network (an ``nn.Layer``), run eagerly.
 
-Each batch from the data is a list; its first ``len(inputs)`` items feed the network and
+Each batch from the data is flattened to a list (nested lists, tuples and dicts walked, as
+Paddle's ``paddle.utils.flatten``); its first ``len(inputs)`` items feed the network and
 the rest are the labels given to the loss and the metrics after the network's outputs.
 Without ``inputs`` the count is the number of positional parameters of the network's
 ``forward``.
@@ -27,6 +28,19 @@ def _to_list(x: Any) -> list[Any]:
     if x is None:
         return []
     return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def _flatten(data: Any) -> list[Any]:
+    """A batch's leaves in order, as ``paddle.utils.flatten`` gives them to Paddle's
+    ``Model`` loops: nested lists and tuples are walked, a dict's values are taken in
+    sorted key order, anything else (a Tensor, an array, a number) is one leaf. So both
+    ``[x1, x2, y]`` and ``([x1, x2], [y])`` (a ``collate_fn`` returning inputs and labels
+    apart) feed ``x1, x2`` to the network and ``y`` to the loss."""
+    if isinstance(data, dict):
+        return [leaf for k in sorted(data) for leaf in _flatten(data[k])]
+    if isinstance(data, (list, tuple)):
+        return [leaf for item in data for leaf in _flatten(item)]
+    return [data]
 
 
 def _tensor(x: Any) -> Any:
@@ -147,7 +161,7 @@ class Model:
     # ---- one batch -----------------------------------------------------------------
 
     def _split(self, data: Any) -> tuple[list[Any], list[Any]]:
-        items = [_tensor(d) for d in _to_list(data)]
+        items = [_tensor(d) for d in _flatten(data)]
         n = self._n_inputs
         if len(items) < n:
             raise ValueError(
@@ -430,7 +444,7 @@ class Model:
         for step, data in enumerate(loader):
             for c in cs:
                 c.on_predict_batch_begin(step)
-            items = [_tensor(d) for d in _to_list(data)]
+            items = [_tensor(d) for d in _flatten(data)]
             res = self.predict_batch(items[: self._n_inputs])
             if not outs:
                 outs = [[] for _ in res]

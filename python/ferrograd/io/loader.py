@@ -3,9 +3,12 @@ utilities."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+import numpy as np
+
+from .. import _core
 from ..utils.data import sampler as _s
 from ..utils.data.collate import default_collate
 from ..utils.data.dataloader import DataLoader as _TorchDataLoader
@@ -13,6 +16,23 @@ from ..utils.data.dataset import IterableDataset
 
 #: Paddle's name for the default collation (arrays and tensors stacked into tensors)
 default_collate_fn = default_collate
+
+
+def _arrays_to_tensors(batch: Any) -> Any:
+    """Paddle's DataLoader hands every NumPy array of a batch over as a Tensor, wherever a
+    ``collate_fn`` put it (``_flatten_batch`` / ``_restore_batch`` in Paddle's
+    ``io/dataloader/flat.py``): lists and tuples come back as lists, dicts as dicts, and
+    numbers, strings and Tensors unchanged."""
+    if isinstance(batch, np.ndarray):
+        # arrays of strings or objects are no tensor; Paddle refuses them, kept here as given
+        return _core.to_tensor(batch) if batch.dtype.kind in "biufc" else batch
+    if isinstance(batch, (str, bytes, _core.Tensor)):
+        return batch
+    if isinstance(batch, Mapping):
+        return {k: _arrays_to_tensors(v) for k, v in batch.items()}
+    if isinstance(batch, (list, tuple)):
+        return [_arrays_to_tensors(v) for v in batch]
+    return batch
 
 
 class BatchSampler(_s.Sampler):
@@ -96,6 +116,14 @@ class DataLoader(_TorchDataLoader):
             prefetch_factor=prefetch_factor if num_workers > 0 else None,
             persistent_workers=persistent_workers,
         )
+
+    def __iter__(self) -> Iterator[Any]:
+        """The batches of one epoch; a ``collate_fn``'s NumPy arrays arrive as Tensors,
+        as in Paddle (the default collation already makes Tensors)."""
+        batches = super().__iter__()
+        if self._default_collate:
+            return batches
+        return (_arrays_to_tensors(b) for b in batches)
 
     def __call__(self) -> Iterator[Any]:
         """Paddle's ``for x, y in loader():`` spelling: an iterator over one epoch, the

@@ -25,6 +25,24 @@ def _reduce(loss: Tensor, reduction: str, what: str) -> Tensor:
     raise ValueError(f"{what}: reduction must be one of {_REDUCTIONS}, got {reduction!r}")
 
 
+def _autocast_fp32(x: Any) -> Any:
+    """Inside autocast, a float16/bfloat16 operand of these losses is widened to float32,
+    so the loss is float32 and its gradient comes back in the operand's dtype (through a
+    differentiable cast). Both peers do this: PyTorch's CPU autocast lists
+    ``cross_entropy_loss``, ``nll_loss`` and ``mse_loss`` as float32 ops
+    (``KERNEL_CPU(..., fp32)`` in aten/src/ATen/autocast_mode.cpp), Paddle's O1 black
+    list ``cross_entropy``, ``softmax_with_cross_entropy`` and ``nll_loss``
+    (``FP16_BLACK_LIST`` in python/paddle/amp/amp_lists.py). Without it the loss of
+    half-precision logits was computed and returned in half precision."""
+    if (
+        isinstance(x, Tensor)
+        and x.dtype in (_core.float16, _core.bfloat16)
+        and _core._get_autocast() is not None
+    ):
+        return x.astype(_core.float32)
+    return x
+
+
 def _class_labels(label: Tensor, logits_ndim: int, what: str) -> Tensor:
     """Integer class ids; Paddle's ``[N, 1]`` labels of ``[N, C]`` logits lose the 1."""
     if not isinstance(label, Tensor):
@@ -54,6 +72,7 @@ def nll_loss(
     summed weights of the counted targets; ``ignore_index`` targets count for nothing."""
     if label is not None:
         target = label
+    input = _autocast_fp32(input)
     if reduction not in _REDUCTIONS:
         raise ValueError(f"nll_loss: reduction must be one of {_REDUCTIONS}, got {reduction!r}")
     if input.ndim < 1:
@@ -114,6 +133,7 @@ def cross_entropy(
         label = target
     if not isinstance(label, Tensor):
         label = _core.tensor(label)
+    input, label = _autocast_fp32(input), _autocast_fp32(label)
     if (label_smoothing > 0 or (soft_label and weight is not None)) and caller_dialect(
         2, through_layers=True
     ) == "paddle":
@@ -348,5 +368,5 @@ def mse_loss(
     """Squared error ``(input - label)**2``, averaged (``mean``), summed or per element."""
     if target is not None:
         label = target
-    diff = input - label
+    diff = _autocast_fp32(input) - _autocast_fp32(label)
     return _reduce(diff * diff, reduction, "mse_loss")
