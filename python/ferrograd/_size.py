@@ -11,6 +11,8 @@ import operator
 from math import prod
 from typing import Any
 
+from ._dialect import caller_dialect
+
 
 class Size(tuple):
     """Dimensions of a tensor."""
@@ -46,6 +48,9 @@ class Size(tuple):
         return prod(self)
 
     def __repr__(self) -> str:
+        # Paddle's shape is a plain list, printed as one (`[2, 3]`) in Paddle code
+        if caller_dialect(2) == "paddle":
+            return repr(list(self))
         return f"ferrograd.Size({list(self)})"
 
 

@@ -68,3 +68,10 @@ def test_format_spec_of_zero_d_and_others():
     assert format(paddle.ones([2]), "") == str(paddle.ones([2]))
     with pytest.raises(TypeError, match="only 0-d tensors"):
         format(paddle.ones([2]), ".2f")
+
+
+def test_shape_prints_as_a_list_in_paddle_code():
+    # Paddle's ``x.shape`` is a list: ``print(x.shape)`` shows ``[2, 3]``
+    x = paddle.zeros([2, 3])
+    assert repr(x.shape) == str(x.shape) == f"{x.shape}" == "[2, 3]"
+    assert str([x.shape]) == "[[2, 3]]"

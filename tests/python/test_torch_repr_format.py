@@ -18,3 +18,7 @@ def test_format_zero_d():
     # an empty spec too: torch's __format__ formats the item (f"{t}" of a 0-d tensor)
     assert f"{torch.tensor(True)}" == "True" and f"{torch.tensor(2.5)}" == "2.5"
     assert f"{torch.ones(1)}" == str(torch.ones(1))
+
+
+def test_size_keeps_torch_look():
+    assert repr(torch.zeros(2, 3).shape) == "ferrograd.Size([2, 3])"
