@@ -92,7 +92,8 @@ def test_summary(capsys):
     info = fg.summary(net, (1, 4))
     assert info == {"total_params": 58, "trainable_params": 58}
     out = capsys.readouterr().out
-    assert "Linear-0" in out and "[1, 8]" in out and "Total params: 58" in out
+    key = f"Linear-{int(net[0].full_name().split('_')[-1]) + 1}"
+    assert key in out and "[1, 8]" in out and "Total params: 58" in out
     assert net.training  # restored
     net[0].weight.requires_grad_(False)
     info = fg.summary(net, input=fg.ones([3, 4]))
