@@ -275,7 +275,9 @@ impl Layout {
     /// View of a new shape with the same elements, when the strides allow it without a
     /// copy; `None` when a copy is needed.
     pub fn reshape_view(&self, new_shape: &[usize]) -> Option<Layout> {
-        if self.is_contiguous() {
+        // an empty tensor reads no memory: any shape of no elements is a view of it (as
+        // PyTorch's `computeStride` answers), whatever its strides
+        if self.numel() == 0 || self.is_contiguous() {
             return Some(Layout {
                 shape: SmallVec::from_slice(new_shape),
                 strides: contiguous_strides(new_shape),
@@ -483,6 +485,17 @@ mod tests {
         let v = p.reshape_view(&[3, 2, 2, 2]).unwrap();
         assert_eq!(v.offsets().unwrap(), p.offsets().unwrap());
         assert_eq!(l.reshape_view(&[6, 4]).unwrap().strides.as_slice(), &[4, 1]);
+    }
+
+    #[test]
+    fn empty_layouts_reshape_as_views() {
+        // contiguous strides of [0, 0] are [1, 1], which `is_contiguous` does not accept
+        let l = Layout::contiguous(&[0, 0]);
+        assert_eq!(l.reshape_view(&[0]).unwrap().strides.as_slice(), &[1]);
+        let t = Layout::contiguous(&[2, 0, 3]).swap_dims(0, 2);
+        let v = t.reshape_view(&[3, 0, 2]).unwrap();
+        assert_eq!(v.shape.as_slice(), &[3, 0, 2]);
+        assert_eq!(v.strides.as_slice(), &[2, 2, 1]);
     }
 
     #[test]

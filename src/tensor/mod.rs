@@ -95,6 +95,11 @@ pub struct AutogradMeta {
     /// required grad), and views of it: a later in-place write that requires grad is
     /// refused, as in PyTorch (the layer's backward would be bypassed).
     pub view_custom_fn: bool,
+    /// For an `as_strided` view that reads memory of its root outside its input's
+    /// elements, and views of it: set once an in-place write through it is tracked, after
+    /// which its `AsStridedBackward` passes that memory's gradient to the root (see
+    /// `autograd::ops::as_strided`). None for every other tensor.
+    pub view_spill: Option<Arc<std::sync::atomic::AtomicBool>>,
     /// A number the library made into a tensor (a Python scalar operand, a constant of a
     /// backward formula): saved as is, never handed to saved-tensor pack hooks.
     pub constant: bool,

@@ -108,6 +108,7 @@ impl Tensor {
             m.view_multi_output = old.view_multi_output;
             m.view_created = old.view_created;
             m.view_custom_fn = old.view_custom_fn;
+            m.view_spill = old.view_spill.clone();
         }
         if let (true, Some(node)) = (m.retains_grad, &m.grad_fn) {
             // `retain_grad()` keeps a weak handle per output: the new tensor joins it

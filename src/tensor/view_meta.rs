@@ -21,10 +21,17 @@ impl Tensor {
     /// Records that this tensor is a view sharing `base`'s memory (see `view_base`); its
     /// current history is in step with the base's memory as it is now.
     pub fn mark_view_of(&self, base: &Tensor) {
-        let (root, multi, parent_created, custom_fn) = {
+        let (root, multi, parent_created, custom_fn, spill) = {
             let b = base.meta();
             let root = b.view_base.clone().unwrap_or_else(|| base.clone());
-            (root, b.view_multi_output, b.view_created, b.view_custom_fn)
+            let spill = b.view_spill.clone();
+            (
+                root,
+                b.view_multi_output,
+                b.view_created,
+                b.view_custom_fn,
+                spill,
+            )
         };
         if root.is_inference() {
             // PyTorch: an inference tensor carries no view metadata (nothing to track)
@@ -59,6 +66,7 @@ impl Tensor {
             }
             m.view_multi_output = multi;
             m.view_custom_fn = custom_fn;
+            m.view_spill = spill;
         });
     }
 

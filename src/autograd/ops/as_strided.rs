@@ -14,6 +14,17 @@
 //! tensor), each gets that element's gradient divided by how many share it (PyTorch's
 //! numbers). Both steps are the differentiable take / put-add pair of `index`, so double
 //! backward works.
+//!
+//! An `as_strided` view of a view may read memory of the root outside its input's
+//! elements (`y[0:1].as_strided([], [], 1)` reads `y[1]`). Read only, that memory gets no
+//! gradient, as in PyTorch (the gradient is the input's). Once an in-place write through
+//! the view (or a view of it) is tracked, PyTorch's `CopySlices` sends the gradient of the
+//! view's old value over the *base's* geometry (torch/csrc/autograd/functions/tensor.cpp
+//! `CopySlices::apply`; variable.cpp `VariableHooks::grad_fn` regenerates the view over
+//! `view_info.base_`), so that memory gets its gradient. Here the write's result reads
+//! the view's old history, so the node has a second input, the root's history, and
+//! passes the outside memory's gradient there once the write set the view's
+//! `view_spill` flag (`copy_slices::write_through_view`).
 
 use super::index::{put_add_linear, Linear};
 use crate::autograd::Recorder;
@@ -22,6 +33,7 @@ use crate::layout::{checked_numel, Layout, Shape, Strides};
 use crate::storage::try_filled_vec;
 use crate::tensor::Tensor;
 use smallvec::smallvec;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// The memory `layout` reaches, as `[lo, hi)`, or None for an empty layout.
@@ -163,6 +175,76 @@ fn strided_grad(g: &Tensor, inp: &Layout, out: &Layout) -> Result<Tensor> {
     gx.mul(&share)
 }
 
+/// The output elements of an `as_strided` layout `out` over input `inp` that read memory
+/// outside `inp`'s elements but inside the root's (`root`), as two maps: which elements
+/// of `out` (a take from `out`'s shape) and where they sit in the root (a put into its
+/// shape). None when there are none (the common case: checked in O(ndim) when `inp` is
+/// dense over a span holding `out`), or when the root has several elements on one memory
+/// element (an expanded root: no write through its views is tracked).
+fn spill_maps(inp: &Layout, out: &Layout, root: &Layout) -> Result<Option<[Arc<Linear>; 2]>> {
+    let Some((olo, ohi)) = reach(out) else {
+        return Ok(None);
+    };
+    if let Some((ilo, ihi)) = reach(inp) {
+        if inp.is_contiguous() && ilo <= olo && ohi <= ihi {
+            return Ok(None);
+        }
+    }
+    let mut inside = inp.offsets()?;
+    inside.sort_unstable();
+    let spilled: Vec<(usize, usize)> = (out.offsets()?.into_iter().enumerate())
+        .filter(|(_, p)| inside.binary_search(p).is_err())
+        .collect();
+    if spilled.is_empty() {
+        return Ok(None);
+    }
+    // memory position -> the root's row-major index, for the positions spilled
+    let mut at: std::collections::HashMap<usize, usize> =
+        spilled.iter().map(|&(_, p)| (p, usize::MAX)).collect();
+    if root.is_contiguous() {
+        // (the common root: an index is the distance from its first element)
+        let n = root.numel();
+        for (p, slot) in at.iter_mut() {
+            if let Some(i) = p.checked_sub(root.offset).filter(|&i| i < n) {
+                *slot = i;
+            }
+        }
+    } else {
+        for (i, p) in root.offsets()?.into_iter().enumerate() {
+            if let Some(slot) = at.get_mut(&p) {
+                if *slot != usize::MAX {
+                    return Ok(None);
+                }
+                *slot = i;
+            }
+        }
+    }
+    let (mut take, mut put) = (Vec::new(), Vec::new());
+    for (k, p) in spilled {
+        // memory outside the root too has no history here: no gradient (PyTorch's)
+        if let Some(&i) = at.get(&p).filter(|&&i| i != usize::MAX) {
+            take.push(k);
+            put.push(i);
+        }
+    }
+    if take.is_empty() {
+        return Ok(None);
+    }
+    let n: Shape = smallvec![take.len()];
+    Ok(Some([
+        Arc::new(Linear {
+            lin: take,
+            in_shape: out.shape.clone(),
+            out_shape: n.clone(),
+        }),
+        Arc::new(Linear {
+            lin: put,
+            in_shape: root.shape.clone(),
+            out_shape: n,
+        }),
+    ]))
+}
+
 impl Tensor {
     /// `as_strided(size, stride, offset)`: the view of this tensor's memory with those
     /// sizes and strides, starting `offset` elements from the memory's start (not from
@@ -178,10 +260,35 @@ impl Tensor {
         )?;
         let out = self.view_with(layout);
         out.mark_view_of(self);
-        if let Some(rec) = Recorder::begin(&[self]) {
-            let (inp, outl) = (self.layout().clone(), out.layout().clone());
-            rec.finish("AsStridedBackward", &out, move |g, _, _| {
-                Ok(smallvec![Some(strided_grad(g, &inp, &outl)?)])
+        let (inp, outl) = (self.layout().clone(), out.layout().clone());
+        // a view of a view reading root memory outside it: the root is a second input
+        let root = self.meta().view_base.clone();
+        let spill = match root.filter(|r| r.requires_grad() && crate::autograd::is_grad_enabled()) {
+            Some(r) => spill_maps(&inp, &outl, r.layout())?.map(|maps| (r, maps)),
+            None => None,
+        };
+        let Some((root, [take, put])) = spill else {
+            if let Some(rec) = Recorder::begin(&[self]) {
+                rec.finish("AsStridedBackward", &out, move |g, _, _| {
+                    Ok(smallvec![Some(strided_grad(g, &inp, &outl)?)])
+                })?;
+            }
+            return Ok(out);
+        };
+        if let Some(rec) = Recorder::begin(&[self, &root]) {
+            // shared with the views of `out`, set by a tracked write through any of them
+            let written = out.meta().view_spill.clone();
+            let written = written.unwrap_or_else(|| Arc::new(AtomicBool::new(false)));
+            out.meta().view_spill = Some(written.clone());
+            rec.finish("AsStridedBackward", &out, move |g, _, needs| {
+                let to_root = match needs[1] && written.load(Ordering::Acquire) {
+                    true => Some(put_add_linear(
+                        &g.take_linear(&take, "AsStridedBackward")?,
+                        &put,
+                    )?),
+                    false => None,
+                };
+                Ok(smallvec![Some(strided_grad(g, &inp, &outl)?), to_root])
             })?;
         }
         Ok(out)
@@ -216,6 +323,32 @@ mod tests {
         assert!(storage_layout(&[2, 3], &[-3, 1], 4, 6, 8).is_err());
         assert!(storage_layout(&[3, 3], &[i64::MAX, i64::MIN], 0, 6, 8).is_err());
         assert!(storage_layout(&[0, 3], &[-100, 1], 0, 0, 8).is_ok());
+    }
+
+    #[test]
+    fn spill_maps_find_the_memory_outside_the_input() {
+        let root = Layout::contiguous(&[8]);
+        let inp = root.slice(0, 2, 3, 1); // memory 2..5
+                                          // inside the input: nothing spilled (the O(ndim) path)
+        assert!(
+            spill_maps(&inp, &strided_layout(&[2], &[1], 3, 8, 8).unwrap(), &root)
+                .unwrap()
+                .is_none()
+        );
+        // memory 1, 3, 5, 7: elements 0, 2 and 3 spill, at root indices 1, 5 and 7
+        let out = strided_layout(&[2, 2], &[4, 2], 1, 8, 8).unwrap();
+        let [take, put] = spill_maps(&inp, &out, &root).unwrap().unwrap();
+        assert_eq!(take.lin, vec![0, 2, 3]);
+        assert_eq!(put.lin, vec![1, 5, 7]);
+        // a transposed root: row-major indices of the root, not memory positions
+        let rt = Layout::contiguous(&[2, 4]).swap_dims(0, 1); // [4, 2]
+        let inp = Layout::contiguous(&[2, 4]).select(0, 0); // memory 0..4
+        let out = strided_layout(&[2], &[1], 4, 8, 8).unwrap(); // memory 4, 5
+        let [take, put] = spill_maps(&inp, &out, &rt).unwrap().unwrap();
+        assert_eq!(
+            (take.lin.clone(), put.lin.clone()),
+            (vec![0, 1], vec![1, 3])
+        );
     }
 
     #[test]

@@ -193,6 +193,11 @@ pub(crate) fn write_through_view(view: &Tensor, base: &Tensor, result: &Tensor) 
         let m = view.meta();
         m.grad_fn.clone().map(|node| (node, m.output_nr))
     };
+    if let Some(written) = view.meta().view_spill.clone() {
+        // the view's `as_strided` nodes now pass the gradient of memory outside their
+        // inputs to the root, as PyTorch's CopySlices does (autograd::ops::as_strided)
+        written.store(true, std::sync::atomic::Ordering::Release);
+    }
     // the edges are taken before the write: the base's history is the one before it
     let rec = Recorder::begin(&[base, result]);
     view.assign_raw(result)?;
