@@ -18,6 +18,7 @@ import numpy as np
 from .. import _core
 from .._core import Tensor
 from ..grad_mode import enable_grad
+from . import _gradcheck_forward as _forward
 
 
 class GradcheckError(RuntimeError):
@@ -128,14 +129,24 @@ def _report(
     )
 
 
-def _refuse_forward_ad(**flags: bool) -> None:
-    # ferrograd has reverse mode only: a forward-mode check asked for is refused rather
-    # than skipped, so a passing gradcheck never claims a check that did not run.
-    asked = [name for name, on in flags.items() if on]
-    if asked:
-        raise NotImplementedError(
-            f"gradcheck: {', '.join(asked)}=True asks for a forward-mode AD check; "
-            "ferrograd implements reverse-mode AD only (pass False, the default)"
+def _check_switches(
+    check_forward_ad: bool,
+    check_backward_ad: bool,
+    check_batched_grad: bool,
+    check_batched_forward_grad: bool,
+) -> None:
+    # PyTorch's assertions (torch/autograd/gradcheck.py, gradcheck)
+    if not (check_forward_ad or check_backward_ad):
+        raise AssertionError(
+            "Expected at least one of check_forward_ad or check_backward_ad to be True"
+        )
+    if check_batched_grad and not check_backward_ad:
+        raise AssertionError(
+            "Setting check_batched_grad=True requires check_backward_ad to be True"
+        )
+    if check_batched_forward_grad and not check_forward_ad:
+        raise AssertionError(
+            "Setting check_batched_forward_grad=True requires check_forward_ad to be True"
         )
 
 
@@ -167,10 +178,16 @@ def gradcheck(
     Returns True; on a mismatch raises :class:`GradcheckError` naming the output and
     input, the worst element's indices and both values — or returns False when
     ``raise_exception=False``.
+
+    ``check_forward_ad=True`` also compares the forward-mode Jacobian
+    (:mod:`.forward_ad`, one JVP per input element) with the finite differences, and
+    ``check_batched_forward_grad=True`` the JVPs of random tangents one by one with their
+    ``vmap`` (see :mod:`._gradcheck_forward`); ``check_backward_ad=False`` skips the
+    reverse-mode check.
     """
-    del nondet_tol, check_undefined_grad, check_batched_grad, fast_mode, masked
-    _refuse_forward_ad(
-        check_forward_ad=check_forward_ad, check_batched_forward_grad=check_batched_forward_grad
+    del nondet_tol, check_undefined_grad, fast_mode, masked
+    _check_switches(
+        check_forward_ad, check_backward_ad, check_batched_grad, check_batched_forward_grad
     )
     if not callable(func):
         raise TypeError(f"gradcheck: func must be callable, got {type(func).__name__}")
@@ -188,12 +205,44 @@ def gradcheck(
             raise GradcheckError(msg)
         return False
 
-    if not check_backward_ad:
-        return True
     outs = _outputs(func, ins)
     tensor_outs = [o for o in outs if isinstance(o, Tensor)]
     if not tensor_outs:
         return fail("gradcheck: func returned no Tensor")
+    if check_backward_ad:
+        message = _check_backward(func, ins, diff, tensor_outs, eps, atol, rtol, check_grad_dtypes)
+        if message is not None:
+            return fail(message)
+    if check_forward_ad:
+        message = _forward.check_forward_ad(
+            func,
+            ins,
+            diff,
+            lambda i, imag: _numerical(func, ins, i, eps, imag),
+            atol,
+            rtol,
+            check_grad_dtypes,
+        )
+        if message is not None:
+            return fail(message)
+    if check_batched_forward_grad:
+        message = _forward.check_batched_forward_grad(func, ins)
+        if message is not None:
+            return fail(message)
+    return True
+
+
+def _check_backward(
+    func: Callable[..., Any],
+    ins: tuple[Any, ...],
+    diff: Sequence[int],
+    tensor_outs: Sequence[Tensor],
+    eps: float,
+    atol: float,
+    rtol: float,
+    check_grad_dtypes: bool,
+) -> str | None:
+    """The reverse-mode check: the first mismatch's message, or None."""
     for i in diff:
         complex_in = ins[i].dtype == _core.complex128
         num_re = _numerical(func, ins, i, eps, imag=False)
@@ -218,12 +267,12 @@ def gradcheck(
                         if grad is None:
                             continue
                         if tuple(grad.shape) != tuple(ins[i].shape):
-                            return fail(
+                            return (
                                 f"gradcheck: the gradient of input {i} has shape "
                                 f"{list(grad.shape)}, expected {list(ins[i].shape)}"
                             )
                         if check_grad_dtypes and grad.dtype != ins[i].dtype:
-                            return fail(
+                            return (
                                 f"gradcheck: the gradient of input {i} is {grad.dtype}, "
                                 f"expected {ins[i].dtype}"
                             )
@@ -248,22 +297,20 @@ def gradcheck(
                     ana, num = complex(got[wr, wc]), complex(expected[wr, wc])
                     shown_a: complex | float = ana if complex_in else ana.real
                     shown_n: complex | float = num if complex_in else num.real
-                    return fail(
-                        _report(
-                            i,
-                            k,
-                            ins[i],
-                            tuple(out.shape),
-                            wr,
-                            wc,
-                            part,
-                            shown_a,
-                            shown_n,
-                            atol,
-                            rtol,
-                        )
+                    return _report(
+                        i,
+                        k,
+                        ins[i],
+                        tuple(out.shape),
+                        wr,
+                        wc,
+                        part,
+                        shown_a,
+                        shown_n,
+                        atol,
+                        rtol,
                     )
-    return True
+    return None
 
 
 def gradgradcheck(
@@ -288,9 +335,24 @@ def gradgradcheck(
     """Checks second derivatives: runs :func:`gradcheck` on the function
     ``(inputs, grad_outputs) -> grad(func(inputs), inputs, grad_outputs, create_graph=True)``.
     Missing ``grad_outputs`` are drawn at random (seeded, so the check is deterministic)
-    and are themselves checked as inputs."""
-    del gen_non_contig_grad_outputs, check_rev_over_rev
-    _refuse_forward_ad(check_fwd_over_rev=check_fwd_over_rev)
+    and are themselves checked as inputs.
+
+    ``check_rev_over_rev`` runs gradcheck's reverse-mode check on that function and
+    ``check_fwd_over_rev`` its forward-mode check (forward over reverse)."""
+    del gen_non_contig_grad_outputs
+    # PyTorch's assertions (torch/autograd/gradcheck.py, gradgradcheck)
+    if not (check_fwd_over_rev or check_rev_over_rev):
+        raise AssertionError(
+            "Expected at least one of check_fwd_over_rev or check_rev_over_rev to be True"
+        )
+    if check_undefined_grad and not check_rev_over_rev:
+        raise AssertionError(
+            "Setting check_undefined_grad=True requires check_rev_over_rev to be True"
+        )
+    if check_batched_grad and not check_rev_over_rev:
+        raise AssertionError(
+            "Setting check_batched_grad=True requires check_rev_over_rev to be True"
+        )
     given = _as_tuple(inputs)
     ins = tuple(_widen(x) if isinstance(x, Tensor) else x for x in given)
     diff = [i for i, x in enumerate(ins) if isinstance(x, Tensor) and x.requires_grad]
@@ -332,6 +394,8 @@ def gradgradcheck(
         check_undefined_grad=check_undefined_grad,
         check_grad_dtypes=check_grad_dtypes,
         check_batched_grad=check_batched_grad,
+        check_forward_ad=check_fwd_over_rev,
+        check_backward_ad=check_rev_over_rev,
         fast_mode=fast_mode,
         masked=masked,
     )

@@ -22,6 +22,7 @@ from typing import Any
 from .. import _core
 from .._errors import BackwardNotImplementedError
 from ..grad_mode import is_grad_enabled, no_grad
+from . import _fwd_function
 
 FunctionCtx = _core.FunctionCtx
 #: Paddle's name for the context class.
@@ -136,6 +137,8 @@ class Function(PyLayer):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._fg_uses_setup_context = cls.setup_context is not Function.setup_context
+        # forward-mode AD: jvp answers for backward in unpack_dual's pass (_fwd_function)
+        _fwd_function.install(cls)
 
     @staticmethod
     def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
@@ -158,6 +161,8 @@ class Function(PyLayer):
         )
 
     vjp = backward
+
+    jvp = staticmethod(_fwd_function.default_jvp)
 
     @staticmethod
     def vmap(info: Any, in_dims: Any, *args: Any) -> Any:
