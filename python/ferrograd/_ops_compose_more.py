@@ -202,10 +202,25 @@ def ldexp(x: Tensor, other: Tensor) -> Tensor:
 
 
 def renorm(x: Tensor, p: Any, dim: int, maxnorm: Any) -> Tensor:
-    """Each slice along ``dim`` rescaled so its ``p``-norm is at most ``maxnorm``."""
+    """Each slice along ``dim`` rescaled so its ``p``-norm is at most ``maxnorm``: times
+    ``maxnorm / (norm + 1e-7)`` where the norm exceeds it (PyTorch's renorm; ``p`` > 0,
+    ``inf`` too; ``maxnorm`` >= 0; at least 2 dims, as PyTorch's checks)."""
+    from .linalg._norms import vector_norm
+
+    for v, what in ((p, "p"), (maxnorm, "maxnorm")):
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise TypeError(f"renorm: {what} must be a real number, got {v!r}")
+    if not p > 0:
+        raise ValueError(
+            f"renorm: p must be positive (non-positive norms are not supported), got {p}"
+        )
+    if not maxnorm >= 0:
+        raise ValueError(f"renorm: maxnorm must be >= 0, got {maxnorm}")
+    if x.ndim < 2:
+        raise ValueError(f"renorm: the input needs at least 2 dimensions, got {x.ndim}")
     d = operator.index(dim) % x.ndim
     others = [i for i in range(x.ndim) if i != d]
-    norms = x.abs().pow(p).sum(others, keepdim=True).pow(1.0 / p)
+    norms = vector_norm(x, p, others, True)
     scale = _core.where(norms > maxnorm, maxnorm / (norms + 1e-7), _core.ones([], dtype=x.dtype))
     return x * scale
 

@@ -7,12 +7,14 @@
 
 from __future__ import annotations
 
+import math
 import operator
 from typing import Any
 
 import numpy as np
 
 from . import _core
+from ._dialect import caller_dialect
 from .autograd.py_layer import Function
 
 Tensor = _core.Tensor
@@ -72,10 +74,52 @@ def clamp_max(x: Tensor, max: Any) -> Tensor:
 
 def logit(x: Tensor, eps: Any = None, name: Any = None) -> Tensor:
     """``log(x / (1 - x))``, with ``x`` first clamped to ``[eps, 1 - eps]`` when ``eps`` is
-    given (without it, 0 and 1 give -inf and inf)."""
-    if eps is not None:
-        x = x.clip(min=float(eps), max=1.0 - float(eps))
+    given (without it, 0 and 1 give -inf and inf), the gradient 0 where clamped.
+
+    The bounds are rounded as the calling dialect's CPU kernel rounds them, so clamped
+    elements agree bit for bit with the peer's up to the final ``log``:
+
+    - PyTorch (and neutral code): ``lo = T(eps)``, ``hi = T(1) - lo`` in the element type
+      ``T`` (aten/src/ATen/native/cpu/UnaryOpsKernel.cpp, ``logit_kernel``). In float32
+      ``logit(1, eps=1e-6)`` is therefore ``log(0.99999899 / 1.0133e-06)`` = 13.80232,
+      not the exact ``logit(1 - 1e-6)`` = 13.81551: ``1 - 1e-6`` is not a float32.
+    - Paddle: its ``eps`` attribute is a C ``float``, so ``lo = T(float(eps))`` and
+      ``hi = T(1.0 - float(eps))`` (paddle/phi/kernels/funcs/activation_functor.h,
+      ``LogitFunctor``): the same bounds in float32, float32-rounded ``eps`` in float64.
+      ``eps`` of None or 0 gives NaN outside ``[0, 1]`` (PyTorch's ``eps=0`` clamps there
+      to -inf / inf instead), with a zero gradient there.
+    """
+    paddle = caller_dialect(2, through_layers=True) == "paddle"
+    if eps is not None and not (paddle and float(eps) == 0.0):
+        lo, hi = _logit_bounds(float(eps), x, paddle)
+        x = x.clip(min=lo, max=hi)
+    elif paddle:
+        # Paddle's eps=0 kernel: NaN outside [0, 1], where its gradient is 0; the branch
+        # reads 0.5 there, so no inf * 0 reaches the gradient through `where`
+        if not x.is_floating_point():
+            x = x.astype(_core._get_default_dtype())
+        inside = (x >= 0) & (x <= 1)
+        c = _core.where(inside, x, _core.full([], 0.5, dtype=x.dtype))
+        nan = _core.full([], math.nan, dtype=x.dtype)
+        return _core.where(inside, (c / (1.0 - c)).log(), nan)
     return (x / (1.0 - x)).log()
+
+
+def _logit_bounds(eps: float, x: Tensor, paddle: bool) -> tuple[float, float]:
+    """``(lo, hi)`` of ``logit``'s clamp, exact values of ``x``'s float type (the default
+    float dtype for integer ``x``), rounded as the dialect's kernel rounds them."""
+    dtype = x.dtype if x.is_floating_point() else _core._get_default_dtype()
+
+    def rounded(v: float) -> float:
+        return float(_core.full([], v, dtype=dtype).item())
+
+    if paddle:
+        e = float(np.float32(eps))  # Paddle's float attribute
+        return rounded(e), rounded(1.0 - e)  # 1.0 - e in double, as its functor
+    lo = rounded(eps)
+    # 1 - lo is exact in float64 for float32/16 lo (and float64 rounds it once): one
+    # rounding to T, as T's own subtraction
+    return lo, rounded(1.0 - lo)
 
 
 def positive(x: Tensor) -> Tensor:

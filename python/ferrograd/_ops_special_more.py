@@ -116,16 +116,25 @@ def pdist(x: Tensor, p: float = 2.0, name: str | None = None) -> Tensor:
     i, j = np.triu_indices(n, 1)
     if len(i) == 0:
         return _core.zeros([0], dtype=x.dtype) + x.sum() * 0.0
+    if x.shape[1] == 0:  # rows without columns: every distance is 0 (PyTorch's _pdist_forward)
+        return _core.zeros([len(i)], dtype=x.dtype) + x.sum() * 0.0
     a = x.index_select(0, _core.tensor(i.astype(np.int64)))
     b = x.index_select(0, _core.tensor(j.astype(np.int64)))
     diff = a - b
     ad = diff.abs()
-    if p == 0:  # (piecewise constant: a zero gradient, still recorded)
-        return (ad != 0).astype(x.dtype).sum(1) + (diff * 0.0).sum(1)
+    # the finite differences (others 0): the link that records a gradient without the
+    # NaN of inf - inf or inf * 0
+    fin = _core.where(diff.isfinite(), diff, 0.0)
+    if p == 0:
+        # piecewise constant: a zero gradient, still recorded; NaN where a difference is
+        # NaN (PyTorch's zdist kernel computes min(ceil(|d|), 1))
+        cnt = _where(diff.isnan().any(1), math.nan, (ad != 0).astype(x.dtype).sum(1))
+        return cnt + (fin * 0.0).sum(1)
     if p == math.inf:
         top = ad.amax(1, keepdim=True)
         ties = (ad == top).astype(x.dtype).detach()
-        return top.detach().squeeze(1) + ((ad - ad.detach()) * ties).sum(1)
+        fa = fin.abs()
+        return top.detach().squeeze(1) + ((fa - fa.detach()) * ties).sum(1)
     # zero entries and identical rows are masked before the powers, so no inf * 0 reaches
     # the gradient (or the gradient's gradient)
     zero = ad == 0

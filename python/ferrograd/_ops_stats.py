@@ -123,15 +123,32 @@ def std_mean(
     axis: Any = None,
 ) -> tuple[Tensor, Tensor]:
     """``(std, mean)`` over ``dim`` (all elements by default)."""
+    if not (x.requires_grad and _core.is_grad_enabled()):
+        # std's own kernel: the variance of float32 input kept in float64 before the root
+        kw: dict[str, Any] = {"keepdim": keepdim}
+        if correction is not None:
+            kw["correction"] = correction
+        elif unbiased is not None:
+            kw["unbiased"] = unbiased
+        d = _dim_kw(dim, axis)
+        return x.std(d, **kw), x.mean(d, keepdim=keepdim)
     v, m = var_mean(x, dim, unbiased, keepdim, correction=correction, axis=axis)
-    return v.sqrt(), m
+    # PyTorch's std_backward: a zero gradient where the std is 0 (sqrt sees 1 there)
+    zero = (v == 0).detach()
+    root = _core.where(zero, _core.ones([], dtype=v.dtype), v).sqrt()
+    return _core.where(zero, _core.zeros([], dtype=v.dtype), root), m
 
 
 def aminmax(x: Tensor, *, dim: Any = None, keepdim: bool = False) -> AminmaxResult:
-    """``(min, max)`` over ``dim`` (all elements by default) as a named tuple."""
-    if x.numel() == 0:
+    """``(min, max)`` over ``dim`` (all elements by default) as a named tuple. An empty
+    tensor has none over all elements or over an empty ``dim``; over a non-empty ``dim``
+    the result is empty (PyTorch's check)."""
+    if x.numel() == 0 and (
+        dim is None or x.ndim == 0 or x.shape[_dim_in_range("aminmax", dim, x.ndim)] == 0
+    ):
         raise ValueError(
-            "aminmax: expects a non-empty tensor (the minimum of nothing is undefined)"
+            "aminmax: cannot reduce an empty dimension (or an empty tensor without dim): "
+            "the minimum of nothing is undefined"
         )
     return AminmaxResult(x.amin(dim, keepdim=keepdim), x.amax(dim, keepdim=keepdim))
 
@@ -171,17 +188,27 @@ def diff(
 
 
 def _weights_fact(op: str, n: int, fweights: Any, aweights: Any, ref: Tensor) -> Any:
+    """The observation weights ``fweights * aweights`` in ``ref``'s real dtype, after
+    PyTorch's checks (Correlation.cpp ``cov``): 1-d with ``n`` entries, integer
+    ``fweights``, neither negative."""
     w = None
-    if fweights is not None:
-        if fweights.ndim != 1 or fweights.shape[0] != n:
-            raise ValueError(f"{op}: fweights must be 1-d with {n} entries")
-        if fweights.is_floating_point():
-            raise TypeError(f"{op}: fweights must hold integers")
-        w = fweights.astype(ref.dtype)
-    if aweights is not None:
-        if aweights.ndim != 1 or aweights.shape[0] != n:
-            raise ValueError(f"{op}: aweights must be 1-d with {n} entries")
-        a = aweights.astype(ref.dtype)
+    real = ref.real.dtype if ref.is_complex() else ref.dtype
+    for name, v in (("fweights", fweights), ("aweights", aweights)):
+        if v is None:
+            continue
+        if v.ndim > 1 or v.numel() != n:
+            raise ValueError(
+                f"{op}: {name} must be 1-d with {n} entries, got shape {list(v.shape)}"
+            )
+        if name == "fweights" and (
+            v.is_floating_point() or v.is_complex() or v.dtype == _core.bool
+        ):
+            raise TypeError(f"{op}: fweights must hold integers, got {v.dtype}")
+        if name == "aweights" and v.is_complex():
+            raise TypeError(f"{op}: aweights must be real, got {v.dtype}")
+        if n and bool((v < 0).any()):
+            raise ValueError(f"{op}: {name} cannot be negative")
+        a = v.reshape([n]).astype(real)
         w = a if w is None else w * a
     return w
 
@@ -189,7 +216,8 @@ def _weights_fact(op: str, n: int, fweights: Any, aweights: Any, ref: Tensor) ->
 def cov(x: Tensor, *, correction: int = 1, fweights: Any = None, aweights: Any = None) -> Tensor:
     """Covariance matrix of the variables in the rows of ``x`` (observations in columns);
     a 1-d ``x`` is one variable. ``correction=1`` is Bessel's correction; ``fweights`` /
-    ``aweights`` weight the observations as NumPy's ``cov`` does."""
+    ``aweights`` weight the observations as NumPy's ``cov`` does. Size-1 dims of the
+    result are squeezed (one variable: a 0-d result), as PyTorch's and NumPy's."""
     if x.ndim > 2:
         raise ValueError(f"cov: expects a 1-d or 2-d tensor, got {x.ndim} dimensions")
     if not (x.is_floating_point() or x.is_complex()):
@@ -199,22 +227,25 @@ def cov(x: Tensor, *, correction: int = 1, fweights: Any = None, aweights: Any =
     w = _weights_fact("cov", n, fweights, aweights, m)
     if w is None:
         avg = m.mean(1, keepdim=True)
-        wsum = float(n)
-        fact = wsum - correction
+        fact = float(n) - correction
     else:
         wsum_t = w.sum()
+        # the normalisation factor in float64 (NumPy's; PyTorch's in the weights' dtype)
+        w64 = w.astype(_core.float64)
+        wsum = float(w64.sum().item())
+        if wsum == 0:
+            raise ValueError("cov: the weights sum to zero, so they cannot be normalized")
         avg = (m * w).sum(1, keepdim=True) / wsum_t
-        wsum = float(wsum_t.item())
         if correction == 0 or aweights is None:
             fact = wsum - correction
         else:
-            a = aweights.astype(m.dtype)
-            fact = wsum - correction * float((w * a).sum().item()) / wsum
+            a = aweights.reshape([n]).astype(_core.float64)
+            fact = wsum - correction * float((w64 * a).sum().item()) / wsum
     xm = m - avg
     xw = xm if w is None else xm * w
     c = xw.matmul(xm.conj().transpose(0, 1) if xm.is_complex() else xm.transpose(0, 1))
     c = c / fact if fact > 0 else c * math.inf  # NumPy: a non-positive factor gives inf/nan
-    return c.reshape([]) if x.ndim < 2 else c
+    return c.squeeze()
 
 
 def corrcoef(x: Tensor) -> Tensor:
@@ -224,9 +255,11 @@ def corrcoef(x: Tensor) -> Tensor:
     if c.ndim == 0:
         return c / c
     d = c.diagonal()
-    std = d.sqrt()
+    std = (d.real if d.is_complex() else d).sqrt()
     r = c / std.reshape([-1, 1]) / std.reshape([1, -1])
-    return r if r.is_complex() else r.clip(-1.0, 1.0)
+    if r.is_complex():  # each part clipped, as PyTorch's corrcoef
+        return _core.complex(r.real.clip(-1.0, 1.0), r.imag.clip(-1.0, 1.0))
+    return r.clip(-1.0, 1.0)
 
 
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")

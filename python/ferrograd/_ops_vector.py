@@ -42,7 +42,7 @@ def _vector_norm(x: Tensor, p: float, dim: int, keepdim: builtins.bool) -> Tenso
         else a.abs().pow(p).sum(dim=dim, keepdim=keepdim)
     )
     with no_grad():
-        pos = s > 0
+        pos = s != 0  # (a NaN sum stays NaN: `s > 0` would turn it into a 0 norm)
     safe = _core.where(pos, s, 1.0)
     root = safe.sqrt() if p == 2 else safe.pow(1.0 / p)
     return _core.where(pos, root, 0.0)
@@ -128,5 +128,6 @@ def pairwise_distance(
     e = eps if epsilon is None else epsilon
     diff = x1 - x2 + e
     if diff.ndim == 0:
-        raise ValueError("pairwise_distance: expects tensors with at least one dim, got 0-d")
+        # PyTorch's at::norm over dim -1 of a 0-d tensor: |diff| (keepdim keeps it 0-d)
+        return _vector_norm(diff.reshape([1]), pv, -1, False).reshape([])
     return _vector_norm(diff, pv, -1, keepdim)

@@ -152,12 +152,24 @@ const ZETA_EM: [f64; 12] = [
     -7.166165256175667e+18,
 ];
 
+/// `q` from which [`hurwitz_zeta`] sums no terms directly: the Euler-Maclaurin expansion
+/// at `q` itself is then accurate to an ulp, and no `q^-s` (which underflows long before
+/// the result does, e.g. at q = 1e200, s = 2) is formed.
+const ZETA_BIG_Q: f64 = 1e8;
+
+/// Negative non-integer `q` below `-ZETA_NEG_DIRECT` take the reflection of
+/// [`zeta_negative_q`] instead of `|q|` direct terms (a hang for q = -1e12 + 0.5).
+const ZETA_NEG_DIRECT: f64 = 64.0;
+
 /// The Hurwitz zeta function `zeta(s, q) = sum_{k >= 0} (q + k) ** -s`, for real `s > 1`
 /// (`s == 1`: +inf; `s < 1`: NaN, as SciPy and PyTorch). `q` may be negative when `s` is
 /// an integer (polygamma of negative arguments); a pole `q` in {0, -1, -2, ...} gives
 /// +inf. The terms are summed directly until `q + k >= 10`, then the Euler-Maclaurin
 /// tail adds `a^(1-s)/(s-1) + a^-s/2` and 12 Bernoulli terms (the Cephes scheme), which
-/// is accurate to a few ulps in f64 for the orders polygamma uses.
+/// is accurate to a few ulps in f64 for the orders polygamma uses. The tail is formed as
+/// `a^(1-s)` times a bracket, so for `q >= 1e8` (the tail alone) no intermediate power
+/// underflows before the result does (PyTorch's Cephes loop says 0 for `zeta(2, 1e200)`,
+/// whose value is 1e-200; SciPy 1.17 agrees with the latter).
 pub fn hurwitz_zeta(s: f64, q: f64) -> f64 {
     if s.is_nan() || q.is_nan() || s < 1.0 {
         return f64::NAN;
@@ -173,9 +185,15 @@ pub fn hurwitz_zeta(s: f64, q: f64) -> f64 {
             // a negative base to a non-integer power
             return f64::NAN;
         }
+        if q < -ZETA_NEG_DIRECT {
+            return zeta_negative_q(s, q);
+        }
     }
     if q == f64::INFINITY {
         return 0.0;
+    }
+    if q >= ZETA_BIG_Q {
+        return zeta_em_tail(s, q, 0.0);
     }
     let mut a = q;
     let mut sum = 0.0;
@@ -183,29 +201,60 @@ pub fn hurwitz_zeta(s: f64, q: f64) -> f64 {
     while i < 9 || a <= 9.0 {
         let t = a.powf(-s);
         sum += t;
+        // for a > 0 the terms left sum to at most a^(1-s)/(s-1) = t a/(s-1): stop only
+        // when that is negligible (Cephes compares t alone, which drops ~1/(s-1) for s
+        // near 1, and stops at a first term that underflows for q < 0, whose later terms
+        // grow: zeta(2.4e7, -1.5) is inf, not 0)
+        let done = a > 0.0 && (t * a / (s - 1.0)).abs() <= sum.abs() * 1e-17;
         a += 1.0;
         i += 1;
-        if t.abs() <= sum.abs() * 1e-17 {
+        if done {
             return sum;
         }
     }
-    let w = a;
-    sum += w.powf(1.0 - s) / (s - 1.0);
-    sum += 0.5 * w.powf(-s);
-    // the j-th term: s (s+1) ... (s+2j-2) * w^(-s-2j+1) / ((2j)! / B_2j)
-    let mut rising = s; // s (s+1) ... (s+2j-2)
-    let mut wp = w.powf(-s - 1.0);
+    zeta_em_tail(s, a, sum)
+}
+
+/// `direct + zeta(s, w)` by the Euler-Maclaurin expansion at `w` (`w >= 9`, `s > 1`):
+/// `w^(1-s) * (1/(s-1) + 1/(2w) + sum_j s (s+1) ... (s+2j) w^(-2j-2) / ((2j+2)! / B_2j+2))`.
+/// The common power is factored out, so the bracket's terms never underflow ahead of it.
+fn zeta_em_tail(s: f64, w: f64, direct: f64) -> f64 {
+    let scale = w.powf(1.0 - s);
+    if scale == 0.0 {
+        // the whole tail is below the smallest subnormal (zeta(s, w) < w^(1-s) for s >= 2,
+        // w >= 1; scale only underflows for such s): skip the bracket, whose rising
+        // factorial could overflow and give 0 * inf
+        return direct;
+    }
+    let inv_w2 = 1.0 / (w * w);
+    let mut bracket = 1.0 / (s - 1.0) + 0.5 / w;
+    let mut rising = s; // s (s+1) ... (s+2j)
+    let mut wp = inv_w2; // w^(-2j-2)
     for (j, c) in ZETA_EM.iter().enumerate() {
         let t = rising * wp / c;
-        sum += t;
-        if (t / sum).abs() < 1e-17 {
+        bracket += t;
+        if (t * scale).abs() < (direct + scale * bracket).abs() * 1e-17 {
             break;
         }
         let k = 2.0 * j as f64;
         rising *= (s + k + 1.0) * (s + k + 2.0);
-        wp /= w * w;
+        wp *= inv_w2;
     }
-    sum
+    direct + scale * bracket
+}
+
+/// `zeta(s, q)` for integer `s` and non-integer `q < 0`, in O(1) rather than `|q|` terms:
+/// with `n = ceil(-q)` and `p = q + n` in (0, 1) (exact), the terms before `p` are
+/// `(p - j)^-s = (-1)^s (j - p)^-s` for j = 1..n, so
+/// `zeta(s, q) = zeta(s, p) + (-1)^s (zeta(s, 1 - p) - zeta(s, n + 1 - p))`.
+fn zeta_negative_q(s: f64, q: f64) -> f64 {
+    let n = (-q).ceil();
+    let p = q + n;
+    // s > 2^53 is even; `%` is fmod, exact
+    let sign = if s % 2.0 == 0.0 { 1.0 } else { -1.0 };
+    // the first two first: for odd s they nearly cancel (exactly at p = 1/2)
+    let near = hurwitz_zeta(s, p) + sign * hurwitz_zeta(s, 1.0 - p);
+    near - sign * hurwitz_zeta(s, n + 1.0 - p)
 }
 
 /// Zeta's gradient in its first operand (the exponent `s`): not implemented, as in PyTorch.

@@ -305,7 +305,11 @@ macro_rules! declare_reduce_ops {
                 // an integer sum accumulates in int64 and is then narrowed to the asked
                 // dtype: the same bits as accumulating in it (two's complement wraps
                 // alike; bool: any non-zero)
-                let want = self.result_dtype(x.dtype(), args);
+                let mut want = self.result_dtype(x.dtype(), args);
+                // var / std of complex input are real (PyTorch's)
+                if matches!(self, Reduction::Var | Reduction::Std) && want.is_complex() {
+                    want = want.to_real();
+                }
                 if out.dtype() == want {
                     Ok(out)
                 } else {

@@ -113,11 +113,14 @@ def _vector_norm(t: Tensor, ord: Any, dims: tuple[int, ...], keepdim: bool, op: 
     p = float(ord)
     if t.ndim == 0:
         return _vector_norm(t.reshape([1]), ord, (0,), False, op).reshape([1] * 0)
-    if p == math.inf or p == -math.inf:
+    if p == math.inf or p < 0:
+        # no identity: PyTorch refuses these on an empty slice (linalg_vector_norm)
         if any(t.shape[d] == 0 for d in dims):
             raise ValueError(
-                f"{op}: the {ord} norm of an empty slice is not defined (max/min over no elements)"
+                f"{op}: the {ord} norm of an empty slice is not defined (it has no identity: "
+                "max/min over no elements, or 0 to a negative power)"
             )
+    if p == math.inf or p == -math.inf:
         a = t.abs()
         return a.amax(list(dims), keepdim=keepdim) if p > 0 else a.amin(list(dims), keepdim=keepdim)
     if p == 0:
@@ -179,12 +182,21 @@ def _matrix_norm(t: Tensor, ord: Any, d: tuple[int, int], keepdim: bool, op: str
     # the two dims moved to the end, in (row, col) order
     rest = [i for i in range(nd) if i not in (r, c)]
     m = t.permute(*rest, r, c)
+    # PyTorch's linalg_matrix_norm: the max/min (amax/amin, which share the gradient
+    # evenly among ties) of the singular values, or of the column (1) / row (inf) sums;
+    # it has no value when that max/min runs over no elements
+    if ord in (2, -2) and 0 in m.shape[-2:] or ord in (1, -1) and m.shape[-1] == 0:
+        raise ValueError(
+            f"{op}: the {ord} norm of a matrix of shape {list(m.shape[-2:])} is not defined"
+        )
+    if ord in (math.inf, -math.inf) and m.shape[-2] == 0:
+        raise ValueError(
+            f"{op}: the {ord} norm of a matrix of shape {list(m.shape[-2:])} is not defined"
+        )
     if ord in ("nuc", 2, -2):
         s = svdvals(m)
-        res = s.sum(-1) if ord == "nuc" else (s[..., 0] if ord == 2 else s[..., -1])
+        res = s.sum(-1) if ord == "nuc" else (s.amax(-1) if ord == 2 else s.amin(-1))
     else:
-        if any(m.shape[i] == 0 for i in (-1, -2)):
-            raise ValueError(f"{op}: the {ord} norm of an empty matrix is not defined")
         a = m.abs()
         sums = a.sum(-2) if ord in (1, -1) else a.sum(-1)
         res = sums.amax(-1) if ord in (1, math.inf) else sums.amin(-1)

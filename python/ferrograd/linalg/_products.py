@@ -463,4 +463,16 @@ def cdist(
     diff = a.unsqueeze(-2) - b.unsqueeze(-3)
     if M == 0:  # no columns: every distance is 0 (the max of nothing too, as torch)
         return diff.abs().sum(-1)
-    return _vector_norm(diff, p, (diff.ndim - 1,), False, op)
+    if p == math.inf:
+        # PyTorch's cdist backward (idist_calc in DistanceOpsKernel.cpp) gives each entry
+        # reaching the max the whole gradient, as pdist does (amax would split it)
+        ad = diff.abs()
+        top = ad.amax(-1, keepdim=True)
+        ties = (ad == top).astype(ad.dtype).detach()
+        fin = _core.where(diff.isfinite(), diff, 0.0).abs()
+        return top.detach().squeeze(-1) + ((fin - fin.detach()) * ties).sum(-1)
+    out = _vector_norm(diff, p, (diff.ndim - 1,), False, op)
+    if p == 0:
+        # NaN where a difference is NaN, as PyTorch's zdist kernel (min(ceil(|d|), 1))
+        out = _core.where(diff.isnan().any(-1), math.nan, out)
+    return out

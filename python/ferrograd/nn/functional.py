@@ -253,6 +253,30 @@ def embedding(
     zeros (Paddle's), elsewhere the weight row (PyTorch's). With ``max_norm`` the rows
     named in ``x`` are first renormalised in place (PyTorch's rule). ``sparse=True`` gives
     ``weight`` a sparse COO gradient in PyTorch code (``fn_embedding_sparse``)."""
+    # both dialect reads count frames from this one (the caller of F.embedding): keep
+    # them here, not in the helper. PyTorch code's sparse=True: a sparse COO gradient
+    # for weight (Paddle's stays dense)
+    sparse = bool(sparse) and caller_dialect(2, through_layers=True) != "paddle"
+    zero_padding = padding_idx is not None and caller_dialect() == "paddle"
+    return _embedding_lookup(
+        x, weight, padding_idx, max_norm, norm_type, sparse, scale_grad_by_freq, zero_padding
+    )
+
+
+def _embedding_lookup(
+    x: Tensor,
+    weight: Tensor,
+    padding_idx: Optional[int],
+    max_norm: Optional[float],
+    norm_type: float,
+    sparse: bool,
+    scale_grad_by_freq: bool,
+    zero_padding: bool,
+) -> Tensor:
+    """``F.embedding`` with its dialect decisions made by the caller: ``sparse`` (a sparse
+    COO gradient for ``weight``) and ``zero_padding`` (zeros at ``padding_idx`` positions,
+    Paddle's, rather than the row's value, PyTorch's). One ``where`` cuts the padding
+    gradient and applies the padding rule (``nn.Embedding`` calls this directly)."""
     if max_norm is not None:
         from .fn_embedding_bag import embedding_renorm_
 
@@ -263,8 +287,6 @@ def embedding(
     if padding_idx is not None and padding_idx < 0:
         padding_idx += num
     # index first, axis by keyword: unambiguous also for a single id
-    # PyTorch code's sparse=True: a sparse COO gradient for weight (Paddle's stays dense)
-    sparse = bool(sparse) and caller_dialect(2, through_layers=True) != "paddle"
     try:
         rows = gather_rows(weight, x.reshape(-1), sparse, padding_idx)
     except IndexError as e:
@@ -275,10 +297,11 @@ def embedding(
         rows = grad_scaled_by_freq(rows, x.numpy().reshape(-1))
     out = rows.reshape(list(x.shape) + [weight.shape[1]])
     if padding_idx is not None:
-        # the padding row's value is kept (PyTorch; Paddle outputs zeros there), its
-        # gradient is cut
+        # the padding positions' gradient is cut; their value is the row's (PyTorch) or
+        # zeros, whatever the row holds, inf and NaN included (Paddle's CPU kernel
+        # memsets them: paddle/phi/kernels/cpu/embedding_kernel.cc)
         mask = (x != padding_idx).unsqueeze(-1)
-        keep = out.detach() * 0 if caller_dialect() == "paddle" else out.detach()
+        keep = _core.zeros_like(out) if zero_padding else out.detach()
         out = _core.where(mask, out, keep)
     return out
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from .. import _core
+from .._dialect import caller_dialect
 from . import functional as F
 from . import init
 from ._layouts import construction_dialect
@@ -194,6 +195,21 @@ class Embedding(Module):
     def forward(self, ids: Tensor) -> Tensor:
         """The rows of ``weight`` for ``ids``: shape ``ids.shape + [embedding_dim]``
         (zeros at ``padding_idx`` positions for a layer built by Paddle code)."""
+        if not (isinstance(ids, Tensor) and isinstance(self.weight, Tensor)):
+            return self._recorded_forward(ids)
+        # one lookup, its padding rule fixed at construction (no second mask on top of
+        # F.embedding's); sparse=True is PyTorch code's, read from the code calling the
+        # layer as F.embedding would
+        sparse = self.sparse and caller_dialect(2, through_layers=True) != "paddle"
+        return F._embedding_lookup(
+            ids, self.weight, self.padding_idx, self.max_norm, self.norm_type, sparse,
+            self.scale_grad_by_freq, getattr(self, "_paddle_padding", False),
+        )  # fmt: skip
+
+    def _recorded_forward(self, ids: Any) -> Any:
+        """The forward of static ``Variable``s: ``F.embedding`` dispatches and records
+        its op, which keeps the padding row (its replay runs from ferrograd's frames), so
+        a Paddle-built layer records its zeroing mask on top."""
         if self.max_norm is not None or self.scale_grad_by_freq:
             out = F.embedding(
                 ids, self.weight, self.padding_idx, self.max_norm, norm_type=self.norm_type,
@@ -202,8 +218,6 @@ class Embedding(Module):
         else:
             out = F.embedding(ids, self.weight, self.padding_idx, sparse=self.sparse)
         if self.padding_idx is not None and getattr(self, "_paddle_padding", False):
-            # F.embedding called from here keeps the row (PyTorch's); its gradient is
-            # already cut there, so only the value changes
             out = _core.where((ids != self.padding_idx).unsqueeze(-1), out, _core.zeros_like(out))
         return out
 

@@ -200,8 +200,14 @@ impl Tensor {
         }
         let centered = x.sub(&x.mean(axes, true)?)?;
         // one saved tensor (square saves its input once; centered * centered saves it twice)
-        let sq = centered.unary(crate::tensor::UnaryOp::Square)?;
-        let divisor = x.scalar_like((n as f64 - correction).max(0.0));
+        let square = |t: &Tensor| t.unary(crate::tensor::UnaryOp::Square);
+        let sq = if x.dtype().is_complex() {
+            // |z - mean|^2 = re^2 + im^2: a real variance, as PyTorch's
+            square(&centered.real()?)?.add(&square(&centered.imag()?)?)?
+        } else {
+            square(&centered)?
+        };
+        let divisor = sq.scalar_like((n as f64 - correction).max(0.0));
         sq.sum(axes, keepdim)?
             .binary_with_scalar(&divisor, BinaryOp::Div, false)
     }
@@ -214,8 +220,16 @@ impl Tensor {
                 return Ok(v);
             }
         }
-        self.var(axes, correction, keepdim)?
-            .unary(crate::tensor::UnaryOp::Sqrt)
+        let v = self.var(axes, correction, keepdim)?;
+        if !(crate::autograd::is_grad_enabled() && v.requires_grad()) {
+            return v.unary(crate::tensor::UnaryOp::Sqrt);
+        }
+        // PyTorch's std_backward: a zero gradient where the std is 0 (not sqrt's inf
+        // times var's 0): the 0 comes from a constant, sqrt sees 1 there
+        let zero = v.binary_raw(&v.zeros_like()?, BinaryOp::Eq)?;
+        let safe = Tensor::where_(&zero, &v.scalar_like(1.0), &v)?;
+        let root = safe.unary(crate::tensor::UnaryOp::Sqrt)?;
+        Tensor::where_(&zero, &v.scalar_like(0.0), &root)
     }
 
     /// Index of the max / min along `axis` (None = flattened), int64.

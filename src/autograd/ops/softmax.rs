@@ -23,12 +23,17 @@ fn floating(t: &Tensor) -> Result<Tensor> {
     }
 }
 
-/// `x - max(x)` over `axes` (the max kept 0 where it is not finite), without recording:
-/// the shift that keeps `exp` from overflowing.
-fn shifted(x: &Tensor, axes: &[usize]) -> Result<(Tensor, Tensor)> {
+/// `x - max(x)` over `axes`, without recording: the shift that keeps `exp` from
+/// overflowing. With `mask`, the max is kept 0 where it is not finite (logsumexp's rule);
+/// without, a row holding +inf or only -inf becomes NaN throughout, as PyTorch's CPU
+/// softmax / log_softmax kernels (SoftMaxKernel.cpp) give.
+fn shifted(x: &Tensor, axes: &[usize], mask: bool) -> Result<(Tensor, Tensor)> {
     let _no_grad = GradModeGuard::new(false);
     let x = x.detach();
     let m = x.reduce_raw(ReduceOp::Max, axes, true)?;
+    if !mask {
+        return Ok((x.sub(&m)?, m));
+    }
     // rows that are all -inf (or hold inf/NaN) keep m = 0 so the result is -inf/inf/NaN
     // as the plain formula gives, never NaN from inf - inf
     let finite = m.binary_raw(&m, BinaryOp::Eq)?.binary_raw(
@@ -43,7 +48,7 @@ fn shifted(x: &Tensor, axes: &[usize]) -> Result<(Tensor, Tensor)> {
 /// `log(sum(exp(x)))` over `axes` with the reduced dims kept, computed stably and without
 /// recording anything.
 fn logsumexp_keepdim_values(x: &Tensor, axes: &[usize]) -> Result<Tensor> {
-    let (z, m) = shifted(x, axes)?;
+    let (z, m) = shifted(x, axes, true)?;
     let _no_grad = GradModeGuard::new(false);
     let ax: Vec<isize> = axes.iter().map(|&a| a as isize).collect();
     z.exp()?.sum(Some(&ax), true)?.log()?.add(&m)
@@ -85,7 +90,7 @@ impl Tensor {
             // nothing to normalise (the max over a zero-size dim has no identity)
             x.detach().zeros_like()?
         } else {
-            let (z, _) = shifted(&x, &[d])?;
+            let (z, _) = shifted(&x, &[d], false)?;
             let _no_grad = GradModeGuard::new(false);
             z.sub(&z.exp()?.sum(Some(&[d as isize]), true)?.log()?)?
         };
@@ -122,7 +127,7 @@ impl Tensor {
             } else {
                 x.clone()
             };
-            let (z, _) = shifted(&wide, &[d])?;
+            let (z, _) = shifted(&wide, &[d], false)?;
             let _no_grad = GradModeGuard::new(false);
             let e = z.exp()?;
             e.div(&e.sum(Some(&[d as isize]), true)?)?

@@ -17,8 +17,8 @@ impl PyTensor {
     /// The shared body of the reduction methods: parses the call, runs the op (with the
     /// GIL released for large tensors) and wraps the result.
     fn reduce_call(&self, py: Python<'_>, op: Reduction, slots: Slots<'_, '_>) -> PyT {
-        let mut args = slots.parse(op)?;
         let x = &self.inner_gil(py);
+        let mut args = slots.parse(op)?;
         // argmax/argmin's `dtype` (Paddle's) is the indices' dtype, not a cast of the input
         if matches!(op, Reduction::Argmax | Reduction::Argmin) {
             if let Some(d) = args.dtype.take() {
@@ -36,6 +36,28 @@ impl PyTensor {
             let wide = x.to_dtype(crate::dtype::DType::F64).py()?;
             let m = maybe_detach(py, x.numel(), || op.run(&wide, &args)).py()?;
             return wrap(py, m.to_dtype(x.dtype()).py()?);
+        }
+        // Paddle's unbiased var/std divide by n - 1 where n > 1, else by 1 (stat.py
+        // `where(n > 1, n - 1, 1)`): one element gives 0, not NaN (the dialect is asked
+        // only on this path)
+        if matches!(op, Reduction::Var | Reduction::Std)
+            && args.correction == 1.0
+            && crate::python::dialect::caller_is_paddle(py)?
+        {
+            let nd = x.ndim();
+            let n: usize = match &args.axes {
+                None => x.numel(),
+                Some(ax) => ax
+                    .iter()
+                    .map(|&a| {
+                        let d = if a < 0 { a + nd as isize } else { a };
+                        x.shape().get(d.max(0) as usize).copied().unwrap_or(1)
+                    })
+                    .product(),
+            };
+            if n <= 1 {
+                args.correction = n as f64 - 1.0;
+            }
         }
         wrap(py, maybe_detach(py, x.numel(), || op.run(x, &args)).py()?)
     }
