@@ -11,6 +11,7 @@ gradients come from those differentiable primitives.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
@@ -240,14 +241,21 @@ def _fill_expanded(self: Tensor, result: Tensor, name: str) -> None:
     self[changed] = first.reshape([])
 
 
+def _any_requires_grad(args: tuple, kwargs: dict) -> bool:
+    """Whether a tensor among the arguments requires grad."""
+    return any(isinstance(a, Tensor) and a.requires_grad for a in (*args, *kwargs.values()))
+
+
 def _inplace(fn: Any, name: str) -> Any:
     """The in-place variant of ``fn``: computes the result, copies it into the tensor
     (rebasing its history) and returns the tensor."""
     fills = name in _FILLS
 
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        # a copy, so that nodes of the result that save the input do not see the write
-        src = self.clone() if self.requires_grad else self
+        # a copy, so that nodes of the result that save the input do not see the write:
+        # also when only a source requires grad (scatter_reduce_'s amax / prod nodes save
+        # the old values of a target that does not)
+        src = self.clone() if self.requires_grad or _any_requires_grad(args, kwargs) else self
         result = fn(src, *args, **kwargs)
         if fills and not self.requires_grad and _expanded(self):
             _fill_expanded(self, result, name)
@@ -271,6 +279,7 @@ _METHODS: list[tuple[Any, tuple[str, ...], tuple[str, ...]]] = [
     (_sc.scatter_add, ("scatter_add",), ("scatter_add_",)),
     (_sc.scatter_reduce, ("scatter_reduce",), ("scatter_reduce_",)),
     (_sc.index_add, ("index_add",), ("index_add_",)),
+    (_sc.index_reduce, ("index_reduce",), ("index_reduce_",)),
     (_sc.index_fill, ("index_fill",), ("index_fill_",)),
     (_sc.put_along_axis, ("put_along_axis",), ("put_along_axis_",)),
     (masked_fill, ("masked_fill",), ("masked_fill_",)),
@@ -283,9 +292,14 @@ _METHODS: list[tuple[Any, tuple[str, ...], tuple[str, ...]]] = [
 
 
 def install() -> None:
-    """Attaches the scatter-family methods (and their in-place variants) to ``Tensor``."""
+    """Attaches the scatter-family methods (and their in-place variants) to ``Tensor``,
+    and the top-level functions the package's import list does not name."""
     for fn, names, inplace_names in _METHODS:
         for n in names:
             setattr(Tensor, n, fn)
         for n in inplace_names:
             setattr(Tensor, n, _inplace(fn, n))
+    # torch.index_reduce (PyTorch only); the package module is importing this one
+    package = sys.modules[__package__]
+    if not hasattr(package, "index_reduce"):
+        package.index_reduce = _sc.index_reduce  # type: ignore[attr-defined]

@@ -1,7 +1,7 @@
 """Scatter along a dimension, in both dialects: ``scatter`` / ``scatter_add`` /
-``scatter_reduce`` / ``index_add`` / ``index_fill`` (PyTorch's, with ``dim``) and
-Paddle's ``scatter(x, index, updates, overwrite)`` (rows), ``index_add(x, index, axis,
-value)``, ``index_fill(x, index, axis, value)`` and ``put_along_axis``.
+``scatter_reduce`` / ``index_add`` / ``index_reduce`` / ``index_fill`` (PyTorch's, with
+``dim``) and Paddle's ``scatter(x, index, updates, overwrite)`` (rows), ``index_add(x,
+index, axis, value)``, ``index_fill(x, index, axis, value)`` and ``put_along_axis``.
 
 Where the two peers give one name two meanings the call is told apart by its arguments:
 an integer in the first place after the tensor (or ``dim=``) is PyTorch's ``dim``; a
@@ -352,6 +352,44 @@ def index_add(x: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     return _index_add_torch(x, *args, **kwargs)
 
 
+_INDEX_REDUCTIONS = ("prod", "mean", "amax", "amin")
+
+
+def index_reduce(
+    x: Tensor, dim: Any, index: Any, source: Tensor, reduce: str, *, include_self: bool = True
+) -> Tensor:
+    """PyTorch's ``index_reduce``: the slices ``source[..., i, ...]`` combined into
+    ``x[..., index[i], ...]`` along ``dim`` by ``reduce`` (``prod``, ``mean``, ``amax``,
+    ``amin``); ``include_self=False`` leaves the old values of the targeted slices out
+    (untouched slices keep theirs). The ``mean`` of ints rounds down, as PyTorch's."""
+    op = "index_reduce"
+    if reduce not in _INDEX_REDUCTIONS:
+        raise ValueError(
+            f"{op}: expected reduce to be one of prod, mean, amax or amin, got {reduce!r} "
+            "(for a sum use index_add)"
+        )
+    index = _index(index, op)
+    if index.ndim > 1:
+        raise ValueError(f"{op}: the index must be 1-D, got shape {list(index.shape)}")
+    index = index.reshape([-1])
+    if x.ndim == 0:
+        flat = x.reshape([1])
+        out = index_reduce(flat, 0, index, source.reshape([-1]), reduce, include_self=include_self)
+        return out.reshape([])
+    d = _dim(dim, x.ndim, op)
+    _refuse_negative(x, index, d, op)
+    want = list(x.shape)
+    want[d] = index.shape[0]
+    if list(source.shape) != want:
+        raise ValueError(
+            f"{op}: the source has shape {list(source.shape)}, expected {want} (x's shape "
+            f"with dimension {d} of the index's length {index.shape[0]})"
+        )
+    return scatter_reduce(
+        x, d, _row_index(x, index, source, d), source, reduce, include_self=include_self
+    )
+
+
 def _index_fill_torch(x: Tensor, dim: Any, index: Any, value: Any) -> Tensor:
     op = "index_fill"
     index = _index(index, op)
@@ -436,3 +474,4 @@ see_through(index_add)
 see_through(_index_add_torch, "index_add")
 see_through(scatter_add)
 see_through(scatter_reduce)
+see_through(index_reduce)

@@ -15,7 +15,7 @@ use numpy::{
 };
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt, PyList, PySequence, PyTuple};
+use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt, PyList, PyRange, PySequence, PyTuple};
 use std::sync::Arc;
 
 /// The kind of a Python scalar, or None if `obj` is not one.
@@ -161,16 +161,13 @@ fn walk(
             "the nested sequence is deeper than 64 levels",
         ));
     }
-    let is_seq = obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>();
-    if !is_seq {
+    if !is_data_sequence(obj) {
         if obj.cast::<PyTensor>().is_ok() || obj.cast::<PyUntypedArray>().is_ok() {
             return Ok(false); // let NumPy assemble mixed content
         }
-        if obj.is_instance_of::<PyFloat>()
-            && !obj.is_exact_instance_of::<PyFloat>()
-            && obj.hasattr("dtype")?
-        {
-            // a numpy.float64 scalar: NumPy assembles it, keeping float64 in PyTorch code
+        if is_numpy_scalar(obj)? {
+            // np.float32(1.5), np.int64(3) (a reward, an action): NumPy assembles them,
+            // each keeping its dtype (PyTorch code then gets torch's promotion of them)
             return Ok(false);
         }
         if depth != shape.len() {
@@ -204,6 +201,63 @@ fn walk(
         }
     }
     Ok(true)
+}
+
+/// A list, a tuple or a `range`: the sequences read as nested data (PyTorch reads any
+/// sequence; `torch.tensor(range(3))` is `[0, 1, 2]`).
+fn is_data_sequence(obj: &Bound<'_, PyAny>) -> bool {
+    obj.is_instance_of::<PyList>()
+        || obj.is_instance_of::<PyTuple>()
+        || obj.is_instance_of::<PyRange>()
+}
+
+/// The dtype of a NumPy array as a tensor would hold it.
+fn array_dtype(arr: &Bound<'_, PyUntypedArray>) -> PyResult<DType> {
+    match numpy_dtype(arr)? {
+        Some(d) => Ok(d),
+        None => Ok(numpy_to_tensor(arr, false)?.dtype()),
+    }
+}
+
+/// PyTorch's `infer_scalar_type` (torch/csrc/utils/tensor_new.cpp): the dtype of
+/// `torch.tensor(data)` for nested data holding NumPy scalars, arrays or tensors. Each of
+/// them keeps its dtype, a Python float counts as the default float, an int as int64, and
+/// the items' dtypes are promoted with torch's rule, so `[np.float32(1), 2.0]` is float32
+/// (NumPy's assembly gives float64).
+fn torch_inferred_dtype(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<DType> {
+    if depth > MAX_NESTING {
+        return Err(PyValueError::new_err(
+            "the nested sequence is deeper than 64 levels",
+        ));
+    }
+    if let Ok(t) = obj.cast::<PyTensor>() {
+        return Ok(t.get().inner().dtype());
+    }
+    if let Ok(arr) = obj.cast::<PyUntypedArray>() {
+        return array_dtype(arr);
+    }
+    if !is_numpy_scalar(obj)? {
+        if let Some(kind) = scalar_kind(obj) {
+            return Ok(match kind {
+                ScalarKind::Bool => DType::Bool,
+                ScalarKind::Int => DType::I64,
+                ScalarKind::Float => crate::dtype::default_float(),
+                ScalarKind::Complex => crate::dtype::default_complex(),
+            });
+        }
+    }
+    if is_data_sequence(obj) {
+        let seq = obj.cast::<PySequence>()?;
+        let mut dtype: Option<DType> = None;
+        for i in 0..seq.len()? {
+            let d = torch_inferred_dtype(&seq.get_item(i)?, depth + 1)?;
+            dtype = Some(dtype.map_or(d, |p| DType::promote(p, d)));
+        }
+        return Ok(dtype.unwrap_or_else(crate::dtype::default_float));
+    }
+    // a NumPy scalar, or another object NumPy reads (`__array__`)
+    let arr = obj.py().import("numpy")?.call_method1("asarray", (obj,))?;
+    array_dtype(arr.cast::<PyUntypedArray>()?)
 }
 
 fn leaves_len(l: &Leaves) -> usize {
@@ -259,7 +313,7 @@ pub fn to_tensor(data: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Tens
         });
         return scalar_tensor(data, d);
     }
-    if data.is_instance_of::<PyList>() || data.is_instance_of::<PyTuple>() {
+    if is_data_sequence(data) {
         let mut shape = Vec::new();
         let mut leaves = Leaves::Bool(Vec::new());
         if walk(data, 0, &mut shape, &mut leaves)? {
@@ -290,15 +344,17 @@ pub fn to_tensor(data: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Tens
         let np = data.py().import("numpy")?;
         let arr = np.call_method1("asarray", (data,))?;
         let t = numpy_to_tensor(arr.cast::<PyUntypedArray>()?, false)?;
-        // float64 content stays float64 in PyTorch code (torch.tensor([np.float64(1e300)])
-        // is float64 there); Paddle's to_tensor casts non-array input to the default dtype
-        let d = dtype.unwrap_or(
-            if t.dtype() == DType::F64 && !crate::python::dialect::caller_is_torch(data.py())? {
-                crate::dtype::default_float()
-            } else {
-                t.dtype()
-            },
-        );
+        // PyTorch code gets torch's promotion of the items' dtypes (float64 content stays
+        // float64: torch.tensor([np.float64(1e300)]) is float64 there); Paddle's to_tensor
+        // casts float64 non-array input to the default dtype
+        let d = match dtype {
+            Some(d) => d,
+            None if crate::python::dialect::caller_is_torch(data.py())? => {
+                torch_inferred_dtype(data, 0)?
+            }
+            None if t.dtype() == DType::F64 => crate::dtype::default_float(),
+            None => t.dtype(),
+        };
         return t.cast_raw(d).py();
     }
     if data.hasattr("__array__")? || data.hasattr("__array_interface__")? {

@@ -10,7 +10,7 @@ use crate::python::tensor::class::PyTensor;
 use crate::tensor::Tensor;
 use pyo3::exceptions::{PyIndexError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyEllipsis, PyList, PySlice, PyTuple};
+use pyo3::types::{PyBool, PyEllipsis, PyList, PyRange, PySlice, PyTuple};
 
 fn opt_isize(o: &Bound<'_, PyAny>) -> PyResult<Option<isize>> {
     if o.is_none() {
@@ -71,9 +71,12 @@ fn index_item(o: &Bound<'_, PyAny>) -> PyResult<IndexItem> {
     if let Ok(i) = o.extract::<isize>() {
         return Ok(IndexItem::Int(i));
     }
-    // a list or tuple inside the key is an index array (NumPy, Paddle and PyTorch:
-    // `x[(0, 1), (1, 0)]` picks the elements (0, 1) and (1, 0))
-    let seq = o.is_instance_of::<PyList>() || o.is_instance_of::<PyTuple>();
+    // a list, tuple or range inside the key is an index array (NumPy, Paddle and PyTorch:
+    // `x[(0, 1), (1, 0)]` picks the elements (0, 1) and (1, 0); `x[range(n), range(n)]`
+    // the diagonal)
+    let seq = o.is_instance_of::<PyList>()
+        || o.is_instance_of::<PyTuple>()
+        || o.is_instance_of::<PyRange>();
     if seq || o.hasattr("__array__")? || o.hasattr("shape")? {
         let mut t = to_tensor(o, None)?;
         if seq && t.numel() == 0 {
