@@ -225,11 +225,12 @@ impl Tensor {
             return v.unary(crate::tensor::UnaryOp::Sqrt);
         }
         // PyTorch's std_backward: a zero gradient where the std is 0 (not sqrt's inf
-        // times var's 0): the 0 comes from a constant, sqrt sees 1 there
+        // times var's 0): there sqrt reads a constant 0, and `where`'s backward sends
+        // sqrt's infinite gradient to that constant, not to the variance (the last node
+        // stays SqrtBackward, as the op table declares)
         let zero = v.binary_raw(&v.zeros_like()?, BinaryOp::Eq)?;
-        let safe = Tensor::where_(&zero, &v.scalar_like(1.0), &v)?;
-        let root = safe.unary(crate::tensor::UnaryOp::Sqrt)?;
-        Tensor::where_(&zero, &v.scalar_like(0.0), &root)
+        let masked = Tensor::where_(&zero, &v.scalar_like(0.0), &v)?;
+        masked.unary(crate::tensor::UnaryOp::Sqrt)
     }
 
     /// Index of the max / min along `axis` (None = flattened), int64.
