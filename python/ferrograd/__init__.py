@@ -335,6 +335,7 @@ from ._ops_index_put import scatter_nd_add as scatter_nd_add  # noqa: E402
 from ._ops_index_put import take as take  # noqa: E402
 from ._ops_scatter import index_add as index_add  # noqa: E402
 from ._ops_scatter import index_fill as index_fill  # noqa: E402
+from ._ops_scatter import index_reduce as index_reduce  # noqa: E402
 from ._ops_scatter import put_along_axis as put_along_axis  # noqa: E402
 from ._ops_scatter import scatter as scatter  # noqa: E402
 from ._ops_scatter import scatter_add as scatter_add  # noqa: E402
@@ -373,7 +374,7 @@ masked_scatter_ = Tensor.masked_scatter_
 put_along_axis_ = Tensor.put_along_axis_
 __all__ += [
     "gather_nd", "index_put", "masked_fill", "masked_scatter", "scatter_nd", "scatter_nd_add",
-    "take", "index_add", "index_fill", "put_along_axis", "scatter", "scatter_add",
+    "take", "index_add", "index_fill", "index_reduce", "put_along_axis", "scatter", "scatter_add",
     "scatter_reduce", "broadcast_tensors", "diag", "diag_embed", "diagonal", "flip",
     "meshgrid", "movedim", "moveaxis", "narrow", "ravel", "repeat_interleave", "roll", "rot90",
     "swapaxes", "swapdims", "tile", "trace", "tril", "triu", "unflatten", "unstack",

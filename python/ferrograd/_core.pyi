@@ -2306,6 +2306,12 @@ class Tensor:
         ``index_add(index, axis, value)``."""
     def index_add_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place ``index_add``."""
+    def index_reduce(
+        x, dim: _int, index: Any, source: Tensor, reduce: str, *, include_self: _bool = True
+    ) -> Tensor:
+        """torch ``index_reduce`` (``prod``, ``mean``, ``amax``, ``amin``)."""
+    def index_reduce_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place ``index_reduce``."""
     def index_fill(x, *args: Any, **kwargs: Any) -> Tensor:
         """torch ``index_fill(dim, index, value)`` or Paddle ``index_fill(index, axis, value)``."""
     def index_fill_(self, *args: Any, **kwargs: Any) -> Tensor:

@@ -11,7 +11,6 @@ gradients come from those differentiable primitives.
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import numpy as np
@@ -299,7 +298,3 @@ def install() -> None:
             setattr(Tensor, n, fn)
         for n in inplace_names:
             setattr(Tensor, n, _inplace(fn, n))
-    # torch.index_reduce (PyTorch only); the package module is importing this one
-    package = sys.modules[__package__]
-    if not hasattr(package, "index_reduce"):
-        package.index_reduce = _sc.index_reduce  # type: ignore[attr-defined]
