@@ -7,8 +7,9 @@
 //! of foreign memory); [`kernels`]
 //! (pure compute over slices); [`op_defs`] (each op family's declaration table, which the
 //! kernels, the differentiable ops and the bindings expand); [`tensor`] (the `Tensor`
-//! handle and raw ops); [`autograd`] (grad mode, nodes, saved tensors, the engine, and the
-//! differentiable ops); [`optim`] (fused optimizer updates); [`static_graph`] (programs:
+//! handle and raw ops); [`profiler`] (the op profiler's observer, which the bindings, the
+//! differentiable ops and the engine report to); [`autograd`] (grad mode, nodes, saved
+//! tensors, the engine, and the differentiable ops); [`optim`] (fused optimizer updates); [`static_graph`] (programs:
 //! op kinds, shape inference, fusion, the executor); and, with the `python` feature, the
 //! PyO3 bindings. The behaviour contract is `docs/semantics.md`.
 
@@ -25,6 +26,7 @@ pub mod kernels;
 pub mod layout;
 pub mod op_defs;
 pub mod optim;
+pub mod profiler;
 pub mod rare_list;
 pub mod small_blocks;
 pub mod static_graph;

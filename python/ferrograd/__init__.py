@@ -82,6 +82,7 @@ from . import metric as metric  # noqa: E402
 from . import nn as nn  # noqa: E402
 from . import optim as optim  # noqa: E402
 from . import optimizer as optimizer  # noqa: E402
+from . import profiler as profiler  # noqa: E402  (torch.profiler / paddle.profiler)
 from . import regularizer as regularizer  # noqa: E402
 from . import signal as signal  # noqa: E402  (torch.signal.windows / paddle.signal)
 from . import special as special  # noqa: E402  (torch.special)
@@ -234,6 +235,7 @@ __all__ = [
     "autograd",
     "optim",
     "optimizer",
+    "profiler",
     "regularizer",
     "special",
     "signal",

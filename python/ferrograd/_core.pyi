@@ -3053,6 +3053,33 @@ def _restore_inference_mode(prev_inference: _bool, prev_grad: _bool) -> None:
 def _set_size_class(cls: type[Size]) -> None:
     """Installs the ``Size`` class used by ``.shape``."""
 
+# ---- profiler (ferrograd.profiler builds on these) --------------------------------------
+
+@final
+class ProfilerRange:
+    """An open user range of the profiler; ``end()`` records it (once)."""
+
+    def end(self) -> None:
+        """Ends the range (recording it if its session is still on)."""
+
+def _profiler_start(record_shapes: _bool = False) -> None:
+    """Starts recording ops; a RuntimeError while a session is on."""
+
+def _profiler_stop() -> list[
+    tuple[str, _int, _int, _int, list[list[_int]] | None, Literal["op", "backward", "range"]]
+]:
+    """Stops recording; the events ``(name, thread_id, start_ns, duration_ns, input_shapes,
+    kind)``."""
+
+def _profiler_enabled() -> _bool:
+    """Whether a profiler session is on."""
+
+def _profiler_now() -> _int:
+    """The profiler's clock in nanoseconds."""
+
+def _profiler_range(name: str) -> ProfilerRange | None:
+    """Opens a user range on this thread; ``None`` when no profiler is on."""
+
 # ---- memory ---------------------------------------------------------------------------
 
 def set_buffer_cache_limit(nbytes: _int) -> _int:

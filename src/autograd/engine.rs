@@ -448,9 +448,16 @@ fn execute(
         let skips = targets.unneeded_edges(&node.base().edges, blocked, |k| {
             children[k] != NO_CHILD && g.states[children[k] as usize].reaches
         });
+        // (the profiler's event of the node, when one is on)
+        let profiled = if execute {
+            crate::profiler::backward(|| anomaly::display_name(&node).into())
+        } else {
+            None
+        };
         let mut evaluated =
             evaluate_node(&node, buffer, execute, skips, targets, &mut captured, opts)
                 .and_then(|o| o.map(|o| validate_outputs(&node, o, blocked)).transpose());
+        drop(profiled);
         if anomalous {
             evaluated = anomaly::leave(&node, evaluated);
         }

@@ -36,6 +36,7 @@ mod interop;
 mod lazy_dict;
 mod memory;
 mod optim;
+mod profiler;
 mod pylayer;
 mod random;
 mod reduce_args;
@@ -58,6 +59,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<autograd::saved_by_name::PySavedTensor>()?;
     m.add_class::<interop::array_interface::ArrayExport>()?;
     static_graph::dispatch::register(m)?;
+    profiler::register(m)?;
     // Whether `memoryview(tensor)` works: true in every build since the abi3 floor is
     // CPython 3.11 (kept for code that checks it).
     m.add("_HAS_BUFFER_PROTOCOL", true)?;

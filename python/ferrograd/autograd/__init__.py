@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .. import _core
 from ..grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
-from . import forward_ad, functional, grad_mode, graph
+from . import forward_ad, functional, grad_mode, graph, profiler
 from .anomaly_mode import (
     detect_anomaly,
     is_anomaly_check_nan_enabled,
@@ -46,6 +46,7 @@ __all__ = [
     "saved_tensors_hooks",
     "disable_saved_tensors_hooks",
     "graph",
+    "profiler",
     "grad_mode",
     "functional",
     "forward_ad",

@@ -50,8 +50,9 @@ def default_jvp(ctx: Any, *grad_inputs: Any) -> Any:
     raise NotImplementedError(_JVP_DEFAULT_MESSAGE)
 
 
-default_jvp.__name__ = "jvp"
-default_jvp.__qualname__ = "Function.jvp"
+def _is_default(jvp: Any) -> bool:
+    """Whether ``jvp`` is ``Function``'s own (which marks itself), not a subclass's."""
+    return getattr(jvp, "_fg_default_jvp", False) is True
 
 
 class unpack_pass:
@@ -162,7 +163,7 @@ def _transposed_jvp(cls: Any, ctx: Any, grads: tuple[Any, ...]) -> tuple[Any, ..
     """The first pass's answer for a node of ``cls``: ``grads`` pulled back through the
     linear map ``jvp`` defines (its transpose), differentiably in ``grads``."""
     jvp = cls.jvp
-    if jvp is default_jvp:
+    if _is_default(jvp):
         raise NotImplementedError(_JVP_DEFAULT_MESSAGE)
     metas = getattr(ctx, "_fg_jvp_inputs", None)
     if metas is None:
@@ -235,5 +236,5 @@ def install(cls: Any) -> None:
     if module == "ferrograd" or module.startswith("ferrograd."):
         return
     _wrap_backward(cls)
-    if cls.jvp is not default_jvp:
+    if not _is_default(cls.jvp):
         _wrap_forward(cls)

@@ -29,8 +29,7 @@ hooks on the way run during ``unpack_dual``; one level at a time, as in PyTorch.
 from __future__ import annotations
 
 import weakref
-from collections import namedtuple
-from typing import Any
+from typing import Any, NamedTuple, Optional
 
 from .. import _core
 from .._core import Tensor
@@ -122,11 +121,15 @@ class dual_level(_DecoratorContextManager):
         exit_dual_level()
 
 
-_UnpackedDualTensor = namedtuple("_UnpackedDualTensor", ["primal", "tangent"])
+class _UnpackedDualTensor(NamedTuple):
+    primal: Tensor
+    tangent: Optional[Tensor]
 
 
 class UnpackedDualTensor(_UnpackedDualTensor):
     """Namedtuple ``(primal, tangent)`` returned by :func:`unpack_dual`."""
+
+    __slots__ = ()
 
 
 class _ForwardADStop(Function):

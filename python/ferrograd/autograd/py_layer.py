@@ -162,7 +162,13 @@ class Function(PyLayer):
 
     vjp = backward
 
-    jvp = staticmethod(_fwd_function.default_jvp)
+    @staticmethod
+    def jvp(ctx: Any, *grad_inputs: Any) -> Any:
+        """Computes the outputs' forward-mode tangents from the inputs' (one per forward
+        argument, None for those without); define it to use the Function with
+        ``autograd.forward_ad`` (this default raises PyTorch's "You must implement the jvp
+        function ...")."""
+        return _fwd_function.default_jvp(ctx, *grad_inputs)
 
     @staticmethod
     def vmap(info: Any, in_dims: Any, *args: Any) -> Any:
@@ -237,3 +243,6 @@ def once_differentiable(backward):
         return type(outputs)(wrapped) if isinstance(outputs, tuple) else wrapped
 
     return wrapper
+
+
+Function.jvp._fg_default_jvp = True  # type: ignore[attr-defined]  # (_fwd_function)

@@ -196,6 +196,7 @@ impl Tensor {
     /// [`Tensor::binary`] with a 0-d operand promoted by `rule` (the gradients reach each
     /// input in its own dtype and shape).
     pub fn binary_ranked(&self, other: &Tensor, op: BinaryOp, rule: ZeroDimRule) -> Result<Tensor> {
+        let _profiled = crate::profiler::op(|| op.name(), &[self, other]);
         let out = self.binary_raw_ranked(other, op, rule)?;
         if !op.has_gradient() || !out.dtype().is_differentiable() {
             return Ok(out);

@@ -27,6 +27,7 @@ impl Tensor {
     /// Matrix product with broadcasting batch dims (`@`).
     pub fn matmul(&self, other: &Tensor) -> Result<Tensor> {
         use crate::autograd::autocast::{autocast_target, cast_for_autocast, family};
+        let _profiled = crate::profiler::op(|| "matmul", &[self, other]);
         if let Some(low) = autocast_target(family::MATMUL, &[self, other]) {
             return cast_for_autocast(self, low)?.matmul(&cast_for_autocast(other, low)?);
         }

@@ -74,6 +74,7 @@ impl ShapeOp {
     /// kernel kept the storage) and, when `x` requires grad, one node named by the entry's
     /// `node` column whose backward is the entry's inverse.
     pub fn apply(self, x: &Tensor, args: &ShapeArgs) -> Result<Tensor> {
+        let _profiled = crate::profiler::op(|| self.name(), &[x]);
         let dims = self.shape_rule(&known(x.shape()), args, DimSubject::Tensor)?;
         let out_shape = dims
             .iter()

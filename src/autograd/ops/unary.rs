@@ -49,6 +49,7 @@ crate::op_defs::for_each_unary_op!(unary_grads);
 impl Tensor {
     /// `op(self)`, recording the gradient when needed.
     pub fn unary(&self, op: UnaryOp) -> Result<Tensor> {
+        let _profiled = crate::profiler::op(|| op.name(), &[self]);
         let out = self.unary_raw(op)?;
         if !out.dtype().is_differentiable() {
             return Ok(out);

@@ -48,7 +48,8 @@ static TENSOR_TYPE: AtomicPtr<ffi::PyTypeObject> = AtomicPtr::new(null_mut());
 /// The `OpFunction` type object (set once, by [`register`]).
 static OP_FUNCTION_TYPE: AtomicPtr<ffi::PyTypeObject> = AtomicPtr::new(null_mut());
 
-/// `tp_call`: the eager fast path, else [`slow_call`].
+/// `tp_call`: the eager fast path, else [`slow_call`]; with a profiler on, the call is
+/// one `aten::<name>` event.
 unsafe extern "C" fn op_call(
     slf: *mut ffi::PyObject,
     args: *mut ffi::PyObject,
@@ -58,6 +59,48 @@ unsafe extern "C" fn op_call(
     if (*this).target.is_null() || (*this).name.is_null() {
         return uninitialised();
     }
+    if crate::profiler::is_on() {
+        let _profiled = profiled(this, args);
+        return op_call_body(this, args, kwargs);
+    }
+    op_call_body(this, args, kwargs)
+}
+
+/// The profiler's event of a call: the function's name, its tensor arguments' shapes
+/// (`[]` for any other argument).
+#[cold]
+unsafe fn profiled(
+    this: *mut RawOpFunction,
+    args: *mut ffi::PyObject,
+) -> Option<crate::profiler::Scope> {
+    let py = Python::assume_attached();
+    let name = Bound::from_borrowed_ptr(py, (*this).name);
+    let args = Bound::from_borrowed_ptr(py, args);
+    crate::profiler::named(
+        crate::profiler::Kind::Op,
+        || name.extract::<String>().unwrap_or_default().into(),
+        || {
+            let Ok(args) = args.cast::<PyTuple>() else {
+                return Vec::new();
+            };
+            args.iter()
+                .map(|a| {
+                    a.cast::<PyTensor>()
+                        .map_or(Vec::new(), |t| t.get().inner().shape().to_vec())
+                })
+                .collect()
+        },
+    )
+}
+
+/// [`op_call`]'s work.
+#[inline(always)]
+unsafe fn op_call_body(
+    this: *mut RawOpFunction,
+    args: *mut ffi::PyObject,
+    kwargs: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
+    let slf = this as *mut ffi::PyObject;
     // PyTorch's `out=`: looked up only when keywords are passed
     if !kwargs.is_null() && ffi::PyDict_Size(kwargs) > 0 {
         let py = Python::assume_attached();

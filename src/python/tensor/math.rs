@@ -81,6 +81,21 @@ pub(crate) fn maybe_detach<R: Send>(
 }
 
 fn bin(py: Python<'_>, a: &Tensor, other: &Bound<'_, PyAny>, op: BinaryOp, reflected: bool) -> PyT {
+    let _profiled = crate::profiler::named(
+        crate::profiler::Kind::Op,
+        || op.name().into(),
+        || {
+            let b = other
+                .cast::<PyTensor>()
+                .map_or(Vec::new(), |t| t.get().inner().shape().to_vec());
+            let a = a.shape().to_vec();
+            if reflected {
+                vec![b, a]
+            } else {
+                vec![a, b]
+            }
+        },
+    );
     // (the dtype and op tests first: the common float32 call reads its number only once,
     // below)
     let half_scaling = matches!(a.dtype(), DType::F16 | DType::BF16)

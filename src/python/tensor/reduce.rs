@@ -18,6 +18,7 @@ impl PyTensor {
     /// GIL released for large tensors) and wraps the result.
     fn reduce_call(&self, py: Python<'_>, op: Reduction, slots: Slots<'_, '_>) -> PyT {
         let x = &self.inner_gil(py);
+        let _profiled = crate::profiler::op(|| op.name(), &[x]);
         let mut args = slots.parse(op)?;
         // argmax/argmin's `dtype` (Paddle's) is the indices' dtype, not a cast of the input
         if matches!(op, Reduction::Argmax | Reduction::Argmin) {
