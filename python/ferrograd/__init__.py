@@ -318,14 +318,6 @@ from . import func as func  # noqa: E402
 from .func import vmap as vmap  # noqa: E402
 
 __all__ += ["func", "vmap"]
-# torch.testing, torch.mps / torch.xpu (no such device here), torch.multiprocessing
-from . import mps as mps  # noqa: E402
-from . import multiprocessing as multiprocessing  # noqa: E402
-from . import testing as testing  # noqa: E402
-from . import xpu as xpu  # noqa: E402
-
-__all__ += ["mps", "testing", "xpu"]  # (not multiprocessing: `import *` would shadow stdlib's)
-
 # -- scatter / masking / index-put family and shape & layout ops (issue 19; _ops_*.py) --
 from . import _ops_index_put, _ops_shape  # noqa: E402
 from ._ops_index_put import gather_nd as gather_nd  # noqa: E402

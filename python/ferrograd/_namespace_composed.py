@@ -10,6 +10,13 @@ from __future__ import annotations
 # paddle.audio (functional, features, backends / load / save / info, datasets; docs/audio.md)
 from . import audio as audio
 
+# torch.testing, torch.mps / torch.xpu (no such device here), torch.multiprocessing (not
+# in __all__: `from ferrograd import *` would shadow the standard library's)
+from . import mps as mps
+from . import multiprocessing as multiprocessing  # noqa: F401
+from . import testing as testing
+from . import xpu as xpu
+
 # dtype queries and process settings (finfo, iinfo, promote_types, ...)
 from ._dropin_fixes import index_sample as index_sample
 from ._dropin_fixes import put as put
@@ -201,6 +208,9 @@ from .linalg._toplevel import inverse as inverse
 from .linalg._toplevel import svd as svd
 
 __all__ = [
+    "mps",
+    "testing",
+    "xpu",
     "as_strided",
     "as_strided_",
     "index_sample",

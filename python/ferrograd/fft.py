@@ -30,7 +30,6 @@ import operator
 from typing import Any, Sequence
 
 from . import _core
-from ._dialect import caller_dialect
 from ._fft_nodes import (
     _C2R,
     _DUAL,
@@ -515,64 +514,6 @@ def ihfftn(
     return _hermitian_nd("ihfftn", x, input, s, _dim(dim, axes, None), norm, True)
 
 
-def fftfreq(
-    n: Any,
-    d: Any = 1.0,
-    dtype: Any = None,
-    name: Any = None,
-    *,
-    out: Any = None,
-    layout: Any = None,
-    device: Any = None,
-    requires_grad: bool = False,
-) -> Tensor:
-    """The sample frequencies of an ``n``-point FFT with sample spacing ``d``:
-    ``[0, 1, ..., (n-1)//2, -(n//2), ..., -1] / (d * n)``."""
-    n = _freq_points("fftfreq", n, d)
-    pos = _core.arange(0, (n - 1) // 2 + 1, dtype=_core.float64)
-    neg = _core.arange(-(n // 2), 0, dtype=_core.float64)
-    return _freq(_core.concat([pos, neg], 0) / (float(d) * n), dtype, requires_grad)
-
-
-def rfftfreq(
-    n: Any,
-    d: Any = 1.0,
-    dtype: Any = None,
-    name: Any = None,
-    *,
-    out: Any = None,
-    layout: Any = None,
-    device: Any = None,
-    requires_grad: bool = False,
-) -> Tensor:
-    """The sample frequencies of :func:`rfft` of ``n`` points: ``[0, ..., n//2] / (d * n)``."""
-    n = _freq_points("rfftfreq", n, d)
-    f = _core.arange(0, n // 2 + 1, dtype=_core.float64) / (float(d) * n)
-    return _freq(f, dtype, requires_grad)
-
-
-def _freq_points(fname: str, n: Any, d: Any) -> int:
-    """``n`` of fftfreq / rfftfreq: 0 is PyTorch's ``arange(0)`` / ``arange(1) / 0.``
-    (empty / ``[nan]``; SpectralOps.cpp ``fft_fftfreq_out``), but Paddle's ValueError
-    for ``d * n == 0`` in Paddle code (python/paddle/fft.py ``fftfreq``)."""
-    zero = not isinstance(n, bool) and isinstance(n, int) and n == 0
-    if (zero or float(d) == 0) and caller_dialect(3) == "paddle":
-        raise ValueError(f"{fname}: d or n should not be 0.")
-    return 0 if zero else _size(fname, n)
-
-
-def _freq(f: Tensor, dtype: Any, requires_grad: bool) -> Tensor:
-    from ._dtype_info import _dtype
-
-    dt = _dtype(dtype)
-    if not (dt.is_floating_point or dt.is_complex):
-        raise RuntimeError(f"fftfreq/rfftfreq requires a floating point or complex dtype, got {dt}")
-    f = f.astype(dt)
-    if requires_grad:
-        f.stop_gradient = False
-    return f
-
-
 def _shift(fname: str, x: Any, dims: Any, sign: int) -> Tensor:
     t = _tensor(fname, x)
     ndim = len(t.shape)
@@ -602,6 +543,9 @@ def ifftshift(
     return _shift("ifftshift", _pick("ifftshift", x, input), _dim(dim, axes, None), -1)
 
 
+# the sample frequencies (fftfreq / rfftfreq) live in _fft_freq.py
+from ._fft_freq import fftfreq as fftfreq  # noqa: E402
+from ._fft_freq import rfftfreq as rfftfreq  # noqa: E402
 from ._out_arg import wrap_out_functions as _wrap_out_functions  # noqa: E402
 
 _wrap_out_functions(globals(), __all__)  # PyTorch's out= (see _out_arg.py)

@@ -1,5 +1,5 @@
 //! Exchange with other libraries and Python values: Python/NumPy values to tensors and
-//! back (`convert.rs`), NumPy's array interface and the buffer protocol (zero-copy views),
+//! back (`convert.rs`, `to_python.rs`), NumPy's array interface and the buffer protocol (zero-copy views),
 //! DLPack (both directions) and raw file output (`tofile.rs`).
 
 pub(crate) mod array_interface;
@@ -9,4 +9,5 @@ pub(crate) mod buffer;
 pub(crate) mod convert;
 pub(crate) mod dlpack;
 pub(crate) mod dlpack_abi;
+pub(crate) mod to_python;
 pub(crate) mod tofile;
