@@ -1,7 +1,7 @@
 """``torch.func.vjp``, ``jvp``, ``linearize`` and ``hessian`` (re-exported by
 :mod:`ferrograd.func`): the linear maps of a function at a point, on the reverse-mode
 engine. ``jvp`` and ``linearize`` contract the vector-Jacobian product with the tangents
-(the double-vjp trick of ``autograd.functional.jvp``; ferrograd has no forward mode), so
+(the double-vjp trick of ``autograd.functional.jvp``, as ``autograd.forward_ad`` does), so
 they cost two reverse passes; ``hessian`` is ``jacfwd(jacrev(f))``.
 
 Composition follows :mod:`ferrograd.func`: a graph is kept on the results when grad mode

@@ -9,8 +9,8 @@ reverse-mode engine.
   'different'``) rather than raising.
 - :func:`grad`, :func:`grad_and_value`, :func:`jacrev`, :func:`jacfwd` differentiate
   with ``autograd.grad`` / ``autograd.functional.jacobian`` (``jacfwd`` gives the same
-  values as ``jacrev``: ferrograd has no forward mode, the columns come from reverse
-  passes).
+  values as ``jacrev``: the columns come from reverse passes, as ferrograd's forward
+  mode, ``autograd.forward_ad``, builds its tangents on the reverse engine too).
 - :func:`vjp`, :func:`jvp`, :func:`linearize` and :func:`hessian` (in ``_func_linear.py``)
   give a function's linear maps at a point; ``jvp`` costs two reverse passes.
 - :func:`functional_call` calls a module with some of its parameters and buffers
@@ -372,7 +372,7 @@ def jacfwd(
     randomness: str = "error",
 ) -> Callable[..., Any]:
     """:func:`jacrev`'s values under PyTorch's forward-mode name (computed by reverse
-    passes: ferrograd has no forward mode)."""
+    passes, as ferrograd's forward mode is built on the reverse engine)."""
     del randomness
     return _jacobian_transform(func, argnums, has_aux, "jacfwd")
 
