@@ -120,13 +120,6 @@ def test_tensor_from_range_and_range_index_regression():
     assert torch.diagonal(y).tolist() == [0.0, 0.0, 0.0] and y.sum().item() == 36.0 - 12.0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="not fixed: ferrograd refuses torch's deprecated size_average= / reduce= on purpose "
-    "(docs/layers-norm-act-loss.md); PyTorch 2.x still maps them to a reduction with a "
-    "warning, so DKD's reference code (F.kl_div(..., size_average=False)) raises TypeError. "
-    "A fix touches every loss function and layer: left for the lead to decide",
-)
 def test_kl_div_legacy_size_average_regression():
     # torch/nn/functional.py, kl_div: `if size_average is not None or reduce is not None:
     # reduction_enum = _Reduction.legacy_get_string(size_average, reduce)` (torch/nn/

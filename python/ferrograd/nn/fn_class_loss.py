@@ -8,6 +8,7 @@ from typing import Any, Optional
 
 from .. import _core
 from .._dialect import caller_dialect
+from ._reduction import legacy_get_string
 from .functional import _constant_weight
 
 Tensor = _core.Tensor
@@ -65,11 +66,15 @@ def nll_loss(
     reduction: str = "mean",
     name: Optional[str] = None,
     *,
+    size_average: Optional[bool] = None,
+    reduce: Optional[bool] = None,
     label: Optional[Tensor] = None,
 ) -> Tensor:
     """Negative log-likelihood of class ``target`` given log-probabilities ``input`` of
     shape ``[N, C, ...]``. ``weight`` (``[C]``) weighs classes; ``mean`` divides by the
     summed weights of the counted targets; ``ignore_index`` targets count for nothing."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_get_string(size_average, reduce)
     if label is not None:
         target = label
     input = _autocast_fp32(input)
@@ -118,6 +123,8 @@ def cross_entropy(
     use_softmax: bool = True,
     name: Optional[str] = None,
     *,
+    size_average: Optional[bool] = None,
+    reduce: Optional[bool] = None,
     target: Optional[Tensor] = None,
 ) -> Tensor:
     """Softmax cross-entropy of logits ``input`` (``[N, C, ...]``) against class ids, or
@@ -129,6 +136,8 @@ def cross_entropy(
     Paddle keeps it (class ids with one, ``[N, 1]``, or ``soft_label=True``: ``[N, 1]``),
     and drop it where PyTorch does (ids ``[N]``, float targets without ``soft_label``).
     """
+    if size_average is not None or reduce is not None:
+        reduction = legacy_get_string(size_average, reduce)
     if target is not None:
         label = target
     if not isinstance(label, Tensor):
@@ -363,9 +372,13 @@ def mse_loss(
     reduction: str = "mean",
     name: Optional[str] = None,
     *,
+    size_average: Optional[bool] = None,
+    reduce: Optional[bool] = None,
     target: Optional[Tensor] = None,
 ) -> Tensor:
     """Squared error ``(input - label)**2``, averaged (``mean``), summed or per element."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_get_string(size_average, reduce)
     if target is not None:
         label = target
     diff = _autocast_fp32(input) - _autocast_fp32(label)

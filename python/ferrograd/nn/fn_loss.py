@@ -4,8 +4,10 @@ Each loss is a composition of differentiable tensor ops (gradients of every orde
 through it) reduced by ``fn_class_loss._reduce`` (``"mean"``, ``"sum"`` or ``"none"``).
 Names follow both peers: the target is ``target`` (torch) or ``label`` (Paddle), the
 logits of ``binary_cross_entropy_with_logits`` may be passed as Paddle's ``logit``.
-torch's deprecated ``size_average``/``reduce`` arguments are not accepted: use
-``reduction``.
+torch's deprecated keyword-only ``size_average``/``reduce`` are mapped to ``reduction``
+as PyTorch does (``nn._reduction.legacy_get_string``, with its warning; a ``reduction``
+passed with them is ignored, except that ``kl_div`` still divides by the batch size for
+``"batchmean"``, as PyTorch's does).
 
 One dialect conflict: ``smooth_l1_loss``'s threshold is torch's ``beta`` (quadratic part
 divided by ``beta``) or Paddle's ``delta`` (Huber's form, not divided); which formula runs
@@ -17,6 +19,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from .. import _core
+from ._reduction import legacy_get_string
 from .fn_class_loss import _REDUCTIONS, _reduce
 
 Tensor = _core.Tensor
@@ -58,9 +61,13 @@ def l1_loss(
     reduction: str = "mean",
     name: Optional[str] = None,
     *,
+    size_average: Optional[bool] = None,
+    reduce: Optional[bool] = None,
     target: Optional[Tensor] = None,
 ) -> Tensor:
     """Absolute error ``|input - label|``, averaged, summed or per element."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_get_string(size_average, reduce)
     _check_reduction(reduction, "l1_loss")
     y = _target(label, target, "l1_loss")
     return _reduce((input - y).abs(), reduction, "l1_loss")
@@ -97,6 +104,8 @@ def smooth_l1_loss(
     delta: Optional[float] = None,
     name: Optional[str] = None,
     *,
+    size_average: Optional[bool] = None,
+    reduce: Optional[bool] = None,
     beta: Optional[float] = None,
     target: Optional[Tensor] = None,
 ) -> Tensor:
@@ -106,6 +115,8 @@ def smooth_l1_loss(
     beyond (``beta=0`` is the L1 loss). Paddle (``delta``): ``0.5 d^2`` for ``|d| < delta``,
     ``delta * |d| - delta^2 / 2`` beyond — torch's value times ``delta``.
     """
+    if size_average is not None or reduce is not None:
+        reduction = legacy_get_string(size_average, reduce)
     _check_reduction(reduction, "smooth_l1_loss")
     if delta is not None and beta is not None:
         raise TypeError("smooth_l1_loss: pass beta (torch's formula) or delta (Paddle's), not both")
@@ -138,11 +149,15 @@ def binary_cross_entropy(
     reduction: str = "mean",
     name: Optional[str] = None,
     *,
+    size_average: Optional[bool] = None,
+    reduce: Optional[bool] = None,
     target: Optional[Tensor] = None,
 ) -> Tensor:
     """``-weight * (y log p + (1 - y) log(1 - p))`` for probabilities ``p = input`` in
     ``[0, 1]``; each log is clamped at -100 as in torch, so ``p`` of exactly 0 or 1 gives a
     finite loss."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_get_string(size_average, reduce)
     _check_reduction(reduction, "binary_cross_entropy")
     y = _target(label, target, "binary_cross_entropy")
     p = _floating(input, "binary_cross_entropy")
@@ -164,6 +179,8 @@ def binary_cross_entropy_with_logits(
     pos_weight: Optional[Tensor] = None,
     name: Optional[str] = None,
     *,
+    size_average: Optional[bool] = None,
+    reduce: Optional[bool] = None,
     logit: Optional[Tensor] = None,
     target: Optional[Tensor] = None,
 ) -> Tensor:
@@ -171,6 +188,8 @@ def binary_cross_entropy_with_logits(
     ``(1 - y) x - (1 + (pos_weight - 1) y) log_sigmoid(x)``, exact for large ``|x|``.
     ``pos_weight`` weighs the positive term (broadcast over the last dim: one per
     class); ``input`` may be passed as Paddle's ``logit``."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_get_string(size_average, reduce)
     what = "binary_cross_entropy_with_logits"
     _check_reduction(reduction, what)
     if input is not None and logit is not None:
@@ -199,13 +218,19 @@ def kl_div(
     log_target: bool = False,
     name: Optional[str] = None,
     *,
+    size_average: Optional[bool] = None,
+    reduce: Optional[bool] = None,
     target: Optional[Tensor] = None,
 ) -> Tensor:
     """Kullback-Leibler divergence with ``input`` holding log-probabilities:
     ``y (log y - input)`` per element (0 where ``y == 0``), or with ``log_target=True``
     ``exp(y) (y - input)``. ``reduction="batchmean"`` divides the sum by the batch size
     (the mathematically right KL); ``"mean"`` averages over all elements."""
-    _check_reduction(reduction, "kl_div", ("batchmean",))
+    legacy = None
+    if size_average is not None or reduce is not None:
+        legacy = legacy_get_string(size_average, reduce)
+    else:
+        _check_reduction(reduction, "kl_div", ("batchmean",))
     y = _target(label, target, "kl_div")
     if log_target:
         loss = y.exp() * (y - input)
@@ -213,6 +238,11 @@ def kl_div(
         positive = y > 0
         safe = _core.where(positive, y, _core.ones_like(y))
         loss = _core.where(positive, y * safe.log(), _core.zeros_like(y)) - y * input
+    if legacy is not None:
+        # PyTorch's kl_div reduces by the legacy pair, yet still divides by the batch size
+        # when reduction="batchmean" is passed as well (torch/nn/functional.py, kl_div)
+        out = _reduce(loss, legacy, "kl_div")
+        return out / input.shape[0] if reduction == "batchmean" and input.ndim > 0 else out
     if reduction == "batchmean":
         batch = input.shape[0] if input.ndim > 0 else 1
         return loss.sum() / batch if batch else loss.sum() * float("nan")
@@ -227,10 +257,14 @@ def margin_ranking_loss(
     reduction: str = "mean",
     name: Optional[str] = None,
     *,
+    size_average: Optional[bool] = None,
+    reduce: Optional[bool] = None,
     target: Optional[Tensor] = None,
 ) -> Tensor:
     """``max(0, -label * (input - other) + margin)``, ``label`` holding 1 or -1 (which
     input should rank higher)."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_get_string(size_average, reduce)
     _check_reduction(reduction, "margin_ranking_loss")
     y = _target(label, target, "margin_ranking_loss")
     return _reduce(((input - other) * -y + float(margin)).relu(), reduction, "margin_ranking_loss")
@@ -242,9 +276,13 @@ def soft_margin_loss(
     reduction: str = "mean",
     name: Optional[str] = None,
     *,
+    size_average: Optional[bool] = None,
+    reduce: Optional[bool] = None,
     target: Optional[Tensor] = None,
 ) -> Tensor:
     """Two-class logistic loss ``log(1 + exp(-label * input))``, ``label`` in {1, -1}."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_get_string(size_average, reduce)
     _check_reduction(reduction, "soft_margin_loss")
     y = _target(label, target, "soft_margin_loss")
     x = _floating(input, "soft_margin_loss")
@@ -259,11 +297,15 @@ def cosine_embedding_loss(
     reduction: str = "mean",
     name: Optional[str] = None,
     *,
+    size_average: Optional[bool] = None,
+    reduce: Optional[bool] = None,
     target: Optional[Tensor] = None,
 ) -> Tensor:
     """``1 - cos(x1, x2)`` where ``label == 1``, ``max(0, cos(x1, x2) - margin)`` where
     ``label == -1``; the cosine is taken along the last dim (``[N, D]`` or ``[D]``
     inputs), with torch's 1e-12 guard in the norms."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_get_string(size_average, reduce)
     what = "cosine_embedding_loss"
     _check_reduction(reduction, what)
     y = _target(label, target, what)

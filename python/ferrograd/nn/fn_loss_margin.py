@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import _core
 from .._ops_math import pairwise_distance
+from ._reduction import legacy_get_string
 from .fn_class_loss import _reduce
 from .fn_loss import _check_reduction, _floating, _target
 from .fn_loss_nll import _eps
@@ -68,6 +69,8 @@ def triplet_margin_loss(
     reduction: str = "mean",
     name: Optional[str] = None,
     *,
+    size_average: Optional[bool] = None,
+    reduce: Optional[bool] = None,
     anchor: Optional[Tensor] = None,
     eps: Optional[float] = None,
 ) -> Tensor:
@@ -75,6 +78,8 @@ def triplet_margin_loss(
     ``||x1 - x2 + eps||_p`` over the last dim (``eps`` default 1e-6); ``swap=True`` uses
     ``min(d(a, n), d(p, n))`` as the negative distance. The anchor is torch's ``anchor``
     or Paddle's ``input``."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_get_string(size_average, reduce)
     what = "triplet_margin_loss"
     e = _eps(eps, epsilon, 1e-6, what)
     if anchor is not None:
@@ -127,11 +132,15 @@ def hinge_embedding_loss(
     reduction: str = "mean",
     name: Optional[str] = None,
     *,
+    size_average: Optional[bool] = None,
+    reduce: Optional[bool] = None,
     target: Optional[Tensor] = None,
 ) -> Tensor:
     """``x`` where ``label == 1``, ``max(0, margin - x)`` where ``label == -1`` (PyTorch's
     rule for other labels: the first term where ``label != -1`` plus the second where
     ``label != 1``)."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_get_string(size_average, reduce)
     what = "hinge_embedding_loss"
     _check_reduction(reduction, what)
     x = _floating(_tensor(input, what, "input"), what)
@@ -164,10 +173,14 @@ def multi_margin_loss(
     reduction: str = "mean",
     name: Optional[str] = None,
     *,
+    size_average: Optional[bool] = None,
+    reduce: Optional[bool] = None,
     target: Optional[Tensor] = None,
 ) -> Tensor:
     """Multi-class hinge loss of scores ``[N, C]`` (or ``[C]``) against class ids:
     ``sum_{i != y} w[y] * max(0, margin - x[y] + x[i])^p / C`` per sample, ``p`` 1 or 2."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_get_string(size_average, reduce)
     what = "multi_margin_loss"
     _check_reduction(reduction, what)
     x = _floating(_tensor(input, what, "input"), what)
@@ -206,10 +219,14 @@ def multilabel_soft_margin_loss(
     reduction: str = "mean",
     name: Optional[str] = None,
     *,
+    size_average: Optional[bool] = None,
+    reduce: Optional[bool] = None,
     target: Optional[Tensor] = None,
 ) -> Tensor:
     """Multi-label one-vs-all logistic loss of ``[N, C]`` (or ``[C]``) logits against 0/1
     labels: ``-mean_c w_c (y log sigmoid(x) + (1 - y) log sigmoid(-x))`` per sample."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_get_string(size_average, reduce)
     what = "multilabel_soft_margin_loss"
     _check_reduction(reduction, what)
     x = _floating(_tensor(input, what, "input"), what)

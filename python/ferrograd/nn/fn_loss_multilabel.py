@@ -9,6 +9,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .. import _core
+from ._reduction import legacy_get_string
 from .fn_class_loss import _reduce
 from .fn_loss import _check_reduction, _floating
 
@@ -53,13 +54,10 @@ def multilabel_margin_loss(
     ``[N, C]`` (or ``[C]``) against int targets of the same shape, each row a list of
     class ids ended by the first -1: per sample ``sum_{j in targets} sum_{i not in
     targets} max(0, 1 - (x[j] - x[i])) / C``. torch's deprecated ``size_average`` /
-    ``reduce`` are refused: use ``reduction``."""
+    ``reduce`` are mapped to ``reduction`` as in PyTorch (with its warning)."""
     what = "multilabel_margin_loss"
     if size_average is not None or reduce is not None:
-        raise TypeError(
-            f"{what}: size_average / reduce are deprecated in PyTorch and not supported; "
-            "use reduction='mean' | 'sum' | 'none'"
-        )
+        reduction = legacy_get_string(size_average, reduce)
     _check_reduction(reduction, what)
     if not isinstance(input, Tensor):
         raise TypeError(f"{what}: input must be a Tensor, got {type(input).__name__}")

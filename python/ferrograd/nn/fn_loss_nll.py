@@ -10,6 +10,7 @@ import math
 from typing import Any, Optional
 
 from .. import _core
+from ._reduction import legacy_get_string
 from .fn_class_loss import _reduce
 from .fn_loss import _check_reduction, _floating, _target
 
@@ -32,6 +33,8 @@ def poisson_nll_loss(
     reduction: str = "mean",
     name: Optional[str] = None,
     *,
+    size_average: Optional[bool] = None,
+    reduce: Optional[bool] = None,
     target: Optional[Tensor] = None,
     eps: Optional[float] = None,
 ) -> Tensor:
@@ -39,6 +42,8 @@ def poisson_nll_loss(
     ``exp(input) - label * input`` (``log_input=True``) or ``input - label * log(input +
     eps)``; ``full=True`` adds Stirling's ``y log y - y + log(2 pi y) / 2`` where
     ``y > 1``. Paddle's positional order (``epsilon`` fifth); torch passes ``eps=``."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_get_string(size_average, reduce)
     what = "poisson_nll_loss"
     _check_reduction(reduction, what)
     x = _floating(input, what)

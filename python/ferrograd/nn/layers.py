@@ -19,6 +19,7 @@ from . import functional as F
 from . import init
 from ._layouts import construction_dialect as construction_dialect
 from ._layouts import layout_of as layout_of
+from ._reduction import legacy_get_string
 from .layers_embedding_bag import Embedding as Embedding
 from .module import Module
 from .param_attr import apply_param_attr
@@ -501,8 +502,13 @@ class CrossEntropyLoss(Module):
         axis: Optional[int] = None,
         use_softmax: bool = True,
         name: Optional[str] = None,
+        *,
+        size_average: Optional[bool] = None,
+        reduce: Optional[bool] = None,
     ) -> None:
         super().__init__()
+        if size_average is not None or reduce is not None:
+            reduction = legacy_get_string(size_average, reduce)  # PyTorch's _Loss rule
         self.weight = weight
         self.ignore_index = ignore_index
         self.reduction = reduction
@@ -535,8 +541,13 @@ class NLLLoss(Module):
         ignore_index: int = -100,
         reduction: str = "mean",
         name: Optional[str] = None,
+        *,
+        size_average: Optional[bool] = None,
+        reduce: Optional[bool] = None,
     ) -> None:
         super().__init__()
+        if size_average is not None or reduce is not None:
+            reduction = legacy_get_string(size_average, reduce)  # PyTorch's _Loss rule
         self.weight = weight
         self.ignore_index = ignore_index
         self.reduction = reduction
@@ -549,8 +560,17 @@ class NLLLoss(Module):
 class MSELoss(Module):
     """``F.mse_loss`` as a module."""
 
-    def __init__(self, reduction: str = "mean", name: Optional[str] = None) -> None:
+    def __init__(
+        self,
+        reduction: str = "mean",
+        name: Optional[str] = None,
+        *,
+        size_average: Optional[bool] = None,
+        reduce: Optional[bool] = None,
+    ) -> None:
         super().__init__()
+        if size_average is not None or reduce is not None:
+            reduction = legacy_get_string(size_average, reduce)  # PyTorch's _Loss rule
         self.reduction = reduction
 
     def forward(self, input: Tensor, label: Tensor) -> Tensor:

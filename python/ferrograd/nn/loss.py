@@ -11,16 +11,28 @@ from typing import Optional
 
 from .. import _core
 from . import fn_loss as L
+from ._reduction import legacy_get_string
 from .module import Module
 
 Tensor = _core.Tensor
 
 
 class _Loss(Module):
-    """A loss with a ``reduction`` (``"mean"``, ``"sum"`` or ``"none"``)."""
+    """A loss with a ``reduction`` (``"mean"``, ``"sum"`` or ``"none"``); torch's
+    deprecated keyword-only ``size_average`` / ``reduce`` are mapped to it at
+    construction (``nn._reduction.legacy_get_string``)."""
 
-    def __init__(self, reduction: str = "mean") -> None:
+    def __init__(
+        self,
+        reduction: str = "mean",
+        *,
+        size_average: Optional[bool] = None,
+        reduce: Optional[bool] = None,
+    ) -> None:
         super().__init__()
+        if size_average is not None or reduce is not None:
+            # PyTorch's _Loss: the deprecated pair wins over reduction, with a warning
+            reduction = legacy_get_string(size_average, reduce)
         L._check_reduction(reduction, type(self).__name__, self._extra)
         self.reduction = reduction
 
@@ -33,8 +45,15 @@ class _Loss(Module):
 class L1Loss(_Loss):
     """Mean / sum / elementwise absolute error."""
 
-    def __init__(self, reduction: str = "mean", name: Optional[str] = None) -> None:
-        super().__init__(reduction)
+    def __init__(
+        self,
+        reduction: str = "mean",
+        name: Optional[str] = None,
+        *,
+        size_average: Optional[bool] = None,
+        reduce: Optional[bool] = None,
+    ) -> None:
+        super().__init__(reduction, size_average=size_average, reduce=reduce)
 
     def forward(self, input: Tensor, label: Tensor) -> Tensor:
         """``|input - label|``, reduced."""
@@ -65,9 +84,11 @@ class SmoothL1Loss(_Loss):
         delta: Optional[float] = None,
         name: Optional[str] = None,
         *,
+        size_average: Optional[bool] = None,
+        reduce: Optional[bool] = None,
         beta: Optional[float] = None,
     ) -> None:
-        super().__init__(reduction)
+        super().__init__(reduction, size_average=size_average, reduce=reduce)
         if delta is not None and beta is not None:
             raise TypeError("SmoothL1Loss: pass beta (torch) or delta (Paddle), not both")
         self.delta = delta
@@ -82,9 +103,15 @@ class BCELoss(_Loss):
     """Binary cross-entropy of probabilities, optionally weighted elementwise."""
 
     def __init__(
-        self, weight: Optional[Tensor] = None, reduction: str = "mean", name: Optional[str] = None
+        self,
+        weight: Optional[Tensor] = None,
+        reduction: str = "mean",
+        name: Optional[str] = None,
+        *,
+        size_average: Optional[bool] = None,
+        reduce: Optional[bool] = None,
     ) -> None:
-        super().__init__(reduction)
+        super().__init__(reduction, size_average=size_average, reduce=reduce)
         self.register_buffer("weight", weight)
 
     def forward(self, input: Tensor, label: Tensor) -> Tensor:
@@ -101,8 +128,11 @@ class BCEWithLogitsLoss(_Loss):
         reduction: str = "mean",
         pos_weight: Optional[Tensor] = None,
         name: Optional[str] = None,
+        *,
+        size_average: Optional[bool] = None,
+        reduce: Optional[bool] = None,
     ) -> None:
-        super().__init__(reduction)
+        super().__init__(reduction, size_average=size_average, reduce=reduce)
         self.register_buffer("weight", weight)
         self.register_buffer("pos_weight", pos_weight)
 
@@ -120,9 +150,15 @@ class KLDivLoss(_Loss):
     _extra = ("batchmean",)
 
     def __init__(
-        self, reduction: str = "mean", log_target: bool = False, name: Optional[str] = None
+        self,
+        reduction: str = "mean",
+        log_target: bool = False,
+        name: Optional[str] = None,
+        *,
+        size_average: Optional[bool] = None,
+        reduce: Optional[bool] = None,
     ) -> None:
-        super().__init__(reduction)
+        super().__init__(reduction, size_average=size_average, reduce=reduce)
         self.log_target = log_target
 
     def forward(self, input: Tensor, label: Tensor) -> Tensor:
@@ -134,9 +170,15 @@ class MarginRankingLoss(_Loss):
     """``max(0, -label * (input - other) + margin)``."""
 
     def __init__(
-        self, margin: float = 0.0, reduction: str = "mean", name: Optional[str] = None
+        self,
+        margin: float = 0.0,
+        reduction: str = "mean",
+        name: Optional[str] = None,
+        *,
+        size_average: Optional[bool] = None,
+        reduce: Optional[bool] = None,
     ) -> None:
-        super().__init__(reduction)
+        super().__init__(reduction, size_average=size_average, reduce=reduce)
         self.margin = float(margin)
 
     def forward(self, input: Tensor, other: Tensor, label: Tensor) -> Tensor:
@@ -147,8 +189,15 @@ class MarginRankingLoss(_Loss):
 class SoftMarginLoss(_Loss):
     """``log(1 + exp(-label * input))``."""
 
-    def __init__(self, reduction: str = "mean", name: Optional[str] = None) -> None:
-        super().__init__(reduction)
+    def __init__(
+        self,
+        reduction: str = "mean",
+        name: Optional[str] = None,
+        *,
+        size_average: Optional[bool] = None,
+        reduce: Optional[bool] = None,
+    ) -> None:
+        super().__init__(reduction, size_average=size_average, reduce=reduce)
 
     def forward(self, input: Tensor, label: Tensor) -> Tensor:
         """Soft margin loss, reduced."""
@@ -159,9 +208,15 @@ class CosineEmbeddingLoss(_Loss):
     """``1 - cos`` for similar pairs (label 1), ``max(0, cos - margin)`` for dissimilar."""
 
     def __init__(
-        self, margin: float = 0.0, reduction: str = "mean", name: Optional[str] = None
+        self,
+        margin: float = 0.0,
+        reduction: str = "mean",
+        name: Optional[str] = None,
+        *,
+        size_average: Optional[bool] = None,
+        reduce: Optional[bool] = None,
     ) -> None:
-        super().__init__(reduction)
+        super().__init__(reduction, size_average=size_average, reduce=reduce)
         self.margin = float(margin)
 
     def forward(self, input1: Tensor, input2: Tensor, label: Tensor) -> Tensor:

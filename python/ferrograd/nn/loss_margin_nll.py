@@ -33,9 +33,11 @@ class TripletMarginLoss(_Loss):
         reduction: str = "mean",
         name: Optional[str] = None,
         *,
+        size_average: Optional[bool] = None,
+        reduce: Optional[bool] = None,
         eps: Optional[float] = None,
     ) -> None:
-        super().__init__(reduction)
+        super().__init__(reduction, size_average=size_average, reduce=reduce)
         self.margin, self.p, self.swap = float(margin), float(p), bool(swap)
         self.eps = _either(eps, epsilon, 1e-6, "TripletMarginLoss")
 
@@ -77,9 +79,15 @@ class HingeEmbeddingLoss(_Loss):
     """``x`` for label 1, ``max(0, margin - x)`` for label -1."""
 
     def __init__(
-        self, margin: float = 1.0, reduction: str = "mean", name: Optional[str] = None
+        self,
+        margin: float = 1.0,
+        reduction: str = "mean",
+        name: Optional[str] = None,
+        *,
+        size_average: Optional[bool] = None,
+        reduce: Optional[bool] = None,
     ) -> None:
-        super().__init__(reduction)
+        super().__init__(reduction, size_average=size_average, reduce=reduce)
         self.margin = float(margin)
 
     def forward(self, input: Tensor, label: Tensor) -> Tensor:
@@ -97,8 +105,11 @@ class MultiMarginLoss(_Loss):
         weight: Optional[Tensor] = None,
         reduction: str = "mean",
         name: Optional[str] = None,
+        *,
+        size_average: Optional[bool] = None,
+        reduce: Optional[bool] = None,
     ) -> None:
-        super().__init__(reduction)
+        super().__init__(reduction, size_average=size_average, reduce=reduce)
         if p not in (1, 2):
             raise ValueError(f"MultiMarginLoss: p must be 1 or 2, got {p!r}")
         self.p, self.margin = p, float(margin)
@@ -113,9 +124,15 @@ class MultiLabelSoftMarginLoss(_Loss):
     """Multi-label one-vs-all logistic loss (``F.multilabel_soft_margin_loss``)."""
 
     def __init__(
-        self, weight: Optional[Tensor] = None, reduction: str = "mean", name: Optional[str] = None
+        self,
+        weight: Optional[Tensor] = None,
+        reduction: str = "mean",
+        name: Optional[str] = None,
+        *,
+        size_average: Optional[bool] = None,
+        reduce: Optional[bool] = None,
     ) -> None:
-        super().__init__(reduction)
+        super().__init__(reduction, size_average=size_average, reduce=reduce)
         self.register_buffer("weight", weight)
 
     def forward(self, input: Tensor, label: Tensor) -> Tensor:
@@ -135,9 +152,11 @@ class PoissonNLLLoss(_Loss):
         reduction: str = "mean",
         name: Optional[str] = None,
         *,
+        size_average: Optional[bool] = None,
+        reduce: Optional[bool] = None,
         eps: Optional[float] = None,
     ) -> None:
-        super().__init__(reduction)
+        super().__init__(reduction, size_average=size_average, reduce=reduce)
         self.log_input, self.full = bool(log_input), bool(full)
         self.eps = _either(eps, epsilon, 1e-8, "PoissonNLLLoss")
 

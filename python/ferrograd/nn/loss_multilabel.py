@@ -14,7 +14,8 @@ Tensor = _core.Tensor
 class MultiLabelMarginLoss(_Loss):
     """Multi-class multi-label hinge loss (``F.multilabel_margin_loss``): targets are
     class ids padded with -1. torch's ``MultiLabelMarginLoss(size_average=None,
-    reduce=None, reduction="mean")``; the deprecated two are refused."""
+    reduce=None, reduction="mean")``; the deprecated two are mapped to ``reduction`` as
+    in PyTorch (with its warning)."""
 
     def __init__(
         self,
@@ -22,12 +23,7 @@ class MultiLabelMarginLoss(_Loss):
         reduce: Optional[bool] = None,
         reduction: str = "mean",
     ) -> None:
-        if size_average is not None or reduce is not None:
-            raise TypeError(
-                "MultiLabelMarginLoss: size_average / reduce are deprecated in PyTorch and not "
-                "supported; use reduction='mean' | 'sum' | 'none'"
-            )
-        super().__init__(reduction)
+        super().__init__(reduction, size_average=size_average, reduce=reduce)
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         """The multi-label margin loss, reduced."""
