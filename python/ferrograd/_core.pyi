@@ -3418,6 +3418,10 @@ def _bind_apply(cls: type, torch: _bool) -> Any:
 def _delayed_error(outputs: list[Any], inputs: list[Tensor], message: str) -> list[Any]:
     """Views of ``outputs`` whose backward raises ``message`` (``once_differentiable``)."""
 
+def _forward_ad_pass(entering: _bool, hook: Any) -> None:
+    """Enters or leaves forward-mode AD's reverse pass, where custom layers' nodes call
+    ``hook(cls, backward, ctx, *grads)`` instead of ``backward`` (``_fwd_function``)."""
+
 def _ctx_output_attribute(ctx: FunctionCtx, name: str) -> Any:
     """Reads a ctx attribute that holds one of the layer's outputs (held weakly)."""
 

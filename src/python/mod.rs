@@ -110,6 +110,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pylayer::entry::_bind_apply, m)?)?;
     m.add_function(wrap_pyfunction!(debug::_lazy_dict_active, m)?)?;
     m.add_function(wrap_pyfunction!(pylayer::delayed_error::_delayed_error, m)?)?;
+    m.add_function(wrap_pyfunction!(pylayer::forward_ad::_forward_ad_pass, m)?)?;
     m.add_function(wrap_pyfunction!(
         pylayer::ctx_attrs::_ctx_output_attribute,
         m

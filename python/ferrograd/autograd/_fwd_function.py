@@ -13,16 +13,18 @@ the jvp function ..." there, as PyTorch does when a tangent reaches it.
 To build the transpose, ``jvp`` runs on fresh zero tangents that require grad; their
 shapes come from the forward call, which a ``Function`` defining ``jvp`` records on its
 ``ctx`` (its ``forward``, or ``setup_context``, is wrapped at class creation; such a ctx
-also gets ``save_for_forward``). Every user ``Function`` subclass's ``backward`` is wrapped
-once at class creation; outside the pass the wrapper only checks a counter and calls the
-original. ferrograd's own Functions (and Paddle-style ``PyLayer`` classes, which have no
-``jvp``) are not wrapped: their tangents come from their backward, which must then be
+also gets ``save_for_forward``). Every user ``Function`` subclass is registered at class
+creation; during the pass the Rust node calls :func:`_node_backward` for it (outside the
+pass the node checks one flag and calls ``backward`` directly, with no wrapper).
+ferrograd's own Functions (and Paddle-style ``PyLayer`` classes, which have no ``jvp``)
+are not registered: their tangents come from their backward, which must then be
 differentiable.
 """
 
 from __future__ import annotations
 
 import functools
+import weakref
 from typing import Any
 
 from .. import _core
@@ -56,13 +58,17 @@ def _is_default(jvp: Any) -> bool:
 
 
 class unpack_pass:
-    """Context manager marking unpack_dual's first reverse pass (see the module docs)."""
+    """Context manager marking unpack_dual's first reverse pass (see the module docs):
+    custom layers' nodes then call :func:`_node_backward` (the Rust node checks one flag,
+    ``src/python/pylayer/forward_ad.rs``) instead of their ``backward``."""
 
     def __enter__(self) -> None:
         _PASS[0] += 1
+        _core._forward_ad_pass(True, _node_backward)
 
     def __exit__(self, *exc: Any) -> None:
         _PASS[0] -= 1
+        _core._forward_ad_pass(False, _node_backward)
 
 
 def in_unpack_pass() -> bool:
@@ -215,17 +221,16 @@ def _transposed_jvp(cls: Any, ctx: Any, grads: tuple[Any, ...]) -> tuple[Any, ..
     return tuple(result)
 
 
-def _wrap_backward(cls: Any) -> None:
-    original = getattr(cls.backward, _WRAPPED, cls.backward)
+# the user Function classes (not ferrograd's own) whose nodes answer with their jvp
+_USER_FUNCTIONS: weakref.WeakSet[type] = weakref.WeakSet()
 
-    @functools.wraps(original)
-    def backward(ctx: Any, *grads: Any) -> Any:
-        if _PASS[0]:
-            return _transposed_jvp(cls, ctx, grads)
-        return original(ctx, *grads)
 
-    setattr(backward, _WRAPPED, original)
-    cls.backward = staticmethod(backward)
+def _node_backward(cls: Any, backward: Any, ctx: Any, *grads: Any) -> Any:
+    """A custom layer node's call during the pass: a user ``Function``'s transposed
+    ``jvp``; ``backward`` itself for ferrograd's own Functions and for ``PyLayer``s."""
+    if cls in _USER_FUNCTIONS:
+        return _transposed_jvp(cls, ctx, grads)
+    return backward(ctx, *grads)
 
 
 def install(cls: Any) -> None:
@@ -235,6 +240,6 @@ def install(cls: Any) -> None:
     module = cls.__module__ or ""
     if module == "ferrograd" or module.startswith("ferrograd."):
         return
-    _wrap_backward(cls)
+    _USER_FUNCTIONS.add(cls)
     if not _is_default(cls.jvp):
         _wrap_forward(cls)

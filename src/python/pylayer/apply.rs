@@ -13,6 +13,7 @@ use crate::python::errors::{from_pyerr, to_pyerr};
 use crate::python::pylayer::ctx::{PyCtx, SavedSlot};
 use crate::python::pylayer::ctx_attrs::weaken_output_attributes;
 use crate::python::pylayer::dirty::{check_dirty, marked_not_inplace};
+use crate::python::pylayer::forward_ad::{forward_ad_backward, FORWARD_AD_PASS};
 use crate::python::pylayer::vcall::call_positional;
 use crate::python::tensor::class::{wrap, PyTensor};
 use crate::tensor::Tensor;
@@ -21,6 +22,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use smallvec::SmallVec;
 use std::borrow::Cow;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 
 /// The graph node of one application of a custom layer.
@@ -29,6 +31,9 @@ pub struct PyLayerNode {
     name: Arc<str>,
     pub(crate) ctx: Py<PyCtx>,
     backward: Py<PyAny>,
+    /// The layer's class, for forward-mode AD's pass (`FORWARD_AD_PASS`), where the
+    /// class's `jvp` answers instead of `backward`.
+    cls: Py<PyAny>,
     torch_dialect: bool,
     /// Per forward output: `Some(k)` for the k-th tensor output, `None` for other values.
     /// The node's output slots (a tensor's `output_nr`) are PyTorch's in PyTorch code, one
@@ -170,7 +175,12 @@ impl PyLayerNode {
                 call_args.push(grad_obj(k, k)?.into_bound(py));
             }
         }
-        let result = call_positional(py, self.backward.bind(py), &call_args).map_err(from_pyerr)?;
+        let result = if FORWARD_AD_PASS.load(Ordering::Relaxed) > 0 {
+            forward_ad_backward(py, self.cls.bind(py), self.backward.bind(py), &call_args)
+        } else {
+            call_positional(py, self.backward.bind(py), &call_args)
+        }
+        .map_err(from_pyerr)?;
         drop(call_args);
         self.map_results(py, &result)
     }
@@ -442,6 +452,7 @@ pub(crate) fn apply<'py>(
         name: name.clone(),
         ctx: ctx.clone().unbind(),
         backward,
+        cls: cls.clone().unbind(),
         torch_dialect,
         output_kinds: output_kinds.clone(),
         out_metas,
