@@ -40,7 +40,6 @@ _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
         )
     },
     "ferrograd.jit": {
-        "TranslatedLayer": ("Paddle", "paddle.jit.load is not implemented either"),
         "ScriptModule": ("PyTorch", "jit.script returns the nn.Module itself"),
         "ScriptFunction": ("PyTorch", "jit.script returns a plain function"),
     },

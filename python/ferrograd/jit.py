@@ -1,20 +1,26 @@
 """``paddle.jit`` / ``torch.jit``: ``to_static``, ``script`` and ``trace`` run the function
-or layer EAGERLY.
+or layer EAGERLY; ``save`` / ``load`` write and read its forward as a static program.
 
 Paddle's ``to_static`` translates a dygraph function into a static program. ferrograd does
 not translate Python code: ``to_static`` returns the layer itself, or a function that
 calls the original, so results, gradients and tensor hooks are exactly those of eager
-mode (what Paddle does after ``paddle.jit.enable_to_static(False)``). ``input_spec=``,
-``full_graph=``, ``build_strategy=`` and ``backend=`` are accepted and do not change what
-runs. Static programs are built with ``ferrograd.static`` instead (see docs/static.md).
-``save`` / ``load`` (Paddle's inference-model format, TorchScript archives) are not implemented:
-save the ``state_dict()`` with ``ferrograd.save``.
+mode (what Paddle does after ``paddle.jit.enable_to_static(False)``). ``input_spec=`` is
+noted for ``jit.save``; ``full_graph=``, ``build_strategy=`` and ``backend=`` are accepted
+and do not change what runs. Static programs are built with ``ferrograd.static`` instead
+(see docs/static.md).
+
+``save(layer, path, input_spec=...)`` captures the layer's evaluation-mode forward as a
+static program (``jit_capture.py``) and writes it in ferrograd's own format (JSON and
+an ``.npz``; not Paddle's protobuf ``.pdmodel`` nor a TorchScript zip, see
+``jit_save.py``); ``load(path)`` returns a ``TranslatedLayer`` that runs it
+(``jit_translated.py``). A forward the static layer cannot record is refused at save.
 
 PyTorch's ``torch.jit.script`` / ``trace`` likewise compile nothing here: they hand back
 the module itself, or a function that calls the original, so code decorated for
 TorchScript runs unchanged with eager results and gradients. ``trace`` does not run its
 example inputs (PyTorch does, which also updates e.g. batch-norm statistics in training
-mode); data-dependent control flow therefore behaves as written, not as traced.
+mode); it notes their shapes and dtypes, which ``torch.jit.save`` captures the program
+with. Data-dependent control flow behaves as written, not as traced.
 ``is_scripting()`` / ``is_tracing()`` are False, ``ignore`` / ``unused`` / ``export`` /
 ``annotate`` / ``Final`` are accepted as TorchScript's annotations, and ``fork`` runs the
 call at once and returns a finished future for ``wait``.
@@ -23,13 +29,16 @@ call at once and returns a finished future for ``wait``.
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, NoReturn, Optional
+from typing import Any, Callable, Optional
 
+from ._dialect import caller_dialect
 from ._input_spec import InputSpec
+from .jit_translated import TranslatedLayer
 
 __all__ = [
     "Final",
     "InputSpec",
+    "TranslatedLayer",
     "annotate",
     "enable_to_static",
     "export",
@@ -86,8 +95,9 @@ def to_static(
     """``@to_static`` / ``@to_static(input_spec=...)`` / ``to_static(layer_or_fn, ...)``.
 
     Runs eagerly (see the module docs): a ``Layer`` comes back as the same layer, a
-    function as a wrapper that calls it. The keyword arguments are accepted for Paddle
-    compatibility and checked only for their type."""
+    function as a wrapper that calls it. ``input_spec`` is noted for ``jit.save``; the
+    other keyword arguments are accepted for Paddle compatibility and checked only for
+    their type."""
     _check_specs(input_spec)
     del build_strategy, backend, full_graph, kwargs
 
@@ -95,6 +105,8 @@ def to_static(
         from .nn import Module
 
         if isinstance(fn, Module):
+            if input_spec is not None:
+                _note(fn, input_spec, "to_static")
             return fn
         if not callable(fn):
             raise TypeError(f"to_static: expected a function or a Layer, got {type(fn).__name__}")
@@ -104,11 +116,24 @@ def to_static(
             return fn(*args, **kw)
 
         eager.__wrapped__ = fn  # type: ignore[attr-defined]
+        if input_spec is not None:
+            _note(eager, input_spec, "to_static")
         return eager
 
     if function is None:
         return decorate
     return decorate(function)
+
+
+def _note(obj: Any, specs: Any, what: str) -> None:
+    """Notes the inputs for a later ``save`` (an input that cannot be noted is left out:
+    the call itself runs eagerly whatever it is given)."""
+    from .jit_save import note_inputs
+
+    try:
+        note_inputs(obj, specs, what)
+    except TypeError:
+        pass
 
 
 def not_to_static(func: Optional[Callable[..., Any]] = None) -> Any:
@@ -123,22 +148,24 @@ def ignore_module(modules: Any) -> None:
     del modules
 
 
-def save(layer: Any, path: Any = None, input_spec: Any = None, **configs: Any) -> NoReturn:
-    """Not implemented: Paddle's inference-model format and TorchScript archives need a
-    translated program."""
-    raise NotImplementedError(
-        "jit.save is not implemented in ferrograd (to_static / script run eagerly, so there "
-        "is no translated program to save); save the weights with "
-        "ferrograd.save(layer.state_dict(), path) and rebuild the layer in Python"
-    )
+def save(layer: Any, path: Any = None, input_spec: Any = None, **configs: Any) -> None:
+    """``paddle.jit.save(layer, path, input_spec=None, **configs)`` writes
+    ``path.pdmodel`` (the program, ferrograd's JSON) and ``path.pdiparams`` (the
+    parameters); ``torch.jit.save(m, f, _extra_files=None)`` writes one file ``f``. The
+    inputs come from ``input_spec`` (InputSpecs or example tensors), else from
+    ``to_static(input_spec=)`` / ``trace(m, example_inputs)``. See ``jit_save.py``."""
+    from . import jit_save
+
+    jit_save.save(layer, path, input_spec, dialect=caller_dialect(2), **configs)
 
 
-def load(path: Any, *args: Any, **configs: Any) -> NoReturn:
-    """Not implemented: see ``save``."""
-    raise NotImplementedError(
-        "jit.load is not implemented in ferrograd (there is no saved program); load weights "
-        "saved with ferrograd.save and call layer.set_state_dict(...) / load_state_dict(...)"
-    )
+def load(path: Any, *args: Any, **configs: Any) -> TranslatedLayer:
+    """``paddle.jit.load(path)`` / ``torch.jit.load(f)``: the program saved by ``save`` as
+    a ``TranslatedLayer`` (inference only: evaluation mode, no gradients)."""
+    from . import jit_save
+
+    loaded: TranslatedLayer = jit_save.load(path, *args, **configs)
+    return loaded
 
 
 # ---- PyTorch's torch.jit ---------------------------------------------------------------
@@ -164,23 +191,34 @@ def script(obj: Any, optimize: Any = None, _frames_up: int = 0, _rcb: Any = None
            example_inputs: Any = None) -> Any:  # fmt: skip
     """``torch.jit.script``: compiles nothing; the module itself, or a function calling
     ``obj`` (see the module docs). A class is returned unchanged."""
-    del optimize, _frames_up, _rcb, example_inputs
+    del optimize, _frames_up, _rcb
     if isinstance(obj, type):
         return obj
-    return _eager(obj, "jit.script")
+    out = _eager(obj, "jit.script")
+    if example_inputs is not None:
+        _note(out, example_inputs, "jit.script")
+    return out
 
 
 def trace(func: Any, example_inputs: Any = None, *args: Any, **kwargs: Any) -> Any:
-    """``torch.jit.trace``: records nothing and does not run ``example_inputs``; the
-    module itself, or a function calling ``func`` (see the module docs)."""
-    del example_inputs, args, kwargs
-    return _eager(func, "jit.trace")
+    """``torch.jit.trace``: does not run ``example_inputs``; the module itself, or a
+    function calling ``func``, with the examples' shapes and dtypes noted for
+    ``torch.jit.save`` (see the module docs)."""
+    del args, kwargs
+    out = _eager(func, "jit.trace")
+    if example_inputs is not None:
+        _note(out, example_inputs, "jit.trace")
+    return out
 
 
 def trace_module(mod: Any, inputs: Any = None, *args: Any, **kwargs: Any) -> Any:
-    """``torch.jit.trace_module``: the module itself (see ``trace``)."""
-    del inputs, args, kwargs
-    return _eager(mod, "jit.trace_module")
+    """``torch.jit.trace_module``: the module itself (see ``trace``; the ``forward``
+    entry of ``inputs`` is noted for ``torch.jit.save``)."""
+    del args, kwargs
+    out = _eager(mod, "jit.trace_module")
+    if isinstance(inputs, dict) and inputs.get("forward") is not None:
+        _note(out, inputs["forward"], "jit.trace_module")
+    return out
 
 
 def script_if_tracing(fn: Callable[..., Any]) -> Callable[..., Any]:

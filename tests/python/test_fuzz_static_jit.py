@@ -17,8 +17,9 @@ What ferrograd documents (docs/amp.md "paddle.jit.to_static runs eagerly", docs/
 is the reference where it differs from the peers by design: ``to_static`` / ``script`` /
 ``trace`` / ``compile`` run the Python code eagerly (so a data-dependent branch follows the
 code as written, and ``trace`` does not run its example inputs); ``jit.save`` /
-``jit.load`` and TorchScript's ``.code`` / ``.graph`` are not there and must raise a clear
-Python exception, as must the truth value of a static Variable. The module names ferrograd
+``jit.load`` write and run a captured program (tests/python/test_jit_save_load.py), and
+TorchScript's ``.code`` / ``.graph`` are not there and must raise a clear Python
+exception, as must the truth value of a static Variable. The module names ferrograd
 both ``torch`` and ``paddle`` (a mixed program: docs/dialects.md gives it ferrograd's
 defaults; calls whose meaning differs between the peers are spelled unambiguously here).
 Budget: ``FERROGRAD_FUZZ_EXAMPLES``."""
@@ -860,21 +861,21 @@ def test_trace_does_not_run_example_inputs(data):
 
 
 def test_jit_save_load_and_torchscript_attributes_are_refused(tmp_path):
-    """Not implemented (docs/amp.md): ``jit.save`` / ``jit.load`` raise NotImplementedError
-    naming what is missing and write nothing; TorchScript's ``.code`` / ``.graph`` are
-    AttributeErrors (the wrapper is the module itself, or a plain function)."""
+    """``jit.save`` of ``to_static(net, input_spec)`` writes ferrograd's program and
+    ``jit.load`` runs it (tests/python/test_jit_save_load.py has the rest); ``script``
+    without example inputs cannot be saved (ValueError naming ``jit.trace``, nothing
+    written); TorchScript's ``.code`` / ``.graph`` are AttributeErrors (the wrapper is the
+    module itself, or a plain function)."""
     net = nn.Linear(3, 2)
     spec = [InputSpec([None, 3], "float32")]
     path = str(tmp_path / "model")
-    for save in (paddle.jit.save, torch.jit.save):
-        with pytest.raises(NotImplementedError, match="jit.save is not implemented"):
-            save(paddle.jit.to_static(net, input_spec=spec), path, input_spec=spec)
-    with pytest.raises(NotImplementedError, match="jit.save is not implemented"):
-        torch.jit.save(torch.jit.script(net), path)
+    with pytest.raises(ValueError, match="jit.trace"):
+        torch.jit.save(torch.jit.script(nn.Linear(3, 2)), path + ".pt")
     assert os.listdir(tmp_path) == []
-    for load in (paddle.jit.load, torch.jit.load):
-        with pytest.raises(NotImplementedError, match="jit.load is not implemented"):
-            load(path)
+    paddle.jit.save(paddle.jit.to_static(net, input_spec=spec), path)
+    assert sorted(os.listdir(tmp_path)) == ["model.pdiparams", "model.pdmodel"]
+    x = fg.randn([4, 3])
+    np.testing.assert_allclose(paddle.jit.load(path)(x).numpy(), net(x).detach().numpy())
     for obj in (torch.jit.script(net), torch.jit.trace(lambda x: x * 2, fg.ones([2]))):
         for attr in ("code", "graph", "inlined_graph"):
             with pytest.raises(AttributeError):

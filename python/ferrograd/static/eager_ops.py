@@ -197,11 +197,16 @@ def _describe(inputs: list[Variable]) -> str:
 
 
 def record_eager(
-    name: str, fn: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any]
+    name: str,
+    fn: Callable[..., Any],
+    args: Sequence[Any],
+    kwargs: dict[str, Any],
+    export: tuple[str, str] | None = None,
 ) -> Any:
     """Records ``fn(*args, **kwargs)`` (``fn`` eager, some arguments static Variables)
     as one traced op of the Variables' program; returns its result as Variables, in
-    the eager result's structure."""
+    the eager result's structure. ``export``: ``("function" | "method", name)``, how
+    ``export_callable`` finds ``fn`` again (``jit.save`` writes it with the arguments)."""
     from .variable import Variable
 
     inputs: list[Variable] = []
@@ -254,6 +259,8 @@ def record_eager(
         return _flatten(call(tensors), name)
 
     forward.__name__ = name
+    # what jit.save needs to write the op (static/export.py); None: a callback it refuses
+    forward._fg_export = None if export is None else (*export, sargs, skwargs)  # type: ignore[attr-defined]
     block.program._core.append_traced(forward, [v.id for v in inputs], [o.id for o in outs])
     for o in outs:
         block._derived(o, inputs)
@@ -263,15 +270,28 @@ def record_eager(
 def record_function(name: str, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
     """The module function ``name`` (of ``TENSOR_OPS`` or ``FUNCTIONAL_OPS``) called
     with static Variables: recorded as a traced op."""
+    return record_eager(
+        name, export_callable("function", name), args, kwargs, export=("function", name)
+    )
+
+
+def export_callable(kind: str, name: str) -> Callable[..., Any]:
+    """The eager callable a traced op runs: the module function ``name`` (``kind``
+    "function", with the test programs' overrides) or the ``Tensor`` method ``name``
+    ("method")."""
+    if kind == "method":
+        return getattr(_core.Tensor, name)  # type: ignore[no-any-return]
     fn = eager_function(name)
     overrides = TEST_OVERRIDES.get(name)
-    return record_eager(name, fn if overrides is None else _overriding(fn, overrides), args, kwargs)
+    return fn if overrides is None else _overriding(fn, overrides)
 
 
 def _method(name: str) -> Callable[..., Any]:
     def method(self: Variable, *args: Any, **kwargs: Any) -> Any:
         # (looked up when called: some Tensor methods are installed by the package)
-        return record_eager(name, getattr(_core.Tensor, name), (self, *args), kwargs)
+        return record_eager(
+            name, getattr(_core.Tensor, name), (self, *args), kwargs, export=("method", name)
+        )
 
     method.__name__ = name
     method.__doc__ = (
@@ -323,6 +343,7 @@ __all__ = [
     "TEST_OVERRIDES",
     "VariableEagerOpsMixin",
     "eager_function",
+    "export_callable",
     "record_eager",
     "record_function",
     "test_mode",
