@@ -16,6 +16,19 @@ from typing import Callable, NoReturn
 #: Peer names per ferrograd module: name -> (which peers have it, hint or "").
 _CPU = "ferrograd runs on the CPU only; drop the device handling"
 _PEER_NAMES: dict[str, dict[str, tuple[str, str]]] = {
+    # quantized tensor types (torch.quint8 ...): ferrograd has none; quantization-aware
+    # training's fake quantization works on float tensors (_fake_quant.py)
+    "ferrograd": {
+        name: (
+            "PyTorch",
+            "ferrograd has no quantized tensor types; torch.fake_quantize_per_tensor_affine "
+            "/ fake_quantize_per_channel_affine give the quantized values as floats",
+        )
+        for name in (
+            *("quantize_per_tensor", "quantize_per_channel", "quantize_per_tensor_dynamic"),
+            *("dequantize", "quint8", "qint8", "qint32", "quint4x2", "ao"),
+        )
+    },
     # ferrograd.sparse (docs/sparse.md): the peers' sparse names it does not implement
     "ferrograd.sparse": {
         "to_sparse_semi_structured": ("PyTorch", ""),

@@ -32,6 +32,7 @@ import numpy as np
 
 from . import _core
 from ._core import Tensor
+from ._func_pytree import is_node, rebuild, tree_flatten, tree_unflatten
 from .autograd import functional as _functional
 from .grad_mode import enable_grad, is_grad_enabled
 
@@ -172,14 +173,28 @@ def _empty_batch(func: Any, args: Any, dims: Any, out_dims: Any, kwargs: Any) ->
 def _stack_results(
     results: list[Any], out_dims: Any, slices: list[Tensor], empty: bool = False
 ) -> Any:
-    first = results[0] if results else None
-    if isinstance(first, tuple):
-        dims = out_dims if isinstance(out_dims, (tuple, list)) else [out_dims] * len(first)
-        if len(dims) != len(first):
-            raise ValueError(f"vmap: out_dims {out_dims!r} does not match {len(first)} outputs")
-        return tuple(
-            _stack_one([r[k] for r in results], dims[k], slices, empty) for k in range(len(first))
-        )
+    """The entries' results stacked leaf by leaf: a tuple, list or dict result (nested
+    to any depth) comes back in its structure, each tensor leaf stacked along its
+    ``out_dims`` entry (one int or None for a whole subtree, or a matching structure)."""
+    first: Any = results[0] if results else None
+    if isinstance(first, dict):
+        keys = list(first.keys())
+        if any(not isinstance(r, dict) or list(r.keys()) != keys for r in results[1:]):
+            raise ValueError("vmap: the function returned dicts with different keys")
+        dmap = out_dims if isinstance(out_dims, dict) else dict.fromkeys(keys, out_dims)
+        if isinstance(out_dims, (tuple, list)):
+            raise ValueError("vmap: out_dims is a sequence but the function returns a dict")
+        parts = [_stack_results([r[k] for r in results], dmap.get(k), slices, empty) for k in keys]
+        return rebuild(first, parts)
+    if is_node(first):
+        n = len(first)
+        if any(not is_node(r) or len(r) != n for r in results[1:]):
+            raise ValueError("vmap: the function returned sequences of different lengths")
+        dims = out_dims if isinstance(out_dims, (tuple, list)) else [out_dims] * n
+        if len(dims) != n:
+            raise ValueError(f"vmap: out_dims {out_dims!r} does not match {n} outputs")
+        parts = [_stack_results([r[k] for r in results], dims[k], slices, empty) for k in range(n)]
+        return rebuild(first, parts)
     if isinstance(out_dims, (tuple, list)):
         raise ValueError("vmap: out_dims is a sequence but the function returns one value")
     return _stack_one(results, out_dims, slices, empty)
@@ -304,8 +319,15 @@ def grad_and_value(
         nums = _argnums(argnums, len(args), what)
         keep = _tracking(list(args) + list(kwargs.values()))
         args_l = list(args)
+        # each differentiated argument may be a pytree (a dict of parameters ...): its
+        # leaves are the inputs, and its gradient comes back in the same structure
+        specs, inputs = [], []
         for a in nums:
-            args_l[a] = _leaf(args_l[a], keep, what)
+            leaves, spec = tree_flatten(args_l[a])
+            leaves = [_leaf(x, keep, what) for x in leaves]
+            args_l[a] = tree_unflatten(spec, leaves)
+            specs.append((spec, len(leaves)))
+            inputs += leaves
         with enable_grad():
             out, aux = _split_aux(func(*args_l, **kwargs), has_aux, what)
             if not isinstance(out, Tensor) or out.numel() != 1:
@@ -317,16 +339,16 @@ def grad_and_value(
                 raise RuntimeError(
                     f"{what}: the function's output must be floating, got {out.dtype}"
                 )
-            inputs = [args_l[a] for a in nums]
             gs: Sequence[Any] = [None] * len(inputs)
-            if out.requires_grad:
+            if out.requires_grad and inputs:
                 gs = _core.grad(
                     [out], inputs, None, retain_graph=keep, create_graph=keep, allow_unused=True
                 )
-        grads = tuple(
+        flat = [
             _detach_tree(g, keep) if g is not None else _core.zeros_like(x)
             for g, x in zip(gs, inputs)
-        )
+        ]
+        grads = tuple(_regroup(flat, specs))
         g_out = grads if isinstance(argnums, tuple) else grads[0]
         value = _detach_tree(out, keep)
         return g_out, ((value, _detach_tree(aux, keep)) if has_aux else value)
@@ -383,25 +405,42 @@ def _jacobian_transform(
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         nums = _argnums(argnums, len(args), what)
         keep = _tracking(list(args) + list(kwargs.values()))
-        for a in nums:
-            _leaf(args[a], keep, what)  # the checks
+        specs, xs_l = [], []
+        for a in nums:  # pytree arguments: their leaves are the inputs (see grad_and_value)
+            leaves, spec = tree_flatten(args[a])
+            for x in leaves:
+                _leaf(x, keep, what)  # the checks
+            specs.append((spec, len(leaves)))
+            xs_l += leaves
         aux_box: list[Any] = []
 
         def restricted(*xs: Tensor) -> Any:
             full = list(args)
-            for a, x in zip(nums, xs):
-                full[a] = x
+            for a, part in zip(nums, _regroup(list(xs), specs)):
+                full[a] = part
             out, aux = _split_aux(func(*full, **kwargs), has_aux, what)
             aux_box.append(aux)
             return tuple(out) if isinstance(out, list) else out
 
-        xs = tuple(args[a] for a in nums)
-        jac = _functional.jacobian(restricted, xs, create_graph=keep)
-        if not isinstance(argnums, tuple):  # one input: drop the per-input level
-            jac = tuple(j[0] for j in jac) if _is_nested(jac) else jac[0]
+        jac = _functional.jacobian(restricted, tuple(xs_l), create_graph=keep)
+        nested = _is_nested(jac)  # a tuple output: one row of input Jacobians per output
+        rows = [tuple(_regroup(list(r), specs)) for r in (jac if nested else (jac,))]
+        if not isinstance(argnums, tuple):  # one argument: drop the per-argument level
+            rows = [r[0] for r in rows]
+        jac = tuple(rows) if nested else rows[0]
         return (jac, _detach_tree(aux_box[-1], keep)) if has_aux else jac
 
     return wrapper
+
+
+def _regroup(flat: list[Any], specs: list[tuple[Any, int]]) -> list[Any]:
+    """``flat`` (the leaves of several arguments in turn) cut per argument and rebuilt in
+    each argument's structure."""
+    parts, at = [], 0
+    for spec, n in specs:
+        parts.append(tree_unflatten(spec, flat[at : at + n]))
+        at += n
+    return parts
 
 
 def _is_nested(jac: Any) -> bool:
