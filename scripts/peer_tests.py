@@ -4,8 +4,10 @@ The files are upstream Paddle / PyTorch tests, fetched by you into a folder outs
 repository (they are never committed). Each file runs in its own Python process with
 ``paddle`` and ``torch`` (and their submodules) aliased to ferrograd, so the test bodies
 run unchanged. Besides the aliases the runner provides only the peers' test
-infrastructure (``scripts/peer_harness``): a stand-in for PyTorch's internal
-``torch.testing._internal.common_utils`` and, unless ``--no-base-shim``, the scaffolding
+infrastructure (``scripts/peer_harness``): stand-ins for PyTorch's internal
+``torch.testing._internal.common_utils`` (with its ``parametrize`` helpers),
+``common_device_type`` (the CPU) and ``logging_tensor`` (a ``LoggingTensor`` that skips
+the test) and, unless ``--no-base-shim``, the scaffolding
 part of ``paddle.base`` (``dygraph.guard``, ``dygraph.to_variable``, ``wrap_decorator``,
 ``CPUPlace``, ``in_dygraph_mode``, ``framework.dygraph_not_support``) and stand-ins for
 two helpers of Paddle's test folder (``test_imperative_base.new_program_scope``,
@@ -78,6 +80,16 @@ def install_aliases(base_shim: bool = True) -> None:
     common_cuda.TEST_CUDA = False  # type: ignore[attr-defined]
     internal.common_cuda = common_cuda  # type: ignore[attr-defined]
     sys.modules["torch.testing._internal.common_cuda"] = common_cuda
+    # ``common_device_type`` (its ``instantiate_device_type_tests``, for the CPU) and
+    # ``logging_tensor`` (a ``LoggingTensor`` that skips the test building one)
+    from peer_harness import torch_device_type, torch_logging_tensor
+
+    for short, stand_in in (
+        ("common_device_type", torch_device_type),
+        ("logging_tensor", torch_logging_tensor),
+    ):
+        setattr(internal, short, stand_in)
+        sys.modules["torch.testing._internal." + short] = stand_in
 
     if base_shim:
         from peer_harness import paddle_base

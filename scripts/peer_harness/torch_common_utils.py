@@ -17,6 +17,13 @@ import numpy as np
 from ferrograd.autograd.gradcheck import gradcheck as _gradcheck
 from ferrograd.autograd.gradcheck import gradgradcheck as _gradgradcheck
 
+from peer_harness.torch_parametrize import (
+    HardwareClassification,
+    instantiate_parametrized_tests,
+    parametrize,
+    subtest,
+)
+
 __all__ = [
     "TestCase",
     "run_tests",
@@ -29,6 +36,10 @@ __all__ = [
     "TEST_WITH_TORCHDYNAMO",
     "IS_WINDOWS",
     "IS_MACOS",
+    "HardwareClassification",
+    "instantiate_parametrized_tests",
+    "parametrize",
+    "subtest",
 ]
 
 TEST_WITH_TORCHDYNAMO = False
