@@ -158,6 +158,9 @@ from ._ops_stats import var_mean as var_mean
 # a view of the memory with any sizes and strides (both dialects)
 from ._ops_strided import as_strided as as_strided
 
+# torch.segment_reduce: reductions over consecutive segments (lengths / offsets)
+from ._segment_reduce import segment_reduce as segment_reduce
+
 # the short-time Fourier transform and the Kaiser window (_signal_stft.py, _windows.py)
 from ._signal_stft import istft as istft
 from ._signal_stft import stft as stft
@@ -249,6 +252,7 @@ __all__ = [
     "trapezoid",
     "trapz",
     "var_mean",
+    "segment_reduce",
     "addcdiv",
     "addcmul",
     "argwhere",

@@ -137,7 +137,13 @@ def test_torch_norm_and_tensor_norm():
     np.testing.assert_allclose(
         b.norm(dim=2, keepdim=True).numpy(), np.linalg.norm(a, axis=2, keepdims=True)
     )
-    np.testing.assert_allclose(fg.norm(b, "nuc").numpy(), np.linalg.norm(a, "nuc", axis=(-2, -1)))
+    # torch/functional.py `norm`: 'nuc' without dim is matrix_norm over all dims, so a 3-D
+    # input raises; the batched nuclear norm takes dim=(-2, -1) (session 41)
+    with pytest.raises(ValueError, match="2-D"):
+        fg.norm(b, "nuc")
+    np.testing.assert_allclose(
+        fg.norm(b, "nuc", dim=(-2, -1)).numpy(), np.linalg.norm(a, "nuc", axis=(-2, -1))
+    )
     np.testing.assert_allclose(
         fg.norm(b, "fro", dim=(0, 1)).numpy(), np.linalg.norm(a, "fro", axis=(0, 1))
     )

@@ -233,10 +233,7 @@ def matrix_norm(
     if axis is not None:
         dim = axis
     t = _as_float(A, dtype, op)
-    dd = tuple(dim)
-    if len(dd) != 2:
-        raise ValueError(f"{op}: dim must hold two dimensions, got {dim!r}")
-    return _matrix_norm(t, ord, (int(dd[0]), int(dd[1])), keepdim, op)
+    return _matrix_norm(t, ord, _two_dims(dim, op), keepdim, op)
 
 
 def norm(
@@ -267,28 +264,46 @@ def norm(
     if axis is not None:
         dim = axis
     t = _as_float(A, dtype, op)
+    if paddle_style:
+        return _paddle_norm(t, ord, dim, keepdim, op)
+    # PyTorch's linalg_norm (aten LinearAlgebra.cpp): dim of length 1 or 2; without dim
+    # an ord needs a 1-D or 2-D input; a string ord or two dims (or a 2-D input without
+    # dim) is the matrix norm, anything else the vector norm
+    dims = None if dim is None else ((dim,) if isinstance(dim, int) else tuple(dim))
+    if dims is not None and len(dims) not in (1, 2):
+        raise ValueError(f"{op}: if dim is given it must hold 1 or 2 dims, got {dim!r}")
+    if dims is None and ord is not None and t.ndim not in (1, 2):
+        raise ValueError(
+            f"{op}: if dim is not given but ord is, the input must be 1-D or 2-D, got "
+            f"shape {list(t.shape)}; pass dim (two dims for a matrix norm of each matrix)"
+        )
+    if ord is not None and (
+        isinstance(ord, str) or dims is None and t.ndim == 2 or dims is not None and len(dims) == 2
+    ):
+        return _matrix_norm(t, ord, _two_dims((0, 1) if dims is None else dims, op), keepdim, op)
+    return _vector_norm(t, 2 if ord is None else ord, _dims(t, dims, op), keepdim, op)
+
+
+def _two_dims(dim: Any, op: str) -> tuple[int, int]:
+    """``dim`` as the two ints of a matrix norm (PyTorch's "dim must be a 2-tuple")."""
+    dd = (dim,) if isinstance(dim, int) else tuple(dim)
+    if len(dd) != 2:
+        raise ValueError(f"{op}: a matrix norm needs dim of two dims, got {dim!r}")
+    return int(dd[0]), int(dd[1])
+
+
+def _paddle_norm(t: Tensor, ord: Any, dim: Any, keepdim: bool, op: str) -> Tensor:
+    """Paddle's ``linalg.norm(x, p, axis)``: ``axis`` None or one int is the vector norm
+    (``p`` None or ``'fro'`` meaning 2; a string refused), two axes the matrix norm
+    (``p`` None meaning ``'fro'``)."""
     if isinstance(dim, (list, tuple)) and len(dim) == 1:
         dim = dim[0]
-    if dim is None:
-        if ord is None or paddle_style or ord == "fro" and t.ndim != 2:
-            o = 2 if ord in (None, "fro") else ord
-            if isinstance(o, str):
-                raise ValueError(f"{op}: ord {ord!r} needs a matrix (give two dims)")
-            return _vector_norm(t, o, _dims(t, None, op), keepdim, op)
-        if t.ndim == 1:
-            return _vector_norm(t, ord, (0,), keepdim, op)
-        if t.ndim == 2:
-            return _matrix_norm(t, ord, (0, 1), keepdim, op)
-        raise ValueError(
-            f"{op}: with ord={ord!r} and dim=None the input must be 1-D or 2-D, got shape "
-            f"{list(t.shape)}; pass dim"
-        )
-    if isinstance(dim, int):
-        return _vector_norm(t, 2 if ord is None else ord, _dims(t, dim, op), keepdim, op)
-    dd = tuple(dim)
-    if len(dd) != 2:
-        raise ValueError(f"{op}: dim must be an int or two ints, got {dim!r}")
-    return _matrix_norm(t, "fro" if ord is None else ord, (int(dd[0]), int(dd[1])), keepdim, op)
+    if dim is None or isinstance(dim, int):
+        o = 2 if ord in (None, "fro") else ord
+        if isinstance(o, str):
+            raise ValueError(f"{op}: p {ord!r} needs a matrix (give two axes)")
+        return _vector_norm(t, o, _dims(t, dim, op), keepdim, op)
+    return _matrix_norm(t, "fro" if ord is None else ord, _two_dims(dim, op), keepdim, op)
 
 
 def tensor_norm(
@@ -315,14 +330,20 @@ def tensor_norm(
     if axis is not None:
         return norm(input, None if p == "fro" else p, axis, keepdim, dtype=dtype)
     t = _as_float(input, dtype, op)
-    if p is None or p == "fro":
-        if isinstance(dim, (list, tuple)) and len(dim) == 2 and p == "fro":
-            return _matrix_norm(t, "fro", (int(dim[0]), int(dim[1])), keepdim, op)
-        return _vector_norm(t, 2, _dims(t, dim, op), keepdim, op)
-    if p == "nuc":
-        d = (-2, -1) if dim is None else tuple(dim)
-        return _matrix_norm(t, "nuc", (int(d[0]), int(d[1])), keepdim, op)
-    return _vector_norm(t, p, _dims(t, dim, op), keepdim, op)
+    # PyTorch's torch.norm (torch/functional.py): 'fro' over no dim, one dim or two is the
+    # 2-norm over those dims; any other string (or 'fro' over more dims) is
+    # linalg.matrix_norm over dim, all dims when None (so it needs exactly two)
+    dims = None if dim is None else ((dim,) if isinstance(dim, int) else tuple(dim))
+    if isinstance(p, str):
+        if p == "fro" and (dims is None or len(dims) <= 2):
+            return _vector_norm(t, 2, _dims(t, dims, op), keepdim, op)
+        if dims is None and t.ndim != 2:
+            raise ValueError(
+                f"{op}: p={p!r} without dim needs a 2-D input, got shape {list(t.shape)}; "
+                "pass dim=(-2, -1) for the norm of each matrix"
+            )
+        return _matrix_norm(t, p, _two_dims((0, 1) if dims is None else dims, op), keepdim, op)
+    return _vector_norm(t, 2 if p is None else p, _dims(t, dims, op), keepdim, op)
 
 
 def dist(

@@ -38,29 +38,63 @@ impl PyTensor {
             let m = maybe_detach(py, x.numel(), || op.run(&wide, &args)).py()?;
             return wrap(py, m.to_dtype(x.dtype()).py()?);
         }
-        // Paddle's unbiased var/std divide by n - 1 where n > 1, else by 1 (stat.py
-        // `where(n > 1, n - 1, 1)`): one element gives 0, not NaN (the dialect is asked
-        // only on this path)
-        if matches!(op, Reduction::Var | Reduction::Std)
-            && args.correction == 1.0
-            && crate::python::dialect::caller_is_paddle(py)?
+        // PyTorch's nanmean refuses integer and bool input, even with `dtype=` (aten
+        // ReduceOps.cpp `nanmean`); Paddle's dygraph nanmean skips its dtype check and
+        // divides (a float result), which is also ferrograd's default
+        if matches!(op, Reduction::Nanmean)
+            && !x.dtype().is_differentiable()
+            && crate::python::dialect::caller_is_torch(py)?
         {
-            let nd = x.ndim();
-            let n: usize = match &args.axes {
-                None => x.numel(),
-                Some(ax) => ax
-                    .iter()
-                    .map(|&a| {
-                        let d = if a < 0 { a + nd as isize } else { a };
-                        x.shape().get(d.max(0) as usize).copied().unwrap_or(1)
-                    })
-                    .product(),
-            };
-            if n <= 1 {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "nanmean(): expected input to have floating point or complex dtype but got \
+                 {}; convert it first (x.float())",
+                x.dtype().name()
+            )));
+        }
+        if matches!(op, Reduction::Var | Reduction::Std) {
+            let n = reduced_count(x, args.axes.as_deref());
+            // Paddle's unbiased var/std divide by n - 1 where n > 1, else by 1 (stat.py
+            // `where(n > 1, n - 1, 1)`): one element gives 0, not NaN (the dialect is
+            // asked only on these paths)
+            if args.correction == 1.0 && n <= 1 && crate::python::dialect::caller_is_paddle(py)? {
                 args.correction = n as f64 - 1.0;
+            } else if n as f64 - args.correction <= 0.0
+                && crate::python::dialect::caller_is_torch(py)?
+            {
+                // PyTorch's NaN/inf comes with its warning (ReduceOps.cpp
+                // `warn_invalid_degrees_of_freedom`)
+                let name = if matches!(op, Reduction::Var) {
+                    "var"
+                } else {
+                    "std"
+                };
+                let msg = std::ffi::CString::new(format!(
+                    "{name}(): degrees of freedom is <= 0. Correction should be strictly \
+                     less than the reduction factor (input numel divided by output numel)."
+                ))
+                .expect("no NUL in the message");
+                let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+                PyErr::warn(py, &category, &msg, 1)?;
             }
         }
         wrap(py, maybe_detach(py, x.numel(), || op.run(x, &args)).py()?)
+    }
+}
+
+/// The number of elements each output element of a reduction over `axes` (all when None)
+/// reads: the product of those dims' sizes (an axis out of range counts 1; the op itself
+/// refuses it).
+fn reduced_count(x: &crate::tensor::Tensor, axes: Option<&[isize]>) -> usize {
+    let nd = x.ndim() as isize;
+    match axes {
+        None => x.numel(),
+        Some(ax) => ax
+            .iter()
+            .map(|&a| {
+                let d = if a < 0 { a + nd } else { a };
+                x.shape().get(d.max(0) as usize).copied().unwrap_or(1)
+            })
+            .product(),
     }
 }
 
