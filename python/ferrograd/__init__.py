@@ -584,12 +584,6 @@ from ._namespace_anomaly import *  # noqa: E402,F403
 __all__ += _namespace_anomaly.__all__
 from . import _dropin_fixes  # noqa: E402,F401  (installs its methods when imported)
 
-# torch.fake_quantize_per_tensor_affine / per_channel (quantization-aware training): _fake_quant.py
-from ._fake_quant import fake_quantize_per_channel_affine as fake_quantize_per_channel_affine  # noqa: E402
-from ._fake_quant import fake_quantize_per_tensor_affine as fake_quantize_per_tensor_affine  # noqa: E402
-
-__all__ += ["fake_quantize_per_tensor_affine", "fake_quantize_per_channel_affine"]
-
 # in-place elementwise math (`x.sqrt_()`, `x.pow_(2)`, `x.lt_(y)`, ...), installed last so
 # that every out-of-place method it writes back exists: _inplace_math.py
 importlib.import_module("._inplace_math", __name__).install()

@@ -34,6 +34,10 @@ from ._dtype_info import set_float32_matmul_precision as set_float32_matmul_prec
 from ._dtype_info import set_num_threads as set_num_threads
 from ._dtype_info import use_deterministic_algorithms as use_deterministic_algorithms
 
+# fake quantization for quantization-aware training (PyTorch): _fake_quant.py
+from ._fake_quant import fake_quantize_per_channel_affine as fake_quantize_per_channel_affine
+from ._fake_quant import fake_quantize_per_tensor_affine as fake_quantize_per_tensor_affine
+
 # torch.as_strided_(x, size, stride, storage_offset): x becomes that view of its memory
 from ._inplace_views import as_strided_ as as_strided_
 
@@ -253,6 +257,8 @@ __all__ = [
     "trapz",
     "var_mean",
     "segment_reduce",
+    "fake_quantize_per_channel_affine",
+    "fake_quantize_per_tensor_affine",
     "addcdiv",
     "addcmul",
     "argwhere",
