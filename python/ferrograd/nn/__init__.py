@@ -514,3 +514,8 @@ from .data_parallel import DataParallel as DataParallel  # noqa: E402
 utils.prune = _prune  # type: ignore[attr-defined]
 _sys.modules[__name__ + ".utils.prune"] = _prune
 __all__ += ["DataParallel", "modules"]
+
+# session 41: Paddle's nn.SpectralNorm layer (layers_spectral_norm.py)
+from .layers_spectral_norm import SpectralNorm as SpectralNorm  # noqa: E402
+
+__all__ += ["SpectralNorm"]

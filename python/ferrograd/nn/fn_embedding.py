@@ -32,11 +32,13 @@ def embedding(
     # both dialect reads count frames from this one (the caller of F.embedding): keep
     # them here, not in the helper. PyTorch code's sparse=True: a sparse COO gradient
     # for weight (Paddle's stays dense)
-    sparse = bool(sparse) and caller_dialect(2, through_layers=True) != "paddle"
+    paddle_sparse = bool(sparse) and caller_dialect(2, through_layers=True) == "paddle"
+    sparse = bool(sparse) and not paddle_sparse
     zero_padding = padding_idx is not None and caller_dialect() == "paddle"
     return _embedding_lookup(
-        x, weight, padding_idx, max_norm, norm_type, sparse, scale_grad_by_freq, zero_padding
-    )
+        x, weight, padding_idx, max_norm, norm_type, sparse, scale_grad_by_freq, zero_padding,
+        paddle_sparse=paddle_sparse,
+    )  # fmt: skip
 
 
 def _embedding_lookup(
@@ -48,11 +50,16 @@ def _embedding_lookup(
     sparse: bool,
     scale_grad_by_freq: bool,
     zero_padding: bool,
+    *,
+    paddle_sparse: bool = False,
 ) -> Tensor:
     """``F.embedding`` with its dialect decisions made by the caller: ``sparse`` (a sparse
     COO gradient for ``weight``) and ``zero_padding`` (zeros at ``padding_idx`` positions,
     Paddle's, rather than the row's value, PyTorch's). One ``where`` cuts the padding
-    gradient and applies the padding rule (``nn.Embedding`` calls this directly)."""
+    gradient and applies the padding rule (``nn.Embedding`` calls this directly).
+    ``paddle_sparse`` (Paddle code's ``sparse=True``): the gradient stays dense, and the
+    ids whose rows it reaches are recorded for ``Adam(lazy_mode=True)``
+    (``optim/lazy_rows.py``)."""
     if max_norm is not None:
         from .fn_embedding_bag import embedding_renorm_
 
@@ -67,6 +74,10 @@ def _embedding_lookup(
         rows = gather_rows(weight, x.reshape(-1), sparse, padding_idx)
     except IndexError as e:
         raise IndexError(f"embedding: ids must lie in [0, {num}) ({e})") from None
+    if paddle_sparse:
+        from ..optim.lazy_rows import record_rows
+
+        record_rows(rows, weight, x)
     if scale_grad_by_freq:  # each row's gradient divided by its id's count in x
         from .fn_embedding_bag import grad_scaled_by_freq
 

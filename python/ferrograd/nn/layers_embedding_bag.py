@@ -200,10 +200,11 @@ class Embedding(Module):
         # one lookup, its padding rule fixed at construction (no second mask on top of
         # F.embedding's); sparse=True is PyTorch code's, read from the code calling the
         # layer as F.embedding would
-        sparse = self.sparse and caller_dialect(2, through_layers=True) != "paddle"
+        paddle_sparse = self.sparse and caller_dialect(2, through_layers=True) == "paddle"
         return F._embedding_lookup(
-            ids, self.weight, self.padding_idx, self.max_norm, self.norm_type, sparse,
-            self.scale_grad_by_freq, getattr(self, "_paddle_padding", False),
+            ids, self.weight, self.padding_idx, self.max_norm, self.norm_type,
+            self.sparse and not paddle_sparse, self.scale_grad_by_freq,
+            getattr(self, "_paddle_padding", False), paddle_sparse=paddle_sparse,
         )  # fmt: skip
 
     def _recorded_forward(self, ids: Any) -> Any:

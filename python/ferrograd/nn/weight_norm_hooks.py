@@ -144,7 +144,10 @@ def spectral_norm(
         from .conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 
         transposed = (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d)
-        dim = 1 if isinstance(module, transposed) else 0
+        # the output dim: 1 of a transposed conv, and of a Linear in Paddle's [in, out]
+        # layout (Paddle's spectral_norm picks 1 for its Linear, spectral_norm_hook.py)
+        paddle_linear = getattr(module, "weight_layout", None) == "in_out"
+        dim = 1 if isinstance(module, transposed) or paddle_linear else 0
     hook = _SpectralNormHook(name, n_power_iterations, dim % weight.ndim, eps)
     h, w = hook.matrix(weight.detach()).shape
     u = _normalize(_core.randn([h], dtype=weight.dtype), eps)

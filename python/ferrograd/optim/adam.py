@@ -6,7 +6,9 @@ import math
 from typing import Any
 
 from .._core import Tensor
+from ..grad_mode import enable_grad
 from .differentiable import adam_step as differentiable_adam_step
+from .lazy_rows import lazy_update
 from .optimizer import Optimizer, _check_betas, _check_number, _decay, _refuse_unsupported
 
 
@@ -56,7 +58,9 @@ class Adam(Optimizer):
         fused: Any = None,
         decoupled_weight_decay: bool | None = None,
     ) -> None:
-        _refuse_unsupported(grad_clip, lazy_mode)
+        _refuse_unsupported(grad_clip)
+        # Paddle's lazy_mode: only the looked-up rows of a sparse embedding (lazy_rows.py)
+        self._lazy_mode = bool(lazy_mode)
         b1, b2 = betas
         defaults = {
             "lr": lr,
@@ -77,6 +81,19 @@ class Adam(Optimizer):
             "differentiable": bool(differentiable),
         }
         super().__init__(params, defaults, learning_rate, parameters, grad_clip)
+
+    def step(self, closure: Any = None) -> Any:
+        """Updates every parameter that has a gradient (see ``Optimizer.step``); with
+        Paddle's ``lazy_mode=True`` a ``sparse=True`` embedding's rows that the batch did
+        not look up keep their values and moments (``optim/lazy_rows.py``)."""
+        if not getattr(self, "_lazy_mode", False):
+            return super().step(closure)
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        lazy_update(self, lambda: Optimizer.step(self))
+        return loss
 
     def _validate_group(self, group: dict[str, Any]) -> None:
         super()._validate_group(group)

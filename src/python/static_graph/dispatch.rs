@@ -191,11 +191,43 @@ unsafe fn slow_call(
             }
             None => match scalar_first(&target, &name, &args, kwargs.as_ref())? {
                 Some(out) => Ok(out),
-                None => target.call(args, kwargs.as_ref()),
+                None => match keyword_self(&target, &args, kwargs.as_ref())? {
+                    Some((args, kw)) => target.call(args, Some(&kw)),
+                    None => target.call(args, kwargs.as_ref()),
+                },
             },
         }
     };
     guarded(py, run)
+}
+
+/// The peers' keyword for the tensor operand of a method-backed op: Paddle's `x`
+/// (`paddle.mean(x=t)`, `paddle.add(x=a, y=b)`), `arr` (`take_along_axis`) and torch's
+/// `input` (`torch.sum(input=t)`). With no positional argument, a `Tensor` under the
+/// first of these keywords becomes the method's `self`, the other keywords kept; `None`
+/// for any other call (a method descriptor called without `self` could only fail).
+fn keyword_self<'py>(
+    target: &Bound<'py, PyAny>,
+    args: &Bound<'py, PyTuple>,
+    kwargs: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Option<(Bound<'py, PyTuple>, Bound<'py, PyDict>)>> {
+    let Some(kwargs) = kwargs else {
+        return Ok(None);
+    };
+    if !args.is_empty() || target.get_type().name()? != "method_descriptor" {
+        return Ok(None);
+    }
+    for key in ["x", "input", "arr"] {
+        if let Some(value) = kwargs.get_item(key)? {
+            if !value.is_instance_of::<PyTensor>() {
+                return Ok(None);
+            }
+            let rest = kwargs.copy()?;
+            rest.del_item(key)?;
+            return Ok(Some((PyTuple::new(args.py(), [value])?, rest)));
+        }
+    }
+    Ok(None)
 }
 
 /// The reflected `Tensor` operator of a binary op that PyTorch also accepts with a
