@@ -10,6 +10,9 @@ from __future__ import annotations
 # paddle.audio (functional, features, backends / load / save / info, datasets; docs/audio.md)
 from . import audio as audio
 
+# paddle.incubate.autograd (Jacobian, Hessian, vjp, jvp of a function)
+from . import incubate as incubate
+
 # torch.testing, torch.mps / torch.xpu (no such device here), torch.multiprocessing (not
 # in __all__: `from ferrograd import *` would shadow the standard library's)
 from . import mps as mps
@@ -295,6 +298,7 @@ __all__ = [
     "hann_window",
     "kaiser_window",
     "audio",
+    "incubate",
     "stft",
     "istft",
     "heaviside",
