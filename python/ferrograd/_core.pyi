@@ -2276,16 +2276,29 @@ class Tensor:
 
     # -- scatter / masking / index-put and shape ops, installed on import by
     # ``ferrograd._ops_index_put.install`` and ``ferrograd._ops_shape.install`` (issue 19) --
-    def _scatter_add(self, dim: _int, index: Tensor, src: Tensor) -> Tensor:
-        """Out-of-place torch ``scatter_add`` primitive (differentiable)."""
-    def _scatter_set(self, dim: _int, index: Tensor, src: Tensor) -> Tensor:
-        """Out-of-place overwriting torch ``scatter`` primitive (last duplicate wins)."""
+    def _scatter_add(
+        self, dim: _int, index: Tensor, src: Tensor, refuse: str | None = None
+    ) -> Tensor:
+        """Out-of-place torch ``scatter_add`` primitive (differentiable); ``refuse``: an op
+        name to refuse an index below 0 with PyTorch's IndexError (None: from the end)."""
+    def _scatter_set(
+        self, dim: _int, index: Tensor, src: Tensor, refuse: str | None = None
+    ) -> Tensor:
+        """Out-of-place overwriting torch ``scatter`` primitive (last duplicate wins);
+        ``refuse``: as ``_scatter_add``'s."""
     def _masked_fill(self, mask: Tensor, value: Tensor) -> Tensor:
         """``value`` (one element, this dtype) where the bool ``mask`` is True."""
     def _scatter_reduce_raw(
-        self, dim: _int, index: Tensor, src: Tensor, reduce: str, include_self: _bool
+        self,
+        dim: _int,
+        index: Tensor,
+        src: Tensor,
+        reduce: str,
+        include_self: _bool,
+        refuse: str | None = None,
     ) -> Tensor:
-        """Scatter-reduce with ``prod`` / ``amax`` / ``amin``; records no gradient."""
+        """Scatter-reduce with ``prod`` / ``amax`` / ``amin``; records no gradient;
+        ``refuse``: as ``_scatter_add``'s."""
     def scatter(x, *args: Any, **kwargs: Any) -> Tensor:
         """torch ``scatter(dim, index, src | value, reduce=None)`` or Paddle
         ``scatter(index, updates, overwrite=True)``."""

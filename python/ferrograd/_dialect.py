@@ -15,6 +15,7 @@ so the check costs two dictionary reads.
 from __future__ import annotations
 
 import sys
+from types import FrameType
 from typing import Optional
 
 _PACKAGE = __name__.rpartition(".")[0]
@@ -33,10 +34,20 @@ def caller_dialect(depth: int = 2, through_layers: bool = False) -> Optional[str
     loss function called by its layer (``nn.CrossEntropyLoss``) answers the dialect of the
     code that called the layer; use it only where ferrograd's own modules never call the
     function for their own purposes."""
-    fg = sys.modules.get(_PACKAGE)
     try:
-        frame = sys._getframe(depth)
-        g = frame.f_globals
+        frame: Optional[FrameType] = sys._getframe(depth)
+    except ValueError:  # fewer frames than asked (called from C at the top level)
+        frame = None
+    return frame_dialect(frame, through_layers)
+
+
+def frame_dialect(frame: Optional[FrameType], through_layers: bool = False) -> Optional[str]:
+    """:func:`caller_dialect` for the code running in ``frame`` (for a caller that has
+    already walked the stack to it); ``None``: no Python frame (the process-wide alias
+    alone decides)."""
+    fg = sys.modules.get(_PACKAGE)
+    g = {} if frame is None else frame.f_globals
+    if frame is not None:
         # a transparent wrapper (TRANSPARENT): its caller is the caller
         while g.get("__name__") in TRANSPARENT and frame.f_back is not None:
             frame = frame.f_back
@@ -46,8 +57,6 @@ def caller_dialect(depth: int = 2, through_layers: bool = False) -> Optional[str
                 break
             frame = frame.f_back
             g = frame.f_globals
-    except ValueError:  # fewer frames than asked (called from C at the top level)
-        g = {}
     if str(g.get("__name__", "")).startswith(_PACKAGE + "."):
         return None  # ferrograd's own code spells what it means (axis= / dim=)
     as_torch, as_paddle = g.get("torch") is fg, g.get("paddle") is fg
@@ -62,4 +71,4 @@ def caller_dialect(depth: int = 2, through_layers: bool = False) -> Optional[str
     return None
 
 
-__all__ = ["caller_dialect"]
+__all__ = ["caller_dialect", "frame_dialect"]

@@ -12,25 +12,26 @@ the same values. Paddle's ``gather`` has no ``sparse_grad``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from . import _core
-from ._index_sign import refuse_negative, see_through
+from ._index_sign import refusal, see_through
 from .autograd import Function
 from .grad_mode import is_grad_enabled
 
 Tensor = _core.Tensor
 
-# the core's gather (both peers' forms), wrapped below
-_core_gather = Tensor.gather
+# the core's gather (both peers' forms), wrapped below; typed Any: it also takes the
+# private keyword ``refuse`` (``_index_sign``), which the public stubs do not show
+_core_gather: Any = Tensor.gather
 
 
 class _SparseGather(Function):
     """``input.gather(dim, index)`` whose gradient w.r.t. ``input`` carries its sparse form."""
 
     @staticmethod
-    def forward(ctx: Any, inp: Tensor, dim: int, index: Tensor) -> Tensor:
-        out = _core_gather(inp, dim, index)
+    def forward(ctx: Any, inp: Tensor, dim: int, index: Tensor, refuse: Any) -> Tensor:
+        out = _core_gather(inp, dim, index, refuse=refuse)
         ctx.dim = dim % inp.ndim
         index = index.to(_core.int64)
         # the core gather takes negative indices (from the end): the COO indices must not
@@ -59,26 +60,31 @@ class _SparseGather(Function):
         dense = _core.zeros(list(ctx.shape), dtype=grad.dtype).scatter_add(dim, index, grad)
         # the stubs type .grad as a Tensor; a sparse one is accepted at run time
         dense.grad = SparseCooTensor(_core.stack(rows), values, ctx.shape)  # type: ignore[assignment]
-        return dense, None, None
+        return dense, None, None, None
 
 
-def _zero_d_index(self: Tensor, args: tuple, kwargs: dict) -> Any:
+def _zero_d_index(
+    self: Tensor, args: tuple, kwargs: dict, torch_form: bool, refuse: Optional[str]
+) -> Any:
     """The result of a gather whose index is 0-d, or None when the index is not 0-d (or the
     call is malformed: the core then says what is wrong). Paddle's form (an index tensor
     first) drops the axis (``GatherInferMeta``: "0D index will decrease the dimension");
-    PyTorch's form (a dim first) takes a 0-d index of a 1-D input as a 1-D one and gives a
-    0-d result (a 0-d input takes a 1-D index the same way), as ``torch.gather`` does."""
-    torch_form = "dim" in kwargs or (bool(args) and not isinstance(args[0], Tensor))
+    PyTorch's form (``torch_form``: a dim first) takes a 0-d index of a 1-D input as a 1-D
+    one and gives a 0-d result (a 0-d input takes a 1-D index the same way), as
+    ``torch.gather`` does. ``refuse``: as the core gather's."""
     if torch_form:
-        names = ("dim", "index")
-        p = dict(zip(names, args))
-        if len(args) > 2 or any(k in p for k in kwargs) or set(kwargs) - set(names):
+        if kwargs or len(args) != 2:
+            names = ("dim", "index")
+            p = dict(zip(names, args))
+            if len(args) > 2 or any(k in p for k in kwargs) or set(kwargs) - set(names):
+                return None
+            p.update(kwargs)
+            dim, index = p.get("dim"), p.get("index")
+        else:  # the common call gather(dim, index): no dictionary
+            dim, index = args
+        if not isinstance(index, Tensor) or (index.ndim, self.ndim) not in ((0, 1), (1, 0)):
             return None
-        p.update(kwargs)
-        index = p.get("index")
-        if not isinstance(index, Tensor) or {index.ndim, self.ndim} != {0, 1}:
-            return None
-        out = _core_gather(self.reshape([-1]), p["dim"], index.reshape([-1]))
+        out = _core_gather(self.reshape([-1]), dim, index.reshape([-1]), refuse=refuse)
         return out.reshape(list(index.shape))
     p = dict(zip(("index", "axis", "name"), args))
     if len(args) > 3 or any(k in p for k in kwargs):
@@ -93,28 +99,23 @@ def _zero_d_index(self: Tensor, args: tuple, kwargs: dict) -> Any:
     return _core_gather(self, index.reshape([1]), axis).squeeze(axis)
 
 
-def _torch_form_index_sign(self: Tensor, args: tuple, kwargs: dict) -> None:
-    """PyTorch's form (a dim first): PyTorch code gets PyTorch's IndexError for an index
-    below 0 (``_index_sign``); a malformed call is left to the core's errors."""
-    if not ("dim" in kwargs or (bool(args) and not isinstance(args[0], Tensor))):
-        return
-    dim = kwargs.get("dim", args[0] if args else None)
-    index = kwargs.get("index", args[1] if len(args) > 1 else None)
-    n = max(self.ndim, 1)
-    if isinstance(dim, int) and -n <= dim < n:
-        refuse_negative(index, self.shape[dim] if self.ndim else 1, dim % n, "gather")
-
-
 def gather(self: Tensor, *args: Any, sparse_grad: bool = False, **kwargs: Any) -> Tensor:
     """torch ``gather(dim, index, *, sparse_grad=False)`` or Paddle ``gather(index,
     axis=None)``. With ``sparse_grad=True`` (PyTorch form only) ``input`` gets a sparse COO
     gradient, as in PyTorch. A 0-d index: Paddle's form drops the axis, PyTorch's reads it
     as 1-D for a 1-D input (a 0-d result). An index below 0 counts from the end, except in
     PyTorch code's PyTorch form (PyTorch's IndexError)."""
-    _torch_form_index_sign(self, args, kwargs)
+    torch_form = "dim" in kwargs or (bool(args) and not isinstance(args[0], Tensor))
+    # PyTorch code's PyTorch form refuses an index below 0 (_index_sign): decided here once,
+    # checked by the core's kernel in its own pass over the index
+    refuse = refusal("gather") if torch_form else None
     if not sparse_grad:
-        zero_d = _zero_d_index(self, args, kwargs)
-        return _core_gather(self, *args, **kwargs) if zero_d is None else zero_d
+        zero_d = _zero_d_index(self, args, kwargs, torch_form, refuse)
+        if zero_d is not None:
+            return zero_d
+        if refuse is None:
+            return _core_gather(self, *args, **kwargs)
+        return _core_gather(self, *args, refuse=refuse, **kwargs)
     dim = kwargs.pop("dim", args[0] if args else None)
     index = kwargs.pop("index", args[1] if len(args) > 1 else None)
     if kwargs or len(args) > 2 or not isinstance(dim, int) or not isinstance(index, Tensor):
@@ -123,12 +124,11 @@ def gather(self: Tensor, *args: Any, sparse_grad: bool = False, **kwargs: Any) -
             "an int dim and an index Tensor"
         )
     if not (self.requires_grad and is_grad_enabled() and self.ndim > 0):
-        return _core_gather(self, dim, index)
-    out: Tensor = _SparseGather.apply(self, dim, index)
+        return _core_gather(self, dim, index, refuse=refuse)
+    out: Tensor = _SparseGather.apply(self, dim, index, refuse)
     return out
 
 
-see_through(_torch_form_index_sign, None)
 see_through(gather)
 
 

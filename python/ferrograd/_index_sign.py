@@ -14,6 +14,11 @@ The dialect is that of the first frame above the op that is not one of the op's 
 wrappers (registered with :func:`see_through`: an in-place variant calling the
 out-of-place function, ``take_along_dim`` calling ``gather``, ...). ferrograd's own
 modules have no dialect, so library code that calls these ops is never refused.
+
+The refusal itself happens in the Rust kernels, in their own pass over the index (no
+extra op): :func:`refusal` decides once per call, and the op passes its answer to the
+raw core methods as ``refuse`` (``_scatter_add`` / ``_scatter_set`` /
+``_scatter_reduce_raw`` / ``gather``; ``index_select``'s binding decides for itself).
 """
 
 from __future__ import annotations
@@ -21,8 +26,7 @@ from __future__ import annotations
 import sys
 from typing import Any, Callable, Optional, TypeVar
 
-from . import _core
-from ._dialect import caller_dialect
+from ._dialect import frame_dialect
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -43,36 +47,18 @@ def see_through(fn: F, op: Optional[str] = "") -> F:
     return fn
 
 
-def _torch_caller(op: str) -> Optional[str]:
-    """The op name to show when the code that called the op (above the frames registered
-    with :func:`see_through`) is PyTorch code; None otherwise (only called by
-    :func:`refuse_negative`, whose caller is the op)."""
-    depth = 2  # 0: here, 1: refuse_negative, 2: the op's function that checks
-    frame = sys._getframe(depth)
-    while frame.f_code in _SEE_THROUGH and frame.f_back is not None:
-        shown = _SEE_THROUGH[frame.f_code]
-        if shown == LOCAL_NAME:
+def refusal(op: str) -> Optional[str]:
+    """For the op's function ``op`` calling it: the op name PyTorch's IndexError shows
+    when the code that called the op (above the frames registered with
+    :func:`see_through`) is PyTorch code, to pass as the raw methods' ``refuse``; None
+    (indices below 0 count from the end) otherwise."""
+    frame = sys._getframe(1)  # the op's function
+    see = _SEE_THROUGH
+    while frame.f_code in see and frame.f_back is not None:
+        shown = see[frame.f_code]
+        if shown is LOCAL_NAME:
             shown = frame.f_locals.get("name")
-        op = op if shown is None else str(shown)
+        if shown is not None:
+            op = str(shown)
         frame = frame.f_back
-        depth += 1
-    # caller_dialect's depth counts from its own frame, one below this function's
-    return op if caller_dialect(depth + 1) == "torch" else None
-
-
-def refuse_negative(index: Any, size: int, dim: int, op: str) -> None:
-    """In PyTorch code, an IndexError naming ``op`` when ``index`` (a Tensor; anything
-    else is left to the op) has a value below 0; ``size`` and ``dim``: the indexed
-    dimension's, for the message. Elsewhere nothing: the op counts it from the end."""
-    if not isinstance(index, _core.Tensor) or index.numel() == 0:
-        return
-    shown = _torch_caller(op)
-    if shown is None:
-        return
-    lo = int(index.min())
-    if lo < 0:
-        raise IndexError(
-            f"{shown}: index {lo} is out of bounds for dimension {dim} with size {size}: "
-            f"PyTorch's {shown} takes indices in [0, {size}) (negative ones are not counted "
-            "from the end; add the size first)"
-        )
+    return op if frame_dialect(frame) == "torch" else None

@@ -12,6 +12,11 @@ differentiable ``_scatter_add`` and ``_scatter_set`` (last duplicate wins), and
 ``_scatter_reduce_raw`` for ``prod`` / ``amax`` / ``amin``, whose gradients are the
 custom functions below. In-place variants (``scatter_``, ...) compute the result and
 ``copy_`` it into the tensor, which rebases its history.
+
+PyTorch code's PyTorch spellings refuse an index below 0 (``_index_sign``): each op
+decides once per call (``refusal``) and passes the op name as ``refuse`` to the
+primitives that first read the user's index; the kernels check it in their own pass.
+Later reads of the same index (counts, gradients) need no check.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from typing import Any
 
 from . import _core
 from ._dialect import caller_dialect
-from ._index_sign import refuse_negative, see_through
+from ._index_sign import refusal, see_through
 from .autograd.py_layer import Function, once_differentiable
 
 Tensor = _core.Tensor
@@ -81,11 +86,6 @@ def _pad_corner(t: Tensor, shape: list[int]) -> Tensor:
     return t
 
 
-def _refuse_negative(x: Tensor, index: Tensor, dim: int, op: str) -> None:
-    """PyTorch code: PyTorch's IndexError for an index below 0 (``_index_sign``)."""
-    refuse_negative(index, x.shape[dim] if x.ndim else 1, dim, op)
-
-
 def _corner(src: Tensor, shape: Any) -> Tensor:
     """The leading corner of ``src`` of ``shape`` (the part a scatter with that index uses)."""
     if list(src.shape) == list(shape):
@@ -100,8 +100,8 @@ class _ScatterExtreme(Function):
     incoming gradient with constant masks, so it is exact at every order."""
 
     @staticmethod
-    def forward(ctx, x, src, dim, index, reduce, include_self):  # type: ignore[override]
-        out = x._scatter_reduce_raw(dim, index, src, reduce, include_self)
+    def forward(ctx, x, src, dim, index, reduce, include_self, refuse):  # type: ignore[override]
+        out = x._scatter_reduce_raw(dim, index, src, reduce, include_self, refuse)
         ctx.dim, ctx.include_self, ctx.src_shape = dim, include_self, list(src.shape)
         ctx.save_for_backward(x, src, index, out)
         return out
@@ -125,7 +125,7 @@ class _ScatterExtreme(Function):
         zero = _core.zeros([], dtype=dt)
         gx = _core.where(mself, gn, zero)
         gsrc = _pad_corner(_core.where(hit, gn.gather(dim, index), zero), ctx.src_shape)
-        return gx, gsrc, None, None, None, None
+        return gx, gsrc, None, None, None, None, None
 
 
 def _prod_others(v: Tensor, zeros: Tensor, nz: Tensor) -> Tensor:
@@ -144,8 +144,8 @@ class _ScatterProd(Function):
     gradient again raises."""
 
     @staticmethod
-    def forward(ctx, x, src, dim, index, include_self):  # type: ignore[override]
-        out = x._scatter_reduce_raw(dim, index, src, "prod", include_self)
+    def forward(ctx, x, src, dim, index, include_self, refuse):  # type: ignore[override]
+        out = x._scatter_reduce_raw(dim, index, src, "prod", include_self, refuse)
         ctx.dim, ctx.include_self, ctx.src_shape = dim, include_self, list(src.shape)
         ctx.save_for_backward(x, src, index)
         return out
@@ -173,22 +173,32 @@ class _ScatterProd(Function):
             gx = _core.where(touched == 0, g, _core.zeros([], dtype=dt))
         others = _prod_others(src_sel, nzeros.gather(dim, index), nz.gather(dim, index))
         gsrc = _pad_corner(g.gather(dim, index) * others, ctx.src_shape)
-        return gx, gsrc, None, None, None
+        return gx, gsrc, None, None, None, None
 
 
-def _scatter_sum(x: Tensor, dim: int, index: Tensor, src: Tensor, include_self: bool) -> Tensor:
+def _scatter_sum(
+    x: Tensor, dim: int, index: Tensor, src: Tensor, include_self: bool, refuse: Any = None
+) -> Tensor:
+    """``x`` with ``src`` summed in at ``index`` along ``dim`` (``include_self=False``: the
+    targeted elements' old values left out); ``refuse``: as the primitives'."""
     if not include_self:
-        x = x._scatter_set(dim, index, _core.zeros(list(index.shape), dtype=x.dtype))
-    return x._scatter_add(dim, index, src)
+        x = x._scatter_set(dim, index, _core.zeros(list(index.shape), dtype=x.dtype), refuse)
+    return x._scatter_add(dim, index, src, refuse)
 
 
 def _scatter_mean(
-    x: Tensor, dim: int, index: Tensor, src: Tensor, include_self: bool, trunc: bool = False
+    x: Tensor,
+    dim: int,
+    index: Tensor,
+    src: Tensor,
+    include_self: bool,
+    trunc: bool = False,
+    refuse: Any = None,
 ) -> Tensor:
     """The mean of the values landing on each element; of ints, rounded down (PyTorch's
     ``scatter_reduce``) or with ``trunc`` toward zero (Paddle's ``put_along_axis``, which
-    divides in the int type)."""
-    total = _scatter_sum(x, dim, index, src, include_self)
+    divides in the int type). ``refuse``: as the primitives'."""
+    total = _scatter_sum(x, dim, index, src, include_self, refuse)
     # counts: 1 for self (or for an untouched element), +1 per value landing there
     cnt = _core.ones(list(x.shape), dtype=x.dtype)
     if not include_self:
@@ -222,19 +232,19 @@ def scatter_reduce(
     if not isinstance(src, Tensor):
         src = _values(x, src, index.shape)
     dim = _dim(dim, x.ndim, op)
-    _refuse_negative(x, index, dim, op)
     r = _REDUCE_ALIASES.get(reduce, reduce)
+    if r not in ("sum", "mean", "amax", "amin", "prod"):
+        raise ValueError(
+            f"{op}: reduce must be one of 'sum', 'prod', 'mean', 'amax', 'amin', got {reduce!r}"
+        )
+    refuse = refusal(op)
     if r == "sum":
-        return _scatter_sum(x, dim, index, src, include_self)
+        return _scatter_sum(x, dim, index, src, include_self, refuse)
     if r == "mean":
-        return _scatter_mean(x, dim, index, src, include_self)
+        return _scatter_mean(x, dim, index, src, include_self, refuse=refuse)
     if r in ("amax", "amin"):
-        return _ScatterExtreme.apply(x, src, dim, index, r, bool(include_self))
-    if r == "prod":
-        return _ScatterProd.apply(x, src, dim, index, bool(include_self))
-    raise ValueError(
-        f"{op}: reduce must be one of 'sum', 'prod', 'mean', 'amax', 'amin', got {reduce!r}"
-    )
+        return _ScatterExtreme.apply(x, src, dim, index, r, bool(include_self), refuse)
+    return _ScatterProd.apply(x, src, dim, index, bool(include_self), refuse)
 
 
 def scatter_add(x: Tensor, dim: int, index: Any, src: Tensor) -> Tensor:
@@ -242,8 +252,7 @@ def scatter_add(x: Tensor, dim: int, index: Any, src: Tensor) -> Tensor:
     index[m]`` for each position ``m`` of ``index`` (duplicates add up)."""
     index = _index(index, "scatter_add")
     d = _dim(dim, x.ndim, "scatter_add")
-    _refuse_negative(x, index, d, "scatter_add")
-    return x._scatter_add(d, index, src)
+    return x._scatter_add(d, index, src, refusal("scatter_add"))
 
 
 def _torch_scatter(
@@ -257,11 +266,11 @@ def _torch_scatter(
     if not isinstance(s, Tensor):
         s = _values(x, s, index.shape)
     d = _dim(dim, x.ndim, op)
-    _refuse_negative(x, index, d, op)
     if reduce is None:
-        return x._scatter_set(d, index, s)
+        return x._scatter_set(d, index, s, refusal(op))
     if reduce not in ("add", "multiply"):
         raise ValueError(f"scatter: reduce must be 'add' or 'multiply', got {reduce!r}")
+    # (scatter_reduce decides the refusal, looking through this frame for the name)
     return scatter_reduce(x, d, index, s, reduce, include_self=True)
 
 
@@ -323,8 +332,6 @@ def _index_add_torch(
         out = _index_add_torch(flat, 0, index, source.reshape([-1]), alpha, torch_form=torch_form)
         return out.reshape([])
     d = _dim(dim, x.ndim, op)
-    if torch_form:
-        _refuse_negative(x, index, d, op)
     want = list(x.shape)
     want[d] = index.shape[0]
     if list(source.shape) != want:
@@ -332,9 +339,10 @@ def _index_add_torch(
             f"{op}: the source has shape {list(source.shape)}, expected {want} (x's shape "
             f"with dimension {d} of the index's length {index.shape[0]})"
         )
+    refuse = refusal(op) if torch_form else None
     if alpha != 1:
         source = source * alpha
-    return x._scatter_add(d, _row_index(x, index, source, d), source)
+    return x._scatter_add(d, _row_index(x, index, source, d), source, refuse)
 
 
 def index_add(x: Tensor, *args: Any, **kwargs: Any) -> Tensor:
@@ -377,7 +385,6 @@ def index_reduce(
         out = index_reduce(flat, 0, index, source.reshape([-1]), reduce, include_self=include_self)
         return out.reshape([])
     d = _dim(dim, x.ndim, op)
-    _refuse_negative(x, index, d, op)
     want = list(x.shape)
     want[d] = index.shape[0]
     if list(source.shape) != want:
@@ -385,6 +392,7 @@ def index_reduce(
             f"{op}: the source has shape {list(source.shape)}, expected {want} (x's shape "
             f"with dimension {d} of the index's length {index.shape[0]})"
         )
+    # (scatter_reduce decides the refusal, looking through this frame for the name)
     return scatter_reduce(
         x, d, _row_index(x, index, source, d), source, reduce, include_self=include_self
     )
@@ -467,7 +475,6 @@ def put_along_axis(
 
 
 # the PyTorch spellings' frames, looked through to find the calling code (_index_sign)
-see_through(_refuse_negative, None)
 see_through(scatter)
 see_through(_torch_scatter, "scatter")
 see_through(index_add)

@@ -53,6 +53,55 @@ pub fn wrap_index(i: i64, size: usize) -> Option<usize> {
     (0..n).contains(&j).then_some(j as usize)
 }
 
+/// What an index kernel makes of an index below 0.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum NegIndex<'a> {
+    /// Counted from the end, as Python, Paddle and ferrograd's own code do (`-1`: last).
+    #[default]
+    Wrap,
+    /// Refused, as PyTorch's index ops do (its `gather` / `scatter` / `index_select` /
+    /// `index_add` / `index_copy`): an `IndexError` naming the op given here (the one the
+    /// user called, which may differ from the kernel's own name).
+    Refuse(&'a str),
+}
+
+impl NegIndex<'_> {
+    /// `i` as a position in `0..size`, or `None` when it is outside the range this mode
+    /// takes (`[-size, size)` for `Wrap`, `[0, size)` for `Refuse`).
+    #[inline(always)]
+    pub fn wrap(self, i: i64, size: usize) -> Option<usize> {
+        match self {
+            NegIndex::Wrap => wrap_index(i, size),
+            NegIndex::Refuse(_) => usize::try_from(i).ok().filter(|&j| j < size),
+        }
+    }
+
+    /// What a kernel adds to an index below 0 before its range check against `0..size`
+    /// (`size` when wrapping; 0 when refusing, so every negative index fails the check).
+    #[inline(always)]
+    pub fn shift(self, size: i64) -> i64 {
+        match self {
+            NegIndex::Wrap => size,
+            NegIndex::Refuse(_) => 0,
+        }
+    }
+
+    /// The error for an index `i` that [`NegIndex::wrap`] rejected along `dim` of size
+    /// `size`: PyTorch's message for a negative one when refusing, else `other()` (the
+    /// kernel's own out-of-range message).
+    #[cold]
+    pub fn error(self, i: i64, dim: usize, size: usize, other: impl FnOnce() -> Error) -> Error {
+        match self {
+            NegIndex::Refuse(op) if i < 0 => Error::index(format!(
+                "{op}: index {i} is out of bounds for dimension {dim} with size {size}: \
+                 PyTorch's {op} takes indices in [0, {size}) (negative ones are not counted \
+                 from the end; add the size first)"
+            )),
+            _ => other(),
+        }
+    }
+}
+
 /// Calls `f(position, multi_index)` for every element of `shape` in row-major order.
 fn for_each_multi_index(
     shape: &[usize],
@@ -111,13 +160,15 @@ pub fn select_linear(shape: &[usize], dim: usize, index: &[i64], op: &str) -> Re
 
 /// Linear indices of `gather(dim, index)` on a tensor of `shape` (torch semantics): the
 /// output has `index_shape`, which must have the same rank as `shape` and no larger size
-/// outside `dim`; output element `m` reads `input[m with m[dim] = index[m]]`.
+/// outside `dim`; output element `m` reads `input[m with m[dim] = index[m]]`. `neg`: what
+/// an index below 0 means.
 pub fn gather_linear(
     shape: &[usize],
     dim: usize,
     index: &[i64],
     index_shape: &[usize],
     op: &str,
+    neg: NegIndex<'_>,
 ) -> Result<Vec<usize>> {
     if index_shape.len() != shape.len() {
         return Err(Error::value(format!(
@@ -145,10 +196,12 @@ pub fn gather_linear(
     let mut lin = crate::storage::try_vec_with_capacity(index.len())?;
     for_each_multi_index(index_shape, |p, m| {
         let i = index[p];
-        let k = wrap_index(i, size).ok_or_else(|| {
-            Error::index(format!(
-                "{op}: index {i} is out of bounds for dimension {dim} with size {size}"
-            ))
+        let k = neg.wrap(i, size).ok_or_else(|| {
+            neg.error(i, dim, size, || {
+                Error::index(format!(
+                    "{op}: index {i} is out of bounds for dimension {dim} with size {size}"
+                ))
+            })
         })?;
         let l: isize = m
             .iter()
@@ -313,6 +366,37 @@ mod tests {
     }
 
     #[test]
+    fn refuse_mode_takes_only_indices_from_zero() {
+        let refuse = NegIndex::Refuse("user_op");
+        assert_eq!(refuse.wrap(2, 3), Some(2));
+        assert_eq!(refuse.wrap(-1, 3), None);
+        assert_eq!(refuse.wrap(3, 3), None);
+        assert_eq!(refuse.wrap(i64::MIN, 3), None);
+        assert_eq!((refuse.shift(3), NegIndex::Wrap.shift(3)), (0, 3));
+        // the same index list: wrapped, or refused with PyTorch's message naming the op
+        let idx = [1, -1, 0, 1];
+        let wrapped = gather_linear(&[2, 2], 1, &idx, &[2, 2], "g", NegIndex::Wrap).unwrap();
+        assert_eq!(wrapped, vec![1, 1, 2, 3]);
+        let e = gather_linear(&[2, 2], 1, &idx, &[2, 2], "g", refuse).unwrap_err();
+        assert_eq!(e.kind, crate::error::ErrorKind::Index);
+        assert!(
+            e.message.starts_with(
+                "user_op: index -1 is out of bounds for dimension 1 with size 2: PyTorch's \
+                 user_op takes indices in [0, 2) (negative ones are not counted from the end"
+            ),
+            "{}",
+            e.message
+        );
+        // an index past the end keeps the kernel's own message
+        let e = gather_linear(&[2, 2], 1, &[2, 0, 0, 0], &[2, 2], "g", refuse).unwrap_err();
+        assert!(
+            e.message.starts_with("g: index 2 is out of bounds"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
     fn take_and_put_follow_strides() {
         let base: Vec<i64> = (0..6).collect();
         let t = Layout::contiguous(&[2, 3]).swap_dims(0, 1); // [3, 2] transposed view
@@ -335,11 +419,11 @@ mod tests {
             vec![2, 0, 5, 3]
         );
         assert_eq!(
-            gather_linear(&[2, 2], 1, &[1, 1, 0, 1], &[2, 2], "g").unwrap(),
+            gather_linear(&[2, 2], 1, &[1, 1, 0, 1], &[2, 2], "g", NegIndex::Wrap).unwrap(),
             vec![1, 1, 2, 3]
         );
         assert!(select_linear(&[2, 3], 1, &[3], "s").is_err());
-        assert!(gather_linear(&[2, 2], 1, &[0; 3], &[3, 1], "g").is_err());
+        assert!(gather_linear(&[2, 2], 1, &[0; 3], &[3, 1], "g", NegIndex::Wrap).is_err());
         assert_eq!(
             last_writers(&[1, 0, 1], 2).unwrap(),
             vec![false, true, true]

@@ -14,6 +14,7 @@
 
 use crate::dtype::Element;
 use crate::error::{Error, Result};
+use crate::kernels::index::NegIndex;
 use crate::kernels::par::{build_blocks, Fresh};
 use crate::layout::Layout;
 use crate::storage::try_vec_with_capacity;
@@ -82,16 +83,25 @@ fn product(dims: &[usize], op: &str) -> Result<usize> {
         .ok_or_else(|| Error::memory(format!("{op}: the output size overflows")))
 }
 
-/// Wraps `index_select` indices (negative counts from the end) into `0..size`; an index
-/// outside `-size..size` is an `IndexError` naming `op` and `dim`.
-pub fn wrap_select_indices(index: &[i64], size: usize, dim: usize, op: &str) -> Result<Vec<usize>> {
+/// Wraps `index_select` indices into `0..size` (with `neg` = `Wrap`, a negative one counts
+/// from the end); an index outside the range `neg` takes is an `IndexError` naming `op`
+/// and `dim`.
+pub fn wrap_select_indices(
+    index: &[i64],
+    size: usize,
+    dim: usize,
+    op: &str,
+    neg: NegIndex<'_>,
+) -> Result<Vec<usize>> {
     index
         .iter()
         .map(|&i| {
-            crate::kernels::index::wrap_index(i, size).ok_or_else(|| {
-                Error::index(format!(
-                    "{op}: index {i} is out of range for dimension {dim} with size {size}"
-                ))
+            neg.wrap(i, size).ok_or_else(|| {
+                neg.error(i, dim, size, || {
+                    Error::index(format!(
+                        "{op}: index {i} is out of range for dimension {dim} with size {size}"
+                    ))
+                })
             })
         })
         .collect()
@@ -199,8 +209,9 @@ pub fn gather_fits(shape: &[usize], dim: usize, index_shape: &[usize]) -> bool {
 
 /// `gather(dim, index)` (torch semantics) of the view `layout` of `src`: output element
 /// `m` (row-major over `index_shape`) is `src[m with m[dim] = index[m]]`, negative
-/// indices wrapping; an index outside `-size..size` is an `IndexError` naming `op`
-/// (the first in row-major order). Needs [`gather_fits`] and `index` row-major.
+/// indices wrapping or refused as `neg` says; an index outside the range taken is an
+/// `IndexError` naming `op` (the first in row-major order). Needs [`gather_fits`] and
+/// `index` row-major.
 pub fn gather_rows<T: Element, I: Copy + Into<i64> + Sync>(
     src: &[T],
     layout: &Layout,
@@ -208,6 +219,7 @@ pub fn gather_rows<T: Element, I: Copy + Into<i64> + Sync>(
     index: &[I],
     index_shape: &[usize],
     op: &str,
+    neg: NegIndex<'_>,
 ) -> Result<Vec<T>> {
     let (shape, strides) = (&layout.shape[..], &layout.strides[..]);
     if !gather_fits(shape, dim, index_shape) {
@@ -228,6 +240,8 @@ pub fn gather_rows<T: Element, I: Copy + Into<i64> + Sync>(
     check_span(layout, src.len(), op)?;
     let size = shape[dim];
     let n = size as i64; // a buffer's length always fits in i64
+                         // added to an index below 0 before the range check (0 when refusing: it then fails)
+    let shift = neg.shift(n);
     let (outer, kd) = (product(&index_shape[..dim], op)?, index_shape[dim]);
     let inner = len / (outer * kd);
     let outer_off = offsets(&index_shape[..dim], &strides[..dim])?;
@@ -244,9 +258,11 @@ pub fn gather_rows<T: Element, I: Copy + Into<i64> + Sync>(
     let units = outer * kd;
     let (per, blocks) = blocking(units, inner);
     let bad = |v: i64| {
-        Error::index(format!(
-            "{op}: index {v} is out of bounds for dimension {dim} with size {size}"
-        ))
+        neg.error(v, dim, size, || {
+            Error::index(format!(
+                "{op}: index {v} is out of bounds for dimension {dim} with size {size}"
+            ))
+        })
     };
     let (out, _) = build_blocks(
         len,
@@ -268,7 +284,7 @@ pub fn gather_rows<T: Element, I: Copy + Into<i64> + Sync>(
                     let dst = fresh.next(ix.len());
                     for (d, &x) in dst.iter_mut().zip(ix) {
                         let v: i64 = x.into();
-                        let w = if v < 0 { v + n } else { v };
+                        let w = if v < 0 { v + shift } else { v };
                         if !(0..n).contains(&w) {
                             return Err(bad(v));
                         }
@@ -279,7 +295,7 @@ pub fn gather_rows<T: Element, I: Copy + Into<i64> + Sync>(
                         let dst = fresh.next(c.len());
                         for (i, (d, &x)) in dst.iter_mut().zip(c).enumerate() {
                             let v: i64 = x.into();
-                            let w = if v < 0 { v + n } else { v };
+                            let w = if v < 0 { v + shift } else { v };
                             if !(0..n).contains(&w) {
                                 return Err(bad(v));
                             }
@@ -291,7 +307,7 @@ pub fn gather_rows<T: Element, I: Copy + Into<i64> + Sync>(
                         let dst = fresh.next(c.len());
                         for ((d, &x), &io) in dst.iter_mut().zip(c).zip(&inner_off) {
                             let v: i64 = x.into();
-                            let w = if v < 0 { v + n } else { v };
+                            let w = if v < 0 { v + shift } else { v };
                             if !(0..n).contains(&w) {
                                 return Err(bad(v));
                             }
@@ -340,16 +356,43 @@ mod tests {
     fn gather_rows_matches_the_definition_and_reports_the_first_bad_index() {
         let base: Vec<f64> = (0..6).map(f64::from).collect();
         let c = Layout::contiguous(&[2, 3]);
-        let g = gather_rows(&base, &c, 1, &[2i64, -3, 1, 1], &[2, 2], "g").unwrap();
+        let g = gather_rows(
+            &base,
+            &c,
+            1,
+            &[2i64, -3, 1, 1],
+            &[2, 2],
+            "g",
+            NegIndex::Wrap,
+        )
+        .unwrap();
         assert_eq!(g, [2.0, 0.0, 4.0, 4.0]);
-        let g0 = gather_rows(&base, &c, 0, &[1i32, 0], &[1, 2], "g").unwrap();
+        let g0 = gather_rows(&base, &c, 0, &[1i32, 0], &[1, 2], "g", NegIndex::Wrap).unwrap();
         assert_eq!(g0, [3.0, 1.0]);
-        let e = gather_rows(&base, &c, 1, &[0i64, 3, -4, 0], &[2, 2], "g").unwrap_err();
+        let e = gather_rows(
+            &base,
+            &c,
+            1,
+            &[0i64, 3, -4, 0],
+            &[2, 2],
+            "g",
+            NegIndex::Wrap,
+        );
+        let e = e.unwrap_err();
         assert!(
             e.message.contains("index 3 is out of bounds"),
             "{}",
             e.message
         );
+        // refusing: the first negative index in row-major order, with PyTorch's message
+        let refuse = NegIndex::Refuse("take_along_dim");
+        let e = gather_rows(&base, &c, 1, &[0i64, 1, -2, -1], &[2, 2], "g", refuse);
+        assert!(e.unwrap_err().message.starts_with(
+            "take_along_dim: index -2 is out of bounds for dimension 1 with size 3: \
+                 PyTorch's take_along_dim takes indices in [0, 3)"
+        ));
+        let g = gather_rows(&base, &c, 1, &[2i64, 0, 1, 1], &[2, 2], "g", refuse).unwrap();
+        assert_eq!(g, [2.0, 0.0, 4.0, 4.0]);
         assert!(!gather_fits(&[2, 3], 1, &[3, 1]));
         assert!(!gather_fits(&[], 0, &[]));
     }

@@ -7,26 +7,28 @@
 
 use crate::dtype::Element;
 use crate::error::{Error, Result};
-use crate::kernels::index::{gather_linear, wrap_index};
+use crate::kernels::index::{gather_linear, NegIndex};
 use half::{bf16, f16};
 
 /// Row-major linear indices into a tensor of `shape` for a scatter / gather along `dim`
 /// with an `index` of `index_shape` (see [`gather_linear`], which this matches). When the
 /// index has the tensor's shape outside `dim` (the common case) the positions are
-/// computed with three plain loops instead of a multi-index per element.
+/// computed with three plain loops instead of a multi-index per element. `neg`: what an
+/// index below 0 means.
 pub fn scatter_linear(
     shape: &[usize],
     dim: usize,
     index: &[i64],
     index_shape: &[usize],
     op: &str,
+    neg: NegIndex<'_>,
 ) -> Result<Vec<usize>> {
     let fast = !shape.is_empty()
         && index_shape.len() == shape.len()
         && (0..shape.len()).all(|d| d == dim || index_shape[d] == shape[d])
         && index.len() == index_shape.iter().product::<usize>();
     if !fast {
-        return gather_linear(shape, dim, index, index_shape, op);
+        return gather_linear(shape, dim, index, index_shape, op, neg);
     }
     let size = shape[dim];
     let inner: usize = shape[dim + 1..].iter().product();
@@ -38,10 +40,12 @@ pub fn scatter_linear(
         for _ in 0..k {
             for i in 0..inner {
                 let v = index[p];
-                let w = wrap_index(v, size).ok_or_else(|| {
-                    Error::index(format!(
-                        "{op}: index {v} is out of bounds for dimension {dim} with size {size}"
-                    ))
+                let w = neg.wrap(v, size).ok_or_else(|| {
+                    neg.error(v, dim, size, || {
+                        Error::index(format!(
+                            "{op}: index {v} is out of bounds for dimension {dim} with size {size}"
+                        ))
+                    })
                 })?;
                 lin.push((o * size + w) * inner + i);
                 p += 1;
@@ -245,12 +249,23 @@ mod tests {
             ishape[dim] = 5;
             let n: usize = ishape.iter().product();
             let idx: Vec<i64> = (0..n as i64).map(|i| (i * 7) % 3 - 1).collect();
+            let wrap = NegIndex::Wrap;
             assert_eq!(
-                scatter_linear(&shape, dim, &idx, &ishape, "t").unwrap(),
-                gather_linear(&shape, dim, &idx, &ishape, "t").unwrap()
+                scatter_linear(&shape, dim, &idx, &ishape, "t", wrap).unwrap(),
+                gather_linear(&shape, dim, &idx, &ishape, "t", wrap).unwrap()
             );
+            // refusing, both paths name the first negative index (row-major)
+            let refuse = NegIndex::Refuse("scatter_add_");
+            let first = idx.iter().find(|&&v| v < 0).unwrap();
+            for e in [
+                scatter_linear(&shape, dim, &idx, &ishape, "t", refuse).unwrap_err(),
+                gather_linear(&shape, dim, &idx, &ishape, "t", refuse).unwrap_err(),
+            ] {
+                let want = format!("scatter_add_: index {first} is out of bounds for dimension");
+                assert!(e.message.starts_with(&want), "{}", e.message);
+            }
         }
-        let e = scatter_linear(&[3], 0, &[0, 3], &[2], "t").unwrap_err();
+        let e = scatter_linear(&[3], 0, &[0, 3], &[2], "t", NegIndex::Wrap).unwrap_err();
         assert!(e
             .message
             .contains("index 3 is out of bounds for dimension 0 with size 3"));

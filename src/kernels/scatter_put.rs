@@ -16,7 +16,7 @@
 //! at half speed each, so the split only added the second read of the index.
 
 use crate::error::{Error, Result};
-use crate::kernels::index::{wrap_index, Accumulate};
+use crate::kernels::index::{Accumulate, NegIndex};
 
 /// How many positions ahead of the one being applied a target is computed and
 /// prefetched (a power of two: the ring of pending targets is indexed modulo it).
@@ -36,6 +36,8 @@ pub fn is_aligned(shape: &[usize], dim: usize, index_shape: &[usize]) -> bool {
 #[derive(Clone, Copy)]
 struct Targets<'a> {
     index: &'a [i64],
+    /// What an index below 0 means.
+    neg: NegIndex<'a>,
     dim: usize,
     /// `shape[dim]`.
     size: usize,
@@ -57,7 +59,7 @@ impl Targets<'_> {
     /// of range ([`Targets::error`] then names it).
     #[inline(always)]
     fn next(&mut self) -> Option<usize> {
-        let w = wrap_index(self.index[self.p], self.size)?;
+        let w = self.neg.wrap(self.index[self.p], self.size)?;
         // cannot overflow: the target lies inside the destination (a valid slice length)
         let l = self.base + w * self.inner + self.i;
         self.p += 1;
@@ -76,10 +78,12 @@ impl Targets<'_> {
     /// The `IndexError` of the index at the current position.
     #[cold]
     fn error(&self, op: &str) -> Error {
-        Error::index(format!(
-            "{op}: index {} is out of bounds for dimension {} with size {}",
-            self.index[self.p], self.dim, self.size
-        ))
+        let (v, dim, size) = (self.index[self.p], self.dim, self.size);
+        self.neg.error(v, dim, size, || {
+            Error::index(format!(
+                "{op}: index {v} is out of bounds for dimension {dim} with size {size}"
+            ))
+        })
     }
 }
 
@@ -134,7 +138,7 @@ fn apply<T: Accumulate, const ADD: bool>(
 
 /// Scatters `vals` (row-major, shaped like the index) into the contiguous `dst` of
 /// `shape` along `dim`: position `m` of the index goes to `m with m[dim] = index[m]`
-/// (negative indices count from the end), adding to what is there when `accumulate`,
+/// (negative indices count from the end, or are refused, as `neg` says), adding to what is there when `accumulate`,
 /// else overwriting (with duplicates, the last in input order wins). The index must be
 /// aligned ([`is_aligned`]). An out-of-range index is an `IndexError` naming the first
 /// one; `dst` may then be partly written (callers scatter into a fresh copy).
@@ -148,6 +152,7 @@ pub fn scatter_put<T: Accumulate>(
     vals: &[T],
     accumulate: bool,
     op: &str,
+    neg: NegIndex<'_>,
 ) -> Result<()> {
     let aligned = is_aligned(shape, dim, index_shape)
         && crate::layout::checked_numel(shape)? == dst.len()
@@ -172,6 +177,7 @@ pub fn scatter_put<T: Accumulate>(
     }
     let targets = Targets {
         index,
+        neg,
         dim,
         size: shape[dim],
         inner: shape[dim + 1..].iter().product(),
@@ -206,7 +212,7 @@ mod tests {
         vals: &[T],
         accumulate: bool,
     ) -> Result<Vec<T>> {
-        let lin = scatter_linear(shape, dim, index, index_shape, "t")?;
+        let lin = scatter_linear(shape, dim, index, index_shape, "t", NegIndex::Wrap)?;
         let mut out = x.to_vec();
         put(
             &mut out,
@@ -271,8 +277,9 @@ mod tests {
                             .all(|(a, b)| a.to_bits() == b.to_bits())
                     };
                     let mut got = x.clone();
+                    let wrap = NegIndex::Wrap;
                     scatter_put(
-                        &mut got, &shape, dim, &index, &ishape, &vals, accumulate, "t",
+                        &mut got, &shape, dim, &index, &ishape, &vals, accumulate, "t", wrap,
                     )
                     .unwrap();
                     assert!(
@@ -292,19 +299,97 @@ mod tests {
             index[n - 1] = -(n as i64) - 1;
             let vals = vec![1.0f64; n];
             let mut dst = vec![0.0f64; n];
-            let e = scatter_put(&mut dst, &[n], 0, &index, &[n], &vals, true, "op").unwrap_err();
+            let e = scatter_put(
+                &mut dst,
+                &[n],
+                0,
+                &index,
+                &[n],
+                &vals,
+                true,
+                "op",
+                NegIndex::Wrap,
+            );
+            let e = e.unwrap_err();
             assert_eq!(
                 e.message,
                 format!("op: index {n} is out of bounds for dimension 0 with size {n}")
             );
         }
         let mut dst = vec![0i64; 4];
-        assert!(scatter_put(&mut dst, &[4], 0, &[0, 1], &[2], &[1], true, "t").is_err());
-        assert!(scatter_put(&mut dst, &[2, 2], 0, &[0, 1], &[1, 2], &[1, 1], true, "t").is_ok());
+        assert!(scatter_put(
+            &mut dst,
+            &[4],
+            0,
+            &[0, 1],
+            &[2],
+            &[1],
+            true,
+            "t",
+            NegIndex::Wrap
+        )
+        .is_err());
+        assert!(scatter_put(
+            &mut dst,
+            &[2, 2],
+            0,
+            &[0, 1],
+            &[1, 2],
+            &[1, 1],
+            true,
+            "t",
+            NegIndex::Wrap
+        )
+        .is_ok());
         // not aligned: a smaller index outside `dim` takes the general path
-        assert!(scatter_put(&mut dst, &[2, 2], 0, &[0], &[1, 1], &[1], true, "t").is_err());
-        assert!(scatter_put(&mut dst, &[4], 0, &[], &[0], &[], false, "t").is_ok());
+        assert!(scatter_put(
+            &mut dst,
+            &[2, 2],
+            0,
+            &[0],
+            &[1, 1],
+            &[1],
+            true,
+            "t",
+            NegIndex::Wrap
+        )
+        .is_err());
+        assert!(scatter_put(
+            &mut dst,
+            &[4],
+            0,
+            &[],
+            &[0],
+            &[],
+            false,
+            "t",
+            NegIndex::Wrap
+        )
+        .is_ok());
         // position (0, j) of the [1, 2] index writes row index[j], column j
         assert_eq!(dst, vec![1, 0, 0, 1]);
+    }
+
+    #[test]
+    fn refuse_mode_names_the_first_negative_index() {
+        let n = 3 * AHEAD;
+        let mut index: Vec<i64> = (0..n as i64).collect();
+        index[AHEAD + 5] = -1; // past the first ring of prefetched targets
+        index[n - 1] = -2;
+        let vals = vec![1.0f32; n];
+        let mut dst = vec![0.0f32; n];
+        let refuse = NegIndex::Refuse("index_add_");
+        let e = scatter_put(&mut dst, &[n], 0, &index, &[n], &vals, true, "op", refuse);
+        let msg = e.unwrap_err().message;
+        let want = format!(
+            "index_add_: index -1 is out of bounds for dimension 0 with size {n}: PyTorch's \
+             index_add_ takes indices in [0, {n})"
+        );
+        assert!(msg.starts_with(&want), "{msg}");
+        // the same index wrapped: -1 lands on the last element, -2 on the one before
+        let mut dst = vec![0.0f32; n];
+        let wrap = NegIndex::Wrap;
+        scatter_put(&mut dst, &[n], 0, &index, &[n], &vals, true, "op", wrap).unwrap();
+        assert_eq!((dst[n - 1], dst[n - 2], dst[AHEAD + 5]), (1.0, 2.0, 0.0));
     }
 }

@@ -131,7 +131,7 @@ fn int_values(index: &Tensor, op: &str) -> Result<Vec<i64>> {
 
 /// `gather` on the row kernel: reads an int32 / int64 index in place (row-major), other
 /// integer dtypes through an int64 copy. Needs `rows::gather_fits`.
-fn gather_fast(src: &Tensor, d: usize, index: &Tensor) -> Result<Tensor> {
+fn gather_fast(src: &Tensor, d: usize, index: &Tensor, neg: kx::NegIndex<'_>) -> Result<Tensor> {
     let index = index.contiguous_raw()?;
     let (off, n) = (index.layout().offset, index.numel());
     let ishape = index.shape();
@@ -142,16 +142,16 @@ fn gather_fast(src: &Tensor, d: usize, index: &Tensor) -> Result<Tensor> {
             DType::I64 => {
                 let g = index.storage().read::<i64>();
                 let ix = g.get(off..off + n).ok_or_else(internal)?;
-                rows::gather_rows(&s, src.layout(), d, ix, ishape, "gather")?
+                rows::gather_rows(&s, src.layout(), d, ix, ishape, "gather", neg)?
             }
             DType::I32 => {
                 let g = index.storage().read::<i32>();
                 let ix = g.get(off..off + n).ok_or_else(internal)?;
-                rows::gather_rows(&s, src.layout(), d, ix, ishape, "gather")?
+                rows::gather_rows(&s, src.layout(), d, ix, ishape, "gather", neg)?
             }
             _ => {
                 let ix = index.cast_raw(DType::I64)?.to_vec::<i64>()?;
-                rows::gather_rows(&s, src.layout(), d, &ix, ishape, "gather")?
+                rows::gather_rows(&s, src.layout(), d, &ix, ishape, "gather", neg)?
             }
         };
         Tensor::from_vec(v, ishape)?
@@ -321,6 +321,17 @@ impl Tensor {
 
     /// Picks the entries `index` (1-D int tensor, negative wraps) along `dim`.
     pub fn index_select(&self, dim: isize, index: &Tensor) -> Result<Tensor> {
+        self.index_select_neg(dim, index, kx::NegIndex::Wrap)
+    }
+
+    /// [`Tensor::index_select`] with `neg` saying what an index below 0 means (PyTorch
+    /// code's `index_select` refuses it); checked in the kernel's own pass over the index.
+    pub fn index_select_neg(
+        &self,
+        dim: isize,
+        index: &Tensor,
+        neg: kx::NegIndex<'_>,
+    ) -> Result<Tensor> {
         let d = self.index_dim(dim, "index_select")?;
         if index.ndim() > 1 {
             return Err(Error::value(format!(
@@ -329,7 +340,7 @@ impl Tensor {
             )));
         }
         let idx = int_values(index, "index_select")?;
-        let wrapped = rows::wrap_select_indices(&idx, self.shape()[d], d, "index_select")?;
+        let wrapped = rows::wrap_select_indices(&idx, self.shape()[d], d, "index_select", neg)?;
         let mut out_shape = self.shape_vec();
         out_shape[d] = idx.len();
         let out = crate::with_dtype!(self.dtype(), T, {
@@ -353,12 +364,20 @@ impl Tensor {
     /// `torch.gather` / `paddle.take_along_axis`: `out[m] = self[m with m[dim] = index[m]]`;
     /// the output has the index's shape.
     pub fn gather(&self, dim: isize, index: &Tensor) -> Result<Tensor> {
+        self.gather_neg(dim, index, kx::NegIndex::Wrap)
+    }
+
+    /// [`Tensor::gather`] with `neg` saying what an index below 0 means (PyTorch code's
+    /// `gather` refuses it); checked in the kernel's own pass over the index.
+    pub fn gather_neg(&self, dim: isize, index: &Tensor, neg: kx::NegIndex<'_>) -> Result<Tensor> {
         let d = normalize_dim(dim, self.ndim(), "gather")?;
         check_int(index, "gather")?;
+        // (the backward's map: the index was checked by the forward, so `neg` changes
+        // nothing there; on the general path the map is the forward's check)
         let linear = || -> Result<Arc<Linear>> {
             let idx = int_values(index, "gather")?;
             Ok(Arc::new(Linear {
-                lin: kx::gather_linear(self.shape(), d, &idx, index.shape(), "gather")?,
+                lin: kx::gather_linear(self.shape(), d, &idx, index.shape(), "gather", neg)?,
                 in_shape: self.shape_vec(),
                 out_shape: index.shape_vec(),
             }))
@@ -367,7 +386,7 @@ impl Tensor {
             // 0-d sources and mismatched shapes: the general path (and its errors)
             return self.take_linear(&linear()?, "GatherBackward");
         }
-        let out = gather_fast(self, d, index)?;
+        let out = gather_fast(self, d, index, neg)?;
         self.record_take(out, linear, "GatherBackward")
     }
 

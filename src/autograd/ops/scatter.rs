@@ -27,13 +27,15 @@ use std::sync::Arc;
 /// What a scatter needs: the dimension, the index as a contiguous int64 tensor and the
 /// part of `src` that is used. The indices are validated when they are turned into
 /// targets ([`Plan::linear`], or inside the fused kernel).
-struct Plan {
+struct Plan<'a> {
     dim: usize,
     index: Tensor,
     src_region: Tensor,
+    /// What an index below 0 means.
+    neg: kx::NegIndex<'a>,
 }
 
-impl Plan {
+impl Plan<'_> {
     /// Calls `f` with the index values (row-major, read in place).
     fn with_index<R>(&self, op: &str, f: impl FnOnce(&[i64]) -> Result<R>) -> Result<R> {
         let all = self.index.storage().read::<i64>();
@@ -50,7 +52,7 @@ impl Plan {
     /// the index's shape); an `IndexError` for an index out of range.
     fn linear(&self, x: &Tensor, op: &str) -> Result<Arc<Linear>> {
         let lin = self.with_index(op, |vals| {
-            scatter_linear(x.shape(), self.dim, vals, self.index.shape(), op)
+            scatter_linear(x.shape(), self.dim, vals, self.index.shape(), op, self.neg)
         })?;
         Ok(Arc::new(Linear {
             lin,
@@ -61,7 +63,14 @@ impl Plan {
 }
 
 /// Validates the operands of a scatter along `dim` and computes its [`Plan`].
-fn plan(x: &Tensor, dim: isize, index: &Tensor, src: &Tensor, op: &str) -> Result<Plan> {
+fn plan<'a>(
+    x: &Tensor,
+    dim: isize,
+    index: &Tensor,
+    src: &Tensor,
+    op: &str,
+    neg: kx::NegIndex<'a>,
+) -> Result<Plan<'a>> {
     if !index.dtype().is_int() {
         return Err(Error::type_err(format!(
             "{op}: the index must be an int32 or int64 tensor, got {}",
@@ -105,6 +114,7 @@ fn plan(x: &Tensor, dim: isize, index: &Tensor, src: &Tensor, op: &str) -> Resul
         // read a contiguous int64 index in place (no copy of a large index)
         index: index.cast_raw(DType::I64)?.contiguous_raw()?,
         src_region: src.view_with(region),
+        neg,
     })
 }
 
@@ -167,7 +177,9 @@ fn put_copy(
             Some(m) if !aligned => kx::put(&mut w, out.layout(), &m.lin, vals, accumulate, op),
             _ => p.with_index(op, |idx| {
                 let (shape, ishape) = (x.shape(), p.index.shape());
-                scatter_put(&mut w, shape, p.dim, idx, ishape, vals, accumulate, op)
+                scatter_put(
+                    &mut w, shape, p.dim, idx, ishape, vals, accumulate, op, p.neg,
+                )
             }),
         })?;
     });
@@ -188,7 +200,19 @@ impl Tensor {
     /// PyTorch's `scatter_add(dim, index, src)`: a copy of `self` with `src[m]` added at
     /// `m with m[dim] = index[m]` for every position `m` of `index` (duplicates add up).
     pub fn scatter_add(&self, dim: isize, index: &Tensor, src: &Tensor) -> Result<Tensor> {
-        let p = plan(self, dim, index, src, "scatter_add")?;
+        self.scatter_add_neg(dim, index, src, kx::NegIndex::Wrap)
+    }
+
+    /// [`Tensor::scatter_add`] with `neg` saying what an index below 0 means (PyTorch
+    /// code's scatters refuse it); checked where each index is turned into its target.
+    pub fn scatter_add_neg(
+        &self,
+        dim: isize,
+        index: &Tensor,
+        src: &Tensor,
+        neg: kx::NegIndex<'_>,
+    ) -> Result<Tensor> {
+        let p = plan(self, dim, index, src, "scatter_add", neg)?;
         let rec = recorder(self, src);
         let (out, map) = put_copy(self, &p, true, rec.is_some(), "scatter_add")?;
         if let (Some(rec), Some(map)) = (rec, map) {
@@ -210,7 +234,19 @@ impl Tensor {
     /// `m with m[dim] = index[m]`; with duplicate targets the last write (row-major order
     /// of `index`) wins, and only it receives a gradient.
     pub fn scatter(&self, dim: isize, index: &Tensor, src: &Tensor) -> Result<Tensor> {
-        let p = plan(self, dim, index, src, "scatter")?;
+        self.scatter_neg(dim, index, src, kx::NegIndex::Wrap)
+    }
+
+    /// [`Tensor::scatter`] with `neg` saying what an index below 0 means (as
+    /// [`Tensor::scatter_add_neg`]).
+    pub fn scatter_neg(
+        &self,
+        dim: isize,
+        index: &Tensor,
+        src: &Tensor,
+        neg: kx::NegIndex<'_>,
+    ) -> Result<Tensor> {
+        let p = plan(self, dim, index, src, "scatter", neg)?;
         let rec = recorder(self, src);
         let (out, map) = put_copy(self, &p, false, rec.is_some(), "scatter")?;
         if let (Some(rec), Some(map)) = (rec, map) {
@@ -327,21 +363,30 @@ impl Tensor {
         reduce: &str,
         include_self: bool,
     ) -> Result<Tensor> {
+        self.scatter_reduce_raw_neg(dim, index, src, reduce, include_self, kx::NegIndex::Wrap)
+    }
+
+    /// [`Tensor::scatter_reduce_raw`] with `neg` saying what an index below 0 means (as
+    /// [`Tensor::scatter_add_neg`]).
+    pub fn scatter_reduce_raw_neg(
+        &self,
+        dim: isize,
+        index: &Tensor,
+        src: &Tensor,
+        reduce: &str,
+        include_self: bool,
+        neg: kx::NegIndex<'_>,
+    ) -> Result<Tensor> {
         let op = "scatter_reduce";
         if self.dtype().is_narrow_int() {
             // computed in int32 and wrapped back (amax/amin/prod are exact modulo 2^8/2^16)
             let wide = self.cast_raw(DType::I32)?;
-            let out = wide.scatter_reduce_raw(
-                dim,
-                index,
-                &src.cast_raw(DType::I32)?,
-                reduce,
-                include_self,
-            )?;
+            let src = src.cast_raw(DType::I32)?;
+            let out = wide.scatter_reduce_raw_neg(dim, index, &src, reduce, include_self, neg)?;
             return out.cast_raw(self.dtype());
         }
         let r = ScatterReduce::parse(reduce, op)?;
-        let p = plan(self, dim, index, src, op)?;
+        let p = plan(self, dim, index, src, op, neg)?;
         let map = p.linear(self, op)?;
         let out = self.contiguous_copy()?;
         macro_rules! run {

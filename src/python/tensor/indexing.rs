@@ -8,6 +8,7 @@
 
 use crate::autograd::ops::index::IndexItem;
 use crate::dtype::{DType, ZeroDimRule};
+use crate::kernels::index::NegIndex;
 use crate::python::errors::IntoPy;
 use crate::python::interop::convert::{operand, to_tensor};
 use crate::python::tensor::class::{wrap, PyTensor};
@@ -64,31 +65,6 @@ fn index_tensor(o: &Bound<'_, PyAny>) -> PyResult<Tensor> {
     match o.cast::<PyTensor>() {
         Ok(t) => Ok(t.get().inner().take()),
         Err(_) => to_tensor(o, None),
-    }
-}
-
-/// PyTorch code's `index_select(dim, index)`: PyTorch refuses an index below 0
-/// (TensorAdvancedIndexing.cpp `index_select_out_cpu_`: "index out of range in self"),
-/// where Paddle 3.x and ferrograd's kernel count it from the end
-/// (`ferrograd._index_sign`, which the Python-level index ops use). A dimension out of
-/// range, or an index that is not an integer tensor, is left to `index_select`'s own errors.
-fn refuse_negative(x: &Tensor, index: &Tensor, dim: isize) -> PyResult<()> {
-    let nd = x.ndim().max(1) as isize;
-    let d = if dim < 0 { dim + nd } else { dim };
-    if index.numel() == 0 || !index.dtype().is_int() || !(0..nd).contains(&d) {
-        return Ok(());
-    }
-    let values = index.cast_raw(DType::I64).py()?.to_vec::<i64>().py()?;
-    match values.iter().min() {
-        Some(&lo) if lo < 0 => {
-            let size = x.shape().get(d as usize).copied().unwrap_or(1);
-            Err(pyo3::exceptions::PyIndexError::new_err(format!(
-                "index_select: index {lo} is out of bounds for dimension {d} with size \
-                 {size}: PyTorch's index_select takes indices in [0, {size}) (negative \
-                 ones are not counted from the end; add the size first)"
-            )))
-        }
-        _ => Ok(()),
     }
 }
 
@@ -182,14 +158,23 @@ impl PyTensor {
             _ => (index.clone(), dim.unwrap_or(0), dim.is_some()),
         };
         let it = index_tensor(&idx)?;
-        if torch_form && crate::python::dialect::caller_is_torch(py)? {
-            refuse_negative(&self.inner(), &it, ax)?;
-        }
-        wrap(py, self.inner().index_select(ax, &it).py()?)
+        // PyTorch code's `index_select(dim, index)`: PyTorch refuses an index below 0
+        // (TensorAdvancedIndexing.cpp `index_select_out_cpu_`: "index out of range in
+        // self"), where Paddle 3.x and ferrograd count it from the end
+        // (`ferrograd._index_sign`); the kernel checks it in its own pass
+        let neg = if torch_form && crate::python::dialect::caller_is_torch(py)? {
+            NegIndex::Refuse("index_select")
+        } else {
+            NegIndex::Wrap
+        };
+        wrap(py, self.inner().index_select_neg(ax, &it, neg).py()?)
     }
 
     /// torch `gather(dim, index)`, or Paddle `gather(index, axis=None)` (= index_select).
-    #[pyo3(signature = (a, b=None, *, axis=None, dim=None, index=None))]
+    /// `refuse` (private, for `ferrograd._gather_sparse`): an op name to refuse an index
+    /// below 0 with PyTorch's `IndexError` naming it; `None` counts it from the end.
+    #[pyo3(signature = (a, b=None, *, axis=None, dim=None, index=None, refuse=None))]
+    #[allow(clippy::too_many_arguments)]
     fn gather(
         &self,
         py: Python<'_>,
@@ -198,7 +183,9 @@ impl PyTensor {
         axis: Option<isize>,
         dim: Option<isize>,
         index: Option<&Bound<'_, PyAny>>,
+        refuse: Option<&str>,
     ) -> PyT {
+        let neg = refuse.map_or(NegIndex::Wrap, NegIndex::Refuse);
         let a_is_dim =
             a.is_some_and(|a| a.extract::<isize>().is_ok() && a.cast::<PyTensor>().is_err());
         if a_is_dim || dim.is_some() {
@@ -209,7 +196,10 @@ impl PyTensor {
             };
             let idx = if a_is_dim { b.or(index) } else { a.or(index) };
             let idx = idx.ok_or_else(|| PyTypeError::new_err("gather() needs an index tensor"))?;
-            return wrap(py, self.inner().gather(d, &index_tensor(idx)?).py()?);
+            return wrap(
+                py,
+                self.inner().gather_neg(d, &index_tensor(idx)?, neg).py()?,
+            );
         }
         let idx = a
             .or(index)
@@ -225,7 +215,7 @@ impl PyTensor {
         } else {
             it
         };
-        wrap(py, self.inner().index_select(ax, &it).py()?)
+        wrap(py, self.inner().index_select_neg(ax, &it, neg).py()?)
     }
 
     /// Elementwise gather along `axis` (Paddle `take_along_axis`, torch `gather`).
