@@ -1772,6 +1772,54 @@ class Tensor:
         self, other: _Operand | None = None, name: str | None = None, *, q: _Operand | None = None
     ) -> Tensor:
         """Elementwise Hurwitz zeta function ``sum_k (other + k) ** -self`` (NaN for ``self < 1``; differentiable in ``other`` only)."""
+    def chebyshev_polynomial_t(
+        self, other: _Operand | None = None, name: str | None = None, *, n: _Operand | None = None
+    ) -> Tensor:
+        """Elementwise Chebyshev polynomial of the first kind ``T_n(self)`` of degree ``n = other`` (truncated; 0 for ``n < 0``; not differentiable)."""
+    def chebyshev_polynomial_u(
+        self, other: _Operand | None = None, name: str | None = None, *, n: _Operand | None = None
+    ) -> Tensor:
+        """Elementwise Chebyshev polynomial of the second kind ``U_n(self)`` of degree ``n = other`` (truncated; 0 for ``n < 0``; not differentiable)."""
+    def chebyshev_polynomial_v(
+        self, other: _Operand | None = None, name: str | None = None, *, n: _Operand | None = None
+    ) -> Tensor:
+        """Elementwise Chebyshev polynomial of the third kind ``V_n(self)`` of degree ``n = other`` (truncated; 0 for ``n < 0``; not differentiable)."""
+    def chebyshev_polynomial_w(
+        self, other: _Operand | None = None, name: str | None = None, *, n: _Operand | None = None
+    ) -> Tensor:
+        """Elementwise Chebyshev polynomial of the fourth kind ``W_n(self)`` of degree ``n = other`` (truncated; 0 for ``n < 0``; not differentiable)."""
+    def shifted_chebyshev_polynomial_t(
+        self, other: _Operand | None = None, name: str | None = None, *, n: _Operand | None = None
+    ) -> Tensor:
+        """Elementwise shifted Chebyshev polynomial of the first kind ``T_n(2 self - 1)`` of degree ``n = other`` (truncated; 0 for ``n < 0``; not differentiable)."""
+    def shifted_chebyshev_polynomial_u(
+        self, other: _Operand | None = None, name: str | None = None, *, n: _Operand | None = None
+    ) -> Tensor:
+        """Elementwise shifted Chebyshev polynomial of the second kind ``U_n(2 self - 1)`` of degree ``n = other`` (truncated; 0 for ``n < 0``; not differentiable)."""
+    def shifted_chebyshev_polynomial_v(
+        self, other: _Operand | None = None, name: str | None = None, *, n: _Operand | None = None
+    ) -> Tensor:
+        """Elementwise shifted Chebyshev polynomial of the third kind ``V_n(2 self - 1)`` of degree ``n = other`` (truncated; 0 for ``n < 0``; not differentiable)."""
+    def shifted_chebyshev_polynomial_w(
+        self, other: _Operand | None = None, name: str | None = None, *, n: _Operand | None = None
+    ) -> Tensor:
+        """Elementwise shifted Chebyshev polynomial of the fourth kind ``W_n(2 self - 1)`` of degree ``n = other`` (truncated; 0 for ``n < 0``; not differentiable)."""
+    def hermite_polynomial_h(
+        self, other: _Operand | None = None, name: str | None = None, *, n: _Operand | None = None
+    ) -> Tensor:
+        """Elementwise physicists' Hermite polynomial ``H_n(self)`` of degree ``n = other`` (truncated; 0 for ``n < 0``; not differentiable)."""
+    def hermite_polynomial_he(
+        self, other: _Operand | None = None, name: str | None = None, *, n: _Operand | None = None
+    ) -> Tensor:
+        """Elementwise probabilists' Hermite polynomial ``He_n(self)`` of degree ``n = other`` (truncated; 0 for ``n < 0``; not differentiable)."""
+    def laguerre_polynomial_l(
+        self, other: _Operand | None = None, name: str | None = None, *, n: _Operand | None = None
+    ) -> Tensor:
+        """Elementwise Laguerre polynomial ``L_n(self)`` of degree ``n = other`` (truncated; 0 for ``n < 0``; not differentiable)."""
+    def legendre_polynomial_p(
+        self, other: _Operand | None = None, name: str | None = None, *, n: _Operand | None = None
+    ) -> Tensor:
+        """Elementwise Legendre polynomial ``P_n(self)`` of degree ``n = other`` (truncated; 0 for ``n < 0``; not differentiable)."""
     # END generated: binary Tensor methods
     # -- unary ops --
     # BEGIN generated: unary Tensor methods (scripts/gen_op_bindings.py from src/op_defs/unary.rs)
@@ -1923,6 +1971,26 @@ class Tensor:
         """Elementwise exponentially scaled modified Bessel function ``i1(self) * exp(-|self|)``."""
     def erfcx(self, name: str | None = None) -> Tensor:
         """Elementwise scaled complementary error function ``exp(self**2) * erfc(self)``, accurate for large inputs."""
+    def bessel_j0(self, name: str | None = None) -> Tensor:
+        """Elementwise Bessel function of the first kind of order 0 (not differentiable)."""
+    def bessel_j1(self, name: str | None = None) -> Tensor:
+        """Elementwise Bessel function of the first kind of order 1 (not differentiable)."""
+    def bessel_y0(self, name: str | None = None) -> Tensor:
+        """Elementwise Bessel function of the second kind of order 0 (-inf at 0, NaN below; not differentiable)."""
+    def bessel_y1(self, name: str | None = None) -> Tensor:
+        """Elementwise Bessel function of the second kind of order 1 (-inf at 0, NaN below; not differentiable)."""
+    def modified_bessel_k0(self, name: str | None = None) -> Tensor:
+        """Elementwise modified Bessel function of the second kind of order 0 (+inf at 0, NaN below; not differentiable)."""
+    def modified_bessel_k1(self, name: str | None = None) -> Tensor:
+        """Elementwise modified Bessel function of the second kind of order 1 (+inf at 0, NaN below; not differentiable)."""
+    def scaled_modified_bessel_k0(self, name: str | None = None) -> Tensor:
+        """Elementwise exponentially scaled ``modified_bessel_k0(self) * exp(self)`` (not differentiable)."""
+    def scaled_modified_bessel_k1(self, name: str | None = None) -> Tensor:
+        """Elementwise exponentially scaled ``modified_bessel_k1(self) * exp(self)`` (not differentiable)."""
+    def spherical_bessel_j0(self, name: str | None = None) -> Tensor:
+        """Elementwise spherical Bessel function of the first kind of order 0, ``sin(self) / self`` (not differentiable)."""
+    def airy_ai(self, name: str | None = None) -> Tensor:
+        """Elementwise Airy function of the first kind ``Ai(self)`` (not differentiable)."""
     def signbit(self, name: str | None = None) -> Tensor:
         """Elementwise test of the sign bit (true for negative numbers and -0.0), as a bool tensor."""
     # END generated: unary Tensor methods

@@ -64,6 +64,18 @@ copysign = Tensor.copysign
 atan2 = Tensor.atan2
 arctan2 = Tensor.arctan2
 zeta = Tensor.zeta
+chebyshev_polynomial_t = Tensor.chebyshev_polynomial_t
+chebyshev_polynomial_u = Tensor.chebyshev_polynomial_u
+chebyshev_polynomial_v = Tensor.chebyshev_polynomial_v
+chebyshev_polynomial_w = Tensor.chebyshev_polynomial_w
+shifted_chebyshev_polynomial_t = Tensor.shifted_chebyshev_polynomial_t
+shifted_chebyshev_polynomial_u = Tensor.shifted_chebyshev_polynomial_u
+shifted_chebyshev_polynomial_v = Tensor.shifted_chebyshev_polynomial_v
+shifted_chebyshev_polynomial_w = Tensor.shifted_chebyshev_polynomial_w
+hermite_polynomial_h = Tensor.hermite_polynomial_h
+hermite_polynomial_he = Tensor.hermite_polynomial_he
+laguerre_polynomial_l = Tensor.laguerre_polynomial_l
+legendre_polynomial_p = Tensor.legendre_polynomial_p
 # END generated: binary functions
 # BEGIN generated: unary functions (scripts/gen_op_bindings.py from src/op_defs/unary.rs)
 neg = Tensor.neg
@@ -140,6 +152,16 @@ i0e = Tensor.i0e
 i1 = Tensor.i1
 i1e = Tensor.i1e
 erfcx = Tensor.erfcx
+bessel_j0 = Tensor.bessel_j0
+bessel_j1 = Tensor.bessel_j1
+bessel_y0 = Tensor.bessel_y0
+bessel_y1 = Tensor.bessel_y1
+modified_bessel_k0 = Tensor.modified_bessel_k0
+modified_bessel_k1 = Tensor.modified_bessel_k1
+scaled_modified_bessel_k0 = Tensor.scaled_modified_bessel_k0
+scaled_modified_bessel_k1 = Tensor.scaled_modified_bessel_k1
+spherical_bessel_j0 = Tensor.spherical_bessel_j0
+airy_ai = Tensor.airy_ai
 signbit = Tensor.signbit
 # END generated: unary functions
 clip = Tensor.clip
@@ -250,6 +272,18 @@ __all__ = [
     "atan2",
     "arctan2",
     "zeta",
+    "chebyshev_polynomial_t",
+    "chebyshev_polynomial_u",
+    "chebyshev_polynomial_v",
+    "chebyshev_polynomial_w",
+    "shifted_chebyshev_polynomial_t",
+    "shifted_chebyshev_polynomial_u",
+    "shifted_chebyshev_polynomial_v",
+    "shifted_chebyshev_polynomial_w",
+    "hermite_polynomial_h",
+    "hermite_polynomial_he",
+    "laguerre_polynomial_l",
+    "legendre_polynomial_p",
     # END generated: binary __all__
     # BEGIN generated: unary __all__ (scripts/gen_op_bindings.py from src/op_defs/unary.rs)
     "neg",
@@ -326,6 +360,16 @@ __all__ = [
     "i1",
     "i1e",
     "erfcx",
+    "bessel_j0",
+    "bessel_j1",
+    "bessel_y0",
+    "bessel_y1",
+    "modified_bessel_k0",
+    "modified_bessel_k1",
+    "scaled_modified_bessel_k0",
+    "scaled_modified_bessel_k1",
+    "spherical_bessel_j0",
+    "airy_ai",
     "signbit",
     # END generated: unary __all__
     "clip",

@@ -41,6 +41,11 @@ from ._dtype_info import use_deterministic_algorithms as use_deterministic_algor
 from ._fake_quant import fake_quantize_per_channel_affine as fake_quantize_per_channel_affine
 from ._fake_quant import fake_quantize_per_tensor_affine as fake_quantize_per_tensor_affine
 
+# histogram_bin_edges / histogramdd, the peers' plain samplers (poisson, binomial,
+# standard_gamma, log_normal) and Paddle's where_
+from ._histogram_more import histogram_bin_edges as histogram_bin_edges
+from ._histogram_more import histogramdd as histogramdd
+
 # torch.as_strided_(x, size, stride, storage_offset): x becomes that view of its memory
 from ._inplace_views import as_strided_ as as_strided_
 
@@ -164,6 +169,11 @@ from ._ops_stats import var_mean as var_mean
 
 # a view of the memory with any sizes and strides (both dialects)
 from ._ops_strided import as_strided as as_strided
+from ._random_counts import binomial as binomial
+from ._random_counts import log_normal as log_normal
+from ._random_counts import poisson as poisson
+from ._random_counts import standard_gamma as standard_gamma
+from ._random_counts import where_ as where_
 
 # torch.segment_reduce: reductions over consecutive segments (lengths / offsets)
 from ._segment_reduce import segment_reduce as segment_reduce
@@ -260,6 +270,13 @@ __all__ = [
     "trapz",
     "var_mean",
     "segment_reduce",
+    "histogram_bin_edges",
+    "histogramdd",
+    "binomial",
+    "log_normal",
+    "poisson",
+    "standard_gamma",
+    "where_",
     "fake_quantize_per_channel_affine",
     "fake_quantize_per_tensor_affine",
     "addcdiv",

@@ -2,8 +2,9 @@
 ops (``expit`` is ``sigmoid``, ``ndtr`` the normal CDF through ``erfc``, ...). All are
 differentiable through the ops they are made of. The gamma family (``gammaln``,
 ``digamma``/``psi``, ``polygamma``, ``multigammaln``, ``zeta``, the regularized incomplete
-gamma functions ``gammainc`` / ``gammaincc``) is here; Bessel functions beyond ``i0`` /
-``i1`` and the orthogonal polynomials are not yet."""
+gamma functions ``gammainc`` / ``gammaincc``) is here; so are the other Bessel functions, ``airy_ai`` and
+the orthogonal polynomials (``ferrograd._special_bessel_poly``: not differentiable, as
+PyTorch)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,61 @@ from typing import Any
 
 from . import _core
 
+# the Bessel functions, airy_ai and the orthogonal polynomials
+from ._special_bessel_poly import (
+    airy_ai,
+    bessel_j0,
+    bessel_j1,
+    bessel_y0,
+    bessel_y1,
+    chebyshev_polynomial_t,
+    chebyshev_polynomial_u,
+    chebyshev_polynomial_v,
+    chebyshev_polynomial_w,
+    hermite_polynomial_h,
+    hermite_polynomial_he,
+    laguerre_polynomial_l,
+    legendre_polynomial_p,
+    modified_bessel_i0,
+    modified_bessel_i1,
+    modified_bessel_k0,
+    modified_bessel_k1,
+    scaled_modified_bessel_k0,
+    scaled_modified_bessel_k1,
+    shifted_chebyshev_polynomial_t,
+    shifted_chebyshev_polynomial_u,
+    shifted_chebyshev_polynomial_v,
+    shifted_chebyshev_polynomial_w,
+    spherical_bessel_j0,
+)
+
 Tensor = _core.Tensor
 
 __all__ = [
+    "airy_ai",
+    "bessel_j0",
+    "bessel_j1",
+    "bessel_y0",
+    "bessel_y1",
+    "chebyshev_polynomial_t",
+    "chebyshev_polynomial_u",
+    "chebyshev_polynomial_v",
+    "chebyshev_polynomial_w",
+    "hermite_polynomial_h",
+    "hermite_polynomial_he",
+    "laguerre_polynomial_l",
+    "legendre_polynomial_p",
+    "modified_bessel_i0",
+    "modified_bessel_i1",
+    "modified_bessel_k0",
+    "modified_bessel_k1",
+    "scaled_modified_bessel_k0",
+    "scaled_modified_bessel_k1",
+    "shifted_chebyshev_polynomial_t",
+    "shifted_chebyshev_polynomial_u",
+    "shifted_chebyshev_polynomial_v",
+    "shifted_chebyshev_polynomial_w",
+    "spherical_bessel_j0",
     "digamma",
     "entr",
     "erf",

@@ -44,7 +44,8 @@
 //!   Python number on the left (`2 ** x`), or `[]`.
 //! - `node`: the backward node's name (as `grad_fn` shows it).
 
-/// Scalar kernels and gradient helpers used by the table (each consumer imports them).
+/// Scalar kernels and gradient helpers used by the table (each consumer imports them); the
+/// orthogonal polynomials' kernels are in `binary_polynomials.rs`.
 #[path = "binary_fns.rs"]
 pub mod fns;
 
@@ -327,6 +328,162 @@ macro_rules! for_each_binary_op {
                     }
                 ],
                 number_lhs: [], node: "ZetaBackward",
+            }
+            ChebyshevT {
+                methods: [chebyshev_polynomial_t], dunders: [], kwargs: [n], extra: [],
+                doc: "Elementwise Chebyshev polynomial of the first kind `T_n(self)` of degree `n = other` (truncated; 0 for `n < 0`; not differentiable).",
+                dtype: Float,
+                float: [|x, n| FloatBits::poly(x, n, Poly::ChebT, false)], int: [],
+                complex: [], boolean: [],
+                saves: [Never, Never, Never],
+                grad: [
+                    |_g, _s| polynomial_no_derivative("chebyshev_polynomial_t"),
+                    |_g, _s| polynomial_no_derivative("chebyshev_polynomial_t")
+                ],
+                number_lhs: [], node: "SpecialChebyshevTBackward",
+            }
+            ChebyshevU {
+                methods: [chebyshev_polynomial_u], dunders: [], kwargs: [n], extra: [],
+                doc: "Elementwise Chebyshev polynomial of the second kind `U_n(self)` of degree `n = other` (truncated; 0 for `n < 0`; not differentiable).",
+                dtype: Float,
+                float: [|x, n| FloatBits::poly(x, n, Poly::ChebU, false)], int: [],
+                complex: [], boolean: [],
+                saves: [Never, Never, Never],
+                grad: [
+                    |_g, _s| polynomial_no_derivative("chebyshev_polynomial_u"),
+                    |_g, _s| polynomial_no_derivative("chebyshev_polynomial_u")
+                ],
+                number_lhs: [], node: "SpecialChebyshevUBackward",
+            }
+            ChebyshevV {
+                methods: [chebyshev_polynomial_v], dunders: [], kwargs: [n], extra: [],
+                doc: "Elementwise Chebyshev polynomial of the third kind `V_n(self)` of degree `n = other` (truncated; 0 for `n < 0`; not differentiable).",
+                dtype: Float,
+                float: [|x, n| FloatBits::poly(x, n, Poly::ChebV, false)], int: [],
+                complex: [], boolean: [],
+                saves: [Never, Never, Never],
+                grad: [
+                    |_g, _s| polynomial_no_derivative("chebyshev_polynomial_v"),
+                    |_g, _s| polynomial_no_derivative("chebyshev_polynomial_v")
+                ],
+                number_lhs: [], node: "SpecialChebyshevVBackward",
+            }
+            ChebyshevW {
+                methods: [chebyshev_polynomial_w], dunders: [], kwargs: [n], extra: [],
+                doc: "Elementwise Chebyshev polynomial of the fourth kind `W_n(self)` of degree `n = other` (truncated; 0 for `n < 0`; not differentiable).",
+                dtype: Float,
+                float: [|x, n| FloatBits::poly(x, n, Poly::ChebW, false)], int: [],
+                complex: [], boolean: [],
+                saves: [Never, Never, Never],
+                grad: [
+                    |_g, _s| polynomial_no_derivative("chebyshev_polynomial_w"),
+                    |_g, _s| polynomial_no_derivative("chebyshev_polynomial_w")
+                ],
+                number_lhs: [], node: "SpecialChebyshevWBackward",
+            }
+            ShiftedChebyshevT {
+                methods: [shifted_chebyshev_polynomial_t], dunders: [], kwargs: [n], extra: [],
+                doc: "Elementwise shifted Chebyshev polynomial of the first kind `T_n(2 self - 1)` of degree `n = other` (truncated; 0 for `n < 0`; not differentiable).",
+                dtype: Float,
+                float: [|x, n| FloatBits::poly(x, n, Poly::ChebT, true)], int: [],
+                complex: [], boolean: [],
+                saves: [Never, Never, Never],
+                grad: [
+                    |_g, _s| polynomial_no_derivative("shifted_chebyshev_polynomial_t"),
+                    |_g, _s| polynomial_no_derivative("shifted_chebyshev_polynomial_t")
+                ],
+                number_lhs: [], node: "SpecialShiftedChebyshevTBackward",
+            }
+            ShiftedChebyshevU {
+                methods: [shifted_chebyshev_polynomial_u], dunders: [], kwargs: [n], extra: [],
+                doc: "Elementwise shifted Chebyshev polynomial of the second kind `U_n(2 self - 1)` of degree `n = other` (truncated; 0 for `n < 0`; not differentiable).",
+                dtype: Float,
+                float: [|x, n| FloatBits::poly(x, n, Poly::ChebU, true)], int: [],
+                complex: [], boolean: [],
+                saves: [Never, Never, Never],
+                grad: [
+                    |_g, _s| polynomial_no_derivative("shifted_chebyshev_polynomial_u"),
+                    |_g, _s| polynomial_no_derivative("shifted_chebyshev_polynomial_u")
+                ],
+                number_lhs: [], node: "SpecialShiftedChebyshevUBackward",
+            }
+            ShiftedChebyshevV {
+                methods: [shifted_chebyshev_polynomial_v], dunders: [], kwargs: [n], extra: [],
+                doc: "Elementwise shifted Chebyshev polynomial of the third kind `V_n(2 self - 1)` of degree `n = other` (truncated; 0 for `n < 0`; not differentiable).",
+                dtype: Float,
+                float: [|x, n| FloatBits::poly(x, n, Poly::ChebV, true)], int: [],
+                complex: [], boolean: [],
+                saves: [Never, Never, Never],
+                grad: [
+                    |_g, _s| polynomial_no_derivative("shifted_chebyshev_polynomial_v"),
+                    |_g, _s| polynomial_no_derivative("shifted_chebyshev_polynomial_v")
+                ],
+                number_lhs: [], node: "SpecialShiftedChebyshevVBackward",
+            }
+            ShiftedChebyshevW {
+                methods: [shifted_chebyshev_polynomial_w], dunders: [], kwargs: [n], extra: [],
+                doc: "Elementwise shifted Chebyshev polynomial of the fourth kind `W_n(2 self - 1)` of degree `n = other` (truncated; 0 for `n < 0`; not differentiable).",
+                dtype: Float,
+                float: [|x, n| FloatBits::poly(x, n, Poly::ChebW, true)], int: [],
+                complex: [], boolean: [],
+                saves: [Never, Never, Never],
+                grad: [
+                    |_g, _s| polynomial_no_derivative("shifted_chebyshev_polynomial_w"),
+                    |_g, _s| polynomial_no_derivative("shifted_chebyshev_polynomial_w")
+                ],
+                number_lhs: [], node: "SpecialShiftedChebyshevWBackward",
+            }
+            HermiteH {
+                methods: [hermite_polynomial_h], dunders: [], kwargs: [n], extra: [],
+                doc: "Elementwise physicists' Hermite polynomial `H_n(self)` of degree `n = other` (truncated; 0 for `n < 0`; not differentiable).",
+                dtype: Float,
+                float: [|x, n| FloatBits::poly(x, n, Poly::HermiteH, false)], int: [],
+                complex: [], boolean: [],
+                saves: [Never, Never, Never],
+                grad: [
+                    |_g, _s| polynomial_no_derivative("hermite_polynomial_h"),
+                    |_g, _s| polynomial_no_derivative("hermite_polynomial_h")
+                ],
+                number_lhs: [], node: "SpecialHermiteHBackward",
+            }
+            HermiteHe {
+                methods: [hermite_polynomial_he], dunders: [], kwargs: [n], extra: [],
+                doc: "Elementwise probabilists' Hermite polynomial `He_n(self)` of degree `n = other` (truncated; 0 for `n < 0`; not differentiable).",
+                dtype: Float,
+                float: [|x, n| FloatBits::poly(x, n, Poly::HermiteHe, false)], int: [],
+                complex: [], boolean: [],
+                saves: [Never, Never, Never],
+                grad: [
+                    |_g, _s| polynomial_no_derivative("hermite_polynomial_he"),
+                    |_g, _s| polynomial_no_derivative("hermite_polynomial_he")
+                ],
+                number_lhs: [], node: "SpecialHermiteHeBackward",
+            }
+            LaguerreL {
+                methods: [laguerre_polynomial_l], dunders: [], kwargs: [n], extra: [],
+                doc: "Elementwise Laguerre polynomial `L_n(self)` of degree `n = other` (truncated; 0 for `n < 0`; not differentiable).",
+                dtype: Float,
+                float: [|x, n| FloatBits::poly(x, n, Poly::Laguerre, false)], int: [],
+                complex: [], boolean: [],
+                saves: [Never, Never, Never],
+                grad: [
+                    |_g, _s| polynomial_no_derivative("laguerre_polynomial_l"),
+                    |_g, _s| polynomial_no_derivative("laguerre_polynomial_l")
+                ],
+                number_lhs: [], node: "SpecialLaguerreLBackward",
+            }
+            LegendreP {
+                methods: [legendre_polynomial_p], dunders: [], kwargs: [n], extra: [],
+                doc: "Elementwise Legendre polynomial `P_n(self)` of degree `n = other` (truncated; 0 for `n < 0`; not differentiable).",
+                dtype: Float,
+                float: [|x, n| FloatBits::poly(x, n, Poly::Legendre, false)], int: [],
+                complex: [], boolean: [],
+                saves: [Never, Never, Never],
+                grad: [
+                    |_g, _s| polynomial_no_derivative("legendre_polynomial_p"),
+                    |_g, _s| polynomial_no_derivative("legendre_polynomial_p")
+                ],
+                number_lhs: [], node: "SpecialLegendrePBackward",
             }
         }
     };

@@ -6,6 +6,10 @@ use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::tensor::{BinaryOp, Tensor};
 
+#[path = "binary_polynomials.rs"]
+mod polynomials;
+pub use polynomials::{orthogonal_polynomial, polynomial_no_derivative, Poly};
+
 /// The truth value of an element (non-zero), for the logical ops.
 #[inline(always)]
 pub fn truthy<T: Element>(x: T) -> bool {
@@ -50,6 +54,9 @@ pub trait FloatBits: Copy {
     fn zeta(self, q: Self) -> Self;
     /// The angle of the point `(o, self)` (C's `atan2(self, o)`).
     fn atan2(self, o: Self) -> Self;
+    /// The orthogonal polynomial `kind` of degree `n` at `self` (its shifted form when
+    /// `shifted`), see [`orthogonal_polynomial`].
+    fn poly(self, n: Self, kind: Poly, shifted: bool) -> Self;
 }
 
 macro_rules! impl_float_bits {
@@ -66,6 +73,12 @@ macro_rules! impl_float_bits {
             #[inline(always)]
             fn atan2(self, o: Self) -> Self {
                 <$t>::atan2(self, o)
+            }
+            #[inline]
+            fn poly(self, n: Self, kind: Poly, shifted: bool) -> Self {
+                // PyTorch's Hermite degree limits: 512 for float64, 128 for float32
+                let limit = if std::mem::size_of::<$t>() == 8 { 512 } else { 128 };
+                orthogonal_polynomial(kind, shifted, self as f64, n as f64, limit) as $t
             }
         }
     )*};

@@ -13,6 +13,13 @@ use num_traits::Float;
 mod special;
 pub use special::{bessel_i1_grad, f_erfcx, f_i0, f_i0e, f_i1, f_i1e};
 
+#[path = "unary_bessel.rs"]
+mod bessel;
+pub use bessel::{
+    f_airy_ai, f_bessel_j0, f_bessel_j1, f_bessel_y0, f_bessel_y1, f_k0, f_k0e, f_k1, f_k1e,
+    f_spherical_j0, no_derivative,
+};
+
 /// Float math the float kernels need beyond [`Float`], for f32 and f64.
 pub trait FloatMath: Real + Float {
     /// Gauss error function.

@@ -1,6 +1,8 @@
 //! More unary elementwise ops (inverse trigonometric and hyperbolic functions, base-2/10
 //! logarithms and powers, `trunc`/`frac`, `erfc`/`erfinv`, angle conversions, `signbit`,
-//! `lgamma`/`digamma`, the Bessel functions `i0`/`i0e`/`i1`/`i1e`, `erfcx`), declared
+//! `lgamma`/`digamma`, the Bessel functions `i0`/`i0e`/`i1`/`i1e`, `erfcx`, and
+//! `torch.special`'s other Bessel functions and `airy_ai` (kernels in `unary_bessel.rs`;
+//! not differentiable, as PyTorch)), declared
 //! exactly like the entries of [`for_each_unary_op!`](crate::op_defs::unary) — the columns
 //! are documented there. They live in their own file only to keep each table file short:
 //! [`for_each_unary_op!`](crate::op_defs::unary) passes its own entries to
@@ -257,6 +259,96 @@ macro_rules! for_each_unary_op_more {
                     g.mul(&x.mul(&x.unary(UnaryOp::Erfcx)?)?.mul_scalar(2.0)?.add_scalar(c)?)
                 }],
                 node: "SpecialErfcxBackward",
+            }
+            BesselJ0 {
+                methods: [bessel_j0], functional: [], extra: [],
+                doc: "Elementwise Bessel function of the first kind of order 0 (not differentiable).",
+                dtype: Float, cost: COSTLY,
+                real: |x| f_bessel_j0(x), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Nothing, grad: [|_g, _v| crate::op_defs::unary::fns::no_derivative("bessel_j0")],
+                node: "SpecialBesselJ0Backward",
+            }
+            BesselJ1 {
+                methods: [bessel_j1], functional: [], extra: [],
+                doc: "Elementwise Bessel function of the first kind of order 1 (not differentiable).",
+                dtype: Float, cost: COSTLY,
+                real: |x| f_bessel_j1(x), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Nothing, grad: [|_g, _v| crate::op_defs::unary::fns::no_derivative("bessel_j1")],
+                node: "SpecialBesselJ1Backward",
+            }
+            BesselY0 {
+                methods: [bessel_y0], functional: [], extra: [],
+                doc: "Elementwise Bessel function of the second kind of order 0 (-inf at 0, NaN below; not differentiable).",
+                dtype: Float, cost: COSTLY,
+                real: |x| f_bessel_y0(x), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Nothing, grad: [|_g, _v| crate::op_defs::unary::fns::no_derivative("bessel_y0")],
+                node: "SpecialBesselY0Backward",
+            }
+            BesselY1 {
+                methods: [bessel_y1], functional: [], extra: [],
+                doc: "Elementwise Bessel function of the second kind of order 1 (-inf at 0, NaN below; not differentiable).",
+                dtype: Float, cost: COSTLY,
+                real: |x| f_bessel_y1(x), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Nothing, grad: [|_g, _v| crate::op_defs::unary::fns::no_derivative("bessel_y1")],
+                node: "SpecialBesselY1Backward",
+            }
+            ModifiedBesselK0 {
+                methods: [modified_bessel_k0], functional: [], extra: [],
+                doc: "Elementwise modified Bessel function of the second kind of order 0 (+inf at 0, NaN below; not differentiable).",
+                dtype: Float, cost: COSTLY,
+                real: |x| f_k0(x), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Nothing, grad: [|_g, _v| crate::op_defs::unary::fns::no_derivative("modified_bessel_k0")],
+                node: "SpecialModifiedBesselK0Backward",
+            }
+            ModifiedBesselK1 {
+                methods: [modified_bessel_k1], functional: [], extra: [],
+                doc: "Elementwise modified Bessel function of the second kind of order 1 (+inf at 0, NaN below; not differentiable).",
+                dtype: Float, cost: COSTLY,
+                real: |x| f_k1(x), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Nothing, grad: [|_g, _v| crate::op_defs::unary::fns::no_derivative("modified_bessel_k1")],
+                node: "SpecialModifiedBesselK1Backward",
+            }
+            ScaledModifiedBesselK0 {
+                methods: [scaled_modified_bessel_k0], functional: [], extra: [],
+                doc: "Elementwise exponentially scaled `modified_bessel_k0(self) * exp(self)` (not differentiable).",
+                dtype: Float, cost: COSTLY,
+                real: |x| f_k0e(x), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Nothing, grad: [|_g, _v| crate::op_defs::unary::fns::no_derivative("scaled_modified_bessel_k0")],
+                node: "SpecialScaledModifiedBesselK0Backward",
+            }
+            ScaledModifiedBesselK1 {
+                methods: [scaled_modified_bessel_k1], functional: [], extra: [],
+                doc: "Elementwise exponentially scaled `modified_bessel_k1(self) * exp(self)` (not differentiable).",
+                dtype: Float, cost: COSTLY,
+                real: |x| f_k1e(x), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Nothing, grad: [|_g, _v| crate::op_defs::unary::fns::no_derivative("scaled_modified_bessel_k1")],
+                node: "SpecialScaledModifiedBesselK1Backward",
+            }
+            SphericalBesselJ0 {
+                methods: [spherical_bessel_j0], functional: [], extra: [],
+                doc: "Elementwise spherical Bessel function of the first kind of order 0, `sin(self) / self` (not differentiable).",
+                dtype: Float, cost: COSTLY,
+                real: |x| f_spherical_j0(x), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Nothing, grad: [|_g, _v| crate::op_defs::unary::fns::no_derivative("spherical_bessel_j0")],
+                node: "SpecialSphericalBesselJ0Backward",
+            }
+            AiryAi {
+                methods: [airy_ai], functional: [], extra: [],
+                doc: "Elementwise Airy function of the first kind `Ai(self)` (not differentiable).",
+                dtype: Float, cost: COSTLY,
+                real: |x| f_airy_ai(x), fast_f32: [],
+                int: [], complex: [], boolean: [],
+                saves: Nothing, grad: [|_g, _v| crate::op_defs::unary::fns::no_derivative("airy_ai")],
+                node: "SpecialAiryAiBackward",
             }
             Signbit {
                 methods: [signbit], functional: [], extra: [],

@@ -486,6 +486,46 @@ class Variable(
         """Elementwise scaled complementary error function ``exp(self**2) * erfc(self)``, accurate for large inputs."""
         return self._op("erfcx", [self])
 
+    def bessel_j0(self, name: str | None = None) -> Variable:
+        """Elementwise Bessel function of the first kind of order 0 (not differentiable)."""
+        return self._op("bessel_j0", [self])
+
+    def bessel_j1(self, name: str | None = None) -> Variable:
+        """Elementwise Bessel function of the first kind of order 1 (not differentiable)."""
+        return self._op("bessel_j1", [self])
+
+    def bessel_y0(self, name: str | None = None) -> Variable:
+        """Elementwise Bessel function of the second kind of order 0 (-inf at 0, NaN below; not differentiable)."""
+        return self._op("bessel_y0", [self])
+
+    def bessel_y1(self, name: str | None = None) -> Variable:
+        """Elementwise Bessel function of the second kind of order 1 (-inf at 0, NaN below; not differentiable)."""
+        return self._op("bessel_y1", [self])
+
+    def modified_bessel_k0(self, name: str | None = None) -> Variable:
+        """Elementwise modified Bessel function of the second kind of order 0 (+inf at 0, NaN below; not differentiable)."""
+        return self._op("modified_bessel_k0", [self])
+
+    def modified_bessel_k1(self, name: str | None = None) -> Variable:
+        """Elementwise modified Bessel function of the second kind of order 1 (+inf at 0, NaN below; not differentiable)."""
+        return self._op("modified_bessel_k1", [self])
+
+    def scaled_modified_bessel_k0(self, name: str | None = None) -> Variable:
+        """Elementwise exponentially scaled ``modified_bessel_k0(self) * exp(self)`` (not differentiable)."""
+        return self._op("scaled_modified_bessel_k0", [self])
+
+    def scaled_modified_bessel_k1(self, name: str | None = None) -> Variable:
+        """Elementwise exponentially scaled ``modified_bessel_k1(self) * exp(self)`` (not differentiable)."""
+        return self._op("scaled_modified_bessel_k1", [self])
+
+    def spherical_bessel_j0(self, name: str | None = None) -> Variable:
+        """Elementwise spherical Bessel function of the first kind of order 0, ``sin(self) / self`` (not differentiable)."""
+        return self._op("spherical_bessel_j0", [self])
+
+    def airy_ai(self, name: str | None = None) -> Variable:
+        """Elementwise Airy function of the first kind ``Ai(self)`` (not differentiable)."""
+        return self._op("airy_ai", [self])
+
     def signbit(self, name: str | None = None) -> Variable:
         """Elementwise test of the sign bit (true for negative numbers and -0.0), as a bool tensor."""
         return self._op("signbit", [self])

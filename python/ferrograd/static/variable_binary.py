@@ -166,4 +166,52 @@ class VariableBinaryMixin:
         """Elementwise Hurwitz zeta function ``sum_k (other + k) ** -self`` (NaN for ``self < 1``; differentiable in ``other`` only)."""
         return self._binary("zeta", y)
 
+    def chebyshev_polynomial_t(self, y: Any, name: str | None = None) -> Variable:
+        """Elementwise Chebyshev polynomial of the first kind ``T_n(self)`` of degree ``n = other`` (truncated; 0 for ``n < 0``; not differentiable)."""
+        return self._binary("chebyshev_polynomial_t", y)
+
+    def chebyshev_polynomial_u(self, y: Any, name: str | None = None) -> Variable:
+        """Elementwise Chebyshev polynomial of the second kind ``U_n(self)`` of degree ``n = other`` (truncated; 0 for ``n < 0``; not differentiable)."""
+        return self._binary("chebyshev_polynomial_u", y)
+
+    def chebyshev_polynomial_v(self, y: Any, name: str | None = None) -> Variable:
+        """Elementwise Chebyshev polynomial of the third kind ``V_n(self)`` of degree ``n = other`` (truncated; 0 for ``n < 0``; not differentiable)."""
+        return self._binary("chebyshev_polynomial_v", y)
+
+    def chebyshev_polynomial_w(self, y: Any, name: str | None = None) -> Variable:
+        """Elementwise Chebyshev polynomial of the fourth kind ``W_n(self)`` of degree ``n = other`` (truncated; 0 for ``n < 0``; not differentiable)."""
+        return self._binary("chebyshev_polynomial_w", y)
+
+    def shifted_chebyshev_polynomial_t(self, y: Any, name: str | None = None) -> Variable:
+        """Elementwise shifted Chebyshev polynomial of the first kind ``T_n(2 self - 1)`` of degree ``n = other`` (truncated; 0 for ``n < 0``; not differentiable)."""
+        return self._binary("shifted_chebyshev_polynomial_t", y)
+
+    def shifted_chebyshev_polynomial_u(self, y: Any, name: str | None = None) -> Variable:
+        """Elementwise shifted Chebyshev polynomial of the second kind ``U_n(2 self - 1)`` of degree ``n = other`` (truncated; 0 for ``n < 0``; not differentiable)."""
+        return self._binary("shifted_chebyshev_polynomial_u", y)
+
+    def shifted_chebyshev_polynomial_v(self, y: Any, name: str | None = None) -> Variable:
+        """Elementwise shifted Chebyshev polynomial of the third kind ``V_n(2 self - 1)`` of degree ``n = other`` (truncated; 0 for ``n < 0``; not differentiable)."""
+        return self._binary("shifted_chebyshev_polynomial_v", y)
+
+    def shifted_chebyshev_polynomial_w(self, y: Any, name: str | None = None) -> Variable:
+        """Elementwise shifted Chebyshev polynomial of the fourth kind ``W_n(2 self - 1)`` of degree ``n = other`` (truncated; 0 for ``n < 0``; not differentiable)."""
+        return self._binary("shifted_chebyshev_polynomial_w", y)
+
+    def hermite_polynomial_h(self, y: Any, name: str | None = None) -> Variable:
+        """Elementwise physicists' Hermite polynomial ``H_n(self)`` of degree ``n = other`` (truncated; 0 for ``n < 0``; not differentiable)."""
+        return self._binary("hermite_polynomial_h", y)
+
+    def hermite_polynomial_he(self, y: Any, name: str | None = None) -> Variable:
+        """Elementwise probabilists' Hermite polynomial ``He_n(self)`` of degree ``n = other`` (truncated; 0 for ``n < 0``; not differentiable)."""
+        return self._binary("hermite_polynomial_he", y)
+
+    def laguerre_polynomial_l(self, y: Any, name: str | None = None) -> Variable:
+        """Elementwise Laguerre polynomial ``L_n(self)`` of degree ``n = other`` (truncated; 0 for ``n < 0``; not differentiable)."""
+        return self._binary("laguerre_polynomial_l", y)
+
+    def legendre_polynomial_p(self, y: Any, name: str | None = None) -> Variable:
+        """Elementwise Legendre polynomial ``P_n(self)`` of degree ``n = other`` (truncated; 0 for ``n < 0``; not differentiable)."""
+        return self._binary("legendre_polynomial_p", y)
+
     # END generated: binary Variable methods
