@@ -24,6 +24,8 @@ enum Owner {
     Rust { capacity: usize },
     /// Memory owned by another object (e.g. a NumPy array) kept alive here.
     Foreign(#[allow(dead_code)] Box<dyn Any + Send + Sync>),
+    /// The memory of the storage in `Storage::root`, read as another dtype (an alias).
+    Alias,
 }
 
 /// A contiguous buffer of `len` elements of one dtype.
@@ -49,6 +51,16 @@ pub struct Storage {
     writable_exports: AtomicUsize,
     /// Allocated inside inference mode: the memory of an inference tensor.
     inference: bool,
+    /// For an alias (see [`Storage::reinterpret`]): the storage whose memory this one
+    /// reads as the complex/real counterpart dtype. Its lock, version counter and
+    /// writability are the root's, so the two are one memory to every reader and writer.
+    root: Option<Arc<Storage>>,
+    /// For a root: its alias while one lives (one per root, so that two tensors of one
+    /// dtype over one memory always share one `Arc<Storage>`: the kernels' "same buffer"
+    /// checks compare those).
+    alias: parking_lot::Mutex<std::sync::Weak<Storage>>,
+    /// For a root: set once an alias was made (a lock-free skip for the common case).
+    has_alias: std::sync::atomic::AtomicBool,
 }
 
 // SAFETY: the buffer is only reached through the lock-guarded accessors below, and the
@@ -139,6 +151,9 @@ impl Storage {
             saved: AtomicUsize::new(0),
             writable_exports: AtomicUsize::new(0),
             inference: crate::inference::is_inference_mode(),
+            root: None,
+            alias: parking_lot::Mutex::new(std::sync::Weak::new()),
+            has_alias: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -174,12 +189,91 @@ impl Storage {
             saved: AtomicUsize::new(0),
             writable_exports: AtomicUsize::new(0),
             inference: crate::inference::is_inference_mode(),
+            root: None,
+            alias: parking_lot::Mutex::new(std::sync::Weak::new()),
+            has_alias: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
     /// Whether this memory was allocated inside inference mode (an inference tensor's).
     pub fn is_inference(&self) -> bool {
-        self.inference
+        self.root().inference
+    }
+
+    /// The storage that owns this memory: itself, or an alias's root.
+    #[inline]
+    fn root(&self) -> &Storage {
+        self.root.as_deref().unwrap_or(self)
+    }
+
+    /// True for an alias (see [`Storage::reinterpret`]): this memory is also another
+    /// storage's, read as the counterpart dtype; holding the only handle to an alias does
+    /// not make the memory private.
+    pub fn is_alias(&self) -> bool {
+        self.root.is_some()
+    }
+
+    /// Whether `a` and `b` are the same memory (the same storage, or a storage and its
+    /// alias).
+    pub fn same_memory(a: &Storage, b: &Storage) -> bool {
+        std::ptr::eq(a.root(), b.root())
+    }
+
+    /// `f` of the other storage over this memory (an alias's root, or a root's live
+    /// alias); false when there is none.
+    fn linked_any(&self, f: impl Fn(&Storage) -> bool) -> bool {
+        if let Some(r) = &self.root {
+            return f(r);
+        }
+        if !self.has_alias.load(Ordering::Acquire) {
+            return false;
+        }
+        let alias = self.alias.lock().upgrade();
+        alias.is_some_and(|a| f(&a))
+    }
+
+    /// This memory read as the counterpart dtype (complex64 <-> float32, complex128 <->
+    /// float64: `Complex<T>` is laid out as `[T; 2]`): a storage of twice as many real
+    /// elements, or half as many complex ones (a trailing odd real element is left out).
+    /// It shares this storage's lock, version counter and writability; an alias of an
+    /// alias is its root, and a root has at most one alias alive at a time.
+    pub fn reinterpret(self: &Arc<Self>) -> Result<Arc<Storage>> {
+        if let Some(r) = &self.root {
+            return Ok(r.clone());
+        }
+        let (dtype, len) = match self.dtype {
+            DType::C64 | DType::C128 => (self.dtype.to_real(), self.len * 2),
+            DType::F32 | DType::F64 => (self.dtype.to_complex(), self.len / 2),
+            d => {
+                return Err(Error::runtime(format!(
+                    "internal: {d} memory has no complex/real counterpart to be read as"
+                )))
+            }
+        };
+        let mut slot = self.alias.lock();
+        if let Some(a) = slot.upgrade() {
+            return Ok(a);
+        }
+        let alias = Arc::new(Storage {
+            ptr: self.ptr,
+            len,
+            dtype,
+            owner: Owner::Alias,
+            writable: self.writable,
+            lock: RwLock::new(()),
+            version: AtomicU64::new(0),
+            family: OnceLock::new(),
+            other_writes: AtomicU64::new(0),
+            saved: AtomicUsize::new(0),
+            writable_exports: AtomicUsize::new(0),
+            inference: self.inference,
+            root: Some(self.clone()),
+            alias: parking_lot::Mutex::new(std::sync::Weak::new()),
+            has_alias: std::sync::atomic::AtomicBool::new(false),
+        });
+        *slot = Arc::downgrade(&alias);
+        self.has_alias.store(true, Ordering::Release);
+        Ok(alias)
     }
 
     /// Number of elements.
@@ -204,7 +298,7 @@ impl Storage {
 
     /// False for read-only foreign memory; in-place writes then raise.
     pub fn is_writable(&self) -> bool {
-        self.writable
+        self.root().writable
     }
 
     /// The version of the tensors over this memory without a counter of their own: the
@@ -212,9 +306,10 @@ impl Storage {
     /// ([`crate::tensor::Tensor::version`]), which knows whose counter it uses.
     #[inline]
     pub fn version(&self) -> u64 {
-        match self.family.get() {
+        let s = self.root();
+        match s.family.get() {
             Some(c) => c.load(Ordering::Acquire),
-            None => self.version.load(Ordering::Acquire),
+            None => s.version.load(Ordering::Acquire),
         }
     }
 
@@ -222,13 +317,14 @@ impl Storage {
     /// [`crate::tensor::Tensor::bump_version`], the entry point).
     #[inline]
     pub fn bump_version(&self) {
-        match self.family.get() {
+        let s = self.root();
+        match s.family.get() {
             Some(c) => {
                 c.fetch_add(1, Ordering::AcqRel);
             }
             None => {
-                self.version.fetch_add(1, Ordering::AcqRel);
-                if let Some(c) = self.family.get() {
+                s.version.fetch_add(1, Ordering::AcqRel);
+                if let Some(c) = s.family.get() {
                     // shared meanwhile: its copy may predate this write; a version only
                     // has to change, so counting it twice is harmless
                     c.fetch_add(1, Ordering::AcqRel);
@@ -239,35 +335,42 @@ impl Storage {
 
     /// Records one in-place write by a tensor with a counter of its own (which it bumps).
     pub(crate) fn note_other_write(&self) {
-        self.other_writes.fetch_add(1, Ordering::AcqRel);
+        self.root().other_writes.fetch_add(1, Ordering::AcqRel);
     }
 
     /// Changes whenever the memory is written, through any tensor (for caches keyed by
     /// the memory's contents, not by a tensor family).
     pub fn memory_version(&self) -> u64 {
         self.version()
-            .wrapping_add(self.other_writes.load(Ordering::Acquire))
+            .wrapping_add(self.root().other_writes.load(Ordering::Acquire))
     }
 
     /// The counter of the tensors over this memory without one of their own, as a shared
     /// counter (made on the first call, starting at the current version): they keep using
     /// it, and a tensor over other memory may now share it.
     pub(crate) fn shared_version(&self) -> Arc<AtomicU64> {
-        self.family
-            .get_or_init(|| Arc::new(AtomicU64::new(self.version.load(Ordering::Acquire))))
+        let s = self.root();
+        s.family
+            .get_or_init(|| Arc::new(AtomicU64::new(s.version.load(Ordering::Acquire))))
             .clone()
     }
 
     /// True while a node holds this memory saved for backward.
     pub fn is_saved_for_backward(&self) -> bool {
-        self.saved.load(Ordering::Acquire) > 0
+        // (each storage counts its own marks: a mark outlives neither; an alias's memory
+        // is saved when either storage over it is)
+        let saved = |s: &Storage| s.saved.load(Ordering::Acquire) > 0;
+        saved(self) || self.linked_any(saved)
     }
 
     /// True while another library may write this memory: a live writable export, or
     /// writable foreign memory (`from_numpy`, `from_dlpack`), whose owner can always write.
     pub fn has_writable_aliases(&self) -> bool {
-        (self.writable && matches!(self.owner, Owner::Foreign(_)))
-            || self.writable_exports.load(Ordering::Acquire) > 0
+        let r = self.root();
+        let exported = |s: &Storage| s.writable_exports.load(Ordering::Acquire) > 0;
+        (r.writable && matches!(r.owner, Owner::Foreign(_)))
+            || exported(self)
+            || self.linked_any(exported)
     }
 
     /// Counter updates for [`crate::storage_marks`] (`saved` when `saved`, else exports).
@@ -291,7 +394,7 @@ impl Storage {
             self.dtype,
             "storage read with the wrong element type"
         );
-        let guard = self.lock.read_recursive();
+        let guard = self.root().lock.read_recursive();
         // SAFETY: dtype checked; len elements valid while self lives; shared lock held.
         let slice = unsafe { std::slice::from_raw_parts(self.ptr as *const T, self.len) };
         ReadGuard {
@@ -308,13 +411,13 @@ impl Storage {
             self.dtype,
             "storage write with the wrong element type"
         );
-        if !self.writable {
+        if !self.is_writable() {
             return Err(Error::value(
                 "cannot write into a tensor whose memory is read-only (it was created from a \
                  read-only NumPy array); copy it first with .clone()",
             ));
         }
-        let guard = self.lock.write();
+        let guard = self.root().lock.write();
         // SAFETY: dtype checked; exclusive lock held for the guard's lifetime.
         let slice = unsafe { std::slice::from_raw_parts_mut(self.ptr as *mut T, self.len) };
         Ok(WriteGuard {
@@ -408,6 +511,53 @@ mod tests {
         let m = s.memory_version();
         s.note_other_write();
         assert_eq!((s.version(), s.memory_version()), (3, m + 1));
+    }
+
+    #[test]
+    fn an_alias_reads_complex_memory_as_its_parts() {
+        use num_complex::Complex64;
+        let z = Arc::new(Storage::from_vec(vec![
+            Complex64::new(1.0, 2.0),
+            Complex64::new(3.0, -1.0),
+        ]));
+        let r = z.reinterpret().unwrap();
+        assert_eq!((r.dtype(), r.len(), r.is_alias()), (DType::F64, 4, true));
+        assert_eq!(&*r.read::<f64>(), &[1.0, 2.0, 3.0, -1.0]);
+        // one alias per root, and the alias of an alias is the root
+        assert!(Arc::ptr_eq(&r, &z.reinterpret().unwrap()));
+        assert!(Arc::ptr_eq(&z, &r.reinterpret().unwrap()));
+        assert!(Storage::same_memory(&z, &r));
+        // writes through either reach the other; one version counter
+        r.write::<f64>().unwrap()[3] = 7.0;
+        r.bump_version();
+        assert_eq!(z.read::<Complex64>()[1], Complex64::new(3.0, 7.0));
+        assert_eq!((z.version(), r.version()), (1, 1));
+        z.bump_version();
+        assert_eq!(r.version(), 2);
+        // a saved mark on either is seen from both
+        r.add_mark(true, 1);
+        assert!(z.is_saved_for_backward() && r.is_saved_for_backward());
+        r.add_mark(true, -1);
+        assert!(!z.is_saved_for_backward());
+    }
+
+    #[test]
+    fn an_alias_reads_real_memory_as_complex() {
+        use num_complex::Complex32;
+        let x = Arc::new(Storage::from_vec(vec![1.0f32, 2.0, 3.0, 4.0, 5.0]));
+        let c = x.reinterpret().unwrap();
+        assert_eq!((c.dtype(), c.len()), (DType::C64, 2));
+        assert_eq!(c.read::<Complex32>()[1], Complex32::new(3.0, 4.0));
+        drop(c);
+        // a new alias once the old one is gone
+        assert_eq!(x.reinterpret().unwrap().len(), 2);
+        assert!(!Storage::same_memory(
+            &x,
+            &Storage::from_vec(vec![1.0f32, 2.0])
+        ));
+        assert!(Arc::new(Storage::from_vec(vec![1i64]))
+            .reinterpret()
+            .is_err());
     }
 
     #[test]

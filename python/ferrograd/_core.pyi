@@ -1547,6 +1547,10 @@ class Tensor:
     @property
     def imag(self) -> Tensor:
         """Imaginary part (zeros for real dtypes)."""
+    def _view_as_real(self) -> Tensor:
+        """``view_as_real``'s view (no argument checks)."""
+    def _view_as_complex(self) -> Tensor:
+        """``view_as_complex``'s view."""
     def angle(self) -> Tensor:
         """Phase angle in radians."""
 

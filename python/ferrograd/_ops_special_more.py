@@ -1,10 +1,9 @@
-"""``frexp``, ``pdist`` and the complex/real reinterpretations ``view_as_real`` / ``view_as_complex``,
-composed of other ops (both differentiable).
+"""``frexp``, ``pdist`` (composed of other ops) and the complex/real reinterpretations
+``view_as_real`` / ``view_as_complex``, all differentiable.
 
-ferrograd's storage cannot alias a complex tensor as its interleaved real parts, so
-``view_as_real`` / ``view_as_complex`` return a new tensor with the values and shape of
-PyTorch's view (not sharing memory: writing into the result does not change the input).
-Gradients flow through all of them.
+``view_as_real`` / ``view_as_complex`` are views, as PyTorch's: the result reads the
+input's memory as the counterpart dtype (a complex element is two reals, real part
+first), so a write through either reaches the other and bumps its version counter.
 """
 
 from __future__ import annotations
@@ -66,30 +65,30 @@ class _FrexpMantissa(Function):
 
 def view_as_real(x: Tensor, name: str | None = None) -> Tensor:
     """A complex tensor as real numbers: shape ``x.shape + [2]``, the last axis holding
-    the real and imaginary parts (float32 for complex64, float64 for complex128). A new
-    tensor, not a view (ferrograd's storage cannot alias); differentiable."""
+    the real and imaginary parts (float32 for complex64, float64 for complex128). A view
+    of ``x``'s memory (PyTorch's ``view_as_real``; ``_base`` is ``x``'s base);
+    differentiable."""
     if not isinstance(x, Tensor):
         raise TypeError(f"view_as_real(): expected a Tensor, got {type(x).__name__}")
     if not x.is_complex():
         raise TypeError(f"view_as_real(): only complex tensors are supported, got {x.dtype}")
-    return _core.stack([x.real, x.imag], -1)
+    return x._view_as_real()
 
 
 def view_as_complex(x: Tensor, name: str | None = None) -> Tensor:
     """A real tensor whose last axis has size 2 as complex numbers (real, imaginary):
-    shape ``x.shape[:-1]``, complex64 for float32 and complex128 for float64. A new
-    tensor, not a view (ferrograd's storage cannot alias); differentiable."""
+    shape ``x.shape[:-1]``, complex64 for float32 and complex128 for float64. A view of
+    ``x``'s memory (PyTorch's ``view_as_complex``), so ``x`` must lay the pairs out as
+    complex numbers: last stride 1, every other stride and the storage offset even
+    (RuntimeError otherwise, in PyTorch's words; ``.contiguous()`` fixes any tensor);
+    differentiable."""
     if not isinstance(x, Tensor):
         raise TypeError(f"view_as_complex(): expected a Tensor, got {type(x).__name__}")
     if x.dtype not in (_core.float32, _core.float64):
         raise TypeError(
             f"view_as_complex(): only float32 and float64 tensors are supported, got {x.dtype}"
         )
-    if x.ndim == 0 or x.shape[-1] != 2:
-        raise ValueError(
-            f"view_as_complex(): the last dimension must have size 2, got shape {list(x.shape)}"
-        )
-    return _core.complex(x[..., 0], x[..., 1])
+    return x._view_as_complex()
 
 
 def _where(cond: Tensor, a: Any, b: Tensor) -> Tensor:

@@ -12,6 +12,7 @@ pub(super) fn owns_dense_buffer(t: &Tensor) -> bool {
     let l = t.layout();
     t.handle_count() == 1
         && std::sync::Arc::strong_count(t.storage()) == 1
+        && !t.storage().is_alias() // (its memory is also its root's)
         && l.offset == 0
         && l.is_contiguous()
         && t.numel() == t.storage().len()

@@ -106,6 +106,115 @@ where
     Tensor::from_vec(v, shape)
 }
 
+/// Views between a complex tensor and its real parts: one memory read as two dtypes
+/// (`Storage::reinterpret`), with strides and offsets in units of each view's own dtype.
+impl Tensor {
+    /// A tensor over `storage` (this tensor's memory read as another dtype) with `layout`,
+    /// sharing this tensor's version counter; no history.
+    fn view_reinterpreted(&self, layout: Layout) -> Result<Tensor> {
+        let storage = self.storage().reinterpret()?;
+        Ok(Tensor::with_counter(
+            storage,
+            layout,
+            self.0.counter.clone(),
+        ))
+    }
+
+    /// This complex tensor's layout over its memory read as real numbers: every stride
+    /// and the offset doubled (a complex element is two reals, real part first).
+    fn doubled_layout(&self) -> Layout {
+        let l = self.layout();
+        Layout {
+            shape: l.shape.clone(),
+            strides: l.strides.iter().map(|&s| s * 2).collect(),
+            offset: l.offset * 2,
+        }
+    }
+
+    /// PyTorch's `view_as_real` without history: shape `shape + [2]` (real, imaginary),
+    /// the real dtype, over this complex tensor's memory (a view: writes reach `self`).
+    pub fn view_as_real_raw(&self) -> Result<Tensor> {
+        self.expect_complex("view_as_real")?;
+        let mut l = self.doubled_layout();
+        l.shape.push(2);
+        l.strides.push(1);
+        self.view_reinterpreted(l)
+    }
+
+    /// The real (`imag == false`) or imaginary part of this complex tensor as a view of
+    /// its memory (PyTorch's `real` / `imag`: `select(view_as_real(z), -1, 0 or 1)`).
+    pub fn part_view_raw(&self, imag: bool) -> Result<Tensor> {
+        self.expect_complex(if imag { "imag" } else { "real" })?;
+        let mut l = self.doubled_layout();
+        l.offset += usize::from(imag);
+        self.view_reinterpreted(l)
+    }
+
+    /// PyTorch's `view_as_complex` without history: a float32/float64 tensor whose last
+    /// dimension has size 2 and stride 1, and whose offset and other strides are even
+    /// (but for dimensions of size one), read as complex numbers of shape `shape[..-1]`
+    /// (a view). Refused otherwise, in PyTorch's words.
+    pub fn view_as_complex_raw(&self) -> Result<Tensor> {
+        let refuse = |msg: String| Err(Error::runtime(msg));
+        if !matches!(self.dtype(), DType::F32 | DType::F64) {
+            return refuse(format!(
+                "view_as_complex is only supported for float and double tensors, but got a \
+                 tensor of scalar type: {}",
+                self.dtype()
+            ));
+        }
+        let l = self.layout();
+        let Some((&last, rest)) = l.shape.split_last() else {
+            return refuse("Input tensor must have one or more dimensions".into());
+        };
+        if last != 2 {
+            return refuse(format!(
+                "Tensor must have a last dimension of size 2 (got shape {:?})",
+                self.shape()
+            ));
+        }
+        let (&last_stride, rest_strides) = l.strides.split_last().unwrap_or((&0, &[]));
+        if last_stride != 1 {
+            return refuse(
+                "Tensor must have a last dimension with stride 1 (call .contiguous() first)".into(),
+            );
+        }
+        if rest
+            .iter()
+            .zip(rest_strides)
+            .any(|(&n, &s)| n != 1 && s % 2 != 0)
+        {
+            return refuse(
+                "Tensor must have a stride divisible by 2 for all but last dimension (call \
+                 .contiguous() first)"
+                    .into(),
+            );
+        }
+        if !l.offset.is_multiple_of(2) {
+            return refuse(
+                "Tensor must have a storage_offset divisible by 2 (call .clone() first)".into(),
+            );
+        }
+        let layout = Layout {
+            shape: rest.iter().copied().collect(),
+            strides: rest_strides.iter().map(|&s| s / 2).collect(),
+            offset: l.offset / 2,
+        };
+        self.view_reinterpreted(layout)
+    }
+
+    /// Errors unless this tensor is complex64 or complex128 (`op` names the caller).
+    fn expect_complex(&self, op: &str) -> Result<()> {
+        if self.dtype().is_complex() {
+            return Ok(());
+        }
+        Err(Error::runtime(format!(
+            "{op}: expected a complex tensor (complex64 or complex128), got {}",
+            self.dtype()
+        )))
+    }
+}
+
 impl Tensor {
     /// Argument (phase) in radians: `atan2(im, re)` for complex; `pi` for negative and `0`
     /// for other real values (NaN stays NaN). Integers give the default float.
@@ -119,5 +228,44 @@ impl Tensor {
         let pi = x.scalar_like(std::f64::consts::PI);
         let nan = x.binary_raw(&x, super::BinaryOp::Ne)?;
         Tensor::where_raw(&nan, &x, &Tensor::where_raw(&neg, &pi, &zero)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use num_complex::Complex64;
+
+    #[test]
+    fn parts_and_pairs_are_views_in_their_own_units() {
+        let z = Tensor::from_vec(
+            vec![Complex64::new(1.0, 2.0), Complex64::new(3.0, 4.0)],
+            &[2],
+        )
+        .unwrap();
+        let im = z.part_view_raw(true).unwrap();
+        assert_eq!((im.dtype(), im.layout().offset), (DType::F64, 1));
+        assert_eq!(im.layout().strides.as_slice(), &[2]);
+        assert_eq!(im.to_vec::<f64>().unwrap(), vec![2.0, 4.0]);
+        let pairs = z.view_as_real_raw().unwrap();
+        assert_eq!(pairs.shape(), &[2, 2]);
+        let back = pairs.view_as_complex_raw().unwrap();
+        assert!(Arc::ptr_eq(back.storage(), z.storage()));
+        assert_eq!(back.to_vec::<Complex64>().unwrap(), z.to_vec().unwrap());
+    }
+
+    #[test]
+    fn view_as_complex_refuses_odd_layouts() {
+        let x = Tensor::from_vec((0..12).map(f64::from).collect(), &[3, 4]).unwrap();
+        let odd_offset = x.slice(1, Some(1), Some(3), 1).unwrap();
+        let e = odd_offset.view_as_complex_raw().unwrap_err().to_string();
+        assert!(e.contains("storage_offset divisible by 2"), "{e}");
+        let e = x.view_as_complex_raw().unwrap_err().to_string();
+        assert!(e.contains("last dimension of size 2"), "{e}");
+        let ok = x
+            .slice(1, Some(2), Some(4), 1)
+            .unwrap()
+            .view_as_complex_raw();
+        assert_eq!(ok.unwrap().to_vec::<Complex64>().unwrap()[2].re, 10.0);
     }
 }

@@ -109,7 +109,7 @@ impl Tensor {
                 ))
             })?;
         let mut src = src.cast_raw(self.dtype())?;
-        if Arc::ptr_eq(src.storage(), self.storage()) {
+        if crate::storage::Storage::same_memory(src.storage(), self.storage()) {
             src = src.contiguous_copy()?; // never read and write one buffer at once
         }
         crate::with_dtype!(self.dtype(), T, {

@@ -701,15 +701,12 @@ def test_unfold_is_a_view_regression():
     assert b.tolist() == [0.0, 1.0, -1.0, -1.0, 4.0, 5.0]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="z.real / z.imag are copies: in-place writes through them are lost"
-)
 def test_real_imag_write_through_regression():
     """PyTorch's ``real`` / ``imag`` of a complex tensor are views
     (aten/src/ATen/native/UnaryOps.cpp real: ``at::select(at::view_as_real(self), -1, 0)``;
     docs: "The returned tensor and self share the same underlying storage"), as NumPy's
-    ``z.real`` is: ``z.real.mul_(10)`` changes ``z``. ferrograd silently drops the write
-    (docs/tensor-math-random.md says so for ``view_as_real`` only)."""
+    ``z.real`` is: ``z.real.mul_(10)`` changes ``z``. ferrograd used to drop the write
+    (its ``real`` / ``imag`` were copies; more in test_complex_views.py)."""
     z = fg.tensor([1 + 2j, 3 - 1j], dtype=fg.complex128)
     TORCH["real_of"](z).mul_(10.0)
     TORCH["imag_of"](z).zero_()
@@ -867,7 +864,7 @@ def test_views_of_empty_tensors_are_views(name):
     """Each view op on a tensor with no elements gives a view of the base: ``_base`` the
     base, one version counter (an in-place op on either bumps both), and shared memory
     (PyTorch's view ops alias their input, empty or not). ``view_as_real`` is left out:
-    ferrograd's is a copy for every tensor (test_real_imag_write_through_regression)."""
+    it needs a complex base (test_complex_views.py covers it)."""
     shape, op = _EMPTY_VIEWS[name]
     b = fg.zeros(shape, dtype=fg.float64)
     v = op(b)

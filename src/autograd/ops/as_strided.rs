@@ -263,7 +263,11 @@ impl Tensor {
         let (inp, outl) = (self.layout().clone(), out.layout().clone());
         // a view of a view reading root memory outside it: the root is a second input
         let root = self.meta().view_base.clone();
-        let spill = match root.filter(|r| r.requires_grad() && crate::autograd::is_grad_enabled()) {
+        // (a root read as another dtype, `z.real.as_strided(..)`, has no spill: tracked
+        // writes through such views are refused, `copy_slices::write_through_view`)
+        let spill = match root.filter(|r| {
+            r.dtype() == self.dtype() && r.requires_grad() && crate::autograd::is_grad_enabled()
+        }) {
             Some(r) => spill_maps(&inp, &outl, r.layout())?.map(|maps| (r, maps)),
             None => None,
         };

@@ -42,12 +42,14 @@ impl Tensor {
         Ok(out)
     }
 
-    /// Real part (the tensor itself for real dtypes). Gradient: `grad + 0i`.
+    /// Real part (the tensor itself for real dtypes): for a complex tensor a view of its
+    /// memory (PyTorch's; writes through it reach `self`). Gradient: `grad + 0i`.
     pub fn real(&self) -> Result<Tensor> {
         if !self.dtype().is_complex() {
             return Ok(self.clone());
         }
-        let out = self.real_raw()?;
+        let out = self.part_view_raw(false)?;
+        out.mark_view_of(self);
         if let Some(rec) = Recorder::begin(&[self]) {
             let dtype = self.dtype();
             rec.finish("RealBackward", &out, move |g, _, _| {
@@ -57,17 +59,48 @@ impl Tensor {
         Ok(out)
     }
 
-    /// Imaginary part (zeros for real dtypes). Gradient: `i * grad`.
+    /// Imaginary part (zeros for real dtypes): for a complex tensor a view of its memory
+    /// (PyTorch's; writes through it reach `self`). Gradient: `i * grad`.
     pub fn imag(&self) -> Result<Tensor> {
-        let out = self.imag_raw()?;
         if !self.dtype().is_complex() {
-            return Ok(out);
+            return self.imag_raw();
         }
+        let out = self.part_view_raw(true)?;
+        out.mark_view_of(self);
         if let Some(rec) = Recorder::begin(&[self]) {
             let dtype = self.dtype();
             rec.finish("ImagBackward", &out, move |g, _, _| {
                 let i = crate::tensor::full_complex(&[], num_complex::Complex64::i(), dtype)?;
                 Ok(smallvec![Some(g.to_dtype(dtype)?.mul(&i)?)])
+            })?;
+        }
+        Ok(out)
+    }
+
+    /// PyTorch's `view_as_real`: this complex tensor as real numbers of shape
+    /// `shape + [2]` (real, imaginary), a view of its memory. Gradient: the complex
+    /// tensor whose parts are the gradient's two last-axis slices.
+    pub fn view_as_real(&self) -> Result<Tensor> {
+        let out = self.view_as_real_raw()?;
+        out.mark_view_of(self);
+        if let Some(rec) = Recorder::begin(&[self]) {
+            rec.finish("ViewAsRealBackward", &out, |g, _, _| {
+                Ok(smallvec![Some(complex_of_pairs(g)?)])
+            })?;
+        }
+        Ok(out)
+    }
+
+    /// PyTorch's `view_as_complex`: a float tensor whose last dimension is (real,
+    /// imaginary) pairs as complex numbers, a view of its memory (see
+    /// [`Tensor::view_as_complex_raw`] for the layouts refused). Gradient: the gradient's
+    /// real and imaginary parts stacked on a new last axis.
+    pub fn view_as_complex(&self) -> Result<Tensor> {
+        let out = self.view_as_complex_raw()?;
+        out.mark_view_of(self);
+        if let Some(rec) = Recorder::begin(&[self]) {
+            rec.finish("ViewAsComplexBackward", &out, |g, _, _| {
+                Ok(smallvec![Some(pairs_of_complex(g)?)])
             })?;
         }
         Ok(out)
@@ -119,6 +152,27 @@ impl Tensor {
         }
         Ok(out)
     }
+}
+
+/// `g[..., 0] + i g[..., 1]` for a real `g` whose last axis has size 2 (differentiable,
+/// a new tensor): the gradient of `view_as_real`.
+pub(crate) fn complex_of_pairs(g: &Tensor) -> Result<Tensor> {
+    let g = if g.dtype().is_complex() {
+        g.real()?
+    } else {
+        g.clone()
+    };
+    Tensor::complex(&g.select(-1, 0)?, &g.select(-1, 1)?)
+}
+
+/// `stack([re(g), im(g)], -1)` for a complex `g` (differentiable, a new tensor): the
+/// gradient of `view_as_complex`.
+pub(crate) fn pairs_of_complex(g: &Tensor) -> Result<Tensor> {
+    if !g.dtype().is_complex() {
+        let zero = g.zeros_like()?;
+        return Tensor::stack(&[g.clone(), zero], -1);
+    }
+    Tensor::stack(&[g.real()?, g.imag()?], -1)
 }
 
 /// The gradient of `abs`: `g * sign(v)` for real `v`; for complex `v`, `g * v / |v|` (0

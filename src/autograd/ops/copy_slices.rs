@@ -114,6 +114,72 @@ fn outside_base() -> Error {
     )
 }
 
+/// How a view reads its base's memory when their dtypes differ (`z.real`,
+/// `view_as_real`, `view_as_complex` and views of them: one memory read as complex
+/// numbers and as their real parts).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    /// Same dtype: positions are in the base's elements.
+    Same,
+    /// A real view of a complex base: positions are in `view_as_real(base)`'s elements.
+    RealOfComplex,
+    /// A complex view of a real base: `view_as_real(view)`'s positions in the base.
+    ComplexOfReal,
+}
+
+impl Reading {
+    fn of(view: &Tensor, base: &Tensor) -> Reading {
+        match (view.dtype().is_complex(), base.dtype().is_complex()) {
+            (false, true) => Reading::RealOfComplex,
+            (true, false) => Reading::ComplexOfReal,
+            _ => Reading::Same,
+        }
+    }
+
+    /// The map from `view`'s elements (as read here) to `base`'s (as read here).
+    fn positions(self, base: &Tensor, view: &Tensor) -> Result<Arc<Linear>> {
+        match self {
+            Reading::Same => positions_in_base(base, view),
+            Reading::RealOfComplex => positions_in_base(&base.view_as_real_raw()?, view),
+            Reading::ComplexOfReal => positions_in_base(base, &view.view_as_real_raw()?),
+        }
+    }
+
+    /// The base's gradient `g` in the units the map counts in (real parts for a complex
+    /// base read as real numbers).
+    fn in_units(self, g: &Tensor) -> Result<Tensor> {
+        match self {
+            Reading::RealOfComplex => super::complex::pairs_of_complex(g),
+            _ => Ok(g.clone()),
+        }
+    }
+
+    /// The base's gradient from one in the map's units (see [`Reading::in_units`]).
+    fn base_grad(self, g: Tensor) -> Result<Tensor> {
+        match self {
+            Reading::RealOfComplex => super::complex::complex_of_pairs(&g),
+            _ => Ok(g),
+        }
+    }
+
+    /// The view's gradient from one in the map's units (pairs for a complex view).
+    fn view_grad(self, g: Tensor) -> Result<Tensor> {
+        match self {
+            Reading::ComplexOfReal => super::complex::complex_of_pairs(&g),
+            _ => Ok(g),
+        }
+    }
+
+    /// The base's gradient for the view's gradient `g` read at `map`.
+    fn grad(self, g: &Tensor, map: &Arc<Linear>) -> Result<Tensor> {
+        match self {
+            Reading::Same => put_add_linear(g, map),
+            Reading::RealOfComplex => super::complex::complex_of_pairs(&put_add_linear(g, map)?),
+            Reading::ComplexOfReal => put_add_linear(&super::complex::pairs_of_complex(g)?, map),
+        }
+    }
+}
+
 /// Gives `view` the history "a read of `base` at `map`" (replacing `old`, its previous
 /// history, also for `retain_grad()`). A map that could not be built becomes a node that
 /// raises its error in backward: the old history would give a wrong gradient.
@@ -123,13 +189,14 @@ fn set_view_history(
     map: Result<Arc<Linear>>,
     old: Option<(NodeRef, usize)>,
 ) -> Result<()> {
+    let reading = Reading::of(view, base);
     // a view's history is regenerated whatever the grad mode, as in PyTorch
     let _grad = GradModeGuard::new(true);
     let tmp = view.detach();
     if let Some(rec) = Recorder::begin(&[base]) {
         match map {
             Ok(map) => rec.finish("AsStridedBackward", &tmp, move |g, _, _| {
-                Ok(smallvec![Some(put_add_linear(g, &map)?)])
+                Ok(smallvec![Some(reading.grad(g, &map)?)])
             })?,
             Err(e) => {
                 let msg = e.to_string();
@@ -164,7 +231,7 @@ pub(crate) fn regenerate_view(view: &Tensor) {
     if base.is_inference() || !base.requires_grad() {
         return;
     }
-    let map = positions_in_base(&base, view);
+    let map = Reading::of(view, &base).positions(&base, view);
     // Building an identity-like node with a fresh zero-size tensor cannot fail other than
     // by a saved-tensor hook, and this node saves nothing.
     let _ = set_view_history(view, &base, map, old);
@@ -173,8 +240,11 @@ pub(crate) fn regenerate_view(view: &Tensor) {
 /// `view = result` in place, where `view` is a view of `base` (the root) and the write
 /// is tracked: rebases `base` onto a `CopySlices` node and `view` onto a read of it.
 pub(crate) fn write_through_view(view: &Tensor, base: &Tensor, result: &Tensor) -> Result<()> {
-    let map = positions_in_base(base, view)?;
-    let n = base.numel();
+    // (for a view reading the base's memory as another dtype, the map and the mask are
+    // in real units: over `view_as_real(base)`, or from `view_as_real(view)`)
+    let reading = Reading::of(view, base);
+    let map = reading.positions(base, view)?;
+    let n: usize = map.in_shape.iter().product();
     let winners = crate::kernels::index::last_writers(&map.lin, n)?;
     if winners.iter().any(|w| !w) {
         return Err(Error::runtime(
@@ -187,7 +257,7 @@ pub(crate) fn write_through_view(view: &Tensor, base: &Tensor, result: &Tensor) 
     for &i in &map.lin {
         keep[i] = false;
     }
-    let keep = Tensor::from_vec(keep, base.shape())?;
+    let keep = Tensor::from_vec(keep, &map.in_shape)?;
     let old_base = base.grad_fn().map(|node| (node, base.output_nr()));
     let old_view = {
         let m = view.meta();
@@ -205,12 +275,13 @@ pub(crate) fn write_through_view(view: &Tensor, base: &Tensor, result: &Tensor) 
         let tmp = base.detach();
         let at = map.clone();
         rec.finish("CopySlices", &tmp, move |g, _, needs| {
+            let g = &reading.in_units(g)?;
             let rest = match needs[0] {
-                true => Some(Tensor::where_(&keep, g, &g.zeros_like()?)?),
+                true => Some(reading.base_grad(Tensor::where_(&keep, g, &g.zeros_like()?)?)?),
                 false => None,
             };
             let written = match needs[1] {
-                true => Some(g.take_linear(&at, "AsStridedBackward")?),
+                true => Some(reading.view_grad(g.take_linear(&at, "AsStridedBackward")?)?),
                 false => None,
             };
             Ok(smallvec![rest, written])

@@ -78,6 +78,7 @@ fn run<T: Element + num_traits::Float + Send + Sync>(
     // then the result overwrites it, and backward holds one activation-sized buffer less.
     let private = g.handle_count() == 1
         && Arc::strong_count(g.storage()) == 1
+        && !g.storage().is_alias() // (its memory is also its root's)
         && gl.is_contiguous()
         && g.storage().len() == g.numel()
         && g.storage().is_writable();

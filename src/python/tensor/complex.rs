@@ -1,6 +1,7 @@
-//! Complex methods of the Python `Tensor` (`conj`, `real`, `imag`, `angle`) and the
-//! `complex(real, imag)` constructor; gradients follow PyTorch's conjugate Wirtinger
-//! convention (see `autograd/ops/complex.rs`).
+//! Complex methods of the Python `Tensor` (`conj`, `real`, `imag`, `angle`, the views
+//! behind `view_as_real` / `view_as_complex`) and the `complex(real, imag)` constructor;
+//! gradients follow PyTorch's conjugate Wirtinger convention (see
+//! `autograd/ops/complex.rs`).
 
 use crate::python::errors::IntoPy;
 use crate::python::tensor::class::{wrap, PyTensor};
@@ -31,6 +32,18 @@ impl PyTensor {
     #[getter]
     fn imag(&self, py: Python<'_>) -> PyT {
         wrap(py, self.inner().imag().py()?)
+    }
+
+    /// `view_as_real` (PyTorch's): a view of this complex tensor's memory as real numbers
+    /// with a trailing axis of 2 (`ferrograd.view_as_real` checks the argument first).
+    fn _view_as_real(&self, py: Python<'_>) -> PyT {
+        wrap(py, self.inner().view_as_real().py()?)
+    }
+
+    /// `view_as_complex` (PyTorch's): a view of this float tensor's memory as complex
+    /// numbers, its last axis of 2 the (real, imaginary) pairs.
+    fn _view_as_complex(&self, py: Python<'_>) -> PyT {
+        wrap(py, self.inner().view_as_complex().py()?)
     }
 
     /// Phase angle in radians (`pi` for negative reals, `0` otherwise).
