@@ -9,9 +9,10 @@ infrastructure (``scripts/peer_harness``): stand-ins for PyTorch's internal
 ``common_device_type`` (the CPU) and ``logging_tensor`` (a ``LoggingTensor`` that skips
 the test) and, unless ``--no-base-shim``, the scaffolding
 part of ``paddle.base`` (``dygraph.guard``, ``dygraph.to_variable``, ``wrap_decorator``,
-``CPUPlace``, ``in_dygraph_mode``, ``framework.dygraph_not_support``) and stand-ins for
-two helpers of Paddle's test folder (``test_imperative_base.new_program_scope``,
-``op_test.get_places``).
+``CPUPlace``, ``in_dygraph_mode``, ``framework.dygraph_not_support``), ``paddle.pir_utils``
+(``test_with_pir_api``: the test once) and stand-ins for two helpers of Paddle's test
+folder (``test_imperative_base.new_program_scope``, ``op_test``'s device and bfloat16
+helpers, its ``OpTest`` classes skipped).
 
 Usage::
 
@@ -107,6 +108,11 @@ def install_aliases(base_shim: bool = True) -> None:
         ferrograd.fluid = paddle_base
         for name in ("", ".core", ".compiler", ".framework", ".dygraph", ".wrapped_decorator"):
             sys.modules["paddle.fluid" + name] = sys.modules["paddle.base" + name]
+        # ``paddle.pir_utils``: the switch between Paddle's two static-graph forms, which
+        # tests use to run a body under both (here: once)
+        from peer_harness import paddle_pir_utils
+
+        sys.modules["paddle.pir_utils"] = paddle_pir_utils
 
 
 # ------------------------------------------------------------------ one file (child)

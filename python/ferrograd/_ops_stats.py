@@ -265,19 +265,59 @@ def corrcoef(x: Tensor) -> Tensor:
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
+class _QuantileAxisError(IndexError, ValueError):
+    """An axis out of range: PyTorch raises IndexError, Paddle ValueError."""
+
+
+class _QuantileArgTypeError(TypeError, ValueError):
+    """A non-integer axis: PyTorch raises TypeError, Paddle ValueError."""
+
+
+def _quantile_axes(op: str, dim: Any, ndim: int) -> list[int]:
+    """``dim`` (an int, or Paddle's list/tuple of ints) as sorted axes in ``0..n-1``."""
+    items = list(dim) if isinstance(dim, (list, tuple)) else [dim]
+    n = max(ndim, 1)
+    axes = []
+    for a in items:
+        if isinstance(a, bool) or not isinstance(a, (int, np.integer)):
+            raise _QuantileArgTypeError(
+                f"{op}: axis must be an int or a list of ints, got {a!r} ({type(a).__name__})"
+            )
+        if not -n <= a < n:
+            raise _QuantileAxisError(
+                f"{op}: Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                f"but got {a})"
+            )
+        axes.append(int(a) % n)
+    if not axes or len(set(axes)) != len(axes):
+        raise ValueError(f"{op}: axis must name distinct dimensions, got {dim!r}")
+    return sorted(axes)
+
+
 def _quantile(
     op: str, x: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str, ignore_nan: bool
 ) -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}: x must be a Tensor, got {type(x).__name__}")
+    if not isinstance(q, (Tensor, int, float, list, tuple, np.ndarray, np.number)) or isinstance(
+        q, bool
+    ):
+        raise TypeError(
+            f"{op}: q must be a number, a list of numbers or a Tensor, got {type(q).__name__}"
+        )
     if interpolation not in _INTERPOLATIONS:
         raise ValueError(
             f"{op}: interpolation must be one of {_INTERPOLATIONS}, got {interpolation!r}"
         )
     if not x.is_floating_point():
         raise TypeError(f"{op}: expects a float tensor, got {x.dtype}")
-    scalar_q = not isinstance(q, Tensor) and np.ndim(q) == 0
-    qv = np.atleast_1d(np.asarray(q.numpy() if isinstance(q, Tensor) else q, dtype=np.float64))
+    qv = np.asarray(q.numpy() if isinstance(q, Tensor) else q, dtype=np.float64)
+    scalar_q = qv.ndim == 0  # (a 0-d tensor too: the result has no quantile dimension)
+    qv = np.atleast_1d(qv)
     if qv.ndim != 1:
         raise ValueError(f"{op}: q must be a number or a 1-d tensor")
+    if qv.size == 0 and not isinstance(q, Tensor):
+        raise ValueError(f"{op}: q must not be empty (Paddle's check)")
     if np.any((qv < 0) | (qv > 1)) or np.any(np.isnan(qv)):
         raise ValueError(f"{op}: q values must be in [0, 1], got {qv.tolist()}")
     if x.numel() == 0:
@@ -286,12 +326,18 @@ def _quantile(
         src, keep_shape = x.reshape([-1]), [1] * x.ndim
         d = 0
     else:
-        d = _dim_in_range(op, dim, x.ndim)
+        axes = _quantile_axes(op, dim, x.ndim)
         src = x if x.ndim else x.reshape([1])
         # (a 0-d input keeps its empty shape, as in PyTorch)
         keep_shape = list(x.shape)
-        if x.ndim:
-            keep_shape[d] = 1
+        for a in axes if x.ndim else ():
+            keep_shape[a] = 1
+        if len(axes) > 1:  # Paddle's several axes: moved last and flattened into one
+            rest = [a for a in range(x.ndim) if a not in axes]
+            src = src.permute([*rest, *axes]).reshape([*(x.shape[a] for a in rest), -1])
+            d = len(rest)
+        else:
+            d = axes[0]
     moved = src.movedim(d, -1)
     lead = list(moved.shape[:-1])
     n = moved.shape[-1]

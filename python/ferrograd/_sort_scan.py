@@ -22,7 +22,7 @@ from typing import Any, NamedTuple, Optional
 
 import numpy as np
 
-from . import _core
+from . import _core, _median_axes
 from ._dialect import caller_dialect
 from ._methods import as_method as _as_method
 
@@ -268,6 +268,15 @@ def _median(x: Tensor, axis: Any, keepdim: Any, mode: Any, dim: Any, nan: builti
         mode = "min" if dim is not None else "avg"
     if mode not in ("avg", "min"):
         raise ValueError(f"{op}(): mode must be 'avg' or 'min', got {mode!r}")
+    if nan:  # Paddle's nanmedian: several axes, its checks (ferrograd/_median_axes.py)
+        _median_axes.check_dtype(x, op)
+        _median_axes.check_axis(axis if dim is None else dim, x.ndim, op)
+        if isinstance(axis, (list, tuple)) and len(axis) != 1 and dim is None:
+            src, shape = _median_axes.flatten_axes(x, axis, builtins.bool(keepdim), op)
+            value = _median(src, -1, False, mode, None, True)
+            return (value[0] if isinstance(value, tuple) else value).reshape(shape)
+        if axis is None and dim is None and x.numel() == 0:
+            return _median_axes.empty_median(x, builtins.bool(keepdim), mode)
     d = _one_dim(axis, dim, None, op)
     keepdim = builtins.bool(keepdim)
     prefix = "nanmedian_" if nan else "median_"

@@ -45,6 +45,10 @@ TENSOR_OPS = (
     "trace",
     "rot90",
     "repeat_interleave",
+    # (session 41, Paddle's API tests: functions composed in Python)
+    "quantile",
+    "nanquantile",
+    "inner",
 )
 
 #: ``ferrograd.nn.functional`` functions recorded as traced ops (no name is also in
@@ -98,7 +102,7 @@ FUNCTIONAL_OPS = (
 )
 
 #: ``TENSOR_OPS`` that are module functions only (no ``Tensor`` method)
-FUNCTION_ONLY = frozenset({"einsum", "scatter_nd"})
+FUNCTION_ONLY = frozenset({"einsum", "scatter_nd", "quantile", "nanquantile", "inner"})
 
 
 __all__ = ["DATA_DEPENDENT", "FUNCTIONAL_OPS", "FUNCTION_ONLY", "TENSOR_OPS"]

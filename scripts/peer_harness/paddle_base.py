@@ -90,6 +90,19 @@ def dygraph_not_support(func):
 
 framework.dygraph_not_support = dygraph_not_support
 
+
+def in_pir_mode() -> bool:
+    """``base.framework.in_pir_mode``: whether static programs are being built in Paddle's
+    PIR form. ferrograd's static graph has one form, which tests treat as the legacy one
+    (PIR-only branches are not taken): True only while static mode is on would send them
+    to PIR's file names (``.json`` programs), so always False."""
+    return False
+
+
+framework.in_pir_mode = in_pir_mode
+# ``core.CPUPlace`` is the public ``paddle.CPUPlace`` under Paddle's C++ module
+core.CPUPlace = CPUPlace  # type: ignore[attr-defined]
+
 #: ``base.ParamAttr`` is Paddle's public ``paddle.ParamAttr`` under its old package
 ParamAttr = ferrograd.ParamAttr
 #: ``base.set_flags`` is Paddle's public ``paddle.set_flags`` under its old package

@@ -1,12 +1,21 @@
 """A stand-in for ``op_test``, the helper module of Paddle's test folder, with only its
 device helpers: ``get_places`` (the places a test should run on), ``get_device`` (the
-device a test adds besides the CPU) and ``is_custom_device``, here the CPU alone
-(ferrograd has no GPU build and no plug-in devices). Its ``OpTest`` class (static-graph operator checks through Paddle's C++
-core) is not provided, so tests built on it fail naming it. The runner installs this
-module only when the test folder has no ``op_test.py`` of its own.
+device a test adds besides the CPU), ``get_device_place`` (the one place a test runs on)
+and ``is_custom_device``, here the CPU alone (ferrograd has no GPU build and no plug-in
+devices); and its bfloat16 helpers ``convert_float_to_uint16`` /
+``convert_uint16_to_float`` (a bfloat16 value as the upper 16 bits of its float32, the
+form Paddle's ``Tensor.numpy()`` gives a bfloat16 tensor in). Its ``OpTest`` class
+(static-graph operator checks through Paddle's C++ core) is not provided: a test class
+built on it is reported as skipped (one skip per class, naming ``OpTest``), so that the
+public-API test classes of the same file still run. The runner installs this module only
+when the test folder has no ``op_test.py`` of its own.
 """
 
 from __future__ import annotations
+
+import unittest
+
+import numpy as np
 
 from peer_harness.paddle_base import CPUPlace
 
@@ -21,6 +30,41 @@ def get_device() -> str:
     return "cpu"
 
 
+def get_device_place():
+    """The place a test runs on: the CPU (upstream: the GPU when compiled with CUDA)."""
+    return CPUPlace()
+
+
 def is_custom_device() -> bool:
     """Whether a plug-in (custom) device is present: never, here."""
     return False
+
+
+def convert_float_to_uint16(float_list, data_format: str = "NCHW"):
+    """float32 values as bfloat16 bit patterns (uint16: the upper half of each float32,
+    truncated, as upstream's helper does). ``data_format="NHWC"`` transposes a 4-D input
+    from NCHW first, as upstream."""
+    arr = np.asarray(float_list, dtype=np.float32)
+    if data_format == "NHWC" and arr.ndim == 4:
+        arr = np.transpose(arr, [0, 3, 1, 2])
+    return (np.ascontiguousarray(arr).view(np.uint32) >> 16).astype(np.uint16)
+
+
+def convert_uint16_to_float(in_list):
+    """bfloat16 bit patterns (uint16) back to float32 values."""
+    arr = np.asarray(in_list, dtype=np.uint16)
+    return (arr.astype(np.uint32) << 16).view(np.float32)
+
+
+class OpTest(unittest.TestCase):
+    """Paddle's ``OpTest`` checks one operator through Paddle's C++ core (its kernels
+    and the static program's operator descriptions), which ferrograd does not have: each
+    class built on it is skipped as a whole."""
+
+    @classmethod
+    def setUpClass(cls):
+        """Skips the class: ``OpTest`` needs Paddle's C++ operator core."""
+        raise unittest.SkipTest(
+            "OpTest (op_test.py) checks operators through Paddle's C++ core; "
+            "not provided by the peer harness"
+        )

@@ -39,6 +39,36 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'paddle.tensor' has no attribute {name!r}")
 
 
+def _function_module(sub: str) -> types.ModuleType:
+    """``paddle.tensor.<sub>`` (``stat``, ``math``, ``manipulation``, ...): Paddle's code
+    and tests reach its functions there (``paddle.tensor.stat.nanmedian``); each name is
+    the top-level function of that name, as with the package itself."""
+    module = types.ModuleType(f"{__name__}.{sub}", f"Paddle's ``paddle.tensor.{sub}``.")
+
+    def getattr_(name: str) -> Any:
+        try:
+            return __getattr__(name)
+        except AttributeError:
+            raise AttributeError(
+                f"module 'paddle.tensor.{sub}' has no attribute {name!r}"
+            ) from None
+
+    module.__getattr__ = getattr_  # type: ignore[method-assign]
+    sys.modules[f"ferrograd.tensor.{sub}"] = module
+    return module
+
+
+# (creation and random are modules of their own, above; ``paddle.tensor.einsum`` is the
+# function, which shadows its submodule in Paddle's package too)
+attribute = _function_module("attribute")
+linalg = _function_module("linalg")
+logic = _function_module("logic")
+manipulation = _function_module("manipulation")
+math = _function_module("math")
+search = _function_module("search")
+stat = _function_module("stat")
+
+
 class _CreationFunctionPackage(types.ModuleType):
     """The type of this package: calling it calls ``_core.tensor`` directly (no Python
     frame in between, so the creation function still sees its caller's dialect)."""

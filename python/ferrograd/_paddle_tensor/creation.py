@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import operator
+import types
 from typing import Any, Optional
 
 import numpy as np
@@ -71,3 +72,15 @@ def fill_constant(
             out.data = result
     out.stop_gradient = True
     return out
+
+
+def __getattr__(name: str) -> Any:
+    """Paddle's other creation functions (``paddle.tensor.creation.zeros_like``, ...):
+    the top-level function of that name, as ``paddle.tensor.<name>`` gives."""
+    if not name.startswith("_"):
+        import ferrograd
+
+        obj = getattr(ferrograd, name, None)
+        if callable(obj) and not isinstance(obj, (type, types.ModuleType)):
+            return obj
+    raise AttributeError(f"module 'paddle.tensor.creation' has no attribute {name!r}")

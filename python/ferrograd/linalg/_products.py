@@ -165,12 +165,31 @@ def outer(
     flattens operands of any rank, 0-d included (``x.reshape([-1, 1]) @ y.reshape([1, -1])``
     in Paddle's source)."""
     op = "outer"
-    a = as_tensor(pick(input, x, "input/x", op), op)
-    b = as_tensor(pick(vec2, y, "vec2/y", op), op)
+    a = _operand(pick(input, x, "input/x", op), 0, op)
+    b = _operand(pick(vec2, y, "vec2/y", op), 1, op)
     if x is not None or y is not None or name is not None or caller_dialect() == "paddle":
         a = a if a.ndim == 1 else a.reshape([-1])
         b = b if b.ndim == 1 else b.reshape([-1])
     return _TENSOR_OUTER(a, b)
+
+
+class _OperandTypeError(TypeError, ValueError):
+    """A NumPy array or list where Paddle wants a Tensor (Paddle's ValueError; PyTorch
+    refuses one with a TypeError)."""
+
+
+def _operand(v: Any, pos: int, op: str) -> Tensor:
+    """An operand of ``inner`` / ``outer``: a Tensor or a Python number. Both peers refuse
+    a NumPy array or a list (PyTorch a TypeError, Paddle a ValueError in its
+    ``multiply()`` wording, which this message keeps)."""
+    if isinstance(v, (np.ndarray, list, tuple)):
+        arg = "xy"[pos]
+        raise _OperandTypeError(
+            f"{op}: multiply(): argument '{arg}' (position {pos}) must be Tensor, but got "
+            f"{type(v).__module__ + '.' if isinstance(v, np.ndarray) else ''}"
+            f"{type(v).__name__} (convert it with to_tensor / tensor first)"
+        )
+    return as_tensor(v, op)
 
 
 # the core's outer product (it flattens only in Paddle code, and ferrograd's own modules
@@ -212,8 +231,8 @@ def inner(
     """Sum of products over the last dims: shape ``a.shape[:-1] + b.shape[:-1]`` (a
     0-d operand multiplies)."""
     op = "inner"
-    a = as_tensor(pick(input, x, "input/x", op), op)
-    b = as_tensor(pick(other, y, "other/y", op), op)
+    a = _operand(pick(input, x, "input/x", op), 0, op)
+    b = _operand(pick(other, y, "other/y", op), 1, op)
     if a.ndim == 0 or b.ndim == 0:
         return a * b
     n = a.shape[-1]

@@ -10,6 +10,8 @@ static parameters) which kind to make.
 
 from __future__ import annotations
 
+from typing import Any
+
 from .variable import Variable as Variable  # (read by optim.optimizer through this module)
 
 _static = [False]
@@ -22,8 +24,14 @@ def enable_static() -> None:
     _static[0] = True
 
 
-def disable_static() -> None:
-    """Back to dynamic (eager) mode."""
+def disable_static(place: Any = None) -> None:
+    """Back to dynamic (eager) mode. ``place``: Paddle's device for eager work
+    (``paddle.CPUPlace()``, ``"cpu"``; ``None``: unchanged); only the CPU exists here, so
+    any other place is a ValueError (Paddle's own answer when built without it)."""
+    if place is not None and str(place).lower() != "place(cpu)":
+        from .._dropin import _check_cpu
+
+        _check_cpu("disable_static", place)
     _static[0] = False
 
 
