@@ -7,6 +7,8 @@ PyTorch's ``torch/autograd/functional.py`` (``_as_tuple``, ``_validate_v``,
 
 from __future__ import annotations
 
+import weakref
+
 import ferrograd as torch
 import ferrograd.autograd.functional as autogradF
 import numpy as np
@@ -139,11 +141,6 @@ def test_construct_standard_basis_for():
     np.testing.assert_array_equal(whole, np.eye(10))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Function.clear_saved_tensors_on_access is not provided: ctx.saved_tensors lives "
-    "in Rust (src/python/pylayer); see docs/peer-tests-failures.md, test_autograd_s41.py",
-)
 def test_function_clear_saved_tensors_on_access_regression():
     # PyTorch's test/test_autograd.py at 5c322af1,
     # TestAutograd.test_clear_saved_tensors_on_access_double_access_error (the session-41
@@ -165,3 +162,50 @@ def test_function_clear_saved_tensors_on_access_regression():
     y = MyFn.apply(_x(3, requires_grad=True))
     with pytest.raises(RuntimeError, match="can only be accessed once"):
         y.sum().backward()
+
+
+def test_clear_saved_tensors_on_access_drops_the_ctx_reference():
+    # PyTorch's TestAutograd.test_clear_saved_tensors_on_access (test_autograd.py at
+    # 5c322af1): after the one read, the local variable holds the last reference.
+    seen = []
+
+    class MyFn(torch.autograd.Function):
+        clear_saved_tensors_on_access = True
+
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            (x,) = ctx.saved_tensors
+            ref = weakref.ref(x)
+            del x
+            seen.append(ref() is None)
+            return grad_output
+
+    x = _x(3, requires_grad=True)
+    MyFn.apply(x.clone()).sum().backward()
+    assert seen == [True]
+    assert x.grad.tolist() == [1.0, 1.0, 1.0]
+
+
+def test_saved_tensors_read_twice_without_the_switch():
+    # the default (False) keeps PyTorch's usual rule: any number of reads in backward
+    class MyFn(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            (a,) = ctx.saved_tensors
+            (b,) = ctx.saved_tensors
+            assert a is b
+            return g * 2
+
+    x = _x(3, requires_grad=True)
+    MyFn.apply(x).sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0, 2.0]

@@ -129,6 +129,13 @@ class Function(PyLayer):
     apply: Any = classmethod(_core._apply_torch)
     _fg_torch_dialect = True
     _fg_uses_setup_context = False
+    #: bit 1: ``setup_context`` style; bit 2: ``clear_saved_tensors_on_access``. Set once
+    #: per class by ``__init_subclass__`` so ``apply`` reads one attribute per call.
+    _fg_torch_flags = 0
+    #: PyTorch 2.11: ``True`` on a subclass makes ``ctx.saved_tensors`` hand the saved
+    #: tensors over and drop the ctx's references to them (they can be freed as soon as
+    #: backward's locals go); a second read raises. Read when the class is defined.
+    clear_saved_tensors_on_access = False
     #: PyTorch's request that ``torch.func.vmap`` derive a batching rule for this
     #: Function. ferrograd's ``vmap`` maps by running the Function once per sample, so it
     #: needs no rule: it reads neither this flag nor a ``vmap`` staticmethod.
@@ -137,6 +144,9 @@ class Function(PyLayer):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._fg_uses_setup_context = cls.setup_context is not Function.setup_context
+        cls._fg_torch_flags = int(cls._fg_uses_setup_context) | (
+            2 if cls.clear_saved_tensors_on_access else 0
+        )
         # forward-mode AD: jvp answers for backward in unpack_dual's pass (_fwd_function)
         _fwd_function.install(cls)
 

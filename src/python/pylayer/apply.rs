@@ -263,12 +263,26 @@ pub(crate) static CTX_ALLOC: crate::python::lazy_dict::LazyDictAlloc =
 
 static ORDER_ARGS: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
 
-/// True for a torch-style Function written as `forward(*args)` + `setup_context`.
-fn uses_setup_context(cls: &Bound<'_, PyAny>) -> bool {
-    cls.getattr(pyo3::intern!(cls.py(), "_fg_uses_setup_context"))
-        .and_then(|v| v.is_truthy())
-        .unwrap_or(false)
+/// A torch-style Function's class flags (`Function._fg_torch_flags`, set once per class
+/// by `__init_subclass__`): [`SETUP_CONTEXT`] for `forward(*args)` + `setup_context`,
+/// [`CLEAR_ON_ACCESS`] for `clear_saved_tensors_on_access = True`.
+fn torch_flags(cls: &Bound<'_, PyAny>) -> u8 {
+    cls.getattr(pyo3::intern!(cls.py(), "_fg_torch_flags"))
+        .and_then(|v| v.extract::<u8>())
+        .unwrap_or(0)
 }
+
+/// The ctx of one `apply`, with the class flags that concern it.
+fn new_ctx(name: Arc<str>, needs: bool, nig: SmallVec<[bool; 4]>, flags: u8) -> PyCtx {
+    let mut ctx = PyCtx::new(name, needs, nig);
+    ctx.state.get_mut().clear_on_access = flags & CLEAR_ON_ACCESS != 0;
+    ctx
+}
+
+/// [`torch_flags`] bit: the Function is written as `forward(*args)` + `setup_context`.
+const SETUP_CONTEXT: u8 = 1;
+/// [`torch_flags`] bit: `ctx.saved_tensors` hands the saved tensors over once.
+const CLEAR_ON_ACCESS: u8 = 2;
 
 /// The layer's class name, for error messages.
 fn class_name(cls: &Bound<'_, PyAny>) -> String {
@@ -321,7 +335,8 @@ pub(crate) fn apply<'py>(
 ) -> PyResult<Py<PyAny>> {
     let name = node_name(cls)?;
     // torch's `forward(*args)` + `setup_context(ctx, inputs, output)` style
-    let setup_style = torch_dialect && uses_setup_context(cls);
+    let flags = if torch_dialect { torch_flags(cls) } else { 0 };
+    let setup_style = flags & SETUP_CONTEXT != 0;
     // forward arguments in forward's parameter order (tensors passed by keyword are inputs;
     // binding to the signature keeps `apply(y=b, x=a)` from swapping gradients)
     // (the per-call lists below are inline vectors: a layer has few arguments and outputs,
@@ -359,7 +374,9 @@ pub(crate) fn apply<'py>(
     }
     let needs = nig.contains(&true);
     let ctx = CTX_ALLOC
-        .create(py, PyCtx::new(name.clone(), needs, nig), |v| Py::new(py, v))?
+        .create(py, new_ctx(name.clone(), needs, nig, flags), |v| {
+            Py::new(py, v)
+        })?
         .into_bound(py);
     let forward = cls.getattr(pyo3::intern!(cls.py(), "forward"))?;
     let out = {

@@ -34,6 +34,11 @@ pub(crate) struct CtxState {
     pub saved: Vec<SavedSlot>,
     pub saved_any: bool,
     pub released: bool,
+    /// PyTorch's `clear_saved_tensors_on_access`: the first read of the saved tensors
+    /// takes them out of the ctx; `cleared` records that it happened (a second read is
+    /// refused).
+    pub clear_on_access: bool,
+    pub cleared: bool,
     pub in_forward: bool,
     /// Whether saving must create graph entries (a node will be recorded).
     pub recording: bool,
@@ -262,9 +267,18 @@ impl PyCtx {
             Saved(std::sync::Arc<SavedTensor>, Option<Py<PyAny>>),
         }
         let (items, name) = {
-            let st = self.state.lock();
+            let mut st = self.state.lock();
             if st.in_forward || !st.saved_any {
                 return Ok(None);
+            }
+            if st.cleared {
+                return Err(PyRuntimeError::new_err(format!(
+                    "saved_tensors can only be accessed once when \
+                     clear_saved_tensors_on_access is True: {} handed its saved tensors \
+                     out at the first read and no longer holds them. Read \
+                     ctx.saved_tensors once into local variables",
+                    st.name
+                )));
             }
             if st.released {
                 return Err(PyRuntimeError::new_err(format!(
@@ -275,16 +289,27 @@ impl PyCtx {
                     st.name
                 )));
             }
-            let items: SmallVec<[Item; 4]> = st
-                .saved
-                .iter()
-                .map(|s| match s {
-                    SavedSlot::Object(o) | SavedSlot::Plain(o) => Item::Obj(o.clone_ref(py)),
-                    SavedSlot::Tensor { saved, original } => {
-                        Item::Saved(saved.clone(), original.as_ref().map(|o| o.clone_ref(py)))
-                    }
-                })
-                .collect();
+            let items: SmallVec<[Item; 4]> = if st.clear_on_access {
+                // hand the slots over: the ctx keeps no reference to what it saved
+                st.cleared = true;
+                std::mem::take(&mut st.saved)
+                    .into_iter()
+                    .map(|s| match s {
+                        SavedSlot::Object(o) | SavedSlot::Plain(o) => Item::Obj(o),
+                        SavedSlot::Tensor { saved, original } => Item::Saved(saved, original),
+                    })
+                    .collect()
+            } else {
+                st.saved
+                    .iter()
+                    .map(|s| match s {
+                        SavedSlot::Object(o) | SavedSlot::Plain(o) => Item::Obj(o.clone_ref(py)),
+                        SavedSlot::Tensor { saved, original } => {
+                            Item::Saved(saved.clone(), original.as_ref().map(|o| o.clone_ref(py)))
+                        }
+                    })
+                    .collect()
+            };
             (items, st.name.clone())
         };
         let mut out = SmallVec::with_capacity(items.len());
