@@ -47,7 +47,6 @@ from ._core import int8 as int8
 from ._core import int16 as int16
 from ._core import int32 as int32
 from ._core import int64 as int64
-from ._core import linspace as linspace
 from ._core import randint as randint
 from ._core import set_buffer_cache_limit as set_buffer_cache_limit
 from ._core import stack as stack
@@ -590,6 +589,10 @@ importlib.import_module("._inplace_math", __name__).install()
 # small Tensor queries and aliases (greater / less, get_device, is_signed ...): _tensor_extras.py
 # (its functions are re-exported through _namespace_composed.py)
 importlib.import_module("._tensor_extras", __name__).install_tensor_methods()
+
+# linspace(start, end, steps=) and torch.range (not in __all__: a star import keeps the builtin)
+from ._creation_spellings import linspace as linspace  # noqa: E402
+from ._creation_spellings import range as range  # noqa: E402,A004
 
 # PyTorch's out= on the Python functions that declare it (the native ones get it from
 # OpFunction): see _out_arg.py

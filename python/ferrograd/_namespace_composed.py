@@ -20,6 +20,9 @@ from . import multiprocessing as multiprocessing  # noqa: F401
 from . import testing as testing
 from . import xpu as xpu
 
+# PyTorch's conj_physical (the conjugate, materialised)
+from ._creation_spellings import conj_physical as conj_physical
+
 # dtype queries and process settings (finfo, iinfo, promote_types, ...)
 from ._dropin_fixes import index_sample as index_sample
 from ._dropin_fixes import put as put
@@ -270,6 +273,7 @@ __all__ = [
     "trapz",
     "var_mean",
     "segment_reduce",
+    "conj_physical",
     "histogram_bin_edges",
     "histogramdd",
     "binomial",

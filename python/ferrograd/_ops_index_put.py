@@ -50,15 +50,26 @@ def masked_scatter(
     x: Tensor, mask: Any, value: Any = None, name: Any = None, *, source: Any = None
 ) -> Tensor:
     """The elements of ``value`` (PyTorch: ``source``; row-major, as many as ``mask`` has
-    True entries) written where the bool ``mask`` (broadcast to ``x``'s shape) is True;
-    ``x`` elsewhere."""
+    True entries) written where the bool ``mask`` is True; ``x`` elsewhere. ``x`` and
+    ``mask`` broadcast together (the in-place form needs the result in ``x``'s shape)."""
     op = "masked_scatter"
     if value is None:
         value = source
     mask = _check_mask(mask, op)
     if not isinstance(value, Tensor):
         raise TypeError(f"{op}: the source must be a Tensor, got {type(value).__name__}")
-    m = np.broadcast_to(mask.numpy(), tuple(x.shape))
+    try:
+        shape = np.broadcast_shapes(tuple(x.shape), tuple(mask.shape))
+    except ValueError:
+        raise ValueError(
+            f"{op}: the mask's shape {list(mask.shape)} does not broadcast with the "
+            f"tensor's {list(x.shape)}"
+        ) from None
+    if shape != tuple(x.shape):
+        # out of place, the tensor broadcasts with the mask too (PyTorch's expand_outplace,
+        # Paddle's where(mask, value, x)); the in-place form then refuses the new shape
+        x = x.broadcast_to(list(shape))
+    m = np.broadcast_to(mask.numpy(), shape)
     pos = np.flatnonzero(m)
     if pos.size > value.numel():
         raise ValueError(
