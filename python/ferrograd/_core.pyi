@@ -2989,6 +2989,10 @@ class Generator:
     def device(self) -> str:
         """Always ``"cpu"``."""
 
+def _caller_dialect(depth: _int = 2) -> str | None:
+    """``"torch"`` / ``"paddle"``: the dialect of the code ``depth`` frames up (None when
+    it names neither); the rule of ``ferrograd._dialect.caller_dialect``, in Rust."""
+
 def _default_generator() -> Generator: ...
 def _uniform(
     shape: Sequence[_int],

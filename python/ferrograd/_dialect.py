@@ -18,6 +18,8 @@ import sys
 from types import FrameType
 from typing import Optional
 
+from . import _core
+
 _PACKAGE = __name__.rpartition(".")[0]
 
 
@@ -34,6 +36,10 @@ def caller_dialect(depth: int = 2, through_layers: bool = False) -> Optional[str
     loss function called by its layer (``nn.CrossEntropyLoss``) answers the dialect of the
     code that called the layer; use it only where ferrograd's own modules never call the
     function for their own purposes."""
+    if not through_layers:
+        # the same rule in Rust (src/python/dialect.rs), without this function's frame
+        # walk; its depth 1 is this function's frame
+        return _core._caller_dialect(depth + 1)
     try:
         frame: Optional[FrameType] = sys._getframe(depth)
     except ValueError:  # fewer frames than asked (called from C at the top level)

@@ -21,6 +21,7 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from . import _core, _dialect_aliases
+from ._core import _caller_dialect  # (the rule in Rust)
 from ._dialect import caller_dialect
 from ._dtype_info import result_type
 from ._ops_vector import cosine_similarity, normalize, pairwise_distance
@@ -318,7 +319,29 @@ def clip(
     integer ``x`` with a float bound, or a bound tensor of a higher category); in
     PyTorch code number bounds pass no gradient where ``x`` equals a bound and one-element
     tensor bounds half of it (PyTorch's)."""
-    return _clip(input if input is not None else x, min, max, caller_dialect())
+    t = input if input is not None else x
+    if _number_bounds_only(t, min, max):
+        return _native_clip(t, min, max)
+    return _clip(t, min, max, _caller_dialect(2))
+
+
+def _number_bounds_only(x: Any, min: Any, max: Any) -> bool:
+    """Whether ``clip(x, min, max)`` is the core kernel's answer in every dialect, so the
+    caller's dialect need not be asked (the common call, kept cheap): a floating ``x``
+    that needs no gradient (PyTorch's tie rule acts on the gradient only) and bounds that
+    are ``None`` or plain ``int`` / ``float`` numbers (no cast: a number never widens a
+    floating ``x``)."""
+    return (
+        isinstance(x, Tensor)
+        and (min.__class__ in _NUMBER_BOUND)
+        and (max.__class__ in _NUMBER_BOUND)
+        and not x.requires_grad
+        and x.dtype.is_floating_point
+    )
+
+
+# the exact classes of a bound the fast path takes (bool, numpy scalars go the long way)
+_NUMBER_BOUND = frozenset({builtins.int, builtins.float, type(None)})
 
 
 def _clip(x: Tensor, min: Any, max: Any, dialect: Any) -> Tensor:
@@ -371,7 +394,10 @@ def clamp(
     """torch's name for :func:`clip` (tensor bounds broadcast)."""
     if out is not None:
         raise TypeError("clamp: out= is not supported; assign the result instead")
-    return _clip(input if x is None else x, min, max, caller_dialect())
+    t = input if x is None else x
+    if _number_bounds_only(t, min, max):
+        return _native_clip(t, min, max)
+    return _clip(t, min, max, _caller_dialect(2))
 
 
 def _finfo(dtype: Any) -> tuple[float, float]:

@@ -51,6 +51,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import _core
+from ._core import _caller_dialect  # (the rule in Rust)
 from ._dialect import caller_dialect
 from ._methods import as_method
 from ._sort_scan import _ValuesIndices
@@ -105,7 +106,7 @@ def _pair(op: str, x: Tensor, d: int, keep: bool) -> Any:
 
 def _extreme(op: str, x: Any, axis: Any, keepdim: Any, name: Any, dim: Any, keepdims: Any) -> Any:
     if isinstance(axis, Tensor) and dim is None and isinstance(x, Tensor):
-        if caller_dialect(3) != "paddle":
+        if _caller_dialect(3) != "paddle":
             if keepdim is not None or keepdims is not None:
                 raise TypeError(
                     f"{op}(x, other) is the elementwise {op}imum of two tensors and takes no "
@@ -120,7 +121,7 @@ def _extreme(op: str, x: Any, axis: Any, keepdim: Any, name: Any, dim: Any, keep
             if axis is not None:
                 raise TypeError(f"{op}(): got both axis= (Paddle) and dim= (PyTorch); pass one")
             return _pair(op, x, dim, keep)
-        if dim is None and _one_int(axis) and caller_dialect(3) == "torch":
+        if dim is None and _one_int(axis) and _caller_dialect(3) == "torch":
             return _pair(op, x, axis, keep)
     return _VALUES[op](x, axis, keepdim, name, dim=dim, keepdims=keepdims)
 
@@ -137,6 +138,10 @@ def max(
     """Maximum over ``axis``/``dim`` (all elements by default). Paddle's values; PyTorch's
     ``(values, indices)`` with ``dim=`` or in code that names ferrograd ``torch``; with a
     Tensor in place of the dimension, the elementwise maximum (``torch.max(a, b)``)."""
+    if axis is None and dim is None:  # no dimension: the values in every dialect
+        if keepdim is None and name is None and keepdims is None:
+            return _VALUES["max"](x)
+        return _VALUES["max"](x, None, keepdim, name, keepdims=keepdims)
     return _extreme("max", x, axis, keepdim, name, dim, keepdims)
 
 
@@ -152,13 +157,17 @@ def min(
     """Minimum over ``axis``/``dim`` (all elements by default). Paddle's values; PyTorch's
     ``(values, indices)`` with ``dim=`` or in code that names ferrograd ``torch``; with a
     Tensor in place of the dimension, the elementwise minimum (``torch.min(a, b)``)."""
+    if axis is None and dim is None:  # no dimension: the values in every dialect
+        if keepdim is None and name is None and keepdims is None:
+            return _VALUES["min"](x)
+        return _VALUES["min"](x, None, keepdim, name, keepdims=keepdims)
     return _extreme("min", x, axis, keepdim, name, dim, keepdims)
 
 
 def equal(x: Any, other: Any = None, name: Any = None, *, y: Any = None) -> Any:
     """Paddle's elementwise ``x == y`` (a bool tensor); in code that names ferrograd
     ``torch``, PyTorch's ``equal``: one ``bool``, whether the shapes and all elements agree."""
-    if isinstance(x, Tensor) and caller_dialect(2) == "torch":
+    if isinstance(x, Tensor) and _caller_dialect(2) == "torch":
         o = y if other is None else other
         if not isinstance(o, Tensor):
             raise TypeError(

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import _core
-from ._dialect import caller_dialect
+from ._core import _caller_dialect  # (the rule in Rust)
 
 Tensor = _core.Tensor
 
@@ -41,7 +41,7 @@ def split(
     split_size_or_sections, dim)`` (an int is a section size) with PyTorch's keywords or in
     PyTorch code; a list gives the sections' sizes in both."""
     torch_kw = split_size_or_sections is not None or dim is not None
-    if isinstance(x, Tensor) and not torch_kw and caller_dialect(2) == "torch":
+    if isinstance(x, Tensor) and not torch_kw and _caller_dialect(2) == "torch":
         return _SPLIT_SIZES(x, num_or_sections, axis)
     return _SPLIT_SECTIONS(
         x, num_or_sections, axis, name, split_size_or_sections=split_size_or_sections, dim=dim
@@ -71,7 +71,7 @@ def _split_method(
             "split(): got PyTorch's dim= with Paddle's num_or_sections= / axis=; use "
             "one peer's keywords"
         )
-    if dim is None and (paddle_kw or caller_dialect(2) == "paddle"):
+    if dim is None and (paddle_kw or _caller_dialect(2) == "paddle"):
         if num_or_sections is None:
             num_or_sections = split_size_or_sections
         elif split_size_or_sections is not None:

@@ -75,7 +75,10 @@ fn fill_value_of(
         ScalarKind::Float => crate::dtype::default_float(),
         ScalarKind::Complex => crate::dtype::default_complex(),
     });
-    let value = v.extract::<num_complex::Complex64>()?;
+    let value = match crate::python::tensor::math::plain_number(v) {
+        Some(c) => c,
+        None => v.extract::<num_complex::Complex64>()?,
+    };
     if kind == ScalarKind::Int {
         if let Some((lo, hi)) = crate::python::interop::convert::int_bounds(d) {
             if value.re < lo as f64 || value.re > hi as f64 {

@@ -224,6 +224,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tensor::fused::_class_loss, m)?)?;
     m.add_function(wrap_pyfunction!(tensor::fused::_dropout, m)?)?;
     m.add_function(wrap_pyfunction!(tensor::fused::_linear, m)?)?;
+    m.add_function(wrap_pyfunction!(dialect::py_caller_dialect, m)?)?;
     m.add_function(wrap_pyfunction!(tensor::rnn::_rnn_layer, m)?)?;
     m.add_function(wrap_pyfunction!(tensor::attention::_sdpa, m)?)?;
     m.add_function(wrap_pyfunction!(tensor::batch_norm::_batch_norm, m)?)?;

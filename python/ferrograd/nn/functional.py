@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence, Union
 
 from .. import _core
-from .._dialect import caller_dialect
+from .._core import _caller_dialect  # (the rule in Rust)
 from ._inplace import run_inplace
 
 Tensor = _core.Tensor
@@ -107,7 +107,7 @@ def linear(
     ``x @ weight.T + bias`` with ``weight`` ``[out_features, in_features]``; Paddle code
     (a module that imported ferrograd as ``paddle``): ``x @ weight + bias`` with
     ``weight`` ``[in_features, out_features]``, as each peer's ``F.linear`` does."""
-    return _linear_in_layout(x, weight, bias, caller_dialect(2) == "paddle")
+    return _linear_in_layout(x, weight, bias, _caller_dialect(2) == "paddle")
 
 
 def _linear_in_layout(x: Tensor, weight: Tensor, bias: Optional[Tensor], in_out: bool) -> Tensor:

@@ -7,12 +7,23 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from .. import _core
 from ._base import SparseTensor
 from ._products import addmm, matmul, mm
+
+_Tensor = _core.Tensor
 
 
 def _wrap(dense: Callable[..., Any], sparse: Callable[..., Any], name: str) -> Callable[..., Any]:
     def op(*args: Any, **kwargs: Any) -> Any:
+        # the common call, dense operands given positionally, costs one type check each
+        # (a loop, not all(...): no generator per call)
+        if not kwargs:
+            for a in args:
+                if a.__class__ is not _Tensor:
+                    break
+            else:
+                return dense(*args)
         if any(isinstance(a, SparseTensor) for a in (*args, *kwargs.values())):
             return sparse(*args, **kwargs)
         return dense(*args, **kwargs)
