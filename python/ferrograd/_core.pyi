@@ -2883,16 +2883,18 @@ def randn(
 
 # END generated: creation factories
 def full(
-    shape: _ShapeLike | SupportsIndex,
-    fill_value: _Scalar | Tensor,
+    shape: _ShapeLike | SupportsIndex | None = None,
+    fill_value: _Scalar | Tensor | None = None,
     dtype: _DTypeLike | None = None,
     name: str | None = None,
     *,
+    size: _ShapeLike | SupportsIndex | None = None,
     requires_grad: _bool = False,
     stop_gradient: _bool | None = None,
     device: object = None,
 ) -> Tensor:
-    """A tensor of ``shape`` filled with ``fill_value`` (dtype inferred from the value)."""
+    """A tensor of ``shape`` (PyTorch: ``size=``) filled with ``fill_value`` (dtype
+    inferred from the value)."""
 
 def full_like(
     x: Tensor,

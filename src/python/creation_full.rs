@@ -15,19 +15,40 @@ use pyo3::types::PyTuple;
 
 /// A tensor of `shape` filled with `fill_value` (dtype inferred from the value; in Paddle
 /// code an int fill without `dtype` gives the default float dtype, as `paddle.full` does).
+/// PyTorch names the shape `size=` (`torch.full(size=(N,), fill_value=T)`).
 #[pyfunction]
-#[pyo3(signature = (shape, fill_value, dtype=None, name=None, *, requires_grad=false, stop_gradient=None, device=None))]
+#[pyo3(signature = (shape=None, fill_value=None, dtype=None, name=None, *, size=None, requires_grad=false, stop_gradient=None, device=None))]
+#[allow(clippy::too_many_arguments)] // the peers' keywords, one parameter each
 pub fn full(
     py: Python<'_>,
-    shape: &Bound<'_, PyAny>,
-    fill_value: &Bound<'_, PyAny>,
+    shape: Option<&Bound<'_, PyAny>>,
+    fill_value: Option<&Bound<'_, PyAny>>,
     dtype: Option<&Bound<'_, PyAny>>,
     name: Option<&Bound<'_, PyAny>>,
+    size: Option<&Bound<'_, PyAny>>,
     requires_grad: bool,
     stop_gradient: Option<bool>,
     device: Option<&Bound<'_, PyAny>>,
 ) -> PyT {
     let _ = name;
+    let shape = match (shape, size) {
+        (Some(s), None) | (None, Some(s)) => s,
+        (Some(_), Some(_)) => {
+            return Err(PyTypeError::new_err(
+                "full(): pass the shape once, as shape (Paddle) or size= (PyTorch)",
+            ))
+        }
+        (None, None) => {
+            return Err(PyTypeError::new_err(
+                "full() missing required argument 'size' (PyTorch) / 'shape' (Paddle)",
+            ))
+        }
+    };
+    let Some(fill_value) = fill_value else {
+        return Err(PyTypeError::new_err(
+            "full() missing required argument 'fill_value'",
+        ));
+    };
     check_device(device, "full")?;
     let dims = parse_dims(&PyTuple::new(py, [shape])?, "full")?;
     let mut dtype = parse_opt_dtype(dtype)?;

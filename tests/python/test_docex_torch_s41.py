@@ -66,11 +66,6 @@ def test_masked_scatter_broadcasts_self_regression():
         self_.masked_scatter_(mask, source)  # the in-place result keeps self's shape
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="full() is the Rust binding src/python/creation_full.rs, which another helper "
-    "is editing in session 41; PyTorch's size= keyword is not taken yet",
-)
 def test_full_size_keyword_regression():
     # torch/nn/modules/loss.py, CTCLoss example:
     # `torch.full(size=(N,), fill_value=T, dtype=torch.long)`
