@@ -770,6 +770,18 @@ class Tensor:
         """``bincount(self, weights, minlength)``: counts of each non-negative integer."""
     def diagflat(self, offset: _int = ...) -> Tensor:
         """``diagflat(self, offset)``: a 2-D tensor with the flattened input on a diagonal."""
+    # -- added at import by ``ferrograd._paddle_docex_names`` (Paddle's method names)
+    def bitwise_invert(self, out: Any = ..., name: Any = ...) -> Tensor:
+        """``bitwise_invert()``: Paddle's alias of ``bitwise_not`` (``~x``)."""
+    def bucketize(
+        self,
+        sorted_sequence: Tensor,
+        out_int32: _bool = ...,
+        right: _bool = ...,
+        name: Any = ...,
+    ) -> Tensor:
+        """``x.bucketize(sorted_sequence)``: the bucket of each element among the 1-D
+        ``sorted_sequence`` (``paddle.bucketize``)."""
     # -- added at import by ``ferrograd._tensor_peer_names`` --
     def split_with_sizes(self, split_sizes: Sequence[_int], dim: _int = 0) -> list[Tensor]:
         """Splits along ``dim`` into pieces of the given sizes."""
@@ -1119,8 +1131,11 @@ class Tensor:
         name: Any = ...,
     ) -> Tensor:
         """The ``n``-th forward difference along ``dim`` (``out[i] = x[i+1] - x[i]``), after ..."""
-    def dsplit(x, indices_or_sections: Any) -> tuple[Tensor, ...]:
-        """``tensor_split`` along dimension 2 of a tensor with at least 3 dimensions."""
+    def dsplit(
+        x, indices_or_sections: Any = ..., *, num_or_indices: Any = ..., name: Any = ...
+    ) -> tuple[Tensor, ...]:
+        """``tensor_split`` along dimension 2 of a tensor with at least 3 dimensions (Paddle's
+        keyword: ``num_or_indices``)."""
     def fill_diagonal_(self, fill_value: Any, wrap: Any = ...) -> Tensor:
         """Writes ``fill_value`` on the main diagonal in place (all dimensions equal, or a tall ..."""
     def fliplr(x) -> Tensor:
@@ -1137,8 +1152,11 @@ class Tensor:
         """Elementwise greatest common divisor of integer tensors (not differentiable)."""
     def heaviside(x, values: Any) -> Tensor:
         """The step function: 0 where ``x < 0``, 1 where ``x > 0``, ``values`` where ``x == 0``."""
-    def hsplit(x, indices_or_sections: Any) -> tuple[Tensor, ...]:
-        """``tensor_split`` along dimension 1 (0 for a 1-d tensor); an int must divide evenly."""
+    def hsplit(
+        x, indices_or_sections: Any = ..., *, num_or_indices: Any = ..., name: Any = ...
+    ) -> tuple[Tensor, ...]:
+        """``tensor_split`` along dimension 1 (0 for a 1-d tensor); an int must divide evenly
+        (Paddle's keyword: ``num_or_indices``)."""
     def index_copy(x, dim: Any, index: Any, source: Any) -> Tensor:
         """A copy of ``x`` with the slices ``index`` along ``dim`` replaced by ``source``'s."""
     def index_copy_(self, dim: Any, index: Any, source: Any) -> Self:
@@ -1216,7 +1234,13 @@ class Tensor:
     def take_along_dim(x, indices: Any, dim: Any = ...) -> Tensor:
         """Values of ``x`` at ``indices`` along ``dim`` (both broadcast against each other in the ..."""
     def tensor_split(
-        x, indices_or_sections: Any, dim: Any = ..., *, axis: Any = ..., name: Any = ...
+        x,
+        indices_or_sections: Any = ...,
+        dim: Any = ...,
+        *,
+        axis: Any = ...,
+        num_or_indices: Any = ...,
+        name: Any = ...,
     ) -> tuple[Tensor, ...]:
         """Views of ``x`` split along ``dim``: into ``n`` nearly equal parts (an int: the first ..."""
     def vdot(x, y: Any) -> Tensor:
@@ -1224,8 +1248,11 @@ class Tensor:
     def nextafter(x, y: Any, name: Any = None) -> Tensor:
         """The next floating-point value after each element toward ``y`` (not
         differentiable: backward raises ``NotImplementedError``)."""
-    def vsplit(x, indices_or_sections: Any) -> tuple[Tensor, ...]:
-        """``tensor_split`` along dimension 0 of a tensor with at least 2 dimensions."""
+    def vsplit(
+        x, indices_or_sections: Any = ..., *, num_or_indices: Any = ..., name: Any = ...
+    ) -> tuple[Tensor, ...]:
+        """``tensor_split`` along dimension 0 of a tensor with at least 2 dimensions (Paddle's
+        keyword: ``num_or_indices``)."""
     def where(self, condition: Any, y: Any) -> Tensor:
         """``where(condition, self, y)``."""
     @property

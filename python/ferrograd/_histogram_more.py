@@ -78,18 +78,33 @@ def _dim_bins(bins: Any, d: int) -> list:
 
 
 def histogramdd(
-    input: Tensor,
+    input: Any = None,
     bins: Any = 10,
     range: Any = None,  # noqa: A002  (PyTorch's name)
     weight: Any = None,
     density: builtins.bool = False,
+    *,
+    x: Any = None,
+    ranges: Any = None,
+    weights: Any = None,
+    name: Any = None,
 ) -> HistogramddResult:
     """PyTorch's ``histogramdd``: the ``D``-dimensional histogram of the points in the last
     dimension of ``input`` (a floating tensor of shape ``(..., D)``). ``bins``: an int
     for every dimension, one int per dimension, or one increasing 1-D tensor of edges per
     dimension; ``range``: ``[lo_0, hi_0, lo_1, hi_1, ...]`` (default: the data's range,
     widened by 0.5 each side when empty); ``weight``: one weight per point. Each last bin
-    includes its right edge. Returns ``(hist, bin_edges)`` in ``input``'s dtype."""
+    includes its right edge. Returns ``(hist, bin_edges)`` in ``input``'s dtype. Paddle's
+    keywords ``x``, ``ranges`` and ``weights`` name the same arguments."""
+    # Paddle's spellings (tensor/linalg.py histogramdd(x, bins, ranges, density, weights))
+    for ours, theirs, label in ((input, x, "input/x"), (range, ranges, "range/ranges")):
+        if ours is not None and theirs is not None:
+            raise TypeError(f"histogramdd() got {label} twice")
+    if weight is not None and weights is not None:
+        raise TypeError("histogramdd() got weight/weights twice")
+    input = input if x is None else x
+    range = range if ranges is None else ranges  # noqa: A001
+    weight = weight if weights is None else weights
     if not isinstance(input, Tensor):
         raise TypeError(f"histogramdd(): expected a Tensor, got {type(input).__name__}")
     if not input.is_floating_point() or input.is_complex():
@@ -105,7 +120,7 @@ def histogramdd(
     for b in per_dim:
         if isinstance(b, int) and b <= 0:
             raise ValueError(f"histogramdd(): bin counts must be > 0, got {b}")
-    ranges: Any = None
+    ranges = None  # (now the (lo, hi) pairs for NumPy)
     if range is not None:
         flat = [float(v) for v in range]
         if len(flat) != 2 * d:

@@ -172,6 +172,14 @@ from ._ops_stats import var_mean as var_mean
 
 # a view of the memory with any sizes and strides (both dialects)
 from ._ops_strided import as_strided as as_strided
+
+# Paddle names its docstring examples call (session 41): _paddle_docex_names.py
+from ._paddle_docex_names import as_complex as as_complex
+from ._paddle_docex_names import as_real as as_real
+from ._paddle_docex_names import eigvalsh as eigvalsh
+from ._paddle_docex_names import floor_mod as floor_mod
+from ._paddle_docex_names import is_empty as is_empty
+from ._paddle_docex_names import reduce_as as reduce_as
 from ._random_counts import binomial as binomial
 from ._random_counts import log_normal as log_normal
 from ._random_counts import poisson as poisson
@@ -231,6 +239,12 @@ from .linalg._toplevel import inverse as inverse
 from .linalg._toplevel import svd as svd
 
 __all__ = [
+    "as_complex",
+    "as_real",
+    "eigvalsh",
+    "floor_mod",
+    "is_empty",
+    "reduce_as",
     "mps",
     "testing",
     "xpu",

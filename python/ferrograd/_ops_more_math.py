@@ -166,14 +166,15 @@ def logspace(
     end: Any,
     steps: int,
     base: float = 10.0,
-    *,
     dtype: Any = None,
     name: Any = None,
     **options: Any,
 ) -> Tensor:
     """``steps`` values ``base ** v`` for ``v`` evenly spaced from ``start`` to ``end``
     (computed as powers in float64, so whole powers are exact:
-    ``logspace(0, 3, 4, base=2, dtype=int64)`` is ``[1, 2, 4, 8]``)."""
+    ``logspace(0, 3, 4, base=2, dtype=int64)`` is ``[1, 2, 4, 8]``). ``dtype`` may be
+    given positionally after ``base``, as Paddle's ``logspace(start, stop, num, base,
+    dtype)``."""
     v = _core.linspace(float(start), float(end), operator.index(steps), dtype=_core.float64)
     out = _core.full([], float(base), dtype=_core.float64) ** v
     out = out.astype(dtype or _core._get_default_dtype())

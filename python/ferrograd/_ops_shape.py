@@ -466,8 +466,13 @@ def meshgrid(*tensors: Any, indexing: str | None = None, name: Any = None) -> li
     return out
 
 
-def broadcast_tensors(*tensors: Any, name: Any = None) -> list[Tensor]:
-    """The tensors (as arguments, or one list: Paddle) broadcast to one shape (views)."""
+def broadcast_tensors(*tensors: Any, input: Any = None, name: Any = None) -> list[Tensor]:
+    """The tensors (as arguments, or one list: Paddle's ``input``) broadcast to one shape
+    (views)."""
+    if input is not None:
+        if tensors:
+            raise TypeError("broadcast_tensors() got the tensors both positionally and as input=")
+        tensors = (input,)
     ts = _tensor_list(tensors)
     try:
         shape = list(np.broadcast_shapes(*[tuple(t.shape) for t in ts]))

@@ -10,6 +10,7 @@ import operator
 from typing import Any, Sequence
 
 from . import _core
+from ._dialect import caller_dialect
 from ._index_sign import see_through
 
 Tensor = _core.Tensor
@@ -56,22 +57,29 @@ def _atleast(nd: int, shape_of: Any, tensors: tuple[Any, ...]) -> Any:
     return out[0] if len(tensors) == 1 and not isinstance(tensors[0], (list, tuple)) else out
 
 
-def atleast_1d(*tensors: Any) -> Any:
+def _as_list_in_paddle(out: Any) -> Any:
+    # Paddle's atleast_Nd returns a list for several inputs, PyTorch's a tuple
+    return list(out) if isinstance(out, tuple) and caller_dialect(3) == "paddle" else out
+
+
+def atleast_1d(*tensors: Any, name: Any = None) -> Any:
     """Each tensor with at least 1 dimension (a 0-d tensor becomes shape ``[1]``); one
-    tensor in gives one out, several (or a sequence) give a tuple."""
-    return _atleast(1, lambda s: [1], tensors)
+    tensor in gives one out, several (or a sequence) give a tuple (a list in Paddle
+    code, as Paddle)."""
+    return _as_list_in_paddle(_atleast(1, lambda s: [1], tensors))
 
 
-def atleast_2d(*tensors: Any) -> Any:
-    """Each tensor with at least 2 dimensions: ``[] -> [1, 1]``, ``[n] -> [1, n]``."""
-    return _atleast(2, lambda s: [1, *s] if s else [1, 1], tensors)
+def atleast_2d(*tensors: Any, name: Any = None) -> Any:
+    """Each tensor with at least 2 dimensions: ``[] -> [1, 1]``, ``[n] -> [1, n]``
+    (several: a tuple, a list in Paddle code)."""
+    return _as_list_in_paddle(_atleast(2, lambda s: [1, *s] if s else [1, 1], tensors))
 
 
-def atleast_3d(*tensors: Any) -> Any:
+def atleast_3d(*tensors: Any, name: Any = None) -> Any:
     """Each tensor with at least 3 dimensions: ``[] -> [1, 1, 1]``, ``[n] -> [1, n, 1]``,
-    ``[m, n] -> [m, n, 1]``."""
-    return _atleast(
-        3, lambda s: [*s, 1] if len(s) == 2 else [1, *s, 1] if s else [1, 1, 1], tensors
+    ``[m, n] -> [m, n, 1]`` (several: a tuple, a list in Paddle code)."""
+    return _as_list_in_paddle(
+        _atleast(3, lambda s: [*s, 1] if len(s) == 2 else [1, *s, 1] if s else [1, 1, 1], tensors)
     )
 
 
@@ -125,11 +133,29 @@ def _dim(x: Tensor, dim: Any, op: str) -> int:
     return d % n
 
 
+def _sections(op: str, indices_or_sections: Any, num_or_indices: Any) -> Any:
+    """The sections argument under PyTorch's name or Paddle's ``num_or_indices``."""
+    if (indices_or_sections is None) == (num_or_indices is None):
+        raise TypeError(
+            f"{op}() needs the sections once: indices_or_sections (PyTorch) or "
+            "num_or_indices (Paddle)"
+        )
+    return indices_or_sections if num_or_indices is None else num_or_indices
+
+
 def tensor_split(
-    x: Tensor, indices_or_sections: Any, dim: int = 0, *, axis: Any = None, name: Any = None
+    x: Tensor,
+    indices_or_sections: Any = None,
+    dim: int = 0,
+    *,
+    axis: Any = None,
+    num_or_indices: Any = None,
+    name: Any = None,
 ) -> tuple[Tensor, ...]:
-    """Views of ``x`` split along ``dim``: into ``n`` nearly equal parts (an int: the first
-    ``size % n`` parts are one longer), or at the given indices (a list)."""
+    """Views of ``x`` split along ``dim`` (Paddle: ``axis``): into ``n`` nearly equal parts
+    (an int: the first ``size % n`` parts are one longer), or at the given indices (a
+    list); the sections are ``indices_or_sections`` or Paddle's ``num_or_indices``."""
+    indices_or_sections = _sections("tensor_split", indices_or_sections, num_or_indices)
     if x.ndim == 0:
         raise ValueError("tensor_split: expects a tensor with at least 1 dimension")
     d = _dim(x, dim if axis is None else axis, "tensor_split")
@@ -171,22 +197,34 @@ def _split_exact(x: Tensor, sections: Any, d: int, op: str) -> tuple[Tensor, ...
     return tensor_split(x, sections, d)
 
 
-def hsplit(x: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
-    """``tensor_split`` along dimension 1 (0 for a 1-d tensor); an int must divide evenly."""
+def hsplit(
+    x: Tensor, indices_or_sections: Any = None, *, num_or_indices: Any = None, name: Any = None
+) -> tuple[Tensor, ...]:
+    """``tensor_split`` along dimension 1 (0 for a 1-d tensor); an int must divide evenly
+    (Paddle's keyword: ``num_or_indices``)."""
+    indices_or_sections = _sections("hsplit", indices_or_sections, num_or_indices)
     if x.ndim == 0:
         raise ValueError("hsplit: expects a tensor with at least 1 dimension")
     return _split_exact(x, indices_or_sections, 0 if x.ndim == 1 else 1, "hsplit")
 
 
-def vsplit(x: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
-    """``tensor_split`` along dimension 0 of a tensor with at least 2 dimensions."""
+def vsplit(
+    x: Tensor, indices_or_sections: Any = None, *, num_or_indices: Any = None, name: Any = None
+) -> tuple[Tensor, ...]:
+    """``tensor_split`` along dimension 0 of a tensor with at least 2 dimensions (Paddle's
+    keyword: ``num_or_indices``)."""
+    indices_or_sections = _sections("vsplit", indices_or_sections, num_or_indices)
     if x.ndim < 2:
         raise ValueError(f"vsplit: expects a tensor with at least 2 dimensions, got {x.ndim}")
     return _split_exact(x, indices_or_sections, 0, "vsplit")
 
 
-def dsplit(x: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
-    """``tensor_split`` along dimension 2 of a tensor with at least 3 dimensions."""
+def dsplit(
+    x: Tensor, indices_or_sections: Any = None, *, num_or_indices: Any = None, name: Any = None
+) -> tuple[Tensor, ...]:
+    """``tensor_split`` along dimension 2 of a tensor with at least 3 dimensions (Paddle's
+    keyword: ``num_or_indices``)."""
+    indices_or_sections = _sections("dsplit", indices_or_sections, num_or_indices)
     if x.ndim < 3:
         raise ValueError(f"dsplit: expects a tensor with at least 3 dimensions, got {x.ndim}")
     return _split_exact(x, indices_or_sections, 2, "dsplit")
@@ -221,11 +259,20 @@ def _result_type(tensors: list[Tensor]) -> Any:
     return (_core.zeros([0], dtype=dims) + _core.zeros([], dtype=zero)).dtype
 
 
-def block_diag(*tensors: Any) -> Tensor:
+def _one_list(tensors: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Paddle passes one list of tensors (``block_diag(inputs)``, ``cartesian_prod(x)``),
+    PyTorch the tensors themselves."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        return tuple(tensors[0])
+    return tensors
+
+
+def block_diag(*tensors: Any, name: Any = None) -> Tensor:
     """A block-diagonal matrix of the inputs (0-d -> ``[1, 1]``, 1-d ``[n]`` -> ``[1, n]``,
     2-d as they are), zeros elsewhere; the dtype is PyTorch's ``result_type`` of the
     inputs, where a 0-d block of the same category does not widen it (``float64[]`` beside
-    ``float32[2]`` gives float32)."""
+    ``float32[2]`` gives float32). Paddle's one list of tensors is accepted too."""
+    tensors = _one_list(tensors)
     items = [
         t.reshape([1, 1]) if t.ndim == 0 else t.reshape([1, t.shape[0]]) if t.ndim == 1 else t
         for t in _tensors("block_diag", tensors)
@@ -250,10 +297,10 @@ def block_diag(*tensors: Any) -> Tensor:
     return _core.concat(rows, 0)
 
 
-def cartesian_prod(*tensors: Any) -> Tensor:
+def cartesian_prod(*tensors: Any, name: Any = None) -> Tensor:
     """All combinations of the elements of 1-d tensors, one per row (``[n1 * n2 ..., k]``);
-    a single tensor is returned as it is."""
-    items = _tensors("cartesian_prod", tensors)
+    a single tensor is returned as it is. Paddle's one list of tensors is accepted too."""
+    items = _tensors("cartesian_prod", _one_list(tensors))
     for i, t in enumerate(items):
         if t.ndim != 1:
             raise ValueError(f"cartesian_prod: input {i} must be 1-d, got {t.ndim} dimensions")

@@ -106,6 +106,10 @@ def install_tensor_methods() -> None:
     Tensor.is_pinned = _is_pinned  # type: ignore[method-assign]
     Tensor.bincount = _bincount  # type: ignore[method-assign]
     Tensor.diagflat = _diagflat  # type: ignore[method-assign]
+    # Paddle's bitwise_invert / bucketize methods: _paddle_docex_names.py
+    from . import _paddle_docex_names
+
+    _paddle_docex_names.install_tensor_methods()
     # session 22's methods, and the top-level spellings of the in-place methods (all of
     # which exist by now): _tensor_peer_names.py
     import sys

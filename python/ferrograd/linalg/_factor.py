@@ -415,17 +415,24 @@ def eigvalsh(
 
 def svd(
     A: Any = None,
-    full_matrices: bool = True,
+    full_matrices: Any = None,
     *,
     x: Any = None,
     driver: Any = None,
     out: Any = None,
     name: Any = None,
 ) -> SVDResult:
-    """``A = U diag(S) Vh`` with singular values descending (``torch.linalg.svd``; note
-    ``full_matrices=True`` is torch's default, Paddle's is False). Gradients of ``U``/``Vh``
-    divide by gaps between singular values (not defined for repeated ones, as torch)."""
+    """``A = U diag(S) Vh`` with singular values descending (``torch.linalg.svd``).
+    ``full_matrices`` defaults to torch's True, and to Paddle's False in Paddle code (a
+    module that imports ferrograd as ``paddle``) or with Paddle's ``x=`` / ``name=``.
+    Gradients of ``U``/``Vh`` divide by gaps between singular values (not defined for
+    repeated ones, as torch)."""
     op = "linalg.svd"
+    if full_matrices is None:
+        from .._dialect import caller_dialect
+
+        paddle_call = x is not None or name is not None or caller_dialect() == "paddle"
+        full_matrices = not paddle_call
     t = float_tensor(pick(A, x, "A/x", op), op)
     check_matrix(t, op)
     U, S, Vh = _SVD.apply(t, bool(full_matrices))

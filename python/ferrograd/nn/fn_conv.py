@@ -304,8 +304,8 @@ def unfold(
 
 def fold(
     x: Tensor,
-    output_size: Any,
-    kernel_size: Any,
+    output_size: Any = None,
+    kernel_size: Any = None,
     dilation: Any = 1,
     padding: Any = 0,
     stride: Any = 1,
@@ -328,8 +328,15 @@ def fold(
         raise ValueError(
             f"{op}: the input must be a 3-D Tensor [N, C*K, L] (or 2-D [C*K, L]), got {shape}"
         )
-    size = W.ints(output_sizes if output_sizes is not None else output_size, 2, "output_size", op)
-    k = W.ints(kernel_sizes if kernel_sizes is not None else kernel_size, 2, "kernel_size", op)
+    # PyTorch's output_size / kernel_size or Paddle's output_sizes / kernel_sizes
+    size_arg = output_sizes if output_sizes is not None else output_size
+    k_arg = kernel_sizes if kernel_sizes is not None else kernel_size
+    if size_arg is None or k_arg is None:
+        raise TypeError(
+            "fold() needs output_size and kernel_size (Paddle: output_sizes and kernel_sizes)"
+        )
+    size = W.ints(size_arg, 2, "output_size", op)
+    k = W.ints(k_arg, 2, "kernel_size", op)
     st = W.ints(strides if strides is not None else stride, 2, "stride", op)
     dl = W.ints(dilations if dilations is not None else dilation, 2, "dilation", op)
     pad = paddings if paddings is not None else padding

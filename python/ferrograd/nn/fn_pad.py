@@ -54,8 +54,15 @@ def _pairs(
             f"pad: {len(pad)} pad values for a tensor of {nd} dimension(s); at most {2 * nd}"
         )
     pairs = [(pad[2 * i], pad[2 * i + 1]) for i in range(len(pad) // 2)]
-    if mode == "constant" and len(pad) == 2 * nd and data_format is None:
-        left = from_left
+    # Paddle reads a constant list of 2 * ndim values from the first axis whatever the
+    # data_format (common.py pad reverses it only when pad_from_left_axis is False); a
+    # data_format (Paddle's argument) with no dialect and no flag means Paddle's order
+    if (
+        mode == "constant"
+        and len(pad) == 2 * nd
+        and (data_format is None or from_left is not False)
+    ):
+        left = True if data_format is not None and from_left is None else from_left
         if left is None:
             if nd > 1 and pairs != pairs[::-1]:
                 raise ValueError(

@@ -235,3 +235,16 @@ __all__ = [
     "SoftMarginLoss",
     "CosineEmbeddingLoss",
 ]
+
+
+def __getattr__(name: str) -> type:
+    """The other loss layers under this module too (Paddle's ``paddle.nn.loss.MSELoss``,
+    ``paddle.nn.loss.CrossEntropyLoss`` in its ``F.mse_loss`` / ``F.cross_entropy``
+    examples): any ``nn`` class whose name ends in ``Loss``."""
+    if name.endswith("Loss"):
+        from .. import nn
+
+        cls = getattr(nn, name, None)
+        if isinstance(cls, type):
+            return cls
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -23,6 +23,7 @@ from typing import Any, Optional, Sequence
 from .. import _core
 from . import functional as F
 from . import init
+from ._layouts import construction_dialect
 from .module import Module
 from .param_attr import apply_param_attr
 from .parameter import Parameter
@@ -243,6 +244,15 @@ def _cell_init(self: _CellBase, input_size: int, hidden_size: int, args: tuple, 
     is_paddle = self._paddle_default or bool(PADDLE_ONLY & set(kw))
     if args and not isinstance(args[0], bool) and what != "RNNCell":
         is_paddle = True  # a ParamAttr / None in the third position
+    if (
+        not is_paddle
+        and what != "RNNCell"
+        and not args
+        and not ({"bias", "nonlinearity", "device", "dtype"} & set(kw))
+        and construction_dialect() == "paddle"
+    ):
+        # built by Paddle code (as the nn.LSTM / nn.GRU layers): Paddle's (output, states)
+        is_paddle = True
     names = paddle_pos if is_paddle else torch_pos
     if what == "SimpleRNNCell":
         names = ["activation"] + paddle_pos

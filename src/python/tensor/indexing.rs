@@ -218,7 +218,10 @@ impl PyTensor {
         wrap(py, self.inner().index_select_neg(ax, &it, neg).py()?)
     }
 
-    /// Elementwise gather along `axis` (Paddle `take_along_axis`, torch `gather`).
+    /// Elementwise gather along `axis` (Paddle `take_along_axis`, torch `gather`). With
+    /// `broadcast` (Paddle's default) the index and the tensor are first broadcast as
+    /// Paddle's `take_along_axis` does (manipulation.py, `infer_broadcast_shape`): a
+    /// `[[0]]` index on a `[3, 3]` tensor along axis 0 picks the whole row `[1, 3]`.
     #[pyo3(signature = (indices, axis, broadcast=true))]
     fn take_along_axis(
         &self,
@@ -227,8 +230,38 @@ impl PyTensor {
         axis: isize,
         broadcast: bool,
     ) -> PyT {
-        let _ = broadcast;
-        wrap(py, self.inner().gather(axis, &index_tensor(indices)?).py()?)
+        let arr = self.inner();
+        let idx = index_tensor(indices)?;
+        let nd = arr.ndim() as isize;
+        let ax = if axis < 0 { axis + nd } else { axis };
+        let same = |a: &[usize], i: &[usize]| {
+            a.iter()
+                .zip(i)
+                .enumerate()
+                .all(|(d, (x, y))| d as isize == ax || x == y)
+        };
+        if !broadcast
+            || idx.ndim() != arr.ndim()
+            || !(0..nd).contains(&ax)
+            || same(arr.shape(), idx.shape())
+        {
+            return wrap(py, arr.gather(axis, &idx).py()?);
+        }
+        let (a, i) = (arr.shape().to_vec(), idx.shape().to_vec());
+        let ax = ax as usize;
+        // the tensor's shape with the index's length along axis; the index's own shape
+        // when it is larger than the tensor somewhere
+        let mut target = if a.iter().zip(&i).all(|(x, y)| x >= y) {
+            let mut t = a.clone();
+            t[ax] = i[ax];
+            t
+        } else {
+            i.clone()
+        };
+        let idx = idx.expand(&target).py()?;
+        target[ax] = a[ax];
+        let arr = arr.expand(&target).py()?;
+        wrap(py, arr.gather(axis, &idx).py()?)
     }
 
     /// Indices of non-zero elements: `[n, ndim]` int64, or a tuple of 1-D index tensors.
