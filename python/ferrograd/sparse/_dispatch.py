@@ -11,16 +11,18 @@ from .. import _core
 from ._base import SparseTensor
 from ._products import addmm, matmul, mm
 
-_Tensor = _core.Tensor
-
 
 def _wrap(dense: Callable[..., Any], sparse: Callable[..., Any], name: str) -> Callable[..., Any]:
+    # (a closure variable, not a module global: stubtest would read a module-level alias
+    # of Tensor as a class of this module)
+    tensor_type = _core.Tensor
+
     def op(*args: Any, **kwargs: Any) -> Any:
         # the common call, dense operands given positionally, costs one type check each
         # (a loop, not all(...): no generator per call)
         if not kwargs:
             for a in args:
-                if a.__class__ is not _Tensor:
+                if a.__class__ is not tensor_type:
                     break
             else:
                 return dense(*args)
