@@ -1287,6 +1287,28 @@ class Tensor:
         """In-place ``swapdims``: this tensor takes the new shape; returns it."""
     def as_strided_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place ``as_strided``: this tensor becomes that view of its memory; returns it."""
+    # -- added at import by ``ferrograd._torch_more_creation`` / ``_torch_more_grad`` --
+    def new_empty_strided(
+        self,
+        size: Any,
+        stride: Any,
+        *,
+        dtype: Any = None,
+        device: Any = None,
+        requires_grad: _bool = False,
+        **options: Any,
+    ) -> Tensor:
+        """A new tensor of shape ``size`` with strides ``stride`` (this tensor's dtype)."""
+    def nonzero_static(self, *, size: _int, fill_value: _int = -1) -> Tensor:
+        """``nonzero()`` cut or padded with ``fill_value`` rows to ``size`` rows."""
+    def is_conj(input) -> _bool:
+        """False: ferrograd has no lazy conjugate bit."""
+    def is_neg(input) -> _bool:
+        """False: ferrograd has no lazy negative bit."""
+    def as_strided_scatter(
+        self, src: Tensor, size: Any, stride: Any, storage_offset: _int | None = None
+    ) -> Tensor:
+        """A copy with ``self.as_strided(size, stride, storage_offset)`` replaced by ``src``."""
     # -- added at import by ``ferrograd._ops_strided.install`` (Rust core: strided.rs) --
     def as_strided(
         self,

@@ -205,6 +205,17 @@ from ._tensor_peer_names import tolist as tolist
 from ._tensor_peer_names import unfold as unfold
 from ._tensor_peer_names import vecdot as vecdot
 from ._tensor_peer_names import view_as as view_as
+
+# PyTorch creation functions and queries its docstring examples call (session 41)
+from ._torch_more_creation import asarray as asarray
+from ._torch_more_creation import empty_permuted as empty_permuted
+from ._torch_more_creation import empty_strided as empty_strided
+from ._torch_more_creation import frombuffer as frombuffer
+from ._torch_more_creation import is_conj as is_conj
+from ._torch_more_creation import is_neg as is_neg
+from ._torch_more_creation import nonzero_static as nonzero_static
+from ._torch_more_grad import as_strided_scatter as as_strided_scatter
+from ._torch_more_grad import gradient as gradient
 from ._windows import kaiser_window as kaiser_window
 
 # the top-level linear-algebra functions (docs/linalg.md; torch's legacy spellings and
@@ -239,6 +250,15 @@ from .linalg._toplevel import inverse as inverse
 from .linalg._toplevel import svd as svd
 
 __all__ = [
+    "asarray",
+    "empty_permuted",
+    "empty_strided",
+    "frombuffer",
+    "is_conj",
+    "is_neg",
+    "nonzero_static",
+    "as_strided_scatter",
+    "gradient",
     "as_complex",
     "as_real",
     "eigvalsh",
