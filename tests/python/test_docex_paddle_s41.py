@@ -170,12 +170,6 @@ def test_take_along_axis_broadcasts_the_index_regression():
     assert paddle.take_along_axis(x, index, 0, broadcast=False).shape == [1, 1]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="round is a Rust unary op with PyTorch's half-to-even rule; Paddle's kernel "
-    "rounds half away from zero (std::round). A dialect rule in the core's unary binding "
-    "is needed (not done in session 41: another helper was changing those bindings)",
-)
 def test_round_half_away_from_zero_regression():
     """tensor/ops.py ``round``: ``[-0.5, -0.2, 0.6, 1.5]`` -> ``[-1., -0., 1., 2.]``."""
     x = paddle.to_tensor([-0.5, -0.2, 0.6, 1.5])
@@ -197,12 +191,6 @@ def test_digamma_at_zero_is_nan_in_paddle_code_regression():
     np.testing.assert_allclose(res[0], [-0.57721591, 0.03648996], rtol=1e-5)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="dot's 1-D check is in the core op (src/autograd/ops/linalg.rs) and its binding "
-    "(src/python/tensor/math.rs, being changed by another helper in session 41); a batched "
-    "[B, N] form needs both",
-)
 def test_dot_of_two_matrices_is_row_wise_regression():
     """tensor/linalg.py ``dot``: two ``[2, 3]`` tensors give the ``[2]`` row-wise dot
     products ``[32, 64]`` (PyTorch's ``dot`` refuses 2-D inputs, so nothing conflicts)."""

@@ -6,7 +6,7 @@ use crate::python::args::type_name;
 use crate::python::errors::IntoPy;
 use crate::python::tensor::class::{wrap, PyTensor};
 use crate::python::tensor::math::maybe_detach;
-use crate::tensor::{Tensor, UnaryOp};
+use crate::tensor::{BinaryOp, Tensor, UnaryOp};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat};
@@ -31,8 +31,20 @@ fn unary_extra(
     (keyword, value): (&str, Option<&Bound<'_, PyAny>>),
     method: &str,
 ) -> PyT {
+    // Paddle's round takes halves away from zero (its kernel's `std::round`); PyTorch and
+    // NumPy take them to even. Only floating tensors can hold a half.
+    let away = op == UnaryOp::Round
+        && t.dtype().is_float()
+        && crate::python::dialect::caller_is_paddle(py)?;
+    let round = |x: &Tensor| {
+        if away {
+            round_half_away(x)
+        } else {
+            x.unary(op)
+        }
+    };
     let Some(value) = value.filter(|v| !v.is_none()) else {
-        return plain(py, t, op);
+        return wrap(py, maybe_detach(py, t.numel(), || round(t)).py()?);
     };
     match keyword {
         "decimals" => {
@@ -47,7 +59,7 @@ fn unary_extra(
             }
             let d: i64 = value.extract().map_err(|_| bad())?;
             if d == 0 {
-                return plain(py, t, op);
+                return wrap(py, maybe_detach(py, t.numel(), || round(t)).py()?);
             }
             let dtype = t.dtype();
             if !dtype.is_float() {
@@ -65,9 +77,9 @@ fn unary_extra(
             let r = maybe_detach(py, t.numel(), || -> crate::Result<Tensor> {
                 let scale = t.scalar_like(p);
                 if d > 0 {
-                    t.mul(&scale)?.unary(op)?.div(&scale)
+                    round(&t.mul(&scale)?)?.div(&scale)
                 } else {
-                    t.div(&scale)?.unary(op)?.mul(&scale)
+                    round(&t.div(&scale)?)?.mul(&scale)
                 }
             });
             wrap(py, r.py()?)
@@ -76,6 +88,19 @@ fn unary_extra(
             "internal: {method}() declares an unknown extra keyword {keyword:?}"
         ))),
     }
+}
+
+/// Rounding with halves away from zero (Paddle's `round`): `floor(|x|)`, plus one where
+/// the fraction `|x| - floor(|x|)` (exact in floating point) is at least a half, with
+/// `x`'s sign. Its gradient is zero, as `round`'s.
+fn round_half_away(x: &Tensor) -> crate::Result<Tensor> {
+    let a = x.unary(UnaryOp::Abs)?;
+    let f = a.unary(UnaryOp::Floor)?;
+    let frac = a.sub(&f)?;
+    let half = frac.binary(&frac.scalar_like(0.5), BinaryOp::Ge)?;
+    let up = Tensor::where_(&half, &f.add_scalar(1.0)?, &f)?;
+    let negative = x.binary(&x.scalar_like(0.0), BinaryOp::Lt)?;
+    Tensor::where_(&negative, &up.neg()?, &up)
 }
 
 /// One `#[pymethods]` block per unary op with a method per name (a block per op, so that
