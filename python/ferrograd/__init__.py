@@ -594,8 +594,7 @@ importlib.import_module("._tensor_extras", __name__).install_tensor_methods()
 from ._creation_spellings import linspace as linspace  # noqa: E402
 from ._creation_spellings import range as range  # noqa: E402,A004
 
-# PyTorch's out= on the Python functions that declare it (the native ones get it from
-# OpFunction): see _out_arg.py
+# PyTorch's out= on the Python functions that declare it (native ones: OpFunction)
 from ._out_arg import wrap_out_functions as _wrap_out_functions  # noqa: E402
 
 _wrap_out_functions(globals(), __all__)

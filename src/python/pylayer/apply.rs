@@ -10,7 +10,7 @@ use crate::autograd::grad_mode::GradModeGuard;
 use crate::autograd::node::{InputMeta, Node, NodeBase, NodeRef};
 use crate::error::{Error, Result};
 use crate::python::errors::{from_pyerr, to_pyerr};
-use crate::python::pylayer::ctx::{PyCtx, SavedSlot};
+use crate::python::pylayer::ctx::{new_ctx, torch_flags, PyCtx, SavedSlot, SETUP_CONTEXT};
 use crate::python::pylayer::ctx_attrs::weaken_output_attributes;
 use crate::python::pylayer::dirty::{check_dirty, marked_not_inplace};
 use crate::python::pylayer::forward_ad::{forward_ad_backward, FORWARD_AD_PASS};
@@ -262,27 +262,6 @@ pub(crate) static CTX_ALLOC: crate::python::lazy_dict::LazyDictAlloc =
     crate::python::lazy_dict::LazyDictAlloc::new();
 
 static ORDER_ARGS: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
-
-/// A torch-style Function's class flags (`Function._fg_torch_flags`, set once per class
-/// by `__init_subclass__`): [`SETUP_CONTEXT`] for `forward(*args)` + `setup_context`,
-/// [`CLEAR_ON_ACCESS`] for `clear_saved_tensors_on_access = True`.
-fn torch_flags(cls: &Bound<'_, PyAny>) -> u8 {
-    cls.getattr(pyo3::intern!(cls.py(), "_fg_torch_flags"))
-        .and_then(|v| v.extract::<u8>())
-        .unwrap_or(0)
-}
-
-/// The ctx of one `apply`, with the class flags that concern it.
-fn new_ctx(name: Arc<str>, needs: bool, nig: SmallVec<[bool; 4]>, flags: u8) -> PyCtx {
-    let mut ctx = PyCtx::new(name, needs, nig);
-    ctx.state.get_mut().clear_on_access = flags & CLEAR_ON_ACCESS != 0;
-    ctx
-}
-
-/// [`torch_flags`] bit: the Function is written as `forward(*args)` + `setup_context`.
-const SETUP_CONTEXT: u8 = 1;
-/// [`torch_flags`] bit: `ctx.saved_tensors` hands the saved tensors over once.
-const CLEAR_ON_ACCESS: u8 = 2;
 
 /// The layer's class name, for error messages.
 fn class_name(cls: &Bound<'_, PyAny>) -> String {

@@ -336,3 +336,29 @@ impl PyCtx {
         Ok(Some(out))
     }
 }
+
+/// A torch-style Function's class flags (`Function._fg_torch_flags`, set once per class
+/// by `__init_subclass__`): [`SETUP_CONTEXT`] for `forward(*args)` + `setup_context`,
+/// [`CLEAR_ON_ACCESS`] for `clear_saved_tensors_on_access = True`.
+pub(crate) fn torch_flags(cls: &Bound<'_, PyAny>) -> u8 {
+    cls.getattr(pyo3::intern!(cls.py(), "_fg_torch_flags"))
+        .and_then(|v| v.extract::<u8>())
+        .unwrap_or(0)
+}
+
+/// The ctx of one `apply`, with the class flags that concern it.
+pub(crate) fn new_ctx(
+    name: std::sync::Arc<str>,
+    needs: bool,
+    nig: SmallVec<[bool; 4]>,
+    flags: u8,
+) -> PyCtx {
+    let mut ctx = PyCtx::new(name, needs, nig);
+    ctx.state.get_mut().clear_on_access = flags & CLEAR_ON_ACCESS != 0;
+    ctx
+}
+
+/// [`torch_flags`] bit: the Function is written as `forward(*args)` + `setup_context`.
+pub(crate) const SETUP_CONTEXT: u8 = 1;
+/// [`torch_flags`] bit: `ctx.saved_tensors` hands the saved tensors over once.
+const CLEAR_ON_ACCESS: u8 = 2;

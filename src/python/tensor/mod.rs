@@ -39,3 +39,4 @@ pub(crate) mod sparse_grad;
 pub(crate) mod strided;
 /// The unary ops' `Tensor` methods, with their extra keyword (`round(decimals=)`).
 pub(crate) mod unary;
+pub(crate) mod vector_products;

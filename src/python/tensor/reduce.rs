@@ -63,18 +63,15 @@ impl PyTensor {
             {
                 // PyTorch's NaN/inf comes with its warning (ReduceOps.cpp
                 // `warn_invalid_degrees_of_freedom`)
-                let name = if matches!(op, Reduction::Var) {
-                    "var"
+                let msg = if matches!(op, Reduction::Var) {
+                    c"var(): degrees of freedom is <= 0. Correction should be strictly less \
+                      than the reduction factor (input numel divided by output numel)."
                 } else {
-                    "std"
+                    c"std(): degrees of freedom is <= 0. Correction should be strictly less \
+                      than the reduction factor (input numel divided by output numel)."
                 };
-                let msg = std::ffi::CString::new(format!(
-                    "{name}(): degrees of freedom is <= 0. Correction should be strictly \
-                     less than the reduction factor (input numel divided by output numel)."
-                ))
-                .expect("no NUL in the message");
                 let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
-                PyErr::warn(py, &category, &msg, 1)?;
+                PyErr::warn(py, &category, msg, 1)?;
             }
         }
         wrap(py, maybe_detach(py, x.numel(), || op.run(x, &args)).py()?)
