@@ -12,14 +12,14 @@ from typing import Any
 import numpy as np
 
 from .. import _core
-from ._common import check_matrix, const, float_tensor, mT, np_dtype, pick
+from ._common import check_matrix, const, float_or_complex, mH, np_dtype, pick
 from ._triangular import solve_tri
 
 Tensor = _core.Tensor
 
 
 def _factor(L: Any, upper: Any, op: str) -> tuple[Tensor, bool]:
-    Lt = float_tensor(L, op)
+    Lt = float_or_complex(L, op)
     check_matrix(Lt, op, square=True)
     if not isinstance(upper, (bool, np.bool_)):
         raise TypeError(f"{op}: upper must be a bool, got {type(upper).__name__}")
@@ -27,10 +27,10 @@ def _factor(L: Any, upper: Any, op: str) -> tuple[Tensor, bool]:
 
 
 def _solve_with(Lt: Tensor, upper: bool, B: Tensor) -> Tensor:
-    """``(L Lᵀ)⁻¹ B`` (``upper``: ``(Uᵀ U)⁻¹ B``) by two triangular solves."""
+    """``(L Lᴴ)⁻¹ B`` (``upper``: ``(Uᴴ U)⁻¹ B``) by two triangular solves."""
     if upper:
-        return solve_tri(Lt, solve_tri(mT(Lt), B, upper=False), upper=True)
-    return solve_tri(mT(Lt), solve_tri(Lt, B, upper=False), upper=True)
+        return solve_tri(Lt, solve_tri(mH(Lt), B, upper=False), upper=True)
+    return solve_tri(mH(Lt), solve_tri(Lt, B, upper=False), upper=True)
 
 
 def cholesky_solve(
@@ -48,7 +48,7 @@ def cholesky_solve(
     and ``L`` (``y``) is ``A``'s Cholesky factor. ``B`` is ``[..., n, k]``; batch dims
     broadcast."""
     op = "cholesky_solve"
-    Bt = float_tensor(pick(input, x, "input/x", op), op)
+    Bt = float_or_complex(pick(input, x, "input/x", op), op)
     Lt, up = _factor(pick(input2, y, "input2/y", op), upper, op)
     if Bt.ndim < 2:
         raise ValueError(
@@ -79,5 +79,5 @@ def cholesky_inverse(
     Lt, up = _factor(pick(input, x, "input/x", op), upper, op)
     n = Lt.shape[-1]
     eye = const(np.broadcast_to(np.eye(n), tuple(Lt.shape)), Lt)
-    Y = solve_tri(mT(Lt), eye, upper=False) if up else solve_tri(Lt, eye, upper=False)
-    return mT(Y) @ Y
+    Y = solve_tri(mH(Lt), eye, upper=False) if up else solve_tri(Lt, eye, upper=False)
+    return mH(Y) @ Y

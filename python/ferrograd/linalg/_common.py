@@ -13,6 +13,7 @@ from .. import _core
 Tensor = _core.Tensor
 
 _NP_DTYPES = {"float32": np.float32, "float64": np.float64}
+_NP_COMPLEX = {"complex64": np.complex64, "complex128": np.complex128}
 
 
 class LinAlgError(RuntimeError):
@@ -23,6 +24,13 @@ class LinAlgError(RuntimeError):
 
 def run(op: str, a: Tensor, b: Tensor | None = None, flag: bool = False) -> list[Tensor]:
     """The Rust factorization ``op`` (no history); its numerical failures as LinAlgError."""
+    if a.is_complex():
+        from ._complex_kernels import run_complex  # NumPy's LAPACK: faer's are real-only
+
+        try:
+            return run_complex(op, a, b, flag)
+        except RuntimeError as e:
+            raise LinAlgError(str(e)) from None
     try:
         return _core._linalg(op, a, b, flag)
     except RuntimeError as e:
@@ -61,9 +69,22 @@ def float_tensor(x: Any, op: str) -> Tensor:
     return t
 
 
+def float_or_complex(x: Any, op: str) -> Tensor:
+    """``x`` as a float32/float64/complex64/complex128 Tensor, or a TypeError naming ``op``
+    (for the functions whose forward and gradient handle complex inputs)."""
+    t = as_tensor(x, op)
+    if str(t.dtype).replace("ferrograd.", "") not in {**_NP_DTYPES, **_NP_COMPLEX}:
+        raise TypeError(
+            f"{op}: expected a float32 or float64 (or complex64 / complex128) tensor, "
+            f"got {t.dtype}; convert it first (e.g. x.double())"
+        )
+    return t
+
+
 def np_dtype(t: Tensor) -> Any:
-    """The NumPy dtype of a float tensor."""
-    return _NP_DTYPES[str(t.dtype).replace("ferrograd.", "")]
+    """The NumPy dtype of a float or complex tensor."""
+    key = str(t.dtype).replace("ferrograd.", "")
+    return _NP_DTYPES[key] if key in _NP_DTYPES else _NP_COMPLEX[key]
 
 
 def const(arr: Any, like: Tensor) -> Tensor:
@@ -94,6 +115,11 @@ def diagonal(x: Tensor) -> Tensor:
 def mT(x: Tensor) -> Tensor:
     """The batch of transposed matrices (a view)."""
     return x.transpose(-1, -2)
+
+
+def mH(x: Tensor) -> Tensor:
+    """The batch of conjugate-transposed matrices (``mT`` for real ``x``)."""
+    return x.transpose(-1, -2).conj() if x.is_complex() else x.transpose(-1, -2)
 
 
 def check_matrix(x: Tensor, op: str, square: bool = False) -> None:

@@ -9,7 +9,16 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .. import _core
-from ._common import check_matrix, float_tensor, mT, needs_grad, np_dtype, pick, run
+from ._common import (
+    check_matrix,
+    float_or_complex,
+    float_tensor,
+    mH,
+    needs_grad,
+    np_dtype,
+    pick,
+    run,
+)
 from ._factor import _SVD, inv, svdvals
 
 Tensor = _core.Tensor
@@ -51,7 +60,7 @@ def pinv(
     name for ``rtol``). The gradient is that of the composition: defined while the rank
     stays constant and the kept singular values are distinct."""
     op = "linalg.pinv"
-    t = float_tensor(pick(A, x, "A/x", op), op)
+    t = float_or_complex(pick(A, x, "A/x", op), op)
     check_matrix(t, op)
     if rcond is not None:
         rtol = rcond
@@ -60,7 +69,7 @@ def pinv(
     keep = S > _cutoff(S, atol, rtol, m, n)
     safe = _core.where(keep, S, S.detach() * 0 + 1)
     sinv = _core.where(keep, 1.0 / safe, S.detach() * 0)
-    return mT(Vh) @ (sinv.unsqueeze(-1) * mT(U))
+    return mH(Vh) @ (sinv.unsqueeze(-1) * mH(U))
 
 
 def pinverse(input: Any = None, rcond: float = 1e-15, *, x: Any = None, name: Any = None) -> Tensor:
@@ -92,8 +101,10 @@ def lstsq(
     m > n and every matrix has full rank, else empty; ``rank`` for every driver but
     'gels'; ``singular_values`` for 'gelsd'/'gelss', else empty."""
     op = "linalg.lstsq"
-    At = float_tensor(pick(A, x, "A/x", op), op)
-    Bt = float_tensor(pick(B, y, "B/y", op), op)
+    At = float_or_complex(pick(A, x, "A/x", op), op)
+    Bt = float_or_complex(pick(B, y, "B/y", op), op)
+    if Bt.dtype != At.dtype:
+        raise TypeError(f"{op}: A is {At.dtype} but B is {Bt.dtype}; give both the same dtype")
     check_matrix(At, op)
     if driver not in (None, "gels", "gelsy", "gelsd", "gelss"):
         raise ValueError(f"{op}: driver must be one of gels, gelsy, gelsd, gelss, got {driver!r}")
@@ -112,12 +123,13 @@ def lstsq(
     keep = S > _cutoff(S, None, rtol, m, n)
     safe = _core.where(keep, S, S.detach() * 0 + 1)
     sinv = _core.where(keep, 1.0 / safe, S.detach() * 0)
-    X = mT(Vh) @ (sinv.unsqueeze(-1) * (mT(U) @ Bt))
+    X = mH(Vh) @ (sinv.unsqueeze(-1) * (mH(U) @ Bt))
     rank = keep.astype(_core.int64).sum(-1)
-    empty = _core.zeros(0, dtype=At.dtype)
+    empty = _core.zeros(0, dtype=S.dtype)  # real, as torch's residuals
     full_rank = bool((rank.numpy() == min(m, n)).all()) if rank.numel() else True
     if m > n and full_rank:
-        residuals = ((At @ X - Bt) ** 2).sum(-2)
+        r = At @ X - Bt
+        residuals = (r.real**2 + r.imag**2 if r.is_complex() else r**2).sum(-2)
     else:
         residuals = empty
     svals = S if driver in ("gelsd", "gelss") else empty
@@ -174,7 +186,7 @@ def matrix_rank(
     """Number of singular values above ``max(atol, rtol * S_max)`` (``tol``: an absolute
     cutoff, Paddle's name), as int64."""
     op = "linalg.matrix_rank"
-    t = float_tensor(pick(A, x, "A/x", op), op)
+    t = float_or_complex(pick(A, x, "A/x", op), op)
     check_matrix(t, op)
     if tol is not None:
         atol = tol
@@ -193,7 +205,7 @@ def cond(
     from ._norms import matrix_norm
 
     op = "linalg.cond"
-    t = float_tensor(pick(A, x, "A/x", op), op)
+    t = float_or_complex(pick(A, x, "A/x", op), op)
     check_matrix(t, op)
     if p is not None and p != 2 and p != -2:
         check_matrix(t, op, square=True)

@@ -1,6 +1,7 @@
-"""``linalg.eig`` / ``linalg.eigvals`` of general (non-symmetric) real matrices: complex
-eigenvalues and eigenvectors (complex64 for float32 input, complex128 for float64),
-computed in Rust with faer (``_core._linalg("eig")``). Each eigenvector has unit 2-norm
+"""``linalg.eig`` / ``linalg.eigvals`` of general (non-symmetric) matrices: complex
+eigenvalues and eigenvectors (complex64 for float32/complex64 input, complex128 for
+float64/complex128), computed in Rust with faer (``_core._linalg("eig")``; complex input
+with NumPy's LAPACK, ``_complex_kernels``). Each eigenvector has unit 2-norm
 and its largest-modulus component real and positive (LAPACK only fixes the norm and makes
 that component real, so vectors may differ from PyTorch's by a sign). The order of the
 eigenvalues is the algorithm's, as in the peers (not sorted).
@@ -8,9 +9,11 @@ eigenvalues is the algorithm's, as in the peers (not sorted).
 Backward: PyTorch's ``linalg_eig_backward`` (the real part of
 ``V⁻ᴴ (diag(gw) + (Vᴴ gV - Vᴴ V Re(diag(Vᴴ gV))) / (conj(w_j) - conj(w_i))) Vᴴ``),
 written with differentiable complex ops and a complex solve through its real 2n x 2n
-form, so higher derivatives work. The eigenvector part divides by eigenvalue gaps
+form (a complex input: the complex solve itself, and no real part taken), so higher
+derivatives work. The eigenvector part divides by eigenvalue gaps
 (repeated eigenvalues: inf/NaN, as in PyTorch) and is only meaningful for a loss that
-does not depend on each eigenvector's phase (e.g. ``|V|``), as PyTorch documents.
+does not depend on each eigenvector's phase (e.g. ``|V|``), as PyTorch documents; for
+a complex input a loss that does depend on it raises, as PyTorch's check does.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from typing import Any, NamedTuple
 from .. import _core
 from ..autograd.py_layer import Function
 from ._common import eye, needs_grad, run
-from ._factor import _square, solve
+from ._factor import _check_phase, _square, solve
 
 Tensor = _core.Tensor
 
@@ -40,6 +43,7 @@ class _Eig(Function):
     def forward(ctx: Any, A: Tensor) -> tuple[Tensor, Tensor]:
         # both outputs always (eigvals too): double backward then sees how V depends on A
         w, V = run("eig", A)
+        ctx.complex_input = A.is_complex()
         ctx.set_materialize_grads(False)
         ctx.save_for_backward(w, V)
         return w, V
@@ -56,7 +60,10 @@ class _Eig(Function):
         inner: Any = None
         if gV is not None:
             VhgV = Vh @ gV
-            diag_re = (VhgV * one).sum(-1).real
+            diag = (VhgV * one).sum(-1)
+            if ctx.complex_input:
+                _check_phase(diag.imag, "linalg_eig_backward", "eigenvectors")
+            diag_re = diag.real
             inner = VhgV - Vh @ (V * diag_re.unsqueeze(-2))
             wc = w.conj()
             E = wc.unsqueeze(-2) - wc.unsqueeze(-1) + one
@@ -64,6 +71,8 @@ class _Eig(Function):
         if gw is not None:
             D = gw.unsqueeze(-1) * one
             inner = D if inner is None else inner + D
+        if ctx.complex_input:
+            return solve(Vh, inner @ Vh)
         return _csolve(Vh, inner @ Vh).real
 
 
@@ -75,7 +84,7 @@ class EigResult(NamedTuple):
 
 
 def eig(A: Any = None, *, x: Any = None, out: Any = None, name: Any = None) -> EigResult:
-    """Eigenvalues and eigenvectors (columns) of a general real square matrix or batch
+    """Eigenvalues and eigenvectors (columns) of a general real or complex square matrix or batch
     (``torch.linalg.eig``, ``paddle.linalg.eig``), complex. Differentiable for losses
     that do not depend on the eigenvectors' phases, while the eigenvalues are distinct."""
     op = "linalg.eig"
@@ -88,7 +97,7 @@ def eig(A: Any = None, *, x: Any = None, out: Any = None, name: Any = None) -> E
 
 
 def eigvals(A: Any = None, *, x: Any = None, out: Any = None, name: Any = None) -> Tensor:
-    """Eigenvalues of a general real square matrix or batch, complex (``torch.linalg.eigvals``,
+    """Eigenvalues of a general real or complex square matrix or batch, complex (``torch.linalg.eigvals``,
     ``paddle.linalg.eigvals``); differentiable."""
     op = "linalg.eigvals"
     t = _square(A, x, op)

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _core
 from ..autograd.py_layer import Function
-from ._common import LinAlgError, float_tensor, mT, pick, run
+from ._common import LinAlgError, float_tensor, mH, pick, run
 from ._factor import _broadcast_batch, _Cholesky, _Inv, _is_vector_rhs, _square
 from ._lu import lu_factor_ex, lu_solve
 
@@ -83,7 +83,7 @@ def cholesky_ex(
             op + ": the input{where} is not positive-definite (the leading minor of "
             "order {code} is not positive-definite)",
         )
-    return CholeskyExResult(mT(L) if upper else L, info)
+    return CholeskyExResult(mH(L) if upper else L, info)
 
 
 def inv_ex(A: Any = None, *, check_errors: bool = False, out: Any = None) -> InvExResult:

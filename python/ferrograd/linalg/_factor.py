@@ -18,8 +18,10 @@ from ._common import (
     LinAlgError,
     check_matrix,
     diag_embed,
+    diagonal,
     eye,
-    float_tensor,
+    float_or_complex,
+    mH,
     mT,
     needs_grad,
     pick,
@@ -28,6 +30,18 @@ from ._common import (
 )
 
 Tensor = _core.Tensor
+
+
+def _check_phase(im_diag: Tensor, where: str, what: str) -> None:
+    """PyTorch's check that a loss of complex eigen/singular vectors does not depend on
+    their arbitrary phases ``e^{iφ}`` (``im_diag`` ≈ 0, its lax 1e-2 tolerances): else
+    the gradient is ill-defined and this raises instead of returning one."""
+    if float(im_diag.detach().abs().max().item() if im_diag.numel() else 0.0) > 1e-2:
+        raise RuntimeError(
+            f"{where}: The {what} in the complex case are specified up to multiplication "
+            "by e^{i phi}. The specified loss function depends on this phase term, making "
+            "it ill-defined."
+        )
 
 
 class _Inv(Function):
@@ -40,7 +54,7 @@ class _Inv(Function):
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> Tensor:
         (Y,) = ctx.saved_tensors
-        Yt = mT(Y)
+        Yt = mH(Y)
         return -(Yt @ g @ Yt)
 
 
@@ -55,8 +69,8 @@ class _Solve(Function):
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Tensor, Tensor]:
         A, X = ctx.saved_tensors
-        gB = _Solve.apply(mT(A), g)
-        return -(gB @ mT(X)), gB
+        gB = _Solve.apply(mH(A), g)
+        return -(gB @ mH(X)), gB
 
 
 class _Det(Function):
@@ -70,8 +84,8 @@ class _Det(Function):
     def backward(ctx: Any, g: Tensor) -> Tensor:
         A, d = ctx.saved_tensors
         try:
-            # d det / dA = det(A) A^{-T}
-            return (g * d).unsqueeze(-1).unsqueeze(-1) * mT(_Inv.apply(A))
+            # d det / dA = det(A) A^{-T}; complex: g conj(det) A^{-H} (det is holomorphic)
+            return (g * d.conj()).unsqueeze(-1).unsqueeze(-1) * mH(_Inv.apply(A))
         except LinAlgError:
             # a singular matrix: the adjugate's transpose through the SVD,
             # det(U) det(Vh) U diag(prod_{j != i} s_j) Vh
@@ -84,7 +98,7 @@ def _det_grad_svd(A: Tensor) -> Tensor:
     n = A.shape[-1]
     one = eye(n, A)
     others = (S.unsqueeze(-2) * (1.0 - one) + one).prod(-1)
-    sign = run("det", U.detach())[0] * run("det", Vh.detach())[0]
+    sign = (run("det", U.detach())[0] * run("det", Vh.detach())[0]).conj()
     return sign.unsqueeze(-1).unsqueeze(-1) * ((U * others.unsqueeze(-2)) @ Vh)
 
 
@@ -92,17 +106,25 @@ class _Slogdet(Function):
     @staticmethod
     def forward(ctx: Any, A: Tensor) -> tuple[Tensor, Tensor]:
         _, sign, logabs = run("det", A)
-        ctx.save_for_backward(A)
-        ctx.mark_non_differentiable(sign)
+        ctx.save_for_backward(A, sign)
+        if not A.is_complex():  # a complex sign moves with A's phase: differentiable
+            ctx.mark_non_differentiable(sign)
         ctx.set_materialize_grads(False)
         return sign, logabs
 
     @staticmethod
     def backward(ctx: Any, gsign: Tensor | None, glog: Tensor | None) -> Tensor | None:
-        if glog is None:
+        A, sign = ctx.saved_tensors
+        g: Any = glog
+        if A.is_complex() and gsign is not None:
+            # as PyTorch's slogdet_backward: d sign = i Im(tr(A⁻¹ dA)) sign, so the sign's
+            # cotangent adds i Im(gsign conj(sign)) to log|det|'s
+            im = (gsign * sign.conj()).imag
+            phase = _core.complex(im * 0.0, im)
+            g = phase if g is None else g + phase
+        if g is None:
             return None
-        (A,) = ctx.saved_tensors
-        return glog.unsqueeze(-1).unsqueeze(-1) * mT(_Inv.apply(A))
+        return g.unsqueeze(-1).unsqueeze(-1) * mH(_Inv.apply(A))
 
 
 class _Cholesky(Function):
@@ -116,20 +138,24 @@ class _Cholesky(Function):
     def backward(ctx: Any, gL: Tensor) -> Tensor:
         (L,) = ctx.saved_tensors
         n = L.shape[-1]
-        # P = Φ(Lᵀ gL) made symmetric; gA = L^{-T} P L^{-1}
-        T = (mT(L) @ gL) * tril_mask(n, L)
-        P = 0.5 * (T + mT(T * tril_mask(n, L, -1)))
+        # P = Φ(Lᴴ gL) made Hermitian; gA = L^{-H} P L^{-1}
+        T = (mH(L) @ gL) * tril_mask(n, L)
+        P = 0.5 * (T + mH(T * tril_mask(n, L, -1)))
         Linv = _Inv.apply(L)
-        return mT(Linv) @ P @ Linv
+        return mH(Linv) @ P @ Linv
 
 
 def _qr_grad_tall(Q: Tensor, R: Tensor, gQ: Tensor, gR: Tensor) -> Tensor:
-    """Gradient of A = QR for m >= n (Q m x n, R n x n): [gQ + Q copyltu(M)] R^{-T}."""
+    """Gradient of A = QR for m >= n (Q m x n, R n x n): [gQ + Q copyltu(M)] R^{-H}.
+    Complex: R's diagonal is real (LAPACK's geqrf), so copyltu keeps Re(diag M) only
+    (then ``Q^H dQ`` has the imaginary diagonal and ``dR R⁻¹`` the real one)."""
     n = R.shape[-1]
-    M = R @ mT(gR) - mT(gQ) @ Q
-    copyltu = M * tril_mask(n, M) + mT(M * tril_mask(n, M, -1))
+    M = R @ mH(gR) - mH(gQ) @ Q
+    low = M * tril_mask(n, M, -1)
+    diag = M * eye(n, M)
+    copyltu = low + mH(low) + (diag.real if M.is_complex() else diag)
     b = gQ + Q @ copyltu
-    return mT(_Solve.apply(R, mT(b)))
+    return mH(_Solve.apply(R, mH(b)))
 
 
 class _QR(Function):
@@ -155,7 +181,7 @@ class _QR(Function):
         # wide: A = [X | Y], R = [U | V] with X = QU square (Liao et al., section 3.3)
         Y, U = A[..., :, m:], R[..., :, :m]
         gU, gV = gR[..., :, :m], gR[..., :, m:]
-        gX = _qr_grad_tall(Q, U, gQ + Y @ mT(gV), gU)
+        gX = _qr_grad_tall(Q, U, gQ + Y @ mH(gV), gU)
         return _core.concat([gX, Q @ gV], -1), None
 
 
@@ -175,13 +201,15 @@ class _Eigh(Function):
         n = w.shape[-1]
         inner = diag_embed(gw) if gw is not None else None
         if gV is not None:
-            # off-diagonal part: skew(Vᵀ gV) / (w_j - w_i); repeated eigenvalues divide by 0
-            S = mT(V) @ gV
+            # off-diagonal part: skew(Vᴴ gV) / (w_j - w_i); repeated eigenvalues divide by 0
+            S = mH(V) @ gV
+            if S.is_complex():
+                _check_phase(diagonal(S).imag, "linalg_eigh_backward", "eigenvectors")
             E = w.unsqueeze(-2) - w.unsqueeze(-1) + eye(n, w)
-            K = (S - mT(S)) * 0.5 / E * (1.0 - eye(n, w))
+            K = (S - mH(S)) * 0.5 / E * (1.0 - eye(n, w))
             inner = K if inner is None else inner + K
         assert inner is not None
-        return V @ inner @ mT(V), None
+        return V @ inner @ mH(V), None
 
 
 class _SVD(Function):
@@ -213,24 +241,36 @@ class _SVD(Function):
         S2 = S * S
         E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + eye(k, S)
         ret = None
+        UtgU = VtgV = None
         if gU is not None:
-            UtgU = mT(U) @ gU
-            ret = (UtgU - mT(UtgU)) * S.unsqueeze(-2)
+            UtgU = mH(U) @ gU
+            UtgU = UtgU - mH(UtgU)
+            ret = UtgU * S.unsqueeze(-2)
         if gVh is not None:
-            VtgV = Vh @ mT(gVh)
-            term = S.unsqueeze(-1) * (VtgV - mT(VtgV))
+            VtgV = Vh @ mH(gVh)
+            VtgV = VtgV - mH(VtgV)
+            term = S.unsqueeze(-1) * VtgV
             ret = term if ret is None else ret + term
         assert ret is not None
+        if U.is_complex():
+            # PyTorch's svd_backward: the loss must not depend on the singular vectors'
+            # common phases, i.e. Im(diag(Uᴴ gU)) + Im(diag(Vᴴ gV)) = 0
+            zero = S * 0.0
+            im_u = zero if UtgU is None else diagonal(UtgU).imag
+            im_v = zero if VtgV is None else diagonal(VtgV).imag
+            _check_phase(im_u + im_v, "svd_backward", "singular vectors")
         ret = ret / E
         if gS is not None:
             ret = ret + diag_embed(gS)
+        if U.is_complex() and UtgU is not None and VtgV is not None:
+            ret = ret + diag_embed(diagonal(UtgU) / (2.0 * S))
         if m > n and gU is not None:
             gUSinv = gU / S.unsqueeze(-2)
-            gA = U @ ret + gUSinv - U @ (mT(U) @ gUSinv)
+            gA = U @ ret + gUSinv - U @ (mH(U) @ gUSinv)
             return gA @ Vh, None
         if m < n and gVh is not None:
             SinvgVh = gVh / S.unsqueeze(-1)
-            gA = ret @ Vh + SinvgVh - (SinvgVh @ mT(Vh)) @ Vh
+            gA = ret @ Vh + SinvgVh - (SinvgVh @ mH(Vh)) @ Vh
             return U @ gA, None
         return U @ ret @ Vh, None
 
@@ -271,7 +311,7 @@ class SVDResult(NamedTuple):
 
 
 def _square(A: Any, x: Any, op: str) -> Tensor:
-    t = float_tensor(pick(A, x, "A/x", op), op)
+    t = float_or_complex(pick(A, x, "A/x", op), op)
     check_matrix(t, op, square=True)
     return t
 
@@ -315,13 +355,13 @@ def solve(
     ``paddle.linalg.solve(x, y)``). A singular ``A`` raises ``LinAlgError``."""
     op = "linalg.solve"
     At = _square(A, x, op)
-    Bt = float_tensor(pick(B, y, "B/y", op), op)
+    Bt = float_or_complex(pick(B, y, "B/y", op), op)
     if Bt.dtype != At.dtype:
         raise TypeError(f"{op}: A is {At.dtype} but B is {Bt.dtype}; give both the same dtype")
     if not left:
         if Bt.ndim < 2:
             raise ValueError(f"{op}: left=False needs B to be a matrix, got shape {list(Bt.shape)}")
-        return mT(solve(mT(At), mT(Bt)))
+        return mT(solve(mT(At), mT(Bt)))  # X A = B  <=>  Aᵀ Xᵀ = Bᵀ (no conjugates)
     vector = _is_vector_rhs(At, Bt)
     if vector:
         Bt = Bt.unsqueeze(-1)
@@ -364,7 +404,7 @@ def cholesky(
     ``A = L Lᵀ`` (``upper=True``: ``Lᵀ``). Only the lower triangle is read; a matrix that
     is not positive-definite raises ``LinAlgError``."""
     L = _Cholesky.apply(_square(A, x, "linalg.cholesky"))
-    return mT(L) if upper else L
+    return mH(L) if upper else L
 
 
 def qr(
@@ -373,7 +413,7 @@ def qr(
     """QR factorization ``A = Q R`` (``mode``: ``'reduced'``, ``'complete'`` or ``'r'``,
     which returns an empty Q as torch does)."""
     op = "linalg.qr"
-    t = float_tensor(pick(A, x, "A/x", op), op)
+    t = float_or_complex(pick(A, x, "A/x", op), op)
     check_matrix(t, op)
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"{op}: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
@@ -433,7 +473,7 @@ def svd(
 
         paddle_call = x is not None or name is not None or caller_dialect() == "paddle"
         full_matrices = not paddle_call
-    t = float_tensor(pick(A, x, "A/x", op), op)
+    t = float_or_complex(pick(A, x, "A/x", op), op)
     check_matrix(t, op)
     U, S, Vh = _SVD.apply(t, bool(full_matrices))
     return SVDResult(U, S, Vh)
@@ -444,7 +484,7 @@ def svdvals(
 ) -> Tensor:
     """Singular values, descending; differentiable also at repeated values."""
     op = "linalg.svdvals"
-    t = float_tensor(pick(A, x, "A/x", op), op)
+    t = float_or_complex(pick(A, x, "A/x", op), op)
     check_matrix(t, op)
     if needs_grad(t):
         return _SVD.apply(t, False)[1]

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from .. import _core
-from ._common import check_matrix, const, float_tensor, mT, np_dtype, pick
+from ._common import check_matrix, const, float_or_complex, float_tensor, mT, np_dtype, pick
 from ._factor import inv, solve
 
 Tensor = _core.Tensor
@@ -55,7 +55,7 @@ def matrix_exp(A: Any = None, *, x: Any = None, out: Any = None, name: Any = Non
     (``torch.linalg.matrix_exp``, ``torch.matrix_exp``, ``paddle.linalg.matrix_exp``);
     differentiable to any order. NaN or inf in the input give NaN/inf outputs."""
     op = "linalg.matrix_exp"
-    t = float_tensor(pick(A, x, "A/x", op), op)
+    t = float_or_complex(pick(A, x, "A/x", op), op)
     check_matrix(t, op, square=True)
     if t.numel() == 0:
         return t * 1.0
@@ -63,7 +63,7 @@ def matrix_exp(A: Any = None, *, x: Any = None, out: Any = None, name: Any = Non
     s = 0
     if math.isfinite(norm) and norm > 1.0:
         s = int(math.ceil(math.log2(norm)))
-    degree = 18 if np_dtype(t) == np.float64 else 12
+    degree = 18 if np_dtype(t) in (np.float64, np.complex128) else 12
     E = _taylor_exp(t * (0.5**s) if s else t, degree)
     for _ in range(s):
         E = E @ E
@@ -111,7 +111,7 @@ def tensorinv(A: Any = None, ind: int = 2, *, out: Any = None) -> Tensor:
     and reshaped to ``A.shape[ind:] + A.shape[:ind]``. A singular one raises
     ``LinAlgError``."""
     op = "linalg.tensorinv"
-    t = float_tensor(A, op)
+    t = float_or_complex(A, op)
     if not isinstance(ind, (int, np.integer)) or isinstance(ind, bool):
         raise TypeError(f"{op}: ind must be an int, got {type(ind).__name__}")
     if not 0 < int(ind) <= t.ndim:
@@ -132,7 +132,7 @@ def tensorsolve(A: Any = None, B: Any = None, dims: Any = None, *, out: Any = No
     ``X.shape = A.shape[B.ndim:]`` (``dims``: dims of ``A`` first moved to the end). A
     singular system raises ``LinAlgError``."""
     op = "linalg.tensorsolve"
-    At, Bt = float_tensor(A, op), float_tensor(B, op)
+    At, Bt = float_or_complex(A, op), float_or_complex(B, op)
     if dims is not None:
         ds = [dims] if isinstance(dims, (int, np.integer)) else list(dims)
         norm = []

@@ -99,9 +99,9 @@ def _as_float(x: Any, dtype: Any, op: str) -> Tensor:
     t = as_tensor(x, op)
     if dtype is not None:
         t = t.astype(dtype)
-    if str(t.dtype).replace("ferrograd.", "") not in _FLOATS:
+    if str(t.dtype).replace("ferrograd.", "") not in _FLOATS and not t.is_complex():
         raise TypeError(
-            f"{op}: expected a floating-point tensor, got {t.dtype}; convert it first "
+            f"{op}: expected a floating-point or complex tensor, got {t.dtype}; convert it first "
             "(e.g. x.astype('float32')) or pass dtype="
         )
     return t
@@ -111,6 +111,8 @@ def _vector_norm(t: Tensor, ord: Any, dims: tuple[int, ...], keepdim: bool, op: 
     if isinstance(ord, str) or isinstance(ord, bool) or not isinstance(ord, (int, float)):
         raise ValueError(f"{op}: ord must be a number (incl. inf, -inf, 0), got {ord!r}")
     p = float(ord)
+    if t.is_complex():
+        t = t.abs()  # every vector norm of x is that of |x| (abs's gradient: x / |x|, 0 at 0)
     if t.ndim == 0:
         return _vector_norm(t.reshape([1]), ord, (0,), False, op).reshape([1] * 0)
     if p == math.inf or p < 0:

@@ -9,7 +9,7 @@ from typing import Any, Callable, NamedTuple
 from .. import _core
 from .._methods import as_method as _as_method
 from ._cholesky_solve import cholesky_inverse, cholesky_solve
-from ._common import float_tensor, mT, pick
+from ._common import float_or_complex, mH, pick
 from ._derived import matrix_power, pinverse
 from ._factor import _SVD, cholesky, det, inv, logdet, qr, slogdet
 from ._lowrank import pca_lowrank, svd_lowrank_paddle
@@ -43,11 +43,11 @@ def svd(
     """``torch.svd``: ``(U, S, V)`` with ``input = U diag(S) Vᵀ``; ``some=False`` gives the
     full square ``U`` and ``V``; ``compute_uv=False`` gives zero-filled ``U`` and ``V``."""
     op = "svd"
-    t = float_tensor(input, op)
+    t = float_or_complex(input, op)
     U, S, Vh = _SVD.apply(t, not some)
     if not compute_uv:
-        return SVDLegacyResult(U.detach() * 0, S, mT(Vh).detach() * 0)
-    return SVDLegacyResult(U, S, mT(Vh))
+        return SVDLegacyResult(U.detach() * 0, S, mH(Vh).detach() * 0)
+    return SVDLegacyResult(U, S, mH(Vh))  # V = Vhᴴ (torch.svd's)
 
 
 def qr_legacy(input: Any = None, some: bool = True, *, out: Any = None) -> Any:

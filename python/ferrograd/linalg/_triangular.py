@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 from .. import _core
 from ..autograd.py_layer import Function
-from ._common import check_matrix, float_tensor, mT, pick, run
+from ._common import check_matrix, float_or_complex, float_tensor, mH, mT, pick, run
 
 Tensor = _core.Tensor
 
@@ -31,8 +31,8 @@ class _SolveTriangular(Function):
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Tensor, Tensor, None, None]:
         A, X = ctx.saved_tensors
-        gB = _SolveTriangular.apply(mT(A), g, not ctx.upper, ctx.unit)
-        gA = -(gB @ mT(X))
+        gB = _SolveTriangular.apply(mH(A), g, not ctx.upper, ctx.unit)
+        gA = -(gB @ mH(X))
         k = 1 if ctx.unit else 0
         gA = gA.triu(k) if ctx.upper else gA.tril(-k)
         return gA, gB, None, None
@@ -85,7 +85,7 @@ def solve_triangular(
     triangle is read, and with ``unitriangular=True`` its diagonal is taken as ones. Batch
     dims broadcast. A zero on the diagonal gives inf/NaN (no error), as in PyTorch."""
     op = "linalg.solve_triangular"
-    At, Bt = float_tensor(A, op), float_tensor(B, op)
+    At, Bt = float_or_complex(A, op), float_or_complex(B, op)
     if left:
         return solve_tri(At, Bt, upper, unitriangular, op)
     if Bt.ndim < 2:
