@@ -491,6 +491,9 @@ from ._inplace_views import unsqueeze_ as unsqueeze_  # noqa: E402
 
 _inplace_views.install_tensor_methods()
 gather = _gather_sparse.install_tensor_methods()  # Tensor.gather / gather: sparse_grad=True
+from . import _dense_tensor  # noqa: E402
+
+_dense_tensor.install_tensor_methods()  # Paddle's Tensor.get_tensor()
 __all__ += _inplace_views.__all__
 __all__ += _ops_gamma.__all__
 __all__ += [

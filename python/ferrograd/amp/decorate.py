@@ -2,9 +2,10 @@
 precision. ``O1`` changes nothing (autocast casts per op); ``O2`` casts the floating
 parameters and buffers of every layer except the normalization layers (BatchNorm,
 LayerNorm, GroupNorm, InstanceNorm keep float32, as in Paddle) to the low dtype, and
-points the given optimizers at the new parameters. ferrograd keeps no float32 master
-copy of O2 parameters: the optimizer updates them in the low dtype (``master_weight`` is
-accepted and has no effect), so prefer O1 (or bfloat16) where small updates matter."""
+points the given optimizers at the new parameters. At O2 the optimizers update float32
+master copies and round them into the parameters (``master_weight=None`` or ``True``, as
+Paddle's default; ``master_weights.py``); ``master_weight=False`` updates the
+low-precision parameters directly."""
 
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ def decorate(
     """Returns ``models`` (and ``(models, optimizers)`` when optimizers are given), cast
     for ``level`` (see the module docs). ``excluded_layers``: layers (or layer types)
     whose parameters stay as they are."""
-    del master_weight, save_dtype, master_grad
+    del save_dtype, master_grad
     if level not in ("O0", "O1", "O2", "OD"):
         raise ValueError(f"decorate: level must be 'O0', 'O1', 'O2' or 'OD', got {level!r}")
     low = _low_dtype(dtype, "decorate")
@@ -57,10 +58,26 @@ def decorate(
         if optimizers is not None:
             opts = optimizers if isinstance(optimizers, (list, tuple)) else [optimizers]
             for opt in opts:
+                if master_weight is not False:
+                    _attach_masters(opt, mapping)
                 _repoint(opt, mapping)
     if optimizers is None:
         return models
     return models, optimizers
+
+
+def _attach_masters(optimizer: Any, mapping: dict[int, Any]) -> None:
+    """Keeps the optimizer's float32 parameters as master weights of their casts."""
+    from .master_weights import attach
+
+    if getattr(optimizer, "_fg_master_weights", None) is not None:
+        raise RuntimeError("decorate: this optimizer was already decorated with master weights")
+    groups = getattr(optimizer, "param_groups", None)
+    if groups is None:
+        raise TypeError(f"decorate: expected an optimizer, got {type(optimizer).__name__}")
+    pairs = {id(p): (p, mapping[id(p)]) for g in groups for p in g["params"] if id(p) in mapping}
+    if pairs:
+        attach(optimizer, pairs)
 
 
 def _cast_model_excluding(

@@ -17,6 +17,8 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
+import numpy as np
+
 from .. import _core
 from ..grad_mode import no_grad
 
@@ -284,6 +286,9 @@ class GradScaler:
             "growth_factor": self._incr_ratio,
             "backoff_factor": self._decr_ratio,
             "growth_interval": self._incr_every,
+            "incr_ratio": self._incr_ratio,
+            "decr_ratio": self._decr_ratio,
+            "incr_every_n_steps": self._incr_every,
             "_growth_tracker": self._good_steps,
             "incr_count": self._good_steps,
             "decr_count": self._bad_steps,
@@ -297,11 +302,16 @@ class GradScaler:
             raise RuntimeError(
                 "GradScaler.load_state_dict: the state dict is empty (saved from a disabled scaler)"
             )
-        self._scale = float(state_dict["scale"])
+        # Paddle saves the scale as a [1] array (``self._scale.numpy()``), PyTorch a float
+        self._scale = float(np.asarray(state_dict["scale"], dtype=np.float64).reshape(-1)[0])
         self._init_scale = self._scale  # Paddle's load_state_dict resets the initial scale too
-        self._incr_ratio = float(state_dict.get("growth_factor", self._incr_ratio))
-        self._decr_ratio = float(state_dict.get("backoff_factor", self._decr_ratio))
-        self._incr_every = int(state_dict.get("growth_interval", self._incr_every))
+
+        def either(torch_key: str, paddle_key: str, default: Any) -> Any:
+            return state_dict.get(torch_key, state_dict.get(paddle_key, default))
+
+        self._incr_ratio = float(either("growth_factor", "incr_ratio", self._incr_ratio))
+        self._decr_ratio = float(either("backoff_factor", "decr_ratio", self._decr_ratio))
+        self._incr_every = int(either("growth_interval", "incr_every_n_steps", self._incr_every))
         self._good_steps = int(state_dict.get("_growth_tracker", state_dict.get("incr_count", 0)))
         self._bad_steps = int(state_dict.get("decr_count", 0))
         self._decr_every = int(state_dict.get("decr_every_n_nan_or_inf", self._decr_every))

@@ -52,7 +52,12 @@ def accuracy(
 ) -> Tensor:
     """Paddle: the fraction of rows of ``input`` (``[N, C]`` scores) whose ``label``
     (``[N]`` or ``[N, 1]``) is among the ``k`` highest scores, as a 0-d float32 tensor.
-    ``correct`` / ``total``, when given, receive the counts."""
+    ``correct`` / ``total``, when given, receive the counts. In static mode (a
+    ``static.Variable`` input) it records the computation and returns a Variable."""
+    from ..static.variable import Variable
+
+    if isinstance(input, Variable):
+        return _static_accuracy(input, label, int(k), correct, total)
     c = _topk_correct(_np(input), _np(label), int(k))
     n_correct, n = int(c.any(axis=1).sum()), c.shape[0]
     if correct is not None:
@@ -60,6 +65,26 @@ def accuracy(
     if total is not None:
         total.copy_(_core.tensor(n, dtype=total.dtype).reshape(list(total.shape)))
     return _core.tensor(n_correct / n if n else 0.0, dtype=_core.float32)
+
+
+def _static_accuracy(input: Any, label: Any, k: int, correct: Any, total: Any) -> Any:
+    """``accuracy`` while a static program is built (Paddle's static branch appends
+    ``top_k`` and ``accuracy`` ops, ``python/paddle/metric/metrics.py``): the fraction of
+    rows whose label is among the ``k`` best, computed when the program runs."""
+    if correct is not None or total is not None:
+        raise TypeError(
+            "metric.accuracy: correct= / total= are not supported in static mode; "
+            "fetch the returned accuracy instead"
+        )
+    import ferrograd
+
+    _, idx = ferrograd.topk(input, k)
+    lab = label.reshape([-1, 1])
+    if lab.dtype != idx.dtype:
+        lab = lab.astype(idx.dtype)
+    # the k indices of a row are distinct: at most one equals the label
+    hits = (idx == lab).astype("float32").sum(axis=1)
+    return hits.mean()
 
 
 class Metric:

@@ -219,7 +219,9 @@ class Embedding(Module):
         else:
             out = F.embedding(ids, self.weight, self.padding_idx, sparse=self.sparse)
         if self.padding_idx is not None and getattr(self, "_paddle_padding", False):
-            out = _core.where((ids != self.padding_idx).unsqueeze(-1), out, _core.zeros_like(out))
+            import ferrograd as fg  # the dispatching functions: ``out`` is a static Variable
+
+            out = fg.where((ids != self.padding_idx).unsqueeze(-1), out, 0.0)
         return out
 
     @classmethod
