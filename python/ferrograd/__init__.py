@@ -434,6 +434,7 @@ from ._conveniences import rank as rank  # noqa: E402
 from ._conveniences import set_default_dtype as set_default_dtype  # noqa: E402
 from ._conveniences import set_printoptions as set_printoptions  # noqa: E402
 from ._conveniences import shape as shape  # noqa: E402
+from ._foreach import *  # noqa: E402,F403  (torch._foreach_*: private names, not in __all__)
 from ._namespace_composed import *  # noqa: E402,F403  (see that module)
 
 __all__ += _namespace_composed.__all__

@@ -44,7 +44,22 @@ from .module_names import has_extra_state
 from .static_build import set_value as _static_set_value
 
 Tensor = _core.Tensor
-_IncompatibleKeys = namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """``load_state_dict``'s result; prints ``<All keys matched successfully>`` when both
+    lists are empty, as PyTorch's (``torch/nn/modules/module.py``, ``_IncompatibleKeys``)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
+
+
 _META = "version"
 _EXTRA = "_extra_state"  # PyTorch's key of a module's get_extra_state() value
 
