@@ -43,6 +43,7 @@ from .distributions.transforms import PowerTransform as PowerTransform
 from .distributions.transforms import ReshapeTransform as ReshapeTransform
 from .distributions.transforms import SigmoidTransform as SigmoidTransform
 from .distributions.transforms import SoftmaxTransform as SoftmaxTransform
+from .distributions.transforms import StackTransform as StackTransform
 from .distributions.transforms import StickBreakingTransform as StickBreakingTransform
 from .distributions.transforms import TanhTransform as TanhTransform
 from .distributions.transforms import Transform as Transform
@@ -83,6 +84,7 @@ __all__ = [
     "ReshapeTransform",
     "SigmoidTransform",
     "SoftmaxTransform",
+    "StackTransform",
     "StickBreakingTransform",
     "TanhTransform",
     "transform",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from . import constraint_registry as constraint_registry
 from . import constraints as constraints
+from . import kl_cross as _kl_cross  # noqa: F401  (registers the cross-family pairs)
 from . import kl_more as _kl_more  # noqa: F401  (registers the new pairs)
 from . import transforms as transforms
 from .bounded import ContinuousBernoulli as ContinuousBernoulli
@@ -55,11 +56,17 @@ from .lowrank_mixture import LowRankMultivariateNormal as LowRankMultivariateNor
 from .lowrank_mixture import MixtureSameFamily as MixtureSameFamily
 from .multivariate import Independent as Independent
 from .multivariate import MultivariateNormal as MultivariateNormal
+from .pareto_inverse_gamma import GeneralizedPareto as GeneralizedPareto
+from .pareto_inverse_gamma import InverseGamma as InverseGamma
+from .pareto_inverse_gamma import (
+    OneHotCategoricalStraightThrough as OneHotCategoricalStraightThrough,
+)
 from .relaxed import ExpRelaxedCategorical as ExpRelaxedCategorical
 from .relaxed import LogitRelaxedBernoulli as LogitRelaxedBernoulli
 from .relaxed import RelaxedBernoulli as RelaxedBernoulli
 from .relaxed import RelaxedOneHotCategorical as RelaxedOneHotCategorical
 from .transformed import TransformedDistribution as TransformedDistribution
+from .transforms import *  # noqa: F403  (PyTorch re-exports every transform here)
 from .von_mises import VonMises as VonMises
 
 __all__ = [
@@ -105,6 +112,9 @@ __all__ = [
     "LogisticNormal",
     "LKJCholesky",
     "Wishart",
+    "GeneralizedPareto",
+    "InverseGamma",
+    "OneHotCategoricalStraightThrough",
     "kl_divergence",
     "register_kl",
     "constraints",
@@ -112,6 +122,7 @@ __all__ = [
     "constraint_registry",
     "biject_to",
     "transform_to",
+    *transforms.__all__,
 ]
 
 # the peers' distributions ferrograd lacks raise an AttributeError that says so

@@ -12,14 +12,19 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
-from . import constraints
+from . import constraints, constraints_more
 from .transforms import (
     AffineTransform,
+    CatTransform,
     ComposeTransform,
+    CorrCholeskyTransform,
     ExpTransform,
     IndependentTransform,
+    LowerCholeskyTransform,
+    PositiveDefiniteTransform,
     SigmoidTransform,
     SoftmaxTransform,
+    StackTransform,
     StickBreakingTransform,
     Transform,
     identity_transform,
@@ -80,6 +85,10 @@ def _greater_than(c: Any) -> Transform:
     return ComposeTransform([ExpTransform(), AffineTransform(c.lower_bound, 1)])
 
 
+def _less_than(c: Any) -> Transform:
+    return ComposeTransform([ExpTransform(), AffineTransform(c.upper_bound, -1)])
+
+
 def _interval(c: Any) -> Transform:
     lo, hi = c.lower_bound, c.upper_bound
     if isinstance(lo, (int, float)) and isinstance(hi, (int, float)) and (lo, hi) == (0, 1):
@@ -95,10 +104,34 @@ def _independent(registry: ConstraintRegistry) -> Callable[[Any], Transform]:
     return factory
 
 
+def _cat(registry: ConstraintRegistry) -> Callable[[Any], Transform]:
+    def factory(c: Any) -> Transform:
+        """One transform per block of the ``cat`` constraint."""
+        return CatTransform([registry(b) for b in c.cseq], c.dim, c.lengths)
+
+    return factory
+
+
+def _stack(registry: ConstraintRegistry) -> Callable[[Any], Transform]:
+    def factory(c: Any) -> Transform:
+        """One transform per slice of the ``stack`` constraint."""
+        return StackTransform([registry(b) for b in c.cseq], c.dim)
+
+    return factory
+
+
 for _registry in (biject_to, transform_to):
     _registry.register(constraints._Real, _real)
     _registry.register(constraints._GreaterThan, _greater_than)
     _registry.register(constraints._Interval, _interval)
     _registry.register(constraints._Independent, _independent(_registry))
+    _registry.register(constraints_more._LessThan, _less_than)
+    _registry.register(constraints._CorrCholesky, lambda c: CorrCholeskyTransform())
+    _registry.register(constraints_more._Cat, _cat(_registry))
+    _registry.register(constraints_more._Stack, _stack(_registry))
 biject_to.register(constraints._Simplex, lambda c: StickBreakingTransform())
 transform_to.register(constraints._Simplex, lambda c: SoftmaxTransform())
+# PyTorch registers these with transform_to only (the maps are not one-to-one)
+transform_to.register(constraints._LowerCholesky, lambda c: LowerCholeskyTransform())
+transform_to.register(constraints._PositiveDefinite, lambda c: PositiveDefiniteTransform())
+transform_to.register(constraints_more._PositiveSemidefinite, lambda c: PositiveDefiniteTransform())

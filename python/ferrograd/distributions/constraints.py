@@ -17,22 +17,34 @@ Tensor = _core.Tensor
 __all__ = [
     "Constraint",
     "boolean",
+    "cat",
     "corr_cholesky",
     "dependent",
+    "dependent_property",
     "greater_than",
+    "greater_than_eq",
     "half_open_interval",
     "independent",
     "integer_interval",
     "interval",
+    "is_dependent",
+    "less_than",
     "lower_cholesky",
+    "lower_triangular",
+    "multinomial",
     "nonnegative",
     "nonnegative_integer",
     "one_hot",
     "positive",
     "positive_definite",
+    "positive_integer",
+    "positive_semidefinite",
     "real",
     "real_vector",
     "simplex",
+    "square",
+    "stack",
+    "symmetric",
     "unit_interval",
 ]
 
@@ -244,3 +256,16 @@ interval = _Interval
 half_open_interval = _HalfOpenInterval
 integer_interval = _IntegerInterval
 independent = _Independent
+
+# the rest live in constraints_more.py (imported last: they subclass Constraint)
+from .constraints_more import cat as cat  # noqa: E402
+from .constraints_more import dependent_property as dependent_property  # noqa: E402
+from .constraints_more import is_dependent as is_dependent  # noqa: E402
+from .constraints_more import less_than as less_than  # noqa: E402
+from .constraints_more import lower_triangular as lower_triangular  # noqa: E402
+from .constraints_more import multinomial as multinomial  # noqa: E402
+from .constraints_more import positive_integer as positive_integer  # noqa: E402
+from .constraints_more import positive_semidefinite as positive_semidefinite  # noqa: E402
+from .constraints_more import square as square  # noqa: E402
+from .constraints_more import stack as stack  # noqa: E402
+from .constraints_more import symmetric as symmetric  # noqa: E402

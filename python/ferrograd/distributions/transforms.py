@@ -34,6 +34,12 @@ __all__ = [
     "StickBreakingTransform",
     "SoftplusTransform",
     "ReshapeTransform",
+    "CatTransform",
+    "StackTransform",
+    "CumulativeDistributionTransform",
+    "LowerCholeskyTransform",
+    "PositiveDefiniteTransform",
+    "CorrCholeskyTransform",
     "identity_transform",
 ]
 
@@ -587,6 +593,12 @@ class StickBreakingTransform(Transform):
     __hash__ = Transform.__hash__
 
 
-# the rest live in transforms_more.py (imported last: they subclass Transform)
+# the rest live in transforms_*.py (imported last: they subclass Transform)
+from .transforms_blocks import CatTransform as CatTransform  # noqa: E402
+from .transforms_blocks import CumulativeDistributionTransform as CumulativeDistributionTransform  # noqa: E402,E501
+from .transforms_blocks import StackTransform as StackTransform  # noqa: E402
+from .transforms_matrix import CorrCholeskyTransform as CorrCholeskyTransform  # noqa: E402
+from .transforms_matrix import LowerCholeskyTransform as LowerCholeskyTransform  # noqa: E402
+from .transforms_matrix import PositiveDefiniteTransform as PositiveDefiniteTransform  # noqa: E402
 from .transforms_more import ReshapeTransform as ReshapeTransform  # noqa: E402
 from .transforms_more import SoftplusTransform as SoftplusTransform  # noqa: E402
