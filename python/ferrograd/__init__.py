@@ -567,9 +567,14 @@ cat = concat
 # on the values when the program runs (ferrograd/static/eager_ops.py)
 _wrap_names(globals(), _TRACED_OPS)
 # ... and the top-level spellings of nn.functional ones (torch.conv2d ...) are those objects
+# (not the session-42 ATen spellings: torch.embedding / batch_norm / dropout ... take
+# other arguments than nn.functional's; _names_s42_torch.py)
+from ._names_s42_torch import ATEN_SPELLINGS as _ATEN  # noqa: E402
 from ._traced_op_names import FUNCTIONAL_OPS as _TRACED_F  # noqa: E402
 
-globals().update({n: getattr(nn.functional, n) for n in _TRACED_F if n in globals()})
+globals().update(
+    {n: getattr(nn.functional, n) for n in _TRACED_F if n in globals() and n not in _ATEN}
+)
 # END static dispatch
 
 # sparse tensors: torch.sparse / paddle.sparse, COO and CSR (docs/sparse.md)

@@ -782,6 +782,109 @@ class Tensor:
     ) -> Tensor:
         """``x.bucketize(sorted_sequence)``: the bucket of each element among the 1-D
         ``sorted_sequence`` (``paddle.bucketize``)."""
+    # -- added at import by ``ferrograd._names_s42_torch`` / ``_names_s42_paddle`` --
+    def cfloat(self, memory_format: Any = None) -> Tensor:
+        """``x.to(complex64)``."""
+    def cdouble(self, memory_format: Any = None) -> Tensor:
+        """``x.to(complex128)``."""
+    def hardshrink(self, lambd: _float = 0.5) -> Tensor:
+        """``F.hardshrink(x, lambd)``."""
+    def is_shared(self) -> _bool:
+        """False: not in shared memory."""
+    def share_memory_(self) -> Tensor:
+        """A no-op returning ``x``."""
+    def has_names(self) -> _bool:
+        """False: no named dimensions."""
+    @property
+    def names(self) -> tuple[None, ...]:
+        """``(None,) * ndim``."""
+    @property
+    def is_meta(self) -> _bool:
+        """Always False."""
+    @property
+    def is_xla(self) -> _bool:
+        """Always False."""
+    @property
+    def is_xpu(self) -> _bool:
+        """Always False."""
+    @property
+    def is_ipu(self) -> _bool:
+        """Always False."""
+    @property
+    def is_mps(self) -> _bool:
+        """Always False."""
+    @property
+    def is_mtia(self) -> _bool:
+        """Always False."""
+    @property
+    def is_maia(self) -> _bool:
+        """Always False."""
+    @property
+    def is_nested(self) -> _bool:
+        """Always False."""
+    @property
+    def is_mkldnn(self) -> _bool:
+        """Always False."""
+    @property
+    def is_vulkan(self) -> _bool:
+        """Always False."""
+    @property
+    def is_quantized(self) -> _bool:
+        """Always False."""
+    def floor_mod(self, *args: Any, **kwargs: Any) -> Any:
+        """``paddle.floor_mod(x, ...)``."""
+    def isin(self, *args: Any, **kwargs: Any) -> Any:
+        """``paddle.isin(x, ...)``."""
+    def equal_all(self, *args: Any, **kwargs: Any) -> Any:
+        """``paddle.equal_all(x, ...)``."""
+    def is_empty(self, *args: Any, **kwargs: Any) -> Any:
+        """``paddle.is_empty(x, ...)``."""
+    def is_tensor(self, *args: Any, **kwargs: Any) -> Any:
+        """``paddle.is_tensor(x, ...)``."""
+    def tensordot(self, *args: Any, **kwargs: Any) -> Any:
+        """``paddle.tensordot(x, ...)``."""
+    def index_sample(self, *args: Any, **kwargs: Any) -> Any:
+        """``paddle.index_sample(x, ...)``."""
+    def rank(self, *args: Any, **kwargs: Any) -> Any:
+        """``paddle.rank(x, ...)``."""
+    def as_complex(self, *args: Any, **kwargs: Any) -> Any:
+        """``paddle.as_complex(x, ...)``."""
+    def as_real(self, *args: Any, **kwargs: Any) -> Any:
+        """``paddle.as_real(x, ...)``."""
+    def trapezoid(self, *args: Any, **kwargs: Any) -> Any:
+        """``paddle.trapezoid(x, ...)``."""
+    def cumulative_trapezoid(self, *args: Any, **kwargs: Any) -> Any:
+        """``paddle.cumulative_trapezoid(x, ...)``."""
+    def polar(self, *args: Any, **kwargs: Any) -> Any:
+        """``paddle.polar(x, ...)``."""
+    def vander(self, *args: Any, **kwargs: Any) -> Any:
+        """``paddle.vander(x, ...)``."""
+    def atleast_1d(self, *args: Any, **kwargs: Any) -> Any:
+        """``paddle.atleast_1d(x, ...)``."""
+    def atleast_2d(self, *args: Any, **kwargs: Any) -> Any:
+        """``paddle.atleast_2d(x, ...)``."""
+    def atleast_3d(self, *args: Any, **kwargs: Any) -> Any:
+        """``paddle.atleast_3d(x, ...)``."""
+    def combinations(self, *args: Any, **kwargs: Any) -> Any:
+        """``paddle.combinations(x, ...)``."""
+    def reduce_as(self, *args: Any, **kwargs: Any) -> Any:
+        """``paddle.reduce_as(x, ...)``."""
+    def increment(self, *args: Any, **kwargs: Any) -> Any:
+        """``paddle.increment(x, ...)``."""
+    def cdist(self, *args: Any, **kwargs: Any) -> Any:
+        """``paddle.cdist(x, ...)``."""
+    def histogram_bin_edges(self, *args: Any, **kwargs: Any) -> Any:
+        """``paddle.histogram_bin_edges(x, ...)``."""
+    def histogramdd(self, *args: Any, **kwargs: Any) -> Any:
+        """``paddle.histogramdd(x, ...)``."""
+    def where_(self, *args: Any, **kwargs: Any) -> Any:
+        """``paddle.where_(x, ...)``."""
+    def scatter_nd(self, *args: Any, **kwargs: Any) -> Any:
+        """``paddle.scatter_nd(x, ...)``."""
+    def bitwise_invert_(self, *args: Any, **kwargs: Any) -> Any:
+        """``paddle.bitwise_invert_(x, ...)``."""
+    # -- added at import by ``ferrograd._dense_tensor`` (Paddle's handle on the storage) --
+    def get_tensor(self) -> Any: ...
     # -- added at import by ``ferrograd._tensor_peer_names`` --
     def split_with_sizes(self, split_sizes: Sequence[_int], dim: _int = 0) -> list[Tensor]:
         """Splits along ``dim`` into pieces of the given sizes."""

@@ -65,4 +65,4 @@ def _get_tensor(self: Tensor) -> DenseTensor:
 
 def install_tensor_methods() -> None:
     """Adds ``Tensor.get_tensor``."""
-    Tensor.get_tensor = _get_tensor  # type: ignore[attr-defined]
+    setattr(Tensor, "get_tensor", _get_tensor)  # noqa: B010  (stubbed in _core.pyi)

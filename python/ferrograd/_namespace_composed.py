@@ -66,6 +66,53 @@ from ._legacy_types import IntTensor as IntTensor
 from ._legacy_types import LongTensor as LongTensor
 from ._legacy_types import ShortTensor as ShortTensor
 
+# session 42: the peers' public names from their sources (docs/user-scripts.md):
+# PyTorch's ATen spellings of functional ops (torch.layer_norm, torch.embedding, ...),
+# Paddle's bitwise_invert, and Tensor methods of both (installed below)
+from ._names_s42_paddle import bitwise_invert as bitwise_invert
+from ._names_s42_paddle import bitwise_invert_ as bitwise_invert_
+from ._names_s42_paddle import install_tensor_methods as _install_s42_paddle
+from ._names_s42_torch import adaptive_avg_pool1d as adaptive_avg_pool1d
+from ._names_s42_torch import adaptive_max_pool1d as adaptive_max_pool1d
+from ._names_s42_torch import adjoint as adjoint
+from ._names_s42_torch import alpha_dropout as alpha_dropout
+from ._names_s42_torch import avg_pool1d as avg_pool1d
+from ._names_s42_torch import batch_norm as batch_norm
+from ._names_s42_torch import bilinear as bilinear
+from ._names_s42_torch import binary_cross_entropy_with_logits as binary_cross_entropy_with_logits
+from ._names_s42_torch import celu as celu
+from ._names_s42_torch import channel_shuffle as channel_shuffle
+from ._names_s42_torch import constant_pad_nd as constant_pad_nd
+from ._names_s42_torch import cosine_embedding_loss as cosine_embedding_loss
+from ._names_s42_torch import dropout as dropout
+from ._names_s42_torch import embedding as embedding
+from ._names_s42_torch import feature_alpha_dropout as feature_alpha_dropout
+from ._names_s42_torch import feature_dropout as feature_dropout
+from ._names_s42_torch import group_norm as group_norm
+from ._names_s42_torch import hardshrink as hardshrink
+from ._names_s42_torch import hinge_embedding_loss as hinge_embedding_loss
+from ._names_s42_torch import install_tensor_methods as _install_s42_torch
+from ._names_s42_torch import instance_norm as instance_norm
+from ._names_s42_torch import is_same_size as is_same_size
+from ._names_s42_torch import is_signed as is_signed
+from ._names_s42_torch import kl_div as kl_div
+from ._names_s42_torch import layer_norm as layer_norm
+from ._names_s42_torch import margin_ranking_loss as margin_ranking_loss
+from ._names_s42_torch import max_pool1d as max_pool1d
+from ._names_s42_torch import max_pool1d_with_indices as max_pool1d_with_indices
+from ._names_s42_torch import max_pool2d as max_pool2d
+from ._names_s42_torch import max_pool3d as max_pool3d
+from ._names_s42_torch import pixel_shuffle as pixel_shuffle
+from ._names_s42_torch import pixel_unshuffle as pixel_unshuffle
+from ._names_s42_torch import poisson_nll_loss as poisson_nll_loss
+from ._names_s42_torch import prelu as prelu
+from ._names_s42_torch import rms_norm as rms_norm
+from ._names_s42_torch import rrelu as rrelu
+from ._names_s42_torch import rsub as rsub
+from ._names_s42_torch import split_with_sizes as split_with_sizes
+from ._names_s42_torch import threshold as threshold
+from ._names_s42_torch import triplet_margin_loss as triplet_margin_loss
+
 # everyday functions composed of other ops
 from ._ops_compose_more import addbmm as addbmm
 from ._ops_compose_more import addr as addr
@@ -248,6 +295,9 @@ from .linalg._products import mv as mv
 from .linalg._products import tensordot as tensordot
 from .linalg._toplevel import inverse as inverse
 from .linalg._toplevel import svd as svd
+
+_install_s42_torch()
+_install_s42_paddle()
 
 __all__ = [
     "asarray",
@@ -448,4 +498,45 @@ __all__ = [
     "view_as",
     "broadcast_shape",
     "unfold",
+    "adjoint",
+    "is_signed",
+    "is_same_size",
+    "split_with_sizes",
+    "rsub",
+    "threshold",
+    "celu",
+    "rrelu",
+    "prelu",
+    "hardshrink",
+    "pixel_shuffle",
+    "pixel_unshuffle",
+    "channel_shuffle",
+    "layer_norm",
+    "group_norm",
+    "rms_norm",
+    "batch_norm",
+    "instance_norm",
+    "dropout",
+    "alpha_dropout",
+    "feature_alpha_dropout",
+    "feature_dropout",
+    "embedding",
+    "bilinear",
+    "constant_pad_nd",
+    "adaptive_avg_pool1d",
+    "adaptive_max_pool1d",
+    "avg_pool1d",
+    "max_pool1d",
+    "max_pool2d",
+    "max_pool3d",
+    "max_pool1d_with_indices",
+    "kl_div",
+    "binary_cross_entropy_with_logits",
+    "cosine_embedding_loss",
+    "hinge_embedding_loss",
+    "margin_ranking_loss",
+    "poisson_nll_loss",
+    "triplet_margin_loss",
+    "bitwise_invert",
+    "bitwise_invert_",
 ]

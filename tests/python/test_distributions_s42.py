@@ -533,3 +533,13 @@ def test_kl_exponential_family_bregman():
 
     with pytest.raises(NotImplementedError):
         kl_divergence(Bernoulli(t64(0.3)), Geometric(t64(0.3)))
+
+
+def test_every_transform_is_exported_from_the_package():
+    """``torch.distributions`` re-exports each transform; the package lists them by name
+    (for type checkers), so a transform added to ``transforms.__all__`` must be listed too."""
+    import ferrograd.distributions as D
+    from ferrograd.distributions import transforms as T
+
+    assert set(T.__all__) <= set(D.__all__)
+    assert all(getattr(D, n) is getattr(T, n) for n in T.__all__)

@@ -66,7 +66,29 @@ from .relaxed import LogitRelaxedBernoulli as LogitRelaxedBernoulli
 from .relaxed import RelaxedBernoulli as RelaxedBernoulli
 from .relaxed import RelaxedOneHotCategorical as RelaxedOneHotCategorical
 from .transformed import TransformedDistribution as TransformedDistribution
-from .transforms import *  # noqa: F403  (PyTorch re-exports every transform here)
+
+# PyTorch re-exports every transform here (listed by name: type checkers read __all__)
+from .transforms import AbsTransform as AbsTransform
+from .transforms import AffineTransform as AffineTransform
+from .transforms import CatTransform as CatTransform
+from .transforms import ChainTransform as ChainTransform
+from .transforms import ComposeTransform as ComposeTransform
+from .transforms import CorrCholeskyTransform as CorrCholeskyTransform
+from .transforms import CumulativeDistributionTransform as CumulativeDistributionTransform
+from .transforms import ExpTransform as ExpTransform
+from .transforms import IndependentTransform as IndependentTransform
+from .transforms import LowerCholeskyTransform as LowerCholeskyTransform
+from .transforms import PositiveDefiniteTransform as PositiveDefiniteTransform
+from .transforms import PowerTransform as PowerTransform
+from .transforms import ReshapeTransform as ReshapeTransform
+from .transforms import SigmoidTransform as SigmoidTransform
+from .transforms import SoftmaxTransform as SoftmaxTransform
+from .transforms import SoftplusTransform as SoftplusTransform
+from .transforms import StackTransform as StackTransform
+from .transforms import StickBreakingTransform as StickBreakingTransform
+from .transforms import TanhTransform as TanhTransform
+from .transforms import Transform as Transform
+from .transforms import identity_transform as identity_transform
 from .von_mises import VonMises as VonMises
 
 __all__ = [
@@ -122,7 +144,27 @@ __all__ = [
     "constraint_registry",
     "biject_to",
     "transform_to",
-    *transforms.__all__,
+    "Transform",
+    "ComposeTransform",
+    "ChainTransform",
+    "IndependentTransform",
+    "ExpTransform",
+    "AbsTransform",
+    "AffineTransform",
+    "SigmoidTransform",
+    "TanhTransform",
+    "PowerTransform",
+    "SoftmaxTransform",
+    "StickBreakingTransform",
+    "SoftplusTransform",
+    "ReshapeTransform",
+    "CatTransform",
+    "StackTransform",
+    "CumulativeDistributionTransform",
+    "LowerCholeskyTransform",
+    "PositiveDefiniteTransform",
+    "CorrCholeskyTransform",
+    "identity_transform",
 ]
 
 # the peers' distributions ferrograd lacks raise an AttributeError that says so
