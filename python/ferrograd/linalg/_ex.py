@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _core
 from ..autograd.py_layer import Function
-from ._common import LinAlgError, float_tensor, mH, pick, run
+from ._common import LinAlgError, float_or_complex, mH, pick, run
 from ._factor import _broadcast_batch, _Cholesky, _Inv, _is_vector_rhs, _square
 from ._lu import lu_factor_ex, lu_solve
 
@@ -123,7 +123,7 @@ def solve_ex(
     ``check_errors=True`` raises ``LinAlgError`` for a singular ``A``."""
     op = "linalg.solve_ex"
     At = _square(A, None, op)
-    Bt = float_tensor(pick(B, None, "B", op), op)
+    Bt = float_or_complex(pick(B, None, "B", op), op)
     vector = left and _is_vector_rhs(At, Bt)
     if vector:
         Bt = Bt.unsqueeze(-1)

@@ -276,8 +276,19 @@ class LDLFactorExResult(NamedTuple):
     info: Tensor
 
 
+def _real_only(x: Any, op: str) -> Tensor:
+    """``x`` as a float32/float64 tensor; complex input gets a TypeError saying why."""
+    if isinstance(x, Tensor) and x.is_complex():
+        raise TypeError(
+            f"{op}: complex input is not supported yet (LAPACK's complex Bunch-Kaufman "
+            "factorizations zsytrf / zhetrf are not implemented here); for a complex "
+            "system use linalg.solve, or linalg.lu_factor and linalg.lu_solve"
+        )
+    return float_tensor(x, op)
+
+
 def _ldl(A: Any, hermitian: bool, op: str) -> tuple[Tensor, Tensor, Tensor]:
-    t = float_tensor(A, op)
+    t = _real_only(A, op)
     check_matrix(t, op, square=True)
     if not isinstance(hermitian, bool):
         raise TypeError(f"{op}: hermitian must be a bool, got {type(hermitian).__name__}")
@@ -341,8 +352,8 @@ def ldl_solve(
     ``A X = B`` from ``ldl_factor``'s ``(LD, pivots)`` (what LAPACK's sytrs computes).
     ``B`` is ``[..., n, k]``; batch dims broadcast. Differentiable in ``LD`` and ``B``."""
     op = "linalg.ldl_solve"
-    LDt = float_tensor(LD, op)
-    Bt = float_tensor(B, op)
+    LDt = _real_only(LD, op)
+    Bt = _real_only(B, op)
     check_matrix(LDt, op, square=True)
     if Bt.ndim < 2:
         raise ValueError(

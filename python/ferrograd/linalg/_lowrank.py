@@ -9,7 +9,9 @@ returns the SVD of the small ``Q^T A``. With ``rank(A) <= q`` the result is exac
 rounding); otherwise ``U diag(S) Vᵀ`` approximates ``A``, the better the larger ``niter``
 and the faster the singular values decay. Everything is a composition of differentiable
 ops (matmul, ``linalg.qr``, ``linalg.svd``), so the results are differentiable, with the
-random matrix a constant.
+random matrix a constant. Complex input works the same way with conjugate transposes
+(``A - M ≈ U diag(S) Vᴴ``, ``S`` real, a complex Gaussian test matrix), as torch's
+``_lowrank`` (its ``transjugate``).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import operator
 from typing import Any
 
 from .. import _core
-from ._common import check_matrix, float_tensor, mT, pick
+from ._common import check_matrix, float_or_complex, mH, pick
 from ._factor import qr, svd
 
 Tensor = _core.Tensor
@@ -35,7 +37,7 @@ def _approximate_basis(A: Tensor, q: int, niter: int, M: Tensor | None) -> Tenso
 
     Q = qr(times(R, A, M)).Q
     for _ in range(niter):
-        Q = qr(times(Q, mT(A), None if M is None else mT(M))).Q
+        Q = qr(times(Q, mH(A), None if M is None else mH(M))).Q
         Q = qr(times(Q, A, M)).Q
     return Q
 
@@ -45,15 +47,15 @@ def _svd_lowrank(A: Tensor, q: int, niter: int, M: Tensor | None) -> tuple[Tenso
     if M is not None:
         M = M.expand(*A.shape) if list(M.shape) != list(A.shape) else M
     if m < n:  # work with the tall one: fewer random columns to orthonormalize
-        A = mT(A)
-        M = None if M is None else mT(M)
+        A = mH(A)
+        M = None if M is None else mH(M)
     Q = _approximate_basis(A, q, niter, M)
-    B = mT(Q) @ A
+    B = mH(Q) @ A
     if M is not None:
-        B = B - mT(Q) @ M
+        B = B - mH(Q) @ M
     U, S, Vh = svd(B, full_matrices=False)
     U = Q @ U
-    V = mT(Vh)
+    V = mH(Vh)
     if m < n:
         U, V = V, U
     return U, S, V
@@ -71,7 +73,7 @@ def _check_int(v: Any, what: str, op: str) -> int:
 def _check_M(M: Any, A: Tensor, op: str) -> Tensor | None:
     if M is None:
         return None
-    Mt = float_tensor(M, op)
+    Mt = float_or_complex(M, op)
     if Mt.dtype != A.dtype:
         raise TypeError(
             f"{op}: M is {Mt.dtype} but the input is {A.dtype}; give both the same dtype"
@@ -99,7 +101,7 @@ def svd_lowrank(
     the randomized algorithm of Halko et al. (see the module docstring). Exact when
     ``rank(A - M) <= q``; seed with ``manual_seed`` to reproduce."""
     op = "svd_lowrank"
-    t = float_tensor(pick(A, None, "A", op), op)
+    t = float_or_complex(pick(A, None, "A", op), op)
     check_matrix(t, op)
     qq = 6 if q is None else _check_int(q, "q", op)
     it = 2 if niter is None else _check_int(niter, "niter", op)
@@ -113,7 +115,7 @@ def svd_lowrank_paddle(
     ``torch.svd_lowrank`` but ``q`` defaults to ``min(6, m, n)`` and must be at most
     ``min(m, n)``, as Paddle checks."""
     op = "linalg.svd_lowrank"
-    t = float_tensor(pick(x, None, "x", op), op)
+    t = float_or_complex(pick(x, None, "x", op), op)
     check_matrix(t, op)
     k = min(t.shape[-2], t.shape[-1])
     qq = min(6, k) if q is None else _check_int(q, "q", op)
@@ -138,7 +140,7 @@ def pca_lowrank(
     variances along them. ``q`` defaults to ``min(6, m, n)`` and must be at most
     ``min(m, n)``."""
     op = "pca_lowrank"
-    t = float_tensor(pick(A, x, "A/x", op), op)
+    t = float_or_complex(pick(A, x, "A/x", op), op)
     check_matrix(t, op)
     m, n = t.shape[-2], t.shape[-1]
     qq = min(6, m, n) if q is None else _check_int(q, "q", op)

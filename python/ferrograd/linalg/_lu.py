@@ -1,13 +1,17 @@
 """LU with partial pivoting as torch and Paddle spell it: ``linalg.lu_factor`` /
 ``lu_factor_ex`` (packed ``LU`` and LAPACK's 1-based int32 ``pivots``), ``linalg.lu``
 (torch's ``(P, L, U)``; Paddle's ``(LU, pivots[, infos])``), ``lu_unpack`` and
-``lu_solve``. The factorization runs in Rust (faer, ``_core._linalg("lu_factor")``).
+``lu_solve``. The factorization runs in Rust (faer, ``_core._linalg("lu_factor")``);
+complex64 / complex128 input goes through ``_complex_kernels._getrf`` (LAPACK's getf2,
+vectorized over the batch in NumPy), with the same pivots and ``info``.
 
 Backward: PyTorch's ``linalg_lu_backward`` (square, wide and tall cases) as
 ``lu_factor_ex_backward`` applies it to the packed factor, written with differentiable
 ops (triangular solves and matmuls), so higher derivatives work; e.g. for square ``A``
 
-    gA = P L⁻ᵀ [tril₋₁(Lᵀ gL) + triu(gU Uᵀ)] U⁻ᵀ.
+    gA = P L⁻ᵀ [tril₋₁(Lᵀ gL) + triu(gU Uᵀ)] U⁻ᵀ
+
+(``ᵀ`` read as ``ᴴ`` for complex input, as PyTorch's formula).
 
 ``lu_unpack`` and ``lu_solve`` are compositions of differentiable ops (masks, matmul with
 the constant permutation matrix, triangular solves), so their gradients need no formula.
@@ -23,7 +27,7 @@ import numpy as np
 from .. import _core
 from .._dialect import caller_dialect
 from ..autograd.py_layer import Function
-from ._common import LinAlgError, check_matrix, const, float_tensor, mT, pick, run
+from ._common import LinAlgError, check_matrix, const, float_or_complex, mH, mT, pick, run
 from ._triangular import solve_tri
 
 Tensor = _core.Tensor
@@ -62,43 +66,44 @@ def _P(piv: np.ndarray, m: int, like: Tensor) -> Tensor:
 
 
 def _lu_backward(gL: Tensor | None, gU: Tensor | None, P: Tensor, L: Tensor, U: Tensor) -> Tensor:
-    """PyTorch's ``linalg_lu_backward`` for ``A = P L U`` (L m x k unit lower, U k x n)."""
+    """PyTorch's ``linalg_lu_backward`` for ``A = P L U`` (L m x k unit lower, U k x n);
+    for complex inputs every transpose is the conjugate transpose, as there."""
     m, n = L.shape[-2], U.shape[-1]
     k = min(m, n)
 
     def right_solve_Ut(Ut: Tensor, X: Tensor) -> Tensor:
-        # X Ut⁻ᵀ, i.e. the solution Y of Y Utᵀ = X for upper Ut
-        return mT(solve_tri(Ut, mT(X), upper=True))
+        # X Ut⁻ᴴ, i.e. the solution Y of Y Utᴴ = X for upper Ut (Ut Yᴴ = Xᴴ)
+        return mH(solve_tri(Ut, mH(X), upper=True))
 
     if m == n:
-        gA = None if gL is None else (mT(L) @ gL).tril(-1)
+        gA = None if gL is None else (mH(L) @ gL).tril(-1)
         if gU is not None:
-            t = (gU @ mT(U)).triu()
+            t = (gU @ mH(U)).triu()
             gA = t if gA is None else gA + t
         assert gA is not None
         gA = right_solve_Ut(U, gA)
-        gA = solve_tri(mT(L), gA, upper=True, unit=True)
+        gA = solve_tri(mH(L), gA, upper=True, unit=True)
     elif m < n:
         U1 = U[..., :, :k]
-        gA = None if gL is None else mT(L) @ gL
+        gA = None if gL is None else mH(L) @ gL
         if gU is not None:
-            t = gU.triu() @ mT(U)
+            t = gU.triu() @ mH(U)
             gA = -t if gA is None else gA - t
         assert gA is not None
         gA = right_solve_Ut(U1, gA.tril(-1))
         if gU is not None:
             gA = _core.concat([gA + gU[..., :, :k].triu(), gU[..., :, k:]], -1)
-        gA = solve_tri(mT(L), gA, upper=True, unit=True)
+        gA = solve_tri(mH(L), gA, upper=True, unit=True)
         if gU is None:
             gA = _core.concat([gA, (U[..., :, k:] * 0).detach()], -1)
     else:
         L1 = L[..., :k, :]
-        gA = None if gU is None else gU @ mT(U)
+        gA = None if gU is None else gU @ mH(U)
         if gL is not None:
-            t = mT(L) @ gL.tril(-1)
+            t = mH(L) @ gL.tril(-1)
             gA = -t if gA is None else gA - t
         assert gA is not None
-        gA = solve_tri(mT(L1), gA.triu(), upper=True, unit=True)
+        gA = solve_tri(mH(L1), gA.triu(), upper=True, unit=True)
         if gL is not None:
             gA = _core.concat([gA + gL[..., :k, :].tril(-1), gL[..., k:, :]], -2)
         gA = right_solve_Ut(U, gA)
@@ -166,7 +171,7 @@ class LUResult(NamedTuple):
 
 
 def _factor(A: Any, pivot: bool, op: str) -> tuple[Tensor, Tensor, Tensor]:
-    t = float_tensor(A, op)
+    t = float_or_complex(A, op)
     check_matrix(t, op)
     if not pivot:
         raise RuntimeError(
@@ -227,7 +232,7 @@ def lu_unpack(
     ``A = P L U`` from a packed factorization and its pivots. Differentiable in
     ``LU_data``. An unpacked-away part is an empty tensor."""
     op = "lu_unpack"
-    LU = float_tensor(pick(LU_data, x, "LU_data/x", op), op)
+    LU = float_or_complex(pick(LU_data, x, "LU_data/x", op), op)
     piv = pick(LU_pivots, y, "LU_pivots/y", op)
     check_matrix(LU, op)
     if unpack_ludata is not None:
@@ -300,9 +305,10 @@ def lu_legacy(
     return LUFactorResult(LU, piv)
 
 
-def _solve_packed(LU: Tensor, piv: Any, B: Tensor, left: bool, adjoint: bool, op: str) -> Tensor:
-    """``A⁻¹ B`` (``adjoint``: ``A⁻ᵀ B``; ``left=False``: ``B A⁻¹`` / ``B A⁻ᵀ``) for
-    ``A = P L U`` given packed."""
+def _solve_packed(LU: Tensor, piv: Any, B: Tensor, left: bool, trans: str, op: str) -> Tensor:
+    """``op(A)⁻¹ B`` for ``A = P L U`` given packed, ``op`` by LAPACK getrs' ``trans``:
+    ``'N'`` ``A``, ``'T'`` ``Aᵀ``, ``'C'`` ``Aᴴ`` (the same as ``'T'`` for real input);
+    ``left=False``: ``B op(A)⁻¹`` (``'N'`` / ``'C'`` only)."""
     check_matrix(LU, op, square=True)
     if B.dtype != LU.dtype:
         raise TypeError(f"{op}: LU is {LU.dtype} but B is {B.dtype}; give both the same dtype")
@@ -311,17 +317,19 @@ def _solve_packed(LU: Tensor, piv: Any, B: Tensor, left: bool, adjoint: bool, op
     n = LU.shape[-1]
     P = _P(_check_pivots(piv, list(LU.shape[:-2]), n, n, op), n, LU)
     if not left:
-        return mT(_solve_packed(LU, piv, mT(B), True, not adjoint, op))
+        # X A = B  <=>  Aᴴ Xᴴ = Bᴴ;  X Aᴴ = B  <=>  A Xᴴ = Bᴴ
+        return mH(_solve_packed(LU, piv, mH(B), True, "N" if trans == "C" else "C", op))
     if B.shape[-2] != n:
         raise ValueError(
             f"{op}: LU of shape {list(LU.shape)} needs B with {n} rows, got {list(B.shape)}"
         )
     L, U = _unpack_LU(LU)
-    if not adjoint:
+    if trans == "N":
         Y = solve_tri(L, mT(P) @ B, upper=False, unit=True, op=op)
         return solve_tri(U, Y, upper=True, op=op)
-    Y = solve_tri(mT(U), B, upper=False, op=op)
-    return P @ solve_tri(mT(L), Y, upper=True, unit=True, op=op)
+    t = mH if trans == "C" else mT  # Aᴴ = Uᴴ Lᴴ Pᵀ, Aᵀ = Uᵀ Lᵀ Pᵀ (P is real)
+    Y = solve_tri(t(U), B, upper=False, op=op)
+    return P @ solve_tri(t(L), Y, upper=True, unit=True, op=op)
 
 
 def _is_int_tensor(t: Any) -> bool:
@@ -357,9 +365,9 @@ def lu_solve(
     **kwargs: Any,
 ) -> Tensor:
     """``torch.linalg.lu_solve(LU, pivots, B, *, left=True, adjoint=False)``: ``X`` with
-    ``A X = B`` (``adjoint``: ``Aᵀ X = B``; ``left=False``: ``X A = B``) given ``A``'s
-    ``lu_factor``; or ``paddle.linalg.lu_solve(b, lu, pivots, trans='N')`` (``'T'``/``'C'``:
-    ``Aᵀ X = b``). The two orders are told apart by the keywords, or else by whether the
+    ``A X = B`` (``adjoint``: ``Aᴴ X = B``; ``left=False``: ``X A = B``) given ``A``'s
+    ``lu_factor``; or ``paddle.linalg.lu_solve(b, lu, pivots, trans='N')`` (``'T'``:
+    ``Aᵀ X = b``, ``'C'``: ``Aᴴ X = b``, as LAPACK getrs). The two orders are told apart by the keywords, or else by whether the
     second argument is the integer pivots tensor (torch) or not (Paddle). Differentiable
     in ``LU`` and ``B``."""
     op = "linalg.lu_solve"
@@ -374,11 +382,11 @@ def lu_solve(
         t = "N" if trans is None else trans
         if t not in ("N", "T", "C"):
             raise ValueError(f"{op}: trans must be 'N', 'T' or 'C', got {t!r}")
-        fac, rhs = float_tensor(a["lu"], op), float_tensor(a["b"], op)
-        return _solve_packed(fac, a["pivots"], rhs, True, t != "N", op)
+        fac, rhs = float_or_complex(a["lu"], op), float_or_complex(a["b"], op)
+        return _solve_packed(fac, a["pivots"], rhs, True, t, op)
     a = _bind(("LU", "pivots", "B"), args, kwargs, op)
-    LUt, Bt = float_tensor(a["LU"], op), float_tensor(a["B"], op)
-    return _solve_packed(LUt, a["pivots"], Bt, bool(left), bool(adjoint), op)
+    LUt, Bt = float_or_complex(a["LU"], op), float_or_complex(a["B"], op)
+    return _solve_packed(LUt, a["pivots"], Bt, bool(left), "C" if adjoint else "N", op)
 
 
 def lu_solve_legacy(
@@ -387,5 +395,5 @@ def lu_solve_legacy(
     """``torch.lu_solve(b, LU_data, LU_pivots)``: ``X`` with ``A X = b``."""
     op = "lu_solve"
     return _solve_packed(
-        float_tensor(LU_data, op), LU_pivots, float_tensor(input, op), True, False, op
+        float_or_complex(LU_data, op), LU_pivots, float_or_complex(input, op), True, "N", op
     )

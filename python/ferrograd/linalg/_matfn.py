@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from .. import _core
-from ._common import check_matrix, const, float_or_complex, float_tensor, mT, np_dtype, pick
+from ._common import check_matrix, const, float_or_complex, mH, np_dtype, pick
 from ._factor import inv, solve
 
 Tensor = _core.Tensor
@@ -166,12 +166,12 @@ def householder_product(
 ) -> Tensor:
     """``torch.linalg.householder_product(A, tau)`` / ``paddle.linalg.householder_product``
     (``torch.orgqr``): the first ``n`` columns of ``H_1 ... H_k`` with
-    ``H_i = I - tau_i v_i v_iᵀ``, ``v_i`` column ``i`` of ``A`` below the diagonal with a
+    ``H_i = I - tau_i v_i v_iᴴ`` (``v_iᵀ`` for real input), ``v_i`` column ``i`` of ``A`` below the diagonal with a
     1 on it (LAPACK's orgqr). ``A`` is ``[..., m, n]`` with ``m >= n``, ``tau`` is
     ``[..., k]`` with ``k <= n``. Differentiable in both."""
     op = "linalg.householder_product"
-    At = float_tensor(pick(A, x, "A/x", op), op)
-    tt = float_tensor(pick(tau, None, "tau", op), op)
+    At = float_or_complex(pick(A, x, "A/x", op), op)
+    tt = float_or_complex(pick(tau, None, "tau", op), op)
     check_matrix(At, op)
     m, n = At.shape[-2], At.shape[-1]
     if m < n:
@@ -192,5 +192,5 @@ def householder_product(
     V = At.tril(-1)[..., :, :k] + const(np.eye(m, k), At)
     for i in range(k - 1, -1, -1):
         v = V[..., :, i : i + 1]
-        Q = Q - (tt[..., i : i + 1].unsqueeze(-1) * v) @ (mT(v) @ Q)
+        Q = Q - (tt[..., i : i + 1].unsqueeze(-1) * v) @ (mH(v) @ Q)
     return Q

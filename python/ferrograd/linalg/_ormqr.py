@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from .. import _core
-from ._common import const, float_tensor, mT, np_dtype, pick
+from ._common import const, float_or_complex, mH, np_dtype, pick
 from ._lu import _called_as_paddle
 
 Tensor = _core.Tensor
@@ -29,22 +29,27 @@ Tensor = _core.Tensor
 
 def _apply_q(V: Tensor, tau: Tensor, C: Tensor, left: bool, transpose: bool) -> Tensor:
     """``op(Q) C`` (``left``) or ``C op(Q)`` for the full ``Q = H_1 ... H_r`` whose
-    reflectors are the columns of ``V`` (``mn x k``, below the diagonal, unit on it)."""
+    reflectors are the columns of ``V`` (``mn x k``, below the diagonal, unit on it);
+    ``H_i = I - tau_i v_i v_iᴴ`` and ``op`` the conjugate transpose (LAPACK unmqr's
+    ``'C'``) for complex input, as both peers."""
     mn = V.shape[-2]
     r = tau.shape[-1]
     if r == 0:
         return C * 1
     Vf = V.tril(-1)[..., :, :r] + const(np.eye(mn, r), V)
-    # Q C = H_1 (... (H_r C)); Qᵀ C = H_r (... (H_1 C)); C Q = (C H_1) ... H_r
+    # Q C = H_1 (... (H_r C)); Qᴴ C = H_rᴴ (... (H_1ᴴ C)); C Q = (C H_1) ... H_r;
+    # H_iᴴ = I - conj(tau_i) v_i v_iᴴ
     forward = transpose if left else not transpose
     order = range(r) if forward else range(r - 1, -1, -1)
     for i in order:
         v = Vf[..., :, i : i + 1]
         t = tau[..., i : i + 1].unsqueeze(-1)
+        if transpose and t.is_complex():
+            t = t.conj()
         if left:
-            C = C - (t * v) @ (mT(v) @ C)
+            C = C - (t * v) @ (mH(v) @ C)
         else:
-            C = C - (C @ v) @ (t * mT(v))
+            C = C - (C @ v) @ (t * mH(v))
     return C
 
 
@@ -95,9 +100,9 @@ def ormqr_torch(
     ``geqrf`` leaves them) and ``tau`` (``[..., min(mn, k)]``). ``other`` is
     ``[..., mn, n]`` (``left``) or ``[..., n, mn]``, with the same batch dims."""
     op = "ormqr"
-    x = float_tensor(pick(input, None, "input", op), op)
-    t = float_tensor(pick(tau, input2, "tau/input2", op), op)
-    y = float_tensor(pick(other, input3, "other/input3", op), op)
+    x = float_or_complex(pick(input, None, "input", op), op)
+    t = float_or_complex(pick(tau, input2, "tau/input2", op), op)
+    y = float_or_complex(pick(other, input3, "other/input3", op), op)
     left = _check_flag(left, "left", op)
     transpose = _check_flag(transpose, "transpose", op)
     _common_checks(x, t, y, op, ("input", "tau", "other"))
@@ -131,9 +136,9 @@ def ormqr(
     ``k`` rows); ``y Q``: ``[..., p, m]``; ``y Qᵀ``: ``[..., p, k]``. (For a non-square
     ``x`` Paddle itself only manages the ``left`` forms.)"""
     op = "linalg.ormqr"
-    xt = float_tensor(pick(x, None, "x", op), op)
-    tt = float_tensor(pick(tau, None, "tau", op), op)
-    yt = float_tensor(pick(y, None, "y", op), op)
+    xt = float_or_complex(pick(x, None, "x", op), op)
+    tt = float_or_complex(pick(tau, None, "tau", op), op)
+    yt = float_or_complex(pick(y, None, "y", op), op)
     left = _check_flag(left, "left", op)
     transpose = _check_flag(transpose, "transpose", op)
     _common_checks(xt, tt, yt, op, ("x", "tau", "y"))

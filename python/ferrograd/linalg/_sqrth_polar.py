@@ -15,6 +15,10 @@ order. ``X² = A`` gives ``X dX + dX X = dA``, so ``gA = S⁻¹(gX)`` with
 written with differentiable ops (the eigenbasis through ``eigh`` of the saved output), so
 second derivatives work where the eigenvalues are distinct and are inf/NaN where they
 repeat, as in torch.
+
+Complex input (Hermitian ``A`` for ``matrix_sqrth``): the same with every ``ᵀ`` read as
+``ᴴ`` (``H`` Hermitian, ``U`` with orthonormal columns in the complex sense); the
+gradients are PyTorch's convention (``z.grad = dL/dx + i dL/dy``).
 """
 
 from __future__ import annotations
@@ -23,16 +27,16 @@ from typing import Any, NamedTuple
 
 from .. import _core
 from ..autograd.py_layer import Function
-from ._common import check_matrix, float_tensor, mT, pick, run
+from ._common import check_matrix, float_or_complex, mH, pick, run
 from ._factor import eigh
 
 Tensor = _core.Tensor
 
 
 def _sylvester_inverse(s: Tensor, V: Tensor, G: Tensor) -> Tensor:
-    """``Y`` with ``X Y + Y X = G`` for ``X = V diag(s) Vᵀ``."""
+    """``Y`` with ``X Y + Y X = G`` for ``X = V diag(s) Vᴴ`` (``Vᵀ`` for real input)."""
     denom = s.unsqueeze(-1) + s.unsqueeze(-2)
-    return V @ ((mT(V) @ G @ V) / denom) @ mT(V)
+    return V @ ((mH(V) @ G @ V) / denom) @ mH(V)
 
 
 class _MatrixSqrth(Function):
@@ -41,7 +45,7 @@ class _MatrixSqrth(Function):
         w, V = run("eigh", A, None, True)
         s = w.clamp(min=0.0).sqrt()
         # clone: keep the saved output linked to this node for double backward
-        X = ((V * s.unsqueeze(-2)) @ mT(V)).clone()
+        X = ((V * s.unsqueeze(-2)) @ mH(V)).clone()
         ctx.save_for_backward(X)
         return X
 
@@ -50,7 +54,7 @@ class _MatrixSqrth(Function):
         (X,) = ctx.saved_tensors
         s, V = eigh(X)
         G = _sylvester_inverse(s, V, gX)
-        return (G + mT(G)) * 0.5
+        return (G + mH(G)) * 0.5
 
 
 def matrix_sqrth(A: Any = None, *, out: Any = None) -> Tensor:
@@ -59,7 +63,7 @@ def matrix_sqrth(A: Any = None, *, out: Any = None) -> Tensor:
     lower triangle is read; negative eigenvalues are taken as zero, as torch).
     Differentiable; the gradient is symmetric, as ``eigh``'s."""
     op = "linalg.matrix_sqrth"
-    t = float_tensor(A, op)
+    t = float_or_complex(A, op)
     check_matrix(t, op, square=True)
     return _MatrixSqrth.apply(t)
 
@@ -76,7 +80,7 @@ class _Polar(Function):
     def forward(ctx: Any, A: Tensor) -> tuple[Tensor, Tensor]:
         W, S, Vh = run("svd", A, None, False)
         U = (W @ Vh).clone()
-        H = ((mT(Vh) * S.unsqueeze(-2)) @ Vh).clone()
+        H = ((mH(Vh) * S.unsqueeze(-2)) @ Vh).clone()
         ctx.save_for_backward(A, U, H)
         ctx.set_materialize_grads(False)
         return U, H
@@ -87,16 +91,16 @@ class _Polar(Function):
             return None
         A, U, H = ctx.saved_tensors
         s, V = eigh(H)
-        Hinv = (V / s.unsqueeze(-2)) @ mT(V)
+        Hinv = (V / s.unsqueeze(-2)) @ mH(V)
         C = gH
         gA = None
         if gU is not None:
             gA = gU @ Hinv
-            t = mT(U) @ gA
+            t = mH(U) @ gA
             C = -t if C is None else C - t
         assert C is not None
         K = _sylvester_inverse(s, V, C)
-        g = A @ (K + mT(K))
+        g = A @ (K + mH(K))
         return g if gA is None else gA + g
 
 
@@ -106,7 +110,7 @@ def polar(A: Any = None, *, out: Any = None) -> PolarResult:
     (``n x n``) symmetric positive-semidefinite, for ``A`` of shape ``[..., m, n]`` with
     ``m >= n``. Differentiable where ``A`` has full column rank."""
     op = "linalg.polar"
-    t = float_tensor(pick(A, None, "A", op), op)
+    t = float_or_complex(pick(A, None, "A", op), op)
     check_matrix(t, op)
     m, n = t.shape[-2], t.shape[-1]
     if m < n:

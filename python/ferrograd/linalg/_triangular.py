@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 from .. import _core
 from ..autograd.py_layer import Function
-from ._common import check_matrix, float_or_complex, float_tensor, mH, mT, pick, run
+from ._common import check_matrix, float_or_complex, mH, mT, pick, run
 
 Tensor = _core.Tensor
 
@@ -102,10 +102,11 @@ def triangular_solve(
     name: Any = None,
 ) -> Tensor:
     """``paddle.linalg.triangular_solve(x, y)``: the solution of ``x X = y`` (``transpose``:
-    ``xᵀ X = y``) for triangular ``x`` (``upper`` or lower)."""
+    ``xᵀ X = y``, the plain transpose also for complex ``x``, as Paddle's and torch's
+    trsm call) for triangular ``x`` (``upper`` or lower)."""
     op = "linalg.triangular_solve"
-    A = float_tensor(pick(x, None, "x", op), op)
-    B = float_tensor(pick(y, None, "y", op), op)
+    A = float_or_complex(pick(x, None, "x", op), op)
+    B = float_or_complex(pick(y, None, "y", op), op)
     if transpose:
         return solve_tri(mT(A), B, not upper, unitriangular, op)
     return solve_tri(A, B, upper, unitriangular, op)
@@ -130,7 +131,7 @@ def triangular_solve_legacy(
     """``torch.triangular_solve(b, A, upper=True, transpose=False, unitriangular=False)``:
     ``(X, A.clone())`` with ``A X = b`` (``transpose``: ``Aᵀ X = b``)."""
     op = "triangular_solve"
-    b = float_tensor(pick(input, None, "input", op), op)
-    At = float_tensor(pick(A, None, "A", op), op)
+    b = float_or_complex(pick(input, None, "input", op), op)
+    At = float_or_complex(pick(A, None, "A", op), op)
     X = triangular_solve(At, b, upper, transpose, unitriangular)
     return TriangularSolveResult(X, At.clone())
