@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import sys
 import unittest
 
 import ferrograd
@@ -17,6 +18,19 @@ import numpy as np
 from ferrograd.autograd.gradcheck import gradcheck as _gradcheck
 from ferrograd.autograd.gradcheck import gradgradcheck as _gradgradcheck
 
+from peer_harness.torch_common_utils_more import (
+    TEST_NUMPY,
+    TEST_PRIVATEUSE1,
+    TEST_SCIPY,
+    freeze_rng_state,
+    load_tests,
+    markDynamoStrictTest,
+    set_default_dtype,
+    skipIfCrossRef,
+    skipIfNoLapack,
+    swap,
+    xfailIfTorchDynamo,
+)
 from peer_harness.torch_parametrize import (
     HardwareClassification,
     instantiate_parametrized_tests,
@@ -40,6 +54,17 @@ __all__ = [
     "instantiate_parametrized_tests",
     "parametrize",
     "subtest",
+    "TEST_NUMPY",
+    "TEST_PRIVATEUSE1",
+    "TEST_SCIPY",
+    "freeze_rng_state",
+    "load_tests",
+    "markDynamoStrictTest",
+    "set_default_dtype",
+    "skipIfCrossRef",
+    "skipIfNoLapack",
+    "swap",
+    "xfailIfTorchDynamo",
 ]
 
 TEST_WITH_TORCHDYNAMO = False
@@ -201,3 +226,17 @@ class TestCase(unittest.TestCase):
 def run_tests():
     """Runs the calling module's tests (``unittest.main``)."""
     unittest.main()
+
+
+def _register_common_nn() -> None:
+    # ``torch.testing._internal.common_nn`` (``NNTestCase`` ...), beside this module:
+    # the runner registers ``common_utils`` itself; this registers its sibling
+    from peer_harness import torch_common_nn
+
+    sys.modules["torch.testing._internal.common_nn"] = torch_common_nn
+    internal = sys.modules.get("torch.testing._internal")
+    if internal is not None:
+        internal.common_nn = torch_common_nn  # type: ignore[attr-defined]
+
+
+_register_common_nn()

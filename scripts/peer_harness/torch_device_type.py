@@ -13,9 +13,14 @@ import functools
 
 from peer_harness.torch_parametrize import expand
 
-__all__ = ["instantiate_device_type_tests"]
+__all__ = ["expectedFailureXLA", "instantiate_device_type_tests"]
 
 DEVICES = ("cpu",)
+
+
+def expectedFailureXLA(fn):  # noqa: N802  (torch's name)
+    """Expected to fail on XLA devices only: on the CPU the test runs normally."""
+    return fn
 
 
 def _as_list(x) -> list[str]:
@@ -50,4 +55,6 @@ def instantiate_device_type_tests(
         cls_name = generic_test_class.__name__ + device.upper()
         # the generic tests are replaced by the per-device ones
         blank = {attr: None for attr in vars(generic_test_class) if attr.startswith("test")}
+        # upstream's device classes carry their device type (tests read self.device_type)
+        members["device_type"] = device
         scope[cls_name] = type(cls_name, (generic_test_class,), {**blank, **members})

@@ -53,7 +53,16 @@ def calculate_gain(nonlinearity: str, param: Optional[float] = None) -> float:
     if nonlinearity == "relu":
         return math.sqrt(2.0)
     if nonlinearity == "leaky_relu":
-        slope = 0.01 if param is None else float(param)
+        # PyTorch takes an int (not a bool) or a float (torch/nn/init.py, calculate_gain)
+        if param is None:
+            slope = 0.01
+        elif isinstance(param, (int, float)) and not isinstance(param, bool):
+            slope = float(param)
+        else:
+            raise ValueError(
+                f"calculate_gain: negative_slope {param!r} not a valid number (give an int "
+                "or a float)"
+            )
         return math.sqrt(2.0 / (1 + slope**2))
     if nonlinearity == "selu":
         return 3.0 / 4

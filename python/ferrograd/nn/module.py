@@ -21,6 +21,7 @@ from .module_casts import ModuleCasts
 from .module_names import ModuleNames, snake_name, unique_full_name
 from .module_state import ModuleState
 from .module_state import _IncompatibleKeys as _IncompatibleKeys  # noqa: F401 (old home)
+from .modules import module as _global_hooks
 from .parameter import Buffer, Parameter
 from .static_build import converter as _static_converter
 from .static_build import tracking_construction as _tracking_construction
@@ -110,8 +111,13 @@ class Module(ModuleState, ModuleAccess, ModuleNames, ModuleCasts):
         raise NotImplementedError(f"{type(self).__name__} must define forward()")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        # (a backward hook registers a no-op forward pre-hook, so one check covers all)
-        if not self._forward_pre_hooks and not self._forward_hooks:
+        # (a backward hook registers a no-op forward pre-hook, so one check covers all;
+        # the global hooks of nn.modules.module are read where they live, at each call)
+        if (
+            not self._forward_pre_hooks
+            and not self._forward_hooks
+            and not (_global_hooks.active and _global_hooks.has_forward_hooks())
+        ):
             return self.forward(*args, **kwargs)
         return _module_hooks.call_with_hooks(self, args, kwargs)
 
@@ -199,6 +205,7 @@ class Module(ModuleState, ModuleAccess, ModuleNames, ModuleCasts):
             static = _static_converter(self)
             if static is not None and value is not None:
                 value = static.static_buffer(self, name, value)
+            value = _global_hooks.run_registration_hooks("_buffers", self, name, value)
             self._buffers[name] = value
         else:
             # a plain attribute: the normal protocol (property setters run)
@@ -232,7 +239,11 @@ class Module(ModuleState, ModuleAccess, ModuleNames, ModuleCasts):
     def _put(self, registry: str, name: str, value: Any) -> None:
         """Registers ``value`` as ``name`` in ``registry``, dropping ``name`` from the other
         registries. A name already in ``registry`` keeps its position (PyTorch's dict
-        assignment): ``Sequential.add_module("0", m)`` replaces layer 0 in place."""
+        assignment): ``Sequential.add_module("0", m)`` replaces layer 0 in place. The
+        global registration hooks (``nn.modules.module``) may replace ``value`` (as
+        PyTorch, not a None parameter)."""
+        if value is not None or registry != "_parameters":
+            value = _global_hooks.run_registration_hooks(registry, self, name, value)
         self._forget(name, keep=registry)
         self.__dict__[registry][name] = value
         self.__dict__[name] = value

@@ -26,6 +26,7 @@ from typing import Any
 
 from .. import _core
 from ..autograd.py_layer import Function
+from .modules import module as _global
 
 Tensor = _core.Tensor
 
@@ -39,24 +40,54 @@ class _State:
         self.arg_slots = arg_slots  # positions of the arguments that require grad
         self.grad_output: Any = None
         self.outputs_wrapped = False  # an output identity records this call's outputs
+        # the outputs: how many (a tuple's length; 1 for a tensor) and the positions of
+        # those routed through the output identity; grad_output has one entry per output,
+        # None for one that is not a tensor or needs no gradient (PyTorch's packing)
+        self.n_outputs = 1
+        self.out_slots: list = [0]
 
 
-def _call_full_hooks(state: _State, grad_input: tuple) -> tuple:
+def _full_hooks(module: Any) -> list:
+    """(id, hook) of the full backward hooks: the global ones of ``nn.modules.module``
+    first, then the module's own (PyTorch's order)."""
+    own = module.__dict__.get("_full_backward_hooks", {})
+    return list(_global._global_backward_hooks.items()) + list(own.items())
+
+
+def _pre_hooks(module: Any) -> list:
+    """The backward pre-hooks: the global ones first, then the module's own."""
+    own = module.__dict__.get("_full_backward_pre_hooks", {})
+    return list(_global._global_backward_pre_hooks.values()) + list(own.values())
+
+
+def _call_full_hooks(state: _State, grad_input: tuple, no_input_grad: bool = False) -> tuple:
     d = state.module.__dict__
     paddle_ids = d.get("_full_backward_hooks_paddle", ())
-    for hook_id, hook in list(d.get("_full_backward_hooks", {}).items()):
+    for hook_id, hook in _full_hooks(state.module):
         if hook_id in paddle_ids:
             # Paddle's form: only the arguments that require grad (none: an empty tuple)
             given = tuple(grad_input[i] for i in state.arg_slots)
         else:
             given = grad_input
         changed = hook(state.module, given, state.grad_output)
+        if changed is not None and no_input_grad and hook_id not in paddle_ids:
+            # nothing could receive a gradient (PyTorch's check and words,
+            # torch/utils/hooks.py, BackwardHook)
+            if not (isinstance(changed, tuple) and all(g is None for g in changed)):
+                raise RuntimeError(
+                    "Backward hook for Modules where no input requires gradient should "
+                    "always return None or None for all gradients. (a full backward hook "
+                    f"returned {type(changed).__name__})"
+                )
+            changed = None
         if changed is not None:
             changed = tuple(changed) if isinstance(changed, (tuple, list)) else (changed,)
             if len(changed) != len(given):
+                # PyTorch's words, then ferrograd's
                 raise RuntimeError(
-                    f"a full backward hook returned {len(changed)} gradients for "
-                    f"{len(given)} inputs"
+                    "Backward hook returned an invalid number of grad_input, got "
+                    f"{len(changed)}, but expected {len(given)} (a full backward hook "
+                    f"returned {len(changed)} gradients for {len(given)} inputs)"
                 )
             if given is not grad_input:
                 new = list(grad_input)
@@ -82,29 +113,37 @@ class _OutputsIdentity(Function):
     def backward(ctx: Any, *grads: Any) -> Any:
         state: _State = ctx.state
         module = state.module
-        for hook in list(module.__dict__.get("_full_backward_pre_hooks", {}).values()):
-            changed = hook(module, grads)
+        # one entry per output (None where it is not a tensor or needs no gradient)
+        packed: list = [None] * state.n_outputs
+        for slot, g in zip(state.out_slots, grads):
+            packed[slot] = g
+        grad_output = tuple(packed)
+        for hook in _pre_hooks(module):
+            changed = hook(module, grad_output)
             if changed is not None:
                 changed = tuple(changed) if isinstance(changed, (tuple, list)) else (changed,)
-                if len(changed) != len(grads):
+                if len(changed) != len(grad_output):
+                    # PyTorch's words (torch/utils/hooks.py), then ferrograd's
                     raise RuntimeError(
-                        f"a backward pre-hook returned {len(changed)} gradients for "
-                        f"{len(grads)} outputs"
+                        "Backward pre hook returned an invalid number of grad_output, got "
+                        f"{len(changed)}, but expected {len(grad_output)} (a backward "
+                        f"pre-hook returned {len(changed)} gradients for "
+                        f"{len(grad_output)} outputs)"
                     )
-                grads = changed
-        state.grad_output = grads
-        if not state.arg_slots and module.__dict__.get("_full_backward_hooks"):
+                grad_output = changed
+        state.grad_output = grad_output
+        if not state.arg_slots and _full_hooks(module):
             warnings.warn(
                 "Full backward hook is firing when gradients are computed with respect to "
                 "module outputs since no inputs require gradients",
                 stacklevel=2,
             )
-            _call_full_hooks(state, (None,) * state.n_args)
+            _call_full_hooks(state, (None,) * state.n_args, no_input_grad=True)
         if not state.arg_slots:
             # no input identity will read it; kept, a create_graph pass's gradient (and
             # its graph, which holds this node) would outlive the pass
             state.grad_output = None
-        return (None, *grads)
+        return (None, *(grad_output[slot] for slot in state.out_slots))
 
 
 class _InputsIdentity(Function):
@@ -137,6 +176,8 @@ class _InputsIdentity(Function):
 def has_backward_hooks(module: Any) -> bool:
     """True when the module has a full backward hook or pre-hook."""
     d = module.__dict__
+    if _global._global_backward_hooks or _global._global_backward_pre_hooks:
+        return True
     return bool(d.get("_full_backward_hooks")) or bool(d.get("_full_backward_pre_hooks"))
 
 
@@ -158,6 +199,14 @@ def wrap_inputs(module: Any, args: tuple) -> tuple[tuple, _State]:
 
 def wrap_outputs(state: _State, out: Any) -> Any:
     """The module's result with its tensors routed through the output identity."""
+    if not isinstance(out, (Tensor, tuple, list)):
+        # PyTorch's warning (torch/nn/modules/module.py, _call_impl): no hook can run
+        warnings.warn(
+            "For backward hooks to be called, module output should be a Tensor or a tuple "
+            f"of Tensors but received {type(out)}",
+            stacklevel=3,
+        )
+        return out
     if not _core.is_grad_enabled():
         return out
     if isinstance(out, Tensor):
@@ -170,6 +219,7 @@ def wrap_outputs(state: _State, out: Any) -> Any:
         if not slots:
             return out
         state.outputs_wrapped = True
+        state.n_outputs, state.out_slots = len(out), slots
         wrapped = _OutputsIdentity.apply(state, *(out[i] for i in slots))
         wrapped = wrapped if isinstance(wrapped, tuple) else (wrapped,)
         new = list(out)

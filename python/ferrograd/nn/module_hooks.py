@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 from .._dialect import caller_dialect
 from . import module_backward_hooks as _bw
+from .modules import module as _global
 
 
 class HookHandle:
@@ -40,6 +41,19 @@ class HookHandle:
                 where.discard(self.id)
             else:
                 where.pop(self.id, None)
+
+    def hooks_dict_ref(self) -> dict:
+        """The registry this hook is (or was) in: PyTorch's ``RemovableHandle`` keeps a
+        weak reference to it under this name, called to get the dict."""
+        return self._hooks
+
+    def __enter__(self) -> HookHandle:
+        """``with module.register_..._hook(fn):`` keeps the hook for the block."""
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        """Removes the hook on leaving the ``with`` block (PyTorch's handles do)."""
+        self.remove()
 
 
 def _side(module: Any, name: str, factory: Callable) -> Any:
@@ -107,14 +121,26 @@ def register(
     return handle
 
 
+def _post_hooks(module: Any) -> list:
+    """(id, hook) of the forward hooks: the global ones first (PyTorch's order)."""
+    return list(_global._global_forward_hooks.items()) + list(module._forward_hooks.items())
+
+
 def call_with_hooks(module: Any, args: tuple, kwargs: dict) -> Any:
-    """``module(*args, **kwargs)`` with its forward pre- and post-hooks."""
+    """``module(*args, **kwargs)`` with its forward pre- and post-hooks (the global ones
+    of ``nn.modules.module`` first)."""
     d = module.__dict__
     pre_kw = d.get("_forward_pre_hooks_with_kwargs", ())
-    post_kw = d.get("_forward_hooks_with_kwargs", ())
-    always = d.get("_forward_hooks_always_called", {})
+    post_kw = set(d.get("_forward_hooks_with_kwargs", ()))
+    post_kw.update(_global._global_forward_hooks_with_kwargs)
+    always = dict(d.get("_forward_hooks_always_called", {}))
+    always.update(_global._global_forward_hooks_always_called)
     ran: set = set()
     try:
+        for hook in list(_global._global_forward_pre_hooks.values()):
+            changed = hook(module, args)
+            if changed is not None:
+                args = changed if isinstance(changed, tuple) else (changed,)
         for hid, hook in list(module._forward_pre_hooks.items()):
             if hid in pre_kw:
                 changed = hook(module, args, kwargs)
@@ -134,7 +160,7 @@ def call_with_hooks(module: Any, args: tuple, kwargs: dict) -> Any:
         if _bw.has_backward_hooks(module):
             args, bw_state = _bw.wrap_inputs(module, args)
         out = module.forward(*args, **kwargs)
-        for hid, hook in list(module._forward_hooks.items()):
+        for hid, hook in _post_hooks(module):
             ran.add(hid)
             if hid in post_kw:
                 changed = hook(module, args, kwargs, out)
@@ -150,7 +176,7 @@ def call_with_hooks(module: Any, args: tuple, kwargs: dict) -> Any:
     except Exception:
         # hooks registered with always_call=True still run (once); an error of their own
         # is only warned about: the first exception is the one raised
-        for hid, hook in list(module._forward_hooks.items()):
+        for hid, hook in _post_hooks(module):
             if hid in always and hid not in ran:
                 try:
                     if hid in post_kw:

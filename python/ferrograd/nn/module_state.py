@@ -252,9 +252,11 @@ class ModuleState:
         ``(missing_keys, unexpected_keys)``. Hooks: see ``nn/module_state.py``.
         """
         if not isinstance(state_dict, Mapping):
+            # PyTorch's words first (torch/nn/modules/module.py, load_state_dict)
             raise TypeError(
-                f"load_state_dict: expected a mapping of names to tensors, got "
-                f"{type(state_dict).__name__}"
+                f"Expected state_dict to be dict-like, got {type(state_dict)}. "
+                f"(load_state_dict: expected a mapping of names to tensors, got "
+                f"{type(state_dict).__name__})"
             )
         # lazy modules (nn.LazyLinear) take their shapes from the saved tensors first
         for prefix, m in self.named_modules():  # type: ignore[attr-defined]
@@ -292,18 +294,31 @@ class ModuleState:
             hint = ""
             if value.ndim == 2 and list(value.shape)[::-1] == list(target.shape):
                 hint = _layout_hint(self, key)
+            # PyTorch's sentence first (torch/nn/modules/module.py, _load_from_state_dict)
             raise StateDictShapeError(
-                f"load_state_dict: size mismatch: {key!r} has shape {list(value.shape)} in "
-                f"the state dict but {list(target.shape)} in the module{hint}"
+                f"size mismatch for {key}: copying a param with shape "
+                f"{tuple(value.shape)} from checkpoint, the shape in current model is "
+                f"{tuple(target.shape)}. (load_state_dict: size mismatch: {key!r} has "
+                f"shape {list(value.shape)} in the state dict but {list(target.shape)} in "
+                f"the module{hint})"
             )
         return value
 
     def _raise_if_incompatible(self, keys: Any, strict: bool, errors: list) -> None:
         missing, unexpected = keys
         if strict and (missing or unexpected):
+            # PyTorch's report (torch/nn/modules/module.py, load_state_dict): a line per
+            # kind, the missing keys first; then ferrograd's summary
+            lines = [
+                f"{kind} key(s) in state_dict: " + ", ".join(f'"{k}"' for k in keys) + ". "
+                for kind, keys in (("Missing", missing), ("Unexpected", unexpected))
+                if keys
+            ]
             raise RuntimeError(
-                f"load_state_dict for {type(self).__name__}: missing keys {missing}, "
-                f"unexpected keys {unexpected} (pass strict=False to load the rest)"
+                f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
+                + "\n\t".join(lines)
+                + f"\n(load_state_dict for {type(self).__name__}: missing keys {missing}, "
+                f"unexpected keys {unexpected}; pass strict=False to load the rest)"
             )
         if errors:
             raise RuntimeError(

@@ -10,6 +10,7 @@ each sequence's own length. Packing and unpacking are differentiable (index_sele
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, NamedTuple, Optional, Sequence
 
 import numpy as np
@@ -27,6 +28,67 @@ class PackedSequence(NamedTuple):
     batch_sizes: Tensor
     sorted_indices: Optional[Tensor] = None
     unsorted_indices: Optional[Tensor] = None
+
+    # PyTorch's conversions (torch/nn/utils/rnn.py, PackedSequence): they act on ``data``
+    # (the index tensors keep their dtype) and give back the same object when nothing
+    # changes
+
+    def to(self, *args: Any, **kwargs: Any) -> PackedSequence:
+        """``data.to(*args, **kwargs)``; ``self`` when that changes nothing."""
+        data = self.data.to(*args, **kwargs)
+        if data is self.data:
+            return self
+        return PackedSequence(data, self.batch_sizes, self.sorted_indices, self.unsorted_indices)
+
+    def cpu(self, *args: Any, **kwargs: Any) -> PackedSequence:
+        """On the CPU (where ferrograd's tensors always are): ``self``."""
+        return self.to(*args, device="cpu", **kwargs)
+
+    def double(self) -> PackedSequence:
+        """``data`` as float64."""
+        return self.to(dtype=_core.float64)
+
+    def float(self) -> PackedSequence:
+        """``data`` as float32."""
+        return self.to(dtype=_core.float32)
+
+    def half(self) -> PackedSequence:
+        """``data`` as float16."""
+        return self.to(dtype=_core.float16)
+
+    def long(self) -> PackedSequence:
+        """``data`` as int64."""
+        return self.to(dtype=_core.int64)
+
+    def int(self) -> PackedSequence:
+        """``data`` as int32."""
+        return self.to(dtype=_core.int32)
+
+    def short(self) -> PackedSequence:
+        """``data`` as int16."""
+        return self.to(dtype=_core.int16)
+
+    def char(self) -> PackedSequence:
+        """``data`` as int8."""
+        return self.to(dtype=_core.int8)
+
+    def byte(self) -> PackedSequence:
+        """``data`` as uint8."""
+        return self.to(dtype=_core.uint8)
+
+    @property
+    def is_cuda(self) -> bool:
+        """False: ferrograd computes on the CPU."""
+        return False
+
+    def is_pinned(self) -> bool:
+        """Whether ``data`` is in pinned memory (never, here)."""
+        return bool(self.data.is_pinned())
+
+
+class PackingError(RuntimeError, ValueError):
+    """A batch that cannot be packed or unpacked as asked. PyTorch raises
+    ``RuntimeError``; ferrograd's earlier ``ValueError`` is kept as a base."""
 
 
 def lengths_array(lengths: Any, batch: int, steps: int, what: str) -> np.ndarray:
@@ -59,14 +121,22 @@ def pack_padded_sequence(
     whose sequence ``b`` has ``lengths[b]`` valid steps."""
     if not isinstance(input, Tensor) or input.ndim < 2:
         raise ValueError("pack_padded_sequence: input must be a Tensor of at least 2 dims")
+    if input.numel() == 0:  # (checked first, as PyTorch's _pack_padded_sequence)
+        raise PackingError(
+            "Cannot pack empty tensors. pack_padded_sequence: the padded batch has shape "
+            f"{list(input.shape)}"
+        )
     x = input.transpose(0, 1) if batch_first else input
     steps, batch = x.shape[0], x.shape[1]
     lens = lengths_array(lengths, batch, steps, "pack_padded_sequence")
     if enforce_sorted:
         if np.any(np.diff(lens) > 0):
-            raise ValueError(
-                "pack_padded_sequence: lengths must be sorted in decreasing order when "
-                "enforce_sorted=True; pass enforce_sorted=False to have them sorted"
+            # PyTorch's words (its RuntimeError), then ferrograd's
+            raise PackingError(
+                "`lengths` array must be sorted in decreasing order when `enforce_sorted` "
+                "is True. You can pass `enforce_sorted=False` to pack_padded_sequence "
+                "and/or pack_sequence to sidestep this requirement. (pack_padded_sequence: "
+                f"got lengths {lens.tolist()})"
             )
         order = np.arange(batch)
         sorted_idx = unsorted_idx = None
@@ -124,8 +194,9 @@ def pad_packed_sequence(
     if total_length is not None:
         if total_length < steps:
             raise ValueError(
-                f"pad_packed_sequence: total_length={total_length} is shorter than the "
-                f"longest sequence ({steps})"
+                "Expected total_length to be at least the length of the longest sequence "
+                f"in input, but got total_length={total_length} and max sequence length "
+                f"being {steps} (pad_packed_sequence)"
             )
         steps = total_length
     order = (
@@ -152,6 +223,11 @@ def pad_sequence(
 ) -> Tensor:
     """Stacks tensors ``[L_i, *]`` into ``[max L, B, *]`` (``[B, max L, *]`` with
     ``batch_first``), padding with ``padding_value``."""
+    if not isinstance(sequences, Iterable):  # PyTorch's RuntimeError and words
+        raise PackingError(
+            "Expected iterable for input sequences, but got arg of type: "
+            f"{type(sequences)} (pad_sequence takes a list or tuple of tensors)"
+        )
     seqs = list(sequences)
     if not seqs:
         raise ValueError("pad_sequence: got no sequences")
