@@ -12,7 +12,7 @@ part of ``paddle.base`` (``dygraph.guard``, ``dygraph.to_variable``, ``wrap_deco
 ``CPUPlace``, ``in_dygraph_mode``, ``framework.dygraph_not_support``), ``paddle.pir_utils``
 (``test_with_pir_api``: the test once) and stand-ins for two helpers of Paddle's test
 folder (``test_imperative_base.new_program_scope``, ``op_test``'s device and bfloat16
-helpers, its ``OpTest`` classes skipped).
+helpers, its ``OpTest`` classes skipped, and ``utils``' mode guards).
 
 Usage::
 
@@ -113,6 +113,13 @@ def install_aliases(base_shim: bool = True) -> None:
         from peer_harness import paddle_pir_utils
 
         sys.modules["paddle.pir_utils"] = paddle_pir_utils
+        # (``paddle.pir_utils.OldIrGuard()`` looks the name up on the package)
+        ferrograd.pir_utils = paddle_pir_utils
+        # ``paddle.framework``: its static-form switches (``in_pir_mode``, ``use_pir_api``)
+        # are ``base.framework``'s, as in Paddle, which re-exports them there
+        if not hasattr(ferrograd, "framework"):
+            ferrograd.framework = paddle_base.framework
+            sys.modules["paddle.framework"] = paddle_base.framework
 
 
 # ------------------------------------------------------------------ one file (child)
@@ -171,11 +178,12 @@ def run_one_file(path: str, base_shim: bool) -> dict:
     sys.path.insert(0, folder)
     # Paddle's test-folder helpers, unless the folder has the real ones
     if base_shim:
-        from peer_harness import paddle_op_test, paddle_test_base
+        from peer_harness import paddle_op_test, paddle_test_base, paddle_utils
 
         for name, stand_in in (
             ("test_imperative_base", paddle_test_base),
             ("op_test", paddle_op_test),
+            ("utils", paddle_utils),
         ):
             if not os.path.exists(os.path.join(folder, name + ".py")):
                 sys.modules[name] = stand_in

@@ -1356,8 +1356,8 @@ class Tensor:
     ) -> tuple[Tensor, ...]:
         """``tensor_split`` along dimension 0 of a tensor with at least 2 dimensions (Paddle's
         keyword: ``num_or_indices``)."""
-    def where(self, condition: Any, y: Any) -> Tensor:
-        """``where(condition, self, y)``."""
+    def where(self, condition: Any, other: Any = None, y: Any = None) -> Tensor:
+        """``where(condition, self, other)`` (``y``: a second name of ``other``)."""
     @property
     def is_cuda(self) -> _bool:
         """False: ferrograd tensors live on the CPU."""
@@ -1453,7 +1453,7 @@ class Tensor:
         """``Tensor(*args)`` with this tensor's dtype."""
 
     # -- conversions --
-    def numpy(self, *, force: _bool = False) -> NDArray[Any]:
+    def numpy(self, *args: Any, force: _bool = False) -> NDArray[Any]:
         """The values as a NumPy array: a copy (Paddle's rule); in PyTorch code an array
         sharing the tensor's memory, read-only while autograd needs the values."""
     def __array__(self, dtype: DTypeLike | None = None, copy: _bool | None = None) -> NDArray[Any]:
@@ -3212,8 +3212,11 @@ def split(
 
 @overload
 def where(condition: _IndexLike, x: _Operand, y: _Operand, name: str | None = None) -> Tensor:
-    """``condition ? x : y`` elementwise; with only ``condition``, its non-zero indices."""
+    """``condition ? x : y`` elementwise (PyTorch's keywords: ``input`` / ``other``); with
+    only ``condition``, its non-zero indices."""
 
+@overload
+def where(condition: _IndexLike, *, input: _Operand, other: _Operand) -> Tensor: ...
 @overload
 def where(
     condition: _IndexLike, x: None = None, y: None = None, name: str | None = None

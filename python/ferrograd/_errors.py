@@ -6,6 +6,7 @@ __all__ = [
     "AutogradUsageError",
     "AutogradTypeError",
     "AutogradArgumentError",
+    "AxisError",
     "BackwardNotImplementedError",
 ]
 
@@ -37,3 +38,9 @@ class AutogradArgumentError(TypeError, ValueError, AssertionError):
     outputs. Paddle checks these with ``assert`` (``AssertionError``), PyTorch and
     ferrograd's contract report ``TypeError`` / ``ValueError``; this class subclasses all
     three, so code written for either peer catches it."""
+
+
+class AxisError(IndexError, ValueError):
+    """A dimension (axis) out of range: PyTorch raises ``IndexError``, Paddle
+    ``ValueError`` (e.g. ``paddle.roll`` / ``unbind`` with ``axis=10`` on a 2-D tensor).
+    It subclasses both, so code written for either peer catches it."""

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from . import _core
 from ._core import Tensor
 from .autograd.py_layer import Function
 from .grad_mode import is_grad_enabled
@@ -120,6 +121,13 @@ def fake_quantize_per_channel_affine(
     _check_range(qmin, qmax, what)
     if not isinstance(scale, Tensor) or not isinstance(zero_point, Tensor):
         raise TypeError(f"{what}: scale and zero_point must be 1-D Tensors")
+    if scale.is_complex() or not scale.dtype.is_floating_point:
+        raise TypeError(f"{what}: scale must be a real floating tensor, found {scale.dtype}")
+    if zero_point.is_complex() or zero_point.dtype == _core.bool:
+        raise TypeError(
+            f"{what}: zero_point must be an integer or real floating tensor, found "
+            f"{zero_point.dtype}"
+        )
     if scale.ndim != 1 or zero_point.ndim != 1:
         raise ValueError(f"{what}: scale and zero_point must be 1-D tensors")
     if scale.numel() != zero_point.numel():

@@ -99,13 +99,52 @@ def _zero_d_index(
     return _core_gather(self, index.reshape([1]), axis).squeeze(axis)
 
 
-def gather(self: Tensor, *args: Any, sparse_grad: bool = False, **kwargs: Any) -> Tensor:
+def _column_index(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any]:
+    """Paddle's form with an ``[N, 1]`` index: read as the 1-D ``[N]`` index, as Paddle's
+    ``GatherInferMeta`` (phi/infermeta/binary.cc) accepts a 2-D index whose last
+    dimension is 1; any other 2-D index is still refused."""
+    if args and isinstance(args[0], Tensor):
+        index = args[0]
+        if index.ndim == 2 and index.shape[1] == 1:
+            return (index.reshape([-1]), *args[1:]), kwargs
+    elif isinstance(kwargs.get("index"), Tensor):
+        index = kwargs["index"]
+        if index.ndim == 2 and index.shape[1] == 1:
+            return args, {**kwargs, "index": index.reshape([-1])}
+    return args, kwargs
+
+
+def _keywords_to_positions(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any]:
+    """``(self, *rest)`` and the keywords left, with the tensor given as ``input=`` /
+    ``x=``, PyTorch's ``dim=`` / ``index=`` and Paddle's ``index=`` moved to their
+    positions (the core method takes them positionally)."""
+    kwargs = dict(kwargs)
+    if not args:
+        for key in ("input", "x"):
+            if key in kwargs:
+                args = (kwargs.pop(key),)
+                break
+        else:
+            raise TypeError("gather() missing the tensor to gather from (input / x)")
+    if "dim" in kwargs and len(args) == 1:
+        args = (*args, kwargs.pop("dim"))
+    if "index" in kwargs and len(args) == 1 + (not isinstance(args[-1], Tensor)):
+        args = (*args, kwargs.pop("index"))
+    return args, kwargs
+
+
+def gather(*args: Any, sparse_grad: bool = False, **kwargs: Any) -> Tensor:
     """torch ``gather(dim, index, *, sparse_grad=False)`` or Paddle ``gather(index,
-    axis=None)``. With ``sparse_grad=True`` (PyTorch form only) ``input`` gets a sparse COO
+    axis=None)`` (also with the arguments given by keyword). With ``sparse_grad=True``
+    (PyTorch form only) ``input`` gets a sparse COO
     gradient, as in PyTorch. A 0-d index: Paddle's form drops the axis, PyTorch's reads it
     as 1-D for a 1-D input (a 0-d result). An index below 0 counts from the end, except in
     PyTorch code's PyTorch form (PyTorch's IndexError)."""
+    (self, *rest), kwargs = _keywords_to_positions(args, kwargs)
+    args = tuple(rest)
     torch_form = "dim" in kwargs or (bool(args) and not isinstance(args[0], Tensor))
+    if not torch_form:
+        args, kwargs = _column_index(args, kwargs)
     # PyTorch code's PyTorch form refuses an index below 0 (_index_sign): decided here once,
     # checked by the core's kernel in its own pass over the index
     refuse = refusal("gather") if torch_form else None

@@ -67,7 +67,8 @@ def _dim_bins(bins: Any, d: int) -> list:
     for b in items:
         if isinstance(b, Tensor):
             edges = _np64(b)
-            if edges.ndim != 1 or edges.size < 1 or np.any(np.diff(edges) < 0):
+            # (NaN edges compare false either way: refused rather than binned at random)
+            if edges.ndim != 1 or edges.size < 1 or not np.all(np.diff(edges) >= 0):
                 raise ValueError(
                     "histogramdd(): bin edges must be non-empty increasing 1-D tensors"
                 )
@@ -136,6 +137,13 @@ def histogramdd(
         if not isinstance(weight, Tensor) or list(weight.shape) != list(input.shape[:-1]):
             raise ValueError(
                 f"histogramdd(): weight must be a tensor of shape {list(input.shape[:-1])}"
+            )
+        if weight.dtype != input.dtype:
+            # PyTorch's histogramdd_check_inputs (aten/src/ATen/native/Histogram.cpp); a
+            # complex weight would otherwise lose its imaginary part
+            raise TypeError(
+                "histogramdd(): input tensor and weight tensor should have the same dtype, "
+                f"but got input({input.dtype}) and weight({weight.dtype})"
             )
         w = _np64(weight).reshape(-1)
     # (NumPy widens an empty range by 0.5 each side, as PyTorch's select_outer_bin_edges)

@@ -171,6 +171,11 @@ def sinc(x: Tensor) -> Tensor:
     """The normalized sinc ``sin(pi x) / (pi x)``, 1 at 0; differentiable to any order,
     also at and near 0 (the Taylor series there). ``x`` is reduced modulo 2 (exactly)
     before ``sin``, so large ``|x|`` keep full precision."""
+    if x.is_complex():
+        # sin(pi z) / (pi z), 1 at 0 (the real path below would drop the imaginary part)
+        zero_c = x == 0
+        pz = _core.where(zero_c, _core.ones([], dtype=x.dtype), x) * math.pi
+        return _core.where(zero_c, _core.ones([], dtype=x.dtype), pz.sin() / pz)
     if not x.is_floating_point():
         x = x.astype(_core._get_default_dtype())
     small = x.abs() < _SINC_SERIES_MAX

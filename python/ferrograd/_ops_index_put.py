@@ -87,16 +87,16 @@ def _rows(x: Tensor, indices: list[Any], op: str) -> tuple[np.ndarray, list[int]
     """Row numbers into ``x`` seen as ``[prod(shape[:k]), *rest]`` for ``k`` index
     tensors (broadcast together, negatives wrapped), and the broadcast index shape."""
     k = len(indices)
-    if k > x.ndim:
-        raise IndexError(f"{op}: {k} index tensors for a tensor of {x.ndim} dimension(s)")
     arrays = []
-    for i in indices:
+    for i in indices:  # (the dtypes first, as Paddle checks them)
         a = i.numpy() if isinstance(i, Tensor) else np.asarray(i)
         if a.dtype == np.bool_:
             raise TypeError(f"{op}: use integer index tensors (bool masks: x[mask] or masked_fill)")
         if a.size and not np.issubdtype(a.dtype, np.integer):
             raise TypeError(f"{op}: index tensors must be int32 or int64, got {a.dtype}")
         arrays.append(a.astype(np.int64))
+    if k > x.ndim:
+        raise IndexError(f"{op}: {k} index tensors for a tensor of {x.ndim} dimension(s)")
     try:
         arrays = list(np.broadcast_arrays(*arrays)) if arrays else []
     except ValueError:
@@ -168,6 +168,8 @@ def _nd_split(index: Any, op: str) -> list[Any]:
         raise ValueError(
             f"{op}: the index needs at least one dimension (its last holds coordinates)"
         )
+    if a.dtype == np.bool_ or (a.size and not np.issubdtype(a.dtype, np.integer)):
+        raise TypeError(f"{op}: the index must be int32 or int64, got {a.dtype}")
     return [a[..., j] for j in range(a.shape[-1])]
 
 
@@ -175,7 +177,15 @@ def gather_nd(x: Tensor, index: Any, name: Any = None) -> Tensor:
     """Paddle's ``gather_nd``: for an index of shape ``[..., k]`` the slices
     ``x[i_0, ..., i_{k-1}]``; the result has shape ``index.shape[:-1] + x.shape[k:]``."""
     op = "gather_nd"
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}: x must be a Tensor, got {type(x).__name__}")
     cols = _nd_split(index, op)
+    if len(cols) > x.ndim:
+        # Paddle's wording (GatherNdInferMeta), which its tests look for
+        raise IndexError(
+            f"{op}: an index of last dimension {len(cols)} for a tensor of {x.ndim} "
+            "dimension(s): Input(Index).shape[-1] should be no greater than Input(X).rank"
+        )
     rows, bshape = _rows(x, cols, op)
     k = len(cols)
     rest = list(x.shape[k:])

@@ -379,7 +379,10 @@ def install_tensor_methods() -> None:
     T.new_full = _new_full
     T.new_tensor = _new_tensor
     T.reshape_as = lambda self, other: self.reshape(list(other.shape))
-    T.where = lambda self, condition, y: _core.where(condition, self, y)
+    # PyTorch's method: x.where(condition, other) (its docs spell `other` as `y`)
+    T.where = lambda self, condition, other=None, y=None: _core.where(
+        condition, self, y if other is None else other
+    )
     T.nelement = lambda self: self.numel()
     T.ndimension = lambda self: self.ndim
     T.fill_diagonal_ = _fill_diagonal_

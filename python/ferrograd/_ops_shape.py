@@ -20,6 +20,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import _core
+from ._errors import AxisError
 
 Tensor = _core.Tensor
 
@@ -28,7 +29,7 @@ def _norm(d: Any, ndim: int, op: str) -> int:
     n = max(ndim, 1)
     d = operator.index(d)
     if not -n <= d < n:
-        raise IndexError(
+        raise AxisError(
             f"{op}: dimension {d} is out of range for a tensor with {ndim} dimension(s) "
             f"(expected a value in [{-n}, {n - 1}])"
         )
@@ -199,11 +200,24 @@ def repeat_interleave(
     return x.unsqueeze(d + 1).expand(big).reshape(merged)
 
 
+def _tri_diagonal(diagonal: Any, ndim: int, op: str) -> int:
+    """The checked ``diagonal`` of ``tril``/``triu``: a Python int (Paddle's
+    ``_tril_triu_op`` TypeError / ValueError texts, which its tests match)."""
+    if ndim < 2:
+        raise ValueError(
+            f"x shape in {op} must be at least 2-D: {op} needs at least 2 dimensions, got {ndim}"
+        )
+    try:
+        return operator.index(diagonal)
+    except TypeError:
+        raise TypeError(
+            f"diagonal in {op} must be a python Int, got {type(diagonal).__name__}"
+        ) from None
+
+
 def _tri(x: Tensor, diagonal: int, lower: bool, op: str) -> Tensor:
-    if x.ndim < 2:
-        raise ValueError(f"{op}: needs a tensor of at least 2 dimensions, got {x.ndim}")
+    k = _tri_diagonal(diagonal, x.ndim, op)
     r, c = x.shape[-2], x.shape[-1]
-    k = operator.index(diagonal)
     mask = np.tri(r, c, k, dtype=bool) if lower else ~np.tri(r, c, k - 1, dtype=bool)
     return _core.where(_core.tensor(mask), x, _core.zeros([], dtype=x.dtype))
 

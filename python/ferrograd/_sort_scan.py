@@ -22,7 +22,7 @@ from typing import Any, NamedTuple, Optional
 
 import numpy as np
 
-from . import _core, _median_axes
+from . import _core, _median_axes, _median_grad
 from ._dialect import caller_dialect
 from ._methods import as_method as _as_method
 
@@ -260,8 +260,9 @@ def kthvalue(
 def _median(x: Tensor, axis: Any, keepdim: Any, mode: Any, dim: Any, nan: builtins.bool) -> Any:
     op = "nanmedian" if nan else "median"
     _check_tensor(x, op)
+    torch = dim is not None  # PyTorch's semantics (gradients: ferrograd/_median_grad.py)
     if mode is None and dim is None and caller_dialect(3) == "torch":
-        dim, axis = axis, None  # PyTorch code: its positional dim, its lower middle value
+        dim, axis, torch = axis, None, True  # its positional dim, the lower middle value
         if dim is None:
             mode = "min"
     if mode is None:
@@ -290,10 +291,14 @@ def _median(x: Tensor, axis: Any, keepdim: Any, mode: Any, dim: Any, nan: builti
             src = src.astype("float32")  # Paddle: float64 stays, all else gives float32
         lo = src._select(sd, prefix + "low", 1, kd)[0]
         hi = src._select(sd, prefix + "high", 1, kd)[0]
-        value = (lo + hi) * 0.5
+        value, idx = (lo + hi) * 0.5, None
+    if torch and d is None:
+        value = _median_grad.evenly_distributed(x, value)
+    elif nan and not torch:
+        value, idx = _median_grad.paddle_all_nan(src, sd, kd, value, idx)
     if d is None:
         return value.reshape([1] * x.ndim) if keepdim else value
-    if mode == "min":
+    if idx is not None:  # mode "min"
         return MedianResult(value, idx)
     return value
 
@@ -419,6 +424,10 @@ def _histogram_counts(
     _check_tensor(x, op)
     if "complex" in str(x.dtype):
         raise TypeError(f"{op}(): complex tensors have no order; pass x.real or x.abs()")
+    if str(x.dtype).endswith("bool"):
+        # both peers refuse bool (Paddle's kernels: float, double, int, int64; PyTorch's
+        # histc: "not implemented for 'Bool'")
+        raise TypeError(f"{op}(): bool tensors are not supported; cast first (x.astype('int64'))")
     bins = _int_k(bins, op)
     if bins <= 0:
         raise ValueError(f"{op}(): bins must be > 0, got {bins}")
@@ -582,17 +591,6 @@ def unique_consecutive(
 def install_tensor_methods() -> None:
     """Adds the Python-level methods (``x.sort()``, ``x.topk(k)``, ...) to ``Tensor``; the
     Rust core already has ``cumsum``, ``cumprod``, ``logcumsumexp`` and ``argsort``."""
-    for fname in (
-        "cummax",
-        "cummin",
-        "sort",
-        "topk",
-        "kthvalue",
-        "median",
-        "nanmedian",
-        "mode",
-        "unique",
-        "unique_consecutive",
-        "histc",
-    ):
+    names = "cummax cummin sort topk kthvalue median nanmedian mode unique unique_consecutive"
+    for fname in (*names.split(), "histc"):
         setattr(Tensor, fname, _as_method(globals()[fname]))

@@ -26,7 +26,9 @@ Tensor = _core.Tensor
 
 def _float(x: Any) -> Tensor:
     t = x if isinstance(x, Tensor) else _core.tensor(x)
-    return t if t.is_floating_point() else t.astype(_core._get_default_dtype())
+    # integers and bools compute in the default float dtype; a complex tensor stays
+    # complex (its op computes it or refuses it; never the real part alone)
+    return t if t.is_floating_point() or t.is_complex() else t.astype(_core._get_default_dtype())
 
 
 def bessel_j0(input: Tensor, *, out: Any = None) -> Tensor:

@@ -49,6 +49,11 @@ TENSOR_OPS = (
     "quantile",
     "nanquantile",
     "inner",
+    # (session 42, Paddle's API tests)
+    "histogram",
+    "cross",
+    "lerp",
+    "logit",
 )
 
 #: ``ferrograd.nn.functional`` functions recorded as traced ops (no name is also in

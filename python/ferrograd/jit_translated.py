@@ -67,6 +67,15 @@ class TranslatedLayer(Module):
                     f"jit.load: '{name}' has shape {list(value.shape)} in the parameters file but "
                     f"{var.shape} in the program"
                 )
+            if not isinstance(value, _core.Tensor) or (
+                value.is_complex() and "complex" not in str(var.dtype)
+            ):
+                # (a complex value cast to the program's real dtype lost its imaginary part)
+                raise ValueError(
+                    f"jit.load: '{name}' in the parameters file is "
+                    f"{getattr(value, 'dtype', type(value).__name__)}, which does not fit the "
+                    f"program's {var.dtype}"
+                )
             value = value.detach().astype(var.dtype)
             if kind == "parameter":
                 value = Parameter(value, requires_grad=bool(p.get("requires_grad", True)))

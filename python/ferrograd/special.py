@@ -107,7 +107,9 @@ _SQRT1_2 = 1.0 / math.sqrt(2.0)
 
 def _float(x: Any) -> Tensor:
     t = x if isinstance(x, Tensor) else _core.tensor(x)
-    return t if t.is_floating_point() else t.astype(_core._get_default_dtype())
+    # integers and bools compute in the default float dtype; a complex tensor stays
+    # complex (its op computes it or refuses it; never the real part alone)
+    return t if t.is_floating_point() or t.is_complex() else t.astype(_core._get_default_dtype())
 
 
 def gammaln(input: Tensor) -> Tensor:
@@ -212,6 +214,8 @@ def ndtri(p: Tensor) -> Tensor:
     tails (see ``ferrograd._special_tails``)."""
     from ._special_tails import ndtri as _ndtri
 
+    if isinstance(p, Tensor) and p.is_complex():
+        raise TypeError(f"special.ndtri: not supported for {p.dtype} tensors (real input only)")
     return _ndtri(_float(p))
 
 

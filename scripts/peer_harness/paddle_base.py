@@ -69,6 +69,9 @@ class CPUPlace:
 core = types.ModuleType("paddle.base.core")
 # except the device queries tests use to pick the dtypes and places they cover
 core.is_compiled_with_cuda = ferrograd.is_compiled_with_cuda  # type: ignore[attr-defined]
+core.is_compiled_with_xpu = ferrograd.is_compiled_with_xpu  # type: ignore[attr-defined]
+#: ``base.is_compiled_with_cuda`` is Paddle's public ``paddle.is_compiled_with_cuda``
+is_compiled_with_cuda = ferrograd.is_compiled_with_cuda
 # ``core.Scope`` is the class ``paddle.static.Scope`` exports
 core.Scope = ferrograd.static.Scope  # type: ignore[attr-defined]
 framework = types.ModuleType("paddle.base.framework")
@@ -100,6 +103,15 @@ def in_pir_mode() -> bool:
 
 
 framework.in_pir_mode = in_pir_mode
+
+
+def use_pir_api() -> bool:
+    """``base.framework.use_pir_api`` (also ``paddle.framework.use_pir_api``): whether
+    static programs are built in PIR form; False, as ``in_pir_mode``."""
+    return False
+
+
+framework.use_pir_api = use_pir_api
 # ``core.CPUPlace`` is the public ``paddle.CPUPlace`` under Paddle's C++ module
 core.CPUPlace = CPUPlace  # type: ignore[attr-defined]
 

@@ -4,7 +4,9 @@ device a test adds besides the CPU), ``get_device_place`` (the one place a test 
 and ``is_custom_device``, here the CPU alone (ferrograd has no GPU build and no plug-in
 devices); and its bfloat16 helpers ``convert_float_to_uint16`` /
 ``convert_uint16_to_float`` (a bfloat16 value as the upper 16 bits of its float32, the
-form Paddle's ``Tensor.numpy()`` gives a bfloat16 tensor in). Its ``OpTest`` class
+form Paddle's ``Tensor.numpy()`` gives a bfloat16 tensor in); and, since session 42,
+``paddle_static_guard`` (the block in static mode) and the class decorators
+``skip_check_grad_ci`` / ``skip_check_inplace_ci`` (markers for ``OpTest``'s checks). Its ``OpTest`` class
 (static-graph operator checks through Paddle's C++ core) is not provided: a test class
 built on it is reported as skipped (one skip per class, naming ``OpTest``), so that the
 public-API test classes of the same file still run. The runner installs this module only
@@ -13,8 +15,10 @@ when the test folder has no ``op_test.py`` of its own.
 
 from __future__ import annotations
 
+import contextlib
 import unittest
 
+import ferrograd
 import numpy as np
 
 from peer_harness.paddle_base import CPUPlace
@@ -54,6 +58,39 @@ def convert_uint16_to_float(in_list):
     """bfloat16 bit patterns (uint16) back to float32 values."""
     arr = np.asarray(in_list, dtype=np.uint16)
     return (arr.astype(np.uint32) << 16).view(np.float32)
+
+
+@contextlib.contextmanager
+def paddle_static_guard():
+    """Runs the block in static mode and leaves static mode afterwards, as upstream."""
+    try:
+        ferrograd.enable_static()
+        yield
+    finally:
+        ferrograd.disable_static()
+
+
+def _class_marker(flag: str, reason):
+    """A class decorator setting ``flag`` (upstream: ``OpTest`` reads it at teardown);
+    like upstream, a reason string is required."""
+    if not isinstance(reason, str):
+        raise AssertionError(f"The reason for {flag} is required.")
+
+    def wrapper(cls):
+        setattr(cls, flag, True)
+        return cls
+
+    return wrapper
+
+
+def skip_check_grad_ci(reason=None):
+    """Marks an ``OpTest`` class as not needing a gradient check (the tests still run)."""
+    return _class_marker("no_need_check_grad", reason)
+
+
+def skip_check_inplace_ci(reason=None):
+    """Marks an ``OpTest`` class as not needing an in-place check."""
+    return _class_marker("no_need_check_inplace", reason)
 
 
 class OpTest(unittest.TestCase):

@@ -124,6 +124,9 @@ pub fn unsqueeze_kernel(x: &Tensor, a: &ShapeArgs) -> Result<Tensor> {
 pub fn flatten_rule(d: &[Dim], a: &ShapeArgs, cx: DimSubject<'_>) -> Result<Vec<Dim>> {
     let nd = d.len();
     if nd == 0 {
+        // a 0-d tensor's axes are 0 and -1 (both peers refuse others)
+        cx.axis("flatten", a.start, 0)?;
+        cx.axis("flatten", a.stop, 0)?;
         return Ok(vec![Some(1)]);
     }
     let (start, stop) = (a.start, a.stop);

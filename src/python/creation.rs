@@ -254,7 +254,12 @@ pub fn arange(
                     let t = &t.get().inner();
                     return Ok((t.item_f64().py()?, t.dtype().is_int()));
                 }
-                Ok((v.extract::<f64>()?, scalar_kind(v) == Some(ScalarKind::Int)))
+                // a NumPy integer (np.int64(10)) is an integer too: it has __index__
+                let int = match scalar_kind(v) {
+                    Some(k) => k == ScalarKind::Int,
+                    None => v.call_method0("__index__").is_ok(),
+                };
+                Ok((v.extract::<f64>()?, int))
             }
         }
     };
@@ -267,6 +272,36 @@ pub fn arange(
     } else {
         crate::dtype::default_float()
     });
+    if d == DType::I64 && ai && bi && si {
+        // exact in integers: f64 steps lose integers beyond 2**53
+        let exact = |o: Option<&Bound<'_, PyAny>>, default: i64| -> PyResult<i64> {
+            match o {
+                Some(v) if !v.is_none() => match v.cast::<PyTensor>() {
+                    Ok(t) => Ok(t
+                        .get()
+                        .inner()
+                        .to_dtype(DType::I64)
+                        .py()?
+                        .to_vec::<i64>()
+                        .py()?[0]),
+                    Err(_) => v.extract::<i64>(),
+                },
+                _ => Ok(default),
+            }
+        };
+        let (a, s) = (exact(start, 0)?, exact(step, 1)?);
+        let (lo, hi) = match end {
+            Some(e) if !e.is_none() => (a, exact(Some(e), 0)?),
+            _ => (0, a),
+        };
+        return finish(
+            py,
+            "arange",
+            int_arange(lo, hi, s)?,
+            requires_grad,
+            stop_gradient,
+        );
+    }
     finish(
         py,
         "arange",
@@ -274,6 +309,31 @@ pub fn arange(
         requires_grad,
         stop_gradient,
     )
+}
+
+/// `arange(lo, hi, step)` of integers, computed in integers (so exact beyond 2**53), int64.
+fn int_arange(lo: i64, hi: i64, step: i64) -> PyResult<Tensor> {
+    if step == 0 {
+        return Err(PyValueError::new_err(format!(
+            "arange: step must be finite and non-zero (got start={lo}, end={hi}, step={step})"
+        )));
+    }
+    let (lo, hi, st) = (lo as i128, hi as i128, step as i128);
+    if (hi - lo) * st.signum() < 0 {
+        return Err(PyValueError::new_err(format!(
+            "arange: upper bound and lower bound inconsistent with step sign (start={lo}, \
+             end={hi}, step={step}); use a {} step",
+            if step > 0 { "negative" } else { "positive" }
+        )));
+    }
+    let span = (hi - lo).abs();
+    let n = (span + st.abs() - 1) / st.abs();
+    let n = usize::try_from(n)
+        .map_err(|_| PyValueError::new_err(format!("arange: {n} elements do not fit in memory")))?;
+    let mut v = crate::storage::try_vec_with_capacity::<i64>(n).py()?;
+    // every value lies between lo and hi, so it fits in i64
+    v.extend((0..n).map(|i| (lo + i as i128 * st) as i64));
+    Tensor::from_vec(v, &[n]).py()
 }
 
 /// `num` evenly spaced values from `start` to `stop` inclusive.

@@ -176,19 +176,26 @@ def test_round_half_away_from_zero_regression():
     np.testing.assert_array_equal(paddle.round(x).numpy(), [-1.0, -0.0, 1.0, 2.0])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="digamma is a Rust unary op giving PyTorch's -inf at 0; Paddle's kernel gives "
-    "nan there. A dialect rule in the core's unary binding is needed (not done in "
-    "session 41)",
-)
-def test_digamma_at_zero_is_nan_in_paddle_code_regression():
-    """tensor/math.py ``digamma``: ``[[1, 1.5], [0, -2.2]]`` -> ``[[-0.5772, 0.0365],
-    [nan, 5.3229]]``."""
+def test_digamma_at_zero_is_signed_inf_in_paddle_code_regression():
+    """tensor/math.py ``digamma``: ``[[1, 1.5], [0, -2.2]]``. The docstring prints ``nan``
+    at 0, but that output predates Paddle PR #73070 (merged 2025-06, "Fix paddle.digamma
+    logic on zero input"): since then phi/kernels/impl/digamma_kernel_impl.h
+    ``DigammaFunctor`` returns ``-inf`` at ``+0`` and ``+inf`` at ``-0`` (PyTorch's
+    ``calc_digamma``, ATen/native/Math.h), and Eigen's ``digamma`` NaN at the negative
+    integers. Paddle issue #79458 reports exactly that from Paddle 3.3.1:
+    ``digamma([-0., 0., 1.4e-45, -1.])`` -> ``[inf, -inf, -inf, nan]``. The gradient is
+    Eigen's ``polygamma(1, x)`` (digamma_grad_kernel_impl.h), ``zeta(2, q)`` = ``inf`` at
+    the poles ``q = 0, -1, ...``."""
     data = paddle.to_tensor([[1, 1.5], [0, -2.2]], dtype="float32")
     res = paddle.digamma(data).numpy()
-    assert np.isnan(res[1, 0])
+    assert res[1, 0] == -np.inf
     np.testing.assert_allclose(res[0], [-0.57721591, 0.03648996], rtol=1e-5)
+    np.testing.assert_allclose(res[1, 1], 5.32286835, rtol=1e-5)
+    x = paddle.to_tensor([-0.0, 0.0, 1.401298464324817e-45, -1.0], stop_gradient=False)
+    y = paddle.digamma(x)
+    np.testing.assert_array_equal(y.numpy(), [np.inf, -np.inf, -np.inf, np.nan])
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [np.inf] * 4)
 
 
 def test_dot_of_two_matrices_is_row_wise_regression():

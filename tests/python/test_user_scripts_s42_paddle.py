@@ -95,14 +95,6 @@ def test_scope_find_var_get_tensor_regression(static_mode):
         paddle.enable_static()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="static.save_inference_model / load_inference_model are missing: the Rust "
-    "program cannot describe its ops back, and only programs built through the jit "
-    "Recorder (static/export.py) can be written; a program built by user code in "
-    "static mode (with clone(for_test=True) and minimize) would need recording from the "
-    "start and pruning to the feed->fetch subgraph",
-)
 def test_save_load_inference_model_regression(static_mode, tmp_path):
     # python/paddle/static/io.py `save_inference_model(path_prefix, feed_vars, fetch_vars,
     # executor, **kwargs)` / `load_inference_model(path_prefix, executor)` returning

@@ -16,7 +16,7 @@ from .. import _core
 from . import constraints
 from ._utils import as_float_tensor, broadcast_all, logits_to_probs, probs_to_logits
 from .continuous import _validate_flag
-from .discrete import _counts, _float_of, _one_of
+from .discrete import _CDF_LOOP_MAX, _counts, _float_of, _one_of, numpy_rng
 from .distribution import Distribution
 
 Tensor = _core.Tensor
@@ -98,6 +98,13 @@ class Binomial(Distribution):
         top = int(n.max()) if n.size else 0
         if top == 0:
             return _core.tensor(np.zeros(shape)).astype(self.probs.dtype)
+        if top > _CDF_LOOP_MAX:
+            # one uniform per trial would need top * numel draws (a count of 1e9: 8 GB per
+            # element): NumPy's exact BTPE sampler, seeded from ferrograd's generator
+            if top >= 2**62:
+                raise ValueError(f"Binomial: total_count {top} is too large to sample")
+            hits = numpy_rng(generator).binomial(n.astype(np.int64), p).astype(np.float64)
+            return _core.tensor(hits).astype(self.probs.dtype)
         u = _core._uniform([top, *shape], 0.0, 1.0, _core.float64, generator).numpy()
         trial = np.arange(top).reshape((top,) + (1,) * len(shape))
         hits = ((u < p) & (trial < n)).sum(0).astype(np.float64)

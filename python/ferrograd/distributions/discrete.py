@@ -28,6 +28,17 @@ from .continuous import _validate_flag
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 
+# rates (Poisson) and counts (Binomial) above this are drawn by NumPy's O(1) samplers
+_CDF_LOOP_MAX = 1e5
+
+
+def numpy_rng(generator: Any) -> np.random.Generator:
+    """A NumPy generator seeded from ``generator`` (or the default one), so
+    ``manual_seed`` reproduces what it draws."""
+    u = _core._uniform([4], 0.0, 1.0, _core.float64, generator).numpy()
+    return np.random.Generator(np.random.PCG64([int(v * 2**52) for v in u]))
+
+
 Tensor = _core.Tensor
 
 __all__ = ["Bernoulli", "Categorical", "OneHotCategorical", "Geometric", "Poisson"]
@@ -382,12 +393,17 @@ class Poisson(ExponentialFamily):
 
     def _draw(self, shape: tuple[int, ...], generator: Any) -> Tensor:
         rate = self.rate.detach().astype(_core.float64).broadcast_to(list(shape))
+        top = float(rate.max().item()) if rate.numel() else 0.0
+        if top > _CDF_LOOP_MAX:
+            # the loop below costs O(rate) steps (a rate of 1e9 never returned): NumPy's
+            # exact PTRS sampler, seeded from ferrograd's generator
+            draw = numpy_rng(generator).poisson(rate.numpy())
+            return _core.tensor(draw.astype(np.float64)).astype(self.rate.dtype)
         u = _core._uniform(list(shape), 0.0, 1.0, _core.float64, generator)
         log_rate = rate.log()
         k = rate * 0
         term = (-rate).exp()  # P(X = 0)
         cdf = term
-        top = float(rate.max().item()) if rate.numel() else 0.0
         lgam = 0.0
         for i in range(int(top + 20 * math.sqrt(top) + 50)):
             more = u > cdf

@@ -2,8 +2,12 @@
 Paddle's ``Conv1D/2D/3D``, ``Conv1DTranspose/2DTranspose/3DTranspose``.
 
 Weights use the peers' layouts (``[out, in/groups, *k]``; transposed:
-``[in, out/groups, *k]``) and start as PyTorch's do: ``kaiming_uniform_(a=sqrt(5))``,
-i.e. uniform in ``±1/sqrt(fan_in)``, the bias too (also for the Paddle classes).
+``[in, out/groups, *k]``). PyTorch's classes start as PyTorch's do:
+``kaiming_uniform_(a=sqrt(5))``, i.e. uniform in ``±1/sqrt(fan_in)``, the bias too.
+Paddle's classes start as Paddle 3.3's (python/paddle/nn/layer/conv.py ``_ConvNd``): the
+weight ``Normal(0, sqrt(2 / (in_channels * prod(kernel_size))))`` (all input channels,
+whatever ``groups``), Xavier-uniform for the transposed ones (``create_parameter``'s
+default), and a zero bias; an initializer in ``weight_attr`` / ``bias_attr`` wins.
 ``padding_mode`` other than ``"zeros"`` (``"reflect"``, ``"replicate"``, ``"circular"``)
 pads explicitly, then convolves without padding.
 """
@@ -31,6 +35,7 @@ class _ConvNd(Module):
 
     _nd = 2
     _transposed = False
+    _paddle_init = False  # Paddle's default initial values (its classes)
 
     def _setup(
         self,
@@ -96,7 +101,17 @@ class _ConvNd(Module):
             apply_param_attr(self.bias, bias_attr, is_bias=True)
 
     def reset_parameters(self) -> None:
-        """Draws fresh initial values as PyTorch does (from ferrograd's seeded generator)."""
+        """Draws fresh initial values (from ferrograd's seeded generator) as PyTorch does,
+        or, for Paddle's classes, as Paddle does (see the module docstring)."""
+        if self._paddle_init:
+            if self._transposed:
+                init.xavier_uniform_(self.weight)
+            else:
+                fan = self.in_channels * math.prod(self.kernel_size)
+                init.normal_(self.weight, 0.0, math.sqrt(2.0 / fan) if fan > 0 else 0.0)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+            return
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         if self.bias is not None:
             fan_in = self.weight.shape[1] * math.prod(self.kernel_size)
@@ -187,6 +202,8 @@ class _TorchConv(_ConvNd):
 
 
 class _PaddleConv(_ConvNd):
+    _paddle_init = True
+
     def __init__(
         self,
         in_channels: int,
@@ -236,6 +253,7 @@ class _TorchTranspose(_ConvNd):
 
 class _PaddleTranspose(_ConvNd):
     _transposed = True
+    _paddle_init = True
 
     def __init__(
         self,

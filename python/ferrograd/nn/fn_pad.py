@@ -38,6 +38,20 @@ def _spatial_dims(ndim: int, data_format: Optional[str]) -> list[int]:
     return list(range(2, ndim))
 
 
+def _check_data_format(x: Tensor, data_format: Any) -> None:
+    """Paddle's check (nn/functional/common.py ``pad``): a known layout whose length is
+    the tensor's rank (an unknown one was read as channels-first)."""
+    known = ("NCL", "NCHW", "NCDHW") + _CHANNELS_LAST
+    fmt = data_format.upper() if isinstance(data_format, str) else data_format
+    if fmt not in known:
+        raise ValueError(f"pad: data_format must be one of {list(known)}, got {data_format!r}")
+    if len(fmt) != x.ndim:
+        raise ValueError(
+            f"pad: data_format {data_format!r} describes a {len(fmt)}-D tensor, but the input "
+            f"has {x.ndim} dimension(s) (shape {list(x.shape)})"
+        )
+
+
 def _pairs(
     x: Tensor,
     pad: list[int],
@@ -144,6 +158,8 @@ def pad(
         from_left = True if dialect == "paddle" else False if dialect == "torch" else None
     if mode not in _PAD_MODES:
         raise ValueError(f"pad: mode must be one of {_PAD_MODES}, got {mode!r}")
+    if data_format is not None:
+        _check_data_format(x, data_format)
     pads = (
         [int(p) for p in pad.reshape([-1]).tolist()]
         if isinstance(pad, Tensor)

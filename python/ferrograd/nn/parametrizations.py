@@ -71,6 +71,15 @@ class _WeightNorm(Module):
 
 def weight_norm(module: Module, name: str = "weight", dim: Optional[int] = 0) -> Module:
     """Registers ``weight = g * v / ||v||`` on ``module.<name>`` (see the module doc)."""
+    weight = getattr(module, name, None)
+    if dim is not None and dim != -1 and isinstance(weight, Tensor):
+        n = max(weight.ndim, 1)
+        if not -n <= dim < n:
+            # (it wrapped around: dim=2 of a 2-D weight normalised along dim 0)
+            raise IndexError(
+                f"weight_norm: dim {dim} is out of range for a weight of {weight.ndim} "
+                f"dimension(s) (expected a value in [{-n}, {n - 1}])"
+            )
     return parametrize.register_parametrization(module, name, _WeightNorm(dim), unsafe=True)
 
 

@@ -80,6 +80,17 @@ def _find_hook(module: Module, kind: type, name: str) -> Any:
     return None, None
 
 
+def _check_dim(what: str, dim: int, weight: Tensor) -> None:
+    """An out-of-range ``dim`` is an IndexError (it wrapped around silently: dim=5 of a
+    2-D weight normalised along dim 1); PyTorch's transpose/permute refuse it too."""
+    n = max(weight.ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(
+            f"{what}: dim {dim} is out of range for a weight of {weight.ndim} dimension(s) "
+            f"(expected a value in [{-n}, {n - 1}])"
+        )
+
+
 def weight_norm(module: Module, name: str = "weight", dim: Optional[int] = 0) -> Module:
     """Splits ``module.<name>`` into ``<name>_g`` and ``<name>_v`` (see the module doc)."""
     key, _ = _find_hook(module, _WeightNormHook, name)
@@ -89,6 +100,8 @@ def weight_norm(module: Module, name: str = "weight", dim: Optional[int] = 0) ->
     if weight is None:
         raise ValueError(f"weight_norm: module has no parameter {name!r}")
     # -1 is "the whole tensor" in both peers (their dim=None), not the last dim
+    if dim is not None and dim != -1:
+        _check_dim("weight_norm", dim, weight)
     d = -1 if dim is None or dim == -1 else dim % weight.ndim
     hook = _WeightNormHook(name, d)
     g = _norm_except_dim(weight.detach(), d)
@@ -148,6 +161,7 @@ def spectral_norm(
         # layout (Paddle's spectral_norm picks 1 for its Linear, spectral_norm_hook.py)
         paddle_linear = getattr(module, "weight_layout", None) == "in_out"
         dim = 1 if isinstance(module, transposed) or paddle_linear else 0
+    _check_dim("spectral_norm", dim, weight)
     hook = _SpectralNormHook(name, n_power_iterations, dim % weight.ndim, eps)
     h, w = hook.matrix(weight.detach()).shape
     u = _normalize(_core.randn([h], dtype=weight.dtype), eps)

@@ -24,6 +24,15 @@ from .backward import append_backward as append_backward
 from .backward import gradients as gradients
 from .executor import CompiledProgram as CompiledProgram
 from .executor import Executor as Executor
+from .inference_model import deserialize_persistables as deserialize_persistables
+from .inference_model import deserialize_program as deserialize_program
+from .inference_model import load_from_file as load_from_file
+from .inference_model import load_inference_model as load_inference_model
+from .inference_model import normalize_program as normalize_program
+from .inference_model import save_inference_model as save_inference_model
+from .inference_model import save_to_file as save_to_file
+from .inference_model import serialize_persistables as serialize_persistables
+from .inference_model import serialize_program as serialize_program
 from .io import load as load
 from .io import save as save
 from .mode_switch import disable_static as disable_static
@@ -73,6 +82,8 @@ __all__ = [
     "data",
     "default_main_program",
     "default_startup_program",
+    "deserialize_persistables",
+    "deserialize_program",
     "disable_static",
     "enable_static",
     "gradients",
@@ -80,9 +91,16 @@ __all__ = [
     "in_dynamic_mode",
     "initializer",
     "load",
+    "load_from_file",
+    "load_inference_model",
     "nn",
+    "normalize_program",
     "program_guard",
     "py_func",
     "save",
+    "save_inference_model",
+    "save_to_file",
     "scope_guard",
+    "serialize_persistables",
+    "serialize_program",
 ]

@@ -21,6 +21,9 @@ from .functions import FUNCTIONS, first_variable
 from .variable import Variable
 
 _TRACED = frozenset(TENSOR_OPS) | frozenset(FUNCTIONAL_OPS)
+#: the names the peers give a function's tensor parameter (Paddle: ``x``, Paddle's older
+#: and PyTorch's: ``input``)
+_TENSOR_KEYWORDS = ("x", "input")
 
 
 def _scan(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Variable | None:
@@ -43,7 +46,15 @@ def record_call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any
     if var is None:  # (the dispatcher calls only when a Variable is among the arguments)
         raise TypeError(f"{name}: expected a static Variable among the arguments")
     if not args:
-        raise TypeError(f"{name}: pass the variable positionally in static programs")
+        # keyword-only call (``paddle.sort(x=v, axis=1)``, ``paddle.unbind(input=v)``):
+        # the tensor parameter becomes the Variable method's receiver
+        key = next((k for k in _TENSOR_KEYWORDS if k in kwargs), None)
+        if key is None:
+            raise TypeError(
+                f"{name}: pass the variable positionally (or as x= / input=) in static programs"
+            )
+        kwargs = dict(kwargs)
+        args = (kwargs.pop(key),)
     first = args[0] if isinstance(args[0], Variable) else var.block._as_variable(args[0], like=var)
     method = getattr(first, name, None)
     if method is None:

@@ -261,7 +261,11 @@ def record_eager(
     forward.__name__ = name
     # what jit.save needs to write the op (static/export.py); None: a callback it refuses
     forward._fg_export = None if export is None else (*export, sargs, skwargs)  # type: ignore[attr-defined]
-    block.program._core.append_traced(forward, [v.id for v in inputs], [o.id for o in outs])
+    in_ids, out_ids = [v.id for v in inputs], [o.id for o in outs]
+    block.program._core.append_traced(forward, in_ids, out_ids)
+    block.program._calls.append(  # (static/program_log.py)
+        {"call": "traced", "func": forward, "inputs": in_ids, "outputs": out_ids}
+    )
     for o in outs:
         block._derived(o, inputs)
     return _rebuild(first, outs)
@@ -337,6 +341,10 @@ class VariableEagerOpsMixin:
     trace = _method("trace")
     rot90 = _method("rot90")
     repeat_interleave = _method("repeat_interleave")
+    histogram = _method("histogram")
+    cross = _method("cross")
+    lerp = _method("lerp")
+    logit = _method("logit")
 
 
 __all__ = [

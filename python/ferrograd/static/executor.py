@@ -49,7 +49,8 @@ class Executor:
         """Runs ``program`` (default: the default main program; a ``CompiledProgram``
         runs its program) with ``feed``
         ({data name: array}) and returns the values of ``fetch_list`` (Variables or
-        names) as NumPy arrays (Tensors if ``return_numpy=False``)."""
+        names; an eager Tensor, a constant, gives its value) as NumPy arrays (Tensors
+        if ``return_numpy=False``)."""
         if program is None:
             program = _program.default_main_program()
         if isinstance(program, CompiledProgram):
@@ -62,8 +63,20 @@ class Executor:
             fetch_list = []
         elif not isinstance(fetch_list, (list, tuple)):
             fetch_list = [fetch_list]
+        else:
+            # a list of variables inside the list counts as its items (Paddle's
+            # Executor._check_fetch_list: fetch_list=[outs] with outs a list)
+            fetch_list = [
+                v for f in fetch_list for v in (f if isinstance(f, (list, tuple)) else (f,))
+            ]
         ids = []
-        for f in fetch_list:
+        # an eager Tensor in fetch_list (a creation function called in static mode,
+        # ``paddle.arange(0, 5)``: a constant of the program) gives its own value
+        constants: dict[int, Any] = {}
+        for pos, f in enumerate(fetch_list):
+            if isinstance(f, _core.Tensor):
+                constants[pos] = f
+                continue
             if isinstance(f, Variable):
                 if f.block.program is not program:
                     f = f.name  # the same name in this program (e.g. a parameter)
@@ -86,7 +99,10 @@ class Executor:
         if _optimizer.scheduled:
             _optimizer.sync_learning_rates(program, s)
         with _eager_ops.test_mode(program._for_test):
-            return list(self._core.run(program._core, feed, ids, s._core, return_numpy))
+            out = list(self._core.run(program._core, feed, ids, s._core, return_numpy))
+        for pos, t in sorted(constants.items()):
+            out.insert(pos, t.numpy() if return_numpy else t.detach().clone())
+        return out
 
     def close(self) -> None:
         """Nothing to release (kept for Paddle compatibility)."""

@@ -278,6 +278,7 @@ def _traced_forward(kind: str, name: str, sargs: Any, skwargs: Any) -> Any:
         return _eager_ops._flatten(call, name)
 
     forward.__name__ = name
+    forward._fg_export = (kind, name, sargs, skwargs)  # type: ignore[attr-defined]
     return forward
 
 
@@ -290,27 +291,43 @@ def _check(got: Any, want: Any, note: dict[str, Any]) -> None:
 
 
 def replay(calls: Sequence[dict[str, Any]], constants: Sequence[dict[str, Any]]) -> Program:
-    """A new program built from the notes ``calls`` (see the module docs)."""
+    """A new program built from the notes ``calls`` (see the module docs). The calls
+    are noted in the program's log, so it can be saved again (``save_inference_model``)."""
     p = Program()
-    core, dec = p._core, _Decoder(constants)
+    core, dec, log = p._core, _Decoder(constants), p._calls
     for c in calls:
         kind = c.get("call")
+        out: Any
         if kind == "var":
-            _check(core.create_var(c["name"], c["dtype"], c["shape"], c["kind"]), c["out"], c)
-        elif kind == "op":
-            _check(core.append_op(c["op"], c["inputs"], **dec.value(c["attrs"])), c["out"], c)
-        elif kind == "op_multi":
-            outs = list(core.append_op_multi(c["op"], c["inputs"], **dec.value(c["attrs"])))
-            _check(outs, c["out"], c)
+            out = core.create_var(c["name"], c["dtype"], c["shape"], c["kind"])
+            _check(out, c["out"], c)
+            log.append({"call": "var", "kind": c["kind"], "out": out})
+        elif kind in ("op", "op_multi"):
+            attrs = dec.value(c["attrs"])
+            if kind == "op":
+                out = core.append_op(c["op"], c["inputs"], **attrs)
+            else:
+                out = list(core.append_op_multi(c["op"], c["inputs"], **attrs))
+            _check(out, c["out"], c)
+            log.append(
+                {"call": kind, "op": c["op"], "inputs": c["inputs"], "attrs": attrs, "out": out}
+            )
         elif kind == "const":
-            _check(core.append_constant(dec.value(c["value"]), c["like"]), c["out"], c)
+            value = dec.value(c["value"])
+            out = core.append_constant(value, c["like"])
+            _check(out, c["out"], c)
+            log.append({"call": "const", "value": value, "like": c["like"], "out": out})
         elif kind == "assign":
             core.append_assign(c["src"], c["dst"])
+            log.append({"call": "assign", "src": c["src"], "dst": c["dst"]})
         elif kind == "traced":
             fwd = _traced_forward(
                 c["kind"], c["name"], dec.value(c["args"]), dec.value(c["kwargs"])
             )
             core.append_traced(fwd, c["inputs"], c["outputs"])
+            log.append(
+                {"call": "traced", "func": fwd, "inputs": c["inputs"], "outputs": c["outputs"]}
+            )
         else:
             raise ValueError(f"unknown program call {kind!r}")
     return p

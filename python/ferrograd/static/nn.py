@@ -75,8 +75,17 @@ def py_func(
     for v in xs + outs:
         if v.block is not block:
             raise ValueError(f"py_func: variable '{v.name}' belongs to another program")
-    block.program._core.append_py_func(
-        func, backward_func, [v.id for v in xs], [o.id for o in outs], [s.id for s in skips]
+    in_ids, out_ids, skip_ids = [v.id for v in xs], [o.id for o in outs], [s.id for s in skips]
+    block.program._core.append_py_func(func, backward_func, in_ids, out_ids, skip_ids)
+    block.program._calls.append(  # (static/program_log.py)
+        {
+            "call": "py_func",
+            "func": func,
+            "backward_func": backward_func,
+            "inputs": in_ids,
+            "outputs": out_ids,
+            "skip": skip_ids,
+        }
     )
     for o in outs:  # (without backward_func, no gradient flows: stop_gradient True)
         block._derived(o, xs if backward_func is not None else [])

@@ -50,7 +50,11 @@ class Block:
             if v.block is not self:
                 raise foreign_variable(op, v)
             ids.append(v.id)
-        return self._derived(self._wrap(self.program._core.append_op(op, ids, **attrs)), inputs)
+        out = self.program._core.append_op(op, ids, **attrs)
+        self.program._calls.append(
+            {"call": "op", "op": op, "inputs": ids, "attrs": dict(attrs), "out": out}
+        )
+        return self._derived(self._wrap(out), inputs)
 
     @staticmethod
     def _derived(out: Variable, inputs: Sequence[Variable]) -> Variable:
@@ -74,12 +78,16 @@ class Block:
             check_not_eager_parameter(
                 value, f"an op on '{like.name}'" if like is not None else "a static op"
             )
-            return self._wrap(self.program._core.append_constant(value))
+            return self._constant(value, None)
         if isinstance(value, (numbers.Number, bool)):
-            return self._wrap(
-                self.program._core.append_constant(value, like.id if like is not None else None)
-            )
-        return self._wrap(self.program._core.append_constant(_core.to_tensor(value)))
+            return self._constant(value, like.id if like is not None else None)
+        return self._constant(_core.to_tensor(value), None)
+
+    def _constant(self, value: Any, like: int | None) -> Variable:
+        """A constant (a scalar typed like variable ``like``), noted in the call log."""
+        out = self.program._core.append_constant(value, like)
+        self.program._calls.append({"call": "const", "value": value, "like": like, "out": out})
+        return self._wrap(out)
 
     def create_var(
         self,
@@ -98,7 +106,7 @@ class Block:
             name = f"_generated_var_{self.program._core.num_vars()}"
         if shape is None:
             raise ValueError(f"create_var('{name}'): a shape is needed")
-        v = self._wrap(self.program._core.create_var(name, dtype, list(shape), "declared"))
+        v = self._wrap(_new_var(self.program, name, dtype, shape, "declared"))
         if stop_gradient is not None:
             v.stop_gradient = stop_gradient
         return v
@@ -147,6 +155,10 @@ class Program:
         self._for_test = False
         #: names of the optimizer's persistable state (moments, steps, learning rates)
         self._optimizer_vars: set[str] = set()
+        #: every call that built the Rust program, in order (``static/program_log.py``:
+        #: what ``save_inference_model`` prunes and writes; the Rust program does not
+        #: describe its ops back)
+        self._calls: list[dict[str, Any]] = []
 
     def current_block(self) -> Block:
         """The block ops are appended to."""
@@ -187,6 +199,7 @@ class Program:
         p.random_seed = self.random_seed
         p._for_test = bool(for_test) or self._for_test
         p._optimizer_vars = set(self._optimizer_vars)
+        p._calls = list(self._calls)
         for var_id, v in self._block._vars.items():  # what Python keeps beside Rust
             w = p._block._wrap(var_id)
             w.trainable = v.trainable
@@ -261,7 +274,14 @@ def data(
     """Declares a variable fed at run time (``feed={name: array}``); ``-1``/``None``
     dimensions take any size."""
     block = _main_program.current_block()
-    return block._wrap(_main_program._core.create_var(name, dtype, list(shape), "data"))
+    return block._wrap(_new_var(_main_program, name, dtype, shape, "data"))
+
+
+def _new_var(program: Program, name: str, dtype: Any, shape: Any, kind: str) -> int:
+    """``program._core.create_var``, noted in the program's call log."""
+    out = program._core.create_var(name, dtype, list(shape), kind)
+    program._calls.append({"call": "var", "kind": kind, "out": out})
+    return int(out)
 
 
 _param_counter = [0]
@@ -336,8 +356,8 @@ def create_parameter(
         _param_counter[0] += 1
     shape = [int(d) for d in shape]
     main, startup = _main_program, _startup_program
-    pid = main._core.create_var(name, dtype, shape, "parameter")
-    sid = startup._core.create_var(name, dtype, shape, "parameter")
+    pid = _new_var(main, name, dtype, shape, "parameter")
+    sid = _new_var(startup, name, dtype, shape, "parameter")
     kind, a, b, value = _init_spec(default_initializer, shape, is_bias, dtype)
     if kind == "value":
         value = value if isinstance(value, _core.Tensor) else _core.to_tensor(value)
@@ -360,6 +380,7 @@ def assign(x: Any, output: Variable | None = None) -> Variable:
     block = output.block
     src = block._as_variable(x, like=output)
     output.program._core.append_assign(src.id, output.id)
+    output.program._calls.append({"call": "assign", "src": src.id, "dst": output.id})
     if not output.persistable:  # (a parameter's update is not what its readers compute)
         first = not output._inputs
         output._stop_gradient_default = src.stop_gradient and (

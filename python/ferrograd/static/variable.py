@@ -535,7 +535,14 @@ class Variable(
     def clip(
         self, min: float | None = None, max: float | None = None, name: str | None = None
     ) -> Variable:  # noqa: A002
-        """Clamps into ``[min, max]``."""
+        """Clamps into ``[min, max]`` (numbers, or Paddle's 1-element tensors / variables,
+        whose values are read when the program runs)."""
+        if isinstance(min, (Variable, _core.Tensor)) or isinstance(max, (Variable, _core.Tensor)):
+            from .eager_ops import record_eager
+
+            return record_eager(  # type: ignore[no-any-return]
+                "clip", _core.Tensor.clip, (self, min, max), {}, export=("method", "clip")
+            )
         return self._op("clip", [self], min=min, max=max)
 
     clamp = clip

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from .. import _core
+from .._errors import AxisError
 
 if TYPE_CHECKING:
     from .program import Block
@@ -65,6 +66,9 @@ class VariableOpsMixin:
 
     def _many(self, op: str, **attrs: Any) -> list[Variable]:
         ids = self.block.program._core.append_op_multi(op, [self.id], **attrs)
+        self.block.program._calls.append(  # (static/program_log.py)
+            {"call": "op_multi", "op": op, "inputs": [self.id], "attrs": attrs, "out": list(ids)}
+        )
         return [self.block._derived(self.block._wrap(i), [self._me()]) for i in ids]
 
     def _index_var(self, index: Any) -> Variable:
@@ -82,7 +86,7 @@ class VariableOpsMixin:
             raise ValueError(f"{op}: cannot split the 0-d variable '{self.name}'")
         nd = len(self.shape)
         if not -nd <= axis < nd:
-            raise IndexError(
+            raise AxisError(
                 f"{op}: axis {axis} is out of range for a variable of {nd} dimensions "
                 f"('{self.name}' with shape {self.shape})"
             )
@@ -234,5 +238,11 @@ class VariableOpsMixin:
     def unbind(self, axis: int = 0, *, dim: Any = None) -> list[Variable]:
         """The slices along ``axis`` (whose size must be known when building)."""
         ax = operator.index(_pick(axis, dim))
-        count = self.shape[ax] if self.shape and -len(self.shape) <= ax < len(self.shape) else 0
+        nd = len(self.shape)
+        if nd and not -nd <= ax < nd:
+            raise AxisError(
+                f"unbind: axis {ax} is out of range for a variable of {nd} dimensions "
+                f"('{self.name}' with shape {self.shape})"
+            )
+        count = self.shape[ax] if nd else 0
         return self._many("unbind", axis=ax, count=max(count, 0))

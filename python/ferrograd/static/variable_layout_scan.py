@@ -91,6 +91,14 @@ class VariableLayoutScanMixin:
             )
         return n
 
+    def _traced(self, op: str, *args: Any) -> Variable:
+        """The eager ``Tensor.<op>`` recorded as a traced op (it runs on the values when
+        the program runs): for sizes known only at run time."""
+        from .eager_ops import record_eager
+
+        fn = getattr(_core.Tensor, op)
+        return record_eager(op, fn, (self._me(), *args), {}, export=("method", op))  # type: ignore[no-any-return]
+
     def _along(self, d: int, start: int | None, stop: int | None) -> Variable:
         return self[tuple([slice(None)] * d + [slice(start, stop)])]
 
@@ -128,6 +136,8 @@ class VariableLayoutScanMixin:
         if dims is None:
             if len(sh) != 1:
                 raise ValueError(f"roll: {len(sh)} shifts need as many dims")
+            if any(n < 0 for n in self.shape):  # sizes known only at run time
+                return self._traced("roll", sh[0])
             flat = self.flatten()
             return flat._roll_dim(sh[0], 0).reshape(
                 [self._known(d, "roll") for d in range(self.ndim)]
@@ -137,9 +147,12 @@ class VariableLayoutScanMixin:
             raise ValueError(
                 f"roll: {len(sh)} shift(s) for {len(ds)} dim(s); give one shift per dim"
             )
+        axes = [self._axis(d, "roll") for d in ds]
+        if any(self.shape[d] < 0 for d in axes):  # sizes known only at run time
+            return self._traced("roll", sh, axes)
         out = self._me()
-        for s, d in zip(sh, ds):
-            out = out._roll_dim(s, self._axis(d, "roll"))
+        for s, d in zip(sh, axes):
+            out = out._roll_dim(s, d)
         return out
 
     def tile(self, *args: Any, **kwargs: Any) -> Variable:
@@ -160,10 +173,13 @@ class VariableLayoutScanMixin:
         return x
 
     def _tri(self, diagonal: int, lower: bool, op: str) -> Variable:
-        if self.ndim < 2:
-            raise ValueError(f"{op}: needs a variable of at least 2 dimensions, got {self.ndim}")
-        r, c = self._known(self.ndim - 2, op), self._known(self.ndim - 1, op)
-        k = operator.index(diagonal)
+        from .._ops_shape import _tri_diagonal
+
+        k = _tri_diagonal(diagonal, self.ndim, op)
+        if self.shape[-2] < 0 or self.shape[-1] < 0:
+            # the matrix size is known only at run time
+            return self._traced(op, k)
+        r, c = self.shape[-2], self.shape[-1]
         mask = np.tri(r, c, k, dtype=bool) if lower else ~np.tri(r, c, k - 1, dtype=bool)
         return self.masked_fill(~mask, 0)
 
@@ -254,13 +270,17 @@ class VariableLayoutScanMixin:
         axis: Any = None,
     ) -> Any:
         """Sorted along ``dim``: PyTorch's ``(values, indices)``; with Paddle's ``axis=``
-        keyword the values alone, as in eager."""
+        keyword, or called from Paddle code, the values alone, as in eager."""
+        from .._dialect import caller_dialect
         from .._sort_scan import SortResult
 
         d = self._axis(axis if axis is not None else dim, "sort")
         idx = self._positions(d, None, builtins.bool(descending), "sort")
         values = self.take_along_axis(idx, d)
-        return values if axis is not None else SortResult(values, idx)  # type: ignore[arg-type]
+        # (through_layers: the module function reaches here through static/dispatch.py)
+        if axis is not None or caller_dialect(2, through_layers=True) == "paddle":
+            return values
+        return SortResult(values, idx)  # type: ignore[arg-type]
 
     def topk(
         self,

@@ -1,9 +1,11 @@
 """``Variable``'s Python operators (``+ - * / // % ** @``, comparisons, ``& | ^ ~``,
-unary ``-`` and ``abs``): each records the op of the same name as the eager operator.
+unary ``-`` and ``abs``): each records the op of the same name as the eager operator;
+and Paddle's in-place method names (``x.clip_()``), which are the op itself in static mode.
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -20,6 +22,22 @@ class VariableOperatorsMixin:
         def _binary(self, op: str, other: Any) -> Variable: ...
         def _rbinary(self, op: str, other: Any) -> Variable: ...
         def _op(self, op: str, inputs: Any, **attrs: Any) -> Variable: ...
+
+    def __getattr__(self, name: str) -> Any:
+        # Paddle's in-place methods in static mode (``x.clip_()``, ``x.flatten_()``): the
+        # op itself, with Paddle's warning (python/paddle/utils/inplace_utils.py,
+        # _inplace_apis_in_dygraph_only_: "... is the same as clip() and does not perform
+        # inplace operation")
+        if name.endswith("_") and not name.startswith("_"):
+            method = getattr(type(self), name[:-1], None)
+            if callable(method):
+                warnings.warn(
+                    f"In static graph mode, {name}() is the same as {name[:-1]}() and does not "
+                    "perform inplace operation.",
+                    stacklevel=2,
+                )
+                return method.__get__(self)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __and__(self, o: Any) -> Variable:
         return self._binary("bitwise_and", o)

@@ -430,55 +430,95 @@ fn numpy_dtype(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Option<DType>> {
 /// the storage) when its dtype is supported and its strides are element-aligned.
 pub fn numpy_to_tensor(arr: &Bound<'_, PyUntypedArray>, share: bool) -> PyResult<Tensor> {
     let Some(dtype) = numpy_dtype(arr)? else {
-        let descr = arr.dtype();
-        let native: bool = descr
-            .getattr(pyo3::intern!(arr.py(), "isnative"))?
-            .extract()?;
-        if !native && !share {
-            // a byte-swapped array ('>f4' on x86) keeps its dtype: swap to native order first
-            let swapped = descr.call_method1(pyo3::intern!(arr.py(), "newbyteorder"), ("=",))?;
-            let conv = arr.call_method1("astype", (swapped,))?;
-            return numpy_to_tensor(conv.cast::<PyUntypedArray>()?, false);
-        }
-        // other NumPy dtypes (uint16, uint32, float128, ...) convert to the nearest supported one
-        let kind: String = arr
-            .dtype()
-            .getattr(pyo3::intern!(arr.py(), "kind"))?
-            .extract()?;
-        let target = match kind.as_str() {
-            "b" => "bool",
-            "i" | "u" => "int64",
-            "f" => "float64",
-            "c" => "complex128",
-            _ => {
-                return Err(PyTypeError::new_err(format!(
-                    "cannot make a tensor from a NumPy array of dtype {}",
-                    arr.dtype()
-                )))
-            }
-        };
+        return numpy_to_tensor_converted(arr, share);
+    };
+    if dtype == DType::Bool && holds_invalid_bools(arr)? {
+        // a bool byte other than 0 or 1 (from raw memory: frombuffer, a uint8 view) is not a
+        // Rust bool: kernels would read it as neither true nor false
         if share {
-            return Err(PyTypeError::new_err(format!(
-                "from_numpy: dtype {} cannot share memory; supported: bool, uint8, int8, \
-                 int16, int32, int64, float16, float32, float64, complex64, complex128",
-                arr.dtype()
-            )));
+            return Err(PyValueError::new_err(
+                "from_numpy: the bool array holds bytes other than 0 and 1 (raw memory read \
+                 as bool), which cannot be shared as bools; pass `a != 0` (or \
+                 ferrograd.tensor(a), which reads every nonzero byte as True)",
+            ));
         }
-        if kind == "u" && arr.dtype().itemsize() == 8 && arr.len() > 0 {
-            let max = arr.call_method0("max")?;
-            if max.gt(i64::MAX)? {
-                return Err(PyValueError::new_err(format!(
-                    "a {} array holds {} which does not fit in int64 (ferrograd's widest \
+        // copied: every nonzero byte is True, as NumPy's own operations read it
+        let fixed = arr
+            .call_method1("view", ("u1",))?
+            .call_method1("__ne__", (0,))?;
+        return numpy_to_tensor(fixed.cast::<PyUntypedArray>()?, false);
+    }
+    numpy_to_tensor_typed(arr, dtype, share)
+}
+
+/// True when a NumPy bool array holds a byte that is neither 0 nor 1.
+fn holds_invalid_bools(arr: &Bound<'_, PyUntypedArray>) -> PyResult<bool> {
+    if arr.len() == 0 {
+        return Ok(false);
+    }
+    let max = arr.call_method1("view", ("u1",))?.call_method0("max")?;
+    max.gt(1)
+}
+
+/// `numpy_to_tensor` of an array whose dtype has no ferrograd twin: byte-swapped arrays and
+/// the dtypes converted to the nearest supported one.
+fn numpy_to_tensor_converted(arr: &Bound<'_, PyUntypedArray>, share: bool) -> PyResult<Tensor> {
+    let descr = arr.dtype();
+    let native: bool = descr
+        .getattr(pyo3::intern!(arr.py(), "isnative"))?
+        .extract()?;
+    if !native && !share {
+        // a byte-swapped array ('>f4' on x86) keeps its dtype: swap to native order first
+        let swapped = descr.call_method1(pyo3::intern!(arr.py(), "newbyteorder"), ("=",))?;
+        let conv = arr.call_method1("astype", (swapped,))?;
+        return numpy_to_tensor(conv.cast::<PyUntypedArray>()?, false);
+    }
+    // other NumPy dtypes (uint16, uint32, float128, ...) convert to the nearest supported one
+    let kind: String = arr
+        .dtype()
+        .getattr(pyo3::intern!(arr.py(), "kind"))?
+        .extract()?;
+    let target = match kind.as_str() {
+        "b" => "bool",
+        "i" | "u" => "int64",
+        "f" => "float64",
+        "c" => "complex128",
+        _ => {
+            return Err(PyTypeError::new_err(format!(
+                "cannot make a tensor from a NumPy array of dtype {}",
+                arr.dtype()
+            )))
+        }
+    };
+    if share {
+        return Err(PyTypeError::new_err(format!(
+            "from_numpy: dtype {} cannot share memory; supported: bool, uint8, int8, \
+                 int16, int32, int64, float16, float32, float64, complex64, complex128",
+            arr.dtype()
+        )));
+    }
+    if kind == "u" && arr.dtype().itemsize() == 8 && arr.len() > 0 {
+        let max = arr.call_method0("max")?;
+        if max.gt(i64::MAX)? {
+            return Err(PyValueError::new_err(format!(
+                "a {} array holds {} which does not fit in int64 (ferrograd's widest \
                      integer) and would wrap to a negative number; pass dtype='float64' to \
                      convert by value, or reduce the values first",
-                    arr.dtype(),
-                    max.str()?
-                )));
-            }
+                arr.dtype(),
+                max.str()?
+            )));
         }
-        let conv = arr.call_method1("astype", (target,))?;
-        return numpy_to_tensor(conv.cast::<PyUntypedArray>()?, false);
-    };
+    }
+    let conv = arr.call_method1("astype", (target,))?;
+    numpy_to_tensor(conv.cast::<PyUntypedArray>()?, false)
+}
+
+/// `numpy_to_tensor` of an array of a supported `dtype`: shared or copied.
+fn numpy_to_tensor_typed(
+    arr: &Bound<'_, PyUntypedArray>,
+    dtype: DType,
+    share: bool,
+) -> PyResult<Tensor> {
     let shape: Vec<usize> = arr.shape().to_vec();
     let itemsize = dtype.size() as isize;
     let byte_strides: Vec<isize> = arr.strides().to_vec();

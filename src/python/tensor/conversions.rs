@@ -58,12 +58,24 @@ impl PyTensor {
     /// gives a copy;
     /// otherwise an array on the tensor's memory, read-only while autograd may need the
     /// values (a saved tensor: PyTorch lets a write silently change a gradient), and a
-    /// float32 copy for bfloat16, which NumPy lacks.
-    #[pyo3(signature = (*, force=false))]
-    fn numpy<'py>(&self, py: Python<'py>, force: bool) -> PyResult<Bound<'py, PyAny>> {
+    /// float32 copy for bfloat16, which NumPy lacks. Paddle's `numpy()` takes and ignores
+    /// positional arguments (its tests call `numpy(False)`); PyTorch's takes none.
+    #[pyo3(signature = (*args, force=false))]
+    fn numpy<'py>(
+        &self,
+        py: Python<'py>,
+        args: &Bound<'py, PyTuple>,
+        force: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let t = self.inner();
         if !crate::python::dialect::caller_is_torch(py)? {
             return tensor_to_numpy(py, &t);
+        }
+        if !args.is_empty() {
+            return Err(PyTypeError::new_err(format!(
+                "numpy() takes no positional arguments ({} given); use numpy(force=True)",
+                args.len()
+            )));
         }
         if t.requires_grad() && crate::autograd::grad_mode::is_grad_enabled() {
             if force {

@@ -497,19 +497,40 @@ fn where_rule(py: Python<'_>, x: &Tensor, y: &Tensor) -> PyResult<ZeroDimRule> {
     })
 }
 
+/// One operand of `where` under Paddle's keyword (`x`/`y`) or PyTorch's (`input`/`other`,
+/// `where(condition, input, other)`); both is an error.
+fn where_operand<'a, 'py>(
+    paddle: Option<&'a Bound<'py, PyAny>>,
+    torch: Option<&'a Bound<'py, PyAny>>,
+    names: (&str, &str),
+) -> PyResult<Option<&'a Bound<'py, PyAny>>> {
+    if paddle.is_some() && torch.is_some() {
+        return Err(PyTypeError::new_err(format!(
+            "where() got both {} and {}, two names of the same operand; pass one",
+            names.0, names.1
+        )));
+    }
+    Ok(paddle.or(torch))
+}
+
 /// `condition ? x : y` elementwise; with only `condition`, its non-zero indices (one
 /// piece per dimension: 1-D in PyTorch code and by default, `[z, 1]` in Paddle code).
+/// PyTorch's keywords `input=`/`other=` name `x`/`y`.
 #[pyfunction]
-#[pyo3(name = "where", signature = (condition, x=None, y=None, name=None))]
+#[pyo3(name = "where", signature = (condition, x=None, y=None, name=None, *, input=None, other=None))]
 pub fn where_fn(
     py: Python<'_>,
     condition: &Bound<'_, PyAny>,
     x: Option<&Bound<'_, PyAny>>,
     y: Option<&Bound<'_, PyAny>>,
     name: Option<&Bound<'_, PyAny>>,
+    input: Option<&Bound<'_, PyAny>>,
+    other: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyAny>> {
     let _ = name;
     let c = index_tensor(condition)?;
+    let x = where_operand(x, input, ("x", "input"))?;
+    let y = where_operand(y, other, ("y", "other"))?;
     match (x, y) {
         (Some(x), Some(y)) => {
             let like = x
