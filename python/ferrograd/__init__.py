@@ -85,6 +85,7 @@ from . import profiler as profiler  # noqa: E402  (torch.profiler / paddle.profi
 from . import regularizer as regularizer  # noqa: E402
 from . import signal as signal  # noqa: E402  (torch.signal.windows / paddle.signal)
 from . import special as special  # noqa: E402  (torch.special)
+from . import text as text  # noqa: E402  (paddle.text: viterbi_decode)
 from . import utils as utils  # noqa: E402  (data loading; activation checkpointing)
 from . import version as version  # noqa: E402
 from ._paddle_grad import grad as grad  # noqa: E402  (paddle.grad)
@@ -241,6 +242,7 @@ __all__ = [
     "fft",
     "geometric",
     "hapi",
+    "text",
     "Model",
     "callbacks",
     "version",

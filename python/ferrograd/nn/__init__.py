@@ -519,3 +519,9 @@ __all__ += ["DataParallel", "modules"]
 from .layers_spectral_norm import SpectralNorm as SpectralNorm  # noqa: E402
 
 __all__ += ["SpectralNorm"]
+
+# Paddle's beam-search decoding (decode.py): nn.BeamSearchDecoder, nn.dynamic_decode
+from .decode import BeamSearchDecoder as BeamSearchDecoder  # noqa: E402
+from .decode import dynamic_decode as dynamic_decode  # noqa: E402
+
+__all__ += ["BeamSearchDecoder", "dynamic_decode"]

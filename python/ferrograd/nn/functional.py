@@ -554,6 +554,10 @@ __all__ += [
     "fractional_max_pool3d_with_indices",  # noqa: F405
 ]  # fmt: skip
 
+from .decode import gather_tree as gather_tree  # noqa: E402  (Paddle's beam-search back-trace)
+
+__all__ += ["gather_tree"]
+
 from .._out_arg import wrap_out_functions as _wrap_out_functions  # noqa: E402
 
 _wrap_out_functions(globals(), __all__)  # PyTorch's out= (see _out_arg.py)

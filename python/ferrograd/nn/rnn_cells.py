@@ -176,6 +176,45 @@ class _CellBase(Module):
             return ((self.proj_size or self.hidden_size,), (self.hidden_size,))
         return (self.hidden_size,)
 
+    def get_initial_states(
+        self,
+        batch_ref: Any,
+        shape: Any = None,
+        dtype: Any = None,
+        init_value: float = 0.0,
+        batch_dim_idx: int = 0,
+    ) -> Any:
+        """Paddle's ``RNNCellBase.get_initial_states``: states filled with ``init_value``
+        whose batch size is ``batch_ref.shape[batch_dim_idx]`` (the first tensor of a
+        nested ``batch_ref``) and whose other dims are ``shape`` (default
+        :attr:`state_shape`); an LSTM cell gives the pair ``(h, c)``. ``dtype`` defaults
+        to the default float dtype, as Paddle's."""
+        ref = batch_ref
+        while isinstance(ref, (list, tuple)):
+            if not ref:
+                raise ValueError("get_initial_states: batch_ref holds no tensor")
+            ref = ref[0]
+        if not isinstance(ref, Tensor):
+            raise TypeError(
+                f"get_initial_states: batch_ref must be a Tensor (or a nest of them), got "
+                f"{type(ref).__name__}"
+            )
+        batch = int(ref.shape[batch_dim_idx])
+        shapes = self.state_shape if shape is None else shape
+        fill_dtype = dtype if dtype is not None else _core._get_default_dtype()
+
+        def _is_shape(s: Any) -> bool:
+            return isinstance(s, (list, tuple)) and all(isinstance(d, int) for d in s)
+
+        def _make(s: Any) -> Any:
+            if _is_shape(s):
+                return _core.full([batch] + [int(d) for d in s], init_value, dtype=fill_dtype)
+            if isinstance(s, int):
+                return _core.full([batch, s], init_value, dtype=fill_dtype)
+            return tuple(_make(part) for part in s)
+
+        return _make(shapes)
+
     def _zeros(self, x: Tensor, size: int) -> Tensor:
         return _core.zeros(list(x.shape[:-1]) + [size], dtype=x.dtype)
 
