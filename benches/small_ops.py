@@ -113,6 +113,8 @@ CASES: list[tuple[str, str]] = [
     ("fg", "x.clamp(0, 1)"),
     ("fg", "m.softmax(1)"),
     ("fg", "F.softmax(m, dim=1)"),
+    ("fg", "m.softmax(0)"),
+    ("fg", "m.log_softmax(1)"),
     ("fg", "x.relu()"),
     ("fg", "F.relu(x)"),
     ("fg", "F.linear(m, w, b)"),

@@ -2410,6 +2410,9 @@ class Tensor:
     def _sum_squares(self, dims: Sequence[_int] | None = None, keepdim: _bool = False) -> Tensor:
         """``sum(self * self)`` over ``dims`` (None: all) of a float32/float64 tensor in one
         pass, without a graph: the kernel of the 2-norm."""
+    def _extreme_pair(self, dim: _int, keepdim: _bool, is_max: _bool) -> tuple[Tensor, Tensor]:
+        """PyTorch's ``max(dim)`` / ``min(dim)`` pair ``(values, int64 indices)`` (the
+        first extreme element or NaN; the gradient to it alone): ``max``'s kernel."""
     def softmax(
         self,
         axis: _int = -1,

@@ -97,11 +97,8 @@ def _pair(op: str, x: Tensor, d: int, keep: bool) -> Any:
                 f"{op}(): dimension {d} is out of range for a 0-d tensor (expected 0 or -1)"
             )
         return _RESULT[op](x.clone(), _core.zeros([], dtype="int64"))
-    idx = _ARG[op](x, d, True)
-    values = x.take_along_axis(idx, d)
-    if not keep:
-        values, idx = values.squeeze(d), idx.squeeze(d)
-    return _RESULT[op](values, idx)
+    # argmax, take_along_axis and the squeezes in one core call (the same ops recorded)
+    return _RESULT[op](*x._extreme_pair(d, keep, op == "max"))
 
 
 def _extreme(op: str, x: Any, axis: Any, keepdim: Any, name: Any, dim: Any, keepdims: Any) -> Any:

@@ -47,6 +47,7 @@ pub mod scan_blocked;
 pub mod scatter;
 pub mod scatter_put;
 pub mod select_mask;
+pub mod softmax;
 pub mod sort;
 pub mod strided_assign;
 pub mod tiles;

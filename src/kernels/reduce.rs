@@ -192,6 +192,15 @@ pub fn sum_run<T: ReduceElem>(x: &[T]) -> T {
     <S as Fold<T>>::finish(acc)
 }
 
+/// The sum of `x` folded in order from zero with the `sum` reduction's accumulator type
+/// and final rounding: how its outer kernel adds a strided reduced dim, one reduced index
+/// at a time (fused kernels that sum strided rows match it bit for bit).
+pub fn sum_in_order<T: ReduceElem>(x: impl IntoIterator<Item = T>) -> T {
+    type S = Arith<false>;
+    let zero = <S as Fold<T>>::identity().unwrap_or_else(|| T::zero().to_acc());
+    <S as Fold<T>>::finish(x.into_iter().fold(zero, <S as Fold<T>>::step))
+}
+
 /// Sum of squares, the radicand of the 2-norm: each float32/float64 element squared and
 /// added in float64 (a float32 square is exact there), in one pass over the input instead
 /// of a `x * x` tensor and its sum.
@@ -373,6 +382,40 @@ fn empty_err(op: &str, layout: &Layout) -> Error {
     ))
 }
 
+/// The row length when a small reduction needs no plan: a contiguous `layout` reduced over
+/// its last dims (a full reduction, or a last-dim one), rows of at least two elements and
+/// too little work for threads. The plan would merge the reduced dims into one unit-stride
+/// dim and run the inner kernel, which folds each row as [`fold_rows`] does.
+fn trailing_rows(layout: &Layout, axes: &[usize]) -> Option<usize> {
+    let nd = layout.ndim();
+    let first = *axes.first()?;
+    let trailing = axes.len() == nd - first; // sorted and unique: exactly first..nd
+    let small = layout.numel() < loops::PAR_MIN;
+    if !(trailing && small && layout.is_contiguous()) {
+        return None;
+    }
+    let len: usize = layout.shape[first..].iter().product();
+    (len >= 2).then_some(len)
+}
+
+/// The inner kernel's folds of consecutive `len`-element rows of `src`, `rows` of them
+/// (one reduced unit-stride dim: short rows in order, long ones pairwise).
+fn fold_rows<T: Element, F: Fold<T>>(src: &[T], len: usize, rows: usize) -> Result<Vec<F::Out>> {
+    let watch = crate::interrupt::Watch::begin();
+    let mut out = crate::storage::try_vec_with_capacity(rows)?;
+    for row in src[..rows * len].chunks_exact(len) {
+        let acc = F::start(row[0]);
+        let acc = if len >= 2 * loops::LANES {
+            F::merge(acc, loops::pairwise::<T, F>(row, watch))
+        } else {
+            row.iter().fold(acc, |a, &v| F::step(a, v))
+        };
+        out.push(F::finish(acc));
+    }
+    watch.check()?;
+    Ok(out)
+}
+
 fn reduce_with<T: Element, F: Fold<T>>(
     op: &str,
     src: &[T],
@@ -388,6 +431,9 @@ fn reduce_with<T: Element, F: Fold<T>>(
         // As numpy: an error only when some output would have to come from nothing.
         let v = F::identity().ok_or_else(|| empty_err(op, layout))?;
         return try_filled_vec(out_n, F::finish(v));
+    }
+    if let Some(len) = trailing_rows(layout, axes) {
+        return fold_rows::<T, F>(&src[layout.offset..], len, out_n);
     }
     let p = plan(layout, axes, F::IDEMPOTENT);
     let mut out = try_filled_vec(out_n, F::Out::default())?;

@@ -40,8 +40,29 @@ pub fn mean_values(x: &Tensor, ax: &[usize], keepdim: bool) -> Result<Tensor> {
     if matches!(x.dtype(), DType::F16 | DType::BF16) {
         return mean_values(&x.cast_raw(DType::F32)?, ax, keepdim)?.cast_raw(x.dtype());
     }
-    x.reduce_raw(ReduceOp::Sum, ax, keepdim)?
-        .binary_raw(&x.scalar_like(count as f64), BinaryOp::Div)
+    let sum = x.reduce_raw(ReduceOp::Sum, ax, keepdim)?;
+    // float sums are divided here: the `/` of the division op's kernel, without its
+    // dispatch and broadcast planning (most of a small mean's cost)
+    match sum.dtype() {
+        DType::F32 => divided::<f32>(&sum, count),
+        DType::F64 => divided::<f64>(&sum, count),
+        _ => sum.binary_raw(&x.scalar_like(count as f64), BinaryOp::Div),
+    }
+}
+
+/// A new tensor of `sum`'s elements each divided by `count` (rounded to `T`, as the
+/// division op's scalar operand is).
+fn divided<T: crate::dtype::Element + std::ops::Div<Output = T>>(
+    sum: &Tensor,
+    count: usize,
+) -> Result<Tensor> {
+    let c = T::from_f64(count as f64);
+    let mut v = sum.to_vec::<T>()?;
+    v.iter_mut().for_each(|a| *a = *a / c);
+    Ok(Tensor::from_parts(
+        std::sync::Arc::new(crate::storage::Storage::from_vec(v)),
+        crate::layout::Layout::contiguous(sum.shape()),
+    ))
 }
 
 /// `argmax`/`argmin` over the normalized axes of an [`AxesKind::One`] op: one axis, or all

@@ -5,7 +5,9 @@ use crate::autograd::{Grads, Recorder};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::{normalize_dim, Layout, Shape};
+use crate::storage::{try_filled_vec, Storage};
 use crate::tensor::{zeros, Tensor};
+use std::sync::Arc;
 
 /// Validates the list of a join op: non-empty, no 0-d tensor; returns the first one.
 fn first_of<'a>(tensors: &'a [Tensor], op: &str) -> Result<&'a Tensor> {
@@ -23,18 +25,64 @@ fn first_of<'a>(tensors: &'a [Tensor], op: &str) -> Result<&'a Tensor> {
     Ok(first)
 }
 
+/// The join by plain copies when every tensor is contiguous and of the result's `dtype`:
+/// with `outer` the product of the result's dims before the join dim (`> 0`), the result
+/// is, for each outer index, each tensor's next `numel / outer` elements in turn (`cat`'s
+/// slab, `stack`'s element along the new dim). A legacy `[0]` tensor `cat` leaves out
+/// adds nothing. `None` where that does not hold (the views and strided copies run).
+fn join_contiguous(
+    tensors: &[Tensor],
+    shape: &[usize],
+    outer: usize,
+    dtype: DType,
+) -> Result<Option<Tensor>> {
+    let total: usize = shape.iter().product();
+    if outer == 0
+        || total == 0
+        || tensors
+            .iter()
+            .any(|t| t.dtype() != dtype || !t.is_contiguous())
+    {
+        return Ok(None);
+    }
+    let block = total / outer;
+    let storage = crate::with_dtype!(dtype, T, {
+        let mut v = try_filled_vec(total, <T as crate::dtype::Element>::zero())?;
+        let mut start = 0;
+        for t in tensors {
+            // one read lock at a time (the same tensor may come twice)
+            let n = t.numel() / outer;
+            let s = t.storage().read::<T>();
+            let src = &s[t.layout().offset..t.layout().offset + t.numel()];
+            for (o, piece) in src.chunks_exact(n.max(1)).take(outer).enumerate() {
+                v[o * block + start..o * block + start + n].copy_from_slice(&piece[..n]);
+            }
+            start += n;
+        }
+        Storage::from_vec(v)
+    });
+    Ok(Some(Tensor::from_parts(
+        Arc::new(storage),
+        Layout::contiguous(shape),
+    )))
+}
+
 /// Allocates `shape` of the promoted dtype of all `tensors` and copies tensor `i` into
 /// the view `place(out_layout, i)` (None: tensor `i` is left out, as `cat` leaves out a
 /// legacy `[0]` tensor).
 fn join_raw(
     tensors: &[Tensor],
     shape: &[usize],
+    outer: usize,
     place: impl Fn(&Layout, usize) -> Option<Layout>,
 ) -> Result<Tensor> {
     let dtype = tensors
         .iter()
         .skip(1)
         .fold(tensors[0].dtype(), |d, t| DType::promote(d, t.dtype()));
+    if let Some(out) = join_contiguous(tensors, shape, outer, dtype)? {
+        return Ok(out);
+    }
     let out = zeros(shape, dtype)?;
     for (i, t) in tensors.iter().enumerate() {
         if let Some(l) = place(out.layout(), i) {
@@ -83,7 +131,8 @@ impl Tensor {
                 .checked_add(t.shape()[d])
                 .ok_or_else(|| Error::memory("cat: result is too large"))?;
         }
-        let out = join_raw(tensors, &shape, |l, i| {
+        let outer = shape[..d].iter().product();
+        let out = join_raw(tensors, &shape, outer, |l, i| {
             spans[i].map(|(start, len)| l.slice(d, start, len, 1))
         })?;
         if !out.dtype().is_differentiable() {
@@ -130,7 +179,8 @@ impl Tensor {
         }
         let mut shape: Shape = first.shape_vec();
         shape.insert(d, tensors.len());
-        let out = join_raw(tensors, &shape, |l, i| Some(l.select(d, i)))?;
+        let outer = shape[..d].iter().product();
+        let out = join_raw(tensors, &shape, outer, |l, i| Some(l.select(d, i)))?;
         if !out.dtype().is_differentiable() {
             return Ok(out);
         }

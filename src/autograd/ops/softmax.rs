@@ -6,10 +6,13 @@
 //! output (logsumexp) — and their backward formulas are written with differentiable ops,
 //! so higher-order gradients still work.
 
+use super::fused_nn::{tensor_of, with_slice};
 use super::saved;
-use crate::autograd::{GradModeGuard, Recorder};
+use crate::autograd::{is_grad_enabled, GradModeGuard, Recorder};
 use crate::dtype::DType;
 use crate::error::Result;
+use crate::kernels::fused_nn::NnFloat;
+use crate::kernels::softmax::{self as kernel, Rows};
 use crate::tensor::reduce::reduced_shape;
 use crate::tensor::{BinaryOp, ReduceOp, Tensor};
 use smallvec::smallvec;
@@ -20,6 +23,55 @@ fn floating(t: &Tensor) -> Result<Tensor> {
         Ok(t.clone())
     } else {
         t.to_dtype(crate::dtype::default_float())
+    }
+}
+
+/// The rows of `x` along `d` when the fused kernel ([`crate::kernels::softmax`]) takes
+/// it: a contiguous, non-empty float32/float64 tensor. Its results are bit-identical to
+/// the composed ops, which run otherwise.
+fn fused_rows(x: &Tensor, d: usize) -> Option<Rows> {
+    let ok = matches!(x.dtype(), DType::F32 | DType::F64) && x.is_contiguous() && x.numel() > 0;
+    let s = x.shape();
+    ok.then(|| Rows {
+        outer: s[..d].iter().product(),
+        n: s[d],
+        inner: s[d + 1..].iter().product(),
+    })
+}
+
+/// Softmax (`log`: log-softmax) of `x` by the fused kernel; `None` where it does not apply.
+fn fused_forward(x: &Tensor, d: usize, log: bool) -> Result<Option<Tensor>> {
+    fn run<T: NnFloat>(x: &Tensor, r: Rows, log: bool) -> Result<Tensor> {
+        let v = with_slice(x, |s: &[T]| kernel::forward(s, r, log))??;
+        Ok(tensor_of(v, x.shape()))
+    }
+    let Some(r) = fused_rows(x, d) else {
+        return Ok(None);
+    };
+    match x.dtype() {
+        DType::F32 => run::<f32>(x, r, log).map(Some),
+        _ => run::<f64>(x, r, log).map(Some),
+    }
+}
+
+/// The input gradient by the fused kernel when nothing is recorded and `g` and the output
+/// `y` are contiguous and of one float type; `None` otherwise (the composed formula runs).
+fn fused_backward(g: &Tensor, y: &Tensor, d: usize, log: bool) -> Result<Option<Tensor>> {
+    fn run<T: NnFloat>(g: &Tensor, y: &Tensor, r: Rows, log: bool) -> Result<Tensor> {
+        let v = with_slice(g, |gs: &[T]| {
+            with_slice(y, |ys: &[T]| kernel::backward(gs, ys, r, log))
+        })???;
+        Ok(tensor_of(v, y.shape()))
+    }
+    let Some(r) = fused_rows(y, d) else {
+        return Ok(None);
+    };
+    if is_grad_enabled() || g.dtype() != y.dtype() || !g.is_contiguous() || g.shape() != y.shape() {
+        return Ok(None);
+    }
+    match y.dtype() {
+        DType::F32 => run::<f32>(g, y, r, log).map(Some),
+        _ => run::<f64>(g, y, r, log).map(Some),
     }
 }
 
@@ -89,6 +141,8 @@ impl Tensor {
         let out = if x.numel() == 0 {
             // nothing to normalise (the max over a zero-size dim has no identity)
             x.detach().zeros_like()?
+        } else if let Some(out) = fused_forward(&x, d, true)? {
+            out
         } else {
             let (z, _) = shifted(&x, &[d], false)?;
             let _no_grad = GradModeGuard::new(false);
@@ -100,6 +154,9 @@ impl Tensor {
         rec.save_output();
         rec.finish("LogSoftmaxBackward", &out, move |g, s, _| {
             let y = saved(s, 0, "LogSoftmaxBackward")?;
+            if let Some(gx) = fused_backward(g, y, d, true)? {
+                return Ok(smallvec![Some(gx)]);
+            }
             // g - softmax(x) * sum(g)
             let total = g.sum(Some(&[d as isize]), true)?;
             Ok(smallvec![Some(g.sub(&y.exp()?.mul(&total)?)?)])
@@ -127,11 +184,15 @@ impl Tensor {
             } else {
                 x.clone()
             };
-            let (z, _) = shifted(&wide, &[d], false)?;
-            let _no_grad = GradModeGuard::new(false);
-            let e = z.exp()?;
-            e.div(&e.sum(Some(&[d as isize]), true)?)?
-                .cast_raw(x.dtype())?
+            if let Some(out) = fused_forward(&wide, d, false)? {
+                out.cast_raw(x.dtype())?
+            } else {
+                let (z, _) = shifted(&wide, &[d], false)?;
+                let _no_grad = GradModeGuard::new(false);
+                let e = z.exp()?;
+                e.div(&e.sum(Some(&[d as isize]), true)?)?
+                    .cast_raw(x.dtype())?
+            }
         };
         let Some(mut rec) = Recorder::begin(&[&x]) else {
             return Ok(out);
@@ -139,6 +200,9 @@ impl Tensor {
         rec.save_output();
         rec.finish("SoftmaxBackward", &out, move |g, s, _| {
             let y = saved(s, 0, "SoftmaxBackward")?;
+            if let Some(gx) = fused_backward(g, y, d, false)? {
+                return Ok(smallvec![Some(gx)]);
+            }
             // y * (g - sum(g * y))
             let dot = g.mul(y)?.sum(Some(&[d as isize]), true)?;
             Ok(smallvec![Some(y.mul(&g.sub(&dot)?)?)])

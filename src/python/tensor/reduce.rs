@@ -146,6 +146,31 @@ impl PyTensor {
             maybe_detach(py, x.numel(), || x.sum_squares_raw(&axes, keepdim)).py()?,
         )
     }
+    /// PyTorch's `max(dim)` / `min(dim)` pair `(values, indices)` of a tensor with at
+    /// least one dim: the int64 index of the first extreme element (or first NaN) along
+    /// `dim`, and the values gathered there, so the gradient goes to that element alone.
+    /// The kernel of `_shared_spellings._pair`: the ops it called one by one (`argmax`,
+    /// `take_along_axis`, two `squeeze`s), recorded the same, in one call.
+    #[pyo3(signature = (dim, keepdim, is_max))]
+    fn _extreme_pair(
+        &self,
+        py: Python<'_>,
+        dim: isize,
+        keepdim: bool,
+        is_max: bool,
+    ) -> PyResult<(Py<PyTensor>, Py<PyTensor>)> {
+        let x = self.inner().take();
+        let _profiled = crate::profiler::op(|| if is_max { "max" } else { "min" }, &[&x]);
+        let idx = x.argmax_argmin(Some(dim), true, is_max).py()?;
+        let values = x.gather(dim, &idx).py()?;
+        let (values, idx) = if keepdim {
+            (values, idx)
+        } else {
+            let d = [dim];
+            (values.squeeze(Some(&d)).py()?, idx.squeeze(Some(&d)).py()?)
+        };
+        Ok((wrap(py, values)?, wrap(py, idx)?))
+    }
     /// Softmax along `axis` (default: last).
     #[pyo3(
         signature = (axis=-1, dtype=None, name=None, *, dim=None),
