@@ -19,6 +19,8 @@ Rules (see docs/reliability.md, "Loading files: limits"):
   its storage (checked with exact arithmetic before the tensor is made);
 * a tensor node's ``object`` number names one object: a second node with that number
   has its dtype and shape;
+* a dict node's optional ``metadata`` (a state dict's ``_metadata``) is a list of
+  ``[prefix, {name: value}]`` pairs with JSON scalar values;
 * a ``pickle`` node names a uint8 member and lists tensor / sparse nodes; it is refused
   (``PickleRefused``) before anything of it is read unless the reader may unpickle, and
   then its tensors are built and checked as any others before the member is unpickled; a
@@ -350,6 +352,11 @@ class Reader:
                 ):
                     raise _Bad(f"dict key {key!r} at {where} does not match its tag")
                 out[k] = self.build(value, f"{where}[{k!r}]", depth + 1)
+            meta = node.get("metadata")
+            if meta is not None:
+                parsed = _metadata(meta, where)
+                if isinstance(out, OrderedDict):  # (a plain dict takes no attribute)
+                    out._metadata = parsed  # type: ignore[attr-defined]
             return out
         if kind in ("list", "tuple"):
             assert isinstance(items, list)  # checked just above
@@ -363,3 +370,22 @@ class Reader:
         if value not in ("inf", "-inf", "nan"):
             raise _Bad(f"float at {where} is {value!r}, not 'inf', '-inf' or 'nan'")
         return float(value)
+
+
+def _metadata(meta: Any, where: str) -> OrderedDict:
+    """A dict node's ``metadata`` (``[[prefix, {name: value}], ...]``) as the state
+    dict's ``_metadata``; ``_Bad`` when it has another form."""
+    if not isinstance(meta, list):
+        raise _Bad(f"metadata at {where} is not a list")
+    out: OrderedDict = OrderedDict()
+    for item in meta:
+        ok = isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)
+        entry = item[1] if ok else None
+        if (
+            not ok
+            or not isinstance(entry, dict)
+            or not all(isinstance(v, _VALUE_TYPES) for v in entry.values())
+        ):
+            raise _Bad(f"metadata item {item!r:.80} at {where} is not [prefix, {{name: value}}]")
+        out[item[0]] = dict(entry)
+    return out

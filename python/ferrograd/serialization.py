@@ -25,7 +25,10 @@ Format (readable with ``numpy.load(path, allow_pickle=False)`` alone):
   - ``{"kind": "dict", "items": [[KEY, NODE], ...]}`` with KEY ``["str", "w"]`` or
     ``["int", 0]`` (dict keys of other types are refused), and ``"ordered": true`` when
     saved from an ``OrderedDict`` (loaded back as one in PyTorch code, as a ``dict`` in
-    Paddle code, as the peers do)
+    Paddle code, as the peers do); ``"metadata": [[PREFIX, {NAME: VALUE}], ...]`` when
+    it had a ``_metadata`` attribute (``state_dict()``'s per-module versions), set again
+    on the ``OrderedDict`` (values None, bools, ints, finite floats, strings; other
+    metadata makes the dict a pickle node)
   - ``{"kind": "list", "items": [NODE, ...]}`` and ``{"kind": "tuple", ...}``
   - ``{"kind": "value", "value": V}`` for ``None``, bools, ints, floats and strings.
   - ``{"kind": "sparse", "layout": "sparse_coo", "shape": [...], "coalesced": false,
@@ -143,6 +146,9 @@ class _Writer:
         if isinstance(obj, dict):
             if not all(isinstance(k, (str, int)) and not isinstance(k, bool) for k in obj):
                 return self._pickle(obj, where)  # the manifest's keys are str or int
+            meta = _state_metadata(obj)
+            if meta is False:  # a _metadata the manifest cannot hold: pickled, as torch
+                return self._pickle(obj, where)
             items = []
             for k, v in obj.items():
                 tag = "str" if isinstance(k, str) else "int"
@@ -150,6 +156,8 @@ class _Writer:
             node: dict = {"kind": "dict", "items": items}
             if isinstance(obj, OrderedDict):
                 node["ordered"] = True  # a state_dict: torch.load gives an OrderedDict back
+            if meta is not None:
+                node["metadata"] = meta
             return node
         if isinstance(obj, (list, tuple)):
             kind = "list" if isinstance(obj, list) else "tuple"
@@ -248,6 +256,29 @@ def save(obj: Any, path: PathLike, protocol: Any = None, **kwargs: Any) -> None:
         return
     with open(os.fspath(path), "wb") as f:  # type: ignore[arg-type]
         np.savez(f, **arrays)  # type: ignore[arg-type]
+
+
+def _state_metadata(obj: dict) -> Any:
+    """A state dict's ``_metadata`` (PyTorch's per-module ``{"version": 1}`` entries) as
+    the manifest's ``[[prefix, {name: value}], ...]``; None when ``obj`` has none, False
+    when it is not a dict of str to dicts of str to None / bool / int / finite float /
+    str."""
+    meta = getattr(obj, "_metadata", None)
+    if meta is None:
+        return None
+    if not isinstance(meta, dict):
+        return False
+    out = []
+    for prefix, entry in meta.items():
+        if not isinstance(prefix, str) or not isinstance(entry, dict):
+            return False
+        for k, v in entry.items():
+            if not isinstance(k, str) or not isinstance(v, (type(None), bool, int, float, str)):
+                return False
+            if isinstance(v, float) and not math.isfinite(v):
+                return False
+        out.append([prefix, dict(entry)])
+    return out
 
 
 def _is_parameter(obj: Any) -> bool:

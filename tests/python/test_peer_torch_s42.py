@@ -273,12 +273,6 @@ def test_load_state_dict_size_and_type_words_regression():
         m.load_state_dict("")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="state_dict / load_state_dict ignore a module's _save_to_state_dict / "
-    "_load_from_state_dict overrides (its entries silently differ from PyTorch's); "
-    "nn/module_state.py: a walk of its own, a larger change than session 42's",
-)
 def test_save_and_load_from_state_dict_overrides_regression():
     # torch/nn/modules/module.py: state_dict calls self._save_to_state_dict(destination,
     # prefix, keep_vars) and load_state_dict self._load_from_state_dict(...), which
@@ -303,11 +297,6 @@ def test_save_and_load_from_state_dict_overrides_regression():
     assert fresh[0].param.item() == 10.0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="state_dict() carries no _metadata (module versions), so a BatchNorm "
-    "checkpoint from before num_batches_tracked (version < 2) does not load",
-)
 def test_state_dict_metadata_batchnorm_version_regression():
     # torch/nn/modules/batchnorm.py, _NormBase._load_from_state_dict: version None or
     # < 2 without num_batches_tracked loads it as 0 (test_load_state_dict_BC)

@@ -247,7 +247,8 @@ def test_paddle_save_and_load_whole_layer(tmp_path):
 
 def test_state_dicts_write_the_same_manifest_as_before(tmp_path):
     """The manifests below were written by serialization.py before pickle nodes existed
-    (the change keeps them byte for byte)."""
+    (the change keeps them byte for byte), with the state dicts' ``metadata`` added
+    since."""
     emb = nn.Embedding(4, 3)
     head = nn.Linear(3, 4, bias=False)
     head.weight = emb.weight
@@ -262,11 +263,15 @@ def test_state_dicts_write_the_same_manifest_as_before(tmp_path):
     head_ = '{"format": "ferrograd.npz", "version": 2, "root": '
     t = '"kind": "tensor", "storage": "t%d", "dtype": "%s", "shape": %s, "strides": %s, '
     t += '"offset": 0, "requires_grad": false, "object": %d}'
+    # state_dict()'s _metadata (the modules' versions) is the one addition since then
+    meta = '"metadata": %s'
     want = [
         head_ + '{"kind": "dict", "items": [[["str", "weight"], {' + t % (0, "float32", [2, 3], [3, 1], 0)
-        + '], [["str", "bias"], {' + t % (1, "float32", [2], [1], 1) + ']], "ordered": true}}',
+        + '], [["str", "bias"], {' + t % (1, "float32", [2], [1], 1) + ']], "ordered": true, '
+        + meta % '[["", {"version": 1}]]' + "}}",
         head_ + '{"kind": "dict", "items": [[["str", "0.weight"], {' + t % (0, "float32", [4, 3], [3, 1], 0)
-        + '], [["str", "1.weight"], {' + t % (0, "float32", [4, 3], [3, 1], 1) + ']], "ordered": true}}',
+        + '], [["str", "1.weight"], {' + t % (0, "float32", [4, 3], [3, 1], 1) + ']], "ordered": true, '
+        + meta % '[["", {"version": 1}], ["0", {"version": 1}], ["1", {"version": 1}]]' + "}}",
         head_ + '{"kind": "dict", "items": [[["str", "a"], {"kind": "ndarray", "key": "t0"}], '
         '[["int", 1], {"kind": "list", "items": [{"kind": "value", "value": 1.5}, {"kind": '
         '"float", "value": "inf"}, {"kind": "value", "value": null}, {"kind": "value", "value":'

@@ -17,6 +17,7 @@ from .. import _core
 from ..grad_mode import no_grad
 from . import fn_norm
 from .module import Module
+from .norm_state import NormStateVersion
 from .param_attr import apply_param_attr
 from .parameter import Parameter
 from .static_build import recording, unsupported
@@ -54,7 +55,7 @@ def _torch_state(m: Module, n: int, affine: bool, track: bool, d: Any, bias: boo
         m.register_buffer(name, value)
 
 
-class _BatchNormTorch(Module):
+class _BatchNormTorch(NormStateVersion, Module):
     """PyTorch's batch norm; subclasses fix the accepted input ranks. ``bias=False``
     (keyword, PyTorch 2.x) keeps ``weight`` without ``bias``."""
 
@@ -398,7 +399,7 @@ class GroupNorm(Module):
         )
 
 
-class _InstanceNormTorch(Module):
+class _InstanceNormTorch(NormStateVersion, Module):
     """PyTorch's instance norm: no affine map and no running statistics by default;
     ``affine=True, bias=False`` keeps ``weight`` without ``bias``."""
 
