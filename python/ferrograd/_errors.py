@@ -7,6 +7,7 @@ __all__ = [
     "AutogradTypeError",
     "AutogradArgumentError",
     "AxisError",
+    "ArgumentCheckError",
     "BackwardNotImplementedError",
 ]
 
@@ -44,3 +45,10 @@ class AxisError(IndexError, ValueError):
     """A dimension (axis) out of range: PyTorch raises ``IndexError``, Paddle
     ``ValueError`` (e.g. ``paddle.roll`` / ``unbind`` with ``axis=10`` on a 2-D tensor).
     It subclasses both, so code written for either peer catches it."""
+
+
+class ArgumentCheckError(ValueError, RuntimeError):
+    """A bad combination of argument values that PyTorch refuses with a ``RuntimeError``
+    (a ``TORCH_CHECK`` in its C++), where Python's convention (and ferrograd's before) is
+    a ``ValueError``, e.g. ``scaled_dot_product_attention`` with both ``attn_mask`` and
+    ``is_causal=True``. It subclasses both, so either ``except`` catches it."""

@@ -17,6 +17,7 @@ import numpy as np
 
 from . import _core
 from . import _ops_scatter as _sc
+from ._dialect import caller_dialect
 from ._index_sign import LOCAL_NAME, see_through
 
 Tensor = _core.Tensor
@@ -32,10 +33,16 @@ def _check_mask(mask: Any, op: str) -> Tensor:
 
 def masked_fill(x: Tensor, mask: Any, value: Any, name: Any = None) -> Tensor:
     """``value`` (a number or 0-d tensor; differentiable) where the bool ``mask``
-    (broadcast to ``x``'s shape) is True, ``x`` elsewhere."""
+    (broadcast to ``x``'s shape) is True, ``x`` elsewhere. In Paddle code (docs/dialects.md)
+    ``value`` may be a tensor of any shape that broadcasts with ``x`` and ``mask``."""
     op = "masked_fill"
     mask = _check_mask(mask, op)
     if isinstance(value, Tensor):
+        if value.ndim != 0 and caller_dialect(2) == "paddle":
+            # Paddle's masked_fill is where(mask, value, x): the value broadcasts too
+            # (test_masked_fill.py: a value of shape [1]); PyTorch wants a 0-d value
+            v = value if value.dtype == x.dtype else value.astype(x.dtype)
+            return _core.where(mask, v, x)
         if value.ndim != 0:
             raise ValueError(
                 f"{op}: the value must be a number or a 0-d tensor, got shape {list(value.shape)}"
@@ -86,15 +93,26 @@ def masked_scatter(
 def _rows(x: Tensor, indices: list[Any], op: str) -> tuple[np.ndarray, list[int]]:
     """Row numbers into ``x`` seen as ``[prod(shape[:k]), *rest]`` for ``k`` index
     tensors (broadcast together, negatives wrapped), and the broadcast index shape."""
-    k = len(indices)
-    arrays = []
+    arrays: list[np.ndarray] = []
     for i in indices:  # (the dtypes first, as Paddle checks them)
         a = i.numpy() if isinstance(i, Tensor) else np.asarray(i)
         if a.dtype == np.bool_:
-            raise TypeError(f"{op}: use integer index tensors (bool masks: x[mask] or masked_fill)")
+            # a bool mask over dimensions d.. stands for the coordinates of its True
+            # entries, one integer index per dimension it covers (NumPy's rule, and
+            # Paddle's index_put / PyTorch's index_put_ with bool indices)
+            d = len(arrays)
+            want = list(x.shape[d : d + a.ndim])
+            if a.ndim == 0 or list(a.shape) != want:
+                raise IndexError(
+                    f"{op}: the bool index of shape {list(a.shape)} does not match the "
+                    f"tensor's dimensions {want} from dimension {d} (shape {list(x.shape)})"
+                )
+            arrays.extend(c.astype(np.int64) for c in np.nonzero(a))
+            continue
         if a.size and not np.issubdtype(a.dtype, np.integer):
             raise TypeError(f"{op}: index tensors must be int32 or int64, got {a.dtype}")
         arrays.append(a.astype(np.int64))
+    k = len(arrays)
     if k > x.ndim:
         raise IndexError(f"{op}: {k} index tensors for a tensor of {x.ndim} dimension(s)")
     try:
@@ -114,13 +132,31 @@ def _rows(x: Tensor, indices: list[Any], op: str) -> tuple[np.ndarray, list[int]
     return rows.reshape(-1), bshape
 
 
+def _is_bool(index: Any) -> bool:
+    a = index if isinstance(index, (Tensor, np.ndarray)) else np.asarray(index)
+    return bool(a.dtype in (np.bool_, _core.bool))
+
+
+def _dims_covered(index: Any) -> int:
+    a = index if isinstance(index, (Tensor, np.ndarray)) else np.asarray(index)
+    return int(a.ndim) if _is_bool(a) else 1
+
+
 def _put_rows(x: Tensor, indices: list[Any], values: Any, accumulate: bool, op: str) -> Tensor:
     rows, bshape = _rows(x, indices, op)
-    k = len(indices)
+    # (the dimensions indexed: a bool mask covers as many as it has)
+    k = sum(_dims_covered(i) for i in indices)
     rest = list(x.shape[k:])
     lead = int(np.prod(x.shape[:k], dtype=np.int64))
     flat = x.reshape([lead, *rest])
-    vals = _sc._values(x, values, bshape + rest).reshape([rows.size, *rest])
+    if rows.size == 0 and any(_is_bool(i) for i in indices):
+        # bool indices with no True entry select nothing: Paddle then leaves x as it is
+        # whatever the value's shape (test_index_put_op.py all-false case, whose value
+        # gets a zero gradient); an empty slice of the value keeps it in the graph
+        v = values if isinstance(values, Tensor) else _core.tensor(values, dtype=x.dtype)
+        vals = v.astype(x.dtype).reshape([-1])[:0].reshape([0, *rest])
+    else:
+        vals = _sc._values(x, values, bshape + rest).reshape([rows.size, *rest])
     idx = _core.tensor(rows.reshape([rows.size] + [1] * len(rest))).expand([rows.size, *rest])
     out = flat._scatter_add(0, idx, vals) if accumulate else flat._scatter_set(0, idx, vals)
     return out.reshape(list(x.shape))

@@ -446,11 +446,39 @@ def nan_to_num(
     return _core.where(isneg, builtins.float(neginf), res)
 
 
-def _tolerances(op: str, rtol: Any, atol: Any) -> tuple[float, float]:
+class _ToleranceTypeError(TypeError, ValueError):
+    """A bool tolerance or ``equal_nan`` of the wrong type: Paddle raises ``TypeError``
+    (its static ``allclose`` / ``isclose`` checks), ferrograd's earlier contract was
+    ``ValueError``; both catch it."""
+
+
+def _one_number(v: Any) -> Any:
+    # Paddle converts a tolerance to a C++ Scalar, which takes anything with one value:
+    # a NumPy scalar, a 1-element array or tensor (test_allclose_op.py passes
+    # np.array([1e-05])); the value is then checked like a number
+    if isinstance(v, (int, float)) or isinstance(v, builtins.bool):
+        return v
+    one = v.numel() == 1 if isinstance(v, Tensor) else isinstance(v, (np.ndarray, np.generic))
+    if one and (isinstance(v, Tensor) or v.size == 1):
+        item = v.item()
+        return item if isinstance(item, (int, float)) else v
+    return v
+
+
+def _tolerances(op: str, rtol: Any, atol: Any, equal_nan: Any = False) -> tuple[float, float]:
+    if not isinstance(equal_nan, (builtins.bool, np.bool_)):
+        raise _ToleranceTypeError(
+            f"{op}: equal_nan must be a bool, got {type(equal_nan).__name__} {equal_nan!r}"
+        )
+    values = []
     for label, v in (("rtol", rtol), ("atol", atol)):
-        if isinstance(v, builtins.bool) or not isinstance(v, (int, float)) or not v >= 0:
+        if isinstance(v, (builtins.bool, np.bool_)):
+            raise _ToleranceTypeError(f"{op}: {label} must be a float, got bool {v!r}")
+        n = _one_number(v)
+        if isinstance(n, builtins.bool) or not isinstance(n, (int, float)) or not n >= 0:
             raise ValueError(f"{op}: {label} must be a non-negative number, got {v!r}")
-    return builtins.float(rtol), builtins.float(atol)
+        values.append(builtins.float(n))
+    return values[0], values[1]
 
 
 def isclose(
@@ -467,7 +495,7 @@ def isclose(
     """Elementwise ``|x - y| <= atol + rtol * |y|`` as a bool tensor (broadcast); equal
     values (infinities included) are close, NaNs only with ``equal_nan=True``."""
     x, y = _args2("isclose", x, y, input, other)
-    rt, at = _tolerances("isclose", rtol, atol)
+    rt, at = _tolerances("isclose", rtol, atol, equal_nan)
     with no_grad():
         a, b = _pair("isclose", x, y)
         close = a == b
@@ -482,6 +510,14 @@ def isclose(
         diff = (a - b).abs()
         allowed = b.abs() * rt + at
         return close | (diff.isfinite() & (diff <= allowed))
+
+
+def _static_mode() -> builtins.bool:
+    # a static program (Paddle's alone) runs allclose as a traced op: its result is a
+    # tensor there, whoever's frame calls it
+    from .static.mode_switch import in_dynamic_mode
+
+    return not in_dynamic_mode()
 
 
 def allclose(
@@ -499,7 +535,7 @@ def allclose(
     returns it, or in Paddle code (``import ferrograd as paddle``; docs/dialects.md) or
     with Paddle's ``name=``, Paddle's 0-d bool tensor."""
     close = builtins.bool(isclose(x, y, rtol, atol, equal_nan, input=input, other=other).all())
-    if name is not None or caller_dialect(2) == "paddle":
+    if name is not None or caller_dialect(2) == "paddle" or _static_mode():
         return _core.tensor(close)
     return close
 

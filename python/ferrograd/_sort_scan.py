@@ -24,7 +24,9 @@ import numpy as np
 
 from . import _core, _median_axes, _median_grad
 from ._dialect import caller_dialect
+from ._errors import ArgumentCheckError
 from ._methods import as_method as _as_method
+from ._ops_shape import _norm as _axis_in_range
 
 Tensor = _core.Tensor
 
@@ -254,6 +256,7 @@ def kthvalue(
     the last) and its position."""
     _check_tensor(x, "kthvalue")
     d = _one_dim(axis, dim, -1, "kthvalue")
+    _axis_in_range(d, x.ndim, "kthvalue")  # AxisError: Paddle's ValueError, PyTorch's IndexError
     return KthvalueResult(*x._select(d, "kth", _int_k(k, "kthvalue"), builtins.bool(keepdim)))
 
 
@@ -384,7 +387,15 @@ def searchsorted(
     seq = sorted_sequence
     if sorter is not None:
         seq = seq.take_along_axis(sorter, -1)
-    out = seq._searchsorted(_as_tensor(values, seq), builtins.bool(right))
+    vals = _as_tensor(values, seq)
+    if seq.ndim != 1 and list(seq.shape[:-1]) != list(vals.shape[:-1]):
+        # both peers' RuntimeError (test_searchsorted_op.py; ATen BucketizationUtils.h)
+        raise ArgumentCheckError(
+            f"searchsorted: the sorted sequence has shape {list(seq.shape)} and the values "
+            f"{list(vals.shape)}; all but the last dimension must match (or pass a 1-D "
+            "sorted sequence)"
+        )
+    out = seq._searchsorted(vals, builtins.bool(right))
     return out.astype("int32") if out_int32 else out
 
 

@@ -54,6 +54,14 @@ TENSOR_OPS = (
     "cross",
     "lerp",
     "logit",
+    # (session 42 second round, Paddle's API tests)
+    "isclose",
+    "allclose",
+    "diff",
+    "bucketize",
+    "searchsorted",
+    "meshgrid",
+    "dist",
 )
 
 #: ``ferrograd.nn.functional`` functions recorded as traced ops (no name is also in
@@ -107,7 +115,9 @@ FUNCTIONAL_OPS = (
 )
 
 #: ``TENSOR_OPS`` that are module functions only (no ``Tensor`` method)
-FUNCTION_ONLY = frozenset({"einsum", "scatter_nd", "quantile", "nanquantile", "inner"})
+FUNCTION_ONLY = frozenset(
+    {"einsum", "scatter_nd", "quantile", "nanquantile", "inner", "searchsorted", "meshgrid"}
+)
 
 
 __all__ = ["DATA_DEPENDENT", "FUNCTIONAL_OPS", "FUNCTION_ONLY", "TENSOR_OPS"]

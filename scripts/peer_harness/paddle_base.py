@@ -24,9 +24,19 @@ import types
 import ferrograd
 
 
+@contextlib.contextmanager
 def _guard(place=None):
-    """``base.dygraph.guard``: eager mode is always on here, so a no-op context."""
-    return contextlib.nullcontext()
+    """``base.dygraph.guard``: the block in eager mode (since session 42's second round:
+    static mode, if on, is left for the block and restored after it, as upstream's
+    ``dygraph.base.guard`` does)."""
+    static = not ferrograd.in_dynamic_mode()
+    if static:
+        ferrograd.disable_static()
+    try:
+        yield
+    finally:
+        if static:
+            ferrograd.enable_static()
 
 
 dygraph = types.SimpleNamespace(
@@ -38,6 +48,8 @@ dygraph = types.SimpleNamespace(
     # ``base.dygraph.grad`` is Paddle's public ``paddle.grad`` under its old package
     grad=ferrograd.grad,
 )
+#: ``base.dygraph.base``, the module upstream's ``guard`` lives in
+dygraph.base = types.SimpleNamespace(guard=_guard, to_variable=dygraph.to_variable)
 
 
 def wrap_decorator(decorator_func):
@@ -70,6 +82,7 @@ core = types.ModuleType("paddle.base.core")
 # except the device queries tests use to pick the dtypes and places they cover
 core.is_compiled_with_cuda = ferrograd.is_compiled_with_cuda  # type: ignore[attr-defined]
 core.is_compiled_with_xpu = ferrograd.is_compiled_with_xpu  # type: ignore[attr-defined]
+core.is_compiled_with_rocm = ferrograd.is_compiled_with_rocm  # type: ignore[attr-defined]
 #: ``base.is_compiled_with_cuda`` is Paddle's public ``paddle.is_compiled_with_cuda``
 is_compiled_with_cuda = ferrograd.is_compiled_with_cuda
 # ``core.Scope`` is the class ``paddle.static.Scope`` exports

@@ -6,7 +6,9 @@ devices); and its bfloat16 helpers ``convert_float_to_uint16`` /
 ``convert_uint16_to_float`` (a bfloat16 value as the upper 16 bits of its float32, the
 form Paddle's ``Tensor.numpy()`` gives a bfloat16 tensor in); and, since session 42,
 ``paddle_static_guard`` (the block in static mode) and the class decorators
-``skip_check_grad_ci`` / ``skip_check_inplace_ci`` (markers for ``OpTest``'s checks). Its ``OpTest`` class
+``skip_check_grad_ci`` / ``skip_check_inplace_ci`` (markers for ``OpTest``'s checks);
+since session 42's second round ``check_out_dtype`` (a public API's output dtype in a
+static program, for each input dtype). Its ``OpTest`` class
 (static-graph operator checks through Paddle's C++ core) is not provided: a test class
 built on it is reported as skipped (one skip per class, naming ``OpTest``), so that the
 public-API test classes of the same file still run. The runner installs this module only
@@ -91,6 +93,40 @@ def skip_check_grad_ci(reason=None):
 def skip_check_inplace_ci(reason=None):
     """Marks an ``OpTest`` class as not needing an in-place check."""
     return _class_marker("no_need_check_inplace", reason)
+
+
+def check_out_dtype(api_fn, in_specs, expect_dtypes, target_index=0, **configs):
+    """For each dtype of ``expect_dtypes``: builds a fresh static program whose inputs
+    are ``paddle.static.data`` of ``in_specs`` (``(shape,)``: the input at
+    ``target_index`` gets the dtype under test, the others float32; ``(shape, dtype)``:
+    that dtype), calls ``api_fn(*inputs, **configs)`` and asserts that its output has the
+    dtype under test (upstream's contract: a dtype-preserving API)."""
+    static = ferrograd.static
+    was_dynamic = ferrograd.in_dynamic_mode()
+    ferrograd.enable_static()
+    try:
+        for expect in expect_dtypes:
+            with static.program_guard(static.Program()):
+                inputs = []
+                for k, spec in enumerate(in_specs):
+                    if len(spec) == 1:
+                        shape, dtype = spec[0], expect if k == target_index else "float32"
+                    elif len(spec) == 2:
+                        shape, dtype = spec
+                    else:
+                        raise ValueError(
+                            f"in_specs[{k}] should be (shape,) or (shape, dtype), got {spec!r}"
+                        )
+                    inputs.append(static.data(name=f"data_{k}", shape=shape, dtype=dtype))
+                out = api_fn(*inputs, **configs)
+                got = str(out.dtype).replace("paddle.", "").replace("ferrograd.", "")
+                if got != expect:
+                    raise ValueError(
+                        f"Expected out.dtype is {expect}, but got {got} from {api_fn.__name__}."
+                    )
+    finally:
+        if was_dynamic:
+            ferrograd.disable_static()
 
 
 class OpTest(unittest.TestCase):

@@ -31,7 +31,7 @@ import inspect
 import math
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from .. import _core
 from .._traced_op_names import (
@@ -46,6 +46,9 @@ if TYPE_CHECKING:
 _TRIAL_SIZES = (5, 9)
 #: and in a third one, whose errors are ignored (an op may need more elements)
 _SMALL_TRIAL = 2
+#: traced ops whose result has the first input's dtype and shape, used when the trial
+#: calls fail on the trial values (see record_eager)
+_SHAPE_OF_FIRST = frozenset({"index_put"})
 
 _FUNCTIONAL = frozenset(FUNCTIONAL_OPS)
 
@@ -196,6 +199,17 @@ def _describe(inputs: list[Variable]) -> str:
     return ", ".join(f"'{v.name}' {v.shape} {v._dtype_name}" for v in inputs)
 
 
+def _note_and_raise(e: Exception, name: str, inputs: list[Variable], dynamic: bool) -> NoReturn:
+    note = getattr(e, "add_note", None)  # (Python 3.11+)
+    if note is not None:
+        note(
+            f"(while recording ferrograd.{name} into a static program, with inputs "
+            f"{_describe(inputs)}; -1 dimensions tried as {_TRIAL_SIZES[0]}"
+            f"{' and ' + str(_TRIAL_SIZES[1]) if dynamic else ''})"
+        )
+    raise e
+
+
 def record_eager(
     name: str,
     fn: Callable[..., Any],
@@ -241,14 +255,12 @@ def record_eager(
             valued = _trial(call, inputs, _TRIAL_SIZES[0], arange=True)
             specs = _merge(name, specs, _shapes(name, valued), "the values")
     except Exception as e:
-        note = getattr(e, "add_note", None)  # (Python 3.11+)
-        if note is not None:
-            note(
-                f"(while recording ferrograd.{name} into a static program, with inputs "
-                f"{_describe(inputs)}; -1 dimensions tried as {_TRIAL_SIZES[0]}"
-                f"{' and ' + str(_TRIAL_SIZES[1]) if dynamic else ''})"
-            )
-        raise
+        if not (name in _SHAPE_OF_FIRST and args and isinstance(args[0], Variable)):
+            _note_and_raise(e, name, inputs, dynamic)
+        # trial values (zeros) can make a valid call fail (a bool index with no True
+        # entry selects nothing, so a value of the run-time row count does not fit); the
+        # result is shaped as the first input whatever the values
+        first, specs = None, [(args[0]._dtype_name, list(args[0].shape))]
     base = block.program._core.num_vars()
     outs = [
         block.create_var(name=f"{name}_{base}.out_{k}", dtype=d, shape=s)
@@ -345,6 +357,11 @@ class VariableEagerOpsMixin:
     cross = _method("cross")
     lerp = _method("lerp")
     logit = _method("logit")
+    isclose = _method("isclose")
+    allclose = _method("allclose")
+    diff = _method("diff")
+    bucketize = _method("bucketize")
+    dist = _method("dist")
 
 
 __all__ = [

@@ -153,6 +153,16 @@ class Variable(
 
     # ----------------------------------------------------------------- recording
     def _op(self, op: str, inputs: Sequence[Variable], **attrs: Any) -> Variable:
+        for key, value in attrs.items():
+            # an attribute is fixed when the program is built; a Variable (whose value
+            # comes only when the program runs) would be read as a sequence without end
+            items = value if isinstance(value, (list, tuple)) else (value,)
+            if any(isinstance(v, Variable) for v in items):
+                raise TypeError(
+                    f"{op}: '{key}' is a static Variable, whose value is known only when the "
+                    f"program runs; static programs take '{key}' as a Python int or a list "
+                    "of ints here"
+                )
         return self.block._append(op, inputs, attrs)
 
     def _operand(self, other: Any) -> Variable:
