@@ -371,9 +371,11 @@ def _creation_stubs(rows: list[Factory]) -> list[str]:
     out: list[str] = []
     for name, family, doc in rows:
         extra = ["generator: Generator | None = None"] if family == "random_factory" else []
+        if family == "filled_factory":
+            extra = ["memory_format: Any = None"]
         if family == "like_factory":
             params = ["x: Tensor", "dtype: _DTypeLike | None = None", "name: str | None = None"]
-            params += ["*", *_FACTORY_FLAGS, "device: object = None"]
+            params += ["*", *_FACTORY_FLAGS, "device: object = None", "memory_format: Any = None"]
             out += [*_top_def(name, params), f'    """{_rst(doc)}"""', ""]
             continue
         keywords = [

@@ -76,9 +76,10 @@ def install_aliases(base_shim: bool = True) -> None:
     sys.modules["torch.testing"] = testing
     sys.modules["torch.testing._internal"] = internal
     sys.modules["torch.testing._internal.common_utils"] = torch_common_utils
-    # ``common_cuda``: only its ``TEST_CUDA`` flag (ferrograd computes on the CPU)
+    # ``common_cuda``: only its flags, all False (ferrograd computes on the CPU)
     common_cuda = types.ModuleType("torch.testing._internal.common_cuda")
-    common_cuda.TEST_CUDA = False  # type: ignore[attr-defined]
+    for flag in ("TEST_CUDA", "TEST_MULTIGPU", "TEST_CUDNN"):
+        setattr(common_cuda, flag, False)
     internal.common_cuda = common_cuda  # type: ignore[attr-defined]
     sys.modules["torch.testing._internal.common_cuda"] = common_cuda
     # ``common_device_type`` (its ``instantiate_device_type_tests``, for the CPU) and

@@ -356,8 +356,9 @@ class Tensor:
         """Element strides (all, or of one dim)."""
     @overload
     def stride(self, dim: _int) -> _int: ...
-    def is_contiguous(self) -> _bool:
-        """True when elements are row-major without gaps."""
+    def is_contiguous(self, *, memory_format: Any = None) -> _bool:
+        """True when elements are row-major without gaps (``memory_format=torch.channels_last``:
+        in ``N, H, W, C`` order; installed by ``_memory_format_api``)."""
     def data_ptr(self) -> _int:
         """Address of the first element."""
     def element_size(self) -> _int:
@@ -1644,10 +1645,12 @@ class Tensor:
     def view(self, dtype: _DTypeLike, /) -> Tensor: ...
     def t(self) -> Tensor:
         """Transpose of a matrix (0-d and 1-d unchanged)."""
-    def clone(self) -> Tensor:
-        """A copy with its own memory; differentiable."""
-    def contiguous(self) -> Tensor:
-        """Itself if contiguous, else a contiguous copy."""
+    def clone(self, *, memory_format: Any = None) -> Tensor:
+        """A copy with its own memory; differentiable (keeps a dense tensor's strides unless
+        ``memory_format`` says otherwise; installed by ``_memory_format_api``)."""
+    def contiguous(self, *, memory_format: Any = None) -> Tensor:
+        """Itself if contiguous (in ``memory_format``), else a contiguous copy (installed by
+        ``_memory_format_api``)."""
 
     # -- dtype conversion --
     def astype(self, dtype: _DTypeLike) -> Tensor:
@@ -2876,6 +2879,7 @@ def zeros(
     stop_gradient: _bool | None = None,
     name: str | None = None,
     device: object = None,
+    memory_format: Any = None,
     shape: _ShapeLike | SupportsIndex | None = None,
     size: _ShapeLike | None = None,
 ) -> Tensor:
@@ -2893,6 +2897,7 @@ def zeros(
     stop_gradient: _bool | None = None,
     name: str | None = None,
     device: object = None,
+    memory_format: Any = None,
 ) -> Tensor: ...
 @overload
 def ones(
@@ -2902,6 +2907,7 @@ def ones(
     stop_gradient: _bool | None = None,
     name: str | None = None,
     device: object = None,
+    memory_format: Any = None,
     shape: _ShapeLike | SupportsIndex | None = None,
     size: _ShapeLike | None = None,
 ) -> Tensor:
@@ -2919,6 +2925,7 @@ def ones(
     stop_gradient: _bool | None = None,
     name: str | None = None,
     device: object = None,
+    memory_format: Any = None,
 ) -> Tensor: ...
 @overload
 def empty(
@@ -2928,6 +2935,7 @@ def empty(
     stop_gradient: _bool | None = None,
     name: str | None = None,
     device: object = None,
+    memory_format: Any = None,
     shape: _ShapeLike | SupportsIndex | None = None,
     size: _ShapeLike | None = None,
 ) -> Tensor:
@@ -2945,6 +2953,7 @@ def empty(
     stop_gradient: _bool | None = None,
     name: str | None = None,
     device: object = None,
+    memory_format: Any = None,
 ) -> Tensor: ...
 def zeros_like(
     x: Tensor,
@@ -2954,6 +2963,7 @@ def zeros_like(
     requires_grad: _bool = False,
     stop_gradient: _bool | None = None,
     device: object = None,
+    memory_format: Any = None,
 ) -> Tensor:
     """Zeros shaped like ``x``."""
 
@@ -2965,6 +2975,7 @@ def ones_like(
     requires_grad: _bool = False,
     stop_gradient: _bool | None = None,
     device: object = None,
+    memory_format: Any = None,
 ) -> Tensor:
     """Ones shaped like ``x``."""
 
@@ -2976,6 +2987,7 @@ def empty_like(
     requires_grad: _bool = False,
     stop_gradient: _bool | None = None,
     device: object = None,
+    memory_format: Any = None,
 ) -> Tensor:
     """An (zero-filled) tensor shaped like ``x``."""
 

@@ -24,9 +24,12 @@ _PACKAGE = __name__.rpartition(".")[0]
 
 
 # Wrapper modules whose frames the rule looks through (their caller is the caller): the
-# out= wrapper, and split's (its Rust pieces ask the dialect to mark PyTorch's views).
+# out= wrapper, split's (its Rust pieces ask the dialect to mark PyTorch's views) and the
+# memory_format= wrappers of to / clone / the casts / the *_like factories.
 # src/python/dialect.rs holds the same list.
-TRANSPARENT = frozenset({"ferrograd._out_arg", "ferrograd._split_spelling"})
+TRANSPARENT = frozenset(
+    {"ferrograd._out_arg", "ferrograd._split_spelling", "ferrograd._memory_format_api"}
+)
 
 
 def caller_dialect(depth: int = 2, through_layers: bool = False) -> Optional[str]:

@@ -23,6 +23,7 @@ from typing import Any, Callable
 
 from . import _core
 from ._dialect import caller_dialect
+from ._errors import AutogradUsageError
 from .grad_mode import is_grad_enabled
 
 Tensor = _core.Tensor
@@ -84,7 +85,15 @@ def write_inplace(x: Any, compute: Callable[..., Any], args: tuple, kwargs: dict
     module docs); an operand that is ``x`` itself is read before the write."""
     if not isinstance(x, Tensor):
         raise TypeError(f"{what}: expected a Tensor, got {type(x).__name__}")
-    source = x.clone() if (x.requires_grad and is_grad_enabled()) else x
+    recording = x.requires_grad and is_grad_enabled()
+    if recording and x.is_leaf:
+        # copy_ below would refuse it under its own name; the user called `what`
+        raise AutogradUsageError(
+            f"{what}: a leaf tensor that requires grad cannot be modified in place; use the "
+            f"out-of-place op instead (x = x.{what[:-1]}(...)), or do it under no_grad() if "
+            "you mean to change the parameter itself (with ferrograd.no_grad(): ...)"
+        )
+    source = x.clone() if recording else x
     if source is not x:
         args = tuple(source if a is x else a for a in args)
     out = compute(source, *args, **kwargs)
@@ -106,7 +115,12 @@ def write_inplace(x: Any, compute: Callable[..., Any], args: tuple, kwargs: dict
                 f"{what[:-1]})"
             )
         out = out.astype(x.dtype)
-    x.copy_(out)
+    try:
+        x.copy_(out)
+    except RuntimeError as e:  # (a view of a leaf): named after the op the user called
+        if not str(e).startswith("copy_: "):
+            raise
+        raise type(e)(f"{what}: {str(e)[len('copy_: ') :]}") from None
     return x
 
 

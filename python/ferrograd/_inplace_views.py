@@ -62,9 +62,20 @@ def _resize_(
     takes the shape ``sizes``. Its elements in row-major order are kept as far as they
     reach; new elements are zero (PyTorch leaves them uninitialized). With the same number
     of elements and a contiguous ``x`` the memory is shared, as a view. Refused for a
-    tensor that requires grad, as in PyTorch."""
-    del memory_format, fill_zero  # one memory format; new elements are always zero
+    tensor that requires grad, as in PyTorch. ``memory_format=torch.channels_last`` (...)
+    then gives it that format's strides over the same memory, as PyTorch's
+    ``empty_tensor_restride``."""
+    del fill_zero  # new elements are always zero
+    from . import _memory_format as M
+
+    fmt = M.check_format(memory_format, "resize_")
     shape = _sizes(sizes)
+    if fmt is not None and fmt is not M.contiguous_format:
+        strides = M.format_strides(shape, fmt)  # (errors before any change)
+        _resize_(self, *shape)
+        if self.stride() != strides:
+            self.as_strided_(shape, strides)
+        return self
     if any(s < 0 for s in shape):
         raise ValueError(f"resize_: sizes must be non-negative, got {shape}")
     if self.requires_grad:

@@ -118,6 +118,10 @@ def install_tensor_methods() -> None:
 
     _tensor_peer_names.install_tensor_methods()
     _tensor_peer_names.install_top_level(vars(sys.modules[__package__]))
+    # PyTorch's memory formats and memory_format= keywords: _memory_format_api.py
+    from . import _memory_format_api
+
+    _memory_format_api.install()
 
 
 __all__ = ["greater", "less", "is_integer", "assign"]

@@ -194,8 +194,34 @@ def _strided_fresh(op: str, size: Any, stride: Any, dt: Any) -> Tensor:
     if any(s < 0 for s in strides):
         raise RuntimeError(f"{op}: negative strides are not supported, got {strides}")
     extent = 0 if 0 in sizes else 1 + sum((n - 1) * s for n, s in zip(sizes, strides))
+    _check_extent(op, sizes, strides, extent, dt)
     # zeros, not garbage: "empty" promises nothing, and zeros are deterministic
     return _core.zeros([extent], dtype=dt)._as_strided(sizes, strides, 0)
+
+
+_INT64_MAX = 2**63 - 1
+
+
+def _check_extent(op: str, sizes: list[int], strides: list[int], extent: int, dt: Any) -> None:
+    """PyTorch's overflow checks (c10 ``computeStorageNbytes``: "Storage size calculation
+    overflowed"; ``safe_compute_numel``): a size, stride, element count or byte count past
+    int64 is a RuntimeError naming the overflow, not a TypeError about a huge number. A
+    count that fits but is too big for this machine is left to the allocation's
+    MemoryError."""
+    itemsize = (_core._get_default_dtype() if dt is None else dt).itemsize
+    numel = 1
+    for n in sizes:
+        numel *= n
+    if (
+        any(v > _INT64_MAX for v in (*sizes, *strides))
+        or numel > _INT64_MAX
+        or extent * itemsize > _INT64_MAX
+    ):
+        raise RuntimeError(
+            f"{op}: Storage size calculation overflowed with sizes={sizes} and "
+            f"strides={strides}: the view's {numel} elements or the storage's {extent} "
+            f"elements of {itemsize} bytes do not fit in int64; use smaller sizes or strides"
+        )
 
 
 def empty_strided(

@@ -193,11 +193,17 @@ def as_strided_scatter(
     """``torch.as_strided_scatter(input, src, size, stride, storage_offset=None)``: a
     copy of ``input`` in which the view ``input.as_strided(size, stride,
     storage_offset)`` is overwritten with ``src`` (shaped ``size``; cast to ``input``'s
-    dtype). Positions count in ``input``'s memory, as ``as_strided``'s. A view whose
-    elements overlap is refused (PyTorch's ``copy_`` refuses it too). Differentiable in
-    ``input`` and ``src``."""
+    dtype). Positions count in the memory of PyTorch's copy of ``input``
+    (``clone_preserve_strides``): ``input``'s own memory, with its strides and storage
+    offset, except for an input whose elements overlap (expanded: a stride 0 over a size
+    above 1), whose copy is a contiguous clone (offset 0). A view whose elements overlap is
+    refused (PyTorch's ``copy_`` refuses it too). Differentiable in ``input`` and ``src``."""
     if not isinstance(input, Tensor) or not isinstance(src, Tensor):
         raise TypeError("as_strided_scatter(): input and src must be Tensors")
+    if any(s == 0 and n > 1 for n, s in zip(input.shape, input.stride())):
+        # aten clone_preserve_strides (TensorShape.cpp): at::has_internal_overlap is Yes,
+        # so the copy is self.clone(), contiguous; size/stride/offset address that copy
+        input = input.contiguous()
     view = input.as_strided(size, stride, storage_offset)  # checks the view fits the memory
     sizes = [int(n) for n in view.shape]
     if list(src.shape) != sizes:

@@ -22,6 +22,58 @@ from typing import Any, Sequence
 
 from . import _core
 from ._input_spec import InputSpec
+from .static.export import CaptureError
+
+
+class DataDependentCaptureError(CaptureError, TypeError):
+    """A forward whose Python code depends on a tensor's value (a branch, ``item()``): a
+    ``CaptureError``, and a ``TypeError`` as the static Variable's own refusal was."""
+
+
+def _value_read(e: BaseException) -> str | None:
+    """What the forward asked of a static Variable's value, if ``e`` says it did (its
+    truth value, ``len``, ``numpy()``, ``item()`` / ``tolist()``, ``float()`` / ``int()``):
+    data-dependent Python, which a program does not record; ``None`` for other errors."""
+    from .static.variable import Variable
+
+    if isinstance(e, AttributeError):
+        if isinstance(getattr(e, "obj", None), Variable) and e.name in ("item", "tolist"):
+            return f"called .{e.name}() on a tensor"
+        return None
+    tb = e.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    code = tb.tb_frame.f_code if tb is not None else None
+    if code is Variable.__bool__.__code__:
+        return "branched on a tensor's value (`if` / `while` / `and` / `or` / `bool()`)"
+    if code is Variable.__len__.__code__:
+        return "took len() of a tensor whose first dimension is not fixed"
+    if code is Variable.numpy.__code__:
+        return "read a tensor's values (.numpy() / np.asarray)"
+    if "'Variable'" in str(e) and ("float()" in str(e) or "int()" in str(e)):
+        return "converted a tensor to a Python number (float() / int())"
+    return None
+
+
+def _branch_message(read: str, e: BaseException) -> str:
+    """The ``CaptureError`` text for data-dependent Python in the forward: what it did,
+    where (the innermost frame outside ferrograd), and how to write it instead."""
+    import os
+
+    package = os.path.dirname(os.path.abspath(__file__))
+    where = ""
+    tb = e.__traceback__
+    while tb is not None:
+        f = tb.tb_frame.f_code.co_filename
+        if not os.path.abspath(f).startswith(package + os.sep):
+            where = f" at {f}:{tb.tb_lineno}"
+        tb = tb.tb_next
+    return (
+        f"the forward {read}{where} ({e}): data-dependent Python control flow, which a saved "
+        "program cannot hold (the capture runs the forward once on symbolic inputs that "
+        "have no values); compute both results and pick one with where(cond, a, b), or "
+        "make the decision outside forward"
+    )
 
 
 def _forward_names(obj: Any) -> list[str]:
@@ -232,7 +284,13 @@ def capture(obj: Any, specs: Sequence[Any]) -> dict[str, Any]:
                 v = _program.data(name, list(s.shape), s.dtype)
                 inputs.append({"name": name, "dtype": v._dtype_name, "shape": list(v.shape)})
                 args.append(v)
-            out = obj(*args)
+            try:
+                out = obj(*args)
+            except (TypeError, AttributeError) as e:
+                read = _value_read(e)
+                if read is None:
+                    raise
+                raise DataDependentCaptureError(_branch_message(read, e)) from e
             structure, outs = _flatten_outputs(out, prog.global_block())
         finally:
             export.finish(prog, rec)

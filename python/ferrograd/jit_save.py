@@ -112,7 +112,7 @@ def save(
     try:
         saved = capture(layer, specs)
     except CaptureError as e:
-        raise CaptureError(f"{api}: {e}; nothing was saved") from None
+        raise type(e)(f"{api}: {e}; nothing was saved") from None  # (its subclass kept)
     except Exception as e:
         note = getattr(e, "add_note", None)  # (Python 3.11+)
         if note is not None:

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import re
 import sys
 import unittest
+import warnings
 
 import ferrograd
 import numpy as np
@@ -19,16 +21,22 @@ from ferrograd.autograd.gradcheck import gradcheck as _gradcheck
 from ferrograd.autograd.gradcheck import gradgradcheck as _gradgradcheck
 
 from peer_harness.torch_common_utils_more import (
+    IS_JETSON,
     TEST_NUMPY,
     TEST_PRIVATEUSE1,
     TEST_SCIPY,
+    TEST_WITH_ROCM,
+    TemporaryFileName,
+    dtype2prec_DONTUSE,
     freeze_rng_state,
     load_tests,
     markDynamoStrictTest,
+    numpy_to_torch_dtype_dict,
     set_default_dtype,
     skipIfCrossRef,
     skipIfNoLapack,
     swap,
+    torch_to_numpy_dtype_dict,
     xfailIfTorchDynamo,
 )
 from peer_harness.torch_parametrize import (
@@ -39,6 +47,10 @@ from peer_harness.torch_parametrize import (
 )
 
 __all__ = [
+    "IS_JETSON",
+    "TEST_WITH_ROCM",
+    "_assertGradAndGradgradChecks",
+    "dtype2prec_DONTUSE",
     "TestCase",
     "run_tests",
     "gradcheck",
@@ -55,6 +67,9 @@ __all__ = [
     "parametrize",
     "subtest",
     "TEST_NUMPY",
+    "TemporaryFileName",
+    "numpy_to_torch_dtype_dict",
+    "torch_to_numpy_dtype_dict",
     "TEST_PRIVATEUSE1",
     "TEST_SCIPY",
     "freeze_rng_state",
@@ -92,6 +107,12 @@ def gradgradcheck(fn, inputs, grad_outputs=None, **kwargs):
     """``torch.autograd.gradgradcheck`` as the tests call it (extra flags ignored)."""
     kwargs = {k: v for k, v in kwargs.items() if k in ("eps", "atol", "rtol", "raise_exception")}
     return _gradgradcheck(fn, inputs, grad_outputs, **kwargs)
+
+
+def _assertGradAndGradgradChecks(test_case, apply_fn, inputs, **kwargs):  # noqa: N802
+    """Upstream's: asserts ``gradcheck`` and then ``gradgradcheck`` of ``apply_fn``."""
+    test_case.assertTrue(gradcheck(apply_fn, inputs, **kwargs))
+    test_case.assertTrue(gradgradcheck(apply_fn, inputs, **kwargs))
 
 
 @contextlib.contextmanager
@@ -163,6 +184,11 @@ def _tolerance(a, b, rtol, atol):
 class TestCase(unittest.TestCase):
     """``unittest.TestCase`` with torch's tensor-aware ``assertEqual``."""
 
+    # upstream's per-test tolerances (``precisionOverride`` sets ``precision``): when
+    # set, they raise the default absolute / relative tolerance of ``assertEqual``
+    precision = 0.0
+    rel_tol = 0.0
+
     def _compare(self, x, y, rtol, atol, exact_dtype):
         if x is None or y is None:
             return x is y, f"{x!r} is not {y!r}"
@@ -204,6 +230,13 @@ class TestCase(unittest.TestCase):
     def assertEqual(self, x, y, msg=None, *, atol=None, rtol=None, exact_dtype=True, **kwargs):  # noqa: N802
         """Equal values: tensors/arrays elementwise within dtype tolerances, sequences
         item by item, everything else with ``==``."""
+        # older revisions' spellings: ``prec`` (an absolute tolerance), ``message``
+        if atol is None and kwargs.get("prec") is not None:
+            atol, rtol = kwargs["prec"], 0.0 if rtol is None else rtol
+        msg = msg if msg is not None else kwargs.get("message")
+        if atol is None and rtol is None and (self.precision or self.rel_tol):
+            r, t = _tolerance(x, y, None, None)
+            rtol, atol = max(r, self.rel_tol), max(t, self.precision)
         ok, why = self._compare(x, y, rtol, atol, exact_dtype)
         if not ok:
             raise self.failureException(msg or why)
@@ -217,6 +250,17 @@ class TestCase(unittest.TestCase):
     def assertExpected(self, s, subname=None):  # noqa: N802
         """Compares with torch's recorded expect files, which are not available here."""
         raise unittest.SkipTest("assertExpected needs torch's recorded expect files")
+
+    @contextlib.contextmanager
+    def maybeWarnsRegex(self, category, regex=""):  # noqa: N802
+        """Upstream's (older revisions'): the block may warn; if it warns ``category``,
+        one of the messages must match ``regex``."""
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            yield
+        found = [w for w in caught if issubclass(w.category, category)]
+        if found and not any(re.search(regex, str(w.message)) for w in found):
+            self.fail(f"no {category.__name__} matching {regex!r} among {found}")
 
     def assertFail(self, msg=None):  # noqa: N802
         """Fails unconditionally (torch's helper)."""

@@ -9,12 +9,21 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
+import tempfile
 
 import ferrograd
+import numpy as np
 
 from peer_harness.torch_parametrize import parametrize
 
 __all__ = [
+    "IS_JETSON",
+    "TEST_WITH_ROCM",
+    "dtype2prec_DONTUSE",
+    "TemporaryFileName",
+    "numpy_to_torch_dtype_dict",
+    "torch_to_numpy_dtype_dict",
     "TEST_NUMPY",
     "TEST_PRIVATEUSE1",
     "TEST_SCIPY",
@@ -32,6 +41,9 @@ __all__ = [
 TEST_NUMPY = True
 TEST_SCIPY = True
 TEST_PRIVATEUSE1 = False
+# not a ROCm build, not an NVIDIA Jetson board
+TEST_WITH_ROCM = False
+IS_JETSON = False
 
 
 def load_tests(loader, tests, pattern):
@@ -113,3 +125,37 @@ def swap(swap_values):
         return parametrize("swap", swap_values)(wrapper)
 
     return decorator
+
+
+# upstream's tables between NumPy's scalar types and torch's dtypes (the dtypes both
+# have; ferrograd has no unsigned type wider than uint8)
+numpy_to_torch_dtype_dict = {
+    np.bool_: ferrograd.bool,
+    np.uint8: ferrograd.uint8,
+    np.int8: ferrograd.int8,
+    np.int16: ferrograd.int16,
+    np.int32: ferrograd.int32,
+    np.int64: ferrograd.int64,
+    np.float16: ferrograd.float16,
+    np.float32: ferrograd.float32,
+    np.float64: ferrograd.float64,
+    np.complex64: ferrograd.complex64,
+    np.complex128: ferrograd.complex128,
+}
+torch_to_numpy_dtype_dict = {v: k for k, v in numpy_to_torch_dtype_dict.items()}
+
+
+@contextlib.contextmanager
+def TemporaryFileName(*args, **kwargs):  # noqa: N802  (torch's name)
+    """The name of a fresh temporary file, removed after the block (upstream's helper)."""
+    with tempfile.TemporaryDirectory() as folder:
+        yield os.path.join(folder, "tmp")
+
+
+# upstream's absolute tolerances per floating dtype (kept for older tests, as its name says)
+dtype2prec_DONTUSE = {
+    ferrograd.float32: 1e-5,
+    ferrograd.float64: 1e-5,
+    ferrograd.float16: 1e-2,
+    ferrograd.bfloat16: 1e-1,
+}

@@ -35,11 +35,19 @@ class subtest:  # noqa: N801  (torch's name)
         self.decorators = list(decorators or [])
 
 
-def _value_name(arg_names: list[str], values: tuple) -> str:
+def _value_name(arg_names: list[str], values: tuple, idx: int) -> str:
+    # upstream's _formatted_str_repr: a dtype by its name (float32), a number or string
+    # as <arg>_<value> (dots as underscores), anything else (a class, a function) as
+    # <arg><index in the list>
     parts = []
     for name, value in zip(arg_names, values):
-        text = value.__name__ if callable(value) and hasattr(value, "__name__") else str(value)
-        parts.append(f"{name}_{re.sub(r'[^0-9A-Za-z_]', '_', text)}")
+        if type(value).__name__ == "dtype" and hasattr(value, "is_floating_point"):
+            parts.append(str(value).split(".")[-1])
+        elif isinstance(value, (int, float, str)):
+            text = str(value).replace(".", "_")
+            parts.append(f"{name}_{re.sub(r'[^0-9A-Za-z_]', '_', text)}")
+        else:
+            parts.append(f"{name}{idx}")
     return "_".join(parts)
 
 
@@ -53,7 +61,7 @@ class parametrize:  # noqa: N801  (torch's name)
 
     def cases(self):
         """(keyword arguments, name, decorators) for each value."""
-        for value in self.arg_values:
+        for idx, value in enumerate(self.arg_values):
             decorators: list = []
             name = None
             if isinstance(value, subtest):
@@ -63,7 +71,7 @@ class parametrize:  # noqa: N801  (torch's name)
                 if self.name_fn is not None:
                     name = self.name_fn(*values)
                 else:
-                    name = _value_name(self.arg_names, values)
+                    name = _value_name(self.arg_names, values, idx)
             yield dict(zip(self.arg_names, values)), name, decorators
 
     def __call__(self, fn):

@@ -41,6 +41,26 @@ pub(super) fn finish(
     wrap(py, t)
 }
 
+/// `out` in the layout `memory_format` asks for (PyTorch's `memory_format=` of `empty` and
+/// the `*_like` factories; for a like factory `None` is `preserve_format`: the layout of
+/// `like`), by `ferrograd._memory_format_api._factory_layout`. Only called when a format
+/// is given or `like` is not contiguous, so the common call costs nothing.
+fn with_layout(
+    py: Python<'_>,
+    op: &str,
+    out: Py<PyTensor>,
+    like: Option<&Bound<'_, PyAny>>,
+    memory_format: &Bound<'_, PyAny>,
+) -> PyT {
+    let f = py
+        .import(pyo3::intern!(py, "ferrograd._memory_format_api"))?
+        .getattr(pyo3::intern!(py, "_factory_layout"))?;
+    let like = like.map_or_else(|| py.None().into_bound(py), Clone::clone);
+    Ok(f.call1((op, out, like, memory_format))?
+        .cast_into::<PyTensor>()?
+        .unbind())
+}
+
 /// Splits a factory's positional arguments into the shape and Paddle's positional
 /// `dtype` / `name` (`zeros([2, 3], "int64")`): when the first argument is a list or
 /// tuple, the shape is that argument alone and up to two more may follow.
@@ -174,7 +194,7 @@ macro_rules! filled_factory {
     ($name:ident, $value:expr, $doc:literal) => {
         #[doc = $doc]
         #[pyfunction]
-        #[pyo3(signature = (*dims, dtype=None, requires_grad=false, stop_gradient=None, name=None, device=None, shape=None, size=None))]
+        #[pyo3(signature = (*dims, dtype=None, requires_grad=false, stop_gradient=None, name=None, device=None, shape=None, size=None, memory_format=None))]
         #[allow(clippy::too_many_arguments)]
         pub fn $name(
             py: Python<'_>,
@@ -186,6 +206,7 @@ macro_rules! filled_factory {
             device: Option<&Bound<'_, PyAny>>,
             shape: Option<&Bound<'_, PyAny>>,
             size: Option<&Bound<'_, PyAny>>,
+            memory_format: Option<&Bound<'_, PyAny>>,
         ) -> PyT {
             let _ = name;
             let op = stringify!($name);
@@ -194,7 +215,11 @@ macro_rules! filled_factory {
             let (shape, dtype) = shape_and_extras(&shape, dtype, op)?;
             let dims = parse_dims(&shape, op)?;
             let d = parse_opt_dtype(dtype.as_ref())?.unwrap_or(crate::dtype::default_float());
-            finish(py, op, core::full(&dims, $value, d).py()?, requires_grad, stop_gradient)
+            let out = finish(py, op, core::full(&dims, $value, d).py()?, requires_grad, stop_gradient)?;
+            match memory_format {
+                Some(f) if !f.is_none() => with_layout(py, op, out, None, f),
+                _ => Ok(out),
+            }
         }
     };
 }
@@ -203,7 +228,8 @@ macro_rules! like_factory {
     ($name:ident, $value:expr, $doc:literal) => {
         #[doc = $doc]
         #[pyfunction]
-        #[pyo3(signature = (x, dtype=None, name=None, *, requires_grad=false, stop_gradient=None, device=None))]
+        #[pyo3(signature = (x, dtype=None, name=None, *, requires_grad=false, stop_gradient=None, device=None, memory_format=None))]
+        #[allow(clippy::too_many_arguments)]
         pub fn $name(
             py: Python<'_>,
             x: &Bound<'_, PyTensor>,
@@ -212,19 +238,24 @@ macro_rules! like_factory {
             requires_grad: bool,
             stop_gradient: Option<bool>,
             device: Option<&Bound<'_, PyAny>>,
+            memory_format: Option<&Bound<'_, PyAny>>,
         ) -> PyT {
             let _ = name;
             let op = stringify!($name);
             check_device(device, op)?;
-            let x = &x.get().inner();
-            let d = parse_opt_dtype(dtype)?.unwrap_or(x.dtype());
-            finish(
-                py,
-                op,
-                core::full(x.shape(), $value, d).py()?,
-                requires_grad,
-                stop_gradient,
-            )
+            let (out, contiguous) = {
+                let t = &x.get().inner();
+                let d = parse_opt_dtype(dtype)?.unwrap_or(t.dtype());
+                let out = core::full(t.shape(), $value, d).py()?;
+                (out, t.is_contiguous())
+            };
+            let out = finish(py, op, out, requires_grad, stop_gradient)?;
+            // PyTorch's default `preserve_format`: a non-contiguous `x` lends its layout
+            match memory_format {
+                Some(f) if !f.is_none() => with_layout(py, op, out, Some(x.as_any()), f),
+                _ if !contiguous => with_layout(py, op, out, Some(x.as_any()), &py.None().into_bound(py)),
+                _ => Ok(out),
+            }
         }
     };
 }
@@ -252,11 +283,13 @@ pub fn arange(
             Some(v) => {
                 if let Ok(t) = v.cast::<PyTensor>() {
                     let t = &t.get().inner();
-                    return Ok((t.item_f64().py()?, t.dtype().is_int()));
+                    let int = t.dtype().is_int() || t.dtype() == DType::Bool;
+                    return Ok((t.item_f64().py()?, int));
                 }
-                // a NumPy integer (np.int64(10)) is an integer too: it has __index__
+                // a NumPy integer (np.int64(10)) is an integer too: it has __index__;
+                // so is a bool, as in PyTorch (`arange(False, True)` is int64)
                 let int = match scalar_kind(v) {
-                    Some(k) => k == ScalarKind::Int,
+                    Some(k) => k == ScalarKind::Int || k == ScalarKind::Bool,
                     None => v.call_method0("__index__").is_ok(),
                 };
                 Ok((v.extract::<f64>()?, int))

@@ -31,9 +31,14 @@ pub enum Dialect {
 }
 
 /// ferrograd's wrapper modules that the rule looks through (their caller is the caller):
-/// the `out=` wrapper, and `split`'s, whose Rust pieces ask the dialect to mark PyTorch's
-/// multi-op views. The same list as `ferrograd._dialect.TRANSPARENT`.
-const TRANSPARENT: [&str; 2] = ["ferrograd._out_arg", "ferrograd._split_spelling"];
+/// the `out=` wrapper, `split`'s, whose Rust pieces ask the dialect to mark PyTorch's
+/// multi-op views, and the `memory_format=` wrappers of `to` / `clone` / the casts / the
+/// `*_like` factories. The same list as `ferrograd._dialect.TRANSPARENT`.
+const TRANSPARENT: [&str; 3] = [
+    "ferrograd._out_arg",
+    "ferrograd._split_spelling",
+    "ferrograd._memory_format_api",
+];
 
 /// Whether the Python code that called the current Rust method speaks PyTorch: its module
 /// names ferrograd `torch` (or the process aliases only `torch` to ferrograd). ferrograd's

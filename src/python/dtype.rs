@@ -87,7 +87,11 @@ pub fn parse_dtype(obj: &Bound<'_, PyAny>) -> PyResult<DType> {
         return Ok(d.get().d);
     }
     if let Ok(s) = obj.cast::<PyString>() {
-        return DType::from_name(&s.to_cow()?).map_err(super::errors::to_pyerr);
+        let name = s.to_cow()?;
+        if let Some(d) = numpy_name_in_paddle_code(obj.py(), &name)? {
+            return Ok(d);
+        }
+        return DType::from_name(&name).map_err(super::errors::to_pyerr);
     }
     if let Ok(t) = obj.cast::<PyType>() {
         let name = t.name()?.to_string();
@@ -117,6 +121,29 @@ pub fn parse_dtype(obj: &Bound<'_, PyAny>) -> PyResult<DType> {
             obj.repr().map(|r| r.to_string()).unwrap_or_default()
         ))
     })
+}
+
+/// NumPy's meaning of the dtype names NumPy reads otherwise than PyTorch (`'float'`
+/// float64, `'int'` int64, `'byte'` int8), for Paddle code: Paddle reads a dtype string
+/// through `np.dtype` (`convert_np_dtype_to_dtype_` in python/paddle/base/framework.py and
+/// python/paddle/pir/core.py). `None` for every other name, and outside Paddle code,
+/// where the names keep PyTorch's meaning (`torch.float` is float32). Only these three
+/// names ask the dialect, through ferrograd's own frames (`astype` / `to_tensor` are
+/// Python wrappers; ferrograd itself never spells a dtype this way).
+fn numpy_name_in_paddle_code(py: Python<'_>, name: &str) -> PyResult<Option<DType>> {
+    let d = match name {
+        "float" => DType::F64,
+        "int" => DType::I64,
+        "byte" => DType::I8,
+        _ => return Ok(None),
+    };
+    // depth 1: the Python frame that called into Rust (a Rust function has no frame)
+    let dialect = py
+        .import("ferrograd._dialect")?
+        .getattr("caller_dialect")?
+        .call1((1, true))?;
+    let paddle = dialect.extract::<Option<String>>()?.as_deref() == Some("paddle");
+    Ok(paddle.then_some(d))
 }
 
 /// Optional dtype argument.

@@ -127,8 +127,13 @@ def test_api_functions_are_static_and_match_the_methods():
         want = getattr(fg._shared_spellings, name) if wrapped else getattr(fg.Tensor, name, None)
         if name in {row[0] for row in fg._core._creation_op_table()}:
             want = getattr(fg._core, name)  # (the table-declared factories: no method)
+        # (the methods _memory_format_api wraps: the functions wrap the native method)
+        want = fg._memory_format_api._native.get(name, want)
         for f in (getattr(_dialect_aliases, name), getattr(fg, name)):
-            assert getattr(f, "__wrapped__", f) is want, name
+            # (through every wrapper: out=, memory_format= (_memory_format_api) ...)
+            while f is not want and hasattr(f, "__wrapped__"):
+                f = f.__wrapped__
+            assert f is want, name
         if wrapped:
             assert getattr(fg.Tensor, name).__doc__ == want.__doc__
     # spelled out one by one, so type checkers see them

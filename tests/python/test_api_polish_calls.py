@@ -149,7 +149,9 @@ def test_to_copy_and_non_blocking():
         x.to(device="cuda:0")
 
 
-@pytest.mark.parametrize("kw", ["memory_format", "blocking", "place"])
+# (memory_format= is PyTorch's ``to(..., *, MemoryFormat? memory_format=None)``, taken since
+# session 42: tests/python/test_memory_format.py)
+@pytest.mark.parametrize("kw", ["blocking", "place"])
 def test_to_rejects_other_keywords(kw):
     with pytest.raises(TypeError, match=kw):
         fg.ones(2).to(**{kw: None})

@@ -239,11 +239,6 @@ def test_numpy_takes_paddles_ignored_argument_regression():
     np.testing.assert_array_equal(x.numpy(False), [1.0, 2.0])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="stack's binding (src/python/tensor/, another helper's area this session) "
-    "iterates a lone Tensor as its rows; not changed here",
-)
 def test_stack_refuses_a_single_tensor_regression():
     # test_stack_op.py API_test / API_DygraphTest.test_single_tensor_error: Paddle's stack
     # takes a list or tuple of tensors (TypeError for one Tensor); PyTorch's
@@ -282,11 +277,6 @@ def test_static_inplace_method_names_are_the_op_regression(static_mode):
         x.no_such_op_()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="DType::from_name (src/dtype/mod.rs) reads 'float' as float32 and 'int' as int32 "
-    "(PyTorch's torch.float / torch.int names); not changed in session 42",
-)
 def test_dtype_strings_float_and_int_are_numpys_in_paddle_code_regression():
     # test_einsum_v2.py TestNumpyTests.test_static_graph: static.data(dtype='float') fed
     # float64 arrays. Paddle reads a dtype string through NumPy

@@ -26,6 +26,7 @@ import numpy as np
 
 from .. import _core
 from .._dialect import caller_dialect
+from .._errors import ArgumentCheckError
 from . import functional as F
 
 Tensor = _core.Tensor
@@ -212,7 +213,12 @@ def scaled_dot_product_attention(
         key, value = _repeat_heads(query, key, value, what)
     keep, bias = split_mask(attn_mask, query.dtype, what)
     if is_causal and attn_mask is not None:
-        raise ValueError(f"{what}: pass either attn_mask or is_causal=True, not both")
+        # PyTorch: RuntimeError (attention.cpp TORCH_CHECK "Explicit attn_mask should not
+        # be set when is_causal=True"); ferrograd raised ValueError: both
+        raise ArgumentCheckError(
+            f"{what}: Explicit attn_mask should not be set when is_causal=True; pass either "
+            "attn_mask or is_causal=True, not both"
+        )
     out = attention(
         query,
         key,

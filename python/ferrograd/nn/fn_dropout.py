@@ -29,6 +29,7 @@ import numbers
 from typing import Any, Optional
 
 from .. import _core
+from .._memory_format import inverse, memory_order
 from ._inplace import run_inplace
 
 Tensor = _core.Tensor
@@ -64,7 +65,17 @@ def _channel_dropout(x: Tensor, p: float, training: bool, mask_shape: list[int])
     if p == 1.0:
         return x * 0.0
     keep = _keep_mask(mask_shape, p, x.dtype if x.dtype.is_floating_point else _core.float32)
-    return x * (keep * (1.0 / (1.0 - p)))
+    return _in_layout(x, keep * (1.0 / (1.0 - p)))
+
+
+def _in_layout(x: Tensor, scale: Tensor) -> Tensor:
+    """``x * scale`` (``scale`` broadcasts to ``x``) with ``x``'s layout: computed in
+    ``x``'s memory order and permuted back when ``x`` is not contiguous (a
+    ``channels_last`` input gives a ``channels_last`` result and gradient, as in PyTorch)."""
+    order = memory_order(x) if scale.ndim == x.ndim else None
+    if order is None:
+        return x * scale
+    return (x.permute(order) * scale.permute(order)).permute(inverse(order))
 
 
 def _torch_mask_shape(x: Tensor, k: int, what: str) -> list[int]:

@@ -60,6 +60,10 @@ def _embedding_lookup(
     ``paddle_sparse`` (Paddle code's ``sparse=True``): the gradient stays dense, and the
     ids whose rows it reaches are recorded for ``Adam(lazy_mode=True)``
     (``optim/lazy_rows.py``)."""
+    if getattr(weight, "ndim", None) != 2:  # (a Tensor or a static Variable)
+        # PyTorch's words (aten/src/ATen/native/Embedding.cpp, embedding)
+        shape = list(weight.shape) if hasattr(weight, "shape") else type(weight).__name__
+        raise RuntimeError(f"embedding: 'weight' must be 2-D [num_embeddings, dim], got {shape}")
     if max_norm is not None:
         from .fn_embedding_bag import embedding_renorm_
 

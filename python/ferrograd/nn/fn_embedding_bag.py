@@ -2,7 +2,10 @@
 bag of ids, without materialising the per-id embeddings as separate outputs.
 
 Bags are the rows of a 2-D ``input`` ``[B, N]``, or slices of a 1-D ``input`` cut at
-``offsets`` (``include_last_offset=True``: the last offset ends the last bag). Ids equal
+``offsets`` (``include_last_offset=True``: ``offsets`` has one more entry, the input's
+length, and as in PyTorch that last entry is not read: the last bag ends with the input).
+Sums and means accumulate in a wider type (float16 / bfloat16 rows in float32, float32
+rows in float64) and are rounded once. Ids equal
 to ``padding_idx`` are left out (not counted by ``mean``); an empty bag gives zeros.
 ``per_sample_weights`` (``mode="sum"`` only) scales each id's row. Built from
 ``index_select``, ``index_add`` and ``max`` over a padded gather, so gradients of every
@@ -24,6 +27,25 @@ from ..autograd.py_layer import Function
 from .fn_embedding_sparse import gather_rows
 
 Tensor = _core.Tensor
+
+
+# the accumulation dtype of a bag's sum, per row dtype (see embedding_bag)
+_WIDER = {_core.float16: _core.float32, _core.bfloat16: _core.float32, _core.float32: _core.float64}
+
+
+class PaddingIdxRangeError(ValueError, RuntimeError):
+    """``padding_idx`` outside ``[-num_embeddings, num_embeddings)``: a ``ValueError``,
+    and a ``RuntimeError`` as PyTorch's check raises it."""
+
+
+class PerSampleWeightsModeError(NotImplementedError, ValueError):
+    """``per_sample_weights`` with ``mode`` other than ``'sum'``: PyTorch's
+    ``NotImplementedError``, and a ``ValueError``."""
+
+
+class EmbeddingBagIndexError(IndexError, RuntimeError):
+    """An id outside ``[0, num_embeddings)``: an ``IndexError``, and a ``RuntimeError``
+    as PyTorch's check raises it."""
 
 
 class _ScaleGrad(Function):
@@ -120,9 +142,11 @@ def _bags(
             f"{what}: offsets must start at 0, not decrease and not exceed the input's "
             f"length {ids.size}, got {off.tolist()}"
         )
-    ends = np.append(off[1:], ids.size)
     if include_last:
-        off, ends = off[:-1], off[1:]
+        # PyTorch ignores the last offset (aten/src/ATen/native/EmbeddingBag.cpp,
+        # make_offset2bag_out and make_bag_size_out): the last bag runs to the end
+        off = off[:-1]
+    ends = np.append(off[1:], ids.size)
     bag = np.repeat(np.arange(off.size, dtype=np.int64), ends - off)
     return ids[: bag.size], bag, off.size
 
@@ -153,13 +177,19 @@ def embedding_bag(
     ids = _ids(input, what, "input")
     flat, bag, n_bags = _bags(ids, offsets, bool(include_last_offset), what)
     if flat.size and (flat.min() < 0 or flat.max() >= num):
-        raise IndexError(f"{what}: ids must lie in [0, {num}), got [{flat.min()}, {flat.max()}]")
+        raise EmbeddingBagIndexError(
+            f"{what}: ids must lie in [0, {num}), got [{flat.min()}, {flat.max()}] "
+            f"(Expected idx >= 0 && idx < num_embeddings)"
+        )
     if max_norm is not None:  # PyTorch's: every id of the input renormalised first
         embedding_renorm_(weight, ids, float(max_norm), norm_type)
     if padding_idx is not None:
+        if not -num <= padding_idx < num:  # PyTorch's words (EmbeddingBag.cpp)
+            raise PaddingIdxRangeError(
+                f"{what}: padding_idx must be within the number of embeddings, -{num} "
+                f"through {num - 1}, but got {padding_idx}"
+            )
         padding_idx = padding_idx + num if padding_idx < 0 else padding_idx
-        if not 0 <= padding_idx < num:
-            raise ValueError(f"{what}: padding_idx must lie in [-{num}, {num}), got {padding_idx}")
     keep = np.ones(flat.size, dtype=bool) if padding_idx is None else flat != padding_idx
     if sparse and mode == "max":
         raise ValueError("max mode does not support sparse weights")
@@ -168,12 +198,21 @@ def embedding_bag(
     kept_bag = bag[keep]
     factor = None
     if per_sample_weights is not None:
-        if mode != "sum":
-            raise ValueError(f"{what}: per_sample_weights is only supported with mode='sum'")
+        if mode != "sum":  # PyTorch's class and words (torch/nn/functional.py)
+            raise PerSampleWeightsModeError(
+                f"{what}: per_sample_weights was not None. per_sample_weights is only "
+                f"supported for mode='sum' (got mode='{mode}')"
+            )
         psw = per_sample_weights
         if not isinstance(psw, Tensor) or list(psw.shape) != list(ids.shape):
             raise ValueError(
-                f"{what}: per_sample_weights must have the input's shape {list(ids.shape)}"
+                f"{what}: per_sample_weights must have the same shape as the input "
+                f"{list(ids.shape)}"
+            )
+        if psw.dtype != weight.dtype:  # PyTorch's checkSameType (no silent cast)
+            raise RuntimeError(
+                f"{what}: expected per_sample_weights ({psw.dtype}) to have the same type "
+                f"as weight ({weight.dtype}); cast one of them"
             )
         psw_flat = psw.reshape([-1])[: flat.size]
         factor = psw_flat.index_select(_core.tensor(np.nonzero(keep)[0]), axis=0).unsqueeze(1)
@@ -183,13 +222,18 @@ def embedding_bag(
         rows = rows * factor
     counts = np.bincount(kept_bag, minlength=n_bags)
     if mode in ("sum", "mean"):
-        out = _core.zeros([n_bags, dim], dtype=weight.dtype).index_add(
-            0, _core.tensor(kept_bag), rows
+        # the rows are summed one after another in a wider type and rounded once
+        # (half precision in float32, PyTorch's opmath type; float32 in float64, so
+        # that a long bag's sum is as exact as a pairwise ``sum``)
+        acc = _WIDER.get(weight.dtype, weight.dtype)
+        wide = acc != weight.dtype
+        out = _core.zeros([n_bags, dim], dtype=acc).index_add(
+            0, _core.tensor(kept_bag), rows.astype(acc) if wide else rows
         )
         if mode == "mean":
             scale = 1.0 / np.maximum(counts, 1)
-            out = out * _core.tensor(scale.reshape(-1, 1), dtype=weight.dtype)
-        return out
+            out = out * _core.tensor(scale.reshape(-1, 1), dtype=acc)
+        return out.astype(weight.dtype) if wide else out
     # max: the rows of each bag in a padded [B, L, D] block, the gaps at -inf
     width = int(counts.max(initial=0))
     if width == 0:

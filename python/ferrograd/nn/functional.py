@@ -16,6 +16,7 @@ from typing import Any, Optional, Sequence, Union
 
 from .. import _core
 from .._core import _caller_dialect  # (the rule in Rust)
+from .._memory_format import inverse, memory_order
 from ._inplace import run_inplace
 
 Tensor = _core.Tensor
@@ -172,12 +173,17 @@ def dropout(
         return x
     if p == 1.0:
         return x * 0.0
-    if isinstance(x, Tensor) and x.dtype in _FUSED_DTYPES:
+    order = memory_order(x) if isinstance(x, Tensor) else None
+    if order is None and isinstance(x, Tensor) and x.dtype in _FUSED_DTYPES:
         # one op; its mask is drawn as `rand(x.shape) >= p` below draws it
         return _core._dropout(x, float(p), mode == "upscale_in_train")
     keep = (_core.rand(list(x.shape), dtype=x.dtype) >= p).astype(x.dtype)
     if mode == "upscale_in_train":
         keep = keep * (1.0 / (1.0 - p))
+    if order is not None:
+        # the same row-major draws, multiplied in x's memory order and permuted back: the
+        # result and x's gradient keep x's layout (channels_last ...), as PyTorch's do
+        return (x.permute(order) * keep.permute(order)).permute(inverse(order))
     return x * keep
 
 

@@ -18,6 +18,12 @@ from .parameter import Parameter
 Tensor = _core.Tensor
 
 
+class PaddingIdxError(ValueError, AssertionError):
+    """A ``padding_idx`` outside ``[-num_embeddings, num_embeddings)``: a ``ValueError``,
+    and an ``AssertionError`` as PyTorch's ``assert`` in ``nn.Embedding`` /
+    ``nn.EmbeddingBag`` raises it (torch/nn/modules/sparse.py)."""
+
+
 class EmbeddingBag(Module):
     """``EmbeddingBag(num_embeddings, embedding_dim, mode='mean', padding_idx=...)``:
     ``weight`` ``[num_embeddings, embedding_dim]`` drawn from N(0, 1) (the
@@ -44,9 +50,9 @@ class EmbeddingBag(Module):
             raise ValueError(f"EmbeddingBag: mode must be 'sum', 'mean' or 'max', got {mode!r}")
         if padding_idx is not None:
             if not -num_embeddings <= padding_idx < num_embeddings:
-                raise ValueError(
-                    f"EmbeddingBag: padding_idx {padding_idx} is outside "
-                    f"[-{num_embeddings}, {num_embeddings})"
+                raise PaddingIdxError(
+                    f"EmbeddingBag: padding_idx must be within num_embeddings: "
+                    f"{padding_idx} is outside [-{num_embeddings}, {num_embeddings})"
                 )
             padding_idx %= num_embeddings
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
@@ -157,9 +163,9 @@ class Embedding(Module):
         super().__init__()
         if padding_idx is not None:
             if not -num_embeddings <= padding_idx < num_embeddings:
-                raise ValueError(
-                    f"Embedding: padding_idx {padding_idx} is outside [-{num_embeddings}, "
-                    f"{num_embeddings})"
+                raise PaddingIdxError(
+                    f"Embedding: padding_idx must be within num_embeddings: {padding_idx} "
+                    f"is outside [-{num_embeddings}, {num_embeddings})"
                 )
             padding_idx %= num_embeddings
         self.num_embeddings = num_embeddings

@@ -67,6 +67,7 @@ class ModuleCasts:
         are refused."""
         device = kwargs.pop("device", None)
         kwargs.pop("non_blocking", None)  # torch's; meaningless on the CPU
+        fmt = kwargs.pop("memory_format", None)
         if kwargs:
             raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
         for a in args:
@@ -80,7 +81,30 @@ class ModuleCasts:
             dtype = a
         if device is not None:
             _device(device)  # "cpu", "cpu:0", device("cpu"); others raise naming the device
-        return self if dtype is None else self._cast(dtype)
+        if dtype is not None:
+            self._cast(dtype)
+        return self if fmt is None else self._to_format(fmt)
+
+    def _to_format(self, fmt: Any) -> Self:
+        """PyTorch's ``Module.to(memory_format=...)``: each 4-D / 5-D parameter (the same
+        ``Parameter`` object, its ``.data`` replaced, its gradient too) and buffer gets
+        the layout ``fmt`` (``channels_last`` of a 5-D tensor raises, as in PyTorch)."""
+        from .._memory_format import check_format
+
+        check_format(fmt, "to", allow_none=False)
+        for m in self.modules():
+            for p in m._parameters.values():
+                if p is not None and p.ndim in (4, 5):
+                    new = p.detach().to(memory_format=fmt)
+                    if new is not p and new.stride() != p.stride():
+                        p.data = new
+                    g = p.grad
+                    if g is not None and g.ndim in (4, 5):
+                        p.grad = g.to(memory_format=fmt)
+            for name, b in list(m._buffers.items()):
+                if b is not None and b.ndim in (4, 5):
+                    m._buffers[name] = m.__dict__[name] = b.to(memory_format=fmt)
+        return self
 
     def astype(self, dtype: Any) -> Self:
         """Paddle spelling of ``to(dtype)``."""

@@ -59,7 +59,14 @@ class Adam(Optimizer):
         decoupled_weight_decay: bool | None = None,
     ) -> None:
         _refuse_unsupported(grad_clip)
-        # Paddle's lazy_mode: only the looked-up rows of a sparse embedding (lazy_rows.py)
+        # Paddle's lazy_mode: only the looked-up rows of a sparse embedding (lazy_rows.py).
+        # A bool, as Paddle's adam_ kernel argument (eager_utils.cc CastPyArg2Boolean: True,
+        # False or None, else a TypeError "must be bool"), not any truthy value
+        if lazy_mode is not None and not isinstance(lazy_mode, bool):
+            raise TypeError(
+                f"{type(self).__name__}(): lazy_mode must be a bool (True or False), got "
+                f"{type(lazy_mode).__name__} {lazy_mode!r}"
+            )
         self._lazy_mode = bool(lazy_mode)
         b1, b2 = betas
         defaults = {

@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .._core import Tensor
+from .._ops_special_more import view_as_real
 from ..grad_mode import enable_grad, no_grad
 from .line_search import strong_wolfe
 from .optimizer import Optimizer, _check_number, _coeff, _refuse_sparse
@@ -105,7 +106,11 @@ class LBFGS(Optimizer):
         for p in self._params:
             g = p.grad
             _refuse_sparse("LBFGS", g)
-            parts.append(zeros([p.numel()], dtype=p.dtype) if g is None else g.reshape([-1]))
+            g = zeros(list(p.shape), dtype=p.dtype) if g is None else g
+            # a complex parameter is two real numbers per element (PyTorch's
+            # _gather_flat_grad flattens view_as_real of the gradient): the dot products
+            # below must not mix real and imaginary parts
+            parts.append((view_as_real(g) if g.dtype.is_complex else g).reshape([-1]))
         flat = cat(parts).detach()
         # maximize: minimise the negated loss (its gradient negated too), as PyTorch
         return -flat if self.param_groups[0].get("maximize", False) else flat
@@ -120,6 +125,8 @@ class LBFGS(Optimizer):
         offset = 0
         with no_grad():
             for p in self._params:
+                if p.dtype.is_complex:
+                    p = view_as_real(p)  # steps the real view, as PyTorch's _add_grad
                 n = p.numel()
                 p.add_((d[offset : offset + n] * t).reshape(list(p.shape)))
                 offset += n

@@ -10,8 +10,61 @@ current rate. Both kinds share one base class, so either works with any optimize
 
 from __future__ import annotations
 
+import functools
 import math
+import warnings
+import weakref
 from typing import Any
+
+# PyTorch's words (torch/optim/lr_scheduler.py), warned by a PyTorch-style scheduler's
+# ``step(epoch)``
+EPOCH_DEPRECATION_WARNING = (
+    "The epoch parameter in `scheduler.step()` was not necessary and is being "
+    "deprecated where possible. Please use `scheduler.step()` to step the "
+    "scheduler. During the deprecation, if epoch is different from None, the "
+    "closed form is used instead of the new chainable form, where available. "
+    "Please open an issue if you are unable to replicate your use case: "
+    "https://github.com/pytorch/pytorch/issues/new/choose."
+)
+
+
+_HOW_TO = (
+    "See more details at https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate"
+)
+
+
+class _TrackedStep:
+    """An optimizer's ``step`` that records being called (``optimizer._opt_called``),
+    as PyTorch's ``patch_track_step_called`` wrapper does. It holds the optimizer only
+    weakly (no reference cycle) and pickles as a new wrapper of the same method, so
+    that an optimizer saved whole still pickles."""
+
+    _wrapped_by_lr_sched = True
+
+    def __init__(self, optimizer: Any, func: Any) -> None:
+        self._opt_ref = weakref.ref(optimizer)
+        self._func = func
+        functools.update_wrapper(self, func)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        opt = self._opt_ref()
+        opt._opt_called = True  # type: ignore[union-attr]
+        return self._func(opt, *args, **kwargs)
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, Any]]:
+        return (_TrackedStep, (self._opt_ref(), self._func))
+
+
+def _track_step_called(optimizer: Any) -> None:
+    """Wraps the optimizer instance's ``step`` in a ``_TrackedStep`` (once); an optimizer
+    whose ``step`` is not a bound Python method is left as it is."""
+    step = getattr(optimizer, "step", None)
+    if step is None or hasattr(step, "_wrapped_by_lr_sched"):
+        return
+    func = getattr(step, "__func__", None)
+    if func is None:
+        return
+    optimizer.step = _TrackedStep(optimizer, func)
 
 
 def _positive_int(name: str, value: Any) -> int:
@@ -37,15 +90,18 @@ class LRScheduler:
         if optimizer is not None:
             if not hasattr(optimizer, "param_groups"):
                 raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
-            for g in optimizer.param_groups:
+            for i, g in enumerate(optimizer.param_groups):
                 if last_epoch == -1:
                     # kept when set: a second scheduler on the optimizer (a warm-up,
-                    # then a decay) starts from the same base rate, as in PyTorch
-                    g.setdefault("initial_lr", g["lr"])
+                    # then a decay) starts from the same base rate, as in PyTorch; a
+                    # tensor rate is copied, so that writing the group's lr in place
+                    # leaves it (torch/optim/lr_scheduler.py, LRScheduler.__init__)
+                    lr = g["lr"]
+                    g.setdefault("initial_lr", lr.clone() if hasattr(lr, "clone") else lr)
                 elif "initial_lr" not in g:
                     raise KeyError(
-                        "param 'initial_lr' is not specified in param_groups when resuming "
-                        "an optimizer (last_epoch != -1)"
+                        f"param 'initial_lr' is not specified in param_groups[{i}] when "
+                        "resuming scheduler with last_epoch >= 0"
                     )
             self.base_lrs = [float(g["initial_lr"]) for g in optimizer.param_groups]
         else:
@@ -58,6 +114,9 @@ class LRScheduler:
             self.base_lrs = [float(learning_rate)]
         self.base_lr = self.base_lrs[0]
         self.last_epoch = last_epoch
+        if optimizer is not None:
+            _track_step_called(optimizer)
+        self._step_count = 0
         self.step()
 
     def _rate(self, base_lr: float, epoch: int) -> float:
@@ -75,9 +134,58 @@ class LRScheduler:
         return rates if self.optimizer is not None else rates[0]
 
     def step(self, epoch: int | None = None) -> None:
-        """Advances one epoch (or jumps to ``epoch``) and applies the new rate."""
+        """Advances one epoch (or jumps to ``epoch``) and applies the new rate. A
+        PyTorch-style scheduler (one given an optimizer) warns, as PyTorch does, that
+        ``epoch`` is deprecated there (``EPOCH_DEPRECATION_WARNING``)."""
+        if self.optimizer is not None:
+            self._warn_step_order()
+            if epoch is not None:
+                warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+        self._step_count = getattr(self, "_step_count", 0) + 1
+        self._step_to(epoch)
+
+    def _warn_step_order(self) -> None:
+        """PyTorch's check at the first ``step()`` after construction: the optimizer
+        should have stepped first (else the schedule's first rate is skipped)."""
+        if getattr(self, "_step_count", 0) != 1:
+            return
+        if not hasattr(self.optimizer.step, "_wrapped_by_lr_sched"):
+            warnings.warn(
+                "Seems like `optimizer.step()` has been overridden after learning rate "
+                "scheduler initialization. Please, make sure to call `optimizer.step()` "
+                f"before `lr_scheduler.step()`. {_HOW_TO}",
+                UserWarning,
+                stacklevel=3,
+            )
+        elif not getattr(self.optimizer, "_opt_called", False):
+            warnings.warn(
+                "Detected call of `lr_scheduler.step()` before `optimizer.step()`. In "
+                "PyTorch 1.1.0 and later, you should call them in the opposite order: "
+                "`optimizer.step()` before `lr_scheduler.step()`.  Failure to do this "
+                "will result in PyTorch skipping the first value of the learning rate "
+                f"schedule. {_HOW_TO}",
+                UserWarning,
+                stacklevel=3,
+            )
+
+    def _uses_own_get_lr(self) -> bool:
+        """A subclass outside ferrograd that defines PyTorch's ``get_lr()`` (the rates
+        of the epoch just reached, usually from each group's current ``lr``) and none of
+        the closed-form hooks: its ``get_lr()`` gives the rates, as in PyTorch."""
+        cls = type(self)
+        return (
+            cls.get_lr is not LRScheduler.get_lr
+            and cls._rates is LRScheduler._rates
+            and cls._rate is LRScheduler._rate
+        )
+
+    def _step_to(self, epoch: int | None = None) -> None:
+        """``step(epoch)`` without the deprecation warning (for ferrograd's own calls)."""
         self.last_epoch = self.last_epoch + 1 if epoch is None else int(epoch)
-        rates = self._rates(self.last_epoch)
+        if self._uses_own_get_lr():
+            rates = list(self.get_lr())
+        else:
+            rates = self._rates(self.last_epoch)
         self._last_lr = rates
         self.last_lr = rates[0]
         if self.optimizer is not None:

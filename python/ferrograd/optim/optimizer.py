@@ -155,19 +155,20 @@ def _with_dense_grads(params: list[Any], sparse: list[int], run: Callable[[], An
 
 
 def _real_grads(
-    group: dict[str, Any], who: str, sparse_ok: Container[int] = ()
+    group: dict[str, Any], who: str, sparse_ok: Container[int] = (), complex_ok: bool = False
 ) -> Iterator[tuple[int, Any, Any]]:
     """``(index, parameter, gradient)`` for each parameter of ``group`` that has a
     gradient, the gradient negated when ``group["maximize"]``; a ``TypeError`` naming
-    ``who`` for a complex parameter (for optimizers written in Python, real only), a
-    ``RuntimeError`` for a sparse gradient (but at the indices ``sparse_ok``)."""
+    ``who`` for a complex parameter unless ``complex_ok`` (the caller then steps its
+    ``view_as_real``, as PyTorch does), a ``RuntimeError`` for a sparse gradient (but at
+    the indices ``sparse_ok``)."""
     for pi, p in enumerate(group["params"]):
         grad = p.grad
         if grad is None:
             continue
         if pi not in sparse_ok:
             _refuse_sparse(who, grad)
-        if p.dtype.is_complex:
+        if p.dtype.is_complex and not complex_ok:
             raise TypeError(f"{who}: complex parameters are not supported")
         if group.get("maximize"):
             grad = -grad

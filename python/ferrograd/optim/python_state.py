@@ -25,6 +25,9 @@ class PythonStateOptimizer(Optimizer):
 
     #: state entries that are numbers, exposed as 0-d float64 tensors as PyTorch does
     _scalar_names: tuple[str, ...] = ()
+    #: step a complex parameter as its ``view_as_real`` (two independent reals), as
+    #: PyTorch's Rprop and ASGD do; others refuse complex parameters with a TypeError
+    _complex_as_real: bool = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._pstate: dict[tuple[int, int], dict[str, Any]] = {}
@@ -35,8 +38,31 @@ class PythonStateOptimizer(Optimizer):
 
         gi = next(i for i, st in enumerate(self._group_states) if st is state)
         with no_grad():
-            for pi, p, grad in _real_grads(group, type(self).__name__):
-                self._update_param(group, self._pstate.setdefault((gi, pi), {}), p, grad)
+            for pi, p, grad in _real_grads(
+                group, type(self).__name__, complex_ok=self._complex_as_real
+            ):
+                st = self._pstate.setdefault((gi, pi), {})
+                if p.dtype.is_complex:
+                    self._update_as_real(group, st, p, grad)
+                else:
+                    self._update_param(group, st, p, grad)
+
+    def _update_as_real(self, group: dict[str, Any], st: dict[str, Any], p: Any, grad: Any) -> None:
+        """Runs ``_update_param`` on the real views of complex ``p``, ``grad`` and the
+        state tensors, then keeps the state complex and shaped like ``p`` (PyTorch's
+        layout: ``state[p]["prev"]`` of a complex parameter is complex)."""
+        from .._ops_special_more import view_as_complex, view_as_real
+
+        real = {
+            k: view_as_real(v) if isinstance(v, Tensor) and v.dtype.is_complex else v
+            for k, v in st.items()
+        }
+        self._update_param(group, real, view_as_real(p), view_as_real(grad))
+        paired = list(p.shape) + [2]
+        for k, v in real.items():
+            if isinstance(v, Tensor) and list(v.shape) == paired and not v.dtype.is_complex:
+                v = view_as_complex(v.contiguous())
+            st[k] = v
 
     def _update_param(self, group: dict[str, Any], st: dict[str, Any], p: Any, grad: Any) -> None:
         raise NotImplementedError

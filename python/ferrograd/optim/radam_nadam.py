@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import _core
+from .._ops_special_more import view_as_complex, view_as_real
 from ..grad_mode import no_grad
 from .optimizer import (
     Optimizer,
@@ -46,8 +47,14 @@ class _PythonAdamFamily(Optimizer):
     def _update_group(self, group: dict[str, Any], state: Any) -> None:
         gi = next(i for i, st in enumerate(self._group_states) if st is state)
         with no_grad():
-            for pi, p, grad in _real_grads(group, type(self).__name__):
+            for pi, p, grad in _real_grads(group, type(self).__name__, complex_ok=True):
                 bufs = state.buffers(pi)
+                # a complex parameter steps as its real view, as PyTorch's
+                # _single_tensor_radam / _single_tensor_nadam (`torch.view_as_real`)
+                cplx = p.dtype.is_complex
+                if cplx:
+                    p, grad = view_as_real(p), view_as_real(grad)
+                    bufs = [view_as_real(b) for b in bufs]
                 if not bufs:
                     bufs = [_core.zeros_like(p), _core.zeros_like(p)]
                 step = state.step_count(pi) + 1
@@ -61,6 +68,8 @@ class _PythonAdamFamily(Optimizer):
                 m = bufs[0] * b1 + grad * (1.0 - b1)
                 v = bufs[1] * b2 + grad * grad * (1.0 - b2)
                 p.sub_(self._delta(group, gi, pi, step, grad, m, v))
+                if cplx:  # the state stays complex, shaped like the parameter
+                    m, v = view_as_complex(m.contiguous()), view_as_complex(v.contiguous())
                 state.set_state(pi, [m, v], step)  # copies m and v into the state
 
     def _delta(

@@ -35,8 +35,12 @@ class Rprop(PythonStateOptimizer):
                           *step_sizes)
         g = 0 where s < 0;   p -= sign(g) * step_size;   prev = g
 
-    State per parameter: ``step``, ``prev``, ``step_size``.
+    State per parameter: ``step``, ``prev``, ``step_size``. A complex parameter is
+    stepped as its ``view_as_real`` (real and imaginary parts each with their own step
+    size, both starting at ``lr``), as PyTorch's.
     """
+
+    _complex_as_real = True
 
     def __init__(
         self,
@@ -112,8 +116,10 @@ class ASGD(PythonStateOptimizer):
         eta = lr / (1 + lambd * lr * t) ** alpha;   mu = 1 / max(1, t - t0)
 
     State per parameter: ``step``, ``eta``, ``mu`` (0-d float64 tensors in ``state``)
-    and ``ax``.
+    and ``ax``. A complex parameter is stepped as its ``view_as_real``, as PyTorch's.
     """
+
+    _complex_as_real = True
 
     _scalar_names = ("eta", "mu")
 

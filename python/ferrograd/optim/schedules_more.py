@@ -201,7 +201,11 @@ class MultiplicativeLR(LRScheduler):
             list(lr_lambda) if isinstance(lr_lambda, (list, tuple)) else [lr_lambda] * n
         )
         if len(fns) != n or not all(callable(f) for f in fns):
-            raise TypeError(f"lr_lambda must be a function of the epoch (or {n}: one per group)")
+            # PyTorch's words (torch/optim/lr_scheduler.py, MultiplicativeLR)
+            raise TypeError(
+                f"lr_lambda should be a function of the epoch (or {n}: one per group), "
+                f"got {type(lr_lambda).__name__}"
+            )
         self.lr_lambdas = fns
         self._products: list[float] = [1.0] * n  # the factor product at _products_epoch
         self._products_epoch = 0
@@ -302,7 +306,8 @@ class CosineAnnealingWarmRestarts(LRScheduler):
             epoch = frac + 1
         if epoch is None or float(epoch) == int(epoch):
             self._fractional_epoch = None
-            super().step(None if epoch is None else int(epoch))
+            # PyTorch's CosineAnnealingWarmRestarts takes an epoch without warning
+            self._step_to(None if epoch is None else int(epoch))
             return
         if float(epoch) < 0:
             raise ValueError(f"expected a non-negative epoch, got {epoch}")
@@ -388,7 +393,8 @@ class SequentialLR(_ComposedState, LRScheduler):
         idx = bisect.bisect_right(self._milestones, self.last_epoch)
         sched = self._schedulers[idx]
         if idx > 0 and self._milestones[idx - 1] == self.last_epoch:
-            sched.step(0)
+            # a restart, not a user's epoch: no deprecation warning
+            getattr(sched, "_step_to", sched.step)(0)
         else:
             sched.step()
         self._last_lr = sched.get_last_lr()

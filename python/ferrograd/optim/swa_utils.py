@@ -105,7 +105,11 @@ class AveragedModel(Module):
         return list(own)
 
     def update_parameters(self, model: Module) -> None:
-        """Averages ``model``'s current weights into the copy (the first call copies)."""
+        """Averages ``model``'s current weights into the copy (the first call copies), as
+        PyTorch's (torch/optim/swa_utils.py, on the CPU): every tensor averaged, integer
+        buffers (``num_batches_tracked``) too, the average written back with ``copy_``
+        (so an integer one is truncated toward zero); ``multi_avg_fn`` is called once per
+        dtype group; without ``use_buffers`` the buffers are copied from ``model``."""
         avgs = self._tensors(self.module)
         news = [p.detach() for p in self._tensors(model)]
         if len(avgs) != len(news):
@@ -118,18 +122,29 @@ class AveragedModel(Module):
             if n == 0:
                 for a, p in zip(avgs, news):
                     a.copy_(p)
-            elif self.multi_avg_fn is not None:
-                floating = [(a, p) for a, p in zip(avgs, news) if a.dtype.is_floating_point]
-                self.multi_avg_fn(
-                    [a for a, _ in floating], [p for _, p in floating], self.n_averaged
-                )
-            else:
-                fn = self.avg_fn or get_swa_avg_fn()
+            elif self.multi_avg_fn is not None or self.avg_fn is None:
+                # PyTorch groups the tensors by (device, dtype); the CPU has no foreach
+                # kernels there, so the default is get_swa_avg_fn tensor by tensor
+                groups: dict[Any, tuple[list[Tensor], list[Tensor]]] = {}
                 for a, p in zip(avgs, news):
-                    if a.dtype.is_floating_point:
-                        a.copy_(fn(a, p, self.n_averaged))
-                    else:  # counters (num_batches_tracked) follow the model
-                        a.copy_(p)
+                    group = groups.setdefault(str(a.dtype), ([], []))
+                    group[0].append(a)
+                    group[1].append(p)
+                for group_avgs, group_news in groups.values():
+                    if self.multi_avg_fn is not None:
+                        self.multi_avg_fn(group_avgs, group_news, self.n_averaged)
+                        continue
+                    swa = get_swa_avg_fn()
+                    for a, p in zip(group_avgs, group_news):
+                        a.copy_(swa(a, p, self.n_averaged))
+            else:
+                for a, p in zip(avgs, news):
+                    a.copy_(self.avg_fn(a, p, self.n_averaged))
+            if not self.use_buffers:
+                # PyTorch keeps the copy's buffers in sync with the source model
+                mine = [b for b in self.module.buffers() if b is not None]
+                for b, src in zip(mine, [b for b in model.buffers() if b is not None]):
+                    b.copy_(src.detach())
             self.n_averaged.fill_(n + 1)
 
 

@@ -85,7 +85,8 @@ def make_tensor(
 
     Defaults: bool ``[0, 2)``, uint8 ``[0, 10)``, other integers ``[-9, 10)``, floating and
     complex ``[-9, 9)``. ``noncontiguous=True`` returns a strided view (tensors of two or
-    more elements); ``exclude_zero=True`` replaces zeros by 1 (bool, integers) or the
+    more elements); ``memory_format=`` lays it out so (``torch.channels_last`` ...);
+    ``exclude_zero=True`` replaces zeros by 1 (bool, integers) or the
     dtype's smallest normal number; ``requires_grad`` is for floating and complex dtypes.
     """
     from .._dropin import device as _device
@@ -95,11 +96,6 @@ def make_tensor(
     if len(shape) == 1 and isinstance(shape[0], collections.abc.Sequence):
         shape = tuple(shape[0])
     shape = tuple(int(s) for s in shape)
-    if memory_format is not None and not noncontiguous:
-        raise ValueError(
-            "make_tensor: ferrograd tensors have one memory format (strided, row-major); "
-            f"drop memory_format={memory_format!r}"
-        )
     if noncontiguous and memory_format is not None:
         raise ValueError(
             "The parameters `noncontiguous` and `memory_format` are mutually exclusive, "
@@ -143,6 +139,10 @@ def make_tensor(
 
     if noncontiguous:
         result = result[..., 1::2]
+    elif memory_format is not None:  # PyTorch's: a clone in that layout (channels_last ...)
+        from .._memory_format_api import clone
+
+        result = clone(result, memory_format=memory_format)
     if exclude_zero:
         zeros = result == 0
         if dtype == _core.bool or dtype in _INTEGRAL:

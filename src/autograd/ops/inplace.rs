@@ -163,9 +163,14 @@ impl Tensor {
 
     /// In-place `clip`.
     pub fn clip_(&self, min: Option<f64>, max: Option<f64>) -> Result<()> {
-        self.check_inplace("clip_")?;
+        self.clip_named_(min, max, "clip_")
+    }
+
+    /// [`Tensor::clip_`] under the name the caller used (`clamp_`), which its errors name.
+    pub fn clip_named_(&self, min: Option<f64>, max: Option<f64>, op: &str) -> Result<()> {
+        self.check_inplace(op)?;
         let r = self.inplace_source(true, false)?.clip(min, max)?;
-        self.apply_inplace("clip_", &r)
+        self.apply_inplace(op, &r)
     }
 
     /// In-place unary op (`exp_` and friends).

@@ -417,6 +417,14 @@ impl PyTensor {
                 self.inner().shape()
             )));
         }
+        // PyTorch's item<double>() treats complex -> real with a non-zero imaginary
+        // part as an overflow (c10 `overflows`); dropping it would be a silent loss
+        if self.inner().dtype().is_complex() && tensor_item_is_nonzero_complex(&self.inner()) {
+            return Err(pyo3::exceptions::PyRuntimeError::new_err(
+                "value cannot be converted to type double without overflow: the complex \
+                 value has a non-zero imaginary part; use .real, .abs() or .item()",
+            ));
+        }
         self.inner().item_f64().py()
     }
 

@@ -449,6 +449,15 @@ pub fn stack(
     dim: Option<isize>,
 ) -> PyT {
     let _ = name;
+    if x.cast::<PyTensor>().is_ok() {
+        // both peers refuse one Tensor (PyTorch: "argument 'tensors' must be tuple of
+        // Tensors, not Tensor"; Paddle's test_stack_op.py test_single_tensor_error: a
+        // TypeError) rather than stacking its rows
+        return Err(PyTypeError::new_err(
+            "stack(): argument 'tensors' must be a list or tuple of Tensors, not Tensor; \
+             pass [x] to add a dimension, or x.unbind(0) to stack x's rows",
+        ));
+    }
     wrap(
         py,
         Tensor::stack(&tensor_seq(x, "stack")?, dim.unwrap_or(axis)).py()?,

@@ -373,12 +373,9 @@ impl PyTensor {
         name: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<Self>> {
         let _ = name;
-        let lo = real_bound(min, "clip_", "min")?;
-        let hi = real_bound(max, "clip_", "max")?;
-        slf.get().inner().clip_(lo, hi).py()?;
-        Ok(slf)
+        clip_as(slf, min, max, "clip_")
     }
-    /// Same as `clip_`.
+    /// Same as `clip_` (its errors say `clamp_`).
     #[pyo3(signature = (min=None, max=None, name=None))]
     fn clamp_(
         slf: Py<Self>,
@@ -386,7 +383,8 @@ impl PyTensor {
         max: Option<&Bound<'_, PyAny>>,
         name: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<Self>> {
-        Self::clip_(slf, min, max, name)
+        let _ = name;
+        clip_as(slf, min, max, "clamp_")
     }
     /// `e^x` in place.
     fn exp_(slf: Py<Self>) -> PyResult<Py<Self>> {
@@ -422,6 +420,19 @@ impl PyTensor {
             scale_op(&self.inner(), scale, bias, bias_after_scale).py()?,
         )
     }
+}
+
+/// `clip_` / `clamp_` under the name the caller used, which the errors name.
+fn clip_as(
+    slf: Py<PyTensor>,
+    min: Option<&Bound<'_, PyAny>>,
+    max: Option<&Bound<'_, PyAny>>,
+    op: &str,
+) -> PyResult<Py<PyTensor>> {
+    let lo = real_bound(min, op, "min")?;
+    let hi = real_bound(max, op, "max")?;
+    slf.get().inner().clip_named_(lo, hi, op).py()?;
+    Ok(slf)
 }
 
 fn scale_op(
