@@ -609,3 +609,5 @@ from ._creation_spellings import range as range  # noqa: E402,A004
 from ._out_arg import wrap_out_functions as _wrap_out_functions  # noqa: E402
 
 _wrap_out_functions(globals(), __all__)
+# paddle.zeros / full / rand / ... in static mode record into the program (static/creation.py)
+importlib.import_module(".static.creation", __name__).install()

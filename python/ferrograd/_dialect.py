@@ -24,11 +24,17 @@ _PACKAGE = __name__.rpartition(".")[0]
 
 
 # Wrapper modules whose frames the rule looks through (their caller is the caller): the
-# out= wrapper, split's (its Rust pieces ask the dialect to mark PyTorch's views) and the
-# memory_format= wrappers of to / clone / the casts / the *_like factories.
+# out= wrapper, split's (its Rust pieces ask the dialect to mark PyTorch's views), the
+# memory_format= wrappers of to / clone / the casts / the *_like factories, and the
+# static-mode wrappers of the creation functions (static/creation.py).
 # src/python/dialect.rs holds the same list.
 TRANSPARENT = frozenset(
-    {"ferrograd._out_arg", "ferrograd._split_spelling", "ferrograd._memory_format_api"}
+    {
+        "ferrograd._out_arg",
+        "ferrograd._split_spelling",
+        "ferrograd._memory_format_api",
+        "ferrograd.static.creation",
+    }
 )
 
 

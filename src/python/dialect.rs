@@ -32,12 +32,13 @@ pub enum Dialect {
 
 /// ferrograd's wrapper modules that the rule looks through (their caller is the caller):
 /// the `out=` wrapper, `split`'s, whose Rust pieces ask the dialect to mark PyTorch's
-/// multi-op views, and the `memory_format=` wrappers of `to` / `clone` / the casts / the
-/// `*_like` factories. The same list as `ferrograd._dialect.TRANSPARENT`.
-const TRANSPARENT: [&str; 3] = [
+/// multi-op views, the `memory_format=` wrappers of `to` / `clone` / the casts / the
+/// `*_like` factories, and the static-mode wrappers of the creation functions. The same list as `ferrograd._dialect.TRANSPARENT`.
+const TRANSPARENT: [&str; 4] = [
     "ferrograd._out_arg",
     "ferrograd._split_spelling",
     "ferrograd._memory_format_api",
+    "ferrograd.static.creation",
 ];
 
 /// Whether the Python code that called the current Rust method speaks PyTorch: its module

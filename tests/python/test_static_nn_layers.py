@@ -310,7 +310,8 @@ def test_a_layer_registered_after_construction_is_static_too():
     with static.program_guard(main, startup):
         model = nn.Sequential()
         model.add_sublayer("fc", nn.Linear(2, 2))
-        model.scale = nn.Parameter(fg.ones([2]))
+        # (an eager value: fg.ones in static mode records a constant, as in Paddle)
+        model.scale = nn.Parameter(fg.to_tensor(np.ones(2, "float32")))
         assert isinstance(model.scale, static.Variable)
         assert len(model.parameters()) == 3
 

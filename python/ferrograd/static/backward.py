@@ -117,11 +117,20 @@ def append_backward(
     block = loss.block
     if parameter_list is None:
         params = [p for p in block.all_parameters() if p.trainable]
+        # and, as in Paddle, every other variable set ``stop_gradient = False`` by hand
+        # (a leaf made with paddle.zeros / static.data): its ``<name>@GRAD`` is computed
+        # too, though only the parameters' pairs are returned
+        extra = [
+            v
+            for v in block._vars.values()
+            if v._stop_gradient_set is False and v.kind != "parameter" and v.kind != "grad"
+        ]
     else:
         params = [p if isinstance(p, Variable) else block.var(p) for p in parameter_list]
-    if not params:
+        extra = []
+    if not params and not extra:
         return []
-    grads = gradients([loss], params, no_grad_set=no_grad_set)
+    grads = gradients([loss], params + extra, no_grad_set=no_grad_set)
     return [(p, g) for p, g in zip(params, grads) if g is not None]
 
 

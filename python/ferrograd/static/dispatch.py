@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._traced_op_names import FUNCTIONAL_OPS, TENSOR_OPS
+from .creation import LIKE_FUNCTIONS
 from .eager_ops import record_function
 from .functions import FUNCTIONS, first_variable
 from .variable import Variable
@@ -36,7 +37,7 @@ def _scan(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Variable | None:
 def record_call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """Records the module function ``name`` called with ``args``/``kwargs`` (at least one
     of them a static Variable) into that Variable's program."""
-    static = FUNCTIONS.get(name)
+    static = FUNCTIONS.get(name) or LIKE_FUNCTIONS.get(name)
     if static is not None:
         return static(*args, **kwargs)
     if name in _TRACED:

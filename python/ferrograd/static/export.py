@@ -33,6 +33,7 @@ import numpy as np
 
 from .. import _core
 from .._traced_op_names import FUNCTIONAL_OPS, TENSOR_OPS
+from . import creation as _creation
 from . import eager_ops as _eager_ops
 from .program import Program
 
@@ -268,10 +269,14 @@ def finish(program: Program, rec: Recorder) -> None:
 
 
 def _traced_forward(kind: str, name: str, sargs: Any, skwargs: Any) -> Any:
-    """The function a traced op runs, as ``eager_ops.record_eager`` builds it."""
-    if kind not in ("function", "method") or name not in _TRACEABLE:
+    """The function a traced op runs, as ``eager_ops.record_eager`` (or
+    ``creation.record_creation``, kind "creation") builds it."""
+    if kind == "creation" and _creation.is_creation_key(name):
+        fn = _creation.original(name)
+    elif kind not in ("function", "method") or name not in _TRACEABLE:
         raise ValueError(f"unknown traced op {kind} '{name}'")
-    fn = _eager_ops.export_callable(kind, name)
+    else:
+        fn = _eager_ops.export_callable(kind, name)
 
     def forward(*tensors: Any) -> Any:
         call = fn(*_eager_ops._fill(sargs, tensors), **_eager_ops._fill(skwargs, tensors))
