@@ -424,7 +424,7 @@ BLOCKS: list[tuple[Path, str, str, Callable[[list[Any]], list[str]]]] = [
     (PKG / "_dialect_aliases.py", "unary __all__", UNARY, _api_all),
     (PKG / "nn" / "functional.py", "unary activations", UNARY, _functional),
     (PKG / "nn" / "functional.py", "unary __all__", UNARY, _functional_all),
-    (PKG / "static" / "variable.py", "unary Variable methods", UNARY, _variable_methods),
+    (PKG / "static" / "variable_unary.py", "unary Variable methods", UNARY, _variable_methods),
     (PKG / "_core.pyi", "binary Tensor methods", BINARY, _binary_stub_methods),
     (PKG / "_dialect_aliases.py", "binary functions", BINARY, _binary_functions),
     (PKG / "_dialect_aliases.py", "binary __all__", BINARY, _binary_all),

@@ -399,22 +399,6 @@ from ._sort_scan import unique_consecutive as unique_consecutive  # noqa: E402
 
 _sort_scan.install_tensor_methods()
 __all__ += _sort_scan.__all__
-# torch.conv1d/2d/3d, torch.conv_transpose1d/2d/3d (the nn.functional forms; nn/fn_conv.py)
-from .nn.fn_conv import conv1d as conv1d  # noqa: E402
-from .nn.fn_conv import conv2d as conv2d  # noqa: E402
-from .nn.fn_conv import conv3d as conv3d  # noqa: E402
-from .nn.fn_conv import conv_transpose1d as conv_transpose1d  # noqa: E402
-from .nn.fn_conv import conv_transpose2d as conv_transpose2d  # noqa: E402
-from .nn.fn_conv import conv_transpose3d as conv_transpose3d  # noqa: E402
-
-__all__ += [
-    "conv1d",
-    "conv2d",
-    "conv3d",
-    "conv_transpose1d",
-    "conv_transpose2d",
-    "conv_transpose3d",
-]
 # elementwise math (fmod, hypot, logaddexp, xlogy, lerp, clamp/clip with tensor bounds,
 # nan_to_num, isclose/allclose), random sampling and Generator objects, conveniences
 # (default dtype, print options, Tensor.type/cuda/set_value, shape): see _ops_math.py,
@@ -477,27 +461,18 @@ from .random_gen import set_rng_state as set_rng_state  # noqa: E402
 from .random_gen import standard_normal as standard_normal  # noqa: E402
 from .random_gen import uniform as uniform  # noqa: E402
 
-_ops_math.install_tensor_methods()
-_ops_more_math.install_tensor_methods()
-_ops_compose_more.install_tensor_methods()
-_ops_gamma.install_tensor_methods()
-random_gen.install_tensor_methods()
-_conveniences.install_tensor_methods()
+for _m in (_ops_math, _ops_more_math, _ops_compose_more, _ops_gamma, random_gen, _conveniences):
+    _m.install_tensor_methods()
+del _m
 # in-place view ops (`transpose_`, `unsqueeze_`, Paddle's `reshape_`) and `resize_`
+# (the functions are re-exported through _namespace_composed.py)
 from . import _gather_sparse, _inplace_views  # noqa: E402
-from ._inplace_views import flatten_ as flatten_  # noqa: E402
-from ._inplace_views import reshape_ as reshape_  # noqa: E402
-from ._inplace_views import squeeze_ as squeeze_  # noqa: E402
-from ._inplace_views import t_ as t_  # noqa: E402
-from ._inplace_views import transpose_ as transpose_  # noqa: E402
-from ._inplace_views import unsqueeze_ as unsqueeze_  # noqa: E402
 
 _inplace_views.install_tensor_methods()
 gather = _gather_sparse.install_tensor_methods()  # Tensor.gather / gather: sparse_grad=True
 from . import _dense_tensor  # noqa: E402
 
 _dense_tensor.install_tensor_methods()  # Paddle's Tensor.get_tensor()
-__all__ += _inplace_views.__all__
 __all__ += _ops_gamma.__all__
 __all__ += [
     "fmod",

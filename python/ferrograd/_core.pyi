@@ -783,7 +783,7 @@ class Tensor:
     ) -> Tensor:
         """``x.bucketize(sorted_sequence)``: the bucket of each element among the 1-D
         ``sorted_sequence`` (``paddle.bucketize``)."""
-    # -- added at import by ``ferrograd._names_s42_torch`` / ``_names_s42_paddle`` --
+    # -- added at import by ``ferrograd._names_s42_tensor`` / ``_names_s42_paddle`` --
     def cfloat(self, memory_format: Any = None) -> Tensor:
         """``x.to(complex64)``."""
     def cdouble(self, memory_format: Any = None) -> Tensor:

@@ -1,7 +1,7 @@
 """PyTorch's top-level spellings of functional ops, which session 42's count of
 ``torch/overrides.py`` ``get_testing_overrides()`` found missing (``torch.layer_norm``,
-``torch.dropout``, ``torch.embedding``, ``torch.kl_div`` ...), and a few small ``Tensor``
-methods (``cfloat`` / ``cdouble``, ``hardshrink``, ``is_shared``, the device flags).
+``torch.dropout``, ``torch.embedding``, ``torch.kl_div`` ...). (The small ``Tensor`` methods
+that count found are in ``_names_s42_tensor.py``.)
 
 These are the ATen signatures (``aten/src/ATen/native/native_functions.yaml``), not
 ``torch.nn.functional``'s: ``torch.embedding(weight, indices, padding_idx=-1, ...)`` takes
@@ -487,81 +487,6 @@ def triplet_margin_loss(
     eps=1e-06, swap=False, reduction=1)``."""
     red = _reduction("triplet_margin_loss", reduction)
     return _F().triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction=red)
-
-
-# --- Tensor methods ---------------------------------------------------------------------
-
-
-def _cfloat(self: Tensor, memory_format: Any = None) -> Tensor:
-    """``x.cfloat()``: ``x.to(torch.complex64)``."""
-    return self.to(_core.complex64)
-
-
-def _cdouble(self: Tensor, memory_format: Any = None) -> Tensor:
-    """``x.cdouble()``: ``x.to(torch.complex128)``."""
-    return self.to(_core.complex128)
-
-
-def _hardshrink(self: Tensor, lambd: float = 0.5) -> Tensor:
-    """``x.hardshrink(lambd=0.5)``: ``torch.nn.functional.hardshrink(x, lambd)``."""
-    return _F().hardshrink(self, lambd)
-
-
-def _is_shared(self: Tensor) -> bool:
-    """False: ferrograd's tensors are not in shared memory."""
-    return False
-
-
-def _share_memory_(self: Tensor) -> Tensor:
-    """``x.share_memory_()``: a no-op returning ``x`` (ferrograd's worker processes get
-    copies; PyTorch also returns ``x``)."""
-    return self
-
-
-def _has_names(self: Tensor) -> bool:
-    """False: ferrograd has no named dimensions."""
-    return False
-
-
-def _names(self: Tensor) -> tuple:
-    """``x.names``: ``(None,) * x.ndim``, PyTorch's answer for an unnamed tensor."""
-    return (None,) * self.ndim
-
-
-# ``x.is_meta`` ... : PyTorch's device-kind flags, all False for ferrograd's CPU tensors
-_DEVICE_FLAGS = (
-    "is_meta",
-    "is_xla",
-    "is_xpu",
-    "is_ipu",
-    "is_mps",
-    "is_mtia",
-    "is_maia",
-    "is_nested",
-    "is_mkldnn",
-    "is_vulkan",
-    "is_quantized",
-)
-
-
-def install_tensor_methods() -> None:
-    """Adds the methods and flags above to ``Tensor`` where it has none of that name."""
-    methods = {
-        "cfloat": _cfloat,
-        "cdouble": _cdouble,
-        "hardshrink": _hardshrink,
-        "is_shared": _is_shared,
-        "share_memory_": _share_memory_,
-        "has_names": _has_names,
-    }
-    for name, fn in methods.items():
-        if not hasattr(Tensor, name):
-            setattr(Tensor, name, fn)
-    if not hasattr(Tensor, "names"):
-        setattr(Tensor, "names", property(_names))  # noqa: B010  (stubbed in _core.pyi)
-    for flag in _DEVICE_FLAGS:
-        if not hasattr(Tensor, flag):
-            setattr(Tensor, flag, property(lambda self: False, doc=f"{flag}: always False."))
 
 
 __all__ = [

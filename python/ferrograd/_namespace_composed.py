@@ -49,8 +49,15 @@ from ._fake_quant import fake_quantize_per_tensor_affine as fake_quantize_per_te
 from ._histogram_more import histogram_bin_edges as histogram_bin_edges
 from ._histogram_more import histogramdd as histogramdd
 
-# torch.as_strided_(x, size, stride, storage_offset): x becomes that view of its memory
+# torch.as_strided_(x, size, stride, storage_offset): x becomes that view of its memory;
+# the in-place view ops as functions (transpose_, unsqueeze_, Paddle's reshape_, ...)
 from ._inplace_views import as_strided_ as as_strided_
+from ._inplace_views import flatten_ as flatten_
+from ._inplace_views import reshape_ as reshape_
+from ._inplace_views import squeeze_ as squeeze_
+from ._inplace_views import t_ as t_
+from ._inplace_views import transpose_ as transpose_
+from ._inplace_views import unsqueeze_ as unsqueeze_
 
 # PyTorch's legacy typed constructors (FloatTensor, LongTensor, ...)
 from ._legacy_types import BFloat16Tensor as BFloat16Tensor
@@ -72,6 +79,7 @@ from ._legacy_types import ShortTensor as ShortTensor
 from ._names_s42_paddle import bitwise_invert as bitwise_invert
 from ._names_s42_paddle import bitwise_invert_ as bitwise_invert_
 from ._names_s42_paddle import install_tensor_methods as _install_s42_paddle
+from ._names_s42_tensor import install_tensor_methods as _install_s42_tensor
 from ._names_s42_torch import adaptive_avg_pool1d as adaptive_avg_pool1d
 from ._names_s42_torch import adaptive_max_pool1d as adaptive_max_pool1d
 from ._names_s42_torch import adjoint as adjoint
@@ -91,7 +99,6 @@ from ._names_s42_torch import feature_dropout as feature_dropout
 from ._names_s42_torch import group_norm as group_norm
 from ._names_s42_torch import hardshrink as hardshrink
 from ._names_s42_torch import hinge_embedding_loss as hinge_embedding_loss
-from ._names_s42_torch import install_tensor_methods as _install_s42_torch
 from ._names_s42_torch import instance_norm as instance_norm
 from ._names_s42_torch import is_same_size as is_same_size
 from ._names_s42_torch import is_signed as is_signed
@@ -296,7 +303,15 @@ from .linalg._products import tensordot as tensordot
 from .linalg._toplevel import inverse as inverse
 from .linalg._toplevel import svd as svd
 
-_install_s42_torch()
+# torch.conv1d/2d/3d, torch.conv_transpose1d/2d/3d (the nn.functional forms; nn/fn_conv.py)
+from .nn.fn_conv import conv1d as conv1d
+from .nn.fn_conv import conv2d as conv2d
+from .nn.fn_conv import conv3d as conv3d
+from .nn.fn_conv import conv_transpose1d as conv_transpose1d
+from .nn.fn_conv import conv_transpose2d as conv_transpose2d
+from .nn.fn_conv import conv_transpose3d as conv_transpose3d
+
+_install_s42_tensor()
 _install_s42_paddle()
 
 __all__ = [
@@ -539,4 +554,7 @@ __all__ = [
     "triplet_margin_loss",
     "bitwise_invert",
     "bitwise_invert_",
-]
+    # in-place view ops (_inplace_views.py) and the top-level convolutions (nn/fn_conv.py)
+    "squeeze_", "unsqueeze_", "reshape_", "flatten_", "transpose_", "t_",
+    "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+]  # fmt: skip

@@ -25,6 +25,9 @@ import numpy as np
 from . import _core, _median_axes, _median_grad
 from ._dialect import caller_dialect
 from ._errors import ArgumentCheckError
+from ._histc import _check_tensor, _int_k, _np_values  # (shared argument checks)
+from ._histc import histc as histc  # (counting: _histc.py)
+from ._histc import histogram as histogram
 from ._methods import as_method as _as_method
 from ._ops_shape import _norm as _axis_in_range
 
@@ -119,21 +122,8 @@ def _one_dim(axis: Any, dim: Any, default: Any, op: str) -> Any:
     return int(d)
 
 
-def _int_k(k: Any, op: str) -> int:
-    if isinstance(k, Tensor):
-        k = k.item()
-    if isinstance(k, builtins.bool) or not isinstance(k, (int, np.integer)):
-        raise TypeError(f"{op}(): k must be an int, got {type(k).__name__}")
-    return int(k)
-
-
 def _index_dtype(t: Tensor, dtype: Any) -> Tensor:
     return t if dtype is None or str(dtype).endswith("int64") else t.astype(dtype)
-
-
-def _check_tensor(x: Any, op: str) -> None:
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{op}(): expected a Tensor, got {type(x).__name__}")
 
 
 # --- scans -------------------------------------------------------------------------------
@@ -417,84 +407,6 @@ def bucketize(
     if b.ndim != 1:
         raise ValueError(f"bucketize(): the boundaries must be 1-D, got shape {list(b.shape)}")
     return searchsorted(b, x, out_int32=out_int32, right=right)
-
-
-# --- counting -------------------------------------------------------------------------
-
-
-def _np_values(x: Tensor) -> np.ndarray:
-    """``x`` as a NumPy array (bfloat16 goes through float32)."""
-    if "bfloat16" in str(x.dtype):
-        return x.astype("float32").numpy()
-    return x.numpy()
-
-
-def _histogram_counts(
-    x: Tensor, bins: Any, min: Any, max: Any, weight: Any, density: Any, op: str
-) -> np.ndarray:
-    _check_tensor(x, op)
-    if "complex" in str(x.dtype):
-        raise TypeError(f"{op}(): complex tensors have no order; pass x.real or x.abs()")
-    if str(x.dtype).endswith("bool"):
-        # both peers refuse bool (Paddle's kernels: float, double, int, int64; PyTorch's
-        # histc: "not implemented for 'Bool'")
-        raise TypeError(f"{op}(): bool tensors are not supported; cast first (x.astype('int64'))")
-    bins = _int_k(bins, op)
-    if bins <= 0:
-        raise ValueError(f"{op}(): bins must be > 0, got {bins}")
-    a = _np_values(x).astype(np.float64).reshape(-1)
-    lo, hi = float(min), float(max)
-    if lo > hi:
-        raise ValueError(f"{op}(): max must be >= min, got min={lo}, max={hi}")
-    finite = a[np.isfinite(a)] if a.size else a
-    # equal bounds (not only both 0, as the peers' docs say) mean the data's range: what
-    # PyTorch's and Paddle's code does
-    if lo == hi and finite.size:
-        lo, hi = float(finite.min()), float(finite.max())
-    if lo == hi:
-        lo, hi = lo - 1.0, hi + 1.0
-    w = None
-    if weight is not None:
-        w = _np_values(weight).astype(np.float64).reshape(-1)
-        if w.shape != a.shape:
-            raise ValueError(f"{op}(): weight must have the input's shape {list(x.shape)}")
-    keep = ~np.isnan(a)
-    counts, _ = np.histogram(
-        a[keep], bins=bins, range=(lo, hi), weights=None if w is None else w[keep]
-    )
-    if density:
-        total = counts.sum()
-        width = (hi - lo) / bins
-        counts = counts / (total * width) if total else counts * 0.0
-    return counts
-
-
-def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
-    """PyTorch's histogram: ``bins`` equal bins over ``[min, max]`` (``min == max``, as
-    both 0 by default: the data's range); elements outside are ignored. The counts have
-    the input's dtype."""
-    counts = _histogram_counts(input, bins, min, max, None, False, "histc")
-    dtype = input.dtype if "float" in str(input.dtype) else "float32"
-    return _core.tensor(counts.astype(np.float64)).astype(dtype)
-
-
-def histogram(
-    input: Tensor,
-    bins: int = 100,
-    min: float = 0,
-    max: float = 0,
-    weight: Optional[Tensor] = None,
-    density: builtins.bool = False,
-    name: Any = None,
-) -> Tensor:
-    """Paddle's histogram: like ``histc`` but int64 counts (float with ``weight`` or
-    ``density``)."""
-    counts = _histogram_counts(input, bins, min, max, weight, density, "histogram")
-    if weight is None and not density:
-        return _core.tensor(counts.astype(np.int64))
-    return _core.tensor(counts.astype(np.float64)).astype(
-        "float32" if "64" not in str(input.dtype) else "float64"
-    )
 
 
 # --- unique ----------------------------------------------------------------------------
