@@ -116,11 +116,6 @@ def test_float_of_complex_tensor_regression():
         int(torch.tensor(1 - 1j))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Module.to(complex dtype) casts only floating tensors (nn/module_casts.py, owned "
-    "by the memory-format helper this session)",
-)
 def test_module_to_complex_dtype_casts_complex_params_regression():
     # An FNO moved to double precision with model.to(torch.cdouble) kept its cfloat spectral
     # weights complex64 while the real layers became complex128, so the einsum mixed

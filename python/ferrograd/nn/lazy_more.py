@@ -99,7 +99,13 @@ class _LazyModule(Module):
     def reset_parameters(self) -> None:
         """Nothing to draw before the parameters exist (afterwards the regular module's)."""
 
-    def _cast(self, dtype: Any, floating_only: bool = True, excluded: tuple = ()) -> Any:
+    def _cast(
+        self,
+        dtype: Any,
+        floating_only: bool = True,
+        excluded: tuple = (),
+        complex_too: bool = False,
+    ) -> Any:
         """``to(dtype)`` / ``double()`` ... before the first call: the parameters will be
         created with ``dtype`` (the placeholders take it now)."""
         if excluded and isinstance(self, excluded):

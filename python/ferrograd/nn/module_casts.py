@@ -28,7 +28,16 @@ class ModuleCasts:
     buffers: Any
     modules: Any
 
-    def _cast(self, dtype: Any, floating_only: bool = True, excluded: tuple = ()) -> Self:
+    def _cast(
+        self,
+        dtype: Any,
+        floating_only: bool = True,
+        excluded: tuple = (),
+        complex_too: bool = False,
+    ) -> Self:
+        # (complex_too: `to(complex dtype)` casts complex tensors too, as PyTorch's Module.to;
+        # a real target leaves them complex: PyTorch would drop the imaginary part)
+        complex_too = complex_too and _is_complex_dtype(dtype)
         if any(not isinstance(t, Tensor) for t in [*self.parameters(), *self.buffers()]):
             raise TypeError(
                 f"{type(self).__name__}: a layer built in static mode cannot be cast; call "
@@ -45,7 +54,11 @@ class ModuleCasts:
                 if (
                     p is None
                     or p.dtype == dtype
-                    or not (p.is_floating_point() or not floating_only)
+                    or not (
+                        p.is_floating_point()
+                        or not floating_only
+                        or (complex_too and p.is_complex())
+                    )
                 ):
                     continue
                 if id(p) not in done:
@@ -55,7 +68,11 @@ class ModuleCasts:
                 if (
                     b is None
                     or b.dtype == dtype
-                    or not (b.is_floating_point() or not floating_only)
+                    or not (
+                        b.is_floating_point()
+                        or not floating_only
+                        or (complex_too and b.is_complex())
+                    )
                 ):
                     continue
                 m._buffers[name] = m.__dict__[name] = b.astype(dtype)
@@ -82,7 +99,7 @@ class ModuleCasts:
         if device is not None:
             _device(device)  # "cpu", "cpu:0", device("cpu"); others raise naming the device
         if dtype is not None:
-            self._cast(dtype)
+            self._cast(dtype, complex_too=True)
         return self if fmt is None else self._to_format(fmt)
 
     def _to_format(self, fmt: Any) -> Self:
@@ -141,3 +158,10 @@ class ModuleCasts:
             "cuda(): ferrograd runs on the CPU only (no GPU build); drop the device handling, "
             "or guard it with ferrograd.cuda.is_available(), which is False"
         )
+
+
+def _is_complex_dtype(dtype: Any) -> bool:
+    """Whether ``dtype`` (a dtype object or name) is complex64 / complex128."""
+    return "complex" in str(getattr(dtype, "name", dtype)) or str(dtype).endswith(
+        ("cfloat", "cdouble")
+    )
