@@ -82,30 +82,18 @@ def format_strides(shape: Sequence[int], fmt: memory_format) -> tuple[int, ...]:
     """The strides of a new ``shape`` tensor in format ``fmt`` (not ``preserve_format``);
     PyTorch's ``RuntimeError`` for a wrong rank."""
     n = len(shape)
-    if fmt is channels_last:
-        if n != 4:
+    if fmt is channels_last or fmt is channels_last_3d:
+        rank, name = (4, "channels_last") if fmt is channels_last else (5, "channels_last_3d")
+        if n != rank:
             raise RuntimeError(
-                "required rank 4 tensor to use channels_last format "
+                f"required rank {rank} tensor to use {name} format "
                 f"(got a {n}-D tensor of shape {list(shape)})"
             )
-        s = [0] * 4
-        s[1] = 1
-        s[3] = shape[1]
-        s[2] = s[3] * shape[3]
-        s[0] = s[2] * shape[2]
-        return tuple(s)
-    if fmt is channels_last_3d:
-        if n != 5:
-            raise RuntimeError(
-                "required rank 5 tensor to use channels_last_3d format "
-                f"(got a {n}-D tensor of shape {list(shape)})"
-            )
-        s = [0] * 5
-        s[1] = 1
-        s[4] = shape[1]
-        s[3] = s[4] * shape[4]
-        s[2] = s[3] * shape[3]
-        s[0] = s[2] * shape[2]
+        # channels innermost, then the spatial dims from the last, the batch outermost
+        s, step = [0] * n, 1
+        for d in (1, *range(n - 1, 1, -1), 0):
+            s[d] = step
+            step *= shape[d]
         return tuple(s)
     if fmt is preserve_format:
         raise RuntimeError(
